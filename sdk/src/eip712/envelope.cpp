@@ -1,1 +1,302 @@
-// placeholder: filled in by the module's implementation
+// The wallet-proof envelope: canonical shape checks on the JSON as received, then the generic
+// EIP-712 digest and an ECDSA recover (core-api spec, "Typed-data envelope" rule 5).
+#include "enact/eip712/envelope.hpp"
+
+#include <cmath>
+#include <initializer_list>
+
+#include "enact/codec/base64.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/codec/u256.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/secp256k1.hpp"
+#include "enact/eip712/typed_data.hpp"
+
+namespace json = boost::json;
+
+namespace enact::envelope {
+namespace {
+
+constexpr std::string_view kNames[] = {"CreateWallet", "ConvertAccount", "AddUsageApiKey",
+                                       "BillingAuth"};
+constexpr kind kKinds[] = {kind::create_wallet, kind::convert_account, kind::add_usage_api_key,
+                           kind::billing_auth};
+
+struct field {
+  std::string_view name;
+  std::string_view type;
+};
+// core-api spec, Typed-data envelope: the member lists, in this order.
+constexpr field kDomainFields[] = {{"name", "string"},
+                                   {"version", "string"},
+                                   {"chainId", "uint256"}};
+constexpr field kMessageFields[] = {{"address", "address"}, {"issuedAt", "uint256"}};
+
+constexpr uint64_t kMaxSafeInteger = (uint64_t{1} << 53) - 1;
+
+json::value number_or_string(uint64_t v) {
+  // JavaScript reads larger JSON numbers inexactly; a wallet would sign a different value.
+  if (v <= kMaxSafeInteger)
+    return json::value(v);
+  return json::value(std::to_string(v));
+}
+
+json::array member_list(std::span<const field> fields) {
+  json::array out;
+  for (const auto& f : fields)
+    out.push_back(json::object{{"name", f.name}, {"type", f.type}});
+  return out;
+}
+
+bool is_member_list(const json::value& v, std::span<const field> want) {
+  const auto* arr = v.if_array();
+  if (arr == nullptr || arr->size() != want.size())
+    return false;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto* obj = (*arr)[i].if_object();
+    if (obj == nullptr || obj->size() != 2)
+      return false;
+    const auto* name = obj->if_contains("name");
+    const auto* type = obj->if_contains("type");
+    if (name == nullptr || type == nullptr || !name->is_string() || !type->is_string())
+      return false;
+    if (name->get_string() != want[i].name || type->get_string() != want[i].type)
+      return false;
+  }
+  return true;
+}
+
+bool has_exactly(const json::object& obj, std::initializer_list<std::string_view> keys) {
+  if (obj.size() != keys.size())
+    return false;
+  for (auto k : keys)
+    if (!obj.contains(k))
+      return false;
+  return true;
+}
+
+/// An unsigned integer as eth_signTypedData_v4 takes it: an exact JSON integer below 2^53, or a
+/// decimal / 0x-hex string.
+std::optional<u256> read_uint(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::int64:
+      if (v.get_int64() < 0 || static_cast<uint64_t>(v.get_int64()) > kMaxSafeInteger)
+        break;
+      return u256{static_cast<uint64_t>(v.get_int64())};
+    case json::kind::uint64:
+      if (v.get_uint64() > kMaxSafeInteger)
+        break;
+      return u256{v.get_uint64()};
+    case json::kind::double_: {
+      const double d = v.get_double();
+      if (!std::isfinite(d) || std::trunc(d) != d || d < 0 || d > double(kMaxSafeInteger))
+        break;
+      return u256{static_cast<uint64_t>(d)};
+    }
+    case json::kind::string: {
+      auto r = u256::from_string(v.get_string());
+      if (r)
+        return *r;
+      break;
+    }
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view primary_type_name(kind k) noexcept {
+  for (size_t i = 0; i < std::size(kKinds); ++i)
+    if (kKinds[i] == k)
+      return kNames[i];
+  return {};
+}
+
+std::optional<kind> kind_from_name(std::string_view name) noexcept {
+  for (size_t i = 0; i < std::size(kNames); ++i)
+    if (kNames[i] == name)
+      return kKinds[i];
+  return std::nullopt;
+}
+
+json::object build(kind k, uint64_t chain_id, const address& signer, uint64_t issued_at) {
+  const std::string_view primary = primary_type_name(k);
+  json::object types;
+  types.emplace("EIP712Domain", member_list(kDomainFields));
+  types.emplace(primary, member_list(kMessageFields));
+  return json::object{{"types", std::move(types)},
+                      {"primaryType", primary},
+                      {"domain", json::object{{"name", kDomainName},
+                                              {"version", kDomainVersion},
+                                              {"chainId", number_or_string(chain_id)}}},
+                      {"message", json::object{{"address", to_checksum_address(signer)},
+                                               {"issuedAt", number_or_string(issued_at)}}}};
+}
+
+result<signed_envelope> sign(kind k, uint64_t chain_id, const Secret& key, uint64_t issued_at) {
+  ENACT_TRY(const auto pub, secp256k1::public_key_of(key));
+  signed_envelope env{build(k, chain_id, secp256k1::to_address(pub), issued_at), {}};
+  ENACT_TRY(const auto td, eip712::from_json(json::value(env.typed_data)));
+  ENACT_TRY(const hash256 h, eip712::digest(td, eip712::extra_fields::reject));
+  ENACT_TRY(const auto sig, secp256k1::sign(h, key));
+  env.signature = hex::encode_prefixed(sig.to_bytes());
+  return env;
+}
+
+std::string to_json(const signed_envelope& env) {
+  return json::serialize(
+      json::object{{"typed_data", env.typed_data}, {"signature", env.signature}});
+}
+
+result<address> verify(std::string_view typed_data_json,
+                       std::string_view signature_hex,
+                       const expectation& want) {
+  // Rule 1 before parsing, so an oversized body costs no parse.
+  if (typed_data_json.size() > kMaxTypedDataSize)
+    return fail(envelope_errc::too_large, "typed_data: " + std::to_string(typed_data_json.size()) +
+                                              " bytes, at most " +
+                                              std::to_string(kMaxTypedDataSize) + " allowed");
+  std::error_code ec;
+  json::value doc = json::parse(typed_data_json, ec);
+  if (ec)
+    return fail(envelope_errc::malformed, "typed_data: invalid JSON (" + ec.message() + ")");
+  return verify(doc, typed_data_json.size(), signature_hex, want);
+}
+
+result<address> verify(const json::value& doc,
+                       size_t serialized_size,
+                       std::string_view signature_hex,
+                       const expectation& want) {
+  if (serialized_size > kMaxTypedDataSize)
+    return fail(envelope_errc::too_large, "typed_data: " + std::to_string(serialized_size) +
+                                              " bytes, at most " +
+                                              std::to_string(kMaxTypedDataSize) + " allowed");
+  const auto* root = doc.if_object();
+  if (root == nullptr || !has_exactly(*root, {"types", "primaryType", "domain", "message"}))
+    return fail(envelope_errc::malformed,
+                "typed_data: expected exactly types, primaryType, domain and message");
+
+  // Rule 1 of the spec: the types block is part of the type hash, so it must be exact.
+  const auto* types = root->at("types").if_object();
+  const auto* primary = root->at("primaryType").if_string();
+  std::optional<kind> declared;
+  if (types != nullptr && types->size() == 2 && types->contains("EIP712Domain") &&
+      is_member_list(types->at("EIP712Domain"), kDomainFields)) {
+    for (const auto& kv : *types) {
+      if (kv.key() == "EIP712Domain")
+        continue;
+      if (auto k = kind_from_name(kv.key()); k && is_member_list(kv.value(), kMessageFields))
+        declared = k;
+    }
+  }
+  if (!declared)
+    return fail(envelope_errc::types_not_canonical,
+                "types: not the canonical envelope types (EIP712Domain(string name,string "
+                "version,uint256 chainId) and one of CreateWallet, ConvertAccount, "
+                "AddUsageApiKey, BillingAuth as (address address,uint256 issuedAt))");
+  if (primary == nullptr || *primary != primary_type_name(*declared))
+    return fail(envelope_errc::types_not_canonical, "primaryType: must name the declared struct " +
+                                                        std::string(primary_type_name(*declared)));
+  // Rule 2: a signature made for one flow is refused by every other.
+  if (*declared != want.expected)
+    return fail(envelope_errc::wrong_primary_type,
+                "primaryType: expected " + std::string(primary_type_name(want.expected)) +
+                    ", got " + std::string(primary_type_name(*declared)));
+
+  const auto* domain = root->at("domain").if_object();
+  if (domain == nullptr || !has_exactly(*domain, {"name", "version", "chainId"}))
+    return fail(envelope_errc::domain_mismatch,
+                "domain: expected exactly name, version and chainId");
+  const auto* dname = domain->at("name").if_string();
+  if (dname == nullptr || *dname != kDomainName)
+    return fail(envelope_errc::domain_mismatch,
+                "domain.name: expected \"" + std::string(kDomainName) + "\"");
+  const auto* dversion = domain->at("version").if_string();
+  if (dversion == nullptr || *dversion != kDomainVersion)
+    return fail(envelope_errc::domain_mismatch,
+                "domain.version: expected \"" + std::string(kDomainVersion) + "\"");
+  const auto chain = read_uint(domain->at("chainId"));
+  if (!chain)
+    return fail(envelope_errc::malformed, "domain.chainId: expected an unsigned integer");
+  if (*chain != u256{want.chain_id})
+    return fail(envelope_errc::chain_id_mismatch, "domain.chainId: expected " +
+                                                      std::to_string(want.chain_id) + ", got " +
+                                                      chain->to_string());
+
+  const auto* message = root->at("message").if_object();
+  if (message == nullptr || !has_exactly(*message, {"address", "issuedAt"}))
+    return fail(envelope_errc::malformed, "message: expected exactly address and issuedAt");
+  const auto* addr_text = message->at("address").if_string();
+  if (addr_text == nullptr)
+    return fail(envelope_errc::malformed, "message.address: expected an address string");
+  auto stated = parse_address_strict(*addr_text, "message.address");
+  if (!stated)
+    return fail(envelope_errc::malformed, stated.err().message);
+  const auto issued = read_uint(message->at("issuedAt"));
+  if (!issued)
+    return fail(envelope_errc::malformed, "message.issuedAt: expected an unsigned integer");
+
+  // Rule 4: the issuedAt window is the only replay protection. Written without overflow.
+  const bool too_old = want.now > want.max_skew && *issued < u256{want.now - want.max_skew};
+  const bool too_new = *issued > u256{want.now} + u256{want.max_skew};
+  if (too_old || too_new)
+    return fail(envelope_errc::expired, "message.issuedAt: " + issued->to_string() +
+                                            " is outside now (" + std::to_string(want.now) +
+                                            ") ± " + std::to_string(want.max_skew) + " s");
+
+  auto sig = hex::decode_prefixed(signature_hex, "signature");
+  if (!sig)
+    return fail(envelope_errc::signature_malformed, sig.err().message);
+  if (sig->size() != 65)
+    return fail(envelope_errc::signature_malformed,
+                "signature: expected 65 bytes, got " + std::to_string(sig->size()));
+
+  auto td = eip712::from_json(doc);
+  if (!td)
+    return fail(envelope_errc::malformed, td.err().message);
+  auto h = eip712::digest(*td, eip712::extra_fields::reject);
+  if (!h)
+    return fail(envelope_errc::malformed, h.err().message);
+  // Rule 5: plain ECDSA recover.
+  auto signer = secp256k1::recover_address(*h, *sig);
+  if (!signer)
+    return fail(envelope_errc::signature_malformed, signer.err().message);
+  if (*signer != *stated)
+    return fail(envelope_errc::signer_mismatch,
+                "signature: signed by " + to_checksum_address(*signer) + ", not message.address " +
+                    to_checksum_address(*stated));
+  if (want.expected_signer && *signer != *want.expected_signer)
+    return fail(envelope_errc::signer_mismatch, "signature: signed by " +
+                                                    to_checksum_address(*signer) + ", expected " +
+                                                    to_checksum_address(*want.expected_signer));
+  return *signer;
+}
+
+std::string encode_wallet_auth(const signed_envelope& env) {
+  return base64::encode(as_bytes(to_json(env)));
+}
+
+result<std::pair<std::string, std::string>> decode_wallet_auth(std::string_view header) {
+  if (header.size() > kMaxWalletAuthSize)
+    return fail(envelope_errc::too_large, "X-Wallet-Auth: " + std::to_string(header.size()) +
+                                              " characters, at most " +
+                                              std::to_string(kMaxWalletAuthSize) + " allowed");
+  auto raw = base64::decode(header, "X-Wallet-Auth");
+  if (!raw)
+    return fail(envelope_errc::malformed, raw.err().message);
+  std::error_code ec;
+  json::value doc = json::parse(as_chars(*raw), ec);
+  if (ec)
+    return fail(envelope_errc::malformed, "X-Wallet-Auth: invalid JSON (" + ec.message() + ")");
+  const auto* obj = doc.if_object();
+  if (obj == nullptr || !has_exactly(*obj, {"typed_data", "signature"}) ||
+      !obj->at("typed_data").is_object() || !obj->at("signature").is_string())
+    return fail(envelope_errc::malformed,
+                R"(X-Wallet-Auth: expected {"typed_data": object, "signature": string})");
+  return std::pair<std::string, std::string>(json::serialize(obj->at("typed_data")),
+                                             std::string(obj->at("signature").get_string()));
+}
+
+}  // namespace enact::envelope

@@ -1,1 +1,78 @@
-// placeholder: filled in by the module's implementation
+// PKP key derivation (API.md §1). The HKDF info buffers hold only public data (a label and the
+// path); the root key and every derived key stay inside Secrets.
+#include "enact/pkp/pkp.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "enact/crypto/hkdf.hpp"
+#include "enact/crypto/keccak.hpp"
+#include "enact/crypto/random.hpp"
+#include "enact/crypto/secp256k1.hpp"
+
+namespace enact::pkp {
+namespace {
+
+constexpr size_t kRootKeySize = 32;
+constexpr size_t kDerivedKeySize = 32;
+
+result<void> check_root(const Secret& root) {
+  if (root.size() != kRootKeySize)
+    return fail(pkp_errc::bad_root_key,
+                "root key: must be 32 bytes, got " + std::to_string(root.size()));
+  return {};
+}
+
+/// label ‖ path, with room for one optional counter byte.
+bytes info_for(std::string_view label, const derivation_path& path) {
+  bytes info;
+  info.reserve(label.size() + path.size() + 1);
+  info.insert(info.end(), label.begin(), label.end());
+  info.insert(info.end(), path.begin(), path.end());
+  return info;
+}
+
+}  // namespace
+
+result<Secret> signing_key(const Secret& root_key, const derivation_path& path) {
+  ENACT_TRY_VOID(check_root(root_key));
+  bytes info = info_for("sign", path);
+  const bytes_view salt = as_bytes(kSalt);
+  for (unsigned counter = 0; counter <= 255; ++counter) {
+    if (counter == 1)
+      info.push_back(1);
+    if (counter > 1)
+      info.back() = static_cast<uint8_t>(counter);
+    ENACT_TRY(Secret key, hkdf_sha256(root_key.view(), salt, info, kDerivedKeySize));
+    if (secp256k1::is_valid_private_key(key.view()))
+      return key;
+  }
+  return fail(pkp_errc::no_valid_scalar, "signing key: no valid secp256k1 scalar derived");
+}
+
+result<Secret> symmetric_key(const Secret& root_key, const derivation_path& path) {
+  ENACT_TRY_VOID(check_root(root_key));
+  return hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", path), kDerivedKeySize);
+}
+
+result<address> wallet_address(const Secret& root_key, const derivation_path& path) {
+  ENACT_TRY(const Secret key, signing_key(root_key, path));
+  ENACT_TRY(const secp256k1::public_key pub, secp256k1::public_key_of(key));
+  return secp256k1::to_address(pub);
+}
+
+derivation_path api_mode_path(const hash256& api_key_hash, uint64_t index) noexcept {
+  std::array<uint8_t, 64> encoded{};
+  std::copy(api_key_hash.begin(), api_key_hash.end(), encoded.begin());
+  be::store64(encoded.data() + 56, index);
+  return keccak256(bytes_view(encoded));
+}
+
+derivation_path random_path() {
+  derivation_path p{};
+  random_bytes(p);
+  return p;
+}
+
+}  // namespace enact::pkp

@@ -1,0 +1,45 @@
+// HKDF with SHA-256 (RFC 5869): extract-then-expand key derivation, computed by OpenSSL behind
+// src/crypto/openssl.cpp. The output is a `Secret`. Used for PKP key derivation (API.md §1).
+#pragma once
+
+#include <cstddef>
+
+#include "enact/bytes.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/error.hpp"
+#include "enact/result.hpp"
+
+namespace enact {
+
+enum class hkdf_errc {
+  bad_length = 1,  // output length 0 or over 255 * 32 bytes (RFC 5869 §2.3)
+  backend_failed,  // OpenSSL reported an internal failure
+};
+
+namespace detail {
+inline const std::error_category& hkdf_category() noexcept {
+  static const errc_category<hkdf_errc> c("enact.hkdf",
+                                          {"", "invalid output length", "HKDF backend failure"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(hkdf_errc e) noexcept {
+  return {static_cast<int>(e), detail::hkdf_category()};
+}
+
+}  // namespace enact
+ENACT_ERRC_ENUM(enact::hkdf_errc)
+
+namespace enact {
+
+/// Largest output HKDF-SHA256 can produce: 255 blocks of 32 bytes (RFC 5869 §2.3).
+inline constexpr size_t kHkdfSha256MaxLength = size_t{255} * 32;
+
+/// HKDF-SHA256(ikm, salt, info) → `length` bytes (1 ≤ length ≤ 8160). An empty salt means the
+/// RFC's default (32 zero bytes), which gives the same output.
+[[nodiscard]] result<Secret> hkdf_sha256(bytes_view ikm,
+                                         bytes_view salt,
+                                         bytes_view info,
+                                         size_t length);
+
+}  // namespace enact

@@ -1,0 +1,40 @@
+// Cryptographically secure random bytes from OpenSSL's CSPRNG (RAND_bytes). A failure of the
+// generator is a system fault, not an input error, so these functions throw `enact::Error`
+// (code `random_errc::generator_failed`) instead of returning a result.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "enact/crypto/secret.hpp"
+#include "enact/error.hpp"
+
+namespace enact {
+
+enum class random_errc {
+  generator_failed = 1,
+};
+
+namespace detail {
+inline const std::error_category& random_category() noexcept {
+  static const errc_category<random_errc> c("enact.random", {"", "random generator failed"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(random_errc e) noexcept {
+  return {static_cast<int>(e), detail::random_category()};
+}
+
+}  // namespace enact
+ENACT_ERRC_ENUM(enact::random_errc)
+
+namespace enact {
+
+/// Fills `out` with random bytes. Throws enact::Error when the generator fails.
+void random_bytes(std::span<uint8_t> out);
+
+/// A new secret of `n` random bytes. Throws enact::Error when the generator fails.
+[[nodiscard]] Secret random_secret(size_t n);
+
+}  // namespace enact

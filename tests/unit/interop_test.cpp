@@ -1,0 +1,386 @@
+// Interop vectors: the SDK against the ecosystem's JavaScript libraries. Every expected value in
+// tests/vectors/*.json was computed by the npm package named in that file's `libraries` field
+// (ethers, viem, @metamask/eth-sig-util, ipfs-only-hash, cron-parser) by
+// tests/vectors/generate.mjs; tests/vectors/README.md describes every field. Each check names
+// the file and the vector index, so a failure says which vector to look at.
+#include "support.hpp"
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "enact/codec/abi.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/codec/rlp.hpp"
+#include "enact/cron/cron.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/eip191.hpp"
+#include "enact/crypto/secp256k1.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/eip712/typed_data.hpp"
+#include "enact/ipfs/cid.hpp"
+
+namespace json = boost::json;
+using namespace enact;
+
+namespace {
+
+json::object load(const std::string& file) {
+  return json::parse(test::read_file(test::source_path("tests/vectors/" + file))).as_object();
+}
+
+const json::array& entries(const json::object& doc, std::string_view key = "vectors") {
+  return doc.at(key).as_array();
+}
+
+std::string str(const json::value& v) { return std::string(v.as_string()); }
+
+/// "file[i] name" for failure messages.
+std::string label(std::string_view file, size_t i, const json::object& v) {
+  std::string s = std::string(file) + "[" + std::to_string(i) + "]";
+  if (auto* n = v.if_contains("name")) s += " " + str(*n);
+  return s;
+}
+
+std::string hex0x(bytes_view b) { return hex::encode_prefixed(b); }
+
+/// A test private key from its "0x" hex form (the vectors' keys are public test keys).
+Secret key_of(const json::value& v) { return Secret(hex::decode_prefixed(v.as_string()).value()); }
+
+/// "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339, UTC, whole seconds), the only form the vectors use.
+std::optional<std::chrono::sys_seconds> parse_utc(std::string_view s) {
+  int y = 0;
+  unsigned mo = 0, d = 0, h = 0, mi = 0, se = 0;
+  if (s.size() != 20 ||
+      std::sscanf(std::string(s).c_str(), "%4d-%2u-%2uT%2u:%2u:%2uZ", &y, &mo, &d, &h, &mi, &se) != 6)
+    return std::nullopt;
+  const std::chrono::year_month_day ymd{std::chrono::year{y}, std::chrono::month{mo},
+                                        std::chrono::day{d}};
+  if (!ymd.ok()) return std::nullopt;
+  return std::chrono::sys_days{ymd} + std::chrono::hours{h} + std::chrono::minutes{mi} +
+         std::chrono::seconds{se};
+}
+
+std::string format_utc(std::chrono::sys_seconds t) {
+  const auto day = std::chrono::floor<std::chrono::days>(t);
+  const std::chrono::year_month_day ymd{day};
+  const std::chrono::hh_mm_ss hms{t - day};
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                static_cast<int>(hms.seconds().count()));
+  return buf;
+}
+
+/// Parses a JSON array of ABI type strings.
+std::optional<std::vector<abi::type>> parse_types(const json::array& a) {
+  std::vector<abi::type> out;
+  for (const auto& t : a) {
+    auto r = abi::type::parse(t.as_string());
+    if (!r) return std::nullopt;
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+std::optional<std::vector<abi::value>> values_from_json(const std::vector<abi::type>& types,
+                                                        const json::array& a) {
+  if (a.size() != types.size()) return std::nullopt;
+  std::vector<abi::value> out;
+  for (size_t k = 0; k < types.size(); ++k) {
+    auto r = abi::from_json(types[k], a[k]);
+    if (!r) return std::nullopt;
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+json::array values_to_json(const std::vector<abi::type>& types,
+                           const std::vector<abi::value>& values) {
+  json::array out;
+  for (size_t k = 0; k < types.size() && k < values.size(); ++k)
+    out.push_back(abi::to_json(types[k], values[k]));
+  return out;
+}
+
+}  // namespace
+
+// --- abi.json: ethers AbiCoder.defaultAbiCoder() and Interface.encodeFunctionData -------------
+
+TEST_CASE("interop: ABI encodings match ethers") {
+  const auto doc = load("abi.json");
+  const auto& vs = entries(doc, "encodings");
+  CHECK(vs.size() >= 300);
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const auto& v = vs[i].as_object();
+    INFO(label("abi.json encodings", i, v));
+    const auto types = parse_types(v.at("types").as_array());
+    if (!types) {
+      FAIL_CHECK("type does not parse: " << json::serialize(v.at("types")));
+      continue;
+    }
+    const auto values = values_from_json(*types, v.at("values").as_array());
+    if (!values) {
+      FAIL_CHECK("values do not convert: " << json::serialize(v.at("values")));
+      continue;
+    }
+    auto enc = abi::encode(*types, *values);
+    if (!enc) {
+      FAIL_CHECK("encode failed: " << enc.err().message);
+      continue;
+    }
+    CHECK(hex0x(*enc) == str(v.at("encoded")));
+    auto data = hex::decode(v.at("encoded").as_string());
+    REQUIRE(data);
+    auto dec = abi::decode(*types, *data);
+    if (!dec) {
+      FAIL_CHECK("decode failed: " << dec.err().message);
+      continue;
+    }
+    CHECK(values_to_json(*types, *dec) == v.at("values"));
+  }
+}
+
+TEST_CASE("interop: ABI function calls match ethers") {
+  const auto doc = load("abi.json");
+  const auto& vs = entries(doc, "calls");
+  CHECK(vs.size() >= 20);
+  bool saw_set_usage_api_key = false;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const auto& v = vs[i].as_object();
+    INFO(label("abi.json calls", i, v));
+    const std::string signature = str(v.at("signature"));
+    saw_set_usage_api_key |= signature.starts_with("setUsageApiKey(");
+    auto fn = abi::parse_signature(signature);
+    if (!fn) {
+      FAIL_CHECK("signature does not parse: " << fn.err().message);
+      continue;
+    }
+    CHECK(fn->canonical() == signature);
+    CHECK(hex0x(fn->selector()) == str(v.at("selector")));
+    CHECK(hex0x(abi::selector(signature)) == str(v.at("selector")));
+    const auto values = values_from_json(fn->inputs, v.at("values").as_array());
+    if (!values) {
+      FAIL_CHECK("values do not convert: " << json::serialize(v.at("values")));
+      continue;
+    }
+    auto call = abi::encode_call(signature, *values);
+    if (!call) {
+      FAIL_CHECK("encode_call failed: " << call.err().message);
+      continue;
+    }
+    CHECK(hex0x(*call) == str(v.at("calldata")));
+    auto dec = abi::decode_call(*fn, *call);
+    if (!dec) {
+      FAIL_CHECK("decode_call failed: " << dec.err().message);
+      continue;
+    }
+    CHECK(values_to_json(fn->inputs, *dec) == v.at("values"));
+  }
+  CHECK(saw_set_usage_api_key);
+}
+
+// --- rlp.json: ethers encodeRlp / decodeRlp ---------------------------------------------------
+
+TEST_CASE("interop: RLP matches ethers") {
+  const auto doc = load("rlp.json");
+  const auto& vs = entries(doc);
+  CHECK(vs.size() >= 200);
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const auto& v = vs[i].as_object();
+    INFO(label("rlp.json", i, v));
+    auto it = rlp::from_json(v.at("decoded"));
+    if (!it) {
+      FAIL_CHECK("from_json failed: " << it.err().message);
+      continue;
+    }
+    CHECK(hex0x(rlp::encode(*it)) == str(v.at("encoded")));
+    auto data = hex::decode(v.at("encoded").as_string());
+    REQUIRE(data);
+    auto dec = rlp::decode(*data);
+    if (!dec) {
+      FAIL_CHECK("decode failed: " << dec.err().message);
+      continue;
+    }
+    CHECK(*dec == *it);
+    CHECK(rlp::to_json(*dec) == v.at("decoded"));
+  }
+}
+
+// --- cid.json: ipfs-only-hash -----------------------------------------------------------------
+
+TEST_CASE("interop: CIDs match ipfs-only-hash") {
+  const auto doc = load("cid.json");
+  const auto& vs = entries(doc);
+  CHECK(vs.size() >= 12);
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const auto& v = vs[i].as_object();
+    INFO(label("cid.json", i, v));
+    bytes content;
+    if (v.at("content").as_string() == "pattern") {
+      // tests/vectors/README.md: byte i = (i * 31 + 7) & 0xff.
+      content.resize(static_cast<size_t>(v.at("size").to_number<uint64_t>()));
+      for (size_t k = 0; k < content.size(); ++k) content[k] = static_cast<uint8_t>((k * 31 + 7) & 0xff);
+    } else {
+      const auto text = v.at("content_utf8").as_string();
+      content.assign(text.begin(), text.end());
+    }
+    REQUIRE(content.size() == v.at("size").to_number<uint64_t>());
+    const std::string v0 = ipfs::cid_v0_of(content).to_string();
+    CHECK(v0 == str(v.at("cid_v0")));
+    CHECK(ipfs::cid_of(content) == str(v.at("cid_v0")));
+    CHECK(ipfs::cid_v1_of(content).to_string() == str(v.at("cid_v1")));
+    CHECK(hex0x(ipfs::hashed_cid(str(v.at("cid_v0")))) == str(v.at("hashed_cid")));
+    // The expected strings parse back to themselves.
+    for (const char* key : {"cid_v0", "cid_v1"}) {
+      auto parsed = ipfs::parse(v.at(key).as_string());
+      CHECK_MESSAGE(parsed, key);
+      if (parsed) CHECK(parsed->to_string() == str(v.at(key)));
+    }
+  }
+}
+
+// --- cron.json: cron-parser -------------------------------------------------------------------
+
+TEST_CASE("interop: cron fire times match cron-parser") {
+  const auto doc = load("cron.json");
+  const auto& vs = entries(doc);
+  CHECK(vs.size() >= 200);
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const auto& v = vs[i].as_object();
+    const std::string expr = str(v.at("expression"));
+    INFO("cron.json[" << i << "] " << expr << " after " << str(v.at("start")));
+    auto s = cron::parse(expr);
+    if (!s) {
+      FAIL_CHECK("parse failed: " << s.err().message);
+      continue;
+    }
+    auto t = parse_utc(v.at("start").as_string());
+    REQUIRE(t);
+    std::string got;
+    std::string want;
+    for (const auto& n : v.at("next").as_array()) {
+      if (!want.empty()) want += ' ';
+      want += str(n);
+    }
+    for (size_t k = 0; k < v.at("next").as_array().size(); ++k) {
+      auto next = cron::next_after(*s, *t);
+      if (!got.empty()) got += ' ';
+      if (!next) {
+        got += "(none)";
+        break;
+      }
+      got += format_utc(*next);
+      t = *next;
+    }
+    CHECK(got == want);
+  }
+}
+
+// --- typed_data.json: ethers TypedDataEncoder, eth-sig-util eip712Hash V4, viem signTypedData --
+
+TEST_CASE("interop: EIP-712 typed data matches ethers, eth-sig-util and viem") {
+  const auto doc = load("typed_data.json");
+  const auto& vs = entries(doc);
+  CHECK(vs.size() >= 300);
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const auto& v = vs[i].as_object();
+    INFO(label("typed_data.json", i, v));
+    auto td = eip712::from_json(v.at("document"));
+    if (!td) {
+      FAIL_CHECK("document rejected: " << td.err().message);
+      continue;
+    }
+    auto et = eip712::encode_type(td->types, td->primary_type);
+    CHECK_MESSAGE(et, (et ? "" : et.err().message));
+    if (et) CHECK(*et == str(v.at("encode_type")));
+    auto ds = eip712::domain_separator(*td);
+    CHECK_MESSAGE(ds, (ds ? "" : ds.err().message));
+    if (ds) CHECK(hex0x(*ds) == str(v.at("domain_separator")));
+    auto hs = eip712::hash_struct(td->types, td->primary_type, td->message);
+    CHECK_MESSAGE(hs, (hs ? "" : hs.err().message));
+    if (hs) CHECK(hex0x(*hs) == str(v.at("hash_struct")));
+    auto d = eip712::digest(*td);
+    if (!d) {
+      FAIL_CHECK("digest failed: " << d.err().message);
+      continue;
+    }
+    CHECK(hex0x(*d) == str(v.at("digest_ethers")));
+    CHECK(hex0x(*d) == str(v.at("digest_eth_sig_util")));
+    auto sig = eip712::sign(*td, key_of(v.at("private_key")));
+    if (!sig) {
+      FAIL_CHECK("sign failed: " << sig.err().message);
+      continue;
+    }
+    CHECK(hex0x(sig->to_bytes()) == str(v.at("signature_viem")));
+    const auto expected_sig = hex::decode_prefixed(v.at("signature_viem").as_string());
+    REQUIRE(expected_sig);
+    auto signer = eip712::recover(*td, *expected_sig);
+    CHECK_MESSAGE(signer, (signer ? "" : signer.err().message));
+    if (signer) CHECK(to_checksum_address(*signer) == str(v.at("signer")));
+  }
+}
+
+// --- eip55.json: ethers getAddress ------------------------------------------------------------
+
+TEST_CASE("interop: EIP-55 checksums match ethers") {
+  const auto doc = load("eip55.json");
+  const auto& vs = entries(doc);
+  CHECK(vs.size() >= 200);
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const auto& v = vs[i].as_object();
+    INFO("eip55.json[" << i << "] " << str(v.at("lowercase")));
+    auto a = parse_address(v.at("lowercase").as_string());
+    REQUIRE(a);
+    CHECK(to_checksum_address(*a) == str(v.at("checksummed")));
+    auto strict = parse_address_strict(v.at("checksummed").as_string());
+    CHECK(strict);
+    if (strict) CHECK(*strict == *a);
+  }
+}
+
+// --- keys.json: ethers Wallet, hashMessage, signMessage ---------------------------------------
+
+TEST_CASE("interop: keys, EIP-191 hashes and signatures match ethers") {
+  const auto doc = load("keys.json");
+  const auto& vs = entries(doc);
+  CHECK(vs.size() >= 50);
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const auto& v = vs[i].as_object();
+    INFO("keys.json[" << i << "]");
+    const Secret key = key_of(v.at("private_key"));
+    auto pub = secp256k1::public_key_of(key);
+    if (!pub) {
+      FAIL_CHECK("public_key_of failed: " << pub.err().message);
+      continue;
+    }
+    CHECK("0x04" + hex::encode(*pub) == str(v.at("public_key")));
+    CHECK(hex0x(secp256k1::compress(*pub)) == str(v.at("public_key_compressed")));
+    CHECK(to_checksum_address(secp256k1::to_address(*pub)) == str(v.at("address")));
+
+    const auto message = hex::decode_prefixed(v.at("message_hex").as_string());
+    REQUIRE(message);
+    const hash256 h = personal_message_hash(*message);
+    CHECK(hex0x(h) == str(v.at("eip191_hash")));
+    if (auto* text = v.if_contains("message"))
+      CHECK(hex0x(personal_message_hash(std::string_view(text->as_string()))) ==
+            str(v.at("eip191_hash")));
+    auto sig = secp256k1::sign(h, key);
+    if (!sig) {
+      FAIL_CHECK("sign failed: " << sig.err().message);
+      continue;
+    }
+    CHECK(hex0x(sig->to_bytes()) == str(v.at("signature")));
+    const auto expected_sig = hex::decode_prefixed(v.at("signature").as_string());
+    REQUIRE(expected_sig);
+    auto signer = secp256k1::recover_address(h, *expected_sig);
+    CHECK_MESSAGE(signer, (signer ? "" : signer.err().message));
+    if (signer) CHECK(to_checksum_address(*signer) == str(v.at("address")));
+  }
+}

@@ -1,0 +1,946 @@
+#!/usr/bin/env node
+// Interop vector generator: computes JSON test vectors with the Ethereum/IPFS ecosystem's own
+// libraries (ethers, viem, @metamask/eth-sig-util, ipfs-only-hash, cron-parser) for the C++ unit
+// tests to read. Every input comes from a seeded PRNG, so the output is a pure function of this
+// script and the package versions pinned in package-lock.json.
+//
+//   node tests/vectors/generate.mjs          write the *.json vector files beside this script
+//   node tests/vectors/generate.mjs --check  regenerate in memory; exit 1 if a committed file differs
+//
+// The field meanings and the rules adopted to keep the libraries in agreement are in README.md.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+// Imported dynamically so that a missing node_modules gives a clear instruction.
+let TypedDataUtils, SignTypedDataVersion, CronExpressionParser, ethers, Hash, privateKeyToAccount;
+try {
+  ({ TypedDataUtils, SignTypedDataVersion } = await import('@metamask/eth-sig-util'));
+  ({ CronExpressionParser } = await import('cron-parser'));
+  ({ ethers } = await import('ethers'));
+  Hash = (await import('ipfs-only-hash')).default;
+  ({ privateKeyToAccount } = await import('viem/accounts'));
+} catch (e) {
+  console.error(`cannot load the reference libraries (${e.message.split('\n')[0]})\n` +
+    'install them with: npm ci --prefix tests/vectors');
+  process.exit(2);
+}
+const GENERATOR = 'tests/vectors/generate.mjs';
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic randomness: sfc32 seeded through splitmix32. Each vector file has its own seed,
+// so changing one generator never shifts the vectors of another.
+
+function splitmix32(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x9e3779b9) >>> 0;
+    let z = s;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+}
+
+class Rng {
+  constructor(seed) {
+    const sm = splitmix32(seed);
+    this.a = sm();
+    this.b = sm();
+    this.c = sm();
+    this.d = sm();
+    for (let i = 0; i < 16; i++) this.u32();
+  }
+  /** sfc32: one uniformly distributed 32-bit unsigned integer. */
+  u32() {
+    const t = (((this.a + this.b) >>> 0) + this.d) >>> 0;
+    this.d = (this.d + 1) >>> 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) >>> 0;
+    this.c = ((this.c << 21) | (this.c >>> 11)) >>> 0;
+    this.c = (this.c + t) >>> 0;
+    return t >>> 0;
+  }
+  /** Uniform integer in [0, n), n <= 2^32, by rejection (no modulo bias). */
+  int(n) {
+    if (n <= 0) throw new Error('Rng.int: empty range');
+    const limit = Math.floor(0x100000000 / n) * n;
+    for (;;) {
+      const x = this.u32();
+      if (x < limit) return x % n;
+    }
+  }
+  /** Uniform integer in [lo, hi]. */
+  range(lo, hi) { return lo + this.int(hi - lo + 1); }
+  /** true with probability p (p in [0, 1], resolution 2^-32). */
+  chance(p) { return this.u32() < p * 0x100000000; }
+  pick(arr) { return arr[this.int(arr.length)]; }
+  bytes(n) {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.u32() & 0xff;
+    return out;
+  }
+  hex(n) { return ethers.hexlify(this.bytes(n)); }
+  /** Uniform BigInt in [0, 2^bits). */
+  bits(bits) {
+    let v = 0n;
+    for (let got = 0; got < bits; got += 32) v = (v << 32n) | BigInt(this.u32());
+    const extra = (Math.ceil(bits / 32) * 32) - bits;
+    return v >> BigInt(extra);
+  }
+  /** Fisher-Yates shuffle, in place. */
+  shuffle(arr) {
+    for (let i = arr.length - 1; i > 0; i--) {
+      const j = this.int(i + 1);
+      [arr[i], arr[j]] = [arr[j], arr[i]];
+    }
+    return arr;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared value generators.
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+function randomPrivateKey(rng) {
+  for (;;) {
+    const k = rng.hex(32);
+    const v = BigInt(k);
+    if (v > 0n && v < SECP256K1_N) return k;
+  }
+}
+
+/** An unsigned N-bit value, biased towards the edges (0, 1, max, powers of two). */
+function randomUint(rng, bits) {
+  const max = (1n << BigInt(bits)) - 1n;
+  switch (rng.int(8)) {
+    case 0: return rng.pick([0n, 1n, max, max - 1n]);
+    case 1: return 1n << BigInt(rng.int(bits));
+    case 2: return rng.bits(rng.range(1, Math.min(bits, 53)));
+    default: return rng.bits(rng.range(1, bits));
+  }
+}
+
+/** A signed N-bit value, biased towards the edges (min, max, -1, 0). */
+function randomInt(rng, bits) {
+  const max = (1n << BigInt(bits - 1)) - 1n;
+  const min = -(1n << BigInt(bits - 1));
+  switch (rng.int(8)) {
+    case 0: return rng.pick([0n, 1n, -1n, max, min, min + 1n]);
+    case 1: return (rng.chance(0.5) ? -1n : 1n) * rng.bits(rng.range(1, Math.min(bits - 1, 53)));
+    default: {
+      const v = rng.bits(rng.range(1, bits - 1));
+      return rng.chance(0.5) ? -v - (rng.chance(0.5) ? 1n : 0n) : v;
+    }
+  }
+}
+
+// Pieces of text chosen to stress UTF-8 handling: ASCII with JSON escapes, Latin-1, precomposed
+// and combining accents, CJK, Hangul, right-to-left scripts, emoji (astral plane, ZWJ sequences,
+// flags, skin tones), zero-width characters. Never a lone surrogate: the libraries do not agree
+// on those (ethers throws, Buffer replaces with U+FFFD).
+const TEXT_PIECES = [
+  'a', 'b', 'Z', '0', '9', ' ', 'hello', 'Enact', '_', '-', '.', ',', '"', '\\', '/', '\n', '\t',
+  '{', '}', '[', ']', '\'', '<', '>', '&', '%', '+', '=',
+  'é', 'ñ', 'ß', 'ø', '©', '°', '€', '£',
+  'e\u0301', 'a\u0308', 'n\u0303', 'o\u0302\u0323', '\u0915\u094d\u0937',
+  '漢字', '中文', '日本語', 'テスト', 'ひらがな', '한국어', '𠮷',
+  'عربي', 'עברית', 'Ελληνικά', 'Кириллица',
+  '😀', '🚀', '👍🏽', '👩\u200d💻', '👨\u200d👩\u200d👧\u200d👦', '🇨🇭', '❤️', '\u200b', '\ufeff',
+];
+
+function randomText(rng, maxPieces = 12) {
+  const n = rng.int(maxPieces + 1);
+  let s = '';
+  for (let i = 0; i < n; i++) s += rng.pick(TEXT_PIECES);
+  return s;
+}
+
+function randomAddress(rng) { return ethers.getAddress(rng.hex(20)); }
+
+const IDENT_HEAD = 'abcdefghijklmnopqrstuvwxyz';
+const IDENT_TAIL = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_';
+
+function randomIdent(rng, len) {
+  let s = rng.pick(IDENT_HEAD);
+  for (let i = 1; i < len; i++) s += rng.pick(IDENT_TAIL);
+  return s;
+}
+
+const UINT_TYPES = Array.from({ length: 32 }, (_, i) => `uint${(i + 1) * 8}`);
+const INT_TYPES = Array.from({ length: 32 }, (_, i) => `int${(i + 1) * 8}`);
+const BYTESN_TYPES = Array.from({ length: 32 }, (_, i) => `bytes${i + 1}`);
+const ATOMIC_TYPES = [...UINT_TYPES, ...INT_TYPES, ...BYTESN_TYPES, 'address', 'bool', 'bytes', 'string'];
+
+function libraryVersions() {
+  const version = (name) =>
+    JSON.parse(readFileSync(join(HERE, 'node_modules', name, 'package.json'), 'utf8')).version;
+  return {
+    '@metamask/eth-sig-util': version('@metamask/eth-sig-util'),
+    'cron-parser': version('cron-parser'),
+    ethers: version('ethers'),
+    'ipfs-only-hash': version('ipfs-only-hash'),
+    viem: version('viem'),
+  };
+}
+
+function assertEq(actual, expected, what) {
+  if (!isDeepStrictEqual(actual, expected)) {
+    throw new Error(`${what}: libraries disagree\n  got:      ${stringify(actual)}\n  expected: ${stringify(expected)}`);
+  }
+}
+
+function stringify(v) {
+  return JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. EIP-712 typed data.
+
+const DOMAIN_FIELDS = [
+  ['name', 'string'], ['version', 'string'], ['chainId', 'uint256'],
+  ['verifyingContract', 'address'], ['salt', 'bytes32'],
+];
+
+/**
+ * A JSON number where it is exact (|v| <= 2^53 - 1), otherwise a decimal string; non-negative
+ * values are sometimes a 0x hex string. Negative values are never hex: eth-sig-util and viem
+ * reject "-0x…" (BigInt() does not parse it), ethers accepts it.
+ */
+function jsonInteger(rng, v) {
+  const safe = v >= -BigInt(Number.MAX_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER);
+  const r = rng.int(10);
+  if (safe && r < 5) return Number(v);
+  if (v >= 0n && r < 8) return `0x${v.toString(16)}`;
+  return v.toString(10);
+}
+
+function typedAtomicValue(rng, type) {
+  if (type.startsWith('uint')) return jsonInteger(rng, randomUint(rng, Number(type.slice(4))));
+  if (type.startsWith('int')) return jsonInteger(rng, randomInt(rng, Number(type.slice(3))));
+  if (type === 'address') {
+    const a = randomAddress(rng);
+    return rng.chance(0.5) ? a : a.toLowerCase();
+  }
+  if (type === 'bool') return rng.chance(0.5);
+  if (type === 'string') return rng.chance(0.1) ? '' : randomText(rng);
+  if (type === 'bytes') return rng.hex(rng.chance(0.15) ? 0 : rng.range(1, rng.chance(0.2) ? 100 : 40));
+  if (type.startsWith('bytes')) return rng.hex(Number(type.slice(5)));
+  throw new Error(`unknown atomic type ${type}`);
+}
+
+/** Random struct-type graph: level-1 primary type, referencing types of deeper levels only (no cycles). */
+function randomTypedDataTypes(rng, usedNames) {
+  const types = {};
+  const levels = [[], [], [], []]; // names by depth 1..3
+  const freshName = () => {
+    for (;;) {
+      const n = rng.pick(['Mail', 'Person', 'Order', 'Item', 'Permit', 'Grant', 'Asset', 'Entry', 'Node', 'Group', 'Scope', 'Key']) +
+        (rng.chance(0.5) ? randomIdent(rng, rng.range(1, 4)).replace(/^./, (c) => c.toUpperCase()) : String(rng.int(100)));
+      if (!usedNames.has(n)) {
+        usedNames.add(n);
+        return n;
+      }
+    }
+  };
+  const primary = freshName();
+  const makeStruct = (name, depth) => {
+    levels[depth].push(name);
+    const fields = [];
+    const fieldNames = new Set();
+    const nFields = rng.chance(0.04) ? 0 : rng.range(1, depth === 1 ? 7 : 5);
+    for (let i = 0; i < nFields; i++) {
+      let fname;
+      do fname = randomIdent(rng, rng.range(1, 10)); while (fieldNames.has(fname));
+      fieldNames.add(fname);
+      let base;
+      if (depth < 3 && rng.chance(0.3)) {
+        // A struct reference: reuse a deeper type sometimes, so one type is reached by several paths.
+        const deeper = levels.slice(depth + 1).flat();
+        if (deeper.length && rng.chance(0.35)) base = rng.pick(deeper);
+        else {
+          base = freshName();
+          makeStruct(base, depth + 1);
+        }
+      } else {
+        base = rng.pick(ATOMIC_TYPES);
+      }
+      let t = base;
+      const dims = rng.chance(0.3) ? (rng.chance(0.25) ? 2 : 1) : 0;
+      for (let d = 0; d < dims; d++) t += rng.chance(0.5) ? '[]' : `[${rng.range(1, 3)}]`;
+      fields.push({ name: fname, type: t });
+    }
+    types[name] = fields;
+  };
+  makeStruct(primary, 1);
+  return { types, primary };
+}
+
+function typedValue(rng, types, type) {
+  const m = type.match(/^(.*)\[(\d*)\]$/);
+  if (m) {
+    const len = m[2] === '' ? (rng.chance(0.15) ? 0 : rng.range(1, 3)) : Number(m[2]);
+    return Array.from({ length: len }, () => typedValue(rng, types, m[1]));
+  }
+  if (types[type]) {
+    const obj = {};
+    for (const f of types[type]) obj[f.name] = typedValue(rng, types, f.type);
+    return obj;
+  }
+  return typedAtomicValue(rng, type);
+}
+
+function randomDomain(rng) {
+  const domain = {};
+  const fields = [];
+  for (const [name, type] of DOMAIN_FIELDS) {
+    if (!rng.chance(0.6)) continue;
+    fields.push({ name, type });
+    switch (name) {
+      case 'name': domain.name = rng.chance(0.5) ? rng.pick(['Ether Mail', 'Svc ChainSecured', 'Permit2', 'USD Coin']) : randomText(rng, 5); break;
+      case 'version': domain.version = rng.pick(['1', '2', '1.0.0', 'v4', '']); break;
+      case 'chainId': {
+        const id = rng.pick([1n, 10n, 56n, 137n, 8453n, 42161n, 11155111n, 175188n, rng.bits(rng.range(1, 64)), rng.bits(256)]);
+        const r = rng.int(4);
+        domain.chainId = id <= BigInt(Number.MAX_SAFE_INTEGER) && r < 2 ? Number(id) : r === 3 ? `0x${id.toString(16)}` : id.toString(10);
+        break;
+      }
+      case 'verifyingContract': {
+        const a = randomAddress(rng);
+        domain.verifyingContract = rng.chance(0.7) ? a : a.toLowerCase();
+        break;
+      }
+      case 'salt': domain.salt = rng.hex(32); break;
+    }
+  }
+  return { domain, fields };
+}
+
+/** Typed data as ethers takes it: types without EIP712Domain (ethers derives it from the domain). */
+function ethersTypes(doc) {
+  const t = { ...doc.types };
+  delete t.EIP712Domain;
+  return t;
+}
+
+async function typedDataVector(name, doc, key) {
+  const types = ethersTypes(doc);
+  const enc = ethers.TypedDataEncoder.from(types);
+  if (enc.primaryType !== doc.primaryType) throw new Error(`ethers infers primary type ${enc.primaryType}, document says ${doc.primaryType}`);
+  const digestEthers = ethers.TypedDataEncoder.hash(doc.domain, types, doc.message);
+  const digestEsu = ethers.hexlify(TypedDataUtils.eip712Hash(doc, SignTypedDataVersion.V4));
+  assertEq(digestEsu, digestEthers, `${name}: digest`);
+  const encodeType = enc.encodeType(doc.primaryType);
+  assertEq(TypedDataUtils.encodeType(doc.primaryType, doc.types), encodeType, `${name}: encodeType`);
+  const domainSeparator = ethers.TypedDataEncoder.hashDomain(doc.domain);
+  assertEq(ethers.hexlify(TypedDataUtils.hashStruct('EIP712Domain', doc.domain, doc.types, SignTypedDataVersion.V4)),
+    domainSeparator, `${name}: domain separator`);
+  const hashStruct = enc.hash(doc.message);
+  const wallet = new ethers.Wallet(key);
+  const sigViem = await privateKeyToAccount(key).signTypedData(doc);
+  const sigEthers = await wallet.signTypedData(doc.domain, types, doc.message);
+  assertEq(sigViem, sigEthers, `${name}: signature`);
+  assertEq(ethers.verifyTypedData(doc.domain, types, doc.message, sigViem), wallet.address, `${name}: recover`);
+  return {
+    name,
+    document: doc,
+    encode_type: encodeType,
+    domain_separator: domainSeparator,
+    hash_struct: hashStruct,
+    digest_ethers: digestEthers,
+    digest_eth_sig_util: digestEsu,
+    private_key: key,
+    signer: wallet.address,
+    signature_viem: sigViem,
+  };
+}
+
+/** Fixed, well-known documents. */
+function fixedTypedData() {
+  // EIP-712's own example (eips.ethereum.org/EIPS/eip-712, "Example"), signed with keccak256("cow").
+  const mail = {
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' }, { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' },
+      ],
+      Person: [{ name: 'name', type: 'string' }, { name: 'wallet', type: 'address' }],
+      Mail: [{ name: 'from', type: 'Person' }, { name: 'to', type: 'Person' }, { name: 'contents', type: 'string' }],
+    },
+    primaryType: 'Mail',
+    domain: { name: 'Ether Mail', version: '1', chainId: 1, verifyingContract: '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC' },
+    message: {
+      from: { name: 'Cow', wallet: '0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826' },
+      to: { name: 'Bob', wallet: '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB' },
+      contents: 'Hello, Bob!',
+    },
+  };
+  // eth-sig-util's V4 example with arrays of structs (Person.wallets, Mail.to as Person[]).
+  const mailArrays = {
+    types: {
+      EIP712Domain: mail.types.EIP712Domain,
+      Person: [{ name: 'name', type: 'string' }, { name: 'wallets', type: 'address[]' }],
+      Mail: [{ name: 'from', type: 'Person' }, { name: 'to', type: 'Person[]' }, { name: 'contents', type: 'string' }],
+      Group: [{ name: 'name', type: 'string' }, { name: 'members', type: 'Person[]' }],
+    },
+    primaryType: 'Mail',
+    domain: mail.domain,
+    message: {
+      from: { name: 'Cow', wallets: ['0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826', '0xDeaDbeefdEAdbeefdEadbEEFdeadbeEFdEaDbeeF'] },
+      to: [{ name: 'Bob', wallets: ['0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB', '0xB0BdaBea57B0BDABeA57b0bdABEA57b0BDabEa57', '0xB0B0b0b0b0b0B000000000000000000000000000'] }],
+      contents: 'Hello, Bob!',
+    },
+  };
+  // Group is unused by Mail: ethers rejects unreachable types, so the vector keeps only reachable ones.
+  delete mailArrays.types.Group;
+  // The project's ChainSecured envelope shape (API.md §2), with a fixed issuedAt.
+  const chainSecured = {
+    types: {
+      EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }],
+      CreateWallet: [
+        { name: 'address', type: 'address' }, { name: 'name', type: 'string' },
+        { name: 'description', type: 'string' }, { name: 'issuedAt', type: 'uint256' },
+      ],
+    },
+    primaryType: 'CreateWallet',
+    domain: { name: 'Svc ChainSecured', version: '1', chainId: 175188 },
+    message: { address: '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf', name: 'my wallet', description: '', issuedAt: 1735689600 },
+  };
+  const cow = ethers.keccak256(ethers.toUtf8Bytes('cow'));
+  return [
+    ['eip712-mail', mail, cow],
+    ['eth-sig-util-mail-arrays', mailArrays, cow],
+    ['chain-secured-create-wallet', chainSecured, '0x' + '00'.repeat(31) + '01'],
+  ];
+}
+
+async function genTypedData() {
+  const rng = new Rng(0x7d712001);
+  const vectors = [];
+  for (const [name, doc, key] of fixedTypedData()) vectors.push(await typedDataVector(name, doc, key));
+  // The EIP's published signature for its Mail example.
+  assertEq(vectors[0].digest_ethers, '0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2', 'eip712-mail digest');
+  assertEq(vectors[0].signature_viem,
+    '0x4355c47d63924e8a72e509b65029052eb6c299d53a04e167c5775fd466751c9d07299936d304c153f6443dfa05f40ff007d72911b6f72307f996231605b915621c',
+    'eip712-mail signature');
+  const seenAtomic = new Set();
+  const rejected = {};
+  const target = 320;
+  for (let i = 0; vectors.length < target + 3; i++) {
+    const usedNames = new Set();
+    const { types, primary } = randomTypedDataTypes(rng, usedNames);
+    const { domain, fields } = randomDomain(rng);
+    // Types listed in a shuffled order: the encoding must not depend on it.
+    const ordered = { EIP712Domain: fields };
+    for (const n of rng.shuffle(Object.keys(types))) ordered[n] = types[n];
+    const doc = { types: ordered, primaryType: primary, domain, message: typedValue(rng, types, primary) };
+    const key = randomPrivateKey(rng);
+    try {
+      vectors.push(await typedDataVector(`random-${i}`, doc, key));
+    } catch (e) {
+      if (/libraries disagree/.test(e.message)) throw e;
+      const reason = e.shortMessage ?? e.message.split('\n')[0];
+      rejected[reason] = (rejected[reason] ?? 0) + 1;
+      continue;
+    }
+    for (const fs of Object.values(types)) for (const f of fs) seenAtomic.add(f.type.replace(/\[\d*\]/g, ''));
+  }
+  const missing = ATOMIC_TYPES.filter((t) => !seenAtomic.has(t));
+  if (missing.length) throw new Error(`typed_data: atomic types never generated: ${missing.join(', ')}`);
+  return {
+    file: 'typed_data.json',
+    description: 'EIP-712 typed data (eth_signTypedData_v4 documents): digests from ethers and eth-sig-util, encodeType, domain separator, struct hash, and a signature from viem (equal to ethers Wallet.signTypedData).',
+    vectors,
+    rejected,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. ABI encoding.
+
+/** Random ABI type: atomic, T[], T[k] or a tuple, nested up to `depth` levels. */
+function randomAbiType(rng, depth) {
+  const r = rng.int(100);
+  if (depth >= 3 || r < 60) return rng.pick(ATOMIC_TYPES);
+  if (r < 75) return `${randomAbiType(rng, depth + 1)}[]`;
+  if (r < 87) return `${randomAbiType(rng, depth + 1)}[${rng.range(1, 3)}]`;
+  // No empty tuple: Solidity has had no empty struct since 0.5.0, and a zero-size type is an error there.
+  const n = rng.range(1, 4);
+  return `(${Array.from({ length: n }, () => randomAbiType(rng, depth + 1)).join(',')})`;
+}
+
+/** Splits "(a,(b,c)[],d)" into its top-level component types. */
+function tupleComponents(type) {
+  const inner = type.slice(1, -1);
+  const out = [];
+  let depthP = 0;
+  let start = 0;
+  for (let i = 0; i < inner.length; i++) {
+    if (inner[i] === '(') depthP++;
+    else if (inner[i] === ')') depthP--;
+    else if (inner[i] === ',' && depthP === 0) {
+      out.push(inner.slice(start, i));
+      start = i + 1;
+    }
+  }
+  if (inner.length) out.push(inner.slice(start));
+  return out;
+}
+
+/** A JSON value for an ABI type: ints as decimal strings, checksummed addresses, lowercase hex. */
+function abiValue(rng, type) {
+  const m = type.match(/^(.*)\[(\d*)\]$/);
+  if (m) {
+    const len = m[2] === '' ? (rng.chance(0.15) ? 0 : rng.range(1, 3)) : Number(m[2]);
+    return Array.from({ length: len }, () => abiValue(rng, m[1]));
+  }
+  if (type.startsWith('(')) return tupleComponents(type).map((t) => abiValue(rng, t));
+  if (type.startsWith('uint')) return randomUint(rng, Number(type.slice(4))).toString();
+  if (type.startsWith('int')) return randomInt(rng, Number(type.slice(3))).toString();
+  if (type === 'address') return randomAddress(rng);
+  if (type === 'bool') return rng.chance(0.5);
+  if (type === 'string') return rng.chance(0.1) ? '' : randomText(rng);
+  if (type === 'bytes') return rng.hex(rng.pick([0, 1, 31, 32, 33, 64, rng.range(1, 80)]));
+  if (type.startsWith('bytes')) return rng.hex(Number(type.slice(5)));
+  throw new Error(`unknown ABI type ${type}`);
+}
+
+/** ethers' decoded Result → the JSON shape of abiValue. */
+function abiToJson(v) {
+  if (typeof v === 'bigint') return v.toString();
+  if (Array.isArray(v)) return Array.from(v, abiToJson);
+  return v;
+}
+
+function abiVector(name, types, values) {
+  const coder = ethers.AbiCoder.defaultAbiCoder();
+  const encoded = coder.encode(types, values);
+  assertEq(abiToJson(coder.decode(types, encoded)), values, `${name}: decode round-trip`);
+  return { name, types, values, encoded };
+}
+
+const FIXED_FUNCTIONS = [
+  ['transfer(address,uint256)', ['0x000000000000000000000000000000000000dEaD', '1000000000000000000']],
+  ['approve(address,uint256)', ['0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D', (2n ** 256n - 1n).toString()]],
+  ['balanceOf(address)', ['0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045']],
+  ['f()', []],
+  ['f(uint256,string)', ['42', 'hello']],
+  ['baz(uint32,bool)', ['69', true]], // Solidity ABI spec example: 0xcdcd77c0…
+  ['sam(bytes,bool,uint256[])', ['0x64617665', true, ['1', '2', '3']]], // Solidity ABI spec example
+  ['f(uint256,uint32[],bytes10,bytes)', ['291', ['1110', '1929'], '0x31323334353637383930', '0x48656c6c6f2c20776f726c6421']], // Solidity ABI spec
+  ['g(uint256[][],string[])', [[['1', '2'], ['3']], ['one', 'two', 'three']]], // Solidity ABI spec
+  ['setUsageApiKey(uint256,uint256,uint256,uint256,string,string,(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]))', [
+    BigInt('0x' + '5a'.repeat(32)).toString(), '98765432109876543210', '1767225600', '0', 'ci key', 'used by the nightly job',
+    [true, false, true, ['1', '2'], [], ['3'], ['18446744073709551615', '0']],
+  ]],
+];
+
+function functionVector(name, signature, values) {
+  const iface = new ethers.Interface([`function ${signature}`]);
+  const fragment = iface.fragments[0];
+  const canonical = fragment.format('sighash');
+  assertEq(canonical, signature, `${name}: canonical signature`);
+  const selector = iface.getFunction(fragment.name).selector;
+  assertEq(selector, ethers.id(signature).slice(0, 10), `${name}: selector`);
+  const calldata = iface.encodeFunctionData(fragment.name, values);
+  const types = fragment.inputs.map((p) => p.format('sighash'));
+  assertEq(calldata, selector + ethers.AbiCoder.defaultAbiCoder().encode(types, values).slice(2), `${name}: calldata`);
+  assertEq(abiToJson(iface.decodeFunctionData(fragment.name, calldata)), values, `${name}: calldata round-trip`);
+  return { name, signature, types, values, selector, calldata };
+}
+
+function genAbi() {
+  const rng = new Rng(0xab1c0de2);
+  const encodings = [];
+  // Every atomic type alone at least once, with an edge value.
+  for (const t of ATOMIC_TYPES) encodings.push(abiVector(`atomic-${t}`, [t], [abiValue(rng, t)]));
+  encodings.push(abiVector('empty', [], []));
+  for (let i = 0; encodings.length < 360; i++) {
+    const n = rng.range(1, 6);
+    const types = Array.from({ length: n }, () => randomAbiType(rng, 0));
+    const values = types.map((t) => abiValue(rng, t));
+    encodings.push(abiVector(`random-${i}`, types, values));
+  }
+  const calls = [];
+  FIXED_FUNCTIONS.forEach(([sig, values], i) => calls.push(functionVector(`fixed-${i}-${sig.slice(0, sig.indexOf('('))}`, sig, values)));
+  for (let i = 0; calls.length < 40; i++) {
+    const name = randomIdent(rng, rng.range(1, 12));
+    const types = Array.from({ length: rng.range(1, 5) }, () => randomAbiType(rng, 1));
+    calls.push(functionVector(`random-${i}`, `${name}(${types.join(',')})`, types.map((t) => abiValue(rng, t))));
+  }
+  // Solidity ABI specification, "Examples": baz(69, true).
+  assertEq(calls.find((c) => c.signature === 'baz(uint32,bool)').calldata,
+    '0xcdcd77c000000000000000000000000000000000000000000000000000000000000000450000000000000000000000000000000000000000000000000000000000000001',
+    'baz calldata');
+  return {
+    file: 'abi.json',
+    description: 'Solidity ABI: random type lists encoded with ethers AbiCoder.defaultAbiCoder() (decode round-trip asserted), and function calls encoded with ethers Interface.encodeFunctionData.',
+    sections: { encodings, calls },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. RLP.
+
+function randomRlpString(rng) {
+  switch (rng.int(12)) {
+    case 0: return '0x';
+    case 1: return ethers.hexlify(new Uint8Array([rng.int(0x80)]));
+    case 2: return ethers.hexlify(new Uint8Array([0x80 + rng.int(0x80)]));
+    case 3: return rng.hex(55);
+    case 4: return rng.hex(56);
+    case 5: return rng.hex(rng.chance(0.15) ? 1024 : rng.pick([255, 256, 57]));
+    case 6: return ethers.hexlify(new Uint8Array([rng.pick([0x00, 0x7f, 0x80, 0x81, 0xb7, 0xb8, 0xbf, 0xc0, 0xf7, 0xf8, 0xff])]));
+    default: return rng.hex(rng.range(2, 54));
+  }
+}
+
+function randomRlpItem(rng, depth) {
+  if (depth >= 4 || rng.chance(depth === 0 ? 0.2 : 0.6)) return randomRlpString(rng);
+  const r = rng.int(10);
+  // Long lists (payload over 55 bytes) mostly near the root, to keep the file small.
+  const n = r === 0 ? 0 : r < 8 || depth > 1 ? rng.range(1, 4) : rng.range(5, 12);
+  return Array.from({ length: n }, () => randomRlpItem(rng, depth + 1));
+}
+
+function genRlp() {
+  const rng = new Rng(0x41c0ffee);
+  const vectors = [];
+  const push = (name, decoded) => {
+    const encoded = ethers.encodeRlp(decoded);
+    assertEq(ethers.decodeRlp(encoded), decoded, `${name}: decode round-trip`);
+    vectors.push({ name, decoded, encoded });
+  };
+  // Boundaries of the encoding (Ethereum Yellow Paper, appendix B).
+  push('empty-string', '0x');
+  push('byte-00', '0x00');
+  push('byte-7f', '0x7f');
+  push('byte-80', '0x80');
+  push('byte-ff', '0xff');
+  push('string-55', '0x' + 'ab'.repeat(55));
+  push('string-56', '0x' + 'ab'.repeat(56));
+  push('string-1024', '0x' + 'cd'.repeat(1024));
+  push('empty-list', []);
+  push('list-of-empty-list', [[]]);
+  push('set-theoretic-three', [[], [[]], [[], [[]]]]);
+  push('list-payload-55', ['0x' + '11'.repeat(53)]);
+  push('list-payload-56', ['0x' + '11'.repeat(54)]);
+  push('dog-cat', [ethers.hexlify(ethers.toUtf8Bytes('cat')), ethers.hexlify(ethers.toUtf8Bytes('dog'))]);
+  for (let i = 0; vectors.length < 220; i++) push(`random-${i}`, randomRlpItem(rng, 0));
+  return {
+    file: 'rlp.json',
+    description: 'RLP: nested byte strings and lists encoded with ethers encodeRlp; `decoded` has exactly the shape of ethers decodeRlp(encoded).',
+    vectors,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. EIP-55.
+
+function genEip55() {
+  const rng = new Rng(0xe1755055);
+  const vectors = [];
+  const push = (lower) => vectors.push({ lowercase: lower, checksummed: ethers.getAddress(lower) });
+  push('0x' + '00'.repeat(20));
+  push('0x' + 'ff'.repeat(20));
+  while (vectors.length < 200) push(rng.hex(20));
+  return {
+    file: 'eip55.json',
+    description: 'EIP-55 mixed-case checksum addresses: lowercase hex to ethers getAddress.',
+    vectors,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. IPFS CIDs.
+
+/** The deterministic content the C++ test regenerates: byte i = (i * 31 + 7) & 0xff. */
+function patternContent(size) {
+  const buf = new Uint8Array(size);
+  for (let i = 0; i < size; i++) buf[i] = (i * 31 + 7) & 0xff;
+  return buf;
+}
+
+const JS_SNIPPET = `// Enact action: sign a greeting
+const greeting = \`héllo, \${params.name ?? "wörld"} 👋 — 你好\`;
+const sig = await Enact.signMessage({ pkpId: params.pkpId, message: greeting });
+Enact.setResponse({ greeting, sig });
+`;
+
+async function cidVector(name, content, extra) {
+  const v0 = await Hash.of(content, {});
+  const v1 = await Hash.of(content, { cidVersion: 1, rawLeaves: true });
+  return { name, ...extra, cid_v0: v0, cid_v1: v1, hashed_cid: ethers.keccak256(ethers.toUtf8Bytes(v0)) };
+}
+
+async function genCid() {
+  const vectors = [];
+  const chunk = 262144;
+  for (const size of [0, 1, 11, 1024, chunk - 1, chunk, chunk + 1, 174 * chunk, 174 * chunk + 1, 5 * 1024 * 1024]) {
+    vectors.push(await cidVector(`pattern-${size}`, patternContent(size), { size, content: 'pattern' }));
+  }
+  for (const [name, text] of [['hello-world', 'hello world\n'], ['js-snippet', JS_SNIPPET]]) {
+    const bytes = ethers.toUtf8Bytes(text);
+    vectors.push(await cidVector(name, bytes, { size: bytes.length, content: 'utf8', content_utf8: text }));
+  }
+  // Well-known values: the empty file and "hello world\n" as `ipfs add` prints them.
+  assertEq(vectors[0].cid_v0, 'QmbFMke1KXqnYyBBWxB74N4c5SBnJMVAiMNRcGu6x1AwQH', 'empty file CIDv0');
+  assertEq(vectors.find((v) => v.name === 'hello-world').cid_v0, 'QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o', 'hello world CIDv0');
+  return {
+    file: 'cid.json',
+    description: 'IPFS CIDs of UnixFS files as `ipfs add` computes them (ipfs-only-hash: 256 KiB fixed chunks, balanced DAG, 174 links per node): CIDv0 with dag-pb leaves, CIDv1 with raw leaves (--cid-version=1), and keccak256 of the CIDv0 string. Pattern content: byte i = (i * 31 + 7) & 0xff.',
+    vectors,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Cron.
+
+const MONTH_NAMES = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
+
+/** One cron field over [lo, hi]: *, value, list, range, range/step, * /step; names optional. */
+function randomCronField(rng, lo, hi, names, allowStar = true) {
+  // Names replace both ends of a range or neither (no "SEP-11"); 7 (Sunday again) has no name.
+  const offset = names === MONTH_NAMES ? 1 : 0;
+  const named = (v) => names[v - offset];
+  const atom = () => {
+    const r = rng.int(10);
+    const useNames = names && rng.chance(0.4);
+    if (r < 4) {
+      const v = rng.range(lo, hi);
+      return useNames && named(v) ? named(v) : String(v);
+    }
+    if (r < 7) {
+      const a = rng.range(lo, hi - 1);
+      const b = rng.range(a + 1, hi);
+      return useNames && named(a) && named(b) ? `${named(a)}-${named(b)}` : `${a}-${b}`;
+    }
+    const a = rng.range(lo, hi - 1);
+    return `${a}-${rng.range(a + 1, hi)}/${rng.range(1, Math.max(1, Math.floor((hi - lo) / 2)))}`;
+  };
+  const r = rng.int(10);
+  if (allowStar && r < 3) return '*';
+  if (r < 4) return `*/${rng.range(1, Math.max(2, Math.floor((hi - lo + 1) / 2)))}`;
+  if (r < 7) return atom();
+  // A list of distinct atoms (cron-parser rejects duplicate values).
+  const n = rng.range(2, 4);
+  return Array.from({ length: n }, atom).join(',');
+}
+
+function randomCronExpression(rng) {
+  const six = rng.chance(0.3);
+  const fields = [];
+  if (six) fields.push(rng.chance(0.4) ? String(rng.int(60)) : randomCronField(rng, 0, 59));
+  fields.push(rng.chance(0.3) ? String(rng.int(60)) : randomCronField(rng, 0, 59));
+  fields.push(rng.chance(0.3) ? String(rng.int(24)) : randomCronField(rng, 0, 23));
+  fields.push(rng.chance(0.5) ? '*' : randomCronField(rng, 1, 31));
+  fields.push(rng.chance(0.6) ? '*' : randomCronField(rng, 1, 12, MONTH_NAMES));
+  fields.push(rng.chance(0.5) ? '*' : randomCronField(rng, 0, 7, DAY_NAMES));
+  return fields.join(' ');
+}
+
+const FIXED_CRON = [
+  '* * * * *', '*/5 * * * *', '0 * * * *', '0 0 * * *', '30 2 * * 1-5', '0 9-17 * * MON-FRI',
+  '0 0 1 * *', '0 0 1 1 *', '0 0 29 2 *', '0 12 29 FEB *', '0 0 31 * *', '59 23 31 12 *',
+  '0 0 13 * FRI', '0 0 1,15 * MON', '0 0 */2 * MON', '0 0 * * 0', '0 0 * * 7', '0 0 * * SUN',
+  '15 10 * JAN,JUL *', '*/15 * * * * *', '0 */10 * * * *', '30 0 0 1 1 *', '0 0 0 29 2 *',
+  '5-10/2 1,3,5 * * *', '0 0 1-7 * MON', '0 4 8-14 * *', '0 22 * * 1-5', '23 0-20/2 * * *',
+  '0 0,12 1 */2 *', '0 0 * * 5-7', '0 0 * DEC SAT', '1 2 3 4 5',
+  '@hourly', '@daily', '@weekly', '@monthly', '@yearly',
+];
+
+/** Vector expressions use only the portable syntax; cron-parser's extensions are skipped. */
+function usesExtension(expr) {
+  return /[LW#?H]/.test(expr.replace(/JUL|JUN|JAN|APR|MAR|MAY|AUG|SEP|OCT|NOV|DEC|FEB|MON|TUE|WED|THU|FRI|SAT|SUN/g, ''));
+}
+
+function isoSeconds(d) {
+  const s = d.toISOString();
+  if (!s.endsWith('.000Z')) throw new Error(`fire time with milliseconds: ${s}`);
+  return s.replace('.000Z', 'Z');
+}
+
+function genCron() {
+  const rng = new Rng(0xc4011234);
+  const vectors = [];
+  const skipped = {};
+  const lo = Date.UTC(2020, 0, 1) / 1000;
+  const hi = Date.UTC(2040, 0, 1) / 1000;
+  const candidates = [...FIXED_CRON];
+  const fixedCount = FIXED_CRON.length;
+  for (let i = 0; vectors.length < 200; i++) {
+    const expr = i < candidates.length ? candidates[i] : randomCronExpression(rng);
+    if (usesExtension(expr)) {
+      skipped['uses a cron-parser extension (L, W, #, ?, H)'] = (skipped['uses a cron-parser extension (L, W, #, ?, H)'] ?? 0) + 1;
+      continue;
+    }
+    // Start instants at whole seconds: random, at the end of a month or year, or exactly on a
+    // fire time (which must not be returned: next() is strictly after the start).
+    let start;
+    switch (rng.int(6)) {
+      case 0: start = Date.UTC(rng.range(2020, 2039), rng.int(12), 1) / 1000 - rng.pick([0, 1, 60]); break;
+      case 1: start = Date.UTC(rng.range(2020, 2039), 1, 28, 23, 59, 59) / 1000; break;
+      default: start = rng.range(lo, hi); break;
+    }
+    let next;
+    try {
+      const it = CronExpressionParser.parse(expr, { currentDate: new Date(start * 1000), tz: 'UTC' });
+      next = Array.from({ length: 5 }, () => isoSeconds(it.next().toDate()));
+    } catch (e) {
+      const reason = e.message.split('\n')[0].replace(/: .*/, '');
+      skipped[reason] = (skipped[reason] ?? 0) + 1;
+      continue;
+    }
+    const onFire = rng.chance(0.15) && i >= fixedCount;
+    if (onFire) {
+      // Restart from the first fire time itself.
+      start = Date.parse(next[0]) / 1000;
+      const it = CronExpressionParser.parse(expr, { currentDate: new Date(start * 1000), tz: 'UTC' });
+      next = Array.from({ length: 5 }, () => isoSeconds(it.next().toDate()));
+    }
+    vectors.push({ expression: expr, start: isoSeconds(new Date(start * 1000)), next });
+  }
+  return {
+    file: 'cron.json',
+    description: 'Cron schedules: the next 5 fire times strictly after `start`, from cron-parser CronExpressionParser.parse(expression, {currentDate: start, tz: "UTC"}).',
+    vectors,
+    rejected: skipped,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. Keys, EIP-191.
+
+async function genKeys() {
+  const rng = new Rng(0x6b657973);
+  const vectors = [];
+  for (let i = 0; i < 50; i++) {
+    const key = randomPrivateKey(rng);
+    const wallet = new ethers.Wallet(key);
+    // Mostly text messages (UTF-8), some raw byte strings; the hash covers `message_hex`.
+    const text = rng.chance(0.8);
+    const msgBytes = text ? ethers.toUtf8Bytes(rng.chance(0.1) ? '' : randomText(rng, 20)) : rng.bytes(rng.pick([1, 32, 65, 200]));
+    const hash = ethers.hashMessage(msgBytes);
+    const signature = await wallet.signMessage(msgBytes);
+    const viemSig = await privateKeyToAccount(key).signMessage({ message: { raw: msgBytes } });
+    assertEq(viemSig, signature, `keys ${i}: signMessage`);
+    if (text) assertEq(ethers.hashMessage(ethers.toUtf8String(msgBytes)), hash, `keys ${i}: text hash`);
+    assertEq(ethers.verifyMessage(msgBytes, signature), wallet.address, `keys ${i}: recover`);
+    const v = { index: i, private_key: key, public_key: wallet.signingKey.publicKey, public_key_compressed: wallet.signingKey.compressedPublicKey, address: wallet.address };
+    if (text) v.message = ethers.toUtf8String(msgBytes);
+    v.message_hex = ethers.hexlify(msgBytes);
+    v.eip191_hash = hash;
+    v.signature = signature;
+    vectors.push(v);
+  }
+  return {
+    file: 'keys.json',
+    description: 'secp256k1 keys: ethers Wallet address and public keys, EIP-191 hashMessage of a message, and Wallet.signMessage (equal to viem signMessage).',
+    vectors,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output: one field per line inside each vector, values compact, so diffs stay reviewable.
+
+function render(result, libs) {
+  const lines = ['{'];
+  const head = { description: result.description, generator: GENERATOR, libraries: libs };
+  for (const [k, v] of Object.entries(head)) lines.push(`  ${JSON.stringify(k)}: ${JSON.stringify(v)},`);
+  const sections = result.sections ?? { vectors: result.vectors };
+  const names = Object.keys(sections);
+  names.forEach((sec, si) => {
+    lines.push(`  ${JSON.stringify(sec)}: [`);
+    const vs = sections[sec];
+    vs.forEach((v, vi) => {
+      lines.push('    {');
+      const entries = Object.entries(v);
+      entries.forEach(([k, x], ki) => lines.push(`      ${JSON.stringify(k)}: ${JSON.stringify(x)}${ki + 1 < entries.length ? ',' : ''}`));
+      lines.push(`    }${vi + 1 < vs.length ? ',' : ''}`);
+    });
+    lines.push(`  ]${si + 1 < names.length ? ',' : ''}`);
+  });
+  lines.push('}');
+  return lines.join('\n') + '\n';
+}
+
+/** First differing entry between two renderings of a file, for --check. */
+function describeDiff(file, committed, fresh) {
+  let a;
+  try {
+    a = JSON.parse(committed);
+  } catch (e) {
+    return `${file}: committed file is not valid JSON (${e.message})`;
+  }
+  const b = JSON.parse(fresh);
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (isDeepStrictEqual(a[key], b[key])) continue;
+    if (Array.isArray(a[key]) && Array.isArray(b[key])) {
+      const n = Math.max(a[key].length, b[key].length);
+      for (let i = 0; i < n; i++) {
+        if (isDeepStrictEqual(a[key][i], b[key][i])) continue;
+        const clip = (x) => { const s = JSON.stringify(x) ?? '(absent)'; return s.length > 400 ? `${s.slice(0, 400)}…` : s; };
+        return `${file}: ${key}[${i}] differs (committed ${a[key].length} entries, regenerated ${b[key].length})\n` +
+          `  committed:   ${clip(a[key][i])}\n  regenerated: ${clip(b[key][i])}`;
+      }
+    }
+    return `${file}: field "${key}" differs\n  committed:   ${JSON.stringify(a[key])}\n  regenerated: ${JSON.stringify(b[key])}`;
+  }
+  const la = committed.split('\n');
+  const lb = fresh.split('\n');
+  const i = la.findIndex((l, k) => l !== lb[k]);
+  return `${file}: same content, different formatting at line ${i + 1}`;
+}
+
+async function main() {
+  const check = process.argv.includes('--check');
+  const libs = libraryVersions();
+  const generators = [genTypedData, genAbi, genRlp, genEip55, genCid, genCron, genKeys];
+  let failed = false;
+  let total = 0;
+  for (const gen of generators) {
+    const result = await gen();
+    const text = render(result, libs);
+    total += Buffer.byteLength(text);
+    const path = join(HERE, result.file);
+    const count = result.sections
+      ? Object.entries(result.sections).map(([k, v]) => `${v.length} ${k}`).join(', ')
+      : `${result.vectors.length} vectors`;
+    const rejected = result.rejected && Object.keys(result.rejected).length
+      ? `; skipped: ${Object.entries(result.rejected).map(([r, n]) => `${n}× ${r}`).join('; ')}`
+      : '';
+    if (check) {
+      let committed = null;
+      try {
+        committed = readFileSync(path, 'utf8');
+      } catch {
+        console.error(`${result.file}: missing (run node ${GENERATOR})`);
+        failed = true;
+        continue;
+      }
+      if (committed !== text) {
+        console.error(describeDiff(result.file, committed, text));
+        failed = true;
+      } else {
+        console.log(`${result.file}: up to date (${count})`);
+      }
+    } else {
+      writeFileSync(path, text);
+      console.log(`${result.file}: ${count}, ${Buffer.byteLength(text)} bytes${rejected}`);
+    }
+  }
+  if (!check) console.log(`total ${total} bytes`);
+  if (total > 3 * 1024 * 1024) throw new Error(`vector files total ${total} bytes, over the 3 MiB budget`);
+  if (failed) {
+    console.error(`vectors differ from what ${GENERATOR} produces: regenerate with node ${GENERATOR} and review the diff`);
+    process.exit(1);
+  }
+}
+
+await main();
