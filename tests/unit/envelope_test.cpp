@@ -110,6 +110,7 @@ TEST_CASE("envelope build and sign match eth-sig-util") {
     const auto built = envelope::build(c.k, kChain, kCow, kNow);
     const auto td = eip712::from_json(json::value(built)).value();
     CHECK(hex::encode_prefixed(eip712::digest(td).value()) == c.digest);
+    CHECK(hex::encode_prefixed(envelope::digest(c.k, u256{kChain}, kCow, u256{kNow})) == c.digest);
     const auto env = envelope::sign(c.k, kChain, key, kNow);
     REQUIRE(env);
     CHECK(env->typed_data == built);
@@ -118,6 +119,24 @@ TEST_CASE("envelope build and sign match eth-sig-util") {
   }
   CHECK(envelope::sign(envelope::kind::billing_auth, kChain, Secret(bytes(32, 0)), kNow).code() ==
         secp256k1_errc::invalid_private_key);
+}
+
+TEST_CASE("envelope direct digest equals the generic EIP-712 digest") {
+  // Chain ids and times across the JSON number / string boundary (2^53) and up to 2^64 - 1.
+  const uint64_t values[] = {0, 1, 8453, kNow, (uint64_t{1} << 53) - 1, uint64_t{1} << 53,
+                             ~uint64_t{0}};
+  const address signers[] = {kCow, address{}, parse_address("0x" + std::string(40, 'f')).value()};
+  for (auto k : {envelope::kind::create_wallet, envelope::kind::convert_account,
+                 envelope::kind::add_usage_api_key, envelope::kind::billing_auth})
+    for (uint64_t chain : values)
+      for (uint64_t issued : values)
+        for (const auto& who : signers) {
+          CAPTURE(chain);
+          CAPTURE(issued);
+          const auto td = eip712::from_json(json::value(envelope::build(k, chain, who, issued)));
+          REQUIRE(td);
+          CHECK(envelope::digest(k, u256{chain}, who, u256{issued}) == eip712::digest(*td).value());
+        }
 }
 
 TEST_CASE("envelope verify refuses each rule with its own code") {

@@ -1,14 +1,19 @@
-// The wallet-proof envelope: canonical shape checks on the JSON as received, then the generic
-// EIP-712 digest and an ECDSA recover (core-api spec, "Typed-data envelope" rule 5).
+// The wallet-proof envelope: canonical shape checks on the JSON as received, then the EIP-712
+// digest of the canonical shape and an ECDSA recover (core-api spec, "Typed-data envelope" rule 5).
+// Once the shape is known to be canonical the digest needs no generic encoder: it is
+// keccak256(0x1901 ‖ domainSeparator ‖ structHash) over constants and the four values; the unit
+// tests check it against eip712::digest and the interop vectors.
 #include "enact/eip712/envelope.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
 
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/codec/u256.hpp"
 #include "enact/crypto/address.hpp"
+#include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/eip712/typed_data.hpp"
 
@@ -105,7 +110,57 @@ std::optional<u256> read_uint(const json::value& v) {
   return std::nullopt;
 }
 
+/// The constant parts of the digest, hashed once.
+struct digest_constants {
+  hash256 domain_type_hash;   // keccak256("EIP712Domain(string name,string version,uint256 chainId)")
+  hash256 name_hash;          // keccak256(kDomainName)
+  hash256 version_hash;       // keccak256(kDomainVersion)
+  hash256 struct_type_hash[std::size(kKinds)];  // keccak256("<Primary>(address address,uint256 issuedAt)")
+};
+
+const digest_constants& constants() {
+  static const digest_constants c = [] {
+    digest_constants d{};
+    d.domain_type_hash = keccak256(std::string_view("EIP712Domain(string name,string version,uint256 chainId)"));
+    d.name_hash = keccak256(kDomainName);
+    d.version_hash = keccak256(kDomainVersion);
+    for (size_t i = 0; i < std::size(kNames); ++i)
+      d.struct_type_hash[i] =
+          keccak256(std::string(kNames[i]) + "(address address,uint256 issuedAt)");
+    return d;
+  }();
+  return c;
+}
+
+size_t kind_index(kind k) {
+  for (size_t i = 0; i < std::size(kKinds); ++i)
+    if (kKinds[i] == k)
+      return i;
+  return 0;
+}
+
 }  // namespace
+
+hash256 digest(kind k, const u256& chain_id, const address& signer, const u256& issued_at) {
+  const auto& c = constants();
+  uint8_t buf[4 * 32];
+  // domainSeparator = keccak256(typeHash ‖ keccak(name) ‖ keccak(version) ‖ chainId)
+  std::memcpy(buf, c.domain_type_hash.data(), 32);
+  std::memcpy(buf + 32, c.name_hash.data(), 32);
+  std::memcpy(buf + 64, c.version_hash.data(), 32);
+  chain_id.store_be(buf + 96);
+  const hash256 domain_separator = keccak256(bytes_view(buf, 128));
+  // structHash = keccak256(typeHash ‖ address left-padded to 32 bytes ‖ issuedAt)
+  std::memcpy(buf, c.struct_type_hash[kind_index(k)].data(), 32);
+  std::memset(buf + 32, 0, 12);
+  std::memcpy(buf + 44, signer.data(), 20);
+  issued_at.store_be(buf + 64);
+  const hash256 struct_hash = keccak256(bytes_view(buf, 96));
+  uint8_t outer[66] = {0x19, 0x01};
+  std::memcpy(outer + 2, domain_separator.data(), 32);
+  std::memcpy(outer + 34, struct_hash.data(), 32);
+  return keccak256(bytes_view(outer, sizeof outer));
+}
 
 std::string_view primary_type_name(kind k) noexcept {
   for (size_t i = 0; i < std::size(kKinds); ++i)
@@ -138,8 +193,7 @@ json::object build(kind k, uint64_t chain_id, const address& signer, uint64_t is
 result<signed_envelope> sign(kind k, uint64_t chain_id, const Secret& key, uint64_t issued_at) {
   ENACT_TRY(const auto pub, secp256k1::public_key_of(key));
   signed_envelope env{build(k, chain_id, secp256k1::to_address(pub), issued_at), {}};
-  ENACT_TRY(const auto td, eip712::from_json(json::value(env.typed_data)));
-  ENACT_TRY(const hash256 h, eip712::digest(td, eip712::extra_fields::reject));
+  const hash256 h = digest(k, u256{chain_id}, secp256k1::to_address(pub), u256{issued_at});
   ENACT_TRY(const auto sig, secp256k1::sign(h, key));
   env.signature = hex::encode_prefixed(sig.to_bytes());
   return env;
@@ -253,14 +307,8 @@ result<address> verify(const json::value& doc,
     return fail(envelope_errc::signature_malformed,
                 "signature: expected 65 bytes, got " + std::to_string(sig->size()));
 
-  auto td = eip712::from_json(doc);
-  if (!td)
-    return fail(envelope_errc::malformed, td.err().message);
-  auto h = eip712::digest(*td, eip712::extra_fields::reject);
-  if (!h)
-    return fail(envelope_errc::malformed, h.err().message);
-  // Rule 5: plain ECDSA recover.
-  auto signer = secp256k1::recover_address(*h, *sig);
+  // Rule 5: plain ECDSA recover over the digest of the (now known canonical) envelope.
+  auto signer = secp256k1::recover_address(digest(want.expected, *chain, *stated, *issued), *sig);
   if (!signer)
     return fail(envelope_errc::signature_malformed, signer.err().message);
   if (*signer != *stated)

@@ -46,6 +46,7 @@
 #include <utility>
 
 #include "enact/bytes.hpp"
+#include "enact/codec/u256.hpp"
 #include "enact/crypto/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
@@ -107,6 +108,11 @@ enum class kind { create_wallet, convert_account, add_usage_api_key, billing_aut
                                         uint64_t chain_id,
                                         const address& signer,
                                         uint64_t issued_at);
+
+/// The EIP-712 digest of the canonical envelope, computed directly from its four values (the type
+/// hashes and the domain's name and version hashes are constants), equal to eip712::digest of
+/// build(k, chain_id, signer, issued_at) and about five times cheaper; verify and sign use it.
+[[nodiscard]] hash256 digest(kind k, const u256& chain_id, const address& signer, const u256& issued_at);
 
 /// A signed envelope as the ChainSecured endpoints and the billing header carry it.
 struct signed_envelope {

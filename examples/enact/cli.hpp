@@ -1,0 +1,56 @@
+// Small argument and I/O layer shared by the `enact` CLI's subcommands: positional arguments and
+// `--name value` options, files or stdin ("-"), key files, and the two failure kinds (usage errors
+// exit 2, bad input exits 1), each reported as one line on stderr.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "enact/crypto/secret.hpp"
+
+namespace enact::cli {
+
+/// Wrong arguments: exit code 2.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+/// Bad input or a failed operation: exit code 1.
+struct input_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class args {
+ public:
+  /// Splits argv into positionals and options. `flags` take no value; `options` take one.
+  args(std::vector<std::string> argv, std::set<std::string> options, std::set<std::string> flags);
+
+  [[nodiscard]] size_t count() const { return positional_.size(); }
+  /// The i-th positional argument; usage_error naming `what` when absent.
+  [[nodiscard]] const std::string& at(size_t i, std::string_view what) const;
+  [[nodiscard]] const std::vector<std::string>& positionals() const { return positional_; }
+  [[nodiscard]] std::optional<std::string> get(const std::string& name) const;
+  [[nodiscard]] const std::string& require(const std::string& name) const;
+  [[nodiscard]] bool has(const std::string& flag) const { return flags_.count(flag) != 0; }
+  /// usage_error when there are more than `n` positionals.
+  void at_most(size_t n) const;
+
+ private:
+  std::vector<std::string> positional_;
+  std::map<std::string, std::string> options_;
+  std::set<std::string> flags_;
+};
+
+/// Whole content of a file, or of stdin for "-".
+[[nodiscard]] std::string read_input(const std::string& path);
+/// A 32-byte secp256k1 private key from a file holding 64 hex digits (optional 0x, surrounding
+/// whitespace allowed). The file's bytes are wiped after parsing.
+[[nodiscard]] Secret read_key_file(const std::string& path);
+/// Parses a non-negative decimal integer option.
+[[nodiscard]] uint64_t parse_u64(std::string_view text, std::string_view what);
+
+}  // namespace enact::cli

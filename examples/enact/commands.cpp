@@ -1,0 +1,321 @@
+#include "commands.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <string>
+
+#include "cli.hpp"
+#include "enact/codec/abi.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/codec/rlp.hpp"
+#include "enact/cron/cron.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/random.hpp"
+#include "enact/crypto/secp256k1.hpp"
+#include "enact/eip712/envelope.hpp"
+#include "enact/eip712/typed_data.hpp"
+#include "enact/ipfs/cid.hpp"
+#include "enact/pkp/pkp.hpp"
+
+namespace enact::cli {
+namespace {
+
+void print_line(const std::string& s) { std::printf("%s\n", s.c_str()); }
+
+/// Unwraps a result or turns its error into an input_error (exit 1).
+template <class T>
+T take(result<T> r) {
+  if (!r) throw input_error(r.err().message);
+  return std::move(r).value();
+}
+
+eip712::typed_data read_typed_data(const std::string& path) {
+  return take(eip712::parse(read_input(path)));
+}
+
+// --- typed-data -------------------------------------------------------------------------------
+
+int typed_data_hash(const std::vector<std::string>& argv) {
+  args a(argv, {}, {});
+  a.at_most(1);
+  auto td = read_typed_data(a.at(0, "FILE"));
+  print_line(hex::encode_prefixed(take(eip712::digest(td))));
+  return 0;
+}
+
+int typed_data_sign(const std::vector<std::string>& argv) {
+  args a(argv, {"key-file"}, {});
+  a.at_most(1);
+  auto td = read_typed_data(a.at(0, "FILE"));
+  Secret key = read_key_file(a.require("key-file"));
+  auto sig = take(eip712::sign(td, key));
+  print_line(hex::encode_prefixed(sig.to_bytes()));
+  return 0;
+}
+
+int typed_data_recover(const std::vector<std::string>& argv) {
+  args a(argv, {}, {});
+  a.at_most(2);
+  auto td = read_typed_data(a.at(0, "FILE"));
+  auto sig = take(hex::decode(a.at(1, "SIG"), "signature"));
+  print_line(to_checksum_address(take(eip712::recover(td, sig))));
+  return 0;
+}
+
+// --- envelope ---------------------------------------------------------------------------------
+
+envelope::kind parse_kind(const std::string& name) {
+  auto k = envelope::kind_from_name(name);
+  if (!k)
+    throw usage_error("--type: expected CreateWallet, ConvertAccount, AddUsageApiKey or "
+                      "BillingAuth, got '" + name + "'");
+  return *k;
+}
+
+uint64_t unix_now() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+int envelope_new(const std::vector<std::string>& argv) {
+  args a(argv, {"type", "chain-id", "key-file", "issued-at"}, {});
+  a.at_most(0);
+  const auto kind = parse_kind(a.require("type"));
+  const auto chain_id = parse_u64(a.require("chain-id"), "--chain-id");
+  const auto issued_at = a.get("issued-at") ? parse_u64(*a.get("issued-at"), "--issued-at") : unix_now();
+  Secret key = read_key_file(a.require("key-file"));
+  auto env = take(envelope::sign(kind, chain_id, key, issued_at));
+  print_line(envelope::to_json(env));
+  return 0;
+}
+
+int envelope_verify(const std::vector<std::string>& argv) {
+  args a(argv, {"type", "chain-id", "now", "signer"}, {});
+  a.at_most(1);
+  const std::string text = read_input(a.at(0, "FILE"));
+  envelope::expectation expect{};
+  expect.expected = parse_kind(a.require("type"));
+  expect.chain_id = parse_u64(a.require("chain-id"), "--chain-id");
+  expect.now = a.get("now") ? parse_u64(*a.get("now"), "--now") : unix_now();
+  if (auto s = a.get("signer")) expect.expected_signer = take(parse_address(*s));
+
+  // FILE holds {"typed_data": <object or its JSON text>, "signature": "0x…"}.
+  boost::system::error_code ec;
+  auto doc = boost::json::parse(text, ec);
+  if (ec || !doc.is_object()) throw input_error("FILE: expected a JSON object {\"typed_data\", \"signature\"}");
+  const auto& obj = doc.as_object();
+  const auto* td = obj.if_contains("typed_data");
+  const auto* sig = obj.if_contains("signature");
+  if (!td || !sig || !sig->is_string())
+    throw input_error("FILE: expected fields \"typed_data\" and \"signature\" (a string)");
+  const std::string td_text = td->is_string() ? std::string(td->as_string()) : boost::json::serialize(*td);
+  auto signer = envelope::verify(td_text, std::string(sig->as_string()), expect);
+  if (!signer) throw input_error(signer.err().message);
+  print_line(to_checksum_address(*signer));
+  return 0;
+}
+
+// --- abi / rlp --------------------------------------------------------------------------------
+
+int abi_encode(const std::vector<std::string>& argv) {
+  args a(argv, {}, {});
+  const std::string& sig_text = a.at(0, "SIGNATURE");
+  // A signature with a name gives calldata (selector + arguments); a bare tuple like
+  // '(uint256,string)' gives the encoding of the arguments alone.
+  const bool bare = !sig_text.empty() && sig_text.front() == '(';
+  const auto inputs = bare ? take(abi::type::parse(sig_text)).components
+                           : take(abi::parse_signature(sig_text)).inputs;
+  if (a.count() - 1 != inputs.size())
+    throw usage_error(sig_text + " takes " + std::to_string(inputs.size()) + " arguments, got " +
+                      std::to_string(a.count() - 1));
+  std::vector<abi::value> values;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto v = abi::from_cli_arg(inputs[i], a.positionals()[i + 1]);
+    if (!v) throw input_error("argument " + std::to_string(i + 1) + ": " + v.err().message);
+    values.push_back(std::move(*v));
+  }
+  bytes out = bare ? take(abi::encode(inputs, values)) : take(abi::encode_call(sig_text, values));
+  print_line(hex::encode_prefixed(out));
+  return 0;
+}
+
+int abi_decode(const std::vector<std::string>& argv) {
+  args a(argv, {}, {});
+  a.at_most(2);
+  std::string types_text = a.at(0, "TYPES");
+  if (types_text.empty() || types_text.front() != '(') types_text = "(" + types_text + ")";
+  const auto types = take(abi::type::parse(types_text)).components;
+  auto data = take(hex::decode(a.at(1, "HEX"), "HEX"));
+  auto values = take(abi::decode(types, data));
+  boost::json::array out;
+  for (size_t i = 0; i < values.size(); ++i) out.push_back(abi::to_json(types[i], values[i]));
+  print_line(boost::json::serialize(out));
+  return 0;
+}
+
+int rlp_encode(const std::vector<std::string>& argv) {
+  args a(argv, {}, {});
+  a.at_most(1);
+  boost::system::error_code ec;
+  auto doc = boost::json::parse(a.at(0, "JSON"), ec);
+  if (ec) throw input_error("JSON: " + ec.message());
+  auto item = take(rlp::from_json(doc));
+  print_line(hex::encode_prefixed(rlp::encode(item)));
+  return 0;
+}
+
+int rlp_decode(const std::vector<std::string>& argv) {
+  args a(argv, {}, {});
+  a.at_most(1);
+  auto data = take(hex::decode(a.at(0, "HEX"), "HEX"));
+  print_line(boost::json::serialize(rlp::to_json(take(rlp::decode(data)))));
+  return 0;
+}
+
+// --- cid / cron -------------------------------------------------------------------------------
+
+int cid_cmd(const std::vector<std::string>& argv) {
+  args a(argv, {}, {"v1"});
+  a.at_most(1);
+  const std::string content = read_input(a.at(0, "FILE"));
+  const auto c = a.has("v1") ? ipfs::cid_v1_of(as_bytes(content)) : ipfs::cid_v0_of(as_bytes(content));
+  print_line(c.to_string());
+  return 0;
+}
+
+std::chrono::sys_seconds parse_rfc3339(const std::string& text) {
+  // YYYY-MM-DDTHH:MM:SSZ (UTC), optional fractional seconds are not accepted.
+  int y, mo, d, h, mi, s;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &s, &tail) != 7 ||
+      tail != 'Z' || text.size() != 20)
+    throw usage_error("--after: expected an RFC 3339 UTC instant like 2026-01-01T00:00:00Z, got '" +
+                      text + "'");
+  using namespace std::chrono;
+  const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
+  if (!ymd.ok() || h > 23 || mi > 59 || s > 59) throw usage_error("--after: no such date or time: " + text);
+  return sys_days{ymd} + hours{h} + minutes{mi} + seconds{s};
+}
+
+std::string format_rfc3339(std::chrono::sys_seconds t) {
+  using namespace std::chrono;
+  const auto day_start = floor<days>(t);
+  const year_month_day ymd{day_start};
+  const hh_mm_ss hms{t - day_start};
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                static_cast<int>(hms.seconds().count()));
+  return buf;
+}
+
+int cron_next(const std::vector<std::string>& argv) {
+  args a(argv, {"after", "count"}, {});
+  a.at_most(1);
+  auto sched = take(cron::parse(a.at(0, "EXPR")));
+  auto t = a.get("after") ? parse_rfc3339(*a.get("after"))
+                          : std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  const uint64_t count = a.get("count") ? parse_u64(*a.get("count"), "--count") : 1;
+  if (count == 0 || count > 10000) throw usage_error("--count: expected 1 to 10000");
+  std::string line;
+  for (uint64_t i = 0; i < count; ++i) {
+    auto next = cron::next_after(sched, t);
+    if (!next) throw input_error("EXPR: never fires after " + format_rfc3339(t));
+    t = *next;
+    if (i) line += ' ';
+    line += format_rfc3339(t);
+  }
+  print_line(line);
+  return 0;
+}
+
+// --- keys / pkp -------------------------------------------------------------------------------
+
+int key_new(const std::vector<std::string>& argv) {
+  args a(argv, {"out"}, {});
+  a.at_most(0);
+  Secret key = Secret::of_size(32);
+  do {
+    random_bytes(key.mutable_view());
+  } while (!secp256k1::is_valid_private_key(key.view()));
+  const auto addr = secp256k1::to_address(take(secp256k1::public_key_of(key)));
+  if (auto out = a.get("out")) {
+    // Created 0600 and never overwritten: a key file is not something to clobber by accident.
+    std::string text = hex::encode_prefixed(key.view()) + "\n";
+    const int fd = ::open(out->c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) throw input_error(*out + ": cannot create (exists already, or no permission)");
+    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ::close(fd);
+    detail::secure_wipe(text.data(), text.size());
+    if (!ok) throw input_error(*out + ": write failed");
+    print_line(to_checksum_address(addr));
+  } else {
+    // Printing the key is what was asked for; it goes to stdout only.
+    std::string text = hex::encode_prefixed(key.view());
+    print_line(text);
+    detail::secure_wipe(text.data(), text.size());
+  }
+  return 0;
+}
+
+int key_address(const std::vector<std::string>& argv) {
+  args a(argv, {"key-file"}, {});
+  a.at_most(0);
+  Secret key = read_key_file(a.require("key-file"));
+  print_line(to_checksum_address(secp256k1::to_address(take(secp256k1::public_key_of(key)))));
+  return 0;
+}
+
+int pkp_derive(const std::vector<std::string>& argv) {
+  args a(argv, {"root-key-file", "path"}, {});
+  a.at_most(0);
+  Secret root = read_key_file(a.require("root-key-file"));
+  auto path = hex::decode_fixed<32>(a.require("path"), "--path");
+  if (!path) throw usage_error(path.err().message + " (a derivation path is 32 bytes of hex)");
+  print_line(to_checksum_address(take(pkp::wallet_address(root, *path))));
+  return 0;
+}
+
+}  // namespace
+
+std::vector<command> all_commands() {
+  return {
+      {"typed-data hash", "FILE", "EIP-712 digest of typed data (eth_signTypedData_v4 JSON) as 0x hex",
+       typed_data_hash},
+      {"typed-data sign", "FILE --key-file K", "sign typed data; prints the 65-byte 0x signature",
+       typed_data_sign},
+      {"typed-data recover", "FILE SIG", "recover the signer of typed data; prints its address",
+       typed_data_recover},
+      {"envelope new", "--type T --chain-id N --key-file K [--issued-at UNIX]",
+       "build and sign a wallet-proof envelope; prints {\"typed_data\", \"signature\"}",
+       envelope_new},
+      {"envelope verify", "FILE --type T --chain-id N [--now UNIX] [--signer ADDR]",
+       "validate an envelope as a server does; prints the signer", envelope_verify},
+      {"abi encode", "'f(uint256,string)' ARGS...",
+       "ABI-encode arguments; with a function name, prints calldata with its selector", abi_encode},
+      {"abi decode", "TYPES HEX", "decode ABI data for TYPES like 'uint256,string'; prints JSON",
+       abi_decode},
+      {"rlp encode", "JSON", "RLP-encode a JSON value (\"0x..\" strings, nested arrays)", rlp_encode},
+      {"rlp decode", "HEX", "decode RLP; prints JSON", rlp_decode},
+      {"cid", "[--v1] FILE", "IPFS CID of a file as `ipfs add` computes it (v0, or v1 with --v1)",
+       cid_cmd},
+      {"cron next", "'EXPR' [--after RFC3339] [--count N]", "next firing times of a cron expression (UTC)",
+       cron_next},
+      {"key new", "[--out FILE]", "new secp256k1 key; with --out, writes it (0600) and prints the address",
+       key_new},
+      {"key address", "--key-file K", "address of a private key", key_address},
+      {"pkp derive", "--root-key-file R --path 0x...", "PKP wallet address for a root key and derivation path",
+       pkp_derive},
+  };
+}
+
+}  // namespace enact::cli

@@ -1,0 +1,20 @@
+// The subcommand table of the `enact` CLI.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace enact::cli {
+
+struct command {
+  std::string name;     // the command words, e.g. "typed-data hash"
+  std::string usage;    // arguments after the name
+  std::string summary;  // one line
+  std::function<int(const std::vector<std::string>&)> run;
+};
+
+/// Every subcommand, in the order `enact --help` lists them.
+std::vector<command> all_commands();
+
+}  // namespace enact::cli

@@ -1,0 +1,175 @@
+// End-to-end checks of the `enact` CLI: outputs against the interop vectors that ethers, viem,
+// eth-sig-util, ipfs-only-hash and cron-parser produced, and the exit-code contract
+// (0 success, 1 bad input, 2 bad usage) with a message on stderr.
+//
+//   node tests/cli/cli_test.mjs path/to/enact
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, statSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const enact = process.argv[2];
+if (!enact) {
+  console.error('usage: node cli_test.mjs ENACT_BINARY');
+  process.exit(2);
+}
+const vectorsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'vectors');
+const vectors = (name) => JSON.parse(readFileSync(join(vectorsDir, `${name}.json`), 'utf8'));
+const work = mkdtempSync(join(tmpdir(), 'enact-cli-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+
+let failures = 0;
+let checks = 0;
+function check(cond, what) {
+  checks++;
+  if (!cond) {
+    failures++;
+    console.error(`FAIL: ${what}`);
+  }
+}
+function run(args, input) {
+  const r = spawnSync(enact, args, { input, encoding: 'utf8' });
+  if (r.error) throw r.error;
+  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
+}
+function expectOut(args, want, what, input) {
+  const r = run(args, input);
+  check(r.code === 0 && r.out === want,
+        `${what}: enact ${args.join(' ')}\n  want ${want}\n  got  ${r.out} (exit ${r.code}) ${r.err}`);
+}
+function expectFail(args, code, errPattern, what, input) {
+  const r = run(args, input);
+  check(r.code === code && r.out === '' && errPattern.test(r.err),
+        `${what}: enact ${args.join(' ')}\n  want exit ${code} and stderr ~ ${errPattern}\n  got exit ${r.code}, stdout '${r.out}', stderr '${r.err}'`);
+}
+const file = (name, text) => {
+  const p = join(work, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+// typed data: digest (ethers and eth-sig-util agree), signature (viem), recovery.
+for (const v of vectors('typed_data').vectors.slice(0, 25)) {
+  const doc = file(`${v.name}.json`, JSON.stringify(v.document));
+  expectOut(['typed-data', 'hash', doc], v.digest_ethers, `typed-data hash ${v.name}`);
+  if (v.private_key) {
+    const key = file(`${v.name}.key`, v.private_key + '\n');
+    expectOut(['typed-data', 'sign', doc, '--key-file', key], v.signature_viem, `typed-data sign ${v.name}`);
+    expectOut(['typed-data', 'recover', doc, v.signature_viem], v.signer, `typed-data recover ${v.name}`);
+  }
+}
+// Reading the document from stdin.
+{
+  const v = vectors('typed_data').vectors[0];
+  expectOut(['typed-data', 'hash', '-'], v.digest_ethers, 'typed-data hash from stdin', JSON.stringify(v.document));
+}
+
+// keys: address of a private key.
+for (const v of vectors('keys').vectors.slice(0, 10)) {
+  expectOut(['key', 'address', '--key-file', file(`k${v.index}`, v.private_key)], v.address, `key address ${v.index}`);
+}
+
+// ABI calldata (ethers Interface.encodeFunctionData) for calls whose arguments are plain scalars.
+const scalar = (t) => /^(u?int\d*|address|bool|bytes\d*|string)$/.test(t);
+let abiChecked = 0;
+for (const c of vectors('abi').calls) {
+  if (!c.types.every(scalar) || c.values.some((x) => typeof x !== 'string')) continue;
+  if (c.types.includes('string') && c.values.some((x) => x.startsWith('0x'))) continue;
+  expectOut(['abi', 'encode', c.signature, ...c.values], c.calldata, `abi encode ${c.name}`);
+  abiChecked++;
+}
+check(abiChecked >= 5, `at least 5 ABI call vectors exercised (got ${abiChecked})`);
+expectOut(['abi', 'decode', 'uint256,string', '0x' + '00'.repeat(31) + '07' + '00'.repeat(31) + '40' +
+             '00'.repeat(31) + '02' + '6869' + '00'.repeat(30)],
+          '["7","hi"]', 'abi decode');
+expectOut(['abi', 'encode', '(uint256,string)', '7', 'hi'], '0x' + '00'.repeat(31) + '07' + '00'.repeat(31) + '40' +
+             '00'.repeat(31) + '02' + '6869' + '00'.repeat(30), 'abi encode of a bare tuple');
+
+// RLP both ways.
+for (const v of vectors('rlp').vectors.slice(0, 40)) {
+  const r = run(['rlp', 'decode', v.encoded]);
+  check(r.code === 0, `rlp decode ${v.name}: exit ${r.code} ${r.err}`);
+  if (r.code === 0) expectOut(['rlp', 'encode', r.out], v.encoded, `rlp round trip ${v.name}`);
+}
+
+// CIDs as ipfs add computes them.
+for (const v of vectors('cid').vectors) {
+  if (v.content !== 'pattern' || v.size > 300000) continue;
+  const bytes = Buffer.alloc(v.size);
+  for (let i = 0; i < v.size; i++) bytes[i] = (i * 31 + 7) & 0xff;
+  const p = join(work, v.name);
+  writeFileSync(p, bytes);
+  // The pattern is the one tests/vectors/generate.mjs hashes.
+  expectOut(['cid', p], v.cid_v0, `cid ${v.name}`);
+  expectOut(['cid', '--v1', p], v.cid_v1, `cid --v1 ${v.name}`);
+}
+expectOut(['cid', file('empty', '')], 'QmbFMke1KXqnYyBBWxB74N4c5SBnJMVAiMNRcGu6x1AwQH', 'cid of empty file');
+
+// cron: the next five firings (cron-parser).
+for (const v of vectors('cron').vectors.slice(0, 30)) {
+  expectOut(['cron', 'next', v.expression, '--after', v.start, '--count', String(v.next.length)],
+            v.next.join(' '), `cron next '${v.expression}'`);
+}
+
+// Envelope round trip, and each validation rule refusing with its own message.
+{
+  const key = file('owner.key', vectors('keys').vectors[0].private_key);
+  const owner = vectors('keys').vectors[0].address;
+  const r = run(['envelope', 'new', '--type', 'AddUsageApiKey', '--chain-id', '8453', '--key-file', key,
+                 '--issued-at', '1800000000']);
+  check(r.code === 0, `envelope new: exit ${r.code} ${r.err}`);
+  const env = file('env.json', r.out);
+  expectOut(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '8453', '--now', '1800000100'],
+            owner, 'envelope verify');
+  expectOut(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '8453', '--now', '1800000100',
+             '--signer', owner.toLowerCase()], owner, 'envelope verify with expected signer');
+  expectFail(['envelope', 'verify', env, '--type', 'CreateWallet', '--chain-id', '8453', '--now', '1800000100'], 1,
+             /primaryType/, 'envelope for another flow');
+  expectFail(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '1', '--now', '1800000100'], 1,
+             /chainId/, 'envelope for another chain');
+  expectFail(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '8453', '--now', '1800000301'], 1,
+             /issuedAt/, 'stale envelope');
+  const parsed = JSON.parse(r.out);
+  parsed.typed_data.message.address = vectors('keys').vectors[1].address;
+  expectFail(['envelope', 'verify', file('forged.json', JSON.stringify(parsed)), '--type', 'AddUsageApiKey',
+              '--chain-id', '8453', '--now', '1800000100'], 1, /signature|signer/, 'envelope with another address');
+}
+
+// PKP derivation is deterministic and the key file written by `key new` is private.
+{
+  const root = join(work, 'root.key');
+  const r = run(['key', 'new', '--out', root]);
+  check(r.code === 0 && /^0x[0-9a-fA-F]{40}$/.test(r.out), `key new --out: ${r.out} ${r.err}`);
+  check((statSync(root).mode & 0o777) === 0o600, 'key file mode 0600');
+  expectFail(['key', 'new', '--out', root], 1, /exists/, 'key new refuses to overwrite');
+  const path = '0x' + '00'.repeat(31) + '01';
+  const a = run(['pkp', 'derive', '--root-key-file', root, '--path', path]);
+  const b = run(['pkp', 'derive', '--root-key-file', root, '--path', path]);
+  const c = run(['pkp', 'derive', '--root-key-file', root, '--path', '0x' + '00'.repeat(31) + '02']);
+  check(a.code === 0 && a.out === b.out && a.out !== c.out && /^0x[0-9a-fA-F]{40}$/.test(a.out),
+        `pkp derive deterministic and path-dependent: ${a.out} ${b.out} ${c.out}`);
+  check(!a.out.toLowerCase().includes(readFileSync(root, 'utf8').trim().slice(2)), 'pkp derive never prints the root key');
+}
+
+// Usage errors exit 2, input errors exit 1, and say what was wrong.
+expectFail([], 2, /usage/, 'no command');
+expectFail(['frobnicate'], 2, /frobnicate/, 'unknown command');
+expectFail(['cron', 'next'], 2, /EXPR/, 'missing argument');
+expectFail(['cron', 'next', '* * * * *', '--bogus', '1'], 2, /bogus/, 'unknown option');
+expectFail(['cron', 'next', '* * * * *', '--after', 'yesterday'], 2, /--after/, 'bad --after');
+expectFail(['cron', 'next', '61 * * * *'], 1, /minute|61/, 'cron field out of range');
+expectFail(['abi', 'encode', 'f(uint8)', '256'], 1, /argument 1/, 'uint8 overflow');
+expectFail(['abi', 'encode', 'f(uint8)'], 2, /takes 1 arguments/, 'wrong argument count');
+expectFail(['rlp', 'decode', '0x8100'], 1, /./, 'non-canonical RLP');
+expectFail(['typed-data', 'hash', join(work, 'missing.json')], 1, /cannot open/, 'missing file');
+expectFail(['typed-data', 'hash', file('bad.json', '{"types":')], 1, /./, 'malformed typed data');
+expectFail(['key', 'address', '--key-file', file('short.key', '0x1234')], 1, /32-byte/, 'short key');
+expectFail(['key', 'address', '--key-file', file('zero.key', '0x' + '00'.repeat(32))], 1, /not a valid/, 'zero key');
+{
+  const r = run(['cron', 'next', '--help']);
+  check(r.code === 0 && /usage: enact cron next/.test(r.out), `cron next --help: ${r.out}`);
+}
+
+console.log(`${checks - failures}/${checks} CLI checks passed`);
+process.exit(failures ? 1 : 0);
