@@ -1,0 +1,290 @@
+#include "app/config.hpp"
+
+#include <boost/json.hpp>
+
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "enact/crypto/address.hpp"
+
+namespace enact::app {
+namespace {
+
+namespace json = boost::json;
+
+error usage(std::string msg) {
+  return fail(core_errc::invalid_request, std::move(msg));
+}
+
+/// Reads the TOML subset: `[section]`, `key = "string" | integer | true | false`, `#` comments.
+result<json::object> parse_toml(const std::string& text, const std::string& file) {
+  json::object root;
+  json::object* section = &root;
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const auto where = file + ":" + std::to_string(n) + ": ";
+    auto trim = [](std::string s) {
+      const auto b = s.find_first_not_of(" \t\r");
+      const auto e = s.find_last_not_of(" \t\r");
+      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    std::string t = trim(line);
+    if (t.empty() || t[0] == '#')
+      continue;
+    if (t.front() == '[') {
+      if (t.back() != ']' || t.size() < 3)
+        return usage(where + "bad section header");
+      auto& v = root[trim(t.substr(1, t.size() - 2))];
+      if (!v.is_object())
+        v = json::object{};
+      section = &v.as_object();
+      continue;
+    }
+    const auto eq = t.find('=');
+    if (eq == std::string::npos)
+      return usage(where + "expected key = value");
+    const std::string key = trim(t.substr(0, eq));
+    std::string value = trim(t.substr(eq + 1));
+    if (!value.empty() && value.front() == '"') {
+      const auto close = value.find('"', 1);
+      if (close == std::string::npos)
+        return usage(where + "unterminated string");
+      const std::string rest = trim(value.substr(close + 1));
+      if (!rest.empty() && rest[0] != '#')
+        return usage(where + "text after the string");
+      (*section)[key] = value.substr(1, close - 1);
+    } else {
+      if (const auto hash = value.find('#'); hash != std::string::npos)
+        value = trim(value.substr(0, hash));
+      if (value == "true" || value == "false") {
+        (*section)[key] = value == "true";
+      } else {
+        int64_t i = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), i);
+        if (ec != std::errc{} || end != value.data() + value.size())
+          return usage(where + key + ": expected a string, an integer, true or false");
+        (*section)[key] = i;
+      }
+    }
+  }
+  return root;
+}
+
+result<void> set_listen(settings& s, const std::string& v, const std::string& what) {
+  const auto colon = v.rfind(':');
+  int port = -1;
+  if (colon != std::string::npos) {
+    const auto [end, ec] = std::from_chars(v.data() + colon + 1, v.data() + v.size(), port);
+    if (ec != std::errc{} || end != v.data() + v.size())
+      port = -1;
+  }
+  if (colon == std::string::npos || colon == 0 || port < 0 || port > 65535)
+    return usage(what + ": expected HOST:PORT (e.g. 127.0.0.1:8080), got '" + v + "'");
+  s.listen_host = v.substr(0, colon);
+  s.listen_port = port;
+  return {};
+}
+
+template <class T>
+result<T> number(const json::value& v, const std::string& what) {
+  if (v.is_int64() && v.get_int64() >= 0)
+    return static_cast<T>(v.get_int64());
+  if (v.is_uint64())
+    return static_cast<T>(v.get_uint64());
+  if (v.is_string()) {
+    T n{};
+    const auto& t = v.get_string();
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (ec == std::errc{} && end == t.data() + t.size())
+      return n;
+  }
+  return usage(what + ": expected a non-negative integer");
+}
+
+result<bool> boolean(const json::value& v, const std::string& what) {
+  if (v.is_bool())
+    return v.get_bool();
+  if (v.is_string() && (v.get_string() == "true" || v.get_string() == "false"))
+    return v.get_string() == "true";
+  return usage(what + ": expected true or false");
+}
+
+result<std::string> text(const json::value& v, const std::string& what) {
+  if (!v.is_string())
+    return usage(what + ": expected a string");
+  return std::string(v.get_string());
+}
+
+/// Applies one setting by its dotted name ("billing.provider"); the same names serve the config
+/// file and the flags.
+result<void> apply(settings& s, const std::string& key, const json::value& v, const std::string& what) {
+  if (key == "listen") {
+    ENACT_TRY(auto t, text(v, what));
+    return set_listen(s, t, what);
+  }
+  if (key == "data_dir") { ENACT_TRY(s.data_dir, text(v, what)); return {}; }
+  if (key == "dev") { ENACT_TRY(s.dev, boolean(v, what)); return {}; }
+  if (key == "log_level") {
+    ENACT_TRY(s.log_level, text(v, what));
+    if (s.log_level != "debug" && s.log_level != "info" && s.log_level != "warn" && s.log_level != "error")
+      return usage(what + ": expected debug, info, warn or error");
+    return {};
+  }
+  if (key == "threads") { ENACT_TRY(s.threads, number<int>(v, what)); return {}; }
+  if (key == "chain.chain_id") { ENACT_TRY(s.core.chain_id, number<uint64_t>(v, what)); return {}; }
+  if (key == "chain.chain_name") { ENACT_TRY(s.core.chain_name, text(v, what)); return {}; }
+  if (key == "chain.contract_address") {
+    ENACT_TRY(auto t, text(v, what));
+    auto a = parse_address(t, what);
+    if (!a)
+      return usage(a.err().message);
+    s.core.contract_address = *a;
+    return {};
+  }
+  if (key == "billing.provider") {
+    ENACT_TRY(s.billing, text(v, what));
+    if (s.billing != "auto" && s.billing != "dev" && s.billing != "stripe" && s.billing != "none")
+      return usage(what + ": expected auto, dev, stripe or none");
+    return {};
+  }
+  if (key == "billing.stripe_api_base") { ENACT_TRY(s.stripe.api_base, text(v, what)); return {}; }
+  if (key == "billing.stripe_publishable_key") { ENACT_TRY(s.stripe.publishable_key, text(v, what)); return {}; }
+  if (key == "billing.stripe_secret_key") { ENACT_TRY(s.stripe.secret_key, text(v, what)); return {}; }
+  if (key == "billing.write_surcharge_credits") { ENACT_TRY(s.core.write_surcharge_credits, number<uint64_t>(v, what)); return {}; }
+  if (key == "billing.run_price_credits") { ENACT_TRY(s.core.run_price_credits, number<uint64_t>(v, what)); return {}; }
+  if (key == "limits.max_body_bytes") { ENACT_TRY(s.core.max_body_bytes, number<size_t>(v, what)); return {}; }
+  if (key == "limits.key_rate_per_second") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_per_second = double(n); return {}; }
+  if (key == "limits.key_rate_burst") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_burst = double(n); return {}; }
+  if (key == "limits.new_accounts_per_ip_per_minute") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.new_account_per_ip_per_minute = double(n); return {}; }
+  return usage(what + ": unknown setting");
+}
+
+result<void> apply_file(settings& s, const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f)
+    return usage("--config: cannot read " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  json::object doc;
+  if (path.ends_with(".toml")) {
+    ENACT_TRY(doc, parse_toml(ss.str(), path));
+  } else {
+    std::error_code ec;
+    auto v = json::parse(ss.str(), ec);
+    if (ec || !v.is_object())
+      return usage(path + ": not a JSON object" + (ec ? " (" + ec.message() + ")" : ""));
+    doc = std::move(v.as_object());
+  }
+  for (const auto& kv : doc) {
+    const std::string key(kv.key());
+    if (kv.value().is_object()) {
+      for (const auto& inner : kv.value().as_object()) {
+        const std::string name = key + "." + std::string(inner.key());
+        ENACT_TRY_VOID(apply(s, name, inner.value(), path + ": " + name));
+      }
+    } else {
+      ENACT_TRY_VOID(apply(s, key, kv.value(), path + ": " + key));
+    }
+  }
+  return {};
+}
+
+struct flag {
+  const char* name;
+  const char* setting;  // dotted setting name; nullptr for --dev/--help/--version/--config
+  const char* help;
+};
+constexpr flag kFlags[] = {
+    {"--listen", "listen", "HOST:PORT to serve on (default 127.0.0.1:8080)"},
+    {"--data-dir", "data_dir", "state directory: ledger, TEE root key, content store (default ./enact-data)"},
+    {"--config", nullptr, "FILE (.json, or .toml) with the settings below; flags override it"},
+    {"--dev", nullptr, "development mode: enables the dev payment provider (marked \"mode\": \"dev\")"},
+    {"--billing", "billing.provider", "auto | dev | stripe | none (auto: dev with --dev, stripe with a secret key)"},
+    {"--stripe-api-base", "billing.stripe_api_base", "Stripe API base URL (default https://api.stripe.com)"},
+    {"--stripe-publishable-key", "billing.stripe_publishable_key", "Stripe publishable key (the secret key comes from STRIPE_SECRET_KEY)"},
+    {"--write-surcharge", "billing.write_surcharge_credits", "credits debited per relayed ledger write (default 0)"},
+    {"--run-price", "billing.run_price_credits", "credits per run-action call (default 1)"},
+    {"--chain-id", "chain.chain_id", "chain id of the registry (default 31337)"},
+    {"--chain-name", "chain.chain_name", "chain name reported by /get_node_chain_config"},
+    {"--key-rate", "limits.key_rate_per_second", "requests per second per API key (default 0: unlimited)"},
+    {"--new-accounts-per-minute", "limits.new_accounts_per_ip_per_minute", "account creations per client IP per minute (default 60; 0: unlimited)"},
+    {"--threads", "threads", "HTTP worker threads (default 8 per core)"},
+    {"--log-level", "log_level", "debug | info | warn | error (default info)"},
+    {"--help", nullptr, "this text"},
+    {"--version", nullptr, "print the version"},
+};
+
+}  // namespace
+
+std::string help_text() {
+  std::string out =
+      "usage: enact-server [options]\n\n"
+      "Serves the enact core API (/core/v1) on its embedded defaults: SQLite ledger, simulated\n"
+      "TEE, local content store; all state in the data directory.\n\noptions:\n";
+  for (const auto& f : kFlags) {
+    std::string name = f.name;
+    name.resize(28, ' ');
+    out += "  " + name + f.help + "\n";
+  }
+  out +=
+      "\nConfig file keys: listen, data_dir, dev, log_level, threads, [chain] chain_id chain_name\n"
+      "contract_address, [billing] provider stripe_api_base stripe_publishable_key\n"
+      "stripe_secret_key write_surcharge_credits run_price_credits, [limits] max_body_bytes\n"
+      "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute.\n";
+  return out;
+}
+
+result<command_line> parse_command_line(int argc, char** argv) {
+  command_line cl;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // The config file first, so flags override it wherever they appear.
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--config" || args[i].starts_with("--config=")) {
+      std::string path;
+      if (args[i] == "--config") {
+        if (i + 1 >= args.size())
+          return usage("--config: missing FILE");
+        path = args[i + 1];
+      } else {
+        path = args[i].substr(9);
+      }
+      ENACT_TRY_VOID(apply_file(cl.s, path));
+    }
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string name = args[i];
+    std::optional<std::string> inline_value;
+    if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string::npos) {
+      inline_value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (name == "--help" || name == "-h") { cl.help = true; continue; }
+    if (name == "--version") { cl.version = true; continue; }
+    if (name == "--dev") { cl.s.dev = true; continue; }
+    if (name == "--config") { if (!inline_value) ++i; continue; }
+    const flag* f = nullptr;
+    for (const auto& candidate : kFlags)
+      if (name == candidate.name && candidate.setting != nullptr)
+        f = &candidate;
+    if (f == nullptr)
+      return usage("unknown option '" + args[i] + "' (see --help)");
+    std::string value;
+    if (inline_value) {
+      value = *inline_value;
+    } else {
+      if (i + 1 >= args.size())
+        return usage(name + ": missing value");
+      value = args[++i];
+    }
+    ENACT_TRY_VOID(apply(cl.s, f->setting, json::value(value), name));
+  }
+  if (const char* secret = std::getenv("STRIPE_SECRET_KEY"); secret != nullptr && *secret != '\0')
+    cl.s.stripe.secret_key = secret;
+  return cl;
+}
+
+}  // namespace enact::app

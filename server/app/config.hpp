@@ -1,0 +1,48 @@
+// enact-server's configuration: defaults that run fully offline, overridden by a config file
+// (JSON, or the TOML subset of `key = value` lines under `[section]` headers) and then by flags.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/service.hpp"
+#include "enact/result.hpp"
+
+namespace enact::app {
+
+struct stripe_settings {
+  std::string api_base = "https://api.stripe.com";
+  std::string publishable_key;
+  /// Read from the config file or, preferably, the STRIPE_SECRET_KEY environment variable; never
+  /// printed.
+  std::string secret_key;
+};
+
+struct settings {
+  std::string listen_host = "127.0.0.1";
+  int listen_port = 8080;
+  std::string data_dir = "./enact-data";
+  bool dev = false;
+  /// "auto" (dev with --dev, stripe when a secret key is set, else none), "dev", "stripe", "none".
+  std::string billing = "auto";
+  stripe_settings stripe;
+  std::string log_level = "info";
+  int threads = 0;  // HTTP worker threads; 0 = 8 × cores
+  core::config core;
+};
+
+/// What the command line asked for.
+struct command_line {
+  settings s;
+  bool help = false;
+  bool version = false;
+};
+
+/// Parses argv (after loading --config FILE, wherever it appears). Usage errors name the flag.
+[[nodiscard]] result<command_line> parse_command_line(int argc, char** argv);
+
+/// The text of `enact-server --help`.
+[[nodiscard]] std::string help_text();
+
+}  // namespace enact::app

@@ -1,0 +1,169 @@
+// enact-server: the reference server on its embedded defaults (DESIGN.md §4). Wires the SQLite
+// ledger, the simulated TEE, the content store and a payment provider into the core routes,
+// serves them until SIGINT or SIGTERM, then stops accepting, finishes the requests in flight and
+// closes the ledger.
+#include <httplib.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "app/config.hpp"
+#include "billing/dev_provider.hpp"
+#include "billing/stripe_provider.hpp"
+#include "core/content_store.hpp"
+#include "core/log.hpp"
+#include "core/service.hpp"
+#include "enact/crypto/keccak.hpp"
+#include "enact/crypto/secret.hpp"
+#include "ledger/embedded_ledger.hpp"
+#include "tee/tee.hpp"
+
+namespace {
+
+using namespace enact;
+
+constexpr const char* kVersion = "0.1.0";
+
+int fatal(const std::string& msg) {
+  std::fprintf(stderr, "enact-server: %s\n", msg.c_str());
+  return 1;
+}
+
+core::logger::level level_of(const std::string& s) {
+  if (s == "debug") return core::logger::level::debug;
+  if (s == "warn") return core::logger::level::warn;
+  if (s == "error") return core::logger::level::error;
+  return core::logger::level::info;
+}
+
+/// The api_payer keys are PKP keys of the simulated TEE at fixed paths, so the embedded ledger's
+/// relay addresses are stable for a data directory and no further key file is needed.
+result<address> api_payer_address(const tee::tee& t, int index) {
+  return t.wallet_address(keccak256(std::string_view("enact/api-payer/" + std::to_string(index))));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto cl = app::parse_command_line(argc, argv);
+  if (!cl) {
+    std::fprintf(stderr, "enact-server: %s\n", cl.err().message.c_str());
+    return 2;
+  }
+  if (cl->help) {
+    std::fputs(app::help_text().c_str(), stdout);
+    return 0;
+  }
+  if (cl->version) {
+    std::printf("enact-server %s\n", kVersion);
+    return 0;
+  }
+  const app::settings& s = cl->s;
+
+  // Stop signals are taken by one thread (below); every other thread has them blocked.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  if (::mkdir(s.data_dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return fatal("cannot create data directory " + s.data_dir + ": " + std::strerror(errno));
+
+  core::logger log(stderr, level_of(s.log_level));
+
+  auto the_tee = tee::open_simulated(s.data_dir);
+  if (!the_tee)
+    return fatal(the_tee.err().message);
+  auto payer = api_payer_address(**the_tee, 0);
+  if (!payer)
+    return fatal(payer.err().message);
+
+  auto ledger = ledger::embedded_ledger::open(s.data_dir + "/ledger.sqlite", {*payer});
+  if (!ledger)
+    return fatal("ledger: " + ledger.err().message);
+  auto store = core::content_store::open(s.data_dir);
+  if (!store)
+    return fatal(store.err().message);
+
+  std::unique_ptr<billing::payment_provider> payments;
+  std::string billing = s.billing;
+  if (billing == "auto")
+    billing = s.dev ? "dev" : (!s.stripe.secret_key.empty() ? "stripe" : "none");
+  if (billing == "dev") {
+    if (!s.dev)
+      return fatal("the dev payment provider credits accounts without payment; it runs only "
+                   "with --dev (or dev = true in the config)");
+    auto p = billing::dev_provider::open(s.data_dir + "/billing-dev.sqlite");
+    if (!p)
+      return fatal("billing: " + p.err().message);
+    payments = std::move(*p);
+  } else if (billing == "stripe") {
+    if (s.stripe.secret_key.empty())
+      return fatal("billing: stripe needs a secret key (STRIPE_SECRET_KEY)");
+    billing::stripe_config sc;
+    sc.api_base = s.stripe.api_base;
+    sc.secret_key = Secret(as_bytes(s.stripe.secret_key));
+    sc.publishable_key = s.stripe.publishable_key;
+    auto p = billing::stripe_provider::create(std::move(sc));
+    if (!p)
+      return fatal("billing: " + p.err().message);
+    payments = std::move(*p);
+  }
+
+  core::services svc;
+  svc.ledger = ledger->get();
+  svc.tee = the_tee->get();
+  svc.payments = payments.get();
+  svc.store = &*store;
+  svc.log = &log;
+  svc.api_payer = *payer;
+
+  httplib::Server server;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t threads = s.threads > 0 ? static_cast<size_t>(s.threads) : 8 * cores;
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server.set_keep_alive_max_count(1000);
+  core::mount(server, svc, s.core);
+
+  // Port 0 asks for any free port; the banner prints the one bound.
+  int port = s.listen_port;
+  if (port == 0)
+    port = server.bind_to_any_port(s.listen_host);
+  else if (!server.bind_to_port(s.listen_host, port))
+    port = -1;
+  if (port <= 0)
+    return fatal("cannot listen on " + s.listen_host + ":" + std::to_string(s.listen_port) +
+                 " (in use, or not an address of this machine)");
+
+  std::thread stopper([&server, &log, stop_signals] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    log.info("stopping", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+    server.stop();
+  });
+
+  const std::string base = "http://" + s.listen_host + ":" + std::to_string(port);
+  std::printf("enact-server %s listening on %s\n  API      %s/core/v1\n  OpenAPI  %s/core/v1/openapi.json\n"
+              "  docs     %s/core/v1/swagger-ui\n  data     %s (ledger: embedded SQLite, TEE: %s, "
+              "billing: %s)\n",
+              kVersion, base.c_str(), base.c_str(), base.c_str(), base.c_str(), s.data_dir.c_str(),
+              std::string((*the_tee)->kind()).c_str(), billing.c_str());
+  std::fflush(stdout);
+  log.info("started", {{"listen", base}, {"billing", billing}, {"threads", threads}});
+
+  server.listen_after_bind();
+  // listen_after_bind returns once stop() was called and the workers finished.
+  if (stopper.joinable()) {
+    pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the waiter if we stopped otherwise
+    stopper.join();
+  }
+  log.info("stopped");
+  return 0;
+}

@@ -1,0 +1,79 @@
+// `enact::billing::payment_provider`: where card payments for credits are made (API.md §2
+// "Billing"). The core routes create an intent for an amount, hand its client secret to the
+// client, and on confirm retrieve it again and credit the account only when the provider says it
+// succeeded; crediting is the ledger's job and happens once per intent id.
+// Providers: `dev` (dev_provider.hpp: local, intents succeed on confirm, every response marked
+// "mode": "dev", refused unless the server runs with --dev) and `stripe` (stripe_provider.hpp:
+// Stripe's HTTP API).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "enact/error.hpp"
+#include "enact/result.hpp"
+
+namespace enact {
+
+enum class billing_errc {
+  unknown_intent = 1,  // the provider knows no such intent
+  provider_error,      // the provider refused the request (4xx other than not-found)
+  unavailable,         // the provider could not be reached, timed out or answered 5xx
+  bad_response,        // the provider's answer could not be understood
+  invalid_amount,      // amount not accepted (below the minimum, too large)
+};
+
+namespace detail {
+inline const std::error_category& billing_category() noexcept {
+  static const errc_category<billing_errc> c(
+      "enact.billing", {"", "unknown payment intent", "payment provider refused the request",
+                        "payment provider unavailable", "unreadable payment provider response",
+                        "invalid amount"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(billing_errc e) noexcept {
+  return {static_cast<int>(e), detail::billing_category()};
+}
+
+}  // namespace enact
+ENACT_ERRC_ENUM(enact::billing_errc)
+
+namespace enact::billing {
+
+/// Smallest payment accepted (core-api spec, Limits).
+inline constexpr uint64_t kMinAmountCents = 500;
+/// Largest single payment accepted (Stripe's own limit for USD is $999,999.99).
+inline constexpr uint64_t kMaxAmountCents = 99'999'999;
+
+struct payment_intent {
+  std::string id;             // "pi_…"
+  std::string client_secret;  // handed to the client's payment form
+  uint64_t amount_cents = 0;
+  std::string currency = "usd";
+  /// The provider's status: "requires_payment_method", "processing", "succeeded", "canceled", …
+  std::string status;
+};
+
+class payment_provider {
+ public:
+  virtual ~payment_provider() = default;
+  /// "dev" or "stripe"; the dev provider's responses carry it as "mode".
+  [[nodiscard]] virtual std::string_view mode() const noexcept = 0;
+  /// The key a browser payment form needs (GET /billing/stripe_config).
+  [[nodiscard]] virtual std::string publishable_key() const = 0;
+  /// Creates an intent for `amount_cents` USD cents. `account_ref` (the account hash as hex) is
+  /// attached as metadata; `idempotency_key` makes a retried create return the same intent.
+  [[nodiscard]] virtual result<payment_intent> create_intent(uint64_t amount_cents,
+                                                             std::string_view account_ref,
+                                                             std::string_view idempotency_key) = 0;
+  /// The intent as the provider sees it now. The dev provider moves an intent to "succeeded"
+  /// when it is confirmed (retrieve with confirm = true); Stripe's status is whatever the
+  /// customer's payment made it.
+  [[nodiscard]] virtual result<payment_intent> retrieve_intent(std::string_view id, bool confirm) = 0;
+};
+
+}  // namespace enact::billing

@@ -1,0 +1,310 @@
+// Serving the route table over HTTP: request ids, body limits, authentication, schema checks,
+// rate limits, error bodies and the request log line — the same for every route, so handlers
+// only see validated requests from known callers.
+#include <httplib.h>
+
+#include <chrono>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/errors.hpp"
+#include "core/log.hpp"
+#include "core/route.hpp"
+#include "core/schema.hpp"
+#include "core/swagger_mount.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/keccak.hpp"
+#include "enact/crypto/random.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/eip712/envelope.hpp"
+
+namespace enact::core {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+/// Token buckets by key (credential hash or client IP).
+class rate_limiter {
+ public:
+  rate_limiter(double rate_per_second, double burst) : rate_(rate_per_second), burst_(burst) {}
+  bool enabled() const { return rate_ > 0; }
+  /// 0 when allowed; otherwise seconds until a token is available (at least 1).
+  int take(const std::string& key) {
+    std::lock_guard lock(mu_);
+    const auto now = clock::now();
+    auto [it, fresh] = buckets_.try_emplace(key, bucket{burst_, now});
+    bucket& b = it->second;
+    if (!fresh) {
+      const double elapsed = std::chrono::duration<double>(now - b.at).count();
+      b.tokens = std::min(burst_, b.tokens + elapsed * rate_);
+      b.at = now;
+    }
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    if (buckets_.size() > 100000)
+      buckets_.clear();  // bounded memory under a flood of distinct keys
+    return std::max(1, static_cast<int>((1 - b.tokens) / rate_ + 0.999));
+  }
+
+ private:
+  struct bucket {
+    double tokens;
+    clock::time_point at;
+  };
+  double rate_;
+  double burst_;
+  std::mutex mu_;
+  std::unordered_map<std::string, bucket> buckets_;
+};
+
+struct mount_state {
+  const services& svc;
+  const config& cfg;
+  rate_limiter per_key;
+  rate_limiter per_ip_accounts;
+  mount_state(const services& s, const config& c)
+      : svc(s),
+        cfg(c),
+        per_key(c.key_rate_per_second, std::max(c.key_rate_burst, c.key_rate_per_second)),
+        per_ip_accounts(c.new_account_per_ip_per_minute / 60.0,
+                        std::max(1.0, c.new_account_per_ip_per_minute)) {}
+};
+
+std::string new_request_id() {
+  std::array<uint8_t, 8> b{};
+  random_bytes(b);
+  return hex::encode(b);
+}
+
+bool is_list(const route& r) {
+  const auto* ref = r.response.if_contains("$ref");
+  return ref != nullptr && ref->as_string().ends_with("Page");
+}
+
+int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// The credential of API.md §0: X-Api-Key or Authorization: Bearer (equal when both are sent).
+result<std::optional<std::string>> credential(const httplib::Request& req) {
+  std::optional<std::string> key;
+  if (req.has_header("X-Api-Key"))
+    key = req.get_header_value("X-Api-Key");
+  if (req.has_header("Authorization")) {
+    const std::string h = req.get_header_value("Authorization");
+    if (!h.starts_with("Bearer "))
+      return fail(core_errc::unauthenticated, "Authorization: expected 'Bearer <api key>'");
+    std::string bearer = h.substr(7);
+    if (key && !constant_time_equal(as_bytes(*key), as_bytes(bearer)))
+      return fail(core_errc::invalid_request,
+                  "X-Api-Key and Authorization carry different keys; send one");
+    key = std::move(bearer);
+  }
+  if (key && key->empty())
+    return fail(core_errc::unauthenticated, "empty API key");
+  return key;
+}
+
+result<caller> authenticate(const route& r, mount_state& st, const httplib::Request& req) {
+  ENACT_TRY(auto key, credential(req));
+  if (!key) {
+    if (r.auth == auth_kind::billing && req.has_header("X-Wallet-Auth")) {
+      ENACT_TRY(const auto parts, envelope::decode_wallet_auth(req.get_header_value("X-Wallet-Auth")));
+      envelope::expectation want{envelope::kind::billing_auth, st.cfg.chain_id,
+                                 static_cast<uint64_t>(unix_now()), st.cfg.envelope_max_skew};
+      ENACT_TRY(const address signer, envelope::verify(parts.first, parts.second, want));
+      auto account = st.svc.ledger->account_by_admin(signer);
+      if (!account)
+        return fail(core_errc::unauthenticated, "X-Wallet-Auth: no account has this admin wallet");
+      caller c{std::move(*account), scope::caller{scope::key_kind::account, {}}, {}, true};
+      return c;
+    }
+    return fail(core_errc::unauthenticated,
+                "missing credential: send X-Api-Key or Authorization: Bearer <api key>");
+  }
+  const hash256 h = keccak256(std::string_view(*key));
+  detail::secure_wipe(key->data(), key->size());
+  caller c;
+  c.key_hash = h;
+  if (auto account = st.svc.ledger->get_account(h)) {
+    c.account = std::move(*account);
+    c.scopes.kind = scope::key_kind::account;
+    if (!c.account.managed && r.writes)
+      return fail(core_errc::unauthenticated,
+                  "this account was converted to ChainSecured; its master key no longer "
+                  "authorizes writes (write on-chain from the admin wallet)");
+  } else if (account.code() != ledger_errc::unknown_account) {
+    return account.err();
+  } else {
+    auto k = st.svc.ledger->find_usage_key(h);
+    if (!k) {
+      if (k.code() == ledger_errc::unknown_usage_key)
+        return fail(core_errc::unauthenticated, "unknown or deleted API key");
+      return k.err();
+    }
+    if (k->expiration != 0 && static_cast<int64_t>(k->expiration) <= unix_now())
+      return fail(core_errc::unauthenticated, "this usage key expired");
+    ENACT_TRY(c.account, st.svc.ledger->get_account(k->account));
+    c.scopes = scope::caller{scope::key_kind::usage, std::move(k->permissions)};
+  }
+  if (r.auth == auth_kind::owner && c.scopes.kind != scope::key_kind::account)
+    return fail(core_errc::forbidden, "only the account key may manage usage keys");
+  return c;
+}
+
+result<json::value> parse_body(const route& r, const config& cfg, const httplib::Request& req) {
+  if (r.method == "GET") {
+    for (const auto& [name, value] : req.params) {
+      bool known = is_list(r) && (name == "page_number" || name == "page_size");
+      for (const auto& q : r.query)
+        known = known || q.name == name;
+      if (!known)
+        return fail(core_errc::invalid_request, "query." + name + ": unknown parameter");
+    }
+    return json::value(nullptr);
+  }
+  const size_t limit = r.max_body != 0 ? r.max_body : cfg.max_body_bytes;
+  if (req.body.size() > limit)
+    return fail(core_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
+                                                  " bytes, at most " + std::to_string(limit));
+  std::error_code ec;
+  json::value body = json::parse(req.body, ec);
+  if (ec)
+    return fail(core_errc::invalid_request, "body: invalid JSON (" + ec.message() + ")");
+  ENACT_TRY_VOID(schema::validate(body, r.request, components()));
+  return body;
+}
+
+/// Key values created by a handler are sent once; the copy in the JSON tree is wiped after.
+void wipe_secrets(json::value& v) {
+  if (auto* o = v.if_object())
+    for (const char* field : {"api_key", "usage_api_key"})
+      if (auto* s = o->if_contains(field); s && s->is_string())
+        detail::secure_wipe(s->get_string().data(), s->get_string().size());
+}
+
+void send(httplib::Response& res, int status, const json::value& body) {
+  res.status = status;
+  res.set_content(json::serialize(body), "application/json");
+}
+
+void serve(const route& r, mount_state& st, const httplib::Request& req, httplib::Response& res) {
+  const auto start = clock::now();
+  request_context ctx{req, st.svc, st.cfg, std::nullopt, nullptr, new_request_id()};
+  res.set_header("X-Request-Id", ctx.request_id);
+  int status = 200;
+  std::string error_code;
+  const auto respond_error = [&](const error& e) {
+    http_error h = to_http(e);
+    status = h.status;
+    error_code = std::string(code_name(h.code));
+    send(res, status, error_body(h));
+    if (h.code == core_errc::internal || e.code == ledger_errc::storage)
+      st.svc.log->error("request failed", {{"request_id", ctx.request_id},
+                                           {"route", r.path},
+                                           {"detail", e.message}});
+  };
+  const auto run = [&]() -> result<json::value> {
+    if (r.auth == auth_kind::none) {
+      if (r.path == "/new_account" && st.per_ip_accounts.enabled()) {
+        if (const int wait = st.per_ip_accounts.take(req.remote_addr)) {
+          res.set_header("Retry-After", std::to_string(wait));
+          return fail(core_errc::rate_limited, "too many accounts created from this address; retry in " +
+                                                   std::to_string(wait) + " s");
+        }
+      }
+    } else {
+      ENACT_TRY(ctx.who, authenticate(r, st, req));
+      if (st.per_key.enabled()) {
+        const std::string k = hex::encode(ctx.who->key_hash);
+        if (const int wait = st.per_key.take(k)) {
+          res.set_header("Retry-After", std::to_string(wait));
+          return fail(core_errc::rate_limited, "rate limit of this key exceeded; retry in " +
+                                                   std::to_string(wait) + " s");
+        }
+      }
+    }
+    ENACT_TRY(ctx.body, parse_body(r, st.cfg, req));
+    if (r.body_is_json_string && !ctx.body.is_string())
+      return fail(core_errc::invalid_request, "body: expected a JSON string holding the code");
+    return r.handle(ctx);
+  };
+  auto out = run();
+  if (out) {
+    send(res, 200, *out);
+    wipe_secrets(*out);
+  } else {
+    respond_error(out.err());
+  }
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - start).count();
+  json::object line{{"request_id", ctx.request_id},
+                    {"method", r.method},
+                    {"route", "/core/v1" + std::string(r.path)},
+                    {"status", status},
+                    {"latency_us", us}};
+  if (!error_code.empty())
+    line["error"] = error_code;
+  if (ctx.who)
+    line["caller"] = ctx.who->wallet_auth ? "wallet"
+                     : ctx.who->scopes.kind == scope::key_kind::account ? "account" : "usage";
+  st.svc.log->info("request", std::move(line));
+}
+
+void send_error(httplib::Response& res, core_errc code, std::string message) {
+  const http_error h{status_of(code), code, std::move(message), nullptr};
+  send(res, h.status, error_body(h));
+}
+
+}  // namespace
+
+void mount(httplib::Server& server, const services& svc, const config& cfg) {
+  auto* st = new mount_state(svc, cfg);  // lives as long as the routes (the server's lifetime)
+  for (const route& r : routes()) {
+    const std::string path = "/core/v1" + std::string(r.path);
+    auto fn = [&r, st](const httplib::Request& req, httplib::Response& res) { serve(r, *st, req, res); };
+    if (r.method == "GET")
+      server.Get(path, fn);
+    else
+      server.Post(path, fn);
+  }
+  server.Get("/core/v1/openapi.json", [&cfg](const httplib::Request&, httplib::Response& res) {
+    static const std::string doc = json::serialize(openapi_document(cfg));
+    res.set_content(doc, "application/json");
+  });
+  mount_swagger_ui(server, "/core/v1");
+
+  // Anything the routes did not answer still gets the error body of API.md §0.
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty())
+      return;
+    if (res.status == 413)
+      send_error(res, core_errc::payload_too_large, "request body too large");
+    else if (res.status == 404)
+      send_error(res, core_errc::not_found, "no such endpoint: " + req.method + " " + req.path);
+    else if (res.status == 405)
+      send_error(res, core_errc::invalid_request, "method not allowed: " + req.method + " " + req.path);
+    else if (res.status >= 400 && res.status < 500)
+      send_error(res, core_errc::invalid_request, "bad request");
+  });
+  server.set_exception_handler([&svc](const httplib::Request& req, httplib::Response& res,
+                                      std::exception_ptr ep) {
+    std::string what = "unknown exception";
+    try {
+      if (ep)
+        std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    svc.log->error("unhandled exception", {{"path", req.path}, {"detail", what}});
+    send_error(res, core_errc::internal, "internal error");
+  });
+  // The largest body any route accepts; each route checks its own limit.
+  server.set_payload_max_length(std::max(cfg.max_body_bytes, cfg.max_action_code_bytes + 4096) + 1);
+}
+
+}  // namespace enact::core

@@ -1,0 +1,113 @@
+// The route table of the core API: each route's method, path, authentication, scope, request and
+// response schemas and handler. `mount` serves it and `openapi_document` describes it, so the two
+// cannot drift apart. Handlers are thin: they read the validated request, call the ledger, TEE or
+// payment provider, and return the response body or an error (mapped in errors.cpp).
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/service.hpp"
+#include "enact/bytes.hpp"
+#include "enact/result.hpp"
+#include "enact/scopes/scopes.hpp"
+#include "ledger/ledger.hpp"
+
+namespace httplib {
+struct Request;
+}
+
+namespace enact::core {
+
+namespace json = boost::json;
+
+enum class auth_kind {
+  none,     // public
+  key,      // account key or a usage key (scopes checked by the handler)
+  owner,    // the account key only
+  billing,  // a key, or an X-Wallet-Auth envelope (BillingAuth) of the admin wallet
+};
+
+/// Who is calling, once authenticated.
+struct caller {
+  ledger::account account;
+  scope::caller scopes;         // kind account or usage, with the usage key's permissions
+  hash256 key_hash{};           // keccak256 of the presented key (zero for wallet auth)
+  bool wallet_auth = false;     // authenticated by X-Wallet-Auth
+};
+
+struct request_context {
+  const httplib::Request& http;
+  const services& svc;
+  const config& cfg;
+  std::optional<caller> who;
+  json::value body;             // the parsed, schema-checked body (null for GET)
+  std::string request_id;
+};
+
+using handler = std::function<result<json::value>(request_context&)>;
+
+struct query_param {
+  std::string_view name;
+  json::object schema;
+  bool required = false;
+};
+
+struct route {
+  std::string_view method;        // "GET" or "POST"
+  std::string_view path;          // under /core/v1
+  std::string_view operation_id;
+  std::string_view tag;
+  std::string_view summary;
+  auth_kind auth = auth_kind::key;
+  bool writes = false;            // relays a ledger write (refused to a converted account's key)
+  std::vector<query_param> query;
+  json::object request;           // body schema (POST); empty for GET
+  json::object response;          // 200 body schema
+  handler handle;
+  size_t max_body = 0;            // 0: config.max_body_bytes
+  bool body_is_json_string = false;  // /get_svc_action_ipfs_id takes a bare JSON string
+};
+
+/// Every route of the core API, in documentation order.
+[[nodiscard]] const std::vector<route>& routes();
+/// The shared component schemas (Group, Wallet, Action, UsageKey, Error, …).
+[[nodiscard]] const json::object& components();
+
+// --- helpers for handlers -------------------------------------------------------------------
+
+[[nodiscard]] result<ledger::page_request> read_page(const httplib::Request& req);
+[[nodiscard]] json::object page_body(json::array items, ledger::page_request p, uint64_t total);
+
+/// The write context of an API-mode relay by this server.
+[[nodiscard]] ledger::write_context relay(const request_context& c);
+
+/// Field readers over a schema-checked body (presence and JSON type are already known).
+[[nodiscard]] std::string str(const json::value& body, std::string_view key, std::string_view fallback = {});
+[[nodiscard]] result<uint64_t> group_id_of(const json::value& v, std::string_view field);
+[[nodiscard]] result<address> address_of(const json::value& v, std::string_view field);
+[[nodiscard]] result<hash256> hash_of(const json::value& v, std::string_view field);
+
+/// Forbidden unless the caller holds `p` (on `group` for per-group scopes).
+[[nodiscard]] result<void> require_scope(const request_context& c, scope::permission p,
+                                         std::optional<scope::group_id> group = {});
+
+// --- JSON forms of ledger records (API.md §2) ----------------------------------------------
+[[nodiscard]] json::object group_json(const ledger::group& g);
+[[nodiscard]] json::object wallet_json(const ledger::wallet& w);
+[[nodiscard]] json::object action_json(const ledger::action& a);
+[[nodiscard]] json::object usage_key_json(const ledger::usage_key& k);
+
+// --- route groups (one file each) -----------------------------------------------------------
+void add_account_routes(std::vector<route>& out);
+void add_group_routes(std::vector<route>& out);
+void add_action_routes(std::vector<route>& out);
+void add_utility_routes(std::vector<route>& out);
+void add_billing_routes(std::vector<route>& out);
+
+}  // namespace enact::core

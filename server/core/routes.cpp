@@ -1,0 +1,211 @@
+// The route table, the component schemas and the helpers handlers share.
+#include <httplib.h>
+
+#include <charconv>
+
+#include "core/errors.hpp"
+#include "core/route.hpp"
+#include "core/schema.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+
+namespace enact::core {
+
+namespace s = schema;
+
+const std::vector<route>& routes() {
+  static const std::vector<route> table = [] {
+    std::vector<route> t;
+    add_account_routes(t);
+    add_group_routes(t);
+    add_action_routes(t);
+    add_utility_routes(t);
+    add_billing_routes(t);
+    return t;
+  }();
+  return table;
+}
+
+namespace {
+json::object page_of(std::string_view item) {
+  return s::object({{"items", s::array(s::ref(item), "", 100), true},
+                    {"page_number", s::integer("", 1), true},
+                    {"page_size", s::integer("", 1), true},
+                    {"total", s::integer(), true}});
+}
+}  // namespace
+
+const json::object& components() {
+  static const json::object c = [] {
+    json::object o;
+    o["Group"] = s::object({{"group_id", s::integer("", 1), true},
+                            {"name", s::string(), true},
+                            {"description", s::string(), true},
+                            {"pkp_ids_permitted", s::array(s::address()), true},
+                            {"cid_hashes_permitted", s::array(s::hash()), true}});
+    o["Wallet"] = s::object({{"pkp_id", s::address("the wallet address"), true},
+                             {"wallet_address", s::address(), true},
+                             {"derivation_path", s::hash("32 bytes"), true},
+                             {"name", s::string(), true},
+                             {"description", s::string(), true}});
+    o["Action"] = s::object({{"action_ipfs_cid", s::string("raw CID; empty when only the hash is known"), true},
+                             {"hashed_cid", s::hash(), true},
+                             {"name", s::string(), true},
+                             {"description", s::string(), true}});
+    json::object key = s::object({{"hash", s::hash(), true},
+                                  {"name", s::string(), true},
+                                  {"description", s::string(), true},
+                                  {"expiration", s::integer("unix seconds; 0 = never"), true},
+                                  {"created_at", s::integer("unix seconds"), true},
+                                  {"wallet_address", s::address(), true},
+                                  {"can_create_groups", s::boolean(), true},
+                                  {"can_delete_groups", s::boolean(), true},
+                                  {"can_create_pkps", s::boolean(), true},
+                                  {"manage_ipfs_ids_in_groups", s::array(s::integer()), true},
+                                  {"add_pkp_to_groups", s::array(s::integer()), true},
+                                  {"remove_pkp_from_groups", s::array(s::integer()), true},
+                                  {"execute_in_groups", s::array(s::integer()), true}});
+    o["UsageKey"] = std::move(key);
+    o["GroupPage"] = page_of("Group");
+    o["WalletPage"] = page_of("Wallet");
+    o["ActionPage"] = page_of("Action");
+    o["UsageKeyPage"] = page_of("UsageKey");
+    o["Error"] = s::object(
+        {{"error", s::object({{"code", s::string("invalid_request, unauthenticated, forbidden, …"), true},
+                              {"message", s::string(), true},
+                              {"details", json::object{{"type", "object"}}}}),
+          true}});
+    return o;
+  }();
+  return c;
+}
+
+// --- helpers ------------------------------------------------------------------------------------
+
+namespace {
+result<uint64_t> page_param(const httplib::Request& req, const char* name, uint64_t fallback,
+                            uint64_t max) {
+  if (!req.has_param(name))
+    return fallback;
+  const std::string v = req.get_param_value(name);
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc{} || end != v.data() + v.size() || n < 1 || n > max)
+    return fail(core_errc::invalid_request, std::string("query.") + name + ": expected an integer from 1 to " +
+                                                std::to_string(max) + ", got '" + v + "'");
+  return n;
+}
+}  // namespace
+
+result<ledger::page_request> read_page(const httplib::Request& req) {
+  ENACT_TRY(const uint64_t number, page_param(req, "page_number", 1, uint64_t{1} << 40));
+  ENACT_TRY(const uint64_t size, page_param(req, "page_size", 20, 100));
+  return ledger::page_request{number, size};
+}
+
+json::object page_body(json::array items, ledger::page_request p, uint64_t total) {
+  return json::object{{"items", std::move(items)},
+                      {"page_number", p.number},
+                      {"page_size", p.size},
+                      {"total", total}};
+}
+
+ledger::write_context relay(const request_context& c) {
+  return ledger::write_context{c.svc.api_payer, c.cfg.write_surcharge_credits};
+}
+
+std::string str(const json::value& body, std::string_view key, std::string_view fallback) {
+  const auto* v = body.as_object().if_contains(key);
+  if (v == nullptr || !v->is_string())
+    return std::string(fallback);
+  return std::string(v->get_string());
+}
+
+result<uint64_t> group_id_of(const json::value& v, std::string_view field) {
+  uint64_t id = 0;
+  if (v.is_uint64())
+    id = v.get_uint64();
+  else if (v.is_int64() && v.get_int64() >= 0)
+    id = static_cast<uint64_t>(v.get_int64());
+  else if (v.is_string()) {
+    const auto& t = v.get_string();
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), id);
+    if (ec != std::errc{} || end != t.data() + t.size() || t.empty())
+      return fail(core_errc::invalid_request, std::string(field) + ": expected a group id, got '" + std::string(t) + "'");
+  } else {
+    return fail(core_errc::invalid_request, std::string(field) + ": expected a group id");
+  }
+  if (id == 0)
+    return fail(core_errc::invalid_request, std::string(field) + ": 0 is the wildcard, not a group");
+  return id;
+}
+
+result<address> address_of(const json::value& v, std::string_view field) {
+  if (!v.is_string())
+    return fail(core_errc::invalid_request, "body." + std::string(field) + ": expected an address");
+  auto a = parse_address(v.get_string(), "body." + std::string(field));
+  if (!a)
+    return fail(core_errc::invalid_request, a.err().message);
+  return *a;
+}
+
+result<hash256> hash_of(const json::value& v, std::string_view field) {
+  if (!v.is_string())
+    return fail(core_errc::invalid_request, "body." + std::string(field) + ": expected 0x + 64 hex digits");
+  auto h = hex::decode_fixed<32>(v.get_string(), "body." + std::string(field));
+  if (!h || !v.get_string().starts_with("0x"))
+    return fail(core_errc::invalid_request, "body." + std::string(field) + ": expected 0x + 64 hex digits");
+  return *h;
+}
+
+result<void> require_scope(const request_context& c, scope::permission p,
+                           std::optional<scope::group_id> group) {
+  if (scope::allows(c.who->scopes, p, group))
+    return {};
+  std::string msg = "this key lacks " + std::string(scope::name(p));
+  if (scope::is_per_group(p) && group)
+    msg += " on group " + std::to_string(*group);
+  return fail(core_errc::forbidden, msg);
+}
+
+json::object group_json(const ledger::group& g) {
+  json::array pkps, cids;
+  for (const auto& a : g.pkps)
+    pkps.push_back(json::string(to_checksum_address(a)));
+  for (const auto& h : g.cid_hashes)
+    cids.push_back(json::string(hex::encode_prefixed(h)));
+  return json::object{{"group_id", g.id},
+                      {"name", g.name},
+                      {"description", g.description},
+                      {"pkp_ids_permitted", std::move(pkps)},
+                      {"cid_hashes_permitted", std::move(cids)}};
+}
+
+json::object wallet_json(const ledger::wallet& w) {
+  const std::string addr = to_checksum_address(w.pkp_id);
+  return json::object{{"pkp_id", addr},
+                      {"wallet_address", addr},
+                      {"derivation_path", hex::encode_prefixed(w.derivation_path)},
+                      {"name", w.name},
+                      {"description", w.description}};
+}
+
+json::object action_json(const ledger::action& a) {
+  return json::object{{"action_ipfs_cid", a.cid},
+                      {"hashed_cid", hex::encode_prefixed(a.hashed_cid)},
+                      {"name", a.name},
+                      {"description", a.description}};
+}
+
+json::object usage_key_json(const ledger::usage_key& k) {
+  json::object o{{"hash", hex::encode_prefixed(k.hash)},
+                 {"name", k.name},
+                 {"description", k.description},
+                 {"expiration", k.expiration},
+                 {"created_at", k.created_at},
+                 {"wallet_address", to_checksum_address(k.wallet)}};
+  scope::write_permission_fields(o, k.permissions);
+  return o;
+}
+
+}  // namespace enact::core

@@ -1,0 +1,224 @@
+// Groups and PKP wallets (API.md §2 "Groups, wallets, actions").
+#include <algorithm>
+#include <chrono>
+
+#include <httplib.h>
+
+#include "core/errors.hpp"
+#include "core/route.hpp"
+#include "core/schema.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/pkp/pkp.hpp"
+#include "tee/tee.hpp"
+
+namespace enact::core {
+namespace {
+
+namespace s = schema;
+using scope::permission;
+
+result<std::vector<address>> addresses_of(const json::value& body, std::string_view field) {
+  std::vector<address> out;
+  const auto* v = body.as_object().if_contains(field);
+  if (v == nullptr)
+    return out;
+  const auto& a = v->as_array();
+  for (size_t i = 0; i < a.size(); ++i) {
+    ENACT_TRY(const address x, address_of(a[i], std::string(field) + "[" + std::to_string(i) + "]"));
+    if (std::find(out.begin(), out.end(), x) != out.end())
+      return fail(core_errc::invalid_request, "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
+    out.push_back(x);
+  }
+  return out;
+}
+
+result<std::vector<hash256>> hashes_of(const json::value& body, std::string_view field) {
+  std::vector<hash256> out;
+  const auto* v = body.as_object().if_contains(field);
+  if (v == nullptr)
+    return out;
+  const auto& a = v->as_array();
+  for (size_t i = 0; i < a.size(); ++i) {
+    ENACT_TRY(const hash256 x, hash_of(a[i], std::string(field) + "[" + std::to_string(i) + "]"));
+    if (std::find(out.begin(), out.end(), x) != out.end())
+      return fail(core_errc::invalid_request, "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
+    out.push_back(x);
+  }
+  return out;
+}
+
+template <class T>
+bool adds_any(const std::vector<T>& before, const std::vector<T>& after) {
+  return std::any_of(after.begin(), after.end(), [&](const T& x) {
+    return std::find(before.begin(), before.end(), x) == before.end();
+  });
+}
+
+result<json::value> add_group(request_context& c) {
+  ENACT_TRY_VOID(require_scope(c, permission::group_create));
+  ledger::group g;
+  g.name = str(c.body, "name");
+  g.description = str(c.body, "description");
+  ENACT_TRY(g.pkps, addresses_of(c.body, "pkp_ids_permitted"));
+  ENACT_TRY(g.cid_hashes, hashes_of(c.body, "cid_hashes_permitted"));
+  ENACT_TRY(const auto created, c.svc.ledger->add_group(relay(c), c.who->account.hash, g));
+  return group_json(created);
+}
+
+result<json::value> list_groups(request_context& c) {
+  ENACT_TRY(const auto p, read_page(c.http));
+  ENACT_TRY(const auto groups, c.svc.ledger->list_groups(c.who->account.hash, p));
+  json::array items;
+  for (const auto& g : groups.items)
+    items.push_back(group_json(g));
+  return page_body(std::move(items), p, groups.total);
+}
+
+result<json::value> update_group(request_context& c) {
+  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
+  // Editing a group is group:manageActions on it; changing its PKP set also needs group:addPkp
+  // for additions and group:removePkp for removals.
+  ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, id));
+  ENACT_TRY(const auto before, c.svc.ledger->get_group(c.who->account.hash, id));
+  ledger::group g;
+  g.id = id;
+  g.name = str(c.body, "name");
+  g.description = str(c.body, "description");
+  ENACT_TRY(g.pkps, addresses_of(c.body, "pkp_ids_permitted"));
+  ENACT_TRY(g.cid_hashes, hashes_of(c.body, "cid_hashes_permitted"));
+  if (adds_any(before.pkps, g.pkps))
+    ENACT_TRY_VOID(require_scope(c, permission::group_add_pkp, id));
+  if (adds_any(g.pkps, before.pkps))
+    ENACT_TRY_VOID(require_scope(c, permission::group_remove_pkp, id));
+  ENACT_TRY(const auto updated, c.svc.ledger->update_group(relay(c), c.who->account.hash, g));
+  return group_json(updated);
+}
+
+result<json::value> remove_group(request_context& c) {
+  ENACT_TRY_VOID(require_scope(c, permission::group_delete));
+  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
+  ENACT_TRY_VOID(c.svc.ledger->remove_group(relay(c), c.who->account.hash, id));
+  return json::object{{"group_id", id}};
+}
+
+result<json::value> create_wallet(request_context& c) {
+  ENACT_TRY_VOID(require_scope(c, permission::pkp_create));
+  const auto& account = c.who->account.hash;
+  ENACT_TRY(uint64_t index, c.svc.ledger->wallet_count(account));
+  // The n-th API-mode wallet sits at keccak256(apiKeyHash ‖ n) (API.md §1). Two concurrent
+  // creations may read the same n; the loser's registration is a duplicate and moves on.
+  for (int attempt = 0; attempt < 16; ++attempt, ++index) {
+    ledger::wallet w;
+    w.derivation_path = pkp::api_mode_path(account, index);
+    ENACT_TRY(w.pkp_id, c.svc.tee->wallet_address(w.derivation_path));
+    w.name = str(c.body, "name");
+    w.description = str(c.body, "description");
+    w.created_at = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+    auto r = c.svc.ledger->register_wallet(relay(c), account, w);
+    if (r)
+      return wallet_json(w);
+    if (r.code() != ledger_errc::duplicate)
+      return r.err();
+  }
+  return fail(core_errc::unavailable, "too many concurrent wallet creations; retry");
+}
+
+result<json::value> list_wallets(request_context& c) {
+  ENACT_TRY(const auto p, read_page(c.http));
+  ENACT_TRY(const auto ws, c.svc.ledger->list_wallets(c.who->account.hash, p));
+  json::array items;
+  for (const auto& w : ws.items)
+    items.push_back(wallet_json(w));
+  return page_body(std::move(items), p, ws.total);
+}
+
+result<json::value> list_wallets_in_group(request_context& c) {
+  ENACT_TRY(const auto p, read_page(c.http));
+  if (!c.http.has_param("group_id"))
+    return fail(core_errc::invalid_request, "query.group_id: required");
+  ENACT_TRY(const auto id, group_id_of(json::value(c.http.get_param_value("group_id")), "group_id"));
+  ENACT_TRY(const auto ws, c.svc.ledger->list_wallets_in_group(c.who->account.hash, id, p));
+  json::array items;
+  for (const auto& w : ws.items)
+    items.push_back(wallet_json(w));
+  return page_body(std::move(items), p, ws.total);
+}
+
+result<json::value> add_pkp_to_group(request_context& c) {
+  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
+  ENACT_TRY_VOID(require_scope(c, permission::group_add_pkp, id));
+  ENACT_TRY(const auto pkp, address_of(c.body.at("pkp_id"), "pkp_id"));
+  ENACT_TRY(const auto g, c.svc.ledger->add_pkp_to_group(relay(c), c.who->account.hash, id, pkp));
+  return group_json(g);
+}
+
+result<json::value> remove_pkp_from_group(request_context& c) {
+  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
+  ENACT_TRY_VOID(require_scope(c, permission::group_remove_pkp, id));
+  ENACT_TRY(const auto pkp, address_of(c.body.at("pkp_id"), "pkp_id"));
+  ENACT_TRY(const auto g, c.svc.ledger->remove_pkp_from_group(relay(c), c.who->account.hash, id, pkp));
+  return group_json(g);
+}
+
+json::object group_id_schema(std::string_view d = "group id") {
+  return s::any_of({s::integer(d, 1), s::string("group id as a decimal string", 20)}, d);
+}
+
+}  // namespace
+
+void add_group_routes(std::vector<route>& out) {
+  const json::object pkps = s::array(s::address("PKP id (wallet address)"), "permitted PKP ids");
+  const json::object cids = s::array(s::hash("hashed CID"), "permitted action CID hashes");
+  out.push_back(route{"POST", "/add_group", "addGroup", "groups",
+                      "Create a group (scope group:create).", auth_kind::key, true, {},
+                      s::object({{"name", s::name(), true},
+                                 {"description", s::string("", 4096)},
+                                 {"pkp_ids_permitted", pkps},
+                                 {"cid_hashes_permitted", cids}}),
+                      s::ref("Group"), add_group});
+  out.push_back(route{"GET", "/list_groups", "listGroups", "groups", "The account's groups.",
+                      auth_kind::key, false, {}, {}, s::ref("GroupPage"), list_groups});
+  out.push_back(route{"POST", "/update_group", "updateGroup", "groups",
+                      "Replace a group's name, description and sets (group:manageActions on it; "
+                      "group:addPkp / group:removePkp when PKPs are added / removed).",
+                      auth_kind::key, true, {},
+                      s::object({{"group_id", group_id_schema(), true},
+                                 {"name", s::name(), true},
+                                 {"description", s::string("", 4096), true},
+                                 {"pkp_ids_permitted", pkps, true},
+                                 {"cid_hashes_permitted", cids, true}}),
+                      s::ref("Group"), update_group});
+  out.push_back(route{"POST", "/remove_group", "removeGroup", "groups",
+                      "Delete a group (scope group:delete).", auth_kind::key, true, {},
+                      s::object({{"group_id", group_id_schema(), true}}),
+                      s::object({{"group_id", s::integer("", 1), true}}), remove_group});
+  out.push_back(route{"POST", "/create_wallet", "createWallet", "wallets",
+                      "Create a PKP wallet in the account's registry (scope pkp:create). Its key "
+                      "is derived in the TEE; nothing secret is stored.",
+                      auth_kind::key, true, {},
+                      s::object({{"name", s::name(), true}, {"description", s::string("", 4096)}}),
+                      s::ref("Wallet"), create_wallet});
+  out.push_back(route{"GET", "/list_wallets", "listWallets", "wallets",
+                      "The account's PKP wallets.", auth_kind::key, false, {}, {},
+                      s::ref("WalletPage"), list_wallets});
+  out.push_back(route{"GET", "/list_wallets_in_group", "listWalletsInGroup", "wallets",
+                      "The PKP wallets of a group.", auth_kind::key, false,
+                      {{"group_id", s::integer("group id", 1), true}}, {}, s::ref("WalletPage"),
+                      list_wallets_in_group});
+  out.push_back(route{"POST", "/add_pkp_to_group", "addPkpToGroup", "groups",
+                      "Add a PKP to a group (scope group:addPkp on it).", auth_kind::key, true, {},
+                      s::object({{"group_id", group_id_schema(), true},
+                                 {"pkp_id", s::address("PKP id"), true}}),
+                      s::ref("Group"), add_pkp_to_group});
+  out.push_back(route{"POST", "/remove_pkp_from_group", "removePkpFromGroup", "groups",
+                      "Remove a PKP from a group (scope group:removePkp on it).", auth_kind::key,
+                      true, {},
+                      s::object({{"group_id", group_id_schema(), true},
+                                 {"pkp_id", s::address("PKP id"), true}}),
+                      s::ref("Group"), remove_pkp_from_group});
+}
+
+}  // namespace enact::core

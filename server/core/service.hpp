@@ -1,0 +1,77 @@
+// `enact::server_core`: the /core/v1 routes as a library. A caller builds the parts (a permission
+// ledger, a TEE, optionally a payment provider, a content store), fills a `config`, and mounts the
+// routes on its own httplib::Server with `mount`; enact-server (server/app) is one such caller,
+// examples/embed_server another. The OpenAPI document is generated from the same route table.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "enact/bytes.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace enact::ledger {
+class permission_ledger;
+}
+namespace enact::tee {
+class tee;
+}
+namespace enact::billing {
+class payment_provider;
+}
+
+namespace enact::core {
+
+class content_store;
+class logger;
+
+struct config {
+  /// Chain the registry lives on, as /get_node_chain_config reports it (and ChainSecured
+  /// envelopes must name).
+  uint64_t chain_id = 31337;
+  std::string chain_name = "enact-embedded";
+  address contract_address{};
+  /// Credits debited with each API-mode write relayed to the ledger (the gas surcharge).
+  uint64_t write_surcharge_credits = 0;
+  /// Credits per run-action call.
+  uint64_t run_price_credits = 1;
+  /// Request body limits (API.md §0: 1 MiB default, 256 KiB action code).
+  size_t max_body_bytes = size_t{1} << 20;
+  size_t max_action_code_bytes = size_t{256} << 10;
+  /// Token bucket per credential (requests per second, burst); 0 disables.
+  double key_rate_per_second = 0;
+  double key_rate_burst = 0;
+  /// Account creations per client IP per minute; 0 disables.
+  double new_account_per_ip_per_minute = 60;
+  /// Allowed issuedAt skew of wallet envelopes, seconds.
+  uint64_t envelope_max_skew = 300;
+};
+
+/// The parts the routes use. The ledger, TEE and content store are required; without a payment
+/// provider the billing write endpoints answer 503 unavailable.
+struct services {
+  ledger::permission_ledger* ledger = nullptr;
+  tee::tee* tee = nullptr;
+  billing::payment_provider* payments = nullptr;
+  content_store* store = nullptr;
+  logger* log = nullptr;
+  /// The api_payer that relays API-mode writes (one of ledger->api_payers()).
+  address api_payer{};
+};
+
+/// Mounts every /core/v1 route, /core/v1/openapi.json and /core/v1/swagger-ui on `server`, plus
+/// JSON error bodies for unknown paths, oversized bodies and exceptions. `svc` and `cfg` must
+/// outlive the server.
+void mount(httplib::Server& server, const services& svc, const config& cfg);
+
+/// The OpenAPI 3.1 document of every route `mount` serves.
+[[nodiscard]] boost::json::object openapi_document(const config& cfg);
+
+}  // namespace enact::core
