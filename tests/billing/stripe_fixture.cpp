@@ -1,0 +1,404 @@
+// The Stripe stand-in: cpp-httplib server, state under one mutex, bodies built with Boost.JSON.
+// Error bodies, codes and messages follow https://docs.stripe.com/api/errors and the answers of
+// Stripe's test mode to the same mistakes.
+#include "stripe_fixture.hpp"
+
+#include <httplib.h>
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+namespace enact::test {
+
+namespace {
+
+namespace json = boost::json;
+
+constexpr uint64_t kStripeMinAmount = 50;        // $0.50, Stripe's minimum charge in USD
+constexpr uint64_t kStripeMaxAmount = 99999999;  // $999,999.99
+constexpr size_t kMaxIdempotencyKey = 255;
+constexpr size_t kMaxMetadataKey = 40;
+constexpr size_t kMaxMetadataValue = 500;
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/// Percent-decoding of one form component ('+' is a space); nullopt on a broken escape.
+std::optional<std::string> form_decode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%') {
+      if (i + 2 >= s.size())
+        return std::nullopt;
+      const int hi = hex_value(s[i + 1]);
+      const int lo = hex_value(s[i + 2]);
+      if (hi < 0 || lo < 0)
+        return std::nullopt;
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::optional<std::map<std::string, std::string>> parse_form(std::string_view body) {
+  std::map<std::string, std::string> form;
+  while (!body.empty()) {
+    const size_t amp = body.find('&');
+    const std::string_view pair = body.substr(0, amp);
+    body = amp == std::string_view::npos ? std::string_view{} : body.substr(amp + 1);
+    if (pair.empty())
+      continue;
+    const size_t eq = pair.find('=');
+    auto key = form_decode(pair.substr(0, eq));
+    auto value =
+        form_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
+    if (!key || !value)
+      return std::nullopt;
+    form[std::move(*key)] = std::move(*value);
+  }
+  return form;
+}
+
+std::string stripe_error(std::string_view type,
+                         std::string_view code,
+                         std::string_view message,
+                         std::string_view param = {}) {
+  json::object e;
+  if (!code.empty()) {
+    e["code"] = code;
+    e["doc_url"] = "https://stripe.com/docs/error-codes/" + std::string(code);
+  }
+  e["message"] = message;
+  if (!param.empty())
+    e["param"] = param;
+  e["type"] = type;
+  return json::serialize(json::object{{"error", std::move(e)}});
+}
+
+void reply(httplib::Response& res, int status, const std::string& body) {
+  res.status = status;
+  res.set_content(body, "application/json");
+}
+
+void invalid_request(httplib::Response& res,
+                     std::string_view code,
+                     std::string_view message,
+                     std::string_view param = {}) {
+  reply(res, 400, stripe_error("invalid_request_error", code, message, param));
+}
+
+}  // namespace
+
+struct stripe_fixture::impl {
+  std::string secret_key;
+  httplib::Server server;
+  int port = 0;
+  std::thread thread;
+
+  mutable std::mutex mutex;
+  std::map<std::string, intent> intents;
+  struct replay {
+    std::map<std::string, std::string> form;
+    std::string body;
+  };
+  std::map<std::string, replay> idempotent;
+  size_t requests = 0;
+  std::optional<request> last;
+  int fail_count = 0;
+  int fail_status = 500;
+  std::string fail_body;
+  std::mt19937_64 rng{std::random_device{}()};
+
+  std::string random_alnum(size_t n) {
+    constexpr std::string_view kAlphabet =
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    std::uniform_int_distribution<size_t> pick(0, kAlphabet.size() - 1);
+    std::string s;
+    for (size_t i = 0; i < n; ++i)
+      s += kAlphabet[pick(rng)];
+    return s;
+  }
+
+  static std::string to_json(const intent& pi) {
+    json::object metadata;
+    for (const auto& [k, v] : pi.metadata)
+      metadata[k] = v;
+    json::object o{
+        {"id", pi.id},
+        {"object", "payment_intent"},
+        {"amount", pi.amount},
+        {"amount_received", pi.status == "succeeded" ? pi.amount : 0},
+        {"client_secret", pi.client_secret},
+        {"created", std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count()},
+        {"currency", pi.currency},
+        {"livemode", false},
+        {"metadata", std::move(metadata)},
+        {"status", pi.status},
+    };
+    if (pi.automatic_payment_methods)
+      o["automatic_payment_methods"] =
+          json::object{{"allow_redirects", "always"}, {"enabled", *pi.automatic_payment_methods}};
+    else
+      o["automatic_payment_methods"] = nullptr;
+    return json::serialize(o);
+  }
+
+  /// Counting, injected failures and authentication, first thing in every route (not in a
+  /// pre-routing handler: that runs before the body is read, and a body left unread would
+  /// corrupt the next request on a kept-alive connection). True when `res` is already answered.
+  /// Called with `mutex` held.
+  bool screen(const httplib::Request& req, httplib::Response& res) {
+    ++requests;
+    request r;
+    r.method = req.method;
+    r.path = req.path;
+    r.content_type = req.get_header_value("Content-Type");
+    r.idempotency_key = req.get_header_value("Idempotency-Key");
+    r.stripe_version = req.get_header_value("Stripe-Version");
+    if (req.method == "POST")
+      if (auto form = parse_form(req.body))
+        r.form = std::move(*form);
+    last = std::move(r);
+
+    if (fail_count > 0) {
+      --fail_count;
+      reply(res, fail_status,
+            fail_body.empty() ? stripe_error("api_error", "",
+                                             "An unknown error occurred while processing your "
+                                             "request. Please try again.")
+                              : fail_body);
+      return true;
+    }
+
+    const std::string auth = req.get_header_value("Authorization");
+    constexpr std::string_view kBearer = "Bearer ";
+    if (auth.empty()) {
+      reply(res, 401,
+            stripe_error("invalid_request_error", "",
+                         "You did not provide an API key. You need to provide your API "
+                         "key in the Authorization header, using Bearer auth (e.g. "
+                         "'Authorization: Bearer YOUR_SECRET_KEY')."));
+      return true;
+    }
+    const std::string presented =
+        auth.starts_with(kBearer) ? auth.substr(kBearer.size()) : std::string();
+    if (presented != secret_key) {
+      // Stripe shows only the last four characters of a wrong key.
+      const std::string tail = presented.size() > 4 ? presented.substr(presented.size() - 4) : "";
+      reply(res, 401,
+            stripe_error("invalid_request_error", "", "Invalid API Key provided: sk_****" + tail));
+      return true;
+    }
+    return false;
+  }
+
+  void create(const httplib::Request& req, httplib::Response& res) {
+    const std::lock_guard lock(mutex);
+    if (screen(req, res))
+      return;
+    if (req.get_header_value("Content-Type").find("application/x-www-form-urlencoded") != 0)
+      return invalid_request(res, "", "Invalid request: expected a form-encoded body.");
+    auto parsed = parse_form(req.body);
+    if (!parsed)
+      return invalid_request(res, "", "Invalid request: malformed form encoding.");
+    const auto& form = *parsed;
+
+    const std::string key = req.get_header_value("Idempotency-Key");
+    if (key.size() > kMaxIdempotencyKey)
+      return reply(res, 400,
+                   stripe_error("idempotency_error", "",
+                                "Idempotency keys can be no longer than 255 characters."));
+    if (!key.empty()) {
+      if (const auto it = idempotent.find(key); it != idempotent.end()) {
+        if (it->second.form != form)
+          return reply(res, 400,
+                       stripe_error("idempotency_error", "",
+                                    "Keys for idempotent requests can only be used with the same "
+                                    "parameters they were first used with. Try using a key other "
+                                    "than '" +
+                                        key +
+                                        "' if you meant to execute a different "
+                                        "request."));
+        res.set_header("Idempotent-Replayed", "true");
+        return reply(res, 200, it->second.body);
+      }
+    }
+
+    intent pi;
+    for (const auto& [k, v] : form) {
+      if (k == "amount" || k == "currency" || k == "description" ||
+          k == "automatic_payment_methods[enabled]")
+        continue;
+      if (k.starts_with("metadata[") && k.ends_with("]") && k.size() > 10) {
+        const std::string mk = k.substr(9, k.size() - 10);
+        if (mk.size() > kMaxMetadataKey)
+          return invalid_request(res, "", "Metadata keys can have up to 40 characters.", k);
+        if (v.size() > kMaxMetadataValue)
+          return invalid_request(res, "", "Metadata values can have up to 500 characters.", k);
+        pi.metadata[mk] = v;
+        continue;
+      }
+      return invalid_request(res, "parameter_unknown", "Received unknown parameter: " + k, k);
+    }
+
+    const auto amount = form.find("amount");
+    if (amount == form.end())
+      return invalid_request(res, "parameter_missing", "Missing required param: amount.", "amount");
+    const std::string& a = amount->second;
+    if (a.empty() || a.size() > 18 || a.find_first_not_of("0123456789") != std::string::npos)
+      return invalid_request(res, "parameter_invalid_integer", "Invalid integer: " + a, "amount");
+    pi.amount = std::stoull(a);
+    if (pi.amount < kStripeMinAmount)
+      return invalid_request(res, "amount_too_small", "Amount must be at least $0.50 usd",
+                             "amount");
+    if (pi.amount > kStripeMaxAmount)
+      return invalid_request(res, "amount_too_large", "Amount must be no more than $999,999.99",
+                             "amount");
+
+    const auto currency = form.find("currency");
+    if (currency == form.end())
+      return invalid_request(res, "parameter_missing", "Missing required param: currency.",
+                             "currency");
+    if (currency->second != "usd")
+      return invalid_request(res, "", "Invalid currency: " + currency->second, "currency");
+    pi.currency = currency->second;
+
+    if (const auto apm = form.find("automatic_payment_methods[enabled]"); apm != form.end()) {
+      if (apm->second != "true" && apm->second != "false")
+        return invalid_request(res, "", "Invalid boolean: " + apm->second,
+                               "automatic_payment_methods[enabled]");
+      pi.automatic_payment_methods = apm->second == "true";
+    }
+
+    pi.id = "pi_" + random_alnum(24);
+    pi.client_secret = pi.id + "_secret_" + random_alnum(25);
+    pi.status = "requires_payment_method";
+    pi.idempotency_key = key;
+    std::string body = to_json(pi);
+    intents.emplace(pi.id, std::move(pi));
+    if (!key.empty())
+      idempotent.emplace(key, replay{form, body});
+    reply(res, 200, body);
+  }
+
+  void retrieve(const httplib::Request& req, httplib::Response& res) {
+    const std::lock_guard lock(mutex);
+    if (screen(req, res))
+      return;
+    const std::string id = req.matches[1];
+    const auto it = intents.find(id);
+    if (it == intents.end())
+      return reply(res, 404,
+                   stripe_error("invalid_request_error", "resource_missing",
+                                "No such payment_intent: '" + id + "'", "intent"));
+    reply(res, 200, to_json(it->second));
+  }
+
+  void unknown_route(const httplib::Request& req, httplib::Response& res) {
+    const std::lock_guard lock(mutex);
+    if (screen(req, res))
+      return;
+    reply(res, 404,
+          stripe_error("invalid_request_error", "",
+                       "Unrecognized request URL (" + req.method + ": " + req.path +
+                           "). Please see https://stripe.com/docs or we can help at "
+                           "https://support.stripe.com/."));
+  }
+};
+
+stripe_fixture::stripe_fixture(std::string secret_key) : impl_(std::make_unique<impl>()) {
+  impl_->secret_key = std::move(secret_key);
+  auto& s = impl_->server;
+  s.set_tcp_nodelay(true);
+  s.Post("/v1/payment_intents",
+         [this](const httplib::Request& req, httplib::Response& res) { impl_->create(req, res); });
+  s.Get(R"(/v1/payment_intents/([^/]+))",
+        [this](const httplib::Request& req, httplib::Response& res) { impl_->retrieve(req, res); });
+  const auto unknown = [this](const httplib::Request& req, httplib::Response& res) {
+    impl_->unknown_route(req, res);
+  };
+  s.Get(".*", unknown);
+  s.Post(".*", unknown);
+
+  impl_->port = s.bind_to_any_port("127.0.0.1");
+  if (impl_->port <= 0)
+    throw std::runtime_error("stripe_fixture: cannot bind a loopback port");
+  impl_->thread = std::thread([&s] { s.listen_after_bind(); });
+  // stop() before the listening loop has started would be lost; wait for it to start.
+  while (!s.is_running())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+stripe_fixture::~stripe_fixture() {
+  impl_->server.stop();
+  if (impl_->thread.joinable())
+    impl_->thread.join();
+}
+
+std::string stripe_fixture::base_url() const {
+  return "http://127.0.0.1:" + std::to_string(impl_->port);
+}
+int stripe_fixture::port() const {
+  return impl_->port;
+}
+const std::string& stripe_fixture::secret_key() const {
+  return impl_->secret_key;
+}
+
+bool stripe_fixture::set_status(std::string_view id, std::string_view status) {
+  const std::lock_guard lock(impl_->mutex);
+  const auto it = impl_->intents.find(std::string(id));
+  if (it == impl_->intents.end())
+    return false;
+  it->second.status = status;
+  return true;
+}
+
+void stripe_fixture::fail_next(int n, int status, std::string body) {
+  const std::lock_guard lock(impl_->mutex);
+  impl_->fail_count = n;
+  impl_->fail_status = status;
+  impl_->fail_body = std::move(body);
+}
+
+size_t stripe_fixture::requests() const {
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->requests;
+}
+size_t stripe_fixture::intent_count() const {
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->intents.size();
+}
+std::optional<stripe_fixture::intent> stripe_fixture::find_intent(std::string_view id) const {
+  const std::lock_guard lock(impl_->mutex);
+  const auto it = impl_->intents.find(std::string(id));
+  if (it == impl_->intents.end())
+    return std::nullopt;
+  return it->second;
+}
+std::optional<stripe_fixture::request> stripe_fixture::last_request() const {
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->last;
+}
+
+}  // namespace enact::test

@@ -1,0 +1,89 @@
+// `enact::test::stripe_fixture`: a local stand-in for the two Stripe endpoints the server uses,
+// for tests of the payment providers and of the core's billing routes (CMake target
+// enact_test_stripe_fixture). It listens on a free loopback port from construction until
+// destruction, in its own thread.
+//
+// What it answers, shaped like Stripe (https://docs.stripe.com/api/payment_intents):
+//   POST /v1/payment_intents       form-encoded amount, currency, metadata[<key>],
+//                                  automatic_payment_methods[enabled], optional description
+//   GET  /v1/payment_intents/{id}
+// - Every request needs `Authorization: Bearer <secret key>`, else 401 with Stripe's error body
+//   `{"error": {"type": "invalid_request_error", "message": …}}`.
+// - Form checks as Stripe makes them, each a 400 with `error.code`: parameter_missing,
+//   parameter_invalid_integer, parameter_unknown, amount_too_small (< 50), amount_too_large
+//   (> 99999999); a currency other than usd or a boolean other than true/false is a 400 too.
+// - Idempotency-Key: a repeated key with the same form replays the first response (with
+//   `Idempotent-Replayed: true`); with a different form it is a 400 of type idempotency_error.
+// - An unknown id is a 404 with code resource_missing; any other path a 404.
+// Failures injected with `fail_next` are answered before anything else is looked at, so they
+// behave like an outage in front of Stripe: nothing is stored and no idempotency key is used up.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace enact::test {
+
+class stripe_fixture {
+ public:
+  /// The secret key the fixture accepts unless another is given.
+  static constexpr std::string_view kSecretKey = "sk_test_enact_fixture_0000000000000000";
+
+  /// An intent as stored, with what the client sent to create it.
+  struct intent {
+    std::string id;  // "pi_" + 24 alphanumerics
+    std::string client_secret;
+    uint64_t amount = 0;
+    std::string currency;
+    std::string status;  // "requires_payment_method" until set_status
+    std::map<std::string, std::string> metadata;
+    std::optional<bool> automatic_payment_methods;  // automatic_payment_methods[enabled]
+    std::string idempotency_key;                    // "" when none was sent
+  };
+
+  /// The last request received (injected failures and refused requests included).
+  struct request {
+    std::string method;
+    std::string path;
+    std::string content_type;
+    std::string idempotency_key;
+    std::string stripe_version;
+    std::map<std::string, std::string> form;  // decoded form fields of a POST
+  };
+
+  /// Starts listening on 127.0.0.1 at a free port. Throws std::runtime_error if it cannot.
+  explicit stripe_fixture(std::string secret_key = std::string(kSecretKey));
+  /// Stops the server and joins its thread.
+  ~stripe_fixture();
+  stripe_fixture(const stripe_fixture&) = delete;
+  stripe_fixture& operator=(const stripe_fixture&) = delete;
+
+  /// "http://127.0.0.1:<port>", the api_base for stripe_provider.
+  [[nodiscard]] std::string base_url() const;
+  [[nodiscard]] int port() const;
+  [[nodiscard]] const std::string& secret_key() const;
+
+  /// Sets the status of a stored intent (as a customer's payment would). False if unknown.
+  bool set_status(std::string_view id, std::string_view status);
+  /// Answers the next `n` requests, whatever they are, with `status` and `body` (by default
+  /// Stripe's api_error body). A 200 with a body that is not an intent tests unreadable answers.
+  void fail_next(int n, int status = 500, std::string body = {});
+
+  /// GET and POST requests received so far, whatever their path or outcome.
+  [[nodiscard]] size_t requests() const;
+  /// Intents stored so far.
+  [[nodiscard]] size_t intent_count() const;
+  [[nodiscard]] std::optional<intent> find_intent(std::string_view id) const;
+  [[nodiscard]] std::optional<request> last_request() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace enact::test
