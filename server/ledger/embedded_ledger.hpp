@@ -1,0 +1,160 @@
+// `enact::ledger::embedded_ledger`: the permission ledger kept in one SQLite file (DESIGN.md §4
+// "Permission ledger", API.md §3), enforcing the registry contract's rules itself.
+//
+// Storage: WAL journal, synchronous=NORMAL (a commit survives a process crash; the last commits
+// before a power loss may be lost, never half of one), foreign keys on, a busy timeout for other
+// processes sharing the file. The schema is versioned with `PRAGMA user_version` and an ordered
+// list of migrations applied in one transaction at open; a file written by a newer build is
+// refused (storage) rather than misread.
+//
+// Concurrency: one write connection behind a mutex, so writes are serialized and each is ONE
+// `BEGIN IMMEDIATE` … `COMMIT` transaction (rolled back on any failure: nothing is half-written);
+// reads use a small pool of read-only connections, which WAL lets run beside the writer. Every
+// connection keeps its prepared statements.
+//
+// Rules beyond the interface's comments (the conformance suite in tests/ledger checks them):
+//   - a write checks, in order: the account exists (unknown_account), the sender rule (not_admin /
+//     relay_not_allowed), its arguments (invalid_argument), then debits `charge_credits`
+//     (insufficient_credits) and applies the change (unknown_* / duplicate);
+//   - names are 1..256 bytes, descriptions and e-mail ≤ 4096 / 256 bytes, a CID 1..256 bytes whose
+//     keccak256 must equal `hashed_cid`; zero addresses are refused as admin or PKP id;
+//   - an admin address administers at most one account (so `account_by_admin` is well defined):
+//     new_account / convert_to_chain_secured onto an address that already is an admin → duplicate;
+//   - a usage key hash belongs to one account: set_usage_key of a hash held by another account →
+//     duplicate; replacing a key keeps its creation time and list position;
+//   - group ids count 1, 2, 3, … per account and are never reused after remove_group, so a usage
+//     key's permission list naming a removed group never grants rights on a later group;
+//   - a PKP or CID hash listed twice in add_group / update_group → invalid_argument; the group's
+//     PKPs must be registered in the account (unknown_wallet); its CID hashes need not be
+//     registered actions (actions are public, any CID may be listed);
+//   - `created_at` fields given by the caller are ignored: the ledger stamps the current time;
+//   - debit of 0 and payments of 0 cents → invalid_argument; balances stay within int64;
+//   - record_payment changes no balance and no registry state, so it appends no event; debit and
+//     credit_payment append CreditsDebited / PaymentCredited with sender 0x00…00;
+//   - event data use the registry's argument names (accountHash, groupId, pkpId, hashedCid, …),
+//     hashes and addresses as 0x + lowercase hex. A write's `charge_credits` is stored beside its
+//     event (column `charged_credits`), not in the event data, so that data match the chain's logs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ledger/ledger.hpp"
+
+namespace enact::ledger {
+
+class embedded_ledger final : public permission_ledger {
+ public:
+  /// The schema version this build writes (PRAGMA user_version after open).
+  static constexpr int kSchemaVersion = 1;
+
+  /// Opens (creating when absent) the ledger at `sqlite_path` and migrates it to kSchemaVersion.
+  /// storage when the file cannot be opened, is not a database, or has a newer schema version.
+  [[nodiscard]] static result<std::unique_ptr<embedded_ledger>> open(
+      const std::string& sqlite_path,
+      std::vector<address> api_payers);
+
+  ~embedded_ledger() override;
+  embedded_ledger(const embedded_ledger&) = delete;
+  embedded_ledger& operator=(const embedded_ledger&) = delete;
+
+  [[nodiscard]] std::vector<address> api_payers() const override;
+
+  [[nodiscard]] result<void> new_account(const write_context& w, const account& a) override;
+  [[nodiscard]] result<account> get_account(const account_hash& h) const override;
+  [[nodiscard]] result<account> account_by_admin(const address& admin) const override;
+  [[nodiscard]] result<void> convert_to_chain_secured(const write_context& w,
+                                                      const account_hash& h,
+                                                      const address& new_admin) override;
+
+  [[nodiscard]] result<void> set_usage_key(const write_context& w, const usage_key& k) override;
+  [[nodiscard]] result<void> update_usage_key_metadata(const write_context& w,
+                                                       const account_hash& account,
+                                                       const hash256& key_hash,
+                                                       std::string_view name,
+                                                       std::string_view description) override;
+  [[nodiscard]] result<void> remove_usage_key(const write_context& w,
+                                              const account_hash& account,
+                                              const hash256& key_hash) override;
+  [[nodiscard]] result<usage_key> find_usage_key(const hash256& key_hash) const override;
+  [[nodiscard]] result<page<usage_key>> list_usage_keys(const account_hash& account,
+                                                        page_request p) const override;
+
+  [[nodiscard]] result<group> add_group(const write_context& w,
+                                        const account_hash& account,
+                                        const group& g) override;
+  [[nodiscard]] result<group> update_group(const write_context& w,
+                                           const account_hash& account,
+                                           const group& g) override;
+  [[nodiscard]] result<void> remove_group(const write_context& w,
+                                          const account_hash& account,
+                                          group_id id) override;
+  [[nodiscard]] result<group> get_group(const account_hash& account, group_id id) const override;
+  [[nodiscard]] result<page<group>> list_groups(const account_hash& account,
+                                                page_request p) const override;
+  [[nodiscard]] result<std::vector<group>> all_groups(const account_hash& account) const override;
+  [[nodiscard]] result<group> add_pkp_to_group(const write_context& w,
+                                               const account_hash& account,
+                                               group_id id,
+                                               const address& pkp) override;
+  [[nodiscard]] result<group> remove_pkp_from_group(const write_context& w,
+                                                    const account_hash& account,
+                                                    group_id id,
+                                                    const address& pkp) override;
+  [[nodiscard]] result<group> add_action_to_group(const write_context& w,
+                                                  const account_hash& account,
+                                                  group_id id,
+                                                  const hash256& hashed_cid) override;
+  [[nodiscard]] result<group> remove_action_from_group(const write_context& w,
+                                                       const account_hash& account,
+                                                       group_id id,
+                                                       const hash256& hashed_cid) override;
+
+  [[nodiscard]] result<void> register_wallet(const write_context& w,
+                                             const account_hash& account,
+                                             const wallet& wl) override;
+  [[nodiscard]] result<wallet> get_wallet(const account_hash& account,
+                                          const address& pkp_id) const override;
+  [[nodiscard]] result<page<wallet>> list_wallets(const account_hash& account,
+                                                  page_request p) const override;
+  [[nodiscard]] result<page<wallet>> list_wallets_in_group(const account_hash& account,
+                                                           group_id id,
+                                                           page_request p) const override;
+  [[nodiscard]] result<uint64_t> wallet_count(const account_hash& account) const override;
+
+  [[nodiscard]] result<void> add_action(const write_context& w,
+                                        const account_hash& account,
+                                        const action& a) override;
+  [[nodiscard]] result<action> update_action_metadata(const write_context& w,
+                                                      const account_hash& account,
+                                                      const hash256& hashed_cid,
+                                                      std::string_view name,
+                                                      std::string_view description) override;
+  [[nodiscard]] result<void> delete_action(const write_context& w,
+                                           const account_hash& account,
+                                           const hash256& hashed_cid) override;
+  [[nodiscard]] result<action> get_action(const account_hash& account,
+                                          const hash256& hashed_cid) const override;
+  [[nodiscard]] result<page<action>> list_actions(const account_hash& account,
+                                                  std::optional<group_id> group,
+                                                  page_request p) const override;
+
+  [[nodiscard]] result<uint64_t> balance(const account_hash& account) const override;
+  [[nodiscard]] result<uint64_t> debit(const account_hash& account, uint64_t amount) override;
+  [[nodiscard]] result<void> record_payment(const payment& p) override;
+  [[nodiscard]] result<payment> get_payment(const account_hash& account,
+                                            std::string_view intent_id) const override;
+  [[nodiscard]] result<uint64_t> credit_payment(const account_hash& account,
+                                                std::string_view intent_id) override;
+
+  [[nodiscard]] result<std::vector<event>> events_after(uint64_t after,
+                                                        size_t limit) const override;
+
+ private:
+  struct store;
+  explicit embedded_ledger(std::unique_ptr<store> s);
+  std::unique_ptr<store> store_;
+};
+
+}  // namespace enact::ledger

@@ -1,0 +1,172 @@
+// The embedded (SQLite) ledger: the conformance suite on a database in a fresh temporary
+// directory, and the behaviour that belongs to this backend alone (schema versions, the file).
+#include <doctest/doctest.h>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "conformance.hpp"
+#include "ledger/embedded_ledger.hpp"
+#include "support.hpp"
+
+namespace enact::ledger::test {
+namespace {
+
+/// A directory under the system temp dir, removed with everything in it.
+class temp_dir {
+ public:
+  temp_dir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() /
+            ("enact-ledger-" + std::to_string(rd()) + "-" + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+class embedded_backend final : public backend {
+ public:
+  explicit embedded_backend(std::vector<address> payers) : payers_(std::move(payers)) {}
+  std::unique_ptr<permission_ledger> open() override {
+    auto l = embedded_ledger::open(db_path(), payers_);
+    REQUIRE_MESSAGE(l.has_value(), (l ? "" : l.err().message));
+    return std::move(l).value();
+  }
+  [[nodiscard]] std::string db_path() const { return (dir_.path() / "ledger.sqlite").string(); }
+
+ private:
+  temp_dir dir_;
+  std::vector<address> payers_;
+};
+
+std::unique_ptr<backend> make_embedded(const std::vector<address>& payers) {
+  return std::make_unique<embedded_backend>(payers);
+}
+
+/// Runs one SQL statement on the file directly (what another tool or an older build would do).
+void sql(const std::string& path, const std::string& statement) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  const int rc = sqlite3_exec(db, statement.c_str(), nullptr, nullptr, nullptr);
+  const std::string msg = sqlite3_errmsg(db);
+  sqlite3_close(db);
+  REQUIRE_MESSAGE(rc == SQLITE_OK, msg);
+}
+
+int64_t sql_int(const std::string& path, const std::string& query) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, query.c_str(), -1, &s, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+  const int64_t v = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return v;
+}
+
+std::string sql_text(const std::string& path, const std::string& query) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, query.c_str(), -1, &s, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+  std::string v = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return v;
+}
+
+account sample_account() {
+  account a;
+  a.hash[0] = 0x10;
+  a.admin[0] = 0x10;
+  a.name = "sample";
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("ledger conformance: embedded") {
+  run_conformance(make_embedded);
+}
+
+TEST_CASE("embedded ledger: schema version, WAL journal, charge beside the event") {
+  embedded_backend be({});
+  {
+    auto l = be.open();
+    REQUIRE(l->new_account(write_context{sample_account().admin, 0}, sample_account()));
+  }
+  CHECK(sql_int(be.db_path(), "PRAGMA user_version") == embedded_ledger::kSchemaVersion);
+  CHECK(sql_text(be.db_path(), "PRAGMA journal_mode") == "wal");
+  CHECK(sql_int(be.db_path(), "SELECT COUNT(*) FROM events") == 1);
+  // Reopening a current database applies nothing and keeps the data.
+  auto l = be.open();
+  CHECK(l->get_account(sample_account().hash).has_value());
+}
+
+TEST_CASE("embedded ledger: a database from a newer build is refused") {
+  embedded_backend be({});
+  { auto l = be.open(); }
+  sql(be.db_path(), "PRAGMA user_version = " + std::to_string(embedded_ledger::kSchemaVersion + 1));
+  const auto r = embedded_ledger::open(be.db_path(), {});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.code() == ledger_errc::storage);
+  CHECK(r.err().message.find("newer") != std::string::npos);
+  // The file is left as it was.
+  CHECK(sql_int(be.db_path(), "PRAGMA user_version") == embedded_ledger::kSchemaVersion + 1);
+}
+
+TEST_CASE("embedded ledger: storage failures") {
+  temp_dir dir;
+  struct case_ {
+    const char* what;
+    std::string path;
+  };
+  const std::string not_db = (dir.path() / "not-a-database").string();
+  {
+    std::ofstream f(not_db, std::ios::binary);
+    f << std::string(4096, 'x');
+  }
+  const case_ cases[] = {
+      {"a file that is not a database", not_db},
+      {"a directory that does not exist", (dir.path() / "missing" / "ledger.sqlite").string()},
+      {"a directory", dir.path().string()},
+  };
+  for (const case_& c : cases) {
+    INFO(std::string(c.what));
+    const auto r = embedded_ledger::open(c.path, {});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.code() == ledger_errc::storage);
+    CHECK(r.err().message.rfind("sqlite: ", 0) == 0);
+  }
+}
+
+TEST_CASE("embedded ledger: page bounds") {
+  embedded_backend be({});
+  auto l = be.open();
+  const account a = sample_account();
+  REQUIRE(l->new_account(write_context{a.admin, 0}, a));
+  CHECK(l->list_groups(a.hash, {0, 20}).code() == ledger_errc::invalid_argument);
+  CHECK(l->list_wallets(a.hash, {1, 0}).code() == ledger_errc::invalid_argument);
+  // A page far past the end is empty, with the total.
+  const auto far = l->list_groups(a.hash, {UINT64_MAX, 100});
+  REQUIRE(far.has_value());
+  CHECK(far->items.empty());
+  CHECK(far->total == 0);
+}
+
+}  // namespace enact::ledger::test
