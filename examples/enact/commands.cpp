@@ -288,7 +288,7 @@ int pkp_derive(const std::vector<std::string>& argv) {
 }  // namespace
 
 std::vector<command> all_commands() {
-  return {
+  std::vector<command> all = {
       {"typed-data hash", "FILE", "EIP-712 digest of typed data (eth_signTypedData_v4 JSON) as 0x hex",
        typed_data_hash},
       {"typed-data sign", "FILE --key-file K", "sign typed data; prints the 65-byte 0x signature",
@@ -316,6 +316,8 @@ std::vector<command> all_commands() {
       {"pkp derive", "--root-key-file R --path 0x...", "PKP wallet address for a root key and derivation path",
        pkp_derive},
   };
+  for (command& c : core_commands()) all.push_back(std::move(c));
+  return all;
 }
 
 }  // namespace enact::cli

@@ -17,4 +17,7 @@ struct command {
 /// Every subcommand, in the order `enact --help` lists them.
 std::vector<command> all_commands();
 
+/// The `enact core …` commands (core_commands.cpp): the core service's API.
+std::vector<command> core_commands();
+
 }  // namespace enact::cli

@@ -24,7 +24,12 @@ const std::vector<command>& table() {
 void print_usage(std::FILE* out) {
   std::fputs("usage: enact <command> [args...]   (enact <command> --help for details)\n\ncommands:\n",
              out);
-  for (const auto& c : table()) std::fprintf(out, "  %-22s %s\n", c.name.c_str(), c.summary.c_str());
+  for (const auto& c : table()) std::fprintf(out, "  %-28s %s\n", c.name.c_str(), c.summary.c_str());
+  std::fputs(
+      "\ncore commands talk to the core service at --url URL (default $ENACT_URL, else\n"
+      "http://127.0.0.1:8080) with the API key from --key-file FILE or $ENACT_API_KEY (never from\n"
+      "the command line); each prints one JSON line.\n",
+      out);
 }
 
 }  // namespace

@@ -171,5 +171,82 @@ expectFail(['key', 'address', '--key-file', file('zero.key', '0x' + '00'.repeat(
   check(r.code === 0 && /usage: enact cron next/.test(r.out), `cron next --help: ${r.out}`);
 }
 
+// `enact core …`: API keys never come from argv; failures name the API error code.
+expectFail(['core', 'new-account', '--key', 'x'], 2, /ENACT_API_KEY.*--key-file/, 'core refuses --key on the command line');
+expectFail(['core', 'account', '--key=x'], 2, /ENACT_API_KEY.*--key-file/, 'core refuses --key=VALUE');
+expectFail(['core', 'keys', 'remove', '--usage-key', 'x'], 2, /--usage-key-file/, 'core refuses --usage-key');
+expectFail(['core', 'account', '--url', 'http://127.0.0.1:1'], 1, /^enact core account: connection_failed: /,
+           'core account against an unreachable server');
+expectFail(['core', 'account', '--url', 'ftp://127.0.0.1'], 2, /--url/, 'core account with a bad --url');
+
+// `enact core …` against a stand-in for the core service: the request it sends, the line it prints.
+{
+  const { createServer } = await import('node:http');
+  const { execFile } = await import('node:child_process');
+  const issuedKey = 'QUNDT1VOVC1LRVktMDAwMDAwMDAwMDAwMDAwMDAwMDA=';
+  const seen = [];
+  const answers = {
+    'POST /core/v1/new_account': [200, { api_key: issuedKey, wallet_address: '0x' + '11'.repeat(20),
+                                         api_key_hash: '0x' + 'aa'.repeat(32) }],
+    'GET /core/v1/account': [200, { api_key_hash: '0x' + 'aa'.repeat(32), admin_wallet_address: '0x' + '11'.repeat(20),
+                                    managed: true, name: 'acme', description: '',
+                                    key: { kind: 'account', hash: '0x' + 'aa'.repeat(32) } }],
+    'GET /core/v1/get_node_chain_config': [200, { chain_id: 8453, contract_address: '0x' + 'cc'.repeat(20),
+                                                  chain_name: 'base' }],
+    'GET /core/v1/list_groups': [403, { error: { code: 'forbidden', message: 'missing scope group:create' } }],
+  };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, key: req.headers['x-api-key'], body });
+      const [status, answer] = answers[`${req.method} ${req.url.split('?')[0]}`] ??
+        [404, { error: { code: 'not_found', message: 'no route' } }];
+      res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'r1' });
+      res.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const runAsync = (args, env = {}) => new Promise((resolve) => {
+    execFile(enact, [...args, '--url', url], { env: { ...process.env, ENACT_API_KEY: '', ...env } },
+             (err, stdout, stderr) => resolve({ code: err ? err.code : 0, out: stdout.trim(), err: stderr.trim() }));
+  });
+
+  let r = await runAsync(['core', 'chain-config']);
+  {
+    const cfg = r.code === 0 && !r.out.includes('\n') ? JSON.parse(r.out) : {};
+    check(cfg.chain_id === 8453 && cfg.chain_name === 'base' &&
+          cfg.contract_address?.toLowerCase() === '0x' + 'cc'.repeat(20),
+          `core chain-config prints one JSON line: exit ${r.code} ${r.out} ${r.err}`);
+  }
+
+  const keyFile = join(work, 'account.key');
+  r = await runAsync(['core', 'new-account', '--name', 'acme', '--key-out', keyFile]);
+  check(r.code === 0 && !r.out.includes(issuedKey) && JSON.parse(r.out).key_file === keyFile,
+        `core new-account --key-out prints no key: ${r.out} ${r.err}`);
+  check(readFileSync(keyFile, 'utf8').trim() === issuedKey && (statSync(keyFile).mode & 0o777) === 0o600,
+        'core new-account --key-out writes the key 0600');
+  check(JSON.parse(seen.at(-1).body).name === 'acme' && seen.at(-1).key === undefined,
+        `core new-account sends {"name"} and no key: ${JSON.stringify(seen.at(-1))}`);
+  const before = seen.length;
+  r = await runAsync(['core', 'new-account', '--name', 'acme', '--key-out', keyFile]);
+  check(r.code === 1 && /exists/.test(r.err) && seen.length === before,
+        `core new-account --key-out to an existing file fails before asking the service: ${r.err}`);
+  r = await runAsync(['core', 'new-account', '--name', 'acme']);
+  check(r.code === 0 && JSON.parse(r.out).api_key === issuedKey, `core new-account prints the key once: ${r.out}`);
+
+  r = await runAsync(['core', 'account', '--key-file', keyFile]);
+  check(r.code === 0 && JSON.parse(r.out).name === 'acme' && seen.at(-1).key === issuedKey,
+        `core account sends the key from --key-file: ${r.out} ${r.err}`);
+  r = await runAsync(['core', 'account'], { ENACT_API_KEY: issuedKey });
+  check(r.code === 0 && seen.at(-1).key === issuedKey, `core account sends the key from ENACT_API_KEY: ${r.err}`);
+
+  r = await runAsync(['core', 'groups', 'list'], { ENACT_API_KEY: issuedKey });
+  check(r.code === 1 && r.out === '' && r.err === 'enact core groups list: forbidden: missing scope group:create' &&
+        !r.err.includes(issuedKey), `core groups list names the error code: exit ${r.code} ${r.err}`);
+  server.close();
+}
+
 console.log(`${checks - failures}/${checks} CLI checks passed`);
 process.exit(failures ? 1 : 0);

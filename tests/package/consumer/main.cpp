@@ -1,8 +1,10 @@
 // Uses the installed SDK's headers and compiled library (keccak, secp256k1 through the exported
-// link interface, EIP-712 through Boost.JSON), as a user's application would.
+// link interface, EIP-712 through Boost.JSON), and the installed typed client (cpp-httplib and
+// OpenSSL through its exported link interface), as a user's application would.
 #include <cstdio>
 #include <string>
 
+#include "enact/client/core_client.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/eip712/envelope.hpp"
@@ -27,6 +29,21 @@ int main() {
   if (enact::envelope::verify("{}", "0x", expect)) {
     std::puts("consumer failed: envelope accepted");
     return 1;
+  }
+  // The client links and fails the way it promises: nothing listens on port 1.
+  enact::client::client_options options;
+  options.base_url = "http://127.0.0.1:1";
+  options.max_retries = 0;
+  enact::client::core_client client(options);
+  try {
+    (void)client.get_node_chain_config();
+    std::puts("consumer failed: reached a server on port 1");
+    return 1;
+  } catch (const enact::api_error& e) {
+    if (e.errc() != enact::api_errc::connection_failed) {
+      std::printf("consumer failed: client error %s\n", e.what());
+      return 1;
+    }
   }
   std::puts("consumer ok");
   return 0;

@@ -1,0 +1,114 @@
+// `enact::client::core_client`: the typed client of the core service (API.md §2, /core/v1) —
+// accounts and usage keys, groups, wallets (PKPs), actions, the public utility endpoints and
+// billing. One method per endpoint, named after it; each sends one request (GETs may be retried,
+// see options.hpp) and returns the decoded answer or throws `enact::api_error`.
+//
+// Credentials: the API key (account key or usage key) is a `Secret` holding the key's base64 text
+// exactly as issued, sent as `X-Api-Key`. Billing calls may instead carry a wallet proof
+// (`X-Wallet-Auth`, primaryType BillingAuth, built with envelope::sign and encode_wallet_auth);
+// such a call sends no API key. Key values in requests and answers stay in Secrets, and neither
+// the API key nor any key value a request carried ever appears in an exception message.
+//
+// The HTTP stack (cpp-httplib over OpenSSL) is private to the compiled library. A client is not
+// for concurrent use: give each thread its own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "enact/bytes.hpp"
+#include "enact/client/api_error.hpp"
+#include "enact/client/core_types.hpp"
+#include "enact/client/options.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/eip712/envelope.hpp"
+
+namespace enact::client {
+
+class core_client {
+ public:
+  /// Throws api_error (invalid_request, status 0) when `options.base_url` is not an http(s) URL
+  /// of the accepted form. An empty `api_key` sends no credential (public endpoints, new_account).
+  explicit core_client(client_options options, Secret api_key = {});
+  ~core_client();
+  core_client(core_client&&) noexcept;
+  core_client& operator=(core_client&&) noexcept;
+  core_client(const core_client&) = delete;
+  core_client& operator=(const core_client&) = delete;
+
+  /// Replaces the credential (e.g. with the key new_account just returned).
+  void set_api_key(Secret api_key);
+  [[nodiscard]] bool has_api_key() const noexcept;
+
+  // --- accounts and keys (auth: none / key / owner) ---------------------------------------------
+  [[nodiscard]] new_account_response new_account(const new_account_request& request);
+  /// The account-exists check: who the credential belongs to.
+  [[nodiscard]] account_info account();
+  [[nodiscard]] new_usage_key add_usage_api_key(const usage_key_spec& spec);
+  [[nodiscard]] page<usage_key_info> list_api_keys(page_request p = {});
+  /// Replaces every permission of the key (omitted ones reset); returns the key's hash.
+  hash256 update_usage_api_key(const Secret& usage_api_key, const usage_key_spec& spec);
+  hash256 update_usage_api_key_metadata(const Secret& usage_api_key,
+                                        std::string_view name,
+                                        std::string_view description);
+  hash256 remove_usage_api_key(const Secret& usage_api_key);
+
+  // --- groups -----------------------------------------------------------------------------------
+  group add_group(const new_group& g);
+  [[nodiscard]] page<group> list_groups(page_request p = {});
+  /// Replaces name, description and both sets of `g.group_id`.
+  group update_group(const group& g);
+  /// Returns the removed group's id.
+  uint64_t remove_group(uint64_t group_id);
+
+  // --- wallets ----------------------------------------------------------------------------------
+  wallet create_wallet(const new_wallet& w);
+  [[nodiscard]] page<wallet> list_wallets(page_request p = {});
+  [[nodiscard]] page<wallet> list_wallets_in_group(uint64_t group_id, page_request p = {});
+  group add_pkp_to_group(uint64_t group_id, const address& pkp_id);
+  group remove_pkp_from_group(uint64_t group_id, const address& pkp_id);
+
+  // --- actions ----------------------------------------------------------------------------------
+  action add_action(const new_action& a);
+  group add_action_to_group(uint64_t group_id, std::string_view action_ipfs_cid);
+  group remove_action_from_group(uint64_t group_id, const hash256& hashed_cid);
+  action update_action_metadata(const action_metadata& a);
+  /// Returns the deleted action's hashed CID.
+  hash256 delete_action(const hash256& hashed_cid);
+  /// With a group id: the actions of that group; without: all actions of the account.
+  [[nodiscard]] page<action> list_actions(std::optional<uint64_t> group_id = std::nullopt,
+                                          page_request p = {});
+  /// Stores the code in the server's content store (so it runs without a gateway).
+  uploaded_action upload_action(std::string_view code);
+
+  // --- public utility (no auth) -----------------------------------------------------------------
+  [[nodiscard]] chain_config get_node_chain_config();
+  [[nodiscard]] std::vector<address> get_api_payers();
+  [[nodiscard]] address get_admin_api_payer();
+  /// The CID the server computes for `code` (POST /get_svc_action_ipfs_id).
+  [[nodiscard]] std::string get_svc_action_ipfs_id(std::string_view code);
+  /// GET /billing/stripe_config.
+  [[nodiscard]] stripe_config get_stripe_config();
+
+  // --- billing: with the API key, or with a BillingAuth wallet proof ----------------------------
+  [[nodiscard]] credit_balance balance();
+  [[nodiscard]] credit_balance balance(const envelope::signed_envelope& wallet_proof);
+  /// `amount_cents` at least 500 (the server refuses less: invalid_request).
+  payment_intent create_payment_intent(uint64_t amount_cents);
+  payment_intent create_payment_intent(uint64_t amount_cents,
+                                       const envelope::signed_envelope& wallet_proof);
+  /// Credits the account once (a second confirm: conflict); returns the new balance in credits.
+  uint64_t confirm_payment(std::string_view payment_intent_id);
+  uint64_t confirm_payment(std::string_view payment_intent_id,
+                           const envelope::signed_envelope& wallet_proof);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace enact::client

@@ -1,0 +1,361 @@
+#include "enact/client/core_client.hpp"
+
+#include <boost/json.hpp>
+
+#include <utility>
+
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+#include "json_read.hpp"
+#include "transport.hpp"
+
+namespace enact::client {
+
+namespace {
+
+using detail::http_answer;
+using detail::http_method;
+using detail::http_request;
+
+constexpr std::string_view kRoot = "/core/v1";
+
+std::string paged(std::string_view endpoint, page_request p, std::string_view extra = {}) {
+  std::string t = std::string(kRoot) + std::string(endpoint) + "?";
+  if (!extra.empty())
+    t += std::string(extra) + "&";
+  t += "page_number=" + std::to_string(p.number) + "&page_size=" + std::to_string(p.size);
+  return t;
+}
+
+template <class T>
+T decode(const http_answer& a) {
+  return detail::decode_answer(a, [](const json::value& v) { return json::value_to<T>(v); });
+}
+
+hash256 decode_hash_field(const http_answer& a, std::string_view key) {
+  return detail::decode_answer(a, [&](const json::value& v) {
+    return detail::read::get_hash(detail::read::expect_object(v, "answer"), key);
+  });
+}
+
+uint64_t decode_u64_field(const http_answer& a, std::string_view key) {
+  return detail::decode_answer(a, [&](const json::value& v) {
+    return detail::read::get_u64(detail::read::expect_object(v, "answer"), key);
+  });
+}
+
+/// A key value in a request body: sent as its text, wiped from the JSON tree once serialized.
+std::string body_with_key(json::object o, const Secret& usage_api_key) {
+  o["usage_api_key"] = as_chars(usage_api_key.view());
+  std::string text = json::serialize(o);
+  json::value v = std::move(o);
+  detail::wipe_strings(v);
+  return text;
+}
+
+}  // namespace
+
+struct core_client::impl {
+  detail::transport http;
+  Secret api_key;
+
+  impl(client_options o, Secret key) : http(std::move(o)), api_key(std::move(key)) {}
+
+  enum class auth { none, key };
+
+  http_answer get(std::string target, auth a) {
+    http_request r;
+    r.method = http_method::get;
+    r.target = std::move(target);
+    if (a == auth::key)
+      r.api_key = &api_key;
+    return http.send(r);
+  }
+
+  http_answer post(std::string_view endpoint,
+                   std::string body,
+                   auth a,
+                   std::vector<bytes_view> redact = {}) {
+    http_request r;
+    r.method = http_method::post;
+    r.target = std::string(kRoot) + std::string(endpoint);
+    r.body = std::move(body);
+    if (a == auth::key)
+      r.api_key = &api_key;
+    r.redact = std::move(redact);
+    return http.send(r);
+  }
+
+  template <class T>
+  http_answer post_json(std::string_view endpoint, const T& request, auth a) {
+    return post(endpoint, json::serialize(json::value_from(request)), a);
+  }
+
+  // Billing: the API key, or a wallet proof in X-Wallet-Auth instead of it.
+  http_answer billing(http_method m,
+                      std::string_view endpoint,
+                      std::string body,
+                      const envelope::signed_envelope* proof) {
+    http_request r;
+    r.method = m;
+    r.target = std::string(kRoot) + "/billing" + std::string(endpoint);
+    r.body = std::move(body);
+    if (proof != nullptr)
+      r.wallet_auth = envelope::encode_wallet_auth(*proof);
+    else
+      r.api_key = &api_key;
+    return http.send(r);
+  }
+
+  credit_balance balance(const envelope::signed_envelope* proof) {
+    return decode<credit_balance>(billing(http_method::get, "/balance", {}, proof));
+  }
+
+  payment_intent create_payment_intent(uint64_t amount_cents,
+                                       const envelope::signed_envelope* proof) {
+    json::object o;
+    o["amount_cents"] = amount_cents;
+    return decode<payment_intent>(
+        billing(http_method::post, "/create_payment_intent", json::serialize(o), proof));
+  }
+
+  uint64_t confirm_payment(std::string_view id, const envelope::signed_envelope* proof) {
+    json::object o;
+    o["payment_intent_id"] = id;
+    return decode_u64_field(
+        billing(http_method::post, "/confirm_payment", json::serialize(o), proof),
+        "balance_credits");
+  }
+};
+
+core_client::core_client(client_options options, Secret api_key)
+    : impl_(std::make_unique<impl>(std::move(options), std::move(api_key))) {}
+core_client::~core_client() = default;
+core_client::core_client(core_client&&) noexcept = default;
+core_client& core_client::operator=(core_client&&) noexcept = default;
+
+void core_client::set_api_key(Secret api_key) {
+  impl_->api_key = std::move(api_key);
+}
+bool core_client::has_api_key() const noexcept {
+  return !impl_->api_key.empty();
+}
+
+// --- accounts and keys -------------------------------------------------------------------------
+
+new_account_response core_client::new_account(const new_account_request& request) {
+  http_answer a = impl_->post_json("/new_account", request, impl::auth::none);
+  new_account_response r = decode<new_account_response>(a);
+  detail::wipe_strings(a.body);
+  return r;
+}
+
+account_info core_client::account() {
+  return decode<account_info>(impl_->get(std::string(kRoot) + "/account", impl::auth::key));
+}
+
+new_usage_key core_client::add_usage_api_key(const usage_key_spec& spec) {
+  http_answer a = impl_->post_json("/add_usage_api_key", spec, impl::auth::key);
+  new_usage_key k = decode<new_usage_key>(a);
+  detail::wipe_strings(a.body);
+  return k;
+}
+
+page<usage_key_info> core_client::list_api_keys(page_request p) {
+  return decode<page<usage_key_info>>(impl_->get(paged("/list_api_keys", p), impl::auth::key));
+}
+
+hash256 core_client::update_usage_api_key(const Secret& usage_api_key, const usage_key_spec& spec) {
+  json::value v = json::value_from(spec);
+  return decode_hash_field(
+      impl_->post("/update_usage_api_key", body_with_key(std::move(v.get_object()), usage_api_key),
+                  impl::auth::key, {usage_api_key.view()}),
+      "hash");
+}
+
+hash256 core_client::update_usage_api_key_metadata(const Secret& usage_api_key,
+                                                   std::string_view name,
+                                                   std::string_view description) {
+  json::object o;
+  o["name"] = name;
+  o["description"] = description;
+  return decode_hash_field(
+      impl_->post("/update_usage_api_key_metadata", body_with_key(std::move(o), usage_api_key),
+                  impl::auth::key, {usage_api_key.view()}),
+      "hash");
+}
+
+hash256 core_client::remove_usage_api_key(const Secret& usage_api_key) {
+  return decode_hash_field(
+      impl_->post("/remove_usage_api_key", body_with_key(json::object{}, usage_api_key),
+                  impl::auth::key, {usage_api_key.view()}),
+      "hash");
+}
+
+// --- groups ------------------------------------------------------------------------------------
+
+group core_client::add_group(const new_group& g) {
+  return decode<group>(impl_->post_json("/add_group", g, impl::auth::key));
+}
+
+page<group> core_client::list_groups(page_request p) {
+  return decode<page<group>>(impl_->get(paged("/list_groups", p), impl::auth::key));
+}
+
+group core_client::update_group(const group& g) {
+  return decode<group>(impl_->post_json("/update_group", g, impl::auth::key));
+}
+
+uint64_t core_client::remove_group(uint64_t group_id) {
+  json::object o;
+  o["group_id"] = group_id;
+  return decode_u64_field(impl_->post("/remove_group", json::serialize(o), impl::auth::key),
+                          "group_id");
+}
+
+// --- wallets -----------------------------------------------------------------------------------
+
+wallet core_client::create_wallet(const new_wallet& w) {
+  return decode<wallet>(impl_->post_json("/create_wallet", w, impl::auth::key));
+}
+
+page<wallet> core_client::list_wallets(page_request p) {
+  return decode<page<wallet>>(impl_->get(paged("/list_wallets", p), impl::auth::key));
+}
+
+page<wallet> core_client::list_wallets_in_group(uint64_t group_id, page_request p) {
+  return decode<page<wallet>>(impl_->get(
+      paged("/list_wallets_in_group", p, "group_id=" + std::to_string(group_id)), impl::auth::key));
+}
+
+namespace {
+std::string group_and(uint64_t group_id, std::string_view key, json::value value) {
+  json::object o;
+  o["group_id"] = group_id;
+  o[key] = std::move(value);
+  return json::serialize(o);
+}
+}  // namespace
+
+group core_client::add_pkp_to_group(uint64_t group_id, const address& pkp_id) {
+  return decode<group>(impl_->post(
+      "/add_pkp_to_group", group_and(group_id, "pkp_id", json::string(to_checksum_address(pkp_id))),
+      impl::auth::key));
+}
+
+group core_client::remove_pkp_from_group(uint64_t group_id, const address& pkp_id) {
+  return decode<group>(impl_->post(
+      "/remove_pkp_from_group",
+      group_and(group_id, "pkp_id", json::string(to_checksum_address(pkp_id))), impl::auth::key));
+}
+
+// --- actions -----------------------------------------------------------------------------------
+
+action core_client::add_action(const new_action& a) {
+  return decode<action>(impl_->post_json("/add_action", a, impl::auth::key));
+}
+
+group core_client::add_action_to_group(uint64_t group_id, std::string_view action_ipfs_cid) {
+  return decode<group>(impl_->post(
+      "/add_action_to_group", group_and(group_id, "action_ipfs_cid", json::string(action_ipfs_cid)),
+      impl::auth::key));
+}
+
+group core_client::remove_action_from_group(uint64_t group_id, const hash256& hashed_cid) {
+  return decode<group>(
+      impl_->post("/remove_action_from_group",
+                  group_and(group_id, "hashed_cid", json::string(hex::encode_prefixed(hashed_cid))),
+                  impl::auth::key));
+}
+
+action core_client::update_action_metadata(const action_metadata& a) {
+  return decode<action>(impl_->post_json("/update_action_metadata", a, impl::auth::key));
+}
+
+hash256 core_client::delete_action(const hash256& hashed_cid) {
+  json::object o;
+  o["hashed_cid"] = hex::encode_prefixed(hashed_cid);
+  return decode_hash_field(impl_->post("/delete_action", json::serialize(o), impl::auth::key),
+                           "hashed_cid");
+}
+
+page<action> core_client::list_actions(std::optional<uint64_t> group_id, page_request p) {
+  const std::string extra = group_id ? "group_id=" + std::to_string(*group_id) : std::string();
+  return decode<page<action>>(impl_->get(paged("/list_actions", p, extra), impl::auth::key));
+}
+
+uploaded_action core_client::upload_action(std::string_view code) {
+  json::object o;
+  o["code"] = code;
+  return decode<uploaded_action>(
+      impl_->post("/upload_action", json::serialize(o), impl::auth::key));
+}
+
+// --- public utility ----------------------------------------------------------------------------
+
+chain_config core_client::get_node_chain_config() {
+  return decode<chain_config>(
+      impl_->get(std::string(kRoot) + "/get_node_chain_config", impl::auth::none));
+}
+
+std::vector<address> core_client::get_api_payers() {
+  const http_answer a = impl_->get(std::string(kRoot) + "/get_api_payers", impl::auth::none);
+  return detail::decode_answer(a, [](const json::value& v) {
+    const json::value& list =
+        detail::read::require(detail::read::expect_object(v, "answer"), "api_payers");
+    if (!list.is_array())
+      detail::read::bad("api_payers: expected an array of addresses");
+    std::vector<address> out;
+    for (size_t i = 0; i < list.get_array().size(); ++i)
+      out.push_back(
+          detail::read::to_address(list.get_array()[i], "api_payers[" + std::to_string(i) + "]"));
+    return out;
+  });
+}
+
+address core_client::get_admin_api_payer() {
+  const http_answer a = impl_->get(std::string(kRoot) + "/get_admin_api_payer", impl::auth::none);
+  return detail::decode_answer(a, [](const json::value& v) {
+    return detail::read::get_address(detail::read::expect_object(v, "answer"), "admin_api_payer");
+  });
+}
+
+std::string core_client::get_svc_action_ipfs_id(std::string_view code) {
+  // The body is the code itself as one JSON string (API.md §2, public utility).
+  const http_answer a =
+      impl_->post("/get_svc_action_ipfs_id", json::serialize(json::value(json::string(code))),
+                  impl::auth::none);
+  return detail::decode_answer(a, [](const json::value& v) {
+    return detail::read::get_string(detail::read::expect_object(v, "answer"), "action_ipfs_cid");
+  });
+}
+
+stripe_config core_client::get_stripe_config() {
+  return decode<stripe_config>(
+      impl_->get(std::string(kRoot) + "/billing/stripe_config", impl::auth::none));
+}
+
+// --- billing -----------------------------------------------------------------------------------
+
+credit_balance core_client::balance() {
+  return impl_->balance(nullptr);
+}
+credit_balance core_client::balance(const envelope::signed_envelope& wallet_proof) {
+  return impl_->balance(&wallet_proof);
+}
+payment_intent core_client::create_payment_intent(uint64_t amount_cents) {
+  return impl_->create_payment_intent(amount_cents, nullptr);
+}
+payment_intent core_client::create_payment_intent(uint64_t amount_cents,
+                                                  const envelope::signed_envelope& wallet_proof) {
+  return impl_->create_payment_intent(amount_cents, &wallet_proof);
+}
+uint64_t core_client::confirm_payment(std::string_view payment_intent_id) {
+  return impl_->confirm_payment(payment_intent_id, nullptr);
+}
+uint64_t core_client::confirm_payment(std::string_view payment_intent_id,
+                                      const envelope::signed_envelope& wallet_proof) {
+  return impl_->confirm_payment(payment_intent_id, &wallet_proof);
+}
+
+}  // namespace enact::client
