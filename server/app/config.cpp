@@ -212,7 +212,7 @@ constexpr flag kFlags[] = {
     {"--chain-name", "chain.chain_name", "chain name reported by /get_node_chain_config"},
     {"--key-rate", "limits.key_rate_per_second", "requests per second per API key (default 0: unlimited)"},
     {"--new-accounts-per-minute", "limits.new_accounts_per_ip_per_minute", "account creations per client IP per minute (default 60; 0: unlimited)"},
-    {"--threads", "threads", "HTTP worker threads (default 8 per core)"},
+    {"--threads", "threads", "HTTP worker threads, one per open connection (default max(64, 16 per core))"},
     {"--log-level", "log_level", "debug | info | warn | error (default info)"},
     {"--help", nullptr, "this text"},
     {"--version", nullptr, "print the version"},

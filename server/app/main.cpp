@@ -127,7 +127,9 @@ int main(int argc, char** argv) {
 
   httplib::Server server;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = s.threads > 0 ? static_cast<size_t>(s.threads) : 8 * cores;
+  // httplib serves a keep-alive connection on one pool thread for its lifetime, so the pool must
+  // be larger than the number of concurrent clients expected, not the number of cores.
+  const size_t threads = s.threads > 0 ? static_cast<size_t>(s.threads) : std::max<size_t>(64, 16 * cores);
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server.set_keep_alive_max_count(1000);
   core::mount(server, svc, s.core);

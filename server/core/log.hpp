@@ -1,30 +1,50 @@
-// Structured logs: one JSON object per line on a stream (stderr by default), written whole under
-// a lock. Request lines carry the request id, method, route, status and latency; nothing that
-// identifies a secret is ever passed in (keys are logged, at most, as the first bytes of their
-// hash).
+// Structured logs: one JSON object per line on a stream (stderr by default). Request threads only
+// format their line and queue it; one writer thread writes queued lines in batches, so request
+// latency never includes log I/O. Lines are never dropped: when the queue is full, producers wait.
+// The destructor writes everything still queued. Request lines carry the request id, method,
+// route, status and latency; nothing that identifies a secret is ever passed in.
 #pragma once
 
 #include <boost/json.hpp>
 
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <mutex>
+#include <string>
 #include <string_view>
+#include <thread>
 
 namespace enact::core {
 
 class logger {
  public:
   enum class level { debug, info, warn, error };
-  explicit logger(std::FILE* out = stderr, level min = level::info) : out_(out), min_(min) {}
+  explicit logger(std::FILE* out = stderr, level min = level::info);
+  ~logger();
+  logger(const logger&) = delete;
+  logger& operator=(const logger&) = delete;
+
   void log(level l, std::string_view msg, boost::json::object fields = {});
   void info(std::string_view msg, boost::json::object fields = {}) { log(level::info, msg, std::move(fields)); }
   void warn(std::string_view msg, boost::json::object fields = {}) { log(level::warn, msg, std::move(fields)); }
   void error(std::string_view msg, boost::json::object fields = {}) { log(level::error, msg, std::move(fields)); }
+  /// Returns once every line logged before the call is written.
+  void flush();
 
  private:
-  std::FILE* out_;
+  void run();
+  static constexpr size_t kMaxQueued = 65536;
+  int fd_;
   level min_;
   std::mutex mu_;
+  std::condition_variable wake_writer_;
+  std::condition_variable wake_producers_;
+  std::deque<std::string> queue_;
+  uint64_t queued_ = 0;
+  uint64_t written_ = 0;
+  bool stopping_ = false;
+  std::thread writer_;
 };
 
 }  // namespace enact::core

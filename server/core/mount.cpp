@@ -78,6 +78,26 @@ std::string new_request_id() {
   return hex::encode(b);
 }
 
+/// The request being served on this thread. httplib runs the pre-routing handler, the route's
+/// handler, the error handler and the post-routing handler of one request on one worker thread,
+/// so the request id and start time travel between them here: every response, routed or not
+/// (unknown path, body over the server-wide limit, exception, OpenAPI, Swagger UI), carries an
+/// X-Request-Id and gets exactly one log line with it (API.md §0).
+struct request_scope {
+  bool active = false;  // between the pre- and post-routing handlers
+  bool logged = false;  // serve() wrote the request's log line
+  std::string id;
+  clock::time_point start;
+};
+thread_local request_scope t_request;
+
+void begin_request() {
+  t_request.active = true;
+  t_request.logged = false;
+  t_request.id = new_request_id();
+  t_request.start = clock::now();
+}
+
 bool is_list(const route& r) {
   const auto* ref = r.response.if_contains("$ref");
   return ref != nullptr && ref->as_string().ends_with("Page");
@@ -114,8 +134,11 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
   if (!key) {
     if (r.auth == auth_kind::billing && req.has_header("X-Wallet-Auth")) {
       ENACT_TRY(const auto parts, envelope::decode_wallet_auth(req.get_header_value("X-Wallet-Auth")));
-      envelope::expectation want{envelope::kind::billing_auth, st.cfg.chain_id,
-                                 static_cast<uint64_t>(unix_now()), st.cfg.envelope_max_skew};
+      envelope::expectation want{};
+      want.expected = envelope::kind::billing_auth;
+      want.chain_id = st.cfg.chain_id;
+      want.now = static_cast<uint64_t>(unix_now());
+      want.max_skew = st.cfg.envelope_max_skew;
       ENACT_TRY(const address signer, envelope::verify(parts.first, parts.second, want));
       auto account = st.svc.ledger->account_by_admin(signer);
       if (!account)
@@ -146,7 +169,8 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
         return fail(core_errc::unauthenticated, "unknown or deleted API key");
       return k.err();
     }
-    if (k->expiration != 0 && static_cast<int64_t>(k->expiration) <= unix_now())
+    // Unsigned comparison: an expiration above INT64_MAX is far in the future, not negative.
+    if (k->expiration != 0 && k->expiration <= static_cast<uint64_t>(unix_now()))
       return fail(core_errc::unauthenticated, "this usage key expired");
     ENACT_TRY(c.account, st.svc.ledger->get_account(k->account));
     c.scopes = scope::caller{scope::key_kind::usage, std::move(k->permissions)};
@@ -193,9 +217,12 @@ void send(httplib::Response& res, int status, const json::value& body) {
 }
 
 void serve(const route& r, mount_state& st, const httplib::Request& req, httplib::Response& res) {
-  const auto start = clock::now();
-  request_context ctx{req, st.svc, st.cfg, std::nullopt, nullptr, new_request_id()};
-  res.set_header("X-Request-Id", ctx.request_id);
+  if (!t_request.active)
+    begin_request();
+  const auto start = t_request.start;
+  request_context ctx{req, st.svc, st.cfg, std::nullopt, nullptr, t_request.id};
+  if (!res.has_header("X-Request-Id"))
+    res.set_header("X-Request-Id", ctx.request_id);
   int status = 200;
   std::string error_code;
   const auto respond_error = [&](const error& e) {
@@ -252,6 +279,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     line["caller"] = ctx.who->wallet_auth ? "wallet"
                      : ctx.who->scopes.kind == scope::key_kind::account ? "account" : "usage";
   st.svc.log->info("request", std::move(line));
+  t_request.logged = true;
 }
 
 void send_error(httplib::Response& res, core_errc code, std::string message) {
@@ -276,6 +304,38 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
     res.set_content(doc, "application/json");
   });
   mount_swagger_ui(server, "/core/v1");
+
+  // Request ids and log lines for every response, including those no route produced.
+  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    begin_request();
+    res.set_header("X-Request-Id", t_request.id);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.set_post_routing_handler([&svc](const httplib::Request& req, httplib::Response& res) {
+    if (!t_request.active)
+      begin_request();  // a request line httplib refused before routing
+    if (!res.has_header("X-Request-Id"))
+      res.set_header("X-Request-Id", t_request.id);
+    if (!t_request.logged) {
+      const auto us =
+          std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t_request.start).count();
+      json::object line{{"request_id", t_request.id},
+                        {"method", req.method},
+                        {"route", req.path},
+                        {"status", res.status},
+                        {"latency_us", us}};
+      if (res.status >= 400) {
+        std::error_code ec;
+        const json::value body = json::parse(res.body, ec);
+        if (!ec && body.is_object())
+          if (const auto* e = body.as_object().if_contains("error"); e && e->is_object())
+            if (const auto* code = e->as_object().if_contains("code"); code && code->is_string())
+              line["error"] = code->get_string();
+      }
+      svc.log->info("request", std::move(line));
+    }
+    t_request.active = false;
+  });
 
   // Anything the routes did not answer still gets the error body of API.md §0.
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -303,6 +363,9 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
     svc.log->error("unhandled exception", {{"path", req.path}, {"detail", what}});
     send_error(res, core_errc::internal, "internal error");
   });
+  // httplib writes a response as header and body; without TCP_NODELAY, Nagle's algorithm and the
+  // client's delayed ACK hold every response on a keep-alive connection for ~40 ms.
+  server.set_tcp_nodelay(true);
   // The largest body any route accepts; each route checks its own limit.
   server.set_payload_max_length(std::max(cfg.max_body_bytes, cfg.max_action_code_bytes + 4096) + 1);
 }

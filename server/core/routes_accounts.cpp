@@ -66,7 +66,8 @@ result<ledger::usage_key> read_usage_key(const request_context& c) {
   k.description = str(c.body, "description");
   if (const auto* e = body.if_contains("expiration"); e && !e->is_null()) {
     k.expiration = e->to_number<uint64_t>();
-    if (k.expiration != 0 && static_cast<int64_t>(k.expiration) <= unix_now())
+    // Unsigned comparison: an expiration above INT64_MAX is far in the future, not negative.
+    if (k.expiration != 0 && k.expiration <= static_cast<uint64_t>(unix_now()))
       return fail(core_errc::invalid_request, "body.expiration: in the past");
   }
   k.permissions = std::move(perms);

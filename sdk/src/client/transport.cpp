@@ -151,6 +151,7 @@ struct transport::impl {
     http->set_read_timeout(options.read_timeout);
     http->set_write_timeout(options.read_timeout);
     http->set_keep_alive(false);
+    http->set_tcp_nodelay(true);  // a request is written as header and body; no Nagle delay between
     http->set_follow_location(false);
     http->enable_server_certificate_verification(true);
     if (!options.ca_file.empty())
