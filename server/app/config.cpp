@@ -156,6 +156,20 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   if (key == "billing.stripe_secret_key") { ENACT_TRY(s.stripe.secret_key, text(v, what)); return {}; }
   if (key == "billing.write_surcharge_credits") { ENACT_TRY(s.core.write_surcharge_credits, number<uint64_t>(v, what)); return {}; }
   if (key == "billing.run_price_credits") { ENACT_TRY(s.core.run_price_credits, number<uint64_t>(v, what)); return {}; }
+  if (key == "sandbox.workers") { ENACT_TRY(s.sandbox_workers, number<size_t>(v, what)); return {}; }
+  if (key == "sandbox.run_timeout_ms") {
+    ENACT_TRY(s.run_timeout_ms, number<uint64_t>(v, what));
+    if (s.run_timeout_ms == 0)
+      return usage(what + ": must be positive");
+    return {};
+  }
+  if (key == "sandbox.run_heap_mib") {
+    ENACT_TRY(s.run_heap_mib, number<uint64_t>(v, what));
+    if (s.run_heap_mib == 0 || s.run_heap_mib > 4096)
+      return usage(what + ": expected 1 to 4096");
+    return {};
+  }
+  if (key == "sandbox.ipfs_gateway") { ENACT_TRY(s.core.ipfs_gateway, text(v, what)); return {}; }
   if (key == "limits.max_body_bytes") { ENACT_TRY(s.core.max_body_bytes, number<size_t>(v, what)); return {}; }
   if (key == "limits.key_rate_per_second") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_per_second = double(n); return {}; }
   if (key == "limits.key_rate_burst") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_burst = double(n); return {}; }
@@ -212,6 +226,10 @@ constexpr flag kFlags[] = {
     {"--chain-name", "chain.chain_name", "chain name reported by /get_node_chain_config"},
     {"--key-rate", "limits.key_rate_per_second", "requests per second per API key (default 0: unlimited)"},
     {"--new-accounts-per-minute", "limits.new_accounts_per_ip_per_minute", "account creations per client IP per minute (default 60; 0: unlimited)"},
+    {"--sandbox-workers", "sandbox.workers", "action sandbox worker processes (default 2 per core)"},
+    {"--run-timeout-ms", "sandbox.run_timeout_ms", "wall-clock limit per action run (default 10000)"},
+    {"--run-heap-mib", "sandbox.run_heap_mib", "heap limit per action run in MiB (default 64)"},
+    {"--ipfs-gateway", "sandbox.ipfs_gateway", "IPFS HTTP gateway for code not in the content store (default: off)"},
     {"--threads", "threads", "HTTP worker threads, one per open connection (default max(64, 16 per core))"},
     {"--log-level", "log_level", "debug | info | warn | error (default info)"},
     {"--help", nullptr, "this text"},
@@ -233,7 +251,8 @@ std::string help_text() {
   out +=
       "\nConfig file keys: listen, data_dir, dev, log_level, threads, [chain] chain_id chain_name\n"
       "contract_address, [billing] provider stripe_api_base stripe_publishable_key\n"
-      "stripe_secret_key write_surcharge_credits run_price_credits, [limits] max_body_bytes\n"
+      "stripe_secret_key write_surcharge_credits run_price_credits, [sandbox] workers\n"
+      "run_timeout_ms run_heap_mib ipfs_gateway, [limits] max_body_bytes\n"
       "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute.\n";
   return out;
 }

@@ -28,7 +28,11 @@ struct settings {
   std::string billing = "auto";
   stripe_settings stripe;
   std::string log_level = "info";
-  int threads = 0;  // HTTP worker threads; 0 = 8 × cores
+  int threads = 0;  // HTTP worker threads; 0 = max(64, 16 × cores)
+  /// Action sandbox: worker processes (0 = 2 × cores), and per-run limits.
+  size_t sandbox_workers = 0;
+  uint64_t run_timeout_ms = 10000;
+  uint64_t run_heap_mib = 64;
   core::config core;
 };
 

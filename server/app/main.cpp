@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -21,6 +23,7 @@
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secret.hpp"
 #include "ledger/embedded_ledger.hpp"
+#include "runtime/runtime.hpp"
 #include "tee/tee.hpp"
 
 namespace {
@@ -117,6 +120,15 @@ int main(int argc, char** argv) {
     payments = std::move(*p);
   }
 
+  // The sandbox workers are started before any request thread exists.
+  runtime::pool_config pc;
+  pc.size = s.sandbox_workers;
+  pc.defaults.wall = std::chrono::milliseconds(s.run_timeout_ms);
+  pc.defaults.heap_bytes = static_cast<size_t>(s.run_heap_mib) << 20;
+  auto sandbox = runtime::pool::start(pc);
+  if (!sandbox)
+    return fatal("action sandbox: " + sandbox.err().message);
+
   core::services svc;
   svc.ledger = ledger->get();
   svc.tee = the_tee->get();
@@ -124,6 +136,7 @@ int main(int argc, char** argv) {
   svc.store = &*store;
   svc.log = &log;
   svc.api_payer = *payer;
+  svc.sandbox = sandbox->get();
 
   httplib::Server server;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -144,10 +157,17 @@ int main(int argc, char** argv) {
     return fatal("cannot listen on " + s.listen_host + ":" + std::to_string(s.listen_port) +
                  " (in use, or not an address of this machine)");
 
-  std::thread stopper([&server, &log, stop_signals] {
+  // Set once the accept loop has returned (stopped by the signal, or failed).
+  std::atomic<bool> serving_done{false};
+  std::thread stopper([&server, &log, &serving_done, stop_signals] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     log.info("stopping", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+    // httplib's stop() does nothing until the accept loop runs: a signal that arrives between
+    // the banner and listen_after_bind() would be lost and the server would never stop. Wait
+    // until it runs (or has ended) first.
+    while (!server.is_running() && !serving_done.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server.stop();
   });
 
@@ -158,9 +178,22 @@ int main(int argc, char** argv) {
               kVersion, base.c_str(), base.c_str(), base.c_str(), base.c_str(), s.data_dir.c_str(),
               std::string((*the_tee)->kind()).c_str(), billing.c_str());
   std::fflush(stdout);
-  log.info("started", {{"listen", base}, {"billing", billing}, {"threads", threads}});
+  const auto iso = (*sandbox)->isolation();
+  log.info("started", {{"listen", base},
+                       {"billing", billing},
+                       {"threads", threads},
+                       {"sandbox_workers", (*sandbox)->size()},
+                       {"sandbox_isolation",
+                        {{"empty_environment", iso.empty_environment},
+                         {"fds_closed", iso.fds_closed},
+                         {"network_namespace", iso.network_namespace},
+                         {"dropped_privileges", iso.dropped_privileges},
+                         {"rlimits", iso.rlimits},
+                         {"no_new_privs", iso.no_new_privs},
+                         {"seccomp", iso.seccomp}}}});
 
   server.listen_after_bind();
+  serving_done = true;
   // listen_after_bind returns once stop() was called and the workers finished.
   if (stopper.joinable()) {
     pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the waiter if we stopped otherwise

@@ -3,6 +3,7 @@
 #include "billing/payment_provider.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "ledger/ledger.hpp"
+#include "runtime/runtime.hpp"
 
 namespace enact {
 namespace detail {
@@ -130,6 +131,10 @@ http_error to_http(const error& e) {
     code = from_ledger(static_cast<ledger_errc>(e.code.value()));
   else if (cat == detail::envelope_category())
     code = from_envelope(static_cast<envelope_errc>(e.code.value()));
+  else if (cat == runtime::detail::runtime_category())
+    code = static_cast<runtime::runtime_errc>(e.code.value()) == runtime::runtime_errc::invalid_request
+               ? core_errc::invalid_request
+               : core_errc::unavailable;
   else if (cat == detail::billing_category())
     code = from_billing(static_cast<billing_errc>(e.code.value()));
   else if (std::string_view(cat.name()).starts_with("enact."))

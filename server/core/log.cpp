@@ -44,7 +44,7 @@ void logger::log(level l, std::string_view msg, boost::json::object fields) {
   const std::time_t secs = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
-  char ts[40];
+  char ts[64];
   std::snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
   boost::json::object line{{"ts", ts}, {"level", kNames[static_cast<int>(l)]}, {"msg", msg}};

@@ -227,6 +227,8 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
   std::string error_code;
   const auto respond_error = [&](const error& e) {
     http_error h = to_http(e);
+    if (!ctx.error_details.is_null())
+      h.details = ctx.error_details;
     status = h.status;
     error_code = std::string(code_name(h.code));
     send(res, status, error_body(h));

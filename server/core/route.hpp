@@ -48,6 +48,7 @@ struct request_context {
   std::optional<caller> who;
   json::value body;             // the parsed, schema-checked body (null for GET)
   std::string request_id;
+  json::value error_details = nullptr;  // set by a handler: the `details` of its error body
 };
 
 using handler = std::function<result<json::value>(request_context&)>;
@@ -109,5 +110,6 @@ void add_group_routes(std::vector<route>& out);
 void add_action_routes(std::vector<route>& out);
 void add_utility_routes(std::vector<route>& out);
 void add_billing_routes(std::vector<route>& out);
+void add_run_routes(std::vector<route>& out);
 
 }  // namespace enact::core

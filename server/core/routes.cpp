@@ -19,6 +19,7 @@ const std::vector<route>& routes() {
     add_account_routes(t);
     add_group_routes(t);
     add_action_routes(t);
+    add_run_routes(t);
     add_utility_routes(t);
     add_billing_routes(t);
     return t;

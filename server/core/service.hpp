@@ -26,6 +26,9 @@ class tee;
 namespace enact::billing {
 class payment_provider;
 }
+namespace enact::runtime {
+class pool;
+}
 
 namespace enact::core {
 
@@ -52,15 +55,21 @@ struct config {
   double new_account_per_ip_per_minute = 60;
   /// Allowed issuedAt skew of wallet envelopes, seconds.
   uint64_t envelope_max_skew = 300;
+  /// IPFS HTTP gateway for action code not in the content store ("http://127.0.0.1:8081");
+  /// empty: off. Fetched bytes are verified against the CID.
+  std::string ipfs_gateway;
+  int gateway_timeout_ms = 10000;
 };
 
 /// The parts the routes use. The ledger, TEE and content store are required; without a payment
-/// provider the billing write endpoints answer 503 unavailable.
+/// provider the billing write endpoints answer 503 unavailable, without a sandbox /run_action.
 struct services {
   ledger::permission_ledger* ledger = nullptr;
   tee::tee* tee = nullptr;
   billing::payment_provider* payments = nullptr;
   content_store* store = nullptr;
+  /// The action sandbox; without one, /run_action answers 503.
+  runtime::pool* sandbox = nullptr;
   logger* log = nullptr;
   /// The api_payer that relays API-mode writes (one of ledger->api_payers()).
   address api_payer{};

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs the quick start of docs/server.md (the first ```sh block after "## Quick start") as
-# written, against a fresh enact-server --dev on a free loopback port, and checks its outcome.
+# written, against a fresh enact-server --dev on a free loopback port, then checks the state it
+# left: the group lists the wallet and the action, the balance is 500 - 1, and the action's
+# signature recovers (with ethers) to the PKP's address.
 #   run_quickstart.sh ENACT_SERVER DOCS_SERVER_MD
 set -euo pipefail
 server_bin=$1
 doc=$2
+repo=$(cd "$(dirname "$doc")/.." && pwd)
 work=$(mktemp -d)
 pid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
@@ -13,23 +16,40 @@ trap cleanup EXIT
 awk '/^## Quick start/ {found=1} found && /^```sh$/ {inside=1; next} inside && /^```$/ {exit} inside {print}' \
   "$doc" >"$work/quickstart.sh"
 [ -s "$work/quickstart.sh" ] || { echo "no quick start block in $doc"; exit 1; }
+echo 'declare -p URL ACCOUNT_KEY USAGE_KEY GROUP_ID PKP_ID CID >"$VARS"' >>"$work/quickstart.sh"
 
 "$server_bin" --dev --listen 127.0.0.1:0 --data-dir "$work/data" >"$work/out" 2>"$work/log" &
 pid=$!
 for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.05; done
-URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/out" | head -1)
-[ -n "$URL" ] || { echo "server did not start"; cat "$work/log"; exit 1; }
+base=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/out" | head -1)
+[ -n "$base" ] || { echo "server did not start"; cat "$work/log"; exit 1; }
 
-URL=$URL bash -euo pipefail "$work/quickstart.sh" >"$work/result" 2>&1 || {
+(cd "$work" && URL=$base VARS="$work/vars" bash -euo pipefail "$work/quickstart.sh" >"$work/result" 2>&1) || {
   echo "quick start failed:"; cat "$work/result"; tail -5 "$work/log"; exit 1; }
-# The session ends with the group listing one wallet and one action, and a balance of 500.
-grep -q '"pkp_ids_permitted": \[' "$work/result"
-node -e '
-  const text = require("fs").readFileSync(process.argv[1], "utf8");
-  const groups = JSON.parse(text.slice(text.indexOf("{\n"), text.lastIndexOf("}\n") + 1));
+# shellcheck disable=SC1091
+source "$work/vars"
+curl -sf "$URL/list_groups" -H "X-Api-Key: $USAGE_KEY" >"$work/groups.json"
+curl -sf "$URL/billing/balance" -H "X-Api-Key: $ACCOUNT_KEY" >"$work/balance.json"
+REPO=$repo PKP_ID=$PKP_ID node -e '
+  const { createRequire } = require("module");
+  const fs = require("fs");
+  const ethers = createRequire(process.env.REPO + "/tests/vectors/package.json")("ethers");
+  const work = process.argv[1];
+  const groups = JSON.parse(fs.readFileSync(work + "/groups.json", "utf8"));
   const g = groups.items[0];
   if (groups.total !== 1 || g.pkp_ids_permitted.length !== 1 || g.cid_hashes_permitted.length !== 1)
     throw new Error("unexpected group state: " + JSON.stringify(groups));
-  if (!/"balance_credits":500/.test(text)) throw new Error("balance not 500");
-  console.log("quick start ok: group", g.group_id, "with", g.pkp_ids_permitted[0]);
-' "$work/result"
+  const balance = JSON.parse(fs.readFileSync(work + "/balance.json", "utf8"));
+  if (balance.balance_credits !== 499) throw new Error("balance " + balance.balance_credits + ", expected 499");
+  // The run printed by the quick start: the pretty-printed JSON object holding "signatures".
+  const text = fs.readFileSync(work + "/result", "utf8");
+  const start = text.indexOf("{\n  \"response\"");
+  const run = JSON.parse(text.slice(start, text.indexOf("\n}\n", start) + 2));
+  const sig = run.signatures.payout;
+  const signer = ethers.recoverAddress(sig.digest, sig.signature);
+  if (signer !== process.env.PKP_ID || run.response.signer !== process.env.PKP_ID)
+    throw new Error("signature recovers to " + signer + ", PKP is " + process.env.PKP_ID);
+  if (sig.digest !== ethers.keccak256(ethers.toUtf8Bytes("pay 5 USDC to bob")))
+    throw new Error("digest is not keccak256 of the message");
+  console.log("quick start ok: group", g.group_id, "ran an action signed by", signer);
+' "$work"
