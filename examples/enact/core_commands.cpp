@@ -587,6 +587,46 @@ int actions_list(const std::vector<std::string>& argv) {
   return 0;
 }
 
+int run(const std::vector<std::string>& argv) {
+  args a = parse_args(argv, {"cid", "code-file", "pkp", "params"});
+  a.at_most(0);
+  client::run_action_request r;
+  if (a.get("cid").has_value() == a.get("code-file").has_value())
+    throw usage_error("give exactly one of --cid CID and --code-file FILE");
+  if (auto cid = a.get("cid"))
+    r.action_ipfs_cid = *cid;
+  if (auto file = a.get("code-file"))
+    r.code = read_input(*file);
+  if (auto pkp = a.get("pkp")) {
+    auto addr = parse_address(*pkp, "--pkp");
+    if (!addr)
+      throw usage_error(addr.err().message);
+    r.pkp_id = *addr;
+  }
+  if (auto params = a.get("params")) {
+    std::error_code ec;
+    auto v = json::parse(*params, ec);
+    if (ec || !v.is_object())
+      throw usage_error("--params: expected a JSON object, e.g. '{\"x\": 1}'");
+    r.params = std::move(v.as_object());
+  }
+  const auto out = connect(a, true).run_action(r);
+  json::object sigs;
+  for (const auto& [name, sig] : out.signatures)
+    sigs[name] = json::object{{"signature", hex::encode_prefixed(sig.signature)},
+                              {"r", hex::encode_prefixed(sig.r)},
+                              {"s", hex::encode_prefixed(sig.s)},
+                              {"v", sig.v},
+                              {"public_key", hex::encode_prefixed(sig.public_key)},
+                              {"digest", hex::encode_prefixed(sig.digest)}};
+  print_json(json::object{{"response", out.response},
+                          {"logs", out.logs},
+                          {"signatures", std::move(sigs)},
+                          {"run_ms", out.run_ms},
+                          {"charged_credits", out.charged_credits}});
+  return 0;
+}
+
 // --- billing -----------------------------------------------------------------------------------
 
 /// With --wallet-key-file, a BillingAuth proof signed now for the service's chain.
@@ -759,6 +799,9 @@ std::vector<command> core_commands() {
        with_key_hint(actions_delete)},
       {"core actions list", "[--group ID]" + pages + g, "actions of the account or of a group",
        with_key_hint(actions_list)},
+      {"core run", "--cid CID | --code-file FILE [--pkp PKP_ID] [--params JSON]" + g,
+       "run an action; prints response, logs, signatures, run_ms and charged credits",
+       with_key_hint(run)},
       {"core billing balance", "[--wallet-key-file K]" + g,
        "credit balance (by API key, or by a wallet proof signed with K)",
        with_key_hint(billing_balance)},

@@ -291,6 +291,13 @@ uploaded_action core_client::upload_action(std::string_view code) {
       impl_->post("/upload_action", json::serialize(o), impl::auth::key));
 }
 
+run_action_result core_client::run_action(const run_action_request& request) {
+  if (request.code.has_value() == request.action_ipfs_cid.has_value())
+    throw api_error(api_errc::invalid_request, 0, {}, "run_action: give exactly one of code and action_ipfs_cid");
+  return decode<run_action_result>(
+      impl_->post("/run_action", json::serialize(json::value_from(request)), impl::auth::key));
+}
+
 // --- public utility ----------------------------------------------------------------------------
 
 chain_config core_client::get_node_chain_config() {

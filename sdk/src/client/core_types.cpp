@@ -329,6 +329,50 @@ uploaded_action tag_invoke(json::value_to_tag<uploaded_action>, const json::valu
   return a;
 }
 
+run_action_result tag_invoke(json::value_to_tag<run_action_result>, const json::value& v) {
+  const json::object& o = expect_object(v, "run_action answer");
+  run_action_result r;
+  r.response = require(o, "response");
+  r.logs = get_string(o, "logs");
+  r.run_ms = get_u64(o, "run_ms");
+  r.charged_credits = get_u64(o, "charged_credits");
+  const json::object& sigs = expect_object(require(o, "signatures"), "signatures");
+  for (const auto& kv : sigs) {
+    const std::string what = "signatures." + std::string(kv.key());
+    const json::object& so = expect_object(kv.value(), what);
+    action_signature sig;
+    auto raw = hex::decode_fixed<65>(get_string(so, "signature"), what + ".signature");
+    if (!raw)
+      bad(raw.err().message);
+    sig.signature = *raw;
+    sig.r = get_hash(so, "r");
+    sig.s = get_hash(so, "s");
+    const uint64_t vv = get_u64(so, "v");
+    if (vv != 27 && vv != 28)
+      bad(what + ".v: expected 27 or 28");
+    sig.v = static_cast<uint8_t>(vv);
+    auto pub = hex::decode(get_string(so, "public_key"), what + ".public_key");
+    if (!pub || pub->size() != 65)
+      bad(what + ".public_key: expected 65 bytes");
+    sig.public_key = std::move(*pub);
+    sig.digest = get_hash(so, "digest");
+    r.signatures.emplace(std::string(kv.key()), std::move(sig));
+  }
+  return r;
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const run_action_request& r) {
+  json::object& o = v.emplace_object();
+  if (r.code)
+    o["code"] = *r.code;
+  if (r.action_ipfs_cid)
+    o["action_ipfs_cid"] = *r.action_ipfs_cid;
+  if (r.pkp_id)
+    o["pkp_id"] = to_checksum_address(*r.pkp_id);
+  if (!r.params.empty())
+    o["params"] = r.params;
+}
+
 chain_config tag_invoke(json::value_to_tag<chain_config>, const json::value& v) {
   const json::object& o = expect_object(v, "chain config");
   chain_config c;

@@ -84,6 +84,9 @@ class core_client {
                                           page_request p = {});
   /// Stores the code in the server's content store (so it runs without a gateway).
   uploaded_action upload_action(std::string_view code);
+  /// Runs an action. An action that throws, times out or breaks a limit is an api_error with
+  /// code action_failed whose details() carry `kind`, `stack` and `logs`. Never retried.
+  run_action_result run_action(const run_action_request& request);
 
   // --- public utility (no auth) -----------------------------------------------------------------
   [[nodiscard]] chain_config get_node_chain_config();

@@ -18,6 +18,7 @@
 #include <boost/json/value_to.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -169,6 +170,35 @@ struct uploaded_action {
   hash256 hashed_cid{};
 };
 
+// --- running actions -----------------------------------------------------------------------------
+
+/// POST /run_action: exactly one of `code` and `action_ipfs_cid`.
+struct run_action_request {
+  std::optional<std::string> code;
+  std::optional<std::string> action_ipfs_cid;
+  std::optional<address> pkp_id;
+  json::object params;  // visible to the action as `params`
+};
+
+/// A signature an action made with Enact.signEcdsa, with what a caller needs to verify it.
+struct action_signature {
+  std::array<uint8_t, 65> signature{};  // r ‖ s ‖ v (v = 27 or 28)
+  hash256 r{};
+  hash256 s{};
+  uint8_t v = 27;
+  bytes public_key;  // 65 bytes, uncompressed (0x04 ‖ x ‖ y)
+  hash256 digest{};
+};
+
+struct run_action_result {
+  /// What the action passed to Enact.setResponse (parsed JSON; null when it set none).
+  json::value response;
+  std::string logs;
+  std::map<std::string, action_signature> signatures;
+  uint64_t run_ms = 0;
+  uint64_t charged_credits = 0;
+};
+
 // --- public utility and billing ------------------------------------------------------------------
 
 /// GET /get_node_chain_config.
@@ -228,6 +258,8 @@ group tag_invoke(json::value_to_tag<group>, const json::value& v);
 wallet tag_invoke(json::value_to_tag<wallet>, const json::value& v);
 action tag_invoke(json::value_to_tag<action>, const json::value& v);
 uploaded_action tag_invoke(json::value_to_tag<uploaded_action>, const json::value& v);
+run_action_result tag_invoke(json::value_to_tag<run_action_result>, const json::value& v);
+void tag_invoke(json::value_from_tag, json::value& v, const run_action_request& r);
 chain_config tag_invoke(json::value_to_tag<chain_config>, const json::value& v);
 stripe_config tag_invoke(json::value_to_tag<stripe_config>, const json::value& v);
 credit_balance tag_invoke(json::value_to_tag<credit_balance>, const json::value& v);
