@@ -107,8 +107,10 @@ result<json::value> create_wallet(request_context& c) {
   const auto& account = c.who->account.hash;
   ENACT_TRY(uint64_t index, c.svc.ledger->wallet_count(account));
   // The n-th API-mode wallet sits at keccak256(apiKeyHash ‖ n) (API.md §1). Two concurrent
-  // creations may read the same n; the loser's registration is a duplicate and moves on.
-  for (int attempt = 0; attempt < 16; ++attempt, ++index) {
+  // creations may read the same n; the loser's registration is a duplicate and moves on to the
+  // registry's current count (moving on by one only, a slower request falls further behind the
+  // others with every retry and runs out of attempts).
+  for (int attempt = 0; attempt < 16; ++attempt) {
     ledger::wallet w;
     w.derivation_path = pkp::api_mode_path(account, index);
     ENACT_TRY(w.pkp_id, c.svc.tee->wallet_address(w.derivation_path));
@@ -122,6 +124,8 @@ result<json::value> create_wallet(request_context& c) {
       return wallet_json(w);
     if (r.code() != ledger_errc::duplicate)
       return r.err();
+    ENACT_TRY(const uint64_t count, c.svc.ledger->wallet_count(account));
+    index = std::max(index + 1, count);
   }
   return fail(core_errc::unavailable, "too many concurrent wallet creations; retry");
 }

@@ -1,0 +1,216 @@
+// Steps the integration scenarios share: creating accounts and usage keys, buying credits, the SDK
+// computations the server's answers are checked against (CIDs, hashed CIDs, derivation paths,
+// key addresses), and the checks every error response must pass (API.md §0: status, code, body
+// shape, X-Request-Id, and the request's log line).
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "enact/codec/base64.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/keccak.hpp"
+#include "enact/crypto/secp256k1.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/ipfs/cid.hpp"
+#include "enact/pkp/pkp.hpp"
+#include "server_process.hpp"
+
+namespace enact::itest {
+
+/// REQUIRE a status, printing the response when it differs.
+#define ITEST_REQUIRE_STATUS(resp, expected)                             \
+  do {                                                                   \
+    const auto& itest_r_ = (resp);                                       \
+    REQUIRE_MESSAGE(itest_r_.status == (expected), itest_r_.describe()); \
+  } while (false)
+#define ITEST_CHECK_STATUS(resp, expected)                             \
+  do {                                                                 \
+    const auto& itest_r_ = (resp);                                     \
+    CHECK_MESSAGE(itest_r_.status == (expected), itest_r_.describe()); \
+  } while (false)
+
+/// A string field of a JSON object.
+inline std::string s_of(const json::value& v, std::string_view key) {
+  return std::string(v.as_object().at(key).as_string());
+}
+/// An unsigned integer field of a JSON object.
+inline uint64_t u_of(const json::value& v, std::string_view key) {
+  return v.as_object().at(key).to_number<uint64_t>();
+}
+
+/// The keccak256 of a string as 0x-hex (API key hashes, hashed CIDs: API.md §1).
+inline std::string keccak_hex(std::string_view text) {
+  return hex::encode_prefixed(keccak256(text));
+}
+/// The CIDv0 `ipfs add` gives `code` (computed by the SDK).
+inline std::string cid_of_code(std::string_view code) {
+  return ipfs::cid_of(as_bytes(code));
+}
+/// hashed_cid of a CID string, 0x-hex.
+inline std::string hashed_cid_hex(std::string_view cid) {
+  return hex::encode_prefixed(ipfs::hashed_cid(cid));
+}
+/// The secp256k1 key an API key stands for (its base64 bytes, API.md §1).
+inline Secret key_secret(const std::string& api_key) {
+  return Secret(base64::decode(api_key, "api key").value());
+}
+/// The checksummed address of an API key's secp256k1 key.
+inline std::string key_address(const std::string& api_key) {
+  const auto pub = secp256k1::public_key_of(key_secret(api_key)).value();
+  return to_checksum_address(secp256k1::to_address(pub));
+}
+/// The API-mode derivation path of the `index`-th wallet of an account, 0x-hex.
+inline std::string api_path_hex(const std::string& api_key_hash_hex, uint64_t index) {
+  const hash256 h = hex::decode_fixed<32>(api_key_hash_hex).value();
+  return hex::encode_prefixed(pkp::api_mode_path(h, index));
+}
+/// A fresh address no account has a wallet at (for unknown PKPs): the last 20 bytes of a hash
+/// of a counter.
+inline std::string random_address_hex() {
+  static std::atomic<uint64_t> counter{0};
+  const hash256 h = keccak256("unknown pkp " + std::to_string(++counter));
+  address a{};
+  std::copy(h.begin() + 12, h.end(), a.begin());
+  return to_checksum_address(a);
+}
+
+/// An account created by POST /new_account.
+struct account_keys {
+  std::string api_key;
+  std::string wallet_address;
+  std::string api_key_hash;
+  [[nodiscard]] httplib::Headers auth() const { return itest::api_key(api_key); }
+};
+
+inline account_keys create_account(http_client& c, const std::string& name = "acct") {
+  const response r = c.post("/new_account", json::object{{"name", name}});
+  ITEST_REQUIRE_STATUS(r, 200);
+  return account_keys{s_of(r.body, "api_key"), s_of(r.body, "wallet_address"),
+                      s_of(r.body, "api_key_hash")};
+}
+
+/// A usage key created by POST /add_usage_api_key.
+struct usage_keys {
+  std::string value;
+  std::string hash;
+  std::string wallet_address;
+  [[nodiscard]] httplib::Headers auth() const { return itest::api_key(value); }
+};
+
+/// Creates a usage key with `fields` (permission fields; name defaults to "k").
+inline usage_keys create_usage_key(http_client& c,
+                                   const httplib::Headers& owner,
+                                   json::object fields = {}) {
+  if (!fields.contains("name"))
+    fields["name"] = "k";
+  const response r = c.post("/add_usage_api_key", fields, owner);
+  ITEST_REQUIRE_STATUS(r, 200);
+  return usage_keys{s_of(r.body, "usage_api_key"), s_of(r.body, "hash"),
+                    s_of(r.body, "wallet_address")};
+}
+
+inline uint64_t balance_of(http_client& c, const httplib::Headers& auth) {
+  const response r = c.get("/billing/balance", auth);
+  ITEST_REQUIRE_STATUS(r, 200);
+  return u_of(r.body, "balance_credits");
+}
+
+/// Creates a dev payment intent of `cents` and confirms it; returns the new balance.
+inline uint64_t buy_credits(http_client& c, const httplib::Headers& auth, uint64_t cents) {
+  const response intent =
+      c.post("/billing/create_payment_intent", json::object{{"amount_cents", cents}}, auth);
+  ITEST_REQUIRE_STATUS(intent, 200);
+  const response done =
+      c.post("/billing/confirm_payment",
+             json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}}, auth);
+  ITEST_REQUIRE_STATUS(done, 200);
+  return u_of(done.body, "balance_credits");
+}
+
+/// The group `id` as list_groups shows it (null when absent).
+inline json::value find_group(http_client& c, const httplib::Headers& auth, uint64_t id) {
+  for (const auto& g : list_all(c, "/list_groups", auth))
+    if (g.at("group_id").to_number<uint64_t>() == id)
+      return g;
+  return nullptr;
+}
+
+/// Strings of a JSON array field.
+inline std::set<std::string> string_set(const json::value& v, std::string_view key) {
+  std::set<std::string> out;
+  for (const auto& x : v.as_object().at(key).as_array())
+    out.insert(std::string(x.as_string()));
+  return out;
+}
+
+/// Checks the body shape of API.md §0 ({"error": {"code", "message", "details"?}}, nothing
+/// else), the status and code, and the X-Request-Id header.
+inline void check_error_shape(const response& r, int status, std::string_view code) {
+  INFO(r.describe());
+  CHECK(r.status == status);
+  CHECK(r.error_code() == code);
+  REQUIRE(r.body.is_object());
+  CHECK(r.obj().size() == 1);
+  const auto* err = r.obj().if_contains("error");
+  REQUIRE(err != nullptr);
+  REQUIRE(err->is_object());
+  for (const auto& kv : err->as_object())
+    CHECK_MESSAGE((kv.key() == "code" || kv.key() == "message" || kv.key() == "details"),
+                  "unexpected field error." << std::string(kv.key()));
+  const auto* msg = err->as_object().if_contains("message");
+  REQUIRE(msg != nullptr);
+  REQUIRE(msg->is_string());
+  CHECK(!msg->get_string().empty());
+  CHECK(!r.header("X-Request-Id").empty());
+  CHECK(r.header("Content-Type").starts_with("application/json"));
+}
+
+/// Checks that the server logged exactly one request line for `r` (by its X-Request-Id), with
+/// the route, the status and the latency.
+inline void check_logged(const server_process& srv, const response& r, std::string_view route) {
+  const std::string id = r.header("X-Request-Id");
+  INFO("request id " << id << ", route " << std::string(route) << ", " << r.describe());
+  REQUIRE(!id.empty());
+  const auto lines = srv.await_request_lines(id);
+  REQUIRE(lines.size() == 1);
+  const auto& l = lines.front();
+  CHECK(l.contains("route"));
+  if (const auto* rt = l.if_contains("route"); rt != nullptr && rt->is_string())
+    CHECK(rt->get_string() == route);
+  REQUIRE(l.contains("status"));
+  CHECK(l.at("status").to_number<int>() == r.status);
+  REQUIRE(l.contains("latency_us"));
+  CHECK(l.at("latency_us").is_number());
+}
+
+/// check_error_shape and check_logged together.
+inline void check_error(const server_process& srv,
+                        const response& r,
+                        int status,
+                        std::string_view code,
+                        std::string_view route) {
+  check_error_shape(r, status, code);
+  check_logged(srv, r, route);
+}
+
+/// No log line of `srv` contains any of `secrets` (call after stop: the log is then complete).
+inline void check_no_secret_logged(const server_process& srv,
+                                   const std::vector<std::string>& secrets) {
+  const std::string log = srv.log_text();
+  REQUIRE(!log.empty());
+  for (const auto& s : secrets) {
+    REQUIRE(!s.empty());
+    CHECK_MESSAGE(log.find(s) == std::string::npos, "an API key value appears in the log");
+    // Nor a prefix of it (a truncated key is still a leak).
+    CHECK(log.find(s.substr(0, 20)) == std::string::npos);
+  }
+}
+
+}  // namespace enact::itest
