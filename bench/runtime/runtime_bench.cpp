@@ -1,0 +1,132 @@
+// The cost of one action run, from the floor up (same action, same params, same Duktape build):
+//   bare_duktape      a heap created, the action compiled and run with a minimal setResponse,
+//                     the heap destroyed — in-process, no limits, no isolation
+//   sandbox_inprocess the worker's own code path (sandbox::run: counted allocator, deadline,
+//                     the full Enact API, error classification), still in-process, heap
+//                     creation included
+//   sandbox_prepared  the same with the heap created outside the timed region, as the worker
+//                     does while it waits for the next request
+//   pool              through the pool: framing, a worker process, the round trip; 1 and 2
+//                     calling threads (the pool has 2 × cores workers)
+// The ratio pool / bare_duktape is the price of running actions out of process.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "duktape.h"
+#include "runtime/runtime.hpp"
+#include "runtime/sandbox.hpp"
+
+namespace rt = enact::runtime;
+
+namespace {
+
+constexpr std::string_view kCode = "Enact.setResponse({ok: params.x + 1})";
+constexpr std::string_view kParams = R"({"x":41})";
+
+thread_local std::string t_response;
+
+duk_ret_t bare_set_response(duk_context* ctx) {
+  duk_set_top(ctx, 1);
+  duk_size_t n = 0;
+  const char* json = duk_json_encode(ctx, 0) != nullptr ? duk_get_lstring(ctx, 0, &n) : "null";
+  t_response.assign(json, n);
+  return 0;
+}
+
+duk_ret_t bare_run(duk_context* ctx, void*) {
+  duk_push_global_object(ctx);
+  duk_push_lstring(ctx, kParams.data(), kParams.size());
+  duk_json_decode(ctx, -1);
+  duk_put_prop_string(ctx, -2, "params");
+  duk_push_object(ctx);
+  duk_push_c_function(ctx, bare_set_response, 1);
+  duk_put_prop_string(ctx, -2, "setResponse");
+  duk_put_prop_string(ctx, -2, "Enact");
+  duk_pop(ctx);
+  duk_push_string(ctx, "action.js");
+  duk_compile_lstring_filename(ctx, 0, kCode.data(), kCode.size());
+  duk_call(ctx, 0);
+  return 0;
+}
+
+void bare_duktape(benchmark::State& state) {
+  for (auto _ : state) {
+    duk_context* ctx = duk_create_heap_default();
+    if (duk_safe_call(ctx, bare_run, nullptr, 0, 1) != DUK_EXEC_SUCCESS) {
+      state.SkipWithError("bare run failed");
+    }
+    duk_destroy_heap(ctx);
+    benchmark::DoNotOptimize(t_response);
+  }
+}
+BENCHMARK(bare_duktape);
+
+void sandbox_inprocess(benchmark::State& state) {
+  rt::sandbox::request req;
+  req.code = kCode;
+  req.params_json = kParams;
+  const rt::sandbox::call_parent none = [](std::string_view, std::string_view) {
+    return rt::sandbox::call_answer{false, "no capabilities here"};
+  };
+  for (auto _ : state) {
+    const rt::sandbox::outcome o = rt::sandbox::run(req, none, nullptr);
+    if (o.failure != rt::failure_kind::none) state.SkipWithError(o.message.c_str());
+    benchmark::DoNotOptimize(o.response_json);
+  }
+}
+BENCHMARK(sandbox_inprocess);
+
+void sandbox_prepared(benchmark::State& state) {
+  rt::sandbox::request req;
+  req.code = kCode;
+  req.params_json = kParams;
+  const rt::sandbox::call_parent none = [](std::string_view, std::string_view) {
+    return rt::sandbox::call_answer{false, "no capabilities here"};
+  };
+  for (auto _ : state) {
+    state.PauseTiming();
+    rt::sandbox::fresh_heap heap(nullptr);
+    state.ResumeTiming();
+    const rt::sandbox::outcome o = rt::sandbox::run(std::move(heap), req, none);
+    if (o.failure != rt::failure_kind::none) state.SkipWithError(o.message.c_str());
+    benchmark::DoNotOptimize(o.response_json);
+  }
+}
+BENCHMARK(sandbox_prepared);
+
+struct no_capabilities : rt::capability_handler {
+  enact::result<boost::json::value> call(std::string_view, const boost::json::object&) override {
+    return enact::error{std::make_error_code(std::errc::operation_not_permitted), "none"};
+  }
+};
+
+rt::pool& shared_pool() {
+  static std::unique_ptr<rt::pool> p = [] {
+    rt::pool_config c;
+    c.worker_path = ENACT_WORKER_PATH;
+    return rt::pool::start(c).value();
+  }();
+  return *p;
+}
+
+void pool(benchmark::State& state) {
+  rt::pool& p = shared_pool();
+  no_capabilities caps;
+  for (auto _ : state) {
+    auto r = p.run(kCode, kParams, caps);
+    if (!r || r->failure != rt::failure_kind::none || r->response_json != R"({"ok":42})") {
+      state.SkipWithError("pool run failed");
+      break;
+    }
+  }
+  state.counters["workers"] =
+      benchmark::Counter(static_cast<double>(p.size()), benchmark::Counter::kAvgThreads);
+}
+BENCHMARK(pool)->Threads(1)->Threads(2)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

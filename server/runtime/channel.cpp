@@ -1,0 +1,164 @@
+// Length-prefixed frames over the worker's socket (see channel.hpp).
+#include "runtime/channel.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+namespace enact::runtime::channel {
+namespace {
+
+void encode_length(size_t n, uint8_t out[4]) noexcept {
+  out[0] = static_cast<uint8_t>(n >> 24);
+  out[1] = static_cast<uint8_t>(n >> 16);
+  out[2] = static_cast<uint8_t>(n >> 8);
+  out[3] = static_cast<uint8_t>(n);
+}
+
+size_t decode_length(const uint8_t in[4]) noexcept {
+  return (size_t{in[0]} << 24) | (size_t{in[1]} << 16) | (size_t{in[2]} << 8) | in[3];
+}
+
+io write_all(int fd, const void* data, size_t n) noexcept {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno == EPIPE ? io::closed : io::failed;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return io::ok;
+}
+
+io read_all(int fd, void* data, size_t n) noexcept {
+  auto* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t r = ::read(fd, p, n);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return io::failed;
+    }
+    if (r == 0) return io::closed;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return io::ok;
+}
+
+// Waits for `events` on fd until `until`.
+io wait(int fd, short events, deadline until) noexcept {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() < 0) return io::timeout;
+    pollfd p{fd, events, 0};
+    // +1: poll rounds down, and a wake-up just before the deadline would spin.
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 60'000)));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return io::failed;
+    }
+    if (r == 0) continue;
+    return io::ok;  // readable, writable, or hung up: the next call finds out which
+  }
+}
+
+io send_all(int fd, const void* data, size_t n, deadline until) noexcept {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (const io st = wait(fd, POLLOUT, until); st != io::ok) return st;
+        continue;
+      }
+      return errno == EPIPE || errno == ECONNRESET ? io::closed : io::failed;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return io::ok;
+}
+
+io recv_all(int fd, void* data, size_t n, deadline until) noexcept {
+  auto* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t r = ::recv(fd, p, n, MSG_DONTWAIT);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (const io st = wait(fd, POLLIN, until); st != io::ok) return st;
+        continue;
+      }
+      return errno == ECONNRESET ? io::closed : io::failed;
+    }
+    if (r == 0) return io::closed;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return io::ok;
+}
+
+}  // namespace
+
+// Small frames go out in one system call: header and payload copied into one buffer.
+constexpr size_t kCoalesceBytes = 16u << 10;
+
+io write_frame(int fd, std::string_view payload) noexcept {
+  if (payload.size() > UINT32_MAX) return io::too_large;
+  uint8_t header[4];
+  encode_length(payload.size(), header);
+  if (payload.size() <= kCoalesceBytes) {
+    char buf[4 + kCoalesceBytes];
+    std::memcpy(buf, header, 4);
+    std::memcpy(buf + 4, payload.data(), payload.size());
+    return write_all(fd, buf, 4 + payload.size());
+  }
+  if (const io st = write_all(fd, header, sizeof header); st != io::ok) return st;
+  return write_all(fd, payload.data(), payload.size());
+}
+
+io read_frame(int fd, std::string& out, size_t max_bytes) {
+  uint8_t header[4];
+  if (const io st = read_all(fd, header, sizeof header); st != io::ok) return st;
+  const size_t n = decode_length(header);
+  if (n > max_bytes) return io::too_large;
+  out.resize(n);
+  return read_all(fd, out.data(), n);
+}
+
+io send_frame(int fd, std::string_view payload, deadline until) noexcept {
+  if (payload.size() > UINT32_MAX) return io::too_large;
+  uint8_t header[4];
+  encode_length(payload.size(), header);
+  if (payload.size() <= kCoalesceBytes) {
+    char buf[4 + kCoalesceBytes];
+    std::memcpy(buf, header, 4);
+    std::memcpy(buf + 4, payload.data(), payload.size());
+    return send_all(fd, buf, 4 + payload.size(), until);
+  }
+  if (const io st = send_all(fd, header, sizeof header, until); st != io::ok) return st;
+  return send_all(fd, payload.data(), payload.size(), until);
+}
+
+io receive_frame(int fd, std::string& out, size_t max_bytes, deadline until) {
+  // An answer is never ready the moment we ask: wait first rather than fail a recv.
+  if (const io st = wait(fd, POLLIN, until); st != io::ok) return st;
+  uint8_t header[4];
+  if (const io st = recv_all(fd, header, sizeof header, until); st != io::ok) return st;
+  const size_t n = decode_length(header);
+  if (n > max_bytes) return io::too_large;
+  out.resize(n);
+  return recv_all(fd, out.data(), n, until);
+}
+
+}  // namespace enact::runtime::channel

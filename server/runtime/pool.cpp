@@ -1,0 +1,520 @@
+// The worker pool (see runtime.hpp). One spawner thread starts every worker, the first ones and
+// each replacement: PR_SET_PDEATHSIG in the worker is tied to the thread that started it, so
+// that thread must live as long as the pool. Runs happen on the callers' threads, each owning
+// one worker (and its channel) from dispatch to answer; the mutex guards only the slot lists.
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "runtime/channel.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/sandbox.hpp"
+#include "runtime/utf8.hpp"
+
+namespace json = boost::json;
+
+namespace enact::runtime {
+
+std::string default_worker_path() {
+  char exe[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    std::string dir(exe, static_cast<size_t>(n));
+    dir.resize(dir.rfind('/') + 1);
+    if (const std::string beside = dir + "enact-worker"; ::access(beside.c_str(), X_OK) == 0) {
+      return beside;
+    }
+  }
+  if (::access(ENACT_WORKER_INSTALL_PATH, X_OK) == 0) return ENACT_WORKER_INSTALL_PATH;
+  return ENACT_WORKER_BUILD_PATH;
+}
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+struct worker {
+  int pid = -1;
+  int fd = -1;
+};
+
+constexpr size_t kMaxHelloBytes = 64u << 10;
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) {
+    const char* abbrev = ::sigabbrev_np(WTERMSIG(status));
+    return "killed by signal " + std::to_string(WTERMSIG(status)) +
+           (abbrev != nullptr ? std::string(" (SIG") + abbrev + ")" : std::string());
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "stopped";
+}
+
+// SIGKILL and reap; the exit description, or "" when it was already reaped elsewhere.
+std::string kill_and_reap(worker& w) {
+  std::string how;
+  if (w.pid > 0) {
+    ::kill(w.pid, SIGKILL);
+    int status = 0;
+    pid_t r;
+    do {
+      r = ::waitpid(w.pid, &status, 0);
+    } while (r < 0 && errno == EINTR);
+    if (r == w.pid) how = describe_exit(status);
+  }
+  if (w.fd >= 0) ::close(w.fd);
+  w = worker{};
+  return how;
+}
+
+const json::string* string_field(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v != nullptr ? v->if_string() : nullptr;
+}
+
+std::optional<failure_kind> parse_kind(std::string_view s) {
+  for (const failure_kind k : {failure_kind::none, failure_kind::exception, failure_kind::timeout,
+                               failure_kind::memory, failure_kind::output_too_large,
+                               failure_kind::crashed}) {
+    if (to_string(k) == s) return k;
+  }
+  return std::nullopt;
+}
+
+isolation_report parse_isolation(const json::object& o) {
+  const auto flag = [&](std::string_view key) {
+    const json::value* v = o.if_contains(key);
+    return v != nullptr && v->is_bool() && v->get_bool();
+  };
+  isolation_report r;
+  r.empty_environment = flag("empty_environment");
+  r.fds_closed = flag("fds_closed");
+  r.network_namespace = flag("network_namespace");
+  r.dropped_privileges = flag("dropped_privileges");
+  r.rlimits = flag("rlimits");
+  r.no_new_privs = flag("no_new_privs");
+  r.seccomp = flag("seccomp");
+  if (const json::string* notes = string_field(o, "notes")) r.notes = std::string(*notes);
+  return r;
+}
+
+bool valid(const limits& l) {
+  return l.wall.count() > 0 && l.heap_bytes > 0 && l.output_bytes > 0 && l.log_bytes > 0;
+}
+
+}  // namespace
+
+class pool::impl {
+ public:
+  explicit impl(pool_config c) : cfg(std::move(c)) {}
+
+  pool_config cfg;
+  size_t address_space = 0;
+
+  mutable std::mutex mu;
+  std::condition_variable idle_cv;   // a worker became idle, the start finished, or stopping
+  std::condition_variable spawn_cv;  // a slot needs a worker, or stopping
+  std::vector<worker> workers;       // fixed size; a busy slot belongs to its runner
+  // Longest idle first: a worker that has just answered is still creating its next heap.
+  std::deque<size_t> idle;
+  std::vector<size_t> dead;
+  size_t restarts = 0;
+  bool stopping = false;
+  bool started = false;
+  std::optional<error> start_error;
+  isolation_report isolation;
+  std::thread spawner;
+
+  // --- spawning (spawner thread only) -----------------------------------------------------
+
+  result<worker> launch() {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      return fail(runtime_errc::worker_start_failed,
+                  std::string("socketpair: ") + ::strerror(errno));
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawnattr_init(&attr);
+    // The channel becomes descriptor 3 (dup2 clears close-on-exec); nothing else is inherited.
+    ::posix_spawn_file_actions_adddup2(&actions, sv[1], channel::kWorkerFd);
+    ::posix_spawn_file_actions_addclosefrom_np(&actions, channel::kWorkerFd + 1);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    ::posix_spawnattr_setsigmask(&attr, &none);
+    ::posix_spawnattr_setsigdefault(&attr, &all);
+    // Its own process group: a terminal's ^C goes to the server, which decides.
+    ::posix_spawnattr_setpgroup(&attr, 0);
+    ::posix_spawnattr_setflags(
+        &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+
+    const std::string parent = std::to_string(::getpid());
+    const std::string as = std::to_string(address_space);
+    char* argv[] = {cfg.worker_path.data(),         const_cast<char*>("--parent"),
+                    const_cast<char*>(parent.c_str()), const_cast<char*>("--address-space"),
+                    const_cast<char*>(as.c_str()),  nullptr};
+    char* envp[] = {nullptr};
+    pid_t pid = -1;
+    const int rc = ::posix_spawn(&pid, cfg.worker_path.c_str(), &actions, &attr, argv, envp);
+    ::posix_spawn_file_actions_destroy(&actions);
+    ::posix_spawnattr_destroy(&attr);
+    ::close(sv[1]);
+    if (rc != 0) {
+      ::close(sv[0]);
+      return fail(runtime_errc::worker_start_failed,
+                  "posix_spawn " + cfg.worker_path + ": " + ::strerror(rc));
+    }
+    return worker{pid, sv[0]};
+  }
+
+  // Reads the hello frame; on failure the worker is killed and reaped.
+  result<void> await_ready(worker& w) {
+    std::string frame;
+    const channel::io st =
+        channel::receive_frame(w.fd, frame, kMaxHelloBytes, clock::now() + cfg.start_timeout);
+    json::error_code ec;
+    json::value v;
+    if (st == channel::io::ok) v = json::parse(frame, ec);
+    const json::object* top = v.if_object();
+    const json::value* hello = top != nullptr ? top->if_contains("hello") : nullptr;
+    const json::value* iso = hello != nullptr && hello->is_object()
+                                 ? hello->get_object().if_contains("isolation")
+                                 : nullptr;
+    if (iso == nullptr || !iso->is_object()) {
+      const std::string how = kill_and_reap(w);
+      return fail(runtime_errc::worker_start_failed,
+                  cfg.worker_path + ": no ready report" +
+                      (st == channel::io::timeout ? std::string(" within the start timeout")
+                                                  : std::string()) +
+                      (how.empty() ? std::string() : "; the worker " + how));
+    }
+    isolation_report r = parse_isolation(iso->get_object());
+    const std::lock_guard lock(mu);
+    isolation = std::move(r);
+    return {};
+  }
+
+  result<worker> spawn() {
+    ENACT_TRY(worker w, launch());
+    ENACT_TRY_VOID(await_ready(w));
+    return w;
+  }
+
+  void spawner_loop() {
+    // The first workers start side by side, then each is awaited.
+    std::vector<worker> fresh;
+    std::optional<error> failed;
+    for (size_t i = 0; i < workers.size() && !failed; ++i) {
+      auto w = launch();
+      if (w) fresh.push_back(*w);
+      else failed = w.err();
+    }
+    for (worker& w : fresh) {
+      if (failed) {
+        kill_and_reap(w);
+      } else if (auto ready = await_ready(w); !ready) {
+        failed = ready.err();
+      }
+    }
+    {
+      const std::lock_guard lock(mu);
+      started = true;
+      if (failed) {
+        start_error = failed;
+        for (worker& w : fresh) kill_and_reap(w);
+      } else {
+        for (size_t i = 0; i < fresh.size(); ++i) {
+          workers[i] = fresh[i];
+          idle.push_back(i);
+        }
+      }
+    }
+    idle_cv.notify_all();
+    if (failed) return;
+
+    std::unique_lock lock(mu);
+    for (;;) {
+      spawn_cv.wait(lock, [&] { return stopping || !dead.empty(); });
+      if (stopping) return;
+      const size_t idx = dead.back();
+      dead.pop_back();
+      lock.unlock();
+      auto w = spawn();
+      lock.lock();
+      if (w) {
+        workers[idx] = *w;
+        idle.push_back(idx);
+        idle_cv.notify_one();
+      } else {
+        // Try again shortly; runs keep using the remaining workers meanwhile.
+        dead.push_back(idx);
+        spawn_cv.wait_for(lock, std::chrono::seconds(1), [&] { return stopping; });
+      }
+    }
+  }
+
+  // --- dispatch ---------------------------------------------------------------------------
+
+  // Kills the worker in `idx` and sends the slot for replacement. Returns how it ended.
+  std::string retire(size_t idx) {
+    worker w;
+    {
+      const std::lock_guard lock(mu);
+      w = workers[idx];
+      workers[idx] = worker{};
+    }
+    std::string how = kill_and_reap(w);
+    {
+      const std::lock_guard lock(mu);
+      dead.push_back(idx);
+      ++restarts;
+    }
+    spawn_cv.notify_one();
+    return how;
+  }
+
+  void release(size_t idx) {
+    {
+      const std::lock_guard lock(mu);
+      idle.push_back(idx);
+    }
+    idle_cv.notify_one();
+  }
+
+  result<size_t> acquire() {
+    const auto until = clock::now() + cfg.queue_timeout;
+    for (;;) {
+      size_t idx;
+      {
+        std::unique_lock lock(mu);
+        if (!idle_cv.wait_until(lock, until, [&] { return stopping || !idle.empty(); })) {
+          return fail(runtime_errc::pool_saturated,
+                      "no sandbox worker became free within " +
+                          std::to_string(cfg.queue_timeout.count()) + " ms");
+        }
+        if (stopping) return fail(runtime_errc::stopped, "the sandbox pool is stopping");
+        idx = idle.front();
+        idle.pop_front();
+      }
+      // An idle worker has nothing to say: readable or hung up means it died or went astray
+      // while idle, so replace it rather than blame the next action for it.
+      pollfd p{workers[idx].fd, POLLIN, 0};
+      if (::poll(&p, 1, 0) == 0) return idx;
+      retire(idx);
+    }
+  }
+
+  result<run_result> execute(size_t idx, const std::string& request, const limits& lim,
+                             capability_handler& caps) {
+    const int fd = workers[idx].fd;
+    const auto start = clock::now();
+    const auto until = start + lim.wall + cfg.kill_grace;
+    // Escaping can grow text up to 6× (\u00XX); stack and message are capped by the worker.
+    const size_t max_frame = 6 * (lim.output_bytes + lim.log_bytes + sandbox::kMaxMessageBytes +
+                                  sandbox::kMaxStackBytes) +
+                             channel::kMaxCallArgsBytes + (64u << 10);
+    run_result res;
+    const auto finish = [&] {
+      res.run_time = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - start);
+      return res;
+    };
+    const auto lost = [&](channel::io st) -> result<run_result> {
+      if (st == channel::io::too_large) {
+        retire(idx);
+        return fail(runtime_errc::protocol, "a sandbox worker sent an oversized frame");
+      }
+      const std::string how = retire(idx);
+      if (st == channel::io::timeout) {
+        res.failure = failure_kind::timeout;
+        res.message = "the action did not finish within the wall-time limit of " +
+                      std::to_string(lim.wall.count()) + " ms; its worker was killed";
+      } else {
+        res.failure = failure_kind::crashed;
+        res.message = "the sandbox worker " + (how.empty() ? std::string("died") : how);
+      }
+      return finish();
+    };
+    const auto protocol = [&](const std::string& what) -> result<run_result> {
+      retire(idx);
+      return fail(runtime_errc::protocol, "sandbox worker: " + what);
+    };
+
+    if (const channel::io st = channel::send_frame(fd, request, until); st != channel::io::ok) {
+      return lost(st);
+    }
+    for (;;) {
+      std::string frame;
+      if (const channel::io st = channel::receive_frame(fd, frame, max_frame, until);
+          st != channel::io::ok) {
+        return lost(st);
+      }
+      json::error_code ec;
+      const json::value v = json::parse(frame, ec);
+      const json::object* msg = v.if_object();
+      if (ec || msg == nullptr) return protocol("malformed frame");
+
+      if (const json::string* method = string_field(*msg, "call")) {
+        const json::value* args = msg->if_contains("args");
+        const bool known = std::any_of(std::begin(sandbox::kCapabilities),
+                                       std::end(sandbox::kCapabilities),
+                                       [&](std::string_view m) { return m == *method; });
+        if (!known || args == nullptr || !args->is_object()) return protocol("bad call frame");
+        json::object answer;
+        try {
+          auto r = caps.call(*method, args->get_object());
+          if (r) answer["ok"] = std::move(*r);
+          else answer["error"] = r.err().message;
+        } catch (const std::exception&) {
+          answer["error"] = "internal error";
+        }
+        if (const channel::io st = channel::send_frame(fd, json::serialize(answer), until);
+            st != channel::io::ok) {
+          return lost(st);
+        }
+        continue;
+      }
+
+      const json::value* done_v = msg->if_contains("done");
+      const json::object* done = done_v != nullptr ? done_v->if_object() : nullptr;
+      if (done == nullptr) return protocol("unexpected frame");
+      const json::string* kind = string_field(*done, "failure");
+      const json::string* logs = string_field(*done, "logs");
+      const json::string* message = string_field(*done, "message");
+      const json::string* stack = string_field(*done, "stack");
+      const json::value* truncated = done->if_contains("logs_truncated");
+      const json::value* response = done->if_contains("response");
+      const std::optional<failure_kind> k =
+          kind != nullptr ? parse_kind(*kind) : std::optional<failure_kind>();
+      if (!k || logs == nullptr || message == nullptr || stack == nullptr ||
+          truncated == nullptr || !truncated->is_bool() ||
+          (response != nullptr && !response->is_string())) {
+        return protocol("bad done frame");
+      }
+      res.failure = *k;
+      if (response != nullptr) res.response_json = std::string(response->get_string());
+      res.logs = std::string(*logs);
+      res.logs_truncated = truncated->get_bool();
+      res.message = std::string(*message);
+      res.stack = std::string(*stack);
+      finish();
+      const json::value* retire_v = msg->if_contains("retire");
+      if (retire_v != nullptr && retire_v->is_bool() && retire_v->get_bool()) {
+        retire(idx);
+      } else {
+        release(idx);
+      }
+      return res;
+    }
+  }
+};
+
+pool::pool(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+
+pool::~pool() {
+  {
+    const std::lock_guard lock(impl_->mu);
+    impl_->stopping = true;
+  }
+  impl_->spawn_cv.notify_all();
+  impl_->idle_cv.notify_all();
+  if (impl_->spawner.joinable()) impl_->spawner.join();
+  for (worker& w : impl_->workers) kill_and_reap(w);
+}
+
+result<std::unique_ptr<pool>> pool::start(pool_config config) {
+  if (config.worker_path.empty()) config.worker_path = default_worker_path();
+  if (::access(config.worker_path.c_str(), X_OK) != 0) {
+    return fail(runtime_errc::worker_start_failed,
+                "worker_path: " + config.worker_path + " is not an executable file");
+  }
+  if (!valid(config.defaults)) {
+    return fail(runtime_errc::invalid_request, "defaults: every limit must be above zero");
+  }
+  if (config.size == 0) config.size = 2 * std::max(1u, std::thread::hardware_concurrency());
+  auto p = std::make_unique<impl>(std::move(config));
+  p->address_space = p->cfg.address_space_bytes != 0 ? p->cfg.address_space_bytes
+                                                     : p->cfg.defaults.heap_bytes + (512u << 20);
+  p->workers.resize(p->cfg.size);
+  impl* raw = p.get();
+  p->spawner = std::thread([raw] { raw->spawner_loop(); });
+  {
+    std::unique_lock lock(raw->mu);
+    raw->idle_cv.wait(lock, [&] { return raw->started; });
+  }
+  if (raw->start_error) {
+    error e = *raw->start_error;
+    raw->spawner.join();
+    return e;
+  }
+  return std::unique_ptr<pool>(new pool(std::move(p)));
+}
+
+result<run_result> pool::run(std::string_view code, std::string_view params_json,
+                             capability_handler& caps, const limits* override) {
+  const limits& lim = override != nullptr ? *override : impl_->cfg.defaults;
+  if (!valid(lim)) return fail(runtime_errc::invalid_request, "limits: each must be above zero");
+  if (const size_t bad = utf8::first_invalid(code); bad != std::string_view::npos) {
+    return fail(runtime_errc::invalid_request,
+                "code: not valid UTF-8 at byte " + std::to_string(bad));
+  }
+  if (!params_json.empty()) {
+    json::error_code ec;
+    (void)json::parse(params_json, ec);
+    if (ec) {
+      return fail(runtime_errc::invalid_request, "params: not valid JSON (" + ec.message() + ")");
+    }
+  }
+  const std::string request = json::serialize(json::object{
+      {"run", json::object{{"code", code},
+                           {"params", params_json},
+                           {"wall_ms", lim.wall.count()},
+                           {"heap_bytes", lim.heap_bytes},
+                           {"output_bytes", lim.output_bytes},
+                           {"log_bytes", lim.log_bytes}}}});
+  if (request.size() > channel::kMaxRequestBytes) {
+    return fail(runtime_errc::invalid_request,
+                "code and params: over " + std::to_string(channel::kMaxRequestBytes) + " bytes");
+  }
+  ENACT_TRY(const size_t idx, impl_->acquire());
+  return impl_->execute(idx, request, lim, caps);
+}
+
+size_t pool::size() const { return impl_->workers.size(); }
+
+size_t pool::restarts() const {
+  const std::lock_guard lock(impl_->mu);
+  return impl_->restarts;
+}
+
+std::vector<int> pool::worker_pids() const {
+  const std::lock_guard lock(impl_->mu);
+  std::vector<int> pids;
+  for (const worker& w : impl_->workers) {
+    if (w.pid > 0) pids.push_back(w.pid);
+  }
+  return pids;
+}
+
+isolation_report pool::isolation() const {
+  const std::lock_guard lock(impl_->mu);
+  return impl_->isolation;
+}
+
+}  // namespace enact::runtime

@@ -1,0 +1,168 @@
+// The action sandbox (DESIGN.md §4 "Action runtime", API.md §2 "Running an action"). A `pool`
+// keeps pre-started `enact-worker` processes (fork+exec once each, never per request); `run`
+// hands one action to an idle worker over its channel (4-byte big-endian length + JSON frames),
+// the worker evaluates it in a fresh Duktape heap under `limits`, and every call that needs keys
+// (`Enact.signEcdsa`, `signMessage`, `getAddress`, `encrypt`, `decrypt`) comes back to the
+// caller's `capability_handler` — the runtime itself holds no keys. A worker that crashes, hangs
+// or breaks the protocol is killed, reaped and replaced; the pool keeps serving.
+//
+// Inside the heap the action sees Duktape's builtins plus:
+//   params                        the run's params (parsed JSON; `{}` when none were given)
+//   Enact.setResponse(value)      JSON-encodes `value` (undefined → null); the last call wins
+//   Enact.sha256(x), keccak256(x) x: a string starting with "0x" is hex bytes, any other string
+//                                 its UTF-8 bytes, or a Uint8Array/ArrayBuffer; returns 0x-hex
+//   Enact.signEcdsa({...}) etc.   capability calls: `args` must be an object; the handler's
+//                                 value is returned, its error thrown as `Error(message)`
+//   console.log/info/warn/error   arguments joined by spaces (objects as JSON), one line each
+// Date runs in UTC. The code is compiled as `action.js`, so stacks read `at f (action.js:3)`.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "enact/error.hpp"
+#include "enact/result.hpp"
+
+namespace enact::runtime {
+
+enum class runtime_errc {
+  pool_saturated = 1,   // no worker became free within pool_config::queue_timeout (→ 503)
+  worker_start_failed,  // a worker could not be started or did not report ready
+  protocol,             // a worker sent a malformed or unexpected frame; it was replaced
+  invalid_request,      // code not UTF-8 or over 64 MiB, params not JSON, or a limit of zero
+  stopped,              // the pool is shutting down
+};
+
+namespace detail {
+inline const std::error_category& runtime_category() noexcept {
+  static const enact::detail::errc_category<runtime_errc> c(
+      "enact.runtime", {"", "sandbox pool saturated", "sandbox worker failed to start",
+                        "sandbox protocol violation", "invalid run request", "pool stopped"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(runtime_errc e) noexcept {
+  return {static_cast<int>(e), detail::runtime_category()};
+}
+
+}  // namespace enact::runtime
+ENACT_ERRC_ENUM(enact::runtime::runtime_errc)
+
+namespace enact::runtime {
+
+/// Per-run limits. A run that exceeds wall, heap or output fails (failure_kind); logs beyond
+/// `log_bytes` are cut and followed by kLogTruncationMarker, and the run goes on.
+struct limits {
+  std::chrono::milliseconds wall{10000};
+  size_t heap_bytes = 64u << 20;    // every byte Duktape allocates, counted by its allocator
+  size_t output_bytes = 1u << 20;   // the UTF-8 JSON text that Enact.setResponse produces
+  size_t log_bytes = 64u << 10;     // console output kept per run
+};
+
+/// Appended to the logs of a run whose console output went over limits::log_bytes.
+inline constexpr std::string_view kLogTruncationMarker = "\n[logs truncated]\n";
+
+struct pool_config {
+  std::string worker_path;  // empty: default_worker_path()
+  size_t size = 0;          // workers; 0: 2 × hardware threads
+  limits defaults;
+  std::chrono::milliseconds queue_timeout{5000};  // longest wait for an idle worker
+  std::chrono::milliseconds kill_grace{1000};     // wall + this → SIGKILL (the backstop)
+  std::chrono::milliseconds start_timeout{10000}; // a new worker must report ready within this
+  size_t address_space_bytes = 0;  // worker RLIMIT_AS; 0: defaults.heap_bytes + 512 MiB
+};
+
+enum class failure_kind { none, exception, timeout, memory, output_too_large, crashed };
+
+/// "none", "exception", "timeout", "memory", "output_too_large", "crashed" — the
+/// `details.kind` values of API.md §0 `action_failed` (crashed maps to 500 at the route).
+[[nodiscard]] constexpr std::string_view to_string(failure_kind k) noexcept {
+  switch (k) {
+    case failure_kind::none: return "none";
+    case failure_kind::exception: return "exception";
+    case failure_kind::timeout: return "timeout";
+    case failure_kind::memory: return "memory";
+    case failure_kind::output_too_large: return "output_too_large";
+    case failure_kind::crashed: return "crashed";
+  }
+  return "crashed";
+}
+
+struct run_result {
+  failure_kind failure = failure_kind::none;
+  std::string response_json;  // what setResponse got, as JSON text; empty when never called
+  std::string logs;
+  bool logs_truncated = false;
+  std::string message;  // failures: `String(error)` for exceptions, else why the run stopped
+  std::string stack;    // the JavaScript stack, when the failure has one
+  std::chrono::microseconds run_time{};  // from handing the code to the worker to its answer
+};
+
+/// Answers the capability calls of one run. Called on the thread that called pool::run, while
+/// the action waits; the returned error's message is what the action's `catch` sees, so it must
+/// not carry secrets. A thrown exception reaches the action as "internal error".
+class capability_handler {
+ public:
+  virtual ~capability_handler() = default;
+  /// `method`: signEcdsa, signMessage, getAddress, encrypt or decrypt; `args`: the object the
+  /// action passed.
+  [[nodiscard]] virtual result<boost::json::value> call(std::string_view method,
+                                                        const boost::json::object& args) = 0;
+};
+
+/// What a worker achieved in confining itself (each step is best effort and reported).
+struct isolation_report {
+  bool empty_environment = false;  // execve'd with no environment variables
+  bool fds_closed = false;         // only the channel is open
+  bool network_namespace = false;  // unshare(CLONE_NEWNET): no interface but a down loopback
+  bool dropped_privileges = false; // root → nobody (65534), supplementary groups cleared
+  bool rlimits = false;            // AS, NOFILE, NPROC, FSIZE, CORE set
+  bool no_new_privs = false;       // PR_SET_NO_NEW_PRIVS
+  bool seccomp = false;            // the syscall allow-list filter is installed
+  std::string notes;               // why a step was not achieved
+};
+
+/// The worker binary that belongs to this build: next to the running executable, else the
+/// installed libexec/enact/enact-worker, else the one in the build tree.
+[[nodiscard]] std::string default_worker_path();
+
+class pool {
+ public:
+  /// Starts `config.size` workers and waits until each reports ready.
+  [[nodiscard]] static result<std::unique_ptr<pool>> start(pool_config config);
+  /// Kills and reaps every worker. Call only after all run() calls have returned.
+  ~pool();
+  pool(const pool&) = delete;
+  pool& operator=(const pool&) = delete;
+
+  /// Runs `code` with `params_json` (empty: `{}`) under `override` or the pool's default limits.
+  /// Thread-safe; takes one idle worker and blocks up to queue_timeout for one
+  /// (runtime_errc::pool_saturated). Action failures are a run_result with `failure` set; the
+  /// error channel is for the pool's own trouble.
+  [[nodiscard]] result<run_result> run(std::string_view code, std::string_view params_json,
+                                       capability_handler& caps,
+                                       const limits* override = nullptr);
+
+  [[nodiscard]] size_t size() const;
+  /// Workers retired (crashed, killed, or misbehaving) and sent for replacement since start.
+  [[nodiscard]] size_t restarts() const;
+  /// Process ids of the running workers, for monitoring and tests.
+  [[nodiscard]] std::vector<int> worker_pids() const;
+  /// What the most recently started worker reported about its confinement.
+  [[nodiscard]] isolation_report isolation() const;
+
+  class impl;
+
+ private:
+  explicit pool(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace enact::runtime

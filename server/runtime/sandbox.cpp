@@ -1,0 +1,385 @@
+// One action in one heap (see sandbox.hpp). Duktape is built with DUK_USE_CPP_EXCEPTIONS, so a
+// Duktape error raised inside the natives below unwinds them like any C++ exception and their
+// std::string locals are destroyed; no native catches with `catch (...)`, which would swallow
+// Duktape's own unwinding.
+#include "runtime/sandbox.hpp"
+
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "duktape.h"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/keccak.hpp"
+#include "enact/crypto/sha2.hpp"
+#include "runtime/channel.hpp"
+#include "runtime/engine.hpp"
+#include "runtime/utf8.hpp"
+
+namespace enact::runtime::sandbox {
+
+struct run_state {
+  const request* req = nullptr;  // null until the run starts: natives refuse before that
+  const call_parent* parent = nullptr;
+  fatal_sink on_fatal = nullptr;
+  engine::heap_guard guard;
+  duk_context* ctx = nullptr;
+  bool ready = false;  // the globals are installed
+  outcome out;
+  bool output_exceeded = false;
+  bool finished = false;  // the outcome is fixed; natives refuse to act (finalizers at teardown)
+};
+
+namespace {
+
+// The run in progress on this thread (natives have no other way to reach it cheaply).
+thread_local run_state* t_current = nullptr;
+
+run_state& current(duk_context* ctx) {
+  if (t_current == nullptr || t_current->req == nullptr || t_current->finished) {
+    (void)duk_error(ctx, DUK_ERR_ERROR, "the run is over");
+  }
+  return *t_current;
+}
+
+/// The string at `idx` as UTF-8 (it must be a string).
+std::string text_at(duk_context* ctx, duk_idx_t idx) {
+  duk_size_t n = 0;
+  const char* p = duk_get_lstring(ctx, idx, &n);
+  return p == nullptr ? std::string() : utf8::from_duktape(std::string_view(p, n));
+}
+
+std::string cut(std::string s, size_t max) {
+  if (s.size() <= max) return s;
+  s.resize(utf8::fit(s, max));
+  s += "...";
+  return s;
+}
+
+[[noreturn]] void throw_error(duk_context* ctx, duk_errcode_t code, const std::string& message) {
+  (void)duk_error(ctx, code, "%s", message.c_str());
+  std::abort();  // unreachable: duk_error throws
+}
+
+// --- console ---------------------------------------------------------------------------------
+
+void append_log(run_state& s, std::string_view line) {
+  if (s.out.logs_truncated) return;
+  const size_t room = s.req->lim.log_bytes - s.out.logs.size();
+  if (line.size() < room) {
+    s.out.logs.append(line);
+    s.out.logs += '\n';
+    return;
+  }
+  s.out.logs.append(line.substr(0, utf8::fit(line, room)));
+  s.out.logs += kLogTruncationMarker;
+  s.out.logs_truncated = true;
+}
+
+duk_ret_t encode_json(duk_context* ctx, void*) {
+  duk_json_encode(ctx, -1);
+  return 1;
+}
+
+// Strings as they are, plain objects and arrays as JSON, everything else through String().
+void append_value(duk_context* ctx, duk_idx_t idx, std::string& line) {
+  if (duk_is_string(ctx, idx)) {
+    line += text_at(ctx, idx);
+    return;
+  }
+  if (duk_is_object(ctx, idx) && !duk_is_function(ctx, idx) && !duk_is_error(ctx, idx)) {
+    duk_dup(ctx, idx);
+    const bool ok = duk_safe_call(ctx, encode_json, nullptr, 1, 1) == DUK_EXEC_SUCCESS &&
+                    duk_is_string(ctx, -1);
+    if (ok) line += text_at(ctx, -1);
+    duk_pop(ctx);
+    if (ok) return;
+  }
+  duk_dup(ctx, idx);
+  duk_safe_to_string(ctx, -1);
+  line += text_at(ctx, -1);
+  duk_pop(ctx);
+}
+
+duk_ret_t console_log(duk_context* ctx) {
+  run_state& s = current(ctx);
+  if (s.out.logs_truncated) return 0;
+  const duk_idx_t n = duk_get_top(ctx);
+  std::string line;
+  for (duk_idx_t i = 0; i < n && line.size() <= s.req->lim.log_bytes; ++i) {
+    if (i > 0) line += ' ';
+    append_value(ctx, i, line);
+  }
+  append_log(s, line);
+  return 0;
+}
+
+// --- Enact -----------------------------------------------------------------------------------
+
+duk_ret_t set_response(duk_context* ctx) {
+  run_state& s = current(ctx);
+  duk_set_top(ctx, 1);
+  duk_json_encode(ctx, 0);
+  // Values JSON cannot express (undefined, functions) become null.
+  std::string json = duk_is_string(ctx, 0) ? text_at(ctx, 0) : std::string("null");
+  if (json.size() > s.req->lim.output_bytes) {
+    s.output_exceeded = true;
+    throw_error(ctx, DUK_ERR_RANGE_ERROR,
+                "Enact.setResponse: the response is " + std::to_string(json.size()) +
+                    " bytes of JSON, over the limit of " +
+                    std::to_string(s.req->lim.output_bytes));
+  }
+  s.out.response_json = std::move(json);
+  s.out.has_response = true;
+  return 0;
+}
+
+// A string starting with 0x is hex bytes, any other string its UTF-8 bytes; buffers as they are.
+bytes input_bytes(duk_context* ctx, const char* what) {
+  if (duk_is_string(ctx, 0)) {
+    std::string s = text_at(ctx, 0);
+    if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+      auto decoded = hex::decode(s, what);
+      if (!decoded) throw_error(ctx, DUK_ERR_TYPE_ERROR, decoded.err().message);
+      return std::move(decoded).value();
+    }
+    return bytes(s.begin(), s.end());
+  }
+  if (duk_is_buffer_data(ctx, 0)) {
+    duk_size_t n = 0;
+    const auto* p = static_cast<const uint8_t*>(duk_get_buffer_data(ctx, 0, &n));
+    return p == nullptr ? bytes() : bytes(p, p + n);
+  }
+  throw_error(ctx, DUK_ERR_TYPE_ERROR,
+              std::string(what) + ": expected a string (0x-hex or text) or a Uint8Array");
+}
+
+duk_ret_t hash(duk_context* ctx) {
+  (void)current(ctx);
+  const bool keccak = duk_get_current_magic(ctx) == 1;
+  const bytes in = input_bytes(ctx, keccak ? "Enact.keccak256" : "Enact.sha256");
+  const hash256 digest = keccak ? keccak256(bytes_view(in)) : sha256(in);
+  const std::string out = hex::encode_prefixed(digest);
+  duk_push_lstring(ctx, out.data(), out.size());
+  return 1;
+}
+
+duk_ret_t capability(duk_context* ctx) {
+  run_state& s = current(ctx);
+  const std::string method(kCapabilities[duk_get_current_magic(ctx)]);
+  if (!duk_is_object(ctx, 0) || duk_is_array(ctx, 0) || duk_is_function(ctx, 0) ||
+      duk_is_buffer_data(ctx, 0)) {
+    throw_error(ctx, DUK_ERR_TYPE_ERROR, "Enact." + method + ": expected an object argument");
+  }
+  duk_set_top(ctx, 1);
+  duk_dup(ctx, 0);
+  duk_json_encode(ctx, -1);
+  const std::string args = text_at(ctx, -1);
+  duk_pop(ctx);
+  if (args.size() > channel::kMaxCallArgsBytes) {
+    throw_error(ctx, DUK_ERR_RANGE_ERROR,
+                "Enact." + method + ": the argument is over " +
+                    std::to_string(channel::kMaxCallArgsBytes) + " bytes of JSON");
+  }
+  const call_answer answer = (*s.parent)(method, args);
+  if (!answer.ok) throw_error(ctx, DUK_ERR_ERROR, answer.payload);
+  duk_push_lstring(ctx, answer.payload.data(), answer.payload.size());
+  duk_json_decode(ctx, -1);
+  return 1;
+}
+
+void put_function(duk_context* ctx, const char* name, duk_c_function fn, duk_idx_t nargs,
+                  int magic = 0) {
+  duk_push_c_function(ctx, fn, nargs);
+  duk_set_magic(ctx, -1, magic);
+  duk_put_prop_string(ctx, -2, name);
+}
+
+duk_ret_t install_globals(duk_context* ctx, void*) {
+  duk_push_global_object(ctx);
+  duk_push_object(ctx);
+  put_function(ctx, "setResponse", set_response, 1);
+  put_function(ctx, "sha256", hash, 1, 0);
+  put_function(ctx, "keccak256", hash, 1, 1);
+  for (int i = 0; i < static_cast<int>(std::size(kCapabilities)); ++i) {
+    put_function(ctx, std::string(kCapabilities[i]).c_str(), capability, 1, i);
+  }
+  duk_freeze(ctx, -1);
+  duk_put_prop_string(ctx, -2, "Enact");
+
+  duk_push_object(ctx);
+  for (const char* name : {"log", "info", "warn", "error"}) {
+    put_function(ctx, name, console_log, DUK_VARARGS);
+  }
+  duk_freeze(ctx, -1);
+  duk_put_prop_string(ctx, -2, "console");
+  duk_pop(ctx);  // global
+  return 0;
+}
+
+duk_ret_t run_action(duk_context* ctx, void* udata) {
+  auto& s = *static_cast<run_state*>(udata);
+  duk_push_global_object(ctx);
+  if (s.req->params_json.empty()) {
+    duk_push_object(ctx);
+  } else {
+    duk_push_lstring(ctx, s.req->params_json.data(), s.req->params_json.size());
+    duk_json_decode(ctx, -1);
+  }
+  duk_put_prop_string(ctx, -2, "params");
+  duk_pop(ctx);  // global
+
+  duk_push_lstring(ctx, kFilename.data(), kFilename.size());
+  duk_compile_lstring_filename(ctx, 0, s.req->code.data(), s.req->code.size());
+  duk_call(ctx, 0);
+  return 0;
+}
+
+struct description {
+  std::string message;
+  std::string stack;
+};
+
+// Duktape's stacks name its own C source for frames inside the engine
+// ("at [anon] (duk_js_call.c:2925) internal"); only the action's frames interest its author.
+std::string without_internal_frames(std::string_view stack) {
+  std::string out;
+  while (!stack.empty()) {
+    const size_t end = stack.find('\n');
+    const std::string_view line = stack.substr(0, end);
+    if (!line.ends_with(") internal")) {
+      if (!out.empty()) out += '\n';
+      out += line;
+    }
+    if (end == std::string_view::npos) break;
+    stack.remove_prefix(end + 1);
+  }
+  return out;
+}
+
+// String(error) and error.stack of the thrown value on the stack top.
+duk_ret_t describe(duk_context* ctx, void* udata) {
+  auto& d = *static_cast<description*>(udata);
+  if (duk_is_object(ctx, -1)) {
+    duk_get_prop_string(ctx, -1, "stack");
+    if (duk_is_string(ctx, -1)) {
+      d.stack = cut(without_internal_frames(text_at(ctx, -1)), kMaxStackBytes);
+    }
+    duk_pop(ctx);
+  }
+  duk_dup(ctx, -1);
+  duk_safe_to_string(ctx, -1);
+  d.message = cut(text_at(ctx, -1), kMaxMessageBytes);
+  duk_pop(ctx);
+  return 0;
+}
+
+std::string limit_text(size_t bytes) { return std::to_string(bytes) + " bytes"; }
+
+// How a run that returned `rc` ended. Limits take precedence over the error they caused.
+void classify(duk_context* ctx, run_state& s, duk_int_t rc) {
+  outcome& o = s.out;
+  if (rc != DUK_EXEC_SUCCESS) {
+    description d;
+    if (duk_safe_call(ctx, describe, &d, 1, 1) != DUK_EXEC_SUCCESS) d.message = "uncaught error";
+    o.failure = failure_kind::exception;
+    o.message = std::move(d.message);
+    o.stack = std::move(d.stack);
+  }
+  if (s.guard.timed_out) {
+    o.failure = failure_kind::timeout;
+    o.message = "the action ran longer than the wall-time limit of " +
+                std::to_string(s.req->lim.wall.count()) + " ms";
+  } else if (s.output_exceeded) {
+    o.failure = failure_kind::output_too_large;
+    o.message = "the response is over the output limit of " + limit_text(s.req->lim.output_bytes);
+    o.stack.clear();
+  } else if (rc != DUK_EXEC_SUCCESS && s.guard.heap_exhausted) {
+    o.failure = failure_kind::memory;
+    o.message = "the action needed more than the heap limit of " +
+                limit_text(s.req->lim.heap_bytes);
+  }
+  if (o.failure != failure_kind::none) {
+    o.has_response = false;
+    o.response_json.clear();
+  }
+}
+
+void on_duk_fatal(void* udata, const char* msg) {
+  auto* guard = static_cast<engine::heap_guard*>(udata);
+  run_state* s = guard != nullptr ? static_cast<run_state*>(guard->owner) : t_current;
+  if (s != nullptr && s->on_fatal != nullptr && s->req != nullptr) {
+    outcome o;
+    o.failure = guard->timed_out        ? failure_kind::timeout
+                : guard->heap_exhausted ? failure_kind::memory
+                                        : failure_kind::crashed;
+    o.message = std::string("engine fatal error: ") + (msg != nullptr ? msg : "");
+    o.logs = std::move(s->out.logs);
+    o.logs_truncated = s->out.logs_truncated;
+    o.retire = true;
+    s->on_fatal(o);
+  }
+  std::_Exit(70);
+}
+
+}  // namespace
+
+fresh_heap::fresh_heap(fatal_sink on_fatal) : state_(std::make_unique<run_state>()) {
+  run_state& s = *state_;
+  s.on_fatal = on_fatal;
+  s.guard.owner = &s;
+  s.ctx = engine::create_heap(&s.guard, on_duk_fatal);
+  if (s.ctx == nullptr) return;
+  // Only our own code runs here; it fails only when memory does.
+  s.ready = duk_safe_call(s.ctx, install_globals, nullptr, 0, 1) == DUK_EXEC_SUCCESS;
+  duk_pop(s.ctx);
+}
+
+fresh_heap::~fresh_heap() {
+  if (state_ != nullptr && state_->ctx != nullptr) {
+    state_->finished = true;
+    state_->guard.halted = true;
+    duk_destroy_heap(state_->ctx);
+  }
+}
+
+fresh_heap::fresh_heap(fresh_heap&&) noexcept = default;
+
+fresh_heap& fresh_heap::operator=(fresh_heap&& other) noexcept {
+  fresh_heap doomed(std::move(*this));
+  state_ = std::move(other.state_);
+  return *this;
+}
+
+outcome run(fresh_heap heap, const request& req, const call_parent& parent) {
+  run_state& s = *heap.state_;
+  s.req = &req;
+  s.parent = &parent;
+  s.guard.heap_limit = req.lim.heap_bytes;
+  s.guard.deadline_ns =
+      engine::monotonic_ns() +
+      std::chrono::duration_cast<std::chrono::nanoseconds>(req.lim.wall).count();
+
+  if (s.ctx == nullptr || !s.ready || s.guard.heap_used > s.guard.heap_limit) {
+    s.out.failure = failure_kind::memory;
+    s.out.message = "no Duktape heap fits in the heap limit of " + limit_text(req.lim.heap_bytes);
+    return std::move(s.out);
+  }
+  t_current = &s;
+  const duk_int_t rc = duk_safe_call(s.ctx, run_action, &s, 0, 1);
+  classify(s.ctx, s, rc);
+  // No bytecode after this point: finalizers that run while the heap is destroyed stop at
+  // their first interrupt, and the natives refuse.
+  s.finished = true;
+  s.guard.halted = true;
+  duk_destroy_heap(s.ctx);
+  s.ctx = nullptr;
+  t_current = nullptr;
+  return std::move(s.out);
+}
+
+outcome run(const request& req, const call_parent& parent, fatal_sink on_fatal) {
+  return run(fresh_heap(on_fatal), req, parent);
+}
+
+}  // namespace enact::runtime::sandbox

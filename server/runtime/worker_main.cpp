@@ -1,0 +1,191 @@
+// enact-worker: one sandbox process of the pool (runtime.hpp). Started once by the pool with an
+// empty environment and its channel on descriptor 3; confines itself, warms up everything that
+// initialises lazily (so the seccomp filter can be strict), reports ready, then runs one action
+// per request frame until the channel closes. Each run gets a heap created after the previous
+// run's heap was destroyed, while the worker waited for the request.
+//
+//   enact-worker --parent <pid> --address-space <bytes>
+#include <malloc.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "runtime/channel.hpp"
+#include "runtime/confinement.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/sandbox.hpp"
+
+namespace json = boost::json;
+using namespace enact::runtime;
+
+namespace {
+
+constexpr int kFd = channel::kWorkerFd;
+
+// Exit codes the parent may see in its logs; any exit means the worker is replaced.
+constexpr int kExitUsage = 64;
+constexpr int kExitProtocol = 76;
+
+[[noreturn]] void leave(int code) { std::_Exit(code); }
+
+void send(const std::string& frame) {
+  if (channel::write_frame(kFd, frame) != channel::io::ok) leave(0);  // the parent is gone
+}
+
+std::string receive() {
+  std::string frame;
+  if (channel::read_frame(kFd, frame, channel::kMaxRequestBytes) != channel::io::ok) leave(0);
+  return frame;
+}
+
+std::string done_frame(const sandbox::outcome& o) {
+  json::object done;
+  done["failure"] = to_string(o.failure);
+  if (o.has_response) done["response"] = o.response_json;
+  done["logs"] = o.logs;
+  done["logs_truncated"] = o.logs_truncated;
+  done["message"] = o.message;
+  done["stack"] = o.stack;
+  json::object frame;
+  frame["done"] = std::move(done);
+  frame["retire"] = o.retire;
+  return json::serialize(frame);
+}
+
+void send_fatal(const sandbox::outcome& o) { (void)channel::write_frame(kFd, done_frame(o)); }
+
+// A capability call: forward it and block for the answer.
+sandbox::call_answer call_parent(std::string_view method, std::string_view args) {
+  std::string frame = R"({"call":")";
+  frame += method;  // one of sandbox::kCapabilities: no characters that need escaping
+  frame += R"(","args":)";
+  frame += args;
+  frame += '}';
+  send(frame);
+  json::error_code ec;
+  const json::value reply = json::parse(receive(), ec);
+  const json::object* o = reply.if_object();
+  if (ec || o == nullptr) leave(kExitProtocol);
+  if (const json::value* ok = o->if_contains("ok")) return {true, json::serialize(*ok)};
+  if (const json::value* err = o->if_contains("error"); err != nullptr && err->is_string()) {
+    return {false, std::string(err->get_string())};
+  }
+  leave(kExitProtocol);
+}
+
+size_t size_field(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  if (v == nullptr || (!v->is_uint64() && !v->is_int64())) leave(kExitProtocol);
+  return static_cast<size_t>(v->to_number<uint64_t>());
+}
+
+sandbox::request parse_request(const std::string& frame) {
+  json::error_code ec;
+  const json::value v = json::parse(frame, ec);
+  const json::object* top = v.if_object();
+  const json::value* run = top != nullptr ? top->if_contains("run") : nullptr;
+  const json::object* r = run != nullptr ? run->if_object() : nullptr;
+  if (ec || r == nullptr) leave(kExitProtocol);
+  const json::value* code = r->if_contains("code");
+  const json::value* params = r->if_contains("params");
+  if (code == nullptr || !code->is_string() || params == nullptr || !params->is_string()) {
+    leave(kExitProtocol);
+  }
+  sandbox::request req;
+  req.code = std::string(code->get_string());
+  req.params_json = std::string(params->get_string());
+  req.lim.wall = std::chrono::milliseconds(size_field(*r, "wall_ms"));
+  req.lim.heap_bytes = size_field(*r, "heap_bytes");
+  req.lim.output_bytes = size_field(*r, "output_bytes");
+  req.lim.log_bytes = size_field(*r, "log_bytes");
+  return req;
+}
+
+// Everything a run may touch that initialises itself on first use and would then need a system
+// call the filter refuses: OpenSSL's configuration (sha256), Date, RegExp, JSON, errors with
+// stacks, typed arrays, and a large allocation (malloc's first mmap).
+void warm_up() {
+  sandbox::request req;
+  req.code = R"js(
+    var d = new Date(0);
+    d.toString(); d.toISOString(); d.toLocaleString(); d.getTimezoneOffset();
+    Date.parse('2020-01-01T00:00:00Z'); Date.now(); performance.now(); Math.random();
+    JSON.stringify(JSON.parse('{"a":[1,2,{"b":null}]}'));
+    /a+(b)/.exec('aab'); 'x'.repeat(1 << 20).length;
+    new Uint8Array(16); new ArrayBuffer(1 << 20);
+    Enact.sha256('warm'); Enact.keccak256('0x00'); Enact.sha256(new Uint8Array(4));
+    console.log('warm', {a: 1}, [1], null, undefined, 1.5);
+    try { Enact.getAddress({pkpId: 'x'}); } catch (e) { String(e.stack); }
+    try { null.x; } catch (e) { String(e.stack); }
+    Enact.setResponse({ok: params.x + 1});
+  )js";
+  req.params_json = R"({"x":1})";
+  const sandbox::call_answer refused{false, "warm-up"};
+  (void)sandbox::run(
+      req, [&](std::string_view, std::string_view) { return refused; }, nullptr);
+}
+
+json::object report_json(const isolation_report& r) {
+  return json::object{{"empty_environment", r.empty_environment},
+                      {"fds_closed", r.fds_closed},
+                      {"network_namespace", r.network_namespace},
+                      {"dropped_privileges", r.dropped_privileges},
+                      {"rlimits", r.rlimits},
+                      {"no_new_privs", r.no_new_privs},
+                      {"seccomp", r.seccomp},
+                      {"notes", r.notes}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long long parent = 0;
+  unsigned long long address_space = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--parent") == 0) {
+      parent = std::atoll(argv[i + 1]);
+    } else if (std::strcmp(argv[i], "--address-space") == 0) {
+      address_space = std::strtoull(argv[i + 1], nullptr, 10);
+    } else {
+      leave(kExitUsage);
+    }
+  }
+  if (parent <= 0 || address_space == 0) leave(kExitUsage);
+
+  // Die with the pool: the signal is tied to the thread that started us (the pool's spawner),
+  // and the check closes the race with a parent that died before the prctl.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != static_cast<pid_t>(parent)) leave(0);
+
+  // Large blocks straight from mmap and back on free, so an idle worker does not keep the
+  // memory of its largest run (the dynamic threshold would otherwise grow to 32 MiB).
+  ::mallopt(M_MMAP_THRESHOLD, 256 << 10);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 20);
+
+  isolation_report report;
+  confinement::prepare(report, kFd, static_cast<size_t>(address_space));
+  warm_up();
+  const int pid = static_cast<int>(::getpid());
+  confinement::lock_down(report, kFd);
+
+  send(json::serialize(json::object{
+      {"hello", json::object{{"pid", pid}, {"isolation", report_json(report)}}}}));
+
+  sandbox::fresh_heap next(send_fatal);
+  for (;;) {
+    const sandbox::request req = parse_request(receive());
+    const sandbox::outcome o = sandbox::run(std::move(next), req, call_parent);
+    send(done_frame(o));
+    if (o.retire) leave(0);
+    next = sandbox::fresh_heap(send_fatal);  // while the pool has nothing for us
+  }
+}
