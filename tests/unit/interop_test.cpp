@@ -1,6 +1,7 @@
 // Interop vectors: the SDK against the ecosystem's JavaScript libraries. Every expected value in
 // tests/vectors/*.json was computed by the npm package named in that file's `libraries` field
-// (ethers, viem, @metamask/eth-sig-util, ipfs-only-hash, cron-parser) by
+// (ethers, viem, @metamask/eth-sig-util, ipfs-only-hash, cron-parser; pkp.json's HKDF by node's
+// crypto.hkdfSync) by
 // tests/vectors/generate.mjs; tests/vectors/README.md describes every field. Each check names
 // the file and the vector index, so a failure says which vector to look at.
 #include "support.hpp"
@@ -24,6 +25,7 @@
 #include "enact/crypto/secret.hpp"
 #include "enact/eip712/typed_data.hpp"
 #include "enact/ipfs/cid.hpp"
+#include "enact/pkp/pkp.hpp"
 
 namespace json = boost::json;
 using namespace enact;
@@ -383,4 +385,56 @@ TEST_CASE("interop: keys, EIP-191 hashes and signatures match ethers") {
     CHECK_MESSAGE(signer, (signer ? "" : signer.err().message));
     if (signer) CHECK(to_checksum_address(*signer) == str(v.at("address")));
   }
+}
+
+// --- pkp.json: HKDF-SHA256 (node:crypto), ethers computeAddress, AbiCoder, SigningKey.sign ------
+
+TEST_CASE("interop: PKP derivation matches node's HKDF and ethers") {
+  const auto doc = load("pkp.json");
+  const auto& vs = entries(doc);
+  CHECK(vs.size() >= 30);
+  size_t api_paths = 0;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const auto& v = vs[i].as_object();
+    INFO(label("pkp.json", i, v));
+    const Secret root = key_of(v.at("root_key"));
+    const auto path = hex::decode_fixed<32>(v.at("derivation_path").as_string());
+    REQUIRE(path);
+
+    if (str(v.at("path_kind")) == "api") {
+      ++api_paths;
+      const auto api_key_hash = hex::decode_fixed<32>(v.at("api_key_hash").as_string());
+      REQUIRE(api_key_hash);
+      const uint64_t index = std::stoull(str(v.at("index")));
+      CHECK(hex0x(pkp::api_mode_path(*api_key_hash, index)) == str(v.at("derivation_path")));
+    }
+
+    auto key = pkp::signing_key(root, *path);
+    if (!key) {
+      FAIL_CHECK("signing_key failed: " << key.err().message);
+      continue;
+    }
+    CHECK(hex0x(key->view()) == str(v.at("signing_key")));
+    auto sym = pkp::symmetric_key(root, *path);
+    REQUIRE(sym);
+    CHECK(hex0x(sym->view()) == str(v.at("symmetric_key")));
+    auto addr = pkp::wallet_address(root, *path);
+    REQUIRE(addr);
+    CHECK(to_checksum_address(*addr) == str(v.at("address")));
+    auto pub = secp256k1::public_key_of(*key);
+    REQUIRE(pub);
+    CHECK("0x04" + hex::encode(*pub) == str(v.at("public_key")));
+
+    const auto digest = hex::decode_fixed<32>(v.at("digest").as_string());
+    REQUIRE(digest);
+    auto sig = secp256k1::sign(*digest, *key);
+    if (!sig) {
+      FAIL_CHECK("sign failed: " << sig.err().message);
+      continue;
+    }
+    CHECK(hex0x(sig->to_bytes()) == str(v.at("signature")));
+  }
+  // Both kinds of path are covered.
+  CHECK(api_paths > 0);
+  CHECK(api_paths < vs.size());
 }

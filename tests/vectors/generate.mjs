@@ -9,6 +9,7 @@
 //
 // The field meanings and the rules adopted to keep the libraries in agreement are in README.md.
 
+import { hkdfSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -847,6 +848,97 @@ async function genKeys() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 8. PKP derivation (API.md §1).
+
+const PKP_SALT = 'enact/pkp/v1';
+
+/** HKDF-SHA256(ikm = root, salt = "enact/pkp/v1", info, 32 bytes) with node's crypto, as hex. */
+function pkpHkdf(root, info) {
+  return ethers.hexlify(new Uint8Array(hkdfSync('sha256', ethers.getBytes(root), ethers.toUtf8Bytes(PKP_SALT), info, 32)));
+}
+
+/** info = label ‖ path [‖ counter byte]. */
+function pkpInfo(label, path, counter) {
+  const parts = [ethers.toUtf8Bytes(label), ethers.getBytes(path)];
+  if (counter > 0) parts.push(new Uint8Array([counter]));
+  return ethers.getBytes(ethers.concat(parts));
+}
+
+/** The signing key: the first HKDF output that is a valid scalar, trying counters 0 (no byte), 1, 2, …. */
+function pkpSigningKey(root, path) {
+  for (let counter = 0; counter <= 255; counter++) {
+    const k = pkpHkdf(root, pkpInfo('sign', path, counter));
+    const v = BigInt(k);
+    if (v > 0n && v < SECP256K1_N) return { key: k, counter };
+  }
+  throw new Error('no valid signing scalar');
+}
+
+function genPkp() {
+  // RFC 5869 A.1 first, so a node whose hkdfSync were wrong could not produce vectors.
+  const rfc = ethers.hexlify(new Uint8Array(hkdfSync('sha256', ethers.getBytes('0x' + '0b'.repeat(22)),
+    ethers.getBytes('0x000102030405060708090a0b0c'), ethers.getBytes('0xf0f1f2f3f4f5f6f7f8f9'), 42)));
+  assertEq(rfc, '0x3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865', 'RFC 5869 A.1 HKDF');
+
+  const rng = new Rng(0x706b7031);
+  const coder = ethers.AbiCoder.defaultAbiCoder();
+  const U64_MAX = (1n << 64n) - 1n;
+  const vectors = [];
+  // [root, path source]: fixed edges first (all-zero and all-ones root and path, API-mode
+  // indexes 0 and 2^64 - 1), then random roots with random or API-mode paths.
+  const fixed = [
+    { name: 'zero-root-zero-path', root: '0x' + '00'.repeat(32), path: { random: '0x' + '00'.repeat(32) } },
+    { name: 'ones-root-ones-path', root: '0x' + 'ff'.repeat(32), path: { random: '0x' + 'ff'.repeat(32) } },
+    { name: 'api-index-0', root: null, path: { index: 0n } },
+    { name: 'api-index-max', root: null, path: { index: U64_MAX } },
+  ];
+  const total = 32;
+  for (let i = 0; i < total; i++) {
+    const f = fixed[i];
+    const name = f ? f.name : `random-${i - fixed.length}`;
+    const root = f?.root ?? rng.hex(32);
+    let src = f?.path;
+    if (!src) {
+      src = rng.chance(0.5)
+        ? { random: rng.hex(32) }
+        : { index: rng.chance(0.3) ? BigInt(rng.int(16)) : rng.bits(rng.pick([8, 32, 53, 64])) };
+    }
+    const v = { name, root_key: root };
+    let path;
+    if (src.random) {
+      v.path_kind = 'random';
+      path = src.random;
+    } else {
+      const apiKeyHash = rng.hex(32);
+      path = ethers.keccak256(coder.encode(['uint256', 'uint256'], [apiKeyHash, src.index]));
+      assertEq(path, ethers.solidityPackedKeccak256(['uint256', 'uint256'], [apiKeyHash, src.index]), `pkp ${name}: abi.encode of two uint256 is their packed form`);
+      v.path_kind = 'api';
+      v.api_key_hash = apiKeyHash;
+      v.index = src.index.toString();
+    }
+    v.derivation_path = path;
+    const { key, counter } = pkpSigningKey(root, path);
+    const signing = new ethers.SigningKey(key);
+    const digest = rng.hex(32);
+    const sig = signing.sign(digest);
+    assertEq(ethers.recoverAddress(digest, sig), ethers.computeAddress(signing.publicKey), `pkp ${name}: recover`);
+    v.signing_key = key;
+    v.counter = counter;
+    v.public_key = signing.publicKey;
+    v.address = ethers.computeAddress(key);
+    v.symmetric_key = pkpHkdf(root, pkpInfo('sym', path, 0));
+    v.digest = digest;
+    v.signature = sig.serialized;
+    vectors.push(v);
+  }
+  return {
+    file: 'pkp.json',
+    description: 'PKP derivation (API.md §1): signing key HKDF-SHA256(root, "enact/pkp/v1", "sign" ‖ path [‖ counter]) and symmetric key (info "sym" ‖ path) from node:crypto hkdfSync, the address from ethers computeAddress, API-mode paths keccak256(AbiCoder.encode(["uint256","uint256"], [apiKeyHash, index])), and ethers SigningKey.sign(digest).',
+    vectors,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Output: one field per line inside each vector, values compact, so diffs stay reviewable.
 
 function render(result, libs) {
@@ -901,7 +993,7 @@ function describeDiff(file, committed, fresh) {
 async function main() {
   const check = process.argv.includes('--check');
   const libs = libraryVersions();
-  const generators = [genTypedData, genAbi, genRlp, genEip55, genCid, genCron, genKeys];
+  const generators = [genTypedData, genAbi, genRlp, genEip55, genCid, genCron, genKeys, genPkp];
   let failed = false;
   let total = 0;
   for (const gen of generators) {
