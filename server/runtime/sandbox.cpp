@@ -242,12 +242,17 @@ struct description {
 
 // Duktape's stacks name its own C source for frames inside the engine
 // ("at [anon] (duk_js_call.c:2925) internal"); only the action's frames interest its author.
+// Frame flags Duktape appends to the action's own frames (" preventsyield", " strict",
+// " tailcall", " construct") describe the engine's call state, not the code, and are dropped.
 std::string without_internal_frames(std::string_view stack) {
   std::string out;
   while (!stack.empty()) {
     const size_t end = stack.find('\n');
-    const std::string_view line = stack.substr(0, end);
+    std::string_view line = stack.substr(0, end);
     if (!line.ends_with(") internal")) {
+      if (const size_t close = line.rfind(')'); close != std::string_view::npos &&
+                                                line.substr(0, 4) == "    ")
+        line = line.substr(0, close + 1);
       if (!out.empty()) out += '\n';
       out += line;
     }
