@@ -16,7 +16,7 @@ namespace {
 namespace json = boost::json;
 
 error usage(std::string msg) {
-  return fail(core_errc::invalid_request, std::move(msg));
+  return fail(api_errc::invalid_request, std::move(msg));
 }
 
 /// Reads the TOML subset: `[section]`, `key = "string" | integer | true | false`, `#` comments.

@@ -19,7 +19,7 @@ namespace enact::core {
 result<content_store> content_store::open(const std::string& data_dir) {
   const std::string dir = data_dir + "/actions";
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return fail(core_errc::internal, "cannot create " + dir + ": " + std::strerror(errno));
+    return fail(api_errc::internal, "cannot create " + dir + ": " + std::strerror(errno));
   return content_store(dir);
 }
 
@@ -34,7 +34,7 @@ result<std::string> content_store::put(bytes_view code) const {
   const std::string tmp = final_path + ".tmp-" + hex::encode(suffix);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
-    return fail(core_errc::unavailable, "content store: cannot create a file");
+    return fail(api_errc::unavailable, "content store: cannot create a file");
   size_t done = 0;
   while (done < code.size()) {
     const ssize_t n = ::write(fd, code.data() + done, code.size() - done);
@@ -46,7 +46,7 @@ result<std::string> content_store::put(bytes_view code) const {
   ::close(fd);
   if (!ok || ::rename(tmp.c_str(), final_path.c_str()) != 0) {
     ::unlink(tmp.c_str());
-    return fail(core_errc::unavailable, "content store: write failed");
+    return fail(api_errc::unavailable, "content store: write failed");
   }
   return cid;
 }
@@ -62,7 +62,7 @@ result<std::optional<bytes>> content_store::get(std::string_view cid_text) const
     return std::optional<bytes>{};
   bytes code((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (ipfs::cid_v0_of(code) != v0)
-    return fail(core_errc::internal, "content store: " + v0.to_string() + " does not match its CID");
+    return fail(api_errc::internal, "content store: " + v0.to_string() + " does not match its CID");
   return std::optional<bytes>(std::move(code));
 }
 

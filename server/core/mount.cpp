@@ -117,15 +117,15 @@ result<std::optional<std::string>> credential(const httplib::Request& req) {
   if (req.has_header("Authorization")) {
     const std::string h = req.get_header_value("Authorization");
     if (!h.starts_with("Bearer "))
-      return fail(core_errc::unauthenticated, "Authorization: expected 'Bearer <api key>'");
+      return fail(api_errc::unauthenticated, "Authorization: expected 'Bearer <api key>'");
     std::string bearer = h.substr(7);
     if (key && !constant_time_equal(as_bytes(*key), as_bytes(bearer)))
-      return fail(core_errc::invalid_request,
+      return fail(api_errc::invalid_request,
                   "X-Api-Key and Authorization carry different keys; send one");
     key = std::move(bearer);
   }
   if (key && key->empty())
-    return fail(core_errc::unauthenticated, "empty API key");
+    return fail(api_errc::unauthenticated, "empty API key");
   return key;
 }
 
@@ -142,11 +142,11 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
       ENACT_TRY(const address signer, envelope::verify(parts.first, parts.second, want));
       auto account = st.svc.ledger->account_by_admin(signer);
       if (!account)
-        return fail(core_errc::unauthenticated, "X-Wallet-Auth: no account has this admin wallet");
+        return fail(api_errc::unauthenticated, "X-Wallet-Auth: no account has this admin wallet");
       caller c{std::move(*account), scope::caller{scope::key_kind::account, {}}, {}, true};
       return c;
     }
-    return fail(core_errc::unauthenticated,
+    return fail(api_errc::unauthenticated,
                 "missing credential: send X-Api-Key or Authorization: Bearer <api key>");
   }
   const hash256 h = keccak256(std::string_view(*key));
@@ -157,7 +157,7 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
     c.account = std::move(*account);
     c.scopes.kind = scope::key_kind::account;
     if (!c.account.managed && r.writes)
-      return fail(core_errc::unauthenticated,
+      return fail(api_errc::unauthenticated,
                   "this account was converted to ChainSecured; its master key no longer "
                   "authorizes writes (write on-chain from the admin wallet)");
   } else if (account.code() != ledger_errc::unknown_account) {
@@ -166,17 +166,17 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
     auto k = st.svc.ledger->find_usage_key(h);
     if (!k) {
       if (k.code() == ledger_errc::unknown_usage_key)
-        return fail(core_errc::unauthenticated, "unknown or deleted API key");
+        return fail(api_errc::unauthenticated, "unknown or deleted API key");
       return k.err();
     }
     // Unsigned comparison: an expiration above INT64_MAX is far in the future, not negative.
     if (k->expiration != 0 && k->expiration <= static_cast<uint64_t>(unix_now()))
-      return fail(core_errc::unauthenticated, "this usage key expired");
+      return fail(api_errc::unauthenticated, "this usage key expired");
     ENACT_TRY(c.account, st.svc.ledger->get_account(k->account));
     c.scopes = scope::caller{scope::key_kind::usage, std::move(k->permissions)};
   }
   if (r.auth == auth_kind::owner && c.scopes.kind != scope::key_kind::account)
-    return fail(core_errc::forbidden, "only the account key may manage usage keys");
+    return fail(api_errc::forbidden, "only the account key may manage usage keys");
   return c;
 }
 
@@ -187,18 +187,18 @@ result<json::value> parse_body(const route& r, const config& cfg, const httplib:
       for (const auto& q : r.query)
         known = known || q.name == name;
       if (!known)
-        return fail(core_errc::invalid_request, "query." + name + ": unknown parameter");
+        return fail(api_errc::invalid_request, "query." + name + ": unknown parameter");
     }
     return json::value(nullptr);
   }
   const size_t limit = r.max_body != 0 ? r.max_body : cfg.max_body_bytes;
   if (req.body.size() > limit)
-    return fail(core_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
+    return fail(api_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
                                                   " bytes, at most " + std::to_string(limit));
   std::error_code ec;
   json::value body = json::parse(req.body, ec);
   if (ec)
-    return fail(core_errc::invalid_request, "body: invalid JSON (" + ec.message() + ")");
+    return fail(api_errc::invalid_request, "body: invalid JSON (" + ec.message() + ")");
   ENACT_TRY_VOID(schema::validate(body, r.request, components()));
   return body;
 }
@@ -230,9 +230,9 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     if (!ctx.error_details.is_null())
       h.details = ctx.error_details;
     status = h.status;
-    error_code = std::string(code_name(h.code));
+    error_code = std::string(name(h.code));
     send(res, status, error_body(h));
-    if (h.code == core_errc::internal || e.code == ledger_errc::storage)
+    if (h.code == api_errc::internal || e.code == ledger_errc::storage)
       st.svc.log->error("request failed", {{"request_id", ctx.request_id},
                                            {"route", r.path},
                                            {"detail", e.message}});
@@ -242,7 +242,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
       if (r.path == "/new_account" && st.per_ip_accounts.enabled()) {
         if (const int wait = st.per_ip_accounts.take(req.remote_addr)) {
           res.set_header("Retry-After", std::to_string(wait));
-          return fail(core_errc::rate_limited, "too many accounts created from this address; retry in " +
+          return fail(api_errc::rate_limited, "too many accounts created from this address; retry in " +
                                                    std::to_string(wait) + " s");
         }
       }
@@ -252,14 +252,14 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
         const std::string k = hex::encode(ctx.who->key_hash);
         if (const int wait = st.per_key.take(k)) {
           res.set_header("Retry-After", std::to_string(wait));
-          return fail(core_errc::rate_limited, "rate limit of this key exceeded; retry in " +
+          return fail(api_errc::rate_limited, "rate limit of this key exceeded; retry in " +
                                                    std::to_string(wait) + " s");
         }
       }
     }
     ENACT_TRY(ctx.body, parse_body(r, st.cfg, req));
     if (r.body_is_json_string && !ctx.body.is_string())
-      return fail(core_errc::invalid_request, "body: expected a JSON string holding the code");
+      return fail(api_errc::invalid_request, "body: expected a JSON string holding the code");
     return r.handle(ctx);
   };
   auto out = run();
@@ -284,7 +284,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
   t_request.logged = true;
 }
 
-void send_error(httplib::Response& res, core_errc code, std::string message) {
+void send_error(httplib::Response& res, api_errc code, std::string message) {
   const http_error h{status_of(code), code, std::move(message), nullptr};
   send(res, h.status, error_body(h));
 }
@@ -344,13 +344,13 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
     if (!res.body.empty())
       return;
     if (res.status == 413)
-      send_error(res, core_errc::payload_too_large, "request body too large");
+      send_error(res, api_errc::payload_too_large, "request body too large");
     else if (res.status == 404)
-      send_error(res, core_errc::not_found, "no such endpoint: " + req.method + " " + req.path);
+      send_error(res, api_errc::not_found, "no such endpoint: " + req.method + " " + req.path);
     else if (res.status == 405)
-      send_error(res, core_errc::invalid_request, "method not allowed: " + req.method + " " + req.path);
+      send_error(res, api_errc::invalid_request, "method not allowed: " + req.method + " " + req.path);
     else if (res.status >= 400 && res.status < 500)
-      send_error(res, core_errc::invalid_request, "bad request");
+      send_error(res, api_errc::invalid_request, "bad request");
   });
   server.set_exception_handler([&svc](const httplib::Request& req, httplib::Response& res,
                                       std::exception_ptr ep) {
@@ -363,7 +363,7 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
     } catch (...) {
     }
     svc.log->error("unhandled exception", {{"path", req.path}, {"detail", what}});
-    send_error(res, core_errc::internal, "internal error");
+    send_error(res, api_errc::internal, "internal error");
   });
   // httplib writes a response as header and body; without TCP_NODELAY, Nagle's algorithm and the
   // client's delayed ACK hold every response on a keep-alive connection for ~40 ms.

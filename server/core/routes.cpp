@@ -92,7 +92,7 @@ result<uint64_t> page_param(const httplib::Request& req, const char* name, uint6
   uint64_t n = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (ec != std::errc{} || end != v.data() + v.size() || n < 1 || n > max)
-    return fail(core_errc::invalid_request, std::string("query.") + name + ": expected an integer from 1 to " +
+    return fail(api_errc::invalid_request, std::string("query.") + name + ": expected an integer from 1 to " +
                                                 std::to_string(max) + ", got '" + v + "'");
   return n;
 }
@@ -132,30 +132,30 @@ result<uint64_t> group_id_of(const json::value& v, std::string_view field) {
     const auto& t = v.get_string();
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), id);
     if (ec != std::errc{} || end != t.data() + t.size() || t.empty())
-      return fail(core_errc::invalid_request, std::string(field) + ": expected a group id, got '" + std::string(t) + "'");
+      return fail(api_errc::invalid_request, std::string(field) + ": expected a group id, got '" + std::string(t) + "'");
   } else {
-    return fail(core_errc::invalid_request, std::string(field) + ": expected a group id");
+    return fail(api_errc::invalid_request, std::string(field) + ": expected a group id");
   }
   if (id == 0)
-    return fail(core_errc::invalid_request, std::string(field) + ": 0 is the wildcard, not a group");
+    return fail(api_errc::invalid_request, std::string(field) + ": 0 is the wildcard, not a group");
   return id;
 }
 
 result<address> address_of(const json::value& v, std::string_view field) {
   if (!v.is_string())
-    return fail(core_errc::invalid_request, "body." + std::string(field) + ": expected an address");
+    return fail(api_errc::invalid_request, "body." + std::string(field) + ": expected an address");
   auto a = parse_address(v.get_string(), "body." + std::string(field));
   if (!a)
-    return fail(core_errc::invalid_request, a.err().message);
+    return fail(api_errc::invalid_request, a.err().message);
   return *a;
 }
 
 result<hash256> hash_of(const json::value& v, std::string_view field) {
   if (!v.is_string())
-    return fail(core_errc::invalid_request, "body." + std::string(field) + ": expected 0x + 64 hex digits");
+    return fail(api_errc::invalid_request, "body." + std::string(field) + ": expected 0x + 64 hex digits");
   auto h = hex::decode_fixed<32>(v.get_string(), "body." + std::string(field));
   if (!h || !v.get_string().starts_with("0x"))
-    return fail(core_errc::invalid_request, "body." + std::string(field) + ": expected 0x + 64 hex digits");
+    return fail(api_errc::invalid_request, "body." + std::string(field) + ": expected 0x + 64 hex digits");
   return *h;
 }
 
@@ -166,7 +166,7 @@ result<void> require_scope(const request_context& c, scope::permission p,
   std::string msg = "this key lacks " + std::string(scope::name(p));
   if (scope::is_per_group(p) && group)
     msg += " on group " + std::to_string(*group);
-  return fail(core_errc::forbidden, msg);
+  return fail(api_errc::forbidden, msg);
 }
 
 json::object group_json(const ledger::group& g) {

@@ -68,7 +68,7 @@ result<ledger::usage_key> read_usage_key(const request_context& c) {
     k.expiration = e->to_number<uint64_t>();
     // Unsigned comparison: an expiration above INT64_MAX is far in the future, not negative.
     if (k.expiration != 0 && k.expiration <= static_cast<uint64_t>(unix_now()))
-      return fail(core_errc::invalid_request, "body.expiration: in the past");
+      return fail(api_errc::invalid_request, "body.expiration: in the past");
   }
   k.permissions = std::move(perms);
   return k;
@@ -153,7 +153,7 @@ result<ledger::usage_key> own_usage_key(const request_context& c) {
   const hash256 h = key_hash_of(c.body, "usage_api_key");
   auto k = c.svc.ledger->find_usage_key(h);
   if (!k || k->account != c.who->account.hash)
-    return fail(core_errc::not_found, "usage_api_key: no such usage key in this account");
+    return fail(api_errc::not_found, "usage_api_key: no such usage key in this account");
   return k;
 }
 

@@ -21,7 +21,7 @@ result<std::string> cid_of(const json::value& v, std::string_view field) {
   const std::string text(v.as_string());
   auto parsed = ipfs::parse(text);
   if (!parsed)
-    return fail(core_errc::invalid_request, "body." + std::string(field) + ": " + parsed.err().message);
+    return fail(api_errc::invalid_request, "body." + std::string(field) + ": " + parsed.err().message);
   return text;
 }
 
@@ -86,7 +86,7 @@ result<json::value> list_actions(request_context& c) {
 result<json::value> upload_action(request_context& c) {
   const auto& code = c.body.at("code").as_string();
   if (code.size() > c.cfg.max_action_code_bytes)
-    return fail(core_errc::payload_too_large,
+    return fail(api_errc::payload_too_large,
                 "body.code: " + std::to_string(code.size()) + " bytes, at most " +
                     std::to_string(c.cfg.max_action_code_bytes));
   ENACT_TRY(const std::string cid, c.svc.store->put(as_bytes(std::string_view(code))));

@@ -13,7 +13,7 @@ namespace s = schema;
 
 result<billing::payment_provider*> provider(const request_context& c) {
   if (c.svc.payments == nullptr)
-    return fail(core_errc::unavailable,
+    return fail(api_errc::unavailable,
                 "no payment provider configured (start with --dev for the dev provider, or "
                 "configure stripe)");
   return c.svc.payments;
@@ -36,11 +36,11 @@ result<json::value> create_payment_intent(request_context& c) {
   const auto& amount_v = c.body.at("amount_cents");
   const uint64_t amount = amount_v.to_number<uint64_t>();
   if (amount < billing::kMinAmountCents)
-    return fail(core_errc::invalid_request, "body.amount_cents: at least " +
+    return fail(api_errc::invalid_request, "body.amount_cents: at least " +
                                                 std::to_string(billing::kMinAmountCents) +
                                                 " (5 US dollars)");
   if (amount > billing::kMaxAmountCents)
-    return fail(core_errc::invalid_request,
+    return fail(api_errc::invalid_request,
                 "body.amount_cents: at most " + std::to_string(billing::kMaxAmountCents));
   const std::string account_ref = hex::encode_prefixed(c.who->account.hash);
   // One request, one intent: the request id keys the provider's idempotency.
@@ -64,13 +64,13 @@ result<json::value> confirm_payment(request_context& c) {
   // The intent must be one this account created here; another account's id is not found.
   ENACT_TRY(const auto rec, c.svc.ledger->get_payment(c.who->account.hash, id));
   if (rec.credited)
-    return fail(core_errc::conflict, "payment intent " + id + " was credited already");
+    return fail(api_errc::conflict, "payment intent " + id + " was credited already");
   ENACT_TRY(const auto intent, p->retrieve_intent(id, true));
   if (intent.status != "succeeded")
-    return fail(core_errc::conflict, "payment intent " + id + " has status " + intent.status +
+    return fail(api_errc::conflict, "payment intent " + id + " has status " + intent.status +
                                          ", not succeeded; nothing credited");
   if (intent.amount_cents != rec.amount_cents)
-    return fail(core_errc::conflict, "payment intent " + id + ": amount differs from the one created");
+    return fail(api_errc::conflict, "payment intent " + id + ": amount differs from the one created");
   ENACT_TRY(const uint64_t credits, c.svc.ledger->credit_payment(c.who->account.hash, id));
   json::object out{{"balance_credits", credits}};
   mark_dev(out, p);

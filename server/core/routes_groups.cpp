@@ -27,7 +27,7 @@ result<std::vector<address>> addresses_of(const json::value& body, std::string_v
   for (size_t i = 0; i < a.size(); ++i) {
     ENACT_TRY(const address x, address_of(a[i], std::string(field) + "[" + std::to_string(i) + "]"));
     if (std::find(out.begin(), out.end(), x) != out.end())
-      return fail(core_errc::invalid_request, "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
+      return fail(api_errc::invalid_request, "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
     out.push_back(x);
   }
   return out;
@@ -42,7 +42,7 @@ result<std::vector<hash256>> hashes_of(const json::value& body, std::string_view
   for (size_t i = 0; i < a.size(); ++i) {
     ENACT_TRY(const hash256 x, hash_of(a[i], std::string(field) + "[" + std::to_string(i) + "]"));
     if (std::find(out.begin(), out.end(), x) != out.end())
-      return fail(core_errc::invalid_request, "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
+      return fail(api_errc::invalid_request, "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
     out.push_back(x);
   }
   return out;
@@ -127,7 +127,7 @@ result<json::value> create_wallet(request_context& c) {
     ENACT_TRY(const uint64_t count, c.svc.ledger->wallet_count(account));
     index = std::max(index + 1, count);
   }
-  return fail(core_errc::unavailable, "too many concurrent wallet creations; retry");
+  return fail(api_errc::unavailable, "too many concurrent wallet creations; retry");
 }
 
 result<json::value> list_wallets(request_context& c) {
@@ -142,7 +142,7 @@ result<json::value> list_wallets(request_context& c) {
 result<json::value> list_wallets_in_group(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   if (!c.http.has_param("group_id"))
-    return fail(core_errc::invalid_request, "query.group_id: required");
+    return fail(api_errc::invalid_request, "query.group_id: required");
   ENACT_TRY(const auto id, group_id_of(json::value(c.http.get_param_value("group_id")), "group_id"));
   ENACT_TRY(const auto ws, c.svc.ledger->list_wallets_in_group(c.who->account.hash, id, p));
   json::array items;

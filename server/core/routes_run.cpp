@@ -48,7 +48,7 @@ class run_capabilities final : public runtime::capability_handler {
       std::string name = "sig" + std::to_string(signatures_.size() + 1);
       if (const auto* n = args.if_contains("name")) {
         if (!n->is_string() || n->get_string().empty() || n->get_string().size() > 128)
-          return fail(core_errc::invalid_request, "signEcdsa: name must be a non-empty string");
+          return fail(api_errc::invalid_request, "signEcdsa: name must be a non-empty string");
         name = std::string(n->get_string());
       }
       ENACT_TRY(const auto sig, c_.svc.tee->sign_digest(path, digest));
@@ -60,7 +60,7 @@ class run_capabilities final : public runtime::capability_handler {
     if (method == "signMessage") {
       const auto* m = args.if_contains("message");
       if (m == nullptr || !m->is_string())
-        return fail(core_errc::invalid_request, "signMessage: message must be a string");
+        return fail(api_errc::invalid_request, "signMessage: message must be a string");
       const hash256 digest = personal_message_hash(std::string_view(m->get_string()));
       ENACT_TRY(const auto sig, c_.svc.tee->sign_digest(path, digest));
       return json::value(hex::encode_prefixed(sig.to_bytes()));
@@ -68,24 +68,24 @@ class run_capabilities final : public runtime::capability_handler {
     if (method == "encrypt") {
       const auto* p = args.if_contains("plaintext");
       if (p == nullptr || !p->is_string())
-        return fail(core_errc::invalid_request, "encrypt: plaintext must be a string");
+        return fail(api_errc::invalid_request, "encrypt: plaintext must be a string");
       ENACT_TRY(const bytes sealed, c_.svc.tee->encrypt(path, as_bytes(std::string_view(p->get_string()))));
       return json::value(hex::encode_prefixed(sealed));
     }
     if (method == "decrypt") {
       const auto* ct = args.if_contains("ciphertext");
       if (ct == nullptr || !ct->is_string())
-        return fail(core_errc::invalid_request, "decrypt: ciphertext must be a 0x-hex string");
+        return fail(api_errc::invalid_request, "decrypt: ciphertext must be a 0x-hex string");
       auto sealed = hex::decode_prefixed(ct->get_string(), "ciphertext");
       if (!sealed)
-        return fail(core_errc::invalid_request, "decrypt: " + sealed.err().message);
+        return fail(api_errc::invalid_request, "decrypt: " + sealed.err().message);
       auto plain = c_.svc.tee->decrypt(path, *sealed);
       if (!plain)
-        return fail(core_errc::invalid_request,
+        return fail(api_errc::invalid_request,
                     "decrypt: the ciphertext was not made by this PKP or was altered");
       return json::value(std::string(as_chars(*plain)));
     }
-    return fail(core_errc::invalid_request, "unknown capability " + std::string(method));
+    return fail(api_errc::invalid_request, "unknown capability " + std::string(method));
   }
 
   [[nodiscard]] json::object signatures() const {
@@ -111,22 +111,22 @@ class run_capabilities final : public runtime::capability_handler {
   static result<hash256> hex32(const json::object& args, std::string_view field) {
     const auto* v = args.if_contains(field);
     if (v == nullptr || !v->is_string())
-      return fail(core_errc::invalid_request, std::string(field) + ": expected 0x + 64 hex digits");
+      return fail(api_errc::invalid_request, std::string(field) + ": expected 0x + 64 hex digits");
     auto h = hex::decode_fixed<32>(v->get_string(), field);
     if (!h || !v->get_string().starts_with("0x"))
-      return fail(core_errc::invalid_request, std::string(field) + ": expected 0x + 64 hex digits");
+      return fail(api_errc::invalid_request, std::string(field) + ": expected 0x + 64 hex digits");
     return *h;
   }
 
   result<hash256> pkp_path(const json::object& args) {
     const auto* v = args.if_contains("pkpId");
     if (v == nullptr || !v->is_string())
-      return fail(core_errc::invalid_request, "pkpId: expected a PKP id (wallet address)");
+      return fail(api_errc::invalid_request, "pkpId: expected a PKP id (wallet address)");
     auto pkp = parse_address(v->get_string(), "pkpId");
     if (!pkp)
-      return fail(core_errc::invalid_request, pkp.err().message);
+      return fail(api_errc::invalid_request, pkp.err().message);
     if (!allowed_.contains(*pkp))
-      return fail(core_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
+      return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
                                             " is not usable in this run (no group with execute "
                                             "lists it together with this action)");
     if (const auto it = paths_.find(*pkp); it != paths_.end())
@@ -152,19 +152,19 @@ result<std::string> fetch_from_gateway(const request_context& c, const std::stri
   const std::string path = "/ipfs/" + cid_text;
   auto res = gw.Get(path);
   if (!res)
-    return fail(core_errc::unavailable, "IPFS gateway unreachable for " + cid_text);
+    return fail(api_errc::unavailable, "IPFS gateway unreachable for " + cid_text);
   if (res->status == 404)
-    return fail(core_errc::not_found, "action " + cid_text + " not found on the IPFS gateway");
+    return fail(api_errc::not_found, "action " + cid_text + " not found on the IPFS gateway");
   if (res->status != 200)
-    return fail(core_errc::unavailable, "IPFS gateway answered " + std::to_string(res->status) +
+    return fail(api_errc::unavailable, "IPFS gateway answered " + std::to_string(res->status) +
                                             " for " + cid_text);
   if (res->body.size() > c.cfg.max_action_code_bytes)
-    return fail(core_errc::payload_too_large, "action " + cid_text + " is larger than " +
+    return fail(api_errc::payload_too_large, "action " + cid_text + " is larger than " +
                                                   std::to_string(c.cfg.max_action_code_bytes) +
                                                   " bytes");
   const auto body = as_bytes(std::string_view(res->body));
   if (!ipfs::same_content(ipfs::cid_v0_of(body), wanted) && ipfs::cid_v1_of(body) != wanted)
-    return fail(core_errc::unavailable,
+    return fail(api_errc::unavailable,
                 "IPFS gateway returned bytes that do not hash to " + cid_text + "; refused");
   return res->body;
 }
@@ -188,12 +188,12 @@ json::value response_value(const std::string& response_json) {
 
 result<json::value> run_action(request_context& c) {
   if (c.svc.sandbox == nullptr)
-    return fail(core_errc::unavailable, "this server runs no action sandbox");
+    return fail(api_errc::unavailable, "this server runs no action sandbox");
   const auto& body = c.body.as_object();
   const auto* code_v = body.if_contains("code");
   const auto* cid_v = body.if_contains("action_ipfs_cid");
   if ((code_v == nullptr) == (cid_v == nullptr))
-    return fail(core_errc::invalid_request, "body: give exactly one of code and action_ipfs_cid");
+    return fail(api_errc::invalid_request, "body: give exactly one of code and action_ipfs_cid");
 
   // The action's identity: the CID of the given code, or the CID named.
   std::string cid_text;
@@ -201,7 +201,7 @@ result<json::value> run_action(request_context& c) {
   if (code_v != nullptr) {
     code = std::string(code_v->as_string());
     if (code->size() > c.cfg.max_action_code_bytes)
-      return fail(core_errc::payload_too_large, "body.code: " + std::to_string(code->size()) +
+      return fail(api_errc::payload_too_large, "body.code: " + std::to_string(code->size()) +
                                                     " bytes, at most " +
                                                     std::to_string(c.cfg.max_action_code_bytes));
     cid_text = ipfs::cid_of(as_bytes(*code));
@@ -210,7 +210,7 @@ result<json::value> run_action(request_context& c) {
   }
   auto parsed_cid = ipfs::parse(cid_text);
   if (!parsed_cid)
-    return fail(core_errc::invalid_request, "body.action_ipfs_cid: " + parsed_cid.err().message);
+    return fail(api_errc::invalid_request, "body.action_ipfs_cid: " + parsed_cid.err().message);
   const hash256 hashed = ipfs::hashed_cid(cid_text);
   std::optional<address> pkp;
   if (const auto* p = body.if_contains("pkp_id")) {
@@ -224,7 +224,7 @@ result<json::value> run_action(request_context& c) {
   for (const auto& g : groups)
     views.push_back(scope::group_view{g.id, g.pkps, g.cid_hashes});
   if (!scope::find_executable_group(c.who->scopes, views, hashed, pkp)) {
-    return fail(core_errc::forbidden,
+    return fail(api_errc::forbidden,
                 pkp ? "no group on which this key may execute lists both this action and PKP " +
                           to_checksum_address(*pkp)
                     : std::string("no group on which this key may execute lists this action"));
@@ -236,7 +236,7 @@ result<json::value> run_action(request_context& c) {
         std::find(v.cid_hashes.begin(), v.cid_hashes.end(), hashed) != v.cid_hashes.end())
       allowed.insert(v.pkps.begin(), v.pkps.end());
   if (pkp && !allowed.contains(*pkp))
-    return fail(core_errc::forbidden, "PKP not usable with this action");
+    return fail(api_errc::forbidden, "PKP not usable with this action");
 
   // The code: the content store first, then the body (kept for later runs), then the gateway.
   ENACT_TRY(auto stored, c.svc.store->get(cid_text));
@@ -252,7 +252,7 @@ result<json::value> run_action(request_context& c) {
     if (auto kept = c.svc.store->put(as_bytes(source)); !kept)
       return kept.err();
   } else {
-    return fail(core_errc::not_found, "action " + cid_text +
+    return fail(api_errc::not_found, "action " + cid_text +
                                           " is not in this server's content store (upload it "
                                           "with /upload_action) and no IPFS gateway is configured");
   }
@@ -274,7 +274,7 @@ result<json::value> run_action(request_context& c) {
                          {"logs", out.logs},
                          {"charged_credits", price}};
     c.error_details = std::move(details);
-    return fail(core_errc::action_failed, out.message.empty() ? "the action failed" : out.message);
+    return fail(api_errc::action_failed, out.message.empty() ? "the action failed" : out.message);
   }
   return json::object{{"response", response_value(out.response_json)},
                       {"logs", out.logs},

@@ -31,7 +31,7 @@ result<json::value> admin_api_payer(request_context& c) {
 result<json::value> svc_action_ipfs_id(request_context& c) {
   const auto& code = c.body.as_string();
   if (code.size() > c.cfg.max_action_code_bytes)
-    return fail(core_errc::payload_too_large, "body: " + std::to_string(code.size()) +
+    return fail(api_errc::payload_too_large, "body: " + std::to_string(code.size()) +
                                                   " bytes of code, at most " +
                                                   std::to_string(c.cfg.max_action_code_bytes));
   return json::object{{"action_ipfs_cid", ipfs::cid_of(as_bytes(std::string_view(code)))}};
@@ -39,7 +39,7 @@ result<json::value> svc_action_ipfs_id(request_context& c) {
 
 result<json::value> stripe_config(request_context& c) {
   if (c.svc.payments == nullptr)
-    return fail(core_errc::unavailable,
+    return fail(api_errc::unavailable,
                 "no payment provider configured (start with --dev for the dev provider, or "
                 "configure stripe)");
   json::object out{{"publishable_key", c.svc.payments->publishable_key()}};

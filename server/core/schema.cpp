@@ -24,7 +24,7 @@ std::string_view type_name(const json::value& v) {
 }
 
 error bad(const std::string& path, const std::string& what) {
-  return fail(core_errc::invalid_request, path + ": " + what);
+  return fail(api_errc::invalid_request, path + ": " + what);
 }
 
 }  // namespace
@@ -91,7 +91,7 @@ result<void> validate(const json::value& v,
     const std::string_view name = target.substr(target.rfind('/') + 1);
     const auto* c = components.if_contains(name);
     if (c == nullptr || !c->is_object())
-      return fail(core_errc::internal, "schema: unresolved " + std::string(target));
+      return fail(api_errc::internal, "schema: unresolved " + std::string(target));
     return validate(v, c->get_object(), components, path);
   }
   if (const auto* any = s.if_contains("anyOf")) {

@@ -53,7 +53,7 @@ class simulated_tee final : public tee {
 };
 
 error os_error(const std::string& what) {
-  return fail(core_errc::internal, what + ": " + std::strerror(errno));
+  return fail(api_errc::internal, what + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -91,20 +91,20 @@ result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir) {
   }
   if ((st.st_mode & 077) != 0) {
     ::close(fd);
-    return fail(core_errc::internal, path + ": readable by group or others (mode " +
+    return fail(api_errc::internal, path + ": readable by group or others (mode " +
                                          std::to_string(st.st_mode & 0777) +
                                          "); refusing to use it, chmod 600 it");
   }
   if (st.st_size != static_cast<off_t>(kRootKeySize)) {
     ::close(fd);
-    return fail(core_errc::internal, path + ": expected " + std::to_string(kRootKeySize) +
+    return fail(api_errc::internal, path + ": expected " + std::to_string(kRootKeySize) +
                                          " bytes, found " + std::to_string(st.st_size));
   }
   Secret root = Secret::of_size(kRootKeySize);
   const ssize_t n = ::read(fd, root.mutable_view().data(), kRootKeySize);
   ::close(fd);
   if (n != static_cast<ssize_t>(kRootKeySize))
-    return fail(core_errc::internal, path + ": short read");
+    return fail(api_errc::internal, path + ": short read");
   return std::unique_ptr<tee>(std::make_unique<simulated_tee>(std::move(root)));
 }
 
