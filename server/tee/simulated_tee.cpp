@@ -43,6 +43,10 @@ class simulated_tee final : public tee {
     return aes_gcm::encrypt(key, plaintext);
   }
 
+  result<Secret> export_signing_key(const hash256& path) const override {
+    return pkp::signing_key(root_, path);
+  }
+
   result<bytes> decrypt(const hash256& path, bytes_view sealed) const override {
     ENACT_TRY(const Secret key, pkp::symmetric_key(root_, path));
     return aes_gcm::decrypt(key, sealed);

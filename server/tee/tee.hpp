@@ -11,6 +11,7 @@
 
 #include "enact/bytes.hpp"
 #include "enact/crypto/secp256k1.hpp"
+#include "enact/crypto/secret.hpp"
 #include "enact/result.hpp"
 
 namespace enact::tee {
@@ -30,6 +31,10 @@ class tee {
   /// AES-256-GCM with the PKP's symmetric key: nonce ‖ ciphertext ‖ tag.
   [[nodiscard]] virtual result<bytes> encrypt(const hash256& path, bytes_view plaintext) const = 0;
   [[nodiscard]] virtual result<bytes> decrypt(const hash256& path, bytes_view sealed) const = 0;
+  /// The PKP signing key at `path` itself, for the one call that hands a key out on purpose:
+  /// `/add_usage_api_key_with_signature` mints a usage key whose value is this key (API.md §2).
+  /// Every other caller works through the methods above.
+  [[nodiscard]] virtual result<Secret> export_signing_key(const hash256& path) const = 0;
 };
 
 /// Opens the simulated TEE whose root key is `<data_dir>/tee-root.key`: created once (32 bytes
