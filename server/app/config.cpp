@@ -169,6 +169,14 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
       return usage(what + ": expected 1 to 4096");
     return {};
   }
+  if (key == "tee.backend") {
+    ENACT_TRY(s.tee, text(v, what));
+    if (s.tee != "simulated" && s.tee != "dstack")
+      return usage(what + ": expected simulated or dstack");
+    return {};
+  }
+  if (key == "tee.dstack_socket") { ENACT_TRY(s.dstack_socket, text(v, what)); return {}; }
+  if (key == "tee.evidence_dir") { ENACT_TRY(s.evidence_dir, text(v, what)); return {}; }
   if (key == "sandbox.ipfs_gateway") { ENACT_TRY(s.core.ipfs_gateway, text(v, what)); return {}; }
   if (key == "limits.max_body_bytes") { ENACT_TRY(s.core.max_body_bytes, number<size_t>(v, what)); return {}; }
   if (key == "limits.key_rate_per_second") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_per_second = double(n); return {}; }
@@ -230,6 +238,9 @@ constexpr flag kFlags[] = {
     {"--run-timeout-ms", "sandbox.run_timeout_ms", "wall-clock limit per action run (default 10000)"},
     {"--run-heap-mib", "sandbox.run_heap_mib", "heap limit per action run in MiB (default 64)"},
     {"--ipfs-gateway", "sandbox.ipfs_gateway", "IPFS HTTP gateway for code not in the content store (default: off)"},
+    {"--tee", "tee.backend", "simulated | dstack: where PKP keys and quotes come from (default simulated)"},
+    {"--dstack-socket", "tee.dstack_socket", "dstack guest agent socket (default /var/run/dstack.sock)"},
+    {"--evidence-dir", "tee.evidence_dir", "evidence files to serve under /evidences/ (default: a development set)"},
     {"--threads", "threads", "HTTP worker threads, one per open connection (default max(64, 16 per core))"},
     {"--log-level", "log_level", "debug | info | warn | error (default info)"},
     {"--help", nullptr, "this text"},
@@ -253,7 +264,8 @@ std::string help_text() {
       "contract_address, [billing] provider stripe_api_base stripe_publishable_key\n"
       "stripe_secret_key write_surcharge_credits run_price_credits, [sandbox] workers\n"
       "run_timeout_ms run_heap_mib ipfs_gateway, [limits] max_body_bytes\n"
-      "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute.\n";
+      "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute, [tee] backend\n"
+      "dstack_socket evidence_dir.\n";
   return out;
 }
 

@@ -33,6 +33,13 @@ struct settings {
   size_t sandbox_workers = 0;
   uint64_t run_timeout_ms = 10000;
   uint64_t run_heap_mib = 64;
+  /// TEE backend: "simulated" (root key in the data directory, recorded quote) or "dstack".
+  std::string tee = "simulated";
+  /// The dstack guest agent's Unix socket.
+  std::string dstack_socket = "/var/run/dstack.sock";
+  /// Evidence files written by the TLS terminator, served under /evidences/; empty: a development
+  /// set in <data_dir>/evidences (simulated) or none (dstack).
+  std::string evidence_dir;
   core::config core;
 };
 

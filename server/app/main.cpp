@@ -1,7 +1,7 @@
 // enact-server: the reference server on its embedded defaults (DESIGN.md §4). Wires the SQLite
-// ledger, the simulated TEE, the content store and a payment provider into the core routes,
-// serves them until SIGINT or SIGTERM, then stops accepting, finishes the requests in flight and
-// closes the ledger.
+// ledger, the TEE (simulated, or the dstack guest agent), the content store and a payment
+// provider into the core routes and the attestation endpoints, serves them until SIGINT or
+// SIGTERM, then stops accepting, finishes the requests in flight and closes the ledger.
 #include <httplib.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -50,6 +50,19 @@ result<address> api_payer_address(const tee::tee& t, int index) {
   return t.wallet_address(keccak256(std::string_view("enact/api-payer/" + std::to_string(index))));
 }
 
+/// The TEE the settings name.
+result<std::unique_ptr<tee::tee>> open_tee(const app::settings& s) {
+  if (s.tee == "dstack") {
+    tee::dstack_options o;
+    o.socket = s.dstack_socket;
+    o.evidence_dir = s.evidence_dir;
+    return tee::open_dstack(o);
+  }
+  tee::simulated_options o;
+  o.evidence_dir = s.evidence_dir;
+  return tee::open_simulated(s.data_dir, o);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,9 +94,25 @@ int main(int argc, char** argv) {
 
   core::logger log(stderr, level_of(s.log_level));
 
-  auto the_tee = tee::open_simulated(s.data_dir);
-  if (!the_tee)
-    return fatal(the_tee.err().message);
+  // An evidence directory or a guest agent that is not there is a configuration error, reported
+  // like a bad flag (exit 2).
+  struct stat evidence_st {};
+  if (!s.evidence_dir.empty() &&
+      (::stat(s.evidence_dir.c_str(), &evidence_st) != 0 || !S_ISDIR(evidence_st.st_mode))) {
+    std::fprintf(stderr, "enact-server: --evidence-dir: %s is not a directory\n", s.evidence_dir.c_str());
+    return 2;
+  }
+  auto the_tee = open_tee(s);
+  if (!the_tee) {
+    if (s.tee != "dstack")
+      return fatal(the_tee.err().message);
+    std::fprintf(stderr, "enact-server: --tee dstack: %s\n", the_tee.err().message.c_str());
+    return 2;
+  }
+  if ((*the_tee)->evidences().configured())
+    log.info("evidence files", {{"dir", (*the_tee)->evidences().path()}});
+  else
+    log.warn("no evidence files: /evidences/ answers 404; set --evidence-dir");
   auto payer = api_payer_address(**the_tee, 0);
   if (!payer)
     return fatal(payer.err().message);

@@ -128,6 +128,12 @@ http_error to_http(const error& e) {
   else if (cat == detail::ledger_category() &&
            static_cast<ledger_errc>(e.code.value()) == ledger_errc::storage)
     out.message = "the permission ledger is unavailable";
+  else if (cat == detail::ledger_category() &&
+           static_cast<ledger_errc>(e.code.value()) == ledger_errc::relay_not_allowed)
+    // Core-api spec, Authentication 6: the registry refuses api_payer relays for such accounts.
+    out.message =
+        "this account is ChainSecured: the server no longer relays its writes; send them "
+        "on-chain from the admin wallet";
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "core/log.hpp"
 #include "core/route.hpp"
+#include "core/routes_attestation.hpp"
 #include "core/schema.hpp"
 #include "core/swagger_mount.hpp"
 #include "enact/codec/hex.hpp"
@@ -63,13 +64,13 @@ struct mount_state {
   const services& svc;
   const config& cfg;
   rate_limiter per_key;
-  rate_limiter per_ip_accounts;
+  rate_limiter per_ip;  // unauthenticated routes that create accounts or mint secrets
   mount_state(const services& s, const config& c)
       : svc(s),
         cfg(c),
         per_key(c.key_rate_per_second, std::max(c.key_rate_burst, c.key_rate_per_second)),
-        per_ip_accounts(c.new_account_per_ip_per_minute / 60.0,
-                        std::max(1.0, c.new_account_per_ip_per_minute)) {}
+        per_ip(c.new_account_per_ip_per_minute / 60.0,
+               std::max(1.0, c.new_account_per_ip_per_minute)) {}
 };
 
 std::string new_request_id() {
@@ -176,7 +177,8 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
     c.scopes = scope::caller{scope::key_kind::usage, std::move(k->permissions)};
   }
   if (r.auth == auth_kind::owner && c.scopes.kind != scope::key_kind::account)
-    return fail(api_errc::forbidden, "only the account key may manage usage keys");
+    return fail(api_errc::forbidden,
+                "only the account key may call " + std::string(r.path) + "; a usage key may not");
   return c;
 }
 
@@ -239,11 +241,16 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
   };
   const auto run = [&]() -> result<json::value> {
     if (r.auth == auth_kind::none) {
-      if (r.path == "/new_account" && st.per_ip_accounts.enabled()) {
-        if (const int wait = st.per_ip_accounts.take(req.remote_addr)) {
+      // One bucket per route and client IP: minting ChainSecured wallets does not use up the
+      // address's account creations.
+      if ((r.path == "/new_account" || r.per_ip_limited) && st.per_ip.enabled()) {
+        if (const int wait = st.per_ip.take(std::string(r.path) + " " + req.remote_addr)) {
           res.set_header("Retry-After", std::to_string(wait));
-          return fail(api_errc::rate_limited, "too many accounts created from this address; retry in " +
-                                                   std::to_string(wait) + " s");
+          const std::string what = r.path == "/new_account"
+                                       ? std::string("too many accounts created")
+                                       : "too many " + std::string(r.path) + " requests";
+          return fail(api_errc::rate_limited,
+                      what + " from this address; retry in " + std::to_string(wait) + " s");
         }
       }
     } else {
@@ -306,6 +313,7 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
     res.set_content(doc, "application/json");
   });
   mount_swagger_ui(server, "/core/v1");
+  mount_attestation(server, svc);  // host root: /attestation, /info, /evidences/
 
   // Request ids and log lines for every response, including those no route produced.
   server.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {

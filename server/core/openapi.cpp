@@ -68,6 +68,8 @@ json::object openapi_document(const config& cfg) {
     }
     if (r.method == "POST")
       responses["413"] = error_response("payload_too_large");
+    for (const auto& kv : r.errors)
+      responses[kv.key()] = error_response(kv.value().as_string());
     op["responses"] = std::move(responses);
     std::string method(r.method);
     for (auto& ch : method)

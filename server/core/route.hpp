@@ -73,6 +73,8 @@ struct route {
   handler handle;
   size_t max_body = 0;            // 0: config.max_body_bytes
   bool body_is_json_string = false;  // /get_svc_action_ipfs_id takes a bare JSON string
+  bool per_ip_limited = false;       // unauthenticated and mints secrets: per-IP rate limit
+  json::object errors{};             // status -> description, beyond the default error responses
 };
 
 /// Every route of the core API, in documentation order.
@@ -111,5 +113,6 @@ void add_action_routes(std::vector<route>& out);
 void add_utility_routes(std::vector<route>& out);
 void add_billing_routes(std::vector<route>& out);
 void add_run_routes(std::vector<route>& out);
+void add_chainsecured_routes(std::vector<route>& out);
 
 }  // namespace enact::core

@@ -22,6 +22,7 @@ const std::vector<route>& routes() {
     add_run_routes(t);
     add_utility_routes(t);
     add_billing_routes(t);
+    add_chainsecured_routes(t);
     return t;
   }();
   return table;

@@ -6,10 +6,10 @@
 #include <cstring>
 
 #include "core/errors.hpp"
-#include "enact/crypto/aes_gcm.hpp"
 #include "enact/crypto/random.hpp"
 #include "enact/crypto/secret.hpp"
-#include "enact/pkp/pkp.hpp"
+#include "tee/pkp_tee.hpp"
+#include "tee/recorded.hpp"
 #include "tee/tee.hpp"
 
 namespace enact::tee {
@@ -17,52 +17,34 @@ namespace {
 
 constexpr size_t kRootKeySize = 32;
 
-class simulated_tee final : public tee {
+class simulated_tee final : public detail::pkp_tee {
  public:
-  explicit simulated_tee(Secret root) : root_(std::move(root)) {}
+  simulated_tee(Secret root, detail::recorded_attestation recorded, evidence_dir evidences)
+      : pkp_tee(std::move(root)),
+        recorded_(std::move(recorded)),
+        evidences_(std::move(evidences)) {}
 
   std::string_view kind() const noexcept override { return "simulated"; }
 
-  result<address> wallet_address(const hash256& path) const override {
-    return pkp::wallet_address(root_, path);
-  }
+  // Whatever the report data, the answer is the recorded quote (whose own report_data is all
+  // zero): this machine has no TEE to bind it. vm_config says so.
+  result<quote_response> quote(const report_data&) const override { return recorded_.quote; }
 
-  result<secp256k1::signature> sign_digest(const hash256& path,
-                                           const hash256& digest) const override {
-    ENACT_TRY(const Secret key, pkp::signing_key(root_, path));
-    return secp256k1::sign(digest, key);
-  }
+  result<app_info> info() const override { return recorded_.info; }
 
-  result<secp256k1::public_key> public_key(const hash256& path) const override {
-    ENACT_TRY(const Secret key, pkp::signing_key(root_, path));
-    return secp256k1::public_key_of(key);
-  }
-
-  result<bytes> encrypt(const hash256& path, bytes_view plaintext) const override {
-    ENACT_TRY(const Secret key, pkp::symmetric_key(root_, path));
-    return aes_gcm::encrypt(key, plaintext);
-  }
-
-  result<Secret> export_signing_key(const hash256& path) const override {
-    return pkp::signing_key(root_, path);
-  }
-
-  result<bytes> decrypt(const hash256& path, bytes_view sealed) const override {
-    ENACT_TRY(const Secret key, pkp::symmetric_key(root_, path));
-    return aes_gcm::decrypt(key, sealed);
-  }
+  const evidence_dir& evidences() const noexcept override { return evidences_; }
 
  private:
-  Secret root_;
+  detail::recorded_attestation recorded_;
+  evidence_dir evidences_;
 };
 
 error os_error(const std::string& what) {
   return fail(api_errc::internal, what + ": " + std::strerror(errno));
 }
 
-}  // namespace
-
-result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir) {
+/// The root key of `<data_dir>/tee-root.key` (tee.hpp, open_simulated).
+result<Secret> load_root_key(const std::string& data_dir) {
   const std::string path = data_dir + "/tee-root.key";
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0 && errno == ENOENT) {
@@ -109,7 +91,31 @@ result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir) {
   ::close(fd);
   if (n != static_cast<ssize_t>(kRootKeySize))
     return fail(api_errc::internal, path + ": short read");
-  return std::unique_ptr<tee>(std::make_unique<simulated_tee>(std::move(root)));
+  return root;
+}
+
+}  // namespace
+
+result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir) {
+  simulated_options opts;
+  opts.write_evidence = false;
+  return open_simulated(data_dir, opts);
+}
+
+result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir,
+                                            const simulated_options& opts) {
+  ENACT_TRY(Secret root, load_root_key(data_dir));
+  ENACT_TRY(detail::recorded_attestation recorded, detail::load_recorded());
+  evidence_dir evidences;
+  if (!opts.evidence_dir.empty()) {
+    evidences = evidence_dir(opts.evidence_dir);
+  } else if (opts.write_evidence) {
+    const std::string dir = data_dir + "/evidences";
+    ENACT_TRY_VOID(write_development_evidence(dir, opts.domain, recorded.quote));
+    evidences = evidence_dir(dir);
+  }
+  return std::unique_ptr<tee>(
+      std::make_unique<simulated_tee>(std::move(root), std::move(recorded), std::move(evidences)));
 }
 
 }  // namespace enact::tee

@@ -1,10 +1,13 @@
 // `enact::tee::tee`: the trusted execution environment as the server sees it — the holder of the
 // root key from which every PKP key is derived (API.md §1). Callers hand it a derivation path and
 // get addresses, signatures and ciphertexts back; key bytes never leave it.
-// Backends: `simulated` (this file: the root key lives in a 0600 file of the data directory;
-// for development and tests) and `dstack` (the guest agent socket; a later issue).
+// Backends: `simulated` (the root key lives in a 0600 file of the data directory; attestation
+// answers are a recorded real quote, marked simulated; for development and tests) and `dstack`
+// (the root key and the quotes come from the dstack guest agent over its Unix socket).
+// The attestation side (quote, info, evidence files) is declared in tee/attestation.hpp.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,6 +16,7 @@
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/crypto/secret.hpp"
 #include "enact/result.hpp"
+#include "tee/attestation.hpp"
 
 namespace enact::tee {
 
@@ -35,11 +39,55 @@ class tee {
   /// `/add_usage_api_key_with_signature` mints a usage key whose value is this key (API.md §2).
   /// Every other caller works through the methods above.
   [[nodiscard]] virtual result<Secret> export_signing_key(const hash256& path) const = 0;
+
+  // --- attestation (core-api.md "Attestation endpoints") ---------------------------------------
+  // Not pure, so a TEE that cannot attest need not say so three times: the defaults answer
+  // unavailable and serve no evidence.
+
+  /// A TDX quote binding `data`, with its event log and VM configuration.
+  [[nodiscard]] virtual result<quote_response> quote(const report_data& data) const;
+  /// The application's identity: app_id, compose_hash, tcb_info (with app_compose).
+  [[nodiscard]] virtual result<app_info> info() const;
+  /// The evidence files served under /evidences/.
+  [[nodiscard]] virtual const evidence_dir& evidences() const noexcept;
+};
+
+struct simulated_options {
+  /// A directory of evidence files to serve as it is (written by a TLS terminator).
+  std::string evidence_dir;
+  /// Without `evidence_dir`: write a development evidence set into <data_dir>/evidences and serve
+  /// it (attestation.hpp); false serves none.
+  bool write_evidence = true;
+  /// The certificate domain of the development set (cert-<domain>.pem).
+  std::string domain = "localhost";
 };
 
 /// Opens the simulated TEE whose root key is `<data_dir>/tee-root.key`: created once (32 bytes
 /// from the CSPRNG, mode 0600, never overwritten), refused when it is readable by group or others
 /// or has the wrong size. The key is held in an enact::Secret and never logged.
+/// Serves no evidence files (simulated_options::write_evidence false).
 [[nodiscard]] result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir);
+/// The same root key, with the evidence set `opts` asks for. Its quote and info are the recorded
+/// fixture of tee/fixtures (a real TDX quote of another machine) and its vm_config says
+/// `"simulated": true`.
+[[nodiscard]] result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir,
+                                                          const simulated_options& opts);
+
+struct dstack_options {
+  /// The guest agent's Unix socket.
+  std::string socket = "/var/run/dstack.sock";
+  /// A directory of evidence files to serve (dstack-ingress writes /evidences); empty: none.
+  std::string evidence_dir;
+  /// GetKey path of the PKP root key. Changing it changes every PKP address.
+  std::string root_key_path = "enact/pkp-root";
+  /// Limit of one guest-agent call.
+  std::chrono::milliseconds timeout{30000};
+};
+
+/// Opens the dstack TEE: asks the guest agent for the PKP root key (GetKey, secp256k1, at
+/// `root_key_path`; held in an enact::Secret, never logged) and for the app info (Info), so a
+/// socket that cannot be reached fails here, at startup, with a message naming it. Quotes are
+/// asked of the agent per call (GetQuote), the all-zero one of /attestation at most every 10 s.
+[[nodiscard]] result<std::unique_ptr<tee>> open_dstack(const dstack_options& opts);
 
 }  // namespace enact::tee

@@ -2,10 +2,12 @@
 
 #include <boost/json.hpp>
 
+#include <chrono>
 #include <utility>
 
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/address.hpp"
+#include "enact/crypto/secp256k1.hpp"
 #include "json_read.hpp"
 #include "transport.hpp"
 
@@ -42,6 +44,26 @@ uint64_t decode_u64_field(const http_answer& a, std::string_view key) {
   return detail::decode_answer(a, [&](const json::value& v) {
     return detail::read::get_u64(detail::read::expect_object(v, "answer"), key);
   });
+}
+
+/// `{"typed_data": …, "signature": …}` plus `extra` fields: the body of the ChainSecured endpoints.
+std::string envelope_body(const envelope::signed_envelope& proof, json::object extra = {}) {
+  extra["typed_data"] = proof.typed_data;
+  extra["signature"] = proof.signature;
+  return json::serialize(extra);
+}
+
+/// An envelope for `k` signed now by `key`; a key that is no secp256k1 key is invalid_request.
+envelope::signed_envelope sign_now(envelope::kind k, uint64_t chain_id, const Secret& key) {
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  auto env = envelope::sign(k, chain_id, key, static_cast<uint64_t>(now));
+  if (!env)
+    throw api_error(
+        api_errc::invalid_request, 0, {},
+        std::string(envelope::primary_type_name(k)) + " envelope: " + env.err().message);
+  return std::move(env).value();
 }
 
 /// A key value in a request body: sent as its text, wiped from the JSON tree once serialized.
@@ -363,6 +385,53 @@ uint64_t core_client::confirm_payment(std::string_view payment_intent_id) {
 uint64_t core_client::confirm_payment(std::string_view payment_intent_id,
                                       const envelope::signed_envelope& wallet_proof) {
   return impl_->confirm_payment(payment_intent_id, &wallet_proof);
+}
+
+// --- ChainSecured ------------------------------------------------------------------------------
+
+minted_wallet core_client::create_wallet_with_signature(const envelope::signed_envelope& proof) {
+  return decode<minted_wallet>(
+      impl_->post("/create_wallet_with_signature", envelope_body(proof), impl::auth::none));
+}
+
+minted_wallet core_client::create_wallet_with_signature(const Secret& wallet_key,
+                                                        uint64_t chain_id) {
+  return create_wallet_with_signature(
+      sign_now(envelope::kind::create_wallet, chain_id, wallet_key));
+}
+
+minted_usage_key core_client::add_usage_api_key_with_signature(
+    const envelope::signed_envelope& proof) {
+  http_answer a =
+      impl_->post("/add_usage_api_key_with_signature", envelope_body(proof), impl::auth::none);
+  minted_usage_key k = decode<minted_usage_key>(a);
+  detail::wipe_strings(a.body);
+  return k;
+}
+
+minted_usage_key core_client::add_usage_api_key_with_signature(const Secret& wallet_key,
+                                                               uint64_t chain_id) {
+  return add_usage_api_key_with_signature(
+      sign_now(envelope::kind::add_usage_api_key, chain_id, wallet_key));
+}
+
+chain_secured_account core_client::convert_to_chain_secured_account(
+    const address& new_admin,
+    const envelope::signed_envelope& proof) {
+  json::object o;
+  o["new_admin_wallet_address"] = to_checksum_address(new_admin);
+  return decode<chain_secured_account>(impl_->post(
+      "/convert_to_chain_secured_account", envelope_body(proof, std::move(o)), impl::auth::key));
+}
+
+chain_secured_account core_client::convert_to_chain_secured_account(const Secret& new_admin_key,
+                                                                    uint64_t chain_id) {
+  const auto pub = secp256k1::public_key_of(new_admin_key);
+  if (!pub)
+    throw api_error(api_errc::invalid_request, 0, {}, "new_admin_key: " + pub.err().message);
+  return convert_to_chain_secured_account(
+      secp256k1::to_address(*pub),
+      sign_now(envelope::kind::convert_account, chain_id, new_admin_key));
 }
 
 }  // namespace enact::client

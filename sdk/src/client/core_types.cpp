@@ -404,6 +404,47 @@ payment_intent tag_invoke(json::value_to_tag<payment_intent>, const json::value&
   return p;
 }
 
+// --- ChainSecured ------------------------------------------------------------------------------
+
+void tag_invoke(json::value_from_tag, json::value& v, const minted_wallet& w) {
+  json::object& o = v.emplace_object();
+  o["pkp_id"] = to_checksum_address(w.pkp_id);
+  o["wallet_address"] = to_checksum_address(w.wallet_address);
+  o["derivation_path"] = hex::encode_prefixed(w.derivation_path);
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const chain_secured_account& a) {
+  json::object& o = v.emplace_object();
+  o["new_admin_wallet_address"] = to_checksum_address(a.new_admin_wallet_address);
+  o["api_key_hash"] = hex::encode_prefixed(a.api_key_hash);
+}
+
+minted_wallet tag_invoke(json::value_to_tag<minted_wallet>, const json::value& v) {
+  const json::object& o = expect_object(v, "create_wallet_with_signature answer");
+  minted_wallet w;
+  w.pkp_id = get_address(o, "pkp_id");
+  w.wallet_address = get_address(o, "wallet_address");
+  w.derivation_path = get_hash(o, "derivation_path");
+  return w;
+}
+
+minted_usage_key tag_invoke(json::value_to_tag<minted_usage_key>, const json::value& v) {
+  const json::object& o = expect_object(v, "add_usage_api_key_with_signature answer");
+  minted_usage_key k;
+  k.usage_api_key = get_secret(o, "usage_api_key");
+  k.wallet_address = get_address(o, "wallet_address");
+  k.derivation_path = get_hash(o, "derivation_path");
+  return k;
+}
+
+chain_secured_account tag_invoke(json::value_to_tag<chain_secured_account>, const json::value& v) {
+  const json::object& o = expect_object(v, "convert_to_chain_secured_account answer");
+  chain_secured_account a;
+  a.new_admin_wallet_address = get_address(o, "new_admin_wallet_address");
+  a.api_key_hash = get_hash(o, "api_key_hash");
+  return a;
+}
+
 namespace detail {
 
 const json::array& read_page_header(const json::value& v,

@@ -1,7 +1,8 @@
 // `enact::client::core_client`: the typed client of the core service (API.md §2, /core/v1) —
-// accounts and usage keys, groups, wallets (PKPs), actions, the public utility endpoints and
-// billing. One method per endpoint, named after it; each sends one request (GETs may be retried,
-// see options.hpp) and returns the decoded answer or throws `enact::api_error`.
+// accounts and usage keys, groups, wallets (PKPs), actions, the public utility endpoints,
+// billing and the wallet-signed ChainSecured endpoints. One method per endpoint, named after it;
+// each sends one request (GETs may be retried, see options.hpp) and returns the decoded answer or
+// throws `enact::api_error`.
 //
 // Credentials: the API key (account key or usage key) is a `Secret` holding the key's base64 text
 // exactly as issued, sent as `X-Api-Key`. Billing calls may instead carry a wallet proof
@@ -108,6 +109,29 @@ class core_client {
   uint64_t confirm_payment(std::string_view payment_intent_id);
   uint64_t confirm_payment(std::string_view payment_intent_id,
                            const envelope::signed_envelope& wallet_proof);
+
+  // --- ChainSecured: wallet-signed envelopes (API.md §2) ----------------------------------------
+  // Each takes an envelope signed by the wallet (envelope::sign, or eth_signTypedData_v4 in a
+  // browser wallet) for the endpoint's primaryType, issued within 300 s of the server's clock for
+  // the server's chain id; the overloads taking a key build and sign one issued now. The key
+  // never leaves the process: only the envelope and its signature are sent.
+
+  /// Mints a PKP at a random derivation path (auth none; primaryType CreateWallet). Nothing is
+  /// registered: call registerWalletDerivation on-chain with the answer.
+  minted_wallet create_wallet_with_signature(const envelope::signed_envelope& proof);
+  minted_wallet create_wallet_with_signature(const Secret& wallet_key, uint64_t chain_id);
+  /// Mints a usage key (auth none; primaryType AddUsageApiKey); its value is returned once.
+  /// Register it on-chain (registerWalletDerivation, setUsageApiKey) before it authenticates.
+  minted_usage_key add_usage_api_key_with_signature(const envelope::signed_envelope& proof);
+  minted_usage_key add_usage_api_key_with_signature(const Secret& wallet_key, uint64_t chain_id);
+  /// Converts the account of this client's account key to ChainSecured mode (primaryType
+  /// ConvertAccount, signed by `new_admin`). One-way: afterwards the account key no longer
+  /// authorizes writes (unauthenticated), and a second conversion is a conflict.
+  chain_secured_account convert_to_chain_secured_account(const address& new_admin,
+                                                         const envelope::signed_envelope& proof);
+  /// The new admin is the address of `new_admin_key`, which signs the envelope.
+  chain_secured_account convert_to_chain_secured_account(const Secret& new_admin_key,
+                                                         uint64_t chain_id);
 
  private:
   struct impl;

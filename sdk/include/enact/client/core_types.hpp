@@ -227,6 +227,31 @@ struct payment_intent {
   uint64_t amount_cents = 0;
 };
 
+// --- ChainSecured (wallet-signed) ---------------------------------------------------------------
+
+/// POST /create_wallet_with_signature: a PKP minted at a random derivation path. Registered
+/// nowhere yet: the wallet calls registerWalletDerivation on-chain with these values.
+struct minted_wallet {
+  address pkp_id{};
+  address wallet_address{};
+  hash256 derivation_path{};
+};
+
+/// POST /add_usage_api_key_with_signature: the usage key (base64 text, shown once), its address
+/// and derivation path; an unattached keypair until the admin wallet registers it on-chain
+/// (registerWalletDerivation, then setUsageApiKey with the keccak256 of the key text).
+struct minted_usage_key {
+  Secret usage_api_key;
+  address wallet_address{};
+  hash256 derivation_path{};
+};
+
+/// POST /convert_to_chain_secured_account: the new admin and the account id it keeps.
+struct chain_secured_account {
+  address new_admin_wallet_address{};
+  hash256 api_key_hash{};
+};
+
 // --- JSON ----------------------------------------------------------------------------------------
 
 void tag_invoke(json::value_from_tag, json::value& v, const new_account_request& r);
@@ -248,6 +273,8 @@ void tag_invoke(json::value_from_tag, json::value& v, const chain_config& c);
 void tag_invoke(json::value_from_tag, json::value& v, const stripe_config& c);
 void tag_invoke(json::value_from_tag, json::value& v, const credit_balance& b);
 void tag_invoke(json::value_from_tag, json::value& v, const payment_intent& p);
+void tag_invoke(json::value_from_tag, json::value& v, const minted_wallet& w);
+void tag_invoke(json::value_from_tag, json::value& v, const chain_secured_account& a);
 
 new_account_response tag_invoke(json::value_to_tag<new_account_response>, const json::value& v);
 key_identity tag_invoke(json::value_to_tag<key_identity>, const json::value& v);
@@ -264,6 +291,9 @@ chain_config tag_invoke(json::value_to_tag<chain_config>, const json::value& v);
 stripe_config tag_invoke(json::value_to_tag<stripe_config>, const json::value& v);
 credit_balance tag_invoke(json::value_to_tag<credit_balance>, const json::value& v);
 payment_intent tag_invoke(json::value_to_tag<payment_intent>, const json::value& v);
+minted_wallet tag_invoke(json::value_to_tag<minted_wallet>, const json::value& v);
+minted_usage_key tag_invoke(json::value_to_tag<minted_usage_key>, const json::value& v);
+chain_secured_account tag_invoke(json::value_to_tag<chain_secured_account>, const json::value& v);
 
 namespace detail {
 /// Reads page_number, page_size and total of a list answer; returns its `items` array.

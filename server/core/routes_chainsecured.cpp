@@ -1,0 +1,246 @@
+// The ChainSecured endpoints (API.md §2 "ChainSecured (wallet-signed)", core-api spec "ChainSecured
+// HTTP endpoints"): each takes `{"typed_data": <envelope>, "signature": "0x…"}` signed by a wallet
+// with eth_signTypedData_v4, checked by envelope::verify in the order API.md §2 fixes, each
+// rejection with its own code:
+//   body over 16 KiB                                   -> 413 payload_too_large (mount)
+//   malformed JSON, missing or unknown field           -> 400 invalid_request   (mount, schema)
+//   serialized typed data over 4096 bytes              -> 400 typed_data_invalid
+//   `types` not canonical                              -> 400 typed_data_invalid
+//   primaryType of another endpoint                    -> 400 typed_data_invalid
+//   domain name / version                              -> 400 typed_data_invalid
+//   domain.chainId not the node's                      -> 400 chain_id_mismatch
+//   message fields malformed                           -> 400 invalid_request
+//   issuedAt outside now ± envelope_max_skew (300 s)   -> 401 signature_expired
+//   signature malformed, or signer not message.address -> 401 signature_invalid
+// Before these: the per-IP limit of the minting endpoints (429), and conversion's credential (401
+// without the account key, 403 for a usage key). After them: converting an account that is
+// ChainSecured already is 409 conflict.
+//
+// "Serialized typed data" is the compact JSON serialization of the `typed_data` value (no
+// whitespace, members in the order received), the same measure the X-Wallet-Auth header gets
+// (envelope::decode_wallet_auth): the limit bounds what a wallet signed, not how a client
+// indented its body, and the whole body is bounded separately (kMaxBody).
+//
+// Minting needs no account: create_wallet_with_signature and add_usage_api_key_with_signature
+// write nothing to the ledger (the wallet registers the result on-chain with
+// registerWalletDerivation and setUsageApiKey). They are unauthenticated and mint secrets, so the
+// per-IP limiter of mount.cpp covers them (route::per_ip_limited).
+#include <chrono>
+
+#include "core/errors.hpp"
+#include "core/route.hpp"
+#include "core/schema.hpp"
+#include "enact/codec/base64.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/secp256k1.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/eip712/envelope.hpp"
+#include "enact/pkp/pkp.hpp"
+#include "tee/tee.hpp"
+
+namespace enact::core {
+namespace {
+
+namespace s = schema;
+
+/// Largest request body of these endpoints: a 4096-byte envelope, its signature and an address,
+/// with room for a pretty-printed body; anything larger is no envelope request.
+constexpr size_t kMaxBody = size_t{16} << 10;
+
+uint64_t unix_now() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+/// The envelope's signer, checked for flow `k` (and, for conversion, to be `expected_signer`).
+result<address> verified_signer(const request_context& c,
+                                envelope::kind k,
+                                std::optional<address> expected_signer = std::nullopt) {
+  const json::value& typed_data = c.body.at("typed_data");
+  envelope::expectation want{k, c.cfg.chain_id, unix_now(), c.cfg.envelope_max_skew,
+                             expected_signer};
+  return envelope::verify(typed_data, json::serialize(typed_data).size(),
+                          c.body.at("signature").as_string(), want);
+}
+
+// --- handlers ---------------------------------------------------------------------------------
+
+result<json::value> create_wallet_with_signature(request_context& c) {
+  ENACT_TRY_VOID(verified_signer(c, envelope::kind::create_wallet));
+  // API.md §1: signature-minted wallets sit at a random 32-byte path.
+  const pkp::derivation_path path = pkp::random_path();
+  ENACT_TRY(const address wallet, c.svc.tee->wallet_address(path));
+  const std::string addr = to_checksum_address(wallet);
+  return json::object{
+      {"pkp_id", addr}, {"wallet_address", addr}, {"derivation_path", hex::encode_prefixed(path)}};
+}
+
+result<json::value> add_usage_api_key_with_signature(request_context& c) {
+  ENACT_TRY_VOID(verified_signer(c, envelope::kind::add_usage_api_key));
+  const pkp::derivation_path path = pkp::random_path();
+  // The usage key is the PKP signing key at the path: the admin wallet registers its address
+  // (registerWalletDerivation) and the hash of its base64 text (setUsageApiKey) on-chain.
+  ENACT_TRY(const Secret key, c.svc.tee->export_signing_key(path));
+  ENACT_TRY(const auto pub, secp256k1::public_key_of(key));
+  std::string text = base64::encode(key.view());
+  json::object out{{"usage_api_key", text},
+                   {"wallet_address", to_checksum_address(secp256k1::to_address(pub))},
+                   {"derivation_path", hex::encode_prefixed(path)}};
+  // The copy in `out` is wiped by mount once sent (wipe_secrets); this one now.
+  detail::secure_wipe(text.data(), text.size());
+  return json::value(std::move(out));  // moved, so no unwiped copy of the key is left behind
+}
+
+result<json::value> convert_to_chain_secured_account(request_context& c) {
+  ENACT_TRY(const address new_admin,
+            address_of(c.body.at("new_admin_wallet_address"), "new_admin_wallet_address"));
+  // Core-api spec, States: the signer must be the new admin (an EOA; no ERC-1271).
+  ENACT_TRY_VOID(verified_signer(c, envelope::kind::convert_account, new_admin));
+  const auto& account = c.who->account;
+  const auto already = [&] {
+    return fail(api_errc::conflict, "account " + hex::encode_prefixed(account.hash) +
+                                        " is ChainSecured already; there is no way back to API "
+                                        "mode");
+  };
+  if (!account.managed)
+    return already();
+  if (auto r = c.svc.ledger->convert_to_chain_secured(relay(c), account.hash, new_admin); !r) {
+    // A conversion that won a race with this one: the registry refuses the relay (the account
+    // is unmanaged now) before it reaches its AlreadyUnmanaged check.
+    if (r.code() == ledger_errc::already_unmanaged || r.code() == ledger_errc::relay_not_allowed)
+      return already();
+    return r.err();
+  }
+  return json::object{{"new_admin_wallet_address", to_checksum_address(new_admin)},
+                      {"api_key_hash", hex::encode_prefixed(account.hash)}};
+}
+
+// --- schemas ----------------------------------------------------------------------------------
+
+/// The envelope as OpenAPI shows it. Below the top level the schema documents only: every check
+/// of the envelope is envelope::verify's, so that each rejection keeps its own code and order (a
+/// schema type on `types` would turn a non-canonical block into invalid_request).
+json::object typed_data_schema(envelope::kind k) {
+  const std::string primary(envelope::primary_type_name(k));
+  json::object example = envelope::build(
+      k, 31337, parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value(), 1735689600);
+  return json::object{
+      {"type", "object"},
+      {"description", "EIP-712 typed data as eth_signTypedData_v4 signs it, primaryType " +
+                          primary + ". At most 4096 bytes in compact JSON serialization."},
+      {"properties",
+       json::object{
+           {"types",
+            json::object{{"description",
+                          "exactly EIP712Domain: [name string, version string, chainId "
+                          "uint256] and " +
+                              primary + ": [address address, issuedAt uint256], in this order"}}},
+           {"primaryType", json::object{{"description", "the flow; this endpoint's only"},
+                                        {"enum", json::array{json::string(primary)}}}},
+           {"domain", json::object{{"description",
+                                    "name \"Svc ChainSecured\", version \"1\", chainId the "
+                                    "node's (/get_node_chain_config)"}}},
+           {"message", json::object{{"description",
+                                     "address: the signing wallet; issuedAt: unix seconds, "
+                                     "within now ± 300"}}}}},
+      {"examples", json::array{std::move(example)}}};
+}
+
+json::object signature_schema() {
+  return json::object{{"type", "string"},
+                      {"description", "0x + 130 hex: r ‖ s ‖ v (v 27/28 or 0/1)"},
+                      {"pattern", "^0x[0-9a-fA-F]{130}$"}};
+}
+
+/// Error responses these routes add to the defaults (OpenAPI only).
+json::object envelope_errors() {
+  return json::object{
+      {"400",
+       "invalid_request: malformed JSON, missing or unknown field, bad message values; "
+       "typed_data_invalid: typed data over 4096 bytes, types / primaryType / domain not "
+       "canonical for this endpoint; chain_id_mismatch: domain.chainId is not the node's"},
+      {"401",
+       "signature_expired: issuedAt outside now ± 300 s; signature_invalid: malformed signature, "
+       "or the signer is not message.address"},
+      {"413", "payload_too_large: body over 16 KiB"}};
+}
+
+route envelope_route(std::string_view path,
+                     std::string_view operation_id,
+                     std::string_view summary,
+                     envelope::kind k,
+                     json::object response,
+                     handler h) {
+  route r;
+  r.method = "POST";
+  r.path = path;
+  r.operation_id = operation_id;
+  r.tag = "chainsecured";
+  r.summary = summary;
+  r.auth = auth_kind::none;
+  r.request = s::object(
+      {{"typed_data", typed_data_schema(k), true}, {"signature", signature_schema(), true}});
+  r.response = std::move(response);
+  r.handle = std::move(h);
+  r.max_body = kMaxBody;
+  r.per_ip_limited = true;
+  r.errors = envelope_errors();
+  return r;
+}
+
+}  // namespace
+
+void add_chainsecured_routes(std::vector<route>& out) {
+  out.push_back(envelope_route(
+      "/create_wallet_with_signature", "createWalletWithSignature",
+      "Mint a PKP wallet at a random derivation path for a wallet-signed CreateWallet envelope. "
+      "Nothing is registered: the wallet calls registerWalletDerivation on-chain.",
+      envelope::kind::create_wallet,
+      s::object({{"pkp_id", s::address("the wallet address"), true},
+                 {"wallet_address", s::address(), true},
+                 {"derivation_path", s::hash("32 random bytes"), true}}),
+      create_wallet_with_signature));
+  out.push_back(envelope_route(
+      "/add_usage_api_key_with_signature", "addUsageApiKeyWithSignature",
+      "Mint a usage key (the PKP signing key at a random path, base64; shown once) for a "
+      "wallet-signed AddUsageApiKey envelope. Nothing is registered: the admin wallet calls "
+      "registerWalletDerivation and setUsageApiKey on-chain.",
+      envelope::kind::add_usage_api_key,
+      s::object({{"usage_api_key", s::string("the usage key (base64); shown once", 64), true},
+                 {"wallet_address", s::address("address of the key"), true},
+                 {"derivation_path", s::hash("32 random bytes"), true}}),
+      add_usage_api_key_with_signature));
+
+  route convert = envelope_route(
+      "/convert_to_chain_secured_account", "convertToChainSecuredAccount",
+      "Convert the account to ChainSecured mode (account key only): the wallet that signed the "
+      "ConvertAccount envelope becomes the admin, the master key stops authorizing writes. "
+      "One-way.",
+      envelope::kind::convert_account,
+      s::object({{"new_admin_wallet_address", s::address("the new admin (EIP-55)"), true},
+                 {"api_key_hash", s::hash("the account id, unchanged"), true}}),
+      convert_to_chain_secured_account);
+  convert.auth = auth_kind::owner;
+  // Not `writes`: the master key of a converted account reaches the handler, which answers 409
+  // conflict (converting twice) rather than 401.
+  convert.writes = false;
+  convert.per_ip_limited = false;  // authenticated: the per-key limiter applies
+  convert.request =
+      s::object({{"new_admin_wallet_address",
+                  s::address("the new admin wallet; must be the envelope's signer"), true},
+                 {"typed_data", typed_data_schema(envelope::kind::convert_account), true},
+                 {"signature", signature_schema(), true}});
+  convert.errors["401"] =
+      "unauthenticated: credential missing or unknown; signature_expired: issuedAt outside now ± "
+      "300 s; signature_invalid: malformed signature, or the signer is not message.address and "
+      "new_admin_wallet_address";
+  convert.errors["403"] = "forbidden: a usage key (the account key only may convert)";
+  convert.errors["409"] =
+      "conflict: the account is ChainSecured already, or the new admin administers another "
+      "account";
+  out.push_back(std::move(convert));
+}
+
+}  // namespace enact::core

@@ -1,0 +1,53 @@
+// The PKP half both backends share (internal to server/tee): every key is derived from one 32-byte
+// root key by the rules of API.md §1 (enact::pkp). The backends differ only in where the root key
+// comes from — a file of the data directory (simulated) or the guest agent's GetKey (dstack) —
+// and in how they attest.
+#pragma once
+
+#include <utility>
+
+#include "enact/crypto/aes_gcm.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/pkp/pkp.hpp"
+#include "tee/tee.hpp"
+
+namespace enact::tee::detail {
+
+class pkp_tee : public tee {
+ public:
+  explicit pkp_tee(Secret root) : root_(std::move(root)) {}
+
+  result<address> wallet_address(const hash256& path) const override {
+    return pkp::wallet_address(root_, path);
+  }
+
+  result<secp256k1::signature> sign_digest(const hash256& path,
+                                           const hash256& digest) const override {
+    ENACT_TRY(const Secret key, pkp::signing_key(root_, path));
+    return secp256k1::sign(digest, key);
+  }
+
+  result<secp256k1::public_key> public_key(const hash256& path) const override {
+    ENACT_TRY(const Secret key, pkp::signing_key(root_, path));
+    return secp256k1::public_key_of(key);
+  }
+
+  result<bytes> encrypt(const hash256& path, bytes_view plaintext) const override {
+    ENACT_TRY(const Secret key, pkp::symmetric_key(root_, path));
+    return aes_gcm::encrypt(key, plaintext);
+  }
+
+  result<bytes> decrypt(const hash256& path, bytes_view sealed) const override {
+    ENACT_TRY(const Secret key, pkp::symmetric_key(root_, path));
+    return aes_gcm::decrypt(key, sealed);
+  }
+
+  result<Secret> export_signing_key(const hash256& path) const override {
+    return pkp::signing_key(root_, path);
+  }
+
+ private:
+  Secret root_;
+};
+
+}  // namespace enact::tee::detail
