@@ -34,6 +34,13 @@ enum class rpc_errc {
   node_error,    // the node answered with an error object (see reply::error for its details)
   bad_quantity,  // not a QUANTITY: no 0x, no digits, a leading zero, a non-hex digit, > 256 bits
   bad_data,      // not DATA: no 0x, odd digit count, a non-hex digit, or the wrong length
+  // Transport (enact/chain/client.hpp):
+  unreachable,  // no connection: refused, reset, closed before an answer, TLS failure
+  timeout,      // no connection or no answer within the timeout (also: a receipt that does
+                // not appear before the sender's deadline)
+  http_status,  // an HTTP status other than 200 (the message names it)
+  bad_url,      // an endpoint URL the client cannot use
+  tx_failed,    // a mined transaction whose receipt has status 0
 };
 
 namespace detail {
@@ -41,7 +48,8 @@ inline const std::error_category& rpc_category() noexcept {
   static const errc_category<rpc_errc> c(
       "enact.rpc", {"", "response is not JSON", "malformed JSON-RPC response",
                     "response id does not match the request", "the node returned an error",
-                    "invalid QUANTITY", "invalid DATA"});
+                    "invalid QUANTITY", "invalid DATA", "node unreachable", "timed out",
+                    "unexpected HTTP status", "invalid endpoint URL", "transaction failed"});
   return c;
 }
 }  // namespace detail

@@ -1,0 +1,213 @@
+// A JSON-RPC client of an Ethereum node over HTTP(S) (`rpc_client`, part of enact::client; the
+// HTTP library stays behind its .cpp), typed for the methods the SDK and the server use:
+// eth_chainId, eth_blockNumber, eth_getBlockByNumber, eth_getTransactionCount, eth_estimateGas,
+// eth_maxPriorityFeePerGas, eth_call, eth_sendRawTransaction, eth_getTransactionReceipt and
+// eth_getLogs. Every method returns `result<T>`: transport failures are rpc_errc::unreachable,
+// timeout or http_status; a malformed answer is one of the codec's rpc_errc values (rpc.hpp); a
+// node error is rpc_errc::node_error whose message carries the node's code and message and, for
+// a revert, the revert data (`revert_data(e)` reads it back, `registry_revert(e)` classifies it
+// as a registry error). `transaction_sender` builds, signs, sends and waits for EIP-1559
+// transactions from one key, safely from several threads.
+#pragma once
+
+#include <boost/json/array.hpp>
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "enact/bytes.hpp"
+#include "enact/chain/registry.hpp"
+#include "enact/chain/rpc.hpp"
+#include "enact/codec/u256.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/error.hpp"
+#include "enact/result.hpp"
+
+namespace enact::chain {
+
+struct rpc_options {
+  /// `http://host[:port][/path]` or `https://host[:port][/path]` (no user-info, query or
+  /// fragment: credentials go in `headers`).
+  std::string url;
+  /// Limit for connecting and, separately, for the answer to arrive.
+  std::chrono::milliseconds timeout{10000};
+  /// Extra request headers (an API key of a hosted node, ...). Never written to error messages.
+  std::vector<std::pair<std::string, std::string>> headers;
+  /// PEM file of trusted CA certificates for https; empty: the system's default store.
+  std::string ca_file;
+};
+
+/// A block parameter: a tag ("latest", "pending", ...) or a block number.
+struct block_tag {
+  std::string value;  // the JSON-RPC parameter as sent
+
+  [[nodiscard]] static block_tag latest() { return {"latest"}; }
+  [[nodiscard]] static block_tag pending() { return {"pending"}; }
+  [[nodiscard]] static block_tag earliest() { return {"earliest"}; }
+  [[nodiscard]] static block_tag safe() { return {"safe"}; }
+  [[nodiscard]] static block_tag finalized() { return {"finalized"}; }
+  [[nodiscard]] static block_tag number(uint64_t n) { return {u256{n}.to_hex()}; }
+};
+
+/// The transaction object of eth_call and eth_estimateGas.
+struct call_request {
+  std::optional<address> from;
+  std::optional<address> to;  // absent: contract creation
+  bytes data;
+  std::optional<u256> value;
+  std::optional<uint64_t> gas;
+};
+
+/// A log as eth_getLogs and receipts give it.
+struct log_entry {
+  enact::address address{};  // the emitting contract
+  std::vector<hash256> topics;
+  bytes data;
+  uint64_t block_number = 0;
+  hash256 block_hash{};
+  hash256 transaction_hash{};
+  uint64_t transaction_index = 0;
+  uint64_t log_index = 0;
+  bool removed = false;  // true when a reorganisation dropped the log
+};
+
+struct receipt {
+  hash256 transaction_hash{};
+  uint64_t transaction_index = 0;
+  hash256 block_hash{};
+  uint64_t block_number = 0;
+  address from{};
+  std::optional<address> to;
+  std::optional<address> contract_address;
+  uint64_t gas_used = 0;
+  uint64_t cumulative_gas_used = 0;
+  u256 effective_gas_price;
+  bool status = false;  // true: status 1 (success); false: status 0 (reverted)
+  std::vector<log_entry> logs;
+};
+
+struct block {
+  uint64_t number = 0;
+  hash256 hash{};
+  hash256 parent_hash{};
+  uint64_t timestamp = 0;
+  std::optional<u256> base_fee_per_gas;  // absent before London (EIP-1559)
+};
+
+/// eth_getLogs filter. `topics[i]` constrains topic i: empty = any value (null), one hash =
+/// that value, several = any of them. Trailing positions may be left out.
+struct log_filter {
+  std::optional<block_tag> from_block;
+  std::optional<block_tag> to_block;
+  std::optional<hash256> block_hash;  // instead of a range (EIP-234)
+  std::vector<address> addresses;     // empty: any contract
+  std::vector<std::vector<hash256>> topics;
+};
+
+/// Thread-safe: requests from several threads run concurrently on separate connections.
+class rpc_client {
+ public:
+  /// rpc_errc::bad_url for a URL it cannot use.
+  [[nodiscard]] static result<rpc_client> create(rpc_options options);
+  /// Throwing form of create (enact::Error).
+  explicit rpc_client(rpc_options options);
+  ~rpc_client();
+  rpc_client(rpc_client&&) noexcept;
+  rpc_client& operator=(rpc_client&&) noexcept;
+
+  [[nodiscard]] const std::string& url() const;
+
+  /// One request; a node error is a successful `reply` whose `error` is set.
+  [[nodiscard]] result<rpc::reply> request(std::string_view method,
+                                           boost::json::array params = {}) const;
+  /// One request; a node error becomes rpc_errc::node_error (see the file comment).
+  [[nodiscard]] result<boost::json::value> call_method(std::string_view method,
+                                                       boost::json::array params = {}) const;
+
+  [[nodiscard]] result<uint64_t> chain_id() const;
+  [[nodiscard]] result<uint64_t> block_number() const;
+  /// nullopt when the node has no such block.
+  [[nodiscard]] result<std::optional<block>> block_by_number(const block_tag& tag) const;
+  [[nodiscard]] result<uint64_t> transaction_count(
+      const address& account,
+      const block_tag& tag = block_tag::latest()) const;
+  [[nodiscard]] result<uint64_t> estimate_gas(const call_request& tx) const;
+  [[nodiscard]] result<u256> max_priority_fee_per_gas() const;
+  /// The return data; a revert is rpc_errc::node_error with the revert data in the message.
+  [[nodiscard]] result<bytes> call(const call_request& tx,
+                                   const block_tag& tag = block_tag::latest()) const;
+  [[nodiscard]] result<bytes> call(const address& to,
+                                   bytes_view data,
+                                   const block_tag& tag = block_tag::latest()) const;
+  /// The transaction hash the node reports.
+  [[nodiscard]] result<hash256> send_raw_transaction(bytes_view raw) const;
+  /// nullopt while the transaction is not mined (or unknown).
+  [[nodiscard]] result<std::optional<receipt>> transaction_receipt(const hash256& tx_hash) const;
+  [[nodiscard]] result<std::vector<log_entry>> get_logs(const log_filter& filter) const;
+
+ private:
+  struct impl;
+  explicit rpc_client(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+/// The revert data a node error carried, read back from the error's message (rpc_errc::node_error
+/// and the registry errors of transaction_sender). nullopt when there is none.
+[[nodiscard]] std::optional<bytes> revert_data(const error& e);
+
+/// A revert of eth_call / eth_estimateGas classified as a registry error; nullopt when `e` is
+/// not a revert (a transport failure, a node error without revert data).
+[[nodiscard]] std::optional<registry::registry_error> registry_revert(const error& e);
+
+struct sender_options {
+  /// Gas limit = estimate × (100 + gas_margin_percent) / 100.
+  unsigned gas_margin_percent = 20;
+  /// How long `send` waits for the receipt, and how often it asks.
+  std::chrono::milliseconds receipt_timeout{60000};
+  std::chrono::milliseconds poll_interval{250};
+  /// How a nonce conflict ("nonce too low") is retried: fetch the pending nonce again, re-sign.
+  unsigned nonce_retries = 3;
+};
+
+/// Sends transactions from one key. Chain id: fetched once. Nonce: the pending count at first
+/// use, then counted locally (re-fetched after a failed send or a "nonce too low" answer).
+/// Fees: maxPriorityFeePerGas from eth_maxPriorityFeePerGas, maxFeePerGas = 2 × the latest base
+/// fee + the priority fee. Gas: eth_estimateGas plus the margin; a revert during estimation is
+/// returned as the registry error it encodes (its registry_errc as the code) and nothing is sent.
+/// Safe to use from several threads: nonce assignment and sending are serialised.
+class transaction_sender {
+ public:
+  /// secp256k1_errc when `private_key` is not a valid key.
+  [[nodiscard]] static result<transaction_sender> create(std::shared_ptr<const rpc_client> client,
+                                                         Secret private_key,
+                                                         sender_options options = {});
+  ~transaction_sender();
+  transaction_sender(transaction_sender&&) noexcept;
+  transaction_sender& operator=(transaction_sender&&) noexcept;
+
+  /// The key's address.
+  [[nodiscard]] const address& from() const;
+
+  /// Signs and sends; returns the transaction hash without waiting.
+  [[nodiscard]] result<hash256> submit(const address& to, bytes_view data, const u256& value = {});
+  /// Polls for the receipt until it appears or the receipt_timeout passes (rpc_errc::timeout).
+  /// A receipt with status 0 is rpc_errc::tx_failed.
+  [[nodiscard]] result<receipt> wait_for_receipt(const hash256& tx_hash) const;
+  /// submit, then wait_for_receipt.
+  [[nodiscard]] result<receipt> send(const address& to, bytes_view data, const u256& value = {});
+
+ private:
+  struct impl;
+  explicit transaction_sender(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace enact::chain

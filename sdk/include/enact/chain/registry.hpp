@@ -1,0 +1,1027 @@
+// Bindings of the permission registry (server/ledger/contracts/IPermissionRegistry.sol): one
+// struct per function call, view, event and custom error, each naming its canonical Solidity
+// signature (`kSignature`, from which the selector or topic0 is computed with keccak-256), with
+// typed ABI encoders and strict decoders. Calls: `encode(c)` writes selector ‖ arguments,
+// `decode_call` turns any calldata into the `call` variant, `encode_result` / `decode_result`
+// handle return data. Events: `encode_log` writes topics and data, `decode_log` reads them back
+// with the arguments as JSON. Reverts: `encode_revert` writes a custom error, Error(string) or
+// Panic(uint256), `decode_revert` classifies any revert data as a `registry_errc`.
+//
+// Value types: uint256 parameters that hold keccak-256 hashes (accountHash, usageKeyHash,
+// hashedCid, cidHashes, derivationPath) are `hash256` (the 32 big-endian bytes of the word);
+// group ids are `scope::group_id` and a word above 2^64-1 is refused on decode
+// (abi_errc::out_of_range); every other uint256 is `u256`. JSON forms (events, errors, and the
+// JSON bridge of calls and results) are those of the embedded ledger's events: hashes and bytes
+// as `0x` + lowercase hex, addresses as `0x` + 40 lowercase hex digits, group ids and uint256
+// counters as JSON integers (a counter above 2^64-1 as a decimal string), permissions as
+// `boost::json::value_from(scope::permission_set)`, keys being the Solidity parameter names.
+// Decoding failures are abi_errc codes: truncated, bad_offset, out_of_range, bad_padding, ...,
+// selector_mismatch for an unknown selector or topic0, wrong_length for a wrong topic count,
+// bad_value for JSON that does not fit.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "enact/bytes.hpp"
+#include "enact/codec/abi.hpp"
+#include "enact/codec/u256.hpp"
+#include "enact/error.hpp"
+#include "enact/result.hpp"
+#include "enact/scopes/scopes.hpp"
+
+namespace enact {
+
+/// The registry's revert reasons: one value per custom error of IPermissionRegistry.sol, the two
+/// built-in Solidity reverts, and `unknown_error` for anything else.
+enum class registry_errc {
+  not_admin = 1,         // NotAdmin(uint256 accountHash, address sender)
+  relay_not_allowed,     // RelayNotAllowed(uint256 accountHash, address sender)
+  already_unmanaged,     // AlreadyUnmanaged(uint256 accountHash)
+  unknown_account,       // UnknownAccount(uint256 accountHash)
+  unknown_usage_key,     // UnknownUsageKey(uint256 accountHash, uint256 usageKeyHash)
+  unknown_group,         // UnknownGroup(uint256 accountHash, uint256 groupId)
+  unknown_wallet,        // UnknownWallet(uint256 accountHash, address wallet)
+  unknown_action,        // UnknownAction(uint256 accountHash, uint256 hashedCid)
+  unknown_payment,       // UnknownPayment(uint256 accountHash, string intentId)
+  duplicate,             // Duplicate(string what)
+  already_credited,      // AlreadyCredited(uint256 accountHash, string intentId)
+  insufficient_credits,  // InsufficientCredits(uint256 accountHash, uint256 balance, uint256
+                         // required)
+  invalid_argument,      // InvalidArgument(string reason)
+  not_owner,             // NotOwner(address sender)
+  not_api_payer,         // NotApiPayer(address sender)
+  error_string,          // Error(string): require(cond, "reason") / revert("reason")
+  panic,                 // Panic(uint256): assert, arithmetic overflow, out-of-bounds index, ...
+  unknown_error,         // revert data empty, shorter than 4 bytes, of an unknown selector, or of
+                         // a known selector with malformed arguments
+};
+
+namespace detail {
+inline const std::error_category& registry_category() noexcept {
+  static const errc_category<registry_errc> c(
+      "enact.registry",
+      {"", "not the admin", "relay not allowed", "already unmanaged", "unknown account",
+       "unknown usage key", "unknown group", "unknown wallet", "unknown action", "unknown payment",
+       "duplicate", "already credited", "insufficient credits", "invalid argument", "not the owner",
+       "not an api payer", "reverted with a reason", "panic", "unknown revert"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(registry_errc e) noexcept {
+  return {static_cast<int>(e), detail::registry_category()};
+}
+
+}  // namespace enact
+ENACT_ERRC_ENUM(enact::registry_errc)
+
+namespace enact::chain::registry {
+
+using scope::group_id;
+using scope::permission_set;
+
+// =============================================================================================
+// Views (the Solidity structs returned by the view functions)
+
+struct account_view {  // AccountView
+  hash256 account_hash{};
+  address admin{};
+  bool managed = false;
+  std::string name;
+  std::string description;
+  std::string email;
+  u256 created_at;
+  u256 balance;
+  u256 wallet_count;
+  friend bool operator==(const account_view&, const account_view&) = default;
+};
+
+struct usage_key_view {  // UsageKeyView
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  address wallet{};
+  u256 expiration;
+  u256 balance;
+  std::string name;
+  std::string description;
+  permission_set permissions;
+  u256 created_at;
+  friend bool operator==(const usage_key_view&, const usage_key_view&) = default;
+};
+
+struct group_view {  // GroupView
+  scope::group_id group_id = 0;
+  std::string name;
+  std::string description;
+  std::vector<address> pkp_ids;
+  std::vector<hash256> cid_hashes;
+  friend bool operator==(const group_view&, const group_view&) = default;
+};
+
+struct wallet_view {  // WalletView
+  address wallet{};
+  hash256 derivation_path{};
+  std::string name;
+  std::string description;
+  u256 created_at;
+  friend bool operator==(const wallet_view&, const wallet_view&) = default;
+};
+
+struct action_view {  // ActionView
+  hash256 hashed_cid{};
+  std::string cid;
+  std::string name;
+  std::string description;
+  u256 created_at;
+  friend bool operator==(const action_view&, const action_view&) = default;
+};
+
+struct payment_view {  // PaymentView
+  hash256 account_hash{};
+  std::string intent_id;
+  u256 amount_cents;
+  std::string provider;
+  bool credited = false;
+  u256 created_at;
+  friend bool operator==(const payment_view&, const payment_view&) = default;
+};
+
+/// The `(T[] items, uint256 total)` return of the list functions; JSON `{"items", "total"}`.
+template <class T>
+struct list_page {
+  std::vector<T> items;
+  u256 total;
+  friend bool operator==(const list_page&, const list_page&) = default;
+};
+
+// =============================================================================================
+// Calls: one struct per function, fields in parameter order. `result_type` is what the function
+// returns (void for none).
+
+#define ENACT_REGISTRY_EQ(T) friend bool operator==(const T&, const T&) = default
+
+// --- registry administration
+struct owner_call {
+  static constexpr std::string_view kSignature = "owner()";
+  using result_type = address;
+  ENACT_REGISTRY_EQ(owner_call);
+};
+struct api_payers_call {
+  static constexpr std::string_view kSignature = "apiPayers()";
+  using result_type = std::vector<address>;
+  ENACT_REGISTRY_EQ(api_payers_call);
+};
+struct is_api_payer_call {
+  static constexpr std::string_view kSignature = "isApiPayer(address)";
+  using result_type = bool;
+  address who{};
+  ENACT_REGISTRY_EQ(is_api_payer_call);
+};
+struct set_api_payer_call {
+  static constexpr std::string_view kSignature = "setApiPayer(address,bool)";
+  using result_type = void;
+  address payer{};
+  bool allowed = false;
+  ENACT_REGISTRY_EQ(set_api_payer_call);
+};
+
+// --- accounts
+struct new_account_call {
+  static constexpr std::string_view kSignature =
+      "newAccount(uint256,address,bool,string,string,string)";
+  using result_type = void;
+  hash256 api_key_hash{};
+  address admin{};
+  bool managed = false;
+  std::string name;
+  std::string description;
+  std::string email;
+  ENACT_REGISTRY_EQ(new_account_call);
+};
+struct convert_to_chain_secured_call {
+  static constexpr std::string_view kSignature = "convertToChainSecured(uint256,address)";
+  using result_type = void;
+  hash256 account_hash{};
+  address new_admin{};
+  ENACT_REGISTRY_EQ(convert_to_chain_secured_call);
+};
+struct get_account_call {
+  static constexpr std::string_view kSignature = "getAccount(uint256)";
+  using result_type = account_view;
+  hash256 account_hash{};
+  ENACT_REGISTRY_EQ(get_account_call);
+};
+struct account_by_admin_call {
+  static constexpr std::string_view kSignature = "accountByAdmin(address)";
+  using result_type = account_view;
+  address admin{};
+  ENACT_REGISTRY_EQ(account_by_admin_call);
+};
+
+// --- usage keys
+/// setUsageApiKey with 7 arguments (the key's wallet is recorded as zero). JSON key of the
+/// permissions: "p".
+struct set_usage_api_key_call {
+  static constexpr std::string_view kSignature =
+      "setUsageApiKey(uint256,uint256,uint256,uint256,string,string,"
+      "(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]))";
+  using result_type = void;
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  u256 expiration;
+  u256 balance;
+  std::string name;
+  std::string description;
+  permission_set permissions;
+  ENACT_REGISTRY_EQ(set_usage_api_key_call);
+};
+/// setUsageApiKey with 8 arguments: the same, recording the key's own wallet address.
+struct set_usage_api_key_with_wallet_call {
+  static constexpr std::string_view kSignature =
+      "setUsageApiKey(uint256,uint256,uint256,uint256,string,string,"
+      "(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]),address)";
+  using result_type = void;
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  u256 expiration;
+  u256 balance;
+  std::string name;
+  std::string description;
+  permission_set permissions;
+  address wallet{};
+  ENACT_REGISTRY_EQ(set_usage_api_key_with_wallet_call);
+};
+struct update_usage_api_key_metadata_call {
+  static constexpr std::string_view kSignature =
+      "updateUsageApiKeyMetadata(uint256,uint256,string,string)";
+  using result_type = void;
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  std::string name;
+  std::string description;
+  ENACT_REGISTRY_EQ(update_usage_api_key_metadata_call);
+};
+struct remove_usage_api_key_call {
+  static constexpr std::string_view kSignature = "removeUsageApiKey(uint256,uint256)";
+  using result_type = void;
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  ENACT_REGISTRY_EQ(remove_usage_api_key_call);
+};
+struct get_usage_api_key_call {
+  static constexpr std::string_view kSignature = "getUsageApiKey(uint256)";
+  using result_type = usage_key_view;
+  hash256 usage_key_hash{};
+  ENACT_REGISTRY_EQ(get_usage_api_key_call);
+};
+struct list_usage_api_keys_call {
+  static constexpr std::string_view kSignature = "listUsageApiKeys(uint256,uint256,uint256)";
+  using result_type = list_page<usage_key_view>;
+  hash256 account_hash{};
+  u256 offset;
+  u256 limit;
+  ENACT_REGISTRY_EQ(list_usage_api_keys_call);
+};
+
+// --- groups
+struct add_group_call {
+  static constexpr std::string_view kSignature =
+      "addGroup(uint256,string,string,address[],uint256[])";
+  using result_type = group_id;
+  hash256 account_hash{};
+  std::string name;
+  std::string description;
+  std::vector<address> pkp_ids;
+  std::vector<hash256> cid_hashes;
+  ENACT_REGISTRY_EQ(add_group_call);
+};
+struct update_group_call {
+  static constexpr std::string_view kSignature =
+      "updateGroup(uint256,uint256,string,string,address[],uint256[])";
+  using result_type = void;
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  std::string name;
+  std::string description;
+  std::vector<address> pkp_ids;
+  std::vector<hash256> cid_hashes;
+  ENACT_REGISTRY_EQ(update_group_call);
+};
+struct remove_group_call {
+  static constexpr std::string_view kSignature = "removeGroup(uint256,uint256)";
+  using result_type = void;
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  ENACT_REGISTRY_EQ(remove_group_call);
+};
+struct add_pkp_to_group_call {
+  static constexpr std::string_view kSignature = "addPkpToGroup(uint256,uint256,address)";
+  using result_type = void;
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  address pkp_id{};
+  ENACT_REGISTRY_EQ(add_pkp_to_group_call);
+};
+struct remove_pkp_from_group_call {
+  static constexpr std::string_view kSignature = "removePkpFromGroup(uint256,uint256,address)";
+  using result_type = void;
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  address pkp_id{};
+  ENACT_REGISTRY_EQ(remove_pkp_from_group_call);
+};
+struct add_action_to_group_call {
+  static constexpr std::string_view kSignature = "addActionToGroup(uint256,uint256,uint256)";
+  using result_type = void;
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  hash256 hashed_cid{};
+  ENACT_REGISTRY_EQ(add_action_to_group_call);
+};
+struct remove_action_from_group_call {
+  static constexpr std::string_view kSignature = "removeActionFromGroup(uint256,uint256,uint256)";
+  using result_type = void;
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  hash256 hashed_cid{};
+  ENACT_REGISTRY_EQ(remove_action_from_group_call);
+};
+struct get_group_call {
+  static constexpr std::string_view kSignature = "getGroup(uint256,uint256)";
+  using result_type = group_view;
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  ENACT_REGISTRY_EQ(get_group_call);
+};
+struct list_groups_call {
+  static constexpr std::string_view kSignature = "listGroups(uint256,uint256,uint256)";
+  using result_type = list_page<group_view>;
+  hash256 account_hash{};
+  u256 offset;
+  u256 limit;
+  ENACT_REGISTRY_EQ(list_groups_call);
+};
+
+// --- PKP registry
+struct register_wallet_derivation_call {
+  static constexpr std::string_view kSignature =
+      "registerWalletDerivation(uint256,address,uint256,string,string)";
+  using result_type = void;
+  hash256 admin_hash{};  // the account's hash (the Solidity parameter is named adminHash)
+  address wallet{};
+  hash256 derivation_path{};
+  std::string name;
+  std::string description;
+  ENACT_REGISTRY_EQ(register_wallet_derivation_call);
+};
+struct get_wallet_call {
+  static constexpr std::string_view kSignature = "getWallet(uint256,address)";
+  using result_type = wallet_view;
+  hash256 account_hash{};
+  address wallet{};
+  ENACT_REGISTRY_EQ(get_wallet_call);
+};
+struct list_wallets_call {
+  static constexpr std::string_view kSignature = "listWallets(uint256,uint256,uint256)";
+  using result_type = list_page<wallet_view>;
+  hash256 account_hash{};
+  u256 offset;
+  u256 limit;
+  ENACT_REGISTRY_EQ(list_wallets_call);
+};
+struct list_wallets_in_group_call {
+  static constexpr std::string_view kSignature =
+      "listWalletsInGroup(uint256,uint256,uint256,uint256)";
+  using result_type = list_page<wallet_view>;
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  u256 offset;
+  u256 limit;
+  ENACT_REGISTRY_EQ(list_wallets_in_group_call);
+};
+
+// --- actions
+struct add_action_call {
+  static constexpr std::string_view kSignature = "addAction(uint256,uint256,string,string,string)";
+  using result_type = void;
+  hash256 account_hash{};
+  hash256 hashed_cid{};
+  std::string cid;
+  std::string name;
+  std::string description;
+  ENACT_REGISTRY_EQ(add_action_call);
+};
+struct update_action_metadata_call {
+  static constexpr std::string_view kSignature =
+      "updateActionMetadata(uint256,uint256,string,string)";
+  using result_type = void;
+  hash256 account_hash{};
+  hash256 hashed_cid{};
+  std::string name;
+  std::string description;
+  ENACT_REGISTRY_EQ(update_action_metadata_call);
+};
+struct delete_action_call {
+  static constexpr std::string_view kSignature = "deleteAction(uint256,uint256)";
+  using result_type = void;
+  hash256 account_hash{};
+  hash256 hashed_cid{};
+  ENACT_REGISTRY_EQ(delete_action_call);
+};
+struct get_action_call {
+  static constexpr std::string_view kSignature = "getAction(uint256,uint256)";
+  using result_type = action_view;
+  hash256 account_hash{};
+  hash256 hashed_cid{};
+  ENACT_REGISTRY_EQ(get_action_call);
+};
+struct list_actions_call {
+  static constexpr std::string_view kSignature = "listActions(uint256,uint256,uint256)";
+  using result_type = list_page<action_view>;
+  hash256 account_hash{};
+  u256 offset;
+  u256 limit;
+  ENACT_REGISTRY_EQ(list_actions_call);
+};
+struct list_actions_in_group_call {
+  static constexpr std::string_view kSignature =
+      "listActionsInGroup(uint256,uint256,uint256,uint256)";
+  using result_type = list_page<action_view>;
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  u256 offset;
+  u256 limit;
+  ENACT_REGISTRY_EQ(list_actions_in_group_call);
+};
+
+// --- credits and payments
+struct credit_balance_call {
+  static constexpr std::string_view kSignature = "creditBalance(uint256)";
+  using result_type = u256;
+  hash256 account_hash{};
+  ENACT_REGISTRY_EQ(credit_balance_call);
+};
+struct debit_credits_call {
+  static constexpr std::string_view kSignature = "debitCredits(uint256,uint256)";
+  using result_type = u256;  // the new balance
+  hash256 account_hash{};
+  u256 amount;
+  ENACT_REGISTRY_EQ(debit_credits_call);
+};
+struct charge_credits_call {
+  static constexpr std::string_view kSignature = "chargeCredits(uint256,uint256)";
+  using result_type = u256;  // the new balance
+  hash256 account_hash{};
+  u256 amount;
+  ENACT_REGISTRY_EQ(charge_credits_call);
+};
+struct record_payment_call {
+  static constexpr std::string_view kSignature = "recordPayment(uint256,string,uint256,string)";
+  using result_type = void;
+  hash256 account_hash{};
+  std::string intent_id;
+  u256 amount_cents;
+  std::string provider;
+  ENACT_REGISTRY_EQ(record_payment_call);
+};
+struct credit_payment_call {
+  static constexpr std::string_view kSignature = "creditPayment(uint256,string)";
+  using result_type = u256;  // the new balance
+  hash256 account_hash{};
+  std::string intent_id;
+  ENACT_REGISTRY_EQ(credit_payment_call);
+};
+struct get_payment_call {
+  static constexpr std::string_view kSignature = "getPayment(uint256,string)";
+  using result_type = payment_view;
+  hash256 account_hash{};
+  std::string intent_id;
+  ENACT_REGISTRY_EQ(get_payment_call);
+};
+
+// --- batching
+struct multicall_call {
+  static constexpr std::string_view kSignature = "multicall(bytes[])";
+  using result_type = std::vector<bytes>;
+  std::vector<bytes> calls;  // each a complete calldata (selector ‖ arguments)
+  ENACT_REGISTRY_EQ(multicall_call);
+};
+
+/// Any registry call, in the order of IPermissionRegistry.sol.
+using call = std::variant<owner_call,
+                          api_payers_call,
+                          is_api_payer_call,
+                          set_api_payer_call,
+                          new_account_call,
+                          convert_to_chain_secured_call,
+                          get_account_call,
+                          account_by_admin_call,
+                          set_usage_api_key_call,
+                          set_usage_api_key_with_wallet_call,
+                          update_usage_api_key_metadata_call,
+                          remove_usage_api_key_call,
+                          get_usage_api_key_call,
+                          list_usage_api_keys_call,
+                          add_group_call,
+                          update_group_call,
+                          remove_group_call,
+                          add_pkp_to_group_call,
+                          remove_pkp_from_group_call,
+                          add_action_to_group_call,
+                          remove_action_from_group_call,
+                          get_group_call,
+                          list_groups_call,
+                          register_wallet_derivation_call,
+                          get_wallet_call,
+                          list_wallets_call,
+                          list_wallets_in_group_call,
+                          add_action_call,
+                          update_action_metadata_call,
+                          delete_action_call,
+                          get_action_call,
+                          list_actions_call,
+                          list_actions_in_group_call,
+                          credit_balance_call,
+                          debit_credits_call,
+                          charge_credits_call,
+                          record_payment_call,
+                          credit_payment_call,
+                          get_payment_call,
+                          multicall_call>;
+
+namespace detail {
+template <class T, class V>
+struct is_alternative;
+template <class T, class... A>
+struct is_alternative<T, std::variant<A...>> : std::bool_constant<(std::is_same_v<T, A> || ...)> {};
+}  // namespace detail
+
+/// One of the call structs above.
+template <class T>
+concept call_type = detail::is_alternative<T, call>::value;
+/// A call whose function returns something.
+template <class T>
+concept call_with_result = call_type<T> && !std::is_void_v<typename T::result_type>;
+
+/// First 4 bytes of keccak256(T::kSignature).
+template <call_type T>
+[[nodiscard]] const std::array<uint8_t, 4>& selector();
+
+/// selector ‖ ABI-encoded arguments: the transaction or eth_call data.
+template <call_type T>
+[[nodiscard]] bytes encode(const T& c);
+[[nodiscard]] bytes encode(const call& c);
+
+/// Decodes calldata of function T (abi_errc::selector_mismatch for another function).
+template <call_type T>
+[[nodiscard]] result<T> decode(bytes_view calldata);
+/// Decodes calldata of any registry function (abi_errc::selector_mismatch for an unknown
+/// selector, abi_errc::truncated below 4 bytes).
+[[nodiscard]] result<call> decode_call(bytes_view calldata);
+
+/// The function's name ("setUsageApiKey") and canonical signature.
+[[nodiscard]] std::string_view function_name(const call& c);
+[[nodiscard]] std::string_view signature(const call& c);
+
+/// The arguments as a JSON object keyed by the Solidity parameter names.
+[[nodiscard]] boost::json::object to_json(const call& c);
+/// The inverse of to_json: `function` is a name ("getGroup") or a canonical signature; an
+/// overloaded name (setUsageApiKey) is resolved by the keys present. Every parameter is
+/// required and no other key is allowed.
+[[nodiscard]] result<call> call_from_json(std::string_view function,
+                                          const boost::json::object& args);
+
+/// Return data of function T (what eth_call answers).
+template <call_with_result T>
+[[nodiscard]] bytes encode_result(const typename T::result_type& value);
+template <call_with_result T>
+[[nodiscard]] result<typename T::result_type> decode_result(bytes_view return_data);
+/// JSON of a return value: the value's JSON, `{"items", "total"}` for the list functions.
+template <call_with_result T>
+[[nodiscard]] boost::json::value result_to_json(const typename T::result_type& value);
+template <call_with_result T>
+[[nodiscard]] result<typename T::result_type> result_from_json(const boost::json::value& v);
+
+// =============================================================================================
+// Events: the first field is the indexed one (topic 1), the others are the log's data.
+
+struct account_created_event {
+  static constexpr std::string_view kSignature =
+      "AccountCreated(uint256,address,bool,string,string)";
+  hash256 account_hash{};
+  address admin_wallet_address{};
+  bool managed = false;
+  std::string name;
+  std::string description;
+  ENACT_REGISTRY_EQ(account_created_event);
+};
+struct account_converted_event {
+  static constexpr std::string_view kSignature = "AccountConverted(uint256,address,address)";
+  hash256 account_hash{};
+  address previous_admin{};
+  address new_admin{};
+  ENACT_REGISTRY_EQ(account_converted_event);
+};
+struct usage_api_key_set_event {
+  static constexpr std::string_view kSignature =
+      "UsageApiKeySet(uint256,uint256,address,uint256,uint256,string,string,"
+      "(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]))";
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  address wallet{};
+  u256 expiration;
+  u256 balance;
+  std::string name;
+  std::string description;
+  permission_set permissions;
+  ENACT_REGISTRY_EQ(usage_api_key_set_event);
+};
+struct usage_api_key_metadata_updated_event {
+  static constexpr std::string_view kSignature =
+      "UsageApiKeyMetadataUpdated(uint256,uint256,string,string)";
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  std::string name;
+  std::string description;
+  ENACT_REGISTRY_EQ(usage_api_key_metadata_updated_event);
+};
+struct usage_api_key_removed_event {
+  static constexpr std::string_view kSignature = "UsageApiKeyRemoved(uint256,uint256)";
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  ENACT_REGISTRY_EQ(usage_api_key_removed_event);
+};
+struct group_added_event {
+  static constexpr std::string_view kSignature =
+      "GroupAdded(uint256,uint256,string,string,address[],uint256[])";
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  std::string name;
+  std::string description;
+  std::vector<address> pkp_ids;
+  std::vector<hash256> cid_hashes;
+  ENACT_REGISTRY_EQ(group_added_event);
+};
+struct group_updated_event {
+  static constexpr std::string_view kSignature =
+      "GroupUpdated(uint256,uint256,string,string,address[],uint256[])";
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  std::string name;
+  std::string description;
+  std::vector<address> pkp_ids;
+  std::vector<hash256> cid_hashes;
+  ENACT_REGISTRY_EQ(group_updated_event);
+};
+struct group_removed_event {
+  static constexpr std::string_view kSignature = "GroupRemoved(uint256,uint256)";
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  ENACT_REGISTRY_EQ(group_removed_event);
+};
+struct pkp_added_to_group_event {
+  static constexpr std::string_view kSignature = "PkpAddedToGroup(uint256,uint256,address)";
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  address pkp_id{};
+  ENACT_REGISTRY_EQ(pkp_added_to_group_event);
+};
+struct pkp_removed_from_group_event {
+  static constexpr std::string_view kSignature = "PkpRemovedFromGroup(uint256,uint256,address)";
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  address pkp_id{};
+  ENACT_REGISTRY_EQ(pkp_removed_from_group_event);
+};
+struct action_added_to_group_event {
+  static constexpr std::string_view kSignature = "ActionAddedToGroup(uint256,uint256,uint256)";
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  hash256 hashed_cid{};
+  ENACT_REGISTRY_EQ(action_added_to_group_event);
+};
+struct action_removed_from_group_event {
+  static constexpr std::string_view kSignature = "ActionRemovedFromGroup(uint256,uint256,uint256)";
+  hash256 account_hash{};
+  scope::group_id group_id = 0;
+  hash256 hashed_cid{};
+  ENACT_REGISTRY_EQ(action_removed_from_group_event);
+};
+struct wallet_derivation_registered_event {
+  static constexpr std::string_view kSignature =
+      "WalletDerivationRegistered(uint256,address,uint256,string,string)";
+  hash256 account_hash{};
+  address wallet{};
+  hash256 derivation_path{};
+  std::string name;
+  std::string description;
+  ENACT_REGISTRY_EQ(wallet_derivation_registered_event);
+};
+struct action_added_event {
+  static constexpr std::string_view kSignature =
+      "ActionAdded(uint256,uint256,string,string,string)";
+  hash256 account_hash{};
+  hash256 hashed_cid{};
+  std::string cid;
+  std::string name;
+  std::string description;
+  ENACT_REGISTRY_EQ(action_added_event);
+};
+struct action_metadata_updated_event {
+  static constexpr std::string_view kSignature =
+      "ActionMetadataUpdated(uint256,uint256,string,string)";
+  hash256 account_hash{};
+  hash256 hashed_cid{};
+  std::string name;
+  std::string description;
+  ENACT_REGISTRY_EQ(action_metadata_updated_event);
+};
+struct action_deleted_event {
+  static constexpr std::string_view kSignature = "ActionDeleted(uint256,uint256)";
+  hash256 account_hash{};
+  hash256 hashed_cid{};
+  ENACT_REGISTRY_EQ(action_deleted_event);
+};
+struct credits_debited_event {
+  static constexpr std::string_view kSignature = "CreditsDebited(uint256,uint256,uint256)";
+  hash256 account_hash{};
+  u256 amount;
+  u256 balance;
+  ENACT_REGISTRY_EQ(credits_debited_event);
+};
+struct payment_credited_event {
+  static constexpr std::string_view kSignature =
+      "PaymentCredited(uint256,string,uint256,string,uint256)";
+  hash256 account_hash{};
+  std::string payment_intent_id;
+  u256 amount_cents;
+  std::string provider;
+  u256 balance;
+  ENACT_REGISTRY_EQ(payment_credited_event);
+};
+/// Bookkeeping log (not a ledger event).
+struct payment_recorded_event {
+  static constexpr std::string_view kSignature = "PaymentRecorded(uint256,string,uint256,string)";
+  hash256 account_hash{};
+  std::string payment_intent_id;
+  u256 amount_cents;
+  std::string provider;
+  ENACT_REGISTRY_EQ(payment_recorded_event);
+};
+/// Bookkeeping log (not a ledger event).
+struct write_charged_event {
+  static constexpr std::string_view kSignature = "WriteCharged(uint256,uint256,uint256)";
+  hash256 account_hash{};
+  u256 amount;
+  u256 balance;
+  ENACT_REGISTRY_EQ(write_charged_event);
+};
+/// Registry administration log: indexed by the payer, not by an account.
+struct api_payer_set_event {
+  static constexpr std::string_view kSignature = "ApiPayerSet(address,bool)";
+  address payer{};
+  bool allowed = false;
+  ENACT_REGISTRY_EQ(api_payer_set_event);
+};
+
+using any_event = std::variant<account_created_event,
+                               account_converted_event,
+                               usage_api_key_set_event,
+                               usage_api_key_metadata_updated_event,
+                               usage_api_key_removed_event,
+                               group_added_event,
+                               group_updated_event,
+                               group_removed_event,
+                               pkp_added_to_group_event,
+                               pkp_removed_from_group_event,
+                               action_added_to_group_event,
+                               action_removed_from_group_event,
+                               wallet_derivation_registered_event,
+                               action_added_event,
+                               action_metadata_updated_event,
+                               action_deleted_event,
+                               credits_debited_event,
+                               payment_credited_event,
+                               payment_recorded_event,
+                               write_charged_event,
+                               api_payer_set_event>;
+
+template <class T>
+concept event_type = detail::is_alternative<T, any_event>::value;
+
+/// A log as the chain stores it: topics (topic0 = keccak256(signature), then the indexed
+/// argument) and the ABI-encoded other arguments.
+struct encoded_log {
+  std::vector<hash256> topics;
+  bytes data;
+  friend bool operator==(const encoded_log&, const encoded_log&) = default;
+};
+
+/// A decoded registry log.
+struct event {
+  std::string name;                     // "UsageApiKeySet"
+  std::optional<hash256> account_hash;  // the indexed accountHash (absent for ApiPayerSet)
+  boost::json::object args;             // every argument, indexed ones included
+  any_event value;
+};
+
+/// keccak256(T::kSignature).
+template <event_type T>
+[[nodiscard]] const hash256& topic0();
+
+template <event_type T>
+[[nodiscard]] encoded_log encode_log(const T& e);
+[[nodiscard]] encoded_log encode_log(const any_event& e);
+/// From an event name and its JSON arguments (as decode_log gives them, and as the embedded
+/// ledger records its events): every parameter required, no other key.
+[[nodiscard]] result<encoded_log> encode_log(std::string_view name,
+                                             const boost::json::object& args);
+
+/// Decodes a registry log (abi_errc::selector_mismatch for a topic0 the registry does not emit,
+/// abi_errc::wrong_length for a topic count other than 2).
+[[nodiscard]] result<event> decode_log(std::span<const hash256> topics, bytes_view data);
+
+[[nodiscard]] std::string_view event_name(const any_event& e);
+[[nodiscard]] boost::json::object to_json(const any_event& e);
+[[nodiscard]] result<any_event> event_from_json(std::string_view name,
+                                                const boost::json::object& args);
+
+// =============================================================================================
+// Reverts: the custom errors of the interface, plus Solidity's Error(string) and Panic(uint256).
+
+struct not_admin_error {
+  static constexpr std::string_view kSignature = "NotAdmin(uint256,address)";
+  static constexpr registry_errc kCode = registry_errc::not_admin;
+  hash256 account_hash{};
+  address sender{};
+  ENACT_REGISTRY_EQ(not_admin_error);
+};
+struct relay_not_allowed_error {
+  static constexpr std::string_view kSignature = "RelayNotAllowed(uint256,address)";
+  static constexpr registry_errc kCode = registry_errc::relay_not_allowed;
+  hash256 account_hash{};
+  address sender{};
+  ENACT_REGISTRY_EQ(relay_not_allowed_error);
+};
+struct already_unmanaged_error {
+  static constexpr std::string_view kSignature = "AlreadyUnmanaged(uint256)";
+  static constexpr registry_errc kCode = registry_errc::already_unmanaged;
+  hash256 account_hash{};
+  ENACT_REGISTRY_EQ(already_unmanaged_error);
+};
+struct unknown_account_error {
+  static constexpr std::string_view kSignature = "UnknownAccount(uint256)";
+  static constexpr registry_errc kCode = registry_errc::unknown_account;
+  hash256 account_hash{};
+  ENACT_REGISTRY_EQ(unknown_account_error);
+};
+struct unknown_usage_key_error {
+  static constexpr std::string_view kSignature = "UnknownUsageKey(uint256,uint256)";
+  static constexpr registry_errc kCode = registry_errc::unknown_usage_key;
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  ENACT_REGISTRY_EQ(unknown_usage_key_error);
+};
+/// The group id is kept as a uint256: the contract reverts with whatever id it was asked for.
+struct unknown_group_error {
+  static constexpr std::string_view kSignature = "UnknownGroup(uint256,uint256)";
+  static constexpr registry_errc kCode = registry_errc::unknown_group;
+  hash256 account_hash{};
+  u256 group_id;
+  ENACT_REGISTRY_EQ(unknown_group_error);
+};
+struct unknown_wallet_error {
+  static constexpr std::string_view kSignature = "UnknownWallet(uint256,address)";
+  static constexpr registry_errc kCode = registry_errc::unknown_wallet;
+  hash256 account_hash{};
+  address wallet{};
+  ENACT_REGISTRY_EQ(unknown_wallet_error);
+};
+struct unknown_action_error {
+  static constexpr std::string_view kSignature = "UnknownAction(uint256,uint256)";
+  static constexpr registry_errc kCode = registry_errc::unknown_action;
+  hash256 account_hash{};
+  hash256 hashed_cid{};
+  ENACT_REGISTRY_EQ(unknown_action_error);
+};
+struct unknown_payment_error {
+  static constexpr std::string_view kSignature = "UnknownPayment(uint256,string)";
+  static constexpr registry_errc kCode = registry_errc::unknown_payment;
+  hash256 account_hash{};
+  std::string intent_id;
+  ENACT_REGISTRY_EQ(unknown_payment_error);
+};
+struct duplicate_error {
+  static constexpr std::string_view kSignature = "Duplicate(string)";
+  static constexpr registry_errc kCode = registry_errc::duplicate;
+  std::string what;
+  ENACT_REGISTRY_EQ(duplicate_error);
+};
+struct already_credited_error {
+  static constexpr std::string_view kSignature = "AlreadyCredited(uint256,string)";
+  static constexpr registry_errc kCode = registry_errc::already_credited;
+  hash256 account_hash{};
+  std::string intent_id;
+  ENACT_REGISTRY_EQ(already_credited_error);
+};
+struct insufficient_credits_error {
+  static constexpr std::string_view kSignature = "InsufficientCredits(uint256,uint256,uint256)";
+  static constexpr registry_errc kCode = registry_errc::insufficient_credits;
+  hash256 account_hash{};
+  u256 balance;
+  u256 required;
+  ENACT_REGISTRY_EQ(insufficient_credits_error);
+};
+struct invalid_argument_error {
+  static constexpr std::string_view kSignature = "InvalidArgument(string)";
+  static constexpr registry_errc kCode = registry_errc::invalid_argument;
+  std::string reason;
+  ENACT_REGISTRY_EQ(invalid_argument_error);
+};
+struct not_owner_error {
+  static constexpr std::string_view kSignature = "NotOwner(address)";
+  static constexpr registry_errc kCode = registry_errc::not_owner;
+  address sender{};
+  ENACT_REGISTRY_EQ(not_owner_error);
+};
+struct not_api_payer_error {
+  static constexpr std::string_view kSignature = "NotApiPayer(address)";
+  static constexpr registry_errc kCode = registry_errc::not_api_payer;
+  address sender{};
+  ENACT_REGISTRY_EQ(not_api_payer_error);
+};
+/// Solidity's `Error(string)` (require with a message, revert("...")); JSON key "message".
+struct error_string_error {
+  static constexpr std::string_view kSignature = "Error(string)";
+  static constexpr registry_errc kCode = registry_errc::error_string;
+  std::string message;
+  ENACT_REGISTRY_EQ(error_string_error);
+};
+/// Solidity's `Panic(uint256)` (Solidity docs, "Panic via assert and Error via require");
+/// JSON key "code".
+struct panic_error {
+  static constexpr std::string_view kSignature = "Panic(uint256)";
+  static constexpr registry_errc kCode = registry_errc::panic;
+  u256 code;
+  ENACT_REGISTRY_EQ(panic_error);
+};
+
+#undef ENACT_REGISTRY_EQ
+
+using any_error = std::variant<not_admin_error,
+                               relay_not_allowed_error,
+                               already_unmanaged_error,
+                               unknown_account_error,
+                               unknown_usage_key_error,
+                               unknown_group_error,
+                               unknown_wallet_error,
+                               unknown_action_error,
+                               unknown_payment_error,
+                               duplicate_error,
+                               already_credited_error,
+                               insufficient_credits_error,
+                               invalid_argument_error,
+                               not_owner_error,
+                               not_api_payer_error,
+                               error_string_error,
+                               panic_error>;
+
+template <class T>
+concept error_type = detail::is_alternative<T, any_error>::value;
+
+/// A classified revert.
+struct registry_error {
+  registry_errc code = registry_errc::unknown_error;
+  std::string name;          // "NotAdmin", "Error", "Panic"; empty for unknown_error
+  boost::json::object args;  // arguments by Solidity name; unknown_error: {"data": "0x…"}
+  std::string message;       // "NotAdmin(accountHash=0x…, sender=0x…)"
+
+  /// As an enact::error: the registry_errc and the message.
+  [[nodiscard]] error to_error() const { return error{make_error_code(code), message}; }
+};
+
+/// First 4 bytes of keccak256(T::kSignature).
+template <error_type T>
+[[nodiscard]] const std::array<uint8_t, 4>& selector();
+
+/// selector ‖ ABI-encoded arguments: the revert data.
+template <error_type T>
+[[nodiscard]] bytes encode_revert(const T& e);
+[[nodiscard]] bytes encode_revert(const any_error& e);
+/// From a registry_error's code and JSON args (the inverse of decode_revert); abi_errc::bad_value
+/// for unknown_error or args that do not fit.
+[[nodiscard]] result<bytes> encode_revert(const registry_error& e);
+
+/// Classifies revert data. Never fails: anything unrecognised is unknown_error.
+[[nodiscard]] registry_error decode_revert(bytes_view revert_data);
+
+}  // namespace enact::chain::registry

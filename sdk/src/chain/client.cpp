@@ -1,0 +1,687 @@
+// JSON-RPC over HTTP(S) with cpp-httplib, and the transaction sender. Connections are kept
+// alive in a small pool so that concurrent requests neither wait for each other nor reconnect
+// each time; a pooled connection that the node closed in the meantime is replaced once.
+#include "enact/chain/client.hpp"
+
+#include <httplib.h>
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+#include <mutex>
+#include <thread>
+
+#include "enact/chain/transaction.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/secp256k1.hpp"
+
+namespace enact::chain {
+
+namespace json = boost::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+constexpr std::string_view kRevertMarker = " (revert data ";
+constexpr size_t kMaxIdleConnections = 8;
+constexpr size_t kMaxBodyExcerpt = 200;
+
+struct parsed_url {
+  std::string origin;  // scheme://host[:port]
+  std::string path;    // "/" or the path given
+};
+
+result<parsed_url> parse_url(std::string_view url) {
+  const auto bad = [&](const std::string& why) { return fail(rpc_errc::bad_url, "url: " + why); };
+  std::string lower(url.substr(0, std::min<size_t>(url.size(), 8)));
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string_view scheme;
+  if (lower.rfind("http://", 0) == 0)
+    scheme = "http";
+  else if (lower.rfind("https://", 0) == 0)
+    scheme = "https";
+  else
+    return bad("expected http://host[:port][/path] or https://host[:port][/path]");
+  const std::string_view rest = url.substr(scheme.size() + 3);
+  const size_t end = rest.find_first_of("/?#");
+  const std::string_view authority = rest.substr(0, end);
+  const std::string_view path =
+      end == std::string_view::npos ? std::string_view{} : rest.substr(end);
+  // Credentials in the URL would end up in logs and error messages; they go in headers.
+  if (authority.find('@') != std::string_view::npos)
+    return bad("user-info is not allowed (send credentials as headers)");
+  if (path.find_first_of("?#") != std::string_view::npos)
+    return bad("a query or fragment is not allowed");
+  std::string_view host = authority;
+  std::optional<std::string_view> port;
+  if (!host.empty() && host.front() == '[') {
+    const size_t close = host.find(']');
+    if (close == std::string_view::npos)
+      return bad("unterminated IPv6 address");
+    if (close + 1 < host.size()) {
+      if (host[close + 1] != ':')
+        return bad("expected ':' after the IPv6 address");
+      port = host.substr(close + 2);
+    }
+    host = host.substr(0, close + 1);
+    if (host.size() <= 2)
+      return bad("empty host");
+  } else if (const size_t colon = host.find(':'); colon != std::string_view::npos) {
+    port = host.substr(colon + 1);
+    host = host.substr(0, colon);
+  }
+  if (host.empty())
+    return bad("empty host");
+  for (const char c : host)
+    if (std::isspace(static_cast<unsigned char>(c)) ||
+        std::iscntrl(static_cast<unsigned char>(c)) || c == '\\')
+      return bad("invalid character in host");
+  if (port) {
+    unsigned value = 0;
+    auto [p, ec] = std::from_chars(port->data(), port->data() + port->size(), value);
+    if (port->empty() || ec != std::errc() || p != port->data() + port->size() || value == 0 ||
+        value > 65535)
+      return bad("port must be 1 to 65535");
+  }
+  for (const char c : path)
+    if (std::isspace(static_cast<unsigned char>(c)) || std::iscntrl(static_cast<unsigned char>(c)))
+      return bad("invalid character in path");
+  parsed_url out;
+  out.origin = std::string(scheme) + "://" + std::string(authority);
+  out.path = path.empty() ? "/" : std::string(path);
+  return out;
+}
+
+/// The start of an answer body, printable, for an error message.
+std::string excerpt(const std::string& body) {
+  std::string out;
+  for (const char c : body.substr(0, kMaxBodyExcerpt))
+    out.push_back(std::isprint(static_cast<unsigned char>(c)) ? c : ' ');
+  if (body.size() > kMaxBodyExcerpt)
+    out += "…";
+  return out;
+}
+
+error with_method(std::string_view method, error e) {
+  e.message = std::string(method) + ": " + e.message;
+  return e;
+}
+
+// --- reading results ------------------------------------------------------------------------
+
+result<const json::value*> member(const json::value& v,
+                                  std::string_view key,
+                                  const std::string& what) {
+  const auto* o = v.if_object();
+  if (o == nullptr)
+    return fail(rpc_errc::bad_response, what + ": expected an object");
+  const json::value* f = o->if_contains(key);
+  if (f == nullptr)
+    return fail(rpc_errc::bad_response, what + "." + std::string(key) + ": missing");
+  return f;
+}
+
+template <size_t N>
+result<std::array<uint8_t, N>> fixed_member(const json::value& v,
+                                            std::string_view key,
+                                            const std::string& what) {
+  ENACT_TRY(const json::value* f, member(v, key, what));
+  return rpc::parse_data_fixed<N>(*f, what + "." + std::string(key));
+}
+
+result<uint64_t> u64_member(const json::value& v, std::string_view key, const std::string& what) {
+  ENACT_TRY(const json::value* f, member(v, key, what));
+  return rpc::parse_quantity_u64(*f, what + "." + std::string(key));
+}
+
+/// An address member that may be null or absent.
+result<std::optional<address>> optional_address(const json::value& v,
+                                                std::string_view key,
+                                                const std::string& what) {
+  const json::value* f = v.as_object().if_contains(key);
+  if (f == nullptr || f->is_null())
+    return std::optional<address>{};
+  ENACT_TRY(const address a, rpc::parse_data_fixed<20>(*f, what + "." + std::string(key)));
+  return std::optional<address>(a);
+}
+
+result<log_entry> parse_log(const json::value& v, const std::string& what) {
+  if (!v.is_object())
+    return fail(rpc_errc::bad_response, what + ": expected an object");
+  log_entry l;
+  ENACT_TRY(l.address, fixed_member<20>(v, "address", what));
+  ENACT_TRY(const json::value* topics, member(v, "topics", what));
+  const auto* ta = topics->if_array();
+  if (ta == nullptr)
+    return fail(rpc_errc::bad_response, what + ".topics: expected an array");
+  for (size_t i = 0; i < ta->size(); ++i) {
+    ENACT_TRY(const hash256 t,
+              rpc::parse_data_fixed<32>((*ta)[i], what + ".topics[" + std::to_string(i) + "]"));
+    l.topics.push_back(t);
+  }
+  ENACT_TRY(const json::value* data, member(v, "data", what));
+  ENACT_TRY(l.data, rpc::parse_data(*data, what + ".data"));
+  ENACT_TRY(l.block_number, u64_member(v, "blockNumber", what));
+  ENACT_TRY(l.block_hash, fixed_member<32>(v, "blockHash", what));
+  ENACT_TRY(l.transaction_hash, fixed_member<32>(v, "transactionHash", what));
+  ENACT_TRY(l.transaction_index, u64_member(v, "transactionIndex", what));
+  ENACT_TRY(l.log_index, u64_member(v, "logIndex", what));
+  if (const json::value* removed = v.as_object().if_contains("removed")) {
+    if (!removed->is_bool())
+      return fail(rpc_errc::bad_response, what + ".removed: expected a boolean");
+    l.removed = removed->get_bool();
+  }
+  return l;
+}
+
+result<std::vector<log_entry>> parse_logs(const json::value& v, const std::string& what) {
+  const auto* a = v.if_array();
+  if (a == nullptr)
+    return fail(rpc_errc::bad_response, what + ": expected an array");
+  std::vector<log_entry> out;
+  out.reserve(a->size());
+  for (size_t i = 0; i < a->size(); ++i) {
+    ENACT_TRY(log_entry l, parse_log((*a)[i], what + "[" + std::to_string(i) + "]"));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+result<receipt> parse_receipt(const json::value& v, const std::string& what) {
+  if (!v.is_object())
+    return fail(rpc_errc::bad_response, what + ": expected an object");
+  receipt r;
+  ENACT_TRY(r.transaction_hash, fixed_member<32>(v, "transactionHash", what));
+  ENACT_TRY(r.transaction_index, u64_member(v, "transactionIndex", what));
+  ENACT_TRY(r.block_hash, fixed_member<32>(v, "blockHash", what));
+  ENACT_TRY(r.block_number, u64_member(v, "blockNumber", what));
+  ENACT_TRY(r.from, fixed_member<20>(v, "from", what));
+  ENACT_TRY(r.to, optional_address(v, "to", what));
+  ENACT_TRY(r.contract_address, optional_address(v, "contractAddress", what));
+  ENACT_TRY(r.gas_used, u64_member(v, "gasUsed", what));
+  ENACT_TRY(r.cumulative_gas_used, u64_member(v, "cumulativeGasUsed", what));
+  ENACT_TRY(const json::value* price, member(v, "effectiveGasPrice", what));
+  ENACT_TRY(r.effective_gas_price, rpc::parse_quantity(*price, what + ".effectiveGasPrice"));
+  // Receipts before Byzantium (EIP-658) carry a state root instead of a status.
+  ENACT_TRY(const uint64_t status, u64_member(v, "status", what));
+  if (status > 1)
+    return fail(rpc_errc::bad_response,
+                what + ".status: expected 0x0 or 0x1, got " + std::to_string(status));
+  r.status = status == 1;
+  ENACT_TRY(const json::value* logs, member(v, "logs", what));
+  ENACT_TRY(r.logs, parse_logs(*logs, what + ".logs"));
+  return r;
+}
+
+result<block> parse_block(const json::value& v, const std::string& what) {
+  if (!v.is_object())
+    return fail(rpc_errc::bad_response, what + ": expected an object");
+  block b;
+  ENACT_TRY(b.number, u64_member(v, "number", what));
+  ENACT_TRY(b.hash, fixed_member<32>(v, "hash", what));
+  ENACT_TRY(b.parent_hash, fixed_member<32>(v, "parentHash", what));
+  ENACT_TRY(b.timestamp, u64_member(v, "timestamp", what));
+  if (const json::value* fee = v.as_object().if_contains("baseFeePerGas");
+      fee != nullptr && !fee->is_null()) {
+    ENACT_TRY(const u256 f, rpc::parse_quantity(*fee, what + ".baseFeePerGas"));
+    b.base_fee_per_gas = f;
+  }
+  return b;
+}
+
+json::object call_object(const call_request& tx) {
+  json::object o;
+  if (tx.from)
+    o["from"] = rpc::data(*tx.from);
+  if (tx.to)
+    o["to"] = rpc::data(*tx.to);
+  o["data"] = rpc::data(tx.data);
+  if (tx.value)
+    o["value"] = rpc::quantity(*tx.value);
+  if (tx.gas)
+    o["gas"] = rpc::quantity(*tx.gas);
+  return o;
+}
+
+bool nonce_too_low(const error& e) {
+  if (e.code != rpc_errc::node_error)
+    return false;
+  std::string m = e.message;
+  std::transform(m.begin(), m.end(), m.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return m.find("nonce too low") != std::string::npos ||
+         m.find("nonce is too low") != std::string::npos;
+}
+
+bool transient(const error& e) {
+  return e.code == rpc_errc::unreachable || e.code == rpc_errc::timeout ||
+         e.code == rpc_errc::http_status;
+}
+
+}  // namespace
+
+// =============================================================================================
+// rpc_client
+
+struct rpc_client::impl {
+  rpc_options options;
+  parsed_url url;
+  httplib::Headers headers;
+  std::atomic<uint64_t> next_id{1};
+  std::mutex pool_mutex;
+  std::vector<std::unique_ptr<httplib::Client>> idle;
+
+  std::unique_ptr<httplib::Client> connect() const {
+    auto c = std::make_unique<httplib::Client>(url.origin);
+    c->set_connection_timeout(options.timeout);
+    c->set_read_timeout(options.timeout);
+    c->set_write_timeout(options.timeout);
+    c->set_keep_alive(true);
+    c->set_tcp_nodelay(true);
+    c->set_follow_location(false);
+    c->enable_server_certificate_verification(true);
+    if (!options.ca_file.empty())
+      c->set_ca_cert_path(options.ca_file);
+    return c;
+  }
+
+  /// A pooled connection (and whether it was), or a new one.
+  std::pair<std::unique_ptr<httplib::Client>, bool> acquire() {
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex);
+      if (!idle.empty()) {
+        auto c = std::move(idle.back());
+        idle.pop_back();
+        return {std::move(c), true};
+      }
+    }
+    return {connect(), false};
+  }
+
+  void release(std::unique_ptr<httplib::Client> c) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    if (idle.size() < kMaxIdleConnections)
+      idle.push_back(std::move(c));
+  }
+
+  error transport_error(httplib::Error e, milliseconds elapsed) const {
+    const std::string& origin = url.origin;
+    const std::string limit = std::to_string(options.timeout.count()) + " ms";
+    switch (e) {
+      case httplib::Error::Connection:
+        return fail(rpc_errc::unreachable, "cannot connect to " + origin);
+      case httplib::Error::ConnectionTimeout:
+        return fail(rpc_errc::timeout, "connecting to " + origin + " timed out after " + limit);
+      case httplib::Error::Read:
+        // httplib reports an expired read timeout and a connection closed mid-answer alike.
+        if (elapsed * 10 >= options.timeout * 9)
+          return fail(rpc_errc::timeout, "no answer from " + origin + " within " + limit);
+        return fail(rpc_errc::unreachable, "connection to " + origin + " closed before an answer");
+      case httplib::Error::Write:
+        return fail(rpc_errc::unreachable, "sending the request to " + origin + " failed");
+      case httplib::Error::SSLConnection:
+        return fail(rpc_errc::unreachable, "TLS handshake with " + origin + " failed");
+      case httplib::Error::SSLLoadingCerts:
+        return fail(
+            rpc_errc::unreachable,
+            "cannot load CA certificates from " +
+                (options.ca_file.empty() ? std::string("the system store") : options.ca_file));
+      case httplib::Error::SSLServerVerification:
+        return fail(rpc_errc::unreachable, "the TLS certificate of " + origin + " did not verify");
+      default:
+        return fail(rpc_errc::unreachable,
+                    "request to " + origin + " failed (" + httplib::to_string(e) + ")");
+    }
+  }
+
+  /// POSTs one body; the answer's body when the status is 200.
+  result<std::string> post(const std::string& body) {
+    for (int attempt = 0;; ++attempt) {
+      auto [client, pooled] = acquire();
+      const auto start = std::chrono::steady_clock::now();
+      httplib::Result r = client->Post(url.path, headers, body, "application/json");
+      const auto elapsed =
+          std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+      if (!r) {
+        const httplib::Error e = r.error();
+        // A kept-alive connection the node closed while it sat in the pool fails at once; the
+        // request never reached the node, so it is sent again on a fresh connection.
+        if (pooled && attempt == 0 && (e == httplib::Error::Read || e == httplib::Error::Write) &&
+            elapsed * 2 < options.timeout)
+          continue;
+        return transport_error(e, elapsed);
+      }
+      const httplib::Response& res = r.value();
+      if (res.status != 200) {
+        std::string msg = "HTTP " + std::to_string(res.status) + " from " + url.origin;
+        if (!res.body.empty())
+          msg += ": " + excerpt(res.body);
+        return fail(rpc_errc::http_status, std::move(msg));
+      }
+      std::string out = res.body;
+      release(std::move(client));
+      return out;
+    }
+  }
+};
+
+rpc_client::rpc_client(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+rpc_client::rpc_client(rpc_options options) : rpc_client(create(std::move(options)).value()) {}
+rpc_client::~rpc_client() = default;
+rpc_client::rpc_client(rpc_client&&) noexcept = default;
+rpc_client& rpc_client::operator=(rpc_client&&) noexcept = default;
+
+result<rpc_client> rpc_client::create(rpc_options options) {
+  ENACT_TRY(parsed_url url, parse_url(options.url));
+  for (const auto& [name, value] : options.headers) {
+    // A header that could split the request is refused before anything is sent.
+    const auto bad_char = [](unsigned char c) { return c == '\r' || c == '\n' || c == 0; };
+    if (name.empty() || std::any_of(name.begin(), name.end(), bad_char) ||
+        std::any_of(value.begin(), value.end(), bad_char))
+      return fail(rpc_errc::bad_url, "headers: a name or value is empty or holds a line break");
+  }
+  auto p = std::make_unique<impl>();
+  p->url = std::move(url);
+  p->headers.emplace("Accept", "application/json");
+  for (const auto& [name, value] : options.headers)
+    p->headers.emplace(name, value);
+  p->options = std::move(options);
+  if (!p->connect()->is_valid())
+    return fail(rpc_errc::bad_url, "url: cannot use '" + p->url.origin + "'");
+  return rpc_client(std::move(p));
+}
+
+const std::string& rpc_client::url() const {
+  return impl_->options.url;
+}
+
+result<rpc::reply> rpc_client::request(std::string_view method, json::array params) const {
+  const uint64_t id = impl_->next_id.fetch_add(1);
+  auto body = impl_->post(rpc::request_body(id, method, std::move(params)));
+  if (!body)
+    return with_method(method, std::move(body).err());
+  auto reply = rpc::parse_response(*body, id);
+  if (!reply)
+    return with_method(method, std::move(reply).err());
+  return std::move(*reply);
+}
+
+result<json::value> rpc_client::call_method(std::string_view method, json::array params) const {
+  ENACT_TRY(rpc::reply r, request(method, std::move(params)));
+  if (!r.error)
+    return std::move(r.result);
+  const rpc::node_error& e = *r.error;
+  std::string msg =
+      std::string(method) + ": node error " + std::to_string(e.code) + ": " + e.message;
+  if (e.revert_data)
+    msg += std::string(kRevertMarker) + hex::encode_prefixed(*e.revert_data) + ")";
+  return fail(rpc_errc::node_error, std::move(msg));
+}
+
+result<uint64_t> rpc_client::chain_id() const {
+  ENACT_TRY(const json::value v, call_method("eth_chainId"));
+  return rpc::parse_quantity_u64(v, "eth_chainId.result");
+}
+
+result<uint64_t> rpc_client::block_number() const {
+  ENACT_TRY(const json::value v, call_method("eth_blockNumber"));
+  return rpc::parse_quantity_u64(v, "eth_blockNumber.result");
+}
+
+result<std::optional<block>> rpc_client::block_by_number(const block_tag& tag) const {
+  ENACT_TRY(const json::value v, call_method("eth_getBlockByNumber", {tag.value, false}));
+  if (v.is_null())
+    return std::optional<block>{};
+  ENACT_TRY(block b, parse_block(v, "eth_getBlockByNumber.result"));
+  return std::optional<block>(std::move(b));
+}
+
+result<uint64_t> rpc_client::transaction_count(const address& account, const block_tag& tag) const {
+  ENACT_TRY(const json::value v,
+            call_method("eth_getTransactionCount", {rpc::data(account), tag.value}));
+  return rpc::parse_quantity_u64(v, "eth_getTransactionCount.result");
+}
+
+result<uint64_t> rpc_client::estimate_gas(const call_request& tx) const {
+  ENACT_TRY(const json::value v, call_method("eth_estimateGas", {call_object(tx)}));
+  return rpc::parse_quantity_u64(v, "eth_estimateGas.result");
+}
+
+result<u256> rpc_client::max_priority_fee_per_gas() const {
+  ENACT_TRY(const json::value v, call_method("eth_maxPriorityFeePerGas"));
+  return rpc::parse_quantity(v, "eth_maxPriorityFeePerGas.result");
+}
+
+result<bytes> rpc_client::call(const call_request& tx, const block_tag& tag) const {
+  ENACT_TRY(const json::value v, call_method("eth_call", {call_object(tx), tag.value}));
+  return rpc::parse_data(v, "eth_call.result");
+}
+
+result<bytes> rpc_client::call(const address& to, bytes_view data, const block_tag& tag) const {
+  call_request tx;
+  tx.to = to;
+  tx.data.assign(data.begin(), data.end());
+  return call(tx, tag);
+}
+
+result<hash256> rpc_client::send_raw_transaction(bytes_view raw) const {
+  ENACT_TRY(const json::value v, call_method("eth_sendRawTransaction", {rpc::data(raw)}));
+  return rpc::parse_data_fixed<32>(v, "eth_sendRawTransaction.result");
+}
+
+result<std::optional<receipt>> rpc_client::transaction_receipt(const hash256& tx_hash) const {
+  ENACT_TRY(const json::value v, call_method("eth_getTransactionReceipt", {rpc::data(tx_hash)}));
+  if (v.is_null())
+    return std::optional<receipt>{};
+  ENACT_TRY(receipt r, parse_receipt(v, "eth_getTransactionReceipt.result"));
+  return std::optional<receipt>(std::move(r));
+}
+
+result<std::vector<log_entry>> rpc_client::get_logs(const log_filter& filter) const {
+  json::object f;
+  if (filter.block_hash)
+    f["blockHash"] = rpc::data(*filter.block_hash);
+  if (filter.from_block)
+    f["fromBlock"] = filter.from_block->value;
+  if (filter.to_block)
+    f["toBlock"] = filter.to_block->value;
+  if (filter.addresses.size() == 1) {
+    f["address"] = rpc::data(filter.addresses.front());
+  } else if (!filter.addresses.empty()) {
+    json::array a;
+    for (const address& x : filter.addresses)
+      a.emplace_back(rpc::data(x));
+    f["address"] = std::move(a);
+  }
+  if (!filter.topics.empty()) {
+    json::array topics;
+    for (const auto& position : filter.topics) {
+      if (position.empty()) {
+        topics.emplace_back(nullptr);
+      } else if (position.size() == 1) {
+        topics.emplace_back(rpc::data(position.front()));
+      } else {
+        json::array any;
+        for (const hash256& t : position)
+          any.emplace_back(rpc::data(t));
+        topics.emplace_back(std::move(any));
+      }
+    }
+    f["topics"] = std::move(topics);
+  }
+  ENACT_TRY(const json::value v, call_method("eth_getLogs", {std::move(f)}));
+  return parse_logs(v, "eth_getLogs.result");
+}
+
+// =============================================================================================
+// Revert data carried in error messages
+
+std::optional<bytes> revert_data(const error& e) {
+  const std::string& m = e.message;
+  const size_t at = m.rfind(kRevertMarker);
+  if (at == std::string::npos || m.empty() || m.back() != ')')
+    return std::nullopt;
+  const size_t start = at + kRevertMarker.size();
+  auto b = hex::decode_prefixed(std::string_view(m).substr(start, m.size() - 1 - start));
+  if (!b)
+    return std::nullopt;
+  return std::move(*b);
+}
+
+std::optional<registry::registry_error> registry_revert(const error& e) {
+  if (e.code != rpc_errc::node_error && e.code.category() != enact::detail::registry_category())
+    return std::nullopt;
+  const std::optional<bytes> data = revert_data(e);
+  if (!data)
+    return std::nullopt;
+  return registry::decode_revert(*data);
+}
+
+// =============================================================================================
+// transaction_sender
+
+struct transaction_sender::impl {
+  std::shared_ptr<const rpc_client> client;
+  Secret key;
+  address from{};
+  sender_options options;
+  std::mutex mutex;
+  std::optional<uint64_t> chain_id;
+  std::optional<uint64_t> next_nonce;
+};
+
+transaction_sender::transaction_sender(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+transaction_sender::~transaction_sender() = default;
+transaction_sender::transaction_sender(transaction_sender&&) noexcept = default;
+transaction_sender& transaction_sender::operator=(transaction_sender&&) noexcept = default;
+
+result<transaction_sender> transaction_sender::create(std::shared_ptr<const rpc_client> client,
+                                                      Secret private_key,
+                                                      sender_options options) {
+  ENACT_TRY(const secp256k1::public_key pub, secp256k1::public_key_of(private_key));
+  auto p = std::make_unique<impl>();
+  p->client = std::move(client);
+  p->key = std::move(private_key);
+  p->from = secp256k1::to_address(pub);
+  p->options = options;
+  return transaction_sender(std::move(p));
+}
+
+const address& transaction_sender::from() const {
+  return impl_->from;
+}
+
+result<hash256> transaction_sender::submit(const address& to, bytes_view data, const u256& value) {
+  impl& m = *impl_;
+  const rpc_client& rpc = *m.client;
+
+  uint64_t chain_id = 0;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    if (!m.chain_id) {
+      ENACT_TRY(const uint64_t id, rpc.chain_id());
+      m.chain_id = id;
+    }
+    chain_id = *m.chain_id;
+  }
+
+  ENACT_TRY(const u256 priority, rpc.max_priority_fee_per_gas());
+  ENACT_TRY(const std::optional<block> latest, rpc.block_by_number(block_tag::latest()));
+  if (!latest)
+    return fail(rpc_errc::bad_response, "eth_getBlockByNumber: the node has no latest block");
+  if (!latest->base_fee_per_gas)
+    return fail(rpc_errc::bad_response,
+                "eth_getBlockByNumber: the latest block has no baseFeePerGas (no EIP-1559)");
+  // Twice the base fee keeps the transaction includable through six full blocks of +12.5%.
+  const u256 max_fee = u256{2} * *latest->base_fee_per_gas + priority;
+
+  call_request estimate;
+  estimate.from = m.from;
+  estimate.to = to;
+  estimate.data.assign(data.begin(), data.end());
+  if (value)
+    estimate.value = value;
+  auto gas = rpc.estimate_gas(estimate);
+  if (!gas) {
+    if (const std::optional<bytes> revert = revert_data(gas.err())) {
+      const registry::registry_error re = registry::decode_revert(*revert);
+      return fail(re.code, "eth_estimateGas: " + re.message + std::string(kRevertMarker) +
+                               hex::encode_prefixed(*revert) + ")");
+    }
+    return std::move(gas).err();
+  }
+  const u256 limit = u256{*gas} * u256{100 + m.options.gas_margin_percent} / u256{100};
+  const uint64_t gas_limit = limit.fits_u64() ? static_cast<uint64_t>(limit) : UINT64_MAX;
+
+  eip1559_tx tx;
+  tx.chain_id = chain_id;
+  tx.max_priority_fee_per_gas = priority;
+  tx.max_fee_per_gas = max_fee;
+  tx.gas_limit = gas_limit;
+  tx.to = to;
+  tx.value = value;
+  tx.data.assign(data.begin(), data.end());
+
+  std::lock_guard<std::mutex> lock(m.mutex);
+  for (unsigned attempt = 0;; ++attempt) {
+    if (!m.next_nonce) {
+      ENACT_TRY(const uint64_t n, rpc.transaction_count(m.from, block_tag::pending()));
+      m.next_nonce = n;
+    }
+    tx.nonce = *m.next_nonce;
+    ENACT_TRY(const bytes raw, sign(tx, m.key));
+    auto sent = rpc.send_raw_transaction(raw);
+    if (sent) {
+      ++*m.next_nonce;
+      if (*sent != tx_hash(raw))
+        return fail(rpc_errc::bad_response, "eth_sendRawTransaction: the node reports hash " +
+                                                hex::encode_prefixed(*sent) + " for transaction " +
+                                                hex::encode_prefixed(tx_hash(raw)));
+      return *sent;
+    }
+    // Whatever happened, the local count may be wrong now (the node may even have taken the
+    // transaction before the answer was lost): ask the node next time.
+    m.next_nonce.reset();
+    if (!nonce_too_low(sent.err()) || attempt >= m.options.nonce_retries)
+      return std::move(sent).err();
+  }
+}
+
+result<receipt> transaction_sender::wait_for_receipt(const hash256& tx_hash) const {
+  const impl& m = *impl_;
+  const auto deadline = std::chrono::steady_clock::now() + m.options.receipt_timeout;
+  for (;;) {
+    auto r = m.client->transaction_receipt(tx_hash);
+    if (r && r->has_value()) {
+      receipt& rc = **r;
+      if (!rc.status)
+        return fail(rpc_errc::tx_failed, "transaction " + hex::encode_prefixed(tx_hash) +
+                                             ": status 0 in block " +
+                                             std::to_string(rc.block_number) + " (gas used " +
+                                             std::to_string(rc.gas_used) + ")");
+      return std::move(rc);
+    }
+    // A node that is briefly unreachable while the transaction is pending is asked again.
+    if (!r && !transient(r.err()))
+      return std::move(r).err();
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline)
+      return fail(rpc_errc::timeout,
+                  "receipt of " + hex::encode_prefixed(tx_hash) + " not available after " +
+                      std::to_string(m.options.receipt_timeout.count()) + " ms" +
+                      (r ? std::string() : " (last error: " + r.err().message + ")"));
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(m.options.poll_interval, deadline - now));
+  }
+}
+
+result<receipt> transaction_sender::send(const address& to, bytes_view data, const u256& value) {
+  ENACT_TRY(const hash256 h, submit(to, data, value));
+  return wait_for_receipt(h);
+}
+
+}  // namespace enact::chain
