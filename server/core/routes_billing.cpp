@@ -89,7 +89,7 @@ void add_billing_routes(std::vector<route>& out) {
                                  {"mode", mode}}),
                       balance});
   out.push_back(route{"POST", "/billing/create_payment_intent", "createPaymentIntent", "billing",
-                      "Start a card payment of at least 500 cents.", auth_kind::billing, false, {},
+                      "Start a card payment of at least 500 cents.", auth_kind::billing, true, {},
                       s::object({{"amount_cents", s::integer("US cents, at least 500", 0), true}}),
                       s::object({{"payment_intent_id", s::string(), true},
                                  {"client_secret", s::string(), true},
@@ -99,7 +99,7 @@ void add_billing_routes(std::vector<route>& out) {
   out.push_back(route{"POST", "/billing/confirm_payment", "confirmPayment", "billing",
                       "Credit the account once the payment succeeded (once per intent: a second "
                       "confirm is 409).",
-                      auth_kind::billing, false, {},
+                      auth_kind::billing, true, {},
                       s::object({{"payment_intent_id", s::string("", 255), true}}),
                       s::object({{"balance_credits", s::integer(), true}, {"mode", mode}}),
                       confirm_payment});

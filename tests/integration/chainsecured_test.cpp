@@ -787,6 +787,17 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   ITEST_REQUIRE_STATUS(paid, 200);
   CHECK(u_of(paid.body, "balance_credits") == 1198);
   CHECK(balance_of(c, uk.auth()) == 1198);
+  // The old master key may still read the balance, but payments are the admin wallet's now.
+  CHECK(balance_of(c, acct.auth()) == 1198);
+  for (const char* path : {"/billing/create_payment_intent", "/billing/confirm_payment"}) {
+    INFO(path);
+    const json::object b = std::string_view(path) == "/billing/confirm_payment"
+                               ? json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}}
+                               : json::object{{"amount_cents", 700}};
+    const response r = c.post(path, b, acct.auth());
+    check_error(srv, r, 401, "unauthenticated", "/core/v1" + std::string(path));
+    CHECK(r.error_message().find("ChainSecured") != std::string::npos);
+  }
   check_error(srv, c.get("/billing/balance", wallet_auth(key_secret(acct.api_key))), 401,
               "unauthenticated", "/core/v1/billing/balance");
   {
