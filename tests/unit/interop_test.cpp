@@ -23,6 +23,7 @@
 #include "enact/crypto/eip191.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/crypto/secret.hpp"
+#include "enact/eip712/envelope.hpp"
 #include "enact/eip712/typed_data.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "enact/pkp/pkp.hpp"
@@ -283,6 +284,47 @@ TEST_CASE("interop: cron fire times match cron-parser") {
     }
     CHECK(got == want);
   }
+}
+
+// --- typed_data.json, envelope-*: the wallet-proof envelope of each primary type, signed by viem --
+
+TEST_CASE("interop: envelopes signed by the reference libraries pass the server's validator") {
+  const auto doc = load("typed_data.json");
+  size_t seen = 0;
+  for (const auto& entry : entries(doc)) {
+    const auto& v = entry.as_object();
+    if (!str(v.at("name")).starts_with("envelope-"))
+      continue;
+    INFO(str(v.at("name")));
+    ++seen;
+    const auto& td = v.at("document").as_object();
+    const auto k = envelope::kind_from_name(td.at("primaryType").as_string());
+    REQUIRE(k.has_value());
+    const uint64_t issued = td.at("message").at("issuedAt").to_number<uint64_t>();
+    envelope::expectation want{*k, td.at("domain").at("chainId").to_number<uint64_t>(), issued};
+    const std::string text = boost::json::serialize(td);
+    auto signer = envelope::verify(text, str(v.at("signature_viem")), want);
+    REQUIRE_MESSAGE(signer, (signer ? "" : signer.err().message));
+    CHECK(to_checksum_address(*signer) == str(v.at("signer")));
+    // The SDK's own builder gives the same document, and so the same signature.
+    auto built = envelope::build(*k, want.chain_id, *signer, issued);
+    CHECK(built.at("types") == td.at("types"));
+    // One rule per neighbour: another endpoint, another chain, outside the issuedAt window.
+    envelope::expectation other = want;
+    other.expected = *k == envelope::kind::billing_auth ? envelope::kind::create_wallet
+                                                        : envelope::kind::billing_auth;
+    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() ==
+          envelope_errc::wrong_primary_type);
+    other = want;
+    other.chain_id += 1;
+    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() ==
+          envelope_errc::chain_id_mismatch);
+    other = want;
+    other.now = issued + envelope::kDefaultMaxSkew + 1;
+    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() ==
+          envelope_errc::expired);
+  }
+  CHECK(seen == 4);
 }
 
 // --- typed_data.json: ethers TypedDataEncoder, eth-sig-util eip712Hash V4, viem signTypedData --

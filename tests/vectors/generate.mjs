@@ -413,17 +413,36 @@ function fixedTypedData() {
     message: { address: '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf', name: 'my wallet', description: '', issuedAt: 1735689600 },
   };
   const cow = ethers.keccak256(ethers.toUtf8Bytes('cow'));
+  // The canonical wallet-proof envelope of each primary type (sdk eip712/envelope.hpp): what
+  // the ChainSecured endpoints and X-Wallet-Auth accept, signed here by the reference libraries.
+  const envelopeKey = ethers.keccak256(ethers.toUtf8Bytes('envelope owner'));
+  const envelopeAddress = new ethers.Wallet(envelopeKey).address;
+  const envelopeOf = (primary, chainId, issuedAt) => ({
+    types: {
+      EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }],
+      [primary]: [{ name: 'address', type: 'address' }, { name: 'issuedAt', type: 'uint256' }],
+    },
+    primaryType: primary,
+    domain: { name: 'Svc ChainSecured', version: '1', chainId },
+    message: { address: envelopeAddress, issuedAt },
+  });
   return [
     ['eip712-mail', mail, cow],
     ['eth-sig-util-mail-arrays', mailArrays, cow],
     ['chain-secured-create-wallet', chainSecured, '0x' + '00'.repeat(31) + '01'],
+    ['envelope-create-wallet', envelopeOf('CreateWallet', 175188, 1735689600), envelopeKey],
+    ['envelope-add-usage-api-key', envelopeOf('AddUsageApiKey', 175188, 1735689601), envelopeKey],
+    ['envelope-convert-account', envelopeOf('ConvertAccount', 31337, 1735689602), envelopeKey],
+    ['envelope-billing-auth', envelopeOf('BillingAuth', 175188, 1735689603), envelopeKey],
   ];
 }
 
 async function genTypedData() {
   const rng = new Rng(0x7d712001);
   const vectors = [];
-  for (const [name, doc, key] of fixedTypedData()) vectors.push(await typedDataVector(name, doc, key));
+  const fixed = fixedTypedData();
+  const fixedCount = fixed.length;
+  for (const [name, doc, key] of fixed) vectors.push(await typedDataVector(name, doc, key));
   // The EIP's published signature for its Mail example.
   assertEq(vectors[0].digest_ethers, '0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2', 'eip712-mail digest');
   assertEq(vectors[0].signature_viem,
@@ -432,7 +451,7 @@ async function genTypedData() {
   const seenAtomic = new Set();
   const rejected = {};
   const target = 320;
-  for (let i = 0; vectors.length < target + 3; i++) {
+  for (let i = 0; vectors.length < target + fixedCount; i++) {
     const usedNames = new Set();
     const { types, primary } = randomTypedDataTypes(rng, usedNames);
     const { domain, fields } = randomDomain(rng);
