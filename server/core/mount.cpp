@@ -3,6 +3,8 @@
 // only see validated requests from known callers.
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <mutex>
 #include <unordered_map>
@@ -182,21 +184,43 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
   return c;
 }
 
+/// Whether a Content-Type names JSON: `application/json`, with parameters (charset) allowed.
+bool is_json_media_type(std::string_view type) {
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
+    type.remove_suffix(1);
+  constexpr std::string_view kJson = "application/json";
+  return type.size() == kJson.size() &&
+         std::equal(type.begin(), type.end(), kJson.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
+}
+
 result<json::value> parse_body(const route& r, const config& cfg, const httplib::Request& req) {
-  if (r.method == "GET") {
-    for (const auto& [name, value] : req.params) {
-      bool known = is_list(r) && (name == "page_number" || name == "page_size");
-      for (const auto& q : r.query)
-        known = known || q.name == name;
-      if (!known)
-        return fail(api_errc::invalid_request, "query." + name + ": unknown parameter");
-    }
-    return json::value(nullptr);
+  if (r.method != "GET") {
+    const size_t limit = r.max_body != 0 ? r.max_body : cfg.max_body_bytes;
+    if (req.body.size() > limit)
+      return fail(api_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
+                                                    " bytes, at most " + std::to_string(limit));
+    // API.md §0: JSON bodies. Checked before the query: httplib reads a form-encoded body into
+    // the request's parameters. A text/plain or form body is also what a browser page of another
+    // site may send without a CORS preflight.
+    const std::string type = req.get_header_value("Content-Type");
+    if (!is_json_media_type(type))
+      return fail(api_errc::invalid_request,
+                  "Content-Type: expected application/json, got '" + type.substr(0, 100) + "'");
   }
-  const size_t limit = r.max_body != 0 ? r.max_body : cfg.max_body_bytes;
-  if (req.body.size() > limit)
-    return fail(api_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
-                                                  " bytes, at most " + std::to_string(limit));
+  // API.md §0: unknown request fields are rejected, query parameters included (no POST route
+  // declares any), so that a misplaced field is never silently dropped.
+  for (const auto& [name, value] : req.params) {
+    bool known = is_list(r) && (name == "page_number" || name == "page_size");
+    for (const auto& q : r.query)
+      known = known || q.name == name;
+    if (!known)
+      return fail(api_errc::invalid_request, "query." + name + ": unknown parameter");
+  }
+  if (r.method == "GET")
+    return json::value(nullptr);
   std::error_code ec;
   json::value body = json::parse(req.body, ec);
   if (ec)
@@ -213,9 +237,64 @@ void wipe_secrets(json::value& v) {
         detail::secure_wipe(s->get_string().data(), s->get_string().size());
 }
 
+/// `text` with every byte that is not part of well-formed UTF-8 (RFC 3629: no overlong forms, no
+/// surrogates, nothing above U+10FFFF) replaced by U+FFFD. Messages quote what the client sent
+/// (a query value, a path) and the JSON serializer copies bytes at or above 0x80 as they are, so
+/// without this a percent-encoded 0xFF in a query made the error body invalid JSON.
+std::string well_formed_utf8(std::string text) {
+  const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
+  const auto sequence_at = [&](size_t i) -> size_t {  // its length, 0 when malformed
+    const uint8_t lead = byte(i);
+    if (lead < 0x80)
+      return 1;
+    size_t len = 0;
+    uint32_t cp = 0;
+    uint32_t min = 0;
+    if ((lead & 0xE0) == 0xC0)
+      len = 2, cp = lead & 0x1F, min = 0x80;
+    else if ((lead & 0xF0) == 0xE0)
+      len = 3, cp = lead & 0x0F, min = 0x800;
+    else if ((lead & 0xF8) == 0xF0)
+      len = 4, cp = lead & 0x07, min = 0x10000;
+    else
+      return 0;
+    if (i + len > text.size())
+      return 0;
+    for (size_t k = 1; k < len; ++k) {
+      if ((byte(i + k) & 0xC0) != 0x80)
+        return 0;
+      cp = (cp << 6) | (byte(i + k) & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return 0;
+    return len;
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t len = sequence_at(i);
+    if (len == 0)
+      break;
+    i += len;
+  }
+  if (i == text.size())
+    return text;  // the common case: nothing to replace, no copy
+  std::string out = text.substr(0, i);
+  while (i < text.size()) {
+    const size_t len = sequence_at(i);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(text, i, len);
+      i += len;
+    }
+  }
+  return out;
+}
+
 void send(httplib::Response& res, int status, const json::value& body) {
   res.status = status;
-  res.set_content(json::serialize(body), "application/json");
+  res.set_content(well_formed_utf8(json::serialize(body)), "application/json");
 }
 
 void serve(const route& r, mount_state& st, const httplib::Request& req, httplib::Response& res) {
@@ -331,7 +410,7 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
           std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t_request.start).count();
       json::object line{{"request_id", t_request.id},
                         {"method", req.method},
-                        {"route", req.path},
+                        {"route", well_formed_utf8(req.path)},
                         {"status", res.status},
                         {"latency_us", us}};
       if (res.status >= 400) {
@@ -351,6 +430,12 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty())
       return;
+    // httplib refused the request itself (a request line or header over its limits, a body cut
+    // short, a body over the server-wide limit) and may have left part of it unread: the rest
+    // would be parsed as the next request on this connection. Closing it is the only safe
+    // answer. ("close" is the first Connection header, the one clients read.)
+    if (res.status != 404)
+      res.set_header("Connection", "close");
     if (res.status == 413)
       send_error(res, api_errc::payload_too_large, "request body too large");
     else if (res.status == 404)

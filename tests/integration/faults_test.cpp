@@ -1,0 +1,977 @@
+// Crash and fault tests of enact-server on its embedded ledger: SIGKILL in the middle of
+// concurrent writes and of a burst of action runs, then a restart on the same data directory; and
+// a data directory on a full disk. What they hold the server to:
+//   - a write answered 200 is durable; a write the kill cut off is applied whole or not at all;
+//   - the ledger's event log (DESIGN.md §4, API.md §3) stays contiguous, every charge has its
+//   event,
+//     and each balance is what was paid in less what the events charged;
+//   - on a full disk, writes answer 503 unavailable (never 500, never a crash), reads keep working,
+//     and once space is back nothing is corrupt (PRAGMA integrity_check) or lost.
+// The chain node of the `evm` ledger backend, stopped and restarted under load, has a placeholder
+// below until that backend exists.
+#include <doctest/doctest.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "steps.hpp"
+
+namespace enact::itest {
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+/// Seconds since `t`, for the timing lines the tests print.
+double seconds_since(steady::time_point t) {
+  return std::chrono::duration<double>(steady::now() - t).count();
+}
+
+/// A SQLite file of a stopped server, opened read-write (so a WAL left by a crash is recovered
+/// the way the server itself recovers it) and only read.
+class sqlite_file {
+ public:
+  explicit sqlite_file(const std::string& path) {
+    const int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr);
+    REQUIRE_MESSAGE(rc == SQLITE_OK, path << ": " << sqlite3_errstr(rc));
+  }
+  ~sqlite_file() { sqlite3_close(db_); }
+  sqlite_file(const sqlite_file&) = delete;
+  sqlite_file& operator=(const sqlite_file&) = delete;
+
+  /// Every row of `sql`, each column as text (NULL as "").
+  std::vector<std::vector<std::string>> rows(const std::string& sql) {
+    sqlite3_stmt* s = nullptr;
+    REQUIRE_MESSAGE(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr) == SQLITE_OK,
+                    sql << ": " << sqlite3_errmsg(db_));
+    std::vector<std::vector<std::string>> out;
+    int rc = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      std::vector<std::string> row;
+      for (int i = 0; i < sqlite3_column_count(s); ++i) {
+        const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
+        row.emplace_back(t == nullptr ? "" : t);
+      }
+      out.push_back(std::move(row));
+    }
+    const bool done = rc == SQLITE_DONE;
+    const std::string err = done ? "" : sqlite3_errmsg(db_);
+    sqlite3_finalize(s);
+    REQUIRE_MESSAGE(done, sql << ": " << err);
+    return out;
+  }
+  std::string one(const std::string& sql) {
+    const auto r = rows(sql);
+    REQUIRE(r.size() == 1);
+    REQUIRE(r[0].size() == 1);
+    return r[0][0];
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+/// The ledger's event log is 1, 2, 3, … with no gap (DESIGN.md §4: sequence numbers never skip).
+void check_event_log_contiguous(sqlite_file& ledger) {
+  const auto r = ledger.rows(
+      "SELECT count(*), coalesce(min(sequence), 0), "
+      "coalesce(max(sequence), 0) FROM events");
+  INFO("events: count " << r[0][0] << ", first " << r[0][1] << ", last " << r[0][2]);
+  CHECK(r[0][1] == "1");
+  CHECK(r[0][0] == r[0][2]);
+}
+
+/// `WHERE` clause text matching one account's events (accounts are stored as 32-byte blobs).
+std::string of_account(const std::string& api_key_hash) {
+  return "lower(hex(account)) = '" + api_key_hash.substr(2) + "'";
+}
+
+uint64_t as_u64(const std::string& s) {
+  return std::stoull(s);
+}
+
+/// The worker processes (children) of `pid`, from /proc.
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  DIR* d = ::opendir("/proc");
+  if (d == nullptr)
+    return out;
+  while (const dirent* e = ::readdir(d)) {
+    const pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
+    if (p <= 0)
+      continue;
+    std::ifstream f("/proc/" + std::string(e->d_name) + "/stat");
+    std::string stat;
+    std::getline(f, stat);
+    // pid (comm) state ppid …; comm may hold spaces, so read after the last ')'.
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos)
+      continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == pid)
+      out.push_back(p);
+  }
+  ::closedir(d);
+  return out;
+}
+
+/// Whether `pid` has ended (gone, or a zombie nobody reaped yet).
+bool ended(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(f, stat))
+    return true;
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+
+/// SIGKILL of a running server, recording that it died of it.
+void sigkill(server_process& srv) {
+  REQUIRE(srv.running());
+  REQUIRE(::kill(srv.pid(), SIGKILL) == 0);
+  const exit_status st = srv.stop();  // reaps it (the SIGTERM finds nothing to stop)
+  CHECK(!st.exited);
+  CHECK(st.signal == SIGKILL);
+}
+
+// --- the write model of the SIGKILL-during-writes test -----------------------------------------
+
+struct group_state {
+  std::string name;
+  std::string description;
+  std::set<std::string> pkps;
+  std::set<std::string> cids;
+  friend bool operator==(const group_state&, const group_state&) = default;
+};
+
+group_state group_of(const json::value& g) {
+  return group_state{s_of(g, "name"), s_of(g, "description"), string_set(g, "pkp_ids_permitted"),
+                     string_set(g, "cid_hashes_permitted")};
+}
+
+enum class write_kind {
+  add_group,
+  create_wallet,
+  add_usage_api_key,
+  add_action,
+  update_group,
+  remove_group
+};
+
+const char* path_of(write_kind k) {
+  switch (k) {
+    case write_kind::add_group:
+      return "/add_group";
+    case write_kind::create_wallet:
+      return "/create_wallet";
+    case write_kind::add_usage_api_key:
+      return "/add_usage_api_key";
+    case write_kind::add_action:
+      return "/add_action";
+    case write_kind::update_group:
+      return "/update_group";
+    case write_kind::remove_group:
+      return "/remove_group";
+  }
+  return "";
+}
+
+struct write_request {
+  write_kind kind;
+  json::object body;
+  uint64_t group = 0;  // update_group, remove_group
+  std::string label;   // the name of what add_* creates (unique), or the hashed CID of add_action
+};
+
+/// One account's state as its writer knows it: what every acknowledged write (200) made it, plus
+/// the one write in flight when the server died, whose outcome is unknown.
+struct account_model {
+  account_keys acct;
+  std::map<uint64_t, group_state> groups;
+  std::map<std::string, std::string> wallets;  // pkp id -> name
+  std::map<std::string, std::string> keys;     // key hash -> name
+  std::set<std::string> actions;               // hashed CIDs
+  std::optional<write_request> in_flight;
+  size_t applied = 0;  // writes applied: acknowledged, and the in-flight one once resolved
+  size_t sent = 0;
+  std::vector<std::string> failures;  // unexpected answers (checked on the main thread)
+};
+
+/// What a list of the account shows now.
+struct observed_state {
+  std::map<uint64_t, group_state> groups;
+  std::map<std::string, std::string> wallets;
+  std::map<std::string, std::string> keys;
+  std::set<std::string> actions;
+};
+
+observed_state observe(http_client& c, const httplib::Headers& owner) {
+  observed_state o;
+  for (const auto& g : list_all(c, "/list_groups", owner))
+    o.groups[g.at("group_id").to_number<uint64_t>()] = group_of(g);
+  for (const auto& w : list_all(c, "/list_wallets", owner))
+    o.wallets[s_of(w, "pkp_id")] = s_of(w, "name");
+  for (const auto& k : list_all(c, "/list_api_keys", owner))
+    o.keys[s_of(k, "hash")] = s_of(k, "name");
+  for (const auto& a : list_all(c, "/list_actions", owner))
+    o.actions.insert(s_of(a, "hashed_cid"));
+  return o;
+}
+
+/// The next write of a random mix, valid for the model's acknowledged state.
+write_request next_write(account_model& m, std::mt19937& rng, size_t n) {
+  const auto pick = [&](size_t size) {
+    return std::uniform_int_distribution<size_t>(0, size - 1)(rng);
+  };
+  const auto some_pkps = [&] {
+    json::array a;
+    for (const auto& [pkp, _] : m.wallets)
+      if (pick(3) == 0)
+        a.push_back(json::string(pkp));
+    return a;
+  };
+  const auto some_cids = [&] {
+    json::array a;
+    for (int i = 0; i < 6; ++i)
+      if (pick(3) == 0)
+        a.push_back(json::string(keccak_hex("cid " + std::to_string(i))));
+    return a;
+  };
+  const std::string label = "w" + std::to_string(n);
+  const size_t roll = pick(100);
+  if (roll < 20 || m.groups.empty())
+    return {write_kind::add_group,
+            {{"name", label},
+             {"description", "d" + label},
+             {"pkp_ids_permitted", some_pkps()},
+             {"cid_hashes_permitted", some_cids()}},
+            0,
+            label};
+  if (roll < 35)
+    return {write_kind::create_wallet, {{"name", label}}, 0, label};
+  if (roll < 50) {
+    json::array exec;
+    for (const auto& [id, _] : m.groups)
+      if (pick(2) == 0)
+        exec.push_back(id);
+    return {write_kind::add_usage_api_key,
+            {{"name", label}, {"can_create_groups", pick(2) == 0}, {"execute_in_groups", exec}},
+            0,
+            label};
+  }
+  if (roll < 65) {
+    const std::string cid = cid_of_code("Enact.setResponse('" + label + "')");
+    return {write_kind::add_action,
+            {{"action_ipfs_cid", cid}, {"name", label}},
+            0,
+            hashed_cid_hex(cid)};
+  }
+  auto it = m.groups.begin();
+  std::advance(it, static_cast<long>(pick(m.groups.size())));
+  if (roll < 90)
+    return {write_kind::update_group,
+            {{"group_id", it->first},
+             {"name", label},
+             {"description", "u" + label},
+             {"pkp_ids_permitted", some_pkps()},
+             {"cid_hashes_permitted", some_cids()}},
+            it->first,
+            label};
+  return {write_kind::remove_group, {{"group_id", it->first}}, it->first, label};
+}
+
+group_state requested_group(const write_request& w) {
+  group_state g{std::string(w.body.at("name").as_string()),
+                std::string(w.body.at("description").as_string()),
+                {},
+                {}};
+  for (const auto& p : w.body.at("pkp_ids_permitted").as_array())
+    g.pkps.insert(std::string(p.as_string()));
+  for (const auto& h : w.body.at("cid_hashes_permitted").as_array())
+    g.cids.insert(std::string(h.as_string()));
+  return g;
+}
+
+/// Applies an acknowledged write (its 200 answer) to the model; false when the answer does not
+/// describe what was asked.
+bool apply_ack(account_model& m, const write_request& w, const json::value& answer) {
+  switch (w.kind) {
+    case write_kind::add_group: {
+      const uint64_t id = answer.at("group_id").to_number<uint64_t>();
+      if (m.groups.contains(id) || group_of(answer) != requested_group(w))
+        return false;
+      m.groups[id] = group_of(answer);
+      break;
+    }
+    case write_kind::update_group:
+      if (answer.at("group_id").to_number<uint64_t>() != w.group ||
+          group_of(answer) != requested_group(w))
+        return false;
+      m.groups[w.group] = group_of(answer);
+      break;
+    case write_kind::remove_group:
+      if (m.groups.erase(w.group) != 1)
+        return false;
+      break;
+    case write_kind::create_wallet:
+      m.wallets[s_of(answer, "pkp_id")] = w.label;
+      break;
+    case write_kind::add_usage_api_key:
+      m.keys[s_of(answer, "hash")] = w.label;
+      break;
+    case write_kind::add_action:
+      if (s_of(answer, "hashed_cid") != w.label)
+        return false;
+      m.actions.insert(w.label);
+      break;
+  }
+  ++m.applied;
+  return true;
+}
+
+/// The recovered state is the model's, or the model's with the in-flight write applied whole.
+/// On success the model becomes the observed state (the in-flight write resolved).
+void check_recovered(account_model& m, const observed_state& o) {
+  INFO("account " << m.acct.api_key_hash
+                  << ", in flight: " << (m.in_flight ? path_of(m.in_flight->kind) : "nothing"));
+  const std::optional<write_request>& f = m.in_flight;
+  const auto is = [&](write_kind k) { return f && f->kind == k; };
+  bool applied = false;
+
+  // Groups: equal, except the one group the in-flight write touched.
+  std::map<uint64_t, group_state> expect = m.groups;
+  if (is(write_kind::add_group)) {
+    std::vector<uint64_t> extra;
+    for (const auto& [id, g] : o.groups)
+      if (!m.groups.contains(id))
+        extra.push_back(id);
+    CHECK(extra.size() <= 1);
+    if (extra.size() == 1) {
+      CHECK(o.groups.at(extra[0]) == requested_group(*f));
+      expect[extra[0]] = requested_group(*f);
+      applied = true;
+    }
+  } else if (is(write_kind::update_group)) {
+    REQUIRE(o.groups.contains(f->group));
+    if (o.groups.at(f->group) != m.groups.at(f->group)) {
+      CHECK(o.groups.at(f->group) == requested_group(*f));
+      expect[f->group] = requested_group(*f);
+      applied = true;
+    }  // every update renames the group (labels are unique), so unchanged means not applied
+  } else if (is(write_kind::remove_group)) {
+    if (!o.groups.contains(f->group)) {
+      expect.erase(f->group);
+      applied = true;
+    }
+  }
+  CHECK(o.groups == expect);
+
+  // Wallets, keys and actions: the acknowledged ones, plus at most the in-flight one.
+  const auto check_named = [&](const std::map<std::string, std::string>& acked,
+                               const std::map<std::string, std::string>& seen, write_kind k) {
+    std::map<std::string, std::string> extra;
+    for (const auto& [id, name] : seen)
+      if (!acked.contains(id))
+        extra.emplace(id, name);
+    for (const auto& [id, name] : acked) {
+      INFO("acknowledged " << id << " (" << name << ")");
+      CHECK(seen.contains(id));
+      if (seen.contains(id))
+        CHECK(seen.at(id) == name);
+    }
+    if (is(k)) {
+      CHECK(extra.size() <= 1);
+      if (extra.size() == 1) {
+        CHECK(extra.begin()->second == f->label);
+        applied = true;
+      }
+    } else {
+      CHECK(extra.empty());
+    }
+  };
+  check_named(m.wallets, o.wallets, write_kind::create_wallet);
+  check_named(m.keys, o.keys, write_kind::add_usage_api_key);
+  std::set<std::string> actions = m.actions;
+  if (is(write_kind::add_action) && o.actions.contains(f->label)) {
+    actions.insert(f->label);
+    applied = true;
+  }
+  CHECK(o.actions == actions);
+
+  m.groups = o.groups;
+  m.wallets = o.wallets;
+  m.keys = o.keys;
+  m.actions = o.actions;
+  if (applied)
+    ++m.applied;
+  m.in_flight.reset();
+}
+
+/// Runs writes of `m` until `count` were sent or the server stops answering; one request at a
+/// time, so at most one is in flight when the server dies.
+void write_until(account_model& m,
+                 int port,
+                 std::mt19937& rng,
+                 size_t count,
+                 std::atomic<size_t>& acked_total) {
+  http_client c("127.0.0.1", port, true);
+  while (m.sent < count) {
+    write_request w = next_write(m, rng, m.sent);
+    ++m.sent;
+    const response r = c.post(path_of(w.kind), w.body, m.acct.auth());
+    if (r.status == 0) {  // no answer: the server died with this write in flight
+      m.in_flight = std::move(w);
+      return;
+    }
+    if (r.status != 200 || !apply_ack(m, w, r.body)) {
+      m.failures.push_back(std::string(path_of(w.kind)) + " " + json::serialize(w.body) + ": " +
+                           r.describe());
+      return;
+    }
+    ++acked_total;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("SIGKILL during 2,000 concurrent writes: acknowledged writes survive, none is partial") {
+  const auto started = steady::now();
+  constexpr size_t kThreads = 4;
+  constexpr size_t kWritesPerThread = 500;  // 2,000 in all
+  constexpr size_t kKillAfter = 900;        // acknowledged writes before the SIGKILL
+  constexpr uint64_t kFunds = 5000;
+  temp_dir dir;
+  const std::string data = dir.path() + "/data";
+  // Every relayed write costs one credit, so the ledger's charges can be counted against writes.
+  const std::vector<std::string> flags = {"--dev", "--write-surcharge", "1",
+                                          "--new-accounts-per-minute", "0"};
+
+  std::vector<account_model> models(kThreads);
+  std::atomic<size_t> acked{0};
+  {
+    server_process srv(flags, data);
+    {
+      auto c = srv.client();
+      for (size_t i = 0; i < kThreads; ++i) {
+        models[i].acct = create_account(c, "writer " + std::to_string(i));
+        REQUIRE(buy_credits(c, models[i].acct.auth(), kFunds) == kFunds);
+      }
+    }
+    std::vector<std::mt19937> rngs;
+    for (size_t i = 0; i < kThreads; ++i)
+      rngs.emplace_back(static_cast<uint32_t>(1000 + i));
+    std::vector<std::thread> writers;
+    for (size_t i = 0; i < kThreads; ++i)
+      writers.emplace_back(
+          [&, i] { write_until(models[i], srv.port(), rngs[i], kWritesPerThread, acked); });
+    while (acked.load() < kKillAfter &&
+           std::any_of(models.begin(), models.end(),
+                       [](const account_model& m) { return m.failures.empty(); }))
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    sigkill(srv);
+    for (auto& t : writers)
+      t.join();
+    for (const auto& m : models)
+      for (const auto& f : m.failures)
+        FAIL_CHECK("unexpected answer before the kill: " << f);
+  }
+  size_t in_flight = 0;
+  for (const auto& m : models)
+    in_flight += m.in_flight ? 1 : 0;
+  std::printf("SIGKILL during writes: %zu acknowledged, %zu in flight at the kill\n", acked.load(),
+              in_flight);
+  CHECK(acked.load() >= kKillAfter);
+  CHECK(acked.load() < kThreads * kWritesPerThread);
+
+  // Restart on the same data directory: every acknowledged write is there, nothing partial.
+  {
+    server_process srv(flags, data);
+    auto c = srv.client();
+    for (auto& m : models) {
+      check_recovered(m, observe(c, m.acct.auth()));
+      // Every write charged one credit, with its event (checked in the file below).
+      CHECK(balance_of(c, m.acct.auth()) == kFunds - m.applied);
+    }
+    CHECK(srv.stop().clean());
+  }
+  // The ledger file of the stopped server: intact, its event log contiguous, and for each
+  // account one charged event per applied write and the balance they leave.
+  const auto check_ledger_file = [&] {
+    sqlite_file ledger(data + "/ledger.sqlite");
+    CHECK(ledger.one("PRAGMA integrity_check") == "ok");
+    check_event_log_contiguous(ledger);
+    for (const auto& m : models) {
+      INFO("account " << m.acct.api_key_hash);
+      const auto r = ledger.rows(
+          "SELECT count(*), coalesce(sum(charged_credits), 0) FROM events "
+          "WHERE charged_credits > 0 AND " +
+          of_account(m.acct.api_key_hash));
+      CHECK(as_u64(r[0][0]) == m.applied);  // one event per applied write …
+      CHECK(as_u64(r[0][1]) == m.applied);  // … each charged one credit
+      CHECK(as_u64(ledger.one("SELECT balance FROM accounts WHERE lower(hex(hash)) = '" +
+                              m.acct.api_key_hash.substr(2) + "'")) == kFunds - m.applied);
+    }
+  };
+  check_ledger_file();
+
+  // The recovered server carries on: the remaining writes, then the state is exactly the model.
+  {
+    server_process srv(flags, data);
+    std::vector<std::mt19937> rngs;
+    for (size_t i = 0; i < kThreads; ++i)
+      rngs.emplace_back(static_cast<uint32_t>(2000 + i));
+    std::vector<std::thread> writers;
+    for (size_t i = 0; i < kThreads; ++i)
+      writers.emplace_back(
+          [&, i] { write_until(models[i], srv.port(), rngs[i], kWritesPerThread, acked); });
+    for (auto& t : writers)
+      t.join();
+    auto c = srv.client();
+    for (auto& m : models) {
+      for (const auto& f : m.failures)
+        FAIL_CHECK("unexpected answer after the restart: " << f);
+      CHECK(m.sent == kWritesPerThread);
+      CHECK(!m.in_flight);
+      check_recovered(m, observe(c, m.acct.auth()));
+      CHECK(balance_of(c, m.acct.auth()) == kFunds - m.applied);
+    }
+    CHECK(srv.stop().clean());
+  }
+  check_ledger_file();
+  std::printf("SIGKILL during writes: %zu writes in all, %.1f s\n", acked.load() + in_flight,
+              seconds_since(started));
+}
+
+TEST_CASE("SIGKILL during a burst of action runs: every charge has its event, none twice") {
+  // run_action debits before it runs (API.md §2 check order: … → debit credits → fetch code →
+  // run), each debit one ledger transaction with its CreditsDebited event. So a run the kill cuts
+  // off may have been charged without finishing; what the order guarantees, and this test checks:
+  //   - no charge without its event: balance = paid − Σ CreditsDebited amounts, event by event;
+  //   - no request charged twice: debits ≤ requests that reached the server, and every run
+  //     answered 200 or 422 (charged_credits) has its debit: debits ≥ those answers;
+  //   - debits beyond the answered runs ≤ the requests in flight at the kill.
+  const auto started = steady::now();
+  constexpr size_t kThreads = 6;
+  constexpr uint64_t kFunds = 3000;
+  constexpr size_t kKillAfter = 120;  // answered runs before the SIGKILL
+  temp_dir dir;
+  const std::string data = dir.path() + "/data";
+  const std::vector<std::string> flags = {"--dev", "--sandbox-workers", "4"};
+
+  account_keys acct;
+  std::vector<std::string> cids;
+  std::atomic<size_t> answered_charged{0}, in_flight{0}, unavailable{0}, sent{0};
+  std::mutex failures_mu;
+  std::vector<std::string> failures;
+  {
+    server_process srv(flags, data);
+    {
+      auto c = srv.client();
+      acct = create_account(c, "runner");
+      REQUIRE(buy_credits(c, acct.auth(), kFunds) == kFunds);
+      const std::vector<std::string> codes = {
+          "Enact.setResponse(1)",
+          // Loops for a while (a few hundred milliseconds) so that the kill finds runs inside
+          // the sandbox.
+          "var x = 0; for (var i = 0; i < 250000; i++) { x = (x + i) % 1000003; } "
+          "Enact.setResponse(x)",
+          "throw new Error('fails inside the sandbox')",
+      };
+      json::array hashes;
+      for (const auto& code : codes) {
+        const response up = c.post("/upload_action", json::object{{"code", code}}, acct.auth());
+        ITEST_REQUIRE_STATUS(up, 200);
+        cids.push_back(s_of(up.body, "action_ipfs_cid"));
+        hashes.push_back(json::string(s_of(up.body, "hashed_cid")));
+      }
+      ITEST_REQUIRE_STATUS(
+          c.post("/add_group", json::object{{"name", "runs"}, {"cid_hashes_permitted", hashes}},
+                 acct.auth()),
+          200);
+    }
+    std::vector<std::thread> runners;
+    for (size_t t = 0; t < kThreads; ++t)
+      runners.emplace_back([&, t] {
+        http_client c("127.0.0.1", srv.port(), true);
+        for (size_t n = 0;; ++n) {
+          const std::string& cid = cids[(t + n) % cids.size()];
+          ++sent;
+          const response r =
+              c.post("/run_action", json::object{{"action_ipfs_cid", cid}}, acct.auth());
+          if (r.status == 0) {
+            ++in_flight;
+            return;
+          }
+          if (r.status == 200 && u_of(r.body, "charged_credits") == 1) {
+            ++answered_charged;
+          } else if (r.status == 422 && r.error_code() == "action_failed" &&
+                     r.obj().at("error").at("details").at("charged_credits").to_number<int>() ==
+                         1) {
+            ++answered_charged;
+          } else if (r.status == 503 && r.error_code() == "unavailable") {
+            ++unavailable;  // pool saturated after the debit: charged, never run
+          } else {
+            std::lock_guard lock(failures_mu);
+            failures.push_back(r.describe());
+            return;
+          }
+        }
+      });
+    while (answered_charged.load() < kKillAfter && failures.empty())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::printf("SIGKILL during runs: the kill after %.1f s\n", seconds_since(started));
+    // Some slow runs are inside the sandbox now; the kill takes the workers with it.
+    const std::vector<pid_t> workers = children_of(srv.pid());
+    CHECK(!workers.empty());
+    sigkill(srv);
+    for (auto& t : runners)
+      t.join();
+    for (const auto& f : failures)
+      FAIL_CHECK("unexpected answer: " << f);
+    const auto deadline = steady::now() + std::chrono::seconds(10);
+    for (const pid_t w : workers) {
+      while (!ended(w) && steady::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      CHECK_MESSAGE(ended(w), "sandbox worker " << w << " outlived the killed server");
+    }
+  }
+  std::printf(
+      "SIGKILL during runs: %zu sent, %zu answered and charged, %zu unavailable, %zu in "
+      "flight at the kill\n",
+      sent.load(), answered_charged.load(), unavailable.load(), in_flight.load());
+  CHECK(in_flight.load() == kThreads);
+
+  uint64_t balance_after = 0;
+  {
+    server_process srv(flags, data);
+    auto c = srv.client();
+    balance_after = balance_of(c, acct.auth());
+    // The server runs again, and charges exactly one credit for a run.
+    const response r =
+        c.post("/run_action", json::object{{"action_ipfs_cid", cids[0]}}, acct.auth());
+    ITEST_CHECK_STATUS(r, 200);
+    CHECK(balance_of(c, acct.auth()) == balance_after - 1);
+    CHECK(srv.stop().clean());
+  }
+  sqlite_file ledger(data + "/ledger.sqlite");
+  CHECK(ledger.one("PRAGMA integrity_check") == "ok");
+  check_event_log_contiguous(ledger);
+  const auto debits = ledger.rows("SELECT data FROM events WHERE name = 'CreditsDebited' AND " +
+                                  of_account(acct.api_key_hash) + " ORDER BY sequence");
+  REQUIRE(!debits.empty());
+  // Event by event: one credit each, the balance it records one below the one before.
+  uint64_t expected_balance = kFunds;
+  for (const auto& row : debits) {
+    const json::value d = json::parse(row[0]);
+    CHECK(d.at("amount").to_number<uint64_t>() == 1);
+    --expected_balance;
+    CHECK(d.at("balance").to_number<uint64_t>() == expected_balance);
+  }
+  const uint64_t charged = debits.size() - 1;  // less the run after the restart
+  CHECK(balance_after == kFunds - charged);
+  CHECK(charged >= answered_charged.load());
+  CHECK(charged <= answered_charged.load() + unavailable.load() + in_flight.load());
+  CHECK(charged <= sent.load());
+  std::printf(
+      "SIGKILL during runs: %llu charged (%lld cut off by the kill after their debit), "
+      "%.1f s\n",
+      static_cast<unsigned long long>(charged),
+      static_cast<long long>(charged) - static_cast<long long>(answered_charged.load()) -
+          static_cast<long long>(unavailable.load()),
+      seconds_since(started));
+}
+
+namespace {
+
+/// A size-limited place for a data directory, made the first way that works here: a tmpfs mount
+/// with size= (root), a loop-mounted ext4 image (root, with mkfs.ext4), or RLIMIT_FSIZE on the
+/// server process (anyone; then "full" means no file may grow). ENACT_FAULTS_DISK=loop or rlimit
+/// starts further down that list, to try the other ways on a machine where the first works.
+class small_disk {
+ public:
+  explicit small_disk(size_t bytes) {
+    mount_point_ = base_.path() + "/mnt";
+    REQUIRE(::mkdir(mount_point_.c_str(), 0700) == 0);
+    const char* forced = std::getenv("ENACT_FAULTS_DISK");
+    const std::string start = forced != nullptr ? forced : "";
+    const std::string options = "size=" + std::to_string(bytes) + ",mode=0700";
+    if (::geteuid() == 0 && start.empty() &&
+        ::mount("tmpfs", mount_point_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) ==
+            0) {
+      method_ = "tmpfs mount with size=" + std::to_string(bytes >> 10) + "k";
+      mounted_ = true;
+      return;
+    }
+    const std::string image = base_.path() + "/disk.img";
+    const std::string make = "truncate -s " + std::to_string(bytes) + " " + image +
+                             " && mkfs.ext4 -q -F " + image + " >/dev/null 2>&1 && mount -o loop " +
+                             image + " " + mount_point_ + " >/dev/null 2>&1";
+    if (::geteuid() == 0 && start != "rlimit" && std::system(make.c_str()) == 0) {
+      method_ = "loop-mounted ext4 image of " + std::to_string(bytes >> 10) + "k";
+      mounted_ = true;
+      return;
+    }
+    method_ = "RLIMIT_FSIZE on the server";
+    rlimit_ = true;
+    // A write past the limit must fail with EFBIG, not kill the server with SIGXFSZ: an ignored
+    // signal stays ignored across exec.
+    ::signal(SIGXFSZ, SIG_IGN);
+  }
+  ~small_disk() {
+    if (mounted_)
+      ::umount2(mount_point_.c_str(), MNT_DETACH);
+  }
+  small_disk(const small_disk&) = delete;
+  small_disk& operator=(const small_disk&) = delete;
+
+  [[nodiscard]] const std::string& method() const { return method_; }
+  [[nodiscard]] std::string data_dir() const { return mount_point_ + "/data"; }
+
+  /// Takes the remaining space (or, with RLIMIT_FSIZE, forbids every file of `server` to grow).
+  void fill(pid_t server) {
+    if (rlimit_) {
+      // The limit is per file: no write may reach past byte 0 of any file, as no block is free.
+      const rlimit lim{0, RLIM_INFINITY};
+      REQUIRE_MESSAGE(::prlimit(server, RLIMIT_FSIZE, &lim, nullptr) == 0, std::strerror(errno));
+      return;
+    }
+    const std::string filler = mount_point_ + "/filler";
+    const int fd = ::open(filler.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    REQUIRE(fd >= 0);
+    std::vector<char> block(64 << 10, 'f');
+    size_t chunk = block.size();
+    for (;;) {
+      const ssize_t n = ::write(fd, block.data(), chunk);
+      if (n > 0)
+        continue;
+      if (n < 0 && errno == ENOSPC && chunk > 1) {
+        chunk /= 2;  // down to the last byte
+        continue;
+      }
+      break;
+    }
+    ::fsync(fd);
+    ::close(fd);
+  }
+  /// Gives the space back.
+  void free_space(pid_t server) {
+    if (rlimit_) {
+      const rlimit lim{RLIM_INFINITY, RLIM_INFINITY};
+      if (server > 0)
+        REQUIRE_MESSAGE(::prlimit(server, RLIMIT_FSIZE, &lim, nullptr) == 0, std::strerror(errno));
+      return;
+    }
+    std::filesystem::remove(mount_point_ + "/filler");
+  }
+
+ private:
+  temp_dir base_;
+  std::string mount_point_;
+  std::string method_;
+  bool mounted_ = false;
+  bool rlimit_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("a full disk: writes answer 503, reads work, nothing is lost or corrupt") {
+  const auto started = steady::now();
+  small_disk disk(size_t{4} << 20);
+  std::printf("disk full: the size limit is a %s\n", disk.method().c_str());
+  const std::string data = disk.data_dir();
+  const std::vector<std::string> flags = {"--dev", "--new-accounts-per-minute", "0"};
+
+  account_keys acct;
+  std::vector<uint64_t> groups;                                     // acknowledged
+  std::vector<std::string> wallets, cids, keys, accounts, intents;  // acknowledged
+  uint64_t balance = 0;
+  size_t refused = 0, accepted_while_full = 0;
+  {
+    server_process srv(flags, data);
+    auto c = srv.client();
+    acct = create_account(c, "full disk");
+    balance = buy_credits(c, acct.auth(), 1000);
+    const response up =
+        c.post("/upload_action", json::object{{"code", "Enact.setResponse(7)"}}, acct.auth());
+    ITEST_REQUIRE_STATUS(up, 200);
+    ITEST_REQUIRE_STATUS(
+        c.post("/add_group",
+               json::object{{"name", "runs"},
+                            {"cid_hashes_permitted", json::array{up.obj().at("hashed_cid")}}},
+               acct.auth()),
+        200);
+    const std::string run_cid = s_of(up.body, "action_ipfs_cid");
+
+    disk.fill(srv.pid());
+
+    // Every kind of write, many times, until the ledger has had to grow: each answers 200 (the
+    // space SQLite had already) or 503 unavailable, never 500.
+    const auto write = [&](size_t i) -> response {
+      const std::string n = std::to_string(i);
+      switch (i % 8) {
+        case 0:
+          return c.post("/add_group",
+                        json::object{{"name", "g" + n}, {"description", std::string(2000, 'd')}},
+                        acct.auth());
+        case 1:
+          return c.post("/create_wallet", json::object{{"name", "w" + n}}, acct.auth());
+        case 2:
+          return c.post("/add_usage_api_key",
+                        json::object{{"name", "k" + n}, {"description", std::string(2000, 'd')}},
+                        acct.auth());
+        case 3:
+          return c.post("/add_action",
+                        json::object{{"action_ipfs_cid", cid_of_code("full " + n)},
+                                     {"name", "a" + n},
+                                     {"description", std::string(2000, 'd')}},
+                        acct.auth());
+        case 4:
+          return c.post(
+              "/upload_action",
+              json::object{{"code", "Enact.setResponse('" + std::string(20000, 'x') + n + "')"}},
+              acct.auth());
+        case 5:
+          return c.post("/run_action", json::object{{"action_ipfs_cid", run_cid}}, acct.auth());
+        case 6:
+          return c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}},
+                        acct.auth());
+        default:
+          return c.post("/new_account", json::object{{"name", "n" + n}});
+      }
+    };
+    size_t consecutive_refusals = 0;
+    for (size_t i = 0; i < 2000 && consecutive_refusals < 24; ++i) {
+      const response r = write(i);
+      INFO("write " << i << ": " << r.describe());
+      REQUIRE(r.status != 0);  // the server is alive
+      if (r.status == 200) {
+        ++accepted_while_full;
+        consecutive_refusals = 0;
+        switch (i % 8) {
+          case 0:
+            groups.push_back(u_of(r.body, "group_id"));
+            break;
+          case 1:
+            wallets.push_back(s_of(r.body, "pkp_id"));
+            break;
+          case 2:
+            keys.push_back(s_of(r.body, "hash"));
+            break;
+          case 3:
+            cids.push_back(s_of(r.body, "hashed_cid"));
+            break;
+          case 5:
+            --balance;
+            break;
+          case 6:
+            intents.push_back(s_of(r.body, "payment_intent_id"));
+            break;
+          case 7:
+            accounts.push_back(s_of(r.body, "api_key"));
+            break;
+          default:
+            break;
+        }
+      } else {
+        check_error_shape(r, 503, "unavailable");
+        ++refused;
+        ++consecutive_refusals;
+      }
+    }
+    CHECK(consecutive_refusals >= 24);  // three rounds of every kind
+
+    // Reads work on the full disk.
+    ITEST_CHECK_STATUS(c.get("/account", acct.auth()), 200);
+    CHECK(list_all(c, "/list_groups", acct.auth()).size() == groups.size() + 1);
+    CHECK(list_all(c, "/list_wallets", acct.auth()).size() == wallets.size());
+    CHECK(balance_of(c, acct.auth()) == balance);
+    ITEST_CHECK_STATUS(c.get("/get_node_chain_config"), 200);
+
+    // Space back: writes work again without a restart.
+    disk.free_space(srv.pid());
+    const response g = c.post("/add_group", json::object{{"name", "after"}}, acct.auth());
+    ITEST_CHECK_STATUS(g, 200);
+    if (g.status == 200)
+      groups.push_back(u_of(g.body, "group_id"));
+    CHECK(srv.stop().clean());
+  }
+  std::printf("disk full: %zu writes accepted on the full disk, %zu refused with 503\n",
+              accepted_while_full, refused);
+
+  // Nothing corrupt, nothing acknowledged lost.
+  for (const char* file : {"/ledger.sqlite", "/billing-dev.sqlite"}) {
+    INFO(file);
+    sqlite_file db(data + file);
+    CHECK(db.one("PRAGMA integrity_check") == "ok");
+  }
+  {
+    sqlite_file ledger(data + "/ledger.sqlite");
+    check_event_log_contiguous(ledger);
+  }
+  {
+    server_process srv(flags, data);
+    auto c = srv.client();
+    std::set<uint64_t> listed_groups;
+    for (const auto& g : list_all(c, "/list_groups", acct.auth()))
+      listed_groups.insert(g.at("group_id").to_number<uint64_t>());
+    for (const uint64_t id : groups)
+      CHECK(listed_groups.contains(id));
+    std::set<std::string> listed_wallets, listed_actions;
+    for (const auto& w : list_all(c, "/list_wallets", acct.auth()))
+      listed_wallets.insert(s_of(w, "pkp_id"));
+    for (const auto& a : list_all(c, "/list_actions", acct.auth()))
+      listed_actions.insert(s_of(a, "hashed_cid"));
+    for (const auto& w : wallets)
+      CHECK(listed_wallets.contains(w));
+    for (const auto& h : cids)
+      CHECK(listed_actions.contains(h));
+    std::set<std::string> listed_keys;
+    for (const auto& k : list_all(c, "/list_api_keys", acct.auth()))
+      listed_keys.insert(s_of(k, "hash"));
+    for (const auto& k : keys)
+      CHECK(listed_keys.contains(k));
+    for (const auto& a : accounts)
+      ITEST_CHECK_STATUS(c.get("/account", api_key(a)), 200);
+    CHECK(balance_of(c, acct.auth()) == balance);
+    // An intent recorded on the full disk can be confirmed now.
+    for (const auto& id : intents) {
+      const response done =
+          c.post("/billing/confirm_payment", json::object{{"payment_intent_id", id}}, acct.auth());
+      ITEST_CHECK_STATUS(done, 200);
+      balance += 500;
+    }
+    CHECK(balance_of(c, acct.auth()) == balance);
+    ITEST_CHECK_STATUS(c.post("/create_wallet", json::object{{"name", "restarted"}}, acct.auth()),
+                       200);
+    CHECK(srv.stop().clean());
+  }
+  std::printf("disk full: %.1f s\n", seconds_since(started));
+}
+
+// The `evm` ledger backend keeps the registry on a chain node; stopping and restarting that node
+// under load belongs here once the backend exists.
+TEST_CASE(
+    "the chain node of the evm ledger stopped and restarted under load" * doctest::skip(true) *
+    doctest::description("placeholder: the evm ledger backend is not part of the build yet")) {
+  FAIL("not written: needs the evm ledger backend and its chain node fixture");
+}
+
+}  // namespace enact::itest
