@@ -1,0 +1,699 @@
+// The C API of enact.h over the SDK. Every entry point runs its body inside `guarded`, which turns
+// any exception into an error code and a thread-local message, so nothing C++ crosses the
+// interface. SDK error codes map to the header's codes by their category (`code_of`). Keys passed
+// in are copied into enact::Secret, which wipes its memory when the call returns.
+#include "enact.h"
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "enact/bytes.hpp"
+#include "enact/client/api_error.hpp"
+#include "enact/client/options.hpp"
+#include "enact/codec/abi.hpp"
+#include "enact/codec/base32.hpp"
+#include "enact/codec/base58.hpp"
+#include "enact/codec/base64.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/codec/rlp.hpp"
+#include "enact/codec/u256.hpp"
+#include "enact/cron/cron.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/aes_gcm.hpp"
+#include "enact/crypto/hkdf.hpp"
+#include "enact/crypto/keccak.hpp"
+#include "enact/crypto/random.hpp"
+#include "enact/crypto/secp256k1.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/eip712/envelope.hpp"
+#include "enact/eip712/typed_data.hpp"
+#include "enact/ipfs/cid.hpp"
+#include "enact/pkp/pkp.hpp"
+// The client's HTTP transport (private to the SDK's client library, linked into this one): the
+// generic JSON call below is the typed client's own request path without a typed wrapper.
+#include "transport.hpp"
+
+namespace json = boost::json;
+
+struct enact_core_client {
+  enact::client::detail::transport http;
+  enact::Secret api_key;
+  int status = 0;
+  std::string request_id;
+
+  enact_core_client(enact::client::client_options options, enact::Secret key)
+      : http(std::move(options)), api_key(std::move(key)) {}
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+int set_error(int code, std::string_view message) noexcept {
+  try {
+    last_error.assign(message);
+  } catch (...) {
+    last_error.clear();  // out of memory: the code still tells what happened
+  }
+  return code;
+}
+
+bool is_category(const std::error_code& ec, const std::error_category& c) noexcept {
+  return ec.category() == c;
+}
+
+// The header's code for an SDK error code, by the domain the error comes from.
+int code_of(const std::error_code& ec) noexcept {
+  using namespace enact::detail;
+  if (is_category(ec, hex_category()) || is_category(ec, address_category()) ||
+      is_category(ec, base32_category()) || is_category(ec, base58_category()) ||
+      is_category(ec, base64_category()) || is_category(ec, u256_category()))
+    return ENACT_ERR_INVALID_ARGUMENT;
+  if (is_category(ec, eip712_category()) || is_category(ec, abi_category()) ||
+      is_category(ec, cron_category()) || is_category(ec, cid_category()) ||
+      is_category(ec, rlp_category()))
+    return ENACT_ERR_PARSE;
+  if (is_category(ec, secp256k1_category())) {
+    const auto e = static_cast<enact::secp256k1_errc>(ec.value());
+    return e == enact::secp256k1_errc::invalid_private_key ||
+                   e == enact::secp256k1_errc::signing_failed
+               ? ENACT_ERR_CRYPTO
+               : ENACT_ERR_SIGNATURE_INVALID;
+  }
+  if (is_category(ec, pkp_category()) || is_category(ec, hkdf_category()) ||
+      is_category(ec, random_category()) || is_category(ec, aes_gcm_category()))
+    return ENACT_ERR_CRYPTO;
+  if (is_category(ec, envelope_category()) && ec.value() >= 1 && ec.value() <= 9)
+    return ENACT_ERR_ENVELOPE_BASE - ec.value();
+  if (is_category(ec, api_category())) {
+    switch (static_cast<enact::api_errc>(ec.value())) {
+      case enact::api_errc::connection_failed:
+      case enact::api_errc::timeout:
+        return ENACT_ERR_NETWORK;
+      case enact::api_errc::bad_response:
+        return ENACT_ERR_BAD_RESPONSE;
+      default:
+        return ENACT_ERR_HTTP;
+    }
+  }
+  return ENACT_ERR_INTERNAL;
+}
+
+int fail(const enact::error& e) noexcept {
+  return set_error(code_of(e.code), e.message);
+}
+int fail(const enact::error& e, int code) noexcept {
+  return set_error(code, e.message);
+}
+
+int invalid(std::string_view message) noexcept {
+  return set_error(ENACT_ERR_INVALID_ARGUMENT, message);
+}
+
+// Runs an entry point's body; no exception leaves it.
+template <class F>
+int guarded(F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return set_error(ENACT_ERR_OUT_OF_MEMORY, "out of memory");
+  } catch (const enact::Error& e) {
+    return set_error(code_of(e.code()), e.what());
+  } catch (const std::exception& e) {
+    return set_error(ENACT_ERR_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return set_error(ENACT_ERR_INTERNAL, "internal error: unknown exception");
+  }
+}
+
+// Returned strings carry their allocation size in a header, so enact_free can wipe them whole.
+constexpr size_t kHeader = alignof(std::max_align_t);
+static_assert(kHeader >= sizeof(size_t));
+
+char* new_string(std::string_view s) {
+  const size_t total = kHeader + s.size() + 1;
+  auto* base = static_cast<char*>(std::malloc(total));
+  if (base == nullptr)
+    throw std::bad_alloc();
+  std::memcpy(base, &total, sizeof total);
+  char* text = base + kHeader;
+  if (!s.empty())
+    std::memcpy(text, s.data(), s.size());
+  text[s.size()] = '\0';
+  return text;
+}
+
+// Copies `s` into a fixed output of `size` bytes (terminator included).
+void copy_fixed(std::string_view s, char* out, size_t size) {
+  if (s.size() + 1 > size)
+    throw enact::Error(std::error_code{}, "output longer than its buffer");
+  std::memcpy(out, s.data(), s.size());
+  out[s.size()] = '\0';
+}
+
+// A std::string overwritten before it is released (JSON that may carry key values).
+struct wiped_string {
+  std::string text;
+  wiped_string() = default;
+  explicit wiped_string(std::string s) : text(std::move(s)) {}
+  wiped_string(const wiped_string&) = delete;
+  wiped_string& operator=(const wiped_string&) = delete;
+  ~wiped_string() { enact::detail::secure_wipe(text.data(), text.size()); }
+};
+
+enact::Secret key_from(const uint8_t* key32) {
+  return enact::Secret(enact::bytes_view(key32, 32));
+}
+
+// The typed-data document of `json`, or the failure already recorded.
+int parse_typed_data(const char* typed_data_json, std::optional<enact::eip712::typed_data>& out) {
+  if (typed_data_json == nullptr)
+    return invalid("typed_data_json: NULL");
+  auto td = enact::eip712::parse(typed_data_json);
+  if (!td)
+    return fail(td.err());
+  out.emplace(std::move(*td));
+  return ENACT_OK;
+}
+
+std::optional<enact::envelope::kind> kind_of(const char* primary_type) {
+  if (primary_type == nullptr)
+    return std::nullopt;
+  return enact::envelope::kind_from_name(primary_type);
+}
+
+int unknown_primary_type(std::string_view what, const char* primary_type) noexcept {
+  try {
+    return invalid(std::string(what) + ": expected CreateWallet, ConvertAccount, AddUsageApiKey " +
+                   "or BillingAuth, got " +
+                   (primary_type ? "'" + std::string(primary_type) + "'" : std::string("NULL")));
+  } catch (...) {
+    return ENACT_ERR_INVALID_ARGUMENT;
+  }
+}
+
+// Header characters a request path may not contain (CR/LF would split the request line).
+std::optional<size_t> bad_path_char(std::string_view path) noexcept {
+  for (size_t i = 0; i < path.size(); ++i) {
+    const auto c = static_cast<unsigned char>(path[i]);
+    if (c <= 0x20 || c == 0x7f)
+      return i;
+  }
+  return std::nullopt;
+}
+
+// The API.md §0 error body of a failed call, rebuilt from what the transport kept of it.
+std::string error_body(const enact::api_error& e) {
+  json::object error{{"code", e.code_name()}, {"message", e.message()}};
+  if (!e.details().is_null())
+    error["details"] = e.details();
+  return json::serialize(json::object{{"error", std::move(error)}});
+}
+
+enact_core_client* new_client(const char* base_url,
+                              const char* api_key,
+                              const char* ca_file,
+                              uint32_t connect_timeout_ms,
+                              uint32_t read_timeout_ms,
+                              uint32_t max_retries) noexcept {
+  enact_core_client* client = nullptr;
+  guarded([&] {
+    if (base_url == nullptr)
+      return invalid("base_url: NULL");
+    enact::client::client_options options;
+    options.base_url = base_url;
+    if (ca_file != nullptr)
+      options.ca_file = ca_file;
+    if (connect_timeout_ms != 0)
+      options.connect_timeout = std::chrono::milliseconds(connect_timeout_ms);
+    if (read_timeout_ms != 0)
+      options.read_timeout = std::chrono::milliseconds(read_timeout_ms);
+    options.max_retries = max_retries;
+    options.user_agent = "enact-c/" ENACT_VERSION_STRING;
+    enact::Secret key;
+    if (api_key != nullptr)
+      key = enact::Secret(enact::as_bytes(std::string_view(api_key)));
+    try {
+      client = new enact_core_client(std::move(options), std::move(key));
+    } catch (const enact::api_error& e) {
+      // The only refusal the transport makes at construction: a base URL it cannot use.
+      return set_error(ENACT_ERR_INVALID_ARGUMENT, e.message());
+    }
+    return ENACT_OK;
+  });
+  return client;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* enact_version(void) {
+  return ENACT_VERSION_STRING;
+}
+
+const char* enact_last_error(void) {
+  return last_error.c_str();
+}
+
+const char* enact_error_name(int code) {
+  switch (code) {
+    case ENACT_OK:
+      return "ok";
+    case ENACT_ERR_INVALID_ARGUMENT:
+      return "invalid_argument";
+    case ENACT_ERR_PARSE:
+      return "parse";
+    case ENACT_ERR_SIGNATURE_INVALID:
+      return "signature_invalid";
+    case ENACT_ERR_CRYPTO:
+      return "crypto";
+    case ENACT_ERR_NETWORK:
+      return "network";
+    case ENACT_ERR_HTTP:
+      return "http";
+    case ENACT_ERR_BAD_RESPONSE:
+      return "bad_response";
+    case ENACT_ERR_OUT_OF_RANGE:
+      return "out_of_range";
+    case ENACT_ERR_OUT_OF_MEMORY:
+      return "out_of_memory";
+    case ENACT_ERR_INTERNAL:
+      return "internal";
+    case ENACT_ERR_ENVELOPE_TOO_LARGE:
+      return "envelope_too_large";
+    case ENACT_ERR_ENVELOPE_MALFORMED:
+      return "envelope_malformed";
+    case ENACT_ERR_ENVELOPE_TYPES_NOT_CANONICAL:
+      return "envelope_types_not_canonical";
+    case ENACT_ERR_ENVELOPE_WRONG_PRIMARY_TYPE:
+      return "envelope_wrong_primary_type";
+    case ENACT_ERR_ENVELOPE_DOMAIN_MISMATCH:
+      return "envelope_domain_mismatch";
+    case ENACT_ERR_ENVELOPE_CHAIN_ID_MISMATCH:
+      return "envelope_chain_id_mismatch";
+    case ENACT_ERR_ENVELOPE_EXPIRED:
+      return "envelope_expired";
+    case ENACT_ERR_ENVELOPE_SIGNATURE_MALFORMED:
+      return "envelope_signature_malformed";
+    case ENACT_ERR_ENVELOPE_SIGNER_MISMATCH:
+      return "envelope_signer_mismatch";
+    default:
+      return "unknown";
+  }
+}
+
+void enact_free(void* p) {
+  if (p == nullptr)
+    return;
+  char* base = static_cast<char*>(p) - kHeader;
+  size_t total = 0;
+  std::memcpy(&total, base, sizeof total);
+  enact::detail::secure_wipe(base, total);
+  std::free(base);
+}
+
+int enact_keccak256(const uint8_t* data, size_t len, uint8_t out[32]) {
+  return guarded([&] {
+    if (out == nullptr)
+      return invalid("out: NULL");
+    if (data == nullptr && len != 0)
+      return invalid("data: NULL with a non-zero length");
+    const enact::hash256 h = enact::keccak256(enact::bytes_view(data, data ? len : 0));
+    std::memcpy(out, h.data(), h.size());
+    return ENACT_OK;
+  });
+}
+
+int enact_typed_data_hash(const char* typed_data_json, uint8_t out[32]) {
+  return guarded([&] {
+    if (out == nullptr)
+      return invalid("out: NULL");
+    std::memset(out, 0, 32);
+    std::optional<enact::eip712::typed_data> td;
+    if (const int rc = parse_typed_data(typed_data_json, td); rc != ENACT_OK)
+      return rc;
+    auto digest = enact::eip712::digest(*td);
+    if (!digest)
+      return fail(digest.err());
+    std::memcpy(out, digest->data(), digest->size());
+    return ENACT_OK;
+  });
+}
+
+int enact_typed_data_sign(const char* typed_data_json,
+                          const uint8_t private_key[32],
+                          char out_signature[ENACT_SIGNATURE_HEX_SIZE]) {
+  return guarded([&] {
+    if (out_signature == nullptr)
+      return invalid("out_signature: NULL");
+    out_signature[0] = '\0';
+    if (private_key == nullptr)
+      return invalid("private_key: NULL");
+    std::optional<enact::eip712::typed_data> td;
+    if (const int rc = parse_typed_data(typed_data_json, td); rc != ENACT_OK)
+      return rc;
+    const enact::Secret key = key_from(private_key);
+    auto sig = enact::eip712::sign(*td, key);
+    if (!sig)
+      return fail(sig.err());
+    copy_fixed(enact::hex::encode_prefixed(sig->to_bytes()), out_signature,
+               ENACT_SIGNATURE_HEX_SIZE);
+    return ENACT_OK;
+  });
+}
+
+int enact_typed_data_recover(const char* typed_data_json,
+                             const char* signature_hex,
+                             char out_address[ENACT_ADDRESS_SIZE]) {
+  return guarded([&] {
+    if (out_address == nullptr)
+      return invalid("out_address: NULL");
+    out_address[0] = '\0';
+    if (signature_hex == nullptr)
+      return invalid("signature_hex: NULL");
+    std::optional<enact::eip712::typed_data> td;
+    if (const int rc = parse_typed_data(typed_data_json, td); rc != ENACT_OK)
+      return rc;
+    auto sig = enact::hex::decode_prefixed(signature_hex, "signature");
+    if (!sig)
+      return fail(sig.err(), ENACT_ERR_SIGNATURE_INVALID);
+    auto signer = enact::eip712::recover(*td, *sig);
+    if (!signer)
+      return fail(signer.err());
+    copy_fixed(enact::to_checksum_address(*signer), out_address, ENACT_ADDRESS_SIZE);
+    return ENACT_OK;
+  });
+}
+
+int enact_envelope_build(const char* primary_type,
+                         const char* address,
+                         uint64_t issued_at,
+                         uint64_t chain_id,
+                         char** out_json) {
+  return guarded([&] {
+    if (out_json == nullptr)
+      return invalid("out_json: NULL");
+    *out_json = nullptr;
+    const auto k = kind_of(primary_type);
+    if (!k)
+      return unknown_primary_type("primary_type", primary_type);
+    if (address == nullptr)
+      return invalid("address: NULL");
+    auto signer = enact::parse_address_strict(address, "address");
+    if (!signer)
+      return fail(signer.err());
+    *out_json =
+        new_string(json::serialize(enact::envelope::build(*k, chain_id, *signer, issued_at)));
+    return ENACT_OK;
+  });
+}
+
+int enact_envelope_sign(const char* primary_type,
+                        const uint8_t private_key[32],
+                        uint64_t issued_at,
+                        uint64_t chain_id,
+                        char** out_json) {
+  return guarded([&] {
+    if (out_json == nullptr)
+      return invalid("out_json: NULL");
+    *out_json = nullptr;
+    const auto k = kind_of(primary_type);
+    if (!k)
+      return unknown_primary_type("primary_type", primary_type);
+    if (private_key == nullptr)
+      return invalid("private_key: NULL");
+    const enact::Secret key = key_from(private_key);
+    auto env = enact::envelope::sign(*k, chain_id, key, issued_at);
+    if (!env)
+      return fail(env.err());
+    *out_json = new_string(enact::envelope::to_json(*env));
+    return ENACT_OK;
+  });
+}
+
+int enact_envelope_verify(const char* typed_data_json,
+                          const char* signature_hex,
+                          const char* expected_primary_type,
+                          uint64_t chain_id,
+                          uint64_t now,
+                          uint64_t max_skew,
+                          const char* expected_signer,
+                          char out_address[ENACT_ADDRESS_SIZE]) {
+  return guarded([&] {
+    if (out_address == nullptr)
+      return invalid("out_address: NULL");
+    out_address[0] = '\0';
+    if (typed_data_json == nullptr)
+      return invalid("typed_data_json: NULL");
+    if (signature_hex == nullptr)
+      return invalid("signature_hex: NULL");
+    const auto k = kind_of(expected_primary_type);
+    if (!k)
+      return unknown_primary_type("expected_primary_type", expected_primary_type);
+    enact::envelope::expectation want{};
+    want.expected = *k;
+    want.chain_id = chain_id;
+    want.now = now != 0
+                   ? now
+                   : static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                               std::chrono::system_clock::now().time_since_epoch())
+                                               .count());
+    want.max_skew = max_skew != 0 ? max_skew : enact::envelope::kDefaultMaxSkew;
+    if (expected_signer != nullptr) {
+      auto signer = enact::parse_address_strict(expected_signer, "expected_signer");
+      if (!signer)
+        return fail(signer.err());
+      want.expected_signer = *signer;
+    }
+    auto signer = enact::envelope::verify(typed_data_json, signature_hex, want);
+    if (!signer)
+      return fail(signer.err());
+    copy_fixed(enact::to_checksum_address(*signer), out_address, ENACT_ADDRESS_SIZE);
+    return ENACT_OK;
+  });
+}
+
+int enact_abi_encode_call(const char* signature, const char* args_json, char** out_hex) {
+  return guarded([&] {
+    if (out_hex == nullptr)
+      return invalid("out_hex: NULL");
+    *out_hex = nullptr;
+    if (signature == nullptr)
+      return invalid("signature: NULL");
+    if (args_json == nullptr)
+      return invalid("args_json: NULL");
+    auto fn = enact::abi::parse_signature(signature);
+    if (!fn)
+      return fail(fn.err());
+    boost::system::error_code ec;
+    const json::value args = json::parse(args_json, ec);
+    if (ec)
+      return set_error(ENACT_ERR_PARSE, "args_json: not JSON (" + ec.message() + ")");
+    if (!args.is_array())
+      return set_error(ENACT_ERR_PARSE, "args_json: expected a JSON array");
+    const json::array& list = args.get_array();
+    if (list.size() != fn->inputs.size())
+      return set_error(ENACT_ERR_PARSE, "args_json: " + fn->canonical() + " takes " +
+                                            std::to_string(fn->inputs.size()) + " arguments, got " +
+                                            std::to_string(list.size()));
+    std::vector<enact::abi::value> values;
+    values.reserve(list.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto v = enact::abi::from_json(fn->inputs[i], list[i], "arg " + std::to_string(i));
+      if (!v)
+        return fail(v.err());
+      values.push_back(std::move(*v));
+    }
+    auto call = enact::abi::encode_call(fn->canonical(), values);
+    if (!call)
+      return fail(call.err());
+    *out_hex = new_string(enact::hex::encode_prefixed(*call));
+    return ENACT_OK;
+  });
+}
+
+int enact_cid_v0(const uint8_t* data, size_t len, char out_cid[ENACT_CID_V0_SIZE]) {
+  return guarded([&] {
+    if (out_cid == nullptr)
+      return invalid("out_cid: NULL");
+    out_cid[0] = '\0';
+    if (data == nullptr && len != 0)
+      return invalid("data: NULL with a non-zero length");
+    copy_fixed(enact::ipfs::cid_of(enact::bytes_view(data, data ? len : 0)), out_cid,
+               ENACT_CID_V0_SIZE);
+    return ENACT_OK;
+  });
+}
+
+int enact_cron_next(const char* expression, int64_t after, int64_t* out_next) {
+  return guarded([&] {
+    if (out_next == nullptr)
+      return invalid("out_next: NULL");
+    *out_next = 0;
+    if (expression == nullptr)
+      return invalid("expression: NULL");
+    auto schedule = enact::cron::parse(expression);
+    if (!schedule)
+      return fail(schedule.err());
+    const auto next =
+        enact::cron::next_after(*schedule, std::chrono::sys_seconds(std::chrono::seconds(after)));
+    if (!next)
+      return set_error(
+          ENACT_ERR_OUT_OF_RANGE,
+          "expression: no fire time after " + std::to_string(after) + " within years 1 to 9999");
+    *out_next = next->time_since_epoch().count();
+    return ENACT_OK;
+  });
+}
+
+int enact_pkp_wallet_address(const uint8_t root_key[32],
+                             const uint8_t derivation_path[32],
+                             char out_address[ENACT_ADDRESS_SIZE]) {
+  return guarded([&] {
+    if (out_address == nullptr)
+      return invalid("out_address: NULL");
+    out_address[0] = '\0';
+    if (root_key == nullptr)
+      return invalid("root_key: NULL");
+    if (derivation_path == nullptr)
+      return invalid("derivation_path: NULL");
+    const enact::Secret root = key_from(root_key);
+    enact::pkp::derivation_path path{};
+    std::memcpy(path.data(), derivation_path, path.size());
+    auto wallet = enact::pkp::wallet_address(root, path);
+    if (!wallet)
+      return fail(wallet.err());
+    copy_fixed(enact::to_checksum_address(*wallet), out_address, ENACT_ADDRESS_SIZE);
+    return ENACT_OK;
+  });
+}
+
+int enact_pkp_api_mode_path(const uint8_t api_key_hash[32], uint64_t index, uint8_t out_path[32]) {
+  return guarded([&] {
+    if (out_path == nullptr)
+      return invalid("out_path: NULL");
+    if (api_key_hash == nullptr)
+      return invalid("api_key_hash: NULL");
+    enact::hash256 key_hash{};
+    std::memcpy(key_hash.data(), api_key_hash, key_hash.size());
+    const enact::pkp::derivation_path path = enact::pkp::api_mode_path(key_hash, index);
+    std::memcpy(out_path, path.data(), path.size());
+    return ENACT_OK;
+  });
+}
+
+enact_core_client* enact_core_client_new(const char* base_url, const char* api_key) {
+  const enact::client::client_options defaults;
+  return new_client(base_url, api_key, nullptr,
+                    static_cast<uint32_t>(defaults.connect_timeout.count()),
+                    static_cast<uint32_t>(defaults.read_timeout.count()), defaults.max_retries);
+}
+
+enact_core_client* enact_core_client_new_ex(const char* base_url,
+                                            const char* api_key,
+                                            const char* ca_file,
+                                            uint32_t connect_timeout_ms,
+                                            uint32_t read_timeout_ms,
+                                            uint32_t max_retries) {
+  return new_client(base_url, api_key, ca_file, connect_timeout_ms, read_timeout_ms, max_retries);
+}
+
+int enact_core_client_set_api_key(enact_core_client* client, const char* api_key) {
+  return guarded([&] {
+    if (client == nullptr)
+      return invalid("client: NULL");
+    client->api_key = api_key != nullptr ? enact::Secret(enact::as_bytes(std::string_view(api_key)))
+                                         : enact::Secret();
+    return ENACT_OK;
+  });
+}
+
+int enact_core_client_call(enact_core_client* client,
+                           const char* method,
+                           const char* path,
+                           const char* json_body,
+                           char** out_json) {
+  return guarded([&] {
+    if (out_json == nullptr)
+      return invalid("out_json: NULL");
+    *out_json = nullptr;
+    if (client == nullptr)
+      return invalid("client: NULL");
+    if (method == nullptr || path == nullptr)
+      return invalid(method == nullptr ? "method: NULL" : "path: NULL");
+    using enact::client::detail::http_method;
+    enact::client::detail::http_request request;
+    const std::string_view m = method;
+    if (m == "GET")
+      request.method = http_method::get;
+    else if (m == "POST")
+      request.method = http_method::post;
+    else
+      return invalid("method: expected GET or POST, got '" + std::string(m) + "'");
+    const std::string_view target = path;
+    if (target.empty() || target.front() != '/')
+      return invalid("path: must start with '/'");
+    if (const auto at = bad_path_char(target))
+      return invalid("path: invalid character at offset " + std::to_string(*at));
+    if (request.method == http_method::get && json_body != nullptr)
+      return invalid("json_body: a GET request has no body; pass NULL");
+    if (request.method == http_method::post) {
+      const std::string_view body = json_body != nullptr ? std::string_view(json_body) : "{}";
+      boost::system::error_code ec;
+      (void)json::parse(body, ec);
+      if (ec)
+        return set_error(ENACT_ERR_PARSE, "json_body: not JSON (" + ec.message() + ")");
+      request.body = std::string(body);
+    }
+    request.target = std::string(target);
+    if (!client->api_key.empty())
+      request.api_key = &client->api_key;
+    client->status = 0;
+    client->request_id.clear();
+    try {
+      auto answer = client->http.send(request);
+      client->status = answer.status;
+      client->request_id = answer.request_id;
+      const wiped_string text(json::serialize(answer.body));
+      enact::client::detail::wipe_strings(answer.body);
+      *out_json = new_string(text.text);
+      return ENACT_OK;
+    } catch (const enact::api_error& e) {
+      client->status = e.status();
+      client->request_id = e.request_id();
+      const int code = code_of(e.code());
+      if (code == ENACT_ERR_NETWORK)
+        return set_error(code, e.what());
+      if (e.status() == 0 && e.errc() == enact::api_errc::invalid_request)
+        return set_error(ENACT_ERR_INVALID_ARGUMENT, e.message());
+      *out_json = new_string(error_body(e));
+      return set_error(code, e.what());
+    }
+  });
+}
+
+int enact_core_client_status(const enact_core_client* client) {
+  return client != nullptr ? client->status : 0;
+}
+
+const char* enact_core_client_request_id(const enact_core_client* client) {
+  return client != nullptr ? client->request_id.c_str() : "";
+}
+
+void enact_core_client_free(enact_core_client* client) {
+  delete client;
+}
+
+}  // extern "C"

@@ -1,0 +1,55 @@
+# Builds the enact wheel with the library bundled: copies the package into STAGE_DIR, puts LIBRARY
+# beside it as enact/libenact_c.so.0 (its SONAME), and runs pip's PEP 517 build offline with the
+# interpreter's own setuptools and wheel. With CHECK=ON, then unpacks the wheel into a temporary
+# directory and runs the package's tests from there without ENACT_C_LIBRARY, so the bundled copy
+# is the one loaded.
+# Arguments must not contain ';' (it would split them).
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${STAGE_DIR} ${DIST_DIR})
+file(MAKE_DIRECTORY ${STAGE_DIR})
+file(COPY ${SOURCE_DIR}/pyproject.toml ${SOURCE_DIR}/setup.py DESTINATION ${STAGE_DIR})
+file(COPY ${SOURCE_DIR}/enact DESTINATION ${STAGE_DIR} PATTERN __pycache__ EXCLUDE)
+file(COPY_FILE ${LIBRARY} ${STAGE_DIR}/enact/libenact_c.so.0)
+run(${CMAKE_COMMAND} -E env PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+    ${PYTHON} -m pip wheel --no-build-isolation --no-deps --no-index --wheel-dir ${DIST_DIR}
+    ${STAGE_DIR})
+file(GLOB wheels ${DIST_DIR}/enact-*.whl)
+list(LENGTH wheels count)
+if(NOT count EQUAL 1)
+  message(FATAL_ERROR "expected one wheel in ${DIST_DIR}, found: ${wheels}")
+endif()
+message(STATUS "wheel: ${wheels}")
+
+if(NOT CHECK)
+  return()
+endif()
+# py3-none-<platform>: tied to the platform of the bundled library, not to a Python ABI.
+get_filename_component(wheel_name ${wheels} NAME)
+if(NOT wheel_name MATCHES "^enact-[0-9.]+-py3-none-linux_[a-z0-9_]+\\.whl$")
+  message(FATAL_ERROR "unexpected wheel tag: ${wheel_name}")
+endif()
+set(site ${STAGE_DIR}/../wheel-site)
+file(REMOVE_RECURSE ${site})
+file(ARCHIVE_EXTRACT INPUT ${wheels} DESTINATION ${site})
+if(NOT EXISTS ${site}/enact/libenact_c.so.0 OR NOT EXISTS ${site}/enact/py.typed)
+  message(FATAL_ERROR "the wheel lacks enact/libenact_c.so.0 or enact/py.typed")
+endif()
+run(${CMAKE_COMMAND} -E env --unset=ENACT_C_LIBRARY --unset=ENACT_SERVER_BINARY
+    PYTHONPATH=${site} PYTHONDONTWRITEBYTECODE=1 ENACT_VECTORS_DIR=${VECTORS_DIR}
+    ${PYTHON} -c "import os, enact._native as n\nprint(os.path.realpath(n.library_path))")
+string(STRIP "${last_output}" loaded)
+file(REAL_PATH ${site}/enact/libenact_c.so.0 bundled)
+if(NOT loaded STREQUAL bundled)
+  message(FATAL_ERROR "loaded ${loaded}, not the bundled ${bundled}")
+endif()
+run(${CMAKE_COMMAND} -E env --unset=ENACT_C_LIBRARY --unset=ENACT_SERVER_BINARY
+    PYTHONPATH=${site} PYTHONDONTWRITEBYTECODE=1 ENACT_VECTORS_DIR=${VECTORS_DIR}
+    ${PYTHON} -m unittest discover -s ${TESTS_DIR})
+message(STATUS "wheel tests: ${last_output}")
