@@ -64,9 +64,9 @@ struct caa_issue_value {
 
 struct network_evidence {
   /// Evidence files by name, as served under /evidences/: sha256sum.txt, quote.json,
-  /// acme-account.json, cert-<domain>.pem.
+  /// acme-account.json, `cert-<domain>.pem`.
   std::map<std::string, std::string, std::less<>> files;
-  /// The domain the client connected to (its evidence certificate is cert-<domain>.pem).
+  /// The domain the client connected to (its evidence certificate is `cert-<domain>.pem`).
   std::string domain;
   /// The DER of the leaf certificate seen on the TLS handshake.
   bytes served_cert_der;
