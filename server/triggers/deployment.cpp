@@ -1,0 +1,98 @@
+#include "triggers/deployment.hpp"
+
+#include <httplib.h>
+
+#include "core/log.hpp"
+#include "enact/client/api_error.hpp"
+
+namespace enact::triggers {
+
+namespace {
+/// A URL host for a listen address: wildcard addresses are reached on loopback.
+std::string reachable(const std::string& host) {
+  if (host == "0.0.0.0" || host.empty())
+    return "127.0.0.1";
+  if (host == "::" || host == "[::]")
+    return "[::1]";
+  if (host.find(':') != std::string::npos && host.front() != '[')
+    return "[" + host + "]";
+  return host;
+}
+}  // namespace
+
+result<std::unique_ptr<deployment>> deployment::start(const settings& s, const tee::tee& t,
+                                                      core::logger& log, const options& o) {
+  if (!o.main_serves_core && s.core_url.empty())
+    return fail(api_errc::invalid_request,
+                "--no-core: the trigger workers need the core service's URL (--core-url URL)");
+  std::unique_ptr<deployment> d(new deployment());
+  sqlite_options so;
+  so.synchronous_full = s.sync != "normal";
+  auto db = sqlite_store::open(o.data_dir + "/triggers.sqlite", so);
+  if (!db)
+    return error{db.code(), "triggers: " + db.err().message};
+  d->store_ = std::move(*db);
+
+  service_config cfg;
+  cfg.workers.core_url = s.core_url.empty() ? o.own_url : s.core_url;
+  cfg.workers.threads = s.workers;
+  cfg.workers.retry_base = std::chrono::milliseconds(s.retry_base_ms);
+  cfg.workers.lease = std::chrono::milliseconds(s.lease_ms);
+  cfg.rules.chain_rpc = s.chain_rpc;
+  cfg.public_url = s.public_url;
+  cfg.release_leases_at_start = true;  // triggers.sqlite is served by this process alone
+  d->core_url_ = cfg.workers.core_url;
+  ENACT_TRY(d->service_, service::start(*d->store_, t, log, d->clock_, std::move(cfg)));
+
+  if (s.listen.empty()) {
+    d->service_->mount(*o.main_server, !o.main_serves_core);
+    d->url_ = o.own_url;
+    return d;
+  }
+  const auto hp = split_listen(s.listen);
+  if (!hp)
+    return fail(api_errc::invalid_request, "--triggers-listen: expected HOST:PORT");
+  d->own_ = std::make_unique<httplib::Server>();
+  const size_t threads = o.http_threads;
+  d->own_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  d->own_->set_keep_alive_max_count(1000);
+  d->service_->mount(*d->own_, true);
+  int port = hp->second;
+  if (port == 0)
+    port = d->own_->bind_to_any_port(hp->first);
+  else if (!d->own_->bind_to_port(hp->first, port))
+    port = -1;
+  if (port <= 0)
+    return fail(api_errc::invalid_request, "--triggers-listen: cannot listen on " + s.listen +
+                                               " (in use, or not an address of this machine)");
+  d->url_ = "http://" + reachable(hp->first) + ":" + std::to_string(port);
+  deployment* self = d.get();
+  d->own_thread_ = std::thread([self] {
+    self->own_->listen_after_bind();
+    self->own_done_ = true;
+  });
+  return d;
+}
+
+deployment::~deployment() {
+  stop();
+}
+
+void deployment::stop() {
+  if (service_)
+    service_->stop();
+  if (own_) {
+    // stop() does nothing before the accept loop runs; wait for it (or its end) first.
+    while (!own_->is_running() && !own_done_)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    own_->stop();
+  }
+  if (own_thread_.joinable())
+    own_thread_.join();
+}
+
+std::string deployment::banner() const {
+  return "  triggers " + url_ + "/api (webhooks " + url_ + "/webhook/<id>; runs call " + core_url_ + ")\n";
+}
+
+}  // namespace enact::triggers

@@ -1,0 +1,67 @@
+// The trigger service as enact-server runs it (docs/triggers.md "Serving"): the SQLite store in
+// the data directory, the service, and where its routes are served — on the core's listener
+// (default), on a listener of their own (`--triggers-listen`), or alone on the main listener when
+// the core is not served (`--no-core`, the workers then call the core at `--core-url`).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "enact/client/api_error.hpp"
+#include "enact/result.hpp"
+#include "triggers/clock.hpp"
+#include "triggers/service.hpp"
+#include "triggers/settings.hpp"
+#include "triggers/sqlite_store.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace enact::triggers {
+
+class deployment {
+ public:
+  struct options {
+    std::string data_dir;
+    /// This server's own base URL ("http://127.0.0.1:8080"): the default core URL.
+    std::string own_url;
+    /// The main listener, and whether core::mount serves on it (then it has the middleware).
+    httplib::Server* main_server = nullptr;
+    bool main_serves_core = true;
+    /// HTTP threads of a listener of its own.
+    size_t http_threads = 64;
+  };
+
+  /// Opens the store, starts the service and mounts its routes (starting its own listener when
+  /// the settings name one). Usage errors (a bad combination of settings) are invalid_request.
+  [[nodiscard]] static result<std::unique_ptr<deployment>> start(const settings& s,
+                                                                 const tee::tee& t,
+                                                                 core::logger& log,
+                                                                 const options& o);
+  ~deployment();
+  deployment(const deployment&) = delete;
+  deployment& operator=(const deployment&) = delete;
+
+  /// Stops the scheduler and the run workers (runs in flight are recorded while the core still
+  /// answers), then the own listener. Call before stopping the main listener. Idempotent.
+  void stop();
+
+  /// Lines for the startup banner ("  triggers http://…/api").
+  [[nodiscard]] std::string banner() const;
+
+ private:
+  deployment() = default;
+  system_clock clock_;
+  std::unique_ptr<sqlite_store> store_;
+  std::unique_ptr<service> service_;
+  std::unique_ptr<httplib::Server> own_;
+  std::thread own_thread_;
+  std::atomic<bool> own_done_{false};  // the own accept loop returned
+  std::string url_;
+  std::string core_url_;
+};
+
+}  // namespace enact::triggers

@@ -1,0 +1,674 @@
+// The trigger service's HTTP surface (API.md §4) and its assembly. Handlers are thin: they read
+// and validate the request, call the store (and the scheduler or the workers), and write the JSON
+// of API.md §4; errors take the shape of API.md §0 through core/errors.hpp.
+#include "triggers/service.hpp"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+
+#include "core/errors.hpp"
+#include "core/log.hpp"
+#include "enact/client/api_error.hpp"
+#include "enact/codec/base64.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/keccak.hpp"
+#include "enact/crypto/random.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/ipfs/cid.hpp"
+#include "runtime/utf8.hpp"
+#include "triggers/ids.hpp"
+#include "triggers/seal.hpp"
+#include "triggers/tokens.hpp"
+#include "triggers/webhook.hpp"
+
+namespace enact::triggers {
+
+struct service::state {
+  store& db;
+  const tee::tee& tee;
+  core::logger& log;
+  const clock& clk;
+  service_config cfg;
+  std::unique_ptr<run_workers> workers;
+  std::unique_ptr<scheduler> sched;
+  bool stopped = false;
+};
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+using state = service::state;
+
+constexpr size_t kMaxManagementBody = size_t{1} << 20;
+constexpr size_t kMaxName = 256;
+constexpr uint64_t kMaxLimit = 100;
+
+error invalid(std::string msg) {
+  return fail(api_errc::invalid_request, std::move(msg));
+}
+
+/// Store errors in the API's terms (API.md §0).
+error api_error_of(const error& e) {
+  if (e.code.category() != store_category())
+    return e;
+  switch (static_cast<store_errc>(e.code.value())) {
+    case store_errc::not_found:
+    case store_errc::wrong_type:
+      return fail(api_errc::not_found, e.message);
+    case store_errc::disabled:
+    case store_errc::conflict:
+      return fail(api_errc::conflict, e.message);
+    case store_errc::invalid_argument:
+      return fail(api_errc::invalid_request, e.message);
+    case store_errc::storage:
+      return fail(api_errc::unavailable, "the trigger store is unavailable; retry");
+    case store_errc::lease_lost:
+      break;
+  }
+  return fail(api_errc::internal, "internal error");
+}
+
+core::logger::level level_of(severity s) {
+  switch (s) {
+    case severity::info: return core::logger::level::info;
+    case severity::warn: return core::logger::level::warn;
+    case severity::error: return core::logger::level::error;
+  }
+  return core::logger::level::info;
+}
+
+// --- the request being served, for the log line of an own listener ----------------------------
+
+struct request_scope {
+  bool active = false;
+  std::string id;
+  steady::time_point start;
+};
+thread_local request_scope t_request;
+
+std::string new_request_id() {
+  std::array<uint8_t, 8> b{};
+  random_bytes(b);
+  return hex::encode(b);
+}
+
+/// `s` itself when it is UTF-8; otherwise with U+FFFD for what is not (an error message may quote
+/// a path or a parameter name as sent).
+std::string well_formed(std::string s) {
+  if (runtime::utf8::first_invalid(s) == std::string::npos)
+    return s;
+  return runtime::utf8::from_duktape(s);
+}
+
+void send_json(httplib::Response& res, int status, const json::value& body) {
+  res.status = status;
+  res.set_content(well_formed(json::serialize(body)), "application/json");
+}
+
+void send_error(state& st, const httplib::Request& req, httplib::Response& res, const error& e) {
+  const error api = api_error_of(e);
+  const core::http_error h = core::to_http(api);
+  send_json(res, h.status, core::error_body(h));
+  if (h.code == api_errc::internal || h.code == api_errc::unavailable)
+    st.log.error("trigger request failed", {{"method", req.method},
+                                            {"path", req.path},
+                                            {"detail", e.message}});
+}
+
+// --- reading requests --------------------------------------------------------------------------
+
+result<void> only_keys(const json::object& o, std::initializer_list<std::string_view> keys, std::string_view where) {
+  for (const auto& kv : o)
+    if (std::find(keys.begin(), keys.end(), std::string_view(kv.key())) == keys.end())
+      return invalid(std::string(where) + "." + std::string(kv.key()) + ": unknown field");
+  return {};
+}
+
+/// Refuses query parameters other than `names`. Read from the request target itself: httplib also
+/// files the fields of a form-encoded body under params, and a body may carry a key.
+result<void> only_query(const httplib::Request& req, std::initializer_list<std::string_view> names) {
+  const auto q = req.target.find('?');
+  if (q == std::string::npos)
+    return {};
+  std::string_view rest = std::string_view(req.target).substr(q + 1);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    const std::string_view name = pair.substr(0, pair.find('='));
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end())
+      return invalid("query." + std::string(name.substr(0, 64)) + ": unknown parameter");
+  }
+  return {};
+}
+
+/// Whether a Content-Type names JSON: `application/json`, parameters (charset) allowed.
+bool is_json_media_type(std::string_view type) {
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
+    type.remove_suffix(1);
+  constexpr std::string_view kJson = "application/json";
+  return type.size() == kJson.size() &&
+         std::equal(type.begin(), type.end(), kJson.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
+}
+
+result<json::object> body_object(const httplib::Request& req) {
+  if (req.body.size() > kMaxManagementBody)
+    return fail(api_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
+                                                 " bytes, at most " + std::to_string(kMaxManagementBody));
+  // API.md §0: JSON bodies, as the core has them. A text/plain or form body is also what a page
+  // of another site can send without a CORS preflight.
+  const std::string type = req.get_header_value("Content-Type");
+  if (!is_json_media_type(type))
+    return invalid("Content-Type: expected application/json, got '" + type.substr(0, 100) + "'");
+  std::error_code ec;
+  json::value v = json::parse(req.body, ec);
+  if (ec)
+    return invalid("body: invalid JSON (" + ec.message() + ")");
+  if (!v.is_object())
+    return invalid("body: expected a JSON object");
+  return std::move(v.as_object());
+}
+
+/// A request body that carried a usage key: its bytes are wiped once read.
+void wipe_body(const httplib::Request& req) {
+  auto& body = const_cast<std::string&>(req.body);
+  detail::secure_wipe(body.data(), body.size());
+}
+
+result<uint64_t> query_number(const httplib::Request& req, const char* name, uint64_t fallback,
+                              uint64_t min, uint64_t max) {
+  if (!req.has_param(name))
+    return fallback;
+  const std::string v = req.get_param_value(name);
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || n < min || n > max)
+    return invalid(std::string("query.") + name + ": expected an integer from " + std::to_string(min) +
+                   " to " + std::to_string(max));
+  return n;
+}
+
+result<page> read_page(const httplib::Request& req) {
+  ENACT_TRY_VOID(only_query(req, {"limit", "offset"}));
+  page p;
+  ENACT_TRY(p.limit, query_number(req, "limit", 20, 1, kMaxLimit));
+  ENACT_TRY(p.offset, query_number(req, "offset", 0, 0, uint64_t{1} << 53));
+  return p;
+}
+
+result<std::string> name_of(const json::value& v) {
+  if (!v.is_string() || v.get_string().empty() || v.get_string().size() > kMaxName)
+    return invalid("body.name: expected a non-empty string of at most " + std::to_string(kMaxName) + " bytes");
+  return std::string(v.get_string());
+}
+
+result<std::string> cid_of(const json::value& v) {
+  if (!v.is_string() || v.get_string().size() > 256)
+    return invalid("body.action_ipfs_cid: expected a CID string");
+  if (auto c = ipfs::parse(v.get_string()); !c)
+    return invalid("body.action_ipfs_cid: " + c.err().message);
+  return std::string(v.get_string());
+}
+
+result<std::optional<address>> pkp_of(const json::value& v) {
+  if (v.is_null())
+    return std::optional<address>{};
+  if (!v.is_string())
+    return invalid("body.pkp_id: expected an address (0x + 40 hex digits) or null");
+  auto a = parse_address(v.get_string(), "body.pkp_id");
+  if (!a)
+    return invalid(a.err().message);
+  return std::optional<address>(*a);
+}
+
+struct sealed_key {
+  bytes sealed;
+  hash256 hash{};
+};
+
+/// Seals the usage key of a request body (API.md §1: 32 random bytes, standard base64) and wipes
+/// the body's copy.
+result<sealed_key> seal_key(state& st, json::value& v) {
+  if (!v.is_string())
+    return invalid("body.usage_api_key: expected the usage API key (base64 of 32 bytes)");
+  json::string& key = v.get_string();
+  const auto wipe = [&] { detail::secure_wipe(key.data(), key.size()); };
+  auto raw = base64::decode(key, "body.usage_api_key");
+  const bool ok = raw && raw->size() == 32;
+  if (raw)
+    detail::secure_wipe(raw->data(), raw->size());
+  if (!ok) {
+    wipe();
+    return invalid("body.usage_api_key: expected a usage API key (standard base64 of 32 bytes)");
+  }
+  sealed_key out;
+  out.hash = keccak256(std::string_view(key));
+  auto sealed = seal_usage_key(st.tee, std::string_view(key));
+  wipe();
+  if (!sealed)
+    return fail(api_errc::internal, "cannot seal the usage key: " + sealed.err().message);
+  out.sealed = std::move(*sealed);
+  return out;
+}
+
+/// The first fire time of a schedule config after `now`.
+result<schedule_state> first_schedule(const json::object& config, time_point now) {
+  ENACT_TRY(const auto s, parse_schedule(config.at("cron").as_string()));
+  const auto next = cron::next_after(s, std::chrono::floor<std::chrono::seconds>(now));
+  if (!next)
+    return invalid("config.cron: the schedule never fires again");
+  return schedule_state{time_point(*next), std::nullopt};
+}
+
+// --- JSON of API.md §4 -------------------------------------------------------------------------
+
+std::string base_url(const state& st, const httplib::Request& req) {
+  if (!st.cfg.public_url.empty())
+    return st.cfg.public_url;
+  const std::string host = req.get_header_value("Host");
+  return "http://" + (host.empty() ? std::string("localhost") : host);
+}
+
+json::object trigger_json(const trigger& t, const std::string& base) {
+  json::object o{{"id", t.id},
+                 {"type", to_string(t.type)},
+                 {"name", t.name},
+                 {"enabled", t.enabled},
+                 {"action_ipfs_cid", t.action_cid}};
+  if (t.pkp_id)
+    o["pkp_id"] = to_checksum_address(*t.pkp_id);
+  o["usage_api_key_hash"] = hex::encode_prefixed(t.usage_key_hash);
+  o["config"] = t.config;
+  o["created_at"] = to_rfc3339(t.created_at);
+  o["updated_at"] = to_rfc3339(t.updated_at);
+  if (t.type == trigger_type::webhook)
+    o["webhook_url"] = base + "/webhook/" + t.id;
+  return o;
+}
+
+json::object run_json(const run& r) {
+  json::object o{{"id", r.id},
+                 {"trigger_id", r.trigger_id},
+                 {"status", to_string(r.status)},
+                 {"attempts", r.attempts},
+                 {"params", r.params}};
+  if (r.response)
+    o["response"] = *r.response;
+  if (r.error) {
+    json::object e{{"code", r.error->code}, {"message", r.error->message}};
+    if (r.error->stack)
+      e["stack"] = *r.error->stack;
+    o["error"] = std::move(e);
+  }
+  o["queued_at"] = to_rfc3339(r.queued_at);
+  if (r.started_at)
+    o["started_at"] = to_rfc3339(*r.started_at);
+  if (r.finished_at)
+    o["finished_at"] = to_rfc3339(*r.finished_at);
+  return o;
+}
+
+// --- handlers ----------------------------------------------------------------------------------
+
+struct reply {
+  int status = 200;
+  json::value body;  // null: no body (204)
+};
+
+using handler = result<reply> (*)(state&, const httplib::Request&, const token_record&);
+
+result<reply> me(state&, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  return reply{200, json::object{{"user_id", who.user_id}, {"token_expires_at", to_rfc3339(who.expires_at)}}};
+}
+
+result<reply> create_trigger(state& st, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY(json::object body, body_object(req));
+  wipe_body(req);
+  const auto wipe_key = [&] {
+    if (auto* k = body.if_contains("usage_api_key"); k && k->is_string())
+      detail::secure_wipe(k->get_string().data(), k->get_string().size());
+  };
+  auto made = [&]() -> result<trigger> {
+    ENACT_TRY_VOID(only_keys(body, {"type", "name", "enabled", "action_ipfs_cid", "pkp_id", "usage_api_key", "config"},
+                             "body"));
+    const auto* type_v = body.if_contains("type");
+    const auto type = type_v != nullptr && type_v->is_string() ? trigger_type_from(type_v->get_string())
+                                                               : std::nullopt;
+    if (!type)
+      return invalid("body.type: required, one of webhook, schedule, chain-event");
+    if (!body.contains("name"))
+      return invalid("body.name: required");
+    if (!body.contains("action_ipfs_cid"))
+      return invalid("body.action_ipfs_cid: required");
+    if (!body.contains("usage_api_key"))
+      return invalid("body.usage_api_key: required (a usage API key of the core service that may "
+                     "execute the action)");
+    trigger t;
+    t.type = *type;
+    ENACT_TRY(t.name, name_of(body.at("name")));
+    if (const auto* e = body.if_contains("enabled")) {
+      if (!e->is_bool())
+        return invalid("body.enabled: expected true or false");
+      t.enabled = e->get_bool();
+    }
+    ENACT_TRY(t.action_cid, cid_of(body.at("action_ipfs_cid")));
+    if (const auto* p = body.if_contains("pkp_id")) {
+      ENACT_TRY(t.pkp_id, pkp_of(*p));
+    }
+    ENACT_TRY(t.config, validate_config(t.type, body.if_contains("config"), st.cfg.rules));
+    ENACT_TRY(sealed_key k, seal_key(st, body.at("usage_api_key")));
+    t.sealed_usage_key = std::move(k.sealed);
+    t.usage_key_hash = k.hash;
+    t.id = new_trigger_id();
+    t.owner = who.user_id;
+    t.created_at = t.updated_at = st.clk.now();
+    std::optional<schedule_state> first;
+    if (t.type == trigger_type::schedule) {
+      ENACT_TRY(first, first_schedule(t.config, t.created_at));
+    }
+    ENACT_TRY(trigger stored, st.db.create_trigger(t, first));
+    if (stored.type == trigger_type::schedule)
+      st.sched->refresh(stored.id);
+    return stored;
+  }();
+  wipe_key();
+  if (!made)
+    return made.err();
+  st.log.info("trigger created", {{"trigger_id", made->id}, {"type", to_string(made->type)}, {"user_id", who.user_id}});
+  return reply{201, trigger_json(*made, base_url(st, req))};
+}
+
+result<reply> list_triggers(state& st, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY(const page p, read_page(req));
+  ENACT_TRY(const auto l, st.db.list_triggers(who.user_id, p));
+  const std::string base = base_url(st, req);
+  json::array items;
+  for (const auto& t : l.items)
+    items.push_back(trigger_json(t, base));
+  return reply{200, json::object{{"items", std::move(items)}, {"total", l.total}}};
+}
+
+result<std::string> trigger_id_of(const httplib::Request& req) {
+  std::string id = req.matches[1];
+  if (!is_id(id, "trg_"))
+    return fail(api_errc::not_found, "trigger " + id.substr(0, 80) + ": no such trigger");
+  return id;
+}
+
+result<reply> get_trigger(state& st, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY(const std::string id, trigger_id_of(req));
+  ENACT_TRY(const trigger t, st.db.get_trigger(who.user_id, id));
+  return reply{200, trigger_json(t, base_url(st, req))};
+}
+
+result<reply> patch_trigger(state& st, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY(const std::string id, trigger_id_of(req));
+  ENACT_TRY(json::object body, body_object(req));
+  wipe_body(req);
+  const auto wipe_key = [&] {
+    if (auto* k = body.if_contains("usage_api_key"); k && k->is_string())
+      detail::secure_wipe(k->get_string().data(), k->get_string().size());
+  };
+  auto updated = [&]() -> result<trigger> {
+    ENACT_TRY_VOID(only_keys(body, {"name", "enabled", "config", "action_ipfs_cid", "pkp_id", "usage_api_key"},
+                             "body"));
+    ENACT_TRY(const trigger current, st.db.get_trigger(who.user_id, id));
+    trigger_patch p;
+    p.now = st.clk.now();
+    if (const auto* v = body.if_contains("name")) {
+      ENACT_TRY(p.name, name_of(*v));
+    }
+    if (const auto* v = body.if_contains("enabled")) {
+      if (!v->is_bool())
+        return invalid("body.enabled: expected true or false");
+      p.enabled = v->get_bool();
+    }
+    if (const auto* v = body.if_contains("action_ipfs_cid")) {
+      ENACT_TRY(p.action_cid, cid_of(*v));
+    }
+    if (const auto* v = body.if_contains("pkp_id")) {
+      ENACT_TRY(p.pkp_id, pkp_of(*v));
+    }
+    if (const auto* v = body.if_contains("config")) {
+      ENACT_TRY(p.config, validate_config(current.type, v, st.cfg.rules));
+    }
+    if (auto* v = body.if_contains("usage_api_key")) {
+      ENACT_TRY(sealed_key k, seal_key(st, *v));
+      p.sealed_usage_key = std::move(k.sealed);
+      p.usage_key_hash = k.hash;
+    }
+    // A new cron, or re-enabling, restarts the schedule from now: firings missed while disabled
+    // are not made up.
+    const bool reenabled = p.enabled && *p.enabled && !current.enabled;
+    if (current.type == trigger_type::schedule && (p.config || reenabled)) {
+      ENACT_TRY(p.schedule, first_schedule(p.config ? *p.config : current.config, p.now));
+    }
+    ENACT_TRY(trigger t, st.db.update_trigger(who.user_id, id, p));
+    if (t.type == trigger_type::schedule)
+      st.sched->refresh(t.id);
+    return t;
+  }();
+  wipe_key();
+  if (!updated)
+    return updated.err();
+  return reply{200, trigger_json(*updated, base_url(st, req))};
+}
+
+result<reply> delete_trigger(state& st, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY(const std::string id, trigger_id_of(req));
+  ENACT_TRY_VOID(st.db.delete_trigger(who.user_id, id));
+  st.sched->refresh(id);
+  st.log.info("trigger deleted", {{"trigger_id", id}, {"user_id", who.user_id}});
+  return reply{204, nullptr};
+}
+
+result<reply> list_runs(state& st, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY(const std::string id, trigger_id_of(req));
+  ENACT_TRY(const page p, read_page(req));
+  ENACT_TRY(const auto l, st.db.list_runs(who.user_id, id, p));
+  json::array items;
+  for (const auto& r : l.items)
+    items.push_back(run_json(r));
+  return reply{200, json::object{{"items", std::move(items)}, {"total", l.total}}};
+}
+
+result<reply> get_run(state& st, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  const std::string id = req.matches[1];
+  if (!is_id(id, "run_"))
+    return fail(api_errc::not_found, "run " + id.substr(0, 80) + ": no such run");
+  ENACT_TRY(const run r, st.db.get_run(who.user_id, id));
+  return reply{200, run_json(r)};
+}
+
+/// POST /webhook/<id>: 202 {"run_id"} once the run is durably queued.
+result<reply> webhook(state& st, const httplib::Request& req) {
+  const std::string id = req.matches[1];
+  if (!is_id(id, "trg_"))
+    return fail(api_errc::not_found, "no webhook at this URL");
+  if (req.body.size() > kMaxWebhookBody)
+    return fail(api_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
+                                                 " bytes, at most " + std::to_string(kMaxWebhookBody));
+  std::vector<std::pair<std::string, std::string>> headers(req.headers.begin(), req.headers.end());
+  new_run r{new_run_id(), id, webhook_params(req.body, req.get_header_value("Content-Type"), headers),
+            st.clk.now()};
+  auto queued = st.db.enqueue_run(r, trigger_type::webhook);
+  if (!queued) {
+    switch (static_cast<store_errc>(queued.code().value())) {
+      case store_errc::not_found:
+      case store_errc::wrong_type:
+        return fail(api_errc::not_found, "no webhook at this URL");
+      case store_errc::disabled:
+        return fail(api_errc::conflict, "this webhook's trigger is disabled");
+      default:
+        return queued.err();
+    }
+  }
+  st.workers->notify();
+  return reply{202, json::object{{"run_id", queued->id}}};
+}
+
+void respond(state& st, const httplib::Request& req, httplib::Response& res, result<reply> out) {
+  if (!out) {
+    send_error(st, req, res, out.err());
+    return;
+  }
+  if (out->body.is_null())
+    res.status = out->status;
+  else
+    send_json(res, out->status, out->body);
+}
+
+httplib::Server::Handler authed(state& st, handler h) {
+  return [&st, h](const httplib::Request& req, httplib::Response& res) {
+    auto who = authenticate(st.db, req.get_header_value("Authorization"), st.clk.now());
+    if (!who) {
+      respond(st, req, res, who.err());
+      return;
+    }
+    respond(st, req, res, h(st, req, *who));
+  };
+}
+
+}  // namespace
+
+// --- assembly ------------------------------------------------------------------------------------
+
+service::service(std::unique_ptr<state> st) : st_(std::move(st)) {}
+
+service::~service() {
+  stop();
+}
+
+result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, core::logger& log,
+                                                const clock& c, service_config cfg) {
+  auto st = std::unique_ptr<state>(new state{s, t, log, c, std::move(cfg), nullptr, nullptr, false});
+  event_sink sink = [&log](severity level, std::string_view msg, json::object fields) {
+    log.log(level_of(level), msg, std::move(fields));
+  };
+  if (st->cfg.release_leases_at_start) {
+    ENACT_TRY(const size_t released, s.release_all_leases(c.now(), st->cfg.workers.max_attempts));
+    if (released > 0)
+      log.warn("runs left running by a stopped process taken back", {{"runs", released}});
+  }
+  st->workers = std::make_unique<run_workers>(s, t, c, st->cfg.workers, sink);
+  run_workers* w = st->workers.get();
+  st->sched = std::make_unique<scheduler>(s, c, [w] { w->notify(); }, sink);
+  ENACT_TRY_VOID(st->sched->load());
+  st->sched->start();
+  st->workers->start();
+  log.info("trigger service started", {{"workers", st->cfg.workers.threads},
+                                       {"core_url", st->cfg.workers.core_url},
+                                       {"schedules", st->sched->size()}});
+  return std::unique_ptr<service>(new service(std::move(st)));
+}
+
+void service::stop() {
+  if (!st_ || st_->stopped)
+    return;
+  st_->stopped = true;
+  st_->sched->stop();
+  st_->workers->stop();
+}
+
+scheduler& service::schedules() {
+  return *st_->sched;
+}
+
+run_workers& service::workers() {
+  return *st_->workers;
+}
+
+void service::mount(httplib::Server& server, bool own_listener) {
+  state& st = *st_;
+  server.Get("/api/me", authed(st, me));
+  server.Post("/api/triggers", authed(st, create_trigger));
+  server.Get("/api/triggers", authed(st, list_triggers));
+  server.Get(R"(/api/triggers/([^/]+))", authed(st, get_trigger));
+  server.Patch(R"(/api/triggers/([^/]+))", authed(st, patch_trigger));
+  server.Delete(R"(/api/triggers/([^/]+))", authed(st, delete_trigger));
+  server.Get(R"(/api/triggers/([^/]+)/runs)", authed(st, list_runs));
+  server.Get(R"(/api/runs/([^/]+))", authed(st, get_run));
+  server.Post(R"(/webhook/([^/]+))", [&st](const httplib::Request& req, httplib::Response& res) {
+    respond(st, req, res, webhook(st, req));
+  });
+  if (!own_listener)
+    return;
+
+  // What core::mount does for the core's listener: an X-Request-Id on every response and one
+  // log line per request (API.md §0), JSON errors for whatever no route answered.
+  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    t_request.active = true;
+    t_request.id = new_request_id();
+    t_request.start = steady::now();
+    res.set_header("X-Request-Id", t_request.id);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.set_post_routing_handler([&st](const httplib::Request& req, httplib::Response& res) {
+    if (!t_request.active) {
+      t_request.id = new_request_id();
+      t_request.start = steady::now();
+    }
+    if (!res.has_header("X-Request-Id"))
+      res.set_header("X-Request-Id", t_request.id);
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - t_request.start).count();
+    json::object line{{"request_id", t_request.id},
+                      {"method", req.method},
+                      {"route", well_formed(req.path)},
+                      {"status", res.status},
+                      {"latency_us", us}};
+    if (res.status >= 400) {
+      std::error_code ec;
+      const json::value body = json::parse(res.body, ec);
+      if (!ec && body.is_object())
+        if (const auto* e = body.as_object().if_contains("error"); e && e->is_object())
+          if (const auto* code = e->as_object().if_contains("code"); code && code->is_string())
+            line["error"] = code->get_string();
+    }
+    st.log.info("request", std::move(line));
+    t_request.active = false;
+  });
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty())
+      return;
+    const auto plain = [&](api_errc code, std::string msg) {
+      const core::http_error h{core::status_of(code), code, std::move(msg), nullptr};
+      send_json(res, h.status, core::error_body(h));
+    };
+    if (res.status == 413)
+      plain(api_errc::payload_too_large, "request body too large");
+    else if (res.status == 404)
+      plain(api_errc::not_found, "no such endpoint: " + req.method + " " + req.path);
+    else if (res.status >= 400 && res.status < 500)
+      plain(api_errc::invalid_request, "bad request");
+  });
+  server.set_exception_handler([&st](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "unknown exception";
+    try {
+      if (ep)
+        std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    st.log.error("unhandled exception", {{"path", req.path}, {"detail", what}});
+    const core::http_error h{500, api_errc::internal, "internal error", nullptr};
+    send_json(res, 500, core::error_body(h));
+  });
+  server.set_tcp_nodelay(true);
+  server.set_payload_max_length(std::max(kMaxWebhookBody, kMaxManagementBody) + 1);
+}
+
+}  // namespace enact::triggers

@@ -1,0 +1,75 @@
+// `enact::triggers::service`: the trigger service assembled — the store, the scheduler, the run
+// workers and the HTTP routes (API.md §4): the management API under /api (bearer tokens) and the
+// public webhook intake POST /webhook/<id>. enact-server mounts it on the core's listener, on a
+// listener of its own, or alone against a remote core (server/app/main.cpp).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "enact/result.hpp"
+#include "triggers/clock.hpp"
+#include "triggers/scheduler.hpp"
+#include "triggers/store.hpp"
+#include "triggers/validate.hpp"
+#include "triggers/worker.hpp"
+
+namespace httplib {
+class Server;
+}
+namespace enact::tee {
+class tee;
+}
+namespace enact::core {
+class logger;
+}
+
+namespace enact::triggers {
+
+struct service_config {
+  worker_config workers;
+  config_rules rules;
+  /// Base of the webhook URLs in trigger JSON; empty: "http://" + the request's Host header.
+  std::string public_url;
+  /// Takes back, at start, every run a killed process left leased. Right for a store that only
+  /// this process serves (SQLite); a shared store leaves leases to expire instead.
+  bool release_leases_at_start = true;
+};
+
+class service {
+ public:
+  /// Loads the scheduler's index from the store and starts the scheduler and the run workers.
+  /// `s`, `t`, `log` and `c` must outlive the service.
+  [[nodiscard]] static result<std::unique_ptr<service>> start(store& s,
+                                                              const tee::tee& t,
+                                                              core::logger& log,
+                                                              const clock& c,
+                                                              service_config cfg);
+  ~service();
+  service(const service&) = delete;
+  service& operator=(const service&) = delete;
+
+  /// Mounts the routes on `server`. With `own_listener` the server serves nothing else, and the
+  /// service also installs what core::mount provides on a shared listener: request ids, a log
+  /// line per request, JSON error bodies for unrouted requests, exceptions and oversized bodies.
+  void mount(httplib::Server& server, bool own_listener);
+
+  /// Stops the scheduler and the run workers; runs in flight are recorded first. Idempotent.
+  void stop();
+
+  [[nodiscard]] scheduler& schedules();
+  [[nodiscard]] run_workers& workers();
+
+  struct state;
+
+ private:
+  explicit service(std::unique_ptr<state> st);
+  std::unique_ptr<state> st_;
+};
+
+/// `enact-server issue-token --data-dir DIR --user NAME [--client NAME]`: stores a new bearer
+/// token for NAME in DIR/triggers.sqlite and prints it (one line) on stdout. Returns the exit
+/// code (0 done, 1 failure, 2 usage error).
+[[nodiscard]] int issue_token_command(int argc, char** argv);
+
+}  // namespace enact::triggers

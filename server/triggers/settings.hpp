@@ -1,0 +1,49 @@
+// The trigger service's part of enact-server's configuration: the `[triggers]` and `[chain_rpc]`
+// sections of the config file and their flags (docs/triggers.md "Configuration"). app/config.cpp
+// hands every setting to `apply_setting` first.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "enact/result.hpp"
+
+namespace enact::triggers {
+
+struct settings {
+  /// false: no trigger routes, scheduler or workers (--no-triggers).
+  bool enabled = true;
+  /// HOST:PORT of a listener of their own; empty: the trigger routes share the core's listener.
+  std::string listen;
+  /// Base URL of the core service the workers call; empty: this server's own listener.
+  std::string core_url;
+  size_t workers = 4;
+  uint64_t retry_base_ms = 1000;
+  uint64_t lease_ms = 30000;
+  /// Base of the webhook URLs the API returns ("https://triggers.example.org"); empty: the
+  /// request's Host header over http.
+  std::string public_url;
+  /// SQLite synchronous mode of triggers.sqlite: "full" (default) or "normal".
+  std::string sync = "full";
+  /// Chain name → JSON-RPC URL for chain-event triggers.
+  std::map<std::string, std::string> chain_rpc;
+};
+
+/// Applies `key` if it is a trigger setting: "triggers.<name>", "chain_rpc" (value NAME=URL, the
+/// repeatable --chain-rpc flag) or "chain_rpc.<NAME>" (value URL, the config file's section).
+/// nullopt when `key` is not one of these; otherwise the result of applying it (usage errors
+/// name `what`).
+[[nodiscard]] std::optional<result<void>> apply_setting(settings& s,
+                                                        std::string_view key,
+                                                        const boost::json::value& v,
+                                                        const std::string& what);
+
+/// HOST and PORT of a "HOST:PORT" value.
+[[nodiscard]] std::optional<std::pair<std::string, int>> split_listen(std::string_view v);
+
+}  // namespace enact::triggers

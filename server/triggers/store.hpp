@@ -1,0 +1,377 @@
+// `enact::triggers::store`: where the trigger service keeps its state (DESIGN.md §4 "Trigger
+// service") — triggers, their runs, the scheduler's due times, the chain watcher's checkpoints and
+// seen logs, bearer tokens and pending browser approvals. One implementation per backend: SQLite
+// (sqlite_store.hpp, one process) and PostgreSQL (several instances sharing the work); the suite in
+// tests/triggers/store_suite.hpp runs unchanged on each.
+//
+// Contract of every implementation:
+//  - every method is thread-safe and every write is atomic (all of it or none of it);
+//  - a write has reached the backend's durable log before the method returns;
+//  - the store has no clock: methods that depend on time take `now` (tests move time freely);
+//  - usage API keys are only ever handed to it sealed (AES-256-GCM under the TEE, see seal.hpp);
+//    the store never sees a key in plaintext, only its sealed bytes and its keccak256 hash;
+//  - runs are handed to workers by leases: `lease_runs` moves due runs to running under a lease
+//    that expires, so several workers (threads, processes, instances) never run one attempt twice,
+//    and a crashed worker's run is picked up again once its lease expires. The worker's later
+//    writes (`complete_run`, `fail_run`, `retry_run_later`, `renew_lease`) name the lease they
+//    hold (worker id and attempt); a writer that lost its lease gets store_errc::lease_lost and
+//    changes nothing.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "enact/bytes.hpp"
+#include "enact/error.hpp"
+#include "enact/result.hpp"
+
+namespace enact::triggers {
+
+enum class store_errc {
+  not_found = 1,     // no such trigger / run / token / approval (or it belongs to another user)
+  disabled,          // the trigger exists but is disabled (a webhook answers 409)
+  wrong_type,        // the trigger is of another type than the operation needs
+  conflict,          // a unique value exists already, or the state forbids the change
+  lease_lost,        // the run's lease expired and went to another worker, or the run is gone
+  invalid_argument,  // a value the store cannot hold (a field too long, an empty id)
+  storage,           // the backend failed (I/O, lock timeout, corruption); transient for callers
+};
+
+inline const std::error_category& store_category() noexcept {
+  static const enact::detail::errc_category<store_errc> c(
+      "enact.triggers.store",
+      {"", "not found", "trigger disabled", "wrong trigger type", "conflict", "lease lost",
+       "invalid argument", "storage failure"});
+  return c;
+}
+inline std::error_code make_error_code(store_errc e) noexcept {
+  return {static_cast<int>(e), store_category()};
+}
+
+}  // namespace enact::triggers
+ENACT_ERRC_ENUM(enact::triggers::store_errc)
+
+namespace enact::triggers {
+
+namespace json = boost::json;
+
+/// Instants are UTC with millisecond precision (stored as Unix milliseconds).
+using time_point = std::chrono::sys_time<std::chrono::milliseconds>;
+
+enum class trigger_type { webhook, schedule, chain_event };
+/// "webhook", "schedule", "chain-event" (API.md §4).
+[[nodiscard]] std::string_view to_string(trigger_type t) noexcept;
+[[nodiscard]] std::optional<trigger_type> trigger_type_from(std::string_view s) noexcept;
+
+enum class run_status { queued, running, success, failed };
+[[nodiscard]] std::string_view to_string(run_status s) noexcept;
+[[nodiscard]] std::optional<run_status> run_status_from(std::string_view s) noexcept;
+
+struct trigger {
+  /// 128 random bits (trigger_id() in ids.hpp): unguessable, because /webhook/<id> is public and
+  /// the id is all a sender needs.
+  std::string id;
+  std::string owner;  // user id of the bearer token that created it
+  trigger_type type = trigger_type::webhook;
+  std::string name;
+  bool enabled = true;
+  std::string action_cid;
+  std::optional<address> pkp_id;
+  /// The usage API key, sealed (nonce ‖ ciphertext ‖ tag); never the key itself.
+  bytes sealed_usage_key;
+  /// keccak256 of the key's text (API.md §1 "usage key hash").
+  hash256 usage_key_hash{};
+  /// Type-specific settings, already validated (API.md §4).
+  json::object config;
+  time_point created_at{};
+  time_point updated_at{};
+};
+
+/// The scheduler's state of one schedule trigger: the planned time of its next firing, and of the
+/// last one it fired.
+struct schedule_state {
+  time_point next_due{};
+  std::optional<time_point> last_planned;
+};
+
+/// A change to a trigger; each field that is set replaces the stored one.
+struct trigger_patch {
+  std::optional<std::string> name;
+  std::optional<bool> enabled;
+  std::optional<json::object> config;
+  std::optional<std::string> action_cid;
+  std::optional<std::optional<address>> pkp_id;  // a set empty optional clears it
+  std::optional<bytes> sealed_usage_key;         // set together with usage_key_hash
+  std::optional<hash256> usage_key_hash;
+  /// Replaces the schedule state in the same transaction (a new cron, or re-enabling, restarts
+  /// the schedule from now).
+  std::optional<schedule_state> schedule;
+  time_point now{};
+};
+
+/// An enabled schedule trigger as the scheduler needs it.
+struct scheduled_trigger {
+  std::string trigger_id;
+  std::string cron;  // config.cron
+  std::optional<schedule_state> state;  // absent until the first state is written
+};
+
+/// A run to create.
+struct new_run {
+  std::string id;  // run_id() in ids.hpp
+  std::string trigger_id;
+  json::value params;  // what the action sees as `params` (API.md §4)
+  time_point queued_at{};
+};
+
+struct run_error {
+  std::string code;     // the core's error code ("action_failed", "unavailable", …)
+  std::string message;
+  std::optional<std::string> stack;  // the JavaScript stack when the action threw
+};
+
+struct run {
+  std::string id;
+  std::string trigger_id;
+  /// queued: waiting for its first attempt, or returned by an expired lease; running: leased to a
+  /// worker, or waiting for the backoff of a retry (spec: running → running on a transient
+  /// failure); success / failed: final.
+  run_status status = run_status::queued;
+  uint32_t attempts = 0;  // leases taken so far (each lease is one attempt)
+  json::value params;
+  std::optional<json::value> response;
+  std::optional<run_error> error;  // the last failure (kept while a retry waits)
+  time_point queued_at{};
+  std::optional<time_point> started_at;   // first lease
+  std::optional<time_point> finished_at;  // success or failed
+  time_point next_attempt_at{};           // not leased before this
+  std::string lease_owner;                // worker id; empty when not leased
+  std::optional<time_point> lease_expires_at;
+};
+
+/// A run handed to a worker, with what the worker needs from its trigger.
+struct leased_run {
+  run r;  // status running, attempts counting this lease
+  std::string owner;
+  std::string action_cid;
+  std::optional<address> pkp_id;
+  bytes sealed_usage_key;
+};
+
+struct lease_request {
+  std::string worker_id;  // unique per worker thread and process (instance id / thread index)
+  size_t max_runs = 1;
+  std::chrono::milliseconds duration{30000};
+  time_point now{};
+  /// A run whose lease expired after this many attempts is failed (code "lease_expired") instead
+  /// of being handed out again: a run that kills its worker every time ends.
+  uint32_t max_attempts = 3;
+};
+
+/// Identifies the lease a worker holds on a run.
+struct lease_ref {
+  std::string run_id;
+  std::string worker_id;
+  uint32_t attempt = 0;  // run.attempts as lease_runs returned it
+};
+
+/// offset/limit paging of the management API (API.md §4 `?limit&offset`).
+struct page {
+  uint64_t limit = 20;
+  uint64_t offset = 0;
+};
+
+template <class T>
+struct listing {
+  std::vector<T> items;
+  uint64_t total = 0;
+};
+
+// --- chain watcher (used by the watcher; the store keeps its state) ------------------------------
+
+/// A log the watcher has processed for a trigger, keyed (trigger, block hash, log index), so a
+/// restart or a re-read range never fires it twice; `removed` marks logs of a reorganised block.
+struct seen_log {
+  std::string trigger_id;
+  hash256 block_hash{};
+  uint64_t log_index = 0;
+  uint64_t block_number = 0;
+  bool removed = false;
+  std::string run_id;  // the run it queued; empty when none was queued
+  time_point seen_at{};
+};
+
+/// What the watcher writes after processing a block range of one trigger, atomically: the logs
+/// (each with the run it fires), and the new checkpoint.
+struct chain_batch {
+  std::string trigger_id;
+  struct entry {
+    seen_log log;
+    new_run fire;  // queued only when the log was not seen before
+  };
+  std::vector<entry> logs;
+  std::optional<uint64_t> checkpoint_block;  // last fully processed block
+};
+
+// --- management API credentials ---------------------------------------------------------------
+
+/// A bearer token of the management API: only its SHA-256 is stored.
+struct token_record {
+  hash256 hash{};  // sha256 of the token's 32 bytes (tokens.hpp)
+  std::string user_id;
+  std::string client_name;
+  time_point created_at{};
+  time_point expires_at{};  // created + 30 days
+  bool revoked = false;
+};
+
+enum class approval_status { pending, approved, denied };
+[[nodiscard]] std::string_view to_string(approval_status s) noexcept;
+
+/// A pending browser approval of the token handshake (API.md §4): the client's challenge
+/// (base64url of the token's SHA-256), approved or denied by a signed-in user, then claimed once.
+struct approval {
+  std::string challenge;
+  std::string client_name;
+  approval_status status = approval_status::pending;
+  std::string user_id;  // who decided; empty while pending
+  std::optional<hash256> token_hash;  // set when claimed
+  time_point created_at{};
+  time_point expires_at{};
+};
+
+class store {
+ public:
+  virtual ~store() = default;
+
+  // --- triggers ------------------------------------------------------------------------------
+  /// Inserts `t` (its id must be new: conflict otherwise) and, for a schedule trigger, its first
+  /// schedule state, in one transaction.
+  [[nodiscard]] virtual result<trigger> create_trigger(const trigger& t,
+                                                       const std::optional<schedule_state>& s) = 0;
+  /// The trigger `id` of `owner` (not_found for another owner's trigger).
+  [[nodiscard]] virtual result<trigger> get_trigger(std::string_view owner,
+                                                    std::string_view id) const = 0;
+  /// The trigger `id`, whoever owns it (for the service's own components).
+  [[nodiscard]] virtual result<trigger> find_trigger(std::string_view id) const = 0;
+  /// `owner`'s triggers, oldest first.
+  [[nodiscard]] virtual result<listing<trigger>> list_triggers(std::string_view owner,
+                                                               page p) const = 0;
+  [[nodiscard]] virtual result<trigger> update_trigger(std::string_view owner,
+                                                       std::string_view id,
+                                                       const trigger_patch& patch) = 0;
+  /// Deletes the trigger with its runs, schedule state and chain state.
+  [[nodiscard]] virtual result<void> delete_trigger(std::string_view owner, std::string_view id) = 0;
+
+  // --- runs ----------------------------------------------------------------------------------
+  /// Queues a run of trigger `r.trigger_id`, which must exist (not_found), be of type `expected`
+  /// (wrong_type) and be enabled (disabled), checked in the same transaction as the insert.
+  /// Returns once the run is durable: a webhook answers 202 only after this.
+  [[nodiscard]] virtual result<run> enqueue_run(const new_run& r, trigger_type expected) = 0;
+  /// The run `run_id` of one of `owner`'s triggers.
+  [[nodiscard]] virtual result<run> get_run(std::string_view owner,
+                                            std::string_view run_id) const = 0;
+  /// The runs of `owner`'s trigger, newest first.
+  [[nodiscard]] virtual result<listing<run>> list_runs(std::string_view owner,
+                                                       std::string_view trigger_id,
+                                                       page p) const = 0;
+  /// Atomically: fails or requeues runs whose lease expired (see lease_request::max_attempts),
+  /// then moves up to `max_runs` due runs (queued, or running without a lease, whose
+  /// next_attempt_at ≤ now), oldest first, to running under a lease of `worker_id` until
+  /// now + duration, counting one attempt each, and returns them.
+  [[nodiscard]] virtual result<std::vector<leased_run>> lease_runs(const lease_request& r) = 0;
+  /// Extends a held lease to `expires_at`.
+  [[nodiscard]] virtual result<void> renew_lease(const lease_ref& l, time_point expires_at) = 0;
+  /// running → success with `response`; the lease ends.
+  [[nodiscard]] virtual result<void> complete_run(const lease_ref& l,
+                                                  const json::value& response,
+                                                  time_point now) = 0;
+  /// running → failed with `e`; the lease ends.
+  [[nodiscard]] virtual result<void> fail_run(const lease_ref& l,
+                                              const run_error& e,
+                                              time_point now) = 0;
+  /// The attempt failed transiently: the run stays running, without a lease, until
+  /// `next_attempt_at`; `e` is kept as its last error.
+  [[nodiscard]] virtual result<void> retry_run_later(const lease_ref& l,
+                                                     const run_error& e,
+                                                     time_point next_attempt_at) = 0;
+  /// lease_runs' first step alone: runs whose lease expired by `now` go back to queued (or to
+  /// failed after `max_attempts`). Returns how many changed.
+  [[nodiscard]] virtual result<size_t> expire_leases(time_point now, uint32_t max_attempts) = 0;
+  /// Treats every lease as expired at once (as expire_leases does with expired ones). Only for a
+  /// backend that one process serves, when that process starts: it knows no worker is alive, so
+  /// the runs a killed process left running are picked up again at once.
+  [[nodiscard]] virtual result<size_t> release_all_leases(time_point now, uint32_t max_attempts) = 0;
+  /// When lease_runs could next find work without a new run arriving: the earliest
+  /// next_attempt_at of an unleased run or lease expiry; nullopt when there is none.
+  [[nodiscard]] virtual result<std::optional<time_point>> next_run_wakeup() const = 0;
+
+  // --- schedules -----------------------------------------------------------------------------
+  /// Every enabled schedule trigger with its state (the scheduler's index at start).
+  [[nodiscard]] virtual result<std::vector<scheduled_trigger>> list_schedules() const = 0;
+  /// One schedule trigger's entry; nullopt when it is gone, disabled or not a schedule.
+  [[nodiscard]] virtual result<std::optional<scheduled_trigger>> get_schedule(
+      std::string_view trigger_id) const = 0;
+  /// Fires a schedule trigger once, atomically: when it is enabled and its next_due still equals
+  /// `expected_due` (no other scheduler fired it, no change replaced it), queues `r`, sets
+  /// last_planned = `planned` and next_due = `next_due`, and returns the run; otherwise changes
+  /// nothing and returns nullopt.
+  [[nodiscard]] virtual result<std::optional<run>> fire_schedule(std::string_view trigger_id,
+                                                                 time_point expected_due,
+                                                                 time_point planned,
+                                                                 const new_run& r,
+                                                                 time_point next_due) = 0;
+  /// Writes a schedule trigger's state (e.g. the first one, when none was stored).
+  [[nodiscard]] virtual result<void> set_schedule_state(std::string_view trigger_id,
+                                                        const schedule_state& s) = 0;
+
+  // --- chain watcher -------------------------------------------------------------------------
+  /// The last fully processed block of a chain-event trigger; nullopt before the first.
+  [[nodiscard]] virtual result<std::optional<uint64_t>> chain_checkpoint(
+      std::string_view trigger_id) const = 0;
+  /// Records a processed range atomically: each log not seen before (by trigger, block hash, log
+  /// index) is inserted and its run queued; logs seen before queue nothing; then the checkpoint
+  /// moves. Returns the runs queued. The trigger must be an enabled chain-event trigger.
+  [[nodiscard]] virtual result<std::vector<run>> record_chain_batch(const chain_batch& b) = 0;
+  /// Marks the seen logs of a reorganised-away block `removed`; returns how many.
+  [[nodiscard]] virtual result<size_t> mark_logs_removed(std::string_view trigger_id,
+                                                         const hash256& block_hash) = 0;
+  [[nodiscard]] virtual result<std::optional<seen_log>> find_seen_log(std::string_view trigger_id,
+                                                                      const hash256& block_hash,
+                                                                      uint64_t log_index) const = 0;
+
+  // --- tokens --------------------------------------------------------------------------------
+  /// conflict when a token with this hash exists.
+  [[nodiscard]] virtual result<void> insert_token(const token_record& t) = 0;
+  /// The token whose SHA-256 is `hash` (revoked and expired ones too: the caller decides).
+  [[nodiscard]] virtual result<token_record> find_token(const hash256& hash) const = 0;
+  /// Revokes `user_id`'s token (not_found for another user's).
+  [[nodiscard]] virtual result<void> revoke_token(const hash256& hash, std::string_view user_id) = 0;
+  /// `user_id`'s tokens, newest first.
+  [[nodiscard]] virtual result<std::vector<token_record>> list_tokens(
+      std::string_view user_id) const = 0;
+
+  // --- approvals -----------------------------------------------------------------------------
+  /// conflict when the challenge exists already.
+  [[nodiscard]] virtual result<void> create_approval(const approval& a) = 0;
+  [[nodiscard]] virtual result<approval> get_approval(std::string_view challenge) const = 0;
+  /// pending → approved or denied by `user_id` (conflict unless pending and unexpired at `now`).
+  [[nodiscard]] virtual result<approval> decide_approval(std::string_view challenge,
+                                                         std::string_view user_id,
+                                                         bool approve,
+                                                         time_point now) = 0;
+  /// Claims an approved, unclaimed, unexpired approval: inserts `t` (whose user_id must be the
+  /// approver's) and records its hash on the approval, atomically (conflict otherwise, so one
+  /// approval yields at most one token).
+  [[nodiscard]] virtual result<token_record> claim_approval(std::string_view challenge,
+                                                            const token_record& t,
+                                                            time_point now) = 0;
+};
+
+}  // namespace enact::triggers

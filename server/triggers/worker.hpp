@@ -1,0 +1,94 @@
+// The run workers (DESIGN.md §4): a pool of threads that lease due runs from the store and run
+// each through the core service's POST /core/v1/run_action over HTTP, with the trigger's usage
+// key (unsealed for the call, wiped after it, never logged), its action CID and PKP, and the run's
+// params. Outcomes:
+//  - 200: success, `response` recorded;
+//  - 422 action_failed: failed, error {code, message, stack} (the JavaScript stack);
+//  - transient (5xx, 429, connection failure, timeout): retried with exponential backoff and
+//    jitter (a Retry-After is honoured), up to max_attempts attempts in all, then failed with
+//    the last error;
+//  - any other 4xx: failed at once.
+// A lease is renewed while its call runs, so a slow action is not taken by another worker; a
+// worker that dies leaves its lease to expire and the run to be picked up again.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "triggers/clock.hpp"
+#include "triggers/scheduler.hpp"
+#include "triggers/store.hpp"
+
+namespace enact::tee {
+class tee;
+}
+
+namespace enact::triggers {
+
+struct worker_config {
+  /// Base URL of the core service ("http://127.0.0.1:8080"); /core/v1/run_action is under it.
+  std::string core_url;
+  size_t threads = 4;
+  uint32_t max_attempts = 3;
+  /// Backoff before the second attempt; doubled for each further one, with jitter.
+  std::chrono::milliseconds retry_base{1000};
+  std::chrono::milliseconds retry_cap{60000};
+  std::chrono::milliseconds lease{30000};
+  /// Longest wait for the core's answer to one attempt.
+  std::chrono::milliseconds core_timeout{120000};
+  /// Longest idle sleep: runs queued by another process are seen within this.
+  std::chrono::milliseconds idle_poll{5000};
+  /// Names this process's workers in leases ("<instance>/<n>"); empty: random.
+  std::string instance_id;
+};
+
+/// The wait before attempt `attempts + 1`: base × 2^(attempts − 1), drawn uniformly from its upper
+/// half (jitter, so retries of many runs spread out), at most `cap`.
+[[nodiscard]] std::chrono::milliseconds retry_backoff(std::chrono::milliseconds base,
+                                                      uint32_t attempts,
+                                                      std::chrono::milliseconds cap);
+
+class run_context;
+
+class run_workers {
+ public:
+  run_workers(store& s, const tee::tee& t, const clock& c, worker_config cfg, event_sink log = {});
+  ~run_workers();
+  run_workers(const run_workers&) = delete;
+  run_workers& operator=(const run_workers&) = delete;
+
+  void start();
+  /// Stops leasing; returns when every run in flight has been recorded (idempotent).
+  void stop();
+  /// A run was queued: wakes an idle worker.
+  void notify();
+
+ private:
+  void work(size_t index);
+  void renew_leases();
+  void execute(run_context& ctx, leased_run& l);
+  void report(severity level, std::string_view msg, json::object fields) const;
+
+  store& store_;
+  const tee::tee& tee_;
+  const clock& clock_;
+  worker_config cfg_;
+  event_sink log_;
+
+  std::mutex mu_;
+  std::condition_variable wake_;        // idle workers
+  std::condition_variable wake_renewer_;
+  uint64_t signals_ = 0;
+  bool stopping_ = false;
+  std::map<std::string, lease_ref> in_flight_;  // run id → lease
+  std::vector<std::thread> threads_;
+  std::thread renewer_;
+};
+
+}  // namespace enact::triggers

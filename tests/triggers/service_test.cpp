@@ -1,0 +1,230 @@
+// The trigger service's pure parts: the params a webhook's action sees, bearer tokens, the retry
+// backoff, the configuration keys, and sealing usage keys with the (simulated) TEE.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "enact/client/api_error.hpp"
+#include "enact/codec/base64.hpp"
+#include "enact/crypto/sha2.hpp"
+#include "support.hpp"
+#include "tee/tee.hpp"
+#include "triggers/seal.hpp"
+#include "triggers/settings.hpp"
+#include "triggers/sqlite_store.hpp"
+#include "triggers/tokens.hpp"
+#include "triggers/webhook.hpp"
+#include "triggers/worker.hpp"
+
+namespace enact::triggers::test {
+namespace {
+
+using namespace std::chrono_literals;
+using headers = std::vector<std::pair<std::string, std::string>>;
+
+class temp_dir {
+ public:
+  temp_dir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() /
+            ("enact-trigsvc-" + std::to_string(rd()) + "-" + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  [[nodiscard]] std::string str() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2024} / 5 / 1}.time_since_epoch()};
+
+}  // namespace
+
+TEST_CASE("webhook params: event, event_raw and its encoding") {
+  struct case_ {
+    const char* what;
+    std::string body;
+    const char* content_type;
+    json::value event;
+    json::value raw;
+    bool base64;
+  };
+  const std::string deep_ok = std::string(27, '[') + std::string(27, ']');   // 27 levels
+  const std::string too_deep = std::string(29, '[') + std::string(29, ']');  // 29 levels
+  const std::string bytes_in("\x80\x81 not utf-8", 13);
+  const case_ cases[] = {
+      {"JSON object", R"({"a": [1, 2]})", "application/json", json::parse(R"({"a":[1,2]})"), R"({"a": [1, 2]})", false},
+      {"JSON without content type", "42", "", json::value(42), "42", false},
+      {"JSON under another type", "true", "application/x-www-form-urlencoded", json::value(true), "true", false},
+      {"invalid JSON is text", "{nope", "application/json", json::value("{nope"), "{nope", false},
+      {"text/plain stays text", "[1]", "text/plain", json::value("[1]"), "[1]", false},
+      {"TEXT/PLAIN with parameters", "[1]", " Text/Plain ; charset=utf-8", json::value("[1]"), "[1]", false},
+      {"empty body", "", "application/json", json::value(""), "", false},
+      {"27 levels stay JSON", deep_ok, "application/json", json::parse(deep_ok), json::value(deep_ok), false},
+      {"29 levels are text", too_deep, "application/json", json::value(too_deep), json::value(too_deep), false},
+      {"not UTF-8", bytes_in, "application/octet-stream", nullptr, json::value(base64::encode(as_bytes(bytes_in))), true},
+      {"overlong UTF-8", "\xc0\xaf", "text/plain", nullptr, json::value(base64::encode(as_bytes(std::string("\xc0\xaf")))), true},
+      {"a lone surrogate", "\xed\xa0\x80", "text/plain", nullptr, json::value(base64::encode(as_bytes(std::string("\xed\xa0\x80")))), true},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    const json::object p = webhook_params(c.body, c.content_type, {});
+    CHECK(p.at("event") == c.event);
+    CHECK(p.at("event_raw") == c.raw);
+    CHECK(p.contains("event_raw_encoding") == c.base64);
+    if (c.base64) {
+      CHECK(p.at("event_raw_encoding") == "base64");
+      CHECK(base64::decode(p.at("event_raw").as_string()).value() == bytes(c.body.begin(), c.body.end()));
+    }
+    CHECK(p.size() == (c.base64 ? 4u : 3u));
+  }
+}
+
+TEST_CASE("webhook params: headers lowercased, joined, credentials stripped") {
+  const headers in = {
+      {"Content-Type", "application/json"},   {"X-Hub-Signature-256", "sha256=ab"},
+      {"Authorization", "Bearer s3cret"},      {"COOKIE", "a=b"},
+      {"Set-Cookie", "c=d"},                   {"x-api-key", "k"},
+      {"Proxy-Authorization", "Basic x"},      {"REMOTE_ADDR", "127.0.0.1"},
+      {"REMOTE_PORT", "5555"},                 {"LOCAL_ADDR", "127.0.0.1"},
+      {"LOCAL_PORT", "80"},                    {"X-Multi", "one"},
+      {"x-multi", "two"},                      {"X-Bytes", std::string("\xff ok", 4)},
+      {"Stripe-Signature", "t=1,v1=abc"},
+  };
+  const json::object p = webhook_params("{}", "application/json", in);
+  const json::object want{{"content-type", "application/json"},
+                          {"x-hub-signature-256", "sha256=ab"},
+                          {"x-multi", "one, two"},
+                          {"x-bytes", "\xef\xbf\xbd ok"},  // U+FFFD for the byte that is not UTF-8
+                          {"stripe-signature", "t=1,v1=abc"}};
+  CHECK(p.at("headers") == want);
+}
+
+TEST_CASE("tokens: issue, authenticate, refuse") {
+  temp_dir dir;
+  auto s = sqlite_store::open(dir.str() + "/triggers.sqlite").value();
+  const issued_token t = issue_token(*s, "alice", "test", t0).value();
+  CHECK(t.token.size() == 43);
+  CHECK(t.record.expires_at == t0 + 720h);
+  // The stored hash is sha256 of the token's bytes: base64url(hash) is the handshake's challenge.
+  CHECK(t.record.hash == sha256(base64::decode_url(t.token).value()));
+  CHECK(token_hash(t.token) == std::optional<hash256>(t.record.hash));
+
+  const auto ok = authenticate(*s, "Bearer " + t.token, t0 + 1h);
+  REQUIRE(ok.has_value());
+  CHECK(ok->user_id == "alice");
+
+  const issued_token other = issue_token(*s, "bob", "test", t0).value();
+  CHECK(other.token != t.token);
+  struct case_ {
+    const char* what;
+    std::string header;
+    time_point now;
+  };
+  const case_ refused[] = {
+      {"missing", "", t0},
+      {"no Bearer", t.token, t0},
+      {"lowercase bearer", "bearer " + t.token, t0},
+      {"too short", "Bearer " + t.token.substr(1), t0},
+      {"not base64url", "Bearer " + std::string(42, 'A') + "+", t0},
+      {"unknown", "Bearer " + std::string(42, 'A') + "A", t0},
+      {"expired", "Bearer " + t.token, t0 + 720h},
+  };
+  for (const auto& c : refused) {
+    CAPTURE(c.what);
+    const auto r = authenticate(*s, c.header, c.now);
+    REQUIRE(!r);
+    CHECK(r.code() == api_errc::unauthenticated);
+    CHECK(r.err().message.find(t.token) == std::string::npos);
+  }
+  REQUIRE(s->revoke_token(t.record.hash, "alice").has_value());
+  CHECK(authenticate(*s, "Bearer " + t.token, t0).code() == api_errc::unauthenticated);
+  CHECK(authenticate(*s, "Bearer " + other.token, t0).has_value());
+}
+
+TEST_CASE("retry backoff: exponential, jittered in the upper half, capped") {
+  struct case_ {
+    uint32_t attempts;
+    int64_t low, high;
+  };
+  const case_ cases[] = {{1, 500, 1000}, {2, 1000, 2000}, {3, 2000, 4000}, {10, 30000, 60000}, {40, 30000, 60000}};
+  for (const auto& c : cases) {
+    CAPTURE(c.attempts);
+    for (int i = 0; i < 200; ++i) {
+      const auto d = retry_backoff(1000ms, c.attempts, 60000ms).count();
+      CHECK(d >= c.low);
+      CHECK(d <= c.high);
+    }
+  }
+  CHECK(retry_backoff(0ms, 2, 60000ms) == 0ms);
+}
+
+TEST_CASE("settings: trigger keys of the config file and flags") {
+  settings s;
+  const auto apply = [&](const char* key, json::value v) { return apply_setting(s, key, v, key); };
+  CHECK(!apply("listen", "x"));  // not a trigger setting
+  CHECK(!apply("chain.chain_id", 1));
+  REQUIRE(apply("triggers.workers", 8));
+  CHECK(s.workers == 8);
+  REQUIRE(apply("triggers.workers", "2")->has_value());  // a flag's text
+  CHECK(s.workers == 2);
+  REQUIRE(apply("triggers.core_url", "http://core.example:8080/")->has_value());
+  CHECK(s.core_url == "http://core.example:8080");
+  REQUIRE(apply("chain_rpc", "ethereum=https://eth.example")->has_value());
+  REQUIRE(apply("chain_rpc.polygon", "https://polygon.example")->has_value());
+  CHECK(s.chain_rpc == std::map<std::string, std::string>{{"ethereum", "https://eth.example"},
+                                                         {"polygon", "https://polygon.example"}});
+  REQUIRE(apply("triggers.enabled", false)->has_value());
+  CHECK(!s.enabled);
+  REQUIRE(apply("triggers.listen", "0.0.0.0:8081")->has_value());
+  CHECK(split_listen(s.listen) == std::optional<std::pair<std::string, int>>({"0.0.0.0", 8081}));
+  REQUIRE(apply("triggers.sync", "normal")->has_value());
+  CHECK(s.sync == "normal");
+
+  struct bad {
+    const char* key;
+    json::value v;
+    const char* words;
+  };
+  const bad bads[] = {
+      {"triggers.workers", -1, "non-negative"},      {"triggers.workers", 1000, "0 to 256"},
+      {"triggers.core_url", "ftp://x", "http://"},   {"triggers.listen", "8080", "HOST:PORT"},
+      {"triggers.sync", "off", "full or normal"},    {"triggers.lease_ms", 10, "at least"},
+      {"chain_rpc", "ethereum", "NAME=URL"},         {"chain_rpc", "doge=http://d.example", "doge"},
+      {"chain_rpc.ethereum", "localhost:8545", "http://"}, {"triggers.colour", "red", "unknown setting"},
+  };
+  for (const auto& b : bads) {
+    CAPTURE(b.key);
+    const auto r = apply(b.key, b.v);
+    REQUIRE(r);
+    REQUIRE(!r->has_value());
+    CHECK(r->code() == api_errc::invalid_request);
+    CHECK(r->err().message.find(b.words) != std::string::npos);
+  }
+}
+
+TEST_CASE("usage keys are sealed by the TEE at their own path") {
+  temp_dir dir;
+  auto tee = tee::open_simulated(dir.str()).value();
+  const std::string key = base64::encode(bytes(32, 7));
+  const bytes sealed = seal_usage_key(*tee, key).value();
+  CHECK(sealed.size() == 12 + key.size() + 16);
+  CHECK(std::string(as_chars(sealed)).find(key) == std::string::npos);
+  CHECK(std::string(as_chars(unseal_usage_key(*tee, sealed).value().view())) == key);
+  // Another PKP's key cannot open it, nor can another root.
+  CHECK(!tee->decrypt(keccak256(std::string_view("some other path")), sealed));
+  temp_dir other_dir;
+  auto other = tee::open_simulated(other_dir.str()).value();
+  CHECK(!unseal_usage_key(*other, sealed));
+  bytes tampered = sealed;
+  tampered.back() ^= 1;
+  CHECK(!unseal_usage_key(*tee, tampered));
+}
+
+}  // namespace enact::triggers::test
