@@ -1,0 +1,295 @@
+// `enact::ledger::evm_ledger`: the permission ledger kept by the Solidity registry
+// (server/ledger/contracts/, API.md §3) on an EVM node, spoken to over JSON-RPC (DESIGN.md §4
+// "Permission ledger"). The registry enforces the rules; this backend maps them onto
+// `permission_ledger` so that the conformance suite in tests/ledger passes unchanged.
+//
+// Writes. Each write is sent by the `tx_signer` that sends as the write's sender (in the server:
+// a `key_signer` holding the api_payer keys; in tests: an `impersonating_signer` on anvil). A
+// sender no signer sends as → invalid_argument, and nothing reaches the chain: the server's only
+// senders are its api payers, everything else is written on-chain by its own wallet. A write is:
+// eth_estimateGas as the sender (a revert there is the registry's custom error, mapped to its
+// ledger_errc: NotAdmin → not_admin, RelayNotAllowed → relay_not_allowed, Unknown* → unknown_*,
+// …; NotApiPayer and NotOwner → not_admin), then the transaction, then its receipt; the call
+// returns once the receipt is there. A write with `charge_credits > 0` is one
+// `multicall([write, chargeCredits(account, amount)])`, so the charge and the write commit or
+// revert together. A transaction that is mined but reverted (a race with another writer after
+// the estimate) is simulated again to report the registry's error.
+// Bookkeeping (debit, record_payment, credit_payment) is sent as `evm_options::bookkeeping_sender`
+// (default: the first api payer some signer sends as); like the embedded ledger, the events
+// CreditsDebited and PaymentCredited report the zero address as their sender.
+//
+// Reads are eth_calls of the registry's views decoded with the SDK's bindings. uint256 values
+// that the ledger's types hold in 64 bits: a usage key's expiration and balance above 2^64-1
+// (only a direct on-chain setUsageApiKey can write them) are clamped to UINT64_MAX (a time past
+// the year 584 billion is "never"; the key balance is stored, not spent); a group id above
+// 2^64-1 in a permission list cannot name a group (ids count from 1) and makes the key
+// unreadable: storage, with the decoder's message. Every other counter is 64-bit in the contract.
+//
+// Cache. Reads go through a bounded LRU cache keyed by the call data (options: on/off, size). An
+// entry belongs to an account (the views taking an accountHash) or is global (the usage-key and
+// admin lookups, the api payer list). A background thread asks eth_getLogs for the registry's
+// logs every `event_poll_interval`; each log drops the entries of the account in its indexed
+// accountHash and every global entry; the ledger's own writes do the same synchronously from
+// their receipts, so a caller reads its own writes. A write by anyone else is seen within one
+// poll interval. A read that raced with an invalidation is not cached (generation counters).
+// When a poll cannot reach the node the cache is emptied: its freshness can no longer be known.
+//
+// Events. `events_after` numbers the registry's ledger events 1, 2, 3, … in chain order (block,
+// log index) from the deployment block, skipping the bookkeeping logs PaymentRecorded,
+// WriteCharged and ApiPayerSet; `sender` is the transaction's `from`, `created_at` the block's
+// timestamp, `data` the event's arguments as registry::decode_log gives them (the embedded
+// ledger's event data). The events are kept in memory, indexed incrementally by the poller and
+// brought up to the node's head by events_after itself (so a caller sees its own writes). Blocks
+// within `confirmations` of the head are not indexed; a reorganisation deeper than that is not
+// detected (the default 0 suits a node that does not reorganise: anvil, a rollup's sequencer).
+//
+// Failures of the node (unreachable, timeout, HTTP error, malformed answer) are ledger_errc::
+// storage with a message naming the node, so the server answers 503. The same object recovers
+// when the node comes back: connections are re-established per request.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "enact/chain/client.hpp"
+#include "enact/crypto/secret.hpp"
+#include "ledger/ledger.hpp"
+
+namespace enact::ledger {
+
+// ---------------------------------------------------------------------------------------------
+// Signers: who sends a write's transaction.
+
+/// Sends transactions as one or more addresses. Thread-safe.
+class tx_signer {
+ public:
+  virtual ~tx_signer() = default;
+  /// Whether this signer sends as `from`.
+  [[nodiscard]] virtual bool sends_as(const address& from) const = 0;
+  /// Sends `data` to `to` as `from` with `gas_limit` and waits for the receipt. Errors are
+  /// rpc_errc: transport failures, timeout (no receipt in time), tx_failed (status 0).
+  [[nodiscard]] virtual result<chain::receipt> send(const address& from,
+                                                    const address& to,
+                                                    bytes_view data,
+                                                    uint64_t gas_limit) = 0;
+};
+
+/// Production signer: one `chain::transaction_sender` per private key, so each key's nonces are
+/// assigned under its own mutex by every concurrent request, and fetched from the node's pending
+/// count on first use (a restarted server continues where the chain is). A transaction without a
+/// receipt after `sender_options::replace_after` is replaced with fees raised by 12.5 %.
+class key_signer final : public tx_signer {
+ public:
+  /// secp256k1_errc for a key that is not a valid private key; invalid_argument for none.
+  [[nodiscard]] static result<std::unique_ptr<key_signer>> create(
+      std::shared_ptr<const chain::rpc_client> client,
+      std::vector<Secret> keys,
+      chain::sender_options options = {});
+
+  [[nodiscard]] bool sends_as(const address& from) const override;
+  [[nodiscard]] result<chain::receipt> send(const address& from,
+                                            const address& to,
+                                            bytes_view data,
+                                            uint64_t gas_limit) override;
+  /// The keys' addresses, in the order given.
+  [[nodiscard]] std::vector<address> addresses() const;
+
+ private:
+  key_signer() = default;
+  std::vector<address> order_;
+  std::map<address, std::unique_ptr<chain::transaction_sender>> senders_;
+};
+
+/// Test signer for a node that accepts eth_sendTransaction from any address (anvil
+/// --auto-impersonate): sends as every address, giving each one ether (anvil_setBalance) before
+/// its first transaction. Sends from one address are serialised (the node assigns the nonces).
+class impersonating_signer final : public tx_signer {
+ public:
+  struct options {
+    std::chrono::milliseconds receipt_timeout{60000};
+    std::chrono::milliseconds poll_interval{100};
+  };
+  explicit impersonating_signer(std::shared_ptr<const chain::rpc_client> client);
+  impersonating_signer(std::shared_ptr<const chain::rpc_client> client, options o);
+
+  [[nodiscard]] bool sends_as(const address&) const override { return true; }
+  [[nodiscard]] result<chain::receipt> send(const address& from,
+                                            const address& to,
+                                            bytes_view data,
+                                            uint64_t gas_limit) override;
+
+ private:
+  std::shared_ptr<const chain::rpc_client> client_;
+  options options_;
+  std::mutex mu_;
+  std::set<address> funded_;
+  std::map<address, std::unique_ptr<std::mutex>> per_sender_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The ledger
+
+struct evm_options {
+  /// The node's JSON-RPC endpoint (http:// or https://).
+  std::string rpc_url;
+  /// The registry's address.
+  address registry{};
+  /// Checked against eth_chainId at open (invalid_argument when they differ).
+  uint64_t chain_id = 0;
+  /// Per JSON-RPC request (connect, then answer).
+  std::chrono::milliseconds rpc_timeout{5000};
+  /// Reads through the cache; off: every read is an eth_call.
+  bool cache = true;
+  size_t cache_entries = 4096;
+  /// How often the registry's logs are asked for (cache invalidation, event index).
+  std::chrono::milliseconds event_poll_interval{1000};
+  /// Blocks this close to the head are not indexed yet.
+  uint64_t confirmations = 0;
+  /// The block the registry was deployed in (where event numbering starts); absent: found with
+  /// eth_getCode by bisection (the node must answer for past blocks), else block 0.
+  std::optional<uint64_t> deployment_block;
+  /// Blocks per eth_getLogs request (public nodes limit the range).
+  uint64_t log_range = 5000;
+  /// Gas limit = estimate × (100 + margin) / 100.
+  unsigned gas_margin_percent = 20;
+  /// Sender of debit / record_payment / credit_payment; absent: the first api payer a signer
+  /// sends as.
+  std::optional<address> bookkeeping_sender;
+};
+
+/// Cache counters (tests, benchmarks).
+struct cache_stats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t invalidations = 0;  // entries dropped by logs
+  size_t entries = 0;
+};
+
+class evm_ledger final : public permission_ledger {
+ public:
+  ~evm_ledger() override;
+  evm_ledger(const evm_ledger&) = delete;
+  evm_ledger& operator=(const evm_ledger&) = delete;
+
+  [[nodiscard]] std::vector<address> api_payers() const override;
+
+  [[nodiscard]] result<void> new_account(const write_context& w, const account& a) override;
+  [[nodiscard]] result<account> get_account(const account_hash& h) const override;
+  [[nodiscard]] result<account> account_by_admin(const address& admin) const override;
+  [[nodiscard]] result<void> convert_to_chain_secured(const write_context& w,
+                                                      const account_hash& h,
+                                                      const address& new_admin) override;
+
+  [[nodiscard]] result<void> set_usage_key(const write_context& w, const usage_key& k) override;
+  [[nodiscard]] result<void> update_usage_key_metadata(const write_context& w,
+                                                       const account_hash& account,
+                                                       const hash256& key_hash,
+                                                       std::string_view name,
+                                                       std::string_view description) override;
+  [[nodiscard]] result<void> remove_usage_key(const write_context& w,
+                                              const account_hash& account,
+                                              const hash256& key_hash) override;
+  [[nodiscard]] result<usage_key> find_usage_key(const hash256& key_hash) const override;
+  [[nodiscard]] result<page<usage_key>> list_usage_keys(const account_hash& account,
+                                                        page_request p) const override;
+
+  [[nodiscard]] result<group> add_group(const write_context& w,
+                                        const account_hash& account,
+                                        const group& g) override;
+  [[nodiscard]] result<group> update_group(const write_context& w,
+                                           const account_hash& account,
+                                           const group& g) override;
+  [[nodiscard]] result<void> remove_group(const write_context& w,
+                                          const account_hash& account,
+                                          group_id id) override;
+  [[nodiscard]] result<group> get_group(const account_hash& account, group_id id) const override;
+  [[nodiscard]] result<page<group>> list_groups(const account_hash& account,
+                                                page_request p) const override;
+  [[nodiscard]] result<std::vector<group>> all_groups(const account_hash& account) const override;
+  [[nodiscard]] result<group> add_pkp_to_group(const write_context& w,
+                                               const account_hash& account,
+                                               group_id id,
+                                               const address& pkp) override;
+  [[nodiscard]] result<group> remove_pkp_from_group(const write_context& w,
+                                                    const account_hash& account,
+                                                    group_id id,
+                                                    const address& pkp) override;
+  [[nodiscard]] result<group> add_action_to_group(const write_context& w,
+                                                  const account_hash& account,
+                                                  group_id id,
+                                                  const hash256& hashed_cid) override;
+  [[nodiscard]] result<group> remove_action_from_group(const write_context& w,
+                                                       const account_hash& account,
+                                                       group_id id,
+                                                       const hash256& hashed_cid) override;
+
+  [[nodiscard]] result<void> register_wallet(const write_context& w,
+                                             const account_hash& account,
+                                             const wallet& wl) override;
+  [[nodiscard]] result<wallet> get_wallet(const account_hash& account,
+                                          const address& pkp_id) const override;
+  [[nodiscard]] result<page<wallet>> list_wallets(const account_hash& account,
+                                                  page_request p) const override;
+  [[nodiscard]] result<page<wallet>> list_wallets_in_group(const account_hash& account,
+                                                           group_id id,
+                                                           page_request p) const override;
+  [[nodiscard]] result<uint64_t> wallet_count(const account_hash& account) const override;
+
+  [[nodiscard]] result<void> add_action(const write_context& w,
+                                        const account_hash& account,
+                                        const action& a) override;
+  [[nodiscard]] result<action> update_action_metadata(const write_context& w,
+                                                      const account_hash& account,
+                                                      const hash256& hashed_cid,
+                                                      std::string_view name,
+                                                      std::string_view description) override;
+  [[nodiscard]] result<void> delete_action(const write_context& w,
+                                           const account_hash& account,
+                                           const hash256& hashed_cid) override;
+  [[nodiscard]] result<action> get_action(const account_hash& account,
+                                          const hash256& hashed_cid) const override;
+  [[nodiscard]] result<page<action>> list_actions(const account_hash& account,
+                                                  std::optional<group_id> group,
+                                                  page_request p) const override;
+
+  [[nodiscard]] result<uint64_t> balance(const account_hash& account) const override;
+  [[nodiscard]] result<uint64_t> debit(const account_hash& account, uint64_t amount) override;
+  [[nodiscard]] result<void> record_payment(const payment& p) override;
+  [[nodiscard]] result<payment> get_payment(const account_hash& account,
+                                            std::string_view intent_id) const override;
+  [[nodiscard]] result<uint64_t> credit_payment(const account_hash& account,
+                                                std::string_view intent_id) override;
+
+  [[nodiscard]] result<std::vector<event>> events_after(uint64_t after,
+                                                        size_t limit) const override;
+
+  // --- beyond the interface ---------------------------------------------------------------------
+  [[nodiscard]] const address& registry() const;
+  [[nodiscard]] uint64_t deployment_block() const;
+  [[nodiscard]] cache_stats cache_statistics() const;
+
+  struct state;
+
+ private:
+  friend result<std::unique_ptr<evm_ledger>> open_evm(evm_options,
+                                                      std::vector<std::shared_ptr<tx_signer>>);
+  explicit evm_ledger(std::unique_ptr<state> s);
+  std::unique_ptr<state> state_;
+};
+
+/// Connects to the node, checks its chain id (invalid_argument when it differs), that the
+/// registry address holds a registry (invalid_argument when there is no code, or apiPayers()
+/// does not answer), reads the api payers, finds the deployment block and starts the poller.
+/// storage when the node cannot be reached.
+[[nodiscard]] result<std::unique_ptr<evm_ledger>> open_evm(
+    evm_options options,
+    std::vector<std::shared_ptr<tx_signer>> signers);
+
+}  // namespace enact::ledger
