@@ -1,0 +1,20 @@
+// Base32 (lowercase, unpadded; codec/base32.hpp) decoding: never crashes; the decoder accepts
+// canonical text only, so whatever decodes re-encodes to exactly the input.
+#include "enact/codec/base32.hpp"
+#include "fuzz.hpp"
+
+using namespace enact;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view s = fuzz::text(data, size);
+  if (const auto decoded = base32::decode_lower_nopad(s)) {
+    fuzz::require(base32::encode_lower_nopad(*decoded) == s, "base32: encode(decode(s)) != s");
+  } else {
+    fuzz::require(decoded.code().category() == make_error_code(base32_errc::bad_char).category(),
+                  "base32: error outside base32_errc");
+  }
+  const bytes b(data, data + size);
+  fuzz::require(base32::decode_lower_nopad(base32::encode_lower_nopad(b)).value() == b,
+                "base32: decode(encode(b)) != b");
+  return 0;
+}
