@@ -317,6 +317,8 @@ std::vector<command> all_commands() {
        pkp_derive},
   };
   for (command& c : core_commands()) all.push_back(std::move(c));
+  for (command& c : chain_commands()) all.push_back(std::move(c));
+  for (command& c : attest_commands()) all.push_back(std::move(c));
   return all;
 }
 

@@ -20,4 +20,11 @@ std::vector<command> all_commands();
 /// The `enact core …` commands (core_commands.cpp): the core service's API.
 std::vector<command> core_commands();
 
+/// The `enact chain …` commands (chain_commands.cpp): the permission registry on-chain.
+std::vector<command> chain_commands();
+
+/// The `enact attest …` commands (attest_commands.cpp): the client checks of a service's
+/// attestation (core-api.md "Checks that clients can perform").
+std::vector<command> attest_commands();
+
 }  // namespace enact::cli

@@ -137,6 +137,24 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   if (key == "threads") { ENACT_TRY(s.threads, number<int>(v, what)); return {}; }
   if (key == "chain.chain_id") { ENACT_TRY(s.core.chain_id, number<uint64_t>(v, what)); return {}; }
   if (key == "chain.chain_name") { ENACT_TRY(s.core.chain_name, text(v, what)); return {}; }
+  if (key == "chain.rpc_url") { ENACT_TRY(s.rpc_url, text(v, what)); return {}; }
+  if (key == "ledger.backend") {
+    ENACT_TRY(s.ledger, text(v, what));
+    if (s.ledger != "embedded" && s.ledger != "evm")
+      return usage(what + ": expected embedded or evm");
+    return {};
+  }
+  if (key == "ledger.cache") {
+    if (v.is_string() && (v.get_string() == "on" || v.get_string() == "off")) {
+      s.ledger_cache = v.get_string() == "on";
+      return {};
+    }
+    auto b = boolean(v, what);
+    if (!b)
+      return usage(what + ": expected on or off");
+    s.ledger_cache = *b;
+    return {};
+  }
   if (key == "chain.contract_address") {
     ENACT_TRY(auto t, text(v, what));
     auto a = parse_address(t, what);
@@ -182,6 +200,7 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   if (key == "limits.key_rate_per_second") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_per_second = double(n); return {}; }
   if (key == "limits.key_rate_burst") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_burst = double(n); return {}; }
   if (key == "limits.new_accounts_per_ip_per_minute") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.new_account_per_ip_per_minute = double(n); return {}; }
+  if (auto r = triggers::apply_setting(s.triggers, key, v, what)) return *r;
   return usage(what + ": unknown setting");
 }
 
@@ -230,7 +249,11 @@ constexpr flag kFlags[] = {
     {"--stripe-publishable-key", "billing.stripe_publishable_key", "Stripe publishable key (the secret key comes from STRIPE_SECRET_KEY)"},
     {"--write-surcharge", "billing.write_surcharge_credits", "credits debited per relayed ledger write (default 0)"},
     {"--run-price", "billing.run_price_credits", "credits per run-action call (default 1)"},
-    {"--chain-id", "chain.chain_id", "chain id of the registry (default 31337)"},
+    {"--chain-id", "chain.chain_id", "chain id of the registry (default 31337; checked against the node with --ledger evm)"},
+    {"--ledger", "ledger.backend", "embedded | evm: the permission ledger (default embedded)"},
+    {"--rpc-url", "chain.rpc_url", "JSON-RPC endpoint of the node holding the registry (--ledger evm)"},
+    {"--registry-address", "chain.contract_address", "address of the permission registry (--ledger evm; enact-server deploy-registry)"},
+    {"--ledger-cache", "ledger.cache", "on | off: cache registry reads, invalidated by its events (default on)"},
     {"--chain-name", "chain.chain_name", "chain name reported by /get_node_chain_config"},
     {"--key-rate", "limits.key_rate_per_second", "requests per second per API key (default 0: unlimited)"},
     {"--new-accounts-per-minute", "limits.new_accounts_per_ip_per_minute", "account creations per client IP per minute (default 60; 0: unlimited)"},
@@ -243,6 +266,15 @@ constexpr flag kFlags[] = {
     {"--evidence-dir", "tee.evidence_dir", "evidence files to serve under /evidences/ (default: a development set)"},
     {"--threads", "threads", "HTTP worker threads, one per open connection (default max(64, 16 per core))"},
     {"--log-level", "log_level", "debug | info | warn | error (default info)"},
+    {"--no-core", nullptr, "serve only the trigger service, against the core at --core-url"},
+    {"--no-triggers", nullptr, "serve only the core API: no trigger routes, scheduler or workers"},
+    {"--triggers-listen", "triggers.listen", "HOST:PORT for the trigger service alone (default: the core's listener)"},
+    {"--core-url", "triggers.core_url", "core service the trigger workers call (default: this server's listener)"},
+    {"--trigger-workers", "triggers.workers", "threads running trigger runs (default 4)"},
+    {"--trigger-retry-base-ms", "triggers.retry_base_ms", "backoff before a run's second attempt, doubled after (default 1000)"},
+    {"--trigger-sync", "triggers.sync", "full | normal: SQLite synchronous mode of triggers.sqlite (default full)"},
+    {"--triggers-public-url", "triggers.public_url", "base of the webhook URLs the API returns (default: from Host)"},
+    {"--chain-rpc", "chain_rpc", "NAME=URL: JSON-RPC endpoint for chain-event triggers (repeatable)"},
     {"--help", nullptr, "this text"},
     {"--version", nullptr, "print the version"},
 };
@@ -261,11 +293,15 @@ std::string help_text() {
   }
   out +=
       "\nConfig file keys: listen, data_dir, dev, log_level, threads, [chain] chain_id chain_name\n"
-      "contract_address, [billing] provider stripe_api_base stripe_publishable_key\n"
+      "contract_address rpc_url, [ledger] backend cache, [billing] provider stripe_api_base stripe_publishable_key\n"
       "stripe_secret_key write_surcharge_credits run_price_credits, [sandbox] workers\n"
       "run_timeout_ms run_heap_mib ipfs_gateway, [limits] max_body_bytes\n"
       "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute, [tee] backend\n"
-      "dstack_socket evidence_dir.\n";
+      "dstack_socket evidence_dir, [triggers] enabled listen core_url workers retry_base_ms\n"
+      "lease_ms public_url sync, [chain_rpc] <chain> = URL.\n"
+      "\nenact-server issue-token --data-dir DIR --user NAME prints a trigger API bearer token.\n"
+      "enact-server deploy-registry --rpc-url URL --key-file FILE deploys a permission registry\n"
+      "for this data directory's api payer (see its --help).\n";
   return out;
 }
 
@@ -296,6 +332,8 @@ result<command_line> parse_command_line(int argc, char** argv) {
     if (name == "--help" || name == "-h") { cl.help = true; continue; }
     if (name == "--version") { cl.version = true; continue; }
     if (name == "--dev") { cl.s.dev = true; continue; }
+    if (name == "--no-core") { cl.s.no_core = true; continue; }
+    if (name == "--no-triggers") { cl.s.triggers.enabled = false; continue; }
     if (name == "--config") { if (!inline_value) ++i; continue; }
     const flag* f = nullptr;
     for (const auto& candidate : kFlags)

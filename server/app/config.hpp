@@ -8,6 +8,7 @@
 
 #include "core/service.hpp"
 #include "enact/result.hpp"
+#include "triggers/settings.hpp"
 
 namespace enact::app {
 
@@ -40,7 +41,16 @@ struct settings {
   /// Evidence files written by the TLS terminator, served under /evidences/; empty: a development
   /// set in <data_dir>/evidences (simulated) or none (dstack).
   std::string evidence_dir;
+  /// Permission ledger: "embedded" (SQLite in the data directory) or "evm" (the registry at
+  /// core.contract_address on the node at rpc_url, chain core.chain_id; app/ledger_backend.hpp).
+  std::string ledger = "embedded";
+  std::string rpc_url;
+  /// evm: reads through the ledger's event-invalidated cache.
+  bool ledger_cache = true;
   core::config core;
+  /// The trigger service (docs/triggers.md); `no_core` runs it alone against a remote core.
+  triggers::settings triggers;
+  bool no_core = false;
 };
 
 /// What the command line asked for.

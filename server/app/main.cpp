@@ -15,16 +15,20 @@
 #include <thread>
 
 #include "app/config.hpp"
+#include "app/ledger_backend.hpp"
 #include "billing/dev_provider.hpp"
 #include "billing/stripe_provider.hpp"
 #include "core/content_store.hpp"
 #include "core/log.hpp"
+#include "core/routes_rpc.hpp"
 #include "core/service.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secret.hpp"
 #include "ledger/embedded_ledger.hpp"
+#include "ledger/rpc_surface.hpp"
 #include "runtime/runtime.hpp"
 #include "tee/tee.hpp"
+#include "triggers/deployment.hpp"
 
 namespace {
 
@@ -66,6 +70,10 @@ result<std::unique_ptr<tee::tee>> open_tee(const app::settings& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "issue-token")
+    return triggers::issue_token_command(argc - 1, argv + 1);
+  if (argc > 1 && std::string_view(argv[1]) == "deploy-registry")
+    return app::deploy_registry_command(argc - 1, argv + 1);
   auto cl = app::parse_command_line(argc, argv);
   if (!cl) {
     std::fprintf(stderr, "enact-server: %s\n", cl.err().message.c_str());
@@ -117,9 +125,33 @@ int main(int argc, char** argv) {
   if (!payer)
     return fatal(payer.err().message);
 
-  auto ledger = ledger::embedded_ledger::open(s.data_dir + "/ledger.sqlite", {*payer});
-  if (!ledger)
-    return fatal("ledger: " + ledger.err().message);
+  // --ledger evm: the registry on a node (app/ledger_backend.hpp), whose own JSON-RPC clients
+  // use; otherwise the embedded ledger and its JSON-RPC surface.
+  std::unique_ptr<ledger::permission_ledger> evm_ledger;
+  std::unique_ptr<ledger::embedded_ledger> embedded;
+  std::unique_ptr<ledger::rpc_surface> rpc;
+  if (s.ledger == "evm") {
+    auto l = app::open_evm_ledger(s, **the_tee, *payer, log);
+    if (!l) {
+      std::fprintf(stderr, "enact-server: %s\n", l.err().message.c_str());
+      return l.code() == enact::api_errc::invalid_request ? 2 : 1;
+    }
+    evm_ledger = std::move(*l);
+  } else {
+    auto ledger = ledger::embedded_ledger::open(s.data_dir + "/ledger.sqlite", {*payer});
+    if (!ledger)
+      return fatal("ledger: " + ledger.err().message);
+    embedded = std::move(*ledger);
+    // The embedded registry answers JSON-RPC at /rpc, at a fixed address unless one is configured
+    // (docs/chainsecured.md).
+    if (cl->s.core.contract_address == address{})
+      cl->s.core.contract_address = ledger::embedded_registry_address();
+    auto surface = ledger::rpc_surface::open(
+        *embedded, {s.core.chain_id, s.core.contract_address, s.data_dir + "/rpc.sqlite"});
+    if (!surface)
+      return fatal("rpc: " + surface.err().message);
+    rpc = std::move(*surface);
+  }
   auto store = core::content_store::open(s.data_dir);
   if (!store)
     return fatal(store.err().message);
@@ -154,12 +186,14 @@ int main(int argc, char** argv) {
   pc.size = s.sandbox_workers;
   pc.defaults.wall = std::chrono::milliseconds(s.run_timeout_ms);
   pc.defaults.heap_bytes = static_cast<size_t>(s.run_heap_mib) << 20;
-  auto sandbox = runtime::pool::start(pc);
+  // Without the core (--no-core) there is nothing to run actions for.
+  auto sandbox = s.no_core ? result<std::unique_ptr<runtime::pool>>(std::unique_ptr<runtime::pool>())
+                           : runtime::pool::start(pc);
   if (!sandbox)
     return fatal("action sandbox: " + sandbox.err().message);
 
   core::services svc;
-  svc.ledger = ledger->get();
+  svc.ledger = evm_ledger ? evm_ledger.get() : embedded.get();
   svc.tee = the_tee->get();
   svc.payments = payments.get();
   svc.store = &*store;
@@ -174,7 +208,11 @@ int main(int argc, char** argv) {
   const size_t threads = s.threads > 0 ? static_cast<size_t>(s.threads) : std::max<size_t>(64, 16 * cores);
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server.set_keep_alive_max_count(1000);
-  core::mount(server, svc, s.core);
+  if (!s.no_core) {
+    core::mount(server, svc, s.core);
+    if (rpc)
+      core::mount_rpc(server, *rpc, s.core, log);
+  }
 
   // Port 0 asks for any free port; the banner prints the one bound.
   int port = s.listen_port;
@@ -186,9 +224,22 @@ int main(int argc, char** argv) {
     return fatal("cannot listen on " + s.listen_host + ":" + std::to_string(s.listen_port) +
                  " (in use, or not an address of this machine)");
 
+  std::unique_ptr<triggers::deployment> trig;
+  if (s.triggers.enabled) {
+    const std::string host = s.listen_host == "0.0.0.0" ? "127.0.0.1" : s.listen_host;
+    auto t = triggers::deployment::start(
+        s.triggers, **the_tee, log,
+        {s.data_dir, "http://" + host + ":" + std::to_string(port), &server, !s.no_core, threads});
+    if (!t) {
+      std::fprintf(stderr, "enact-server: %s\n", t.err().message.c_str());
+      return t.code() == enact::api_errc::invalid_request ? 2 : 1;
+    }
+    trig = std::move(*t);
+  }
+
   // Set once the accept loop has returned (stopped by the signal, or failed).
   std::atomic<bool> serving_done{false};
-  std::thread stopper([&server, &log, &serving_done, stop_signals] {
+  std::thread stopper([&server, &log, &serving_done, &trig, stop_signals] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     log.info("stopping", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
@@ -197,21 +248,26 @@ int main(int argc, char** argv) {
     // until it runs (or has ended) first.
     while (!server.is_running() && !serving_done.load())
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (trig)
+      trig->stop();  // runs in flight finish while the core still answers
     server.stop();
   });
 
   const std::string base = "http://" + s.listen_host + ":" + std::to_string(port);
   std::printf("enact-server %s listening on %s\n  API      %s/core/v1\n  OpenAPI  %s/core/v1/openapi.json\n"
-              "  docs     %s/core/v1/swagger-ui\n  data     %s (ledger: embedded SQLite, TEE: %s, "
+              "  docs     %s/core/v1/swagger-ui\n  data     %s (ledger: %s, TEE: %s, "
               "billing: %s)\n",
               kVersion, base.c_str(), base.c_str(), base.c_str(), base.c_str(), s.data_dir.c_str(),
-              std::string((*the_tee)->kind()).c_str(), billing.c_str());
+              app::ledger_banner(s).c_str(), std::string((*the_tee)->kind()).c_str(),
+              billing.c_str());
+  if (trig)
+    std::fputs(trig->banner().c_str(), stdout);
   std::fflush(stdout);
-  const auto iso = (*sandbox)->isolation();
+  const auto iso = *sandbox ? (*sandbox)->isolation() : runtime::isolation_report{};
   log.info("started", {{"listen", base},
                        {"billing", billing},
                        {"threads", threads},
-                       {"sandbox_workers", (*sandbox)->size()},
+                       {"sandbox_workers", *sandbox ? (*sandbox)->size() : 0},
                        {"sandbox_isolation",
                         {{"empty_environment", iso.empty_environment},
                          {"fds_closed", iso.fds_closed},
@@ -228,6 +284,8 @@ int main(int argc, char** argv) {
     pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the waiter if we stopped otherwise
     stopper.join();
   }
+  if (trig)
+    trig->stop();
   log.info("stopped");
   return 0;
 }

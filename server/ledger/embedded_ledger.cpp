@@ -10,6 +10,7 @@
 #include <array>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <mutex>
@@ -487,6 +488,18 @@ struct account_row {
   return k;
 }
 
+/// Whether the account holds the usage key (checked before a write charges, as every write does).
+[[nodiscard]] bool usage_key_in(connection& c, int64_t account_id, const hash256& key_hash) {
+  query q(c, "SELECT 1 FROM usage_keys WHERE account_id = ? AND hash = ?");
+  q.bind(account_id, key_hash);
+  return q.next();
+}
+
+[[nodiscard]] error unknown_usage_key(const account_hash& h, const hash256& key_hash) {
+  return fail(ledger_errc::unknown_usage_key,
+              "usage key " + hx(key_hash) + ": no such key in account " + hx(h));
+}
+
 [[nodiscard]] std::string permissions_text(const scope::permission_set& p) {
   return boost::json::serialize(boost::json::value_from(p));
 }
@@ -702,9 +715,12 @@ struct embedded_ledger::store {
   reader_pool readers;
 
   /// Runs `f(connection&)` (returning result<T>) as one write transaction: committed when it
-  /// succeeds, rolled back when it fails or SQLite does.
+  /// succeeds, rolled back when it fails or SQLite does. Inside batch() on this thread it is a
+  /// savepoint of the batch's transaction instead, released or rolled back on its own.
   template <class F>
   auto write(F&& f) -> decltype(f(std::declval<connection&>())) {
+    if (t_batch_store == this)
+      return write_in_batch(std::forward<F>(f));
     std::lock_guard lock(write_mu);
     connection& c = *writer;
     try {
@@ -721,6 +737,26 @@ struct embedded_ledger::store {
       return storage_error(e);
     }
   }
+
+  template <class F>
+  auto write_in_batch(F&& f) -> decltype(f(std::declval<connection&>())) {
+    connection& c = *writer;
+    try {
+      query(c, "SAVEPOINT batch_write").run();
+      auto r = f(c);
+      if (!r)
+        query(c, "ROLLBACK TO batch_write").run();
+      query(c, "RELEASE batch_write").run();
+      return r;
+    } catch (const std::exception& e) {
+      batch_failed = true;  // the savepoint's state is unknown: the batch rolls back
+      return storage_error(e);
+    }
+  }
+
+  /// The store whose batch() runs on this thread (its writes are savepoints, the lock is held).
+  static thread_local const store* t_batch_store;
+  bool batch_failed = false;  // guarded by write_mu
 
   /// Runs `f(connection&)` on a read connection; inside one read transaction (a consistent
   /// snapshot) when it reads more than one statement.
@@ -763,6 +799,8 @@ struct embedded_ledger::store {
                 "sender " + hx(sender) + ": not the admin of account " + hx(h));
   }
 };
+
+thread_local const embedded_ledger::store* embedded_ledger::store::t_batch_store = nullptr;
 
 namespace {
 
@@ -1001,13 +1039,12 @@ result<void> embedded_ledger::update_usage_key_metadata(const write_context& w,
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
     ENACT_TRY_VOID(check_metadata(name, description));
     account_write tx{c, w, a};
+    if (!usage_key_in(c, a.id, key_hash))
+      return unknown_usage_key(account, key_hash);
     ENACT_TRY_VOID(tx.charge());
     query(c, "UPDATE usage_keys SET name = ?, description = ? WHERE account_id = ? AND hash = ?")
         .bind(name, description, a.id, key_hash)
         .run();
-    if (sqlite3_changes(c.handle()) == 0)
-      return fail(ledger_errc::unknown_usage_key,
-                  "usage key " + hx(key_hash) + ": no such key in account " + hx(account));
     tx.emit("UsageApiKeyMetadataUpdated", {{"accountHash", hx(account)},
                                            {"usageKeyHash", hx(key_hash)},
                                            {"name", name},
@@ -1023,11 +1060,10 @@ result<void> embedded_ledger::remove_usage_key(const write_context& w,
     ENACT_TRY(account_row a, require_account(c, account));
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
     account_write tx{c, w, a};
+    if (!usage_key_in(c, a.id, key_hash))
+      return unknown_usage_key(account, key_hash);
     ENACT_TRY_VOID(tx.charge());
     query(c, "DELETE FROM usage_keys WHERE account_id = ? AND hash = ?").bind(a.id, key_hash).run();
-    if (sqlite3_changes(c.handle()) == 0)
-      return fail(ledger_errc::unknown_usage_key,
-                  "usage key " + hx(key_hash) + ": no such key in account " + hx(account));
     tx.emit("UsageApiKeyRemoved", {{"accountHash", hx(account)}, {"usageKeyHash", hx(key_hash)}});
     return {};
   });
@@ -1596,6 +1632,46 @@ result<uint64_t> embedded_ledger::credit_payment(const account_hash& account,
                                 {"balance", a.balance}});
     return a.balance;
   });
+}
+
+// -----------------------------------------------------------------------------------------------
+// batches
+
+result<void> embedded_ledger::batch(bool commit, const std::function<result<void>()>& writes) {
+  store& s = *store_;
+  if (store::t_batch_store == &s)
+    return fail(ledger_errc::invalid_argument, "batch: already inside a batch of this ledger");
+  std::lock_guard lock(s.write_mu);
+  connection& c = *s.writer;
+  try {
+    query(c, "BEGIN IMMEDIATE").run();
+  } catch (const std::exception& e) {
+    c.rollback();
+    return storage_error(e);
+  }
+  s.batch_failed = false;
+  store::t_batch_store = &s;
+  result<void> r;
+  try {
+    r = writes();
+  } catch (...) {
+    store::t_batch_store = nullptr;
+    c.rollback();
+    throw;
+  }
+  store::t_batch_store = nullptr;
+  if (r && s.batch_failed)
+    r = fail(ledger_errc::storage, "batch: a write failed in storage");
+  try {
+    if (r && commit)
+      query(c, "COMMIT").run();
+    else
+      c.rollback();
+  } catch (const std::exception& e) {
+    c.rollback();
+    return storage_error(e);
+  }
+  return r;
 }
 
 // -----------------------------------------------------------------------------------------------

@@ -14,8 +14,9 @@
 //
 // Rules beyond the interface's comments (the conformance suite in tests/ledger checks them):
 //   - a write checks, in order: the account exists (unknown_account), the sender rule (not_admin /
-//     relay_not_allowed), its arguments (invalid_argument), then debits `charge_credits`
-//     (insufficient_credits) and applies the change (unknown_* / duplicate);
+//     relay_not_allowed), its arguments (invalid_argument), the state it changes (unknown_* /
+//     duplicate), then debits `charge_credits` (insufficient_credits) and applies the change (the
+//     registry's order: the write, then chargeCredits, in one multicall);
 //   - names are 1..256 bytes, descriptions and e-mail ≤ 4096 / 256 bytes, a CID 1..256 bytes whose
 //     keccak256 must equal `hashed_cid`; zero addresses are refused as admin or PKP id;
 //   - an admin address administers at most one account (so `account_by_admin` is well defined):
@@ -36,6 +37,7 @@
 //     event (column `charged_credits`), not in the event data, so that data match the chain's logs.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -150,6 +152,14 @@ class embedded_ledger final : public permission_ledger {
 
   [[nodiscard]] result<std::vector<event>> events_after(uint64_t after,
                                                         size_t limit) const override;
+
+  /// Runs `writes` — calls of this ledger's write methods made by the calling thread — inside ONE
+  /// transaction: each call still succeeds or fails on its own (a failed call leaves nothing
+  /// behind), and at the end everything is committed when `writes` succeeds and `commit` is
+  /// true, or rolled back. Other writers wait meanwhile; reads (on other connections) see only
+  /// committed state. The JSON-RPC surface (rpc_surface.hpp) runs `multicall` with commit and
+  /// its dry runs (eth_estimateGas, eth_call of a write) without. invalid_argument when nested.
+  [[nodiscard]] result<void> batch(bool commit, const std::function<result<void>()>& writes);
 
  private:
   struct store;

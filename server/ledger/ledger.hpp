@@ -10,7 +10,8 @@
 //     transaction as the write: when the balance is short nothing happens (insufficient_credits).
 // Every successful write appends one ledger event with the next sequence number, named after the
 // registry's event, so that the `evm` backend's logs and the embedded event log line up.
-// Backends: `embedded` (SQLite, embedded_ledger.hpp); `evm` (JSON-RPC, a later issue).
+// Backends: `embedded` (SQLite, embedded_ledger.hpp); `evm` (the registry over JSON-RPC,
+// evm_ledger.hpp).
 #pragma once
 
 #include <cstdint>

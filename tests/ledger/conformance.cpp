@@ -527,6 +527,12 @@ void charges(const backend_factory& make) {
   // A failing change returns the charge: nothing half-written.
   CHECK_ERRC(l->remove_group(as(kPayer, 2), m.a.hash, 99), ledger_errc::unknown_group);
   CHECK(MUST(l->balance(m.a.hash)) == 7);
+  // The thing written is checked before the charge, even when the balance is short.
+  CHECK_ERRC(l->update_usage_key_metadata(as(kPayer, 8), m.a.hash, h256(0x99), "x", ""),
+             ledger_errc::unknown_usage_key);
+  CHECK_ERRC(l->remove_usage_key(as(kPayer, 8), m.a.hash, h256(0x99)),
+             ledger_errc::unknown_usage_key);
+  CHECK_ERRC(l->remove_group(as(kPayer, 8), m.a.hash, 99), ledger_errc::unknown_group);
 
   // The whole balance may be spent; the next group id was not consumed by the failures.
   CHECK(MUST(l->add_group(as(kPayer, 7), m.a.hash, make_group("last"))).id == 3);

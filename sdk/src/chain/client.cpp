@@ -446,6 +446,16 @@ result<uint64_t> rpc_client::transaction_count(const address& account, const blo
   return rpc::parse_quantity_u64(v, "eth_getTransactionCount.result");
 }
 
+result<bytes> rpc_client::code(const address& account, const block_tag& tag) const {
+  ENACT_TRY(const json::value v, call_method("eth_getCode", {rpc::data(account), tag.value}));
+  return rpc::parse_data(v, "eth_getCode.result");
+}
+
+result<u256> rpc_client::balance(const address& account, const block_tag& tag) const {
+  ENACT_TRY(const json::value v, call_method("eth_getBalance", {rpc::data(account), tag.value}));
+  return rpc::parse_quantity(v, "eth_getBalance.result");
+}
+
 result<uint64_t> rpc_client::estimate_gas(const call_request& tx) const {
   ENACT_TRY(const json::value v, call_method("eth_estimateGas", {call_object(tx)}));
   return rpc::parse_quantity_u64(v, "eth_estimateGas.result");
@@ -552,7 +562,142 @@ struct transaction_sender::impl {
   std::mutex mutex;
   std::optional<uint64_t> chain_id;
   std::optional<uint64_t> next_nonce;
+
+  /// The chain id (fetched once), fees and gas limit of `req`; the nonce is assigned when sent.
+  result<eip1559_tx> prepare(const tx_request& req) {
+    const rpc_client& rpc = *client;
+    eip1559_tx tx;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!chain_id) {
+        ENACT_TRY(const uint64_t id, rpc.chain_id());
+        chain_id = id;
+      }
+      tx.chain_id = *chain_id;
+    }
+    ENACT_TRY(const u256 priority, rpc.max_priority_fee_per_gas());
+    ENACT_TRY(const u256 base_fee, latest_base_fee());
+    tx.max_priority_fee_per_gas = priority;
+    // Twice the base fee keeps the transaction includable through six full blocks of +12.5%.
+    tx.max_fee_per_gas = u256{2} * base_fee + priority;
+    tx.to = req.to;
+    tx.value = req.value;
+    tx.data = req.data;
+    if (req.gas_limit) {
+      tx.gas_limit = *req.gas_limit;
+      return tx;
+    }
+    call_request estimate;
+    estimate.from = from;
+    estimate.to = req.to;
+    estimate.data = req.data;
+    if (req.value)
+      estimate.value = req.value;
+    auto gas = rpc.estimate_gas(estimate);
+    if (!gas) {
+      if (const std::optional<bytes> revert = revert_data(gas.err())) {
+        const registry::registry_error re = registry::decode_revert(*revert);
+        return fail(re.code, "eth_estimateGas: " + re.message + std::string(kRevertMarker) +
+                                 hex::encode_prefixed(*revert) + ")");
+      }
+      return std::move(gas).err();
+    }
+    const u256 limit = u256{*gas} * u256{100 + options.gas_margin_percent} / u256{100};
+    tx.gas_limit = limit.fits_u64() ? static_cast<uint64_t>(limit) : UINT64_MAX;
+    return tx;
+  }
+
+  result<u256> latest_base_fee() const {
+    ENACT_TRY(const std::optional<block> latest, client->block_by_number(block_tag::latest()));
+    if (!latest)
+      return fail(rpc_errc::bad_response, "eth_getBlockByNumber: the node has no latest block");
+    if (!latest->base_fee_per_gas)
+      return fail(rpc_errc::bad_response,
+                  "eth_getBlockByNumber: the latest block has no baseFeePerGas (no EIP-1559)");
+    return *latest->base_fee_per_gas;
+  }
+
+  /// Assigns the next nonce to `tx`, signs and sends it (serialised with other sends).
+  result<hash256> send_next(eip1559_tx& tx) {
+    const rpc_client& rpc = *client;
+    std::lock_guard<std::mutex> lock(mutex);
+    for (unsigned attempt = 0;; ++attempt) {
+      if (!next_nonce) {
+        ENACT_TRY(const uint64_t n, rpc.transaction_count(from, block_tag::pending()));
+        next_nonce = n;
+      }
+      tx.nonce = *next_nonce;
+      ENACT_TRY(const bytes raw, sign(tx, key));
+      auto sent = rpc.send_raw_transaction(raw);
+      if (sent) {
+        ++*next_nonce;
+        if (*sent != tx_hash(raw))
+          return fail(rpc_errc::bad_response, "eth_sendRawTransaction: the node reports hash " +
+                                                  hex::encode_prefixed(*sent) +
+                                                  " for transaction " +
+                                                  hex::encode_prefixed(tx_hash(raw)));
+        return *sent;
+      }
+      // Whatever happened, the local count may be wrong now (the node may even have taken the
+      // transaction before the answer was lost): ask the node next time.
+      next_nonce.reset();
+      if (!nonce_too_low(sent.err()) || attempt >= options.nonce_retries)
+        return std::move(sent).err();
+    }
+  }
+
+  /// Polls for the receipt of any of `hashes` until `deadline`: the receipt, nullopt at the
+  /// deadline, or a non-transient error. The first question comes 1 ms after the call, then the
+  /// pause doubles up to poll_interval (a local node mines within milliseconds).
+  result<std::optional<receipt>> poll(std::span<const hash256> hashes,
+                                      std::chrono::steady_clock::time_point deadline,
+                                      std::optional<error>& last_error) const {
+    auto pause = std::chrono::milliseconds(1);
+    for (;;) {
+      for (const hash256& h : hashes) {
+        auto r = client->transaction_receipt(h);
+        if (r && r->has_value())
+          return std::move(*r);
+        // A node that is briefly unreachable while the transaction is pending is asked again.
+        if (!r) {
+          if (!transient(r.err()))
+            return std::move(r).err();
+          last_error = std::move(r).err();
+        }
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline)
+        return std::optional<receipt>{};
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
+      pause = std::min(pause * 2, options.poll_interval);
+    }
+  }
 };
+
+namespace {
+
+/// ceil(v × (1000 + kReplacementBumpPermille) / 1000): the least fee a replacement may offer.
+u256 bumped(const u256& v) {
+  return (v * u256{1000 + kReplacementBumpPermille} + u256{999}) / u256{1000};
+}
+
+bool node_message_has(const error& e, std::string_view needle) {
+  if (e.code != rpc_errc::node_error)
+    return false;
+  std::string m = e.message;
+  std::transform(m.begin(), m.end(), m.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return m.find(needle) != std::string::npos;
+}
+
+error failed_receipt(const receipt& rc) {
+  return fail(rpc_errc::tx_failed, "transaction " + hex::encode_prefixed(rc.transaction_hash) +
+                                       ": status 0 in block " + std::to_string(rc.block_number) +
+                                       " (gas used " + std::to_string(rc.gas_used) + ")");
+}
+
+}  // namespace
 
 transaction_sender::transaction_sender(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 transaction_sender::~transaction_sender() = default;
@@ -576,112 +721,111 @@ const address& transaction_sender::from() const {
 }
 
 result<hash256> transaction_sender::submit(const address& to, bytes_view data, const u256& value) {
-  impl& m = *impl_;
-  const rpc_client& rpc = *m.client;
+  tx_request req;
+  req.to = to;
+  req.data.assign(data.begin(), data.end());
+  req.value = value;
+  return submit(req);
+}
 
-  uint64_t chain_id = 0;
-  {
-    std::lock_guard<std::mutex> lock(m.mutex);
-    if (!m.chain_id) {
-      ENACT_TRY(const uint64_t id, rpc.chain_id());
-      m.chain_id = id;
-    }
-    chain_id = *m.chain_id;
-  }
-
-  ENACT_TRY(const u256 priority, rpc.max_priority_fee_per_gas());
-  ENACT_TRY(const std::optional<block> latest, rpc.block_by_number(block_tag::latest()));
-  if (!latest)
-    return fail(rpc_errc::bad_response, "eth_getBlockByNumber: the node has no latest block");
-  if (!latest->base_fee_per_gas)
-    return fail(rpc_errc::bad_response,
-                "eth_getBlockByNumber: the latest block has no baseFeePerGas (no EIP-1559)");
-  // Twice the base fee keeps the transaction includable through six full blocks of +12.5%.
-  const u256 max_fee = u256{2} * *latest->base_fee_per_gas + priority;
-
-  call_request estimate;
-  estimate.from = m.from;
-  estimate.to = to;
-  estimate.data.assign(data.begin(), data.end());
-  if (value)
-    estimate.value = value;
-  auto gas = rpc.estimate_gas(estimate);
-  if (!gas) {
-    if (const std::optional<bytes> revert = revert_data(gas.err())) {
-      const registry::registry_error re = registry::decode_revert(*revert);
-      return fail(re.code, "eth_estimateGas: " + re.message + std::string(kRevertMarker) +
-                               hex::encode_prefixed(*revert) + ")");
-    }
-    return std::move(gas).err();
-  }
-  const u256 limit = u256{*gas} * u256{100 + m.options.gas_margin_percent} / u256{100};
-  const uint64_t gas_limit = limit.fits_u64() ? static_cast<uint64_t>(limit) : UINT64_MAX;
-
-  eip1559_tx tx;
-  tx.chain_id = chain_id;
-  tx.max_priority_fee_per_gas = priority;
-  tx.max_fee_per_gas = max_fee;
-  tx.gas_limit = gas_limit;
-  tx.to = to;
-  tx.value = value;
-  tx.data.assign(data.begin(), data.end());
-
-  std::lock_guard<std::mutex> lock(m.mutex);
-  for (unsigned attempt = 0;; ++attempt) {
-    if (!m.next_nonce) {
-      ENACT_TRY(const uint64_t n, rpc.transaction_count(m.from, block_tag::pending()));
-      m.next_nonce = n;
-    }
-    tx.nonce = *m.next_nonce;
-    ENACT_TRY(const bytes raw, sign(tx, m.key));
-    auto sent = rpc.send_raw_transaction(raw);
-    if (sent) {
-      ++*m.next_nonce;
-      if (*sent != tx_hash(raw))
-        return fail(rpc_errc::bad_response, "eth_sendRawTransaction: the node reports hash " +
-                                                hex::encode_prefixed(*sent) + " for transaction " +
-                                                hex::encode_prefixed(tx_hash(raw)));
-      return *sent;
-    }
-    // Whatever happened, the local count may be wrong now (the node may even have taken the
-    // transaction before the answer was lost): ask the node next time.
-    m.next_nonce.reset();
-    if (!nonce_too_low(sent.err()) || attempt >= m.options.nonce_retries)
-      return std::move(sent).err();
-  }
+result<hash256> transaction_sender::submit(const tx_request& req) {
+  ENACT_TRY(eip1559_tx tx, impl_->prepare(req));
+  return impl_->send_next(tx);
 }
 
 result<receipt> transaction_sender::wait_for_receipt(const hash256& tx_hash) const {
   const impl& m = *impl_;
   const auto deadline = std::chrono::steady_clock::now() + m.options.receipt_timeout;
-  for (;;) {
-    auto r = m.client->transaction_receipt(tx_hash);
-    if (r && r->has_value()) {
-      receipt& rc = **r;
-      if (!rc.status)
-        return fail(rpc_errc::tx_failed, "transaction " + hex::encode_prefixed(tx_hash) +
-                                             ": status 0 in block " +
-                                             std::to_string(rc.block_number) + " (gas used " +
-                                             std::to_string(rc.gas_used) + ")");
-      return std::move(rc);
-    }
-    // A node that is briefly unreachable while the transaction is pending is asked again.
-    if (!r && !transient(r.err()))
-      return std::move(r).err();
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline)
-      return fail(rpc_errc::timeout,
-                  "receipt of " + hex::encode_prefixed(tx_hash) + " not available after " +
-                      std::to_string(m.options.receipt_timeout.count()) + " ms" +
-                      (r ? std::string() : " (last error: " + r.err().message + ")"));
-    std::this_thread::sleep_for(
-        std::min<std::chrono::steady_clock::duration>(m.options.poll_interval, deadline - now));
-  }
+  std::optional<error> last_error;
+  ENACT_TRY(std::optional<receipt> r, m.poll(std::span(&tx_hash, 1), deadline, last_error));
+  if (!r)
+    return fail(rpc_errc::timeout,
+                "receipt of " + hex::encode_prefixed(tx_hash) + " not available after " +
+                    std::to_string(m.options.receipt_timeout.count()) + " ms" +
+                    (last_error ? " (last error: " + last_error->message + ")" : std::string()));
+  if (!r->status)
+    return failed_receipt(*r);
+  return std::move(*r);
 }
 
 result<receipt> transaction_sender::send(const address& to, bytes_view data, const u256& value) {
   ENACT_TRY(const hash256 h, submit(to, data, value));
   return wait_for_receipt(h);
+}
+
+result<receipt> transaction_sender::send(const tx_request& req) {
+  impl& m = *impl_;
+  ENACT_TRY(eip1559_tx tx, m.prepare(req));
+  ENACT_TRY(const hash256 first, m.send_next(tx));
+  if (m.options.replace_after.count() <= 0)
+    return wait_for_receipt(first);
+
+  // The same nonce is sent again with higher fees while no receipt arrives; any of the
+  // transactions sent may be the one mined, so all of them are watched.
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + m.options.receipt_timeout;
+  std::vector<hash256> sent = {first};
+  std::optional<error> last_error;
+  for (unsigned replacements = 0;;) {
+    const bool may_replace = replacements < m.options.max_replacements;
+    const auto round_end =
+        may_replace ? std::min(deadline, clock::now() + m.options.replace_after) : deadline;
+    ENACT_TRY(std::optional<receipt> r, m.poll(sent, round_end, last_error));
+    if (r) {
+      if (!r->status)
+        return failed_receipt(*r);
+      return std::move(*r);
+    }
+    if (!may_replace || clock::now() >= deadline) {
+      // The nonce may never be mined (a node that dropped the transaction): the next send asks
+      // the node's pending count rather than leaving a gap.
+      {
+        std::lock_guard<std::mutex> lock(m.mutex);
+        m.next_nonce.reset();
+      }
+      std::string hashes;
+      for (const hash256& h : sent)
+        hashes += (hashes.empty() ? "" : ", ") + hex::encode_prefixed(h);
+      return fail(rpc_errc::timeout,
+                  "no receipt for nonce " + std::to_string(tx.nonce) + " (transactions " + hashes +
+                      ") after " + std::to_string(m.options.receipt_timeout.count()) + " ms" +
+                      (last_error ? " (last error: " + last_error->message + ")" : std::string()));
+    }
+    ++replacements;
+    tx.max_priority_fee_per_gas = bumped(tx.max_priority_fee_per_gas);
+    tx.max_fee_per_gas = bumped(tx.max_fee_per_gas);
+    // A base fee that rose meanwhile is followed too, so the replacement stays includable.
+    if (auto base = m.latest_base_fee(); base) {
+      const u256 current = u256{2} * *base + tx.max_priority_fee_per_gas;
+      if (tx.max_fee_per_gas < current)
+        tx.max_fee_per_gas = current;
+    }
+    ENACT_TRY(const bytes raw, sign(tx, m.key));
+    auto h = m.client->send_raw_transaction(raw);
+    if (h) {
+      sent.push_back(*h);
+      continue;
+    }
+    // "nonce too low" / "already known": one of the transactions sent is mined or pooled, its
+    // receipt is awaited; "underpriced": the next round bids higher; transport: ask again.
+    last_error = std::move(h).err();
+    if (!transient(*last_error) && !nonce_too_low(*last_error) &&
+        !node_message_has(*last_error, "underpriced") &&
+        !node_message_has(*last_error, "already known") &&
+        !node_message_has(*last_error, "already imported"))
+      return std::move(*last_error);
+  }
+}
+
+result<receipt> transaction_sender::deploy(bytes_view init_code) {
+  tx_request req;
+  req.data.assign(init_code.begin(), init_code.end());
+  ENACT_TRY(receipt r, send(req));
+  if (!r.contract_address)
+    return fail(rpc_errc::bad_response,
+                "eth_getTransactionReceipt: the receipt of contract creation " +
+                    hex::encode_prefixed(r.transaction_hash) + " has no contractAddress");
+  return r;
 }
 
 }  // namespace enact::chain

@@ -1480,6 +1480,23 @@ ENACT_ERROR(not_api_payer_error)
 ENACT_ERROR(error_string_error)
 ENACT_ERROR(panic_error)
 
+// =============================================================================================
+// Deployment (creation_code and runtime_code are generated: registry_artifact.cpp.in)
+
+bytes deployment_data(std::span<const address> api_payers) {
+  std::vector<abi::value> payers;
+  payers.reserve(api_payers.size());
+  for (const address& a : api_payers)
+    payers.push_back(abi::value::addr(a));
+  static const std::array<abi::type, 1> kConstructorTypes = {abi::type::of("address[]")};
+  const std::array<abi::value, 1> args = {abi::value::list(std::move(payers))};
+  // An address list always fits its type: encoding cannot fail.
+  const bytes encoded = abi::encode(kConstructorTypes, args).value();
+  bytes out = creation_code();
+  out.insert(out.end(), encoded.begin(), encoded.end());
+  return out;
+}
+
 #undef ENACT_CALL
 #undef ENACT_RESULT
 #undef ENACT_EVENT

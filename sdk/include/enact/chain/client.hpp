@@ -1,13 +1,14 @@
 // A JSON-RPC client of an Ethereum node over HTTP(S) (`rpc_client`, part of enact::client; the
 // HTTP library stays behind its .cpp), typed for the methods the SDK and the server use:
-// eth_chainId, eth_blockNumber, eth_getBlockByNumber, eth_getTransactionCount, eth_estimateGas,
-// eth_maxPriorityFeePerGas, eth_call, eth_sendRawTransaction, eth_getTransactionReceipt and
-// eth_getLogs. Every method returns `result<T>`: transport failures are rpc_errc::unreachable,
-// timeout or http_status; a malformed answer is one of the codec's rpc_errc values (rpc.hpp); a
-// node error is rpc_errc::node_error whose message carries the node's code and message and, for
-// a revert, the revert data (`revert_data(e)` reads it back, `registry_revert(e)` classifies it
-// as a registry error). `transaction_sender` builds, signs, sends and waits for EIP-1559
-// transactions from one key, safely from several threads.
+// eth_chainId, eth_blockNumber, eth_getBlockByNumber, eth_getTransactionCount, eth_getCode,
+// eth_getBalance, eth_estimateGas, eth_maxPriorityFeePerGas, eth_call, eth_sendRawTransaction,
+// eth_getTransactionReceipt and eth_getLogs. Every method returns `result<T>`: transport failures
+// are rpc_errc::unreachable, timeout or http_status; a malformed answer is one of the codec's
+// rpc_errc values (rpc.hpp); a node error is rpc_errc::node_error whose message carries the node's
+// code and message and, for a revert, the revert data (`revert_data(e)` reads it back,
+// `registry_revert(e)` classifies it as a registry error). `transaction_sender` builds, signs,
+// sends and waits for EIP-1559 transactions from one key, safely from several threads; it deploys
+// contracts and replaces a transaction that stays unmined with a higher fee.
 #pragma once
 
 #include <boost/json/array.hpp>
@@ -139,6 +140,12 @@ class rpc_client {
   [[nodiscard]] result<uint64_t> transaction_count(
       const address& account,
       const block_tag& tag = block_tag::latest()) const;
+  /// The code at `account` (empty for an account without code).
+  [[nodiscard]] result<bytes> code(const address& account,
+                                   const block_tag& tag = block_tag::latest()) const;
+  /// The balance of `account` in wei.
+  [[nodiscard]] result<u256> balance(const address& account,
+                                     const block_tag& tag = block_tag::latest()) const;
   [[nodiscard]] result<uint64_t> estimate_gas(const call_request& tx) const;
   [[nodiscard]] result<u256> max_priority_fee_per_gas() const;
   /// The return data; a revert is rpc_errc::node_error with the revert data in the message.
@@ -170,11 +177,33 @@ class rpc_client {
 struct sender_options {
   /// Gas limit = estimate × (100 + gas_margin_percent) / 100.
   unsigned gas_margin_percent = 20;
-  /// How long `send` waits for the receipt, and how often it asks.
+  /// How long `send` waits for the receipt, and how often it asks at most (it asks after 1 ms
+  /// first, then doubles the pause up to this interval).
   std::chrono::milliseconds receipt_timeout{60000};
   std::chrono::milliseconds poll_interval{250};
   /// How a nonce conflict ("nonce too low") is retried: fetch the pending nonce again, re-sign.
   unsigned nonce_retries = 3;
+  /// A transaction that `send` or `deploy` sent and that has no receipt after this long is sent
+  /// again with the same nonce and both fees raised by kReplacementBumpPermille (the nodes'
+  /// replacement rule), at most `max_replacements` times; then the receipt of whichever of them is
+  /// mined is awaited until receipt_timeout. Zero: never replace.
+  std::chrono::milliseconds replace_after{0};
+  unsigned max_replacements = 3;
+};
+
+/// A replacement raises maxPriorityFeePerGas and maxFeePerGas by 12.5 % (rounded up): geth's
+/// pool asks for 10 %, other nodes for 12.5 %; anything less is "replacement transaction
+/// underpriced".
+inline constexpr unsigned kReplacementBumpPermille = 125;
+
+/// A transaction for `transaction_sender`: a call (`to` set) or a contract creation.
+struct tx_request {
+  std::optional<address> to;  // absent: contract creation, `data` is the init code
+  bytes data;
+  u256 value;
+  /// Absent: eth_estimateGas plus the sender's gas margin (a revert is returned as the registry
+  /// error it encodes and nothing is sent).
+  std::optional<uint64_t> gas_limit;
 };
 
 /// Sends transactions from one key. Chain id: fetched once. Nonce: the pending count at first
@@ -182,7 +211,10 @@ struct sender_options {
 /// Fees: maxPriorityFeePerGas from eth_maxPriorityFeePerGas, maxFeePerGas = 2 × the latest base
 /// fee + the priority fee. Gas: eth_estimateGas plus the margin; a revert during estimation is
 /// returned as the registry error it encodes (its registry_errc as the code) and nothing is sent.
-/// Safe to use from several threads: nonce assignment and sending are serialised.
+/// Replacement (sender_options::replace_after, `send(tx_request)` and `deploy`): the same nonce is
+/// signed again with both fees raised by kReplacementBumpPermille, and whichever transaction of
+/// that nonce is mined gives the receipt. Safe to use from several threads: nonce assignment and
+/// sending are serialised.
 class transaction_sender {
  public:
   /// secp256k1_errc when `private_key` is not a valid key.
@@ -203,6 +235,15 @@ class transaction_sender {
   [[nodiscard]] result<receipt> wait_for_receipt(const hash256& tx_hash) const;
   /// submit, then wait_for_receipt.
   [[nodiscard]] result<receipt> send(const address& to, bytes_view data, const u256& value = {});
+
+  /// Signs and sends `tx` with the next nonce; returns the transaction hash without waiting.
+  [[nodiscard]] result<hash256> submit(const tx_request& tx);
+  /// Sends `tx` and waits for its receipt, replacing it while it stays unmined when the options
+  /// ask for it (sender_options::replace_after). The receipt may be a replacement's.
+  [[nodiscard]] result<receipt> send(const tx_request& tx);
+  /// Deploys a contract: `init_code` is its creation code followed by the ABI-encoded
+  /// constructor arguments (registry::deployment_data). The receipt's contract_address is set.
+  [[nodiscard]] result<receipt> deploy(bytes_view init_code);
 
  private:
   struct impl;

@@ -5,7 +5,8 @@
 // `decode_call` turns any calldata into the `call` variant, `encode_result` / `decode_result`
 // handle return data. Events: `encode_log` writes topics and data, `decode_log` reads them back
 // with the arguments as JSON. Reverts: `encode_revert` writes a custom error, Error(string) or
-// Panic(uint256), `decode_revert` classifies any revert data as a `registry_errc`.
+// Panic(uint256), `decode_revert` classifies any revert data as a `registry_errc`. Deployment:
+// `creation_code` and `deployment_data` give the registry's code and constructor call.
 //
 // Value types: uint256 parameters that hold keccak-256 hashes (accountHash, usageKeyHash,
 // hashedCid, cidHashes, derivationPath) are `hash256` (the 32 big-endian bytes of the word);
@@ -1023,5 +1024,23 @@ template <error_type T>
 
 /// Classifies revert data. Never fails: anything unrecognised is unknown_error.
 [[nodiscard]] registry_error decode_revert(bytes_view revert_data);
+
+// =============================================================================================
+// Deployment: the registry's code from the committed build artifact
+// (server/ledger/contracts/build/PermissionRegistry.json, checked against the Solidity sources by
+// `node build.mjs --check`), compiled into the SDK when it is configured.
+
+/// The creation code (the artifact's "bytecode"): what a deploying transaction runs, followed by
+/// the constructor arguments.
+[[nodiscard]] const bytes& creation_code();
+/// The runtime code (the artifact's "deployedBytecode"): what eth_getCode answers at the address
+/// of a registry deployed from creation_code().
+[[nodiscard]] const bytes& runtime_code();
+/// The solc version the artifact was compiled with ("0.8.37+commit.…").
+[[nodiscard]] std::string_view compiler_version();
+
+/// The data of the deploying transaction: creation_code() ‖ abi.encode(address[] apiPayers), the
+/// constructor `constructor(address[] apiPayers)`; the sender becomes the registry's owner.
+[[nodiscard]] bytes deployment_data(std::span<const address> api_payers);
 
 }  // namespace enact::chain::registry
