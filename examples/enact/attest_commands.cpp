@@ -21,7 +21,9 @@
 #include <boost/json.hpp>
 
 #include <cstdio>
+#include <cctype>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +36,7 @@
 #include "commands.hpp"
 #include "enact/attest/verify_all.hpp"
 #include "enact/chain/client.hpp"
+#include "enact/codec/hex.hpp"
 
 namespace enact::cli {
 namespace {
@@ -245,24 +248,119 @@ void print_group(const std::string& group, const at::checklist& list) {
                 c.detail.c_str());
 }
 
-// --- the command -------------------------------------------------------------------------------
+// --- the commands ------------------------------------------------------------------------------
+
+// Collateral as a QuoteCollateralV3 JSON file, or a directory holding one as collateral.json.
+at::quote_collateral read_collateral(const std::string& path) {
+  std::error_code ec;
+  const std::string file =
+      std::filesystem::is_directory(path, ec) ? path + "/collateral.json" : path;
+  auto c = at::parse_collateral(read_input(file));
+  if (!c)
+    throw input_error(file + ": " + c.err().message);
+  return std::move(*c);
+}
+
+// A quote file holds the binary quote, or its hex (0x optional, surrounding whitespace ignored).
+bytes read_quote(const std::string& path) {
+  const std::string text = read_input(path);
+  std::string_view t(text);
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ' || t.back() == '\t'))
+    t.remove_suffix(1);
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\n' || t.front() == '\t'))
+    t.remove_prefix(1);
+  bool is_hex = !t.empty();
+  for (size_t i = (t.rfind("0x", 0) == 0 ? 2 : 0); i < t.size() && is_hex; ++i)
+    is_hex = std::isxdigit(static_cast<unsigned char>(t[i])) != 0;
+  if (is_hex && t.size() % 2 == 0) {
+    auto b = hex::decode(t, "quote");
+    if (b)
+      return std::move(*b);
+  }
+  return bytes(text.begin(), text.end());
+}
+
+// `enact attest verify-quote FILE [--collateral FILE|DIR] [--now UNIX] [--json]`: the quote check
+// alone, on a quote file. Exit 0 only when the quote, its certificate chain and (when given) its
+// collateral all verify; 1 otherwise (also when the file is not a quote); 2 on usage errors.
+int attest_verify_quote(const std::vector<std::string>& argv) {
+  const args a(argv, {"collateral", "now", "at"}, {"json"});
+  a.at_most(1);
+  const std::string path = a.at(0, "FILE");
+  at::quote_options options;
+  const std::optional<std::string> now = a.get("now") ? a.get("now") : a.get("at");
+  if (now)
+    options.now = static_cast<int64_t>(parse_u64(*now, "--now"));
+  if (auto c = a.get("collateral"))
+    options.collateral = read_collateral(*c);
+
+  const bytes quote = read_quote(path);
+  auto report = at::verify_quote(quote, options);
+  if (!report) {
+    if (a.has("json")) {
+      json::object out{{"ok", false},
+                       {"tcb_status", nullptr},
+                       {"advisory_ids", json::array{}},
+                       {"checks", json::array{}},
+                       {"error", json::object{{"code", report.code().message()},
+                                              {"message", report.err().message}}}};
+      std::printf("%s\n", json::serialize(out).c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "enact: %s: %s\n", path.c_str(), report.err().message.c_str());
+    return 1;
+  }
+  const bool ok = report->passed();
+  if (a.has("json")) {
+    json::array checks;
+    for (const auto& c : report->checks)
+      checks.push_back(json::object{{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
+    json::array advisories;
+    if (report->tcb)
+      for (const auto& id : report->tcb->advisory_ids)
+        advisories.push_back(json::value(id));
+    json::object out{{"ok", ok},
+                     {"tcb_status", report->tcb ? json::value(std::string(at::to_string(report->tcb->status)))
+                                                : json::value(nullptr)},
+                     {"advisory_ids", std::move(advisories)},
+                     {"checks", std::move(checks)},
+                     {"verified_at", report->verified_at}};
+    std::printf("%s\n", json::serialize(out).c_str());
+    return ok ? 0 : 1;
+  }
+  for (const auto& c : report->checks)
+    std::printf("%-4s  %-36s %s\n", c.passed ? "pass" : "FAIL", c.name.c_str(), c.detail.c_str());
+  if (report->tcb) {
+    std::string ids;
+    for (const auto& id : report->tcb->advisory_ids)
+      ids += (ids.empty() ? "" : ", ") + id;
+    std::printf("\ntcb status: %s%s%s\n", std::string(at::to_string(report->tcb->status)).c_str(),
+                ids.empty() ? "" : "; advisories: ", ids.c_str());
+  } else if (!options.collateral) {
+    std::printf("\ntcb status: not assessed (no --collateral)\n");
+  }
+  std::printf("verdict: %s\n", ok ? "pass" : "FAIL");
+  return ok ? 0 : 1;
+}
+
 
 int attest_verify(const std::vector<std::string>& argv) {
-  const args a(argv, {"url", "domain", "rpc-url", "at", "collateral"}, {"json"});
-  a.at_most(0);
-  const service_url url = parse_service_url(a.require("url"));
+  const args a(argv, {"url", "domain", "rpc-url", "rpc", "at", "now", "collateral"}, {"json"});
+  a.at_most(1);
+  // The URL as the positional argument or --url; --rpc and --now are spellings of --rpc-url, --at.
+  if (a.count() == 1 && a.get("url"))
+    throw usage_error("the URL is given twice (positional and --url)");
+  const service_url url = parse_service_url(a.count() == 1 ? a.at(0, "URL") : a.require("url"));
+  const std::optional<std::string> at_opt = a.get("at") ? a.get("at") : a.get("now");
+  const std::optional<std::string> rpc_opt = a.get("rpc-url") ? a.get("rpc-url") : a.get("rpc");
 
   at::verify_all_options options;
-  if (auto t = a.get("at"))
-    options.quote.now = static_cast<int64_t>(parse_u64(*t, "--at"));
-  if (auto path = a.get("collateral")) {
-    auto c = at::parse_collateral(read_input(*path));
-    if (!c)
-      throw input_error(*path + ": " + c.err().message);
-    options.quote.collateral = std::move(*c);
-  }
+  if (at_opt)
+    options.quote.now = static_cast<int64_t>(parse_u64(*at_opt, "--at"));
+  if (auto path = a.get("collateral"))
+    options.quote.collateral = read_collateral(*path);
   std::optional<chain::rpc_client> rpc;
-  if (auto rpc_url = a.get("rpc-url")) {
+  if (const auto& rpc_url = rpc_opt) {
     chain::rpc_options ro;
     ro.url = *rpc_url;
     auto client = chain::rpc_client::create(std::move(ro));
@@ -386,7 +484,7 @@ int attest_verify(const std::vector<std::string>& argv) {
     if (gmtime_r(&t, &tm) != nullptr)
       std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     std::printf("attestation of %s, verified at %s (%s)\n", url.origin.c_str(), when,
-                a.get("at") ? "--at" : "the current time; --at UNIX to choose");
+                at_opt ? "--at" : "the current time; --at UNIX to choose");
   }
   if (simulated)
     std::printf(
@@ -428,10 +526,14 @@ int attest_verify(const std::vector<std::string>& argv) {
 std::vector<command> attest_commands() {
   return {
       {"attest verify",
-       "--url URL [--domain D] [--rpc-url URL] [--at UNIX] [--collateral FILE] [--json]",
+       "URL [--domain D] [--rpc URL] [--at UNIX] [--collateral FILE|DIR] [--json]",
        "verify a service's TDX attestation: quote, application, network and governance checks "
        "(exit 0 all made checks pass, 1 one fails)",
        attest_verify},
+      {"attest verify-quote", "FILE [--collateral FILE|DIR] [--now UNIX] [--json]",
+       "verify a TDX/SGX quote file (binary or hex): signatures, PCK chain to Intel's root and, "
+       "with collateral, the TCB status (exit 0 all verify, 1 otherwise)",
+       attest_verify_quote},
   };
 }
 

@@ -7,7 +7,7 @@
 //
 // usage: node attest_cli_test.mjs <enact binary> <enact-server binary>
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -138,7 +138,7 @@ try {
         `pck_chain fails at 2000-01-01 (${JSON.stringify(outcomes(early.quote))})`);
 
   // The human table: one line per check, skip lines with reasons, the verdict.
-  const table = run(['attest', 'verify', '--url', server.url, '--at', kAt]);
+  const table = run(['attest', 'verify', server.url, '--at', kAt]);  // URL positional, as documented
   check(table.code === 1, `table run exits 1 (${table.code}, ${table.err})`);
   for (const line of [/^pass  quote\.rtmr3 /m, /^FAIL  app\.images_pinned .*base-notebook/m, /^FAIL  network\.report_data /m,
                       /^pass  network\.file_hashes /m, /^skip  network\.certificate +plain http/m, /^skip  governance /m,
@@ -227,7 +227,7 @@ try {
     const receipt = await rpc('eth_getTransactionReceipt', [deployTx]);
     const runtime = await rpc('eth_getCode', [receipt.contractAddress, 'latest']);
     await rpc('anvil_setCode', [appContract, runtime]);
-    const notYet = verify(['--url', server.url, '--at', kAt, '--rpc-url', anvil.url], 1, 'governance, hash not allowed');
+    const notYet = verify([server.url, '--at', kAt, '--rpc', anvil.url], 1, 'governance, hash not allowed');
     expectChecks(notYet.governance, { compose_hash_allowed: false }, 'governance (not allowed)');
     check(notYet.governance?.facts?.allowed === false, `allowed false (${JSON.stringify(notYet.governance?.facts)})`);
 
@@ -251,6 +251,79 @@ async function selectorOf(signature) {
   const { createRequire } = await import('node:module');
   const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
   return ethers.id(signature).slice(0, 10);
+}
+
+// 3. `enact attest verify-quote` over every DCAP case of ../shared/testdata/tdx/expectations.json
+// whose quote is a file of its own (binary or hex): exit 0 and the expected TCB status and
+// advisories for the genuine ones, exit 1 for the ones that must not verify; then a flipped byte.
+{
+  const shared = join(repo, '..', 'shared', 'testdata', 'tdx');
+  const expectations = JSON.parse(readFileSync(join(shared, 'expectations.json'), 'utf8'));
+  let cases = 0;
+  for (const c of expectations.dcap_cases) {
+    if (c.quote.includes('#') || !c.collateral) continue;
+    // "collateral_edit": "delete key K" — the case's collateral without K (another platform's
+    // collateral minus the PCK chain it names).
+    let collateral = join(shared, c.collateral);
+    if (c.collateral_edit) {
+      const m = /^delete key (\w+)$/.exec(c.collateral_edit);
+      if (!m) continue;
+      const edited = JSON.parse(readFileSync(collateral, 'utf8'));
+      delete edited[m[1]];
+      collateral = join(work, `${c.id}-collateral.json`);
+      writeFileSync(collateral, JSON.stringify(edited));
+    }
+    cases++;
+    const r = run(['attest', 'verify-quote', join(shared, c.quote), '--collateral',
+                   collateral, '--now', String(c.now), '--json']);
+    let v = null;
+    try { v = JSON.parse(r.out); } catch {}
+    const want = c.expect === 'ok' ? 0 : 1;
+    check(r.code === want && v !== null && v.ok === (want === 0),
+          `verify-quote ${c.id}: exit ${r.code} (want ${want}), stdout '${r.out.slice(0, 300)}', stderr '${r.err}'`);
+    if (c.expect === 'ok' && v) {
+      check(v.tcb_status === c.status, `verify-quote ${c.id}: tcb_status ${v.tcb_status}, want ${c.status}`);
+      check(JSON.stringify(v.advisory_ids) === JSON.stringify(c.advisory_ids),
+            `verify-quote ${c.id}: advisories ${JSON.stringify(v.advisory_ids)}, want ${JSON.stringify(c.advisory_ids)}`);
+      check(v.checks.every((k) => k.passed), `verify-quote ${c.id}: every check passed`);
+    }
+  }
+  check(cases >= 8, `verify-quote: ${cases} DCAP cases run`);
+
+  // The table form, and a quote without collateral: signatures and chain only.
+  const up = expectations.dcap_cases.find((c) => c.id === 'dcapqvl-tdx-uptodate');
+  const table = run(['attest', 'verify-quote', join(shared, up.quote), '--now', String(up.now)]);
+  check(table.code === 0 && /pass\s+quote_signature/.test(table.out) && /not assessed/.test(table.out) &&
+        /verdict: pass/.test(table.out), `verify-quote table: exit ${table.code}, '${table.out.slice(0, 400)}'`);
+
+  // One flipped byte in the quote body (a TD report byte): the quote signature fails, exit 1.
+  const original = readFileSync(join(shared, up.quote));
+  const flipped = Buffer.from(original);
+  flipped[48 + 100] ^= 0x01;
+  const flippedPath = join(work, 'flipped.bin');
+  writeFileSync(flippedPath, flipped);
+  const bad = run(['attest', 'verify-quote', flippedPath, '--collateral', join(shared, up.collateral),
+                   '--now', String(up.now), '--json']);
+  let b = null;
+  try { b = JSON.parse(bad.out); } catch {}
+  check(bad.code === 1 && b?.ok === false &&
+        b.checks.some((k) => k.name === 'quote_signature' && !k.passed),
+        `verify-quote flipped byte: exit ${bad.code}, '${bad.out.slice(0, 300)}'`);
+  // The same quote as hex text verifies like the binary.
+  const hexPath = join(work, 'quote.hex');
+  writeFileSync(hexPath, `0x${original.toString('hex')}\n`);
+  const hexRun = run(['attest', 'verify-quote', hexPath, '--now', String(up.now), '--json']);
+  check(hexRun.code === 0, `verify-quote hex file: exit ${hexRun.code}, '${hexRun.out.slice(0, 200)}'`);
+  // Not a quote at all; a missing file; no FILE.
+  const junkPath = join(work, 'junk.bin');
+  writeFileSync(junkPath, 'not a quote');
+  const junk = run(['attest', 'verify-quote', junkPath, '--json']);
+  check(junk.code === 1 && /"ok":false/.test(junk.out) && /"error"/.test(junk.out),
+        `verify-quote junk: exit ${junk.code}, '${junk.out}'`);
+  const missing = run(['attest', 'verify-quote', join(work, 'absent.bin')]);
+  check(missing.code !== 0 && missing.err.length > 0, `verify-quote missing file: exit ${missing.code}`);
+  const noFile = run(['attest', 'verify-quote']);
+  check(noFile.code === 2, `verify-quote without FILE: exit ${noFile.code}, '${noFile.err}'`);
 }
 
 rmSync(work, { recursive: true, force: true });
