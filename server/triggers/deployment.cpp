@@ -4,6 +4,7 @@
 
 #include "core/log.hpp"
 #include "enact/client/api_error.hpp"
+#include "triggers/pg_store.hpp"
 
 namespace enact::triggers {
 
@@ -26,12 +27,21 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
     return fail(api_errc::invalid_request,
                 "--no-core: the trigger workers need the core service's URL (--core-url URL)");
   std::unique_ptr<deployment> d(new deployment());
-  sqlite_options so;
-  so.synchronous_full = s.sync != "normal";
-  auto db = sqlite_store::open(o.data_dir + "/triggers.sqlite", so);
-  if (!db)
-    return error{db.code(), "triggers: " + db.err().message};
-  d->store_ = std::move(*db);
+  // A PostgreSQL store is shared with other instances; triggers.sqlite belongs to this one alone.
+  const bool shared_store = is_postgres_url(s.store);
+  if (shared_store) {
+    auto db = pg_store::open(s.store);
+    if (!db)
+      return error{db.code(), "triggers: " + db.err().message};
+    d->store_ = std::move(*db);
+  } else {
+    sqlite_options so;
+    so.synchronous_full = s.sync != "normal";
+    auto db = sqlite_store::open(o.data_dir + "/triggers.sqlite", so);
+    if (!db)
+      return error{db.code(), "triggers: " + db.err().message};
+    d->store_ = std::move(*db);
+  }
 
   service_config cfg;
   cfg.workers.core_url = s.core_url.empty() ? o.own_url : s.core_url;
@@ -40,9 +50,34 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   cfg.workers.lease = std::chrono::milliseconds(s.lease_ms);
   cfg.rules.chain_rpc = s.chain_rpc;
   cfg.public_url = s.public_url;
-  cfg.release_leases_at_start = true;  // triggers.sqlite is served by this process alone
+  // Only a store this process serves alone may take back every lease at start: on a shared one
+  // the other instances' workers hold theirs, and expired ones are leased again anyway.
+  cfg.release_leases_at_start = !shared_store;
   d->core_url_ = cfg.workers.core_url;
   ENACT_TRY(d->service_, service::start(*d->store_, t, log, d->clock_, std::move(cfg)));
+  if (!s.chain_rpc.empty()) {
+    // One polling thread per chain with an RPC endpoint (docs/triggers.md "Chain events").
+    std::vector<chain_watch_config> chains;
+    for (const auto& [name, url] : s.chain_rpc) {
+      chain_watch_config c;
+      c.chain = name;
+      c.rpc_url = url;
+      if (const auto it = s.chain_confirmations.find(name); it != s.chain_confirmations.end())
+        c.confirmations = it->second;
+      c.poll_interval = std::chrono::milliseconds(s.chain_poll_ms);
+      chains.push_back(std::move(c));
+    }
+    event_sink sink = [&log](severity level, std::string_view msg, json::object fields) {
+      log.log(level == severity::error  ? core::logger::level::error
+              : level == severity::warn ? core::logger::level::warn
+                                        : core::logger::level::info,
+              msg, std::move(fields));
+    };
+    service* svc = d->service_.get();
+    d->watcher_ = std::make_unique<chain_watcher>(*d->store_, d->clock_, std::move(chains),
+                                                  [svc] { svc->workers().notify(); }, std::move(sink));
+    d->watcher_->start();
+  }
 
   if (s.listen.empty()) {
     d->service_->mount(*o.main_server, !o.main_serves_core);
@@ -79,6 +114,8 @@ deployment::~deployment() {
 }
 
 void deployment::stop() {
+  if (watcher_)
+    watcher_->stop();
   if (service_)
     service_->stop();
   if (own_) {

@@ -11,6 +11,7 @@
 
 #include "enact/client/api_error.hpp"
 #include "enact/result.hpp"
+#include "triggers/chain_watcher.hpp"
 #include "triggers/clock.hpp"
 #include "triggers/service.hpp"
 #include "triggers/settings.hpp"
@@ -55,8 +56,9 @@ class deployment {
  private:
   deployment() = default;
   system_clock clock_;
-  std::unique_ptr<sqlite_store> store_;
+  std::unique_ptr<store> store_;  // sqlite_store, or pg_store with triggers.store = postgres://…
   std::unique_ptr<service> service_;
+  std::unique_ptr<chain_watcher> watcher_;  // chain-event triggers; absent without --chain-rpc
   std::unique_ptr<httplib::Server> own_;
   std::thread own_thread_;
   std::atomic<bool> own_done_{false};  // the own accept loop returned

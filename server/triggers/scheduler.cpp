@@ -114,60 +114,85 @@ size_t scheduler::fire_due() {
   const time_point now = clock_.now();
   const auto now_s = std::chrono::floor<std::chrono::seconds>(now);
   size_t fired = 0;
+  // Due triggers are taken from the heap in due order, up to kBatch at a time, and fired through
+  // one store call, so that a second in which many schedules are due costs one commit rather
+  // than one each; runs are queued in due order. The lock is not held during the store call.
+  constexpr size_t kBatch = 1024;
+  struct taken {
+    uint64_t generation;
+  };
+  std::vector<schedule_firing> batch;
+  std::vector<taken> meta;
   for (;;) {
-    std::string id;
-    time_point due;
-    uint64_t generation = 0;
-    cron::schedule schedule;
+    batch.clear();
+    meta.clear();
     {
       std::lock_guard lock(mu_);
-      if (heap_.empty() || heap_.top().due > now)
-        break;
-      slot top = heap_.top();
-      heap_.pop();
-      const auto it = entries_.find(top.trigger_id);
-      if (it == entries_.end() || it->second.generation != top.generation)
-        continue;  // stale: the trigger changed or went away
-      id = std::move(top.trigger_id);
-      due = top.due;
-      generation = top.generation;
-      schedule = it->second.schedule;
-    }
-    const auto planned = latest_fire(schedule, std::chrono::floor<std::chrono::seconds>(due), now_s);
-    const auto next = cron::next_after(schedule, now_s);
-    if (!next) {
-      std::lock_guard lock(mu_);
-      entries_.erase(id);
-      continue;
-    }
-    new_run r{new_run_id(), id, schedule_params(planned, schedule.text()), now};
-    auto out = store_.fire_schedule(id, due, planned, r, *next);
-    std::lock_guard lock(mu_);
-    const auto it = entries_.find(id);
-    const bool current = it != entries_.end() && it->second.generation == generation;
-    if (!out) {
-      report("schedule firing failed; retrying in 1 s",
-             {{"trigger_id", id}, {"detail", out.err().message}});
-      if (current) {
-        it->second.due = now + std::chrono::seconds(1);
-        heap_.push(slot{it->second.due, id, generation});
+      while (batch.size() < kBatch && !heap_.empty() && heap_.top().due <= now) {
+        slot top = heap_.top();
+        heap_.pop();
+        const auto it = entries_.find(top.trigger_id);
+        if (it == entries_.end() || it->second.generation != top.generation)
+          continue;  // stale: the trigger changed or went away
+        const cron::schedule& schedule = it->second.schedule;
+        const auto planned =
+            latest_fire(schedule, std::chrono::floor<std::chrono::seconds>(top.due), now_s);
+        const auto next = cron::next_after(schedule, now_s);
+        if (!next) {
+          entries_.erase(it);
+          continue;
+        }
+        schedule_firing f;
+        f.r = new_run{new_run_id(), top.trigger_id, schedule_params(planned, schedule.text()), now};
+        f.trigger_id = std::move(top.trigger_id);
+        f.expected_due = top.due;
+        f.planned = planned;
+        f.next_due = *next;
+        batch.push_back(std::move(f));
+        meta.push_back(taken{top.generation});
       }
-      continue;
     }
-    if (!*out) {
-      // Changed under us (updated, disabled, deleted, or fired elsewhere): the store decides.
-      refresh_locked(id);
-      continue;
-    }
-    ++fired;
-    if (current) {
-      it->second.due = *next;
-      heap_.push(slot{*next, id, generation});
+    if (batch.empty())
+      break;
+    auto outs = store_.fire_schedules(batch);
+    const time_point committed = clock_.now();
+    std::lock_guard lock(mu_);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const std::string& id = batch[i].trigger_id;
+      const auto it = entries_.find(id);
+      const bool current = it != entries_.end() && it->second.generation == meta[i].generation;
+      auto& out = outs[i];
+      if (!out) {
+        report("schedule firing failed; retrying in 1 s",
+               {{"trigger_id", id}, {"detail", out.err().message}});
+        if (current) {
+          it->second.due = now + std::chrono::seconds(1);
+          heap_.push(slot{it->second.due, id, meta[i].generation});
+        }
+        continue;
+      }
+      if (!*out) {
+        // Changed under us (updated, disabled, deleted, or fired elsewhere): the store decides.
+        refresh_locked(id);
+        continue;
+      }
+      ++fired;
+      if (observer_)
+        observer_(batch[i].planned, committed);
+      if (current) {
+        it->second.due = batch[i].next_due;
+        heap_.push(slot{batch[i].next_due, id, meta[i].generation});
+      }
     }
   }
   if (fired > 0 && on_fired_)
     on_fired_();
   return fired;
+}
+
+void scheduler::set_observer(std::function<void(time_point planned, time_point committed)> f) {
+  std::lock_guard lock(mu_);
+  observer_ = std::move(f);
 }
 
 std::optional<time_point> scheduler::next_due() const {

@@ -61,6 +61,11 @@ class scheduler {
   /// calls this; tests call it directly after moving a manual clock.
   size_t fire_due();
 
+  /// Called (under the scheduler's lock: it must be quick) for every firing once its run is
+  /// committed, with the planned time and the clock's time after the commit: firing lateness,
+  /// for metrics and bench/scheduler_bench.
+  void set_observer(std::function<void(time_point planned, time_point committed)> f);
+
   /// Re-reads one trigger from the store after a create, update or delete, and wakes the thread.
   void refresh(std::string_view trigger_id);
 
@@ -94,6 +99,7 @@ class scheduler {
   const clock& clock_;
   std::function<void()> on_fired_;
   event_sink log_;
+  std::function<void(time_point, time_point)> observer_;
 
   mutable std::mutex mu_;
   std::condition_variable wake_;

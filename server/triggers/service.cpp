@@ -20,6 +20,7 @@
 #include "enact/crypto/secret.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "runtime/utf8.hpp"
+#include "triggers/handshake.hpp"
 #include "triggers/ids.hpp"
 #include "triggers/seal.hpp"
 #include "triggers/tokens.hpp"
@@ -604,6 +605,7 @@ void service::mount(httplib::Server& server, bool own_listener) {
   server.Post(R"(/webhook/([^/]+))", [&st](const httplib::Request& req, httplib::Response& res) {
     respond(st, req, res, webhook(st, req));
   });
+  mount_handshake(server, st.db, st.clk, st.log, handshake_config{st.cfg.public_url});
   if (!own_listener)
     return;
 

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "enact/client/api_error.hpp"
+#include "triggers/pg_store.hpp"
 #include "triggers/validate.hpp"
 
 namespace enact::triggers {
@@ -77,6 +78,27 @@ std::optional<result<void>> apply_setting(settings& s, std::string_view key, con
       ENACT_TRY(const auto t, text(v, what));
       return add_chain(s, std::string(key.substr(10)), t, what);
     }
+    if (key == "chain_confirmations" || key.starts_with("chain_confirmations.")) {
+      std::string name;
+      json::value n = v;
+      if (key == "chain_confirmations") {
+        ENACT_TRY(const auto t, text(v, what));
+        const auto eq = t.find('=');
+        if (eq == std::string::npos || eq == 0)
+          return usage(what + ": expected NAME=N (e.g. ethereum=12)");
+        name = t.substr(0, eq);
+        n = t.substr(eq + 1);
+      } else {
+        name = std::string(key.substr(20));
+      }
+      if (std::find(kChains.begin(), kChains.end(), name) == kChains.end())
+        return usage(what + ": chain '" + name + "' is not one of ethereum, svc, arbitrum, bsc, polygon");
+      ENACT_TRY(const auto c, number(n, what));
+      if (c > kMaxConfirmations)
+        return usage(what + ": expected 0 to " + std::to_string(kMaxConfirmations));
+      s.chain_confirmations[name] = c;
+      return {};
+    }
     const std::string_view k = key.substr(9);  // after "triggers."
     if (k == "enabled") {
       if (v.is_bool()) {
@@ -126,6 +148,22 @@ std::optional<result<void>> apply_setting(settings& s, std::string_view key, con
         return usage(what + ": expected at least 1000");
       return {};
     }
+    if (k == "chain_poll_ms") {
+      ENACT_TRY(const auto ms, number(v, what));
+      if (ms < 10 || ms > 600000)
+        return usage(what + ": expected 10 to 600000");
+      s.chain_poll_ms = ms;
+      return {};
+    }
+    if (k == "store") {
+      ENACT_TRY(s.store, text(v, what));
+      if (s.store == "sqlite")
+        s.store.clear();
+      // The value is not echoed: a URL may carry a password.
+      if (!s.store.empty() && !is_postgres_url(s.store))
+        return usage(what + ": expected sqlite or a postgres:// (postgresql://) connection URL");
+      return {};
+    }
     if (k == "sync") {
       ENACT_TRY(s.sync, text(v, what));
       if (s.sync != "full" && s.sync != "normal")
@@ -134,7 +172,8 @@ std::optional<result<void>> apply_setting(settings& s, std::string_view key, con
     }
     return usage(what + ": unknown setting");
   };
-  if (key != "chain_rpc" && !key.starts_with("chain_rpc.") && !key.starts_with("triggers."))
+  if (key != "chain_rpc" && !key.starts_with("chain_rpc.") && key != "chain_confirmations" &&
+      !key.starts_with("chain_confirmations.") && !key.starts_with("triggers."))
     return std::nullopt;
   return apply();
 }

@@ -30,12 +30,23 @@ struct settings {
   std::string public_url;
   /// SQLite synchronous mode of triggers.sqlite: "full" (default) or "normal".
   std::string sync = "full";
+  /// Where triggers and runs live: empty (or "sqlite") for triggers.sqlite in the data directory;
+  /// a "postgres://…" URL for a PostgreSQL database that several instances share. May hold a
+  /// password: never printed.
+  std::string store;
   /// Chain name → JSON-RPC URL for chain-event triggers.
   std::map<std::string, std::string> chain_rpc;
+  /// Chain name → confirmations a chain-event log waits for unless its trigger sets its own
+  /// (`--chain-confirmations NAME=N`, `[chain_confirmations] NAME = N`); absent: 0.
+  std::map<std::string, uint64_t> chain_confirmations;
+  /// How often the chain watcher asks each chain for its head.
+  uint64_t chain_poll_ms = 2000;
 };
 
 /// Applies `key` if it is a trigger setting: "triggers.<name>", "chain_rpc" (value NAME=URL, the
-/// repeatable --chain-rpc flag) or "chain_rpc.<NAME>" (value URL, the config file's section).
+/// repeatable --chain-rpc flag), "chain_rpc.<NAME>" (value URL, the config file's section),
+/// "chain_confirmations" (value NAME=N, the repeatable --chain-confirmations flag) or
+/// "chain_confirmations.<NAME>" (value N).
 /// nullopt when `key` is not one of these; otherwise the result of applying it (usage errors
 /// name `what`).
 [[nodiscard]] std::optional<result<void>> apply_setting(settings& s,

@@ -107,6 +107,17 @@ CREATE TABLE approvals (
   expires_at  INTEGER NOT NULL
 );
 )sql",
+    // 1 → 2: browser sessions of the approval page (handshake.hpp).
+    R"sql(
+CREATE TABLE browser_sessions (
+  hash       BLOB    PRIMARY KEY,
+  user_id    TEXT    NOT NULL,
+  nonce      TEXT    NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX browser_sessions_by_expiry ON browser_sessions(expires_at);
+)sql",
 };
 static_assert(std::size(kMigrations) == sqlite_store::kSchemaVersion,
               "kSchemaVersion must count the migrations");
@@ -376,6 +387,30 @@ class write_queue {
     done_.wait(lock, [&] { return j.done; });
     error = std::move(j.error);
     return error.empty();
+  }
+
+  /// Hands in several writes at once, in order, so that they share transactions; `errors[i]` is
+  /// empty once write i's transaction committed.
+  void submit_all(std::vector<op> fns, std::vector<std::string>& errors) {
+    std::vector<job> jobs(fns.size());
+    {
+      std::lock_guard lock(mu_);
+      for (size_t i = 0; i < fns.size(); ++i) {
+        jobs[i].fn = std::move(fns[i]);
+        queue_.push_back(&jobs[i]);
+      }
+    }
+    wake_writer_.notify_one();
+    std::unique_lock lock(mu_);
+    done_.wait(lock, [&] {
+      for (const job& j : jobs)
+        if (!j.done)
+          return false;
+      return true;
+    });
+    errors.clear();
+    for (job& j : jobs)
+      errors.push_back(std::move(j.error));
   }
 
   sqlite_store::commit_stats stats() const {
@@ -1183,6 +1218,55 @@ result<std::optional<run>> sqlite_store::fire_schedule(std::string_view trigger_
   });
 }
 
+std::vector<result<std::optional<run>>> sqlite_store::fire_schedules(
+    const std::vector<schedule_firing>& firings) {
+  using outcome = result<std::optional<run>>;
+  std::vector<std::optional<outcome>> outs(firings.size());
+  std::vector<std::string> params(firings.size());
+  std::vector<write_queue::op> ops;
+  std::vector<size_t> submitted;
+  for (size_t i = 0; i < firings.size(); ++i) {
+    if (auto ok = check_new_run(firings[i].r); !ok) {
+      outs[i].emplace(ok.err());
+      continue;
+    }
+    params[i] = json::serialize(firings[i].r.params);
+    submitted.push_back(i);
+    ops.push_back([&, i](connection& c) -> bool {
+      const schedule_firing& f = firings[i];
+      try {
+        query q(c,
+                "SELECT s.next_due FROM schedule_state s JOIN triggers t ON t.id = s.trigger_id "
+                "WHERE s.trigger_id = ? AND t.type = 'schedule' AND t.enabled = 1");
+        q.bind(f.trigger_id);
+        if (!q.next() || q.time(0) != f.expected_due) {
+          outs[i].emplace(std::optional<run>{});
+          return true;
+        }
+        run out = insert_run(c, f.r, params[i]);
+        query(c, "UPDATE schedule_state SET next_due = ?, last_planned = ? WHERE trigger_id = ?")
+            .bind(f.next_due, f.planned, f.trigger_id)
+            .run();
+        outs[i].emplace(std::optional<run>(std::move(out)));
+        return true;
+      } catch (const std::exception& e) {
+        outs[i].emplace(storage_error(e));
+        return false;
+      }
+    });
+  }
+  std::vector<std::string> errors;
+  impl_->queue->submit_all(std::move(ops), errors);
+  std::vector<outcome> result_list;
+  result_list.reserve(firings.size());
+  for (size_t k = 0; k < submitted.size(); ++k)
+    if (!errors[k].empty())
+      outs[submitted[k]].emplace(fail(store_errc::storage, errors[k]));
+  for (auto& o : outs)
+    result_list.push_back(o ? std::move(*o) : outcome(fail(store_errc::storage, "not written")));
+  return result_list;
+}
+
 result<void> sqlite_store::set_schedule_state(std::string_view trigger_id, const schedule_state& s) {
   return impl_->write([&](connection& c) -> result<void> {
     if (!load_trigger(c, trigger_id))
@@ -1280,6 +1364,41 @@ result<std::optional<seen_log>> sqlite_store::find_seen_log(std::string_view tri
     l.run_id = q.text(2);
     l.seen_at = q.time(3);
     return std::optional<seen_log>(std::move(l));
+  });
+}
+
+result<std::vector<trigger>> sqlite_store::list_chain_triggers() const {
+  return impl_->read([&](connection& c) -> result<std::vector<trigger>> {
+    query q(c, "SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.type = ? AND t.enabled = 1 "
+               "ORDER BY t.seq");
+    q.bind(to_string(trigger_type::chain_event));
+    std::vector<trigger> out;
+    while (q.next())
+      out.push_back(read_trigger(q));
+    return out;
+  });
+}
+
+result<std::vector<seen_log>> sqlite_store::list_seen_logs(std::string_view trigger_id,
+                                                           uint64_t from_block) const {
+  return impl_->read([&](connection& c) -> result<std::vector<seen_log>> {
+    query q(c,
+            "SELECT block_hash, log_index, block_number, run_id, seen_at FROM chain_logs "
+            "WHERE trigger_id = ? AND block_number >= ? AND removed = 0 "
+            "ORDER BY block_number, log_index");
+    q.bind(trigger_id, from_block);
+    std::vector<seen_log> out;
+    while (q.next()) {
+      seen_log l;
+      l.trigger_id = std::string(trigger_id);
+      l.block_hash = q.fixed<32>(0);
+      l.log_index = q.u64(1);
+      l.block_number = q.u64(2);
+      l.run_id = q.text(3);
+      l.seen_at = q.time(4);
+      out.push_back(std::move(l));
+    }
+    return out;
   });
 }
 
@@ -1414,6 +1533,66 @@ result<token_record> sqlite_store::claim_approval(std::string_view challenge,
       return fail(store_errc::conflict, "token: a token with this hash exists");
     query(c, "UPDATE approvals SET token_hash = ? WHERE challenge = ?").bind(t.hash, challenge).run();
     return t;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// browser sessions
+
+result<void> sqlite_store::create_session(const browser_session& s) {
+  ENACT_TRY_VOID(check_text("session.user_id", s.user_id, 256));
+  ENACT_TRY_VOID(check_text("session.nonce", s.nonce, 128));
+  return impl_->write([&](connection& c) -> result<void> {
+    query(c, "DELETE FROM browser_sessions WHERE expires_at <= ?").bind(s.created_at).run();
+    query(c,
+          "INSERT INTO browser_sessions (hash, user_id, nonce, created_at, expires_at) "
+          "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+        .bind(s.hash, s.user_id, s.nonce, s.created_at, s.expires_at)
+        .run();
+    if (c.changes() == 0)
+      return fail(store_errc::conflict, "session: a session with this hash exists");
+    return {};
+  });
+}
+
+result<browser_session> sqlite_store::find_session(const hash256& hash) const {
+  return impl_->read([&](connection& c) -> result<browser_session> {
+    query q(c, "SELECT hash, user_id, nonce, created_at, expires_at FROM browser_sessions WHERE hash = ?");
+    q.bind(hash);
+    if (!q.next())
+      return fail(store_errc::not_found, "session: unknown");
+    browser_session s;
+    s.hash = q.fixed<32>(0);
+    s.user_id = q.text(1);
+    s.nonce = q.text(2);
+    s.created_at = q.time(3);
+    s.expires_at = q.time(4);
+    return s;
+  });
+}
+
+result<void> sqlite_store::sign_in_session(const hash256& pre,
+                                           std::string_view nonce,
+                                           const browser_session& signed_in,
+                                           time_point now) {
+  if (nonce.empty())
+    return fail(store_errc::not_found, "session: no sign-in nonce");
+  ENACT_TRY_VOID(check_text("session.user_id", signed_in.user_id, 256));
+  ENACT_TRY_VOID(check_text("session.nonce", signed_in.nonce, 128));
+  return impl_->write([&](connection& c) -> result<void> {
+    query(c, "DELETE FROM browser_sessions WHERE hash = ? AND nonce = ? AND expires_at > ?")
+        .bind(pre, nonce, now)
+        .run();
+    if (c.changes() == 0)
+      return fail(store_errc::not_found, "session: unknown or expired, or its nonce was used or differs");
+    query(c,
+          "INSERT INTO browser_sessions (hash, user_id, nonce, created_at, expires_at) "
+          "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+        .bind(signed_in.hash, signed_in.user_id, signed_in.nonce, signed_in.created_at, signed_in.expires_at)
+        .run();
+    if (c.changes() == 0)
+      return fail(store_errc::conflict, "session: a session with this hash exists");
+    return {};
   });
 }
 

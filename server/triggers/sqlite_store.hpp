@@ -36,7 +36,7 @@ struct sqlite_options {
 
 class sqlite_store final : public store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   /// Opens (creating, migrating) the database at `path`. Refuses a file whose schema is newer
   /// than this build's.
@@ -78,6 +78,9 @@ class sqlite_store final : public store {
                                            time_point planned,
                                            const new_run& r,
                                            time_point next_due) override;
+  /// One group of transactions for all of them (see fire_schedules in store.hpp).
+  std::vector<result<std::optional<run>>> fire_schedules(
+      const std::vector<schedule_firing>& firings) override;
   result<void> set_schedule_state(std::string_view trigger_id, const schedule_state& s) override;
 
   result<std::optional<uint64_t>> chain_checkpoint(std::string_view trigger_id) const override;
@@ -86,6 +89,9 @@ class sqlite_store final : public store {
   result<std::optional<seen_log>> find_seen_log(std::string_view trigger_id,
                                                 const hash256& block_hash,
                                                 uint64_t log_index) const override;
+  result<std::vector<trigger>> list_chain_triggers() const override;
+  result<std::vector<seen_log>> list_seen_logs(std::string_view trigger_id,
+                                               uint64_t from_block) const override;
 
   result<void> insert_token(const token_record& t) override;
   result<token_record> find_token(const hash256& hash) const override;
@@ -101,6 +107,13 @@ class sqlite_store final : public store {
   result<token_record> claim_approval(std::string_view challenge,
                                       const token_record& t,
                                       time_point now) override;
+
+  result<void> create_session(const browser_session& s) override;
+  result<browser_session> find_session(const hash256& hash) const override;
+  result<void> sign_in_session(const hash256& pre,
+                               std::string_view nonce,
+                               const browser_session& signed_in,
+                               time_point now) override;
 
   /// Transactions committed and writes they held since open (for the benchmark's report: the
   /// average group size is writes / commits).

@@ -130,6 +130,15 @@ struct new_run {
   time_point queued_at{};
 };
 
+/// One firing of a schedule trigger, as store::fire_schedule takes it.
+struct schedule_firing {
+  std::string trigger_id;
+  time_point expected_due{};
+  time_point planned{};
+  new_run r;
+  time_point next_due{};
+};
+
 struct run_error {
   std::string code;     // the core's error code ("action_failed", "unavailable", …)
   std::string message;
@@ -246,6 +255,22 @@ struct approval {
   time_point expires_at{};
 };
 
+/// A browser session of the approval page (handshake.hpp); only the SHA-256 of its cookie value
+/// is stored. Before sign-in it holds the single-use EIP-4361 nonce issued to that browser and no
+/// user; sign-in replaces it by a session of the user without a nonce.
+struct browser_session {
+  hash256 hash{};
+  std::string user_id;  // empty before sign-in
+  std::string nonce;    // empty after sign-in
+  time_point created_at{};
+  time_point expires_at{};
+};
+
+/// What the browser-session methods of a backend without them answer.
+[[nodiscard]] inline error browser_sessions_unsupported() {
+  return fail(store_errc::storage, "this trigger store keeps no browser sessions");
+}
+
 class store {
  public:
   virtual ~store() = default;
@@ -327,6 +352,18 @@ class store {
                                                                  time_point planned,
                                                                  const new_run& r,
                                                                  time_point next_due) = 0;
+  /// Fires several schedule triggers: element i of the answer is what fire_schedule would answer
+  /// for `firings[i]`, and runs are queued in the order given. The default fires them one by
+  /// one; a store may commit them together (the SQLite store does: one transaction for a whole
+  /// second's worth of firings instead of one each).
+  [[nodiscard]] virtual std::vector<result<std::optional<run>>> fire_schedules(
+      const std::vector<schedule_firing>& firings) {
+    std::vector<result<std::optional<run>>> out;
+    out.reserve(firings.size());
+    for (const auto& f : firings)
+      out.push_back(fire_schedule(f.trigger_id, f.expected_due, f.planned, f.r, f.next_due));
+    return out;
+  }
   /// Writes a schedule trigger's state (e.g. the first one, when none was stored).
   [[nodiscard]] virtual result<void> set_schedule_state(std::string_view trigger_id,
                                                         const schedule_state& s) = 0;
@@ -345,6 +382,12 @@ class store {
   [[nodiscard]] virtual result<std::optional<seen_log>> find_seen_log(std::string_view trigger_id,
                                                                       const hash256& block_hash,
                                                                       uint64_t log_index) const = 0;
+  /// Every enabled chain-event trigger, whoever owns it, oldest first (the watcher's work list).
+  [[nodiscard]] virtual result<std::vector<trigger>> list_chain_triggers() const = 0;
+  /// The trigger's seen logs not marked removed whose block_number ≥ `from_block`, ordered by
+  /// block_number then log_index: what a reorganisation may have dropped.
+  [[nodiscard]] virtual result<std::vector<seen_log>> list_seen_logs(std::string_view trigger_id,
+                                                                     uint64_t from_block) const = 0;
 
   // --- tokens --------------------------------------------------------------------------------
   /// conflict when a token with this hash exists.
@@ -372,6 +415,31 @@ class store {
   [[nodiscard]] virtual result<token_record> claim_approval(std::string_view challenge,
                                                             const token_record& t,
                                                             time_point now) = 0;
+
+  // --- browser sessions of the approval page -------------------------------------------------
+  // A backend that does not override these cannot serve the approval page's sign-in (the
+  // handshake answers 503); bearer tokens and approvals work without them.
+  /// Inserts `s` (conflict when its hash exists) and drops sessions expired at `s.created_at`.
+  [[nodiscard]] virtual result<void> create_session(const browser_session& s) {
+    (void)s;
+    return browser_sessions_unsupported();
+  }
+  /// The session whose cookie hashes to `hash` (expired ones too: the caller decides).
+  [[nodiscard]] virtual result<browser_session> find_session(const hash256& hash) const {
+    (void)hash;
+    return browser_sessions_unsupported();
+  }
+  /// Signs a browser in, once: atomically deletes the session `pre` when it is unexpired at `now`
+  /// and holds the nonce `nonce` (non-empty), and inserts `signed_in`; not_found otherwise
+  /// (unknown, expired, or its nonce used or different), changing nothing.
+  [[nodiscard]] virtual result<void> sign_in_session(const hash256& pre,
+                                                     std::string_view nonce,
+                                                     const browser_session& signed_in,
+                                                     time_point now) {
+    (void)pre, (void)nonce, (void)signed_in, (void)now;
+    return browser_sessions_unsupported();
+  }
+
 };
 
 }  // namespace enact::triggers

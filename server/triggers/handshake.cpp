@@ -1,0 +1,852 @@
+// The approval handshake's routes (handshake.hpp; docs/triggers.md "Signing in a client").
+// Handlers read and check the request, call the store, and answer JSON of API.md §0's shape; the
+// handshake's own outcomes (authorization_pending, access_denied, expired_token) use the codes of
+// OAuth 2.0 device authorization (RFC 8628 §3.5), which client libraries already know.
+#include "triggers/handshake.hpp"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <memory>
+
+#include "core/errors.hpp"
+#include "core/log.hpp"
+#include "enact/client/api_error.hpp"
+#include "enact/codec/base64.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/eip191.hpp"
+#include "enact/crypto/random.hpp"
+#include "enact/crypto/secp256k1.hpp"
+#include "enact/crypto/secret.hpp"
+#include "enact/crypto/sha2.hpp"
+#include "runtime/utf8.hpp"
+#include "triggers/tokens.hpp"
+
+namespace enact::triggers {
+
+namespace {
+
+constexpr std::string_view kCookie = "enact_session";
+constexpr size_t kMaxBody = 16 * 1024;
+constexpr size_t kMaxMessage = 4096;
+constexpr size_t kMaxClientName = 100;
+constexpr std::string_view kSiweHeader = " wants you to sign in with your Ethereum account:";
+
+error invalid(std::string msg) {
+  return fail(api_errc::invalid_request, std::move(msg));
+}
+
+// --- EIP-4361 ----------------------------------------------------------------------------------
+
+bool is_alnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool has_control(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
+/// An RFC 3986 authority as EIP-4361 allows it for the domain: host[:port], no userinfo.
+bool is_authority(std::string_view s) {
+  if (s.empty() || s.size() > 255)
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return is_alnum(c) || c == '.' || c == '-' || c == ':' || c == '[' || c == ']' || c == '_';
+  });
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z')
+      c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+}  // namespace
+
+result<siwe_message> parse_siwe(std::string_view text) {
+  if (text.size() > kMaxMessage)
+    return invalid("message: over " + std::to_string(kMaxMessage) + " bytes");
+  if (runtime::utf8::first_invalid(text) != std::string_view::npos)
+    return invalid("message: not UTF-8");
+  std::vector<std::string_view> lines;
+  for (size_t start = 0;;) {
+    const size_t lf = text.find('\n', start);
+    lines.push_back(text.substr(start, lf == std::string_view::npos ? std::string_view::npos : lf - start));
+    if (lf == std::string_view::npos)
+      break;
+    start = lf + 1;
+  }
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (has_control(lines[i]))
+      return invalid("message line " + std::to_string(i + 1) + ": control character (lines end with LF only)");
+  if (lines.size() < 8)
+    return invalid("message: not an EIP-4361 message (too few lines)");
+
+  siwe_message m;
+  // Line 1: "<domain> wants you to sign in with your Ethereum account:".
+  if (!lines[0].ends_with(kSiweHeader))
+    return invalid("message line 1: expected '<domain> wants you to sign in with your Ethereum account:'");
+  m.domain = std::string(lines[0].substr(0, lines[0].size() - kSiweHeader.size()));
+  if (!is_authority(m.domain))
+    return invalid("message line 1: the domain must be a host[:port] without scheme");
+  // Line 2: the address (EIP-4361 asks for EIP-55; an all-lowercase address is accepted too).
+  auto a = parse_address_strict(lines[1], "message line 2 (address)");
+  if (!a)
+    return invalid(a.err().message);
+  m.account = *a;
+  // Then an empty line, an optional one-line statement, an empty line.
+  if (!lines[2].empty())
+    return invalid("message line 3: expected an empty line");
+  size_t i = 3;
+  if (!lines[3].empty()) {
+    m.statement = std::string(lines[3]);
+    if (lines[4].empty() == false)
+      return invalid("message line 5: expected an empty line after the statement");
+    i = 5;
+  } else {
+    i = 4;
+  }
+
+  const auto field = [&](std::string_view name, bool required) -> result<std::optional<std::string>> {
+    const std::string prefix = std::string(name) + ": ";
+    if (i < lines.size() && lines[i].starts_with(prefix)) {
+      std::string v(lines[i].substr(prefix.size()));
+      if (v.empty())
+        return invalid("message line " + std::to_string(i + 1) + ": " + std::string(name) + " is empty");
+      ++i;
+      return std::optional<std::string>(std::move(v));
+    }
+    if (required)
+      return invalid("message line " + std::to_string(i + 1) + ": expected '" + prefix + "…'");
+    return std::optional<std::string>{};
+  };
+  const auto time_field = [&](std::string_view name, bool required) -> result<std::optional<time_point>> {
+    const size_t line = i + 1;
+    ENACT_TRY(const auto v, field(name, required));
+    if (!v)
+      return std::optional<time_point>{};
+    const auto t = from_rfc3339(*v);
+    if (!t)
+      return invalid("message line " + std::to_string(line) + ": " + std::string(name) +
+                     ": expected an RFC 3339 UTC time ending in Z");
+    return std::optional<time_point>(*t);
+  };
+
+  ENACT_TRY(const auto uri, field("URI", true));
+  m.uri = *uri;
+  if (m.uri.find(' ') != std::string::npos)
+    return invalid("message: URI: contains a space");
+  ENACT_TRY(const auto version, field("Version", true));
+  if (*version != "1")
+    return invalid("message: Version: must be 1");
+  m.version = *version;
+  ENACT_TRY(const auto chain, field("Chain ID", true));
+  {
+    const auto& c = *chain;
+    const auto [end, ec] = std::from_chars(c.data(), c.data() + c.size(), m.chain_id);
+    if (ec != std::errc{} || end != c.data() + c.size() || c.size() > 18 || (c.size() > 1 && c[0] == '0') ||
+        !std::all_of(c.begin(), c.end(), [](char d) { return d >= '0' && d <= '9'; }))
+      return invalid("message: Chain ID: expected a decimal integer");
+  }
+  ENACT_TRY(const auto nonce, field("Nonce", true));
+  if (nonce->size() < 8 || nonce->size() > 128 || !std::all_of(nonce->begin(), nonce->end(), is_alnum))
+    return invalid("message: Nonce: expected at least 8 letters and digits");
+  m.nonce = *nonce;
+  ENACT_TRY(const auto issued, time_field("Issued At", true));
+  m.issued_at = *issued;
+  ENACT_TRY(m.expiration_time, time_field("Expiration Time", false));
+  ENACT_TRY(m.not_before, time_field("Not Before", false));
+  ENACT_TRY(m.request_id, field("Request ID", false));
+  if (i < lines.size()) {
+    if (lines[i].starts_with("Resources:"))
+      return invalid("message line " + std::to_string(i + 1) + ": Resources are not accepted here");
+    return invalid("message line " + std::to_string(i + 1) + ": unexpected '" +
+                   std::string(lines[i].substr(0, 40)) + "'");
+  }
+  return m;
+}
+
+std::string wallet_user_id(const address& a) {
+  return hex::encode_prefixed(a);
+}
+
+namespace {
+
+using namespace std::chrono_literals;
+
+struct ctx {
+  store& db;
+  const clock& clk;
+  core::logger& log;
+  handshake_config cfg;
+  bool secure_cookie = false;
+  std::string fixed_authority;  // of cfg.public_url; empty: the Host header
+};
+
+// --- replies -------------------------------------------------------------------------------------
+
+void send_json(httplib::Response& res, int status, const json::value& body) {
+  res.status = status;
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(json::serialize(body), "application/json");
+}
+
+/// An outcome of the token poll that API.md §0's table has no code for (RFC 8628 §3.5 names).
+void send_code(httplib::Response& res, int status, std::string_view code, std::string_view message) {
+  send_json(res, status, json::object{{"error", json::object{{"code", code}, {"message", message}}}});
+}
+
+/// Store errors in the API's terms (API.md §0).
+error api_error_of(const error& e) {
+  if (e.code.category() != store_category())
+    return e;
+  switch (static_cast<store_errc>(e.code.value())) {
+    case store_errc::not_found:
+    case store_errc::wrong_type:
+      return fail(api_errc::not_found, e.message);
+    case store_errc::conflict:
+    case store_errc::disabled:
+      return fail(api_errc::conflict, e.message);
+    case store_errc::invalid_argument:
+      return fail(api_errc::invalid_request, e.message);
+    case store_errc::storage:
+      return fail(api_errc::unavailable, "the trigger store is unavailable; retry");
+    case store_errc::lease_lost:
+      break;
+  }
+  return fail(api_errc::internal, "internal error");
+}
+
+void send_error(ctx& c, const httplib::Request& req, httplib::Response& res, const error& e) {
+  const core::http_error h = core::to_http(api_error_of(e));
+  send_json(res, h.status, core::error_body(h));
+  if (h.code == api_errc::internal || h.code == api_errc::unavailable)
+    c.log.error("auth request failed", {{"method", req.method}, {"path", req.path}, {"detail", e.message}});
+}
+
+// --- reading requests ------------------------------------------------------------------------------
+
+result<void> only_query(const httplib::Request& req, std::initializer_list<std::string_view> names) {
+  const auto q = req.target.find('?');
+  if (q == std::string::npos)
+    return {};
+  std::string_view rest = std::string_view(req.target).substr(q + 1);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    const std::string_view name = pair.substr(0, pair.find('='));
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end())
+      return invalid("query." + std::string(name.substr(0, 64)) + ": unknown parameter");
+  }
+  return {};
+}
+
+bool is_json_media_type(std::string_view type) {
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
+    type.remove_suffix(1);
+  return lower(type) == "application/json";
+}
+
+/// A JSON object body with exactly the string fields `keys`. Requiring application/json is also
+/// the CSRF guard of the cookie routes: a page of another site cannot send it without a CORS
+/// preflight, which this service never grants.
+result<json::object> string_fields(const httplib::Request& req, std::initializer_list<std::string_view> keys) {
+  if (req.body.size() > kMaxBody)
+    return fail(api_errc::payload_too_large, "body: over " + std::to_string(kMaxBody) + " bytes");
+  const std::string type = req.get_header_value("Content-Type");
+  if (!is_json_media_type(type))
+    return invalid("Content-Type: expected application/json");
+  std::error_code ec;
+  json::value v = json::parse(req.body, ec);
+  if (ec || !v.is_object())
+    return invalid("body: expected a JSON object");
+  json::object& o = v.as_object();
+  for (const auto& kv : o)
+    if (std::find(keys.begin(), keys.end(), std::string_view(kv.key())) == keys.end())
+      return invalid("body." + std::string(kv.key().substr(0, 64)) + ": unknown field");
+  for (const auto k : keys) {
+    const auto* f = o.if_contains(k);
+    if (f == nullptr || !f->is_string())
+      return invalid("body." + std::string(k) + ": required, a string");
+  }
+  return std::move(o);
+}
+
+/// The value of cookie `name` in the Cookie header, or empty.
+std::string cookie_value(const httplib::Request& req, std::string_view name) {
+  const std::string header = req.get_header_value("Cookie");
+  std::string_view rest = header;
+  while (!rest.empty()) {
+    const auto semi = rest.find(';');
+    std::string_view pair = rest.substr(0, semi);
+    rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
+    while (!pair.empty() && pair.front() == ' ')
+      pair.remove_prefix(1);
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == name)
+      return std::string(pair.substr(eq + 1));
+  }
+  return {};
+}
+
+/// sha256 of a cookie value (base64url of 32 bytes); nullopt for anything else.
+std::optional<hash256> cookie_hash(std::string_view value) {
+  return token_hash(value);  // same form as a bearer token
+}
+
+std::string authority_of(std::string_view url) {
+  const auto scheme = url.find("://");
+  if (scheme != std::string_view::npos)
+    url.remove_prefix(scheme + 3);
+  return lower(url.substr(0, url.find_first_of("/?#")));
+}
+
+std::string expected_authority(const ctx& c, const httplib::Request& req) {
+  return c.fixed_authority.empty() ? lower(req.get_header_value("Host")) : c.fixed_authority;
+}
+
+struct new_cookie {
+  std::string value;
+  hash256 hash{};
+};
+
+new_cookie draw_cookie() {
+  Secret raw = random_secret(32);
+  return {base64::encode_url(raw.view()), sha256(raw.view())};
+}
+
+void set_cookie(const ctx& c, httplib::Response& res, const std::string& value, std::chrono::seconds max_age) {
+  res.set_header("Set-Cookie", std::string(kCookie) + "=" + value + "; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=" +
+                                   std::to_string(max_age.count()) + (c.secure_cookie ? "; Secure" : ""));
+}
+
+/// The signed-in user of the request's session cookie.
+result<std::string> session_user(ctx& c, const httplib::Request& req) {
+  const auto h = cookie_hash(cookie_value(req, kCookie));
+  if (!h)
+    return fail(api_errc::unauthenticated, "not signed in: sign in with your wallet first");
+  auto s = c.db.find_session(*h);
+  if (!s) {
+    if (s.code() == store_errc::not_found)
+      return fail(api_errc::unauthenticated, "not signed in: sign in with your wallet first");
+    return s.err();
+  }
+  if (s->user_id.empty() || s->expires_at <= c.clk.now() || !constant_time_equal(s->hash, *h))
+    return fail(api_errc::unauthenticated, "the session expired: sign in again");
+  return s->user_id;
+}
+
+/// The challenge of a request: base64url (canonical, unpadded) of 32 bytes.
+result<std::string> challenge_of(std::string_view v, std::string_view where) {
+  auto raw = v.size() == 43 ? base64::decode_url(v, where) : result<bytes>(invalid(""));
+  if (!raw || raw->size() != 32 || base64::encode_url(*raw) != v)
+    return invalid(std::string(where) + ": expected base64url(sha256(token)), 43 characters");
+  return std::string(v);
+}
+
+result<std::string> client_name_of(std::string_view v) {
+  if (v.empty() || v.size() > kMaxClientName || runtime::utf8::first_invalid(v) != std::string_view::npos ||
+      has_control(v))
+    return invalid("query.client: expected the client's name, 1 to " + std::to_string(kMaxClientName) +
+                   " bytes of UTF-8 without control characters");
+  return std::string(v);
+}
+
+// --- the approval page -------------------------------------------------------------------------------
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+// The page's script: the values it needs come from data attributes of #app (escaped by the
+// server), never from text spliced into the script.
+constexpr std::string_view kScript = R"js(
+"use strict";
+const app = document.getElementById("app");
+const challenge = app.dataset.challenge;
+const clientName = app.dataset.client;
+const $ = (id) => document.getElementById(id);
+function show(id) {
+  for (const s of document.querySelectorAll("section")) s.hidden = s.id !== id;
+}
+function say(text) { $("status").textContent = text; }
+async function call(path, body) {
+  const init = { method: body === undefined ? "GET" : "POST", credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  let json = null;
+  try { json = await res.json(); } catch (e) { json = null; }
+  if (!res.ok) {
+    const err = new Error(json && json.error ? json.error.message : "HTTP " + res.status);
+    err.status = res.status;
+    throw err;
+  }
+  return json;
+}
+function hexOf(text) {
+  return "0x" + Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+function signedIn(user) {
+  $("user").textContent = user;
+  show("decide");
+}
+async function signIn() {
+  say("");
+  if (!window.ethereum) { say("No Ethereum wallet was found in this browser."); return; }
+  try {
+    $("signin").disabled = true;
+    const accounts = await window.ethereum.request({ method: "eth_requestAccounts" });
+    if (!accounts || !accounts.length) throw new Error("the wallet gave no account");
+    const account = accounts[0];
+    let chainId = 1;
+    try { chainId = parseInt(await window.ethereum.request({ method: "eth_chainId" }), 16) || 1; } catch (e) { chainId = 1; }
+    const { nonce } = await call("/auth/nonce");
+    const message =
+      location.host + " wants you to sign in with your Ethereum account:\n" + account + "\n\n" +
+      "Sign in to the enact trigger service to approve or deny a client's access.\n\n" +
+      "URI: " + location.origin + "/auth/authorize\n" +
+      "Version: 1\n" +
+      "Chain ID: " + chainId + "\n" +
+      "Nonce: " + nonce + "\n" +
+      "Issued At: " + new Date().toISOString();
+    const signature = await window.ethereum.request({ method: "personal_sign", params: [hexOf(message), account] });
+    const { user_id } = await call("/auth/sign-in", { message, signature });
+    signedIn(user_id);
+  } catch (e) {
+    say("Sign-in failed: " + e.message);
+  } finally {
+    $("signin").disabled = false;
+  }
+}
+async function decide(approve) {
+  say("");
+  try {
+    $("approve").disabled = $("deny").disabled = true;
+    const { status } = await call(approve ? "/auth/approve" : "/auth/deny", { challenge });
+    $("outcome").textContent = status === "approved"
+      ? "Approved. " + clientName + " now has access; you can close this page."
+      : "Denied. " + clientName + " gets no access.";
+    show("done");
+  } catch (e) {
+    say("Failed: " + e.message);
+    $("approve").disabled = $("deny").disabled = false;
+  }
+}
+$("signin").addEventListener("click", signIn);
+$("approve").addEventListener("click", () => decide(true));
+$("deny").addEventListener("click", () => decide(false));
+if (app.dataset.state === "pending") {
+  call("/auth/session").then(
+    (s) => (s.user_id ? signedIn(s.user_id) : show("signin-section")),
+    (e) => { show("signin-section"); say(e.message); });
+}
+)js";
+
+std::string page(const approval& a, bool expired, const std::string& script_nonce) {
+  const std::string client = html_escape(a.client_name);
+  std::string state;
+  std::string message;
+  if (a.status == approval_status::approved) {
+    state = "approved";
+    message = "This request was approved.";
+  } else if (a.status == approval_status::denied) {
+    state = "denied";
+    message = "This request was denied.";
+  } else if (expired) {
+    state = "expired";
+    message = "This request expired. Start the sign-in again from the client.";
+  } else {
+    state = "pending";
+  }
+  std::string out = R"(<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Approve access — enact triggers</title>
+<style>
+body { font-family: system-ui, sans-serif; max-width: 36rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5; }
+.client { font-weight: bold; }
+button { font-size: 1rem; padding: .5rem 1.2rem; margin-right: .5rem; }
+#status { color: #a00; }
+code { word-break: break-all; }
+</style>
+</head>
+<body>
+<main id="app" data-challenge=")";
+  out += html_escape(a.challenge);
+  out += R"(" data-client=")";
+  out += client;
+  out += R"(" data-state=")";
+  out += state;
+  out += R"(">
+<h1>Approve access</h1>
+<p>The client <span class="client" id="client">)";
+  out += client;
+  out += R"(</span> asks for a token of the enact trigger service. With it, it can create, change
+and delete your triggers for 30 days (you can revoke it earlier).</p>
+<p>Approve only if you just started this sign-in yourself.</p>
+)";
+  if (state != "pending") {
+    out += "<section id=\"final\"><p>" + message + "</p></section>\n";
+  } else {
+    out += R"(<section id="signin-section" hidden>
+<p>Sign in with your Ethereum wallet to decide.</p>
+<button id="signin" type="button">Sign in with wallet</button>
+</section>
+<section id="decide" hidden>
+<p>Signed in as <code id="user"></code>.</p>
+<button id="approve" type="button">Approve</button>
+<button id="deny" type="button">Deny</button>
+</section>
+<section id="done" hidden><p id="outcome"></p></section>
+<p id="status" role="status"></p>
+<script nonce=")";
+    out += script_nonce;
+    out += "\">";
+    out += kScript;
+    out += "</script>\n";
+  }
+  out += "</main>\n</body>\n</html>\n";
+  return out;
+}
+
+void send_page(httplib::Response& res, int status, std::string html, const std::string& script_nonce) {
+  res.status = status;
+  res.set_header("Cache-Control", "no-store");
+  res.set_header("Content-Security-Policy",
+                 "default-src 'none'; script-src 'nonce-" + script_nonce +
+                     "'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+                     "frame-ancestors 'none'");
+  res.set_header("X-Frame-Options", "DENY");
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_content(std::move(html), "text/html; charset=utf-8");
+}
+
+void send_error_page(httplib::Response& res, int status, const std::string& message) {
+  std::array<uint8_t, 16> n{};
+  random_bytes(n);
+  const std::string nonce = hex::encode(n);
+  send_page(res, status,
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>enact triggers</title></head>"
+            "<body><h1>Cannot approve</h1><p>" +
+                html_escape(message) + "</p></body></html>\n",
+            nonce);
+}
+
+// --- handlers ------------------------------------------------------------------------------------------
+
+void authorize(ctx& c, const httplib::Request& req, httplib::Response& res) {
+  auto shown = [&]() -> result<approval> {
+    ENACT_TRY_VOID(only_query(req, {"challenge", "client"}));
+    ENACT_TRY(const std::string challenge, challenge_of(req.get_param_value("challenge"), "query.challenge"));
+    ENACT_TRY(const std::string client, client_name_of(req.get_param_value("client")));
+    auto a = c.db.get_approval(challenge);
+    if (a || a.code() != store_errc::not_found)
+      return a;
+    approval fresh;
+    fresh.challenge = challenge;
+    fresh.client_name = client;
+    fresh.created_at = c.clk.now();
+    fresh.expires_at = fresh.created_at + c.cfg.request_lifetime;
+    if (auto w = c.db.create_approval(fresh); !w) {
+      if (w.code() != store_errc::conflict)
+        return w.err();
+      return c.db.get_approval(challenge);  // opened twice at once: the first one counts
+    }
+    c.log.info("token requested", {{"client_name", client}});
+    return fresh;
+  }();
+  if (!shown) {
+    const core::http_error h = core::to_http(api_error_of(shown.err()));
+    send_error_page(res, h.status, h.message);
+    return;
+  }
+  std::array<uint8_t, 16> n{};
+  random_bytes(n);
+  const std::string nonce = hex::encode(n);
+  send_page(res, 200, page(*shown, shown->expires_at <= c.clk.now(), nonce), nonce);
+}
+
+result<json::value> nonce(ctx& c, const httplib::Request& req, httplib::Response& res) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  std::array<uint8_t, 16> n{};
+  random_bytes(n);
+  const new_cookie cookie = draw_cookie();
+  browser_session s;
+  s.hash = cookie.hash;
+  s.nonce = hex::encode(n);
+  s.created_at = c.clk.now();
+  s.expires_at = s.created_at + c.cfg.nonce_lifetime;
+  ENACT_TRY_VOID(c.db.create_session(s));
+  set_cookie(c, res, cookie.value, c.cfg.nonce_lifetime);
+  return json::object{{"nonce", s.nonce}, {"expires_at", to_rfc3339(s.expires_at)}};
+}
+
+result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Response& res) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY(const json::object body, string_fields(req, {"message", "signature"}));
+  const auto pre = cookie_hash(cookie_value(req, kCookie));
+  if (!pre)
+    return fail(api_errc::unauthenticated, "no sign-in nonce for this browser: GET /auth/nonce first");
+  const std::string_view text = body.at("message").get_string();
+  ENACT_TRY(const siwe_message m, parse_siwe(text));
+
+  const std::string want = expected_authority(c, req);
+  if (want.empty() || lower(m.domain) != want)
+    return fail(api_errc::signature_invalid,
+                "message.domain: '" + m.domain.substr(0, 100) + "' is not this service's (" + want.substr(0, 100) + ")");
+  const std::string uri = lower(m.uri);
+  const bool uri_ok = [&] {
+    for (const std::string_view scheme : {"http://", "https://"}) {
+      const std::string base = std::string(scheme) + want;
+      if (uri == base || uri.starts_with(base + "/"))
+        return true;
+    }
+    return false;
+  }();
+  if (!uri_ok)
+    return fail(api_errc::signature_invalid, "message.uri: not a URI of this service");
+
+  const time_point now = c.clk.now();
+  if (m.issued_at < now - c.cfg.issued_at_window || m.issued_at > now + c.cfg.issued_at_window)
+    return fail(api_errc::signature_expired, "message.issued_at: " + to_rfc3339(m.issued_at) +
+                                                 " is more than 5 minutes from the server's time " + to_rfc3339(now));
+  if (m.expiration_time && *m.expiration_time <= now)
+    return fail(api_errc::signature_expired, "message.expiration_time: passed");
+  if (m.not_before && *m.not_before > now)
+    return fail(api_errc::signature_expired, "message.not_before: not yet");
+
+  auto sig = hex::decode_prefixed(body.at("signature").get_string(), "body.signature");
+  if (!sig || sig->size() != 65)
+    return invalid("body.signature: expected 0x + 130 hex digits (r ‖ s ‖ v)");
+  auto signer = secp256k1::recover_address(personal_message_hash(text), *sig);
+  if (!signer || *signer != m.account)
+    return fail(api_errc::signature_invalid, "body.signature: not a signature of this message by " +
+                                                 to_checksum_address(m.account));
+
+  const new_cookie cookie = draw_cookie();
+  browser_session s;
+  s.hash = cookie.hash;
+  s.user_id = wallet_user_id(m.account);
+  s.created_at = now;
+  s.expires_at = now + c.cfg.session_lifetime;
+  if (auto w = c.db.sign_in_session(*pre, m.nonce, s, now); !w) {
+    if (w.code() == store_errc::not_found)
+      return fail(api_errc::signature_invalid,
+                  "message.nonce: unknown, used already, expired, or not issued to this browser");
+    return w.err();
+  }
+  set_cookie(c, res, cookie.value, c.cfg.session_lifetime);
+  c.log.info("signed in", {{"user_id", s.user_id}});
+  return json::object{{"user_id", s.user_id}};
+}
+
+/// GET /auth/session: the page's question "am I signed in?" — asked on every load, so not being
+/// signed in is an answer (user_id null), not an error.
+result<json::value> session(ctx& c, const httplib::Request& req, httplib::Response&) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  auto user = session_user(c, req);
+  if (!user) {
+    if (user.code() == api_errc::unauthenticated)
+      return json::object{{"user_id", nullptr}};
+    return user.err();
+  }
+  return json::object{{"user_id", *user}};
+}
+
+result<json::value> decide(ctx& c, const httplib::Request& req, bool approve) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  // SameSite=Strict and the JSON body already keep other sites out; a browser's Origin header,
+  // when sent, must be this service too.
+  if (req.has_header("Origin")) {
+    const std::string origin = req.get_header_value("Origin");
+    if (authority_of(origin) != expected_authority(c, req))
+      return fail(api_errc::forbidden, "Origin: not this service");
+  }
+  ENACT_TRY(const std::string user, session_user(c, req));
+  ENACT_TRY(const json::object body, string_fields(req, {"challenge"}));
+  ENACT_TRY(const std::string challenge, challenge_of(body.at("challenge").get_string(), "body.challenge"));
+  auto a = c.db.decide_approval(challenge, user, approve, c.clk.now());
+  if (!a) {
+    if (a.code() == store_errc::not_found)
+      return fail(api_errc::not_found, "no token request with this challenge");
+    if (a.code() == store_errc::conflict)
+      return fail(api_errc::conflict, "this request was decided already, or it expired");
+    return a.err();
+  }
+  c.log.info(approve ? "token request approved" : "token request denied",
+             {{"client_name", a->client_name}, {"user_id", user}});
+  return json::object{{"status", to_string(a->status)}};
+}
+
+/// POST /auth/token: the client's poll. Answers nothing but the outcome to whoever cannot show
+/// the token behind the challenge.
+void token(ctx& c, const httplib::Request& req, httplib::Response& res) {
+  auto& raw_body = const_cast<std::string&>(req.body);
+  auto fields = [&]() -> result<json::object> {
+    ENACT_TRY_VOID(only_query(req, {}));
+    return string_fields(req, {"challenge", "token"});
+  }();
+  detail::secure_wipe(raw_body.data(), raw_body.size());
+  if (!fields) {
+    send_error(c, req, res, fields.err());
+    return;
+  }
+  json::string& tok = fields->at("token").get_string();
+  const auto h = token_hash(tok);
+  detail::secure_wipe(tok.data(), tok.size());
+  if (!h) {
+    send_error(c, req, res, invalid("body.token: expected the token, base64url of 32 bytes (43 characters)"));
+    return;
+  }
+  const std::string_view challenge = fields->at("challenge").get_string();
+  const std::string from_token = base64::encode_url(*h);
+  if (challenge.size() != from_token.size() || !constant_time_equal(as_bytes(challenge), as_bytes(from_token))) {
+    send_error(c, req, res, invalid("body.token: its sha256 is not the challenge"));
+    return;
+  }
+  const time_point now = c.clk.now();
+  auto a = c.db.get_approval(challenge);
+  if (!a) {
+    if (a.code() == store_errc::not_found)  // the page has not been opened yet
+      return send_code(res, 400, "authorization_pending", "waiting for the user to open the approval page");
+    return send_error(c, req, res, a.err());
+  }
+  if (a->status == approval_status::denied)
+    return send_code(res, 403, "access_denied", "the user denied this request");
+  if (a->token_hash)
+    return send_error(c, req, res, fail(api_errc::conflict, "this challenge already yielded its token"));
+  if (a->expires_at <= now)
+    return send_code(res, 400, "expired_token", "this request expired; start a new one");
+  if (a->status == approval_status::pending)
+    return send_code(res, 400, "authorization_pending", "waiting for the user to approve");
+
+  token_record t;
+  t.hash = *h;
+  t.user_id = a->user_id;
+  t.client_name = a->client_name;
+  t.created_at = now;
+  t.expires_at = now + kTokenLifetime;
+  auto claimed = c.db.claim_approval(challenge, t, now);
+  if (!claimed) {
+    if (claimed.code() == store_errc::conflict)
+      return send_error(c, req, res, fail(api_errc::conflict, "this challenge already yielded its token, or expired"));
+    return send_error(c, req, res, claimed.err());
+  }
+  c.log.info("token issued", {{"client_name", t.client_name}, {"user_id", t.user_id}});
+  send_json(res, 200,
+            json::object{{"token_type", "bearer"},
+                         {"user_id", t.user_id},
+                         {"expires_at", to_rfc3339(t.expires_at)},
+                         {"client_name", t.client_name}});
+}
+
+result<json::value> list_tokens(ctx& c, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY(const auto all, c.db.list_tokens(who.user_id));
+  const time_point now = c.clk.now();
+  json::array items;
+  for (const auto& t : all) {
+    if (t.revoked || t.expires_at <= now)
+      continue;
+    items.push_back(json::object{{"id", base64::encode_url(t.hash)},
+                                 {"client_name", t.client_name},
+                                 {"created_at", to_rfc3339(t.created_at)},
+                                 {"expires_at", to_rfc3339(t.expires_at)}});
+  }
+  const size_t total = items.size();
+  return json::object{{"items", std::move(items)}, {"total", total}};
+}
+
+result<json::value> revoke(ctx& c, const httplib::Request& req, const token_record& who) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  const std::string id = req.matches[1];
+  auto h = id.size() == 43 ? base64::decode_url(id, "id") : result<bytes>(invalid(""));
+  if (!h || h->size() != 32)
+    return fail(api_errc::not_found, "no such token");
+  hash256 hash{};
+  std::copy(h->begin(), h->end(), hash.begin());
+  if (auto r = c.db.revoke_token(hash, who.user_id); !r) {
+    if (r.code() == store_errc::not_found)
+      return fail(api_errc::not_found, "no such token");
+    return r.err();
+  }
+  c.log.info("token revoked", {{"user_id", who.user_id}});
+  return json::value(nullptr);
+}
+
+}  // namespace
+
+void mount_handshake(httplib::Server& server, store& db, const clock& clk, core::logger& log, handshake_config cfg) {
+  auto c = std::make_shared<ctx>(ctx{db, clk, log, std::move(cfg), false, {}});
+  c->secure_cookie = c->cfg.public_url.starts_with("https://");
+  if (!c->cfg.public_url.empty())
+    c->fixed_authority = authority_of(c->cfg.public_url);
+
+  using cookie_handler = result<json::value> (*)(ctx&, const httplib::Request&, httplib::Response&);
+  const auto plain = [c](cookie_handler h) {
+    return [c, h](const httplib::Request& req, httplib::Response& res) {
+      auto out = h(*c, req, res);
+      if (!out)
+        send_error(*c, req, res, out.err());
+      else
+        send_json(res, 200, *out);
+    };
+  };
+  using bearer_handler = result<json::value> (*)(ctx&, const httplib::Request&, const token_record&);
+  const auto bearer = [c](bearer_handler h) {
+    return [c, h](const httplib::Request& req, httplib::Response& res) {
+      auto who = authenticate(c->db, req.get_header_value("Authorization"), c->clk.now());
+      auto out = who ? h(*c, req, *who) : result<json::value>(who.err());
+      if (!out)
+        send_error(*c, req, res, out.err());
+      else if (out->is_null())
+        res.status = 204;
+      else
+        send_json(res, 200, *out);
+    };
+  };
+
+  server.Get("/auth/authorize", [c](const httplib::Request& req, httplib::Response& res) { authorize(*c, req, res); });
+  server.Get("/auth/nonce", plain(nonce));
+  server.Post("/auth/sign-in", plain(sign_in));
+  server.Get("/auth/session", plain(session));
+  server.Post("/auth/approve", plain([](ctx& x, const httplib::Request& req, httplib::Response&) {
+                return decide(x, req, true);
+              }));
+  server.Post("/auth/deny", plain([](ctx& x, const httplib::Request& req, httplib::Response&) {
+                return decide(x, req, false);
+              }));
+  server.Post("/auth/token", [c](const httplib::Request& req, httplib::Response& res) { token(*c, req, res); });
+  server.Get("/auth/tokens", bearer(list_tokens));
+  server.Delete(R"(/auth/tokens/([^/]+))", bearer(revoke));
+}
+
+}  // namespace enact::triggers

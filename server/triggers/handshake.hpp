@@ -1,0 +1,78 @@
+// The browser approval handshake of the trigger service (API.md §4 "Token handshake";
+// docs/triggers.md "Signing in a client"). A client draws a bearer token, opens
+// /auth/authorize?challenge=base64url(sha256(token bytes))&client=<name>, and polls
+// POST /auth/token until a user signed in on that page (by an EIP-4361 message signed with
+// personal_sign, EIP-191) approved the challenge; the token is then stored hashed for that user,
+// once. The user id of a wallet is its address in lowercase ("0x" + 40 lowercase hex digits).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "enact/bytes.hpp"
+#include "enact/result.hpp"
+#include "triggers/clock.hpp"
+#include "triggers/store.hpp"
+
+namespace httplib {
+class Server;
+}
+namespace enact::core {
+class logger;
+}
+
+namespace enact::triggers {
+
+struct handshake_config {
+  /// The service's public base URL (service_config::public_url). When set, its authority is the
+  /// domain sign-in messages must name, and an https URL marks the session cookie Secure; when
+  /// empty, the request's Host header is the domain.
+  std::string public_url;
+  /// How long a token request waits for its approval and claim, from the page's first opening.
+  std::chrono::minutes request_lifetime{10};
+  /// How long a sign-in nonce (and its pre-sign-in cookie) is valid.
+  std::chrono::minutes nonce_lifetime{10};
+  /// How long a signed-in session lasts.
+  std::chrono::minutes session_lifetime{30};
+  /// Accepted distance of a sign-in message's Issued At from the server's clock (API.md §0
+  /// signature_expired: now ± 300 s).
+  std::chrono::seconds issued_at_window{300};
+};
+
+/// An EIP-4361 ("Sign-In with Ethereum") message, as parse_siwe read it.
+struct siwe_message {
+  std::string domain;
+  address account{};
+  std::optional<std::string> statement;
+  std::string uri;
+  std::string version;  // "1"
+  uint64_t chain_id = 0;
+  std::string nonce;
+  time_point issued_at{};
+  std::optional<time_point> expiration_time;
+  std::optional<time_point> not_before;
+  std::optional<std::string> request_id;
+};
+
+/// Parses an EIP-4361 message strictly: its exact line structure (LF line ends, no trailing
+/// line), an address in lowercase or with a correct EIP-55 checksum, version 1, a decimal chain
+/// id, an alphanumeric nonce of at least 8 characters, UTC RFC 3339 times. `Resources` and an
+/// `http(s)://` prefix before the domain are refused. api_errc::invalid_request naming the line.
+[[nodiscard]] result<siwe_message> parse_siwe(std::string_view text);
+
+/// The user id of a wallet: its address as "0x" + 40 lowercase hex digits.
+[[nodiscard]] std::string wallet_user_id(const address& a);
+
+/// Mounts /auth/authorize, /auth/nonce, /auth/sign-in, /auth/session, /auth/approve,
+/// /auth/deny, /auth/token, /auth/tokens and /auth/tokens/<id> on `server`. `db`, `clk` and
+/// `log` must outlive the server's handlers.
+void mount_handshake(httplib::Server& server,
+                     store& db,
+                     const clock& clk,
+                     core::logger& log,
+                     handshake_config cfg);
+
+}  // namespace enact::triggers

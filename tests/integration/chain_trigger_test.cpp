@@ -1,0 +1,162 @@
+// A chain-event trigger of enact-server end to end (API.md §4, docs/triggers.md "Chain events"):
+// anvil (tests/support) with tests/triggers/Emitter.sol deployed, enact-server --dev with
+// `--chain-rpc svc=<anvil>`, a trigger created through /api/triggers with a topic filter and a
+// start_block before an already emitted log, and runs that execute an action echoing the decoded
+// arguments through the core. A chain without an RPC endpoint is refused with 400.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <tuple>
+#include <iterator>
+#include <thread>
+
+#include "anvil_process.hpp"
+#include "enact/codec/abi.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+#include "steps.hpp"
+
+namespace enact::itest {
+namespace {
+
+using namespace std::chrono_literals;
+using enact::test::anvil_process;
+
+response call(int port, const std::string& method, const std::string& path, const std::string& body,
+              const httplib::Headers& headers) {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_connection_timeout(10);
+  cli.set_read_timeout(30);
+  auto r = method == "GET" ? cli.Get(path, headers) : cli.Post(path, headers, body, "application/json");
+  response out;
+  if (!r)
+    return out;
+  out.status = r->status;
+  out.text = r->body;
+  std::error_code ec;
+  auto v = json::parse(out.text, ec);
+  if (!ec)
+    out.body = std::move(v);
+  return out;
+}
+
+json::value send(const anvil_process& node, json::object tx) {
+  tx["from"] = hex::encode_prefixed(anvil_process::dev_addresses()[0]);
+  const json::value hash = node.rpc("eth_sendTransaction", json::array{tx});
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  json::value receipt;
+  while ((receipt = node.rpc("eth_getTransactionReceipt", json::array{hash})).is_null() &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(2ms);
+  REQUIRE(receipt.is_object());
+  REQUIRE(receipt.at("status").as_string() == "0x1");
+  return receipt;
+}
+
+std::string ping_data(uint64_t id, const std::string& note, uint64_t amount) {
+  const std::vector<abi::value> args = {abi::value::number(u256{id}), abi::value::text(note),
+                                        abi::value::number(u256{amount})};
+  return hex::encode_prefixed(abi::encode_call("ping(uint256,string,uint256)", args).value());
+}
+
+/// The topic of an indexed uint256.
+std::string topic_of(uint64_t n) {
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "0x%064llx", static_cast<unsigned long long>(n));
+  return buf;
+}
+
+}  // namespace
+
+TEST_CASE("chain_trigger: a chain log runs an action through the core") {
+  anvil_process node;
+  std::ifstream in(ENACT_SOURCE_DIR "/tests/triggers/Emitter.bin");
+  std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!code.empty() && (code.back() == '\n' || code.back() == '\r'))
+    code.pop_back();
+  const json::value deployed = send(node, {{"data", code}});
+  const std::string emitter(deployed.at("contractAddress").as_string());
+  const std::string start(deployed.at("blockNumber").as_string());
+  // Emitted before the trigger exists: found by the backfill from start_block.
+  send(node, {{"to", emitter}, {"data", ping_data(5, "early", 50)}});
+  send(node, {{"to", emitter}, {"data", ping_data(6, "filtered out", 60)}});
+
+  temp_dir dir;
+  const std::string data = dir.path() + "/data";
+  const finished_run issued = run_to_exit({"issue-token", "--data-dir", data, "--user", "alice"});
+  REQUIRE_MESSAGE(issued.status.clean(), issued.stderr_text);
+  std::string token = issued.stdout_text;
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r'))
+    token.pop_back();
+  server_process srv({"--dev", "--sandbox-workers", "1", "--chain-rpc", "svc=" + node.url(),
+                      "--chain-confirmations", "svc=0"},
+                     data);
+  http_client c = srv.client();
+  const account_keys acct = create_account(c, "chain");
+  buy_credits(c, acct.auth(), 500);
+  const response up = c.post("/upload_action", json::object{{"code", "Enact.setResponse(params.event.decoded);\n"}},
+                             acct.auth());
+  ITEST_REQUIRE_STATUS(up, 200);
+  const response g = c.post("/add_group",
+                            json::object{{"name", "g"}, {"cid_hashes_permitted", json::array{json::string(s_of(up.body, "hashed_cid"))}}},
+                            acct.auth());
+  ITEST_REQUIRE_STATUS(g, 200);
+  const usage_keys key = create_usage_key(c, acct.auth(),
+                                          json::object{{"execute_in_groups", json::array{u_of(g.body, "group_id")}}});
+  const httplib::Headers auth = bearer(token);
+
+  json::object cfg{{"chain", "svc"},
+                   {"contract", emitter},
+                   {"event", "Ping(address indexed from, uint256 indexed id, string note, uint256 amount)"},
+                   {"start_block", start},
+                   {"topic_filters", json::array{nullptr, json::array{json::string(topic_of(5)), json::string(topic_of(7))}}}};
+  json::object body{{"type", "chain-event"}, {"name", "pings"}, {"action_ipfs_cid", s_of(up.body, "action_ipfs_cid")},
+                    {"usage_api_key", key.value}, {"config", cfg}};
+  const response created = call(srv.port(), "POST", "/api/triggers", json::serialize(body), auth);
+  ITEST_REQUIRE_STATUS(created, 201);
+  const std::string id = s_of(created.body, "id");
+
+  // Emitted after: id 7 matches, id 8 does not.
+  send(node, {{"to", emitter}, {"data", ping_data(7, "late", 70)}});
+  send(node, {{"to", emitter}, {"data", ping_data(8, "filtered out", 80)}});
+
+  json::array items;
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  for (;;) {
+    const response runs = call(srv.port(), "GET", "/api/triggers/" + id + "/runs?limit=10", {}, auth);
+    ITEST_REQUIRE_STATUS(runs, 200);
+    items = runs.body.at("items").as_array();
+    size_t done = 0;
+    for (const auto& r : items)
+      done += r.at("status") == "success" || r.at("status") == "failed";
+    if ((items.size() >= 2 && done == items.size()) || std::chrono::steady_clock::now() > deadline)
+      break;
+    std::this_thread::sleep_for(50ms);
+  }
+  REQUIRE(items.size() == 2);
+  // Newest first: id 7, then id 5.
+  for (const auto& [i, id_text, note] : {std::tuple{0, "7", "late"}, std::tuple{1, "5", "early"}}) {
+    const json::object& run = items[static_cast<size_t>(i)].as_object();
+    INFO(json::serialize(run));
+    CHECK(run.at("status") == "success");
+    const json::object& ev = run.at("params").at("event").as_object();
+    CHECK(ev.at("chain") == "svc");
+    CHECK(ev.at("address").as_string() == to_checksum_address(parse_address(emitter).value()));
+    const json::value expected = json::object{{"arg0", to_checksum_address(anvil_process::dev_addresses()[0])},
+                                              {"arg1", id_text},
+                                              {"arg2", note},
+                                              {"arg3", std::string(id_text) + "0"}};
+    CHECK(ev.at("decoded") == expected);
+    CHECK(run.at("response") == expected);
+  }
+
+  // A chain the server has no RPC endpoint for is refused.
+  cfg["chain"] = "ethereum";
+  body["config"] = cfg;
+  const response refused = call(srv.port(), "POST", "/api/triggers", json::serialize(body), auth);
+  CHECK(refused.status == 400);
+  CHECK(refused.text.find("config.chain") != std::string::npos);
+}
+
+}  // namespace enact::itest

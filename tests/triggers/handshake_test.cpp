@@ -1,0 +1,572 @@
+// The approval handshake (server/triggers/handshake.hpp, docs/triggers.md "Signing in a client")
+// against the trigger service in-process on a loopback port, on a manual clock: the client's
+// poll, the wallet sign-in (EIP-4361 + EIP-191, signed here with the SDK), approve and deny, the
+// token issued once and working on /api/me, listing and revoking, and the refusals.
+#include <doctest/doctest.h>
+#include <httplib.h>
+
+#include <cctype>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <thread>
+
+#include "core/log.hpp"
+#include "enact/client/api_error.hpp"
+#include "enact/codec/base64.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/eip191.hpp"
+#include "enact/crypto/secp256k1.hpp"
+#include "enact/crypto/sha2.hpp"
+#include "support.hpp"
+#include "tee/tee.hpp"
+#include "triggers/handshake.hpp"
+#include "triggers/service.hpp"
+#include "triggers/sqlite_store.hpp"
+#include "triggers/tokens.hpp"
+
+namespace enact::triggers::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class temp_dir {
+ public:
+  temp_dir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() /
+            ("enact-handshake-" + std::to_string(rd()) + "-" + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  [[nodiscard]] std::string str() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2026} / 11 / 1}.time_since_epoch()};
+
+/// A wallet of the tests: a fixed private key, signing like personal_sign.
+struct wallet {
+  Secret key;
+  address addr{};
+  explicit wallet(uint8_t fill) : key(bytes(32, fill)) {
+    addr = secp256k1::to_address(secp256k1::public_key_of(key).value());
+  }
+  [[nodiscard]] std::string sign(std::string_view message) const {
+    return hex::encode_prefixed(secp256k1::sign(personal_message_hash(message), key).value().to_bytes());
+  }
+  [[nodiscard]] std::string user() const { return hex::encode_prefixed(addr); }
+};
+
+struct client_token {
+  std::string token;
+  std::string challenge;
+};
+
+client_token draw_token(uint8_t seed) {
+  bytes raw(32);
+  std::mt19937 rng(seed);
+  for (auto& b : raw)
+    b = static_cast<uint8_t>(rng());
+  return {base64::encode_url(raw), base64::encode_url(sha256(raw))};
+}
+
+std::string siwe(std::string_view domain, std::string_view account, std::string_view nonce, time_point issued,
+                 std::string_view uri_path = "/auth/authorize") {
+  return std::string(domain) + " wants you to sign in with your Ethereum account:\n" + std::string(account) +
+         "\n\nSign in to approve a client.\n\nURI: http://" + std::string(domain) + std::string(uri_path) +
+         "\nVersion: 1\nChain ID: 1\nNonce: " + std::string(nonce) + "\nIssued At: " + to_rfc3339(issued);
+}
+
+std::string error_code(const httplib::Result& r) {
+  if (!r)
+    return "(no answer)";
+  std::error_code ec;
+  const json::value v = json::parse(r->body, ec);
+  if (ec || !v.is_object() || !v.as_object().contains("error"))
+    return "(no error body)";
+  return std::string(v.at("error").at("code").as_string());
+}
+
+json::value body_of(const httplib::Result& r) {
+  REQUIRE(r);
+  return json::parse(r->body);
+}
+
+/// The trigger service (no run workers) with the handshake, on a loopback port.
+struct fixture {
+  temp_dir dir;
+  std::unique_ptr<sqlite_store> db = sqlite_store::open(dir.str() + "/triggers.sqlite").value();
+  std::unique_ptr<tee::tee> the_tee = tee::open_simulated(dir.str()).value();
+  core::logger log{stderr, core::logger::level::warn};
+  manual_clock clk{t0};
+  std::unique_ptr<service> svc;
+  httplib::Server server;
+  std::thread thread;
+  int port = 0;
+  std::string host;
+
+  fixture() {
+    service_config cfg;
+    cfg.workers.threads = 0;
+    cfg.workers.core_url = "http://127.0.0.1:1";
+    svc = service::start(*db, *the_tee, log, clk, cfg).value();
+    svc->mount(server, true);
+    port = server.bind_to_any_port("127.0.0.1");
+    REQUIRE(port > 0);
+    host = "127.0.0.1:" + std::to_string(port);
+    // Connections made before the accept loop runs wait in the listen backlog.
+    thread = std::thread([this] { server.listen_after_bind(); });
+  }
+  ~fixture() {
+    // stop() is lost when the accept loop has not started yet.
+    while (!server.is_running())
+      std::this_thread::yield();
+    server.stop();
+    thread.join();
+    svc->stop();
+  }
+
+  [[nodiscard]] httplib::Client client() const {
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(10, 0);
+    return c;
+  }
+
+  /// GET /auth/nonce: the pre-sign-in cookie and its nonce.
+  std::pair<std::string, std::string> nonce() {
+    auto r = client().Get("/auth/nonce");
+    REQUIRE(r);
+    REQUIRE(r->status == 200);
+    const std::string set = r->get_header_value("Set-Cookie");
+    CHECK(set.find("HttpOnly") != std::string::npos);
+    CHECK(set.find("SameSite=Strict") != std::string::npos);
+    CHECK(set.find("Path=/auth") != std::string::npos);
+    const auto eq = set.find('=');
+    const std::string cookie = set.substr(eq + 1, set.find(';') - eq - 1);
+    return {cookie, std::string(json::parse(r->body).at("nonce").as_string())};
+  }
+
+  httplib::Result sign_in(const std::string& cookie, const std::string& message, const std::string& signature) {
+    httplib::Headers h;
+    if (!cookie.empty())
+      h.emplace("Cookie", "enact_session=" + cookie);
+    return client().Post("/auth/sign-in", h,
+                         json::serialize(json::object{{"message", message}, {"signature", signature}}),
+                         "application/json");
+  }
+
+  /// A signed-in session cookie of `w`.
+  std::string session_of(const wallet& w) {
+    auto [pre, n] = nonce();
+    const std::string msg = siwe(host, to_checksum_address(w.addr), n, clk.now());
+    auto r = sign_in(pre, msg, w.sign(msg));
+    REQUIRE(r);
+    REQUIRE(r->status == 200);
+    CHECK(json::parse(r->body).at("user_id").as_string() == w.user());
+    const std::string set = r->get_header_value("Set-Cookie");
+    const auto eq = set.find('=');
+    return set.substr(eq + 1, set.find(';') - eq - 1);
+  }
+
+  httplib::Result authorize(const std::string& challenge, const std::string& client_name) {
+    std::string q;
+    for (const unsigned char ch : client_name) {
+      if (std::isalnum(ch) != 0) {
+        q += static_cast<char>(ch);
+      } else {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        q += '%';
+        q += kHex[ch >> 4];
+        q += kHex[ch & 15];
+      }
+    }
+    return client().Get("/auth/authorize?challenge=" + challenge + "&client=" + q);
+  }
+
+  httplib::Result decide(const std::string& session, const std::string& challenge, bool approve,
+                         const std::string& content_type = "application/json") {
+    httplib::Headers h{{"Cookie", "enact_session=" + session}};
+    return client().Post(approve ? "/auth/approve" : "/auth/deny", h,
+                         json::serialize(json::object{{"challenge", challenge}}), content_type.c_str());
+  }
+
+  httplib::Result poll(const std::string& challenge, const std::string& token) {
+    return client().Post("/auth/token", json::serialize(json::object{{"challenge", challenge}, {"token", token}}),
+                         "application/json");
+  }
+
+  httplib::Result bearer_get(const std::string& path, const std::string& token) {
+    return client().Get(path, httplib::Headers{{"Authorization", "Bearer " + token}});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("EIP-4361 messages are parsed strictly") {
+  const std::string addr = "0x" + std::string(40, 'a');
+  const std::string good = "example.org:8080 wants you to sign in with your Ethereum account:\n" + addr +
+                           "\n\nA statement.\n\nURI: https://example.org:8080/auth/authorize\nVersion: 1\n"
+                           "Chain ID: 137\nNonce: abcdef0123456789\nIssued At: 2026-11-01T00:00:00.000Z";
+  const auto m = parse_siwe(good);
+  REQUIRE(m.has_value());
+  CHECK(m->domain == "example.org:8080");
+  CHECK(m->statement == std::optional<std::string>("A statement."));
+  CHECK(m->uri == "https://example.org:8080/auth/authorize");
+  CHECK(m->chain_id == 137);
+  CHECK(m->nonce == "abcdef0123456789");
+  CHECK(m->issued_at == t0);
+  CHECK(wallet_user_id(m->account) == addr);
+
+  const std::string no_statement = "a.org wants you to sign in with your Ethereum account:\n" + addr +
+                                   "\n\n\nURI: https://a.org\nVersion: 1\nChain ID: 1\nNonce: abcdefgh\n"
+                                   "Issued At: 2026-11-01T00:00:00Z\nExpiration Time: 2026-11-01T00:10:00Z";
+  const auto n = parse_siwe(no_statement);
+  REQUIRE(n.has_value());
+  CHECK(!n->statement);
+  CHECK(n->expiration_time == std::optional<time_point>(t0 + 10min));
+
+  const auto replace = [&](std::string_view from, std::string_view to) {
+    std::string s = good;
+    const auto at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    s.replace(at, from.size(), to);
+    return s;
+  };
+  struct case_ {
+    const char* what;
+    std::string text;
+    const char* words;
+  };
+  const case_ bad[] = {
+      {"CRLF line ends", replace("\nVersion", "\r\nVersion"), "control character"},
+      {"scheme before the domain", "https://" + good, "domain"},
+      {"other header", replace("wants you to sign in", "asks you to sign in"), "line 1"},
+      {"bad checksum", replace(addr, "0x" + std::string(39, 'a') + "A"), "checksum"},
+      {"no blank line", replace("\n\nA statement", "\nA statement"), "line"},
+      {"version 2", replace("Version: 1", "Version: 2"), "Version"},
+      {"missing version", replace("Version: 1\n", ""), "Version"},
+      {"chain id not decimal", replace("Chain ID: 137", "Chain ID: 0x89"), "Chain ID"},
+      {"short nonce", replace("abcdef0123456789", "abc123"), "Nonce"},
+      {"nonce with symbols", replace("abcdef0123456789", "abcdef01-3456789"), "Nonce"},
+      {"issued at not UTC", replace("00:00:00.000Z", "00:00:00+01:00"), "Issued At"},
+      {"resources", good + "\nResources:\n- https://example.org/x", "Resources"},
+      {"trailing line", good + "\n", "unexpected"},
+      {"fields out of order", replace("Version: 1\nChain ID: 137", "Chain ID: 137\nVersion: 1"), "Version"},
+      {"too long", good + std::string(5000, 'x'), "bytes"},
+  };
+  for (const auto& c : bad) {
+    CAPTURE(c.what);
+    const auto r = parse_siwe(c.text);
+    REQUIRE(!r.has_value());
+    CHECK(r.code() == api_errc::invalid_request);
+    CHECK(r.err().message.find(c.words) != std::string::npos);
+  }
+}
+
+TEST_CASE("store: a browser session signs in once, with its own nonce") {
+  temp_dir dir;
+  auto db = sqlite_store::open(dir.str() + "/triggers.sqlite").value();
+  const hash256 pre = sha256(as_bytes(std::string_view("pre")));
+  const hash256 in = sha256(as_bytes(std::string_view("in")));
+  REQUIRE(db->create_session({pre, "", "nonce0001", t0, t0 + 10min}).has_value());
+  CHECK(db->create_session({pre, "", "nonce0002", t0, t0 + 10min}).code() == store_errc::conflict);
+  const browser_session signed_in{in, "0xabc", "", t0, t0 + 30min};
+  CHECK(db->sign_in_session(pre, "nonce0002", signed_in, t0).code() == store_errc::not_found);
+  CHECK(db->sign_in_session(pre, "", signed_in, t0).code() == store_errc::not_found);
+  CHECK(db->sign_in_session(pre, "nonce0001", signed_in, t0 + 10min).code() == store_errc::not_found);
+  REQUIRE(db->sign_in_session(pre, "nonce0001", signed_in, t0 + 1min).has_value());
+  CHECK(db->sign_in_session(pre, "nonce0001", signed_in, t0 + 1min).code() == store_errc::not_found);
+  CHECK(db->find_session(pre).code() == store_errc::not_found);
+  const auto s = db->find_session(in).value();
+  CHECK(s.user_id == "0xabc");
+  CHECK(s.nonce.empty());
+  CHECK(s.expires_at == t0 + 30min);
+  // A new session drops the expired ones.
+  REQUIRE(db->create_session({pre, "", "nonce0003", t0 + 31min, t0 + 41min}).has_value());
+  CHECK(db->find_session(in).code() == store_errc::not_found);
+}
+
+TEST_CASE("handshake: approve, poll, token once, /api/me, list, revoke") {
+  fixture f;
+  const wallet alice(0x11);
+  const client_token t = draw_token(1);
+  const std::string name = "<b>enact CLI</b> & \"friends\"";
+
+  // Before the page is opened, and while it waits, the poll says pending.
+  auto p = f.poll(t.challenge, t.token);
+  REQUIRE(p);
+  CHECK(p->status == 400);
+  CHECK(error_code(p) == "authorization_pending");
+
+  auto page = f.authorize(t.challenge, name);
+  REQUIRE(page);
+  CHECK(page->status == 200);
+  CHECK(page->get_header_value("Content-Type").starts_with("text/html"));
+  CHECK(page->body.find("&lt;b&gt;enact CLI&lt;/b&gt; &amp; &quot;friends&quot;") != std::string::npos);
+  CHECK(page->body.find("<b>enact") == std::string::npos);
+  CHECK(page->get_header_value("Content-Security-Policy").find("frame-ancestors 'none'") != std::string::npos);
+  CHECK(error_code(f.poll(t.challenge, t.token)) == "authorization_pending");
+
+  // Reopening shows the stored name, not the new one.
+  auto again = f.authorize(t.challenge, "someone else");
+  REQUIRE(again);
+  CHECK(again->body.find("someone else") == std::string::npos);
+
+  auto nobody = f.client().Get("/auth/session");
+  REQUIRE(nobody);
+  CHECK(nobody->status == 200);
+  CHECK(body_of(nobody).at("user_id").is_null());
+  const std::string session = f.session_of(alice);
+  auto who = f.client().Get("/auth/session", httplib::Headers{{"Cookie", "enact_session=" + session}});
+  REQUIRE(who);
+  CHECK(who->status == 200);
+  CHECK(body_of(who).at("user_id").as_string() == alice.user());
+
+  // A token that is not the challenge's learns nothing.
+  const client_token other = draw_token(2);
+  auto wrong = f.poll(t.challenge, other.token);
+  REQUIRE(wrong);
+  CHECK(wrong->status == 400);
+  CHECK(error_code(wrong) == "invalid_request");
+
+  auto ok = f.decide(session, t.challenge, true);
+  REQUIRE(ok);
+  CHECK(ok->status == 200);
+  CHECK(body_of(ok).at("status").as_string() == "approved");
+  CHECK(f.decide(session, t.challenge, false)->status == 409);
+
+  // The token is not usable before the client claims it.
+  CHECK(f.bearer_get("/api/me", t.token)->status == 401);
+  CHECK(error_code(f.poll(t.challenge, other.token)) == "invalid_request");
+
+  auto claimed = f.poll(t.challenge, t.token);
+  REQUIRE(claimed);
+  CHECK(claimed->status == 200);
+  const json::value c = body_of(claimed);
+  CHECK(c.at("token_type").as_string() == "bearer");
+  CHECK(c.at("user_id").as_string() == alice.user());
+  CHECK(c.at("expires_at").as_string() == to_rfc3339(t0 + kTokenLifetime));
+  CHECK(c.at("client_name").as_string() == name);
+  CHECK(claimed->body.find(t.token) == std::string::npos);
+
+  // Exactly once.
+  auto twice = f.poll(t.challenge, t.token);
+  REQUIRE(twice);
+  CHECK(twice->status == 409);
+  CHECK(error_code(twice) == "conflict");
+
+  auto me = f.bearer_get("/api/me", t.token);
+  REQUIRE(me);
+  CHECK(me->status == 200);
+  CHECK(body_of(me).at("user_id").as_string() == alice.user());
+
+  // An operator token of the same user is listed too; another user's is not.
+  const issued_token op = issue_token(*f.db, alice.user(), "issue-token", t0 + 1s).value();
+  (void)issue_token(*f.db, "bob", "issue-token", t0).value();
+  auto list = f.bearer_get("/auth/tokens", t.token);
+  REQUIRE(list);
+  CHECK(list->status == 200);
+  CHECK(list->body.find(t.token) == std::string::npos);
+  const json::value l = body_of(list);
+  REQUIRE(l.at("total") == 2);
+  CHECK(l.at("items").at(0).at("client_name").as_string() == "issue-token");  // newest first
+  CHECK(l.at("items").at(1).at("id").as_string() == t.challenge);
+  CHECK(l.at("items").at(1).at("client_name").as_string() == name);
+  CHECK(l.at("items").at(1).as_object().size() == 4);
+
+  // Revoking: another user's or an unknown id is 404; the revoked token stops at once.
+  const issued_token bob = issue_token(*f.db, "bob", "b", t0).value();
+  auto del_other = f.client().Delete("/auth/tokens/" + t.challenge, httplib::Headers{{"Authorization", "Bearer " + bob.token}});
+  REQUIRE(del_other);
+  CHECK(del_other->status == 404);
+  CHECK(f.client().Delete("/auth/tokens/nope", httplib::Headers{{"Authorization", "Bearer " + op.token}})->status == 404);
+  auto del = f.client().Delete("/auth/tokens/" + t.challenge, httplib::Headers{{"Authorization", "Bearer " + op.token}});
+  REQUIRE(del);
+  CHECK(del->status == 204);
+  CHECK(f.bearer_get("/api/me", t.token)->status == 401);
+  CHECK(f.bearer_get("/api/me", op.token)->status == 200);
+  CHECK(body_of(f.bearer_get("/auth/tokens", op.token)).at("total") == 1);
+  CHECK(f.client().Get("/auth/tokens")->status == 401);
+}
+
+TEST_CASE("handshake: denied, expired, refused decisions") {
+  fixture f;
+  const wallet alice(0x11);
+  const std::string session = f.session_of(alice);
+
+  SUBCASE("denied") {
+    const client_token t = draw_token(3);
+    REQUIRE(f.authorize(t.challenge, "cli")->status == 200);
+    auto d = f.decide(session, t.challenge, false);
+    REQUIRE(d);
+    CHECK(body_of(d).at("status").as_string() == "denied");
+    auto p = f.poll(t.challenge, t.token);
+    REQUIRE(p);
+    CHECK(p->status == 403);
+    CHECK(error_code(p) == "access_denied");
+    CHECK(f.decide(session, t.challenge, true)->status == 409);
+    CHECK(f.bearer_get("/api/me", t.token)->status == 401);
+    CHECK(f.authorize(t.challenge, "cli")->body.find("was denied") != std::string::npos);
+  }
+  SUBCASE("expired before approval") {
+    const client_token t = draw_token(4);
+    REQUIRE(f.authorize(t.challenge, "cli")->status == 200);
+    f.clk.advance(10min);
+    auto p = f.poll(t.challenge, t.token);
+    REQUIRE(p);
+    CHECK(p->status == 400);
+    CHECK(error_code(p) == "expired_token");
+    CHECK(f.decide(session, t.challenge, true)->status == 409);
+    CHECK(f.authorize(t.challenge, "cli")->body.find("expired") != std::string::npos);
+  }
+  SUBCASE("approved but claimed too late") {
+    const client_token t = draw_token(5);
+    REQUIRE(f.authorize(t.challenge, "cli")->status == 200);
+    REQUIRE(f.decide(session, t.challenge, true)->status == 200);
+    f.clk.advance(10min);
+    CHECK(error_code(f.poll(t.challenge, t.token)) == "expired_token");
+    CHECK(f.bearer_get("/api/me", t.token)->status == 401);
+  }
+  SUBCASE("decisions need a session, JSON and this origin") {
+    const client_token t = draw_token(6);
+    REQUIRE(f.authorize(t.challenge, "cli")->status == 200);
+    CHECK(f.decide("", t.challenge, true)->status == 401);
+    CHECK(error_code(f.decide("", t.challenge, true)) == "unauthenticated");
+    CHECK(f.decide(draw_token(7).token, t.challenge, true)->status == 401);
+    auto form = f.decide(session, t.challenge, true, "text/plain");
+    REQUIRE(form);
+    CHECK(form->status == 400);
+    auto cross = f.client().Post("/auth/approve",
+                                 httplib::Headers{{"Cookie", "enact_session=" + session}, {"Origin", "https://evil.example"}},
+                                 json::serialize(json::object{{"challenge", t.challenge}}), "application/json");
+    REQUIRE(cross);
+    CHECK(cross->status == 403);
+    CHECK(f.decide(session, draw_token(8).challenge, true)->status == 404);
+    // The pre-sign-in cookie is no session.
+    CHECK(f.decide(f.nonce().first, t.challenge, true)->status == 401);
+    // A session expires.
+    f.clk.advance(30min);
+    CHECK(f.decide(session, t.challenge, true)->status == 401);
+    CHECK(error_code(f.poll(t.challenge, t.token)) == "expired_token");
+  }
+  SUBCASE("bad authorize requests") {
+    const client_token t = draw_token(9);
+    struct case_ {
+      const char* what;
+      std::string target;
+    };
+    const case_ bad[] = {
+        {"no challenge", "/auth/authorize?client=cli"},
+        {"short challenge", "/auth/authorize?challenge=abc&client=cli"},
+        {"padded challenge", "/auth/authorize?challenge=" + t.challenge.substr(0, 42) + "%3D&client=cli"},
+        {"no client", "/auth/authorize?challenge=" + t.challenge},
+        {"control character in client", "/auth/authorize?challenge=" + t.challenge + "&client=a%0Ab"},
+        {"client too long", "/auth/authorize?challenge=" + t.challenge + "&client=" + std::string(101, 'x')},
+        {"unknown parameter", "/auth/authorize?challenge=" + t.challenge + "&client=cli&x=1"},
+    };
+    for (const auto& c : bad) {
+      CAPTURE(c.what);
+      auto r = f.client().Get(c.target);
+      REQUIRE(r);
+      CHECK(r->status == 400);
+    }
+    CHECK(error_code(f.poll(t.challenge, t.token)) == "authorization_pending");  // nothing recorded
+  }
+}
+
+TEST_CASE("handshake: sign-in refusals") {
+  fixture f;
+  const wallet alice(0x11);
+  const wallet mallory(0x22);
+  const std::string acct = to_checksum_address(alice.addr);
+
+  struct case_ {
+    const char* what;
+    std::function<std::pair<std::string, std::string>(const std::string& nonce)> message_and_sig;
+    int status;
+    const char* code;
+  };
+  const auto signed_by = [](const wallet& w, std::string m) { return std::pair{m, w.sign(m)}; };
+  const case_ cases[] = {
+      {"wrong domain",
+       [&](const std::string& n) {
+         std::string m = siwe(f.host, acct, n, f.clk.now());  // the URI stays this service's
+         m.replace(0, f.host.size(), "evil.example");
+         return signed_by(alice, m);
+       },
+       401, "signature_invalid"},
+      {"URI on another host",
+       [&](const std::string& n) {
+         std::string m = siwe(f.host, acct, n, f.clk.now());
+         m.replace(m.find("URI: http://") + 12, f.host.size(), "evil.example");
+         return signed_by(alice, m);
+       },
+       401, "signature_invalid"},
+      {"issued 10 minutes ago", [&](const std::string& n) { return signed_by(alice, siwe(f.host, acct, n, f.clk.now() - 10min)); }, 401, "signature_expired"},
+      {"issued 10 minutes ahead", [&](const std::string& n) { return signed_by(alice, siwe(f.host, acct, n, f.clk.now() + 10min)); }, 401, "signature_expired"},
+      {"signed by another key", [&](const std::string& n) { return signed_by(mallory, siwe(f.host, acct, n, f.clk.now())); }, 401, "signature_invalid"},
+      {"nonce not issued", [&](const std::string&) { return signed_by(alice, siwe(f.host, acct, "0123456789abcdef", f.clk.now())); }, 401, "signature_invalid"},
+      {"malformed message", [&](const std::string& n) { return signed_by(alice, "hello " + n); }, 400, "invalid_request"},
+      {"malformed signature", [&](const std::string& n) { return std::pair{siwe(f.host, acct, n, f.clk.now()), std::string("0x1234")}; }, 400, "invalid_request"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    auto [pre, n] = f.nonce();
+    const auto [m, sig] = c.message_and_sig(n);
+    auto r = f.sign_in(pre, m, sig);
+    REQUIRE(r);
+    CHECK(r->status == c.status);
+    CHECK(error_code(r) == c.code);
+    CHECK(!r->has_header("Set-Cookie"));
+    // The failure did not use the nonce up: the right message still signs in.
+    const std::string good = siwe(f.host, acct, n, f.clk.now());
+    CHECK(f.sign_in(pre, good, alice.sign(good))->status == 200);
+  }
+
+  SUBCASE("a nonce is single-use and bound to its browser") {
+    auto [pre, n] = f.nonce();
+    const std::string m = siwe(f.host, acct, n, f.clk.now());
+    auto first = f.sign_in(pre, m, alice.sign(m));
+    REQUIRE(first);
+    CHECK(first->status == 200);
+    auto replay = f.sign_in(pre, m, alice.sign(m));
+    REQUIRE(replay);
+    CHECK(replay->status == 401);
+    CHECK(error_code(replay) == "signature_invalid");
+    // Another browser's cookie with this (spent) nonce, or with a fresh nonce of someone else.
+    auto [pre2, n2] = f.nonce();
+    CHECK(f.sign_in(pre2, m, alice.sign(m))->status == 401);
+    auto [pre3, n3] = f.nonce();
+    const std::string m2 = siwe(f.host, acct, n2, f.clk.now());
+    CHECK(f.sign_in(pre3, m2, alice.sign(m2))->status == 401);
+    (void)n3;
+  }
+  SUBCASE("no cookie, or an expired nonce") {
+    auto [pre, n] = f.nonce();
+    const std::string m = siwe(f.host, acct, n, f.clk.now());
+    auto none = f.sign_in("", m, alice.sign(m));
+    REQUIRE(none);
+    CHECK(none->status == 401);
+    CHECK(error_code(none) == "unauthenticated");
+    f.clk.advance(10min);
+    const std::string late = siwe(f.host, acct, n, f.clk.now());
+    CHECK(f.sign_in(pre, late, alice.sign(late))->status == 401);
+  }
+  SUBCASE("a lowercase address names the same user") {
+    auto [pre, n] = f.nonce();
+    const std::string m = siwe(f.host, alice.user(), n, f.clk.now());
+    auto r = f.sign_in(pre, m, alice.sign(m));
+    REQUIRE(r);
+    CHECK(r->status == 200);
+    CHECK(body_of(r).at("user_id").as_string() == alice.user());
+  }
+}
+
+}  // namespace enact::triggers::test
