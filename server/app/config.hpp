@@ -66,4 +66,8 @@ struct command_line {
 /// The text of `enact-server --help`.
 [[nodiscard]] std::string help_text();
 
+/// The configuration reference in Markdown (`enact-server config-reference`; docs/configuration.md):
+/// every flag with its config key and description, the file-only keys, the subcommands.
+[[nodiscard]] std::string config_reference();
+
 }  // namespace enact::app

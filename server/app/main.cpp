@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
     return triggers::issue_token_command(argc - 1, argv + 1);
   if (argc > 1 && std::string_view(argv[1]) == "deploy-registry")
     return app::deploy_registry_command(argc - 1, argv + 1);
+  if (argc > 1 && std::string_view(argv[1]) == "config-reference") {
+    std::fputs(app::config_reference().c_str(), stdout);
+    return 0;
+  }
   auto cl = app::parse_command_line(argc, argv);
   if (!cl) {
     std::fprintf(stderr, "enact-server: %s\n", cl.err().message.c_str());
