@@ -966,12 +966,6 @@ TEST_CASE("a full disk: writes answer 503, reads work, nothing is lost or corrup
   std::printf("disk full: %.1f s\n", seconds_since(started));
 }
 
-// The `evm` ledger backend keeps the registry on a chain node; stopping and restarting that node
-// under load belongs here once the backend exists.
-TEST_CASE(
-    "the chain node of the evm ledger stopped and restarted under load" * doctest::skip(true) *
-    doctest::description("placeholder: the evm ledger backend is not part of the build yet")) {
-  FAIL("not written: needs the evm ledger backend and its chain node fixture");
-}
+// The chain node of the evm ledger stopped and restarted: tests/integration/chain_faults_test.cpp.
 
 }  // namespace enact::itest
