@@ -319,6 +319,7 @@ std::vector<command> all_commands() {
   for (command& c : core_commands()) all.push_back(std::move(c));
   for (command& c : chain_commands()) all.push_back(std::move(c));
   for (command& c : attest_commands()) all.push_back(std::move(c));
+  for (command& c : trigger_commands()) all.push_back(std::move(c));
   return all;
 }
 

@@ -27,4 +27,7 @@ std::vector<command> chain_commands();
 /// attestation (core-api.md "Checks that clients can perform").
 std::vector<command> attest_commands();
 
+/// The `enact triggers …` commands (trigger_commands.cpp): the trigger service's API.
+std::vector<command> trigger_commands();
+
 }  // namespace enact::cli

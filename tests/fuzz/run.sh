@@ -26,7 +26,7 @@ fi
 if [[ "${ENACT_FUZZ_SKIP_BUILD:-0}" != 1 ]]; then
   export CCACHE_NOHASHDIR=1
   if [[ ! -f "$build/CMakeCache.txt" ]]; then
-    cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    cmake -S "$root" -B "$build" -DENACT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang >/dev/null
   fi
   cmake --build "$build" -j "${ENACT_FUZZ_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
