@@ -677,6 +677,9 @@ struct transaction_sender::impl {
 
 namespace {
 
+/// How often a transaction awaiting its receipt checks whether its nonce was mined by another.
+constexpr std::chrono::milliseconds kNonceCheckInterval{1000};
+
 /// ceil(v × (1000 + kReplacementBumpPermille) / 1000): the least fee a replacement may offer.
 u256 bumped(const u256& v) {
   return (v * u256{1000 + kReplacementBumpPermille} + u256{999}) / u256{1000};
@@ -770,7 +773,39 @@ result<receipt> transaction_sender::send(const tx_request& req) {
     const bool may_replace = replacements < m.options.max_replacements;
     const auto round_end =
         may_replace ? std::min(deadline, clock::now() + m.options.replace_after) : deadline;
-    ENACT_TRY(std::optional<receipt> r, m.poll(sent, round_end, last_error));
+    std::optional<receipt> r;
+    bool superseded = false;
+    for (;;) {
+      const auto check_at = std::min(round_end, clock::now() + kNonceCheckInterval);
+      ENACT_TRY(std::optional<receipt> got, m.poll(sent, check_at, last_error));
+      if (got) {
+        r = std::move(got);
+        break;
+      }
+      // Another transaction may hold this nonce now (a node that restarted without the one sent,
+      // while the nonce was given out again): then none of ours can be mined, and waiting for
+      // the deadline only delays the answer.
+      auto mined = m.client->transaction_count(m.from, block_tag::latest());
+      if (mined && *mined > tx.nonce) {
+        ENACT_TRY(std::optional<receipt> last, m.poll(sent, clock::now(), last_error));
+        if (last)
+          r = std::move(last);
+        else
+          superseded = true;
+        break;
+      }
+      if (clock::now() >= round_end)
+        break;
+    }
+    if (superseded) {
+      {
+        std::lock_guard<std::mutex> lock(m.mutex);
+        m.next_nonce.reset();
+      }
+      return fail(rpc_errc::timeout, "nonce " + std::to_string(tx.nonce) +
+                                         " was used by another transaction of " +
+                                         hex::encode_prefixed(m.from) + "; this one was not mined");
+    }
     if (r) {
       if (!r->status)
         return failed_receipt(*r);
