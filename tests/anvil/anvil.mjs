@@ -9,6 +9,9 @@
 // tests starting nodes at once never race for a port. The accounts are anvil's well-known dev
 // accounts (mnemonic "test test ... junk"), 10000 ETH each.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Absolute path of the anvil binary inside this directory's node_modules. */
@@ -34,14 +37,18 @@ async function rpc(url, method, params = []) {
  * Resolves to {url, port, stop()} once the node answers eth_chainId with the chain id.
  */
 export async function startAnvil({ chainId = 31337, args = [] } = {}) {
+  const home = mkdtempSync(join(tmpdir(), 'enact-anvil-home-'));
   const child = spawn(
     anvilPath,
     ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(chainId), '--color', 'never', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+    // anvil keeps past blocks' states under $HOME/.foundry/anvil/tmp and removes them only on a
+    // clean exit: its HOME is a directory of its own, removed when it exits however it exits.
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: home } });
   let output = '';
   let exited = null;
   const exit = new Promise((resolve) => child.on('exit', (code, signal) => {
     exited = { code, signal };
+    rmSync(home, { recursive: true, force: true });
     resolve(exited);
   }));
   const port = await new Promise((resolve, reject) => {

@@ -5,6 +5,9 @@
 // enact::attest::verify_governance asked through enact::chain::rpc_client's eth_call.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <boost/json.hpp>
 
 #include <fstream>
@@ -33,12 +36,18 @@ std::string governance_bin() {
   return text;
 }
 
-/// eth_sendTransaction from dev account 0 (anvil mines it at once); returns the receipt.
+/// eth_sendTransaction from dev account 0; returns the receipt. anvil mines each transaction in
+/// a block of its own, but the receipt may appear a moment after the hash is returned: polled.
 json::object send(const anvil_process& node, const json::object& tx_fields) {
   json::object tx = tx_fields;
   tx["from"] = hex::encode_prefixed(anvil_process::dev_addresses()[0]);
   const json::value hash = node.rpc("eth_sendTransaction", json::array{tx});
-  const json::value receipt = node.rpc("eth_getTransactionReceipt", json::array{hash});
+  json::value receipt = node.rpc("eth_getTransactionReceipt", json::array{hash});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (receipt.is_null() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    receipt = node.rpc("eth_getTransactionReceipt", json::array{hash});
+  }
   REQUIRE(receipt.is_object());
   REQUIRE(receipt.at("status").as_string() == "0x1");
   return receipt.as_object();

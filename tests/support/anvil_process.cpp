@@ -17,6 +17,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "enact/codec/hex.hpp"
@@ -174,6 +175,19 @@ void anvil_process::launch(bool fixed_port) {
   for (std::string& a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
+  // anvil keeps the states of past blocks under $HOME/.foundry/anvil/tmp and removes them only
+  // when it exits cleanly; a node killed by a test would leave them behind (gigabytes over a
+  // day of test runs). Its HOME is this node's own directory, removed with the fixture.
+  std::vector<std::string> env_text;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+    if (std::string_view(*e).rfind("HOME=", 0) != 0)
+      env_text.emplace_back(*e);
+  env_text.push_back("HOME=" + dir_);
+  std::vector<char*> envp;
+  envp.reserve(env_text.size() + 1);
+  for (std::string& e : env_text)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
 
   const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (log_fd < 0)
@@ -199,7 +213,7 @@ void anvil_process::launch(bool fixed_port) {
     // Nothing else of the test process (sockets, other children's pipes) leaks into the node.
     for (int fd = 3; fd < 4096; ++fd)
       ::close(fd);
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     static const char msg[] = "exec of anvil failed\n";
     [[maybe_unused]] auto n = ::write(2, msg, sizeof msg - 1);
     ::_exit(127);
