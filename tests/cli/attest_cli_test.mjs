@@ -224,7 +224,16 @@ try {
     // Governance.sol's runtime code at 0x+app_id (anvil_setCode), then allow(compose_hash).
     const creation = readFileSync(join(repo, 'tests', 'attest', 'Governance.bin'), 'utf8').trim();
     const deployTx = await rpc('eth_sendTransaction', [{ from, data: creation }]);
-    const receipt = await rpc('eth_getTransactionReceipt', [deployTx]);
+    // anvil may answer null for a moment after eth_sendTransaction: poll for the receipt.
+    const mined = async (hash) => {
+      for (const deadline = Date.now() + 10000; Date.now() < deadline;) {
+        const r = await rpc('eth_getTransactionReceipt', [hash]);
+        if (r !== null) return r;
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      throw new Error(`no receipt for ${hash}`);
+    };
+    const receipt = await mined(deployTx);
     const runtime = await rpc('eth_getCode', [receipt.contractAddress, 'latest']);
     await rpc('anvil_setCode', [appContract, runtime]);
     const notYet = verify([server.url, '--at', kAt, '--rpc', anvil.url], 1, 'governance, hash not allowed');
@@ -232,7 +241,7 @@ try {
     check(notYet.governance?.facts?.allowed === false, `allowed false (${JSON.stringify(notYet.governance?.facts)})`);
 
     const allowSelector = await selectorOf('allow(bytes32)');
-    await rpc('eth_sendTransaction', [{ from, to: appContract, data: allowSelector + kComposeHash }]);
+    await mined(await rpc('eth_sendTransaction', [{ from, to: appContract, data: allowSelector + kComposeHash }]));
     const allowed = verify(['--url', server.url, '--at', kAt, '--rpc-url', anvil.url], 1, 'governance, hash allowed');
     expectChecks(allowed.governance, { compose_hash_allowed: true }, 'governance (allowed)');
     check(!(allowed.skipped_checks ?? []).some((s) => s.check === 'governance'), 'governance no longer skipped');
