@@ -4,14 +4,20 @@
 //
 // Order: key (mount.cpp) → scopes and groups: a group on which the key has execute that lists
 // the CID hash and, when named, the PKP → the code is located (store, body, gateway) → credits
-// debited → run. Locating the code before debiting means a call whose code cannot be fetched is
-// rejected without a charge; authorization still comes first, so nothing about the code is
-// revealed to a caller who may not run it.
+// reserved → run → the reservation debited. Locating the code first means a call whose code
+// cannot be fetched is rejected without a charge; authorization still comes first, so nothing
+// about the code is revealed to a caller who may not run it. The price is reserved before the run
+// (a short balance answers 402 before anything runs) and debited once the sandbox answered, with
+// a result or with the action's failure: a run that never ran (the pool saturated) or never
+// finished (the server was killed) is not charged, and the reservations of the runs in progress
+// keep concurrent runs from promising more than the balance.
 #include <httplib.h>
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
+#include <utility>
 
 #include "core/content_store.hpp"
 #include "core/errors.hpp"
@@ -28,6 +34,104 @@ namespace enact::core {
 namespace {
 
 namespace s = schema;
+
+/// Credits promised to runs in progress, per ledger and account, in this process. A run reserves
+/// its price when the balance less what is reserved covers it, and gives the reservation back
+/// after its debit (or without one, when it did not run). The balance is read outside the lock;
+/// `settled` counts the reservations given back, so a read that may predate a debit whose
+/// reservation is already gone is made again (a debit is committed before its reservation is
+/// given back, so a balance read after that includes it). An account's entry lives while a run
+/// or a reservation attempt holds it.
+class run_reservations {
+ public:
+  using key = std::pair<const ledger::permission_ledger*, ledger::account_hash>;
+
+  /// Reserves `price` for a run of `account`; insufficient_credits when the balance less the
+  /// reservations of its runs in progress is short.
+  result<void> reserve(ledger::permission_ledger& l,
+                       const ledger::account_hash& account,
+                       uint64_t price) {
+    const key k{&l, account};
+    uint64_t seen = 0;
+    {
+      std::lock_guard lock(mu_);
+      entry& e = accounts_[k];
+      ++e.attempts;
+      seen = e.settled;
+    }
+    for (int attempt = 0;; ++attempt) {
+      auto balance = l.balance(account);
+      std::lock_guard lock(mu_);
+      entry& e = accounts_.at(k);
+      if (balance && e.settled != seen && attempt < 8) {
+        seen = e.settled;  // a run settled meanwhile: its debit may be missing from `balance`
+        continue;
+      }
+      --e.attempts;
+      const uint64_t reserved = e.reserved;
+      const bool covered = balance && *balance >= reserved && *balance - reserved >= price;
+      if (covered) {
+        e.reserved += price;
+        ++e.runs;
+        return {};
+      }
+      forget_if_idle(k, e);
+      if (!balance)
+        return balance.err();
+      return fail(api_errc::insufficient_credits,
+                  "balance " + std::to_string(*balance) + " credits, " + std::to_string(reserved) +
+                      " reserved by runs in progress, " + std::to_string(price) + " needed");
+    }
+  }
+
+  /// Gives back a reservation made by `reserve` (after the run's debit, when it was debited).
+  void release(ledger::permission_ledger& l, const ledger::account_hash& account, uint64_t price) {
+    std::lock_guard lock(mu_);
+    const key k{&l, account};
+    const auto it = accounts_.find(k);
+    if (it == accounts_.end())
+      return;
+    entry& e = it->second;
+    e.reserved -= std::min(price, e.reserved);
+    ++e.settled;
+    --e.runs;
+    forget_if_idle(k, e);
+  }
+
+ private:
+  struct entry {
+    uint64_t reserved = 0;  // credits of the runs in progress
+    uint64_t runs = 0;      // runs in progress
+    uint64_t attempts = 0;  // reserve calls reading the balance
+    uint64_t settled = 0;   // reservations given back
+  };
+  void forget_if_idle(const key& k, const entry& e) {
+    if (e.runs == 0 && e.attempts == 0)
+      accounts_.erase(k);
+  }
+  std::mutex mu_;
+  std::map<key, entry> accounts_;
+};
+
+run_reservations& reservations() {
+  static run_reservations r;
+  return r;
+}
+
+/// A reservation given back when it goes out of scope, whether or not the run was debited.
+class reservation {
+ public:
+  reservation(ledger::permission_ledger& l, const ledger::account_hash& a, uint64_t price)
+      : ledger_(l), account_(a), price_(price) {}
+  ~reservation() { reservations().release(ledger_, account_, price_); }
+  reservation(const reservation&) = delete;
+  reservation& operator=(const reservation&) = delete;
+
+ private:
+  ledger::permission_ledger& ledger_;
+  ledger::account_hash account_;
+  uint64_t price_;
+};
 
 /// Answers Enact.signEcdsa / signMessage / getAddress / encrypt / decrypt for one run, for the
 /// PKPs the execution rule allows in it. Keys are derived inside the TEE per call and never
@@ -218,7 +322,7 @@ result<json::value> run_action(request_context& c) {
   }
 
   // The execution rule: a group with execute that lists the action (and the PKP, when named).
-  ENACT_TRY(const auto groups, c.svc.ledger->all_groups(c.who->account.hash));
+  ENACT_TRY(const auto groups, c.svc.ledger->groups_listing(c.who->account.hash, hashed));
   std::vector<scope::group_view> views;
   views.reserve(groups.size());
   for (const auto& g : groups)
@@ -258,16 +362,25 @@ result<json::value> run_action(request_context& c) {
   }
 
   const uint64_t price = c.cfg.run_price_credits;
+  const ledger::account_hash& payer = c.who->account.hash;
+  std::optional<reservation> reserved;
   if (price > 0) {
-    if (auto debited = c.svc.ledger->debit(c.who->account.hash, price); !debited)
-      return debited.err();
+    ENACT_TRY_VOID(reservations().reserve(*c.svc.ledger, payer, price));
+    reserved.emplace(*c.svc.ledger, payer, price);
   }
 
   std::string params = "{}";
   if (const auto* p = body.if_contains("params"))
     params = json::serialize(*p);
   run_capabilities caps(c, std::move(allowed));
+  // Not run (the pool saturated, the sandbox unavailable): the reservation goes back uncharged.
   ENACT_TRY(const auto out, c.svc.sandbox->run(source, params, caps));
+  // Ran, to a result or to the action's failure: charged. When the debit cannot be made (the
+  // ledger unavailable) the run's result is withheld, so nothing is delivered unpaid.
+  if (price > 0) {
+    if (auto debited = c.svc.ledger->debit(payer, price); !debited)
+      return debited.err();
+  }
   if (out.failure != runtime::failure_kind::none) {
     json::object details{{"kind", runtime::to_string(out.failure)},
                          {"stack", out.stack},
@@ -290,7 +403,7 @@ void add_run_routes(std::vector<route>& out) {
       "POST", "/run_action", "runAction", "actions",
       "Run an action (by code or CID) in the sandbox, with the PKPs the execution rule allows. "
       "Check order: key → a group with execute listing the CID hash (and the PKP) → code → "
-      "credits → run. An action that throws, times out or breaks a limit answers 422 "
+      "credits reserved → run → debited (a run that did not run or finish is not charged). An action that throws, times out or breaks a limit answers 422 "
       "action_failed with details.kind and details.stack.",
       auth_kind::key, false, {},
       s::object({{"code", s::string("JavaScript source (at most 256 KiB); authorised as its CID", size_t{1} << 20)},
