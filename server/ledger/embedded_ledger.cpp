@@ -138,6 +138,12 @@ CREATE TABLE events (
   created_at      INTEGER NOT NULL
 );
 )sql",
+    // 1 → 2: the account's group count, kept by add_group / remove_group, so a page of
+    // list_groups answers its total without counting the account's groups.
+    R"sql(
+ALTER TABLE accounts ADD COLUMN group_count INTEGER NOT NULL DEFAULT 0 CHECK (group_count >= 0);
+UPDATE accounts SET group_count = (SELECT COUNT(*) FROM groups g WHERE g.account_id = accounts.id);
+)sql",
 });
 static_assert(kMigrations.size() == embedded_ledger::kSchemaVersion,
               "kSchemaVersion must count the migrations");
@@ -522,7 +528,9 @@ struct group_row {
 }
 
 /// Groups of the account with group_id in [lo, hi], in id order, `limit` from `offset`, with their
-/// members: three queries whatever the number of groups (all_groups runs on every execution).
+/// members: three queries whatever the number of groups. The member queries walk the page's groups
+/// and reach their members by index (CROSS JOIN fixes that order: SQLite would otherwise scan every
+/// member row of every account and join them to the groups).
 [[nodiscard]] std::vector<group> load_groups(connection& c,
                                              int64_t account_id,
                                              group_id lo,
@@ -551,8 +559,8 @@ struct group_row {
   const auto last = static_cast<int64_t>(out.back().id);
   {
     query q(c,
-            "SELECT m.group_row, m.pkp FROM group_pkps m JOIN groups g ON g.id = m.group_row "
-            "WHERE g.account_id = ? AND g.group_id BETWEEN ? AND ? ORDER BY m.id");
+            "SELECT m.group_row, m.pkp FROM groups g CROSS JOIN group_pkps m ON m.group_row = "
+            "g.id WHERE g.account_id = ? AND g.group_id BETWEEN ? AND ? ORDER BY m.id");
     q.bind(account_id, first, last);
     while (q.next())
       if (auto it = by_row.find(q.i64(0)); it != by_row.end())
@@ -560,8 +568,8 @@ struct group_row {
   }
   {
     query q(c,
-            "SELECT m.group_row, m.cid_hash FROM group_cids m JOIN groups g ON g.id = m.group_row "
-            "WHERE g.account_id = ? AND g.group_id BETWEEN ? AND ? ORDER BY m.id");
+            "SELECT m.group_row, m.cid_hash FROM groups g CROSS JOIN group_cids m ON m.group_row "
+            "= g.id WHERE g.account_id = ? AND g.group_id BETWEEN ? AND ? ORDER BY m.id");
     q.bind(account_id, first, last);
     while (q.next())
       if (auto it = by_row.find(q.i64(0)); it != by_row.end())
@@ -1120,7 +1128,11 @@ result<group> embedded_ledger::add_group(const write_context& w,
         .run();
     const int64_t row = sqlite3_last_insert_rowid(c.handle());
     insert_group_members(c, row, g);
-    query(c, "UPDATE accounts SET next_group_id = next_group_id + 1 WHERE id = ?").bind(a.id).run();
+    query(c,
+          "UPDATE accounts SET next_group_id = next_group_id + 1, group_count = group_count + 1 "
+          "WHERE id = ?")
+        .bind(a.id)
+        .run();
     tx.emit("GroupAdded", group_event(account, out));
     return out;
   });
@@ -1165,6 +1177,7 @@ result<void> embedded_ledger::remove_group(const write_context& w,
     ENACT_TRY_VOID(tx.charge());
     // group_pkps and group_cids follow by ON DELETE CASCADE.
     query(c, "DELETE FROM groups WHERE id = ?").bind(*row).run();
+    query(c, "UPDATE accounts SET group_count = group_count - 1 WHERE id = ?").bind(a.id).run();
     tx.emit("GroupRemoved", {{"accountHash", hx(account)}, {"groupId", id}});
     return {};
   });
@@ -1186,7 +1199,7 @@ result<page<group>> embedded_ledger::list_groups(const account_hash& account,
   return store_->read([&](connection& c) -> result<page<group>> {
     ENACT_TRY(account_row a, require_account(c, account));
     page<group> out;
-    out.total = count(c, "SELECT COUNT(*) FROM groups WHERE account_id = ?", a.id);
+    out.total = count(c, "SELECT group_count FROM accounts WHERE id = ?", a.id);
     out.items = load_groups(c, a.id, 1, kMaxGroupId, bounds.first, bounds.second);
     return out;
   });
@@ -1196,6 +1209,41 @@ result<std::vector<group>> embedded_ledger::all_groups(const account_hash& accou
   return store_->read([&](connection& c) -> result<std::vector<group>> {
     ENACT_TRY(account_row a, require_account(c, account));
     return load_groups(c, a.id, 1, kMaxGroupId, std::numeric_limits<int64_t>::max(), 0);
+  });
+}
+
+result<std::vector<group>> embedded_ledger::groups_listing(const account_hash& account,
+                                                           const hash256& hashed_cid) const {
+  // By the group_cids_by_hash index (CROSS JOIN keeps it the outer loop): the groups listing the
+  // CID, then their PKPs, one indexed lookup each; the account's other groups are never read.
+  return store_->read([&](connection& c) -> result<std::vector<group>> {
+    ENACT_TRY(account_row a, require_account(c, account));
+    std::vector<std::pair<int64_t, group>> rows;
+    {
+      query q(c,
+              "SELECT g.id, g.group_id, g.name, g.description FROM group_cids m CROSS JOIN groups "
+              "g ON g.id = m.group_row WHERE m.cid_hash = ? AND g.account_id = ? ORDER BY "
+              "g.group_id");
+      q.bind(hashed_cid, a.id);
+      while (q.next()) {
+        group g;
+        g.id = q.u64(1);
+        g.name = q.text(2);
+        g.description = q.text(3);
+        g.cid_hashes = {hashed_cid};
+        rows.emplace_back(q.i64(0), std::move(g));
+      }
+    }
+    std::vector<group> out;
+    out.reserve(rows.size());
+    for (auto& [row, g] : rows) {
+      query q(c, "SELECT pkp FROM group_pkps WHERE group_row = ? ORDER BY id");
+      q.bind(row);
+      while (q.next())
+        g.pkps.push_back(q.addr(0));
+      out.push_back(std::move(g));
+    }
+    return out;
   });
 }
 

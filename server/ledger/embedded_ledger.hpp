@@ -49,7 +49,7 @@ namespace enact::ledger {
 class embedded_ledger final : public permission_ledger {
  public:
   /// The schema version this build writes (PRAGMA user_version after open).
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   /// Opens (creating when absent) the ledger at `sqlite_path` and migrates it to kSchemaVersion.
   /// storage when the file cannot be opened, is not a database, or has a newer schema version.
@@ -96,6 +96,8 @@ class embedded_ledger final : public permission_ledger {
   [[nodiscard]] result<page<group>> list_groups(const account_hash& account,
                                                 page_request p) const override;
   [[nodiscard]] result<std::vector<group>> all_groups(const account_hash& account) const override;
+  [[nodiscard]] result<std::vector<group>> groups_listing(const account_hash& account,
+                                                          const hash256& hashed_cid) const override;
   [[nodiscard]] result<group> add_pkp_to_group(const write_context& w,
                                                const account_hash& account,
                                                group_id id,

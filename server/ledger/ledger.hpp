@@ -14,6 +14,7 @@
 // evm_ledger.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -203,8 +204,24 @@ class permission_ledger {
   [[nodiscard]] virtual result<group> get_group(const account_hash& account, group_id id) const = 0;
   [[nodiscard]] virtual result<page<group>> list_groups(const account_hash& account,
                                                         page_request p) const = 0;
-  /// Every group of the account in id order (the execution rule walks them).
+  /// Every group of the account in id order.
   [[nodiscard]] virtual result<std::vector<group>> all_groups(const account_hash& account) const = 0;
+  /// The account's groups that list `hashed_cid`, in id order, with their PKPs (`cid_hashes`
+  /// holds `hashed_cid` only): what the execution rule needs on every run. This default walks
+  /// all_groups; a backend with an index by CID hash answers without reading the other groups.
+  [[nodiscard]] virtual result<std::vector<group>> groups_listing(const account_hash& account,
+                                                                  const hash256& hashed_cid) const {
+    auto all = all_groups(account);
+    if (!all)
+      return all.err();
+    std::vector<group> out;
+    for (group& g : *all)
+      if (std::find(g.cid_hashes.begin(), g.cid_hashes.end(), hashed_cid) != g.cid_hashes.end()) {
+        g.cid_hashes = {hashed_cid};
+        out.push_back(std::move(g));
+      }
+    return out;
+  }
   [[nodiscard]] virtual result<group> add_pkp_to_group(const write_context& w,
                                                        const account_hash& account,
                                                        group_id id,

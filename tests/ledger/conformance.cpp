@@ -428,6 +428,7 @@ void unknown_account_everywhere(const backend_factory& make) {
   CHECK_ERRC(l->get_group(kGhost, 1), ledger_errc::unknown_account);
   CHECK_ERRC(l->list_groups(kGhost, {1, 20}), ledger_errc::unknown_account);
   CHECK_ERRC(l->all_groups(kGhost), ledger_errc::unknown_account);
+  CHECK_ERRC(l->groups_listing(kGhost, h256(1)), ledger_errc::unknown_account);
   CHECK_ERRC(l->get_wallet(kGhost, addr(0x30, 1, 1)), ledger_errc::unknown_account);
   CHECK_ERRC(l->list_wallets(kGhost, {1, 20}), ledger_errc::unknown_account);
   CHECK_ERRC(l->list_wallets_in_group(kGhost, 1, {1, 20}), ledger_errc::unknown_account);
@@ -823,6 +824,26 @@ void groups(const backend_factory& make) {
   CHECK(all[1].pkps == std::vector<address>{m.wallet_free});
   CHECK(all[2].name == "four");
   CHECK(all[2].pkps.empty());
+  // groups_listing (the execution rule's read) answers what filtering all_groups answers: the
+  // groups listing the CID, in id order, with their PKPs, and nothing of other accounts.
+  for (const hash256& cid : {m.cid_in_group, any_cid, h256(0x77)}) {
+    std::vector<group> expected;
+    for (const group& g : all)
+      if (std::find(g.cid_hashes.begin(), g.cid_hashes.end(), cid) != g.cid_hashes.end())
+        expected.push_back(g);
+    const std::vector<group> listing = MUST(l->groups_listing(m.a.hash, cid));
+    REQUIRE(listing.size() == expected.size());
+    for (size_t i = 0; i < listing.size(); ++i) {
+      CHECK(listing[i].id == expected[i].id);
+      CHECK(listing[i].name == expected[i].name);
+      CHECK(listing[i].pkps == expected[i].pkps);
+      CHECK(listing[i].cid_hashes == std::vector<hash256>{cid});
+    }
+  }
+  CHECK(!MUST(l->groups_listing(m.a.hash, m.cid_in_group)).empty());
+  const std::vector<group> other = MUST(l->groups_listing(m2.a.hash, m.cid_in_group));
+  REQUIRE(other.size() == 1);
+  CHECK(other[0].id == 1);
 
   const page<wallet> in_group = MUST(l->list_wallets_in_group(m.a.hash, 1, {1, 20}));
   CHECK(in_group.total == 2);

@@ -118,6 +118,39 @@ TEST_CASE("embedded ledger: schema version, WAL journal, charge beside the event
   CHECK(l->get_account(sample_account().hash).has_value());
 }
 
+TEST_CASE("embedded ledger: a version 1 database is migrated, its group counts filled in") {
+  // Version 2 keeps each account's group count (list_groups' total) in the accounts table. A
+  // version 1 file — the column dropped, user_version set back — gets it counted on open.
+  embedded_backend be({});
+  const account a = sample_account();
+  const write_context w{a.admin, 0};
+  {
+    auto l = be.open();
+    REQUIRE(l->new_account(w, a));
+    for (const char* name : {"one", "two", "three"}) {
+      group g;
+      g.name = name;
+      REQUIRE(l->add_group(w, a.hash, g));
+    }
+    REQUIRE(l->remove_group(w, a.hash, 2));
+    CHECK(l->list_groups(a.hash, {1, 20}).value().total == 2);
+  }
+  sql(be.db_path(), "ALTER TABLE accounts DROP COLUMN group_count");
+  sql(be.db_path(), "PRAGMA user_version = 1");
+  auto l = be.open();
+  CHECK(sql_int(be.db_path(), "PRAGMA user_version") == embedded_ledger::kSchemaVersion);
+  const auto listed = l->list_groups(a.hash, {1, 20}).value();
+  CHECK(listed.total == 2);
+  CHECK(listed.items.size() == 2);
+  // And kept from there on.
+  group g;
+  g.name = "four";
+  REQUIRE(l->add_group(w, a.hash, g));
+  CHECK(l->list_groups(a.hash, {1, 20}).value().total == 3);
+  REQUIRE(l->remove_group(w, a.hash, 1));
+  CHECK(l->list_groups(a.hash, {1, 1}).value().total == 2);
+}
+
 TEST_CASE("embedded ledger: a database from a newer build is refused") {
   embedded_backend be({});
   { auto l = be.open(); }
