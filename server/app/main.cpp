@@ -195,6 +195,22 @@ int main(int argc, char** argv) {
                            : runtime::pool::start(pc);
   if (!sandbox)
     return fatal("action sandbox: " + sandbox.err().message);
+  if (log.enabled(core::logger::level::debug)) {
+    boost::json::array pids;
+    if (*sandbox)
+      for (const int pid : (*sandbox)->worker_pids())
+        pids.push_back(pid);
+    log.debug("sandbox pool started", {{"workers", *sandbox ? (*sandbox)->size() : 0},
+                                       {"worker_pids", std::move(pids)},
+                                       {"wall_ms", pc.defaults.wall.count()},
+                                       {"heap_bytes", pc.defaults.heap_bytes},
+                                       {"queue_timeout_ms", pc.queue_timeout.count()}});
+    log.debug("settings", {{"data_dir", s.data_dir},
+                           {"tee", std::string((*the_tee)->kind())},
+                           {"no_core", s.no_core},
+                           {"run_timeout_ms", s.run_timeout_ms},
+                           {"run_heap_mib", s.run_heap_mib}});
+  }
 
   core::services svc;
   svc.ledger = evm_ledger ? evm_ledger.get() : embedded.get();

@@ -2,7 +2,11 @@
 // format their line and queue it; one writer thread writes queued lines in batches, so request
 // latency never includes log I/O. Lines are never dropped: when the queue is full, producers wait.
 // The destructor writes everything still queued. Request lines carry the request id, method,
-// route, status and latency; nothing that identifies a secret is ever passed in.
+// route, status and latency; nothing that identifies a secret is ever passed in. Debug lines
+// (--log-level debug) add what an operator tracing one request or run wants: the matched route,
+// the caller's key hash, body sizes, the time spent authenticating and in the handler (where the
+// ledger operations run), trigger intake; never a key value, token, root key, request body or
+// auth header.
 #pragma once
 
 #include <boost/json.hpp>
@@ -26,6 +30,10 @@ class logger {
   logger& operator=(const logger&) = delete;
 
   void log(level l, std::string_view msg, boost::json::object fields = {});
+  /// Whether lines of `l` are written: callers building fields for a debug line check this
+  /// first, so the line costs one comparison when the level is above debug.
+  [[nodiscard]] bool enabled(level l) const { return l >= min_ && fd_ >= 0; }
+  void debug(std::string_view msg, boost::json::object fields = {}) { log(level::debug, msg, std::move(fields)); }
   void info(std::string_view msg, boost::json::object fields = {}) { log(level::info, msg, std::move(fields)); }
   void warn(std::string_view msg, boost::json::object fields = {}) { log(level::warn, msg, std::move(fields)); }
   void error(std::string_view msg, boost::json::object fields = {}) { log(level::error, msg, std::move(fields)); }

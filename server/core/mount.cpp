@@ -101,6 +101,16 @@ void begin_request() {
   t_request.start = clock::now();
 }
 
+std::string_view auth_name(auth_kind a) {
+  switch (a) {
+    case auth_kind::none: return "none";
+    case auth_kind::key: return "key";
+    case auth_kind::owner: return "owner";
+    case auth_kind::billing: return "billing";
+  }
+  return "key";
+}
+
 bool is_list(const route& r) {
   const auto* ref = r.response.if_contains("$ref");
   return ref != nullptr && ref->as_string().ends_with("Page");
@@ -318,6 +328,14 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
                                            {"route", r.path},
                                            {"detail", e.message}});
   };
+  // Debug-level timings: authentication (a ledger lookup of the key hash) and the handler (the
+  // route's ledger reads and writes, or the action run).
+  const bool debug = st.svc.log->enabled(logger::level::debug);
+  int64_t auth_us = -1;
+  int64_t handler_us = -1;
+  const auto us_since = [](clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t).count();
+  };
   const auto run = [&]() -> result<json::value> {
     if (r.auth == auth_kind::none) {
       // One bucket per route and client IP: minting ChainSecured wallets does not use up the
@@ -333,7 +351,10 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
         }
       }
     } else {
-      ENACT_TRY(ctx.who, authenticate(r, st, req));
+      const auto auth_start = clock::now();
+      auto who = authenticate(r, st, req);
+      auth_us = us_since(auth_start);
+      ENACT_TRY(ctx.who, std::move(who));
       if (st.per_key.enabled()) {
         const std::string k = hex::encode(ctx.who->key_hash);
         if (const int wait = st.per_key.take(k)) {
@@ -346,7 +367,10 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     ENACT_TRY(ctx.body, parse_body(r, st.cfg, req));
     if (r.body_is_json_string && !ctx.body.is_string())
       return fail(api_errc::invalid_request, "body: expected a JSON string holding the code");
-    return r.handle(ctx);
+    const auto handler_start = clock::now();
+    auto out = r.handle(ctx);
+    handler_us = us_since(handler_start);
+    return out;
   };
   auto out = run();
   if (out) {
@@ -366,6 +390,23 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
   if (ctx.who)
     line["caller"] = ctx.who->wallet_auth ? "wallet"
                      : ctx.who->scopes.kind == scope::key_kind::account ? "account" : "usage";
+  if (debug) {
+    // The caller as the hashes API.md publishes (the key's keccak256 and its account's), never
+    // the credential itself.
+    json::object detail{{"request_id", ctx.request_id},
+                        {"route_pattern", std::string(r.path)},
+                        {"auth", auth_name(r.auth)},
+                        {"request_bytes", req.body.size()},
+                        {"response_bytes", res.body.size()},
+                        {"auth_us", auth_us},
+                        {"handler_us", handler_us}};
+    if (ctx.who) {
+      if (!ctx.who->wallet_auth)
+        detail["caller_key_hash"] = hex::encode_prefixed(ctx.who->key_hash);
+      detail["account_hash"] = hex::encode_prefixed(ctx.who->account.hash);
+    }
+    st.svc.log->debug("request detail", std::move(detail));
+  }
   st.svc.log->info("request", std::move(line));
   t_request.logged = true;
 }

@@ -505,7 +505,20 @@ result<reply> webhook(state& st, const httplib::Request& req) {
   std::vector<std::pair<std::string, std::string>> headers(req.headers.begin(), req.headers.end());
   new_run r{new_run_id(), id, webhook_params(req.body, req.get_header_value("Content-Type"), headers),
             st.clk.now()};
+  const auto enqueue_start = steady::now();
   auto queued = st.db.enqueue_run(r, trigger_type::webhook);
+  if (st.log.enabled(core::logger::level::debug)) {
+    const auto enqueue_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                steady::now() - enqueue_start)
+                                .count();
+    st.log.debug("webhook intake",
+                 {{"trigger_id", id},
+                  {"run_id", queued ? json::value(queued->id) : json::value(nullptr)},
+                  {"body_bytes", req.body.size()},
+                  {"header_count", headers.size()},
+                  {"enqueue_us", enqueue_us},
+                  {"queued", queued.has_value()}});
+  }
   if (!queued) {
     switch (static_cast<store_errc>(queued.code().value())) {
       case store_errc::not_found:
@@ -534,12 +547,29 @@ void respond(state& st, const httplib::Request& req, httplib::Response& res, res
 
 httplib::Server::Handler authed(state& st, handler h) {
   return [&st, h](const httplib::Request& req, httplib::Response& res) {
+    const auto start = steady::now();
     auto who = authenticate(st.db, req.get_header_value("Authorization"), st.clk.now());
     if (!who) {
       respond(st, req, res, who.err());
       return;
     }
+    const auto authed_at = steady::now();
     respond(st, req, res, h(st, req, *who));
+    if (st.log.enabled(core::logger::level::debug)) {
+      using std::chrono::duration_cast;
+      using std::chrono::microseconds;
+      const auto auth_us = duration_cast<microseconds>(authed_at - start).count();
+      const auto handler_us = duration_cast<microseconds>(steady::now() - authed_at).count();
+      // The caller by its user id (the token's owner), never the bearer token.
+      st.log.debug("trigger api request", {{"method", req.method},
+                                           {"route", well_formed(req.path)},
+                                           {"user_id", who->user_id},
+                                           {"request_bytes", req.body.size()},
+                                           {"response_bytes", res.body.size()},
+                                           {"status", res.status},
+                                           {"auth_us", auth_us},
+                                           {"handler_us", handler_us}});
+    }
   };
 }
 

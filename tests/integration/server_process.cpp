@@ -7,16 +7,29 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
 namespace enact::itest {
+
+/// Where one server instance's output is kept for the suite-wide secret scan. The transcript is
+/// a sequence of records "=== <status> <method> <path> <body bytes>\n<body>\n", appended under
+/// `mu` (the clients of one server may run on several threads).
+struct scan_capture {
+  std::string dir;
+  std::mutex mu;
+  std::ofstream transcript;
+};
+
 namespace {
 
 using steady = std::chrono::steady_clock;
@@ -91,6 +104,114 @@ pid_t spawn(const std::vector<std::string>& args, int stdout_fd, int stderr_fd) 
     ::_exit(127);
   }
   return pid;
+}
+
+// --- suite-wide secret scan capture --------------------------------------------------------------
+
+std::mutex g_scan_mu;
+// The capture of the server listening on each port, for the clients created for that port.
+std::map<int, std::weak_ptr<scan_capture>> g_scan_by_port;
+std::atomic<uint64_t> g_scan_seq{0};
+
+std::string scan_root() {
+  const char* d = std::getenv("ENACT_SECRET_SCAN_DIR");
+  return d != nullptr ? std::string(d) : std::string();
+}
+
+std::string program_name() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("test") : exe.filename().string();
+}
+
+/// A fresh capture directory for one server instance, or null when the scan is off. `command`
+/// (the arguments after the binary) is kept beside the output: the scanner reads from it which
+/// runs print a secret on purpose (issue-token).
+std::shared_ptr<scan_capture> open_capture(std::string_view kind,
+                                           const std::vector<std::string>& command) {
+  const std::string root = scan_root();
+  if (root.empty())
+    return nullptr;
+  auto cap = std::make_shared<scan_capture>();
+  cap->dir = root + "/" + program_name() + "-" + std::to_string(::getpid()) + "-" +
+             std::to_string(++g_scan_seq) + "-" + std::string(kind);
+  std::error_code ec;
+  std::filesystem::create_directories(cap->dir, ec);
+  if (ec)
+    throw std::runtime_error("ENACT_SECRET_SCAN_DIR: cannot create " + cap->dir + ": " +
+                             ec.message());
+  std::ofstream cmd(cap->dir + "/command", std::ios::binary);
+  for (const auto& a : command)
+    cmd << a << '\n';
+  cap->transcript.open(cap->dir + "/transcript", std::ios::binary | std::ios::app);
+  return cap;
+}
+
+/// Whether the arguments choose a log level: --log-level, or a --config file with log_level.
+bool chooses_log_level(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--log-level" || a.starts_with("--log-level="))
+      return true;
+    std::string config;
+    if (a == "--config" && i + 1 < args.size())
+      config = args[i + 1];
+    else if (a.starts_with("--config="))
+      config = a.substr(9);
+    if (!config.empty() && read_whole_file(config).find("log_level") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+void keep_text(const scan_capture& cap, const std::string& name, const std::string& text) {
+  std::ofstream(cap.dir + "/" + name, std::ios::binary) << text;
+}
+
+/// Copies the simulated TEE's root key of `data_dir` (server/tee/simulated_tee.cpp), if any.
+void keep_root_key(const scan_capture& cap, const std::string& data_dir) {
+  if (data_dir.empty())
+    return;
+  const std::string path = data_dir + "/tee-root.key";
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec))
+    keep_text(cap, "tee-root.key", read_whole_file(path));
+}
+
+/// The value of `--data-dir` in `args`, or "".
+std::string data_dir_of(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--data-dir" && i + 1 < args.size())
+      return args[i + 1];
+    if (args[i].starts_with("--data-dir="))
+      return args[i].substr(11);
+  }
+  return {};
+}
+
+/// What is left in a pipe whose writer exited (at most `timeout` of waiting for the rest).
+std::string drain(int fd, std::chrono::milliseconds timeout) {
+  std::string out;
+  const auto deadline = steady::now() + timeout;
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
+    if (left.count() <= 0)
+      return out;
+    pollfd p{fd, POLLIN, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return out;
+    char buf[4096];
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      return out;
+    out.append(buf, static_cast<size_t>(got));
+  }
 }
 
 }  // namespace
@@ -184,6 +305,11 @@ http_client::http_client(std::string host, int port, bool keep_alive)
   cli_.set_connection_timeout(10);
   cli_.set_read_timeout(30);
   cli_.set_write_timeout(30);
+  if (!scan_root().empty()) {
+    const std::lock_guard lock(g_scan_mu);
+    if (const auto it = g_scan_by_port.find(port); it != g_scan_by_port.end())
+      capture_ = it->second.lock();
+  }
 }
 
 response http_client::request(const std::string& method,
@@ -208,6 +334,16 @@ response http_client::request(const std::string& method,
   out.status = r->status;
   out.text = r->body;
   out.headers = r->headers;
+  if (capture_) {
+    std::string where = method + " " + path;
+    for (char& ch : where)
+      if (static_cast<unsigned char>(ch) < 0x20)
+        ch = '?';  // one header line per record
+    const std::lock_guard lock(capture_->mu);
+    capture_->transcript << "=== " << out.status << ' ' << where << ' ' << out.text.size() << '\n'
+                         << out.text << '\n';
+    capture_->transcript.flush();
+  }
   std::error_code ec;
   auto v = json::parse(out.text, ec);
   if (!ec)
@@ -257,6 +393,11 @@ server_process::server_process(std::vector<std::string> extra_flags, std::string
 
   std::vector<std::string> args{"--listen", "127.0.0.1:0", "--data-dir", data_dir_};
   args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+  capture_ = open_capture("server", args);
+  if (capture_ && !chooses_log_level(extra_flags)) {
+    args.push_back("--log-level");
+    args.push_back("debug");
+  }
 
   int out_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0)
@@ -303,11 +444,16 @@ server_process::server_process(std::vector<std::string> extra_flags, std::string
     else
       first.append(buf, static_cast<size_t>(got));
   }
+  banner_ = first;
   const std::string line = first.substr(0, first.find('\n'));
   const std::string marker = "listening on http://127.0.0.1:";
   const auto at = line.find(marker);
   if (line.starts_with("enact-server ") && at != std::string::npos)
     port_ = std::atoi(line.c_str() + at + marker.size());
+  if (port_ > 0 && capture_) {
+    const std::lock_guard lock(g_scan_mu);
+    g_scan_by_port[port_] = capture_;
+  }
   if (port_ <= 0) {
     const exit_status s = stop();
     throw std::runtime_error("enact-server did not start (exit " + std::to_string(s.code) +
@@ -328,9 +474,23 @@ exit_status server_process::stop() {
   ::kill(pid_, SIGTERM);
   status_ = wait_for(pid_, kStopTimeout);
   pid_ = -1;
+  std::string rest;
   if (stdout_fd_ >= 0) {
+    if (capture_)
+      rest = drain(stdout_fd_, std::chrono::seconds(2));
     ::close(stdout_fd_);
     stdout_fd_ = -1;
+  }
+  if (capture_) {
+    {
+      const std::lock_guard lock(g_scan_mu);
+      const auto it = g_scan_by_port.find(port_);
+      if (it != g_scan_by_port.end() && it->second.lock() == capture_)
+        g_scan_by_port.erase(it);
+    }
+    keep_text(*capture_, "stdout.log", banner_ + rest);
+    keep_text(*capture_, "stderr.log", log_text());
+    keep_root_key(*capture_, data_dir_);
   }
   return *status_;
 }
@@ -393,7 +553,14 @@ std::vector<json::object> server_process::await_request_count(
   }
 }
 
-finished_run run_to_exit(const std::vector<std::string>& args) {
+finished_run run_to_exit(const std::vector<std::string>& given) {
+  std::vector<std::string> args = given;
+  const auto capture = open_capture("run", given);
+  // Subcommands (issue-token, deploy-registry, ...) take their own flags.
+  if (capture && (args.empty() || args[0].starts_with("-")) && !chooses_log_level(args)) {
+    args.push_back("--log-level");
+    args.push_back("debug");
+  }
   temp_dir work;
   const std::string out_path = work.path() + "/stdout.log";
   const std::string err_path = work.path() + "/stderr.log";
@@ -408,7 +575,24 @@ finished_run run_to_exit(const std::vector<std::string>& args) {
   r.status = wait_for(pid, kStopTimeout);
   r.stdout_text = read_whole_file(out_path);
   r.stderr_text = read_whole_file(err_path);
+  if (capture) {
+    keep_text(*capture, "stdout.log", r.stdout_text);
+    keep_text(*capture, "stderr.log", r.stderr_text);
+    keep_root_key(*capture, data_dir_of(given));
+  }
   return r;
+}
+
+void keep_for_secret_scan(const std::vector<std::string>& args,
+                          const std::string& stdout_text,
+                          const std::string& stderr_text,
+                          const std::string& data_dir) {
+  const auto capture = open_capture("other", args);
+  if (!capture)
+    return;
+  keep_text(*capture, "stdout.log", stdout_text);
+  keep_text(*capture, "stderr.log", stderr_text);
+  keep_root_key(*capture, data_dir);
 }
 
 std::vector<json::object> list_all(http_client& c,

@@ -3,6 +3,12 @@
 // raw HTTP helpers that return the status, the parsed JSON body and the headers of a response.
 // Nothing here goes through the SDK's typed client: the tests speak the wire contract (API.md)
 // directly, so they check the server, not a client's view of it.
+//
+// Suite-wide secret scan (docs/security.md "Secret hygiene scan"): when ENACT_SECRET_SCAN_DIR is
+// set, every server started here runs with --log-level debug (unless the test chose a level, by
+// flag or config file), and each one leaves in $ENACT_SECRET_SCAN_DIR/<unique>/ its stderr and
+// stdout, the responses http_client received from it (transcript) and the simulated TEE's root
+// key of its data directory; tests/security/suite_scan_test.cpp searches them for secrets.
 #pragma once
 
 #include <httplib.h>
@@ -12,6 +18,7 @@
 #include <sys/types.h>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +27,9 @@
 namespace enact::itest {
 
 namespace json = boost::json;
+
+/// One server instance's capture directory under $ENACT_SECRET_SCAN_DIR (server_process.cpp).
+struct scan_capture;
 
 /// A directory under $TMPDIR (or /tmp) created with mkdtemp and removed, recursively, on
 /// destruction. Movable, so a data directory can outlive one server and serve the next.
@@ -94,6 +104,7 @@ class http_client {
 
  private:
   httplib::Client cli_;
+  std::shared_ptr<scan_capture> capture_;  // the server on this port, when scanning
 };
 
 /// The `enact-server` binary as a child process.
@@ -147,6 +158,8 @@ class server_process {
   int stdout_fd_ = -1;
   int port_ = 0;
   std::optional<exit_status> status_;
+  std::string banner_;                     // stdout read while waiting for the banner
+  std::shared_ptr<scan_capture> capture_;  // when ENACT_SECRET_SCAN_DIR is set
 };
 
 /// Runs `enact-server` with `args` until it exits (at most 30 s, then SIGKILL) and returns how
@@ -157,6 +170,14 @@ struct finished_run {
   std::string stdout_text;
 };
 [[nodiscard]] finished_run run_to_exit(const std::vector<std::string>& args);
+
+/// For a server a test ran without this fixture: keeps its arguments, output and the data
+/// directory's root key for the suite-wide secret scan (nothing when ENACT_SECRET_SCAN_DIR is
+/// unset). Such servers should run with --log-level debug.
+void keep_for_secret_scan(const std::vector<std::string>& args,
+                          const std::string& stdout_text,
+                          const std::string& stderr_text,
+                          const std::string& data_dir);
 
 /// Path of the enact-server binary under test: $ENACT_SERVER_BINARY when set, else the one built
 /// with the tests.

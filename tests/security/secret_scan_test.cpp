@@ -38,6 +38,7 @@
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/pkp/pkp.hpp"
+#include "secret_forms.hpp"
 #include "steps.hpp"
 
 namespace enact::itest {
@@ -121,55 +122,6 @@ class captured_server {
   pid_t pid_ = -1;
   int port_ = 0;
 };
-
-/// One secret and every form it could leak in.
-struct secret {
-  std::string what;
-  std::vector<std::string> forms;
-};
-
-void add_byte_forms(std::vector<std::string>& out, bytes_view raw) {
-  const std::string hx = hex::encode(raw);
-  std::string upper = hx;
-  for (char& ch : upper)
-    ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  out.push_back(std::string(reinterpret_cast<const char*>(raw.data()), raw.size()));
-  out.push_back(hx);
-  out.push_back(upper);
-  out.push_back(base64::encode(raw));
-  out.push_back(base64::encode_url(raw));
-}
-
-/// A secret held as bytes (root key, PKP private key).
-secret of_bytes(std::string what, bytes_view raw) {
-  secret s{std::move(what), {}};
-  add_byte_forms(s.forms, raw);
-  return s;
-}
-
-/// A secret held as text (API keys: base64 of a secp256k1 key; the bearer token: base64url of
-/// 32 bytes): the text, and the forms of the bytes it encodes.
-secret of_text(std::string what, const std::string& text, bool url) {
-  secret s{std::move(what), {text}};
-  auto raw = url ? base64::decode_url(text, "token") : base64::decode(text, "key");
-  REQUIRE(raw.has_value());
-  add_byte_forms(s.forms, *raw);
-  return s;
-}
-
-/// The forms and their 16-character prefixes (a truncated key is still a leak); raw-byte forms
-/// are kept whole.
-std::vector<std::string> needles(const secret& s) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < s.forms.size(); ++i) {
-    out.push_back(s.forms[i]);
-    const bool printable = std::all_of(s.forms[i].begin(), s.forms[i].end(),
-                                       [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
-    if (printable && s.forms[i].size() > 16)
-      out.push_back(s.forms[i].substr(0, 16));
-  }
-  return out;
-}
 
 /// Where `haystack` shows any form of any secret: "<secret> in <where>" per hit.
 void scan(const std::vector<secret>& secrets,
@@ -320,9 +272,10 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
 
     srv.stop();
     const std::string out = srv.out(), err = srv.err();
-    // The request log was written (the server has no debug-only lines today; --log-level debug
-    // makes sure any added later are scanned too).
+    keep_for_secret_scan({"--dev", "--log-level", "debug"}, out, err, data_dir);
+    // The request log was written, and the debug lines with it (--log-level debug).
     CHECK(err.find("\"msg\":\"request\"") != std::string::npos);
+    CHECK(err.find("\"level\":\"debug\"") != std::string::npos);
 
     // The root key, and the PKP private keys derived from it: the test recomputes the wallet
     // addresses, so these are the keys the server signs with.
@@ -331,11 +284,11 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     const Secret root(bytes(root_text.begin(), root_text.end()));
     secrets.push_back(of_bytes("TEE root key", as_bytes(root_text)));
     for (uint64_t i = 0; i < 2; ++i) {
-      const hash256 path = hex::decode_fixed<32>(api_path_hex(acct.api_key_hash, i)).value();
-      const auto addr = pkp::wallet_address(root, path);
+      const hash256 account_hash = hex::decode_fixed<32>(acct.api_key_hash).value();
+      const auto addr = pkp::wallet_address(root, pkp::api_mode_path(account_hash, i));
       REQUIRE(addr.has_value());
       CHECK((to_checksum_address(*addr) == pkp || to_checksum_address(*addr) == s_of(w2.body, "pkp_id")));
-      const auto key = pkp::signing_key(root, path);
+      const auto key = api_mode_signing_key(root, account_hash, i);
       REQUIRE(key.has_value());
       secrets.push_back(of_bytes("PKP private key " + std::to_string(i), key->view()));
     }
