@@ -190,6 +190,8 @@ int main(int argc, char** argv) {
   pc.size = s.sandbox_workers;
   pc.defaults.wall = std::chrono::milliseconds(s.run_timeout_ms);
   pc.defaults.heap_bytes = static_cast<size_t>(s.run_heap_mib) << 20;
+  if (log.enabled(core::logger::level::debug))
+    pc.on_run = [&log](std::string_view msg, boost::json::object fields) { log.debug(msg, std::move(fields)); };
   // Without the core (--no-core) there is nothing to run actions for.
   auto sandbox = s.no_core ? result<std::unique_ptr<runtime::pool>>(std::unique_ptr<runtime::pool>())
                            : runtime::pool::start(pc);

@@ -492,8 +492,29 @@ result<run_result> pool::run(std::string_view code, std::string_view params_json
     return fail(runtime_errc::invalid_request,
                 "code and params: over " + std::to_string(channel::kMaxRequestBytes) + " bytes");
   }
-  ENACT_TRY(const size_t idx, impl_->acquire());
-  return impl_->execute(idx, request, lim, caps);
+  const auto& on_run = impl_->cfg.on_run;
+  const auto asked = std::chrono::steady_clock::now();
+  const auto us_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t)
+        .count();
+  };
+  auto idx = impl_->acquire();
+  if (!idx) {
+    if (on_run)
+      on_run("sandbox run not started", {{"wait_us", us_since(asked)}, {"error", idx.err().message}});
+    return idx.err();
+  }
+  const int64_t wait_us = us_since(asked);
+  const auto started = std::chrono::steady_clock::now();
+  auto out = impl_->execute(*idx, request, lim, caps);
+  if (on_run)
+    on_run("sandbox run", {{"worker", *idx},
+                           {"wait_us", wait_us},
+                           {"run_us", us_since(started)},
+                           {"code_bytes", code.size()},
+                           {"outcome", out ? std::string(to_string(out->failure))
+                                           : "error: " + out.err().message}});
+  return out;
 }
 
 size_t pool::size() const { return impl_->workers.size(); }

@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -77,6 +78,9 @@ struct pool_config {
   std::chrono::milliseconds kill_grace{1000};     // wall + this → SIGKILL (the backstop)
   std::chrono::milliseconds start_timeout{10000}; // a new worker must report ready within this
   size_t address_space_bytes = 0;  // worker RLIMIT_AS; 0: defaults.heap_bytes + 512 MiB
+  /// When set, called after each run (the server passes its debug log): the worker, the wait for
+  /// an idle one, the run's time and its outcome. Never the code, the params or the output.
+  std::function<void(std::string_view message, boost::json::object fields)> on_run;
 };
 
 enum class failure_kind { none, exception, timeout, memory, output_too_large, crashed };

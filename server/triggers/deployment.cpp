@@ -70,7 +70,8 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
     event_sink sink = [&log](severity level, std::string_view msg, json::object fields) {
       log.log(level == severity::error  ? core::logger::level::error
               : level == severity::warn ? core::logger::level::warn
-                                        : core::logger::level::info,
+              : level == severity::info ? core::logger::level::info
+                                        : core::logger::level::debug,
               msg, std::move(fields));
     };
     service* svc = d->service_.get();

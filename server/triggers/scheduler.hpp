@@ -29,7 +29,7 @@
 
 namespace enact::triggers {
 
-enum class severity { info, warn, error };
+enum class severity { debug, info, warn, error };
 /// Where the trigger components report what they did and what went wrong (the server log).
 using event_sink = std::function<void(severity, std::string_view message, json::object fields)>;
 

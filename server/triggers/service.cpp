@@ -75,6 +75,7 @@ error api_error_of(const error& e) {
 
 core::logger::level level_of(severity s) {
   switch (s) {
+    case severity::debug: return core::logger::level::debug;
     case severity::info: return core::logger::level::info;
     case severity::warn: return core::logger::level::warn;
     case severity::error: return core::logger::level::error;

@@ -179,6 +179,12 @@ void run_workers::execute(run_context& ctx, leased_run& l) {
     in_flight_[ref.run_id] = ref;
   }
   const auto started = std::chrono::steady_clock::now();
+  report(severity::debug, "run leased",
+         {{"run_id", ref.run_id},
+          {"trigger_id", l.r.trigger_id},
+          {"worker", ctx.worker_id},
+          {"attempt", ref.attempt},
+          {"queued_ms", std::chrono::duration_cast<milliseconds>(clock_.now() - l.r.queued_at).count()}});
   std::optional<json::value> response;
   std::optional<run_error> failure;
   bool retry = false;
@@ -218,6 +224,12 @@ void run_workers::execute(run_context& ctx, leased_run& l) {
       wait = std::min(cfg_.retry_cap, std::max(wait, std::chrono::duration_cast<milliseconds>(*retry_after)));
     written = store_.retry_run_later(ref, *failure, now + wait);
     outcome = "retry";
+    report(severity::debug, "run retry scheduled",
+           {{"run_id", ref.run_id},
+            {"attempt", ref.attempt},
+            {"backoff_ms", wait.count()},
+            {"retry_after_honoured", retry_after.has_value()},
+            {"error", failure->code}});
   } else {
     written = store_.fail_run(ref, *failure, now);
     outcome = "failed";
