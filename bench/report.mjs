@@ -130,9 +130,9 @@ if (http.baseline && http.baseline1) {
         (http[k].rps / http[b].rps).toFixed(2) + '×', (http[k].p50 / http[b].p50).toFixed(2) + '×']));
 }
 
-sections.machine = `Machine of the last \`bench/report\` run: ${machine}. The machine was shared with other builds ` +
-  `and tests during that run: absolute figures are low and noisy; the ratios, each measured in the same run as its ` +
-  `baseline, are what to compare.`;
+sections.machine = `Machine of the last \`bench/report\` run: ${machine}. Absolute figures depend on what else the ` +
+  `machine ran (the load average includes the benchmarks' own load and wrk); the ratios, each measured in the same ` +
+  `run as its baseline, are what to compare.`;
 
 let text = readFileSync(doc, 'utf8');
 const missing = [];
