@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/log.hpp"
+#include "core/rate_limiter.hpp"
 #include "core/route.hpp"
 #include "core/routes_attestation.hpp"
 #include "core/schema.hpp"
@@ -25,42 +26,6 @@ namespace enact::core {
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-/// Token buckets by key (credential hash or client IP).
-class rate_limiter {
- public:
-  rate_limiter(double rate_per_second, double burst) : rate_(rate_per_second), burst_(burst) {}
-  bool enabled() const { return rate_ > 0; }
-  /// 0 when allowed; otherwise seconds until a token is available (at least 1).
-  int take(const std::string& key) {
-    std::lock_guard lock(mu_);
-    const auto now = clock::now();
-    auto [it, fresh] = buckets_.try_emplace(key, bucket{burst_, now});
-    bucket& b = it->second;
-    if (!fresh) {
-      const double elapsed = std::chrono::duration<double>(now - b.at).count();
-      b.tokens = std::min(burst_, b.tokens + elapsed * rate_);
-      b.at = now;
-    }
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return 0;
-    }
-    if (buckets_.size() > 100000)
-      buckets_.clear();  // bounded memory under a flood of distinct keys
-    return std::max(1, static_cast<int>((1 - b.tokens) / rate_ + 0.999));
-  }
-
- private:
-  struct bucket {
-    double tokens;
-    clock::time_point at;
-  };
-  double rate_;
-  double burst_;
-  std::mutex mu_;
-  std::unordered_map<std::string, bucket> buckets_;
-};
 
 struct mount_state {
   const services& svc;

@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/log.hpp"
+#include "core/rate_limiter.hpp"
 #include "enact/client/api_error.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
@@ -189,6 +190,9 @@ struct ctx {
   handshake_config cfg;
   bool secure_cookie = false;
   std::string fixed_authority;  // of cfg.public_url; empty: the Host header
+  /// One bucket per client address over the unauthenticated /auth routes (the page, nonces,
+  /// sign-in, session, decisions, sign-out and the client's token poll).
+  std::unique_ptr<core::rate_limiter> per_ip;
 };
 
 // --- replies -------------------------------------------------------------------------------------
@@ -457,7 +461,18 @@ async function decide(approve) {
     $("approve").disabled = $("deny").disabled = false;
   }
 }
+async function signOut() {
+  say("");
+  try {
+    await call("/auth/sign-out", {});
+    $("user").textContent = "";
+    show("signin-section");
+  } catch (e) {
+    say("Sign-out failed: " + e.message);
+  }
+}
 $("signin").addEventListener("click", signIn);
+$("signout").addEventListener("click", signOut);
 $("approve").addEventListener("click", () => decide(true));
 $("deny").addEventListener("click", () => decide(false));
 if (app.dataset.state === "pending") {
@@ -523,6 +538,7 @@ and delete your triggers for 30 days (you can revoke it earlier).</p>
 <p>Signed in as <code id="user"></code>.</p>
 <button id="approve" type="button">Approve</button>
 <button id="deny" type="button">Deny</button>
+<button id="signout" type="button">Sign out</button>
 </section>
 <section id="done" hidden><p id="outcome"></p></section>
 <p id="status" role="status"></p>
@@ -681,6 +697,25 @@ result<json::value> session(ctx& c, const httplib::Request& req, httplib::Respon
   return json::object{{"user_id", *user}};
 }
 
+result<json::value> sign_out(ctx& c, const httplib::Request& req, httplib::Response& res) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  if (req.has_header("Origin")) {
+    const std::string origin = req.get_header_value("Origin");
+    if (authority_of(origin) != expected_authority(c, req))
+      return fail(api_errc::forbidden, "Origin: not this service");
+  }
+  const auto h = cookie_hash(cookie_value(req, kCookie));
+  if (!h)
+    return fail(api_errc::unauthenticated, "not signed in");
+  if (auto ended = c.db.end_session(*h); !ended) {
+    if (ended.code() == store_errc::not_found)
+      return fail(api_errc::unauthenticated, "not signed in");
+    return ended.err();
+  }
+  set_cookie(c, res, "", std::chrono::seconds(0));  // the browser drops it
+  return json::object{{"signed_out", true}};
+}
+
 result<json::value> decide(ctx& c, const httplib::Request& req, bool approve) {
   ENACT_TRY_VOID(only_query(req, {}));
   // SameSite=Strict and the JSON body already keep other sites out; a browser's Origin header,
@@ -805,14 +840,31 @@ result<json::value> revoke(ctx& c, const httplib::Request& req, const token_reco
 }  // namespace
 
 void mount_handshake(httplib::Server& server, store& db, const clock& clk, core::logger& log, handshake_config cfg) {
-  auto c = std::make_shared<ctx>(ctx{db, clk, log, std::move(cfg), false, {}});
+  auto c = std::make_shared<ctx>(ctx{db, clk, log, std::move(cfg), false, {}, nullptr});
+  c->per_ip = std::make_unique<core::rate_limiter>(c->cfg.auth_requests_per_second,
+                                                   std::max(1.0, c->cfg.auth_burst));
   c->secure_cookie = c->cfg.public_url.starts_with("https://");
   if (!c->cfg.public_url.empty())
     c->fixed_authority = authority_of(c->cfg.public_url);
 
+  // 429 rate_limited with Retry-After when the client address used up its bucket.
+  const auto limited = [c](const httplib::Request& req, httplib::Response& res) {
+    if (!c->per_ip->enabled())
+      return false;
+    const int wait = c->per_ip->take(req.remote_addr);
+    if (wait == 0)
+      return false;
+    res.set_header("Retry-After", std::to_string(wait));
+    send_error(*c, req, res,
+               fail(api_errc::rate_limited, "too many sign-in requests from this address; retry in " +
+                                                std::to_string(wait) + " s"));
+    return true;
+  };
   using cookie_handler = result<json::value> (*)(ctx&, const httplib::Request&, httplib::Response&);
-  const auto plain = [c](cookie_handler h) {
-    return [c, h](const httplib::Request& req, httplib::Response& res) {
+  const auto plain = [c, limited](cookie_handler h) {
+    return [c, h, limited](const httplib::Request& req, httplib::Response& res) {
+      if (limited(req, res))
+        return;
       auto out = h(*c, req, res);
       if (!out)
         send_error(*c, req, res, out.err());
@@ -834,7 +886,10 @@ void mount_handshake(httplib::Server& server, store& db, const clock& clk, core:
     };
   };
 
-  server.Get("/auth/authorize", [c](const httplib::Request& req, httplib::Response& res) { authorize(*c, req, res); });
+  server.Get("/auth/authorize", [c, limited](const httplib::Request& req, httplib::Response& res) {
+    if (!limited(req, res))
+      authorize(*c, req, res);
+  });
   server.Get("/auth/nonce", plain(nonce));
   server.Post("/auth/sign-in", plain(sign_in));
   server.Get("/auth/session", plain(session));
@@ -844,7 +899,11 @@ void mount_handshake(httplib::Server& server, store& db, const clock& clk, core:
   server.Post("/auth/deny", plain([](ctx& x, const httplib::Request& req, httplib::Response&) {
                 return decide(x, req, false);
               }));
-  server.Post("/auth/token", [c](const httplib::Request& req, httplib::Response& res) { token(*c, req, res); });
+  server.Post("/auth/sign-out", plain(sign_out));
+  server.Post("/auth/token", [c, limited](const httplib::Request& req, httplib::Response& res) {
+    if (!limited(req, res))
+      token(*c, req, res);
+  });
   server.Get("/auth/tokens", bearer(list_tokens));
   server.Delete(R"(/auth/tokens/([^/]+))", bearer(revoke));
 }

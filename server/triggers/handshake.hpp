@@ -40,6 +40,11 @@ struct handshake_config {
   /// Accepted distance of a sign-in message's Issued At from the server's clock (API.md §0
   /// signature_expired: now ± 300 s).
   std::chrono::seconds issued_at_window{300};
+  /// Requests a second per client address over the unauthenticated /auth routes (the approval
+  /// page, nonce, sign-in, session, approve, deny, sign-out and the token poll), with `auth_burst`
+  /// at once; 0 disables. A client polls about once a second and a sign-in takes a handful.
+  double auth_requests_per_second = 5;
+  double auth_burst = 60;
 };
 
 /// An EIP-4361 ("Sign-In with Ethereum") message, as parse_siwe read it.

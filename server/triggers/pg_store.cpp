@@ -1388,4 +1388,12 @@ result<void> pg_store::sign_in_session(const hash256& pre,
   });
 }
 
+result<void> pg_store::end_session(const hash256& hash) {
+  return impl_->write([&](connection& c) -> result<void> {
+    if (c.exec("DELETE FROM browser_sessions WHERE hash = $1", hash).affected() == 0)
+      return fail(store_errc::not_found, "session: unknown");
+    return {};
+  });
+}
+
 }  // namespace enact::triggers

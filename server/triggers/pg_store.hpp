@@ -116,6 +116,7 @@ class pg_store final : public store {
                                std::string_view nonce,
                                const browser_session& signed_in,
                                time_point now) override;
+  result<void> end_session(const hash256& hash) override;
 
  private:
   struct impl;

@@ -636,7 +636,11 @@ void service::mount(httplib::Server& server, bool own_listener) {
   server.Post(R"(/webhook/([^/]+))", [&st](const httplib::Request& req, httplib::Response& res) {
     respond(st, req, res, webhook(st, req));
   });
-  mount_handshake(server, st.db, st.clk, st.log, handshake_config{st.cfg.public_url});
+  handshake_config hc;
+  hc.public_url = st.cfg.public_url;
+  hc.auth_requests_per_second = st.cfg.auth_requests_per_second;
+  hc.auth_burst = st.cfg.auth_burst;
+  mount_handshake(server, st.db, st.clk, st.log, std::move(hc));
   if (!own_listener)
     return;
 

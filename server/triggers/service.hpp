@@ -34,6 +34,10 @@ struct service_config {
   /// Takes back, at start, every run a killed process left leased. Right for a store that only
   /// this process serves (SQLite); a shared store leaves leases to expire instead.
   bool release_leases_at_start = true;
+  /// Per client address over the approval handshake's unauthenticated /auth routes
+  /// (handshake_config); a rate of 0 disables the limit.
+  double auth_requests_per_second = 5;
+  double auth_burst = 60;
 };
 
 class service {

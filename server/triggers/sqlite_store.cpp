@@ -1596,4 +1596,13 @@ result<void> sqlite_store::sign_in_session(const hash256& pre,
   });
 }
 
+result<void> sqlite_store::end_session(const hash256& hash) {
+  return impl_->write([&](connection& c) -> result<void> {
+    query(c, "DELETE FROM browser_sessions WHERE hash = ?").bind(hash).run();
+    if (c.changes() == 0)
+      return fail(store_errc::not_found, "session: unknown");
+    return {};
+  });
+}
+
 }  // namespace enact::triggers

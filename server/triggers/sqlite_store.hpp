@@ -114,6 +114,7 @@ class sqlite_store final : public store {
                                std::string_view nonce,
                                const browser_session& signed_in,
                                time_point now) override;
+  result<void> end_session(const hash256& hash) override;
 
   /// Transactions committed and writes they held since open (for the benchmark's report: the
   /// average group size is writes / commits).

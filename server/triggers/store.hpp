@@ -439,6 +439,12 @@ class store {
     (void)pre, (void)nonce, (void)signed_in, (void)now;
     return browser_sessions_unsupported();
   }
+  /// Signs a browser out: deletes the session whose cookie hashes to `hash`; not_found when there
+  /// is none.
+  [[nodiscard]] virtual result<void> end_session(const hash256& hash) {
+    (void)hash;
+    return browser_sessions_unsupported();
+  }
 
 };
 

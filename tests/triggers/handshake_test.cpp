@@ -112,8 +112,13 @@ struct fixture {
   int port = 0;
   std::string host;
 
-  fixture() {
+  /// `auth_rate` 0: the service's default limit of the /auth routes.
+  explicit fixture(double auth_rate = 0, double auth_burst = 0) {
     service_config cfg;
+    if (auth_rate > 0) {
+      cfg.auth_requests_per_second = auth_rate;
+      cfg.auth_burst = auth_burst;
+    }
     cfg.workers.threads = 0;
     cfg.workers.core_url = "http://127.0.0.1:1";
     svc = service::start(*db, *the_tee, log, clk, cfg).value();
@@ -288,9 +293,93 @@ TEST_CASE("store: a browser session signs in once, with its own nonce") {
   CHECK(s.user_id == "0xabc");
   CHECK(s.nonce.empty());
   CHECK(s.expires_at == t0 + 30min);
+  // Signing out deletes it; a second time finds nothing.
+  const hash256 other = sha256(as_bytes(std::string_view("other")));
+  REQUIRE(db->create_session({other, "0xdef", "", t0, t0 + 30min}).has_value());
+  REQUIRE(db->end_session(other).has_value());
+  CHECK(db->find_session(other).code() == store_errc::not_found);
+  CHECK(db->end_session(other).code() == store_errc::not_found);
+  CHECK(db->find_session(in).has_value());
   // A new session drops the expired ones.
   REQUIRE(db->create_session({pre, "", "nonce0003", t0 + 31min, t0 + 41min}).has_value());
   CHECK(db->find_session(in).code() == store_errc::not_found);
+}
+
+TEST_CASE("handshake: sign-out ends the browser session") {
+  fixture f;
+  const wallet alice(0x11);
+  const std::string session = f.session_of(alice);
+  const httplib::Headers with_cookie{{"Cookie", "enact_session=" + session}};
+  auto s = f.client().Get("/auth/session", with_cookie);
+  REQUIRE(s);
+  CHECK(json::parse(s->body).at("user_id").as_string() == alice.user());
+
+  auto out = f.client().Post("/auth/sign-out", with_cookie, "{}", "application/json");
+  REQUIRE(out);
+  CHECK(out->status == 200);
+  const std::string set = out->get_header_value("Set-Cookie");
+  CHECK(set.find("enact_session=;") == 0);
+  CHECK(set.find("Max-Age=0") != std::string::npos);
+  // The session is gone from the store: the old cookie is nobody's.
+  s = f.client().Get("/auth/session", with_cookie);
+  REQUIRE(s);
+  CHECK(json::parse(s->body).at("user_id").is_null());
+  const client_token t = draw_token(7);
+  REQUIRE(f.authorize(t.challenge, "cli")->status == 200);
+  auto d = f.decide(session, t.challenge, true);
+  REQUIRE(d);
+  CHECK(d->status == 401);
+  CHECK(json::parse(d->body).at("error").at("code").as_string() == "unauthenticated");
+  // Signing out twice, or without a cookie, is refused the same way.
+  for (const auto& h : {with_cookie, httplib::Headers{}}) {
+    auto again = f.client().Post("/auth/sign-out", h, "{}", "application/json");
+    REQUIRE(again);
+    CHECK(again->status == 401);
+  }
+  // Another site cannot sign a browser out.
+  const std::string other = f.session_of(alice);
+  auto cross = f.client().Post("/auth/sign-out",
+                               {{"Cookie", "enact_session=" + other}, {"Origin", "https://evil.example"}},
+                               "{}", "application/json");
+  REQUIRE(cross);
+  CHECK(cross->status == 403);
+  s = f.client().Get("/auth/session", {{"Cookie", "enact_session=" + other}});
+  REQUIRE(s);
+  CHECK(json::parse(s->body).at("user_id").as_string() == alice.user());
+}
+
+TEST_CASE("handshake: the unauthenticated /auth routes are limited per client address") {
+  fixture f(1, 4);  // 1 request a second, 4 at once
+  std::vector<int> statuses;
+  std::string last_retry_after;
+  std::string last_body;
+  for (int i = 0; i < 6; ++i) {
+    auto r = f.client().Post("/auth/token", "{}", "application/json");
+    REQUIRE(r);
+    statuses.push_back(r->status);
+    last_retry_after = r->get_header_value("Retry-After");
+    last_body = r->body;
+  }
+  // The burst answers as usual (400: the body lacks its fields); then 429 with Retry-After and
+  // the error shape, on every /auth route of that address, the page included.
+  CHECK(statuses == std::vector<int>{400, 400, 400, 400, 429, 429});
+  CHECK(last_retry_after == "1");
+  CHECK(json::parse(last_body).at("error").at("code").as_string() == "rate_limited");
+  auto page = f.client().Get("/auth/authorize?challenge=" + draw_token(3).challenge + "&client=x");
+  REQUIRE(page);
+  CHECK(page->status == 429);
+  auto n = f.client().Get("/auth/nonce");
+  REQUIRE(n);
+  CHECK(n->status == 429);
+  // Bearer routes are not counted: a token holder is identified by its token.
+  auto me = f.client().Get("/api/me");
+  REQUIRE(me);
+  CHECK(me->status == 401);
+  // The bucket refills.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  auto later = f.client().Get("/auth/nonce");
+  REQUIRE(later);
+  CHECK(later->status == 200);
 }
 
 TEST_CASE("handshake: approve, poll, token once, /api/me, list, revoke") {

@@ -691,19 +691,25 @@ Secret trigger_client::finish_login(const pending_login& login, login_options o)
       detail::wipe_strings(v);
     }
     r.redact = {login.token.view()};
+    std::chrono::milliseconds wait = o.interval;
     try {
       (void)impl_->http.send(r, impl_->token);
       impl_->token = login.token.clone();
       return login.token.clone();
     } catch (const api_error& e) {
-      if (e.code_name() != "authorization_pending")
+      if (e.code_name() == "rate_limited") {
+        // The service limits polls per address: wait as long as it says, then poll again.
+        if (const auto ra = e.retry_after())
+          wait = std::max(wait, std::chrono::duration_cast<std::chrono::milliseconds>(*ra));
+      } else if (e.code_name() != "authorization_pending") {
         throw;
+      }
     }
     if (std::chrono::steady_clock::now() >= deadline)
       throw api_error(
           api_errc::timeout, 0, {},
           "the token was not approved within " + std::to_string(o.timeout.count()) + " ms");
-    impl_->http.pause(o.interval);
+    impl_->http.pause(wait);
   }
 }
 

@@ -164,7 +164,8 @@ struct pending_login {
 struct login_options {
   /// How long to keep polling before giving up (api_error timeout).
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
-  /// Delay between two polls while the answer is `authorization_pending`.
+  /// Delay between two polls while the answer is `authorization_pending`; a `rate_limited` answer
+  /// waits its Retry-After instead when that is longer.
   std::chrono::milliseconds interval{std::chrono::seconds(2)};
 };
 
