@@ -333,11 +333,10 @@ result<json::value> run_action(request_context& c) {
                           to_checksum_address(*pkp)
                     : std::string("no group on which this key may execute lists this action"));
   }
-  // The PKPs usable in this run: those listed together with the action in such a group.
+  // The PKPs usable in this run: those of such a group (every group here lists the action).
   std::set<address> allowed;
   for (const auto& v : views)
-    if (scope::allows(c.who->scopes, scope::permission::execute, v.id) &&
-        std::find(v.cid_hashes.begin(), v.cid_hashes.end(), hashed) != v.cid_hashes.end())
+    if (scope::allows(c.who->scopes, scope::permission::execute, v.id))
       allowed.insert(v.pkps.begin(), v.pkps.end());
   if (pkp && !allowed.contains(*pkp))
     return fail(api_errc::forbidden, "PKP not usable with this action");

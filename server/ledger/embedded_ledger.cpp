@@ -418,11 +418,12 @@ struct account_row {
   uint64_t balance = 0;
   uint64_t next_group_id = 1;
   uint64_t wallets_registered = 0;
+  uint64_t group_count = 0;
 };
 
 #define ENACT_ACCOUNT_SELECT                                                         \
   "SELECT id, hash, admin, managed, name, description, email, created_at, balance, " \
-  "next_group_id, wallets_registered FROM accounts "
+  "next_group_id, wallets_registered, group_count FROM accounts "
 
 [[nodiscard]] account_row read_account(const query& q) {
   account_row r;
@@ -437,6 +438,7 @@ struct account_row {
   r.balance = q.u64(8);
   r.next_group_id = q.u64(9);
   r.wallets_registered = q.u64(10);
+  r.group_count = q.u64(11);
   return r;
 }
 
@@ -1199,7 +1201,7 @@ result<page<group>> embedded_ledger::list_groups(const account_hash& account,
   return store_->read([&](connection& c) -> result<page<group>> {
     ENACT_TRY(account_row a, require_account(c, account));
     page<group> out;
-    out.total = count(c, "SELECT group_count FROM accounts WHERE id = ?", a.id);
+    out.total = a.group_count;
     out.items = load_groups(c, a.id, 1, kMaxGroupId, bounds.first, bounds.second);
     return out;
   });

@@ -493,27 +493,27 @@ result<run_result> pool::run(std::string_view code, std::string_view params_json
                 "code and params: over " + std::to_string(channel::kMaxRequestBytes) + " bytes");
   }
   const auto& on_run = impl_->cfg.on_run;
-  const auto asked = std::chrono::steady_clock::now();
-  const auto us_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t)
-        .count();
-  };
+  const auto asked = clock::now();
   auto idx = impl_->acquire();
+  const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - asked);
   if (!idx) {
     if (on_run)
-      on_run("sandbox run not started", {{"wait_us", us_since(asked)}, {"error", idx.err().message}});
+      on_run("sandbox run not started", {{"wait_us", waited.count()}, {"error", idx.err().message}});
     return idx.err();
   }
-  const int64_t wait_us = us_since(asked);
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = clock::now();
   auto out = impl_->execute(*idx, request, lim, caps);
-  if (on_run)
+  if (on_run) {
+    // A run's own time when it ran; the time until the failure otherwise.
+    const auto ran = out ? out->run_time
+                         : std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started);
     on_run("sandbox run", {{"worker", *idx},
-                           {"wait_us", wait_us},
-                           {"run_us", us_since(started)},
+                           {"wait_us", waited.count()},
+                           {"run_us", ran.count()},
                            {"code_bytes", code.size()},
                            {"outcome", out ? std::string(to_string(out->failure))
                                            : "error: " + out.err().message}});
+  }
   return out;
 }
 

@@ -697,13 +697,20 @@ result<json::value> session(ctx& c, const httplib::Request& req, httplib::Respon
   return json::object{{"user_id", *user}};
 }
 
-result<json::value> sign_out(ctx& c, const httplib::Request& req, httplib::Response& res) {
-  ENACT_TRY_VOID(only_query(req, {}));
+/// The page's writes (approve, deny, sign-out): SameSite=Strict and the JSON body already keep
+/// other sites out; a browser's Origin header, when sent, must be this service too.
+result<void> same_origin(ctx& c, const httplib::Request& req) {
   if (req.has_header("Origin")) {
     const std::string origin = req.get_header_value("Origin");
     if (authority_of(origin) != expected_authority(c, req))
       return fail(api_errc::forbidden, "Origin: not this service");
   }
+  return {};
+}
+
+result<json::value> sign_out(ctx& c, const httplib::Request& req, httplib::Response& res) {
+  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY_VOID(same_origin(c, req));
   const auto h = cookie_hash(cookie_value(req, kCookie));
   if (!h)
     return fail(api_errc::unauthenticated, "not signed in");
@@ -718,13 +725,7 @@ result<json::value> sign_out(ctx& c, const httplib::Request& req, httplib::Respo
 
 result<json::value> decide(ctx& c, const httplib::Request& req, bool approve) {
   ENACT_TRY_VOID(only_query(req, {}));
-  // SameSite=Strict and the JSON body already keep other sites out; a browser's Origin header,
-  // when sent, must be this service too.
-  if (req.has_header("Origin")) {
-    const std::string origin = req.get_header_value("Origin");
-    if (authority_of(origin) != expected_authority(c, req))
-      return fail(api_errc::forbidden, "Origin: not this service");
-  }
+  ENACT_TRY_VOID(same_origin(c, req));
   ENACT_TRY(const std::string user, session_user(c, req));
   ENACT_TRY(const json::object body, string_fields(req, {"challenge"}));
   ENACT_TRY(const std::string challenge, challenge_of(body.at("challenge").get_string(), "body.challenge"));
