@@ -11,7 +11,10 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,6 +28,14 @@
 #include "enact/pkp/pkp.hpp"
 
 namespace enact::itest {
+
+/// A whole file's bytes ("" when it cannot be read): logs, transcripts, data files.
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
 
 /// One secret and every form it could leak in. `what` names its kind, never its value.
 struct secret {

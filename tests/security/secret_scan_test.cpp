@@ -47,13 +47,6 @@ namespace {
 namespace fs = std::filesystem;
 using steady = std::chrono::steady_clock;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 /// enact-server with stdout and stderr each going to a file (the fixture of tests/integration
 /// reads stdout only up to its banner).
 class captured_server {

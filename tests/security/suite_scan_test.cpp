@@ -40,13 +40,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 /// One response of a transcript.
 struct record {
   int status = 0;

@@ -275,36 +275,6 @@ TEST_CASE("EIP-4361 messages are parsed strictly") {
   }
 }
 
-TEST_CASE("store: a browser session signs in once, with its own nonce") {
-  temp_dir dir;
-  auto db = sqlite_store::open(dir.str() + "/triggers.sqlite").value();
-  const hash256 pre = sha256(as_bytes(std::string_view("pre")));
-  const hash256 in = sha256(as_bytes(std::string_view("in")));
-  REQUIRE(db->create_session({pre, "", "nonce0001", t0, t0 + 10min}).has_value());
-  CHECK(db->create_session({pre, "", "nonce0002", t0, t0 + 10min}).code() == store_errc::conflict);
-  const browser_session signed_in{in, "0xabc", "", t0, t0 + 30min};
-  CHECK(db->sign_in_session(pre, "nonce0002", signed_in, t0).code() == store_errc::not_found);
-  CHECK(db->sign_in_session(pre, "", signed_in, t0).code() == store_errc::not_found);
-  CHECK(db->sign_in_session(pre, "nonce0001", signed_in, t0 + 10min).code() == store_errc::not_found);
-  REQUIRE(db->sign_in_session(pre, "nonce0001", signed_in, t0 + 1min).has_value());
-  CHECK(db->sign_in_session(pre, "nonce0001", signed_in, t0 + 1min).code() == store_errc::not_found);
-  CHECK(db->find_session(pre).code() == store_errc::not_found);
-  const auto s = db->find_session(in).value();
-  CHECK(s.user_id == "0xabc");
-  CHECK(s.nonce.empty());
-  CHECK(s.expires_at == t0 + 30min);
-  // Signing out deletes it; a second time finds nothing.
-  const hash256 other = sha256(as_bytes(std::string_view("other")));
-  REQUIRE(db->create_session({other, "0xdef", "", t0, t0 + 30min}).has_value());
-  REQUIRE(db->end_session(other).has_value());
-  CHECK(db->find_session(other).code() == store_errc::not_found);
-  CHECK(db->end_session(other).code() == store_errc::not_found);
-  CHECK(db->find_session(in).has_value());
-  // A new session drops the expired ones.
-  REQUIRE(db->create_session({pre, "", "nonce0003", t0 + 31min, t0 + 41min}).has_value());
-  CHECK(db->find_session(in).code() == store_errc::not_found);
-}
-
 TEST_CASE("handshake: sign-out ends the browser session") {
   fixture f;
   const wallet alice(0x11);

@@ -189,7 +189,8 @@ TEST_CASE("postgres store: an expired lease is taken over by another instance") 
   CHECK(r->attempts == 2);
 }
 
-TEST_CASE("postgres store: browser sessions sign in once and sign out, across instances") {
+TEST_CASE("postgres store: a browser session signed in on one instance, out on another") {
+  // The session cases of the store suite run on one store; here two instances share them.
   const std::string url = shared_postgres().create_database();
   auto a = open_store(url);
   auto b = open_store(url);
@@ -198,11 +199,9 @@ TEST_CASE("postgres store: browser sessions sign in once and sign out, across in
   REQUIRE(a->create_session({pre, "", "nonce0001", t0, t0 + 10min}).has_value());
   CHECK(b->create_session({pre, "", "nonce0002", t0, t0 + 10min}).code() == store_errc::conflict);
   const browser_session signed_in{in, "0xabc", "", t0, t0 + 30min};
-  CHECK(b->sign_in_session(pre, "nonce0002", signed_in, t0).code() == store_errc::not_found);
   REQUIRE(b->sign_in_session(pre, "nonce0001", signed_in, t0 + 1min).has_value());
   CHECK(a->sign_in_session(pre, "nonce0001", signed_in, t0 + 1min).code() == store_errc::not_found);
   CHECK(a->find_session(in).value().user_id == "0xabc");
-  // Signed out on one instance, gone for the other.
   REQUIRE(a->end_session(in).has_value());
   CHECK(b->find_session(in).code() == store_errc::not_found);
   CHECK(b->end_session(in).code() == store_errc::not_found);

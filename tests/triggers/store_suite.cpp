@@ -1,8 +1,8 @@
 // The trigger-store cases (store.hpp): trigger CRUD and ownership, queuing runs against the
 // trigger's type and state, run listing order, leases (exclusive under concurrent workers,
 // expiry, renewal, fencing of a lost lease, the attempt limit), retries and their backoff times,
-// schedule firing as a compare-and-set, the chain watcher's de-duplication, tokens, approvals and
-// persistence. Written against store& only.
+// schedule firing as a compare-and-set, the chain watcher's de-duplication, tokens, approvals,
+// the approval page's browser sessions and persistence. Written against store& only.
 #include "store_suite.hpp"
 
 #include <doctest/doctest.h>
@@ -543,6 +543,35 @@ void tokens_and_approvals(backend& b) {
   CHECK_ERRC(s->claim_approval("challenge-3", twice, t0 + 1min), store_errc::conflict);
 }
 
+void browser_sessions(backend& b) {
+  auto db = b.open();
+  const hash256 pre = keccak256(std::string_view("pre"));
+  const hash256 in = keccak256(std::string_view("in"));
+  MUST(db->create_session({pre, "", "nonce0001", t0, t0 + 10min}));
+  CHECK_ERRC(db->create_session({pre, "", "nonce0002", t0, t0 + 10min}), store_errc::conflict);
+  const browser_session signed_in{in, "0xabc", "", t0, t0 + 30min};
+  CHECK_ERRC(db->sign_in_session(pre, "nonce0002", signed_in, t0), store_errc::not_found);
+  CHECK_ERRC(db->sign_in_session(pre, "", signed_in, t0), store_errc::not_found);
+  CHECK_ERRC(db->sign_in_session(pre, "nonce0001", signed_in, t0 + 10min), store_errc::not_found);
+  MUST(db->sign_in_session(pre, "nonce0001", signed_in, t0 + 1min));
+  CHECK_ERRC(db->sign_in_session(pre, "nonce0001", signed_in, t0 + 1min), store_errc::not_found);
+  CHECK_ERRC(db->find_session(pre), store_errc::not_found);
+  const auto s = MUST(db->find_session(in));
+  CHECK(s.user_id == "0xabc");
+  CHECK(s.nonce.empty());
+  CHECK(s.expires_at == t0 + 30min);
+  // Signing out deletes it; a second time finds nothing.
+  const hash256 other = keccak256(std::string_view("other"));
+  MUST(db->create_session({other, "0xdef", "", t0, t0 + 30min}));
+  MUST(db->end_session(other));
+  CHECK_ERRC(db->find_session(other), store_errc::not_found);
+  CHECK_ERRC(db->end_session(other), store_errc::not_found);
+  CHECK(db->find_session(in).has_value());
+  // A new session drops the expired ones.
+  MUST(db->create_session({pre, "", "nonce0003", t0 + 31min, t0 + 41min}));
+  CHECK_ERRC(db->find_session(in), store_errc::not_found);
+}
+
 void persistence(backend& b) {
   std::string trigger_id, run_id;
   {
@@ -572,6 +601,7 @@ void run_store_suite(const backend_factory& make) {
   SUBCASE("schedules: index, fire as compare-and-set, state with updates") { with(schedules); }
   SUBCASE("chain watcher: checkpoint and seen logs fire once") { with(chain_state); }
   SUBCASE("tokens and approvals") { with(tokens_and_approvals); }
+  SUBCASE("browser sessions: sign in once with their own nonce, sign out") { with(browser_sessions); }
   SUBCASE("state survives reopening") { with(persistence); }
 }
 
