@@ -183,6 +183,8 @@ async function blockTime(receipt) {
 // --- identifiers ----------------------------------------------------------------------------
 
 const H = (tag) => BigInt(ethers.id(`hash ${tag}`));
+/** API.md §1: the hash of an account a wallet creates, keccak256(abi.encodePacked(wallet)). */
+const canonical = (wallet) => BigInt(ethers.solidityPackedKeccak256(['address'], [wallet]));
 const A = (tag) => ethers.getAddress(ethers.dataSlice(ethers.id(`address ${tag}`), 12));
 const cidHash = (cid) => BigInt(ethers.keccak256(ethers.toUtf8Bytes(cid)));
 const perms = (over = {}) => ({
@@ -192,10 +194,11 @@ const perms = (over = {}) => ({
 });
 const somePerms = perms({ canCreateGroups: true, canCreatePkps: true, addPkpToGroups: [1n, 2n], executeInGroups: [0n] });
 
-/** An account with one of everything (like the conformance suite's `prepare`). */
+/** An account with one of everything (like the conformance suite's `prepare`). A managed one is
+ *  created by the api payer; an unmanaged one by its admin, under its canonical hash (API.md §3). */
 async function prepare(tag, managed, admin) {
   const p = {
-    hash: H(`account ${tag}`), admin, tag,
+    hash: managed ? H(`account ${tag}`) : canonical(admin.address), admin, tag,
     walletInGroup: A(`${tag} wallet 1`), walletFree: A(`${tag} wallet 2`),
     key: H(`${tag} key 1`), cid: `QmPrepared${tag}`, group: 1n,
   };
@@ -292,10 +295,10 @@ describe('accounts', () => {
     };
     assert.deepEqual(await read('getAccount', h), want);
     assert.deepEqual(await read('accountByAdmin', adminA.address), want);
-    // The admin may create its own account, managed or not; a relay only a managed one.
-    await send(adminB, 'newAccount', H('acct 2'), adminB.address, true, 'account 2', '', '');
-    await send(adminC, 'newAccount', H('acct 3'), adminC.address, false, 'account 3', '', '');
-    assert.equal((await read('getAccount', H('acct 3'))).managed, false);
+    // A wallet may create its own account, unmanaged and under its canonical hash (the identity
+    // rules are tested below); a relay only a managed one.
+    await sendOne(adminC, 'newAccount', [canonical(adminC.address), adminC.address, false, 'account 3', '', ''], 'AccountCreated');
+    assert.equal((await read('getAccount', canonical(adminC.address))).managed, false);
     const h4 = H('acct 4');
     await reverts(payer, 'newAccount', [h4, A('4'), false, 'n', '', ''], 'RelayNotAllowed', { accountHash: h4, sender: payer.address });
     await reverts(stranger, 'newAccount', [h4, A('4'), true, 'n', '', ''], 'NotAdmin', { accountHash: h4, sender: stranger.address });
@@ -449,7 +452,7 @@ describe('usage keys', () => {
     assert.equal(after_.wallet, ZERO);
     assert.deepEqual(after_.permissions, perms());
     assert.equal((await read('listUsageApiKeys', m.hash, 0n, 1n)).items[0].usageKeyHash, m.key);
-    await reverts(adminB, SET8, [m2.hash, m.key, 0n, 0n, 'stolen', '', perms(), ZERO], 'Duplicate', { what: 'usageKeyHash' });
+    await reverts(adminB, SET8, [m2.hash, m.key, 0n, 0n, 'stolen', '', perms(), ZERO], 'UsageKeyOfAnotherAccount', { accountHash: m2.hash, usageKeyHash: m.key });
     await reverts(payer, SET7, [m.hash, H('k nameless'), 0n, 0n, '', '', perms()], 'InvalidArgument', { reason: 'name: must not be empty' });
     await reverts(payer, SET7, [m.hash, H('k'), 0n, 0n, 'n', 'd'.repeat(4097), perms()], 'InvalidArgument', { reason: 'description: longer than 4096 bytes' });
   });
@@ -898,6 +901,89 @@ describe('multicall', () => {
     const { events } = await send(adminC, 'multicall', [encode('addGroup', u.hash, 'x', '', [], []), encode('removeGroup', u.hash, 1n)]);
     assert.deepEqual(events.map((e) => e.name), ['GroupAdded', 'GroupRemoved']);
     assert.deepEqual((await simulate(adminC, 'multicall', [])), []);
+  });
+});
+
+// API.md §3 "Identity rules", tried as an attacker would with nothing but public data (a victim's
+// account hash, usage-key hashes and wallet addresses are all in the registry's logs). Each of
+// these writes succeeded before the rules existed.
+describe('identity rules', () => {
+  let m;        // the victim: a managed account with a usage key, written by the api payer
+  let own;      // the attacker's own ChainSecured account (stranger's wallet)
+  before(async () => {
+    await deploy();
+    m = await prepare('m', true, adminA);
+    own = canonical(stranger.address);
+    await sendOne(stranger, 'newAccount', [own, stranger.address, false, 'attacker', '', ''], 'AccountCreated',
+      { accountHash: own, adminWalletAddress: stranger.address, managed: false, name: 'attacker', description: '' });
+  });
+
+  test('a wallet creates no account under a hash of its choosing (a victim usage key\'s)', async () => {
+    // With the victim's usage-key hash as the account hash, the victim's key would authenticate
+    // as the attacker's account.
+    await reverts(spare, 'newAccount', [m.key, spare.address, false, 'squat', '', ''], 'AccountHashNotCanonical',
+      { apiKeyHash: m.key, admin: spare.address });
+    await reverts(spare, 'newAccount', [H('any'), spare.address, false, 'squat', '', ''], 'AccountHashNotCanonical',
+      { apiKeyHash: H('any'), admin: spare.address });
+    assert.equal((await read('getUsageApiKey', m.key)).accountHash, m.hash);
+    await reverts(null, 'getAccount', [m.key], 'UnknownAccount', { accountHash: m.key });
+  });
+
+  test('a wallet creates no managed account (ManagedNotAllowed), even under its own hash', async () => {
+    const h = canonical(spare.address);
+    await reverts(spare, 'newAccount', [h, spare.address, true, 'relayable', '', ''], 'ManagedNotAllowed',
+      { apiKeyHash: h, sender: spare.address });
+    await reverts(spare, 'newAccount', [H('m'), spare.address, true, 'relayable', '', ''], 'ManagedNotAllowed',
+      { apiKeyHash: H('m'), sender: spare.address });
+  });
+
+  test('no wallet squats another wallet\'s canonical hash', async () => {
+    const victimHash = canonical(adminC.address);
+    // Naming the victim as admin: only the victim may (NotAdmin); naming itself: not canonical.
+    await reverts(spare, 'newAccount', [victimHash, adminC.address, false, 'squat', '', ''], 'NotAdmin',
+      { accountHash: victimHash, sender: spare.address });
+    await reverts(spare, 'newAccount', [victimHash, spare.address, false, 'squat', '', ''], 'AccountHashNotCanonical',
+      { apiKeyHash: victimHash, admin: spare.address });
+    // The victim's own account is still free for it.
+    await sendOne(adminC, 'newAccount', [victimHash, adminC.address, false, 'mine', '', ''], 'AccountCreated');
+    assert.equal((await read('accountByAdmin', adminC.address)).accountHash, victimHash);
+    // Its second attempt is a Duplicate; the canonical rule runs before the state checks.
+    await reverts(adminC, 'newAccount', [victimHash, adminC.address, false, 'again', '', ''], 'Duplicate', { what: 'apiKeyHash' });
+  });
+
+  test('newAccount refuses a usage key\'s hash, whoever sends it (HashIsUsageKey)', async () => {
+    await reverts(payer, 'newAccount', [m.key, A('payer made'), true, 'n', '', ''], 'HashIsUsageKey', { apiKeyHash: m.key });
+    // The api payer keeps creating API-mode accounts under any other hash.
+    await sendOne(payer, 'newAccount', [H('api mode'), A('payer made'), true, 'n', '', ''], 'AccountCreated');
+  });
+
+  test('setUsageApiKey refuses an account hash (HashIsAccount)', async () => {
+    // A usage key under the victim's account hash would make the victim's account key a usage
+    // key of the attacker's account (and the reverse lookup ambiguous).
+    await reverts(stranger, SET8, [own, m.hash, 0n, 0n, 'k', '', perms(), ZERO], 'HashIsAccount', { usageKeyHash: m.hash });
+    await reverts(stranger, SET7, [own, own, 0n, 0n, 'k', '', perms()], 'HashIsAccount', { usageKeyHash: own });
+    await reverts(payer, SET7, [m.hash, m.hash, 0n, 0n, 'k', '', perms()], 'HashIsAccount', { usageKeyHash: m.hash });
+    // The sender rule comes first: a stranger learns nothing from writing to another account.
+    await reverts(stranger, SET7, [m.hash, own, 0n, 0n, 'k', '', perms()], 'NotAdmin');
+  });
+
+  test('setUsageApiKey refuses another account\'s usage key (UsageKeyOfAnotherAccount)', async () => {
+    await reverts(stranger, SET8, [own, m.key, 0n, 0n, 'stolen', '', perms({ executeInGroups: [0n] }), stranger.address],
+      'UsageKeyOfAnotherAccount', { accountHash: own, usageKeyHash: m.key });
+    const k = await read('getUsageApiKey', m.key);
+    assert.equal(k.accountHash, m.hash);
+    assert.equal(k.name, 'key 1');
+  });
+
+  test('positive: a fresh key, and replacing one\'s own key under the same hash', async () => {
+    const mine = H('attacker key');
+    await sendOne(stranger, SET7, [own, mine, 0n, 0n, 'mine', '', perms()], 'UsageApiKeySet');
+    await sendOne(stranger, SET8, [own, mine, 0n, 0n, 'mine again', '', somePerms, A('mine')], 'UsageApiKeySet');
+    assert.equal((await read('getUsageApiKey', mine)).name, 'mine again');
+    await sendOne(payer, SET7, [m.hash, m.key, 0n, 0n, 'replaced', '', perms()], 'UsageApiKeySet');
+    // A removed key's hash is free again, for its account or another.
+    await sendOne(stranger, 'removeUsageApiKey', [own, mine], 'UsageApiKeyRemoved');
+    await sendOne(payer, SET7, [m.hash, mine, 0n, 0n, 'reused', '', perms()], 'UsageApiKeySet');
   });
 });
 

@@ -105,6 +105,19 @@ interface IPermissionRegistry {
     error InvalidArgument(string reason);
     error NotOwner(address sender);
     error NotApiPayer(address sender);
+    // Identity rules (API.md §3). A wallet creates only its own account, unmanaged, under the
+    // hash every client derives from its address; account hashes and usage-key hashes are one
+    // namespace, so no key can be made to authenticate as an account it does not belong to.
+    /// newAccount by a wallet (not an api payer): apiKeyHash != keccak256(abi.encodePacked(admin)).
+    error AccountHashNotCanonical(uint256 apiKeyHash, address admin);
+    /// newAccount by a wallet (not an api payer) with managed = true.
+    error ManagedNotAllowed(uint256 apiKeyHash, address sender);
+    /// newAccount with a hash that is a usage key (of any account).
+    error HashIsUsageKey(uint256 apiKeyHash);
+    /// setUsageApiKey with a hash that is an account.
+    error HashIsAccount(uint256 usageKeyHash);
+    /// setUsageApiKey with the hash of a usage key that another account holds.
+    error UsageKeyOfAnotherAccount(uint256 accountHash, uint256 usageKeyHash);
 
     // --- events (ledger events; parameter names = ledger event data keys) --------------------
     event AccountCreated(uint256 indexed accountHash, address adminWalletAddress, bool managed, string name, string description);
@@ -139,8 +152,11 @@ interface IPermissionRegistry {
     function setApiPayer(address payer, bool allowed) external;
 
     // --- accounts --------------------------------------------------------------------------------
-    /// Sender rule applied to `admin` and `managed` of the new account. Duplicate when the hash
-    /// exists or `admin` administers another account; InvalidArgument for a zero admin.
+    /// Sender rule applied to `admin` and `managed` of the new account (so a wallet that is not an
+    /// api payer may only name itself: NotAdmin otherwise); then, for such a wallet, the identity
+    /// rule: ManagedNotAllowed, AccountHashNotCanonical. InvalidArgument for a zero admin.
+    /// Duplicate when the hash exists, HashIsUsageKey when it is a usage key, Duplicate when
+    /// `admin` administers another account.
     function newAccount(uint256 apiKeyHash, address admin, bool managed, string calldata name, string calldata description, string calldata email) external;
     /// One-way: admin := newAdmin, managed := false. AlreadyUnmanaged the second time;
     /// Duplicate when newAdmin administers another account; InvalidArgument for zero.
@@ -149,7 +165,9 @@ interface IPermissionRegistry {
     function accountByAdmin(address admin) external view returns (AccountView memory);       // UnknownAccount
 
     // --- usage keys ------------------------------------------------------------------------------
-    /// Inserts or replaces every field of the key. Duplicate when the hash belongs to another account.
+    /// Inserts or replaces every field of the key (replacing keeps the hash: how an update works).
+    /// HashIsAccount when the hash is an account's, UsageKeyOfAnotherAccount when another account
+    /// holds a key with this hash.
     function setUsageApiKey(uint256 accountHash, uint256 usageKeyHash, uint256 expiration, uint256 balance, string calldata name, string calldata description, Permissions calldata p) external;
     /// The same, recording the key's own wallet address.
     function setUsageApiKey(uint256 accountHash, uint256 usageKeyHash, uint256 expiration, uint256 balance, string calldata name, string calldata description, Permissions calldata p, address wallet) external;

@@ -9,6 +9,11 @@ import {IPermissionRegistry} from "./IPermissionRegistry.sol";
 ///   - a write checks, in order: the account exists (UnknownAccount), the sender rule (NotAdmin /
 ///     RelayNotAllowed), its arguments (InvalidArgument), then the state (Unknown* / Duplicate /
 ///     AlreadyUnmanaged); a failing call changes nothing;
+///   - identity rules (API.md §3): newAccount from a sender that is not an api payer (so, past the
+///     sender rule, the admin itself) must be unmanaged (ManagedNotAllowed) and under
+///     keccak256(abi.encodePacked(admin)) (AccountHashNotCanonical), checked before its arguments;
+///     account hashes and usage-key hashes are one namespace (HashIsUsageKey, HashIsAccount,
+///     UsageKeyOfAnotherAccount), checked with the state;
 ///   - a relayed write's credit charge is a chargeCredits call after the write in one multicall,
 ///     so a short balance reverts the write with it; chargeCredits accepts the account's own admin
 ///     besides the api payers (the embedded ledger debits a write's charge whoever sends the write,
@@ -139,11 +144,20 @@ contract PermissionRegistry is IPermissionRegistry {
         string calldata email
     ) external override {
         _checkSender(apiKeyHash, admin, managed);
+        // API.md §3 identity rules: a wallet (past _checkSender, it is `admin`) creates only its
+        // own ChainSecured account under the hash every client derives from its address, so no one
+        // squats another wallet's account or creates one under a hash of its choosing.
+        if (!isApiPayer[msg.sender]) {
+            if (managed) revert ManagedNotAllowed(apiKeyHash, msg.sender);
+            if (apiKeyHash != uint256(keccak256(abi.encodePacked(admin)))) revert AccountHashNotCanonical(apiKeyHash, admin);
+        }
         if (admin == address(0)) _invalid("admin: zero address");
         _checkMetadata(name, description);
         _checkText(email, MAX_EMAIL, false, "email");
         Account storage a = _accounts[apiKeyHash];
         if (a.admin != address(0)) revert Duplicate("apiKeyHash");
+        // One namespace: an account under a usage key's hash would take that key over.
+        if (_keys[apiKeyHash].createdAt != 0) revert HashIsUsageKey(apiKeyHash);
         if (_administers(admin)) revert Duplicate("admin");
         a.admin = admin;
         a.managed = managed;
@@ -222,13 +236,16 @@ contract PermissionRegistry is IPermissionRegistry {
     ) private {
         Account storage a = _writable(h);
         _checkMetadata(name, description);
+        // One namespace (API.md §3): a key under an account's hash, or under another account's
+        // key hash, would make that credential authenticate here.
+        if (_accounts[kh].admin != address(0)) revert HashIsAccount(kh);
         UsageKey storage k = _keys[kh];
         if (k.createdAt == 0) {
             k.accountHash = h;
             k.createdAt = uint64(block.timestamp);
             a.usageKeys.push(kh);
         } else if (k.accountHash != h) {
-            revert Duplicate("usageKeyHash");
+            revert UsageKeyOfAnotherAccount(h, kh);
         }
         k.wallet = wallet;
         k.expiration = expiration;
