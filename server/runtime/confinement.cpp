@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 extern char** environ;
@@ -31,6 +32,13 @@ void note(isolation_report& r, const std::string& what) {
 
 std::string errno_text(const char* call) { return std::string(call) + ": " + std::strerror(errno); }
 
+// The test hook: `layer` is left out on purpose when it is the one asked for, and says so.
+bool skipped(isolation_report& r, std::string_view skip, std::string_view layer) {
+  if (skip != layer) return false;
+  note(r, std::string(layer) + ": left out on purpose (test hook)");
+  return true;
+}
+
 bool close_all_but(int keep) {
   const auto ukeep = static_cast<unsigned>(keep);
   if (::close_range(0, ukeep - 1, 0) == 0 && ::close_range(ukeep + 1, ~0U, 0) == 0) return true;
@@ -44,6 +52,32 @@ bool close_all_but(int keep) {
 bool set_limit(int resource, rlim_t value) {
   const rlimit l{value, value};
   return ::setrlimit(resource, &l) == 0;
+}
+
+// A network namespace of its own: no interfaces but a loopback that is down. Without
+// CAP_SYS_ADMIN, a user namespace may grant it.
+bool own_network_namespace(isolation_report& r) {
+  if (::unshare(CLONE_NEWNET) == 0) return true;
+  const std::string first = errno_text("unshare(CLONE_NEWNET)");
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) return true;
+  note(r, first + ", " + errno_text("unshare(CLONE_NEWUSER|CLONE_NEWNET)"));
+  return false;
+}
+
+// Root becomes nobody. A server that is not root cannot change its workers' uid: they would keep
+// its rights (its files, its processes), so the layer is missing there.
+bool drop_root(isolation_report& r) {
+  if (::geteuid() != 0) {
+    note(r, "not root: the worker keeps the server's uid");
+    return false;
+  }
+  constexpr uid_t kNobody = 65534;
+  if (::setgroups(0, nullptr) == 0 && ::setresgid(kNobody, kNobody, kNobody) == 0 &&
+      ::setresuid(kNobody, kNobody, kNobody) == 0) {
+    return true;
+  }
+  note(r, errno_text("dropping root"));
+  return false;
 }
 
 // --- seccomp ---------------------------------------------------------------------------------
@@ -156,57 +190,48 @@ bool install_filter(int channel_fd, std::string& why) {
 
 }  // namespace
 
-void prepare(isolation_report& r, int channel_fd, size_t address_space_bytes) {
-  r.empty_environment = environ == nullptr || environ[0] == nullptr;
-  if (!r.empty_environment) note(r, "environment not empty");
-
-  r.fds_closed = close_all_but(channel_fd);
-  if (!r.fds_closed) note(r, errno_text("close_range"));
-
-  // A network namespace of its own: no interfaces but a loopback that is down. Without
-  // CAP_SYS_ADMIN, a user namespace may grant it.
-  if (::unshare(CLONE_NEWNET) == 0) {
-    r.network_namespace = true;
-  } else {
-    const std::string first = errno_text("unshare(CLONE_NEWNET)");
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) {
-      r.network_namespace = true;
-    } else {
-      note(r, first + ", " + errno_text("unshare(CLONE_NEWUSER|CLONE_NEWNET)"));
-    }
+void prepare(isolation_report& r, int channel_fd, size_t address_space_bytes,
+             std::string_view skip) {
+  if (!skipped(r, skip, "empty_environment")) {
+    r.empty_environment = environ == nullptr || environ[0] == nullptr;
+    if (!r.empty_environment) note(r, "environment not empty");
   }
 
-  if (::geteuid() == 0) {
-    constexpr uid_t kNobody = 65534;
-    r.dropped_privileges = ::setgroups(0, nullptr) == 0 &&
-                           ::setresgid(kNobody, kNobody, kNobody) == 0 &&
-                           ::setresuid(kNobody, kNobody, kNobody) == 0;
-    if (!r.dropped_privileges) note(r, errno_text("dropping root"));
-  } else {
-    note(r, "not root: runs under the server's own uid");
+  if (!skipped(r, skip, "fds_closed")) {
+    r.fds_closed = close_all_but(channel_fd);
+    if (!r.fds_closed) note(r, errno_text("close_range"));
   }
 
-  bool limits = true;
+  if (!skipped(r, skip, "network_namespace")) r.network_namespace = own_network_namespace(r);
+
+  if (!skipped(r, skip, "dropped_privileges")) r.dropped_privileges = drop_root(r);
+
+  if (!skipped(r, skip, "rlimits")) {
+    bool limits = true;
 #if defined(__SANITIZE_ADDRESS__)
-  note(r, "RLIMIT_AS not set under AddressSanitizer");
-  (void)address_space_bytes;
+    note(r, "RLIMIT_AS not set under AddressSanitizer");
+    (void)address_space_bytes;
 #else
-  limits &= set_limit(RLIMIT_AS, address_space_bytes);
+    limits &= set_limit(RLIMIT_AS, address_space_bytes);
 #endif
-  limits &= set_limit(RLIMIT_NOFILE, static_cast<rlim_t>(channel_fd) + 1);
-  limits &= set_limit(RLIMIT_NPROC, 0);
-  limits &= set_limit(RLIMIT_FSIZE, 0);
-  limits &= set_limit(RLIMIT_CORE, 0);
-  r.rlimits = limits;
-  if (!limits) note(r, errno_text("setrlimit"));
+    limits &= set_limit(RLIMIT_NOFILE, static_cast<rlim_t>(channel_fd) + 1);
+    limits &= set_limit(RLIMIT_NPROC, 0);
+    limits &= set_limit(RLIMIT_FSIZE, 0);
+    limits &= set_limit(RLIMIT_CORE, 0);
+    r.rlimits = limits;
+    if (!limits) note(r, errno_text("setrlimit"));
+  }
 }
 
-void lock_down(isolation_report& r, int channel_fd) {
-  r.no_new_privs = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
+void lock_down(isolation_report& r, int channel_fd, std::string_view skip) {
+  r.no_new_privs =
+      !skipped(r, skip, "no_new_privs") && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
   if (!r.no_new_privs) {
-    note(r, errno_text("PR_SET_NO_NEW_PRIVS"));
+    if (skip != "no_new_privs") note(r, errno_text("PR_SET_NO_NEW_PRIVS"));
+    note(r, "seccomp: not without no_new_privs");
     return;  // the kernel refuses an unprivileged filter without it
   }
+  if (skipped(r, skip, "seccomp")) return;
   std::string why;
   r.seccomp = install_filter(channel_fd, why);
   if (!r.seccomp) note(r, why);

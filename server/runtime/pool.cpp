@@ -2,6 +2,13 @@
 // each replacement: PR_SET_PDEATHSIG in the worker is tied to the thread that started it, so
 // that thread must live as long as the pool. Runs happen on the callers' threads, each owning
 // one worker (and its channel) from dispatch to answer; the mutex guards only the slot lists.
+//
+// Isolation is required, not hoped for: each worker's ready report lists the layers it put in
+// place, and unless the pool was started with allow_weak_isolation, the first worker that lacks
+// one (at start or as a replacement) turns the pool into one that serves no run — every run()
+// answers runtime_errc::unconfined naming the layers, the spawner stops replacing workers, and
+// on_isolation is told (then at most once a minute while runs are refused). Such a worker has
+// already exited by itself after its report (worker_main.cpp), so nothing ran in it.
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,6 +22,8 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -54,6 +63,38 @@ struct worker {
 };
 
 constexpr size_t kMaxHelloBytes = 64u << 10;
+// While the pool refuses runs for want of isolation, how often refused runs are logged.
+constexpr auto kRefusalLogInterval = std::chrono::seconds(60);
+// The operator's opt-out, named in the answer every refused run gets.
+constexpr std::string_view kOptOut = "--unsafe-allow-weak-sandbox";
+
+uint32_t mask_of(const std::vector<std::string>& layers) {
+  uint32_t m = 0;
+  for (const std::string& l : layers) {
+    for (size_t i = 0; i < std::size(kIsolationLayers); ++i)
+      if (kIsolationLayers[i] == l) m |= 1u << i;
+  }
+  return m;
+}
+
+std::vector<std::string> layers_of(uint32_t mask) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < std::size(kIsolationLayers); ++i)
+    if ((mask & (1u << i)) != 0) out.emplace_back(kIsolationLayers[i]);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+json::array json_list(const std::vector<std::string>& items) {
+  json::array out;
+  for (const std::string& i : items) out.emplace_back(i);
+  return out;
+}
 
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
@@ -138,7 +179,90 @@ class pool::impl {
   bool started = false;
   std::optional<error> start_error;
   isolation_report isolation;
+  // Layers some worker since start lacked (bits in kIsolationLayers order).
+  uint32_t missing_mask = 0;
+  // Set once a worker lacked a required layer: every later run() gets this error.
+  std::optional<error> refusal;
+  clock::time_point refusal_logged{};
+  size_t refused_since_log = 0;
   std::thread spawner;
+
+  // --- isolation ----------------------------------------------------------------------------
+
+  void tell(std::string_view message, json::object fields) const {
+    if (cfg.on_isolation) cfg.on_isolation(message, std::move(fields));
+  }
+
+  // The worker's report: accepted (nothing missing, or weak isolation allowed), or the pool
+  // stops serving and the refusal is returned: the worker may not be used.
+  std::optional<error> judge(const isolation_report& r) {
+    const std::vector<std::string> missing = missing_layers(r);
+    const uint32_t mask = mask_of(missing);
+    bool refusing_now = false;
+    bool weaker = false;
+    std::optional<error> out;
+    {
+      const std::lock_guard lock(mu);
+      isolation = r;
+      // A replacement lacking a layer no worker lacked before (the start is reported whole).
+      weaker = started && (mask & ~missing_mask) != 0;
+      missing_mask |= mask;
+      if (!missing.empty() && !cfg.allow_weak_isolation) {
+        if (!refusal) {
+          refusal = error{make_error_code(runtime_errc::unconfined),
+                          "the action sandbox serves no run: its workers cannot put these "
+                          "isolation layers in place: " + joined(layers_of(missing_mask)) +
+                          " (the server log says why). Run enact-server as root on a host that "
+                          "allows them (docs/actions.md), or start it with " +
+                          std::string(kOptOut) + " to run actions without them"};
+          refusal_logged = clock::now();
+          refusing_now = true;
+        }
+        out = refusal;
+      }
+    }
+    if (refusing_now) {
+      idle_cv.notify_all();  // runs waiting for a worker get the refusal now
+      tell("sandbox isolation incomplete: no action will run",
+           {{"missing", json_list(missing)}, {"notes", r.notes}, {"opt_out", kOptOut}});
+    } else if (weaker && cfg.allow_weak_isolation) {
+      tell("sandbox isolation weakened: a new worker runs without more layers",
+           {{"missing", json_list(missing)}, {"notes", r.notes}});
+    }
+    return out;
+  }
+
+  // With allow_weak_isolation, once the first workers are up: what they run without.
+  void tell_not_enforced() {
+    std::vector<std::string> missing;
+    std::string notes;
+    {
+      const std::lock_guard lock(mu);
+      missing = layers_of(missing_mask);
+      notes = isolation.notes;
+    }
+    tell("sandbox isolation not enforced (" + std::string(kOptOut) +
+             "): actions run without the layers a worker could not put in place",
+         {{"missing", json_list(missing)}, {"notes", notes}});
+  }
+
+  // A run refused for want of isolation: logged at most once per kRefusalLogInterval.
+  void note_refused_run() {
+    size_t refused = 0;
+    std::vector<std::string> missing;
+    {
+      const std::lock_guard lock(mu);
+      ++refused_since_log;
+      const auto now = clock::now();
+      if (now - refusal_logged < kRefusalLogInterval) return;
+      refusal_logged = now;
+      refused = refused_since_log;
+      refused_since_log = 0;
+      missing = layers_of(missing_mask);
+    }
+    tell("sandbox isolation incomplete: runs refused",
+         {{"missing", json_list(missing)}, {"refused_runs", refused}, {"opt_out", kOptOut}});
+  }
 
   // --- spawning (spawner thread only) -----------------------------------------------------
 
@@ -165,14 +289,19 @@ class pool::impl {
     ::posix_spawnattr_setflags(
         &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 
-    const std::string parent = std::to_string(::getpid());
-    const std::string as = std::to_string(address_space);
-    char* argv[] = {cfg.worker_path.data(),         const_cast<char*>("--parent"),
-                    const_cast<char*>(parent.c_str()), const_cast<char*>("--address-space"),
-                    const_cast<char*>(as.c_str()),  nullptr};
+    std::vector<std::string> args = {cfg.worker_path, "--parent", std::to_string(::getpid()),
+                                     "--address-space", std::to_string(address_space)};
+    if (cfg.allow_weak_isolation) args.emplace_back("--allow-weak-isolation");
+    if (!cfg.fail_layer_for_tests.empty()) {
+      args.emplace_back("--fail-layer");
+      args.push_back(cfg.fail_layer_for_tests);
+    }
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     char* envp[] = {nullptr};
     pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, cfg.worker_path.c_str(), &actions, &attr, argv, envp);
+    const int rc = ::posix_spawn(&pid, cfg.worker_path.c_str(), &actions, &attr, argv.data(), envp);
     ::posix_spawn_file_actions_destroy(&actions);
     ::posix_spawnattr_destroy(&attr);
     ::close(sv[1]);
@@ -205,9 +334,10 @@ class pool::impl {
                                                   : std::string()) +
                       (how.empty() ? std::string() : "; the worker " + how));
     }
-    isolation_report r = parse_isolation(iso->get_object());
-    const std::lock_guard lock(mu);
-    isolation = std::move(r);
+    if (std::optional<error> refused = judge(parse_isolation(iso->get_object()))) {
+      kill_and_reap(w);  // it is exiting by itself; reap it
+      return *refused;
+    }
     return {};
   }
 
@@ -233,11 +363,14 @@ class pool::impl {
         failed = ready.err();
       }
     }
+    // A worker that lacked a required layer is no failure to start: the pool starts, serving no
+    // run, so the operator sees why in the answers and the log rather than a server that exits.
+    const bool unconfined = failed && failed->code == runtime_errc::unconfined;
     {
       const std::lock_guard lock(mu);
       started = true;
       if (failed) {
-        start_error = failed;
+        if (!unconfined) start_error = failed;
         for (worker& w : fresh) kill_and_reap(w);
       } else {
         for (size_t i = 0; i < fresh.size(); ++i) {
@@ -248,10 +381,12 @@ class pool::impl {
     }
     idle_cv.notify_all();
     if (failed) return;
+    if (cfg.allow_weak_isolation) tell_not_enforced();
 
     std::unique_lock lock(mu);
     for (;;) {
-      spawn_cv.wait(lock, [&] { return stopping || !dead.empty(); });
+      // Once runs are refused for want of isolation, no worker is started again.
+      spawn_cv.wait(lock, [&] { return stopping || (!dead.empty() && !refusal); });
       if (stopping) return;
       const size_t idx = dead.back();
       dead.pop_back();
@@ -304,12 +439,14 @@ class pool::impl {
       size_t idx;
       {
         std::unique_lock lock(mu);
-        if (!idle_cv.wait_until(lock, until, [&] { return stopping || !idle.empty(); })) {
+        if (!idle_cv.wait_until(lock, until,
+                                [&] { return stopping || refusal || !idle.empty(); })) {
           return fail(runtime_errc::pool_saturated,
                       "no sandbox worker became free within " +
                           std::to_string(cfg.queue_timeout.count()) + " ms");
         }
         if (stopping) return fail(runtime_errc::stopped, "the sandbox pool is stopping");
+        if (refusal) return *refusal;
         idx = idle.front();
         idle.pop_front();
       }
@@ -447,6 +584,23 @@ result<std::unique_ptr<pool>> pool::start(pool_config config) {
   if (!valid(config.defaults)) {
     return fail(runtime_errc::invalid_request, "defaults: every limit must be above zero");
   }
+#if defined(ENACT_SANDBOX_TEST_HOOKS)
+  if (config.fail_layer_for_tests.empty()) {
+    if (const char* layer = std::getenv("ENACT_TEST_SANDBOX_FAIL_LAYER"); layer != nullptr)
+      config.fail_layer_for_tests = layer;
+  }
+  if (!config.fail_layer_for_tests.empty() &&
+      std::find(std::begin(kIsolationLayers), std::end(kIsolationLayers),
+                config.fail_layer_for_tests) == std::end(kIsolationLayers)) {
+    return fail(runtime_errc::invalid_request,
+                "fail_layer_for_tests: " + config.fail_layer_for_tests + " is no isolation layer");
+  }
+#else
+  if (!config.fail_layer_for_tests.empty()) {
+    return fail(runtime_errc::invalid_request,
+                "fail_layer_for_tests: this build has no sandbox test hooks");
+  }
+#endif
   if (config.size == 0) config.size = 2 * std::max(1u, std::thread::hardware_concurrency());
   auto p = std::make_unique<impl>(std::move(config));
   p->address_space = p->cfg.address_space_bytes != 0 ? p->cfg.address_space_bytes
@@ -497,6 +651,7 @@ result<run_result> pool::run(std::string_view code, std::string_view params_json
   auto idx = impl_->acquire();
   const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - asked);
   if (!idx) {
+    if (idx.code() == runtime_errc::unconfined) impl_->note_refused_run();
     if (on_run)
       on_run("sandbox run not started", {{"wait_us", waited.count()}, {"error", idx.err().message}});
     return idx.err();
@@ -536,6 +691,12 @@ std::vector<int> pool::worker_pids() const {
 isolation_report pool::isolation() const {
   const std::lock_guard lock(impl_->mu);
   return impl_->isolation;
+}
+
+isolation_status pool::isolation_state() const {
+  const std::lock_guard lock(impl_->mu);
+  return isolation_status{!impl_->cfg.allow_weak_isolation, !impl_->refusal,
+                          layers_of(impl_->missing_mask), impl_->isolation.notes};
 }
 
 }  // namespace enact::runtime

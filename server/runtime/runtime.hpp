@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,13 +40,15 @@ enum class runtime_errc {
   protocol,             // a worker sent a malformed or unexpected frame; it was replaced
   invalid_request,      // code not UTF-8 or over 64 MiB, params not JSON, or a limit of zero
   stopped,              // the pool is shutting down
+  unconfined,           // a worker could not put an isolation layer in place: no run is served
 };
 
 namespace detail {
 inline const std::error_category& runtime_category() noexcept {
   static const enact::detail::errc_category<runtime_errc> c(
       "enact.runtime", {"", "sandbox pool saturated", "sandbox worker failed to start",
-                        "sandbox protocol violation", "invalid run request", "pool stopped"});
+                        "sandbox protocol violation", "invalid run request", "pool stopped",
+                        "sandbox isolation incomplete"});
   return c;
 }
 }  // namespace detail
@@ -81,6 +84,22 @@ struct pool_config {
   /// When set, called after each run (the server passes its debug log): the worker, the wait for
   /// an idle one, the run's time and its outcome. Never the code, the params or the output.
   std::function<void(std::string_view message, boost::json::object fields)> on_run;
+
+  /// Every isolation layer (kIsolationLayers) is required: a worker that cannot put one in place
+  /// exits after its report, and from then on the pool serves no run (runtime_errc::unconfined,
+  /// naming the layers). Set this only when the operator has said so (enact-server
+  /// --unsafe-allow-weak-sandbox): workers then run with whatever layers they could apply.
+  bool allow_weak_isolation = false;
+  /// Called when workers report missing layers (the server passes its error log, or its warning
+  /// log under allow_weak_isolation): when the pool stops serving, then at most once a minute
+  /// while runs are refused; with allow_weak_isolation, once at start and again whenever a layer
+  /// is missing that was not before. Fields: missing (layer names), notes (why).
+  std::function<void(std::string_view message, boost::json::object fields)> on_isolation;
+  /// Test builds only (ENACT_SANDBOX_TEST_HOOKS): the one layer (a kIsolationLayers name) each
+  /// worker leaves out on purpose. Empty: none; also read from the ENACT_TEST_SANDBOX_FAIL_LAYER
+  /// environment variable of the server process. A build without the hooks refuses a non-empty
+  /// value (pool::start: invalid_request).
+  std::string fail_layer_for_tests;
 };
 
 enum class failure_kind { none, exception, timeout, memory, output_too_large, crashed };
@@ -121,7 +140,8 @@ class capability_handler {
                                                         const boost::json::object& args) = 0;
 };
 
-/// What a worker achieved in confining itself (each step is best effort and reported).
+/// What a worker achieved in confining itself: each step is tried and reported, and the pool
+/// decides (pool_config::allow_weak_isolation) whether a worker missing one may run actions.
 struct isolation_report {
   bool empty_environment = false;  // execve'd with no environment variables
   bool fds_closed = false;         // only the channel is open
@@ -131,6 +151,31 @@ struct isolation_report {
   bool no_new_privs = false;       // PR_SET_NO_NEW_PRIVS
   bool seccomp = false;            // the syscall allow-list filter is installed
   std::string notes;               // why a step was not achieved
+};
+
+/// The isolation layers by the names reports, logs and GET /info use, in the order a worker
+/// applies them (the fields of isolation_report).
+inline constexpr std::string_view kIsolationLayers[] = {
+    "empty_environment", "fds_closed", "network_namespace", "dropped_privileges",
+    "rlimits",           "no_new_privs", "seccomp"};
+
+/// The layers `r` lacks, in kIsolationLayers order; empty when the worker is fully confined.
+[[nodiscard]] inline std::vector<std::string> missing_layers(const isolation_report& r) {
+  const bool held[] = {r.empty_environment, r.fds_closed, r.network_namespace,
+                       r.dropped_privileges, r.rlimits, r.no_new_privs, r.seccomp};
+  static_assert(std::size(held) == std::size(kIsolationLayers));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < std::size(held); ++i)
+    if (!held[i]) out.emplace_back(kIsolationLayers[i]);
+  return out;
+}
+
+/// Whether the pool requires every layer and whether it serves runs (GET /info "sandbox").
+struct isolation_status {
+  bool enforced = true;              // every layer required (no allow_weak_isolation)
+  bool serving = true;               // false: a worker lacked a required layer; runs are refused
+  std::vector<std::string> missing;  // layers some worker since start could not put in place
+  std::string notes;                 // why, as the most recent such worker reported it
 };
 
 /// The worker binary that belongs to this build: next to the running executable, else the
@@ -161,6 +206,8 @@ class pool {
   [[nodiscard]] std::vector<int> worker_pids() const;
   /// What the most recently started worker reported about its confinement.
   [[nodiscard]] isolation_report isolation() const;
+  /// Whether isolation is enforced, runs are served, and which layers were missing.
+  [[nodiscard]] isolation_status isolation_state() const;
 
   class impl;
 

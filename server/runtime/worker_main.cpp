@@ -4,7 +4,13 @@
 // per request frame until the channel closes. Each run gets a heap created after the previous
 // run's heap was destroyed, while the worker waited for the request.
 //
-//   enact-worker --parent <pid> --address-space <bytes>
+//   enact-worker --parent <pid> --address-space <bytes> [--allow-weak-isolation]
+//                [--fail-layer <layer>]   (test builds only: ENACT_SANDBOX_TEST_HOOKS)
+//
+// Every isolation layer is required: a worker that could not put one in place sends its report
+// (the parent names the missing layers) and exits with kExitUnconfined before it reads a request,
+// so no action ever runs partly confined, whatever the parent does with the report. Only
+// --allow-weak-isolation (the operator's --unsafe-allow-weak-sandbox) lets it go on without.
 #include <malloc.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -14,7 +20,9 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -34,6 +42,7 @@ constexpr int kFd = channel::kWorkerFd;
 // Exit codes the parent may see in its logs; any exit means the worker is replaced.
 constexpr int kExitUsage = 64;
 constexpr int kExitProtocol = 76;
+constexpr int kExitUnconfined = 77;
 
 [[noreturn]] void leave(int code) { std::_Exit(code); }
 
@@ -150,11 +159,27 @@ json::object report_json(const isolation_report& r) {
 int main(int argc, char** argv) {
   long long parent = 0;
   unsigned long long address_space = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--parent") == 0) {
-      parent = std::atoll(argv[i + 1]);
-    } else if (std::strcmp(argv[i], "--address-space") == 0) {
-      address_space = std::strtoull(argv[i + 1], nullptr, 10);
+  bool allow_weak = false;
+  std::string_view fail_layer;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--allow-weak-isolation") {
+      allow_weak = true;
+      continue;
+    }
+    if (i + 1 >= argc) leave(kExitUsage);
+    if (arg == "--parent") {
+      parent = std::atoll(argv[++i]);
+    } else if (arg == "--address-space") {
+      address_space = std::strtoull(argv[++i], nullptr, 10);
+#if defined(ENACT_SANDBOX_TEST_HOOKS)
+    } else if (arg == "--fail-layer") {
+      fail_layer = argv[++i];
+      if (std::find(std::begin(kIsolationLayers), std::end(kIsolationLayers), fail_layer) ==
+          std::end(kIsolationLayers)) {
+        leave(kExitUsage);
+      }
+#endif
     } else {
       leave(kExitUsage);
     }
@@ -172,13 +197,14 @@ int main(int argc, char** argv) {
   ::mallopt(M_TRIM_THRESHOLD, 1 << 20);
 
   isolation_report report;
-  confinement::prepare(report, kFd, static_cast<size_t>(address_space));
+  confinement::prepare(report, kFd, static_cast<size_t>(address_space), fail_layer);
   warm_up();
   const int pid = static_cast<int>(::getpid());
-  confinement::lock_down(report, kFd);
+  confinement::lock_down(report, kFd, fail_layer);
 
   send(json::serialize(json::object{
       {"hello", json::object{{"pid", pid}, {"isolation", report_json(report)}}}}));
+  if (!allow_weak && !missing_layers(report).empty()) leave(kExitUnconfined);
 
   sandbox::fresh_heap next(send_fatal);
   for (;;) {
