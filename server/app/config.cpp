@@ -195,6 +195,7 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   }
   if (key == "tee.dstack_socket") { ENACT_TRY(s.dstack_socket, text(v, what)); return {}; }
   if (key == "tee.evidence_dir") { ENACT_TRY(s.evidence_dir, text(v, what)); return {}; }
+  if (key == "sandbox.unsafe_allow_weak") { ENACT_TRY(s.sandbox_allow_weak, boolean(v, what)); return {}; }
   if (key == "sandbox.ipfs_gateway") { ENACT_TRY(s.core.ipfs_gateway, text(v, what)); return {}; }
   if (key == "limits.max_body_bytes") { ENACT_TRY(s.core.max_body_bytes, number<size_t>(v, what)); return {}; }
   if (key == "limits.key_rate_per_second") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_per_second = double(n); return {}; }
@@ -260,6 +261,7 @@ constexpr flag kFlags[] = {
     {"--sandbox-workers", "sandbox.workers", "action sandbox worker processes (default 2 per core)"},
     {"--run-timeout-ms", "sandbox.run_timeout_ms", "wall-clock limit per action run (default 10000)"},
     {"--run-heap-mib", "sandbox.run_heap_mib", "heap limit per action run in MiB (default 64)"},
+    {"--unsafe-allow-weak-sandbox", nullptr, "UNSAFE: run actions even when a sandbox worker cannot put every isolation layer in place (default: refuse every run with 503; docs/actions.md)"},
     {"--ipfs-gateway", "sandbox.ipfs_gateway", "IPFS HTTP gateway for code not in the content store (default: off)"},
     {"--tee", "tee.backend", "simulated | dstack: where PKP keys and quotes come from (default simulated)"},
     {"--dstack-socket", "tee.dstack_socket", "dstack guest agent socket (default /var/run/dstack.sock)"},
@@ -332,7 +334,7 @@ std::string help_text() {
       "\nConfig file keys: listen, data_dir, dev, log_level, threads, [chain] chain_id chain_name\n"
       "contract_address rpc_url, [ledger] backend cache, [billing] provider stripe_api_base stripe_publishable_key\n"
       "stripe_secret_key write_surcharge_credits run_price_credits, [sandbox] workers\n"
-      "run_timeout_ms run_heap_mib ipfs_gateway, [limits] max_body_bytes\n"
+      "run_timeout_ms run_heap_mib ipfs_gateway unsafe_allow_weak, [limits] max_body_bytes\n"
       "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute, [tee] backend\n"
       "dstack_socket evidence_dir, [triggers] enabled listen core_url workers retry_base_ms\n"
       "lease_ms public_url sync store, [chain_rpc] <chain> = URL.\n"
@@ -361,6 +363,8 @@ std::string config_reference() {
     std::string key = f.setting == nullptr ? "—" : file_form(f.setting);
     if (std::string_view(f.name) == "--dev")
       key = "`dev = true`";
+    else if (std::string_view(f.name) == "--unsafe-allow-weak-sandbox")
+      key = "`unsafe_allow_weak = true` in `[sandbox]`";
     else if (std::string_view(f.name) == "--no-triggers")
       key = "`enabled = false` in `[triggers]`";
     out += "| `" + std::string(f.name) + "` | " + key + " | " + cell(f.help) + " |\n";
@@ -409,6 +413,7 @@ result<command_line> parse_command_line(int argc, char** argv) {
     if (name == "--help" || name == "-h") { cl.help = true; continue; }
     if (name == "--version") { cl.version = true; continue; }
     if (name == "--dev") { cl.s.dev = true; continue; }
+    if (name == "--unsafe-allow-weak-sandbox") { cl.s.sandbox_allow_weak = true; continue; }
     if (name == "--no-core") { cl.s.no_core = true; continue; }
     if (name == "--no-triggers") { cl.s.triggers.enabled = false; continue; }
     if (name == "--config") { if (!inline_value) ++i; continue; }

@@ -34,6 +34,9 @@ struct settings {
   size_t sandbox_workers = 0;
   uint64_t run_timeout_ms = 10000;
   uint64_t run_heap_mib = 64;
+  /// --unsafe-allow-weak-sandbox: run actions even when a worker cannot put every isolation
+  /// layer in place (otherwise /run_action answers 503 and the log names the missing layers).
+  bool sandbox_allow_weak = false;
   /// TEE backend: "simulated" (root key in the data directory, recorded quote) or "dstack".
   std::string tee = "simulated";
   /// The dstack guest agent's Unix socket.

@@ -192,6 +192,16 @@ int main(int argc, char** argv) {
   pc.defaults.heap_bytes = static_cast<size_t>(s.run_heap_mib) << 20;
   if (log.enabled(core::logger::level::debug))
     pc.on_run = [&log](std::string_view msg, boost::json::object fields) { log.debug(msg, std::move(fields)); };
+  // Every isolation layer is required unless the operator opted out; the pool reports missing
+  // layers once (then at most once a minute while it refuses runs): an error when runs are
+  // refused, a warning when they go on without them.
+  pc.allow_weak_isolation = s.sandbox_allow_weak;
+  pc.on_isolation = [&log, weak = s.sandbox_allow_weak](std::string_view msg, boost::json::object fields) {
+    if (weak)
+      log.warn(msg, std::move(fields));
+    else
+      log.error(msg, std::move(fields));
+  };
   // Without the core (--no-core) there is nothing to run actions for.
   auto sandbox = s.no_core ? result<std::unique_ptr<runtime::pool>>(std::unique_ptr<runtime::pool>())
                            : runtime::pool::start(pc);

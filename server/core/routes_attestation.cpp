@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "core/service.hpp"
 #include "enact/codec/hex.hpp"
+#include "runtime/runtime.hpp"
 #include "tee/tee.hpp"
 
 namespace enact::core {
@@ -44,7 +45,9 @@ result<json::value> attestation(const services& svc) {
 }
 
 /// GET /info: app_id and compose_hash as bare hex (core-api.md check 4 prefixes them with 0x),
-/// tcb_info as an object.
+/// tcb_info as an object; with a sandbox, how isolated its runs are (docs/actions.md): "enforced"
+/// false when the operator allowed weak isolation, "missing" the layers some worker could not put
+/// in place, "serving" false when runs are refused for want of one.
 result<json::value> info(const services& svc) {
   ENACT_TRY(const tee::app_info i, svc.tee->info());
   std::error_code ec;
@@ -55,6 +58,14 @@ result<json::value> info(const services& svc) {
       {"app_id", i.app_id}, {"compose_hash", i.compose_hash}, {"tcb_info", std::move(tcb)}};
   if (!i.vm_config.empty())
     out["vm_config"] = i.vm_config;
+  if (svc.sandbox != nullptr) {
+    const runtime::isolation_status iso = svc.sandbox->isolation_state();
+    json::array missing;
+    for (const auto& layer : iso.missing)
+      missing.emplace_back(layer);
+    out["sandbox"] = json::object{
+        {"enforced", iso.enforced}, {"serving", iso.serving}, {"missing", std::move(missing)}};
+  }
   return out;
 }
 
