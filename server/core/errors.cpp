@@ -44,10 +44,17 @@ api_errc from_ledger(ledger_errc e) {
   switch (e) {
     case ledger_errc::not_admin:
     case ledger_errc::relay_not_allowed:
+    // API.md §3 identity rules: what a wallet may not create at all (its ledger message says
+    // which hash it must use) is forbidden; a hash another account or key holds is a conflict.
+    case ledger_errc::hash_not_canonical:
+    case ledger_errc::managed_not_allowed:
       return api_errc::forbidden;
     case ledger_errc::already_unmanaged:
     case ledger_errc::duplicate:
     case ledger_errc::already_credited:
+    case ledger_errc::hash_is_usage_key:
+    case ledger_errc::hash_is_account:
+    case ledger_errc::usage_key_of_another_account:
       return api_errc::conflict;
     case ledger_errc::unknown_account:
     case ledger_errc::unknown_usage_key:

@@ -808,6 +808,10 @@ struct embedded_ledger::store {
     return fail(ledger_errc::not_admin,
                 "sender " + hx(sender) + ": not the admin of account " + hx(h));
   }
+
+  [[nodiscard]] bool is_api_payer(const address& a) const {
+    return std::find(api_payers.begin(), api_payers.end(), a) != api_payers.end();
+  }
 };
 
 thread_local const embedded_ledger::store* embedded_ledger::store::t_batch_store = nullptr;
@@ -913,12 +917,36 @@ std::vector<address> embedded_ledger::api_payers() const {
 result<void> embedded_ledger::new_account(const write_context& w, const account& a) {
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.admin, a.managed, a.hash));
+    // API.md §3 identity rules: a wallet (past check_sender, it is the admin) creates only its
+    // own ChainSecured account under the hash every client derives from its address, so no one
+    // squats another wallet's account or creates one under a hash of its choosing (a victim's
+    // usage-key hash, say).
+    if (!store_->is_api_payer(w.sender)) {
+      if (a.managed)
+        return fail(ledger_errc::managed_not_allowed,
+                    "sender " + hx(w.sender) +
+                        ": a wallet creates only an unmanaged (ChainSecured) account; API-mode "
+                        "accounts are created by the server");
+      if (a.hash != keccak256(bytes_view(a.admin)))
+        return fail(ledger_errc::hash_not_canonical,
+                    "account " + hx(a.hash) + ": a wallet's account hash must be " +
+                        "keccak256(abi.encodePacked(admin)) = " +
+                        hx(keccak256(bytes_view(a.admin))));
+    }
     if (is_zero(a.admin))
       return fail(ledger_errc::invalid_argument, "admin: must not be the zero address");
     ENACT_TRY_VOID(check_metadata(a.name, a.description));
     ENACT_TRY_VOID(check_length("email", a.email, kMaxEmail));
     if (load_account(c, a.hash))
       return fail(ledger_errc::duplicate, "account " + hx(a.hash) + ": exists already");
+    // One namespace: an account under a usage key's hash would take that key over.
+    {
+      query q(c, "SELECT 1 FROM usage_keys WHERE hash = ?");
+      q.bind(a.hash);
+      if (q.next())
+        return fail(ledger_errc::hash_is_usage_key,
+                    "account " + hx(a.hash) + ": the hash is a usage key's");
+    }
     if (std::optional<account_row> other = load_account_by_admin(c, a.admin))
       return fail(ledger_errc::duplicate, "admin " + hx(a.admin) + ": administers account " +
                                               hx(other->acct.hash) + " already");
@@ -999,6 +1027,11 @@ result<void> embedded_ledger::set_usage_key(const write_context& w, const usage_
     ENACT_TRY(account_row a, require_account(c, k.account));
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, k.account));
     ENACT_TRY_VOID(check_metadata(k.name, k.description));
+    // One namespace (API.md §3): a key under an account's hash, or under another account's key
+    // hash, would make that credential authenticate here.
+    if (load_account(c, k.hash))
+      return fail(ledger_errc::hash_is_account,
+                  "usage key " + hx(k.hash) + ": the hash is an account's");
     account_write tx{c, w, a};
     std::optional<int64_t> existing;
     {
@@ -1006,8 +1039,8 @@ result<void> embedded_ledger::set_usage_key(const write_context& w, const usage_
       q.bind(k.hash);
       if (q.next()) {
         if (q.i64(1) != a.id)
-          return fail(ledger_errc::duplicate,
-                      "usage key " + hx(k.hash) + ": belongs to another account");
+          return fail(ledger_errc::usage_key_of_another_account,
+                      "usage key " + hx(k.hash) + ": another account holds a key with this hash");
         existing = q.i64(0);
       }
     }

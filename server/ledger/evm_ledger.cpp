@@ -69,6 +69,16 @@ template <size_t N>
       return ledger_errc::insufficient_credits;
     case registry_errc::invalid_argument:
       return ledger_errc::invalid_argument;
+    case registry_errc::account_hash_not_canonical:
+      return ledger_errc::hash_not_canonical;
+    case registry_errc::managed_not_allowed:
+      return ledger_errc::managed_not_allowed;
+    case registry_errc::hash_is_usage_key:
+      return ledger_errc::hash_is_usage_key;
+    case registry_errc::hash_is_account:
+      return ledger_errc::hash_is_account;
+    case registry_errc::usage_key_of_another_account:
+      return ledger_errc::usage_key_of_another_account;
     case registry_errc::error_string:
     case registry_errc::panic:
     case registry_errc::unknown_error:

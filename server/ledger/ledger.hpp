@@ -6,6 +6,11 @@
 //     for a managed (API-mode) account only, one of the server's api_payer addresses;
 //     anyone else -> not_admin; an api_payer writing for an unmanaged account -> relay_not_allowed;
 //   - conversion to ChainSecured is one-way (already_unmanaged on the second attempt);
+//   - identity rules: a sender that is not an api_payer creates only its own account, unmanaged,
+//     under keccak256(abi.encodePacked(admin)) (managed_not_allowed, hash_not_canonical); account
+//     hashes and usage-key hashes are one namespace (hash_is_usage_key, hash_is_account,
+//     usage_key_of_another_account), so no credential authenticates as an account it does not
+//     belong to;
 //   - a write may carry a credit charge (the API-mode gas surcharge), debited in the same
 //     transaction as the write: when the balance is short nothing happens (insufficient_credits).
 // Every successful write appends one ledger event with the next sequence number, named after the
@@ -46,6 +51,13 @@ enum class ledger_errc {
   insufficient_credits,  // balance below the charge
   invalid_argument,      // a value the registry refuses (empty name, amount 0, ...)
   storage,               // the backend failed (I/O, corruption, node unreachable)
+  // Identity rules (API.md §3): a wallet creates only its own unmanaged account under
+  // keccak256(abi.encodePacked(wallet)); account and usage-key hashes are one namespace.
+  hash_not_canonical,            // newAccount by a wallet under another hash
+  managed_not_allowed,           // newAccount by a wallet with managed = true
+  hash_is_usage_key,             // newAccount under the hash of a usage key
+  hash_is_account,               // setUsageApiKey under the hash of an account
+  usage_key_of_another_account,  // setUsageApiKey under the hash of another account's key
 };
 
 namespace detail {
@@ -55,7 +67,9 @@ inline const std::error_category& ledger_category() noexcept {
       {"", "not the admin", "relay not allowed", "already unmanaged", "unknown account",
        "unknown usage key", "unknown group", "unknown wallet", "unknown action",
        "unknown payment", "duplicate", "already credited", "insufficient credits",
-       "invalid argument", "storage failure"});
+       "invalid argument", "storage failure", "account hash not canonical",
+       "managed account not allowed", "hash is a usage key", "hash is an account",
+       "usage key of another account"});
   return c;
 }
 }  // namespace detail
@@ -162,7 +176,8 @@ class permission_ledger {
   [[nodiscard]] virtual std::vector<address> api_payers() const = 0;
 
   // --- accounts -------------------------------------------------------------------------------
-  /// newAccount: `a.admin` becomes the admin; sender must be an api_payer (managed) or the admin.
+  /// newAccount: `a.admin` becomes the admin; sender must be an api_payer (managed) or the admin,
+  /// and an admin that is not an api_payer creates only its canonical, unmanaged account.
   [[nodiscard]] virtual result<void> new_account(const write_context& w, const account& a) = 0;
   [[nodiscard]] virtual result<account> get_account(const account_hash& h) const = 0;
   /// The account whose admin wallet is `admin` (X-Wallet-Auth); unknown_account when none.

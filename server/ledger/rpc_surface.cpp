@@ -402,6 +402,7 @@ struct refusal {
   std::vector<address> wallets{};  // unknown_wallet: the first one the account lacks
   std::optional<hash256> hashed_cid{};
   std::string duplicate{};  // Duplicate(what)
+  address admin{};          // newAccount's admin: AccountHashNotCanonical(apiKeyHash, admin)
 };
 
 std::string over_64_bits(std::string_view field) {
@@ -928,6 +929,17 @@ struct rpc_surface::impl {
         return reverted(reg::unknown_action_error{r.account, r.hashed_cid.value_or(hash256{})});
       case ledger_errc::duplicate:
         return reverted(reg::duplicate_error{r.duplicate.empty() ? e.message : r.duplicate});
+      case ledger_errc::hash_not_canonical:
+        return reverted(reg::account_hash_not_canonical_error{r.account, r.admin});
+      case ledger_errc::managed_not_allowed:
+        return reverted(reg::managed_not_allowed_error{r.account, sender});
+      case ledger_errc::hash_is_usage_key:
+        return reverted(reg::hash_is_usage_key_error{r.account});
+      case ledger_errc::hash_is_account:
+        return reverted(reg::hash_is_account_error{r.usage_key.value_or(hash256{})});
+      case ledger_errc::usage_key_of_another_account:
+        return reverted(reg::usage_key_of_another_account_error{
+            r.account, r.usage_key.value_or(hash256{})});
       default:
         return reverted(reg::invalid_argument_error{e.message});
     }
@@ -1063,6 +1075,7 @@ struct rpc_surface::impl {
             a.email = c.email;
             auto r = ledger.new_account(w, a);
             refusal why{c.api_key_hash};
+            why.admin = c.admin;
             if (!r && r.code() == ledger_errc::duplicate)
               why.duplicate = r.err().message.starts_with("admin") ? "admin" : "apiKeyHash";
             return written(r, why, sender);

@@ -90,10 +90,17 @@ write_context as(const address& sender, uint64_t charge = 0) {
   return write_context{sender, charge};
 }
 
+/// API.md §1: the hash of an account a wallet creates, keccak256(abi.encodePacked(wallet)).
+account_hash canonical(const address& wallet) {
+  return keccak256(bytes_view(wallet));
+}
+
+/// A managed record has an API-mode hash; an unmanaged one the canonical hash of its admin, the
+/// only one a wallet may create (API.md §3 identity rules).
 account make_account_record(uint8_t n, bool managed) {
   account a;
-  a.hash = h256(0x10, n);
   a.admin = addr(0x10, n);
+  a.hash = managed ? h256(0x10, n) : canonical(a.admin);
   a.managed = managed;
   a.name = "account " + std::to_string(n);
   a.description = "conformance account";
@@ -334,10 +341,10 @@ void accounts(const backend_factory& make) {
   CHECK(MUST(l->balance(m.hash)) == 0);
   CHECK(MUST(l->wallet_count(m.hash)) == 0);
 
-  // The admin of a managed account may create it itself; an unmanaged one only by its admin.
-  MUST(l->new_account(as(addr(0x10, 2)), make_account_record(2, true)));
+  // A wallet creates its own account, unmanaged, under its canonical hash (the other identity
+  // rules are the "identity rules" case); the api_payer creates managed ones.
   MUST(l->new_account(as(addr(0x10, 3)), make_account_record(3, false)));
-  CHECK_FALSE(MUST(l->get_account(h256(0x10, 3))).managed);
+  CHECK_FALSE(MUST(l->get_account(canonical(addr(0x10, 3)))).managed);
 
   const uint64_t before = last_sequence(*l);
   CHECK_ERRC(l->new_account(as(kPayer), make_account_record(4, false)),
@@ -375,6 +382,97 @@ void accounts(const backend_factory& make) {
 
   CHECK_ERRC(l->get_account(kGhost), ledger_errc::unknown_account);
   CHECK_ERRC(l->account_by_admin(kStranger), ledger_errc::unknown_account);
+}
+
+/// API.md §3 "Identity rules": a wallet creates only its own unmanaged account under its
+/// canonical hash, and account hashes and usage-key hashes are one namespace. Each refusal changes
+/// nothing and appends no event.
+void identity_rules(const backend_factory& make) {
+  auto be = make(kPayers);
+  auto l = be->open();
+  const prepared victim = prepare(*l, 1, true);  // API mode, with a usage key
+  const address attacker = addr(0x60, 1);
+  const account_hash own = canonical(attacker);
+  account mine;
+  mine.hash = own;
+  mine.admin = attacker;
+  mine.managed = false;
+  mine.name = "attacker";
+  MUST(l->new_account(as(attacker), mine));
+  const usage_key victim_key = MUST(l->find_usage_key(victim.key));
+  const std::string sv = snapshot(*l, victim.a.hash);
+  const std::string so = snapshot(*l, own);
+  const uint64_t before = last_sequence(*l);
+
+  const auto wallet_account = [](const address& admin, const account_hash& h, bool managed) {
+    account a;
+    a.hash = h;
+    a.admin = admin;
+    a.managed = managed;
+    a.name = "squat";
+    return a;
+  };
+  const address other = addr(0x60, 2);
+  // A wallet's account under a hash of its choosing: a victim's usage-key hash (the victim's key
+  // would authenticate as the attacker's account), any other hash, another wallet's canonical hash.
+  CHECK_ERRC(l->new_account(as(other), wallet_account(other, victim.key, false)),
+             ledger_errc::hash_not_canonical);
+  CHECK_ERRC(l->new_account(as(other), wallet_account(other, h256(0x61), false)),
+             ledger_errc::hash_not_canonical);
+  const address victim_wallet = addr(0x60, 3);
+  CHECK_ERRC(l->new_account(as(other), wallet_account(other, canonical(victim_wallet), false)),
+             ledger_errc::hash_not_canonical);
+  // Naming the other wallet as admin is the sender rule's refusal.
+  CHECK_ERRC(l->new_account(as(other), wallet_account(victim_wallet, canonical(victim_wallet), false)),
+             ledger_errc::not_admin);
+  // Managed from a wallet: refused, even under its own canonical hash.
+  CHECK_ERRC(l->new_account(as(other), wallet_account(other, canonical(other), true)),
+             ledger_errc::managed_not_allowed);
+  // The api_payer may choose the hash, but not a usage key's.
+  CHECK_ERRC(l->new_account(as(kPayer), wallet_account(addr(0x60, 4), victim.key, true)),
+             ledger_errc::hash_is_usage_key);
+  // A wallet's second account attempt: the rules pass, the state check refuses.
+  CHECK_ERRC(l->new_account(as(attacker), mine), ledger_errc::duplicate);
+
+  // setUsageApiKey under an account hash (the victim's, its own) or another account's key.
+  usage_key k = make_key(own, 6, 1);
+  k.hash = victim.a.hash;
+  CHECK_ERRC(l->set_usage_key(as(attacker), k), ledger_errc::hash_is_account);
+  k.hash = own;
+  CHECK_ERRC(l->set_usage_key(as(attacker), k), ledger_errc::hash_is_account);
+  k.hash = victim.key;
+  CHECK_ERRC(l->set_usage_key(as(attacker), k), ledger_errc::usage_key_of_another_account);
+  usage_key relayed = make_key(victim.a.hash, 6, 2);
+  relayed.hash = victim.a.hash;
+  CHECK_ERRC(l->set_usage_key(as(kPayer), relayed), ledger_errc::hash_is_account);
+  // The sender rule runs first: writing to another account says nothing about the hash.
+  k.account = victim.a.hash;
+  k.hash = own;
+  CHECK_ERRC(l->set_usage_key(as(attacker), k), ledger_errc::not_admin);
+
+  CHECK(last_sequence(*l) == before);
+  CHECK(snapshot(*l, victim.a.hash) == sv);
+  CHECK(snapshot(*l, own) == so);
+  CHECK(MUST(l->find_usage_key(victim.key)).account == victim.a.hash);
+  CHECK_ERRC(l->get_account(victim.key), ledger_errc::unknown_account);
+  CHECK_ERRC(l->get_account(canonical(victim_wallet)), ledger_errc::unknown_account);
+
+  // What stays allowed: the victim wallet's own account, a fresh key, replacing one's own key
+  // under the same hash (how an update works), reusing a removed key's hash.
+  MUST(l->new_account(as(victim_wallet), wallet_account(victim_wallet, canonical(victim_wallet), false)));
+  usage_key fresh = make_key(own, 6, 3);
+  MUST(l->set_usage_key(as(attacker), fresh));
+  fresh.name = "replaced";
+  MUST(l->set_usage_key(as(attacker), fresh));
+  CHECK(MUST(l->find_usage_key(fresh.hash)).name == "replaced");
+  usage_key replaced = victim_key;
+  replaced.name = "renamed by its own account";
+  MUST(l->set_usage_key(as(kPayer), replaced));
+  MUST(l->remove_usage_key(as(attacker), own, fresh.hash));
+  usage_key reused = make_key(victim.a.hash, 6, 3);
+  MUST(l->set_usage_key(as(kPayer), reused));
+  CHECK(MUST(l->find_usage_key(reused.hash)).account == victim.a.hash);
+  CHECK(last_sequence(*l) == before + 6);
 }
 
 void sender_rules(const backend_factory& make) {
@@ -701,7 +799,7 @@ void usage_keys(const backend_factory& make) {
 
   // A key hash belongs to one account.
   usage_key stolen = make_key(m2.a.hash, 1, 2);
-  CHECK_ERRC(l->set_usage_key(as(m2.a.admin), stolen), ledger_errc::duplicate);
+  CHECK_ERRC(l->set_usage_key(as(m2.a.admin), stolen), ledger_errc::usage_key_of_another_account);
   CHECK_ERRC(l->update_usage_key_metadata(as(m2.a.admin), m2.a.hash, k.hash, "x", ""),
              ledger_errc::unknown_usage_key);
   CHECK_ERRC(l->remove_usage_key(as(m2.a.admin), m2.a.hash, k.hash),
@@ -1255,6 +1353,9 @@ void concurrent_writers(const backend_factory& make) {
 void run_conformance(const backend_factory& make) {
   SUBCASE("accounts") {
     accounts(make);
+  }
+  SUBCASE("identity rules: canonical wallet accounts, one namespace of hashes") {
+    identity_rules(make);
   }
   SUBCASE("sender rules of every write") {
     sender_rules(make);

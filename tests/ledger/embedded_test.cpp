@@ -10,6 +10,7 @@
 #include <string>
 
 #include "conformance.hpp"
+#include "enact/crypto/keccak.hpp"
 #include "ledger/embedded_ledger.hpp"
 #include "support.hpp"
 
@@ -90,10 +91,12 @@ std::string sql_text(const std::string& path, const std::string& query) {
   return v;
 }
 
+/// A wallet's own account, as a wallet may create it (API.md §3): unmanaged, canonical hash.
 account sample_account() {
   account a;
-  a.hash[0] = 0x10;
   a.admin[0] = 0x10;
+  a.hash = keccak256(bytes_view(a.admin));
+  a.managed = false;
   a.name = "sample";
   return a;
 }

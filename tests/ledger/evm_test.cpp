@@ -267,7 +267,13 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   REQUIRE(l->new_account(w, a));
   account u = managed_account(2);
   u.managed = false;
+  u.hash = keccak256(bytes_view(u.admin));  // a wallet's own account (API.md §3)
   REQUIRE(l->new_account(write_context{u.admin, 0}, u));
+  usage_key key;
+  key.hash = h256(0x40);
+  key.account = a.hash;
+  key.name = "k";
+  REQUIRE(l->set_usage_key(w, key));
   wallet wl;
   wl.pkp_id = addr(0x30);
   wl.name = "w";
@@ -321,6 +327,36 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
        }},
       {ledger_errc::invalid_argument, "InvalidArgument(",
        [&] { return l->add_group(w, a.hash, named_group("")).code(); }},
+      // Identity rules (API.md §3).
+      {ledger_errc::hash_not_canonical, "AccountHashNotCanonical(",
+       [&] {
+         account v = managed_account(3);
+         v.managed = false;
+         return l->new_account(write_context{v.admin, 0}, v).code();
+       }},
+      {ledger_errc::managed_not_allowed, "ManagedNotAllowed(",
+       [&] {
+         const account v = managed_account(3);
+         return l->new_account(write_context{v.admin, 0}, v).code();
+       }},
+      {ledger_errc::hash_is_usage_key, "HashIsUsageKey(",
+       [&] {
+         account v = managed_account(3);
+         v.hash = key.hash;
+         return l->new_account(w, v).code();
+       }},
+      {ledger_errc::hash_is_account, "HashIsAccount(",
+       [&] {
+         usage_key k = key;
+         k.hash = u.hash;
+         return l->set_usage_key(w, k).code();
+       }},
+      {ledger_errc::usage_key_of_another_account, "UsageKeyOfAnotherAccount(",
+       [&] {
+         usage_key k = key;
+         k.account = u.hash;
+         return l->set_usage_key(write_context{u.admin, 0}, k).code();
+       }},
   };
   const uint64_t block =
       std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16);
@@ -328,6 +364,12 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
     INFO(std::string(c.registry_error));
     CHECK(c.run() == c.want);
   }
+  // The identity refusals name the registry error and its arguments.
+  account squat = managed_account(3);
+  squat.managed = false;
+  const auto refused = l->new_account(write_context{squat.admin, 0}, squat);
+  CHECK(refused.err().message.find("AccountHashNotCanonical(apiKeyHash=" + hx(squat.hash)) !=
+        std::string::npos);
   // A refused write is refused by the estimate: nothing reached a block.
   CHECK(std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16) == block);
   // The message carries the registry's error and its arguments.
@@ -604,6 +646,7 @@ TEST_CASE("evm ledger: direct on-chain writes above 64 bits are clamped; their e
   auto l = open_ok(options_for(node, d), {impersonator(node)});
   account a = managed_account(1);
   a.managed = false;  // a ChainSecured account: its admin writes on-chain itself
+  a.hash = keccak256(bytes_view(a.admin));
   REQUIRE(l->new_account(write_context{a.admin, 0}, a));
   reg::set_usage_api_key_call k;
   k.account_hash = a.hash;

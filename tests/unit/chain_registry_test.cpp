@@ -271,6 +271,11 @@ TEST_CASE("registry.json errors: revert data both ways") {
       {"InvalidArgument", registry_errc::invalid_argument},
       {"NotOwner", registry_errc::not_owner},
       {"NotApiPayer", registry_errc::not_api_payer},
+      {"AccountHashNotCanonical", registry_errc::account_hash_not_canonical},
+      {"ManagedNotAllowed", registry_errc::managed_not_allowed},
+      {"HashIsUsageKey", registry_errc::hash_is_usage_key},
+      {"HashIsAccount", registry_errc::hash_is_account},
+      {"UsageKeyOfAnotherAccount", registry_errc::usage_key_of_another_account},
       {"Error", registry_errc::error_string},
       {"Panic", registry_errc::panic},
   };
@@ -307,6 +312,71 @@ TEST_CASE("registry.json errors: revert data both ways") {
     REQUIRE(v != nullptr);
     CHECK(to_bytes(reg::selector<T>()) == hex_of(v->at("selector")));
   });
+}
+
+TEST_CASE("identity-rule reverts (API.md §3): selectors, arguments and messages") {
+  const hash256 hash = keccak256(std::string_view("a victim's usage key"));
+  const hash256 account = keccak256(std::string_view("the attacker's account"));
+  const address wallet{0x12, 0x34};
+  // The selectors are those of the Solidity signatures.
+  const auto selector_of = [](std::string_view signature) {
+    const hash256 h = keccak256(signature);
+    return bytes(h.begin(), h.begin() + 4);
+  };
+  CHECK(to_bytes(reg::selector<reg::account_hash_not_canonical_error>()) ==
+        selector_of("AccountHashNotCanonical(uint256,address)"));
+  CHECK(to_bytes(reg::selector<reg::managed_not_allowed_error>()) ==
+        selector_of("ManagedNotAllowed(uint256,address)"));
+  CHECK(to_bytes(reg::selector<reg::hash_is_usage_key_error>()) ==
+        selector_of("HashIsUsageKey(uint256)"));
+  CHECK(to_bytes(reg::selector<reg::hash_is_account_error>()) ==
+        selector_of("HashIsAccount(uint256)"));
+  CHECK(to_bytes(reg::selector<reg::usage_key_of_another_account_error>()) ==
+        selector_of("UsageKeyOfAnotherAccount(uint256,uint256)"));
+
+  const reg::registry_error not_canonical =
+      reg::decode_revert(reg::encode_revert(reg::account_hash_not_canonical_error{hash, wallet}));
+  CHECK(not_canonical.code == registry_errc::account_hash_not_canonical);
+  CHECK(not_canonical.name == "AccountHashNotCanonical");
+  CHECK(not_canonical.message == "AccountHashNotCanonical(apiKeyHash=" +
+                                     hex::encode_prefixed(hash) +
+                                     ", admin=" + hex::encode_prefixed(wallet) + ")");
+  CHECK(not_canonical.to_error().code == registry_errc::account_hash_not_canonical);
+
+  const reg::registry_error managed =
+      reg::decode_revert(reg::encode_revert(reg::managed_not_allowed_error{hash, wallet}));
+  CHECK(managed.code == registry_errc::managed_not_allowed);
+  CHECK(managed.args.at("sender").as_string() == hex::encode_prefixed(wallet));
+
+  const reg::registry_error is_key =
+      reg::decode_revert(reg::encode_revert(reg::hash_is_usage_key_error{hash}));
+  CHECK(is_key.code == registry_errc::hash_is_usage_key);
+  CHECK(is_key.message == "HashIsUsageKey(apiKeyHash=" + hex::encode_prefixed(hash) + ")");
+
+  const reg::registry_error is_account =
+      reg::decode_revert(reg::encode_revert(reg::hash_is_account_error{account}));
+  CHECK(is_account.code == registry_errc::hash_is_account);
+  CHECK(is_account.args.at("usageKeyHash").as_string() == hex::encode_prefixed(account));
+
+  const reg::registry_error other = reg::decode_revert(
+      reg::encode_revert(reg::usage_key_of_another_account_error{account, hash}));
+  CHECK(other.code == registry_errc::usage_key_of_another_account);
+  CHECK(other.message == "UsageKeyOfAnotherAccount(accountHash=" +
+                             hex::encode_prefixed(account) +
+                             ", usageKeyHash=" + hex::encode_prefixed(hash) + ")");
+  // Built back from the JSON form, byte for byte.
+  auto again = reg::encode_revert(other);
+  REQUIRE(again);
+  CHECK(*again == reg::encode_revert(reg::usage_key_of_another_account_error{account, hash}));
+
+  // A known selector with a truncated argument is unknown_error, never a mis-typed refusal.
+  bytes cut = reg::encode_revert(reg::hash_is_account_error{account});
+  cut.resize(cut.size() - 1);
+  CHECK(reg::decode_revert(cut).code == registry_errc::unknown_error);
+  // Every registry_errc has a distinct message (the category lists one per value).
+  CHECK(make_error_code(registry_errc::hash_is_account).message() == "hash is an account");
+  CHECK(make_error_code(registry_errc::panic).message() == "panic");
+  CHECK(make_error_code(registry_errc::unknown_error).message() == "unknown revert");
 }
 
 TEST_CASE("revert messages and the built-in reverts") {

@@ -1078,6 +1078,11 @@ const REGISTRY_ABI = [
   'error InvalidArgument(string reason)',
   'error NotOwner(address sender)',
   'error NotApiPayer(address sender)',
+  'error AccountHashNotCanonical(uint256 apiKeyHash, address admin)',
+  'error ManagedNotAllowed(uint256 apiKeyHash, address sender)',
+  'error HashIsUsageKey(uint256 apiKeyHash)',
+  'error HashIsAccount(uint256 usageKeyHash)',
+  'error UsageKeyOfAnotherAccount(uint256 accountHash, uint256 usageKeyHash)',
   // events
   'event AccountCreated(uint256 indexed accountHash, address adminWalletAddress, bool managed, string name, string description)',
   'event AccountConverted(uint256 indexed accountHash, address previousAdmin, address newAdmin)',

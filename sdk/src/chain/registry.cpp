@@ -387,6 +387,17 @@ ENACT_SCHEMA(insufficient_credits_error,
 ENACT_SCHEMA(invalid_argument_error, ENACT_F(reason, "reason"));
 ENACT_SCHEMA(not_owner_error, ENACT_F(sender, "sender"));
 ENACT_SCHEMA(not_api_payer_error, ENACT_F(sender, "sender"));
+ENACT_SCHEMA(account_hash_not_canonical_error,
+             ENACT_F(api_key_hash, "apiKeyHash"),
+             ENACT_F(admin, "admin"));
+ENACT_SCHEMA(managed_not_allowed_error,
+             ENACT_F(api_key_hash, "apiKeyHash"),
+             ENACT_F(sender, "sender"));
+ENACT_SCHEMA(hash_is_usage_key_error, ENACT_F(api_key_hash, "apiKeyHash"));
+ENACT_SCHEMA(hash_is_account_error, ENACT_F(usage_key_hash, "usageKeyHash"));
+ENACT_SCHEMA(usage_key_of_another_account_error,
+             ENACT_F(account_hash, "accountHash"),
+             ENACT_F(usage_key_hash, "usageKeyHash"));
 ENACT_SCHEMA(error_string_error, ENACT_F(message, "message"));
 ENACT_SCHEMA(panic_error, ENACT_F(code, "code"));
 
@@ -1477,6 +1488,11 @@ ENACT_ERROR(insufficient_credits_error)
 ENACT_ERROR(invalid_argument_error)
 ENACT_ERROR(not_owner_error)
 ENACT_ERROR(not_api_payer_error)
+ENACT_ERROR(account_hash_not_canonical_error)
+ENACT_ERROR(managed_not_allowed_error)
+ENACT_ERROR(hash_is_usage_key_error)
+ENACT_ERROR(hash_is_account_error)
+ENACT_ERROR(usage_key_of_another_account_error)
 ENACT_ERROR(error_string_error)
 ENACT_ERROR(panic_error)
 

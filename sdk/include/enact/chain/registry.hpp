@@ -61,6 +61,13 @@ enum class registry_errc {
   invalid_argument,      // InvalidArgument(string reason)
   not_owner,             // NotOwner(address sender)
   not_api_payer,         // NotApiPayer(address sender)
+  // Identity rules (API.md §3):
+  account_hash_not_canonical,    // AccountHashNotCanonical(uint256 apiKeyHash, address admin)
+  managed_not_allowed,           // ManagedNotAllowed(uint256 apiKeyHash, address sender)
+  hash_is_usage_key,             // HashIsUsageKey(uint256 apiKeyHash)
+  hash_is_account,               // HashIsAccount(uint256 usageKeyHash)
+  usage_key_of_another_account,  // UsageKeyOfAnotherAccount(uint256 accountHash, uint256
+                                 // usageKeyHash)
   error_string,          // Error(string): require(cond, "reason") / revert("reason")
   panic,                 // Panic(uint256): assert, arithmetic overflow, out-of-bounds index, ...
   unknown_error,         // revert data empty, shorter than 4 bytes, of an unknown selector, or of
@@ -74,7 +81,9 @@ inline const std::error_category& registry_category() noexcept {
       {"", "not the admin", "relay not allowed", "already unmanaged", "unknown account",
        "unknown usage key", "unknown group", "unknown wallet", "unknown action", "unknown payment",
        "duplicate", "already credited", "insufficient credits", "invalid argument", "not the owner",
-       "not an api payer", "reverted with a reason", "panic", "unknown revert"});
+       "not an api payer", "account hash not canonical", "managed account not allowed",
+       "hash is a usage key", "hash is an account", "usage key of another account",
+       "reverted with a reason", "panic", "unknown revert"});
   return c;
 }
 }  // namespace detail
@@ -960,6 +969,44 @@ struct not_api_payer_error {
   address sender{};
   ENACT_REGISTRY_EQ(not_api_payer_error);
 };
+/// newAccount from a wallet under a hash other than keccak256(abi.encodePacked(admin)).
+struct account_hash_not_canonical_error {
+  static constexpr std::string_view kSignature = "AccountHashNotCanonical(uint256,address)";
+  static constexpr registry_errc kCode = registry_errc::account_hash_not_canonical;
+  hash256 api_key_hash{};
+  address admin{};
+  ENACT_REGISTRY_EQ(account_hash_not_canonical_error);
+};
+/// newAccount from a wallet (not an api payer) with managed = true.
+struct managed_not_allowed_error {
+  static constexpr std::string_view kSignature = "ManagedNotAllowed(uint256,address)";
+  static constexpr registry_errc kCode = registry_errc::managed_not_allowed;
+  hash256 api_key_hash{};
+  address sender{};
+  ENACT_REGISTRY_EQ(managed_not_allowed_error);
+};
+/// newAccount under the hash of a usage key.
+struct hash_is_usage_key_error {
+  static constexpr std::string_view kSignature = "HashIsUsageKey(uint256)";
+  static constexpr registry_errc kCode = registry_errc::hash_is_usage_key;
+  hash256 api_key_hash{};
+  ENACT_REGISTRY_EQ(hash_is_usage_key_error);
+};
+/// setUsageApiKey under the hash of an account.
+struct hash_is_account_error {
+  static constexpr std::string_view kSignature = "HashIsAccount(uint256)";
+  static constexpr registry_errc kCode = registry_errc::hash_is_account;
+  hash256 usage_key_hash{};
+  ENACT_REGISTRY_EQ(hash_is_account_error);
+};
+/// setUsageApiKey under the hash of a key another account holds (`account_hash`: the caller's).
+struct usage_key_of_another_account_error {
+  static constexpr std::string_view kSignature = "UsageKeyOfAnotherAccount(uint256,uint256)";
+  static constexpr registry_errc kCode = registry_errc::usage_key_of_another_account;
+  hash256 account_hash{};
+  hash256 usage_key_hash{};
+  ENACT_REGISTRY_EQ(usage_key_of_another_account_error);
+};
 /// Solidity's `Error(string)` (require with a message, revert("...")); JSON key "message".
 struct error_string_error {
   static constexpr std::string_view kSignature = "Error(string)";
@@ -993,6 +1040,11 @@ using any_error = std::variant<not_admin_error,
                                invalid_argument_error,
                                not_owner_error,
                                not_api_payer_error,
+                               account_hash_not_canonical_error,
+                               managed_not_allowed_error,
+                               hash_is_usage_key_error,
+                               hash_is_account_error,
+                               usage_key_of_another_account_error,
                                error_string_error,
                                panic_error>;
 
