@@ -9,6 +9,7 @@
 // answers runtime_errc::unconfined naming the layers, the spawner stops replacing workers, and
 // on_isolation is told (then at most once a minute while runs are refused). Such a worker has
 // already exited by itself after its report (worker_main.cpp), so nothing ran in it.
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -152,6 +153,63 @@ isolation_report parse_isolation(const json::object& o) {
   r.seccomp = flag("seccomp");
   if (const json::string* notes = string_field(o, "notes")) r.notes = std::string(*notes);
   return r;
+}
+
+std::string read_small_file(const std::string& path) {
+  std::string out;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 && out.size() < (64u << 10);)
+    out.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+// "Seccomp" → "2" from /proc/<pid>/status; "" when absent.
+std::string status_field(const std::string& status, std::string_view key) {
+  for (size_t at = 0; at < status.size();) {
+    size_t end = status.find('\n', at);
+    if (end == std::string::npos) end = status.size();
+    const std::string_view line(status.data() + at, end - at);
+    if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ':') {
+      const size_t v = line.find_first_not_of(" \t", key.size() + 1);
+      return v == std::string_view::npos ? std::string() : std::string(line.substr(v));
+    }
+    at = end + 1;
+  }
+  return {};
+}
+
+// The report is the worker's own word, given before anything ran in it. Where the kernel shows a
+// layer in /proc, it must agree, or the layer counts as missing: a slip in the confinement code
+// must not pass for isolation.
+void cross_check(int pid, isolation_report& r) {
+  const std::string base = "/proc/" + std::to_string(pid);
+  const std::string status = read_small_file(base + "/status");
+  if (status.empty()) return;  // gone already: its channel tells the rest
+  const auto disagree = [&](bool& layer, std::string_view what, const std::string& seen) {
+    layer = false;
+    r.notes += std::string(r.notes.empty() ? "" : "; ") + std::string(what) +
+               ": reported, but /proc shows " + (seen.empty() ? "nothing" : seen);
+  };
+  if (const std::string v = status_field(status, "Seccomp"); r.seccomp && v != "2")
+    disagree(r.seccomp, "seccomp", "Seccomp: " + v);
+  if (const std::string v = status_field(status, "NoNewPrivs"); r.no_new_privs && v != "1")
+    disagree(r.no_new_privs, "no_new_privs", "NoNewPrivs: " + v);
+  if (const std::string v = status_field(status, "Uid");
+      r.dropped_privileges && v.rfind("65534\t65534\t65534\t65534", 0) != 0) {
+    disagree(r.dropped_privileges, "dropped_privileges", "Uid: " + v);
+  }
+  if (r.network_namespace) {
+    char mine[128] = {}, theirs[128] = {};
+    const ssize_t a = ::readlink("/proc/self/ns/net", mine, sizeof mine - 1);
+    const ssize_t b = ::readlink((base + "/ns/net").c_str(), theirs, sizeof theirs - 1);
+    // Unreadable (no ptrace access to the worker) proves nothing either way; the same
+    // namespace as the server's disproves the report.
+    if (a > 0 && b > 0 && std::string_view(mine) == std::string_view(theirs))
+      disagree(r.network_namespace, "network_namespace", std::string("the server's ") + mine);
+  }
 }
 
 bool valid(const limits& l) {
@@ -334,7 +392,9 @@ class pool::impl {
                                                   : std::string()) +
                       (how.empty() ? std::string() : "; the worker " + how));
     }
-    if (std::optional<error> refused = judge(parse_isolation(iso->get_object()))) {
+    isolation_report report = parse_isolation(iso->get_object());
+    cross_check(w.pid, report);
+    if (std::optional<error> refused = judge(report)) {
       kill_and_reap(w);  // it is exiting by itself; reap it
       return *refused;
     }
@@ -366,6 +426,8 @@ class pool::impl {
     // A worker that lacked a required layer is no failure to start: the pool starts, serving no
     // run, so the operator sees why in the answers and the log rather than a server that exits.
     const bool unconfined = failed && failed->code == runtime_errc::unconfined;
+    // Said before start() returns, so the warning precedes anything the caller logs next.
+    if (!failed && cfg.allow_weak_isolation) tell_not_enforced();
     {
       const std::lock_guard lock(mu);
       started = true;
@@ -381,7 +443,6 @@ class pool::impl {
     }
     idle_cv.notify_all();
     if (failed) return;
-    if (cfg.allow_weak_isolation) tell_not_enforced();
 
     std::unique_lock lock(mu);
     for (;;) {
