@@ -201,6 +201,21 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   if (key == "limits.key_rate_per_second") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_per_second = double(n); return {}; }
   if (key == "limits.key_rate_burst") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_burst = double(n); return {}; }
   if (key == "limits.new_accounts_per_ip_per_minute") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.new_account_per_ip_per_minute = double(n); return {}; }
+  if (key == "limits.rpc_writes_per_ip_per_minute") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.rpc_writes_per_ip_per_minute = double(n); return {}; }
+  if (key == "limits.rpc_max_batch") {
+    ENACT_TRY(s.core.rpc_max_batch, number<size_t>(v, what));
+    if (s.core.rpc_max_batch == 0 || s.core.rpc_max_batch > 1000)
+      return usage(what + ": expected 1 to 1000");
+    return {};
+  }
+  if (key == "limits.rate_table_entries") {
+    ENACT_TRY(s.core.rate_table_entries, number<size_t>(v, what));
+    if (s.core.rate_table_entries == 0)
+      return usage(what + ": must be positive");
+    return {};
+  }
+  if (key == "limits.upload_quota_bytes") { ENACT_TRY(s.core.upload_quota_bytes, number<uint64_t>(v, what)); return {}; }
+  if (key == "limits.upload_quota_count") { ENACT_TRY(s.core.upload_quota_count, number<uint64_t>(v, what)); return {}; }
   if (auto r = triggers::apply_setting(s.triggers, key, v, what)) return *r;
   return usage(what + ": unknown setting");
 }
@@ -256,8 +271,11 @@ constexpr flag kFlags[] = {
     {"--registry-address", "chain.contract_address", "address of the permission registry (--ledger evm; enact-server deploy-registry)"},
     {"--ledger-cache", "ledger.cache", "on | off: cache registry reads, invalidated by its events (default on)"},
     {"--chain-name", "chain.chain_name", "chain name reported by /get_node_chain_config"},
-    {"--key-rate", "limits.key_rate_per_second", "requests per second per API key (default 0: unlimited)"},
-    {"--new-accounts-per-minute", "limits.new_accounts_per_ip_per_minute", "account creations per client IP per minute (default 60; 0: unlimited)"},
+    {"--key-rate", "limits.key_rate_per_second", "requests per second per API key, and per admin wallet for X-Wallet-Auth; over it: 429 with Retry-After (default 200; 0: unlimited)"},
+    {"--new-accounts-per-minute", "limits.new_accounts_per_ip_per_minute", "account creations per client IP (IPv6: per /64) per minute, and calls of each *_with_signature minting route; over it: 429 with Retry-After (default 60; 0: unlimited)"},
+    {"--rpc-writes-per-minute", "limits.rpc_writes_per_ip_per_minute", "eth_sendRawTransaction at /rpc per client IP (IPv6: per /64) per minute, each write of a batch counted; over it: HTTP 429 with Retry-After and JSON-RPC error -32005 (default 120; 0: unlimited)"},
+    {"--upload-quota-bytes", "limits.upload_quota_bytes", "total bytes of distinct action code one account may store with /upload_action; over it: 403 forbidden (default 67108864; 0: unlimited)"},
+    {"--upload-quota-count", "limits.upload_quota_count", "distinct action codes one account may store with /upload_action; over it: 403 forbidden (default 1000; 0: unlimited)"},
     {"--sandbox-workers", "sandbox.workers", "action sandbox worker processes (default 2 per core)"},
     {"--run-timeout-ms", "sandbox.run_timeout_ms", "wall-clock limit per action run (default 10000)"},
     {"--run-heap-mib", "sandbox.run_heap_mib", "heap limit per action run in MiB (default 64)"},
@@ -292,7 +310,9 @@ struct file_setting {
 constexpr file_setting kFileOnlySettings[] = {
     {"billing.stripe_secret_key", "Stripe secret key; the STRIPE_SECRET_KEY environment variable overrides it"},
     {"limits.max_body_bytes", "largest request body accepted, in bytes (default 1048576)"},
-    {"limits.key_rate_burst", "token-bucket burst per API key (default, and at least: the --key-rate)"},
+    {"limits.key_rate_burst", "token-bucket burst per API key and per X-Wallet-Auth wallet (default: twice the --key-rate; at least the --key-rate)"},
+    {"limits.rpc_max_batch", "requests one JSON-RPC batch at /rpc may hold; a larger batch is refused whole with error -32600, and once a batch's answer passes 16 MiB its remaining requests are answered with error -32005 (default 100, at most 1000)"},
+    {"limits.rate_table_entries", "buckets each rate-limit table keeps (per key, per wallet, per client IP and route); when full, the least recently used is evicted (default 100000)"},
     {"triggers.lease_ms", "how long a trigger worker holds a run before another may take it (default 30000, at least 1000)"},
     {"chain_rpc.<NAME>", "URL: JSON-RPC endpoint of chain NAME, as --chain-rpc NAME=URL"},
     {"chain_confirmations.<NAME>", "N: confirmations on chain NAME, as --chain-confirmations NAME=N"},
@@ -335,7 +355,9 @@ std::string help_text() {
       "contract_address rpc_url, [ledger] backend cache, [billing] provider stripe_api_base stripe_publishable_key\n"
       "stripe_secret_key write_surcharge_credits run_price_credits, [sandbox] workers\n"
       "run_timeout_ms run_heap_mib ipfs_gateway unsafe_allow_weak, [limits] max_body_bytes\n"
-      "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute, [tee] backend\n"
+      "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute\n"
+      "rpc_writes_per_ip_per_minute rpc_max_batch rate_table_entries upload_quota_bytes\n"
+      "upload_quota_count, [tee] backend\n"
       "dstack_socket evidence_dir, [triggers] enabled listen core_url workers retry_base_ms\n"
       "lease_ms public_url sync store, [chain_rpc] <chain> = URL.\n"
       "\nenact-server issue-token --data-dir DIR --user NAME prints a trigger API bearer token.\n"

@@ -30,14 +30,17 @@ using clock = std::chrono::steady_clock;
 struct mount_state {
   const services& svc;
   const config& cfg;
-  rate_limiter per_key;
-  rate_limiter per_ip;  // unauthenticated routes that create accounts or mint secrets
+  rate_limiter per_key;  // per credential hash, and per admin wallet for X-Wallet-Auth
+  rate_limiter per_ip;   // unauthenticated routes that create accounts or mint secrets
   mount_state(const services& s, const config& c)
       : svc(s),
         cfg(c),
-        per_key(c.key_rate_per_second, std::max(c.key_rate_burst, c.key_rate_per_second)),
+        per_key(c.key_rate_per_second,
+                c.key_rate_burst > 0 ? std::max(c.key_rate_burst, c.key_rate_per_second)
+                                     : 2 * c.key_rate_per_second,
+                c.rate_table_entries),
         per_ip(c.new_account_per_ip_per_minute / 60.0,
-               std::max(1.0, c.new_account_per_ip_per_minute)) {}
+               std::max(1.0, c.new_account_per_ip_per_minute), c.rate_table_entries) {}
 };
 
 std::string new_request_id() {
@@ -306,7 +309,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
       // One bucket per route and client IP: minting ChainSecured wallets does not use up the
       // address's account creations.
       if ((r.path == "/new_account" || r.per_ip_limited) && st.per_ip.enabled()) {
-        if (const int wait = st.per_ip.take(std::string(r.path) + " " + req.remote_addr)) {
+        if (const int wait = st.per_ip.take(std::string(r.path) + " " + client_of(req.remote_addr))) {
           res.set_header("Retry-After", std::to_string(wait));
           const std::string what = r.path == "/new_account"
                                        ? std::string("too many accounts created")
@@ -321,11 +324,16 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
       auth_us = us_since(auth_start);
       ENACT_TRY(ctx.who, std::move(who));
       if (st.per_key.enabled()) {
-        const std::string k = hex::encode(ctx.who->key_hash);
+        // A key by its hash; an X-Wallet-Auth caller (no key) by its wallet, the recovered
+        // signer, which authenticate() found as the account's admin.
+        const bool wallet = ctx.who->wallet_auth;
+        const std::string k = wallet ? "wallet " + hex::encode(ctx.who->account.admin)
+                                     : hex::encode(ctx.who->key_hash);
         if (const int wait = st.per_key.take(k)) {
           res.set_header("Retry-After", std::to_string(wait));
-          return fail(api_errc::rate_limited, "rate limit of this key exceeded; retry in " +
-                                                   std::to_string(wait) + " s");
+          return fail(api_errc::rate_limited,
+                      std::string(wallet ? "rate limit of this wallet" : "rate limit of this key") +
+                          " exceeded; retry in " + std::to_string(wait) + " s");
         }
       }
     }

@@ -56,9 +56,20 @@ json::object openapi_document(const config& cfg) {
                              {"content", json::object{{"application/json",
                                                        json::object{{"schema", r.response}}}}}}},
         {"400", error_response("invalid_request: malformed JSON, unknown or ill-typed field, bad page")},
-        {"429", error_response("rate_limited (Retry-After set)")},
         {"500", error_response("internal")},
         {"503", error_response("unavailable: the ledger or the payment provider is unreachable")}};
+    // Which bucket a 429 comes from (mount.cpp); routes without one answer no 429.
+    if (r.auth == auth_kind::billing)
+      responses["429"] = error_response(
+          "rate_limited: over the per-key limit, or per-wallet for X-Wallet-Auth "
+          "(limits.key_rate_per_second); Retry-After set");
+    else if (r.auth != auth_kind::none)
+      responses["429"] = error_response(
+          "rate_limited: over the per-key limit (limits.key_rate_per_second); Retry-After set");
+    else if (r.path == "/new_account" || r.per_ip_limited)
+      responses["429"] = error_response(
+          "rate_limited: over the per-client-IP limit of this route "
+          "(limits.new_accounts_per_ip_per_minute); Retry-After set");
     if (r.auth != auth_kind::none) {
       responses["401"] = error_response("unauthenticated: credential missing, unknown, deleted or expired");
       responses["403"] = error_response("forbidden: the key lacks the scope (named in the message)");

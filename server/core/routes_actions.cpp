@@ -89,7 +89,11 @@ result<json::value> upload_action(request_context& c) {
     return fail(api_errc::payload_too_large,
                 "body.code: " + std::to_string(code.size()) + " bytes, at most " +
                     std::to_string(c.cfg.max_action_code_bytes));
-  ENACT_TRY(const std::string cid, c.svc.store->put(as_bytes(std::string_view(code))));
+  // The account's quota of stored code (distinct CIDs and their bytes): 403 when exhausted, a
+  // lasting state of the account rather than a wait (429) or an oversized body (413).
+  const upload_quota quota{c.cfg.upload_quota_bytes, c.cfg.upload_quota_count};
+  ENACT_TRY(const std::string cid, c.svc.store->put_for(c.who->account.hash,
+                                                        as_bytes(std::string_view(code)), quota));
   return json::object{{"action_ipfs_cid", cid},
                       {"hashed_cid", hex::encode_prefixed(ipfs::hashed_cid(cid))}};
 }
@@ -142,7 +146,14 @@ void add_action_routes(std::vector<route>& out) {
                       auth_kind::key, false, {},
                       s::object({{"code", s::string("JavaScript source, at most 256 KiB (larger: 413)", size_t{1} << 20), true}}),
                       s::object({{"action_ipfs_cid", s::string(), true}, {"hashed_cid", s::hash(), true}}),
-                      upload_action, (size_t{256} << 10) + 4096});
+                      upload_action, (size_t{256} << 10) + 4096, false, false,
+                      json::object{{"403", "forbidden: the account's upload quota (distinct "
+                                           "actions stored, or their total bytes; "
+                                           "limits.upload_quota_count, limits.upload_quota_bytes) "
+                                           "is used up; code the account stored before uploads "
+                                           "again without counting"},
+                                   {"429", "rate_limited: the key's request rate "
+                                           "(limits.key_rate_per_second; Retry-After set)"}}});
 }
 
 }  // namespace enact::core

@@ -48,11 +48,24 @@ struct config {
   /// Request body limits (API.md §0: 1 MiB default, 256 KiB action code).
   size_t max_body_bytes = size_t{1} << 20;
   size_t max_action_code_bytes = size_t{256} << 10;
-  /// Token bucket per credential (requests per second, burst); 0 disables.
-  double key_rate_per_second = 0;
+  /// Token bucket per credential, and per wallet for X-Wallet-Auth (requests per second; burst,
+  /// 0: twice the rate); a rate of 0 disables it.
+  double key_rate_per_second = 200;
   double key_rate_burst = 0;
-  /// Account creations per client IP per minute; 0 disables.
+  /// Account creations per client IP per minute (IPv6: per /64); 0 disables. Also the limit of
+  /// each minting route (`*_with_signature`), with its own bucket.
   double new_account_per_ip_per_minute = 60;
+  /// eth_sendRawTransaction at /rpc per client IP per minute (each write of a batch counted);
+  /// 0 disables.
+  double rpc_writes_per_ip_per_minute = 120;
+  /// Requests a JSON-RPC batch at /rpc may hold (at most rpc_surface::kMaxBatch).
+  size_t rpc_max_batch = 100;
+  /// Buckets each rate-limit table keeps; when full, the least recently used is evicted.
+  size_t rate_table_entries = 100000;
+  /// Code each account may keep in the content store (/upload_action): total bytes and count of
+  /// distinct CIDs; 0: unlimited.
+  uint64_t upload_quota_bytes = uint64_t{64} << 20;
+  uint64_t upload_quota_count = 1000;
   /// Allowed issuedAt skew of wallet envelopes, seconds.
   uint64_t envelope_max_skew = 300;
   /// IPFS HTTP gateway for action code not in the content store ("http://127.0.0.1:8081");

@@ -117,7 +117,8 @@ void run_writer(int port, int t, const httplib::Headers& auth, thread_record& re
 }  // namespace
 
 TEST_CASE("two threads of mixed writes on one account: no lost or duplicated rows") {
-  server_process srv({"--dev", "--write-surcharge", "1"});
+  // 1,000 writes of one key as fast as two threads go: over the per-key limit of the defaults.
+  server_process srv({"--dev", "--write-surcharge", "1", "--key-rate", "0"});
   auto c = srv.client();
   const account_keys acct = create_account(c, "busy");
   CHECK(buy_credits(c, acct.auth(), kBought) == kBought);

@@ -464,7 +464,8 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
   const auto started = std::chrono::steady_clock::now();
   // Account creation and the ChainSecured mints are limited per client address; the sweep sends
   // them hundreds of requests from one.
-  server_process srv({"--dev", "--new-accounts-per-minute", "0"});
+  // Thousands of requests with one key in a few seconds: over the per-key limit of the defaults.
+  server_process srv({"--dev", "--new-accounts-per-minute", "0", "--key-rate", "0"});
   auto keep_alive = std::make_unique<http_client>("127.0.0.1", srv.port(), true);
   http_client& c = *keep_alive;
 
