@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -338,6 +339,8 @@ json::object trigger_json(const client::trigger& t) {
                  {"enabled", t.enabled},
                  {"action_ipfs_cid", t.action_ipfs_cid},
                  {"usage_api_key_hash", hex::encode_prefixed(t.usage_api_key_hash)},
+                 {"max_runs_per_minute", t.max_runs_per_minute},
+                 {"max_queued_runs", t.max_queued_runs},
                  {"config", config_json(t.config)},
                  {"created_at", t.created_at},
                  {"updated_at", t.updated_at}};
@@ -509,7 +512,24 @@ int whoami(const std::vector<std::string>& argv) {
 
 const std::set<std::string> kCreateOptions = {
     "name",  "action", "pkp",    "usage-key-file", "cron",        "chain",        "contract",
-    "event", "topic1", "topic2", "topic3",         "start-block", "confirmations"};
+    "event", "topic1", "topic2", "topic3",         "start-block", "confirmations",
+    "max-runs-per-minute", "max-queued-runs"};
+
+/// --max-runs-per-minute and --max-queued-runs (the service checks their range).
+template <class Fields>
+void read_limits(const args& a, Fields& f) {
+  const auto limit = [&](const char* flag) -> std::optional<uint32_t> {
+    const auto v = a.get(flag);
+    if (!v)
+      return std::nullopt;
+    const uint64_t n = parse_u64(*v, std::string("--") + flag);
+    if (n == 0 || n > std::numeric_limits<uint32_t>::max())
+      throw usage_error(std::string("--") + flag + ": expected a positive integer");
+    return static_cast<uint32_t>(n);
+  };
+  f.max_runs_per_minute = limit("max-runs-per-minute");
+  f.max_queued_runs = limit("max-queued-runs");
+}
 
 int create(const std::vector<std::string>& argv) {
   args a = parse_args(argv, kCreateOptions, {"disabled"});
@@ -571,6 +591,7 @@ int create(const std::vector<std::string>& argv) {
   } else {
     throw usage_error("TYPE: expected webhook, schedule or chain-event (got '" + type + "')");
   }
+  read_limits(a, t);
   t.usage_api_key = usage_key_of(a);
   trigger_client c = connect(a);
   print_trigger(a, with_hint([&] { return c.create(t); }));
@@ -619,7 +640,9 @@ int disable(const std::vector<std::string>& argv) {
 }
 
 int update(const std::vector<std::string>& argv) {
-  args a = parse_args(argv, {"name", "action", "pkp", "usage-key-file", "cron"}, {"no-pkp"});
+  args a = parse_args(argv,
+                      {"name", "action", "pkp", "usage-key-file", "cron", "max-runs-per-minute", "max-queued-runs"},
+                      {"no-pkp"});
   a.at_most(1);
   const std::string& id = a.at(0, "TRIGGER_ID");
   client::trigger_patch p;
@@ -637,6 +660,7 @@ int update(const std::vector<std::string>& argv) {
     p.config = client::schedule_config{*cron, "UTC"};
   if (a.get("usage-key-file"))
     p.usage_api_key = usage_key_of(a);
+  read_limits(a, p);
   trigger_client c = connect(a);
   print_trigger(a, with_hint([&] { return c.update(id, p); }));
   return 0;
@@ -776,14 +800,15 @@ std::vector<command> trigger_commands() {
       {"triggers create",
        "webhook|schedule|chain-event --name N --action CID [--usage-key-file F] [--pkp ADDR] "
        "[--disabled] [--cron EXPR] [--chain C --contract ADDR --event SIG [--topic1 T,..] "
-       "[--topic2 ..] [--topic3 ..] [--start-block N] [--confirmations N]]" +
+       "[--topic2 ..] [--topic3 ..] [--start-block N] [--confirmations N]] "
+       "[--max-runs-per-minute N] [--max-queued-runs N]" +
            g,
        "create a trigger (the usage key from --usage-key-file or $ENACT_USAGE_KEY)", create},
       {"triggers list", "[--limit N] [--offset N]" + g, "your triggers, oldest first", list},
       {"triggers get", "TRIGGER_ID" + g, "one trigger", get},
       {"triggers update",
        "TRIGGER_ID [--name N] [--action CID] [--pkp ADDR | --no-pkp] [--cron EXPR] "
-       "[--usage-key-file F]" +
+       "[--usage-key-file F] [--max-runs-per-minute N] [--max-queued-runs N]" +
            g,
        "change a trigger; fields not given keep their value", update},
       {"triggers enable", "TRIGGER_ID" + g, "enable a trigger", enable},

@@ -294,7 +294,8 @@ constexpr flag kFlags[] = {
     {"--trigger-retry-base-ms", "triggers.retry_base_ms", "backoff before a run's second attempt, doubled after (default 1000)"},
     {"--trigger-sync", "triggers.sync", "full | normal: SQLite synchronous mode of triggers.sqlite (default full)"},
     {"--trigger-store", "triggers.store", "URL: postgres://… to share triggers and runs between instances (default: triggers.sqlite in the data dir)"},
-    {"--triggers-public-url", "triggers.public_url", "base of the webhook URLs the API returns (default: from Host)"},
+    {"--triggers-public-url", "triggers.public_url", "public base URL of the trigger service: base of the webhook URLs, and the only domain its wallet sign-in accepts; required when it listens on an address other than loopback (default: webhook URLs from Host, sign-in on the loopback listen address only)"},
+    {"--webhook-rate", "triggers.webhook_requests_per_second", "POST /webhook/<id> requests per second per client address; over it: 429 with Retry-After (default 20; 0: unlimited)"},
     {"--chain-rpc", "chain_rpc", "NAME=URL: JSON-RPC endpoint for chain-event triggers (repeatable)"},
     {"--chain-confirmations", "chain_confirmations", "NAME=N: blocks a chain-event log waits below the head, unless its trigger sets confirmations (default 0; repeatable)"},
     {"--help", nullptr, "this text"},
@@ -314,6 +315,7 @@ constexpr file_setting kFileOnlySettings[] = {
     {"limits.rpc_max_batch", "requests one JSON-RPC batch at /rpc may hold; a larger batch is refused whole with error -32600, and once a batch's answer passes 16 MiB its remaining requests are answered with error -32005 (default 100, at most 1000)"},
     {"limits.rate_table_entries", "buckets each rate-limit table keeps (per key, per wallet, per client IP and route); when full, the least recently used is evicted (default 100000)"},
     {"triggers.lease_ms", "how long a trigger worker holds a run before another may take it (default 30000, at least 1000)"},
+    {"triggers.webhook_burst", "webhook requests one client address may send at once before --webhook-rate applies (default 200)"},
     {"chain_rpc.<NAME>", "URL: JSON-RPC endpoint of chain NAME, as --chain-rpc NAME=URL"},
     {"chain_confirmations.<NAME>", "N: confirmations on chain NAME, as --chain-confirmations NAME=N"},
 };
@@ -359,7 +361,7 @@ std::string help_text() {
       "rpc_writes_per_ip_per_minute rpc_max_batch rate_table_entries upload_quota_bytes\n"
       "upload_quota_count, [tee] backend\n"
       "dstack_socket evidence_dir, [triggers] enabled listen core_url workers retry_base_ms\n"
-      "lease_ms public_url sync store, [chain_rpc] <chain> = URL.\n"
+      "lease_ms public_url sync store webhook_requests_per_second webhook_burst, [chain_rpc] <chain> = URL.\n"
       "\nenact-server issue-token --data-dir DIR --user NAME prints a trigger API bearer token.\n"
       "enact-server deploy-registry --rpc-url URL --key-file FILE deploys a permission registry\n"
       "for this data directory's api payer (see its --help).\n"

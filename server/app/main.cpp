@@ -261,7 +261,8 @@ int main(int argc, char** argv) {
     const std::string host = s.listen_host == "0.0.0.0" ? "127.0.0.1" : s.listen_host;
     auto t = triggers::deployment::start(
         s.triggers, **the_tee, log,
-        {s.data_dir, "http://" + host + ":" + std::to_string(port), &server, !s.no_core, threads});
+        {s.data_dir, "http://" + host + ":" + std::to_string(port), &server, !s.no_core, threads, s.listen_host,
+         port});
     if (!t) {
       std::fprintf(stderr, "enact-server: %s\n", t.err().message.c_str());
       return t.code() == enact::api_errc::invalid_request ? 2 : 1;

@@ -96,6 +96,23 @@ json::object permission_properties_schema(bool with_key_value) {
   return o;
 }
 
+/// A usage key's permissions as GET /account answers them (the permission fields of
+/// list_api_keys).
+json::object permissions_schema() {
+  const auto groups = [](std::string_view d) {
+    return s::array(s::integer("group id; 0 = every group"), d, 1000);
+  };
+  json::object o = s::object({{"can_create_groups", s::boolean("group:create"), true},
+                              {"can_delete_groups", s::boolean("group:delete"), true},
+                              {"can_create_pkps", s::boolean("pkp:create"), true},
+                              {"manage_ipfs_ids_in_groups", groups("group:manageActions, per group"), true},
+                              {"add_pkp_to_groups", groups("group:addPkp, per group"), true},
+                              {"remove_pkp_from_groups", groups("group:removePkp, per group"), true},
+                              {"execute_in_groups", groups("execute, per group"), true}},
+                             "a usage key's permissions (absent for the account key)");
+  return o;
+}
+
 // --- handlers ---------------------------------------------------------------------------------
 
 result<json::value> new_account(request_context& c) {
@@ -119,6 +136,13 @@ result<json::value> get_account(request_context& c) {
   const bool is_account = who.scopes.kind == scope::key_kind::account;
   json::object key{{"kind", who.wallet_auth ? "wallet" : (is_account ? "account" : "usage")},
                    {"hash", hex::encode_prefixed(who.key_hash)}};
+  // A usage key sees its own permissions (what list_api_keys shows its owner), so a service that
+  // holds one, such as the trigger service, can check what it may do before relying on it.
+  if (!who.wallet_auth && !is_account) {
+    json::object perms;
+    scope::write_permission_fields(perms, who.scopes.perms);
+    key["permissions"] = std::move(perms);
+  }
   return json::object{{"api_key_hash", hex::encode_prefixed(who.account.hash)},
                       {"admin_wallet_address", to_checksum_address(who.account.admin)},
                       {"managed", who.account.managed},
@@ -206,7 +230,8 @@ void add_account_routes(std::vector<route>& out) {
                  {"name", s::string(), true},
                  {"description", s::string(), true},
                  {"key", s::object({{"kind", s::string("account, usage or wallet"), true},
-                                    {"hash", s::hash(), true}}),
+                                    {"hash", s::hash(), true},
+                                    {"permissions", permissions_schema()}}),
                   true}}),
       get_account});
   out.push_back(route{

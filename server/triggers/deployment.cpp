@@ -4,6 +4,7 @@
 
 #include "core/log.hpp"
 #include "enact/client/api_error.hpp"
+#include "triggers/handshake.hpp"
 #include "triggers/pg_store.hpp"
 
 namespace enact::triggers {
@@ -26,6 +27,22 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   if (!o.main_serves_core && s.core_url.empty())
     return fail(api_errc::invalid_request,
                 "--no-core: the trigger workers need the core service's URL (--core-url URL)");
+  // Where the trigger routes listen: their own listener, or the main one.
+  std::string listen_host = o.listen_host;
+  int listen_port = o.listen_port;
+  if (!s.listen.empty()) {
+    const auto hp = split_listen(s.listen);
+    if (!hp)
+      return fail(api_errc::invalid_request, "--triggers-listen: expected HOST:PORT");
+    listen_host = hp->first;
+    listen_port = hp->second;
+  }
+  if (s.public_url.empty() && loopback_authorities(listen_host, listen_port == 0 ? 1 : listen_port).empty())
+    return fail(api_errc::invalid_request,
+                "the trigger service would listen on " + listen_host + ", which is not a loopback address, "
+                "without a public URL: set --triggers-public-url (triggers.public_url) to the URL its users "
+                "reach it at (the only domain its wallet sign-in accepts), or serve it on 127.0.0.1, or "
+                "start with --no-triggers");
   std::unique_ptr<deployment> d(new deployment());
   // A PostgreSQL store is shared with other instances; triggers.sqlite belongs to this one alone.
   const bool shared_store = is_postgres_url(s.store);
@@ -50,6 +67,8 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   cfg.workers.lease = std::chrono::milliseconds(s.lease_ms);
   cfg.rules.chain_rpc = s.chain_rpc;
   cfg.public_url = s.public_url;
+  cfg.webhook_requests_per_second = s.webhook_requests_per_second;
+  cfg.webhook_burst = s.webhook_burst;
   // Only a store this process serves alone may take back every lease at start: on a shared one
   // the other instances' workers hold theirs, and expired ones are leased again anyway.
   cfg.release_leases_at_start = !shared_store;
@@ -81,27 +100,25 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   }
 
   if (s.listen.empty()) {
-    d->service_->mount(*o.main_server, !o.main_serves_core);
+    d->service_->mount(*o.main_server, !o.main_serves_core, loopback_authorities(listen_host, listen_port));
     d->url_ = o.own_url;
     return d;
   }
-  const auto hp = split_listen(s.listen);
-  if (!hp)
-    return fail(api_errc::invalid_request, "--triggers-listen: expected HOST:PORT");
   d->own_ = std::make_unique<httplib::Server>();
   const size_t threads = o.http_threads;
   d->own_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   d->own_->set_keep_alive_max_count(1000);
-  d->service_->mount(*d->own_, true);
-  int port = hp->second;
+  int port = listen_port;
   if (port == 0)
-    port = d->own_->bind_to_any_port(hp->first);
-  else if (!d->own_->bind_to_port(hp->first, port))
+    port = d->own_->bind_to_any_port(listen_host);
+  else if (!d->own_->bind_to_port(listen_host, port))
     port = -1;
   if (port <= 0)
     return fail(api_errc::invalid_request, "--triggers-listen: cannot listen on " + s.listen +
                                                " (in use, or not an address of this machine)");
-  d->url_ = "http://" + reachable(hp->first) + ":" + std::to_string(port);
+  // Mounted once bound: sign-in on loopback needs the port actually bound (port 0 picks one).
+  d->service_->mount(*d->own_, true, loopback_authorities(listen_host, port));
+  d->url_ = "http://" + reachable(listen_host) + ":" + std::to_string(port);
   deployment* self = d.get();
   d->own_thread_ = std::thread([self] {
     self->own_->listen_after_bind();

@@ -34,10 +34,17 @@ class deployment {
     bool main_serves_core = true;
     /// HTTP threads of a listener of its own.
     size_t http_threads = 64;
+    /// The main listener's host as configured ("127.0.0.1", "0.0.0.0", …) and its bound port:
+    /// whether the service is reachable from other machines, and the loopback domains sign-in
+    /// accepts without a public URL.
+    std::string listen_host;
+    int listen_port = 0;
   };
 
   /// Opens the store, starts the service and mounts its routes (starting its own listener when
-  /// the settings name one). Usage errors (a bad combination of settings) are invalid_request.
+  /// the settings name one). Usage errors (a bad combination of settings) are invalid_request,
+  /// among them a listen address other than loopback without a public URL (API.md §4: sign-in
+  /// would otherwise have no domain to check messages against).
   [[nodiscard]] static result<std::unique_ptr<deployment>> start(const settings& s,
                                                                  const tee::tee& t,
                                                                  core::logger& log,

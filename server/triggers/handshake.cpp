@@ -179,6 +179,39 @@ std::string wallet_user_id(const address& a) {
   return hex::encode_prefixed(a);
 }
 
+std::vector<std::string> loopback_authorities(std::string_view host, int port) {
+  std::string h = lower(host);
+  if (h.size() > 2 && h.front() == '[' && h.back() == ']')
+    h = h.substr(1, h.size() - 2);
+  const std::string p = ":" + std::to_string(port);
+  if (h == "localhost")
+    return {"localhost" + p, "127.0.0.1" + p};
+  if (h == "::1")
+    return {"[::1]" + p, "localhost" + p};
+  // 127.0.0.0/8, as a dotted quad (what a listen address is; no name resolution here).
+  unsigned parts[4] = {};
+  size_t at = 0;
+  for (int i = 0; i < 4; ++i) {
+    size_t end = at;
+    while (end < h.size() && h[end] >= '0' && h[end] <= '9' && end - at < 3)
+      ++end;
+    if (end == at)
+      return {};
+    parts[i] = static_cast<unsigned>(std::stoul(h.substr(at, end - at)));
+    if (parts[i] > 255)
+      return {};
+    at = end;
+    if (i < 3) {
+      if (at >= h.size() || h[at] != '.')
+        return {};
+      ++at;
+    }
+  }
+  if (at != h.size() || parts[0] != 127)
+    return {};
+  return {h + p, "localhost" + p};
+}
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -189,7 +222,9 @@ struct ctx {
   core::logger& log;
   handshake_config cfg;
   bool secure_cookie = false;
-  std::string fixed_authority;  // of cfg.public_url; empty: the Host header
+  /// The domains sign-in messages and Origin headers may name: the public URL's authority, or
+  /// without one the loopback listen address's (never the request's Host header).
+  std::vector<std::string> authorities;
   /// One bucket per client address over the unauthenticated /auth routes (the page, nonces,
   /// sign-in, session, decisions, sign-out and the client's token poll).
   std::unique_ptr<core::rate_limiter> per_ip;
@@ -223,6 +258,9 @@ error api_error_of(const error& e) {
       return fail(api_errc::invalid_request, e.message);
     case store_errc::storage:
       return fail(api_errc::unavailable, "the trigger store is unavailable; retry");
+    case store_errc::rate_limited:
+    case store_errc::queue_full:
+      return fail(api_errc::rate_limited, e.message);
     case store_errc::lease_lost:
       break;
   }
@@ -315,8 +353,14 @@ std::string authority_of(std::string_view url) {
   return lower(url.substr(0, url.find_first_of("/?#")));
 }
 
-std::string expected_authority(const ctx& c, const httplib::Request& req) {
-  return c.fixed_authority.empty() ? lower(req.get_header_value("Host")) : c.fixed_authority;
+bool is_own_authority(const ctx& c, std::string_view authority) {
+  const std::string a = lower(authority);
+  return std::find(c.authorities.begin(), c.authorities.end(), a) != c.authorities.end();
+}
+
+/// The scheme of this service's URLs: the public URL's, or http on loopback.
+std::string_view own_scheme(const ctx& c) {
+  return c.secure_cookie ? "https://" : "http://";
 }
 
 struct new_cookie {
@@ -634,21 +678,21 @@ result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Respon
   const std::string_view text = body.at("message").get_string();
   ENACT_TRY(const siwe_message m, parse_siwe(text));
 
-  const std::string want = expected_authority(c, req);
-  if (want.empty() || lower(m.domain) != want)
+  // API.md §4: the domain and URI are checked against the configured public URL (or the loopback
+  // listen address), never against the request's Host header, which the sender chooses: a
+  // message a wallet signed for another site must not sign in here.
+  if (c.authorities.empty())
     return fail(api_errc::signature_invalid,
-                "message.domain: '" + m.domain.substr(0, 100) + "' is not this service's (" + want.substr(0, 100) + ")");
+                "sign-in is not available: the trigger service has no public URL (triggers.public_url) "
+                "and does not listen on a loopback address");
+  if (!is_own_authority(c, m.domain))
+    return fail(api_errc::signature_invalid, "message.domain: '" + m.domain.substr(0, 100) +
+                                                 "' is not this service's (" + c.authorities.front() + ")");
   const std::string uri = lower(m.uri);
-  const bool uri_ok = [&] {
-    for (const std::string_view scheme : {"http://", "https://"}) {
-      const std::string base = std::string(scheme) + want;
-      if (uri == base || uri.starts_with(base + "/"))
-        return true;
-    }
-    return false;
-  }();
-  if (!uri_ok)
-    return fail(api_errc::signature_invalid, "message.uri: not a URI of this service");
+  const std::string base = std::string(own_scheme(c)) + lower(m.domain);
+  if (uri != base && !uri.starts_with(base + "/"))
+    return fail(api_errc::signature_invalid,
+                "message.uri: not a URI of this service (expected " + base.substr(0, 100) + "/…)");
 
   const time_point now = c.clk.now();
   if (m.issued_at < now - c.cfg.issued_at_window || m.issued_at > now + c.cfg.issued_at_window)
@@ -702,7 +746,7 @@ result<json::value> session(ctx& c, const httplib::Request& req, httplib::Respon
 result<void> same_origin(ctx& c, const httplib::Request& req) {
   if (req.has_header("Origin")) {
     const std::string origin = req.get_header_value("Origin");
-    if (authority_of(origin) != expected_authority(c, req))
+    if (!is_own_authority(c, authority_of(origin)))
       return fail(api_errc::forbidden, "Origin: not this service");
   }
   return {};
@@ -844,9 +888,13 @@ void mount_handshake(httplib::Server& server, store& db, const clock& clk, core:
   auto c = std::make_shared<ctx>(ctx{db, clk, log, std::move(cfg), false, {}, nullptr});
   c->per_ip = std::make_unique<core::rate_limiter>(c->cfg.auth_requests_per_second,
                                                    std::max(1.0, c->cfg.auth_burst));
-  c->secure_cookie = c->cfg.public_url.starts_with("https://");
-  if (!c->cfg.public_url.empty())
-    c->fixed_authority = authority_of(c->cfg.public_url);
+  c->secure_cookie = lower(c->cfg.public_url).starts_with("https://");
+  if (!c->cfg.public_url.empty()) {
+    c->authorities.push_back(authority_of(c->cfg.public_url));
+  } else {
+    for (const auto& a : c->cfg.loopback_authorities)
+      c->authorities.push_back(lower(a));
+  }
 
   // 429 rate_limited with Retry-After when the client address used up its bucket.
   const auto limited = [c](const httplib::Request& req, httplib::Response& res) {

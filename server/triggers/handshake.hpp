@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "enact/bytes.hpp"
 #include "enact/result.hpp"
@@ -28,9 +29,15 @@ namespace enact::triggers {
 
 struct handshake_config {
   /// The service's public base URL (service_config::public_url). When set, its authority is the
-  /// domain sign-in messages must name, and an https URL marks the session cookie Secure; when
-  /// empty, the request's Host header is the domain.
+  /// only domain sign-in messages may name (and their URI must be under it), and an https URL
+  /// marks the session cookie Secure. The request's Host header is never the reference: a
+  /// message signed for another site, replayed here with a Host header naming that site, must
+  /// not sign anyone in.
   std::string public_url;
+  /// Without a public URL: the authorities of the loopback address the service listens on
+  /// ("127.0.0.1:8080", "localhost:8080"; loopback_authorities()), the only domains sign-in then
+  /// accepts. Empty too: every sign-in is refused.
+  std::vector<std::string> loopback_authorities;
   /// How long a token request waits for its approval and claim, from the page's first opening.
   std::chrono::minutes request_lifetime{10};
   /// How long a sign-in nonce (and its pre-sign-in cookie) is valid.
@@ -67,6 +74,11 @@ struct siwe_message {
 /// id, an alphanumeric nonce of at least 8 characters, UTC RFC 3339 times. `Resources` and an
 /// `http(s)://` prefix before the domain are refused. api_errc::invalid_request naming the line.
 [[nodiscard]] result<siwe_message> parse_siwe(std::string_view text);
+
+/// The authorities a browser uses for a listener on `host`:`port` when `host` is a loopback
+/// address (127.0.0.0/8, ::1, localhost): the address itself and "localhost", with the port.
+/// Empty for any other host, the wildcards 0.0.0.0 and :: included (reachable from elsewhere).
+[[nodiscard]] std::vector<std::string> loopback_authorities(std::string_view host, int port);
 
 /// The user id of a wallet: its address as "0x" + 40 lowercase hex digits.
 [[nodiscard]] std::string wallet_user_id(const address& a);

@@ -121,6 +121,13 @@ CREATE TABLE browser_sessions (
 );
 CREATE INDEX browser_sessions_by_expiry ON browser_sessions(expires_at);
 )sql",
+    // 1 → 2: per-trigger run limits (API.md §4); the partial index keeps the count of a trigger's
+    // unfinished runs proportional to them, not to its history.
+    R"sql(
+ALTER TABLE triggers ADD COLUMN max_runs_per_minute integer NOT NULL DEFAULT 60;
+ALTER TABLE triggers ADD COLUMN max_queued_runs integer NOT NULL DEFAULT 100;
+CREATE INDEX runs_unfinished ON runs(trigger_id) WHERE status IN ('queued', 'running');
+)sql",
 };
 static_assert(std::size(kMigrations) == pg_store::kSchemaVersion,
               "kSchemaVersion must count the migrations");
@@ -464,7 +471,8 @@ class pool {
 
 #define TRIGGER_COLUMNS                                                                     \
   "t.id, t.owner, t.type, t.name, t.enabled, t.action_cid, t.pkp_id, t.sealed_usage_key, " \
-  "t.usage_key_hash, t.config, t.created_at, t.updated_at "
+  "t.usage_key_hash, t.config, t.created_at, t.updated_at, t.max_runs_per_minute, "         \
+  "t.max_queued_runs "
 
 trigger read_trigger(const rows& q, int at = 0) {
   trigger t;
@@ -487,6 +495,8 @@ trigger read_trigger(const rows& q, int at = 0) {
   t.config = std::move(cfg.as_object());
   t.created_at = q.time(at + 10);
   t.updated_at = q.time(at + 11);
+  t.max_runs_per_minute = static_cast<uint32_t>(q.i64(at + 12));
+  t.max_queued_runs = static_cast<uint32_t>(q.i64(at + 13));
   return t;
 }
 
@@ -577,6 +587,57 @@ run insert_run(connection& c, const new_run& r, const std::string& params_json) 
       "VALUES ($1, $2, 'queued', $3, $4, $4)",
       r.id, r.trigger_id, params_json, r.queued_at);
   return queued_run(r);
+}
+
+// The run limits of API.md §4 as SQL over a trigger row `t` and the calendar minute's start $M:
+// the trigger's newest runs by seq (runs_by_trigger), at most the limit of them, counted within
+// the minute (runs refused by the limits, failed and never attempted, do not count); and its
+// unfinished runs (runs_unfinished), at most the limit of them.
+#define RUNS_THIS_MINUTE(M)                                                                       \
+  "(SELECT COUNT(*) FROM (SELECT r.queued_at FROM runs r WHERE r.trigger_id = t.id AND "          \
+  "NOT (r.status = 'failed' AND r.attempts = 0) ORDER BY r.seq DESC LIMIT t.max_runs_per_minute) " \
+  "w WHERE w.queued_at >= " M ")"
+#define RUNS_UNFINISHED                                                                  \
+  "(SELECT COUNT(*) FROM (SELECT 1 FROM runs r WHERE r.trigger_id = t.id AND "          \
+  "r.status IN ('queued', 'running') LIMIT t.max_queued_runs) q)"
+
+time_point minute_of(time_point at) {
+  return std::chrono::floor<std::chrono::minutes>(at);
+}
+
+/// Why a run of trigger `id` at `at` may not be queued under its run limits; nullopt when it may.
+std::optional<error> over_limits(connection& c, std::string_view id, time_point at) {
+  rows q = c.exec("SELECT t.max_runs_per_minute, t.max_queued_runs, " RUNS_THIS_MINUTE("$2::bigint") ", "
+                  RUNS_UNFINISHED " FROM triggers t WHERE t.id = $1",
+                  id, minute_of(at));
+  if (!q.next())
+    return std::nullopt;
+  const int64_t per_minute = q.i64(0);
+  const int64_t queued = q.i64(1);
+  if (q.i64(2) >= per_minute)
+    return fail(store_errc::rate_limited, "trigger " + std::string(id) + ": " + std::to_string(per_minute) +
+                                              " runs queued in this minute already (max_runs_per_minute)");
+  if (q.i64(3) >= queued)
+    return fail(store_errc::queue_full, "trigger " + std::string(id) + ": " + std::to_string(queued) +
+                                            " runs queued or running already (max_queued_runs)");
+  return std::nullopt;
+}
+
+/// Queues `r`, or records it as a run that failed at once (never attempted) when the trigger is
+/// over its run limits.
+run insert_or_refuse(connection& c, const new_run& r, const std::string& params_json) {
+  const auto over = over_limits(c, r.trigger_id, r.queued_at);
+  if (!over)
+    return insert_run(c, r, params_json);
+  c.exec(
+      "INSERT INTO runs (id, trigger_id, status, params, error_code, error_message, queued_at, "
+      "finished_at, next_attempt_at) VALUES ($1, $2, 'failed', $3, $4, $5, $6, $6, $6)",
+      r.id, r.trigger_id, params_json, kRateLimitedCode, over->message, r.queued_at);
+  run out = queued_run(r);
+  out.status = run_status::failed;
+  out.error = run_error{std::string(kRateLimitedCode), over->message, std::nullopt};
+  out.finished_at = r.queued_at;
+  return out;
 }
 
 [[nodiscard]] result<void> check_new_run(const new_run& r) {
@@ -708,10 +769,12 @@ result<trigger> pg_store::create_trigger(const trigger& t, const std::optional<s
   return impl_->write([&](connection& c) -> result<trigger> {
     const auto inserted =
         c.exec("INSERT INTO triggers (id, owner, type, name, enabled, action_cid, pkp_id, "
-               "sealed_usage_key, usage_key_hash, config, created_at, updated_at) "
-               "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING",
+               "sealed_usage_key, usage_key_hash, config, created_at, updated_at, max_runs_per_minute, "
+               "max_queued_runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
+               "ON CONFLICT (id) DO NOTHING",
                t.id, t.owner, to_string(t.type), t.name, t.enabled, t.action_cid, t.pkp_id,
-               t.sealed_usage_key, t.usage_key_hash, config, t.created_at, t.updated_at)
+               t.sealed_usage_key, t.usage_key_hash, config, t.created_at, t.updated_at,
+               t.max_runs_per_minute, t.max_queued_runs)
             .affected();
     if (inserted == 0)
       return fail(store_errc::conflict, "trigger " + t.id + ": exists already");
@@ -793,11 +856,17 @@ result<trigger> pg_store::update_trigger(std::string_view owner,
       t->sealed_usage_key = *patch.sealed_usage_key;
       t->usage_key_hash = *patch.usage_key_hash;
     }
+    if (patch.max_runs_per_minute)
+      t->max_runs_per_minute = *patch.max_runs_per_minute;
+    if (patch.max_queued_runs)
+      t->max_queued_runs = *patch.max_queued_runs;
     t->updated_at = patch.now;
     c.exec("UPDATE triggers SET name = $1, enabled = $2, config = $3, action_cid = $4, pkp_id = $5, "
-           "sealed_usage_key = $6, usage_key_hash = $7, updated_at = $8 WHERE id = $9",
+           "sealed_usage_key = $6, usage_key_hash = $7, updated_at = $8, max_runs_per_minute = $9, "
+           "max_queued_runs = $10 WHERE id = $11",
            t->name, t->enabled, config ? *config : json::serialize(t->config), t->action_cid,
-           t->pkp_id, t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->id);
+           t->pkp_id, t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->max_runs_per_minute,
+           t->max_queued_runs, t->id);
     if (patch.schedule)
       c.exec("INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3) "
              "ON CONFLICT (trigger_id) DO UPDATE SET next_due = excluded.next_due, "
@@ -822,12 +891,16 @@ result<run> pg_store::enqueue_run(const new_run& r, trigger_type expected) {
   ENACT_TRY_VOID(check_new_run(r));
   const std::string params = json::serialize(r.params);
   return impl_->once([&](connection& c) -> result<run> {
-    // One statement, one round trip and one commit: the check and the insert see one snapshot.
+    // One statement, one round trip and one commit: the checks and the insert see one snapshot.
+    // (Requests of one trigger at the same instant may each see the others' runs not yet
+    // committed, so the limits may be passed by as many runs as arrive at once.)
     const auto inserted =
         c.exec("INSERT INTO runs (id, trigger_id, status, params, queued_at, next_attempt_at) "
                "SELECT $1::text, t.id, 'queued', $3::text, $4::bigint, $4::bigint FROM triggers t "
-               "WHERE t.id = $2::text AND t.type = $5::text AND t.enabled",
-               r.id, r.trigger_id, params, r.queued_at, to_string(expected))
+               "WHERE t.id = $2::text AND t.type = $5::text AND t.enabled AND "
+               RUNS_THIS_MINUTE("$6::bigint") " < t.max_runs_per_minute AND "
+               RUNS_UNFINISHED " < t.max_queued_runs",
+               r.id, r.trigger_id, params, r.queued_at, to_string(expected), minute_of(r.queued_at))
             .affected();
     if (inserted == 1)
       return queued_run(r);
@@ -839,6 +912,8 @@ result<run> pg_store::enqueue_run(const new_run& r, trigger_type expected) {
                                               std::string(to_string(expected)) + " trigger");
     if (!q.boolean(1))
       return fail(store_errc::disabled, "trigger " + r.trigger_id + ": disabled");
+    if (auto over = over_limits(c, r.trigger_id, r.queued_at))
+      return *over;
     // Enabled again (or re-created) between the two statements: the caller may try again.
     return fail(store_errc::conflict, "trigger " + r.trigger_id + ": changed while queuing");
   });
@@ -1062,7 +1137,7 @@ result<std::optional<run>> pg_store::fire_schedule(std::string_view trigger_id,
       if (!q.next() || q.time(0) != expected_due)
         return std::optional<run>{};
     }
-    run out = insert_run(c, r, params);
+    run out = insert_or_refuse(c, r, params);
     c.exec("UPDATE schedule_state SET next_due = $1, last_planned = $2 WHERE trigger_id = $3",
            next_due, planned, trigger_id);
     return std::optional<run>(std::move(out));
@@ -1127,7 +1202,7 @@ result<std::vector<run>> pg_store::record_chain_batch(const chain_batch& b) {
                  run_id, e.log.seen_at)
               .affected();
       if (fresh == 1 && run_id)
-        out.push_back(insert_run(c, e.fire, params[i]));
+        out.push_back(insert_or_refuse(c, e.fire, params[i]));
     }
     if (b.checkpoint_block)
       c.exec("INSERT INTO chain_checkpoints (trigger_id, block) VALUES ($1, $2) "

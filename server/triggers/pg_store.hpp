@@ -40,7 +40,7 @@ struct pg_options {
 
 class pg_store final : public store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   /// Connects to `url` (a libpq URI) and creates or migrates the schema (idempotent; several
   /// instances opening at once serialise on an advisory lock). Refuses a database whose schema is

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/log.hpp"
+#include "core/rate_limiter.hpp"
 #include "enact/client/api_error.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
@@ -22,6 +23,7 @@
 #include "runtime/utf8.hpp"
 #include "triggers/handshake.hpp"
 #include "triggers/ids.hpp"
+#include "triggers/key_check.hpp"
 #include "triggers/seal.hpp"
 #include "triggers/tokens.hpp"
 #include "triggers/webhook.hpp"
@@ -37,6 +39,8 @@ struct service::state {
   std::unique_ptr<run_workers> workers;
   std::unique_ptr<scheduler> sched;
   bool stopped = false;
+  /// One bucket per client address over POST /webhook/<id> (service_config).
+  std::unique_ptr<core::rate_limiter> webhook_per_ip;
 };
 
 namespace {
@@ -67,6 +71,9 @@ error api_error_of(const error& e) {
       return fail(api_errc::invalid_request, e.message);
     case store_errc::storage:
       return fail(api_errc::unavailable, "the trigger store is unavailable; retry");
+    case store_errc::rate_limited:
+    case store_errc::queue_full:
+      return fail(api_errc::rate_limited, e.message);
     case store_errc::lease_lost:
       break;
   }
@@ -230,6 +237,49 @@ result<std::optional<address>> pkp_of(const json::value& v) {
   return std::optional<address>(*a);
 }
 
+/// A usage key's text checked against the core for `cid` and `pkp` (key_check.hpp).
+result<void> check_stored_key(state& st, const Secret& key, std::string_view cid, const std::optional<address>& pkp) {
+  key_check_config kc;
+  kc.core_url = st.cfg.workers.core_url;
+  kc.timeout = st.cfg.key_check_timeout;
+  auto checked = check_trigger_key(kc, key, cid, pkp);
+  if (!checked && checked.code() == api_errc::unavailable)
+    st.log.warn("usage key check failed: the core is unavailable", {{"core_url", kc.core_url},
+                                                                    {"detail", checked.err().message}});
+  return checked;
+}
+
+/// max_runs_per_minute / max_queued_runs of a request body: an integer from 1 to `max`.
+result<uint32_t> limit_of(const json::value& v, std::string_view field, uint32_t max) {
+  const auto bad = [&] {
+    return invalid("body." + std::string(field) + ": expected an integer from 1 to " + std::to_string(max));
+  };
+  if (v.is_uint64())
+    return v.get_uint64() >= 1 && v.get_uint64() <= max ? result<uint32_t>(static_cast<uint32_t>(v.get_uint64()))
+                                                        : result<uint32_t>(bad());
+  if (v.is_int64())
+    return v.get_int64() >= 1 && v.get_int64() <= static_cast<int64_t>(max)
+               ? result<uint32_t>(static_cast<uint32_t>(v.get_int64()))
+               : result<uint32_t>(bad());
+  return bad();
+}
+
+/// The usage key of a request body checked against the core (key_check.hpp): a usage key that may
+/// execute `cid` (with `pkp`). Its form is checked first, as seal_key does, so a malformed key
+/// never reaches the core.
+result<void> check_key(state& st, const json::value& v, std::string_view cid, const std::optional<address>& pkp) {
+  if (!v.is_string())
+    return invalid("body.usage_api_key: expected the usage API key (base64 of 32 bytes)");
+  const json::string& key = v.get_string();
+  auto raw = base64::decode(key, "body.usage_api_key");
+  const bool ok = raw && raw->size() == 32;
+  if (raw)
+    detail::secure_wipe(raw->data(), raw->size());
+  if (!ok)
+    return invalid("body.usage_api_key: expected a usage API key (standard base64 of 32 bytes)");
+  return check_stored_key(st, Secret(as_bytes(std::string_view(key))), cid, pkp);
+}
+
 struct sealed_key {
   bytes sealed;
   hash256 hash{};
@@ -287,6 +337,8 @@ json::object trigger_json(const trigger& t, const std::string& base) {
   if (t.pkp_id)
     o["pkp_id"] = to_checksum_address(*t.pkp_id);
   o["usage_api_key_hash"] = hex::encode_prefixed(t.usage_key_hash);
+  o["max_runs_per_minute"] = t.max_runs_per_minute;
+  o["max_queued_runs"] = t.max_queued_runs;
   o["config"] = t.config;
   o["created_at"] = to_rfc3339(t.created_at);
   o["updated_at"] = to_rfc3339(t.updated_at);
@@ -340,7 +392,9 @@ result<reply> create_trigger(state& st, const httplib::Request& req, const token
       detail::secure_wipe(k->get_string().data(), k->get_string().size());
   };
   auto made = [&]() -> result<trigger> {
-    ENACT_TRY_VOID(only_keys(body, {"type", "name", "enabled", "action_ipfs_cid", "pkp_id", "usage_api_key", "config"},
+    ENACT_TRY_VOID(only_keys(body,
+                             {"type", "name", "enabled", "action_ipfs_cid", "pkp_id", "usage_api_key", "config",
+                              "max_runs_per_minute", "max_queued_runs"},
                              "body"));
     const auto* type_v = body.if_contains("type");
     const auto type = type_v != nullptr && type_v->is_string() ? trigger_type_from(type_v->get_string())
@@ -367,6 +421,14 @@ result<reply> create_trigger(state& st, const httplib::Request& req, const token
       ENACT_TRY(t.pkp_id, pkp_of(*p));
     }
     ENACT_TRY(t.config, validate_config(t.type, body.if_contains("config"), st.cfg.rules));
+    if (const auto* v = body.if_contains("max_runs_per_minute")) {
+      ENACT_TRY(t.max_runs_per_minute, limit_of(*v, "max_runs_per_minute", kMaxRunsPerMinuteLimit));
+    }
+    if (const auto* v = body.if_contains("max_queued_runs")) {
+      ENACT_TRY(t.max_queued_runs, limit_of(*v, "max_queued_runs", kMaxQueuedRunsLimit));
+    }
+    // Last of the checks (it asks the core): a trigger is stored only with a key that can run it.
+    ENACT_TRY_VOID(check_key(st, body.at("usage_api_key"), t.action_cid, t.pkp_id));
     ENACT_TRY(sealed_key k, seal_key(st, body.at("usage_api_key")));
     t.sealed_usage_key = std::move(k.sealed);
     t.usage_key_hash = k.hash;
@@ -423,7 +485,9 @@ result<reply> patch_trigger(state& st, const httplib::Request& req, const token_
       detail::secure_wipe(k->get_string().data(), k->get_string().size());
   };
   auto updated = [&]() -> result<trigger> {
-    ENACT_TRY_VOID(only_keys(body, {"name", "enabled", "config", "action_ipfs_cid", "pkp_id", "usage_api_key"},
+    ENACT_TRY_VOID(only_keys(body,
+                             {"name", "enabled", "config", "action_ipfs_cid", "pkp_id", "usage_api_key",
+                              "max_runs_per_minute", "max_queued_runs"},
                              "body"));
     ENACT_TRY(const trigger current, st.db.get_trigger(who.user_id, id));
     trigger_patch p;
@@ -444,6 +508,24 @@ result<reply> patch_trigger(state& st, const httplib::Request& req, const token_
     }
     if (const auto* v = body.if_contains("config")) {
       ENACT_TRY(p.config, validate_config(current.type, v, st.cfg.rules));
+    }
+    if (const auto* v = body.if_contains("max_runs_per_minute")) {
+      ENACT_TRY(p.max_runs_per_minute, limit_of(*v, "max_runs_per_minute", kMaxRunsPerMinuteLimit));
+    }
+    if (const auto* v = body.if_contains("max_queued_runs")) {
+      ENACT_TRY(p.max_queued_runs, limit_of(*v, "max_queued_runs", kMaxQueuedRunsLimit));
+    }
+    // A new key, action or PKP is checked against the core before it is stored: the key (the new
+    // one, or the stored one) must still be a usage key that may run the action with the PKP.
+    const std::string& cid = p.action_cid ? *p.action_cid : current.action_cid;
+    const std::optional<address>& pkp = p.pkp_id ? *p.pkp_id : current.pkp_id;
+    if (const auto* v = body.if_contains("usage_api_key")) {
+      ENACT_TRY_VOID(check_key(st, *v, cid, pkp));
+    } else if (p.action_cid || p.pkp_id) {
+      auto stored = unseal_usage_key(st.tee, current.sealed_usage_key);
+      if (!stored)
+        return fail(api_errc::internal, "the trigger's usage key cannot be unsealed by this server's TEE");
+      ENACT_TRY_VOID(check_stored_key(st, *stored, cid, pkp));
     }
     if (auto* v = body.if_contains("usage_api_key")) {
       ENACT_TRY(sealed_key k, seal_key(st, *v));
@@ -495,8 +577,28 @@ result<reply> get_run(state& st, const httplib::Request& req, const token_record
   return reply{200, run_json(r)};
 }
 
+/// The wait a 429 of the webhook names: the rest of the calendar minute for max_runs_per_minute
+/// (the store counts runs per minute), a second for max_queued_runs (a worker frees a place as
+/// soon as a run ends).
+int retry_after_of(const error& e, time_point now) {
+  if (e.code == store_errc::rate_limited) {
+    const auto next_minute = std::chrono::floor<std::chrono::minutes>(now) + std::chrono::minutes(1);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next_minute - now).count();
+    return std::max<int>(1, static_cast<int>((ms + 999) / 1000));
+  }
+  return 1;
+}
+
 /// POST /webhook/<id>: 202 {"run_id"} once the run is durably queued.
-result<reply> webhook(state& st, const httplib::Request& req) {
+result<reply> webhook(state& st, const httplib::Request& req, httplib::Response& res) {
+  // The per-address bucket comes first: a flood of one sender costs no store access.
+  if (st.webhook_per_ip && st.webhook_per_ip->enabled()) {
+    if (const int wait = st.webhook_per_ip->take(req.remote_addr); wait > 0) {
+      res.set_header("Retry-After", std::to_string(wait));
+      return fail(api_errc::rate_limited,
+                  "too many webhook requests from this address; retry in " + std::to_string(wait) + " s");
+    }
+  }
   const std::string id = req.matches[1];
   if (!is_id(id, "trg_"))
     return fail(api_errc::not_found, "no webhook at this URL");
@@ -527,6 +629,16 @@ result<reply> webhook(state& st, const httplib::Request& req) {
         return fail(api_errc::not_found, "no webhook at this URL");
       case store_errc::disabled:
         return fail(api_errc::conflict, "this webhook's trigger is disabled");
+      case store_errc::rate_limited:
+      case store_errc::queue_full: {
+        const int wait = retry_after_of(queued.err(), r.queued_at);
+        res.set_header("Retry-After", std::to_string(wait));
+        return fail(api_errc::rate_limited,
+                    std::string(queued.code() == store_errc::rate_limited
+                                    ? "this webhook's trigger took its max_runs_per_minute runs in this minute"
+                                    : "this webhook's trigger has its max_queued_runs runs waiting") +
+                        "; retry in " + std::to_string(wait) + " s");
+      }
       default:
         return queued.err();
     }
@@ -595,6 +707,8 @@ result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, cor
     if (released > 0)
       log.warn("runs left running by a stopped process taken back", {{"runs", released}});
   }
+  st->webhook_per_ip = std::make_unique<core::rate_limiter>(st->cfg.webhook_requests_per_second,
+                                                            std::max(1.0, st->cfg.webhook_burst));
   st->workers = std::make_unique<run_workers>(s, t, c, st->cfg.workers, sink);
   run_workers* w = st->workers.get();
   st->sched = std::make_unique<scheduler>(s, c, [w] { w->notify(); }, sink);
@@ -623,7 +737,7 @@ run_workers& service::workers() {
   return *st_->workers;
 }
 
-void service::mount(httplib::Server& server, bool own_listener) {
+void service::mount(httplib::Server& server, bool own_listener, std::vector<std::string> loopback_authorities) {
   state& st = *st_;
   server.Get("/api/me", authed(st, me));
   server.Post("/api/triggers", authed(st, create_trigger));
@@ -634,10 +748,11 @@ void service::mount(httplib::Server& server, bool own_listener) {
   server.Get(R"(/api/triggers/([^/]+)/runs)", authed(st, list_runs));
   server.Get(R"(/api/runs/([^/]+))", authed(st, get_run));
   server.Post(R"(/webhook/([^/]+))", [&st](const httplib::Request& req, httplib::Response& res) {
-    respond(st, req, res, webhook(st, req));
+    respond(st, req, res, webhook(st, req, res));
   });
   handshake_config hc;
   hc.public_url = st.cfg.public_url;
+  hc.loopback_authorities = std::move(loopback_authorities);
   hc.auth_requests_per_second = st.cfg.auth_requests_per_second;
   hc.auth_burst = st.cfg.auth_burst;
   mount_handshake(server, st.db, st.clk, st.log, std::move(hc));

@@ -4,8 +4,10 @@
 // listener of its own, or alone against a remote core (server/app/main.cpp).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "enact/result.hpp"
 #include "triggers/clock.hpp"
@@ -29,7 +31,10 @@ namespace enact::triggers {
 struct service_config {
   worker_config workers;
   config_rules rules;
-  /// Base of the webhook URLs in trigger JSON; empty: "http://" + the request's Host header.
+  /// The service's public base URL: the base of the webhook URLs in trigger JSON, and the only
+  /// domain a sign-in message may name (handshake_config). Empty: webhook URLs use
+  /// "http://" + the request's Host header, and sign-in accepts the loopback listen address
+  /// alone (mount's `loopback_authorities`).
   std::string public_url;
   /// Takes back, at start, every run a killed process left leased. Right for a store that only
   /// this process serves (SQLite); a shared store leaves leases to expire instead.
@@ -38,6 +43,12 @@ struct service_config {
   /// (handshake_config); a rate of 0 disables the limit.
   double auth_requests_per_second = 5;
   double auth_burst = 60;
+  /// Per client address over POST /webhook/<id>, before any store access; a rate of 0 disables
+  /// the limit. Each trigger has its own limits besides (max_runs_per_minute, max_queued_runs).
+  double webhook_requests_per_second = 20;
+  double webhook_burst = 200;
+  /// Longest wait for the core's answers when a trigger's usage key is checked (key_check.hpp).
+  std::chrono::milliseconds key_check_timeout{10000};
 };
 
 class service {
@@ -56,7 +67,9 @@ class service {
   /// Mounts the routes on `server`. With `own_listener` the server serves nothing else, and the
   /// service also installs what core::mount provides on a shared listener: request ids, a log
   /// line per request, JSON error bodies for unrouted requests, exceptions and oversized bodies.
-  void mount(httplib::Server& server, bool own_listener);
+  /// `loopback_authorities` (loopback_authorities() of the bound listen address) are the domains
+  /// sign-in accepts when no public URL is configured; with neither, sign-in is refused.
+  void mount(httplib::Server& server, bool own_listener, std::vector<std::string> loopback_authorities = {});
 
   /// Stops the scheduler and the run workers; runs in flight are recorded first. Idempotent.
   void stop();

@@ -148,6 +148,19 @@ std::optional<result<void>> apply_setting(settings& s, std::string_view key, con
         return usage(what + ": expected at least 1000");
       return {};
     }
+    if (k == "webhook_requests_per_second" || k == "webhook_burst") {
+      ENACT_TRY(const auto n, number(v, what));
+      if (n > 1000000)
+        return usage(what + ": expected 0 to 1000000");
+      if (k == "webhook_burst") {
+        if (n == 0)
+          return usage(what + ": expected at least 1");
+        s.webhook_burst = static_cast<double>(n);
+      } else {
+        s.webhook_requests_per_second = static_cast<double>(n);
+      }
+      return {};
+    }
     if (k == "chain_poll_ms") {
       ENACT_TRY(const auto ms, number(v, what));
       if (ms < 10 || ms > 600000)

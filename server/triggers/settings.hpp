@@ -25,8 +25,10 @@ struct settings {
   size_t workers = 4;
   uint64_t retry_base_ms = 1000;
   uint64_t lease_ms = 30000;
-  /// Base of the webhook URLs the API returns ("https://triggers.example.org"); empty: the
-  /// request's Host header over http.
+  /// The trigger service's public base URL ("https://triggers.example.org"): the base of the
+  /// webhook URLs the API returns, and the only domain the approval page's sign-in accepts.
+  /// Empty: webhook URLs from the request's Host header over http, sign-in on the loopback
+  /// listen address only; required when the service listens on any other address.
   std::string public_url;
   /// SQLite synchronous mode of triggers.sqlite: "full" (default) or "normal".
   std::string sync = "full";
@@ -41,6 +43,10 @@ struct settings {
   std::map<std::string, uint64_t> chain_confirmations;
   /// How often the chain watcher asks each chain for its head.
   uint64_t chain_poll_ms = 2000;
+  /// POST /webhook/<id> requests per second per client address, with `webhook_burst` at once
+  /// (0: unlimited); over it, 429 with Retry-After before any store access.
+  double webhook_requests_per_second = 20;
+  double webhook_burst = 200;
 };
 
 /// Applies `key` if it is a trigger setting: "triggers.<name>", "chain_rpc" (value NAME=URL, the

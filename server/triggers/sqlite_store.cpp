@@ -118,6 +118,13 @@ CREATE TABLE browser_sessions (
 );
 CREATE INDEX browser_sessions_by_expiry ON browser_sessions(expires_at);
 )sql",
+    // 2 → 3: per-trigger run limits (API.md §4); the partial index keeps the count of a trigger's
+    // unfinished runs proportional to them, not to its history.
+    R"sql(
+ALTER TABLE triggers ADD COLUMN max_runs_per_minute INTEGER NOT NULL DEFAULT 60;
+ALTER TABLE triggers ADD COLUMN max_queued_runs INTEGER NOT NULL DEFAULT 100;
+CREATE INDEX runs_unfinished ON runs(trigger_id) WHERE status IN ('queued', 'running');
+)sql",
 };
 static_assert(std::size(kMigrations) == sqlite_store::kSchemaVersion,
               "kSchemaVersion must count the migrations");
@@ -512,7 +519,8 @@ class write_queue {
 
 #define TRIGGER_COLUMNS                                                                     \
   "t.id, t.owner, t.type, t.name, t.enabled, t.action_cid, t.pkp_id, t.sealed_usage_key, " \
-  "t.usage_key_hash, t.config, t.created_at, t.updated_at "
+  "t.usage_key_hash, t.config, t.created_at, t.updated_at, t.max_runs_per_minute, "         \
+  "t.max_queued_runs "
 
 trigger read_trigger(const query& q, int at = 0) {
   trigger t;
@@ -535,6 +543,8 @@ trigger read_trigger(const query& q, int at = 0) {
   t.config = std::move(cfg.as_object());
   t.created_at = q.time(at + 10);
   t.updated_at = q.time(at + 11);
+  t.max_runs_per_minute = static_cast<uint32_t>(q.i64(at + 12));
+  t.max_queued_runs = static_cast<uint32_t>(q.i64(at + 13));
   return t;
 }
 
@@ -623,6 +633,61 @@ run insert_run(connection& c, const new_run& r, const std::string& params_json) 
   out.queued_at = r.queued_at;
   out.next_attempt_at = r.queued_at;
   return out;
+}
+
+/// The run limits of API.md §4, checked in the transaction that would queue a run of trigger
+/// `id` at `at`: nullopt when it may be queued, otherwise why not. The minute is the calendar
+/// minute of `at`; runs refused by the limits (failed, never attempted) do not count.
+std::optional<error> over_limits(connection& c, std::string_view id, int64_t per_minute, int64_t queued,
+                                 time_point at) {
+  const time_point minute = std::chrono::floor<std::chrono::minutes>(at);
+  {
+    // The trigger's newest runs by seq (the runs_by_trigger index), at most the limit of them.
+    query q(c,
+            "SELECT COUNT(*) FROM (SELECT queued_at FROM runs WHERE trigger_id = ? AND "
+            "NOT (status = 'failed' AND attempts = 0) ORDER BY seq DESC LIMIT ?) WHERE queued_at >= ?");
+    q.bind(id, per_minute, minute);
+    if (q.next() && q.i64(0) >= per_minute)
+      return fail(store_errc::rate_limited, "trigger " + std::string(id) + ": " +
+                                                std::to_string(per_minute) +
+                                                " runs queued in this minute already (max_runs_per_minute)");
+  }
+  query q(c,
+          "SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE trigger_id = ? AND "
+          "status IN ('queued', 'running') LIMIT ?)");
+  q.bind(id, queued);
+  if (q.next() && q.i64(0) >= queued)
+    return fail(store_errc::queue_full, "trigger " + std::string(id) + ": " + std::to_string(queued) +
+                                            " runs queued or running already (max_queued_runs)");
+  return std::nullopt;
+}
+
+/// Records a firing the run limits refused: a run failed at once, never attempted.
+run insert_refused_run(connection& c, const new_run& r, const std::string& params_json, const error& why) {
+  query(c,
+        "INSERT INTO runs (id, trigger_id, status, params, error_code, error_message, queued_at, "
+        "finished_at, next_attempt_at) VALUES (?, ?, 'failed', ?, ?, ?, ?, ?, ?)")
+      .bind(r.id, r.trigger_id, params_json, kRateLimitedCode, why.message, r.queued_at, r.queued_at,
+            r.queued_at)
+      .run();
+  run out;
+  out.id = r.id;
+  out.trigger_id = r.trigger_id;
+  out.status = run_status::failed;
+  out.params = r.params;
+  out.error = run_error{std::string(kRateLimitedCode), why.message, std::nullopt};
+  out.queued_at = r.queued_at;
+  out.finished_at = r.queued_at;
+  out.next_attempt_at = r.queued_at;
+  return out;
+}
+
+/// Queues `r`, or records it refused when the trigger is over its run limits.
+run insert_or_refuse(connection& c, const new_run& r, const std::string& params_json, int64_t per_minute,
+                     int64_t queued) {
+  if (auto over = over_limits(c, r.trigger_id, per_minute, queued, r.queued_at))
+    return insert_refused_run(c, r, params_json, *over);
+  return insert_run(c, r, params_json);
 }
 
 [[nodiscard]] result<void> check_new_run(const new_run& r) {
@@ -848,10 +913,11 @@ result<trigger> sqlite_store::create_trigger(const trigger& t, const std::option
       pkp = bytes(t.pkp_id->begin(), t.pkp_id->end());
     query(c,
           "INSERT INTO triggers (id, owner, type, name, enabled, action_cid, pkp_id, "
-          "sealed_usage_key, usage_key_hash, config, created_at, updated_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+          "sealed_usage_key, usage_key_hash, config, created_at, updated_at, max_runs_per_minute, "
+          "max_queued_runs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(t.id, t.owner, to_string(t.type), t.name, t.enabled, t.action_cid, pkp,
-              t.sealed_usage_key, t.usage_key_hash, config, t.created_at, t.updated_at)
+              t.sealed_usage_key, t.usage_key_hash, config, t.created_at, t.updated_at,
+              t.max_runs_per_minute, t.max_queued_runs)
         .run();
     if (s)
       query(c, "INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES (?, ?, ?)")
@@ -927,15 +993,21 @@ result<trigger> sqlite_store::update_trigger(std::string_view owner,
       t->sealed_usage_key = *patch.sealed_usage_key;
       t->usage_key_hash = *patch.usage_key_hash;
     }
+    if (patch.max_runs_per_minute)
+      t->max_runs_per_minute = *patch.max_runs_per_minute;
+    if (patch.max_queued_runs)
+      t->max_queued_runs = *patch.max_queued_runs;
     t->updated_at = patch.now;
     std::optional<bytes> pkp;
     if (t->pkp_id)
       pkp = bytes(t->pkp_id->begin(), t->pkp_id->end());
     query(c,
           "UPDATE triggers SET name = ?, enabled = ?, config = ?, action_cid = ?, pkp_id = ?, "
-          "sealed_usage_key = ?, usage_key_hash = ?, updated_at = ? WHERE id = ?")
+          "sealed_usage_key = ?, usage_key_hash = ?, updated_at = ?, max_runs_per_minute = ?, "
+          "max_queued_runs = ? WHERE id = ?")
         .bind(t->name, t->enabled, config ? *config : json::serialize(t->config), t->action_cid,
-              pkp, t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->id)
+              pkp, t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->max_runs_per_minute,
+              t->max_queued_runs, t->id)
         .run();
     if (patch.schedule)
       query(c,
@@ -964,7 +1036,7 @@ result<run> sqlite_store::enqueue_run(const new_run& r, trigger_type expected) {
   ENACT_TRY_VOID(check_new_run(r));
   const std::string params = json::serialize(r.params);  // outside the writer thread
   return impl_->write([&](connection& c) -> result<run> {
-    query q(c, "SELECT type, enabled FROM triggers WHERE id = ?");
+    query q(c, "SELECT type, enabled, max_runs_per_minute, max_queued_runs FROM triggers WHERE id = ?");
     q.bind(r.trigger_id);
     if (!q.next())
       return no_trigger(r.trigger_id);
@@ -973,6 +1045,8 @@ result<run> sqlite_store::enqueue_run(const new_run& r, trigger_type expected) {
                                               std::string(to_string(expected)) + " trigger");
     if (!q.boolean(1))
       return fail(store_errc::disabled, "trigger " + r.trigger_id + ": disabled");
+    if (auto over = over_limits(c, r.trigger_id, q.i64(2), q.i64(3), r.queued_at))
+      return *over;
     return insert_run(c, r, params);
   });
 }
@@ -1205,12 +1279,13 @@ result<std::optional<run>> sqlite_store::fire_schedule(std::string_view trigger_
   const std::string params = json::serialize(r.params);
   return impl_->write([&](connection& c) -> result<std::optional<run>> {
     query q(c,
-            "SELECT s.next_due FROM schedule_state s JOIN triggers t ON t.id = s.trigger_id "
+            "SELECT s.next_due, t.max_runs_per_minute, t.max_queued_runs FROM schedule_state s "
+            "JOIN triggers t ON t.id = s.trigger_id "
             "WHERE s.trigger_id = ? AND t.type = 'schedule' AND t.enabled = 1");
     q.bind(trigger_id);
     if (!q.next() || q.time(0) != expected_due)
       return std::optional<run>{};
-    run out = insert_run(c, r, params);
+    run out = insert_or_refuse(c, r, params, q.i64(1), q.i64(2));
     query(c, "UPDATE schedule_state SET next_due = ?, last_planned = ? WHERE trigger_id = ?")
         .bind(next_due, planned, trigger_id)
         .run();
@@ -1236,14 +1311,15 @@ std::vector<result<std::optional<run>>> sqlite_store::fire_schedules(
       const schedule_firing& f = firings[i];
       try {
         query q(c,
-                "SELECT s.next_due FROM schedule_state s JOIN triggers t ON t.id = s.trigger_id "
+                "SELECT s.next_due, t.max_runs_per_minute, t.max_queued_runs FROM schedule_state s "
+                "JOIN triggers t ON t.id = s.trigger_id "
                 "WHERE s.trigger_id = ? AND t.type = 'schedule' AND t.enabled = 1");
         q.bind(f.trigger_id);
         if (!q.next() || q.time(0) != f.expected_due) {
           outs[i].emplace(std::optional<run>{});
           return true;
         }
-        run out = insert_run(c, f.r, params[i]);
+        run out = insert_or_refuse(c, f.r, params[i], q.i64(1), q.i64(2));
         query(c, "UPDATE schedule_state SET next_due = ?, last_planned = ? WHERE trigger_id = ?")
             .bind(f.next_due, f.planned, f.trigger_id)
             .run();
@@ -1304,7 +1380,7 @@ result<std::vector<run>> sqlite_store::record_chain_batch(const chain_batch& b) 
     params.push_back(json::serialize(e.fire.params));
   }
   return impl_->write([&](connection& c) -> result<std::vector<run>> {
-    query q(c, "SELECT type, enabled FROM triggers WHERE id = ?");
+    query q(c, "SELECT type, enabled, max_runs_per_minute, max_queued_runs FROM triggers WHERE id = ?");
     q.bind(b.trigger_id);
     if (!q.next())
       return no_trigger(b.trigger_id);
@@ -1312,6 +1388,8 @@ result<std::vector<run>> sqlite_store::record_chain_batch(const chain_batch& b) 
       return fail(store_errc::wrong_type, "trigger " + b.trigger_id + ": not a chain-event trigger");
     if (!q.boolean(1))
       return fail(store_errc::disabled, "trigger " + b.trigger_id + ": disabled");
+    const int64_t per_minute = q.i64(2);
+    const int64_t queued = q.i64(3);
     std::vector<run> out;
     for (size_t i = 0; i < b.logs.size(); ++i) {
       const auto& e = b.logs[i];
@@ -1324,7 +1402,7 @@ result<std::vector<run>> sqlite_store::record_chain_batch(const chain_batch& b) 
                 run_id, e.log.seen_at)
           .run();
       if (c.changes() == 1 && run_id)
-        out.push_back(insert_run(c, e.fire, params[i]));
+        out.push_back(insert_or_refuse(c, e.fire, params[i], per_minute, queued));
     }
     if (b.checkpoint_block)
       query(c,

@@ -36,7 +36,7 @@ struct sqlite_options {
 
 class sqlite_store final : public store {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   /// Opens (creating, migrating) the database at `path`. Refuses a file whose schema is newer
   /// than this build's.

@@ -41,13 +41,16 @@ enum class store_errc {
   lease_lost,        // the run's lease expired and went to another worker, or the run is gone
   invalid_argument,  // a value the store cannot hold (a field too long, an empty id)
   storage,           // the backend failed (I/O, lock timeout, corruption); transient for callers
+  rate_limited,      // the trigger queued max_runs_per_minute runs in this minute already
+  queue_full,        // the trigger has max_queued_runs runs waiting or running already
 };
 
 inline const std::error_category& store_category() noexcept {
   static const enact::detail::errc_category<store_errc> c(
       "enact.triggers.store",
       {"", "not found", "trigger disabled", "wrong trigger type", "conflict", "lease lost",
-       "invalid argument", "storage failure"});
+       "invalid argument", "storage failure", "over the trigger's max_runs_per_minute",
+       "over the trigger's max_queued_runs"});
   return c;
 }
 inline std::error_code make_error_code(store_errc e) noexcept {
@@ -63,6 +66,14 @@ namespace json = boost::json;
 
 /// Instants are UTC with millisecond precision (stored as Unix milliseconds).
 using time_point = std::chrono::sys_time<std::chrono::milliseconds>;
+
+/// Run limits of a trigger (API.md §4): defaults, and the largest values accepted.
+inline constexpr uint32_t kDefaultMaxRunsPerMinute = 60;
+inline constexpr uint32_t kDefaultMaxQueuedRuns = 100;
+inline constexpr uint32_t kMaxRunsPerMinuteLimit = 6000;
+inline constexpr uint32_t kMaxQueuedRunsLimit = 10000;
+/// The error code of a run that a schedule or chain event fired over its trigger's limits.
+inline constexpr std::string_view kRateLimitedCode = "rate_limited";
 
 enum class trigger_type { webhook, schedule, chain_event };
 /// "webhook", "schedule", "chain-event" (API.md §4).
@@ -89,6 +100,10 @@ struct trigger {
   hash256 usage_key_hash{};
   /// Type-specific settings, already validated (API.md §4).
   json::object config;
+  /// Firings accepted per calendar minute (UTC), and runs waiting or running at once; a firing
+  /// over either is refused (enqueue_run) or recorded as a failed run (schedules, chain events).
+  uint32_t max_runs_per_minute = kDefaultMaxRunsPerMinute;
+  uint32_t max_queued_runs = kDefaultMaxQueuedRuns;
   time_point created_at{};
   time_point updated_at{};
 };
@@ -109,6 +124,8 @@ struct trigger_patch {
   std::optional<std::optional<address>> pkp_id;  // a set empty optional clears it
   std::optional<bytes> sealed_usage_key;         // set together with usage_key_hash
   std::optional<hash256> usage_key_hash;
+  std::optional<uint32_t> max_runs_per_minute;
+  std::optional<uint32_t> max_queued_runs;
   /// Replaces the schedule state in the same transaction (a new cron, or re-enabling, restarts
   /// the schedule from now).
   std::optional<schedule_state> schedule;
@@ -296,8 +313,11 @@ class store {
 
   // --- runs ----------------------------------------------------------------------------------
   /// Queues a run of trigger `r.trigger_id`, which must exist (not_found), be of type `expected`
-  /// (wrong_type) and be enabled (disabled), checked in the same transaction as the insert.
-  /// Returns once the run is durable: a webhook answers 202 only after this.
+  /// (wrong_type), be enabled (disabled) and be within its run limits, checked in the same
+  /// statement or transaction as the insert: rate_limited when it queued max_runs_per_minute runs
+  /// in the calendar minute of `r.queued_at` already, queue_full when max_queued_runs of its runs
+  /// are queued or running. Returns once the run is durable: a webhook answers 202 only after
+  /// this. (Runs refused by the limits, see fire_schedule, do not count towards them.)
   [[nodiscard]] virtual result<run> enqueue_run(const new_run& r, trigger_type expected) = 0;
   /// The run `run_id` of one of `owner`'s triggers.
   [[nodiscard]] virtual result<run> get_run(std::string_view owner,
@@ -346,7 +366,8 @@ class store {
   /// Fires a schedule trigger once, atomically: when it is enabled and its next_due still equals
   /// `expected_due` (no other scheduler fired it, no change replaced it), queues `r`, sets
   /// last_planned = `planned` and next_due = `next_due`, and returns the run; otherwise changes
-  /// nothing and returns nullopt.
+  /// nothing and returns nullopt. A firing over the trigger's run limits (see enqueue_run) is
+  /// recorded as a run that failed at once with code kRateLimitedCode, and never attempted.
   [[nodiscard]] virtual result<std::optional<run>> fire_schedule(std::string_view trigger_id,
                                                                  time_point expected_due,
                                                                  time_point planned,
@@ -373,8 +394,9 @@ class store {
   [[nodiscard]] virtual result<std::optional<uint64_t>> chain_checkpoint(
       std::string_view trigger_id) const = 0;
   /// Records a processed range atomically: each log not seen before (by trigger, block hash, log
-  /// index) is inserted and its run queued; logs seen before queue nothing; then the checkpoint
-  /// moves. Returns the runs queued. The trigger must be an enabled chain-event trigger.
+  /// index) is inserted and its run queued (or, over the trigger's run limits, recorded as failed
+  /// with code kRateLimitedCode, as fire_schedule does); logs seen before queue nothing; then the
+  /// checkpoint moves. Returns the runs queued or refused. The trigger must be an enabled chain-event trigger.
   [[nodiscard]] virtual result<std::vector<run>> record_chain_batch(const chain_batch& b) = 0;
   /// Marks the seen logs of a reorganised-away block `removed`; returns how many.
   [[nodiscard]] virtual result<size_t> mark_logs_removed(std::string_view trigger_id,

@@ -9,7 +9,8 @@
 //   otherwise the body text (a JSON-looking text/plain body stays text). Nesting is limited so
 //   that the params still parse wherever the run is sent (see kMaxEventDepth).
 // - headers: names lowercased; values of repeated names joined with ", " (RFC 9110 §5.3);
-//   credentials stripped (authorization, cookie, set-cookie, x-api-key, proxy-authorization), and
+//   credentials stripped (authorization, cookie, set-cookie, x-api-key, proxy-authorization, and
+//   x-wallet-auth, the core's wallet-signed credential, which a sender may replay), and
 //   the connection details the HTTP library adds as pseudo-headers (remote_addr, …). Everything
 //   else passes through, notably signature headers (x-hub-signature-256, stripe-signature, …) so
 //   the action can verify its sender.
@@ -33,7 +34,7 @@ inline constexpr unsigned kMaxEventDepth = 28;
 
 /// Header names never passed to the action (lowercase).
 inline constexpr std::string_view kStrippedHeaders[] = {
-    "authorization", "cookie", "set-cookie", "x-api-key", "proxy-authorization",
+    "authorization", "cookie", "set-cookie", "x-api-key", "proxy-authorization", "x-wallet-auth",
     // added by cpp-httplib, not sent by the client
     "remote_addr", "remote_port", "local_addr", "local_port"};
 

@@ -108,6 +108,37 @@ std::string random_usage_key() {
   return base64::encode(b);
 }
 
+/// What a fake core answers to the trigger service's usage-key check (key_check.hpp): every key
+/// is a usage key with execute on every group, and its one group lists `cids` and `pkps`.
+void add_key_check_routes(httplib::Server& fake, std::vector<std::string> cids, std::vector<std::string> pkps = {}) {
+  fake.Get("/core/v1/account", [](const httplib::Request& req, httplib::Response& res) {
+    const json::object perms{{"can_create_groups", false},        {"can_delete_groups", false},
+                             {"can_create_pkps", false},          {"manage_ipfs_ids_in_groups", json::array{}},
+                             {"add_pkp_to_groups", json::array{}}, {"remove_pkp_from_groups", json::array{}},
+                             {"execute_in_groups", json::array{0}}};
+    const json::object body{
+        {"api_key_hash", "0x" + std::string(64, '1')},
+        {"admin_wallet_address", "0x" + std::string(40, '2')},
+        {"managed", true},
+        {"name", "fake"},
+        {"description", ""},
+        {"key", {{"kind", "usage"}, {"hash", keccak_hex(req.get_header_value("X-Api-Key"))}, {"permissions", perms}}}};
+    res.set_content(json::serialize(body), "application/json");
+  });
+  fake.Get("/core/v1/list_groups", [cids, pkps](const httplib::Request&, httplib::Response& res) {
+    json::array hashes, ids;
+    for (const auto& c : cids)
+      hashes.push_back(json::string(keccak_hex(c)));
+    for (const auto& p : pkps)
+      ids.push_back(json::string(p));
+    const json::object g{{"group_id", 1}, {"name", "g"}, {"description", ""}, {"pkp_ids_permitted", ids},
+                         {"cid_hashes_permitted", hashes}};
+    res.set_content(json::serialize(json::object{{"items", json::array{g}}, {"page_number", 1}, {"page_size", 100},
+                                                 {"total", 1}}),
+                    "application/json");
+  });
+}
+
 /// A free loopback port (bound, then released).
 int free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -379,6 +410,7 @@ TEST_CASE("triggers: transient core failures are retried, others fail at once") 
     answer(200, json::value{{"response", {{"attempt", n}}}, {"logs", ""}, {"signatures", json::object{}},
                             {"run_ms", 1}, {"charged_credits", 1}});
   });
+  add_key_check_routes(fake, {flaky, bad, down, limited});
   const int fake_port = fake.bind_to_any_port("127.0.0.1");
   std::thread fake_thread([&] { fake.listen_after_bind(); });
 
@@ -447,8 +479,24 @@ TEST_CASE("triggers: the management API") {
   const std::string data = dir.path() + "/data";
   const std::string alice_token = issue_token(data, "alice");
   const std::string bob_token = issue_token(data, "bob");
+  // A fake core that lets any key run the action "x" (and "y", with PKP 0x…aa): the usage-key
+  // check has its own cases (tests/security/attacks/triggers_test.cpp).
+  httplib::Server fake;
+  add_key_check_routes(fake, {cid_of_code("x"), cid_of_code("y")}, {"0x00000000000000000000000000000000000000AA"});
+  const int fake_port = fake.bind_to_any_port("127.0.0.1");
+  std::thread fake_thread([&] { fake.listen_after_bind(); });
+  struct stop_fake {
+    httplib::Server& s;
+    std::thread& t;
+    ~stop_fake() {
+      while (!s.is_running())
+        std::this_thread::yield();
+      s.stop();
+      t.join();
+    }
+  } fake_stopper{fake, fake_thread};
   server_process srv({"--chain-rpc", "ethereum=http://127.0.0.1:1", "--no-core",
-                      "--core-url", "http://127.0.0.1:1", "--trigger-workers", "0"},
+                      "--core-url", "http://127.0.0.1:" + std::to_string(fake_port), "--trigger-workers", "0"},
                      data);
   api_user alice(srv.port(), alice_token), bob(srv.port(), bob_token);
   const std::string cid = cid_of_code("x");
@@ -481,7 +529,8 @@ TEST_CASE("triggers: the management API") {
     ITEST_REQUIRE_STATUS(w, 201);
     const auto& t = w.obj();
     const std::set<std::string> fields{"id", "type", "name", "enabled", "action_ipfs_cid", "usage_api_key_hash",
-                                       "config", "created_at", "updated_at", "webhook_url"};
+                                       "max_runs_per_minute", "max_queued_runs", "config", "created_at",
+                                       "updated_at", "webhook_url"};
     std::set<std::string> got;
     for (const auto& kv : t)
       got.insert(std::string(kv.key()));
@@ -718,11 +767,15 @@ TEST_CASE("triggers: SIGKILL during a webhook flood loses nothing acknowledged")
   std::vector<std::string> acked;
   size_t refused = 0;
   {
-    server_process srv({"--dev", "--sandbox-workers", "2"}, data);
+    // The flood is the point here: no per-address limit, and the trigger's limits at their top.
+    server_process srv({"--dev", "--sandbox-workers", "2", "--webhook-rate", "0"}, data);
     http_client c = srv.client();
     const core_side core = setup_core(c, {kTrivialCode}, 1500);
     api_user alice(srv.port(), token);
-    const response t = alice.post("/api/triggers", webhook_body(core.cids.at(std::string(kTrivialCode)), core.key.value));
+    json::object hook = webhook_body(core.cids.at(std::string(kTrivialCode)), core.key.value);
+    hook["max_runs_per_minute"] = 6000;
+    hook["max_queued_runs"] = 10000;
+    const response t = alice.post("/api/triggers", hook);
     ITEST_REQUIRE_STATUS(t, 201);
     trigger_id = s_of(t.body, "id");
 

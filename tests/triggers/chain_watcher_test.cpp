@@ -153,6 +153,8 @@ struct fixture {
     t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
     t.sealed_usage_key = bytes{1, 2, 3};
     t.usage_key_hash = keccak256(std::string_view("key"));
+    t.max_runs_per_minute = kMaxRunsPerMinuteLimit;  // the run limits have a store suite case
+    t.max_queued_runs = kMaxQueuedRunsLimit;
     t.config = std::move(*valid);
     t.created_at = t.updated_at = clock.now();
     return db->create_trigger(t, std::nullopt).value();

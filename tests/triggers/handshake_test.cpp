@@ -1,7 +1,8 @@
 // The approval handshake (server/triggers/handshake.hpp, docs/triggers.md "Signing in a client")
 // against the trigger service in-process on a loopback port, on a manual clock: the client's
 // poll, the wallet sign-in (EIP-4361 + EIP-191, signed here with the SDK), approve and deny, the
-// token issued once and working on /api/me, listing and revoking, and the refusals.
+// token issued once and working on /api/me, listing and revoking, and the refusals; the domain a
+// sign-in must name (the public URL, or the loopback listen address; never the Host header).
 #include <doctest/doctest.h>
 #include <httplib.h>
 
@@ -78,9 +79,10 @@ client_token draw_token(uint8_t seed) {
 }
 
 std::string siwe(std::string_view domain, std::string_view account, std::string_view nonce, time_point issued,
-                 std::string_view uri_path = "/auth/authorize") {
+                 std::string_view uri_path = "/auth/authorize", std::string_view scheme = "http://") {
   return std::string(domain) + " wants you to sign in with your Ethereum account:\n" + std::string(account) +
-         "\n\nSign in to approve a client.\n\nURI: http://" + std::string(domain) + std::string(uri_path) +
+         "\n\nSign in to approve a client.\n\nURI: " + std::string(scheme) + std::string(domain) +
+         std::string(uri_path) +
          "\nVersion: 1\nChain ID: 1\nNonce: " + std::string(nonce) + "\nIssued At: " + to_rfc3339(issued);
 }
 
@@ -112,8 +114,10 @@ struct fixture {
   int port = 0;
   std::string host;
 
-  /// `auth_rate` 0: the service's default limit of the /auth routes.
-  explicit fixture(double auth_rate = 0, double auth_burst = 0) {
+  /// `auth_rate` 0: the service's default limit of the /auth routes. `public_url`: the service's
+  /// configured public URL; without one, sign-in accepts the loopback listen address, unless
+  /// `loopback` is false (then nothing).
+  explicit fixture(double auth_rate = 0, double auth_burst = 0, std::string public_url = {}, bool loopback = true) {
     service_config cfg;
     if (auth_rate > 0) {
       cfg.auth_requests_per_second = auth_rate;
@@ -121,10 +125,11 @@ struct fixture {
     }
     cfg.workers.threads = 0;
     cfg.workers.core_url = "http://127.0.0.1:1";
+    cfg.public_url = std::move(public_url);
     svc = service::start(*db, *the_tee, log, clk, cfg).value();
-    svc->mount(server, true);
     port = server.bind_to_any_port("127.0.0.1");
     REQUIRE(port > 0);
+    svc->mount(server, true, loopback ? loopback_authorities("127.0.0.1", port) : std::vector<std::string>{});
     host = "127.0.0.1:" + std::to_string(port);
     // Connections made before the accept loop runs wait in the listen backlog.
     thread = std::thread([this] { server.listen_after_bind(); });
@@ -589,6 +594,23 @@ TEST_CASE("handshake: sign-in refusals") {
     CHECK(f.sign_in(pre, good, alice.sign(good))->status == 200);
   }
 
+  SUBCASE("the Host header is never the reference") {
+    // A message a wallet signed for evil.example, replayed here with a Host header naming
+    // evil.example: the service compares with its own listen address, not with Host.
+    auto [pre, n] = f.nonce();
+    const std::string m = siwe("evil.example", acct, n, f.clk.now());
+    auto r = f.client().Post("/auth/sign-in",
+                             httplib::Headers{{"Cookie", "enact_session=" + pre}, {"Host", "evil.example"}},
+                             json::serialize(json::object{{"message", m}, {"signature", alice.sign(m)}}),
+                             "application/json");
+    REQUIRE(r);
+    CHECK(r->status == 401);
+    CHECK(error_code(r) == "signature_invalid");
+    CHECK(!r->has_header("Set-Cookie"));
+    // localhost names the same loopback listener.
+    const std::string local = siwe("localhost:" + std::to_string(f.port), acct, n, f.clk.now());
+    CHECK(f.sign_in(pre, local, alice.sign(local))->status == 200);
+  }
   SUBCASE("a nonce is single-use and bound to its browser") {
     auto [pre, n] = f.nonce();
     const std::string m = siwe(f.host, acct, n, f.clk.now());
@@ -625,6 +647,69 @@ TEST_CASE("handshake: sign-in refusals") {
     REQUIRE(r);
     CHECK(r->status == 200);
     CHECK(body_of(r).at("user_id").as_string() == alice.user());
+  }
+}
+
+TEST_CASE("handshake: the public URL is the only sign-in domain; Secure cookies over https") {
+  fixture f(0, 0, "https://Triggers.Example.org");
+  const wallet alice(0x11);
+  const std::string acct = to_checksum_address(alice.addr);
+  const auto cookie_flags = [](const httplib::Result& r) { return r->get_header_value("Set-Cookie"); };
+  auto [pre, n] = f.nonce();
+  // The loopback address, which the service does listen on, is not its public name.
+  const std::string local = siwe(f.host, acct, n, f.clk.now());
+  CHECK(error_code(f.sign_in(pre, local, alice.sign(local))) == "signature_invalid");
+  // The public domain, with an http URI: not this service's scheme.
+  const std::string plain = siwe("triggers.example.org", acct, n, f.clk.now());
+  CHECK(error_code(f.sign_in(pre, plain, alice.sign(plain))) == "signature_invalid");
+  // The public domain with a Host header of another site still works: Host plays no part.
+  const std::string good = siwe("triggers.example.org", acct, n, f.clk.now(), "/auth/authorize", "https://");
+  auto r = f.client().Post("/auth/sign-in",
+                           httplib::Headers{{"Cookie", "enact_session=" + pre}, {"Host", "evil.example"}},
+                           json::serialize(json::object{{"message", good}, {"signature", alice.sign(good)}}),
+                           "application/json");
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(cookie_flags(r).find("; Secure") != std::string::npos);
+  auto nonce_again = f.client().Get("/auth/nonce");
+  REQUIRE(nonce_again);
+  CHECK(cookie_flags(nonce_again).find("; Secure") != std::string::npos);
+  // An Origin of the public URL passes the page's same-origin check; the loopback one does not.
+  const client_token t = draw_token(21);
+  REQUIRE(f.authorize(t.challenge, "cli")->status == 200);
+  const std::string set = cookie_flags(r);
+  const std::string session = set.substr(set.find('=') + 1, set.find(';') - set.find('=') - 1);
+  const auto approve_from = [&](const std::string& origin) {
+    return f.client().Post("/auth/approve", httplib::Headers{{"Cookie", "enact_session=" + session}, {"Origin", origin}},
+                           json::serialize(json::object{{"challenge", t.challenge}}), "application/json");
+  };
+  CHECK(approve_from("http://" + f.host)->status == 403);
+  CHECK(approve_from("https://triggers.example.org")->status == 200);
+}
+
+TEST_CASE("handshake: without a public URL or a loopback listener, sign-in is refused") {
+  fixture f(0, 0, {}, false);
+  const wallet alice(0x11);
+  auto [pre, n] = f.nonce();
+  const std::string m = siwe(f.host, to_checksum_address(alice.addr), n, f.clk.now());
+  auto r = f.sign_in(pre, m, alice.sign(m));
+  REQUIRE(r);
+  CHECK(r->status == 401);
+  CHECK(error_code(r) == "signature_invalid");
+  CHECK(r->get_header_value("Set-Cookie").find("Secure") == std::string::npos);
+}
+
+TEST_CASE("loopback_authorities") {
+  using v = std::vector<std::string>;
+  CHECK(loopback_authorities("127.0.0.1", 8080) == v{"127.0.0.1:8080", "localhost:8080"});
+  CHECK(loopback_authorities("127.1.2.3", 9) == v{"127.1.2.3:9", "localhost:9"});
+  CHECK(loopback_authorities("localhost", 80) == v{"localhost:80", "127.0.0.1:80"});
+  CHECK(loopback_authorities("::1", 8080) == v{"[::1]:8080", "localhost:8080"});
+  CHECK(loopback_authorities("[::1]", 8080) == v{"[::1]:8080", "localhost:8080"});
+  for (const char* h : {"0.0.0.0", "::", "[::]", "", "10.0.0.1", "128.0.0.1", "127.0.0.256", "127.0.0",
+                        "127.0.0.1.5", "example.org", "127.0.0.1x"}) {
+    CAPTURE(h);
+    CHECK(loopback_authorities(h, 8080).empty());
   }
 }
 

@@ -59,6 +59,9 @@ trigger webhook_trigger(std::string owner) {
   t.sealed_usage_key = bytes{7, 7, 7};
   t.usage_key_hash = keccak256(std::string_view("key of " + t.id));
   t.created_at = t.updated_at = t0;
+  // These cases queue hundreds of runs at one instant; the limits have their own suite case.
+  t.max_runs_per_minute = kMaxRunsPerMinuteLimit;
+  t.max_queued_runs = kMaxQueuedRunsLimit;
   return t;
 }
 

@@ -62,6 +62,8 @@ struct fixture {
     t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
     t.sealed_usage_key = bytes{1};
     t.config = json::object{{"cron", cron}, {"timezone", "UTC"}};
+    t.max_runs_per_minute = kMaxRunsPerMinuteLimit;  // the run limits have a store suite case
+    t.max_queued_runs = kMaxQueuedRunsLimit;
     t.created_at = t.updated_at = now;
     const auto s = cron::parse(cron).value();
     const auto first = cron::next_after(s, std::chrono::floor<std::chrono::seconds>(now)).value();

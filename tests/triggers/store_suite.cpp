@@ -2,7 +2,8 @@
 // trigger's type and state, run listing order, leases (exclusive under concurrent workers,
 // expiry, renewal, fencing of a lost lease, the attempt limit), retries and their backoff times,
 // schedule firing as a compare-and-set, the chain watcher's de-duplication, tokens, approvals,
-// the approval page's browser sessions and persistence. Written against store& only.
+// the approval page's browser sessions, the per-trigger run limits and persistence. Written
+// against store& only.
 #include "store_suite.hpp"
 
 #include <doctest/doctest.h>
@@ -61,6 +62,9 @@ trigger make_trigger(std::string owner, trigger_type type = trigger_type::webhoo
   if (type == trigger_type::schedule)
     t.config = json::object{{"cron", "*/30 * * * * *"}, {"timezone", "UTC"}};
   t.created_at = t.updated_at = t0;
+  // The cases queue many runs at one instant; run_limits tests the limits themselves.
+  t.max_runs_per_minute = kMaxRunsPerMinuteLimit;
+  t.max_queued_runs = kMaxQueuedRunsLimit;
   return t;
 }
 
@@ -194,6 +198,103 @@ void queue_and_list(backend& b) {
   CHECK(mid.items[1].id == ids[2]);
   CHECK(MUST(s->list_runs("alice", w.id, page{10, 5})).items.empty());
   CHECK_ERRC(s->list_runs("bob", w.id, page{}), store_errc::not_found);
+}
+
+void run_limits(backend& b) {
+  auto s = b.open();
+  // Defaults, and limits kept and changed.
+  trigger d = make_trigger("alice");
+  d.max_runs_per_minute = trigger{}.max_runs_per_minute;
+  d.max_queued_runs = trigger{}.max_queued_runs;
+  const trigger plain = MUST(s->create_trigger(d, std::nullopt));
+  CHECK(MUST(s->find_trigger(plain.id)).max_runs_per_minute == kDefaultMaxRunsPerMinute);
+  CHECK(MUST(s->find_trigger(plain.id)).max_queued_runs == kDefaultMaxQueuedRuns);
+  trigger lt = make_trigger("alice");
+  lt.max_runs_per_minute = 3;
+  lt.max_queued_runs = 5;
+  MUST(s->create_trigger(lt, std::nullopt));
+  const trigger got = MUST(s->get_trigger("alice", lt.id));
+  CHECK(got.max_runs_per_minute == 3);
+  CHECK(got.max_queued_runs == 5);
+
+  // Three runs in the minute of t0, then rate_limited until the next minute.
+  for (int i = 0; i < 3; ++i)
+    MUST(s->enqueue_run(make_run(lt.id, t0 + std::chrono::seconds(10 * i), i), trigger_type::webhook));
+  CHECK_ERRC(s->enqueue_run(make_run(lt.id, t0 + 59s), trigger_type::webhook), store_errc::rate_limited);
+  CHECK(MUST(s->list_runs("alice", lt.id, page{})).total == 3);  // nothing recorded for a refusal
+  // The next minute: two more, then five are waiting and the queue is full.
+  MUST(s->enqueue_run(make_run(lt.id, t0 + 60s), trigger_type::webhook));
+  MUST(s->enqueue_run(make_run(lt.id, t0 + 61s), trigger_type::webhook));
+  CHECK_ERRC(s->enqueue_run(make_run(lt.id, t0 + 62s), trigger_type::webhook), store_errc::queue_full);
+  // A run that ends frees a place.
+  auto leased = MUST(s->lease_runs(lease("w", t0 + 62s)));
+  REQUIRE(leased.size() == 1);
+  const lease_ref ref{leased[0].r.id, "w", leased[0].r.attempts};
+  MUST(s->complete_run(ref, json::value(nullptr), t0 + 62s));
+  MUST(s->enqueue_run(make_run(lt.id, t0 + 63s), trigger_type::webhook));
+  // Another trigger has limits of its own.
+  MUST(s->enqueue_run(make_run(plain.id, t0 + 63s), trigger_type::webhook));
+  // Raised limits apply at once.
+  trigger_patch p;
+  p.max_runs_per_minute = 10;
+  p.max_queued_runs = 10;
+  p.now = t0 + 64s;
+  const trigger raised = MUST(s->update_trigger("alice", lt.id, p));
+  CHECK(raised.max_runs_per_minute == 10);
+  CHECK(raised.max_queued_runs == 10);
+  MUST(s->enqueue_run(make_run(lt.id, t0 + 64s), trigger_type::webhook));
+
+  // A schedule over its limit records a failed run (rate_limited, never attempted), which does
+  // not count towards the limits, and still moves on to its next firing.
+  trigger sch = make_trigger("alice", trigger_type::schedule);
+  sch.max_runs_per_minute = 1;
+  MUST(s->create_trigger(sch, schedule_state{t0, {}}));
+  const auto fired = MUST(s->fire_schedule(sch.id, t0, t0, make_run(sch.id, t0), t0 + 30s));
+  REQUIRE(fired);
+  CHECK(fired->status == run_status::queued);
+  const auto refused = MUST(s->fire_schedule(sch.id, t0 + 30s, t0 + 30s, make_run(sch.id, t0 + 30s), t0 + 60s));
+  REQUIRE(refused);
+  CHECK(refused->status == run_status::failed);
+  REQUIRE(refused->error);
+  CHECK(refused->error->code == kRateLimitedCode);
+  const run stored = MUST(s->get_run("alice", refused->id));
+  CHECK(stored.status == run_status::failed);
+  CHECK(stored.attempts == 0);
+  REQUIRE(stored.error);
+  CHECK(stored.error->code == kRateLimitedCode);
+  CHECK(stored.finished_at == t0 + 30s);
+  CHECK(MUST(s->get_schedule(sch.id))->state->next_due == t0 + 60s);
+  const auto next = MUST(s->fire_schedule(sch.id, t0 + 60s, t0 + 60s, make_run(sch.id, t0 + 60s), t0 + 90s));
+  REQUIRE(next);
+  CHECK(next->status == run_status::queued);
+
+  // A chain batch over the limit: the first log's run is queued, the second's refused.
+  trigger ct = make_trigger("alice", trigger_type::chain_event);
+  ct.config = json::object{{"chain", "ethereum"}};
+  ct.max_runs_per_minute = 1;
+  MUST(s->create_trigger(ct, std::nullopt));
+  chain_batch cb;
+  cb.trigger_id = ct.id;
+  for (uint64_t i = 0; i < 2; ++i) {
+    seen_log l;
+    l.trigger_id = ct.id;
+    l.block_hash = keccak256(std::string_view("limits block"));
+    l.log_index = i;
+    l.block_number = 7;
+    l.seen_at = t0;
+    new_run r = make_run(ct.id, t0, static_cast<int>(i));
+    l.run_id = r.id;
+    cb.logs.push_back({l, r});
+  }
+  const auto runs = MUST(s->record_chain_batch(cb));
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].status == run_status::queued);
+  CHECK(runs[1].status == run_status::failed);
+  REQUIRE(runs[1].error);
+  CHECK(runs[1].error->code == kRateLimitedCode);
+  // The refused run is never leased.
+  for (auto l = MUST(s->lease_runs(lease("w2", t0 + 65s, 100))); const auto& x : l)
+    CHECK(x.r.id != runs[1].id);
 }
 
 void lease_lifecycle(backend& b) {
@@ -594,6 +695,7 @@ void run_store_suite(const backend_factory& make) {
   };
   SUBCASE("triggers: create, get, list, update, delete, ownership") { with(triggers_crud); }
   SUBCASE("runs: queued against the trigger's type and state; listed newest first") { with(queue_and_list); }
+  SUBCASE("run limits: per minute and queued; schedules and chain events record refusals") { with(run_limits); }
   SUBCASE("leases: oldest first, fenced, completed or failed") { with(lease_lifecycle); }
   SUBCASE("leases: renewal, expiry back to queued, attempt limit, release at start") { with(lease_expiry); }
   SUBCASE("retries: running without a lease until next_attempt_at") { with(retries); }

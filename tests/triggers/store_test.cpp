@@ -154,6 +154,8 @@ TEST_CASE("sqlite store: concurrent intakes all commit, each once") {
   t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
   t.sealed_usage_key = bytes{1};
   t.created_at = t.updated_at = t0;
+  t.max_runs_per_minute = kMaxRunsPerMinuteLimit;  // 480 runs at one instant
+  t.max_queued_runs = kMaxQueuedRunsLimit;
   REQUIRE(s.create_trigger(t, std::nullopt).has_value());
   trigger off = t;
   off.id = new_trigger_id();

@@ -88,6 +88,8 @@ void tag_invoke(json::value_from_tag, json::value& v, const key_identity& k) {
   json::object& o = v.emplace_object();
   o["kind"] = kind_name(k.kind);
   o["hash"] = hex::encode_prefixed(k.hash);
+  if (k.permissions)
+    o["permissions"] = json::value_from(*k.permissions);
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const account_info& a) {
@@ -227,6 +229,14 @@ key_identity tag_invoke(json::value_to_tag<key_identity>, const json::value& v) 
   else
     bad("kind: expected \"account\" or \"usage\", got \"" + kind + "\"");
   k.hash = get_hash(o, "hash");
+  if (const auto* p = o.if_contains("permissions"); p != nullptr && !p->is_null()) {
+    if (!p->is_object())
+      bad("permissions: expected an object");
+    auto perms = scope::permission_set_from_json(p->get_object());
+    if (!perms)
+      bad("permissions." + perms.err().message);
+    k.permissions = std::move(*perms);
+  }
   return k;
 }
 

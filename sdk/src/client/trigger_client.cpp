@@ -491,6 +491,17 @@ trigger trigger_of(const json::value& v) {
   if (const json::value* p = o.if_contains("pkp_id"); p && !p->is_null())
     t.pkp_id = rd::to_address(*p, "pkp_id");
   t.usage_api_key_hash = rd::get_hash(o, "usage_api_key_hash");
+  // Absent from a service older than the run limits: the defaults of API.md §4.
+  const auto limit = [&](std::string_view key, uint32_t fallback) -> uint32_t {
+    if (!o.contains(key))
+      return fallback;
+    const uint64_t n = rd::get_u64(o, key);
+    if (n == 0 || n > std::numeric_limits<uint32_t>::max())
+      rd::bad(std::string(key) + ": expected a positive 32-bit integer");
+    return static_cast<uint32_t>(n);
+  };
+  t.max_runs_per_minute = limit("max_runs_per_minute", 60);
+  t.max_queued_runs = limit("max_queued_runs", 100);
   t.config = config_of(t.type, rd::require(o, "config"));
   t.created_at = rd::get_string(o, "created_at");
   t.updated_at = rd::get_string(o, "updated_at");
@@ -730,6 +741,10 @@ trigger trigger_client::create(const new_trigger& t) {
                  {"config", config_json(t.config)}};
   if (t.pkp_id)
     o["pkp_id"] = to_checksum_address(*t.pkp_id);
+  if (t.max_runs_per_minute)
+    o["max_runs_per_minute"] = *t.max_runs_per_minute;
+  if (t.max_queued_runs)
+    o["max_queued_runs"] = *t.max_queued_runs;
   return decode(
       impl_->call(method::post, "/api/triggers", body_with_key(std::move(o), &t.usage_api_key),
                   {t.usage_api_key.view()}),
@@ -763,6 +778,10 @@ trigger trigger_client::update(std::string_view trigger_id, const trigger_patch&
     else
       o["pkp_id"] = nullptr;
   }
+  if (p.max_runs_per_minute)
+    o["max_runs_per_minute"] = *p.max_runs_per_minute;
+  if (p.max_queued_runs)
+    o["max_queued_runs"] = *p.max_queued_runs;
   const Secret* key = p.usage_api_key ? &*p.usage_api_key : nullptr;
   std::vector<bytes_view> redact;
   if (key != nullptr)

@@ -68,6 +68,9 @@ struct new_account_response {
 struct key_identity {
   scope::key_kind kind = scope::key_kind::usage;
   hash256 hash{};
+  /// A usage key's permissions (GET /account names them for a usage key); absent for the
+  /// account key, and from a core that does not send them.
+  std::optional<scope::permission_set> permissions;
 };
 
 /// GET /account.

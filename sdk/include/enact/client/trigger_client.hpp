@@ -76,6 +76,10 @@ struct trigger {
   std::string action_ipfs_cid;
   std::optional<address> pkp_id;
   hash256 usage_api_key_hash{};  // keccak256 of the usage key's text
+  /// Firings accepted per calendar minute, and runs waiting or running at once (API.md §4);
+  /// a firing over either is refused (webhook: 429) or recorded as a failed run (rate_limited).
+  uint32_t max_runs_per_minute = 60;
+  uint32_t max_queued_runs = 100;
   trigger_config config;
   std::string created_at;  // RFC 3339 UTC
   std::string updated_at;
@@ -89,6 +93,9 @@ struct new_trigger {
   std::optional<address> pkp_id;
   Secret usage_api_key;  // the core usage key's base64 text, exactly as issued
   trigger_config config;
+  /// Absent: the service's defaults (60 and 100).
+  std::optional<uint32_t> max_runs_per_minute;
+  std::optional<uint32_t> max_queued_runs;
 };
 
 /// PATCH fields: an empty optional leaves the field as it is.
@@ -100,6 +107,8 @@ struct trigger_patch {
   /// Set to `std::optional<address>{}` to clear the PKP.
   std::optional<std::optional<address>> pkp_id;
   std::optional<Secret> usage_api_key;
+  std::optional<uint32_t> max_runs_per_minute;
+  std::optional<uint32_t> max_queued_runs;
 };
 
 // --- runs

@@ -1,0 +1,312 @@
+// Attacks on the trigger service's rules (API.md §4), tried over HTTP against a real enact-server
+// on loopback, each as an attacker would try it:
+//  (a) sign-in with an EIP-4361 message naming another site, sent with a Host header naming that
+//      site (a message a wallet signed for evil.example, replayed here); and a start on a
+//      non-loopback address without a public URL, where sign-in would have no domain to trust;
+//  (b) a trigger holding the account key (which could then do anything on the account's behalf);
+//  (c) a trigger with a usage key that may not execute the action, or not with the named PKP,
+//      created or changed into one — refused then, not a failed run later;
+//  (d) one webhook flooded beyond its max_runs_per_minute and its max_queued_runs;
+//  (e) an X-Wallet-Auth header (the core's wallet-signed credential) sent to a webhook, to reach
+//      the action's params (and from there anyone who can read the run).
+#include <doctest/doctest.h>
+
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+#include "enact/crypto/eip191.hpp"
+#include "enact/crypto/secp256k1.hpp"
+#include "enact/crypto/secret.hpp"
+#include "server_process.hpp"
+#include "steps.hpp"
+
+namespace enact::itest {
+namespace {
+
+/// Any method with any headers (the fixture's client has no PATCH, and sets its own Host).
+response call(int port,
+              const std::string& method,
+              const std::string& path,
+              const std::string& body = {},
+              const httplib::Headers& headers = {}) {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_connection_timeout(10);
+  cli.set_read_timeout(30);
+  auto r = [&] {
+    if (method == "GET")
+      return cli.Get(path, headers);
+    if (method == "PATCH")
+      return cli.Patch(path, headers, body, "application/json");
+    return cli.Post(path, headers, body, "application/json");
+  }();
+  response out;
+  if (!r)
+    return out;
+  out.status = r->status;
+  out.text = r->body;
+  out.headers = r->headers;
+  std::error_code ec;
+  auto v = json::parse(out.text, ec);
+  if (!ec)
+    out.body = std::move(v);
+  return out;
+}
+
+std::string issue_token(const std::string& data_dir, const std::string& user) {
+  const finished_run r = run_to_exit({"issue-token", "--data-dir", data_dir, "--user", user});
+  REQUIRE_MESSAGE(r.status.clean(), r.stderr_text);
+  std::string t = r.stdout_text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r'))
+    t.pop_back();
+  return t;
+}
+
+/// An account with an action in a group with a PKP, and a usage key for each case.
+struct core_side {
+  account_keys acct;
+  std::string cid;        // in group g
+  std::string other_cid;  // uploaded, in no group the keys may execute in
+  std::string pkp;        // in group g
+  std::string stray_pkp;  // of the account, in no group
+  usage_keys runner;      // execute on g
+  usage_keys idle;        // no permission at all
+};
+
+core_side setup_core(http_client& c) {
+  core_side out;
+  out.acct = create_account(c, "victim");
+  const auto upload = [&](std::string_view code) {
+    const response r = c.post("/upload_action", json::object{{"code", code}}, out.acct.auth());
+    ITEST_REQUIRE_STATUS(r, 200);
+    return std::pair{s_of(r.body, "action_ipfs_cid"), s_of(r.body, "hashed_cid")};
+  };
+  const auto [cid, hashed] = upload("Enact.setResponse(params);\n");
+  out.cid = cid;
+  out.other_cid = upload("Enact.setResponse('other');\n").first;
+  const auto wallet = [&](const std::string& name) {
+    const response w = c.post("/create_wallet", json::object{{"name", name}}, out.acct.auth());
+    ITEST_REQUIRE_STATUS(w, 200);
+    return s_of(w.body, "pkp_id");
+  };
+  out.pkp = wallet("signer");
+  out.stray_pkp = wallet("treasury");
+  const response g = c.post("/add_group",
+                            json::object{{"name", "g"},
+                                         {"cid_hashes_permitted", json::array{json::string(hashed)}},
+                                         {"pkp_ids_permitted", json::array{json::string(out.pkp)}}},
+                            out.acct.auth());
+  ITEST_REQUIRE_STATUS(g, 200);
+  out.runner = create_usage_key(c, out.acct.auth(),
+                                json::object{{"execute_in_groups", json::array{u_of(g.body, "group_id")}}});
+  out.idle = create_usage_key(c, out.acct.auth());
+  return out;
+}
+
+json::object webhook(const std::string& cid, const std::string& key) {
+  return json::object{{"type", "webhook"}, {"name", "hook"}, {"action_ipfs_cid", cid}, {"usage_api_key", key}};
+}
+
+std::string siwe(std::string_view domain, const std::string& account, const std::string& nonce) {
+  return std::string(domain) + " wants you to sign in with your Ethereum account:\n" + account +
+         "\n\nSign in.\n\nURI: http://" + std::string(domain) + "/auth/authorize\nVersion: 1\nChain ID: 1\nNonce: " +
+         nonce + "\nIssued At: " + [] {
+           const std::time_t now = std::time(nullptr);
+           std::tm utc{};
+           gmtime_r(&now, &utc);
+           char out[32];
+           std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%SZ", &utc);
+           return std::string(out);
+         }();
+}
+
+}  // namespace
+
+TEST_CASE("attack (a): sign-in with a message for another site and a forged Host header") {
+  server_process srv({"--dev"});
+  const Secret key(bytes(32, 0x42));
+  const std::string account = to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(key).value()));
+  const auto sign = [&](const std::string& m) {
+    return hex::encode_prefixed(secp256k1::sign(personal_message_hash(m), key).value().to_bytes());
+  };
+  const auto nonce = [&] {
+    const response n = call(srv.port(), "GET", "/auth/nonce");
+    ITEST_REQUIRE_STATUS(n, 200);
+    const std::string set = n.header("Set-Cookie");
+    return std::pair{set.substr(set.find('=') + 1, set.find(';') - set.find('=') - 1), s_of(n.body, "nonce")};
+  };
+  const auto sign_in = [&](const std::string& cookie, const std::string& m, const std::string& host) {
+    httplib::Headers h{{"Cookie", "enact_session=" + cookie}};
+    if (!host.empty())
+      h.emplace("Host", host);
+    return call(srv.port(), "POST", "/auth/sign-in",
+                json::serialize(json::object{{"message", m}, {"signature", sign(m)}}), h);
+  };
+
+  auto [cookie, n] = nonce();
+  const response forged = sign_in(cookie, siwe("evil.example", account, n), "evil.example");
+  CHECK(forged.status == 401);
+  CHECK(forged.error_code() == "signature_invalid");
+  CHECK(!forged.has_header("Set-Cookie"));
+  // A Host header naming this service does not make a message for another site valid either.
+  const response forged2 = sign_in(cookie, siwe("evil.example", account, n), "127.0.0.1:" + std::to_string(srv.port()));
+  CHECK(forged2.status == 401);
+  // The message for this service's loopback address signs in (the nonce was not used up).
+  const response good = sign_in(cookie, siwe("127.0.0.1:" + std::to_string(srv.port()), account, n), "");
+  CHECK(good.status == 200);
+
+  // Without a public URL, a trigger service reachable from elsewhere would have no domain to
+  // check sign-ins against: it does not start.
+  temp_dir data;
+  const finished_run refused = run_to_exit({"--listen", "0.0.0.0:0", "--data-dir", data.path(), "--log-level", "debug"});
+  CHECK(!refused.status.clean());
+  CHECK(refused.status.exited);
+  CHECK(refused.stderr_text.find("--triggers-public-url") != std::string::npos);
+  keep_for_secret_scan({"--listen", "0.0.0.0:0"}, refused.stdout_text, refused.stderr_text, data.path());
+}
+
+TEST_CASE("attacks (b), (c): a trigger holding the account key, or a key that cannot run it") {
+  temp_dir dir;
+  const std::string data = dir.path() + "/data";
+  const std::string token = issue_token(data, "mallory");
+  server_process srv({"--dev", "--trigger-workers", "0"}, data);
+  http_client c = srv.client();
+  const core_side core = setup_core(c);
+  const httplib::Headers auth = bearer(token);
+  const auto create = [&](const json::object& body) {
+    return call(srv.port(), "POST", "/api/triggers", json::serialize(body), auth);
+  };
+
+  // (b) The account key.
+  const response acct = create(webhook(core.cid, core.acct.api_key));
+  CHECK(acct.status == 400);
+  CHECK(acct.error_code() == "invalid_request");
+  CHECK(acct.error_message().find("account key may not be stored in a trigger") != std::string::npos);
+
+  // (c) A usage key without execute, one with execute but not on this action, and one with the
+  // action but a PKP its group does not list.
+  const response idle = create(webhook(core.cid, core.idle.value));
+  CHECK(idle.status == 403);
+  CHECK(idle.error_code() == "forbidden");
+  const response other = create(webhook(core.other_cid, core.runner.value));
+  CHECK(other.status == 403);
+  json::object stray = webhook(core.cid, core.runner.value);
+  stray["pkp_id"] = core.stray_pkp;
+  const response pkp = create(stray);
+  CHECK(pkp.status == 403);
+  CHECK(pkp.error_message().find(core.stray_pkp) != std::string::npos);
+  // A key the core does not know.
+  const response unknown = create(webhook(core.cid, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="));
+  CHECK(unknown.status == 400);
+
+  // The right key, with the right PKP, is accepted; changing it afterwards into any of the above
+  // is refused the same way.
+  json::object good = webhook(core.cid, core.runner.value);
+  good["pkp_id"] = core.pkp;
+  const response made = create(good);
+  ITEST_REQUIRE_STATUS(made, 201);
+  const std::string path = "/api/triggers/" + s_of(made.body, "id");
+  const auto patch = [&](const json::object& body) { return call(srv.port(), "PATCH", path, json::serialize(body), auth); };
+  CHECK(patch(json::object{{"usage_api_key", core.acct.api_key}}).status == 400);
+  CHECK(patch(json::object{{"usage_api_key", core.idle.value}}).status == 403);
+  CHECK(patch(json::object{{"action_ipfs_cid", core.other_cid}}).status == 403);
+  CHECK(patch(json::object{{"pkp_id", core.stray_pkp}}).status == 403);
+  CHECK(patch(json::object{{"name", "renamed"}}).status == 200);  // nothing the check covers
+  const response now = call(srv.port(), "GET", path, {}, auth);
+  CHECK(s_of(now.body, "usage_api_key_hash") == keccak_hex(core.runner.value));
+  CHECK(s_of(now.body, "action_ipfs_cid") == core.cid);
+  CHECK(s_of(now.body, "pkp_id") == core.pkp);
+  const response listed = call(srv.port(), "GET", "/api/triggers", {}, auth);
+  CHECK(u_of(listed.body, "total") == 1);  // nothing of the refused ones was stored
+  srv.stop();
+  check_no_secret_logged(srv, {core.acct.api_key, core.runner.value, core.idle.value, token});
+}
+
+TEST_CASE("attacks (d), (e): a flooded webhook, and an X-Wallet-Auth header for the action") {
+  temp_dir dir;
+  const std::string data = dir.path() + "/data";
+  const std::string token = issue_token(data, "mallory");
+  // No workers: runs stay queued, as behind a slow or saturated core.
+  server_process srv({"--dev", "--trigger-workers", "0"}, data);
+  http_client c = srv.client();
+  const core_side core = setup_core(c);
+  const httplib::Headers auth = bearer(token);
+  const auto make = [&](json::object body) {
+    const response r = call(srv.port(), "POST", "/api/triggers", json::serialize(body), auth);
+    ITEST_REQUIRE_STATUS(r, 201);
+    return s_of(r.body, "id");
+  };
+
+  // Defaults, and bad limits.
+  {
+    const response d = call(srv.port(), "POST", "/api/triggers", json::serialize(webhook(core.cid, core.runner.value)), auth);
+    ITEST_REQUIRE_STATUS(d, 201);
+    CHECK(u_of(d.body, "max_runs_per_minute") == 60);
+    CHECK(u_of(d.body, "max_queued_runs") == 100);
+    for (const json::value bad : {json::value(0), json::value(-1), json::value(1.5), json::value("5"),
+                                  json::value(1000000000)}) {
+      json::object b = webhook(core.cid, core.runner.value);
+      b["max_queued_runs"] = bad;
+      const response r = call(srv.port(), "POST", "/api/triggers", json::serialize(b), auth);
+      CHECK(r.status == 400);
+      CHECK(r.error_message().find("max_queued_runs") != std::string::npos);
+    }
+  }
+
+  // max_runs_per_minute: 5 runs a minute, then 429 with Retry-After (at most the rest of the
+  // minute). The minute may turn during the flood: then at most 10 pass.
+  json::object per_minute = webhook(core.cid, core.runner.value);
+  per_minute["max_runs_per_minute"] = 5;
+  const std::string fast = make(per_minute);
+  int accepted = 0, limited = 0;
+  for (int i = 0; i < 20; ++i) {
+    const response r = call(srv.port(), "POST", "/webhook/" + fast, "{}");
+    if (r.status == 202) {
+      ++accepted;
+    } else {
+      CHECK(r.status == 429);
+      CHECK(r.error_code() == "rate_limited");
+      const int wait = std::stoi(r.header("Retry-After"));
+      CHECK(wait >= 1);
+      CHECK(wait <= 60);
+      ++limited;
+    }
+  }
+  CHECK(accepted >= 5);
+  CHECK(accepted <= 10);
+  CHECK(limited >= 10);
+  const response runs = call(srv.port(), "GET", "/api/triggers/" + fast + "/runs", {}, auth);
+  CHECK(u_of(runs.body, "total") == static_cast<uint64_t>(accepted));  // refusals store nothing
+
+  // max_queued_runs: 3 waiting, then 429 until one ends.
+  json::object queued = webhook(core.cid, core.runner.value);
+  queued["max_queued_runs"] = 3;
+  const std::string slow = make(queued);
+  for (int i = 0; i < 3; ++i)
+    ITEST_CHECK_STATUS(call(srv.port(), "POST", "/webhook/" + slow, "{}"), 202);
+  const response full = call(srv.port(), "POST", "/webhook/" + slow, "{}");
+  CHECK(full.status == 429);
+  CHECK(full.error_code() == "rate_limited");
+  CHECK(full.has_header("Retry-After"));
+  CHECK(full.error_message().find("max_queued_runs") != std::string::npos);
+
+  // (e) X-Wallet-Auth never reaches the action, nor do the other credentials.
+  const std::string hook = make(webhook(core.cid, core.runner.value));
+  const response sent = call(srv.port(), "POST", "/webhook/" + hook, R"({"x": 1})",
+                             {{"X-Wallet-Auth", "eyJ0eXBlZF9kYXRhIjp7fX0="},
+                              {"X-Api-Key", core.acct.api_key},
+                              {"X-Hub-Signature-256", "sha256=00"}});
+  ITEST_REQUIRE_STATUS(sent, 202);
+  const response run = call(srv.port(), "GET", "/api/runs/" + s_of(sent.body, "run_id"), {}, auth);
+  ITEST_REQUIRE_STATUS(run, 200);
+  const json::object& headers = run.obj().at("params").at("headers").as_object();
+  CHECK(!headers.contains("x-wallet-auth"));
+  CHECK(!headers.contains("x-api-key"));
+  CHECK(headers.contains("x-hub-signature-256"));  // what a sender signs with still passes
+  CHECK(run.text.find("eyJ0eXBlZF9kYXRhIjp7fX0=") == std::string::npos);
+  srv.stop();
+}
+
+}  // namespace enact::itest
