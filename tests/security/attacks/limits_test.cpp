@@ -7,7 +7,8 @@
 //     limit is on by default;
 //   - an oversized JSON-RPC batch (refused whole, error -32600);
 //   - filling the content store through /upload_action (a per-account quota of distinct code and
-//     bytes, 403; the same code twice counts once; kept across a restart);
+//     bytes, 403; the same code twice counts once; kept across a restart), or through the inline
+//     code of /run_action, which is kept for later runs only within the same quota;
 //   - resetting the rate-limit table with a flood of distinct client addresses, so that a
 //     limited client gets fresh tokens (the table evicts least recently used buckets only);
 //   - one admin wallet flooding the billing routes with X-Wallet-Auth (per-wallet bucket);
@@ -368,6 +369,24 @@ TEST_CASE("attack: filling the content store through /upload_action") {
   check_error_shape(c.post("/upload_action", json::object{{"code", code(5)}}, api_key(hog_key)),
                     403, "forbidden");
   ITEST_CHECK_STATUS(c.post("/upload_action", json::object{{"code", code(2)}}, api_key(hog_key)), 200);
+  CHECK(srv.stop().clean());
+}
+
+TEST_CASE("attack: /run_action with inline code does not keep code past the upload quota") {
+  // The side door: run_action keeps inline code in the content store for later runs by CID.
+  server_process srv({"--dev", "--sandbox-workers", "1", "--upload-quota-count", "1"});
+  http_client c = srv.client();
+  const std::string kept = "Enact.setResponse(\"kept\");\n";
+  const std::string extra = "Enact.setResponse(\"not kept\");\n";
+  const account_keys acct = runner_for(c, cid_of_code(extra));
+  ITEST_REQUIRE_STATUS(c.post("/upload_action", json::object{{"code", kept}}, acct.auth()), 200);
+  // The code still runs (the quota limits what is kept, not what runs) ...
+  const response ran = c.post("/run_action", json::object{{"code", extra}}, acct.auth());
+  ITEST_REQUIRE_STATUS(ran, 200);
+  CHECK(ran.body.at("response") == "not kept");
+  // ... but it was not kept: by CID it is not found (no gateway configured).
+  check_error_shape(c.post("/run_action", json::object{{"action_ipfs_cid", cid_of_code(extra)}}, acct.auth()),
+                    404, "not_found");
   CHECK(srv.stop().clean());
 }
 
