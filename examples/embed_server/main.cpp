@@ -24,14 +24,19 @@ int main(int argc, char** argv) {
   const int port = argc > 2 ? std::stoi(argv[2]) : 8090;
   ::mkdir(dir.c_str(), 0700);
 
-  // The parts: a TEE holding the root key, the permission ledger, the content store.
+  // The parts: a TEE holding the root key, the permission ledger, the content store. The data
+  // directory is claimed first, so one made under another key derivation is refused.
+  if (auto claimed = tee::claim_data_dir(dir); !claimed) {
+    std::fprintf(stderr, "%s\n", claimed.err().message.c_str());
+    return 1;
+  }
   auto the_tee = tee::open_simulated(dir);
   if (!the_tee) {
     std::fprintf(stderr, "%s\n", the_tee.err().message.c_str());
     return 1;
   }
-  const address payer =
-      (*the_tee)->wallet_address(keccak256(std::string_view("enact/api-payer/0"))).value();
+  // The relayer is a server key (API.md §1 "server keys"), out of reach of every account.
+  const address payer = (*the_tee)->server_address("api-payer/0").value();
   auto ledger = ledger::embedded_ledger::open(dir + "/ledger.sqlite", {payer}).value();
   auto store = core::content_store::open(dir).value();
   core::logger log;

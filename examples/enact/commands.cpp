@@ -276,12 +276,17 @@ int key_address(const std::vector<std::string>& argv) {
 }
 
 int pkp_derive(const std::vector<std::string>& argv) {
-  args a(argv, {"root-key-file", "path"}, {});
+  args a(argv, {"root-key-file", "account", "path"}, {});
   a.at_most(0);
   Secret root = read_key_file(a.require("root-key-file"));
+  // API.md §1: a PKP key belongs to one account; the same path under another account is
+  // another key.
+  auto account = hex::decode_fixed<32>(a.require("account"), "--account");
+  if (!account)
+    throw usage_error(account.err().message + " (the owning account's hash is 32 bytes of hex)");
   auto path = hex::decode_fixed<32>(a.require("path"), "--path");
   if (!path) throw usage_error(path.err().message + " (a derivation path is 32 bytes of hex)");
-  print_line(to_checksum_address(take(pkp::wallet_address(root, *path))));
+  print_line(to_checksum_address(take(pkp::wallet_address(root, *account, *path))));
   return 0;
 }
 
@@ -313,7 +318,7 @@ std::vector<command> all_commands() {
       {"key new", "[--out FILE]", "new secp256k1 key; with --out, writes it (0600) and prints the address",
        key_new},
       {"key address", "--key-file K", "address of a private key", key_address},
-      {"pkp derive", "--root-key-file R --path 0x...", "PKP wallet address for a root key and derivation path",
+      {"pkp derive", "--root-key-file R --account 0x... --path 0x...", "PKP wallet address for a root key, owning account hash and derivation path",
        pkp_derive},
   };
   for (command& c : core_commands()) all.push_back(std::move(c));

@@ -55,7 +55,7 @@ result<std::unique_ptr<ledger::permission_ledger>> open_evm_ledger(const setting
   if (!client)
     return usage("--rpc-url: " + client.err().message);
   auto rpc = std::make_shared<chain::rpc_client>(std::move(*client));
-  ENACT_TRY(Secret key, t.export_signing_key(api_payer_path(0)));
+  ENACT_TRY(Secret key, t.server_signing_key(api_payer_purpose(0)));
   std::vector<Secret> keys;
   keys.push_back(std::move(key));
   chain::sender_options so;
@@ -139,8 +139,8 @@ result<Secret> read_key_file(const std::string& path) {
 
 }  // namespace
 
-hash256 api_payer_path(int index) {
-  return keccak256(std::string_view("enact/api-payer/" + std::to_string(index)));
+std::string api_payer_purpose(int index) {
+  return "api-payer/" + std::to_string(index);
 }
 
 std::string ledger_banner(const settings& s) {
@@ -206,11 +206,13 @@ int deploy_registry_command(int argc, char** argv) {
   } else {
     if (::mkdir(data_dir.c_str(), 0700) != 0 && errno != EEXIST)
       return deploy_error("cannot create " + data_dir + ": " + std::strerror(errno), 1);
+    if (auto claimed = tee::claim_data_dir(data_dir); !claimed)
+      return deploy_error(claimed.err().message, 1);
     t = tee::open_simulated(data_dir);
   }
   if (!t)
     return deploy_error("TEE: " + t.err().message, 1);
-  auto payer = (*t)->wallet_address(api_payer_path(0));
+  auto payer = (*t)->server_address(api_payer_purpose(0));
   if (!payer)
     return deploy_error(payer.err().message, 1);
   std::vector<address> payers = {*payer};

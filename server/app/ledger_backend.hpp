@@ -1,6 +1,6 @@
 // The evm permission ledger of enact-server (DESIGN.md §4 "Permission ledger", `--ledger evm`):
 // the registry at `--registry-address` on the node at `--rpc-url`, written as the server's
-// api_payer (the TEE wallet at keccak256("enact/api-payer/0")); and `enact-server
+// api_payer (the TEE's server key "api-payer/0", API.md §1 "server keys"); and `enact-server
 // deploy-registry`, which deploys a registry whose api payer is that wallet.
 #pragma once
 
@@ -16,8 +16,8 @@
 
 namespace enact::app {
 
-/// The TEE derivation path of api_payer `index` (0 relays API-mode writes).
-[[nodiscard]] hash256 api_payer_path(int index);
+/// The server-key purpose of api_payer `index` (0 relays API-mode writes): "api-payer/<index>".
+[[nodiscard]] std::string api_payer_purpose(int index);
 
 /// Opens the evm ledger (`--ledger evm`) with api payer `payer`, whose key the TEE holds: the
 /// node's chain id must be `s.core.chain_id`, the registry must have code at

@@ -48,10 +48,11 @@ core::logger::level level_of(const std::string& s) {
   return core::logger::level::info;
 }
 
-/// The api_payer keys are PKP keys of the simulated TEE at fixed paths, so the embedded ledger's
-/// relay addresses are stable for a data directory and no further key file is needed.
+/// The api_payer keys are server keys of the TEE (API.md §1 "server keys"), so the relay
+/// addresses are stable for a root key, no further key file is needed, and no account's PKP
+/// derivation reaches them.
 result<address> api_payer_address(const tee::tee& t, int index) {
-  return t.wallet_address(keccak256(std::string_view("enact/api-payer/" + std::to_string(index))));
+  return t.server_address(app::api_payer_purpose(index));
 }
 
 /// The TEE the settings name.
@@ -114,6 +115,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "enact-server: --evidence-dir: %s is not a directory\n", s.evidence_dir.c_str());
     return 2;
   }
+  // API.md §1 "data from before": refused here, before a TEE or a store touches the directory.
+  if (auto claimed = tee::claim_data_dir(s.data_dir); !claimed)
+    return fatal(claimed.err().message);
   auto the_tee = open_tee(s);
   if (!the_tee) {
     if (s.tee != "dstack")

@@ -137,10 +137,13 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
   if (auto account = st.svc.ledger->get_account(h)) {
     c.account = std::move(*account);
     c.scopes.kind = scope::key_kind::account;
-    if (!c.account.managed && r.writes)
+    // API.md §0 401 row: a ChainSecured account has no account-level key, so the former master
+    // key of a converted account authorizes nothing — not a write, not a read, not a run.
+    if (!c.account.managed)
       return fail(api_errc::unauthenticated,
-                  "this account was converted to ChainSecured; its master key no longer "
-                  "authorizes writes (write on-chain from the admin wallet)");
+                  "this account was converted to ChainSecured; its former master key no longer "
+                  "authorizes anything (use a usage key, X-Wallet-Auth for billing, or write "
+                  "on-chain from the admin wallet)");
   } else if (account.code() != ledger_errc::unknown_account) {
     return account.err();
   } else {

@@ -66,7 +66,7 @@ struct route {
   std::string_view tag;
   std::string_view summary;
   auth_kind auth = auth_kind::key;
-  bool writes = false;            // relays a ledger write (refused to a converted account's key)
+  bool writes = false;            // relays a ledger write
   std::vector<query_param> query;
   json::object request;           // body schema (POST); empty for GET
   json::object response;          // 200 body schema

@@ -66,6 +66,12 @@ result<json::value> update_action_metadata(request_context& c) {
 
 result<json::value> delete_action(request_context& c) {
   ENACT_TRY(const auto h, hash_of(c.body.at("hashed_cid"), "hashed_cid"));
+  // API.md §2: deleting an action removes it from every group that lists it, so the key needs
+  // group:manageActions on each of them (403 naming the first it may not touch); a key with no
+  // permission at all could otherwise strip an action from every group.
+  ENACT_TRY(const auto listing, c.svc.ledger->groups_listing(c.who->account.hash, h));
+  for (const auto& g : listing)
+    ENACT_TRY_VOID(require_scope(c, scope::permission::group_manage_actions, g.id));
   ENACT_TRY_VOID(c.svc.ledger->delete_action(relay(c), c.who->account.hash, h));
   return json::object{{"hashed_cid", hex::encode_prefixed(h)}};
 }
@@ -133,7 +139,9 @@ void add_action_routes(std::vector<route>& out) {
                                  {"description", s::string("", 4096), true}}),
                       s::ref("Action"), update_action_metadata});
   out.push_back(route{"POST", "/delete_action", "deleteAction", "actions",
-                      "Delete an action's metadata and remove it from every group of the account.",
+                      "Delete an action's metadata and remove it from every group of the account. "
+                      "A usage key needs group:manageActions on every group that lists the action "
+                      "(403 naming the first it may not touch).",
                       auth_kind::key, true, {}, s::object({{"hashed_cid", s::hash(), true}}),
                       s::object({{"hashed_cid", s::hash(), true}}), delete_action});
   out.push_back(route{"GET", "/list_actions", "listActions", "actions",

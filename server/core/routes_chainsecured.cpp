@@ -67,22 +67,37 @@ result<address> verified_signer(const request_context& c,
 
 // --- handlers ---------------------------------------------------------------------------------
 
+/// The account a PKP minted for `signer` belongs to (API.md §1 "owning account"): the account
+/// whose admin wallet `signer` is, or, while it has none, keccak256(abi.encodePacked(signer)),
+/// the hash its account will have when the wallet creates it on-chain.
+result<pkp::account_hash> owning_account_of(const request_context& c, const address& signer) {
+  auto account = c.svc.ledger->account_by_admin(signer);
+  if (account)
+    return account->hash;
+  if (account.code() != ledger_errc::unknown_account)
+    return account.err();
+  return pkp::canonical_account_hash(signer);
+}
+
 result<json::value> create_wallet_with_signature(request_context& c) {
-  ENACT_TRY_VOID(verified_signer(c, envelope::kind::create_wallet));
-  // API.md §1: signature-minted wallets sit at a random 32-byte path.
+  ENACT_TRY(const address signer, verified_signer(c, envelope::kind::create_wallet));
+  ENACT_TRY(const pkp::account_hash owner, owning_account_of(c, signer));
+  // API.md §1: signature-minted wallets sit at a random 32-byte path, under the signer's account.
   const pkp::derivation_path path = pkp::random_path();
-  ENACT_TRY(const address wallet, c.svc.tee->wallet_address(path));
+  ENACT_TRY(const address wallet, c.svc.tee->wallet_address(owner, path));
   const std::string addr = to_checksum_address(wallet);
   return json::object{
       {"pkp_id", addr}, {"wallet_address", addr}, {"derivation_path", hex::encode_prefixed(path)}};
 }
 
 result<json::value> add_usage_api_key_with_signature(request_context& c) {
-  ENACT_TRY_VOID(verified_signer(c, envelope::kind::add_usage_api_key));
+  ENACT_TRY(const address signer, verified_signer(c, envelope::kind::add_usage_api_key));
+  ENACT_TRY(const pkp::account_hash owner, owning_account_of(c, signer));
   const pkp::derivation_path path = pkp::random_path();
-  // The usage key is the PKP signing key at the path: the admin wallet registers its address
-  // (registerWalletDerivation) and the hash of its base64 text (setUsageApiKey) on-chain.
-  ENACT_TRY(const Secret key, c.svc.tee->export_signing_key(path));
+  // The usage key is the PKP signing key of (the signer's account, the path): the admin wallet
+  // registers its address (registerWalletDerivation) and the hash of its base64 text
+  // (setUsageApiKey) on-chain.
+  ENACT_TRY(const Secret key, c.svc.tee->export_signing_key(owner, path));
   ENACT_TRY(const auto pub, secp256k1::public_key_of(key));
   std::string text = base64::encode(key.view());
   json::object out{{"usage_api_key", text},

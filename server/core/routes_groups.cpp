@@ -62,6 +62,14 @@ result<json::value> add_group(request_context& c) {
   g.description = str(c.body, "description");
   ENACT_TRY(g.pkps, addresses_of(c.body, "pkp_ids_permitted"));
   ENACT_TRY(g.cid_hashes, hashes_of(c.body, "cid_hashes_permitted"));
+  // API.md §2: a group born with PKPs or actions binds them as add_pkp_to_group and
+  // add_action_to_group would, on a group no key holds scopes on yet; so the key needs those
+  // scopes on the wildcard group 0. Without this, group:create alone would bind any PKP of the
+  // account to code of the caller's choosing.
+  if (!g.pkps.empty())
+    ENACT_TRY_VOID(require_scope(c, permission::group_add_pkp, scope::group_id{0}));
+  if (!g.cid_hashes.empty())
+    ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, scope::group_id{0}));
   ENACT_TRY(const auto created, c.svc.ledger->add_group(relay(c), c.who->account.hash, g));
   return group_json(created);
 }
@@ -106,14 +114,15 @@ result<json::value> create_wallet(request_context& c) {
   ENACT_TRY_VOID(require_scope(c, permission::pkp_create));
   const auto& account = c.who->account.hash;
   ENACT_TRY(uint64_t index, c.svc.ledger->wallet_count(account));
-  // The n-th API-mode wallet sits at keccak256(apiKeyHash ‖ n) (API.md §1). Two concurrent
+  // The n-th API-mode wallet sits at keccak256(apiKeyHash ‖ n) under the caller's own account
+  // (API.md §1: the key belongs to that account). Two concurrent
   // creations may read the same n; the loser's registration is a duplicate and moves on to the
   // registry's current count (moving on by one only, a slower request falls further behind the
   // others with every retry and runs out of attempts).
   for (int attempt = 0; attempt < 16; ++attempt) {
     ledger::wallet w;
     w.derivation_path = pkp::api_mode_path(account, index);
-    ENACT_TRY(w.pkp_id, c.svc.tee->wallet_address(w.derivation_path));
+    ENACT_TRY(w.pkp_id, c.svc.tee->wallet_address(account, w.derivation_path));
     w.name = str(c.body, "name");
     w.description = str(c.body, "description");
     w.created_at = std::chrono::duration_cast<std::chrono::seconds>(
@@ -177,7 +186,10 @@ void add_group_routes(std::vector<route>& out) {
   const json::object pkps = s::array(s::address("PKP id (wallet address)"), "permitted PKP ids");
   const json::object cids = s::array(s::hash("hashed CID"), "permitted action CID hashes");
   out.push_back(route{"POST", "/add_group", "addGroup", "groups",
-                      "Create a group (scope group:create).", auth_kind::key, true, {},
+                      "Create a group (scope group:create; plus group:addPkp on the wildcard group 0 "
+                      "when pkp_ids_permitted is not empty, and group:manageActions on 0 when "
+                      "cid_hashes_permitted is not empty).",
+                      auth_kind::key, true, {},
                       s::object({{"name", s::name(), true},
                                  {"description", s::string("", 4096)},
                                  {"pkp_ids_permitted", pkps},

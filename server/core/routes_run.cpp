@@ -14,6 +14,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <map>
 #include <mutex>
@@ -134,6 +135,48 @@ class reservation {
   uint64_t price_;
 };
 
+/// (account, derivation path, wallet) triples whose derivation was checked (API.md §1 "owning
+/// account"): a derivation is deterministic for the server's root key, so a triple once verified
+/// stays true for the process's lifetime and the check costs one derivation per PKP, not one per
+/// use. Kept per TEE (an embedding program may mount several services). Bounded: when full, the
+/// set is emptied and triples are verified again as they are used.
+class verified_key_set {
+ public:
+  [[nodiscard]] bool contains(const tee::tee* t, const hash256& account, const hash256& path,
+                              const address& pkp) {
+    const entry e{t, make(account, path, pkp)};
+    std::lock_guard lock(mu_);
+    return set_.contains(e);
+  }
+  void insert(const tee::tee* t, const hash256& account, const hash256& path,
+              const address& pkp) {
+    const entry e{t, make(account, path, pkp)};
+    std::lock_guard lock(mu_);
+    if (set_.size() >= kMax)
+      set_.clear();
+    set_.insert(e);
+  }
+
+ private:
+  static constexpr size_t kMax = 1 << 16;
+  using triple = std::array<uint8_t, 32 + 32 + 20>;
+  using entry = std::pair<const tee::tee*, triple>;
+  static triple make(const hash256& account, const hash256& path, const address& pkp) {
+    triple t{};
+    std::copy(account.begin(), account.end(), t.begin());
+    std::copy(path.begin(), path.end(), t.begin() + 32);
+    std::copy(pkp.begin(), pkp.end(), t.begin() + 64);
+    return t;
+  }
+  std::mutex mu_;
+  std::set<entry> set_;
+};
+
+verified_key_set& verified_keys() {
+  static verified_key_set s;
+  return s;
+}
+
 /// Answers Enact.signEcdsa / signMessage / getAddress / encrypt / decrypt for one run, for the
 /// PKPs the execution rule allows in it. Keys are derived inside the TEE per call and never
 /// leave it; the worker sees results only.
@@ -143,10 +186,11 @@ class run_capabilities final : public runtime::capability_handler {
       : c_(c), allowed_(std::move(allowed)) {}
 
   result<json::value> call(std::string_view method, const json::object& args) override {
-    ENACT_TRY(const hash256 path, pkp_path(args));
+    ENACT_TRY(const owned_key key, owned_pkp(args));
+    const hash256& account = c_.who->account.hash;
+    const hash256& path = key.path;
     if (method == "getAddress") {
-      ENACT_TRY(const address a, c_.svc.tee->wallet_address(path));
-      return json::value(to_checksum_address(a));
+      return json::value(to_checksum_address(key.pkp));
     }
     if (method == "signEcdsa") {
       ENACT_TRY(const hash256 digest, hex32(args, "digest"));
@@ -156,8 +200,8 @@ class run_capabilities final : public runtime::capability_handler {
           return fail(api_errc::invalid_request, "signEcdsa: name must be a non-empty string");
         name = std::string(n->get_string());
       }
-      ENACT_TRY(const auto sig, c_.svc.tee->sign_digest(path, digest));
-      ENACT_TRY(const auto pub, c_.svc.tee->public_key(path));
+      ENACT_TRY(const auto sig, c_.svc.tee->sign_digest(account, path, digest));
+      ENACT_TRY(const auto pub, c_.svc.tee->public_key(account, path));
       json::object out = signature_json(sig, pub, digest);
       signatures_[name] = out;
       return json::value(std::move(out));
@@ -167,14 +211,14 @@ class run_capabilities final : public runtime::capability_handler {
       if (m == nullptr || !m->is_string())
         return fail(api_errc::invalid_request, "signMessage: message must be a string");
       const hash256 digest = personal_message_hash(std::string_view(m->get_string()));
-      ENACT_TRY(const auto sig, c_.svc.tee->sign_digest(path, digest));
+      ENACT_TRY(const auto sig, c_.svc.tee->sign_digest(account, path, digest));
       return json::value(hex::encode_prefixed(sig.to_bytes()));
     }
     if (method == "encrypt") {
       const auto* p = args.if_contains("plaintext");
       if (p == nullptr || !p->is_string())
         return fail(api_errc::invalid_request, "encrypt: plaintext must be a string");
-      ENACT_TRY(const bytes sealed, c_.svc.tee->encrypt(path, as_bytes(std::string_view(p->get_string()))));
+      ENACT_TRY(const bytes sealed, c_.svc.tee->encrypt(account, path, as_bytes(std::string_view(p->get_string()))));
       return json::value(hex::encode_prefixed(sealed));
     }
     if (method == "decrypt") {
@@ -184,7 +228,7 @@ class run_capabilities final : public runtime::capability_handler {
       auto sealed = hex::decode_prefixed(ct->get_string(), "ciphertext");
       if (!sealed)
         return fail(api_errc::invalid_request, "decrypt: " + sealed.err().message);
-      auto plain = c_.svc.tee->decrypt(path, *sealed);
+      auto plain = c_.svc.tee->decrypt(account, path, *sealed);
       if (!plain)
         return fail(api_errc::invalid_request,
                     "decrypt: the ciphertext was not made by this PKP or was altered");
@@ -223,7 +267,16 @@ class run_capabilities final : public runtime::capability_handler {
     return *h;
   }
 
-  result<hash256> pkp_path(const json::object& args) {
+  struct owned_key {
+    address pkp{};
+    hash256 path{};
+  };
+
+  /// The PKP named by `args.pkpId`, once it is known to be usable in this run and to be a key of
+  /// the run's account: API.md §1 "owning account" — the derivation of (this account, the
+  /// registered path) must give the registered wallet, so a (wallet, path) pair copied from
+  /// another account (or any pair the chain let an account store) never signs here.
+  result<owned_key> owned_pkp(const json::object& args) {
     const auto* v = args.if_contains("pkpId");
     if (v == nullptr || !v->is_string())
       return fail(api_errc::invalid_request, "pkpId: expected a PKP id (wallet address)");
@@ -235,15 +288,26 @@ class run_capabilities final : public runtime::capability_handler {
                                             " is not usable in this run (no group with execute "
                                             "lists it together with this action)");
     if (const auto it = paths_.find(*pkp); it != paths_.end())
-      return it->second;
-    ENACT_TRY(const auto w, c_.svc.ledger->get_wallet(c_.who->account.hash, *pkp));
+      return owned_key{*pkp, it->second};
+    const hash256& account = c_.who->account.hash;
+    ENACT_TRY(const auto w, c_.svc.ledger->get_wallet(account, *pkp));
+    if (!verified_keys().contains(c_.svc.tee, account, w.derivation_path, *pkp)) {
+      ENACT_TRY(const address derived, c_.svc.tee->wallet_address(account, w.derivation_path));
+      if (derived != *pkp)
+        return fail(api_errc::forbidden,
+                    "PKP " + to_checksum_address(*pkp) +
+                        " is not a key of this account: its registered derivation path gives "
+                        "another wallet under this account, so it cannot sign, encrypt or "
+                        "decrypt here");
+      verified_keys().insert(c_.svc.tee, account, w.derivation_path, *pkp);
+    }
     paths_[*pkp] = w.derivation_path;
-    return w.derivation_path;
+    return owned_key{*pkp, w.derivation_path};
   }
 
   const request_context& c_;
   std::set<address> allowed_;
-  std::map<address, hash256> paths_;
+  std::map<address, hash256> paths_;  // PKPs of this run checked by owned_pkp
   std::map<std::string, json::object> signatures_;
 };
 

@@ -1,6 +1,7 @@
 // `enact::tee::tee`: the trusted execution environment as the server sees it — the holder of the
-// root key from which every PKP key is derived (API.md §1). Callers hand it a derivation path and
-// get addresses, signatures and ciphertexts back; key bytes never leave it.
+// root key from which every PKP key and every server key is derived (API.md §1). Callers hand it
+// an owning account and a derivation path (or a server-key purpose) and get addresses,
+// signatures and ciphertexts back; key bytes never leave it.
 // Backends: `simulated` (the root key lives in a 0600 file of the data directory; attestation
 // answers are a recorded real quote, marked simulated; for development and tests) and `dstack`
 // (the root key and the quotes come from the dstack guest agent over its Unix socket).
@@ -25,20 +26,50 @@ class tee {
   virtual ~tee() = default;
   /// "simulated", "dstack".
   [[nodiscard]] virtual std::string_view kind() const noexcept = 0;
-  /// The PKP wallet address at `path`.
-  [[nodiscard]] virtual result<address> wallet_address(const hash256& path) const = 0;
-  /// A recoverable signature of `digest` by the PKP key at `path`.
-  [[nodiscard]] virtual result<secp256k1::signature> sign_digest(const hash256& path,
+  // A PKP key is named by its owning account and its derivation path (API.md §1 "PKP signing
+  // key"): the same path under another account is another key. Callers that act for an account
+  // pass that account's hash, never one read from the request.
+
+  /// The PKP wallet address of (`account`, `path`).
+  [[nodiscard]] virtual result<address> wallet_address(const hash256& account,
+                                                       const hash256& path) const = 0;
+  /// A recoverable signature of `digest` by the PKP key of (`account`, `path`).
+  [[nodiscard]] virtual result<secp256k1::signature> sign_digest(const hash256& account,
+                                                                 const hash256& path,
                                                                  const hash256& digest) const = 0;
-  /// The PKP public key (64 bytes x ‖ y) at `path`.
-  [[nodiscard]] virtual result<secp256k1::public_key> public_key(const hash256& path) const = 0;
+  /// The PKP public key (64 bytes x ‖ y) of (`account`, `path`).
+  [[nodiscard]] virtual result<secp256k1::public_key> public_key(const hash256& account,
+                                                                 const hash256& path) const = 0;
   /// AES-256-GCM with the PKP's symmetric key: nonce ‖ ciphertext ‖ tag.
-  [[nodiscard]] virtual result<bytes> encrypt(const hash256& path, bytes_view plaintext) const = 0;
-  [[nodiscard]] virtual result<bytes> decrypt(const hash256& path, bytes_view sealed) const = 0;
-  /// The PKP signing key at `path` itself, for the one call that hands a key out on purpose:
-  /// `/add_usage_api_key_with_signature` mints a usage key whose value is this key (API.md §2).
-  /// Every other caller works through the methods above.
-  [[nodiscard]] virtual result<Secret> export_signing_key(const hash256& path) const = 0;
+  [[nodiscard]] virtual result<bytes> encrypt(const hash256& account,
+                                              const hash256& path,
+                                              bytes_view plaintext) const = 0;
+  [[nodiscard]] virtual result<bytes> decrypt(const hash256& account,
+                                              const hash256& path,
+                                              bytes_view sealed) const = 0;
+  /// The PKP signing key of (`account`, `path`) itself, for the one call that hands a key out on
+  /// purpose: `/add_usage_api_key_with_signature` mints a usage key whose value is this key
+  /// (API.md §2). Every other caller works through the methods above.
+  [[nodiscard]] virtual result<Secret> export_signing_key(const hash256& account,
+                                                          const hash256& path) const = 0;
+
+  // --- the server's own keys (API.md §1 "server keys") -----------------------------------------
+  // Derived under a salt of their own from a purpose label, so no account's derivation reaches
+  // them.
+
+  /// The server signing key for `purpose` ("api-payer/0", …), for the relayers' transactions.
+  [[nodiscard]] virtual result<Secret> server_signing_key(std::string_view purpose) const = 0;
+  /// The address of `server_signing_key(purpose)`.
+  [[nodiscard]] virtual result<address> server_address(std::string_view purpose) const = 0;
+  /// AES-256-GCM under the server key for `purpose` ("triggers/usage-key-seal/v1").
+  [[nodiscard]] virtual result<bytes> server_seal(std::string_view purpose,
+                                                  bytes_view plaintext) const = 0;
+  [[nodiscard]] virtual result<bytes> server_unseal(std::string_view purpose,
+                                                    bytes_view sealed) const = 0;
+
+  /// The wallet the earlier path-only derivation gave at `path` (pkp::legacy_wallet_address):
+  /// only for refusing a data directory from before (API.md §1 "data from before").
+  [[nodiscard]] virtual result<address> legacy_wallet_address(const hash256& path) const = 0;
 
   // --- attestation (core-api.md "Attestation endpoints") ---------------------------------------
   // Not pure, so a TEE that cannot attest need not say so three times: the defaults answer
@@ -51,6 +82,13 @@ class tee {
   /// The evidence files served under /evidences/.
   [[nodiscard]] virtual const evidence_dir& evidences() const noexcept;
 };
+
+/// Claims `data_dir` for the PKP derivation of API.md §1 (salt "enact/pkp/v2"): records it in
+/// `<data_dir>/key-derivation` on first use, and refuses (invalid_request, with a message that
+/// says why and what to do) a directory that holds keys or ledger state but no such record — one
+/// from before keys were bound to their account — or a record of another rule. Nothing is
+/// re-keyed. Call before opening a TEE or a store in the directory.
+[[nodiscard]] result<void> claim_data_dir(const std::string& data_dir);
 
 struct simulated_options {
   /// A directory of evidence files to serve as it is (written by a TLS terminator).

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "enact/crypto/secret.hpp"
+#include "tee/tee.hpp"
 #include "triggers/pg_store.hpp"
 #include "triggers/service.hpp"
 #include "triggers/sqlite_store.hpp"
@@ -71,6 +72,12 @@ int issue_token_command(int argc, char** argv) {
     if (::mkdir(data_dir.c_str(), 0700) != 0 && errno != EEXIST) {
       std::fprintf(stderr, "enact-server issue-token: cannot create %s: %s\n", data_dir.c_str(),
                    std::strerror(errno));
+      return 1;
+    }
+    // The server's own check of the directory (API.md §1 "data from before"), so a token issued
+    // into a new directory does not make the server refuse it later.
+    if (auto claimed = tee::claim_data_dir(data_dir); !claimed) {
+      std::fprintf(stderr, "enact-server issue-token: %s\n", claimed.err().message.c_str());
       return 1;
     }
     auto opened = sqlite_store::open(data_dir + "/triggers.sqlite");

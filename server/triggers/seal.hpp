@@ -1,6 +1,7 @@
-// Usage API keys at rest: a trigger keeps its core usage key sealed with AES-256-GCM under the
-// TEE's PKP symmetric key at one fixed derivation path, so the key is readable only inside the
-// server that holds the TEE root, never from the database file (nor from a backup of it).
+// Usage API keys at rest: a trigger keeps its core usage key sealed with AES-256-GCM under a
+// server key of the TEE (API.md §1 "server keys", purpose "triggers/usage-key-seal/v1"), so the
+// key is readable only inside the server that holds the TEE root, never from the database file
+// (nor from a backup of it), and no account's PKP derivation can produce the sealing key.
 #pragma once
 
 #include <string_view>
@@ -16,8 +17,8 @@ class tee;
 
 namespace enact::triggers {
 
-/// keccak256("enact/triggers/usage-key-seal/v1"): the derivation path of the sealing key.
-[[nodiscard]] hash256 usage_key_seal_path();
+/// The purpose label of the sealing key (HKDF info under the server salt).
+inline constexpr std::string_view kUsageKeySealPurpose = "triggers/usage-key-seal/v1";
 
 /// nonce ‖ ciphertext ‖ tag of the key's text.
 [[nodiscard]] result<bytes> seal_usage_key(const tee::tee& t, std::string_view usage_api_key);

@@ -271,8 +271,8 @@ try {
         `converted on anvil by the server (${JSON.stringify(after2)})`);
   check(json(['chain', 'list-groups', '--account', api2.api_key_hash], 'list-groups 2').total === 1, 'its group kept');
   const c2 = await post(await convertEnvelope(ethers.Wallet.createRandom()));
-  check(c2.status === 409 && c2.body?.error?.code === 'conflict',
-        `a second conversion through the server answers 409 (got ${c2.status} ${JSON.stringify(c2.body)})`);
+  check(c2.status === 401 && c2.body?.error?.code === 'unauthenticated',
+        `a second conversion with the former master key answers 401 (got ${c2.status} ${JSON.stringify(c2.body)})`);
   fails(['core', 'groups', 'add', '--name', 'x', '--key-file', 'acct2.key'], 1, /unauthenticated: .*converted to ChainSecured/,
         'the old account key of the account the server converted no longer writes');
 

@@ -144,11 +144,16 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
   check((statSync(root).mode & 0o777) === 0o600, 'key file mode 0600');
   expectFail(['key', 'new', '--out', root], 1, /exists/, 'key new refuses to overwrite');
   const path = '0x' + '00'.repeat(31) + '01';
-  const a = run(['pkp', 'derive', '--root-key-file', root, '--path', path]);
-  const b = run(['pkp', 'derive', '--root-key-file', root, '--path', path]);
-  const c = run(['pkp', 'derive', '--root-key-file', root, '--path', '0x' + '00'.repeat(31) + '02']);
+  const account = '0x' + '11'.repeat(32);
+  const other = '0x' + '22'.repeat(32);
+  const a = run(['pkp', 'derive', '--root-key-file', root, '--account', account, '--path', path]);
+  const b = run(['pkp', 'derive', '--root-key-file', root, '--account', account, '--path', path]);
+  const c = run(['pkp', 'derive', '--root-key-file', root, '--account', account, '--path', '0x' + '00'.repeat(31) + '02']);
+  const d = run(['pkp', 'derive', '--root-key-file', root, '--account', other, '--path', path]);
   check(a.code === 0 && a.out === b.out && a.out !== c.out && /^0x[0-9a-fA-F]{40}$/.test(a.out),
         `pkp derive deterministic and path-dependent: ${a.out} ${b.out} ${c.out}`);
+  check(d.code === 0 && d.out !== a.out, `pkp derive: the same path under another account is another key: ${a.out} ${d.out}`);
+  expectFail(['pkp', 'derive', '--root-key-file', root, '--path', path], 2, /account/, 'pkp derive requires --account');
   check(!a.out.toLowerCase().includes(readFileSync(root, 'utf8').trim().slice(2)), 'pkp derive never prints the root key');
 }
 

@@ -558,12 +558,12 @@ TEST_CASE("dstack: the PKP root key comes from GetKey, so servers on one agent a
   }
   CHECK(agent.requests_to("/Info").size() == 2);
 
-  // The api_payer is the PKP at keccak256("enact/api-payer/0") (server/app/main.cpp): derived
-  // from the agent's key by the rules of API.md §1.
+  // The api_payer is the server key "api-payer/0" (server/app/main.cpp): derived from the
+  // agent's key by the rules of API.md §1 "server keys".
+  const Secret payer =
+      pkp::server_signing_key(Secret(hex::decode(kAgentKey).value()), "api-payer/0").value();
   const std::string expected =
-      to_checksum_address(pkp::wallet_address(Secret(hex::decode(kAgentKey).value()),
-                                              keccak256(std::string_view("enact/api-payer/0")))
-                              .value());
+      to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(payer).value()));
   CHECK(admin_api_payer(a) == expected);
   CHECK(admin_api_payer(b) == expected);
   CHECK(admin_api_payer(simulated) != expected);
@@ -730,8 +730,9 @@ TEST_CASE("open_dstack refuses agent answers it cannot use") {
   const auto t = tee::open_dstack(o);
   REQUIRE_MESSAGE(t.has_value(), t.err().message);
   const hash256 path = keccak256(std::string_view("any path"));
-  CHECK((*t)->wallet_address(path).value() ==
-        pkp::wallet_address(Secret(hex::decode(kAgentKey).value()), path).value());
+  const hash256 account = keccak256(std::string_view("any account"));
+  CHECK((*t)->wallet_address(account, path).value() ==
+        pkp::wallet_address(Secret(hex::decode(kAgentKey).value()), account, path).value());
   CHECK((*t)->kind() == "dstack");
   CHECK((*t)->info().value().tcb_info == "{}");
   CHECK(!(*t)->evidences().configured());

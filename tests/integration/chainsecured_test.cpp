@@ -512,9 +512,11 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
     CHECK(pkp == wallet);
     CHECK(is_checksummed_address(wallet));
     REQUIRE(is_path_hex(path));
-    // API.md §1: the PKP at that path under the node's root key; not the signer's address.
+    // API.md §1: the PKP of the signer's account (it has none yet: its canonical hash) at that
+    // path under the node's root key; not the signer's address.
     const hash256 p = hex::decode_fixed<32>(path).value();
-    CHECK(wallet == to_checksum_address(pkp::wallet_address(root, p).value()));
+    const hash256 owner = pkp::canonical_account_hash(address_of_key(w));
+    CHECK(wallet == to_checksum_address(pkp::wallet_address(root, owner, p).value()));
     CHECK(wallet != to_checksum_address(address_of_key(w)));
     paths.insert(path);
     wallets.insert(wallet);
@@ -558,8 +560,9 @@ TEST_CASE("add_usage_api_key_with_signature: the key is the PKP signing key at t
     CHECK(key_address(key) == wallet);
     REQUIRE(is_path_hex(path));
     const hash256 p = hex::decode_fixed<32>(path).value();
-    CHECK(decoded == pkp::signing_key(root, p).value());
-    CHECK(wallet == to_checksum_address(pkp::wallet_address(root, p).value()));
+    const hash256 owner = pkp::canonical_account_hash(address_of_key(w));
+    CHECK(decoded == pkp::signing_key(root, owner, p).value());
+    CHECK(wallet == to_checksum_address(pkp::wallet_address(root, owner, p).value()));
     // Until the admin wallet registers it on-chain it authenticates nothing.
     check_error(srv, c.get("/account", api_key(key)), 401, "unauthenticated", "/core/v1/account");
   }
@@ -656,7 +659,7 @@ TEST_CASE("the per-IP limit covers the minting endpoints, each with its own buck
 // --- conversion
 // ------------------------------------------------------------------------------------
 
-TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master key stops writing") {
+TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master key stops working") {
   server_process srv({"--dev", "--sandbox-workers", "1"});
   auto c = srv.client();
   const account_keys acct = create_account(c, "to convert");
@@ -685,11 +688,14 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
                           {"cid_hashes_permitted", json::array{json::string(hashed_cid_hex(cid))}}},
              acct.auth()),
       200);
+  // Read with the usage key: after the conversion the former master key reads nothing.
   const auto lists = [&] {
-    return std::vector<std::vector<json::object>>{
-        list_all(c, "/list_groups", acct.auth()), list_all(c, "/list_wallets", acct.auth()),
-        list_all(c, "/list_actions", acct.auth()), list_all(c, "/list_api_keys", acct.auth())};
+    return std::vector<std::vector<json::object>>{list_all(c, "/list_groups", uk.auth()),
+                                                  list_all(c, "/list_wallets", uk.auth()),
+                                                  list_all(c, "/list_actions", uk.auth())};
   };
+  const auto keys_before = list_all(c, "/list_api_keys", acct.auth());
+  REQUIRE(keys_before.size() == 1);
   const auto before = lists();
   const json::object run_body{
       {"code", code}, {"pkp_id", pkp}, {"params", json::object{{"pkp", pkp}}}};
@@ -726,25 +732,34 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   CHECK(s_of(converted.body, "new_admin_wallet_address") == admin_addr);
   CHECK(s_of(converted.body, "api_key_hash") == acct.api_key_hash);
 
-  // Reads with the old master key still work (API.md §0 refuses it for writes only) and show
-  // the account unmanaged under the new admin, with the same hash.
-  const response me = c.get("/account", acct.auth());
+  // The account, read with the usage key: unmanaged under the new admin, with the same hash.
+  const response me = c.get("/account", uk.auth());
   ITEST_REQUIRE_STATUS(me, 200);
   CHECK_FALSE(me.obj().at("managed").as_bool());
   CHECK(s_of(me.body, "admin_wallet_address") == admin_addr);
   CHECK(s_of(me.body, "api_key_hash") == acct.api_key_hash);
-  CHECK(s_of(me.obj().at("key"), "kind") == "account");
-  // Groups, PKPs, actions and usage keys unchanged.
+  CHECK(s_of(me.obj().at("key"), "kind") == "usage");
+  // Groups, PKPs, actions and the usage key unchanged (the key still authenticates).
   CHECK(lists() == before);
 
-  // Converting twice: conflict, whoever signs.
-  check_error(srv, c.post(kConvert, convert_body(admin, unix_now()), acct.auth()), 409, "conflict",
-              "/core/v1" + kConvert);
+  // API.md §0 401 row: the former master key authorizes nothing now, not even a read, a run or
+  // a second conversion (whoever signs it).
+  for (const char* path : {"/account", "/list_groups", "/list_wallets", "/list_actions",
+                           "/list_api_keys", "/billing/balance"}) {
+    INFO(path);
+    const response r = c.get(path, acct.auth());
+    check_error(srv, r, 401, "unauthenticated", "/core/v1" + std::string(path));
+    CHECK(r.error_message().find("ChainSecured") != std::string::npos);
+  }
+  check_error(srv, c.post("/run_action", run_body, acct.auth()), 401, "unauthenticated",
+              "/core/v1/run_action");
+  check_error(srv, c.post(kConvert, convert_body(admin, unix_now()), acct.auth()), 401,
+              "unauthenticated", "/core/v1" + kConvert);
   check_error(srv,
               c.post(kConvert, convert_body(wallet_key("a third admin"), unix_now()), acct.auth()),
-              409, "conflict", "/core/v1" + kConvert);
+              401, "unauthenticated", "/core/v1" + kConvert);
 
-  // The old master key no longer authorizes writes: 401.
+  // Nor any write.
   const std::vector<std::pair<std::string, json::object>> writes = {
       {"/add_group", {{"name", "after"}}},
       {"/create_wallet", {{"name", "after"}}},
@@ -787,8 +802,7 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   ITEST_REQUIRE_STATUS(paid, 200);
   CHECK(u_of(paid.body, "balance_credits") == 1198);
   CHECK(balance_of(c, uk.auth()) == 1198);
-  // The old master key may still read the balance, but payments are the admin wallet's now.
-  CHECK(balance_of(c, acct.auth()) == 1198);
+  // Payments are the admin wallet's now, not the former master key's.
   for (const char* path : {"/billing/create_payment_intent", "/billing/confirm_payment"}) {
     INFO(path);
     const json::object b = std::string_view(path) == "/billing/confirm_payment"
@@ -867,12 +881,13 @@ TEST_CASE("the SDK client's ChainSecured methods") {
 
   const client::minted_wallet minted = anon.create_wallet_with_signature(w, kChain);
   CHECK(minted.pkp_id == minted.wallet_address);
-  CHECK(minted.wallet_address == pkp::wallet_address(root, minted.derivation_path).value());
+  const hash256 minter = pkp::canonical_account_hash(address_of_key(w));
+  CHECK(minted.wallet_address == pkp::wallet_address(root, minter, minted.derivation_path).value());
 
   const client::minted_usage_key k = anon.add_usage_api_key_with_signature(
       envelope::sign(envelope::kind::add_usage_api_key, kChain, w, unix_now()).value());
   const Secret decoded(base64::decode(as_chars(k.usage_api_key.view())).value());
-  CHECK(decoded == pkp::signing_key(root, k.derivation_path).value());
+  CHECK(decoded == pkp::signing_key(root, minter, k.derivation_path).value());
   CHECK(address_of_key(decoded) == k.wallet_address);
 
   // Refusals arrive as api_error with the code and status of API.md §0.
@@ -912,12 +927,12 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   const client::chain_secured_account conv = owner.convert_to_chain_secured_account(admin, kChain);
   CHECK(conv.new_admin_wallet_address == address_of_key(admin));
   CHECK(conv.api_key_hash == created.api_key_hash);
-  const client::account_info info = owner.account();
-  CHECK_FALSE(info.managed);
-  CHECK(info.admin_wallet_address == address_of_key(admin));
+  // The former master key authorizes nothing after the conversion (API.md §0 401 row).
+  e = expect_api_error([&] { (void)owner.account(); });
+  CHECK(e.errc() == api_errc::unauthenticated);
   e = expect_api_error([&] { (void)owner.convert_to_chain_secured_account(admin, kChain); });
-  CHECK(e.errc() == api_errc::conflict);
-  CHECK(e.status() == 409);
+  CHECK(e.errc() == api_errc::unauthenticated);
+  CHECK(e.status() == 401);
   e = expect_api_error([&] { (void)owner.add_group({"after", {}, {}, {}}); });
   CHECK(e.errc() == api_errc::unauthenticated);
   const auto balance =

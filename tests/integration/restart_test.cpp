@@ -51,11 +51,15 @@ Secret read_root_key(const std::string& data_dir) {
   return Secret(as_bytes(bytes));
 }
 
-/// Each listed wallet's address is the one its derivation path gives under `root` (API.md §1).
+/// Each listed wallet's address is the one its derivation path gives under `root` for the
+/// snapshot's account (API.md §1 "owning account").
 void check_wallets_derive(const json::object& snap, const Secret& root) {
+  const hash256 account =
+      hex::decode_fixed<32>(s_of(snap.at("account"), "api_key_hash")).value();
   for (const auto& w : snap.at("wallets").as_array()) {
     const hash256 path = hex::decode_fixed<32>(s_of(w, "derivation_path")).value();
-    CHECK(s_of(w, "pkp_id") == to_checksum_address(pkp::wallet_address(root, path).value()));
+    CHECK(s_of(w, "pkp_id") ==
+          to_checksum_address(pkp::wallet_address(root, account, path).value()));
   }
 }
 
@@ -201,7 +205,7 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
     CHECK(s_of(w.body, "derivation_path") == api_path_hex(acct.api_key_hash, 3));
     CHECK(s_of(w.body, "pkp_id") ==
           to_checksum_address(
-              pkp::wallet_address(root,
+              pkp::wallet_address(root, hex::decode_fixed<32>(acct.api_key_hash).value(),
                                   hex::decode_fixed<32>(api_path_hex(acct.api_key_hash, 3)).value())
                   .value()));
     // And group ids continue too (the removed group's id is not reused).

@@ -310,6 +310,7 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
   const account_keys acct = create_account(c, "runner");
   buy_credits(c, acct.auth(), 1000);
   const Secret root = root_key_of(srv);
+  const hash256 account = hex::decode_fixed<32>(acct.api_key_hash).value();
 
   const wallet p1 = create_wallet(c, acct.auth(), "p1");
   const wallet p2 = create_wallet(c, acct.auth(), "p2");
@@ -369,11 +370,12 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
         // The action got the same object the caller gets.
         CHECK(r.obj().at("response").at("sig") == sig);
 
-        // The key the server used is the one API.md §1 derives from the root key and the path:
-        // RFC 6979 makes the signature a function of key and digest, so it must match exactly.
+        // The key the server used is the one API.md §1 derives from the root key, the owning
+        // account and the path: RFC 6979 makes the signature a function of key and digest, so it
+        // must match exactly.
         const hash256 path = hex::decode_fixed<32>(w.path).value();
-        const Secret key = pkp::signing_key(root, path).value();
-        CHECK(to_checksum_address(pkp::wallet_address(root, path).value()) == w.pkp_id);
+        const Secret key = pkp::signing_key(root, account, path).value();
+        CHECK(to_checksum_address(pkp::wallet_address(root, account, path).value()) == w.pkp_id);
         CHECK(hex::encode_prefixed(secp256k1::sign(digest, key).value().to_bytes()) ==
               s_of(sig, "signature"));
         derived_keys.push_back(hex::encode(key.view()));
@@ -406,8 +408,10 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
     const auto sealed = hex::decode_prefixed(out.at("sealed").as_string()).value();
     const auto other = hex::decode_prefixed(out.at("other").as_string()).value();
     CHECK(sealed.size() == text.size() + aes_gcm::kOverhead);
-    const Secret k1 = pkp::symmetric_key(root, hex::decode_fixed<32>(p1.path).value()).value();
-    const Secret k2 = pkp::symmetric_key(root, hex::decode_fixed<32>(p2.path).value()).value();
+    const Secret k1 =
+        pkp::symmetric_key(root, account, hex::decode_fixed<32>(p1.path).value()).value();
+    const Secret k2 =
+        pkp::symmetric_key(root, account, hex::decode_fixed<32>(p2.path).value()).value();
     derived_keys.push_back(hex::encode(k1.view()));
     derived_keys.push_back(hex::encode(k2.view()));
     const auto opened = aes_gcm::decrypt(k1, sealed);

@@ -98,7 +98,7 @@ inline std::string fingerprint(const secret& s) {
 [[nodiscard]] inline result<Secret> api_mode_signing_key(const Secret& root,
                                                          const hash256& api_key_hash,
                                                          uint64_t index) {
-  return pkp::signing_key(root, pkp::api_mode_path(api_key_hash, index));
+  return pkp::signing_key(root, api_key_hash, pkp::api_mode_path(api_key_hash, index));
 }
 
 /// Every needle of many secrets, searched in one pass over a text: a window of 16 bytes at each

@@ -278,7 +278,8 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     secrets.push_back(of_bytes("TEE root key", as_bytes(root_text)));
     for (uint64_t i = 0; i < 2; ++i) {
       const hash256 account_hash = hex::decode_fixed<32>(acct.api_key_hash).value();
-      const auto addr = pkp::wallet_address(root, pkp::api_mode_path(account_hash, i));
+      const auto addr =
+          pkp::wallet_address(root, account_hash, pkp::api_mode_path(account_hash, i));
       REQUIRE(addr.has_value());
       CHECK((to_checksum_address(*addr) == pkp || to_checksum_address(*addr) == s_of(w2.body, "pkp_id")));
       const auto key = api_mode_signing_key(root, account_hash, i);

@@ -196,10 +196,10 @@ void derive_wallet_keys(const std::string& root_raw, const wallet_evidence& ev, 
     bool any = false;
     for (uint64_t i = 0; i < 4096 && (!any ? i < 4 : i <= last_hit + 4); ++i) {
       const pkp::derivation_path path = pkp::api_mode_path(hash, i);
-      const auto addr = pkp::wallet_address(root, path);
+      const auto addr = pkp::wallet_address(root, hash, path);
       if (!addr || ev.addresses.count(hex::encode_prefixed(*addr)) == 0)
         continue;
-      const auto key = pkp::signing_key(root, path);
+      const auto key = pkp::signing_key(root, hash, path);
       if (!key)
         continue;
       out.add(of_bytes("PKP private key (API mode)", key->view()), std::nullopt);
@@ -207,14 +207,28 @@ void derive_wallet_keys(const std::string& root_raw, const wallet_evidence& ev, 
       last_hit = i;
     }
   }
-  // The api payer: the PKP that pays for API-mode writes on an evm ledger
-  // (server/app/ledger_backend.cpp, api_payer_path).
-  if (const auto payer = pkp::signing_key(root, keccak256(std::string_view("enact/api-payer/0"))))
+  // The api payer: the server key that pays for API-mode writes on an evm ledger
+  // (server/app/ledger_backend.cpp, api_payer_purpose).
+  if (const auto payer = pkp::server_signing_key(root, "api-payer/0"))
     out.add(of_bytes("API payer private key", payer->view()), std::nullopt);
+  // Signature-minted PKPs belong to their signer's account: an account hash seen, or the
+  // canonical hash of a wallet seen (API.md §1 "owning account"). Each pair whose derivation
+  // gives a wallet seen is a key the server held.
+  std::vector<hash256> owners;
+  for (const std::string& h : ev.account_hashes)
+    owners.push_back(hex::decode_fixed<32>(h).value());
+  for (const std::string& a : ev.addresses)
+    if (const auto addr = hex::decode_fixed<20>(a))
+      owners.push_back(pkp::canonical_account_hash(*addr));
   for (const std::string& p : ev.derivation_paths) {
-    const auto key = pkp::signing_key(root, hex::decode_fixed<32>(p).value());
-    if (key)
-      out.add(of_bytes("PKP private key (derivation path)", key->view()), std::nullopt);
+    const hash256 path = hex::decode_fixed<32>(p).value();
+    for (const hash256& owner : owners) {
+      const auto addr = pkp::wallet_address(root, owner, path);
+      if (!addr || ev.addresses.count(hex::encode_prefixed(*addr)) == 0)
+        continue;
+      if (const auto key = pkp::signing_key(root, owner, path))
+        out.add(of_bytes("PKP private key (derivation path)", key->view()), std::nullopt);
+    }
   }
 }
 
@@ -366,8 +380,8 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
     root[i] = static_cast<char>(0x11 * (i % 15 + 1));
   const std::string account_hash = hex::encode_prefixed(keccak256(std::string_view(api_key)));
   const Secret root_secret(as_bytes(root));
-  const auto wallet = pkp::wallet_address(
-      root_secret, pkp::api_mode_path(hex::decode_fixed<32>(account_hash).value(), 0));
+  const auto wallet = pkp::wallet_address(root_secret, hex::decode_fixed<32>(account_hash).value(),
+                                          pkp::api_mode_path(hex::decode_fixed<32>(account_hash).value(), 0));
   REQUIRE(wallet.has_value());
   const auto pkp_key =
       api_mode_signing_key(root_secret, hex::decode_fixed<32>(account_hash).value(), 0);

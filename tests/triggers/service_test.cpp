@@ -217,8 +217,11 @@ TEST_CASE("usage keys are sealed by the TEE at their own path") {
   CHECK(sealed.size() == 12 + key.size() + 16);
   CHECK(std::string(as_chars(sealed)).find(key) == std::string::npos);
   CHECK(std::string(as_chars(unseal_usage_key(*tee, sealed).value().view())) == key);
-  // Another PKP's key cannot open it, nor can another root.
-  CHECK(!tee->decrypt(keccak256(std::string_view("some other path")), sealed));
+  // No PKP's key can open it — not one at the sealing key's former path, under any account — nor
+  // can another root (API.md §1 "server keys").
+  const hash256 former = keccak256(std::string_view("enact/triggers/usage-key-seal/v1"));
+  CHECK(!tee->decrypt(keccak256(std::string_view("some other path")), former, sealed));
+  CHECK(!tee->decrypt(hash256{}, former, sealed));
   temp_dir other_dir;
   auto other = tee::open_simulated(other_dir.str()).value();
   CHECK(!unseal_usage_key(*other, sealed));

@@ -442,6 +442,8 @@ TEST_CASE("interop: PKP derivation matches node's HKDF and ethers") {
     const Secret root = key_of(v.at("root_key"));
     const auto path = hex::decode_fixed<32>(v.at("derivation_path").as_string());
     REQUIRE(path);
+    const auto account = hex::decode_fixed<32>(v.at("account_hash").as_string());
+    REQUIRE(account);
 
     if (str(v.at("path_kind")) == "api") {
       ++api_paths;
@@ -451,18 +453,28 @@ TEST_CASE("interop: PKP derivation matches node's HKDF and ethers") {
       CHECK(hex0x(pkp::api_mode_path(*api_key_hash, index)) == str(v.at("derivation_path")));
     }
 
-    auto key = pkp::signing_key(root, *path);
+    auto key = pkp::signing_key(root, *account, *path);
     if (!key) {
       FAIL_CHECK("signing_key failed: " << key.err().message);
       continue;
     }
     CHECK(hex0x(key->view()) == str(v.at("signing_key")));
-    auto sym = pkp::symmetric_key(root, *path);
+    auto sym = pkp::symmetric_key(root, *account, *path);
     REQUIRE(sym);
     CHECK(hex0x(sym->view()) == str(v.at("symmetric_key")));
-    auto addr = pkp::wallet_address(root, *path);
+    auto addr = pkp::wallet_address(root, *account, *path);
     REQUIRE(addr);
     CHECK(to_checksum_address(*addr) == str(v.at("address")));
+    // API.md §1 "owning account": the same path under another account is another key.
+    const auto other = hex::decode_fixed<32>(v.at("other_account_hash").as_string());
+    REQUIRE(other);
+    auto other_addr = pkp::wallet_address(root, *other, *path);
+    REQUIRE(other_addr);
+    CHECK(to_checksum_address(*other_addr) == str(v.at("other_account_address")));
+    CHECK(*other_addr != *addr);
+    auto legacy = pkp::legacy_wallet_address(root, *path);
+    REQUIRE(legacy);
+    CHECK(to_checksum_address(*legacy) == str(v.at("legacy_address")));
     auto pub = secp256k1::public_key_of(*key);
     REQUIRE(pub);
     CHECK("0x04" + hex::encode(*pub) == str(v.at("public_key")));
@@ -479,4 +491,25 @@ TEST_CASE("interop: PKP derivation matches node's HKDF and ethers") {
   // Both kinds of path are covered.
   CHECK(api_paths > 0);
   CHECK(api_paths < vs.size());
+}
+
+TEST_CASE("interop: server keys match node's HKDF and ethers") {
+  const auto doc = load("pkp.json");
+  const auto& ks = entries(doc, "server_keys");
+  CHECK(ks.size() >= 12);
+  for (size_t i = 0; i < ks.size(); ++i) {
+    const auto& v = ks[i].as_object();
+    INFO("server_keys[" << i << "] " << str(v.at("purpose")));
+    const Secret root = key_of(v.at("root_key"));
+    const std::string purpose = str(v.at("purpose"));
+    auto key = pkp::server_key(root, purpose);
+    REQUIRE(key);
+    CHECK(hex0x(key->view()) == str(v.at("key")));
+    auto signing = pkp::server_signing_key(root, purpose);
+    REQUIRE(signing);
+    CHECK(hex0x(signing->view()) == str(v.at("signing_key")));
+    auto pub = secp256k1::public_key_of(*signing);
+    REQUIRE(pub);
+    CHECK(to_checksum_address(secp256k1::to_address(*pub)) == str(v.at("signing_address")));
+  }
 }

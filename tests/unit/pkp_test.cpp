@@ -1,5 +1,6 @@
 #include "support.hpp"
 
+#include <string>
 #include <string_view>
 
 #include "enact/crypto/address.hpp"
@@ -49,63 +50,98 @@ TEST_CASE("API-mode derivation path is keccak256(abi.encode(apiKeyHash, index))"
 
 TEST_CASE("PKP keys and addresses match an independent derivation") {
   struct case_ {
-    std::string_view root, path, sign, sym, address;
+    std::string_view root, account, path, sign, sym, address;
   };
-  // Computed with Node 20 crypto.hkdfSync("sha256", root, "enact/pkp/v1", "sign"‖path | "sym"‖path,
-  // 32) and ethers v6 computeAddress; none of these needed the counter retry.
+  // Computed with Node 20 crypto.hkdfSync("sha256", root, "enact/pkp/v2",
+  // "sign"‖account‖path | "sym"‖account‖path, 32) and ethers v6 computeAddress; none of these
+  // needed the counter retry. The first two differ only in the account: another account, another
+  // key (API.md §1 "owning account").
   const case_ cases[] = {
-      {"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+      {"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", kApiKeyHash,
        "0d551a97591db5cd4d71fa919a645708b745d9d97bbaaa663cb21b8243d2187c",
-       "2f3501c2028bd59325e6c61eff5aea71b7e57e546d5207807d809599a853afbc",
-       "6894d3395624e1c432141d23518123ba7b56d0e150010692455b7797f5bbb933",
-       "0xeaAa6C61d4A9B18dd07638163D5694A6E5df8359"},
-      {"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
-       "7e4196e085db2f2f549f9d278069c339316a02466255143c35efd508ffbef2b1",
-       "2ae3e3336812ee78b9669bf6e7cd2e009baeea991f3131a148da7788edead78d",
-       "b220e280d38c51d0ff979b2674bb5334f0b707f3df5b46052d4a614e4b761041",
-       "0xA00D6F7D6533A8B38FCEA5f5CBccE065e969aC63"},
-      {"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-       "0d551a97591db5cd4d71fa919a645708b745d9d97bbaaa663cb21b8243d2187c",
-       "3d6ee5b96069e274d9b3b1da0e796bca8701705c4560d12298508ff926563ce9",
-       "540f78c43d236a648f7fe8cd22a324224cef26d0ac2aa7b236a984edb2d1e7ef",
-       "0x5eA8ABebff79ACE04deC9E595Ec6E30C4e80bD97"},
-      {"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-       "7e4196e085db2f2f549f9d278069c339316a02466255143c35efd508ffbef2b1",
-       "fff2b65822db84acfe06930df9e9d909b049d9e0ab8d9eb268ec958c3c91ef89",
-       "20eaf580d564d0cec1ff9411a321b5d0b62f9e047863d6c5e492dc6056a2d1b1",
-       "0x97aecA8449Ae0D5e1c95457eb309CC150706C699"},
+       "e177cbb5a8be1c997bc25dc1f3e1214efd226cd767c501a388e2c08b1ad44420",
+       "2aa3958c3609d256d724b2ea4b6beae7b1da5b6ac094c06966ef40aff98bd517",
+       "0x7B0cc732C238936aF4cbaB3b7F8E744F46C586D5"},
       {"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
        "0000000000000000000000000000000000000000000000000000000000000000",
-       "44fd70307d9280c3eb35efe951274d2c95300d69b36f35ecff1c44fdac8d7295",
-       "2fcaaece8946684c4649f720a78e8d5bcc8a6ed0f1f8e2b46452e52887e24749",
-       "0xcA65930554Fc037FC9b65eA47C344EDa69aA5114"},
+       "0d551a97591db5cd4d71fa919a645708b745d9d97bbaaa663cb21b8243d2187c",
+       "99df3b61ae7e20eccdd9456028053c0dd79851018fdbc347d37b7f4bd9642796",
+       "feefe95fdd12bd52b8c0971c01c01fe92e0e8c137561d80a2196789416a1be80",
+       "0xd93c9F9B88D69BEb7693f6bD9f6ba7a05724313F"},
+      {"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", kApiKeyHash,
+       "7e4196e085db2f2f549f9d278069c339316a02466255143c35efd508ffbef2b1",
+       "ac3ca64f52ba6c96ef23f6c44637df71c1ad9a27df0c463d7abe9182ac1269b9",
+       "efa67edea5b8cc2afe6332a644ed30770646ee78b5bb4a673f9d4a737ed5a6af",
+       "0x13457776b3E19c2D1307Ca3F4E1c83C41aba8543"},
   };
   for (const auto& c : cases) {
-    INFO("root " << c.root << " path " << c.path);
+    INFO("root " << c.root << " account " << c.account << " path " << c.path);
     const Secret root = secret_of(c.root);
+    const hash256 account = h256(c.account);
     const pkp::derivation_path path = h256(c.path);
-    const auto sign = pkp::signing_key(root, path);
+    const auto sign = pkp::signing_key(root, account, path);
     REQUIRE(sign);
     CHECK(to_bytes(*sign) == hex::decode(c.sign).value());
-    const auto sym = pkp::symmetric_key(root, path);
+    const auto sym = pkp::symmetric_key(root, account, path);
     REQUIRE(sym);
     CHECK(to_bytes(*sym) == hex::decode(c.sym).value());
-    const auto addr = pkp::wallet_address(root, path);
+    const auto addr = pkp::wallet_address(root, account, path);
     REQUIRE(addr);
     CHECK(to_checksum_address(*addr) == c.address);
     CHECK(secp256k1::to_address(secp256k1::public_key_of(*sign).value()) == *addr);
   }
 }
 
+TEST_CASE("a path registered under another account derives another wallet") {
+  // The attack of API.md §1 "owning account": the victim's (wallet, path) is public; an attacker
+  // who registers the same pair under its own account must not reach the victim's key.
+  const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const hash256 victim = keccak256("victim-key"sv);
+  const hash256 attacker = keccak256("attacker-key"sv);
+  const auto path = pkp::api_mode_path(victim, 0);
+  const auto victim_wallet = pkp::wallet_address(root, victim, path).value();
+  CHECK(pkp::wallet_address(root, attacker, path).value() != victim_wallet);
+  CHECK(to_bytes(pkp::signing_key(root, attacker, path).value()) !=
+        to_bytes(pkp::signing_key(root, victim, path).value()));
+  CHECK(to_bytes(pkp::symmetric_key(root, attacker, path).value()) !=
+        to_bytes(pkp::symmetric_key(root, victim, path).value()));
+  // Nor does the earlier path-only rule give it.
+  CHECK(pkp::legacy_wallet_address(root, path).value() != victim_wallet);
+}
+
+TEST_CASE("server keys are out of reach of every account derivation") {
+  // API.md §1 "server keys": another salt, so no (account, path) gives the relayer's key; the
+  // old rule put the relayer at path keccak256("enact/api-payer/0"), which any account could
+  // register.
+  const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const auto payer = pkp::server_signing_key(root, "api-payer/0").value();
+  const hash256 old_path = keccak256("enact/api-payer/0"sv);
+  for (const hash256& account : {hash256{}, keccak256("any"sv), old_path})
+    CHECK(to_bytes(pkp::signing_key(root, account, old_path).value()) != to_bytes(payer));
+  CHECK(to_bytes(pkp::server_key(root, "api-payer/0").value()) == to_bytes(payer));  // no retry
+  CHECK(to_bytes(pkp::server_key(root, "triggers/usage-key-seal/v1").value()) != to_bytes(payer));
+  CHECK(pkp::server_key(root, "").code() == pkp_errc::bad_purpose);
+  CHECK(pkp::server_signing_key(root, std::string(65, 'x')).code() == pkp_errc::bad_purpose);
+  CHECK(pkp::server_key(Secret::of_size(31), "api-payer/0").code() == pkp_errc::bad_root_key);
+}
+
+TEST_CASE("the canonical account hash of a wallet is keccak256(abi.encodePacked(wallet))") {
+  // ethers v6: solidityPackedKeccak256(["address"], ["0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"])
+  const address a = parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value();
+  CHECK(pkp::canonical_account_hash(a) == keccak256(bytes_view(a)));
+}
+
 TEST_CASE("PKP derivation requires a 32-byte root key") {
   const pkp::derivation_path path{};
+  const hash256 account{};
   for (const size_t n : {size_t{0}, size_t{16}, size_t{31}, size_t{33}, size_t{64}}) {
     const Secret root = Secret::of_size(n);
-    CHECK(pkp::signing_key(root, path).code() == pkp_errc::bad_root_key);
-    CHECK(pkp::symmetric_key(root, path).code() == pkp_errc::bad_root_key);
-    CHECK(pkp::wallet_address(root, path).code() == pkp_errc::bad_root_key);
+    CHECK(pkp::signing_key(root, account, path).code() == pkp_errc::bad_root_key);
+    CHECK(pkp::symmetric_key(root, account, path).code() == pkp_errc::bad_root_key);
+    CHECK(pkp::wallet_address(root, account, path).code() == pkp_errc::bad_root_key);
+    CHECK(pkp::legacy_wallet_address(root, path).code() == pkp_errc::bad_root_key);
   }
-  CHECK(pkp::signing_key(Secret::of_size(31), path).err().message ==
+  CHECK(pkp::signing_key(Secret::of_size(31), account, path).err().message ==
         "root key: must be 32 bytes, got 31");
 }
 

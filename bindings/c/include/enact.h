@@ -214,10 +214,12 @@ ENACT_C_API int enact_cron_next(const char* expression, int64_t after, int64_t* 
 
 /* ---- PKP ------------------------------------------------------------------------------------ */
 
-/** The wallet address (pkp_id) of the PKP with this 32-byte derivation path under a 32-byte root
- *  key (API.md §1: HKDF-SHA256 signing key, then its address). Errors: INVALID_ARGUMENT,
- *  CRYPTO. */
+/** The wallet address (pkp_id) of the PKP of the owning account `account_hash` at this 32-byte
+ *  derivation path under a 32-byte root key (API.md §1: HKDF-SHA256 signing key with info
+ *  "sign" ‖ account_hash ‖ path, then its address; the same path under another account is
+ *  another key). Errors: INVALID_ARGUMENT, CRYPTO. */
 ENACT_C_API int enact_pkp_wallet_address(const uint8_t root_key[32],
+                                         const uint8_t account_hash[32],
                                          const uint8_t derivation_path[32],
                                          char out_address[ENACT_ADDRESS_SIZE]);
 

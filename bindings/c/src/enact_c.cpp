@@ -559,6 +559,7 @@ int enact_cron_next(const char* expression, int64_t after, int64_t* out_next) {
 }
 
 int enact_pkp_wallet_address(const uint8_t root_key[32],
+                             const uint8_t account_hash[32],
                              const uint8_t derivation_path[32],
                              char out_address[ENACT_ADDRESS_SIZE]) {
   return guarded([&] {
@@ -567,12 +568,16 @@ int enact_pkp_wallet_address(const uint8_t root_key[32],
     out_address[0] = '\0';
     if (root_key == nullptr)
       return invalid("root_key: NULL");
+    if (account_hash == nullptr)
+      return invalid("account_hash: NULL");
     if (derivation_path == nullptr)
       return invalid("derivation_path: NULL");
     const enact::Secret root = key_from(root_key);
+    enact::pkp::account_hash account{};
+    std::memcpy(account.data(), account_hash, account.size());
     enact::pkp::derivation_path path{};
     std::memcpy(path.data(), derivation_path, path.size());
-    auto wallet = enact::pkp::wallet_address(root, path);
+    auto wallet = enact::pkp::wallet_address(root, account, path);
     if (!wallet)
       return fail(wallet.err());
     copy_fixed(enact::to_checksum_address(*wallet), out_address, ENACT_ADDRESS_SIZE);

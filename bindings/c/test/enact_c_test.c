@@ -783,9 +783,9 @@ static void test_cron(void) {
 static void test_pkp(void) {
   char* file = vector_file("pkp.json");
   char *cursor = file, *line, *name = NULL, *root = NULL, *key_hash = NULL, *index = NULL,
-       *path = NULL;
+       *path = NULL, *account = NULL;
   int vectors = 0, api_paths = 0;
-  uint8_t root_key[32], path_bytes[32], hash[32], out_path[32];
+  uint8_t root_key[32], path_bytes[32], hash[32], out_path[32], account_bytes[32];
   char address[ENACT_ADDRESS_SIZE];
 
   /* pkp.json: signing key from node:crypto hkdfSync, address from ethers computeAddress; API-mode
@@ -794,19 +794,22 @@ static void test_pkp(void) {
     char* value;
     if ((value = field(line, "name")) != NULL) {
       name = unquote(value);
-      root = key_hash = index = path = NULL;
+      root = key_hash = index = path = account = NULL;
     } else if ((value = field(line, "root_key")) != NULL) {
       root = unquote(value);
     } else if ((value = field(line, "api_key_hash")) != NULL) {
       key_hash = unquote(value);
     } else if ((value = field(line, "index")) != NULL) {
       index = unquote(value);
+    } else if ((value = field(line, "account_hash")) != NULL) {
+      account = unquote(value);
     } else if ((value = field(line, "derivation_path")) != NULL) {
       path = unquote(value);
-    } else if ((value = field(line, "address")) != NULL && name && root && path) {
-      CHECK(from_hex(root, root_key, 32) == 32 && from_hex(path, path_bytes, 32) == 32, "%s: hex",
-            name);
-      CHECK_RC(enact_pkp_wallet_address(root_key, path_bytes, address), ENACT_OK);
+    } else if ((value = field(line, "address")) != NULL && name && root && path && account) {
+      CHECK(from_hex(root, root_key, 32) == 32 && from_hex(path, path_bytes, 32) == 32 &&
+                from_hex(account, account_bytes, 32) == 32,
+            "%s: hex", name);
+      CHECK_RC(enact_pkp_wallet_address(root_key, account_bytes, path_bytes, address), ENACT_OK);
       CHECK(strcmp(address, unquote(value)) == 0, "%s: %s", name, address);
       if (key_hash != NULL && index != NULL) {
         CHECK(from_hex(key_hash, hash, 32) == 32, "%s: api_key_hash", name);
@@ -824,10 +827,15 @@ static void test_pkp(void) {
   free(file);
 
   strcpy(address, "junk");
-  CHECK_RC(enact_pkp_wallet_address(NULL, path_bytes, address), ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_pkp_wallet_address(NULL, account_bytes, path_bytes, address),
+           ENACT_ERR_INVALID_ARGUMENT);
   CHECK(address[0] == '\0', "address cleared on failure");
-  CHECK_RC(enact_pkp_wallet_address(root_key, NULL, address), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_pkp_wallet_address(root_key, path_bytes, NULL), ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_pkp_wallet_address(root_key, NULL, path_bytes, address),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_pkp_wallet_address(root_key, account_bytes, NULL, address),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_pkp_wallet_address(root_key, account_bytes, path_bytes, NULL),
+           ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_pkp_api_mode_path(NULL, 0, out_path), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_pkp_api_mode_path(hash, 0, NULL), ENACT_ERR_INVALID_ARGUMENT);
 }

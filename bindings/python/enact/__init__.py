@@ -357,13 +357,15 @@ def cron_next(expression: str, after: Union[int, _dt.datetime]) -> Union[int, _d
     return out.value
 
 
-def pkp_wallet_address(root_key: bytes, derivation_path: bytes) -> str:
-    """The EIP-55 wallet address (pkp_id) of the PKP with this 32-byte derivation path under a
-    32-byte root key (API.md §1)."""
+def pkp_wallet_address(root_key: bytes, *, account_hash: bytes, derivation_path: bytes) -> str:
+    """The EIP-55 wallet address (pkp_id) of the PKP of the owning account `account_hash` at this
+    32-byte derivation path under a 32-byte root key (API.md §1: the same path under another
+    account is another key). Keyword-only, so the two 32-byte values cannot be swapped."""
     root = _fixed_bytes(root_key, 32, "root_key")
+    account = _fixed_bytes(account_hash, 32, "account_hash")
     path = _fixed_bytes(derivation_path, 32, "derivation_path")
     out = ctypes.create_string_buffer(_native.ADDRESS_SIZE)
-    _check(_lib.enact_pkp_wallet_address(root, path, out))
+    _check(_lib.enact_pkp_wallet_address(root, account, path, out))
     return out.value.decode("ascii")
 
 

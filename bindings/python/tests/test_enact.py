@@ -386,7 +386,8 @@ class PkpTest(unittest.TestCase):
         for v in vectors("pkp.json")["vectors"]:
             with self.subTest(v["name"]):
                 self.assertEqual(
-                    enact.pkp_wallet_address(b(v["root_key"]), b(v["derivation_path"])),
+                    enact.pkp_wallet_address(b(v["root_key"]), account_hash=b(v["account_hash"]),
+                                             derivation_path=b(v["derivation_path"])),
                     v["address"])
                 if v["path_kind"] == "api":
                     self.assertEqual(
@@ -397,9 +398,13 @@ class PkpTest(unittest.TestCase):
 
     def test_bad_input(self):
         with self.assertRaises(enact.InvalidArgumentError):
-            enact.pkp_wallet_address(bytes(31), bytes(32))
+            enact.pkp_wallet_address(bytes(31), account_hash=bytes(32), derivation_path=bytes(32))
         with self.assertRaises(enact.InvalidArgumentError):
-            enact.pkp_wallet_address(bytes(32), bytes(33))
+            enact.pkp_wallet_address(bytes(32), account_hash=bytes(32), derivation_path=bytes(33))
+        with self.assertRaises(enact.InvalidArgumentError):
+            enact.pkp_wallet_address(bytes(32), account_hash=bytes(31), derivation_path=bytes(32))
+        with self.assertRaises(TypeError):
+            enact.pkp_wallet_address(bytes(32), bytes(32), bytes(32))
         with self.assertRaises(enact.InvalidArgumentError):
             enact.pkp_api_mode_path(bytes(32), -1)
 

@@ -1,5 +1,5 @@
-// PKP key derivation (API.md §1). The HKDF info buffers hold only public data (a label and the
-// path); the root key and every derived key stay inside Secrets.
+// PKP key derivation (API.md §1). The HKDF info buffers hold only public data (a label, the
+// account hash and the path); the root key and every derived key stay inside Secrets.
 #include "enact/pkp/pkp.hpp"
 
 #include <algorithm>
@@ -16,6 +16,7 @@ namespace {
 
 constexpr size_t kRootKeySize = 32;
 constexpr size_t kDerivedKeySize = 32;
+constexpr size_t kMaxPurpose = 64;
 
 result<void> check_root(const Secret& root) {
   if (root.size() != kRootKeySize)
@@ -24,42 +25,89 @@ result<void> check_root(const Secret& root) {
   return {};
 }
 
-/// label ‖ path, with room for one optional counter byte.
-bytes info_for(std::string_view label, const derivation_path& path) {
+result<void> check_purpose(std::string_view purpose) {
+  if (purpose.empty() || purpose.size() > kMaxPurpose)
+    return fail(pkp_errc::bad_purpose, "server key purpose: must be 1..64 bytes, got " +
+                                           std::to_string(purpose.size()));
+  return {};
+}
+
+/// label ‖ account ‖ path, with room for one optional counter byte.
+bytes info_for(std::string_view label, const account_hash& account, const derivation_path& path) {
   bytes info;
-  info.reserve(label.size() + path.size() + 1);
+  info.reserve(label.size() + account.size() + path.size() + 1);
   info.insert(info.end(), label.begin(), label.end());
+  info.insert(info.end(), account.begin(), account.end());
   info.insert(info.end(), path.begin(), path.end());
   return info;
 }
 
-}  // namespace
-
-result<Secret> signing_key(const Secret& root_key, const derivation_path& path) {
-  ENACT_TRY_VOID(check_root(root_key));
-  bytes info = info_for("sign", path);
-  const bytes_view salt = as_bytes(kSalt);
+/// The first HKDF output under `salt` and `info` [‖ counter 1, 2, …] that is a valid secp256k1
+/// scalar.
+result<Secret> first_valid_scalar(const Secret& root, std::string_view salt, bytes info) {
   for (unsigned counter = 0; counter <= 255; ++counter) {
     if (counter == 1)
       info.push_back(1);
     if (counter > 1)
       info.back() = static_cast<uint8_t>(counter);
-    ENACT_TRY(Secret key, hkdf_sha256(root_key.view(), salt, info, kDerivedKeySize));
+    ENACT_TRY(Secret key, hkdf_sha256(root.view(), as_bytes(salt), info, kDerivedKeySize));
     if (secp256k1::is_valid_private_key(key.view()))
       return key;
   }
   return fail(pkp_errc::no_valid_scalar, "signing key: no valid secp256k1 scalar derived");
 }
 
-result<Secret> symmetric_key(const Secret& root_key, const derivation_path& path) {
-  ENACT_TRY_VOID(check_root(root_key));
-  return hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", path), kDerivedKeySize);
-}
-
-result<address> wallet_address(const Secret& root_key, const derivation_path& path) {
-  ENACT_TRY(const Secret key, signing_key(root_key, path));
+result<address> address_of(const Secret& key) {
   ENACT_TRY(const secp256k1::public_key pub, secp256k1::public_key_of(key));
   return secp256k1::to_address(pub);
+}
+
+}  // namespace
+
+result<Secret> signing_key(const Secret& root_key,
+                           const account_hash& account,
+                           const derivation_path& path) {
+  ENACT_TRY_VOID(check_root(root_key));
+  return first_valid_scalar(root_key, kSalt, info_for("sign", account, path));
+}
+
+result<Secret> symmetric_key(const Secret& root_key,
+                             const account_hash& account,
+                             const derivation_path& path) {
+  ENACT_TRY_VOID(check_root(root_key));
+  return hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", account, path),
+                     kDerivedKeySize);
+}
+
+result<address> wallet_address(const Secret& root_key,
+                               const account_hash& account,
+                               const derivation_path& path) {
+  ENACT_TRY(const Secret key, signing_key(root_key, account, path));
+  return address_of(key);
+}
+
+result<address> legacy_wallet_address(const Secret& root_key, const derivation_path& path) {
+  ENACT_TRY_VOID(check_root(root_key));
+  bytes info{'s', 'i', 'g', 'n'};
+  info.insert(info.end(), path.begin(), path.end());
+  ENACT_TRY(const Secret key, first_valid_scalar(root_key, kLegacySalt, std::move(info)));
+  return address_of(key);
+}
+
+result<Secret> server_key(const Secret& root_key, std::string_view purpose) {
+  ENACT_TRY_VOID(check_root(root_key));
+  ENACT_TRY_VOID(check_purpose(purpose));
+  return hkdf_sha256(root_key.view(), as_bytes(kServerSalt), as_bytes(purpose), kDerivedKeySize);
+}
+
+result<Secret> server_signing_key(const Secret& root_key, std::string_view purpose) {
+  ENACT_TRY_VOID(check_root(root_key));
+  ENACT_TRY_VOID(check_purpose(purpose));
+  return first_valid_scalar(root_key, kServerSalt, bytes(purpose.begin(), purpose.end()));
+}
+
+account_hash canonical_account_hash(const address& admin) noexcept {
+  return keccak256(bytes_view(admin));
 }
 
 derivation_path api_mode_path(const hash256& api_key_hash, uint64_t index) noexcept {

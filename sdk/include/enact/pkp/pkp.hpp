@@ -1,8 +1,15 @@
-// PKP (programmable key pair) derivation, API.md §1. Every PKP key is derived from the node's
-// 32-byte root key and the PKP's 32-byte derivation path: the signing key by HKDF-SHA256 with
-// salt "enact/pkp/v1" and info "sign" ‖ path (retried with a counter byte in the rare case the
-// output is not a valid secp256k1 scalar), the AES-256-GCM key with info "sym" ‖ path. Paths are
-// keccak256(abi.encode(apiKeyHash, index)) for API-mode PKPs and random for signature-minted ones.
+// PKP (programmable key pair) derivation, API.md §1. A PKP key belongs to one account: it is
+// derived from the node's 32-byte root key, the owning account's 32-byte hash and the PKP's
+// 32-byte derivation path, by HKDF-SHA256 with salt "enact/pkp/v2" and info
+// label ‖ accountHash ‖ path — "sign" for the secp256k1 key (retried with a counter byte in the
+// rare case the output is not a valid scalar), "sym" for the AES-256-GCM key. The same path under
+// another account is another key, so a (wallet, path) pair copied into a second account derives a
+// different wallet there and never signs. Paths are keccak256(abi.encode(apiKeyHash, index)) for
+// API-mode PKPs and random for signature-minted ones.
+//
+// The server's own keys (api_payer relayers, the trigger store's sealing key) live in a domain of
+// their own: HKDF-SHA256(root, salt "enact/server/v1", info = a purpose label), which no account
+// derivation can reach.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +25,14 @@ namespace enact {
 enum class pkp_errc {
   bad_root_key = 1,  // root key is not 32 bytes
   no_valid_scalar,   // no counter 0..255 gave a valid secp256k1 scalar (probability ~2^-120)
+  bad_purpose,       // a server-key purpose label that is empty or over 64 bytes
 };
 
 namespace detail {
 inline const std::error_category& pkp_category() noexcept {
   static const errc_category<pkp_errc> c(
-      "enact.pkp", {"", "root key must be 32 bytes", "no valid signing scalar derived"});
+      "enact.pkp", {"", "root key must be 32 bytes", "no valid signing scalar derived",
+                    "server key purpose must be 1..64 bytes"});
   return c;
 }
 }  // namespace detail
@@ -37,20 +46,52 @@ ENACT_ERRC_ENUM(enact::pkp_errc)
 namespace enact::pkp {
 
 using derivation_path = hash256;
+/// The owning account's hash (`apiKeyHash`, API.md §1).
+using account_hash = hash256;
 
-/// HKDF salt shared by every PKP derivation (API.md §1).
-inline constexpr std::string_view kSalt = "enact/pkp/v1";
+/// HKDF salt of every PKP derivation (API.md §1 "PKP signing key").
+inline constexpr std::string_view kSalt = "enact/pkp/v2";
+/// HKDF salt of the earlier, path-only rule (info "sign" ‖ path): only to recognise a data
+/// directory whose wallets were derived under it (API.md §1 "data from before").
+inline constexpr std::string_view kLegacySalt = "enact/pkp/v1";
+/// HKDF salt of the server's own keys (API.md §1 "server keys").
+inline constexpr std::string_view kServerSalt = "enact/server/v1";
 
 /// The PKP's secp256k1 private key: HKDF-SHA256(ikm = root, salt = kSalt,
-/// info = "sign" ‖ path [‖ counter], 32 bytes), counter 1, 2, … appended while the output is 0 or
-/// >= n.
-[[nodiscard]] result<Secret> signing_key(const Secret& root_key, const derivation_path& path);
+/// info = "sign" ‖ account ‖ path [‖ counter], 32 bytes), counter 1, 2, … appended while the
+/// output is 0 or >= n.
+[[nodiscard]] result<Secret> signing_key(const Secret& root_key,
+                                         const account_hash& account,
+                                         const derivation_path& path);
 
-/// The PKP's AES-256-GCM key: HKDF-SHA256(ikm = root, salt = kSalt, info = "sym" ‖ path, 32).
-[[nodiscard]] result<Secret> symmetric_key(const Secret& root_key, const derivation_path& path);
+/// The PKP's AES-256-GCM key: HKDF-SHA256(ikm = root, salt = kSalt,
+/// info = "sym" ‖ account ‖ path, 32 bytes).
+[[nodiscard]] result<Secret> symmetric_key(const Secret& root_key,
+                                           const account_hash& account,
+                                           const derivation_path& path);
 
 /// The PKP's wallet address (its `pkp_id`): the address of `signing_key`.
-[[nodiscard]] result<address> wallet_address(const Secret& root_key, const derivation_path& path);
+[[nodiscard]] result<address> wallet_address(const Secret& root_key,
+                                             const account_hash& account,
+                                             const derivation_path& path);
+
+/// The wallet the earlier path-only rule gave at `path` (salt kLegacySalt, info "sign" ‖ path):
+/// used only to refuse data from before, never to sign.
+[[nodiscard]] result<address> legacy_wallet_address(const Secret& root_key,
+                                                    const derivation_path& path);
+
+/// A server key: HKDF-SHA256(ikm = root, salt = kServerSalt, info = purpose, 32 bytes), e.g.
+/// purpose "triggers/usage-key-seal/v1" for an AES-256-GCM key. bad_purpose for an empty label
+/// or one over 64 bytes.
+[[nodiscard]] result<Secret> server_key(const Secret& root_key, std::string_view purpose);
+
+/// A server signing key: as `server_key`, with the counter retry of `signing_key` (info
+/// purpose [‖ counter]), e.g. purpose "api-payer/0" for the first relayer.
+[[nodiscard]] result<Secret> server_signing_key(const Secret& root_key, std::string_view purpose);
+
+/// The hash an account created on-chain by `admin` has: keccak256(abi.encodePacked(admin))
+/// (API.md §1 `apiKeyHash`); the account a signature-minted PKP belongs to before it exists.
+[[nodiscard]] account_hash canonical_account_hash(const address& admin) noexcept;
 
 /// API-mode path: keccak256(abi.encode(uint256 apiKeyHash, uint256 index)), i.e.
 /// keccak256(api_key_hash ‖ 32-byte big-endian index).

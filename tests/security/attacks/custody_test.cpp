@@ -1,0 +1,330 @@
+// Attacks on custody (API.md §1 "owning account", "server keys"; docs/security.md "Threat model"):
+// a stranger with an account of its own and the public state of the registry tries to make the
+// server sign, encrypt or decrypt with a key that is not its account's.
+//
+//   1. Copy a victim's (wallet, derivation_path) — public through the registry's views and logs —
+//      into the attacker's own ChainSecured account on /rpc, list it in a group with the
+//      attacker's code, and call every capability with it.
+//   2. The same with the server's relayer: register the api_payer's address at its former
+//      derivation path keccak256("enact/api-payer/0").
+//   3. The same with the trigger store's sealing key at its former path.
+//
+// Each attack is made with nothing but HTTP and the SDK's registry client, as an outsider would.
+// The action catches each refusal and reports it, so the test sees that every capability was
+// refused (and no signature left the server), then runs the same calls uncaught for the 422.
+#include <doctest/doctest.h>
+
+#include <boost/json.hpp>
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "enact/chain/registry_client.hpp"
+#include "enact/chain/rpc.hpp"
+#include "enact/codec/base64.hpp"
+#include "enact/client/core_client.hpp"
+#include "enact/crypto/keccak.hpp"
+#include "enact/eip712/envelope.hpp"
+#include "enact/pkp/pkp.hpp"
+#include "steps.hpp"
+
+namespace enact::itest {
+namespace {
+
+struct chain_env {
+  uint64_t chain_id = 0;
+  address registry{};
+  std::string rpc_url;
+};
+
+chain_env env_of(const server_process& srv) {
+  http_client c = srv.client();
+  const response r = c.get("/get_node_chain_config");
+  REQUIRE_MESSAGE(r.status == 200, r.describe());
+  return {u_of(r.body, "chain_id"), parse_address(s_of(r.body, "contract_address")).value(),
+          "http://127.0.0.1:" + std::to_string(srv.port()) + "/rpc"};
+}
+
+chain::registry_client registry_of(const chain_env& e, const Secret& key) {
+  chain::rpc_options o;
+  o.url = e.rpc_url;
+  auto rpc = std::make_shared<const chain::rpc_client>(chain::rpc_client::create(o).value());
+  chain::sender_options so;
+  so.poll_interval = std::chrono::milliseconds(20);
+  return chain::registry_client::create(rpc, e.registry, key.clone(), so).value();
+}
+
+Secret wallet_key(std::string_view label) {
+  const hash256 h = keccak256("custody attack wallet " + std::string(label));
+  return Secret(bytes_view(h));
+}
+
+address address_of_key(const Secret& key) {
+  return secp256k1::to_address(secp256k1::public_key_of(key).value());
+}
+
+httplib::Headers wallet_auth(const Secret& key, uint64_t chain) {
+  const auto env =
+      envelope::sign(envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(unix_now()))
+          .value();
+  return httplib::Headers{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
+}
+
+/// Tries every capability with params.pkp and reports what each answered; a capability that
+/// answers (rather than throws) leaves its result in `got`.
+constexpr std::string_view kProbe = R"JS(
+var tries = {
+  getAddress: function () { return Enact.getAddress({pkpId: params.pkp}); },
+  signEcdsa: function () {
+    return Enact.signEcdsa({pkpId: params.pkp, name: "stolen",
+      digest: "0x1111111111111111111111111111111111111111111111111111111111111111"});
+  },
+  signMessage: function () { return Enact.signMessage({pkpId: params.pkp, message: "hi"}); },
+  encrypt: function () { return Enact.encrypt({pkpId: params.pkp, plaintext: "x"}); },
+  decrypt: function () { return Enact.decrypt({pkpId: params.pkp, ciphertext: params.sealed}); }
+};
+var refused = {}, got = {};
+for (var k in tries) {
+  try { got[k] = tries[k](); } catch (e) { refused[k] = String(e.message); }
+}
+Enact.setResponse({refused: refused, got: got});
+)JS";
+
+/// The same calls, uncaught: the first one ends the run.
+constexpr std::string_view kUncaught = R"JS(
+Enact.setResponse(Enact.signEcdsa({pkpId: params.pkp, name: "stolen",
+  digest: "0x2222222222222222222222222222222222222222222222222222222222222222"}));
+)JS";
+
+/// An attacker: a wallet with its own ChainSecured account on /rpc, a usage key that may execute
+/// in its group 1, and credits.
+struct attacker {
+  Secret wallet;
+  hash256 account{};
+  std::string usage_key;
+  chain::registry_client registry;
+  [[nodiscard]] httplib::Headers auth() const { return api_key(usage_key); }
+};
+
+attacker make_attacker(server_process& srv, const chain_env& env, std::string_view label) {
+  Secret w = wallet_key(label);
+  chain::registry_client reg = registry_of(env, w);
+  const chain::account_created created = reg.new_account("attacker").value();
+  // The usage key: any 32 random-looking bytes in base64; only its hash goes on-chain.
+  const hash256 seed = keccak256("usage key of " + std::string(label));
+  const std::string key = base64::encode(bytes_view(seed));
+  scope::permission_set perms;
+  perms.execute_in_groups = {1};
+  REQUIRE(reg.set_usage_api_key(created.account_hash, keccak256(std::string_view(key)), u256{},
+                                u256{}, "runner", "", perms)
+              .has_value());
+  http_client c = srv.client();
+  buy_credits(c, wallet_auth(w, env.chain_id), 500);
+  return attacker{std::move(w), created.account_hash, key, std::move(reg)};
+}
+
+/// Registers (`wallet`, `path`) in the attacker's account, puts it with the probe and the
+/// uncaught action in group 1, and returns the CIDs of both.
+std::pair<std::string, std::string> arm(http_client& c, attacker& a, const address& wallet,
+                                        const hash256& path) {
+  REQUIRE(a.registry.register_wallet_derivation(a.account, wallet, path, "copied").has_value());
+  const response probe = c.post("/upload_action", json::object{{"code", kProbe}}, a.auth());
+  ITEST_REQUIRE_STATUS(probe, 200);
+  const response uncaught = c.post("/upload_action", json::object{{"code", kUncaught}}, a.auth());
+  ITEST_REQUIRE_STATUS(uncaught, 200);
+  const hash256 h1 = hex::decode_fixed<32>(s_of(probe.body, "hashed_cid")).value();
+  const hash256 h2 = hex::decode_fixed<32>(s_of(uncaught.body, "hashed_cid")).value();
+  const auto groups = a.registry.list_groups(a.account).value();
+  if (groups.items.empty()) {
+    REQUIRE(a.registry.add_group(a.account, "loot", "", {wallet}, {h1, h2}).has_value());
+  } else {
+    REQUIRE(a.registry.add_pkp_to_group(a.account, 1, wallet).has_value());
+  }
+  return {s_of(probe.body, "action_ipfs_cid"), s_of(uncaught.body, "action_ipfs_cid")};
+}
+
+/// Runs the probe and the uncaught action with `pkp`; every capability must be refused with a
+/// message naming the PKP, and nothing signed.
+void expect_refused(server_process& srv, http_client& c, const attacker& a,
+                    const std::pair<std::string, std::string>& cids, const std::string& pkp,
+                    const std::string& sealed = "0x00") {
+  INFO("PKP " << pkp);
+  const response r = c.post(
+      "/run_action",
+      json::object{{"action_ipfs_cid", cids.first},
+                   {"pkp_id", pkp},
+                   {"params", json::object{{"pkp", pkp}, {"sealed", sealed}}}},
+      a.auth());
+  ITEST_REQUIRE_STATUS(r, 200);
+  const auto& out = r.obj().at("response").as_object();
+  CHECK(out.at("got").as_object().empty());
+  const auto& refused = out.at("refused").as_object();
+  for (const char* cap : {"getAddress", "signEcdsa", "signMessage", "encrypt", "decrypt"}) {
+    INFO(cap);
+    REQUIRE(refused.contains(cap));
+    const std::string msg(refused.at(cap).as_string());
+    CHECK(msg.find("is not a key of this account") != std::string::npos);
+    CHECK(msg.find(pkp) != std::string::npos);
+  }
+  CHECK(r.obj().at("signatures").as_object().empty());
+
+  const response u = c.post(
+      "/run_action",
+      json::object{{"action_ipfs_cid", cids.second}, {"pkp_id", pkp},
+                   {"params", json::object{{"pkp", pkp}}}},
+      a.auth());
+  ITEST_CHECK_STATUS(u, 422);
+  CHECK(u.error_code() == "action_failed");
+  CHECK(u.error_message().find("is not a key of this account") != std::string::npos);
+  CHECK(u.text.find("\"signature\"") == std::string::npos);
+  (void)srv;
+}
+
+}  // namespace
+
+TEST_CASE("a victim's PKP copied into another account never signs there") {
+  server_process srv({"--dev"});
+  const chain_env env = env_of(srv);
+  http_client c = srv.client();
+
+  // The victim: an API-mode account with a wallet; its (wallet, path) is public.
+  const account_keys victim = create_account(c, "victim");
+  const response vw = c.post("/create_wallet", json::object{{"name", "treasury"}}, victim.auth());
+  ITEST_REQUIRE_STATUS(vw, 200);
+  const std::string victim_pkp = s_of(vw.body, "pkp_id");
+  const hash256 victim_path = hex::decode_fixed<32>(s_of(vw.body, "derivation_path")).value();
+  // The victim's own use of it works, and gives a ciphertext to try to open.
+  buy_credits(c, victim.auth(), 500);
+  const std::string seal_code =
+      "Enact.setResponse(Enact.encrypt({pkpId: params.pkp, plaintext: \"victim's secret\"}));";
+  const response g = c.post(
+      "/add_group",
+      json::object{{"name", "own"},
+                   {"pkp_ids_permitted", json::array{json::string(victim_pkp)}},
+                   {"cid_hashes_permitted",
+                    json::array{json::string(hashed_cid_hex(cid_of_code(seal_code)))}}},
+      victim.auth());
+  ITEST_REQUIRE_STATUS(g, 200);
+  const response sealed = c.post(
+      "/run_action",
+      json::object{{"code", seal_code}, {"pkp_id", victim_pkp},
+                   {"params", json::object{{"pkp", victim_pkp}}}},
+      victim.auth());
+  ITEST_REQUIRE_STATUS(sealed, 200);
+  const std::string victim_ciphertext(sealed.obj().at("response").as_string());
+
+  // The attacker copies the pair into its own account and tries everything with it.
+  attacker a = make_attacker(srv, env, "pkp thief");
+  const auto cids = arm(c, a, parse_address(victim_pkp).value(), victim_path);
+  expect_refused(srv, c, a, cids, victim_pkp, victim_ciphertext);
+
+  // The victim still signs with its own key: the refusal is about the account, not the key.
+  const response again = c.post(
+      "/run_action",
+      json::object{{"code", seal_code}, {"pkp_id", victim_pkp},
+                   {"params", json::object{{"pkp", victim_pkp}}}},
+      victim.auth());
+  ITEST_CHECK_STATUS(again, 200);
+  CHECK(srv.stop().clean());
+}
+
+TEST_CASE("the server's relayer and sealing keys are out of every account's reach") {
+  server_process srv({"--dev"});
+  const chain_env env = env_of(srv);
+  http_client c = srv.client();
+  const response payer = c.get("/get_admin_api_payer");
+  ITEST_REQUIRE_STATUS(payer, 200);
+  const std::string payer_addr = s_of(payer.body, "admin_api_payer");
+
+  attacker a = make_attacker(srv, env, "relayer thief");
+
+  // The relayer's former path: registering its address there gives the attacker nothing.
+  const hash256 payer_path = keccak256(std::string_view("enact/api-payer/0"));
+  auto cids = arm(c, a, parse_address(payer_addr).value(), payer_path);
+  expect_refused(srv, c, a, cids, payer_addr);
+
+  // The address the attacker's account does derive at that path is not the relayer: register it
+  // honestly and sign with it, then check the signer is someone else.
+  const Secret root = [&] {
+    std::ifstream f(srv.data_dir() + "/tee-root.key", std::ios::binary);
+    std::string b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    REQUIRE(b.size() == 32);
+    return Secret(as_bytes(b));
+  }();
+  const address own = pkp::wallet_address(root, a.account, payer_path).value();
+  CHECK(to_checksum_address(own) != payer_addr);
+  CHECK(pkp::server_signing_key(root, "api-payer/0").has_value());
+  CHECK(to_checksum_address(secp256k1::to_address(
+            secp256k1::public_key_of(pkp::server_signing_key(root, "api-payer/0").value())
+                .value())) == payer_addr);
+
+  // The trigger store's sealing key at its former path: whatever wallet is registered there, a
+  // decrypt with it is refused or opens nothing sealed with the server key.
+  const hash256 seal_path = keccak256(std::string_view("enact/triggers/usage-key-seal/v1"));
+  const address legacy_seal_wallet = pkp::legacy_wallet_address(root, seal_path).value();
+  REQUIRE(a.registry.register_wallet_derivation(a.account, legacy_seal_wallet, seal_path, "seal")
+              .has_value());
+  REQUIRE(a.registry.add_pkp_to_group(a.account, 1, legacy_seal_wallet).has_value());
+  expect_refused(srv, c, a, cids, to_checksum_address(legacy_seal_wallet));
+  CHECK(srv.stop().clean());
+}
+
+}  // namespace enact::itest
+
+namespace enact::itest {
+
+TEST_CASE("a data directory from before keys were bound to accounts is refused, not re-keyed") {
+  // API.md §1 "data from before": a directory whose wallets were derived under the path-only
+  // rule holds state but no key-derivation record. Starting on it must fail with a message that
+  // says so, and leave every file as it was.
+  temp_dir dir;
+  const std::string data = dir.path();
+  {
+    // The state of an earlier server: a root key and a ledger file, no record.
+    std::ofstream key(data + "/tee-root.key", std::ios::binary);
+    key << std::string(32, '\x42');
+  }
+  REQUIRE(::chmod((data + "/tee-root.key").c_str(), 0600) == 0);
+  { std::ofstream ledger(data + "/ledger.sqlite", std::ios::binary); }
+  const finished_run run = run_to_exit({"--listen", "127.0.0.1:0", "--data-dir", data, "--dev"});
+  CHECK(run.status.exited);
+  CHECK(run.status.code != 0);
+  CHECK(run.stderr_text.find("enact/pkp/v1") != std::string::npos);
+  CHECK(run.stderr_text.find("Nothing was re-keyed") != std::string::npos);
+  CHECK(run.stdout_text.find("listening on") == std::string::npos);
+  struct stat st {};
+  CHECK(::stat((data + "/key-derivation").c_str(), &st) != 0);  // not claimed
+  std::ifstream key(data + "/tee-root.key", std::ios::binary);
+  std::string kept((std::istreambuf_iterator<char>(key)), std::istreambuf_iterator<char>());
+  CHECK(kept == std::string(32, '\x42'));
+
+  // A record of another rule is refused too.
+  {
+    std::ofstream rec(data + "/key-derivation");
+    rec << "enact/pkp/v9\n";
+  }
+  const finished_run other = run_to_exit({"--listen", "127.0.0.1:0", "--data-dir", data, "--dev"});
+  CHECK(other.status.code != 0);
+  CHECK(other.stderr_text.find("key-derivation") != std::string::npos);
+
+  // A new directory is claimed on first start and starts again.
+  temp_dir fresh;
+  {
+    server_process srv({"--dev"}, fresh.path());
+    CHECK(srv.stop().clean());
+  }
+  std::ifstream rec(fresh.path() + "/key-derivation");
+  std::string line;
+  std::getline(rec, line);
+  CHECK(line == "enact/pkp/v2");
+  server_process again({"--dev"}, fresh.path());
+  CHECK(again.stop().clean());
+}
+
+}  // namespace enact::itest
