@@ -362,7 +362,11 @@ describe('sender rule of every write', () => {
         await reverts(payer, name, argsU, 'RelayNotAllowed', { accountHash: u.hash, sender: payer.address });
         await reverts(payer2, name, argsU, 'RelayNotAllowed', { accountHash: u.hash, sender: payer2.address });
         await sendOne(payer, name, argsM, eventName);
-        await sendOne(adminB, name, argsM2, eventName);
+        if (name === 'convertToChainSecured') {
+          // The admin (not an api payer) converts only to itself: consent of the new admin.
+          await reverts(adminB, name, argsM2, 'NewAdminNotSender', { accountHash: m2.hash, newAdmin: argsM2[1] });
+          await sendOne(adminB, name, [m2.hash, adminB.address], eventName);
+        } else await sendOne(adminB, name, argsM2, eventName);
         if (name === 'convertToChainSecured') await reverts(adminC, name, argsU, 'AlreadyUnmanaged', { accountHash: u.hash });
         else await sendOne(adminC, name, argsU, eventName);
       } finally {
@@ -411,6 +415,33 @@ describe('conversion to ChainSecured', () => {
     assert.equal(a.managed, false);
     assert.equal(a.admin, adminB.address);
     assert.equal((await read('accountByAdmin', adminB.address)).accountHash, m2.hash);
+  });
+
+  // The attack: an account holder (API mode: its account key's wallet is the admin) hands the
+  // account it prepared, usage keys included, to a victim wallet that never signed anything; the
+  // victim could then not create its own account, and its mints and billing would land there.
+  test('no account is handed to a wallet without its consent (NewAdminNotSender)', async () => {
+    await deploy();
+    const p = await prepare('p', true, adminA);
+    const victim = spare;
+    await reverts(adminA, 'convertToChainSecured', [p.hash, victim.address], 'NewAdminNotSender',
+      { accountHash: p.hash, newAdmin: victim.address });
+    // Mined (the estimate skipped), it fails the same way and changes nothing.
+    const tx = await registry.connect(adminA).getFunction('convertToChainSecured')
+      .send(p.hash, victim.address, { gasLimit: 500000n });
+    await assert.rejects(tx.wait(), (e) => e.code === 'CALL_EXCEPTION' && e.receipt?.status === 0);
+    await reverts(null, 'accountByAdmin', [victim.address], 'UnknownAccount', { accountHash: 0n });
+    assert.equal((await read('getAccount', p.hash)).managed, true);
+    await reverts(adminA, 'convertToChainSecured', [p.hash, ZERO], 'InvalidArgument', { reason: 'newAdmin: zero address' });
+    // The victim's own account is still free for it; then no relay hands it a second one.
+    await sendOne(victim, 'newAccount', [canonical(victim.address), victim.address, false, 'mine', '', ''], 'AccountCreated');
+    assert.equal((await read('accountByAdmin', victim.address)).accountHash, canonical(victim.address));
+    await reverts(payer, 'convertToChainSecured', [p.hash, victim.address], 'Duplicate', { what: 'newAdmin' });
+    // An api payer's relay carries a new admin's consent (the server checked its
+    // ConvertAccount envelope) and may name another wallet.
+    await sendOne(payer, 'convertToChainSecured', [p.hash, stranger.address], 'AccountConverted',
+      { accountHash: p.hash, previousAdmin: adminA.address, newAdmin: stranger.address });
+    await reverts(stranger, 'convertToChainSecured', [p.hash, victim.address], 'AlreadyUnmanaged', { accountHash: p.hash });
   });
 });
 

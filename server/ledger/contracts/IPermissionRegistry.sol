@@ -118,6 +118,10 @@ interface IPermissionRegistry {
     error HashIsAccount(uint256 usageKeyHash);
     /// setUsageApiKey with the hash of a usage key that another account holds.
     error UsageKeyOfAnotherAccount(uint256 accountHash, uint256 usageKeyHash);
+    /// convertToChainSecured by the admin (not an api payer) naming another wallet: an account is
+    /// handed to a wallet only with its consent, which an api payer's relay carries (the server
+    /// checked the new admin's ConvertAccount envelope); the admin converts only to itself.
+    error NewAdminNotSender(uint256 accountHash, address newAdmin);
 
     // --- events (ledger events; parameter names = ledger event data keys) --------------------
     event AccountCreated(uint256 indexed accountHash, address adminWalletAddress, bool managed, string name, string description);
@@ -158,8 +162,10 @@ interface IPermissionRegistry {
     /// Duplicate when the hash exists, HashIsUsageKey when it is a usage key, Duplicate when
     /// `admin` administers another account.
     function newAccount(uint256 apiKeyHash, address admin, bool managed, string calldata name, string calldata description, string calldata email) external;
-    /// One-way: admin := newAdmin, managed := false. AlreadyUnmanaged the second time;
-    /// Duplicate when newAdmin administers another account; InvalidArgument for zero.
+    /// One-way: admin := newAdmin, managed := false. Sender rule, then InvalidArgument for zero,
+    /// AlreadyUnmanaged the second time, NewAdminNotSender when a sender that is not an api payer
+    /// names another wallet (the admin converts only to itself), Duplicate when newAdmin
+    /// administers another account.
     function convertToChainSecured(uint256 accountHash, address newAdmin) external;
     function getAccount(uint256 accountHash) external view returns (AccountView memory);      // UnknownAccount
     function accountByAdmin(address admin) external view returns (AccountView memory);       // UnknownAccount

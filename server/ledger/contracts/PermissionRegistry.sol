@@ -173,6 +173,9 @@ contract PermissionRegistry is IPermissionRegistry {
         Account storage a = _writable(accountHash);
         if (newAdmin == address(0)) _invalid("newAdmin: zero address");
         if (!a.managed) revert AlreadyUnmanaged(accountHash);
+        // Consent of the new admin: the admin itself, or an api payer's relay (the server checked
+        // the new admin's signature); otherwise a wallet would get an account it never asked for.
+        if (newAdmin != msg.sender && !isApiPayer[msg.sender]) revert NewAdminNotSender(accountHash, newAdmin);
         address previous = a.admin;
         if (newAdmin != previous && _administers(newAdmin)) revert Duplicate("newAdmin");
         delete _accountOf[previous];
