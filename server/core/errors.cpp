@@ -48,6 +48,8 @@ api_errc from_ledger(ledger_errc e) {
     // which hash it must use) is forbidden; a hash another account or key holds is a conflict.
     case ledger_errc::hash_not_canonical:
     case ledger_errc::managed_not_allowed:
+    // An account is handed to another wallet only with its consent (its ConvertAccount envelope).
+    case ledger_errc::new_admin_not_sender:
       return api_errc::forbidden;
     case ledger_errc::already_unmanaged:
     case ledger_errc::duplicate:

@@ -1004,6 +1004,14 @@ result<void> embedded_ledger::convert_to_chain_secured(const write_context& w,
     if (!a.acct.managed)
       return fail(ledger_errc::already_unmanaged,
                   "account " + hx(h) + ": converted to ChainSecured already");
+    // Consent of the new admin: a wallet converts its account only to itself; handing it to
+    // another wallet (which then could not create its own account, and whose mints and billing
+    // would land here) needs that wallet's signature, which only the api_payer's relay carries.
+    if (new_admin != w.sender && !store_->is_api_payer(w.sender))
+      return fail(ledger_errc::new_admin_not_sender,
+                  "account " + hx(h) + ": new_admin " + hx(new_admin) +
+                      " is not the sender; the admin converts only to its own address (another "
+                      "wallet consents through the core service's ConvertAccount envelope)");
     if (new_admin != a.acct.admin)
       if (std::optional<account_row> other = load_account_by_admin(c, new_admin))
         return fail(ledger_errc::duplicate, "new_admin " + hx(new_admin) +

@@ -79,6 +79,8 @@ template <size_t N>
       return ledger_errc::hash_is_account;
     case registry_errc::usage_key_of_another_account:
       return ledger_errc::usage_key_of_another_account;
+    case registry_errc::new_admin_not_sender:
+      return ledger_errc::new_admin_not_sender;
     case registry_errc::error_string:
     case registry_errc::panic:
     case registry_errc::unknown_error:

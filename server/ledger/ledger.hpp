@@ -5,7 +5,10 @@
 //   - every write names its sender (the contract's msg.sender): the account's admin wallet, or,
 //     for a managed (API-mode) account only, one of the server's api_payer addresses;
 //     anyone else -> not_admin; an api_payer writing for an unmanaged account -> relay_not_allowed;
-//   - conversion to ChainSecured is one-way (already_unmanaged on the second attempt);
+//   - conversion to ChainSecured is one-way (already_unmanaged on the second attempt), and hands
+//     the account to another wallet only with that wallet's consent: a sender that is not an
+//     api_payer converts only to itself (new_admin_not_sender); the api_payer's relay is what
+//     carries a new admin's consent (the server checked its ConvertAccount envelope);
 //   - identity rules: a sender that is not an api_payer creates only its own account, unmanaged,
 //     under keccak256(abi.encodePacked(admin)) (managed_not_allowed, hash_not_canonical); account
 //     hashes and usage-key hashes are one namespace (hash_is_usage_key, hash_is_account,
@@ -58,6 +61,7 @@ enum class ledger_errc {
   hash_is_usage_key,             // newAccount under the hash of a usage key
   hash_is_account,               // setUsageApiKey under the hash of an account
   usage_key_of_another_account,  // setUsageApiKey under the hash of another account's key
+  new_admin_not_sender,          // convertToChainSecured by a wallet naming another new admin
 };
 
 namespace detail {
@@ -69,7 +73,7 @@ inline const std::error_category& ledger_category() noexcept {
        "unknown payment", "duplicate", "already credited", "insufficient credits",
        "invalid argument", "storage failure", "account hash not canonical",
        "managed account not allowed", "hash is a usage key", "hash is an account",
-       "usage key of another account"});
+       "usage key of another account", "new admin is not the sender"});
   return c;
 }
 }  // namespace detail
@@ -182,7 +186,9 @@ class permission_ledger {
   [[nodiscard]] virtual result<account> get_account(const account_hash& h) const = 0;
   /// The account whose admin wallet is `admin` (X-Wallet-Auth); unknown_account when none.
   [[nodiscard]] virtual result<account> account_by_admin(const address& admin) const = 0;
-  /// convertToChainSecured: one-way; the admin becomes `new_admin`, managed becomes false.
+  /// convertToChainSecured: one-way; the admin becomes `new_admin`, managed becomes false. A
+  /// sender that is not an api_payer names only itself (new_admin_not_sender): the relay of an
+  /// api_payer carries another new admin's consent.
   [[nodiscard]] virtual result<void> convert_to_chain_secured(const write_context& w,
                                                               const account_hash& h,
                                                               const address& new_admin) = 0;

@@ -402,7 +402,9 @@ struct refusal {
   std::vector<address> wallets{};  // unknown_wallet: the first one the account lacks
   std::optional<hash256> hashed_cid{};
   std::string duplicate{};  // Duplicate(what)
-  address admin{};          // newAccount's admin: AccountHashNotCanonical(apiKeyHash, admin)
+  // The address the error names: newAccount's admin (AccountHashNotCanonical(apiKeyHash, admin)),
+  // convertToChainSecured's new admin (NewAdminNotSender(accountHash, newAdmin)).
+  address admin{};
 };
 
 std::string over_64_bits(std::string_view field) {
@@ -940,6 +942,8 @@ struct rpc_surface::impl {
       case ledger_errc::usage_key_of_another_account:
         return reverted(reg::usage_key_of_another_account_error{
             r.account, r.usage_key.value_or(hash256{})});
+      case ledger_errc::new_admin_not_sender:
+        return reverted(reg::new_admin_not_sender_error{r.account, r.admin});
       default:
         return reverted(reg::invalid_argument_error{e.message});
     }
@@ -1082,6 +1086,7 @@ struct rpc_surface::impl {
           } else if constexpr (std::is_same_v<C, reg::convert_to_chain_secured_call>) {
             refusal why{c.account_hash};
             why.duplicate = "newAdmin";
+            why.admin = c.new_admin;
             return written(ledger.convert_to_chain_secured(w, c.account_hash, c.new_admin), why,
                            sender);
           } else if constexpr (std::is_same_v<C, reg::get_account_call>) {

@@ -272,6 +272,12 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
               .has_value());
   const std::string payer_text = s_of(c.get("/get_admin_api_payer").body, "admin_api_payer");
   const address payer = parse_address(payer_text).value();
+  // An API-mode account: its account key's wallet is the admin (API.md §1), which may convert
+  // the account only to itself; handing it to another wallet needs that wallet's consent.
+  const response api = c.post("/new_account", json::object{{"name", "api mode"}});
+  REQUIRE(api.status == 200);
+  const hash256 api_account = hex::decode_fixed<32>(s_of(api.body, "api_key_hash")).value();
+  const address api_admin = parse_address(s_of(api.body, "wallet_address")).value();
 
   struct case_ {
     const char* what;
@@ -311,6 +317,9 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
       {"conversion of an unmanaged account", owner,
        reg::encode(reg::convert_to_chain_secured_call{account, stranger}),
        reg::encode_revert(reg::already_unmanaged_error{account})},
+      {"conversion to another wallet by the admin", api_admin,
+       reg::encode(reg::convert_to_chain_secured_call{api_account, stranger}),
+       reg::encode_revert(reg::new_admin_not_sender_error{api_account, stranger})},
       {"setApiPayer", owner, reg::encode(reg::set_api_payer_call{stranger, true}),
        reg::encode_revert(reg::not_owner_error{owner})},
   };

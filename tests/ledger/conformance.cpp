@@ -497,8 +497,14 @@ void sender_rules(const backend_factory& make) {
     CHECK(snapshot(*l, u.a.hash) == su);
 
     CHECK(op.run(*l, as(kPayer), m) == std::error_code{});
-    CHECK(op.run(*l, as(m2.a.admin), m2) == std::error_code{});
     const std::string op_name = op.name;
+    if (op_name == "convert_to_chain_secured") {
+      // The admin (not an api_payer) converts only to itself: the new admin's consent.
+      CHECK(op.run(*l, as(m2.a.admin), m2) == ledger_errc::new_admin_not_sender);
+      MUST(l->convert_to_chain_secured(as(m2.a.admin), m2.a.hash, m2.a.admin));
+    } else {
+      CHECK(op.run(*l, as(m2.a.admin), m2) == std::error_code{});
+    }
     if (op_name == "convert_to_chain_secured") {
       CHECK(op.run(*l, as(u.a.admin), u) == ledger_errc::already_unmanaged);
       CHECK(last_sequence(*l) == before + 2);
@@ -585,13 +591,61 @@ void conversion(const backend_factory& make) {
   CHECK(MUST(l->add_group(as(new_admin), m.a.hash, make_group("x"))).id == 2);
   CHECK(last_sequence(*l) == before + 2);
 
-  // The admin of a managed account may convert it too.
-  MUST(l->convert_to_chain_secured(as(m2.a.admin), m2.a.hash, addr(0x50, 2)));
+  // The admin of a managed account may convert it too, to its own address.
+  MUST(l->convert_to_chain_secured(as(m2.a.admin), m2.a.hash, m2.a.admin));
   CHECK_FALSE(MUST(l->get_account(m2.a.hash)).managed);
+  CHECK(MUST(l->account_by_admin(m2.a.admin)).hash == m2.a.hash);
   // Converting onto one's own admin address is a plain mode switch.
   const prepared m3 = prepare(*l, 3, true);
   MUST(l->convert_to_chain_secured(as(kPayer), m3.a.hash, m3.a.admin));
   CHECK(MUST(l->get_account(m3.a.hash)).admin == m3.a.admin);
+}
+
+/// The new admin's consent (API.md §3): an account is handed to another wallet only by an
+/// api_payer's relay (the server checked that wallet's ConvertAccount envelope). The attack: an
+/// account holder converts the account it prepared (usage keys included) to a victim wallet that
+/// never signed; the victim could then not create its own account, and its signature mints and
+/// X-Wallet-Auth billing would land in the attacker's account.
+void conversion_consent(const backend_factory& make) {
+  auto be = make(kPayers);
+  auto l = be->open();
+  const prepared m = prepare(*l, 1, true);  // API mode: the account key's wallet is the admin
+  const address victim = addr(0x10, 7);
+  const std::string before_state = snapshot(*l, m.a.hash);
+  const uint64_t before = last_sequence(*l);
+
+  CHECK_ERRC(l->convert_to_chain_secured(as(m.a.admin), m.a.hash, victim),
+             ledger_errc::new_admin_not_sender);
+  CHECK(snapshot(*l, m.a.hash) == before_state);
+  CHECK(last_sequence(*l) == before);
+  CHECK_ERRC(l->account_by_admin(victim), ledger_errc::unknown_account);
+  const account still = MUST(l->get_account(m.a.hash));
+  CHECK(still.managed);
+  CHECK(still.admin == m.a.admin);
+  // The order of the other refusals is kept: zero first, the sender rule before everything.
+  CHECK_ERRC(l->convert_to_chain_secured(as(m.a.admin), m.a.hash, address{}),
+             ledger_errc::invalid_argument);
+  CHECK_ERRC(l->convert_to_chain_secured(as(kStranger), m.a.hash, kStranger),
+             ledger_errc::not_admin);
+
+  // The victim's own account is still free for it.
+  account own = make_account_record(7, false);
+  REQUIRE(own.admin == victim);
+  MUST(l->new_account(as(victim), own));
+  CHECK(MUST(l->account_by_admin(victim)).hash == canonical(victim));
+  // Nor does a relay hand it a second account.
+  CHECK_ERRC(l->convert_to_chain_secured(as(kPayer), m.a.hash, victim), ledger_errc::duplicate);
+
+  // The relay carries a consenting wallet's conversion; the admin's own is a mode switch.
+  const address consenting = addr(0x50, 9);
+  MUST(l->convert_to_chain_secured(as(kPayer2), m.a.hash, consenting));
+  CHECK(MUST(l->account_by_admin(consenting)).hash == m.a.hash);
+  const prepared m2 = prepare(*l, 2, true);
+  MUST(l->convert_to_chain_secured(as(m2.a.admin), m2.a.hash, m2.a.admin));
+  CHECK_FALSE(MUST(l->get_account(m2.a.hash)).managed);
+  // A ChainSecured account's admin converts no further (one-way), to anyone.
+  CHECK_ERRC(l->convert_to_chain_secured(as(m2.a.admin), m2.a.hash, victim),
+             ledger_errc::already_unmanaged);
 }
 
 void charges(const backend_factory& make) {
@@ -1365,6 +1419,9 @@ void run_conformance(const backend_factory& make) {
   }
   SUBCASE("conversion is one-way and switches the admin") {
     conversion(make);
+  }
+  SUBCASE("conversion needs the new admin's consent: a wallet converts only to itself") {
+    conversion_consent(make);
   }
   SUBCASE("charges are debited atomically with the write") {
     charges(make);

@@ -276,6 +276,7 @@ TEST_CASE("registry.json errors: revert data both ways") {
       {"HashIsUsageKey", registry_errc::hash_is_usage_key},
       {"HashIsAccount", registry_errc::hash_is_account},
       {"UsageKeyOfAnotherAccount", registry_errc::usage_key_of_another_account},
+      {"NewAdminNotSender", registry_errc::new_admin_not_sender},
       {"Error", registry_errc::error_string},
       {"Panic", registry_errc::panic},
   };
@@ -377,6 +378,30 @@ TEST_CASE("identity-rule reverts (API.md §3): selectors, arguments and messages
   CHECK(make_error_code(registry_errc::hash_is_account).message() == "hash is an account");
   CHECK(make_error_code(registry_errc::panic).message() == "panic");
   CHECK(make_error_code(registry_errc::unknown_error).message() == "unknown revert");
+}
+
+TEST_CASE("conversion consent revert: NewAdminNotSender(accountHash, newAdmin)") {
+  const hash256 account = keccak256(std::string_view("a prepared account"));
+  const address victim{0xab, 0xcd};
+  const hash256 h = keccak256(std::string_view("NewAdminNotSender(uint256,address)"));
+  CHECK(to_bytes(reg::selector<reg::new_admin_not_sender_error>()) ==
+        bytes(h.begin(), h.begin() + 4));
+  const bytes data = reg::encode_revert(reg::new_admin_not_sender_error{account, victim});
+  CHECK(data.size() == 4 + 2 * 32);
+  const reg::registry_error e = reg::decode_revert(data);
+  CHECK(e.code == registry_errc::new_admin_not_sender);
+  CHECK(e.name == "NewAdminNotSender");
+  CHECK(e.message == "NewAdminNotSender(accountHash=" + hex::encode_prefixed(account) +
+                         ", newAdmin=" + hex::encode_prefixed(victim) + ")");
+  CHECK(e.args.at("newAdmin").as_string() == hex::encode_prefixed(victim));
+  CHECK(e.to_error().code == registry_errc::new_admin_not_sender);
+  auto again = reg::encode_revert(e);
+  REQUIRE(again);
+  CHECK(*again == data);
+  CHECK(make_error_code(registry_errc::new_admin_not_sender).message() ==
+        "new admin is not the sender");
+  // The error ends the typed list: the codes after it keep their messages.
+  CHECK(make_error_code(registry_errc::error_string).message() == "reverted with a reason");
 }
 
 TEST_CASE("revert messages and the built-in reverts") {

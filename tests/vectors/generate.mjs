@@ -1123,6 +1123,7 @@ const REGISTRY_ABI = [
   'error HashIsUsageKey(uint256 apiKeyHash)',
   'error HashIsAccount(uint256 usageKeyHash)',
   'error UsageKeyOfAnotherAccount(uint256 accountHash, uint256 usageKeyHash)',
+  'error NewAdminNotSender(uint256 accountHash, address newAdmin)',
   // events
   'event AccountCreated(uint256 indexed accountHash, address adminWalletAddress, bool managed, string name, string description)',
   'event AccountConverted(uint256 indexed accountHash, address previousAdmin, address newAdmin)',

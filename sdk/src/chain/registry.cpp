@@ -398,6 +398,9 @@ ENACT_SCHEMA(hash_is_account_error, ENACT_F(usage_key_hash, "usageKeyHash"));
 ENACT_SCHEMA(usage_key_of_another_account_error,
              ENACT_F(account_hash, "accountHash"),
              ENACT_F(usage_key_hash, "usageKeyHash"));
+ENACT_SCHEMA(new_admin_not_sender_error,
+             ENACT_F(account_hash, "accountHash"),
+             ENACT_F(new_admin, "newAdmin"));
 ENACT_SCHEMA(error_string_error, ENACT_F(message, "message"));
 ENACT_SCHEMA(panic_error, ENACT_F(code, "code"));
 
@@ -1493,6 +1496,7 @@ ENACT_ERROR(managed_not_allowed_error)
 ENACT_ERROR(hash_is_usage_key_error)
 ENACT_ERROR(hash_is_account_error)
 ENACT_ERROR(usage_key_of_another_account_error)
+ENACT_ERROR(new_admin_not_sender_error)
 ENACT_ERROR(error_string_error)
 ENACT_ERROR(panic_error)
 

@@ -68,6 +68,9 @@ enum class registry_errc {
   hash_is_account,               // HashIsAccount(uint256 usageKeyHash)
   usage_key_of_another_account,  // UsageKeyOfAnotherAccount(uint256 accountHash, uint256
                                  // usageKeyHash)
+  // Conversion consent: the admin converts only to itself; an api payer's relay carries the
+  // consent of another new admin.
+  new_admin_not_sender,  // NewAdminNotSender(uint256 accountHash, address newAdmin)
   error_string,          // Error(string): require(cond, "reason") / revert("reason")
   panic,                 // Panic(uint256): assert, arithmetic overflow, out-of-bounds index, ...
   unknown_error,         // revert data empty, shorter than 4 bytes, of an unknown selector, or of
@@ -83,6 +86,7 @@ inline const std::error_category& registry_category() noexcept {
        "duplicate", "already credited", "insufficient credits", "invalid argument", "not the owner",
        "not an api payer", "account hash not canonical", "managed account not allowed",
        "hash is a usage key", "hash is an account", "usage key of another account",
+       "new admin is not the sender",
        "reverted with a reason", "panic", "unknown revert"});
   return c;
 }
@@ -1007,6 +1011,14 @@ struct usage_key_of_another_account_error {
   hash256 usage_key_hash{};
   ENACT_REGISTRY_EQ(usage_key_of_another_account_error);
 };
+/// convertToChainSecured from the admin (not an api payer) naming another wallet as new admin.
+struct new_admin_not_sender_error {
+  static constexpr std::string_view kSignature = "NewAdminNotSender(uint256,address)";
+  static constexpr registry_errc kCode = registry_errc::new_admin_not_sender;
+  hash256 account_hash{};
+  address new_admin{};
+  ENACT_REGISTRY_EQ(new_admin_not_sender_error);
+};
 /// Solidity's `Error(string)` (require with a message, revert("...")); JSON key "message".
 struct error_string_error {
   static constexpr std::string_view kSignature = "Error(string)";
@@ -1045,6 +1057,7 @@ using any_error = std::variant<not_admin_error,
                                hash_is_usage_key_error,
                                hash_is_account_error,
                                usage_key_of_another_account_error,
+                               new_admin_not_sender_error,
                                error_string_error,
                                panic_error>;
 

@@ -79,7 +79,11 @@ class registry_client {
   [[nodiscard]] result<account_created> new_account(std::string_view name,
                                                     std::string_view description = {},
                                                     std::string_view email = {});
-  /// convertToChainSecured: one-way; `new_admin` administers the account afterwards.
+  /// convertToChainSecured: one-way; `new_admin` administers the account afterwards. Sent by the
+  /// admin, `new_admin` must be the sender's own address (registry_errc::new_admin_not_sender
+  /// otherwise: an account is handed to another wallet only with that wallet's consent, which
+  /// the core service's /convert_to_chain_secured_account relays after checking the new admin's
+  /// ConvertAccount envelope).
   [[nodiscard]] result<receipt> convert_to_chain_secured(const hash256& account,
                                                          const address& new_admin);
   /// registerWalletDerivation: a PKP (minted by create_wallet_with_signature, or a usage key's
