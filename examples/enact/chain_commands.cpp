@@ -594,8 +594,21 @@ int add_action(const std::vector<std::string>& argv) {
 int convert(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"account", "new-admin"});
   a.at_most(0);
-  const address new_admin = address_arg(a.require("new-admin"), "--new-admin");
+  std::optional<address> named;
+  if (auto v = a.get("new-admin"))
+    named = address_arg(*v, "--new-admin");
   session s = connect(a, true);
+  // The admin converts only to its own wallet (the registry reverts NewAdminNotSender otherwise):
+  // handing an account to another wallet needs that wallet's consent, which only the core
+  // service's relay of its ConvertAccount envelope carries. Refused here, before anything is sent.
+  const address new_admin = named.value_or(*s.from);
+  if (new_admin != *s.from)
+    throw input_error("--new-admin " + to_checksum_address(new_admin) +
+                      " is not the key's wallet " + to_checksum_address(*s.from) +
+                      ": the admin converts an account only to its own address (the registry "
+                      "reverts NewAdminNotSender). To hand it to another wallet, that wallet "
+                      "signs a ConvertAccount envelope (enact envelope new --type ConvertAccount) "
+                      "and the account key sends it to POST /core/v1/convert_to_chain_secured_account");
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->convert_to_chain_secured(account, new_admin));
   print_json(with_tx({{"account_hash", hex::encode_prefixed(account)},
@@ -764,8 +777,11 @@ std::vector<command> chain_commands() {
        add_action_to_group},
       {"chain remove-action-from-group", "GROUP_ID HASHED_CID|CID" + g, "removeActionFromGroup",
        remove_action_from_group},
-      {"chain convert", "--new-admin ADDR" + g,
-       "convertToChainSecured from the admin wallet (one-way)", convert},
+      {"chain convert", "[--new-admin ADDR]" + g,
+       "convertToChainSecured from the admin wallet to itself (one-way); --new-admin, when given, "
+       "must be the key's own wallet (another wallet consents through "
+       "/convert_to_chain_secured_account)",
+       convert},
       {"chain account", r.substr(1), "getAccount: the account's admin, mode, balance, wallets",
        account},
       {"chain list-groups", window.substr(1) + r, "listGroups", list_groups},

@@ -192,24 +192,31 @@ try {
   const denied = run(['core', 'account', '--key-file', 'usage.key']);
   check(denied.code === 1 && /unauthenticated/.test(denied.err), `a removed key is refused (${denied.err})`);
 
-  // 10. An API-mode account converted on-chain by its admin wallet (the account key's own key).
+  // 10. An API-mode account converted on-chain by its admin wallet (the account key's own key), to
+  // itself: handing it to another wallet needs that wallet's consent (its ConvertAccount envelope
+  // through the server), so the CLI refuses another --new-admin before sending anything.
   const api = json(['core', 'new-account', '--name', 'api mode', '--key-out', 'acct.key'], 'core new-account');
   const accountKeyHex = '0x' + Buffer.from(readFileSync(path('acct.key'), 'utf8').trim(), 'base64').toString('hex');
   writeFileSync(path('acct.hex'), accountKeyHex + '\n', { mode: 0o600 });
-  const newAdmin = run(['key', 'address', '--key-file', 'stranger.key']).out;
-  const conv = json(['chain', 'convert', '--account', api.api_key_hash, '--new-admin', newAdmin, '--key-file', 'acct.hex'],
-                    'convert');
-  check(conv.account_hash === api.api_key_hash && conv.new_admin_wallet_address === newAdmin && isTx(conv),
+  const admin = run(['key', 'address', '--key-file', 'acct.hex']).out;
+  check(admin === api.wallet_address, `the account key's wallet is the admin (${admin}, ${api.wallet_address})`);
+  const stranger = run(['key', 'address', '--key-file', 'stranger.key']).out;
+  fails(['chain', 'convert', '--account', api.api_key_hash, '--new-admin', stranger, '--key-file', 'acct.hex'], 1,
+        /is not the key's wallet .*NewAdminNotSender/, 'convert to another wallet');
+  check(json(['chain', 'account', '--account', api.api_key_hash], 'still API mode').managed === true,
+        'the refused conversion sent nothing');
+  const conv = json(['chain', 'convert', '--account', api.api_key_hash, '--key-file', 'acct.hex'], 'convert');
+  check(conv.account_hash === api.api_key_hash && conv.new_admin_wallet_address === admin && isTx(conv),
         `convert (${JSON.stringify(conv)})`);
-  const converted = json(['chain', 'account', '--admin', newAdmin], 'the converted account');
+  const converted = json(['chain', 'account', '--admin', admin], 'the converted account');
   check(converted.accountHash === api.api_key_hash && converted.managed === false &&
-        converted.admin === newAdmin.toLowerCase(), 'the new admin administers the account, unmanaged');
+        converted.admin === admin.toLowerCase(), 'the admin wallet administers the account, unmanaged');
   fails(['core', 'groups', 'add', '--name', 'x', '--key-file', 'acct.key'], 1, /unauthenticated/,
         'the old account key no longer writes');
-  fails(['chain', 'convert', '--new-admin', owner, '--key-file', 'stranger.key'], 1, /AlreadyUnmanaged\(accountHash=/,
+  fails(['chain', 'convert', '--new-admin', admin, '--key-file', 'acct.hex'], 1, /AlreadyUnmanaged\(accountHash=/,
         'a second conversion');
-  check(json(['chain', 'add-group', '--name', 'by new admin', '--key-file', 'stranger.key'], 'add-group by the new admin')
-        .group_id === 1, 'the new admin writes');
+  check(json(['chain', 'add-group', '--name', 'by admin wallet', '--key-file', 'acct.hex'], 'add-group by the admin wallet')
+        .group_id === 1, 'the admin wallet writes on-chain');
 
   // --help of every chain command.
   for (const c of ['new-account', 'register-wallet', 'set-usage-key', 'remove-usage-key', 'add-group', 'update-group',

@@ -2,7 +2,10 @@
 // on the evm ledger: anvil, a registry deployed by `enact-server deploy-registry` for the data
 // directory's api payer (and anvil's second dev account as a second api payer), the server started
 // with --ledger evm on it; the wallets write to anvil with `enact chain …`, the server mints, bills
-// and runs. Then the refusals that concern admin writes and relays: a stranger's write reverts
+// and runs. An API-mode account is converted on anvil by its account key's wallet to itself (to
+// another wallet only with that wallet's consent: the CLI refuses before sending, the registry
+// reverts NewAdminNotSender) and through the server with a new admin's ConvertAccount envelope.
+// Then the refusals that concern admin writes and relays: a stranger's write reverts
 // NotAdmin, an api payer's relay for a converted (unmanaged) account reverts RelayNotAllowed while
 // the same relay for a managed account goes through.
 //
@@ -219,36 +222,58 @@ try {
   const keysBefore = json(['chain', 'list-keys', '--account', apiHash], 'list-keys before');
   check(groupsBefore.total === 2 && keysBefore.total === 1, 'two groups and one key before conversion');
 
-  // The account key's own secp256k1 key is the admin wallet (API.md §1).
+  // The account key's own secp256k1 key is the admin wallet (API.md §1). It converts the account
+  // to itself: the registry hands an account to another wallet only with that wallet's consent
+  // (NewAdminNotSender otherwise; 2b is the consent path through the server).
   const accountKeyHex = '0x' + Buffer.from(readFileSync(path('acct.key'), 'utf8').trim(), 'base64').toString('hex');
   writeFileSync(path('acct.hex'), accountKeyHex + '\n', { mode: 0o600 });
-  await fund(new ethers.Wallet(accountKeyHex).address);
-  const newAdmin = run(['key', 'address', '--key-file', 'stranger.key']).out;
+  const acctWallet = new ethers.Wallet(accountKeyHex);
+  const newAdmin = acctWallet.address;
   await fund(newAdmin);
-  const conv = json(['chain', 'convert', '--account', apiHash, '--new-admin', newAdmin, '--key-file', 'acct.hex'],
-                    'convert on anvil');
+  const strangerAddress = run(['key', 'address', '--key-file', 'stranger.key']).out;
+  await fund(strangerAddress);
+  fails(['chain', 'convert', '--account', apiHash, '--new-admin', strangerAddress, '--key-file', 'acct.hex'], 1,
+        /--new-admin 0x[0-9a-fA-F]{40} is not the key's wallet .*NewAdminNotSender.*ConvertAccount/,
+        'convert to another wallet is refused before anything is sent');
+  // Sent with ethers, past the CLI's own check, the registry on anvil refuses it.
+  const provider = new ethers.JsonRpcProvider(node.url, kChainId, { staticNetwork: true });
+  const onNode = new ethers.Contract(registry, ['function convertToChainSecured(uint256,address)',
+                                                'error NewAdminNotSender(uint256 accountHash, address newAdmin)'],
+                                     acctWallet.connect(provider));
+  let refusedOnNode = null;
+  try {
+    await onNode.convertToChainSecured.staticCall(apiHash, strangerAddress);
+  } catch (e) {
+    refusedOnNode = onNode.interface.parseError(e?.data ?? e?.info?.error?.data ?? '0x');
+  } finally {
+    provider.destroy();
+  }
+  check(refusedOnNode?.name === 'NewAdminNotSender' && refusedOnNode.args[1] === ethers.getAddress(strangerAddress),
+        `the registry on anvil refuses a conversion to another wallet (${refusedOnNode?.name})`);
+  const conv = json(['chain', 'convert', '--account', apiHash, '--key-file', 'acct.hex'], 'convert on anvil');
   check(conv.account_hash === apiHash && conv.new_admin_wallet_address === newAdmin && isTx(conv),
         `convert (${JSON.stringify(conv)})`);
   const after = json(['chain', 'account', '--account', apiHash], 'account after');
-  check(after.managed === false && after.admin === newAdmin.toLowerCase(), `unmanaged, new admin (${JSON.stringify(after)})`);
+  check(after.managed === false && after.admin === newAdmin.toLowerCase(), `unmanaged, same admin (${JSON.stringify(after)})`);
   check(JSON.stringify(json(['chain', 'list-groups', '--account', apiHash], 'list-groups after')) === JSON.stringify(groupsBefore),
         'the groups are unchanged');
   check(JSON.stringify(json(['chain', 'list-keys', '--account', apiHash], 'list-keys after')) === JSON.stringify(keysBefore),
         'the usage keys are unchanged');
-  // The server reads the converted account from the chain.
+  // The server reads the converted account from the chain: the account key is no longer an API
+  // key (its wallet writes on-chain instead).
   const oldKeyWrite = run(['core', 'groups', 'add', '--name', 'x', '--key-file', 'acct.key']);
   check(oldKeyWrite.code === 1 && /unauthenticated: .*converted to ChainSecured/.test(oldKeyWrite.err),
         `the old account key no longer writes through the server (exit ${oldKeyWrite.code}, '${oldKeyWrite.err}')`);
-  fails(['chain', 'convert', '--account', apiHash, '--new-admin', owner, '--key-file', 'stranger.key'], 1,
+  fails(['chain', 'convert', '--account', apiHash, '--key-file', 'acct.hex'], 1,
         /AlreadyUnmanaged\(accountHash=/, 'a second conversion');
-  // The usage key still works, and billing follows the new admin wallet.
+  // The usage key still works, and billing follows the admin wallet.
   const seen = json(['core', 'account', '--key-file', 'worker.key'], 'the usage key after conversion');
   check(seen.api_key_hash === apiHash && seen.managed === false && seen.admin_wallet_address === newAdmin,
         `the usage key still authenticates; the server sees the conversion (${JSON.stringify(seen)})`);
-  const billed = json(['core', 'billing', 'balance', '--wallet-key-file', 'stranger.key'], 'balance by the new admin');
-  check(billed.balance_credits === 0, `billing by the new admin's wallet (${JSON.stringify(billed)})`);
-  check(json(['chain', 'add-group', '--name', 'by new admin', '--account', apiHash, '--key-file', 'stranger.key'],
-             'add-group by the new admin').group_id === 3, 'the new admin writes on anvil');
+  const billed = json(['core', 'billing', 'balance', '--wallet-key-file', 'acct.hex'], 'balance by the admin wallet');
+  check(billed.balance_credits === 0, `billing by the admin's wallet (${JSON.stringify(billed)})`);
+  check(json(['chain', 'add-group', '--name', 'by admin wallet', '--account', apiHash, '--key-file', 'acct.hex'],
+             'add-group by the admin wallet').group_id === 3, 'the admin wallet writes on anvil');
 
   // ---- 2b. Conversion through the server: /convert_to_chain_secured_account with a ConvertAccount
   // envelope signed by the new admin; the server relays convertToChainSecured on anvil.
