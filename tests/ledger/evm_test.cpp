@@ -357,6 +357,9 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
          k.account = u.hash;
          return l->set_usage_key(write_context{u.admin, 0}, k).code();
        }},
+      // Conversion consent: the admin converts only to itself.
+      {ledger_errc::new_admin_not_sender, "NewAdminNotSender(",
+       [&] { return l->convert_to_chain_secured(write_context{a.admin, 0}, a.hash, addr(0x51)).code(); }},
   };
   const uint64_t block =
       std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16);
@@ -370,6 +373,9 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   const auto refused = l->new_account(write_context{squat.admin, 0}, squat);
   CHECK(refused.err().message.find("AccountHashNotCanonical(apiKeyHash=" + hx(squat.hash)) !=
         std::string::npos);
+  const auto handed = l->convert_to_chain_secured(write_context{a.admin, 0}, a.hash, addr(0x51));
+  CHECK(handed.err().message.find("NewAdminNotSender(accountHash=" + hx(a.hash) +
+                                  ", newAdmin=" + hx(addr(0x51))) != std::string::npos);
   // A refused write is refused by the estimate: nothing reached a block.
   CHECK(std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16) == block);
   // The message carries the registry's error and its arguments.
