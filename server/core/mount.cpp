@@ -110,6 +110,29 @@ result<std::optional<std::string>> credential(const httplib::Request& req) {
   return key;
 }
 
+/// Whether `key` has the form of an issued key: 43 standard-base64 symbols whose last carries no
+/// bits beyond the 32 bytes, then one '='. Checked without branching on the symbols.
+bool is_key_form(std::string_view key) {
+  if (key.size() != 44 || key[43] != '=')
+    return false;
+  unsigned bad = 0;
+  unsigned last = 0;
+  for (size_t i = 0; i < 43; ++i) {
+    const auto ch = static_cast<unsigned char>(key[i]);
+    const unsigned upper = static_cast<unsigned>(ch - 'A') < 26u;
+    const unsigned lower = static_cast<unsigned>(ch - 'a') < 26u;
+    const unsigned digit = static_cast<unsigned>(ch - '0') < 10u;
+    const unsigned plus = ch == '+';
+    const unsigned slash = ch == '/';
+    bad |= (upper | lower | digit | plus | slash) ^ 1u;
+    last = upper * (ch - 'A') + lower * (ch - 'a' + 26) + digit * (ch - '0' + 52) + plus * 62 +
+           slash * 63;
+  }
+  // 32 bytes are 256 bits; 43 symbols carry 258, so the last symbol's two low bits are zero.
+  bad |= last & 3u;
+  return bad == 0;
+}
+
 result<caller> authenticate(const route& r, mount_state& st, const httplib::Request& req) {
   ENACT_TRY(auto key, credential(req));
   if (!key) {
@@ -129,6 +152,16 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
     }
     return fail(api_errc::unauthenticated,
                 "missing credential: send X-Api-Key or Authorization: Bearer <api key>");
+  }
+  // API.md §1: every key is 32 bytes from the CSPRNG in standard base64 (44 characters). Any
+  // other string is refused before its hash is looked up: the registry cannot tell a key's hash
+  // from any other 32 bytes, so without this a string whose keccak256 some account or usage key
+  // was registered under — an on-chain account's canonical hash keccak256(admin address), say —
+  // would authenticate as it.
+  if (!is_key_form(*key)) {
+    detail::secure_wipe(key->data(), key->size());
+    return fail(api_errc::unauthenticated,
+                "malformed API key: expected 32 bytes in standard base64 (44 characters)");
   }
   const hash256 h = keccak256(std::string_view(*key));
   detail::secure_wipe(key->data(), key->size());

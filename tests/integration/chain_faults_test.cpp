@@ -54,9 +54,11 @@ struct chain_server {
         {"deploy-registry", "--rpc-url", node.url(), "--key-file", key_path, "--data-dir", data_dir});
     REQUIRE_MESSAGE(deployed.status.clean(), deployed.stderr_text);
     registry = deployed.stdout_text.substr(0, deployed.stdout_text.find('\n'));
+    // --key-rate 0: the load below is one key writing as fast as the node answers, over the
+    // per-key limit that is on by default.
     srv.emplace(std::vector<std::string>{"--dev", "--sandbox-workers", "1", "--ledger", "evm",
                                          "--rpc-url", node.url(), "--registry-address", registry,
-                                         "--chain-id", "31337"},
+                                         "--chain-id", "31337", "--key-rate", "0"},
                 data_dir);
     const response payers = srv->client().get("/get_api_payers");
     REQUIRE_MESSAGE(payers.status == 200, payers.describe());

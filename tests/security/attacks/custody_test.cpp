@@ -18,6 +18,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -325,6 +326,47 @@ TEST_CASE("a data directory from before keys were bound to accounts is refused, 
   CHECK(line == "enact/pkp/v2");
   server_process again({"--dev"}, fresh.path());
   CHECK(again.stop().clean());
+}
+
+}  // namespace enact::itest
+
+namespace enact::itest {
+
+TEST_CASE("a wallet's own address bytes are no API key for its account") {
+  // An on-chain account's hash is keccak256(abi.encodePacked(admin)) (API.md §1), and a key is
+  // looked up by the keccak256 of what the caller sends. The 20 raw bytes of the admin's address,
+  // sent as the key, hash to the account's hash: a key anyone can compute from a public address.
+  server_process srv({"--dev"});
+  const chain_env env = env_of(srv);
+  // A wallet whose address bytes can travel in a header (no control bytes): about 6 % are.
+  Secret w;
+  address a{};
+  for (int i = 0;; ++i) {
+    REQUIRE(i < 2000);
+    w = wallet_key("header-safe " + std::to_string(i));
+    a = address_of_key(w);
+    if (std::all_of(a.begin(), a.end(), [](uint8_t b) { return b > 0x20 && b != 0x7f; }))
+      break;
+  }
+  chain::registry_client reg = registry_of(env, w);
+  const chain::account_created created = reg.new_account("owner").value();
+  CHECK(created.account_hash == keccak256(bytes_view(a)));
+  http_client c = srv.client();
+  const std::string raw(reinterpret_cast<const char*>(a.data()), a.size());
+  for (const auto& headers : {api_key(raw), bearer(raw)}) {
+    const response r = c.get("/account", headers);
+    ITEST_CHECK_STATUS(r, 401);
+    CHECK(r.error_code() == "unauthenticated");
+    CHECK(r.error_message().find("malformed API key") != std::string::npos);
+    CHECK(r.text.find(hex::encode(created.account_hash)) == std::string::npos);
+  }
+  // Any other string that is not an issued key's form is refused the same way.
+  for (const std::string& k : {std::string("password"), std::string(44, 'A'),
+                               std::string(43, 'A') + "B", std::string(43, '-') + "="}) {
+    INFO(k);
+    ITEST_CHECK_STATUS(c.get("/account", api_key(k)), 401);
+  }
+  CHECK(srv.stop().clean());
 }
 
 }  // namespace enact::itest
