@@ -3,11 +3,12 @@
 // sandbox pool, and the capability calls of the run answered here with keys derived in the TEE.
 //
 // Order: key (mount.cpp) → scopes and groups: a group on which the key has execute that lists
-// the CID hash and, when named, the PKP → the code is located (store, body, gateway) → credits
-// reserved → run → the reservation debited. Locating the code first means a call whose code
-// cannot be fetched is rejected without a charge; authorization still comes first, so nothing
-// about the code is revealed to a caller who may not run it. The price is reserved before the run
-// (a short balance answers 402 before anything runs) and debited once the sandbox answered, with
+// the CID hash and, when named, the PKP → credits reserved → the code is located (store, body,
+// gateway) → run → the reservation debited. Reserving first means an account that cannot pay
+// makes the server fetch and keep nothing (402 before any gateway request); a call whose code
+// cannot be had gives its reservation back uncharged; authorization comes first, so nothing
+// about the code is revealed to a caller who may not run it. The price is debited once the
+// sandbox answered, with
 // a result or with the action's failure: a run that never ran (the pool saturated) or never
 // finished (the server was killed) is not charged, and the reservations of the runs in progress
 // keep concurrent runs from promising more than the balance.
@@ -451,6 +452,17 @@ result<json::value> run_action(request_context& c) {
   if (pkp && !allowed.contains(*pkp))
     return fail(api_errc::forbidden, "PKP not usable with this action");
 
+  // Credits before the code (API.md §2 order): an account that cannot pay makes the server fetch
+  // nothing from a gateway and keep nothing. The reservation goes back uncharged when the code
+  // cannot be had.
+  const uint64_t price = c.cfg.run_price_credits;
+  const ledger::account_hash& payer = c.who->account.hash;
+  std::optional<reservation> reserved;
+  if (price > 0) {
+    ENACT_TRY_VOID(reservations().reserve(*c.svc.ledger, payer, price));
+    reserved.emplace(*c.svc.ledger, payer, price);
+  }
+
   // The code: the content store first, then the body (kept for later runs), then the gateway.
   ENACT_TRY(auto stored, c.svc.store->get(cid_text));
   std::string source;
@@ -472,14 +484,6 @@ result<json::value> run_action(request_context& c) {
     return fail(api_errc::not_found, "action " + cid_text +
                                           " is not in this server's content store (upload it "
                                           "with /upload_action) and no IPFS gateway is configured");
-  }
-
-  const uint64_t price = c.cfg.run_price_credits;
-  const ledger::account_hash& payer = c.who->account.hash;
-  std::optional<reservation> reserved;
-  if (price > 0) {
-    ENACT_TRY_VOID(reservations().reserve(*c.svc.ledger, payer, price));
-    reserved.emplace(*c.svc.ledger, payer, price);
   }
 
   std::string params = "{}";
@@ -515,8 +519,8 @@ void add_run_routes(std::vector<route>& out) {
   out.push_back(route{
       "POST", "/run_action", "runAction", "actions",
       "Run an action (by code or CID) in the sandbox, with the PKPs the execution rule allows. "
-      "Check order: key → a group with execute listing the CID hash (and the PKP) → code → "
-      "credits reserved → run → debited (a run that did not run or finish is not charged). An action that throws, times out or breaks a limit answers 422 "
+      "Check order: key → a group with execute listing the CID hash (and the PKP) → credits "
+      "reserved → code → run → debited (a run that did not run or finish is not charged). An action that throws, times out or breaks a limit answers 422 "
       "action_failed with details.kind and details.stack.",
       auth_kind::key, false, {},
       s::object({{"code", s::string("JavaScript source (at most 256 KiB); authorised as its CID", size_t{1} << 20)},

@@ -217,11 +217,13 @@ ENACT_C_API int enact_cron_next(const char* expression, int64_t after, int64_t* 
 /** The wallet address (pkp_id) of the PKP of the owning account `account_hash` at this 32-byte
  *  derivation path under a 32-byte root key (API.md §1: HKDF-SHA256 signing key with info
  *  "sign" ‖ account_hash ‖ path, then its address; the same path under another account is
- *  another key). Errors: INVALID_ARGUMENT, CRYPTO. */
-ENACT_C_API int enact_pkp_wallet_address(const uint8_t root_key[32],
-                                         const uint8_t account_hash[32],
-                                         const uint8_t derivation_path[32],
-                                         char out_address[ENACT_ADDRESS_SIZE]);
+ *  another key). Errors: INVALID_ARGUMENT, CRYPTO. It replaces enact_pkp_wallet_address, whose
+ *  path-only derivation is gone: the name changed with the arguments, so a program built against
+ *  the old declaration fails to load instead of passing its output buffer as the path. */
+ENACT_C_API int enact_pkp_account_wallet_address(const uint8_t root_key[32],
+                                                 const uint8_t account_hash[32],
+                                                 const uint8_t derivation_path[32],
+                                                 char out_address[ENACT_ADDRESS_SIZE]);
 
 /** The derivation path of an API-mode PKP: keccak256(api_key_hash ‖ uint256(index)). Errors:
  *  INVALID_ARGUMENT. */

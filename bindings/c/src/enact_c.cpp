@@ -558,10 +558,10 @@ int enact_cron_next(const char* expression, int64_t after, int64_t* out_next) {
   });
 }
 
-int enact_pkp_wallet_address(const uint8_t root_key[32],
-                             const uint8_t account_hash[32],
-                             const uint8_t derivation_path[32],
-                             char out_address[ENACT_ADDRESS_SIZE]) {
+int enact_pkp_account_wallet_address(const uint8_t root_key[32],
+                                     const uint8_t account_hash[32],
+                                     const uint8_t derivation_path[32],
+                                     char out_address[ENACT_ADDRESS_SIZE]) {
   return guarded([&] {
     if (out_address == nullptr)
       return invalid("out_address: NULL");

@@ -809,7 +809,7 @@ static void test_pkp(void) {
       CHECK(from_hex(root, root_key, 32) == 32 && from_hex(path, path_bytes, 32) == 32 &&
                 from_hex(account, account_bytes, 32) == 32,
             "%s: hex", name);
-      CHECK_RC(enact_pkp_wallet_address(root_key, account_bytes, path_bytes, address), ENACT_OK);
+      CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, path_bytes, address), ENACT_OK);
       CHECK(strcmp(address, unquote(value)) == 0, "%s: %s", name, address);
       if (key_hash != NULL && index != NULL) {
         CHECK(from_hex(key_hash, hash, 32) == 32, "%s: api_key_hash", name);
@@ -827,14 +827,14 @@ static void test_pkp(void) {
   free(file);
 
   strcpy(address, "junk");
-  CHECK_RC(enact_pkp_wallet_address(NULL, account_bytes, path_bytes, address),
+  CHECK_RC(enact_pkp_account_wallet_address(NULL, account_bytes, path_bytes, address),
            ENACT_ERR_INVALID_ARGUMENT);
   CHECK(address[0] == '\0', "address cleared on failure");
-  CHECK_RC(enact_pkp_wallet_address(root_key, NULL, path_bytes, address),
+  CHECK_RC(enact_pkp_account_wallet_address(root_key, NULL, path_bytes, address),
            ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_pkp_wallet_address(root_key, account_bytes, NULL, address),
+  CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, NULL, address),
            ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_pkp_wallet_address(root_key, account_bytes, path_bytes, NULL),
+  CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, path_bytes, NULL),
            ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_pkp_api_mode_path(NULL, 0, out_path), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_pkp_api_mode_path(hash, 0, NULL), ENACT_ERR_INVALID_ARGUMENT);

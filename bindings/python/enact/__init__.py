@@ -365,7 +365,7 @@ def pkp_wallet_address(root_key: bytes, *, account_hash: bytes, derivation_path:
     account = _fixed_bytes(account_hash, 32, "account_hash")
     path = _fixed_bytes(derivation_path, 32, "derivation_path")
     out = ctypes.create_string_buffer(_native.ADDRESS_SIZE)
-    _check(_lib.enact_pkp_wallet_address(root, account, path, out))
+    _check(_lib.enact_pkp_account_wallet_address(root, account, path, out))
     return out.value.decode("ascii")
 
 

@@ -82,7 +82,7 @@ _proto(
 _proto("enact_abi_encode_call", _c.c_int, _str, _str, _out)
 _proto("enact_cid_v0", _c.c_int, _u8p, _c.c_size_t, _u8p)
 _proto("enact_cron_next", _c.c_int, _str, _c.c_int64, _c.POINTER(_c.c_int64))
-_proto("enact_pkp_wallet_address", _c.c_int, _u8p, _u8p, _u8p, _u8p)
+_proto("enact_pkp_account_wallet_address", _c.c_int, _u8p, _u8p, _u8p, _u8p)
 _proto("enact_pkp_api_mode_path", _c.c_int, _u8p, _c.c_uint64, _u8p)
 _proto("enact_core_client_new", _c.c_void_p, _str, _str)
 _proto(
