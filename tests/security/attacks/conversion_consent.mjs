@@ -19,132 +19,19 @@
 //      consent path) converts.
 //
 //   node tests/security/attacks/conversion_consent.mjs path/to/enact-server
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {
+  accountOf, abi, bytecode, canonical, check, ethers, fail, finish, iface, kDevKeys, minedRefusal,
+  refused, revertData, serverBinaryArg, SET7, SET8, startAnvil, startServer,
+} from './registry_attack.mjs';
 
-const serverBinary = process.argv[2];
-if (!serverBinary) {
-  console.error('usage: node conversion_consent.mjs ENACT_SERVER');
-  process.exit(2);
-}
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
-const { startAnvil } = await import(join(repo, 'tests', 'anvil', 'anvil.mjs'));
-const artifact = JSON.parse(
-  readFileSync(join(repo, 'server', 'ledger', 'contracts', 'build', 'PermissionRegistry.json'), 'utf8'));
-const iface = new ethers.Interface(artifact.abi);
-const SET7 = 'setUsageApiKey(uint256,uint256,uint256,uint256,string,string,(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]))';
+const serverBinary = serverBinaryArg('conversion_consent.mjs');
 const kRunAnything = [false, false, false, [], [], [], [0n]];  // execute_in_groups [0]
-// anvil's dev accounts 0..2 (deployer, api payer, victim wallet); the victim is the same wallet on
-// /rpc, so that the two backends' revert data can be compared.
-const kDevKeys = [
-  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
-  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
-];
-
-let failures = 0;
-let checks = 0;
-function check(cond, what) {
-  checks++;
-  if (!cond) {
-    failures++;
-    console.error(`FAIL: ${what}`);
-  }
-}
-
-/** API.md §1: the hash of an account a wallet creates. */
-const canonical = (wallet) => ethers.solidityPackedKeccak256(['address'], [wallet]);
-
-/** The revert data of `promise` (a staticCall or a send that fails its estimate), or null. */
-async function revertData(promise) {
-  try {
-    await promise;
-  } catch (e) {
-    const data = e?.data ?? e?.info?.error?.data;
-    return typeof data === 'string' && data.startsWith('0x') ? data : null;
-  }
-  return null;
-}
-
-/** Expects `contract[fn](...args)` to revert with `error` and `errorArgs`; returns the revert data. */
-async function refused(label, contract, fn, args, error, errorArgs) {
-  const data = await revertData(contract.getFunction(fn).staticCall(...args));
-  check(data !== null, `${label}: the write succeeded (expected ${error})`);
-  if (data === null) return null;
-  const parsed = iface.parseError(data);
-  check(parsed?.name === error, `${label}: reverted ${parsed?.name ?? data}, expected ${error}`);
-  if (parsed?.name === error && errorArgs) {
-    for (const [i, p] of parsed.fragment.inputs.entries()) {
-      const want = errorArgs[p.name];
-      const got = parsed.args[i];
-      check(want === undefined ||
-            (typeof got === 'string' ? got.toLowerCase() === String(want).toLowerCase() : BigInt(want) === BigInt(got)),
-            `${label}: ${error}.${p.name} = ${got}, expected ${want}`);
-    }
-  }
-  return data;
-}
-
-/** A mined attempt: status 0 (gas given, so the estimate does not stop it first). */
-async function minedRefusal(label, provider, contract, fn, args, error) {
-  const tx = await contract.getFunction(fn).send(...args, { gasLimit: 1_000_000n });
-  let receipt = null;
-  try {
-    receipt = await tx.wait();
-  } catch (e) {
-    receipt = e?.receipt ?? null;
-  }
-  check(receipt !== null && receipt.status === 0, `${label}: mined with status ${receipt?.status}, expected 0`);
-  const raw = await provider.send('eth_getTransactionReceipt', [tx.hash]);
-  if (raw.revertReason) {
-    check(iface.parseError(raw.revertReason)?.name === error,
-          `${label}: receipt revertReason ${raw.revertReason}, expected ${error}`);
-  }
-}
-
-/** accountByAdmin(wallet): its account hash, or null when it administers none (UnknownAccount). */
-async function accountOf(contract, wallet) {
-  try {
-    return ethers.toBeHex((await contract.accountByAdmin(wallet)).accountHash, 32);
-  } catch (e) {
-    const data = e?.data ?? e?.info?.error?.data;
-    check(typeof data === 'string' && iface.parseError(data)?.name === 'UnknownAccount',
-          `accountByAdmin(${wallet}): ${e.shortMessage ?? e.message}`);
-    return null;
-  }
-}
+// anvil's dev accounts 0..3: deployer, api payer, (unused), victim wallet; the victim is the same
+// wallet on /rpc, so that the two backends' revert data can be compared.
 
 // --- 1. enact-server --dev: HTTP and /rpc ---------------------------------------------------------
 
-const work = mkdtempSync(join(tmpdir(), 'enact-attack-convert-'));
-const server = spawn(serverBinary, ['--dev', '--listen', '127.0.0.1:0', '--data-dir', join(work, 'data'),
-                                    '--no-triggers'],
-                     { stdio: ['ignore', 'pipe', 'ignore'] });
-const base = await new Promise((resolve, reject) => {
-  let out = '';
-  const timer = setTimeout(() => reject(new Error('enact-server did not start')), 30000);
-  server.stdout.on('data', (chunk) => {
-    out += chunk;
-    const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    if (m) {
-      clearTimeout(timer);
-      resolve(m[1]);
-    }
-  });
-  server.on('exit', (code) => reject(new Error(`enact-server exited (${code})`)));
-});
-
-async function core(method, path, key, body) {
-  const headers = { 'content-type': 'application/json' };
-  if (key) headers['x-api-key'] = key;
-  const res = await fetch(`${base}/core/v1${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  return { status: res.status, body: await res.json() };
-}
+const { base, core, stop: stopServer } = await startServer(serverBinary, 'convert');
 
 /** The account key as the ethers wallet it is (API.md §1: 32 bytes, a secp256k1 private key). */
 const walletOfKey = (key, provider) => new ethers.Wallet(ethers.hexlify(Buffer.from(key, 'base64')), provider);
@@ -165,9 +52,9 @@ try {
   const attacker = walletOfKey(accountKey, provider);
   check(attacker.address === ethers.getAddress(created.body.wallet_address),
         `the account key's wallet ${attacker.address} is the admin ${created.body.wallet_address}`);
-  const victim = new ethers.Wallet(kDevKeys[2], provider);
-  const asAttacker = new ethers.Contract(config.contract_address, artifact.abi, attacker);
-  const asVictim = new ethers.Contract(config.contract_address, artifact.abi, victim);
+  const victim = new ethers.Wallet(kDevKeys[3], provider);
+  const asAttacker = new ethers.Contract(config.contract_address, abi, attacker);
+  const asVictim = new ethers.Contract(config.contract_address, abi, victim);
   check((await accountOf(asAttacker, victim.address)) === null, 'before: the victim wallet administers no account');
 
   // The attack: the admin hands its prepared account to a wallet that never signed anything.
@@ -197,11 +84,9 @@ try {
   check((await asAttacker.getAccount(h)).managed === false, 'the account is ChainSecured now');
   provider.destroy();
 } catch (e) {
-  failures++;
-  console.error(`FAIL: ${e.stack ?? e}`);
+  fail(e);
 } finally {
-  server.kill('SIGTERM');
-  rmSync(work, { recursive: true, force: true });
+  await stopServer();
 }
 
 // --- 2. the Solidity registry on anvil ------------------------------------------------------------
@@ -210,11 +95,11 @@ const node = await startAnvil({ chainId: 31337 });
 try {
   const provider = new ethers.JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 });
   provider.pollingInterval = 20;
-  const [owner, payer, victim] = kDevKeys.map((k) => new ethers.Wallet(k, provider));
-  const deployed = await new ethers.ContractFactory(artifact.abi, artifact.bytecode, owner).deploy([payer.address]);
+  const [owner, payer, , victim] = kDevKeys.map((k) => new ethers.Wallet(k, provider));
+  const deployed = await new ethers.ContractFactory(abi, bytecode, owner).deploy([payer.address]);
   await deployed.waitForDeployment();
   const at = await deployed.getAddress();
-  const as = (w) => new ethers.Contract(at, artifact.abi, w);
+  const as = (w) => new ethers.Contract(at, abi, w);
 
   // The attacker's account as the server writes it in API mode (managed, admin = the account
   // key's wallet): the same key and hash as on /rpc, so that the revert data can be compared.
@@ -243,11 +128,9 @@ try {
   check((await accountOf(as(owner), victim.address)) === h, 'anvil: after the relay the new admin administers it');
   provider.destroy();
 } catch (e) {
-  failures++;
-  console.error(`FAIL: ${e.stack ?? e}`);
+  fail(e);
 } finally {
   await node.stop();
 }
 
-console.log(`conversion consent attacks: ${checks} checks, ${failures} failures`);
-process.exit(failures === 0 ? 0 : 1);
+finish('conversion consent attacks');

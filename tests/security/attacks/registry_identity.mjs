@@ -19,127 +19,21 @@
 //      where the revert data must be byte-equal to the embedded surface's.
 //
 //   node tests/security/attacks/registry_identity.mjs path/to/enact-server
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {
+  accountOf, abi, bytecode, canonical, check, ethers, fail, finish, iface, kDevKeys, minedRefusal,
+  refused, revertData, serverBinaryArg, SET7, SET8, startAnvil, startServer,
+} from './registry_attack.mjs';
 
-const serverBinary = process.argv[2];
-if (!serverBinary) {
-  console.error('usage: node registry_identity.mjs ENACT_SERVER');
-  process.exit(2);
-}
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
-const { startAnvil } = await import(join(repo, 'tests', 'anvil', 'anvil.mjs'));
-const artifact = JSON.parse(
-  readFileSync(join(repo, 'server', 'ledger', 'contracts', 'build', 'PermissionRegistry.json'), 'utf8'));
-const iface = new ethers.Interface(artifact.abi);
-const SET7 = 'setUsageApiKey(uint256,uint256,uint256,uint256,string,string,(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]))';
-const SET8 = 'setUsageApiKey(uint256,uint256,uint256,uint256,string,string,(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]),address)';
+const serverBinary = serverBinaryArg('registry_identity.mjs');
 const kAllPerms = [true, true, true, [0n], [0n], [0n], [0n]];
 // anvil's dev accounts 0..3 (deployer, api payer, attacker, victim wallet); the attacker and the
 // victim wallet are the same on /rpc, so that the two backends' revert data can be compared.
-const kDevKeys = [
-  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
-  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
-  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
-];
 const kProbe = ethers.id('probe hash');
 const kNoPerms = [false, false, false, [], [], [], []];
 
-let failures = 0;
-let checks = 0;
-function check(cond, what) {
-  checks++;
-  if (!cond) {
-    failures++;
-    console.error(`FAIL: ${what}`);
-  }
-}
-
-/** API.md §1: the hash of an account a wallet creates. */
-const canonical = (wallet) => ethers.solidityPackedKeccak256(['address'], [wallet]);
-
-/** The revert data of `promise` (a staticCall or a send that fails its estimate), or null. */
-async function revertData(promise) {
-  try {
-    await promise;
-  } catch (e) {
-    const data = e?.data ?? e?.info?.error?.data;
-    return typeof data === 'string' && data.startsWith('0x') ? data : null;
-  }
-  return null;
-}
-
-/**
- * Expects `contract[fn](...args)` to revert with `error` (and `args` as decoded, when given), both
- * in a simulation and when sent; returns the revert data. `label` names the attack.
- */
-async function refused(label, contract, fn, args, error, errorArgs) {
-  const data = await revertData(contract.getFunction(fn).staticCall(...args));
-  check(data !== null, `${label}: the write succeeded (expected ${error})`);
-  if (data === null) return null;
-  const parsed = iface.parseError(data);
-  check(parsed?.name === error, `${label}: reverted ${parsed?.name ?? data}, expected ${error}`);
-  if (parsed && errorArgs) {
-    const got = parsed.fragment.inputs.map((p, i) => [p.name, parsed.args[i]]);
-    for (const [name, value] of got) {
-      const want = errorArgs[name];
-      check(want === undefined || BigInt(want === '' ? 0 : want) === BigInt(value) ||
-            (typeof value === 'string' && value.toLowerCase() === String(want).toLowerCase()),
-            `${label}: ${error}.${name} = ${value}, expected ${want}`);
-    }
-  }
-  return data;
-}
-
-/** A mined attempt: status 0 and the revert data in the receipt (where the node keeps it). */
-async function minedRefusal(label, provider, contract, fn, args, error) {
-  const tx = await contract.getFunction(fn).send(...args, { gasLimit: 1_000_000n });
-  let receipt = null;
-  try {
-    receipt = await tx.wait();
-  } catch (e) {
-    receipt = e?.receipt ?? null;
-  }
-  check(receipt !== null && receipt.status === 0, `${label}: mined with status ${receipt?.status}, expected 0`);
-  const raw = await provider.send('eth_getTransactionReceipt', [tx.hash]);
-  if (raw.revertReason) {
-    check(iface.parseError(raw.revertReason)?.name === error,
-          `${label}: receipt revertReason ${raw.revertReason}, expected ${error}`);
-  }
-}
-
 // --- 1. enact-server --dev: HTTP and /rpc ---------------------------------------------------------
 
-const work = mkdtempSync(join(tmpdir(), 'enact-attack-identity-'));
-const server = spawn(serverBinary, ['--dev', '--listen', '127.0.0.1:0', '--data-dir', join(work, 'data'),
-                                    '--no-triggers'],
-                     { stdio: ['ignore', 'pipe', 'ignore'] });
-const base = await new Promise((resolve, reject) => {
-  let out = '';
-  const timer = setTimeout(() => reject(new Error('enact-server did not start')), 30000);
-  server.stdout.on('data', (chunk) => {
-    out += chunk;
-    const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    if (m) {
-      clearTimeout(timer);
-      resolve(m[1]);
-    }
-  });
-  server.on('exit', (code) => reject(new Error(`enact-server exited (${code})`)));
-});
-
-async function core(method, path, key, body) {
-  const headers = { 'content-type': 'application/json' };
-  if (key) headers['x-api-key'] = key;
-  const res = await fetch(`${base}/core/v1${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  return { status: res.status, body: await res.json() };
-}
+const { base, core, stop: stopServer } = await startServer(serverBinary, 'identity');
 
 const revertsSeen = {};  // error name -> revert data on the embedded surface, for step 2
 
@@ -170,8 +64,8 @@ try {
 
   const attacker = new ethers.Wallet(kDevKeys[2], provider);
   const victimWallet = new ethers.Wallet(kDevKeys[3], provider);
-  const asAttacker = new ethers.Contract(config.contract_address, artifact.abi, attacker);
-  const asVictimWallet = new ethers.Contract(config.contract_address, artifact.abi, victimWallet);
+  const asAttacker = new ethers.Contract(config.contract_address, abi, attacker);
+  const asVictimWallet = new ethers.Contract(config.contract_address, abi, victimWallet);
 
   // (a) an account under the victim's usage-key hash.
   revertsSeen.AccountHashNotCanonical = await refused('(a) /rpc newAccount under the victim usage-key hash',
@@ -231,17 +125,15 @@ try {
   // canonical hash is a usage key.
   const squatted = ethers.Wallet.createRandom().connect(provider);
   await (await asAttacker.getFunction(SET7).send(own, canonical(squatted.address), 0n, 0n, 'squat', '', kNoPerms)).wait();
-  const asSquatted = new ethers.Contract(config.contract_address, artifact.abi, squatted);
+  const asSquatted = new ethers.Contract(config.contract_address, abi, squatted);
   revertsSeen.HashIsUsageKey = await refused('/rpc newAccount under a hash that is a usage key',
     asSquatted, 'newAccount', [canonical(squatted.address), squatted.address, false, 'n', '', ''],
     'HashIsUsageKey', { apiKeyHash: canonical(squatted.address) });
   provider.destroy();
 } catch (e) {
-  failures++;
-  console.error(`FAIL: ${e.stack ?? e}`);
+  fail(e);
 } finally {
-  server.kill('SIGTERM');
-  rmSync(work, { recursive: true, force: true });
+  await stopServer();
 }
 
 // --- 2. (d) the Solidity registry on anvil ------------------------------------------------------
@@ -251,10 +143,10 @@ try {
   const provider = new ethers.JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 });
   provider.pollingInterval = 20;
   const [owner, payer, attacker, victimWallet] = kDevKeys.map((k) => new ethers.Wallet(k, provider));
-  const deployed = await new ethers.ContractFactory(artifact.abi, artifact.bytecode, owner).deploy([payer.address]);
+  const deployed = await new ethers.ContractFactory(abi, bytecode, owner).deploy([payer.address]);
   await deployed.waitForDeployment();
   const at = await deployed.getAddress();
-  const as = (w) => new ethers.Contract(at, artifact.abi, w);
+  const as = (w) => new ethers.Contract(at, abi, w);
 
   // The victim, as the server writes it in API mode: a managed account and a usage key.
   const victimHash = ethers.id('anvil victim account key');
@@ -313,11 +205,9 @@ try {
         `ManagedNotAllowed: /rpc ${revertsSeen.probeManaged} = anvil ${probeManaged}`);
   provider.destroy();
 } catch (e) {
-  failures++;
-  console.error(`FAIL: ${e.stack ?? e}`);
+  fail(e);
 } finally {
   await node.stop();
 }
 
-console.log(`registry identity attacks: ${checks} checks, ${failures} failures`);
-process.exit(failures === 0 ? 0 : 1);
+finish('registry identity attacks');

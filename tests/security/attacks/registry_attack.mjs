@@ -1,0 +1,162 @@
+// What the registry attack scripts share (registry_identity.mjs, conversion_consent.mjs): ethers
+// and anvil from the repository's pinned npm packages, the registry's ABI from the committed build
+// artifact, a check counter, revert decoding, and a fresh `enact-server --dev` on loopback with a
+// raw client of its core API.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
+export const { startAnvil } = await import(join(repo, 'tests', 'anvil', 'anvil.mjs'));
+const artifact = JSON.parse(
+  readFileSync(join(repo, 'server', 'ledger', 'contracts', 'build', 'PermissionRegistry.json'), 'utf8'));
+export const abi = artifact.abi;
+export const bytecode = artifact.bytecode;
+export const iface = new ethers.Interface(artifact.abi);
+export const SET7 = 'setUsageApiKey(uint256,uint256,uint256,uint256,string,string,(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]))';
+export const SET8 = 'setUsageApiKey(uint256,uint256,uint256,uint256,string,string,(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]),address)';
+// anvil's dev accounts 0..3, by their well-known private keys.
+export const kDevKeys = [
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+];
+
+/** The server binary named on the command line of `script`, or exit 2 with its usage. */
+export function serverBinaryArg(script) {
+  const binary = process.argv[2];
+  if (!binary) {
+    console.error(`usage: node ${script} ENACT_SERVER`);
+    process.exit(2);
+  }
+  return binary;
+}
+
+/** Counts checks and failures; `finish(label)` prints them and exits 0 only without failures. */
+export const tally = { checks: 0, failures: 0 };
+export function check(cond, what) {
+  tally.checks++;
+  if (!cond) {
+    tally.failures++;
+    console.error(`FAIL: ${what}`);
+  }
+}
+export function fail(e) {
+  tally.failures++;
+  console.error(`FAIL: ${e?.stack ?? e}`);
+}
+export function finish(label) {
+  console.log(`${label}: ${tally.checks} checks, ${tally.failures} failures`);
+  process.exit(tally.failures === 0 ? 0 : 1);
+}
+
+/** API.md §1: the hash of an account a wallet creates. */
+export const canonical = (wallet) => ethers.solidityPackedKeccak256(['address'], [wallet]);
+
+/** The revert data of `promise` (a staticCall or a send that fails its estimate), or null. */
+export async function revertData(promise) {
+  try {
+    await promise;
+  } catch (e) {
+    const data = e?.data ?? e?.info?.error?.data;
+    return typeof data === 'string' && data.startsWith('0x') ? data : null;
+  }
+  return null;
+}
+
+/**
+ * Expects a simulation of `contract[fn](...args)` to revert with `error` (and `errorArgs` as
+ * decoded, when given); returns the revert data. `label` names the attack.
+ */
+export async function refused(label, contract, fn, args, error, errorArgs) {
+  const data = await revertData(contract.getFunction(fn).staticCall(...args));
+  check(data !== null, `${label}: the write succeeded (expected ${error})`);
+  if (data === null) return null;
+  const parsed = iface.parseError(data);
+  check(parsed?.name === error, `${label}: reverted ${parsed?.name ?? data}, expected ${error}`);
+  if (parsed?.name === error && errorArgs) {
+    for (const [i, p] of parsed.fragment.inputs.entries()) {
+      const want = errorArgs[p.name];
+      const got = parsed.args[i];
+      check(want === undefined ||
+            (typeof got === 'string' ? got.toLowerCase() === String(want).toLowerCase()
+                                     : BigInt(want === '' ? 0 : want) === BigInt(got)),
+            `${label}: ${error}.${p.name} = ${got}, expected ${want}`);
+    }
+  }
+  return data;
+}
+
+/** A mined attempt: status 0 (gas given, so no estimate stops it first), and the receipt's
+ *  revert reason where the node keeps one. */
+export async function minedRefusal(label, provider, contract, fn, args, error) {
+  const tx = await contract.getFunction(fn).send(...args, { gasLimit: 1_000_000n });
+  let receipt = null;
+  try {
+    receipt = await tx.wait();
+  } catch (e) {
+    receipt = e?.receipt ?? null;
+  }
+  check(receipt !== null && receipt.status === 0, `${label}: mined with status ${receipt?.status}, expected 0`);
+  const raw = await provider.send('eth_getTransactionReceipt', [tx.hash]);
+  if (raw.revertReason) {
+    check(iface.parseError(raw.revertReason)?.name === error,
+          `${label}: receipt revertReason ${raw.revertReason}, expected ${error}`);
+  }
+}
+
+/** accountByAdmin(wallet): its account hash, or null when it administers none (UnknownAccount). */
+export async function accountOf(contract, wallet) {
+  try {
+    return ethers.toBeHex((await contract.accountByAdmin(wallet)).accountHash, 32);
+  } catch (e) {
+    const data = e?.data ?? e?.info?.error?.data;
+    check(typeof data === 'string' && iface.parseError(data)?.name === 'UnknownAccount',
+          `accountByAdmin(${wallet}): ${e.shortMessage ?? e.message}`);
+    return null;
+  }
+}
+
+/**
+ * `enact-server --dev` on 127.0.0.1:0 with a fresh data directory (prefix `tag`), without the
+ * trigger service: { base, core(method, path, key, body), stop() }.
+ */
+export async function startServer(binary, tag) {
+  const work = mkdtempSync(join(tmpdir(), `enact-attack-${tag}-`));
+  const server = spawn(binary, ['--dev', '--listen', '127.0.0.1:0', '--data-dir', join(work, 'data'),
+                                '--no-triggers'],
+                       { stdio: ['ignore', 'pipe', 'ignore'] });
+  const base = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('enact-server did not start')), 30000);
+    server.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    server.on('exit', (code) => reject(new Error(`enact-server exited (${code})`)));
+  });
+  const core = async (method, path, key, body) => {
+    const headers = { 'content-type': 'application/json' };
+    if (key) headers['x-api-key'] = key;
+    const res = await fetch(`${base}/core/v1${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    return { status: res.status, body: await res.json() };
+  };
+  const stop = async () => {
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(work, { recursive: true, force: true });
+  };
+  return { base, core, stop };
+}
