@@ -66,6 +66,7 @@ struct worker {
 constexpr size_t kMaxHelloBytes = 64u << 10;
 // While the pool refuses runs for want of isolation, how often refused runs are logged.
 constexpr auto kRefusalLogInterval = std::chrono::seconds(60);
+constexpr unsigned kMaxReplacementShortfalls = 3;
 // The operator's opt-out, named in the answer every refused run gets.
 constexpr std::string_view kOptOut = "--unsafe-allow-weak-sandbox";
 
@@ -241,6 +242,10 @@ class pool::impl {
   uint32_t missing_mask = 0;
   // Set once a worker lacked a required layer: every later run() gets this error.
   std::optional<error> refusal;
+  // Replacement workers in a row that lacked a required layer. A replacement may meet a passing
+  // shortage (a network namespace the kernel has not yet torn down, say): it is killed and
+  // started again, and only kMaxReplacementShortfalls in a row make the pool refuse.
+  unsigned replacement_shortfalls = 0;
   clock::time_point refusal_logged{};
   size_t refused_since_log = 0;
   std::thread spawner;
@@ -264,6 +269,16 @@ class pool::impl {
       isolation = r;
       // A replacement lacking a layer no worker lacked before (the start is reported whole).
       weaker = started && (mask & ~missing_mask) != 0;
+      if (started && !cfg.allow_weak_isolation) {
+        if (missing.empty()) {
+          replacement_shortfalls = 0;
+        } else if (++replacement_shortfalls < kMaxReplacementShortfalls) {
+          // Not used, not yet a refusal: the spawner starts another after its pause.
+          return error{make_error_code(runtime_errc::worker_start_failed),
+                       "a replacement worker lacked isolation layers (" + joined(missing) +
+                           "); starting another"};
+        }
+      }
       missing_mask |= mask;
       if (!missing.empty() && !cfg.allow_weak_isolation) {
         if (!refusal) {
