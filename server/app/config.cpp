@@ -202,6 +202,7 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   if (key == "limits.key_rate_burst") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_burst = double(n); return {}; }
   if (key == "limits.new_accounts_per_ip_per_minute") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.new_account_per_ip_per_minute = double(n); return {}; }
   if (key == "limits.rpc_writes_per_ip_per_minute") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.rpc_writes_per_ip_per_minute = double(n); return {}; }
+  if (key == "limits.rpc_calls_per_ip_per_second") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.rpc_calls_per_ip_per_second = double(n); return {}; }
   if (key == "limits.rpc_max_batch") {
     ENACT_TRY(s.core.rpc_max_batch, number<size_t>(v, what));
     if (s.core.rpc_max_batch == 0 || s.core.rpc_max_batch > 1000)
@@ -273,6 +274,7 @@ constexpr flag kFlags[] = {
     {"--chain-name", "chain.chain_name", "chain name reported by /get_node_chain_config"},
     {"--key-rate", "limits.key_rate_per_second", "requests per second per API key, and per admin wallet for X-Wallet-Auth; over it: 429 with Retry-After (default 200; 0: unlimited)"},
     {"--new-accounts-per-minute", "limits.new_accounts_per_ip_per_minute", "account creations per client IP (IPv6: per /64) per minute, and calls of each *_with_signature minting route; over it: 429 with Retry-After (default 60; 0: unlimited)"},
+    {"--rpc-calls-per-second", "limits.rpc_calls_per_ip_per_second", "eth_call and eth_estimateGas at /rpc per client IP (IPv6: per /64) per second, each of a batch counted, with ten seconds' worth as the burst: both execute a call, writes included, and roll it back; over it: HTTP 429 with Retry-After and JSON-RPC error -32005 (default 100; 0: unlimited)"},
     {"--rpc-writes-per-minute", "limits.rpc_writes_per_ip_per_minute", "eth_sendRawTransaction at /rpc per client IP (IPv6: per /64) per minute, each write of a batch counted; over it: HTTP 429 with Retry-After and JSON-RPC error -32005 (default 120; 0: unlimited)"},
     {"--upload-quota-bytes", "limits.upload_quota_bytes", "total bytes of distinct action code one account may store with /upload_action; over it: 403 forbidden (default 67108864; 0: unlimited)"},
     {"--upload-quota-count", "limits.upload_quota_count", "distinct action codes one account may store with /upload_action; over it: 403 forbidden (default 1000; 0: unlimited)"},
@@ -358,8 +360,8 @@ std::string help_text() {
       "stripe_secret_key write_surcharge_credits run_price_credits, [sandbox] workers\n"
       "run_timeout_ms run_heap_mib ipfs_gateway unsafe_allow_weak, [limits] max_body_bytes\n"
       "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute\n"
-      "rpc_writes_per_ip_per_minute rpc_max_batch rate_table_entries upload_quota_bytes\n"
-      "upload_quota_count, [tee] backend\n"
+      "rpc_writes_per_ip_per_minute rpc_calls_per_ip_per_second rpc_max_batch rate_table_entries\n"
+      "upload_quota_bytes upload_quota_count, [tee] backend\n"
       "dstack_socket evidence_dir, [triggers] enabled listen core_url workers retry_base_ms\n"
       "lease_ms public_url sync store webhook_requests_per_second webhook_burst, [chain_rpc] <chain> = URL.\n"
       "\nenact-server issue-token --data-dir DIR --user NAME prints a trigger API bearer token.\n"

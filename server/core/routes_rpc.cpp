@@ -1,6 +1,8 @@
 // POST /rpc: the body goes to the rpc_surface; its answer comes back as it is, within the limits
 // of an unauthenticated route that writes: writes (eth_sendRawTransaction, each one of a batch
-// counted) take tokens from a bucket per client address (429 with Retry-After when it is dry), a
+// counted) take tokens from a bucket per client address (429 with Retry-After when it is dry),
+// and so do dry runs (eth_call, eth_estimateGas: a call executed and rolled back) from one of
+// their own, a
 // batch holds at most `rpc_max_batch` requests, and a batch's answer stops growing past
 // kMaxBatchAnswer bytes (one eth_getLogs may answer rpc_surface::kMaxLogs logs, megabytes; a
 // hundred of them in one batch would be held in memory at once): the requests after that point
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "core/log.hpp"
 #include "core/rate_limiter.hpp"
@@ -47,12 +50,23 @@ std::string rpc_error(json::value id, int code, std::string message, json::value
   return json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"error", std::move(e)}});
 }
 
-bool is_write(const json::value& request) {
+bool has_method(const json::value& request, std::string_view a, std::string_view b = {}) {
   const auto* o = request.if_object();
   if (o == nullptr)
     return false;
   const auto* m = o->if_contains("method");
-  return m != nullptr && m->is_string() && m->get_string() == "eth_sendRawTransaction";
+  return m != nullptr && m->is_string() &&
+         (m->get_string() == a || (!b.empty() && m->get_string() == b));
+}
+
+bool is_write(const json::value& request) {
+  return has_method(request, "eth_sendRawTransaction");
+}
+
+/// eth_call and eth_estimateGas execute a call against the ledger — a write runs whole, under
+/// the ledger's write lock, and is rolled back — so they cost what a write costs to run.
+bool is_dry_run(const json::value& request) {
+  return has_method(request, "eth_call", "eth_estimateGas");
 }
 
 /// What the limits need to know of a body: its writes and, for a batch, its size. A body that
@@ -62,6 +76,7 @@ struct body_shape {
   bool batch = false;
   size_t requests = 0;
   size_t writes = 0;
+  size_t dry_runs = 0;
   json::value id = nullptr;  // a single request's id
 };
 
@@ -77,10 +92,12 @@ body_shape shape_of(const std::string& body) {
     s.batch = true;
     s.requests = batch->size();
     s.writes = static_cast<size_t>(std::count_if(batch->begin(), batch->end(), is_write));
+    s.dry_runs = static_cast<size_t>(std::count_if(batch->begin(), batch->end(), is_dry_run));
     return s;
   }
   s.requests = 1;
   s.writes = is_write(s.doc) ? 1 : 0;
+  s.dry_runs = is_dry_run(s.doc) ? 1 : 0;
   if (const auto* o = s.doc.if_object())
     if (const auto* id = o->if_contains("id"); id != nullptr && (id->is_string() || id->is_number()))
       s.id = *id;
@@ -138,10 +155,14 @@ void mount_rpc(httplib::Server& server,
   auto writes = std::make_shared<rate_limiter>(cfg.rpc_writes_per_ip_per_minute / 60.0,
                                                std::max(1.0, cfg.rpc_writes_per_ip_per_minute),
                                                cfg.rate_table_entries);
+  // Dry runs per client address per second, ten seconds' worth as the burst.
+  auto dry_runs = std::make_shared<rate_limiter>(cfg.rpc_calls_per_ip_per_second,
+                                                 std::max(1.0, 10 * cfg.rpc_calls_per_ip_per_second),
+                                                 cfg.rate_table_entries);
   const size_t max_batch =
       std::clamp<size_t>(cfg.rpc_max_batch, 1, ledger::rpc_surface::kMaxBatch);
-  server.Post("/rpc", [&surface, &cfg, writes, max_batch](const httplib::Request& req,
-                                                          httplib::Response& res) {
+  server.Post("/rpc", [&surface, &cfg, writes, dry_runs, max_batch](const httplib::Request& req,
+                                                                    httplib::Response& res) {
     allow_any_origin(res);
     if (req.body.size() > cfg.max_body_bytes) {
       res.set_content(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":)"
@@ -174,6 +195,19 @@ void mount_rpc(httplib::Server& server,
         res.set_header("Retry-After", std::to_string(wait));
         res.set_content(rpc_error(shape.id, kLimitExceeded,
                                   "rate_limited: too many eth_sendRawTransaction from this "
+                                  "address; retry in " + std::to_string(wait) + " s",
+                                  json::object{{"retry_after", wait}}),
+                        "application/json");
+        return;
+      }
+    }
+    if (shape.dry_runs > 0 && dry_runs->enabled()) {
+      const std::string client = client_of(req.remote_addr);
+      if (const int wait = dry_runs->take(client, static_cast<double>(shape.dry_runs))) {
+        res.status = 429;
+        res.set_header("Retry-After", std::to_string(wait));
+        res.set_content(rpc_error(shape.id, kLimitExceeded,
+                                  "rate_limited: too many eth_call and eth_estimateGas from this "
                                   "address; retry in " + std::to_string(wait) + " s",
                                   json::object{{"retry_after", wait}}),
                         "application/json");

@@ -58,6 +58,9 @@ struct config {
   /// eth_sendRawTransaction at /rpc per client IP per minute (each write of a batch counted);
   /// 0 disables.
   double rpc_writes_per_ip_per_minute = 120;
+  /// eth_call and eth_estimateGas at /rpc per client IP per second (each of a batch counted):
+  /// both execute calls, writes included, against the ledger and roll them back; 0 disables.
+  double rpc_calls_per_ip_per_second = 100;
   /// Requests a JSON-RPC batch at /rpc may hold (at most rpc_surface::kMaxBatch).
   size_t rpc_max_batch = 100;
   /// Buckets each rate-limit table keeps; when full, the least recently used is evicted.

@@ -307,6 +307,36 @@ TEST_CASE("attack: /rpc writes are limited by default") {
   CHECK(srv.stop().clean());
 }
 
+TEST_CASE("attack: dry runs through /rpc (eth_call, eth_estimateGas) are limited per address") {
+  // Each executes a call against the ledger under its write lock and rolls it back: as costly as
+  // a write to run, and otherwise unlimited for a client without any account.
+  server_process srv({"--rpc-calls-per-second", "2"});  // a burst of 20
+  http_client c = srv.client();
+  const response cfg = c.get("/get_node_chain_config");
+  ITEST_REQUIRE_STATUS(cfg, 200);
+  const json::object call{{"to", cfg.body.at("contract_address")}, {"data", "0x8da5cb5b"}};  // owner()
+  int accepted = 0;
+  response limited;
+  for (int i = 0; i < 60 && limited.status == 0; ++i) {
+    response r = rpc_post(c, rpc_request(i, i % 2 ? "eth_call" : "eth_estimateGas",
+                                         json::array{call, "latest"}));
+    if (r.status == 200)
+      ++accepted;
+    else
+      limited = std::move(r);
+  }
+  CHECK(accepted >= 20);
+  CHECK(accepted <= 22);  // the burst, and a token or two refilled while the loop ran
+  check_rpc_limited(limited);
+  // A batch counts each of its dry runs; reads that execute nothing are not limited.
+  json::array batch;
+  for (int i = 0; i < 3; ++i)
+    batch.push_back(rpc_request(100 + i, "eth_call", json::array{call, "latest"}));
+  check_rpc_limited(rpc_post(c, batch));
+  ITEST_CHECK_STATUS(rpc_post(c, rpc_request(7, "eth_blockNumber", {})), 200);
+  CHECK(srv.stop().clean());
+}
+
 TEST_CASE("attack: an oversized JSON-RPC batch is refused whole") {
   server_process srv;
   http_client c = srv.client();
