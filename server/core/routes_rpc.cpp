@@ -179,6 +179,20 @@ void mount_rpc(httplib::Server& server,
                       "application/json");
       return;
     }
+    // Takes `n` tokens of the client's bucket in `limiter`, or answers 429 and says so.
+    const auto refused = [&](rate_limiter& limiter, size_t n, std::string_view what) {
+      const int wait = limiter.take(client_of(req.remote_addr), static_cast<double>(n));
+      if (wait == 0)
+        return false;
+      res.status = 429;
+      res.set_header("Retry-After", std::to_string(wait));
+      res.set_content(rpc_error(shape.id, kLimitExceeded,
+                                "rate_limited: too many " + std::string(what) +
+                                    " from this address; retry in " + std::to_string(wait) + " s",
+                                json::object{{"retry_after", wait}}),
+                      "application/json");
+      return true;
+    };
     if (shape.writes > 0 && writes->enabled()) {
       const auto per_minute = static_cast<size_t>(writes->burst());
       if (shape.writes > per_minute) {
@@ -189,31 +203,12 @@ void mount_rpc(httplib::Server& server,
                         "application/json");
         return;
       }
-      const std::string client = client_of(req.remote_addr);
-      if (const int wait = writes->take(client, static_cast<double>(shape.writes))) {
-        res.status = 429;
-        res.set_header("Retry-After", std::to_string(wait));
-        res.set_content(rpc_error(shape.id, kLimitExceeded,
-                                  "rate_limited: too many eth_sendRawTransaction from this "
-                                  "address; retry in " + std::to_string(wait) + " s",
-                                  json::object{{"retry_after", wait}}),
-                        "application/json");
+      if (refused(*writes, shape.writes, "eth_sendRawTransaction"))
         return;
-      }
     }
-    if (shape.dry_runs > 0 && dry_runs->enabled()) {
-      const std::string client = client_of(req.remote_addr);
-      if (const int wait = dry_runs->take(client, static_cast<double>(shape.dry_runs))) {
-        res.status = 429;
-        res.set_header("Retry-After", std::to_string(wait));
-        res.set_content(rpc_error(shape.id, kLimitExceeded,
-                                  "rate_limited: too many eth_call and eth_estimateGas from this "
-                                  "address; retry in " + std::to_string(wait) + " s",
-                                  json::object{{"retry_after", wait}}),
-                        "application/json");
-        return;
-      }
-    }
+    if (shape.dry_runs > 0 && dry_runs->enabled() &&
+        refused(*dry_runs, shape.dry_runs, "eth_call and eth_estimateGas"))
+      return;
     // A batch (non-empty: the surface answers an empty one) is answered request by request.
     std::string out = shape.batch && shape.requests > 0
                           ? answer_batch(surface, shape.doc.get_array())
