@@ -2,6 +2,8 @@
 // reverts classified with registry::decode_revert.
 #include "enact/chain/registry_client.hpp"
 
+#include "enact/pkp/pkp.hpp"
+
 #include <algorithm>
 #include <string>
 #include <system_error>
@@ -37,7 +39,7 @@ error with_function(std::string_view function, error e) {
 }  // namespace
 
 hash256 chain_secured_account_hash(const address& admin) {
-  return keccak256(bytes_view(admin));
+  return pkp::canonical_account_hash(admin);
 }
 
 registry_client::registry_client(std::shared_ptr<const rpc_client> rpc, address registry)
