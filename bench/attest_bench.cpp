@@ -66,9 +66,8 @@ std::vector<uint8_t> der_of_raw(const uint8_t* rs) {
 }
 
 EVP_PKEY* raw_p256(const uint8_t* xy) {
-  static const uint8_t kSpki[] = {0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48,
-                                  0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48,
-                                  0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00, 0x04};
+  static const uint8_t kSpki[] = {0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06,
+                                  0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00, 0x04};
   std::vector<uint8_t> der(std::begin(kSpki), std::end(kSpki));
   der.insert(der.end(), xy, xy + 64);
   const unsigned char* p = der.data();
@@ -134,8 +133,7 @@ struct fixture {
     EVP_PKEY* ak = raw_p256(q.attestation_key.data());
     const auto signed_data = q.signed_data();
     floor.push_back({ak, {signed_data.begin(), signed_data.end()}, der_of_raw(q.signature.data())});
-    floor.push_back(
-        {X509_get0_pubkey(pck[0]), q.qe_report_bytes, der_of_raw(q.qe_report_signature.data())});
+    floor.push_back({X509_get0_pubkey(pck[0]), q.qe_report_bytes, der_of_raw(q.qe_report_signature.data())});
     floor.push_back(cert_verify(pck[0], pck[1]));
     floor.push_back(cert_verify(pck[1], pck[2]));
 
@@ -150,8 +148,7 @@ struct fixture {
                                 der_of_raw(collateral.qe_identity_signature.data())});
     floor_collateral.push_back(cert_verify(tcb[0], tcb[1]));  // the QE identity's chain too
     const unsigned char* p = collateral.root_ca_crl.data();
-    X509_CRL* root_crl =
-        d2i_X509_CRL(nullptr, &p, static_cast<long>(collateral.root_ca_crl.size()));
+    X509_CRL* root_crl = d2i_X509_CRL(nullptr, &p, static_cast<long>(collateral.root_ca_crl.size()));
     p = collateral.pck_crl.data();
     X509_CRL* pck_crl = d2i_X509_CRL(nullptr, &p, static_cast<long>(collateral.pck_crl.size()));
     floor_collateral.push_back(crl_verify(root_crl, pck[2]));
@@ -170,8 +167,7 @@ bool verify_all(const std::vector<one_verify>& list, EVP_MD_CTX* ctx) {
   for (const auto& v : list) {
     EVP_MD_CTX_reset(ctx);
     ok = ok && EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, v.key) == 1 &&
-         EVP_DigestVerify(ctx, v.der_sig.data(), v.der_sig.size(), v.message.data(),
-                          v.message.size()) == 1;
+         EVP_DigestVerify(ctx, v.der_sig.data(), v.der_sig.size(), v.message.data(), v.message.size()) == 1;
   }
   return ok;
 }

@@ -132,8 +132,7 @@ int main(int argc, char** argv) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const auto st = w.stats("svc");
     std::printf("chain backfill: %llu logs in %llu blocks, %llu eth_getLogs, sync %s: %.3f s, %.0f logs/s\n",
-                static_cast<unsigned long long>(queued),
-                static_cast<unsigned long long>((logs + per_tx - 1) / per_tx),
+                static_cast<unsigned long long>(queued), static_cast<unsigned long long>((logs + per_tx - 1) / per_tx),
                 static_cast<unsigned long long>(st.get_logs), sync_full ? "full" : "normal", secs,
                 static_cast<double>(queued) / secs);
   }

@@ -75,8 +75,7 @@ void populate(ledger::permission_ledger& l, const address& payer) {
     ledger::group g;
     g.name = "g" + std::to_string(i);
     g.pkps = {addr(0x30, static_cast<uint8_t>(2 * i)), addr(0x30, static_cast<uint8_t>(2 * i + 1))};
-    g.cid_hashes = {h256(0x50, static_cast<uint8_t>(2 * i)),
-                    h256(0x50, static_cast<uint8_t>(2 * i + 1))};
+    g.cid_hashes = {h256(0x50, static_cast<uint8_t>(2 * i)), h256(0x50, static_cast<uint8_t>(2 * i + 1))};
     (void)ok(l.add_group(w, kAccount, g), "add_group");
   }
   ledger::usage_key k;
@@ -100,8 +99,7 @@ struct environment {
     dir = std::filesystem::temp_directory_path() / ("enact-ledger-bench-" + std::to_string(rd()));
     std::filesystem::create_directories(dir);
     const address payer = anvil_process::dev_addresses()[1];
-    embedded = ok(ledger::embedded_ledger::open((dir / "ledger.sqlite").string(), {payer}),
-                  "embedded_ledger::open");
+    embedded = ok(ledger::embedded_ledger::open((dir / "ledger.sqlite").string(), {payer}), "embedded_ledger::open");
     populate(*embedded, payer);
 
     node = std::make_unique<anvil_process>();
@@ -109,14 +107,12 @@ struct environment {
     ro.url = node->url();
     auto rpc = std::make_shared<chain::rpc_client>(ro);
     auto deployer =
-        ok(chain::transaction_sender::create(rpc, Secret(anvil_process::dev_private_keys()[0])),
-           "transaction_sender");
-    const chain::receipt deployed = ok(
-        deployer.deploy(chain::registry::deployment_data(std::vector<address>{payer})), "deploy");
+        ok(chain::transaction_sender::create(rpc, Secret(anvil_process::dev_private_keys()[0])), "transaction_sender");
+    const chain::receipt deployed =
+        ok(deployer.deploy(chain::registry::deployment_data(std::vector<address>{payer})), "deploy");
     std::vector<Secret> keys;
     keys.emplace_back(anvil_process::dev_private_keys()[1]);
-    std::shared_ptr<ledger::tx_signer> signer(
-        ok(ledger::key_signer::create(rpc, std::move(keys)), "key_signer"));
+    std::shared_ptr<ledger::tx_signer> signer(ok(ledger::key_signer::create(rpc, std::move(keys)), "key_signer"));
     ledger::evm_options o;
     o.rpc_url = node->url();
     o.registry = *deployed.contract_address;

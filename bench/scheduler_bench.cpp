@@ -145,8 +145,7 @@ int main(int argc, char** argv) {
     t.join();
   if (failed)
     return 1;
-  const double create_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double create_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // 2. The index.
   const long rss_before = rss_kib();
@@ -198,14 +197,14 @@ int main(int argc, char** argv) {
       "ms, p99 %.1f ms, max %.1f ms; %llu commits for %llu writes\n",
       n, pattern.c_str(), sync_full ? "FULL" : "NORMAL", create_s, load_s,
       static_cast<double>(rss_after - rss_before) / 1024.0,
-      n ? static_cast<double>(rss_after - rss_before) * 1024.0 / static_cast<double>(n) : 0.0,
-      l.size(), seconds, catch_up, pct(0.50), pct(0.99), l.empty() ? 0.0 : l.back(),
-      static_cast<unsigned long long>(commits), static_cast<unsigned long long>(writes));
+      n ? static_cast<double>(rss_after - rss_before) * 1024.0 / static_cast<double>(n) : 0.0, l.size(), seconds,
+      catch_up, pct(0.50), pct(0.99), l.empty() ? 0.0 : l.back(), static_cast<unsigned long long>(commits),
+      static_cast<unsigned long long>(writes));
   std::printf(
       "{\"schedules\":%zu,\"pattern\":\"%s\",\"sync_full\":%s,\"load_s\":%.3f,\"index_kib\":%ld,"
       "\"fired\":%zu,\"p50_ms\":%.2f,\"p99_ms\":%.2f,\"max_ms\":%.2f,\"commits\":%llu}\n",
-      n, pattern.c_str(), sync_full ? "true" : "false", load_s, rss_after - rss_before, l.size(),
-      pct(0.50), pct(0.99), l.empty() ? 0.0 : l.back(), static_cast<unsigned long long>(commits));
+      n, pattern.c_str(), sync_full ? "true" : "false", load_s, rss_after - rss_before, l.size(), pct(0.50), pct(0.99),
+      l.empty() ? 0.0 : l.back(), static_cast<unsigned long long>(commits));
   opened->reset();
   std::error_code ec;
   fs::remove_all(dir, ec);

@@ -26,8 +26,7 @@ constexpr uint64_t kChainId = 8453;
 constexpr uint64_t kIssuedAt = 1800000000;
 
 enact::Secret fixed_key() {
-  auto raw = enact::hex::decode_fixed<32>(
-      "0xb5d57e5d91b9c0444a8b06d2716d5b140f78c38d5af7f1ce06f57672e1261d14", "key");
+  auto raw = enact::hex::decode_fixed<32>("0xb5d57e5d91b9c0444a8b06d2716d5b140f78c38d5af7f1ce06f57672e1261d14", "key");
   return enact::Secret(enact::bytes_view(raw->data(), raw->size()));
 }
 
@@ -39,9 +38,8 @@ struct envelope_fixture {
   std::array<uint8_t, 65> sig65;
 
   envelope_fixture() {
-    auto env = enact::envelope::sign(enact::envelope::kind::add_usage_api_key, kChainId, fixed_key(),
-                                     kIssuedAt)
-                   .value();
+    auto env =
+        enact::envelope::sign(enact::envelope::kind::add_usage_api_key, kChainId, fixed_key(), kIssuedAt).value();
     typed_data_json = boost::json::serialize(env.typed_data);
     signature_hex = env.signature;
     want = {enact::envelope::kind::add_usage_api_key, kChainId, kIssuedAt + 10};
@@ -58,7 +56,8 @@ const envelope_fixture& envelope_case() {
 
 std::string pattern(size_t n) {
   std::string s(n, '\0');
-  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 31 + 7) & 0xff);
+  for (size_t i = 0; i < n; ++i)
+    s[i] = static_cast<char>((i * 31 + 7) & 0xff);
   return s;
 }
 
@@ -66,7 +65,8 @@ std::string pattern(size_t n) {
 
 void BM_keccak256(benchmark::State& state) {
   const std::string data = pattern(static_cast<size_t>(state.range(0)));
-  for (auto _ : state) benchmark::DoNotOptimize(enact::keccak256(enact::as_bytes(data)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(enact::keccak256(enact::as_bytes(data)));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
 BENCHMARK(BM_keccak256)->Arg(32)->Arg(4096);
@@ -78,7 +78,8 @@ void BM_envelope_verify(benchmark::State& state) {
   const auto& f = envelope_case();
   for (auto _ : state) {
     auto signer = enact::envelope::verify(f.typed_data_json, f.signature_hex, f.want);
-    if (!signer) state.SkipWithError("verify failed");
+    if (!signer)
+      state.SkipWithError("verify failed");
     benchmark::DoNotOptimize(signer);
   }
 }
@@ -100,7 +101,8 @@ void BM_baseline_recover_keccak(benchmark::State& state) {
   const auto& f = envelope_case();
   secp256k1_context* ctx = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
   std::array<uint8_t, 66> preimage{0x19, 0x01};
-  for (size_t i = 2; i < preimage.size(); ++i) preimage[i] = static_cast<uint8_t>(i);
+  for (size_t i = 2; i < preimage.size(); ++i)
+    preimage[i] = static_cast<uint8_t>(i);
   for (auto _ : state) {
     auto h = enact::keccak256(enact::bytes_view(preimage.data(), preimage.size()));
     benchmark::DoNotOptimize(h);
@@ -108,8 +110,7 @@ void BM_baseline_recover_keccak(benchmark::State& state) {
     secp256k1_pubkey pub;
     std::array<uint8_t, 65> ser;
     size_t len = ser.size();
-    if (!secp256k1_ecdsa_recoverable_signature_parse_compact(ctx, &rsig, f.sig65.data(),
-                                                             f.sig65[64] - 27) ||
+    if (!secp256k1_ecdsa_recoverable_signature_parse_compact(ctx, &rsig, f.sig65.data(), f.sig65[64] - 27) ||
         !secp256k1_ecdsa_recover(ctx, &pub, &rsig, f.digest.data()) ||
         !secp256k1_ec_pubkey_serialize(ctx, ser.data(), &len, &pub, SECP256K1_EC_UNCOMPRESSED)) {
       state.SkipWithError("recover failed");
@@ -124,8 +125,7 @@ BENCHMARK(BM_baseline_recover_keccak);
 void BM_envelope_sign(benchmark::State& state) {
   const auto key = fixed_key();
   for (auto _ : state)
-    benchmark::DoNotOptimize(
-        enact::envelope::sign(enact::envelope::kind::add_usage_api_key, kChainId, key, kIssuedAt));
+    benchmark::DoNotOptimize(enact::envelope::sign(enact::envelope::kind::add_usage_api_key, kChainId, key, kIssuedAt));
 }
 BENCHMARK(BM_envelope_sign);
 
@@ -140,12 +140,16 @@ void BM_abi_encode_setUsageApiKey(benchmark::State& state) {
       "(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]))";
   const std::vector<value> groups{value::number(1_u256), value::number(2_u256), value::number(3_u256)};
   const std::vector<value> args{
-      value::number(0x1234567890abcdef_u256), value::number(0xfedcba0987654321_u256),
-      value::number(1900000000_u256), value::number(1000000_u256), value::text("ci deploy key"),
+      value::number(0x1234567890abcdef_u256),
+      value::number(0xfedcba0987654321_u256),
+      value::number(1900000000_u256),
+      value::number(1000000_u256),
+      value::text("ci deploy key"),
       value::text("used by the deploy pipeline"),
-      value::list({value::boolean(true), value::boolean(false), value::boolean(true),
-                   value::list(groups), value::list(groups), value::list({}), value::list(groups)})};
-  for (auto _ : state) benchmark::DoNotOptimize(enact::abi::encode_call(sig, args));
+      value::list({value::boolean(true), value::boolean(false), value::boolean(true), value::list(groups),
+                   value::list(groups), value::list({}), value::list(groups)})};
+  for (auto _ : state)
+    benchmark::DoNotOptimize(enact::abi::encode_call(sig, args));
 }
 BENCHMARK(BM_abi_encode_setUsageApiKey);
 
@@ -155,12 +159,15 @@ void BM_rlp_decode_tx_like(benchmark::State& state) {
   // An EIP-1559 transaction's field list: 12 items, one 4 KiB data field.
   using enact::rlp::item;
   std::vector<item> fields;
-  for (int i = 0; i < 7; ++i) fields.push_back(item::uint(static_cast<uint64_t>(1000 + i)));
+  for (int i = 0; i < 7; ++i)
+    fields.push_back(item::uint(static_cast<uint64_t>(1000 + i)));
   fields.push_back(item::string(enact::as_bytes(pattern(4096))));
   fields.push_back(item::list({}));
-  for (int i = 0; i < 3; ++i) fields.push_back(item::string(enact::as_bytes(pattern(32))));
+  for (int i = 0; i < 3; ++i)
+    fields.push_back(item::string(enact::as_bytes(pattern(32))));
   const auto encoded = enact::rlp::encode(item::list(std::move(fields)));
-  for (auto _ : state) benchmark::DoNotOptimize(enact::rlp::decode(encoded));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(enact::rlp::decode(encoded));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * encoded.size()));
 }
 BENCHMARK(BM_rlp_decode_tx_like);
@@ -169,14 +176,16 @@ BENCHMARK(BM_rlp_decode_tx_like);
 
 void BM_cid_v0(benchmark::State& state) {
   const std::string data = pattern(static_cast<size_t>(state.range(0)));
-  for (auto _ : state) benchmark::DoNotOptimize(enact::ipfs::cid_v0_of(enact::as_bytes(data)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(enact::ipfs::cid_v0_of(enact::as_bytes(data)));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
 BENCHMARK(BM_cid_v0)->Arg(1024)->Arg(1 << 20);
 
 void BM_cid_v1(benchmark::State& state) {
   const std::string data = pattern(static_cast<size_t>(state.range(0)));
-  for (auto _ : state) benchmark::DoNotOptimize(enact::ipfs::cid_v1_of(enact::as_bytes(data)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(enact::ipfs::cid_v1_of(enact::as_bytes(data)));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
 BENCHMARK(BM_cid_v1)->Arg(1024)->Arg(1 << 20);
@@ -184,7 +193,8 @@ BENCHMARK(BM_cid_v1)->Arg(1024)->Arg(1 << 20);
 // Baseline: SHA-256 of the same bytes in one call.
 void BM_baseline_sha256(benchmark::State& state) {
   const std::string data = pattern(static_cast<size_t>(state.range(0)));
-  for (auto _ : state) benchmark::DoNotOptimize(enact::sha256(enact::as_bytes(data)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(enact::sha256(enact::as_bytes(data)));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
 BENCHMARK(BM_baseline_sha256)->Arg(1024)->Arg(1 << 20);

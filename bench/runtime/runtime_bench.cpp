@@ -73,7 +73,8 @@ void sandbox_inprocess(benchmark::State& state) {
   };
   for (auto _ : state) {
     const rt::sandbox::outcome o = rt::sandbox::run(req, none, nullptr);
-    if (o.failure != rt::failure_kind::none) state.SkipWithError(o.message.c_str());
+    if (o.failure != rt::failure_kind::none)
+      state.SkipWithError(o.message.c_str());
     benchmark::DoNotOptimize(o.response_json);
   }
 }
@@ -91,7 +92,8 @@ void sandbox_prepared(benchmark::State& state) {
     rt::sandbox::fresh_heap heap(nullptr);
     state.ResumeTiming();
     const rt::sandbox::outcome o = rt::sandbox::run(std::move(heap), req, none);
-    if (o.failure != rt::failure_kind::none) state.SkipWithError(o.message.c_str());
+    if (o.failure != rt::failure_kind::none)
+      state.SkipWithError(o.message.c_str());
     benchmark::DoNotOptimize(o.response_json);
   }
 }
@@ -122,8 +124,7 @@ void pool(benchmark::State& state) {
       break;
     }
   }
-  state.counters["workers"] =
-      benchmark::Counter(static_cast<double>(p.size()), benchmark::Counter::kAvgThreads);
+  state.counters["workers"] = benchmark::Counter(static_cast<double>(p.size()), benchmark::Counter::kAvgThreads);
 }
 BENCHMARK(pool)->Threads(1)->Threads(2)->UseRealTime();
 

@@ -151,8 +151,7 @@ std::vector<std::string> listed_files(std::string_view html) {
       break;
     std::string name(html.substr(pos, end - pos));
     pos = end;
-    const bool plain =
-        !name.empty() && name.front() != '.' && name.find_first_of("/?#:%&") == std::string::npos;
+    const bool plain = !name.empty() && name.front() != '.' && name.find_first_of("/?#:%&") == std::string::npos;
     bool seen = false;
     for (const auto& n : out)
       seen = seen || n == name;
@@ -169,19 +168,17 @@ bytes served_certificate_der(const service_url& u) {
     char buf[256] = {};
     if (e != 0)
       ERR_error_string_n(e, buf, sizeof buf);
-    return input_error("TLS handshake with the service: " + what +
-                       (e != 0 ? std::string(": ") + buf : ""));
+    return input_error("TLS handshake with the service: " + what + (e != 0 ? std::string(": ") + buf : ""));
   };
-  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_client_method()),
-                                                        &SSL_CTX_free);
+  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_client_method()), &SSL_CTX_free);
   if (!ctx)
     throw ssl_error("SSL_CTX_new");
   SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);  // compared with the evidence instead
   std::unique_ptr<BIO, decltype(&BIO_free_all)> bio(BIO_new_ssl_connect(ctx.get()), &BIO_free_all);
   if (!bio)
     throw ssl_error("BIO_new_ssl_connect");
-  const std::string target = (u.host.find(':') != std::string::npos ? "[" + u.host + "]" : u.host) +
-                             ":" + std::to_string(u.port);
+  const std::string target =
+      (u.host.find(':') != std::string::npos ? "[" + u.host + "]" : u.host) + ":" + std::to_string(u.port);
   BIO_set_conn_hostname(bio.get(), target.c_str());
   SSL* ssl = nullptr;
   BIO_get_ssl(bio.get(), &ssl);
@@ -208,9 +205,7 @@ bytes served_certificate_der(const service_url& u) {
 /// from the report and listed as skipped instead.
 class no_caa_resolver final : public at::caa_resolver {
  public:
-  result<std::vector<at::caa_record>> caa(std::string_view) override {
-    return std::vector<at::caa_record>{};
-  }
+  result<std::vector<at::caa_record>> caa(std::string_view) override { return std::vector<at::caa_record>{}; }
 };
 
 struct skipped_check {
@@ -218,11 +213,8 @@ struct skipped_check {
   std::string reason;
 };
 
-void drop_checks(at::checklist& list,
-                 const std::vector<std::string>& names,
-                 const std::string& group,
-                 const std::string& reason,
-                 std::vector<skipped_check>& skipped) {
+void drop_checks(at::checklist& list, const std::vector<std::string>& names, const std::string& group,
+                 const std::string& reason, std::vector<skipped_check>& skipped) {
   for (const auto& n : names) {
     for (auto it = list.checks.begin(); it != list.checks.end(); ++it) {
       if (it->name == n) {
@@ -236,16 +228,14 @@ void drop_checks(at::checklist& list,
 
 bool is_local_domain(std::string_view d) {
   return d == "localhost" || (d.size() > 10 && d.substr(d.size() - 10) == ".localhost") ||
-         d.find_first_not_of("0123456789.") == std::string_view::npos ||
-         d.find(':') != std::string_view::npos;
+         d.find_first_not_of("0123456789.") == std::string_view::npos || d.find(':') != std::string_view::npos;
 }
 
 // --- output ------------------------------------------------------------------------------------
 
 void print_group(const std::string& group, const at::checklist& list) {
   for (const auto& c : list.checks)
-    std::printf("%-4s  %-36s %s\n", c.passed ? "pass" : "FAIL", (group + "." + c.name).c_str(),
-                c.detail.c_str());
+    std::printf("%-4s  %-36s %s\n", c.passed ? "pass" : "FAIL", (group + "." + c.name).c_str(), c.detail.c_str());
 }
 
 // --- the commands ------------------------------------------------------------------------------
@@ -253,8 +243,7 @@ void print_group(const std::string& group, const at::checklist& list) {
 // Collateral as a QuoteCollateralV3 JSON file, or a directory holding one as collateral.json.
 at::quote_collateral read_collateral(const std::string& path) {
   std::error_code ec;
-  const std::string file =
-      std::filesystem::is_directory(path, ec) ? path + "/collateral.json" : path;
+  const std::string file = std::filesystem::is_directory(path, ec) ? path + "/collateral.json" : path;
   auto c = at::parse_collateral(read_input(file));
   if (!c)
     throw input_error(file + ": " + c.err().message);
@@ -302,8 +291,7 @@ int attest_verify_quote(const std::vector<std::string>& argv) {
                        {"tcb_status", nullptr},
                        {"advisory_ids", json::array{}},
                        {"checks", json::array{}},
-                       {"error", json::object{{"code", report.code().message()},
-                                              {"message", report.err().message}}}};
+                       {"error", json::object{{"code", report.code().message()}, {"message", report.err().message}}}};
       std::printf("%s\n", json::serialize(out).c_str());
       return 1;
     }
@@ -342,7 +330,6 @@ int attest_verify_quote(const std::vector<std::string>& argv) {
   std::printf("verdict: %s\n", ok ? "pass" : "FAIL");
   return ok ? 0 : 1;
 }
-
 
 int attest_verify(const std::vector<std::string>& argv) {
   const args a(argv, {"url", "domain", "rpc-url", "rpc", "at", "now", "collateral"}, {"json"});
@@ -398,23 +385,24 @@ int attest_verify(const std::vector<std::string>& argv) {
       ne.served_cert_der = served_certificate_der(url);
     evidence.network = std::move(ne);
   } else {
-    network_skip = "the service serves no evidence files (GET /evidences/: HTTP " +
-                   std::to_string(listing.status) + ")";
+    network_skip =
+        "the service serves no evidence files (GET /evidences/: HTTP " + std::to_string(listing.status) + ")";
   }
 
   // CAA: only for a public domain named with --domain.
   std::unique_ptr<at::caa_resolver> resolver;
   std::string caa_skip;
   if (!domain_opt) {
-    caa_skip =
-        "no --domain given: the CAA records of the service's public domain are not looked up";
+    caa_skip = "no --domain given: the CAA records of the service's public domain are not looked up";
   } else if (is_local_domain(*domain_opt)) {
     caa_skip = "--domain " + *domain_opt + " is local: it has no public CAA records";
   }
   resolver = caa_skip.empty() ? at::system_caa_resolver() : std::make_unique<no_caa_resolver>();
   options.resolver = resolver.get();
   if (rpc) {
-    options.eth_call = [&rpc](const address& to, bytes_view data) { return rpc->call(to, data); };
+    options.eth_call = [&rpc](const address& to, bytes_view data) {
+      return rpc->call(to, data);
+    };
   }
 
   auto verified = at::verify_all(evidence, options);
@@ -425,8 +413,7 @@ int attest_verify(const std::vector<std::string>& argv) {
   // Report only the checks that were made; name the others with the reason.
   if (report.network) {
     if (!caa_skip.empty())
-      drop_checks(*report.network, {"caa_restricts_issuance", "caa_account"}, "network", caa_skip,
-                  skipped);
+      drop_checks(*report.network, {"caa_restricts_issuance", "caa_account"}, "network", caa_skip, skipped);
     if (url.scheme != "https")
       drop_checks(*report.network, {"certificate"}, "network",
                   "plain http: there is no TLS handshake whose certificate could be compared with "
@@ -516,8 +503,8 @@ int attest_verify(const std::vector<std::string>& argv) {
     count(*report.network);
   if (report.governance)
     count(*report.governance);
-  std::printf("\nverdict: %s (%zu checks made, %zu failed, %zu skipped)\n", pass ? "pass" : "FAIL",
-              made, failed, skipped.size());
+  std::printf("\nverdict: %s (%zu checks made, %zu failed, %zu skipped)\n", pass ? "pass" : "FAIL", made, failed,
+              skipped.size());
   return pass ? 0 : 1;
 }
 
@@ -525,8 +512,7 @@ int attest_verify(const std::vector<std::string>& argv) {
 
 std::vector<command> attest_commands() {
   return {
-      {"attest verify",
-       "URL [--domain D] [--rpc URL] [--at UNIX] [--collateral FILE|DIR] [--json]",
+      {"attest verify", "URL [--domain D] [--rpc URL] [--at UNIX] [--collateral FILE|DIR] [--json]",
        "verify a service's TDX attestation: quote, application, network and governance checks "
        "(exit 0 all made checks pass, 1 one fails)",
        attest_verify},

@@ -48,9 +48,7 @@ namespace reg = chain::registry;
 
 constexpr std::string_view kDefaultUrl = "http://127.0.0.1:8080";
 
-void print_json(const json::value& v) {
-  std::printf("%s\n", json::serialize(v).c_str());
-}
+void print_json(const json::value& v) { std::printf("%s\n", json::serialize(v).c_str()); }
 
 template <class T>
 T take(result<T> r) {
@@ -63,9 +61,7 @@ T take(result<T> r) {
 
 const std::set<std::string> kCommon = {"rpc-url", "registry", "key-file", "url"};
 
-args parse_args(const std::vector<std::string>& argv,
-                std::set<std::string> options,
-                std::set<std::string> flags = {}) {
+args parse_args(const std::vector<std::string>& argv, std::set<std::string> options, std::set<std::string> flags = {}) {
   for (const std::string& a : argv)
     for (const std::string_view refused : {"--key", "--private-key"})
       if (a == refused || a.rfind(std::string(refused) + "=", 0) == 0)
@@ -129,8 +125,7 @@ hash256 hashed_cid_arg(const std::string& text, std::string_view what) {
   if (hex::detail::has_prefix(text))
     return hash_arg(text, what);
   if (auto c = ipfs::parse(text); !c)
-    throw usage_error(std::string(what) + ": expected 0x + 64 hex digits or a CID (" +
-                      c.err().message + ")");
+    throw usage_error(std::string(what) + ": expected 0x + 64 hex digits or a CID (" + c.err().message + ")");
   return ipfs::hashed_cid(text);
 }
 
@@ -169,9 +164,7 @@ std::vector<uint64_t> group_ids(const std::string& text, std::string_view what) 
   return out;
 }
 
-uint64_t group_arg(const args& a, size_t i) {
-  return parse_u64(a.at(i, "GROUP_ID"), "GROUP_ID");
-}
+uint64_t group_arg(const args& a, size_t i) { return parse_u64(a.at(i, "GROUP_ID"), "GROUP_ID"); }
 
 // --- the registry --------------------------------------------------------------------------------
 
@@ -240,8 +233,7 @@ hash256 account_of(const args& a, const session& s, bool allow_admin_option = fa
 }
 
 json::object tx_json(const chain::receipt& r) {
-  return {{"transaction_hash", hex::encode_prefixed(r.transaction_hash)},
-          {"block_number", r.block_number}};
+  return {{"transaction_hash", hex::encode_prefixed(r.transaction_hash)}, {"block_number", r.block_number}};
 }
 
 json::object with_tx(json::object o, const chain::receipt& r) {
@@ -250,9 +242,7 @@ json::object with_tx(json::object o, const chain::receipt& r) {
   return o;
 }
 
-uint64_t chain_id_of(const session& s) {
-  return take(s.rpc->chain_id());
-}
+uint64_t chain_id_of(const session& s) { return take(s.rpc->chain_id()); }
 
 /// The usage key (base64 text, as issued) in a file.
 Secret usage_key_file(const std::string& path) {
@@ -322,8 +312,8 @@ int new_account(const std::vector<std::string>& argv) {
   a.at_most(0);
   const std::string name = a.require("name");
   session s = connect(a, true);
-  const chain::account_created c = take(s.registry->new_account(
-      name, a.get("description").value_or(""), a.get("email").value_or("")));
+  const chain::account_created c =
+      take(s.registry->new_account(name, a.get("description").value_or(""), a.get("email").value_or("")));
   print_json(with_tx({{"account_hash", hex::encode_prefixed(c.account_hash)},
                       {"admin", to_checksum_address(*s.from)},
                       {"managed", false}},
@@ -347,14 +337,13 @@ int register_wallet(const std::vector<std::string>& argv) {
     path = hash_arg(*a.get("derivation-path"), "--derivation-path");
   } else {
     // POST /create_wallet_with_signature: the wallet's envelope, signed now.
-    const client::minted_wallet m =
-        core(a).create_wallet_with_signature(owner_key(*a.get("key-file")), chain_id_of(s));
+    const client::minted_wallet m = core(a).create_wallet_with_signature(owner_key(*a.get("key-file")), chain_id_of(s));
     wallet = m.wallet_address;
     path = m.derivation_path;
     minted = true;
   }
-  const chain::receipt r = take(s.registry->register_wallet_derivation(
-      account, wallet, path, name, a.get("description").value_or("")));
+  const chain::receipt r =
+      take(s.registry->register_wallet_derivation(account, wallet, path, name, a.get("description").value_or("")));
   print_json(with_tx({{"account_hash", hex::encode_prefixed(account)},
                       {"pkp_id", to_checksum_address(wallet)},
                       {"derivation_path", hex::encode_prefixed(path)},
@@ -363,8 +352,7 @@ int register_wallet(const std::vector<std::string>& argv) {
   return 0;
 }
 
-const std::set<std::string> kSpecFlags = {"can-create-groups", "can-delete-groups",
-                                          "can-create-pkps"};
+const std::set<std::string> kSpecFlags = {"can-create-groups", "can-delete-groups", "can-create-pkps"};
 
 scope::permission_set permissions_of(const args& a) {
   scope::permission_set p;
@@ -383,19 +371,19 @@ scope::permission_set permissions_of(const args& a) {
 }
 
 int set_usage_key(const std::vector<std::string>& argv) {
-  args a = parse_args(argv,
-                      {"account", "usage-key-file", "usage-key-hash", "wallet", "key-out", "name",
-                       "description", "expiration", "balance", "manage-ipfs-ids-in-groups",
-                       "add-pkp-to-groups", "remove-pkp-from-groups", "execute-in-groups"},
-                      kSpecFlags);
+  args a = parse_args(
+      argv,
+      {"account", "usage-key-file", "usage-key-hash", "wallet", "key-out", "name", "description", "expiration",
+       "balance", "manage-ipfs-ids-in-groups", "add-pkp-to-groups", "remove-pkp-from-groups", "execute-in-groups"},
+      kSpecFlags);
   a.at_most(0);
   const std::string name = a.require("name");
   const std::string description = a.get("description").value_or("");
   const u256 expiration{a.get("expiration") ? parse_u64(*a.get("expiration"), "--expiration") : 0};
   const u256 balance{a.get("balance") ? parse_u64(*a.get("balance"), "--balance") : 0};
   const scope::permission_set perms = permissions_of(a);
-  const int given = int(a.get("usage-key-file").has_value()) +
-                    int(a.get("usage-key-hash").has_value()) + int(a.get("key-out").has_value());
+  const int given = int(a.get("usage-key-file").has_value()) + int(a.get("usage-key-hash").has_value()) +
+                    int(a.get("key-out").has_value());
   if (given > 1)
     throw usage_error("give one of --usage-key-file, --usage-key-hash, or --key-out (mint)");
   std::optional<address> wallet;
@@ -424,17 +412,16 @@ int set_usage_key(const std::vector<std::string>& argv) {
         core(a).add_usage_api_key_with_signature(owner_key(*a.get("key-file")), chain_id_of(s));
     key_hash = keccak256(as_chars(m.usage_api_key.view()));
     wallet = m.wallet_address;
-    const chain::receipt reg_tx = take(s.registry->register_wallet_derivation(
-        account, m.wallet_address, m.derivation_path, name, "usage key wallet"));
+    const chain::receipt reg_tx = take(
+        s.registry->register_wallet_derivation(account, m.wallet_address, m.derivation_path, name, "usage key wallet"));
     o["derivation_path"] = hex::encode_prefixed(m.derivation_path);
     o["wallet_transaction_hash"] = hex::encode_prefixed(reg_tx.transaction_hash);
     minted_key = std::move(m.usage_api_key);
   }
   const chain::receipt r =
-      wallet ? take(s.registry->set_usage_api_key(account, key_hash, expiration, balance, name,
-                                                  description, perms, *wallet))
-             : take(s.registry->set_usage_api_key(account, key_hash, expiration, balance, name,
-                                                  description, perms));
+      wallet ? take(s.registry->set_usage_api_key(account, key_hash, expiration, balance, name, description, perms,
+                                                  *wallet))
+             : take(s.registry->set_usage_api_key(account, key_hash, expiration, balance, name, description, perms));
   o["usage_key_hash"] = hex::encode_prefixed(key_hash);
   o["wallet_address"] = wallet ? json::value(to_checksum_address(*wallet)) : json::value(nullptr);
   o["permissions"] = json::value_from(perms);
@@ -471,15 +458,12 @@ int remove_usage_key(const std::vector<std::string>& argv) {
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->remove_usage_api_key(account, key_hash));
-  print_json(with_tx({{"account_hash", hex::encode_prefixed(account)},
-                      {"usage_key_hash", hex::encode_prefixed(key_hash)}},
-                     r));
+  print_json(with_tx(
+      {{"account_hash", hex::encode_prefixed(account)}, {"usage_key_hash", hex::encode_prefixed(key_hash)}}, r));
   return 0;
 }
 
-json::value group_json(const reg::group_view& g) {
-  return reg::result_to_json<reg::get_group_call>(g);
-}
+json::value group_json(const reg::group_view& g) { return reg::result_to_json<reg::get_group_call>(g); }
 
 int add_group(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"account", "name", "description", "pkps", "cid-hashes"});
@@ -495,8 +479,7 @@ int add_group(const std::vector<std::string>& argv) {
   const hash256 account = account_of(a, s);
   const chain::group_added g =
       take(s.registry->add_group(account, name, a.get("description").value_or(""), pkps, cids));
-  print_json(
-      with_tx({{"account_hash", hex::encode_prefixed(account)}, {"group_id", g.group_id}}, g.tx));
+  print_json(with_tx({{"account_hash", hex::encode_prefixed(account)}, {"group_id", g.group_id}}, g.tx));
   return 0;
 }
 
@@ -516,10 +499,8 @@ int update_group(const std::vector<std::string>& argv) {
     g.pkp_ids = address_list(*v, "--pkps");
   if (auto v = a.get("cid-hashes"))
     g.cid_hashes = hashed_cid_list(*v, "--cid-hashes");
-  const chain::receipt r =
-      take(s.registry->update_group(account, id, g.name, g.description, g.pkp_ids, g.cid_hashes));
-  print_json(
-      with_tx({{"account_hash", hex::encode_prefixed(account)}, {"group", group_json(g)}}, r));
+  const chain::receipt r = take(s.registry->update_group(account, id, g.name, g.description, g.pkp_ids, g.cid_hashes));
+  print_json(with_tx({{"account_hash", hex::encode_prefixed(account)}, {"group", group_json(g)}}, r));
   return 0;
 }
 
@@ -537,40 +518,33 @@ int group_write(const std::vector<std::string>& argv, size_t positionals, F&& wr
 }
 
 int remove_group(const std::vector<std::string>& argv) {
-  return group_write(argv, 1,
-                     [](const args&, chain::registry_client& rc, const hash256& h, uint64_t id) {
-                       return rc.remove_group(h, id);
-                     });
+  return group_write(argv, 1, [](const args&, chain::registry_client& rc, const hash256& h, uint64_t id) {
+    return rc.remove_group(h, id);
+  });
 }
 
 int add_pkp(const std::vector<std::string>& argv) {
-  return group_write(argv, 2,
-                     [](const args& a, chain::registry_client& rc, const hash256& h, uint64_t id) {
-                       return rc.add_pkp_to_group(h, id, address_arg(a.at(1, "PKP_ID"), "PKP_ID"));
-                     });
+  return group_write(argv, 2, [](const args& a, chain::registry_client& rc, const hash256& h, uint64_t id) {
+    return rc.add_pkp_to_group(h, id, address_arg(a.at(1, "PKP_ID"), "PKP_ID"));
+  });
 }
 
 int remove_pkp(const std::vector<std::string>& argv) {
-  return group_write(
-      argv, 2, [](const args& a, chain::registry_client& rc, const hash256& h, uint64_t id) {
-        return rc.remove_pkp_from_group(h, id, address_arg(a.at(1, "PKP_ID"), "PKP_ID"));
-      });
+  return group_write(argv, 2, [](const args& a, chain::registry_client& rc, const hash256& h, uint64_t id) {
+    return rc.remove_pkp_from_group(h, id, address_arg(a.at(1, "PKP_ID"), "PKP_ID"));
+  });
 }
 
 int add_action_to_group(const std::vector<std::string>& argv) {
-  return group_write(argv, 2,
-                     [](const args& a, chain::registry_client& rc, const hash256& h, uint64_t id) {
-                       return rc.add_action_to_group(
-                           h, id, hashed_cid_arg(a.at(1, "HASHED_CID|CID"), "HASHED_CID"));
-                     });
+  return group_write(argv, 2, [](const args& a, chain::registry_client& rc, const hash256& h, uint64_t id) {
+    return rc.add_action_to_group(h, id, hashed_cid_arg(a.at(1, "HASHED_CID|CID"), "HASHED_CID"));
+  });
 }
 
 int remove_action_from_group(const std::vector<std::string>& argv) {
-  return group_write(argv, 2,
-                     [](const args& a, chain::registry_client& rc, const hash256& h, uint64_t id) {
-                       return rc.remove_action_from_group(
-                           h, id, hashed_cid_arg(a.at(1, "HASHED_CID|CID"), "HASHED_CID"));
-                     });
+  return group_write(argv, 2, [](const args& a, chain::registry_client& rc, const hash256& h, uint64_t id) {
+    return rc.remove_action_from_group(h, id, hashed_cid_arg(a.at(1, "HASHED_CID|CID"), "HASHED_CID"));
+  });
 }
 
 int add_action(const std::vector<std::string>& argv) {
@@ -582,8 +556,7 @@ int add_action(const std::vector<std::string>& argv) {
   const std::string name = a.require("name");
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
-  const chain::receipt r =
-      take(s.registry->add_action(account, cid, name, a.get("description").value_or("")));
+  const chain::receipt r = take(s.registry->add_action(account, cid, name, a.get("description").value_or("")));
   print_json(with_tx({{"account_hash", hex::encode_prefixed(account)},
                       {"action_ipfs_cid", cid},
                       {"hashed_cid", hex::encode_prefixed(ipfs::hashed_cid(cid))}},
@@ -603,17 +576,17 @@ int convert(const std::vector<std::string>& argv) {
   // service's relay of its ConvertAccount envelope carries. Refused here, before anything is sent.
   const address new_admin = named.value_or(*s.from);
   if (new_admin != *s.from)
-    throw input_error("--new-admin " + to_checksum_address(new_admin) +
-                      " is not the key's wallet " + to_checksum_address(*s.from) +
+    throw input_error("--new-admin " + to_checksum_address(new_admin) + " is not the key's wallet " +
+                      to_checksum_address(*s.from) +
                       ": the admin converts an account only to its own address (the registry "
                       "reverts NewAdminNotSender). To hand it to another wallet, that wallet "
                       "signs a ConvertAccount envelope (enact envelope new --type ConvertAccount) "
                       "and the account key sends it to POST /core/v1/convert_to_chain_secured_account");
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->convert_to_chain_secured(account, new_admin));
-  print_json(with_tx({{"account_hash", hex::encode_prefixed(account)},
-                      {"new_admin_wallet_address", to_checksum_address(new_admin)}},
-                     r));
+  print_json(with_tx(
+      {{"account_hash", hex::encode_prefixed(account)}, {"new_admin_wallet_address", to_checksum_address(new_admin)}},
+      r));
   return 0;
 }
 
@@ -636,9 +609,8 @@ int deploy(const std::vector<std::string>& argv) {
     throw usage_error("--rpc-url: " + rpc.err().message);
   chain::sender_options so;
   so.poll_interval = std::chrono::milliseconds(50);
-  auto sender = take(
-      chain::transaction_sender::create(std::make_shared<const chain::rpc_client>(std::move(*rpc)),
-                                        owner_key(a.require("key-file")), so));
+  auto sender = take(chain::transaction_sender::create(std::make_shared<const chain::rpc_client>(std::move(*rpc)),
+                                                       owner_key(a.require("key-file")), so));
   const chain::receipt r = take(sender.deploy(reg::deployment_data(payers)));
   if (!r.contract_address)
     throw input_error("the deployment's receipt names no contract address");
@@ -695,48 +667,35 @@ int list(const std::vector<std::string>& argv, bool by_group, F&& read) {
 }
 
 int list_groups(const std::vector<std::string>& argv) {
-  return list(
-      argv, false,
-      [](chain::registry_client& rc, const hash256& h, std::optional<uint64_t>, const window& w) {
-        return reg::result_to_json<reg::list_groups_call>(
-            take(rc.list_groups(h, w.offset, w.limit)));
-      });
+  return list(argv, false, [](chain::registry_client& rc, const hash256& h, std::optional<uint64_t>, const window& w) {
+    return reg::result_to_json<reg::list_groups_call>(take(rc.list_groups(h, w.offset, w.limit)));
+  });
 }
 
 int list_keys(const std::vector<std::string>& argv) {
-  return list(
-      argv, false,
-      [](chain::registry_client& rc, const hash256& h, std::optional<uint64_t>, const window& w) {
-        return reg::result_to_json<reg::list_usage_api_keys_call>(
-            take(rc.list_usage_api_keys(h, w.offset, w.limit)));
-      });
+  return list(argv, false, [](chain::registry_client& rc, const hash256& h, std::optional<uint64_t>, const window& w) {
+    return reg::result_to_json<reg::list_usage_api_keys_call>(take(rc.list_usage_api_keys(h, w.offset, w.limit)));
+  });
 }
 
 int list_wallets(const std::vector<std::string>& argv) {
-  return list(
-      argv, true,
-      [](chain::registry_client& rc, const hash256& h, std::optional<uint64_t> g, const window& w) {
-        return reg::result_to_json<reg::list_wallets_call>(
-            take(g ? rc.list_wallets_in_group(h, *g, w.offset, w.limit)
-                   : rc.list_wallets(h, w.offset, w.limit)));
-      });
+  return list(argv, true, [](chain::registry_client& rc, const hash256& h, std::optional<uint64_t> g, const window& w) {
+    return reg::result_to_json<reg::list_wallets_call>(
+        take(g ? rc.list_wallets_in_group(h, *g, w.offset, w.limit) : rc.list_wallets(h, w.offset, w.limit)));
+  });
 }
 
 int list_actions(const std::vector<std::string>& argv) {
-  return list(
-      argv, true,
-      [](chain::registry_client& rc, const hash256& h, std::optional<uint64_t> g, const window& w) {
-        return reg::result_to_json<reg::list_actions_call>(
-            take(g ? rc.list_actions_in_group(h, *g, w.offset, w.limit)
-                   : rc.list_actions(h, w.offset, w.limit)));
-      });
+  return list(argv, true, [](chain::registry_client& rc, const hash256& h, std::optional<uint64_t> g, const window& w) {
+    return reg::result_to_json<reg::list_actions_call>(
+        take(g ? rc.list_actions_in_group(h, *g, w.offset, w.limit) : rc.list_actions(h, w.offset, w.limit)));
+  });
 }
 
 }  // namespace
 
 std::vector<command> chain_commands() {
-  const std::string g =
-      " --key-file K [--account HASH] [--rpc-url URL] [--registry ADDR] [--url URL]";
+  const std::string g = " --key-file K [--account HASH] [--rpc-url URL] [--registry ADDR] [--url URL]";
   const std::string r =
       " [--account HASH | --admin ADDR | --key-file K] [--rpc-url URL] "
       "[--registry ADDR] [--url URL]";
@@ -749,32 +708,25 @@ std::vector<command> chain_commands() {
       {"chain new-account",
        "--name N [--description D] [--email E] --key-file K [--rpc-url URL] [--registry ADDR] "
        "[--url URL]",
-       "create the key's ChainSecured account on-chain (apiKeyHash = keccak256(admin))",
-       new_account},
-      {"chain register-wallet",
-       "--name N [--description D] [--wallet ADDR --derivation-path 0x...]" + g,
-       "registerWalletDerivation; without --wallet, first mints a PKP for the key's signature",
-       register_wallet},
+       "create the key's ChainSecured account on-chain (apiKeyHash = keccak256(admin))", new_account},
+      {"chain register-wallet", "--name N [--description D] [--wallet ADDR --derivation-path 0x...]" + g,
+       "registerWalletDerivation; without --wallet, first mints a PKP for the key's signature", register_wallet},
       {"chain set-usage-key",
        "--name N [--description D] [--expiration UNIX] [--balance N]" + perms +
            " [--usage-key-file F | --usage-key-hash H [--wallet ADDR] | --key-out FILE]" + g,
        "setUsageApiKey (IDS: comma-separated group ids, 'all' = 0); without a key, mints one, "
        "registers its wallet and prints it once (or writes it 0600 to --key-out)",
        set_usage_key},
-      {"chain remove-usage-key", "--usage-key-file F | --usage-key-hash H" + g, "removeUsageApiKey",
-       remove_usage_key},
+      {"chain remove-usage-key", "--usage-key-file F | --usage-key-hash H" + g, "removeUsageApiKey", remove_usage_key},
       {"chain add-group", "--name N [--description D] [--pkps A,B] [--cid-hashes H|CID,...]" + g,
        "addGroup; prints the new group id", add_group},
-      {"chain update-group",
-       "GROUP_ID [--name N] [--description D] [--pkps A,B] [--cid-hashes H|CID,...]" + g,
+      {"chain update-group", "GROUP_ID [--name N] [--description D] [--pkps A,B] [--cid-hashes H|CID,...]" + g,
        "updateGroup; fields not given keep their current value", update_group},
       {"chain remove-group", "GROUP_ID" + g, "removeGroup", remove_group},
       {"chain add-pkp", "GROUP_ID PKP_ID" + g, "addPkpToGroup", add_pkp},
       {"chain remove-pkp", "GROUP_ID PKP_ID" + g, "removePkpFromGroup", remove_pkp},
-      {"chain add-action", "CID --name N [--description D]" + g, "addAction (action metadata)",
-       add_action},
-      {"chain add-action-to-group", "GROUP_ID HASHED_CID|CID" + g, "addActionToGroup",
-       add_action_to_group},
+      {"chain add-action", "CID --name N [--description D]" + g, "addAction (action metadata)", add_action},
+      {"chain add-action-to-group", "GROUP_ID HASHED_CID|CID" + g, "addActionToGroup", add_action_to_group},
       {"chain remove-action-from-group", "GROUP_ID HASHED_CID|CID" + g, "removeActionFromGroup",
        remove_action_from_group},
       {"chain convert", "[--new-admin ADDR]" + g,
@@ -782,14 +734,11 @@ std::vector<command> chain_commands() {
        "must be the key's own wallet (another wallet consents through "
        "/convert_to_chain_secured_account)",
        convert},
-      {"chain account", r.substr(1), "getAccount: the account's admin, mode, balance, wallets",
-       account},
+      {"chain account", r.substr(1), "getAccount: the account's admin, mode, balance, wallets", account},
       {"chain list-groups", window.substr(1) + r, "listGroups", list_groups},
       {"chain list-keys", window.substr(1) + r, "listUsageApiKeys", list_keys},
-      {"chain list-wallets", "[--group ID]" + window + r, "listWallets / listWalletsInGroup",
-       list_wallets},
-      {"chain list-actions", "[--group ID]" + window + r, "listActions / listActionsInGroup",
-       list_actions},
+      {"chain list-wallets", "[--group ID]" + window + r, "listWallets / listWalletsInGroup", list_wallets},
+      {"chain list-actions", "[--group ID]" + window + r, "listActions / listActionsInGroup", list_actions},
       {"chain deploy", "--rpc-url URL --key-file K [--api-payers A,B]",
        "deploy the registry (anvil, a public chain); the key's wallet becomes its owner", deploy},
   };

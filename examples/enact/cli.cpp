@@ -11,8 +11,7 @@
 
 namespace enact::cli {
 
-args::args(std::vector<std::string> argv, std::set<std::string> options,
-           std::set<std::string> flags) {
+args::args(std::vector<std::string> argv, std::set<std::string> options, std::set<std::string> flags) {
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (a.size() > 2 && a.rfind("--", 0) == 0) {
@@ -23,13 +22,15 @@ args::args(std::vector<std::string> argv, std::set<std::string> options,
         name.resize(eq);
       }
       if (flags.count(name)) {
-        if (inline_value) throw usage_error("--" + name + " takes no value");
+        if (inline_value)
+          throw usage_error("--" + name + " takes no value");
         flags_.insert(name);
       } else if (options.count(name)) {
         if (inline_value) {
           options_[name] = *inline_value;
         } else {
-          if (i + 1 >= argv.size()) throw usage_error("--" + name + " needs a value");
+          if (i + 1 >= argv.size())
+            throw usage_error("--" + name + " needs a value");
           options_[name] = argv[++i];
         }
       } else {
@@ -42,24 +43,28 @@ args::args(std::vector<std::string> argv, std::set<std::string> options,
 }
 
 const std::string& args::at(size_t i, std::string_view what) const {
-  if (i >= positional_.size()) throw usage_error("missing " + std::string(what));
+  if (i >= positional_.size())
+    throw usage_error("missing " + std::string(what));
   return positional_[i];
 }
 
 std::optional<std::string> args::get(const std::string& name) const {
   auto it = options_.find(name);
-  if (it == options_.end()) return std::nullopt;
+  if (it == options_.end())
+    return std::nullopt;
   return it->second;
 }
 
 const std::string& args::require(const std::string& name) const {
   auto it = options_.find(name);
-  if (it == options_.end()) throw usage_error("missing --" + name);
+  if (it == options_.end())
+    throw usage_error("missing --" + name);
   return it->second;
 }
 
 void args::at_most(size_t n) const {
-  if (positional_.size() > n) throw usage_error("unexpected argument '" + positional_[n] + "'");
+  if (positional_.size() > n)
+    throw usage_error("unexpected argument '" + positional_[n] + "'");
 }
 
 std::string read_input(const std::string& path) {
@@ -67,10 +72,12 @@ std::string read_input(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(std::cin), {});
   }
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw input_error(path + ": cannot open file");
+  if (!f)
+    throw input_error(path + ": cannot open file");
   std::ostringstream ss;
   ss << f.rdbuf();
-  if (f.bad()) throw input_error(path + ": read failed");
+  if (f.bad())
+    throw input_error(path + ": read failed");
   return ss.str();
 }
 
@@ -84,7 +91,8 @@ Secret read_key_file(const std::string& path) {
   Secret key = Secret::of_size(32);
   auto ok = hex::decode_into(digits, key.mutable_view(), path);
   detail::secure_wipe(text.data(), text.size());
-  if (!ok) throw input_error(ok.err().message + " (expected a 32-byte hex private key)");
+  if (!ok)
+    throw input_error(ok.err().message + " (expected a 32-byte hex private key)");
   if (!secp256k1::is_valid_private_key(key.view()))
     throw input_error(path + ": not a valid secp256k1 private key");
   return key;
@@ -94,8 +102,7 @@ uint64_t parse_u64(std::string_view text, std::string_view what) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size() || text.empty())
-    throw usage_error(std::string(what) + ": expected a non-negative integer, got '" +
-                      std::string(text) + "'");
+    throw usage_error(std::string(what) + ": expected a non-negative integer, got '" + std::string(text) + "'");
   return v;
 }
 

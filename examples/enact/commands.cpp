@@ -32,13 +32,12 @@ void print_line(const std::string& s) { std::printf("%s\n", s.c_str()); }
 /// Unwraps a result or turns its error into an input_error (exit 1).
 template <class T>
 T take(result<T> r) {
-  if (!r) throw input_error(r.err().message);
+  if (!r)
+    throw input_error(r.err().message);
   return std::move(r).value();
 }
 
-eip712::typed_data read_typed_data(const std::string& path) {
-  return take(eip712::parse(read_input(path)));
-}
+eip712::typed_data read_typed_data(const std::string& path) { return take(eip712::parse(read_input(path))); }
 
 // --- typed-data -------------------------------------------------------------------------------
 
@@ -74,15 +73,16 @@ int typed_data_recover(const std::vector<std::string>& argv) {
 envelope::kind parse_kind(const std::string& name) {
   auto k = envelope::kind_from_name(name);
   if (!k)
-    throw usage_error("--type: expected CreateWallet, ConvertAccount, AddUsageApiKey or "
-                      "BillingAuth, got '" + name + "'");
+    throw usage_error(
+        "--type: expected CreateWallet, ConvertAccount, AddUsageApiKey or "
+        "BillingAuth, got '" +
+        name + "'");
   return *k;
 }
 
 uint64_t unix_now() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
 int envelope_new(const std::vector<std::string>& argv) {
@@ -105,12 +105,14 @@ int envelope_verify(const std::vector<std::string>& argv) {
   expect.expected = parse_kind(a.require("type"));
   expect.chain_id = parse_u64(a.require("chain-id"), "--chain-id");
   expect.now = a.get("now") ? parse_u64(*a.get("now"), "--now") : unix_now();
-  if (auto s = a.get("signer")) expect.expected_signer = take(parse_address(*s));
+  if (auto s = a.get("signer"))
+    expect.expected_signer = take(parse_address(*s));
 
   // FILE holds {"typed_data": <object or its JSON text>, "signature": "0x…"}.
   boost::system::error_code ec;
   auto doc = boost::json::parse(text, ec);
-  if (ec || !doc.is_object()) throw input_error("FILE: expected a JSON object {\"typed_data\", \"signature\"}");
+  if (ec || !doc.is_object())
+    throw input_error("FILE: expected a JSON object {\"typed_data\", \"signature\"}");
   const auto& obj = doc.as_object();
   const auto* td = obj.if_contains("typed_data");
   const auto* sig = obj.if_contains("signature");
@@ -118,7 +120,8 @@ int envelope_verify(const std::vector<std::string>& argv) {
     throw input_error("FILE: expected fields \"typed_data\" and \"signature\" (a string)");
   const std::string td_text = td->is_string() ? std::string(td->as_string()) : boost::json::serialize(*td);
   auto signer = envelope::verify(td_text, std::string(sig->as_string()), expect);
-  if (!signer) throw input_error(signer.err().message);
+  if (!signer)
+    throw input_error(signer.err().message);
   print_line(to_checksum_address(*signer));
   return 0;
 }
@@ -131,15 +134,15 @@ int abi_encode(const std::vector<std::string>& argv) {
   // A signature with a name gives calldata (selector + arguments); a bare tuple like
   // '(uint256,string)' gives the encoding of the arguments alone.
   const bool bare = !sig_text.empty() && sig_text.front() == '(';
-  const auto inputs = bare ? take(abi::type::parse(sig_text)).components
-                           : take(abi::parse_signature(sig_text)).inputs;
+  const auto inputs = bare ? take(abi::type::parse(sig_text)).components : take(abi::parse_signature(sig_text)).inputs;
   if (a.count() - 1 != inputs.size())
     throw usage_error(sig_text + " takes " + std::to_string(inputs.size()) + " arguments, got " +
                       std::to_string(a.count() - 1));
   std::vector<abi::value> values;
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto v = abi::from_cli_arg(inputs[i], a.positionals()[i + 1]);
-    if (!v) throw input_error("argument " + std::to_string(i + 1) + ": " + v.err().message);
+    if (!v)
+      throw input_error("argument " + std::to_string(i + 1) + ": " + v.err().message);
     values.push_back(std::move(*v));
   }
   bytes out = bare ? take(abi::encode(inputs, values)) : take(abi::encode_call(sig_text, values));
@@ -151,12 +154,14 @@ int abi_decode(const std::vector<std::string>& argv) {
   args a(argv, {}, {});
   a.at_most(2);
   std::string types_text = a.at(0, "TYPES");
-  if (types_text.empty() || types_text.front() != '(') types_text = "(" + types_text + ")";
+  if (types_text.empty() || types_text.front() != '(')
+    types_text = "(" + types_text + ")";
   const auto types = take(abi::type::parse(types_text)).components;
   auto data = take(hex::decode(a.at(1, "HEX"), "HEX"));
   auto values = take(abi::decode(types, data));
   boost::json::array out;
-  for (size_t i = 0; i < values.size(); ++i) out.push_back(abi::to_json(types[i], values[i]));
+  for (size_t i = 0; i < values.size(); ++i)
+    out.push_back(abi::to_json(types[i], values[i]));
   print_line(boost::json::serialize(out));
   return 0;
 }
@@ -166,7 +171,8 @@ int rlp_encode(const std::vector<std::string>& argv) {
   a.at_most(1);
   boost::system::error_code ec;
   auto doc = boost::json::parse(a.at(0, "JSON"), ec);
-  if (ec) throw input_error("JSON: " + ec.message());
+  if (ec)
+    throw input_error("JSON: " + ec.message());
   auto item = take(rlp::from_json(doc));
   print_line(hex::encode_prefixed(rlp::encode(item)));
   return 0;
@@ -195,13 +201,13 @@ std::chrono::sys_seconds parse_rfc3339(const std::string& text) {
   // YYYY-MM-DDTHH:MM:SSZ (UTC), optional fractional seconds are not accepted.
   int y, mo, d, h, mi, s;
   char tail = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &s, &tail) != 7 ||
-      tail != 'Z' || text.size() != 20)
-    throw usage_error("--after: expected an RFC 3339 UTC instant like 2026-01-01T00:00:00Z, got '" +
-                      text + "'");
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &s, &tail) != 7 || tail != 'Z' ||
+      text.size() != 20)
+    throw usage_error("--after: expected an RFC 3339 UTC instant like 2026-01-01T00:00:00Z, got '" + text + "'");
   using namespace std::chrono;
   const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
-  if (!ymd.ok() || h > 23 || mi > 59 || s > 59) throw usage_error("--after: no such date or time: " + text);
+  if (!ymd.ok() || h > 23 || mi > 59 || s > 59)
+    throw usage_error("--after: no such date or time: " + text);
   return sys_days{ymd} + hours{h} + minutes{mi} + seconds{s};
 }
 
@@ -225,13 +231,16 @@ int cron_next(const std::vector<std::string>& argv) {
   auto t = a.get("after") ? parse_rfc3339(*a.get("after"))
                           : std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   const uint64_t count = a.get("count") ? parse_u64(*a.get("count"), "--count") : 1;
-  if (count == 0 || count > 10000) throw usage_error("--count: expected 1 to 10000");
+  if (count == 0 || count > 10000)
+    throw usage_error("--count: expected 1 to 10000");
   std::string line;
   for (uint64_t i = 0; i < count; ++i) {
     auto next = cron::next_after(sched, t);
-    if (!next) throw input_error("EXPR: never fires after " + format_rfc3339(t));
+    if (!next)
+      throw input_error("EXPR: never fires after " + format_rfc3339(t));
     t = *next;
-    if (i) line += ' ';
+    if (i)
+      line += ' ';
     line += format_rfc3339(t);
   }
   print_line(line);
@@ -252,11 +261,13 @@ int key_new(const std::vector<std::string>& argv) {
     // Created 0600 and never overwritten: a key file is not something to clobber by accident.
     std::string text = hex::encode_prefixed(key.view()) + "\n";
     const int fd = ::open(out->c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) throw input_error(*out + ": cannot create (exists already, or no permission)");
+    if (fd < 0)
+      throw input_error(*out + ": cannot create (exists already, or no permission)");
     const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     ::close(fd);
     detail::secure_wipe(text.data(), text.size());
-    if (!ok) throw input_error(*out + ": write failed");
+    if (!ok)
+      throw input_error(*out + ": write failed");
     print_line(to_checksum_address(addr));
   } else {
     // Printing the key is what was asked for; it goes to stdout only.
@@ -285,7 +296,8 @@ int pkp_derive(const std::vector<std::string>& argv) {
   if (!account)
     throw usage_error(account.err().message + " (the owning account's hash is 32 bytes of hex)");
   auto path = hex::decode_fixed<32>(a.require("path"), "--path");
-  if (!path) throw usage_error(path.err().message + " (a derivation path is 32 bytes of hex)");
+  if (!path)
+    throw usage_error(path.err().message + " (a derivation path is 32 bytes of hex)");
   print_line(to_checksum_address(take(pkp::wallet_address(root, *account, *path))));
   return 0;
 }
@@ -296,35 +308,32 @@ std::vector<command> all_commands() {
   std::vector<command> all = {
       {"typed-data hash", "FILE", "EIP-712 digest of typed data (eth_signTypedData_v4 JSON) as 0x hex",
        typed_data_hash},
-      {"typed-data sign", "FILE --key-file K", "sign typed data; prints the 65-byte 0x signature",
-       typed_data_sign},
-      {"typed-data recover", "FILE SIG", "recover the signer of typed data; prints its address",
-       typed_data_recover},
+      {"typed-data sign", "FILE --key-file K", "sign typed data; prints the 65-byte 0x signature", typed_data_sign},
+      {"typed-data recover", "FILE SIG", "recover the signer of typed data; prints its address", typed_data_recover},
       {"envelope new", "--type T --chain-id N --key-file K [--issued-at UNIX]",
-       "build and sign a wallet-proof envelope; prints {\"typed_data\", \"signature\"}",
-       envelope_new},
+       "build and sign a wallet-proof envelope; prints {\"typed_data\", \"signature\"}", envelope_new},
       {"envelope verify", "FILE --type T --chain-id N [--now UNIX] [--signer ADDR]",
        "validate an envelope as a server does; prints the signer", envelope_verify},
       {"abi encode", "'f(uint256,string)' ARGS...",
        "ABI-encode arguments; with a function name, prints calldata with its selector", abi_encode},
-      {"abi decode", "TYPES HEX", "decode ABI data for TYPES like 'uint256,string'; prints JSON",
-       abi_decode},
+      {"abi decode", "TYPES HEX", "decode ABI data for TYPES like 'uint256,string'; prints JSON", abi_decode},
       {"rlp encode", "JSON", "RLP-encode a JSON value (\"0x..\" strings, nested arrays)", rlp_encode},
       {"rlp decode", "HEX", "decode RLP; prints JSON", rlp_decode},
-      {"cid", "[--v1] FILE", "IPFS CID of a file as `ipfs add` computes it (v0, or v1 with --v1)",
-       cid_cmd},
-      {"cron next", "'EXPR' [--after RFC3339] [--count N]", "next firing times of a cron expression (UTC)",
-       cron_next},
-      {"key new", "[--out FILE]", "new secp256k1 key; with --out, writes it (0600) and prints the address",
-       key_new},
+      {"cid", "[--v1] FILE", "IPFS CID of a file as `ipfs add` computes it (v0, or v1 with --v1)", cid_cmd},
+      {"cron next", "'EXPR' [--after RFC3339] [--count N]", "next firing times of a cron expression (UTC)", cron_next},
+      {"key new", "[--out FILE]", "new secp256k1 key; with --out, writes it (0600) and prints the address", key_new},
       {"key address", "--key-file K", "address of a private key", key_address},
-      {"pkp derive", "--root-key-file R --account 0x... --path 0x...", "PKP wallet address for a root key, owning account hash and derivation path",
-       pkp_derive},
+      {"pkp derive", "--root-key-file R --account 0x... --path 0x...",
+       "PKP wallet address for a root key, owning account hash and derivation path", pkp_derive},
   };
-  for (command& c : core_commands()) all.push_back(std::move(c));
-  for (command& c : chain_commands()) all.push_back(std::move(c));
-  for (command& c : attest_commands()) all.push_back(std::move(c));
-  for (command& c : trigger_commands()) all.push_back(std::move(c));
+  for (command& c : core_commands())
+    all.push_back(std::move(c));
+  for (command& c : chain_commands())
+    all.push_back(std::move(c));
+  for (command& c : attest_commands())
+    all.push_back(std::move(c));
+  for (command& c : trigger_commands())
+    all.push_back(std::move(c));
   return all;
 }
 

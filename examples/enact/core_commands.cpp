@@ -40,9 +40,7 @@ using client::core_client;
 constexpr std::string_view kDefaultUrl = "http://127.0.0.1:8080";
 constexpr std::string_view kKeyHelp = "set ENACT_API_KEY or pass --key-file FILE";
 
-void print_json(const json::value& v) {
-  std::printf("%s\n", json::serialize(v).c_str());
-}
+void print_json(const json::value& v) { std::printf("%s\n", json::serialize(v).c_str()); }
 
 // --- arguments ---------------------------------------------------------------------------------
 
@@ -71,9 +69,7 @@ void refuse_keys_in_argv(const std::vector<std::string>& argv) {
 }
 
 /// Parses a core command's arguments: its own options and flags, plus --url and --key-file.
-args parse_args(const std::vector<std::string>& argv,
-                std::set<std::string> options,
-                std::set<std::string> flags = {}) {
+args parse_args(const std::vector<std::string>& argv, std::set<std::string> options, std::set<std::string> flags = {}) {
   refuse_keys_in_argv(argv);
   options.insert({"url", "key-file"});
   return args(argv, std::move(options), std::move(flags));
@@ -132,9 +128,7 @@ client::page_request page_of(const args& a) {
   return p;
 }
 
-uint64_t id_arg(const args& a, size_t i, std::string_view what) {
-  return parse_u64(a.at(i, what), what);
-}
+uint64_t id_arg(const args& a, size_t i, std::string_view what) { return parse_u64(a.at(i, what), what); }
 
 address address_arg(const std::string& text, std::string_view what) {
   auto r = parse_address_strict(text, what);
@@ -152,8 +146,7 @@ hash256 hashed_cid_arg(const std::string& text, std::string_view what) {
     return *h;
   }
   if (auto c = ipfs::parse(text); !c)
-    throw usage_error(std::string(what) + ": expected 0x + 64 hex digits or a CID (" +
-                      c.err().message + ")");
+    throw usage_error(std::string(what) + ": expected 0x + 64 hex digits or a CID (" + c.err().message + ")");
   return ipfs::hashed_cid(text);
 }
 
@@ -283,8 +276,7 @@ const std::set<std::string> kSpecOptions = {"name",
                                             "add-pkp-to-groups",
                                             "remove-pkp-from-groups",
                                             "execute-in-groups"};
-const std::set<std::string> kSpecFlags = {"can-create-groups", "can-delete-groups",
-                                          "can-create-pkps"};
+const std::set<std::string> kSpecFlags = {"can-create-groups", "can-delete-groups", "can-create-pkps"};
 
 std::set<std::string> plus(std::set<std::string> a, const std::set<std::string>& b) {
   a.insert(b.begin(), b.end());
@@ -425,9 +417,8 @@ int groups_update(const std::vector<std::string>& argv) {
   // update_group replaces every field; what is not given keeps its current value.
   client::group g;
   if (!a.get("name") || !a.get("description") || !pkps || !cids) {
-    auto current =
-        find_listed<client::group>([&](client::page_request p) { return c.list_groups(p); },
-                                   [&](const client::group& x) { return x.group_id == id; });
+    auto current = find_listed<client::group>([&](client::page_request p) { return c.list_groups(p); },
+                                              [&](const client::group& x) { return x.group_id == id; });
     if (!current)
       throw input_error("GROUP_ID: no group " + std::to_string(id) + " in the account");
     g = std::move(*current);
@@ -551,9 +542,8 @@ int actions_update(const std::vector<std::string>& argv) {
   if (!a.get("name") || !a.get("description")) {
     if (!a.get("name") && !a.get("description"))
       throw usage_error("nothing to update: give --name and/or --description");
-    auto current = find_listed<client::action>(
-        [&](client::page_request p) { return c.list_actions(std::nullopt, p); },
-        [&](const client::action& x) { return x.hashed_cid == m.hashed_cid; });
+    auto current = find_listed<client::action>([&](client::page_request p) { return c.list_actions(std::nullopt, p); },
+                                               [&](const client::action& x) { return x.hashed_cid == m.hashed_cid; });
     if (!current)
       throw input_error("HASHED_CID: no such action in the account");
     m.name = current->name;
@@ -636,9 +626,8 @@ std::optional<envelope::signed_envelope> wallet_proof(const args& a, core_client
     return std::nullopt;
   const Secret key = read_key_file(*path);
   const uint64_t chain_id = c.get_node_chain_config().chain_id;
-  const auto now = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                             std::chrono::system_clock::now().time_since_epoch())
-                                             .count());
+  const auto now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
   auto env = envelope::sign(envelope::kind::billing_auth, chain_id, key, now);
   if (!env)
     throw input_error(env.err().message);
@@ -662,8 +651,7 @@ int billing_create_intent(const std::vector<std::string>& argv) {
   const bool by_wallet = a.get("wallet-key-file").has_value();
   core_client c = connect(a, !by_wallet);
   auto proof = wallet_proof(a, c);
-  print_json(json::value_from(proof ? c.create_payment_intent(amount, *proof)
-                                    : c.create_payment_intent(amount)));
+  print_json(json::value_from(proof ? c.create_payment_intent(amount, *proof) : c.create_payment_intent(amount)));
   return 0;
 }
 
@@ -721,20 +709,18 @@ int server_cid(const std::vector<std::string>& argv) {
 }
 
 /// Adds the hint about where keys come from to an unauthenticated answer when no key was given.
-std::function<int(const std::vector<std::string>&)> with_key_hint(
-    int (*run)(const std::vector<std::string>&)) {
+std::function<int(const std::vector<std::string>&)> with_key_hint(int (*run)(const std::vector<std::string>&)) {
   return [run](const std::vector<std::string>& argv) {
     try {
       return run(argv);
     } catch (const api_error& e) {
       const char* env = std::getenv("ENACT_API_KEY");
-      const bool keyless = (env == nullptr || *env == '\0') &&
-                           std::find_if(argv.begin(), argv.end(), [](const std::string& w) {
-                             return w == "--key-file" || w.rfind("--key-file=", 0) == 0;
-                           }) == argv.end();
+      const bool keyless =
+          (env == nullptr || *env == '\0') && std::find_if(argv.begin(), argv.end(), [](const std::string& w) {
+                                                return w == "--key-file" || w.rfind("--key-file=", 0) == 0;
+                                              }) == argv.end();
       if (e.errc() == api_errc::unauthenticated && keyless)
-        throw input_error(std::string(e.what()) + " (no API key given: " + std::string(kKeyHelp) +
-                          ")");
+        throw input_error(std::string(e.what()) + " (no API key given: " + std::string(kKeyHelp) + ")");
       throw;
     }
   };
@@ -752,41 +738,31 @@ std::vector<command> core_commands() {
   const std::string url = " [--url URL]";
   return {
       {"core new-account", "--name N [--description D] [--email E] [--key-out FILE]" + url,
-       "create an account; prints its API key once (or writes it 0600 to --key-out)",
-       with_key_hint(new_account)},
-      {"core account", g.substr(1), "the account and key the API key belongs to",
-       with_key_hint(account)},
+       "create an account; prints its API key once (or writes it 0600 to --key-out)", with_key_hint(new_account)},
+      {"core account", g.substr(1), "the account and key the API key belongs to", with_key_hint(account)},
       {"core keys add", spec.substr(1) + " [--key-out FILE]" + g,
-       "add a usage key (IDS: comma-separated group ids, 'all' = 0); prints its value once",
-       with_key_hint(keys_add)},
+       "add a usage key (IDS: comma-separated group ids, 'all' = 0); prints its value once", with_key_hint(keys_add)},
       {"core keys list", pages.substr(1) + g, "usage keys of the account (hashes, never values)",
        with_key_hint(keys_list)},
       {"core keys update", "--usage-key-file F" + spec + g,
        "replace every permission of a usage key (omitted ones reset)", with_key_hint(keys_update)},
-      {"core keys update-metadata", "--usage-key-file F --name N [--description D]" + g,
-       "rename a usage key", with_key_hint(keys_update_metadata)},
-      {"core keys remove", "--usage-key-file F" + g, "delete a usage key",
-       with_key_hint(keys_remove)},
-      {"core groups add", "--name N [--description D] [--pkps A,B] [--cid-hashes H|CID,...]" + g,
-       "create a group", with_key_hint(groups_add)},
-      {"core groups list", pages.substr(1) + g, "groups of the account",
-       with_key_hint(groups_list)},
-      {"core groups update",
-       "GROUP_ID [--name N] [--description D] [--pkps A,B] [--cid-hashes H|CID,...]" + g,
+      {"core keys update-metadata", "--usage-key-file F --name N [--description D]" + g, "rename a usage key",
+       with_key_hint(keys_update_metadata)},
+      {"core keys remove", "--usage-key-file F" + g, "delete a usage key", with_key_hint(keys_remove)},
+      {"core groups add", "--name N [--description D] [--pkps A,B] [--cid-hashes H|CID,...]" + g, "create a group",
+       with_key_hint(groups_add)},
+      {"core groups list", pages.substr(1) + g, "groups of the account", with_key_hint(groups_list)},
+      {"core groups update", "GROUP_ID [--name N] [--description D] [--pkps A,B] [--cid-hashes H|CID,...]" + g,
        "change a group; fields not given keep their current value", with_key_hint(groups_update)},
       {"core groups remove", "GROUP_ID" + g, "delete a group", with_key_hint(groups_remove)},
-      {"core groups add-pkp", "GROUP_ID PKP_ID" + g, "permit a PKP in a group",
-       with_key_hint(groups_add_pkp)},
+      {"core groups add-pkp", "GROUP_ID PKP_ID" + g, "permit a PKP in a group", with_key_hint(groups_add_pkp)},
       {"core groups remove-pkp", "GROUP_ID PKP_ID" + g, "withdraw a PKP from a group",
        with_key_hint(groups_remove_pkp)},
-      {"core groups add-action", "GROUP_ID CID" + g, "permit an action in a group",
-       with_key_hint(groups_add_action)},
-      {"core groups remove-action", "GROUP_ID HASHED_CID|CID" + g,
-       "withdraw an action from a group", with_key_hint(groups_remove_action)},
-      {"core wallets create", "--name N [--description D]" + g, "create a PKP wallet",
-       with_key_hint(wallets_create)},
-      {"core wallets list", pages.substr(1) + g, "PKP wallets of the account",
-       with_key_hint(wallets_list)},
+      {"core groups add-action", "GROUP_ID CID" + g, "permit an action in a group", with_key_hint(groups_add_action)},
+      {"core groups remove-action", "GROUP_ID HASHED_CID|CID" + g, "withdraw an action from a group",
+       with_key_hint(groups_remove_action)},
+      {"core wallets create", "--name N [--description D]" + g, "create a PKP wallet", with_key_hint(wallets_create)},
+      {"core wallets list", pages.substr(1) + g, "PKP wallets of the account", with_key_hint(wallets_list)},
       {"core wallets list-in-group", "GROUP_ID" + pages + g, "PKP wallets permitted in a group",
        with_key_hint(wallets_list_in_group)},
       {"core actions add", "CID --name N [--description D]" + g, "register action metadata",
@@ -795,28 +771,24 @@ std::vector<command> core_commands() {
        with_key_hint(actions_upload)},
       {"core actions update", "HASHED_CID|CID [--name N] [--description D]" + g,
        "change an action's name or description", with_key_hint(actions_update)},
-      {"core actions delete", "HASHED_CID|CID" + g, "delete an action's metadata",
-       with_key_hint(actions_delete)},
+      {"core actions delete", "HASHED_CID|CID" + g, "delete an action's metadata", with_key_hint(actions_delete)},
       {"core actions list", "[--group ID]" + pages + g, "actions of the account or of a group",
        with_key_hint(actions_list)},
       {"core run", "--cid CID | --code-file FILE [--pkp PKP_ID] [--params JSON]" + g,
-       "run an action; prints response, logs, signatures, run_ms and charged credits",
-       with_key_hint(run)},
+       "run an action; prints response, logs, signatures, run_ms and charged credits", with_key_hint(run)},
       {"core billing balance", "[--wallet-key-file K]" + g,
-       "credit balance (by API key, or by a wallet proof signed with K)",
-       with_key_hint(billing_balance)},
+       "credit balance (by API key, or by a wallet proof signed with K)", with_key_hint(billing_balance)},
       {"core billing create-intent", "--amount-cents N [--wallet-key-file K]" + g,
        "start a payment of N cents (at least 500)", with_key_hint(billing_create_intent)},
       {"core billing confirm", "PAYMENT_INTENT_ID [--wallet-key-file K]" + g,
        "credit a completed payment; prints the new balance", with_key_hint(billing_confirm)},
       {"core billing stripe-config", url.substr(1), "the payment provider's publishable key",
        with_key_hint(billing_stripe_config)},
-      {"core chain-config", url.substr(1),
-       "chain id, registry contract and chain name of the service", with_key_hint(chain_config)},
-      {"core api-payers", url.substr(1),
-       "addresses that relay API-mode writes, and the admin payer", with_key_hint(api_payers)},
-      {"core cid", "FILE" + url, "CID of a file as the service computes it",
-       with_key_hint(server_cid)},
+      {"core chain-config", url.substr(1), "chain id, registry contract and chain name of the service",
+       with_key_hint(chain_config)},
+      {"core api-payers", url.substr(1), "addresses that relay API-mode writes, and the admin payer",
+       with_key_hint(api_payers)},
+      {"core cid", "FILE" + url, "CID of a file as the service computes it", with_key_hint(server_cid)},
   };
 }
 

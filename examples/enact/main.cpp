@@ -22,9 +22,9 @@ const std::vector<command>& table() {
 }
 
 void print_usage(std::FILE* out) {
-  std::fputs("usage: enact <command> [args...]   (enact <command> --help for details)\n\ncommands:\n",
-             out);
-  for (const auto& c : table()) std::fprintf(out, "  %-28s %s\n", c.name.c_str(), c.summary.c_str());
+  std::fputs("usage: enact <command> [args...]   (enact <command> --help for details)\n\ncommands:\n", out);
+  for (const auto& c : table())
+    std::fprintf(out, "  %-28s %s\n", c.name.c_str(), c.summary.c_str());
   std::fputs(
       "\ncore commands talk to the core service at --url URL (default $ENACT_URL, else\n"
       "http://127.0.0.1:8080) with the API key from --key-file FILE or $ENACT_API_KEY (never from\n"
@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
         }
         break;
       }
-      if (c.name.rfind(joined + " ", 0) != 0) break;
+      if (c.name.rfind(joined + " ", 0) != 0)
+        break;
     }
   }
   if (!found) {
@@ -65,16 +66,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(words.begin() + static_cast<std::ptrdiff_t>(used), words.end());
   for (const auto& w : rest) {
     if (w == "--help" || w == "-h") {
-      std::printf("usage: enact %s %s\n\n%s\n", found->name.c_str(), found->usage.c_str(),
-                  found->summary.c_str());
+      std::printf("usage: enact %s %s\n\n%s\n", found->name.c_str(), found->usage.c_str(), found->summary.c_str());
       return 0;
     }
   }
   try {
     return found->run(rest);
   } catch (const enact::cli::usage_error& e) {
-    std::fprintf(stderr, "enact %s: %s\nusage: enact %s %s\n", found->name.c_str(), e.what(),
-                 found->name.c_str(), found->usage.c_str());
+    std::fprintf(stderr, "enact %s: %s\nusage: enact %s %s\n", found->name.c_str(), e.what(), found->name.c_str(),
+                 found->usage.c_str());
     return 2;
   } catch (const enact::cli::input_error& e) {
     std::fprintf(stderr, "enact %s: %s\n", found->name.c_str(), e.what());

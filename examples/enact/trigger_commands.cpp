@@ -76,9 +76,7 @@ fs::path config_dir() {
   throw input_error("no configuration directory: set ENACT_CONFIG_DIR or HOME");
 }
 
-fs::path token_path() {
-  return config_dir() / "triggers.json";
-}
+fs::path token_path() { return config_dir() / "triggers.json"; }
 
 /// What `triggers login` stored.
 struct saved_login {
@@ -95,8 +93,7 @@ std::optional<saved_login> read_saved() {
   if (::stat(p.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
-    throw input_error(p.string() + ": readable by others (mode " + mode +
-                      "); chmod 600 it or log in again");
+    throw input_error(p.string() + ": readable by others (mode " + mode + "); chmod 600 it or log in again");
   }
   std::string text = read_input(p.string());
   boost::system::error_code jec;
@@ -133,8 +130,7 @@ void write_saved(const std::string& url, const Secret& token) {
   json::value v = std::move(o);
   wipe_strings(v);
   const bool ok = ::fchmod(fd, 0600) == 0 &&
-                  ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                  ::fsync(fd) == 0;
+                  ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
   detail::secure_wipe(text.data(), text.size());
   const bool closed = ::close(fd) == 0;
   if (!ok || !closed || ::rename(tmp.c_str(), final_path.c_str()) != 0) {
@@ -167,9 +163,7 @@ void refuse_secrets_in_argv(const std::vector<std::string>& argv) {
                           std::string(r.instead));
 }
 
-args parse_args(const std::vector<std::string>& argv,
-                std::set<std::string> options,
-                std::set<std::string> flags = {}) {
+args parse_args(const std::vector<std::string>& argv, std::set<std::string> options, std::set<std::string> flags = {}) {
   refuse_secrets_in_argv(argv);
   options.insert("url");
   flags.insert("json");
@@ -305,9 +299,7 @@ json::value config_json(const client::trigger_config& c) {
         } else if constexpr (std::is_same_v<T, client::schedule_config>) {
           return json::object{{"cron", cfg.cron}, {"timezone", cfg.timezone}};
         } else {
-          json::object o{{"chain", cfg.chain},
-                         {"contract", to_checksum_address(cfg.contract)},
-                         {"event", cfg.event}};
+          json::object o{{"chain", cfg.chain}, {"contract", to_checksum_address(cfg.contract)}, {"event", cfg.event}};
           if (cfg.start_block)
             o["start_block"] = *cfg.start_block;
           if (!cfg.topic_filters.empty()) {
@@ -352,12 +344,9 @@ json::object trigger_json(const client::trigger& t) {
 }
 
 json::object run_json(const client::run& r) {
-  json::object o{{"id", r.id},
-                 {"trigger_id", r.trigger_id},
-                 {"status", client::name(r.status)},
-                 {"attempts", r.attempts},
-                 {"params", r.params},
-                 {"queued_at", r.queued_at}};
+  json::object o{
+      {"id", r.id},         {"trigger_id", r.trigger_id}, {"status", client::name(r.status)}, {"attempts", r.attempts},
+      {"params", r.params}, {"queued_at", r.queued_at}};
   if (r.status == client::run_status::success)
     o["response"] = r.response;
   if (r.error) {
@@ -400,10 +389,9 @@ void print_trigger(const args& a, const client::trigger& t) {
     return;
   }
   std::printf("%s  %s  %s  %s\n  name:   %s\n  action: %s%s\n  fires:  %s\n", t.id.c_str(),
-              std::string(client::name(t.type)).c_str(), t.enabled ? "enabled" : "disabled",
-              t.updated_at.c_str(), t.name.c_str(), t.action_ipfs_cid.c_str(),
-              t.pkp_id ? (" with PKP " + to_checksum_address(*t.pkp_id)).c_str() : "",
-              what_fires(t).c_str());
+              std::string(client::name(t.type)).c_str(), t.enabled ? "enabled" : "disabled", t.updated_at.c_str(),
+              t.name.c_str(), t.action_ipfs_cid.c_str(),
+              t.pkp_id ? (" with PKP " + to_checksum_address(*t.pkp_id)).c_str() : "", what_fires(t).c_str());
   std::fflush(stdout);
 }
 
@@ -417,8 +405,7 @@ void print_run(const args& a, const client::run& r) {
     detail = "response " + json::serialize(r.response);
   else if (r.error)
     detail = "error " + r.error->code + ": " + r.error->message;
-  std::printf("%s  %-7s  attempts %llu  queued %s  %s\n", r.id.c_str(),
-              std::string(client::name(r.status)).c_str(),
+  std::printf("%s  %-7s  attempts %llu  queued %s  %s\n", r.id.c_str(), std::string(client::name(r.status)).c_str(),
               static_cast<unsigned long long>(r.attempts), r.queued_at.c_str(), detail.c_str());
   std::fflush(stdout);
 }
@@ -458,8 +445,7 @@ int login(const std::vector<std::string>& argv) {
   } else {
     const std::string name = a.get("client").value_or("enact-cli");
     client::pending_login p = c.start_login(name);
-    std::fprintf(stderr,
-                 "Open this URL and approve the client '%s':\n\n  %s\n\nWaiting for approval...\n",
+    std::fprintf(stderr, "Open this URL and approve the client '%s':\n\n  %s\n\nWaiting for approval...\n",
                  name.c_str(), p.authorize_url.c_str());
     std::fflush(stderr);
     client::login_options o;
@@ -476,8 +462,8 @@ int login(const std::vector<std::string>& argv) {
                             {"url", url},
                             {"config_file", token_path().string()}});
   } else {
-    std::printf("logged in to %s as %s (token valid until %s, kept in %s)\n", url.c_str(),
-                who.user_id.c_str(), who.token_expires_at.c_str(), token_path().string().c_str());
+    std::printf("logged in to %s as %s (token valid until %s, kept in %s)\n", url.c_str(), who.user_id.c_str(),
+                who.token_expires_at.c_str(), token_path().string().c_str());
   }
   return 0;
 }
@@ -511,9 +497,9 @@ int whoami(const std::vector<std::string>& argv) {
 }
 
 const std::set<std::string> kCreateOptions = {
-    "name",  "action", "pkp",    "usage-key-file", "cron",        "chain",        "contract",
-    "event", "topic1", "topic2", "topic3",         "start-block", "confirmations",
-    "max-runs-per-minute", "max-queued-runs"};
+    "name",           "action", "pkp",    "usage-key-file", "cron",        "chain",         "contract",
+    "event",          "topic1", "topic2", "topic3",         "start-block", "confirmations", "max-runs-per-minute",
+    "max-queued-runs"};
 
 /// --max-runs-per-minute and --max-queued-runs (the service checks their range).
 template <class Fields>
@@ -546,8 +532,8 @@ int create(const std::vector<std::string>& argv) {
     t.pkp_id = *addr;
   }
   const auto only = [&](std::initializer_list<const char*> allowed) {
-    for (const char* o : {"cron", "chain", "contract", "event", "topic1", "topic2", "topic3",
-                          "start-block", "confirmations"}) {
+    for (const char* o :
+         {"cron", "chain", "contract", "event", "topic1", "topic2", "topic3", "start-block", "confirmations"}) {
       if (!a.get(o))
         continue;
       bool ok = false;
@@ -564,8 +550,7 @@ int create(const std::vector<std::string>& argv) {
     only({"cron"});
     t.config = client::schedule_config{a.require("cron"), "UTC"};
   } else if (type == "chain-event") {
-    only({"chain", "contract", "event", "topic1", "topic2", "topic3", "start-block",
-          "confirmations"});
+    only({"chain", "contract", "event", "topic1", "topic2", "topic3", "start-block", "confirmations"});
     client::chain_event_config e;
     e.chain = a.require("chain");
     auto contract = parse_address(a.require("contract"), "--contract");
@@ -584,8 +569,7 @@ int create(const std::vector<std::string>& argv) {
         last = i;
     for (int i = 1; i <= last; ++i) {
       const std::string opt = "topic" + std::to_string(i);
-      e.topic_filters.push_back(a.get(opt) ? topic_filter_arg(*a.get(opt), "--" + opt)
-                                           : std::vector<hash256>{});
+      e.topic_filters.push_back(a.get(opt) ? topic_filter_arg(*a.get(opt), "--" + opt) : std::vector<hash256>{});
     }
     t.config = std::move(e);
   } else {
@@ -611,9 +595,8 @@ int list(const std::vector<std::string>& argv) {
     return 0;
   }
   for (const auto& t : l.items)
-    std::printf("%s  %-11s  %-8s  %-20s  %s\n", t.id.c_str(),
-                std::string(client::name(t.type)).c_str(), t.enabled ? "enabled" : "disabled",
-                t.name.c_str(), what_fires(t).c_str());
+    std::printf("%s  %-11s  %-8s  %-20s  %s\n", t.id.c_str(), std::string(client::name(t.type)).c_str(),
+                t.enabled ? "enabled" : "disabled", t.name.c_str(), what_fires(t).c_str());
   std::printf("(%zu of %llu)\n", l.items.size(), static_cast<unsigned long long>(l.total));
   return 0;
 }
@@ -640,9 +623,8 @@ int disable(const std::vector<std::string>& argv) {
 }
 
 int update(const std::vector<std::string>& argv) {
-  args a = parse_args(argv,
-                      {"name", "action", "pkp", "usage-key-file", "cron", "max-runs-per-minute", "max-queued-runs"},
-                      {"no-pkp"});
+  args a = parse_args(
+      argv, {"name", "action", "pkp", "usage-key-file", "cron", "max-runs-per-minute", "max-queued-runs"}, {"no-pkp"});
   a.at_most(1);
   const std::string& id = a.at(0, "TRIGGER_ID");
   client::trigger_patch p;
@@ -704,15 +686,14 @@ int runs(const std::vector<std::string>& argv) {
   // --follow: prints each run once it has finished, oldest first, until --max runs were printed
   // or --timeout seconds passed (both optional: without them it runs until interrupted). The
   // service pushes nothing, so the newest runs are polled every --interval seconds (default 1).
-  const auto interval = std::chrono::milliseconds(
-      a.get("interval") ? parse_u64(*a.get("interval"), "--interval") * 1000 : 1000);
+  const auto interval =
+      std::chrono::milliseconds(a.get("interval") ? parse_u64(*a.get("interval"), "--interval") * 1000 : 1000);
   const std::optional<uint64_t> max =
       a.get("max") ? std::optional<uint64_t>(parse_u64(*a.get("max"), "--max")) : std::nullopt;
-  const auto deadline =
-      a.get("timeout")
-          ? std::optional(std::chrono::steady_clock::now() +
-                          std::chrono::seconds(parse_u64(*a.get("timeout"), "--timeout")))
-          : std::nullopt;
+  const auto deadline = a.get("timeout")
+                            ? std::optional(std::chrono::steady_clock::now() +
+                                            std::chrono::seconds(parse_u64(*a.get("timeout"), "--timeout")))
+                            : std::nullopt;
   std::set<std::string> printed;
   // Runs present before following began and already finished are history, not news.
   for (const auto& r : with_hint([&] { return c.runs(id, 100, 0); }).items)
@@ -741,9 +722,7 @@ int run_cmd(const std::vector<std::string>& argv) {
   const std::string& id = a.at(0, "RUN_ID");
   trigger_client c = connect(a);
   if (auto w = a.get("wait"))
-    print_run(a, with_hint([&] {
-                return c.wait_for_run(id, std::chrono::seconds(parse_u64(*w, "--wait")));
-              }));
+    print_run(a, with_hint([&] { return c.wait_for_run(id, std::chrono::seconds(parse_u64(*w, "--wait"))); }));
   else
     print_run(a, with_hint([&] { return c.get_run(id); }));
   return 0;
@@ -773,10 +752,8 @@ int fire_webhook(const std::vector<std::string>& argv) {
   const std::string run_id = c.fire_webhook(id, w);
   if (auto wait = a.get("wait")) {
     trigger_client authed = connect(a);
-    print_run(a, with_hint([&] {
-                return authed.wait_for_run(run_id,
-                                           std::chrono::seconds(parse_u64(*wait, "--wait")));
-              }));
+    print_run(a,
+              with_hint([&] { return authed.wait_for_run(run_id, std::chrono::seconds(parse_u64(*wait, "--wait"))); }));
     return 0;
   }
   if (a.has("json"))
@@ -814,14 +791,11 @@ std::vector<command> trigger_commands() {
       {"triggers enable", "TRIGGER_ID" + g, "enable a trigger", enable},
       {"triggers disable", "TRIGGER_ID" + g, "disable a trigger", disable},
       {"triggers delete", "TRIGGER_ID" + g, "delete a trigger and its runs", remove},
-      {"triggers runs",
-       "TRIGGER_ID [--limit N] [--offset N] [--follow [--max N] [--timeout S] [--interval S]]" + g,
+      {"triggers runs", "TRIGGER_ID [--limit N] [--offset N] [--follow [--max N] [--timeout S] [--interval S]]" + g,
        "a trigger's runs, newest first; --follow prints each new run once it finished", runs},
       {"triggers run", "RUN_ID [--wait S]" + g, "one run; --wait polls until it finished", run_cmd},
-      {"triggers fire-webhook",
-       "TRIGGER_ID [--data JSON|@FILE] [--content-type T] [--header 'N: V'] [--wait S]" + g,
-       "POST to the trigger's webhook; prints the run id (with --wait, the finished run)",
-       fire_webhook},
+      {"triggers fire-webhook", "TRIGGER_ID [--data JSON|@FILE] [--content-type T] [--header 'N: V'] [--wait S]" + g,
+       "POST to the trigger's webhook; prints the run id (with --wait, the finished run)", fire_webhook},
   };
 }
 

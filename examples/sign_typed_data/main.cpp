@@ -52,8 +52,7 @@ std::optional<Secret> read_key(const std::string& path) {
   auto decoded = hex::decode_into(digits, key.mutable_view(), path);
   detail::secure_wipe(text.data(), text.size());
   if (!decoded) {
-    std::fprintf(stderr, "sign_typed_data: %s (expected a 32-byte hex private key)\n",
-                 decoded.err().message.c_str());
+    std::fprintf(stderr, "sign_typed_data: %s (expected a 32-byte hex private key)\n", decoded.err().message.c_str());
     return std::nullopt;
   }
   if (!secp256k1::is_valid_private_key(key.view())) {
@@ -115,9 +114,7 @@ int main(int argc, char** argv) {
   if (!key)
     return 1;
   const uint64_t now = issued_at.value_or(static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::seconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count()));
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()));
 
   try {
     if (!url.empty()) {
@@ -126,12 +123,10 @@ int main(int argc, char** argv) {
       options.base_url = url;
       client::core_client core(options);
       chain_id = core.get_node_chain_config().chain_id;
-      const envelope::signed_envelope env =
-          envelope::sign(envelope::kind::create_wallet, chain_id, *key, now).value();
+      const envelope::signed_envelope env = envelope::sign(envelope::kind::create_wallet, chain_id, *key, now).value();
       std::printf("%s\n", envelope::to_json(env).c_str());
       const client::minted_wallet w = core.create_wallet_with_signature(env);
-      std::printf("{\"pkp_id\":\"%s\",\"wallet_address\":\"%s\"}\n",
-                  to_checksum_address(w.pkp_id).c_str(),
+      std::printf("{\"pkp_id\":\"%s\",\"wallet_address\":\"%s\"}\n", to_checksum_address(w.pkp_id).c_str(),
                   to_checksum_address(w.wallet_address).c_str());
       return 0;
     }
@@ -141,8 +136,7 @@ int main(int argc, char** argv) {
     want.expected = kind;
     want.chain_id = chain_id;
     want.now = now;
-    const address signer =
-        envelope::verify(boost::json::serialize(env.typed_data), env.signature, want).value();
+    const address signer = envelope::verify(boost::json::serialize(env.typed_data), env.signature, want).value();
     std::printf("%s\n", envelope::to_json(env).c_str());
     std::fprintf(stderr, "signed by %s\n", to_checksum_address(signer).c_str());
     return 0;

@@ -26,8 +26,7 @@ namespace {
 
 using namespace enact;
 
-constexpr const char* kUsage =
-    "usage: verify_attestation QUOTE [--collateral FILE] [--now UNIX] [--json]\n";
+constexpr const char* kUsage = "usage: verify_attestation QUOTE [--collateral FILE] [--now UNIX] [--json]\n";
 
 int usage(const char* why) {
   std::fprintf(stderr, "verify_attestation: %s\n%s", why, kUsage);
@@ -90,8 +89,7 @@ int main(int argc, char** argv) {
     }
     auto collateral = attest::parse_collateral(*text);
     if (!collateral) {
-      std::fprintf(stderr, "verify_attestation: %s: %s\n", collateral_path.c_str(),
-                   collateral.err().message.c_str());
+      std::fprintf(stderr, "verify_attestation: %s: %s\n", collateral_path.c_str(), collateral.err().message.c_str());
       return 2;
     }
     options.collateral = std::move(*collateral);
@@ -110,17 +108,15 @@ int main(int argc, char** argv) {
     if (quote_path.ends_with(".hex")) {
       const auto b = input->find_first_not_of(" \t\r\n");
       const auto e = input->find_last_not_of(" \t\r\n");
-      const std::string_view digits = b == std::string::npos
-                                          ? std::string_view()
-                                          : std::string_view(*input).substr(b, e - b + 1);
+      const std::string_view digits =
+          b == std::string::npos ? std::string_view() : std::string_view(*input).substr(b, e - b + 1);
       ENACT_TRY(const bytes raw, hex::decode(digits, "quote"));
       return attest::verify_quote(raw, options);
     }
     return attest::verify_quote(as_bytes(*input), options);
   }();
   if (!report) {
-    std::fprintf(stderr, "verify_attestation: %s: %s\n", quote_path.c_str(),
-                 report.err().message.c_str());
+    std::fprintf(stderr, "verify_attestation: %s: %s\n", quote_path.c_str(), report.err().message.c_str());
     return 2;
   }
 

@@ -34,8 +34,7 @@ namespace json = boost::json;
 constexpr std::string_view kActionCode =
     "Enact.setResponse({echo: params.event, content_type: params.headers['content-type']});\n";
 
-constexpr const char* kUsage =
-    "usage: webhook_to_action --url CORE_URL --token-file FILE [--triggers-url URL]\n";
+constexpr const char* kUsage = "usage: webhook_to_action --url CORE_URL --token-file FILE [--triggers-url URL]\n";
 
 int usage(const char* why) {
   std::fprintf(stderr, "webhook_to_action: %s\n%s", why, kUsage);
@@ -50,9 +49,8 @@ struct failure {
 /// expected one is a failure carrying the server's `{"error": {code, message}}`.
 json::value call(httplib::Client& http, const std::string& method, const std::string& path,
                  const httplib::Headers& headers, const std::string& body, int expected) {
-  const httplib::Result r = method == "GET"
-                                ? http.Get(path, headers)
-                                : http.Post(path, headers, body, "application/json");
+  const httplib::Result r =
+      method == "GET" ? http.Get(path, headers) : http.Post(path, headers, body, "application/json");
   if (!r)
     throw failure{method + " " + path + ": " + httplib::to_string(r.error())};
   if (r->status != expected)
@@ -60,9 +58,7 @@ json::value call(httplib::Client& http, const std::string& method, const std::st
   return json::parse(r->body);
 }
 
-std::string text_of(const Secret& s) {
-  return {reinterpret_cast<const char*>(s.view().data()), s.size()};
-}
+std::string text_of(const Secret& s) { return {reinterpret_cast<const char*>(s.view().data()), s.size()}; }
 
 void print(std::string_view step, const json::value& v) {
   std::printf("{\"step\":\"%.*s\",\"value\":%s}\n", static_cast<int>(step.size()), step.data(),
@@ -137,8 +133,7 @@ int main(int argc, char** argv) {
     print("trigger", json::object{{"id", id}, {"webhook_url", trigger.at("webhook_url")}});
 
     // 3. Fire it: anyone who knows the URL may; the answer comes once the run is stored.
-    const json::value queued =
-        call(http, "POST", "/webhook/" + id, {}, R"({"order": 42, "status": "paid"})", 202);
+    const json::value queued = call(http, "POST", "/webhook/" + id, {}, R"({"order": 42, "status": "paid"})", 202);
     const std::string run_id(queued.at("run_id").as_string());
     print("fired", queued);
 

@@ -15,9 +15,7 @@ namespace {
 
 namespace json = boost::json;
 
-error usage(std::string msg) {
-  return fail(api_errc::invalid_request, std::move(msg));
-}
+error usage(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
 
 /// Reads the TOML subset: `[section]`, `key = "string" | integer | true | false`, `#` comments.
 result<json::object> parse_toml(const std::string& text, const std::string& file) {
@@ -126,18 +124,36 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     ENACT_TRY(auto t, text(v, what));
     return set_listen(s, t, what);
   }
-  if (key == "data_dir") { ENACT_TRY(s.data_dir, text(v, what)); return {}; }
-  if (key == "dev") { ENACT_TRY(s.dev, boolean(v, what)); return {}; }
+  if (key == "data_dir") {
+    ENACT_TRY(s.data_dir, text(v, what));
+    return {};
+  }
+  if (key == "dev") {
+    ENACT_TRY(s.dev, boolean(v, what));
+    return {};
+  }
   if (key == "log_level") {
     ENACT_TRY(s.log_level, text(v, what));
     if (s.log_level != "debug" && s.log_level != "info" && s.log_level != "warn" && s.log_level != "error")
       return usage(what + ": expected debug, info, warn or error");
     return {};
   }
-  if (key == "threads") { ENACT_TRY(s.threads, number<int>(v, what)); return {}; }
-  if (key == "chain.chain_id") { ENACT_TRY(s.core.chain_id, number<uint64_t>(v, what)); return {}; }
-  if (key == "chain.chain_name") { ENACT_TRY(s.core.chain_name, text(v, what)); return {}; }
-  if (key == "chain.rpc_url") { ENACT_TRY(s.rpc_url, text(v, what)); return {}; }
+  if (key == "threads") {
+    ENACT_TRY(s.threads, number<int>(v, what));
+    return {};
+  }
+  if (key == "chain.chain_id") {
+    ENACT_TRY(s.core.chain_id, number<uint64_t>(v, what));
+    return {};
+  }
+  if (key == "chain.chain_name") {
+    ENACT_TRY(s.core.chain_name, text(v, what));
+    return {};
+  }
+  if (key == "chain.rpc_url") {
+    ENACT_TRY(s.rpc_url, text(v, what));
+    return {};
+  }
   if (key == "ledger.backend") {
     ENACT_TRY(s.ledger, text(v, what));
     if (s.ledger != "embedded" && s.ledger != "evm")
@@ -169,12 +185,30 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
       return usage(what + ": expected auto, dev, stripe or none");
     return {};
   }
-  if (key == "billing.stripe_api_base") { ENACT_TRY(s.stripe.api_base, text(v, what)); return {}; }
-  if (key == "billing.stripe_publishable_key") { ENACT_TRY(s.stripe.publishable_key, text(v, what)); return {}; }
-  if (key == "billing.stripe_secret_key") { ENACT_TRY(s.stripe.secret_key, text(v, what)); return {}; }
-  if (key == "billing.write_surcharge_credits") { ENACT_TRY(s.core.write_surcharge_credits, number<uint64_t>(v, what)); return {}; }
-  if (key == "billing.run_price_credits") { ENACT_TRY(s.core.run_price_credits, number<uint64_t>(v, what)); return {}; }
-  if (key == "sandbox.workers") { ENACT_TRY(s.sandbox_workers, number<size_t>(v, what)); return {}; }
+  if (key == "billing.stripe_api_base") {
+    ENACT_TRY(s.stripe.api_base, text(v, what));
+    return {};
+  }
+  if (key == "billing.stripe_publishable_key") {
+    ENACT_TRY(s.stripe.publishable_key, text(v, what));
+    return {};
+  }
+  if (key == "billing.stripe_secret_key") {
+    ENACT_TRY(s.stripe.secret_key, text(v, what));
+    return {};
+  }
+  if (key == "billing.write_surcharge_credits") {
+    ENACT_TRY(s.core.write_surcharge_credits, number<uint64_t>(v, what));
+    return {};
+  }
+  if (key == "billing.run_price_credits") {
+    ENACT_TRY(s.core.run_price_credits, number<uint64_t>(v, what));
+    return {};
+  }
+  if (key == "sandbox.workers") {
+    ENACT_TRY(s.sandbox_workers, number<size_t>(v, what));
+    return {};
+  }
   if (key == "sandbox.run_timeout_ms") {
     ENACT_TRY(s.run_timeout_ms, number<uint64_t>(v, what));
     if (s.run_timeout_ms == 0)
@@ -193,16 +227,51 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
       return usage(what + ": expected simulated or dstack");
     return {};
   }
-  if (key == "tee.dstack_socket") { ENACT_TRY(s.dstack_socket, text(v, what)); return {}; }
-  if (key == "tee.evidence_dir") { ENACT_TRY(s.evidence_dir, text(v, what)); return {}; }
-  if (key == "sandbox.unsafe_allow_weak") { ENACT_TRY(s.sandbox_allow_weak, boolean(v, what)); return {}; }
-  if (key == "sandbox.ipfs_gateway") { ENACT_TRY(s.core.ipfs_gateway, text(v, what)); return {}; }
-  if (key == "limits.max_body_bytes") { ENACT_TRY(s.core.max_body_bytes, number<size_t>(v, what)); return {}; }
-  if (key == "limits.key_rate_per_second") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_per_second = double(n); return {}; }
-  if (key == "limits.key_rate_burst") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.key_rate_burst = double(n); return {}; }
-  if (key == "limits.new_accounts_per_ip_per_minute") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.new_account_per_ip_per_minute = double(n); return {}; }
-  if (key == "limits.rpc_writes_per_ip_per_minute") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.rpc_writes_per_ip_per_minute = double(n); return {}; }
-  if (key == "limits.rpc_calls_per_ip_per_second") { ENACT_TRY(auto n, number<uint64_t>(v, what)); s.core.rpc_calls_per_ip_per_second = double(n); return {}; }
+  if (key == "tee.dstack_socket") {
+    ENACT_TRY(s.dstack_socket, text(v, what));
+    return {};
+  }
+  if (key == "tee.evidence_dir") {
+    ENACT_TRY(s.evidence_dir, text(v, what));
+    return {};
+  }
+  if (key == "sandbox.unsafe_allow_weak") {
+    ENACT_TRY(s.sandbox_allow_weak, boolean(v, what));
+    return {};
+  }
+  if (key == "sandbox.ipfs_gateway") {
+    ENACT_TRY(s.core.ipfs_gateway, text(v, what));
+    return {};
+  }
+  if (key == "limits.max_body_bytes") {
+    ENACT_TRY(s.core.max_body_bytes, number<size_t>(v, what));
+    return {};
+  }
+  if (key == "limits.key_rate_per_second") {
+    ENACT_TRY(auto n, number<uint64_t>(v, what));
+    s.core.key_rate_per_second = double(n);
+    return {};
+  }
+  if (key == "limits.key_rate_burst") {
+    ENACT_TRY(auto n, number<uint64_t>(v, what));
+    s.core.key_rate_burst = double(n);
+    return {};
+  }
+  if (key == "limits.new_accounts_per_ip_per_minute") {
+    ENACT_TRY(auto n, number<uint64_t>(v, what));
+    s.core.new_account_per_ip_per_minute = double(n);
+    return {};
+  }
+  if (key == "limits.rpc_writes_per_ip_per_minute") {
+    ENACT_TRY(auto n, number<uint64_t>(v, what));
+    s.core.rpc_writes_per_ip_per_minute = double(n);
+    return {};
+  }
+  if (key == "limits.rpc_calls_per_ip_per_second") {
+    ENACT_TRY(auto n, number<uint64_t>(v, what));
+    s.core.rpc_calls_per_ip_per_second = double(n);
+    return {};
+  }
   if (key == "limits.rpc_max_batch") {
     ENACT_TRY(s.core.rpc_max_batch, number<size_t>(v, what));
     if (s.core.rpc_max_batch == 0 || s.core.rpc_max_batch > 1000)
@@ -215,9 +284,16 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
       return usage(what + ": must be positive");
     return {};
   }
-  if (key == "limits.upload_quota_bytes") { ENACT_TRY(s.core.upload_quota_bytes, number<uint64_t>(v, what)); return {}; }
-  if (key == "limits.upload_quota_count") { ENACT_TRY(s.core.upload_quota_count, number<uint64_t>(v, what)); return {}; }
-  if (auto r = triggers::apply_setting(s.triggers, key, v, what)) return *r;
+  if (key == "limits.upload_quota_bytes") {
+    ENACT_TRY(s.core.upload_quota_bytes, number<uint64_t>(v, what));
+    return {};
+  }
+  if (key == "limits.upload_quota_count") {
+    ENACT_TRY(s.core.upload_quota_count, number<uint64_t>(v, what));
+    return {};
+  }
+  if (auto r = triggers::apply_setting(s.triggers, key, v, what))
+    return *r;
   return usage(what + ": unknown setting");
 }
 
@@ -263,25 +339,43 @@ constexpr flag kFlags[] = {
     {"--dev", nullptr, "development mode: enables the dev payment provider (marked \"mode\": \"dev\")"},
     {"--billing", "billing.provider", "auto | dev | stripe | none (auto: dev with --dev, stripe with a secret key)"},
     {"--stripe-api-base", "billing.stripe_api_base", "Stripe API base URL (default https://api.stripe.com)"},
-    {"--stripe-publishable-key", "billing.stripe_publishable_key", "Stripe publishable key (the secret key comes from STRIPE_SECRET_KEY)"},
+    {"--stripe-publishable-key", "billing.stripe_publishable_key",
+     "Stripe publishable key (the secret key comes from STRIPE_SECRET_KEY)"},
     {"--write-surcharge", "billing.write_surcharge_credits", "credits debited per relayed ledger write (default 0)"},
     {"--run-price", "billing.run_price_credits", "credits per run-action call (default 1)"},
-    {"--chain-id", "chain.chain_id", "chain id of the registry (default 31337; checked against the node with --ledger evm)"},
+    {"--chain-id", "chain.chain_id",
+     "chain id of the registry (default 31337; checked against the node with --ledger evm)"},
     {"--ledger", "ledger.backend", "embedded | evm: the permission ledger (default embedded)"},
     {"--rpc-url", "chain.rpc_url", "JSON-RPC endpoint of the node holding the registry (--ledger evm)"},
-    {"--registry-address", "chain.contract_address", "address of the permission registry (--ledger evm; enact-server deploy-registry)"},
+    {"--registry-address", "chain.contract_address",
+     "address of the permission registry (--ledger evm; enact-server deploy-registry)"},
     {"--ledger-cache", "ledger.cache", "on | off: cache registry reads, invalidated by its events (default on)"},
     {"--chain-name", "chain.chain_name", "chain name reported by /get_node_chain_config"},
-    {"--key-rate", "limits.key_rate_per_second", "requests per second per API key, and per admin wallet for X-Wallet-Auth; over it: 429 with Retry-After (default 200; 0: unlimited)"},
-    {"--new-accounts-per-minute", "limits.new_accounts_per_ip_per_minute", "account creations per client IP (IPv6: per /64) per minute, and calls of each *_with_signature minting route; over it: 429 with Retry-After (default 60; 0: unlimited)"},
-    {"--rpc-calls-per-second", "limits.rpc_calls_per_ip_per_second", "eth_call and eth_estimateGas at /rpc per client IP (IPv6: per /64) per second, each of a batch counted, with ten seconds' worth as the burst: both execute a call, writes included, and roll it back; over it: HTTP 429 with Retry-After and JSON-RPC error -32005 (default 100; 0: unlimited)"},
-    {"--rpc-writes-per-minute", "limits.rpc_writes_per_ip_per_minute", "eth_sendRawTransaction at /rpc per client IP (IPv6: per /64) per minute, each write of a batch counted; over it: HTTP 429 with Retry-After and JSON-RPC error -32005 (default 120; 0: unlimited)"},
-    {"--upload-quota-bytes", "limits.upload_quota_bytes", "total bytes of distinct action code one account may store with /upload_action; over it: 403 forbidden (default 67108864; 0: unlimited)"},
-    {"--upload-quota-count", "limits.upload_quota_count", "distinct action codes one account may store with /upload_action; over it: 403 forbidden (default 1000; 0: unlimited)"},
+    {"--key-rate", "limits.key_rate_per_second",
+     "requests per second per API key, and per admin wallet for X-Wallet-Auth; over it: 429 with Retry-After (default "
+     "200; 0: unlimited)"},
+    {"--new-accounts-per-minute", "limits.new_accounts_per_ip_per_minute",
+     "account creations per client IP (IPv6: per /64) per minute, and calls of each *_with_signature minting route; "
+     "over it: 429 with Retry-After (default 60; 0: unlimited)"},
+    {"--rpc-calls-per-second", "limits.rpc_calls_per_ip_per_second",
+     "eth_call and eth_estimateGas at /rpc per client IP (IPv6: per /64) per second, each of a batch counted, with ten "
+     "seconds' worth as the burst: both execute a call, writes included, and roll it back; over it: HTTP 429 with "
+     "Retry-After and JSON-RPC error -32005 (default 100; 0: unlimited)"},
+    {"--rpc-writes-per-minute", "limits.rpc_writes_per_ip_per_minute",
+     "eth_sendRawTransaction at /rpc per client IP (IPv6: per /64) per minute, each write of a batch counted; over it: "
+     "HTTP 429 with Retry-After and JSON-RPC error -32005 (default 120; 0: unlimited)"},
+    {"--upload-quota-bytes", "limits.upload_quota_bytes",
+     "total bytes of distinct action code one account may store with /upload_action; over it: 403 forbidden (default "
+     "67108864; 0: unlimited)"},
+    {"--upload-quota-count", "limits.upload_quota_count",
+     "distinct action codes one account may store with /upload_action; over it: 403 forbidden (default 1000; 0: "
+     "unlimited)"},
     {"--sandbox-workers", "sandbox.workers", "action sandbox worker processes (default 2 per core)"},
     {"--run-timeout-ms", "sandbox.run_timeout_ms", "wall-clock limit per action run (default 10000)"},
     {"--run-heap-mib", "sandbox.run_heap_mib", "heap limit per action run in MiB (default 64)"},
-    {"--unsafe-allow-weak-sandbox", nullptr, "UNSAFE: run actions even when a sandbox worker cannot put every isolation layer in place (default: refuse every run with 503; docs/actions.md)"},
+    {"--unsafe-allow-weak-sandbox", nullptr,
+     "UNSAFE: run actions even when a sandbox worker cannot put every isolation layer in place (default: refuse every "
+     "run with 503; docs/actions.md)"},
     {"--ipfs-gateway", "sandbox.ipfs_gateway", "IPFS HTTP gateway for code not in the content store (default: off)"},
     {"--tee", "tee.backend", "simulated | dstack: where PKP keys and quotes come from (default simulated)"},
     {"--dstack-socket", "tee.dstack_socket", "dstack guest agent socket (default /var/run/dstack.sock)"},
@@ -293,13 +387,22 @@ constexpr flag kFlags[] = {
     {"--triggers-listen", "triggers.listen", "HOST:PORT for the trigger service alone (default: the core's listener)"},
     {"--core-url", "triggers.core_url", "core service the trigger workers call (default: this server's listener)"},
     {"--trigger-workers", "triggers.workers", "threads running trigger runs (default 4)"},
-    {"--trigger-retry-base-ms", "triggers.retry_base_ms", "backoff before a run's second attempt, doubled after (default 1000)"},
+    {"--trigger-retry-base-ms", "triggers.retry_base_ms",
+     "backoff before a run's second attempt, doubled after (default 1000)"},
     {"--trigger-sync", "triggers.sync", "full | normal: SQLite synchronous mode of triggers.sqlite (default full)"},
-    {"--trigger-store", "triggers.store", "URL: postgres://… to share triggers and runs between instances (default: triggers.sqlite in the data dir)"},
-    {"--triggers-public-url", "triggers.public_url", "public base URL of the trigger service: base of the webhook URLs, and the only domain its wallet sign-in accepts; required when it listens on an address other than loopback (default: webhook URLs from Host, sign-in on the loopback listen address only)"},
-    {"--webhook-rate", "triggers.webhook_requests_per_second", "POST /webhook/<id> requests per second per client address; over it: 429 with Retry-After (default 20; 0: unlimited)"},
+    {"--trigger-store", "triggers.store",
+     "URL: postgres://… to share triggers and runs between instances (default: triggers.sqlite in the data dir)"},
+    {"--triggers-public-url", "triggers.public_url",
+     "public base URL of the trigger service: base of the webhook URLs, and the only domain its wallet sign-in "
+     "accepts; required when it listens on an address other than loopback (default: webhook URLs from Host, sign-in on "
+     "the loopback listen address only)"},
+    {"--webhook-rate", "triggers.webhook_requests_per_second",
+     "POST /webhook/<id> requests per second per client address; over it: 429 with Retry-After (default 20; 0: "
+     "unlimited)"},
     {"--chain-rpc", "chain_rpc", "NAME=URL: JSON-RPC endpoint for chain-event triggers (repeatable)"},
-    {"--chain-confirmations", "chain_confirmations", "NAME=N: blocks a chain-event log waits below the head, unless its trigger sets confirmations (default 0; repeatable)"},
+    {"--chain-confirmations", "chain_confirmations",
+     "NAME=N: blocks a chain-event log waits below the head, unless its trigger sets confirmations (default 0; "
+     "repeatable)"},
     {"--help", nullptr, "this text"},
     {"--version", nullptr, "print the version"},
 };
@@ -313,11 +416,19 @@ struct file_setting {
 constexpr file_setting kFileOnlySettings[] = {
     {"billing.stripe_secret_key", "Stripe secret key; the STRIPE_SECRET_KEY environment variable overrides it"},
     {"limits.max_body_bytes", "largest request body accepted, in bytes (default 1048576)"},
-    {"limits.key_rate_burst", "token-bucket burst per API key and per X-Wallet-Auth wallet (default: twice the --key-rate; at least the --key-rate)"},
-    {"limits.rpc_max_batch", "requests one JSON-RPC batch at /rpc may hold; a larger batch is refused whole with error -32600, and once a batch's answer passes 16 MiB its remaining requests are answered with error -32005 (default 100, at most 1000)"},
-    {"limits.rate_table_entries", "buckets each rate-limit table keeps (per key, per wallet, per client IP and route); when full, the least recently used is evicted (default 100000)"},
-    {"triggers.lease_ms", "how long a trigger worker holds a run before another may take it (default 30000, at least 1000)"},
-    {"triggers.webhook_burst", "webhook requests one client address may send at once before --webhook-rate applies (default 200)"},
+    {"limits.key_rate_burst",
+     "token-bucket burst per API key and per X-Wallet-Auth wallet (default: twice the --key-rate; at least the "
+     "--key-rate)"},
+    {"limits.rpc_max_batch",
+     "requests one JSON-RPC batch at /rpc may hold; a larger batch is refused whole with error -32600, and once a "
+     "batch's answer passes 16 MiB its remaining requests are answered with error -32005 (default 100, at most 1000)"},
+    {"limits.rate_table_entries",
+     "buckets each rate-limit table keeps (per key, per wallet, per client IP and route); when full, the least "
+     "recently used is evicted (default 100000)"},
+    {"triggers.lease_ms",
+     "how long a trigger worker holds a run before another may take it (default 30000, at least 1000)"},
+    {"triggers.webhook_burst",
+     "webhook requests one client address may send at once before --webhook-rate applies (default 200)"},
     {"chain_rpc.<NAME>", "URL: JSON-RPC endpoint of chain NAME, as --chain-rpc NAME=URL"},
     {"chain_confirmations.<NAME>", "N: confirmations on chain NAME, as --chain-confirmations NAME=N"},
 };
@@ -406,8 +517,10 @@ std::string config_reference() {
       "| `STRIPE_SECRET_KEY` | Stripe secret key (overrides `stripe_secret_key` in `[billing]`) |\n"
       "\n## Subcommands\n\n"
       "| command | description |\n|---|---|\n"
-      "| `enact-server issue-token --data-dir DIR --user NAME [--client NAME]` | prints a bearer token for the trigger API (`/api/…`) and exits |\n"
-      "| `enact-server deploy-registry --rpc-url URL --key-file FILE` | deploys a permission registry for this data directory's api payer (see its `--help`) |\n"
+      "| `enact-server issue-token --data-dir DIR --user NAME [--client NAME]` | prints a bearer token for the trigger "
+      "API (`/api/…`) and exits |\n"
+      "| `enact-server deploy-registry --rpc-url URL --key-file FILE` | deploys a permission registry for this data "
+      "directory's api payer (see its `--help`) |\n"
       "| `enact-server config-reference` | prints this reference |\n";
   return out;
 }
@@ -436,13 +549,35 @@ result<command_line> parse_command_line(int argc, char** argv) {
       inline_value = name.substr(eq + 1);
       name = name.substr(0, eq);
     }
-    if (name == "--help" || name == "-h") { cl.help = true; continue; }
-    if (name == "--version") { cl.version = true; continue; }
-    if (name == "--dev") { cl.s.dev = true; continue; }
-    if (name == "--unsafe-allow-weak-sandbox") { cl.s.sandbox_allow_weak = true; continue; }
-    if (name == "--no-core") { cl.s.no_core = true; continue; }
-    if (name == "--no-triggers") { cl.s.triggers.enabled = false; continue; }
-    if (name == "--config") { if (!inline_value) ++i; continue; }
+    if (name == "--help" || name == "-h") {
+      cl.help = true;
+      continue;
+    }
+    if (name == "--version") {
+      cl.version = true;
+      continue;
+    }
+    if (name == "--dev") {
+      cl.s.dev = true;
+      continue;
+    }
+    if (name == "--unsafe-allow-weak-sandbox") {
+      cl.s.sandbox_allow_weak = true;
+      continue;
+    }
+    if (name == "--no-core") {
+      cl.s.no_core = true;
+      continue;
+    }
+    if (name == "--no-triggers") {
+      cl.s.triggers.enabled = false;
+      continue;
+    }
+    if (name == "--config") {
+      if (!inline_value)
+        ++i;
+      continue;
+    }
     const flag* f = nullptr;
     for (const auto& candidate : kFlags)
       if (name == candidate.name && candidate.setting != nullptr)

@@ -25,9 +25,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-error usage(std::string msg) {
-  return fail(api_errc::invalid_request, std::move(msg));
-}
+error usage(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
 
 // The server waits this long for a node's answer, and for a write's receipt; a write without a
 // receipt after kReplaceAfter is sent again with a higher fee (evm_ledger.hpp, key_signer).
@@ -38,10 +36,8 @@ constexpr unsigned kMaxReplacements = 3;
 
 }  // namespace
 
-result<std::unique_ptr<ledger::permission_ledger>> open_evm_ledger(const settings& s,
-                                                                   const tee::tee& t,
-                                                                   const address& payer,
-                                                                   core::logger& log) {
+result<std::unique_ptr<ledger::permission_ledger>> open_evm_ledger(const settings& s, const tee::tee& t,
+                                                                   const address& payer, core::logger& log) {
   if (s.rpc_url.empty())
     return usage("--rpc-url: required with --ledger evm");
   if (s.core.contract_address == address{})
@@ -62,8 +58,7 @@ result<std::unique_ptr<ledger::permission_ledger>> open_evm_ledger(const setting
   so.receipt_timeout = kReceiptTimeout;
   so.replace_after = kReplaceAfter;
   so.max_replacements = kMaxReplacements;
-  ENACT_TRY(std::unique_ptr<ledger::key_signer> signer,
-            ledger::key_signer::create(rpc, std::move(keys), so));
+  ENACT_TRY(std::unique_ptr<ledger::key_signer> signer, ledger::key_signer::create(rpc, std::move(keys), so));
 
   ledger::evm_options o;
   o.rpc_url = s.rpc_url;
@@ -139,9 +134,7 @@ result<Secret> read_key_file(const std::string& path) {
 
 }  // namespace
 
-std::string api_payer_purpose(int index) {
-  return "api-payer/" + std::to_string(index);
-}
+std::string api_payer_purpose(int index) { return "api-payer/" + std::to_string(index); }
 
 std::string ledger_banner(const settings& s) {
   if (s.ledger == "evm")
@@ -161,8 +154,7 @@ int deploy_registry_command(int argc, char** argv) {
       return 0;
     }
     if (i + 1 >= argc) {
-      std::fprintf(stderr, "enact-server deploy-registry: %s: missing value\n%s", a.c_str(),
-                   kDeployUsage);
+      std::fprintf(stderr, "enact-server deploy-registry: %s: missing value\n%s", a.c_str(), kDeployUsage);
       return 2;
     }
     const std::string v = argv[++i];
@@ -182,14 +174,12 @@ int deploy_registry_command(int argc, char** argv) {
         return deploy_error(p.err().message, 2);
       extra.push_back(*p);
     } else {
-      std::fprintf(stderr, "enact-server deploy-registry: unknown option '%s'\n%s", a.c_str(),
-                   kDeployUsage);
+      std::fprintf(stderr, "enact-server deploy-registry: unknown option '%s'\n%s", a.c_str(), kDeployUsage);
       return 2;
     }
   }
   if (rpc_url.empty() || key_file.empty()) {
-    std::fprintf(stderr, "enact-server deploy-registry: --rpc-url and --key-file are required\n%s",
-                 kDeployUsage);
+    std::fprintf(stderr, "enact-server deploy-registry: --rpc-url and --key-file are required\n%s", kDeployUsage);
     return 2;
   }
   if (tee_kind != "simulated" && tee_kind != "dstack")
@@ -247,12 +237,9 @@ int deploy_registry_command(int argc, char** argv) {
                "enact-server deploy-registry: PermissionRegistry at %s, block %llu, transaction "
                "%s, chain %llu; owner %s; api payers %s\n"
                "  the api payer %s pays the gas of relayed writes: fund it\n",
-               to_checksum_address(*r->contract_address).c_str(),
-               static_cast<unsigned long long>(r->block_number),
-               hex::encode_prefixed(r->transaction_hash).c_str(),
-               static_cast<unsigned long long>(*chain_id),
-               to_checksum_address(sender->from()).c_str(), list.c_str(),
-               to_checksum_address(*payer).c_str());
+               to_checksum_address(*r->contract_address).c_str(), static_cast<unsigned long long>(r->block_number),
+               hex::encode_prefixed(r->transaction_hash).c_str(), static_cast<unsigned long long>(*chain_id),
+               to_checksum_address(sender->from()).c_str(), list.c_str(), to_checksum_address(*payer).c_str());
   std::printf("%s\n", to_checksum_address(*r->contract_address).c_str());
   return 0;
 }

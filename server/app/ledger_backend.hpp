@@ -24,8 +24,9 @@ namespace enact::app {
 /// `s.core.contract_address` and `payer` must be one of its api payers; any of these refused is
 /// api_errc::invalid_request (a configuration error: exit 2), with a message naming the fix. A
 /// node that cannot be reached is ledger_errc::storage.
-[[nodiscard]] result<std::unique_ptr<ledger::permission_ledger>>
-open_evm_ledger(const settings& s, const tee::tee& t, const address& payer, core::logger& log);
+[[nodiscard]] result<std::unique_ptr<ledger::permission_ledger>> open_evm_ledger(const settings& s, const tee::tee& t,
+                                                                                 const address& payer,
+                                                                                 core::logger& log);
 
 /// A one-line description for the start banner ("embedded SQLite", "evm registry 0x… on …").
 [[nodiscard]] std::string ledger_banner(const settings& s);

@@ -42,9 +42,12 @@ int fatal(const std::string& msg) {
 }
 
 core::logger::level level_of(const std::string& s) {
-  if (s == "debug") return core::logger::level::debug;
-  if (s == "warn") return core::logger::level::warn;
-  if (s == "error") return core::logger::level::error;
+  if (s == "debug")
+    return core::logger::level::debug;
+  if (s == "warn")
+    return core::logger::level::warn;
+  if (s == "error")
+    return core::logger::level::error;
   return core::logger::level::info;
 }
 
@@ -110,8 +113,7 @@ int main(int argc, char** argv) {
   // An evidence directory or a guest agent that is not there is a configuration error, reported
   // like a bad flag (exit 2).
   struct stat evidence_st {};
-  if (!s.evidence_dir.empty() &&
-      (::stat(s.evidence_dir.c_str(), &evidence_st) != 0 || !S_ISDIR(evidence_st.st_mode))) {
+  if (!s.evidence_dir.empty() && (::stat(s.evidence_dir.c_str(), &evidence_st) != 0 || !S_ISDIR(evidence_st.st_mode))) {
     std::fprintf(stderr, "enact-server: --evidence-dir: %s is not a directory\n", s.evidence_dir.c_str());
     return 2;
   }
@@ -154,8 +156,8 @@ int main(int argc, char** argv) {
     // (docs/chainsecured.md).
     if (cl->s.core.contract_address == address{})
       cl->s.core.contract_address = ledger::embedded_registry_address();
-    auto surface = ledger::rpc_surface::open(
-        *embedded, {s.core.chain_id, s.core.contract_address, s.data_dir + "/rpc.sqlite"});
+    auto surface =
+        ledger::rpc_surface::open(*embedded, {s.core.chain_id, s.core.contract_address, s.data_dir + "/rpc.sqlite"});
     if (!surface)
       return fatal("rpc: " + surface.err().message);
     rpc = std::move(*surface);
@@ -170,8 +172,9 @@ int main(int argc, char** argv) {
     billing = s.dev ? "dev" : (!s.stripe.secret_key.empty() ? "stripe" : "none");
   if (billing == "dev") {
     if (!s.dev)
-      return fatal("the dev payment provider credits accounts without payment; it runs only "
-                   "with --dev (or dev = true in the config)");
+      return fatal(
+          "the dev payment provider credits accounts without payment; it runs only "
+          "with --dev (or dev = true in the config)");
     auto p = billing::dev_provider::open(s.data_dir + "/billing-dev.sqlite");
     if (!p)
       return fatal("billing: " + p.err().message);
@@ -195,7 +198,9 @@ int main(int argc, char** argv) {
   pc.defaults.wall = std::chrono::milliseconds(s.run_timeout_ms);
   pc.defaults.heap_bytes = static_cast<size_t>(s.run_heap_mib) << 20;
   if (log.enabled(core::logger::level::debug))
-    pc.on_run = [&log](std::string_view msg, boost::json::object fields) { log.debug(msg, std::move(fields)); };
+    pc.on_run = [&log](std::string_view msg, boost::json::object fields) {
+      log.debug(msg, std::move(fields));
+    };
   // Every isolation layer is required unless the operator opted out; the pool reports missing
   // layers once (then at most once a minute while it refuses runs): an error when runs are
   // refused, a warning when they go on without them.
@@ -207,8 +212,8 @@ int main(int argc, char** argv) {
       log.error(msg, std::move(fields));
   };
   // Without the core (--no-core) there is nothing to run actions for.
-  auto sandbox = s.no_core ? result<std::unique_ptr<runtime::pool>>(std::unique_ptr<runtime::pool>())
-                           : runtime::pool::start(pc);
+  auto sandbox =
+      s.no_core ? result<std::unique_ptr<runtime::pool>>(std::unique_ptr<runtime::pool>()) : runtime::pool::start(pc);
   if (!sandbox)
     return fatal("action sandbox: " + sandbox.err().message);
   if (log.enabled(core::logger::level::debug)) {
@@ -242,7 +247,9 @@ int main(int argc, char** argv) {
   // httplib serves a keep-alive connection on one pool thread for its lifetime, so the pool must
   // be larger than the number of concurrent clients expected, not the number of cores.
   const size_t threads = s.threads > 0 ? static_cast<size_t>(s.threads) : std::max<size_t>(64, 16 * cores);
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server.new_task_queue = [threads] {
+    return new httplib::ThreadPool(threads);
+  };
   server.set_keep_alive_max_count(1000);
   if (!s.no_core) {
     core::mount(server, svc, s.core);
@@ -265,8 +272,7 @@ int main(int argc, char** argv) {
     const std::string host = s.listen_host == "0.0.0.0" ? "127.0.0.1" : s.listen_host;
     auto t = triggers::deployment::start(
         s.triggers, **the_tee, log,
-        {s.data_dir, "http://" + host + ":" + std::to_string(port), &server, !s.no_core, threads, s.listen_host,
-         port});
+        {s.data_dir, "http://" + host + ":" + std::to_string(port), &server, !s.no_core, threads, s.listen_host, port});
     if (!t) {
       std::fprintf(stderr, "enact-server: %s\n", t.err().message.c_str());
       return t.code() == enact::api_errc::invalid_request ? 2 : 1;
@@ -291,12 +297,12 @@ int main(int argc, char** argv) {
   });
 
   const std::string base = "http://" + s.listen_host + ":" + std::to_string(port);
-  std::printf("enact-server %s listening on %s\n  API      %s/core/v1\n  OpenAPI  %s/core/v1/openapi.json\n"
-              "  docs     %s/core/v1/swagger-ui\n  data     %s (ledger: %s, TEE: %s, "
-              "billing: %s)\n",
-              kVersion, base.c_str(), base.c_str(), base.c_str(), base.c_str(), s.data_dir.c_str(),
-              app::ledger_banner(s).c_str(), std::string((*the_tee)->kind()).c_str(),
-              billing.c_str());
+  std::printf(
+      "enact-server %s listening on %s\n  API      %s/core/v1\n  OpenAPI  %s/core/v1/openapi.json\n"
+      "  docs     %s/core/v1/swagger-ui\n  data     %s (ledger: %s, TEE: %s, "
+      "billing: %s)\n",
+      kVersion, base.c_str(), base.c_str(), base.c_str(), base.c_str(), s.data_dir.c_str(),
+      app::ledger_banner(s).c_str(), std::string((*the_tee)->kind()).c_str(), billing.c_str());
   if (trig)
     std::fputs(trig->banner().c_str(), stdout);
   std::fflush(stdout);

@@ -25,20 +25,16 @@ inline constexpr size_t kMaxAccountRefLength = 500;
   return true;
 }
 
-[[nodiscard]] inline result<void> check_create_request(uint64_t amount_cents,
-                                                       std::string_view account_ref,
+[[nodiscard]] inline result<void> check_create_request(uint64_t amount_cents, std::string_view account_ref,
                                                        std::string_view idempotency_key) {
   if (amount_cents < kMinAmountCents)
     return fail(billing_errc::invalid_amount, "amount_cents: " + std::to_string(amount_cents) +
-                                                  " is below the minimum of " +
-                                                  std::to_string(kMinAmountCents));
+                                                  " is below the minimum of " + std::to_string(kMinAmountCents));
   if (amount_cents > kMaxAmountCents)
     return fail(billing_errc::invalid_amount, "amount_cents: " + std::to_string(amount_cents) +
-                                                  " is above the maximum of " +
-                                                  std::to_string(kMaxAmountCents));
+                                                  " is above the maximum of " + std::to_string(kMaxAmountCents));
   if (account_ref.size() > kMaxAccountRefLength || !is_printable_ascii(account_ref))
-    return fail(billing_errc::provider_error, "account_ref: expected at most " +
-                                                  std::to_string(kMaxAccountRefLength) +
+    return fail(billing_errc::provider_error, "account_ref: expected at most " + std::to_string(kMaxAccountRefLength) +
                                                   " printable ASCII characters");
   if (idempotency_key.size() > kMaxIdempotencyKeyLength || !is_printable_ascii(idempotency_key))
     return fail(billing_errc::provider_error, "idempotency_key: expected at most " +

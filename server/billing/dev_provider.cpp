@@ -40,9 +40,8 @@ CREATE TABLE IF NOT EXISTS payment_intents (
 )sql";
 
 [[nodiscard]] error store_error(sqlite3* db, std::string_view what) {
-  return fail(billing_errc::unavailable,
-              "dev billing store: " + std::string(what) + ": " +
-                  (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+  return fail(billing_errc::unavailable, "dev billing store: " + std::string(what) + ": " +
+                                             (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
 }
 
 [[nodiscard]] std::string random_hex(size_t n) {
@@ -83,9 +82,9 @@ class statement {
   [[nodiscard]] int step() { return sqlite3_step(stmt_); }
   [[nodiscard]] std::string text(int col) const {
     const auto* p = sqlite3_column_text(stmt_, col);
-    return p != nullptr ? std::string(reinterpret_cast<const char*>(p),
-                                      static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
-                        : std::string();
+    return p != nullptr
+               ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
+               : std::string();
   }
   [[nodiscard]] int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
 
@@ -149,9 +148,7 @@ constexpr const char* kSelectByKey = ENACT_SELECT_INTENT "WHERE idempotency_key 
 }
 
 /// The intent the one-parameter `sql` selects with `value`, or nullopt.
-[[nodiscard]] result<std::optional<stored_intent>> find_by(sqlite3* db,
-                                                           const char* sql,
-                                                           std::string_view value) {
+[[nodiscard]] result<std::optional<stored_intent>> find_by(sqlite3* db, const char* sql, std::string_view value) {
   statement st(db, sql);
   if (!st.ok())
     return store_error(db, "prepare select");
@@ -168,8 +165,7 @@ constexpr const char* kSelectByKey = ENACT_SELECT_INTENT "WHERE idempotency_key 
 
 result<std::unique_ptr<dev_provider>> dev_provider::open(const std::string& sqlite_path) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(sqlite_path.c_str(), &db,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int rc = sqlite3_open_v2(sqlite_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   // From here on the provider owns `db` (even a failed open allocates a handle to close).
   std::unique_ptr<dev_provider> p(new dev_provider(db));
   if (rc != SQLITE_OK)
@@ -181,12 +177,9 @@ result<std::unique_ptr<dev_provider>> dev_provider::open(const std::string& sqli
   return p;
 }
 
-dev_provider::~dev_provider() {
-  sqlite3_close_v2(db_);
-}
+dev_provider::~dev_provider() { sqlite3_close_v2(db_); }
 
-result<payment_intent> dev_provider::create_intent(uint64_t amount_cents,
-                                                   std::string_view account_ref,
+result<payment_intent> dev_provider::create_intent(uint64_t amount_cents, std::string_view account_ref,
                                                    std::string_view idempotency_key) {
   ENACT_TRY_VOID(detail::check_create_request(amount_cents, account_ref, idempotency_key));
 
@@ -199,8 +192,7 @@ result<payment_intent> dev_provider::create_intent(uint64_t amount_cents,
     if (existing) {
       // Stripe's rule: a key replays its first request and refuses different parameters.
       if (existing->intent.amount_cents != amount_cents || existing->account_ref != account_ref)
-        return fail(billing_errc::provider_error,
-                    "idempotency_key: already used with different parameters");
+        return fail(billing_errc::provider_error, "idempotency_key: already used with different parameters");
       return std::move(existing->intent);
     }
   }
@@ -227,9 +219,9 @@ result<payment_intent> dev_provider::create_intent(uint64_t amount_cents,
     st.bind_null(7);
   else
     st.bind(7, idempotency_key);
-  st.bind(8, static_cast<int64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count()));
+  st.bind(8, static_cast<int64_t>(
+                 std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+                     .count()));
   if (st.step() != SQLITE_DONE)
     return store_error(db_, "insert");
   ENACT_TRY_VOID(tx.commit());
@@ -253,8 +245,7 @@ result<payment_intent> dev_provider::retrieve_intent(std::string_view id, bool c
   }
   ENACT_TRY(auto found, find_by(db_, kSelectById, id));
   if (!found)
-    return fail(billing_errc::unknown_intent,
-                "payment_intent_id: no such payment intent " + std::string(id));
+    return fail(billing_errc::unknown_intent, "payment_intent_id: no such payment intent " + std::string(id));
   return std::move(found->intent);
 }
 

@@ -31,8 +31,7 @@ class dev_provider final : public payment_provider {
   [[nodiscard]] std::string_view mode() const noexcept override { return "dev"; }
   [[nodiscard]] std::string publishable_key() const override { return "pk_dev_enact"; }
   /// An empty `idempotency_key` creates a new intent on every call.
-  [[nodiscard]] result<payment_intent> create_intent(uint64_t amount_cents,
-                                                     std::string_view account_ref,
+  [[nodiscard]] result<payment_intent> create_intent(uint64_t amount_cents, std::string_view account_ref,
                                                      std::string_view idempotency_key) override;
   /// Unknown or malformed ids fail with billing_errc::unknown_intent. Confirming an intent that
   /// already succeeded leaves it as it is.

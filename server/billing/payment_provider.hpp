@@ -30,8 +30,7 @@ namespace detail {
 inline const std::error_category& billing_category() noexcept {
   static const errc_category<billing_errc> c(
       "enact.billing", {"", "unknown payment intent", "payment provider refused the request",
-                        "payment provider unavailable", "unreadable payment provider response",
-                        "invalid amount"});
+                        "payment provider unavailable", "unreadable payment provider response", "invalid amount"});
   return c;
 }
 }  // namespace detail
@@ -67,8 +66,7 @@ class payment_provider {
   [[nodiscard]] virtual std::string publishable_key() const = 0;
   /// Creates an intent for `amount_cents` USD cents. `account_ref` (the account hash as hex) is
   /// attached as metadata; `idempotency_key` makes a retried create return the same intent.
-  [[nodiscard]] virtual result<payment_intent> create_intent(uint64_t amount_cents,
-                                                             std::string_view account_ref,
+  [[nodiscard]] virtual result<payment_intent> create_intent(uint64_t amount_cents, std::string_view account_ref,
                                                              std::string_view idempotency_key) = 0;
   /// The intent as the provider sees it now. The dev provider moves an intent to "succeeded"
   /// when it is confirmed (retrieve with confirm = true); Stripe's status is whatever the

@@ -125,8 +125,7 @@ void append_form_field(std::string& out, std::string_view key, std::string_view 
   payment_intent pi;
   pi.id = string_field(o, "id");
   if (!is_intent_id(pi.id))
-    return fail(billing_errc::bad_response,
-                "stripe: response id: missing or not a payment intent id");
+    return fail(billing_errc::bad_response, "stripe: response id: missing or not a payment intent id");
   // Null when the key that reads it may not see it; the browser needs it only after a create.
   if (const auto* cs = o.if_contains("client_secret"); cs != nullptr && !cs->is_null()) {
     if (!cs->is_string())
@@ -136,10 +135,8 @@ void append_form_field(std::string& out, std::string_view key, std::string_view 
   const auto* amount = o.if_contains("amount");
   if (amount == nullptr || !(amount->is_int64() || amount->is_uint64()) ||
       (amount->is_int64() && amount->get_int64() < 0))
-    return fail(billing_errc::bad_response,
-                "stripe: response amount: expected a non-negative integer");
-  pi.amount_cents =
-      amount->is_uint64() ? amount->get_uint64() : static_cast<uint64_t>(amount->get_int64());
+    return fail(billing_errc::bad_response, "stripe: response amount: expected a non-negative integer");
+  pi.amount_cents = amount->is_uint64() ? amount->get_uint64() : static_cast<uint64_t>(amount->get_int64());
   pi.currency = string_field(o, "currency");
   if (pi.currency.empty())
     return fail(billing_errc::bad_response, "stripe: response currency: missing");
@@ -243,9 +240,7 @@ struct stripe_provider::state {
   }
 
   /// One request: a GET when `form` is empty, else a form POST with `idempotency_key`.
-  [[nodiscard]] attempt send(const std::string& path,
-                             const std::string& form,
-                             std::string_view idempotency_key) {
+  [[nodiscard]] attempt send(const std::string& path, const std::string& form, std::string_view idempotency_key) {
     const std::string_view key = as_chars(secret_key.view());
     std::string authorization;
     authorization.reserve(7 + key.size());
@@ -257,24 +252,20 @@ struct stripe_provider::state {
 
     auto client = acquire();
     const std::string target = base.path_prefix + path;
-    httplib::Result res =
-        form.empty() ? client->Get(target, headers)
-                     : client->Post(target, headers, form, "application/x-www-form-urlencoded");
+    httplib::Result res = form.empty() ? client->Get(target, headers)
+                                       : client->Post(target, headers, form, "application/x-www-form-urlencoded");
     for (auto& [name, value] : headers)
       if (name == "Authorization")
         enact::detail::secure_wipe(value.data(), value.size());
 
     if (!res)
-      return {fail(billing_errc::unavailable,
-                   "stripe: request failed: " + httplib::to_string(res.error())),
-              true};
+      return {fail(billing_errc::unavailable, "stripe: request failed: " + httplib::to_string(res.error())), true};
     release(std::move(client));
     return classify(*res);
   }
 
   /// `send` with retries of transient failures, waiting 100 ms, then 200 ms.
-  [[nodiscard]] result<payment_intent> call(const std::string& path,
-                                            const std::string& form,
+  [[nodiscard]] result<payment_intent> call(const std::string& path, const std::string& form,
                                             std::string_view idempotency_key) {
     auto delay = kFirstRetryDelay;
     for (int retry = 0;; ++retry) {
@@ -311,12 +302,9 @@ result<std::unique_ptr<stripe_provider>> stripe_provider::create(stripe_config c
   return std::unique_ptr<stripe_provider>(new stripe_provider(std::move(s)));
 }
 
-std::string stripe_provider::publishable_key() const {
-  return s_->publishable_key;
-}
+std::string stripe_provider::publishable_key() const { return s_->publishable_key; }
 
-result<payment_intent> stripe_provider::create_intent(uint64_t amount_cents,
-                                                      std::string_view account_ref,
+result<payment_intent> stripe_provider::create_intent(uint64_t amount_cents, std::string_view account_ref,
                                                       std::string_view idempotency_key) {
   ENACT_TRY_VOID(detail::check_create_request(amount_cents, account_ref, idempotency_key));
   std::string key(idempotency_key);
@@ -335,9 +323,8 @@ result<payment_intent> stripe_provider::create_intent(uint64_t amount_cents,
   ENACT_TRY(auto pi, s_->call("/v1/payment_intents", form, key));
   // The caller credits what it asked for; an intent for another sum is not that payment.
   if (pi.amount_cents != amount_cents || pi.currency != "usd")
-    return fail(billing_errc::bad_response,
-                "stripe: created intent is for " + std::to_string(pi.amount_cents) + " " +
-                    pi.currency + ", not " + std::to_string(amount_cents) + " usd");
+    return fail(billing_errc::bad_response, "stripe: created intent is for " + std::to_string(pi.amount_cents) + " " +
+                                                pi.currency + ", not " + std::to_string(amount_cents) + " usd");
   if (pi.client_secret.empty())
     return fail(billing_errc::bad_response, "stripe: created intent has no client_secret");
   return pi;
@@ -348,8 +335,7 @@ result<payment_intent> stripe_provider::retrieve_intent(std::string_view id, boo
     return fail(billing_errc::unknown_intent, "payment_intent_id: not a payment intent id");
   ENACT_TRY(auto pi, s_->call("/v1/payment_intents/" + std::string(id), std::string(), {}));
   if (pi.id != id)
-    return fail(billing_errc::bad_response,
-                "stripe: asked for " + std::string(id) + ", received " + pi.id);
+    return fail(billing_errc::bad_response, "stripe: asked for " + std::string(id) + ", received " + pi.id);
   return pi;
 }
 

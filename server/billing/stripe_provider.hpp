@@ -52,8 +52,7 @@ class stripe_provider final : public payment_provider {
   [[nodiscard]] std::string publishable_key() const override;
   /// An empty `idempotency_key` is replaced by a random one for this call, so retries of this
   /// call stay safe but a new call creates a new intent.
-  [[nodiscard]] result<payment_intent> create_intent(uint64_t amount_cents,
-                                                     std::string_view account_ref,
+  [[nodiscard]] result<payment_intent> create_intent(uint64_t amount_cents, std::string_view account_ref,
                                                      std::string_view idempotency_key) override;
   /// An id that is not `pi_` + [A-Za-z0-9_] fails with unknown_intent without any request.
   [[nodiscard]] result<payment_intent> retrieve_intent(std::string_view id, bool confirm) override;

@@ -41,9 +41,7 @@ class statement {
   statement(const statement&) = delete;
   statement& operator=(const statement&) = delete;
   [[nodiscard]] bool ok() const { return st_ != nullptr; }
-  void bind(int i, bytes_view b) {
-    sqlite3_bind_blob(st_, i, b.data(), static_cast<int>(b.size()), SQLITE_TRANSIENT);
-  }
+  void bind(int i, bytes_view b) { sqlite3_bind_blob(st_, i, b.data(), static_cast<int>(b.size()), SQLITE_TRANSIENT); }
   void bind(int i, const std::string& s) {
     sqlite3_bind_text(st_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
   }
@@ -55,9 +53,7 @@ class statement {
   sqlite3_stmt* st_ = nullptr;
 };
 
-std::string human_bytes(uint64_t n) {
-  return std::to_string(n) + " bytes";
-}
+std::string human_bytes(uint64_t n) { return std::to_string(n) + " bytes"; }
 
 }  // namespace
 
@@ -67,8 +63,8 @@ struct content_store::record {
   ~record() { sqlite3_close_v2(db); }
 
   [[nodiscard]] error failure(std::string_view what) const {
-    return fail(api_errc::unavailable, "upload record: " + std::string(what) + ": " +
-                                           (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+    return fail(api_errc::unavailable,
+                "upload record: " + std::string(what) + ": " + (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
   }
   result<void> exec(const char* sql, std::string_view what) const {
     char* msg = nullptr;
@@ -89,8 +85,8 @@ struct content_store::record {
     st.bind(2, cid);
     if (st.step() != SQLITE_ROW)
       return failure("read");
-    return std::pair{st.column(2) != 0, upload_usage{static_cast<uint64_t>(st.column(1)),
-                                                     static_cast<uint64_t>(st.column(0))}};
+    return std::pair{st.column(2) != 0,
+                     upload_usage{static_cast<uint64_t>(st.column(1)), static_cast<uint64_t>(st.column(0))}};
   }
 };
 
@@ -101,8 +97,7 @@ result<content_store> content_store::open(const std::string& data_dir) {
   auto rec = std::make_shared<record>();
   const std::string path = data_dir + "/uploads.sqlite";
   const int rc = sqlite3_open_v2(path.c_str(), &rec->db,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                                 nullptr);
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK)
     return fail(api_errc::internal, "upload record: cannot open " + path + ": " +
                                         (rec->db != nullptr ? sqlite3_errmsg(rec->db) : "out of memory"));
@@ -142,15 +137,15 @@ result<std::string> content_store::put(bytes_view code) const {
   return cid;
 }
 
-result<std::string> content_store::put_for(const hash256& account,
-                                           bytes_view code,
-                                           const upload_quota& quota) const {
+result<std::string> content_store::put_for(const hash256& account, bytes_view code, const upload_quota& quota) const {
   const std::string cid = ipfs::cid_of(code);
   std::lock_guard lock(record_->mu);
   // One IMMEDIATE transaction from the check to the insert: a second process on the same file
   // (or this one, after a crash between the file and the row) never counts past the quota.
   ENACT_TRY_VOID(record_->exec("BEGIN IMMEDIATE", "begin"));
-  const auto rollback = [&] { (void)record_->exec("ROLLBACK", "rollback"); };
+  const auto rollback = [&] {
+    (void)record_->exec("ROLLBACK", "rollback");
+  };
   auto seen = record_->read(account, cid);
   if (!seen) {
     rollback();
@@ -161,17 +156,15 @@ result<std::string> content_store::put_for(const hash256& account,
     const uint64_t size = code.size();
     if (quota.max_count != 0 && used.count + 1 > quota.max_count) {
       rollback();
-      return fail(api_errc::forbidden,
-                  "upload quota: this account stores " + std::to_string(used.count) +
-                      " actions, at most " + std::to_string(quota.max_count) +
-                      " (limits.upload_quota_count); code it stored before uploads again freely");
+      return fail(api_errc::forbidden, "upload quota: this account stores " + std::to_string(used.count) +
+                                           " actions, at most " + std::to_string(quota.max_count) +
+                                           " (limits.upload_quota_count); code it stored before uploads again freely");
     }
     if (quota.max_bytes != 0 && used.bytes + size > quota.max_bytes) {
       rollback();
-      return fail(api_errc::forbidden,
-                  "upload quota: this account stores " + human_bytes(used.bytes) + " of code; " +
-                      human_bytes(size) + " more would exceed its " + human_bytes(quota.max_bytes) +
-                      " (limits.upload_quota_bytes)");
+      return fail(api_errc::forbidden, "upload quota: this account stores " + human_bytes(used.bytes) + " of code; " +
+                                           human_bytes(size) + " more would exceed its " +
+                                           human_bytes(quota.max_bytes) + " (limits.upload_quota_bytes)");
     }
   }
   auto stored = put(code);
@@ -180,8 +173,7 @@ result<std::string> content_store::put_for(const hash256& account,
     return stored.err();
   }
   if (!known) {
-    statement ins(record_->db,
-                  "INSERT INTO uploads (account, cid, bytes, created_at) VALUES (?1, ?2, ?3, ?4)");
+    statement ins(record_->db, "INSERT INTO uploads (account, cid, bytes, created_at) VALUES (?1, ?2, ?3, ?4)");
     if (!ins.ok()) {
       rollback();
       return record_->failure("prepare insert");

@@ -42,9 +42,7 @@ class content_store {
   /// Stores `code` for `account` within `quota`: code this account stored before is free;
   /// otherwise `forbidden` when its size or one more CID would exceed the quota (nothing is
   /// stored or counted then). Returns the CID string.
-  [[nodiscard]] result<std::string> put_for(const hash256& account,
-                                            bytes_view code,
-                                            const upload_quota& quota) const;
+  [[nodiscard]] result<std::string> put_for(const hash256& account, bytes_view code, const upload_quota& quota) const;
   /// What `account` has stored.
   [[nodiscard]] result<upload_usage> usage(const hash256& account) const;
   /// The code of `cid` when stored and intact; nullopt when absent.
@@ -52,8 +50,7 @@ class content_store {
 
  private:
   struct record;  // the upload record (SQLite), shared by copies of this store
-  content_store(std::string dir, std::shared_ptr<record> rec)
-      : dir_(std::move(dir)), record_(std::move(rec)) {}
+  content_store(std::string dir, std::shared_ptr<record> rec) : dir_(std::move(dir)), record_(std::move(rec)) {}
   std::string dir_;
   std::shared_ptr<record> record_;
 };

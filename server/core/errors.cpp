@@ -134,8 +134,7 @@ http_error to_http(const error& e) {
   // Storage failures and bugs never describe internals to the caller.
   if (code == api_errc::internal)
     out.message = "internal error";
-  else if (cat == detail::ledger_category() &&
-           static_cast<ledger_errc>(e.code.value()) == ledger_errc::storage)
+  else if (cat == detail::ledger_category() && static_cast<ledger_errc>(e.code.value()) == ledger_errc::storage)
     out.message = "the permission ledger is unavailable";
   else if (cat == detail::ledger_category() &&
            static_cast<ledger_errc>(e.code.value()) == ledger_errc::relay_not_allowed)

@@ -13,7 +13,6 @@
 #include "enact/client/api_error.hpp"
 #include "enact/error.hpp"
 
-
 namespace enact::core {
 
 /// What an error looks like on the wire.

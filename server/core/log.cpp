@@ -45,8 +45,8 @@ void logger::log(level l, std::string_view msg, boost::json::object fields) {
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char ts[64];
-  std::snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+  std::snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
   boost::json::object line{{"ts", ts}, {"level", kNames[static_cast<int>(l)]}, {"msg", msg}};
   for (auto& kv : fields)
     line[kv.key()] = std::move(kv.value());

@@ -36,11 +36,10 @@ struct mount_state {
       : svc(s),
         cfg(c),
         per_key(c.key_rate_per_second,
-                c.key_rate_burst > 0 ? std::max(c.key_rate_burst, c.key_rate_per_second)
-                                     : 2 * c.key_rate_per_second,
+                c.key_rate_burst > 0 ? std::max(c.key_rate_burst, c.key_rate_per_second) : 2 * c.key_rate_per_second,
                 c.rate_table_entries),
-        per_ip(c.new_account_per_ip_per_minute / 60.0,
-               std::max(1.0, c.new_account_per_ip_per_minute), c.rate_table_entries) {}
+        per_ip(c.new_account_per_ip_per_minute / 60.0, std::max(1.0, c.new_account_per_ip_per_minute),
+               c.rate_table_entries) {}
 };
 
 std::string new_request_id() {
@@ -71,10 +70,14 @@ void begin_request() {
 
 std::string_view auth_name(auth_kind a) {
   switch (a) {
-    case auth_kind::none: return "none";
-    case auth_kind::key: return "key";
-    case auth_kind::owner: return "owner";
-    case auth_kind::billing: return "billing";
+    case auth_kind::none:
+      return "none";
+    case auth_kind::key:
+      return "key";
+    case auth_kind::owner:
+      return "owner";
+    case auth_kind::billing:
+      return "billing";
   }
   return "key";
 }
@@ -85,9 +88,7 @@ bool is_list(const route& r) {
 }
 
 int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 /// The credential of API.md §0: X-Api-Key or Authorization: Bearer (equal when both are sent).
@@ -101,8 +102,7 @@ result<std::optional<std::string>> credential(const httplib::Request& req) {
       return fail(api_errc::unauthenticated, "Authorization: expected 'Bearer <api key>'");
     std::string bearer = h.substr(7);
     if (key && !constant_time_equal(as_bytes(*key), as_bytes(bearer)))
-      return fail(api_errc::invalid_request,
-                  "X-Api-Key and Authorization carry different keys; send one");
+      return fail(api_errc::invalid_request, "X-Api-Key and Authorization carry different keys; send one");
     key = std::move(bearer);
   }
   if (key && key->empty())
@@ -125,8 +125,7 @@ bool is_key_form(std::string_view key) {
     const unsigned plus = ch == '+';
     const unsigned slash = ch == '/';
     bad |= (upper | lower | digit | plus | slash) ^ 1u;
-    last = upper * (ch - 'A') + lower * (ch - 'a' + 26) + digit * (ch - '0' + 52) + plus * 62 +
-           slash * 63;
+    last = upper * (ch - 'A') + lower * (ch - 'a' + 26) + digit * (ch - '0' + 52) + plus * 62 + slash * 63;
   }
   // 32 bytes are 256 bits; 43 symbols carry 258, so the last symbol's two low bits are zero.
   bad |= last & 3u;
@@ -150,8 +149,7 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
       caller c{std::move(*account), scope::caller{scope::key_kind::account, {}}, {}, true};
       return c;
     }
-    return fail(api_errc::unauthenticated,
-                "missing credential: send X-Api-Key or Authorization: Bearer <api key>");
+    return fail(api_errc::unauthenticated, "missing credential: send X-Api-Key or Authorization: Bearer <api key>");
   }
   // API.md §1: every key is 32 bytes from the CSPRNG in standard base64 (44 characters). Any
   // other string is refused before its hash is looked up: the registry cannot tell a key's hash
@@ -160,8 +158,7 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
   // would authenticate as it.
   if (!is_key_form(*key)) {
     detail::secure_wipe(key->data(), key->size());
-    return fail(api_errc::unauthenticated,
-                "malformed API key: expected 32 bytes in standard base64 (44 characters)");
+    return fail(api_errc::unauthenticated, "malformed API key: expected 32 bytes in standard base64 (44 characters)");
   }
   const hash256 h = keccak256(std::string_view(*key));
   detail::secure_wipe(key->data(), key->size());
@@ -193,8 +190,7 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
     c.scopes = scope::caller{scope::key_kind::usage, std::move(k->permissions)};
   }
   if (r.auth == auth_kind::owner && c.scopes.kind != scope::key_kind::account)
-    return fail(api_errc::forbidden,
-                "only the account key may call " + std::string(r.path) + "; a usage key may not");
+    return fail(api_errc::forbidden, "only the account key may call " + std::string(r.path) + "; a usage key may not");
   return c;
 }
 
@@ -204,8 +200,7 @@ bool is_json_media_type(std::string_view type) {
   while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
     type.remove_suffix(1);
   constexpr std::string_view kJson = "application/json";
-  return type.size() == kJson.size() &&
-         std::equal(type.begin(), type.end(), kJson.begin(), [](char a, char b) {
+  return type.size() == kJson.size() && std::equal(type.begin(), type.end(), kJson.begin(), [](char a, char b) {
            return std::tolower(static_cast<unsigned char>(a)) == b;
          });
 }
@@ -214,8 +209,8 @@ result<json::value> parse_body(const route& r, const config& cfg, const httplib:
   if (r.method != "GET") {
     const size_t limit = r.max_body != 0 ? r.max_body : cfg.max_body_bytes;
     if (req.body.size() > limit)
-      return fail(api_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
-                                                    " bytes, at most " + std::to_string(limit));
+      return fail(api_errc::payload_too_large,
+                  "body: " + std::to_string(req.body.size()) + " bytes, at most " + std::to_string(limit));
     // API.md §0: JSON bodies. Checked before the query: httplib reads a form-encoded body into
     // the request's parameters. A text/plain or form body is also what a browser page of another
     // site may send without a CORS preflight.
@@ -256,7 +251,9 @@ void wipe_secrets(json::value& v) {
 /// (a query value, a path) and the JSON serializer copies bytes at or above 0x80 as they are, so
 /// without this a percent-encoded 0xFF in a query made the error body invalid JSON.
 std::string well_formed_utf8(std::string text) {
-  const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
+  const auto byte = [&](size_t i) {
+    return static_cast<uint8_t>(text[i]);
+  };
   const auto sequence_at = [&](size_t i) -> size_t {  // its length, 0 when malformed
     const uint8_t lead = byte(i);
     if (lead < 0x80)
@@ -328,9 +325,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     error_code = std::string(name(h.code));
     send(res, status, error_body(h));
     if (h.code == api_errc::internal || e.code == ledger_errc::storage)
-      st.svc.log->error("request failed", {{"request_id", ctx.request_id},
-                                           {"route", r.path},
-                                           {"detail", e.message}});
+      st.svc.log->error("request failed", {{"request_id", ctx.request_id}, {"route", r.path}, {"detail", e.message}});
   };
   // Debug-level timings: authentication (a ledger lookup of the key hash) and the handler (the
   // route's ledger reads and writes, or the action run).
@@ -347,11 +342,9 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
       if ((r.path == "/new_account" || r.per_ip_limited) && st.per_ip.enabled()) {
         if (const int wait = st.per_ip.take(std::string(r.path) + " " + client_of(req.remote_addr))) {
           res.set_header("Retry-After", std::to_string(wait));
-          const std::string what = r.path == "/new_account"
-                                       ? std::string("too many accounts created")
-                                       : "too many " + std::string(r.path) + " requests";
-          return fail(api_errc::rate_limited,
-                      what + " from this address; retry in " + std::to_string(wait) + " s");
+          const std::string what = r.path == "/new_account" ? std::string("too many accounts created")
+                                                            : "too many " + std::string(r.path) + " requests";
+          return fail(api_errc::rate_limited, what + " from this address; retry in " + std::to_string(wait) + " s");
         }
       }
     } else {
@@ -363,8 +356,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
         // A key by its hash; an X-Wallet-Auth caller (no key) by its wallet, the recovered
         // signer, which authenticate() found as the account's admin.
         const bool wallet = ctx.who->wallet_auth;
-        const std::string k = wallet ? "wallet " + hex::encode(ctx.who->account.admin)
-                                     : hex::encode(ctx.who->key_hash);
+        const std::string k = wallet ? "wallet " + hex::encode(ctx.who->account.admin) : hex::encode(ctx.who->key_hash);
         if (const int wait = st.per_key.take(k)) {
           res.set_header("Retry-After", std::to_string(wait));
           return fail(api_errc::rate_limited,
@@ -397,17 +389,15 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
   if (!error_code.empty())
     line["error"] = error_code;
   if (ctx.who)
-    line["caller"] = ctx.who->wallet_auth ? "wallet"
-                     : ctx.who->scopes.kind == scope::key_kind::account ? "account" : "usage";
+    line["caller"] = ctx.who->wallet_auth                               ? "wallet"
+                     : ctx.who->scopes.kind == scope::key_kind::account ? "account"
+                                                                        : "usage";
   if (debug) {
     // The caller as the hashes API.md publishes (the key's keccak256 and its account's), never
     // the credential itself.
-    json::object detail{{"request_id", ctx.request_id},
-                        {"route_pattern", std::string(r.path)},
-                        {"auth", auth_name(r.auth)},
-                        {"request_bytes", req.body.size()},
-                        {"response_bytes", res.body.size()},
-                        {"auth_us", auth_us},
+    json::object detail{{"request_id", ctx.request_id},      {"route_pattern", std::string(r.path)},
+                        {"auth", auth_name(r.auth)},         {"request_bytes", req.body.size()},
+                        {"response_bytes", res.body.size()}, {"auth_us", auth_us},
                         {"handler_us", handler_us}};
     if (ctx.who) {
       if (!ctx.who->wallet_auth)
@@ -431,7 +421,9 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
   auto* st = new mount_state(svc, cfg);  // lives as long as the routes (the server's lifetime)
   for (const route& r : routes()) {
     const std::string path = "/core/v1" + std::string(r.path);
-    auto fn = [&r, st](const httplib::Request& req, httplib::Response& res) { serve(r, *st, req, res); };
+    auto fn = [&r, st](const httplib::Request& req, httplib::Response& res) {
+      serve(r, *st, req, res);
+    };
     if (r.method == "GET")
       server.Get(path, fn);
     else
@@ -456,8 +448,7 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
     if (!res.has_header("X-Request-Id"))
       res.set_header("X-Request-Id", t_request.id);
     if (!t_request.logged) {
-      const auto us =
-          std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t_request.start).count();
+      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t_request.start).count();
       json::object line{{"request_id", t_request.id},
                         {"method", req.method},
                         {"route", well_formed_utf8(req.path)},
@@ -495,8 +486,7 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
     else if (res.status >= 400 && res.status < 500)
       send_error(res, api_errc::invalid_request, "bad request");
   });
-  server.set_exception_handler([&svc](const httplib::Request& req, httplib::Response& res,
-                                      std::exception_ptr ep) {
+  server.set_exception_handler([&svc](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "unknown exception";
     try {
       if (ep)

@@ -8,8 +8,7 @@ namespace {
 
 json::object error_response(std::string_view description) {
   return json::object{{"description", description},
-                      {"content", json::object{{"application/json",
-                                                json::object{{"schema", schema::ref("Error")}}}}}};
+                      {"content", json::object{{"application/json", json::object{{"schema", schema::ref("Error")}}}}}};
 }
 
 json::array security_of(auth_kind a) {
@@ -40,21 +39,24 @@ json::object openapi_document(const config& cfg) {
       params.push_back(json::object{{"name", q.name}, {"in", "query"}, {"required", q.required}, {"schema", q.schema}});
     const auto* ref = r.response.if_contains("$ref");
     if (ref != nullptr && ref->as_string().ends_with("Page")) {
-      params.push_back(json::object{{"name", "page_number"}, {"in", "query"}, {"required", false},
+      params.push_back(json::object{{"name", "page_number"},
+                                    {"in", "query"},
+                                    {"required", false},
                                     {"schema", json::object{{"type", "integer"}, {"minimum", 1}, {"default", 1}}}});
-      params.push_back(json::object{{"name", "page_size"}, {"in", "query"}, {"required", false},
-                                    {"schema", json::object{{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 20}}}});
+      params.push_back(json::object{
+          {"name", "page_size"},
+          {"in", "query"},
+          {"required", false},
+          {"schema", json::object{{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 20}}}});
     }
     if (!params.empty())
       op["parameters"] = std::move(params);
     if (r.method == "POST")
       op["requestBody"] = json::object{
-          {"required", true},
-          {"content", json::object{{"application/json", json::object{{"schema", r.request}}}}}};
+          {"required", true}, {"content", json::object{{"application/json", json::object{{"schema", r.request}}}}}};
     json::object responses{
         {"200", json::object{{"description", "OK"},
-                             {"content", json::object{{"application/json",
-                                                       json::object{{"schema", r.response}}}}}}},
+                             {"content", json::object{{"application/json", json::object{{"schema", r.response}}}}}}},
         {"400", error_response("invalid_request: malformed JSON, unknown or ill-typed field, bad page")},
         {"500", error_response("internal")},
         {"503", error_response("unavailable: the ledger or the payment provider is unreachable")}};
@@ -64,8 +66,8 @@ json::object openapi_document(const config& cfg) {
           "rate_limited: over the per-key limit, or per-wallet for X-Wallet-Auth "
           "(limits.key_rate_per_second); Retry-After set");
     else if (r.auth != auth_kind::none)
-      responses["429"] = error_response(
-          "rate_limited: over the per-key limit (limits.key_rate_per_second); Retry-After set");
+      responses["429"] =
+          error_response("rate_limited: over the per-key limit (limits.key_rate_per_second); Retry-After set");
     else if (r.path == "/new_account" || r.per_ip_limited)
       responses["429"] = error_response(
           "rate_limited: over the per-client-IP limit of this route "
@@ -93,23 +95,22 @@ json::object openapi_document(const config& cfg) {
   json::object schemes{
       {"ApiKey", json::object{{"type", "apiKey"}, {"in", "header"}, {"name", "X-Api-Key"}}},
       {"Bearer", json::object{{"type", "http"}, {"scheme", "bearer"}}},
-      {"WalletAuth",
-       json::object{{"type", "apiKey"},
-                    {"in", "header"},
-                    {"name", "X-Wallet-Auth"},
-                    {"description",
-                     "base64 of {\"typed_data\": <EIP-712 envelope, primaryType BillingAuth>, "
-                     "\"signature\": \"0x…\"} signed by the account's admin wallet"}}}};
-  return json::object{
-      {"openapi", "3.1.0"},
-      {"info", json::object{{"title", "enact core API"},
-                            {"version", "1"},
-                            {"description",
-                             "Accounts, usage keys, groups, PKP wallets, actions and billing. "
-                             "Chain " + std::to_string(cfg.chain_id) + " (" + cfg.chain_name + ")."}}},
-      {"servers", json::array{json::object{{"url", "/core/v1"}}}},
-      {"paths", std::move(paths)},
-      {"components", json::object{{"schemas", components()}, {"securitySchemes", std::move(schemes)}}}};
+      {"WalletAuth", json::object{{"type", "apiKey"},
+                                  {"in", "header"},
+                                  {"name", "X-Wallet-Auth"},
+                                  {"description",
+                                   "base64 of {\"typed_data\": <EIP-712 envelope, primaryType BillingAuth>, "
+                                   "\"signature\": \"0x…\"} signed by the account's admin wallet"}}}};
+  return json::object{{"openapi", "3.1.0"},
+                      {"info", json::object{{"title", "enact core API"},
+                                            {"version", "1"},
+                                            {"description",
+                                             "Accounts, usage keys, groups, PKP wallets, actions and billing. "
+                                             "Chain " +
+                                                 std::to_string(cfg.chain_id) + " (" + cfg.chain_name + ")."}}},
+                      {"servers", json::array{json::object{{"url", "/core/v1"}}}},
+                      {"paths", std::move(paths)},
+                      {"components", json::object{{"schemas", components()}, {"securitySchemes", std::move(schemes)}}}};
 }
 
 }  // namespace enact::core

@@ -36,9 +36,9 @@ enum class auth_kind {
 /// Who is calling, once authenticated.
 struct caller {
   ledger::account account;
-  scope::caller scopes;         // kind account or usage, with the usage key's permissions
-  hash256 key_hash{};           // keccak256 of the presented key (zero for wallet auth)
-  bool wallet_auth = false;     // authenticated by X-Wallet-Auth
+  scope::caller scopes;      // kind account or usage, with the usage key's permissions
+  hash256 key_hash{};        // keccak256 of the presented key (zero for wallet auth)
+  bool wallet_auth = false;  // authenticated by X-Wallet-Auth
 };
 
 struct request_context {
@@ -46,7 +46,7 @@ struct request_context {
   const services& svc;
   const config& cfg;
   std::optional<caller> who;
-  json::value body;             // the parsed, schema-checked body (null for GET)
+  json::value body;  // the parsed, schema-checked body (null for GET)
   std::string request_id;
   json::value error_details = nullptr;  // set by a handler: the `details` of its error body
 };
@@ -60,18 +60,18 @@ struct query_param {
 };
 
 struct route {
-  std::string_view method;        // "GET" or "POST"
-  std::string_view path;          // under /core/v1
+  std::string_view method;  // "GET" or "POST"
+  std::string_view path;    // under /core/v1
   std::string_view operation_id;
   std::string_view tag;
   std::string_view summary;
   auth_kind auth = auth_kind::key;
-  bool writes = false;            // relays a ledger write
+  bool writes = false;  // relays a ledger write
   std::vector<query_param> query;
-  json::object request;           // body schema (POST); empty for GET
-  json::object response;          // 200 body schema
+  json::object request;   // body schema (POST); empty for GET
+  json::object response;  // 200 body schema
   handler handle;
-  size_t max_body = 0;            // 0: config.max_body_bytes
+  size_t max_body = 0;               // 0: config.max_body_bytes
   bool body_is_json_string = false;  // /get_svc_action_ipfs_id takes a bare JSON string
   bool per_ip_limited = false;       // unauthenticated and mints secrets: per-IP rate limit
   json::object errors{};             // status -> description, beyond the default error responses

@@ -72,11 +72,11 @@ const json::object& components() {
     o["WalletPage"] = page_of("Wallet");
     o["ActionPage"] = page_of("Action");
     o["UsageKeyPage"] = page_of("UsageKey");
-    o["Error"] = s::object(
-        {{"error", s::object({{"code", s::string("invalid_request, unauthenticated, forbidden, …"), true},
-                              {"message", s::string(), true},
-                              {"details", json::object{{"type", "object"}}}}),
-          true}});
+    o["Error"] = s::object({{"error",
+                             s::object({{"code", s::string("invalid_request, unauthenticated, forbidden, …"), true},
+                                        {"message", s::string(), true},
+                                        {"details", json::object{{"type", "object"}}}}),
+                             true}});
     return o;
   }();
   return c;
@@ -85,8 +85,7 @@ const json::object& components() {
 // --- helpers ------------------------------------------------------------------------------------
 
 namespace {
-result<uint64_t> page_param(const httplib::Request& req, const char* name, uint64_t fallback,
-                            uint64_t max) {
+result<uint64_t> page_param(const httplib::Request& req, const char* name, uint64_t fallback, uint64_t max) {
   if (!req.has_param(name))
     return fallback;
   const std::string v = req.get_param_value(name);
@@ -94,7 +93,7 @@ result<uint64_t> page_param(const httplib::Request& req, const char* name, uint6
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (ec != std::errc{} || end != v.data() + v.size() || n < 1 || n > max)
     return fail(api_errc::invalid_request, std::string("query.") + name + ": expected an integer from 1 to " +
-                                                std::to_string(max) + ", got '" + v + "'");
+                                               std::to_string(max) + ", got '" + v + "'");
   return n;
 }
 }  // namespace
@@ -106,10 +105,7 @@ result<ledger::page_request> read_page(const httplib::Request& req) {
 }
 
 json::object page_body(json::array items, ledger::page_request p, uint64_t total) {
-  return json::object{{"items", std::move(items)},
-                      {"page_number", p.number},
-                      {"page_size", p.size},
-                      {"total", total}};
+  return json::object{{"items", std::move(items)}, {"page_number", p.number}, {"page_size", p.size}, {"total", total}};
 }
 
 ledger::write_context relay(const request_context& c) {
@@ -133,7 +129,8 @@ result<uint64_t> group_id_of(const json::value& v, std::string_view field) {
     const auto& t = v.get_string();
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), id);
     if (ec != std::errc{} || end != t.data() + t.size() || t.empty())
-      return fail(api_errc::invalid_request, std::string(field) + ": expected a group id, got '" + std::string(t) + "'");
+      return fail(api_errc::invalid_request,
+                  std::string(field) + ": expected a group id, got '" + std::string(t) + "'");
   } else {
     return fail(api_errc::invalid_request, std::string(field) + ": expected a group id");
   }
@@ -160,8 +157,7 @@ result<hash256> hash_of(const json::value& v, std::string_view field) {
   return *h;
 }
 
-result<void> require_scope(const request_context& c, scope::permission p,
-                           std::optional<scope::group_id> group) {
+result<void> require_scope(const request_context& c, scope::permission p, std::optional<scope::group_id> group) {
   if (scope::allows(c.who->scopes, p, group))
     return {};
   std::string msg = "this key lacks " + std::string(scope::name(p));
@@ -200,12 +196,9 @@ json::object action_json(const ledger::action& a) {
 }
 
 json::object usage_key_json(const ledger::usage_key& k) {
-  json::object o{{"hash", hex::encode_prefixed(k.hash)},
-                 {"name", k.name},
-                 {"description", k.description},
-                 {"expiration", k.expiration},
-                 {"created_at", k.created_at},
-                 {"wallet_address", to_checksum_address(k.wallet)}};
+  json::object o{{"hash", hex::encode_prefixed(k.hash)}, {"name", k.name},
+                 {"description", k.description},         {"expiration", k.expiration},
+                 {"created_at", k.created_at},           {"wallet_address", to_checksum_address(k.wallet)}};
   scope::write_permission_fields(o, k.permissions);
   return o;
 }

@@ -18,9 +18,7 @@ namespace {
 namespace s = schema;
 
 int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 /// A new API key (API.md §1): 32 CSPRNG bytes that are a valid secp256k1 private key, issued as
@@ -50,10 +48,9 @@ hash256 key_hash_of(const json::value& body, std::string_view field) {
   return keccak256(std::string_view(body.at(field).as_string()));
 }
 
-const std::string_view kPermissionNames[] = {
-    "can_create_groups",      "can_delete_groups",  "can_create_pkps",
-    "manage_ipfs_ids_in_groups", "add_pkp_to_groups", "remove_pkp_from_groups",
-    "execute_in_groups"};
+const std::string_view kPermissionNames[] = {"can_create_groups",         "can_delete_groups", "can_create_pkps",
+                                             "manage_ipfs_ids_in_groups", "add_pkp_to_groups", "remove_pkp_from_groups",
+                                             "execute_in_groups"};
 const std::string_view kKeyMetaNames[] = {"name", "description", "expiration", "usage_api_key"};
 
 /// The usage key fields of add/update (API.md §2): metadata and the permission set.
@@ -78,17 +75,17 @@ json::object permission_properties_schema(bool with_key_value) {
   const auto groups = [](std::string_view d) {
     return s::array(s::integer("group id; 0 = every group"), d, 1000);
   };
-  json::object o = s::object(
-      {{"name", s::name("label"), true},
-       {"description", s::string("", 4096)},
-       {"expiration", s::integer("unix seconds after which the key stops working; 0 or absent: never")},
-       {"can_create_groups", s::boolean("group:create")},
-       {"can_delete_groups", s::boolean("group:delete")},
-       {"can_create_pkps", s::boolean("pkp:create")},
-       {"manage_ipfs_ids_in_groups", groups("group:manageActions, per group")},
-       {"add_pkp_to_groups", groups("group:addPkp, per group")},
-       {"remove_pkp_from_groups", groups("group:removePkp, per group")},
-       {"execute_in_groups", groups("execute, per group")}});
+  json::object o =
+      s::object({{"name", s::name("label"), true},
+                 {"description", s::string("", 4096)},
+                 {"expiration", s::integer("unix seconds after which the key stops working; 0 or absent: never")},
+                 {"can_create_groups", s::boolean("group:create")},
+                 {"can_delete_groups", s::boolean("group:delete")},
+                 {"can_create_pkps", s::boolean("pkp:create")},
+                 {"manage_ipfs_ids_in_groups", groups("group:manageActions, per group")},
+                 {"add_pkp_to_groups", groups("group:addPkp, per group")},
+                 {"remove_pkp_from_groups", groups("group:removePkp, per group")},
+                 {"execute_in_groups", groups("execute, per group")}});
   if (with_key_value) {
     o["properties"].as_object()["usage_api_key"] = s::string("the usage key's value", 128);
     o["required"].as_array().push_back("usage_api_key");
@@ -194,8 +191,7 @@ result<json::value> update_usage_api_key(request_context& c) {
 
 result<json::value> update_usage_api_key_metadata(request_context& c) {
   ENACT_TRY(const auto existing, own_usage_key(c));
-  ENACT_TRY_VOID(c.svc.ledger->update_usage_key_metadata(relay(c), existing.account, existing.hash,
-                                                         str(c.body, "name"),
+  ENACT_TRY_VOID(c.svc.ledger->update_usage_key_metadata(relay(c), existing.account, existing.hash, str(c.body, "name"),
                                                          str(c.body, "description")));
   return json::object{{"hash", hex::encode_prefixed(existing.hash)}};
 }
@@ -209,60 +205,100 @@ result<json::value> remove_usage_api_key(request_context& c) {
 }  // namespace
 
 void add_account_routes(std::vector<route>& out) {
-  out.push_back(route{
-      "POST", "/new_account", "newAccount", "accounts",
-      "Create an account in API mode. The account API key is returned once.", auth_kind::none,
-      true, {},
-      s::object({{"name", s::name("account name"), true},
-                 {"description", s::string("", 4096)},
-                 {"email", s::string("contact address", 320)}}),
-      s::object({{"api_key", s::string("the account API key (base64); shown once", 64), true},
-                 {"wallet_address", s::address("address of the key"), true},
-                 {"api_key_hash", s::hash("keccak256 of the key string; the account id"), true}}),
-      new_account});
-  out.push_back(route{
-      "GET", "/account", "getAccount", "accounts",
-      "The caller's account (the account-exists check) and which key was presented.",
-      auth_kind::key, false, {}, {},
-      s::object({{"api_key_hash", s::hash(), true},
-                 {"admin_wallet_address", s::address(), true},
-                 {"managed", s::boolean("true in API mode"), true},
-                 {"name", s::string(), true},
-                 {"description", s::string(), true},
-                 {"key", s::object({{"kind", s::string("account, usage or wallet"), true},
-                                    {"hash", s::hash(), true},
-                                    {"permissions", permissions_schema()}}),
-                  true}}),
-      get_account});
-  out.push_back(route{
-      "POST", "/add_usage_api_key", "addUsageApiKey", "accounts",
-      "Create a usage key with a permission set (account key only). The key is returned once.",
-      auth_kind::owner, true, {}, permission_properties_schema(false),
-      s::object({{"usage_api_key", s::string("the usage key (base64); shown once", 64), true},
-                 {"hash", s::hash("keccak256 of the key string"), true},
-                 {"wallet_address", s::address("address of the key"), true}}),
-      add_usage_api_key});
-  out.push_back(route{
-      "GET", "/list_api_keys", "listApiKeys", "accounts",
-      "The account's usage keys: hash, metadata and permission set (never the values).",
-      auth_kind::owner, false, {}, {}, s::ref("UsageKeyPage"), list_api_keys});
-  out.push_back(route{
-      "POST", "/update_usage_api_key", "updateUsageApiKey", "accounts",
-      "Replace every permission of a usage key (omitted ones reset to their defaults).",
-      auth_kind::owner, true, {}, permission_properties_schema(true),
-      s::object({{"hash", s::hash(), true}}), update_usage_api_key});
-  out.push_back(route{
-      "POST", "/update_usage_api_key_metadata", "updateUsageApiKeyMetadata", "accounts",
-      "Change a usage key's name and description.", auth_kind::owner, true, {},
-      s::object({{"usage_api_key", s::string("the usage key's value", 128), true},
-                 {"name", s::name(), true},
-                 {"description", s::string("", 4096), true}}),
-      s::object({{"hash", s::hash(), true}}), update_usage_api_key_metadata});
-  out.push_back(route{
-      "POST", "/remove_usage_api_key", "removeUsageApiKey", "accounts",
-      "Delete a usage key; it stops working on the next request.", auth_kind::owner, true, {},
-      s::object({{"usage_api_key", s::string("the usage key's value", 128), true}}),
-      s::object({{"hash", s::hash(), true}}), remove_usage_api_key});
+  out.push_back(route{"POST",
+                      "/new_account",
+                      "newAccount",
+                      "accounts",
+                      "Create an account in API mode. The account API key is returned once.",
+                      auth_kind::none,
+                      true,
+                      {},
+                      s::object({{"name", s::name("account name"), true},
+                                 {"description", s::string("", 4096)},
+                                 {"email", s::string("contact address", 320)}}),
+                      s::object({{"api_key", s::string("the account API key (base64); shown once", 64), true},
+                                 {"wallet_address", s::address("address of the key"), true},
+                                 {"api_key_hash", s::hash("keccak256 of the key string; the account id"), true}}),
+                      new_account});
+  out.push_back(route{"GET",
+                      "/account",
+                      "getAccount",
+                      "accounts",
+                      "The caller's account (the account-exists check) and which key was presented.",
+                      auth_kind::key,
+                      false,
+                      {},
+                      {},
+                      s::object({{"api_key_hash", s::hash(), true},
+                                 {"admin_wallet_address", s::address(), true},
+                                 {"managed", s::boolean("true in API mode"), true},
+                                 {"name", s::string(), true},
+                                 {"description", s::string(), true},
+                                 {"key",
+                                  s::object({{"kind", s::string("account, usage or wallet"), true},
+                                             {"hash", s::hash(), true},
+                                             {"permissions", permissions_schema()}}),
+                                  true}}),
+                      get_account});
+  out.push_back(route{"POST",
+                      "/add_usage_api_key",
+                      "addUsageApiKey",
+                      "accounts",
+                      "Create a usage key with a permission set (account key only). The key is returned once.",
+                      auth_kind::owner,
+                      true,
+                      {},
+                      permission_properties_schema(false),
+                      s::object({{"usage_api_key", s::string("the usage key (base64); shown once", 64), true},
+                                 {"hash", s::hash("keccak256 of the key string"), true},
+                                 {"wallet_address", s::address("address of the key"), true}}),
+                      add_usage_api_key});
+  out.push_back(route{"GET",
+                      "/list_api_keys",
+                      "listApiKeys",
+                      "accounts",
+                      "The account's usage keys: hash, metadata and permission set (never the values).",
+                      auth_kind::owner,
+                      false,
+                      {},
+                      {},
+                      s::ref("UsageKeyPage"),
+                      list_api_keys});
+  out.push_back(route{"POST",
+                      "/update_usage_api_key",
+                      "updateUsageApiKey",
+                      "accounts",
+                      "Replace every permission of a usage key (omitted ones reset to their defaults).",
+                      auth_kind::owner,
+                      true,
+                      {},
+                      permission_properties_schema(true),
+                      s::object({{"hash", s::hash(), true}}),
+                      update_usage_api_key});
+  out.push_back(route{"POST",
+                      "/update_usage_api_key_metadata",
+                      "updateUsageApiKeyMetadata",
+                      "accounts",
+                      "Change a usage key's name and description.",
+                      auth_kind::owner,
+                      true,
+                      {},
+                      s::object({{"usage_api_key", s::string("the usage key's value", 128), true},
+                                 {"name", s::name(), true},
+                                 {"description", s::string("", 4096), true}}),
+                      s::object({{"hash", s::hash(), true}}),
+                      update_usage_api_key_metadata});
+  out.push_back(route{"POST",
+                      "/remove_usage_api_key",
+                      "removeUsageApiKey",
+                      "accounts",
+                      "Delete a usage key; it stops working on the next request.",
+                      auth_kind::owner,
+                      true,
+                      {},
+                      s::object({{"usage_api_key", s::string("the usage key's value", 128), true}}),
+                      s::object({{"hash", s::hash(), true}}),
+                      remove_usage_api_key});
 }
 
 }  // namespace enact::core

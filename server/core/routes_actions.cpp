@@ -32,9 +32,8 @@ result<json::value> add_action(request_context& c) {
   a.hashed_cid = ipfs::hashed_cid(cid);
   a.name = str(c.body, "name");
   a.description = str(c.body, "description");
-  a.created_at = std::chrono::duration_cast<std::chrono::seconds>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count();
+  a.created_at =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   ENACT_TRY_VOID(c.svc.ledger->add_action(relay(c), c.who->account.hash, a));
   return action_json(a);
 }
@@ -43,8 +42,7 @@ result<json::value> add_action_to_group(request_context& c) {
   ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
   ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, id));
   ENACT_TRY(const std::string cid, cid_of(c.body.at("action_ipfs_cid"), "action_ipfs_cid"));
-  ENACT_TRY(const auto g, c.svc.ledger->add_action_to_group(relay(c), c.who->account.hash, id,
-                                                            ipfs::hashed_cid(cid)));
+  ENACT_TRY(const auto g, c.svc.ledger->add_action_to_group(relay(c), c.who->account.hash, id, ipfs::hashed_cid(cid)));
   return group_json(g);
 }
 
@@ -58,8 +56,7 @@ result<json::value> remove_action_from_group(request_context& c) {
 
 result<json::value> update_action_metadata(request_context& c) {
   ENACT_TRY(const auto h, hash_of(c.body.at("hashed_cid"), "hashed_cid"));
-  ENACT_TRY(const auto a, c.svc.ledger->update_action_metadata(relay(c), c.who->account.hash, h,
-                                                               str(c.body, "name"),
+  ENACT_TRY(const auto a, c.svc.ledger->update_action_metadata(relay(c), c.who->account.hash, h, str(c.body, "name"),
                                                                str(c.body, "description")));
   return action_json(a);
 }
@@ -92,76 +89,119 @@ result<json::value> list_actions(request_context& c) {
 result<json::value> upload_action(request_context& c) {
   const auto& code = c.body.at("code").as_string();
   if (code.size() > c.cfg.max_action_code_bytes)
-    return fail(api_errc::payload_too_large,
-                "body.code: " + std::to_string(code.size()) + " bytes, at most " +
-                    std::to_string(c.cfg.max_action_code_bytes));
+    return fail(api_errc::payload_too_large, "body.code: " + std::to_string(code.size()) + " bytes, at most " +
+                                                 std::to_string(c.cfg.max_action_code_bytes));
   // The account's quota of stored code (distinct CIDs and their bytes): 403 when exhausted, a
   // lasting state of the account rather than a wait (429) or an oversized body (413).
   const upload_quota quota{c.cfg.upload_quota_bytes, c.cfg.upload_quota_count};
-  ENACT_TRY(const std::string cid, c.svc.store->put_for(c.who->account.hash,
-                                                        as_bytes(std::string_view(code)), quota));
-  return json::object{{"action_ipfs_cid", cid},
-                      {"hashed_cid", hex::encode_prefixed(ipfs::hashed_cid(cid))}};
+  ENACT_TRY(const std::string cid, c.svc.store->put_for(c.who->account.hash, as_bytes(std::string_view(code)), quota));
+  return json::object{{"action_ipfs_cid", cid}, {"hashed_cid", hex::encode_prefixed(ipfs::hashed_cid(cid))}};
 }
 
 json::object group_id_schema() {
-  return s::any_of({s::integer("group id", 1), s::string("group id as a decimal string", 20)},
-                   "group id");
+  return s::any_of({s::integer("group id", 1), s::string("group id as a decimal string", 20)}, "group id");
 }
 
 }  // namespace
 
 void add_action_routes(std::vector<route>& out) {
   const json::object cid = s::string("IPFS CID (CIDv0 Qm… or CIDv1)", 256);
-  out.push_back(route{"POST", "/add_action", "addAction", "actions",
-                      "Register an action's metadata by its raw CID (hashed server-side).",
-                      auth_kind::key, true, {},
-                      s::object({{"action_ipfs_cid", cid, true},
-                                 {"name", s::name(), true},
-                                 {"description", s::string("", 4096)}}),
-                      s::ref("Action"), add_action});
-  out.push_back(route{"POST", "/add_action_to_group", "addActionToGroup", "actions",
+  out.push_back(route{
+      "POST",
+      "/add_action",
+      "addAction",
+      "actions",
+      "Register an action's metadata by its raw CID (hashed server-side).",
+      auth_kind::key,
+      true,
+      {},
+      s::object({{"action_ipfs_cid", cid, true}, {"name", s::name(), true}, {"description", s::string("", 4096)}}),
+      s::ref("Action"),
+      add_action});
+  out.push_back(route{"POST",
+                      "/add_action_to_group",
+                      "addActionToGroup",
+                      "actions",
                       "Permit an action (raw CID) in a group (scope group:manageActions on it).",
-                      auth_kind::key, true, {},
-                      s::object({{"group_id", group_id_schema(), true},
-                                 {"action_ipfs_cid", cid, true}}),
-                      s::ref("Group"), add_action_to_group});
-  out.push_back(route{"POST", "/remove_action_from_group", "removeActionFromGroup", "actions",
+                      auth_kind::key,
+                      true,
+                      {},
+                      s::object({{"group_id", group_id_schema(), true}, {"action_ipfs_cid", cid, true}}),
+                      s::ref("Group"),
+                      add_action_to_group});
+  out.push_back(route{"POST",
+                      "/remove_action_from_group",
+                      "removeActionFromGroup",
+                      "actions",
                       "Remove an action (hashed CID) from a group (scope group:manageActions on it).",
-                      auth_kind::key, true, {},
-                      s::object({{"group_id", group_id_schema(), true},
-                                 {"hashed_cid", s::hash(), true}}),
-                      s::ref("Group"), remove_action_from_group});
-  out.push_back(route{"POST", "/update_action_metadata", "updateActionMetadata", "actions",
-                      "Change an action's name and description.", auth_kind::key, true, {},
-                      s::object({{"hashed_cid", s::hash(), true},
-                                 {"name", s::name(), true},
-                                 {"description", s::string("", 4096), true}}),
-                      s::ref("Action"), update_action_metadata});
-  out.push_back(route{"POST", "/delete_action", "deleteAction", "actions",
+                      auth_kind::key,
+                      true,
+                      {},
+                      s::object({{"group_id", group_id_schema(), true}, {"hashed_cid", s::hash(), true}}),
+                      s::ref("Group"),
+                      remove_action_from_group});
+  out.push_back(route{
+      "POST",
+      "/update_action_metadata",
+      "updateActionMetadata",
+      "actions",
+      "Change an action's name and description.",
+      auth_kind::key,
+      true,
+      {},
+      s::object(
+          {{"hashed_cid", s::hash(), true}, {"name", s::name(), true}, {"description", s::string("", 4096), true}}),
+      s::ref("Action"),
+      update_action_metadata});
+  out.push_back(route{"POST",
+                      "/delete_action",
+                      "deleteAction",
+                      "actions",
                       "Delete an action's metadata and remove it from every group of the account. "
                       "A usage key needs group:manageActions on every group that lists the action "
                       "(403 naming the first it may not touch).",
-                      auth_kind::key, true, {}, s::object({{"hashed_cid", s::hash(), true}}),
-                      s::object({{"hashed_cid", s::hash(), true}}), delete_action});
-  out.push_back(route{"GET", "/list_actions", "listActions", "actions",
-                      "Actions of the account, or of one group with group_id.", auth_kind::key,
-                      false, {{"group_id", s::integer("group id", 1), false}}, {},
-                      s::ref("ActionPage"), list_actions});
-  out.push_back(route{"POST", "/upload_action", "uploadAction", "actions",
-                      "Store action code in the server's content store so it runs without an "
-                      "IPFS gateway; returns its CID.",
-                      auth_kind::key, false, {},
-                      s::object({{"code", s::string("JavaScript source, at most 256 KiB (larger: 413)", size_t{1} << 20), true}}),
-                      s::object({{"action_ipfs_cid", s::string(), true}, {"hashed_cid", s::hash(), true}}),
-                      upload_action, (size_t{256} << 10) + 4096, false, false,
-                      json::object{{"403", "forbidden: the account's upload quota (distinct "
-                                           "actions stored, or their total bytes; "
-                                           "limits.upload_quota_count, limits.upload_quota_bytes) "
-                                           "is used up; code the account stored before uploads "
-                                           "again without counting"},
-                                   {"429", "rate_limited: the key's request rate "
-                                           "(limits.key_rate_per_second; Retry-After set)"}}});
+                      auth_kind::key,
+                      true,
+                      {},
+                      s::object({{"hashed_cid", s::hash(), true}}),
+                      s::object({{"hashed_cid", s::hash(), true}}),
+                      delete_action});
+  out.push_back(route{"GET",
+                      "/list_actions",
+                      "listActions",
+                      "actions",
+                      "Actions of the account, or of one group with group_id.",
+                      auth_kind::key,
+                      false,
+                      {{"group_id", s::integer("group id", 1), false}},
+                      {},
+                      s::ref("ActionPage"),
+                      list_actions});
+  out.push_back(
+      route{"POST",
+            "/upload_action",
+            "uploadAction",
+            "actions",
+            "Store action code in the server's content store so it runs without an "
+            "IPFS gateway; returns its CID.",
+            auth_kind::key,
+            false,
+            {},
+            s::object({{"code", s::string("JavaScript source, at most 256 KiB (larger: 413)", size_t{1} << 20), true}}),
+            s::object({{"action_ipfs_cid", s::string(), true}, {"hashed_cid", s::hash(), true}}),
+            upload_action,
+            (size_t{256} << 10) + 4096,
+            false,
+            false,
+            json::object{{"403",
+                          "forbidden: the account's upload quota (distinct "
+                          "actions stored, or their total bytes; "
+                          "limits.upload_quota_count, limits.upload_quota_bytes) "
+                          "is used up; code the account stored before uploads "
+                          "again without counting"},
+                         {"429",
+                          "rate_limited: the key's request rate "
+                          "(limits.key_rate_per_second; Retry-After set)"}}});
 }
 
 }  // namespace enact::core

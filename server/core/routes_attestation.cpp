@@ -21,10 +21,7 @@ void send_json(httplib::Response& res, const json::value& body) {
   res.set_content(json::serialize(body), "application/json");
 }
 
-void send_error(const services& svc,
-                const httplib::Request& req,
-                httplib::Response& res,
-                const error& e) {
+void send_error(const services& svc, const httplib::Request& req, httplib::Response& res, const error& e) {
   const http_error h = to_http(e);
   res.status = h.status;
   res.set_content(json::serialize(error_body(h)), "application/json");
@@ -39,9 +36,7 @@ void send_error(const services& svc,
 /// JSON strings, as the guest agent gives them.
 result<json::value> attestation(const services& svc) {
   ENACT_TRY(const tee::quote_response q, svc.tee->quote(tee::report_data{}));
-  return json::object{{"quote", hex::encode_prefixed(q.quote)},
-                      {"event_log", q.event_log},
-                      {"vm_config", q.vm_config}};
+  return json::object{{"quote", hex::encode_prefixed(q.quote)}, {"event_log", q.event_log}, {"vm_config", q.vm_config}};
 }
 
 /// GET /info: app_id and compose_hash as bare hex (core-api.md check 4 prefixes them with 0x),
@@ -54,8 +49,7 @@ result<json::value> info(const services& svc) {
   json::value tcb = json::parse(i.tcb_info, ec);
   if (ec || !tcb.is_object())
     return fail(api_errc::internal, "tcb_info of the TEE is not a JSON object");
-  json::object out{
-      {"app_id", i.app_id}, {"compose_hash", i.compose_hash}, {"tcb_info", std::move(tcb)}};
+  json::object out{{"app_id", i.app_id}, {"compose_hash", i.compose_hash}, {"tcb_info", std::move(tcb)}};
   if (!i.vm_config.empty())
     out["vm_config"] = i.vm_config;
   if (svc.sandbox != nullptr) {
@@ -63,8 +57,8 @@ result<json::value> info(const services& svc) {
     json::array missing;
     for (const auto& layer : iso.missing)
       missing.emplace_back(layer);
-    out["sandbox"] = json::object{
-        {"enforced", iso.enforced}, {"serving", iso.serving}, {"missing", std::move(missing)}};
+    out["sandbox"] =
+        json::object{{"enforced", iso.enforced}, {"serving", iso.serving}, {"missing", std::move(missing)}};
   }
   return out;
 }
@@ -98,9 +92,8 @@ void mount_attestation(httplib::Server& server, const services& svc) {
   server.Get("/attestation", json_route(&attestation));
   server.Get("/info", json_route(&info));
 
-  server.Get("/evidences", [](const httplib::Request&, httplib::Response& res) {
-    res.set_redirect("/evidences/", 301);
-  });
+  server.Get("/evidences",
+             [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/evidences/", 301); });
   server.Get("/evidences/", [s](const httplib::Request& req, httplib::Response& res) {
     auto names = s->tee->evidences().list();
     if (!names)

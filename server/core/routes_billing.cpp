@@ -36,12 +36,10 @@ result<json::value> create_payment_intent(request_context& c) {
   const auto& amount_v = c.body.at("amount_cents");
   const uint64_t amount = amount_v.to_number<uint64_t>();
   if (amount < billing::kMinAmountCents)
-    return fail(api_errc::invalid_request, "body.amount_cents: at least " +
-                                                std::to_string(billing::kMinAmountCents) +
-                                                " (5 US dollars)");
-  if (amount > billing::kMaxAmountCents)
     return fail(api_errc::invalid_request,
-                "body.amount_cents: at most " + std::to_string(billing::kMaxAmountCents));
+                "body.amount_cents: at least " + std::to_string(billing::kMinAmountCents) + " (5 US dollars)");
+  if (amount > billing::kMaxAmountCents)
+    return fail(api_errc::invalid_request, "body.amount_cents: at most " + std::to_string(billing::kMaxAmountCents));
   const std::string account_ref = hex::encode_prefixed(c.who->account.hash);
   // One request, one intent: the request id keys the provider's idempotency.
   ENACT_TRY(const auto intent, p->create_intent(amount, account_ref, c.request_id));
@@ -51,9 +49,8 @@ result<json::value> create_payment_intent(request_context& c) {
   rec.amount_cents = intent.amount_cents;
   rec.provider = std::string(p->mode());
   ENACT_TRY_VOID(c.svc.ledger->record_payment(rec));
-  json::object out{{"payment_intent_id", intent.id},
-                   {"client_secret", intent.client_secret},
-                   {"amount_cents", intent.amount_cents}};
+  json::object out{
+      {"payment_intent_id", intent.id}, {"client_secret", intent.client_secret}, {"amount_cents", intent.amount_cents}};
   mark_dev(out, p);
   return out;
 }
@@ -67,8 +64,8 @@ result<json::value> confirm_payment(request_context& c) {
     return fail(api_errc::conflict, "payment intent " + id + " was credited already");
   ENACT_TRY(const auto intent, p->retrieve_intent(id, true));
   if (intent.status != "succeeded")
-    return fail(api_errc::conflict, "payment intent " + id + " has status " + intent.status +
-                                         ", not succeeded; nothing credited");
+    return fail(api_errc::conflict,
+                "payment intent " + id + " has status " + intent.status + ", not succeeded; nothing credited");
   if (intent.amount_cents != rec.amount_cents)
     return fail(api_errc::conflict, "payment intent " + id + ": amount differs from the one created");
   ENACT_TRY(const uint64_t credits, c.svc.ledger->credit_payment(c.who->account.hash, id));
@@ -81,25 +78,41 @@ result<json::value> confirm_payment(request_context& c) {
 
 void add_billing_routes(std::vector<route>& out) {
   const json::object mode = s::string("\"dev\" when the dev payment provider answered");
-  out.push_back(route{"GET", "/billing/balance", "getBalance", "billing",
-                      "The account's credit balance (1 credit = 1 US cent).", auth_kind::billing,
-                      false, {}, {},
-                      s::object({{"balance_credits", s::integer(), true},
-                                 {"currency", s::string("usd_cents"), true},
-                                 {"mode", mode}}),
-                      balance});
-  out.push_back(route{"POST", "/billing/create_payment_intent", "createPaymentIntent", "billing",
-                      "Start a card payment of at least 500 cents.", auth_kind::billing, true, {},
+  out.push_back(route{
+      "GET",
+      "/billing/balance",
+      "getBalance",
+      "billing",
+      "The account's credit balance (1 credit = 1 US cent).",
+      auth_kind::billing,
+      false,
+      {},
+      {},
+      s::object({{"balance_credits", s::integer(), true}, {"currency", s::string("usd_cents"), true}, {"mode", mode}}),
+      balance});
+  out.push_back(route{"POST",
+                      "/billing/create_payment_intent",
+                      "createPaymentIntent",
+                      "billing",
+                      "Start a card payment of at least 500 cents.",
+                      auth_kind::billing,
+                      true,
+                      {},
                       s::object({{"amount_cents", s::integer("US cents, at least 500", 0), true}}),
                       s::object({{"payment_intent_id", s::string(), true},
                                  {"client_secret", s::string(), true},
                                  {"amount_cents", s::integer(), true},
                                  {"mode", mode}}),
                       create_payment_intent});
-  out.push_back(route{"POST", "/billing/confirm_payment", "confirmPayment", "billing",
+  out.push_back(route{"POST",
+                      "/billing/confirm_payment",
+                      "confirmPayment",
+                      "billing",
                       "Credit the account once the payment succeeded (once per intent: a second "
                       "confirm is 409).",
-                      auth_kind::billing, true, {},
+                      auth_kind::billing,
+                      true,
+                      {},
                       s::object({{"payment_intent_id", s::string("", 255), true}}),
                       s::object({{"balance_credits", s::integer(), true}, {"mode", mode}}),
                       confirm_payment});

@@ -49,20 +49,16 @@ namespace s = schema;
 constexpr size_t kMaxBody = size_t{16} << 10;
 
 uint64_t unix_now() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
 /// The envelope's signer, checked for flow `k` (and, for conversion, to be `expected_signer`).
-result<address> verified_signer(const request_context& c,
-                                envelope::kind k,
+result<address> verified_signer(const request_context& c, envelope::kind k,
                                 std::optional<address> expected_signer = std::nullopt) {
   const json::value& typed_data = c.body.at("typed_data");
-  envelope::expectation want{k, c.cfg.chain_id, unix_now(), c.cfg.envelope_max_skew,
-                             expected_signer};
-  return envelope::verify(typed_data, json::serialize(typed_data).size(),
-                          c.body.at("signature").as_string(), want);
+  envelope::expectation want{k, c.cfg.chain_id, unix_now(), c.cfg.envelope_max_skew, expected_signer};
+  return envelope::verify(typed_data, json::serialize(typed_data).size(), c.body.at("signature").as_string(), want);
 }
 
 // --- handlers ---------------------------------------------------------------------------------
@@ -86,8 +82,7 @@ result<json::value> create_wallet_with_signature(request_context& c) {
   const pkp::derivation_path path = pkp::random_path();
   ENACT_TRY(const address wallet, c.svc.tee->wallet_address(owner, path));
   const std::string addr = to_checksum_address(wallet);
-  return json::object{
-      {"pkp_id", addr}, {"wallet_address", addr}, {"derivation_path", hex::encode_prefixed(path)}};
+  return json::object{{"pkp_id", addr}, {"wallet_address", addr}, {"derivation_path", hex::encode_prefixed(path)}};
 }
 
 result<json::value> add_usage_api_key_with_signature(request_context& c) {
@@ -109,8 +104,7 @@ result<json::value> add_usage_api_key_with_signature(request_context& c) {
 }
 
 result<json::value> convert_to_chain_secured_account(request_context& c) {
-  ENACT_TRY(const address new_admin,
-            address_of(c.body.at("new_admin_wallet_address"), "new_admin_wallet_address"));
+  ENACT_TRY(const address new_admin, address_of(c.body.at("new_admin_wallet_address"), "new_admin_wallet_address"));
   // Core-api spec, States: the signer must be the new admin (an EOA; no ERC-1271).
   ENACT_TRY_VOID(verified_signer(c, envelope::kind::convert_account, new_admin));
   const auto& account = c.who->account;
@@ -139,27 +133,25 @@ result<json::value> convert_to_chain_secured_account(request_context& c) {
 /// schema type on `types` would turn a non-canonical block into invalid_request).
 json::object typed_data_schema(envelope::kind k) {
   const std::string primary(envelope::primary_type_name(k));
-  json::object example = envelope::build(
-      k, 31337, parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value(), 1735689600);
+  json::object example =
+      envelope::build(k, 31337, parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value(), 1735689600);
   return json::object{
       {"type", "object"},
-      {"description", "EIP-712 typed data as eth_signTypedData_v4 signs it, primaryType " +
-                          primary + ". At most 4096 bytes in compact JSON serialization."},
+      {"description", "EIP-712 typed data as eth_signTypedData_v4 signs it, primaryType " + primary +
+                          ". At most 4096 bytes in compact JSON serialization."},
       {"properties",
-       json::object{
-           {"types",
-            json::object{{"description",
-                          "exactly EIP712Domain: [name string, version string, chainId "
-                          "uint256] and " +
-                              primary + ": [address address, issuedAt uint256], in this order"}}},
-           {"primaryType", json::object{{"description", "the flow; this endpoint's only"},
-                                        {"enum", json::array{json::string(primary)}}}},
-           {"domain", json::object{{"description",
-                                    "name \"Svc ChainSecured\", version \"1\", chainId the "
-                                    "node's (/get_node_chain_config)"}}},
-           {"message", json::object{{"description",
-                                     "address: the signing wallet; issuedAt: unix seconds, "
-                                     "within now ± 300"}}}}},
+       json::object{{"types", json::object{{"description",
+                                            "exactly EIP712Domain: [name string, version string, chainId "
+                                            "uint256] and " +
+                                                primary + ": [address address, issuedAt uint256], in this order"}}},
+                    {"primaryType", json::object{{"description", "the flow; this endpoint's only"},
+                                                 {"enum", json::array{json::string(primary)}}}},
+                    {"domain", json::object{{"description",
+                                             "name \"Svc ChainSecured\", version \"1\", chainId the "
+                                             "node's (/get_node_chain_config)"}}},
+                    {"message", json::object{{"description",
+                                              "address: the signing wallet; issuedAt: unix seconds, "
+                                              "within now ± 300"}}}}},
       {"examples", json::array{std::move(example)}}};
 }
 
@@ -171,23 +163,18 @@ json::object signature_schema() {
 
 /// Error responses these routes add to the defaults (OpenAPI only).
 json::object envelope_errors() {
-  return json::object{
-      {"400",
-       "invalid_request: malformed JSON, missing or unknown field, bad message values; "
-       "typed_data_invalid: typed data over 4096 bytes, types / primaryType / domain not "
-       "canonical for this endpoint; chain_id_mismatch: domain.chainId is not the node's"},
-      {"401",
-       "signature_expired: issuedAt outside now ± 300 s; signature_invalid: malformed signature, "
-       "or the signer is not message.address"},
-      {"413", "payload_too_large: body over 16 KiB"}};
+  return json::object{{"400",
+                       "invalid_request: malformed JSON, missing or unknown field, bad message values; "
+                       "typed_data_invalid: typed data over 4096 bytes, types / primaryType / domain not "
+                       "canonical for this endpoint; chain_id_mismatch: domain.chainId is not the node's"},
+                      {"401",
+                       "signature_expired: issuedAt outside now ± 300 s; signature_invalid: malformed signature, "
+                       "or the signer is not message.address"},
+                      {"413", "payload_too_large: body over 16 KiB"}};
 }
 
-route envelope_route(std::string_view path,
-                     std::string_view operation_id,
-                     std::string_view summary,
-                     envelope::kind k,
-                     json::object response,
-                     handler h) {
+route envelope_route(std::string_view path, std::string_view operation_id, std::string_view summary, envelope::kind k,
+                     json::object response, handler h) {
   route r;
   r.method = "POST";
   r.path = path;
@@ -195,8 +182,7 @@ route envelope_route(std::string_view path,
   r.tag = "chainsecured";
   r.summary = summary;
   r.auth = auth_kind::none;
-  r.request = s::object(
-      {{"typed_data", typed_data_schema(k), true}, {"signature", signature_schema(), true}});
+  r.request = s::object({{"typed_data", typed_data_schema(k), true}, {"signature", signature_schema(), true}});
   r.response = std::move(response);
   r.handle = std::move(h);
   r.max_body = kMaxBody;
@@ -208,43 +194,41 @@ route envelope_route(std::string_view path,
 }  // namespace
 
 void add_chainsecured_routes(std::vector<route>& out) {
-  out.push_back(envelope_route(
-      "/create_wallet_with_signature", "createWalletWithSignature",
-      "Mint a PKP wallet at a random derivation path for a wallet-signed CreateWallet envelope. "
-      "Nothing is registered: the wallet calls registerWalletDerivation on-chain.",
-      envelope::kind::create_wallet,
-      s::object({{"pkp_id", s::address("the wallet address"), true},
-                 {"wallet_address", s::address(), true},
-                 {"derivation_path", s::hash("32 random bytes"), true}}),
-      create_wallet_with_signature));
-  out.push_back(envelope_route(
-      "/add_usage_api_key_with_signature", "addUsageApiKeyWithSignature",
-      "Mint a usage key (the PKP signing key at a random path, base64; shown once) for a "
-      "wallet-signed AddUsageApiKey envelope. Nothing is registered: the admin wallet calls "
-      "registerWalletDerivation and setUsageApiKey on-chain.",
-      envelope::kind::add_usage_api_key,
-      s::object({{"usage_api_key", s::string("the usage key (base64); shown once", 64), true},
-                 {"wallet_address", s::address("address of the key"), true},
-                 {"derivation_path", s::hash("32 random bytes"), true}}),
-      add_usage_api_key_with_signature));
+  out.push_back(
+      envelope_route("/create_wallet_with_signature", "createWalletWithSignature",
+                     "Mint a PKP wallet at a random derivation path for a wallet-signed CreateWallet envelope. "
+                     "Nothing is registered: the wallet calls registerWalletDerivation on-chain.",
+                     envelope::kind::create_wallet,
+                     s::object({{"pkp_id", s::address("the wallet address"), true},
+                                {"wallet_address", s::address(), true},
+                                {"derivation_path", s::hash("32 random bytes"), true}}),
+                     create_wallet_with_signature));
+  out.push_back(envelope_route("/add_usage_api_key_with_signature", "addUsageApiKeyWithSignature",
+                               "Mint a usage key (the PKP signing key at a random path, base64; shown once) for a "
+                               "wallet-signed AddUsageApiKey envelope. Nothing is registered: the admin wallet calls "
+                               "registerWalletDerivation and setUsageApiKey on-chain.",
+                               envelope::kind::add_usage_api_key,
+                               s::object({{"usage_api_key", s::string("the usage key (base64); shown once", 64), true},
+                                          {"wallet_address", s::address("address of the key"), true},
+                                          {"derivation_path", s::hash("32 random bytes"), true}}),
+                               add_usage_api_key_with_signature));
 
-  route convert = envelope_route(
-      "/convert_to_chain_secured_account", "convertToChainSecuredAccount",
-      "Convert the account to ChainSecured mode (account key only): the wallet that signed the "
-      "ConvertAccount envelope becomes the admin, the master key stops authorizing writes. "
-      "One-way.",
-      envelope::kind::convert_account,
-      s::object({{"new_admin_wallet_address", s::address("the new admin (EIP-55)"), true},
-                 {"api_key_hash", s::hash("the account id, unchanged"), true}}),
-      convert_to_chain_secured_account);
+  route convert =
+      envelope_route("/convert_to_chain_secured_account", "convertToChainSecuredAccount",
+                     "Convert the account to ChainSecured mode (account key only): the wallet that signed the "
+                     "ConvertAccount envelope becomes the admin, the master key stops authorizing writes. "
+                     "One-way.",
+                     envelope::kind::convert_account,
+                     s::object({{"new_admin_wallet_address", s::address("the new admin (EIP-55)"), true},
+                                {"api_key_hash", s::hash("the account id, unchanged"), true}}),
+                     convert_to_chain_secured_account);
   convert.auth = auth_kind::owner;
   // Not `writes`: the master key of a converted account reaches the handler, which answers 409
   // conflict (converting twice) rather than 401.
   convert.writes = false;
   convert.per_ip_limited = false;  // authenticated: the per-key limiter applies
   convert.request =
-      s::object({{"new_admin_wallet_address",
-                  s::address("the new admin wallet; must be the envelope's signer"), true},
+      s::object({{"new_admin_wallet_address", s::address("the new admin wallet; must be the envelope's signer"), true},
                  {"typed_data", typed_data_schema(envelope::kind::convert_account), true},
                  {"signature", signature_schema(), true}});
   convert.errors["401"] =

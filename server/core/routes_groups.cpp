@@ -27,7 +27,8 @@ result<std::vector<address>> addresses_of(const json::value& body, std::string_v
   for (size_t i = 0; i < a.size(); ++i) {
     ENACT_TRY(const address x, address_of(a[i], std::string(field) + "[" + std::to_string(i) + "]"));
     if (std::find(out.begin(), out.end(), x) != out.end())
-      return fail(api_errc::invalid_request, "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
+      return fail(api_errc::invalid_request,
+                  "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
     out.push_back(x);
   }
   return out;
@@ -42,7 +43,8 @@ result<std::vector<hash256>> hashes_of(const json::value& body, std::string_view
   for (size_t i = 0; i < a.size(); ++i) {
     ENACT_TRY(const hash256 x, hash_of(a[i], std::string(field) + "[" + std::to_string(i) + "]"));
     if (std::find(out.begin(), out.end(), x) != out.end())
-      return fail(api_errc::invalid_request, "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
+      return fail(api_errc::invalid_request,
+                  "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
     out.push_back(x);
   }
   return out;
@@ -50,9 +52,8 @@ result<std::vector<hash256>> hashes_of(const json::value& body, std::string_view
 
 template <class T>
 bool adds_any(const std::vector<T>& before, const std::vector<T>& after) {
-  return std::any_of(after.begin(), after.end(), [&](const T& x) {
-    return std::find(before.begin(), before.end(), x) == before.end();
-  });
+  return std::any_of(after.begin(), after.end(),
+                     [&](const T& x) { return std::find(before.begin(), before.end(), x) == before.end(); });
 }
 
 result<json::value> add_group(request_context& c) {
@@ -125,9 +126,8 @@ result<json::value> create_wallet(request_context& c) {
     ENACT_TRY(w.pkp_id, c.svc.tee->wallet_address(account, w.derivation_path));
     w.name = str(c.body, "name");
     w.description = str(c.body, "description");
-    w.created_at = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+    w.created_at =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     auto r = c.svc.ledger->register_wallet(relay(c), account, w);
     if (r)
       return wallet_json(w);
@@ -185,56 +185,116 @@ json::object group_id_schema(std::string_view d = "group id") {
 void add_group_routes(std::vector<route>& out) {
   const json::object pkps = s::array(s::address("PKP id (wallet address)"), "permitted PKP ids");
   const json::object cids = s::array(s::hash("hashed CID"), "permitted action CID hashes");
-  out.push_back(route{"POST", "/add_group", "addGroup", "groups",
+  out.push_back(route{"POST",
+                      "/add_group",
+                      "addGroup",
+                      "groups",
                       "Create a group (scope group:create; plus group:addPkp on the wildcard group 0 "
                       "when pkp_ids_permitted is not empty, and group:manageActions on 0 when "
                       "cid_hashes_permitted is not empty).",
-                      auth_kind::key, true, {},
+                      auth_kind::key,
+                      true,
+                      {},
                       s::object({{"name", s::name(), true},
                                  {"description", s::string("", 4096)},
                                  {"pkp_ids_permitted", pkps},
                                  {"cid_hashes_permitted", cids}}),
-                      s::ref("Group"), add_group});
-  out.push_back(route{"GET", "/list_groups", "listGroups", "groups", "The account's groups.",
-                      auth_kind::key, false, {}, {}, s::ref("GroupPage"), list_groups});
-  out.push_back(route{"POST", "/update_group", "updateGroup", "groups",
+                      s::ref("Group"),
+                      add_group});
+  out.push_back(route{"GET",
+                      "/list_groups",
+                      "listGroups",
+                      "groups",
+                      "The account's groups.",
+                      auth_kind::key,
+                      false,
+                      {},
+                      {},
+                      s::ref("GroupPage"),
+                      list_groups});
+  out.push_back(route{"POST",
+                      "/update_group",
+                      "updateGroup",
+                      "groups",
                       "Replace a group's name, description and sets (group:manageActions on it; "
                       "group:addPkp / group:removePkp when PKPs are added / removed).",
-                      auth_kind::key, true, {},
+                      auth_kind::key,
+                      true,
+                      {},
                       s::object({{"group_id", group_id_schema(), true},
                                  {"name", s::name(), true},
                                  {"description", s::string("", 4096), true},
                                  {"pkp_ids_permitted", pkps, true},
                                  {"cid_hashes_permitted", cids, true}}),
-                      s::ref("Group"), update_group});
-  out.push_back(route{"POST", "/remove_group", "removeGroup", "groups",
-                      "Delete a group (scope group:delete).", auth_kind::key, true, {},
+                      s::ref("Group"),
+                      update_group});
+  out.push_back(route{"POST",
+                      "/remove_group",
+                      "removeGroup",
+                      "groups",
+                      "Delete a group (scope group:delete).",
+                      auth_kind::key,
+                      true,
+                      {},
                       s::object({{"group_id", group_id_schema(), true}}),
-                      s::object({{"group_id", s::integer("", 1), true}}), remove_group});
-  out.push_back(route{"POST", "/create_wallet", "createWallet", "wallets",
+                      s::object({{"group_id", s::integer("", 1), true}}),
+                      remove_group});
+  out.push_back(route{"POST",
+                      "/create_wallet",
+                      "createWallet",
+                      "wallets",
                       "Create a PKP wallet in the account's registry (scope pkp:create). Its key "
                       "is derived in the TEE; nothing secret is stored.",
-                      auth_kind::key, true, {},
+                      auth_kind::key,
+                      true,
+                      {},
                       s::object({{"name", s::name(), true}, {"description", s::string("", 4096)}}),
-                      s::ref("Wallet"), create_wallet});
-  out.push_back(route{"GET", "/list_wallets", "listWallets", "wallets",
-                      "The account's PKP wallets.", auth_kind::key, false, {}, {},
-                      s::ref("WalletPage"), list_wallets});
-  out.push_back(route{"GET", "/list_wallets_in_group", "listWalletsInGroup", "wallets",
-                      "The PKP wallets of a group.", auth_kind::key, false,
-                      {{"group_id", s::integer("group id", 1), true}}, {}, s::ref("WalletPage"),
+                      s::ref("Wallet"),
+                      create_wallet});
+  out.push_back(route{"GET",
+                      "/list_wallets",
+                      "listWallets",
+                      "wallets",
+                      "The account's PKP wallets.",
+                      auth_kind::key,
+                      false,
+                      {},
+                      {},
+                      s::ref("WalletPage"),
+                      list_wallets});
+  out.push_back(route{"GET",
+                      "/list_wallets_in_group",
+                      "listWalletsInGroup",
+                      "wallets",
+                      "The PKP wallets of a group.",
+                      auth_kind::key,
+                      false,
+                      {{"group_id", s::integer("group id", 1), true}},
+                      {},
+                      s::ref("WalletPage"),
                       list_wallets_in_group});
-  out.push_back(route{"POST", "/add_pkp_to_group", "addPkpToGroup", "groups",
-                      "Add a PKP to a group (scope group:addPkp on it).", auth_kind::key, true, {},
-                      s::object({{"group_id", group_id_schema(), true},
-                                 {"pkp_id", s::address("PKP id"), true}}),
-                      s::ref("Group"), add_pkp_to_group});
-  out.push_back(route{"POST", "/remove_pkp_from_group", "removePkpFromGroup", "groups",
-                      "Remove a PKP from a group (scope group:removePkp on it).", auth_kind::key,
-                      true, {},
-                      s::object({{"group_id", group_id_schema(), true},
-                                 {"pkp_id", s::address("PKP id"), true}}),
-                      s::ref("Group"), remove_pkp_from_group});
+  out.push_back(route{"POST",
+                      "/add_pkp_to_group",
+                      "addPkpToGroup",
+                      "groups",
+                      "Add a PKP to a group (scope group:addPkp on it).",
+                      auth_kind::key,
+                      true,
+                      {},
+                      s::object({{"group_id", group_id_schema(), true}, {"pkp_id", s::address("PKP id"), true}}),
+                      s::ref("Group"),
+                      add_pkp_to_group});
+  out.push_back(route{"POST",
+                      "/remove_pkp_from_group",
+                      "removePkpFromGroup",
+                      "groups",
+                      "Remove a PKP from a group (scope group:removePkp on it).",
+                      auth_kind::key,
+                      true,
+                      {},
+                      s::object({{"group_id", group_id_schema(), true}, {"pkp_id", s::address("PKP id"), true}}),
+                      s::ref("Group"),
+                      remove_pkp_from_group});
 }
 
 }  // namespace enact::core

@@ -55,19 +55,14 @@ bool has_method(const json::value& request, std::string_view a, std::string_view
   if (o == nullptr)
     return false;
   const auto* m = o->if_contains("method");
-  return m != nullptr && m->is_string() &&
-         (m->get_string() == a || (!b.empty() && m->get_string() == b));
+  return m != nullptr && m->is_string() && (m->get_string() == a || (!b.empty() && m->get_string() == b));
 }
 
-bool is_write(const json::value& request) {
-  return has_method(request, "eth_sendRawTransaction");
-}
+bool is_write(const json::value& request) { return has_method(request, "eth_sendRawTransaction"); }
 
 /// eth_call and eth_estimateGas execute a call against the ledger — a write runs whole, under
 /// the ledger's write lock, and is rolled back — so they cost what a write costs to run.
-bool is_dry_run(const json::value& request) {
-  return has_method(request, "eth_call", "eth_estimateGas");
-}
+bool is_dry_run(const json::value& request) { return has_method(request, "eth_call", "eth_estimateGas"); }
 
 /// What the limits need to know of a body: its writes and, for a batch, its size. A body that
 /// does not parse is the surface's to answer (a parse error, which writes nothing).
@@ -123,8 +118,8 @@ std::string answer_batch(ledger::rpc_surface& surface, const json::array& batch)
       if (id == nullptr)
         continue;  // a notification gets no answer
       one = rpc_error(id->is_string() || id->is_number() ? *id : json::value(nullptr), kLimitExceeded,
-                      "limit exceeded: the batch's answer is over " +
-                          std::to_string(kMaxBatchAnswer) + " bytes; send fewer requests at a time");
+                      "limit exceeded: the batch's answer is over " + std::to_string(kMaxBatchAnswer) +
+                          " bytes; send fewer requests at a time");
     } else {
       one = surface.handle(json::serialize(r));
       over = out.size() + one.size() > kMaxBatchAnswer;
@@ -144,23 +139,17 @@ std::string answer_batch(ledger::rpc_surface& surface, const json::array& batch)
 
 }  // namespace
 
-void mount_rpc(httplib::Server& server,
-               ledger::rpc_surface& surface,
-               const config& cfg,
-               logger& log) {
+void mount_rpc(httplib::Server& server, ledger::rpc_surface& surface, const config& cfg, logger& log) {
   surface.on_internal_error([&log](const std::string& detail) {
     log.error("rpc internal error", {{"route", "/rpc"}, {"detail", detail}});
   });
   // Writes per client address per minute, a minute's worth as the burst (as for accounts).
   auto writes = std::make_shared<rate_limiter>(cfg.rpc_writes_per_ip_per_minute / 60.0,
-                                               std::max(1.0, cfg.rpc_writes_per_ip_per_minute),
-                                               cfg.rate_table_entries);
+                                               std::max(1.0, cfg.rpc_writes_per_ip_per_minute), cfg.rate_table_entries);
   // Dry runs per client address per second, ten seconds' worth as the burst.
-  auto dry_runs = std::make_shared<rate_limiter>(cfg.rpc_calls_per_ip_per_second,
-                                                 std::max(1.0, 10 * cfg.rpc_calls_per_ip_per_second),
-                                                 cfg.rate_table_entries);
-  const size_t max_batch =
-      std::clamp<size_t>(cfg.rpc_max_batch, 1, ledger::rpc_surface::kMaxBatch);
+  auto dry_runs = std::make_shared<rate_limiter>(
+      cfg.rpc_calls_per_ip_per_second, std::max(1.0, 10 * cfg.rpc_calls_per_ip_per_second), cfg.rate_table_entries);
+  const size_t max_batch = std::clamp<size_t>(cfg.rpc_max_batch, 1, ledger::rpc_surface::kMaxBatch);
   server.Post("/rpc", [&surface, &cfg, writes, dry_runs, max_batch](const httplib::Request& req,
                                                                     httplib::Response& res) {
     allow_any_origin(res);
@@ -187,8 +176,8 @@ void mount_rpc(httplib::Server& server,
       res.status = 429;
       res.set_header("Retry-After", std::to_string(wait));
       res.set_content(rpc_error(shape.id, kLimitExceeded,
-                                "rate_limited: too many " + std::string(what) +
-                                    " from this address; retry in " + std::to_string(wait) + " s",
+                                "rate_limited: too many " + std::string(what) + " from this address; retry in " +
+                                    std::to_string(wait) + " s",
                                 json::object{{"retry_after", wait}}),
                       "application/json");
       return true;
@@ -196,23 +185,21 @@ void mount_rpc(httplib::Server& server,
     if (shape.writes > 0 && writes->enabled()) {
       const auto per_minute = static_cast<size_t>(writes->burst());
       if (shape.writes > per_minute) {
-        res.set_content(rpc_error(nullptr, kInvalidRequest,
-                                  "invalid request: a batch of " + std::to_string(shape.writes) +
-                                      " writes, more than the " + std::to_string(per_minute) +
-                                      " one address may send per minute; send fewer at a time"),
-                        "application/json");
+        res.set_content(
+            rpc_error(nullptr, kInvalidRequest,
+                      "invalid request: a batch of " + std::to_string(shape.writes) + " writes, more than the " +
+                          std::to_string(per_minute) + " one address may send per minute; send fewer at a time"),
+            "application/json");
         return;
       }
       if (refused(*writes, shape.writes, "eth_sendRawTransaction"))
         return;
     }
-    if (shape.dry_runs > 0 && dry_runs->enabled() &&
-        refused(*dry_runs, shape.dry_runs, "eth_call and eth_estimateGas"))
+    if (shape.dry_runs > 0 && dry_runs->enabled() && refused(*dry_runs, shape.dry_runs, "eth_call and eth_estimateGas"))
       return;
     // A batch (non-empty: the surface answers an empty one) is answered request by request.
-    std::string out = shape.batch && shape.requests > 0
-                          ? answer_batch(surface, shape.doc.get_array())
-                          : surface.handle(req.body);
+    std::string out =
+        shape.batch && shape.requests > 0 ? answer_batch(surface, shape.doc.get_array()) : surface.handle(req.body);
     if (out.empty()) {
       res.status = 204;
       return;

@@ -20,9 +20,6 @@ struct config;
 
 /// Mounts POST /rpc (and its CORS preflight) on `server`. `surface`, `cfg` and `log` must outlive
 /// the server. Call after `mount`.
-void mount_rpc(httplib::Server& server,
-               ledger::rpc_surface& surface,
-               const config& cfg,
-               logger& log);
+void mount_rpc(httplib::Server& server, ledger::rpc_surface& surface, const config& cfg, logger& log);
 
 }  // namespace enact::core

@@ -51,9 +51,7 @@ class run_reservations {
 
   /// Reserves `price` for a run of `account`; insufficient_credits when the balance less the
   /// reservations of its runs in progress is short.
-  result<void> reserve(ledger::permission_ledger& l,
-                       const ledger::account_hash& account,
-                       uint64_t price) {
+  result<void> reserve(ledger::permission_ledger& l, const ledger::account_hash& account, uint64_t price) {
     const key k{&l, account};
     uint64_t seen = 0;
     {
@@ -81,9 +79,9 @@ class run_reservations {
       forget_if_idle(k, e);
       if (!balance)
         return balance.err();
-      return fail(api_errc::insufficient_credits,
-                  "balance " + std::to_string(*balance) + " credits, " + std::to_string(reserved) +
-                      " reserved by runs in progress, " + std::to_string(price) + " needed");
+      return fail(api_errc::insufficient_credits, "balance " + std::to_string(*balance) + " credits, " +
+                                                      std::to_string(reserved) + " reserved by runs in progress, " +
+                                                      std::to_string(price) + " needed");
     }
   }
 
@@ -143,14 +141,12 @@ class reservation {
 /// set is emptied and triples are verified again as they are used.
 class verified_key_set {
  public:
-  [[nodiscard]] bool contains(const tee::tee* t, const hash256& account, const hash256& path,
-                              const address& pkp) {
+  [[nodiscard]] bool contains(const tee::tee* t, const hash256& account, const hash256& path, const address& pkp) {
     const entry e{t, make(account, path, pkp)};
     std::lock_guard lock(mu_);
     return set_.contains(e);
   }
-  void insert(const tee::tee* t, const hash256& account, const hash256& path,
-              const address& pkp) {
+  void insert(const tee::tee* t, const hash256& account, const hash256& path, const address& pkp) {
     const entry e{t, make(account, path, pkp)};
     std::lock_guard lock(mu_);
     if (set_.size() >= kMax)
@@ -183,8 +179,7 @@ verified_key_set& verified_keys() {
 /// leave it; the worker sees results only.
 class run_capabilities final : public runtime::capability_handler {
  public:
-  run_capabilities(const request_context& c, std::set<address> allowed)
-      : c_(c), allowed_(std::move(allowed)) {}
+  run_capabilities(const request_context& c, std::set<address> allowed) : c_(c), allowed_(std::move(allowed)) {}
 
   result<json::value> call(std::string_view method, const json::object& args) override {
     ENACT_TRY(const owned_key key, owned_pkp(args));
@@ -231,8 +226,7 @@ class run_capabilities final : public runtime::capability_handler {
         return fail(api_errc::invalid_request, "decrypt: " + sealed.err().message);
       auto plain = c_.svc.tee->decrypt(account, path, *sealed);
       if (!plain)
-        return fail(api_errc::invalid_request,
-                    "decrypt: the ciphertext was not made by this PKP or was altered");
+        return fail(api_errc::invalid_request, "decrypt: the ciphertext was not made by this PKP or was altered");
       return json::value(std::string(as_chars(*plain)));
     }
     return fail(api_errc::invalid_request, "unknown capability " + std::string(method));
@@ -246,8 +240,8 @@ class run_capabilities final : public runtime::capability_handler {
   }
 
  private:
-  static json::object signature_json(const secp256k1::signature& sig,
-                                     const secp256k1::public_key& pub, const hash256& digest) {
+  static json::object signature_json(const secp256k1::signature& sig, const secp256k1::public_key& pub,
+                                     const hash256& digest) {
     bytes uncompressed{0x04};
     uncompressed.insert(uncompressed.end(), pub.begin(), pub.end());
     return json::object{{"signature", hex::encode_prefixed(sig.to_bytes())},
@@ -286,8 +280,8 @@ class run_capabilities final : public runtime::capability_handler {
       return fail(api_errc::invalid_request, pkp.err().message);
     if (!allowed_.contains(*pkp))
       return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
-                                            " is not usable in this run (no group with execute "
-                                            "lists it together with this action)");
+                                           " is not usable in this run (no group with execute "
+                                           "lists it together with this action)");
     if (const auto it = paths_.find(*pkp); it != paths_.end())
       return owned_key{*pkp, it->second};
     const hash256& account = c_.who->account.hash;
@@ -295,11 +289,10 @@ class run_capabilities final : public runtime::capability_handler {
     if (!verified_keys().contains(c_.svc.tee, account, w.derivation_path, *pkp)) {
       ENACT_TRY(const address derived, c_.svc.tee->wallet_address(account, w.derivation_path));
       if (derived != *pkp)
-        return fail(api_errc::forbidden,
-                    "PKP " + to_checksum_address(*pkp) +
-                        " is not a key of this account: its registered derivation path gives "
-                        "another wallet under this account, so it cannot sign, encrypt or "
-                        "decrypt here");
+        return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
+                                             " is not a key of this account: its registered derivation path gives "
+                                             "another wallet under this account, so it cannot sign, encrypt or "
+                                             "decrypt here");
       verified_keys().insert(c_.svc.tee, account, w.derivation_path, *pkp);
     }
     paths_[*pkp] = w.derivation_path;
@@ -317,8 +310,7 @@ class run_capabilities final : public runtime::capability_handler {
 /// host: an internal address the sandbox network cannot reach, say), and the body is read only up
 /// to the action code limit: a longer one (by Content-Length, or as it streams) is cut off there,
 /// so a hostile gateway cannot make the server buffer an endless answer.
-result<std::string> fetch_from_gateway(const request_context& c, const std::string& cid_text,
-                                       const ipfs::cid& wanted) {
+result<std::string> fetch_from_gateway(const request_context& c, const std::string& cid_text, const ipfs::cid& wanted) {
   httplib::Client gw(c.cfg.ipfs_gateway);
   gw.set_connection_timeout(std::chrono::milliseconds(c.cfg.gateway_timeout_ms));
   gw.set_read_timeout(std::chrono::milliseconds(c.cfg.gateway_timeout_ms));
@@ -360,27 +352,22 @@ result<std::string> fetch_from_gateway(const request_context& c, const std::stri
         return true;
       });
   if (too_large)
-    return fail(api_errc::payload_too_large, "action " + cid_text +
-                                                  " on the IPFS gateway is larger than " +
-                                                  std::to_string(limit) + " bytes; refused");
+    return fail(api_errc::payload_too_large, "action " + cid_text + " on the IPFS gateway is larger than " +
+                                                 std::to_string(limit) + " bytes; refused");
   if (!res && status == 0)
     return fail(api_errc::unavailable, "IPFS gateway unreachable for " + cid_text);
   if (status == 404)
     return fail(api_errc::not_found, "action " + cid_text + " not found on the IPFS gateway");
   if (status >= 300 && status < 400)
-    return fail(api_errc::unavailable, "IPFS gateway answered a redirect (" +
-                                            std::to_string(status) + ") for " + cid_text +
-                                            "; redirects are not followed");
+    return fail(api_errc::unavailable, "IPFS gateway answered a redirect (" + std::to_string(status) + ") for " +
+                                           cid_text + "; redirects are not followed");
   if (status != 200)
-    return fail(api_errc::unavailable, "IPFS gateway answered " + std::to_string(status) +
-                                            " for " + cid_text);
+    return fail(api_errc::unavailable, "IPFS gateway answered " + std::to_string(status) + " for " + cid_text);
   if (!res)
-    return fail(api_errc::unavailable, "IPFS gateway: the answer for " + cid_text +
-                                            " was cut short");
+    return fail(api_errc::unavailable, "IPFS gateway: the answer for " + cid_text + " was cut short");
   const auto bytes = as_bytes(std::string_view(body));
   if (!ipfs::same_content(ipfs::cid_v0_of(bytes), wanted) && ipfs::cid_v1_of(bytes) != wanted)
-    return fail(api_errc::unavailable,
-                "IPFS gateway returned bytes that do not hash to " + cid_text + "; refused");
+    return fail(api_errc::unavailable, "IPFS gateway returned bytes that do not hash to " + cid_text + "; refused");
   return body;
 }
 
@@ -416,9 +403,8 @@ result<json::value> run_action(request_context& c) {
   if (code_v != nullptr) {
     code = std::string(code_v->as_string());
     if (code->size() > c.cfg.max_action_code_bytes)
-      return fail(api_errc::payload_too_large, "body.code: " + std::to_string(code->size()) +
-                                                    " bytes, at most " +
-                                                    std::to_string(c.cfg.max_action_code_bytes));
+      return fail(api_errc::payload_too_large, "body.code: " + std::to_string(code->size()) + " bytes, at most " +
+                                                   std::to_string(c.cfg.max_action_code_bytes));
     cid_text = ipfs::cid_of(as_bytes(*code));
   } else {
     cid_text = std::string(cid_v->as_string());
@@ -439,10 +425,9 @@ result<json::value> run_action(request_context& c) {
   for (const auto& g : groups)
     views.push_back(scope::group_view{g.id, g.pkps, g.cid_hashes});
   if (!scope::find_executable_group(c.who->scopes, views, hashed, pkp)) {
-    return fail(api_errc::forbidden,
-                pkp ? "no group on which this key may execute lists both this action and PKP " +
-                          to_checksum_address(*pkp)
-                    : std::string("no group on which this key may execute lists this action"));
+    return fail(api_errc::forbidden, pkp ? "no group on which this key may execute lists both this action and PKP " +
+                                               to_checksum_address(*pkp)
+                                         : std::string("no group on which this key may execute lists this action"));
   }
   // The PKPs usable in this run: those of such a group (every group here lists the action).
   std::set<address> allowed;
@@ -482,8 +467,8 @@ result<json::value> run_action(request_context& c) {
       return kept.err();
   } else {
     return fail(api_errc::not_found, "action " + cid_text +
-                                          " is not in this server's content store (upload it "
-                                          "with /upload_action) and no IPFS gateway is configured");
+                                         " is not in this server's content store (upload it "
+                                         "with /upload_action) and no IPFS gateway is configured");
   }
 
   std::string params = "{}";
@@ -517,22 +502,31 @@ result<json::value> run_action(request_context& c) {
 
 void add_run_routes(std::vector<route>& out) {
   out.push_back(route{
-      "POST", "/run_action", "runAction", "actions",
+      "POST",
+      "/run_action",
+      "runAction",
+      "actions",
       "Run an action (by code or CID) in the sandbox, with the PKPs the execution rule allows. "
       "Check order: key → a group with execute listing the CID hash (and the PKP) → credits "
-      "reserved → code → run → debited (a run that did not run or finish is not charged). An action that throws, times out or breaks a limit answers 422 "
+      "reserved → code → run → debited (a run that did not run or finish is not charged). An action that throws, times "
+      "out or breaks a limit answers 422 "
       "action_failed with details.kind and details.stack.",
-      auth_kind::key, false, {},
+      auth_kind::key,
+      false,
+      {},
       s::object({{"code", s::string("JavaScript source (at most 256 KiB); authorised as its CID", size_t{1} << 20)},
                  {"action_ipfs_cid", s::string("CID of stored or gateway-reachable code", 256)},
                  {"pkp_id", s::address("the PKP the action will use")},
                  {"params", json::object{{"type", "object"}, {"description", "visible to the action as `params`"}}}}),
-      s::object({{"response", json::object{{"description", "what the action passed to Enact.setResponse"}}, true},
-                 {"logs", s::string("console output"), true},
-                 {"signatures", json::object{{"type", "object"}, {"description", "name → {signature, r, s, v, public_key, digest}"}}, true},
-                 {"run_ms", s::integer(), true},
-                 {"charged_credits", s::integer(), true}}),
-      run_action, (size_t{256} << 10) + (size_t{64} << 10)});
+      s::object(
+          {{"response", json::object{{"description", "what the action passed to Enact.setResponse"}}, true},
+           {"logs", s::string("console output"), true},
+           {"signatures",
+            json::object{{"type", "object"}, {"description", "name → {signature, r, s, v, public_key, digest}"}}, true},
+           {"run_ms", s::integer(), true},
+           {"charged_credits", s::integer(), true}}),
+      run_action,
+      (size_t{256} << 10) + (size_t{64} << 10)});
 }
 
 }  // namespace enact::core

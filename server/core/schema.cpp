@@ -13,13 +13,20 @@ json::object with_description(json::object o, std::string_view description) {
 
 std::string_view type_name(const json::value& v) {
   switch (v.kind()) {
-    case json::kind::object: return "object";
-    case json::kind::array: return "array";
-    case json::kind::string: return "string";
-    case json::kind::bool_: return "boolean";
-    case json::kind::null: return "null";
-    case json::kind::double_: return "number";
-    default: return "integer";
+    case json::kind::object:
+      return "object";
+    case json::kind::array:
+      return "array";
+    case json::kind::string:
+      return "string";
+    case json::kind::bool_:
+      return "boolean";
+    case json::kind::null:
+      return "null";
+    case json::kind::double_:
+      return "number";
+    default:
+      return "integer";
   }
 }
 
@@ -41,16 +48,11 @@ json::object string_format(std::string_view format, std::string_view description
 json::object integer(std::string_view description, int64_t minimum) {
   return with_description({{"type", "integer"}, {"minimum", minimum}}, description);
 }
-json::object boolean(std::string_view description) {
-  return with_description({{"type", "boolean"}}, description);
-}
+json::object boolean(std::string_view description) { return with_description({{"type", "boolean"}}, description); }
 json::object array(json::object items, std::string_view description, size_t max_items) {
-  return with_description({{"type", "array"}, {"items", std::move(items)}, {"maxItems", max_items}},
-                          description);
+  return with_description({{"type", "array"}, {"items", std::move(items)}, {"maxItems", max_items}}, description);
 }
-json::object ref(std::string_view component) {
-  return {{"$ref", "#/components/schemas/" + std::string(component)}};
-}
+json::object ref(std::string_view component) { return {{"$ref", "#/components/schemas/" + std::string(component)}}; }
 json::object any_of(std::initializer_list<json::object> options, std::string_view description) {
   json::array a;
   for (const auto& o : options)
@@ -75,16 +77,13 @@ json::object object(std::initializer_list<property> props, std::string_view desc
     if (p.required)
       required.push_back(json::string(p.name));
   }
-  json::object o{{"type", "object"}, {"properties", std::move(properties)},
-                 {"additionalProperties", false}};
+  json::object o{{"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
   if (!required.empty())
     o["required"] = std::move(required);
   return with_description(std::move(o), description);
 }
 
-result<void> validate(const json::value& v,
-                      const json::object& s,
-                      const json::object& components,
+result<void> validate(const json::value& v, const json::object& s, const json::object& components,
                       const std::string& path) {
   if (const auto* r = s.if_contains("$ref")) {
     const std::string_view target = r->as_string();
@@ -150,7 +149,8 @@ result<void> validate(const json::value& v,
     }
     if (const auto* m = s.if_contains("maximum")) {
       const uint64_t max = m->to_number<uint64_t>();
-      if ((v.is_uint64() && v.get_uint64() > max) || (v.is_int64() && v.get_int64() >= 0 && static_cast<uint64_t>(v.get_int64()) > max))
+      if ((v.is_uint64() && v.get_uint64() > max) ||
+          (v.is_int64() && v.get_int64() >= 0 && static_cast<uint64_t>(v.get_int64()) > max))
         return bad(path, "expected integer <= " + std::to_string(max));
     }
     return {};

@@ -43,9 +43,7 @@ json::object object(std::initializer_list<property> props, std::string_view desc
 
 /// Validates `v` against `s`; components resolves $ref. The error names the offending path
 /// ("body.execute_in_groups[2]: expected integer >= 0").
-[[nodiscard]] result<void> validate(const json::value& v,
-                                    const json::object& s,
-                                    const json::object& components,
+[[nodiscard]] result<void> validate(const json::value& v, const json::object& s, const json::object& components,
                                     const std::string& path = "body");
 
 }  // namespace enact::core::schema

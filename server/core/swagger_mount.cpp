@@ -47,8 +47,7 @@ void mount_swagger_ui(httplib::Server& server, std::string_view prefix) {
     }
     // API.md §0 error shape; the name is echoed through the JSON serializer, never raw.
     const boost::json::object body{
-        {"error",
-         {{"code", "not_found"}, {"message", "no Swagger UI asset named \"" + name + "\""}}}};
+        {"error", {{"code", "not_found"}, {"message", "no Swagger UI asset named \"" + name + "\""}}}};
     res.status = 404;
     res.set_content(boost::json::serialize(body), "application/json");
   });

@@ -145,8 +145,7 @@ ALTER TABLE accounts ADD COLUMN group_count INTEGER NOT NULL DEFAULT 0 CHECK (gr
 UPDATE accounts SET group_count = (SELECT COUNT(*) FROM groups g WHERE g.account_id = accounts.id);
 )sql",
 });
-static_assert(kMigrations.size() == embedded_ledger::kSchemaVersion,
-              "kSchemaVersion must count the migrations");
+static_assert(kMigrations.size() == embedded_ledger::kSchemaVersion, "kSchemaVersion must count the migrations");
 
 // ---------------------------------------------------------------------------------------------
 // SQLite access
@@ -156,16 +155,15 @@ struct sqlite_failure : std::runtime_error {
 };
 
 [[noreturn]] void throw_sqlite(sqlite3* db, std::string_view what) {
-  throw sqlite_failure("sqlite: " + std::string(what) + ": " +
-                       (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+  throw sqlite_failure("sqlite: " + std::string(what) + ": " + (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
 }
 
 /// One SQLite connection and its prepared statements. Used by one thread at a time.
 class connection {
  public:
   connection(const std::string& path, bool writer) {
-    const int flags = (writer ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
-                      SQLITE_OPEN_NOMUTEX;
+    const int flags =
+        (writer ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
     sqlite3* db = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
     db_.reset(db);
@@ -188,8 +186,8 @@ class connection {
     if (auto it = cache_.find(sql); it != cache_.end())
       return it->second;
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()),
-                           SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
+    if (sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s,
+                           nullptr) != SQLITE_OK)
       throw_sqlite(db_.get(), "prepare");
     cache_.emplace(sql, s);
     return s;
@@ -260,9 +258,8 @@ class query {
     if (p == nullptr && sqlite3_column_type(s_, col) == SQLITE_NULL)
       return out;  // LEFT JOIN without a match
     if (static_cast<size_t>(sqlite3_column_bytes(s_, col)) != N)
-      throw sqlite_failure("sqlite: corrupt row: blob of " +
-                           std::to_string(sqlite3_column_bytes(s_, col)) + " bytes, expected " +
-                           std::to_string(N));
+      throw sqlite_failure("sqlite: corrupt row: blob of " + std::to_string(sqlite3_column_bytes(s_, col)) +
+                           " bytes, expected " + std::to_string(N));
     std::copy_n(static_cast<const uint8_t*>(p), N, out.begin());
     return out;
   }
@@ -352,9 +349,7 @@ class reader_pool {
 // Small domain helpers
 
 [[nodiscard]] int64_t now_seconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 template <size_t N>
@@ -367,25 +362,21 @@ template <size_t N>
   return std::all_of(v.begin(), v.end(), [](uint8_t b) { return b == 0; });
 }
 
-[[nodiscard]] error storage_error(const std::exception& e) {
-  return fail(ledger_errc::storage, e.what());
-}
+[[nodiscard]] error storage_error(const std::exception& e) { return fail(ledger_errc::storage, e.what()); }
 
 [[nodiscard]] result<void> check_name(std::string_view field, std::string_view v) {
   if (v.empty())
     return fail(ledger_errc::invalid_argument, std::string(field) + ": must not be empty");
   if (v.size() > kMaxName)
-    return fail(ledger_errc::invalid_argument, std::string(field) + ": longer than " +
-                                                   std::to_string(kMaxName) + " bytes (" +
-                                                   std::to_string(v.size()) + ")");
+    return fail(ledger_errc::invalid_argument, std::string(field) + ": longer than " + std::to_string(kMaxName) +
+                                                   " bytes (" + std::to_string(v.size()) + ")");
   return {};
 }
 
 [[nodiscard]] result<void> check_length(std::string_view field, std::string_view v, size_t max) {
   if (v.size() > max)
-    return fail(ledger_errc::invalid_argument, std::string(field) + ": longer than " +
-                                                   std::to_string(max) + " bytes (" +
-                                                   std::to_string(v.size()) + ")");
+    return fail(ledger_errc::invalid_argument, std::string(field) + ": longer than " + std::to_string(max) +
+                                                   " bytes (" + std::to_string(v.size()) + ")");
   return {};
 }
 
@@ -408,8 +399,7 @@ template <size_t N>
   return fail(ledger_errc::unknown_account, "account " + hx(h) + ": no such account");
 }
 [[nodiscard]] error unknown_group(const account_hash& h, group_id id) {
-  return fail(ledger_errc::unknown_group,
-              "group_id " + std::to_string(id) + ": no such group in account " + hx(h));
+  return fail(ledger_errc::unknown_group, "group_id " + std::to_string(id) + ": no such group in account " + hx(h));
 }
 
 struct account_row {
@@ -504,8 +494,7 @@ struct account_row {
 }
 
 [[nodiscard]] error unknown_usage_key(const account_hash& h, const hash256& key_hash) {
-  return fail(ledger_errc::unknown_usage_key,
-              "usage key " + hx(key_hash) + ": no such key in account " + hx(h));
+  return fail(ledger_errc::unknown_usage_key, "usage key " + hx(key_hash) + ": no such key in account " + hx(h));
 }
 
 [[nodiscard]] std::string permissions_text(const scope::permission_set& p) {
@@ -519,9 +508,7 @@ struct group_row {
   group g;
 };
 
-[[nodiscard]] std::optional<int64_t> find_group_row(connection& c,
-                                                    int64_t account_id,
-                                                    group_id id) {
+[[nodiscard]] std::optional<int64_t> find_group_row(connection& c, int64_t account_id, group_id id) {
   query q(c, "SELECT id FROM groups WHERE account_id = ? AND group_id = ?");
   q.bind(account_id, id);
   if (!q.next())
@@ -533,11 +520,7 @@ struct group_row {
 /// members: three queries whatever the number of groups. The member queries walk the page's groups
 /// and reach their members by index (CROSS JOIN fixes that order: SQLite would otherwise scan every
 /// member row of every account and join them to the groups).
-[[nodiscard]] std::vector<group> load_groups(connection& c,
-                                             int64_t account_id,
-                                             group_id lo,
-                                             group_id hi,
-                                             int64_t limit,
+[[nodiscard]] std::vector<group> load_groups(connection& c, int64_t account_id, group_id lo, group_id hi, int64_t limit,
                                              int64_t offset) {
   std::vector<group> out;
   std::unordered_map<int64_t, size_t> by_row;
@@ -612,18 +595,17 @@ template <size_t N>
   for (size_t i = 0; i < g.pkps.size(); ++i)
     if (std::find(g.pkps.begin(), g.pkps.begin() + static_cast<ptrdiff_t>(i), g.pkps[i]) !=
         g.pkps.begin() + static_cast<ptrdiff_t>(i))
-      return fail(ledger_errc::invalid_argument, "pkp_ids_permitted[" + std::to_string(i) +
-                                                     "]: " + hx(g.pkps[i]) + " listed twice");
+      return fail(ledger_errc::invalid_argument,
+                  "pkp_ids_permitted[" + std::to_string(i) + "]: " + hx(g.pkps[i]) + " listed twice");
   for (size_t i = 0; i < g.cid_hashes.size(); ++i)
-    if (std::find(g.cid_hashes.begin(), g.cid_hashes.begin() + static_cast<ptrdiff_t>(i),
-                  g.cid_hashes[i]) != g.cid_hashes.begin() + static_cast<ptrdiff_t>(i))
-      return fail(ledger_errc::invalid_argument, "cid_hashes_permitted[" + std::to_string(i) +
-                                                     "]: " + hx(g.cid_hashes[i]) + " listed twice");
+    if (std::find(g.cid_hashes.begin(), g.cid_hashes.begin() + static_cast<ptrdiff_t>(i), g.cid_hashes[i]) !=
+        g.cid_hashes.begin() + static_cast<ptrdiff_t>(i))
+      return fail(ledger_errc::invalid_argument,
+                  "cid_hashes_permitted[" + std::to_string(i) + "]: " + hx(g.cid_hashes[i]) + " listed twice");
   for (size_t i = 0; i < g.pkps.size(); ++i)
     if (!wallet_registered(c, a.id, g.pkps[i]))
-      return fail(ledger_errc::unknown_wallet,
-                  "pkp_ids_permitted[" + std::to_string(i) + "]: " + hx(g.pkps[i]) +
-                      " is not registered in account " + hx(a.acct.hash));
+      return fail(ledger_errc::unknown_wallet, "pkp_ids_permitted[" + std::to_string(i) + "]: " + hx(g.pkps[i]) +
+                                                   " is not registered in account " + hx(a.acct.hash));
   return {};
 }
 
@@ -665,9 +647,7 @@ void insert_group_members(connection& c, int64_t row, const group& g) {
   return a;
 }
 
-[[nodiscard]] std::optional<action> load_action(connection& c,
-                                                int64_t account_id,
-                                                const hash256& hashed_cid) {
+[[nodiscard]] std::optional<action> load_action(connection& c, int64_t account_id, const hash256& hashed_cid) {
   query q(c,
           "SELECT hashed_cid, cid, name, description, created_at FROM actions "
           "WHERE account_id = ? AND hashed_cid = ?");
@@ -678,8 +658,7 @@ void insert_group_members(connection& c, int64_t row, const group& g) {
 }
 
 [[nodiscard]] error unknown_action(const account_hash& h, const hash256& cid) {
-  return fail(ledger_errc::unknown_action,
-              "hashed_cid " + hx(cid) + ": no such action in account " + hx(h));
+  return fail(ledger_errc::unknown_action, "hashed_cid " + hx(cid) + ": no such action in account " + hx(h));
 }
 
 // --- payments ----------------------------------------------------------------------------------
@@ -689,9 +668,7 @@ struct payment_row {
   payment p;
 };
 
-[[nodiscard]] std::optional<payment_row> load_payment(connection& c,
-                                                      const account_row& a,
-                                                      std::string_view intent_id) {
+[[nodiscard]] std::optional<payment_row> load_payment(connection& c, const account_row& a, std::string_view intent_id) {
   query q(c,
           "SELECT id, intent_id, amount_cents, provider, credited, created_at FROM payments "
           "WHERE account_id = ? AND intent_id = ?");
@@ -792,21 +769,17 @@ struct embedded_ledger::store {
   }
 
   /// The sender rule of API.md §3: the admin, or an api_payer relaying for a managed account.
-  [[nodiscard]] result<void> check_sender(const address& sender,
-                                          const address& admin,
-                                          bool managed,
+  [[nodiscard]] result<void> check_sender(const address& sender, const address& admin, bool managed,
                                           const account_hash& h) const {
     if (sender == admin)
       return {};
     if (std::find(api_payers.begin(), api_payers.end(), sender) != api_payers.end()) {
       if (managed)
         return {};
-      return fail(
-          ledger_errc::relay_not_allowed,
-          "sender " + hx(sender) + ": api_payer relay refused for unmanaged account " + hx(h));
+      return fail(ledger_errc::relay_not_allowed,
+                  "sender " + hx(sender) + ": api_payer relay refused for unmanaged account " + hx(h));
     }
-    return fail(ledger_errc::not_admin,
-                "sender " + hx(sender) + ": not the admin of account " + hx(h));
+    return fail(ledger_errc::not_admin, "sender " + hx(sender) + ": not the admin of account " + hx(h));
   }
 
   [[nodiscard]] bool is_api_payer(const address& a) const {
@@ -828,12 +801,10 @@ struct account_write {
     if (w.charge_credits == 0)
       return {};
     if (a.balance < w.charge_credits)
-      return fail(ledger_errc::insufficient_credits,
-                  "account " + hx(a.acct.hash) + ": balance " + std::to_string(a.balance) +
-                      " below the charge of " + std::to_string(w.charge_credits) + " credits");
-    query(c, "UPDATE accounts SET balance = balance - ? WHERE id = ?")
-        .bind(w.charge_credits, a.id)
-        .run();
+      return fail(ledger_errc::insufficient_credits, "account " + hx(a.acct.hash) + ": balance " +
+                                                         std::to_string(a.balance) + " below the charge of " +
+                                                         std::to_string(w.charge_credits) + " credits");
+    query(c, "UPDATE accounts SET balance = balance - ? WHERE id = ?").bind(w.charge_credits, a.id).run();
     a.balance -= w.charge_credits;
     return {};
   }
@@ -842,8 +813,7 @@ struct account_write {
     query(c,
           "INSERT INTO events (name, account, sender, data, charged_credits, created_at) "
           "VALUES (?, ?, ?, ?, ?, ?)")
-        .bind(name, a.acct.hash, w.sender, boost::json::serialize(data), w.charge_credits,
-              now_seconds())
+        .bind(name, a.acct.hash, w.sender, boost::json::serialize(data), w.charge_credits, now_seconds())
         .run();
   }
 };
@@ -872,9 +842,8 @@ result<std::unique_ptr<embedded_ledger>> embedded_ledger::open(const std::string
       return q.next() ? q.i64(0) : 0;
     };
     const auto refuse_newer = [&](int64_t v) {
-      return fail(ledger_errc::storage, "sqlite: " + sqlite_path + ": schema version " +
-                                            std::to_string(v) + " is newer than this build's " +
-                                            std::to_string(kSchemaVersion));
+      return fail(ledger_errc::storage, "sqlite: " + sqlite_path + ": schema version " + std::to_string(v) +
+                                            " is newer than this build's " + std::to_string(kSchemaVersion));
     };
     int64_t version = user_version();
     if (version > kSchemaVersion)
@@ -907,9 +876,7 @@ result<std::unique_ptr<embedded_ledger>> embedded_ledger::open(const std::string
 embedded_ledger::embedded_ledger(std::unique_ptr<store> s) : store_(std::move(s)) {}
 embedded_ledger::~embedded_ledger() = default;
 
-std::vector<address> embedded_ledger::api_payers() const {
-  return store_->api_payers;
-}
+std::vector<address> embedded_ledger::api_payers() const { return store_->api_payers; }
 
 // -----------------------------------------------------------------------------------------------
 // accounts
@@ -930,8 +897,7 @@ result<void> embedded_ledger::new_account(const write_context& w, const account&
       if (a.hash != keccak256(bytes_view(a.admin)))
         return fail(ledger_errc::hash_not_canonical,
                     "account " + hx(a.hash) + ": a wallet's account hash must be " +
-                        "keccak256(abi.encodePacked(admin)) = " +
-                        hx(keccak256(bytes_view(a.admin))));
+                        "keccak256(abi.encodePacked(admin)) = " + hx(keccak256(bytes_view(a.admin))));
     }
     if (is_zero(a.admin))
       return fail(ledger_errc::invalid_argument, "admin: must not be the zero address");
@@ -944,16 +910,14 @@ result<void> embedded_ledger::new_account(const write_context& w, const account&
       query q(c, "SELECT 1 FROM usage_keys WHERE hash = ?");
       q.bind(a.hash);
       if (q.next())
-        return fail(ledger_errc::hash_is_usage_key,
-                    "account " + hx(a.hash) + ": the hash is a usage key's");
+        return fail(ledger_errc::hash_is_usage_key, "account " + hx(a.hash) + ": the hash is a usage key's");
     }
     if (std::optional<account_row> other = load_account_by_admin(c, a.admin))
-      return fail(ledger_errc::duplicate, "admin " + hx(a.admin) + ": administers account " +
-                                              hx(other->acct.hash) + " already");
+      return fail(ledger_errc::duplicate,
+                  "admin " + hx(a.admin) + ": administers account " + hx(other->acct.hash) + " already");
     if (w.charge_credits > 0)
-      return fail(ledger_errc::insufficient_credits,
-                  "account " + hx(a.hash) + ": balance 0 below the charge of " +
-                      std::to_string(w.charge_credits) + " credits");
+      return fail(ledger_errc::insufficient_credits, "account " + hx(a.hash) + ": balance 0 below the charge of " +
+                                                         std::to_string(w.charge_credits) + " credits");
     const int64_t now = now_seconds();
     query(c,
           "INSERT INTO accounts (hash, admin, managed, name, description, email, created_at) "
@@ -986,15 +950,13 @@ result<account> embedded_ledger::account_by_admin(const address& admin) const {
       [&](connection& c) -> result<account> {
         std::optional<account_row> r = load_account_by_admin(c, admin);
         if (!r)
-          return fail(ledger_errc::unknown_account,
-                      "admin " + hx(admin) + ": administers no account");
+          return fail(ledger_errc::unknown_account, "admin " + hx(admin) + ": administers no account");
         return std::move(r->acct);
       },
       false);
 }
 
-result<void> embedded_ledger::convert_to_chain_secured(const write_context& w,
-                                                       const account_hash& h,
+result<void> embedded_ledger::convert_to_chain_secured(const write_context& w, const account_hash& h,
                                                        const address& new_admin) {
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY(account_row a, require_account(c, h));
@@ -1002,8 +964,7 @@ result<void> embedded_ledger::convert_to_chain_secured(const write_context& w,
     if (is_zero(new_admin))
       return fail(ledger_errc::invalid_argument, "new_admin: must not be the zero address");
     if (!a.acct.managed)
-      return fail(ledger_errc::already_unmanaged,
-                  "account " + hx(h) + ": converted to ChainSecured already");
+      return fail(ledger_errc::already_unmanaged, "account " + hx(h) + ": converted to ChainSecured already");
     // Consent of the new admin: a wallet converts its account only to itself; handing it to
     // another wallet (which then could not create its own account, and whose mints and billing
     // would land here) needs that wallet's signature, which only the api_payer's relay carries.
@@ -1014,15 +975,13 @@ result<void> embedded_ledger::convert_to_chain_secured(const write_context& w,
                       "wallet consents through the core service's ConvertAccount envelope)");
     if (new_admin != a.acct.admin)
       if (std::optional<account_row> other = load_account_by_admin(c, new_admin))
-        return fail(ledger_errc::duplicate, "new_admin " + hx(new_admin) +
-                                                ": administers account " + hx(other->acct.hash) +
-                                                " already");
+        return fail(ledger_errc::duplicate,
+                    "new_admin " + hx(new_admin) + ": administers account " + hx(other->acct.hash) + " already");
     account_write tx{c, w, a};
     ENACT_TRY_VOID(tx.charge());
     query(c, "UPDATE accounts SET admin = ?, managed = 0 WHERE id = ?").bind(new_admin, a.id).run();
-    tx.emit(
-        "AccountConverted",
-        {{"accountHash", hx(h)}, {"previousAdmin", hx(a.acct.admin)}, {"newAdmin", hx(new_admin)}});
+    tx.emit("AccountConverted",
+            {{"accountHash", hx(h)}, {"previousAdmin", hx(a.acct.admin)}, {"newAdmin", hx(new_admin)}});
     return {};
   });
 }
@@ -1038,8 +997,7 @@ result<void> embedded_ledger::set_usage_key(const write_context& w, const usage_
     // One namespace (API.md §3): a key under an account's hash, or under another account's key
     // hash, would make that credential authenticate here.
     if (load_account(c, k.hash))
-      return fail(ledger_errc::hash_is_account,
-                  "usage key " + hx(k.hash) + ": the hash is an account's");
+      return fail(ledger_errc::hash_is_account, "usage key " + hx(k.hash) + ": the hash is an account's");
     account_write tx{c, w, a};
     std::optional<int64_t> existing;
     {
@@ -1064,8 +1022,7 @@ result<void> embedded_ledger::set_usage_key(const write_context& w, const usage_
       query(c,
             "INSERT INTO usage_keys (hash, account_id, wallet, name, description, expiration, "
             "balance, permissions, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-          .bind(k.hash, a.id, k.wallet, k.name, k.description, k.expiration, k.balance, perms,
-                now_seconds())
+          .bind(k.hash, a.id, k.wallet, k.name, k.description, k.expiration, k.balance, perms, now_seconds())
           .run();
     }
     tx.emit("UsageApiKeySet", {{"accountHash", hx(k.account)},
@@ -1080,10 +1037,8 @@ result<void> embedded_ledger::set_usage_key(const write_context& w, const usage_
   });
 }
 
-result<void> embedded_ledger::update_usage_key_metadata(const write_context& w,
-                                                        const account_hash& account,
-                                                        const hash256& key_hash,
-                                                        std::string_view name,
+result<void> embedded_ledger::update_usage_key_metadata(const write_context& w, const account_hash& account,
+                                                        const hash256& key_hash, std::string_view name,
                                                         std::string_view description) {
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY(account_row a, require_account(c, account));
@@ -1096,16 +1051,14 @@ result<void> embedded_ledger::update_usage_key_metadata(const write_context& w,
     query(c, "UPDATE usage_keys SET name = ?, description = ? WHERE account_id = ? AND hash = ?")
         .bind(name, description, a.id, key_hash)
         .run();
-    tx.emit("UsageApiKeyMetadataUpdated", {{"accountHash", hx(account)},
-                                           {"usageKeyHash", hx(key_hash)},
-                                           {"name", name},
-                                           {"description", description}});
+    tx.emit(
+        "UsageApiKeyMetadataUpdated",
+        {{"accountHash", hx(account)}, {"usageKeyHash", hx(key_hash)}, {"name", name}, {"description", description}});
     return {};
   });
 }
 
-result<void> embedded_ledger::remove_usage_key(const write_context& w,
-                                               const account_hash& account,
+result<void> embedded_ledger::remove_usage_key(const write_context& w, const account_hash& account,
                                                const hash256& key_hash) {
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY(account_row a, require_account(c, account));
@@ -1126,15 +1079,13 @@ result<usage_key> embedded_ledger::find_usage_key(const hash256& key_hash) const
         query q(c, ENACT_USAGE_KEY_SELECT "WHERE k.hash = ?");
         q.bind(key_hash);
         if (!q.next())
-          return fail(ledger_errc::unknown_usage_key,
-                      "usage key " + hx(key_hash) + ": no such key");
+          return fail(ledger_errc::unknown_usage_key, "usage key " + hx(key_hash) + ": no such key");
         return read_usage_key(q);
       },
       false);
 }
 
-result<page<usage_key>> embedded_ledger::list_usage_keys(const account_hash& account,
-                                                         page_request p) const {
+result<page<usage_key>> embedded_ledger::list_usage_keys(const account_hash& account, page_request p) const {
   ENACT_TRY(const auto bounds, page_bounds(p));
   return store_->read([&](connection& c) -> result<page<usage_key>> {
     ENACT_TRY(account_row a, require_account(c, account));
@@ -1152,9 +1103,7 @@ result<page<usage_key>> embedded_ledger::list_usage_keys(const account_hash& acc
 // -----------------------------------------------------------------------------------------------
 // groups
 
-result<group> embedded_ledger::add_group(const write_context& w,
-                                         const account_hash& account,
-                                         const group& g) {
+result<group> embedded_ledger::add_group(const write_context& w, const account_hash& account, const group& g) {
   return store_->write([&](connection& c) -> result<group> {
     ENACT_TRY(account_row a, require_account(c, account));
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
@@ -1181,23 +1130,18 @@ result<group> embedded_ledger::add_group(const write_context& w,
   });
 }
 
-result<group> embedded_ledger::update_group(const write_context& w,
-                                            const account_hash& account,
-                                            const group& g) {
+result<group> embedded_ledger::update_group(const write_context& w, const account_hash& account, const group& g) {
   return store_->write([&](connection& c) -> result<group> {
     ENACT_TRY(account_row a, require_account(c, account));
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
     ENACT_TRY_VOID(check_metadata(g.name, g.description));
     account_write tx{c, w, a};
-    const std::optional<int64_t> row =
-        g.id == 0 || g.id > kMaxGroupId ? std::nullopt : find_group_row(c, a.id, g.id);
+    const std::optional<int64_t> row = g.id == 0 || g.id > kMaxGroupId ? std::nullopt : find_group_row(c, a.id, g.id);
     if (!row)
       return unknown_group(account, g.id);
     ENACT_TRY_VOID(check_group_sets(c, a, g));
     ENACT_TRY_VOID(tx.charge());
-    query(c, "UPDATE groups SET name = ?, description = ? WHERE id = ?")
-        .bind(g.name, g.description, *row)
-        .run();
+    query(c, "UPDATE groups SET name = ?, description = ? WHERE id = ?").bind(g.name, g.description, *row).run();
     query(c, "DELETE FROM group_pkps WHERE group_row = ?").bind(*row).run();
     query(c, "DELETE FROM group_cids WHERE group_row = ?").bind(*row).run();
     insert_group_members(c, *row, g);
@@ -1206,15 +1150,12 @@ result<group> embedded_ledger::update_group(const write_context& w,
   });
 }
 
-result<void> embedded_ledger::remove_group(const write_context& w,
-                                           const account_hash& account,
-                                           group_id id) {
+result<void> embedded_ledger::remove_group(const write_context& w, const account_hash& account, group_id id) {
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY(account_row a, require_account(c, account));
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
     account_write tx{c, w, a};
-    const std::optional<int64_t> row =
-        id == 0 || id > kMaxGroupId ? std::nullopt : find_group_row(c, a.id, id);
+    const std::optional<int64_t> row = id == 0 || id > kMaxGroupId ? std::nullopt : find_group_row(c, a.id, id);
     if (!row)
       return unknown_group(account, id);
     ENACT_TRY_VOID(tx.charge());
@@ -1236,8 +1177,7 @@ result<group> embedded_ledger::get_group(const account_hash& account, group_id i
   });
 }
 
-result<page<group>> embedded_ledger::list_groups(const account_hash& account,
-                                                 page_request p) const {
+result<page<group>> embedded_ledger::list_groups(const account_hash& account, page_request p) const {
   ENACT_TRY(const auto bounds, page_bounds(p));
   return store_->read([&](connection& c) -> result<page<group>> {
     ENACT_TRY(account_row a, require_account(c, account));
@@ -1290,9 +1230,7 @@ result<std::vector<group>> embedded_ledger::groups_listing(const account_hash& a
   });
 }
 
-result<group> embedded_ledger::add_pkp_to_group(const write_context& w,
-                                                const account_hash& account,
-                                                group_id id,
+result<group> embedded_ledger::add_pkp_to_group(const write_context& w, const account_hash& account, group_id id,
                                                 const address& pkp) {
   return store_->write([&](connection& c) -> result<group> {
     ENACT_TRY(account_row a, require_account(c, account));
@@ -1302,11 +1240,9 @@ result<group> embedded_ledger::add_pkp_to_group(const write_context& w,
     if (!g)
       return unknown_group(account, id);
     if (!wallet_registered(c, a.id, pkp))
-      return fail(ledger_errc::unknown_wallet,
-                  "pkp_id " + hx(pkp) + ": not registered in account " + hx(account));
+      return fail(ledger_errc::unknown_wallet, "pkp_id " + hx(pkp) + ": not registered in account " + hx(account));
     if (std::find(g->pkps.begin(), g->pkps.end(), pkp) != g->pkps.end())
-      return fail(ledger_errc::duplicate,
-                  "pkp_id " + hx(pkp) + ": in group " + std::to_string(id) + " already");
+      return fail(ledger_errc::duplicate, "pkp_id " + hx(pkp) + ": in group " + std::to_string(id) + " already");
     ENACT_TRY_VOID(tx.charge());
     const std::optional<int64_t> row = find_group_row(c, a.id, id);
     query(c, "INSERT INTO group_pkps (group_row, pkp) VALUES (?, ?)").bind(*row, pkp).run();
@@ -1316,9 +1252,7 @@ result<group> embedded_ledger::add_pkp_to_group(const write_context& w,
   });
 }
 
-result<group> embedded_ledger::remove_pkp_from_group(const write_context& w,
-                                                     const account_hash& account,
-                                                     group_id id,
+result<group> embedded_ledger::remove_pkp_from_group(const write_context& w, const account_hash& account, group_id id,
                                                      const address& pkp) {
   return store_->write([&](connection& c) -> result<group> {
     ENACT_TRY(account_row a, require_account(c, account));
@@ -1329,21 +1263,17 @@ result<group> embedded_ledger::remove_pkp_from_group(const write_context& w,
       return unknown_group(account, id);
     auto it = std::find(g->pkps.begin(), g->pkps.end(), pkp);
     if (it == g->pkps.end())
-      return fail(ledger_errc::unknown_wallet,
-                  "pkp_id " + hx(pkp) + ": not in group " + std::to_string(id));
+      return fail(ledger_errc::unknown_wallet, "pkp_id " + hx(pkp) + ": not in group " + std::to_string(id));
     ENACT_TRY_VOID(tx.charge());
     const std::optional<int64_t> row = find_group_row(c, a.id, id);
     query(c, "DELETE FROM group_pkps WHERE group_row = ? AND pkp = ?").bind(*row, pkp).run();
     g->pkps.erase(it);
-    tx.emit("PkpRemovedFromGroup",
-            {{"accountHash", hx(account)}, {"groupId", id}, {"pkpId", hx(pkp)}});
+    tx.emit("PkpRemovedFromGroup", {{"accountHash", hx(account)}, {"groupId", id}, {"pkpId", hx(pkp)}});
     return std::move(*g);
   });
 }
 
-result<group> embedded_ledger::add_action_to_group(const write_context& w,
-                                                   const account_hash& account,
-                                                   group_id id,
+result<group> embedded_ledger::add_action_to_group(const write_context& w, const account_hash& account, group_id id,
                                                    const hash256& hashed_cid) {
   return store_->write([&](connection& c) -> result<group> {
     ENACT_TRY(account_row a, require_account(c, account));
@@ -1357,20 +1287,15 @@ result<group> embedded_ledger::add_action_to_group(const write_context& w,
                   "hashed_cid " + hx(hashed_cid) + ": in group " + std::to_string(id) + " already");
     ENACT_TRY_VOID(tx.charge());
     const std::optional<int64_t> row = find_group_row(c, a.id, id);
-    query(c, "INSERT INTO group_cids (group_row, cid_hash) VALUES (?, ?)")
-        .bind(*row, hashed_cid)
-        .run();
+    query(c, "INSERT INTO group_cids (group_row, cid_hash) VALUES (?, ?)").bind(*row, hashed_cid).run();
     g->cid_hashes.push_back(hashed_cid);
-    tx.emit("ActionAddedToGroup",
-            {{"accountHash", hx(account)}, {"groupId", id}, {"hashedCid", hx(hashed_cid)}});
+    tx.emit("ActionAddedToGroup", {{"accountHash", hx(account)}, {"groupId", id}, {"hashedCid", hx(hashed_cid)}});
     return std::move(*g);
   });
 }
 
-result<group> embedded_ledger::remove_action_from_group(const write_context& w,
-                                                        const account_hash& account,
-                                                        group_id id,
-                                                        const hash256& hashed_cid) {
+result<group> embedded_ledger::remove_action_from_group(const write_context& w, const account_hash& account,
+                                                        group_id id, const hash256& hashed_cid) {
   return store_->write([&](connection& c) -> result<group> {
     ENACT_TRY(account_row a, require_account(c, account));
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
@@ -1380,16 +1305,12 @@ result<group> embedded_ledger::remove_action_from_group(const write_context& w,
       return unknown_group(account, id);
     auto it = std::find(g->cid_hashes.begin(), g->cid_hashes.end(), hashed_cid);
     if (it == g->cid_hashes.end())
-      return fail(ledger_errc::unknown_action,
-                  "hashed_cid " + hx(hashed_cid) + ": not in group " + std::to_string(id));
+      return fail(ledger_errc::unknown_action, "hashed_cid " + hx(hashed_cid) + ": not in group " + std::to_string(id));
     ENACT_TRY_VOID(tx.charge());
     const std::optional<int64_t> row = find_group_row(c, a.id, id);
-    query(c, "DELETE FROM group_cids WHERE group_row = ? AND cid_hash = ?")
-        .bind(*row, hashed_cid)
-        .run();
+    query(c, "DELETE FROM group_cids WHERE group_row = ? AND cid_hash = ?").bind(*row, hashed_cid).run();
     g->cid_hashes.erase(it);
-    tx.emit("ActionRemovedFromGroup",
-            {{"accountHash", hx(account)}, {"groupId", id}, {"hashedCid", hx(hashed_cid)}});
+    tx.emit("ActionRemovedFromGroup", {{"accountHash", hx(account)}, {"groupId", id}, {"hashedCid", hx(hashed_cid)}});
     return std::move(*g);
   });
 }
@@ -1397,9 +1318,7 @@ result<group> embedded_ledger::remove_action_from_group(const write_context& w,
 // -----------------------------------------------------------------------------------------------
 // PKP registry
 
-result<void> embedded_ledger::register_wallet(const write_context& w,
-                                              const account_hash& account,
-                                              const wallet& wl) {
+result<void> embedded_ledger::register_wallet(const write_context& w, const account_hash& account, const wallet& wl) {
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY(account_row a, require_account(c, account));
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
@@ -1408,17 +1327,15 @@ result<void> embedded_ledger::register_wallet(const write_context& w,
     ENACT_TRY_VOID(check_metadata(wl.name, wl.description));
     account_write tx{c, w, a};
     if (wallet_registered(c, a.id, wl.pkp_id))
-      return fail(ledger_errc::duplicate, "pkp_id " + hx(wl.pkp_id) + ": registered in account " +
-                                              hx(account) + " already");
+      return fail(ledger_errc::duplicate,
+                  "pkp_id " + hx(wl.pkp_id) + ": registered in account " + hx(account) + " already");
     ENACT_TRY_VOID(tx.charge());
     query(c,
           "INSERT INTO wallets (account_id, pkp_id, derivation_path, name, description, "
           "created_at) VALUES (?, ?, ?, ?, ?, ?)")
         .bind(a.id, wl.pkp_id, wl.derivation_path, wl.name, wl.description, now_seconds())
         .run();
-    query(c, "UPDATE accounts SET wallets_registered = wallets_registered + 1 WHERE id = ?")
-        .bind(a.id)
-        .run();
+    query(c, "UPDATE accounts SET wallets_registered = wallets_registered + 1 WHERE id = ?").bind(a.id).run();
     tx.emit("WalletDerivationRegistered", {{"accountHash", hx(account)},
                                            {"wallet", hx(wl.pkp_id)},
                                            {"derivationPath", hx(wl.derivation_path)},
@@ -1430,29 +1347,24 @@ result<void> embedded_ledger::register_wallet(const write_context& w,
 
 #define ENACT_WALLET_COLUMNS "w.pkp_id, w.derivation_path, w.name, w.description, w.created_at "
 
-result<wallet> embedded_ledger::get_wallet(const account_hash& account,
-                                           const address& pkp_id) const {
+result<wallet> embedded_ledger::get_wallet(const account_hash& account, const address& pkp_id) const {
   return store_->read([&](connection& c) -> result<wallet> {
     ENACT_TRY(account_row a, require_account(c, account));
-    query q(
-        c, "SELECT " ENACT_WALLET_COLUMNS "FROM wallets w WHERE w.account_id = ? AND w.pkp_id = ?");
+    query q(c, "SELECT " ENACT_WALLET_COLUMNS "FROM wallets w WHERE w.account_id = ? AND w.pkp_id = ?");
     q.bind(a.id, pkp_id);
     if (!q.next())
-      return fail(ledger_errc::unknown_wallet,
-                  "pkp_id " + hx(pkp_id) + ": not registered in account " + hx(account));
+      return fail(ledger_errc::unknown_wallet, "pkp_id " + hx(pkp_id) + ": not registered in account " + hx(account));
     return read_wallet(q);
   });
 }
 
-result<page<wallet>> embedded_ledger::list_wallets(const account_hash& account,
-                                                   page_request p) const {
+result<page<wallet>> embedded_ledger::list_wallets(const account_hash& account, page_request p) const {
   ENACT_TRY(const auto bounds, page_bounds(p));
   return store_->read([&](connection& c) -> result<page<wallet>> {
     ENACT_TRY(account_row a, require_account(c, account));
     page<wallet> out;
     out.total = count(c, "SELECT COUNT(*) FROM wallets WHERE account_id = ?", a.id);
-    query q(c, "SELECT " ENACT_WALLET_COLUMNS
-               "FROM wallets w WHERE w.account_id = ? ORDER BY w.id LIMIT ? OFFSET ?");
+    query q(c, "SELECT " ENACT_WALLET_COLUMNS "FROM wallets w WHERE w.account_id = ? ORDER BY w.id LIMIT ? OFFSET ?");
     q.bind(a.id, bounds.first, bounds.second);
     while (q.next())
       out.items.push_back(read_wallet(q));
@@ -1460,14 +1372,12 @@ result<page<wallet>> embedded_ledger::list_wallets(const account_hash& account,
   });
 }
 
-result<page<wallet>> embedded_ledger::list_wallets_in_group(const account_hash& account,
-                                                            group_id id,
+result<page<wallet>> embedded_ledger::list_wallets_in_group(const account_hash& account, group_id id,
                                                             page_request p) const {
   ENACT_TRY(const auto bounds, page_bounds(p));
   return store_->read([&](connection& c) -> result<page<wallet>> {
     ENACT_TRY(account_row a, require_account(c, account));
-    const std::optional<int64_t> row =
-        id == 0 || id > kMaxGroupId ? std::nullopt : find_group_row(c, a.id, id);
+    const std::optional<int64_t> row = id == 0 || id > kMaxGroupId ? std::nullopt : find_group_row(c, a.id, id);
     if (!row)
       return unknown_group(account, id);
     page<wallet> out;
@@ -1495,9 +1405,7 @@ result<uint64_t> embedded_ledger::wallet_count(const account_hash& account) cons
 // -----------------------------------------------------------------------------------------------
 // actions
 
-result<void> embedded_ledger::add_action(const write_context& w,
-                                         const account_hash& account,
-                                         const action& act) {
+result<void> embedded_ledger::add_action(const write_context& w, const account_hash& account, const action& act) {
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY(account_row a, require_account(c, account));
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
@@ -1505,14 +1413,12 @@ result<void> embedded_ledger::add_action(const write_context& w,
       return fail(ledger_errc::invalid_argument, "cid: must not be empty");
     ENACT_TRY_VOID(check_length("cid", act.cid, kMaxCid));
     if (keccak256(std::string_view(act.cid)) != act.hashed_cid)
-      return fail(ledger_errc::invalid_argument,
-                  "hashed_cid: " + hx(act.hashed_cid) + " is not keccak256 of the CID");
+      return fail(ledger_errc::invalid_argument, "hashed_cid: " + hx(act.hashed_cid) + " is not keccak256 of the CID");
     ENACT_TRY_VOID(check_metadata(act.name, act.description));
     account_write tx{c, w, a};
     if (load_action(c, a.id, act.hashed_cid))
-      return fail(ledger_errc::duplicate, "hashed_cid " + hx(act.hashed_cid) +
-                                              ": registered in account " + hx(account) +
-                                              " already");
+      return fail(ledger_errc::duplicate,
+                  "hashed_cid " + hx(act.hashed_cid) + ": registered in account " + hx(account) + " already");
     ENACT_TRY_VOID(tx.charge());
     query(c,
           "INSERT INTO actions (account_id, hashed_cid, cid, name, description, created_at) "
@@ -1528,10 +1434,8 @@ result<void> embedded_ledger::add_action(const write_context& w,
   });
 }
 
-result<action> embedded_ledger::update_action_metadata(const write_context& w,
-                                                       const account_hash& account,
-                                                       const hash256& hashed_cid,
-                                                       std::string_view name,
+result<action> embedded_ledger::update_action_metadata(const write_context& w, const account_hash& account,
+                                                       const hash256& hashed_cid, std::string_view name,
                                                        std::string_view description) {
   return store_->write([&](connection& c) -> result<action> {
     ENACT_TRY(account_row a, require_account(c, account));
@@ -1547,16 +1451,14 @@ result<action> embedded_ledger::update_action_metadata(const write_context& w,
         .run();
     act->name = std::string(name);
     act->description = std::string(description);
-    tx.emit("ActionMetadataUpdated", {{"accountHash", hx(account)},
-                                      {"hashedCid", hx(hashed_cid)},
-                                      {"name", name},
-                                      {"description", description}});
+    tx.emit(
+        "ActionMetadataUpdated",
+        {{"accountHash", hx(account)}, {"hashedCid", hx(hashed_cid)}, {"name", name}, {"description", description}});
     return std::move(*act);
   });
 }
 
-result<void> embedded_ledger::delete_action(const write_context& w,
-                                            const account_hash& account,
+result<void> embedded_ledger::delete_action(const write_context& w, const account_hash& account,
                                             const hash256& hashed_cid) {
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY(account_row a, require_account(c, account));
@@ -1565,9 +1467,7 @@ result<void> embedded_ledger::delete_action(const write_context& w,
     if (!load_action(c, a.id, hashed_cid))
       return unknown_action(account, hashed_cid);
     ENACT_TRY_VOID(tx.charge());
-    query(c, "DELETE FROM actions WHERE account_id = ? AND hashed_cid = ?")
-        .bind(a.id, hashed_cid)
-        .run();
+    query(c, "DELETE FROM actions WHERE account_id = ? AND hashed_cid = ?").bind(a.id, hashed_cid).run();
     query(c,
           "DELETE FROM group_cids WHERE cid_hash = ? AND group_row IN "
           "(SELECT id FROM groups WHERE account_id = ?)")
@@ -1578,8 +1478,7 @@ result<void> embedded_ledger::delete_action(const write_context& w,
   });
 }
 
-result<action> embedded_ledger::get_action(const account_hash& account,
-                                           const hash256& hashed_cid) const {
+result<action> embedded_ledger::get_action(const account_hash& account, const hash256& hashed_cid) const {
   return store_->read([&](connection& c) -> result<action> {
     ENACT_TRY(account_row a, require_account(c, account));
     std::optional<action> act = load_action(c, a.id, hashed_cid);
@@ -1589,8 +1488,7 @@ result<action> embedded_ledger::get_action(const account_hash& account,
   });
 }
 
-result<page<action>> embedded_ledger::list_actions(const account_hash& account,
-                                                   std::optional<group_id> group,
+result<page<action>> embedded_ledger::list_actions(const account_hash& account, std::optional<group_id> group,
                                                    page_request p) const {
   ENACT_TRY(const auto bounds, page_bounds(p));
   return store_->read([&](connection& c) -> result<page<action>> {
@@ -1648,8 +1546,7 @@ result<uint64_t> embedded_ledger::debit(const account_hash& account, uint64_t am
     query(c, "UPDATE accounts SET balance = balance - ? WHERE id = ?").bind(amount, a.id).run();
     a.balance -= amount;
     account_write tx{c, w, a};
-    tx.emit("CreditsDebited",
-            {{"accountHash", hx(account)}, {"amount", amount}, {"balance", a.balance}});
+    tx.emit("CreditsDebited", {{"accountHash", hx(account)}, {"amount", amount}, {"balance", a.balance}});
     return a.balance;
   });
 }
@@ -1662,8 +1559,7 @@ result<void> embedded_ledger::record_payment(const payment& p) {
     return fail(ledger_errc::invalid_argument, "provider: must not be empty");
   ENACT_TRY_VOID(check_length("provider", p.provider, kMaxProvider));
   if (p.amount_cents == 0 || p.amount_cents > kMaxBalance)
-    return fail(ledger_errc::invalid_argument,
-                "amount_cents: " + std::to_string(p.amount_cents) + " out of range");
+    return fail(ledger_errc::invalid_argument, "amount_cents: " + std::to_string(p.amount_cents) + " out of range");
   if (p.credited)
     return fail(ledger_errc::invalid_argument,
                 "credited: a payment is recorded uncredited and credited by credit_payment");
@@ -1684,36 +1580,31 @@ result<void> embedded_ledger::record_payment(const payment& p) {
   });
 }
 
-result<payment> embedded_ledger::get_payment(const account_hash& account,
-                                             std::string_view intent_id) const {
+result<payment> embedded_ledger::get_payment(const account_hash& account, std::string_view intent_id) const {
   return store_->read([&](connection& c) -> result<payment> {
     ENACT_TRY(account_row a, require_account(c, account));
     std::optional<payment_row> r = load_payment(c, a, intent_id);
     if (!r)
-      return fail(ledger_errc::unknown_payment, "intent_id " + std::string(intent_id) +
-                                                    ": no such payment for account " + hx(account));
+      return fail(ledger_errc::unknown_payment,
+                  "intent_id " + std::string(intent_id) + ": no such payment for account " + hx(account));
     return std::move(r->p);
   });
 }
 
-result<uint64_t> embedded_ledger::credit_payment(const account_hash& account,
-                                                 std::string_view intent_id) {
+result<uint64_t> embedded_ledger::credit_payment(const account_hash& account, std::string_view intent_id) {
   const write_context w{};  // server-side bookkeeping: no registry sender
   return store_->write([&](connection& c) -> result<uint64_t> {
     ENACT_TRY(account_row a, require_account(c, account));
     std::optional<payment_row> r = load_payment(c, a, intent_id);
     if (!r)
-      return fail(ledger_errc::unknown_payment, "intent_id " + std::string(intent_id) +
-                                                    ": no such payment for account " + hx(account));
+      return fail(ledger_errc::unknown_payment,
+                  "intent_id " + std::string(intent_id) + ": no such payment for account " + hx(account));
     if (r->p.credited)
-      return fail(ledger_errc::already_credited,
-                  "intent_id " + std::string(intent_id) + ": credited already");
+      return fail(ledger_errc::already_credited, "intent_id " + std::string(intent_id) + ": credited already");
     if (r->p.amount_cents > kMaxBalance - a.balance)
       return fail(ledger_errc::invalid_argument, "amount_cents: balance would overflow");
     query(c, "UPDATE payments SET credited = 1 WHERE id = ?").bind(r->id).run();
-    query(c, "UPDATE accounts SET balance = balance + ? WHERE id = ?")
-        .bind(r->p.amount_cents, a.id)
-        .run();
+    query(c, "UPDATE accounts SET balance = balance + ? WHERE id = ?").bind(r->p.amount_cents, a.id).run();
     a.balance += r->p.amount_cents;
     account_write tx{c, w, a};
     tx.emit("PaymentCredited", {{"accountHash", hx(account)},

@@ -97,8 +97,7 @@ template <size_t N>
 }
 
 [[nodiscard]] bool transport_failure(const error& e) {
-  return e.code == rpc_errc::unreachable || e.code == rpc_errc::timeout ||
-         e.code == rpc_errc::http_status;
+  return e.code == rpc_errc::unreachable || e.code == rpc_errc::timeout || e.code == rpc_errc::http_status;
 }
 
 // --- the view cache ------------------------------------------------------------------------------
@@ -136,10 +135,7 @@ class view_cache {
     return it->second->value;
   }
 
-  void put(std::string key,
-           const std::optional<account_hash>& owner,
-           std::shared_ptr<const void> value,
-           ticket t) {
+  void put(std::string key, const std::optional<account_hash>& owner, std::shared_ptr<const void> value, ticket t) {
     std::lock_guard lock(mu_);
     if (!trusted_ || capacity_ == 0 || t.epoch != epoch_ || t.generation != generation_of(owner))
       return;
@@ -217,9 +213,7 @@ class view_cache {
 
 // --- view conversions ----------------------------------------------------------------------------
 
-[[nodiscard]] uint64_t clamp64(const u256& v) {
-  return v.fits_u64() ? static_cast<uint64_t>(v) : UINT64_MAX;
-}
+[[nodiscard]] uint64_t clamp64(const u256& v) { return v.fits_u64() ? static_cast<uint64_t>(v) : UINT64_MAX; }
 [[nodiscard]] int64_t time64(const u256& v) {
   const uint64_t t = clamp64(v);
   return t > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(t);
@@ -312,16 +306,13 @@ template <class T, class V, class F>
 // =============================================================================================
 // Signers
 
-result<std::unique_ptr<key_signer>> key_signer::create(
-    std::shared_ptr<const chain::rpc_client> client,
-    std::vector<Secret> keys,
-    chain::sender_options options) {
+result<std::unique_ptr<key_signer>> key_signer::create(std::shared_ptr<const chain::rpc_client> client,
+                                                       std::vector<Secret> keys, chain::sender_options options) {
   if (keys.empty())
     return fail(ledger_errc::invalid_argument, "key_signer: no keys");
   std::unique_ptr<key_signer> s(new key_signer());
   for (Secret& k : keys) {
-    ENACT_TRY(chain::transaction_sender sender,
-              chain::transaction_sender::create(client, std::move(k), options));
+    ENACT_TRY(chain::transaction_sender sender, chain::transaction_sender::create(client, std::move(k), options));
     const address from = sender.from();
     if (s->senders_.count(from) != 0)
       continue;
@@ -331,18 +322,11 @@ result<std::unique_ptr<key_signer>> key_signer::create(
   return s;
 }
 
-bool key_signer::sends_as(const address& from) const {
-  return senders_.count(from) != 0;
-}
+bool key_signer::sends_as(const address& from) const { return senders_.count(from) != 0; }
 
-std::vector<address> key_signer::addresses() const {
-  return order_;
-}
+std::vector<address> key_signer::addresses() const { return order_; }
 
-result<chain::receipt> key_signer::send(const address& from,
-                                        const address& to,
-                                        bytes_view data,
-                                        uint64_t gas_limit) {
+result<chain::receipt> key_signer::send(const address& from, const address& to, bytes_view data, uint64_t gas_limit) {
   const auto it = senders_.find(from);
   if (it == senders_.end())
     return fail(ledger_errc::invalid_argument, "key_signer: no key for " + hx(from));
@@ -356,13 +340,10 @@ result<chain::receipt> key_signer::send(const address& from,
 impersonating_signer::impersonating_signer(std::shared_ptr<const chain::rpc_client> client)
     : impersonating_signer(std::move(client), options{}) {}
 
-impersonating_signer::impersonating_signer(std::shared_ptr<const chain::rpc_client> client,
-                                           options o)
+impersonating_signer::impersonating_signer(std::shared_ptr<const chain::rpc_client> client, options o)
     : client_(std::move(client)), options_(o) {}
 
-result<chain::receipt> impersonating_signer::send(const address& from,
-                                                  const address& to,
-                                                  bytes_view data,
+result<chain::receipt> impersonating_signer::send(const address& from, const address& to, bytes_view data,
                                                   uint64_t gas_limit) {
   std::mutex* sender_mu = nullptr;
   bool fund = false;
@@ -382,8 +363,7 @@ result<chain::receipt> impersonating_signer::send(const address& from,
     if (fund) {
       // 1000 ether: plenty for the tests' gas.
       const u256 wei = u256{1'000'000'000'000'000'000ULL} * u256{1000};
-      auto funded =
-          client_->call_method("anvil_setBalance", {chain::rpc::data(from), wei.to_hex()});
+      auto funded = client_->call_method("anvil_setBalance", {chain::rpc::data(from), wei.to_hex()});
       if (!funded) {
         std::lock_guard relock(mu_);
         funded_.erase(from);
@@ -403,8 +383,8 @@ result<chain::receipt> impersonating_signer::send(const address& from,
     auto r = client_->transaction_receipt(tx);
     if (r && r->has_value()) {
       if (!(*r)->status)
-        return fail(rpc_errc::tx_failed, "transaction " + hx(tx) + ": status 0 in block " +
-                                             std::to_string((*r)->block_number));
+        return fail(rpc_errc::tx_failed,
+                    "transaction " + hx(tx) + ": status 0 in block " + std::to_string((*r)->block_number));
       return std::move(**r);
     }
     if (!r && !transport_failure(r.err()))
@@ -455,8 +435,7 @@ struct evm_ledger::state {
 
   [[nodiscard]] error node_failure(const error& e) const {
     if (transport_failure(e))
-      return fail(ledger_errc::storage,
-                  "the chain node at " + node + " is unreachable (" + e.message + ")");
+      return fail(ledger_errc::storage, "the chain node at " + node + " is unreachable (" + e.message + ")");
     return fail(ledger_errc::storage, "the chain node at " + node + " failed: " + e.message);
   }
 
@@ -473,8 +452,7 @@ struct evm_ledger::state {
   /// global) and `tag` is latest.
   template <class Call>
   [[nodiscard]] result<typename Call::result_type> view(
-      const Call& c,
-      const std::optional<account_hash>& owner,
+      const Call& c, const std::optional<account_hash>& owner,
       const std::optional<chain::block_tag>& at = std::nullopt) const {
     const bytes data = reg::encode(c);
     const bool cached = opt.cache && !at;
@@ -493,8 +471,7 @@ struct evm_ledger::state {
     auto v = reg::decode_result<Call>(*r);
     if (!v)
       return fail(ledger_errc::storage, "registry " + hx(opt.registry) + ": the answer of " +
-                                            std::string(Call::kSignature) +
-                                            " does not decode: " + v.err().message);
+                                            std::string(Call::kSignature) + " does not decode: " + v.err().message);
     if (cached)
       cache.put(std::move(key), owner, std::make_shared<const T>(*v), t);
     return std::move(*v);
@@ -539,8 +516,7 @@ struct evm_ledger::state {
       if (r.code().category() == detail::ledger_category())
         return std::move(r).err();
       if (r.code().category() == detail::registry_category())
-        return fail(ledger_code(static_cast<registry_errc>(r.code().value())),
-                    "registry: " + r.err().message);
+        return fail(ledger_code(static_cast<registry_errc>(r.code().value())), "registry: " + r.err().message);
       return node_failure(r.err());
     }
     observe(*r);
@@ -548,9 +524,7 @@ struct evm_ledger::state {
   }
 
   /// An account write by `w.sender`, with its charge in the same transaction.
-  [[nodiscard]] result<chain::receipt> write(const write_context& w,
-                                             const account_hash& account,
-                                             bytes call,
+  [[nodiscard]] result<chain::receipt> write(const write_context& w, const account_hash& account, bytes call,
                                              bool charge_first = false) {
     if (w.charge_credits == 0)
       return transact(w.sender, std::move(call));
@@ -565,8 +539,7 @@ struct evm_ledger::state {
 
   [[nodiscard]] result<chain::receipt> bookkeeping(bytes call) {
     if (!bookkeeper)
-      return fail(ledger_errc::invalid_argument, "no signer sends as an api payer of registry " +
-                                                     hx(opt.registry) +
+      return fail(ledger_errc::invalid_argument, "no signer sends as an api payer of registry " + hx(opt.registry) +
                                                      ": credits and payments cannot be written");
     return transact(*bookkeeper, std::move(call));
   }
@@ -606,8 +579,8 @@ struct evm_ledger::state {
       if (const E* e = std::get_if<E>(&ev->value))
         return *e;
     }
-    return fail(ledger_errc::storage, "transaction " + hx(r.transaction_hash) + ": no " +
-                                          std::string(E::kSignature) + " log in its receipt");
+    return fail(ledger_errc::storage,
+                "transaction " + hx(r.transaction_hash) + ": no " + std::string(E::kSignature) + " log in its receipt");
   }
 
   // --- the event index ---------------------------------------------------------------------
@@ -629,10 +602,9 @@ struct evm_ledger::state {
       auto logs = rpc->get_logs(f);
       if (!logs)
         return node_failure(logs.err());
-      std::sort(
-          logs->begin(), logs->end(), [](const chain::log_entry& a, const chain::log_entry& b) {
-            return std::pair(a.block_number, a.log_index) < std::pair(b.block_number, b.log_index);
-          });
+      std::sort(logs->begin(), logs->end(), [](const chain::log_entry& a, const chain::log_entry& b) {
+        return std::pair(a.block_number, a.log_index) < std::pair(b.block_number, b.log_index);
+      });
       // Everything the new events need is fetched before any is appended, so a failure leaves
       // the index as it was and the range is asked for again next time.
       std::vector<event> fresh;
@@ -653,9 +625,8 @@ struct evm_ledger::state {
         if (!ev) {
           if (ev.code() == abi_errc::selector_mismatch)
             continue;  // not a registry event (a later version's): nothing to index
-          return fail(
-              ledger_errc::storage,
-              "registry log in block " + std::to_string(l.block_number) + ": " + ev.err().message);
+          return fail(ledger_errc::storage,
+                      "registry log in block " + std::to_string(l.block_number) + ": " + ev.err().message);
         }
         if (bookkeeping_log(ev->name) || !ev->account_hash)
           continue;
@@ -677,8 +648,7 @@ struct evm_ledger::state {
             if (!rc)
               return node_failure(rc.err());
             if (!*rc)
-              return fail(ledger_errc::storage,
-                          "the chain node at " + node + " has no receipt for " + tx);
+              return fail(ledger_errc::storage, "the chain node at " + node + " has no receipt for " + tx);
             known = senders.emplace(tx, (*rc)->from).first;
           }
           e.sender = known->second;
@@ -689,8 +659,8 @@ struct evm_ledger::state {
           if (!b)
             return node_failure(b.err());
           if (!*b)
-            return fail(ledger_errc::storage, "the chain node at " + node + " has no block " +
-                                                  std::to_string(l.block_number));
+            return fail(ledger_errc::storage,
+                        "the chain node at " + node + " has no block " + std::to_string(l.block_number));
           bt = block_time.emplace(l.block_number, static_cast<int64_t>((*b)->timestamp)).first;
         }
         e.created_at = bt->second;
@@ -751,8 +721,7 @@ struct evm_ledger::state {
 // =============================================================================================
 // open
 
-result<std::unique_ptr<evm_ledger>> open_evm(evm_options options,
-                                             std::vector<std::shared_ptr<tx_signer>> signers) {
+result<std::unique_ptr<evm_ledger>> open_evm(evm_options options, std::vector<std::shared_ptr<tx_signer>> signers) {
   auto s = std::make_unique<evm_ledger::state>(std::move(options));
   evm_ledger::state& st = *s;
   st.signers = std::move(signers);
@@ -768,9 +737,9 @@ result<std::unique_ptr<evm_ledger>> open_evm(evm_options options,
   if (!id)
     return st.node_failure(id.err());
   if (*id != st.opt.chain_id)
-    return fail(ledger_errc::invalid_argument,
-                "chain_id: the node at " + st.node + " is on chain " + std::to_string(*id) +
-                    ", the ledger is configured for chain " + std::to_string(st.opt.chain_id));
+    return fail(ledger_errc::invalid_argument, "chain_id: the node at " + st.node + " is on chain " +
+                                                   std::to_string(*id) + ", the ledger is configured for chain " +
+                                                   std::to_string(st.opt.chain_id));
   auto head = st.rpc->block_number();
   if (!head)
     return st.node_failure(head.err());
@@ -778,9 +747,9 @@ result<std::unique_ptr<evm_ledger>> open_evm(evm_options options,
   if (!code)
     return st.node_failure(code.err());
   if (code->empty())
-    return fail(ledger_errc::invalid_argument,
-                "registry " + hx(st.opt.registry) + ": no contract at this address on chain " +
-                    std::to_string(*id) + " (deploy one with `enact-server deploy-registry`)");
+    return fail(ledger_errc::invalid_argument, "registry " + hx(st.opt.registry) +
+                                                   ": no contract at this address on chain " + std::to_string(*id) +
+                                                   " (deploy one with `enact-server deploy-registry`)");
   const auto not_registry = [&](const std::string& why) {
     return fail(ledger_errc::invalid_argument,
                 "registry " + hx(st.opt.registry) +
@@ -851,17 +820,11 @@ evm_ledger::~evm_ledger() {
     state_->poller.join();
 }
 
-const address& evm_ledger::registry() const {
-  return state_->opt.registry;
-}
+const address& evm_ledger::registry() const { return state_->opt.registry; }
 
-uint64_t evm_ledger::deployment_block() const {
-  return state_->deployment_block;
-}
+uint64_t evm_ledger::deployment_block() const { return state_->deployment_block; }
 
-cache_stats evm_ledger::cache_statistics() const {
-  return state_->cache.stats();
-}
+cache_stats evm_ledger::cache_statistics() const { return state_->cache.stats(); }
 
 std::vector<address> evm_ledger::api_payers() const {
   std::lock_guard lock(state_->payers_mu);
@@ -872,9 +835,8 @@ std::vector<address> evm_ledger::api_payers() const {
 // accounts
 
 result<void> evm_ledger::new_account(const write_context& w, const account& a) {
-  ENACT_TRY_VOID(state_->write(w, a.hash,
-                               reg::encode(reg::new_account_call{a.hash, a.admin, a.managed, a.name,
-                                                                 a.description, a.email})));
+  ENACT_TRY_VOID(state_->write(
+      w, a.hash, reg::encode(reg::new_account_call{a.hash, a.admin, a.managed, a.name, a.description, a.email})));
   return {};
 }
 
@@ -893,15 +855,13 @@ result<account> evm_ledger::account_by_admin(const address& admin) const {
   return to_account(*v);
 }
 
-result<void> evm_ledger::convert_to_chain_secured(const write_context& w,
-                                                  const account_hash& h,
+result<void> evm_ledger::convert_to_chain_secured(const write_context& w, const account_hash& h,
                                                   const address& new_admin) {
   // After the conversion the sender is no longer the admin; a charge paid by the old admin
   // (not an api payer) is therefore taken before the conversion in the same multicall.
   const auto payers = api_payers();
   const bool payer = std::find(payers.begin(), payers.end(), w.sender) != payers.end();
-  ENACT_TRY_VOID(
-      state_->write(w, h, reg::encode(reg::convert_to_chain_secured_call{h, new_admin}), !payer));
+  ENACT_TRY_VOID(state_->write(w, h, reg::encode(reg::convert_to_chain_secured_call{h, new_admin}), !payer));
   return {};
 }
 
@@ -922,23 +882,18 @@ result<void> evm_ledger::set_usage_key(const write_context& w, const usage_key& 
   return {};
 }
 
-result<void> evm_ledger::update_usage_key_metadata(const write_context& w,
-                                                   const account_hash& account,
-                                                   const hash256& key_hash,
-                                                   std::string_view name,
+result<void> evm_ledger::update_usage_key_metadata(const write_context& w, const account_hash& account,
+                                                   const hash256& key_hash, std::string_view name,
                                                    std::string_view description) {
-  ENACT_TRY_VOID(
-      state_->write(w, account,
-                    reg::encode(reg::update_usage_api_key_metadata_call{
-                        account, key_hash, std::string(name), std::string(description)})));
+  ENACT_TRY_VOID(state_->write(w, account,
+                               reg::encode(reg::update_usage_api_key_metadata_call{account, key_hash, std::string(name),
+                                                                                   std::string(description)})));
   return {};
 }
 
-result<void> evm_ledger::remove_usage_key(const write_context& w,
-                                          const account_hash& account,
+result<void> evm_ledger::remove_usage_key(const write_context& w, const account_hash& account,
                                           const hash256& key_hash) {
-  ENACT_TRY_VOID(
-      state_->write(w, account, reg::encode(reg::remove_usage_api_key_call{account, key_hash})));
+  ENACT_TRY_VOID(state_->write(w, account, reg::encode(reg::remove_usage_api_key_call{account, key_hash})));
   return {};
 }
 
@@ -952,42 +907,32 @@ result<usage_key> evm_ledger::find_usage_key(const hash256& key_hash) const {
   return to_usage_key(*v);
 }
 
-result<page<usage_key>> evm_ledger::list_usage_keys(const account_hash& account,
-                                                    page_request p) const {
+result<page<usage_key>> evm_ledger::list_usage_keys(const account_hash& account, page_request p) const {
   ENACT_TRY(const auto args, page_args(p));
-  ENACT_TRY(const auto v,
-            state_->view(reg::list_usage_api_keys_call{account, args.first, args.second}, account));
+  ENACT_TRY(const auto v, state_->view(reg::list_usage_api_keys_call{account, args.first, args.second}, account));
   return to_page<usage_key>(v, to_usage_key);
 }
 
 // =============================================================================================
 // groups
 
-result<group> evm_ledger::add_group(const write_context& w,
-                                    const account_hash& account,
-                                    const group& g) {
+result<group> evm_ledger::add_group(const write_context& w, const account_hash& account, const group& g) {
   ENACT_TRY(const chain::receipt r,
             state_->write(w, account,
-                          reg::encode(reg::add_group_call{account, g.name, g.description, g.pkps,
-                                                          g.cid_hashes})));
+                          reg::encode(reg::add_group_call{account, g.name, g.description, g.pkps, g.cid_hashes})));
   ENACT_TRY(const reg::group_added_event e, state_->receipt_event<reg::group_added_event>(r));
   group out = g;
   out.id = e.group_id;
   return out;
 }
 
-result<group> evm_ledger::update_group(const write_context& w,
-                                       const account_hash& account,
-                                       const group& g) {
-  ENACT_TRY_VOID(state_->write(w, account,
-                               reg::encode(reg::update_group_call{
-                                   account, g.id, g.name, g.description, g.pkps, g.cid_hashes})));
+result<group> evm_ledger::update_group(const write_context& w, const account_hash& account, const group& g) {
+  ENACT_TRY_VOID(state_->write(
+      w, account, reg::encode(reg::update_group_call{account, g.id, g.name, g.description, g.pkps, g.cid_hashes})));
   return g;
 }
 
-result<void> evm_ledger::remove_group(const write_context& w,
-                                      const account_hash& account,
-                                      group_id id) {
+result<void> evm_ledger::remove_group(const write_context& w, const account_hash& account, group_id id) {
   ENACT_TRY_VOID(state_->write(w, account, reg::encode(reg::remove_group_call{account, id})));
   return {};
 }
@@ -999,14 +944,12 @@ result<group> evm_ledger::get_group(const account_hash& account, group_id id) co
 
 result<page<group>> evm_ledger::list_groups(const account_hash& account, page_request p) const {
   ENACT_TRY(const auto args, page_args(p));
-  ENACT_TRY(const auto v,
-            state_->view(reg::list_groups_call{account, args.first, args.second}, account));
+  ENACT_TRY(const auto v, state_->view(reg::list_groups_call{account, args.first, args.second}, account));
   return to_page<group>(v, to_group);
 }
 
 result<std::vector<group>> evm_ledger::all_groups(const account_hash& account) const {
-  ENACT_TRY(const auto v,
-            state_->view(reg::list_groups_call{account, u256{0}, u256::max()}, account));
+  ENACT_TRY(const auto v, state_->view(reg::list_groups_call{account, u256{0}, u256::max()}, account));
   std::vector<group> out;
   out.reserve(v.items.size());
   for (const auto& g : v.items)
@@ -1016,66 +959,49 @@ result<std::vector<group>> evm_ledger::all_groups(const account_hash& account) c
 
 namespace {
 /// The group as the block of `r` left it (the write's own answer, past the cache).
-result<group> group_after(const evm_ledger::state& s,
-                          const chain::receipt& r,
-                          const account_hash& account,
+result<group> group_after(const evm_ledger::state& s, const chain::receipt& r, const account_hash& account,
                           group_id id) {
-  ENACT_TRY(const reg::group_view v, s.view(reg::get_group_call{account, id}, account,
-                                            chain::block_tag::number(r.block_number)));
+  ENACT_TRY(const reg::group_view v,
+            s.view(reg::get_group_call{account, id}, account, chain::block_tag::number(r.block_number)));
   return to_group(v);
 }
 }  // namespace
 
-result<group> evm_ledger::add_pkp_to_group(const write_context& w,
-                                           const account_hash& account,
-                                           group_id id,
+result<group> evm_ledger::add_pkp_to_group(const write_context& w, const account_hash& account, group_id id,
                                            const address& pkp) {
   ENACT_TRY(const chain::receipt r,
             state_->write(w, account, reg::encode(reg::add_pkp_to_group_call{account, id, pkp})));
   return group_after(*state_, r, account, id);
 }
 
-result<group> evm_ledger::remove_pkp_from_group(const write_context& w,
-                                                const account_hash& account,
-                                                group_id id,
+result<group> evm_ledger::remove_pkp_from_group(const write_context& w, const account_hash& account, group_id id,
                                                 const address& pkp) {
-  ENACT_TRY(
-      const chain::receipt r,
-      state_->write(w, account, reg::encode(reg::remove_pkp_from_group_call{account, id, pkp})));
+  ENACT_TRY(const chain::receipt r,
+            state_->write(w, account, reg::encode(reg::remove_pkp_from_group_call{account, id, pkp})));
   return group_after(*state_, r, account, id);
 }
 
-result<group> evm_ledger::add_action_to_group(const write_context& w,
-                                              const account_hash& account,
-                                              group_id id,
+result<group> evm_ledger::add_action_to_group(const write_context& w, const account_hash& account, group_id id,
                                               const hash256& hashed_cid) {
   ENACT_TRY(const chain::receipt r,
-            state_->write(w, account,
-                          reg::encode(reg::add_action_to_group_call{account, id, hashed_cid})));
+            state_->write(w, account, reg::encode(reg::add_action_to_group_call{account, id, hashed_cid})));
   return group_after(*state_, r, account, id);
 }
 
-result<group> evm_ledger::remove_action_from_group(const write_context& w,
-                                                   const account_hash& account,
-                                                   group_id id,
+result<group> evm_ledger::remove_action_from_group(const write_context& w, const account_hash& account, group_id id,
                                                    const hash256& hashed_cid) {
-  ENACT_TRY(
-      const chain::receipt r,
-      state_->write(w, account,
-                    reg::encode(reg::remove_action_from_group_call{account, id, hashed_cid})));
+  ENACT_TRY(const chain::receipt r,
+            state_->write(w, account, reg::encode(reg::remove_action_from_group_call{account, id, hashed_cid})));
   return group_after(*state_, r, account, id);
 }
 
 // =============================================================================================
 // PKP registry
 
-result<void> evm_ledger::register_wallet(const write_context& w,
-                                         const account_hash& account,
-                                         const wallet& wl) {
-  ENACT_TRY_VOID(
-      state_->write(w, account,
-                    reg::encode(reg::register_wallet_derivation_call{
-                        account, wl.pkp_id, wl.derivation_path, wl.name, wl.description})));
+result<void> evm_ledger::register_wallet(const write_context& w, const account_hash& account, const wallet& wl) {
+  ENACT_TRY_VOID(state_->write(w, account,
+                               reg::encode(reg::register_wallet_derivation_call{account, wl.pkp_id, wl.derivation_path,
+                                                                                wl.name, wl.description})));
   return {};
 }
 
@@ -1086,18 +1012,13 @@ result<wallet> evm_ledger::get_wallet(const account_hash& account, const address
 
 result<page<wallet>> evm_ledger::list_wallets(const account_hash& account, page_request p) const {
   ENACT_TRY(const auto args, page_args(p));
-  ENACT_TRY(const auto v,
-            state_->view(reg::list_wallets_call{account, args.first, args.second}, account));
+  ENACT_TRY(const auto v, state_->view(reg::list_wallets_call{account, args.first, args.second}, account));
   return to_page<wallet>(v, to_wallet);
 }
 
-result<page<wallet>> evm_ledger::list_wallets_in_group(const account_hash& account,
-                                                       group_id id,
-                                                       page_request p) const {
+result<page<wallet>> evm_ledger::list_wallets_in_group(const account_hash& account, group_id id, page_request p) const {
   ENACT_TRY(const auto args, page_args(p));
-  ENACT_TRY(
-      const auto v,
-      state_->view(reg::list_wallets_in_group_call{account, id, args.first, args.second}, account));
+  ENACT_TRY(const auto v, state_->view(reg::list_wallets_in_group_call{account, id, args.first, args.second}, account));
   return to_page<wallet>(v, to_wallet);
 }
 
@@ -1109,57 +1030,43 @@ result<uint64_t> evm_ledger::wallet_count(const account_hash& account) const {
 // =============================================================================================
 // actions
 
-result<void> evm_ledger::add_action(const write_context& w,
-                                    const account_hash& account,
-                                    const action& a) {
-  ENACT_TRY_VOID(state_->write(
-      w, account,
-      reg::encode(reg::add_action_call{account, a.hashed_cid, a.cid, a.name, a.description})));
+result<void> evm_ledger::add_action(const write_context& w, const account_hash& account, const action& a) {
+  ENACT_TRY_VOID(state_->write(w, account,
+                               reg::encode(reg::add_action_call{account, a.hashed_cid, a.cid, a.name, a.description})));
   return {};
 }
 
-result<action> evm_ledger::update_action_metadata(const write_context& w,
-                                                  const account_hash& account,
-                                                  const hash256& hashed_cid,
-                                                  std::string_view name,
+result<action> evm_ledger::update_action_metadata(const write_context& w, const account_hash& account,
+                                                  const hash256& hashed_cid, std::string_view name,
                                                   std::string_view description) {
   ENACT_TRY(const chain::receipt r,
             state_->write(w, account,
-                          reg::encode(reg::update_action_metadata_call{
-                              account, hashed_cid, std::string(name), std::string(description)})));
+                          reg::encode(reg::update_action_metadata_call{account, hashed_cid, std::string(name),
+                                                                       std::string(description)})));
   ENACT_TRY(const reg::action_view v,
-            state_->view(reg::get_action_call{account, hashed_cid}, account,
-                         chain::block_tag::number(r.block_number)));
+            state_->view(reg::get_action_call{account, hashed_cid}, account, chain::block_tag::number(r.block_number)));
   return to_action(v);
 }
 
-result<void> evm_ledger::delete_action(const write_context& w,
-                                       const account_hash& account,
-                                       const hash256& hashed_cid) {
-  ENACT_TRY_VOID(
-      state_->write(w, account, reg::encode(reg::delete_action_call{account, hashed_cid})));
+result<void> evm_ledger::delete_action(const write_context& w, const account_hash& account, const hash256& hashed_cid) {
+  ENACT_TRY_VOID(state_->write(w, account, reg::encode(reg::delete_action_call{account, hashed_cid})));
   return {};
 }
 
-result<action> evm_ledger::get_action(const account_hash& account,
-                                      const hash256& hashed_cid) const {
-  ENACT_TRY(const reg::action_view v,
-            state_->view(reg::get_action_call{account, hashed_cid}, account));
+result<action> evm_ledger::get_action(const account_hash& account, const hash256& hashed_cid) const {
+  ENACT_TRY(const reg::action_view v, state_->view(reg::get_action_call{account, hashed_cid}, account));
   return to_action(v);
 }
 
-result<page<action>> evm_ledger::list_actions(const account_hash& account,
-                                              std::optional<group_id> group,
+result<page<action>> evm_ledger::list_actions(const account_hash& account, std::optional<group_id> group,
                                               page_request p) const {
   ENACT_TRY(const auto args, page_args(p));
   if (!group) {
-    ENACT_TRY(const auto v,
-              state_->view(reg::list_actions_call{account, args.first, args.second}, account));
+    ENACT_TRY(const auto v, state_->view(reg::list_actions_call{account, args.first, args.second}, account));
     return to_page<action>(v, to_action);
   }
   ENACT_TRY(const auto v,
-            state_->view(reg::list_actions_in_group_call{account, *group, args.first, args.second},
-                         account));
+            state_->view(reg::list_actions_in_group_call{account, *group, args.first, args.second}, account));
   return to_page<action>(v, to_action);
 }
 
@@ -1172,10 +1079,8 @@ result<uint64_t> evm_ledger::balance(const account_hash& account) const {
 }
 
 result<uint64_t> evm_ledger::debit(const account_hash& account, uint64_t amount) {
-  ENACT_TRY(const chain::receipt r,
-            state_->bookkeeping(reg::encode(reg::debit_credits_call{account, u256{amount}})));
-  ENACT_TRY(const reg::credits_debited_event e,
-            state_->receipt_event<reg::credits_debited_event>(r));
+  ENACT_TRY(const chain::receipt r, state_->bookkeeping(reg::encode(reg::debit_credits_call{account, u256{amount}})));
+  ENACT_TRY(const reg::credits_debited_event e, state_->receipt_event<reg::credits_debited_event>(r));
   return clamp64(e.balance);
 }
 
@@ -1184,15 +1089,13 @@ result<void> evm_ledger::record_payment(const payment& p) {
   if (p.credited)
     return fail(ledger_errc::invalid_argument,
                 "credited: a payment is recorded uncredited and credited by credit_payment");
-  ENACT_TRY_VOID(state_->bookkeeping(reg::encode(
-      reg::record_payment_call{p.account, p.intent_id, u256{p.amount_cents}, p.provider})));
+  ENACT_TRY_VOID(state_->bookkeeping(
+      reg::encode(reg::record_payment_call{p.account, p.intent_id, u256{p.amount_cents}, p.provider})));
   return {};
 }
 
-result<payment> evm_ledger::get_payment(const account_hash& account,
-                                        std::string_view intent_id) const {
-  ENACT_TRY(const reg::payment_view v,
-            state_->view(reg::get_payment_call{account, std::string(intent_id)}, account));
+result<payment> evm_ledger::get_payment(const account_hash& account, std::string_view intent_id) const {
+  ENACT_TRY(const reg::payment_view v, state_->view(reg::get_payment_call{account, std::string(intent_id)}, account));
   payment p;
   p.intent_id = v.intent_id;
   p.account = v.account_hash;
@@ -1203,13 +1106,10 @@ result<payment> evm_ledger::get_payment(const account_hash& account,
   return p;
 }
 
-result<uint64_t> evm_ledger::credit_payment(const account_hash& account,
-                                            std::string_view intent_id) {
-  ENACT_TRY(
-      const chain::receipt r,
-      state_->bookkeeping(reg::encode(reg::credit_payment_call{account, std::string(intent_id)})));
-  ENACT_TRY(const reg::payment_credited_event e,
-            state_->receipt_event<reg::payment_credited_event>(r));
+result<uint64_t> evm_ledger::credit_payment(const account_hash& account, std::string_view intent_id) {
+  ENACT_TRY(const chain::receipt r,
+            state_->bookkeeping(reg::encode(reg::credit_payment_call{account, std::string(intent_id)})));
+  ENACT_TRY(const reg::payment_credited_event e, state_->receipt_event<reg::payment_credited_event>(r));
   return clamp64(e.balance);
 }
 
@@ -1226,8 +1126,7 @@ result<std::vector<event>> evm_ledger::events_after(uint64_t after, size_t limit
   if (after >= all.size())
     return out;
   const size_t n = std::min<size_t>(limit, all.size() - after);
-  out.assign(all.begin() + static_cast<ptrdiff_t>(after),
-             all.begin() + static_cast<ptrdiff_t>(after + n));
+  out.assign(all.begin() + static_cast<ptrdiff_t>(after), all.begin() + static_cast<ptrdiff_t>(after + n));
   return out;
 }
 

@@ -75,9 +75,7 @@ class tx_signer {
   [[nodiscard]] virtual bool sends_as(const address& from) const = 0;
   /// Sends `data` to `to` as `from` with `gas_limit` and waits for the receipt. Errors are
   /// rpc_errc: transport failures, timeout (no receipt in time), tx_failed (status 0).
-  [[nodiscard]] virtual result<chain::receipt> send(const address& from,
-                                                    const address& to,
-                                                    bytes_view data,
+  [[nodiscard]] virtual result<chain::receipt> send(const address& from, const address& to, bytes_view data,
                                                     uint64_t gas_limit) = 0;
 };
 
@@ -88,15 +86,12 @@ class tx_signer {
 class key_signer final : public tx_signer {
  public:
   /// secp256k1_errc for a key that is not a valid private key; invalid_argument for none.
-  [[nodiscard]] static result<std::unique_ptr<key_signer>> create(
-      std::shared_ptr<const chain::rpc_client> client,
-      std::vector<Secret> keys,
-      chain::sender_options options = {});
+  [[nodiscard]] static result<std::unique_ptr<key_signer>> create(std::shared_ptr<const chain::rpc_client> client,
+                                                                  std::vector<Secret> keys,
+                                                                  chain::sender_options options = {});
 
   [[nodiscard]] bool sends_as(const address& from) const override;
-  [[nodiscard]] result<chain::receipt> send(const address& from,
-                                            const address& to,
-                                            bytes_view data,
+  [[nodiscard]] result<chain::receipt> send(const address& from, const address& to, bytes_view data,
                                             uint64_t gas_limit) override;
   /// The keys' addresses, in the order given.
   [[nodiscard]] std::vector<address> addresses() const;
@@ -120,9 +115,7 @@ class impersonating_signer final : public tx_signer {
   impersonating_signer(std::shared_ptr<const chain::rpc_client> client, options o);
 
   [[nodiscard]] bool sends_as(const address&) const override { return true; }
-  [[nodiscard]] result<chain::receipt> send(const address& from,
-                                            const address& to,
-                                            bytes_view data,
+  [[nodiscard]] result<chain::receipt> send(const address& from, const address& to, bytes_view data,
                                             uint64_t gas_limit) override;
 
  private:
@@ -183,92 +176,59 @@ class evm_ledger final : public permission_ledger {
   [[nodiscard]] result<void> new_account(const write_context& w, const account& a) override;
   [[nodiscard]] result<account> get_account(const account_hash& h) const override;
   [[nodiscard]] result<account> account_by_admin(const address& admin) const override;
-  [[nodiscard]] result<void> convert_to_chain_secured(const write_context& w,
-                                                      const account_hash& h,
+  [[nodiscard]] result<void> convert_to_chain_secured(const write_context& w, const account_hash& h,
                                                       const address& new_admin) override;
 
   [[nodiscard]] result<void> set_usage_key(const write_context& w, const usage_key& k) override;
-  [[nodiscard]] result<void> update_usage_key_metadata(const write_context& w,
-                                                       const account_hash& account,
-                                                       const hash256& key_hash,
-                                                       std::string_view name,
+  [[nodiscard]] result<void> update_usage_key_metadata(const write_context& w, const account_hash& account,
+                                                       const hash256& key_hash, std::string_view name,
                                                        std::string_view description) override;
-  [[nodiscard]] result<void> remove_usage_key(const write_context& w,
-                                              const account_hash& account,
+  [[nodiscard]] result<void> remove_usage_key(const write_context& w, const account_hash& account,
                                               const hash256& key_hash) override;
   [[nodiscard]] result<usage_key> find_usage_key(const hash256& key_hash) const override;
-  [[nodiscard]] result<page<usage_key>> list_usage_keys(const account_hash& account,
-                                                        page_request p) const override;
+  [[nodiscard]] result<page<usage_key>> list_usage_keys(const account_hash& account, page_request p) const override;
 
-  [[nodiscard]] result<group> add_group(const write_context& w,
-                                        const account_hash& account,
-                                        const group& g) override;
-  [[nodiscard]] result<group> update_group(const write_context& w,
-                                           const account_hash& account,
+  [[nodiscard]] result<group> add_group(const write_context& w, const account_hash& account, const group& g) override;
+  [[nodiscard]] result<group> update_group(const write_context& w, const account_hash& account,
                                            const group& g) override;
-  [[nodiscard]] result<void> remove_group(const write_context& w,
-                                          const account_hash& account,
-                                          group_id id) override;
+  [[nodiscard]] result<void> remove_group(const write_context& w, const account_hash& account, group_id id) override;
   [[nodiscard]] result<group> get_group(const account_hash& account, group_id id) const override;
-  [[nodiscard]] result<page<group>> list_groups(const account_hash& account,
-                                                page_request p) const override;
+  [[nodiscard]] result<page<group>> list_groups(const account_hash& account, page_request p) const override;
   [[nodiscard]] result<std::vector<group>> all_groups(const account_hash& account) const override;
-  [[nodiscard]] result<group> add_pkp_to_group(const write_context& w,
-                                               const account_hash& account,
-                                               group_id id,
+  [[nodiscard]] result<group> add_pkp_to_group(const write_context& w, const account_hash& account, group_id id,
                                                const address& pkp) override;
-  [[nodiscard]] result<group> remove_pkp_from_group(const write_context& w,
-                                                    const account_hash& account,
-                                                    group_id id,
+  [[nodiscard]] result<group> remove_pkp_from_group(const write_context& w, const account_hash& account, group_id id,
                                                     const address& pkp) override;
-  [[nodiscard]] result<group> add_action_to_group(const write_context& w,
-                                                  const account_hash& account,
-                                                  group_id id,
+  [[nodiscard]] result<group> add_action_to_group(const write_context& w, const account_hash& account, group_id id,
                                                   const hash256& hashed_cid) override;
-  [[nodiscard]] result<group> remove_action_from_group(const write_context& w,
-                                                       const account_hash& account,
-                                                       group_id id,
+  [[nodiscard]] result<group> remove_action_from_group(const write_context& w, const account_hash& account, group_id id,
                                                        const hash256& hashed_cid) override;
 
-  [[nodiscard]] result<void> register_wallet(const write_context& w,
-                                             const account_hash& account,
+  [[nodiscard]] result<void> register_wallet(const write_context& w, const account_hash& account,
                                              const wallet& wl) override;
-  [[nodiscard]] result<wallet> get_wallet(const account_hash& account,
-                                          const address& pkp_id) const override;
-  [[nodiscard]] result<page<wallet>> list_wallets(const account_hash& account,
-                                                  page_request p) const override;
-  [[nodiscard]] result<page<wallet>> list_wallets_in_group(const account_hash& account,
-                                                           group_id id,
+  [[nodiscard]] result<wallet> get_wallet(const account_hash& account, const address& pkp_id) const override;
+  [[nodiscard]] result<page<wallet>> list_wallets(const account_hash& account, page_request p) const override;
+  [[nodiscard]] result<page<wallet>> list_wallets_in_group(const account_hash& account, group_id id,
                                                            page_request p) const override;
   [[nodiscard]] result<uint64_t> wallet_count(const account_hash& account) const override;
 
-  [[nodiscard]] result<void> add_action(const write_context& w,
-                                        const account_hash& account,
-                                        const action& a) override;
-  [[nodiscard]] result<action> update_action_metadata(const write_context& w,
-                                                      const account_hash& account,
-                                                      const hash256& hashed_cid,
-                                                      std::string_view name,
+  [[nodiscard]] result<void> add_action(const write_context& w, const account_hash& account, const action& a) override;
+  [[nodiscard]] result<action> update_action_metadata(const write_context& w, const account_hash& account,
+                                                      const hash256& hashed_cid, std::string_view name,
                                                       std::string_view description) override;
-  [[nodiscard]] result<void> delete_action(const write_context& w,
-                                           const account_hash& account,
+  [[nodiscard]] result<void> delete_action(const write_context& w, const account_hash& account,
                                            const hash256& hashed_cid) override;
-  [[nodiscard]] result<action> get_action(const account_hash& account,
-                                          const hash256& hashed_cid) const override;
-  [[nodiscard]] result<page<action>> list_actions(const account_hash& account,
-                                                  std::optional<group_id> group,
+  [[nodiscard]] result<action> get_action(const account_hash& account, const hash256& hashed_cid) const override;
+  [[nodiscard]] result<page<action>> list_actions(const account_hash& account, std::optional<group_id> group,
                                                   page_request p) const override;
 
   [[nodiscard]] result<uint64_t> balance(const account_hash& account) const override;
   [[nodiscard]] result<uint64_t> debit(const account_hash& account, uint64_t amount) override;
   [[nodiscard]] result<void> record_payment(const payment& p) override;
-  [[nodiscard]] result<payment> get_payment(const account_hash& account,
-                                            std::string_view intent_id) const override;
-  [[nodiscard]] result<uint64_t> credit_payment(const account_hash& account,
-                                                std::string_view intent_id) override;
+  [[nodiscard]] result<payment> get_payment(const account_hash& account, std::string_view intent_id) const override;
+  [[nodiscard]] result<uint64_t> credit_payment(const account_hash& account, std::string_view intent_id) override;
 
-  [[nodiscard]] result<std::vector<event>> events_after(uint64_t after,
-                                                        size_t limit) const override;
+  [[nodiscard]] result<std::vector<event>> events_after(uint64_t after, size_t limit) const override;
 
   // --- beyond the interface ---------------------------------------------------------------------
   [[nodiscard]] const address& registry() const;
@@ -278,8 +238,7 @@ class evm_ledger final : public permission_ledger {
   struct state;
 
  private:
-  friend result<std::unique_ptr<evm_ledger>> open_evm(evm_options,
-                                                      std::vector<std::shared_ptr<tx_signer>>);
+  friend result<std::unique_ptr<evm_ledger>> open_evm(evm_options, std::vector<std::shared_ptr<tx_signer>>);
   explicit evm_ledger(std::unique_ptr<state> s);
   std::unique_ptr<state> state_;
 };
@@ -288,8 +247,7 @@ class evm_ledger final : public permission_ledger {
 /// registry address holds a registry (invalid_argument when there is no code, or apiPayers()
 /// does not answer), reads the api payers, finds the deployment block and starts the poller.
 /// storage when the node cannot be reached.
-[[nodiscard]] result<std::unique_ptr<evm_ledger>> open_evm(
-    evm_options options,
-    std::vector<std::shared_ptr<tx_signer>> signers);
+[[nodiscard]] result<std::unique_ptr<evm_ledger>> open_evm(evm_options options,
+                                                           std::vector<std::shared_ptr<tx_signer>> signers);
 
 }  // namespace enact::ledger

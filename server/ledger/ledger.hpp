@@ -66,14 +66,27 @@ enum class ledger_errc {
 
 namespace detail {
 inline const std::error_category& ledger_category() noexcept {
-  static const errc_category<ledger_errc> c(
-      "enact.ledger",
-      {"", "not the admin", "relay not allowed", "already unmanaged", "unknown account",
-       "unknown usage key", "unknown group", "unknown wallet", "unknown action",
-       "unknown payment", "duplicate", "already credited", "insufficient credits",
-       "invalid argument", "storage failure", "account hash not canonical",
-       "managed account not allowed", "hash is a usage key", "hash is an account",
-       "usage key of another account", "new admin is not the sender"});
+  static const errc_category<ledger_errc> c("enact.ledger", {"",
+                                                             "not the admin",
+                                                             "relay not allowed",
+                                                             "already unmanaged",
+                                                             "unknown account",
+                                                             "unknown usage key",
+                                                             "unknown group",
+                                                             "unknown wallet",
+                                                             "unknown action",
+                                                             "unknown payment",
+                                                             "duplicate",
+                                                             "already credited",
+                                                             "insufficient credits",
+                                                             "invalid argument",
+                                                             "storage failure",
+                                                             "account hash not canonical",
+                                                             "managed account not allowed",
+                                                             "hash is a usage key",
+                                                             "hash is an account",
+                                                             "usage key of another account",
+                                                             "new admin is not the sender"});
   return c;
 }
 }  // namespace detail
@@ -100,13 +113,13 @@ struct account {
 };
 
 struct usage_key {
-  hash256 hash{};            // keccak256 of the base64 key string
+  hash256 hash{};  // keccak256 of the base64 key string
   account_hash account{};
-  address wallet{};          // the key's own address (the key bytes are a secp256k1 key)
+  address wallet{};  // the key's own address (the key bytes are a secp256k1 key)
   std::string name;
   std::string description;
-  uint64_t expiration = 0;   // unix seconds; 0 = never
-  uint64_t balance = 0;      // setUsageApiKey's balance argument (stored, not spent)
+  uint64_t expiration = 0;  // unix seconds; 0 = never
+  uint64_t balance = 0;     // setUsageApiKey's balance argument (stored, not spent)
   scope::permission_set permissions;
   int64_t created_at = 0;
 };
@@ -115,12 +128,12 @@ struct group {
   group_id id = 0;  // assigned by add_group: 1, 2, … per account (0 is the wildcard)
   std::string name;
   std::string description;
-  std::vector<address> pkps;         // in insertion order, no duplicates
-  std::vector<hash256> cid_hashes;   // in insertion order, no duplicates
+  std::vector<address> pkps;        // in insertion order, no duplicates
+  std::vector<hash256> cid_hashes;  // in insertion order, no duplicates
 };
 
 struct wallet {
-  address pkp_id{};          // the wallet address
+  address pkp_id{};  // the wallet address
   hash256 derivation_path{};
   std::string name;
   std::string description;
@@ -128,8 +141,8 @@ struct wallet {
 };
 
 struct action {
-  std::string cid;           // as registered (CIDv0 or v1 string)
-  hash256 hashed_cid{};      // keccak256 of the CID string
+  std::string cid;       // as registered (CIDv0 or v1 string)
+  hash256 hashed_cid{};  // keccak256 of the CID string
   std::string name;
   std::string description;
   int64_t created_at = 0;
@@ -139,15 +152,15 @@ struct payment {
   std::string intent_id;
   account_hash account{};
   uint64_t amount_cents = 0;
-  std::string provider;      // "dev", "stripe"
+  std::string provider;  // "dev", "stripe"
   bool credited = false;
   int64_t created_at = 0;
 };
 
 /// One write as the registry sees it.
 struct write_context {
-  address sender{};            // msg.sender
-  uint64_t charge_credits = 0; // debited atomically with the write (API-mode gas surcharge)
+  address sender{};             // msg.sender
+  uint64_t charge_credits = 0;  // debited atomically with the write (API-mode gas surcharge)
 };
 
 /// 1-based page of a list (API.md §0); validated by the caller (1..100).
@@ -163,11 +176,11 @@ struct page {
 };
 
 struct event {
-  uint64_t sequence = 0;       // 1, 2, 3, … with no gaps, across all accounts
-  std::string name;            // registry event name: "AccountCreated", "UsageApiKeySet", …
+  uint64_t sequence = 0;  // 1, 2, 3, … with no gaps, across all accounts
+  std::string name;       // registry event name: "AccountCreated", "UsageApiKeySet", …
   account_hash account{};
   address sender{};
-  boost::json::object data;    // the event's arguments
+  boost::json::object data;  // the event's arguments
   int64_t created_at = 0;
 };
 
@@ -189,42 +202,32 @@ class permission_ledger {
   /// convertToChainSecured: one-way; the admin becomes `new_admin`, managed becomes false. A
   /// sender that is not an api_payer names only itself (new_admin_not_sender): the relay of an
   /// api_payer carries another new admin's consent.
-  [[nodiscard]] virtual result<void> convert_to_chain_secured(const write_context& w,
-                                                              const account_hash& h,
+  [[nodiscard]] virtual result<void> convert_to_chain_secured(const write_context& w, const account_hash& h,
                                                               const address& new_admin) = 0;
 
   // --- usage keys -----------------------------------------------------------------------------
   /// setUsageApiKey: inserts or replaces (all fields) the key `k.hash` of account `k.account`.
   [[nodiscard]] virtual result<void> set_usage_key(const write_context& w, const usage_key& k) = 0;
-  [[nodiscard]] virtual result<void> update_usage_key_metadata(const write_context& w,
-                                                               const account_hash& account,
-                                                               const hash256& key_hash,
-                                                               std::string_view name,
+  [[nodiscard]] virtual result<void> update_usage_key_metadata(const write_context& w, const account_hash& account,
+                                                               const hash256& key_hash, std::string_view name,
                                                                std::string_view description) = 0;
-  [[nodiscard]] virtual result<void> remove_usage_key(const write_context& w,
-                                                      const account_hash& account,
+  [[nodiscard]] virtual result<void> remove_usage_key(const write_context& w, const account_hash& account,
                                                       const hash256& key_hash) = 0;
   /// Any account's usage key by its hash (authentication); unknown_usage_key when none.
   [[nodiscard]] virtual result<usage_key> find_usage_key(const hash256& key_hash) const = 0;
-  [[nodiscard]] virtual result<page<usage_key>> list_usage_keys(const account_hash& account,
-                                                                page_request p) const = 0;
+  [[nodiscard]] virtual result<page<usage_key>> list_usage_keys(const account_hash& account, page_request p) const = 0;
 
   // --- groups ---------------------------------------------------------------------------------
   /// addGroup: assigns the next id; `g.id` is ignored. Every PKP must be in the account's
   /// registry (unknown_wallet otherwise).
-  [[nodiscard]] virtual result<group> add_group(const write_context& w,
-                                                const account_hash& account,
+  [[nodiscard]] virtual result<group> add_group(const write_context& w, const account_hash& account,
                                                 const group& g) = 0;
   /// updateGroup: replaces name, description and both sets of group `g.id`.
-  [[nodiscard]] virtual result<group> update_group(const write_context& w,
-                                                   const account_hash& account,
+  [[nodiscard]] virtual result<group> update_group(const write_context& w, const account_hash& account,
                                                    const group& g) = 0;
-  [[nodiscard]] virtual result<void> remove_group(const write_context& w,
-                                                  const account_hash& account,
-                                                  group_id id) = 0;
+  [[nodiscard]] virtual result<void> remove_group(const write_context& w, const account_hash& account, group_id id) = 0;
   [[nodiscard]] virtual result<group> get_group(const account_hash& account, group_id id) const = 0;
-  [[nodiscard]] virtual result<page<group>> list_groups(const account_hash& account,
-                                                        page_request p) const = 0;
+  [[nodiscard]] virtual result<page<group>> list_groups(const account_hash& account, page_request p) const = 0;
   /// Every group of the account in id order.
   [[nodiscard]] virtual result<std::vector<group>> all_groups(const account_hash& account) const = 0;
   /// The account's groups that list `hashed_cid`, in id order, with their PKPs (`cid_hashes`
@@ -243,58 +246,40 @@ class permission_ledger {
       }
     return out;
   }
-  [[nodiscard]] virtual result<group> add_pkp_to_group(const write_context& w,
-                                                       const account_hash& account,
-                                                       group_id id,
+  [[nodiscard]] virtual result<group> add_pkp_to_group(const write_context& w, const account_hash& account, group_id id,
                                                        const address& pkp) = 0;
-  [[nodiscard]] virtual result<group> remove_pkp_from_group(const write_context& w,
-                                                            const account_hash& account,
-                                                            group_id id,
-                                                            const address& pkp) = 0;
-  [[nodiscard]] virtual result<group> add_action_to_group(const write_context& w,
-                                                          const account_hash& account,
-                                                          group_id id,
-                                                          const hash256& hashed_cid) = 0;
-  [[nodiscard]] virtual result<group> remove_action_from_group(const write_context& w,
-                                                               const account_hash& account,
-                                                               group_id id,
-                                                               const hash256& hashed_cid) = 0;
+  [[nodiscard]] virtual result<group> remove_pkp_from_group(const write_context& w, const account_hash& account,
+                                                            group_id id, const address& pkp) = 0;
+  [[nodiscard]] virtual result<group> add_action_to_group(const write_context& w, const account_hash& account,
+                                                          group_id id, const hash256& hashed_cid) = 0;
+  [[nodiscard]] virtual result<group> remove_action_from_group(const write_context& w, const account_hash& account,
+                                                               group_id id, const hash256& hashed_cid) = 0;
 
   // --- PKP registry ---------------------------------------------------------------------------
   /// registerWalletDerivation.
-  [[nodiscard]] virtual result<void> register_wallet(const write_context& w,
-                                                     const account_hash& account,
+  [[nodiscard]] virtual result<void> register_wallet(const write_context& w, const account_hash& account,
                                                      const wallet& wl) = 0;
-  [[nodiscard]] virtual result<wallet> get_wallet(const account_hash& account,
-                                                  const address& pkp_id) const = 0;
-  [[nodiscard]] virtual result<page<wallet>> list_wallets(const account_hash& account,
-                                                          page_request p) const = 0;
-  [[nodiscard]] virtual result<page<wallet>> list_wallets_in_group(const account_hash& account,
-                                                                   group_id id,
+  [[nodiscard]] virtual result<wallet> get_wallet(const account_hash& account, const address& pkp_id) const = 0;
+  [[nodiscard]] virtual result<page<wallet>> list_wallets(const account_hash& account, page_request p) const = 0;
+  [[nodiscard]] virtual result<page<wallet>> list_wallets_in_group(const account_hash& account, group_id id,
                                                                    page_request p) const = 0;
   /// Number of wallets ever registered for the account (the next API-mode derivation index).
   [[nodiscard]] virtual result<uint64_t> wallet_count(const account_hash& account) const = 0;
 
   // --- actions --------------------------------------------------------------------------------
   /// addAction: duplicate when the hashed CID is registered already.
-  [[nodiscard]] virtual result<void> add_action(const write_context& w,
-                                                const account_hash& account,
+  [[nodiscard]] virtual result<void> add_action(const write_context& w, const account_hash& account,
                                                 const action& a) = 0;
-  [[nodiscard]] virtual result<action> update_action_metadata(const write_context& w,
-                                                              const account_hash& account,
-                                                              const hash256& hashed_cid,
-                                                              std::string_view name,
+  [[nodiscard]] virtual result<action> update_action_metadata(const write_context& w, const account_hash& account,
+                                                              const hash256& hashed_cid, std::string_view name,
                                                               std::string_view description) = 0;
   /// deleteAction: removes the metadata and the hash from every group of the account.
-  [[nodiscard]] virtual result<void> delete_action(const write_context& w,
-                                                   const account_hash& account,
+  [[nodiscard]] virtual result<void> delete_action(const write_context& w, const account_hash& account,
                                                    const hash256& hashed_cid) = 0;
-  [[nodiscard]] virtual result<action> get_action(const account_hash& account,
-                                                  const hash256& hashed_cid) const = 0;
+  [[nodiscard]] virtual result<action> get_action(const account_hash& account, const hash256& hashed_cid) const = 0;
   /// Without a group: every registered action. With one: the group's CID hashes, each with its
   /// metadata when registered (name and description empty and cid empty when not).
-  [[nodiscard]] virtual result<page<action>> list_actions(const account_hash& account,
-                                                          std::optional<group_id> group,
+  [[nodiscard]] virtual result<page<action>> list_actions(const account_hash& account, std::optional<group_id> group,
                                                           page_request p) const = 0;
 
   // --- credits --------------------------------------------------------------------------------
@@ -303,16 +288,13 @@ class permission_ledger {
   [[nodiscard]] virtual result<uint64_t> debit(const account_hash& account, uint64_t amount) = 0;
   /// Records a payment intent created with the provider (duplicate when the id is known).
   [[nodiscard]] virtual result<void> record_payment(const payment& p) = 0;
-  [[nodiscard]] virtual result<payment> get_payment(const account_hash& account,
-                                                    std::string_view intent_id) const = 0;
+  [[nodiscard]] virtual result<payment> get_payment(const account_hash& account, std::string_view intent_id) const = 0;
   /// Credits the intent's amount once (already_credited the second time); returns the balance.
-  [[nodiscard]] virtual result<uint64_t> credit_payment(const account_hash& account,
-                                                        std::string_view intent_id) = 0;
+  [[nodiscard]] virtual result<uint64_t> credit_payment(const account_hash& account, std::string_view intent_id) = 0;
 
   // --- events ---------------------------------------------------------------------------------
   /// Events with sequence > `after`, oldest first, at most `limit`.
-  [[nodiscard]] virtual result<std::vector<event>> events_after(uint64_t after,
-                                                                size_t limit) const = 0;
+  [[nodiscard]] virtual result<std::vector<event>> events_after(uint64_t after, size_t limit) const = 0;
 };
 
 }  // namespace enact::ledger

@@ -49,8 +49,7 @@ constexpr int64_t kExecutionReverted = 3;   // geth, anvil: revert data in `data
 constexpr uint64_t kIntrinsicGas = 21000;
 constexpr size_t kEventPage = 1000;
 // keccak256(rlp([])): the uncles hash of a block without uncles (Yellow Paper §4.3).
-constexpr std::string_view kEmptyUnclesHash =
-    "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347";
+constexpr std::string_view kEmptyUnclesHash = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347";
 // The registry's code as eth_getCode shows it: PUSH1 0 PUSH1 0 REVERT (no EVM runs here).
 constexpr std::array<uint8_t, 5> kRegistryCodeStub = {0x60, 0x00, 0x60, 0x00, 0xfd};
 
@@ -63,9 +62,7 @@ struct rpc_error {
 [[noreturn]] void throw_rpc(int64_t code, std::string message, json::value data = nullptr) {
   throw rpc_error{code, std::move(message), std::move(data)};
 }
-[[noreturn]] void invalid_params(std::string message) {
-  throw_rpc(kInvalidParams, std::move(message));
-}
+[[noreturn]] void invalid_params(std::string message) { throw_rpc(kInvalidParams, std::move(message)); }
 
 struct store_failure : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -74,9 +71,7 @@ struct store_failure : std::runtime_error {
 // ---------------------------------------------------------------------------------------------
 // Wire forms
 
-std::string quantity(uint64_t v) {
-  return u256{v}.to_hex();
-}
+std::string quantity(uint64_t v) { return u256{v}.to_hex(); }
 
 template <size_t N>
 std::string data_hex(const std::array<uint8_t, N>& v) {
@@ -99,8 +94,7 @@ T take_param(result<T> r) {
 
 const json::value& param(const json::array& p, size_t i, std::string_view what) {
   if (i >= p.size())
-    invalid_params("missing value for required argument " + std::to_string(i) + " (" +
-                   std::string(what) + ")");
+    invalid_params("missing value for required argument " + std::to_string(i) + " (" + std::string(what) + ")");
   return p[i];
 }
 
@@ -133,8 +127,7 @@ class database {
   explicit database(const std::string& path) {
     sqlite3* db = nullptr;
     const int rc =
-        sqlite3_open_v2(path.c_str(), &db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+        sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     db_ = db;
     if (rc != SQLITE_OK)
       fail_with("open " + path);
@@ -155,8 +148,7 @@ class database {
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
   [[noreturn]] void fail_with(const std::string& what) const {
-    throw store_failure("rpc store: " + what + ": " +
-                        (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory"));
+    throw store_failure("rpc store: " + what + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory"));
   }
 
  private:
@@ -166,8 +158,7 @@ class database {
 class statement {
  public:
   statement(database& db, std::string_view sql) : db_(db) {
-    if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &s_, nullptr) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &s_, nullptr) != SQLITE_OK)
       db.fail_with("prepare");
   }
   ~statement() { sqlite3_finalize(s_); }
@@ -206,8 +197,8 @@ class statement {
   std::array<uint8_t, N> fixed(int col) const {
     const bytes b = blob(col);
     if (b.size() != N)
-      throw store_failure("rpc store: corrupt row: blob of " + std::to_string(b.size()) +
-                          " bytes, expected " + std::to_string(N));
+      throw store_failure("rpc store: corrupt row: blob of " + std::to_string(b.size()) + " bytes, expected " +
+                          std::to_string(N));
     std::array<uint8_t, N> out{};
     std::copy(b.begin(), b.end(), out.begin());
     return out;
@@ -230,8 +221,7 @@ class statement {
   void bind_one(const bytes& v) {
     // An empty vector may have no storage; SQLite would bind NULL for a null pointer.
     static constexpr uint8_t kNone = 0;
-    check(sqlite3_bind_blob64(s_, ++index_, v.empty() ? &kNone : v.data(), v.size(),
-                              SQLITE_TRANSIENT));
+    check(sqlite3_bind_blob64(s_, ++index_, v.empty() ? &kNone : v.data(), v.size(), SQLITE_TRANSIENT));
   }
   template <size_t N>
   void bind_one(const std::array<uint8_t, N>& v) {
@@ -371,9 +361,7 @@ std::vector<hash256> topics_of(const bytes& blob) {
 }
 
 int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -385,9 +373,7 @@ struct outcome {
   bytes data;
 };
 
-outcome returned(bytes b) {
-  return {false, std::move(b)};
-}
+outcome returned(bytes b) { return {false, std::move(b)}; }
 
 template <reg::error_type E>
 outcome reverted(const E& e) {
@@ -429,8 +415,7 @@ struct rpc_surface::impl {
   std::mutex mu;  // the database and the chain it holds
   database db;
 
-  impl(embedded_ledger& l, rpc_settings s)
-      : ledger(l), settings(std::move(s)), db(settings.sqlite_path) {}
+  impl(embedded_ledger& l, rpc_settings s) : ledger(l), settings(std::move(s)), db(settings.sqlite_path) {}
 
   // --- opening ------------------------------------------------------------------------------
 
@@ -449,9 +434,8 @@ struct rpc_surface::impl {
         version = q.i64(0);
     }
     if (version > kSchemaVersion)
-      throw store_failure("rpc store: " + settings.sqlite_path + ": schema version " +
-                          std::to_string(version) + " is newer than this build's " +
-                          std::to_string(kSchemaVersion));
+      throw store_failure("rpc store: " + settings.sqlite_path + ": schema version " + std::to_string(version) +
+                          " is newer than this build's " + std::to_string(kSchemaVersion));
     if (version == 0) {
       sql_transaction t(db);
       db.exec(kSchema);
@@ -482,11 +466,10 @@ struct rpc_surface::impl {
       registry = q.fixed<20>(0);
     }
     if (chain_id != settings.chain_id || registry != settings.registry)
-      throw store_failure(
-          "rpc store: " + settings.sqlite_path + " holds the chain of chain id " +
-          std::to_string(chain_id) + " and registry " + hex::encode_prefixed(registry) +
-          "; this server runs chain id " + std::to_string(settings.chain_id) + " and registry " +
-          hex::encode_prefixed(settings.registry) + " (configure those, or move the file away)");
+      throw store_failure("rpc store: " + settings.sqlite_path + " holds the chain of chain id " +
+                          std::to_string(chain_id) + " and registry " + hex::encode_prefixed(registry) +
+                          "; this server runs chain id " + std::to_string(settings.chain_id) + " and registry " +
+                          hex::encode_prefixed(settings.registry) + " (configure those, or move the file away)");
   }
 
   /// Completes or drops a transaction interrupted between its ledger write and its receipt.
@@ -507,8 +490,7 @@ struct rpc_surface::impl {
     // so finish() sees its events (those of its sender) as they were then.
     for (tx_row& t : interrupted) {
       auto decoded = chain::decode(t.raw);
-      t.gas_used = decoded ? std::min(rpc_surface::kGasPerCall, decoded->tx.gas_limit)
-                           : rpc_surface::kGasPerCall;
+      t.gas_used = decoded ? std::min(rpc_surface::kGasPerCall, decoded->tx.gas_limit) : rpc_surface::kGasPerCall;
       claim c{std::move(t), true};
       finish(c);
     }
@@ -619,8 +601,7 @@ struct rpc_surface::impl {
     const uint64_t parent_number = head();
     const std::optional<block_row> parent = block_at(parent_number);
     if (!parent)
-      throw store_failure("rpc store: corrupt: block " + std::to_string(parent_number) +
-                          " missing");
+      throw store_failure("rpc store: corrupt: block " + std::to_string(parent_number) + " missing");
     block_row b;
     b.number = parent_number + 1;
     b.parent = parent->hash;
@@ -646,21 +627,18 @@ struct rpc_surface::impl {
     hh.update(t.hash);
     b.hash = hh.finalize();
     t.block = b.number;
-    statement(db,
-              "INSERT INTO blocks (number, hash, parent, timestamp, bloom) VALUES (?, ?, ?, ?, ?)")
+    statement(db, "INSERT INTO blocks (number, hash, parent, timestamp, bloom) VALUES (?, ?, ?, ?, ?)")
         .bind(b.number, b.hash, b.parent, b.timestamp, b.bloom)
         .run();
     statement(db,
               "INSERT INTO transactions (hash, block, sender, nonce, raw, status, revert_data, "
               "gas_used, sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .bind(t.hash, t.block, t.from, t.nonce,
-              t.nonce ? std::optional<bytes>(t.raw) : std::nullopt, t.status, t.revert_data,
-              t.gas_used, t.sequence)
+        .bind(t.hash, t.block, t.from, t.nonce, t.nonce ? std::optional<bytes>(t.raw) : std::nullopt, t.status,
+              t.revert_data, t.gas_used, t.sequence)
         .run();
     uint64_t index = 0;
     for (const auto& [sequence, log] : logs)
-      statement(
-          db, "INSERT INTO logs (block, log_index, sequence, topics, data) VALUES (?, ?, ?, ?, ?)")
+      statement(db, "INSERT INTO logs (block, log_index, sequence, topics, data) VALUES (?, ?, ?, ?, ?)")
           .bind(b.number, index++, sequence, topics_blob(log.topics), log.data)
           .run();
   }
@@ -699,9 +677,7 @@ struct rpc_surface::impl {
         tx_row tx = relayed_tx(e);
         append_block(tx, {&e}, e.created_at);
       }
-      statement(db, "UPDATE meta SET value = ? WHERE key = 'synced_sequence'")
-          .bind(evs.back().sequence)
-          .run();
+      statement(db, "UPDATE meta SET value = ? WHERE key = 'synced_sequence'").bind(evs.back().sequence).run();
       t.commit();
       if (evs.size() < kEventPage)
         return;
@@ -743,9 +719,7 @@ struct rpc_surface::impl {
     if (!placed && !c.drop_if_unclaimed)
       append_block(c.tx, {}, unix_now());
     if (!evs.empty())
-      statement(db, "UPDATE meta SET value = ? WHERE key = 'synced_sequence'")
-          .bind(evs.back().sequence)
-          .run();
+      statement(db, "UPDATE meta SET value = ? WHERE key = 'synced_sequence'").bind(evs.back().sequence).run();
     statement(db, "DELETE FROM pending WHERE hash = ?").bind(c.tx.hash).run();
     t.commit();
   }
@@ -894,8 +868,7 @@ struct rpc_surface::impl {
         return b->number;
       }
     }
-    invalid_params(std::string(what) +
-                   ": expected a block tag, a QUANTITY or {\"blockNumber\"|\"blockHash\"}");
+    invalid_params(std::string(what) + ": expected a block tag, a QUANTITY or {\"blockNumber\"|\"blockHash\"}");
   }
 
   // --- executing calls ----------------------------------------------------------------------
@@ -940,8 +913,7 @@ struct rpc_surface::impl {
       case ledger_errc::hash_is_account:
         return reverted(reg::hash_is_account_error{r.usage_key.value_or(hash256{})});
       case ledger_errc::usage_key_of_another_account:
-        return reverted(reg::usage_key_of_another_account_error{
-            r.account, r.usage_key.value_or(hash256{})});
+        return reverted(reg::usage_key_of_another_account_error{r.account, r.usage_key.value_or(hash256{})});
       case ledger_errc::new_admin_not_sender:
         return reverted(reg::new_admin_not_sender_error{r.account, r.admin});
       default:
@@ -956,9 +928,7 @@ struct rpc_surface::impl {
     return returned({});
   }
 
-  std::vector<address> api_payers() const {
-    return ledger.api_payers();
-  }
+  std::vector<address> api_payers() const { return ledger.api_payers(); }
   bool is_api_payer(const address& a) const {
     const auto p = api_payers();
     return std::find(p.begin(), p.end(), a) != p.end();
@@ -966,11 +936,8 @@ struct rpc_surface::impl {
 
   /// The ledger's 1-based pages cut to the registry's (offset, limit) slice.
   template <class T, class F>
-  result<std::pair<std::vector<T>, uint64_t>> slice(F&& list,
-                                                    const u256& offset,
-                                                    const u256& limit) {
-    const uint64_t n = limit.fits_u64() ? std::min<uint64_t>(static_cast<uint64_t>(limit),
-                                                             rpc_surface::kMaxListItems)
+  result<std::pair<std::vector<T>, uint64_t>> slice(F&& list, const u256& offset, const u256& limit) {
+    const uint64_t n = limit.fits_u64() ? std::min<uint64_t>(static_cast<uint64_t>(limit), rpc_surface::kMaxListItems)
                                         : rpc_surface::kMaxListItems;
     if (n == 0 || !offset.fits_u64()) {
       ENACT_TRY(page<T> first, list(page_request{1, 1}));
@@ -979,8 +946,7 @@ struct rpc_surface::impl {
     const auto off = static_cast<uint64_t>(offset);
     const uint64_t within = off % n;
     ENACT_TRY(page<T> p, list(page_request{off / n + 1, n}));
-    std::vector<T> items(std::make_move_iterator(p.items.begin()),
-                         std::make_move_iterator(p.items.end()));
+    std::vector<T> items(std::make_move_iterator(p.items.begin()), std::make_move_iterator(p.items.end()));
     if (within > 0 && p.items.size() == n) {
       ENACT_TRY(page<T> next, list(page_request{off / n + 2, n}));
       std::move(next.items.begin(), next.items.end(), std::back_inserter(items));
@@ -992,11 +958,7 @@ struct rpc_surface::impl {
   }
 
   template <class Call, class View, class T, class F, class Convert>
-  result<outcome> list_view(F&& list,
-                            const Call& c,
-                            const refusal& why,
-                            const address& sender,
-                            Convert&& convert) {
+  result<outcome> list_view(F&& list, const Call& c, const refusal& why, const address& sender, Convert&& convert) {
     auto s = slice<T>(std::forward<F>(list), c.offset, c.limit);
     if (!s)
       return refused(s.err(), why, sender);
@@ -1007,9 +969,7 @@ struct rpc_surface::impl {
     return returned(reg::encode_result<Call>(out));
   }
 
-  static reg::group_view group_view(const group& g) {
-    return {g.id, g.name, g.description, g.pkps, g.cid_hashes};
-  }
+  static reg::group_view group_view(const group& g) { return {g.id, g.name, g.description, g.pkps, g.cid_hashes}; }
   static reg::wallet_view wallet_view(const wallet& w) {
     return {w.pkp_id, w.derivation_path, w.name, w.description,
             u256{static_cast<uint64_t>(std::max<int64_t>(w.created_at, 0))}};
@@ -1019,20 +979,12 @@ struct rpc_surface::impl {
             u256{static_cast<uint64_t>(std::max<int64_t>(a.created_at, 0))}};
   }
   static reg::usage_key_view usage_key_view(const usage_key& k) {
-    return {k.account,
-            k.hash,
-            k.wallet,
-            u256{k.expiration},
-            u256{k.balance},
-            k.name,
-            k.description,
-            k.permissions,
-            u256{static_cast<uint64_t>(std::max<int64_t>(k.created_at, 0))}};
+    return {k.account,          k.hash,          k.wallet,
+            u256{k.expiration}, u256{k.balance}, k.name,
+            k.description,      k.permissions,   u256{static_cast<uint64_t>(std::max<int64_t>(k.created_at, 0))}};
   }
 
-  result<outcome> account_view(const result<account>& a,
-                               const refusal& why,
-                               const address& sender) {
+  result<outcome> account_view(const result<account>& a, const refusal& why, const address& sender) {
     if (!a)
       return refused(a.err(), why, sender);
     auto balance = ledger.balance(a->hash);
@@ -1087,11 +1039,9 @@ struct rpc_surface::impl {
             refusal why{c.account_hash};
             why.duplicate = "newAdmin";
             why.admin = c.new_admin;
-            return written(ledger.convert_to_chain_secured(w, c.account_hash, c.new_admin), why,
-                           sender);
+            return written(ledger.convert_to_chain_secured(w, c.account_hash, c.new_admin), why, sender);
           } else if constexpr (std::is_same_v<C, reg::get_account_call>) {
-            return account_view(ledger.get_account(c.account_hash), refusal{c.account_hash},
-                                sender);
+            return account_view(ledger.get_account(c.account_hash), refusal{c.account_hash}, sender);
           } else if constexpr (std::is_same_v<C, reg::account_by_admin_call>) {
             return account_view(ledger.account_by_admin(c.admin), refusal{}, sender);
           } else if constexpr (std::is_same_v<C, reg::set_usage_api_key_call> ||
@@ -1117,14 +1067,12 @@ struct rpc_surface::impl {
           } else if constexpr (std::is_same_v<C, reg::update_usage_api_key_metadata_call>) {
             refusal why{c.account_hash};
             why.usage_key = c.usage_key_hash;
-            return written(ledger.update_usage_key_metadata(w, c.account_hash, c.usage_key_hash,
-                                                            c.name, c.description),
+            return written(ledger.update_usage_key_metadata(w, c.account_hash, c.usage_key_hash, c.name, c.description),
                            why, sender);
           } else if constexpr (std::is_same_v<C, reg::remove_usage_api_key_call>) {
             refusal why{c.account_hash};
             why.usage_key = c.usage_key_hash;
-            return written(ledger.remove_usage_key(w, c.account_hash, c.usage_key_hash), why,
-                           sender);
+            return written(ledger.remove_usage_key(w, c.account_hash, c.usage_key_hash), why, sender);
           } else if constexpr (std::is_same_v<C, reg::get_usage_api_key_call>) {
             auto k = ledger.find_usage_key(c.usage_key_hash);
             refusal why{};
@@ -1134,8 +1082,8 @@ struct rpc_surface::impl {
             return returned(reg::encode_result<C>(usage_key_view(*k)));
           } else if constexpr (std::is_same_v<C, reg::list_usage_api_keys_call>) {
             return list_view<C, reg::usage_key_view, usage_key>(
-                [&](page_request p) { return ledger.list_usage_keys(c.account_hash, p); }, c,
-                refusal{c.account_hash}, sender, usage_key_view);
+                [&](page_request p) { return ledger.list_usage_keys(c.account_hash, p); }, c, refusal{c.account_hash},
+                sender, usage_key_view);
           } else if constexpr (std::is_same_v<C, reg::add_group_call>) {
             group g;
             g.name = c.name;
@@ -1168,24 +1116,18 @@ struct rpc_surface::impl {
             why.wallets = {c.pkp_id};
             why.duplicate = "pkpId";
             if constexpr (std::is_same_v<C, reg::add_pkp_to_group_call>)
-              return written(ledger.add_pkp_to_group(w, c.account_hash, c.group_id, c.pkp_id), why,
-                             sender);
+              return written(ledger.add_pkp_to_group(w, c.account_hash, c.group_id, c.pkp_id), why, sender);
             else
-              return written(ledger.remove_pkp_from_group(w, c.account_hash, c.group_id, c.pkp_id),
-                             why, sender);
+              return written(ledger.remove_pkp_from_group(w, c.account_hash, c.group_id, c.pkp_id), why, sender);
           } else if constexpr (std::is_same_v<C, reg::add_action_to_group_call> ||
                                std::is_same_v<C, reg::remove_action_from_group_call>) {
             refusal why{c.account_hash, u256{c.group_id}};
             why.hashed_cid = c.hashed_cid;
             why.duplicate = "hashedCid";
             if constexpr (std::is_same_v<C, reg::add_action_to_group_call>)
-              return written(
-                  ledger.add_action_to_group(w, c.account_hash, c.group_id, c.hashed_cid), why,
-                  sender);
+              return written(ledger.add_action_to_group(w, c.account_hash, c.group_id, c.hashed_cid), why, sender);
             else
-              return written(
-                  ledger.remove_action_from_group(w, c.account_hash, c.group_id, c.hashed_cid), why,
-                  sender);
+              return written(ledger.remove_action_from_group(w, c.account_hash, c.group_id, c.hashed_cid), why, sender);
           } else if constexpr (std::is_same_v<C, reg::get_group_call>) {
             auto g = ledger.get_group(c.account_hash, c.group_id);
             if (!g)
@@ -1193,8 +1135,8 @@ struct rpc_surface::impl {
             return returned(reg::encode_result<C>(group_view(*g)));
           } else if constexpr (std::is_same_v<C, reg::list_groups_call>) {
             return list_view<C, reg::group_view, group>(
-                [&](page_request p) { return ledger.list_groups(c.account_hash, p); }, c,
-                refusal{c.account_hash}, sender, group_view);
+                [&](page_request p) { return ledger.list_groups(c.account_hash, p); }, c, refusal{c.account_hash},
+                sender, group_view);
           } else if constexpr (std::is_same_v<C, reg::register_wallet_derivation_call>) {
             wallet wl;
             wl.pkp_id = c.wallet;
@@ -1214,14 +1156,12 @@ struct rpc_surface::impl {
             return returned(reg::encode_result<C>(wallet_view(*wl)));
           } else if constexpr (std::is_same_v<C, reg::list_wallets_call>) {
             return list_view<C, reg::wallet_view, wallet>(
-                [&](page_request p) { return ledger.list_wallets(c.account_hash, p); }, c,
-                refusal{c.account_hash}, sender, wallet_view);
+                [&](page_request p) { return ledger.list_wallets(c.account_hash, p); }, c, refusal{c.account_hash},
+                sender, wallet_view);
           } else if constexpr (std::is_same_v<C, reg::list_wallets_in_group_call>) {
             return list_view<C, reg::wallet_view, wallet>(
-                [&](page_request p) {
-                  return ledger.list_wallets_in_group(c.account_hash, c.group_id, p);
-                },
-                c, refusal{c.account_hash, u256{c.group_id}}, sender, wallet_view);
+                [&](page_request p) { return ledger.list_wallets_in_group(c.account_hash, c.group_id, p); }, c,
+                refusal{c.account_hash, u256{c.group_id}}, sender, wallet_view);
           } else if constexpr (std::is_same_v<C, reg::add_action_call>) {
             action a;
             a.cid = c.cid;
@@ -1235,9 +1175,8 @@ struct rpc_surface::impl {
           } else if constexpr (std::is_same_v<C, reg::update_action_metadata_call>) {
             refusal why{c.account_hash};
             why.hashed_cid = c.hashed_cid;
-            return written(ledger.update_action_metadata(w, c.account_hash, c.hashed_cid, c.name,
-                                                         c.description),
-                           why, sender);
+            return written(ledger.update_action_metadata(w, c.account_hash, c.hashed_cid, c.name, c.description), why,
+                           sender);
           } else if constexpr (std::is_same_v<C, reg::delete_action_call>) {
             refusal why{c.account_hash};
             why.hashed_cid = c.hashed_cid;
@@ -1251,14 +1190,12 @@ struct rpc_surface::impl {
             return returned(reg::encode_result<C>(action_view(*a)));
           } else if constexpr (std::is_same_v<C, reg::list_actions_call>) {
             return list_view<C, reg::action_view, action>(
-                [&](page_request p) {
-                  return ledger.list_actions(c.account_hash, std::nullopt, p);
-                },
-                c, refusal{c.account_hash}, sender, action_view);
+                [&](page_request p) { return ledger.list_actions(c.account_hash, std::nullopt, p); }, c,
+                refusal{c.account_hash}, sender, action_view);
           } else if constexpr (std::is_same_v<C, reg::list_actions_in_group_call>) {
             return list_view<C, reg::action_view, action>(
-                [&](page_request p) { return ledger.list_actions(c.account_hash, c.group_id, p); },
-                c, refusal{c.account_hash, u256{c.group_id}}, sender, action_view);
+                [&](page_request p) { return ledger.list_actions(c.account_hash, c.group_id, p); }, c,
+                refusal{c.account_hash, u256{c.group_id}}, sender, action_view);
           } else if constexpr (std::is_same_v<C, reg::credit_balance_call>) {
             auto b = ledger.balance(c.account_hash);
             if (!b)
@@ -1293,16 +1230,13 @@ struct rpc_surface::impl {
                 return reverted(reg::unknown_payment_error{c.account_hash, c.intent_id});
               return refused(p.err(), refusal{c.account_hash}, sender);
             }
-            reg::payment_view v{p->account,
-                                p->intent_id,
-                                u256{p->amount_cents},
-                                p->provider,
-                                p->credited,
-                                u256{static_cast<uint64_t>(std::max<int64_t>(p->created_at, 0))}};
+            reg::payment_view v{
+                p->account,  p->intent_id, u256{p->amount_cents},
+                p->provider, p->credited,  u256{static_cast<uint64_t>(std::max<int64_t>(p->created_at, 0))}};
             return returned(reg::encode_result<C>(v));
           } else if constexpr (std::is_same_v<C, reg::multicall_call>) {
-            return reverted(reg::invalid_argument_error{
-                "multicall: a nested multicall is not supported by the embedded registry"});
+            return reverted(
+                reg::invalid_argument_error{"multicall: a nested multicall is not supported by the embedded registry"});
           } else {
             static_assert(!sizeof(C), "every registry call is handled");
           }
@@ -1315,20 +1249,13 @@ struct rpc_surface::impl {
         [](const auto& x) {
           using C = std::decay_t<decltype(x)>;
           return std::is_same_v<C, reg::owner_call> || std::is_same_v<C, reg::api_payers_call> ||
-                 std::is_same_v<C, reg::is_api_payer_call> ||
-                 std::is_same_v<C, reg::get_account_call> ||
-                 std::is_same_v<C, reg::account_by_admin_call> ||
-                 std::is_same_v<C, reg::get_usage_api_key_call> ||
-                 std::is_same_v<C, reg::list_usage_api_keys_call> ||
-                 std::is_same_v<C, reg::get_group_call> ||
-                 std::is_same_v<C, reg::list_groups_call> ||
-                 std::is_same_v<C, reg::get_wallet_call> ||
-                 std::is_same_v<C, reg::list_wallets_call> ||
-                 std::is_same_v<C, reg::list_wallets_in_group_call> ||
-                 std::is_same_v<C, reg::get_action_call> ||
-                 std::is_same_v<C, reg::list_actions_call> ||
-                 std::is_same_v<C, reg::list_actions_in_group_call> ||
-                 std::is_same_v<C, reg::credit_balance_call> ||
+                 std::is_same_v<C, reg::is_api_payer_call> || std::is_same_v<C, reg::get_account_call> ||
+                 std::is_same_v<C, reg::account_by_admin_call> || std::is_same_v<C, reg::get_usage_api_key_call> ||
+                 std::is_same_v<C, reg::list_usage_api_keys_call> || std::is_same_v<C, reg::get_group_call> ||
+                 std::is_same_v<C, reg::list_groups_call> || std::is_same_v<C, reg::get_wallet_call> ||
+                 std::is_same_v<C, reg::list_wallets_call> || std::is_same_v<C, reg::list_wallets_in_group_call> ||
+                 std::is_same_v<C, reg::get_action_call> || std::is_same_v<C, reg::list_actions_call> ||
+                 std::is_same_v<C, reg::list_actions_in_group_call> || std::is_same_v<C, reg::credit_balance_call> ||
                  std::is_same_v<C, reg::get_payment_call>;
         },
         c);
@@ -1336,10 +1263,7 @@ struct rpc_surface::impl {
 
   /// Executes calldata sent to the registry by `sender` with `value` wei attached: applied to
   /// the ledger when `commit`, a dry run otherwise. The error is a storage failure.
-  result<outcome> execute(bytes_view calldata,
-                          const address& sender,
-                          const u256& value,
-                          bool commit) {
+  result<outcome> execute(bytes_view calldata, const address& sender, const u256& value, bool commit) {
     // The registry has no payable function and no fallback: Solidity reverts without data.
     if (value != u256{})
       return outcome{true, {}};
@@ -1443,8 +1367,8 @@ struct rpc_surface::impl {
       return "contract creation is not supported: this node serves only the permission registry "
              "at " +
              data_hex(settings.registry);
-    return "transaction to " + data_hex(*to) +
-           ": this node executes only the permission registry at " + data_hex(settings.registry);
+    return "transaction to " + data_hex(*to) + ": this node executes only the permission registry at " +
+           data_hex(settings.registry);
   }
 
   json::value eth_call(const json::array& p) {
@@ -1483,25 +1407,24 @@ struct rpc_surface::impl {
     }
     const chain::decoded_tx& d = *decoded;
     if (d.tx.chain_id != settings.chain_id)
-      throw_rpc(kServerError, "invalid sender: invalid chain id for signer: have " +
-                                  std::to_string(d.tx.chain_id) + " want " +
-                                  std::to_string(settings.chain_id));
+      throw_rpc(kServerError, "invalid sender: invalid chain id for signer: have " + std::to_string(d.tx.chain_id) +
+                                  " want " + std::to_string(settings.chain_id));
     if (!d.tx.to || *d.tx.to != settings.registry)
       throw_rpc(kServerError, not_the_registry(d.tx.to));
     if (d.tx.gas_limit < kIntrinsicGas)
-      throw_rpc(kServerError, "intrinsic gas too low: gas " + std::to_string(d.tx.gas_limit) +
-                                  ", minimum needed " + std::to_string(kIntrinsicGas));
+      throw_rpc(kServerError, "intrinsic gas too low: gas " + std::to_string(d.tx.gas_limit) + ", minimum needed " +
+                                  std::to_string(kIntrinsicGas));
 
     std::lock_guard lock(mu);
     if (tx_by_hash(d.hash))
       throw_rpc(kServerError, "already known");
     const uint64_t next = nonce_of(d.from);
     if (d.tx.nonce < next)
-      throw_rpc(kServerError, "nonce too low: address " + data_hex(d.from) + ", tx: " +
-                                  std::to_string(d.tx.nonce) + " state: " + std::to_string(next));
+      throw_rpc(kServerError, "nonce too low: address " + data_hex(d.from) + ", tx: " + std::to_string(d.tx.nonce) +
+                                  " state: " + std::to_string(next));
     if (d.tx.nonce > next)
-      throw_rpc(kServerError, "nonce too high: address " + data_hex(d.from) + ", tx: " +
-                                  std::to_string(d.tx.nonce) + " state: " + std::to_string(next));
+      throw_rpc(kServerError, "nonce too high: address " + data_hex(d.from) + ", tx: " + std::to_string(d.tx.nonce) +
+                                  " state: " + std::to_string(next));
     sync();
     statement(db,
               "INSERT INTO pending (hash, sender, nonce, raw, after_sequence) "
@@ -1531,8 +1454,7 @@ struct rpc_surface::impl {
     if (f == nullptr)
       invalid_params("filter: expected an object");
     for (const auto& [key, v] : *f)
-      if (key != "fromBlock" && key != "toBlock" && key != "blockHash" && key != "address" &&
-          key != "topics")
+      if (key != "fromBlock" && key != "toBlock" && key != "blockHash" && key != "address" && key != "topics")
         invalid_params("filter." + std::string(key) + ": unknown field");
     std::lock_guard lock(mu);
     sync();
@@ -1610,8 +1532,7 @@ struct rpc_surface::impl {
         if (!match)
           continue;
         if (out.size() >= rpc_surface::kMaxLogs)
-          throw_rpc(kLimitExceeded, "query returned more than " +
-                                        std::to_string(rpc_surface::kMaxLogs) +
+          throw_rpc(kLimitExceeded, "query returned more than " + std::to_string(rpc_surface::kMaxLogs) +
                                         " results; narrow the block range");
         if (!b || b->number != l.block) {
           b = block_at(l.block);
@@ -1630,12 +1551,10 @@ struct rpc_surface::impl {
   }
 
   json::value eth_fee_history(const json::array& p) {
-    const uint64_t count =
-        std::min<uint64_t>(count_param(param(p, 0, "blockCount"), "blockCount"), 1024);
+    const uint64_t count = std::min<uint64_t>(count_param(param(p, 0, "blockCount"), "blockCount"), 1024);
     std::lock_guard lock(mu);
     sync();
-    const uint64_t newest =
-        std::min(block_number_of(param(p, 1, "newestBlock"), "newestBlock"), head());
+    const uint64_t newest = std::min(block_number_of(param(p, 1, "newestBlock"), "newestBlock"), head());
     const uint64_t n = std::min(count, newest + 1);
     const uint64_t oldest = newest + 1 - n;
     json::array base, ratio, reward;
@@ -1648,8 +1567,7 @@ struct rpc_surface::impl {
     for (uint64_t i = 0; i < n; ++i) {
       base.emplace_back(quantity(rpc_surface::kBaseFee));
       const auto t = tx_in_block(oldest + i);
-      ratio.emplace_back(static_cast<double>(t ? t->gas_used : 0) /
-                         static_cast<double>(rpc_surface::kBlockGasLimit));
+      ratio.emplace_back(static_cast<double>(t ? t->gas_used : 0) / static_cast<double>(rpc_surface::kBlockGasLimit));
       if (percentiles) {
         json::array rs;
         for (size_t j = 0; j < percentiles->size(); ++j)
@@ -1658,9 +1576,8 @@ struct rpc_surface::impl {
       }
     }
     base.emplace_back(quantity(rpc_surface::kBaseFee));  // the block after the newest
-    json::object o{{"oldestBlock", quantity(oldest)},
-                   {"baseFeePerGas", std::move(base)},
-                   {"gasUsedRatio", std::move(ratio)}};
+    json::object o{
+        {"oldestBlock", quantity(oldest)}, {"baseFeePerGas", std::move(base)}, {"gasUsedRatio", std::move(ratio)}};
     if (percentiles)
       o["reward"] = std::move(reward);
     return o;
@@ -1718,8 +1635,8 @@ struct rpc_surface::impl {
         invalid_params("argument 1: expected a boolean (full transactions)");
       std::lock_guard lock(mu);
       sync();
-      const std::optional<block_row> b = by_hash ? block_by_hash(hash_param(which, "blockHash"))
-                                                 : block_at(block_number_of(which, "block"));
+      const std::optional<block_row> b =
+          by_hash ? block_by_hash(hash_param(which, "blockHash")) : block_at(block_number_of(which, "block"));
       if (!b)
         return nullptr;
       return block_json(*b, full && full->get_bool());
@@ -1745,8 +1662,7 @@ struct rpc_surface::impl {
         throw store_failure("rpc store: corrupt: block " + std::to_string(t->block));
       return method == "eth_getTransactionByHash" ? tx_json(*t, *b) : receipt_json(*t, *b);
     }
-    throw_rpc(kMethodNotFound,
-              "the method " + std::string(method) + " does not exist/is not available");
+    throw_rpc(kMethodNotFound, "the method " + std::string(method) + " does not exist/is not available");
   }
 
   // --- the request boundary -----------------------------------------------------------------
@@ -1782,8 +1698,7 @@ struct rpc_surface::impl {
     const json::array* params = &kNoParams;
     if (const auto* p = o->if_contains("params"); p != nullptr && !p->is_null()) {
       if (p->is_object())
-        return error_response(id,
-                              {kInvalidParams, "invalid params: by-name params are not supported"});
+        return error_response(id, {kInvalidParams, "invalid params: by-name params are not supported"});
       params = p->if_array();
       if (params == nullptr)
         return error_response(id, {kInvalidRequest, "invalid request: params must be an array"});
@@ -1811,17 +1726,14 @@ struct rpc_surface::impl {
     std::error_code ec;
     const json::value doc = json::parse(body, ec);
     if (ec)
-      return json::serialize(
-          error_response(nullptr, {kParseError, "parse error: " + ec.message()}));
+      return json::serialize(error_response(nullptr, {kParseError, "parse error: " + ec.message()}));
     if (const auto* batch = doc.if_array()) {
       if (batch->empty())
-        return json::serialize(
-            error_response(nullptr, {kInvalidRequest, "invalid request: empty batch"}));
+        return json::serialize(error_response(nullptr, {kInvalidRequest, "invalid request: empty batch"}));
       if (batch->size() > rpc_surface::kMaxBatch)
         return json::serialize(error_response(
-            nullptr,
-            {kInvalidRequest, "invalid request: a batch of " + std::to_string(batch->size()) +
-                                  " requests, at most " + std::to_string(rpc_surface::kMaxBatch)}));
+            nullptr, {kInvalidRequest, "invalid request: a batch of " + std::to_string(batch->size()) +
+                                           " requests, at most " + std::to_string(rpc_surface::kMaxBatch)}));
       json::array out;
       for (const json::value& r : *batch)
         if (auto a = answer(r))
@@ -1838,8 +1750,7 @@ struct rpc_surface::impl {
 rpc_surface::rpc_surface(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 rpc_surface::~rpc_surface() = default;
 
-result<std::unique_ptr<rpc_surface>> rpc_surface::open(embedded_ledger& ledger,
-                                                       rpc_settings settings) {
+result<std::unique_ptr<rpc_surface>> rpc_surface::open(embedded_ledger& ledger, rpc_settings settings) {
   try {
     auto p = std::make_unique<impl>(ledger, std::move(settings));
     p->migrate();
@@ -1852,16 +1763,12 @@ result<std::unique_ptr<rpc_surface>> rpc_surface::open(embedded_ledger& ledger,
   }
 }
 
-std::string rpc_surface::handle(std::string_view body) {
-  return impl_->handle(body);
-}
+std::string rpc_surface::handle(std::string_view body) { return impl_->handle(body); }
 
 void rpc_surface::on_internal_error(std::function<void(const std::string&)> report) {
   impl_->report = std::move(report);
 }
 
-const rpc_settings& rpc_surface::settings() const {
-  return impl_->settings;
-}
+const rpc_settings& rpc_surface::settings() const { return impl_->settings; }
 
 }  // namespace enact::ledger

@@ -88,8 +88,7 @@ class rpc_surface {
 
   /// Opens (creating when absent) the surface's file. storage when it cannot be opened, is not
   /// a database, or was written for another chain id or registry address.
-  [[nodiscard]] static result<std::unique_ptr<rpc_surface>> open(embedded_ledger& ledger,
-                                                                 rpc_settings settings);
+  [[nodiscard]] static result<std::unique_ptr<rpc_surface>> open(embedded_ledger& ledger, rpc_settings settings);
   ~rpc_surface();
   rpc_surface(const rpc_surface&) = delete;
   rpc_surface& operator=(const rpc_surface&) = delete;

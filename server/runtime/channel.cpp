@@ -29,7 +29,8 @@ io write_all(int fd, const void* data, size_t n) noexcept {
   while (n > 0) {
     const ssize_t w = ::write(fd, p, n);
     if (w < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       return errno == EPIPE ? io::closed : io::failed;
     }
     p += w;
@@ -43,10 +44,12 @@ io read_all(int fd, void* data, size_t n) noexcept {
   while (n > 0) {
     const ssize_t r = ::read(fd, p, n);
     if (r < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       return io::failed;
     }
-    if (r == 0) return io::closed;
+    if (r == 0)
+      return io::closed;
     p += r;
     n -= static_cast<size_t>(r);
   }
@@ -56,17 +59,19 @@ io read_all(int fd, void* data, size_t n) noexcept {
 // Waits for `events` on fd until `until`.
 io wait(int fd, short events, deadline until) noexcept {
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        until - std::chrono::steady_clock::now());
-    if (left.count() < 0) return io::timeout;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() < 0)
+      return io::timeout;
     pollfd p{fd, events, 0};
     // +1: poll rounds down, and a wake-up just before the deadline would spin.
     const int r = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 60'000)));
     if (r < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       return io::failed;
     }
-    if (r == 0) continue;
+    if (r == 0)
+      continue;
     return io::ok;  // readable, writable, or hung up: the next call finds out which
   }
 }
@@ -76,9 +81,11 @@ io send_all(int fd, const void* data, size_t n, deadline until) noexcept {
   while (n > 0) {
     const ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (w < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        if (const io st = wait(fd, POLLOUT, until); st != io::ok) return st;
+        if (const io st = wait(fd, POLLOUT, until); st != io::ok)
+          return st;
         continue;
       }
       return errno == EPIPE || errno == ECONNRESET ? io::closed : io::failed;
@@ -94,14 +101,17 @@ io recv_all(int fd, void* data, size_t n, deadline until) noexcept {
   while (n > 0) {
     const ssize_t r = ::recv(fd, p, n, MSG_DONTWAIT);
     if (r < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        if (const io st = wait(fd, POLLIN, until); st != io::ok) return st;
+        if (const io st = wait(fd, POLLIN, until); st != io::ok)
+          return st;
         continue;
       }
       return errno == ECONNRESET ? io::closed : io::failed;
     }
-    if (r == 0) return io::closed;
+    if (r == 0)
+      return io::closed;
     p += r;
     n -= static_cast<size_t>(r);
   }
@@ -114,7 +124,8 @@ io recv_all(int fd, void* data, size_t n, deadline until) noexcept {
 constexpr size_t kCoalesceBytes = 16u << 10;
 
 io write_frame(int fd, std::string_view payload) noexcept {
-  if (payload.size() > UINT32_MAX) return io::too_large;
+  if (payload.size() > UINT32_MAX)
+    return io::too_large;
   uint8_t header[4];
   encode_length(payload.size(), header);
   if (payload.size() <= kCoalesceBytes) {
@@ -123,21 +134,25 @@ io write_frame(int fd, std::string_view payload) noexcept {
     std::memcpy(buf + 4, payload.data(), payload.size());
     return write_all(fd, buf, 4 + payload.size());
   }
-  if (const io st = write_all(fd, header, sizeof header); st != io::ok) return st;
+  if (const io st = write_all(fd, header, sizeof header); st != io::ok)
+    return st;
   return write_all(fd, payload.data(), payload.size());
 }
 
 io read_frame(int fd, std::string& out, size_t max_bytes) {
   uint8_t header[4];
-  if (const io st = read_all(fd, header, sizeof header); st != io::ok) return st;
+  if (const io st = read_all(fd, header, sizeof header); st != io::ok)
+    return st;
   const size_t n = decode_length(header);
-  if (n > max_bytes) return io::too_large;
+  if (n > max_bytes)
+    return io::too_large;
   out.resize(n);
   return read_all(fd, out.data(), n);
 }
 
 io send_frame(int fd, std::string_view payload, deadline until) noexcept {
-  if (payload.size() > UINT32_MAX) return io::too_large;
+  if (payload.size() > UINT32_MAX)
+    return io::too_large;
   uint8_t header[4];
   encode_length(payload.size(), header);
   if (payload.size() <= kCoalesceBytes) {
@@ -146,17 +161,21 @@ io send_frame(int fd, std::string_view payload, deadline until) noexcept {
     std::memcpy(buf + 4, payload.data(), payload.size());
     return send_all(fd, buf, 4 + payload.size(), until);
   }
-  if (const io st = send_all(fd, header, sizeof header, until); st != io::ok) return st;
+  if (const io st = send_all(fd, header, sizeof header, until); st != io::ok)
+    return st;
   return send_all(fd, payload.data(), payload.size(), until);
 }
 
 io receive_frame(int fd, std::string& out, size_t max_bytes, deadline until) {
   // An answer is never ready the moment we ask: wait first rather than fail a recv.
-  if (const io st = wait(fd, POLLIN, until); st != io::ok) return st;
+  if (const io st = wait(fd, POLLIN, until); st != io::ok)
+    return st;
   uint8_t header[4];
-  if (const io st = recv_all(fd, header, sizeof header, until); st != io::ok) return st;
+  if (const io st = recv_all(fd, header, sizeof header, until); st != io::ok)
+    return st;
   const size_t n = decode_length(header);
-  if (n > max_bytes) return io::too_large;
+  if (n > max_bytes)
+    return io::too_large;
   out.resize(n);
   return recv_all(fd, out.data(), n, until);
 }

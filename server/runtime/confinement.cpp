@@ -26,7 +26,8 @@ namespace enact::runtime::confinement {
 namespace {
 
 void note(isolation_report& r, const std::string& what) {
-  if (!r.notes.empty()) r.notes += "; ";
+  if (!r.notes.empty())
+    r.notes += "; ";
   r.notes += what;
 }
 
@@ -34,17 +35,21 @@ std::string errno_text(const char* call) { return std::string(call) + ": " + std
 
 // The test hook: `layer` is left out on purpose when it is the one asked for, and says so.
 bool skipped(isolation_report& r, std::string_view skip, std::string_view layer) {
-  if (skip != layer) return false;
+  if (skip != layer)
+    return false;
   note(r, std::string(layer) + ": left out on purpose (test hook)");
   return true;
 }
 
 bool close_all_but(int keep) {
   const auto ukeep = static_cast<unsigned>(keep);
-  if (::close_range(0, ukeep - 1, 0) == 0 && ::close_range(ukeep + 1, ~0U, 0) == 0) return true;
-  if (errno != ENOSYS) return false;
+  if (::close_range(0, ukeep - 1, 0) == 0 && ::close_range(ukeep + 1, ~0U, 0) == 0)
+    return true;
+  if (errno != ENOSYS)
+    return false;
   for (int fd = 0; fd < 65536; ++fd) {
-    if (fd != keep) ::close(fd);
+    if (fd != keep)
+      ::close(fd);
   }
   return true;
 }
@@ -57,9 +62,11 @@ bool set_limit(int resource, rlim_t value) {
 // A network namespace of its own: no interfaces but a loopback that is down. Without
 // CAP_SYS_ADMIN, a user namespace may grant it.
 bool own_network_namespace(isolation_report& r) {
-  if (::unshare(CLONE_NEWNET) == 0) return true;
+  if (::unshare(CLONE_NEWNET) == 0)
+    return true;
   const std::string first = errno_text("unshare(CLONE_NEWNET)");
-  if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) return true;
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0)
+    return true;
   note(r, first + ", " + errno_text("unshare(CLONE_NEWUSER|CLONE_NEWNET)"));
   return false;
 }
@@ -94,9 +101,7 @@ constexpr uint32_t kNrOffset = offsetof(seccomp_data, nr);
 constexpr uint32_t kArchOffset = offsetof(seccomp_data, arch);
 // The low 32 bits of argument i (little-endian: the first word of the 64-bit slot). The
 // arguments we test (fd, prot) are 32-bit in the kernel.
-constexpr uint32_t arg_low(int i) {
-  return static_cast<uint32_t>(offsetof(seccomp_data, args) + 8 * i);
-}
+constexpr uint32_t arg_low(int i) { return static_cast<uint32_t>(offsetof(seccomp_data, args) + 8 * i); }
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "arg_low assumes little-endian");
 
 class program {
@@ -134,14 +139,10 @@ class program {
   }
   void finish() { kill(); }
 
-  [[nodiscard]] sock_fprog fprog() {
-    return sock_fprog{static_cast<unsigned short>(code_.size()), code_.data()};
-  }
+  [[nodiscard]] sock_fprog fprog() { return sock_fprog{static_cast<unsigned short>(code_.size()), code_.data()}; }
 
  private:
-  void load(uint32_t offset) {
-    code_.push_back(sock_filter BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset));
-  }
+  void load(uint32_t offset) { code_.push_back(sock_filter BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset)); }
   void jump(uint16_t op, uint32_t k, uint8_t jt, uint8_t jf) {
     code_.push_back(sock_filter BPF_JUMP(BPF_JMP | op | BPF_K, k, jt, jf));
   }
@@ -182,29 +183,34 @@ bool install_filter(int channel_fd, std::string& why) {
   p.finish();
 
   sock_fprog prog = p.fprog();
-  if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0) return true;
-  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0) return true;
+  if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
+    return true;
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
+    return true;
   why = errno_text("seccomp");
   return false;
 }
 
 }  // namespace
 
-void prepare(isolation_report& r, int channel_fd, size_t address_space_bytes,
-             std::string_view skip) {
+void prepare(isolation_report& r, int channel_fd, size_t address_space_bytes, std::string_view skip) {
   if (!skipped(r, skip, "empty_environment")) {
     r.empty_environment = environ == nullptr || environ[0] == nullptr;
-    if (!r.empty_environment) note(r, "environment not empty");
+    if (!r.empty_environment)
+      note(r, "environment not empty");
   }
 
   if (!skipped(r, skip, "fds_closed")) {
     r.fds_closed = close_all_but(channel_fd);
-    if (!r.fds_closed) note(r, errno_text("close_range"));
+    if (!r.fds_closed)
+      note(r, errno_text("close_range"));
   }
 
-  if (!skipped(r, skip, "network_namespace")) r.network_namespace = own_network_namespace(r);
+  if (!skipped(r, skip, "network_namespace"))
+    r.network_namespace = own_network_namespace(r);
 
-  if (!skipped(r, skip, "dropped_privileges")) r.dropped_privileges = drop_root(r);
+  if (!skipped(r, skip, "dropped_privileges"))
+    r.dropped_privileges = drop_root(r);
 
   if (!skipped(r, skip, "rlimits")) {
     bool limits = true;
@@ -219,22 +225,25 @@ void prepare(isolation_report& r, int channel_fd, size_t address_space_bytes,
     limits &= set_limit(RLIMIT_FSIZE, 0);
     limits &= set_limit(RLIMIT_CORE, 0);
     r.rlimits = limits;
-    if (!limits) note(r, errno_text("setrlimit"));
+    if (!limits)
+      note(r, errno_text("setrlimit"));
   }
 }
 
 void lock_down(isolation_report& r, int channel_fd, std::string_view skip) {
-  r.no_new_privs =
-      !skipped(r, skip, "no_new_privs") && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
+  r.no_new_privs = !skipped(r, skip, "no_new_privs") && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
   if (!r.no_new_privs) {
-    if (skip != "no_new_privs") note(r, errno_text("PR_SET_NO_NEW_PRIVS"));
+    if (skip != "no_new_privs")
+      note(r, errno_text("PR_SET_NO_NEW_PRIVS"));
     note(r, "seccomp: not without no_new_privs");
     return;  // the kernel refuses an unprivileged filter without it
   }
-  if (skipped(r, skip, "seccomp")) return;
+  if (skipped(r, skip, "seccomp"))
+    return;
   std::string why;
   r.seccomp = install_filter(channel_fd, why);
-  if (!r.seccomp) note(r, why);
+  if (!r.seccomp)
+    note(r, why);
 }
 
 }  // namespace enact::runtime::confinement

@@ -17,8 +17,7 @@ namespace enact::runtime::confinement {
 /// `address_space_bytes` becomes RLIMIT_AS (skipped under AddressSanitizer).
 /// `skip`: a kIsolationLayers name this call leaves out on purpose and reports as missing (the
 /// test hook of pool_config::fail_layer_for_tests); empty in every real run.
-void prepare(isolation_report& report, int channel_fd, size_t address_space_bytes,
-             std::string_view skip = {});
+void prepare(isolation_report& report, int channel_fd, size_t address_space_bytes, std::string_view skip = {});
 
 /// PR_SET_NO_NEW_PRIVS and the seccomp filter. Call after every lazy initialisation the runs
 /// need has happened (dynamic loading, OpenSSL configuration): afterwards only read/write on

@@ -15,7 +15,8 @@ constexpr size_t kHeader = 16;
 
 // Counts `bytes` more against the limit; false (and the heap marked exhausted) when over it.
 bool reserve(heap_guard* g, size_t bytes) noexcept {
-  if (g == nullptr) return true;
+  if (g == nullptr)
+    return true;
   if (g->heap_limit != 0 && bytes > g->heap_limit - g->heap_used) {
     g->heap_exhausted = true;
     return false;
@@ -25,7 +26,8 @@ bool reserve(heap_guard* g, size_t bytes) noexcept {
 }
 
 void release(heap_guard* g, size_t bytes) noexcept {
-  if (g != nullptr) g->heap_used -= bytes;
+  if (g != nullptr)
+    g->heap_used -= bytes;
 }
 
 size_t block_size(void* payload) noexcept {
@@ -41,48 +43,58 @@ void* finish(void* block, size_t size) noexcept {
 
 void* guarded_alloc(void* udata, duk_size_t size) {
   auto* g = static_cast<heap_guard*>(udata);
-  if (size == 0) return nullptr;  // allowed by Duktape's allocator contract
+  if (size == 0)
+    return nullptr;  // allowed by Duktape's allocator contract
   if (size > SIZE_MAX - kHeader) {
-    if (g != nullptr) g->heap_exhausted = true;
+    if (g != nullptr)
+      g->heap_exhausted = true;
     return nullptr;
   }
-  if (!reserve(g, kHeader + size)) return nullptr;
+  if (!reserve(g, kHeader + size))
+    return nullptr;
   void* block = std::malloc(kHeader + size);
   if (block == nullptr) {
     release(g, kHeader + size);
-    if (g != nullptr) g->heap_exhausted = true;
+    if (g != nullptr)
+      g->heap_exhausted = true;
     return nullptr;
   }
   return finish(block, size);
 }
 
 void guarded_free(void* udata, void* ptr) {
-  if (ptr == nullptr) return;
+  if (ptr == nullptr)
+    return;
   release(static_cast<heap_guard*>(udata), kHeader + block_size(ptr));
   std::free(static_cast<char*>(ptr) - kHeader);
 }
 
 void* guarded_realloc(void* udata, void* ptr, duk_size_t size) {
   auto* g = static_cast<heap_guard*>(udata);
-  if (ptr == nullptr) return guarded_alloc(udata, size);
+  if (ptr == nullptr)
+    return guarded_alloc(udata, size);
   if (size == 0) {
     guarded_free(udata, ptr);
     return nullptr;
   }
   if (size > SIZE_MAX - kHeader) {
-    if (g != nullptr) g->heap_exhausted = true;
+    if (g != nullptr)
+      g->heap_exhausted = true;
     return nullptr;
   }
   const size_t old = block_size(ptr);
   const size_t growth = size > old ? size - old : 0;
-  if (!reserve(g, growth)) return nullptr;
+  if (!reserve(g, growth))
+    return nullptr;
   void* block = std::realloc(static_cast<char*>(ptr) - kHeader, kHeader + size);
   if (block == nullptr) {
     release(g, growth);
-    if (g != nullptr) g->heap_exhausted = true;
+    if (g != nullptr)
+      g->heap_exhausted = true;
     return nullptr;  // the old block stays valid, as Duktape expects
   }
-  if (size < old) release(g, old - size);
+  if (size < old)
+    release(g, old - size);
   return finish(block, size);
 }
 
@@ -104,8 +116,10 @@ duk_context* create_heap(heap_guard* guard, duk_fatal_function fatal) noexcept {
 // a heap_guard, or null for a heap created without one.
 extern "C" int enact_duk_exec_timeout_check(void* udata) {
   auto* g = static_cast<enact::runtime::engine::heap_guard*>(udata);
-  if (g == nullptr) return 0;
-  if (g->timed_out || g->halted) return 1;
+  if (g == nullptr)
+    return 0;
+  if (g->timed_out || g->halted)
+    return 1;
   if (g->deadline_ns != 0 && enact::runtime::engine::monotonic_ns() >= g->deadline_ns) {
     g->timed_out = true;
     return 1;

@@ -16,8 +16,8 @@ namespace enact::runtime::engine {
 
 /// The per-heap state behind Duktape's heap_udata. One per run; it must outlive the heap.
 struct heap_guard {
-  size_t heap_limit = 0;  // bytes; 0: no limit
-  size_t heap_used = 0;   // bytes handed to Duktape, including our per-block header
+  size_t heap_limit = 0;        // bytes; 0: no limit
+  size_t heap_used = 0;         // bytes handed to Duktape, including our per-block header
   bool heap_exhausted = false;  // an allocation was refused (limit, or malloc itself)
   int64_t deadline_ns = 0;      // CLOCK_MONOTONIC; 0: none
   bool timed_out = false;       // the deadline passed while bytecode ran

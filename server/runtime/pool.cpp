@@ -50,7 +50,8 @@ std::string default_worker_path() {
       return beside;
     }
   }
-  if (::access(ENACT_WORKER_INSTALL_PATH, X_OK) == 0) return ENACT_WORKER_INSTALL_PATH;
+  if (::access(ENACT_WORKER_INSTALL_PATH, X_OK) == 0)
+    return ENACT_WORKER_INSTALL_PATH;
   return ENACT_WORKER_BUILD_PATH;
 }
 
@@ -74,7 +75,8 @@ uint32_t mask_of(const std::vector<std::string>& layers) {
   uint32_t m = 0;
   for (const std::string& l : layers) {
     for (size_t i = 0; i < std::size(kIsolationLayers); ++i)
-      if (kIsolationLayers[i] == l) m |= 1u << i;
+      if (kIsolationLayers[i] == l)
+        m |= 1u << i;
   }
   return m;
 }
@@ -82,19 +84,22 @@ uint32_t mask_of(const std::vector<std::string>& layers) {
 std::vector<std::string> layers_of(uint32_t mask) {
   std::vector<std::string> out;
   for (size_t i = 0; i < std::size(kIsolationLayers); ++i)
-    if ((mask & (1u << i)) != 0) out.emplace_back(kIsolationLayers[i]);
+    if ((mask & (1u << i)) != 0)
+      out.emplace_back(kIsolationLayers[i]);
   return out;
 }
 
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
-  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  for (const std::string& i : items)
+    out += (out.empty() ? "" : ", ") + i;
   return out;
 }
 
 json::array json_list(const std::vector<std::string>& items) {
   json::array out;
-  for (const std::string& i : items) out.emplace_back(i);
+  for (const std::string& i : items)
+    out.emplace_back(i);
   return out;
 }
 
@@ -104,7 +109,8 @@ std::string describe_exit(int status) {
     return "killed by signal " + std::to_string(WTERMSIG(status)) +
            (abbrev != nullptr ? std::string(" (SIG") + abbrev + ")" : std::string());
   }
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFEXITED(status))
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "stopped";
 }
 
@@ -118,9 +124,11 @@ std::string kill_and_reap(worker& w) {
     do {
       r = ::waitpid(w.pid, &status, 0);
     } while (r < 0 && errno == EINTR);
-    if (r == w.pid) how = describe_exit(status);
+    if (r == w.pid)
+      how = describe_exit(status);
   }
-  if (w.fd >= 0) ::close(w.fd);
+  if (w.fd >= 0)
+    ::close(w.fd);
   w = worker{};
   return how;
 }
@@ -131,10 +139,10 @@ const json::string* string_field(const json::object& o, std::string_view key) {
 }
 
 std::optional<failure_kind> parse_kind(std::string_view s) {
-  for (const failure_kind k : {failure_kind::none, failure_kind::exception, failure_kind::timeout,
-                               failure_kind::memory, failure_kind::output_too_large,
-                               failure_kind::crashed}) {
-    if (to_string(k) == s) return k;
+  for (const failure_kind k : {failure_kind::none, failure_kind::exception, failure_kind::timeout, failure_kind::memory,
+                               failure_kind::output_too_large, failure_kind::crashed}) {
+    if (to_string(k) == s)
+      return k;
   }
   return std::nullopt;
 }
@@ -152,14 +160,16 @@ isolation_report parse_isolation(const json::object& o) {
   r.rlimits = flag("rlimits");
   r.no_new_privs = flag("no_new_privs");
   r.seccomp = flag("seccomp");
-  if (const json::string* notes = string_field(o, "notes")) r.notes = std::string(*notes);
+  if (const json::string* notes = string_field(o, "notes"))
+    r.notes = std::string(*notes);
   return r;
 }
 
 std::string read_small_file(const std::string& path) {
   std::string out;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
+  if (fd < 0)
+    return out;
   char buf[4096];
   for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 && out.size() < (64u << 10);)
     out.append(buf, static_cast<size_t>(n));
@@ -171,7 +181,8 @@ std::string read_small_file(const std::string& path) {
 std::string status_field(const std::string& status, std::string_view key) {
   for (size_t at = 0; at < status.size();) {
     size_t end = status.find('\n', at);
-    if (end == std::string::npos) end = status.size();
+    if (end == std::string::npos)
+      end = status.size();
     const std::string_view line(status.data() + at, end - at);
     if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ':') {
       const size_t v = line.find_first_not_of(" \t", key.size() + 1);
@@ -188,11 +199,12 @@ std::string status_field(const std::string& status, std::string_view key) {
 void cross_check(int pid, isolation_report& r) {
   const std::string base = "/proc/" + std::to_string(pid);
   const std::string status = read_small_file(base + "/status");
-  if (status.empty()) return;  // gone already: its channel tells the rest
+  if (status.empty())
+    return;  // gone already: its channel tells the rest
   const auto disagree = [&](bool& layer, std::string_view what, const std::string& seen) {
     layer = false;
-    r.notes += std::string(r.notes.empty() ? "" : "; ") + std::string(what) +
-               ": reported, but /proc shows " + (seen.empty() ? "nothing" : seen);
+    r.notes += std::string(r.notes.empty() ? "" : "; ") + std::string(what) + ": reported, but /proc shows " +
+               (seen.empty() ? "nothing" : seen);
   };
   if (const std::string v = status_field(status, "Seccomp"); r.seccomp && v != "2")
     disagree(r.seccomp, "seccomp", "Seccomp: " + v);
@@ -213,9 +225,7 @@ void cross_check(int pid, isolation_report& r) {
   }
 }
 
-bool valid(const limits& l) {
-  return l.wall.count() > 0 && l.heap_bytes > 0 && l.output_bytes > 0 && l.log_bytes > 0;
-}
+bool valid(const limits& l) { return l.wall.count() > 0 && l.heap_bytes > 0 && l.output_bytes > 0 && l.log_bytes > 0; }
 
 }  // namespace
 
@@ -253,7 +263,8 @@ class pool::impl {
   // --- isolation ----------------------------------------------------------------------------
 
   void tell(std::string_view message, json::object fields) const {
-    if (cfg.on_isolation) cfg.on_isolation(message, std::move(fields));
+    if (cfg.on_isolation)
+      cfg.on_isolation(message, std::move(fields));
   }
 
   // The worker's report: accepted (nothing missing, or weak isolation allowed), or the pool
@@ -275,8 +286,7 @@ class pool::impl {
         } else if (++replacement_shortfalls < kMaxReplacementShortfalls) {
           // Not used, not yet a refusal: the spawner starts another after its pause.
           return error{make_error_code(runtime_errc::worker_start_failed),
-                       "a replacement worker lacked isolation layers (" + joined(missing) +
-                           "); starting another"};
+                       "a replacement worker lacked isolation layers (" + joined(missing) + "); starting another"};
         }
       }
       missing_mask |= mask;
@@ -284,10 +294,11 @@ class pool::impl {
         if (!refusal) {
           refusal = error{make_error_code(runtime_errc::unconfined),
                           "the action sandbox serves no run: its workers cannot put these "
-                          "isolation layers in place: " + joined(layers_of(missing_mask)) +
-                          " (the server log says why). Run enact-server as root on a host that "
-                          "allows them (docs/actions.md), or start it with " +
-                          std::string(kOptOut) + " to run actions without them"};
+                          "isolation layers in place: " +
+                              joined(layers_of(missing_mask)) +
+                              " (the server log says why). Run enact-server as root on a host that "
+                              "allows them (docs/actions.md), or start it with " +
+                              std::string(kOptOut) + " to run actions without them"};
           refusal_logged = clock::now();
           refusing_now = true;
         }
@@ -327,7 +338,8 @@ class pool::impl {
       const std::lock_guard lock(mu);
       ++refused_since_log;
       const auto now = clock::now();
-      if (now - refusal_logged < kRefusalLogInterval) return;
+      if (now - refusal_logged < kRefusalLogInterval)
+        return;
       refusal_logged = now;
       refused = refused_since_log;
       refused_since_log = 0;
@@ -342,8 +354,7 @@ class pool::impl {
   result<worker> launch() {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-      return fail(runtime_errc::worker_start_failed,
-                  std::string("socketpair: ") + ::strerror(errno));
+      return fail(runtime_errc::worker_start_failed, std::string("socketpair: ") + ::strerror(errno));
     }
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
@@ -359,18 +370,19 @@ class pool::impl {
     ::posix_spawnattr_setsigdefault(&attr, &all);
     // Its own process group: a terminal's ^C goes to the server, which decides.
     ::posix_spawnattr_setpgroup(&attr, 0);
-    ::posix_spawnattr_setflags(
-        &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 
-    std::vector<std::string> args = {cfg.worker_path, "--parent", std::to_string(::getpid()),
-                                     "--address-space", std::to_string(address_space)};
-    if (cfg.allow_weak_isolation) args.emplace_back("--allow-weak-isolation");
+    std::vector<std::string> args = {cfg.worker_path, "--parent", std::to_string(::getpid()), "--address-space",
+                                     std::to_string(address_space)};
+    if (cfg.allow_weak_isolation)
+      args.emplace_back("--allow-weak-isolation");
     if (!cfg.fail_layer_for_tests.empty()) {
       args.emplace_back("--fail-layer");
       args.push_back(cfg.fail_layer_for_tests);
     }
     std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
+    for (std::string& a : args)
+      argv.push_back(a.data());
     argv.push_back(nullptr);
     char* envp[] = {nullptr};
     pid_t pid = -1;
@@ -380,8 +392,7 @@ class pool::impl {
     ::close(sv[1]);
     if (rc != 0) {
       ::close(sv[0]);
-      return fail(runtime_errc::worker_start_failed,
-                  "posix_spawn " + cfg.worker_path + ": " + ::strerror(rc));
+      return fail(runtime_errc::worker_start_failed, "posix_spawn " + cfg.worker_path + ": " + ::strerror(rc));
     }
     return worker{pid, sv[0]};
   }
@@ -389,22 +400,20 @@ class pool::impl {
   // Reads the hello frame; on failure the worker is killed and reaped.
   result<void> await_ready(worker& w) {
     std::string frame;
-    const channel::io st =
-        channel::receive_frame(w.fd, frame, kMaxHelloBytes, clock::now() + cfg.start_timeout);
+    const channel::io st = channel::receive_frame(w.fd, frame, kMaxHelloBytes, clock::now() + cfg.start_timeout);
     json::error_code ec;
     json::value v;
-    if (st == channel::io::ok) v = json::parse(frame, ec);
+    if (st == channel::io::ok)
+      v = json::parse(frame, ec);
     const json::object* top = v.if_object();
     const json::value* hello = top != nullptr ? top->if_contains("hello") : nullptr;
-    const json::value* iso = hello != nullptr && hello->is_object()
-                                 ? hello->get_object().if_contains("isolation")
-                                 : nullptr;
+    const json::value* iso =
+        hello != nullptr && hello->is_object() ? hello->get_object().if_contains("isolation") : nullptr;
     if (iso == nullptr || !iso->is_object()) {
       const std::string how = kill_and_reap(w);
       return fail(runtime_errc::worker_start_failed,
                   cfg.worker_path + ": no ready report" +
-                      (st == channel::io::timeout ? std::string(" within the start timeout")
-                                                  : std::string()) +
+                      (st == channel::io::timeout ? std::string(" within the start timeout") : std::string()) +
                       (how.empty() ? std::string() : "; the worker " + how));
     }
     isolation_report report = parse_isolation(iso->get_object());
@@ -428,8 +437,10 @@ class pool::impl {
     std::optional<error> failed;
     for (size_t i = 0; i < workers.size() && !failed; ++i) {
       auto w = launch();
-      if (w) fresh.push_back(*w);
-      else failed = w.err();
+      if (w)
+        fresh.push_back(*w);
+      else
+        failed = w.err();
     }
     for (worker& w : fresh) {
       if (failed) {
@@ -442,13 +453,16 @@ class pool::impl {
     // run, so the operator sees why in the answers and the log rather than a server that exits.
     const bool unconfined = failed && failed->code == runtime_errc::unconfined;
     // Said before start() returns, so the warning precedes anything the caller logs next.
-    if (!failed && cfg.allow_weak_isolation) tell_not_enforced();
+    if (!failed && cfg.allow_weak_isolation)
+      tell_not_enforced();
     {
       const std::lock_guard lock(mu);
       started = true;
       if (failed) {
-        if (!unconfined) start_error = failed;
-        for (worker& w : fresh) kill_and_reap(w);
+        if (!unconfined)
+          start_error = failed;
+        for (worker& w : fresh)
+          kill_and_reap(w);
       } else {
         for (size_t i = 0; i < fresh.size(); ++i) {
           workers[i] = fresh[i];
@@ -457,13 +471,15 @@ class pool::impl {
       }
     }
     idle_cv.notify_all();
-    if (failed) return;
+    if (failed)
+      return;
 
     std::unique_lock lock(mu);
     for (;;) {
       // Once runs are refused for want of isolation, no worker is started again.
       spawn_cv.wait(lock, [&] { return stopping || (!dead.empty() && !refusal); });
-      if (stopping) return;
+      if (stopping)
+        return;
       const size_t idx = dead.back();
       dead.pop_back();
       lock.unlock();
@@ -515,34 +531,34 @@ class pool::impl {
       size_t idx;
       {
         std::unique_lock lock(mu);
-        if (!idle_cv.wait_until(lock, until,
-                                [&] { return stopping || refusal || !idle.empty(); })) {
+        if (!idle_cv.wait_until(lock, until, [&] { return stopping || refusal || !idle.empty(); })) {
           return fail(runtime_errc::pool_saturated,
-                      "no sandbox worker became free within " +
-                          std::to_string(cfg.queue_timeout.count()) + " ms");
+                      "no sandbox worker became free within " + std::to_string(cfg.queue_timeout.count()) + " ms");
         }
-        if (stopping) return fail(runtime_errc::stopped, "the sandbox pool is stopping");
-        if (refusal) return *refusal;
+        if (stopping)
+          return fail(runtime_errc::stopped, "the sandbox pool is stopping");
+        if (refusal)
+          return *refusal;
         idx = idle.front();
         idle.pop_front();
       }
       // An idle worker has nothing to say: readable or hung up means it died or went astray
       // while idle, so replace it rather than blame the next action for it.
       pollfd p{workers[idx].fd, POLLIN, 0};
-      if (::poll(&p, 1, 0) == 0) return idx;
+      if (::poll(&p, 1, 0) == 0)
+        return idx;
       retire(idx);
     }
   }
 
-  result<run_result> execute(size_t idx, const std::string& request, const limits& lim,
-                             capability_handler& caps) {
+  result<run_result> execute(size_t idx, const std::string& request, const limits& lim, capability_handler& caps) {
     const int fd = workers[idx].fd;
     const auto start = clock::now();
     const auto until = start + lim.wall + cfg.kill_grace;
     // Escaping can grow text up to 6× (\u00XX); stack and message are capped by the worker.
-    const size_t max_frame = 6 * (lim.output_bytes + lim.log_bytes + sandbox::kMaxMessageBytes +
-                                  sandbox::kMaxStackBytes) +
-                             channel::kMaxCallArgsBytes + (64u << 10);
+    const size_t max_frame =
+        6 * (lim.output_bytes + lim.log_bytes + sandbox::kMaxMessageBytes + sandbox::kMaxStackBytes) +
+        channel::kMaxCallArgsBytes + (64u << 10);
     run_result res;
     const auto finish = [&] {
       res.run_time = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - start);
@@ -556,8 +572,8 @@ class pool::impl {
       const std::string how = retire(idx);
       if (st == channel::io::timeout) {
         res.failure = failure_kind::timeout;
-        res.message = "the action did not finish within the wall-time limit of " +
-                      std::to_string(lim.wall.count()) + " ms; its worker was killed";
+        res.message = "the action did not finish within the wall-time limit of " + std::to_string(lim.wall.count()) +
+                      " ms; its worker was killed";
       } else {
         res.failure = failure_kind::crashed;
         res.message = "the sandbox worker " + (how.empty() ? std::string("died") : how);
@@ -574,31 +590,32 @@ class pool::impl {
     }
     for (;;) {
       std::string frame;
-      if (const channel::io st = channel::receive_frame(fd, frame, max_frame, until);
-          st != channel::io::ok) {
+      if (const channel::io st = channel::receive_frame(fd, frame, max_frame, until); st != channel::io::ok) {
         return lost(st);
       }
       json::error_code ec;
       const json::value v = json::parse(frame, ec);
       const json::object* msg = v.if_object();
-      if (ec || msg == nullptr) return protocol("malformed frame");
+      if (ec || msg == nullptr)
+        return protocol("malformed frame");
 
       if (const json::string* method = string_field(*msg, "call")) {
         const json::value* args = msg->if_contains("args");
-        const bool known = std::any_of(std::begin(sandbox::kCapabilities),
-                                       std::end(sandbox::kCapabilities),
+        const bool known = std::any_of(std::begin(sandbox::kCapabilities), std::end(sandbox::kCapabilities),
                                        [&](std::string_view m) { return m == *method; });
-        if (!known || args == nullptr || !args->is_object()) return protocol("bad call frame");
+        if (!known || args == nullptr || !args->is_object())
+          return protocol("bad call frame");
         json::object answer;
         try {
           auto r = caps.call(*method, args->get_object());
-          if (r) answer["ok"] = std::move(*r);
-          else answer["error"] = r.err().message;
+          if (r)
+            answer["ok"] = std::move(*r);
+          else
+            answer["error"] = r.err().message;
         } catch (const std::exception&) {
           answer["error"] = "internal error";
         }
-        if (const channel::io st = channel::send_frame(fd, json::serialize(answer), until);
-            st != channel::io::ok) {
+        if (const channel::io st = channel::send_frame(fd, json::serialize(answer), until); st != channel::io::ok) {
           return lost(st);
         }
         continue;
@@ -606,22 +623,22 @@ class pool::impl {
 
       const json::value* done_v = msg->if_contains("done");
       const json::object* done = done_v != nullptr ? done_v->if_object() : nullptr;
-      if (done == nullptr) return protocol("unexpected frame");
+      if (done == nullptr)
+        return protocol("unexpected frame");
       const json::string* kind = string_field(*done, "failure");
       const json::string* logs = string_field(*done, "logs");
       const json::string* message = string_field(*done, "message");
       const json::string* stack = string_field(*done, "stack");
       const json::value* truncated = done->if_contains("logs_truncated");
       const json::value* response = done->if_contains("response");
-      const std::optional<failure_kind> k =
-          kind != nullptr ? parse_kind(*kind) : std::optional<failure_kind>();
-      if (!k || logs == nullptr || message == nullptr || stack == nullptr ||
-          truncated == nullptr || !truncated->is_bool() ||
-          (response != nullptr && !response->is_string())) {
+      const std::optional<failure_kind> k = kind != nullptr ? parse_kind(*kind) : std::optional<failure_kind>();
+      if (!k || logs == nullptr || message == nullptr || stack == nullptr || truncated == nullptr ||
+          !truncated->is_bool() || (response != nullptr && !response->is_string())) {
         return protocol("bad done frame");
       }
       res.failure = *k;
-      if (response != nullptr) res.response_json = std::string(response->get_string());
+      if (response != nullptr)
+        res.response_json = std::string(response->get_string());
       res.logs = std::string(*logs);
       res.logs_truncated = truncated->get_bool();
       res.message = std::string(*message);
@@ -647,15 +664,17 @@ pool::~pool() {
   }
   impl_->spawn_cv.notify_all();
   impl_->idle_cv.notify_all();
-  if (impl_->spawner.joinable()) impl_->spawner.join();
-  for (worker& w : impl_->workers) kill_and_reap(w);
+  if (impl_->spawner.joinable())
+    impl_->spawner.join();
+  for (worker& w : impl_->workers)
+    kill_and_reap(w);
 }
 
 result<std::unique_ptr<pool>> pool::start(pool_config config) {
-  if (config.worker_path.empty()) config.worker_path = default_worker_path();
+  if (config.worker_path.empty())
+    config.worker_path = default_worker_path();
   if (::access(config.worker_path.c_str(), X_OK) != 0) {
-    return fail(runtime_errc::worker_start_failed,
-                "worker_path: " + config.worker_path + " is not an executable file");
+    return fail(runtime_errc::worker_start_failed, "worker_path: " + config.worker_path + " is not an executable file");
   }
   if (!valid(config.defaults)) {
     return fail(runtime_errc::invalid_request, "defaults: every limit must be above zero");
@@ -665,22 +684,21 @@ result<std::unique_ptr<pool>> pool::start(pool_config config) {
     if (const char* layer = std::getenv("ENACT_TEST_SANDBOX_FAIL_LAYER"); layer != nullptr)
       config.fail_layer_for_tests = layer;
   }
-  if (!config.fail_layer_for_tests.empty() &&
-      std::find(std::begin(kIsolationLayers), std::end(kIsolationLayers),
-                config.fail_layer_for_tests) == std::end(kIsolationLayers)) {
+  if (!config.fail_layer_for_tests.empty() && std::find(std::begin(kIsolationLayers), std::end(kIsolationLayers),
+                                                        config.fail_layer_for_tests) == std::end(kIsolationLayers)) {
     return fail(runtime_errc::invalid_request,
                 "fail_layer_for_tests: " + config.fail_layer_for_tests + " is no isolation layer");
   }
 #else
   if (!config.fail_layer_for_tests.empty()) {
-    return fail(runtime_errc::invalid_request,
-                "fail_layer_for_tests: this build has no sandbox test hooks");
+    return fail(runtime_errc::invalid_request, "fail_layer_for_tests: this build has no sandbox test hooks");
   }
 #endif
-  if (config.size == 0) config.size = 2 * std::max(1u, std::thread::hardware_concurrency());
+  if (config.size == 0)
+    config.size = 2 * std::max(1u, std::thread::hardware_concurrency());
   auto p = std::make_unique<impl>(std::move(config));
-  p->address_space = p->cfg.address_space_bytes != 0 ? p->cfg.address_space_bytes
-                                                     : p->cfg.defaults.heap_bytes + (512u << 20);
+  p->address_space =
+      p->cfg.address_space_bytes != 0 ? p->cfg.address_space_bytes : p->cfg.defaults.heap_bytes + (512u << 20);
   p->workers.resize(p->cfg.size);
   impl* raw = p.get();
   p->spawner = std::thread([raw] { raw->spawner_loop(); });
@@ -696,13 +714,13 @@ result<std::unique_ptr<pool>> pool::start(pool_config config) {
   return std::unique_ptr<pool>(new pool(std::move(p)));
 }
 
-result<run_result> pool::run(std::string_view code, std::string_view params_json,
-                             capability_handler& caps, const limits* override) {
+result<run_result> pool::run(std::string_view code, std::string_view params_json, capability_handler& caps,
+                             const limits* override) {
   const limits& lim = override != nullptr ? *override : impl_->cfg.defaults;
-  if (!valid(lim)) return fail(runtime_errc::invalid_request, "limits: each must be above zero");
+  if (!valid(lim))
+    return fail(runtime_errc::invalid_request, "limits: each must be above zero");
   if (const size_t bad = utf8::first_invalid(code); bad != std::string_view::npos) {
-    return fail(runtime_errc::invalid_request,
-                "code: not valid UTF-8 at byte " + std::to_string(bad));
+    return fail(runtime_errc::invalid_request, "code: not valid UTF-8 at byte " + std::to_string(bad));
   }
   if (!params_json.empty()) {
     json::error_code ec;
@@ -711,13 +729,12 @@ result<run_result> pool::run(std::string_view code, std::string_view params_json
       return fail(runtime_errc::invalid_request, "params: not valid JSON (" + ec.message() + ")");
     }
   }
-  const std::string request = json::serialize(json::object{
-      {"run", json::object{{"code", code},
-                           {"params", params_json},
-                           {"wall_ms", lim.wall.count()},
-                           {"heap_bytes", lim.heap_bytes},
-                           {"output_bytes", lim.output_bytes},
-                           {"log_bytes", lim.log_bytes}}}});
+  const std::string request = json::serialize(json::object{{"run", json::object{{"code", code},
+                                                                                {"params", params_json},
+                                                                                {"wall_ms", lim.wall.count()},
+                                                                                {"heap_bytes", lim.heap_bytes},
+                                                                                {"output_bytes", lim.output_bytes},
+                                                                                {"log_bytes", lim.log_bytes}}}});
   if (request.size() > channel::kMaxRequestBytes) {
     return fail(runtime_errc::invalid_request,
                 "code and params: over " + std::to_string(channel::kMaxRequestBytes) + " bytes");
@@ -727,7 +744,8 @@ result<run_result> pool::run(std::string_view code, std::string_view params_json
   auto idx = impl_->acquire();
   const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - asked);
   if (!idx) {
-    if (idx.code() == runtime_errc::unconfined) impl_->note_refused_run();
+    if (idx.code() == runtime_errc::unconfined)
+      impl_->note_refused_run();
     if (on_run)
       on_run("sandbox run not started", {{"wait_us", waited.count()}, {"error", idx.err().message}});
     return idx.err();
@@ -736,14 +754,13 @@ result<run_result> pool::run(std::string_view code, std::string_view params_json
   auto out = impl_->execute(*idx, request, lim, caps);
   if (on_run) {
     // A run's own time when it ran; the time until the failure otherwise.
-    const auto ran = out ? out->run_time
-                         : std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started);
+    const auto ran =
+        out ? out->run_time : std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started);
     on_run("sandbox run", {{"worker", *idx},
                            {"wait_us", waited.count()},
                            {"run_us", ran.count()},
                            {"code_bytes", code.size()},
-                           {"outcome", out ? std::string(to_string(out->failure))
-                                           : "error: " + out.err().message}});
+                           {"outcome", out ? std::string(to_string(out->failure)) : "error: " + out.err().message}});
   }
   return out;
 }
@@ -759,7 +776,8 @@ std::vector<int> pool::worker_pids() const {
   const std::lock_guard lock(impl_->mu);
   std::vector<int> pids;
   for (const worker& w : impl_->workers) {
-    if (w.pid > 0) pids.push_back(w.pid);
+    if (w.pid > 0)
+      pids.push_back(w.pid);
   }
   return pids;
 }
@@ -771,8 +789,8 @@ isolation_report pool::isolation() const {
 
 isolation_status pool::isolation_state() const {
   const std::lock_guard lock(impl_->mu);
-  return isolation_status{!impl_->cfg.allow_weak_isolation, !impl_->refusal,
-                          layers_of(impl_->missing_mask), impl_->isolation.notes};
+  return isolation_status{!impl_->cfg.allow_weak_isolation, !impl_->refusal, layers_of(impl_->missing_mask),
+                          impl_->isolation.notes};
 }
 
 }  // namespace enact::runtime

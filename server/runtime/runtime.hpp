@@ -46,9 +46,8 @@ enum class runtime_errc {
 namespace detail {
 inline const std::error_category& runtime_category() noexcept {
   static const enact::detail::errc_category<runtime_errc> c(
-      "enact.runtime", {"", "sandbox pool saturated", "sandbox worker failed to start",
-                        "sandbox protocol violation", "invalid run request", "pool stopped",
-                        "sandbox isolation incomplete"});
+      "enact.runtime", {"", "sandbox pool saturated", "sandbox worker failed to start", "sandbox protocol violation",
+                        "invalid run request", "pool stopped", "sandbox isolation incomplete"});
   return c;
 }
 }  // namespace detail
@@ -65,9 +64,9 @@ namespace enact::runtime {
 /// `log_bytes` are cut and followed by kLogTruncationMarker, and the run goes on.
 struct limits {
   std::chrono::milliseconds wall{10000};
-  size_t heap_bytes = 64u << 20;    // every byte Duktape allocates, counted by its allocator
-  size_t output_bytes = 1u << 20;   // the UTF-8 JSON text that Enact.setResponse produces
-  size_t log_bytes = 64u << 10;     // console output kept per run
+  size_t heap_bytes = 64u << 20;   // every byte Duktape allocates, counted by its allocator
+  size_t output_bytes = 1u << 20;  // the UTF-8 JSON text that Enact.setResponse produces
+  size_t log_bytes = 64u << 10;    // console output kept per run
 };
 
 /// Appended to the logs of a run whose console output went over limits::log_bytes.
@@ -77,10 +76,10 @@ struct pool_config {
   std::string worker_path;  // empty: default_worker_path()
   size_t size = 0;          // workers; 0: 2 × hardware threads
   limits defaults;
-  std::chrono::milliseconds queue_timeout{5000};  // longest wait for an idle worker
-  std::chrono::milliseconds kill_grace{1000};     // wall + this → SIGKILL (the backstop)
-  std::chrono::milliseconds start_timeout{10000}; // a new worker must report ready within this
-  size_t address_space_bytes = 0;  // worker RLIMIT_AS; 0: defaults.heap_bytes + 512 MiB
+  std::chrono::milliseconds queue_timeout{5000};   // longest wait for an idle worker
+  std::chrono::milliseconds kill_grace{1000};      // wall + this → SIGKILL (the backstop)
+  std::chrono::milliseconds start_timeout{10000};  // a new worker must report ready within this
+  size_t address_space_bytes = 0;                  // worker RLIMIT_AS; 0: defaults.heap_bytes + 512 MiB
   /// When set, called after each run (the server passes its debug log): the worker, the wait for
   /// an idle one, the run's time and its outcome. Never the code, the params or the output.
   std::function<void(std::string_view message, boost::json::object fields)> on_run;
@@ -108,12 +107,18 @@ enum class failure_kind { none, exception, timeout, memory, output_too_large, cr
 /// `details.kind` values of API.md §0 `action_failed` (crashed maps to 500 at the route).
 [[nodiscard]] constexpr std::string_view to_string(failure_kind k) noexcept {
   switch (k) {
-    case failure_kind::none: return "none";
-    case failure_kind::exception: return "exception";
-    case failure_kind::timeout: return "timeout";
-    case failure_kind::memory: return "memory";
-    case failure_kind::output_too_large: return "output_too_large";
-    case failure_kind::crashed: return "crashed";
+    case failure_kind::none:
+      return "none";
+    case failure_kind::exception:
+      return "exception";
+    case failure_kind::timeout:
+      return "timeout";
+    case failure_kind::memory:
+      return "memory";
+    case failure_kind::output_too_large:
+      return "output_too_large";
+    case failure_kind::crashed:
+      return "crashed";
   }
   return "crashed";
 }
@@ -123,8 +128,8 @@ struct run_result {
   std::string response_json;  // what setResponse got, as JSON text; empty when never called
   std::string logs;
   bool logs_truncated = false;
-  std::string message;  // failures: `String(error)` for exceptions, else why the run stopped
-  std::string stack;    // the JavaScript stack, when the failure has one
+  std::string message;                   // failures: `String(error)` for exceptions, else why the run stopped
+  std::string stack;                     // the JavaScript stack, when the failure has one
   std::chrono::microseconds run_time{};  // from handing the code to the worker to its answer
 };
 
@@ -136,37 +141,36 @@ class capability_handler {
   virtual ~capability_handler() = default;
   /// `method`: signEcdsa, signMessage, getAddress, encrypt or decrypt; `args`: the object the
   /// action passed.
-  [[nodiscard]] virtual result<boost::json::value> call(std::string_view method,
-                                                        const boost::json::object& args) = 0;
+  [[nodiscard]] virtual result<boost::json::value> call(std::string_view method, const boost::json::object& args) = 0;
 };
 
 /// What a worker achieved in confining itself: each step is tried and reported, and the pool
 /// decides (pool_config::allow_weak_isolation) whether a worker missing one may run actions.
 struct isolation_report {
-  bool empty_environment = false;  // execve'd with no environment variables
-  bool fds_closed = false;         // only the channel is open
-  bool network_namespace = false;  // unshare(CLONE_NEWNET): no interface but a down loopback
-  bool dropped_privileges = false; // root → nobody (65534), supplementary groups cleared
-  bool rlimits = false;            // AS, NOFILE, NPROC, FSIZE, CORE set
-  bool no_new_privs = false;       // PR_SET_NO_NEW_PRIVS
-  bool seccomp = false;            // the syscall allow-list filter is installed
-  std::string notes;               // why a step was not achieved
+  bool empty_environment = false;   // execve'd with no environment variables
+  bool fds_closed = false;          // only the channel is open
+  bool network_namespace = false;   // unshare(CLONE_NEWNET): no interface but a down loopback
+  bool dropped_privileges = false;  // root → nobody (65534), supplementary groups cleared
+  bool rlimits = false;             // AS, NOFILE, NPROC, FSIZE, CORE set
+  bool no_new_privs = false;        // PR_SET_NO_NEW_PRIVS
+  bool seccomp = false;             // the syscall allow-list filter is installed
+  std::string notes;                // why a step was not achieved
 };
 
 /// The isolation layers by the names reports, logs and GET /info use, in the order a worker
 /// applies them (the fields of isolation_report).
 inline constexpr std::string_view kIsolationLayers[] = {
-    "empty_environment", "fds_closed", "network_namespace", "dropped_privileges",
-    "rlimits",           "no_new_privs", "seccomp"};
+    "empty_environment", "fds_closed", "network_namespace", "dropped_privileges", "rlimits", "no_new_privs", "seccomp"};
 
 /// The layers `r` lacks, in kIsolationLayers order; empty when the worker is fully confined.
 [[nodiscard]] inline std::vector<std::string> missing_layers(const isolation_report& r) {
-  const bool held[] = {r.empty_environment, r.fds_closed, r.network_namespace,
-                       r.dropped_privileges, r.rlimits, r.no_new_privs, r.seccomp};
+  const bool held[] = {r.empty_environment, r.fds_closed, r.network_namespace, r.dropped_privileges, r.rlimits,
+                       r.no_new_privs,      r.seccomp};
   static_assert(std::size(held) == std::size(kIsolationLayers));
   std::vector<std::string> out;
   for (size_t i = 0; i < std::size(held); ++i)
-    if (!held[i]) out.emplace_back(kIsolationLayers[i]);
+    if (!held[i])
+      out.emplace_back(kIsolationLayers[i]);
   return out;
 }
 
@@ -195,8 +199,7 @@ class pool {
   /// Thread-safe; takes one idle worker and blocks up to queue_timeout for one
   /// (runtime_errc::pool_saturated). Action failures are a run_result with `failure` set; the
   /// error channel is for the pool's own trouble.
-  [[nodiscard]] result<run_result> run(std::string_view code, std::string_view params_json,
-                                       capability_handler& caps,
+  [[nodiscard]] result<run_result> run(std::string_view code, std::string_view params_json, capability_handler& caps,
                                        const limits* override = nullptr);
 
   [[nodiscard]] size_t size() const;

@@ -50,7 +50,8 @@ std::string text_at(duk_context* ctx, duk_idx_t idx) {
 }
 
 std::string cut(std::string s, size_t max) {
-  if (s.size() <= max) return s;
+  if (s.size() <= max)
+    return s;
   s.resize(utf8::fit(s, max));
   s += "...";
   return s;
@@ -64,7 +65,8 @@ std::string cut(std::string s, size_t max) {
 // --- console ---------------------------------------------------------------------------------
 
 void append_log(run_state& s, std::string_view line) {
-  if (s.out.logs_truncated) return;
+  if (s.out.logs_truncated)
+    return;
   const size_t room = s.req->lim.log_bytes - s.out.logs.size();
   if (line.size() < room) {
     s.out.logs.append(line);
@@ -89,11 +91,12 @@ void append_value(duk_context* ctx, duk_idx_t idx, std::string& line) {
   }
   if (duk_is_object(ctx, idx) && !duk_is_function(ctx, idx) && !duk_is_error(ctx, idx)) {
     duk_dup(ctx, idx);
-    const bool ok = duk_safe_call(ctx, encode_json, nullptr, 1, 1) == DUK_EXEC_SUCCESS &&
-                    duk_is_string(ctx, -1);
-    if (ok) line += text_at(ctx, -1);
+    const bool ok = duk_safe_call(ctx, encode_json, nullptr, 1, 1) == DUK_EXEC_SUCCESS && duk_is_string(ctx, -1);
+    if (ok)
+      line += text_at(ctx, -1);
     duk_pop(ctx);
-    if (ok) return;
+    if (ok)
+      return;
   }
   duk_dup(ctx, idx);
   duk_safe_to_string(ctx, -1);
@@ -103,11 +106,13 @@ void append_value(duk_context* ctx, duk_idx_t idx, std::string& line) {
 
 duk_ret_t console_log(duk_context* ctx) {
   run_state& s = current(ctx);
-  if (s.out.logs_truncated) return 0;
+  if (s.out.logs_truncated)
+    return 0;
   const duk_idx_t n = duk_get_top(ctx);
   std::string line;
   for (duk_idx_t i = 0; i < n && line.size() <= s.req->lim.log_bytes; ++i) {
-    if (i > 0) line += ' ';
+    if (i > 0)
+      line += ' ';
     append_value(ctx, i, line);
   }
   append_log(s, line);
@@ -126,8 +131,7 @@ duk_ret_t set_response(duk_context* ctx) {
     s.output_exceeded = true;
     throw_error(ctx, DUK_ERR_RANGE_ERROR,
                 "Enact.setResponse: the response is " + std::to_string(json.size()) +
-                    " bytes of JSON, over the limit of " +
-                    std::to_string(s.req->lim.output_bytes));
+                    " bytes of JSON, over the limit of " + std::to_string(s.req->lim.output_bytes));
   }
   s.out.response_json = std::move(json);
   s.out.has_response = true;
@@ -140,7 +144,8 @@ bytes input_bytes(duk_context* ctx, const char* what) {
     std::string s = text_at(ctx, 0);
     if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
       auto decoded = hex::decode(s, what);
-      if (!decoded) throw_error(ctx, DUK_ERR_TYPE_ERROR, decoded.err().message);
+      if (!decoded)
+        throw_error(ctx, DUK_ERR_TYPE_ERROR, decoded.err().message);
       return std::move(decoded).value();
     }
     return bytes(s.begin(), s.end());
@@ -150,8 +155,7 @@ bytes input_bytes(duk_context* ctx, const char* what) {
     const auto* p = static_cast<const uint8_t*>(duk_get_buffer_data(ctx, 0, &n));
     return p == nullptr ? bytes() : bytes(p, p + n);
   }
-  throw_error(ctx, DUK_ERR_TYPE_ERROR,
-              std::string(what) + ": expected a string (0x-hex or text) or a Uint8Array");
+  throw_error(ctx, DUK_ERR_TYPE_ERROR, std::string(what) + ": expected a string (0x-hex or text) or a Uint8Array");
 }
 
 duk_ret_t hash(duk_context* ctx) {
@@ -167,8 +171,7 @@ duk_ret_t hash(duk_context* ctx) {
 duk_ret_t capability(duk_context* ctx) {
   run_state& s = current(ctx);
   const std::string method(kCapabilities[duk_get_current_magic(ctx)]);
-  if (!duk_is_object(ctx, 0) || duk_is_array(ctx, 0) || duk_is_function(ctx, 0) ||
-      duk_is_buffer_data(ctx, 0)) {
+  if (!duk_is_object(ctx, 0) || duk_is_array(ctx, 0) || duk_is_function(ctx, 0) || duk_is_buffer_data(ctx, 0)) {
     throw_error(ctx, DUK_ERR_TYPE_ERROR, "Enact." + method + ": expected an object argument");
   }
   duk_set_top(ctx, 1);
@@ -177,19 +180,19 @@ duk_ret_t capability(duk_context* ctx) {
   const std::string args = text_at(ctx, -1);
   duk_pop(ctx);
   if (args.size() > channel::kMaxCallArgsBytes) {
-    throw_error(ctx, DUK_ERR_RANGE_ERROR,
-                "Enact." + method + ": the argument is over " +
-                    std::to_string(channel::kMaxCallArgsBytes) + " bytes of JSON");
+    throw_error(
+        ctx, DUK_ERR_RANGE_ERROR,
+        "Enact." + method + ": the argument is over " + std::to_string(channel::kMaxCallArgsBytes) + " bytes of JSON");
   }
   const call_answer answer = (*s.parent)(method, args);
-  if (!answer.ok) throw_error(ctx, DUK_ERR_ERROR, answer.payload);
+  if (!answer.ok)
+    throw_error(ctx, DUK_ERR_ERROR, answer.payload);
   duk_push_lstring(ctx, answer.payload.data(), answer.payload.size());
   duk_json_decode(ctx, -1);
   return 1;
 }
 
-void put_function(duk_context* ctx, const char* name, duk_c_function fn, duk_idx_t nargs,
-                  int magic = 0) {
+void put_function(duk_context* ctx, const char* name, duk_c_function fn, duk_idx_t nargs, int magic = 0) {
   duk_push_c_function(ctx, fn, nargs);
   duk_set_magic(ctx, -1, magic);
   duk_put_prop_string(ctx, -2, name);
@@ -250,13 +253,14 @@ std::string without_internal_frames(std::string_view stack) {
     const size_t end = stack.find('\n');
     std::string_view line = stack.substr(0, end);
     if (!line.ends_with(") internal")) {
-      if (const size_t close = line.rfind(')'); close != std::string_view::npos &&
-                                                line.substr(0, 4) == "    ")
+      if (const size_t close = line.rfind(')'); close != std::string_view::npos && line.substr(0, 4) == "    ")
         line = line.substr(0, close + 1);
-      if (!out.empty()) out += '\n';
+      if (!out.empty())
+        out += '\n';
       out += line;
     }
-    if (end == std::string_view::npos) break;
+    if (end == std::string_view::npos)
+      break;
     stack.remove_prefix(end + 1);
   }
   return out;
@@ -286,23 +290,22 @@ void classify(duk_context* ctx, run_state& s, duk_int_t rc) {
   outcome& o = s.out;
   if (rc != DUK_EXEC_SUCCESS) {
     description d;
-    if (duk_safe_call(ctx, describe, &d, 1, 1) != DUK_EXEC_SUCCESS) d.message = "uncaught error";
+    if (duk_safe_call(ctx, describe, &d, 1, 1) != DUK_EXEC_SUCCESS)
+      d.message = "uncaught error";
     o.failure = failure_kind::exception;
     o.message = std::move(d.message);
     o.stack = std::move(d.stack);
   }
   if (s.guard.timed_out) {
     o.failure = failure_kind::timeout;
-    o.message = "the action ran longer than the wall-time limit of " +
-                std::to_string(s.req->lim.wall.count()) + " ms";
+    o.message = "the action ran longer than the wall-time limit of " + std::to_string(s.req->lim.wall.count()) + " ms";
   } else if (s.output_exceeded) {
     o.failure = failure_kind::output_too_large;
     o.message = "the response is over the output limit of " + limit_text(s.req->lim.output_bytes);
     o.stack.clear();
   } else if (rc != DUK_EXEC_SUCCESS && s.guard.heap_exhausted) {
     o.failure = failure_kind::memory;
-    o.message = "the action needed more than the heap limit of " +
-                limit_text(s.req->lim.heap_bytes);
+    o.message = "the action needed more than the heap limit of " + limit_text(s.req->lim.heap_bytes);
   }
   if (o.failure != failure_kind::none) {
     o.has_response = false;
@@ -334,7 +337,8 @@ fresh_heap::fresh_heap(fatal_sink on_fatal) : state_(std::make_unique<run_state>
   s.on_fatal = on_fatal;
   s.guard.owner = &s;
   s.ctx = engine::create_heap(&s.guard, on_duk_fatal);
-  if (s.ctx == nullptr) return;
+  if (s.ctx == nullptr)
+    return;
   // Only our own code runs here; it fails only when memory does.
   s.ready = duk_safe_call(s.ctx, install_globals, nullptr, 0, 1) == DUK_EXEC_SUCCESS;
   duk_pop(s.ctx);
@@ -362,8 +366,7 @@ outcome run(fresh_heap heap, const request& req, const call_parent& parent) {
   s.parent = &parent;
   s.guard.heap_limit = req.lim.heap_bytes;
   s.guard.deadline_ns =
-      engine::monotonic_ns() +
-      std::chrono::duration_cast<std::chrono::nanoseconds>(req.lim.wall).count();
+      engine::monotonic_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(req.lim.wall).count();
 
   if (s.ctx == nullptr || !s.ready || s.guard.heap_used > s.guard.heap_limit) {
     s.out.failure = failure_kind::memory;

@@ -19,8 +19,7 @@ inline constexpr std::string_view kFilename = "action.js";
 inline constexpr size_t kMaxMessageBytes = 16u << 10;
 inline constexpr size_t kMaxStackBytes = 16u << 10;
 /// The capability methods, in the order of their Duktape `magic` numbers.
-inline constexpr std::string_view kCapabilities[] = {"signEcdsa", "signMessage", "getAddress",
-                                                     "encrypt", "decrypt"};
+inline constexpr std::string_view kCapabilities[] = {"signEcdsa", "signMessage", "getAddress", "encrypt", "decrypt"};
 
 struct request {
   std::string code;

@@ -11,7 +11,9 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // Decodes one well-formed 1..4 byte sequence at `i` (surrogates included, overlong forms and
 // code points above U+10FFFF excluded). Returns its length, or 0 when malformed.
 size_t decode(std::string_view s, size_t i, uint32_t& cp) noexcept {
-  const auto b = [&](size_t k) { return static_cast<uint8_t>(s[i + k]); };
+  const auto b = [&](size_t k) {
+    return static_cast<uint8_t>(s[i + k]);
+  };
   const uint8_t lead = b(0);
   size_t len;
   uint32_t min;
@@ -27,12 +29,15 @@ size_t decode(std::string_view s, size_t i, uint32_t& cp) noexcept {
   } else {
     return 0;
   }
-  if (i + len > s.size()) return 0;
+  if (i + len > s.size())
+    return 0;
   for (size_t k = 1; k < len; ++k) {
-    if ((b(k) & 0xC0) != 0x80) return 0;
+    if ((b(k) & 0xC0) != 0x80)
+      return 0;
     cp = (cp << 6) | (b(k) & 0x3F);
   }
-  if (cp < min || cp > 0x10FFFF) return 0;
+  if (cp < min || cp > 0x10FFFF)
+    return 0;
   return len;
 }
 
@@ -62,8 +67,10 @@ bool is_low(uint32_t cp) noexcept { return cp >= 0xDC00 && cp <= 0xDFFF; }
 std::string from_duktape(std::string_view s) {
   // Fast path: plain ASCII, the common case for JSON and logs.
   size_t i = 0;
-  while (i < s.size() && static_cast<uint8_t>(s[i]) < 0x80) ++i;
-  if (i == s.size()) return std::string(s);
+  while (i < s.size() && static_cast<uint8_t>(s[i]) < 0x80)
+    ++i;
+  if (i == s.size())
+    return std::string(s);
 
   std::string out(s.substr(0, i));
   out.reserve(s.size());
@@ -103,17 +110,20 @@ size_t first_invalid(std::string_view s) noexcept {
     }
     uint32_t cp = 0;
     const size_t len = decode(s, i, cp);
-    if (len == 0 || is_high(cp) || is_low(cp)) return i;
+    if (len == 0 || is_high(cp) || is_low(cp))
+      return i;
     i += len;
   }
   return std::string_view::npos;
 }
 
 size_t fit(std::string_view text, size_t max) noexcept {
-  if (text.size() <= max) return text.size();
+  if (text.size() <= max)
+    return text.size();
   size_t n = max;
   // Back up over continuation bytes to the start of the code point that straddles the cut.
-  while (n > 0 && (static_cast<uint8_t>(text[n]) & 0xC0) == 0x80) --n;
+  while (n > 0 && (static_cast<uint8_t>(text[n]) & 0xC0) == 0x80)
+    --n;
   return n;
 }
 

@@ -47,19 +47,22 @@ constexpr int kExitUnconfined = 77;
 [[noreturn]] void leave(int code) { std::_Exit(code); }
 
 void send(const std::string& frame) {
-  if (channel::write_frame(kFd, frame) != channel::io::ok) leave(0);  // the parent is gone
+  if (channel::write_frame(kFd, frame) != channel::io::ok)
+    leave(0);  // the parent is gone
 }
 
 std::string receive() {
   std::string frame;
-  if (channel::read_frame(kFd, frame, channel::kMaxRequestBytes) != channel::io::ok) leave(0);
+  if (channel::read_frame(kFd, frame, channel::kMaxRequestBytes) != channel::io::ok)
+    leave(0);
   return frame;
 }
 
 std::string done_frame(const sandbox::outcome& o) {
   json::object done;
   done["failure"] = to_string(o.failure);
-  if (o.has_response) done["response"] = o.response_json;
+  if (o.has_response)
+    done["response"] = o.response_json;
   done["logs"] = o.logs;
   done["logs_truncated"] = o.logs_truncated;
   done["message"] = o.message;
@@ -83,8 +86,10 @@ sandbox::call_answer call_parent(std::string_view method, std::string_view args)
   json::error_code ec;
   const json::value reply = json::parse(receive(), ec);
   const json::object* o = reply.if_object();
-  if (ec || o == nullptr) leave(kExitProtocol);
-  if (const json::value* ok = o->if_contains("ok")) return {true, json::serialize(*ok)};
+  if (ec || o == nullptr)
+    leave(kExitProtocol);
+  if (const json::value* ok = o->if_contains("ok"))
+    return {true, json::serialize(*ok)};
   if (const json::value* err = o->if_contains("error"); err != nullptr && err->is_string()) {
     return {false, std::string(err->get_string())};
   }
@@ -93,7 +98,8 @@ sandbox::call_answer call_parent(std::string_view method, std::string_view args)
 
 size_t size_field(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
-  if (v == nullptr || (!v->is_uint64() && !v->is_int64())) leave(kExitProtocol);
+  if (v == nullptr || (!v->is_uint64() && !v->is_int64()))
+    leave(kExitProtocol);
   return static_cast<size_t>(v->to_number<uint64_t>());
 }
 
@@ -103,7 +109,8 @@ sandbox::request parse_request(const std::string& frame) {
   const json::object* top = v.if_object();
   const json::value* run = top != nullptr ? top->if_contains("run") : nullptr;
   const json::object* r = run != nullptr ? run->if_object() : nullptr;
-  if (ec || r == nullptr) leave(kExitProtocol);
+  if (ec || r == nullptr)
+    leave(kExitProtocol);
   const json::value* code = r->if_contains("code");
   const json::value* params = r->if_contains("params");
   if (code == nullptr || !code->is_string() || params == nullptr || !params->is_string()) {
@@ -167,7 +174,8 @@ int main(int argc, char** argv) {
       allow_weak = true;
       continue;
     }
-    if (i + 1 >= argc) leave(kExitUsage);
+    if (i + 1 >= argc)
+      leave(kExitUsage);
     if (arg == "--parent") {
       parent = std::atoll(argv[++i]);
     } else if (arg == "--address-space") {
@@ -184,12 +192,14 @@ int main(int argc, char** argv) {
       leave(kExitUsage);
     }
   }
-  if (parent <= 0 || address_space == 0) leave(kExitUsage);
+  if (parent <= 0 || address_space == 0)
+    leave(kExitUsage);
 
   // Die with the pool: the signal is tied to the thread that started us (the pool's spawner),
   // and the check closes the race with a parent that died before the prctl.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != static_cast<pid_t>(parent)) leave(0);
+  if (::getppid() != static_cast<pid_t>(parent))
+    leave(0);
 
   // Large blocks straight from mmap and back on free, so an idle worker does not keep the
   // memory of its largest run (the dynamic threshold would otherwise grow to 32 MiB).
@@ -202,16 +212,17 @@ int main(int argc, char** argv) {
   const int pid = static_cast<int>(::getpid());
   confinement::lock_down(report, kFd, fail_layer);
 
-  send(json::serialize(json::object{
-      {"hello", json::object{{"pid", pid}, {"isolation", report_json(report)}}}}));
-  if (!allow_weak && !missing_layers(report).empty()) leave(kExitUnconfined);
+  send(json::serialize(json::object{{"hello", json::object{{"pid", pid}, {"isolation", report_json(report)}}}}));
+  if (!allow_weak && !missing_layers(report).empty())
+    leave(kExitUnconfined);
 
   sandbox::fresh_heap next(send_fatal);
   for (;;) {
     const sandbox::request req = parse_request(receive());
     const sandbox::outcome o = sandbox::run(std::move(next), req, call_parent);
     send(done_frame(o));
-    if (o.retire) leave(0);
+    if (o.retire)
+      leave(0);
     next = sandbox::fresh_heap(send_fatal);  // while the pool has nothing for us
   }
 }

@@ -51,13 +51,10 @@ namespace json = boost::json;
 constexpr size_t kMaxEvidenceFile = size_t{4} << 20;
 
 bool name_char(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-         c == '_' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
-error os_error(std::string what) {
-  return fail(api_errc::internal, std::move(what) + ": " + std::strerror(errno));
-}
+error os_error(std::string what) { return fail(api_errc::internal, std::move(what) + ": " + std::strerror(errno)); }
 
 struct fd_closer {
   int fd;
@@ -99,8 +96,7 @@ result<std::vector<std::string>> evidence_dir::list() const {
     return fail(api_errc::not_found, "no evidence files are configured on this server");
   const int dfd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0)
-    return fail(api_errc::unavailable,
-                std::string("the evidence directory cannot be read: ") + std::strerror(errno));
+    return fail(api_errc::unavailable, std::string("the evidence directory cannot be read: ") + std::strerror(errno));
   DIR* d = ::fdopendir(dfd);
   if (d == nullptr) {
     ::close(dfd);
@@ -110,8 +106,7 @@ result<std::vector<std::string>> evidence_dir::list() const {
   while (const dirent* e = ::readdir(d)) {
     const std::string_view name = e->d_name;
     struct stat st {};
-    if (is_evidence_name(name) && ::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISREG(st.st_mode))
+    if (is_evidence_name(name) && ::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
       names.emplace_back(name);
   }
   ::closedir(d);
@@ -128,8 +123,7 @@ result<evidence_file> evidence_dir::read(std::string_view name) const {
     return fail(api_errc::not_found, "no evidence files are configured on this server");
   const int dfd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0)
-    return fail(api_errc::unavailable,
-                std::string("the evidence directory cannot be read: ") + std::strerror(errno));
+    return fail(api_errc::unavailable, std::string("the evidence directory cannot be read: ") + std::strerror(errno));
   const fd_closer dir_guard{dfd};
   const std::string n(name);
   // O_NOFOLLOW: a symbolic link planted in the directory never leads the server elsewhere.
@@ -267,8 +261,7 @@ result<std::string> self_signed_certificate(std::string_view domain) {
   const std::string d(domain);
   X509_NAME* name = X509_get_subject_name(cert.get());
   const auto* cn = reinterpret_cast<const unsigned char*>(d.c_str());
-  const auto* org =
-      reinterpret_cast<const unsigned char*>("enact simulated TEE (development only)");
+  const auto* org = reinterpret_cast<const unsigned char*>("enact simulated TEE (development only)");
   if (!serial_ok || X509_set_version(cert.get(), 2) != 1 ||
       X509_gmtime_adj(X509_getm_notBefore(cert.get()), -300) == nullptr ||
       X509_gmtime_adj(X509_getm_notAfter(cert.get()), 365L * 24 * 3600) == nullptr ||
@@ -294,12 +287,12 @@ result<std::string> self_signed_certificate(std::string_view domain) {
 std::string fake_acme_account() {
   // The `.invalid` top-level domain cannot resolve (RFC 2606), so this URI can never be taken
   // for an account of a real certificate authority, nor match a CAA accounturi.
-  return json::serialize(json::object{
-             {"uri", "https://acme.invalid/acme/acct/enact-simulated-not-a-real-account"},
-             {"simulated", true},
-             {"note",
-              "Development evidence of enact-server's simulated TEE: no ACME account exists and "
-              "the certificate beside this file is self-signed."}}) +
+  return json::serialize(
+             json::object{{"uri", "https://acme.invalid/acme/acct/enact-simulated-not-a-real-account"},
+                          {"simulated", true},
+                          {"note",
+                           "Development evidence of enact-server's simulated TEE: no ACME account exists and "
+                           "the certificate beside this file is self-signed."}}) +
          "\n";
 }
 
@@ -314,13 +307,10 @@ result<std::string> sha256sum_of(const std::string& dir, const std::vector<std::
   return out;
 }
 
-result<void> write_development_evidence(const std::string& dir,
-                                        std::string_view domain,
-                                        const quote_response& q) {
+result<void> write_development_evidence(const std::string& dir, std::string_view domain, const quote_response& q) {
   const std::string cert_name = "cert-" + std::string(domain) + ".pem";
   if (domain.empty() || !is_evidence_name(cert_name))
-    return fail(api_errc::invalid_request,
-                "evidence domain: '" + std::string(domain) + "' is not a plain host name");
+    return fail(api_errc::invalid_request, "evidence domain: '" + std::string(domain) + "' is not a plain host name");
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     return os_error("cannot create " + dir);
 

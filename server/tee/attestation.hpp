@@ -90,12 +90,10 @@ class evidence_dir {
 /// then sha256sum.txt and quote.json (rewritten at every start). quote.json is the GetQuote shape
 /// — `quote` (hex), `event_log`, `report_data` (hex of `evidence_report_data`), `vm_config` —
 /// with `q` as the quote.
-[[nodiscard]] result<void> write_development_evidence(const std::string& dir,
-                                                      std::string_view domain,
+[[nodiscard]] result<void> write_development_evidence(const std::string& dir, std::string_view domain,
                                                       const quote_response& q);
 
 /// `sha256sum` output for `names` in `dir`: "<hex>  <name>\n" per file, in the given order.
-[[nodiscard]] result<std::string> sha256sum_of(const std::string& dir,
-                                               const std::vector<std::string>& names);
+[[nodiscard]] result<std::string> sha256sum_of(const std::string& dir, const std::vector<std::string>& names);
 
 }  // namespace enact::tee

@@ -24,9 +24,7 @@ bool exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
-error refused(std::string message) {
-  return fail(api_errc::invalid_request, std::move(message));
-}
+error refused(std::string message) { return fail(api_errc::invalid_request, std::move(message)); }
 
 }  // namespace
 
@@ -48,22 +46,20 @@ result<void> claim_data_dir(const std::string& data_dir) {
   // No record: a new directory, or one from before the record existed.
   for (const char* state : {"tee-root.key", "ledger.sqlite", "triggers.sqlite", "rpc.sqlite"}) {
     if (exists(data_dir + "/" + state))
-      return refused(
-          "data directory " + data_dir + " holds " + state +
-          " from before keys were bound to their account: its PKP wallets were derived under "
-          "the earlier path-only rule (" + std::string(pkp::kLegacySalt) +
-          ") and would get other addresses under the per-account rule (" +
-          std::string(pkp::kSalt) +
-          "). Nothing was re-keyed. Start with a new data directory (--data-dir) and create the "
-          "accounts' wallets again there.");
+      return refused("data directory " + data_dir + " holds " + state +
+                     " from before keys were bound to their account: its PKP wallets were derived under "
+                     "the earlier path-only rule (" +
+                     std::string(pkp::kLegacySalt) + ") and would get other addresses under the per-account rule (" +
+                     std::string(pkp::kSalt) +
+                     "). Nothing was re-keyed. Start with a new data directory (--data-dir) and create the "
+                     "accounts' wallets again there.");
   }
   const std::string tmp = record + ".tmp";
   const int wfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (wfd < 0)
     return refused("cannot create " + tmp + ": " + std::strerror(errno));
-  const bool ok = ::write(wfd, expected.data(), expected.size()) ==
-                      static_cast<ssize_t>(expected.size()) &&
-                  ::fsync(wfd) == 0;
+  const bool ok =
+      ::write(wfd, expected.data(), expected.size()) == static_cast<ssize_t>(expected.size()) && ::fsync(wfd) == 0;
   ::close(wfd);
   if (!ok || ::rename(tmp.c_str(), record.c_str()) != 0) {
     const std::string why = std::strerror(errno);

@@ -42,19 +42,16 @@ struct wipe_on_exit {
 };
 
 /// POST /<method> to the agent; the parsed JSON object of a 200 answer.
-result<json::object> call(const dstack_options& o,
-                          std::string_view method,
-                          const json::object& args) {
+result<json::object> call(const dstack_options& o, std::string_view method, const json::object& args) {
   ENACT_TRY(detail::http_answer a,
-            detail::unix_http_request(o.socket, "POST", "/" + std::string(method),
-                                      json::serialize(args), o.timeout));
+            detail::unix_http_request(o.socket, "POST", "/" + std::string(method), json::serialize(args), o.timeout));
   const wipe_on_exit wipe{a.body};
   const std::string who = "guest agent " + std::string(method);
   if (a.status != 200) {
     // The agent's error text (`{"error": "…"}`); it never carries key material.
     std::string text = a.body.substr(0, 300);
-    return fail(api_errc::unavailable, who + " answered HTTP " + std::to_string(a.status) +
-                                           (text.empty() ? "" : ": " + text));
+    return fail(api_errc::unavailable,
+                who + " answered HTTP " + std::to_string(a.status) + (text.empty() ? "" : ": " + text));
   }
   std::error_code ec;
   json::value v = json::parse(a.body, ec);
@@ -63,26 +60,24 @@ result<json::object> call(const dstack_options& o,
   return std::move(v.as_object());
 }
 
-result<std::string> string_field(const json::object& o,
-                                 std::string_view method,
-                                 std::string_view key,
+result<std::string> string_field(const json::object& o, std::string_view method, std::string_view key,
                                  bool required = true) {
   const auto* v = o.if_contains(key);
   if (v == nullptr && !required)
     return std::string();
   if (v == nullptr || !v->is_string())
-    return fail(api_errc::unavailable, "guest agent " + std::string(method) + ": '" +
-                                           std::string(key) + "' missing or not a string");
+    return fail(api_errc::unavailable,
+                "guest agent " + std::string(method) + ": '" + std::string(key) + "' missing or not a string");
   return std::string(v->get_string());
 }
 
 /// The PKP root key: GetKey at `root_key_path`, a secp256k1 key derived by the agent from the
 /// app's KMS key, so the same app gets the same PKP addresses on every machine it runs on.
 result<Secret> fetch_root_key(const dstack_options& o) {
-  ENACT_TRY(json::object answer, call(o, "GetKey",
-                                      json::object{{"path", o.root_key_path},
-                                                   {"purpose", "enact PKP root key"},
-                                                   {"algorithm", "secp256k1"}}));
+  ENACT_TRY(
+      json::object answer,
+      call(o, "GetKey",
+           json::object{{"path", o.root_key_path}, {"purpose", "enact PKP root key"}, {"algorithm", "secp256k1"}}));
   auto* key = answer.if_contains("key");
   if (key == nullptr || !key->is_string())
     return fail(api_errc::unavailable, "guest agent GetKey: 'key' missing or not a string");
@@ -125,8 +120,7 @@ result<app_info> fetch_info(const dstack_options& o) {
 }
 
 result<quote_response> fetch_quote(const dstack_options& o, const report_data& data) {
-  ENACT_TRY(const json::object answer,
-            call(o, "GetQuote", json::object{{"report_data", hex::encode(data)}}));
+  ENACT_TRY(const json::object answer, call(o, "GetQuote", json::object{{"report_data", hex::encode(data)}}));
   ENACT_TRY(const std::string quote_hex, string_field(answer, "GetQuote", "quote"));
   quote_response q;
   auto quote = hex::decode(quote_hex, "GetQuote.quote");
@@ -141,10 +135,7 @@ result<quote_response> fetch_quote(const dstack_options& o, const report_data& d
 class dstack_tee final : public detail::pkp_tee {
  public:
   dstack_tee(Secret root, dstack_options opts, app_info info)
-      : pkp_tee(std::move(root)),
-        opts_(std::move(opts)),
-        info_(std::move(info)),
-        evidences_(opts_.evidence_dir) {}
+      : pkp_tee(std::move(root)), opts_(std::move(opts)), info_(std::move(info)), evidences_(opts_.evidence_dir) {}
 
   std::string_view kind() const noexcept override { return "dstack"; }
 

@@ -21,29 +21,23 @@ class pkp_tee : public tee {
     return pkp::wallet_address(root_, account, path);
   }
 
-  result<secp256k1::signature> sign_digest(const hash256& account,
-                                           const hash256& path,
+  result<secp256k1::signature> sign_digest(const hash256& account, const hash256& path,
                                            const hash256& digest) const override {
     ENACT_TRY(const Secret key, pkp::signing_key(root_, account, path));
     return secp256k1::sign(digest, key);
   }
 
-  result<secp256k1::public_key> public_key(const hash256& account,
-                                           const hash256& path) const override {
+  result<secp256k1::public_key> public_key(const hash256& account, const hash256& path) const override {
     ENACT_TRY(const Secret key, pkp::signing_key(root_, account, path));
     return secp256k1::public_key_of(key);
   }
 
-  result<bytes> encrypt(const hash256& account,
-                        const hash256& path,
-                        bytes_view plaintext) const override {
+  result<bytes> encrypt(const hash256& account, const hash256& path, bytes_view plaintext) const override {
     ENACT_TRY(const Secret key, pkp::symmetric_key(root_, account, path));
     return aes_gcm::encrypt(key, plaintext);
   }
 
-  result<bytes> decrypt(const hash256& account,
-                        const hash256& path,
-                        bytes_view sealed) const override {
+  result<bytes> decrypt(const hash256& account, const hash256& path, bytes_view sealed) const override {
     ENACT_TRY(const Secret key, pkp::symmetric_key(root_, account, path));
     return aes_gcm::decrypt(key, sealed);
   }

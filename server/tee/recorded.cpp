@@ -22,20 +22,18 @@ constexpr std::string_view kFixtureSource =
     "Dstack-TEE/dstack-examples@f9cc05ee808219bbcdd7ed4aa3fb340aedccb3a3 "
     "attestation/rtmr3-based/report.json";
 
-error bad(std::string what) {
-  return fail(api_errc::internal, "recorded attestation fixture: " + std::move(what));
-}
+error bad(std::string what) { return fail(api_errc::internal, "recorded attestation fixture: " + std::move(what)); }
 
 std::string simulated_vm_config() {
-  return json::serialize(json::object{
-      {"simulated", true},
-      {"note",
-       "This quote is a recorded fixture, not evidence about this machine: a real Intel TDX quote "
-       "and event log of another confidential VM, published as an example. This enact-server runs "
-       "the simulated TEE, whose keys live in a file of its data directory. The evidence "
-       "quote.json carries the same recorded quote, so the report_data inside that quote does "
-       "not match SHA-256(sha256sum.txt)."},
-      {"fixture", kFixtureSource}});
+  return json::serialize(
+      json::object{{"simulated", true},
+                   {"note",
+                    "This quote is a recorded fixture, not evidence about this machine: a real Intel TDX quote "
+                    "and event log of another confidential VM, published as an example. This enact-server runs "
+                    "the simulated TEE, whose keys live in a file of its data directory. The evidence "
+                    "quote.json carries the same recorded quote, so the report_data inside that quote does "
+                    "not match SHA-256(sha256sum.txt)."},
+                   {"fixture", kFixtureSource}});
 }
 
 /// The payload (hex) of the first runtime event named `name`.
@@ -46,8 +44,7 @@ result<std::string> event_payload(const json::array& log, std::string_view name)
       continue;
     const auto* ev = o->if_contains("event");
     const auto* payload = o->if_contains("event_payload");
-    if (ev != nullptr && ev->is_string() && ev->get_string() == name && payload != nullptr &&
-        payload->is_string())
+    if (ev != nullptr && ev->is_string() && ev->get_string() == name && payload != nullptr && payload->is_string())
       return std::string(payload->get_string());
   }
   return bad("the event log has no '" + std::string(name) + "' event");
@@ -62,8 +59,7 @@ result<recorded_attestation> load_recorded() {
     return bad("report.json is not a JSON object");
   const auto* quote_hex = report.as_object().if_contains("quote");
   const auto* log_text = report.as_object().if_contains("event_log");
-  if (quote_hex == nullptr || !quote_hex->is_string() || log_text == nullptr ||
-      !log_text->is_string())
+  if (quote_hex == nullptr || !quote_hex->is_string() || log_text == nullptr || !log_text->is_string())
     return bad("report.json lacks the quote or event_log string");
   auto quote = hex::decode(quote_hex->get_string(), "quote");
   if (!quote)

@@ -20,9 +20,7 @@ constexpr size_t kRootKeySize = 32;
 class simulated_tee final : public detail::pkp_tee {
  public:
   simulated_tee(Secret root, detail::recorded_attestation recorded, evidence_dir evidences)
-      : pkp_tee(std::move(root)),
-        recorded_(std::move(recorded)),
-        evidences_(std::move(evidences)) {}
+      : pkp_tee(std::move(root)), recorded_(std::move(recorded)), evidences_(std::move(evidences)) {}
 
   std::string_view kind() const noexcept override { return "simulated"; }
 
@@ -39,9 +37,7 @@ class simulated_tee final : public detail::pkp_tee {
   evidence_dir evidences_;
 };
 
-error os_error(const std::string& what) {
-  return fail(api_errc::internal, what + ": " + std::strerror(errno));
-}
+error os_error(const std::string& what) { return fail(api_errc::internal, what + ": " + std::strerror(errno)); }
 
 /// The root key of `<data_dir>/tee-root.key` (tee.hpp, open_simulated).
 result<Secret> load_root_key(const std::string& data_dir) {
@@ -55,9 +51,8 @@ result<Secret> load_root_key(const std::string& data_dir) {
     const int wfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (wfd < 0)
       return os_error("cannot create " + tmp);
-    const bool ok = ::write(wfd, fresh.view().data(), kRootKeySize) ==
-                        static_cast<ssize_t>(kRootKeySize) &&
-                    ::fsync(wfd) == 0;
+    const bool ok =
+        ::write(wfd, fresh.view().data(), kRootKeySize) == static_cast<ssize_t>(kRootKeySize) && ::fsync(wfd) == 0;
     ::close(wfd);
     if (!ok || ::link(tmp.c_str(), path.c_str()) != 0) {
       const error e = os_error("cannot write " + path);
@@ -77,14 +72,13 @@ result<Secret> load_root_key(const std::string& data_dir) {
   }
   if ((st.st_mode & 077) != 0) {
     ::close(fd);
-    return fail(api_errc::internal, path + ": readable by group or others (mode " +
-                                         std::to_string(st.st_mode & 0777) +
-                                         "); refusing to use it, chmod 600 it");
+    return fail(api_errc::internal, path + ": readable by group or others (mode " + std::to_string(st.st_mode & 0777) +
+                                        "); refusing to use it, chmod 600 it");
   }
   if (st.st_size != static_cast<off_t>(kRootKeySize)) {
     ::close(fd);
-    return fail(api_errc::internal, path + ": expected " + std::to_string(kRootKeySize) +
-                                         " bytes, found " + std::to_string(st.st_size));
+    return fail(api_errc::internal,
+                path + ": expected " + std::to_string(kRootKeySize) + " bytes, found " + std::to_string(st.st_size));
   }
   Secret root = Secret::of_size(kRootKeySize);
   const ssize_t n = ::read(fd, root.mutable_view().data(), kRootKeySize);
@@ -102,8 +96,7 @@ result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir) {
   return open_simulated(data_dir, opts);
 }
 
-result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir,
-                                            const simulated_options& opts) {
+result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir, const simulated_options& opts) {
   ENACT_TRY(Secret root, load_root_key(data_dir));
   ENACT_TRY(detail::recorded_attestation recorded, detail::load_recorded());
   evidence_dir evidences;

@@ -31,27 +31,20 @@ class tee {
   // pass that account's hash, never one read from the request.
 
   /// The PKP wallet address of (`account`, `path`).
-  [[nodiscard]] virtual result<address> wallet_address(const hash256& account,
-                                                       const hash256& path) const = 0;
+  [[nodiscard]] virtual result<address> wallet_address(const hash256& account, const hash256& path) const = 0;
   /// A recoverable signature of `digest` by the PKP key of (`account`, `path`).
-  [[nodiscard]] virtual result<secp256k1::signature> sign_digest(const hash256& account,
-                                                                 const hash256& path,
+  [[nodiscard]] virtual result<secp256k1::signature> sign_digest(const hash256& account, const hash256& path,
                                                                  const hash256& digest) const = 0;
   /// The PKP public key (64 bytes x ‖ y) of (`account`, `path`).
-  [[nodiscard]] virtual result<secp256k1::public_key> public_key(const hash256& account,
-                                                                 const hash256& path) const = 0;
+  [[nodiscard]] virtual result<secp256k1::public_key> public_key(const hash256& account, const hash256& path) const = 0;
   /// AES-256-GCM with the PKP's symmetric key: nonce ‖ ciphertext ‖ tag.
-  [[nodiscard]] virtual result<bytes> encrypt(const hash256& account,
-                                              const hash256& path,
+  [[nodiscard]] virtual result<bytes> encrypt(const hash256& account, const hash256& path,
                                               bytes_view plaintext) const = 0;
-  [[nodiscard]] virtual result<bytes> decrypt(const hash256& account,
-                                              const hash256& path,
-                                              bytes_view sealed) const = 0;
+  [[nodiscard]] virtual result<bytes> decrypt(const hash256& account, const hash256& path, bytes_view sealed) const = 0;
   /// The PKP signing key of (`account`, `path`) itself, for the one call that hands a key out on
   /// purpose: `/add_usage_api_key_with_signature` mints a usage key whose value is this key
   /// (API.md §2). Every other caller works through the methods above.
-  [[nodiscard]] virtual result<Secret> export_signing_key(const hash256& account,
-                                                          const hash256& path) const = 0;
+  [[nodiscard]] virtual result<Secret> export_signing_key(const hash256& account, const hash256& path) const = 0;
 
   // --- the server's own keys (API.md §1 "server keys") -----------------------------------------
   // Derived under a salt of their own from a purpose label, so no account's derivation reaches
@@ -62,10 +55,8 @@ class tee {
   /// The address of `server_signing_key(purpose)`.
   [[nodiscard]] virtual result<address> server_address(std::string_view purpose) const = 0;
   /// AES-256-GCM under the server key for `purpose` ("triggers/usage-key-seal/v1").
-  [[nodiscard]] virtual result<bytes> server_seal(std::string_view purpose,
-                                                  bytes_view plaintext) const = 0;
-  [[nodiscard]] virtual result<bytes> server_unseal(std::string_view purpose,
-                                                    bytes_view sealed) const = 0;
+  [[nodiscard]] virtual result<bytes> server_seal(std::string_view purpose, bytes_view plaintext) const = 0;
+  [[nodiscard]] virtual result<bytes> server_unseal(std::string_view purpose, bytes_view sealed) const = 0;
 
   /// The wallet the earlier path-only derivation gave at `path` (pkp::legacy_wallet_address):
   /// only for refusing a data directory from before (API.md §1 "data from before").
@@ -108,8 +99,7 @@ struct simulated_options {
 /// The same root key, with the evidence set `opts` asks for. Its quote and info are the recorded
 /// fixture of tee/fixtures (a real TDX quote of another machine) and its vm_config says
 /// `"simulated": true`.
-[[nodiscard]] result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir,
-                                                          const simulated_options& opts);
+[[nodiscard]] result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir, const simulated_options& opts);
 
 struct dstack_options {
   /// The guest agent's Unix socket.

@@ -32,9 +32,7 @@ struct wiped_string {
   ~wiped_string() { enact::detail::secure_wipe(s.data(), s.size()); }
 };
 
-char lower(char c) noexcept {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
+char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
   if (a.size() != b.size())
@@ -74,8 +72,7 @@ parse_state dechunk(std::string_view in, std::string& out, std::string& problem)
       size_text = size_text.substr(0, semi);
     size_text = trim(size_text);
     size_t size = 0;
-    const auto [end, ec] =
-        std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);
+    const auto [end, ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);
     if (ec != std::errc{} || end != size_text.data() + size_text.size() || size > kMaxAnswer) {
       problem = "bad chunk size";
       return parse_state::malformed;
@@ -118,8 +115,7 @@ parsed parse_answer(std::string_view raw, bool closed) {
   }
   std::optional<size_t> content_length;
   bool chunked = false;
-  std::string_view headers =
-      first_eol == std::string_view::npos ? std::string_view{} : head.substr(first_eol + 2);
+  std::string_view headers = first_eol == std::string_view::npos ? std::string_view{} : head.substr(first_eol + 2);
   while (!headers.empty()) {
     const size_t eol = headers.find("\r\n");
     const std::string_view line = headers.substr(0, eol);
@@ -167,11 +163,8 @@ parsed parse_answer(std::string_view raw, bool closed) {
 
 }  // namespace
 
-result<http_answer> unix_http_request(const std::string& socket_path,
-                                      std::string_view method,
-                                      std::string_view target,
-                                      std::string_view json_body,
-                                      std::chrono::milliseconds timeout) {
+result<http_answer> unix_http_request(const std::string& socket_path, std::string_view method, std::string_view target,
+                                      std::string_view json_body, std::chrono::milliseconds timeout) {
   const std::string where = "guest agent socket " + socket_path;
   const auto failed = [&](const std::string& what) {
     return fail(api_errc::unavailable, where + ": " + what);
@@ -181,16 +174,14 @@ result<http_answer> unix_http_request(const std::string& socket_path,
   };
   const auto deadline = clock::now() + timeout;
   const auto remaining_ms = [&]() -> int {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
     return left.count() <= 0 ? 0 : static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX));
   };
 
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path.empty() || socket_path.size() >= sizeof(addr.sun_path))
-    return failed("the path is empty or longer than " + std::to_string(sizeof(addr.sun_path) - 1) +
-                  " bytes");
+    return failed("the path is empty or longer than " + std::to_string(sizeof(addr.sun_path) - 1) + " bytes");
   std::memcpy(addr.sun_path, socket_path.data(), socket_path.size());
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0)

@@ -23,10 +23,8 @@ struct http_answer {
 /// server on `socket_path` and returns its answer. Errors (code unavailable) name the socket and
 /// what failed: connect, send, a timeout, a malformed or oversized answer. The raw receive buffer
 /// is wiped before returning.
-[[nodiscard]] result<http_answer> unix_http_request(const std::string& socket_path,
-                                                    std::string_view method,
-                                                    std::string_view target,
-                                                    std::string_view json_body,
+[[nodiscard]] result<http_answer> unix_http_request(const std::string& socket_path, std::string_view method,
+                                                    std::string_view target, std::string_view json_body,
                                                     std::chrono::milliseconds timeout);
 
 }  // namespace enact::tee::detail

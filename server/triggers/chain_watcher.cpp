@@ -38,8 +38,7 @@ bool is_range_error(const error& e) {
     return false;
   std::string m = e.message;
   std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const char* needle : {"too many", "more than", "range", "limit", "exceed", "too large",
-                             "too big", "size"})
+  for (const char* needle : {"too many", "more than", "range", "limit", "exceed", "too large", "too big", "size"})
     if (m.find(needle) != std::string::npos)
       return true;
   return false;
@@ -71,8 +70,7 @@ constexpr size_t kRangesPerPass = 64;
 
 }  // namespace
 
-std::optional<json::object> chain_event_params(const abi::function_sig& event,
-                                               const chain::log_entry& log,
+std::optional<json::object> chain_event_params(const abi::function_sig& event, const chain::log_entry& log,
                                                std::string_view chain) {
   const auto indexed = static_cast<size_t>(std::count(event.indexed.begin(), event.indexed.end(), true));
   if (log.topics.size() != indexed + 1)
@@ -194,9 +192,7 @@ chain_watcher::chain_watcher(store& s, const clock& c, std::vector<chain_watch_c
   }
 }
 
-chain_watcher::~chain_watcher() {
-  stop();
-}
+chain_watcher::~chain_watcher() { stop(); }
 
 void chain_watcher::report(severity level, std::string_view msg, json::object fields) const {
   if (log_)
@@ -393,8 +389,11 @@ result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_
           ENACT_TRY(const size_t n, store_.mark_logs_removed(t.id, l.block_hash));
           cs.count([n](auto& s) { s.logs_removed += n; });
           report(severity::info, "chain watcher: logs of a replaced block marked removed",
-                 {{"chain", cs.cfg.chain}, {"trigger_id", t.id}, {"block_number", l.block_number},
-                  {"block_hash", hex::encode_prefixed(l.block_hash)}, {"logs", n}});
+                 {{"chain", cs.cfg.chain},
+                  {"trigger_id", t.id},
+                  {"block_number", l.block_number},
+                  {"block_hash", hex::encode_prefixed(l.block_hash)},
+                  {"logs", n}});
         }
       }
       from = std::min(from, last_good ? std::max(*last_good + 1, window_start) : window_start);
@@ -445,7 +444,8 @@ result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_
       auto params = chain_event_params(ts.event, l, cs.cfg.chain);
       if (!params) {
         report(severity::warn, "chain watcher: a log does not have the event's shape; skipped",
-               {{"chain", cs.cfg.chain}, {"trigger_id", t.id},
+               {{"chain", cs.cfg.chain},
+                {"trigger_id", t.id},
                 {"transaction_hash", hex::encode_prefixed(l.transaction_hash)},
                 {"log_index", l.log_index}});
         continue;

@@ -72,8 +72,7 @@ struct chain_watch_config {
 /// (integers as decimal strings, addresses checksummed, bytes as 0x-hex). nullopt when the log
 /// does not have the event's shape (another topic count, undecodable data).
 [[nodiscard]] std::optional<json::object> chain_event_params(const abi::function_sig& event,
-                                                             const chain::log_entry& log,
-                                                             std::string_view chain);
+                                                             const chain::log_entry& log, std::string_view chain);
 
 /// Counters of one chain, for tests, benchmarks and diagnostics.
 struct chain_watch_stats {
@@ -83,17 +82,14 @@ struct chain_watch_stats {
   uint64_t reorgs = 0;         // reorganisations detected
   uint64_t logs_removed = 0;   // seen logs marked removed
   uint64_t runs_queued = 0;
-  uint64_t errors = 0;         // passes of a trigger that stopped on an error
+  uint64_t errors = 0;  // passes of a trigger that stopped on an error
 };
 
 class chain_watcher {
  public:
   /// `on_fired` runs after each commit that queued runs (it wakes the run workers); `log` gets
   /// what went wrong. `s` and `c` must outlive the watcher.
-  chain_watcher(store& s,
-                const clock& c,
-                std::vector<chain_watch_config> chains,
-                std::function<void()> on_fired = {},
+  chain_watcher(store& s, const clock& c, std::vector<chain_watch_config> chains, std::function<void()> on_fired = {},
                 event_sink log = {});
   ~chain_watcher();
   chain_watcher(const chain_watcher&) = delete;

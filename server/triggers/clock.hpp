@@ -20,8 +20,7 @@ class clock {
   [[nodiscard]] virtual time_point now() const = 0;
   /// Blocks on `cv` (whose mutex `lock` holds, on entry and on return) until `deadline` on this
   /// clock, a notification of `cv`, or a spurious wakeup; callers re-check their condition.
-  virtual void wait_until(std::unique_lock<std::mutex>& lock,
-                          std::condition_variable& cv,
+  virtual void wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
                           time_point deadline) const = 0;
 };
 
@@ -29,9 +28,7 @@ class clock {
 class system_clock final : public clock {
  public:
   [[nodiscard]] time_point now() const override;
-  void wait_until(std::unique_lock<std::mutex>& lock,
-                  std::condition_variable& cv,
-                  time_point deadline) const override;
+  void wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, time_point deadline) const override;
 };
 
 /// A clock that moves only when told to. A waiter wakes when `advance`/`set` pass its deadline;
@@ -41,9 +38,7 @@ class manual_clock final : public clock {
  public:
   explicit manual_clock(time_point start) : now_(start) {}
   [[nodiscard]] time_point now() const override;
-  void wait_until(std::unique_lock<std::mutex>& lock,
-                  std::condition_variable& cv,
-                  time_point deadline) const override;
+  void wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, time_point deadline) const override;
   void advance(std::chrono::milliseconds d);
   void set(time_point t);
 

@@ -13,43 +13,60 @@ namespace enact::triggers {
 
 std::string_view to_string(trigger_type t) noexcept {
   switch (t) {
-    case trigger_type::webhook: return "webhook";
-    case trigger_type::schedule: return "schedule";
-    case trigger_type::chain_event: return "chain-event";
+    case trigger_type::webhook:
+      return "webhook";
+    case trigger_type::schedule:
+      return "schedule";
+    case trigger_type::chain_event:
+      return "chain-event";
   }
   return "webhook";
 }
 
 std::optional<trigger_type> trigger_type_from(std::string_view s) noexcept {
-  if (s == "webhook") return trigger_type::webhook;
-  if (s == "schedule") return trigger_type::schedule;
-  if (s == "chain-event") return trigger_type::chain_event;
+  if (s == "webhook")
+    return trigger_type::webhook;
+  if (s == "schedule")
+    return trigger_type::schedule;
+  if (s == "chain-event")
+    return trigger_type::chain_event;
   return std::nullopt;
 }
 
 std::string_view to_string(run_status s) noexcept {
   switch (s) {
-    case run_status::queued: return "queued";
-    case run_status::running: return "running";
-    case run_status::success: return "success";
-    case run_status::failed: return "failed";
+    case run_status::queued:
+      return "queued";
+    case run_status::running:
+      return "running";
+    case run_status::success:
+      return "success";
+    case run_status::failed:
+      return "failed";
   }
   return "queued";
 }
 
 std::optional<run_status> run_status_from(std::string_view s) noexcept {
-  if (s == "queued") return run_status::queued;
-  if (s == "running") return run_status::running;
-  if (s == "success") return run_status::success;
-  if (s == "failed") return run_status::failed;
+  if (s == "queued")
+    return run_status::queued;
+  if (s == "running")
+    return run_status::running;
+  if (s == "success")
+    return run_status::success;
+  if (s == "failed")
+    return run_status::failed;
   return std::nullopt;
 }
 
 std::string_view to_string(approval_status s) noexcept {
   switch (s) {
-    case approval_status::pending: return "pending";
-    case approval_status::approved: return "approved";
-    case approval_status::denied: return "denied";
+    case approval_status::pending:
+      return "pending";
+    case approval_status::approved:
+      return "approved";
+    case approval_status::denied:
+      return "denied";
   }
   return "pending";
 }
@@ -82,8 +99,7 @@ time_point system_clock::now() const {
   return std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
 }
 
-void system_clock::wait_until(std::unique_lock<std::mutex>& lock,
-                              std::condition_variable& cv,
+void system_clock::wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
                               time_point deadline) const {
   cv.wait_until(lock, deadline);
 }
@@ -93,8 +109,7 @@ time_point manual_clock::now() const {
   return now_;
 }
 
-void manual_clock::wait_until(std::unique_lock<std::mutex>& lock,
-                              std::condition_variable& cv,
+void manual_clock::wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
                               time_point deadline) const {
   if (now() >= deadline)
     return;
@@ -123,10 +138,9 @@ std::string to_rfc3339(time_point t, bool millis) {
   const auto secs = ms / 1000;
   char buf[40];
   const int y = static_cast<int>(ymd.year());
-  int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld", y,
-                        static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                        static_cast<long long>(secs / 3600), static_cast<long long>(secs / 60 % 60),
-                        static_cast<long long>(secs % 60));
+  int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld", y, static_cast<unsigned>(ymd.month()),
+                        static_cast<unsigned>(ymd.day()), static_cast<long long>(secs / 3600),
+                        static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
   if (millis)
     n += std::snprintf(buf + n, sizeof buf - n, ".%03lld", static_cast<long long>(ms % 1000));
   std::string out(buf, static_cast<size_t>(n));
@@ -143,9 +157,8 @@ std::optional<time_point> from_rfc3339(std::string_view s) {
     return ec == std::errc{} && end == s.data() + at + len;
   };
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
-  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
-      s[16] != ':' || !num(0, 4, y) || !num(5, 2, mo) || !num(8, 2, d) || !num(11, 2, h) ||
-      !num(14, 2, mi) || !num(17, 2, se))
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || !num(0, 4, y) ||
+      !num(5, 2, mo) || !num(8, 2, d) || !num(11, 2, h) || !num(14, 2, mi) || !num(17, 2, se))
     return std::nullopt;
   const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
   if (!ymd.ok() || h > 23 || mi > 59 || se > 59)
@@ -167,8 +180,7 @@ std::optional<time_point> from_rfc3339(std::string_view s) {
   }
   if (at + 1 != s.size() || s[at] != 'Z')
     return std::nullopt;
-  return time_point{sys_days{ymd}.time_since_epoch() + hours{h} + minutes{mi} + seconds{se} +
-                    milliseconds{frac_ms}};
+  return time_point{sys_days{ymd}.time_since_epoch() + hours{h} + minutes{mi} + seconds{se} + milliseconds{frac_ms}};
 }
 
 }  // namespace enact::triggers

@@ -22,8 +22,8 @@ std::string reachable(const std::string& host) {
 }
 }  // namespace
 
-result<std::unique_ptr<deployment>> deployment::start(const settings& s, const tee::tee& t,
-                                                      core::logger& log, const options& o) {
+result<std::unique_ptr<deployment>> deployment::start(const settings& s, const tee::tee& t, core::logger& log,
+                                                      const options& o) {
   if (!o.main_serves_core && s.core_url.empty())
     return fail(api_errc::invalid_request,
                 "--no-core: the trigger workers need the core service's URL (--core-url URL)");
@@ -39,10 +39,11 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   }
   if (s.public_url.empty() && loopback_authorities(listen_host, listen_port == 0 ? 1 : listen_port).empty())
     return fail(api_errc::invalid_request,
-                "the trigger service would listen on " + listen_host + ", which is not a loopback address, "
-                "without a public URL: set --triggers-public-url (triggers.public_url) to the URL its users "
-                "reach it at (the only domain its wallet sign-in accepts), or serve it on 127.0.0.1, or "
-                "start with --no-triggers");
+                "the trigger service would listen on " + listen_host +
+                    ", which is not a loopback address, "
+                    "without a public URL: set --triggers-public-url (triggers.public_url) to the URL its users "
+                    "reach it at (the only domain its wallet sign-in accepts), or serve it on 127.0.0.1, or "
+                    "start with --no-triggers");
   std::unique_ptr<deployment> d(new deployment());
   // A PostgreSQL store is shared with other instances; triggers.sqlite belongs to this one alone.
   const bool shared_store = is_postgres_url(s.store);
@@ -94,8 +95,8 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
               msg, std::move(fields));
     };
     service* svc = d->service_.get();
-    d->watcher_ = std::make_unique<chain_watcher>(*d->store_, d->clock_, std::move(chains),
-                                                  [svc] { svc->workers().notify(); }, std::move(sink));
+    d->watcher_ = std::make_unique<chain_watcher>(
+        *d->store_, d->clock_, std::move(chains), [svc] { svc->workers().notify(); }, std::move(sink));
     d->watcher_->start();
   }
 
@@ -106,7 +107,9 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   }
   d->own_ = std::make_unique<httplib::Server>();
   const size_t threads = o.http_threads;
-  d->own_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  d->own_->new_task_queue = [threads] {
+    return new httplib::ThreadPool(threads);
+  };
   d->own_->set_keep_alive_max_count(1000);
   int port = listen_port;
   if (port == 0)
@@ -114,8 +117,8 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   else if (!d->own_->bind_to_port(listen_host, port))
     port = -1;
   if (port <= 0)
-    return fail(api_errc::invalid_request, "--triggers-listen: cannot listen on " + s.listen +
-                                               " (in use, or not an address of this machine)");
+    return fail(api_errc::invalid_request,
+                "--triggers-listen: cannot listen on " + s.listen + " (in use, or not an address of this machine)");
   // Mounted once bound: sign-in on loopback needs the port actually bound (port 0 picks one).
   d->service_->mount(*d->own_, true, loopback_authorities(listen_host, port));
   d->url_ = "http://" + reachable(listen_host) + ":" + std::to_string(port);
@@ -127,9 +130,7 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   return d;
 }
 
-deployment::~deployment() {
-  stop();
-}
+deployment::~deployment() { stop(); }
 
 void deployment::stop() {
   if (watcher_)

@@ -45,10 +45,8 @@ class deployment {
   /// the settings name one). Usage errors (a bad combination of settings) are invalid_request,
   /// among them a listen address other than loopback without a public URL (API.md §4: sign-in
   /// would otherwise have no domain to check messages against).
-  [[nodiscard]] static result<std::unique_ptr<deployment>> start(const settings& s,
-                                                                 const tee::tee& t,
-                                                                 core::logger& log,
-                                                                 const options& o);
+  [[nodiscard]] static result<std::unique_ptr<deployment>> start(const settings& s, const tee::tee& t,
+                                                                 core::logger& log, const options& o);
   ~deployment();
   deployment(const deployment&) = delete;
   deployment& operator=(const deployment&) = delete;

@@ -36,15 +36,11 @@ constexpr size_t kMaxMessage = 4096;
 constexpr size_t kMaxClientName = 100;
 constexpr std::string_view kSiweHeader = " wants you to sign in with your Ethereum account:";
 
-error invalid(std::string msg) {
-  return fail(api_errc::invalid_request, std::move(msg));
-}
+error invalid(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
 
 // --- EIP-4361 ----------------------------------------------------------------------------------
 
-bool is_alnum(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+bool is_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 bool has_control(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) {
@@ -169,15 +165,13 @@ result<siwe_message> parse_siwe(std::string_view text) {
   if (i < lines.size()) {
     if (lines[i].starts_with("Resources:"))
       return invalid("message line " + std::to_string(i + 1) + ": Resources are not accepted here");
-    return invalid("message line " + std::to_string(i + 1) + ": unexpected '" +
-                   std::string(lines[i].substr(0, 40)) + "'");
+    return invalid("message line " + std::to_string(i + 1) + ": unexpected '" + std::string(lines[i].substr(0, 40)) +
+                   "'");
   }
   return m;
 }
 
-std::string wallet_user_id(const address& a) {
-  return hex::encode_prefixed(a);
-}
+std::string wallet_user_id(const address& a) { return hex::encode_prefixed(a); }
 
 std::vector<std::string> loopback_authorities(std::string_view host, int port) {
   std::string h = lower(host);
@@ -359,9 +353,7 @@ bool is_own_authority(const ctx& c, std::string_view authority) {
 }
 
 /// The scheme of this service's URLs: the public URL's, or http on loopback.
-std::string_view own_scheme(const ctx& c) {
-  return c.secure_cookie ? "https://" : "http://";
-}
+std::string_view own_scheme(const ctx& c) { return c.secure_cookie ? "https://" : "http://"; }
 
 struct new_cookie {
   std::string value;
@@ -374,7 +366,8 @@ new_cookie draw_cookie() {
 }
 
 void set_cookie(const ctx& c, httplib::Response& res, const std::string& value, std::chrono::seconds max_age) {
-  res.set_header("Set-Cookie", std::string(kCookie) + "=" + value + "; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=" +
+  res.set_header("Set-Cookie", std::string(kCookie) + "=" + value +
+                                   "; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=" +
                                    std::to_string(max_age.count()) + (c.secure_cookie ? "; Secure" : ""));
 }
 
@@ -417,12 +410,23 @@ std::string html_escape(std::string_view s) {
   out.reserve(s.size());
   for (const char ch : s) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -708,8 +712,8 @@ result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Respon
     return invalid("body.signature: expected 0x + 130 hex digits (r ‖ s ‖ v)");
   auto signer = secp256k1::recover_address(personal_message_hash(text), *sig);
   if (!signer || *signer != m.account)
-    return fail(api_errc::signature_invalid, "body.signature: not a signature of this message by " +
-                                                 to_checksum_address(m.account));
+    return fail(api_errc::signature_invalid,
+                "body.signature: not a signature of this message by " + to_checksum_address(m.account));
 
   const new_cookie cookie = draw_cookie();
   browser_session s;
@@ -886,8 +890,7 @@ result<json::value> revoke(ctx& c, const httplib::Request& req, const token_reco
 
 void mount_handshake(httplib::Server& server, store& db, const clock& clk, core::logger& log, handshake_config cfg) {
   auto c = std::make_shared<ctx>(ctx{db, clk, log, std::move(cfg), false, {}, nullptr});
-  c->per_ip = std::make_unique<core::rate_limiter>(c->cfg.auth_requests_per_second,
-                                                   std::max(1.0, c->cfg.auth_burst));
+  c->per_ip = std::make_unique<core::rate_limiter>(c->cfg.auth_requests_per_second, std::max(1.0, c->cfg.auth_burst));
   c->secure_cookie = lower(c->cfg.public_url).starts_with("https://");
   if (!c->cfg.public_url.empty()) {
     c->authorities.push_back(authority_of(c->cfg.public_url));
@@ -905,8 +908,8 @@ void mount_handshake(httplib::Server& server, store& db, const clock& clk, core:
       return false;
     res.set_header("Retry-After", std::to_string(wait));
     send_error(*c, req, res,
-               fail(api_errc::rate_limited, "too many sign-in requests from this address; retry in " +
-                                                std::to_string(wait) + " s"));
+               fail(api_errc::rate_limited,
+                    "too many sign-in requests from this address; retry in " + std::to_string(wait) + " s"));
     return true;
   };
   using cookie_handler = result<json::value> (*)(ctx&, const httplib::Request&, httplib::Response&);
@@ -942,12 +945,10 @@ void mount_handshake(httplib::Server& server, store& db, const clock& clk, core:
   server.Get("/auth/nonce", plain(nonce));
   server.Post("/auth/sign-in", plain(sign_in));
   server.Get("/auth/session", plain(session));
-  server.Post("/auth/approve", plain([](ctx& x, const httplib::Request& req, httplib::Response&) {
-                return decide(x, req, true);
-              }));
-  server.Post("/auth/deny", plain([](ctx& x, const httplib::Request& req, httplib::Response&) {
-                return decide(x, req, false);
-              }));
+  server.Post("/auth/approve",
+              plain([](ctx& x, const httplib::Request& req, httplib::Response&) { return decide(x, req, true); }));
+  server.Post("/auth/deny",
+              plain([](ctx& x, const httplib::Request& req, httplib::Response&) { return decide(x, req, false); }));
   server.Post("/auth/sign-out", plain(sign_out));
   server.Post("/auth/token", [c, limited](const httplib::Request& req, httplib::Response& res) {
     if (!limited(req, res))

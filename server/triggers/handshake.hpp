@@ -86,10 +86,6 @@ struct siwe_message {
 /// Mounts /auth/authorize, /auth/nonce, /auth/sign-in, /auth/session, /auth/approve,
 /// /auth/deny, /auth/token, /auth/tokens and /auth/tokens/<id> on `server`. `db`, `clk` and
 /// `log` must outlive the server's handlers.
-void mount_handshake(httplib::Server& server,
-                     store& db,
-                     const clock& clk,
-                     core::logger& log,
-                     handshake_config cfg);
+void mount_handshake(httplib::Server& server, store& db, const clock& clk, core::logger& log, handshake_config cfg);
 
 }  // namespace enact::triggers

@@ -70,8 +70,7 @@ int issue_token_command(int argc, char** argv) {
     s = std::move(*opened);
   } else {
     if (::mkdir(data_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-      std::fprintf(stderr, "enact-server issue-token: cannot create %s: %s\n", data_dir.c_str(),
-                   std::strerror(errno));
+      std::fprintf(stderr, "enact-server issue-token: cannot create %s: %s\n", data_dir.c_str(), std::strerror(errno));
       return 1;
     }
     // The server's own check of the directory (API.md §1 "data from before"), so a token issued

@@ -23,15 +23,13 @@ error refused_by_core(const api_error& e) {
                 "the core service cannot check the usage key now (" + std::string(e.code_name()) + "); retry");
   // Any other answer to two GETs without parameters of ours means the core is not a compatible
   // one, or is broken: nothing is stored on its word.
-  return fail(api_errc::unavailable, "the core service answered the usage-key check with " +
-                                         std::to_string(s) + " " + std::string(e.code_name()) + "; retry");
+  return fail(api_errc::unavailable, "the core service answered the usage-key check with " + std::to_string(s) + " " +
+                                         std::string(e.code_name()) + "; retry");
 }
 
 }  // namespace
 
-result<void> check_trigger_key(const key_check_config& cfg,
-                               const Secret& usage_key,
-                               std::string_view action_cid,
+result<void> check_trigger_key(const key_check_config& cfg, const Secret& usage_key, std::string_view action_cid,
                                const std::optional<address>& pkp) {
   try {
     client::client_options o;
@@ -73,16 +71,16 @@ result<void> check_trigger_key(const key_check_config& cfg,
       return {};
     // Name what is missing: the action alone, or the action with this PKP.
     if (pkp && scope::find_executable_group(caller, views, cid_hash, std::nullopt))
-      return fail(api_errc::forbidden,
-                  "execute: the usage key may run action " + std::string(action_cid) + " but not with PKP " +
-                      to_checksum_address(*pkp) + " (no group it may execute in lists both)");
+      return fail(api_errc::forbidden, "execute: the usage key may run action " + std::string(action_cid) +
+                                           " but not with PKP " + to_checksum_address(*pkp) +
+                                           " (no group it may execute in lists both)");
     return fail(api_errc::forbidden, "execute: the usage key may not run action " + std::string(action_cid) +
                                          " (no group it may execute in lists it)");
   } catch (const api_error& e) {
     return refused_by_core(e);
   } catch (const std::exception& e) {
-    return fail(api_errc::unavailable, std::string("the core service cannot check the usage key now: ") +
-                                           e.what() + "; retry");
+    return fail(api_errc::unavailable,
+                std::string("the core service cannot check the usage key now: ") + e.what() + "; retry");
   }
 }
 

@@ -129,15 +129,13 @@ ALTER TABLE triggers ADD COLUMN max_queued_runs integer NOT NULL DEFAULT 100;
 CREATE INDEX runs_unfinished ON runs(trigger_id) WHERE status IN ('queued', 'running');
 )sql",
 };
-static_assert(std::size(kMigrations) == pg_store::kSchemaVersion,
-              "kSchemaVersion must count the migrations");
+static_assert(std::size(kMigrations) == pg_store::kSchemaVersion, "kSchemaVersion must count the migrations");
 
 // ---------------------------------------------------------------------------------------------
 // libpq access
 
 struct pg_failure : std::runtime_error {
-  pg_failure(const std::string& what, std::string state)
-      : std::runtime_error(what), sqlstate(std::move(state)) {}
+  pg_failure(const std::string& what, std::string state) : std::runtime_error(what), sqlstate(std::move(state)) {}
   std::string sqlstate;  // five characters; empty for client-side failures
 };
 
@@ -274,9 +272,8 @@ class rows {
   [[nodiscard]] std::array<uint8_t, N> fixed(int col) const {
     const bytes b = blob(col);
     if (b.size() != N)
-      throw pg_failure("postgres: corrupt row: bytea of " + std::to_string(b.size()) +
-                           " bytes, expected " + std::to_string(N),
-                       "");
+      throw pg_failure(
+          "postgres: corrupt row: bytea of " + std::to_string(b.size()) + " bytes, expected " + std::to_string(N), "");
     std::array<uint8_t, N> out{};
     std::copy_n(b.begin(), N, out.begin());
     return out;
@@ -453,8 +450,7 @@ class pool {
 
 [[nodiscard]] result<void> check_text(std::string_view field, std::string_view v, size_t max = kMaxText) {
   if (v.size() > max)
-    return fail(store_errc::invalid_argument,
-                std::string(field) + ": longer than " + std::to_string(max) + " bytes");
+    return fail(store_errc::invalid_argument, std::string(field) + ": longer than " + std::to_string(max) + " bytes");
   return {};
 }
 
@@ -465,13 +461,13 @@ class pool {
   return fail(store_errc::not_found, "run " + std::string(id) + ": no such run");
 }
 [[nodiscard]] error lease_lost(const lease_ref& l) {
-  return fail(store_errc::lease_lost, "run " + l.run_id + ": worker " + l.worker_id +
-                                          " no longer holds attempt " + std::to_string(l.attempt));
+  return fail(store_errc::lease_lost,
+              "run " + l.run_id + ": worker " + l.worker_id + " no longer holds attempt " + std::to_string(l.attempt));
 }
 
-#define TRIGGER_COLUMNS                                                                     \
+#define TRIGGER_COLUMNS                                                                    \
   "t.id, t.owner, t.type, t.name, t.enabled, t.action_cid, t.pkp_id, t.sealed_usage_key, " \
-  "t.usage_key_hash, t.config, t.created_at, t.updated_at, t.max_runs_per_minute, "         \
+  "t.usage_key_hash, t.config, t.created_at, t.updated_at, t.max_runs_per_minute, "        \
   "t.max_queued_runs "
 
 trigger read_trigger(const rows& q, int at = 0) {
@@ -500,8 +496,8 @@ trigger read_trigger(const rows& q, int at = 0) {
   return t;
 }
 
-#define RUN_COLUMNS                                                                             \
-  "r.id, r.trigger_id, r.status, r.attempts, r.params, r.response, r.error_code, "             \
+#define RUN_COLUMNS                                                                               \
+  "r.id, r.trigger_id, r.status, r.attempts, r.params, r.response, r.error_code, "                \
   "r.error_message, r.error_stack, r.queued_at, r.started_at, r.finished_at, r.next_attempt_at, " \
   "r.lease_owner, r.lease_expires_at "
 constexpr int kRunColumns = 15;
@@ -593,22 +589,20 @@ run insert_run(connection& c, const new_run& r, const std::string& params_json) 
 // the trigger's newest runs by seq (runs_by_trigger), at most the limit of them, counted within
 // the minute (runs refused by the limits, failed and never attempted, do not count); and its
 // unfinished runs (runs_unfinished), at most the limit of them.
-#define RUNS_THIS_MINUTE(M)                                                                       \
-  "(SELECT COUNT(*) FROM (SELECT r.queued_at FROM runs r WHERE r.trigger_id = t.id AND "          \
+#define RUNS_THIS_MINUTE(M)                                                                        \
+  "(SELECT COUNT(*) FROM (SELECT r.queued_at FROM runs r WHERE r.trigger_id = t.id AND "           \
   "NOT (r.status = 'failed' AND r.attempts = 0) ORDER BY r.seq DESC LIMIT t.max_runs_per_minute) " \
   "w WHERE w.queued_at >= " M ")"
-#define RUNS_UNFINISHED                                                                  \
-  "(SELECT COUNT(*) FROM (SELECT 1 FROM runs r WHERE r.trigger_id = t.id AND "          \
+#define RUNS_UNFINISHED                                                        \
+  "(SELECT COUNT(*) FROM (SELECT 1 FROM runs r WHERE r.trigger_id = t.id AND " \
   "r.status IN ('queued', 'running') LIMIT t.max_queued_runs) q)"
 
-time_point minute_of(time_point at) {
-  return std::chrono::floor<std::chrono::minutes>(at);
-}
+time_point minute_of(time_point at) { return std::chrono::floor<std::chrono::minutes>(at); }
 
 /// Why a run of trigger `id` at `at` may not be queued under its run limits; nullopt when it may.
 std::optional<error> over_limits(connection& c, std::string_view id, time_point at) {
-  rows q = c.exec("SELECT t.max_runs_per_minute, t.max_queued_runs, " RUNS_THIS_MINUTE("$2::bigint") ", "
-                  RUNS_UNFINISHED " FROM triggers t WHERE t.id = $1",
+  rows q = c.exec("SELECT t.max_runs_per_minute, t.max_queued_runs, " RUNS_THIS_MINUTE(
+                      "$2::bigint") ", " RUNS_UNFINISHED " FROM triggers t WHERE t.id = $1",
                   id, minute_of(at));
   if (!q.next())
     return std::nullopt;
@@ -651,20 +645,19 @@ run insert_or_refuse(connection& c, const new_run& r, const std::string& params_
 /// when `all` is set. Rows another transaction holds are skipped: that one is handling them.
 size_t expire(connection& c, time_point now, uint32_t max_attempts, bool all) {
   const int64_t cutoff = all ? kMaxI64 : static_cast<int64_t>(now.time_since_epoch().count());
-  size_t n = static_cast<size_t>(
-      c.exec("UPDATE runs SET status = 'failed', finished_at = $1, lease_owner = NULL, "
-             "lease_expires_at = NULL, error_code = 'lease_expired', error_message = "
-             "'the worker running this attempt stopped answering, and no attempt is left', "
-             "error_stack = NULL WHERE seq IN (SELECT seq FROM runs WHERE lease_owner IS NOT NULL "
-             "AND lease_expires_at <= $2 AND attempts >= $3 FOR UPDATE SKIP LOCKED)",
-             now, cutoff, max_attempts)
-          .affected());
-  n += static_cast<size_t>(
-      c.exec("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL "
-             "WHERE seq IN (SELECT seq FROM runs WHERE lease_owner IS NOT NULL AND "
-             "lease_expires_at <= $1 FOR UPDATE SKIP LOCKED)",
-             cutoff)
-          .affected());
+  size_t n =
+      static_cast<size_t>(c.exec("UPDATE runs SET status = 'failed', finished_at = $1, lease_owner = NULL, "
+                                 "lease_expires_at = NULL, error_code = 'lease_expired', error_message = "
+                                 "'the worker running this attempt stopped answering, and no attempt is left', "
+                                 "error_stack = NULL WHERE seq IN (SELECT seq FROM runs WHERE lease_owner IS NOT NULL "
+                                 "AND lease_expires_at <= $2 AND attempts >= $3 FOR UPDATE SKIP LOCKED)",
+                                 now, cutoff, max_attempts)
+                              .affected());
+  n += static_cast<size_t>(c.exec("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL "
+                                  "WHERE seq IN (SELECT seq FROM runs WHERE lease_owner IS NOT NULL AND "
+                                  "lease_expires_at <= $1 FOR UPDATE SKIP LOCKED)",
+                                  cutoff)
+                               .affected());
   return n;
 }
 
@@ -723,8 +716,7 @@ struct pg_store::impl {
 
 result<std::unique_ptr<pg_store>> pg_store::open(const std::string& url, pg_options options) {
   if (!is_postgres_url(url))
-    return fail(store_errc::invalid_argument,
-                "postgres: expected a postgres:// or postgresql:// connection URL");
+    return fail(store_errc::invalid_argument, "postgres: expected a postgres:// or postgresql:// connection URL");
   auto s = std::make_unique<impl>(url, options);
   auto migrated = s->write([&](connection& c) -> result<void> {
     c.exec_simple(kSchemaLock);
@@ -739,8 +731,7 @@ result<std::unique_ptr<pg_store>> pg_store::open(const std::string& url, pg_opti
     }
     if (version > kSchemaVersion)
       return fail(store_errc::storage, "postgres: schema version " + std::to_string(version) +
-                                           " is newer than this build's " +
-                                           std::to_string(kSchemaVersion));
+                                           " is newer than this build's " + std::to_string(kSchemaVersion));
     for (int64_t v = version; v < kSchemaVersion; ++v)
       c.exec_simple(kMigrations[v]);
     if (version < kSchemaVersion)
@@ -768,19 +759,19 @@ result<trigger> pg_store::create_trigger(const trigger& t, const std::optional<s
   const std::string config = json::serialize(t.config);
   return impl_->write([&](connection& c) -> result<trigger> {
     const auto inserted =
-        c.exec("INSERT INTO triggers (id, owner, type, name, enabled, action_cid, pkp_id, "
-               "sealed_usage_key, usage_key_hash, config, created_at, updated_at, max_runs_per_minute, "
-               "max_queued_runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
-               "ON CONFLICT (id) DO NOTHING",
-               t.id, t.owner, to_string(t.type), t.name, t.enabled, t.action_cid, t.pkp_id,
-               t.sealed_usage_key, t.usage_key_hash, config, t.created_at, t.updated_at,
-               t.max_runs_per_minute, t.max_queued_runs)
+        c.exec(
+             "INSERT INTO triggers (id, owner, type, name, enabled, action_cid, pkp_id, "
+             "sealed_usage_key, usage_key_hash, config, created_at, updated_at, max_runs_per_minute, "
+             "max_queued_runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
+             "ON CONFLICT (id) DO NOTHING",
+             t.id, t.owner, to_string(t.type), t.name, t.enabled, t.action_cid, t.pkp_id, t.sealed_usage_key,
+             t.usage_key_hash, config, t.created_at, t.updated_at, t.max_runs_per_minute, t.max_queued_runs)
             .affected();
     if (inserted == 0)
       return fail(store_errc::conflict, "trigger " + t.id + ": exists already");
     if (s)
-      c.exec("INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3)",
-             t.id, s->next_due, s->last_planned);
+      c.exec("INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3)", t.id, s->next_due,
+             s->last_planned);
     return t;
   });
 }
@@ -811,8 +802,7 @@ result<listing<trigger>> pg_store::list_triggers(std::string_view owner, page p)
       if (q.next())
         out.total = q.u64(0);
     }
-    rows q = c.exec("SELECT " TRIGGER_COLUMNS
-                    "FROM triggers t WHERE t.owner = $1 ORDER BY t.seq LIMIT $2 OFFSET $3",
+    rows q = c.exec("SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.owner = $1 ORDER BY t.seq LIMIT $2 OFFSET $3",
                     owner, p.limit, p.offset);
     while (q.next())
       out.items.push_back(read_trigger(q));
@@ -820,16 +810,13 @@ result<listing<trigger>> pg_store::list_triggers(std::string_view owner, page p)
   });
 }
 
-result<trigger> pg_store::update_trigger(std::string_view owner,
-                                         std::string_view id,
-                                         const trigger_patch& patch) {
+result<trigger> pg_store::update_trigger(std::string_view owner, std::string_view id, const trigger_patch& patch) {
   if (patch.name)
     ENACT_TRY_VOID(check_text("trigger.name", *patch.name));
   if (patch.action_cid)
     ENACT_TRY_VOID(check_text("trigger.action_cid", *patch.action_cid, 256));
   if (patch.sealed_usage_key.has_value() != patch.usage_key_hash.has_value())
-    return fail(store_errc::invalid_argument,
-                "trigger patch: sealed_usage_key and usage_key_hash change together");
+    return fail(store_errc::invalid_argument, "trigger patch: sealed_usage_key and usage_key_hash change together");
   std::optional<std::string> config;
   if (patch.config)
     config = json::serialize(*patch.config);
@@ -861,17 +848,18 @@ result<trigger> pg_store::update_trigger(std::string_view owner,
     if (patch.max_queued_runs)
       t->max_queued_runs = *patch.max_queued_runs;
     t->updated_at = patch.now;
-    c.exec("UPDATE triggers SET name = $1, enabled = $2, config = $3, action_cid = $4, pkp_id = $5, "
-           "sealed_usage_key = $6, usage_key_hash = $7, updated_at = $8, max_runs_per_minute = $9, "
-           "max_queued_runs = $10 WHERE id = $11",
-           t->name, t->enabled, config ? *config : json::serialize(t->config), t->action_cid,
-           t->pkp_id, t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->max_runs_per_minute,
-           t->max_queued_runs, t->id);
+    c.exec(
+        "UPDATE triggers SET name = $1, enabled = $2, config = $3, action_cid = $4, pkp_id = $5, "
+        "sealed_usage_key = $6, usage_key_hash = $7, updated_at = $8, max_runs_per_minute = $9, "
+        "max_queued_runs = $10 WHERE id = $11",
+        t->name, t->enabled, config ? *config : json::serialize(t->config), t->action_cid, t->pkp_id,
+        t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->max_runs_per_minute, t->max_queued_runs, t->id);
     if (patch.schedule)
-      c.exec("INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3) "
-             "ON CONFLICT (trigger_id) DO UPDATE SET next_due = excluded.next_due, "
-             "last_planned = excluded.last_planned",
-             t->id, patch.schedule->next_due, patch.schedule->last_planned);
+      c.exec(
+          "INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3) "
+          "ON CONFLICT (trigger_id) DO UPDATE SET next_due = excluded.next_due, "
+          "last_planned = excluded.last_planned",
+          t->id, patch.schedule->next_due, patch.schedule->last_planned);
     return std::move(*t);
   });
 }
@@ -894,22 +882,21 @@ result<run> pg_store::enqueue_run(const new_run& r, trigger_type expected) {
     // One statement, one round trip and one commit: the checks and the insert see one snapshot.
     // (Requests of one trigger at the same instant may each see the others' runs not yet
     // committed, so the limits may be passed by as many runs as arrive at once.)
-    const auto inserted =
-        c.exec("INSERT INTO runs (id, trigger_id, status, params, queued_at, next_attempt_at) "
-               "SELECT $1::text, t.id, 'queued', $3::text, $4::bigint, $4::bigint FROM triggers t "
-               "WHERE t.id = $2::text AND t.type = $5::text AND t.enabled AND "
-               RUNS_THIS_MINUTE("$6::bigint") " < t.max_runs_per_minute AND "
-               RUNS_UNFINISHED " < t.max_queued_runs",
-               r.id, r.trigger_id, params, r.queued_at, to_string(expected), minute_of(r.queued_at))
-            .affected();
+    const auto inserted = c.exec(
+                               "INSERT INTO runs (id, trigger_id, status, params, queued_at, next_attempt_at) "
+                               "SELECT $1::text, t.id, 'queued', $3::text, $4::bigint, $4::bigint FROM triggers t "
+                               "WHERE t.id = $2::text AND t.type = $5::text AND t.enabled AND " RUNS_THIS_MINUTE(
+                                   "$6::bigint") " < t.max_runs_per_minute AND " RUNS_UNFINISHED " < t.max_queued_runs",
+                               r.id, r.trigger_id, params, r.queued_at, to_string(expected), minute_of(r.queued_at))
+                              .affected();
     if (inserted == 1)
       return queued_run(r);
     rows q = c.exec("SELECT type, enabled FROM triggers WHERE id = $1", r.trigger_id);
     if (!q.next())
       return no_trigger(r.trigger_id);
     if (q.raw(0) != to_string(expected))
-      return fail(store_errc::wrong_type, "trigger " + r.trigger_id + ": not a " +
-                                              std::string(to_string(expected)) + " trigger");
+      return fail(store_errc::wrong_type,
+                  "trigger " + r.trigger_id + ": not a " + std::string(to_string(expected)) + " trigger");
     if (!q.boolean(1))
       return fail(store_errc::disabled, "trigger " + r.trigger_id + ": disabled");
     if (auto over = over_limits(c, r.trigger_id, r.queued_at))
@@ -921,7 +908,8 @@ result<run> pg_store::enqueue_run(const new_run& r, trigger_type expected) {
 
 result<run> pg_store::get_run(std::string_view owner, std::string_view run_id) const {
   return impl_->once([&](connection& c) -> result<run> {
-    rows q = c.exec("SELECT " RUN_COLUMNS ", t.owner FROM runs r JOIN triggers t ON t.id = r.trigger_id "
+    rows q = c.exec("SELECT " RUN_COLUMNS
+                    ", t.owner FROM runs r JOIN triggers t ON t.id = r.trigger_id "
                     "WHERE r.id = $1",
                     run_id);
     if (!q.next() || q.raw(kRunColumns) != owner)
@@ -930,9 +918,7 @@ result<run> pg_store::get_run(std::string_view owner, std::string_view run_id) c
   });
 }
 
-result<listing<run>> pg_store::list_runs(std::string_view owner,
-                                         std::string_view trigger_id,
-                                         page p) const {
+result<listing<run>> pg_store::list_runs(std::string_view owner, std::string_view trigger_id, page p) const {
   return impl_->once([&](connection& c) -> result<listing<run>> {
     auto t = load_trigger(c, trigger_id);
     if (!t || t->owner != owner)
@@ -943,8 +929,7 @@ result<listing<run>> pg_store::list_runs(std::string_view owner,
       if (q.next())
         out.total = q.u64(0);
     }
-    rows q = c.exec("SELECT " RUN_COLUMNS
-                    "FROM runs r WHERE r.trigger_id = $1 ORDER BY r.seq DESC LIMIT $2 OFFSET $3",
+    rows q = c.exec("SELECT " RUN_COLUMNS "FROM runs r WHERE r.trigger_id = $1 ORDER BY r.seq DESC LIMIT $2 OFFSET $3",
                     trigger_id, p.limit, p.offset);
     while (q.next())
       out.items.push_back(read_run(q));
@@ -1120,11 +1105,8 @@ result<std::optional<scheduled_trigger>> pg_store::get_schedule(std::string_view
   });
 }
 
-result<std::optional<run>> pg_store::fire_schedule(std::string_view trigger_id,
-                                                   time_point expected_due,
-                                                   time_point planned,
-                                                   const new_run& r,
-                                                   time_point next_due) {
+result<std::optional<run>> pg_store::fire_schedule(std::string_view trigger_id, time_point expected_due,
+                                                   time_point planned, const new_run& r, time_point next_due) {
   ENACT_TRY_VOID(check_new_run(r));
   const std::string params = json::serialize(r.params);
   return impl_->write([&](connection& c) -> result<std::optional<run>> {
@@ -1138,8 +1120,8 @@ result<std::optional<run>> pg_store::fire_schedule(std::string_view trigger_id,
         return std::optional<run>{};
     }
     run out = insert_or_refuse(c, r, params);
-    c.exec("UPDATE schedule_state SET next_due = $1, last_planned = $2 WHERE trigger_id = $3",
-           next_due, planned, trigger_id);
+    c.exec("UPDATE schedule_state SET next_due = $1, last_planned = $2 WHERE trigger_id = $3", next_due, planned,
+           trigger_id);
     return std::optional<run>(std::move(out));
   });
 }
@@ -1148,10 +1130,11 @@ result<void> pg_store::set_schedule_state(std::string_view trigger_id, const sch
   return impl_->write([&](connection& c) -> result<void> {
     if (c.exec("SELECT 1 FROM triggers WHERE id = $1", trigger_id).count() == 0)
       return no_trigger(trigger_id);
-    c.exec("INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3) "
-           "ON CONFLICT (trigger_id) DO UPDATE SET next_due = excluded.next_due, "
-           "last_planned = excluded.last_planned",
-           trigger_id, s.next_due, s.last_planned);
+    c.exec(
+        "INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3) "
+        "ON CONFLICT (trigger_id) DO UPDATE SET next_due = excluded.next_due, "
+        "last_planned = excluded.last_planned",
+        trigger_id, s.next_due, s.last_planned);
     return {};
   });
 }
@@ -1173,8 +1156,7 @@ result<std::vector<run>> pg_store::record_chain_batch(const chain_batch& b) {
   params.reserve(b.logs.size());
   for (const auto& e : b.logs) {
     if (e.log.trigger_id != b.trigger_id || (!e.fire.id.empty() && e.fire.trigger_id != b.trigger_id))
-      return fail(store_errc::invalid_argument, "chain batch: every log and run must name trigger " +
-                                                    b.trigger_id);
+      return fail(store_errc::invalid_argument, "chain batch: every log and run must name trigger " + b.trigger_id);
     if (!e.fire.id.empty())
       ENACT_TRY_VOID(check_new_run(e.fire));
     params.push_back(json::serialize(e.fire.params));
@@ -1195,19 +1177,20 @@ result<std::vector<run>> pg_store::record_chain_batch(const chain_batch& b) {
       const std::optional<std::string> run_id =
           e.fire.id.empty() ? std::nullopt : std::optional<std::string>(e.fire.id);
       // A second watcher inserting the same log waits for this one, then inserts nothing.
-      const auto fresh =
-          c.exec("INSERT INTO chain_logs (trigger_id, block_hash, log_index, block_number, "
-                 "removed, run_id, seen_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
-                 b.trigger_id, e.log.block_hash, e.log.log_index, e.log.block_number, e.log.removed,
-                 run_id, e.log.seen_at)
-              .affected();
+      const auto fresh = c.exec(
+                              "INSERT INTO chain_logs (trigger_id, block_hash, log_index, block_number, "
+                              "removed, run_id, seen_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+                              b.trigger_id, e.log.block_hash, e.log.log_index, e.log.block_number, e.log.removed,
+                              run_id, e.log.seen_at)
+                             .affected();
       if (fresh == 1 && run_id)
         out.push_back(insert_or_refuse(c, e.fire, params[i]));
     }
     if (b.checkpoint_block)
-      c.exec("INSERT INTO chain_checkpoints (trigger_id, block) VALUES ($1, $2) "
-             "ON CONFLICT (trigger_id) DO UPDATE SET block = excluded.block",
-             b.trigger_id, *b.checkpoint_block);
+      c.exec(
+          "INSERT INTO chain_checkpoints (trigger_id, block) VALUES ($1, $2) "
+          "ON CONFLICT (trigger_id) DO UPDATE SET block = excluded.block",
+          b.trigger_id, *b.checkpoint_block);
     return out;
   });
 }
@@ -1222,8 +1205,7 @@ result<size_t> pg_store::mark_logs_removed(std::string_view trigger_id, const ha
   });
 }
 
-result<std::optional<seen_log>> pg_store::find_seen_log(std::string_view trigger_id,
-                                                        const hash256& block_hash,
+result<std::optional<seen_log>> pg_store::find_seen_log(std::string_view trigger_id, const hash256& block_hash,
                                                         uint64_t log_index) const {
   return impl_->once([&](connection& c) -> result<std::optional<seen_log>> {
     rows q = c.exec(
@@ -1246,7 +1228,8 @@ result<std::optional<seen_log>> pg_store::find_seen_log(std::string_view trigger
 
 result<std::vector<trigger>> pg_store::list_chain_triggers() const {
   return impl_->once([&](connection& c) -> result<std::vector<trigger>> {
-    rows q = c.exec("SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.type = $1 AND t.enabled "
+    rows q = c.exec("SELECT " TRIGGER_COLUMNS
+                    "FROM triggers t WHERE t.type = $1 AND t.enabled "
                     "ORDER BY t.seq",
                     to_string(trigger_type::chain_event));
     std::vector<trigger> out;
@@ -1256,8 +1239,7 @@ result<std::vector<trigger>> pg_store::list_chain_triggers() const {
   });
 }
 
-result<std::vector<seen_log>> pg_store::list_seen_logs(std::string_view trigger_id,
-                                                       uint64_t from_block) const {
+result<std::vector<seen_log>> pg_store::list_seen_logs(std::string_view trigger_id, uint64_t from_block) const {
   return impl_->once([&](connection& c) -> result<std::vector<seen_log>> {
     rows q = c.exec(
         "SELECT block_hash, log_index, block_number, run_id, seen_at FROM chain_logs "
@@ -1299,9 +1281,8 @@ result<void> pg_store::insert_token(const token_record& t) {
 
 result<token_record> pg_store::find_token(const hash256& hash) const {
   return impl_->once([&](connection& c) -> result<token_record> {
-    rows q = c.exec(
-        "SELECT hash, user_id, client_name, created_at, expires_at, revoked FROM tokens WHERE hash = $1",
-        hash);
+    rows q =
+        c.exec("SELECT hash, user_id, client_name, created_at, expires_at, revoked FROM tokens WHERE hash = $1", hash);
     if (!q.next())
       return fail(store_errc::not_found, "token: unknown");
     return read_token(q);
@@ -1310,8 +1291,7 @@ result<token_record> pg_store::find_token(const hash256& hash) const {
 
 result<void> pg_store::revoke_token(const hash256& hash, std::string_view user_id) {
   return impl_->once([&](connection& c) -> result<void> {
-    if (c.exec("UPDATE tokens SET revoked = true WHERE hash = $1 AND user_id = $2", hash, user_id)
-            .affected() == 0)
+    if (c.exec("UPDATE tokens SET revoked = true WHERE hash = $1 AND user_id = $2", hash, user_id).affected() == 0)
       return fail(store_errc::not_found, "token: unknown");
     return {};
   });
@@ -1341,8 +1321,7 @@ result<void> pg_store::create_approval(const approval& a) {
   return impl_->once([&](connection& c) -> result<void> {
     if (c.exec("INSERT INTO approvals (challenge, client_name, status, user_id, token_hash, "
                "created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
-               a.challenge, a.client_name, to_string(a.status), a.user_id, a.token_hash,
-               a.created_at, a.expires_at)
+               a.challenge, a.client_name, to_string(a.status), a.user_id, a.token_hash, a.created_at, a.expires_at)
             .affected() == 0)
       return fail(store_errc::conflict, "approval: this challenge exists already");
     return {};
@@ -1358,18 +1337,16 @@ result<approval> pg_store::get_approval(std::string_view challenge) const {
   });
 }
 
-result<approval> pg_store::decide_approval(std::string_view challenge,
-                                           std::string_view user_id,
-                                           bool approve,
+result<approval> pg_store::decide_approval(std::string_view challenge, std::string_view user_id, bool approve,
                                            time_point now) {
   if (user_id.empty())
     return fail(store_errc::invalid_argument, "approval: user_id must not be empty");
   return impl_->write([&](connection& c) -> result<approval> {
-    const bool changed =
-        c.exec("UPDATE approvals SET status = $1, user_id = $2 WHERE challenge = $3 AND status = "
-               "'pending' AND expires_at > $4",
-               approve ? "approved" : "denied", user_id, challenge, now)
-            .affected() == 1;
+    const bool changed = c.exec(
+                              "UPDATE approvals SET status = $1, user_id = $2 WHERE challenge = $3 AND status = "
+                              "'pending' AND expires_at > $4",
+                              approve ? "approved" : "denied", user_id, challenge, now)
+                             .affected() == 1;
     rows q = c.exec(APPROVAL_SELECT "WHERE challenge = $1", challenge);
     if (!q.next())
       return fail(store_errc::not_found, "approval: unknown challenge");
@@ -1379,9 +1356,7 @@ result<approval> pg_store::decide_approval(std::string_view challenge,
   });
 }
 
-result<token_record> pg_store::claim_approval(std::string_view challenge,
-                                              const token_record& t,
-                                              time_point now) {
+result<token_record> pg_store::claim_approval(std::string_view challenge, const token_record& t, time_point now) {
   return impl_->write([&](connection& c) -> result<token_record> {
     std::optional<approval> a;
     {
@@ -1424,9 +1399,7 @@ result<void> pg_store::create_session(const browser_session& s) {
 
 result<browser_session> pg_store::find_session(const hash256& hash) const {
   return impl_->once([&](connection& c) -> result<browser_session> {
-    rows q = c.exec(
-        "SELECT hash, user_id, nonce, created_at, expires_at FROM browser_sessions WHERE hash = $1",
-        hash);
+    rows q = c.exec("SELECT hash, user_id, nonce, created_at, expires_at FROM browser_sessions WHERE hash = $1", hash);
     if (!q.next())
       return fail(store_errc::not_found, "session: unknown");
     browser_session s;
@@ -1439,9 +1412,7 @@ result<browser_session> pg_store::find_session(const hash256& hash) const {
   });
 }
 
-result<void> pg_store::sign_in_session(const hash256& pre,
-                                       std::string_view nonce,
-                                       const browser_session& signed_in,
+result<void> pg_store::sign_in_session(const hash256& pre, std::string_view nonce, const browser_session& signed_in,
                                        time_point now) {
   if (nonce.empty())
     return fail(store_errc::not_found, "session: no sign-in nonce");
@@ -1449,14 +1420,12 @@ result<void> pg_store::sign_in_session(const hash256& pre,
   ENACT_TRY_VOID(check_text("session.nonce", signed_in.nonce, 128));
   return impl_->write([&](connection& c) -> result<void> {
     // The DELETE is the single use: of two sign-ins with one nonce, the second deletes nothing.
-    if (c.exec("DELETE FROM browser_sessions WHERE hash = $1 AND nonce = $2 AND expires_at > $3",
-               pre, nonce, now)
+    if (c.exec("DELETE FROM browser_sessions WHERE hash = $1 AND nonce = $2 AND expires_at > $3", pre, nonce, now)
             .affected() == 0)
       return fail(store_errc::not_found, "session: unknown or expired, or its nonce was used or differs");
     if (c.exec("INSERT INTO browser_sessions (hash, user_id, nonce, created_at, expires_at) "
                "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-               signed_in.hash, signed_in.user_id, signed_in.nonce, signed_in.created_at,
-               signed_in.expires_at)
+               signed_in.hash, signed_in.user_id, signed_in.nonce, signed_in.created_at, signed_in.expires_at)
             .affected() == 0)
       return fail(store_errc::conflict, "session: a session with this hash exists");
     return {};

@@ -7,9 +7,7 @@ namespace enact::triggers {
 using std::chrono::sys_seconds;
 
 json::object schedule_params(time_point planned, std::string_view cron) {
-  return json::object{{"source", "schedule"},
-                      {"scheduled_at", to_rfc3339(planned, false)},
-                      {"cron", cron}};
+  return json::object{{"source", "schedule"}, {"scheduled_at", to_rfc3339(planned, false)}, {"cron", cron}};
 }
 
 sys_seconds latest_fire(const cron::schedule& s, sys_seconds due, sys_seconds now) {
@@ -38,9 +36,7 @@ sys_seconds latest_fire(const cron::schedule& s, sys_seconds due, sys_seconds no
 scheduler::scheduler(store& s, const clock& c, std::function<void()> on_fired, event_sink log)
     : store_(s), clock_(c), on_fired_(std::move(on_fired)), log_(std::move(log)) {}
 
-scheduler::~scheduler() {
-  stop();
-}
+scheduler::~scheduler() { stop(); }
 
 void scheduler::report(std::string_view msg, json::object fields) const {
   if (log_)
@@ -77,8 +73,7 @@ void scheduler::index(const scheduled_trigger& t) {
     }
     due = *next;
     if (auto w = store_.set_schedule_state(t.trigger_id, schedule_state{due, std::nullopt}); !w)
-      report("cannot store a schedule's first due time", {{"trigger_id", t.trigger_id},
-                                                          {"detail", w.err().message}});
+      report("cannot store a schedule's first due time", {{"trigger_id", t.trigger_id}, {"detail", w.err().message}});
   }
   entry& e = entries_[t.trigger_id];
   e.schedule = std::move(*parsed);
@@ -135,8 +130,7 @@ size_t scheduler::fire_due() {
         if (it == entries_.end() || it->second.generation != top.generation)
           continue;  // stale: the trigger changed or went away
         const cron::schedule& schedule = it->second.schedule;
-        const auto planned =
-            latest_fire(schedule, std::chrono::floor<std::chrono::seconds>(top.due), now_s);
+        const auto planned = latest_fire(schedule, std::chrono::floor<std::chrono::seconds>(top.due), now_s);
         const auto next = cron::next_after(schedule, now_s);
         if (!next) {
           entries_.erase(it);
@@ -163,8 +157,7 @@ size_t scheduler::fire_due() {
       const bool current = it != entries_.end() && it->second.generation == meta[i].generation;
       auto& out = outs[i];
       if (!out) {
-        report("schedule firing failed; retrying in 1 s",
-               {{"trigger_id", id}, {"detail", out.err().message}});
+        report("schedule firing failed; retrying in 1 s", {{"trigger_id", id}, {"detail", out.err().message}});
         if (current) {
           it->second.due = now + std::chrono::seconds(1);
           heap_.push(slot{it->second.due, id, meta[i].generation});
@@ -244,8 +237,7 @@ void scheduler::run() {
           break;
         heap_.pop();
       }
-      const time_point deadline =
-          heap_.empty() ? clock_.now() + std::chrono::hours(1) : heap_.top().due;
+      const time_point deadline = heap_.empty() ? clock_.now() + std::chrono::hours(1) : heap_.top().due;
       if (deadline > clock_.now())
         clock_.wait_until(lock, wake_, deadline);
     }

@@ -37,8 +37,7 @@ using event_sink = std::function<void(severity, std::string_view message, json::
 [[nodiscard]] json::object schedule_params(time_point planned, std::string_view cron);
 
 /// The latest fire time of `s` that is at or before `now`, given `due` (a fire time ≤ now).
-[[nodiscard]] std::chrono::sys_seconds latest_fire(const cron::schedule& s,
-                                                   std::chrono::sys_seconds due,
+[[nodiscard]] std::chrono::sys_seconds latest_fire(const cron::schedule& s, std::chrono::sys_seconds due,
                                                    std::chrono::sys_seconds now);
 
 class scheduler {
@@ -84,9 +83,7 @@ class scheduler {
     time_point due;
     std::string trigger_id;
     uint64_t generation;
-    bool operator>(const slot& o) const {
-      return due != o.due ? due > o.due : trigger_id > o.trigger_id;
-    }
+    bool operator>(const slot& o) const { return due != o.due ? due > o.due : trigger_id > o.trigger_id; }
   };
 
   /// Puts `t` into the index (mu_ held).

@@ -52,9 +52,7 @@ constexpr size_t kMaxManagementBody = size_t{1} << 20;
 constexpr size_t kMaxName = 256;
 constexpr uint64_t kMaxLimit = 100;
 
-error invalid(std::string msg) {
-  return fail(api_errc::invalid_request, std::move(msg));
-}
+error invalid(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
 
 /// Store errors in the API's terms (API.md §0).
 error api_error_of(const error& e) {
@@ -82,10 +80,14 @@ error api_error_of(const error& e) {
 
 core::logger::level level_of(severity s) {
   switch (s) {
-    case severity::debug: return core::logger::level::debug;
-    case severity::info: return core::logger::level::info;
-    case severity::warn: return core::logger::level::warn;
-    case severity::error: return core::logger::level::error;
+    case severity::debug:
+      return core::logger::level::debug;
+    case severity::info:
+      return core::logger::level::info;
+    case severity::warn:
+      return core::logger::level::warn;
+    case severity::error:
+      return core::logger::level::error;
   }
   return core::logger::level::info;
 }
@@ -123,9 +125,7 @@ void send_error(state& st, const httplib::Request& req, httplib::Response& res, 
   const core::http_error h = core::to_http(api);
   send_json(res, h.status, core::error_body(h));
   if (h.code == api_errc::internal || h.code == api_errc::unavailable)
-    st.log.error("trigger request failed", {{"method", req.method},
-                                            {"path", req.path},
-                                            {"detail", e.message}});
+    st.log.error("trigger request failed", {{"method", req.method}, {"path", req.path}, {"detail", e.message}});
 }
 
 // --- reading requests --------------------------------------------------------------------------
@@ -161,16 +161,15 @@ bool is_json_media_type(std::string_view type) {
   while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
     type.remove_suffix(1);
   constexpr std::string_view kJson = "application/json";
-  return type.size() == kJson.size() &&
-         std::equal(type.begin(), type.end(), kJson.begin(), [](char a, char b) {
+  return type.size() == kJson.size() && std::equal(type.begin(), type.end(), kJson.begin(), [](char a, char b) {
            return std::tolower(static_cast<unsigned char>(a)) == b;
          });
 }
 
 result<json::object> body_object(const httplib::Request& req) {
   if (req.body.size() > kMaxManagementBody)
-    return fail(api_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
-                                                 " bytes, at most " + std::to_string(kMaxManagementBody));
+    return fail(api_errc::payload_too_large,
+                "body: " + std::to_string(req.body.size()) + " bytes, at most " + std::to_string(kMaxManagementBody));
   // API.md §0: JSON bodies, as the core has them. A text/plain or form body is also what a page
   // of another site can send without a CORS preflight.
   const std::string type = req.get_header_value("Content-Type");
@@ -191,16 +190,16 @@ void wipe_body(const httplib::Request& req) {
   detail::secure_wipe(body.data(), body.size());
 }
 
-result<uint64_t> query_number(const httplib::Request& req, const char* name, uint64_t fallback,
-                              uint64_t min, uint64_t max) {
+result<uint64_t> query_number(const httplib::Request& req, const char* name, uint64_t fallback, uint64_t min,
+                              uint64_t max) {
   if (!req.has_param(name))
     return fallback;
   const std::string v = req.get_param_value(name);
   uint64_t n = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || n < min || n > max)
-    return invalid(std::string("query.") + name + ": expected an integer from " + std::to_string(min) +
-                   " to " + std::to_string(max));
+    return invalid(std::string("query.") + name + ": expected an integer from " + std::to_string(min) + " to " +
+                   std::to_string(max));
   return n;
 }
 
@@ -244,8 +243,8 @@ result<void> check_stored_key(state& st, const Secret& key, std::string_view cid
   kc.timeout = st.cfg.key_check_timeout;
   auto checked = check_trigger_key(kc, key, cid, pkp);
   if (!checked && checked.code() == api_errc::unavailable)
-    st.log.warn("usage key check failed: the core is unavailable", {{"core_url", kc.core_url},
-                                                                    {"detail", checked.err().message}});
+    st.log.warn("usage key check failed: the core is unavailable",
+                {{"core_url", kc.core_url}, {"detail", checked.err().message}});
   return checked;
 }
 
@@ -291,7 +290,9 @@ result<sealed_key> seal_key(state& st, json::value& v) {
   if (!v.is_string())
     return invalid("body.usage_api_key: expected the usage API key (base64 of 32 bytes)");
   json::string& key = v.get_string();
-  const auto wipe = [&] { detail::secure_wipe(key.data(), key.size()); };
+  const auto wipe = [&] {
+    detail::secure_wipe(key.data(), key.size());
+  };
   auto raw = base64::decode(key, "body.usage_api_key");
   const bool ok = raw && raw->size() == 32;
   if (raw)
@@ -397,8 +398,7 @@ result<reply> create_trigger(state& st, const httplib::Request& req, const token
                               "max_runs_per_minute", "max_queued_runs"},
                              "body"));
     const auto* type_v = body.if_contains("type");
-    const auto type = type_v != nullptr && type_v->is_string() ? trigger_type_from(type_v->get_string())
-                                                               : std::nullopt;
+    const auto type = type_v != nullptr && type_v->is_string() ? trigger_type_from(type_v->get_string()) : std::nullopt;
     if (!type)
       return invalid("body.type: required, one of webhook, schedule, chain-event");
     if (!body.contains("name"))
@@ -406,8 +406,9 @@ result<reply> create_trigger(state& st, const httplib::Request& req, const token
     if (!body.contains("action_ipfs_cid"))
       return invalid("body.action_ipfs_cid: required");
     if (!body.contains("usage_api_key"))
-      return invalid("body.usage_api_key: required (a usage API key of the core service that may "
-                     "execute the action)");
+      return invalid(
+          "body.usage_api_key: required (a usage API key of the core service that may "
+          "execute the action)");
     trigger t;
     t.type = *type;
     ENACT_TRY(t.name, name_of(body.at("name")));
@@ -603,24 +604,21 @@ result<reply> webhook(state& st, const httplib::Request& req, httplib::Response&
   if (!is_id(id, "trg_"))
     return fail(api_errc::not_found, "no webhook at this URL");
   if (req.body.size() > kMaxWebhookBody)
-    return fail(api_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
-                                                 " bytes, at most " + std::to_string(kMaxWebhookBody));
+    return fail(api_errc::payload_too_large,
+                "body: " + std::to_string(req.body.size()) + " bytes, at most " + std::to_string(kMaxWebhookBody));
   std::vector<std::pair<std::string, std::string>> headers(req.headers.begin(), req.headers.end());
-  new_run r{new_run_id(), id, webhook_params(req.body, req.get_header_value("Content-Type"), headers),
-            st.clk.now()};
+  new_run r{new_run_id(), id, webhook_params(req.body, req.get_header_value("Content-Type"), headers), st.clk.now()};
   const auto enqueue_start = steady::now();
   auto queued = st.db.enqueue_run(r, trigger_type::webhook);
   if (st.log.enabled(core::logger::level::debug)) {
-    const auto enqueue_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                                steady::now() - enqueue_start)
-                                .count();
-    st.log.debug("webhook intake",
-                 {{"trigger_id", id},
-                  {"run_id", queued ? json::value(queued->id) : json::value(nullptr)},
-                  {"body_bytes", req.body.size()},
-                  {"header_count", headers.size()},
-                  {"enqueue_us", enqueue_us},
-                  {"queued", queued.has_value()}});
+    const auto enqueue_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - enqueue_start).count();
+    st.log.debug("webhook intake", {{"trigger_id", id},
+                                    {"run_id", queued ? json::value(queued->id) : json::value(nullptr)},
+                                    {"body_bytes", req.body.size()},
+                                    {"header_count", headers.size()},
+                                    {"enqueue_us", enqueue_us},
+                                    {"queued", queued.has_value()}});
   }
   if (!queued) {
     switch (static_cast<store_errc>(queued.code().value())) {
@@ -692,12 +690,10 @@ httplib::Server::Handler authed(state& st, handler h) {
 
 service::service(std::unique_ptr<state> st) : st_(std::move(st)) {}
 
-service::~service() {
-  stop();
-}
+service::~service() { stop(); }
 
-result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, core::logger& log,
-                                                const clock& c, service_config cfg) {
+result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, core::logger& log, const clock& c,
+                                                service_config cfg) {
   auto st = std::unique_ptr<state>(new state{s, t, log, c, std::move(cfg), nullptr, nullptr, false});
   event_sink sink = [&log](severity level, std::string_view msg, json::object fields) {
     log.log(level_of(level), msg, std::move(fields));
@@ -707,17 +703,18 @@ result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, cor
     if (released > 0)
       log.warn("runs left running by a stopped process taken back", {{"runs", released}});
   }
-  st->webhook_per_ip = std::make_unique<core::rate_limiter>(st->cfg.webhook_requests_per_second,
-                                                            std::max(1.0, st->cfg.webhook_burst));
+  st->webhook_per_ip =
+      std::make_unique<core::rate_limiter>(st->cfg.webhook_requests_per_second, std::max(1.0, st->cfg.webhook_burst));
   st->workers = std::make_unique<run_workers>(s, t, c, st->cfg.workers, sink);
   run_workers* w = st->workers.get();
-  st->sched = std::make_unique<scheduler>(s, c, [w] { w->notify(); }, sink);
+  st->sched = std::make_unique<scheduler>(
+      s, c, [w] { w->notify(); }, sink);
   ENACT_TRY_VOID(st->sched->load());
   st->sched->start();
   st->workers->start();
-  log.info("trigger service started", {{"workers", st->cfg.workers.threads},
-                                       {"core_url", st->cfg.workers.core_url},
-                                       {"schedules", st->sched->size()}});
+  log.info(
+      "trigger service started",
+      {{"workers", st->cfg.workers.threads}, {"core_url", st->cfg.workers.core_url}, {"schedules", st->sched->size()}});
   return std::unique_ptr<service>(new service(std::move(st)));
 }
 
@@ -729,13 +726,9 @@ void service::stop() {
   st_->workers->stop();
 }
 
-scheduler& service::schedules() {
-  return *st_->sched;
-}
+scheduler& service::schedules() { return *st_->sched; }
 
-run_workers& service::workers() {
-  return *st_->workers;
-}
+run_workers& service::workers() { return *st_->workers; }
 
 void service::mount(httplib::Server& server, bool own_listener, std::vector<std::string> loopback_authorities) {
   state& st = *st_;

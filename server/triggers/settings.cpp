@@ -12,9 +12,7 @@ namespace {
 
 namespace json = boost::json;
 
-error usage(std::string msg) {
-  return fail(api_errc::invalid_request, std::move(msg));
-}
+error usage(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
 
 result<std::string> text(const json::value& v, const std::string& what) {
   if (!v.is_string())

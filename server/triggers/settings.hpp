@@ -55,9 +55,7 @@ struct settings {
 /// "chain_confirmations.<NAME>" (value N).
 /// nullopt when `key` is not one of these; otherwise the result of applying it (usage errors
 /// name `what`).
-[[nodiscard]] std::optional<result<void>> apply_setting(settings& s,
-                                                        std::string_view key,
-                                                        const boost::json::value& v,
+[[nodiscard]] std::optional<result<void>> apply_setting(settings& s, std::string_view key, const boost::json::value& v,
                                                         const std::string& what);
 
 /// HOST and PORT of a "HOST:PORT" value.

@@ -126,8 +126,7 @@ ALTER TABLE triggers ADD COLUMN max_queued_runs INTEGER NOT NULL DEFAULT 100;
 CREATE INDEX runs_unfinished ON runs(trigger_id) WHERE status IN ('queued', 'running');
 )sql",
 };
-static_assert(std::size(kMigrations) == sqlite_store::kSchemaVersion,
-              "kSchemaVersion must count the migrations");
+static_assert(std::size(kMigrations) == sqlite_store::kSchemaVersion, "kSchemaVersion must count the migrations");
 
 // ---------------------------------------------------------------------------------------------
 // SQLite access
@@ -137,16 +136,15 @@ struct sqlite_failure : std::runtime_error {
 };
 
 [[noreturn]] void throw_sqlite(sqlite3* db, std::string_view what) {
-  throw sqlite_failure("sqlite: " + std::string(what) + ": " +
-                       (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+  throw sqlite_failure("sqlite: " + std::string(what) + ": " + (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
 }
 
 /// One SQLite connection and its prepared statements. Used by one thread at a time.
 class connection {
  public:
   connection(const std::string& path, bool writer) {
-    const int flags = (writer ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
-                      SQLITE_OPEN_NOMUTEX;
+    const int flags =
+        (writer ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
     sqlite3* db = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
     db_.reset(db);
@@ -169,8 +167,8 @@ class connection {
     if (auto it = cache_.find(sql); it != cache_.end())
       return it->second;
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()),
-                           SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
+    if (sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s,
+                           nullptr) != SQLITE_OK)
       throw_sqlite(db_.get(), "prepare");
     cache_.emplace(sql, s);
     return s;
@@ -252,9 +250,8 @@ class query {
     std::array<uint8_t, N> out{};
     const void* p = sqlite3_column_blob(s_, col);
     if (static_cast<size_t>(sqlite3_column_bytes(s_, col)) != N || p == nullptr)
-      throw sqlite_failure("sqlite: corrupt row: blob of " +
-                           std::to_string(sqlite3_column_bytes(s_, col)) + " bytes, expected " +
-                           std::to_string(N));
+      throw sqlite_failure("sqlite: corrupt row: blob of " + std::to_string(sqlite3_column_bytes(s_, col)) +
+                           " bytes, expected " + std::to_string(N));
     std::copy_n(static_cast<const uint8_t*>(p), N, out.begin());
     return out;
   }
@@ -283,9 +280,7 @@ class query {
   }
   void bind_one(const std::string& v) { bind_one(std::string_view(v)); }
   void bind_one(const char* v) { bind_one(std::string_view(v)); }
-  void bind_one(const bytes& v) {
-    check(sqlite3_bind_blob64(s_, ++index_, v.data(), v.size(), SQLITE_TRANSIENT));
-  }
+  void bind_one(const bytes& v) { check(sqlite3_bind_blob64(s_, ++index_, v.data(), v.size(), SQLITE_TRANSIENT)); }
   template <size_t N>
   void bind_one(const std::array<uint8_t, N>& v) {
     check(sqlite3_bind_blob64(s_, ++index_, v.data(), N, SQLITE_TRANSIENT));
@@ -495,14 +490,11 @@ class write_queue {
 // ---------------------------------------------------------------------------------------------
 // Rows
 
-[[nodiscard]] error storage_error(const std::exception& e) {
-  return fail(store_errc::storage, e.what());
-}
+[[nodiscard]] error storage_error(const std::exception& e) { return fail(store_errc::storage, e.what()); }
 
 [[nodiscard]] result<void> check_text(std::string_view field, std::string_view v, size_t max = kMaxText) {
   if (v.size() > max)
-    return fail(store_errc::invalid_argument,
-                std::string(field) + ": longer than " + std::to_string(max) + " bytes");
+    return fail(store_errc::invalid_argument, std::string(field) + ": longer than " + std::to_string(max) + " bytes");
   return {};
 }
 
@@ -513,13 +505,13 @@ class write_queue {
   return fail(store_errc::not_found, "run " + std::string(id) + ": no such run");
 }
 [[nodiscard]] error lease_lost(const lease_ref& l) {
-  return fail(store_errc::lease_lost, "run " + l.run_id + ": worker " + l.worker_id +
-                                          " no longer holds attempt " + std::to_string(l.attempt));
+  return fail(store_errc::lease_lost,
+              "run " + l.run_id + ": worker " + l.worker_id + " no longer holds attempt " + std::to_string(l.attempt));
 }
 
-#define TRIGGER_COLUMNS                                                                     \
+#define TRIGGER_COLUMNS                                                                    \
   "t.id, t.owner, t.type, t.name, t.enabled, t.action_cid, t.pkp_id, t.sealed_usage_key, " \
-  "t.usage_key_hash, t.config, t.created_at, t.updated_at, t.max_runs_per_minute, "         \
+  "t.usage_key_hash, t.config, t.created_at, t.updated_at, t.max_runs_per_minute, "        \
   "t.max_queued_runs "
 
 trigger read_trigger(const query& q, int at = 0) {
@@ -548,8 +540,8 @@ trigger read_trigger(const query& q, int at = 0) {
   return t;
 }
 
-#define RUN_COLUMNS                                                                             \
-  "r.id, r.trigger_id, r.status, r.attempts, r.params, r.response, r.error_code, "             \
+#define RUN_COLUMNS                                                                               \
+  "r.id, r.trigger_id, r.status, r.attempts, r.params, r.response, r.error_code, "                \
   "r.error_message, r.error_stack, r.queued_at, r.started_at, r.finished_at, r.next_attempt_at, " \
   "r.lease_owner, r.lease_expires_at "
 constexpr int kRunColumns = 15;
@@ -648,8 +640,7 @@ std::optional<error> over_limits(connection& c, std::string_view id, int64_t per
             "NOT (status = 'failed' AND attempts = 0) ORDER BY seq DESC LIMIT ?) WHERE queued_at >= ?");
     q.bind(id, per_minute, minute);
     if (q.next() && q.i64(0) >= per_minute)
-      return fail(store_errc::rate_limited, "trigger " + std::string(id) + ": " +
-                                                std::to_string(per_minute) +
+      return fail(store_errc::rate_limited, "trigger " + std::string(id) + ": " + std::to_string(per_minute) +
                                                 " runs queued in this minute already (max_runs_per_minute)");
   }
   query q(c,
@@ -667,8 +658,7 @@ run insert_refused_run(connection& c, const new_run& r, const std::string& param
   query(c,
         "INSERT INTO runs (id, trigger_id, status, params, error_code, error_message, queued_at, "
         "finished_at, next_attempt_at) VALUES (?, ?, 'failed', ?, ?, ?, ?, ?, ?)")
-      .bind(r.id, r.trigger_id, params_json, kRateLimitedCode, why.message, r.queued_at, r.queued_at,
-            r.queued_at)
+      .bind(r.id, r.trigger_id, params_json, kRateLimitedCode, why.message, r.queued_at, r.queued_at, r.queued_at)
       .run();
   run out;
   out.id = r.id;
@@ -732,7 +722,7 @@ size_t expire(connection& c, time_point now, uint32_t max_attempts, bool all) {
 /// kWalBackpressurePages, the writer checkpoints itself (backpressure).
 class checkpointer {
  public:
-  static constexpr int kWalPages = 1000;               // SQLite's default auto-checkpoint size
+  static constexpr int kWalPages = 1000;                // SQLite's default auto-checkpoint size
   static constexpr int kWalBackpressurePages = 100000;  // ~400 MiB of 4 KiB pages
 
   checkpointer(const std::string& path, connection& writer, bool full) : c_(path, true), writer_(writer) {
@@ -835,8 +825,7 @@ struct sqlite_store::impl {
   }
 };
 
-result<std::unique_ptr<sqlite_store>> sqlite_store::open(const std::string& path,
-                                                         sqlite_options options) {
+result<std::unique_ptr<sqlite_store>> sqlite_store::open(const std::string& path, sqlite_options options) {
   std::unique_ptr<impl> s;
   try {
     s = std::make_unique<impl>(path, options);
@@ -854,9 +843,8 @@ result<std::unique_ptr<sqlite_store>> sqlite_store::open(const std::string& path
       return q.next() ? q.i64(0) : 0;
     };
     const auto refuse_newer = [&](int64_t v) {
-      return fail(store_errc::storage, "sqlite: " + path + ": schema version " +
-                                           std::to_string(v) + " is newer than this build's " +
-                                           std::to_string(kSchemaVersion));
+      return fail(store_errc::storage, "sqlite: " + path + ": schema version " + std::to_string(v) +
+                                           " is newer than this build's " + std::to_string(kSchemaVersion));
     };
     int64_t version = user_version();
     if (version > kSchemaVersion)
@@ -890,9 +878,7 @@ result<std::unique_ptr<sqlite_store>> sqlite_store::open(const std::string& path
 sqlite_store::sqlite_store(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
 sqlite_store::~sqlite_store() = default;
 
-sqlite_store::commit_stats sqlite_store::stats() const {
-  return impl_->queue->stats();
-}
+sqlite_store::commit_stats sqlite_store::stats() const { return impl_->queue->stats(); }
 
 // ---------------------------------------------------------------------------------------------
 // triggers
@@ -915,9 +901,8 @@ result<trigger> sqlite_store::create_trigger(const trigger& t, const std::option
           "INSERT INTO triggers (id, owner, type, name, enabled, action_cid, pkp_id, "
           "sealed_usage_key, usage_key_hash, config, created_at, updated_at, max_runs_per_minute, "
           "max_queued_runs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .bind(t.id, t.owner, to_string(t.type), t.name, t.enabled, t.action_cid, pkp,
-              t.sealed_usage_key, t.usage_key_hash, config, t.created_at, t.updated_at,
-              t.max_runs_per_minute, t.max_queued_runs)
+        .bind(t.id, t.owner, to_string(t.type), t.name, t.enabled, t.action_cid, pkp, t.sealed_usage_key,
+              t.usage_key_hash, config, t.created_at, t.updated_at, t.max_runs_per_minute, t.max_queued_runs)
         .run();
     if (s)
       query(c, "INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES (?, ?, ?)")
@@ -962,16 +947,13 @@ result<listing<trigger>> sqlite_store::list_triggers(std::string_view owner, pag
   });
 }
 
-result<trigger> sqlite_store::update_trigger(std::string_view owner,
-                                             std::string_view id,
-                                             const trigger_patch& patch) {
+result<trigger> sqlite_store::update_trigger(std::string_view owner, std::string_view id, const trigger_patch& patch) {
   if (patch.name)
     ENACT_TRY_VOID(check_text("trigger.name", *patch.name));
   if (patch.action_cid)
     ENACT_TRY_VOID(check_text("trigger.action_cid", *patch.action_cid, 256));
   if (patch.sealed_usage_key.has_value() != patch.usage_key_hash.has_value())
-    return fail(store_errc::invalid_argument,
-                "trigger patch: sealed_usage_key and usage_key_hash change together");
+    return fail(store_errc::invalid_argument, "trigger patch: sealed_usage_key and usage_key_hash change together");
   std::optional<std::string> config;
   if (patch.config)
     config = json::serialize(*patch.config);
@@ -1005,9 +987,8 @@ result<trigger> sqlite_store::update_trigger(std::string_view owner,
           "UPDATE triggers SET name = ?, enabled = ?, config = ?, action_cid = ?, pkp_id = ?, "
           "sealed_usage_key = ?, usage_key_hash = ?, updated_at = ?, max_runs_per_minute = ?, "
           "max_queued_runs = ? WHERE id = ?")
-        .bind(t->name, t->enabled, config ? *config : json::serialize(t->config), t->action_cid,
-              pkp, t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->max_runs_per_minute,
-              t->max_queued_runs, t->id)
+        .bind(t->name, t->enabled, config ? *config : json::serialize(t->config), t->action_cid, pkp,
+              t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->max_runs_per_minute, t->max_queued_runs, t->id)
         .run();
     if (patch.schedule)
       query(c,
@@ -1041,8 +1022,8 @@ result<run> sqlite_store::enqueue_run(const new_run& r, trigger_type expected) {
     if (!q.next())
       return no_trigger(r.trigger_id);
     if (q.text(0) != to_string(expected))
-      return fail(store_errc::wrong_type, "trigger " + r.trigger_id + ": not a " +
-                                              std::string(to_string(expected)) + " trigger");
+      return fail(store_errc::wrong_type,
+                  "trigger " + r.trigger_id + ": not a " + std::string(to_string(expected)) + " trigger");
     if (!q.boolean(1))
       return fail(store_errc::disabled, "trigger " + r.trigger_id + ": disabled");
     if (auto over = over_limits(c, r.trigger_id, q.i64(2), q.i64(3), r.queued_at))
@@ -1053,7 +1034,8 @@ result<run> sqlite_store::enqueue_run(const new_run& r, trigger_type expected) {
 
 result<run> sqlite_store::get_run(std::string_view owner, std::string_view run_id) const {
   return impl_->read([&](connection& c) -> result<run> {
-    query q(c, "SELECT " RUN_COLUMNS ", t.owner FROM runs r JOIN triggers t ON t.id = r.trigger_id "
+    query q(c, "SELECT " RUN_COLUMNS
+               ", t.owner FROM runs r JOIN triggers t ON t.id = r.trigger_id "
                "WHERE r.id = ?");
     q.bind(run_id);
     if (!q.next() || q.text(kRunColumns) != owner)
@@ -1062,9 +1044,7 @@ result<run> sqlite_store::get_run(std::string_view owner, std::string_view run_i
   });
 }
 
-result<listing<run>> sqlite_store::list_runs(std::string_view owner,
-                                             std::string_view trigger_id,
-                                             page p) const {
+result<listing<run>> sqlite_store::list_runs(std::string_view owner, std::string_view trigger_id, page p) const {
   return impl_->read([&](connection& c) -> result<listing<run>> {
     auto t = load_trigger(c, trigger_id);
     if (!t || t->owner != owner)
@@ -1120,7 +1100,8 @@ result<std::vector<leased_run>> sqlite_store::lease_runs(const lease_request& re
             "lease_expires_at = ?, started_at = COALESCE(started_at, ?) WHERE seq = ?")
           .bind(req.worker_id, until, req.now, seq)
           .run();
-      query q(c, "SELECT " RUN_COLUMNS ", t.owner, t.action_cid, t.pkp_id, t.sealed_usage_key "
+      query q(c, "SELECT " RUN_COLUMNS
+                 ", t.owner, t.action_cid, t.pkp_id, t.sealed_usage_key "
                  "FROM runs r JOIN triggers t ON t.id = r.trigger_id WHERE r.seq = ?");
       q.bind(seq);
       if (!q.next())
@@ -1213,8 +1194,9 @@ result<std::optional<time_point>> sqlite_store::next_run_wakeup() const {
       }
     };
     {
-      query q(c, "SELECT MIN(next_attempt_at) FROM runs WHERE lease_owner IS NULL AND status IN "
-                 "('queued', 'running')");
+      query q(c,
+              "SELECT MIN(next_attempt_at) FROM runs WHERE lease_owner IS NULL AND status IN "
+              "('queued', 'running')");
       consider(q);
     }
     {
@@ -1270,11 +1252,8 @@ result<std::optional<scheduled_trigger>> sqlite_store::get_schedule(std::string_
   });
 }
 
-result<std::optional<run>> sqlite_store::fire_schedule(std::string_view trigger_id,
-                                                       time_point expected_due,
-                                                       time_point planned,
-                                                       const new_run& r,
-                                                       time_point next_due) {
+result<std::optional<run>> sqlite_store::fire_schedule(std::string_view trigger_id, time_point expected_due,
+                                                       time_point planned, const new_run& r, time_point next_due) {
   ENACT_TRY_VOID(check_new_run(r));
   const std::string params = json::serialize(r.params);
   return impl_->write([&](connection& c) -> result<std::optional<run>> {
@@ -1293,8 +1272,7 @@ result<std::optional<run>> sqlite_store::fire_schedule(std::string_view trigger_
   });
 }
 
-std::vector<result<std::optional<run>>> sqlite_store::fire_schedules(
-    const std::vector<schedule_firing>& firings) {
+std::vector<result<std::optional<run>>> sqlite_store::fire_schedules(const std::vector<schedule_firing>& firings) {
   using outcome = result<std::optional<run>>;
   std::vector<std::optional<outcome>> outs(firings.size());
   std::vector<std::string> params(firings.size());
@@ -1375,8 +1353,7 @@ result<std::vector<run>> sqlite_store::record_chain_batch(const chain_batch& b) 
   params.reserve(b.logs.size());
   for (const auto& e : b.logs) {
     if (e.log.trigger_id != b.trigger_id || (!e.fire.id.empty() && e.fire.trigger_id != b.trigger_id))
-      return fail(store_errc::invalid_argument, "chain batch: every log and run must name trigger " +
-                                                    b.trigger_id);
+      return fail(store_errc::invalid_argument, "chain batch: every log and run must name trigger " + b.trigger_id);
     params.push_back(json::serialize(e.fire.params));
   }
   return impl_->write([&](connection& c) -> result<std::vector<run>> {
@@ -1398,8 +1375,8 @@ result<std::vector<run>> sqlite_store::record_chain_batch(const chain_batch& b) 
       query(c,
             "INSERT INTO chain_logs (trigger_id, block_hash, log_index, block_number, removed, "
             "run_id, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-          .bind(b.trigger_id, e.log.block_hash, e.log.log_index, e.log.block_number, e.log.removed,
-                run_id, e.log.seen_at)
+          .bind(b.trigger_id, e.log.block_hash, e.log.log_index, e.log.block_number, e.log.removed, run_id,
+                e.log.seen_at)
           .run();
       if (c.changes() == 1 && run_id)
         out.push_back(insert_or_refuse(c, e.fire, params[i], per_minute, queued));
@@ -1423,8 +1400,7 @@ result<size_t> sqlite_store::mark_logs_removed(std::string_view trigger_id, cons
   });
 }
 
-result<std::optional<seen_log>> sqlite_store::find_seen_log(std::string_view trigger_id,
-                                                            const hash256& block_hash,
+result<std::optional<seen_log>> sqlite_store::find_seen_log(std::string_view trigger_id, const hash256& block_hash,
                                                             uint64_t log_index) const {
   return impl_->read([&](connection& c) -> result<std::optional<seen_log>> {
     query q(c,
@@ -1447,7 +1423,8 @@ result<std::optional<seen_log>> sqlite_store::find_seen_log(std::string_view tri
 
 result<std::vector<trigger>> sqlite_store::list_chain_triggers() const {
   return impl_->read([&](connection& c) -> result<std::vector<trigger>> {
-    query q(c, "SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.type = ? AND t.enabled = 1 "
+    query q(c, "SELECT " TRIGGER_COLUMNS
+               "FROM triggers t WHERE t.type = ? AND t.enabled = 1 "
                "ORDER BY t.seq");
     q.bind(to_string(trigger_type::chain_event));
     std::vector<trigger> out;
@@ -1457,8 +1434,7 @@ result<std::vector<trigger>> sqlite_store::list_chain_triggers() const {
   });
 }
 
-result<std::vector<seen_log>> sqlite_store::list_seen_logs(std::string_view trigger_id,
-                                                           uint64_t from_block) const {
+result<std::vector<seen_log>> sqlite_store::list_seen_logs(std::string_view trigger_id, uint64_t from_block) const {
   return impl_->read([&](connection& c) -> result<std::vector<seen_log>> {
     query q(c,
             "SELECT block_hash, log_index, block_number, run_id, seen_at FROM chain_logs "
@@ -1544,8 +1520,7 @@ result<void> sqlite_store::create_approval(const approval& a) {
     query(c,
           "INSERT INTO approvals (challenge, client_name, status, user_id, token_hash, created_at, "
           "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-        .bind(a.challenge, a.client_name, to_string(a.status), a.user_id, a.token_hash,
-              a.created_at, a.expires_at)
+        .bind(a.challenge, a.client_name, to_string(a.status), a.user_id, a.token_hash, a.created_at, a.expires_at)
         .run();
     if (c.changes() == 0)
       return fail(store_errc::conflict, "approval: this challenge exists already");
@@ -1563,9 +1538,7 @@ result<approval> sqlite_store::get_approval(std::string_view challenge) const {
   });
 }
 
-result<approval> sqlite_store::decide_approval(std::string_view challenge,
-                                               std::string_view user_id,
-                                               bool approve,
+result<approval> sqlite_store::decide_approval(std::string_view challenge, std::string_view user_id, bool approve,
                                                time_point now) {
   if (user_id.empty())
     return fail(store_errc::invalid_argument, "approval: user_id must not be empty");
@@ -1586,9 +1559,7 @@ result<approval> sqlite_store::decide_approval(std::string_view challenge,
   });
 }
 
-result<token_record> sqlite_store::claim_approval(std::string_view challenge,
-                                                  const token_record& t,
-                                                  time_point now) {
+result<token_record> sqlite_store::claim_approval(std::string_view challenge, const token_record& t, time_point now) {
   return impl_->write([&](connection& c) -> result<token_record> {
     std::optional<approval> a;
     {
@@ -1649,9 +1620,7 @@ result<browser_session> sqlite_store::find_session(const hash256& hash) const {
   });
 }
 
-result<void> sqlite_store::sign_in_session(const hash256& pre,
-                                           std::string_view nonce,
-                                           const browser_session& signed_in,
+result<void> sqlite_store::sign_in_session(const hash256& pre, std::string_view nonce, const browser_session& signed_in,
                                            time_point now) {
   if (nonce.empty())
     return fail(store_errc::not_found, "session: no sign-in nonce");

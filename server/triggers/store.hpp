@@ -48,14 +48,11 @@ enum class store_errc {
 inline const std::error_category& store_category() noexcept {
   static const enact::detail::errc_category<store_errc> c(
       "enact.triggers.store",
-      {"", "not found", "trigger disabled", "wrong trigger type", "conflict", "lease lost",
-       "invalid argument", "storage failure", "over the trigger's max_runs_per_minute",
-       "over the trigger's max_queued_runs"});
+      {"", "not found", "trigger disabled", "wrong trigger type", "conflict", "lease lost", "invalid argument",
+       "storage failure", "over the trigger's max_runs_per_minute", "over the trigger's max_queued_runs"});
   return c;
 }
-inline std::error_code make_error_code(store_errc e) noexcept {
-  return {static_cast<int>(e), store_category()};
-}
+inline std::error_code make_error_code(store_errc e) noexcept { return {static_cast<int>(e), store_category()}; }
 
 }  // namespace enact::triggers
 ENACT_ERRC_ENUM(enact::triggers::store_errc)
@@ -135,7 +132,7 @@ struct trigger_patch {
 /// An enabled schedule trigger as the scheduler needs it.
 struct scheduled_trigger {
   std::string trigger_id;
-  std::string cron;  // config.cron
+  std::string cron;                     // config.cron
   std::optional<schedule_state> state;  // absent until the first state is written
 };
 
@@ -157,7 +154,7 @@ struct schedule_firing {
 };
 
 struct run_error {
-  std::string code;     // the core's error code ("action_failed", "unavailable", …)
+  std::string code;  // the core's error code ("action_failed", "unavailable", …)
   std::string message;
   std::optional<std::string> stack;  // the JavaScript stack when the action threw
 };
@@ -266,7 +263,7 @@ struct approval {
   std::string challenge;
   std::string client_name;
   approval_status status = approval_status::pending;
-  std::string user_id;  // who decided; empty while pending
+  std::string user_id;                // who decided; empty while pending
   std::optional<hash256> token_hash;  // set when claimed
   time_point created_at{};
   time_point expires_at{};
@@ -295,18 +292,14 @@ class store {
   // --- triggers ------------------------------------------------------------------------------
   /// Inserts `t` (its id must be new: conflict otherwise) and, for a schedule trigger, its first
   /// schedule state, in one transaction.
-  [[nodiscard]] virtual result<trigger> create_trigger(const trigger& t,
-                                                       const std::optional<schedule_state>& s) = 0;
+  [[nodiscard]] virtual result<trigger> create_trigger(const trigger& t, const std::optional<schedule_state>& s) = 0;
   /// The trigger `id` of `owner` (not_found for another owner's trigger).
-  [[nodiscard]] virtual result<trigger> get_trigger(std::string_view owner,
-                                                    std::string_view id) const = 0;
+  [[nodiscard]] virtual result<trigger> get_trigger(std::string_view owner, std::string_view id) const = 0;
   /// The trigger `id`, whoever owns it (for the service's own components).
   [[nodiscard]] virtual result<trigger> find_trigger(std::string_view id) const = 0;
   /// `owner`'s triggers, oldest first.
-  [[nodiscard]] virtual result<listing<trigger>> list_triggers(std::string_view owner,
-                                                               page p) const = 0;
-  [[nodiscard]] virtual result<trigger> update_trigger(std::string_view owner,
-                                                       std::string_view id,
+  [[nodiscard]] virtual result<listing<trigger>> list_triggers(std::string_view owner, page p) const = 0;
+  [[nodiscard]] virtual result<trigger> update_trigger(std::string_view owner, std::string_view id,
                                                        const trigger_patch& patch) = 0;
   /// Deletes the trigger with its runs, schedule state and chain state.
   [[nodiscard]] virtual result<void> delete_trigger(std::string_view owner, std::string_view id) = 0;
@@ -320,11 +313,9 @@ class store {
   /// this. (Runs refused by the limits, see fire_schedule, do not count towards them.)
   [[nodiscard]] virtual result<run> enqueue_run(const new_run& r, trigger_type expected) = 0;
   /// The run `run_id` of one of `owner`'s triggers.
-  [[nodiscard]] virtual result<run> get_run(std::string_view owner,
-                                            std::string_view run_id) const = 0;
+  [[nodiscard]] virtual result<run> get_run(std::string_view owner, std::string_view run_id) const = 0;
   /// The runs of `owner`'s trigger, newest first.
-  [[nodiscard]] virtual result<listing<run>> list_runs(std::string_view owner,
-                                                       std::string_view trigger_id,
+  [[nodiscard]] virtual result<listing<run>> list_runs(std::string_view owner, std::string_view trigger_id,
                                                        page p) const = 0;
   /// Atomically: fails or requeues runs whose lease expired (see lease_request::max_attempts),
   /// then moves up to `max_runs` due runs (queued, or running without a lease, whose
@@ -334,17 +325,12 @@ class store {
   /// Extends a held lease to `expires_at`.
   [[nodiscard]] virtual result<void> renew_lease(const lease_ref& l, time_point expires_at) = 0;
   /// running → success with `response`; the lease ends.
-  [[nodiscard]] virtual result<void> complete_run(const lease_ref& l,
-                                                  const json::value& response,
-                                                  time_point now) = 0;
+  [[nodiscard]] virtual result<void> complete_run(const lease_ref& l, const json::value& response, time_point now) = 0;
   /// running → failed with `e`; the lease ends.
-  [[nodiscard]] virtual result<void> fail_run(const lease_ref& l,
-                                              const run_error& e,
-                                              time_point now) = 0;
+  [[nodiscard]] virtual result<void> fail_run(const lease_ref& l, const run_error& e, time_point now) = 0;
   /// The attempt failed transiently: the run stays running, without a lease, until
   /// `next_attempt_at`; `e` is kept as its last error.
-  [[nodiscard]] virtual result<void> retry_run_later(const lease_ref& l,
-                                                     const run_error& e,
+  [[nodiscard]] virtual result<void> retry_run_later(const lease_ref& l, const run_error& e,
                                                      time_point next_attempt_at) = 0;
   /// lease_runs' first step alone: runs whose lease expired by `now` go back to queued (or to
   /// failed after `max_attempts`). Returns how many changed.
@@ -361,17 +347,14 @@ class store {
   /// Every enabled schedule trigger with its state (the scheduler's index at start).
   [[nodiscard]] virtual result<std::vector<scheduled_trigger>> list_schedules() const = 0;
   /// One schedule trigger's entry; nullopt when it is gone, disabled or not a schedule.
-  [[nodiscard]] virtual result<std::optional<scheduled_trigger>> get_schedule(
-      std::string_view trigger_id) const = 0;
+  [[nodiscard]] virtual result<std::optional<scheduled_trigger>> get_schedule(std::string_view trigger_id) const = 0;
   /// Fires a schedule trigger once, atomically: when it is enabled and its next_due still equals
   /// `expected_due` (no other scheduler fired it, no change replaced it), queues `r`, sets
   /// last_planned = `planned` and next_due = `next_due`, and returns the run; otherwise changes
   /// nothing and returns nullopt. A firing over the trigger's run limits (see enqueue_run) is
   /// recorded as a run that failed at once with code kRateLimitedCode, and never attempted.
-  [[nodiscard]] virtual result<std::optional<run>> fire_schedule(std::string_view trigger_id,
-                                                                 time_point expected_due,
-                                                                 time_point planned,
-                                                                 const new_run& r,
+  [[nodiscard]] virtual result<std::optional<run>> fire_schedule(std::string_view trigger_id, time_point expected_due,
+                                                                 time_point planned, const new_run& r,
                                                                  time_point next_due) = 0;
   /// Fires several schedule triggers: element i of the answer is what fire_schedule would answer
   /// for `firings[i]`, and runs are queued in the order given. The default fires them one by
@@ -386,21 +369,18 @@ class store {
     return out;
   }
   /// Writes a schedule trigger's state (e.g. the first one, when none was stored).
-  [[nodiscard]] virtual result<void> set_schedule_state(std::string_view trigger_id,
-                                                        const schedule_state& s) = 0;
+  [[nodiscard]] virtual result<void> set_schedule_state(std::string_view trigger_id, const schedule_state& s) = 0;
 
   // --- chain watcher -------------------------------------------------------------------------
   /// The last fully processed block of a chain-event trigger; nullopt before the first.
-  [[nodiscard]] virtual result<std::optional<uint64_t>> chain_checkpoint(
-      std::string_view trigger_id) const = 0;
+  [[nodiscard]] virtual result<std::optional<uint64_t>> chain_checkpoint(std::string_view trigger_id) const = 0;
   /// Records a processed range atomically: each log not seen before (by trigger, block hash, log
   /// index) is inserted and its run queued (or, over the trigger's run limits, recorded as failed
   /// with code kRateLimitedCode, as fire_schedule does); logs seen before queue nothing; then the
   /// checkpoint moves. Returns the runs queued or refused. The trigger must be an enabled chain-event trigger.
   [[nodiscard]] virtual result<std::vector<run>> record_chain_batch(const chain_batch& b) = 0;
   /// Marks the seen logs of a reorganised-away block `removed`; returns how many.
-  [[nodiscard]] virtual result<size_t> mark_logs_removed(std::string_view trigger_id,
-                                                         const hash256& block_hash) = 0;
+  [[nodiscard]] virtual result<size_t> mark_logs_removed(std::string_view trigger_id, const hash256& block_hash) = 0;
   [[nodiscard]] virtual result<std::optional<seen_log>> find_seen_log(std::string_view trigger_id,
                                                                       const hash256& block_hash,
                                                                       uint64_t log_index) const = 0;
@@ -419,23 +399,19 @@ class store {
   /// Revokes `user_id`'s token (not_found for another user's).
   [[nodiscard]] virtual result<void> revoke_token(const hash256& hash, std::string_view user_id) = 0;
   /// `user_id`'s tokens, newest first.
-  [[nodiscard]] virtual result<std::vector<token_record>> list_tokens(
-      std::string_view user_id) const = 0;
+  [[nodiscard]] virtual result<std::vector<token_record>> list_tokens(std::string_view user_id) const = 0;
 
   // --- approvals -----------------------------------------------------------------------------
   /// conflict when the challenge exists already.
   [[nodiscard]] virtual result<void> create_approval(const approval& a) = 0;
   [[nodiscard]] virtual result<approval> get_approval(std::string_view challenge) const = 0;
   /// pending → approved or denied by `user_id` (conflict unless pending and unexpired at `now`).
-  [[nodiscard]] virtual result<approval> decide_approval(std::string_view challenge,
-                                                         std::string_view user_id,
-                                                         bool approve,
-                                                         time_point now) = 0;
+  [[nodiscard]] virtual result<approval> decide_approval(std::string_view challenge, std::string_view user_id,
+                                                         bool approve, time_point now) = 0;
   /// Claims an approved, unclaimed, unexpired approval: inserts `t` (whose user_id must be the
   /// approver's) and records its hash on the approval, atomically (conflict otherwise, so one
   /// approval yields at most one token).
-  [[nodiscard]] virtual result<token_record> claim_approval(std::string_view challenge,
-                                                            const token_record& t,
+  [[nodiscard]] virtual result<token_record> claim_approval(std::string_view challenge, const token_record& t,
                                                             time_point now) = 0;
 
   // --- browser sessions of the approval page -------------------------------------------------
@@ -454,10 +430,8 @@ class store {
   /// Signs a browser in, once: atomically deletes the session `pre` when it is unexpired at `now`
   /// and holds the nonce `nonce` (non-empty), and inserts `signed_in`; not_found otherwise
   /// (unknown, expired, or its nonce used or different), changing nothing.
-  [[nodiscard]] virtual result<void> sign_in_session(const hash256& pre,
-                                                     std::string_view nonce,
-                                                     const browser_session& signed_in,
-                                                     time_point now) {
+  [[nodiscard]] virtual result<void> sign_in_session(const hash256& pre, std::string_view nonce,
+                                                     const browser_session& signed_in, time_point now) {
     (void)pre, (void)nonce, (void)signed_in, (void)now;
     return browser_sessions_unsupported();
   }
@@ -467,7 +441,6 @@ class store {
     (void)hash;
     return browser_sessions_unsupported();
   }
-
 };
 
 }  // namespace enact::triggers

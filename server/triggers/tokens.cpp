@@ -21,8 +21,7 @@ std::optional<hash256> token_hash(std::string_view token) {
   return h;
 }
 
-result<issued_token> issue_token(store& s, std::string_view user_id, std::string_view client_name,
-                                 time_point now) {
+result<issued_token> issue_token(store& s, std::string_view user_id, std::string_view client_name, time_point now) {
   Secret raw = random_secret(32);
   issued_token out;
   out.token = base64::encode_url(raw.view());

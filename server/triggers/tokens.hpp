@@ -22,9 +22,7 @@ struct issued_token {
 };
 
 /// Draws a token for `user_id` and stores its hash.
-[[nodiscard]] result<issued_token> issue_token(store& s,
-                                               std::string_view user_id,
-                                               std::string_view client_name,
+[[nodiscard]] result<issued_token> issue_token(store& s, std::string_view user_id, std::string_view client_name,
                                                time_point now);
 
 /// sha256 of a token's bytes; nullopt when `token` is not base64url of 32 bytes.
@@ -32,8 +30,6 @@ struct issued_token {
 
 /// The token record an `Authorization` header value authenticates ("Bearer <token>"):
 /// api_errc::unauthenticated when it is missing, malformed, unknown, revoked or expired at `now`.
-[[nodiscard]] result<token_record> authenticate(const store& s,
-                                                std::string_view authorization,
-                                                time_point now);
+[[nodiscard]] result<token_record> authenticate(const store& s, std::string_view authorization, time_point now);
 
 }  // namespace enact::triggers

@@ -11,12 +11,9 @@
 namespace enact::triggers {
 namespace {
 
-error invalid(std::string msg) {
-  return fail(api_errc::invalid_request, std::move(msg));
-}
+error invalid(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
 
-result<void> only_keys(const json::object& o, std::initializer_list<std::string_view> keys,
-                       std::string_view where) {
+result<void> only_keys(const json::object& o, std::initializer_list<std::string_view> keys, std::string_view where) {
   for (const auto& kv : o)
     if (std::find(keys.begin(), keys.end(), std::string_view(kv.key())) == keys.end())
       return invalid(std::string(where) + "." + std::string(kv.key()) + ": unknown field");
@@ -33,8 +30,8 @@ result<std::string> topic(const json::value& v, const std::string& where) {
 }
 
 result<json::object> chain_event_config(const json::object& c, const config_rules& rules) {
-  ENACT_TRY_VOID(only_keys(c, {"chain", "contract", "event", "start_block", "topic_filters", "confirmations"},
-                           "config"));
+  ENACT_TRY_VOID(
+      only_keys(c, {"chain", "contract", "event", "start_block", "topic_filters", "confirmations"}, "config"));
   json::object out;
   const auto* chain = c.if_contains("chain");
   if (chain == nullptr || !chain->is_string())
@@ -57,8 +54,9 @@ result<json::object> chain_event_config(const json::object& c, const config_rule
 
   const auto* event = c.if_contains("event");
   if (event == nullptr || !event->is_string())
-    return invalid("config.event: required, an event signature such as "
-                   "\"Transfer(address indexed from, address indexed to, uint256 value)\"");
+    return invalid(
+        "config.event: required, an event signature such as "
+        "\"Transfer(address indexed from, address indexed to, uint256 value)\"");
   auto sig = abi::parse_signature(event->get_string());
   if (!sig)
     return invalid("config.event: " + sig.err().message);
@@ -79,8 +77,9 @@ result<json::object> chain_event_config(const json::object& c, const config_rule
       const auto [end, ec] = prefixed ? std::from_chars(s.data() + 2, s.data() + s.size(), n, 16)
                                       : std::from_chars(s.data(), s.data(), n, 16);
       if (!prefixed || ec != std::errc{} || end != s.data() + s.size())
-        return invalid("config.start_block: expected a non-negative integer or a 0x-hex string "
-                       "of at most 16 digits");
+        return invalid(
+            "config.start_block: expected a non-negative integer or a 0x-hex string "
+            "of at most 16 digits");
       out["start_block"] = s;
     } else {
       return invalid("config.start_block: expected a non-negative integer or a 0x-hex string");
@@ -92,8 +91,7 @@ result<json::object> chain_event_config(const json::object& c, const config_rule
       return invalid("config.topic_filters: expected an array of up to 3 entries");
     const auto& a = tf->get_array();
     if (a.size() > 3)
-      return invalid("config.topic_filters: at most 3 entries after topic0 (got " +
-                     std::to_string(a.size()) + ")");
+      return invalid("config.topic_filters: at most 3 entries after topic0 (got " + std::to_string(a.size()) + ")");
     json::array norm;
     for (size_t i = 0; i < a.size(); ++i) {
       const std::string where = "config.topic_filters[" + std::to_string(i) + "]";
@@ -123,10 +121,8 @@ result<json::object> chain_event_config(const json::object& c, const config_rule
   }
 
   if (const auto* conf = c.if_contains("confirmations")) {
-    if (!(conf->is_int64() && conf->get_int64() >= 0 &&
-          static_cast<uint64_t>(conf->get_int64()) <= kMaxConfirmations))
-      return invalid("config.confirmations: expected an integer from 0 to " +
-                     std::to_string(kMaxConfirmations));
+    if (!(conf->is_int64() && conf->get_int64() >= 0 && static_cast<uint64_t>(conf->get_int64()) <= kMaxConfirmations))
+      return invalid("config.confirmations: expected an integer from 0 to " + std::to_string(kMaxConfirmations));
     out["confirmations"] = conf->get_int64();
   }
   return out;
@@ -140,9 +136,9 @@ result<cron::schedule> parse_schedule(std::string_view expr) {
     return invalid("config.cron: " + s.err().message);
   const auto gap = cron::min_interval(*s);
   if (gap < kMinScheduleInterval)
-    return invalid("config.cron: '" + std::string(expr) + "' fires " +
-                   std::to_string(gap.count()) + " s apart at its closest; the minimum interval is " +
-                   std::to_string(kMinScheduleInterval.count()) + " s");
+    return invalid("config.cron: '" + std::string(expr) + "' fires " + std::to_string(gap.count()) +
+                   " s apart at its closest; the minimum interval is " + std::to_string(kMinScheduleInterval.count()) +
+                   " s");
   return std::move(*s);
 }
 

@@ -21,8 +21,7 @@ namespace enact::triggers {
 inline constexpr std::chrono::seconds kMinScheduleInterval{30};
 
 /// Chain names a chain-event trigger may name (API.md §4).
-inline constexpr std::array<std::string_view, 5> kChains = {"ethereum", "svc", "arbitrum", "bsc",
-                                                            "polygon"};
+inline constexpr std::array<std::string_view, 5> kChains = {"ethereum", "svc", "arbitrum", "bsc", "polygon"};
 
 /// Confirmations a chain-event trigger may ask for at most.
 inline constexpr uint64_t kMaxConfirmations = 1000;
@@ -43,8 +42,7 @@ struct config_rules {
 ///  - schedule: `{"cron", "timezone": "UTC"}` (only UTC: the SDK's cron computes UTC times);
 ///  - chain-event: `{"chain", "contract" (checksummed), "event", "start_block"?,
 ///    "topic_filters"? (lowercase hex), "confirmations"?}`.
-[[nodiscard]] result<json::object> validate_config(trigger_type t,
-                                                   const json::value* config,
+[[nodiscard]] result<json::object> validate_config(trigger_type t, const json::value* config,
                                                    const config_rules& rules);
 
 }  // namespace enact::triggers

@@ -17,8 +17,7 @@ std::string lower(std::string_view s) {
 }
 
 bool stripped(std::string_view name) {
-  return std::find(std::begin(kStrippedHeaders), std::end(kStrippedHeaders), name) !=
-         std::end(kStrippedHeaders);
+  return std::find(std::begin(kStrippedHeaders), std::end(kStrippedHeaders), name) != std::end(kStrippedHeaders);
 }
 
 /// The media type of a Content-Type value, lowercased, without parameters.
@@ -34,8 +33,7 @@ std::string media_type(std::string_view content_type) {
 
 }  // namespace
 
-boost::json::object webhook_params(std::string_view body,
-                                   std::string_view content_type,
+boost::json::object webhook_params(std::string_view body, std::string_view content_type,
                                    const std::vector<std::pair<std::string, std::string>>& headers) {
   namespace json = boost::json;
   json::object params;
@@ -59,8 +57,7 @@ boost::json::object webhook_params(std::string_view body,
   }
   // Header bytes that are not UTF-8 would make the params unparseable downstream: replaced.
   const auto text = [](std::string_view v) {
-    return runtime::utf8::first_invalid(v) == std::string_view::npos ? std::string(v)
-                                                                     : runtime::utf8::from_duktape(v);
+    return runtime::utf8::first_invalid(v) == std::string_view::npos ? std::string(v) : runtime::utf8::from_duktape(v);
   };
   json::object h;
   for (const auto& [raw_name, raw_value] : headers) {

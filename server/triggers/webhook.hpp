@@ -33,14 +33,12 @@ inline constexpr size_t kMaxWebhookBody = size_t{1} << 20;
 inline constexpr unsigned kMaxEventDepth = 28;
 
 /// Header names never passed to the action (lowercase).
-inline constexpr std::string_view kStrippedHeaders[] = {
-    "authorization", "cookie", "set-cookie", "x-api-key", "proxy-authorization", "x-wallet-auth",
-    // added by cpp-httplib, not sent by the client
-    "remote_addr", "remote_port", "local_addr", "local_port"};
+inline constexpr std::string_view kStrippedHeaders[] = {"authorization", "cookie", "set-cookie", "x-api-key",
+                                                        "proxy-authorization", "x-wallet-auth",
+                                                        // added by cpp-httplib, not sent by the client
+                                                        "remote_addr", "remote_port", "local_addr", "local_port"};
 
-[[nodiscard]] boost::json::object webhook_params(
-    std::string_view body,
-    std::string_view content_type,
-    const std::vector<std::pair<std::string, std::string>>& headers);
+[[nodiscard]] boost::json::object webhook_params(std::string_view body, std::string_view content_type,
+                                                 const std::vector<std::pair<std::string, std::string>>& headers);
 
 }  // namespace enact::triggers

@@ -46,9 +46,7 @@ run_workers::run_workers(store& s, const tee::tee& t, const clock& c, worker_con
   cfg_.max_attempts = std::max<uint32_t>(1, cfg_.max_attempts);
 }
 
-run_workers::~run_workers() {
-  stop();
-}
+run_workers::~run_workers() { stop(); }
 
 void run_workers::report(severity level, std::string_view msg, json::object fields) const {
   if (log_)
@@ -120,7 +118,8 @@ void run_workers::work(size_t index) {
     }
     time_point deadline = clock_.now() + cfg_.idle_poll;
     if (!leased) {
-      report(severity::warn, "leasing runs failed; retrying", {{"worker", worker_id}, {"detail", leased.err().message}});
+      report(severity::warn, "leasing runs failed; retrying",
+             {{"worker", worker_id}, {"detail", leased.err().message}});
       deadline = clock_.now() + std::chrono::seconds(1);
     } else if (auto w = store_.next_run_wakeup(); w && *w) {
       deadline = std::max(std::min(deadline, **w), clock_.now() + milliseconds(10));
@@ -239,16 +238,16 @@ void run_workers::execute(run_context& ctx, leased_run& l) {
     in_flight_.erase(ref.run_id);
   }
   if (!written)
-    report(severity::warn, written.code() == store_errc::lease_lost ? "run outcome dropped: the lease was lost"
+    report(severity::warn,
+           written.code() == store_errc::lease_lost ? "run outcome dropped: the lease was lost"
                                                     : "run outcome not recorded",
            {{"run_id", ref.run_id}, {"detail", written.err().message}});
-  json::object line{{"run_id", ref.run_id},
-                    {"trigger_id", l.r.trigger_id},
-                    {"outcome", outcome},
-                    {"attempt", ref.attempt},
-                    {"latency_ms", std::chrono::duration_cast<milliseconds>(
-                                       std::chrono::steady_clock::now() - started)
-                                       .count()}};
+  json::object line{
+      {"run_id", ref.run_id},
+      {"trigger_id", l.r.trigger_id},
+      {"outcome", outcome},
+      {"attempt", ref.attempt},
+      {"latency_ms", std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started).count()}};
   if (failure)
     line["error"] = failure->code;
   report(severity::info, "run attempt", std::move(line));

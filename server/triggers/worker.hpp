@@ -50,8 +50,7 @@ struct worker_config {
 
 /// The wait before attempt `attempts + 1`: base × 2^(attempts − 1), drawn uniformly from its upper
 /// half (jitter, so retries of many runs spread out), at most `cap`.
-[[nodiscard]] std::chrono::milliseconds retry_backoff(std::chrono::milliseconds base,
-                                                      uint32_t attempts,
+[[nodiscard]] std::chrono::milliseconds retry_backoff(std::chrono::milliseconds base, uint32_t attempts,
                                                       std::chrono::milliseconds cap);
 
 class run_context;
@@ -82,7 +81,7 @@ class run_workers {
   event_sink log_;
 
   std::mutex mu_;
-  std::condition_variable wake_;        // idle workers
+  std::condition_variable wake_;  // idle workers
   std::condition_variable wake_renewer_;
   uint64_t signals_ = 0;
   bool stopping_ = false;

@@ -53,9 +53,7 @@ json::object send(const anvil_process& node, const json::object& tx_fields) {
   return receipt.as_object();
 }
 
-hash256 hash_of(std::string_view label) {
-  return keccak256(label);
-}
+hash256 hash_of(std::string_view label) { return keccak256(label); }
 
 }  // namespace
 

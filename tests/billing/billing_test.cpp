@@ -60,13 +60,9 @@ std::unique_ptr<dev_provider> open_dev(const std::string& path) {
   return std::move(p).value();
 }
 
-bool is_lower_hex(std::string_view s) {
-  return s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
-}
+bool is_lower_hex(std::string_view s) { return s.find_first_not_of("0123456789abcdef") == std::string_view::npos; }
 
-std::unique_ptr<stripe_provider> open_stripe(std::string api_base,
-                                             std::string_view secret_key,
-                                             int timeout_ms = 5000) {
+std::unique_ptr<stripe_provider> open_stripe(std::string api_base, std::string_view secret_key, int timeout_ms = 5000) {
   stripe_config cfg;
   cfg.api_base = std::move(api_base);
   cfg.secret_key = Secret(as_bytes(secret_key));
@@ -205,8 +201,7 @@ TEST_CASE("dev provider: an idempotency key returns the same intent") {
   CHECK(dev->create_intent(1000, "cd02", "idem-1").code() == billing_errc::provider_error);
   // A key that could not travel in an HTTP header is refused before anything is stored.
   CHECK(dev->create_intent(1000, "ab01", "bad\r\nkey").code() == billing_errc::provider_error);
-  CHECK(dev->create_intent(1000, "ab01", std::string(256, 'k')).code() ==
-        billing_errc::provider_error);
+  CHECK(dev->create_intent(1000, "ab01", std::string(256, 'k')).code() == billing_errc::provider_error);
 }
 
 TEST_CASE("dev provider: concurrent creates with one key make one intent") {
@@ -374,9 +369,8 @@ TEST_CASE("stripe provider: retrieve reports the status Stripe has") {
     bool confirm;
   };
   // confirm is ignored: only the customer's payment changes a Stripe intent.
-  const case_ steps[] = {{"", false},           {"", true},
-                         {"processing", false}, {"requires_action", true},
-                         {"succeeded", false},  {"canceled", true}};
+  const case_ steps[] = {{"", false},          {"", true},        {"processing", false}, {"requires_action", true},
+                         {"succeeded", false}, {"canceled", true}};
   std::string expected = "requires_payment_method";
   for (const auto& s : steps) {
     if (!s.set.empty()) {
@@ -440,9 +434,9 @@ TEST_CASE("stripe provider: a wrong secret key is provider_error and is not echo
 
   // Should an error message ever quote the key, it is cut out.
   auto good = open_stripe(fx);
-  fx.fail_next(1, 400,
-               R"({"error": {"type": "invalid_request_error", "message": "key )" + fx.secret_key() +
-                   R"( is restricted"}})");
+  fx.fail_next(
+      1, 400,
+      R"({"error": {"type": "invalid_request_error", "message": "key )" + fx.secret_key() + R"( is restricted"}})");
   auto quoted = good->retrieve_intent("pi_000000000000000000000000", false);
   REQUIRE(!quoted);
   CHECK(quoted.code() == billing_errc::provider_error);
@@ -523,10 +517,9 @@ TEST_CASE("stripe provider: transient failures are retried, then reported as una
     CHECK(fx.intent_count() == 1);
   }
   SUBCASE("a 400 is not retried") {
-    fx.fail_next(
-        100, 400,
-        R"({"error": {"type": "invalid_request_error", "code": "parameter_invalid_integer",)"
-        R"( "message": "Invalid integer: x"}})");
+    fx.fail_next(100, 400,
+                 R"({"error": {"type": "invalid_request_error", "code": "parameter_invalid_integer",)"
+                 R"( "message": "Invalid integer: x"}})");
     auto r = stripe->retrieve_intent(pi->id, false);
     CHECK(r.code() == billing_errc::provider_error);
     CHECK(r.err().message.find("Invalid integer: x") != std::string::npos);
@@ -559,8 +552,7 @@ TEST_CASE("stripe provider: unreadable answers are bad_response and not retried"
   for (const auto& body : bodies) {
     const size_t before = fx.requests();
     fx.fail_next(1, 200, body);
-    CHECK_MESSAGE(stripe->retrieve_intent(pi->id, false).code() == billing_errc::bad_response,
-                  body);
+    CHECK_MESSAGE(stripe->retrieve_intent(pi->id, false).code() == billing_errc::bad_response, body);
     CHECK(fx.requests() == before + 1);
   }
   // A create answered with an intent for another amount is not that payment.
@@ -570,8 +562,7 @@ TEST_CASE("stripe provider: unreadable answers are bad_response and not retried"
                R"("client_secret": "pi_x1_secret_y"})");
   CHECK(stripe->create_intent(500, "ab01", "bad-1").code() == billing_errc::bad_response);
   // The same body with the right id is readable: the cases above fail for their own reasons.
-  fx.fail_next(1, 200,
-               intent_json + R"( "amount": 500, "currency": "usd", "status": "succeeded"})");
+  fx.fail_next(1, 200, intent_json + R"( "amount": 500, "currency": "usd", "status": "succeeded"})");
   CHECK(stripe->retrieve_intent(pi->id, false)->status == "succeeded");
 }
 
@@ -579,8 +570,7 @@ TEST_CASE("stripe provider: a 404 that is not resource_missing is provider_error
   stripe_fixture fx;
   // A path prefix the fixture does not serve: Stripe's "Unrecognized request URL" 404.
   auto stripe = open_stripe(fx.base_url() + "/not-stripe/", fx.secret_key());
-  CHECK(stripe->retrieve_intent("pi_000000000000000000000000", false).code() ==
-        billing_errc::provider_error);
+  CHECK(stripe->retrieve_intent("pi_000000000000000000000000", false).code() == billing_errc::provider_error);
   CHECK(fx.last_request()->path == "/not-stripe/v1/payment_intents/pi_000000000000000000000000");
   CHECK(fx.requests() == 1);
 }
@@ -589,15 +579,13 @@ TEST_CASE("stripe provider: an unreachable or silent API is unavailable") {
   SUBCASE("connection refused") {
     idle_socket closed(false);
     auto stripe = open_stripe(closed.base_url(), stripe_fixture::kSecretKey, 500);
-    CHECK(stripe->retrieve_intent("pi_000000000000000000000000", false).code() ==
-          billing_errc::unavailable);
+    CHECK(stripe->retrieve_intent("pi_000000000000000000000000", false).code() == billing_errc::unavailable);
     CHECK(stripe->create_intent(500, "ab01", "k").code() == billing_errc::unavailable);
   }
   SUBCASE("accepted, never answered: read timeout") {
     idle_socket silent(true);
     auto stripe = open_stripe(silent.base_url(), stripe_fixture::kSecretKey, 200);
-    CHECK(stripe->retrieve_intent("pi_000000000000000000000000", false).code() ==
-          billing_errc::unavailable);
+    CHECK(stripe->retrieve_intent("pi_000000000000000000000000", false).code() == billing_errc::unavailable);
   }
 }
 
@@ -605,8 +593,7 @@ TEST_CASE("stripe provider: an https base speaks TLS") {
   // The fixture speaks plain HTTP, so a TLS handshake with it fails before any request is read:
   // proof that https:// selects the TLS client, whose certificate checks stay on.
   stripe_fixture fx;
-  auto stripe =
-      open_stripe("https://127.0.0.1:" + std::to_string(fx.port()), fx.secret_key(), 1000);
+  auto stripe = open_stripe("https://127.0.0.1:" + std::to_string(fx.port()), fx.secret_key(), 1000);
   auto r = stripe->retrieve_intent("pi_000000000000000000000000", false);
   CHECK(r.code() == billing_errc::unavailable);
   CHECK(fx.requests() == 0);
@@ -615,10 +602,8 @@ TEST_CASE("stripe provider: an https base speaks TLS") {
 TEST_CASE("stripe provider: amount bounds are checked before any request") {
   stripe_fixture fx;
   auto stripe = open_stripe(fx);
-  CHECK(stripe->create_intent(kMinAmountCents - 1, "ab01", "k").code() ==
-        billing_errc::invalid_amount);
-  CHECK(stripe->create_intent(kMaxAmountCents + 1, "ab01", "k").code() ==
-        billing_errc::invalid_amount);
+  CHECK(stripe->create_intent(kMinAmountCents - 1, "ab01", "k").code() == billing_errc::invalid_amount);
+  CHECK(stripe->create_intent(kMaxAmountCents + 1, "ab01", "k").code() == billing_errc::invalid_amount);
   CHECK(fx.requests() == 0);
   CHECK(stripe->create_intent(kMaxAmountCents, "ab01", "k"));
 }
@@ -634,8 +619,7 @@ TEST_CASE("stripe provider: concurrent calls share the provider safely") {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < kCalls; ++i) {
-        auto pi = stripe->create_intent(500 + i, "ab01",
-                                        "thread-" + std::to_string(t) + "-" + std::to_string(i));
+        auto pi = stripe->create_intent(500 + i, "ab01", "thread-" + std::to_string(t) + "-" + std::to_string(i));
         if (pi && stripe->retrieve_intent(pi->id, false))
           ++ok[t];
       }
@@ -668,8 +652,7 @@ TEST_CASE("stripe fixture: refuses what Stripe refuses") {
       {"amount=49&currency=usd", 400, "amount_too_small"},
       {"amount=100000000&currency=usd", 400, "amount_too_large"},
       {"amount=500&currency=usd&colour=red", 400, "parameter_unknown"},
-      {"amount=500&currency=usd&automatic_payment_method%5Benabled%5D=true", 400,
-       "parameter_unknown"},
+      {"amount=500&currency=usd&automatic_payment_method%5Benabled%5D=true", 400, "parameter_unknown"},
       {"amount=500&currency=eur", 400, ""},
       {"amount=500&currency=usd&automatic_payment_methods%5Benabled%5D=yes", 400, ""},
       {"amount=500&currency=usd", 200, ""},
@@ -704,8 +687,7 @@ TEST_CASE("stripe fixture: refuses what Stripe refuses") {
   CHECK(boost::json::parse(missing->body).at("error").at("code") == "resource_missing");
 
   // Idempotency: a replay is marked, another form under the same key is refused.
-  const httplib::Headers keyed{{"Authorization", "Bearer " + fx.secret_key()},
-                               {"Idempotency-Key", "fx-key"}};
+  const httplib::Headers keyed{{"Authorization", "Bearer " + fx.secret_key()}, {"Idempotency-Key", "fx-key"}};
   auto first = http.Post("/v1/payment_intents", keyed, "amount=600&currency=usd", form);
   auto again = http.Post("/v1/payment_intents", keyed, "amount=600&currency=usd", form);
   auto other = http.Post("/v1/payment_intents", keyed, "amount=700&currency=usd", form);

@@ -68,8 +68,7 @@ std::optional<std::map<std::string, std::string>> parse_form(std::string_view bo
       continue;
     const size_t eq = pair.find('=');
     auto key = form_decode(pair.substr(0, eq));
-    auto value =
-        form_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
+    auto value = form_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
     if (!key || !value)
       return std::nullopt;
     form[std::move(*key)] = std::move(*value);
@@ -77,9 +76,7 @@ std::optional<std::map<std::string, std::string>> parse_form(std::string_view bo
   return form;
 }
 
-std::string stripe_error(std::string_view type,
-                         std::string_view code,
-                         std::string_view message,
+std::string stripe_error(std::string_view type, std::string_view code, std::string_view message,
                          std::string_view param = {}) {
   json::object e;
   if (!code.empty()) {
@@ -98,9 +95,7 @@ void reply(httplib::Response& res, int status, const std::string& body) {
   res.set_content(body, "application/json");
 }
 
-void invalid_request(httplib::Response& res,
-                     std::string_view code,
-                     std::string_view message,
+void invalid_request(httplib::Response& res, std::string_view code, std::string_view message,
                      std::string_view param = {}) {
   reply(res, 400, stripe_error("invalid_request_error", code, message, param));
 }
@@ -128,8 +123,7 @@ struct stripe_fixture::impl {
   std::mt19937_64 rng{std::random_device{}()};
 
   std::string random_alnum(size_t n) {
-    constexpr std::string_view kAlphabet =
-        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    constexpr std::string_view kAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     std::uniform_int_distribution<size_t> pick(0, kAlphabet.size() - 1);
     std::string s;
     for (size_t i = 0; i < n; ++i)
@@ -147,9 +141,8 @@ struct stripe_fixture::impl {
         {"amount", pi.amount},
         {"amount_received", pi.status == "succeeded" ? pi.amount : 0},
         {"client_secret", pi.client_secret},
-        {"created", std::chrono::duration_cast<std::chrono::seconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count()},
+        {"created",
+         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()},
         {"currency", pi.currency},
         {"livemode", false},
         {"metadata", std::move(metadata)},
@@ -200,13 +193,11 @@ struct stripe_fixture::impl {
                          "'Authorization: Bearer YOUR_SECRET_KEY')."));
       return true;
     }
-    const std::string presented =
-        auth.starts_with(kBearer) ? auth.substr(kBearer.size()) : std::string();
+    const std::string presented = auth.starts_with(kBearer) ? auth.substr(kBearer.size()) : std::string();
     if (presented != secret_key) {
       // Stripe shows only the last four characters of a wrong key.
       const std::string tail = presented.size() > 4 ? presented.substr(presented.size() - 4) : "";
-      reply(res, 401,
-            stripe_error("invalid_request_error", "", "Invalid API Key provided: sk_****" + tail));
+      reply(res, 401, stripe_error("invalid_request_error", "", "Invalid API Key provided: sk_****" + tail));
       return true;
     }
     return false;
@@ -226,8 +217,7 @@ struct stripe_fixture::impl {
     const std::string key = req.get_header_value("Idempotency-Key");
     if (key.size() > kMaxIdempotencyKey)
       return reply(res, 400,
-                   stripe_error("idempotency_error", "",
-                                "Idempotency keys can be no longer than 255 characters."));
+                   stripe_error("idempotency_error", "", "Idempotency keys can be no longer than 255 characters."));
     if (!key.empty()) {
       if (const auto it = idempotent.find(key); it != idempotent.end()) {
         if (it->second.form != form)
@@ -246,8 +236,7 @@ struct stripe_fixture::impl {
 
     intent pi;
     for (const auto& [k, v] : form) {
-      if (k == "amount" || k == "currency" || k == "description" ||
-          k == "automatic_payment_methods[enabled]")
+      if (k == "amount" || k == "currency" || k == "description" || k == "automatic_payment_methods[enabled]")
         continue;
       if (k.starts_with("metadata[") && k.ends_with("]") && k.size() > 10) {
         const std::string mk = k.substr(9, k.size() - 10);
@@ -269,24 +258,20 @@ struct stripe_fixture::impl {
       return invalid_request(res, "parameter_invalid_integer", "Invalid integer: " + a, "amount");
     pi.amount = std::stoull(a);
     if (pi.amount < kStripeMinAmount)
-      return invalid_request(res, "amount_too_small", "Amount must be at least $0.50 usd",
-                             "amount");
+      return invalid_request(res, "amount_too_small", "Amount must be at least $0.50 usd", "amount");
     if (pi.amount > kStripeMaxAmount)
-      return invalid_request(res, "amount_too_large", "Amount must be no more than $999,999.99",
-                             "amount");
+      return invalid_request(res, "amount_too_large", "Amount must be no more than $999,999.99", "amount");
 
     const auto currency = form.find("currency");
     if (currency == form.end())
-      return invalid_request(res, "parameter_missing", "Missing required param: currency.",
-                             "currency");
+      return invalid_request(res, "parameter_missing", "Missing required param: currency.", "currency");
     if (currency->second != "usd")
       return invalid_request(res, "", "Invalid currency: " + currency->second, "currency");
     pi.currency = currency->second;
 
     if (const auto apm = form.find("automatic_payment_methods[enabled]"); apm != form.end()) {
       if (apm->second != "true" && apm->second != "false")
-        return invalid_request(res, "", "Invalid boolean: " + apm->second,
-                               "automatic_payment_methods[enabled]");
+        return invalid_request(res, "", "Invalid boolean: " + apm->second, "automatic_payment_methods[enabled]");
       pi.automatic_payment_methods = apm->second == "true";
     }
 
@@ -308,9 +293,9 @@ struct stripe_fixture::impl {
     const std::string id = req.matches[1];
     const auto it = intents.find(id);
     if (it == intents.end())
-      return reply(res, 404,
-                   stripe_error("invalid_request_error", "resource_missing",
-                                "No such payment_intent: '" + id + "'", "intent"));
+      return reply(
+          res, 404,
+          stripe_error("invalid_request_error", "resource_missing", "No such payment_intent: '" + id + "'", "intent"));
     reply(res, 200, to_json(it->second));
   }
 
@@ -355,15 +340,9 @@ stripe_fixture::~stripe_fixture() {
     impl_->thread.join();
 }
 
-std::string stripe_fixture::base_url() const {
-  return "http://127.0.0.1:" + std::to_string(impl_->port);
-}
-int stripe_fixture::port() const {
-  return impl_->port;
-}
-const std::string& stripe_fixture::secret_key() const {
-  return impl_->secret_key;
-}
+std::string stripe_fixture::base_url() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }
+int stripe_fixture::port() const { return impl_->port; }
+const std::string& stripe_fixture::secret_key() const { return impl_->secret_key; }
 
 bool stripe_fixture::set_status(std::string_view id, std::string_view status) {
   const std::lock_guard lock(impl_->mutex);

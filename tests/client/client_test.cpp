@@ -45,31 +45,22 @@ const std::string kH2 = "0x" + std::string(62, '0') + "02";
 const std::string kH3 = "0x" + std::string(64, '3');
 const std::string kCid = "QmbFMke1KXqnYyBBWxB74N4c5SBnJMVAiMNRcGu6x1AwQH";
 
-address addr(const std::string& s) {
-  return parse_address(s).value();
-}
-hash256 h256(const std::string& s) {
-  return hex::decode_fixed<32>(s).value();
-}
-std::string checksum(const std::string& s) {
-  return to_checksum_address(addr(s));
-}
-Secret secret(const std::string& s) {
-  return Secret(as_bytes(s));
-}
+address addr(const std::string& s) { return parse_address(s).value(); }
+hash256 h256(const std::string& s) { return hex::decode_fixed<32>(s).value(); }
+std::string checksum(const std::string& s) { return to_checksum_address(addr(s)); }
+Secret secret(const std::string& s) { return Secret(as_bytes(s)); }
 
 client_options options_for(const fake_server& s) {
   client_options o;
   o.base_url = s.url();
   o.connect_timeout = milliseconds(2000);
   o.read_timeout = milliseconds(5000);
-  o.sleep = [](milliseconds) {};  // retries in these tests never wait
+  o.sleep = [](milliseconds) {
+  };  // retries in these tests never wait
   return o;
 }
 
-json::value parse(std::string_view text) {
-  return json::parse(text);
-}
+json::value parse(std::string_view text) { return json::parse(text); }
 
 // Canned answers, one per path, as the server would write them (lowercase addresses, extra
 // fields a later server version might add).
@@ -77,11 +68,10 @@ const std::string kGroup = R"({"group_id": 7, "name": "ops", "description": "on-
   "pkp_ids_permitted": [")" +
                            kA1 + R"(", ")" + kA2 + R"("], "cid_hashes_permitted": [")" + kH3 +
                            R"("], "created_at": 1800000000})";
-const std::string kWallet = R"({"pkp_id": ")" + kA2 + R"(", "wallet_address": ")" + kA2 +
-                            R"(", "derivation_path": ")" + kH1 +
-                            R"(", "name": "signer", "description": "hot", "extra": [1, 2]})";
-const std::string kAction = R"({"action_ipfs_cid": ")" + kCid + R"(", "hashed_cid": ")" + kH3 +
-                            R"(", "name": "hello", "description": null})";
+const std::string kWallet = R"({"pkp_id": ")" + kA2 + R"(", "wallet_address": ")" + kA2 + R"(", "derivation_path": ")" +
+                            kH1 + R"(", "name": "signer", "description": "hot", "extra": [1, 2]})";
+const std::string kAction =
+    R"({"action_ipfs_cid": ")" + kCid + R"(", "hashed_cid": ")" + kH3 + R"(", "name": "hello", "description": null})";
 std::string page_of(const std::string& item) {
   return R"({"items": [)" + item + R"(], "page_number": 2, "page_size": 5, "total": 6})";
 }
@@ -92,14 +82,13 @@ const std::map<std::string, std::string>& canned() {
                                    R"(", "api_key_hash": ")" + kH1 + R"(", "note": "once"})"},
       {"/core/v1/account",
        R"({"api_key_hash": ")" + kH1 + R"(", "admin_wallet_address": ")" + kA1 +
-           R"(", "managed": true, "name": "acme", "description": "d", "key": {"kind": "usage", "hash": ")" +
-           kH2 + R"(", "since": 1}, "future": {"nested": [1]}})"},
-      {"/core/v1/add_usage_api_key", R"({"usage_api_key": ")" + kNewKey + R"(", "hash": ")" + kH2 +
-                                         R"(", "wallet_address": ")" + kA2 + R"("})"},
+           R"(", "managed": true, "name": "acme", "description": "d", "key": {"kind": "usage", "hash": ")" + kH2 +
+           R"(", "since": 1}, "future": {"nested": [1]}})"},
+      {"/core/v1/add_usage_api_key",
+       R"({"usage_api_key": ")" + kNewKey + R"(", "hash": ")" + kH2 + R"(", "wallet_address": ")" + kA2 + R"("})"},
       {"/core/v1/list_api_keys",
-       page_of(
-           R"({"hash": ")" + kH2 +
-           R"(", "name": "ci", "description": "", "expiration": 1900000000, "created_at": 1800000000,
+       page_of(R"({"hash": ")" + kH2 +
+               R"(", "name": "ci", "description": "", "expiration": 1900000000, "created_at": 1800000000,
         "can_create_groups": true, "can_delete_groups": false, "can_create_pkps": true,
         "manage_ipfs_ids_in_groups": [0], "add_pkp_to_groups": [3, 4], "remove_pkp_from_groups": [],
         "execute_in_groups": [7]})")},
@@ -121,8 +110,7 @@ const std::map<std::string, std::string>& canned() {
       {"/core/v1/update_action_metadata", kAction},
       {"/core/v1/delete_action", R"({"hashed_cid": ")" + kH3 + R"("})"},
       {"/core/v1/list_actions", page_of(kAction)},
-      {"/core/v1/upload_action",
-       R"({"action_ipfs_cid": ")" + kCid + R"(", "hashed_cid": ")" + kH3 + R"("})"},
+      {"/core/v1/upload_action", R"({"action_ipfs_cid": ")" + kCid + R"(", "hashed_cid": ")" + kH3 + R"("})"},
       {"/core/v1/get_node_chain_config",
        R"({"chain_id": 8453, "contract_address": ")" + kA3 + R"(", "chain_name": "base"})"},
       {"/core/v1/get_api_payers", R"({"api_payers": [")" + kA1 + R"(", ")" + kA2 + R"("]})"},
@@ -142,8 +130,7 @@ void serve_canned(fake_server& s) {
     auto it = canned().find(req.path);
     if (it == canned().end()) {
       res.status = 404;
-      res.set_content(R"({"error": {"code": "not_found", "message": "no such endpoint"}})",
-                      "application/json");
+      res.set_content(R"({"error": {"code": "not_found", "message": "no such endpoint"}})", "application/json");
       return;
     }
     res.set_content(it->second, "application/json");
@@ -287,9 +274,7 @@ TEST_CASE("each endpoint sends the request API.md specifies and decodes its answ
        R"({"usage_api_key": ")" + kUsageKey + R"(", )" + spec_fields + "}",
        auth::key},
       {"update_usage_api_key_metadata",
-       [&](core_client& cl) {
-         CHECK(cl.update_usage_api_key_metadata(usage, "ci-2", "") == h256(kH2));
-       },
+       [&](core_client& cl) { CHECK(cl.update_usage_api_key_metadata(usage, "ci-2", "") == h256(kH2)); },
        "POST",
        "/core/v1/update_usage_api_key_metadata",
        {},
@@ -327,8 +312,8 @@ TEST_CASE("each endpoint sends the request API.md specifies and decodes its answ
        "POST",
        "/core/v1/update_group",
        {},
-       R"({"group_id": 7, "name": "ops", "description": "on-call", "pkp_ids_permitted": [")" +
-           checksum(kA1) + R"("], "cid_hashes_permitted": [")" + kH3 + R"("]})",
+       R"({"group_id": 7, "name": "ops", "description": "on-call", "pkp_ids_permitted": [")" + checksum(kA1) +
+           R"("], "cid_hashes_permitted": [")" + kH3 + R"("]})",
        auth::key},
       {"remove_group",
        [](core_client& cl) { CHECK(cl.remove_group(7) == 7); },
@@ -598,10 +583,8 @@ TEST_CASE("answers with unknown fields decode; missing or ill-typed fields are b
   };
   const case_ cases[] = {
       {R"({"chain_id": 1, "chain_name": "x"})", "contract_address"},
-      {R"({"chain_id": -1, "contract_address": "0x1111111111111111111111111111111111111111"})",
-       "chain_id"},
-      {R"({"chain_id": 1.5, "contract_address": "0x1111111111111111111111111111111111111111"})",
-       "chain_id"},
+      {R"({"chain_id": -1, "contract_address": "0x1111111111111111111111111111111111111111"})", "chain_id"},
+      {R"({"chain_id": 1.5, "contract_address": "0x1111111111111111111111111111111111111111"})", "chain_id"},
       {R"({"chain_id": 1, "contract_address": "0x1234"})", "contract_address"},
       {R"({"chain_id": 1, "contract_address": 7})", "contract_address"},
       {R"([1, 2])", "chain config"},
@@ -624,9 +607,9 @@ TEST_CASE("answers with unknown fields decode; missing or ill-typed fields are b
   }
   // Chain id as a decimal string, unknown fields anywhere: accepted.
   server.on([](const httplib::Request&, httplib::Response& res, size_t) {
-    res.set_content(R"({"chain_id": "31337", "contract_address": ")" + kA1 +
-                        R"(", "chain_name": "anvil", "rpc": {"x": null}})",
-                    "application/json");
+    res.set_content(
+        R"({"chain_id": "31337", "contract_address": ")" + kA1 + R"(", "chain_name": "anvil", "rpc": {"x": null}})",
+        "application/json");
   });
   CHECK(c.get_node_chain_config().chain_id == 31337);
 
@@ -645,9 +628,8 @@ TEST_CASE("answers with unknown fields decode; missing or ill-typed fields are b
   }
 
   // A 2xx answer that is not JSON at all.
-  server.on([](const httplib::Request&, httplib::Response& res, size_t) {
-    res.set_content("<html>ok</html>", "text/html");
-  });
+  server.on(
+      [](const httplib::Request&, httplib::Response& res, size_t) { res.set_content("<html>ok</html>", "text/html"); });
   try {
     (void)c.account();
     FAIL("no exception");
@@ -690,10 +672,9 @@ TEST_CASE("every API error code maps to api_errc with status, message, details a
     server.on([&](const httplib::Request&, httplib::Response& res, size_t n) {
       res.status = tc.status;
       res.set_header("X-Request-Id", "rid-" + std::string(tc.code) + "-" + std::to_string(n));
-      res.set_content(
-          R"({"error": {"code": ")" + std::string(tc.code) +
-              R"(", "message": "it went wrong", "details": {"kind": "timeout", "n": 3}}})",
-          "application/json");
+      res.set_content(R"({"error": {"code": ")" + std::string(tc.code) +
+                          R"(", "message": "it went wrong", "details": {"kind": "timeout", "n": 3}}})",
+                      "application/json");
     });
     // Both a GET and a POST map the same way.
     for (int kind = 0; kind < 2; ++kind) {
@@ -711,8 +692,7 @@ TEST_CASE("every API error code maps to api_errc with status, message, details a
         CHECK(e.message() == "it went wrong");
         CHECK(std::string(e.what()) == std::string(tc.code) + ": it went wrong");
         CHECK(e.details() == parse(R"({"kind": "timeout", "n": 3})"));
-        CHECK(e.request_id() ==
-              "rid-" + std::string(tc.code) + "-" + std::to_string(server.requests().size()));
+        CHECK(e.request_id() == "rid-" + std::string(tc.code) + "-" + std::to_string(server.requests().size()));
       }
     }
   }
@@ -729,8 +709,7 @@ TEST_CASE("errors without a known code map by status") {
       {502, "<html>bad gateway</html>", api_errc::unavailable, "unavailable"},
       {504, "", api_errc::unavailable, "unavailable"},
       {404, "not json", api_errc::not_found, "not_found"},
-      {400, R"({"error": {"code": "brand_new_code", "message": "m"}})", api_errc::invalid_request,
-       "brand_new_code"},
+      {400, R"({"error": {"code": "brand_new_code", "message": "m"}})", api_errc::invalid_request, "brand_new_code"},
       {418, R"({"error": "teapot"})", api_errc::bad_response, "bad_response"},
       {301, "", api_errc::bad_response, "bad_response"},
   };
@@ -762,8 +741,7 @@ TEST_CASE("a GET is retried on 503 and then succeeds") {
   server.on([](const httplib::Request&, httplib::Response& res, size_t n) {
     if (n <= 2) {
       res.status = 503;
-      res.set_content(R"({"error": {"code": "unavailable", "message": "pool saturated"}})",
-                      "application/json");
+      res.set_content(R"({"error": {"code": "unavailable", "message": "pool saturated"}})", "application/json");
       return;
     }
     res.set_content(R"({"api_payers": []})", "application/json");
@@ -771,7 +749,9 @@ TEST_CASE("a GET is retried on 503 and then succeeds") {
   auto o = options_for(server);
   o.max_retries = 2;
   std::vector<milliseconds> waits;
-  o.sleep = [&](milliseconds d) { waits.push_back(d); };
+  o.sleep = [&](milliseconds d) {
+    waits.push_back(d);
+  };
   core_client c(o);
   CHECK(c.get_api_payers().empty());
   CHECK(server.requests().size() == 3);
@@ -807,7 +787,9 @@ TEST_CASE("a POST is never retried") {
   auto o = options_for(server);
   o.max_retries = 5;
   std::vector<milliseconds> waits;
-  o.sleep = [&](milliseconds d) { waits.push_back(d); };
+  o.sleep = [&](milliseconds d) {
+    waits.push_back(d);
+  };
   core_client c(o, secret(kApiKey));
   for (const auto& tc : cases) {
     CAPTURE(tc.status);
@@ -815,9 +797,8 @@ TEST_CASE("a POST is never retried") {
     server.on([&](const httplib::Request&, httplib::Response& res, size_t) {
       res.status = tc.status;
       res.set_header("Retry-After", "1");
-      res.set_content(
-          R"({"error": {"code": ")" + std::string(tc.code) + R"(", "message": "busy"}})",
-          "application/json");
+      res.set_content(R"({"error": {"code": ")" + std::string(tc.code) + R"(", "message": "busy"}})",
+                      "application/json");
     });
     try {
       (void)c.add_group({"g", std::nullopt, {}, {}});
@@ -855,8 +836,7 @@ TEST_CASE("429 with Retry-After waits that long, up to the cap") {
       if (n == 1) {
         res.status = 429;
         res.set_header("Retry-After", tc.retry_after);
-        res.set_content(R"({"error": {"code": "rate_limited", "message": "slow down"}})",
-                        "application/json");
+        res.set_content(R"({"error": {"code": "rate_limited", "message": "slow down"}})", "application/json");
         return;
       }
       res.set_content(R"({"balance_credits": 5, "currency": "usd_cents"})", "application/json");
@@ -864,7 +844,9 @@ TEST_CASE("429 with Retry-After waits that long, up to the cap") {
     auto o = options_for(server);
     o.max_retry_after = tc.cap;
     std::vector<milliseconds> waits;
-    o.sleep = [&](milliseconds d) { waits.push_back(d); };
+    o.sleep = [&](milliseconds d) {
+      waits.push_back(d);
+    };
     core_client c(o, secret(kApiKey));
     CHECK(c.balance().balance_credits == 5);
     CHECK(server.requests().size() == 2);
@@ -877,8 +859,7 @@ TEST_CASE("429 with Retry-After waits that long, up to the cap") {
   server.on([](const httplib::Request&, httplib::Response& res, size_t) {
     res.status = 429;
     res.set_header("Retry-After", "12");
-    res.set_content(R"({"error": {"code": "rate_limited", "message": "slow down"}})",
-                    "application/json");
+    res.set_content(R"({"error": {"code": "rate_limited", "message": "slow down"}})", "application/json");
   });
   auto o = options_for(server);
   o.max_retries = 0;
@@ -919,7 +900,9 @@ TEST_CASE("an unreachable server is connection_failed; GETs retry it, with backo
   o.max_retries = 3;
   o.retry_backoff = milliseconds(100);
   std::vector<milliseconds> waits;
-  o.sleep = [&](milliseconds d) { waits.push_back(d); };
+  o.sleep = [&](milliseconds d) {
+    waits.push_back(d);
+  };
   core_client c(o, secret(kApiKey));
   try {
     (void)c.account();
@@ -990,8 +973,8 @@ TEST_CASE("base URLs the client refuses") {
       CHECK(std::string(e.what()).find("base_url") != std::string::npos);
     }
   }
-  for (const auto url : {"http://localhost", "https://example.org:8443/enact", "http://[::1]:80",
-                         "HTTP://Example.org/"}) {
+  for (const auto url :
+       {"http://localhost", "https://example.org:8443/enact", "http://[::1]:80", "HTTP://Example.org/"}) {
     CAPTURE(url);
     client_options o;
     o.base_url = url;
@@ -1053,9 +1036,8 @@ TEST_CASE("no credential ever appears in an exception message") {
     CHECK(std::string(e.what()).find(kUsageKey) == std::string::npos);
   }
   server.on([](const httplib::Request&, httplib::Response& res, size_t) {
-    res.set_content(
-        R"({"api_key": 12, "wallet_address": ")" + kA1 + R"(", "leak": ")" + kApiKey + R"("})",
-        "application/json");
+    res.set_content(R"({"api_key": 12, "wallet_address": ")" + kA1 + R"(", "leak": ")" + kApiKey + R"("})",
+                    "application/json");
   });
   core_client c2(options_for(server), secret(kApiKey));
   try {
@@ -1071,8 +1053,7 @@ TEST_CASE("no credential ever appears in an exception message") {
 TEST_CASE("an API key that cannot travel in a header is refused before anything is sent") {
   fake_server server;
   serve_canned(server);
-  for (const std::string& key :
-       {kApiKey + "\r\nX-Injected: 1", kApiKey + " ", std::string("\x01")}) {
+  for (const std::string& key : {kApiKey + "\r\nX-Injected: 1", kApiKey + " ", std::string("\x01")}) {
     core_client c(options_for(server), secret(key));
     try {
       (void)c.account();

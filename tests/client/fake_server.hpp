@@ -51,8 +51,7 @@ class fake_server {
         h(req, res, n);
       } else {
         res.status = 500;
-        res.set_content(R"({"error":{"code":"internal","message":"no handler"}})",
-                        "application/json");
+        res.set_content(R"({"error":{"code":"internal","message":"no handler"}})", "application/json");
       }
       if (!res.has_header("X-Request-Id"))
         res.set_header("X-Request-Id", "req-" + std::to_string(n));

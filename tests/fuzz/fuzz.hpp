@@ -20,12 +20,8 @@ inline void require(bool ok, const char* what) {
   }
 }
 
-inline std::string_view text(const uint8_t* data, size_t size) {
-  return {reinterpret_cast<const char*>(data), size};
-}
+inline std::string_view text(const uint8_t* data, size_t size) { return {reinterpret_cast<const char*>(data), size}; }
 
-inline bytes_view view(const uint8_t* data, size_t size) {
-  return {data, size};
-}
+inline bytes_view view(const uint8_t* data, size_t size) { return {data, size}; }
 
 }  // namespace enact::fuzz

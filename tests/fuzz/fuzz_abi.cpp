@@ -52,9 +52,12 @@ constexpr std::array kTypeLists = {
     "int16,(string[2],uint80)[3],int88,(uint136,uint240,int160,bytes2)[3][]",
     "bytes7[3][2][]",
     "bytes25,address[],(uint40[])[]",
-    "uint40,uint184,(uint32,(int144[],address[],(uint128,bytes13),bytes[1]),(bytes17[1],bytes19,uint144),uint32),int104,bytes24[2],int8",
-    "(int232[1],int192[],int104,bytes22[1])[],bytes6,bytes4,int40,uint120[2],(bytes8,(bool,bytes18,uint32,bytes23),int16[1],uint184)[1]",
-    "bytes7,uint48,uint152,int168,bytes1[],((uint24,(int136,string,int32,uint104),uint208),((uint192,int88,int64),uint136[],int104),bytes17[3],uint248)",
+    "uint40,uint184,(uint32,(int144[],address[],(uint128,bytes13),bytes[1]),(bytes17[1],bytes19,uint144),uint32),"
+    "int104,bytes24[2],int8",
+    "(int232[1],int192[],int104,bytes22[1])[],bytes6,bytes4,int40,uint120[2],(bytes8,(bool,bytes18,uint32,bytes23),"
+    "int16[1],uint184)[1]",
+    "bytes7,uint48,uint152,int168,bytes1[],((uint24,(int136,string,int32,uint104),uint208),((uint192,int88,int64),"
+    "uint136[],int104),bytes17[3],uint248)",
     "bytes6,(int184)[],int232,string[]",
     "int48,int128,uint208,(string[],uint248[2],int176)[3],bytes22,bytes10",
     "(uint248,(int112)),uint256,int240[],((bytes10,bytes8)[3],uint16,int200)",

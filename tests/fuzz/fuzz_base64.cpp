@@ -26,7 +26,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Encoding any bytes decodes back to them.
   const bytes b(data, data + size);
   fuzz::require(base64::decode(base64::encode(b)).value() == b, "base64: decode(encode(b)) != b");
-  fuzz::require(base64::decode_url(base64::encode_url(b)).value() == b,
-                "base64url: decode_url(encode_url(b)) != b");
+  fuzz::require(base64::decode_url(base64::encode_url(b)).value() == b, "base64url: decode_url(encode_url(b)) != b");
   return 0;
 }

@@ -30,8 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (const auto c = ipfs::from_bytes(fuzz::view(data, size))) {
     const bytes b = c->to_bytes();
-    fuzz::require(b.size() == size && std::equal(b.begin(), b.end(), data),
-                  "cid: to_bytes(from_bytes(x)) != x");
+    fuzz::require(b.size() == size && std::equal(b.begin(), b.end(), data), "cid: to_bytes(from_bytes(x)) != x");
     check_round_trips(*c);
   }
   return 0;

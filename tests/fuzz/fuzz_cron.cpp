@@ -26,8 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     again->hours() == s->hours() && again->days_of_month() == s->days_of_month() &&
                     again->months() == s->months() && again->days_of_week() == s->days_of_week(),
                 "cron: parsing the text again gives other sets");
-  fuzz::require(s->seconds() != 0 && s->minutes() != 0 && s->hours() != 0 &&
-                    s->days_of_month() != 0 && s->months() != 0 && s->days_of_week() != 0,
+  fuzz::require(s->seconds() != 0 && s->minutes() != 0 && s->hours() != 0 && s->days_of_month() != 0 &&
+                    s->months() != 0 && s->days_of_week() != 0,
                 "cron: an accepted schedule with an empty field");
   const seconds gap = cron::min_interval(*s);
   fuzz::require(gap > seconds{0} && gap != seconds::max(), "cron: min_interval of a parsed schedule");
@@ -42,8 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto second = cron::next_after(*s, *first);
   if (second) {
     fuzz::require(*second - *first >= gap, "cron: two firings closer than min_interval");
-    fuzz::require(cron::next_after(*s, *second - seconds{1}) == second,
-                  "cron: next_after just before a firing");
+    fuzz::require(cron::next_after(*s, *second - seconds{1}) == second, "cron: next_after just before a firing");
   }
   return 0;
 }

@@ -16,12 +16,10 @@ namespace {
 constexpr uint64_t kChainId = 1;
 constexpr uint64_t kNow = 1700000000;
 
-void check_body(std::string_view typed_data, std::string_view signature,
-                const envelope::expectation& want) {
+void check_body(std::string_view typed_data, std::string_view signature, const envelope::expectation& want) {
   const auto signer = envelope::verify(typed_data, signature, want);
   if (!signer) {
-    fuzz::require(signer.code().category() ==
-                      make_error_code(envelope_errc::malformed).category(),
+    fuzz::require(signer.code().category() == make_error_code(envelope_errc::malformed).category(),
                   "envelope: error outside envelope_errc");
   }
   // The parsed form, given the same size, decides the same whenever the text is JSON (a text
@@ -30,8 +28,8 @@ void check_body(std::string_view typed_data, std::string_view signature,
   const boost::json::value doc = boost::json::parse(typed_data, ec);
   if (!ec) {
     const auto again = envelope::verify(doc, typed_data.size(), signature, want);
-    fuzz::require(again.has_value() == signer.has_value() &&
-                      (!signer || *again == *signer) && (signer || again.code() == signer.code()),
+    fuzz::require(again.has_value() == signer.has_value() && (!signer || *again == *signer) &&
+                      (signer || again.code() == signer.code()),
                   "envelope: verify(text) and verify(value) disagree");
   }
   if (signer) {
@@ -56,11 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     boost::system::error_code ec;
     const auto doc = boost::json::parse(parts->first, ec);
     fuzz::require(!ec && doc.is_object(), "envelope: decoded header typed data is not an object");
-    const std::string header =
-        envelope::encode_wallet_auth(envelope::signed_envelope{doc.as_object(), parts->second});
+    const std::string header = envelope::encode_wallet_auth(envelope::signed_envelope{doc.as_object(), parts->second});
     const auto again = envelope::decode_wallet_auth(header);
-    fuzz::require(again && *again == *parts,
-                  "envelope: decode_wallet_auth(encode_wallet_auth(x)) != x");
+    fuzz::require(again && *again == *parts, "envelope: decode_wallet_auth(encode_wallet_auth(x)) != x");
     return 0;
   }
   const size_t nul = rest.find('\0');

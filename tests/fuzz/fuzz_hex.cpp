@@ -17,9 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string again = hex::encode(*decoded);
     fuzz::require(again.size() == digits.size() &&
                       std::equal(again.begin(), again.end(), digits.begin(),
-                                 [](char a, char b) {
-                                   return a == std::tolower(static_cast<unsigned char>(b));
-                                 }),
+                                 [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); }),
                   "hex: encode(decode(s)) differs from s");
     fuzz::require(hex::encode_prefixed(*decoded) == "0x" + again, "hex: encode_prefixed");
   } else {

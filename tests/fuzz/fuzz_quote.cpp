@@ -27,8 +27,7 @@ void check_quote(const attest::quote& q) {
   fuzz::require(q.td.has_value() != q.enclave.has_value(), "quote: exactly one body");
   fuzz::require(q.signed_size <= q.raw.size(), "quote: signed size beyond the raw bytes");
   const auto again = attest::parse_quote(q.raw);
-  fuzz::require(again && attest::to_json(*again) == attest::to_json(q),
-                "quote: parse_quote(q.raw) differs from q");
+  fuzz::require(again && attest::to_json(*again) == attest::to_json(q), "quote: parse_quote(q.raw) differs from q");
 }
 
 }  // namespace
@@ -58,8 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto digits = hex::decode(text);
       if (digits) {
         const auto direct = attest::parse_quote(*digits);
-        fuzz::require(direct.has_value() == q.has_value() &&
-                          (!q || attest::to_json(*q) == attest::to_json(*direct)),
+        fuzz::require(direct.has_value() == q.has_value() && (!q || attest::to_json(*q) == attest::to_json(*direct)),
                       "quote: parse_quote_hex disagrees with parse_quote");
       }
       break;
@@ -92,8 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     default: {
       if (const auto info = attest::parse_app_info(text))
-        (void)attest::to_json(
-            attest::verify_app(*info, info->event_log_in_info.value_or(attest::event_log{})));
+        (void)attest::to_json(attest::verify_app(*info, info->event_log_in_info.value_or(attest::event_log{})));
       (void)attest::compose_images(text);
       break;
     }

@@ -53,9 +53,9 @@ void fuzz_log(bytes_view in) {
   fuzz::require(ev->args == reg::to_json(ev->value), "registry: event args differ from to_json");
   const reg::encoded_log log = reg::encode_log(ev->value);
   const auto again = reg::decode_log(log.topics, log.data);
-  fuzz::require(again && again->value == ev->value && again->args == ev->args &&
-                    again->account_hash == ev->account_hash,
-                "registry: decode_log(encode_log(e)) != e");
+  fuzz::require(
+      again && again->value == ev->value && again->args == ev->args && again->account_hash == ev->account_hash,
+      "registry: decode_log(encode_log(e)) != e");
   const auto from_json = reg::event_from_json(ev->name, ev->args);
   fuzz::require(from_json && *from_json == ev->value, "registry: event_from_json(args) != e");
   const auto by_name = reg::encode_log(ev->name, ev->args);
@@ -72,8 +72,7 @@ void fuzz_revert(bytes_view in) {
   const auto data = reg::encode_revert(e);
   fuzz::require(data.has_value(), "registry: a decoded revert does not encode");
   const reg::registry_error again = reg::decode_revert(*data);
-  fuzz::require(again.code == e.code && again.name == e.name && again.args == e.args &&
-                    again.message == e.message,
+  fuzz::require(again.code == e.code && again.name == e.name && again.args == e.args && again.message == e.message,
                 "registry: decode_revert(encode_revert(e)) != e");
 }
 
@@ -100,7 +99,8 @@ const std::map<std::array<uint8_t, 4>, result_fuzzer>& result_table() {
           t.emplace(reg::selector<T>(), &fuzz_result<T>);
       };
       (add(std::type_identity<std::variant_alternative_t<I, reg::call>>{}), ...);
-    }(std::make_index_sequence<std::variant_size_v<reg::call>>{});
+    }
+    (std::make_index_sequence<std::variant_size_v<reg::call>>{});
     return t;
   }();
   return table;

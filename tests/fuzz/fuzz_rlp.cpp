@@ -26,8 +26,7 @@ void check_integers(const rlp::item& it) {
     if (small)
       fuzz::require(u256{*small} == *v, "rlp: decode_u64 value");
   } else {
-    fuzz::require(v.code() == rlp_errc::leading_zero || v.code() == rlp_errc::uint_overflow,
-                  "rlp: decode_uint error");
+    fuzz::require(v.code() == rlp_errc::leading_zero || v.code() == rlp_errc::uint_overflow, "rlp: decode_uint error");
   }
 }
 
@@ -42,8 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const bytes again = rlp::encode(*it);
-  fuzz::require(again.size() == size && std::equal(again.begin(), again.end(), data),
-                "rlp: encode(decode(x)) != x");
+  fuzz::require(again.size() == size && std::equal(again.begin(), again.end(), data), "rlp: encode(decode(x)) != x");
   const auto back = rlp::from_json(rlp::to_json(*it));
   fuzz::require(back && *back == *it, "rlp: from_json(to_json(item)) != item");
   check_integers(*it);

@@ -51,9 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint64_t id = data[0];
   const auto r = rpc::parse_response(fuzz::text(data + 1, size - 1), id);
   if (!r) {
-    fuzz::require(r.code() == rpc_errc::bad_json || r.code() == rpc_errc::bad_response ||
-                      r.code() == rpc_errc::id_mismatch,
-                  "rpc: parse_response error code");
+    fuzz::require(
+        r.code() == rpc_errc::bad_json || r.code() == rpc_errc::bad_response || r.code() == rpc_errc::id_mismatch,
+        "rpc: parse_response error code");
     return 0;
   }
   fuzz::require(r->id == id, "rpc: reply id");
@@ -75,8 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (const auto* o = e.data.if_object())
     inner = o->if_contains("data");
   const auto expected = inner ? rpc::parse_data(*inner) : result<bytes>(fail(rpc_errc::bad_data, ""));
-  fuzz::require(e.revert_data.has_value() == expected.has_value() &&
-                    (!expected || *e.revert_data == *expected),
+  fuzz::require(e.revert_data.has_value() == expected.has_value() && (!expected || *e.revert_data == *expected),
                 "rpc: revert data differs from the DATA in error.data");
   check_wire_forms(e.data);
   return 0;

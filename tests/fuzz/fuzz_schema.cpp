@@ -91,9 +91,8 @@ void write_seeds(const char* dir) {
     const auto& r = *table()[i];
     for (const bool all : {true, false}) {
       const std::string body = json::serialize(sample(r.request, all));
-      std::ofstream out(std::filesystem::path(dir) / (std::to_string(i) + "-" +
-                                                       std::string(r.operation_id) +
-                                                       (all ? "-full" : "-required")),
+      std::ofstream out(std::filesystem::path(dir) /
+                            (std::to_string(i) + "-" + std::string(r.operation_id) + (all ? "-full" : "-required")),
                         std::ios::binary);
       out.put(static_cast<char>(i));
       out << body;
@@ -130,7 +129,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ec)
     return 0;
   const auto again = core::schema::validate(reread, r.request, core::components());
-  fuzz::require(again.has_value() == verdict.has_value(),
-                "schema: the compact serialization is judged differently");
+  fuzz::require(again.has_value() == verdict.has_value(), "schema: the compact serialization is judged differently");
   return 0;
 }

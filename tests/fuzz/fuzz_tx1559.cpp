@@ -32,8 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                   "tx1559: decode error outside chain_errc");
   }
   if (const auto tx = chain::decode_unsigned(in)) {
-    fuzz::require(same(chain::unsigned_payload(*tx), data, size),
-                  "tx1559: unsigned_payload(decode_unsigned(p)) != p");
+    fuzz::require(same(chain::unsigned_payload(*tx), data, size), "tx1559: unsigned_payload(decode_unsigned(p)) != p");
   } else {
     fuzz::require(tx.code().category() == make_error_code(chain_errc::wrong_type).category(),
                   "tx1559: decode_unsigned error outside chain_errc");

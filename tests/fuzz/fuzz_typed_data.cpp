@@ -17,8 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const auto d1 = eip712::digest(*td);
   const auto d2 = eip712::digest(*td);
-  fuzz::require(d1.has_value() == d2.has_value() && (!d1 || *d1 == *d2),
-                "eip712: digest not deterministic");
+  fuzz::require(d1.has_value() == d2.has_value() && (!d1 || *d1 == *d2), "eip712: digest not deterministic");
 
   const auto again = eip712::from_json(eip712::to_json(*td));
   fuzz::require(again.has_value(), "eip712: from_json(to_json(td)) fails");
@@ -46,8 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& [name, members] : td->types) {
     const auto t1 = eip712::encode_type(td->types, name);
     const auto t2 = eip712::encode_type(td->types, name);
-    fuzz::require(t1.has_value() == t2.has_value() && (!t1 || *t1 == *t2),
-                  "eip712: encode_type not deterministic");
+    fuzz::require(t1.has_value() == t2.has_value() && (!t1 || *t1 == *t2), "eip712: encode_type not deterministic");
     if (t1)
       fuzz::require(t1->starts_with(name + "("), "eip712: encode_type does not start with the type");
   }

@@ -40,8 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const auto hx = u256::from_hex(s);
   if (hx) {
-    fuzz::require(hx->to_hex() == "0x" + strip_zeros(lower(prefixed ? s.substr(2) : s)),
-                  "u256: from_hex then to_hex");
+    fuzz::require(hx->to_hex() == "0x" + strip_zeros(lower(prefixed ? s.substr(2) : s)), "u256: from_hex then to_hex");
     fuzz::require(u256::from_hex(hx->to_hex()).value() == *hx, "u256: to_hex round trip");
   }
   const auto any = u256::from_string(s);

@@ -39,11 +39,9 @@ namespace enact::itest {
 namespace {
 
 // server/tee/fixtures/README.md
-constexpr std::string_view kFixtureQuoteSha256 =
-    "b8dcff054c06720e1668034d752319983bc5e1c83be67e1db4d7fe9e4d561705";
+constexpr std::string_view kFixtureQuoteSha256 = "b8dcff054c06720e1668034d752319983bc5e1c83be67e1db4d7fe9e4d561705";
 constexpr std::string_view kFixtureAppId = "06768e6df639ce3be65e9e5321f8b2d82dbffb01";
-constexpr std::string_view kFixtureComposeHash =
-    "06768e6df639ce3be65e9e5321f8b2d82dbffb01c74323462d34c2feb9653aff";
+constexpr std::string_view kFixtureComposeHash = "06768e6df639ce3be65e9e5321f8b2d82dbffb01c74323462d34c2feb9653aff";
 // TDX quote v4: report_data is the last 64 bytes of the 584-byte body after the 48-byte header.
 constexpr size_t kReportData = 48 + 520;
 
@@ -54,17 +52,12 @@ std::string read_text(const std::string& path) {
 }
 
 json::object fixture_report() {
-  return json::parse(read_text(std::string(ENACT_TEE_FIXTURES_DIR) + "/rtmr3-report.json"))
-      .as_object();
+  return json::parse(read_text(std::string(ENACT_TEE_FIXTURES_DIR) + "/rtmr3-report.json")).as_object();
 }
 
-bytes fixture_quote() {
-  return hex::decode(fixture_report().at("quote").as_string()).value();
-}
+bytes fixture_quote() { return hex::decode(fixture_report().at("quote").as_string()).value(); }
 
-std::string sha256_hex(std::string_view text) {
-  return hex::encode(sha256(as_bytes(text)));
-}
+std::string sha256_hex(std::string_view text) { return hex::encode(sha256(as_bytes(text))); }
 
 json::object parse_object(std::string_view text) {
   std::error_code ec;
@@ -139,8 +132,7 @@ TEST_CASE("simulated: /attestation answers the recorded TDX quote and says it is
   CHECK(hex::encode(sha256(quote)) == kFixtureQuoteSha256);
   // core-api.md: an all-zero reportData.
   REQUIRE(quote.size() >= kReportData + 64);
-  CHECK(std::all_of(quote.begin() + kReportData, quote.begin() + kReportData + 64,
-                    [](uint8_t b) { return b == 0; }));
+  CHECK(std::all_of(quote.begin() + kReportData, quote.begin() + kReportData + 64, [](uint8_t b) { return b == 0; }));
 
   // event_log is a JSON string holding the event array, the recorded one.
   const std::string log_text(body.at("event_log").as_string());
@@ -262,10 +254,8 @@ TEST_CASE("simulated: the development evidence set is consistent and served with
   // rewritten, to the same bytes).
   CHECK(server.stop().clean());
   server_process again({}, server.data_dir());
-  CHECK(again.client().request("GET", "/evidences/cert-localhost.pem").text ==
-        bodies.at("cert-localhost.pem"));
-  CHECK(again.client().request("GET", "/evidences/sha256sum.txt").text ==
-        bodies.at("sha256sum.txt"));
+  CHECK(again.client().request("GET", "/evidences/cert-localhost.pem").text == bodies.at("cert-localhost.pem"));
+  CHECK(again.client().request("GET", "/evidences/sha256sum.txt").text == bodies.at("sha256sum.txt"));
   CHECK(again.stop().clean());
 }
 
@@ -309,22 +299,19 @@ TEST_CASE("--evidence-dir serves the terminator's directory as it is, on each re
     std::ofstream(evidence.path() + "/" + name, std::ios::binary) << text;
   };
   write("acme-account.json", R"({"uri":"https://acme-v02.api.letsencrypt.org/acme/acct/1"})");
-  write("cert-api.example.com.pem",
-        "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  write("cert-api.example.com.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
   write("sha256sum.txt", "00  acme-account.json\n");
   write("quote.json", R"({"quote":"04","report_data":"00"})");
   write(".hidden", "not served");
   temp_dir data;
   server_process server({"--evidence-dir", evidence.path()}, data.path() + "/data");
   // A symbolic link to a secret of the server is not followed.
-  std::filesystem::create_symlink(server.data_dir() + "/tee-root.key",
-                                  evidence.path() + "/key.pem");
+  std::filesystem::create_symlink(server.data_dir() + "/tee-root.key", evidence.path() + "/key.pem");
   auto c = server.client();
 
   const response listing = c.request("GET", "/evidences/");
   REQUIRE(listing.status == 200);
-  for (const std::string name :
-       {"acme-account.json", "cert-api.example.com.pem", "sha256sum.txt", "quote.json"}) {
+  for (const std::string name : {"acme-account.json", "cert-api.example.com.pem", "sha256sum.txt", "quote.json"}) {
     CAPTURE(name);
     CHECK(listing.text.find("href=\"" + name + "\"") != std::string::npos);
     CHECK(c.request("GET", "/evidences/" + name).text == read_text(evidence.path() + "/" + name));
@@ -341,8 +328,7 @@ TEST_CASE("--evidence-dir serves the terminator's directory as it is, on each re
   CHECK(!std::filesystem::exists(server.data_dir() + "/evidences"));
   CHECK(server.stop().clean());
 
-  const auto missing = run_to_exit(
-      {"--evidence-dir", evidence.path() + "/nope", "--data-dir", data.path() + "/data2"});
+  const auto missing = run_to_exit({"--evidence-dir", evidence.path() + "/nope", "--data-dir", data.path() + "/data2"});
   CHECK(missing.status.exited);
   CHECK(missing.status.code == 2);
   CHECK(missing.stderr_text.find("--evidence-dir") != std::string::npos);
@@ -353,8 +339,7 @@ TEST_CASE("--evidence-dir serves the terminator's directory as it is, on each re
 namespace {
 
 // The GetKey answer of the fake agent: the PKP root key every server on it must use.
-constexpr std::string_view kAgentKey =
-    "3f6d3a6b7e1c2d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccd";
+constexpr std::string_view kAgentKey = "3f6d3a6b7e1c2d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccd";
 const std::string kAgentComposeHash(64, 'c');
 
 struct agent_request {
@@ -475,8 +460,7 @@ class fake_agent {
       status = "500 Internal Server Error";
       answer = R"({"error":"no key provider"})";
     } else if (r.path == "/GetKey") {
-      answer = json::serialize(
-          json::object{{"key", kAgentKey}, {"signature_chain", json::array{"aa", "bb"}}});
+      answer = json::serialize(json::object{{"key", kAgentKey}, {"signature_chain", json::array{"aa", "bb"}}});
     } else if (r.path == "/Info") {
       const json::object tcb{{"mrtd", std::string(96, '1')},
                              {"compose_hash", kAgentComposeHash},
@@ -560,10 +544,8 @@ TEST_CASE("dstack: the PKP root key comes from GetKey, so servers on one agent a
 
   // The api_payer is the server key "api-payer/0" (server/app/main.cpp): derived from the
   // agent's key by the rules of API.md §1 "server keys".
-  const Secret payer =
-      pkp::server_signing_key(Secret(hex::decode(kAgentKey).value()), "api-payer/0").value();
-  const std::string expected =
-      to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(payer).value()));
+  const Secret payer = pkp::server_signing_key(Secret(hex::decode(kAgentKey).value()), "api-payer/0").value();
+  const std::string expected = to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(payer).value()));
   CHECK(admin_api_payer(a) == expected);
   CHECK(admin_api_payer(b) == expected);
   CHECK(admin_api_payer(simulated) != expected);
@@ -609,16 +591,16 @@ TEST_CASE("dstack: /attestation and /info pass the agent's answers through") {
 
 TEST_CASE("dstack: a guest agent that is missing or refuses the key stops the start (exit 2)") {
   temp_dir dir;
-  const auto missing = run_to_exit({"--tee", "dstack", "--dstack-socket", dir.path() + "/none.sock",
-                                    "--data-dir", dir.path() + "/data"});
+  const auto missing = run_to_exit(
+      {"--tee", "dstack", "--dstack-socket", dir.path() + "/none.sock", "--data-dir", dir.path() + "/data"});
   CHECK(missing.status.exited);
   CHECK(missing.status.code == 2);
   CHECK(missing.stderr_text.find(dir.path() + "/none.sock") != std::string::npos);
   CHECK(missing.stderr_text.find("connect") != std::string::npos);
 
   fake_agent refusing(/*fail_get_key=*/true);
-  const auto refused = run_to_exit({"--tee", "dstack", "--dstack-socket", refusing.socket_path(),
-                                    "--data-dir", dir.path() + "/data2"});
+  const auto refused =
+      run_to_exit({"--tee", "dstack", "--dstack-socket", refusing.socket_path(), "--data-dir", dir.path() + "/data2"});
   CHECK(refused.status.code == 2);
   CHECK(refused.stderr_text.find("GetKey") != std::string::npos);
   CHECK(refused.stderr_text.find("500") != std::string::npos);
@@ -639,16 +621,13 @@ TEST_CASE("the guest-agent HTTP client reads every body framing and refuses malf
   };
   const case_ cases[] = {
       {"content-length", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhiEXTRA", 200, "hi"},
-      {"chunked",
-       "HTTP/1.1 200 OK\r\ntransfer-encoding: Chunked\r\n\r\n2\r\nhi\r\n3;x=1\r\n!!!\r\n0\r\n\r\n",
-       200, "hi!!!"},
+      {"chunked", "HTTP/1.1 200 OK\r\ntransfer-encoding: Chunked\r\n\r\n2\r\nhi\r\n3;x=1\r\n!!!\r\n0\r\n\r\n", 200,
+       "hi!!!"},
       {"read to close", "HTTP/1.0 503 Service Unavailable\r\n\r\nbusy", 503, "busy"},
       {"short body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", 0, "Content-Length"},
       {"bad length", "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n1", 0, "bad Content-Length"},
-      {"bad chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhi\r\n", 0,
-       "chunk size"},
-      {"cut chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhi", 0,
-       "chunked body"},
+      {"bad chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhi\r\n", 0, "chunk size"},
+      {"cut chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhi", 0, "chunked body"},
       {"not http", "SSH-2.0-OpenSSH_9.2\r\n\r\n", 0, "status line"},
       {"bad status", "HTTP/1.1 2x0 OK\r\n\r\n", 0, "status code"},
       {"cut headers", "HTTP/1.1 200 OK\r\nContent-Length: 5", 0, "end of the headers"},
@@ -676,12 +655,12 @@ TEST_CASE("the guest-agent HTTP client reads every body framing and refuses malf
   }
 
   temp_dir dir;
-  const auto nobody = tee::detail::unix_http_request(dir.path() + "/none.sock", "POST", "/Info",
-                                                     "{}", std::chrono::milliseconds(1000));
+  const auto nobody =
+      tee::detail::unix_http_request(dir.path() + "/none.sock", "POST", "/Info", "{}", std::chrono::milliseconds(1000));
   REQUIRE(!nobody.has_value());
   CHECK(nobody.err().message.find("connect") != std::string::npos);
-  const auto too_long = tee::detail::unix_http_request("/" + std::string(200, 'x'), "POST", "/Info",
-                                                       "{}", std::chrono::milliseconds(1000));
+  const auto too_long = tee::detail::unix_http_request("/" + std::string(200, 'x'), "POST", "/Info", "{}",
+                                                       std::chrono::milliseconds(1000));
   REQUIRE(!too_long.has_value());
   CHECK(too_long.err().message.find("longer than") != std::string::npos);
 }

@@ -50,15 +50,14 @@ struct chain_server {
   chain_server() : node(node_options()), data_dir(data.path() + "/data") {
     const std::string key_path = keys.path() + "/deployer.key";
     std::ofstream(key_path) << hex::encode_prefixed(anvil_process::dev_private_keys()[0]) << "\n";
-    const finished_run deployed = run_to_exit(
-        {"deploy-registry", "--rpc-url", node.url(), "--key-file", key_path, "--data-dir", data_dir});
+    const finished_run deployed =
+        run_to_exit({"deploy-registry", "--rpc-url", node.url(), "--key-file", key_path, "--data-dir", data_dir});
     REQUIRE_MESSAGE(deployed.status.clean(), deployed.stderr_text);
     registry = deployed.stdout_text.substr(0, deployed.stdout_text.find('\n'));
     // --key-rate 0: the load below is one key writing as fast as the node answers, over the
     // per-key limit that is on by default.
-    srv.emplace(std::vector<std::string>{"--dev", "--sandbox-workers", "1", "--ledger", "evm",
-                                         "--rpc-url", node.url(), "--registry-address", registry,
-                                         "--chain-id", "31337", "--key-rate", "0"},
+    srv.emplace(std::vector<std::string>{"--dev", "--sandbox-workers", "1", "--ledger", "evm", "--rpc-url", node.url(),
+                                         "--registry-address", registry, "--chain-id", "31337", "--key-rate", "0"},
                 data_dir);
     const response payers = srv->client().get("/get_api_payers");
     REQUIRE_MESSAGE(payers.status == 200, payers.describe());
@@ -88,9 +87,7 @@ struct outcome {
   double seconds = 0;
 };
 
-std::string action_code(const std::string& tag) {
-  return "Enact.setResponse({tag: \"" + tag + "\"});\n";
-}
+std::string action_code(const std::string& tag) { return "Enact.setResponse({tag: \"" + tag + "\"});\n"; }
 
 }  // namespace
 
@@ -113,8 +110,7 @@ TEST_CASE("chain node stopped while idle: 503 unavailable, then recovery without
   const std::vector<write_case> writes = {
       {"/add_group", json::object{{"name", "during"}}},
       {"/create_wallet", json::object{{"name", "during"}}},
-      {"/add_action", json::object{{"action_ipfs_cid", cid_of_code(action_code("during"))},
-                                   {"name", "during"}}},
+      {"/add_action", json::object{{"action_ipfs_cid", cid_of_code(action_code("during"))}, {"name", "during"}}},
       {"/add_usage_api_key", json::object{{"name", "during"}}},
   };
   for (const write_case& w : writes) {
@@ -126,23 +122,21 @@ TEST_CASE("chain node stopped while idle: 503 unavailable, then recovery without
   }
   // Reads may be answered from the cache until the next event poll finds the node gone; then
   // they are refused too.
-  const std::vector<std::string> reads = {"/list_groups", "/list_actions", "/list_wallets",
-                                          "/billing/balance"};
+  const std::vector<std::string> reads = {"/list_groups", "/list_actions", "/list_wallets", "/billing/balance"};
   for (const std::string& path : reads) {
     INFO(path);
-    const response r = poll_until([&] { return c.get(path, acct.auth()); },
-                                  [](const response& x) { return x.status != 200; });
+    const response r =
+        poll_until([&] { return c.get(path, acct.auth()); }, [](const response& x) { return x.status != 200; });
     check_error_shape(r, 503, "unavailable");
   }
   // Authentication itself needs the ledger: an unknown key is not mistaken for a refused one.
   const hash256 unknown = keccak256(std::string_view("a key no account has"));
-  check_error_shape(c.get("/list_groups", itest::api_key(base64::encode(unknown))), 503,
-                    "unavailable");
+  check_error_shape(c.get("/list_groups", itest::api_key(base64::encode(unknown))), 503, "unavailable");
   CHECK(srv.running());
 
   env.node.start();
-  const response back = poll_until([&] { return c.get("/list_groups", acct.auth()); },
-                                   [](const response& x) { return x.status == 200; });
+  const response back =
+      poll_until([&] { return c.get("/list_groups", acct.auth()); }, [](const response& x) { return x.status == 200; });
   ITEST_REQUIRE_STATUS(back, 200);
   // Nothing of the refused writes reached the chain.
   const std::vector<json::object> groups = list_all(c, "/list_groups", acct.auth());
@@ -185,11 +179,10 @@ TEST_CASE("chain node stopped under load: 200 or 503 only, nothing half-written,
         o.cid = cid_of_code(action_code(tag));
         o.name = "action " + tag;
         const auto started = steady::now();
-        const response r = w.post("/add_action",
-                                  json::object{{"action_ipfs_cid", o.cid},
-                                               {"name", o.name},
-                                               {"description", "written under load " + tag}},
-                                  acct.auth());
+        const response r = w.post(
+            "/add_action",
+            json::object{{"action_ipfs_cid", o.cid}, {"name", o.name}, {"description", "written under load " + tag}},
+            acct.auth());
         o.seconds = std::chrono::duration<double>(steady::now() - started).count();
         o.status = r.status;
         o.code = r.error_code();
@@ -281,9 +274,8 @@ TEST_CASE("chain node stopped under load: 200 or 503 only, nothing half-written,
     unanswered += in_flight ? 1 : 0;
     if (it != on_chain.end()) {
       // Refused, yet fully written: the retry knows it.
-      const response retry = c.post("/add_action",
-                                    json::object{{"action_ipfs_cid", o.cid}, {"name", o.name}},
-                                    acct.auth());
+      const response retry =
+          c.post("/add_action", json::object{{"action_ipfs_cid", o.cid}, {"name", o.name}}, acct.auth());
       ++landed_anyway;
       CHECK(it->second.at("name").as_string() == o.name);
       CHECK(it->second.at("description").as_string().starts_with("written under load"));
@@ -291,9 +283,8 @@ TEST_CASE("chain node stopped under load: 200 or 503 only, nothing half-written,
     } else if (in_flight || retried_absent < kRetriedAbsent) {
       // Absent: of the thousands of fast refusals of a long outage, the first kRetriedAbsent are
       // retried, which shows that a retry then writes.
-      const response retry = c.post("/add_action",
-                                    json::object{{"action_ipfs_cid", o.cid}, {"name", o.name}},
-                                    acct.auth());
+      const response retry =
+          c.post("/add_action", json::object{{"action_ipfs_cid", o.cid}, {"name", o.name}}, acct.auth());
       ++retried_absent;
       if (in_flight && retry.status == 409)
         check_error_shape(retry, 409, "conflict");
@@ -318,10 +309,11 @@ TEST_CASE("chain node stopped under load: 200 or 503 only, nothing half-written,
   }
   CHECK(acknowledged_listed == outcomes.size() - refused);
   CHECK(refused_listed >= landed_anyway + retried_absent);
-  std::printf("chain outage under load: %zu writes, %zu refused with 503 or unanswered (%zu "
-              "unanswered, %zu on chain all the same at the snapshot, %zu after the retries), "
-              "slowest refusal %.2f s\n",
-              outcomes.size(), refused, unanswered, landed_anyway, refused_listed, slowest_refusal);
+  std::printf(
+      "chain outage under load: %zu writes, %zu refused with 503 or unanswered (%zu "
+      "unanswered, %zu on chain all the same at the snapshot, %zu after the retries), "
+      "slowest refusal %.2f s\n",
+      outcomes.size(), refused, unanswered, landed_anyway, refused_listed, slowest_refusal);
 
   // The ledger's cache and event index followed the outage: a new write is seen by reads.
   const response g = c.post("/add_group", json::object{{"name", "after"}}, acct.auth());

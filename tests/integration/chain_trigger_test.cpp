@@ -89,30 +89,34 @@ TEST_CASE("chain_trigger: a chain log runs an action through the core") {
   std::string token = issued.stdout_text;
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r'))
     token.pop_back();
-  server_process srv({"--dev", "--sandbox-workers", "1", "--chain-rpc", "svc=" + node.url(),
-                      "--chain-confirmations", "svc=0"},
-                     data);
+  server_process srv(
+      {"--dev", "--sandbox-workers", "1", "--chain-rpc", "svc=" + node.url(), "--chain-confirmations", "svc=0"}, data);
   http_client c = srv.client();
   const account_keys acct = create_account(c, "chain");
   buy_credits(c, acct.auth(), 500);
-  const response up = c.post("/upload_action", json::object{{"code", "Enact.setResponse(params.event.decoded);\n"}},
-                             acct.auth());
+  const response up =
+      c.post("/upload_action", json::object{{"code", "Enact.setResponse(params.event.decoded);\n"}}, acct.auth());
   ITEST_REQUIRE_STATUS(up, 200);
-  const response g = c.post("/add_group",
-                            json::object{{"name", "g"}, {"cid_hashes_permitted", json::array{json::string(s_of(up.body, "hashed_cid"))}}},
-                            acct.auth());
+  const response g = c.post(
+      "/add_group",
+      json::object{{"name", "g"}, {"cid_hashes_permitted", json::array{json::string(s_of(up.body, "hashed_cid"))}}},
+      acct.auth());
   ITEST_REQUIRE_STATUS(g, 200);
-  const usage_keys key = create_usage_key(c, acct.auth(),
-                                          json::object{{"execute_in_groups", json::array{u_of(g.body, "group_id")}}});
+  const usage_keys key =
+      create_usage_key(c, acct.auth(), json::object{{"execute_in_groups", json::array{u_of(g.body, "group_id")}}});
   const httplib::Headers auth = bearer(token);
 
-  json::object cfg{{"chain", "svc"},
-                   {"contract", emitter},
-                   {"event", "Ping(address indexed from, uint256 indexed id, string note, uint256 amount)"},
-                   {"start_block", start},
-                   {"topic_filters", json::array{nullptr, json::array{json::string(topic_of(5)), json::string(topic_of(7))}}}};
-  json::object body{{"type", "chain-event"}, {"name", "pings"}, {"action_ipfs_cid", s_of(up.body, "action_ipfs_cid")},
-                    {"usage_api_key", key.value}, {"config", cfg}};
+  json::object cfg{
+      {"chain", "svc"},
+      {"contract", emitter},
+      {"event", "Ping(address indexed from, uint256 indexed id, string note, uint256 amount)"},
+      {"start_block", start},
+      {"topic_filters", json::array{nullptr, json::array{json::string(topic_of(5)), json::string(topic_of(7))}}}};
+  json::object body{{"type", "chain-event"},
+                    {"name", "pings"},
+                    {"action_ipfs_cid", s_of(up.body, "action_ipfs_cid")},
+                    {"usage_api_key", key.value},
+                    {"config", cfg}};
   const response created = call(srv.port(), "POST", "/api/triggers", json::serialize(body), auth);
   ITEST_REQUIRE_STATUS(created, 201);
   const std::string id = s_of(created.body, "id");

@@ -47,21 +47,14 @@ Secret wallet_key(std::string_view label) {
   return Secret(keccak256("chainsecured test wallet " + std::string(label)));
 }
 
-address address_of_key(const Secret& key) {
-  return secp256k1::to_address(secp256k1::public_key_of(key).value());
-}
+address address_of_key(const Secret& key) { return secp256k1::to_address(secp256k1::public_key_of(key).value()); }
 
-envelope::signed_envelope sign_env(envelope::kind k,
-                                   const Secret& key,
-                                   int64_t issued_at,
-                                   uint64_t chain = kChain) {
+envelope::signed_envelope sign_env(envelope::kind k, const Secret& key, int64_t issued_at, uint64_t chain = kChain) {
   return envelope::sign(k, chain, key, static_cast<uint64_t>(issued_at)).value();
 }
 
 /// The body of a ChainSecured request.
-std::string body_text(const json::value& typed_data,
-                      const std::string& signature,
-                      const json::object& extra) {
+std::string body_text(const json::value& typed_data, const std::string& signature, const json::object& extra) {
   json::object o = extra;
   o["typed_data"] = typed_data;
   o["signature"] = signature;
@@ -113,9 +106,7 @@ struct parts {
   json::object extra;
 
   std::string body() const { return body_text(env.typed_data, env.signature, extra); }
-  std::string with_signature(const std::string& sig) const {
-    return body_text(env.typed_data, sig, extra);
-  }
+  std::string with_signature(const std::string& sig) const { return body_text(env.typed_data, sig, extra); }
   std::string edited(const std::function<void(json::object&)>& edit) const {
     json::object td = env.typed_data;
     edit(td);
@@ -156,8 +147,7 @@ std::string with_v(const std::string& sig, uint8_t v) {
 /// high-s form EIP-2 forbids.
 std::string high_s(const std::string& sig) {
   bytes b = hex::decode_prefixed(sig).value();
-  const u256 n =
-      u256::from_hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141").value();
+  const u256 n = u256::from_hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141").value();
   const u256 s = u256::load_be(b.data() + 32);
   (n - s).store_be(b.data() + 32);
   b[64] = b[64] == 27 ? 28 : 27;
@@ -176,7 +166,9 @@ struct envelope_case {
 /// Every row of the validation order (API.md §2) and of §0's table for these endpoints.
 std::vector<envelope_case> envelope_cases() {
   using k = envelope::kind;
-  const auto types = [](json::object& td) -> json::object& { return td["types"].as_object(); };
+  const auto types = [](json::object& td) -> json::object& {
+    return td["types"].as_object();
+  };
   const auto member = [](std::string_view n, std::string_view t) {
     return json::object{{"name", n}, {"type", t}};
   };
@@ -185,7 +177,10 @@ std::vector<envelope_case> envelope_cases() {
   };
   return {
       // Accepted forms.
-      {"canonical envelope", [](const parts& p) { return p.body(); }},
+      {"canonical envelope",
+       [](const parts& p) {
+         return p.body();
+       }},
       {"typed data of exactly 4096 bytes",
        [](const parts& p) {
          return body_text(p.padded_typed_data(4096), p.env.signature, p.extra);
@@ -215,13 +210,17 @@ std::vector<envelope_case> envelope_cases() {
          const std::string& sig = p.env.signature;
          return p.with_signature(with_v(sig, sig.ends_with("1b") ? 0 : 1));
        }},
-      {"issuedAt 290 s old", [](const parts& p) { return p.resigned(p.ep.kind, p.now - 290); }},
-      {"issuedAt 290 s ahead", [](const parts& p) { return p.resigned(p.ep.kind, p.now + 290); }},
+      {"issuedAt 290 s old",
+       [](const parts& p) {
+         return p.resigned(p.ep.kind, p.now - 290);
+       }},
+      {"issuedAt 290 s ahead",
+       [](const parts& p) {
+         return p.resigned(p.ep.kind, p.now + 290);
+       }},
       {"new_admin_wallet_address in lowercase",
        [](const parts& p) {
-         return p.edited_extra([&](json::object& x) {
-           x["new_admin_wallet_address"] = "0x" + hex::encode(p.signer);
-         });
+         return p.edited_extra([&](json::object& x) { x["new_admin_wallet_address"] = "0x" + hex::encode(p.signer); });
        },
        200, "", true},
 
@@ -234,8 +233,7 @@ std::vector<envelope_case> envelope_cases() {
        413, "payload_too_large"},
 
       // 400 invalid_request: the request itself.
-      {"not JSON", [](const parts&) { return std::string("{\"typed_data\": "); }, 400,
-       "invalid_request"},
+      {"not JSON", [](const parts&) { return std::string("{\"typed_data\": "); }, 400, "invalid_request"},
       {"missing typed_data",
        [](const parts& p) {
          json::object x = p.extra;
@@ -250,20 +248,16 @@ std::vector<envelope_case> envelope_cases() {
          return json::serialize(x);
        },
        400, "invalid_request"},
-      {"unknown field",
-       [](const parts& p) { return p.edited_extra([](json::object& x) { x["nonce"] = 1; }); }, 400,
+      {"unknown field", [](const parts& p) { return p.edited_extra([](json::object& x) { x["nonce"] = 1; }); }, 400,
        "invalid_request"},
       {"new_admin_wallet_address on a minting endpoint (unknown there)",
        [](const parts& p) {
-         return p.edited_extra([&](json::object& x) {
-           x["new_admin_wallet_address"] = to_checksum_address(p.signer);
-         });
+         return p.edited_extra([&](json::object& x) { x["new_admin_wallet_address"] = to_checksum_address(p.signer); });
        },
        400, "invalid_request", false, true},
       {"typed_data as a JSON string",
        [](const parts& p) {
-         return body_text(json::string(json::serialize(p.env.typed_data)), p.env.signature,
-                          p.extra);
+         return body_text(json::string(json::serialize(p.env.typed_data)), p.env.signature, p.extra);
        },
        400, "invalid_request"},
       {"signature as a number",
@@ -275,12 +269,9 @@ std::vector<envelope_case> envelope_cases() {
        },
        400, "invalid_request"},
       {"typed data with an extra member",
-       [](const parts& p) { return p.edited([](json::object& td) { td["nonce"] = 7; }); }, 400,
-       "invalid_request"},
+       [](const parts& p) { return p.edited([](json::object& td) { td["nonce"] = 7; }); }, 400, "invalid_request"},
       {"message without issuedAt",
-       [](const parts& p) {
-         return p.edited([](json::object& td) { td["message"].as_object().erase("issuedAt"); });
-       },
+       [](const parts& p) { return p.edited([](json::object& td) { td["message"].as_object().erase("issuedAt"); }); },
        400, "invalid_request"},
       {"message.address with a wrong EIP-55 checksum",
        [](const parts& p) {
@@ -288,8 +279,7 @@ std::vector<envelope_case> envelope_cases() {
            std::string a = to_checksum_address(p.signer);
            for (size_t i = 2; i < a.size(); ++i)
              if (std::isalpha(static_cast<unsigned char>(a[i]))) {
-               a[i] = std::islower(static_cast<unsigned char>(a[i])) ? std::toupper(a[i])
-                                                                     : std::tolower(a[i]);
+               a[i] = std::islower(static_cast<unsigned char>(a[i])) ? std::toupper(a[i]) : std::tolower(a[i]);
                break;
              }
            td["message"].as_object()["address"] = a;
@@ -297,27 +287,19 @@ std::vector<envelope_case> envelope_cases() {
        },
        400, "invalid_request"},
       {"issuedAt negative",
-       [](const parts& p) {
-         return p.edited([](json::object& td) { td["message"].as_object()["issuedAt"] = -1; });
-       },
+       [](const parts& p) { return p.edited([](json::object& td) { td["message"].as_object()["issuedAt"] = -1; }); },
        400, "invalid_request"},
       {"missing new_admin_wallet_address",
-       [](const parts& p) {
-         return p.edited_extra([](json::object& x) { x.erase("new_admin_wallet_address"); });
-       },
-       400, "invalid_request", true},
+       [](const parts& p) { return p.edited_extra([](json::object& x) { x.erase("new_admin_wallet_address"); }); }, 400,
+       "invalid_request", true},
       {"new_admin_wallet_address not an address",
-       [](const parts& p) {
-         return p.edited_extra([](json::object& x) { x["new_admin_wallet_address"] = "0x1234"; });
-       },
+       [](const parts& p) { return p.edited_extra([](json::object& x) { x["new_admin_wallet_address"] = "0x1234"; }); },
        400, "invalid_request", true},
 
       // 400 typed_data_invalid: size, types, primaryType, domain, in this order.
       {"typed data of 4097 bytes",
-       [](const parts& p) {
-         return body_text(p.padded_typed_data(4097), p.env.signature, p.extra);
-       },
-       400, "typed_data_invalid"},
+       [](const parts& p) { return body_text(p.padded_typed_data(4097), p.env.signature, p.extra); }, 400,
+       "typed_data_invalid"},
       {"typed data of 4097 bytes that is also not canonical (size is checked first)",
        [=](const parts& p) {
          json::object td = p.padded_typed_data(4097);
@@ -343,67 +325,53 @@ std::vector<envelope_case> envelope_cases() {
        400, "typed_data_invalid"},
       {"types: an extra type",
        [=](const parts& p) {
-         return p.edited(
-             [&](json::object& td) { types(td)["Extra"] = json::array{member("x", "uint256")}; });
+         return p.edited([&](json::object& td) { types(td)["Extra"] = json::array{member("x", "uint256")}; });
        },
        400, "typed_data_invalid"},
       {"types: a member's type changed",
        [=](const parts& p) {
-         return p.edited([&](json::object& td) {
-           types(td)[primary(p)].as_array()[1] = member("issuedAt", "uint64");
-         });
+         return p.edited([&](json::object& td) { types(td)[primary(p)].as_array()[1] = member("issuedAt", "uint64"); });
        },
        400, "typed_data_invalid"},
       {"types: a member missing",
-       [=](const parts& p) {
-         return p.edited([&](json::object& td) { types(td)[primary(p)].as_array().pop_back(); });
-       },
+       [=](const parts& p) { return p.edited([&](json::object& td) { types(td)[primary(p)].as_array().pop_back(); }); },
        400, "typed_data_invalid"},
       {"types: a salt in the domain",
        [=](const parts& p) {
-         return p.edited([&](json::object& td) {
-           types(td)["EIP712Domain"].as_array().push_back(member("salt", "bytes32"));
-         });
+         return p.edited(
+             [&](json::object& td) { types(td)["EIP712Domain"].as_array().push_back(member("salt", "bytes32")); });
        },
        400, "typed_data_invalid"},
-      {"primaryType of another endpoint, signed for it",
-       [](const parts& p) { return p.resigned(p.ep.other, p.now); }, 400, "typed_data_invalid"},
-      {"primaryType BillingAuth, signed for it",
-       [](const parts& p) { return p.resigned(k::billing_auth, p.now); }, 400,
+      {"primaryType of another endpoint, signed for it", [](const parts& p) { return p.resigned(p.ep.other, p.now); },
+       400, "typed_data_invalid"},
+      {"primaryType BillingAuth, signed for it", [](const parts& p) { return p.resigned(k::billing_auth, p.now); }, 400,
        "typed_data_invalid"},
       {"primaryType not the declared struct",
        [](const parts& p) {
-         return p.edited([&](json::object& td) {
-           td["primaryType"] = envelope::primary_type_name(p.ep.other);
-         });
+         return p.edited([&](json::object& td) { td["primaryType"] = envelope::primary_type_name(p.ep.other); });
        },
        400, "typed_data_invalid"},
       {"domain name",
        [](const parts& p) {
-         return p.edited(
-             [](json::object& td) { td["domain"].as_object()["name"] = "Svc Chainsecured"; });
+         return p.edited([](json::object& td) { td["domain"].as_object()["name"] = "Svc Chainsecured"; });
        },
        400, "typed_data_invalid"},
       {"domain version",
-       [](const parts& p) {
-         return p.edited([](json::object& td) { td["domain"].as_object()["version"] = "2"; });
-       },
+       [](const parts& p) { return p.edited([](json::object& td) { td["domain"].as_object()["version"] = "2"; }); },
        400, "typed_data_invalid"},
 
       // 400 chain_id_mismatch.
-      {"signed for chain 1", [](const parts& p) { return p.resigned(p.ep.kind, p.now, 1); }, 400,
+      {"signed for chain 1", [](const parts& p) { return p.resigned(p.ep.kind, p.now, 1); }, 400, "chain_id_mismatch"},
+      {"signed for chain 31338", [](const parts& p) { return p.resigned(p.ep.kind, p.now, 31338); }, 400,
        "chain_id_mismatch"},
-      {"signed for chain 31338", [](const parts& p) { return p.resigned(p.ep.kind, p.now, 31338); },
-       400, "chain_id_mismatch"},
 
       // 401 signature_expired.
       {"issuedAt 301 s old", [](const parts& p) { return p.resigned(p.ep.kind, p.now - 301); }, 401,
        "signature_expired"},
-      {"issuedAt 301 s ahead",
-       [](const parts& p) { return p.resigned(p.ep.kind, now_early_in_second() + 301); }, 401,
+      {"issuedAt 301 s ahead", [](const parts& p) { return p.resigned(p.ep.kind, now_early_in_second() + 301); }, 401,
        "signature_expired"},
-      {"issuedAt a day old", [](const parts& p) { return p.resigned(p.ep.kind, p.now - 86400); },
-       401, "signature_expired"},
+      {"issuedAt a day old", [](const parts& p) { return p.resigned(p.ep.kind, p.now - 86400); }, 401,
+       "signature_expired"},
 
       // 401 signature_invalid.
       {"signed by another key",
@@ -414,38 +382,28 @@ std::vector<envelope_case> envelope_cases() {
        401, "signature_invalid"},
       {"message edited after signing",
        [](const parts& p) {
-         return p.edited(
-             [&](json::object& td) { td["message"].as_object()["issuedAt"] = p.now - 1; });
+         return p.edited([&](json::object& td) { td["message"].as_object()["issuedAt"] = p.now - 1; });
        },
        401, "signature_invalid"},
-      {"signature of 64 bytes",
-       [](const parts& p) { return p.with_signature(p.env.signature.substr(0, 130)); }, 401,
+      {"signature of 64 bytes", [](const parts& p) { return p.with_signature(p.env.signature.substr(0, 130)); }, 401,
        "signature_invalid"},
-      {"signature of 66 bytes",
-       [](const parts& p) { return p.with_signature(p.env.signature + "00"); }, 401,
+      {"signature of 66 bytes", [](const parts& p) { return p.with_signature(p.env.signature + "00"); }, 401,
        "signature_invalid"},
-      {"signature not hex",
-       [](const parts& p) { return p.with_signature("0x" + std::string(130, 'z')); }, 401,
+      {"signature not hex", [](const parts& p) { return p.with_signature("0x" + std::string(130, 'z')); }, 401,
        "signature_invalid"},
-      {"signature without 0x",
-       [](const parts& p) { return p.with_signature(p.env.signature.substr(2)); }, 401,
+      {"signature without 0x", [](const parts& p) { return p.with_signature(p.env.signature.substr(2)); }, 401,
        "signature_invalid"},
-      {"signature empty", [](const parts& p) { return p.with_signature(""); }, 401,
+      {"signature empty", [](const parts& p) { return p.with_signature(""); }, 401, "signature_invalid"},
+      {"signature with v = 29", [](const parts& p) { return p.with_signature(with_v(p.env.signature, 29)); }, 401,
        "signature_invalid"},
-      {"signature with v = 29",
-       [](const parts& p) { return p.with_signature(with_v(p.env.signature, 29)); }, 401,
+      {"signature with v = 2", [](const parts& p) { return p.with_signature(with_v(p.env.signature, 2)); }, 401,
        "signature_invalid"},
-      {"signature with v = 2",
-       [](const parts& p) { return p.with_signature(with_v(p.env.signature, 2)); }, 401,
-       "signature_invalid"},
-      {"signature in its high-s form",
-       [](const parts& p) { return p.with_signature(high_s(p.env.signature)); }, 401,
+      {"signature in its high-s form", [](const parts& p) { return p.with_signature(high_s(p.env.signature)); }, 401,
        "signature_invalid"},
       {"new_admin_wallet_address another wallet than the signer",
        [](const parts& p) {
          return p.edited_extra([](json::object& x) {
-           x["new_admin_wallet_address"] =
-               to_checksum_address(address_of_key(wallet_key("not me")));
+           x["new_admin_wallet_address"] = to_checksum_address(address_of_key(wallet_key("not me")));
          });
        },
        401, "signature_invalid", true},
@@ -677,17 +635,14 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   const std::string pkp = s_of(w.body, "pkp_id");
   const std::string code = "Enact.setResponse({signer: Enact.getAddress({pkpId: params.pkp})});";
   const std::string cid = cid_of_code(code);
-  ITEST_REQUIRE_STATUS(
-      c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "whoami"}},
-             acct.auth()),
-      200);
-  ITEST_REQUIRE_STATUS(
-      c.post("/add_group",
-             json::object{{"name", "g"},
-                          {"pkp_ids_permitted", json::array{json::string(pkp)}},
-                          {"cid_hashes_permitted", json::array{json::string(hashed_cid_hex(cid))}}},
-             acct.auth()),
-      200);
+  ITEST_REQUIRE_STATUS(c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "whoami"}}, acct.auth()),
+                       200);
+  ITEST_REQUIRE_STATUS(c.post("/add_group",
+                              json::object{{"name", "g"},
+                                           {"pkp_ids_permitted", json::array{json::string(pkp)}},
+                                           {"cid_hashes_permitted", json::array{json::string(hashed_cid_hex(cid))}}},
+                              acct.auth()),
+                       200);
   // Read with the usage key: after the conversion the former master key reads nothing.
   const auto lists = [&] {
     return std::vector<std::vector<json::object>>{list_all(c, "/list_groups", uk.auth()),
@@ -697,8 +652,7 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   const auto keys_before = list_all(c, "/list_api_keys", acct.auth());
   REQUIRE(keys_before.size() == 1);
   const auto before = lists();
-  const json::object run_body{
-      {"code", code}, {"pkp_id", pkp}, {"params", json::object{{"pkp", pkp}}}};
+  const json::object run_body{{"code", code}, {"pkp_id", pkp}, {"params", json::object{{"pkp", pkp}}}};
   const auto run_ok = [&](const httplib::Headers& auth) {
     const response r = c.post("/run_action", run_body, auth);
     ITEST_REQUIRE_STATUS(r, 200);
@@ -712,11 +666,9 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   // Refused before anything changes: a usage key, and a new admin that administers an account.
   check_error(srv, c.post(kConvert, convert_body(admin, unix_now()), uk.auth()), 403, "forbidden",
               "/core/v1" + kConvert);
-  check_error(srv,
-              c.post(kConvert, convert_body(key_secret(other.api_key), unix_now()), acct.auth()),
-              409, "conflict", "/core/v1" + kConvert);
-  check_error(srv, c.post(kConvert, convert_body(admin, unix_now())), 401, "unauthenticated",
+  check_error(srv, c.post(kConvert, convert_body(key_secret(other.api_key), unix_now()), acct.auth()), 409, "conflict",
               "/core/v1" + kConvert);
+  check_error(srv, c.post(kConvert, convert_body(admin, unix_now())), 401, "unauthenticated", "/core/v1" + kConvert);
   {
     const response me = c.get("/account", acct.auth());
     ITEST_REQUIRE_STATUS(me, 200);
@@ -744,20 +696,18 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
 
   // API.md §0 401 row: the former master key authorizes nothing now, not even a read, a run or
   // a second conversion (whoever signs it).
-  for (const char* path : {"/account", "/list_groups", "/list_wallets", "/list_actions",
-                           "/list_api_keys", "/billing/balance"}) {
+  for (const char* path :
+       {"/account", "/list_groups", "/list_wallets", "/list_actions", "/list_api_keys", "/billing/balance"}) {
     INFO(path);
     const response r = c.get(path, acct.auth());
     check_error(srv, r, 401, "unauthenticated", "/core/v1" + std::string(path));
     CHECK(r.error_message().find("ChainSecured") != std::string::npos);
   }
-  check_error(srv, c.post("/run_action", run_body, acct.auth()), 401, "unauthenticated",
-              "/core/v1/run_action");
-  check_error(srv, c.post(kConvert, convert_body(admin, unix_now()), acct.auth()), 401,
+  check_error(srv, c.post("/run_action", run_body, acct.auth()), 401, "unauthenticated", "/core/v1/run_action");
+  check_error(srv, c.post(kConvert, convert_body(admin, unix_now()), acct.auth()), 401, "unauthenticated",
+              "/core/v1" + kConvert);
+  check_error(srv, c.post(kConvert, convert_body(wallet_key("a third admin"), unix_now()), acct.auth()), 401,
               "unauthenticated", "/core/v1" + kConvert);
-  check_error(srv,
-              c.post(kConvert, convert_body(wallet_key("a third admin"), unix_now()), acct.auth()),
-              401, "unauthenticated", "/core/v1" + kConvert);
 
   // Nor any write.
   const std::vector<std::pair<std::string, json::object>> writes = {
@@ -792,12 +742,11 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
 
   // Billing follows the new admin wallet (X-Wallet-Auth, BillingAuth); the old one is no admin.
   CHECK(balance_of(c, wallet_auth(admin)) == 498);  // 500 bought, two runs of one credit
-  const response intent = c.post("/billing/create_payment_intent",
-                                 json::object{{"amount_cents", 700}}, wallet_auth(admin));
+  const response intent =
+      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}}, wallet_auth(admin));
   ITEST_REQUIRE_STATUS(intent, 200);
   const response paid =
-      c.post("/billing/confirm_payment",
-             json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}},
+      c.post("/billing/confirm_payment", json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}},
              wallet_auth(admin));
   ITEST_REQUIRE_STATUS(paid, 200);
   CHECK(u_of(paid.body, "balance_credits") == 1198);
@@ -812,8 +761,8 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
     check_error(srv, r, 401, "unauthenticated", "/core/v1" + std::string(path));
     CHECK(r.error_message().find("ChainSecured") != std::string::npos);
   }
-  check_error(srv, c.get("/billing/balance", wallet_auth(key_secret(acct.api_key))), 401,
-              "unauthenticated", "/core/v1/billing/balance");
+  check_error(srv, c.get("/billing/balance", wallet_auth(key_secret(acct.api_key))), 401, "unauthenticated",
+              "/core/v1/billing/balance");
   {
     const response mine = c.get("/account", wallet_auth(admin));  // billing only
     check_error(srv, mine, 401, "unauthenticated", "/core/v1/account");
@@ -841,8 +790,7 @@ TEST_CASE("OpenAPI lists the three endpoints with their bodies and error respons
     REQUIRE(paths.contains(ep.path));
     const auto& op = paths.at(ep.path).as_object().at("post").as_object();
     CHECK(op.at("security").as_array().empty() == !ep.convert);
-    const auto& schema =
-        op.at("requestBody").at("content").at("application/json").at("schema").as_object();
+    const auto& schema = op.at("requestBody").at("content").at("application/json").at("schema").as_object();
     std::set<std::string> required;
     for (const auto& r : schema.at("required").as_array())
       required.insert(std::string(r.as_string()));
@@ -852,19 +800,15 @@ TEST_CASE("OpenAPI lists the three endpoints with their bodies and error respons
     CHECK(required == want);
     CHECK_FALSE(schema.at("additionalProperties").as_bool());
     const auto& td = schema.at("properties").at("typed_data").as_object();
-    CHECK(td.at("examples").as_array()[0].at("primaryType") ==
-          json::value(envelope::primary_type_name(ep.kind)));
+    CHECK(td.at("examples").as_array()[0].at("primaryType") == json::value(envelope::primary_type_name(ep.kind)));
     const auto& responses = op.at("responses").as_object();
     for (const char* status : {"200", "400", "401", "413", "429"})
       CHECK_MESSAGE(responses.contains(status), status);
-    CHECK(responses.at("400").at("description").as_string().find("typed_data_invalid") !=
-          std::string::npos);
-    CHECK(responses.at("401").at("description").as_string().find("signature_expired") !=
-          std::string::npos);
+    CHECK(responses.at("400").at("description").as_string().find("typed_data_invalid") != std::string::npos);
+    CHECK(responses.at("401").at("description").as_string().find("signature_expired") != std::string::npos);
     if (ep.convert) {
       CHECK(responses.contains("403"));
-      CHECK(responses.at("409").at("description").as_string().find("ChainSecured") !=
-            std::string::npos);
+      CHECK(responses.at("409").at("description").as_string().find("ChainSecured") != std::string::npos);
     }
   }
   CHECK(srv.stop().clean());
@@ -906,8 +850,7 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(e.errc() == api_errc::signature_expired);
   CHECK(e.status() == 401);
   // A key that is no secp256k1 key is refused before anything is sent.
-  e = expect_api_error(
-      [&] { (void)anon.create_wallet_with_signature(Secret(bytes(32, 0)), kChain); });
+  e = expect_api_error([&] { (void)anon.create_wallet_with_signature(Secret(bytes(32, 0)), kChain); });
   CHECK(e.errc() == api_errc::invalid_request);
   CHECK(e.status() == 0);
 
@@ -918,8 +861,7 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   // An envelope signed by another wallet than the stated new admin.
   e = expect_api_error([&] {
     (void)owner.convert_to_chain_secured_account(
-        address_of_key(admin),
-        envelope::sign(envelope::kind::convert_account, kChain, w, unix_now()).value());
+        address_of_key(admin), envelope::sign(envelope::kind::convert_account, kChain, w, unix_now()).value());
   });
   CHECK(e.errc() == api_errc::signature_invalid);
   CHECK(owner.account().managed);
@@ -935,13 +877,12 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(e.status() == 401);
   e = expect_api_error([&] { (void)owner.add_group({"after", {}, {}, {}}); });
   CHECK(e.errc() == api_errc::unauthenticated);
-  const auto balance =
-      anon.balance(envelope::sign(envelope::kind::billing_auth, kChain, admin, unix_now()).value());
+  const auto balance = anon.balance(envelope::sign(envelope::kind::billing_auth, kChain, admin, unix_now()).value());
   CHECK(balance.balance_credits == 0);
 
   CHECK(srv.stop().clean());
-  check_no_secret_logged(srv, {std::string(as_chars(created.api_key.view())),
-                               std::string(as_chars(k.usage_api_key.view()))});
+  check_no_secret_logged(
+      srv, {std::string(as_chars(created.api_key.view())), std::string(as_chars(k.usage_api_key.view()))});
 }
 
 // --- interop vectors
@@ -954,8 +895,7 @@ TEST_CASE("wallet-signed envelopes of the interop vectors (eth_signTypedData_v4 
   // before the issuedAt rule must pass: the answer is signature_expired. An envelope of another
   // shape is refused as typed_data_invalid over HTTP whatever its chain and time, since `types`
   // are checked first.
-  const json::value file =
-      json::parse(read_text(std::string(ENACT_VECTORS_DIR) + "/typed_data.json"));
+  const json::value file = json::parse(read_text(std::string(ENACT_VECTORS_DIR) + "/typed_data.json"));
   struct replay {
     std::string name;
     json::object document;
@@ -973,14 +913,11 @@ TEST_CASE("wallet-signed envelopes of the interop vectors (eth_signTypedData_v4 
       continue;
     const auto& msg = doc.at("message").as_object();
     const auto* issued = msg.if_contains("issuedAt");
-    const json::object canonical =
-        envelope::build(*k, doc.at("domain").at("chainId").to_number<uint64_t>(),
-                        parse_address(msg.at("address").as_string()).value(),
-                        issued != nullptr ? issued->to_number<uint64_t>() : 0);
-    replays.push_back({std::string(v.at("name").as_string()), doc,
-                       std::string(v.at("signature_viem").as_string()),
-                       std::string(v.at("signer").as_string()), *k,
-                       doc.at("types") == canonical.at("types")});
+    const json::object canonical = envelope::build(*k, doc.at("domain").at("chainId").to_number<uint64_t>(),
+                                                   parse_address(msg.at("address").as_string()).value(),
+                                                   issued != nullptr ? issued->to_number<uint64_t>() : 0);
+    replays.push_back({std::string(v.at("name").as_string()), doc, std::string(v.at("signature_viem").as_string()),
+                       std::string(v.at("signer").as_string()), *k, doc.at("types") == canonical.at("types")});
   }
   REQUIRE_FALSE(replays.empty());
 
@@ -1016,10 +953,8 @@ TEST_CASE("wallet-signed envelopes of the interop vectors (eth_signTypedData_v4 
       check_error(srv, resp, 400, "typed_data_invalid", "/core/v1" + path);
     CHECK(srv.stop().clean());
   }
-  const auto canonical =
-      std::count_if(replays.begin(), replays.end(), [](const replay& r) { return r.canonical; });
-  MESSAGE(replays.size() << " wallet-signed envelope vectors replayed, " << canonical
-                         << " of the canonical shape");
+  const auto canonical = std::count_if(replays.begin(), replays.end(), [](const replay& r) { return r.canonical; });
+  MESSAGE(replays.size() << " wallet-signed envelope vectors replayed, " << canonical << " of the canonical shape");
 }
 
 }  // namespace enact::itest

@@ -110,9 +110,8 @@ TEST_CASE("a session through the SDK client") {
   const auto too_small = expect_api_error([&] { (void)owner.create_payment_intent(499); });
   CHECK(too_small.errc() == api_errc::invalid_request);
   const Secret admin_key(base64::decode(key_text).value());
-  const auto now = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                             std::chrono::system_clock::now().time_since_epoch())
-                                             .count());
+  const auto now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
   const auto proof = envelope::sign(envelope::kind::billing_auth, chain.chain_id, admin_key, now).value();
   CHECK(anonymous.balance(proof).balance_credits == 700);
 

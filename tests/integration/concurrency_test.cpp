@@ -75,13 +75,11 @@ void run_writer(int port, int t, const httplib::Headers& auth, thread_record& re
         rec.groups[*g] = name + "-upd";
     } else if (op == 2) {
       last_cid = cid_of_code("// " + name + "\nEnact.setResponse(1);");
-      const response r =
-          send("/add_action", json::object{{"action_ipfs_cid", last_cid}, {"name", name}});
+      const response r = send("/add_action", json::object{{"action_ipfs_cid", last_cid}, {"name", name}});
       if (r.status == 200)
         rec.actions.insert(s_of(r.body, "hashed_cid"));
     } else if (op == 3) {
-      const response r = send("/add_action_to_group",
-                              json::object{{"group_id", *g}, {"action_ipfs_cid", last_cid}});
+      const response r = send("/add_action_to_group", json::object{{"group_id", *g}, {"action_ipfs_cid", last_cid}});
       if (r.status == 200)
         rec.group_cids[*g].insert(hashed_cid_hex(last_cid));
     } else if (op == 4) {
@@ -91,8 +89,7 @@ void run_writer(int port, int t, const httplib::Headers& auth, thread_record& re
         rec.wallets[last_pkp] = s_of(r.body, "derivation_path");
       }
     } else if (op == 5) {
-      const response r =
-          send("/add_pkp_to_group", json::object{{"group_id", *g}, {"pkp_id", last_pkp}});
+      const response r = send("/add_pkp_to_group", json::object{{"group_id", *g}, {"pkp_id", last_pkp}});
       if (r.status == 200)
         rec.group_pkps[*g].insert(last_pkp);
     } else if (op == 6) {
@@ -138,8 +135,7 @@ TEST_CASE("two threads of mixed writes on one account: no lost or duplicated row
   {
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back(run_writer, srv.port(), t, t == 0 ? acct.auth() : uk.auth(),
-                           std::ref(recs[t]));
+      threads.emplace_back(run_writer, srv.port(), t, t == 0 ? acct.auth() : uk.auth(), std::ref(recs[t]));
     for (auto& th : threads)
       th.join();
   }
@@ -191,8 +187,7 @@ TEST_CASE("two threads of mixed writes on one account: no lost or duplicated row
     const thread_record& r = *it->second;
     CHECK(g.at("name").as_string() == r.groups.at(id));
     const auto pkps = r.group_pkps.find(id);
-    CHECK(string_set(g, "pkp_ids_permitted") ==
-          (pkps == r.group_pkps.end() ? std::set<std::string>{} : pkps->second));
+    CHECK(string_set(g, "pkp_ids_permitted") == (pkps == r.group_pkps.end() ? std::set<std::string>{} : pkps->second));
     const auto cids = r.group_cids.find(id);
     CHECK(string_set(g, "cid_hashes_permitted") ==
           (cids == r.group_cids.end() ? std::set<std::string>{} : cids->second));
@@ -213,8 +208,7 @@ TEST_CASE("two threads of mixed writes on one account: no lost or duplicated row
   std::map<std::string, std::string> expected_wallets;
   for (const auto& r : recs)
     for (const auto& [pkp, path] : r.wallets)
-      CHECK_MESSAGE(expected_wallets.emplace(pkp, path).second,
-                    "wallet " << pkp << " given to both threads");
+      CHECK_MESSAGE(expected_wallets.emplace(pkp, path).second, "wallet " << pkp << " given to both threads");
   const auto wallets = list_all(c, "/list_wallets", acct.auth());
   CHECK(wallets.size() == expected_wallets.size());
   std::set<std::string> paths, want_paths;
@@ -247,8 +241,7 @@ TEST_CASE("racing confirmations of one payment intent credit it exactly once") {
   for (int round = 0; round < 5; ++round) {
     INFO("round " << round);
     const uint64_t before = balance_of(c, acct.auth());
-    const response intent =
-        c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth());
+    const response intent = c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth());
     ITEST_REQUIRE_STATUS(intent, 200);
     const json::object body{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}};
     constexpr int kRacers = 8;

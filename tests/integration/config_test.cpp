@@ -33,7 +33,7 @@ TEST_CASE("a TOML config file sets the chain and limits; flags override it") {
   const auto r = server.client().get("/get_node_chain_config");
   REQUIRE(r.status == 200);
   CHECK(r.obj().at("chain_id").to_number<uint64_t>() == 8453);
-  CHECK(r.obj().at("chain_name").as_string() == "base-mainnet");  // the flag wins
+  CHECK(r.obj().at("chain_name").as_string() == "base-mainnet");       // the flag wins
   CHECK(server.client().get("/billing/stripe_config").status == 503);  // provider none
   CHECK(server.stop().clean());
 }

@@ -25,14 +25,10 @@ class recording_client {
   response post(const std::string& path, const json::value& body, const httplib::Headers& h = {}) {
     return keep(c_.post(path, body, h), "/core/v1" + path);
   }
-  response post_raw(const std::string& path,
-                    const std::string& body,
-                    const httplib::Headers& h = {}) {
+  response post_raw(const std::string& path, const std::string& body, const httplib::Headers& h = {}) {
     return keep(c_.post_raw(path, body, h), "/core/v1" + path);
   }
-  response raw(const std::string& method,
-               const std::string& full_path,
-               const std::string& body = {}) {
+  response raw(const std::string& method, const std::string& full_path, const std::string& body = {}) {
     return keep(c_.request(method, full_path, body), full_path);
   }
   http_client& plain() { return c_; }
@@ -64,10 +60,9 @@ struct state_counts {
   friend bool operator==(const state_counts&, const state_counts&) = default;
 };
 state_counts counts(http_client& c, const httplib::Headers& owner) {
-  return state_counts{list_all(c, "/list_groups", owner).size(),
-                      list_all(c, "/list_wallets", owner).size(),
-                      list_all(c, "/list_actions", owner).size(),
-                      list_all(c, "/list_api_keys", owner).size(), balance_of(c, owner)};
+  return state_counts{list_all(c, "/list_groups", owner).size(), list_all(c, "/list_wallets", owner).size(),
+                      list_all(c, "/list_actions", owner).size(), list_all(c, "/list_api_keys", owner).size(),
+                      balance_of(c, owner)};
 }
 
 struct bad_request {
@@ -80,8 +75,7 @@ struct bad_request {
 
 }  // namespace
 
-TEST_CASE(
-    "400 invalid_request: bodies, fields, pages, CIDs, addresses, hashes, query, credentials") {
+TEST_CASE("400 invalid_request: bodies, fields, pages, CIDs, addresses, hashes, query, credentials") {
   server_process srv({"--dev"});
   recording_client c(srv);
   const account_keys acct = create_account(c.plain(), "bad-requests");
@@ -105,39 +99,30 @@ TEST_CASE(
       // missing fields
       {"missing name", "POST", "/add_group", "{}", "name"},
       {"missing CID", "POST", "/add_action", R"({"name":"x"})", "action_ipfs_cid"},
-      {"missing sets", "POST", "/update_group",
-       R"({"group_id":)" + gid + R"(,"name":"x","description":""})"},
+      {"missing sets", "POST", "/update_group", R"({"group_id":)" + gid + R"(,"name":"x","description":""})"},
       {"missing amount", "POST", "/billing/create_payment_intent", "{}", "amount_cents"},
       {"missing usage key", "POST", "/remove_usage_api_key", "{}", "usage_api_key"},
       // unknown fields
       {"unknown field", "POST", "/add_group", R"({"name":"x","colour":"red"})", "colour"},
-      {"misspelt permission", "POST", "/add_usage_api_key",
-       R"({"name":"k","can_create_group":true})", "can_create_group"},
+      {"misspelt permission", "POST", "/add_usage_api_key", R"({"name":"k","can_create_group":true})",
+       "can_create_group"},
       {"unknown field on update", "POST", "/update_usage_api_key",
-       R"({"usage_api_key":")" + uk.value + R"(","name":"k","execute_in_group":[0]})",
-       "execute_in_group"},
-      {"unknown field, new account", "POST", "/new_account", R"({"name":"x","admin":"0x00"})",
-       "admin"},
+       R"({"usage_api_key":")" + uk.value + R"(","name":"k","execute_in_group":[0]})", "execute_in_group"},
+      {"unknown field, new account", "POST", "/new_account", R"({"name":"x","admin":"0x00"})", "admin"},
       // ill-typed fields
       {"name a number", "POST", "/add_group", R"({"name":5})", "name"},
       {"name empty", "POST", "/add_group", R"({"name":""})", "name"},
       {"name too long", "POST", "/add_group", R"({"name":")" + long_name + R"("})", "name"},
-      {"flag a string", "POST", "/add_usage_api_key", R"({"name":"k","can_create_groups":"yes"})",
-       "can_create_groups"},
-      {"negative group id", "POST", "/add_usage_api_key",
-       R"({"name":"k","execute_in_groups":[-1]})", "execute_in_groups"},
-      {"fractional group id", "POST", "/add_usage_api_key",
-       R"({"name":"k","execute_in_groups":[1.5]})", "execute_in_groups"},
-      {"list a string", "POST", "/add_usage_api_key", R"({"name":"k","execute_in_groups":"0"})",
+      {"flag a string", "POST", "/add_usage_api_key", R"({"name":"k","can_create_groups":"yes"})", "can_create_groups"},
+      {"negative group id", "POST", "/add_usage_api_key", R"({"name":"k","execute_in_groups":[-1]})",
        "execute_in_groups"},
-      {"expiration in the past", "POST", "/add_usage_api_key", R"({"name":"k","expiration":1000})",
-       "expiration"},
-      {"amount a string", "POST", "/billing/create_payment_intent", R"({"amount_cents":"500"})",
-       "amount_cents"},
-      {"amount fractional", "POST", "/billing/create_payment_intent", R"({"amount_cents":500.5})",
-       "amount_cents"},
-      {"amount below 500", "POST", "/billing/create_payment_intent", R"({"amount_cents":499})",
-       "amount_cents"},
+      {"fractional group id", "POST", "/add_usage_api_key", R"({"name":"k","execute_in_groups":[1.5]})",
+       "execute_in_groups"},
+      {"list a string", "POST", "/add_usage_api_key", R"({"name":"k","execute_in_groups":"0"})", "execute_in_groups"},
+      {"expiration in the past", "POST", "/add_usage_api_key", R"({"name":"k","expiration":1000})", "expiration"},
+      {"amount a string", "POST", "/billing/create_payment_intent", R"({"amount_cents":"500"})", "amount_cents"},
+      {"amount fractional", "POST", "/billing/create_payment_intent", R"({"amount_cents":500.5})", "amount_cents"},
+      {"amount below 500", "POST", "/billing/create_payment_intent", R"({"amount_cents":499})", "amount_cents"},
       {"group id a bool", "POST", "/remove_group", R"({"group_id":true})", "group_id"},
       {"group id text", "POST", "/remove_group", R"({"group_id":"abc"})", "group_id"},
       {"group id negative", "POST", "/remove_group", R"({"group_id":-1})", "group_id"},
@@ -154,35 +139,27 @@ TEST_CASE(
       {"page_size empty", "GET", "/list_actions?page_size=", "", "page_size"},
       {"page_number 0", "GET", "/list_groups?page_number=0", "", "page_number"},
       {"page_number abc", "GET", "/list_api_keys?page_number=abc", "", "page_number"},
-      {"page_number 1.5", "GET", "/list_wallets_in_group?group_id=" + gid + "&page_number=1.5", "",
-       "page_number"},
+      {"page_number 1.5", "GET", "/list_wallets_in_group?group_id=" + gid + "&page_number=1.5", "", "page_number"},
       // bad CIDs
-      {"CID garbage", "POST", "/add_action", R"({"action_ipfs_cid":"QmNotACid","name":"x"})",
-       "action_ipfs_cid"},
-      {"CID empty", "POST", "/add_action", R"({"action_ipfs_cid":"","name":"x"})",
-       "action_ipfs_cid"},
+      {"CID garbage", "POST", "/add_action", R"({"action_ipfs_cid":"QmNotACid","name":"x"})", "action_ipfs_cid"},
+      {"CID empty", "POST", "/add_action", R"({"action_ipfs_cid":"","name":"x"})", "action_ipfs_cid"},
       {"CID one char short", "POST", "/add_action",
-       R"({"action_ipfs_cid":")" + cid.substr(0, cid.size() - 1) + R"(","name":"x"})",
-       "action_ipfs_cid"},
+       R"({"action_ipfs_cid":")" + cid.substr(0, cid.size() - 1) + R"(","name":"x"})", "action_ipfs_cid"},
       {"hash given as CID", "POST", "/add_action_to_group",
        R"({"group_id":)" + gid + R"(,"action_ipfs_cid":")" + h + R"("})", "action_ipfs_cid"},
       // bad addresses
-      {"address short", "POST", "/add_pkp_to_group",
-       R"({"group_id":)" + gid + R"(,"pkp_id":"0x1234"})", "pkp_id"},
+      {"address short", "POST", "/add_pkp_to_group", R"({"group_id":)" + gid + R"(,"pkp_id":"0x1234"})", "pkp_id"},
       {"address without 0x", "POST", "/add_pkp_to_group",
-       R"({"group_id":)" + gid + R"(,"pkp_id":")" + acct.wallet_address.substr(2) + R"(00"})",
-       "pkp_id"},
+       R"({"group_id":)" + gid + R"(,"pkp_id":")" + acct.wallet_address.substr(2) + R"(00"})", "pkp_id"},
       {"address non-hex", "POST", "/remove_pkp_from_group",
        R"({"group_id":)" + gid + R"(,"pkp_id":"0x)" + std::string(40, 'z') + R"("})", "pkp_id"},
-      {"address in a set", "POST", "/add_group", R"({"name":"x","pkp_ids_permitted":["nope"]})",
-       "pkp_ids_permitted"},
+      {"address in a set", "POST", "/add_group", R"({"name":"x","pkp_ids_permitted":["nope"]})", "pkp_ids_permitted"},
       // bad hashes
       {"hash short", "POST", "/delete_action", R"({"hashed_cid":"0x12"})", "hashed_cid"},
       {"hash without 0x", "POST", "/update_action_metadata",
        R"({"hashed_cid":")" + h.substr(2) + R"(","name":"x","description":""})", "hashed_cid"},
       {"hash non-hex", "POST", "/remove_action_from_group",
-       R"({"group_id":)" + gid + R"(,"hashed_cid":"0x)" + std::string(64, 'g') + R"("})",
-       "hashed_cid"},
+       R"({"group_id":)" + gid + R"(,"hashed_cid":"0x)" + std::string(64, 'g') + R"("})", "hashed_cid"},
       {"hash in a set", "POST", "/add_group", R"({"name":"x","cid_hashes_permitted":["0xabc"]})",
        "cid_hashes_permitted"},
       // query parameters
@@ -194,17 +171,14 @@ TEST_CASE(
       {"group_id not a number", "GET", "/list_actions?group_id=abc", "", "group_id"},
   };
   for (const auto& row : rows) {
-    INFO(std::string(row.what) << ": " << std::string(row.method) << " " << row.path << " "
-                               << row.body.substr(0, 200));
+    INFO(std::string(row.what) << ": " << std::string(row.method) << " " << row.path << " " << row.body.substr(0, 200));
     const bool is_public = row.path == "/new_account" || row.path == "/get_svc_action_ipfs_id";
     const httplib::Headers creds = is_public ? httplib::Headers{} : acct.auth();
-    const response r = std::string_view(row.method) == "GET"
-                           ? c.get(row.path, creds)
-                           : c.post_raw(row.path, row.body, creds);
+    const response r =
+        std::string_view(row.method) == "GET" ? c.get(row.path, creds) : c.post_raw(row.path, row.body, creds);
     check_error_shape(r, 400, "invalid_request");
     if (!row.message_names.empty())
-      CHECK_MESSAGE(r.error_message().find(row.message_names) != std::string::npos,
-                    r.error_message());
+      CHECK_MESSAGE(r.error_message().find(row.message_names) != std::string::npos, r.error_message());
   }
 
   // Both credential headers: different keys are refused; the same key twice is fine.
@@ -212,8 +186,7 @@ TEST_CASE(
     httplib::Headers both = acct.auth();
     both.emplace("Authorization", "Bearer " + uk.value);
     check_error_shape(c.get("/account", both), 400, "invalid_request");
-    check_error_shape(c.post("/add_group", json::object{{"name", "x"}}, both), 400,
-                      "invalid_request");
+    check_error_shape(c.post("/add_group", json::object{{"name", "x"}}, both), 400, "invalid_request");
     httplib::Headers same = acct.auth();
     same.emplace("Authorization", "Bearer " + acct.api_key);
     ITEST_CHECK_STATUS(c.get("/account", same), 200);
@@ -243,16 +216,13 @@ TEST_CASE("401 unauthenticated: missing, unknown, deleted, expired credentials")
   const account_keys acct = create_account(c.plain(), "auth");
   const usage_keys deleted =
       create_usage_key(c.plain(), acct.auth(), {{"name", "deleted"}, {"can_create_groups", true}});
-  ITEST_REQUIRE_STATUS(
-      c.post("/remove_usage_api_key", json::object{{"usage_api_key", deleted.value}}, acct.auth()),
-      200);
+  ITEST_REQUIRE_STATUS(c.post("/remove_usage_api_key", json::object{{"usage_api_key", deleted.value}}, acct.auth()),
+                       200);
   const auto [expiring, expires_at] = [&] {
     const int64_t at = unix_now() + 2;
-    return std::pair{
-        create_usage_key(
-            c.plain(), acct.auth(),
-            {{"name", "short-lived"}, {"expiration", at}, {"can_create_groups", true}}),
-        at};
+    return std::pair{create_usage_key(c.plain(), acct.auth(),
+                                      {{"name", "short-lived"}, {"expiration", at}, {"can_create_groups", true}}),
+                     at};
   }();
   // Before its expiration the key works.
   ITEST_CHECK_STATUS(c.get("/account", expiring.auth()), 200);
@@ -277,12 +247,10 @@ TEST_CASE("401 unauthenticated: missing, unknown, deleted, expired credentials")
     INFO(std::string(cc.what));
     check_error_shape(c.get("/account", cc.headers), 401, "unauthenticated");
     check_error_shape(c.get("/list_groups", cc.headers), 401, "unauthenticated");
-    check_error_shape(c.post("/add_group", json::object{{"name", "x"}}, cc.headers), 401,
-                      "unauthenticated");
+    check_error_shape(c.post("/add_group", json::object{{"name", "x"}}, cc.headers), 401, "unauthenticated");
     check_error_shape(c.get("/billing/balance", cc.headers), 401, "unauthenticated");
-    check_error_shape(
-        c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, cc.headers),
-        401, "unauthenticated");
+    check_error_shape(c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, cc.headers), 401,
+                      "unauthenticated");
   };
   for (const auto& cc : creds)
     try_all(cc);
@@ -325,13 +293,11 @@ TEST_CASE(
   const auto signed_for = [&](envelope::kind k, uint64_t chain, int64_t at) {
     return envelope::sign(k, chain, key, static_cast<uint64_t>(at)).value();
   };
-  ITEST_CHECK_STATUS(c.get("/billing/balance",
-                           header(signed_for(envelope::kind::billing_auth, 31337, unix_now()))),
+  ITEST_CHECK_STATUS(c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 31337, unix_now()))),
                      200);
 
   // A signature made for another flow (primaryType CreateWallet) is refused.
-  check_error_shape(c.get("/billing/balance",
-                          header(signed_for(envelope::kind::create_wallet, 31337, unix_now()))),
+  check_error_shape(c.get("/billing/balance", header(signed_for(envelope::kind::create_wallet, 31337, unix_now()))),
                     400, "typed_data_invalid");
   {
     // Non-canonical types: a field renamed.
@@ -359,17 +325,15 @@ TEST_CASE(
     env.signature = "0x1234";
     check_error_shape(c.get("/billing/balance", header(env)), 401, "signature_invalid");
   }
-  check_error_shape(c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 31337,
-                                                                unix_now() - 301))),
-                    401, "signature_expired");
-  check_error_shape(c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 31337,
-                                                                unix_now() + 400))),
-                    401, "signature_expired");
   check_error_shape(
-      c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 1, unix_now()))),
-      400, "chain_id_mismatch");
-  check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", "%%% not base64 %%%"}}), 400,
-                    "invalid_request");
+      c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 31337, unix_now() - 301))), 401,
+      "signature_expired");
+  check_error_shape(
+      c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 31337, unix_now() + 400))), 401,
+      "signature_expired");
+  check_error_shape(c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 1, unix_now()))), 400,
+                    "chain_id_mismatch");
+  check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", "%%% not base64 %%%"}}), 400, "invalid_request");
 
   c.check_all_logged();
   CHECK(srv.stop().clean());
@@ -414,38 +378,30 @@ TEST_CASE("402 insufficient_credits: writes cost the surcharge, nothing is writt
   const json::value group = list_all(c.plain(), "/list_groups", acct.auth()).at(0);
   const uint64_t gid = u_of(group, "group_id");
   const std::string pkp = s_of(list_all(c.plain(), "/list_wallets", acct.auth()).at(0), "pkp_id");
-  ITEST_CHECK_STATUS(
-      c.post("/add_pkp_to_group", json::object{{"group_id", gid}, {"pkp_id", pkp}}, acct.auth()),
-      200);
+  ITEST_CHECK_STATUS(c.post("/add_pkp_to_group", json::object{{"group_id", gid}, {"pkp_id", pkp}}, acct.auth()), 200);
   expected -= 3;
   ITEST_CHECK_STATUS(
       c.post("/update_action_metadata",
-             json::object{{"hashed_cid", hashed_cid_hex(cid)}, {"name", "b"}, {"description", ""}},
-             acct.auth()),
+             json::object{{"hashed_cid", hashed_cid_hex(cid)}, {"name", "b"}, {"description", ""}}, acct.auth()),
       200);
   expected -= 3;
   CHECK(balance_of(c.plain(), acct.auth()) == expected);
 
   // Refused writes cost nothing.
-  check_error_shape(c.post("/remove_group", json::object{{"group_id", 999}}, acct.auth()), 404,
-                    "not_found");
-  check_error_shape(c.post("/add_group", json::object{{"nam", "typo"}}, acct.auth()), 400,
-                    "invalid_request");
-  check_error_shape(
-      c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "dup"}}, acct.auth()),
-      409, "conflict");
+  check_error_shape(c.post("/remove_group", json::object{{"group_id", 999}}, acct.auth()), 404, "not_found");
+  check_error_shape(c.post("/add_group", json::object{{"nam", "typo"}}, acct.auth()), 400, "invalid_request");
+  check_error_shape(c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "dup"}}, acct.auth()), 409,
+                    "conflict");
   const usage_keys weak = create_usage_key(c.plain(), acct.auth(), {{"name", "weak"}});
   expected -= 3;
-  check_error_shape(c.post("/add_group", json::object{{"name", "x"}}, weak.auth()), 403,
-                    "forbidden");
+  check_error_shape(c.post("/add_group", json::object{{"name", "x"}}, weak.auth()), 403, "forbidden");
   CHECK(balance_of(c.plain(), acct.auth()) == expected);
 
   // A usage key's writes are paid from its account's balance.
   const usage_keys creator =
       create_usage_key(c.plain(), acct.auth(), {{"name", "creator"}, {"can_create_groups", true}});
   expected -= 3;
-  ITEST_CHECK_STATUS(c.post("/add_group", json::object{{"name", "by usage key"}}, creator.auth()),
-                     200);
+  ITEST_CHECK_STATUS(c.post("/add_group", json::object{{"name", "by usage key"}}, creator.auth()), 200);
   expected -= 3;
   CHECK(balance_of(c.plain(), acct.auth()) == expected);
 
@@ -465,14 +421,12 @@ TEST_CASE("402 insufficient_credits: writes cost the surcharge, nothing is writt
   CHECK(succeeded == expected / 3);
   CHECK(balance_of(c.plain(), acct.auth()) == expected % 3);
   CHECK(list_all(c.plain(), "/list_groups", acct.auth()).size() == groups_before + succeeded);
-  check_error_shape(c.post("/add_group", json::object{{"name", "w"}}, creator.auth()), 402,
-                    "insufficient_credits");
+  check_error_shape(c.post("/add_group", json::object{{"name", "w"}}, creator.auth()), 402, "insufficient_credits");
   CHECK(balance_of(c.plain(), acct.auth()) == expected % 3);
 
   // Topping up lets writes through again.
   CHECK(buy_credits(c.plain(), acct.auth(), 500) == 500 + expected % 3);
-  ITEST_CHECK_STATUS(c.post("/add_group", json::object{{"name", "after top-up"}}, acct.auth()),
-                     200);
+  ITEST_CHECK_STATUS(c.post("/add_group", json::object{{"name", "after top-up"}}, acct.auth()), 200);
   CHECK(balance_of(c.plain(), acct.auth()) == 497 + expected % 3);
 
   c.check_all_logged();
@@ -494,9 +448,7 @@ TEST_CASE("403 forbidden, 404 not_found, 409 conflict") {
   const std::string pkp = s_of(w.body, "pkp_id");
   const std::string cid = cid_of_code("Enact.setResponse('404')");
   const std::string h = hashed_cid_hex(cid);
-  ITEST_REQUIRE_STATUS(
-      c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "a"}}, acct.auth()),
-      200);
+  ITEST_REQUIRE_STATUS(c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "a"}}, acct.auth()), 200);
   const state_counts before = counts(c.plain(), acct.auth());
 
   // 403: a scope missing, an owner-only operation.
@@ -505,18 +457,15 @@ TEST_CASE("403 forbidden, 404 not_found, 409 conflict") {
     check_error_shape(r, 403, "forbidden");
     CHECK(r.error_message().find("group:create") != std::string::npos);
     const response r2 =
-        c.post("/add_action_to_group", json::object{{"group_id", gid}, {"action_ipfs_cid", cid}},
-               weak.auth());
+        c.post("/add_action_to_group", json::object{{"group_id", gid}, {"action_ipfs_cid", cid}}, weak.auth());
     check_error_shape(r2, 403, "forbidden");
     CHECK(r2.error_message().find("group:manageActions") != std::string::npos);
-    check_error_shape(c.post("/add_usage_api_key", json::object{{"name", "x"}}, weak.auth()), 403,
-                      "forbidden");
+    check_error_shape(c.post("/add_usage_api_key", json::object{{"name", "x"}}, weak.auth()), 403, "forbidden");
     check_error_shape(c.get("/list_api_keys", weak.auth()), 403, "forbidden");
   }
 
   // 404: unknown group, PKP, action, payment intent, endpoint.
-  const std::string unknown_hash =
-      hex::encode_prefixed(keccak256(std::string_view("no such action")));
+  const std::string unknown_hash = hex::encode_prefixed(keccak256(std::string_view("no such action")));
   const std::string unknown_pkp = random_address_hex();
   struct nf_case {
     const char* what;
@@ -526,16 +475,14 @@ TEST_CASE("403 forbidden, 404 not_found, 409 conflict") {
   };
   const std::vector<nf_case> not_found = {
       {"remove unknown group", "POST", "/remove_group", json::object{{"group_id", 999}}},
-      {"remove unknown group (string id)", "POST", "/remove_group",
-       json::object{{"group_id", "999"}}},
+      {"remove unknown group (string id)", "POST", "/remove_group", json::object{{"group_id", "999"}}},
       {"update unknown group", "POST", "/update_group",
        json::object{{"group_id", 999},
                     {"name", "x"},
                     {"description", ""},
                     {"pkp_ids_permitted", json::array{}},
                     {"cid_hashes_permitted", json::array{}}}},
-      {"add PKP to unknown group", "POST", "/add_pkp_to_group",
-       json::object{{"group_id", 999}, {"pkp_id", pkp}}},
+      {"add PKP to unknown group", "POST", "/add_pkp_to_group", json::object{{"group_id", 999}, {"pkp_id", pkp}}},
       {"remove PKP from unknown group", "POST", "/remove_pkp_from_group",
        json::object{{"group_id", 999}, {"pkp_id", pkp}}},
       {"add action to unknown group", "POST", "/add_action_to_group",
@@ -544,63 +491,50 @@ TEST_CASE("403 forbidden, 404 not_found, 409 conflict") {
        json::object{{"group_id", 999}, {"hashed_cid", h}}},
       {"wallets of unknown group", "GET", "/list_wallets_in_group?group_id=999", nullptr},
       {"actions of unknown group", "GET", "/list_actions?group_id=999", nullptr},
-      {"unknown PKP", "POST", "/add_pkp_to_group",
-       json::object{{"group_id", gid}, {"pkp_id", unknown_pkp}}},
+      {"unknown PKP", "POST", "/add_pkp_to_group", json::object{{"group_id", gid}, {"pkp_id", unknown_pkp}}},
       {"unknown PKP removed", "POST", "/remove_pkp_from_group",
        json::object{{"group_id", gid}, {"pkp_id", unknown_pkp}}},
       {"unknown PKP in a new group", "POST", "/add_group",
        json::object{{"name", "x"}, {"pkp_ids_permitted", json::array{json::string(unknown_pkp)}}}},
       {"unknown action metadata", "POST", "/update_action_metadata",
        json::object{{"hashed_cid", unknown_hash}, {"name", "x"}, {"description", ""}}},
-      {"unknown action deleted", "POST", "/delete_action",
-       json::object{{"hashed_cid", unknown_hash}}},
-      {"unknown payment intent", "POST", "/billing/confirm_payment",
-       json::object{{"payment_intent_id", "pi_unknown"}}},
+      {"unknown action deleted", "POST", "/delete_action", json::object{{"hashed_cid", unknown_hash}}},
+      {"unknown payment intent", "POST", "/billing/confirm_payment", json::object{{"payment_intent_id", "pi_unknown"}}},
   };
   for (const auto& row : not_found) {
     INFO(std::string(row.what));
-    const response r = std::string_view(row.method) == "GET"
-                           ? c.get(row.path, acct.auth())
-                           : c.post(row.path, row.body, acct.auth());
+    const response r =
+        std::string_view(row.method) == "GET" ? c.get(row.path, acct.auth()) : c.post(row.path, row.body, acct.auth());
     check_error_shape(r, 404, "not_found");
   }
   // Another account's group, PKP and action are unknown to this one.
   {
     const response mine = c.post("/add_group", json::object{{"name", "x"}}, other.auth());
     ITEST_REQUIRE_STATUS(mine, 200);
-    check_error_shape(
-        c.post("/add_pkp_to_group",
-               json::object{{"group_id", u_of(mine.body, "group_id")}, {"pkp_id", pkp}},
-               other.auth()),
-        404, "not_found");
-    check_error_shape(c.post("/delete_action", json::object{{"hashed_cid", h}}, other.auth()), 404,
-                      "not_found");
-    const response intent =
-        c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth());
+    check_error_shape(c.post("/add_pkp_to_group",
+                             json::object{{"group_id", u_of(mine.body, "group_id")}, {"pkp_id", pkp}}, other.auth()),
+                      404, "not_found");
+    check_error_shape(c.post("/delete_action", json::object{{"hashed_cid", h}}, other.auth()), 404, "not_found");
+    const response intent = c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth());
     ITEST_REQUIRE_STATUS(intent, 200);
-    check_error_shape(
-        c.post("/billing/confirm_payment",
-               json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}},
-               other.auth()),
-        404, "not_found");
+    check_error_shape(c.post("/billing/confirm_payment",
+                             json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}}, other.auth()),
+                      404, "not_found");
   }
-  for (const auto& [method, path] :
-       std::vector<std::pair<std::string, std::string>>{{"GET", "/core/v1/nope"},
-                                                        {"POST", "/core/v1/nope"},
-                                                        {"GET", "/nope"},
-                                                        {"GET", "/core/v1/add_group"},
-                                                        {"GET", "/core/v2/account"}}) {
+  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{{"GET", "/core/v1/nope"},
+                                                                                     {"POST", "/core/v1/nope"},
+                                                                                     {"GET", "/nope"},
+                                                                                     {"GET", "/core/v1/add_group"},
+                                                                                     {"GET", "/core/v2/account"}}) {
     INFO(method << " " << path);
     check_error_shape(c.raw(method, path, "{}"), 404, "not_found");
   }
 
   // 409: duplicate action, double confirmation.
-  check_error_shape(
-      c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "again"}}, acct.auth()),
-      409, "conflict");
+  check_error_shape(c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "again"}}, acct.auth()), 409,
+                    "conflict");
   {
-    const response intent =
-        c.post("/billing/create_payment_intent", json::object{{"amount_cents", 600}}, acct.auth());
+    const response intent = c.post("/billing/create_payment_intent", json::object{{"amount_cents", 600}}, acct.auth());
     ITEST_REQUIRE_STATUS(intent, 200);
     const json::object body{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}};
     ITEST_REQUIRE_STATUS(c.post("/billing/confirm_payment", body, acct.auth()), 200);
@@ -635,12 +569,10 @@ TEST_CASE("413 payload_too_large: bodies over 1 MiB, action code over 256 KiB") 
   };
   const size_t mib = size_t{1} << 20;
   // Exactly 1 MiB is not too large (it fails the description's length limit instead).
-  check_error_shape(c.post_raw("/add_group", body_of_size(mib), acct.auth()), 400,
-                    "invalid_request");
+  check_error_shape(c.post_raw("/add_group", body_of_size(mib), acct.auth()), 400, "invalid_request");
   for (const size_t n : {mib + 1, mib + 2, mib + 4096, 2 * mib}) {
     INFO("body of " << n << " bytes");
-    check_error_shape(c.post_raw("/add_group", body_of_size(n), acct.auth()), 413,
-                      "payload_too_large");
+    check_error_shape(c.post_raw("/add_group", body_of_size(n), acct.auth()), 413, "payload_too_large");
   }
   // Public routes too.
   check_error_shape(c.post_raw("/new_account", body_of_size(mib + 10)), 413, "payload_too_large");
@@ -653,11 +585,9 @@ TEST_CASE("413 payload_too_large: bodies over 1 MiB, action code over 256 KiB") 
     CHECK(s_of(ok.body, "action_ipfs_cid") == cid_of_code(ok_code));
   for (const size_t n : {kib256 + 1, kib256 + 100, size_t{300} << 10, mib - 100}) {
     INFO("code of " << n << " bytes");
-    check_error_shape(
-        c.post("/upload_action", json::object{{"code", std::string(n, 'a')}}, acct.auth()), 413,
-        "payload_too_large");
-    check_error_shape(c.post("/get_svc_action_ipfs_id", json::string(std::string(n, 'a'))), 413,
+    check_error_shape(c.post("/upload_action", json::object{{"code", std::string(n, 'a')}}, acct.auth()), 413,
                       "payload_too_large");
+    check_error_shape(c.post("/get_svc_action_ipfs_id", json::string(std::string(n, 'a'))), 413, "payload_too_large");
   }
   CHECK(counts(c.plain(), acct.auth()) == before);
 
@@ -729,12 +659,10 @@ TEST_CASE("503 unavailable: billing writes without a payment provider") {
   server_process srv;
   recording_client c(srv);
   const account_keys acct = create_account(c.plain(), "no-provider");
-  check_error_shape(
-      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth()),
-      503, "unavailable");
-  check_error_shape(
-      c.post("/billing/confirm_payment", json::object{{"payment_intent_id", "pi_1"}}, acct.auth()),
-      503, "unavailable");
+  check_error_shape(c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth()), 503,
+                    "unavailable");
+  check_error_shape(c.post("/billing/confirm_payment", json::object{{"payment_intent_id", "pi_1"}}, acct.auth()), 503,
+                    "unavailable");
   check_error_shape(c.get("/billing/stripe_config"), 503, "unavailable");
   CHECK(balance_of(c.plain(), acct.auth()) == 0);
 

@@ -39,9 +39,7 @@ std::string key_file(const temp_dir& dir, size_t i) {
 }
 
 template <class Call>
-typename Call::result_type view(const chain::rpc_client& rpc,
-                                const address& registry,
-                                const Call& c) {
+typename Call::result_type view(const chain::rpc_client& rpc, const address& registry, const Call& c) {
   auto r = rpc.call(registry, reg::encode(c));
   REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.err().message));
   auto v = reg::decode_result<Call>(*r);
@@ -49,9 +47,7 @@ typename Call::result_type view(const chain::rpc_client& rpc,
   return std::move(*v);
 }
 
-hash256 hash_of(const std::string& hex_text) {
-  return hex::decode_fixed<32>(hex_text).value();
-}
+hash256 hash_of(const std::string& hex_text) { return hex::decode_fixed<32>(hex_text).value(); }
 
 }  // namespace
 
@@ -61,9 +57,8 @@ TEST_CASE("evm ledger: deploy-registry, then the API-mode scenario with its stat
   temp_dir data;
   const std::string data_dir = data.path() + "/data";
 
-  const finished_run deployed =
-      run_to_exit({"deploy-registry", "--rpc-url", node.url(), "--key-file", key_file(keys, 0),
-                   "--data-dir", data_dir});
+  const finished_run deployed = run_to_exit(
+      {"deploy-registry", "--rpc-url", node.url(), "--key-file", key_file(keys, 0), "--data-dir", data_dir});
   INFO(deployed.stderr_text);
   REQUIRE(deployed.status.clean());
   const std::string registry_text = deployed.stdout_text.substr(0, deployed.stdout_text.find('\n'));
@@ -88,8 +83,7 @@ TEST_CASE("evm ledger: deploy-registry, then the API-mode scenario with its stat
   const response api_payers = c.get("/get_api_payers");
   ITEST_REQUIRE_STATUS(api_payers, 200);
   REQUIRE(api_payers.obj().at("api_payers").as_array().size() == 1);
-  CHECK(api_payers.obj().at("api_payers").as_array()[0].as_string() ==
-        to_checksum_address(payers[0]));
+  CHECK(api_payers.obj().at("api_payers").as_array()[0].as_string() == to_checksum_address(payers[0]));
 
   // API mode end to end.
   const account_keys acct = create_account(c, "evm scenario");
@@ -97,27 +91,24 @@ TEST_CASE("evm ledger: deploy-registry, then the API-mode scenario with its stat
   ITEST_REQUIRE_STATUS(w, 200);
   const std::string pkp = s_of(w.body, "pkp_id");
   const std::string cid = cid_of_code(kCode);
-  const response added =
-      c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "sign"}}, acct.auth());
+  const response added = c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "sign"}}, acct.auth());
   ITEST_REQUIRE_STATUS(added, 200);
-  const response g =
-      c.post("/add_group",
-             json::object{{"name", "runners"},
-                          {"pkp_ids_permitted", json::array{json::string(pkp)}},
-                          {"cid_hashes_permitted", json::array{json::string(hashed_cid_hex(cid))}}},
-             acct.auth());
+  const response g = c.post("/add_group",
+                            json::object{{"name", "runners"},
+                                         {"pkp_ids_permitted", json::array{json::string(pkp)}},
+                                         {"cid_hashes_permitted", json::array{json::string(hashed_cid_hex(cid))}}},
+                            acct.auth());
   ITEST_REQUIRE_STATUS(g, 200);
   const uint64_t group = u_of(g.body, "group_id");
   CHECK(group == 1);
-  const usage_keys key =
-      create_usage_key(c, acct.auth(), json::object{{"execute_in_groups", json::array{group}}});
+  const usage_keys key = create_usage_key(c, acct.auth(), json::object{{"execute_in_groups", json::array{group}}});
   CHECK(buy_credits(c, acct.auth(), 500) == 500);
-  const response ran = c.post(
-      "/run_action",
-      json::object{{"code", kCode},
-                   {"pkp_id", pkp},
-                   {"params", json::object{{"pkp", pkp}, {"digest", "0x" + std::string(64, '1')}}}},
-      key.auth());
+  const response ran =
+      c.post("/run_action",
+             json::object{{"code", kCode},
+                          {"pkp_id", pkp},
+                          {"params", json::object{{"pkp", pkp}, {"digest", "0x" + std::string(64, '1')}}}},
+             key.auth());
   ITEST_REQUIRE_STATUS(ran, 200);
   CHECK(ran.obj().at("response").at("address").as_string() == pkp);
   CHECK(ran.obj().at("signatures").as_object().contains("main"));
@@ -131,15 +122,13 @@ TEST_CASE("evm ledger: deploy-registry, then the API-mode scenario with its stat
   CHECK(on_chain.name == "evm scenario");
   CHECK(on_chain.balance == u256{499});
   CHECK(on_chain.wallet_count == u256{1});
-  const reg::group_view on_chain_group =
-      view(*rpc, registry, reg::get_group_call{account_hash, group});
+  const reg::group_view on_chain_group = view(*rpc, registry, reg::get_group_call{account_hash, group});
   CHECK(on_chain_group.name == "runners");
   REQUIRE(on_chain_group.pkp_ids.size() == 1);
   CHECK(to_checksum_address(on_chain_group.pkp_ids[0]) == pkp);
   REQUIRE(on_chain_group.cid_hashes.size() == 1);
   CHECK(hex::encode_prefixed(on_chain_group.cid_hashes[0]) == hashed_cid_hex(cid));
-  const reg::usage_key_view on_chain_key =
-      view(*rpc, registry, reg::get_usage_api_key_call{hash_of(key.hash)});
+  const reg::usage_key_view on_chain_key = view(*rpc, registry, reg::get_usage_api_key_call{hash_of(key.hash)});
   CHECK(on_chain_key.account_hash == account_hash);
   CHECK(on_chain_key.permissions.execute_in_groups == std::vector<scope::group_id>{group});
   CHECK(to_checksum_address(on_chain_key.wallet) == key.wallet_address);
@@ -172,14 +161,12 @@ TEST_CASE("evm ledger: the server refuses a node, registry or api payer that do 
   temp_dir keys;
   temp_dir data;
   const std::string data_dir = data.path() + "/data";
-  const finished_run deployed =
-      run_to_exit({"deploy-registry", "--rpc-url", node.url(), "--key-file", key_file(keys, 0),
-                   "--data-dir", data_dir});
+  const finished_run deployed = run_to_exit(
+      {"deploy-registry", "--rpc-url", node.url(), "--key-file", key_file(keys, 0), "--data-dir", data_dir});
   REQUIRE_MESSAGE(deployed.status.clean(), deployed.stderr_text);
   const std::string registry = deployed.stdout_text.substr(0, deployed.stdout_text.find('\n'));
   // A registry whose only api payer is someone else.
-  auto sender = chain::transaction_sender::create(client_of(node),
-                                                  Secret(anvil_process::dev_private_keys()[1]));
+  auto sender = chain::transaction_sender::create(client_of(node), Secret(anvil_process::dev_private_keys()[1]));
   REQUIRE(sender.has_value());
   const std::vector<address> others = {anvil_process::dev_addresses()[5]};
   const auto foreign = sender->deploy(reg::deployment_data(others));
@@ -192,9 +179,7 @@ TEST_CASE("evm ledger: the server refuses a node, registry or api payer that do 
   };
   const std::vector<case_> cases = {
       {"another chain id", {"--registry-address", registry, "--chain-id", "1"}, "chain_id"},
-      {"no code at the address",
-       {"--registry-address", "0x00000000000000000000000000000000000000aa"},
-       "no contract"},
+      {"no code at the address", {"--registry-address", "0x00000000000000000000000000000000000000aa"}, "no contract"},
       {"the api payer not in the registry",
        {"--registry-address", to_checksum_address(*foreign->contract_address)},
        "setApiPayer"},
@@ -215,8 +200,8 @@ TEST_CASE("evm ledger: the server refuses a node, registry or api payer that do 
   const finished_run missing = run_to_exit({"deploy-registry", "--rpc-url", node.url()});
   CHECK(missing.status.code == 2);
   std::ofstream(keys.path() + "/bad.key") << "not a key\n";
-  const finished_run bad = run_to_exit(
-      {"deploy-registry", "--rpc-url", node.url(), "--key-file", keys.path() + "/bad.key"});
+  const finished_run bad =
+      run_to_exit({"deploy-registry", "--rpc-url", node.url(), "--key-file", keys.path() + "/bad.key"});
   CHECK(bad.status.code == 2);
   CHECK(bad.stderr_text.find("--key-file") != std::string::npos);
   CHECK(bad.stderr_text.find("not a key") == std::string::npos);

@@ -40,9 +40,7 @@ namespace {
 using steady = std::chrono::steady_clock;
 
 /// Seconds since `t`, for the timing lines the tests print.
-double seconds_since(steady::time_point t) {
-  return std::chrono::duration<double>(steady::now() - t).count();
-}
+double seconds_since(steady::time_point t) { return std::chrono::duration<double>(steady::now() - t).count(); }
 
 /// A SQLite file of a stopped server, opened read-write (so a WAL left by a crash is recovered
 /// the way the server itself recovers it) and only read.
@@ -103,9 +101,7 @@ std::string of_account(const std::string& api_key_hash) {
   return "lower(hex(account)) = '" + api_key_hash.substr(2) + "'";
 }
 
-uint64_t as_u64(const std::string& s) {
-  return std::stoull(s);
-}
+uint64_t as_u64(const std::string& s) { return std::stoull(s); }
 
 /// The worker processes (children) of `pid`, from /proc.
 std::vector<pid_t> children_of(pid_t pid) {
@@ -167,14 +163,7 @@ group_state group_of(const json::value& g) {
                      string_set(g, "cid_hashes_permitted")};
 }
 
-enum class write_kind {
-  add_group,
-  create_wallet,
-  add_usage_api_key,
-  add_action,
-  update_group,
-  remove_group
-};
+enum class write_kind { add_group, create_wallet, add_usage_api_key, add_action, update_group, remove_group };
 
 const char* path_of(write_kind k) {
   switch (k) {
@@ -279,10 +268,7 @@ write_request next_write(account_model& m, std::mt19937& rng, size_t n) {
   }
   if (roll < 65) {
     const std::string cid = cid_of_code("Enact.setResponse('" + label + "')");
-    return {write_kind::add_action,
-            {{"action_ipfs_cid", cid}, {"name", label}},
-            0,
-            hashed_cid_hex(cid)};
+    return {write_kind::add_action, {{"action_ipfs_cid", cid}, {"name", label}}, 0, hashed_cid_hex(cid)};
   }
   auto it = m.groups.begin();
   std::advance(it, static_cast<long>(pick(m.groups.size())));
@@ -299,10 +285,7 @@ write_request next_write(account_model& m, std::mt19937& rng, size_t n) {
 }
 
 group_state requested_group(const write_request& w) {
-  group_state g{std::string(w.body.at("name").as_string()),
-                std::string(w.body.at("description").as_string()),
-                {},
-                {}};
+  group_state g{std::string(w.body.at("name").as_string()), std::string(w.body.at("description").as_string()), {}, {}};
   for (const auto& p : w.body.at("pkp_ids_permitted").as_array())
     g.pkps.insert(std::string(p.as_string()));
   for (const auto& h : w.body.at("cid_hashes_permitted").as_array())
@@ -322,8 +305,7 @@ bool apply_ack(account_model& m, const write_request& w, const json::value& answ
       break;
     }
     case write_kind::update_group:
-      if (answer.at("group_id").to_number<uint64_t>() != w.group ||
-          group_of(answer) != requested_group(w))
+      if (answer.at("group_id").to_number<uint64_t>() != w.group || group_of(answer) != requested_group(w))
         return false;
       m.groups[w.group] = group_of(answer);
       break;
@@ -350,10 +332,11 @@ bool apply_ack(account_model& m, const write_request& w, const json::value& answ
 /// The recovered state is the model's, or the model's with the in-flight write applied whole.
 /// On success the model becomes the observed state (the in-flight write resolved).
 void check_recovered(account_model& m, const observed_state& o) {
-  INFO("account " << m.acct.api_key_hash
-                  << ", in flight: " << (m.in_flight ? path_of(m.in_flight->kind) : "nothing"));
+  INFO("account " << m.acct.api_key_hash << ", in flight: " << (m.in_flight ? path_of(m.in_flight->kind) : "nothing"));
   const std::optional<write_request>& f = m.in_flight;
-  const auto is = [&](write_kind k) { return f && f->kind == k; };
+  const auto is = [&](write_kind k) {
+    return f && f->kind == k;
+  };
   bool applied = false;
 
   // Groups: equal, except the one group the in-flight write touched.
@@ -427,11 +410,7 @@ void check_recovered(account_model& m, const observed_state& o) {
 
 /// Runs writes of `m` until `count` were sent or the server stops answering; one request at a
 /// time, so at most one is in flight when the server dies.
-void write_until(account_model& m,
-                 int port,
-                 std::mt19937& rng,
-                 size_t count,
-                 std::atomic<size_t>& acked_total) {
+void write_until(account_model& m, int port, std::mt19937& rng, size_t count, std::atomic<size_t>& acked_total) {
   http_client c("127.0.0.1", port, true);
   while (m.sent < count) {
     write_request w = next_write(m, rng, m.sent);
@@ -442,8 +421,7 @@ void write_until(account_model& m,
       return;
     }
     if (r.status != 200 || !apply_ack(m, w, r.body)) {
-      m.failures.push_back(std::string(path_of(w.kind)) + " " + json::serialize(w.body) + ": " +
-                           r.describe());
+      m.failures.push_back(std::string(path_of(w.kind)) + " " + json::serialize(w.body) + ": " + r.describe());
       return;
     }
     ++acked_total;
@@ -461,8 +439,7 @@ TEST_CASE("SIGKILL during 2,000 concurrent writes: acknowledged writes survive, 
   temp_dir dir;
   const std::string data = dir.path() + "/data";
   // Every relayed write costs one credit, so the ledger's charges can be counted against writes.
-  const std::vector<std::string> flags = {"--dev", "--write-surcharge", "1",
-                                          "--new-accounts-per-minute", "0"};
+  const std::vector<std::string> flags = {"--dev", "--write-surcharge", "1", "--new-accounts-per-minute", "0"};
 
   std::vector<account_model> models(kThreads);
   std::atomic<size_t> acked{0};
@@ -480,11 +457,9 @@ TEST_CASE("SIGKILL during 2,000 concurrent writes: acknowledged writes survive, 
       rngs.emplace_back(static_cast<uint32_t>(1000 + i));
     std::vector<std::thread> writers;
     for (size_t i = 0; i < kThreads; ++i)
-      writers.emplace_back(
-          [&, i] { write_until(models[i], srv.port(), rngs[i], kWritesPerThread, acked); });
+      writers.emplace_back([&, i] { write_until(models[i], srv.port(), rngs[i], kWritesPerThread, acked); });
     while (acked.load() < kKillAfter &&
-           std::any_of(models.begin(), models.end(),
-                       [](const account_model& m) { return m.failures.empty(); }))
+           std::any_of(models.begin(), models.end(), [](const account_model& m) { return m.failures.empty(); }))
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     sigkill(srv);
     for (auto& t : writers)
@@ -496,8 +471,7 @@ TEST_CASE("SIGKILL during 2,000 concurrent writes: acknowledged writes survive, 
   size_t in_flight = 0;
   for (const auto& m : models)
     in_flight += m.in_flight ? 1 : 0;
-  std::printf("SIGKILL during writes: %zu acknowledged, %zu in flight at the kill\n", acked.load(),
-              in_flight);
+  std::printf("SIGKILL during writes: %zu acknowledged, %zu in flight at the kill\n", acked.load(), in_flight);
   CHECK(acked.load() >= kKillAfter);
   CHECK(acked.load() < kThreads * kWritesPerThread);
 
@@ -540,8 +514,7 @@ TEST_CASE("SIGKILL during 2,000 concurrent writes: acknowledged writes survive, 
       rngs.emplace_back(static_cast<uint32_t>(2000 + i));
     std::vector<std::thread> writers;
     for (size_t i = 0; i < kThreads; ++i)
-      writers.emplace_back(
-          [&, i] { write_until(models[i], srv.port(), rngs[i], kWritesPerThread, acked); });
+      writers.emplace_back([&, i] { write_until(models[i], srv.port(), rngs[i], kWritesPerThread, acked); });
     for (auto& t : writers)
       t.join();
     auto c = srv.client();
@@ -556,8 +529,7 @@ TEST_CASE("SIGKILL during 2,000 concurrent writes: acknowledged writes survive, 
     CHECK(srv.stop().clean());
   }
   check_ledger_file();
-  std::printf("SIGKILL during writes: %zu writes in all, %.1f s\n", acked.load() + in_flight,
-              seconds_since(started));
+  std::printf("SIGKILL during writes: %zu writes in all, %.1f s\n", acked.load() + in_flight, seconds_since(started));
 }
 
 TEST_CASE("SIGKILL during a burst of action runs: charged only for runs that ran, none twice") {
@@ -603,9 +575,7 @@ TEST_CASE("SIGKILL during a burst of action runs: charged only for runs that ran
         hashes.push_back(json::string(s_of(up.body, "hashed_cid")));
       }
       ITEST_REQUIRE_STATUS(
-          c.post("/add_group", json::object{{"name", "runs"}, {"cid_hashes_permitted", hashes}},
-                 acct.auth()),
-          200);
+          c.post("/add_group", json::object{{"name", "runs"}, {"cid_hashes_permitted", hashes}}, acct.auth()), 200);
     }
     std::vector<std::thread> runners;
     for (size_t t = 0; t < kThreads; ++t)
@@ -614,8 +584,7 @@ TEST_CASE("SIGKILL during a burst of action runs: charged only for runs that ran
         for (size_t n = 0;; ++n) {
           const std::string& cid = cids[(t + n) % cids.size()];
           ++sent;
-          const response r =
-              c.post("/run_action", json::object{{"action_ipfs_cid", cid}}, acct.auth());
+          const response r = c.post("/run_action", json::object{{"action_ipfs_cid", cid}}, acct.auth());
           if (r.status == 0) {
             ++in_flight;
             return;
@@ -623,8 +592,7 @@ TEST_CASE("SIGKILL during a burst of action runs: charged only for runs that ran
           if (r.status == 200 && u_of(r.body, "charged_credits") == 1) {
             ++answered_charged;
           } else if (r.status == 422 && r.error_code() == "action_failed" &&
-                     r.obj().at("error").at("details").at("charged_credits").to_number<int>() ==
-                         1) {
+                     r.obj().at("error").at("details").at("charged_credits").to_number<int>() == 1) {
             ++answered_charged;
           } else if (r.status == 503 && r.error_code() == "unavailable") {
             ++unavailable;  // pool saturated: never ran, not charged
@@ -665,8 +633,7 @@ TEST_CASE("SIGKILL during a burst of action runs: charged only for runs that ran
     auto c = srv.client();
     balance_after = balance_of(c, acct.auth());
     // The server runs again, and charges exactly one credit for a run.
-    const response r =
-        c.post("/run_action", json::object{{"action_ipfs_cid", cids[0]}}, acct.auth());
+    const response r = c.post("/run_action", json::object{{"action_ipfs_cid", cids[0]}}, acct.auth());
     ITEST_CHECK_STATUS(r, 200);
     CHECK(balance_of(c, acct.auth()) == balance_after - 1);
     CHECK(srv.stop().clean());
@@ -694,8 +661,7 @@ TEST_CASE("SIGKILL during a burst of action runs: charged only for runs that ran
       "SIGKILL during runs: %llu charged (%lld debited but not answered before the kill), "
       "%.1f s\n",
       static_cast<unsigned long long>(charged),
-      static_cast<long long>(charged) - static_cast<long long>(answered_charged.load()),
-      seconds_since(started));
+      static_cast<long long>(charged) - static_cast<long long>(answered_charged.load()), seconds_since(started));
 }
 
 namespace {
@@ -713,16 +679,14 @@ class small_disk {
     const std::string start = forced != nullptr ? forced : "";
     const std::string options = "size=" + std::to_string(bytes) + ",mode=0700";
     if (::geteuid() == 0 && start.empty() &&
-        ::mount("tmpfs", mount_point_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) ==
-            0) {
+        ::mount("tmpfs", mount_point_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) == 0) {
       method_ = "tmpfs mount with size=" + std::to_string(bytes >> 10) + "k";
       mounted_ = true;
       return;
     }
     const std::string image = base_.path() + "/disk.img";
-    const std::string make = "truncate -s " + std::to_string(bytes) + " " + image +
-                             " && mkfs.ext4 -q -F " + image + " >/dev/null 2>&1 && mount -o loop " +
-                             image + " " + mount_point_ + " >/dev/null 2>&1";
+    const std::string make = "truncate -s " + std::to_string(bytes) + " " + image + " && mkfs.ext4 -q -F " + image +
+                             " >/dev/null 2>&1 && mount -o loop " + image + " " + mount_point_ + " >/dev/null 2>&1";
     if (::geteuid() == 0 && start != "rlimit" && std::system(make.c_str()) == 0) {
       method_ = "loop-mounted ext4 image of " + std::to_string(bytes >> 10) + "k";
       mounted_ = true;
@@ -808,13 +772,11 @@ TEST_CASE("a full disk: writes answer 503, reads work, nothing is lost or corrup
     auto c = srv.client();
     acct = create_account(c, "full disk");
     balance = buy_credits(c, acct.auth(), 1000);
-    const response up =
-        c.post("/upload_action", json::object{{"code", "Enact.setResponse(7)"}}, acct.auth());
+    const response up = c.post("/upload_action", json::object{{"code", "Enact.setResponse(7)"}}, acct.auth());
     ITEST_REQUIRE_STATUS(up, 200);
     ITEST_REQUIRE_STATUS(
         c.post("/add_group",
-               json::object{{"name", "runs"},
-                            {"cid_hashes_permitted", json::array{up.obj().at("hashed_cid")}}},
+               json::object{{"name", "runs"}, {"cid_hashes_permitted", json::array{up.obj().at("hashed_cid")}}},
                acct.auth()),
         200);
     const std::string run_cid = s_of(up.body, "action_ipfs_cid");
@@ -827,14 +789,12 @@ TEST_CASE("a full disk: writes answer 503, reads work, nothing is lost or corrup
       const std::string n = std::to_string(i);
       switch (i % 8) {
         case 0:
-          return c.post("/add_group",
-                        json::object{{"name", "g" + n}, {"description", std::string(2000, 'd')}},
+          return c.post("/add_group", json::object{{"name", "g" + n}, {"description", std::string(2000, 'd')}},
                         acct.auth());
         case 1:
           return c.post("/create_wallet", json::object{{"name", "w" + n}}, acct.auth());
         case 2:
-          return c.post("/add_usage_api_key",
-                        json::object{{"name", "k" + n}, {"description", std::string(2000, 'd')}},
+          return c.post("/add_usage_api_key", json::object{{"name", "k" + n}, {"description", std::string(2000, 'd')}},
                         acct.auth());
         case 3:
           return c.post("/add_action",
@@ -843,15 +803,13 @@ TEST_CASE("a full disk: writes answer 503, reads work, nothing is lost or corrup
                                      {"description", std::string(2000, 'd')}},
                         acct.auth());
         case 4:
-          return c.post(
-              "/upload_action",
-              json::object{{"code", "Enact.setResponse('" + std::string(20000, 'x') + n + "')"}},
-              acct.auth());
+          return c.post("/upload_action",
+                        json::object{{"code", "Enact.setResponse('" + std::string(20000, 'x') + n + "')"}},
+                        acct.auth());
         case 5:
           return c.post("/run_action", json::object{{"action_ipfs_cid", run_cid}}, acct.auth());
         case 6:
-          return c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}},
-                        acct.auth());
+          return c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth());
         default:
           return c.post("/new_account", json::object{{"name", "n" + n}});
       }
@@ -912,8 +870,7 @@ TEST_CASE("a full disk: writes answer 503, reads work, nothing is lost or corrup
       groups.push_back(u_of(g.body, "group_id"));
     CHECK(srv.stop().clean());
   }
-  std::printf("disk full: %zu writes accepted on the full disk, %zu refused with 503\n",
-              accepted_while_full, refused);
+  std::printf("disk full: %zu writes accepted on the full disk, %zu refused with 503\n", accepted_while_full, refused);
 
   // Nothing corrupt, nothing acknowledged lost.
   for (const char* file : {"/ledger.sqlite", "/billing-dev.sqlite"}) {
@@ -952,14 +909,12 @@ TEST_CASE("a full disk: writes answer 503, reads work, nothing is lost or corrup
     CHECK(balance_of(c, acct.auth()) == balance);
     // An intent recorded on the full disk can be confirmed now.
     for (const auto& id : intents) {
-      const response done =
-          c.post("/billing/confirm_payment", json::object{{"payment_intent_id", id}}, acct.auth());
+      const response done = c.post("/billing/confirm_payment", json::object{{"payment_intent_id", id}}, acct.auth());
       ITEST_CHECK_STATUS(done, 200);
       balance += 500;
     }
     CHECK(balance_of(c, acct.auth()) == balance);
-    ITEST_CHECK_STATUS(c.post("/create_wallet", json::object{{"name", "restarted"}}, acct.auth()),
-                       200);
+    ITEST_CHECK_STATUS(c.post("/create_wallet", json::object{{"name", "restarted"}}, acct.auth()), 200);
     CHECK(srv.stop().clean());
   }
   std::printf("disk full: %.1f s\n", seconds_since(started));

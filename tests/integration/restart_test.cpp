@@ -16,9 +16,7 @@ namespace enact::itest {
 namespace {
 
 /// Every read of an account's state, as the wire carries it.
-json::object snapshot(http_client& c,
-                      const httplib::Headers& owner,
-                      const std::vector<uint64_t>& groups) {
+json::object snapshot(http_client& c, const httplib::Headers& owner, const std::vector<uint64_t>& groups) {
   json::object s;
   const auto arr = [](std::vector<json::object> v) {
     json::array a;
@@ -34,8 +32,7 @@ json::object snapshot(http_client& c,
   s["wallets"] = arr(list_all(c, "/list_wallets", owner));
   s["actions"] = arr(list_all(c, "/list_actions", owner));
   for (const uint64_t g : groups) {
-    s["actions_in_" + std::to_string(g)] =
-        arr(list_all(c, "/list_actions?group_id=" + std::to_string(g), owner));
+    s["actions_in_" + std::to_string(g)] = arr(list_all(c, "/list_actions?group_id=" + std::to_string(g), owner));
     s["wallets_in_" + std::to_string(g)] =
         arr(list_all(c, "/list_wallets_in_group?group_id=" + std::to_string(g), owner));
   }
@@ -54,12 +51,10 @@ Secret read_root_key(const std::string& data_dir) {
 /// Each listed wallet's address is the one its derivation path gives under `root` for the
 /// snapshot's account (API.md §1 "owning account").
 void check_wallets_derive(const json::object& snap, const Secret& root) {
-  const hash256 account =
-      hex::decode_fixed<32>(s_of(snap.at("account"), "api_key_hash")).value();
+  const hash256 account = hex::decode_fixed<32>(s_of(snap.at("account"), "api_key_hash")).value();
   for (const auto& w : snap.at("wallets").as_array()) {
     const hash256 path = hex::decode_fixed<32>(s_of(w, "derivation_path")).value();
-    CHECK(s_of(w, "pkp_id") ==
-          to_checksum_address(pkp::wallet_address(root, account, path).value()));
+    CHECK(s_of(w, "pkp_id") == to_checksum_address(pkp::wallet_address(root, account, path).value()));
   }
 }
 
@@ -85,14 +80,13 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
                             {"expiration", unix_now() + 86400},
                             {"can_create_pkps", true},
                             {"execute_in_groups", json::array{1}}});
-    admin_key = create_usage_key(c, acct.auth(),
-                                 {{"name", "admin"},
-                                  {"can_delete_groups", true},
-                                  {"manage_ipfs_ids_in_groups", json::array{0}}});
+    admin_key = create_usage_key(
+        c, acct.auth(),
+        {{"name", "admin"}, {"can_delete_groups", true}, {"manage_ipfs_ids_in_groups", json::array{0}}});
     std::vector<std::string> pkps;
     for (int i = 0; i < 3; ++i) {
-      const response w = c.post("/create_wallet", json::object{{"name", "w" + std::to_string(i)}},
-                                i == 1 ? key.auth() : acct.auth());
+      const response w =
+          c.post("/create_wallet", json::object{{"name", "w" + std::to_string(i)}}, i == 1 ? key.auth() : acct.auth());
       ITEST_REQUIRE_STATUS(w, 200);
       pkps.push_back(s_of(w.body, "pkp_id"));
     }
@@ -100,53 +94,39 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
     for (int i = 0; i < 3; ++i) {
       cids.push_back(cid_of_code("Enact.setResponse(" + std::to_string(i) + ")"));
       ITEST_REQUIRE_STATUS(
-          c.post("/add_action", json::object{{"action_ipfs_cid", cids.back()}, {"name", "a"}},
-                 acct.auth()),
-          200);
+          c.post("/add_action", json::object{{"action_ipfs_cid", cids.back()}, {"name", "a"}}, acct.auth()), 200);
     }
     for (int i = 0; i < 3; ++i) {
-      const response g = c.post(
-          "/add_group", json::object{{"name", "g" + std::to_string(i)}, {"description", "d"}},
-          acct.auth());
+      const response g =
+          c.post("/add_group", json::object{{"name", "g" + std::to_string(i)}, {"description", "d"}}, acct.auth());
       ITEST_REQUIRE_STATUS(g, 200);
       groups.push_back(u_of(g.body, "group_id"));
     }
     ITEST_REQUIRE_STATUS(
-        c.post("/add_pkp_to_group", json::object{{"group_id", groups[0]}, {"pkp_id", pkps[0]}},
-               acct.auth()),
-        200);
+        c.post("/add_pkp_to_group", json::object{{"group_id", groups[0]}, {"pkp_id", pkps[0]}}, acct.auth()), 200);
     ITEST_REQUIRE_STATUS(
-        c.post("/add_pkp_to_group", json::object{{"group_id", groups[0]}, {"pkp_id", pkps[2]}},
-               acct.auth()),
-        200);
-    ITEST_REQUIRE_STATUS(
-        c.post("/add_action_to_group",
-               json::object{{"group_id", groups[0]}, {"action_ipfs_cid", cids[0]}}, acct.auth()),
-        200);
+        c.post("/add_pkp_to_group", json::object{{"group_id", groups[0]}, {"pkp_id", pkps[2]}}, acct.auth()), 200);
     ITEST_REQUIRE_STATUS(c.post("/add_action_to_group",
-                                json::object{{"group_id", groups[1]}, {"action_ipfs_cid", cids[1]}},
-                                admin_key.auth()),
+                                json::object{{"group_id", groups[0]}, {"action_ipfs_cid", cids[0]}}, acct.auth()),
                          200);
-    ITEST_REQUIRE_STATUS(c.post("/update_action_metadata",
-                                json::object{{"hashed_cid", hashed_cid_hex(cids[2])},
-                                             {"name", "renamed"},
-                                             {"description", "x"}},
-                                acct.auth()),
+    ITEST_REQUIRE_STATUS(c.post("/add_action_to_group",
+                                json::object{{"group_id", groups[1]}, {"action_ipfs_cid", cids[1]}}, admin_key.auth()),
                          200);
     ITEST_REQUIRE_STATUS(
-        c.post("/remove_group", json::object{{"group_id", groups[2]}}, admin_key.auth()), 200);
+        c.post("/update_action_metadata",
+               json::object{{"hashed_cid", hashed_cid_hex(cids[2])}, {"name", "renamed"}, {"description", "x"}},
+               acct.auth()),
+        200);
+    ITEST_REQUIRE_STATUS(c.post("/remove_group", json::object{{"group_id", groups[2]}}, admin_key.auth()), 200);
     groups.pop_back();
 
     // One payment confirmed, one created and left for the next server to confirm.
-    const response i1 =
-        c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}}, acct.auth());
+    const response i1 = c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}}, acct.auth());
     ITEST_REQUIRE_STATUS(i1, 200);
     confirmed_intent = s_of(i1.body, "payment_intent_id");
-    ITEST_REQUIRE_STATUS(c.post("/billing/confirm_payment",
-                                json::object{{"payment_intent_id", confirmed_intent}}, acct.auth()),
-                         200);
-    const response i2 =
-        c.post("/billing/create_payment_intent", json::object{{"amount_cents", 550}}, acct.auth());
+    ITEST_REQUIRE_STATUS(
+        c.post("/billing/confirm_payment", json::object{{"payment_intent_id", confirmed_intent}}, acct.auth()), 200);
+    const response i2 = c.post("/billing/create_payment_intent", json::object{{"amount_cents", 550}}, acct.auth());
     ITEST_REQUIRE_STATUS(i2, 200);
     pending_intent = s_of(i2.body, "payment_intent_id");
     CHECK(buy_credits(c, other.auth(), 900) == 900);
@@ -186,28 +166,25 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
       ITEST_CHECK_STATUS(me, 200);
       CHECK(s_of(me.obj().at("key"), "hash") == k->hash);
     }
-    check_error_shape(c.post("/add_group", json::object{{"name", "x"}}, key.auth()), 403,
-                      "forbidden");
+    check_error_shape(c.post("/add_group", json::object{{"name", "x"}}, key.auth()), 403, "forbidden");
 
     // Payments: the credited one stays credited, the pending one can be confirmed now.
-    check_error_shape(c.post("/billing/confirm_payment",
-                             json::object{{"payment_intent_id", confirmed_intent}}, acct.auth()),
-                      409, "conflict");
-    const response done = c.post("/billing/confirm_payment",
-                                 json::object{{"payment_intent_id", pending_intent}}, acct.auth());
+    check_error_shape(
+        c.post("/billing/confirm_payment", json::object{{"payment_intent_id", confirmed_intent}}, acct.auth()), 409,
+        "conflict");
+    const response done =
+        c.post("/billing/confirm_payment", json::object{{"payment_intent_id", pending_intent}}, acct.auth());
     ITEST_CHECK_STATUS(done, 200);
     CHECK(u_of(done.body, "balance_credits") == 1250);
 
     // The wallet registry continues where it stopped, on the same root key.
-    const response w =
-        c.post("/create_wallet", json::object{{"name", "after restart"}}, key.auth());
+    const response w = c.post("/create_wallet", json::object{{"name", "after restart"}}, key.auth());
     ITEST_REQUIRE_STATUS(w, 200);
     CHECK(s_of(w.body, "derivation_path") == api_path_hex(acct.api_key_hash, 3));
     CHECK(s_of(w.body, "pkp_id") ==
-          to_checksum_address(
-              pkp::wallet_address(root, hex::decode_fixed<32>(acct.api_key_hash).value(),
-                                  hex::decode_fixed<32>(api_path_hex(acct.api_key_hash, 3)).value())
-                  .value()));
+          to_checksum_address(pkp::wallet_address(root, hex::decode_fixed<32>(acct.api_key_hash).value(),
+                                                  hex::decode_fixed<32>(api_path_hex(acct.api_key_hash, 3)).value())
+                                  .value()));
     // And group ids continue too (the removed group's id is not reused).
     const response g = c.post("/add_group", json::object{{"name", "after restart"}}, acct.auth());
     ITEST_REQUIRE_STATUS(g, 200);

@@ -66,18 +66,12 @@ client::client_options options_for(const server_process& srv) {
   return o;
 }
 
-Secret key_of(std::string_view label) {
-  return Secret(keccak256("rpc test key " + std::string(label)));
-}
+Secret key_of(std::string_view label) { return Secret(keccak256("rpc test key " + std::string(label))); }
 
-address address_of(const Secret& key) {
-  return secp256k1::to_address(secp256k1::public_key_of(key).value());
-}
+address address_of(const Secret& key) { return secp256k1::to_address(secp256k1::public_key_of(key).value()); }
 
 /// One raw JSON-RPC exchange: the HTTP status and the parsed body.
-response rpc_raw(http_client& c, const std::string& body) {
-  return c.request("POST", "/rpc", body);
-}
+response rpc_raw(http_client& c, const std::string& body) { return c.request("POST", "/rpc", body); }
 
 /// The response object of one request (REQUIREs HTTP 200 and a JSON object).
 json::object rpc(http_client& c, std::string_view method, json::array params = {}) {
@@ -104,17 +98,11 @@ std::string error_message_of(const json::object& o) {
 }
 
 json::object call_object(const address& from, const address& to, const bytes& data) {
-  return {{"from", chain::rpc::data(from)},
-          {"to", chain::rpc::data(to)},
-          {"data", chain::rpc::data(data)}};
+  return {{"from", chain::rpc::data(from)}, {"to", chain::rpc::data(to)}, {"data", chain::rpc::data(data)}};
 }
 
 /// A signed EIP-1559 transaction.
-bytes signed_tx(const Secret& key,
-                uint64_t chain_id,
-                uint64_t nonce,
-                std::optional<address> to,
-                const bytes& data,
+bytes signed_tx(const Secret& key, uint64_t chain_id, uint64_t nonce, std::optional<address> to, const bytes& data,
                 uint64_t gas = 300000) {
   chain::eip1559_tx tx;
   tx.chain_id = chain_id;
@@ -128,8 +116,7 @@ bytes signed_tx(const Secret& key,
 }
 
 std::string nonce_hex(http_client& c, const address& a) {
-  return std::string(
-      result_of(c, "eth_getTransactionCount", {chain::rpc::data(a), "pending"}).as_string());
+  return std::string(result_of(c, "eth_getTransactionCount", {chain::rpc::data(a), "pending"}).as_string());
 }
 
 /// The registry client of `key` on the server's /rpc, with a short receipt poll.
@@ -139,8 +126,7 @@ chain::registry_client registry_of(const chain_env& e, const Secret& key) {
   return chain::registry_client::create(rpc_of(e), e.registry, key.clone(), o).value();
 }
 
-const char* kActionCode =
-    "Enact.setResponse({signer: Enact.getAddress({pkpId: params.pkp}), n: params.n + 1});\n";
+const char* kActionCode = "Enact.setResponse({signer: Enact.getAddress({pkpId: params.pkp}), n: params.n + 1});\n";
 
 // =================================================================================================
 
@@ -169,27 +155,25 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
 
   // 2. A PKP minted for the wallet's envelope, registered on /rpc.
   const client::minted_wallet pkp = anon.create_wallet_with_signature(owner_key, env.chain_id);
-  REQUIRE(registry
-              .register_wallet_derivation(account, pkp.wallet_address, pkp.derivation_path,
-                                          "signer", "minted by signature")
-              .has_value());
+  REQUIRE(
+      registry
+          .register_wallet_derivation(account, pkp.wallet_address, pkp.derivation_path, "signer", "minted by signature")
+          .has_value());
   const reg::wallet_view wv = registry.get_wallet(account, pkp.wallet_address).value();
   CHECK(wv.derivation_path == pkp.derivation_path);
 
   // 3. A usage key minted the same way, registered (its wallet, then the key) on /rpc.
-  const client::minted_usage_key minted =
-      anon.add_usage_api_key_with_signature(owner_key, env.chain_id);
+  const client::minted_usage_key minted = anon.add_usage_api_key_with_signature(owner_key, env.chain_id);
   const std::string usage_key(as_chars(minted.usage_api_key.view()));
   const hash256 usage_hash = keccak256(std::string_view(usage_key));
-  REQUIRE(registry
-              .register_wallet_derivation(account, minted.wallet_address, minted.derivation_path,
-                                          "usage key wallet")
-              .has_value());
+  REQUIRE(
+      registry.register_wallet_derivation(account, minted.wallet_address, minted.derivation_path, "usage key wallet")
+          .has_value());
   scope::permission_set perms;
   perms.execute_in_groups = {1};
   REQUIRE(registry
-              .set_usage_api_key(account, usage_hash, u256{}, u256{}, "runner", "runs actions",
-                                 perms, minted.wallet_address)
+              .set_usage_api_key(account, usage_hash, u256{}, u256{}, "runner", "runs actions", perms,
+                                 minted.wallet_address)
               .has_value());
   const reg::usage_key_view kv = registry.get_usage_api_key(usage_hash).value();
   CHECK(kv.account_hash == account);
@@ -205,12 +189,10 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   CHECK_FALSE(who.obj().at("managed").as_bool());
 
   // 4. An uploaded action in a group with the PKP, added on /rpc.
-  const response up =
-      http.post("/upload_action", json::object{{"code", kActionCode}}, api_key(usage_key));
+  const response up = http.post("/upload_action", json::object{{"code", kActionCode}}, api_key(usage_key));
   ITEST_REQUIRE_STATUS(up, 200);
   const hash256 cid_hash = hex::decode_fixed<32>(s_of(up.body, "hashed_cid")).value();
-  const chain::group_added group =
-      registry.add_group(account, "signers", "", {pkp.wallet_address}, {cid_hash}).value();
+  const chain::group_added group = registry.add_group(account, "signers", "", {pkp.wallet_address}, {cid_hash}).value();
   CHECK(group.group_id == 1);
   const reg::group_view gv = registry.get_group(account, 1).value();
   CHECK(gv.pkp_ids == std::vector<address>{pkp.wallet_address});
@@ -220,8 +202,7 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
 
   // 5. Funded through X-Wallet-Auth billing, the usage key runs the action with the PKP.
   const auto proof = [&] {
-    return envelope::sign(envelope::kind::billing_auth, env.chain_id, owner_key,
-                          static_cast<uint64_t>(unix_now()))
+    return envelope::sign(envelope::kind::billing_auth, env.chain_id, owner_key, static_cast<uint64_t>(unix_now()))
         .value();
   };
   const client::payment_intent intent = anon.create_payment_intent(500, proof());
@@ -268,8 +249,7 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
   chain::registry_client registry = registry_of(env, owner_key);
   const hash256 account = registry.new_account("refusals").value().account_hash;
   const address pkp = parse_address(random_address_hex()).value();
-  REQUIRE(registry.register_wallet_derivation(account, pkp, keccak256(std::string_view("p")), "pkp")
-              .has_value());
+  REQUIRE(registry.register_wallet_derivation(account, pkp, keccak256(std::string_view("p")), "pkp").has_value());
   const std::string payer_text = s_of(c.get("/get_admin_api_payer").body, "admin_api_payer");
   const address payer = parse_address(payer_text).value();
   // An API-mode account: its account key's wallet is the admin (API.md §1), which may convert
@@ -286,36 +266,29 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
     bytes revert;
   };
   const case_ cases[] = {
-      {"a write by someone else than the admin", stranger,
-       reg::encode(reg::add_group_call{account, "g", "", {}, {}}),
+      {"a write by someone else than the admin", stranger, reg::encode(reg::add_group_call{account, "g", "", {}, {}}),
        reg::encode_revert(reg::not_admin_error{account, stranger})},
-      {"an api_payer relay for an unmanaged account", payer,
-       reg::encode(reg::add_group_call{account, "g", "", {}, {}}),
+      {"an api_payer relay for an unmanaged account", payer, reg::encode(reg::add_group_call{account, "g", "", {}, {}}),
        reg::encode_revert(reg::relay_not_allowed_error{account, payer})},
-      {"an api-payer-only function from a stranger", stranger,
-       reg::encode(reg::debit_credits_call{account, u256{1}}),
+      {"an api-payer-only function from a stranger", stranger, reg::encode(reg::debit_credits_call{account, u256{1}}),
        reg::encode_revert(reg::not_api_payer_error{stranger})},
-      {"recordPayment from the admin", owner,
-       reg::encode(reg::record_payment_call{account, "pi_1", u256{500}, "dev"}),
+      {"recordPayment from the admin", owner, reg::encode(reg::record_payment_call{account, "pi_1", u256{500}, "dev"}),
        reg::encode_revert(reg::not_api_payer_error{owner})},
       {"a duplicate wallet", owner,
        reg::encode(reg::register_wallet_derivation_call{account, pkp, hash256{}, "again", ""}),
        reg::encode_revert(reg::duplicate_error{"wallet"})},
-      {"a duplicate account", owner,
-       reg::encode(reg::new_account_call{account, owner, false, "again", "", ""}),
+      {"a duplicate account", owner, reg::encode(reg::new_account_call{account, owner, false, "again", "", ""}),
        reg::encode_revert(reg::duplicate_error{"apiKeyHash"})},
       {"an unknown group", owner, reg::encode(reg::remove_group_call{account, 9}),
        reg::encode_revert(reg::unknown_group_error{account, u256{9}})},
-      {"an unregistered PKP in a group", owner,
-       reg::encode(reg::add_group_call{account, "g", "", {pkp, stranger}, {}}),
+      {"an unregistered PKP in a group", owner, reg::encode(reg::add_group_call{account, "g", "", {pkp, stranger}, {}}),
        reg::encode_revert(reg::unknown_wallet_error{account, stranger})},
       {"an unknown account", owner,
        reg::encode(reg::add_action_to_group_call{keccak256(std::string_view("none")), 1, {}}),
        reg::encode_revert(reg::unknown_account_error{keccak256(std::string_view("none"))})},
       {"an empty name", owner, reg::encode(reg::add_group_call{account, "", "", {}, {}}),
        reg::encode_revert(reg::invalid_argument_error{"name: must not be empty"})},
-      {"conversion of an unmanaged account", owner,
-       reg::encode(reg::convert_to_chain_secured_call{account, stranger}),
+      {"conversion of an unmanaged account", owner, reg::encode(reg::convert_to_chain_secured_call{account, stranger}),
        reg::encode_revert(reg::already_unmanaged_error{account})},
       {"conversion to another wallet by the admin", api_admin,
        reg::encode(reg::convert_to_chain_secured_call{api_account, stranger}),
@@ -362,8 +335,7 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
   CHECK(dup.code() == registry_errc::duplicate);
   auto unknown = registry.get_group(account, 5);
   CHECK(unknown.code() == registry_errc::unknown_group);
-  CHECK(registry.get_usage_api_key(keccak256(std::string_view("none"))).code() ==
-        registry_errc::unknown_usage_key);
+  CHECK(registry.get_usage_api_key(keccak256(std::string_view("none"))).code() == registry_errc::unknown_usage_key);
   // Sent without estimation (a fixed gas limit): mined with status 0, the reason found by
   // replaying the call.
   auto mined = as_stranger.send(reg::remove_group_call{account, 1}, 300000);
@@ -374,15 +346,13 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
   CHECK(read_only.get_account(account).value().admin == owner);
 
   // A multicall is atomic: a failing call undoes the ones before it.
-  const bytes multi = reg::encode(
-      reg::multicall_call{{reg::encode(reg::add_group_call{account, "first", "", {}, {}}),
-                           reg::encode(reg::remove_group_call{account, 7})}});
+  const bytes multi = reg::encode(reg::multicall_call{{reg::encode(reg::add_group_call{account, "first", "", {}, {}}),
+                                                       reg::encode(reg::remove_group_call{account, 7})}});
   const json::object m = rpc(c, "eth_estimateGas", {call_object(owner, env.registry, multi)});
   CHECK(m.at("error").at("data").as_string() ==
         chain::rpc::data(reg::encode_revert(reg::unknown_group_error{account, u256{7}})));
-  auto sent = registry.send(
-      reg::multicall_call{{reg::encode(reg::add_group_call{account, "first", "", {}, {}}),
-                           reg::encode(reg::add_group_call{account, "second", "", {}, {}})}});
+  auto sent = registry.send(reg::multicall_call{{reg::encode(reg::add_group_call{account, "first", "", {}, {}}),
+                                                 reg::encode(reg::add_group_call{account, "second", "", {}, {}})}});
   REQUIRE(sent.has_value());
   CHECK(sent->logs.size() == 2);
   CHECK(registry.list_groups(account).value().total == u256{2});
@@ -395,11 +365,9 @@ TEST_CASE("the transaction pool's refusals: nonces, chain id, recipient, encodin
   http_client c = srv.client();
   const Secret key = key_of("pool");
   const address from = address_of(key);
-  const bytes create =
-      reg::encode(reg::new_account_call{keccak256(bytes_view(from)), from, false, "pool", "", ""});
+  const bytes create = reg::encode(reg::new_account_call{keccak256(bytes_view(from)), from, false, "pool", "", ""});
   CHECK(nonce_hex(c, from) == "0x0");
-  REQUIRE(rpc(c, "eth_sendRawTransaction",
-              {chain::rpc::data(signed_tx(key, env.chain_id, 0, env.registry, create))})
+  REQUIRE(rpc(c, "eth_sendRawTransaction", {chain::rpc::data(signed_tx(key, env.chain_id, 0, env.registry, create))})
               .contains("result"));
   CHECK(nonce_hex(c, from) == "0x1");
 
@@ -414,18 +382,15 @@ TEST_CASE("the transaction pool's refusals: nonces, chain id, recipient, encodin
   bytes legacy = signed_tx(key, env.chain_id, 1, env.registry, later);
   legacy[0] = 0xf8;
   const case_ cases[] = {
-      {"nonce too low", signed_tx(key, env.chain_id, 0, env.registry, later), -32000,
-       "nonce too low"},
-      {"nonce too high", signed_tx(key, env.chain_id, 5, env.registry, later), -32000,
-       "nonce too high"},
+      {"nonce too low", signed_tx(key, env.chain_id, 0, env.registry, later), -32000, "nonce too low"},
+      {"nonce too high", signed_tx(key, env.chain_id, 5, env.registry, later), -32000, "nonce too high"},
       {"another chain", signed_tx(key, 1, 1, env.registry, later), -32000,
        "invalid sender: invalid chain id for signer: have 1 want " + std::to_string(env.chain_id)},
-      {"another recipient", signed_tx(key, env.chain_id, 1, from, later), -32000,
-       "transaction to "},
+      {"another recipient", signed_tx(key, env.chain_id, 1, from, later), -32000, "transaction to "},
       {"contract creation", signed_tx(key, env.chain_id, 1, std::nullopt, later), -32000,
        "contract creation is not supported"},
-      {"gas below the intrinsic 21000", signed_tx(key, env.chain_id, 1, env.registry, later, 20000),
-       -32000, "intrinsic gas too low"},
+      {"gas below the intrinsic 21000", signed_tx(key, env.chain_id, 1, env.registry, later, 20000), -32000,
+       "intrinsic gas too low"},
       {"not a transaction", garbage, -32000, "invalid transaction"},
       {"a legacy transaction", legacy, -32000, "transaction type not supported"},
   };
@@ -439,15 +404,13 @@ TEST_CASE("the transaction pool's refusals: nonces, chain id, recipient, encodin
   // The same transaction twice.
   const bytes once = signed_tx(key, env.chain_id, 1, env.registry, later);
   REQUIRE(rpc(c, "eth_sendRawTransaction", {chain::rpc::data(once)}).contains("result"));
-  CHECK(error_message_of(rpc(c, "eth_sendRawTransaction", {chain::rpc::data(once)})) ==
-        "already known");
+  CHECK(error_message_of(rpc(c, "eth_sendRawTransaction", {chain::rpc::data(once)})) == "already known");
 
   // estimateGas and eth_call to anything but the registry.
   CHECK(error_code_of(rpc(c, "eth_estimateGas", {call_object(from, from, later)})) == -32000);
   CHECK(result_of(c, "eth_call", {call_object(from, from, later), "latest"}).as_string() == "0x");
   CHECK(result_of(c, "eth_getCode", {chain::rpc::data(from), "latest"}).as_string() == "0x");
-  CHECK(result_of(c, "eth_getCode", {chain::rpc::data(env.registry), "latest"}).as_string() !=
-        "0x");
+  CHECK(result_of(c, "eth_getCode", {chain::rpc::data(env.registry), "latest"}).as_string() != "0x");
   // Unknown calldata and value on a non-payable function revert without data, as Solidity does.
   const json::object bad = rpc(c, "eth_call", {call_object(from, env.registry, {1, 2, 3, 4})});
   CHECK(error_code_of(bad) == -32000);
@@ -532,8 +495,7 @@ TEST_CASE("receipts, nonces and blocks survive a restart") {
     block = result_of(c, "eth_getBlockByNumber", {"latest", true});
     logs = result_of(c, "eth_getLogs", {json::object{{"fromBlock", "earliest"}}});
     CHECK(nonce_hex(c, from) == "0x2");
-    next_raw = signed_tx(key, env.chain_id, 2, env.registry,
-                         reg::encode(reg::remove_group_call{account, g.group_id}));
+    next_raw = signed_tx(key, env.chain_id, 2, env.registry, reg::encode(reg::remove_group_call{account, g.group_id}));
     CHECK(srv.stop().clean());
   }
   server_process srv({"--dev"}, data.path());
@@ -545,8 +507,7 @@ TEST_CASE("receipts, nonces and blocks survive a restart") {
   CHECK(logs.as_array().size() == 3);  // AccountCreated, GroupAdded, the API account's
   // The old nonce is refused, the next one goes through and extends the same chain.
   const bytes old = signed_tx(key, env.chain_id, 1, env.registry, {});
-  CHECK(error_message_of(rpc(c, "eth_sendRawTransaction", {chain::rpc::data(old)}))
-            .starts_with("nonce too low"));
+  CHECK(error_message_of(rpc(c, "eth_sendRawTransaction", {chain::rpc::data(old)})).starts_with("nonce too low"));
   const json::value h = result_of(c, "eth_sendRawTransaction", {chain::rpc::data(next_raw)});
   const json::value r = result_of(c, "eth_getTransactionReceipt", {h});
   CHECK(r.at("status").as_string() == "0x1");
@@ -569,16 +530,13 @@ TEST_CASE("eth_getLogs of API-mode writes decode to the events the ledger record
     const response w = c.post("/create_wallet", json::object{{"name", "w"}}, a.auth());
     ITEST_REQUIRE_STATUS(w, 200);
     const std::string cid = cid_of_code("Enact.setResponse(1);");
-    ITEST_REQUIRE_STATUS(
-        c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "one"}}, a.auth()),
-        200);
-    ITEST_REQUIRE_STATUS(
-        c.post("/add_group",
-               json::object{{"name", "g"},
-                            {"pkp_ids_permitted", json::array{s_of(w.body, "pkp_id")}},
-                            {"cid_hashes_permitted", json::array{hashed_cid_hex(cid)}}},
-               a.auth()),
-        200);
+    ITEST_REQUIRE_STATUS(c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "one"}}, a.auth()), 200);
+    ITEST_REQUIRE_STATUS(c.post("/add_group",
+                                json::object{{"name", "g"},
+                                             {"pkp_ids_permitted", json::array{s_of(w.body, "pkp_id")}},
+                                             {"cid_hashes_permitted", json::array{hashed_cid_hex(cid)}}},
+                                a.auth()),
+                         200);
     (void)create_usage_key(c, a.auth(), {{"execute_in_groups", json::array{1}}});
     (void)buy_credits(c, a.auth(), 500);
     ITEST_REQUIRE_STATUS(c.post("/update_group",
@@ -608,8 +566,7 @@ TEST_CASE("eth_getLogs of API-mode writes decode to the events the ledger record
     CHECK(rc.at("status").as_string() == "0x1");
     CHECK(rc.at("logs").as_array().size() == 1);
     // Filters by topic: the account's GroupUpdated only.
-    f.topics = {{reg::topic0<reg::group_updated_event>()},
-                {hex::decode_fixed<32>(a.api_key_hash).value()}};
+    f.topics = {{reg::topic0<reg::group_updated_event>()}, {hex::decode_fixed<32>(a.api_key_hash).value()}};
     CHECK(rpc_of(env)->get_logs(f).value().size() == 1);
     CHECK(srv.stop().clean());
   }
@@ -661,8 +618,7 @@ TEST_CASE("concurrent senders and API-mode writes map every ledger event once, i
     // Every block after genesis holds one transaction; the logs' ledger order is the block order.
     http_client c = srv.client();
     const uint64_t head = chain::rpc::parse_quantity_u64(result_of(c, "eth_blockNumber")).value();
-    const json::array logs =
-        result_of(c, "eth_getLogs", {json::object{{"fromBlock", "earliest"}}}).as_array();
+    const json::array logs = result_of(c, "eth_getLogs", {json::object{{"fromBlock", "earliest"}}}).as_array();
     CHECK(head == static_cast<uint64_t>(kWallets * (1 + kWritesEach) + 2 * kWritesEach));
     CHECK(logs.size() == head);
     json::value parent = result_of(c, "eth_getBlockByNumber", {"earliest", false});
@@ -707,10 +663,8 @@ TEST_CASE("a transaction cut off between its ledger write and its receipt is com
     return r.as_object().contains("result") ? r.at("result") : json::value(r.at("error"));
   };
   const bytes create =
-      signed_tx(key, 31337, 0, registry,
-                reg::encode(reg::new_account_call{account, from, false, "cut", "", ""}));
-  const bytes group = signed_tx(key, 31337, 1, registry,
-                                reg::encode(reg::add_group_call{account, "g", "", {}, {}}));
+      signed_tx(key, 31337, 0, registry, reg::encode(reg::new_account_call{account, from, false, "cut", "", ""}));
+  const bytes group = signed_tx(key, 31337, 1, registry, reg::encode(reg::add_group_call{account, "g", "", {}, {}}));
   json::value receipt;
   {
     auto s = ledger::rpc_surface::open(*book, {31337, registry, rpc_path}).value();
@@ -723,14 +677,12 @@ TEST_CASE("a transaction cut off between its ledger write and its receipt is com
   sql(rpc_path,
       "DELETE FROM logs; DELETE FROM transactions; DELETE FROM blocks WHERE number > 0;"
       "INSERT INTO pending (hash, sender, nonce, raw, after_sequence) VALUES (x'" +
-          hex::encode(chain::tx_hash(create)) + "', x'" + hex::encode(from) + "', 0, x'" +
-          hex::encode(create) +
+          hex::encode(chain::tx_hash(create)) + "', x'" + hex::encode(from) + "', 0, x'" + hex::encode(create) +
           "', 0);"
           "UPDATE meta SET value = 0 WHERE key = 'synced_sequence';");
   {
     auto s = ledger::rpc_surface::open(*book, {31337, registry, rpc_path}).value();
-    const json::value again =
-        ask(*s, "eth_getTransactionReceipt", {chain::rpc::data(chain::tx_hash(create))});
+    const json::value again = ask(*s, "eth_getTransactionReceipt", {chain::rpc::data(chain::tx_hash(create))});
     CHECK(again.at("status").as_string() == "0x1");
     CHECK(again.at("logs").at(0).at("data") == receipt.at("logs").at(0).at("data"));
     CHECK(again.at("logs").at(0).at("topics") == receipt.at("logs").at(0).at("topics"));
@@ -739,20 +691,18 @@ TEST_CASE("a transaction cut off between its ledger write and its receipt is com
   }
   // A pending transaction the ledger never applied is dropped: its nonce is free again.
   sql(rpc_path, "INSERT INTO pending (hash, sender, nonce, raw, after_sequence) VALUES (x'" +
-                    hex::encode(chain::tx_hash(group)) + "', x'" + hex::encode(from) + "', 1, x'" +
-                    hex::encode(group) + "', 1);");
+                    hex::encode(chain::tx_hash(group)) + "', x'" + hex::encode(from) + "', 1, x'" + hex::encode(group) +
+                    "', 1);");
   {
     auto s = ledger::rpc_surface::open(*book, {31337, registry, rpc_path}).value();
-    CHECK(
-        ask(*s, "eth_getTransactionReceipt", {chain::rpc::data(chain::tx_hash(group))}).is_null());
+    CHECK(ask(*s, "eth_getTransactionReceipt", {chain::rpc::data(chain::tx_hash(group))}).is_null());
     CHECK(ask(*s, "eth_getTransactionCount", {chain::rpc::data(from), "latest"}) == "0x1");
     CHECK(ask(*s, "eth_sendRawTransaction", {chain::rpc::data(group)}).is_string());
     CHECK(book->list_groups(account, {}).value().total == 1);
   }
   // The file belongs to its chain: another chain id or registry is refused.
   CHECK(ledger::rpc_surface::open(*book, {1, registry, rpc_path}).code() == ledger_errc::storage);
-  CHECK(ledger::rpc_surface::open(*book, {31337, address{}, rpc_path}).code() ==
-        ledger_errc::storage);
+  CHECK(ledger::rpc_surface::open(*book, {31337, address{}, rpc_path}).code() == ledger_errc::storage);
 }
 
 }  // namespace

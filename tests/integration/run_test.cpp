@@ -84,8 +84,7 @@ constexpr std::string_view kLoopCode = "while (true) {}\n";
 constexpr std::string_view kMemoryCode =
     "var big = new Uint8Array(1024 * 1024 * 1024);\nEnact.setResponse(big.length);\n";
 constexpr std::string_view kOutputCode = "Enact.setResponse(\"x\".repeat(10 * 1024 * 1024));\n";
-constexpr std::string_view kRecursionCode =
-    "function down(n) { return down(n + 1) + 1; }\ndown(0);\n";
+constexpr std::string_view kRecursionCode = "function down(n) { return down(n + 1) + 1; }\ndown(0);\n";
 
 // --- requests ------------------------------------------------------------------------------------
 
@@ -116,19 +115,15 @@ stored_action upload(http_client& c, const httplib::Headers& auth, std::string_v
   return a;
 }
 
-uint64_t add_group(http_client& c,
-                   const httplib::Headers& auth,
-                   const std::string& name,
-                   const std::vector<std::string>& pkps,
-                   const std::vector<std::string>& cid_hashes) {
+uint64_t add_group(http_client& c, const httplib::Headers& auth, const std::string& name,
+                   const std::vector<std::string>& pkps, const std::vector<std::string>& cid_hashes) {
   json::array p, h;
   for (const auto& x : pkps)
     p.push_back(json::string(x));
   for (const auto& x : cid_hashes)
     h.push_back(json::string(x));
-  const response r = c.post(
-      "/add_group",
-      json::object{{"name", name}, {"pkp_ids_permitted", p}, {"cid_hashes_permitted", h}}, auth);
+  const response r =
+      c.post("/add_group", json::object{{"name", name}, {"pkp_ids_permitted", p}, {"cid_hashes_permitted", h}}, auth);
   ITEST_REQUIRE_STATUS(r, 200);
   return u_of(r.body, "group_id");
 }
@@ -138,8 +133,7 @@ usage_keys executor_key(http_client& c, const httplib::Headers& owner, json::arr
   return create_usage_key(c, owner, json::object{{"execute_in_groups", std::move(groups)}});
 }
 
-json::object by_cid(const std::string& cid,
-                    json::object params = {},
+json::object by_cid(const std::string& cid, json::object params = {},
                     const std::optional<std::string>& pkp = std::nullopt) {
   json::object b{{"action_ipfs_cid", cid}, {"params", std::move(params)}};
   if (pkp)
@@ -176,8 +170,7 @@ json::object isolation_of(const server_process& srv) {
   const auto deadline = steady::now() + 10s;
   do {
     for (const auto& l : srv.log_lines())
-      if (const auto* m = l.if_contains("msg");
-          m != nullptr && m->is_string() && m->get_string() == "started")
+      if (const auto* m = l.if_contains("msg"); m != nullptr && m->is_string() && m->get_string() == "started")
         return l.at("sandbox_isolation").as_object();
     std::this_thread::sleep_for(10ms);
   } while (steady::now() < deadline);
@@ -235,8 +228,7 @@ std::vector<pid_t> workers_of(pid_t server) {
 std::string status_field(pid_t pid, std::string_view name) {
   std::istringstream in(read_text("/proc/" + std::to_string(pid) + "/status"));
   for (std::string line; std::getline(in, line);) {
-    if (line.size() > name.size() && line.compare(0, name.size(), name) == 0 &&
-        line[name.size()] == ':') {
+    if (line.size() > name.size() && line.compare(0, name.size(), name) == 0 && line[name.size()] == ':') {
       std::string v = line.substr(name.size() + 1);
       v.erase(0, v.find_first_not_of(" \t"));
       return v;
@@ -258,9 +250,8 @@ activity activity_of(pid_t server) {
       continue;
     const uint64_t ticks = std::strtoull((*f)[11].c_str(), nullptr, 10) +  // utime
                            std::strtoull((*f)[12].c_str(), nullptr, 10);   // stime
-    const uint64_t switches =
-        std::strtoull(status_field(w, "voluntary_ctxt_switches").c_str(), nullptr, 10) +
-        std::strtoull(status_field(w, "nonvoluntary_ctxt_switches").c_str(), nullptr, 10);
+    const uint64_t switches = std::strtoull(status_field(w, "voluntary_ctxt_switches").c_str(), nullptr, 10) +
+                              std::strtoull(status_field(w, "nonvoluntary_ctxt_switches").c_str(), nullptr, 10);
     out[w] = {switches, ticks};
   }
   return out;
@@ -317,8 +308,7 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
   const wallet p3 = create_wallet(c, acct.auth(), "p3");
   const stored_action sign = upload(c, acct.auth(), kSignCode);
   const stored_action crypto = upload(c, acct.auth(), kCryptoCode);
-  const uint64_t g =
-      add_group(c, acct.auth(), "signers", {p1.pkp_id, p2.pkp_id}, {sign.hashed, crypto.hashed});
+  const uint64_t g = add_group(c, acct.auth(), "signers", {p1.pkp_id, p2.pkp_id}, {sign.hashed, crypto.hashed});
   // p3 is in a group of its own with no action: it may not be used with these actions.
   add_group(c, acct.auth(), "elsewhere", {p3.pkp_id}, {});
   const usage_keys exec = executor_key(c, acct.auth(), json::array{g});
@@ -327,18 +317,16 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
   std::vector<std::string> derived_keys;
 
   SUBCASE("signEcdsa, signMessage and getAddress") {
-    for (const auto& [who, auth] : {std::pair{std::string("account key"), acct.auth()},
-                                    std::pair{std::string("usage key"), exec.auth()}}) {
+    for (const auto& [who, auth] :
+         {std::pair{std::string("account key"), acct.auth()}, std::pair{std::string("usage key"), exec.auth()}}) {
       for (const wallet& w : {p1, p2}) {
         INFO(who << ", PKP " << w.pkp_id);
         const hash256 digest = keccak256("digest for " + w.pkp_id + who);
         const std::string message = "héllo, wörld 👋 " + w.pkp_id;
-        const response r = run(
-            c, auth,
-            by_cid(
-                sign.cid,
-                {{"pkp", w.pkp_id}, {"digest", hex::encode_prefixed(digest)}, {"message", message}},
-                w.pkp_id));
+        const response r =
+            run(c, auth,
+                by_cid(sign.cid, {{"pkp", w.pkp_id}, {"digest", hex::encode_prefixed(digest)}, {"message", message}},
+                       w.pkp_id));
         bodies.push_back(r.text);
         ITEST_REQUIRE_STATUS(r, 200);
         CHECK(u_of(r.body, "charged_credits") == 1);
@@ -376,13 +364,11 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
         const hash256 path = hex::decode_fixed<32>(w.path).value();
         const Secret key = pkp::signing_key(root, account, path).value();
         CHECK(to_checksum_address(pkp::wallet_address(root, account, path).value()) == w.pkp_id);
-        CHECK(hex::encode_prefixed(secp256k1::sign(digest, key).value().to_bytes()) ==
-              s_of(sig, "signature"));
+        CHECK(hex::encode_prefixed(secp256k1::sign(digest, key).value().to_bytes()) == s_of(sig, "signature"));
         derived_keys.push_back(hex::encode(key.view()));
 
         // signMessage: EIP-191 personal_sign of the UTF-8 message.
-        const auto personal =
-            hex::decode_prefixed(r.obj().at("response").at("personal").as_string()).value();
+        const auto personal = hex::decode_prefixed(r.obj().at("response").at("personal").as_string()).value();
         const auto personal_signer =
             secp256k1::recover_address(personal_message_hash(std::string_view(message)), personal);
         REQUIRE(personal_signer);
@@ -396,9 +382,8 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
 
   SUBCASE("encrypt and decrypt; another PKP's ciphertext and a PKP outside the run are refused") {
     const std::string text = "a sealed note — 封印";
-    const response r = run(
-        c, exec.auth(),
-        by_cid(crypto.cid, {{"a", p1.pkp_id}, {"b", p2.pkp_id}, {"c", p3.pkp_id}, {"text", text}}));
+    const response r =
+        run(c, exec.auth(), by_cid(crypto.cid, {{"a", p1.pkp_id}, {"b", p2.pkp_id}, {"c", p3.pkp_id}, {"text", text}}));
     bodies.push_back(r.text);
     ITEST_REQUIRE_STATUS(r, 200);
     const auto& out = r.obj().at("response").as_object();
@@ -408,10 +393,8 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
     const auto sealed = hex::decode_prefixed(out.at("sealed").as_string()).value();
     const auto other = hex::decode_prefixed(out.at("other").as_string()).value();
     CHECK(sealed.size() == text.size() + aes_gcm::kOverhead);
-    const Secret k1 =
-        pkp::symmetric_key(root, account, hex::decode_fixed<32>(p1.path).value()).value();
-    const Secret k2 =
-        pkp::symmetric_key(root, account, hex::decode_fixed<32>(p2.path).value()).value();
+    const Secret k1 = pkp::symmetric_key(root, account, hex::decode_fixed<32>(p1.path).value()).value();
+    const Secret k2 = pkp::symmetric_key(root, account, hex::decode_fixed<32>(p2.path).value()).value();
     derived_keys.push_back(hex::encode(k1.view()));
     derived_keys.push_back(hex::encode(k2.view()));
     const auto opened = aes_gcm::decrypt(k1, sealed);
@@ -447,8 +430,7 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
     ITEST_REQUIRE_STATUS(refused, 200);
     const auto& e = refused.obj().at("response").at("outsider_address").as_object();
     REQUIRE(e.contains("error"));
-    CHECK(std::string(e.at("error").as_string()).find("is not usable in this run") !=
-          std::string::npos);
+    CHECK(std::string(e.at("error").as_string()).find("is not usable in this run") != std::string::npos);
     // Naming p3 as the run's PKP is refused outright for that key.
     const response named = run(c, exec.auth(), by_cid(crypto.cid, params, p3.pkp_id));
     bodies.push_back(named.text);
@@ -464,15 +446,13 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
 
   SUBCASE("a PKP unknown to the account is no more usable than one outside the group") {
     const std::string stranger = random_address_hex();
-    const response r = run(
-        c, acct.auth(),
-        by_cid(crypto.cid, {{"a", p1.pkp_id}, {"b", p2.pkp_id}, {"c", stranger}, {"text", "t"}}));
+    const response r =
+        run(c, acct.auth(), by_cid(crypto.cid, {{"a", p1.pkp_id}, {"b", p2.pkp_id}, {"c", stranger}, {"text", "t"}}));
     bodies.push_back(r.text);
     ITEST_REQUIRE_STATUS(r, 200);
     const auto& e = r.obj().at("response").at("outsider_address").as_object();
     REQUIRE(e.contains("error"));
-    CHECK(std::string(e.at("error").as_string()).find("is not usable in this run") !=
-          std::string::npos);
+    CHECK(std::string(e.at("error").as_string()).find("is not usable in this run") != std::string::npos);
   }
 
   // No key byte anywhere: the root key, the PKP keys derived from it and the API keys appear in
@@ -515,18 +495,16 @@ TEST_CASE("run_action: each rule of the execution check refuses before any run o
   const std::string inline_cid = cid_of_code(inline_code);
   const std::string inline_unlisted = "// sent inline, unlisted\n" + std::string(kGoodCode);
 
-  const uint64_t g =
-      add_group(c, acct.auth(), "g", {p1.pkp_id},
-                {listed.hashed, hashed_cid_hex(missing_cid), hashed_cid_hex(inline_cid)});
+  const uint64_t g = add_group(c, acct.auth(), "g", {p1.pkp_id},
+                               {listed.hashed, hashed_cid_hex(missing_cid), hashed_cid_hex(inline_cid)});
   const uint64_t other = add_group(c, acct.auth(), "other", {p2.pkp_id}, {});
   const usage_keys no_execute = executor_key(c, acct.auth(), json::array{});
   const usage_keys other_only = executor_key(c, acct.auth(), json::array{other});
   const usage_keys wildcard = executor_key(c, acct.auth(), json::array{0});
   const usage_keys in_g = executor_key(c, acct.auth(), json::array{g});
   const usage_keys deleted = executor_key(c, acct.auth(), json::array{g});
-  ITEST_REQUIRE_STATUS(
-      c.post("/remove_usage_api_key", json::object{{"usage_api_key", deleted.value}}, acct.auth()),
-      200);
+  ITEST_REQUIRE_STATUS(c.post("/remove_usage_api_key", json::object{{"usage_api_key", deleted.value}}, acct.auth()),
+                       200);
 
   const json::object params{{"x", 41}};
   struct refusal {
@@ -538,20 +516,15 @@ TEST_CASE("run_action: each rule of the execution check refuses before any run o
   };
   const std::vector<refusal> refusals{
       {"CID in no group", acct.auth(), by_cid(unlisted.cid, params), 403, "forbidden"},
-      {"PKP not in the group that lists the CID", acct.auth(),
-       by_cid(listed.cid, params, p2.pkp_id), 403, "forbidden"},
-      {"PKP unknown to the account", acct.auth(), by_cid(listed.cid, params, random_address_hex()),
-       403, "forbidden"},
+      {"PKP not in the group that lists the CID", acct.auth(), by_cid(listed.cid, params, p2.pkp_id), 403, "forbidden"},
+      {"PKP unknown to the account", acct.auth(), by_cid(listed.cid, params, random_address_hex()), 403, "forbidden"},
       {"key without execute", no_execute.auth(), by_cid(listed.cid, params), 403, "forbidden"},
-      {"execute granted only on another group", other_only.auth(), by_cid(listed.cid, params), 403,
-       "forbidden"},
-      {"execute only on another group that lists the PKP", other_only.auth(),
-       by_cid(listed.cid, params, p2.pkp_id), 403, "forbidden"},
+      {"execute granted only on another group", other_only.auth(), by_cid(listed.cid, params), 403, "forbidden"},
+      {"execute only on another group that lists the PKP", other_only.auth(), by_cid(listed.cid, params, p2.pkp_id),
+       403, "forbidden"},
       {"deleted key", deleted.auth(), by_cid(listed.cid, params), 401, "unauthenticated"},
-      {"code whose CID no group lists", acct.auth(), by_code(inline_unlisted, params), 403,
-       "forbidden"},
-      {"CID listed but in no content store, no gateway", acct.auth(), by_cid(missing_cid, params),
-       404, "not_found"},
+      {"code whose CID no group lists", acct.auth(), by_code(inline_unlisted, params), 403, "forbidden"},
+      {"CID listed but in no content store, no gateway", acct.auth(), by_cid(missing_cid, params), 404, "not_found"},
   };
   for (const auto& f : refusals) {
     INFO(f.name);
@@ -775,8 +748,8 @@ TEST_CASE("sandbox workers: empty environment, no new privileges, the seccomp fi
   server_process srv({"--dev", "--sandbox-workers", "2"});
   const json::object iso = isolation_of(srv);
   INFO("sandbox_isolation " << json::serialize(iso));
-  for (const std::string field : {"empty_environment", "fds_closed", "network_namespace",
-                                  "dropped_privileges", "rlimits", "no_new_privs", "seccomp"}) {
+  for (const std::string field : {"empty_environment", "fds_closed", "network_namespace", "dropped_privileges",
+                                  "rlimits", "no_new_privs", "seccomp"}) {
     INFO(field);
     REQUIRE(iso.contains(field));
     CHECK(iso.at(field).is_bool());

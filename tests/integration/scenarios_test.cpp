@@ -85,8 +85,7 @@ TEST_CASE("accounts and usage keys: create, read, list, update, remove") {
   auto c = srv.client();
 
   const response created =
-      c.post("/new_account",
-             json::object{{"name", "alice"}, {"description", "first"}, {"email", "a@example.com"}});
+      c.post("/new_account", json::object{{"name", "alice"}, {"description", "first"}, {"email", "a@example.com"}});
   ITEST_REQUIRE_STATUS(created, 200);
   const account_keys acct{s_of(created.body, "api_key"), s_of(created.body, "wallet_address"),
                           s_of(created.body, "api_key_hash")};
@@ -117,13 +116,11 @@ TEST_CASE("accounts and usage keys: create, read, list, update, remove") {
                                            {"execute_in_groups", json::array{0}}},
                               acct.auth());
   ITEST_REQUIRE_STATUS(k1r, 200);
-  const usage_keys k1{s_of(k1r.body, "usage_api_key"), s_of(k1r.body, "hash"),
-                      s_of(k1r.body, "wallet_address")};
+  const usage_keys k1{s_of(k1r.body, "usage_api_key"), s_of(k1r.body, "hash"), s_of(k1r.body, "wallet_address")};
   CHECK(k1.value.size() == 44);
   CHECK(k1.hash == keccak_hex(k1.value));
   CHECK(k1.wallet_address == key_address(k1.value));
-  const usage_keys k2 =
-      create_usage_key(c, acct.auth(), {{"name", "other"}, {"can_create_pkps", true}});
+  const usage_keys k2 = create_usage_key(c, acct.auth(), {{"name", "other"}, {"can_create_pkps", true}});
   CHECK(k2.value != k1.value);
 
   {
@@ -144,10 +141,9 @@ TEST_CASE("accounts and usage keys: create, read, list, update, remove") {
     CHECK(listed.text.find(secret) == std::string::npos);
   const json::value item = find_key(c, acct.auth(), k1.hash);
   REQUIRE(item.is_object());
-  for (const char* field :
-       {"hash", "name", "description", "expiration", "created_at", "can_create_groups",
-        "can_delete_groups", "can_create_pkps", "manage_ipfs_ids_in_groups", "add_pkp_to_groups",
-        "remove_pkp_from_groups", "execute_in_groups"})
+  for (const char* field : {"hash", "name", "description", "expiration", "created_at", "can_create_groups",
+                            "can_delete_groups", "can_create_pkps", "manage_ipfs_ids_in_groups", "add_pkp_to_groups",
+                            "remove_pkp_from_groups", "execute_in_groups"})
     CHECK_MESSAGE(item.as_object().contains(field), field);
   CHECK(s_of(item, "name") == "runner");
   CHECK(s_of(item, "description") == "runs things");
@@ -197,10 +193,9 @@ TEST_CASE("accounts and usage keys: create, read, list, update, remove") {
   }
 
   // update_usage_api_key_metadata changes only the name and description.
-  const response meta = c.post(
-      "/update_usage_api_key_metadata",
-      json::object{{"usage_api_key", k1.value}, {"name", "renamed"}, {"description", "new words"}},
-      acct.auth());
+  const response meta =
+      c.post("/update_usage_api_key_metadata",
+             json::object{{"usage_api_key", k1.value}, {"name", "renamed"}, {"description", "new words"}}, acct.auth());
   ITEST_REQUIRE_STATUS(meta, 200);
   CHECK(s_of(meta.body, "hash") == k1.hash);
   {
@@ -213,13 +208,11 @@ TEST_CASE("accounts and usage keys: create, read, list, update, remove") {
   }
 
   // remove_usage_api_key: the removed key fails on its very next request; the other key works.
-  const response rm =
-      c.post("/remove_usage_api_key", json::object{{"usage_api_key", k1.value}}, acct.auth());
+  const response rm = c.post("/remove_usage_api_key", json::object{{"usage_api_key", k1.value}}, acct.auth());
   ITEST_REQUIRE_STATUS(rm, 200);
   CHECK(s_of(rm.body, "hash") == k1.hash);
   check_error(srv, c.get("/account", k1.auth()), 401, "unauthenticated", "/core/v1/account");
-  check_error(srv, c.get("/list_groups", bearer(k1.value)), 401, "unauthenticated",
-              "/core/v1/list_groups");
+  check_error(srv, c.get("/list_groups", bearer(k1.value)), 401, "unauthenticated", "/core/v1/list_groups");
   ITEST_CHECK_STATUS(c.get("/account", k2.auth()), 200);
   ITEST_CHECK_STATUS(c.get("/account", acct.auth()), 200);
   {
@@ -230,15 +223,13 @@ TEST_CASE("accounts and usage keys: create, read, list, update, remove") {
     CHECK(find_key(c, acct.auth(), k1.hash).is_null());
   }
   // Removing it again: it is gone.
-  check_error(
-      srv, c.post("/remove_usage_api_key", json::object{{"usage_api_key", k1.value}}, acct.auth()),
-      404, "not_found", "/core/v1/remove_usage_api_key");
+  check_error(srv, c.post("/remove_usage_api_key", json::object{{"usage_api_key", k1.value}}, acct.auth()), 404,
+              "not_found", "/core/v1/remove_usage_api_key");
 
   // A key of another account is not this account's to manage.
   const account_keys bob = create_account(c, "bob");
-  check_error(
-      srv, c.post("/remove_usage_api_key", json::object{{"usage_api_key", k2.value}}, bob.auth()),
-      404, "not_found", "/core/v1/remove_usage_api_key");
+  check_error(srv, c.post("/remove_usage_api_key", json::object{{"usage_api_key", k2.value}}, bob.auth()), 404,
+              "not_found", "/core/v1/remove_usage_api_key");
   ITEST_CHECK_STATUS(c.get("/account", k2.auth()), 200);
 
   CHECK(srv.stop().clean());
@@ -271,12 +262,11 @@ TEST_CASE("groups: add, list with pagination, update, remove (group_id as a deci
   ITEST_REQUIRE_STATUS(w, 200);
   const std::string pkp = s_of(w.body, "pkp_id");
   const std::string h = hashed_cid_hex(cid_of_code("Enact.setResponse(1)"));
-  const response full =
-      c.post("/add_group",
-             json::object{{"name", "full"},
-                          {"pkp_ids_permitted", json::array{json::string(lower(pkp))}},
-                          {"cid_hashes_permitted", json::array{json::string(h)}}},
-             acct.auth());
+  const response full = c.post("/add_group",
+                               json::object{{"name", "full"},
+                                            {"pkp_ids_permitted", json::array{json::string(lower(pkp))}},
+                                            {"cid_hashes_permitted", json::array{json::string(h)}}},
+                               acct.auth());
   ITEST_REQUIRE_STATUS(full, 200);
   CHECK(string_set(full.body, "pkp_ids_permitted") == std::set<std::string>{pkp});  // checksummed
   CHECK(string_set(full.body, "cid_hashes_permitted") == std::set<std::string>{h});
@@ -310,9 +300,8 @@ TEST_CASE("groups: add, list with pagination, update, remove (group_id as a deci
   }
 
   // update_group replaces name, description and both sets.
-  const response upd = c.post(
-      "/update_group", group_body(full_id, "renamed", json::array{}, json::array{json::string(h)}),
-      acct.auth());
+  const response upd =
+      c.post("/update_group", group_body(full_id, "renamed", json::array{}, json::array{json::string(h)}), acct.auth());
   ITEST_REQUIRE_STATUS(upd, 200);
   CHECK(u_of(upd.body, "group_id") == full_id);
   CHECK(s_of(upd.body, "name") == "renamed");
@@ -335,8 +324,7 @@ TEST_CASE("groups: add, list with pagination, update, remove (group_id as a deci
   }
 
   // remove_group with group_id as a decimal string (the specification's form).
-  const response rm =
-      c.post("/remove_group", json::object{{"group_id", std::to_string(ids[1])}}, acct.auth());
+  const response rm = c.post("/remove_group", json::object{{"group_id", std::to_string(ids[1])}}, acct.auth());
   ITEST_REQUIRE_STATUS(rm, 200);
   CHECK(u_of(rm.body, "group_id") == ids[1]);
   const response rm2 = c.post("/remove_group", json::object{{"group_id", ids[2]}}, acct.auth());
@@ -350,8 +338,8 @@ TEST_CASE("groups: add, list with pagination, update, remove (group_id as a deci
     CHECK(find_group(c, acct.auth(), ids[2]).is_null());
     CHECK(find_group(c, acct.auth(), ids[0]).is_object());
   }
-  check_error(srv, c.post("/remove_group", json::object{{"group_id", ids[1]}}, acct.auth()), 404,
-              "not_found", "/core/v1/remove_group");
+  check_error(srv, c.post("/remove_group", json::object{{"group_id", ids[1]}}, acct.auth()), 404, "not_found",
+              "/core/v1/remove_group");
 
   // Another account sees none of these groups.
   const account_keys other = create_account(c, "other");
@@ -359,8 +347,8 @@ TEST_CASE("groups: add, list with pagination, update, remove (group_id as a deci
     const response l = c.get("/list_groups", other.auth());
     ITEST_REQUIRE_STATUS(l, 200);
     CHECK(u_of(l.body, "total") == 0);
-    check_error(srv, c.post("/remove_group", json::object{{"group_id", ids[0]}}, other.auth()), 404,
-                "not_found", "/core/v1/remove_group");
+    check_error(srv, c.post("/remove_group", json::object{{"group_id", ids[0]}}, other.auth()), 404, "not_found",
+                "/core/v1/remove_group");
     CHECK(find_group(c, acct.auth(), ids[0]).is_object());
   }
 
@@ -375,8 +363,7 @@ TEST_CASE("wallets: derivation paths, listing, PKPs in groups") {
   std::vector<json::value> wallets;
   for (uint64_t i = 0; i < 3; ++i) {
     const response r =
-        c.post("/create_wallet",
-               json::object{{"name", "w" + std::to_string(i)}, {"description", "d"}}, acct.auth());
+        c.post("/create_wallet", json::object{{"name", "w" + std::to_string(i)}, {"description", "d"}}, acct.auth());
     ITEST_REQUIRE_STATUS(r, 200);
     // API.md §1: the i-th API-mode wallet sits at keccak256(apiKeyHash ‖ i).
     CHECK(s_of(r.body, "derivation_path") == api_path_hex(acct.api_key_hash, i));
@@ -415,20 +402,17 @@ TEST_CASE("wallets: derivation paths, listing, PKPs in groups") {
   const uint64_t gid = u_of(g.body, "group_id");
   const std::string p0 = s_of(wallets[0], "pkp_id"), p1 = s_of(wallets[1], "pkp_id");
 
-  const response a0 =
-      c.post("/add_pkp_to_group", json::object{{"group_id", gid}, {"pkp_id", p0}}, acct.auth());
+  const response a0 = c.post("/add_pkp_to_group", json::object{{"group_id", gid}, {"pkp_id", p0}}, acct.auth());
   ITEST_REQUIRE_STATUS(a0, 200);
   CHECK(string_set(a0.body, "pkp_ids_permitted") == std::set<std::string>{p0});
   // Addresses are accepted in any case and returned checksummed.
   const response a1 =
-      c.post("/add_pkp_to_group",
-             json::object{{"group_id", std::to_string(gid)}, {"pkp_id", lower(p1)}}, acct.auth());
+      c.post("/add_pkp_to_group", json::object{{"group_id", std::to_string(gid)}, {"pkp_id", lower(p1)}}, acct.auth());
   ITEST_REQUIRE_STATUS(a1, 200);
   CHECK(string_set(a1.body, "pkp_ids_permitted") == std::set<std::string>{p0, p1});
 
   {
-    const response in =
-        c.get("/list_wallets_in_group?group_id=" + std::to_string(gid), acct.auth());
+    const response in = c.get("/list_wallets_in_group?group_id=" + std::to_string(gid), acct.auth());
     ITEST_REQUIRE_STATUS(in, 200);
     CHECK(u_of(in.body, "total") == 2);
     std::set<std::string> got;
@@ -439,13 +423,11 @@ TEST_CASE("wallets: derivation paths, listing, PKPs in groups") {
     CHECK(got == std::set<std::string>{p0, p1});
   }
 
-  const response r0 = c.post("/remove_pkp_from_group",
-                             json::object{{"group_id", gid}, {"pkp_id", p0}}, acct.auth());
+  const response r0 = c.post("/remove_pkp_from_group", json::object{{"group_id", gid}, {"pkp_id", p0}}, acct.auth());
   ITEST_REQUIRE_STATUS(r0, 200);
   CHECK(string_set(r0.body, "pkp_ids_permitted") == std::set<std::string>{p1});
   {
-    const response in =
-        c.get("/list_wallets_in_group?group_id=" + std::to_string(gid), acct.auth());
+    const response in = c.get("/list_wallets_in_group?group_id=" + std::to_string(gid), acct.auth());
     ITEST_REQUIRE_STATUS(in, 200);
     CHECK(u_of(in.body, "total") == 1);
     CHECK(s_of(in.obj().at("items").as_array().at(0), "pkp_id") == p1);
@@ -455,21 +437,17 @@ TEST_CASE("wallets: derivation paths, listing, PKPs in groups") {
 
   // Unknown PKPs and other accounts' PKPs cannot be added.
   check_error(
-      srv,
-      c.post("/add_pkp_to_group", json::object{{"group_id", gid}, {"pkp_id", random_address_hex()}},
-             acct.auth()),
+      srv, c.post("/add_pkp_to_group", json::object{{"group_id", gid}, {"pkp_id", random_address_hex()}}, acct.auth()),
       404, "not_found", "/core/v1/add_pkp_to_group");
   {
     const response r = c.post("/create_wallet", json::object{{"name", "y"}}, other.auth());
     ITEST_REQUIRE_STATUS(r, 200);
     check_error(
         srv,
-        c.post("/add_pkp_to_group",
-               json::object{{"group_id", gid}, {"pkp_id", s_of(r.body, "pkp_id")}}, acct.auth()),
+        c.post("/add_pkp_to_group", json::object{{"group_id", gid}, {"pkp_id", s_of(r.body, "pkp_id")}}, acct.auth()),
         404, "not_found", "/core/v1/add_pkp_to_group");
   }
-  CHECK(string_set(find_group(c, acct.auth(), gid), "pkp_ids_permitted") ==
-        std::set<std::string>{p1});
+  CHECK(string_set(find_group(c, acct.auth(), gid), "pkp_ids_permitted") == std::set<std::string>{p1});
 
   CHECK(srv.stop().clean());
 }
@@ -489,16 +467,14 @@ TEST_CASE("actions: register, group membership, metadata, delete, upload") {
   CHECK(h1 == keccak_hex(cid1));
 
   const response a1 =
-      c.post("/add_action",
-             json::object{{"action_ipfs_cid", cid1}, {"name", "hello"}, {"description", "greets"}},
+      c.post("/add_action", json::object{{"action_ipfs_cid", cid1}, {"name", "hello"}, {"description", "greets"}},
              acct.auth());
   ITEST_REQUIRE_STATUS(a1, 200);
   CHECK(s_of(a1.body, "action_ipfs_cid") == cid1);
   CHECK(s_of(a1.body, "hashed_cid") == h1);
   CHECK(s_of(a1.body, "name") == "hello");
   CHECK(s_of(a1.body, "description") == "greets");
-  const response a2 =
-      c.post("/add_action", json::object{{"action_ipfs_cid", cid2}, {"name", "two"}}, acct.auth());
+  const response a2 = c.post("/add_action", json::object{{"action_ipfs_cid", cid2}, {"name", "two"}}, acct.auth());
   ITEST_REQUIRE_STATUS(a2, 200);
   CHECK(s_of(a2.body, "hashed_cid") == h2);
   CHECK(s_of(a2.body, "description") == "");
@@ -511,19 +487,15 @@ TEST_CASE("actions: register, group membership, metadata, delete, upload") {
   const uint64_t gid2 = u_of(g2.body, "group_id");
 
   const response in1 =
-      c.post("/add_action_to_group", json::object{{"group_id", gid}, {"action_ipfs_cid", cid1}},
-             acct.auth());
+      c.post("/add_action_to_group", json::object{{"group_id", gid}, {"action_ipfs_cid", cid1}}, acct.auth());
   ITEST_REQUIRE_STATUS(in1, 200);
   CHECK(string_set(in1.body, "cid_hashes_permitted") == std::set<std::string>{h1});
   const response in2 =
-      c.post("/add_action_to_group", json::object{{"group_id", gid}, {"action_ipfs_cid", cid2}},
-             acct.auth());
+      c.post("/add_action_to_group", json::object{{"group_id", gid}, {"action_ipfs_cid", cid2}}, acct.auth());
   ITEST_REQUIRE_STATUS(in2, 200);
   CHECK(string_set(in2.body, "cid_hashes_permitted") == std::set<std::string>{h1, h2});
   ITEST_REQUIRE_STATUS(
-      c.post("/add_action_to_group", json::object{{"group_id", gid2}, {"action_ipfs_cid", cid1}},
-             acct.auth()),
-      200);
+      c.post("/add_action_to_group", json::object{{"group_id", gid2}, {"action_ipfs_cid", cid1}}, acct.auth()), 200);
 
   {
     const auto all = list_all(c, "/list_actions", acct.auth());
@@ -541,15 +513,15 @@ TEST_CASE("actions: register, group membership, metadata, delete, upload") {
     CHECK(s_of(in_g2[0], "name") == "hello");
   }
 
-  const response out = c.post("/remove_action_from_group",
-                              json::object{{"group_id", gid}, {"hashed_cid", h2}}, acct.auth());
+  const response out =
+      c.post("/remove_action_from_group", json::object{{"group_id", gid}, {"hashed_cid", h2}}, acct.auth());
   ITEST_REQUIRE_STATUS(out, 200);
   CHECK(string_set(out.body, "cid_hashes_permitted") == std::set<std::string>{h1});
   CHECK(list_all(c, "/list_actions", acct.auth()).size() == 2);  // still registered
 
-  const response meta = c.post(
-      "/update_action_metadata",
-      json::object{{"hashed_cid", h1}, {"name", "renamed"}, {"description", "new"}}, acct.auth());
+  const response meta =
+      c.post("/update_action_metadata", json::object{{"hashed_cid", h1}, {"name", "renamed"}, {"description", "new"}},
+             acct.auth());
   ITEST_REQUIRE_STATUS(meta, 200);
   CHECK(s_of(meta.body, "hashed_cid") == h1);
   CHECK(s_of(meta.body, "action_ipfs_cid") == cid1);
@@ -577,8 +549,8 @@ TEST_CASE("actions: register, group membership, metadata, delete, upload") {
     CHECK(string_set(find_group(c, acct.auth(), gid2), "cid_hashes_permitted").empty());
     CHECK(list_all(c, "/list_actions?group_id=" + std::to_string(gid2), acct.auth()).empty());
   }
-  check_error(srv, c.post("/delete_action", json::object{{"hashed_cid", h1}}, acct.auth()), 404,
-              "not_found", "/core/v1/delete_action");
+  check_error(srv, c.post("/delete_action", json::object{{"hashed_cid", h1}}, acct.auth()), 404, "not_found",
+              "/core/v1/delete_action");
 
   // upload_action stores the code and returns the CID the SDK computes for it.
   for (const std::string& code : {code1, std::string("// big\n") + std::string(200 * 1024, 'x')}) {
@@ -623,12 +595,11 @@ TEST_CASE("public utility endpoints answer without credentials") {
     CHECK(s_of(cid.body, "action_ipfs_cid") == cid_of_code(code));
   }
   // The body is a JSON string, not an object.
-  check_error(srv, c.post("/get_svc_action_ipfs_id", json::object{{"code", "x"}}), 400,
-              "invalid_request", "/core/v1/get_svc_action_ipfs_id");
+  check_error(srv, c.post("/get_svc_action_ipfs_id", json::object{{"code", "x"}}), 400, "invalid_request",
+              "/core/v1/get_svc_action_ipfs_id");
 
   // Without --dev and without Stripe there is no payment provider.
-  check_error(srv, c.get("/billing/stripe_config"), 503, "unavailable",
-              "/core/v1/billing/stripe_config");
+  check_error(srv, c.get("/billing/stripe_config"), 503, "unavailable", "/core/v1/billing/stripe_config");
 
   CHECK(srv.stop().clean());
 }
@@ -651,12 +622,9 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
     CHECK(s_of(b.body, "currency") == "usd_cents");
   }
 
-  check_error(
-      srv,
-      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 499}}, acct.auth()),
-      400, "invalid_request", "/core/v1/billing/create_payment_intent");
-  const response intent =
-      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth());
+  check_error(srv, c.post("/billing/create_payment_intent", json::object{{"amount_cents", 499}}, acct.auth()), 400,
+              "invalid_request", "/core/v1/billing/create_payment_intent");
+  const response intent = c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth());
   ITEST_REQUIRE_STATUS(intent, 200);
   CHECK(s_of(intent.body, "mode") == "dev");
   CHECK(u_of(intent.body, "amount_cents") == 500);
@@ -666,24 +634,18 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
   CHECK(balance_of(c, acct.auth()) == 0);  // nothing credited before confirmation
 
   // Another account cannot confirm this intent.
-  check_error(
-      srv,
-      c.post("/billing/confirm_payment", json::object{{"payment_intent_id", id}}, other.auth()),
-      404, "not_found", "/core/v1/billing/confirm_payment");
+  check_error(srv, c.post("/billing/confirm_payment", json::object{{"payment_intent_id", id}}, other.auth()), 404,
+              "not_found", "/core/v1/billing/confirm_payment");
   CHECK(balance_of(c, other.auth()) == 0);
 
-  const response done =
-      c.post("/billing/confirm_payment", json::object{{"payment_intent_id", id}}, acct.auth());
+  const response done = c.post("/billing/confirm_payment", json::object{{"payment_intent_id", id}}, acct.auth());
   ITEST_REQUIRE_STATUS(done, 200);
   CHECK(u_of(done.body, "balance_credits") == 500);
   CHECK(balance_of(c, acct.auth()) == 500);
-  check_error(
-      srv, c.post("/billing/confirm_payment", json::object{{"payment_intent_id", id}}, acct.auth()),
-      409, "conflict", "/core/v1/billing/confirm_payment");
+  check_error(srv, c.post("/billing/confirm_payment", json::object{{"payment_intent_id", id}}, acct.auth()), 409,
+              "conflict", "/core/v1/billing/confirm_payment");
   CHECK(balance_of(c, acct.auth()) == 500);
-  check_error(srv,
-              c.post("/billing/confirm_payment", json::object{{"payment_intent_id", "pi_unknown"}},
-                     acct.auth()),
+  check_error(srv, c.post("/billing/confirm_payment", json::object{{"payment_intent_id", "pi_unknown"}}, acct.auth()),
               404, "not_found", "/core/v1/billing/confirm_payment");
 
   // A usage key's balance is its account's.
@@ -693,9 +655,7 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
   // X-Wallet-Auth: the account's admin wallet is the address of the account key itself.
   const Secret admin_key = key_secret(acct.api_key);
   const auto wallet_auth = [&](uint64_t chain, int64_t issued_at, const Secret& key) {
-    const auto env =
-        envelope::sign(envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(issued_at))
-            .value();
+    const auto env = envelope::sign(envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(issued_at)).value();
     return httplib::Headers{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
   };
   {
@@ -703,41 +663,37 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
     ITEST_REQUIRE_STATUS(b, 200);
     CHECK(u_of(b.body, "balance_credits") == 500);
     // The wallet may pay too: create and confirm an intent with the header alone.
-    const response i2 =
-        c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}},
-               wallet_auth(31337, unix_now(), admin_key));
+    const response i2 = c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}},
+                               wallet_auth(31337, unix_now(), admin_key));
     ITEST_REQUIRE_STATUS(i2, 200);
     const response d2 =
-        c.post("/billing/confirm_payment",
-               json::object{{"payment_intent_id", s_of(i2.body, "payment_intent_id")}},
+        c.post("/billing/confirm_payment", json::object{{"payment_intent_id", s_of(i2.body, "payment_intent_id")}},
                wallet_auth(31337, unix_now(), admin_key));
     ITEST_REQUIRE_STATUS(d2, 200);
     CHECK(u_of(d2.body, "balance_credits") == 1200);
     CHECK(balance_of(c, acct.auth()) == 1200);
     // The header authenticates billing only.
-    check_error(srv, c.get("/list_groups", wallet_auth(31337, unix_now(), admin_key)), 401,
-                "unauthenticated", "/core/v1/list_groups");
+    check_error(srv, c.get("/list_groups", wallet_auth(31337, unix_now(), admin_key)), 401, "unauthenticated",
+                "/core/v1/list_groups");
   }
   {
     // A bad signature: the envelope names the admin address but another key signed it.
     auto env = envelope::sign(envelope::kind::billing_auth, 31337, admin_key, unix_now()).value();
     const auto forged =
-        envelope::sign(envelope::kind::billing_auth, 31337, key_secret(other.api_key), unix_now())
-            .value();
+        envelope::sign(envelope::kind::billing_auth, 31337, key_secret(other.api_key), unix_now()).value();
     env.signature = forged.signature;
-    check_error(srv,
-                c.get("/billing/balance", {{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}}),
-                401, "signature_invalid", "/core/v1/billing/balance");
-    check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now() - 1000, admin_key)),
-                401, "signature_expired", "/core/v1/billing/balance");
-    check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now() + 1000, admin_key)),
-                401, "signature_expired", "/core/v1/billing/balance");
-    check_error(srv, c.get("/billing/balance", wallet_auth(1, unix_now(), admin_key)), 400,
-                "chain_id_mismatch", "/core/v1/billing/balance");
+    check_error(srv, c.get("/billing/balance", {{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}}), 401,
+                "signature_invalid", "/core/v1/billing/balance");
+    check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now() - 1000, admin_key)), 401,
+                "signature_expired", "/core/v1/billing/balance");
+    check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now() + 1000, admin_key)), 401,
+                "signature_expired", "/core/v1/billing/balance");
+    check_error(srv, c.get("/billing/balance", wallet_auth(1, unix_now(), admin_key)), 400, "chain_id_mismatch",
+                "/core/v1/billing/balance");
     // A valid envelope of a wallet that administers no account.
     const Secret stranger(keccak256(std::string_view("a stranger's key")));
-    check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now(), stranger)), 401,
-                "unauthenticated", "/core/v1/billing/balance");
+    check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now(), stranger)), 401, "unauthenticated",
+                "/core/v1/billing/balance");
   }
 
   CHECK(srv.stop().clean());
@@ -749,16 +705,11 @@ TEST_CASE("billing without a provider: writes are 503, the balance still reads")
   auto c = srv.client();
   const account_keys acct = create_account(c);
   CHECK(balance_of(c, acct.auth()) == 0);
-  check_error(
-      srv,
-      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth()),
-      503, "unavailable", "/core/v1/billing/create_payment_intent");
-  check_error(
-      srv,
-      c.post("/billing/confirm_payment", json::object{{"payment_intent_id", "pi_x"}}, acct.auth()),
-      503, "unavailable", "/core/v1/billing/confirm_payment");
-  check_error(srv, c.get("/billing/stripe_config"), 503, "unavailable",
-              "/core/v1/billing/stripe_config");
+  check_error(srv, c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, acct.auth()), 503,
+              "unavailable", "/core/v1/billing/create_payment_intent");
+  check_error(srv, c.post("/billing/confirm_payment", json::object{{"payment_intent_id", "pi_x"}}, acct.auth()), 503,
+              "unavailable", "/core/v1/billing/confirm_payment");
+  check_error(srv, c.get("/billing/stripe_config"), 503, "unavailable", "/core/v1/billing/stripe_config");
   CHECK(srv.stop().clean());
 }
 
@@ -783,8 +734,7 @@ TEST_CASE("OpenAPI: a 3.1 document listing every route the server answers") {
   // probed below like every documented route.
   for (const auto& op : documented)
     if (kExercised.count(op) == 0)
-      MESSAGE(op.first << " " << op.second
-                       << " is documented but not exercised by these scenarios");
+      MESSAGE(op.first << " " << op.second << " is documented but not exercised by these scenarios");
 
   // Every documented operation is answered by a route (never "no such endpoint"), and each has
   // an operationId and a 200 response.

@@ -34,10 +34,8 @@ struct fixture {
     h1 = hashed_cid_hex(cid1);
     h2 = hashed_cid_hex(cid2);
     for (const auto* cid : {&cid1, &cid2})
-      ITEST_REQUIRE_STATUS(
-          c.post("/add_action", json::object{{"action_ipfs_cid", *cid}, {"name", "a"}},
-                 owner.auth()),
-          200);
+      ITEST_REQUIRE_STATUS(c.post("/add_action", json::object{{"action_ipfs_cid", *cid}, {"name", "a"}}, owner.auth()),
+                           200);
   }
 
   /// A fresh group holding PKP p1 and action h1.
@@ -109,8 +107,12 @@ struct group_op {
 };
 
 std::vector<group_op> group_ops() {
-  const auto pkps = [](const json::value& g) { return string_set(g, "pkp_ids_permitted"); };
-  const auto cids = [](const json::value& g) { return string_set(g, "cid_hashes_permitted"); };
+  const auto pkps = [](const json::value& g) {
+    return string_set(g, "pkp_ids_permitted");
+  };
+  const auto cids = [](const json::value& g) {
+    return string_set(g, "cid_hashes_permitted");
+  };
   const auto update = [](fixture& f, uint64_t id, json::array p, std::string name) {
     return json::object{{"group_id", id},
                         {"name", std::move(name)},
@@ -126,7 +128,9 @@ std::vector<group_op> group_ops() {
        [](fixture& f, uint64_t id) {
          return json::object{{"group_id", id}, {"action_ipfs_cid", f.cid2}};
        },
-       [=](fixture& f, const json::value& g) { return cids(g).count(f.h2) == 1; }},
+       [=](fixture& f, const json::value& g) {
+         return cids(g).count(f.h2) == 1;
+       }},
       {"remove_action_from_group",
        "group:manageActions",
        "/remove_action_from_group",
@@ -134,15 +138,17 @@ std::vector<group_op> group_ops() {
        [](fixture& f, uint64_t id) {
          return json::object{{"group_id", id}, {"hashed_cid", f.h1}};
        },
-       [=](fixture& f, const json::value& g) { return cids(g).count(f.h1) == 0; }},
+       [=](fixture& f, const json::value& g) {
+         return cids(g).count(f.h1) == 0;
+       }},
       {"update_group (metadata only)",
        "group:manageActions",
        "/update_group",
        {},
-       [=](fixture& f, uint64_t id) {
-         return update(f, id, json::array{json::string(f.p1)}, "renamed");
-       },
-       [](fixture&, const json::value& g) { return g.at("name").as_string() == "renamed"; }},
+       [=](fixture& f, uint64_t id) { return update(f, id, json::array{json::string(f.p1)}, "renamed"); },
+       [](fixture&, const json::value& g) {
+         return g.at("name").as_string() == "renamed";
+       }},
       {"add_pkp_to_group",
        "group:addPkp",
        "/add_pkp_to_group",
@@ -150,7 +156,9 @@ std::vector<group_op> group_ops() {
        [](fixture& f, uint64_t id) {
          return json::object{{"group_id", id}, {"pkp_id", f.p2}};
        },
-       [=](fixture& f, const json::value& g) { return pkps(g).count(f.p2) == 1; }},
+       [=](fixture& f, const json::value& g) {
+         return pkps(g).count(f.p2) == 1;
+       }},
       {"update_group adding a PKP",
        "group:addPkp",
        "/update_group",
@@ -158,7 +166,9 @@ std::vector<group_op> group_ops() {
        [=](fixture& f, uint64_t id) {
          return update(f, id, json::array{json::string(f.p1), json::string(f.p2)}, "added");
        },
-       [=](fixture& f, const json::value& g) { return pkps(g).count(f.p2) == 1; }},
+       [=](fixture& f, const json::value& g) {
+         return pkps(g).count(f.p2) == 1;
+       }},
       {"remove_pkp_from_group",
        "group:removePkp",
        "/remove_pkp_from_group",
@@ -166,13 +176,17 @@ std::vector<group_op> group_ops() {
        [](fixture& f, uint64_t id) {
          return json::object{{"group_id", id}, {"pkp_id", f.p1}};
        },
-       [=](fixture& f, const json::value& g) { return pkps(g).count(f.p1) == 0; }},
+       [=](fixture& f, const json::value& g) {
+         return pkps(g).count(f.p1) == 0;
+       }},
       {"update_group removing a PKP",
        "group:removePkp",
        "/update_group",
        {"group:manageActions"},
        [=](fixture& f, uint64_t id) { return update(f, id, json::array{}, "removed"); },
-       [=](fixture& f, const json::value& g) { return pkps(g).count(f.p1) == 0; }},
+       [=](fixture& f, const json::value& g) {
+         return pkps(g).count(f.p1) == 0;
+       }},
   };
 }
 
@@ -267,8 +281,8 @@ TEST_CASE("account-wide scopes: group:create, group:delete, pkp:create") {
   SUBCASE("group:create (add_group)") {
     const size_t before = f.group_count();
     const usage_keys lacking = create_usage_key(f.c, f.owner.auth(), all_but("group:create"));
-    check_forbidden(f, f.c.post("/add_group", json::object{{"name", "x"}}, lacking.auth()),
-                    "group:create", "/add_group");
+    check_forbidden(f, f.c.post("/add_group", json::object{{"name", "x"}}, lacking.auth()), "group:create",
+                    "/add_group");
     CHECK(f.group_count() == before);
     const usage_keys holder = create_usage_key(f.c, f.owner.auth(), {{"can_create_groups", true}});
     ITEST_CHECK_STATUS(f.c.post("/add_group", json::object{{"name", "x"}}, holder.auth()), 200);
@@ -279,25 +293,23 @@ TEST_CASE("account-wide scopes: group:create, group:delete, pkp:create") {
   SUBCASE("group:delete (remove_group)") {
     const uint64_t a = f.new_group("A"), b = f.new_group("B"), c = f.new_group("C");
     const usage_keys lacking = create_usage_key(f.c, f.owner.auth(), all_but("group:delete"));
-    check_forbidden(f, f.c.post("/remove_group", json::object{{"group_id", a}}, lacking.auth()),
-                    "group:delete", "/remove_group");
+    check_forbidden(f, f.c.post("/remove_group", json::object{{"group_id", a}}, lacking.auth()), "group:delete",
+                    "/remove_group");
     CHECK(f.group(a).is_object());
     // Account-wide: the holder may delete any group of the account.
     const usage_keys holder = create_usage_key(f.c, f.owner.auth(), {{"can_delete_groups", true}});
     for (const uint64_t g : {a, b}) {
-      ITEST_CHECK_STATUS(f.c.post("/remove_group", json::object{{"group_id", g}}, holder.auth()),
-                         200);
+      ITEST_CHECK_STATUS(f.c.post("/remove_group", json::object{{"group_id", g}}, holder.auth()), 200);
       CHECK(f.group(g).is_null());
     }
-    ITEST_CHECK_STATUS(f.c.post("/remove_group", json::object{{"group_id", c}}, f.owner.auth()),
-                       200);
+    ITEST_CHECK_STATUS(f.c.post("/remove_group", json::object{{"group_id", c}}, f.owner.auth()), 200);
     CHECK(f.group(c).is_null());
   }
   SUBCASE("pkp:create (create_wallet)") {
     const size_t before = f.wallet_count();
     const usage_keys lacking = create_usage_key(f.c, f.owner.auth(), all_but("pkp:create"));
-    check_forbidden(f, f.c.post("/create_wallet", json::object{{"name", "w"}}, lacking.auth()),
-                    "pkp:create", "/create_wallet");
+    check_forbidden(f, f.c.post("/create_wallet", json::object{{"name", "w"}}, lacking.auth()), "pkp:create",
+                    "/create_wallet");
     CHECK(f.wallet_count() == before);
     const usage_keys holder = create_usage_key(f.c, f.owner.auth(), {{"can_create_pkps", true}});
     const response r = f.c.post("/create_wallet", json::object{{"name", "w"}}, holder.auth());
@@ -314,28 +326,20 @@ TEST_CASE("operations without a scope are open to any usage key of the account")
   const usage_keys bare = create_usage_key(f.c, f.owner.auth());  // no permission at all
   const std::string cid = cid_of_code("Enact.setResponse('bare');");
   const std::string h = hashed_cid_hex(cid);
-  ITEST_CHECK_STATUS(
-      f.c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "n"}}, bare.auth()),
-      200);
-  ITEST_CHECK_STATUS(
-      f.c.post("/update_action_metadata",
-               json::object{{"hashed_cid", h}, {"name", "m"}, {"description", "d"}}, bare.auth()),
-      200);
+  ITEST_CHECK_STATUS(f.c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "n"}}, bare.auth()), 200);
+  ITEST_CHECK_STATUS(f.c.post("/update_action_metadata",
+                              json::object{{"hashed_cid", h}, {"name", "m"}, {"description", "d"}}, bare.auth()),
+                     200);
   ITEST_CHECK_STATUS(f.c.post("/upload_action", json::object{{"code", "1"}}, bare.auth()), 200);
   ITEST_CHECK_STATUS(f.c.post("/delete_action", json::object{{"hashed_cid", h}}, bare.auth()), 200);
-  for (const char* path :
-       {"/account", "/list_groups", "/list_wallets", "/list_actions", "/billing/balance"})
+  for (const char* path : {"/account", "/list_groups", "/list_wallets", "/list_actions", "/billing/balance"})
     ITEST_CHECK_STATUS(f.c.get(path, bare.auth()), 200);
   const uint64_t g = f.new_group("g");
-  ITEST_CHECK_STATUS(f.c.get("/list_wallets_in_group?group_id=" + std::to_string(g), bare.auth()),
-                     200);
+  ITEST_CHECK_STATUS(f.c.get("/list_wallets_in_group?group_id=" + std::to_string(g), bare.auth()), 200);
   // ...but every scoped operation is refused to it.
-  check_forbidden(f, f.c.post("/add_group", json::object{{"name", "x"}}, bare.auth()),
-                  "group:create", "/add_group");
-  check_forbidden(
-      f,
-      f.c.post("/add_pkp_to_group", json::object{{"group_id", g}, {"pkp_id", f.p2}}, bare.auth()),
-      "group:addPkp", "/add_pkp_to_group");
+  check_forbidden(f, f.c.post("/add_group", json::object{{"name", "x"}}, bare.auth()), "group:create", "/add_group");
+  check_forbidden(f, f.c.post("/add_pkp_to_group", json::object{{"group_id", g}, {"pkp_id", f.p2}}, bare.auth()),
+                  "group:addPkp", "/add_pkp_to_group");
   CHECK(f.srv.stop().clean());
 }
 
@@ -343,7 +347,9 @@ TEST_CASE("owner-only operations are refused to usage keys, even with every scop
   fixture f;
   const usage_keys target = create_usage_key(f.c, f.owner.auth(), {{"name", "target"}});
   const usage_keys strong = create_usage_key(f.c, f.owner.auth(), all_scopes());
-  const auto snapshot = [&] { return list_all(f.c, "/list_api_keys", f.owner.auth()); };
+  const auto snapshot = [&] {
+    return list_all(f.c, "/list_api_keys", f.owner.auth());
+  };
   const auto before = snapshot();
   REQUIRE(before.size() == 2);
 
@@ -369,8 +375,8 @@ TEST_CASE("owner-only operations are refused to usage keys, even with every scop
   for (const auto& op : ops) {
     INFO(std::string(op.method) << " " << std::string(op.route));
     for (const auto& creds : {strong.auth(), bearer(strong.value)}) {
-      const response r = std::string_view(op.method) == "GET" ? f.c.get(op.route, creds)
-                                                              : f.c.post(op.route, op.body, creds);
+      const response r =
+          std::string_view(op.method) == "GET" ? f.c.get(op.route, creds) : f.c.post(op.route, op.body, creds);
       check_error(f.srv, r, 403, "forbidden", std::string("/core/v1") + op.route);
     }
   }
@@ -383,14 +389,11 @@ TEST_CASE("owner-only operations are refused to usage keys, even with every scop
   ITEST_CHECK_STATUS(f.c.post("/update_usage_api_key", update, f.owner.auth()), 200);
   ITEST_CHECK_STATUS(
       f.c.post("/update_usage_api_key_metadata",
-               json::object{{"usage_api_key", target.value}, {"name", "t2"}, {"description", ""}},
-               f.owner.auth()),
+               json::object{{"usage_api_key", target.value}, {"name", "t2"}, {"description", ""}}, f.owner.auth()),
       200);
-  ITEST_CHECK_STATUS(f.c.post("/remove_usage_api_key",
-                              json::object{{"usage_api_key", target.value}}, f.owner.auth()),
+  ITEST_CHECK_STATUS(f.c.post("/remove_usage_api_key", json::object{{"usage_api_key", target.value}}, f.owner.auth()),
                      200);
-  ITEST_CHECK_STATUS(f.c.post("/add_usage_api_key", json::object{{"name", "new"}}, f.owner.auth()),
-                     200);
+  ITEST_CHECK_STATUS(f.c.post("/add_usage_api_key", json::object{{"name", "new"}}, f.owner.auth()), 200);
   CHECK(snapshot().size() == 2);
   CHECK(f.srv.stop().clean());
 }

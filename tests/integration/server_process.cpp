@@ -127,19 +127,17 @@ std::string program_name() {
 /// A fresh capture directory for one server instance, or null when the scan is off. `command`
 /// (the arguments after the binary) is kept beside the output: the scanner reads from it which
 /// runs print a secret on purpose (issue-token).
-std::shared_ptr<scan_capture> open_capture(std::string_view kind,
-                                           const std::vector<std::string>& command) {
+std::shared_ptr<scan_capture> open_capture(std::string_view kind, const std::vector<std::string>& command) {
   const std::string root = scan_root();
   if (root.empty())
     return nullptr;
   auto cap = std::make_shared<scan_capture>();
-  cap->dir = root + "/" + program_name() + "-" + std::to_string(::getpid()) + "-" +
-             std::to_string(++g_scan_seq) + "-" + std::string(kind);
+  cap->dir = root + "/" + program_name() + "-" + std::to_string(::getpid()) + "-" + std::to_string(++g_scan_seq) + "-" +
+             std::string(kind);
   std::error_code ec;
   std::filesystem::create_directories(cap->dir, ec);
   if (ec)
-    throw std::runtime_error("ENACT_SECRET_SCAN_DIR: cannot create " + cap->dir + ": " +
-                             ec.message());
+    throw std::runtime_error("ENACT_SECRET_SCAN_DIR: cannot create " + cap->dir + ": " + ec.message());
   std::ofstream cmd(cap->dir + "/command", std::ios::binary);
   for (const auto& a : command)
     cmd << a << '\n';
@@ -194,8 +192,7 @@ std::string drain(int fd, std::chrono::milliseconds timeout) {
   std::string out;
   const auto deadline = steady::now() + timeout;
   for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
     if (left.count() <= 0)
       return out;
     pollfd p{fd, POLLIN, 0};
@@ -220,8 +217,7 @@ std::string drain(int fd, std::chrono::milliseconds timeout) {
 
 temp_dir::temp_dir() {
   const char* base = std::getenv("TMPDIR");
-  std::string templ =
-      std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/enact-itest-XXXXXX";
+  std::string templ = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/enact-itest-XXXXXX";
   if (::mkdtemp(templ.data()) == nullptr)
     throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
   path_ = templ;
@@ -234,9 +230,7 @@ temp_dir::~temp_dir() {
   }
 }
 
-temp_dir::temp_dir(temp_dir&& other) noexcept : path_(std::move(other.path_)) {
-  other.path_.clear();
-}
+temp_dir::temp_dir(temp_dir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
 
 temp_dir& temp_dir::operator=(temp_dir&& other) noexcept {
   if (this != &other) {
@@ -257,9 +251,7 @@ std::string response::header(const std::string& name) const {
   return it == headers.end() ? std::string() : it->second;
 }
 
-bool response::has_header(const std::string& name) const {
-  return headers.find(name) != headers.end();
-}
+bool response::has_header(const std::string& name) const { return headers.find(name) != headers.end(); }
 
 std::string response::error_code() const {
   const auto* o = body.if_object();
@@ -288,18 +280,13 @@ std::string response::describe() const {
   return std::to_string(status) + " " + t;
 }
 
-httplib::Headers api_key(const std::string& key) {
-  return httplib::Headers{{"X-Api-Key", key}};
-}
+httplib::Headers api_key(const std::string& key) { return httplib::Headers{{"X-Api-Key", key}}; }
 
-httplib::Headers bearer(const std::string& key) {
-  return httplib::Headers{{"Authorization", "Bearer " + key}};
-}
+httplib::Headers bearer(const std::string& key) { return httplib::Headers{{"Authorization", "Bearer " + key}}; }
 
 // --- http_client --------------------------------------------------------------------------------
 
-http_client::http_client(std::string host, int port, bool keep_alive)
-    : cli_(std::move(host), port) {
+http_client::http_client(std::string host, int port, bool keep_alive) : cli_(std::move(host), port) {
   cli_.set_keep_alive(keep_alive);
   cli_.set_tcp_nodelay(true);  // headers and body go out as separate writes: no Nagle delay
   cli_.set_connection_timeout(10);
@@ -312,11 +299,8 @@ http_client::http_client(std::string host, int port, bool keep_alive)
   }
 }
 
-response http_client::request(const std::string& method,
-                              const std::string& path,
-                              const std::string& body,
-                              const httplib::Headers& headers,
-                              const std::string& content_type) {
+response http_client::request(const std::string& method, const std::string& path, const std::string& body,
+                              const httplib::Headers& headers, const std::string& content_type) {
   auto r = [&] {
     if (method == "GET")
       return cli_.Get(path, headers);
@@ -340,8 +324,7 @@ response http_client::request(const std::string& method,
       if (static_cast<unsigned char>(ch) < 0x20)
         ch = '?';  // one header line per record
     const std::lock_guard lock(capture_->mu);
-    capture_->transcript << "=== " << out.status << ' ' << where << ' ' << out.text.size() << '\n'
-                         << out.text << '\n';
+    capture_->transcript << "=== " << out.status << ' ' << where << ' ' << out.text.size() << '\n' << out.text << '\n';
     capture_->transcript.flush();
   }
   std::error_code ec;
@@ -355,15 +338,11 @@ response http_client::get(const std::string& path, const httplib::Headers& heade
   return request("GET", "/core/v1" + path, {}, headers);
 }
 
-response http_client::post_raw(const std::string& path,
-                               const std::string& body,
-                               const httplib::Headers& headers) {
+response http_client::post_raw(const std::string& path, const std::string& body, const httplib::Headers& headers) {
   return request("POST", "/core/v1" + path, body, headers);
 }
 
-response http_client::post(const std::string& path,
-                           const json::value& body,
-                           const httplib::Headers& headers) {
+response http_client::post(const std::string& path, const json::value& body, const httplib::Headers& headers) {
   return post_raw(path, json::serialize(body), headers);
 }
 
@@ -378,9 +357,7 @@ std::string server_binary() {
 }
 
 int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 server_process::server_process(std::vector<std::string> extra_flags, std::string data_dir) {
@@ -425,8 +402,7 @@ server_process::server_process(std::vector<std::string> extra_flags, std::string
   const auto deadline = steady::now() + kStartTimeout;
   bool eof = false;
   while (first.find('\n') == std::string::npos && !eof) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
     if (left.count() <= 0)
       break;
     pollfd p{stdout_fd_, POLLIN, 0};
@@ -456,15 +432,12 @@ server_process::server_process(std::vector<std::string> extra_flags, std::string
   }
   if (port_ <= 0) {
     const exit_status s = stop();
-    throw std::runtime_error("enact-server did not start (exit " + std::to_string(s.code) +
-                             ", signal " + std::to_string(s.signal) + "); stdout: " + first +
-                             "; stderr: " + log_text());
+    throw std::runtime_error("enact-server did not start (exit " + std::to_string(s.code) + ", signal " +
+                             std::to_string(s.signal) + "); stdout: " + first + "; stderr: " + log_text());
   }
 }
 
-server_process::~server_process() {
-  stop();
-}
+server_process::~server_process() { stop(); }
 
 exit_status server_process::stop() {
   if (status_)
@@ -495,9 +468,7 @@ exit_status server_process::stop() {
   return *status_;
 }
 
-std::string server_process::log_text() const {
-  return read_whole_file(log_path_);
-}
+std::string server_process::log_text() const { return read_whole_file(log_path_); }
 
 std::vector<json::object> server_process::log_lines() const {
   std::vector<json::object> out;
@@ -517,16 +488,15 @@ std::vector<json::object> server_process::request_lines(std::string_view id) con
   for (auto& l : log_lines()) {
     const auto* rid = l.if_contains("request_id");
     const auto* msg = l.if_contains("msg");
-    if (rid != nullptr && rid->is_string() && rid->get_string() == id && msg != nullptr &&
-        msg->is_string() && msg->get_string() == "request")
+    if (rid != nullptr && rid->is_string() && rid->get_string() == id && msg != nullptr && msg->is_string() &&
+        msg->get_string() == "request")
       out.push_back(std::move(l));
   }
   return out;
 }
 
-std::vector<json::object> server_process::await_request_lines(
-    std::string_view id,
-    std::chrono::milliseconds timeout) const {
+std::vector<json::object> server_process::await_request_lines(std::string_view id,
+                                                              std::chrono::milliseconds timeout) const {
   const auto deadline = steady::now() + timeout;
   for (;;) {
     auto lines = request_lines(id);
@@ -536,9 +506,7 @@ std::vector<json::object> server_process::await_request_lines(
   }
 }
 
-std::vector<json::object> server_process::await_request_count(
-    size_t n,
-    std::chrono::milliseconds timeout) const {
+std::vector<json::object> server_process::await_request_count(size_t n, std::chrono::milliseconds timeout) const {
   const auto deadline = steady::now() + timeout;
   for (;;) {
     std::vector<json::object> out;
@@ -583,10 +551,8 @@ finished_run run_to_exit(const std::vector<std::string>& given) {
   return r;
 }
 
-void keep_for_secret_scan(const std::vector<std::string>& args,
-                          const std::string& stdout_text,
-                          const std::string& stderr_text,
-                          const std::string& data_dir) {
+void keep_for_secret_scan(const std::vector<std::string>& args, const std::string& stdout_text,
+                          const std::string& stderr_text, const std::string& data_dir) {
   const auto capture = open_capture("other", args);
   if (!capture)
     return;
@@ -595,14 +561,11 @@ void keep_for_secret_scan(const std::vector<std::string>& args,
   keep_root_key(*capture, data_dir);
 }
 
-std::vector<json::object> list_all(http_client& c,
-                                   const std::string& path,
-                                   const httplib::Headers& headers) {
+std::vector<json::object> list_all(http_client& c, const std::string& path, const httplib::Headers& headers) {
   std::vector<json::object> out;
   const char sep = path.find('?') == std::string::npos ? '?' : '&';
   for (uint64_t page = 1;; ++page) {
-    const response r =
-        c.get(path + sep + "page_size=100&page_number=" + std::to_string(page), headers);
+    const response r = c.get(path + sep + "page_size=100&page_number=" + std::to_string(page), headers);
     if (r.status != 200)
       throw std::runtime_error("GET " + path + ": " + r.describe());
     const auto& items = r.obj().at("items").as_array();

@@ -86,21 +86,14 @@ class http_client {
  public:
   http_client(std::string host, int port, bool keep_alive = false);
   /// Any method and path (the path as sent, with its query string).
-  response request(const std::string& method,
-                   const std::string& path,
-                   const std::string& body = {},
-                   const httplib::Headers& headers = {},
-                   const std::string& content_type = "application/json");
+  response request(const std::string& method, const std::string& path, const std::string& body = {},
+                   const httplib::Headers& headers = {}, const std::string& content_type = "application/json");
   /// GET /core/v1<path>.
   response get(const std::string& path, const httplib::Headers& headers = {});
   /// POST /core/v1<path> with a raw body.
-  response post_raw(const std::string& path,
-                    const std::string& body,
-                    const httplib::Headers& headers = {});
+  response post_raw(const std::string& path, const std::string& body, const httplib::Headers& headers = {});
   /// POST /core/v1<path> with a JSON body.
-  response post(const std::string& path,
-                const json::value& body,
-                const httplib::Headers& headers = {});
+  response post(const std::string& path, const json::value& body, const httplib::Headers& headers = {});
 
  private:
   httplib::Client cli_;
@@ -142,12 +135,10 @@ class server_process {
   /// Same, once at least one is there: the server writes its log asynchronously, so a line may
   /// follow its response by a moment. Waits at most `timeout`; returns what is there then.
   [[nodiscard]] std::vector<json::object> await_request_lines(
-      std::string_view id,
-      std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
+      std::string_view id, std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
   /// Waits (at most `timeout`) until the log holds at least `n` request lines; returns them all.
   [[nodiscard]] std::vector<json::object> await_request_count(
-      size_t n,
-      std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
+      size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
 
  private:
   std::optional<temp_dir> own_dir_;
@@ -174,10 +165,8 @@ struct finished_run {
 /// For a server a test ran without this fixture: keeps its arguments, output and the data
 /// directory's root key for the suite-wide secret scan (nothing when ENACT_SECRET_SCAN_DIR is
 /// unset). Such servers should run with --log-level debug.
-void keep_for_secret_scan(const std::vector<std::string>& args,
-                          const std::string& stdout_text,
-                          const std::string& stderr_text,
-                          const std::string& data_dir);
+void keep_for_secret_scan(const std::vector<std::string>& args, const std::string& stdout_text,
+                          const std::string& stderr_text, const std::string& data_dir);
 
 /// Path of the enact-server binary under test: $ENACT_SERVER_BINARY when set, else the one built
 /// with the tests.
@@ -188,8 +177,7 @@ void keep_for_secret_scan(const std::vector<std::string>& args,
 
 /// `items` of a list response, fetched page by page until `total` is reached (page size 100).
 /// Throws std::runtime_error on any non-200 answer.
-[[nodiscard]] std::vector<json::object> list_all(http_client& c,
-                                                 const std::string& path,
+[[nodiscard]] std::vector<json::object> list_all(http_client& c, const std::string& path,
                                                  const httplib::Headers& headers);
 
 }  // namespace enact::itest

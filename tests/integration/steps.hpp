@@ -41,26 +41,16 @@ inline std::string s_of(const json::value& v, std::string_view key) {
   return std::string(v.as_object().at(key).as_string());
 }
 /// An unsigned integer field of a JSON object.
-inline uint64_t u_of(const json::value& v, std::string_view key) {
-  return v.as_object().at(key).to_number<uint64_t>();
-}
+inline uint64_t u_of(const json::value& v, std::string_view key) { return v.as_object().at(key).to_number<uint64_t>(); }
 
 /// The keccak256 of a string as 0x-hex (API key hashes, hashed CIDs: API.md §1).
-inline std::string keccak_hex(std::string_view text) {
-  return hex::encode_prefixed(keccak256(text));
-}
+inline std::string keccak_hex(std::string_view text) { return hex::encode_prefixed(keccak256(text)); }
 /// The CIDv0 `ipfs add` gives `code` (computed by the SDK).
-inline std::string cid_of_code(std::string_view code) {
-  return ipfs::cid_of(as_bytes(code));
-}
+inline std::string cid_of_code(std::string_view code) { return ipfs::cid_of(as_bytes(code)); }
 /// hashed_cid of a CID string, 0x-hex.
-inline std::string hashed_cid_hex(std::string_view cid) {
-  return hex::encode_prefixed(ipfs::hashed_cid(cid));
-}
+inline std::string hashed_cid_hex(std::string_view cid) { return hex::encode_prefixed(ipfs::hashed_cid(cid)); }
 /// The secp256k1 key an API key stands for (its base64 bytes, API.md §1).
-inline Secret key_secret(const std::string& api_key) {
-  return Secret(base64::decode(api_key, "api key").value());
-}
+inline Secret key_secret(const std::string& api_key) { return Secret(base64::decode(api_key, "api key").value()); }
 /// The checksummed address of an API key's secp256k1 key.
 inline std::string key_address(const std::string& api_key) {
   const auto pub = secp256k1::public_key_of(key_secret(api_key)).value();
@@ -92,8 +82,7 @@ struct account_keys {
 inline account_keys create_account(http_client& c, const std::string& name = "acct") {
   const response r = c.post("/new_account", json::object{{"name", name}});
   ITEST_REQUIRE_STATUS(r, 200);
-  return account_keys{s_of(r.body, "api_key"), s_of(r.body, "wallet_address"),
-                      s_of(r.body, "api_key_hash")};
+  return account_keys{s_of(r.body, "api_key"), s_of(r.body, "wallet_address"), s_of(r.body, "api_key_hash")};
 }
 
 /// A usage key created by POST /add_usage_api_key.
@@ -105,15 +94,12 @@ struct usage_keys {
 };
 
 /// Creates a usage key with `fields` (permission fields; name defaults to "k").
-inline usage_keys create_usage_key(http_client& c,
-                                   const httplib::Headers& owner,
-                                   json::object fields = {}) {
+inline usage_keys create_usage_key(http_client& c, const httplib::Headers& owner, json::object fields = {}) {
   if (!fields.contains("name"))
     fields["name"] = "k";
   const response r = c.post("/add_usage_api_key", fields, owner);
   ITEST_REQUIRE_STATUS(r, 200);
-  return usage_keys{s_of(r.body, "usage_api_key"), s_of(r.body, "hash"),
-                    s_of(r.body, "wallet_address")};
+  return usage_keys{s_of(r.body, "usage_api_key"), s_of(r.body, "hash"), s_of(r.body, "wallet_address")};
 }
 
 inline uint64_t balance_of(http_client& c, const httplib::Headers& auth) {
@@ -124,12 +110,10 @@ inline uint64_t balance_of(http_client& c, const httplib::Headers& auth) {
 
 /// Creates a dev payment intent of `cents` and confirms it; returns the new balance.
 inline uint64_t buy_credits(http_client& c, const httplib::Headers& auth, uint64_t cents) {
-  const response intent =
-      c.post("/billing/create_payment_intent", json::object{{"amount_cents", cents}}, auth);
+  const response intent = c.post("/billing/create_payment_intent", json::object{{"amount_cents", cents}}, auth);
   ITEST_REQUIRE_STATUS(intent, 200);
-  const response done =
-      c.post("/billing/confirm_payment",
-             json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}}, auth);
+  const response done = c.post("/billing/confirm_payment",
+                               json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}}, auth);
   ITEST_REQUIRE_STATUS(done, 200);
   return u_of(done.body, "balance_credits");
 }
@@ -191,18 +175,14 @@ inline void check_logged(const server_process& srv, const response& r, std::stri
 }
 
 /// check_error_shape and check_logged together.
-inline void check_error(const server_process& srv,
-                        const response& r,
-                        int status,
-                        std::string_view code,
+inline void check_error(const server_process& srv, const response& r, int status, std::string_view code,
                         std::string_view route) {
   check_error_shape(r, status, code);
   check_logged(srv, r, route);
 }
 
 /// No log line of `srv` contains any of `secrets` (call after stop: the log is then complete).
-inline void check_no_secret_logged(const server_process& srv,
-                                   const std::vector<std::string>& secrets) {
+inline void check_no_secret_logged(const server_process& srv, const std::vector<std::string>& secrets) {
   const std::string log = srv.log_text();
   REQUIRE(!log.empty());
   for (const auto& s : secrets) {

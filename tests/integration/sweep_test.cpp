@@ -84,8 +84,8 @@ const std::set<std::string, std::less<>> kOpenToAnyKey = {
 
 using codes = std::set<std::string, std::less<>>;
 const codes kMalformed = {"invalid_request"};
-const codes kEnvelopeRefusals = {"invalid_request", "typed_data_invalid", "chain_id_mismatch",
-                                 "signature_invalid", "signature_expired"};
+const codes kEnvelopeRefusals = {"invalid_request", "typed_data_invalid", "chain_id_mismatch", "signature_invalid",
+                                 "signature_expired"};
 const codes kTooLarge = {"payload_too_large"};
 const codes kUnauthenticated = {"unauthenticated"};
 const codes kNoRoute = {"not_found"};
@@ -150,9 +150,7 @@ json::object resolve(const json::object& doc, const json::object& s) {
 
 /// The JSON kinds a schema accepts; when it says nothing (an untyped property), the kind of the
 /// base value. Empty: nothing known.
-std::set<std::string> accepted_kinds(const json::object& doc,
-                                     const json::object& schema,
-                                     const json::value* base) {
+std::set<std::string> accepted_kinds(const json::object& doc, const json::object& schema, const json::value* base) {
   const json::object s = resolve(doc, schema);
   std::set<std::string> out;
   if (const auto* t = s.if_contains("type"))
@@ -197,10 +195,7 @@ std::vector<std::pair<std::string, std::string>> bad_integers(const json::object
   if (const auto* m = s.if_contains("minimum"))
     minimum = m->to_number<int64_t>();
   std::vector<std::pair<std::string, std::string>> out = {
-      {"2^64", "18446744073709551616"},
-      {"1e400", "1e400"},
-      {"-1e400", "-1e400"},
-      {"a float", "1.5"},
+      {"2^64", "18446744073709551616"},      {"1e400", "1e400"}, {"-1e400", "-1e400"}, {"a float", "1.5"},
       {"a float in exponent form", "2.5e1"},
   };
   if (minimum >= 0)
@@ -259,12 +254,8 @@ std::string dotted(const json_path& p) {
 }
 
 /// The cases of one property (and, for objects with declared properties, of its members).
-void property_cases(const json::object& doc,
-                    const json::value& base,
-                    const json_path& p,
-                    const json::object& schema,
-                    bool nested,
-                    std::vector<std::pair<std::string, std::string>>& bodies_shape,
+void property_cases(const json::object& doc, const json::value& base, const json_path& p, const json::object& schema,
+                    bool nested, std::vector<std::pair<std::string, std::string>>& bodies_shape,
                     std::vector<std::pair<std::string, std::string>>& bodies_nested,
                     std::vector<std::pair<std::string, std::string>>& bodies_large) {
   auto& out = nested ? bodies_nested : bodies_shape;
@@ -294,8 +285,7 @@ void property_cases(const json::object& doc,
       const auto item_kinds = accepted_kinds(doc, item_schema, nullptr);
       for (const auto& [kind, sample] : kSampleOfKind)
         if (!item_kinds.empty() && !item_kinds.contains(kind))
-          out.emplace_back(dotted(p) + "[0] as " + kind,
-                           with_raw(base, p, "[" + std::string(sample) + "]"));
+          out.emplace_back(dotted(p) + "[0] as " + kind, with_raw(base, p, "[" + std::string(sample) + "]"));
       if (auto i = integer_form(doc, item_schema))
         for (const auto& [what, raw] : bad_integers(*i))
           out.emplace_back(dotted(p) + "[0] " + what, with_raw(base, p, "[" + raw + "]"));
@@ -303,8 +293,7 @@ void property_cases(const json::object& doc,
   }
   // Strings: over the body limit on their own, and invalid UTF-8.
   if (kinds.contains("string") && !nested) {
-    bodies_large.emplace_back(dotted(p) + " of 1 MiB",
-                              with_raw(base, p, "\"" + std::string(kHugeString, 'a') + "\""));
+    bodies_large.emplace_back(dotted(p) + " of 1 MiB", with_raw(base, p, "\"" + std::string(kHugeString, 'a') + "\""));
     out.emplace_back(dotted(p) + " invalid UTF-8", with_raw(base, p,
                                                             "\"sw\xff\xfe"
                                                             "ep\""));
@@ -317,8 +306,7 @@ void property_cases(const json::object& doc,
     for (const auto& kv : props->as_object()) {
       json_path child = p;
       child.emplace_back(kv.key());
-      property_cases(doc, base, child, kv.value().as_object(), true, bodies_shape, bodies_nested,
-                     bodies_large);
+      property_cases(doc, base, child, kv.value().as_object(), true, bodies_shape, bodies_nested, bodies_large);
     }
   }
 }
@@ -390,8 +378,8 @@ response raw_exchange(int port, const std::string& bytes, std::chrono::milliseco
   std::string got;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0)
       break;
     pollfd p{fd, POLLIN, 0};
@@ -415,8 +403,7 @@ response raw_exchange(int port, const std::string& bytes, std::chrono::milliseco
   size_t line = head.find("\r\n");
   while (line != std::string::npos) {
     const size_t next = head.find("\r\n", line + 2);
-    const std::string h =
-        head.substr(line + 2, next == std::string::npos ? std::string::npos : next - line - 2);
+    const std::string h = head.substr(line + 2, next == std::string::npos ? std::string::npos : next - line - 2);
     if (const auto colon = h.find(':'); colon != std::string::npos)
       out.headers.emplace(h.substr(0, colon), h.substr(h.find_first_not_of(' ', colon + 1)));
     line = next;
@@ -445,10 +432,8 @@ json::object snapshot(http_client& c, const httplib::Headers& owner, uint64_t gr
   s["groups"] = arr(list_all(c, "/list_groups", owner));
   s["wallets"] = arr(list_all(c, "/list_wallets", owner));
   s["actions"] = arr(list_all(c, "/list_actions", owner));
-  s["actions_in_group"] =
-      arr(list_all(c, "/list_actions?group_id=" + std::to_string(group), owner));
-  s["wallets_in_group"] =
-      arr(list_all(c, "/list_wallets_in_group?group_id=" + std::to_string(group), owner));
+  s["actions_in_group"] = arr(list_all(c, "/list_actions?group_id=" + std::to_string(group), owner));
+  s["wallets_in_group"] = arr(list_all(c, "/list_wallets_in_group?group_id=" + std::to_string(group), owner));
   s["balance"] = balance_of(c, owner);
   return s;
 }
@@ -479,8 +464,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
                                           {"execute_in_groups", json::array{0}}});
   const usage_keys bare = create_usage_key(c, owner, {{"name", "no scopes"}});
   const usage_keys gone = create_usage_key(c, owner, {{"name", "deleted"}});
-  ITEST_REQUIRE_STATUS(
-      c.post("/remove_usage_api_key", json::object{{"usage_api_key", gone.value}}, owner), 200);
+  ITEST_REQUIRE_STATUS(c.post("/remove_usage_api_key", json::object{{"usage_api_key", gone.value}}, owner), 200);
   const response w = c.post("/create_wallet", json::object{{"name", "sweep"}}, owner);
   ITEST_REQUIRE_STATUS(w, 200);
   const std::string pkp = s_of(w.body, "pkp_id");
@@ -490,26 +474,22 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
   const std::string cid = s_of(up.body, "action_ipfs_cid");
   const std::string hashed = s_of(up.body, "hashed_cid");
   ITEST_REQUIRE_STATUS(
-      c.post("/add_action",
-             json::object{{"action_ipfs_cid", cid}, {"name", "sweep"}, {"description", "fixture"}},
+      c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "sweep"}, {"description", "fixture"}},
              owner),
       200);
-  const response g =
-      c.post("/add_group",
-             json::object{{"name", "sweep"},
-                          {"description", "fixture"},
-                          {"pkp_ids_permitted", json::array{json::string(pkp)}},
-                          {"cid_hashes_permitted", json::array{json::string(hashed)}}},
-             owner);
+  const response g = c.post("/add_group",
+                            json::object{{"name", "sweep"},
+                                         {"description", "fixture"},
+                                         {"pkp_ids_permitted", json::array{json::string(pkp)}},
+                                         {"cid_hashes_permitted", json::array{json::string(hashed)}}},
+                            owner);
   ITEST_REQUIRE_STATUS(g, 200);
   const uint64_t gid = u_of(g.body, "group_id");
-  const response intent =
-      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, owner);
+  const response intent = c.post("/billing/create_payment_intent", json::object{{"amount_cents", 500}}, owner);
   ITEST_REQUIRE_STATUS(intent, 200);
   const std::string paid_intent = s_of(intent.body, "payment_intent_id");
-  ITEST_REQUIRE_STATUS(
-      c.post("/billing/confirm_payment", json::object{{"payment_intent_id", paid_intent}}, owner),
-      200);
+  ITEST_REQUIRE_STATUS(c.post("/billing/confirm_payment", json::object{{"payment_intent_id", paid_intent}}, owner),
+                       200);
   const uint64_t chain_id = u_of(c.get("/get_node_chain_config").body, "chain_id");
   const Secret signer_key(keccak256(std::string_view("sweep signer")));
   const Secret other_key(keccak256(std::string_view("sweep other wallet")));
@@ -539,8 +519,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
         o.wallet_auth = o.wallet_auth || sec.as_object().contains("WalletAuth");
       }
       if (const auto* rb = op.if_contains("requestBody"))
-        o.body_schema =
-            resolve(doc, rb->at("content").at("application/json").at("schema").as_object());
+        o.body_schema = resolve(doc, rb->at("content").at("application/json").at("schema").as_object());
       if (const auto* ps = op.if_contains("parameters"))
         for (const auto& p : ps->as_array())
           o.query.push_back(p.as_object());
@@ -579,13 +558,20 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
   // Where the dictionary alone does not give a request that is both valid and harmless.
   const std::map<std::string, std::function<void(json::object&)>, std::less<>> overrides = {
       // Exactly one of code and action_ipfs_cid (API.md §2 "Running an action").
-      {"runAction", [](json::object& b) { b.erase("code"); }},
+      {"runAction",
+       [](json::object& b) {
+         b.erase("code");
+       }},
       // A key without scopes may delete actions: the base request names a CID no action has.
       {"deleteAction",
-       [](json::object& b) { b["hashed_cid"] = keccak_hex("a CID no action has"); }},
+       [](json::object& b) {
+         b["hashed_cid"] = keccak_hex("a CID no action has");
+       }},
       // Signed by another wallet than the new admin: refused at the signature, never converts.
       {"convertToChainSecuredAccount",
-       [&](json::object& b) { b["new_admin_wallet_address"] = other_address; }},
+       [&](json::object& b) {
+         b["new_admin_wallet_address"] = other_address;
+       }},
   };
   for (const auto& [id, _] : overrides) {
     INFO("override for " << id);
@@ -607,8 +593,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
         REQUIRE(kinds.size() == 1);
         const auto k = envelope::kind_from_name(kinds[0].as_string());
         REQUIRE(k.has_value());
-        const auto env =
-            envelope::sign(*k, chain_id, signer_key, static_cast<uint64_t>(unix_now())).value();
+        const auto env = envelope::sign(*k, chain_id, signer_key, static_cast<uint64_t>(unix_now())).value();
         b["typed_data"] = env.typed_data;
         b["signature"] = env.signature;
         continue;
@@ -647,8 +632,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
     ++t.sent;
     ++t.by_status[r.status];
     std::string why = verdict(r, k.want);
-    if (why.empty() && r.status == 200 && k.what == "a page past the last" &&
-        !r.obj().at("items").as_array().empty())
+    if (why.empty() && r.status == 200 && k.what == "a page past the last" && !r.obj().at("items").as_array().empty())
       why = "items on a page past the last";
     if (!why.empty()) {
       ++failures;
@@ -672,18 +656,16 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
     std::vector<sweep_case> cases;
     const auto add = [&](std::string what, std::string b, expectation want,
                          std::string content_type = "application/json") {
-      cases.push_back(sweep_case{std::move(what), o.method, target + query, std::move(b),
-                                 std::move(content_type), creds, std::move(want)});
+      cases.push_back(sweep_case{std::move(what), o.method, target + query, std::move(b), std::move(content_type),
+                                 creds, std::move(want)});
     };
 
     if (o.method == "POST") {
-      const bool is_object =
-          o.body_schema.contains("type") && o.body_schema.at("type").as_string() == "object";
+      const bool is_object = o.body_schema.contains("type") && o.body_schema.at("type").as_string() == "object";
       std::vector<std::pair<std::string, std::string>> shape, nested, large;
       if (is_object) {
         for (const auto& kv : o.body_schema.at("properties").as_object())
-          property_cases(doc, body, {std::string(kv.key())}, kv.value().as_object(), false, shape,
-                         nested, large);
+          property_cases(doc, body, {std::string(kv.key())}, kv.value().as_object(), false, shape, nested, large);
         if (const auto* req = o.body_schema.if_contains("required"))
           for (const auto& r : req->as_array())
             shape.emplace_back("body." + std::string(r.as_string()) + " missing",
@@ -738,13 +720,10 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
       add("a 2 MiB body", body_text + std::string(kOversizedBody, ' '), {kTooLarge});
       // Content types other than JSON, even with the JSON text.
       add("text/plain with the JSON body", body_text, {kMalformed}, "text/plain");
-      add("form-encoded with the JSON body", body_text, {kMalformed},
-          "application/x-www-form-urlencoded");
-      add("a form", "name=sweep&description=fixture", {kMalformed},
-          "application/x-www-form-urlencoded");
-      add("multipart",
-          "--b\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nsweep\r\n--b--\r\n",
-          {kMalformed}, "multipart/form-data; boundary=b");
+      add("form-encoded with the JSON body", body_text, {kMalformed}, "application/x-www-form-urlencoded");
+      add("a form", "name=sweep&description=fixture", {kMalformed}, "application/x-www-form-urlencoded");
+      add("multipart", "--b\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nsweep\r\n--b--\r\n", {kMalformed},
+          "multipart/form-data; boundary=b");
       add("application/jsonp", body_text, {kMalformed}, "application/jsonp");
       // A query string on a POST: no POST operation declares query parameters.
       cases.push_back(sweep_case{"an undeclared query parameter",
@@ -761,13 +740,8 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
                          std::to_string(body_text.size() + 100) + "\r\n";
       for (const auto& [k, v] : creds)
         head += k + ": " + v + "\r\n";
-      cases.push_back(sweep_case{"a body shorter than its Content-Length",
-                                 "RAW",
-                                 target,
-                                 head + "\r\n" + body_text,
-                                 "",
-                                 {},
-                                 {kMalformed}});
+      cases.push_back(sweep_case{
+          "a body shorter than its Content-Length", "RAW", target, head + "\r\n" + body_text, "", {}, {kMalformed}});
     } else {
       // Query parameters: wrong types and out of range, one at a time.
       std::set<std::string> declared;
@@ -775,19 +749,9 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
         const std::string name(p.at("name").as_string());
         declared.insert(name);
         const json::object s = resolve(doc, p.at("schema").as_object());
-        std::vector<std::string> values = {"abc",
-                                           "",
-                                           "1.5",
-                                           "1e2",
-                                           "-1",
-                                           "0x10",
-                                           "+1",
-                                           " 1",
-                                           "18446744073709551616",
-                                           "99999999999999999999999",
-                                           "%00",
-                                           "1%00",
-                                           "%ff"};
+        std::vector<std::string> values = {
+            "abc", "",     "1.5", "1e2", "-1", "0x10", "+1", " 1", "18446744073709551616", "99999999999999999999999",
+            "%00", "1%00", "%ff"};
         if (auto i = integer_form(doc, s)) {
           if (i->contains("minimum") && i->at("minimum").to_number<int64_t>() >= 1)
             values.emplace_back("0");
@@ -803,25 +767,19 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
             else if (other.at("required").as_bool())
               q += (q.empty() ? "?" : "&") + oname + "=" + json::serialize(dictionary.at(oname));
           }
-          cases.push_back(sweep_case{"query " + name + "=" + v,
-                                     "GET",
-                                     target + q,
-                                     "",
-                                     "application/json",
-                                     creds,
-                                     {kMalformed}});
+          cases.push_back(
+              sweep_case{"query " + name + "=" + v, "GET", target + q, "", "application/json", creds, {kMalformed}});
         }
       }
       // A page past the last one is not an error: 200 with no items.
       if (declared.contains("page_number"))
-        cases.push_back(
-            sweep_case{"a page past the last",
-                       "GET",
-                       target + (query.empty() ? "?" : query + "&") + "page_number=1000000",
-                       "",
-                       "application/json",
-                       creds,
-                       {kMalformed, true}});
+        cases.push_back(sweep_case{"a page past the last",
+                                   "GET",
+                                   target + (query.empty() ? "?" : query + "&") + "page_number=1000000",
+                                   "",
+                                   "application/json",
+                                   creds,
+                                   {kMalformed, true}});
       cases.push_back(sweep_case{"an undeclared query parameter",
                                  "GET",
                                  target + (query.empty() ? "?" : query + "&") + "sweep_unknown=1",
@@ -834,19 +792,17 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
     // Credentials (secured operations only; public ones ignore them).
     if (o.secured) {
       const auto cred = [&](std::string what, httplib::Headers h, expectation want) {
-        cases.push_back(sweep_case{std::move(what), o.method, target + query, body_text,
-                                   "application/json", std::move(h), std::move(want)});
+        cases.push_back(sweep_case{std::move(what), o.method, target + query, body_text, "application/json",
+                                   std::move(h), std::move(want)});
       };
       cred("no credential", {}, {kUnauthenticated});
       cred("a garbage X-Api-Key", api_key("garbage"), {kUnauthenticated});
       cred("a garbage bearer", bearer("garbage"), {kUnauthenticated});
-      cred("Authorization: Basic", {{"Authorization", "Basic " + acct.api_key}},
-           {kUnauthenticated});
+      cred("Authorization: Basic", {{"Authorization", "Basic " + acct.api_key}}, {kUnauthenticated});
       cred("Authorization: Bearer and nothing", {{"Authorization", "Bearer "}}, {kUnauthenticated});
       cred("a 4 KiB X-Api-Key", api_key(std::string(4096, 'k')), {kUnauthenticated});
       // Over httplib's header line limit (8 KiB): refused before routing.
-      cred("a 10 KiB X-Api-Key", api_key(std::string(10240, 'k')),
-           {{"invalid_request", "unauthenticated"}});
+      cred("a 10 KiB X-Api-Key", api_key(std::string(10240, 'k')), {{"invalid_request", "unauthenticated"}});
       cred("a deleted usage key", gone.auth(), {kUnauthenticated});
       cred("a deleted usage key as bearer", bearer(gone.value), {kUnauthenticated});
       if (kOpenToAnyKey.contains(o.id))
@@ -857,8 +813,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
       both.emplace("Authorization", "Bearer " + uk.value);
       cred("X-Api-Key and Authorization with different keys", both, {kMalformed});
       const expectation wallet_garbage =
-          o.wallet_auth ? expectation{{"invalid_request", "unauthenticated", "typed_data_invalid",
-                                       "signature_invalid"}}
+          o.wallet_auth ? expectation{{"invalid_request", "unauthenticated", "typed_data_invalid", "signature_invalid"}}
                         : expectation{kUnauthenticated};
       cred("X-Wallet-Auth of garbage", {{"X-Wallet-Auth", "garbage"}}, wallet_garbage);
       cred("X-Wallet-Auth of base64 garbage", {{"X-Wallet-Auth", "eyJhIjoxfQ=="}}, wallet_garbage);
@@ -866,24 +821,14 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
 
     // Paths and methods.
     const std::string other_method = o.method == "GET" ? "POST" : "GET";
-    cases.push_back(sweep_case{"a trailing slash",
-                               o.method,
-                               target + "/" + query,
-                               body_text,
-                               "application/json",
-                               creds,
-                               {kNoRoute}});
+    cases.push_back(sweep_case{
+        "a trailing slash", o.method, target + "/" + query, body_text, "application/json", creds, {kNoRoute}});
     std::string upper = target;
     upper[9] = static_cast<char>(std::toupper(static_cast<unsigned char>(upper[9])));
+    cases.push_back(
+        sweep_case{"another case", o.method, upper + query, body_text, "application/json", creds, {kNoRoute}});
     cases.push_back(sweep_case{
-        "another case", o.method, upper + query, body_text, "application/json", creds, {kNoRoute}});
-    cases.push_back(sweep_case{"a doubled slash",
-                               o.method,
-                               "/core/v1/" + o.path + query,
-                               body_text,
-                               "application/json",
-                               creds,
-                               {kNoRoute}});
+        "a doubled slash", o.method, "/core/v1/" + o.path + query, body_text, "application/json", creds, {kNoRoute}});
     for (const std::string& m : {other_method, std::string("PUT"), std::string("DELETE")})
       cases.push_back(sweep_case{"method " + m,
                                  m,
@@ -909,17 +854,15 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
 
   // --- nothing was written ---------------------------------------------------------------------
   const json::object after = snapshot(c, owner, gid);
-  CHECK_MESSAGE(after == before,
-                "before: " << json::serialize(before) << "\nafter: " << json::serialize(after));
+  CHECK_MESSAGE(after == before, "before: " << json::serialize(before) << "\nafter: " << json::serialize(after));
 
   // --- every base request is accepted as well-formed, and the server serves as before --------
   size_t base_ok = 0;
   for (const auto& o : ops) {
     const std::string q = base_query(o);
     const std::string b = o.method == "POST" ? json::serialize(base_body(o)) : std::string();
-    const response r =
-        c.request(o.method, "/core/v1" + o.path + q, b, o.secured ? owner : httplib::Headers{},
-                  "application/json; charset=utf-8");
+    const response r = c.request(o.method, "/core/v1" + o.path + q, b, o.secured ? owner : httplib::Headers{},
+                                 "application/json; charset=utf-8");
     INFO(o.id << " base request: " << b.substr(0, 300));
     CHECK_MESSAGE(r.status != 0, "no response");
     CHECK_MESSAGE(r.status < 500, r.describe());
@@ -927,8 +870,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
     if (r.status == 200)
       ++base_ok;
     else
-      CHECK(verdict(r, expectation{{"forbidden", "not_found", "conflict", "signature_invalid"}})
-                .empty());
+      CHECK(verdict(r, expectation{{"forbidden", "not_found", "conflict", "signature_invalid"}}).empty());
     auto& t = tallies[o.method + " " + o.path];
     ++t.sent;
     ++t.by_status[r.status];
@@ -948,8 +890,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
     std::printf("  %-44s %4zu requests:%s\n", op.c_str(), t.sent, statuses.c_str());
   }
   const auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started);
-  std::printf("bad-input sweep: %zu requests, %zu refused wrongly, %.1f s\n", total, failures,
-              secs.count());
+  std::printf("bad-input sweep: %zu requests, %zu refused wrongly, %.1f s\n", total, failures, secs.count());
   std::fflush(stdout);
   CHECK(total >= ops.size() * 40);
 

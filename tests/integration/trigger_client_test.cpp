@@ -51,8 +51,7 @@ api_error expect_api_error(F&& f) {
 
 /// `enact-server issue-token` for `user` in `data_dir`.
 Secret issue_token(const std::string& data_dir, const std::string& user) {
-  const itest::finished_run r =
-      itest::run_to_exit({"issue-token", "--data-dir", data_dir, "--user", user});
+  const itest::finished_run r = itest::run_to_exit({"issue-token", "--data-dir", data_dir, "--user", user});
   REQUIRE_MESSAGE(r.status.clean(), r.stderr_text);
   std::string t = r.stdout_text;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r'))
@@ -120,8 +119,7 @@ TEST_CASE("trigger client: a webhook trigger's life against enact-server") {
   CHECK(!made.pkp_id);
   CHECK(made.usage_api_key_hash == keccak256(as_chars(core.usage_key.view())));
   CHECK(std::holds_alternative<client::webhook_config>(made.config));
-  CHECK(made.webhook_url ==
-        "http://127.0.0.1:" + std::to_string(server.port()) + "/webhook/" + made.id);
+  CHECK(made.webhook_url == "http://127.0.0.1:" + std::to_string(server.port()) + "/webhook/" + made.id);
   CHECK(!made.created_at.empty());
 
   // Fire, wait: the action echoed the event, and the params carry the sender's header.
@@ -229,9 +227,8 @@ TEST_CASE("trigger client: a webhook trigger's life against enact-server") {
     CHECK(expect_api_error([&] { bob.remove(made.id); }).errc() == api_errc::not_found);
     CHECK(expect_api_error([&] { (void)bob.runs(made.id); }).errc() == api_errc::not_found);
     CHECK(expect_api_error([&] { (void)bob.get_run(run_id); }).errc() == api_errc::not_found);
-    CHECK(expect_api_error([&] {
-            (void)sender.fire_webhook("trg_" + std::string(32, 'a'), w);
-          }).errc() == api_errc::not_found);
+    CHECK(expect_api_error([&] { (void)sender.fire_webhook("trg_" + std::string(32, 'a'), w); }).errc() ==
+          api_errc::not_found);
     // An id that is no path segment is escaped, not sent as a path.
     CHECK(expect_api_error([&] { (void)alice.get("../me"); }).errc() == api_errc::not_found);
 
@@ -246,13 +243,12 @@ TEST_CASE("trigger client: a webhook trigger's life against enact-server") {
         {"interval under 30 s", client::schedule_config{"*/10 * * * * *", "UTC"}},
         {"time zone", client::schedule_config{"0 3 * * *", "Europe/Paris"}},
         {"chain without RPC",
-         client::chain_event_config{
-             "ethereum",
-             address{},
-             "Transfer(address indexed from, address indexed to, uint256 value)",
-             std::nullopt,
-             {},
-             std::nullopt}},
+         client::chain_event_config{"ethereum",
+                                    address{},
+                                    "Transfer(address indexed from, address indexed to, uint256 value)",
+                                    std::nullopt,
+                                    {},
+                                    std::nullopt}},
     };
     for (const auto& c : cases) {
       CAPTURE(c.what);
@@ -268,8 +264,7 @@ TEST_CASE("trigger client: a webhook trigger's life against enact-server") {
     CHECK(std::string(limit.what()).find("limit") != std::string::npos);
     client::trigger_patch wrong;
     wrong.config = client::schedule_config{"0 3 * * *", "UTC"};
-    CHECK(expect_api_error([&] { (void)alice.update(made.id, wrong); }).errc() ==
-          api_errc::invalid_request);
+    CHECK(expect_api_error([&] { (void)alice.update(made.id, wrong); }).errc() == api_errc::invalid_request);
     // Nothing was created by the refused calls.
     CHECK(alice.list().total == 2);
   }
@@ -308,20 +303,17 @@ TEST_CASE("trigger client: login polls /auth/token until approved, and stops on 
     const int n = ++st.polls;
     if (n <= 2 || st.outcome.empty()) {
       res.status = 400;
-      res.set_content(R"({"error":{"code":"authorization_pending","message":"not yet approved"}})",
-                      "application/json");
+      res.set_content(R"({"error":{"code":"authorization_pending","message":"not yet approved"}})", "application/json");
     } else if (st.outcome == "approved") {
       res.status = 200;
       res.set_content(R"({"status":"approved"})", "application/json");
     } else {
       res.status = st.outcome == "access_denied" ? 403 : 400;
-      res.set_content(R"({"error":{"code":")" + st.outcome + R"(","message":"no"}})",
-                      "application/json");
+      res.set_content(R"({"error":{"code":")" + st.outcome + R"(","message":"no"}})", "application/json");
     }
   });
   fake.Get("/api/me", [&](const httplib::Request&, httplib::Response& res) {
-    res.set_content(R"({"user_id":"fake","token_expires_at":"2030-01-01T00:00:00.000Z"})",
-                    "application/json");
+    res.set_content(R"({"user_id":"fake","token_expires_at":"2030-01-01T00:00:00.000Z"})", "application/json");
   });
   const int port = fake.bind_to_any_port("127.0.0.1");
   REQUIRE(port > 0);
@@ -340,7 +332,9 @@ TEST_CASE("trigger client: login polls /auth/token until approved, and stops on 
   ftp.base_url = "ftp://x";
   CHECK(expect_api_error([&] { trigger_client bad(ftp); }).errc() == api_errc::invalid_request);
   client::client_options o = options_for(port);
-  o.sleep = [&](std::chrono::milliseconds d) { slept.push_back(d); };
+  o.sleep = [&](std::chrono::milliseconds d) {
+    slept.push_back(d);
+  };
   trigger_client c(o);
 
   const client::pending_login p = c.start_login("my laptop & co");
@@ -348,8 +342,7 @@ TEST_CASE("trigger client: login polls /auth/token until approved, and stops on 
   CHECK(p.challenge.size() == 43);
   const auto raw = base64::decode_url(as_chars(p.token.view())).value();
   CHECK(p.challenge == base64::encode_url(sha256(raw)));
-  CHECK(p.authorize_url == "http://127.0.0.1:" + std::to_string(port) +
-                               "/auth/authorize?challenge=" + p.challenge +
+  CHECK(p.authorize_url == "http://127.0.0.1:" + std::to_string(port) + "/auth/authorize?challenge=" + p.challenge +
                                "&client=my%20laptop%20%26%20co");
   // The token is not in the URL.
   CHECK(p.authorize_url.find(as_chars(p.token.view())) == std::string::npos);
@@ -408,19 +401,16 @@ TEST_CASE("trigger client: wire details against a fake service") {
     std::lock_guard lock(mu);
     seen.push_back({req.method, req.path, req.get_header_value("Authorization"), req.body});
   };
-  auto error = [](httplib::Response& res, int status, const std::string& code,
-                  const std::string& message) {
+  auto error = [](httplib::Response& res, int status, const std::string& code, const std::string& message) {
     res.status = status;
-    res.set_content(json::serialize(json::object{
-                        {"error", json::object{{"code", code}, {"message", message}}}}),
+    res.set_content(json::serialize(json::object{{"error", json::object{{"code", code}, {"message", message}}}}),
                     "application/json");
   };
   fake.Get("/api/me", [&](const httplib::Request& req, httplib::Response& res) {
     record(req);
     if (me_failures-- > 0)
       return error(res, 503, "unavailable", "busy");
-    res.set_content(R"({"user_id":"u","token_expires_at":"2030-01-01T00:00:00.000Z"})",
-                    "application/json");
+    res.set_content(R"({"user_id":"u","token_expires_at":"2030-01-01T00:00:00.000Z"})", "application/json");
   });
   fake.Post("/api/triggers", [&](const httplib::Request& req, httplib::Response& res) {
     record(req);
@@ -432,24 +422,23 @@ TEST_CASE("trigger client: wire details against a fake service") {
   });
   fake.Get("/api/triggers/chain", [&](const httplib::Request& req, httplib::Response& res) {
     record(req);
-    const json::value t{
-        {"id", "trg_c"},
-        {"type", "chain-event"},
-        {"name", "c"},
-        {"enabled", true},
-        {"action_ipfs_cid", "QmX"},
-        {"pkp_id", "0x00000000000000000000000000000000000000b2"},
-        {"usage_api_key_hash", topic_a},
-        {"config",
-         {{"chain", "svc"},
-          {"contract", "0x00000000000000000000000000000000000000a1"},
-          {"event", "Transfer(address indexed from, address indexed to, uint256 value)"},
-          {"start_block", "0x10"},
-          {"topic_filters", json::array{nullptr, json::value(topic_b),
-                                        json::array{json::value(topic_b), json::value(topic_c)}}},
-          {"confirmations", 12}}},
-        {"created_at", "2030-01-01T00:00:00.000Z"},
-        {"updated_at", "2030-01-01T00:00:00.000Z"}};
+    const json::value t{{"id", "trg_c"},
+                        {"type", "chain-event"},
+                        {"name", "c"},
+                        {"enabled", true},
+                        {"action_ipfs_cid", "QmX"},
+                        {"pkp_id", "0x00000000000000000000000000000000000000b2"},
+                        {"usage_api_key_hash", topic_a},
+                        {"config",
+                         {{"chain", "svc"},
+                          {"contract", "0x00000000000000000000000000000000000000a1"},
+                          {"event", "Transfer(address indexed from, address indexed to, uint256 value)"},
+                          {"start_block", "0x10"},
+                          {"topic_filters", json::array{nullptr, json::value(topic_b),
+                                                        json::array{json::value(topic_b), json::value(topic_c)}}},
+                          {"confirmations", 12}}},
+                        {"created_at", "2030-01-01T00:00:00.000Z"},
+                        {"updated_at", "2030-01-01T00:00:00.000Z"}};
     res.set_content(json::serialize(t), "application/json");
   });
   fake.Get("/api/runs/echo", [&](const httplib::Request& req, httplib::Response& res) {
@@ -480,7 +469,9 @@ TEST_CASE("trigger client: wire details against a fake service") {
 
   std::vector<std::chrono::milliseconds> slept;
   client::client_options o = options_for(port);
-  o.sleep = [&](std::chrono::milliseconds d) { slept.push_back(d); };
+  o.sleep = [&](std::chrono::milliseconds d) {
+    slept.push_back(d);
+  };
   trigger_client c(o, Secret(as_bytes(token_text)));
 
   // GETs are retried on 503; the bearer token travels in Authorization.
@@ -507,8 +498,7 @@ TEST_CASE("trigger client: wire details against a fake service") {
     std::lock_guard lock(mu);
     REQUIRE(seen.size() == 1);
     const json::value body = json::parse(seen[0].body);
-    CHECK(body ==
-          json::parse(R"({"type":"schedule","name":"n","enabled":true,"action_ipfs_cid":"QmX",
+    CHECK(body == json::parse(R"({"type":"schedule","name":"n","enabled":true,"action_ipfs_cid":"QmX",
                                   "config":{"cron":"0 3 * * *","timezone":"UTC"},"usage_api_key":"usage-key-text"})"));
     seen.clear();
   }
@@ -557,7 +547,6 @@ TEST_CASE("trigger client: wire details against a fake service") {
   }
   // A header that would split the request is refused before anything is sent.
   w.headers = {{"X-Sig", "1\r\nX-Evil: 1"}};
-  CHECK(expect_api_error([&] { (void)c.fire_webhook("id", w); }).errc() ==
-        api_errc::invalid_request);
+  CHECK(expect_api_error([&] { (void)c.fire_webhook("id", w); }).errc() == api_errc::invalid_request);
   CHECK(expect_api_error([&] { (void)c.get(""); }).errc() == api_errc::invalid_request);
 }

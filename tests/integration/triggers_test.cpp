@@ -33,12 +33,8 @@ using steady = std::chrono::steady_clock;
 // --- requests ------------------------------------------------------------------------------------
 
 /// Any method on any path (the fixture's client has no PATCH).
-response call(int port,
-              const std::string& method,
-              const std::string& path,
-              const std::string& body = {},
-              const httplib::Headers& headers = {},
-              const std::string& content_type = "application/json") {
+response call(int port, const std::string& method, const std::string& path, const std::string& body = {},
+              const httplib::Headers& headers = {}, const std::string& content_type = "application/json") {
   httplib::Client cli("127.0.0.1", port);
   cli.set_connection_timeout(10);
   cli.set_read_timeout(30);
@@ -112,8 +108,8 @@ std::string random_usage_key() {
 /// is a usage key with execute on every group, and its one group lists `cids` and `pkps`.
 void add_key_check_routes(httplib::Server& fake, std::vector<std::string> cids, std::vector<std::string> pkps = {}) {
   fake.Get("/core/v1/account", [](const httplib::Request& req, httplib::Response& res) {
-    const json::object perms{{"can_create_groups", false},        {"can_delete_groups", false},
-                             {"can_create_pkps", false},          {"manage_ipfs_ids_in_groups", json::array{}},
+    const json::object perms{{"can_create_groups", false},         {"can_delete_groups", false},
+                             {"can_create_pkps", false},           {"manage_ipfs_ids_in_groups", json::array{}},
                              {"add_pkp_to_groups", json::array{}}, {"remove_pkp_from_groups", json::array{}},
                              {"execute_in_groups", json::array{0}}};
     const json::object body{
@@ -131,11 +127,14 @@ void add_key_check_routes(httplib::Server& fake, std::vector<std::string> cids, 
       hashes.push_back(json::string(keccak_hex(c)));
     for (const auto& p : pkps)
       ids.push_back(json::string(p));
-    const json::object g{{"group_id", 1}, {"name", "g"}, {"description", ""}, {"pkp_ids_permitted", ids},
+    const json::object g{{"group_id", 1},
+                         {"name", "g"},
+                         {"description", ""},
+                         {"pkp_ids_permitted", ids},
                          {"cid_hashes_permitted", hashes}};
-    res.set_content(json::serialize(json::object{{"items", json::array{g}}, {"page_number", 1}, {"page_size", 100},
-                                                 {"total", 1}}),
-                    "application/json");
+    res.set_content(
+        json::serialize(json::object{{"items", json::array{g}}, {"page_number", 1}, {"page_size", 100}, {"total", 1}}),
+        "application/json");
   });
 }
 
@@ -186,11 +185,11 @@ core_side setup_core(http_client& c, const std::vector<std::string_view>& codes,
     out.cids[std::string(code)] = s_of(r.body, "action_ipfs_cid");
     hashes.push_back(json::string(s_of(r.body, "hashed_cid")));
   }
-  const response g = c.post("/add_group", json::object{{"name", "g"}, {"cid_hashes_permitted", hashes}},
-                            out.acct.auth());
+  const response g =
+      c.post("/add_group", json::object{{"name", "g"}, {"cid_hashes_permitted", hashes}}, out.acct.auth());
   ITEST_REQUIRE_STATUS(g, 200);
-  out.key = create_usage_key(c, out.acct.auth(),
-                             json::object{{"execute_in_groups", json::array{u_of(g.body, "group_id")}}});
+  out.key =
+      create_usage_key(c, out.acct.auth(), json::object{{"execute_in_groups", json::array{u_of(g.body, "group_id")}}});
   return out;
 }
 
@@ -234,7 +233,8 @@ TEST_CASE("triggers: webhooks run actions through the core") {
   const core_side core = setup_core(c, {kEchoCode, kThrowCode}, 500);
   api_user alice(srv.port(), token);
 
-  const response created = alice.post("/api/triggers", webhook_body(core.cids.at(std::string(kEchoCode)), core.key.value));
+  const response created =
+      alice.post("/api/triggers", webhook_body(core.cids.at(std::string(kEchoCode)), core.key.value));
   ITEST_REQUIRE_STATUS(created, 201);
   const std::string id = s_of(created.body, "id");
   const std::string hook = "/webhook/" + id;
@@ -272,15 +272,18 @@ TEST_CASE("triggers: webhooks run actions through the core") {
     CHECK(headers.at("x-hub-signature-256") == "sha256=0123abcd");
     CHECK(headers.at("x-custom") == "one");
     CHECK(headers.at("content-type") == "application/json");
-    for (const char* gone : {"authorization", "cookie", "x-api-key", "proxy-authorization", "set-cookie",
-                             "remote_addr", "remote_port", "local_addr", "local_port"})
+    for (const char* gone : {"authorization", "cookie", "x-api-key", "proxy-authorization", "set-cookie", "remote_addr",
+                             "remote_port", "local_addr", "local_port"})
       CHECK_MESSAGE(!headers.contains(gone), gone << " reached the action");
     for (const auto& kv : headers)
-      CHECK_MESSAGE(std::string(kv.key()) == [&] {
-        std::string l(kv.key());
-        std::transform(l.begin(), l.end(), l.begin(), [](unsigned char ch) { return std::tolower(ch); });
-        return l;
-      }(), "header name not lowercased: " << std::string(kv.key()));
+      CHECK_MESSAGE(
+          std::string(kv.key()) ==
+              [&] {
+                std::string l(kv.key());
+                std::transform(l.begin(), l.end(), l.begin(), [](unsigned char ch) { return std::tolower(ch); });
+                return l;
+              }(),
+          "header name not lowercased: " << std::string(kv.key()));
     // The run is listed, newest first.
     const response runs = alice.get("/api/triggers/" + id + "/runs");
     ITEST_REQUIRE_STATUS(runs, 200);
@@ -351,7 +354,8 @@ TEST_CASE("triggers: webhooks run actions through the core") {
   }
 
   SUBCASE("a throwing action fails the run with its JavaScript stack") {
-    const response t = alice.post("/api/triggers", webhook_body(core.cids.at(std::string(kThrowCode)), core.key.value, "thrower"));
+    const response t =
+        alice.post("/api/triggers", webhook_body(core.cids.at(std::string(kThrowCode)), core.key.value, "thrower"));
     ITEST_REQUIRE_STATUS(t, 201);
     const response r = call(srv.port(), "POST", "/webhook/" + s_of(t.body, "id"), "{}");
     ITEST_REQUIRE_STATUS(r, 202);
@@ -407,8 +411,11 @@ TEST_CASE("triggers: transient core failures are retried, others fail at once") 
     }
     if (cid == bad)
       return answer(400, json::value{{"error", {{"code", "invalid_request"}, {"message", "params: no"}}}});
-    answer(200, json::value{{"response", {{"attempt", n}}}, {"logs", ""}, {"signatures", json::object{}},
-                            {"run_ms", 1}, {"charged_credits", 1}});
+    answer(200, json::value{{"response", {{"attempt", n}}},
+                            {"logs", ""},
+                            {"signatures", json::object{}},
+                            {"run_ms", 1},
+                            {"charged_credits", 1}});
   });
   add_key_check_routes(fake, {flaky, bad, down, limited});
   const int fake_port = fake.bind_to_any_port("127.0.0.1");
@@ -419,9 +426,9 @@ TEST_CASE("triggers: transient core failures are retried, others fail at once") 
   const std::string token = issue_token(data, "alice");
   {
     // The trigger service alone, against the fake core.
-    server_process srv({"--no-core", "--core-url", "http://127.0.0.1:" + std::to_string(fake_port),
-                        "--trigger-retry-base-ms", "20"},
-                       data);
+    server_process srv(
+        {"--no-core", "--core-url", "http://127.0.0.1:" + std::to_string(fake_port), "--trigger-retry-base-ms", "20"},
+        data);
     api_user alice(srv.port(), token);
     ITEST_CHECK_STATUS(call(srv.port(), "GET", "/core/v1/get_node_chain_config"), 404);
     const std::string key = random_usage_key();
@@ -495,8 +502,8 @@ TEST_CASE("triggers: the management API") {
       t.join();
     }
   } fake_stopper{fake, fake_thread};
-  server_process srv({"--chain-rpc", "ethereum=http://127.0.0.1:1", "--no-core",
-                      "--core-url", "http://127.0.0.1:" + std::to_string(fake_port), "--trigger-workers", "0"},
+  server_process srv({"--chain-rpc", "ethereum=http://127.0.0.1:1", "--no-core", "--core-url",
+                      "http://127.0.0.1:" + std::to_string(fake_port), "--trigger-workers", "0"},
                      data);
   api_user alice(srv.port(), alice_token), bob(srv.port(), bob_token);
   const std::string cid = cid_of_code("x");
@@ -528,9 +535,18 @@ TEST_CASE("triggers: the management API") {
     const response w = alice.post("/api/triggers", webhook_body(cid, key, "first"));
     ITEST_REQUIRE_STATUS(w, 201);
     const auto& t = w.obj();
-    const std::set<std::string> fields{"id", "type", "name", "enabled", "action_ipfs_cid", "usage_api_key_hash",
-                                       "max_runs_per_minute", "max_queued_runs", "config", "created_at",
-                                       "updated_at", "webhook_url"};
+    const std::set<std::string> fields{"id",
+                                       "type",
+                                       "name",
+                                       "enabled",
+                                       "action_ipfs_cid",
+                                       "usage_api_key_hash",
+                                       "max_runs_per_minute",
+                                       "max_queued_runs",
+                                       "config",
+                                       "created_at",
+                                       "updated_at",
+                                       "webhook_url"};
     std::set<std::string> got;
     for (const auto& kv : t)
       got.insert(std::string(kv.key()));
@@ -542,9 +558,10 @@ TEST_CASE("triggers: the management API") {
     const std::string id = s_of(w.body, "id");
     CHECK(id.starts_with("trg_"));
 
-    const json::value sched{{"type", "schedule"}, {"name", "every minute"}, {"action_ipfs_cid", cid},
-                            {"pkp_id", "0x00000000000000000000000000000000000000aa"}, {"usage_api_key", key},
-                            {"config", {{"cron", "* * * * *"}}}, {"enabled", false}};
+    const json::value sched{{"type", "schedule"},     {"name", "every minute"},
+                            {"action_ipfs_cid", cid}, {"pkp_id", "0x00000000000000000000000000000000000000aa"},
+                            {"usage_api_key", key},   {"config", {{"cron", "* * * * *"}}},
+                            {"enabled", false}};
     const response s = alice.post("/api/triggers", sched);
     ITEST_REQUIRE_STATUS(s, 201);
     CHECK(s.obj().at("config") == json::value{{"cron", "* * * * *"}, {"timezone", "UTC"}});
@@ -553,18 +570,22 @@ TEST_CASE("triggers: the management API") {
     CHECK(s.obj().at("enabled") == false);
     const std::string sid = s_of(s.body, "id");
 
-    const json::value chain{{"type", "chain-event"}, {"name", "transfers"}, {"action_ipfs_cid", cid},
+    const json::value chain{{"type", "chain-event"},
+                            {"name", "transfers"},
+                            {"action_ipfs_cid", cid},
                             {"usage_api_key", key},
-                            {"config", {{"chain", "ethereum"},
-                                        {"contract", "0xdac17f958d2ee523a2206206994597c13d831ec7"},
-                                        {"event", "Transfer(address indexed from, address indexed to, uint256 value)"},
-                                        {"start_block", "0x10"},
-                                        {"topic_filters", json::array{nullptr, json::array{"0x" + std::string(64, 'A')}}},
-                                        {"confirmations", 12}}}};
+                            {"config",
+                             {{"chain", "ethereum"},
+                              {"contract", "0xdac17f958d2ee523a2206206994597c13d831ec7"},
+                              {"event", "Transfer(address indexed from, address indexed to, uint256 value)"},
+                              {"start_block", "0x10"},
+                              {"topic_filters", json::array{nullptr, json::array{"0x" + std::string(64, 'A')}}},
+                              {"confirmations", 12}}}};
     const response ce = alice.post("/api/triggers", chain);
     ITEST_REQUIRE_STATUS(ce, 201);
     CHECK(ce.obj().at("config").at("contract") == "0xdAC17F958D2ee523a2206206994597C13D831ec7");
-    CHECK(ce.obj().at("config").at("topic_filters").as_array()[1].as_array()[0] == json::value("0x" + std::string(64, 'a')));
+    CHECK(ce.obj().at("config").at("topic_filters").as_array()[1].as_array()[0] ==
+          json::value("0x" + std::string(64, 'a')));
 
     const response one = alice.get("/api/triggers/" + id);
     ITEST_REQUIRE_STATUS(one, 200);
@@ -584,9 +605,11 @@ TEST_CASE("triggers: the management API") {
     CHECK(u_of(paged.body, "total") == 3);
 
     const std::string key2 = random_usage_key();
-    const response up = alice.patch("/api/triggers/" + sid,
-                                    json::object{{"name", "renamed"}, {"enabled", true}, {"pkp_id", nullptr},
-                                                 {"usage_api_key", key2}, {"config", {{"cron", "*/30 * * * * *"}}}});
+    const response up = alice.patch("/api/triggers/" + sid, json::object{{"name", "renamed"},
+                                                                         {"enabled", true},
+                                                                         {"pkp_id", nullptr},
+                                                                         {"usage_api_key", key2},
+                                                                         {"config", {{"cron", "*/30 * * * * *"}}}});
     ITEST_REQUIRE_STATUS(up, 200);
     CHECK(s_of(up.body, "name") == "renamed");
     CHECK(up.obj().at("enabled") == true);
@@ -666,7 +689,8 @@ TEST_CASE("triggers: the management API") {
         {"bad pkp", with({{"pkp_id", "0x12"}}), "body.pkp_id"},
         {"enabled not a bool", with({{"enabled", "yes"}}), "body.enabled: "},
         {"webhook config", with({{"config", {{"x", 1}}}}), "config.x: unknown field"},
-        {"schedule under 30 s", with({{"type", "schedule"}, {"config", {{"cron", "*/10 * * * * *"}}}}), "config.cron: "},
+        {"schedule under 30 s", with({{"type", "schedule"}, {"config", {{"cron", "*/10 * * * * *"}}}}),
+         "config.cron: "},
         {"schedule bad cron", with({{"type", "schedule"}, {"config", {{"cron", "61 * * * *"}}}}), "config.cron: "},
         {"schedule timezone", with({{"type", "schedule"}, {"config", {{"cron", "* * * * *"}, {"timezone", "CET"}}}}),
          "config.timezone: "},
@@ -679,7 +703,8 @@ TEST_CASE("triggers: the management API") {
         {"four topic filters", chain_with({{"topic_filters", json::array{nullptr, nullptr, nullptr, nullptr}}}),
          "config.topic_filters: at most 3"},
         {"short topic", chain_with({{"topic_filters", json::array{"0x1234"}}}), "config.topic_filters[0]: "},
-        {"topic past the indexed ones", chain_with({{"topic_filters", json::array{nullptr, nullptr, "0x" + std::string(64, '1')}}}),
+        {"topic past the indexed ones",
+         chain_with({{"topic_filters", json::array{nullptr, nullptr, "0x" + std::string(64, '1')}}}),
          "config.topic_filters[2]: "},
         {"confirmations", chain_with({{"confirmations", "12"}}), "config.confirmations: "},
     };
@@ -787,8 +812,8 @@ TEST_CASE("triggers: SIGKILL during a webhook flood loses nothing acknowledged")
       senders.emplace_back([&, k] {
         http_client hc("127.0.0.1", srv.port(), true);
         for (int i = 0; i < kEach; ++i) {
-          const response r = hc.request("POST", "/webhook/" + trigger_id,
-                                        json::serialize(json::value{{"k", k}, {"i", i}}));
+          const response r =
+              hc.request("POST", "/webhook/" + trigger_id, json::serialize(json::value{{"k", k}, {"i", i}}));
           std::lock_guard lock(mu);
           if (r.status == 202)
             acked.push_back(s_of(r.body, "run_id"));
@@ -818,7 +843,8 @@ TEST_CASE("triggers: SIGKILL during a webhook flood loses nothing acknowledged")
   for (;;) {
     status.clear();
     for (uint64_t offset = 0;; offset += 100) {
-      const response page = alice.get("/api/triggers/" + trigger_id + "/runs?limit=100&offset=" + std::to_string(offset));
+      const response page =
+          alice.get("/api/triggers/" + trigger_id + "/runs?limit=100&offset=" + std::to_string(offset));
       REQUIRE_MESSAGE(page.status == 200, page.describe());
       const auto& items = page.obj().at("items").as_array();
       for (const auto& r : items)
@@ -826,9 +852,8 @@ TEST_CASE("triggers: SIGKILL during a webhook flood loses nothing acknowledged")
       if (items.size() < 100)
         break;
     }
-    const bool done = std::all_of(status.begin(), status.end(), [](const auto& kv) {
-      return kv.second == "success" || kv.second == "failed";
-    });
+    const bool done = std::all_of(status.begin(), status.end(),
+                                  [](const auto& kv) { return kv.second == "success" || kv.second == "failed"; });
     if (done || steady::now() > deadline)
       break;
     std::this_thread::sleep_for(200ms);

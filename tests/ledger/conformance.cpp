@@ -36,18 +36,11 @@ void must(const result<void>& r, const char* expr, const char* file, int line) {
     ADD_FAIL_AT(file, line, (std::string(expr) + " failed: " + r.err().message));
 }
 template <class T>
-void check_errc(const result<T>& r,
-                ledger_errc want,
-                const char* expr,
-                const char* file,
-                int line) {
+void check_errc(const result<T>& r, ledger_errc want, const char* expr, const char* file, int line) {
   if (r.code() == want)
     return;
-  const std::string got =
-      r ? std::string("success") : r.code().message() + " (" + r.err().message + ")";
-  ADD_FAIL_CHECK_AT(
-      file, line,
-      (std::string(expr) + ": expected " + make_error_code(want).message() + ", got " + got));
+  const std::string got = r ? std::string("success") : r.code().message() + " (" + r.err().message + ")";
+  ADD_FAIL_CHECK_AT(file, line, (std::string(expr) + ": expected " + make_error_code(want).message() + ", got " + got));
 }
 #define MUST(...) must((__VA_ARGS__), #__VA_ARGS__, __FILE__, __LINE__)
 #define CHECK_ERRC(expr, want) check_errc((expr), (want), #expr, __FILE__, __LINE__)
@@ -86,14 +79,10 @@ struct acct {
   address admin{};
 };
 
-write_context as(const address& sender, uint64_t charge = 0) {
-  return write_context{sender, charge};
-}
+write_context as(const address& sender, uint64_t charge = 0) { return write_context{sender, charge}; }
 
 /// API.md §1: the hash of an account a wallet creates, keccak256(abi.encodePacked(wallet)).
-account_hash canonical(const address& wallet) {
-  return keccak256(bytes_view(wallet));
-}
+account_hash canonical(const address& wallet) { return keccak256(bytes_view(wallet)); }
 
 /// A managed record has an API-mode hash; an unmanaged one the canonical hash of its admin, the
 /// only one a wallet may create (API.md §3 identity rules).
@@ -148,9 +137,7 @@ usage_key make_key(const account_hash& account, uint8_t n, uint8_t i) {
   return k;
 }
 
-group make_group(const std::string& name,
-                 std::vector<address> pkps = {},
-                 std::vector<hash256> cids = {}) {
+group make_group(const std::string& name, std::vector<address> pkps = {}, std::vector<hash256> cids = {}) {
   group g;
   g.name = name;
   g.description = name + " description";
@@ -189,8 +176,8 @@ uint64_t last_sequence(const permission_ledger& l) {
 std::string snapshot(const permission_ledger& l, const account_hash& h) {
   std::string s;
   const account a = MUST(l.get_account(h));
-  s += "account " + hx(a.admin) + (a.managed ? " managed " : " unmanaged ") + a.name + "|" +
-       a.description + "|" + a.email + "\n";
+  s += "account " + hx(a.admin) + (a.managed ? " managed " : " unmanaged ") + a.name + "|" + a.description + "|" +
+       a.email + "\n";
   s += "balance " + std::to_string(MUST(l.balance(h))) + "\n";
   s += "wallet_count " + std::to_string(MUST(l.wallet_count(h))) + "\n";
   for (const group& g : MUST(l.all_groups(h))) {
@@ -202,12 +189,10 @@ std::string snapshot(const permission_ledger& l, const account_hash& h) {
     s += "\n";
   }
   for (const usage_key& k : MUST(l.list_usage_keys(h, {1, 100})).items)
-    s += "key " + hx(k.hash) + " " + k.name + "|" + k.description + " " +
-         std::to_string(k.expiration) + " " + std::to_string(k.balance) + " " +
-         boost::json::serialize(boost::json::value_from(k.permissions)) + "\n";
+    s += "key " + hx(k.hash) + " " + k.name + "|" + k.description + " " + std::to_string(k.expiration) + " " +
+         std::to_string(k.balance) + " " + boost::json::serialize(boost::json::value_from(k.permissions)) + "\n";
   for (const wallet& w : MUST(l.list_wallets(h, {1, 100})).items)
-    s += "wallet " + hx(w.pkp_id) + " " + hx(w.derivation_path) + " " + w.name + "|" +
-         w.description + "\n";
+    s += "wallet " + hx(w.pkp_id) + " " + hx(w.derivation_path) + " " + w.name + "|" + w.description + "\n";
   for (const action& x : MUST(l.list_actions(h, std::nullopt, {1, 100})).items)
     s += "action " + hx(x.hashed_cid) + " " + x.cid + " " + x.name + "|" + x.description + "\n";
   return s;
@@ -268,7 +253,9 @@ std::vector<write_op> write_ops() {
          return l.update_usage_key_metadata(w, p.a.hash, p.key, "renamed", "").code();
        }},
       {"remove_usage_key",
-       [](L& l, const W& w, const P& p) { return l.remove_usage_key(w, p.a.hash, p.key).code(); }},
+       [](L& l, const W& w, const P& p) {
+         return l.remove_usage_key(w, p.a.hash, p.key).code();
+       }},
       {"add_group",
        [](L& l, const W& w, const P& p) {
          return l.add_group(w, p.a.hash, make_group("new", {p.wallet_free})).code();
@@ -280,7 +267,9 @@ std::vector<write_op> write_ops() {
          return l.update_group(w, p.a.hash, g).code();
        }},
       {"remove_group",
-       [](L& l, const W& w, const P& p) { return l.remove_group(w, p.a.hash, p.group).code(); }},
+       [](L& l, const W& w, const P& p) {
+         return l.remove_group(w, p.a.hash, p.group).code();
+       }},
       {"add_pkp_to_group",
        [](L& l, const W& w, const P& p) {
          return l.add_pkp_to_group(w, p.a.hash, p.group, p.wallet_free).code();
@@ -347,8 +336,7 @@ void accounts(const backend_factory& make) {
   CHECK_FALSE(MUST(l->get_account(canonical(addr(0x10, 3)))).managed);
 
   const uint64_t before = last_sequence(*l);
-  CHECK_ERRC(l->new_account(as(kPayer), make_account_record(4, false)),
-             ledger_errc::relay_not_allowed);
+  CHECK_ERRC(l->new_account(as(kPayer), make_account_record(4, false)), ledger_errc::relay_not_allowed);
   CHECK_ERRC(l->new_account(as(kStranger), make_account_record(4, true)), ledger_errc::not_admin);
   CHECK_ERRC(l->new_account(as(kStranger), make_account_record(4, false)), ledger_errc::not_admin);
   CHECK_ERRC(l->new_account(as(kPayer), m), ledger_errc::duplicate);
@@ -361,10 +349,22 @@ void accounts(const backend_factory& make) {
     std::function<void(account&)> spoil;
   };
   const bad_case bad[] = {
-      {"empty name", [](account& a) { a.name.clear(); }},
-      {"name of 257 bytes", [](account& a) { a.name.assign(257, 'n'); }},
-      {"description of 4097 bytes", [](account& a) { a.description.assign(4097, 'd'); }},
-      {"zero admin", [](account& a) { a.admin = address{}; }},
+      {"empty name",
+       [](account& a) {
+         a.name.clear();
+       }},
+      {"name of 257 bytes",
+       [](account& a) {
+         a.name.assign(257, 'n');
+       }},
+      {"description of 4097 bytes",
+       [](account& a) {
+         a.description.assign(4097, 'd');
+       }},
+      {"zero admin",
+       [](account& a) {
+         a.admin = address{};
+       }},
   };
   for (const bad_case& c : bad) {
     INFO(std::string(c.what));
@@ -415,10 +415,8 @@ void identity_rules(const backend_factory& make) {
   const address other = addr(0x60, 2);
   // A wallet's account under a hash of its choosing: a victim's usage-key hash (the victim's key
   // would authenticate as the attacker's account), any other hash, another wallet's canonical hash.
-  CHECK_ERRC(l->new_account(as(other), wallet_account(other, victim.key, false)),
-             ledger_errc::hash_not_canonical);
-  CHECK_ERRC(l->new_account(as(other), wallet_account(other, h256(0x61), false)),
-             ledger_errc::hash_not_canonical);
+  CHECK_ERRC(l->new_account(as(other), wallet_account(other, victim.key, false)), ledger_errc::hash_not_canonical);
+  CHECK_ERRC(l->new_account(as(other), wallet_account(other, h256(0x61), false)), ledger_errc::hash_not_canonical);
   const address victim_wallet = addr(0x60, 3);
   CHECK_ERRC(l->new_account(as(other), wallet_account(other, canonical(victim_wallet), false)),
              ledger_errc::hash_not_canonical);
@@ -560,8 +558,7 @@ void conversion(const backend_factory& make) {
   const prepared m2 = prepare(*l, 2, true);
   const address new_admin = addr(0x50, 1);
 
-  CHECK_ERRC(l->convert_to_chain_secured(as(kPayer), m.a.hash, address{}),
-             ledger_errc::invalid_argument);
+  CHECK_ERRC(l->convert_to_chain_secured(as(kPayer), m.a.hash, address{}), ledger_errc::invalid_argument);
   CHECK_ERRC(l->convert_to_chain_secured(as(kPayer), m.a.hash, m2.a.admin), ledger_errc::duplicate);
   CHECK(MUST(l->get_account(m.a.hash)).managed);
 
@@ -579,12 +576,9 @@ void conversion(const backend_factory& make) {
   CHECK(MUST(l->wallet_count(m.a.hash)) == 2);
 
   // One-way: no second conversion, by anyone.
-  CHECK_ERRC(l->convert_to_chain_secured(as(new_admin), m.a.hash, addr(0x51)),
-             ledger_errc::already_unmanaged);
-  CHECK_ERRC(l->convert_to_chain_secured(as(kPayer), m.a.hash, addr(0x51)),
-             ledger_errc::relay_not_allowed);
-  CHECK_ERRC(l->convert_to_chain_secured(as(m.a.admin), m.a.hash, addr(0x51)),
-             ledger_errc::not_admin);
+  CHECK_ERRC(l->convert_to_chain_secured(as(new_admin), m.a.hash, addr(0x51)), ledger_errc::already_unmanaged);
+  CHECK_ERRC(l->convert_to_chain_secured(as(kPayer), m.a.hash, addr(0x51)), ledger_errc::relay_not_allowed);
+  CHECK_ERRC(l->convert_to_chain_secured(as(m.a.admin), m.a.hash, addr(0x51)), ledger_errc::not_admin);
   // The relay and the old admin are refused from now on; the new admin writes.
   CHECK_ERRC(l->add_group(as(kPayer), m.a.hash, make_group("x")), ledger_errc::relay_not_allowed);
   CHECK_ERRC(l->add_group(as(m.a.admin), m.a.hash, make_group("x")), ledger_errc::not_admin);
@@ -614,8 +608,7 @@ void conversion_consent(const backend_factory& make) {
   const std::string before_state = snapshot(*l, m.a.hash);
   const uint64_t before = last_sequence(*l);
 
-  CHECK_ERRC(l->convert_to_chain_secured(as(m.a.admin), m.a.hash, victim),
-             ledger_errc::new_admin_not_sender);
+  CHECK_ERRC(l->convert_to_chain_secured(as(m.a.admin), m.a.hash, victim), ledger_errc::new_admin_not_sender);
   CHECK(snapshot(*l, m.a.hash) == before_state);
   CHECK(last_sequence(*l) == before);
   CHECK_ERRC(l->account_by_admin(victim), ledger_errc::unknown_account);
@@ -623,10 +616,8 @@ void conversion_consent(const backend_factory& make) {
   CHECK(still.managed);
   CHECK(still.admin == m.a.admin);
   // The order of the other refusals is kept: zero first, the sender rule before everything.
-  CHECK_ERRC(l->convert_to_chain_secured(as(m.a.admin), m.a.hash, address{}),
-             ledger_errc::invalid_argument);
-  CHECK_ERRC(l->convert_to_chain_secured(as(kStranger), m.a.hash, kStranger),
-             ledger_errc::not_admin);
+  CHECK_ERRC(l->convert_to_chain_secured(as(m.a.admin), m.a.hash, address{}), ledger_errc::invalid_argument);
+  CHECK_ERRC(l->convert_to_chain_secured(as(kStranger), m.a.hash, kStranger), ledger_errc::not_admin);
 
   // The victim's own account is still free for it.
   account own = make_account_record(7, false);
@@ -644,8 +635,7 @@ void conversion_consent(const backend_factory& make) {
   MUST(l->convert_to_chain_secured(as(m2.a.admin), m2.a.hash, m2.a.admin));
   CHECK_FALSE(MUST(l->get_account(m2.a.hash)).managed);
   // A ChainSecured account's admin converts no further (one-way), to anyone.
-  CHECK_ERRC(l->convert_to_chain_secured(as(m2.a.admin), m2.a.hash, victim),
-             ledger_errc::already_unmanaged);
+  CHECK_ERRC(l->convert_to_chain_secured(as(m2.a.admin), m2.a.hash, victim), ledger_errc::already_unmanaged);
 }
 
 void charges(const backend_factory& make) {
@@ -662,18 +652,12 @@ void charges(const backend_factory& make) {
   // Short balance: error, and neither the debit nor the change nor an event.
   const std::string before_state = snapshot(*l, m.a.hash);
   const uint64_t before = last_sequence(*l);
-  CHECK_ERRC(l->add_group(as(kPayer, 8), m.a.hash, make_group("unpaid")),
-             ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->register_wallet(as(kPayer, 8), m.a.hash, make_wallet(1, 9)),
-             ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->set_usage_key(as(kPayer, 8), make_key(m.a.hash, 1, 9)),
-             ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->remove_usage_key(as(kPayer, 8), m.a.hash, m.key),
-             ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->delete_action(as(kPayer, 8), m.a.hash, m.cid_in_group),
-             ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->convert_to_chain_secured(as(kPayer, 8), m.a.hash, addr(0x50, 1)),
-             ledger_errc::insufficient_credits);
+  CHECK_ERRC(l->add_group(as(kPayer, 8), m.a.hash, make_group("unpaid")), ledger_errc::insufficient_credits);
+  CHECK_ERRC(l->register_wallet(as(kPayer, 8), m.a.hash, make_wallet(1, 9)), ledger_errc::insufficient_credits);
+  CHECK_ERRC(l->set_usage_key(as(kPayer, 8), make_key(m.a.hash, 1, 9)), ledger_errc::insufficient_credits);
+  CHECK_ERRC(l->remove_usage_key(as(kPayer, 8), m.a.hash, m.key), ledger_errc::insufficient_credits);
+  CHECK_ERRC(l->delete_action(as(kPayer, 8), m.a.hash, m.cid_in_group), ledger_errc::insufficient_credits);
+  CHECK_ERRC(l->convert_to_chain_secured(as(kPayer, 8), m.a.hash, addr(0x50, 1)), ledger_errc::insufficient_credits);
   CHECK(snapshot(*l, m.a.hash) == before_state);
   CHECK(last_sequence(*l) == before);
 
@@ -683,18 +667,15 @@ void charges(const backend_factory& make) {
   // The thing written is checked before the charge, even when the balance is short.
   CHECK_ERRC(l->update_usage_key_metadata(as(kPayer, 8), m.a.hash, h256(0x99), "x", ""),
              ledger_errc::unknown_usage_key);
-  CHECK_ERRC(l->remove_usage_key(as(kPayer, 8), m.a.hash, h256(0x99)),
-             ledger_errc::unknown_usage_key);
+  CHECK_ERRC(l->remove_usage_key(as(kPayer, 8), m.a.hash, h256(0x99)), ledger_errc::unknown_usage_key);
   CHECK_ERRC(l->remove_group(as(kPayer, 8), m.a.hash, 99), ledger_errc::unknown_group);
 
   // The whole balance may be spent; the next group id was not consumed by the failures.
   CHECK(MUST(l->add_group(as(kPayer, 7), m.a.hash, make_group("last"))).id == 3);
   CHECK(MUST(l->balance(m.a.hash)) == 0);
-  CHECK_ERRC(l->add_group(as(kPayer, 1), m.a.hash, make_group("broke")),
-             ledger_errc::insufficient_credits);
+  CHECK_ERRC(l->add_group(as(kPayer, 1), m.a.hash, make_group("broke")), ledger_errc::insufficient_credits);
   // A charge on new_account meets an empty balance.
-  CHECK_ERRC(l->new_account(as(kPayer, 1), make_account_record(7, true)),
-             ledger_errc::insufficient_credits);
+  CHECK_ERRC(l->new_account(as(kPayer, 1), make_account_record(7, true)), ledger_errc::insufficient_credits);
   CHECK_ERRC(l->get_account(h256(0x10, 7)), ledger_errc::unknown_account);
 
   // debit: the run-action price.
@@ -854,18 +835,13 @@ void usage_keys(const backend_factory& make) {
   // A key hash belongs to one account.
   usage_key stolen = make_key(m2.a.hash, 1, 2);
   CHECK_ERRC(l->set_usage_key(as(m2.a.admin), stolen), ledger_errc::usage_key_of_another_account);
-  CHECK_ERRC(l->update_usage_key_metadata(as(m2.a.admin), m2.a.hash, k.hash, "x", ""),
-             ledger_errc::unknown_usage_key);
-  CHECK_ERRC(l->remove_usage_key(as(m2.a.admin), m2.a.hash, k.hash),
-             ledger_errc::unknown_usage_key);
+  CHECK_ERRC(l->update_usage_key_metadata(as(m2.a.admin), m2.a.hash, k.hash, "x", ""), ledger_errc::unknown_usage_key);
+  CHECK_ERRC(l->remove_usage_key(as(m2.a.admin), m2.a.hash, k.hash), ledger_errc::unknown_usage_key);
 
-  CHECK_ERRC(l->update_usage_key_metadata(as(kPayer), m.a.hash, h256(0x99), "x", ""),
-             ledger_errc::unknown_usage_key);
-  CHECK_ERRC(l->update_usage_key_metadata(as(kPayer), m.a.hash, k.hash, "", ""),
+  CHECK_ERRC(l->update_usage_key_metadata(as(kPayer), m.a.hash, h256(0x99), "x", ""), ledger_errc::unknown_usage_key);
+  CHECK_ERRC(l->update_usage_key_metadata(as(kPayer), m.a.hash, k.hash, "", ""), ledger_errc::invalid_argument);
+  CHECK_ERRC(l->update_usage_key_metadata(as(kPayer), m.a.hash, k.hash, "x", std::string(4097, 'd')),
              ledger_errc::invalid_argument);
-  CHECK_ERRC(
-      l->update_usage_key_metadata(as(kPayer), m.a.hash, k.hash, "x", std::string(4097, 'd')),
-      ledger_errc::invalid_argument);
   usage_key nameless = make_key(m.a.hash, 1, 3);
   nameless.name.clear();
   CHECK_ERRC(l->set_usage_key(as(kPayer), nameless), ledger_errc::invalid_argument);
@@ -887,9 +863,8 @@ void groups(const backend_factory& make) {
   const hash256 any_cid = keccak256(std::string_view("QmNotRegisteredAnywhere"));
 
   // Ids count per account from 1; CIDs need not be registered actions.
-  group g2 = MUST(l->add_group(
-      w, m.a.hash,
-      make_group("two", {m.wallet_free, m.wallet_in_group}, {any_cid, m.cid_in_group})));
+  group g2 =
+      MUST(l->add_group(w, m.a.hash, make_group("two", {m.wallet_free, m.wallet_in_group}, {any_cid, m.cid_in_group})));
   CHECK(g2.id == 2);
   CHECK(g2.name == "two");
   CHECK(g2.pkps == std::vector<address>{m.wallet_free, m.wallet_in_group});
@@ -914,15 +889,11 @@ void groups(const backend_factory& make) {
   // add_group / update_group refuse PKPs outside the registry and repeated members.
   const uint64_t before = last_sequence(*l);
   CHECK_ERRC(l->add_group(w, m.a.hash, make_group("x", {addr(0x66)})), ledger_errc::unknown_wallet);
-  CHECK_ERRC(l->add_group(w, m.a.hash, make_group("x", {m2.wallet_free})),
-             ledger_errc::unknown_wallet);
-  CHECK_ERRC(l->add_group(w, m.a.hash, make_group("x", {m.wallet_free, m.wallet_free})),
-             ledger_errc::invalid_argument);
-  CHECK_ERRC(l->add_group(w, m.a.hash, make_group("x", {}, {any_cid, any_cid})),
-             ledger_errc::invalid_argument);
+  CHECK_ERRC(l->add_group(w, m.a.hash, make_group("x", {m2.wallet_free})), ledger_errc::unknown_wallet);
+  CHECK_ERRC(l->add_group(w, m.a.hash, make_group("x", {m.wallet_free, m.wallet_free})), ledger_errc::invalid_argument);
+  CHECK_ERRC(l->add_group(w, m.a.hash, make_group("x", {}, {any_cid, any_cid})), ledger_errc::invalid_argument);
   CHECK_ERRC(l->add_group(w, m.a.hash, make_group("")), ledger_errc::invalid_argument);
-  CHECK_ERRC(l->add_group(w, m.a.hash, make_group(std::string(257, 'g'))),
-             ledger_errc::invalid_argument);
+  CHECK_ERRC(l->add_group(w, m.a.hash, make_group(std::string(257, 'g'))), ledger_errc::invalid_argument);
   group upd = make_group("updated", {m.wallet_in_group}, {any_cid});
   upd.id = 99;
   CHECK_ERRC(l->update_group(w, m.a.hash, upd), ledger_errc::unknown_group);
@@ -952,18 +923,15 @@ void groups(const backend_factory& make) {
   CHECK_ERRC(l->add_pkp_to_group(w, m.a.hash, 2, m.wallet_free), ledger_errc::duplicate);
   CHECK_ERRC(l->add_pkp_to_group(w, m.a.hash, 2, addr(0x66)), ledger_errc::unknown_wallet);
   CHECK_ERRC(l->add_pkp_to_group(w, m.a.hash, 7, m.wallet_free), ledger_errc::unknown_group);
-  CHECK(MUST(l->remove_pkp_from_group(w, m.a.hash, 2, m.wallet_in_group)).pkps ==
-        std::vector<address>{m.wallet_free});
-  CHECK_ERRC(l->remove_pkp_from_group(w, m.a.hash, 2, m.wallet_in_group),
-             ledger_errc::unknown_wallet);
+  CHECK(MUST(l->remove_pkp_from_group(w, m.a.hash, 2, m.wallet_in_group)).pkps == std::vector<address>{m.wallet_free});
+  CHECK_ERRC(l->remove_pkp_from_group(w, m.a.hash, 2, m.wallet_in_group), ledger_errc::unknown_wallet);
   CHECK_ERRC(l->remove_pkp_from_group(w, m.a.hash, 7, m.wallet_free), ledger_errc::unknown_group);
 
   CHECK(MUST(l->add_action_to_group(w, m.a.hash, 2, m.cid_in_group)).cid_hashes ==
         std::vector<hash256>{any_cid, m.cid_in_group});
   CHECK_ERRC(l->add_action_to_group(w, m.a.hash, 2, any_cid), ledger_errc::duplicate);
   CHECK_ERRC(l->add_action_to_group(w, m.a.hash, 7, any_cid), ledger_errc::unknown_group);
-  CHECK(MUST(l->remove_action_from_group(w, m.a.hash, 2, any_cid)).cid_hashes ==
-        std::vector<hash256>{m.cid_in_group});
+  CHECK(MUST(l->remove_action_from_group(w, m.a.hash, 2, any_cid)).cid_hashes == std::vector<hash256>{m.cid_in_group});
   CHECK_ERRC(l->remove_action_from_group(w, m.a.hash, 2, any_cid), ledger_errc::unknown_action);
   CHECK_ERRC(l->remove_action_from_group(w, m.a.hash, 7, any_cid), ledger_errc::unknown_group);
 
@@ -1079,10 +1047,8 @@ void actions(const backend_factory& make) {
   CHECK(renamed.cid == a.cid);
   CHECK(MUST(l->get_action(m.a.hash, a.hashed_cid)).name == "a2");
   CHECK(MUST(l->get_action(m2.a.hash, a.hashed_cid)).name == "a");
-  CHECK_ERRC(l->update_action_metadata(w, m.a.hash, h256(0x12), "x", ""),
-             ledger_errc::unknown_action);
-  CHECK_ERRC(l->update_action_metadata(w, m.a.hash, a.hashed_cid, "", ""),
-             ledger_errc::invalid_argument);
+  CHECK_ERRC(l->update_action_metadata(w, m.a.hash, h256(0x12), "x", ""), ledger_errc::unknown_action);
+  CHECK_ERRC(l->update_action_metadata(w, m.a.hash, a.hashed_cid, "", ""), ledger_errc::invalid_argument);
   CHECK_ERRC(l->get_action(m.a.hash, h256(0x12)), ledger_errc::unknown_action);
 
   // list_actions: registered actions, or a group's CIDs with metadata where registered.
@@ -1112,11 +1078,9 @@ void actions(const backend_factory& make) {
   MUST(l->delete_action(w, m.a.hash, a.hashed_cid));
   CHECK_ERRC(l->get_action(m.a.hash, a.hashed_cid), ledger_errc::unknown_action);
   CHECK_ERRC(l->delete_action(w, m.a.hash, a.hashed_cid), ledger_errc::unknown_action);
-  CHECK(MUST(l->get_group(m.a.hash, 1)).cid_hashes ==
-        std::vector<hash256>{m.cid_in_group, unregistered});
+  CHECK(MUST(l->get_group(m.a.hash, 1)).cid_hashes == std::vector<hash256>{m.cid_in_group, unregistered});
   CHECK(MUST(l->get_group(m.a.hash, g2.id)).cid_hashes.empty());
-  CHECK(MUST(l->get_group(m2.a.hash, 1)).cid_hashes ==
-        std::vector<hash256>{m2.cid_in_group, a.hashed_cid});
+  CHECK(MUST(l->get_group(m2.a.hash, 1)).cid_hashes == std::vector<hash256>{m2.cid_in_group, a.hashed_cid});
   CHECK(MUST(l->get_action(m2.a.hash, a.hashed_cid)).name == "a");
   // Deleting an action that no group lists.
   MUST(l->add_action(w, m.a.hash, make_action("QmLonely")));
@@ -1171,8 +1135,8 @@ void pagination(const backend_factory& make) {
                           [](const usage_key& x) { return x.hash; }, keys);
   check_paging<action>([&](page_request p) { return l->list_actions(a.hash, std::nullopt, p); },
                        [](const action& x) { return x.hashed_cid; }, cids);
-  check_paging<group>([&](page_request p) { return l->list_groups(a.hash, p); },
-                      [](const group& x) { return x.id; }, group_ids);
+  check_paging<group>([&](page_request p) { return l->list_groups(a.hash, p); }, [](const group& x) { return x.id; },
+                      group_ids);
 
   // Within a group: the group's own order (here the reverse of registration).
   group big = make_group("big");
@@ -1342,8 +1306,7 @@ void concurrent_writers(const backend_factory& make) {
             break;
           }
           case 2:
-            note(l->add_action(as(kPayer2, 2), a.hash, make_action("Qm" + tag)).code(),
-                 "add_action");
+            note(l->add_action(as(kPayer2, 2), a.hash, make_action("Qm" + tag)).code(), "add_action");
             break;
           case 3: {
             usage_key k = make_key(a.hash, 0, 0);
@@ -1405,54 +1368,22 @@ void concurrent_writers(const backend_factory& make) {
 }  // namespace
 
 void run_conformance(const backend_factory& make) {
-  SUBCASE("accounts") {
-    accounts(make);
-  }
-  SUBCASE("identity rules: canonical wallet accounts, one namespace of hashes") {
-    identity_rules(make);
-  }
-  SUBCASE("sender rules of every write") {
-    sender_rules(make);
-  }
-  SUBCASE("unknown account on every call") {
-    unknown_account_everywhere(make);
-  }
-  SUBCASE("conversion is one-way and switches the admin") {
-    conversion(make);
-  }
-  SUBCASE("conversion needs the new admin's consent: a wallet converts only to itself") {
-    conversion_consent(make);
-  }
-  SUBCASE("charges are debited atomically with the write") {
-    charges(make);
-  }
-  SUBCASE("event log: one named event per write, contiguous") {
-    event_log(make);
-  }
-  SUBCASE("usage keys") {
-    usage_keys(make);
-  }
-  SUBCASE("groups") {
-    groups(make);
-  }
-  SUBCASE("wallets") {
-    wallets(make);
-  }
-  SUBCASE("actions") {
-    actions(make);
-  }
-  SUBCASE("pagination: totals and creation order") {
-    pagination(make);
-  }
-  SUBCASE("payments") {
-    payments(make);
-  }
-  SUBCASE("persistence across close and reopen") {
-    persistence(make);
-  }
-  SUBCASE("concurrent writers") {
-    concurrent_writers(make);
-  }
+  SUBCASE("accounts") { accounts(make); }
+  SUBCASE("identity rules: canonical wallet accounts, one namespace of hashes") { identity_rules(make); }
+  SUBCASE("sender rules of every write") { sender_rules(make); }
+  SUBCASE("unknown account on every call") { unknown_account_everywhere(make); }
+  SUBCASE("conversion is one-way and switches the admin") { conversion(make); }
+  SUBCASE("conversion needs the new admin's consent: a wallet converts only to itself") { conversion_consent(make); }
+  SUBCASE("charges are debited atomically with the write") { charges(make); }
+  SUBCASE("event log: one named event per write, contiguous") { event_log(make); }
+  SUBCASE("usage keys") { usage_keys(make); }
+  SUBCASE("groups") { groups(make); }
+  SUBCASE("wallets") { wallets(make); }
+  SUBCASE("actions") { actions(make); }
+  SUBCASE("pagination: totals and creation order") { pagination(make); }
+  SUBCASE("payments") { payments(make); }
+  SUBCASE("persistence across close and reopen") { persistence(make); }
+  SUBCASE("concurrent writers") { concurrent_writers(make); }
 }
 
 }  // namespace enact::ledger::test

@@ -25,8 +25,7 @@ class backend {
 };
 
 /// Makes a backend with fresh, empty state whose ledgers accept `api_payers` as relays.
-using backend_factory =
-    std::function<std::unique_ptr<backend>(const std::vector<address>& api_payers)>;
+using backend_factory = std::function<std::unique_ptr<backend>(const std::vector<address>& api_payers)>;
 
 /// Runs every conformance case as a doctest SUBCASE of the calling TEST_CASE.
 void run_conformance(const backend_factory& make);

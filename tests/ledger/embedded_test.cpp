@@ -22,8 +22,8 @@ class temp_dir {
  public:
   temp_dir() {
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("enact-ledger-" + std::to_string(rd()) + "-" + std::to_string(rd()));
+    path_ =
+        std::filesystem::temp_directory_path() / ("enact-ledger-" + std::to_string(rd()) + "-" + std::to_string(rd()));
     std::filesystem::create_directories(path_);
   }
   ~temp_dir() {
@@ -103,9 +103,7 @@ account sample_account() {
 
 }  // namespace
 
-TEST_CASE("ledger conformance: embedded") {
-  run_conformance(make_embedded);
-}
+TEST_CASE("ledger conformance: embedded") { run_conformance(make_embedded); }
 
 TEST_CASE("embedded ledger: schema version, WAL journal, charge beside the event") {
   embedded_backend be({});

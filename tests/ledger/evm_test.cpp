@@ -46,12 +46,8 @@ T must_ok(result<T> r) {
   return std::move(r).value();
 }
 
-Secret dev_key(size_t i) {
-  return Secret(anvil_process::dev_private_keys().at(i));
-}
-const address& dev_address(size_t i) {
-  return anvil_process::dev_addresses().at(i);
-}
+Secret dev_key(size_t i) { return Secret(anvil_process::dev_private_keys().at(i)); }
+const address& dev_address(size_t i) { return anvil_process::dev_addresses().at(i); }
 
 std::shared_ptr<chain::rpc_client> client_of(const anvil_process& node) {
   chain::rpc_options o;
@@ -76,9 +72,7 @@ struct deployment {
 };
 
 /// Deploys a fresh registry with `payers` from dev account `deployer` (its owner).
-deployment deploy(const anvil_process& node,
-                  const std::vector<address>& payers,
-                  size_t deployer = 0) {
+deployment deploy(const anvil_process& node, const std::vector<address>& payers, size_t deployer = 0) {
   auto sender = chain::transaction_sender::create(client_of(node), dev_key(deployer));
   REQUIRE(sender.has_value());
   auto r = sender->deploy(reg::deployment_data(payers));
@@ -107,9 +101,7 @@ std::shared_ptr<tx_signer> impersonator(const anvil_process& node) {
   return std::make_shared<impersonating_signer>(client_of(node));
 }
 
-std::shared_ptr<key_signer> keys(const anvil_process& node,
-                                 std::vector<size_t> dev,
-                                 chain::sender_options so = {}) {
+std::shared_ptr<key_signer> keys(const anvil_process& node, std::vector<size_t> dev, chain::sender_options so = {}) {
   std::vector<Secret> k;
   for (size_t i : dev)
     k.push_back(dev_key(i));
@@ -121,8 +113,7 @@ std::shared_ptr<key_signer> keys(const anvil_process& node,
 /// The conformance backend: a fresh registry on the shared node per case.
 class evm_backend final : public backend {
  public:
-  explicit evm_backend(const std::vector<address>& payers)
-      : node_(shared_node()), deployed_(deploy(node_, payers)) {}
+  explicit evm_backend(const std::vector<address>& payers) : node_(shared_node()), deployed_(deploy(node_, payers)) {}
   std::unique_ptr<permission_ledger> open() override {
     return open_ok(options_for(node_, deployed_), {impersonator(node_)});
   }
@@ -132,9 +123,7 @@ class evm_backend final : public backend {
   deployment deployed_;
 };
 
-std::unique_ptr<backend> make_evm(const std::vector<address>& payers) {
-  return std::make_unique<evm_backend>(payers);
-}
+std::unique_ptr<backend> make_evm(const std::vector<address>& payers) { return std::make_unique<evm_backend>(payers); }
 
 // --- records for the evm-only cases ------------------------------------------------------------
 
@@ -169,20 +158,16 @@ group named_group(const std::string& name) {
 }
 
 uint64_t nonce_of(const anvil_process& node, const address& a) {
-  return std::stoull(
-      std::string(node.rpc("eth_getTransactionCount", {hx(a), "latest"}).as_string()), nullptr, 16);
+  return std::stoull(std::string(node.rpc("eth_getTransactionCount", {hx(a), "latest"}).as_string()), nullptr, 16);
 }
 
-u256 quantity(const boost::json::value& v) {
-  return u256::from_hex(v.as_string()).value();
-}
+u256 quantity(const boost::json::value& v) { return u256::from_hex(v.as_string()).value(); }
 
 /// Sends `data` to `to` as `from` with eth_sendTransaction (the node impersonates `from`) and
 /// waits for the receipt: a direct on-chain write, as a ChainSecured wallet makes it.
 void send_as(const anvil_process& node, const address& from, const address& to, const bytes& data) {
   (void)node.rpc("anvil_setBalance", {hx(from), "0x3635c9adc5dea00000"});
-  const boost::json::object tx = {
-      {"from", hx(from)}, {"to", hx(to)}, {"data", hex::encode_prefixed(data)}};
+  const boost::json::object tx = {{"from", hx(from)}, {"to", hx(to)}, {"data", hex::encode_prefixed(data)}};
   const boost::json::value h = node.rpc("eth_sendTransaction", {tx});
   for (int i = 0; i < 2000; ++i) {
     const boost::json::value r = node.rpc("eth_getTransactionReceipt", {h});
@@ -197,9 +182,7 @@ void send_as(const anvil_process& node, const address& from, const address& to, 
 
 }  // namespace
 
-TEST_CASE("ledger conformance: evm on anvil") {
-  run_conformance(make_evm);
-}
+TEST_CASE("ledger conformance: evm on anvil") { run_conformance(make_evm); }
 
 TEST_CASE("evm ledger: the SDK's registry code is what the node runs after deployment") {
   anvil_process& node = shared_node();
@@ -235,16 +218,15 @@ TEST_CASE("evm ledger: open checks the chain id, the code at the address and the
     const char* message;
   };
   const case_ cases[] = {
-      {"another chain id", [](evm_options& o) { o.chain_id = 1; }, ledger_errc::invalid_argument,
-       "chain_id"},
-      {"no code at the address", [](evm_options& o) { o.registry = addr(0x77); },
-       ledger_errc::invalid_argument, "no contract"},
-      {"code that is not a registry", [&](evm_options& o) { o.registry = other; },
-       ledger_errc::invalid_argument, "does not answer apiPayers()"},
-      {"a node that does not answer", [](evm_options& o) { o.rpc_url = "http://127.0.0.1:1"; },
-       ledger_errc::storage, "unreachable"},
-      {"a URL that is not http", [](evm_options& o) { o.rpc_url = "ftp://x"; },
-       ledger_errc::invalid_argument, "rpc_url"},
+      {"another chain id", [](evm_options& o) { o.chain_id = 1; }, ledger_errc::invalid_argument, "chain_id"},
+      {"no code at the address", [](evm_options& o) { o.registry = addr(0x77); }, ledger_errc::invalid_argument,
+       "no contract"},
+      {"code that is not a registry", [&](evm_options& o) { o.registry = other; }, ledger_errc::invalid_argument,
+       "does not answer apiPayers()"},
+      {"a node that does not answer", [](evm_options& o) { o.rpc_url = "http://127.0.0.1:1"; }, ledger_errc::storage,
+       "unreachable"},
+      {"a URL that is not http", [](evm_options& o) { o.rpc_url = "ftp://x"; }, ledger_errc::invalid_argument,
+       "rpc_url"},
   };
   for (const case_& c : cases) {
     INFO(std::string(c.what));
@@ -297,17 +279,25 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
          return l->add_group(write_context{addr(0xEE), 0}, a.hash, named_group("g")).code();
        }},
       {ledger_errc::relay_not_allowed, "RelayNotAllowed(",
-       [&] { return l->add_group(w, u.hash, named_group("g")).code(); }},
+       [&] {
+         return l->add_group(w, u.hash, named_group("g")).code();
+       }},
       {ledger_errc::already_unmanaged, "AlreadyUnmanaged(",
        [&] {
          return l->convert_to_chain_secured(write_context{u.admin, 0}, u.hash, addr(0x51)).code();
        }},
       {ledger_errc::unknown_account, "UnknownAccount(",
-       [&] { return l->add_group(w, h256(0xFF), named_group("g")).code(); }},
+       [&] {
+         return l->add_group(w, h256(0xFF), named_group("g")).code();
+       }},
       {ledger_errc::unknown_usage_key, "UnknownUsageKey(",
-       [&] { return l->remove_usage_key(w, a.hash, h256(0x99)).code(); }},
+       [&] {
+         return l->remove_usage_key(w, a.hash, h256(0x99)).code();
+       }},
       {ledger_errc::unknown_group, "UnknownGroup(",
-       [&] { return l->remove_group(w, a.hash, 42).code(); }},
+       [&] {
+         return l->remove_group(w, a.hash, 42).code();
+       }},
       {ledger_errc::unknown_wallet, "UnknownWallet(",
        [&] {
          group g = named_group("g");
@@ -315,18 +305,29 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
          return l->add_group(w, a.hash, g).code();
        }},
       {ledger_errc::unknown_action, "UnknownAction(",
-       [&] { return l->delete_action(w, a.hash, h256(0x12)).code(); }},
+       [&] {
+         return l->delete_action(w, a.hash, h256(0x12)).code();
+       }},
       {ledger_errc::unknown_payment, "UnknownPayment(",
-       [&] { return l->credit_payment(a.hash, "pi_none").code(); }},
-      {ledger_errc::duplicate, "Duplicate(", [&] { return l->new_account(w, a).code(); }},
+       [&] {
+         return l->credit_payment(a.hash, "pi_none").code();
+       }},
+      {ledger_errc::duplicate, "Duplicate(",
+       [&] {
+         return l->new_account(w, a).code();
+       }},
       {ledger_errc::already_credited, "AlreadyCredited(",
-       [&] { return l->credit_payment(a.hash, "pi_reverts").code(); }},
+       [&] {
+         return l->credit_payment(a.hash, "pi_reverts").code();
+       }},
       {ledger_errc::insufficient_credits, "InsufficientCredits(",
        [&] {
          return l->add_group(write_context{payer, 501}, a.hash, named_group("g")).code();
        }},
       {ledger_errc::invalid_argument, "InvalidArgument(",
-       [&] { return l->add_group(w, a.hash, named_group("")).code(); }},
+       [&] {
+         return l->add_group(w, a.hash, named_group("")).code();
+       }},
       // Identity rules (API.md §3).
       {ledger_errc::hash_not_canonical, "AccountHashNotCanonical(",
        [&] {
@@ -359,10 +360,11 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
        }},
       // Conversion consent: the admin converts only to itself.
       {ledger_errc::new_admin_not_sender, "NewAdminNotSender(",
-       [&] { return l->convert_to_chain_secured(write_context{a.admin, 0}, a.hash, addr(0x51)).code(); }},
+       [&] {
+         return l->convert_to_chain_secured(write_context{a.admin, 0}, a.hash, addr(0x51)).code();
+       }},
   };
-  const uint64_t block =
-      std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16);
+  const uint64_t block = std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16);
   for (const case_& c : cases) {
     INFO(std::string(c.registry_error));
     CHECK(c.run() == c.want);
@@ -371,11 +373,10 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   account squat = managed_account(3);
   squat.managed = false;
   const auto refused = l->new_account(write_context{squat.admin, 0}, squat);
-  CHECK(refused.err().message.find("AccountHashNotCanonical(apiKeyHash=" + hx(squat.hash)) !=
-        std::string::npos);
+  CHECK(refused.err().message.find("AccountHashNotCanonical(apiKeyHash=" + hx(squat.hash)) != std::string::npos);
   const auto handed = l->convert_to_chain_secured(write_context{a.admin, 0}, a.hash, addr(0x51));
-  CHECK(handed.err().message.find("NewAdminNotSender(accountHash=" + hx(a.hash) +
-                                  ", newAdmin=" + hx(addr(0x51))) != std::string::npos);
+  CHECK(handed.err().message.find("NewAdminNotSender(accountHash=" + hx(a.hash) + ", newAdmin=" + hx(addr(0x51))) !=
+        std::string::npos);
   // A refused write is refused by the estimate: nothing reached a block.
   CHECK(std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16) == block);
   // The message carries the registry's error and its arguments.
@@ -500,17 +501,14 @@ TEST_CASE("evm ledger: a transaction stuck in the pool is replaced with a higher
 
   (void)node.rpc("evm_setAutomine", {false});
   result<group> added = fail(ledger_errc::storage, "not run");
-  std::thread writer([&] {
-    added = l->add_group(write_context{dev_address(1), 0}, a.hash, named_group("late"));
-  });
+  std::thread writer([&] { added = l->add_group(write_context{dev_address(1), 0}, a.hash, named_group("late")); });
   // The pool's transaction for this nonce: first the original, then a replacement.
   const auto pooled = [&]() -> std::optional<boost::json::object> {
     const boost::json::value pool = node.rpc("txpool_content");
     const auto* by_sender = pool.at("pending").as_object().if_contains(hx(dev_address(1)));
     if (by_sender == nullptr) {
       for (const auto& kv : pool.at("pending").as_object())
-        if (hex::decode_prefixed(kv.key()).value() ==
-            bytes(dev_address(1).begin(), dev_address(1).end()))
+        if (hex::decode_prefixed(kv.key()).value() == bytes(dev_address(1).begin(), dev_address(1).end()))
           by_sender = &kv.value();
     }
     if (by_sender == nullptr)
@@ -546,10 +544,8 @@ TEST_CASE("evm ledger: a transaction stuck in the pool is replaced with a higher
   const boost::json::value& mined = txs[0];
   CHECK(mined.at("hash") != first->at("hash"));
   CHECK(quantity(mined.at("nonce")) == u256{nonce});
-  CHECK(quantity(mined.at("maxPriorityFeePerGas")) * u256{8} >=
-        quantity(first->at("maxPriorityFeePerGas")) * u256{9});
-  CHECK(quantity(mined.at("maxFeePerGas")) * u256{8} >=
-        quantity(first->at("maxFeePerGas")) * u256{9});
+  CHECK(quantity(mined.at("maxPriorityFeePerGas")) * u256{8} >= quantity(first->at("maxPriorityFeePerGas")) * u256{9});
+  CHECK(quantity(mined.at("maxFeePerGas")) * u256{8} >= quantity(first->at("maxFeePerGas")) * u256{9});
   CHECK(node.rpc("eth_getTransactionReceipt", {first->at("hash")}).is_null());
   CHECK(l->all_groups(a.hash).value().size() == 1);
 }

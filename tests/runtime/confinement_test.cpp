@@ -28,7 +28,8 @@ int outcome_of(const std::function<void(int fd)>& call) {
   if (pid == 0) {
     enact::runtime::isolation_report report;
     enact::runtime::confinement::lock_down(report, sv[1]);
-    if (!report.seccomp) ::_exit(99);
+    if (!report.seccomp)
+      ::_exit(99);
     call(sv[1]);
     ::_exit(0);
   }
@@ -53,12 +54,16 @@ TEST_CASE("confinement: the seccomp filter allows the run loop and nothing else"
     int signal;  // 0: allowed
   };
   const case_ cases[] = {
-      {"read on the channel", [](int fd) { char c; (void)::syscall(SYS_read, fd, &c, 1); }, 0},
+      {"read on the channel",
+       [](int fd) {
+         char c;
+         (void)::syscall(SYS_read, fd, &c, 1);
+       },
+       0},
       {"write on the channel", [](int fd) { (void)::syscall(SYS_write, fd, "y", 1); }, 0},
       {"anonymous memory",
        [](int) {
-         (void)::syscall(SYS_mmap, nullptr, 4096, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+         (void)::syscall(SYS_mmap, nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
        },
        0},
       {"brk", [](int) { (void)::syscall(SYS_brk, 0); }, 0},
@@ -69,31 +74,29 @@ TEST_CASE("confinement: the seccomp filter allows the run loop and nothing else"
        },
        0},
       {"write to stderr", [](int) { (void)::syscall(SYS_write, 2, "", 0); }, SIGSYS},
-      {"read from stdin", [](int) { char c; (void)::syscall(SYS_read, 0, &c, 0); }, SIGSYS},
-      {"executable memory",
+      {"read from stdin",
        [](int) {
-         (void)::syscall(SYS_mmap, nullptr, 4096, PROT_READ | PROT_EXEC,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+         char c;
+         (void)::syscall(SYS_read, 0, &c, 0);
        },
        SIGSYS},
-      {"mprotect to executable",
-       [](int) { (void)::syscall(SYS_mprotect, nullptr, 0, PROT_READ | PROT_EXEC); }, SIGSYS},
+      {"executable memory",
+       [](int) { (void)::syscall(SYS_mmap, nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); },
+       SIGSYS},
+      {"mprotect to executable", [](int) { (void)::syscall(SYS_mprotect, nullptr, 0, PROT_READ | PROT_EXEC); }, SIGSYS},
       {"mprotect", [](int) { (void)::syscall(SYS_mprotect, nullptr, 0, PROT_READ); }, SIGSYS},
-      {"open a file", [](int) { (void)::syscall(SYS_openat, AT_FDCWD, "/etc/hostname", O_RDONLY); },
-       SIGSYS},
-      {"create a socket", [](int) { (void)::syscall(SYS_socket, AF_INET, SOCK_STREAM, 0); },
-       SIGSYS},
-      {"send on the channel", [](int fd) { (void)::syscall(SYS_sendto, fd, "y", 1, 0, nullptr, 0); },
-       SIGSYS},
+      {"open a file", [](int) { (void)::syscall(SYS_openat, AT_FDCWD, "/etc/hostname", O_RDONLY); }, SIGSYS},
+      {"create a socket", [](int) { (void)::syscall(SYS_socket, AF_INET, SOCK_STREAM, 0); }, SIGSYS},
+      {"send on the channel", [](int fd) { (void)::syscall(SYS_sendto, fd, "y", 1, 0, nullptr, 0); }, SIGSYS},
       {"getpid", [](int) { (void)::syscall(SYS_getpid); }, SIGSYS},
       {"kill", [](int) { (void)::syscall(SYS_kill, 0, 0); }, SIGSYS},
-      {"execve", [](int) {
+      {"execve",
+       [](int) {
          const char* argv[] = {"/bin/true", nullptr};
          (void)::syscall(SYS_execve, "/bin/true", argv, nullptr);
        },
        SIGSYS},
-      {"clone", [](int) { (void)::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, 0); },
-       SIGSYS},
+      {"clone", [](int) { (void)::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, 0); }, SIGSYS},
       {"ptrace", [](int) { (void)::syscall(SYS_ptrace, 0, 0, nullptr, nullptr); }, SIGSYS},
       {"unshare", [](int) { (void)::syscall(SYS_unshare, 0); }, SIGSYS},
   };

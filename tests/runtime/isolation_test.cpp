@@ -47,13 +47,13 @@ namespace {
 // What on_isolation was told.
 struct told {
   std::mutex mu;
-  std::vector<std::pair<std::string, json::object>> lines;
+  std::vector<std::pair<std::string, json::object> > lines;
 
   void operator()(std::string_view message, json::object fields) {
     const std::lock_guard lock(mu);
     lines.emplace_back(std::string(message), std::move(fields));
   }
-  std::vector<std::pair<std::string, json::object>> all() {
+  std::vector<std::pair<std::string, json::object> > all() {
     const std::lock_guard lock(mu);
     return lines;
   }
@@ -67,19 +67,20 @@ rt::pool_config config_failing(std::string_view layer, bool allow_weak, told& si
   c.queue_timeout = 3000ms;
   c.allow_weak_isolation = allow_weak;
   c.fail_layer_for_tests = std::string(layer);
-  c.on_isolation = [&sink](std::string_view m, json::object f) { sink(m, std::move(f)); };
+  c.on_isolation = [&sink](std::string_view m, json::object f) {
+    sink(m, std::move(f));
+  };
   return c;
 }
 
 struct no_calls : rt::capability_handler {
-  enact::result<json::value> call(std::string_view, const json::object&) override {
-    return json::value(nullptr);
-  }
+  enact::result<json::value> call(std::string_view, const json::object&) override { return json::value(nullptr); }
 };
 
 std::vector<std::string> strings_of(const json::value& v) {
   std::vector<std::string> out;
-  for (const auto& x : v.as_array()) out.emplace_back(x.as_string());
+  for (const auto& x : v.as_array())
+    out.emplace_back(x.as_string());
   return out;
 }
 
@@ -198,7 +199,9 @@ TEST_CASE("isolation: fully confined workers serve, and allow_weak_isolation sti
   rt::pool_config strict;
   strict.worker_path = ENACT_WORKER_PATH;
   strict.size = 1;
-  strict.on_isolation = [&](std::string_view m, json::object f) { strict_sink(m, std::move(f)); };
+  strict.on_isolation = [&](std::string_view m, json::object f) {
+    strict_sink(m, std::move(f));
+  };
   auto p = rt::pool::start(strict);
   REQUIRE_MESSAGE(p.has_value(), (p ? std::string() : p.err().message));
   const rt::isolation_status st = (*p)->isolation_state();
@@ -211,7 +214,9 @@ TEST_CASE("isolation: fully confined workers serve, and allow_weak_isolation sti
   told weak_sink;
   rt::pool_config weak = strict;
   weak.allow_weak_isolation = true;
-  weak.on_isolation = [&](std::string_view m, json::object f) { weak_sink(m, std::move(f)); };
+  weak.on_isolation = [&](std::string_view m, json::object f) {
+    weak_sink(m, std::move(f));
+  };
   auto w = rt::pool::start(weak);
   REQUIRE(w.has_value());
   CHECK_FALSE((*w)->isolation_state().enforced);
@@ -239,11 +244,13 @@ TEST_CASE("isolation: an unconfined worker exits after its report and runs nothi
     ::posix_spawn_file_actions_init(&actions);
     ::posix_spawn_file_actions_adddup2(&actions, sv[1], rt::channel::kWorkerFd);
     const std::string parent = std::to_string(::getpid());
-    std::vector<std::string> args = {ENACT_WORKER_PATH, "--parent", parent, "--address-space",
+    std::vector<std::string> args = {ENACT_WORKER_PATH,        "--parent",     parent,   "--address-space",
                                      std::to_string(1u << 30), "--fail-layer", "seccomp"};
-    if (allow_weak) args.emplace_back("--allow-weak-isolation");
+    if (allow_weak)
+      args.emplace_back("--allow-weak-isolation");
     std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
+    for (auto& a : args)
+      argv.push_back(a.data());
     argv.push_back(nullptr);
     char* envp[] = {nullptr};
     pid_t pid = -1;
@@ -253,19 +260,16 @@ TEST_CASE("isolation: an unconfined worker exits after its report and runs nothi
     const int fd = sv[0];
 
     std::string hello;
-    REQUIRE(rt::channel::receive_frame(fd, hello, 64u << 10,
-                                       std::chrono::steady_clock::now() + 10s) ==
+    REQUIRE(rt::channel::receive_frame(fd, hello, 64u << 10, std::chrono::steady_clock::now() + 10s) ==
             rt::channel::io::ok);
     const json::value h = json::parse(hello);
     CHECK_FALSE(h.at("hello").at("isolation").at("seccomp").as_bool());
 
-    const std::string request =
-        R"js({"run":{"code":"Enact.setResponse(7)","params":"","wall_ms":1000,)js"
-        R"js("heap_bytes":16777216,"output_bytes":65536,"log_bytes":4096}})js";
+    const std::string request = R"js({"run":{"code":"Enact.setResponse(7)","params":"","wall_ms":1000,)js"
+                                R"js("heap_bytes":16777216,"output_bytes":65536,"log_bytes":4096}})js";
     (void)rt::channel::send_frame(fd, request, std::chrono::steady_clock::now() + 2s);
     std::string answer;
-    const rt::channel::io st =
-        rt::channel::receive_frame(fd, answer, 1u << 20, std::chrono::steady_clock::now() + 10s);
+    const rt::channel::io st = rt::channel::receive_frame(fd, answer, 1u << 20, std::chrono::steady_clock::now() + 10s);
     if (allow_weak) {
       CHECK(st == rt::channel::io::ok);
       CHECK(answer.find(R"js("response":"7")js") != std::string::npos);

@@ -144,8 +144,7 @@ TEST_CASE("runtime: params and response values") {
     std::string_view response;  // JSON text; "" = setResponse never called
   };
   const case_ cases[] = {
-      {"Enact.setResponse(params)", R"({"a":[1,2.5,null],"s":"h\u00e9llo"})",
-       R"({"a":[1,2.5,null],"s":"héllo"})"},
+      {"Enact.setResponse(params)", R"({"a":[1,2.5,null],"s":"h\u00e9llo"})", R"({"a":[1,2.5,null],"s":"héllo"})"},
       {"Enact.setResponse(params)", "", "{}"},
       {"Enact.setResponse(params)", R"("text")", R"("text")"},
       {"Enact.setResponse(typeof params.n)", R"({"n":1})", R"("number")"},
@@ -153,8 +152,10 @@ TEST_CASE("runtime: params and response values") {
       {"Enact.setResponse(undefined)", "", "null"},
       {"Enact.setResponse(function () {})", "", "null"},
       {"Enact.setResponse(1); Enact.setResponse(2)", "", "2"},
-      {"Enact.setResponse('\\ud83d\\ude00')", "", "\"\xF0\x9F\x98\x80\""},     // pair → UTF-8
-      {"Enact.setResponse('a\\ud800b')", "", "\"a\xEF\xBF\xBD" "b\""},       // lone → U+FFFD
+      {"Enact.setResponse('\\ud83d\\ude00')", "", "\"\xF0\x9F\x98\x80\""},  // pair → UTF-8
+      {"Enact.setResponse('a\\ud800b')", "",
+       "\"a\xEF\xBF\xBD"
+       "b\""},  // lone → U+FFFD
       {"Enact.setResponse(params.e)", R"({"e":"\ud83d\ude00"})", "\"\xF0\x9F\x98\x80\""},
       {"Enact.setResponse(new Date(0).getTimezoneOffset())", "", "0"},  // Date runs in UTC
       {"Enact.setResponse(new Date(86400000).toISOString())", "", R"("1970-01-02T00:00:00.000Z")"},
@@ -188,7 +189,8 @@ TEST_CASE("runtime: console.log is captured, and cut at the log limit") {
   CHECK(cut.logs_truncated);
   // 11 whole lines of 9 bytes, the first byte of the 12th, then the marker.
   std::string expected;
-  for (int i = 0; i < 11; ++i) expected += "line " + std::to_string(100 + i) + "\n";
+  for (int i = 0; i < 11; ++i)
+    expected += "line " + std::to_string(100 + i) + "\n";
   expected += "line 111\nline";
   expected.resize(100);
   CHECK(cut.logs == expected + std::string(rt::kLogTruncationMarker));
@@ -286,9 +288,9 @@ TEST_CASE("runtime: a response over the output limit fails as output_too_large")
   CHECK(big.failure == rt::failure_kind::output_too_large);
   CHECK(big.response_json.empty());
   // Catching the error does not undo it.
-  const auto caught =
-      run_ok(p, "try { Enact.setResponse('x'.repeat(10 << 20)); } catch (e) {} "
-                "Enact.setResponse(1);");
+  const auto caught = run_ok(p,
+                             "try { Enact.setResponse('x'.repeat(10 << 20)); } catch (e) {} "
+                             "Enact.setResponse(1);");
   CHECK(caught.failure == rt::failure_kind::output_too_large);
 
   rt::limits lim;
@@ -334,19 +336,17 @@ TEST_CASE("runtime: deep recursion fails cleanly as an exception") {
 
 TEST_CASE("runtime: capability calls round-trip through the handler") {
   auto& p = shared_pool();
-  const std::string_view methods[] = {"signEcdsa", "signMessage", "getAddress", "encrypt",
-                                      "decrypt"};
+  const std::string_view methods[] = {"signEcdsa", "signMessage", "getAddress", "encrypt", "decrypt"};
   for (const auto method : methods) {
     CAPTURE(method);
     echo_handler caps;
-    const std::string code = "Enact.setResponse(Enact." + std::string(method) +
-                             "({pkpId: '0xabc', digest: '0x01', n: [1, 2]}))";
+    const std::string code =
+        "Enact.setResponse(Enact." + std::string(method) + "({pkpId: '0xabc', digest: '0x01', n: [1, 2]}))";
     auto r = p.run(code, "", caps);
     REQUIRE(r.has_value());
     CHECK(r->failure == rt::failure_kind::none);
-    CHECK(json::parse(r->response_json) ==
-          json::parse(R"({"method":")" + std::string(method) +
-                      R"(","args":{"pkpId":"0xabc","digest":"0x01","n":[1,2]}})"));
+    CHECK(json::parse(r->response_json) == json::parse(R"({"method":")" + std::string(method) +
+                                                       R"(","args":{"pkpId":"0xabc","digest":"0x01","n":[1,2]}})"));
     CHECK(caps.methods == std::vector<std::string>{std::string(method)});
   }
 
@@ -381,8 +381,7 @@ TEST_CASE("runtime: capability calls round-trip through the handler") {
 
   // A handler that throws: the action sees only "internal error".
   throwing_handler thrower;
-  auto thrown = p.run("try { Enact.encrypt({pkpId: 1}); } catch (e) { Enact.setResponse(e.message); }",
-                      "", thrower);
+  auto thrown = p.run("try { Enact.encrypt({pkpId: 1}); } catch (e) { Enact.setResponse(e.message); }", "", thrower);
   REQUIRE(thrown.has_value());
   CHECK(thrown->response_json == R"("internal error")");
 }
@@ -393,21 +392,16 @@ TEST_CASE("runtime: sha256 and keccak256 in the worker") {
     std::string_view digest;  // source: FIPS 180-2 "abc" vector; Keccak-256 of empty input
   };
   const case_ cases[] = {
-      {"Enact.sha256('abc')",
-       "0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
-      {"Enact.sha256('0x616263')",
-       "0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"Enact.sha256('abc')", "0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"Enact.sha256('0x616263')", "0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
       {"Enact.sha256(new Uint8Array([0x61, 0x62, 0x63]))",
        "0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
-      {"Enact.keccak256('')",
-       "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"},
-      {"Enact.keccak256('0x')",
-       "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"},
+      {"Enact.keccak256('')", "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"},
+      {"Enact.keccak256('0x')", "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"},
       {"Enact.keccak256(new Uint8Array(0).buffer)",
        "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"},
       // keccak256("hello world"), as ethers' id("hello world")
-      {"Enact.keccak256('hello world')",
-       "0x47173285a8d7341e5e972fc677286384f802f8ef42a5ec5f03bbfa254cb01fad"},
+      {"Enact.keccak256('hello world')", "0x47173285a8d7341e5e972fc677286384f802f8ef42a5ec5f03bbfa254cb01fad"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.code);
@@ -439,9 +433,8 @@ TEST_CASE("runtime: a worker killed mid-run fails the run as crashed and is repl
 
   start_signal caps;
   auto started = caps.started.get_future();
-  std::future<enact::result<rt::run_result>> running = std::async(std::launch::async, [&] {
-    return p->run("Enact.getAddress({pkpId: 'x'}); while (true) {}", "", caps);
-  });
+  std::future<enact::result<rt::run_result>> running = std::async(
+      std::launch::async, [&] { return p->run("Enact.getAddress({pkpId: 'x'}); while (true) {}", "", caps); });
   started.wait();
   REQUIRE(::kill(victim, SIGKILL) == 0);
   auto r = running.get();
@@ -451,8 +444,8 @@ TEST_CASE("runtime: a worker killed mid-run fails the run as crashed and is repl
   CHECK(p->restarts() == 1);
 
   for (int i = 0; i < 3; ++i) {
-    CHECK(run_ok(*p, "Enact.setResponse(params.i)", "{\"i\":" + std::to_string(i) + "}")
-              .response_json == std::to_string(i));
+    CHECK(run_ok(*p, "Enact.setResponse(params.i)", "{\"i\":" + std::to_string(i) + "}").response_json ==
+          std::to_string(i));
   }
   REQUIRE(p->worker_pids().size() == 1);
   CHECK(p->worker_pids()[0] != victim);
@@ -467,9 +460,8 @@ TEST_CASE("runtime: a hung worker is killed at wall + grace and replaced") {
   start_signal caps;
   auto started = caps.started.get_future();
   const rt::limits lim = with_wall(500ms);
-  std::future<enact::result<rt::run_result>> running = std::async(std::launch::async, [&] {
-    return p->run("Enact.getAddress({pkpId: 'x'}); while (true) {}", "", caps, &lim);
-  });
+  std::future<enact::result<rt::run_result>> running = std::async(
+      std::launch::async, [&] { return p->run("Enact.getAddress({pkpId: 'x'}); while (true) {}", "", caps, &lim); });
   started.wait();
   REQUIRE(::kill(victim, SIGSTOP) == 0);  // frozen: its own deadline check never runs
   auto r = running.get();
@@ -511,11 +503,11 @@ TEST_CASE("runtime: 50 good runs on 8 threads succeed while a bad run loops") {
     threads.emplace_back([&] {
       for (int i = next++; i < 50; i = next++) {
         echo_handler caps;
-        auto r = p.run("Enact.setResponse({ok: params.x + 1, a: Enact.getAddress({pkpId: 'k'})"
-                       ".method})",
-                       "{\"x\":" + std::to_string(i) + "}", caps);
-        const std::string want =
-            "{\"ok\":" + std::to_string(i + 1) + ",\"a\":\"getAddress\"}";
+        auto r = p.run(
+            "Enact.setResponse({ok: params.x + 1, a: Enact.getAddress({pkpId: 'k'})"
+            ".method})",
+            "{\"x\":" + std::to_string(i) + "}", caps);
+        const std::string want = "{\"ok\":" + std::to_string(i + 1) + ",\"a\":\"getAddress\"}";
         if (r && r->failure == rt::failure_kind::none && r->response_json == want) {
           ++good;
         } else {
@@ -525,7 +517,8 @@ TEST_CASE("runtime: 50 good runs on 8 threads succeed while a bad run loops") {
       }
     });
   }
-  for (auto& t : threads) t.join();
+  for (auto& t : threads)
+    t.join();
   CHECK(good == 50);
   CHECK(failures.empty());
   auto b = bad.get();
@@ -536,11 +529,9 @@ TEST_CASE("runtime: 50 good runs on 8 threads succeed while a bad run loops") {
 TEST_CASE("runtime: workers run confined") {
   auto& p = shared_pool();
   const rt::isolation_report iso = p.isolation();
-  MESSAGE("isolation: env=" << iso.empty_environment << " fds=" << iso.fds_closed
-                            << " netns=" << iso.network_namespace
+  MESSAGE("isolation: env=" << iso.empty_environment << " fds=" << iso.fds_closed << " netns=" << iso.network_namespace
                             << " nobody=" << iso.dropped_privileges << " rlimits=" << iso.rlimits
-                            << " nnp=" << iso.no_new_privs << " seccomp=" << iso.seccomp
-                            << " notes=" << iso.notes);
+                            << " nnp=" << iso.no_new_privs << " seccomp=" << iso.seccomp << " notes=" << iso.notes);
   CHECK(iso.empty_environment);
   CHECK(iso.fds_closed);
   CHECK(iso.rlimits);
@@ -563,13 +554,15 @@ TEST_CASE("runtime: workers run confined") {
     // The environment the worker was started with, as the kernel keeps it: empty.
     CHECK(std::filesystem::exists("/proc/" + std::to_string(pid) + "/environ"));
     CHECK(read_proc(pid, "environ").empty());
-    if (iso.no_new_privs) CHECK(status_field(pid, "NoNewPrivs") == "1");
-    if (iso.seccomp) CHECK(status_field(pid, "Seccomp") == "2");
-    if (iso.dropped_privileges) CHECK(status_field(pid, "Uid").rfind("65534", 0) == 0);
+    if (iso.no_new_privs)
+      CHECK(status_field(pid, "NoNewPrivs") == "1");
+    if (iso.seccomp)
+      CHECK(status_field(pid, "Seccomp") == "2");
+    if (iso.dropped_privileges)
+      CHECK(status_field(pid, "Uid").rfind("65534", 0) == 0);
     // Only the channel is open.
     std::vector<std::string> fds;
-    for (const auto& e : std::filesystem::directory_iterator(
-             "/proc/" + std::to_string(pid) + "/fd")) {
+    for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
       fds.push_back(e.path().filename().string());
     }
     CHECK(fds == std::vector<std::string>{"3"});
@@ -626,9 +619,8 @@ TEST_CASE("runtime: bad requests and saturation are errors of the pool, not of t
   start_signal busy;
   auto started = busy.started.get_future();
   const rt::limits lim = with_wall(1500ms);
-  auto running = std::async(std::launch::async, [&] {
-    return small->run("Enact.getAddress({}); while (true) {}", "", busy, &lim);
-  });
+  auto running = std::async(std::launch::async,
+                            [&] { return small->run("Enact.getAddress({}); while (true) {}", "", busy, &lim); });
   started.wait();
   auto refused = small->run("Enact.setResponse(1)", "", caps);
   REQUIRE_FALSE(refused.has_value());

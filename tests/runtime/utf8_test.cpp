@@ -19,17 +19,20 @@ TEST_CASE("utf8: from_duktape keeps UTF-8 and repairs what Duktape may hold") {
   const case_ cases[] = {
       {"", ""},
       {"plain ascii {\"a\":1}", "plain ascii {\"a\":1}"},
-      {"h\xC3\xA9llo", "h\xC3\xA9llo"},                          // U+00E9
-      {"\xE2\x82\xAC", "\xE2\x82\xAC"},                          // U+20AC
-      {"\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80"},                  // U+1F600 as UTF-8
-      {"\xED\xA0\xBD\xED\xB8\x80", "\xF0\x9F\x98\x80"},          // U+1F600 as a surrogate pair
-      {"a\xED\xA0\x80" "b", "a\xEF\xBF\xBD" "b"},                // lone high surrogate
-      {"a\xED\xB0\x80", "a\xEF\xBF\xBD"},                        // lone low surrogate
-      {"\xED\xB8\x80\xED\xA0\xBD", "\xEF\xBF\xBD\xEF\xBF\xBD"},  // pair in the wrong order
-      {"\xC0\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD"},                  // overlong '/'
+      {"h\xC3\xA9llo", "h\xC3\xA9llo"},                  // U+00E9
+      {"\xE2\x82\xAC", "\xE2\x82\xAC"},                  // U+20AC
+      {"\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80"},          // U+1F600 as UTF-8
+      {"\xED\xA0\xBD\xED\xB8\x80", "\xF0\x9F\x98\x80"},  // U+1F600 as a surrogate pair
+      {"a\xED\xA0\x80"
+       "b",
+       "a\xEF\xBF\xBD"
+       "b"},                                                                     // lone high surrogate
+      {"a\xED\xB0\x80", "a\xEF\xBF\xBD"},                                        // lone low surrogate
+      {"\xED\xB8\x80\xED\xA0\xBD", "\xEF\xBF\xBD\xEF\xBF\xBD"},                  // pair in the wrong order
+      {"\xC0\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD"},                                  // overlong '/'
       {"\xF4\x90\x80\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},  // > U+10FFFF
       {"\xFF", "\xEF\xBF\xBD"},
-      {"x\xE2\x82", "x\xEF\xBF\xBD\xEF\xBF\xBD"},                // truncated sequence
+      {"x\xE2\x82", "x\xEF\xBF\xBD\xEF\xBF\xBD"},  // truncated sequence
   };
   for (const auto& c : cases) {
     CAPTURE(c.in);
@@ -47,12 +50,12 @@ TEST_CASE("utf8: first_invalid finds what RFC 3629 forbids") {
       {"", ok},
       {"ascii", ok},
       {"h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80", ok},
-      {"ab\xC3", 2},               // truncated
-      {"a\xC3(", 1},               // bad continuation
-      {"\xC0\xAF", 0},            // overlong
-      {"x\xED\xA0\x80", 1},      // surrogate
+      {"ab\xC3", 2},            // truncated
+      {"a\xC3(", 1},            // bad continuation
+      {"\xC0\xAF", 0},          // overlong
+      {"x\xED\xA0\x80", 1},     // surrogate
       {"\xF4\x90\x80\x80", 0},  // above U+10FFFF
-      {"\x80", 0},                // lone continuation byte
+      {"\x80", 0},              // lone continuation byte
   };
   for (const auto& c : cases) {
     CAPTURE(c.in);

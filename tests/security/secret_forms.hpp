@@ -79,8 +79,7 @@ inline std::vector<std::string> needles(const secret& s) {
   std::vector<std::string> out;
   for (const std::string& f : s.forms) {
     out.push_back(f);
-    const bool printable =
-        std::all_of(f.begin(), f.end(), [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
+    const bool printable = std::all_of(f.begin(), f.end(), [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
     if (printable && f.size() > 16)
       out.push_back(f.substr(0, 16));
   }
@@ -95,8 +94,7 @@ inline std::string fingerprint(const secret& s) {
 
 /// The PKP private key of an API-mode wallet: account `index` of the key whose keccak256 is
 /// `api_key_hash`, under `root` (API.md §1).
-[[nodiscard]] inline result<Secret> api_mode_signing_key(const Secret& root,
-                                                         const hash256& api_key_hash,
+[[nodiscard]] inline result<Secret> api_mode_signing_key(const Secret& root, const hash256& api_key_hash,
                                                          uint64_t index) {
   return pkp::signing_key(root, api_key_hash, pkp::api_mode_path(api_key_hash, index));
 }

@@ -53,8 +53,7 @@ class captured_server {
  public:
   captured_server(const std::string& data_dir, std::vector<std::string> flags)
       : out_path_(logs_.path() + "/stdout"), err_path_(logs_.path() + "/stderr") {
-    std::vector<std::string> args = {server_binary(), "--listen", "127.0.0.1:0", "--data-dir",
-                                     data_dir};
+    std::vector<std::string> args = {server_binary(), "--listen", "127.0.0.1:0", "--data-dir", data_dir};
     args.insert(args.end(), flags.begin(), flags.end());
     std::vector<char*> argv;
     for (auto& a : args)
@@ -79,8 +78,7 @@ class captured_server {
     const std::string marker = "listening on http://127.0.0.1:";
     while (steady::now() < deadline) {
       const std::string text = slurp(out_path_);
-      if (const size_t at = text.find(marker); at != std::string::npos &&
-                                               text.find('\n', at) != std::string::npos) {
+      if (const size_t at = text.find(marker); at != std::string::npos && text.find('\n', at) != std::string::npos) {
         port_ = std::stoi(text.substr(at + marker.size()));
         return;
       }
@@ -117,11 +115,8 @@ class captured_server {
 };
 
 /// Where `haystack` shows any form of any secret: "<secret> in <where>" per hit.
-void scan(const std::vector<secret>& secrets,
-          const std::string& where,
-          const std::string& haystack,
-          std::vector<std::string>& hits,
-          const std::set<std::string>& exempt = {}) {
+void scan(const std::vector<secret>& secrets, const std::string& where, const std::string& haystack,
+          std::vector<std::string>& hits, const std::set<std::string>& exempt = {}) {
   for (const secret& s : secrets) {
     if (exempt.count(s.what) != 0)
       continue;
@@ -146,8 +141,7 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
   const std::string data_dir = data.path() + "/data";
 
   // A trigger API token, issued before the server starts (it prints the token once on stdout).
-  const finished_run issued =
-      run_to_exit({"issue-token", "--data-dir", data_dir, "--user", "scanner"});
+  const finished_run issued = run_to_exit({"issue-token", "--data-dir", data_dir, "--user", "scanner"});
   REQUIRE_MESSAGE(issued.status.clean(), issued.stderr_text);
   const std::string token = issued.stdout_text.substr(0, issued.stdout_text.find('\n'));
   REQUIRE(token.size() == 43);
@@ -166,23 +160,19 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     ITEST_REQUIRE_STATUS(w1, 200);
     const std::string pkp = s_of(w1.body, "pkp_id");
     const std::string cid = cid_of_code(kSignCode);
-    ITEST_REQUIRE_STATUS(c.post("/upload_action", json::object{{"code", kSignCode}}, acct.auth()),
+    ITEST_REQUIRE_STATUS(c.post("/upload_action", json::object{{"code", kSignCode}}, acct.auth()), 200);
+    ITEST_REQUIRE_STATUS(c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "sign"}}, acct.auth()),
                          200);
-    ITEST_REQUIRE_STATUS(
-        c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "sign"}}, acct.auth()),
-        200);
-    const response g = c.post(
-        "/add_group",
-        json::object{{"name", "g"},
-                     {"pkp_ids_permitted", json::array{json::string(pkp)}},
-                     {"cid_hashes_permitted", json::array{json::string(hashed_cid_hex(cid))}}},
-        acct.auth());
+    const response g = c.post("/add_group",
+                              json::object{{"name", "g"},
+                                           {"pkp_ids_permitted", json::array{json::string(pkp)}},
+                                           {"cid_hashes_permitted", json::array{json::string(hashed_cid_hex(cid))}}},
+                              acct.auth());
     ITEST_REQUIRE_STATUS(g, 200);
     const uint64_t group = u_of(g.body, "group_id");
     const usage_keys runner = create_usage_key(
         c, acct.auth(),
-        json::object{{"name", "runner"}, {"execute_in_groups", json::array{group}},
-                     {"can_create_pkps", true}});
+        json::object{{"name", "runner"}, {"execute_in_groups", json::array{group}}, {"can_create_pkps", true}});
     secrets.push_back(of_text("usage key (runner)", runner.value, false));
     const usage_keys removed = create_usage_key(c, acct.auth(), json::object{{"name", "gone"}});
     secrets.push_back(of_text("usage key (removed)", removed.value, false));
@@ -191,38 +181,37 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     CHECK(buy_credits(c, acct.auth(), 500) == 500);
 
     const json::object params{{"pkp", pkp}, {"digest", "0x" + std::string(64, '7')}};
-    const response ran =
-        c.post("/run_action", json::object{{"action_ipfs_cid", cid}, {"pkp_id", pkp},
-                                           {"params", params}},
-               runner.auth());
+    const response ran = c.post(
+        "/run_action", json::object{{"action_ipfs_cid", cid}, {"pkp_id", pkp}, {"params", params}}, runner.auth());
     ITEST_REQUIRE_STATUS(ran, 200);
     later.push_back(ran.text);
 
     // A webhook trigger holding the runner key, fired once.
     const httplib::Headers bearer_auth = bearer(token);
-    const response trig = c.request(
-        "POST", "/api/triggers",
-        json::serialize(json::object{{"type", "webhook"}, {"name", "scan"},
-                                     {"action_ipfs_cid", cid}, {"pkp_id", pkp},
-                                     {"usage_api_key", runner.value}, {"config", json::object{}}}),
-        bearer_auth);
+    const response trig = c.request("POST", "/api/triggers",
+                                    json::serialize(json::object{{"type", "webhook"},
+                                                                 {"name", "scan"},
+                                                                 {"action_ipfs_cid", cid},
+                                                                 {"pkp_id", pkp},
+                                                                 {"usage_api_key", runner.value},
+                                                                 {"config", json::object{}}}),
+                                    bearer_auth);
     ITEST_REQUIRE_STATUS(trig, 201);
     later.push_back(trig.text);
     const std::string trigger_id = s_of(trig.body, "id");
-    const response fired = c.request("POST", "/webhook/" + trigger_id,
-                                     json::serialize(json::object{{"pkp", pkp},
-                                                                  {"digest", "0x" + std::string(64, '8')}}),
-                                     // A credential sent to the public webhook by mistake is
-                                     // stripped from the headers the run sees.
-                                     itest::api_key(runner.value));
+    const response fired =
+        c.request("POST", "/webhook/" + trigger_id,
+                  json::serialize(json::object{{"pkp", pkp}, {"digest", "0x" + std::string(64, '8')}}),
+                  // A credential sent to the public webhook by mistake is
+                  // stripped from the headers the run sees.
+                  itest::api_key(runner.value));
     ITEST_REQUIRE_STATUS(fired, 202);
     const std::string run_id = s_of(fired.body, "run_id");
     response run;
     const auto deadline = steady::now() + std::chrono::seconds(60);
     do {
       run = c.request("GET", "/api/runs/" + run_id, "", bearer_auth);
-      if (run.status == 200 && s_of(run.body, "status") != "queued" &&
-          s_of(run.body, "status") != "running")
+      if (run.status == 200 && s_of(run.body, "status") != "queued" && s_of(run.body, "status") != "running")
         break;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     } while (steady::now() < deadline);
@@ -230,13 +219,11 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     CHECK(s_of(run.body, "status") == "success");
     later.push_back(run.text);
 
-    ITEST_REQUIRE_STATUS(c.post("/remove_usage_api_key",
-                                json::object{{"usage_api_key", removed.value}}, acct.auth()),
+    ITEST_REQUIRE_STATUS(c.post("/remove_usage_api_key", json::object{{"usage_api_key", removed.value}}, acct.auth()),
                          200);
 
     // Every read that could echo a key.
-    for (const char* path : {"/account", "/list_groups", "/list_wallets", "/list_actions",
-                             "/billing/balance"}) {
+    for (const char* path : {"/account", "/list_groups", "/list_wallets", "/list_actions", "/billing/balance"}) {
       const response r = c.get(path, acct.auth());
       ITEST_CHECK_STATUS(r, 200);
       later.push_back(r.text);
@@ -257,8 +244,7 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     // Wrong credentials are answered without echoing what was sent.
     later.push_back(c.get("/account", itest::api_key(removed.value)).text);
     later.push_back(c.post("/update_usage_api_key_metadata",
-                           json::object{{"usage_api_key", removed.value}, {"name", "x"},
-                                        {"description", "y"}},
+                           json::object{{"usage_api_key", removed.value}, {"name", "x"}, {"description", "y"}},
                            acct.auth())
                         .text);
     later.push_back(c.post("/add_group", json::object{{"name", 7}}, runner.auth()).text);
@@ -278,8 +264,7 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     secrets.push_back(of_bytes("TEE root key", as_bytes(root_text)));
     for (uint64_t i = 0; i < 2; ++i) {
       const hash256 account_hash = hex::decode_fixed<32>(acct.api_key_hash).value();
-      const auto addr =
-          pkp::wallet_address(root, account_hash, pkp::api_mode_path(account_hash, i));
+      const auto addr = pkp::wallet_address(root, account_hash, pkp::api_mode_path(account_hash, i));
       REQUIRE(addr.has_value());
       CHECK((to_checksum_address(*addr) == pkp || to_checksum_address(*addr) == s_of(w2.body, "pkp_id")));
       const auto key = api_mode_signing_key(root, account_hash, i);
@@ -315,9 +300,8 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     for (const std::string& h : hits)
       FAIL_CHECK("secret leaked: " << h);
     CHECK(hits.empty());
-    MESSAGE("scanned " << secrets.size() << " secrets in stdout (" << out.size() << " B), stderr ("
-                       << err.size() << " B), " << later.size() << " answers and " << files
-                       << " data files");
+    MESSAGE("scanned " << secrets.size() << " secrets in stdout (" << out.size() << " B), stderr (" << err.size()
+                       << " B), " << later.size() << " answers and " << files << " data files");
   }
 }
 
@@ -325,8 +309,7 @@ namespace {
 
 /// Logging and printing calls in server/ that name a key-like variable and were reviewed: each
 /// prints a hash, a count, a path or an identifier, never a value. "file:needle".
-const std::set<std::string> kReviewed = {
-};
+const std::set<std::string> kReviewed = {};
 
 /// The text of a call starting at `open` (the '(' after the callee), up to its matching ')'.
 std::string call_text(const std::string& src, size_t open) {
@@ -366,8 +349,7 @@ TEST_CASE("secret hygiene: no logging call in server/ names a key-like variable"
       R"(\b[A-Za-z_][A-Za-z0-9_]*(?:key|secret|token|seed|password|mnemonic|private)[A-Za-z0-9_]*\b)",
       std::regex::icase);
   // Names that only look like secrets: hashes of keys, key kinds and counts.
-  static const std::regex kHarmless(R"(hash|_kind$|^kind|count|_id$|path|size|len)",
-                                    std::regex::icase);
+  static const std::regex kHarmless(R"(hash|_kind$|^kind|count|_id$|path|size|len)", std::regex::icase);
   const fs::path root = fs::path(ENACT_SOURCE_DIR) / "server";
   size_t calls = 0;
   std::vector<std::string> flagged;
@@ -378,16 +360,13 @@ TEST_CASE("secret hygiene: no logging call in server/ names a key-like variable"
       continue;
     const std::string rel = fs::relative(e.path(), root.parent_path()).string();
     const std::string src = slurp(e.path().string());
-    for (auto it = std::sregex_iterator(src.begin(), src.end(), kCall); it != std::sregex_iterator();
-         ++it) {
+    for (auto it = std::sregex_iterator(src.begin(), src.end(), kCall); it != std::sregex_iterator(); ++it) {
       ++calls;
       const size_t at = static_cast<size_t>(it->position());
       const size_t open = src.find_first_of("(<;", at);
-      std::string text = src[open] == '(' ? call_text(src, open)
-                                          : src.substr(at, src.find(';', at) - at);
+      std::string text = src[open] == '(' ? call_text(src, open) : src.substr(at, src.find(';', at) - at);
       text = without_strings(text);
-      for (auto s = std::sregex_iterator(text.begin(), text.end(), kSuspect);
-           s != std::sregex_iterator(); ++s) {
+      for (auto s = std::sregex_iterator(text.begin(), text.end(), kSuspect); s != std::sregex_iterator(); ++s) {
         const std::string name = s->str();
         if (std::regex_search(name, kHarmless))
           continue;

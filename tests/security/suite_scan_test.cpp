@@ -102,8 +102,7 @@ bool mints(const record& r, std::string_view field) {
 bool is_hex_of(std::string_view s, size_t bytes) {
   if (s.size() != 2 + 2 * bytes || !s.starts_with("0x"))
     return false;
-  return std::all_of(s.begin() + 2, s.end(),
-                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  return std::all_of(s.begin() + 2, s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
 
 std::string lower(std::string s) {
@@ -141,11 +140,7 @@ class collector {
       return;
     all_.push_back({std::move(s), std::move(from)});
   }
-  void walk(const json::value& v,
-            const std::string& instance,
-            long rec,
-            const record& r,
-            wallet_evidence& ev) {
+  void walk(const json::value& v, const std::string& instance, long rec, const record& r, wallet_evidence& ev) {
     if (const auto* a = v.if_array()) {
       for (const auto& e : *a)
         walk(e, instance, rec, r, ev);
@@ -162,8 +157,7 @@ class collector {
           auto raw = base64::decode(text, "key");
           if (raw && raw->size() == 32) {
             const bool minted = mints(r, key);
-            add(of_text(std::string(key) + (minted ? "" : " (seen outside a minting answer)"), text,
-                        false),
+            add(of_text(std::string(key) + (minted ? "" : " (seen outside a minting answer)"), text, false),
                 minted ? std::optional<origin>(origin{instance, rec}) : std::nullopt);
           }
         } else if (key == "api_key_hash" && is_hex_of(text, 32)) {
@@ -292,8 +286,7 @@ scan_report scan_captures(const fs::path& dir) {
   const secret_index index(list);
 
   // Pass 2: every log and every answer.
-  const auto report = [&](const std::string& where, std::string_view text,
-                          const std::optional<origin>& here) {
+  const auto report = [&](const std::string& where, std::string_view text, const std::optional<origin>& here) {
     for (const size_t i : index.find(text)) {
       const known_secret& k = secrets.all()[i];
       if (here && k.from && *k.from == *here)
@@ -311,8 +304,7 @@ scan_report scan_captures(const fs::path& dir) {
              at = text.find("\"level\":\"debug\"", at + 1))
           ++rep.debug_lines;
       report(name + "/" + log, text,
-             std::string_view(log) == "stdout.log" ? std::optional<origin>(origin{name, -1})
-                                                   : std::nullopt);
+             std::string_view(log) == "stdout.log" ? std::optional<origin>(origin{name, -1}) : std::nullopt);
     }
     // The commands themselves: a test that passes a secret on the command line shows it in ps.
     report(name + "/command", slurp(p / "command"), std::nullopt);
@@ -322,9 +314,8 @@ scan_report scan_captures(const fs::path& dir) {
     rep.records += recs.size();
     for (size_t i = 0; i < recs.size(); ++i) {
       rep.body_bytes += recs[i].body.size();
-      report(name + "/transcript record " + std::to_string(i) + " (" +
-                 std::to_string(recs[i].status) + " " + recs[i].method + " " +
-                 recs[i].path.substr(0, 120) + ")",
+      report(name + "/transcript record " + std::to_string(i) + " (" + std::to_string(recs[i].status) + " " +
+                 recs[i].method + " " + recs[i].path.substr(0, 120) + ")",
              recs[i].body, origin{name, static_cast<long>(i)});
     }
   }
@@ -332,25 +323,18 @@ scan_report scan_captures(const fs::path& dir) {
 }
 
 /// Writes one synthetic instance into `dir`.
-void write_instance(const fs::path& dir,
-                    const std::string& name,
-                    const std::string& transcript,
-                    const std::string& stderr_log,
-                    const std::string& command = "--dev\n") {
+void write_instance(const fs::path& dir, const std::string& name, const std::string& transcript,
+                    const std::string& stderr_log, const std::string& command = "--dev\n") {
   fs::create_directories(dir / name);
   std::ofstream(dir / name / "command") << command;
   std::ofstream(dir / name / "transcript", std::ios::binary) << transcript;
   std::ofstream(dir / name / "stderr.log", std::ios::binary) << stderr_log;
-  std::ofstream(dir / name / "stdout.log")
-      << "enact-server 0.1.0 listening on http://127.0.0.1:1\n";
+  std::ofstream(dir / name / "stdout.log") << "enact-server 0.1.0 listening on http://127.0.0.1:1\n";
 }
 
-std::string transcript_record(int status,
-                              const std::string& method,
-                              const std::string& path,
-                              const std::string& body) {
-  return "=== " + std::to_string(status) + " " + method + " " + path + " " +
-         std::to_string(body.size()) + "\n" + body + "\n";
+std::string transcript_record(int status, const std::string& method, const std::string& path, const std::string& body) {
+  return "=== " + std::to_string(status) + " " + method + " " + path + " " + std::to_string(body.size()) + "\n" + body +
+         "\n";
 }
 
 /// A fresh temporary directory, removed at the end.
@@ -383,19 +367,14 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
   const auto wallet = pkp::wallet_address(root_secret, hex::decode_fixed<32>(account_hash).value(),
                                           pkp::api_mode_path(hex::decode_fixed<32>(account_hash).value(), 0));
   REQUIRE(wallet.has_value());
-  const auto pkp_key =
-      api_mode_signing_key(root_secret, hex::decode_fixed<32>(account_hash).value(), 0);
+  const auto pkp_key = api_mode_signing_key(root_secret, hex::decode_fixed<32>(account_hash).value(), 0);
   REQUIRE(pkp_key.has_value());
 
-  const std::string created =
-      json::serialize(json::object{{"api_key", api_key},
-                                   {"wallet_address", "0x" + std::string(40, 'a')},
-                                   {"api_key_hash", account_hash}});
-  const std::string wallet_answer =
-      json::serialize(json::object{{"pkp_id", hex::encode_prefixed(*wallet)}});
+  const std::string created = json::serialize(json::object{
+      {"api_key", api_key}, {"wallet_address", "0x" + std::string(40, 'a')}, {"api_key_hash", account_hash}});
+  const std::string wallet_answer = json::serialize(json::object{{"pkp_id", hex::encode_prefixed(*wallet)}});
   const std::string clean_log =
-      "{\"level\":\"debug\",\"msg\":\"request detail\",\"account_hash\":\"" + account_hash +
-      "\"}\n";
+      "{\"level\":\"debug\",\"msg\":\"request detail\",\"account_hash\":\"" + account_hash + "\"}\n";
   const std::string base = transcript_record(200, "POST", "/core/v1/new_account", created) +
                            transcript_record(200, "POST", "/core/v1/create_wallet", wallet_answer);
 
@@ -412,8 +391,7 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
   SUBCASE("the key's prefix in a debug log line") {
     scratch_dir d;
     write_instance(d.path, "a", base,
-                   clean_log + "{\"level\":\"debug\",\"msg\":\"x\",\"k\":\"" +
-                       api_key.substr(0, 16) + "\"}\n");
+                   clean_log + "{\"level\":\"debug\",\"msg\":\"x\",\"k\":\"" + api_key.substr(0, 16) + "\"}\n");
     const scan_report rep = scan_captures(d.path);
     REQUIRE(rep.leaks.size() == 1);
     CHECK(rep.leaks[0].find("api_key (keccak 0x") == 0);
@@ -424,9 +402,8 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
     scratch_dir d;
     write_instance(d.path, "a", base, clean_log);
     std::ofstream(d.path / "a" / "tee-root.key", std::ios::binary) << root;
-    write_instance(
-        d.path, "b", "",
-        "seed " + hex::encode(as_bytes(root)) + "\nkey 0x" + hex::encode(pkp_key->view()) + "\n");
+    write_instance(d.path, "b", "",
+                   "seed " + hex::encode(as_bytes(root)) + "\nkey 0x" + hex::encode(pkp_key->view()) + "\n");
     const scan_report rep = scan_captures(d.path);
     REQUIRE(rep.leaks.size() == 2);
     CHECK(rep.leaks[0].starts_with("TEE root key"));
@@ -435,13 +412,12 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
   SUBCASE("a later answer that returns the key, and a list answer that carries one") {
     scratch_dir d;
     bytes other(32, 0x42);
-    const std::string listed = json::serialize(json::object{
-        {"items", json::array{json::object{{"usage_api_key", base64::encode(other)}}}}});
-    write_instance(
-        d.path, "a",
-        base + transcript_record(200, "GET", "/core/v1/account", "{\"echo\":\"" + api_key + "\"}") +
-            transcript_record(200, "GET", "/core/v1/list_api_keys", listed),
-        clean_log);
+    const std::string listed =
+        json::serialize(json::object{{"items", json::array{json::object{{"usage_api_key", base64::encode(other)}}}}});
+    write_instance(d.path, "a",
+                   base + transcript_record(200, "GET", "/core/v1/account", "{\"echo\":\"" + api_key + "\"}") +
+                       transcript_record(200, "GET", "/core/v1/list_api_keys", listed),
+                   clean_log);
     const scan_report rep = scan_captures(d.path);
     REQUIRE(rep.leaks.size() == 2);
     CHECK(rep.leaks[0].find("record 2 (200 GET /core/v1/account)") != std::string::npos);
@@ -472,10 +448,10 @@ TEST_CASE("suite scan: no secret in any log or later answer of the integration s
   std::string kinds;
   for (const auto& [kind, n] : rep.secrets_by_kind)
     kinds += "\n  " + std::to_string(n) + " " + kind;
-  MESSAGE("scanned " << rep.instances << " server instances (" << rep.with_transcript
-                     << " with answers, " << rep.records << " answers, " << rep.body_bytes
-                     << " B of bodies; " << rep.log_bytes << " B of logs, " << rep.debug_lines
-                     << " debug lines) for " << rep.secrets << " secrets:" << kinds);
+  MESSAGE("scanned " << rep.instances << " server instances (" << rep.with_transcript << " with answers, "
+                     << rep.records << " answers, " << rep.body_bytes << " B of bodies; " << rep.log_bytes
+                     << " B of logs, " << rep.debug_lines << " debug lines) for " << rep.secrets
+                     << " secrets:" << kinds);
   // Not vacuous: the fixture honoured the variable, servers ran at debug, secrets were found.
   CHECK(rep.instances >= 1);
   CHECK(rep.secrets >= 1);

@@ -67,8 +67,7 @@ constexpr std::array<std::string_view, anvil_process::kDevAccounts> kDevAddressH
 
 [[nodiscard]] std::string make_temp_dir() {
   const char* base = std::getenv("TMPDIR");
-  std::string templ =
-      std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/enact-anvil-XXXXXX";
+  std::string templ = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/enact-anvil-XXXXXX";
   if (::mkdtemp(templ.data()) == nullptr)
     throw std::runtime_error(std::string("anvil_process: mkdtemp: ") + std::strerror(errno));
   return templ;
@@ -151,9 +150,7 @@ void anvil_process::stop() {
   pid_ = -1;
 }
 
-std::string anvil_process::log_text() const {
-  return read_whole_file(log_path_);
-}
+std::string anvil_process::log_text() const { return read_whole_file(log_path_); }
 
 void anvil_process::launch(bool fixed_port) {
   std::vector<std::string> args = {options_.binary,
@@ -294,8 +291,7 @@ boost::json::value anvil_process::rpc(std::string_view method, boost::json::arra
   return *result;
 }
 
-const std::array<anvil_process::private_key, anvil_process::kDevAccounts>&
-anvil_process::dev_private_keys() {
+const std::array<anvil_process::private_key, anvil_process::kDevAccounts>& anvil_process::dev_private_keys() {
   static const auto keys = [] {
     std::array<private_key, kDevAccounts> out{};
     for (size_t i = 0; i < kDevAccounts; ++i)

@@ -73,8 +73,7 @@ class anvil_process {
 
   /// One JSON-RPC call; returns `result`, throws std::runtime_error on a transport error or an
   /// `error` answer (its message included).
-  [[nodiscard]] boost::json::value rpc(std::string_view method,
-                                       boost::json::array params = {}) const;
+  [[nodiscard]] boost::json::value rpc(std::string_view method, boost::json::array params = {}) const;
 
   /// Private keys of the dev accounts 0..9 (public test keys).
   [[nodiscard]] static const std::array<private_key, kDevAccounts>& dev_private_keys();

@@ -21,9 +21,7 @@
 namespace enact::test {
 namespace {
 
-std::string hx(bytes_view b) {
-  return hex::encode_prefixed(b);
-}
+std::string hx(bytes_view b) { return hex::encode_prefixed(b); }
 
 /// A value transfer from dev account 0 (anvil's dev accounts are unlocked for
 /// eth_sendTransaction), once its receipt is there. Returns the transaction hash.
@@ -55,8 +53,7 @@ TEST_CASE("two nodes at once, each with its port and chain id") {
   (void)send_transfer(a);
   CHECK(a.rpc("eth_blockNumber").as_string() == "0x1");
   CHECK(b.rpc("eth_blockNumber").as_string() == "0x0");
-  CHECK(a.log_text().find("Listening on 127.0.0.1:" + std::to_string(a.port())) !=
-        std::string::npos);
+  CHECK(a.log_text().find("Listening on 127.0.0.1:" + std::to_string(a.port())) != std::string::npos);
 }
 
 TEST_CASE("dev keys are the node's accounts") {
@@ -97,8 +94,7 @@ TEST_CASE("stop and start: same port; the chain survives with keep_state only") 
     CHECK(node.port() == port);
     CHECK(node.rpc("eth_chainId").as_string() == "0x1092");
     CHECK(node.rpc("eth_blockNumber").as_string() == c.block_after_restart);
-    const boost::json::value receipt =
-        node.rpc("eth_getTransactionReceipt", {boost::json::value(tx)});
+    const boost::json::value receipt = node.rpc("eth_getTransactionReceipt", {boost::json::value(tx)});
     CHECK(receipt.is_null() == !c.keep_state);
     node.start();  // no-op while running
     CHECK(node.port() == port);
@@ -108,13 +104,11 @@ TEST_CASE("stop and start: same port; the chain survives with keep_state only") 
 TEST_CASE("a node that cannot start throws with its output") {
   anvil_process::options missing;
   missing.binary = "/nonexistent/anvil";
-  CHECK_THROWS_WITH_AS(anvil_process{missing}, doctest::Contains("no executable anvil"),
-                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(anvil_process{missing}, doctest::Contains("no executable anvil"), std::runtime_error);
 
   anvil_process::options bad_flag;
   bad_flag.extra_args = {"--no-such-flag"};
-  CHECK_THROWS_WITH_AS(anvil_process{bad_flag}, doctest::Contains("exited before listening"),
-                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(anvil_process{bad_flag}, doctest::Contains("exited before listening"), std::runtime_error);
 
   // A restart on a port someone took meanwhile fails (and says so) instead of moving elsewhere.
   anvil_process node;
@@ -129,8 +123,7 @@ TEST_CASE("a node that cannot start throws with its output") {
   sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) == 0);
   REQUIRE(::listen(fd, 1) == 0);
-  CHECK_THROWS_WITH_AS(node.start(), doctest::Contains("exited before listening"),
-                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(node.start(), doctest::Contains("exited before listening"), std::runtime_error);
   CHECK_FALSE(node.running());
   ::close(fd);
   node.start();

@@ -53,9 +53,7 @@ std::string emitter_bin() {
   return text;
 }
 
-std::string addr_hex(const address& a) {
-  return hex::encode_prefixed(a);
-}
+std::string addr_hex(const address& a) { return hex::encode_prefixed(a); }
 
 hash256 word(uint64_t n) {
   hash256 w{};
@@ -131,9 +129,7 @@ struct fixture {
     return send(from, ping_tx(id, std::move(note), amount));
   }
 
-  uint64_t head() const {
-    return std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16);
-  }
+  uint64_t head() const { return std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16); }
 
   /// A chain-event trigger of "alice" on chain svc, its config validated as the API does.
   trigger create(json::object config) {
@@ -203,10 +199,11 @@ struct refusing_proxy {
         if (const auto* result = out.as_object().if_contains("result");
             result != nullptr && result->is_array() && result->as_array().size() > limit) {
           ++refusals;
-          json::object err{{"jsonrpc", "2.0"},
-                           {"id", in.at("id")},
-                           {"error", {{"code", -32005},
-                                      {"message", "query returned more than " + std::to_string(limit) + " results"}}}};
+          json::object err{
+              {"jsonrpc", "2.0"},
+              {"id", in.at("id")},
+              {"error",
+               {{"code", -32005}, {"message", "query returned more than " + std::to_string(limit) + " results"}}}};
           res.set_content(json::serialize(err), "application/json");
           return;
         }
@@ -244,9 +241,12 @@ TEST_CASE("triggers.chain_watcher: one run per matching log, topic filters, deco
       {"no filters", {}, 4},
       {"null filter", {nullptr}, 4},
       {"one topic: from dev1", {hex::encode_prefixed(word(dev1))}, 2},
-      {"alternatives: id 7 or 9", {nullptr, json::array{hex::encode_prefixed(word(7)), hex::encode_prefixed(word(9))}}, 3},
+      {"alternatives: id 7 or 9",
+       {nullptr, json::array{hex::encode_prefixed(word(7)), hex::encode_prefixed(word(9))}},
+       3},
       {"topic and alternatives: from dev0, id 7 or 8",
-       {hex::encode_prefixed(word(dev0)), json::array{hex::encode_prefixed(word(7)), hex::encode_prefixed(word(8))}}, 1},
+       {hex::encode_prefixed(word(dev0)), json::array{hex::encode_prefixed(word(7)), hex::encode_prefixed(word(8))}},
+       1},
   };
   std::vector<trigger> triggers;
   for (const auto& r : rows) {
@@ -256,8 +256,8 @@ TEST_CASE("triggers.chain_watcher: one run per matching log, topic filters, deco
     triggers.push_back(f.create(c));
   }
   const trigger tagged = f.create({{"event", kTagged}, {"start_block", from_block}});
-  const trigger elsewhere = f.create({{"event", kPing}, {"start_block", from_block},
-                                      {"contract", addr_hex(dev1)}});  // no code, no logs
+  const trigger elsewhere =
+      f.create({{"event", kPing}, {"start_block", from_block}, {"contract", addr_hex(dev1)}});  // no code, no logs
 
   const json::value first = f.ping(0, 7, "hello", 1000);
   f.ping(1, 8, "", 0);
@@ -416,8 +416,8 @@ TEST_CASE("triggers.chain_watcher: anvil_reorg of depth 2 records removal and fi
 TEST_CASE("triggers.chain_watcher: its thread fires new logs; confirmations hold them back") {
   fixture f;
   const trigger now = f.create({{"event", kPing}, {"start_block", static_cast<int64_t>(f.head() + 1)}});
-  const trigger deep = f.create({{"event", kPing}, {"start_block", static_cast<int64_t>(f.head() + 1)},
-                                 {"confirmations", 2}});
+  const trigger deep =
+      f.create({{"event", kPing}, {"start_block", static_cast<int64_t>(f.head() + 1)}, {"confirmations", 2}});
   std::atomic<int> fired{0};
   chain_watcher w(*f.db, f.clock, {f.chain()}, [&] { ++fired; });
   w.start();
@@ -456,11 +456,26 @@ TEST_CASE("triggers.chain_watcher: logs without the event's shape are not decode
     std::function<void(chain::log_entry&)> change;
   };
   const std::vector<row> rows = {
-      {"a topic missing", [](auto& e) { e.topics.pop_back(); }},
-      {"a topic too many", [](auto& e) { e.topics.push_back(word(1)); }},
-      {"data cut short", [](auto& e) { e.data.resize(40); }},
-      {"no data", [](auto& e) { e.data.clear(); }},
-      {"an address topic with dirty high bits", [](auto& e) { e.topics[1][0] = 1; }},
+      {"a topic missing",
+       [](auto& e) {
+         e.topics.pop_back();
+       }},
+      {"a topic too many",
+       [](auto& e) {
+         e.topics.push_back(word(1));
+       }},
+      {"data cut short",
+       [](auto& e) {
+         e.data.resize(40);
+       }},
+      {"no data",
+       [](auto& e) {
+         e.data.clear();
+       }},
+      {"an address topic with dirty high bits",
+       [](auto& e) {
+         e.topics[1][0] = 1;
+       }},
   };
   for (const auto& r : rows) {
     CAPTURE(r.what);
@@ -471,9 +486,8 @@ TEST_CASE("triggers.chain_watcher: logs without the event's shape are not decode
 }
 
 TEST_CASE("triggers.chain_watcher: a chain without an RPC endpoint is refused at validation") {
-  const json::value c = json::object{{"chain", "ethereum"},
-                                     {"contract", "0x5FbDB2315678afecb367f032d93F642f64180aa3"},
-                                     {"event", kPing}};
+  const json::value c =
+      json::object{{"chain", "ethereum"}, {"contract", "0x5FbDB2315678afecb367f032d93F642f64180aa3"}, {"event", kPing}};
   config_rules rules;
   rules.chain_rpc["svc"] = "http://127.0.0.1:1";
   auto r = validate_config(trigger_type::chain_event, &c, rules);
@@ -488,14 +502,14 @@ TEST_CASE("triggers.chain_watcher: per-chain confirmations and the poll interval
     bool ok;
   };
   const std::vector<row> rows = {
-      {"chain_confirmations", "ethereum=12", true},   // --chain-confirmations NAME=N
-      {"chain_confirmations.svc", 3, true},           // [chain_confirmations] svc = 3
+      {"chain_confirmations", "ethereum=12", true},  // --chain-confirmations NAME=N
+      {"chain_confirmations.svc", 3, true},          // [chain_confirmations] svc = 3
       {"chain_confirmations.bsc", "0", true},
-      {"chain_confirmations", "ethereum", false},     // no =N
+      {"chain_confirmations", "ethereum", false},  // no =N
       {"chain_confirmations", "=3", false},
-      {"chain_confirmations", "mainnet=3", false},    // not a chain of API.md §4
+      {"chain_confirmations", "mainnet=3", false},  // not a chain of API.md §4
       {"chain_confirmations.svc", -1, false},
-      {"chain_confirmations.svc", 1001, false},       // over kMaxConfirmations
+      {"chain_confirmations.svc", 1001, false},  // over kMaxConfirmations
       {"chain_confirmations", "svc=x", false},
       {"triggers.chain_poll_ms", 250, true},
       {"triggers.chain_poll_ms", 5, false},

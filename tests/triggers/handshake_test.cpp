@@ -82,8 +82,8 @@ std::string siwe(std::string_view domain, std::string_view account, std::string_
                  std::string_view uri_path = "/auth/authorize", std::string_view scheme = "http://") {
   return std::string(domain) + " wants you to sign in with your Ethereum account:\n" + std::string(account) +
          "\n\nSign in to approve a client.\n\nURI: " + std::string(scheme) + std::string(domain) +
-         std::string(uri_path) +
-         "\nVersion: 1\nChain ID: 1\nNonce: " + std::string(nonce) + "\nIssued At: " + to_rfc3339(issued);
+         std::string(uri_path) + "\nVersion: 1\nChain ID: 1\nNonce: " + std::string(nonce) +
+         "\nIssued At: " + to_rfc3339(issued);
 }
 
 std::string error_code(const httplib::Result& r) {
@@ -313,9 +313,9 @@ TEST_CASE("handshake: sign-out ends the browser session") {
   }
   // Another site cannot sign a browser out.
   const std::string other = f.session_of(alice);
-  auto cross = f.client().Post("/auth/sign-out",
-                               {{"Cookie", "enact_session=" + other}, {"Origin", "https://evil.example"}},
-                               "{}", "application/json");
+  auto cross =
+      f.client().Post("/auth/sign-out", {{"Cookie", "enact_session=" + other}, {"Origin", "https://evil.example"}},
+                      "{}", "application/json");
   REQUIRE(cross);
   CHECK(cross->status == 403);
   s = f.client().Get("/auth/session", {{"Cookie", "enact_session=" + other}});
@@ -447,11 +447,14 @@ TEST_CASE("handshake: approve, poll, token once, /api/me, list, revoke") {
 
   // Revoking: another user's or an unknown id is 404; the revoked token stops at once.
   const issued_token bob = issue_token(*f.db, "bob", "b", t0).value();
-  auto del_other = f.client().Delete("/auth/tokens/" + t.challenge, httplib::Headers{{"Authorization", "Bearer " + bob.token}});
+  auto del_other =
+      f.client().Delete("/auth/tokens/" + t.challenge, httplib::Headers{{"Authorization", "Bearer " + bob.token}});
   REQUIRE(del_other);
   CHECK(del_other->status == 404);
-  CHECK(f.client().Delete("/auth/tokens/nope", httplib::Headers{{"Authorization", "Bearer " + op.token}})->status == 404);
-  auto del = f.client().Delete("/auth/tokens/" + t.challenge, httplib::Headers{{"Authorization", "Bearer " + op.token}});
+  CHECK(f.client().Delete("/auth/tokens/nope", httplib::Headers{{"Authorization", "Bearer " + op.token}})->status ==
+        404);
+  auto del =
+      f.client().Delete("/auth/tokens/" + t.challenge, httplib::Headers{{"Authorization", "Bearer " + op.token}});
   REQUIRE(del);
   CHECK(del->status == 204);
   CHECK(f.bearer_get("/api/me", t.token)->status == 401);
@@ -507,9 +510,9 @@ TEST_CASE("handshake: denied, expired, refused decisions") {
     auto form = f.decide(session, t.challenge, true, "text/plain");
     REQUIRE(form);
     CHECK(form->status == 400);
-    auto cross = f.client().Post("/auth/approve",
-                                 httplib::Headers{{"Cookie", "enact_session=" + session}, {"Origin", "https://evil.example"}},
-                                 json::serialize(json::object{{"challenge", t.challenge}}), "application/json");
+    auto cross = f.client().Post(
+        "/auth/approve", httplib::Headers{{"Cookie", "enact_session=" + session}, {"Origin", "https://evil.example"}},
+        json::serialize(json::object{{"challenge", t.challenge}}), "application/json");
     REQUIRE(cross);
     CHECK(cross->status == 403);
     CHECK(f.decide(session, draw_token(8).challenge, true)->status == 404);
@@ -557,7 +560,9 @@ TEST_CASE("handshake: sign-in refusals") {
     int status;
     const char* code;
   };
-  const auto signed_by = [](const wallet& w, std::string m) { return std::pair{m, w.sign(m)}; };
+  const auto signed_by = [](const wallet& w, std::string m) {
+    return std::pair{m, w.sign(m)};
+  };
   const case_ cases[] = {
       {"wrong domain",
        [&](const std::string& n) {
@@ -573,12 +578,25 @@ TEST_CASE("handshake: sign-in refusals") {
          return signed_by(alice, m);
        },
        401, "signature_invalid"},
-      {"issued 10 minutes ago", [&](const std::string& n) { return signed_by(alice, siwe(f.host, acct, n, f.clk.now() - 10min)); }, 401, "signature_expired"},
-      {"issued 10 minutes ahead", [&](const std::string& n) { return signed_by(alice, siwe(f.host, acct, n, f.clk.now() + 10min)); }, 401, "signature_expired"},
-      {"signed by another key", [&](const std::string& n) { return signed_by(mallory, siwe(f.host, acct, n, f.clk.now())); }, 401, "signature_invalid"},
-      {"nonce not issued", [&](const std::string&) { return signed_by(alice, siwe(f.host, acct, "0123456789abcdef", f.clk.now())); }, 401, "signature_invalid"},
-      {"malformed message", [&](const std::string& n) { return signed_by(alice, "hello " + n); }, 400, "invalid_request"},
-      {"malformed signature", [&](const std::string& n) { return std::pair{siwe(f.host, acct, n, f.clk.now()), std::string("0x1234")}; }, 400, "invalid_request"},
+      {"issued 10 minutes ago",
+       [&](const std::string& n) { return signed_by(alice, siwe(f.host, acct, n, f.clk.now() - 10min)); }, 401,
+       "signature_expired"},
+      {"issued 10 minutes ahead",
+       [&](const std::string& n) { return signed_by(alice, siwe(f.host, acct, n, f.clk.now() + 10min)); }, 401,
+       "signature_expired"},
+      {"signed by another key",
+       [&](const std::string& n) { return signed_by(mallory, siwe(f.host, acct, n, f.clk.now())); }, 401,
+       "signature_invalid"},
+      {"nonce not issued",
+       [&](const std::string&) { return signed_by(alice, siwe(f.host, acct, "0123456789abcdef", f.clk.now())); }, 401,
+       "signature_invalid"},
+      {"malformed message", [&](const std::string& n) { return signed_by(alice, "hello " + n); }, 400,
+       "invalid_request"},
+      {"malformed signature",
+       [&](const std::string& n) {
+         return std::pair{siwe(f.host, acct, n, f.clk.now()), std::string("0x1234")};
+       },
+       400, "invalid_request"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.what);
@@ -599,10 +617,9 @@ TEST_CASE("handshake: sign-in refusals") {
     // evil.example: the service compares with its own listen address, not with Host.
     auto [pre, n] = f.nonce();
     const std::string m = siwe("evil.example", acct, n, f.clk.now());
-    auto r = f.client().Post("/auth/sign-in",
-                             httplib::Headers{{"Cookie", "enact_session=" + pre}, {"Host", "evil.example"}},
-                             json::serialize(json::object{{"message", m}, {"signature", alice.sign(m)}}),
-                             "application/json");
+    auto r = f.client().Post(
+        "/auth/sign-in", httplib::Headers{{"Cookie", "enact_session=" + pre}, {"Host", "evil.example"}},
+        json::serialize(json::object{{"message", m}, {"signature", alice.sign(m)}}), "application/json");
     REQUIRE(r);
     CHECK(r->status == 401);
     CHECK(error_code(r) == "signature_invalid");
@@ -654,7 +671,9 @@ TEST_CASE("handshake: the public URL is the only sign-in domain; Secure cookies 
   fixture f(0, 0, "https://Triggers.Example.org");
   const wallet alice(0x11);
   const std::string acct = to_checksum_address(alice.addr);
-  const auto cookie_flags = [](const httplib::Result& r) { return r->get_header_value("Set-Cookie"); };
+  const auto cookie_flags = [](const httplib::Result& r) {
+    return r->get_header_value("Set-Cookie");
+  };
   auto [pre, n] = f.nonce();
   // The loopback address, which the service does listen on, is not its public name.
   const std::string local = siwe(f.host, acct, n, f.clk.now());
@@ -664,10 +683,9 @@ TEST_CASE("handshake: the public URL is the only sign-in domain; Secure cookies 
   CHECK(error_code(f.sign_in(pre, plain, alice.sign(plain))) == "signature_invalid");
   // The public domain with a Host header of another site still works: Host plays no part.
   const std::string good = siwe("triggers.example.org", acct, n, f.clk.now(), "/auth/authorize", "https://");
-  auto r = f.client().Post("/auth/sign-in",
-                           httplib::Headers{{"Cookie", "enact_session=" + pre}, {"Host", "evil.example"}},
-                           json::serialize(json::object{{"message", good}, {"signature", alice.sign(good)}}),
-                           "application/json");
+  auto r = f.client().Post(
+      "/auth/sign-in", httplib::Headers{{"Cookie", "enact_session=" + pre}, {"Host", "evil.example"}},
+      json::serialize(json::object{{"message", good}, {"signature", alice.sign(good)}}), "application/json");
   REQUIRE(r);
   CHECK(r->status == 200);
   CHECK(cookie_flags(r).find("; Secure") != std::string::npos);
@@ -680,7 +698,8 @@ TEST_CASE("handshake: the public URL is the only sign-in domain; Secure cookies 
   const std::string set = cookie_flags(r);
   const std::string session = set.substr(set.find('=') + 1, set.find(';') - set.find('=') - 1);
   const auto approve_from = [&](const std::string& origin) {
-    return f.client().Post("/auth/approve", httplib::Headers{{"Cookie", "enact_session=" + session}, {"Origin", origin}},
+    return f.client().Post("/auth/approve",
+                           httplib::Headers{{"Cookie", "enact_session=" + session}, {"Origin", origin}},
                            json::serialize(json::object{{"challenge", t.challenge}}), "application/json");
   };
   CHECK(approve_from("http://" + f.host)->status == 403);
@@ -706,8 +725,8 @@ TEST_CASE("loopback_authorities") {
   CHECK(loopback_authorities("localhost", 80) == v{"localhost:80", "127.0.0.1:80"});
   CHECK(loopback_authorities("::1", 8080) == v{"[::1]:8080", "localhost:8080"});
   CHECK(loopback_authorities("[::1]", 8080) == v{"[::1]:8080", "localhost:8080"});
-  for (const char* h : {"0.0.0.0", "::", "[::]", "", "10.0.0.1", "128.0.0.1", "127.0.0.256", "127.0.0",
-                        "127.0.0.1.5", "example.org", "127.0.0.1x"}) {
+  for (const char* h : {"0.0.0.0", "::", "[::]", "", "10.0.0.1", "128.0.0.1", "127.0.0.256", "127.0.0", "127.0.0.1.5",
+                        "example.org", "127.0.0.1x"}) {
     CAPTURE(h);
     CHECK(loopback_authorities(h, 8080).empty());
   }

@@ -75,9 +75,7 @@ lease_request lease(std::string worker, time_point now, size_t n, std::chrono::m
   return r;
 }
 
-lease_ref ref_of(const leased_run& l) {
-  return lease_ref{l.r.id, l.r.lease_owner, l.r.attempts};
-}
+lease_ref ref_of(const leased_run& l) { return lease_ref{l.r.id, l.r.lease_owner, l.r.attempts}; }
 
 /// The database name of a fixture URL ("postgresql:///<name>?host=…").
 std::string database_of(const std::string& url) {
@@ -308,8 +306,8 @@ TEST_CASE("postgres store: usage keys are in the database files only sealed") {
   postgres_server& pg = shared_postgres();
   pg.exec("postgres", "CHECKPOINT");  // table pages written to the data files
   // This database's files, and the write-ahead log that carried the insert.
-  const std::string oid = pg.query_value(
-      "postgres", "SELECT oid FROM pg_database WHERE datname = '" + database_of(url) + "'");
+  const std::string oid =
+      pg.query_value("postgres", "SELECT oid FROM pg_database WHERE datname = '" + database_of(url) + "'");
   std::string all;
   for (const auto& dir : {pg.data_dir() / "base" / oid, pg.data_dir() / "pg_wal"})
     for (const auto& e : std::filesystem::recursive_directory_iterator(dir))

@@ -31,13 +31,9 @@ constexpr int kPort = 5432;  // only names the socket file: the server listens o
 constexpr auto kStartTimeout = 60s;
 constexpr auto kStopTimeout = 60s;
 
-[[noreturn]] void fail_with(const std::string& msg) {
-  throw std::runtime_error("postgres fixture: " + msg);
-}
+[[noreturn]] void fail_with(const std::string& msg) { throw std::runtime_error("postgres fixture: " + msg); }
 
-bool executable(const fs::path& p) {
-  return ::access(p.c_str(), X_OK) == 0;
-}
+bool executable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0; }
 
 /// The directory holding initdb and postgres.
 fs::path find_binaries() {
@@ -107,13 +103,11 @@ postgres_server::postgres_server(options o) : options_(o), bin_(find_binaries())
       if (::chown(root_.c_str(), uid_, gid_) != 0)
         fail_with("cannot hand " + root_.string() + " to uid " + std::to_string(uid_));
     }
-    {
-      std::ofstream touch(log_);
-    }
+    { std::ofstream touch(log_); }
     if (switch_user_ && ::chown(log_.c_str(), uid_, gid_) != 0)
       fail_with("cannot hand " + log_.string() + " to uid " + std::to_string(uid_));
-    run_as_server_user({(bin_ / "initdb").string(), "-D", data_.string(), "-U", "postgres",
-                        "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"},
+    run_as_server_user({(bin_ / "initdb").string(), "-D", data_.string(), "-U", "postgres", "--auth=trust", "-E",
+                        "UTF8", "--locale=C", "--no-sync"},
                        true);
     start();
   } catch (...) {
@@ -176,13 +170,10 @@ void postgres_server::run_as_server_user(const std::vector<std::string>& argv, b
 void postgres_server::start() {
   if (pid_ > 0)
     return;
-  std::vector<std::string> argv = {(bin_ / "postgres").string(),
-                                   "-D", data_.string(),
-                                   "-k", root_.string(),
-                                   "-p", std::to_string(kPort),
-                                   "-c", "listen_addresses=",
-                                   "-c", "max_connections=200",
-                                   "-c", "shared_buffers=32MB"};
+  std::vector<std::string> argv = {
+      (bin_ / "postgres").string(), "-D", data_.string(),      "-k", root_.string(),        "-p",
+      std::to_string(kPort),        "-c", "listen_addresses=", "-c", "max_connections=200", "-c",
+      "shared_buffers=32MB"};
   if (!options_.fsync)
     for (const char* s : {"fsync=off", "full_page_writes=off", "synchronous_commit=off"}) {
       argv.emplace_back("-c");
@@ -225,8 +216,8 @@ void postgres_server::stop() {
 }
 
 std::string postgres_server::url(std::string_view database) const {
-  return "postgresql:///" + std::string(database) + "?host=" + root_.string() +
-         "&port=" + std::to_string(kPort) + "&user=postgres";
+  return "postgresql:///" + std::string(database) + "?host=" + root_.string() + "&port=" + std::to_string(kPort) +
+         "&user=postgres";
 }
 
 std::string postgres_server::create_database() {
@@ -235,9 +226,7 @@ std::string postgres_server::create_database() {
   return url(name);
 }
 
-void postgres_server::exec(std::string_view database, const std::string& sql) const {
-  (void)run_sql(database, sql);
-}
+void postgres_server::exec(std::string_view database, const std::string& sql) const { (void)run_sql(database, sql); }
 
 std::string postgres_server::query_value(std::string_view database, const std::string& sql) const {
   auto v = run_sql(database, sql);

@@ -32,8 +32,7 @@ time_point at(int y, unsigned mo, unsigned d, int h = 0, int mi = 0, int s = 0) 
 struct fixture {
   fixture() {
     std::random_device rd;
-    dir = std::filesystem::temp_directory_path() /
-          ("enact-sched-" + std::to_string(rd()) + "-" + std::to_string(rd()));
+    dir = std::filesystem::temp_directory_path() / ("enact-sched-" + std::to_string(rd()) + "-" + std::to_string(rd()));
     std::filesystem::create_directories(dir);
     reopen();
   }
@@ -82,12 +81,11 @@ struct fixture {
   std::unique_ptr<sqlite_store> db;
 };
 
-std::string scheduled_at(const run& r) {
-  return std::string(r.params.as_object().at("scheduled_at").as_string());
-}
+std::string scheduled_at(const run& r) { return std::string(r.params.as_object().at("scheduled_at").as_string()); }
 
 /// Moves the clock in `step`s up to `total`, letting the scheduler fire after each.
-void step_through(manual_clock& clk, scheduler& s, std::chrono::milliseconds total, std::chrono::milliseconds step = 1s) {
+void step_through(manual_clock& clk, scheduler& s, std::chrono::milliseconds total,
+                  std::chrono::milliseconds step = 1s) {
   for (auto done = 0ms; done < total; done += step) {
     clk.advance(step);
     s.fire_due();
@@ -108,8 +106,9 @@ TEST_CASE("scheduler: */30 * * * * * fires twice in 70 s, at the planned times")
   REQUIRE(runs.size() == 2);
   CHECK(scheduled_at(runs[0]) == "2024-05-01T00:00:30Z");
   CHECK(scheduled_at(runs[1]) == "2024-05-01T00:01:00Z");
-  CHECK(runs[0].params == json::value(json::object{
-                              {"source", "schedule"}, {"scheduled_at", "2024-05-01T00:00:30Z"}, {"cron", "*/30 * * * * *"}}));
+  CHECK(runs[0].params ==
+        json::value(json::object{
+            {"source", "schedule"}, {"scheduled_at", "2024-05-01T00:00:30Z"}, {"cron", "*/30 * * * * *"}}));
   // Queued when the clock reached them (the first step at or after the planned time).
   CHECK(runs[0].queued_at == at(2024, 5, 1, 0, 0, 30));
   CHECK(runs[1].queued_at == at(2024, 5, 1, 0, 1, 0));
@@ -155,16 +154,13 @@ TEST_CASE("schedule config: an interval under 30 s is refused") {
     bool ok;
   };
   const case_ cases[] = {
-      {"*/30 * * * * *", true},   // 30 s apart
-      {"0,30 * * * * *", true},
-      {"* * * * *", true},        // 5-field: every minute
-      {"@minutely", true},
-      {"*/10 * * * * *", false},  // 10 s
-      {"0,20 * * * * *", false},  // 20 s, then 40 s
-      {"0,59 * * * * *", false},  // 59 s, then 1 s across the minute
-      {"* * * * * *", false},     // every second
-      {"@secondly", false},
-      {"*/29 * * * * *", false},  // 29 s at the top of the minute (58 → 0 is 2 s)
+      {"*/30 * * * * *", true},                              // 30 s apart
+      {"0,30 * * * * *", true},  {"* * * * *", true},        // 5-field: every minute
+      {"@minutely", true},       {"*/10 * * * * *", false},  // 10 s
+      {"0,20 * * * * *", false},                             // 20 s, then 40 s
+      {"0,59 * * * * *", false},                             // 59 s, then 1 s across the minute
+      {"* * * * * *", false},                                // every second
+      {"@secondly", false},      {"*/29 * * * * *", false},  // 29 s at the top of the minute (58 → 0 is 2 s)
       {"0 0 * * *", true},
   };
   for (const auto& c : cases) {
@@ -222,7 +218,7 @@ TEST_CASE("scheduler: a firing missed while down fires once on restart") {
   REQUIRE(runs.size() == 2);
   CHECK(scheduled_at(runs[1]) == "2024-05-01T00:10:30Z");  // the latest planned time passed
   CHECK(s.next_due() == at(2024, 5, 1, 0, 11, 0));         // then back on schedule
-  step_through(clk, s, 30s);                                // 00:11:01
+  step_through(clk, s, 30s);                               // 00:11:01
   runs = f.runs_of(id);
   REQUIRE(runs.size() == 3);
   CHECK(scheduled_at(runs[2]) == "2024-05-01T00:11:00Z");

@@ -27,8 +27,8 @@ class temp_dir {
  public:
   temp_dir() {
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("enact-trigsvc-" + std::to_string(rd()) + "-" + std::to_string(rd()));
+    path_ =
+        std::filesystem::temp_directory_path() / ("enact-trigsvc-" + std::to_string(rd()) + "-" + std::to_string(rd()));
     std::filesystem::create_directories(path_);
     std::filesystem::permissions(path_, std::filesystem::perms::owner_all);
   }
@@ -68,9 +68,12 @@ TEST_CASE("webhook params: event, event_raw and its encoding") {
       {"empty body", "", "application/json", json::value(""), "", false},
       {"27 levels stay JSON", deep_ok, "application/json", json::parse(deep_ok), json::value(deep_ok), false},
       {"29 levels are text", too_deep, "application/json", json::value(too_deep), json::value(too_deep), false},
-      {"not UTF-8", bytes_in, "application/octet-stream", nullptr, json::value(base64::encode(as_bytes(bytes_in))), true},
-      {"overlong UTF-8", "\xc0\xaf", "text/plain", nullptr, json::value(base64::encode(as_bytes(std::string("\xc0\xaf")))), true},
-      {"a lone surrogate", "\xed\xa0\x80", "text/plain", nullptr, json::value(base64::encode(as_bytes(std::string("\xed\xa0\x80")))), true},
+      {"not UTF-8", bytes_in, "application/octet-stream", nullptr, json::value(base64::encode(as_bytes(bytes_in))),
+       true},
+      {"overlong UTF-8", "\xc0\xaf", "text/plain", nullptr,
+       json::value(base64::encode(as_bytes(std::string("\xc0\xaf")))), true},
+      {"a lone surrogate", "\xed\xa0\x80", "text/plain", nullptr,
+       json::value(base64::encode(as_bytes(std::string("\xed\xa0\x80")))), true},
   };
   for (const auto& c : cases) {
     CAPTURE(c.what);
@@ -88,13 +91,20 @@ TEST_CASE("webhook params: event, event_raw and its encoding") {
 
 TEST_CASE("webhook params: headers lowercased, joined, credentials stripped") {
   const headers in = {
-      {"Content-Type", "application/json"},   {"X-Hub-Signature-256", "sha256=ab"},
-      {"Authorization", "Bearer s3cret"},      {"COOKIE", "a=b"},
-      {"Set-Cookie", "c=d"},                   {"x-api-key", "k"},
-      {"Proxy-Authorization", "Basic x"},      {"REMOTE_ADDR", "127.0.0.1"},
-      {"REMOTE_PORT", "5555"},                 {"LOCAL_ADDR", "127.0.0.1"},
-      {"LOCAL_PORT", "80"},                    {"X-Multi", "one"},
-      {"x-multi", "two"},                      {"X-Bytes", std::string("\xff ok", 4)},
+      {"Content-Type", "application/json"},
+      {"X-Hub-Signature-256", "sha256=ab"},
+      {"Authorization", "Bearer s3cret"},
+      {"COOKIE", "a=b"},
+      {"Set-Cookie", "c=d"},
+      {"x-api-key", "k"},
+      {"Proxy-Authorization", "Basic x"},
+      {"REMOTE_ADDR", "127.0.0.1"},
+      {"REMOTE_PORT", "5555"},
+      {"LOCAL_ADDR", "127.0.0.1"},
+      {"LOCAL_PORT", "80"},
+      {"X-Multi", "one"},
+      {"x-multi", "two"},
+      {"X-Bytes", std::string("\xff ok", 4)},
       {"Stripe-Signature", "t=1,v1=abc"},
   };
   const json::object p = webhook_params("{}", "application/json", in);
@@ -167,7 +177,9 @@ TEST_CASE("retry backoff: exponential, jittered in the upper half, capped") {
 
 TEST_CASE("settings: trigger keys of the config file and flags") {
   settings s;
-  const auto apply = [&](const char* key, json::value v) { return apply_setting(s, key, v, key); };
+  const auto apply = [&](const char* key, json::value v) {
+    return apply_setting(s, key, v, key);
+  };
   CHECK(!apply("listen", "x"));  // not a trigger setting
   CHECK(!apply("chain.chain_id", 1));
   REQUIRE(apply("triggers.workers", 8));
@@ -179,7 +191,7 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
   REQUIRE(apply("chain_rpc", "ethereum=https://eth.example")->has_value());
   REQUIRE(apply("chain_rpc.polygon", "https://polygon.example")->has_value());
   CHECK(s.chain_rpc == std::map<std::string, std::string>{{"ethereum", "https://eth.example"},
-                                                         {"polygon", "https://polygon.example"}});
+                                                          {"polygon", "https://polygon.example"}});
   REQUIRE(apply("triggers.enabled", false)->has_value());
   CHECK(!s.enabled);
   REQUIRE(apply("triggers.listen", "0.0.0.0:8081")->has_value());
@@ -193,11 +205,16 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
     const char* words;
   };
   const bad bads[] = {
-      {"triggers.workers", -1, "non-negative"},      {"triggers.workers", 1000, "0 to 256"},
-      {"triggers.core_url", "ftp://x", "http://"},   {"triggers.listen", "8080", "HOST:PORT"},
-      {"triggers.sync", "off", "full or normal"},    {"triggers.lease_ms", 10, "at least"},
-      {"chain_rpc", "ethereum", "NAME=URL"},         {"chain_rpc", "doge=http://d.example", "doge"},
-      {"chain_rpc.ethereum", "localhost:8545", "http://"}, {"triggers.colour", "red", "unknown setting"},
+      {"triggers.workers", -1, "non-negative"},
+      {"triggers.workers", 1000, "0 to 256"},
+      {"triggers.core_url", "ftp://x", "http://"},
+      {"triggers.listen", "8080", "HOST:PORT"},
+      {"triggers.sync", "off", "full or normal"},
+      {"triggers.lease_ms", 10, "at least"},
+      {"chain_rpc", "ethereum", "NAME=URL"},
+      {"chain_rpc", "doge=http://d.example", "doge"},
+      {"chain_rpc.ethereum", "localhost:8545", "http://"},
+      {"triggers.colour", "red", "unknown setting"},
   };
   for (const auto& b : bads) {
     CAPTURE(b.key);

@@ -41,8 +41,7 @@ void check_errc(const result<T>& r, store_errc want, const char* expr, const cha
   if (r.code() == want)
     return;
   const std::string got = r ? std::string("success") : r.code().message() + " (" + r.err().message + ")";
-  ADD_FAIL_CHECK_AT(file, line,
-                    (std::string(expr) + ": expected " + make_error_code(want).message() + ", got " + got));
+  ADD_FAIL_CHECK_AT(file, line, (std::string(expr) + ": expected " + make_error_code(want).message() + ", got " + got));
 }
 #define MUST(...) must((__VA_ARGS__), #__VA_ARGS__, __FILE__, __LINE__)
 #define CHECK_ERRC(expr, want) check_errc((expr), (want), #expr, __FILE__, __LINE__)
@@ -82,9 +81,7 @@ lease_request lease(std::string worker, time_point now, size_t n = 1, std::chron
   return r;
 }
 
-lease_ref ref_of(const leased_run& l) {
-  return lease_ref{l.r.id, l.r.lease_owner, l.r.attempts};
-}
+lease_ref ref_of(const leased_run& l) { return lease_ref{l.r.id, l.r.lease_owner, l.r.attempts}; }
 
 // --- cases -------------------------------------------------------------------------------------
 
@@ -496,8 +493,10 @@ void concurrent_workers(backend& b) {
 
 void schedules(backend& b) {
   auto s = b.open();
-  const trigger on = MUST(s->create_trigger(make_trigger("alice", trigger_type::schedule), schedule_state{t0 + 30s, {}}));
-  const trigger off = MUST(s->create_trigger(make_trigger("alice", trigger_type::schedule, false), schedule_state{t0, {}}));
+  const trigger on =
+      MUST(s->create_trigger(make_trigger("alice", trigger_type::schedule), schedule_state{t0 + 30s, {}}));
+  const trigger off =
+      MUST(s->create_trigger(make_trigger("alice", trigger_type::schedule, false), schedule_state{t0, {}}));
   const trigger fresh = MUST(s->create_trigger(make_trigger("alice", trigger_type::schedule), std::nullopt));
   MUST(s->create_trigger(make_trigger("alice"), std::nullopt));  // a webhook: no schedule
 

@@ -13,30 +13,14 @@ using namespace std::string_view_literals;
 using abi::value;
 
 namespace {
-bytes X(std::string_view h) {
-  return hex::decode(h).value();
-}
-value N(uint64_t v) {
-  return value::number(u256{v});
-}
-value I(int64_t v) {
-  return value::signed_number(v);
-}
-value B(bool b) {
-  return value::boolean(b);
-}
-value Y(std::string_view h) {
-  return value::blob(X(h));
-}
-value T(std::string s) {
-  return value::text(std::move(s));
-}
-value A(std::string_view h) {
-  return value::addr(hex::decode_fixed<20>(h).value());
-}
-value L(std::vector<value> v) {
-  return value::list(std::move(v));
-}
+bytes X(std::string_view h) { return hex::decode(h).value(); }
+value N(uint64_t v) { return value::number(u256{v}); }
+value I(int64_t v) { return value::signed_number(v); }
+value B(bool b) { return value::boolean(b); }
+value Y(std::string_view h) { return value::blob(X(h)); }
+value T(std::string s) { return value::text(std::move(s)); }
+value A(std::string_view h) { return value::addr(hex::decode_fixed<20>(h).value()); }
+value L(std::vector<value> v) { return value::list(std::move(v)); }
 std::vector<abi::type> types_of(const std::vector<std::string_view>& names) {
   std::vector<abi::type> out;
   for (auto n : names)
@@ -44,17 +28,11 @@ std::vector<abi::type> types_of(const std::vector<std::string_view>& names) {
   return out;
 }
 /// A 32-byte word of hex, right-aligned: W("45") is 31 zero bytes then 0x45.
-std::string W(std::string_view h) {
-  return std::string(64 - h.size(), '0') + std::string(h);
-}
+std::string W(std::string_view h) { return std::string(64 - h.size(), '0') + std::string(h); }
 /// The word of an integer.
-std::string Wn(uint64_t v) {
-  return hex::encode(u256{v}.to_be());
-}
+std::string Wn(uint64_t v) { return hex::encode(u256{v}.to_be()); }
 /// A 32-byte word of hex, left-aligned (bytes and bytesN payloads).
-std::string P(std::string_view h) {
-  return std::string(h) + std::string(64 - h.size(), '0');
-}
+std::string P(std::string_view h) { return std::string(h) + std::string(64 - h.size(), '0'); }
 std::string words(std::initializer_list<std::string_view> ws) {
   std::string out;
   for (auto w : ws)
@@ -171,19 +149,16 @@ TEST_CASE("abi encodes the Solidity ABI spec examples") {
       {"bar(bytes3[2])", {L({Y("616263"), Y("646566")})}, "fce353f6" + P("616263") + P("646566")},
       {"sam(bytes,bool,uint256[])",
        {Y("64617665"), B(true), L({N(1), N(2), N(3)})},
-       "a5643bf2" + words({W("60"), W("1"), W("a0"), W("4"), P("64617665"), W("3"), W("1"), W("2"),
-                           W("3")})},
+       "a5643bf2" + words({W("60"), W("1"), W("a0"), W("4"), P("64617665"), W("3"), W("1"), W("2"), W("3")})},
       {"f(uint256,uint32[],bytes10,bytes)",
-       {N(0x123), L({N(0x456), N(0x789)}), Y("31323334353637383930"),
-        Y("48656c6c6f2c20776f726c6421")},
-       "8be65246" + words({W("123"), W("80"), P("31323334353637383930"), W("e0"), W("2"), W("456"),
-                           W("789"), W("d"), P("48656c6c6f2c20776f726c6421")})},
+       {N(0x123), L({N(0x456), N(0x789)}), Y("31323334353637383930"), Y("48656c6c6f2c20776f726c6421")},
+       "8be65246" + words({W("123"), W("80"), P("31323334353637383930"), W("e0"), W("2"), W("456"), W("789"), W("d"),
+                           P("48656c6c6f2c20776f726c6421")})},
       {"g(uint256[][],string[])",
        {L({L({N(1), N(2)}), L({N(3)})}), L({T("one"), T("two"), T("three")})},
-       "2289b18c" +
-           words({W("40"), W("140"),    W("2"), W("40"),     W("a0"), W("2"),         W("1"),
-                  W("2"),  W("1"),      W("3"), W("3"),      W("60"), W("a0"),        W("e0"),
-                  W("3"),  P("6f6e65"), W("3"), P("74776f"), W("5"),  P("7468726565")})},
+       "2289b18c" + words({W("40"), W("140"),    W("2"), W("40"),     W("a0"), W("2"),         W("1"),
+                           W("2"),  W("1"),      W("3"), W("3"),      W("60"), W("a0"),        W("e0"),
+                           W("3"),  P("6f6e65"), W("3"), P("74776f"), W("5"),  P("7468726565")})},
   };
   for (const auto& c : cases) {
     CAPTURE(c.sig);
@@ -208,30 +183,25 @@ TEST_CASE("abi encode/decode round-trips ethers AbiCoder vectors") {
   const std::string ff = std::string(64, 'f');
   const case_ cases[] = {
       {{"int8", "int8", "int256", "int16", "uint8", "uint256", "int256"},
-       {I(-128), I(127), I(-1), I(-300), N(255), value::number(u256::max()),
-        value::number(u256{1} << 255)},
-       words({std::string(62, 'f') + "80", W("7f"), ff, std::string(60, 'f') + "fed4", W("ff"), ff,
-              P("8")})},
+       {I(-128), I(127), I(-1), I(-300), N(255), value::number(u256::max()), value::number(u256{1} << 255)},
+       words({std::string(62, 'f') + "80", W("7f"), ff, std::string(60, 'f') + "fed4", W("ff"), ff, P("8")})},
       {{"address", "bytes32", "bool", "bytes1"},
        {A("52908400098527886e0f7030069857d2e4169ee7"), Y(std::string(64, 'a')), B(false), Y("ff")},
-       words(
-           {W("52908400098527886e0f7030069857d2e4169ee7"), std::string(64, 'a'), W("0"), P("ff")})},
+       words({W("52908400098527886e0f7030069857d2e4169ee7"), std::string(64, 'a'), W("0"), P("ff")})},
       {{"bytes", "string", "uint256[]", "string[]"},
        {Y(""), T(""), L({}), L({})},
        words({W("80"), W("a0"), W("c0"), W("e0"), W("0"), W("0"), W("0"), W("0")})},
       {{"string"},
        {T("abcdefghijklmnopqrstuvwxyz0123456")},
-       words({W("20"), W("21"), "6162636465666768696a6b6c6d6e6f707172737475767778797a303132333435",
-              P("36")})},
+       words({W("20"), W("21"), "6162636465666768696a6b6c6d6e6f707172737475767778797a303132333435", P("36")})},
       {{"(uint256,string[])[2][]"},
        {L({L({L({N(1), L({T("a"), T("bc")})}), L({N(2), L({})})})})},
-       words({W("20"), W("1"), W("20"), W("40"), W("160"), W("1"), W("40"), W("2"), W("40"),
-              W("80"), W("1"), P("61"), W("2"), P("6263"), W("2"), W("40"), W("0")})},
+       words({W("20"), W("1"), W("20"), W("40"), W("160"), W("1"), W("40"), W("2"), W("40"), W("80"), W("1"), P("61"),
+              W("2"), P("6263"), W("2"), W("40"), W("0")})},
       {{"(uint8,(bool,address),bytes)", "uint16[2][2]"},
        {L({N(7), L({B(true), A("000000000000000000000000000000000000dead")}), Y("0102")}),
         L({L({N(1), N(2)}), L({N(3), N(4)})})},
-       words({W("a0"), W("1"), W("2"), W("3"), W("4"), W("7"), W("1"), W("dead"), W("80"), W("2"),
-              P("0102")})},
+       words({W("a0"), W("1"), W("2"), W("3"), W("4"), W("7"), W("1"), W("dead"), W("80"), W("2"), P("0102")})},
   };
   for (const auto& c : cases) {
     const auto types = types_of(c.types);
@@ -252,18 +222,12 @@ TEST_CASE("abi encode checks values against their types") {
     abi_errc code;
   };
   const bad cases[] = {
-      {"uint8", N(256), abi_errc::out_of_range},
-      {"uint8", I(-1), abi_errc::out_of_range},
-      {"int8", N(128), abi_errc::out_of_range},
-      {"int8", I(-129), abi_errc::out_of_range},
-      {"uint256", T("1"), abi_errc::type_mismatch},
-      {"bool", N(1), abi_errc::type_mismatch},
-      {"address", Y("00"), abi_errc::type_mismatch},
-      {"string", Y("00"), abi_errc::type_mismatch},
-      {"bytes", T("x"), abi_errc::type_mismatch},
-      {"bytes3", Y("0102"), abi_errc::wrong_length},
-      {"uint256[2]", L({N(1)}), abi_errc::wrong_length},
-      {"(uint256,bool)", L({N(1)}), abi_errc::wrong_length},
+      {"uint8", N(256), abi_errc::out_of_range},         {"uint8", I(-1), abi_errc::out_of_range},
+      {"int8", N(128), abi_errc::out_of_range},          {"int8", I(-129), abi_errc::out_of_range},
+      {"uint256", T("1"), abi_errc::type_mismatch},      {"bool", N(1), abi_errc::type_mismatch},
+      {"address", Y("00"), abi_errc::type_mismatch},     {"string", Y("00"), abi_errc::type_mismatch},
+      {"bytes", T("x"), abi_errc::type_mismatch},        {"bytes3", Y("0102"), abi_errc::wrong_length},
+      {"uint256[2]", L({N(1)}), abi_errc::wrong_length}, {"(uint256,bool)", L({N(1)}), abi_errc::wrong_length},
       {"uint256[]", N(1), abi_errc::type_mismatch},
   };
   for (const auto& c : cases) {
@@ -279,8 +243,7 @@ TEST_CASE("abi encode checks values against their types") {
   CHECK(abi::encode(types, std::vector<value>{B(true)}).code() == abi_errc::wrong_length);
   abi::type bogus;  // a type built by hand is validated too
   bogus.bits = 7;
-  CHECK(abi::encode(std::vector<abi::type>{bogus}, std::vector<value>{N(1)}).code() ==
-        abi_errc::bad_type);
+  CHECK(abi::encode(std::vector<abi::type>{bogus}, std::vector<value>{N(1)}).code() == abi_errc::bad_type);
 }
 
 TEST_CASE("abi decode rejects non-canonical and out-of-bounds data") {
@@ -312,15 +275,9 @@ TEST_CASE("abi decode rejects non-canonical and out-of-bounds data") {
       {"offset huge", {"string"}, P("8"), abi_errc::bad_offset},
       {"offset at end", {"bytes"}, W("20"), abi_errc::truncated},
       {"array count huge", {"uint256[]"}, W("20") + ff, abi_errc::truncated},
-      {"array count past end",
-       {"uint256[]"},
-       W("20") + W("3") + W("1") + W("2"),
-       abi_errc::truncated},
+      {"array count past end", {"uint256[]"}, W("20") + W("3") + W("1") + W("2"), abi_errc::truncated},
       {"array count 2^32", {"uint8[]"}, W("20") + W("100000000"), abi_errc::truncated},
-      {"nested offset past end",
-       {"uint256[][]"},
-       W("20") + W("1") + W("ffff"),
-       abi_errc::bad_offset},
+      {"nested offset past end", {"uint256[][]"}, W("20") + W("1") + W("ffff"), abi_errc::bad_offset},
       {"static array short", {"uint256[3]"}, W("1") + W("2"), abi_errc::truncated},
       {"tuple element bad", {"(uint256,bool)"}, W("1") + W("5"), abi_errc::bad_bool},
   };
@@ -331,14 +288,12 @@ TEST_CASE("abi decode rejects non-canonical and out-of-bounds data") {
     CHECK(r.code() == c.code);
   }
   // The position of the offending value is named.
-  const std::string data =
-      words({W("1"), W("60"), W("a0"), W("1"), P("78"), W("2"), W("1"), W("101")});
+  const std::string data = words({W("1"), W("60"), W("a0"), W("1"), P("78"), W("2"), W("1"), W("101")});
   auto r = abi::decode(types_of({"bool", "string", "uint8[]"}), X(data));
   REQUIRE(!r);
   CHECK(r.err().message == "arg 2[1]: uint8 out of range (high bits set)");
   // Without the dirty word the same layout decodes.
-  const std::string good =
-      words({W("1"), W("60"), W("a0"), W("1"), P("78"), W("2"), W("1"), W("ff")});
+  const std::string good = words({W("1"), W("60"), W("a0"), W("1"), P("78"), W("2"), W("1"), W("ff")});
   CHECK(abi::decode(types_of({"bool", "string", "uint8[]"}), X(good)));
 }
 
@@ -391,8 +346,7 @@ TEST_CASE("abi signatures and selectors") {
       {"f()", "f()"},
       {"  f ( uint , int8[] ) ", "f(uint256,int8[])"},
       {"transfer(address to, uint256 amount)", "transfer(address,uint256)"},
-      {"Transfer(address indexed from, address indexed to, uint256 value)",
-       "Transfer(address,address,uint256)"},
+      {"Transfer(address indexed from, address indexed to, uint256 value)", "Transfer(address,address,uint256)"},
       {"g((uint256, bool)[] memory xs, string calldata s)", "g((uint256,bool)[],string)"},
       {"h(tuple(uint256,address))", "h((uint256,address))"},
       {"_$x1(bool)", "_$x1(bool)"},
@@ -403,8 +357,7 @@ TEST_CASE("abi signatures and selectors") {
     REQUIRE(fn);
     CHECK(fn->canonical() == c.canonical);
   }
-  auto ev =
-      abi::parse_signature("Transfer(address indexed from, address indexed to, uint256 value)");
+  auto ev = abi::parse_signature("Transfer(address indexed from, address indexed to, uint256 value)");
   REQUIRE(ev);
   CHECK(ev->name == "Transfer");
   CHECK(ev->input_names == std::vector<std::string>{"from", "to", "value"});
@@ -438,14 +391,13 @@ TEST_CASE("abi signatures and selectors") {
   auto fn = abi::parse_signature("baz(uint32,bool)");
   REQUIRE(fn);
   CHECK(abi::decode_call(*fn, X("cdcd77")).code() == abi_errc::truncated);
-  CHECK(abi::decode_call(*fn, X("a9059cbb" + W("45") + W("1"))).code() ==
-        abi_errc::selector_mismatch);
+  CHECK(abi::decode_call(*fn, X("a9059cbb" + W("45") + W("1"))).code() == abi_errc::selector_mismatch);
 }
 
 TEST_CASE("abi packed encoding") {
   // Computed with ethers 6.17 solidityPacked(types, values).
-  const auto types = types_of({"address", "uint8", "int16", "bool", "bytes3", "string", "bytes",
-                               "uint16[]", "bool[2]", "bytes2[]", "int8[]"});
+  const auto types = types_of(
+      {"address", "uint8", "int16", "bool", "bytes3", "string", "bytes", "uint16[]", "bool[2]", "bytes2[]", "int8[]"});
   const std::vector<value> vals{A("000000000000000000000000000000000000dead"),
                                 N(255),
                                 I(-2),
@@ -468,12 +420,9 @@ TEST_CASE("abi packed encoding") {
         "6869"
         "0102" +
             W("1") + W("2") + W("1") + W("0") + P("aabb") + std::string(64, 'f'));
-  CHECK(abi::encode_packed(types_of({"(uint256)"}), std::vector<value>{L({N(1)})}).code() ==
-        abi_errc::type_mismatch);
-  CHECK(abi::encode_packed(types_of({"string[]"}), std::vector<value>{L({T("a")})}).code() ==
-        abi_errc::type_mismatch);
-  CHECK(abi::encode_packed(types_of({"uint8"}), std::vector<value>{N(256)}).code() ==
-        abi_errc::out_of_range);
+  CHECK(abi::encode_packed(types_of({"(uint256)"}), std::vector<value>{L({N(1)})}).code() == abi_errc::type_mismatch);
+  CHECK(abi::encode_packed(types_of({"string[]"}), std::vector<value>{L({T("a")})}).code() == abi_errc::type_mismatch);
+  CHECK(abi::encode_packed(types_of({"uint8"}), std::vector<value>{N(256)}).code() == abi_errc::out_of_range);
 }
 
 TEST_CASE("abi JSON bridge") {
@@ -531,9 +480,8 @@ TEST_CASE("abi JSON bridge") {
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
-  CHECK(abi::from_json(abi::type::of("uint256[]"), boost::json::parse("[1, true]"), "amounts")
-            .err()
-            .message == "amounts[1]: expected uint256, got a bool");
+  CHECK(abi::from_json(abi::type::of("uint256[]"), boost::json::parse("[1, true]"), "amounts").err().message ==
+        "amounts[1]: expected uint256, got a bool");
   CHECK(abi::from_json(abi::type::of("uint256"), boost::json::parse("1e3")).value() == N(1000));
   CHECK_THROWS_AS((void)abi::to_json(abi::type::of("bool"), N(1)), Error);
 }
@@ -550,8 +498,7 @@ TEST_CASE("abi command-line arguments") {
       {"int8", "-0x80", I(-128)},
       {"bool", "true", B(true)},
       {"bool", "false", B(false)},
-      {"address", "0x52908400098527886E0F7030069857D2E4169EE7",
-       A("52908400098527886e0f7030069857d2e4169ee7")},
+      {"address", "0x52908400098527886E0F7030069857D2E4169EE7", A("52908400098527886e0f7030069857d2e4169ee7")},
       {"bytes", "0x0102", Y("0102")},
       {"bytes4", "0x01020304", Y("01020304")},
       {"string", "hello world", T("hello world")},
@@ -584,6 +531,5 @@ TEST_CASE("abi command-line arguments") {
     REQUIRE(!v);
     CHECK(v.code() == c.code);
   }
-  CHECK(abi::from_cli_arg(abi::type::of("uint8"), "300", "arg 1").err().message ==
-        "arg 1: 300 out of range for uint8");
+  CHECK(abi::from_cli_arg(abi::type::of("uint8"), "300", "arg 1").err().message == "arg 1: 300 out of range for uint8");
 }

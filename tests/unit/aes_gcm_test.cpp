@@ -8,12 +8,8 @@ using namespace enact;
 using namespace std::string_view_literals;
 
 namespace {
-bytes h(std::string_view s) {
-  return hex::decode(s).value();
-}
-Secret key_of(std::string_view s) {
-  return Secret(bytes_view(h(s)));
-}
+bytes h(std::string_view s) { return hex::decode(s).value(); }
+Secret key_of(std::string_view s) { return Secret(bytes_view(h(s))); }
 bytes cat(const bytes& a, const bytes& b, const bytes& c) {
   bytes out = a;
   out.insert(out.end(), b.begin(), b.end());
@@ -30,21 +26,18 @@ TEST_CASE("AES-256-GCM known answers") {
   // McGrew & Viega, "The Galois/Counter Mode of Operation" (the GCM specification submitted to
   // NIST), Appendix B, Test Cases 13–16 (AES-256, 96-bit IV).
   const case_ cases[] = {
-      {"TC13", "0000000000000000000000000000000000000000000000000000000000000000",
-       "000000000000000000000000", "", "", "", "530f8afbc74536b9a963b4f1c4cb738b"},
-      {"TC14", "0000000000000000000000000000000000000000000000000000000000000000",
-       "000000000000000000000000", "00000000000000000000000000000000", "",
-       "cea7403d4d606b6e074ec5d3baf39d18", "d0d1c8a799996bf0265b98b5d48ab919"},
-      {"TC15", "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
-       "cafebabefacedbaddecaf888",
+      {"TC13", "0000000000000000000000000000000000000000000000000000000000000000", "000000000000000000000000", "", "",
+       "", "530f8afbc74536b9a963b4f1c4cb738b"},
+      {"TC14", "0000000000000000000000000000000000000000000000000000000000000000", "000000000000000000000000",
+       "00000000000000000000000000000000", "", "cea7403d4d606b6e074ec5d3baf39d18", "d0d1c8a799996bf0265b98b5d48ab919"},
+      {"TC15", "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888",
        "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
        "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255",
        "",
        "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
        "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad",
        "b094dac5d93471bdec1a502270e3cc6c"},
-      {"TC16", "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
-       "cafebabefacedbaddecaf888",
+      {"TC16", "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888",
        "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
        "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39",
        "feedfacedeadbeeffeedfacedeadbeefabaddad2",
@@ -102,8 +95,7 @@ TEST_CASE("AES-256-GCM rejects bad keys, nonces, truncation and tampering") {
   CHECK(aes_gcm::decrypt(key, bytes(28)).code() == aes_gcm_errc::authentication_failed);
 
   // Flipping any bit of nonce, ciphertext or tag breaks authentication.
-  for (const size_t at :
-       {size_t{0}, size_t{11}, size_t{12}, size_t{30}, sealed.size() - 16, sealed.size() - 1}) {
+  for (const size_t at : {size_t{0}, size_t{11}, size_t{12}, size_t{30}, sealed.size() - 16, sealed.size() - 1}) {
     bytes t = sealed;
     t[at] ^= 0x01;
     const auto r = aes_gcm::decrypt(key, t, aad);

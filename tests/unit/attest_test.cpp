@@ -52,8 +52,7 @@ constexpr std::string_view kCertA =
     "AQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiAid1ScXtKeVby5I6su/3LkUoG1\n"
     "t4epciWIX93mgV2j/AIhAJfdpOEJqlTK4D4dnmfbHBKxagHjw/qqlhuSOxBzxb2y\n"
     "-----END CERTIFICATE-----\n";
-constexpr std::string_view kCertASha256 =
-    "73faca7149051f1345ae88a89093be2efedce353192aea2f407bbe94231039fd";
+constexpr std::string_view kCertASha256 = "73faca7149051f1345ae88a89093be2efedce353192aea2f407bbe94231039fd";
 constexpr std::string_view kCertB =
     "-----BEGIN CERTIFICATE-----\n"
     "MIIBfTCCASKgAwIBAgIBGzAKBggqhkjOPQQDAjAcMRowGAYDVQQDDBFhcHBiLmV4\n"
@@ -67,9 +66,7 @@ constexpr std::string_view kCertB =
     "XQ==\n"
     "-----END CERTIFICATE-----\n";
 
-std::string fixture(const std::string& rel) {
-  return test::read_file(test::shared_path("testdata/tdx/" + rel));
-}
+std::string fixture(const std::string& rel) { return test::read_file(test::shared_path("testdata/tdx/" + rel)); }
 
 bytes unhex(std::string_view s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
@@ -115,8 +112,7 @@ struct scale_reader {
     }
   }
   uint32_t u32() {
-    const uint32_t v =
-        at(pos) | at(pos + 1) << 8 | at(pos + 2) << 16 | static_cast<uint32_t>(at(pos + 3)) << 24;
+    const uint32_t v = at(pos) | at(pos + 1) << 8 | at(pos + 2) << 16 | static_cast<uint32_t>(at(pos + 3)) << 24;
     pos += 4;
     return v;
   }
@@ -124,8 +120,7 @@ struct scale_reader {
     const size_t n = compact();
     if (pos + n > d.size())
       throw std::runtime_error("SCALE vector past the end");
-    bytes out(d.begin() + static_cast<std::ptrdiff_t>(pos),
-              d.begin() + static_cast<std::ptrdiff_t>(pos + n));
+    bytes out(d.begin() + static_cast<std::ptrdiff_t>(pos), d.begin() + static_cast<std::ptrdiff_t>(pos + n));
     pos += n;
     return out;
   }
@@ -268,8 +263,7 @@ TEST_CASE("attest: quote v5 with a TD 1.5 body and the SGX v3 quote parse") {
 }
 
 TEST_CASE("attest: a quote cut at any length fails as truncated, never crashes") {
-  for (const char* spec :
-       {"dcap-qvl/tdx_quote.bin", "dcap-qvl/tdx_quote_outdated.bin", "dcap-qvl/sgx_quote.bin"}) {
+  for (const char* spec : {"dcap-qvl/tdx_quote.bin", "dcap-qvl/tdx_quote_outdated.bin", "dcap-qvl/sgx_quote.bin"}) {
     const bytes raw = load_quote(spec);
     const size_t full = parse_quote(raw).value().raw.size();
     for (size_t n = 0; n < full; ++n) {
@@ -312,17 +306,14 @@ TEST_CASE("attest: malformed quote headers and sizes are typed errors") {
       {"TEE type 0x82", set16(v4, 4, 0x82), attest_errc::unsupported_tee},
       {"v5 body type 4", set16(v5, 48, 4), attest_errc::unsupported_version},
       {"v5 body size 647", add32(v5, 50, -1), attest_errc::bad_length},
-      {"certification data type 5 where 6 belongs", set16(v4, kV4CertType, 5),
-       attest_errc::unsupported_cert_type},
+      {"certification data type 5 where 6 belongs", set16(v4, kV4CertType, 5), attest_errc::unsupported_cert_type},
       {"inner certification data type 4", set16(v4, kV4QeReport + 384 + 64 + 2 + 32, 4),
        attest_errc::unsupported_cert_type},
       {"signature data one byte longer", add32(v4, kV4SigSize, 1), attest_errc::bad_length},
       {"signature data one byte shorter", add32(v4, kV4SigSize, -1), attest_errc::truncated},
       {"certification data one byte longer", add32(v4, kV4CertType + 2, 1), attest_errc::truncated},
-      {"PCK chain size one byte shorter", add32(v4, kV4QeReport + 384 + 64 + 2 + 32 + 2, -1),
-       attest_errc::bad_length},
-      {"QE auth data size 0xffff", set16(v4, kV4QeReport + 384 + 64, 0xffff),
-       attest_errc::truncated},
+      {"PCK chain size one byte shorter", add32(v4, kV4QeReport + 384 + 64 + 2 + 32 + 2, -1), attest_errc::bad_length},
+      {"QE auth data size 0xffff", set16(v4, kV4QeReport + 384 + 64, 0xffff), attest_errc::truncated},
   };
   for (const auto& c : cases) {
     auto r = parse_quote(c.data);
@@ -470,8 +461,7 @@ TEST_CASE("attest: an out-of-date TDX module makes an up-to-date platform OutOfD
 }
 
 TEST_CASE("attest: TCB status names are Intel's") {
-  CHECK(parse_tcb_status("ConfigurationAndSWHardeningNeeded") ==
-        tcb_status::configuration_and_sw_hardening_needed);
+  CHECK(parse_tcb_status("ConfigurationAndSWHardeningNeeded") == tcb_status::configuration_and_sw_hardening_needed);
   CHECK_FALSE(parse_tcb_status("uptodate"));
   for (int i = 0; i <= static_cast<int>(tcb_status::revoked); ++i)
     CHECK(parse_tcb_status(to_string(static_cast<tcb_status>(i))) == static_cast<tcb_status>(i));
@@ -496,8 +486,7 @@ TEST_CASE("attest: a flipped byte anywhere signed fails the check that covers it
   const quote q = parse_quote(good).value();
   const std::string& pem = q.pck_chain_pem;
   const size_t pem_at = q.raw.size() - pem.size() - 1;  // the chain ends with one NUL byte
-  REQUIRE(std::string_view(reinterpret_cast<const char*>(good.data() + pem_at), 27) ==
-          "-----BEGIN CERTIFICATE-----");
+  REQUIRE(std::string_view(reinterpret_cast<const char*>(good.data() + pem_at), 27) == "-----BEGIN CERTIFICATE-----");
   const size_t second = pem.find("-----BEGIN CERTIFICATE-----", 1);
   REQUIRE(second != std::string::npos);
   // A base64 letter in the middle of a certificate's last full line (its signature): 'A' and
@@ -526,8 +515,7 @@ TEST_CASE("attest: a flipped byte anywhere signed fails the check that covers it
   };
   auto with_base64_flip = [&](size_t at) {
     bytes b = good;
-    b.at(at) =
-        b.at(at) == 'A' ? 'B' : (b.at(at) == 'B' ? 'A' : static_cast<uint8_t>(b.at(at) ^ 0x01));
+    b.at(at) = b.at(at) == 'A' ? 'B' : (b.at(at) == 'B' ? 'A' : static_cast<uint8_t>(b.at(at) ^ 0x01));
     return b;
   };
   struct case_ {
@@ -541,25 +529,15 @@ TEST_CASE("attest: a flipped byte anywhere signed fails the check that covers it
       {"body (report_data)", flipped(good, kV4Body + 520 + 63), {"quote_signature"}},
       {"quote signature r", flipped(good, kV4SigData + 5), {"quote_signature"}},
       {"quote signature s", flipped(good, kV4SigData + 60), {"quote_signature"}},
-      {"attestation key",
-       flipped(good, kV4SigData + 64 + 10),
-       {"quote_signature", "qe_report_data"}},
+      {"attestation key", flipped(good, kV4SigData + 64 + 10), {"quote_signature", "qe_report_data"}},
       {"QE report (mr_enclave)", flipped(good, kV4QeReport + 64), {"qe_report_signature"}},
-      {"QE report (report_data)",
-       flipped(good, kV4QeReport + 320),
-       {"qe_report_signature", "qe_report_data"}},
+      {"QE report (report_data)", flipped(good, kV4QeReport + 320), {"qe_report_signature", "qe_report_data"}},
       {"QE report signature", flipped(good, kV4QeReport + 384 + 3), {"qe_report_signature"}},
       {"QE auth data", flipped(good, kV4QeReport + 384 + 64 + 2 + 7), {"qe_report_data"}},
       {"PCK leaf certificate (signature)", with_base64_flip(base64_flip_at(0)), {"pck_chain"}},
-      {"PCK leaf certificate (public key)",
-       with_base64_flip(pubkey_flip_at(0)),
-       {"qe_report_signature", "pck_chain"}},
-      {"PCK intermediate certificate (signature)",
-       with_base64_flip(base64_flip_at(second)),
-       {"pck_chain"}},
-      {"PCK intermediate certificate (public key)",
-       with_base64_flip(pubkey_flip_at(second)),
-       {"pck_chain"}},
+      {"PCK leaf certificate (public key)", with_base64_flip(pubkey_flip_at(0)), {"qe_report_signature", "pck_chain"}},
+      {"PCK intermediate certificate (signature)", with_base64_flip(base64_flip_at(second)), {"pck_chain"}},
+      {"PCK intermediate certificate (public key)", with_base64_flip(pubkey_flip_at(second)), {"pck_chain"}},
   };
   for (const auto& c : cases) {
     auto r = verify_quote(c.data, at(kChainTime));
@@ -584,8 +562,7 @@ TEST_CASE("attest: certificates are judged at the given time, expiry named in th
   auto early = verify_quote(raw, at(1735689600));  // 2025-01-01T00:00:00Z
   REQUIRE(early);
   CHECK(early->failed() == std::vector<std::string>{"pck_chain"});
-  CHECK(early->find("pck_chain")->detail.find("is not valid before 2025-02-06T") !=
-        std::string::npos);
+  CHECK(early->find("pck_chain")->detail.find("is not valid before 2025-02-06T") != std::string::npos);
 }
 
 TEST_CASE("attest: the trust anchor can be replaced") {
@@ -631,8 +608,7 @@ TEST_CASE("attest: collateral with a flipped signature byte fails its signature 
     o.collateral = c.c;
     auto r = verify_quote(raw, o);
     REQUIRE(r);
-    CHECK_MESSAGE(r->failed() == std::vector<std::string>{c.failing}, c.what, ": ",
-                  failed_names(*r));
+    CHECK_MESSAGE(r->failed() == std::vector<std::string>{c.failing}, c.what, ": ", failed_names(*r));
   }
   quote_options o = at(1752919234);
   o.collateral = tcb_chain;
@@ -654,10 +630,10 @@ TEST_CASE("attest: collateral with a flipped signature byte fails its signature 
 TEST_CASE("attest: collateral in Intel PCS form verifies like the QuoteCollateralV3 form") {
   const quote_collateral v3 = load_collateral("dcap-qvl/tdx_quote_collateral.json", false);
   // The bodies PCS serves: the signed object kept verbatim, the signature beside it.
-  const std::string tcb_body = "{ \"tcbInfo\" : " + v3.tcb_info + ",\n \"signature\":\"" +
-                               hex::encode(v3.tcb_info_signature) + "\"}";
-  const std::string qe_body = "{\"enclaveIdentity\":" + v3.qe_identity + ",\"signature\":\"" +
-                              hex::encode(v3.qe_identity_signature) + "\"}";
+  const std::string tcb_body =
+      "{ \"tcbInfo\" : " + v3.tcb_info + ",\n \"signature\":\"" + hex::encode(v3.tcb_info_signature) + "\"}";
+  const std::string qe_body =
+      "{\"enclaveIdentity\":" + v3.qe_identity + ",\"signature\":\"" + hex::encode(v3.qe_identity_signature) + "\"}";
   // PCS sends the issuer chain header percent-encoded.
   std::string header;
   for (unsigned char ch : v3.tcb_info_issuer_chain) {
@@ -673,8 +649,7 @@ TEST_CASE("attest: collateral in Intel PCS form verifies like the QuoteCollatera
   auto split = split_pcs_body(tcb_body, "tcbInfo");
   REQUIRE(split);
   CHECK(split->text == v3.tcb_info);
-  auto c = collateral_from_pcs(tcb_body, header, qe_body, v3.qe_identity_issuer_chain,
-                               v3.root_ca_crl, v3.pck_crl);
+  auto c = collateral_from_pcs(tcb_body, header, qe_body, v3.qe_identity_issuer_chain, v3.root_ca_crl, v3.pck_crl);
   REQUIRE_MESSAGE(c, c.err().message);
   quote_options o = at(1752919234);
   o.collateral = *c;
@@ -685,8 +660,7 @@ TEST_CASE("attest: collateral in Intel PCS form verifies like the QuoteCollatera
 
   CHECK(split_pcs_body("{\"signature\":\"00\"}", "tcbInfo").code() == attest_errc::bad_field);
   CHECK(split_pcs_body("{\"tcbInfo\":{}", "tcbInfo").code() == attest_errc::bad_json);
-  CHECK(split_pcs_body("{\"tcbInfo\":[],\"signature\":\"00\"}", "tcbInfo").code() ==
-        attest_errc::bad_field);
+  CHECK(split_pcs_body("{\"tcbInfo\":[],\"signature\":\"00\"}", "tcbInfo").code() == attest_errc::bad_field);
   CHECK(decode_issuer_chain_header("%2").code() == attest_errc::bad_field);
   CHECK(decode_issuer_chain_header("%zz").code() == attest_errc::bad_field);
   CHECK(parse_collateral("[]").code() == attest_errc::bad_field);
@@ -760,10 +734,8 @@ TEST_CASE("attest: every event log replays to the RTMRs expectations.json record
     CHECK(f.log.events.size() == static_cast<size_t>(want.at("events").as_int64()));
     const quote q = parse_quote(f.quote).value();
     const event_log_report r = verify_event_log(f.log, *q.td);
-    CHECK(r.replayed.digests_computed ==
-          static_cast<size_t>(want.at("runtime_digests_computed").as_int64()));
-    CHECK(r.replayed.digest_mismatches.size() ==
-          static_cast<size_t>(want.at("runtime_digest_mismatch").as_int64()));
+    CHECK(r.replayed.digests_computed == static_cast<size_t>(want.at("runtime_digests_computed").as_int64()));
+    CHECK(r.replayed.digest_mismatches.size() == static_cast<size_t>(want.at("runtime_digest_mismatch").as_int64()));
     const auto& match = want.at("match").as_array();
     for (size_t i = 0; i < 4; ++i)
       CHECK_MESSAGE(check_passed(r, "rtmr" + std::to_string(i)) == match[i].as_bool(), "rtmr", i);
@@ -775,8 +747,7 @@ TEST_CASE("attest: RTMR3 runtime events hold what expectations.json records") {
       {"dstack/verifier-quote-report.json", "dstack/verifier-quote-report.json"},
       {"dstack/tdx-lite-getquote.json", "dstack/tdx-lite-getquote.json"},
       {"dstack/guest-agent-attestation.bin", "dstack/guest-agent-attestation.bin (SCALE)"},
-      {"dstack/simulator-legacy-eventlog.json",
-       "dstack/simulator-legacy-quote.hex + simulator-legacy-eventlog.json"},
+      {"dstack/simulator-legacy-eventlog.json", "dstack/simulator-legacy-quote.hex + simulator-legacy-eventlog.json"},
       {"dstack-examples/rtmr3-report.json", "dstack-examples/rtmr3-report.json"},
       {"near-mpc/tcb_info.json", "near-mpc/quote.bin + tcb_info.json"},
   };
@@ -814,8 +785,7 @@ TEST_CASE("attest: quote and event log verify together; an altered payload fails
   auto bad = verify_quote(raw, o);
   REQUIRE(bad);
   CHECK(bad->failed() == std::vector<std::string>{"event_log_digests", "rtmr3"});
-  CHECK(bad->find("event_log_digests")->detail ==
-        "22 compose-hash: the digest is not that of its payload");
+  CHECK(bad->find("event_log_digests")->detail == "22 compose-hash: the digest is not that of its payload");
 
   // A log stripped of runtime digests (tdx-lite): the recomputed digests replay; an altered
   // payload fails RTMR3 alone.
@@ -863,11 +833,9 @@ TEST_CASE("attest: runtime event digests (dstack runtime_events.rs)") {
   // v2: SHA-384 of the JCS preimage dstack's tests spell out.
   e.version = 2;
   e.payload = {0xab, 0xcd};
-  CHECK(runtime_event_digest(e) ==
-        sha384(as_bytes(R"({"name":"compose-hash","payload":"abcd","type":134217729})")));
+  CHECK(runtime_event_digest(e) == sha384(as_bytes(R"({"name":"compose-hash","payload":"abcd","type":134217729})")));
   e.name = "a\"b\\\n\x01";
-  CHECK(runtime_event_digest(e) ==
-        sha384(as_bytes(R"({"name":"a\"b\\\n\u0001","payload":"abcd","type":134217729})")));
+  CHECK(runtime_event_digest(e) == sha384(as_bytes(R"({"name":"a\"b\\\n\u0001","payload":"abcd","type":134217729})")));
 }
 
 TEST_CASE("attest: malformed event logs are typed errors") {
@@ -907,8 +875,8 @@ TEST_CASE("attest: malformed event logs are typed errors") {
   built.events.push_back(event{7, 1, bytes(48, 0), "far", {}, 1});
   built.events.push_back(event{0, 1, bytes(47, 0), "short", {}, 1});
   const replay_result br = replay(built);
-  CHECK(br.digest_mismatches == std::vector<std::string>{"0 far: IMR 7 is not an RTMR (0..3)",
-                                                         "1 short: a digest of 47 bytes, not 48"});
+  CHECK(br.digest_mismatches ==
+        std::vector<std::string>{"0 far: IMR 7 is not an RTMR (0..3)", "1 short: a digest of 47 bytes, not 48"});
   CHECK(br.rtmr[0] == hash384{});
 }
 
@@ -930,9 +898,7 @@ std::string near_info(bool tcb_as_string) {
   return json::serialize(info);
 }
 
-event_log near_log() {
-  return replay_fixture("near-mpc/quote.bin + tcb_info.json").log;
-}
+event_log near_log() { return replay_fixture("near-mpc/quote.bin + tcb_info.json").log; }
 
 }  // namespace
 
@@ -944,8 +910,7 @@ TEST_CASE("attest: the application check passes for near-mpc's pinned compose") 
     REQUIRE(info->event_log_in_info);
     const app_report r = verify_app(*info, near_log());
     CHECK_MESSAGE(r.passed(), failed_names(r));
-    CHECK(hex::encode(r.computed_compose_hash) ==
-          "2911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
+    CHECK(hex::encode(r.computed_compose_hash) == "2911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
     REQUIRE(r.images.size() == 2);
     CHECK(r.images[0].image ==
           "nearone/"
@@ -980,8 +945,7 @@ TEST_CASE("attest: the application check fails on a changed compose, hash or app
     other.app_id = "0000000000000000000000000000000000000001";
     CHECK(verify_app(other, log).failed() == std::vector<std::string>{"app_id_event"});
   }
-  CHECK(verify_app(info, event_log{}).failed() ==
-        std::vector<std::string>{"compose_hash_event", "app_id_event"});
+  CHECK(verify_app(info, event_log{}).failed() == std::vector<std::string>{"compose_hash_event", "app_id_event"});
 }
 
 TEST_CASE("attest: an unpinned image is reported by name (dstack-examples rtmr3 compose)") {
@@ -996,8 +960,7 @@ TEST_CASE("attest: an unpinned image is reported by name (dstack-examples rtmr3 
   const app_report r = verify_app(parsed, f.log);
   CHECK(r.failed() == std::vector<std::string>{"images_pinned"});
   CHECK(r.unpinned_images == std::vector<std::string>{"quay.io/jupyter/base-notebook"});
-  CHECK(r.find("images_pinned")->detail ==
-        "not pinned by @sha256 digest: quay.io/jupyter/base-notebook");
+  CHECK(r.find("images_pinned")->detail == "not pinned by @sha256 digest: quay.io/jupyter/base-notebook");
   CHECK(to_json(r).at("facts").at("unpinned_images").as_array().size() == 1);
 }
 
@@ -1013,13 +976,11 @@ TEST_CASE("attest: image lines of a compose file") {
       {"image: \"repo/app:1.0@sha256:" + d64 + "\"", "repo/app:1.0@sha256:" + d64, true},
       {"  image: 'repo/app@sha256:" + d64 + "'  ", "repo/app@sha256:" + d64, true},
       {"  image: repo/app@sha256:" + d64 + " # pinned", "repo/app@sha256:" + d64, true},
-      {"  - image: repo/app@sha256:" + std::string(64, 'F'),
-       "repo/app@sha256:" + std::string(64, 'F'), true},
+      {"  - image: repo/app@sha256:" + std::string(64, 'F'), "repo/app@sha256:" + std::string(64, 'F'), true},
       {"  image: repo/app:latest", "repo/app:latest", false},
       {"  image: repo/app@sha256:" + d64.substr(1), "repo/app@sha256:" + d64.substr(1), false},
       {"  image: repo/app@sha256:" + d64 + "0", "repo/app@sha256:" + d64 + "0", false},
-      {"  image: repo/app@sha256:" + d64.substr(1) + "g", "repo/app@sha256:" + d64.substr(1) + "g",
-       false},
+      {"  image: repo/app@sha256:" + d64.substr(1) + "g", "repo/app@sha256:" + d64.substr(1) + "g", false},
       {"  image: @sha256:" + d64, "@sha256:" + d64, false},
       {"  image:", "", false},
   };
@@ -1042,16 +1003,11 @@ TEST_CASE("attest: malformed /info is a typed error") {
   const bad cases[] = {
       {"{", attest_errc::bad_json},
       {"[]", attest_errc::bad_field},
-      {R"({"compose_hash":")" + hash + R"(","tcb_info":{"app_compose":"{}"}})",
-       attest_errc::bad_field},
-      {R"({"app_id":"00","compose_hash":")" + hash + R"(","tcb_info":{"app_compose":"{}"}})",
-       attest_errc::bad_field},
-      {R"({"app_id":")" + id + R"(","compose_hash":"00","tcb_info":{"app_compose":"{}"}})",
-       attest_errc::bad_field},
-      {R"({"app_id":")" + id + R"(","compose_hash":")" + hash + R"(","tcb_info":{}})",
-       attest_errc::bad_field},
-      {R"({"app_id":")" + id + R"(","compose_hash":")" + hash + R"(","tcb_info":"{"})",
-       attest_errc::bad_json},
+      {R"({"compose_hash":")" + hash + R"(","tcb_info":{"app_compose":"{}"}})", attest_errc::bad_field},
+      {R"({"app_id":"00","compose_hash":")" + hash + R"(","tcb_info":{"app_compose":"{}"}})", attest_errc::bad_field},
+      {R"({"app_id":")" + id + R"(","compose_hash":"00","tcb_info":{"app_compose":"{}"}})", attest_errc::bad_field},
+      {R"({"app_id":")" + id + R"(","compose_hash":")" + hash + R"(","tcb_info":{}})", attest_errc::bad_field},
+      {R"({"app_id":")" + id + R"(","compose_hash":")" + hash + R"(","tcb_info":"{"})", attest_errc::bad_json},
       {R"({"app_id":")" + id + R"(","compose_hash":")" + hash +
            R"(","tcb_info":{"app_compose":"{}","event_log":[{"imr":7,"event_type":1}]}})",
        attest_errc::bad_field},
@@ -1061,10 +1017,9 @@ TEST_CASE("attest: malformed /info is a typed error") {
     REQUIRE_MESSAGE(!r, c.in);
     CHECK_MESSAGE(r.code() == c.code, c.in, ": ", r.err().message);
   }
-  app_info info =
-      parse_app_info(R"({"app_id":"0x)" + std::string(40, 'A') + R"(","compose_hash":")" + hash +
-                     R"(","tcb_info":{"app_compose":"not json"}})")
-          .value();
+  app_info info = parse_app_info(R"({"app_id":"0x)" + std::string(40, 'A') + R"(","compose_hash":")" + hash +
+                                 R"(","tcb_info":{"app_compose":"not json"}})")
+                      .value();
   CHECK(info.app_id == std::string(40, 'a'));
   const app_report r = verify_app(info, event_log{});
   CHECK(r.find("images_pinned")->detail == "app_compose is not JSON");
@@ -1118,8 +1073,8 @@ network_evidence make_evidence(std::string account_json = R"({"uri":")" + std::s
   const hash256 h = sha256(as_bytes(sums));
   std::copy(h.begin(), h.end(), quote.begin() + kV4Body + 520);
   std::fill(quote.begin() + kV4Body + 520 + 32, quote.begin() + kV4Body + 584, 0);
-  e.files["quote.json"] = R"({"quote":")" + hex::encode(quote) + R"(","report_data":")" +
-                          hex::encode(h) + std::string(64, '0') + "\"}";
+  e.files["quote.json"] =
+      R"({"quote":")" + hex::encode(quote) + R"(","report_data":")" + hex::encode(h) + std::string(64, '0') + "\"}";
   e.served_cert_der = pem_der(kCertA);
   return e;
 }
@@ -1149,8 +1104,7 @@ TEST_CASE("attest: the network check passes for bound evidence") {
   CHECK(to_json(*r).at("verdict").as_string() == "pass");
 
   // account_uri is the other spelling of the account field.
-  auto r2 =
-      verify_network(make_evidence(R"({"account_uri":")" + std::string(kAccount) + "\"}"), dns);
+  auto r2 = verify_network(make_evidence(R"({"account_uri":")" + std::string(kAccount) + "\"}"), dns);
   REQUIRE(r2);
   CHECK_MESSAGE(r2->passed(), failed_names(*r2));
 
@@ -1186,10 +1140,9 @@ TEST_CASE("attest: the network check fails each binding that does not hold") {
     auto r = verify_network(e, dns);
     REQUIRE(r);
     CHECK(r->failed() == std::vector<std::string>{"caa_account"});
-    CHECK(r->find("caa_account")->detail ==
-          "the evidence account " + std::string(kAccount) +
-              " is not among the accounturi values "
-              "(https://acme-v02.api.letsencrypt.org/acme/acct/1)");
+    CHECK(r->find("caa_account")->detail == "the evidence account " + std::string(kAccount) +
+                                                " is not among the accounturi values "
+                                                "(https://acme-v02.api.letsencrypt.org/acme/acct/1)");
   }
   {
     // A second issue record without accounturi lets any account of that CA issue.
@@ -1246,8 +1199,7 @@ TEST_CASE("attest: missing or malformed evidence files are typed errors") {
       {"account uri empty", "acme-account.json", R"({"uri":""})", attest_errc::bad_field},
       {"no certificate", "cert-app.example.test.pem", std::nullopt, attest_errc::bad_field},
       {"certificate garbage", "cert-app.example.test.pem",
-       "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
-       attest_errc::bad_certificate},
+       "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n", attest_errc::bad_certificate},
   };
   for (const auto& c : cases) {
     network_evidence e = make_evidence();
@@ -1262,8 +1214,7 @@ TEST_CASE("attest: missing or malformed evidence files are typed errors") {
 }
 
 TEST_CASE("attest: CAA issue values (RFC 8659 §4.2, RFC 8657)") {
-  auto v = parse_caa_issue_value(
-      " letsencrypt.org ; accounturi = https://a/acct/1;validationmethods=dns-01 ");
+  auto v = parse_caa_issue_value(" letsencrypt.org ; accounturi = https://a/acct/1;validationmethods=dns-01 ");
   REQUIRE(v);
   CHECK(v->issuer == "letsencrypt.org");
   REQUIRE(v->parameters.size() == 2);
@@ -1334,8 +1285,7 @@ TEST_CASE("attest: the governance check calls allowedComposeHashes(bytes32)") {
   const case_ cases[] = {
       {"true", abi_true, true, "returned true"},
       {"false", abi_false, false, "returned false: the compose hash is not allowed"},
-      {"revert", fail(attest_errc::lookup_failed, "execution reverted"), false,
-       "failed: execution reverted"},
+      {"revert", fail(attest_errc::lookup_failed, "execution reverted"), false, "failed: execution reverted"},
       {"not a bool", unhex(std::string(63, '0') + "2"), false, "not an ABI bool"},
       {"empty (no contract)", bytes{}, false, "not an ABI bool"},
   };
@@ -1352,8 +1302,8 @@ TEST_CASE("attest: the governance check calls allowedComposeHashes(bytes32)") {
     CHECK(hex::encode(seen_to) == app_id);
     CHECK(seen_data == want_calldata);
     CHECK_MESSAGE(r->passed() == c.passed, c.what);
-    CHECK_MESSAGE(r->find("compose_hash_allowed")->detail.find(c.detail_part) != std::string::npos,
-                  c.what, ": ", r->find("compose_hash_allowed")->detail);
+    CHECK_MESSAGE(r->find("compose_hash_allowed")->detail.find(c.detail_part) != std::string::npos, c.what, ": ",
+                  r->find("compose_hash_allowed")->detail);
   }
   CHECK(verify_governance("00", compose, {}).code() == attest_errc::bad_field);
   CHECK(verify_governance(app_id, "00", {}).code() == attest_errc::bad_field);
@@ -1371,8 +1321,7 @@ TEST_CASE("attest: a checklist with no checks does not pass") {
   one.add("a", true, "why");
   CHECK(one.passed());
   const json::object j = to_json(one);
-  CHECK(json::serialize(j) ==
-        R"({"verdict":"pass","checks":[{"name":"a","passed":true,"detail":"why"}]})");
+  CHECK(json::serialize(j) == R"({"verdict":"pass","checks":[{"name":"a","passed":true,"detail":"why"}]})");
 }
 
 TEST_CASE("attest: verify_all runs the four checks over what a client fetched") {
@@ -1399,8 +1348,7 @@ TEST_CASE("attest: verify_all runs the four checks over what a client fetched") 
   CHECK_MESSAGE(r->app.passed(), failed_names(r->app));
   REQUIRE(r->governance);
   CHECK(r->governance->passed());
-  CHECK(hex::encode(calldata) ==
-        "2f6622e52911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
+  CHECK(hex::encode(calldata) == "2f6622e52911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
   CHECK(r->skipped == std::vector<std::string>{"network"});
   CHECK(r->overall() == verdict::pass);
   CHECK(to_json(*r).at("verdict").as_string() == "pass");

@@ -33,10 +33,8 @@ TEST_CASE("base32 lower no-pad matches RFC 4648 §10") {
 
 TEST_CASE("base32 encodes a CIDv1 as multiformats does") {
   // CIDv1 (dag-pb) of the IPFS docs example: bytes from js `cids` 1.1.9.
-  const bytes raw =
-      *hex::decode("01701220c3c4733ec8affd06cf9e9ff50ffc6bcd2ec85a6170004bb709669c31de94391a");
-  CHECK("b" + base32::encode_lower_nopad(raw) ==
-        "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi");
+  const bytes raw = *hex::decode("01701220c3c4733ec8affd06cf9e9ff50ffc6bcd2ec85a6170004bb709669c31de94391a");
+  CHECK("b" + base32::encode_lower_nopad(raw) == "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi");
 }
 
 TEST_CASE("base32 round-trips every byte length up to 40") {
@@ -74,6 +72,5 @@ TEST_CASE("base32 decode is strict") {
     REQUIRE_MESSAGE(!r, c.in);
     CHECK_MESSAGE(r.code() == c.code, c.in);
   }
-  CHECK(base32::decode_lower_nopad("my!a", "cid").err().message ==
-        "cid: invalid base32 character at offset 2");
+  CHECK(base32::decode_lower_nopad("my!a", "cid").err().message == "cid: invalid base32 character at offset 2");
 }

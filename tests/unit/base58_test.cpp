@@ -21,8 +21,7 @@ TEST_CASE("base58 encode/decode round-trips the reference vectors") {
       {"626262"sv, "a3gV"sv},
       {"636363"sv, "aPEr"sv},
       {"73696d706c792061206c6f6e6720737472696e67"sv, "2cFupjhnEsSn59qHXstmK2ffpLv2"sv},
-      {"00eb15231dfceb60925886b67d065299925915aeb172c06647"sv,
-       "1NS17iag9jJgTHD1VXjvLCEnZuQ3rJDE9L"sv},
+      {"00eb15231dfceb60925886b67d065299925915aeb172c06647"sv, "1NS17iag9jJgTHD1VXjvLCEnZuQ3rJDE9L"sv},
       {"516b6fcd0f"sv, "ABnLTmg"sv},
       {"bf4f89001e670274dd"sv, "3SEo3LWLoPntC"sv},
       {"572e4794"sv, "3EFU7m"sv},
@@ -73,11 +72,9 @@ TEST_CASE("base58 decode rejects invalid input with a typed error") {
   };
   // 0, O, I and l are not in the Bitcoin alphabet.
   const bad cases[] = {
-      {"0"sv, base58_errc::bad_char},        {"O"sv, base58_errc::bad_char},
-      {"I"sv, base58_errc::bad_char},        {"l"sv, base58_errc::bad_char},
-      {"2g "sv, base58_errc::bad_char},      {" 2g"sv, base58_errc::bad_char},
-      {"2g\0"sv, base58_errc::bad_char},     {"Qm+"sv, base58_errc::bad_char},
-      {"\xc3\xa9"sv, base58_errc::bad_char},
+      {"0"sv, base58_errc::bad_char},    {"O"sv, base58_errc::bad_char},   {"I"sv, base58_errc::bad_char},
+      {"l"sv, base58_errc::bad_char},    {"2g "sv, base58_errc::bad_char}, {" 2g"sv, base58_errc::bad_char},
+      {"2g\0"sv, base58_errc::bad_char}, {"Qm+"sv, base58_errc::bad_char}, {"\xc3\xa9"sv, base58_errc::bad_char},
   };
   for (const auto& c : cases) {
     auto r = base58::decode(c.in);

@@ -111,9 +111,7 @@ class mock_node {
   mock_node(const mock_node&) = delete;
   mock_node& operator=(const mock_node&) = delete;
 
-  [[nodiscard]] std::string url() const {
-    return "http://127.0.0.1:" + std::to_string(port_) + "/rpc";
-  }
+  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/rpc"; }
   [[nodiscard]] std::vector<recorded> calls() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return calls_;
@@ -158,9 +156,7 @@ chain::rpc_client client_for(const std::string& url, std::chrono::milliseconds t
   return chain::rpc_client(o);
 }
 
-json::string hx(bytes_view b) {
-  return json::string(hex::encode_prefixed(b));
-}
+json::string hx(bytes_view b) { return json::string(hex::encode_prefixed(b)); }
 template <size_t N>
 std::array<uint8_t, N> filled(uint8_t v) {
   std::array<uint8_t, N> a{};
@@ -316,18 +312,15 @@ TEST_CASE("rpc_client: typed answers of every method") {
     sent[call.method] = call.params;
   CHECK(sent["eth_getTransactionCount"] == json::array{hx(who), "pending"});
   CHECK(sent["eth_estimateGas"] ==
-        json::array{json::object{
-            {"from", hx(who)}, {"to", hx(contract)}, {"data", "0x1234"}, {"value", "0xa"}}});
-  CHECK(sent["eth_call"] ==
-        json::array{json::object{{"to", hx(contract)}, {"data", "0xaa"}}, "0x10"});
+        json::array{json::object{{"from", hx(who)}, {"to", hx(contract)}, {"data", "0x1234"}, {"value", "0xa"}}});
+  CHECK(sent["eth_call"] == json::array{json::object{{"to", hx(contract)}, {"data", "0xaa"}}, "0x10"});
   CHECK(sent["eth_sendRawTransaction"] == json::array{"0x02c0"});
   CHECK(sent["eth_getLogs"] ==
-        json::array{json::object{
-            {"fromBlock", "0x1"},
-            {"toBlock", "latest"},
-            {"address", hx(contract)},
-            {"topics", json::array{hx(filled<32>(0x77)), nullptr,
-                                   json::array{hx(filled<32>(1)), hx(filled<32>(2))}}}}});
+        json::array{json::object{{"fromBlock", "0x1"},
+                                 {"toBlock", "latest"},
+                                 {"address", hx(contract)},
+                                 {"topics", json::array{hx(filled<32>(0x77)), nullptr,
+                                                        json::array{hx(filled<32>(1)), hx(filled<32>(2))}}}}});
   CHECK(sent["eth_getBlockByNumber"] == json::array{"0x999", false});
 
   // Two addresses are sent as an array; a method the node does not know is a node error.
@@ -336,12 +329,10 @@ TEST_CASE("rpc_client: typed answers of every method") {
   f.addresses = {who, contract};
   REQUIRE(c.get_logs(f));
   CHECK(node.calls().back().params ==
-        json::array{json::object{{"blockHash", hx(filled<32>(9))},
-                                 {"address", json::array{hx(who), hx(contract)}}}});
+        json::array{json::object{{"blockHash", hx(filled<32>(9))}, {"address", json::array{hx(who), hx(contract)}}}});
   auto unknown = c.call_method("eth_unknown");
   CHECK(unknown.code() == rpc_errc::node_error);
-  CHECK(unknown.err().message ==
-        "eth_unknown: node error -32601: the method eth_unknown does not exist");
+  CHECK(unknown.err().message == "eth_unknown: node error -32601: the method eth_unknown does not exist");
   auto raw_reply = c.request("eth_unknown");
   REQUIRE(raw_reply);
   REQUIRE(raw_reply->error);
@@ -527,8 +518,8 @@ struct fake_chain {
       if (!d)
         return node_error(-32602, "invalid transaction");
       if (d->tx.nonce < min_nonce)
-        return node_error(-32003, "nonce too low: next nonce " + std::to_string(min_nonce) +
-                                      ", tx nonce " + std::to_string(d->tx.nonce));
+        return node_error(-32003, "nonce too low: next nonce " + std::to_string(min_nonce) + ", tx nonce " +
+                                      std::to_string(d->tx.nonce));
       sent.push_back(*d);
       pending_nonce = std::max(pending_nonce, d->tx.nonce + 1);
       return ok(hx(d->hash));
@@ -537,8 +528,7 @@ struct fake_chain {
       const hash256 h = hex::decode_fixed<32>(p.at(0).as_string()).value();
       if (never_mined || polls[h]++ < polls_before_receipt)
         return ok(nullptr);
-      const auto it = std::find_if(sent.begin(), sent.end(),
-                                   [&](const chain::decoded_tx& t) { return t.hash == h; });
+      const auto it = std::find_if(sent.begin(), sent.end(), [&](const chain::decoded_tx& t) { return t.hash == h; });
       if (it == sent.end())
         return ok(nullptr);
       return ok(json::object{{"transactionHash", hx(h)},
@@ -559,8 +549,7 @@ struct fake_chain {
 };
 
 // Hardhat / anvil development account 0 (a published test key that protects nothing).
-constexpr std::string_view kDevKey =
-    "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+constexpr std::string_view kDevKey = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 constexpr std::string_view kDevAddress = "f39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 
 chain::transaction_sender sender_for(const mock_node& node, chain::sender_options o = {}) {
@@ -600,10 +589,9 @@ TEST_CASE("transaction_sender: chain id, nonce, fees and gas") {
   // The estimate request names the sender, the target, the data and the value.
   for (const auto& c : node.calls())
     if (c.method == "eth_estimateGas")
-      CHECK(c.params == json::array{json::object{{"from", "0x" + std::string(kDevAddress)},
-                                                 {"to", hx(to)},
-                                                 {"data", "0xdead"},
-                                                 {"value", "0x3"}}});
+      CHECK(c.params ==
+            json::array{json::object{
+                {"from", "0x" + std::string(kDevAddress)}, {"to", hx(to)}, {"data", "0xdead"}, {"value", "0x3"}}});
 
   // The next transaction counts the nonce locally and does not ask for the chain id again.
   REQUIRE(s.send(to, data));
@@ -638,8 +626,7 @@ TEST_CASE("transaction_sender: a stale nonce is fetched again after \"nonce too 
 TEST_CASE("transaction_sender: failures") {
   SUBCASE("a revert during estimation is the registry error, and nothing is sent") {
     fake_chain fc;
-    fc.estimate_revert =
-        reg::encode_revert(reg::relay_not_allowed_error{keccak256(std::string_view("a")), {}});
+    fc.estimate_revert = reg::encode_revert(reg::relay_not_allowed_error{keccak256(std::string_view("a")), {}});
     mock_node node([&](const std::string& m, const json::array& p) { return fc(m, p); });
     auto s = sender_for(node);
     const auto r = s.send(filled<20>(1), {});

@@ -30,26 +30,15 @@ namespace reg = enact::chain::registry;
 namespace {
 
 const json::object& doc() {
-  static const json::value d =
-      json::parse(test::read_file(test::source_path("tests/vectors/registry.json")));
+  static const json::value d = json::parse(test::read_file(test::source_path("tests/vectors/registry.json")));
   return d.as_object();
 }
-const json::array& section(std::string_view name) {
-  return doc().at(name).as_array();
-}
+const json::array& section(std::string_view name) { return doc().at(name).as_array(); }
 
-std::string str(const json::value& v) {
-  return std::string(v.as_string());
-}
-bytes hex_of(const json::value& v) {
-  return hex::decode_prefixed(v.as_string()).value();
-}
-bytes h(std::string_view s) {
-  return hex::decode(s).value();
-}
-std::string name_of(std::string_view signature) {
-  return std::string(signature.substr(0, signature.find('(')));
-}
+std::string str(const json::value& v) { return std::string(v.as_string()); }
+bytes hex_of(const json::value& v) { return hex::decode_prefixed(v.as_string()).value(); }
+bytes h(std::string_view s) { return hex::decode(s).value(); }
+std::string name_of(std::string_view signature) { return std::string(signature.substr(0, signature.find('('))); }
 
 /// JSON equality where an integer and its decimal string are the same value (the vectors write
 /// integers above 2^53 - 1 as strings; the bindings write integers up to 2^64 - 1 as numbers).
@@ -326,12 +315,9 @@ TEST_CASE("identity-rule reverts (API.md §3): selectors, arguments and messages
   };
   CHECK(to_bytes(reg::selector<reg::account_hash_not_canonical_error>()) ==
         selector_of("AccountHashNotCanonical(uint256,address)"));
-  CHECK(to_bytes(reg::selector<reg::managed_not_allowed_error>()) ==
-        selector_of("ManagedNotAllowed(uint256,address)"));
-  CHECK(to_bytes(reg::selector<reg::hash_is_usage_key_error>()) ==
-        selector_of("HashIsUsageKey(uint256)"));
-  CHECK(to_bytes(reg::selector<reg::hash_is_account_error>()) ==
-        selector_of("HashIsAccount(uint256)"));
+  CHECK(to_bytes(reg::selector<reg::managed_not_allowed_error>()) == selector_of("ManagedNotAllowed(uint256,address)"));
+  CHECK(to_bytes(reg::selector<reg::hash_is_usage_key_error>()) == selector_of("HashIsUsageKey(uint256)"));
+  CHECK(to_bytes(reg::selector<reg::hash_is_account_error>()) == selector_of("HashIsAccount(uint256)"));
   CHECK(to_bytes(reg::selector<reg::usage_key_of_another_account_error>()) ==
         selector_of("UsageKeyOfAnotherAccount(uint256,uint256)"));
 
@@ -339,8 +325,7 @@ TEST_CASE("identity-rule reverts (API.md §3): selectors, arguments and messages
       reg::decode_revert(reg::encode_revert(reg::account_hash_not_canonical_error{hash, wallet}));
   CHECK(not_canonical.code == registry_errc::account_hash_not_canonical);
   CHECK(not_canonical.name == "AccountHashNotCanonical");
-  CHECK(not_canonical.message == "AccountHashNotCanonical(apiKeyHash=" +
-                                     hex::encode_prefixed(hash) +
+  CHECK(not_canonical.message == "AccountHashNotCanonical(apiKeyHash=" + hex::encode_prefixed(hash) +
                                      ", admin=" + hex::encode_prefixed(wallet) + ")");
   CHECK(not_canonical.to_error().code == registry_errc::account_hash_not_canonical);
 
@@ -349,21 +334,18 @@ TEST_CASE("identity-rule reverts (API.md §3): selectors, arguments and messages
   CHECK(managed.code == registry_errc::managed_not_allowed);
   CHECK(managed.args.at("sender").as_string() == hex::encode_prefixed(wallet));
 
-  const reg::registry_error is_key =
-      reg::decode_revert(reg::encode_revert(reg::hash_is_usage_key_error{hash}));
+  const reg::registry_error is_key = reg::decode_revert(reg::encode_revert(reg::hash_is_usage_key_error{hash}));
   CHECK(is_key.code == registry_errc::hash_is_usage_key);
   CHECK(is_key.message == "HashIsUsageKey(apiKeyHash=" + hex::encode_prefixed(hash) + ")");
 
-  const reg::registry_error is_account =
-      reg::decode_revert(reg::encode_revert(reg::hash_is_account_error{account}));
+  const reg::registry_error is_account = reg::decode_revert(reg::encode_revert(reg::hash_is_account_error{account}));
   CHECK(is_account.code == registry_errc::hash_is_account);
   CHECK(is_account.args.at("usageKeyHash").as_string() == hex::encode_prefixed(account));
 
-  const reg::registry_error other = reg::decode_revert(
-      reg::encode_revert(reg::usage_key_of_another_account_error{account, hash}));
+  const reg::registry_error other =
+      reg::decode_revert(reg::encode_revert(reg::usage_key_of_another_account_error{account, hash}));
   CHECK(other.code == registry_errc::usage_key_of_another_account);
-  CHECK(other.message == "UsageKeyOfAnotherAccount(accountHash=" +
-                             hex::encode_prefixed(account) +
+  CHECK(other.message == "UsageKeyOfAnotherAccount(accountHash=" + hex::encode_prefixed(account) +
                              ", usageKeyHash=" + hex::encode_prefixed(hash) + ")");
   // Built back from the JSON form, byte for byte.
   auto again = reg::encode_revert(other);
@@ -384,8 +366,7 @@ TEST_CASE("conversion consent revert: NewAdminNotSender(accountHash, newAdmin)")
   const hash256 account = keccak256(std::string_view("a prepared account"));
   const address victim{0xab, 0xcd};
   const hash256 h = keccak256(std::string_view("NewAdminNotSender(uint256,address)"));
-  CHECK(to_bytes(reg::selector<reg::new_admin_not_sender_error>()) ==
-        bytes(h.begin(), h.begin() + 4));
+  CHECK(to_bytes(reg::selector<reg::new_admin_not_sender_error>()) == bytes(h.begin(), h.begin() + 4));
   const bytes data = reg::encode_revert(reg::new_admin_not_sender_error{account, victim});
   CHECK(data.size() == 4 + 2 * 32);
   const reg::registry_error e = reg::decode_revert(data);
@@ -398,8 +379,7 @@ TEST_CASE("conversion consent revert: NewAdminNotSender(accountHash, newAdmin)")
   auto again = reg::encode_revert(e);
   REQUIRE(again);
   CHECK(*again == data);
-  CHECK(make_error_code(registry_errc::new_admin_not_sender).message() ==
-        "new admin is not the sender");
+  CHECK(make_error_code(registry_errc::new_admin_not_sender).message() == "new admin is not the sender");
   // The error ends the typed list: the codes after it keep their messages.
   CHECK(make_error_code(registry_errc::error_string).message() == "reverted with a reason");
 }
@@ -407,24 +387,23 @@ TEST_CASE("conversion consent revert: NewAdminNotSender(accountHash, newAdmin)")
 TEST_CASE("revert messages and the built-in reverts") {
   const hash256 account = keccak256(std::string_view("account"));
   const address sender{0xab, 0xcd};
-  const reg::registry_error not_admin =
-      reg::decode_revert(reg::encode_revert(reg::not_admin_error{account, sender}));
+  const reg::registry_error not_admin = reg::decode_revert(reg::encode_revert(reg::not_admin_error{account, sender}));
   CHECK(not_admin.code == registry_errc::not_admin);
-  CHECK(not_admin.message == "NotAdmin(accountHash=" + hex::encode_prefixed(account) +
-                                 ", sender=" + hex::encode_prefixed(sender) + ")");
+  CHECK(not_admin.message ==
+        "NotAdmin(accountHash=" + hex::encode_prefixed(account) + ", sender=" + hex::encode_prefixed(sender) + ")");
 
   // require(false, "Not enough Ether provided.") as Solidity encodes it (Solidity docs, "Error
   // handling"; the same bytes are asserted against ethers in generate.mjs).
-  const reg::registry_error reason = reg::decode_revert(
-      h("08c379a00000000000000000000000000000000000000000000000000000000000000020000000000000000000"
-        "000000000000000000000000000000000000000000001a4e6f7420656e6f7567682045746865722070726f7669"
-        "6465642e000000000000"));
+  const reg::registry_error reason =
+      reg::decode_revert(h("08c379a00000000000000000000000000000000000000000000000000000000000000020000000000000000000"
+                           "000000000000000000000000000000000000000000001a4e6f7420656e6f7567682045746865722070726f7669"
+                           "6465642e000000000000"));
   CHECK(reason.code == registry_errc::error_string);
   CHECK(reason.args.at("message") == "Not enough Ether provided.");
   CHECK(reason.message == "reverted: Not enough Ether provided.");
 
-  const reg::registry_error overflow = reg::decode_revert(
-      h("4e487b710000000000000000000000000000000000000000000000000000000000000011"));
+  const reg::registry_error overflow =
+      reg::decode_revert(h("4e487b710000000000000000000000000000000000000000000000000000000000000011"));
   CHECK(overflow.code == registry_errc::panic);
   CHECK(overflow.message == "Panic(0x11): arithmetic underflow or overflow");
 }
@@ -438,8 +417,7 @@ TEST_CASE("decode_revert: anything unrecognised is unknown_error") {
   const case_ cases[] = {
       {"empty (revert())", {}},
       {"3 bytes", h("08c379")},
-      {"unknown selector",
-       h("deadbeef0000000000000000000000000000000000000000000000000000000000000001")},
+      {"unknown selector", h("deadbeef0000000000000000000000000000000000000000000000000000000000000001")},
       {"known selector, arguments truncated", bytes(not_admin.begin(), not_admin.end() - 1)},
       {"known selector, no arguments", bytes(not_admin.begin(), not_admin.begin() + 4)},
       {"Error(string) with an offset outside the data",
@@ -491,26 +469,19 @@ TEST_CASE("decode_call rejects malformed calldata with a typed error") {
       {"empty", {}, abi_errc::truncated},
       {"3 bytes", h("e9d2c3"), abi_errc::truncated},
       {"unknown selector", h("deadbeef"), abi_errc::selector_mismatch},
-      {"unknown selector with arguments",
-       h("deadbeef0000000000000000000000000000000000000000000000000000000000000001"),
+      {"unknown selector with arguments", h("deadbeef0000000000000000000000000000000000000000000000000000000000000001"),
        abi_errc::selector_mismatch},
       {"truncated by one byte", bytes(add_data.begin(), add_data.end() - 1), abi_errc::truncated},
-      {"truncated to the selector", bytes(add_data.begin(), add_data.begin() + 4),
+      {"truncated to the selector", bytes(add_data.begin(), add_data.begin() + 4), abi_errc::truncated},
+      {"truncated static arguments", bytes(remove_data.begin(), remove_data.end() - 32), abi_errc::truncated},
+      {"offset of name outside the data", with_word(add_data, 4 + 32, u256{1} << 200), abi_errc::bad_offset},
+      {"offset of name just past the end", with_word(add_data, 4 + 32, u256{add_data.size()}), abi_errc::bad_offset},
+      {"pkpIds length beyond the data", with_word(add_data, 4 + word_at(add_data, 4 + 3 * 32), u256{1000}),
        abi_errc::truncated},
-      {"truncated static arguments", bytes(remove_data.begin(), remove_data.end() - 32),
-       abi_errc::truncated},
-      {"offset of name outside the data", with_word(add_data, 4 + 32, u256{1} << 200),
-       abi_errc::bad_offset},
-      {"offset of name just past the end", with_word(add_data, 4 + 32, u256{add_data.size()}),
-       abi_errc::bad_offset},
-      {"pkpIds length beyond the data",
-       with_word(add_data, 4 + word_at(add_data, 4 + 3 * 32), u256{1000}), abi_errc::truncated},
       {"groupId of 2^64", with_word(remove_data, 4 + 32, u256{1} << 64), abi_errc::out_of_range},
       {"groupId of 2^256-1", with_word(remove_data, 4 + 32, u256::max()), abi_errc::out_of_range},
-      {"permission group id of 2^64", with_word(key_data, execute + 32, u256{1} << 64),
-       abi_errc::out_of_range},
-      {"address with dirty high bytes", with_word(set_api_payer, 4, u256{1} << 160),
-       abi_errc::bad_padding},
+      {"permission group id of 2^64", with_word(key_data, execute + 32, u256{1} << 64), abi_errc::out_of_range},
+      {"address with dirty high bytes", with_word(set_api_payer, 4, u256{1} << 160), abi_errc::bad_padding},
       {"bool of 2", with_word(set_api_payer, 4 + 32, u256{2}), abi_errc::bad_bool},
   };
   for (const auto& c : cases) {
@@ -542,13 +513,15 @@ TEST_CASE("decode_result and decode_log reject malformed data") {
   CHECK(reg::decode_result<reg::list_groups_call>(with_word(page_data, 0, u256{1} << 40)).code() ==
         abi_errc::bad_offset);
 
-  const reg::encoded_log added = reg::encode_log(
-      reg::group_added_event{keccak256(std::string_view("a")), 3, "n", "d", {}, {}});
+  const reg::encoded_log added =
+      reg::encode_log(reg::group_added_event{keccak256(std::string_view("a")), 3, "n", "d", {}, {}});
   REQUIRE(reg::decode_log(added.topics, added.data));
   const reg::encoded_log payer = reg::encode_log(reg::api_payer_set_event{address{7}, true});
   REQUIRE(reg::decode_log(payer.topics, payer.data));
 
-  const auto topics = [](std::vector<hash256> t) { return t; };
+  const auto topics = [](std::vector<hash256> t) {
+    return t;
+  };
   hash256 dirty_payer = payer.topics[1];
   dirty_payer[0] = 1;
   hash256 unknown = keccak256(std::string_view("Transfer(address,address,uint256)"));
@@ -561,14 +534,10 @@ TEST_CASE("decode_result and decode_log reject malformed data") {
   const case_ cases[] = {
       {"no topics", {}, added.data, abi_errc::wrong_length},
       {"topic0 only", topics({added.topics[0]}), added.data, abi_errc::wrong_length},
-      {"three topics", topics({added.topics[0], added.topics[1], added.topics[1]}), added.data,
-       abi_errc::wrong_length},
-      {"unknown topic0", topics({unknown, added.topics[1]}), added.data,
-       abi_errc::selector_mismatch},
-      {"data truncated", added.topics, bytes(added.data.begin(), added.data.end() - 32),
-       abi_errc::truncated},
-      {"groupId of 2^64", added.topics, with_word(added.data, 0, u256{1} << 64),
-       abi_errc::out_of_range},
+      {"three topics", topics({added.topics[0], added.topics[1], added.topics[1]}), added.data, abi_errc::wrong_length},
+      {"unknown topic0", topics({unknown, added.topics[1]}), added.data, abi_errc::selector_mismatch},
+      {"data truncated", added.topics, bytes(added.data.begin(), added.data.end() - 32), abi_errc::truncated},
+      {"groupId of 2^64", added.topics, with_word(added.data, 0, u256{1} << 64), abi_errc::out_of_range},
       {"indexed address with dirty high bytes", topics({payer.topics[0], dirty_payer}), payer.data,
        abi_errc::bad_padding},
   };
@@ -624,26 +593,20 @@ TEST_CASE("JSON bridge: overloads, strictness and the group id range") {
        "setUsageApiKey(uint256,uint256,uint256,uint256,string,string,(bool,bool,bool,"
        "uint256[],uint256[],uint256[],uint256[]))",
        modified("name", nullptr), abi_errc::bad_value},
-      {"extra key", "getAccount", json::object{{"accountHash", hash}, {"x", 1}},
-       abi_errc::bad_value},
+      {"extra key", "getAccount", json::object{{"accountHash", hash}, {"x", 1}}, abi_errc::bad_value},
       {"hash of 31 bytes", "getAccount", json::object{{"accountHash", "0x" + std::string(62, '1')}},
        abi_errc::bad_value},
       {"hash as a number", "getAccount", json::object{{"accountHash", 1}}, abi_errc::bad_value},
       {"negative counter", "setUsageApiKey", modified("expiration", -1), abi_errc::bad_value},
       {"fractional counter", "setUsageApiKey", modified("expiration", 1.5), abi_errc::bad_value},
       {"counter above 2^256-1", "setUsageApiKey",
-       modified("balance",
-                "115792089237316195423570985008687907853269984665640564039457584007913129639936"),
+       modified("balance", "115792089237316195423570985008687907853269984665640564039457584007913129639936"),
        abi_errc::bad_value},
-      {"group id of 2^64", "removeGroup",
-       json::object{{"accountHash", hash}, {"groupId", "18446744073709551616"}},
+      {"group id of 2^64", "removeGroup", json::object{{"accountHash", hash}, {"groupId", "18446744073709551616"}},
        abi_errc::out_of_range},
-      {"permission group id of 2^64", "setUsageApiKey", modified("p", perms_over),
-       abi_errc::out_of_range},
-      {"unknown permission field", "setUsageApiKey", modified("p", perms_unknown),
-       abi_errc::bad_value},
-      {"address without 0x", "isApiPayer", json::object{{"who", std::string(40, 'a')}},
-       abi_errc::bad_value},
+      {"permission group id of 2^64", "setUsageApiKey", modified("p", perms_over), abi_errc::out_of_range},
+      {"unknown permission field", "setUsageApiKey", modified("p", perms_unknown), abi_errc::bad_value},
+      {"address without 0x", "isApiPayer", json::object{{"who", std::string(40, 'a')}}, abi_errc::bad_value},
   };
   for (const auto& c : cases) {
     INFO(c.what);
@@ -652,8 +615,7 @@ TEST_CASE("JSON bridge: overloads, strictness and the group id range") {
     CHECK(r.code() == c.code);
   }
   CHECK(reg::event_from_json("Transfer", {}).code() == abi_errc::bad_value);
-  CHECK(reg::encode_log("GroupRemoved", json::object{{"accountHash", hash}}).code() ==
-        abi_errc::bad_value);
+  CHECK(reg::encode_log("GroupRemoved", json::object{{"accountHash", hash}}).code() == abi_errc::bad_value);
 }
 
 TEST_CASE("events carry the embedded ledger's JSON forms") {
@@ -689,9 +651,8 @@ TEST_CASE("events carry the embedded ledger's JSON forms") {
                                  {"description", "d"},
                                  {"pkpIds", json::array{hex::encode_prefixed(wallet)}},
                                  {"cidHashes", json::array{hex::encode_prefixed(key_hash)}}};
-  const json::object debited{{"accountHash", hex::encode_prefixed(account)},
-                             {"amount", uint64_t{5}},
-                             {"balance", uint64_t{95}}};
+  const json::object debited{
+      {"accountHash", hex::encode_prefixed(account)}, {"amount", uint64_t{5}}, {"balance", uint64_t{95}}};
   const std::pair<const char*, const json::object*> events[] = {
       {"UsageApiKeySet", &usage_key_set},
       {"WalletDerivationRegistered", &wallet_registered},
@@ -716,8 +677,12 @@ TEST_CASE("events carry the embedded ledger's JSON forms") {
 TEST_CASE("typed structs put each member in its Solidity parameter's place") {
   // Expected bytes from the generic ABI codec and the signature text, with the values listed in
   // the interface's parameter order by hand: independent of the bindings' field descriptions.
-  const auto num = [](const hash256& x) { return abi::value::number(u256::load_be(x.data())); };
-  const auto n = [](uint64_t x) { return abi::value::number(u256{x}); };
+  const auto num = [](const hash256& x) {
+    return abi::value::number(u256::load_be(x.data()));
+  };
+  const auto n = [](uint64_t x) {
+    return abi::value::number(u256{x});
+  };
   const auto ids = [&](std::vector<uint64_t> v) {
     std::vector<abi::value> out;
     for (const uint64_t x : v)
@@ -737,9 +702,8 @@ TEST_CASE("typed structs put each member in its Solidity parameter's place") {
   key.description = "the description";
   key.permissions = {true, false, true, {1}, {2}, {3}, {4, 5}};
   key.wallet = w;
-  const abi::value perms =
-      abi::value::list({abi::value::boolean(true), abi::value::boolean(false),
-                        abi::value::boolean(true), ids({1}), ids({2}), ids({3}), ids({4, 5})});
+  const abi::value perms = abi::value::list({abi::value::boolean(true), abi::value::boolean(false),
+                                             abi::value::boolean(true), ids({1}), ids({2}), ids({3}), ids({4, 5})});
   const std::vector<abi::value> key_args = {num(a),
                                             num(b),
                                             n(111),
@@ -748,30 +712,26 @@ TEST_CASE("typed structs put each member in its Solidity parameter's place") {
                                             abi::value::text("the description"),
                                             perms,
                                             abi::value::addr(w)};
-  CHECK(reg::encode(key) ==
-        abi::encode_call(reg::set_usage_api_key_with_wallet_call::kSignature, key_args).value());
+  CHECK(reg::encode(key) == abi::encode_call(reg::set_usage_api_key_with_wallet_call::kSignature, key_args).value());
 
   reg::payment_credited_event paid{a, "pi_123", 500, "stripe", 1500};
   const auto log = reg::encode_log(paid);
-  const std::vector<abi::type> paid_types = {abi::type::of("string"), abi::type::of("uint256"),
-                                             abi::type::of("string"), abi::type::of("uint256")};
-  const std::vector<abi::value> paid_args = {abi::value::text("pi_123"), n(500),
-                                             abi::value::text("stripe"), n(1500)};
+  const std::vector<abi::type> paid_types = {abi::type::of("string"), abi::type::of("uint256"), abi::type::of("string"),
+                                             abi::type::of("uint256")};
+  const std::vector<abi::value> paid_args = {abi::value::text("pi_123"), n(500), abi::value::text("stripe"), n(1500)};
   CHECK(log.data == abi::encode(paid_types, paid_args).value());
   CHECK(log.topics.at(1) == a);
 
   reg::insufficient_credits_error short_of{a, 7, 9};
   CHECK(reg::encode_revert(short_of) ==
-        abi::encode_call(reg::insufficient_credits_error::kSignature,
-                         std::vector<abi::value>{num(a), n(7), n(9)})
+        abi::encode_call(reg::insufficient_credits_error::kSignature, std::vector<abi::value>{num(a), n(7), n(9)})
             .value());
 
   reg::account_view acct{a, w, true, "n", "d", "e@x", 1, 2, 3};
   const std::vector<abi::type> view_type = {
       abi::type::of("(uint256,address,bool,string,string,string,uint256,uint256,uint256)")};
-  const std::vector<abi::value> view_value = {abi::value::list(
-      {num(a), abi::value::addr(w), abi::value::boolean(true), abi::value::text("n"),
-       abi::value::text("d"), abi::value::text("e@x"), n(1), n(2), n(3)})};
-  CHECK(reg::encode_result<reg::get_account_call>(acct) ==
-        abi::encode(view_type, view_value).value());
+  const std::vector<abi::value> view_value = {
+      abi::value::list({num(a), abi::value::addr(w), abi::value::boolean(true), abi::value::text("n"),
+                        abi::value::text("d"), abi::value::text("e@x"), n(1), n(2), n(3)})};
+  CHECK(reg::encode_result<reg::get_account_call>(acct) == abi::encode(view_type, view_value).value());
 }

@@ -27,28 +27,19 @@ using namespace enact;
 namespace {
 
 const json::array& vectors() {
-  static const json::value doc =
-      json::parse(test::read_file(test::source_path("tests/vectors/tx1559.json")));
+  static const json::value doc = json::parse(test::read_file(test::source_path("tests/vectors/tx1559.json")));
   return doc.at("vectors").as_array();
 }
 
-std::string str(const json::value& v) {
-  return std::string(v.as_string());
-}
-bytes hex_of(const json::value& v) {
-  return hex::decode_prefixed(v.as_string()).value();
-}
-u256 dec_of(const json::value& v) {
-  return u256::from_dec(v.as_string()).value();
-}
+std::string str(const json::value& v) { return std::string(v.as_string()); }
+bytes hex_of(const json::value& v) { return hex::decode_prefixed(v.as_string()).value(); }
+u256 dec_of(const json::value& v) { return u256::from_dec(v.as_string()).value(); }
 uint64_t u64_of(const json::value& v) {
   const u256 x = dec_of(v);
   REQUIRE(x.fits_u64());
   return static_cast<uint64_t>(x);
 }
-address address_of(const json::value& v) {
-  return hex::decode_fixed<20>(v.as_string()).value();
-}
+address address_of(const json::value& v) { return hex::decode_fixed<20>(v.as_string()).value(); }
 
 chain::eip1559_tx tx_of(const json::object& v) {
   chain::eip1559_tx tx;
@@ -65,8 +56,7 @@ chain::eip1559_tx tx_of(const json::object& v) {
 }
 
 // secp256k1 group order n (SEC 2 §2.4.1).
-constexpr std::string_view kOrderN =
-    "0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141";
+constexpr std::string_view kOrderN = "0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141";
 
 /// The RLP encodings of the 12 fields of a valid raw transaction, to be tampered with.
 std::vector<bytes> field_encodings(bytes_view raw) {
@@ -88,9 +78,7 @@ bytes assemble(const std::vector<bytes>& fields) {
   return out;
 }
 
-bytes h(std::string_view s) {
-  return hex::decode(s).value();
-}
+bytes h(std::string_view s) { return hex::decode(s).value(); }
 
 }  // namespace
 
@@ -182,7 +170,9 @@ TEST_CASE("decode rejects malformed transactions with a typed error") {
     b[0] = type;
     return b;
   };
-  auto truncated = [&](size_t n) { return bytes(raw.begin(), raw.end() - static_cast<long>(n)); };
+  auto truncated = [&](size_t n) {
+    return bytes(raw.begin(), raw.end() - static_cast<long>(n));
+  };
   auto trailing = [&]() {
     bytes b = raw;
     b.push_back(0x00);
@@ -224,8 +214,8 @@ TEST_CASE("decode rejects malformed transactions with a typed error") {
       {"accessList as a string", with(8, h("80")), chain_errc::bad_field},
       // [[0x11…11 (20 bytes), []]]
       {"non-empty accessList",
-       with(8, rlp::encode(rlp::item::list(
-                   {rlp::item::list({rlp::item::string(bytes(20, 0x11)), rlp::item::list({})})}))),
+       with(8,
+            rlp::encode(rlp::item::list({rlp::item::list({rlp::item::string(bytes(20, 0x11)), rlp::item::list({})})}))),
        chain_errc::access_list},
       {"yParity 2", with(9, h("02")), chain_errc::bad_signature},
       {"yParity non-canonical single byte", with(9, h("8101")), chain_errc::bad_rlp},
@@ -310,14 +300,11 @@ TEST_CASE("decode_unsigned rejects malformed payloads") {
   };
   const bad cases[] = {
       // Long-form list header (f8 1d) for a 29-byte payload: non-canonical.
-      {"long-form header for a short list",
-       h("02f81d80808080809400000000000000000000000000000000000000008080c0"), chain_errc::bad_rlp},
-      {"signed form given as unsigned", bytes(hex_of(vectors()[0].as_object().at("raw"))),
-       chain_errc::field_count},
-      {"8 fields", h("02dc80808080809400000000000000000000000000000000000000008080"),
-       chain_errc::field_count},
-      {"wrong type", h("01dd80808080809400000000000000000000000000000000000000008080c0"),
-       chain_errc::wrong_type},
+      {"long-form header for a short list", h("02f81d80808080809400000000000000000000000000000000000000008080c0"),
+       chain_errc::bad_rlp},
+      {"signed form given as unsigned", bytes(hex_of(vectors()[0].as_object().at("raw"))), chain_errc::field_count},
+      {"8 fields", h("02dc80808080809400000000000000000000000000000000000000008080"), chain_errc::field_count},
+      {"wrong type", h("01dd80808080809400000000000000000000000000000000000000008080c0"), chain_errc::wrong_type},
   };
   for (const auto& c : cases) {
     INFO(c.what);
@@ -356,16 +343,14 @@ TEST_CASE("rpc QUANTITY and DATA follow the execution API value encoding") {
 
   // Wrong forms: the documentation's "0x" (no digits), "0x0400" (leading zero), "ff" (no prefix);
   // and a non-string, a bad digit, more than 256 bits, more than 64 bits for the u64 form.
-  const json::value bad_qty[] = {json::value("0x"),   json::value("0x0400"),
-                                 json::value("ff"),   json::value("0x00"),
-                                 json::value(65),     json::value("0xg1"),
-                                 json::value("0X41"), json::value("0x1" + std::string(64, '0'))};
+  const json::value bad_qty[] = {
+      json::value("0x"), json::value("0x0400"), json::value("ff"),   json::value("0x00"),
+      json::value(65),   json::value("0xg1"),   json::value("0X41"), json::value("0x1" + std::string(64, '0'))};
   for (const auto& v : bad_qty) {
     INFO(json::serialize(v));
     CHECK(chain::rpc::parse_quantity(v).code() == rpc_errc::bad_quantity);
   }
-  CHECK(chain::rpc::parse_quantity_u64(json::value("0x10000000000000000")).code() ==
-        rpc_errc::bad_quantity);
+  CHECK(chain::rpc::parse_quantity_u64(json::value("0x10000000000000000")).code() == rpc_errc::bad_quantity);
 
   // DATA: "0x41" (one byte, "A"), "0x004200" (three bytes), "0x" (no bytes).
   CHECK(chain::rpc::data(h("41")) == "0x41");
@@ -374,15 +359,13 @@ TEST_CASE("rpc QUANTITY and DATA follow the execution API value encoding") {
   CHECK(*chain::rpc::parse_data(json::value("0x004200")) == h("004200"));
   CHECK(chain::rpc::parse_data(json::value("0x"))->empty());
   // Wrong: "0xf0f0f" (odd digits), "004200" (no prefix), a number, a bad digit.
-  const json::value bad_data[] = {json::value("0xf0f0f"), json::value("004200"), json::value(1),
-                                  json::value("0x4z")};
+  const json::value bad_data[] = {json::value("0xf0f0f"), json::value("004200"), json::value(1), json::value("0x4z")};
   for (const auto& v : bad_data) {
     INFO(json::serialize(v));
     CHECK(chain::rpc::parse_data(v).code() == rpc_errc::bad_data);
   }
   CHECK(chain::rpc::parse_data_fixed<20>(json::value("0x" + std::string(40, 'a'))));
-  CHECK(chain::rpc::parse_data_fixed<20>(json::value("0x" + std::string(42, 'a'))).code() ==
-        rpc_errc::bad_data);
+  CHECK(chain::rpc::parse_data_fixed<20>(json::value("0x" + std::string(42, 'a'))).code() == rpc_errc::bad_data);
 }
 
 TEST_CASE("rpc request bodies are JSON-RPC 2.0 requests") {
@@ -410,12 +393,12 @@ TEST_CASE("rpc responses parse into a result or a node error with revert data") 
   }
   // geth's answer to an eth_call that reverts with Error("boom"): code 3, the ABI-encoded
   // Error(string) as DATA (selector 0x08c379a0 = keccak256("Error(string)")[0..4]).
-  const std::string revert = "0x08c379a0" + std::string(62, '0') + "20" + std::string(63, '0') +
-                             "4" + "626f6f6d" + std::string(56, '0');
+  const std::string revert =
+      "0x08c379a0" + std::string(62, '0') + "20" + std::string(63, '0') + "4" + "626f6f6d" + std::string(56, '0');
   {
     auto r = chain::rpc::parse_response(
-        R"({"jsonrpc":"2.0","id":2,"error":{"code":3,"message":"execution reverted: boom","data":")" +
-            revert + R"("}})",
+        R"({"jsonrpc":"2.0","id":2,"error":{"code":3,"message":"execution reverted: boom","data":")" + revert +
+            R"("}})",
         2);
     REQUIRE(r);
     REQUIRE_FALSE(r->ok());
@@ -438,8 +421,7 @@ TEST_CASE("rpc responses parse into a result or a node error with revert data") 
   // JSON-RPC 2.0 §7 "non-existent method" (numeric id here), no data: no revert data.
   {
     auto r = chain::rpc::parse_response(
-        R"({"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": 5})",
-        5);
+        R"({"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": 5})", 5);
     REQUIRE(r);
     CHECK(r->error->code == -32601);
     CHECK(r->error->data.is_null());
@@ -461,8 +443,7 @@ TEST_CASE("rpc responses parse into a result or a node error with revert data") 
       {R"({"jsonrpc":"2.0","id":"1","result":"0x1"})", rpc_errc::id_mismatch},
       {R"({"jsonrpc":"2.0","id":-1,"result":"0x1"})", rpc_errc::id_mismatch},
       {R"({"jsonrpc":"2.0","id":1})", rpc_errc::bad_response},
-      {R"({"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}})",
-       rpc_errc::bad_response},
+      {R"({"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}})", rpc_errc::bad_response},
       {R"({"jsonrpc":"2.0","id":1,"error":"boom"})", rpc_errc::bad_response},
       {R"({"jsonrpc":"2.0","id":1,"error":{"message":"m"}})", rpc_errc::bad_response},
       {R"({"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}})", rpc_errc::bad_response},

@@ -73,8 +73,7 @@ TEST_CASE("CID of \"hello world\"") {
   // ipfs-only-hash 4.0.0; the v0 value is also what `ipfs add` prints for the 11 bytes.
   const auto text = as_bytes("hello world");
   CHECK(ipfs::cid_of(text) == "Qmf412jQZiuVUtdgnB36FXFX7xg5V6KEbSJ4dpQuhkLyfD");
-  CHECK(ipfs::cid_v1_of(text).to_string() ==
-        "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e");
+  CHECK(ipfs::cid_v1_of(text).to_string() == "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e");
   // The leaf is PBNode{Data: UnixFS{Type: File, Data: "hello world", filesize: 11}}.
   const bytes node = *hex::decode(
       "0a11080212"
@@ -104,11 +103,9 @@ TEST_CASE("CID parse and format round-trip") {
   }
   // Binary forms from js `cids` 1.1.9.
   auto v0 = ipfs::parse("Qmf412jQZiuVUtdgnB36FXFX7xg5V6KEbSJ4dpQuhkLyfD");
-  CHECK(hex::encode(v0->to_bytes()) ==
-        "1220f852c7fa62f971817f54d8a80dcd63fcf7098b3cbde9ae8ec1ee449013ec5db0");
+  CHECK(hex::encode(v0->to_bytes()) == "1220f852c7fa62f971817f54d8a80dcd63fcf7098b3cbde9ae8ec1ee449013ec5db0");
   auto v1 = ipfs::parse("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e");
-  CHECK(hex::encode(v1->to_bytes()) ==
-        "01551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9");
+  CHECK(hex::encode(v1->to_bytes()) == "01551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9");
   CHECK(v1->codec == ipfs::kCodecRaw);
   // Multibase base58btc ('z') is accepted for v1 and means the same CID (js `cids` 1.1.9).
   auto z = ipfs::parse("zb2rhj7crUKTQYRGCRATFaQ6YFLTde2YzdqbbhAASkL9uRDXn");
@@ -170,8 +167,8 @@ TEST_CASE("CID parse rejects malformed input with a typed error") {
       {b32("01701220" + digest.substr(2)), cid_errc::bad_length},  // truncated digest
       {b32("01701220" + digest + "00"), cid_errc::bad_length},     // trailing byte
       {b32("01701221" + digest + "00"), cid_errc::bad_length},
-      {b32("0181001220" + digest), cid_errc::bad_varint},  // version 1 as 0x81 0x00: non-minimal
-      {b32("01f0001220" + digest), cid_errc::bad_varint},  // codec 0x70 as 0xf0 0x00
+      {b32("0181001220" + digest), cid_errc::bad_varint},              // version 1 as 0x81 0x00: non-minimal
+      {b32("01f0001220" + digest), cid_errc::bad_varint},              // codec 0x70 as 0xf0 0x00
       {b32("01ffffffffffffffffff01" + digest), cid_errc::bad_varint},  // codec over 9 bytes
       {b32("0170"), cid_errc::bad_varint},                             // multihash missing
       {b32("017012"), cid_errc::bad_varint},                           // digest length missing
@@ -184,21 +181,18 @@ TEST_CASE("CID parse rejects malformed input with a typed error") {
     REQUIRE_MESSAGE(!r, c.in);
     CHECK_MESSAGE(r.code() == c.code, (c.in + " → " + r.err().message));
   }
-  CHECK(ipfs::parse("xyz").err().message ==
-        "cid: unsupported multibase prefix 'x' (expected Qm…, b… or z…)");
+  CHECK(ipfs::parse("xyz").err().message == "cid: unsupported multibase prefix 'x' (expected Qm…, b… or z…)");
   CHECK(ipfs::parse("bafyreigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi").err().message ==
         "cid: codec 0x71 is neither dag-pb (0x70) nor raw (0x55)");
 
   CHECK(ipfs::from_bytes(bytes{}).code() == cid_errc::bad_varint);
-  CHECK(ipfs::from_bytes(*hex::decode("1220" + digest.substr(2))).code() ==
-        cid_errc::unsupported_version);
+  CHECK(ipfs::from_bytes(*hex::decode("1220" + digest.substr(2))).code() == cid_errc::unsupported_version);
 }
 
 TEST_CASE("hashed_cid is keccak256 of the CID string") {
   // js-sha3 0.8.0 keccak256 of the UTF-8 strings.
   CHECK(hex::encode(ipfs::hashed_cid("Qmf412jQZiuVUtdgnB36FXFX7xg5V6KEbSJ4dpQuhkLyfD")) ==
         "d81a3989ee7bd419c797813dfc27dd567737973eabdc6fd38b72442a7af0b5b5");
-  CHECK(hex::encode(
-            ipfs::hashed_cid("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e")) ==
+  CHECK(hex::encode(ipfs::hashed_cid("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e")) ==
         "1a7968daac0d8209e68d33ac431186af46c0ca22ec2e99b6d9c2927bfb8a3e89");
 }

@@ -21,13 +21,9 @@ namespace {
 
 // The key of the EIP-712 reference example (assets/eip-712/Example.js): keccak256("cow"), whose
 // address is 0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826.
-Secret cow_key() {
-  return Secret(keccak256("cow"sv));
-}
+Secret cow_key() { return Secret(keccak256("cow"sv)); }
 
-hash256 h(std::string_view hex) {
-  return hex::decode_fixed<32>(hex).value();
-}
+hash256 h(std::string_view hex) { return hex::decode_fixed<32>(hex).value(); }
 
 // --- documents ------------------------------------------------------------------------------
 // EIP-712 §Test cases, the Mail example (assets/eip-712/Example.js).
@@ -176,23 +172,19 @@ TEST_CASE("eip712 digests, domain separators and signatures match the references
        "0x316a599028180001af86bbc43d4e123001ffc073aecb05d9f130dec84270ad3c",
        "0xe1c35fe2ce55f57c4979cdb2dca502f8995d371199812736f9d49ee1d7c9b6273c18023d2150e7267b9a4066a"
        "658627824c58f78977f8e3e83dc2482829725081c"},
-      {"empty arrays", kEmptyArrays,
-       "0x865e14d418e115b55bb006ee2d0307129271f9eb300fb9e475adbb249c444607",
+      {"empty arrays", kEmptyArrays, "0x865e14d418e115b55bb006ee2d0307129271f9eb300fb9e475adbb249c444607",
        "0x2d9145f2f941cb14d4c738374c6ebde69c75a737e93da5905ee040bab57e46a8",
        "0xf92b1c54bc24955848720c5224583491c7398dfbad3db849b67be123614b18a210f442d97f3cd4adb83f3d447"
        "d64d5d683a7e965b1b0542b522eb8a7236d61d91c"},
-      {"recursive", kRecursive,
-       "0xebaf44eae43a0fe27d6eb5028055a090e46c16a285fd5168dd404dee4786df24",
+      {"recursive", kRecursive, "0xebaf44eae43a0fe27d6eb5028055a090e46c16a285fd5168dd404dee4786df24",
        "0xa9f6180850c182ce540ab8db1f40702f657bc68b800cd418c0732057b93f1809",
        "0x6c27216317969cdbb4b3233352dd4e25903185879d9e4855e66062a25ad59f4565ea05fb31a8d12a541716ab5"
        "671b39065d17da9bc63469eb8bb5ef3f045c1c81b"},
-      {"domain only", kDomainOnly,
-       "0xaa83c70305ec6c131e7a88f258c40813447bec8b9bcef94e5479603d9959da07",
+      {"domain only", kDomainOnly, "0xaa83c70305ec6c131e7a88f258c40813447bec8b9bcef94e5479603d9959da07",
        "0xf2cee375fa42b42143804025fc449deafd50cc031ca257e0b194a650a912090f",
        "0xdfda12b91cfbf84b1dd7c2554847444221520ed6cf89888fcf252a57ebf7f2282da35f31a0a4b7770b2ee50b9"
        "95ccb1adc2b30974cb844692d58446ff1506c6b1b"},
-      {"empty domain", kEmptyDomain,
-       "0xfede542c036db0ad355221b4437e5c26dd7c9abe5ea4af003c49ecb49977979d",
+      {"empty domain", kEmptyDomain, "0xfede542c036db0ad355221b4437e5c26dd7c9abe5ea4af003c49ecb49977979d",
        "0x6192106f129ce05c9075d319c1fa6ea9b3ae37cbd0c1ef92e2be7137bb07baa1",
        "0x47466d9713d550ec0d50d77fde8febc123e4acc957ea815914e2bf40101243681990d2841f7ebbf2821acc8e2"
        "052d23c5503d9459afa80517ecb507eb94ebcbc1c"},
@@ -232,8 +224,7 @@ TEST_CASE("eip712 encodeType, typeHash, encodeData and hashStruct of the parts")
   // encodeType and hashType from @metamask/eth-sig-util 8.2.0 TypedDataUtils; the Mail and Person
   // values also appear in EIP-712 Example.js.
   const case_ cases[] = {
-      {kMail, "Mail",
-       "Mail(Person from,Person to,string contents)Person(string name,address wallet)",
+      {kMail, "Mail", "Mail(Person from,Person to,string contents)Person(string name,address wallet)",
        "0xa0cedeb2dc280ba39b857546d74f5549c3a1d7bdc2dd96bf881f76108e23dac2"},
       {kMail, "Person", "Person(string name,address wallet)",
        "0xb9d8c78acf9b987311de6c7b45bb6a9c8e1bf361fa7fd3467a2163f994c79500"},
@@ -246,11 +237,9 @@ TEST_CASE("eip712 encodeType, typeHash, encodeData and hashStruct of the parts")
        "0xafdb133e689b3ecf3025caadd6dd6325a9f54d2af0e8b452c3481052fdcfdfa4"},
       {kRecursive, "Person", "Person(string name,Person[] children)",
        "0x09e90e65c3ea0806bb603eedf7d10097c2ede8feca6d0e0c616688493e6abb14"},
-      {kV4Arrays, "Mail",
-       "Mail(Person from,Person[] to,string contents)Person(string name,address[] wallets)",
+      {kV4Arrays, "Mail", "Mail(Person from,Person[] to,string contents)Person(string name,address[] wallets)",
        "0x4bd8a9a2b93427bb184aca81e24beb30ffa3c747e2a33d4225ec08bf12e2e753"},
-      {kV4Arrays, "Group",
-       "Group(string name,Person[] members)Person(string name,address[] wallets)",
+      {kV4Arrays, "Group", "Group(string name,Person[] members)Person(string name,address[] wallets)",
        "0x1d953c52160a9018dbb518700e05da47418ac2b6044f0c044f84c15a80103107"},
   };
   for (const auto& c : cases) {
@@ -282,8 +271,7 @@ TEST_CASE("eip712 encodeType, typeHash, encodeData and hashStruct of the parts")
 
 namespace {
 /// The digest of `doc` after `edit` is applied to its parsed JSON.
-result<hash256> digest_after(std::string_view doc,
-                             const std::function<void(json::object&)>& edit,
+result<hash256> digest_after(std::string_view doc, const std::function<void(json::object&)>& edit,
                              eip712::extra_fields extra = eip712::extra_fields::ignore) {
   json::value v = json::parse(doc);
   edit(v.as_object());
@@ -302,24 +290,18 @@ TEST_CASE("eip712 equivalent spellings give the same digest") {
         }).value() == mail);
   // ... unless the caller asks for them to be refused.
   auto strict = digest_after(
-      kMail,
-      [](json::object& d) { d["message"].as_object()["from"].as_object()["nickname"] = "c"; },
+      kMail, [](json::object& d) { d["message"].as_object()["from"].as_object()["nickname"] = "c"; },
       eip712::extra_fields::reject);
   CHECK(strict.code() == eip712_errc::extra_field);
   CHECK(strict.err().message == "message.from.nickname: not a member of 'Person'");
   // Integers as numbers, decimal or hex strings; addresses in lowercase; extra top-level keys.
   CHECK(digest_after(kMail, [](json::object& d) {
           d["domain"].as_object()["chainId"] = "0x1";
-          d["message"].as_object()["to"].as_object()["wallet"] =
-              "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+          d["message"].as_object()["to"].as_object()["wallet"] = "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
           d["metadata"] = "ignored";
         }).value() == mail);
-  CHECK(digest_after(kMail, [](json::object& d) {
-          d["domain"].as_object()["chainId"] = "1";
-        }).value() == mail);
-  CHECK(digest_after(kMail, [](json::object& d) {
-          d["domain"].as_object()["chainId"] = 1.0;
-        }).value() == mail);
+  CHECK(digest_after(kMail, [](json::object& d) { d["domain"].as_object()["chainId"] = "1"; }).value() == mail);
+  CHECK(digest_after(kMail, [](json::object& d) { d["domain"].as_object()["chainId"] = 1.0; }).value() == mail);
   // Object key order does not matter; member order in types does.
   CHECK(digest_after(kMail, [](json::object& d) {
           auto& from = d["message"].as_object()["from"].as_object();
@@ -343,82 +325,60 @@ TEST_CASE("eip712 rejects bad values with the path and a typed error") {
     return d["message"].as_object()["wallets"].as_array()[i].as_object();
   };
   const bad cases[] = {
-      {"uint8 above range", [&](json::object& d) { wallet(d, 1)["balance"] = 256; },
-       eip712_errc::out_of_range, "message.wallets[1].balance: uint8 out of range"},
-      {"uint8 negative", [&](json::object& d) { wallet(d, 1)["balance"] = -1; },
-       eip712_errc::out_of_range, "message.wallets[1].balance: uint8 out of range"},
-      {"uint8 hex above range", [&](json::object& d) { wallet(d, 0)["balance"] = "0x100"; },
-       eip712_errc::out_of_range, "message.wallets[0].balance: uint8 out of range"},
-      {"fractional number", [&](json::object& d) { wallet(d, 0)["balance"] = 1.5; },
-       eip712_errc::out_of_range, ""},
+      {"uint8 above range", [&](json::object& d) { wallet(d, 1)["balance"] = 256; }, eip712_errc::out_of_range,
+       "message.wallets[1].balance: uint8 out of range"},
+      {"uint8 negative", [&](json::object& d) { wallet(d, 1)["balance"] = -1; }, eip712_errc::out_of_range,
+       "message.wallets[1].balance: uint8 out of range"},
+      {"uint8 hex above range", [&](json::object& d) { wallet(d, 0)["balance"] = "0x100"; }, eip712_errc::out_of_range,
+       "message.wallets[0].balance: uint8 out of range"},
+      {"fractional number", [&](json::object& d) { wallet(d, 0)["balance"] = 1.5; }, eip712_errc::out_of_range, ""},
       {"number at 2^53", [&](json::object& d) { wallet(d, 0)["balance"] = uint64_t{1} << 53; },
        eip712_errc::out_of_range, ""},
-      {"int8 below range", [&](json::object& d) { wallet(d, 0)["delta"] = -129; },
-       eip712_errc::out_of_range, "message.wallets[0].delta: int8 out of range"},
-      {"int8 above range", [&](json::object& d) { wallet(d, 0)["delta"] = 128; },
-       eip712_errc::out_of_range, ""},
-      {"int8 negative hex", [&](json::object& d) { wallet(d, 0)["delta"] = "-0x7f"; },
-       eip712_errc::bad_value,
+      {"int8 below range", [&](json::object& d) { wallet(d, 0)["delta"] = -129; }, eip712_errc::out_of_range,
+       "message.wallets[0].delta: int8 out of range"},
+      {"int8 above range", [&](json::object& d) { wallet(d, 0)["delta"] = 128; }, eip712_errc::out_of_range, ""},
+      {"int8 negative hex", [&](json::object& d) { wallet(d, 0)["delta"] = "-0x7f"; }, eip712_errc::bad_value,
        "message.wallets[0].delta: a negative value must be written in decimal"},
-      {"int8 minus sign alone", [&](json::object& d) { wallet(d, 0)["delta"] = "-"; },
-       eip712_errc::bad_value, ""},
-      {"int8 plus sign", [&](json::object& d) { wallet(d, 0)["delta"] = "+1"; },
-       eip712_errc::bad_value, ""},
-      {"int8 space", [&](json::object& d) { wallet(d, 0)["delta"] = " 1"; }, eip712_errc::bad_value,
-       ""},
+      {"int8 minus sign alone", [&](json::object& d) { wallet(d, 0)["delta"] = "-"; }, eip712_errc::bad_value, ""},
+      {"int8 plus sign", [&](json::object& d) { wallet(d, 0)["delta"] = "+1"; }, eip712_errc::bad_value, ""},
+      {"int8 space", [&](json::object& d) { wallet(d, 0)["delta"] = " 1"; }, eip712_errc::bad_value, ""},
       {"uint256 above 2^256-1",
        [](json::object& d) {
-         d["domain"].as_object()["chainId"] =
-             "0x10000000000000000000000000000000000000000000000000000000000000000";
+         d["domain"].as_object()["chainId"] = "0x10000000000000000000000000000000000000000000000000000000000000000";
        },
        eip712_errc::out_of_range, "domain.chainId: uint256 out of range"},
-      {"number with junk", [&](json::object& d) { wallet(d, 0)["balance"] = "12a"; },
-       eip712_errc::bad_value, ""},
-      {"empty number", [&](json::object& d) { wallet(d, 0)["balance"] = ""; },
-       eip712_errc::bad_value, ""},
-      {"number as bool", [&](json::object& d) { wallet(d, 0)["balance"] = true; },
-       eip712_errc::bad_value, ""},
+      {"number with junk", [&](json::object& d) { wallet(d, 0)["balance"] = "12a"; }, eip712_errc::bad_value, ""},
+      {"empty number", [&](json::object& d) { wallet(d, 0)["balance"] = ""; }, eip712_errc::bad_value, ""},
+      {"number as bool", [&](json::object& d) { wallet(d, 0)["balance"] = true; }, eip712_errc::bad_value, ""},
       {"null", [&](json::object& d) { wallet(d, 0)["balance"] = nullptr; }, eip712_errc::bad_value,
        "message.wallets[0].balance: null is not a value"},
-      {"bytes4 too short", [&](json::object& d) { wallet(d, 0)["tag"] = "0x010203"; },
-       eip712_errc::bad_value, "message.wallets[0].tag: expected 4 bytes for 'bytes4', got 3"},
-      {"bytes4 no prefix", [&](json::object& d) { wallet(d, 0)["tag"] = "01020304"; },
-       eip712_errc::bad_value, ""},
-      {"bytes4 bad digit", [&](json::object& d) { wallet(d, 0)["tag"] = "0x0102030g"; },
-       eip712_errc::bad_value, ""},
-      {"bytes odd length", [&](json::object& d) { wallet(d, 0)["data"] = "0x123"; },
-       eip712_errc::bad_value, ""},
-      {"bytes as number", [&](json::object& d) { wallet(d, 0)["data"] = 5; },
-       eip712_errc::bad_value, ""},
-      {"short address", [&](json::object& d) { wallet(d, 0)["addr"] = "0x1234"; },
-       eip712_errc::bad_value, ""},
+      {"bytes4 too short", [&](json::object& d) { wallet(d, 0)["tag"] = "0x010203"; }, eip712_errc::bad_value,
+       "message.wallets[0].tag: expected 4 bytes for 'bytes4', got 3"},
+      {"bytes4 no prefix", [&](json::object& d) { wallet(d, 0)["tag"] = "01020304"; }, eip712_errc::bad_value, ""},
+      {"bytes4 bad digit", [&](json::object& d) { wallet(d, 0)["tag"] = "0x0102030g"; }, eip712_errc::bad_value, ""},
+      {"bytes odd length", [&](json::object& d) { wallet(d, 0)["data"] = "0x123"; }, eip712_errc::bad_value, ""},
+      {"bytes as number", [&](json::object& d) { wallet(d, 0)["data"] = 5; }, eip712_errc::bad_value, ""},
+      {"short address", [&](json::object& d) { wallet(d, 0)["addr"] = "0x1234"; }, eip712_errc::bad_value, ""},
       {"address checksum",
-       [&](json::object& d) {
-         wallet(d, 1)["addr"] = "0xcD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826";
-       },
+       [&](json::object& d) { wallet(d, 1)["addr"] = "0xcD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"; },
        eip712_errc::bad_value, ""},
-      {"address as number", [&](json::object& d) { wallet(d, 0)["addr"] = 1; },
-       eip712_errc::bad_value, ""},
-      {"bool as string", [&](json::object& d) { wallet(d, 0)["ok"] = "true"; },
-       eip712_errc::bad_value, ""},
-      {"string as number", [](json::object& d) { d["message"].as_object()["name"] = 5; },
-       eip712_errc::bad_value, "message.name: expected a string"},
-      {"fixed array length", [&](json::object& d) { wallet(d, 1)["slots"] = json::array{1}; },
-       eip712_errc::bad_value,
+      {"address as number", [&](json::object& d) { wallet(d, 0)["addr"] = 1; }, eip712_errc::bad_value, ""},
+      {"bool as string", [&](json::object& d) { wallet(d, 0)["ok"] = "true"; }, eip712_errc::bad_value, ""},
+      {"string as number", [](json::object& d) { d["message"].as_object()["name"] = 5; }, eip712_errc::bad_value,
+       "message.name: expected a string"},
+      {"fixed array length", [&](json::object& d) { wallet(d, 1)["slots"] = json::array{1}; }, eip712_errc::bad_value,
        "message.wallets[1].slots: expected 2 elements for 'uint16[2]', got 1"},
       {"array element out of range",
        [&](json::object& d) {
          wallet(d, 1)["slots"] = json::array{1, 65536};
        },
        eip712_errc::out_of_range, "message.wallets[1].slots[1]: uint16 out of range"},
-      {"array as object",
-       [](json::object& d) { d["message"].as_object()["wallets"] = json::object{}; },
+      {"array as object", [](json::object& d) { d["message"].as_object()["wallets"] = json::object{}; },
        eip712_errc::bad_value, ""},
-      {"struct as string",
-       [](json::object& d) { d["message"].as_object()["wallets"].as_array()[0] = "x"; },
+      {"struct as string", [](json::object& d) { d["message"].as_object()["wallets"].as_array()[0] = "x"; },
        eip712_errc::bad_value, ""},
-      {"missing member", [&](json::object& d) { wallet(d, 0).erase("balance"); },
-       eip712_errc::missing_field, "message.wallets[0].balance: missing (member of 'Wallet')"},
+      {"missing member", [&](json::object& d) { wallet(d, 0).erase("balance"); }, eip712_errc::missing_field,
+       "message.wallets[0].balance: missing (member of 'Wallet')"},
       {"missing domain member", [](json::object& d) { d["domain"].as_object().erase("chainId"); },
        eip712_errc::missing_field, "domain.chainId: missing (member of 'EIP712Domain')"},
       {"undeclared domain key", [](json::object& d) { d["domain"].as_object()["version"] = "1"; },
@@ -453,71 +413,48 @@ TEST_CASE("eip712 rejects bad documents and type definitions") {
     return json::object{{"name", name}, {"type", type}};
   };
   const bad cases[] = {
-      {"missing types", [](json::object& d) { d.erase("types"); }, eip712_errc::missing_field,
-       "types: missing"},
-      {"missing primaryType", [](json::object& d) { d.erase("primaryType"); },
-       eip712_errc::missing_field, ""},
-      {"missing domain", [](json::object& d) { d.erase("domain"); }, eip712_errc::missing_field,
-       ""},
-      {"missing message", [](json::object& d) { d.erase("message"); }, eip712_errc::missing_field,
-       ""},
-      {"types not an object", [](json::object& d) { d["types"] = json::array{}; },
-       eip712_errc::bad_json, ""},
+      {"missing types", [](json::object& d) { d.erase("types"); }, eip712_errc::missing_field, "types: missing"},
+      {"missing primaryType", [](json::object& d) { d.erase("primaryType"); }, eip712_errc::missing_field, ""},
+      {"missing domain", [](json::object& d) { d.erase("domain"); }, eip712_errc::missing_field, ""},
+      {"missing message", [](json::object& d) { d.erase("message"); }, eip712_errc::missing_field, ""},
+      {"types not an object", [](json::object& d) { d["types"] = json::array{}; }, eip712_errc::bad_json, ""},
       {"member not {name, type}",
-       [](json::object& d) { d["types"].as_object()["Wallet"].as_array()[0] = "address addr"; },
-       eip712_errc::bad_json, "types.Wallet[0]: expected {\"name\": string, \"type\": string}"},
-      {"primaryType not a string", [](json::object& d) { d["primaryType"] = 1; },
-       eip712_errc::bad_json, ""},
-      {"primaryType undefined", [](json::object& d) { d["primaryType"] = "Ownr"; },
-       eip712_errc::unknown_type, "primaryType: unknown type 'Ownr'"},
-      {"domain not an object", [](json::object& d) { d["domain"] = "x"; }, eip712_errc::bad_json,
-       ""},
-      {"message not an object", [](json::object& d) { d["message"] = json::array{}; },
-       eip712_errc::bad_json, ""},
+       [](json::object& d) { d["types"].as_object()["Wallet"].as_array()[0] = "address addr"; }, eip712_errc::bad_json,
+       "types.Wallet[0]: expected {\"name\": string, \"type\": string}"},
+      {"primaryType not a string", [](json::object& d) { d["primaryType"] = 1; }, eip712_errc::bad_json, ""},
+      {"primaryType undefined", [](json::object& d) { d["primaryType"] = "Ownr"; }, eip712_errc::unknown_type,
+       "primaryType: unknown type 'Ownr'"},
+      {"domain not an object", [](json::object& d) { d["domain"] = "x"; }, eip712_errc::bad_json, ""},
+      {"message not an object", [](json::object& d) { d["message"] = json::array{}; }, eip712_errc::bad_json, ""},
       {"undefined struct",
        [&](json::object& d) {
          add_type(d, "Mail", {m("from", "Persn"), m("body", "string")});
        },
        eip712_errc::unknown_type, "types.Mail: unknown type 'Persn' (member 'from')"},
-      {"uint without width", [&](json::object& d) { set_member_type(d, "uint"); },
-       eip712_errc::unknown_type, ""},
-      {"uint7", [&](json::object& d) { set_member_type(d, "uint7"); }, eip712_errc::unknown_type,
-       ""},
-      {"uint264", [&](json::object& d) { set_member_type(d, "uint264"); },
-       eip712_errc::unknown_type, ""},
-      {"uint08", [&](json::object& d) { set_member_type(d, "uint08"); }, eip712_errc::unknown_type,
-       ""},
-      {"bytes0", [&](json::object& d) { set_member_type(d, "bytes0"); }, eip712_errc::unknown_type,
-       ""},
-      {"bytes33", [&](json::object& d) { set_member_type(d, "bytes33"); },
-       eip712_errc::unknown_type, ""},
-      {"space in type", [&](json::object& d) { set_member_type(d, "uint8 "); },
-       eip712_errc::unknown_type, ""},
-      {"zero-length array", [&](json::object& d) { set_member_type(d, "uint8[0]"); },
-       eip712_errc::bad_type, ""},
-      {"leading zero length", [&](json::object& d) { set_member_type(d, "uint8[01]"); },
-       eip712_errc::bad_type, ""},
-      {"unclosed bracket", [&](json::object& d) { set_member_type(d, "uint8[2"); },
-       eip712_errc::bad_type, ""},
-      {"stray bracket", [&](json::object& d) { set_member_type(d, "uint8]"); },
-       eip712_errc::bad_type, ""},
-      {"non-numeric length", [&](json::object& d) { set_member_type(d, "uint8[x]"); },
-       eip712_errc::bad_type, ""},
-      {"bare brackets", [&](json::object& d) { set_member_type(d, "[]"); }, eip712_errc::bad_type,
-       ""},
+      {"uint without width", [&](json::object& d) { set_member_type(d, "uint"); }, eip712_errc::unknown_type, ""},
+      {"uint7", [&](json::object& d) { set_member_type(d, "uint7"); }, eip712_errc::unknown_type, ""},
+      {"uint264", [&](json::object& d) { set_member_type(d, "uint264"); }, eip712_errc::unknown_type, ""},
+      {"uint08", [&](json::object& d) { set_member_type(d, "uint08"); }, eip712_errc::unknown_type, ""},
+      {"bytes0", [&](json::object& d) { set_member_type(d, "bytes0"); }, eip712_errc::unknown_type, ""},
+      {"bytes33", [&](json::object& d) { set_member_type(d, "bytes33"); }, eip712_errc::unknown_type, ""},
+      {"space in type", [&](json::object& d) { set_member_type(d, "uint8 "); }, eip712_errc::unknown_type, ""},
+      {"zero-length array", [&](json::object& d) { set_member_type(d, "uint8[0]"); }, eip712_errc::bad_type, ""},
+      {"leading zero length", [&](json::object& d) { set_member_type(d, "uint8[01]"); }, eip712_errc::bad_type, ""},
+      {"unclosed bracket", [&](json::object& d) { set_member_type(d, "uint8[2"); }, eip712_errc::bad_type, ""},
+      {"stray bracket", [&](json::object& d) { set_member_type(d, "uint8]"); }, eip712_errc::bad_type, ""},
+      {"non-numeric length", [&](json::object& d) { set_member_type(d, "uint8[x]"); }, eip712_errc::bad_type, ""},
+      {"bare brackets", [&](json::object& d) { set_member_type(d, "[]"); }, eip712_errc::bad_type, ""},
       {"duplicate member",
        [&](json::object& d) {
          add_type(d, "Pair", {m("a", "uint8"), m("a", "uint16")});
        },
        eip712_errc::bad_type, "types.Pair: duplicate member 'a'"},
-      {"bad member name", [&](json::object& d) { add_type(d, "Pair", {m("a b", "uint8")}); },
+      {"bad member name", [&](json::object& d) { add_type(d, "Pair", {m("a b", "uint8")}); }, eip712_errc::bad_type,
+       ""},
+      {"struct named like an atomic type", [&](json::object& d) { add_type(d, "uint256", {m("a", "uint8")}); },
        eip712_errc::bad_type, ""},
-      {"struct named like an atomic type",
-       [&](json::object& d) { add_type(d, "uint256", {m("a", "uint8")}); }, eip712_errc::bad_type,
-       ""},
-      {"struct name with a dash",
-       [&](json::object& d) { add_type(d, "Foo-Bar", {m("a", "uint8")}); }, eip712_errc::bad_type,
-       ""},
+      {"struct name with a dash", [&](json::object& d) { add_type(d, "Foo-Bar", {m("a", "uint8")}); },
+       eip712_errc::bad_type, ""},
       {"no EIP712Domain", [](json::object& d) { d["types"].as_object().erase("EIP712Domain"); },
        eip712_errc::missing_field, "types.EIP712Domain: missing"},
       {"unknown domain member",
@@ -526,15 +463,14 @@ TEST_CASE("eip712 rejects bad documents and type definitions") {
        },
        eip712_errc::bad_type, ""},
       {"domain member of the wrong type",
-       [&](json::object& d) { add_type(d, "EIP712Domain", {m("chainId", "uint64")}); },
-       eip712_errc::bad_type, ""},
+       [&](json::object& d) { add_type(d, "EIP712Domain", {m("chainId", "uint64")}); }, eip712_errc::bad_type, ""},
       {"domain members out of order",
        [&](json::object& d) {
          add_type(d, "EIP712Domain", {m("chainId", "uint256"), m("name", "string")});
        },
        eip712_errc::bad_type, ""},
-      {"struct containing itself",
-       [&](json::object& d) { add_type(d, "Node", {m("next", "Node")}); }, eip712_errc::cyclic_type,
+      {"struct containing itself", [&](json::object& d) { add_type(d, "Node", {m("next", "Node")}); },
+       eip712_errc::cyclic_type,
        "types.Node: cyclic type (contains itself through Node.next with no dynamic array on the "
        "way)"},
       {"cycle through two structs",
@@ -565,8 +501,7 @@ TEST_CASE("eip712 accepts recursion through dynamic arrays and bounds the nestin
   // A cycle broken by a dynamic array has finite values (kRecursive); so does a cycle whose
   // dynamic dimension is inside a fixed one.
   auto ok = digest_after(kWallets, [](json::object& d) {
-    d["types"].as_object()["Tree"] =
-        json::array{json::object{{"name", "kids"}, {"type", "Tree[][2]"}}};
+    d["types"].as_object()["Tree"] = json::array{json::object{{"name", "kids"}, {"type", "Tree[][2]"}}};
   });
   CHECK(ok);
   // Nesting deeper than kMaxDepth is refused, not followed until the stack runs out.

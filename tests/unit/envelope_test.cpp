@@ -22,9 +22,7 @@ namespace json = boost::json;
 namespace {
 
 // keccak256("cow"), the key of the EIP-712 example: 0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826.
-Secret cow_key() {
-  return Secret(keccak256("cow"sv));
-}
+Secret cow_key() { return Secret(keccak256("cow"sv)); }
 const address kCow = parse_address("0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826").value();
 
 // The private key 1, a second signer: 0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf.
@@ -37,13 +35,9 @@ Secret other_key() {
 constexpr uint64_t kChain = 175188;
 constexpr uint64_t kNow = 1700000000;
 
-envelope::expectation expect(envelope::kind k, uint64_t now = kNow) {
-  return envelope::expectation{k, kChain, now};
-}
+envelope::expectation expect(envelope::kind k, uint64_t now = kNow) { return envelope::expectation{k, kChain, now}; }
 
-std::string text_of(const json::object& o) {
-  return json::serialize(o);
-}
+std::string text_of(const json::object& o) { return json::serialize(o); }
 
 }  // namespace
 
@@ -64,17 +58,15 @@ TEST_CASE("envelope primary type names") {
 
 TEST_CASE("envelope build and sign match eth-sig-util") {
   // The canonical document for the cow key (core-api spec, Typed-data envelope).
-  CHECK(
-      text_of(envelope::build(envelope::kind::create_wallet, kChain, kCow, kNow)) ==
-      R"({"types":{"EIP712Domain":[{"name":"name","type":"string"},)"
-      R"({"name":"version","type":"string"},)"
-      R"({"name":"chainId","type":"uint256"}],"CreateWallet":[{"name":"address","type":"address"},)"
-      R"({"name":"issuedAt","type":"uint256"}]},"primaryType":"CreateWallet","domain":{"name":)"
-      R"("Svc ChainSecured","version":"1","chainId":175188},"message":{"address":)"
-      R"("0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826","issuedAt":1700000000}})");
+  CHECK(text_of(envelope::build(envelope::kind::create_wallet, kChain, kCow, kNow)) ==
+        R"({"types":{"EIP712Domain":[{"name":"name","type":"string"},)"
+        R"({"name":"version","type":"string"},)"
+        R"({"name":"chainId","type":"uint256"}],"CreateWallet":[{"name":"address","type":"address"},)"
+        R"({"name":"issuedAt","type":"uint256"}]},"primaryType":"CreateWallet","domain":{"name":)"
+        R"("Svc ChainSecured","version":"1","chainId":175188},"message":{"address":)"
+        R"("0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826","issuedAt":1700000000}})");
   // Numbers JavaScript cannot read exactly are written as decimal strings.
-  const auto big = envelope::build(envelope::kind::billing_auth, uint64_t{1} << 53, kCow,
-                                   (uint64_t{1} << 53) - 1);
+  const auto big = envelope::build(envelope::kind::billing_auth, uint64_t{1} << 53, kCow, (uint64_t{1} << 53) - 1);
   CHECK(big.at("domain").at("chainId") == json::value("9007199254740992"));
   CHECK(big.at("message").at("issuedAt") == json::value((uint64_t{1} << 53) - 1));
 
@@ -87,20 +79,16 @@ TEST_CASE("envelope build and sign match eth-sig-util") {
   // TypedDataEncoder.hash) and signTypedData({privateKey: keccak256("cow"), version: 'V4'}) of
   // the envelope for chainId 175188, issuedAt 1700000000, address of the cow key.
   const case_ cases[] = {
-      {envelope::kind::create_wallet,
-       "0x9a74860d472e30e72a8641ab1c6be12fef09eb610dded8df34c0e9b9a2a273a0",
+      {envelope::kind::create_wallet, "0x9a74860d472e30e72a8641ab1c6be12fef09eb610dded8df34c0e9b9a2a273a0",
        "0x78730a429a997e23785320e2ac016dbf8c66c2c67bf22681ce84dfe54a9857ec23e312fdc13f5d69788b5b706"
        "ab20068620c91d8472b0a526e5caa1b3f6f76421b"},
-      {envelope::kind::convert_account,
-       "0xd200e3e77834aba46ae7fd8d55dc6cdf02aa4faadfd0f5a78614ca7a41bf7f13",
+      {envelope::kind::convert_account, "0xd200e3e77834aba46ae7fd8d55dc6cdf02aa4faadfd0f5a78614ca7a41bf7f13",
        "0x4f1d515e7e76b06f31fde1abd067045e2bd0825127b783d7a4c793c6aa92af8a7847d877cba26ac9392e42322"
        "3629c8ccd72755a042fa2323bf278637f2c306b1c"},
-      {envelope::kind::add_usage_api_key,
-       "0xdf3db34ef668f7e372c80f9cbacb01ec94a26bc5103057aa106e33738ba6e992",
+      {envelope::kind::add_usage_api_key, "0xdf3db34ef668f7e372c80f9cbacb01ec94a26bc5103057aa106e33738ba6e992",
        "0xc1587d792ecd342aa0e0ef64740e13e67cd1d85dce2669681653515cb385826d374e8d46b984fa53dd761a5aa"
        "2e7beb5d0fb29ae6ae1e4d4aec18f06bddbe8dd1b"},
-      {envelope::kind::billing_auth,
-       "0x58ec3274a3dee0ff805e32885d8acdf36bf823c8eb69b63b665c226871feedcd",
+      {envelope::kind::billing_auth, "0x58ec3274a3dee0ff805e32885d8acdf36bf823c8eb69b63b665c226871feedcd",
        "0x5353f394c950082066ba1077b6192758add0efba85b3c9c0c8c737ac26720eca2c3512cad953373c5c1a15b6f"
        "c811d147cd1a983ceedf9cc7ff43806be45bfbd1c"},
   };
@@ -123,11 +111,10 @@ TEST_CASE("envelope build and sign match eth-sig-util") {
 
 TEST_CASE("envelope direct digest equals the generic EIP-712 digest") {
   // Chain ids and times across the JSON number / string boundary (2^53) and up to 2^64 - 1.
-  const uint64_t values[] = {0, 1, 8453, kNow, (uint64_t{1} << 53) - 1, uint64_t{1} << 53,
-                             ~uint64_t{0}};
+  const uint64_t values[] = {0, 1, 8453, kNow, (uint64_t{1} << 53) - 1, uint64_t{1} << 53, ~uint64_t{0}};
   const address signers[] = {kCow, address{}, parse_address("0x" + std::string(40, 'f')).value()};
-  for (auto k : {envelope::kind::create_wallet, envelope::kind::convert_account,
-                 envelope::kind::add_usage_api_key, envelope::kind::billing_auth})
+  for (auto k : {envelope::kind::create_wallet, envelope::kind::convert_account, envelope::kind::add_usage_api_key,
+                 envelope::kind::billing_auth})
     for (uint64_t chain : values)
       for (uint64_t issued : values)
         for (const auto& who : signers) {
@@ -151,7 +138,9 @@ TEST_CASE("envelope verify refuses each rule with its own code") {
     edit(o);
     return text_of(o);
   };
-  auto types = [](json::object& o) -> json::object& { return o["types"].as_object(); };
+  auto types = [](json::object& o) -> json::object& {
+    return o["types"].as_object();
+  };
   auto member = [](std::string_view n, std::string_view t) {
     return json::object{{"name", n}, {"type", t}};
   };
@@ -180,45 +169,39 @@ TEST_CASE("envelope verify refuses each rule with its own code") {
   wrong_chain.chain_id = 1;
   const case_ cases[] = {
       // 1. size
-      {"4097 bytes", "{" + std::string(4097 - good.size(), ' ') + good.substr(1), env.signature,
-       create, envelope_errc::too_large},
+      {"4097 bytes", "{" + std::string(4097 - good.size(), ' ') + good.substr(1), env.signature, create,
+       envelope_errc::too_large},
       // 2. JSON and top-level shape
-      {"not JSON", good.substr(0, good.size() - 1), env.signature, create,
-       envelope_errc::malformed},
+      {"not JSON", good.substr(0, good.size() - 1), env.signature, create, envelope_errc::malformed},
       {"not an object", "[]", env.signature, create, envelope_errc::malformed},
-      {"extra top-level key", edited([](json::object& o) { o["nonce"] = 1; }), env.signature,
-       create, envelope_errc::malformed},
-      {"missing message", edited([](json::object& o) { o.erase("message"); }), env.signature,
-       create, envelope_errc::malformed},
+      {"extra top-level key", edited([](json::object& o) { o["nonce"] = 1; }), env.signature, create,
+       envelope_errc::malformed},
+      {"missing message", edited([](json::object& o) { o.erase("message"); }), env.signature, create,
+       envelope_errc::malformed},
       // 3. canonical types
       {"message fields swapped", edited([&](json::object& o) {
          auto& m = types(o)["CreateWallet"].as_array();
          std::swap(m[0], m[1]);
        }),
        env.signature, create, envelope_errc::types_not_canonical},
-      {"issuedAt typed uint64", edited([&](json::object& o) {
-         types(o)["CreateWallet"].as_array()[1] = member("issuedAt", "uint64");
-       }),
+      {"issuedAt typed uint64",
+       edited([&](json::object& o) { types(o)["CreateWallet"].as_array()[1] = member("issuedAt", "uint64"); }),
        env.signature, create, envelope_errc::types_not_canonical},
-      {"member renamed", edited([&](json::object& o) {
-         types(o)["CreateWallet"].as_array()[0] = member("wallet", "address");
-       }),
+      {"member renamed",
+       edited([&](json::object& o) { types(o)["CreateWallet"].as_array()[0] = member("wallet", "address"); }),
        env.signature, create, envelope_errc::types_not_canonical},
-      {"domain with salt", edited([&](json::object& o) {
-         types(o)["EIP712Domain"].as_array().push_back(member("salt", "bytes32"));
-       }),
+      {"domain with salt",
+       edited([&](json::object& o) { types(o)["EIP712Domain"].as_array().push_back(member("salt", "bytes32")); }),
        env.signature, create, envelope_errc::types_not_canonical},
       {"domain members reordered", edited([&](json::object& o) {
          auto& d = types(o)["EIP712Domain"].as_array();
          std::swap(d[0], d[1]);
        }),
        env.signature, create, envelope_errc::types_not_canonical},
-      {"extra key in a member", edited([&](json::object& o) {
-         types(o)["CreateWallet"].as_array()[0].as_object()["note"] = "x";
-       }),
+      {"extra key in a member",
+       edited([&](json::object& o) { types(o)["CreateWallet"].as_array()[0].as_object()["note"] = "x"; }),
        env.signature, create, envelope_errc::types_not_canonical},
-      {"an extra type",
-       edited([&](json::object& o) { types(o)["BillingAuth"] = types(o)["CreateWallet"]; }),
+      {"an extra type", edited([&](json::object& o) { types(o)["BillingAuth"] = types(o)["CreateWallet"]; }),
        env.signature, create, envelope_errc::types_not_canonical},
       {"primaryType outside the four", edited([&](json::object& o) {
          types(o)["Login"] = types(o)["CreateWallet"];
@@ -226,55 +209,44 @@ TEST_CASE("envelope verify refuses each rule with its own code") {
          o["primaryType"] = "Login";
        }),
        env.signature, create, envelope_errc::types_not_canonical},
-      {"primaryType not the declared struct",
-       edited([](json::object& o) { o["primaryType"] = "AddUsageApiKey"; }), env.signature, create,
-       envelope_errc::types_not_canonical},
+      {"primaryType not the declared struct", edited([](json::object& o) { o["primaryType"] = "AddUsageApiKey"; }),
+       env.signature, create, envelope_errc::types_not_canonical},
       // 4. primaryType of this endpoint: a CreateWallet signature where AddUsageApiKey is expected
-      {"CreateWallet presented to AddUsageApiKey", good, env.signature,
-       expect(envelope::kind::add_usage_api_key), envelope_errc::wrong_primary_type},
+      {"CreateWallet presented to AddUsageApiKey", good, env.signature, expect(envelope::kind::add_usage_api_key),
+       envelope_errc::wrong_primary_type},
       // 5. domain
-      {"domain name",
-       edited([](json::object& o) { o["domain"].as_object()["name"] = "Svc ChainSecured "; }),
+      {"domain name", edited([](json::object& o) { o["domain"].as_object()["name"] = "Svc ChainSecured "; }),
        env.signature, create, envelope_errc::domain_mismatch},
-      {"domain version", edited([](json::object& o) { o["domain"].as_object()["version"] = "2"; }),
-       env.signature, create, envelope_errc::domain_mismatch},
-      {"domain version as number",
-       edited([](json::object& o) { o["domain"].as_object()["version"] = 1; }), env.signature,
+      {"domain version", edited([](json::object& o) { o["domain"].as_object()["version"] = "2"; }), env.signature,
        create, envelope_errc::domain_mismatch},
+      {"domain version as number", edited([](json::object& o) { o["domain"].as_object()["version"] = 1; }),
+       env.signature, create, envelope_errc::domain_mismatch},
       {"extra domain key", edited([](json::object& o) {
-         o["domain"].as_object()["verifyingContract"] =
-             "0x0000000000000000000000000000000000000000";
+         o["domain"].as_object()["verifyingContract"] = "0x0000000000000000000000000000000000000000";
        }),
        env.signature, create, envelope_errc::domain_mismatch},
-      {"chainId not a number",
-       edited([](json::object& o) { o["domain"].as_object()["chainId"] = "mainnet"; }),
+      {"chainId not a number", edited([](json::object& o) { o["domain"].as_object()["chainId"] = "mainnet"; }),
        env.signature, create, envelope_errc::malformed},
       // 6. chain
       {"chainId differs", good, env.signature, wrong_chain, envelope_errc::chain_id_mismatch},
       // 7. message shape
-      {"message extra key", edited([](json::object& o) { o["message"].as_object()["nonce"] = 1; }),
-       env.signature, create, envelope_errc::malformed},
+      {"message extra key", edited([](json::object& o) { o["message"].as_object()["nonce"] = 1; }), env.signature,
+       create, envelope_errc::malformed},
       {"message address checksum", edited([](json::object& o) {
          o["message"].as_object()["address"] = "0xcD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826";
        }),
        env.signature, create, envelope_errc::malformed},
-      {"issuedAt negative",
-       edited([](json::object& o) { o["message"].as_object()["issuedAt"] = -1; }), env.signature,
+      {"issuedAt negative", edited([](json::object& o) { o["message"].as_object()["issuedAt"] = -1; }), env.signature,
        create, envelope_errc::malformed},
       // 8. issuedAt window (signatures made at now-301 / now+301)
-      {"issuedAt now-301", text_of(stale.typed_data), stale.signature, create,
-       envelope_errc::expired},
+      {"issuedAt now-301", text_of(stale.typed_data), stale.signature, create, envelope_errc::expired},
       // 9. signature form
       {"signature too short", good, "0x1234", create, envelope_errc::signature_malformed},
-      {"signature without 0x", good, env.signature.substr(2), create,
-       envelope_errc::signature_malformed},
-      {"signature bad digit", good, "0x" + std::string(129, '0') + "g", create,
-       envelope_errc::signature_malformed},
-      {"signature v = 29", good, env.signature.substr(0, 130) + "1d", create,
-       envelope_errc::signature_malformed},
+      {"signature without 0x", good, env.signature.substr(2), create, envelope_errc::signature_malformed},
+      {"signature bad digit", good, "0x" + std::string(129, '0') + "g", create, envelope_errc::signature_malformed},
+      {"signature v = 29", good, env.signature.substr(0, 130) + "1d", create, envelope_errc::signature_malformed},
       // 10. signer
-      {"signed by another key", good, signed_by(env.typed_data, other), create,
-       envelope_errc::signer_mismatch},
+      {"signed by another key", good, signed_by(env.typed_data, other), create, envelope_errc::signer_mismatch},
       {"not the expected signer", good, env.signature,
        with_signer(parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value()),
        envelope_errc::signer_mismatch},
@@ -300,8 +272,7 @@ TEST_CASE("envelope issuedAt window is now ± max_skew inclusive") {
     const auto env = envelope::sign(envelope::kind::billing_auth, kChain, key,
                                     static_cast<uint64_t>(static_cast<int64_t>(kNow) + c.offset))
                          .value();
-    auto r = envelope::verify(text_of(env.typed_data), env.signature,
-                              expect(envelope::kind::billing_auth));
+    auto r = envelope::verify(text_of(env.typed_data), env.signature, expect(envelope::kind::billing_auth));
     if (c.accepted) {
       CHECK(r.value() == kCow);
     } else {
@@ -312,17 +283,14 @@ TEST_CASE("envelope issuedAt window is now ± max_skew inclusive") {
   const auto env = envelope::sign(envelope::kind::billing_auth, kChain, key, 10).value();
   auto narrow = expect(envelope::kind::billing_auth, 20);
   narrow.max_skew = 5;
-  CHECK(envelope::verify(text_of(env.typed_data), env.signature, narrow).code() ==
-        envelope_errc::expired);
-  CHECK(envelope::verify(text_of(env.typed_data), env.signature,
-                         expect(envelope::kind::billing_auth, 0))
-            .value() == kCow);
+  CHECK(envelope::verify(text_of(env.typed_data), env.signature, narrow).code() == envelope_errc::expired);
+  CHECK(envelope::verify(text_of(env.typed_data), env.signature, expect(envelope::kind::billing_auth, 0)).value() ==
+        kCow);
   // issuedAt beyond 64 bits is outside every window.
   json::object far = env.typed_data;
   far["message"].as_object()["issuedAt"] = "0x10000000000000000";
-  CHECK(
-      envelope::verify(text_of(far), env.signature, expect(envelope::kind::billing_auth)).code() ==
-      envelope_errc::expired);
+  CHECK(envelope::verify(text_of(far), env.signature, expect(envelope::kind::billing_auth)).code() ==
+        envelope_errc::expired);
 }
 
 TEST_CASE("envelope size is measured on the text as received: 4096 accepted, 4097 refused") {
@@ -349,8 +317,7 @@ TEST_CASE("envelope size is measured on the text as received: 4096 accepted, 409
 
 TEST_CASE("envelope signatures for one flow are refused by every other") {
   using envelope::kind;
-  const kind kinds[] = {kind::create_wallet, kind::convert_account, kind::add_usage_api_key,
-                        kind::billing_auth};
+  const kind kinds[] = {kind::create_wallet, kind::convert_account, kind::add_usage_api_key, kind::billing_auth};
   const Secret key = cow_key();
   for (kind signed_for : kinds) {
     const auto env = envelope::sign(signed_for, kChain, key, kNow).value();
@@ -369,34 +336,32 @@ TEST_CASE("envelope signatures for one flow are refused by every other") {
 
 TEST_CASE("envelope X-Wallet-Auth header round-trips and rejects bad values") {
   const auto env = envelope::sign(envelope::kind::billing_auth, kChain, cow_key(), kNow).value();
-  CHECK(envelope::to_json(env) == R"({"typed_data":)" + text_of(env.typed_data) +
-                                      R"(,"signature":")" + env.signature + R"("})");
+  CHECK(envelope::to_json(env) ==
+        R"({"typed_data":)" + text_of(env.typed_data) + R"(,"signature":")" + env.signature + R"("})");
   const std::string header = envelope::encode_wallet_auth(env);
   CHECK(as_chars(base64::decode(header).value()) == envelope::to_json(env));
   auto parts = envelope::decode_wallet_auth(header);
   REQUIRE(parts);
   CHECK(parts->first == text_of(env.typed_data));
   CHECK(parts->second == env.signature);
-  CHECK(
-      envelope::verify(parts->first, parts->second, expect(envelope::kind::billing_auth)).value() ==
-      kCow);
+  CHECK(envelope::verify(parts->first, parts->second, expect(envelope::kind::billing_auth)).value() == kCow);
 
-  auto b64 = [](std::string_view s) { return base64::encode(as_bytes(s)); };
+  auto b64 = [](std::string_view s) {
+    return base64::encode(as_bytes(s));
+  };
   struct bad {
     const char* what;
     std::string header;
     envelope_errc code;
   };
   const bad cases[] = {
-      {"over the limit", std::string(envelope::kMaxWalletAuthSize + 4, 'A'),
-       envelope_errc::too_large},
+      {"over the limit", std::string(envelope::kMaxWalletAuthSize + 4, 'A'), envelope_errc::too_large},
       {"not base64", "!!!!", envelope_errc::malformed},
       {"base64url alphabet", "-_-_", envelope_errc::malformed},
       {"not JSON", b64("{\"typed_data\":"), envelope_errc::malformed},
       {"array", b64("[]"), envelope_errc::malformed},
       {"missing signature", b64(R"({"typed_data":{}})"), envelope_errc::malformed},
-      {"typed data as a string", b64(R"({"typed_data":"{}","signature":"0x"})"),
-       envelope_errc::malformed},
+      {"typed data as a string", b64(R"({"typed_data":"{}","signature":"0x"})"), envelope_errc::malformed},
       {"extra key", b64(R"({"typed_data":{},"signature":"0x","v":1})"), envelope_errc::malformed},
   };
   for (const auto& c : cases) {

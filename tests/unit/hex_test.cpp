@@ -13,8 +13,7 @@ TEST_CASE("hex encode/decode round-trips") {
     std::string_view out;
   };
   // Vectors: plain byte strings with their lowercase hex.
-  const case_ cases[] = {
-      {""sv, ""sv}, {"\x00"sv, "00"sv}, {"\x01\xab\xff"sv, "01abff"sv}, {"hello"sv, "68656c6c6f"sv}};
+  const case_ cases[] = {{""sv, ""sv}, {"\x00"sv, "00"sv}, {"\x01\xab\xff"sv, "01abff"sv}, {"hello"sv, "68656c6c6f"sv}};
   for (const auto& c : cases) {
     CHECK(hex::encode(as_bytes(c.in)) == c.out);
     auto d = hex::decode(c.out);
@@ -37,9 +36,8 @@ TEST_CASE("hex decode rejects malformed input with a typed error") {
     hex_errc code;
   };
   const bad cases[] = {
-      {"0", hex_errc::odd_length},   {"0x123", hex_errc::odd_length},
-      {"zz", hex_errc::bad_digit},   {"0x0g", hex_errc::bad_digit},
-      {"0x 1", hex_errc::bad_digit}, {"x0", hex_errc::bad_digit},
+      {"0", hex_errc::odd_length},   {"0x123", hex_errc::odd_length}, {"zz", hex_errc::bad_digit},
+      {"0x0g", hex_errc::bad_digit}, {"0x 1", hex_errc::bad_digit},   {"x0", hex_errc::bad_digit},
       {"-1", hex_errc::bad_digit},
   };
   for (const auto& c : cases) {

@@ -37,16 +37,15 @@ json::object load(const std::string& file) {
   return json::parse(test::read_file(test::source_path("tests/vectors/" + file))).as_object();
 }
 
-const json::array& entries(const json::object& doc, std::string_view key = "vectors") {
-  return doc.at(key).as_array();
-}
+const json::array& entries(const json::object& doc, std::string_view key = "vectors") { return doc.at(key).as_array(); }
 
 std::string str(const json::value& v) { return std::string(v.as_string()); }
 
 /// "file[i] name" for failure messages.
 std::string label(std::string_view file, size_t i, const json::object& v) {
   std::string s = std::string(file) + "[" + std::to_string(i) + "]";
-  if (auto* n = v.if_contains("name")) s += " " + str(*n);
+  if (auto* n = v.if_contains("name"))
+    s += " " + str(*n);
   return s;
 }
 
@@ -59,14 +58,12 @@ Secret key_of(const json::value& v) { return Secret(hex::decode_prefixed(v.as_st
 std::optional<std::chrono::sys_seconds> parse_utc(std::string_view s) {
   int y = 0;
   unsigned mo = 0, d = 0, h = 0, mi = 0, se = 0;
-  if (s.size() != 20 ||
-      std::sscanf(std::string(s).c_str(), "%4d-%2u-%2uT%2u:%2u:%2uZ", &y, &mo, &d, &h, &mi, &se) != 6)
+  if (s.size() != 20 || std::sscanf(std::string(s).c_str(), "%4d-%2u-%2uT%2u:%2u:%2uZ", &y, &mo, &d, &h, &mi, &se) != 6)
     return std::nullopt;
-  const std::chrono::year_month_day ymd{std::chrono::year{y}, std::chrono::month{mo},
-                                        std::chrono::day{d}};
-  if (!ymd.ok()) return std::nullopt;
-  return std::chrono::sys_days{ymd} + std::chrono::hours{h} + std::chrono::minutes{mi} +
-         std::chrono::seconds{se};
+  const std::chrono::year_month_day ymd{std::chrono::year{y}, std::chrono::month{mo}, std::chrono::day{d}};
+  if (!ymd.ok())
+    return std::nullopt;
+  return std::chrono::sys_days{ymd} + std::chrono::hours{h} + std::chrono::minutes{mi} + std::chrono::seconds{se};
 }
 
 std::string format_utc(std::chrono::sys_seconds t) {
@@ -86,26 +83,27 @@ std::optional<std::vector<abi::type>> parse_types(const json::array& a) {
   std::vector<abi::type> out;
   for (const auto& t : a) {
     auto r = abi::type::parse(t.as_string());
-    if (!r) return std::nullopt;
+    if (!r)
+      return std::nullopt;
     out.push_back(std::move(*r));
   }
   return out;
 }
 
-std::optional<std::vector<abi::value>> values_from_json(const std::vector<abi::type>& types,
-                                                        const json::array& a) {
-  if (a.size() != types.size()) return std::nullopt;
+std::optional<std::vector<abi::value>> values_from_json(const std::vector<abi::type>& types, const json::array& a) {
+  if (a.size() != types.size())
+    return std::nullopt;
   std::vector<abi::value> out;
   for (size_t k = 0; k < types.size(); ++k) {
     auto r = abi::from_json(types[k], a[k]);
-    if (!r) return std::nullopt;
+    if (!r)
+      return std::nullopt;
     out.push_back(std::move(*r));
   }
   return out;
 }
 
-json::array values_to_json(const std::vector<abi::type>& types,
-                           const std::vector<abi::value>& values) {
+json::array values_to_json(const std::vector<abi::type>& types, const std::vector<abi::value>& values) {
   json::array out;
   for (size_t k = 0; k < types.size() && k < values.size(); ++k)
     out.push_back(abi::to_json(types[k], values[k]));
@@ -229,7 +227,8 @@ TEST_CASE("interop: CIDs match ipfs-only-hash") {
     if (v.at("content").as_string() == "pattern") {
       // tests/vectors/README.md: byte i = (i * 31 + 7) & 0xff.
       content.resize(static_cast<size_t>(v.at("size").to_number<uint64_t>()));
-      for (size_t k = 0; k < content.size(); ++k) content[k] = static_cast<uint8_t>((k * 31 + 7) & 0xff);
+      for (size_t k = 0; k < content.size(); ++k)
+        content[k] = static_cast<uint8_t>((k * 31 + 7) & 0xff);
     } else {
       const auto text = v.at("content_utf8").as_string();
       content.assign(text.begin(), text.end());
@@ -244,7 +243,8 @@ TEST_CASE("interop: CIDs match ipfs-only-hash") {
     for (const char* key : {"cid_v0", "cid_v1"}) {
       auto parsed = ipfs::parse(v.at(key).as_string());
       CHECK_MESSAGE(parsed, key);
-      if (parsed) CHECK(parsed->to_string() == str(v.at(key)));
+      if (parsed)
+        CHECK(parsed->to_string() == str(v.at(key)));
     }
   }
 }
@@ -269,12 +269,14 @@ TEST_CASE("interop: cron fire times match cron-parser") {
     std::string got;
     std::string want;
     for (const auto& n : v.at("next").as_array()) {
-      if (!want.empty()) want += ' ';
+      if (!want.empty())
+        want += ' ';
       want += str(n);
     }
     for (size_t k = 0; k < v.at("next").as_array().size(); ++k) {
       auto next = cron::next_after(*s, *t);
-      if (!got.empty()) got += ' ';
+      if (!got.empty())
+        got += ' ';
       if (!next) {
         got += "(none)";
         break;
@@ -311,18 +313,14 @@ TEST_CASE("interop: envelopes signed by the reference libraries pass the server'
     CHECK(built.at("types") == td.at("types"));
     // One rule per neighbour: another endpoint, another chain, outside the issuedAt window.
     envelope::expectation other = want;
-    other.expected = *k == envelope::kind::billing_auth ? envelope::kind::create_wallet
-                                                        : envelope::kind::billing_auth;
-    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() ==
-          envelope_errc::wrong_primary_type);
+    other.expected = *k == envelope::kind::billing_auth ? envelope::kind::create_wallet : envelope::kind::billing_auth;
+    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::wrong_primary_type);
     other = want;
     other.chain_id += 1;
-    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() ==
-          envelope_errc::chain_id_mismatch);
+    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::chain_id_mismatch);
     other = want;
     other.now = issued + envelope::kDefaultMaxSkew + 1;
-    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() ==
-          envelope_errc::expired);
+    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::expired);
   }
   CHECK(seen == 4);
 }
@@ -343,13 +341,16 @@ TEST_CASE("interop: EIP-712 typed data matches ethers, eth-sig-util and viem") {
     }
     auto et = eip712::encode_type(td->types, td->primary_type);
     CHECK_MESSAGE(et, (et ? "" : et.err().message));
-    if (et) CHECK(*et == str(v.at("encode_type")));
+    if (et)
+      CHECK(*et == str(v.at("encode_type")));
     auto ds = eip712::domain_separator(*td);
     CHECK_MESSAGE(ds, (ds ? "" : ds.err().message));
-    if (ds) CHECK(hex0x(*ds) == str(v.at("domain_separator")));
+    if (ds)
+      CHECK(hex0x(*ds) == str(v.at("domain_separator")));
     auto hs = eip712::hash_struct(td->types, td->primary_type, td->message);
     CHECK_MESSAGE(hs, (hs ? "" : hs.err().message));
-    if (hs) CHECK(hex0x(*hs) == str(v.at("hash_struct")));
+    if (hs)
+      CHECK(hex0x(*hs) == str(v.at("hash_struct")));
     auto d = eip712::digest(*td);
     if (!d) {
       FAIL_CHECK("digest failed: " << d.err().message);
@@ -367,7 +368,8 @@ TEST_CASE("interop: EIP-712 typed data matches ethers, eth-sig-util and viem") {
     REQUIRE(expected_sig);
     auto signer = eip712::recover(*td, *expected_sig);
     CHECK_MESSAGE(signer, (signer ? "" : signer.err().message));
-    if (signer) CHECK(to_checksum_address(*signer) == str(v.at("signer")));
+    if (signer)
+      CHECK(to_checksum_address(*signer) == str(v.at("signer")));
   }
 }
 
@@ -385,7 +387,8 @@ TEST_CASE("interop: EIP-55 checksums match ethers") {
     CHECK(to_checksum_address(*a) == str(v.at("checksummed")));
     auto strict = parse_address_strict(v.at("checksummed").as_string());
     CHECK(strict);
-    if (strict) CHECK(*strict == *a);
+    if (strict)
+      CHECK(*strict == *a);
   }
 }
 
@@ -413,8 +416,7 @@ TEST_CASE("interop: keys, EIP-191 hashes and signatures match ethers") {
     const hash256 h = personal_message_hash(*message);
     CHECK(hex0x(h) == str(v.at("eip191_hash")));
     if (auto* text = v.if_contains("message"))
-      CHECK(hex0x(personal_message_hash(std::string_view(text->as_string()))) ==
-            str(v.at("eip191_hash")));
+      CHECK(hex0x(personal_message_hash(std::string_view(text->as_string()))) == str(v.at("eip191_hash")));
     auto sig = secp256k1::sign(h, key);
     if (!sig) {
       FAIL_CHECK("sign failed: " << sig.err().message);
@@ -425,7 +427,8 @@ TEST_CASE("interop: keys, EIP-191 hashes and signatures match ethers") {
     REQUIRE(expected_sig);
     auto signer = secp256k1::recover_address(h, *expected_sig);
     CHECK_MESSAGE(signer, (signer ? "" : signer.err().message));
-    if (signer) CHECK(to_checksum_address(*signer) == str(v.at("address")));
+    if (signer)
+      CHECK(to_checksum_address(*signer) == str(v.at("address")));
   }
 }
 

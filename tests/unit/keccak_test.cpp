@@ -17,9 +17,7 @@ bytes pattern(size_t n) {
     b[i] = static_cast<uint8_t>(i & 0xff);
   return b;
 }
-hash256 h256(std::string_view hex) {
-  return hex::decode_fixed<32>(hex).value();
-}
+hash256 h256(std::string_view hex) { return hex::decode_fixed<32>(hex).value(); }
 }  // namespace
 
 TEST_CASE("keccak256 of text matches known digests") {
@@ -88,8 +86,7 @@ TEST_CASE("EIP-191 personal message hash") {
   // Computed with ethers v6 hashMessage.
   const case_ cases[] = {
       {bytes{}, "5f35dce98ba4fba25530a026ed80b2cecdaa31091ba4958b99b52ea1d068adad"sv},
-      {bytes{'h', 'e', 'l', 'l', 'o'},
-       "50b2c43fd39106bafbba0da34fc430e1f91e3c96ea2acee2bc34119f92b37750"sv},
+      {bytes{'h', 'e', 'l', 'l', 'o'}, "50b2c43fd39106bafbba0da34fc430e1f91e3c96ea2acee2bc34119f92b37750"sv},
       {pattern(200), "ed1031587d62758f5833eec2d79c4b107392423cff2f31ecc3dc4848e4557001"sv},
   };
   for (const auto& c : cases)

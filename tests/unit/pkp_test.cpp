@@ -12,21 +12,16 @@ using namespace enact;
 using namespace std::string_view_literals;
 
 namespace {
-hash256 h256(std::string_view s) {
-  return hex::decode_fixed<32>(s).value();
-}
+hash256 h256(std::string_view s) { return hex::decode_fixed<32>(s).value(); }
 Secret secret_of(std::string_view s) {
   const bytes b = hex::decode(s).value();
   return Secret(bytes_view(b));
 }
-bytes to_bytes(const Secret& s) {
-  return bytes(s.view().begin(), s.view().end());
-}
+bytes to_bytes(const Secret& s) { return bytes(s.view().begin(), s.view().end()); }
 
 // An account key as API.md §1 issues it (base64 of 32 bytes); its hash is keccak256 of the string.
 constexpr std::string_view kApiKey = "q5kZ4m2Yp0b3W1n8Xx9cR7t6Vv5Uu4Ss3Qq2Pp1Oo0E=";
-constexpr std::string_view kApiKeyHash =
-    "7718d66f808df4eff8e1a74c9f2deb6564cd55903d9e7388dc15905a2f608231";
+constexpr std::string_view kApiKeyHash = "7718d66f808df4eff8e1a74c9f2deb6564cd55903d9e7388dc15905a2f608231";
 }  // namespace
 
 TEST_CASE("API-mode derivation path is keccak256(abi.encode(apiKeyHash, index))") {
@@ -141,8 +136,7 @@ TEST_CASE("PKP derivation requires a 32-byte root key") {
     CHECK(pkp::wallet_address(root, account, path).code() == pkp_errc::bad_root_key);
     CHECK(pkp::legacy_wallet_address(root, path).code() == pkp_errc::bad_root_key);
   }
-  CHECK(pkp::signing_key(Secret::of_size(31), account, path).err().message ==
-        "root key: must be 32 bytes, got 31");
+  CHECK(pkp::signing_key(Secret::of_size(31), account, path).err().message == "root key: must be 32 bytes, got 31");
 }
 
 TEST_CASE("random derivation paths differ") {

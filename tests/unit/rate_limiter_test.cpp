@@ -22,7 +22,7 @@ TEST_CASE("a bucket grants its burst, then refuses with the wait, then refills")
   for (int i = 0; i < 5; ++i)
     CHECK(l.take("k") == 0);
   CHECK(l.take("k") >= 1);
-  CHECK(l.take("other") == 0);  // buckets are per key
+  CHECK(l.take("other") == 0);                                 // buckets are per key
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // 20 tokens' worth, capped at 5
   for (int i = 0; i < 5; ++i)
     CHECK(l.take("k") == 0);

@@ -7,7 +7,8 @@
 
 namespace {
 enact::result<int> parse_digit(char c) {
-  if (c < '0' || c > '9') return enact::fail(enact::hex_errc::bad_digit, "digit: not 0-9");
+  if (c < '0' || c > '9')
+    return enact::fail(enact::hex_errc::bad_digit, "digit: not 0-9");
   return c - '0';
 }
 enact::result<int> twice(char c) {

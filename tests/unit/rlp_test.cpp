@@ -11,15 +11,9 @@ using namespace enact;
 using namespace std::string_view_literals;
 
 namespace {
-bytes X(std::string_view h) {
-  return hex::decode(h).value();
-}
-rlp::item S(std::string_view h) {
-  return rlp::item::string(X(h));
-}
-rlp::item L(std::vector<rlp::item> items) {
-  return rlp::item::list(std::move(items));
-}
+bytes X(std::string_view h) { return hex::decode(h).value(); }
+rlp::item S(std::string_view h) { return rlp::item::string(X(h)); }
+rlp::item L(std::vector<rlp::item> items) { return rlp::item::list(std::move(items)); }
 std::string rep(std::string_view two_hex_digits, size_t n) {
   std::string out;
   for (size_t i = 0; i < n; ++i)
@@ -34,7 +28,8 @@ rlp::item nested_lists(size_t depth) {
     it = rlp::item::list(std::move(wrap));
   }
   return it;
-}}  // namespace
+}
+}  // namespace
 
 TEST_CASE("rlp encodes and decodes the reference vectors") {
   struct case_ {
@@ -152,8 +147,7 @@ TEST_CASE("rlp decode rejects malformed input with a typed error") {
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
-  CHECK(rlp::decode(X("83646f6700")).err().message ==
-        "rlp: 1 trailing bytes after the item at offset 4");
+  CHECK(rlp::decode(X("83646f6700")).err().message == "rlp: 1 trailing bytes after the item at offset 4");
 }
 
 TEST_CASE("rlp decode limits nesting depth") {
@@ -225,6 +219,5 @@ TEST_CASE("rlp JSON bridge uses ethers' shape") {
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
-  CHECK(rlp::from_json(boost::json::parse(R"([1])")).err().message ==
-        "rlp[0]: expected a 0x-hex string or an array");
+  CHECK(rlp::from_json(boost::json::parse(R"([1])")).err().message == "rlp[0]: expected a 0x-hex string or an array");
 }

@@ -146,8 +146,7 @@ TEST_CASE("execution rule: a group with execute listing the CID hash and the PKP
   const caller on2{key_kind::usage, usage_with(permission::execute, {2}).perms};
   const caller on3{key_kind::usage, usage_with(permission::execute, {3}).perms};
   const caller wildcard{key_kind::usage, usage_with(permission::execute, {kAllGroups}).perms};
-  const caller manager{key_kind::usage,
-                       usage_with(permission::group_manage_actions, {kAllGroups}).perms};
+  const caller manager{key_kind::usage, usage_with(permission::group_manage_actions, {kAllGroups}).perms};
 
   struct case_ {
     const caller* who;
@@ -199,16 +198,14 @@ TEST_CASE("permission_set JSON uses the add_usage_api_key field names") {
   const auto empty = permission_set_from_json(boost::json::object{});
   REQUIRE(empty);
   CHECK(*empty == permission_set{});
-  const auto partial =
-      permission_set_from_json(boost::json::parse(R"({"execute_in_groups":[3]})").get_object());
+  const auto partial = permission_set_from_json(boost::json::parse(R"({"execute_in_groups":[3]})").get_object());
   REQUIRE(partial);
   CHECK(partial->execute_in_groups == std::vector<group_id>{3});
   CHECK(!partial->can_create_groups);
 
   // A request parser names its own fields; the rest stay unknown.
   const std::string_view request_fields[] = {"name", "description", "expiration"};
-  const auto request = boost::json::parse(
-      R"({"name":"ci","description":"d","expiration":0,"can_delete_groups":true})");
+  const auto request = boost::json::parse(R"({"name":"ci","description":"d","expiration":0,"can_delete_groups":true})");
   const auto from_request = permission_set_from_json(request.get_object(), request_fields);
   REQUIRE(from_request);
   CHECK(from_request->can_delete_groups);
@@ -222,27 +219,20 @@ TEST_CASE("permission_set JSON rejects unknown fields, wrong types and bad ids")
     std::string_view message;
   };
   const bad cases[] = {
-      {R"({"can_create_group":true})", scope_errc::unknown_field,
-       "can_create_group: unknown field"},
+      {R"({"can_create_group":true})", scope_errc::unknown_field, "can_create_group: unknown field"},
       {R"({"execute":[1]})", scope_errc::unknown_field, "execute: unknown field"},
       {R"({"can_create_groups":1})", scope_errc::wrong_type, "can_create_groups: expected boolean"},
-      {R"({"can_delete_groups":"true"})", scope_errc::wrong_type,
-       "can_delete_groups: expected boolean"},
+      {R"({"can_delete_groups":"true"})", scope_errc::wrong_type, "can_delete_groups: expected boolean"},
       {R"({"can_create_pkps":null})", scope_errc::wrong_type, "can_create_pkps: expected boolean"},
-      {R"({"execute_in_groups":1})", scope_errc::wrong_type,
-       "execute_in_groups: expected array of group ids"},
-      {R"({"add_pkp_to_groups":{"0":1}})", scope_errc::wrong_type,
-       "add_pkp_to_groups: expected array of group ids"},
+      {R"({"execute_in_groups":1})", scope_errc::wrong_type, "execute_in_groups: expected array of group ids"},
+      {R"({"add_pkp_to_groups":{"0":1}})", scope_errc::wrong_type, "add_pkp_to_groups: expected array of group ids"},
       {R"({"remove_pkp_from_groups":[1,"2"]})", scope_errc::wrong_type,
        "remove_pkp_from_groups[1]: expected integer group id"},
-      {R"({"execute_in_groups":[true]})", scope_errc::wrong_type,
-       "execute_in_groups[0]: expected integer group id"},
-      {R"({"execute_in_groups":[null]})", scope_errc::wrong_type,
-       "execute_in_groups[0]: expected integer group id"},
+      {R"({"execute_in_groups":[true]})", scope_errc::wrong_type, "execute_in_groups[0]: expected integer group id"},
+      {R"({"execute_in_groups":[null]})", scope_errc::wrong_type, "execute_in_groups[0]: expected integer group id"},
       {R"({"manage_ipfs_ids_in_groups":[-1]})", scope_errc::bad_group_id,
        "manage_ipfs_ids_in_groups[0]: group id must not be negative"},
-      {R"({"execute_in_groups":[1.5]})", scope_errc::bad_group_id,
-       "execute_in_groups[0]: group id must be an integer"},
+      {R"({"execute_in_groups":[1.5]})", scope_errc::bad_group_id, "execute_in_groups[0]: group id must be an integer"},
       {R"({"execute_in_groups":[18446744073709551616]})", scope_errc::bad_group_id,
        "execute_in_groups[0]: group id must be an integer"},
   };

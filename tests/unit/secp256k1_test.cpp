@@ -20,10 +20,8 @@ Secret key_of(std::string_view hex) {
   const auto k = fixed<32>(hex);
   return Secret(bytes_view(k));
 }
-constexpr std::string_view kOrder =
-    "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141";
-constexpr std::string_view kHalfOrder =
-    "7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0";
+constexpr std::string_view kOrder = "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141";
+constexpr std::string_view kHalfOrder = "7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0";
 
 /// a - b for 32-byte big-endian numbers, a >= b.
 std::array<uint8_t, 32> sub(const std::array<uint8_t, 32>& a, const std::array<uint8_t, 32>& b) {
@@ -224,8 +222,7 @@ TEST_CASE("signature::from_bytes rejects malformed signatures with distinct code
   const auto n = fixed<32>(kOrder);
   const auto half = fixed<32>(kHalfOrder);
 
-  CHECK(k1::signature::from_bytes(bytes_view(good).first(64)).code() ==
-        secp256k1_errc::bad_signature_length);
+  CHECK(k1::signature::from_bytes(bytes_view(good).first(64)).code() == secp256k1_errc::bad_signature_length);
   CHECK(k1::signature::from_bytes(bytes(66, 1)).code() == secp256k1_errc::bad_signature_length);
   CHECK(k1::signature::from_bytes(bytes{}).code() == secp256k1_errc::bad_signature_length);
 
@@ -233,18 +230,13 @@ TEST_CASE("signature::from_bytes rejects malformed signatures with distinct code
     const auto r = k1::signature::from_bytes(with([&](auto& b) { b[64] = v; }));
     CHECK_MESSAGE(r.code() == secp256k1_errc::bad_recovery_id, int(v));
   }
-  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_r(b, {}); })).code() ==
-        secp256k1_errc::r_out_of_range);
-  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_r(b, n); })).code() ==
-        secp256k1_errc::r_out_of_range);
-  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_s(b, {}); })).code() ==
-        secp256k1_errc::s_out_of_range);
-  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_s(b, n); })).code() ==
-        secp256k1_errc::s_out_of_range);
+  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_r(b, {}); })).code() == secp256k1_errc::r_out_of_range);
+  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_r(b, n); })).code() == secp256k1_errc::r_out_of_range);
+  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_s(b, {}); })).code() == secp256k1_errc::s_out_of_range);
+  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_s(b, n); })).code() == secp256k1_errc::s_out_of_range);
   // EIP-2: s = n/2 is the largest accepted; n/2 + 1 is high.
   CHECK(k1::signature::from_bytes(with([&](auto& b) { set_s(b, half); })));
-  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_s(b, add1(half)); })).code() ==
-        secp256k1_errc::high_s);
+  CHECK(k1::signature::from_bytes(with([&](auto& b) { set_s(b, add1(half)); })).code() == secp256k1_errc::high_s);
 
   // The malleable twin of a valid signature (s' = n - s, v flipped) recovers the same key in
   // plain ECDSA, and is refused here.

@@ -39,10 +39,8 @@ TEST_CASE("sha384 matches FIPS 180-2") {
   };
   // FIPS 180-2 Appendix D.1, D.2; the empty message from NIST's SHA examples.
   const case_ cases[] = {
-      {""sv,
-       "38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b"sv},
-      {"abc"sv,
-       "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"sv},
+      {""sv, "38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b"sv},
+      {"abc"sv, "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"sv},
       {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"sv,
        "09330c33f71147e83d192fc782cd1b4753111b173b3b05d22fa08086e3b0f712fcc7c71a557e2db966c3e9fa91746039"sv},
   };
@@ -54,20 +52,17 @@ TEST_CASE("sha256_hasher equals the one-shot however the input is split") {
   const bytes_view all = as_bytes(kMillionA);
   const hash256 expected = sha256(all);
   sha256_hasher h;
-  for (const size_t piece :
-       {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{4096}, all.size()}) {
+  for (const size_t piece : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{4096}, all.size()}) {
     for (size_t off = 0; off < all.size(); off += piece)
       h.update(all.subspan(off, std::min(piece, all.size() - off)));
     CHECK_MESSAGE(h.finalize() == expected, piece);  // finalize resets for the next message
   }
-  CHECK(h.update(as_bytes("ab")).update(as_bytes("")).update(as_bytes("c")).finalize() ==
-        sha256(as_bytes("abc")));
+  CHECK(h.update(as_bytes("ab")).update(as_bytes("")).update(as_bytes("c")).finalize() == sha256(as_bytes("abc")));
   CHECK(h.finalize() == sha256({}));
 
   sha256_hasher moved(std::move(h));
   moved.update(as_bytes("abc"));
   sha256_hasher assigned;
   assigned = std::move(moved);
-  CHECK(hex::encode(assigned.finalize()) ==
-        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(hex::encode(assigned.finalize()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }

@@ -18,22 +18,16 @@
 namespace doctest {
 template <>
 struct StringMaker<std::vector<uint8_t>> {
-  static String convert(const std::vector<uint8_t>& v) {
-    return ("0x" + enact::hex::encode(v)).c_str();
-  }
+  static String convert(const std::vector<uint8_t>& v) { return ("0x" + enact::hex::encode(v)).c_str(); }
 };
 template <size_t N>
 struct StringMaker<std::array<uint8_t, N>> {
-  static String convert(const std::array<uint8_t, N>& v) {
-    return ("0x" + enact::hex::encode(v)).c_str();
-  }
+  static String convert(const std::array<uint8_t, N>& v) { return ("0x" + enact::hex::encode(v)).c_str(); }
 };
 template <>
 struct StringMaker<std::error_code> {
   static String convert(const std::error_code& e) {
-    return (std::string(e.category().name()) + ":" + std::to_string(e.value()) + " (" +
-            e.message() + ")")
-        .c_str();
+    return (std::string(e.category().name()) + ":" + std::to_string(e.value()) + " (" + e.message() + ")").c_str();
   }
 };
 }  // namespace doctest
@@ -42,7 +36,8 @@ namespace enact::test {
 /// Reads a whole file (binary); throws when it cannot be opened.
 inline std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open " + path);
+  if (!f)
+    throw std::runtime_error("cannot open " + path);
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();

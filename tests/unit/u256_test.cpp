@@ -16,9 +16,7 @@ struct StringMaker<enact::u256> {
 }  // namespace doctest
 
 namespace {
-u256 H(std::string_view s) {
-  return u256::from_hex(s).value();
-}
+u256 H(std::string_view s) { return u256::from_hex(s).value(); }
 }  // namespace
 
 // Compile-time checks: the arithmetic and the literal are constexpr.
@@ -27,10 +25,8 @@ static_assert(1'000'000_u256 == u256{1000000});
 static_assert((u256{1} << 255) >> 255 == u256{1});
 static_assert(u256::max() + u256{1} == u256{});
 static_assert(u256{7} / u256{0} == u256{} && u256{7} % u256{0} == u256{});
-static_assert(115792089237316195423570985008687907853269984665640564039457584007913129639935_u256 ==
-              u256::max());
-static_assert(0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff_u256 ==
-              u256::max());
+static_assert(115792089237316195423570985008687907853269984665640564039457584007913129639935_u256 == u256::max());
+static_assert(0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff_u256 == u256::max());
 static_assert(-u256{1} == u256::max());
 static_assert(u256{3} <=> u256{5} == std::strong_ordering::less);
 
@@ -41,20 +37,18 @@ TEST_CASE("u256 arithmetic matches big-integer reference values") {
   // Computed with Python 3 int arithmetic (results mod 2^256). Rows 13-14 and the last three
   // take the add-back step (D6) of Knuth's division with 32-bit digits.
   const case_ cases[] = {
-      {"0x0", "0x1", "0x1", "0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-       "0x0", "0x0", "0x0"},
+      {"0x0", "0x1", "0x1", "0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", "0x0", "0x0", "0x0"},
       {"0x1", "0x1", "0x2", "0x0", "0x1", "0x1", "0x0"},
-      {"0xffffffffffffffff", "0xffffffffffffffff", "0x1fffffffffffffffe", "0x0",
-       "0xfffffffffffffffe0000000000000001", "0x1", "0x0"},
-      {"0x10000000000000000", "0xffffffffffffffff", "0x1ffffffffffffffff", "0x1",
-       "0xffffffffffffffff0000000000000000", "0x1", "0x1"},
+      {"0xffffffffffffffff", "0xffffffffffffffff", "0x1fffffffffffffffe", "0x0", "0xfffffffffffffffe0000000000000001",
+       "0x1", "0x0"},
+      {"0x10000000000000000", "0xffffffffffffffff", "0x1ffffffffffffffff", "0x1", "0xffffffffffffffff0000000000000000",
+       "0x1", "0x1"},
       {"0x100000000000000000000000000000005", "0x3", "0x100000000000000000000000000000008",
        "0x100000000000000000000000000000002", "0x30000000000000000000000000000000f",
        "0x55555555555555555555555555555557", "0x0"},
       {"0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
        "0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-       "0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe", "0x0", "0x1", "0x1",
-       "0x0"},
+       "0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe", "0x0", "0x1", "0x1", "0x0"},
       {"0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", "0x2", "0x1",
        "0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffd",
        "0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe",
@@ -63,65 +57,56 @@ TEST_CASE("u256 arithmetic matches big-integer reference values") {
        "0xffffffffffffffff", "0xfffffffffffffffffffffffffffffffffffffffffffffffeffffffffffffffff",
        "0xffffffffffffffffffffffffffffffffffffffffffffffff0000000000000000",
        "0xffffffffffffffffffffffffffffffffffffffffffffffff", "0xffffffffffffffff"},
-      {"0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-       "0xffffffffffffffffffffffffffffffff", "0xfffffffffffffffffffffffffffffffe",
-       "0xffffffffffffffffffffffffffffffff00000000000000000000000000000000",
-       "0xffffffffffffffffffffffffffffffff00000000000000000000000000000001",
-       "0x100000000000000000000000000000001", "0x0"},
-      {"0x123456789abcdef0fedcba987654321000112233445566778899aabbccddeeff",
-       "0xfedcba98765432100123456789abcdef",
+      {"0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", "0xffffffffffffffffffffffffffffffff",
+       "0xfffffffffffffffffffffffffffffffe", "0xffffffffffffffffffffffffffffffff00000000000000000000000000000000",
+       "0xffffffffffffffffffffffffffffffff00000000000000000000000000000001", "0x100000000000000000000000000000001",
+       "0x0"},
+      {"0x123456789abcdef0fedcba987654321000112233445566778899aabbccddeeff", "0xfedcba98765432100123456789abcdef",
        "0x123456789abcdef0fedcba9876543210feeddccbbaa9988789bcf0235689bcee",
        "0x123456789abcdef0fedcba987654320f0134679ace0134678776655443322110",
-       "0xaa7d96161fd558dd9db26789e6498056789d19312945cafd0bd6492016e95311",
-       "0x1249249249249238ec5397829cbc14e7", "0x41834279db07f62158389b86473c7056"},
-      {"0xdd15fe86affad91249ef0eb713f39ebeaa987b6e6fd2a0000000000000000000",
-       "0x4b3b4ca85a86c47a098a224000000007",
+       "0xaa7d96161fd558dd9db26789e6498056789d19312945cafd0bd6492016e95311", "0x1249249249249238ec5397829cbc14e7",
+       "0x41834279db07f62158389b86473c7056"},
+      {"0xdd15fe86affad91249ef0eb713f39ebeaa987b6e6fd2a0000000000000000000", "0x4b3b4ca85a86c47a098a224000000007",
        "0xdd15fe86affad91249ef0eb713f39ebef5d3c816ca59647a098a224000000007",
        "0xdd15fe86affad91249ef0eb713f39ebe5f5d2ec6154bdb85f675ddbffffffff9",
-       "0x348ff562974f0c99e850b09c2a83ccd6d81360050ec260000000000000000000",
-       "0x2f050fe938943acc45f65567fffffffba", "0x1ea"},
+       "0x348ff562974f0c99e850b09c2a83ccd6d81360050ec260000000000000000000", "0x2f050fe938943acc45f65567fffffffba",
+       "0x1ea"},
       {"0x8000000000000000000000000000000000000000000000000000000000000000",
        "0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
        "0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", "0x1",
        "0x8000000000000000000000000000000000000000000000000000000000000000", "0x1", "0x1"},
       {"0x40000000000000000", "0x10000000000000001", "0x50000000000000001", "0x2ffffffffffffffff",
        "0x400000000000000040000000000000000", "0x3", "0xfffffffffffffffd"},
-      {"0x100000000000000000001", "0x400000000000000001", "0x100400000000000000002",
-       "0xffc00000000000000000", "0x40000000000000000100400000000000000001", "0x3ff",
-       "0x3ffffffffffffffc02"},
+      {"0x100000000000000000001", "0x400000000000000001", "0x100400000000000000002", "0xffc00000000000000000",
+       "0x40000000000000000100400000000000000001", "0x3ff", "0x3ffffffffffffffc02"},
       {"0xffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000", "0xffffffff00000001",
        "0xffffffff00000000ffffffff00000000ffffffff00000001fffffffe00000001",
        "0xffffffff00000000ffffffff00000000fffffffeffffffffffffffffffffffff",
        "0xfffffffd00000002fffffffd00000002fffffffd00000001ffffffff00000000",
        "0xffffffffffffffffffffffff000000000000000000000000", "0xffffffff00000000"},
-      {"0x8000000000000000000000000000000000000000000000000000000000000000",
-       "0x80000000000000000000000000000001",
+      {"0x8000000000000000000000000000000000000000000000000000000000000000", "0x80000000000000000000000000000001",
        "0x8000000000000000000000000000000080000000000000000000000000000001",
        "0x7fffffffffffffffffffffffffffffff7fffffffffffffffffffffffffffffff",
-       "0x8000000000000000000000000000000000000000000000000000000000000000",
-       "0xfffffffffffffffffffffffffffffffe", "0x2"},
+       "0x8000000000000000000000000000000000000000000000000000000000000000", "0xfffffffffffffffffffffffffffffffe",
+       "0x2"},
       {"0x7fffffff800000000000000000000000000000000000000000000000", "0x800000000000ffffffffffff",
        "0x7fffffff800000000000000000000000800000000000ffffffffffff",
        "0x7fffffff7fffffffffffffffffffffff7fffffffffff000000000001",
-       "0xffff7fff80000000800000000000000000000000000000000000000000000000",
-       "0xfffffffefffe000000020005fffffff9", "0x7ff8000000090005fffffff9"},
-      {"0x800000000000000000000000000000000000000000000000000000000",
-       "0x200000000000000000000000000000000001",
+       "0xffff7fff80000000800000000000000000000000000000000000000000000000", "0xfffffffefffe000000020005fffffff9",
+       "0x7ff8000000090005fffffff9"},
+      {"0x800000000000000000000000000000000000000000000000000000000", "0x200000000000000000000000000000000001",
        "0x800000000000000000000200000000000000000000000000000000001",
        "0x7ffffffffffffffffffffdfffffffffffffffffffffffffffffffffff",
        "0x800000000000000000000000000000000000000000000000000000000", "0x3fffffffffffffffffffff",
        "0x1fffffffffffffc000000000000000000001"},
-      {"0x80000000000000000000000000000000000000000000000000000",
-       "0x100000000000000000000000000000000000000000001",
+      {"0x80000000000000000000000000000000000000000000000000000", "0x100000000000000000000000000000000000000000001",
        "0x80000000100000000000000000000000000000000000000000001",
        "0x7fffffffeffffffffffffffffffffffffffffffffffffffffffff",
        "0x80000000000000000000000000000000000000000000000000000", "0x7ffffffff",
        "0xfffffffffffffffffffffffffffffffffff800000001"},
       {"0x100000000000000000000000000000000000000000000000001", "0x200000000000000000000001",
-       "0x100000000000000000000000000200000000000000000000002",
-       "0xffffffffffffffffffffffffffe00000000000000000000000",
-       "0x100000000000000000000000000200000000000000000000001", "0x7ffffffffffffffffffffffc000",
-       "0x4001"},
+       "0x100000000000000000000000000200000000000000000000002", "0xffffffffffffffffffffffffffe00000000000000000000000",
+       "0x100000000000000000000000000200000000000000000000001", "0x7ffffffffffffffffffffffc000", "0x4001"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.a);
@@ -164,8 +149,7 @@ TEST_CASE("u256 shifts, bitwise operators and increments") {
        "0x123456789abcdef0123456789abcdef0123456789abcdef"},
       {65, "0x2468acf13579bde02468acf13579bde02468acf13579bde0000000000000000",
        "0x91a2b3c4d5e6f78091a2b3c4d5e6f78091a2b3c4d5e6f7"},
-      {128, "0x123456789abcdef0123456789abcdef00000000000000000000000000000000",
-       "0x123456789abcdef0123456789abcdef"},
+      {128, "0x123456789abcdef0123456789abcdef00000000000000000000000000000000", "0x123456789abcdef0123456789abcdef"},
       {255, "0x8000000000000000000000000000000000000000000000000000000000000000", "0x0"},
       {256, "0x0", "0x0"},
       {1000, "0x0", "0x0"},
@@ -230,8 +214,7 @@ TEST_CASE("u256 decimal and hex text round-trips") {
   }
   CHECK(*u256::from_string("0XABCdef") == u256{0xabcdef});
   CHECK(*u256::from_string("000123") == u256{123});
-  CHECK(*u256::from_hex("0x" + std::string(70, '0') + "1") ==
-        u256{1});  // leading zeros are no overflow
+  CHECK(*u256::from_hex("0x" + std::string(70, '0') + "1") == u256{1});  // leading zeros are no overflow
 }
 
 TEST_CASE("u256 parsing rejects malformed text with a typed error") {
@@ -253,11 +236,9 @@ TEST_CASE("u256 parsing rejects malformed text with a typed error") {
       {"1_000", u256_errc::bad_digit},
       {"1e3", u256_errc::bad_digit},
       // 2^256 in decimal and hex, and a larger decimal
-      {"115792089237316195423570985008687907853269984665640564039457584007913129639936",
-       u256_errc::overflow},
+      {"115792089237316195423570985008687907853269984665640564039457584007913129639936", u256_errc::overflow},
       {"0x10000000000000000000000000000000000000000000000000000000000000000", u256_errc::overflow},
-      {"999999999999999999999999999999999999999999999999999999999999999999999999999999",
-       u256_errc::overflow},
+      {"999999999999999999999999999999999999999999999999999999999999999999999999999999", u256_errc::overflow},
   };
   for (const auto& c : cases) {
     CAPTURE(c.in);
@@ -267,8 +248,7 @@ TEST_CASE("u256 parsing rejects malformed text with a typed error") {
   }
   CHECK(u256::from_dec("0x10").code() == u256_errc::bad_digit);
   CHECK(u256::from_hex("").code() == u256_errc::empty);
-  CHECK(u256::from_string("12x4", "amount").err().message ==
-        "amount: invalid decimal digit 'x' at offset 2");
+  CHECK(u256::from_string("12x4", "amount").err().message == "amount: invalid decimal digit 'x' at offset 2");
 }
 
 TEST_CASE("u256 big-endian bytes") {
@@ -331,11 +311,9 @@ TEST_CASE("u256 two's complement helpers") {
   CHECK(*u256::from_signed_string("-0x10") == -u256{16});
   CHECK(*u256::from_signed_string("-0") == u256{});
   // 2^255 is out of range as a positive int256, and -(2^255 + 1) as a negative one.
-  CHECK(u256::from_signed_string(
-            "57896044618658097711785492504343953926634992332820282019728792003956564819968")
+  CHECK(u256::from_signed_string("57896044618658097711785492504343953926634992332820282019728792003956564819968")
             .code() == u256_errc::overflow);
-  CHECK(u256::from_signed_string(
-            "-57896044618658097711785492504343953926634992332820282019728792003956564819969")
+  CHECK(u256::from_signed_string("-57896044618658097711785492504343953926634992332820282019728792003956564819969")
             .code() == u256_errc::overflow);
   CHECK(u256::from_signed_string("-").code() == u256_errc::empty);
   CHECK(u256::from_signed_string("--1").code() == u256_errc::bad_digit);

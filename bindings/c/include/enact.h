@@ -143,14 +143,12 @@ ENACT_C_API int enact_typed_data_hash(const char* typed_data_json, uint8_t out[3
 /** Signs the document's digest with a 32-byte private key (RFC 6979, low s); writes "0x" + r ‖ s ‖
  *  v hex with v = 27 or 28, exactly what eth_signTypedData_v4 returns. Errors: INVALID_ARGUMENT,
  *  PARSE, CRYPTO (key is zero or not below the group order). */
-ENACT_C_API int enact_typed_data_sign(const char* typed_data_json,
-                                      const uint8_t private_key[32],
+ENACT_C_API int enact_typed_data_sign(const char* typed_data_json, const uint8_t private_key[32],
                                       char out_signature[ENACT_SIGNATURE_HEX_SIZE]);
 
 /** The EIP-55 address whose key made `signature_hex` ("0x" + 130 hex, v in 0/1/27/28) over the
  *  document's digest. Errors: INVALID_ARGUMENT, PARSE, SIGNATURE_INVALID. */
-ENACT_C_API int enact_typed_data_recover(const char* typed_data_json,
-                                         const char* signature_hex,
+ENACT_C_API int enact_typed_data_recover(const char* typed_data_json, const char* signature_hex,
                                          char out_address[ENACT_ADDRESS_SIZE]);
 
 /* ---- Wallet-proof envelope (API.md §2 ChainSecured and Billing) ----------------------------- */
@@ -159,20 +157,14 @@ ENACT_C_API int enact_typed_data_recover(const char* typed_data_json,
  *  eth_signTypedData_v4. `primary_type` is "CreateWallet", "ConvertAccount", "AddUsageApiKey" or
  *  "BillingAuth"; `issued_at` in unix seconds. Errors: INVALID_ARGUMENT (unknown primary type,
  *  bad address). */
-ENACT_C_API int enact_envelope_build(const char* primary_type,
-                                     const char* address,
-                                     uint64_t issued_at,
-                                     uint64_t chain_id,
-                                     char** out_json);
+ENACT_C_API int enact_envelope_build(const char* primary_type, const char* address, uint64_t issued_at,
+                                     uint64_t chain_id, char** out_json);
 
 /** Builds the envelope for the key's own address and signs it; writes
  *  {"typed_data": {...}, "signature": "0x..."} as compact JSON (the body part the ChainSecured
  *  endpoints take). Errors: INVALID_ARGUMENT, CRYPTO. */
-ENACT_C_API int enact_envelope_sign(const char* primary_type,
-                                    const uint8_t private_key[32],
-                                    uint64_t issued_at,
-                                    uint64_t chain_id,
-                                    char** out_json);
+ENACT_C_API int enact_envelope_sign(const char* primary_type, const uint8_t private_key[32], uint64_t issued_at,
+                                    uint64_t chain_id, char** out_json);
 
 /** The server's check of a signed envelope, rule by rule in the order of API.md §2; stops at the
  *  first failure and returns that rule's ENACT_ERR_ENVELOPE_* code. `now` is unix seconds (0: the
@@ -180,13 +172,9 @@ ENACT_C_API int enact_envelope_sign(const char* primary_type,
  *  300). `expected_signer` may be NULL; when set, the signer must also equal it. On success writes
  *  the signer's EIP-55 address. Errors: INVALID_ARGUMENT (NULL input, unknown expected primary
  *  type, bad expected_signer), ENACT_ERR_ENVELOPE_*. */
-ENACT_C_API int enact_envelope_verify(const char* typed_data_json,
-                                      const char* signature_hex,
-                                      const char* expected_primary_type,
-                                      uint64_t chain_id,
-                                      uint64_t now,
-                                      uint64_t max_skew,
-                                      const char* expected_signer,
+ENACT_C_API int enact_envelope_verify(const char* typed_data_json, const char* signature_hex,
+                                      const char* expected_primary_type, uint64_t chain_id, uint64_t now,
+                                      uint64_t max_skew, const char* expected_signer,
                                       char out_address[ENACT_ADDRESS_SIZE]);
 
 /* ---- Solidity ABI --------------------------------------------------------------------------- */
@@ -220,16 +208,13 @@ ENACT_C_API int enact_cron_next(const char* expression, int64_t after, int64_t* 
  *  another key). Errors: INVALID_ARGUMENT, CRYPTO. It replaces enact_pkp_wallet_address, whose
  *  path-only derivation is gone: the name changed with the arguments, so a program built against
  *  the old declaration fails to load instead of passing its output buffer as the path. */
-ENACT_C_API int enact_pkp_account_wallet_address(const uint8_t root_key[32],
-                                                 const uint8_t account_hash[32],
+ENACT_C_API int enact_pkp_account_wallet_address(const uint8_t root_key[32], const uint8_t account_hash[32],
                                                  const uint8_t derivation_path[32],
                                                  char out_address[ENACT_ADDRESS_SIZE]);
 
 /** The derivation path of an API-mode PKP: keccak256(api_key_hash ‖ uint256(index)). Errors:
  *  INVALID_ARGUMENT. */
-ENACT_C_API int enact_pkp_api_mode_path(const uint8_t api_key_hash[32],
-                                        uint64_t index,
-                                        uint8_t out_path[32]);
+ENACT_C_API int enact_pkp_api_mode_path(const uint8_t api_key_hash[32], uint64_t index, uint8_t out_path[32]);
 
 /* ---- Core service client -------------------------------------------------------------------- */
 
@@ -246,11 +231,8 @@ ENACT_C_API enact_core_client* enact_core_client_new(const char* base_url, const
 /** As enact_core_client_new, with a CA bundle for https (`ca_file`: PEM path, NULL or "" for the
  *  system store), timeouts in milliseconds (0: the default) and the number of further attempts
  *  of a failed GET. */
-ENACT_C_API enact_core_client* enact_core_client_new_ex(const char* base_url,
-                                                        const char* api_key,
-                                                        const char* ca_file,
-                                                        uint32_t connect_timeout_ms,
-                                                        uint32_t read_timeout_ms,
+ENACT_C_API enact_core_client* enact_core_client_new_ex(const char* base_url, const char* api_key, const char* ca_file,
+                                                        uint32_t connect_timeout_ms, uint32_t read_timeout_ms,
                                                         uint32_t max_retries);
 
 /** Replaces the API key sent with later calls (NULL or "": none), e.g. with the key new_account
@@ -264,11 +246,8 @@ ENACT_C_API int enact_core_client_set_api_key(enact_core_client* client, const c
  *  {"error": {"code", "message", "details"?}}, with any credential the request carried scrubbed;
  *  on other failures it is NULL. Errors: INVALID_ARGUMENT, PARSE (json_body is not JSON), NETWORK,
  *  HTTP, BAD_RESPONSE. */
-ENACT_C_API int enact_core_client_call(enact_core_client* client,
-                                       const char* method,
-                                       const char* path,
-                                       const char* json_body,
-                                       char** out_json);
+ENACT_C_API int enact_core_client_call(enact_core_client* client, const char* method, const char* path,
+                                       const char* json_body, char** out_json);
 
 /** The HTTP status of the last call's answer; 0 before any call and when there was no answer. */
 ENACT_C_API int enact_core_client_status(const enact_core_client* client);

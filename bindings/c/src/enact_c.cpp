@@ -69,30 +69,25 @@ int set_error(int code, std::string_view message) noexcept {
   return code;
 }
 
-bool is_category(const std::error_code& ec, const std::error_category& c) noexcept {
-  return ec.category() == c;
-}
+bool is_category(const std::error_code& ec, const std::error_category& c) noexcept { return ec.category() == c; }
 
 // The header's code for an SDK error code, by the domain the error comes from.
 int code_of(const std::error_code& ec) noexcept {
   using namespace enact::detail;
-  if (is_category(ec, hex_category()) || is_category(ec, address_category()) ||
-      is_category(ec, base32_category()) || is_category(ec, base58_category()) ||
-      is_category(ec, base64_category()) || is_category(ec, u256_category()))
+  if (is_category(ec, hex_category()) || is_category(ec, address_category()) || is_category(ec, base32_category()) ||
+      is_category(ec, base58_category()) || is_category(ec, base64_category()) || is_category(ec, u256_category()))
     return ENACT_ERR_INVALID_ARGUMENT;
-  if (is_category(ec, eip712_category()) || is_category(ec, abi_category()) ||
-      is_category(ec, cron_category()) || is_category(ec, cid_category()) ||
-      is_category(ec, rlp_category()))
+  if (is_category(ec, eip712_category()) || is_category(ec, abi_category()) || is_category(ec, cron_category()) ||
+      is_category(ec, cid_category()) || is_category(ec, rlp_category()))
     return ENACT_ERR_PARSE;
   if (is_category(ec, secp256k1_category())) {
     const auto e = static_cast<enact::secp256k1_errc>(ec.value());
-    return e == enact::secp256k1_errc::invalid_private_key ||
-                   e == enact::secp256k1_errc::signing_failed
+    return e == enact::secp256k1_errc::invalid_private_key || e == enact::secp256k1_errc::signing_failed
                ? ENACT_ERR_CRYPTO
                : ENACT_ERR_SIGNATURE_INVALID;
   }
-  if (is_category(ec, pkp_category()) || is_category(ec, hkdf_category()) ||
-      is_category(ec, random_category()) || is_category(ec, aes_gcm_category()))
+  if (is_category(ec, pkp_category()) || is_category(ec, hkdf_category()) || is_category(ec, random_category()) ||
+      is_category(ec, aes_gcm_category()))
     return ENACT_ERR_CRYPTO;
   if (is_category(ec, envelope_category()) && ec.value() >= 1 && ec.value() <= 9)
     return ENACT_ERR_ENVELOPE_BASE - ec.value();
@@ -110,16 +105,10 @@ int code_of(const std::error_code& ec) noexcept {
   return ENACT_ERR_INTERNAL;
 }
 
-int fail(const enact::error& e) noexcept {
-  return set_error(code_of(e.code), e.message);
-}
-int fail(const enact::error& e, int code) noexcept {
-  return set_error(code, e.message);
-}
+int fail(const enact::error& e) noexcept { return set_error(code_of(e.code), e.message); }
+int fail(const enact::error& e, int code) noexcept { return set_error(code, e.message); }
 
-int invalid(std::string_view message) noexcept {
-  return set_error(ENACT_ERR_INVALID_ARGUMENT, message);
-}
+int invalid(std::string_view message) noexcept { return set_error(ENACT_ERR_INVALID_ARGUMENT, message); }
 
 // Runs an entry point's body; no exception leaves it.
 template <class F>
@@ -172,9 +161,7 @@ struct wiped_string {
   ~wiped_string() { enact::detail::secure_wipe(text.data(), text.size()); }
 };
 
-enact::Secret key_from(const uint8_t* key32) {
-  return enact::Secret(enact::bytes_view(key32, 32));
-}
+enact::Secret key_from(const uint8_t* key32) { return enact::Secret(enact::bytes_view(key32, 32)); }
 
 // The typed-data document of `json`, or the failure already recorded.
 int parse_typed_data(const char* typed_data_json, std::optional<enact::eip712::typed_data>& out) {
@@ -221,12 +208,8 @@ std::string error_body(const enact::api_error& e) {
   return json::serialize(json::object{{"error", std::move(error)}});
 }
 
-enact_core_client* new_client(const char* base_url,
-                              const char* api_key,
-                              const char* ca_file,
-                              uint32_t connect_timeout_ms,
-                              uint32_t read_timeout_ms,
-                              uint32_t max_retries) noexcept {
+enact_core_client* new_client(const char* base_url, const char* api_key, const char* ca_file,
+                              uint32_t connect_timeout_ms, uint32_t read_timeout_ms, uint32_t max_retries) noexcept {
   enact_core_client* client = nullptr;
   guarded([&] {
     if (base_url == nullptr)
@@ -259,13 +242,9 @@ enact_core_client* new_client(const char* base_url,
 
 extern "C" {
 
-const char* enact_version(void) {
-  return ENACT_VERSION_STRING;
-}
+const char* enact_version(void) { return ENACT_VERSION_STRING; }
 
-const char* enact_last_error(void) {
-  return last_error.c_str();
-}
+const char* enact_last_error(void) { return last_error.c_str(); }
 
 const char* enact_error_name(int code) {
   switch (code) {
@@ -352,8 +331,7 @@ int enact_typed_data_hash(const char* typed_data_json, uint8_t out[32]) {
   });
 }
 
-int enact_typed_data_sign(const char* typed_data_json,
-                          const uint8_t private_key[32],
+int enact_typed_data_sign(const char* typed_data_json, const uint8_t private_key[32],
                           char out_signature[ENACT_SIGNATURE_HEX_SIZE]) {
   return guarded([&] {
     if (out_signature == nullptr)
@@ -368,14 +346,12 @@ int enact_typed_data_sign(const char* typed_data_json,
     auto sig = enact::eip712::sign(*td, key);
     if (!sig)
       return fail(sig.err());
-    copy_fixed(enact::hex::encode_prefixed(sig->to_bytes()), out_signature,
-               ENACT_SIGNATURE_HEX_SIZE);
+    copy_fixed(enact::hex::encode_prefixed(sig->to_bytes()), out_signature, ENACT_SIGNATURE_HEX_SIZE);
     return ENACT_OK;
   });
 }
 
-int enact_typed_data_recover(const char* typed_data_json,
-                             const char* signature_hex,
+int enact_typed_data_recover(const char* typed_data_json, const char* signature_hex,
                              char out_address[ENACT_ADDRESS_SIZE]) {
   return guarded([&] {
     if (out_address == nullptr)
@@ -397,10 +373,7 @@ int enact_typed_data_recover(const char* typed_data_json,
   });
 }
 
-int enact_envelope_build(const char* primary_type,
-                         const char* address,
-                         uint64_t issued_at,
-                         uint64_t chain_id,
+int enact_envelope_build(const char* primary_type, const char* address, uint64_t issued_at, uint64_t chain_id,
                          char** out_json) {
   return guarded([&] {
     if (out_json == nullptr)
@@ -414,16 +387,12 @@ int enact_envelope_build(const char* primary_type,
     auto signer = enact::parse_address_strict(address, "address");
     if (!signer)
       return fail(signer.err());
-    *out_json =
-        new_string(json::serialize(enact::envelope::build(*k, chain_id, *signer, issued_at)));
+    *out_json = new_string(json::serialize(enact::envelope::build(*k, chain_id, *signer, issued_at)));
     return ENACT_OK;
   });
 }
 
-int enact_envelope_sign(const char* primary_type,
-                        const uint8_t private_key[32],
-                        uint64_t issued_at,
-                        uint64_t chain_id,
+int enact_envelope_sign(const char* primary_type, const uint8_t private_key[32], uint64_t issued_at, uint64_t chain_id,
                         char** out_json) {
   return guarded([&] {
     if (out_json == nullptr)
@@ -443,13 +412,8 @@ int enact_envelope_sign(const char* primary_type,
   });
 }
 
-int enact_envelope_verify(const char* typed_data_json,
-                          const char* signature_hex,
-                          const char* expected_primary_type,
-                          uint64_t chain_id,
-                          uint64_t now,
-                          uint64_t max_skew,
-                          const char* expected_signer,
+int enact_envelope_verify(const char* typed_data_json, const char* signature_hex, const char* expected_primary_type,
+                          uint64_t chain_id, uint64_t now, uint64_t max_skew, const char* expected_signer,
                           char out_address[ENACT_ADDRESS_SIZE]) {
   return guarded([&] {
     if (out_address == nullptr)
@@ -465,11 +429,10 @@ int enact_envelope_verify(const char* typed_data_json,
     enact::envelope::expectation want{};
     want.expected = *k;
     want.chain_id = chain_id;
-    want.now = now != 0
-                   ? now
-                   : static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                               std::chrono::system_clock::now().time_since_epoch())
-                                               .count());
+    want.now = now != 0 ? now
+                        : static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                                    std::chrono::system_clock::now().time_since_epoch())
+                                                    .count());
     want.max_skew = max_skew != 0 ? max_skew : enact::envelope::kDefaultMaxSkew;
     if (expected_signer != nullptr) {
       auto signer = enact::parse_address_strict(expected_signer, "expected_signer");
@@ -531,8 +494,7 @@ int enact_cid_v0(const uint8_t* data, size_t len, char out_cid[ENACT_CID_V0_SIZE
     out_cid[0] = '\0';
     if (data == nullptr && len != 0)
       return invalid("data: NULL with a non-zero length");
-    copy_fixed(enact::ipfs::cid_of(enact::bytes_view(data, data ? len : 0)), out_cid,
-               ENACT_CID_V0_SIZE);
+    copy_fixed(enact::ipfs::cid_of(enact::bytes_view(data, data ? len : 0)), out_cid, ENACT_CID_V0_SIZE);
     return ENACT_OK;
   });
 }
@@ -547,21 +509,17 @@ int enact_cron_next(const char* expression, int64_t after, int64_t* out_next) {
     auto schedule = enact::cron::parse(expression);
     if (!schedule)
       return fail(schedule.err());
-    const auto next =
-        enact::cron::next_after(*schedule, std::chrono::sys_seconds(std::chrono::seconds(after)));
+    const auto next = enact::cron::next_after(*schedule, std::chrono::sys_seconds(std::chrono::seconds(after)));
     if (!next)
-      return set_error(
-          ENACT_ERR_OUT_OF_RANGE,
-          "expression: no fire time after " + std::to_string(after) + " within years 1 to 9999");
+      return set_error(ENACT_ERR_OUT_OF_RANGE,
+                       "expression: no fire time after " + std::to_string(after) + " within years 1 to 9999");
     *out_next = next->time_since_epoch().count();
     return ENACT_OK;
   });
 }
 
-int enact_pkp_account_wallet_address(const uint8_t root_key[32],
-                                     const uint8_t account_hash[32],
-                                     const uint8_t derivation_path[32],
-                                     char out_address[ENACT_ADDRESS_SIZE]) {
+int enact_pkp_account_wallet_address(const uint8_t root_key[32], const uint8_t account_hash[32],
+                                     const uint8_t derivation_path[32], char out_address[ENACT_ADDRESS_SIZE]) {
   return guarded([&] {
     if (out_address == nullptr)
       return invalid("out_address: NULL");
@@ -601,16 +559,12 @@ int enact_pkp_api_mode_path(const uint8_t api_key_hash[32], uint64_t index, uint
 
 enact_core_client* enact_core_client_new(const char* base_url, const char* api_key) {
   const enact::client::client_options defaults;
-  return new_client(base_url, api_key, nullptr,
-                    static_cast<uint32_t>(defaults.connect_timeout.count()),
+  return new_client(base_url, api_key, nullptr, static_cast<uint32_t>(defaults.connect_timeout.count()),
                     static_cast<uint32_t>(defaults.read_timeout.count()), defaults.max_retries);
 }
 
-enact_core_client* enact_core_client_new_ex(const char* base_url,
-                                            const char* api_key,
-                                            const char* ca_file,
-                                            uint32_t connect_timeout_ms,
-                                            uint32_t read_timeout_ms,
+enact_core_client* enact_core_client_new_ex(const char* base_url, const char* api_key, const char* ca_file,
+                                            uint32_t connect_timeout_ms, uint32_t read_timeout_ms,
                                             uint32_t max_retries) {
   return new_client(base_url, api_key, ca_file, connect_timeout_ms, read_timeout_ms, max_retries);
 }
@@ -619,16 +573,12 @@ int enact_core_client_set_api_key(enact_core_client* client, const char* api_key
   return guarded([&] {
     if (client == nullptr)
       return invalid("client: NULL");
-    client->api_key = api_key != nullptr ? enact::Secret(enact::as_bytes(std::string_view(api_key)))
-                                         : enact::Secret();
+    client->api_key = api_key != nullptr ? enact::Secret(enact::as_bytes(std::string_view(api_key))) : enact::Secret();
     return ENACT_OK;
   });
 }
 
-int enact_core_client_call(enact_core_client* client,
-                           const char* method,
-                           const char* path,
-                           const char* json_body,
+int enact_core_client_call(enact_core_client* client, const char* method, const char* path, const char* json_body,
                            char** out_json) {
   return guarded([&] {
     if (out_json == nullptr)
@@ -689,16 +639,12 @@ int enact_core_client_call(enact_core_client* client,
   });
 }
 
-int enact_core_client_status(const enact_core_client* client) {
-  return client != nullptr ? client->status : 0;
-}
+int enact_core_client_status(const enact_core_client* client) { return client != nullptr ? client->status : 0; }
 
 const char* enact_core_client_request_id(const enact_core_client* client) {
   return client != nullptr ? client->request_id.c_str() : "";
 }
 
-void enact_core_client_free(enact_core_client* client) {
-  delete client;
-}
+void enact_core_client_free(enact_core_client* client) { delete client; }
 
 }  // extern "C"

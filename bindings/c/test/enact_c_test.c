@@ -28,13 +28,13 @@ static int failures = 0;
   } while (0)
 
 /* A call's result code is `want`, and a failure left a message. */
-#define CHECK_RC(call, want)                                                                  \
-  do {                                                                                        \
-    int rc_ = (call);                                                                         \
-    CHECK(rc_ == (want), "%s returned %d (%s), expected %d (%s); last error: %s", #call, rc_, \
-          enact_error_name(rc_), (int)(want), enact_error_name(want), enact_last_error());    \
-    if ((want) != ENACT_OK && rc_ == (want))                                                  \
-      CHECK(enact_last_error()[0] != '\0', "%s: no message", #call);                          \
+#define CHECK_RC(call, want)                                                                                         \
+  do {                                                                                                               \
+    int rc_ = (call);                                                                                                \
+    CHECK(rc_ == (want), "%s returned %d (%s), expected %d (%s); last error: %s", #call, rc_, enact_error_name(rc_), \
+          (int)(want), enact_error_name(want), enact_last_error());                                                  \
+    if ((want) != ENACT_OK && rc_ == (want))                                                                         \
+      CHECK(enact_last_error()[0] != '\0', "%s: no message", #call);                                                 \
   } while (0)
 
 /* ---- Small helpers ------------------------------------------------------------------------- */
@@ -254,15 +254,14 @@ static void test_library(void) {
 
   CHECK(strcmp(enact_version(), ENACT_EXPECTED_VERSION) == 0, "version %s", enact_version());
   /* Nothing failed yet in this thread. */
-  CHECK(enact_last_error() != NULL && enact_last_error()[0] == '\0', "last error '%s'",
-        enact_last_error());
+  CHECK(enact_last_error() != NULL && enact_last_error()[0] == '\0', "last error '%s'", enact_last_error());
 
   /* Every code has its own name; a value that is no code has none. */
   for (i = 0; i < sizeof codes / sizeof codes[0]; ++i) {
     CHECK(strcmp(enact_error_name(codes[i]), "unknown") != 0, "code %d has no name", codes[i]);
     for (j = 0; j < i; ++j)
-      CHECK(strcmp(enact_error_name(codes[i]), enact_error_name(codes[j])) != 0,
-            "codes %d and %d share a name", codes[i], codes[j]);
+      CHECK(strcmp(enact_error_name(codes[i]), enact_error_name(codes[j])) != 0, "codes %d and %d share a name",
+            codes[i], codes[j]);
   }
   CHECK(strcmp(enact_error_name(ENACT_ERR_ENVELOPE_EXPIRED), "envelope_expired") == 0, "%s",
         enact_error_name(ENACT_ERR_ENVELOPE_EXPIRED));
@@ -285,11 +284,9 @@ static void test_keccak(void) {
 
   /* The empty string and "abc": Keccak team's KeccakKAT (ShortMsgKAT_256, Len = 0 and 24). */
   CHECK_RC(enact_keccak256(NULL, 0, out), ENACT_OK);
-  CHECK(same_hex(out, 32, "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"),
-        "keccak256('')");
+  CHECK(same_hex(out, 32, "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"), "keccak256('')");
   CHECK_RC(enact_keccak256((const uint8_t*)"abc", 3, out), ENACT_OK);
-  CHECK(same_hex(out, 32, "0x4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"),
-        "keccak256('abc')");
+  CHECK(same_hex(out, 32, "0x4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"), "keccak256('abc')");
 
   /* keys.json: eip191_hash = keccak256("\x19Ethereum Signed Message:\n" ‖ len ‖ message), from
    * ethers hashMessage. */
@@ -381,8 +378,7 @@ static void test_typed_data(void) {
 
   /* EIP-712's own example (eip712-mail): digest from the EIP's Example.js. */
   CHECK_RC(enact_typed_data_hash(kMail, hash), ENACT_OK);
-  CHECK(same_hex(hash, 32, "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2"),
-        "eip712-mail digest");
+  CHECK(same_hex(hash, 32, "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2"), "eip712-mail digest");
 
   /* Bad documents: not JSON, a bad value named by its path; outputs cleared. */
   memset(hash, 0xaa, sizeof hash);
@@ -404,13 +400,12 @@ static void test_typed_data(void) {
   CHECK(strstr(enact_last_error(), "signature") != NULL, "%s", enact_last_error());
   CHECK_RC(enact_typed_data_recover(kMail, "not hex", address), ENACT_ERR_SIGNATURE_INVALID);
   /* r = 1, s = n - 1 (high s, EIP-2), v = 27. */
-  CHECK_RC(
-      enact_typed_data_recover(kMail,
-                               "0x0000000000000000000000000000000000000000000000000000000000000001"
-                               "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364140"
-                               "1b",
-                               address),
-      ENACT_ERR_SIGNATURE_INVALID);
+  CHECK_RC(enact_typed_data_recover(kMail,
+                                    "0x0000000000000000000000000000000000000000000000000000000000000001"
+                                    "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364140"
+                                    "1b",
+                                    address),
+           ENACT_ERR_SIGNATURE_INVALID);
   CHECK_RC(enact_typed_data_recover(kMail, NULL, address), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_typed_data_recover("[]", "0x1234", address), ENACT_ERR_PARSE);
 
@@ -451,9 +446,7 @@ static const struct {
      "c811d147cd1a983ceedf9cc7ff43806be45bfbd1c"},
 };
 
-static void cow_key(uint8_t key[32]) {
-  CHECK_RC(enact_keccak256((const uint8_t*)"cow", 3, key), ENACT_OK);
-}
+static void cow_key(uint8_t key[32]) { CHECK_RC(enact_keccak256((const uint8_t*)"cow", 3, key), ENACT_OK); }
 
 static void test_envelope(void) {
   uint8_t key[32], hash[32];
@@ -472,16 +465,14 @@ static void test_envelope(void) {
       continue;
     CHECK_RC(enact_typed_data_hash(json, hash), ENACT_OK);
     CHECK(same_hex(hash, 32, kEnvelopes[i].digest), "%s: digest of the built envelope", primary);
-    CHECK_RC(enact_envelope_verify(json, kEnvelopes[i].signature, primary, CHAIN, ISSUED, 0, NULL,
-                                   address),
-             ENACT_OK);
+    CHECK_RC(enact_envelope_verify(json, kEnvelopes[i].signature, primary, CHAIN, ISSUED, 0, NULL, address), ENACT_OK);
     CHECK(strcmp(address, COW) == 0, "%s: signer %s", primary, address);
     enact_free(json);
     json = NULL;
 
     CHECK_RC(enact_envelope_sign(primary, key, ISSUED, CHAIN, &signed_json), ENACT_OK);
-    CHECK(signed_json != NULL && strstr(signed_json, kEnvelopes[i].signature) != NULL,
-          "%s: signed envelope %s", primary, signed_json ? signed_json : "(null)");
+    CHECK(signed_json != NULL && strstr(signed_json, kEnvelopes[i].signature) != NULL, "%s: signed envelope %s",
+          primary, signed_json ? signed_json : "(null)");
     enact_free(signed_json);
     signed_json = NULL;
   }
@@ -500,16 +491,11 @@ static void test_envelope(void) {
     memcpy(sig, sig_at + 13, ENACT_SIGNATURE_HEX_SIZE - 1);
     sig[ENACT_SIGNATURE_HEX_SIZE - 1] = '\0';
 
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-             ENACT_OK);
+    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address), ENACT_OK);
     CHECK(strcmp(address, COW) == 0, "signer %s", address);
     /* issuedAt window: both bounds included, default 300 s. */
-    CHECK_RC(
-        enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED + 300, 0, NULL, address),
-        ENACT_OK);
-    CHECK_RC(
-        enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED - 300, 0, COW, address),
-        ENACT_OK);
+    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED + 300, 0, NULL, address), ENACT_OK);
+    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED - 300, 0, COW, address), ENACT_OK);
 
     /* 1: over 4096 bytes as received (whitespace counts). */
     memset(big, ' ', sizeof big);
@@ -518,13 +504,11 @@ static void test_envelope(void) {
     CHECK_RC(enact_envelope_verify(big, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
              ENACT_ERR_ENVELOPE_TOO_LARGE);
     /* 2: not JSON. */
-    CHECK_RC(
-        enact_envelope_verify("{\"types\"", sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-        ENACT_ERR_ENVELOPE_MALFORMED);
+    CHECK_RC(enact_envelope_verify("{\"types\"", sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
+             ENACT_ERR_ENVELOPE_MALFORMED);
     CHECK(address[0] == '\0', "address cleared on failure");
     /* 3: a member type changed. */
-    edited =
-        replaced(typed, "\"issuedAt\",\"type\":\"uint256\"", "\"issuedAt\",\"type\":\"uint64\"");
+    edited = replaced(typed, "\"issuedAt\",\"type\":\"uint256\"", "\"issuedAt\",\"type\":\"uint64\"");
     CHECK(edited != NULL, "envelope text: %s", typed);
     if (edited != NULL) {
       CHECK_RC(enact_envelope_verify(edited, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
@@ -554,18 +538,13 @@ static void test_envelope(void) {
       free(edited);
     }
     /* 8: one second outside the window, either side; a wider window accepts it. */
-    CHECK_RC(
-        enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED + 301, 0, NULL, address),
-        ENACT_ERR_ENVELOPE_EXPIRED);
-    CHECK_RC(
-        enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED - 301, 0, NULL, address),
-        ENACT_ERR_ENVELOPE_EXPIRED);
-    CHECK_RC(
-        enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED + 301, 600, NULL, address),
-        ENACT_OK);
-    /* now = 0 is the system clock, long after 2023-11-14. */
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, 0, 0, NULL, address),
+    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED + 301, 0, NULL, address),
              ENACT_ERR_ENVELOPE_EXPIRED);
+    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED - 301, 0, NULL, address),
+             ENACT_ERR_ENVELOPE_EXPIRED);
+    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED + 301, 600, NULL, address), ENACT_OK);
+    /* now = 0 is the system clock, long after 2023-11-14. */
+    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, 0, 0, NULL, address), ENACT_ERR_ENVELOPE_EXPIRED);
     /* 9: not 65 bytes. */
     CHECK_RC(enact_envelope_verify(typed, "0x00", "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
              ENACT_ERR_ENVELOPE_SIGNATURE_MALFORMED);
@@ -573,8 +552,7 @@ static void test_envelope(void) {
     CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED, 0,
                                    "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf", address),
              ENACT_ERR_ENVELOPE_SIGNER_MISMATCH);
-    CHECK_RC(enact_envelope_verify(typed, kEnvelopes[3].signature, "CreateWallet", CHAIN, ISSUED, 0,
-                                   NULL, address),
+    CHECK_RC(enact_envelope_verify(typed, kEnvelopes[3].signature, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
              ENACT_ERR_ENVELOPE_SIGNER_MISMATCH);
 
     /* Arguments. */
@@ -594,23 +572,18 @@ static void test_envelope(void) {
   enact_free(signed_json);
 
   json = (char*)"untouched";
-  CHECK_RC(enact_envelope_build("createWallet", COW, ISSUED, CHAIN, &json),
-           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_build("createWallet", COW, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
   CHECK(json == NULL, "out_json cleared on failure");
-  CHECK_RC(enact_envelope_build("CreateWallet", "0x1234", ISSUED, CHAIN, &json),
-           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_build("CreateWallet", "0x1234", ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
   /* A mixed-case address with a wrong EIP-55 checksum. */
-  CHECK_RC(enact_envelope_build("CreateWallet", "0xcD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826",
-                                ISSUED, CHAIN, &json),
+  CHECK_RC(enact_envelope_build("CreateWallet", "0xcD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826", ISSUED, CHAIN, &json),
            ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_envelope_build(NULL, COW, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_envelope_build("CreateWallet", COW, ISSUED, CHAIN, NULL),
-           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_build("CreateWallet", COW, ISSUED, CHAIN, NULL), ENACT_ERR_INVALID_ARGUMENT);
   memset(key, 0, sizeof key);
   CHECK_RC(enact_envelope_sign("BillingAuth", key, ISSUED, CHAIN, &json), ENACT_ERR_CRYPTO);
   CHECK_RC(enact_envelope_sign("Billing", key, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_envelope_sign("BillingAuth", NULL, ISSUED, CHAIN, &json),
-           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_sign("BillingAuth", NULL, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
 }
 
 /* ---- ABI ----------------------------------------------------------------------------------- */
@@ -658,10 +631,9 @@ static void test_abi(void) {
                                  "\"0xde0b6b3a7640000\"]",
                                  &out),
            ENACT_OK);
-  CHECK(out != NULL &&
-            strcmp(out,
-                   "0xa9059cbb000000000000000000000000000000000000000000000000000000000000"
-                   "dead0000000000000000000000000000000000000000000000000de0b6b3a7640000") == 0,
+  CHECK(out != NULL && strcmp(out,
+                              "0xa9059cbb000000000000000000000000000000000000000000000000000000000000"
+                              "dead0000000000000000000000000000000000000000000000000de0b6b3a7640000") == 0,
         "transfer: %s", out ? out : "(null)");
   enact_free(out);
 
@@ -671,8 +643,7 @@ static void test_abi(void) {
   CHECK_RC(enact_abi_encode_call("transfer(address,uint256)", "[1,", &out), ENACT_ERR_PARSE);
   CHECK(strstr(enact_last_error(), "args_json") != NULL, "%s", enact_last_error());
   CHECK_RC(enact_abi_encode_call("transfer(address,uint256)", "{}", &out), ENACT_ERR_PARSE);
-  CHECK_RC(enact_abi_encode_call("transfer(address,uint256)",
-                                 "[\"0x000000000000000000000000000000000000dEaD\"]", &out),
+  CHECK_RC(enact_abi_encode_call("transfer(address,uint256)", "[\"0x000000000000000000000000000000000000dEaD\"]", &out),
            ENACT_ERR_PARSE);
   CHECK(strstr(enact_last_error(), "takes 2 arguments, got 1") != NULL, "%s", enact_last_error());
   CHECK_RC(enact_abi_encode_call("f(uint8)", "[256]", &out), ENACT_ERR_PARSE);
@@ -753,8 +724,8 @@ static void test_cron(void) {
         long long want = parse_utc(item + 1);
         CHECK(want > 0, "cron.json: bad time near %s", item);
         CHECK_RC(enact_cron_next(expression, after, &next), ENACT_OK);
-        CHECK(next == want, "'%s' after %lld: %lld, expected %lld", expression, (long long)after,
-              (long long)next, want);
+        CHECK(next == want, "'%s' after %lld: %lld, expected %lld", expression, (long long)after, (long long)next,
+              want);
         after = (int64_t)want;
         item = strchr(item + 1, '"') + 1;
         ++k;
@@ -782,8 +753,8 @@ static void test_cron(void) {
 
 static void test_pkp(void) {
   char* file = vector_file("pkp.json");
-  char *cursor = file, *line, *name = NULL, *root = NULL, *key_hash = NULL, *index = NULL,
-       *path = NULL, *account = NULL;
+  char *cursor = file, *line, *name = NULL, *root = NULL, *key_hash = NULL, *index = NULL, *path = NULL,
+       *account = NULL;
   int vectors = 0, api_paths = 0;
   uint8_t root_key[32], path_bytes[32], hash[32], out_path[32], account_bytes[32];
   char address[ENACT_ADDRESS_SIZE];
@@ -813,8 +784,7 @@ static void test_pkp(void) {
       CHECK(strcmp(address, unquote(value)) == 0, "%s: %s", name, address);
       if (key_hash != NULL && index != NULL) {
         CHECK(from_hex(key_hash, hash, 32) == 32, "%s: api_key_hash", name);
-        CHECK_RC(enact_pkp_api_mode_path(hash, (uint64_t)strtoull(index, NULL, 10), out_path),
-                 ENACT_OK);
+        CHECK_RC(enact_pkp_api_mode_path(hash, (uint64_t)strtoull(index, NULL, 10), out_path), ENACT_OK);
         CHECK(same_hex(out_path, 32, path), "%s: api-mode path", name);
         ++api_paths;
       }
@@ -822,20 +792,15 @@ static void test_pkp(void) {
       name = NULL;
     }
   }
-  CHECK(vectors >= 30 && api_paths >= 10, "pkp.json: %d vectors, %d API-mode paths", vectors,
-        api_paths);
+  CHECK(vectors >= 30 && api_paths >= 10, "pkp.json: %d vectors, %d API-mode paths", vectors, api_paths);
   free(file);
 
   strcpy(address, "junk");
-  CHECK_RC(enact_pkp_account_wallet_address(NULL, account_bytes, path_bytes, address),
-           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_pkp_account_wallet_address(NULL, account_bytes, path_bytes, address), ENACT_ERR_INVALID_ARGUMENT);
   CHECK(address[0] == '\0', "address cleared on failure");
-  CHECK_RC(enact_pkp_account_wallet_address(root_key, NULL, path_bytes, address),
-           ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, NULL, address),
-           ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, path_bytes, NULL),
-           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_pkp_account_wallet_address(root_key, NULL, path_bytes, address), ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, NULL, address), ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, path_bytes, NULL), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_pkp_api_mode_path(NULL, 0, out_path), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_pkp_api_mode_path(hash, 0, NULL), ENACT_ERR_INVALID_ARGUMENT);
 }
@@ -860,11 +825,9 @@ static void test_client(void) {
     return;
   CHECK(enact_core_client_status(client) == 0, "status before any call");
   CHECK(strcmp(enact_core_client_request_id(client), "") == 0, "request id before any call");
-  CHECK_RC(enact_core_client_call(client, "POST", "/core/v1/new_account", "{}", &out),
-           ENACT_ERR_NETWORK);
+  CHECK_RC(enact_core_client_call(client, "POST", "/core/v1/new_account", "{}", &out), ENACT_ERR_NETWORK);
   CHECK(out == NULL, "out_json set on a network error");
-  CHECK(strstr(enact_last_error(), "secret-api-key") == NULL, "key in message: %s",
-        enact_last_error());
+  CHECK(strstr(enact_last_error(), "secret-api-key") == NULL, "key in message: %s", enact_last_error());
   CHECK(enact_core_client_status(client) == 0, "status %d", enact_core_client_status(client));
   enact_core_client_free(client);
 
@@ -872,27 +835,21 @@ static void test_client(void) {
   CHECK(client != NULL, "client: %s", enact_last_error());
   if (client == NULL)
     return;
-  CHECK_RC(enact_core_client_call(client, "GET", "/core/v1/get_node_chain_config", NULL, &out),
-           ENACT_ERR_NETWORK);
+  CHECK_RC(enact_core_client_call(client, "GET", "/core/v1/get_node_chain_config", NULL, &out), ENACT_ERR_NETWORK);
   CHECK_RC(enact_core_client_set_api_key(client, "another-key"), ENACT_OK);
   CHECK_RC(enact_core_client_set_api_key(client, NULL), ENACT_OK);
   CHECK_RC(enact_core_client_set_api_key(NULL, "k"), ENACT_ERR_INVALID_ARGUMENT);
 
   /* Requests refused before anything is sent. */
-  CHECK_RC(enact_core_client_call(client, "PUT", "/core/v1/account", NULL, &out),
-           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_core_client_call(client, "PUT", "/core/v1/account", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
   CHECK(strstr(enact_last_error(), "method") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_core_client_call(client, "get", "/core/v1/account", NULL, &out),
-           ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_core_client_call(client, "GET", "core/v1/account", NULL, &out),
-           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_core_client_call(client, "get", "/core/v1/account", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_core_client_call(client, "GET", "core/v1/account", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_core_client_call(client, "GET", "/core/v1/account\r\nX-Evil: 1", NULL, &out),
            ENACT_ERR_INVALID_ARGUMENT);
   CHECK(strstr(enact_last_error(), "offset 16") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_core_client_call(client, "GET", "/core/v1/account", "{}", &out),
-           ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_core_client_call(client, "POST", "/core/v1/new_account", "{\"a\":", &out),
-           ENACT_ERR_PARSE);
+  CHECK_RC(enact_core_client_call(client, "GET", "/core/v1/account", "{}", &out), ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_core_client_call(client, "POST", "/core/v1/new_account", "{\"a\":", &out), ENACT_ERR_PARSE);
   CHECK_RC(enact_core_client_call(client, NULL, "/", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_core_client_call(client, "GET", NULL, NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_core_client_call(client, "GET", "/", NULL, NULL), ENACT_ERR_INVALID_ARGUMENT);

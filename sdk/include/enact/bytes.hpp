@@ -31,7 +31,8 @@ using address = std::array<uint8_t, 20>;
 namespace be {
 [[nodiscard]] constexpr uint64_t load64(const uint8_t* p) noexcept {
   uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
+  for (int i = 0; i < 8; ++i)
+    v = (v << 8) | p[i];
   return v;
 }
 constexpr void store64(uint8_t* p, uint64_t v) noexcept {

@@ -22,8 +22,7 @@ struct error {
 /// The exception thrown by the throwing overloads (and by result<T>::value() on failure).
 class Error : public std::runtime_error {
  public:
-  Error(std::error_code code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  Error(std::error_code code, const std::string& message) : std::runtime_error(message), code_(code) {}
   explicit Error(const error& e) : Error(e.code, e.message) {}
   [[nodiscard]] const std::error_code& code() const noexcept { return code_; }
 
@@ -36,12 +35,13 @@ namespace detail {
 template <class E>
 class errc_category final : public std::error_category {
  public:
-  errc_category(const char* name, std::initializer_list<const char*> messages)
-      : name_(name), messages_(messages) {}
+  errc_category(const char* name, std::initializer_list<const char*> messages) : name_(name), messages_(messages) {}
   [[nodiscard]] const char* name() const noexcept override { return name_; }
   [[nodiscard]] std::string message(int c) const override {
-    if (c == 0) return "success";
-    if (c > 0 && static_cast<size_t>(c) < messages_.size()) return messages_[c];
+    if (c == 0)
+      return "success";
+    if (c > 0 && static_cast<size_t>(c) < messages_.size())
+      return messages_[c];
     return std::string(name_) + " error " + std::to_string(c);
   }
 

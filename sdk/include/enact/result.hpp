@@ -18,14 +18,13 @@ class [[nodiscard]] result {
  public:
   using value_type = T;
 
-  result(const T& v) : v_(std::in_place_index<0>, v) {}              // NOLINT: implicit by design
-  result(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}        // NOLINT
-  result(error e) : v_(std::in_place_index<1>, std::move(e)) {}      // NOLINT
+  result(const T& v) : v_(std::in_place_index<0>, v) {}          // NOLINT: implicit by design
+  result(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}    // NOLINT
+  result(error e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT
   template <class U>
-    requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::decay_t<U>, T> &&
-             !std::is_same_v<std::decay_t<U>, error> &&
-             !std::is_same_v<std::decay_t<U>, result>)
-  result(U&& v) : v_(std::in_place_index<0>, std::forward<U>(v)) {}  // NOLINT
+  requires(std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, T> &&
+           !std::is_same_v<std::decay_t<U>, error> && !std::is_same_v<std::decay_t<U>, result>) result(U&& v)
+      : v_(std::in_place_index<0>, std::forward<U>(v)) {}  // NOLINT
 
   [[nodiscard]] bool has_value() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return has_value(); }
@@ -50,9 +49,7 @@ class [[nodiscard]] result {
   /// The failure; only valid when !has_value().
   [[nodiscard]] const error& err() const& { return std::get<1>(v_); }
   [[nodiscard]] error&& err() && { return std::get<1>(std::move(v_)); }
-  [[nodiscard]] std::error_code code() const noexcept {
-    return has_value() ? std::error_code{} : std::get<1>(v_).code;
-  }
+  [[nodiscard]] std::error_code code() const noexcept { return has_value() ? std::error_code{} : std::get<1>(v_).code; }
 
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
@@ -61,7 +58,8 @@ class [[nodiscard]] result {
 
  private:
   void check() const {
-    if (v_.index() != 0) throw Error(std::get<1>(v_));
+    if (v_.index() != 0)
+      throw Error(std::get<1>(v_));
   }
   std::variant<T, error> v_;
 };
@@ -74,7 +72,8 @@ class [[nodiscard]] result<void> {
   [[nodiscard]] bool has_value() const noexcept { return !failed_; }
   explicit operator bool() const noexcept { return !failed_; }
   void value() const {
-    if (failed_) throw Error(e_);
+    if (failed_)
+      throw Error(e_);
   }
   [[nodiscard]] const error& err() const& { return e_; }
   [[nodiscard]] std::error_code code() const noexcept { return failed_ ? e_.code : std::error_code{}; }
@@ -90,13 +89,15 @@ class [[nodiscard]] result<void> {
 #define ENACT_CONCAT(a, b) ENACT_CONCAT_INNER(a, b)
 #define ENACT_TRY(decl, expr)                                   \
   auto ENACT_CONCAT(enact_try_, __LINE__) = (expr);             \
-  if (!ENACT_CONCAT(enact_try_, __LINE__)) return std::move(ENACT_CONCAT(enact_try_, __LINE__)).err(); \
+  if (!ENACT_CONCAT(enact_try_, __LINE__))                      \
+    return std::move(ENACT_CONCAT(enact_try_, __LINE__)).err(); \
   decl = std::move(ENACT_CONCAT(enact_try_, __LINE__)).value()
 /// Same, for a result<void>.
-#define ENACT_TRY_VOID(expr)                                     \
-  do {                                                           \
-    auto enact_try_void_ = (expr);                               \
-    if (!enact_try_void_) return enact_try_void_.err();          \
+#define ENACT_TRY_VOID(expr)        \
+  do {                              \
+    auto enact_try_void_ = (expr);  \
+    if (!enact_try_void_)           \
+      return enact_try_void_.err(); \
   } while (0)
 
 }  // namespace enact

@@ -96,22 +96,20 @@ app_report verify_app(const app_info& info, const event_log& log) {
   r.computed_compose_hash = sha256(as_bytes(info.app_compose));
   const bool hash_ok = r.computed_compose_hash == info.compose_hash;
   r.add("compose_hash", hash_ok,
-        hash_ok
-            ? "SHA-256 of app_compose is the stated compose_hash " + hex::encode(info.compose_hash)
-            : "SHA-256 of app_compose is " + hex::encode(r.computed_compose_hash) +
-                  ", /info states " + hex::encode(info.compose_hash));
+        hash_ok ? "SHA-256 of app_compose is the stated compose_hash " + hex::encode(info.compose_hash)
+                : "SHA-256 of app_compose is " + hex::encode(r.computed_compose_hash) + ", /info states " +
+                      hex::encode(info.compose_hash));
 
   const event* ev = log.find_runtime("compose-hash");
-  const bool ev_ok = ev != nullptr && ev->imr == 3 &&
-                     std::equal(ev->payload.begin(), ev->payload.end(), info.compose_hash.begin(),
-                                info.compose_hash.end());
+  const bool ev_ok =
+      ev != nullptr && ev->imr == 3 &&
+      std::equal(ev->payload.begin(), ev->payload.end(), info.compose_hash.begin(), info.compose_hash.end());
   r.add("compose_hash_event", ev_ok,
         ev == nullptr ? "the event log has no compose-hash event"
         : ev_ok       ? "the measured compose-hash event (RTMR3) holds the compose hash"
         : ev->imr != 3
             ? "the compose-hash event is in RTMR" + std::to_string(ev->imr) + ", not RTMR3"
-            : "the measured compose-hash event holds " + hex::encode(ev->payload) +
-                  ", not the stated compose hash");
+            : "the measured compose-hash event holds " + hex::encode(ev->payload) + ", not the stated compose hash");
 
   const event* id = log.find_runtime("app-id");
   const bool id_ok = id != nullptr && id->imr == 3 && hex::encode(id->payload) == info.app_id;
@@ -119,8 +117,8 @@ app_report verify_app(const app_info& info, const event_log& log) {
         id == nullptr ? "the event log has no app-id event"
         : id_ok       ? "the measured app-id event (RTMR3) holds app_id " + info.app_id
                       : "the measured app-id event holds " + hex::encode(id->payload) +
-                      (id->imr != 3 ? " in RTMR" + std::to_string(id->imr) : std::string()) +
-                      ", /info states " + info.app_id);
+                      (id->imr != 3 ? " in RTMR" + std::to_string(id->imr) : std::string()) + ", /info states " +
+                      info.app_id);
 
   // The compose file sits inside app_compose's JSON.
   boost::system::error_code ec;
@@ -128,8 +126,7 @@ app_report verify_app(const app_info& info, const event_log& log) {
   const boost::json::object* obj = ec ? nullptr : compose.if_object();
   const boost::json::value* file = obj ? obj->if_contains("docker_compose_file") : nullptr;
   if (file == nullptr || !file->is_string()) {
-    r.add("images_pinned", false,
-          ec ? "app_compose is not JSON" : "app_compose has no docker_compose_file string");
+    r.add("images_pinned", false, ec ? "app_compose is not JSON" : "app_compose has no docker_compose_file string");
     return r;
   }
   r.images = compose_images(file->get_string());
@@ -138,10 +135,9 @@ app_report verify_app(const app_info& info, const event_log& log) {
       r.unpinned_images.push_back(img.image.empty() ? "(empty image value)" : img.image);
   const bool pinned = !r.images.empty() && r.unpinned_images.empty();
   r.add("images_pinned", pinned,
-        r.images.empty() ? "the compose file has no image: line"
-        : r.unpinned_images.empty()
-            ? "all " + std::to_string(r.images.size()) + " images are pinned by @sha256 digest"
-            : "not pinned by @sha256 digest: " + join(r.unpinned_images));
+        r.images.empty()            ? "the compose file has no image: line"
+        : r.unpinned_images.empty() ? "all " + std::to_string(r.images.size()) + " images are pinned by @sha256 digest"
+                                    : "not pinned by @sha256 digest: " + join(r.unpinned_images));
   return r;
 }
 

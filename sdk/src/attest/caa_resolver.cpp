@@ -37,9 +37,7 @@ result<size_t> skip_name(bytes_view m, size_t pos) {
   return fail(attest_errc::bad_field, "DNS answer: name has too many labels");
 }
 
-uint16_t be16(bytes_view m, size_t at) {
-  return static_cast<uint16_t>(m[at] << 8 | m[at + 1]);
-}
+uint16_t be16(bytes_view m, size_t at) { return static_cast<uint16_t>(m[at] << 8 | m[at + 1]); }
 
 class system_resolver final : public caa_resolver {
  public:
@@ -80,14 +78,13 @@ class system_resolver final : public caa_resolver {
     if (!st.ok)
       return fail(attest_errc::lookup_failed, "CAA " + name + ": resolver initialisation failed");
     bytes answer(65535);
-    const int n = res_nquery(&st.res, name.c_str(), ns_c_in, kTypeCaa, answer.data(),
-                             static_cast<int>(answer.size()));
+    const int n = res_nquery(&st.res, name.c_str(), ns_c_in, kTypeCaa, answer.data(), static_cast<int>(answer.size()));
     if (n < 0) {
       // NXDOMAIN and NODATA: no records at this name.
       if (st.res.res_h_errno == HOST_NOT_FOUND || st.res.res_h_errno == NO_DATA)
         return std::vector<caa_record>{};
-      return fail(attest_errc::lookup_failed, "CAA " + name + ": lookup failed (h_errno " +
-                                                  std::to_string(st.res.res_h_errno) + ")");
+      return fail(attest_errc::lookup_failed,
+                  "CAA " + name + ": lookup failed (h_errno " + std::to_string(st.res.res_h_errno) + ")");
     }
     answer.resize(static_cast<size_t>(n));
     return parse_caa_answer(answer);
@@ -96,9 +93,7 @@ class system_resolver final : public caa_resolver {
 
 }  // namespace
 
-std::unique_ptr<caa_resolver> system_caa_resolver() {
-  return std::make_unique<system_resolver>();
-}
+std::unique_ptr<caa_resolver> system_caa_resolver() { return std::make_unique<system_resolver>(); }
 
 result<std::vector<caa_record>> parse_caa_answer(bytes_view m) {
   if (m.size() < 12)
@@ -132,8 +127,7 @@ result<std::vector<caa_record>> parse_caa_answer(bytes_view m) {
     caa_record rec;
     rec.flags = rdata[0];
     rec.tag.assign(reinterpret_cast<const char*>(rdata.data() + 2), rdata[1]);
-    rec.value.assign(reinterpret_cast<const char*>(rdata.data() + 2 + rdata[1]),
-                     rdata.size() - 2 - rdata[1]);
+    rec.value.assign(reinterpret_cast<const char*>(rdata.data() + 2 + rdata[1]), rdata.size() - 2 - rdata[1]);
     out.push_back(std::move(rec));
   }
   return out;

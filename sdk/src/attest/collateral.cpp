@@ -33,17 +33,14 @@ result<bytes> crl_bytes(const detail::json::object& o, std::string_view key) {
   return std::move(r).value();
 }
 
-result<std::array<uint8_t, 64>> signature_field(const detail::json::object& o,
-                                                std::string_view what,
+result<std::array<uint8_t, 64>> signature_field(const detail::json::object& o, std::string_view what,
                                                 std::string_view key) {
   std::array<uint8_t, 64> sig{};
   ENACT_TRY_VOID(detail::get_hex_into(o, what, key, sig));
   return sig;
 }
 
-bool is_ws(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /// End of the JSON value starting at `i` in text already known to be valid JSON.
 size_t skip_value(std::string_view s, size_t i) {
@@ -112,15 +109,11 @@ std::optional<std::string_view> raw_member(std::string_view s, std::string_view 
   }
 }
 
-int hex_value(char c) {
-  return hex::detail::nibble(c);
-}
+int hex_value(char c) { return hex::detail::nibble(c); }
 
 }  // namespace
 
-std::string_view to_string(tcb_status s) noexcept {
-  return kStatusNames[static_cast<size_t>(s)];
-}
+std::string_view to_string(tcb_status s) noexcept { return kStatusNames[static_cast<size_t>(s)]; }
 
 std::optional<tcb_status> parse_tcb_status(std::string_view s) noexcept {
   for (size_t i = 0; i < std::size(kStatusNames); ++i)
@@ -135,12 +128,10 @@ result<quote_collateral> parse_collateral(std::string_view json_text) {
   quote_collateral c;
   ENACT_TRY(std::string_view tcb_info, detail::get_string(*o, "collateral", "tcb_info"));
   ENACT_TRY(c.tcb_info_signature, signature_field(*o, "collateral", "tcb_info_signature"));
-  ENACT_TRY(std::string_view tcb_chain,
-            detail::get_string(*o, "collateral", "tcb_info_issuer_chain"));
+  ENACT_TRY(std::string_view tcb_chain, detail::get_string(*o, "collateral", "tcb_info_issuer_chain"));
   ENACT_TRY(std::string_view qe_identity, detail::get_string(*o, "collateral", "qe_identity"));
   ENACT_TRY(c.qe_identity_signature, signature_field(*o, "collateral", "qe_identity_signature"));
-  ENACT_TRY(std::string_view qe_chain,
-            detail::get_string(*o, "collateral", "qe_identity_issuer_chain"));
+  ENACT_TRY(std::string_view qe_chain, detail::get_string(*o, "collateral", "qe_identity_issuer_chain"));
   c.tcb_info = tcb_info;
   c.tcb_info_issuer_chain = tcb_chain;
   c.qe_identity = qe_identity;
@@ -152,8 +143,7 @@ result<quote_collateral> parse_collateral(std::string_view json_text) {
     ENACT_TRY(c.pck_crl, crl_bytes(*o, "pck_crl"));
   }
   if (const auto* v = o->if_contains("pck_certificate_chain"); v != nullptr && !v->is_null()) {
-    ENACT_TRY(std::string_view chain,
-              detail::get_string(*o, "collateral", "pck_certificate_chain"));
+    ENACT_TRY(std::string_view chain, detail::get_string(*o, "collateral", "pck_certificate_chain"));
     c.pck_certificate_chain = std::string(chain);
   }
   return c;
@@ -164,8 +154,7 @@ result<signed_object> split_pcs_body(std::string_view body, std::string_view key
   ENACT_TRY(const detail::json::object* o, detail::as_object(doc, "PCS response"));
   ENACT_TRY(const detail::json::value* inner, detail::member(*o, "PCS response", key));
   if (!inner->is_object())
-    return fail(attest_errc::bad_field,
-                "PCS response." + std::string(key) + ": expected a JSON object");
+    return fail(attest_errc::bad_field, "PCS response." + std::string(key) + ": expected a JSON object");
   signed_object out;
   ENACT_TRY(out.signature, signature_field(*o, "PCS response", "signature"));
   // The signature covers the member's text as served: take it from the body, not re-serialised.
@@ -187,19 +176,16 @@ result<std::string> decode_issuer_chain_header(std::string_view value) {
     const int hi = i + 2 < value.size() ? hex_value(value[i + 1]) : -1;
     const int lo = i + 2 < value.size() ? hex_value(value[i + 2]) : -1;
     if (hi < 0 || lo < 0)
-      return fail(attest_errc::bad_field,
-                  "issuer chain: bad percent escape at offset " + std::to_string(i));
+      return fail(attest_errc::bad_field, "issuer chain: bad percent escape at offset " + std::to_string(i));
     out.push_back(static_cast<char>((hi << 4) | lo));
     i += 2;
   }
   return out;
 }
 
-result<quote_collateral> collateral_from_pcs(std::string_view tcb_info_body,
-                                             std::string_view tcb_info_chain_header,
+result<quote_collateral> collateral_from_pcs(std::string_view tcb_info_body, std::string_view tcb_info_chain_header,
                                              std::string_view qe_identity_body,
-                                             std::string_view qe_identity_chain_header,
-                                             bytes_view root_ca_crl,
+                                             std::string_view qe_identity_chain_header, bytes_view root_ca_crl,
                                              bytes_view pck_crl) {
   quote_collateral c;
   ENACT_TRY(signed_object tcb, split_pcs_body(tcb_info_body, "tcbInfo"));
@@ -245,8 +231,7 @@ result<tcb_status> status_field(const json::object& o, std::string_view what) {
   ENACT_TRY(std::string_view s, get_string(o, what, "tcbStatus"));
   auto st = parse_tcb_status(s);
   if (!st)
-    return fail(attest_errc::bad_field,
-                field_name(what, "tcbStatus") + ": unknown status \"" + std::string(s) + "\"");
+    return fail(attest_errc::bad_field, field_name(what, "tcbStatus") + ": unknown status \"" + std::string(s) + "\"");
   return *st;
 }
 
@@ -265,9 +250,7 @@ result<std::vector<std::string>> advisories(const json::object& o, std::string_v
   return out;
 }
 
-result<const json::array*> array_field(const json::object& o,
-                                       std::string_view what,
-                                       std::string_view key) {
+result<const json::array*> array_field(const json::object& o, std::string_view what, std::string_view key) {
   ENACT_TRY(const json::value* v, member(o, what, key));
   if (!v->is_array())
     return fail(attest_errc::bad_field, field_name(what, key) + ": expected an array");
@@ -275,13 +258,11 @@ result<const json::array*> array_field(const json::object& o,
 }
 
 /// sgxtcbcomponents / tdxtcbcomponents: 16 objects with an "svn" byte.
-result<std::array<uint8_t, 16>> components(const json::object& o,
-                                           std::string_view what,
-                                           std::string_view key) {
+result<std::array<uint8_t, 16>> components(const json::object& o, std::string_view what, std::string_view key) {
   ENACT_TRY(const json::array* a, array_field(o, what, key));
   if (a->size() != 16)
-    return fail(attest_errc::bad_field, field_name(what, key) + ": expected 16 components, got " +
-                                            std::to_string(a->size()));
+    return fail(attest_errc::bad_field,
+                field_name(what, key) + ": expected 16 components, got " + std::to_string(a->size()));
   std::array<uint8_t, 16> out{};
   for (size_t i = 0; i < 16; ++i) {
     const std::string name = field_name(what, key) + "[" + std::to_string(i) + "]";
@@ -309,14 +290,11 @@ result<std::vector<isv_level>> isv_levels(const json::object& o, std::string_vie
     ENACT_TRY(l.advisories, advisories(*level, name));
     out.push_back(std::move(l));
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const isv_level& a, const isv_level& b) { return a.isvsvn > b.isvsvn; });
+  std::stable_sort(out.begin(), out.end(), [](const isv_level& a, const isv_level& b) { return a.isvsvn > b.isvsvn; });
   return out;
 }
 
-result<tdx_module_identity> module_identity(const json::object& o,
-                                            std::string_view what,
-                                            bool with_levels) {
+result<tdx_module_identity> module_identity(const json::object& o, std::string_view what, bool with_levels) {
   tdx_module_identity m;
   if (with_levels) {
     ENACT_TRY(std::string_view id, get_string(o, what, "id"));
@@ -333,8 +311,8 @@ result<tdx_module_identity> module_identity(const json::object& o,
 result<uint32_t> hex_le32(const json::object& o, std::string_view what, std::string_view key) {
   std::array<uint8_t, 4> b{};
   ENACT_TRY_VOID(get_hex_into(o, what, key, b));
-  return static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 |
-         static_cast<uint32_t>(b[2]) << 16 | static_cast<uint32_t>(b[3]) << 24;
+  return static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 | static_cast<uint32_t>(b[2]) << 16 |
+         static_cast<uint32_t>(b[3]) << 24;
 }
 
 }  // namespace
@@ -342,8 +320,8 @@ result<uint32_t> hex_le32(const json::object& o, std::string_view what, std::str
 std::optional<int64_t> parse_utc(std::string_view s) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
   if (s.size() < 20 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
-      !digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't') || !digits(s, 11, 2, h) ||
-      s[13] != ':' || !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
+      !digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't') || !digits(s, 11, 2, h) || s[13] != ':' ||
+      !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
     return std::nullopt;
   size_t i = 19;
   if (i < s.size() && s[i] == '.') {
@@ -374,8 +352,7 @@ result<tcb_info> parse_tcb_info(std::string_view text) {
   ENACT_TRY(uint64_t version, get_uint(*o, what, "version"));
   info.version = static_cast<uint32_t>(version);
   if (info.version < 2 || info.version > 3)
-    return fail(attest_errc::bad_field,
-                "tcbInfo.version: " + std::to_string(version) + " is not 2 or 3");
+    return fail(attest_errc::bad_field, "tcbInfo.version: " + std::to_string(version) + " is not 2 or 3");
   ENACT_TRY(info.issue_date, date_field(*o, what, "issueDate"));
   ENACT_TRY(info.next_update, date_field(*o, what, "nextUpdate"));
   ENACT_TRY_VOID(get_hex_into(*o, what, "fmspc", info.fmspc));
@@ -429,15 +406,13 @@ result<tcb_info> parse_tcb_info(std::string_view text) {
   }
   // Intel's QVL orders levels itself (SGX components, then PCE SVN, then TDX components,
   // highest first) rather than trusting the served order; so does this.
-  std::stable_sort(info.levels.begin(), info.levels.end(),
-                   [](const tcb_level& a, const tcb_level& b) {
-                     if (a.sgx != b.sgx)
-                       return a.sgx > b.sgx;
-                     if (a.pce_svn != b.pce_svn)
-                       return a.pce_svn > b.pce_svn;
-                     return a.tdx.value_or(std::array<uint8_t, 16>{}) >
-                            b.tdx.value_or(std::array<uint8_t, 16>{});
-                   });
+  std::stable_sort(info.levels.begin(), info.levels.end(), [](const tcb_level& a, const tcb_level& b) {
+    if (a.sgx != b.sgx)
+      return a.sgx > b.sgx;
+    if (a.pce_svn != b.pce_svn)
+      return a.pce_svn > b.pce_svn;
+    return a.tdx.value_or(std::array<uint8_t, 16>{}) > b.tdx.value_or(std::array<uint8_t, 16>{});
+  });
   return info;
 }
 
@@ -471,15 +446,13 @@ tcb_status converge(tcb_status platform, tcb_status component) noexcept {
   if (component == tcb_status::out_of_date) {
     if (platform == tcb_status::up_to_date || platform == tcb_status::sw_hardening_needed)
       return tcb_status::out_of_date;
-    if (platform == tcb_status::configuration_needed ||
-        platform == tcb_status::configuration_and_sw_hardening_needed)
+    if (platform == tcb_status::configuration_needed || platform == tcb_status::configuration_and_sw_hardening_needed)
       return tcb_status::out_of_date_configuration_needed;
   }
   return platform;
 }
 
-const tcb_level* match_platform(const tcb_info& info,
-                                const pck_facts& pck,
+const tcb_level* match_platform(const tcb_info& info, const pck_facts& pck,
                                 const std::array<uint8_t, 16>* tee_tcb_svn) {
   for (const auto& level : info.levels) {
     if (pck.pce_svn < level.pce_svn)

@@ -80,8 +80,7 @@ struct qe_identity {
 
 /// The first level (in canonical order) the platform meets, or nullptr: PCE SVN and every SGX
 /// component at least the level's, and for TDX every TEE TCB SVN byte at least the level's.
-[[nodiscard]] const tcb_level* match_platform(const tcb_info& info,
-                                              const pck_facts& pck,
+[[nodiscard]] const tcb_level* match_platform(const tcb_info& info, const pck_facts& pck,
                                               const std::array<uint8_t, 16>* tee_tcb_svn);
 
 /// The first level whose isvsvn the given one reaches, or nullptr.

@@ -102,8 +102,7 @@ result<event_log> event_log_from_json(const boost::json::value& v) {
     if (const auto* ver = o->if_contains("version"); ver != nullptr && !ver->is_null()) {
       ENACT_TRY(uint64_t version, detail::get_uint(*o, what, "version"));
       if (version != 1 && version != 2)
-        return fail(attest_errc::bad_field,
-                    what + ".version: " + std::to_string(version) + " (1 and 2 are known)");
+        return fail(attest_errc::bad_field, what + ".version: " + std::to_string(version) + " (1 and 2 are known)");
       e.version = static_cast<uint32_t>(version);
     }
     log.events.push_back(std::move(e));
@@ -121,8 +120,7 @@ hash384 runtime_event_digest(const event& e) {
     // {"name":…,"payload":"<hex>","type":…} with keys in JCS (sorted) order.
     std::string text = R"({"name":)";
     jcs_string(text, e.name);
-    text += R"(,"payload":")" + hex::encode(e.payload) + R"(","type":)" +
-            std::to_string(e.event_type) + "}";
+    text += R"(,"payload":")" + hex::encode(e.payload) + R"(","type":)" + std::to_string(e.event_type) + "}";
     return sha384(as_bytes(text));
   }
   bytes pre;
@@ -143,13 +141,12 @@ replay_result replay(event_log& log) {
     event& e = log.events[i];
     // parse_event_log enforces these; a log built in code may not.
     if (e.imr > 3) {
-      out.digest_mismatches.push_back(label(i, e) + ": IMR " + std::to_string(e.imr) +
-                                      " is not an RTMR (0..3)");
+      out.digest_mismatches.push_back(label(i, e) + ": IMR " + std::to_string(e.imr) + " is not an RTMR (0..3)");
       continue;
     }
     if (!e.digest.empty() && e.digest.size() != 48) {
-      out.digest_mismatches.push_back(label(i, e) + ": a digest of " +
-                                      std::to_string(e.digest.size()) + " bytes, not 48");
+      out.digest_mismatches.push_back(label(i, e) + ": a digest of " + std::to_string(e.digest.size()) +
+                                      " bytes, not 48");
       continue;
     }
     if (e.is_runtime()) {
@@ -183,16 +180,14 @@ event_log_report verify_event_log(event_log log, const td_report& td) {
   for (const auto& m : bad)
     detail += (detail.empty() ? "" : "; ") + m;
   r.add("event_log_digests", bad.empty(),
-        bad.empty() ? std::to_string(r.log.events.size()) + " events, " +
-                          std::to_string(r.replayed.digests_computed) +
+        bad.empty() ? std::to_string(r.log.events.size()) + " events, " + std::to_string(r.replayed.digests_computed) +
                           " runtime digests computed from their payloads"
                     : detail);
   for (size_t i = 0; i < 4; ++i) {
     const bool ok = r.replayed.rtmr[i] == td.rtmr[i];
     r.add("rtmr" + std::to_string(i), ok,
           ok ? "replay equals the quote's RTMR" + std::to_string(i)
-             : "replay gives " + hex::encode(r.replayed.rtmr[i]) + ", the quote holds " +
-                   hex::encode(td.rtmr[i]));
+             : "replay gives " + hex::encode(r.replayed.rtmr[i]) + ", the quote holds " + hex::encode(td.rtmr[i]));
   }
   return r;
 }

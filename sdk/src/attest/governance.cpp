@@ -19,8 +19,7 @@ bytes allowed_compose_hashes_calldata(const hash256& compose_hash) {
   return out;
 }
 
-governance_report verify_governance(const address& app_contract,
-                                    const hash256& compose_hash,
+governance_report verify_governance(const address& app_contract, const hash256& compose_hash,
                                     const eth_call_fn& eth_call) {
   governance_report r;
   r.contract = app_contract;
@@ -40,8 +39,7 @@ governance_report verify_governance(const address& app_contract,
   auto decoded = abi::decode(std::span<const abi::type>(&kBool, 1), *ret);
   if (!decoded) {
     r.add("compose_hash_allowed", false,
-          call + " returned 0x" + hex::encode(*ret) + ", not an ABI bool (" +
-              decoded.err().message + ")");
+          call + " returned 0x" + hex::encode(*ret) + ", not an ABI bool (" + decoded.err().message + ")");
     return r;
   }
   r.allowed = std::get<bool>(decoded->front().node);
@@ -50,8 +48,7 @@ governance_report verify_governance(const address& app_contract,
   return r;
 }
 
-result<governance_report> verify_governance(std::string_view app_id,
-                                            std::string_view compose_hash,
+result<governance_report> verify_governance(std::string_view app_id, std::string_view compose_hash,
                                             const eth_call_fn& eth_call) {
   address to{};
   if (auto r = hex::decode_into(app_id, to, "app_id"); !r)

@@ -31,15 +31,13 @@ inline std::string field_name(std::string_view what, std::string_view key) {
   return v;
 }
 
-[[nodiscard]] inline result<const json::object*> as_object(const json::value& v,
-                                                           std::string_view what) {
+[[nodiscard]] inline result<const json::object*> as_object(const json::value& v, std::string_view what) {
   if (!v.is_object())
     return fail(attest_errc::bad_field, std::string(what) + ": expected a JSON object");
   return &v.get_object();
 }
 
-[[nodiscard]] inline result<const json::value*> member(const json::object& o,
-                                                       std::string_view what,
+[[nodiscard]] inline result<const json::value*> member(const json::object& o, std::string_view what,
                                                        std::string_view key) {
   const json::value* v = o.if_contains(key);
   if (v == nullptr)
@@ -47,8 +45,7 @@ inline std::string field_name(std::string_view what, std::string_view key) {
   return v;
 }
 
-[[nodiscard]] inline result<std::string_view> get_string(const json::object& o,
-                                                         std::string_view what,
+[[nodiscard]] inline result<std::string_view> get_string(const json::object& o, std::string_view what,
                                                          std::string_view key) {
   ENACT_TRY(const json::value* v, member(o, what, key));
   if (!v->is_string())
@@ -57,11 +54,8 @@ inline std::string field_name(std::string_view what, std::string_view key) {
 }
 
 /// An unsigned integer field up to `max`.
-[[nodiscard]] inline result<uint64_t> get_uint(
-    const json::object& o,
-    std::string_view what,
-    std::string_view key,
-    uint64_t max = std::numeric_limits<uint32_t>::max()) {
+[[nodiscard]] inline result<uint64_t> get_uint(const json::object& o, std::string_view what, std::string_view key,
+                                               uint64_t max = std::numeric_limits<uint32_t>::max()) {
   ENACT_TRY(const json::value* v, member(o, what, key));
   uint64_t x = 0;
   if (const auto* i = v->if_int64(); i != nullptr && *i >= 0)
@@ -69,18 +63,15 @@ inline std::string field_name(std::string_view what, std::string_view key) {
   else if (const auto* u = v->if_uint64(); u != nullptr)
     x = *u;
   else
-    return fail(attest_errc::bad_field,
-                field_name(what, key) + ": expected a non-negative integer");
+    return fail(attest_errc::bad_field, field_name(what, key) + ": expected a non-negative integer");
   if (x > max)
-    return fail(attest_errc::bad_field, field_name(what, key) + ": " + std::to_string(x) +
-                                            " exceeds " + std::to_string(max));
+    return fail(attest_errc::bad_field,
+                field_name(what, key) + ": " + std::to_string(x) + " exceeds " + std::to_string(max));
   return x;
 }
 
 /// A hex string field decoded into exactly out.size() bytes.
-[[nodiscard]] inline result<void> get_hex_into(const json::object& o,
-                                               std::string_view what,
-                                               std::string_view key,
+[[nodiscard]] inline result<void> get_hex_into(const json::object& o, std::string_view what, std::string_view key,
                                                std::span<uint8_t> out) {
   ENACT_TRY(std::string_view s, get_string(o, what, key));
   auto r = hex::decode_into(s, out, field_name(what, key));
@@ -90,9 +81,7 @@ inline std::string field_name(std::string_view what, std::string_view key) {
 }
 
 /// A hex string field of any even length.
-[[nodiscard]] inline result<bytes> get_hex(const json::object& o,
-                                           std::string_view what,
-                                           std::string_view key) {
+[[nodiscard]] inline result<bytes> get_hex(const json::object& o, std::string_view what, std::string_view key) {
   ENACT_TRY(std::string_view s, get_string(o, what, key));
   auto r = hex::decode(s, field_name(what, key));
   if (!r)

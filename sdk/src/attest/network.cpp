@@ -21,9 +21,7 @@ struct listed_file {
   hash256 hash{};
 };
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t';
-}
+bool is_space(char c) { return c == ' ' || c == '\t'; }
 
 /// sha256sum output: "<64 hex> <space|*><name>" per line (text or binary mode).
 result<std::vector<listed_file>> parse_sha256sum(std::string_view text) {
@@ -40,8 +38,7 @@ result<std::vector<listed_file>> parse_sha256sum(std::string_view text) {
       continue;
     const std::string where = "sha256sum.txt line " + std::to_string(line_no);
     listed_file f;
-    if (line.size() < 66 || !hex::decode_into(line.substr(0, 64), f.hash, where) ||
-        !is_space(line[64]))
+    if (line.size() < 66 || !hex::decode_into(line.substr(0, 64), f.hash, where) || !is_space(line[64]))
       return fail(attest_errc::bad_field, where + ": expected \"<64 hex digits>  <file name>\"");
     std::string_view name = line.substr(65);
     if (!name.empty() && (name.front() == '*' || name.front() == ' '))
@@ -103,8 +100,7 @@ std::optional<caa_issue_value> parse_caa_issue_value(std::string_view v) {
     const size_t eq = param.find('=');
     if (eq == std::string_view::npos || eq == 0)
       return std::nullopt;
-    out.parameters.emplace_back(std::string(trim(param.substr(0, eq))),
-                                std::string(trim(param.substr(eq + 1))));
+    out.parameters.emplace_back(std::string(trim(param.substr(0, eq))), std::string(trim(param.substr(eq + 1))));
   }
   return out;
 }
@@ -135,18 +131,15 @@ result<network_report> verify_network(const network_evidence& e, caa_resolver& r
   // report_data binds sha256sum.txt (and through it every listed file) to the TD.
   r.sha256sum_hash = sha256(as_bytes(sums_text));
   r.report_data = q.report_data();
-  const bool rd_hash =
-      std::equal(r.sha256sum_hash.begin(), r.sha256sum_hash.end(), r.report_data.begin());
-  const bool rd_zero = std::all_of(r.report_data.begin() + 32, r.report_data.end(),
-                                   [](uint8_t b) { return b == 0; });
+  const bool rd_hash = std::equal(r.sha256sum_hash.begin(), r.sha256sum_hash.end(), r.report_data.begin());
+  const bool rd_zero = std::all_of(r.report_data.begin() + 32, r.report_data.end(), [](uint8_t b) { return b == 0; });
   r.add("report_data", rd_hash && rd_zero,
-        rd_hash ? (rd_zero ? "the evidence quote's report_data is SHA-256(sha256sum.txt) " +
-                                 hex::encode(r.sha256sum_hash)
-                           : "report_data starts with SHA-256(sha256sum.txt) but its last 32 "
-                             "bytes are not zero")
-                : "the evidence quote's report_data starts with " +
-                      hex::encode(bytes_view(r.report_data.data(), 32)) +
-                      ", SHA-256(sha256sum.txt) is " + hex::encode(r.sha256sum_hash));
+        rd_hash
+            ? (rd_zero ? "the evidence quote's report_data is SHA-256(sha256sum.txt) " + hex::encode(r.sha256sum_hash)
+                       : "report_data starts with SHA-256(sha256sum.txt) but its last 32 "
+                         "bytes are not zero")
+            : "the evidence quote's report_data starts with " + hex::encode(bytes_view(r.report_data.data(), 32)) +
+                  ", SHA-256(sha256sum.txt) is " + hex::encode(r.sha256sum_hash));
 
   std::vector<std::string> bad;
   for (const auto& f : listed) {
@@ -156,13 +149,12 @@ result<network_report> verify_network(const network_evidence& e, caa_resolver& r
     else if (sha256(as_bytes(it->second)) != f.hash)
       bad.push_back(f.name + " (hash differs)");
   }
-  const bool cert_listed = std::any_of(listed.begin(), listed.end(),
-                                       [&](const listed_file& f) { return f.name == cert_name; });
+  const bool cert_listed =
+      std::any_of(listed.begin(), listed.end(), [&](const listed_file& f) { return f.name == cert_name; });
   if (!cert_listed)
     bad.push_back(cert_name + " (not listed)");
   r.add("file_hashes", bad.empty(),
-        bad.empty() ? "all " + std::to_string(listed.size()) +
-                          " files listed in sha256sum.txt hash as listed"
+        bad.empty() ? "all " + std::to_string(listed.size()) + " files listed in sha256sum.txt hash as listed"
                     : join(bad));
 
   const bytes evidence_der = detail::cert_der(evidence_chain.front().get());
@@ -179,8 +171,8 @@ result<network_report> verify_network(const network_evidence& e, caa_resolver& r
   // issuewild when the set has any (RFC 8659 §4.3).
   ENACT_TRY(r.caa, resolver.caa(e.domain));
   const bool wildcard = e.domain.rfind("*.", 0) == 0;
-  const bool has_wild = std::any_of(
-      r.caa.begin(), r.caa.end(), [](const caa_record& c) { return lower(c.tag) == "issuewild"; });
+  const bool has_wild =
+      std::any_of(r.caa.begin(), r.caa.end(), [](const caa_record& c) { return lower(c.tag) == "issuewild"; });
   const std::string tag = wildcard && has_wild ? "issuewild" : "issue";
   std::vector<caa_issue_value> issue;
   for (const auto& c : r.caa)
@@ -189,10 +181,9 @@ result<network_report> verify_network(const network_evidence& e, caa_resolver& r
         issue.push_back(std::move(*v));
   const bool restricted = !issue.empty();
   r.add("caa_restricts_issuance", restricted,
-        restricted ? std::to_string(issue.size()) + " CAA " + tag + " record(s) for " + e.domain
+        restricted      ? std::to_string(issue.size()) + " CAA " + tag + " record(s) for " + e.domain
         : r.caa.empty() ? "no CAA records for " + e.domain + ": any CA may issue to any account"
-                        : "the CAA records of " + e.domain + " have no " + tag +
-                              " record: issuance is not restricted");
+                        : "the CAA records of " + e.domain + " have no " + tag + " record: issuance is not restricted");
   std::vector<std::string> accounts;
   bool listed_account = false;
   for (const auto& v : issue)
@@ -205,18 +196,15 @@ result<network_report> verify_network(const network_evidence& e, caa_resolver& r
   // of its CA issue.
   bool all_bound = restricted;
   for (const auto& v : issue)
-    all_bound =
-        all_bound && std::any_of(v.parameters.begin(), v.parameters.end(), [&](const auto& p) {
-          return lower(p.first) == "accounturi" && p.second == r.account_uri;
-        });
+    all_bound = all_bound && std::any_of(v.parameters.begin(), v.parameters.end(), [&](const auto& p) {
+                  return lower(p.first) == "accounturi" && p.second == r.account_uri;
+                });
   r.add("caa_account", listed_account && all_bound,
-        !restricted ? "not checked: no " + tag + " record"
-        : !listed_account
-            ? "the evidence account " + r.account_uri + " is not among the accounturi values (" +
-                  (accounts.empty() ? std::string("none") : join(accounts)) + ")"
-        : !all_bound
-            ? "an " + tag + " record allows issuance without the evidence account " + r.account_uri
-            : "every " + tag + " record is bound to the evidence account " + r.account_uri);
+        !restricted       ? "not checked: no " + tag + " record"
+        : !listed_account ? "the evidence account " + r.account_uri + " is not among the accounturi values (" +
+                                (accounts.empty() ? std::string("none") : join(accounts)) + ")"
+        : !all_bound ? "an " + tag + " record allows issuance without the evidence account " + r.account_uri
+                     : "every " + tag + " record is bound to the evidence account " + r.account_uri);
   return r;
 }
 

@@ -53,10 +53,9 @@ class reader {
 
   result<bytes_view> take(size_t n, std::string_view field) {
     if (left() < n)
-      return fail(attest_errc::truncated, "quote." + std::string(field) + ": needs " +
-                                              std::to_string(n) + " bytes at offset " +
-                                              std::to_string(pos_) + ", " + std::to_string(left()) +
-                                              " left");
+      return fail(attest_errc::truncated, "quote." + std::string(field) + ": needs " + std::to_string(n) +
+                                              " bytes at offset " + std::to_string(pos_) + ", " +
+                                              std::to_string(left()) + " left");
     bytes_view out = d_.subspan(pos_, n);
     pos_ += n;
     return out;
@@ -67,8 +66,8 @@ class reader {
   }
   result<uint32_t> u32(std::string_view field) {
     ENACT_TRY(bytes_view b, take(4, field));
-    return static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 |
-           static_cast<uint32_t>(b[2]) << 16 | static_cast<uint32_t>(b[3]) << 24;
+    return static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 | static_cast<uint32_t>(b[2]) << 16 |
+           static_cast<uint32_t>(b[3]) << 24;
   }
   template <size_t N>
   result<std::array<uint8_t, N>> array(std::string_view field) {
@@ -88,9 +87,7 @@ void copy_at(bytes_view b, size_t at, std::array<uint8_t, N>& out) {
   std::memcpy(out.data(), b.data() + at, N);
 }
 
-uint16_t le16(bytes_view b, size_t at) {
-  return static_cast<uint16_t>(b[at] | b[at + 1] << 8);
-}
+uint16_t le16(bytes_view b, size_t at) { return static_cast<uint16_t>(b[at] | b[at + 1] << 8); }
 
 enclave_report read_enclave_report(bytes_view b) {
   enclave_report r;
@@ -142,9 +139,8 @@ result<void> read_qe_part(reader& in, quote& q) {
   q.qe_auth_data.assign(auth.begin(), auth.end());
   ENACT_TRY(q.cert_type, in.u16("certification_data.type"));
   if (q.cert_type != kCertPckChain)
-    return fail(attest_errc::unsupported_cert_type,
-                "quote.certification_data.type: " + std::to_string(q.cert_type) +
-                    " (only 5, a PCK certificate chain, is supported)");
+    return fail(attest_errc::unsupported_cert_type, "quote.certification_data.type: " + std::to_string(q.cert_type) +
+                                                        " (only 5, a PCK certificate chain, is supported)");
   ENACT_TRY(uint32_t cert_size, in.u32("certification_data.size"));
   ENACT_TRY(bytes_view pem, in.take(cert_size, "certification_data"));
   std::string_view text = as_chars(pem);
@@ -154,15 +150,11 @@ result<void> read_qe_part(reader& in, quote& q) {
   return {};
 }
 
-std::string hex_of(bytes_view b) {
-  return hex::encode(b);
-}
+std::string hex_of(bytes_view b) { return hex::encode(b); }
 
 }  // namespace
 
-std::string_view intel_sgx_root_ca_pem() noexcept {
-  return kIntelRootPem;
-}
+std::string_view intel_sgx_root_ca_pem() noexcept { return kIntelRootPem; }
 
 result<quote> parse_quote(bytes_view data) {
   reader in(data);
@@ -171,8 +163,7 @@ result<quote> parse_quote(bytes_view data) {
   q.header.version = le16(header, 0);
   q.header.attestation_key_type = le16(header, 2);
   q.header.tee_type = static_cast<uint32_t>(header[4]) | static_cast<uint32_t>(header[5]) << 8 |
-                      static_cast<uint32_t>(header[6]) << 16 |
-                      static_cast<uint32_t>(header[7]) << 24;
+                      static_cast<uint32_t>(header[6]) << 16 | static_cast<uint32_t>(header[7]) << 24;
   q.header.qe_svn = le16(header, 8);
   q.header.pce_svn = le16(header, 10);
   copy_at(header, 12, q.header.qe_vendor_id);
@@ -180,8 +171,7 @@ result<quote> parse_quote(bytes_view data) {
 
   const uint32_t tee = q.header.tee_type;
   if (tee != kTeeSgx && tee != kTeeTdx)
-    return fail(attest_errc::unsupported_tee, "quote.header.tee_type: 0x" +
-                                                  hex_of(bytes_view(header.data() + 4, 4)) +
+    return fail(attest_errc::unsupported_tee, "quote.header.tee_type: 0x" + hex_of(bytes_view(header.data() + 4, 4)) +
                                                   " is neither SGX (0) nor TDX (0x81)");
   const uint16_t v = q.header.version;
   if ((tee == kTeeSgx && v != 3) || (tee == kTeeTdx && v != 4 && v != 5))
@@ -189,10 +179,9 @@ result<quote> parse_quote(bytes_view data) {
                 "quote.header.version: " + std::to_string(v) + " for " +
                     (tee == kTeeSgx ? "SGX (3 is supported)" : "TDX (4 and 5 are supported)"));
   if (q.header.attestation_key_type != kAttestationKeyP256)
-    return fail(
-        attest_errc::unsupported_key_type,
-        "quote.header.attestation_key_type: " + std::to_string(q.header.attestation_key_type) +
-            " (only 2, ECDSA-256-with-P-256, is supported)");
+    return fail(attest_errc::unsupported_key_type,
+                "quote.header.attestation_key_type: " + std::to_string(q.header.attestation_key_type) +
+                    " (only 2, ECDSA-256-with-P-256, is supported)");
 
   if (tee == kTeeSgx) {
     q.body_type = 1;
@@ -208,12 +197,10 @@ result<quote> parse_quote(bytes_view data) {
     const size_t expected = q.body_type == 2 ? kTd10Size : q.body_type == 3 ? kTd15Size : 0;
     if (expected == 0)
       return fail(attest_errc::unsupported_version,
-                  "quote.body.type: " + std::to_string(q.body_type) +
-                      " (2, TD 1.0, and 3, TD 1.5, are supported)");
+                  "quote.body.type: " + std::to_string(q.body_type) + " (2, TD 1.0, and 3, TD 1.5, are supported)");
     if (body_size != expected)
-      return fail(attest_errc::bad_length, "quote.body.size: " + std::to_string(body_size) +
-                                               " for body type " + std::to_string(q.body_type) +
-                                               ", expected " + std::to_string(expected));
+      return fail(attest_errc::bad_length, "quote.body.size: " + std::to_string(body_size) + " for body type " +
+                                               std::to_string(q.body_type) + ", expected " + std::to_string(expected));
     ENACT_TRY(bytes_view body, in.take(body_size, "body"));
     q.td = read_td_report(body);
   }
@@ -229,31 +216,27 @@ result<quote> parse_quote(bytes_view data) {
   } else {
     ENACT_TRY(uint16_t outer_type, sig.u16("certification_data.type"));
     if (outer_type != kCertQeReport)
-      return fail(attest_errc::unsupported_cert_type,
-                  "quote.certification_data.type: " + std::to_string(outer_type) +
-                      " (TDX quotes carry 6, QE report certification data)");
+      return fail(attest_errc::unsupported_cert_type, "quote.certification_data.type: " + std::to_string(outer_type) +
+                                                          " (TDX quotes carry 6, QE report certification data)");
     ENACT_TRY(uint32_t outer_size, sig.u32("certification_data.size"));
     ENACT_TRY(bytes_view outer, sig.take(outer_size, "certification_data"));
     reader inner(outer);
     ENACT_TRY_VOID(read_qe_part(inner, q));
     if (inner.left() != 0)
-      return fail(attest_errc::bad_length,
-                  "quote.certification_data: " + std::to_string(inner.left()) +
-                      " bytes after the PCK certificate chain");
+      return fail(attest_errc::bad_length, "quote.certification_data: " + std::to_string(inner.left()) +
+                                               " bytes after the PCK certificate chain");
   }
   if (sig.left() != 0)
-    return fail(attest_errc::bad_length, "quote.signature_data: " + std::to_string(sig.left()) +
-                                             " bytes after the certification data");
+    return fail(attest_errc::bad_length,
+                "quote.signature_data: " + std::to_string(sig.left()) + " bytes after the certification data");
   q.raw.assign(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(in.pos()));
   return q;
 }
 
 result<quote> parse_quote_hex(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\r' ||
-                           text.front() == '\t'))
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\r' || text.front() == '\t'))
     text.remove_prefix(1);
-  while (!text.empty() &&
-         (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
     text.remove_suffix(1);
   auto b = hex::decode(text, "quote");
   if (!b)
@@ -273,9 +256,7 @@ X509* intel_root() {
 
 namespace {
 
-std::string svn_hex(const std::array<uint8_t, 16>& a) {
-  return hex::encode(a);
-}
+std::string svn_hex(const std::array<uint8_t, 16>& a) { return hex::encode(a); }
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -284,39 +265,26 @@ std::string join(const std::vector<std::string>& v) {
   return out.empty() ? "none" : out;
 }
 
-std::string validity_detail(std::string_view what,
-                            int64_t issued,
-                            int64_t next,
-                            int64_t now,
-                            bool& ok) {
-  const std::string window =
-      "issued " + detail::format_time(issued) + ", next update " + detail::format_time(next);
+std::string validity_detail(std::string_view what, int64_t issued, int64_t next, int64_t now, bool& ok) {
+  const std::string window = "issued " + detail::format_time(issued) + ", next update " + detail::format_time(next);
   if (now < issued) {
     ok = false;
-    return std::string(what) + " issue date " + detail::format_time(issued) +
-           " is after the verification time " + detail::format_time(now);
+    return std::string(what) + " issue date " + detail::format_time(issued) + " is after the verification time " +
+           detail::format_time(now);
   }
   if (now > next) {
     ok = false;
-    return std::string(what) + " expired: its next update was due " + detail::format_time(next) +
-           " (checked at " + detail::format_time(now) + ")";
+    return std::string(what) + " expired: its next update was due " + detail::format_time(next) + " (checked at " +
+           detail::format_time(now) + ")";
   }
   ok = true;
   return std::string(what) + " " + window;
 }
 
 /// A signed collateral object: chain to the root, signature over its exact text, validity.
-void check_signed(quote_report& r,
-                  std::string_view name,
-                  std::string_view label,
-                  const std::string& text,
-                  const std::array<uint8_t, 64>& signature,
-                  const std::string& chain_pem,
-                  X509* root,
-                  int64_t now,
-                  const std::vector<X509_CRL*>& crls,
-                  int64_t issued,
-                  int64_t next,
+void check_signed(quote_report& r, std::string_view name, std::string_view label, const std::string& text,
+                  const std::array<uint8_t, 64>& signature, const std::string& chain_pem, X509* root, int64_t now,
+                  const std::vector<X509_CRL*>& crls, int64_t issued, int64_t next,
                   std::map<std::string, std::string>& verified_chains) {
   auto chain = detail::parse_pem_chain(chain_pem, std::string(label) + " issuer chain");
   if (!chain) {
@@ -326,15 +294,13 @@ void check_signed(quote_report& r,
     // PCS serves TCB info and QE identity with the same issuer chain: verify it once.
     auto known = verified_chains.find(chain_pem);
     if (known == verified_chains.end())
-      known =
-          verified_chains.emplace(chain_pem, detail::verify_chain(*chain, root, now, crls)).first;
+      known = verified_chains.emplace(chain_pem, detail::verify_chain(*chain, root, now, crls)).first;
     const std::string& why = known->second;
     r.add(std::string(name) + "_chain", why.empty(),
           why.empty() ? "issuer chain of " + detail::short_name((*chain)[0].get()) +
                             " verifies to the trusted root at " + detail::format_time(now)
                       : why);
-    const bool ok =
-        detail::verify_p256(X509_get0_pubkey((*chain)[0].get()), as_bytes(text), signature);
+    const bool ok = detail::verify_p256(X509_get0_pubkey((*chain)[0].get()), as_bytes(text), signature);
     r.add(std::string(name) + "_signature", ok,
           ok ? "ECDSA-P256 signature over the exact " + std::string(label) + " text verifies"
              : "signature over the " + std::string(label) +
@@ -346,14 +312,8 @@ void check_signed(quote_report& r,
   r.add(std::string(name) + "_validity", ok, std::move(why));
 }
 
-void check_collateral(quote_report& r,
-                      const quote& q,
-                      const quote_collateral& c,
-                      const detail::tcb_info& info,
-                      const detail::qe_identity& qe,
-                      X509* root,
-                      int64_t now,
-                      const std::vector<X509_CRL*>& crls,
+void check_collateral(quote_report& r, const quote& q, const quote_collateral& c, const detail::tcb_info& info,
+                      const detail::qe_identity& qe, X509* root, int64_t now, const std::vector<X509_CRL*>& crls,
                       const std::string& pck_error) {
   if (c.pck_certificate_chain) {
     auto norm = [](std::string_view s) {
@@ -368,11 +328,10 @@ void check_collateral(quote_report& r,
                  "collateral was gathered for another platform");
   }
   std::map<std::string, std::string> verified_chains;
-  check_signed(r, "tcb_info", "TCB info", c.tcb_info, c.tcb_info_signature, c.tcb_info_issuer_chain,
-               root, now, crls, info.issue_date, info.next_update, verified_chains);
-  check_signed(r, "qe_identity", "QE identity", c.qe_identity, c.qe_identity_signature,
-               c.qe_identity_issuer_chain, root, now, crls, qe.issue_date, qe.next_update,
-               verified_chains);
+  check_signed(r, "tcb_info", "TCB info", c.tcb_info, c.tcb_info_signature, c.tcb_info_issuer_chain, root, now, crls,
+               info.issue_date, info.next_update, verified_chains);
+  check_signed(r, "qe_identity", "QE identity", c.qe_identity, c.qe_identity_signature, c.qe_identity_issuer_chain,
+               root, now, crls, qe.issue_date, qe.next_update, verified_chains);
 
   // Platform: the PCK certificate names the FMSPC and PCE the TCB info must be for.
   bool platform_ok = false;
@@ -380,11 +339,10 @@ void check_collateral(quote_report& r,
     r.add("tcb_info_platform", false, "not checked: " + pck_error);
   } else {
     std::string why;
-    const bool kind_ok = q.is_tdx() ? (info.id == "TDX" && info.version >= 3)
-                                    : (info.id.empty() || info.id == "SGX");
+    const bool kind_ok = q.is_tdx() ? (info.id == "TDX" && info.version >= 3) : (info.id.empty() || info.id == "SGX");
     if (!kind_ok)
-      why = "TCB info id \"" + info.id + "\" version " + std::to_string(info.version) +
-            " is not for " + (q.is_tdx() ? "TDX" : "SGX");
+      why = "TCB info id \"" + info.id + "\" version " + std::to_string(info.version) + " is not for " +
+            (q.is_tdx() ? "TDX" : "SGX");
     else if (r.pck->fmspc != info.fmspc)
       why = "TCB info is for FMSPC " + hex::encode(info.fmspc) + ", the PCK certificate names " +
             hex::encode(r.pck->fmspc);
@@ -393,10 +351,10 @@ void check_collateral(quote_report& r,
             hex::encode(r.pck->pce_id);
     platform_ok = why.empty();
     r.add("tcb_info_platform", why.empty(),
-          why.empty() ? "TCB info (" + info.id + " v" + std::to_string(info.version) +
-                            ", evaluation data " + std::to_string(info.tcb_evaluation_data_number) +
-                            ") is for FMSPC " + hex::encode(info.fmspc)
-                      : why);
+          why.empty()
+              ? "TCB info (" + info.id + " v" + std::to_string(info.version) + ", evaluation data " +
+                    std::to_string(info.tcb_evaluation_data_number) + ") is for FMSPC " + hex::encode(info.fmspc)
+              : why);
   }
 
   // QE identity: the QE that signed the attestation key is Intel's, at a known TCB level.
@@ -409,35 +367,31 @@ void check_collateral(quote_report& r,
     // Enclave identity v2; a TD QE identity may also come as v3 (as dcap-qvl accepts).
     const bool version_ok = qe.version == 2 || (q.is_tdx() && qe.version == 3);
     if (qe.id != expected_id || !version_ok)
-      why = "QE identity is \"" + qe.id + "\" version " + std::to_string(qe.version) +
-            ", expected \"" + expected_id + "\" version 2";
+      why = "QE identity is \"" + qe.id + "\" version " + std::to_string(qe.version) + ", expected \"" + expected_id +
+            "\" version 2";
     else if (qr.mr_signer != qe.mrsigner)
       why = "QE MRSIGNER " + hex::encode(qr.mr_signer) + " is not " + hex::encode(qe.mrsigner);
     else if (qr.isv_prod_id != qe.isvprodid)
-      why = "QE ISVPRODID " + std::to_string(qr.isv_prod_id) + " is not " +
-            std::to_string(qe.isvprodid);
+      why = "QE ISVPRODID " + std::to_string(qr.isv_prod_id) + " is not " + std::to_string(qe.isvprodid);
     else if ((qr.misc_select & qe.miscselect_mask) != (qe.miscselect & qe.miscselect_mask))
       why = "QE MISCSELECT does not match under the mask";
     else
       for (size_t i = 0; i < 16 && why.empty(); ++i)
-        if ((qr.attributes[i] & qe.attributes_mask[i]) !=
-            (qe.attributes[i] & qe.attributes_mask[i]))
+        if ((qr.attributes[i] & qe.attributes_mask[i]) != (qe.attributes[i] & qe.attributes_mask[i]))
           why = "QE ATTRIBUTES byte " + std::to_string(i) + " does not match under the mask";
     r.add("qe_identity", why.empty(),
-          why.empty() ? "QE report matches " + qe.id + " (MRSIGNER, ISVPRODID " +
-                            std::to_string(qe.isvprodid) + ", MISCSELECT, ATTRIBUTES)"
+          why.empty() ? "QE report matches " + qe.id + " (MRSIGNER, ISVPRODID " + std::to_string(qe.isvprodid) +
+                            ", MISCSELECT, ATTRIBUTES)"
                       : why);
     const detail::isv_level* level = detail::match_isv(qe.levels, qr.isv_svn);
     if (level == nullptr) {
-      r.add("qe_tcb", false,
-            "QE ISVSVN " + std::to_string(qr.isv_svn) + " is below every QE identity TCB level");
+      r.add("qe_tcb", false, "QE ISVSVN " + std::to_string(qr.isv_svn) + " is below every QE identity TCB level");
     } else {
       qe_status = level->status;
       qe_advisories = level->advisories;
       r.add("qe_tcb", level->status != tcb_status::revoked,
-            "QE ISVSVN " + std::to_string(qr.isv_svn) + ": " +
-                std::string(to_string(level->status)) + " (level isvsvn " +
-                std::to_string(level->isvsvn) + ", advisories " + join(level->advisories) + ")");
+            "QE ISVSVN " + std::to_string(qr.isv_svn) + ": " + std::string(to_string(level->status)) +
+                " (level isvsvn " + std::to_string(level->isvsvn) + ", advisories " + join(level->advisories) + ")");
     }
   }
 
@@ -471,8 +425,7 @@ void check_collateral(quote_report& r,
       if (expected == nullptr) {
         why = std::string("TCB info has no TDX module identity ") + id;
       } else if (const auto* level = detail::match_isv(expected->levels, isv); level == nullptr) {
-        why = std::string("TDX module ") + id + " SVN " + std::to_string(isv) +
-              " is below every level";
+        why = std::string("TDX module ") + id + " SVN " + std::to_string(isv) + " is below every level";
         expected = nullptr;
       } else {
         module_status = level->status;
@@ -491,32 +444,27 @@ void check_collateral(quote_report& r,
         why = "SEAM attributes do not match the TDX module's under the mask";
     }
     r.add("tdx_module", why.empty() && module_status != tcb_status::revoked,
-          why.empty()
-              ? (module_status ? "TDX module " + module_name + " SVN " + std::to_string(isv) +
-                                     ": " + std::string(to_string(*module_status)) +
-                                     " (advisories " + join(module_advisories) + ")"
-                               : std::string("TDX module signer and attributes match"))
-              : why);
+          why.empty() ? (module_status ? "TDX module " + module_name + " SVN " + std::to_string(isv) + ": " +
+                                             std::string(to_string(*module_status)) + " (advisories " +
+                                             join(module_advisories) + ")"
+                                       : std::string("TDX module signer and attributes match"))
+                      : why);
   }
 
   // Platform TCB level.
   const std::array<uint8_t, 16>* tee_svn = q.is_tdx() ? &q.td->tee_tcb_svn : nullptr;
-  const detail::tcb_level* level =
-      platform_ok ? detail::match_platform(info, *r.pck, tee_svn) : nullptr;
+  const detail::tcb_level* level = platform_ok ? detail::match_platform(info, *r.pck, tee_svn) : nullptr;
   if (!platform_ok) {
     r.add("tcb_level", false,
-          r.pck ? "not checked: the TCB info is not for this platform"
-                : "not checked: no PCK certificate facts");
+          r.pck ? "not checked: the TCB info is not for this platform" : "not checked: no PCK certificate facts");
   } else if (level == nullptr) {
     r.add("tcb_level", false,
           "no TCB level matches: PCE SVN " + std::to_string(r.pck->pce_svn) + ", SGX components " +
-              svn_hex(r.pck->tcb_components) +
-              (tee_svn ? ", TEE TCB SVN " + svn_hex(*tee_svn) : std::string()) +
+              svn_hex(r.pck->tcb_components) + (tee_svn ? ", TEE TCB SVN " + svn_hex(*tee_svn) : std::string()) +
               " are below every level of the TCB info");
   } else {
     r.add("tcb_level", true,
-          "platform matches the " + std::string(to_string(level->status)) + " level of " +
-              level->date);
+          "platform matches the " + std::string(to_string(level->status)) + " level of " + level->date);
   }
 
   if (level != nullptr && qe_status) {
@@ -566,8 +514,7 @@ result<quote_report> verify_quote(bytes_view quote_bytes, const quote_options& o
     for (const auto* c : {&o.collateral->root_ca_crl, &o.collateral->pck_crl}) {
       if (c->empty())
         continue;
-      ENACT_TRY(auto crl,
-                detail::parse_crl(*c, c == &o.collateral->root_ca_crl ? "root_ca_crl" : "pck_crl"));
+      ENACT_TRY(auto crl, detail::parse_crl(*c, c == &o.collateral->root_ca_crl ? "root_ca_crl" : "pck_crl"));
       crls.push_back(crl.get());
       crl_owner.push_back(std::move(crl));
     }
@@ -592,8 +539,7 @@ result<quote_report> verify_quote(bytes_view quote_bytes, const quote_options& o
   if (leaf == nullptr) {
     r.add("qe_report_signature", false, "not checked: " + chain.err().message);
   } else {
-    const bool ok =
-        detail::verify_p256(X509_get0_pubkey(leaf), q.qe_report_bytes, q.qe_report_signature);
+    const bool ok = detail::verify_p256(X509_get0_pubkey(leaf), q.qe_report_bytes, q.qe_report_signature);
     r.add("qe_report_signature", ok,
           ok ? "the PCK certificate's key signed the QE report"
              : "the QE report signature does not verify with the PCK certificate's key");
@@ -608,11 +554,10 @@ result<quote_report> verify_quote(bytes_view quote_bytes, const quote_options& o
     const bool hash_ok = std::equal(h.begin(), h.end(), rd.begin());
     const bool zero_ok = std::all_of(rd.begin() + 32, rd.end(), [](uint8_t b) { return b == 0; });
     r.add("qe_report_data", hash_ok && zero_ok,
-          hash_ok && zero_ok
-              ? "QE report data is SHA-256(attestation key ‖ QE auth data) ‖ 32 zero bytes"
-              : (!hash_ok ? "QE report data is not SHA-256(attestation key ‖ QE auth data): the "
-                            "attestation key is not the one the QE certified"
-                          : "QE report data bytes 32..63 are not zero"));
+          hash_ok && zero_ok ? "QE report data is SHA-256(attestation key ‖ QE auth data) ‖ 32 zero bytes"
+                             : (!hash_ok ? "QE report data is not SHA-256(attestation key ‖ QE auth data): the "
+                                           "attestation key is not the one the QE certified"
+                                         : "QE report data bytes 32..63 are not zero"));
   }
 
   // PCK chain to the root, at the verification time, with the CRLs when collateral has them.
@@ -623,12 +568,11 @@ result<quote_report> verify_quote(bytes_view quote_bytes, const quote_options& o
   } else {
     const std::string why = detail::verify_chain(*chain, root, now, crls);
     r.add("pck_chain", why.empty(),
-          why.empty()
-              ? "PCK certificate chain (" + std::to_string(chain->size()) +
-                    " certificates) verifies to the trusted root at " + detail::format_time(now) +
-                    (crls.empty() ? ", without revocation checks (no CRLs)"
-                                  : ", with " + std::to_string(crls.size()) + " CRLs")
-              : why);
+          why.empty() ? "PCK certificate chain (" + std::to_string(chain->size()) +
+                            " certificates) verifies to the trusted root at " + detail::format_time(now) +
+                            (crls.empty() ? ", without revocation checks (no CRLs)"
+                                          : ", with " + std::to_string(crls.size()) + " CRLs")
+                      : why);
     std::string error;
     r.pck = detail::read_pck_facts(leaf, error);
     if (!r.pck)
@@ -652,11 +596,10 @@ result<quote_report> verify_quote(bytes_view quote_bytes, const quote_options& o
     if (!r.tcb) {
       r.add("tcb_status", false, "no TCB status: a TCB level or the QE level did not match");
     } else {
-      const bool accepted =
-          std::find(o.accepted.begin(), o.accepted.end(), r.tcb->status) != o.accepted.end();
+      const bool accepted = std::find(o.accepted.begin(), o.accepted.end(), r.tcb->status) != o.accepted.end();
       r.add("tcb_status", accepted,
-            std::string(to_string(r.tcb->status)) + (accepted ? "" : " (not accepted)") +
-                ", advisories " + join(r.tcb->advisory_ids));
+            std::string(to_string(r.tcb->status)) + (accepted ? "" : " (not accepted)") + ", advisories " +
+                join(r.tcb->advisory_ids));
     }
   }
 

@@ -27,8 +27,7 @@ result<service_report> verify_all(const service_evidence& e, const verify_all_op
   if (e.network && o.resolver != nullptr) {
     ENACT_TRY(r.network, verify_network(*e.network, *o.resolver));
     // verify_network parsed quote.json already, so these reads cannot fail.
-    ENACT_TRY(detail::json::value doc,
-              detail::parse_json(e.network->files.at("quote.json"), "quote.json"));
+    ENACT_TRY(detail::json::value doc, detail::parse_json(e.network->files.at("quote.json"), "quote.json"));
     ENACT_TRY(const detail::json::object* obj, detail::as_object(doc, "quote.json"));
     ENACT_TRY(std::string_view hex_text, detail::get_string(*obj, "quote.json", "quote"));
     ENACT_TRY(quote evidence_quote, parse_quote_hex(hex_text));
@@ -40,8 +39,7 @@ result<service_report> verify_all(const service_evidence& e, const verify_all_op
   }
 
   if (o.eth_call) {
-    ENACT_TRY(r.governance,
-              verify_governance(info.app_id, hex::encode(info.compose_hash), o.eth_call));
+    ENACT_TRY(r.governance, verify_governance(info.app_id, hex::encode(info.compose_hash), o.eth_call));
   } else {
     r.skipped.emplace_back("governance");
   }

@@ -40,8 +40,8 @@ int64_t asn1_time_unix(const ASN1_TIME* t) {
   std::tm tm{};
   if (t == nullptr || ASN1_TIME_to_tm(t, &tm) != 1)
     return 0;
-  return unix_from_civil(tm.tm_year + 1900, static_cast<unsigned>(tm.tm_mon + 1),
-                         static_cast<unsigned>(tm.tm_mday), tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return unix_from_civil(tm.tm_year + 1900, static_cast<unsigned>(tm.tm_mon + 1), static_cast<unsigned>(tm.tm_mday),
+                         tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 std::string name_text(const X509_NAME* name) {
@@ -63,10 +63,7 @@ std::string short_name(X509* cert) {
   if (i >= 0) {
     const ASN1_STRING* s = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i));
     const unsigned char* p = ASN1_STRING_get0_data(s);
-    return "'" +
-           std::string(reinterpret_cast<const char*>(p),
-                       static_cast<size_t>(ASN1_STRING_length(s))) +
-           "'";
+    return "'" + std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(ASN1_STRING_length(s))) + "'";
   }
   return "'" + name_text(subject) + "'";
 }
@@ -214,8 +211,7 @@ result<std::vector<x509_ptr>> parse_pem_chain(std::string_view pem, std::string_
     const size_t e = pem.find(kEnd, b);
     const std::string index = std::to_string(out.size());
     if (e == std::string_view::npos)
-      return fail(attest_errc::bad_certificate,
-                  std::string(what) + ": certificate " + index + " has no END line");
+      return fail(attest_errc::bad_certificate, std::string(what) + ": certificate " + index + " has no END line");
     // RFC 7468 §2: base64 lines between the encapsulation boundaries.
     std::string body;
     body.reserve(e - b);
@@ -225,8 +221,7 @@ result<std::vector<x509_ptr>> parse_pem_chain(std::string_view pem, std::string_
     auto der = base64::decode(body);
     x509_ptr cert = der ? cached_cert(*der) : nullptr;
     if (!cert)
-      return fail(attest_errc::bad_certificate,
-                  std::string(what) + ": certificate " + index + " does not parse");
+      return fail(attest_errc::bad_certificate, std::string(what) + ": certificate " + index + " does not parse");
     out.push_back(std::move(cert));
     pos = e + kEnd.size();
   }
@@ -238,8 +233,7 @@ result<std::vector<x509_ptr>> parse_pem_chain(std::string_view pem, std::string_
 result<x509_ptr> parse_der_cert(bytes_view der_bytes, std::string_view what) {
   x509_ptr cert = cached_cert(der_bytes);
   if (!cert)
-    return fail(attest_errc::bad_certificate,
-                std::string(what) + ": DER certificate does not parse");
+    return fail(attest_errc::bad_certificate, std::string(what) + ": DER certificate does not parse");
   return cert;
 }
 
@@ -268,18 +262,10 @@ bytes cert_der(X509* cert) {
   return out;
 }
 
-std::string subject_of(X509* cert) {
-  return name_text(X509_get_subject_name(cert));
-}
-std::string issuer_of(X509* cert) {
-  return name_text(X509_get_issuer_name(cert));
-}
-int64_t not_before(X509* cert) {
-  return asn1_time_unix(X509_get0_notBefore(cert));
-}
-int64_t not_after(X509* cert) {
-  return asn1_time_unix(X509_get0_notAfter(cert));
-}
+std::string subject_of(X509* cert) { return name_text(X509_get_subject_name(cert)); }
+std::string issuer_of(X509* cert) { return name_text(X509_get_issuer_name(cert)); }
+int64_t not_before(X509* cert) { return asn1_time_unix(X509_get0_notBefore(cert)); }
+int64_t not_after(X509* cert) { return asn1_time_unix(X509_get0_notAfter(cert)); }
 
 int64_t unix_from_civil(int64_t y, unsigned m, unsigned d, int hh, int mm, int ss) {
   // days_from_civil (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms")
@@ -306,15 +292,13 @@ std::string format_time(int64_t t) {
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
   const int64_t y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2 ? 1 : 0);
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ",
-                static_cast<long long>(y), m, d, static_cast<long long>(secs / 3600),
-                static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", static_cast<long long>(y), m, d,
+                static_cast<long long>(secs / 3600), static_cast<long long>(secs / 60 % 60),
+                static_cast<long long>(secs % 60));
   return buf;
 }
 
-std::string verify_chain(const std::vector<x509_ptr>& chain,
-                         X509* root,
-                         int64_t now,
+std::string verify_chain(const std::vector<x509_ptr>& chain, X509* root, int64_t now,
                          const std::vector<X509_CRL*>& crls) {
   if (chain.empty())
     return "no certificate";
@@ -354,11 +338,9 @@ std::string verify_chain(const std::vector<x509_ptr>& chain,
   const std::string when = " at " + format_time(now);
   switch (err) {
     case X509_V_ERR_CERT_HAS_EXPIRED:
-      return "certificate " + who + " expired " + format_time(not_after(at)) + " (checked" + when +
-             ")";
+      return "certificate " + who + " expired " + format_time(not_after(at)) + " (checked" + when + ")";
     case X509_V_ERR_CERT_NOT_YET_VALID:
-      return "certificate " + who + " is not valid before " + format_time(not_before(at)) +
-             " (checked" + when + ")";
+      return "certificate " + who + " is not valid before " + format_time(not_before(at)) + " (checked" + when + ")";
     case X509_V_ERR_CRL_HAS_EXPIRED:
       return "the CRL for certificate " + who + " has expired (checked" + when + ")";
     case X509_V_ERR_CRL_NOT_YET_VALID:
@@ -378,18 +360,16 @@ pkey_ptr p256_key(const std::array<uint8_t, 64>& xy) {
   struct ctx_free {
     void operator()(EVP_PKEY_CTX* p) const noexcept { EVP_PKEY_CTX_free(p); }
   };
-  thread_local std::unique_ptr<EVP_PKEY_CTX, ctx_free> ctx(
-      EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
+  thread_local std::unique_ptr<EVP_PKEY_CTX, ctx_free> ctx(EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
   if (!ctx || EVP_PKEY_fromdata_init(ctx.get()) != 1)
     return nullptr;
   uint8_t point[65];
   point[0] = 0x04;  // uncompressed (SEC 1 §2.3.3)
   std::memcpy(point + 1, xy.data(), 64);
   char group[] = "prime256v1";
-  OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, group, 0),
-      OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point),
-      OSSL_PARAM_construct_end()};
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, group, 0),
+                         OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point),
+                         OSSL_PARAM_construct_end()};
   EVP_PKEY* key = nullptr;
   if (EVP_PKEY_fromdata(ctx.get(), &key, EVP_PKEY_PUBLIC_KEY, params) != 1)
     key = nullptr;
@@ -430,8 +410,8 @@ bool verify_p256(EVP_PKEY* key, bytes_view message, const std::array<uint8_t, 64
   const bytes sig = ecdsa_der(signature);
   static const uint8_t kEmpty = 0;
   const bool ok = EVP_DigestVerifyInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key) == 1 &&
-                  EVP_DigestVerify(ctx.get(), sig.data(), sig.size(),
-                                   message.empty() ? &kEmpty : message.data(), message.size()) == 1;
+                  EVP_DigestVerify(ctx.get(), sig.data(), sig.size(), message.empty() ? &kEmpty : message.data(),
+                                   message.size()) == 1;
   ERR_clear_error();
   return ok;
 }
@@ -450,8 +430,8 @@ std::optional<pck_facts> read_pck_facts(X509* leaf, std::string& error) {
     unsigned char* oid_der = nullptr;
     const int len = i2d_ASN1_OBJECT(obj, &oid_der);
     // DER of the OID: 06 <len> <content>
-    const bool match = len == 2 + static_cast<int>(sizeof(kSgxOid)) &&
-                       std::memcmp(oid_der + 2, kSgxOid, sizeof(kSgxOid)) == 0;
+    const bool match =
+        len == 2 + static_cast<int>(sizeof(kSgxOid)) && std::memcmp(oid_der + 2, kSgxOid, sizeof(kSgxOid)) == 0;
     OPENSSL_free(oid_der);
     if (match) {
       ext = e;
@@ -474,8 +454,8 @@ std::optional<pck_facts> read_pck_facts(X509* leaf, std::string& error) {
   while (!items.empty()) {
     der item, oid, value;
     bytes_view body;
-    if (!read_der(items, item) || item.tag != 0x30 || !read_der(body = item.value, oid) ||
-        oid.tag != 0x06 || !read_der(body, value)) {
+    if (!read_der(items, item) || item.tag != 0x30 || !read_der(body = item.value, oid) || oid.tag != 0x06 ||
+        !read_der(body, value)) {
       error = "malformed SGX extension entry";
       return std::nullopt;
     }
@@ -489,8 +469,8 @@ std::optional<pck_facts> read_pck_facts(X509* leaf, std::string& error) {
         while (!comps.empty()) {
           der c, coid, cval;
           bytes_view cbody;
-          if (!read_der(comps, c) || c.tag != 0x30 || !read_der(cbody = c.value, coid) ||
-              coid.tag != 0x06 || !read_der(cbody, cval)) {
+          if (!read_der(comps, c) || c.tag != 0x30 || !read_der(cbody = c.value, coid) || coid.tag != 0x06 ||
+              !read_der(cbody, cval)) {
             error = "malformed SGX TCB entry";
             return std::nullopt;
           }
@@ -532,8 +512,7 @@ std::optional<pck_facts> read_pck_facts(X509* leaf, std::string& error) {
   }
   if (!have_tcb || !have_fmspc || !have_pce_id) {
     error = !have_tcb ? "SGX extension lacks a complete TCB"
-                      : (!have_fmspc ? "SGX extension lacks a 6-byte FMSPC"
-                                     : "SGX extension lacks a 2-byte PCE-ID");
+                      : (!have_fmspc ? "SGX extension lacks a 6-byte FMSPC" : "SGX extension lacks a 2-byte PCE-ID");
     return std::nullopt;
   }
   return f;

@@ -36,8 +36,7 @@ using pkey_ptr = std::unique_ptr<EVP_PKEY, pkey_free>;
 
 /// Every certificate of a PEM text, in order. Fails (bad_certificate, message naming `what` and
 /// the index) when a PEM block does not parse or when there is none.
-[[nodiscard]] result<std::vector<x509_ptr>> parse_pem_chain(std::string_view pem,
-                                                            std::string_view what);
+[[nodiscard]] result<std::vector<x509_ptr>> parse_pem_chain(std::string_view pem, std::string_view what);
 /// A DER certificate.
 [[nodiscard]] result<x509_ptr> parse_der_cert(bytes_view der, std::string_view what);
 /// A CRL in DER or PEM.
@@ -54,29 +53,20 @@ using pkey_ptr = std::unique_ptr<EVP_PKEY, pkey_free>;
 [[nodiscard]] int64_t not_before(X509* cert);
 [[nodiscard]] int64_t not_after(X509* cert);
 /// Unix seconds of a UTC civil time (proleptic Gregorian).
-[[nodiscard]] int64_t unix_from_civil(int64_t year,
-                                      unsigned month,
-                                      unsigned day,
-                                      int hour,
-                                      int minute,
-                                      int second);
+[[nodiscard]] int64_t unix_from_civil(int64_t year, unsigned month, unsigned day, int hour, int minute, int second);
 /// "2025-07-19T10:00:34Z".
 [[nodiscard]] std::string format_time(int64_t unix_seconds);
 
 /// Verifies `chain` (leaf first; anything after the leaf is an untrusted candidate intermediate)
 /// up to `root` at time `now`, checking the CRLs given (every certificate then needs a CRL from
 /// its issuer). Empty string when it holds, else the reason, naming the certificate.
-[[nodiscard]] std::string verify_chain(const std::vector<x509_ptr>& chain,
-                                       X509* root,
-                                       int64_t now,
+[[nodiscard]] std::string verify_chain(const std::vector<x509_ptr>& chain, X509* root, int64_t now,
                                        const std::vector<X509_CRL*>& crls);
 
 /// The P-256 key x ‖ y.
 [[nodiscard]] pkey_ptr p256_key(const std::array<uint8_t, 64>& xy);
 /// ECDSA-P256-SHA256 over `message` with a raw r ‖ s signature.
-[[nodiscard]] bool verify_p256(EVP_PKEY* key,
-                               bytes_view message,
-                               const std::array<uint8_t, 64>& signature);
+[[nodiscard]] bool verify_p256(EVP_PKEY* key, bytes_view message, const std::array<uint8_t, 64>& signature);
 /// r ‖ s as a DER ECDSA-Sig-Value.
 [[nodiscard]] bytes ecdsa_der(const std::array<uint8_t, 64>& signature);
 

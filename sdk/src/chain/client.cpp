@@ -35,7 +35,9 @@ struct parsed_url {
 };
 
 result<parsed_url> parse_url(std::string_view url) {
-  const auto bad = [&](const std::string& why) { return fail(rpc_errc::bad_url, "url: " + why); };
+  const auto bad = [&](const std::string& why) {
+    return fail(rpc_errc::bad_url, "url: " + why);
+  };
   std::string lower(url.substr(0, std::min<size_t>(url.size(), 8)));
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -49,8 +51,7 @@ result<parsed_url> parse_url(std::string_view url) {
   const std::string_view rest = url.substr(scheme.size() + 3);
   const size_t end = rest.find_first_of("/?#");
   const std::string_view authority = rest.substr(0, end);
-  const std::string_view path =
-      end == std::string_view::npos ? std::string_view{} : rest.substr(end);
+  const std::string_view path = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
   // Credentials in the URL would end up in logs and error messages; they go in headers.
   if (authority.find('@') != std::string_view::npos)
     return bad("user-info is not allowed (send credentials as headers)");
@@ -77,14 +78,12 @@ result<parsed_url> parse_url(std::string_view url) {
   if (host.empty())
     return bad("empty host");
   for (const char c : host)
-    if (std::isspace(static_cast<unsigned char>(c)) ||
-        std::iscntrl(static_cast<unsigned char>(c)) || c == '\\')
+    if (std::isspace(static_cast<unsigned char>(c)) || std::iscntrl(static_cast<unsigned char>(c)) || c == '\\')
       return bad("invalid character in host");
   if (port) {
     unsigned value = 0;
     auto [p, ec] = std::from_chars(port->data(), port->data() + port->size(), value);
-    if (port->empty() || ec != std::errc() || p != port->data() + port->size() || value == 0 ||
-        value > 65535)
+    if (port->empty() || ec != std::errc() || p != port->data() + port->size() || value == 0 || value > 65535)
       return bad("port must be 1 to 65535");
   }
   for (const char c : path)
@@ -113,9 +112,7 @@ error with_method(std::string_view method, error e) {
 
 // --- reading results ------------------------------------------------------------------------
 
-result<const json::value*> member(const json::value& v,
-                                  std::string_view key,
-                                  const std::string& what) {
+result<const json::value*> member(const json::value& v, std::string_view key, const std::string& what) {
   const auto* o = v.if_object();
   if (o == nullptr)
     return fail(rpc_errc::bad_response, what + ": expected an object");
@@ -126,9 +123,7 @@ result<const json::value*> member(const json::value& v,
 }
 
 template <size_t N>
-result<std::array<uint8_t, N>> fixed_member(const json::value& v,
-                                            std::string_view key,
-                                            const std::string& what) {
+result<std::array<uint8_t, N>> fixed_member(const json::value& v, std::string_view key, const std::string& what) {
   ENACT_TRY(const json::value* f, member(v, key, what));
   return rpc::parse_data_fixed<N>(*f, what + "." + std::string(key));
 }
@@ -139,9 +134,7 @@ result<uint64_t> u64_member(const json::value& v, std::string_view key, const st
 }
 
 /// An address member that may be null or absent.
-result<std::optional<address>> optional_address(const json::value& v,
-                                                std::string_view key,
-                                                const std::string& what) {
+result<std::optional<address>> optional_address(const json::value& v, std::string_view key, const std::string& what) {
   const json::value* f = v.as_object().if_contains(key);
   if (f == nullptr || f->is_null())
     return std::optional<address>{};
@@ -159,8 +152,7 @@ result<log_entry> parse_log(const json::value& v, const std::string& what) {
   if (ta == nullptr)
     return fail(rpc_errc::bad_response, what + ".topics: expected an array");
   for (size_t i = 0; i < ta->size(); ++i) {
-    ENACT_TRY(const hash256 t,
-              rpc::parse_data_fixed<32>((*ta)[i], what + ".topics[" + std::to_string(i) + "]"));
+    ENACT_TRY(const hash256 t, rpc::parse_data_fixed<32>((*ta)[i], what + ".topics[" + std::to_string(i) + "]"));
     l.topics.push_back(t);
   }
   ENACT_TRY(const json::value* data, member(v, "data", what));
@@ -209,8 +201,7 @@ result<receipt> parse_receipt(const json::value& v, const std::string& what) {
   // Receipts before Byzantium (EIP-658) carry a state root instead of a status.
   ENACT_TRY(const uint64_t status, u64_member(v, "status", what));
   if (status > 1)
-    return fail(rpc_errc::bad_response,
-                what + ".status: expected 0x0 or 0x1, got " + std::to_string(status));
+    return fail(rpc_errc::bad_response, what + ".status: expected 0x0 or 0x1, got " + std::to_string(status));
   r.status = status == 1;
   ENACT_TRY(const json::value* logs, member(v, "logs", what));
   ENACT_TRY(r.logs, parse_logs(*logs, what + ".logs"));
@@ -225,8 +216,7 @@ result<block> parse_block(const json::value& v, const std::string& what) {
   ENACT_TRY(b.hash, fixed_member<32>(v, "hash", what));
   ENACT_TRY(b.parent_hash, fixed_member<32>(v, "parentHash", what));
   ENACT_TRY(b.timestamp, u64_member(v, "timestamp", what));
-  if (const json::value* fee = v.as_object().if_contains("baseFeePerGas");
-      fee != nullptr && !fee->is_null()) {
+  if (const json::value* fee = v.as_object().if_contains("baseFeePerGas"); fee != nullptr && !fee->is_null()) {
     ENACT_TRY(const u256 f, rpc::parse_quantity(*fee, what + ".baseFeePerGas"));
     b.base_fee_per_gas = f;
   }
@@ -251,15 +241,12 @@ bool nonce_too_low(const error& e) {
   if (e.code != rpc_errc::node_error)
     return false;
   std::string m = e.message;
-  std::transform(m.begin(), m.end(), m.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return m.find("nonce too low") != std::string::npos ||
-         m.find("nonce is too low") != std::string::npos;
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return m.find("nonce too low") != std::string::npos || m.find("nonce is too low") != std::string::npos;
 }
 
 bool transient(const error& e) {
-  return e.code == rpc_errc::unreachable || e.code == rpc_errc::timeout ||
-         e.code == rpc_errc::http_status;
+  return e.code == rpc_errc::unreachable || e.code == rpc_errc::timeout || e.code == rpc_errc::http_status;
 }
 
 }  // namespace
@@ -326,15 +313,13 @@ struct rpc_client::impl {
       case httplib::Error::SSLConnection:
         return fail(rpc_errc::unreachable, "TLS handshake with " + origin + " failed");
       case httplib::Error::SSLLoadingCerts:
-        return fail(
-            rpc_errc::unreachable,
-            "cannot load CA certificates from " +
-                (options.ca_file.empty() ? std::string("the system store") : options.ca_file));
+        return fail(rpc_errc::unreachable,
+                    "cannot load CA certificates from " +
+                        (options.ca_file.empty() ? std::string("the system store") : options.ca_file));
       case httplib::Error::SSLServerVerification:
         return fail(rpc_errc::unreachable, "the TLS certificate of " + origin + " did not verify");
       default:
-        return fail(rpc_errc::unreachable,
-                    "request to " + origin + " failed (" + httplib::to_string(e) + ")");
+        return fail(rpc_errc::unreachable, "request to " + origin + " failed (" + httplib::to_string(e) + ")");
     }
   }
 
@@ -344,8 +329,7 @@ struct rpc_client::impl {
       auto [client, pooled] = acquire();
       const auto start = std::chrono::steady_clock::now();
       httplib::Result r = client->Post(url.path, headers, body, "application/json");
-      const auto elapsed =
-          std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+      const auto elapsed = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
       if (!r) {
         const httplib::Error e = r.error();
         // A kept-alive connection the node closed while it sat in the pool fails at once; the
@@ -379,7 +363,9 @@ result<rpc_client> rpc_client::create(rpc_options options) {
   ENACT_TRY(parsed_url url, parse_url(options.url));
   for (const auto& [name, value] : options.headers) {
     // A header that could split the request is refused before anything is sent.
-    const auto bad_char = [](unsigned char c) { return c == '\r' || c == '\n' || c == 0; };
+    const auto bad_char = [](unsigned char c) {
+      return c == '\r' || c == '\n' || c == 0;
+    };
     if (name.empty() || std::any_of(name.begin(), name.end(), bad_char) ||
         std::any_of(value.begin(), value.end(), bad_char))
       return fail(rpc_errc::bad_url, "headers: a name or value is empty or holds a line break");
@@ -395,9 +381,7 @@ result<rpc_client> rpc_client::create(rpc_options options) {
   return rpc_client(std::move(p));
 }
 
-const std::string& rpc_client::url() const {
-  return impl_->options.url;
-}
+const std::string& rpc_client::url() const { return impl_->options.url; }
 
 result<rpc::reply> rpc_client::request(std::string_view method, json::array params) const {
   const uint64_t id = impl_->next_id.fetch_add(1);
@@ -415,8 +399,7 @@ result<json::value> rpc_client::call_method(std::string_view method, json::array
   if (!r.error)
     return std::move(r.result);
   const rpc::node_error& e = *r.error;
-  std::string msg =
-      std::string(method) + ": node error " + std::to_string(e.code) + ": " + e.message;
+  std::string msg = std::string(method) + ": node error " + std::to_string(e.code) + ": " + e.message;
   if (e.revert_data)
     msg += std::string(kRevertMarker) + hex::encode_prefixed(*e.revert_data) + ")";
   return fail(rpc_errc::node_error, std::move(msg));
@@ -441,8 +424,7 @@ result<std::optional<block>> rpc_client::block_by_number(const block_tag& tag) c
 }
 
 result<uint64_t> rpc_client::transaction_count(const address& account, const block_tag& tag) const {
-  ENACT_TRY(const json::value v,
-            call_method("eth_getTransactionCount", {rpc::data(account), tag.value}));
+  ENACT_TRY(const json::value v, call_method("eth_getTransactionCount", {rpc::data(account), tag.value}));
   return rpc::parse_quantity_u64(v, "eth_getTransactionCount.result");
 }
 
@@ -612,8 +594,7 @@ struct transaction_sender::impl {
     if (!latest)
       return fail(rpc_errc::bad_response, "eth_getBlockByNumber: the node has no latest block");
     if (!latest->base_fee_per_gas)
-      return fail(rpc_errc::bad_response,
-                  "eth_getBlockByNumber: the latest block has no baseFeePerGas (no EIP-1559)");
+      return fail(rpc_errc::bad_response, "eth_getBlockByNumber: the latest block has no baseFeePerGas (no EIP-1559)");
     return *latest->base_fee_per_gas;
   }
 
@@ -633,8 +614,7 @@ struct transaction_sender::impl {
         ++*next_nonce;
         if (*sent != tx_hash(raw))
           return fail(rpc_errc::bad_response, "eth_sendRawTransaction: the node reports hash " +
-                                                  hex::encode_prefixed(*sent) +
-                                                  " for transaction " +
+                                                  hex::encode_prefixed(*sent) + " for transaction " +
                                                   hex::encode_prefixed(tx_hash(raw)));
         return *sent;
       }
@@ -649,8 +629,7 @@ struct transaction_sender::impl {
   /// Polls for the receipt of any of `hashes` until `deadline`: the receipt, nullopt at the
   /// deadline, or a non-transient error. The first question comes 1 ms after the call, then the
   /// pause doubles up to poll_interval (a local node mines within milliseconds).
-  result<std::optional<receipt>> poll(std::span<const hash256> hashes,
-                                      std::chrono::steady_clock::time_point deadline,
+  result<std::optional<receipt>> poll(std::span<const hash256> hashes, std::chrono::steady_clock::time_point deadline,
                                       std::optional<error>& last_error) const {
     auto pause = std::chrono::milliseconds(1);
     for (;;) {
@@ -668,8 +647,7 @@ struct transaction_sender::impl {
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline)
         return std::optional<receipt>{};
-      std::this_thread::sleep_for(
-          std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
       pause = std::min(pause * 2, options.poll_interval);
     }
   }
@@ -681,23 +659,20 @@ namespace {
 constexpr std::chrono::milliseconds kNonceCheckInterval{1000};
 
 /// ceil(v × (1000 + kReplacementBumpPermille) / 1000): the least fee a replacement may offer.
-u256 bumped(const u256& v) {
-  return (v * u256{1000 + kReplacementBumpPermille} + u256{999}) / u256{1000};
-}
+u256 bumped(const u256& v) { return (v * u256{1000 + kReplacementBumpPermille} + u256{999}) / u256{1000}; }
 
 bool node_message_has(const error& e, std::string_view needle) {
   if (e.code != rpc_errc::node_error)
     return false;
   std::string m = e.message;
-  std::transform(m.begin(), m.end(), m.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return m.find(needle) != std::string::npos;
 }
 
 error failed_receipt(const receipt& rc) {
-  return fail(rpc_errc::tx_failed, "transaction " + hex::encode_prefixed(rc.transaction_hash) +
-                                       ": status 0 in block " + std::to_string(rc.block_number) +
-                                       " (gas used " + std::to_string(rc.gas_used) + ")");
+  return fail(rpc_errc::tx_failed, "transaction " + hex::encode_prefixed(rc.transaction_hash) + ": status 0 in block " +
+                                       std::to_string(rc.block_number) + " (gas used " + std::to_string(rc.gas_used) +
+                                       ")");
 }
 
 }  // namespace
@@ -707,8 +682,7 @@ transaction_sender::~transaction_sender() = default;
 transaction_sender::transaction_sender(transaction_sender&&) noexcept = default;
 transaction_sender& transaction_sender::operator=(transaction_sender&&) noexcept = default;
 
-result<transaction_sender> transaction_sender::create(std::shared_ptr<const rpc_client> client,
-                                                      Secret private_key,
+result<transaction_sender> transaction_sender::create(std::shared_ptr<const rpc_client> client, Secret private_key,
                                                       sender_options options) {
   ENACT_TRY(const secp256k1::public_key pub, secp256k1::public_key_of(private_key));
   auto p = std::make_unique<impl>();
@@ -719,9 +693,7 @@ result<transaction_sender> transaction_sender::create(std::shared_ptr<const rpc_
   return transaction_sender(std::move(p));
 }
 
-const address& transaction_sender::from() const {
-  return impl_->from;
-}
+const address& transaction_sender::from() const { return impl_->from; }
 
 result<hash256> transaction_sender::submit(const address& to, bytes_view data, const u256& value) {
   tx_request req;
@@ -742,10 +714,9 @@ result<receipt> transaction_sender::wait_for_receipt(const hash256& tx_hash) con
   std::optional<error> last_error;
   ENACT_TRY(std::optional<receipt> r, m.poll(std::span(&tx_hash, 1), deadline, last_error));
   if (!r)
-    return fail(rpc_errc::timeout,
-                "receipt of " + hex::encode_prefixed(tx_hash) + " not available after " +
-                    std::to_string(m.options.receipt_timeout.count()) + " ms" +
-                    (last_error ? " (last error: " + last_error->message + ")" : std::string()));
+    return fail(rpc_errc::timeout, "receipt of " + hex::encode_prefixed(tx_hash) + " not available after " +
+                                       std::to_string(m.options.receipt_timeout.count()) + " ms" +
+                                       (last_error ? " (last error: " + last_error->message + ")" : std::string()));
   if (!r->status)
     return failed_receipt(*r);
   return std::move(*r);
@@ -771,8 +742,7 @@ result<receipt> transaction_sender::send(const tx_request& req) {
   std::optional<error> last_error;
   for (unsigned replacements = 0;;) {
     const bool may_replace = replacements < m.options.max_replacements;
-    const auto round_end =
-        may_replace ? std::min(deadline, clock::now() + m.options.replace_after) : deadline;
+    const auto round_end = may_replace ? std::min(deadline, clock::now() + m.options.replace_after) : deadline;
     std::optional<receipt> r;
     bool superseded = false;
     for (;;) {
@@ -802,8 +772,7 @@ result<receipt> transaction_sender::send(const tx_request& req) {
         std::lock_guard<std::mutex> lock(m.mutex);
         m.next_nonce.reset();
       }
-      return fail(rpc_errc::timeout, "nonce " + std::to_string(tx.nonce) +
-                                         " was used by another transaction of " +
+      return fail(rpc_errc::timeout, "nonce " + std::to_string(tx.nonce) + " was used by another transaction of " +
                                          hex::encode_prefixed(m.from) + "; this one was not mined");
     }
     if (r) {
@@ -821,10 +790,9 @@ result<receipt> transaction_sender::send(const tx_request& req) {
       std::string hashes;
       for (const hash256& h : sent)
         hashes += (hashes.empty() ? "" : ", ") + hex::encode_prefixed(h);
-      return fail(rpc_errc::timeout,
-                  "no receipt for nonce " + std::to_string(tx.nonce) + " (transactions " + hashes +
-                      ") after " + std::to_string(m.options.receipt_timeout.count()) + " ms" +
-                      (last_error ? " (last error: " + last_error->message + ")" : std::string()));
+      return fail(rpc_errc::timeout, "no receipt for nonce " + std::to_string(tx.nonce) + " (transactions " + hashes +
+                                         ") after " + std::to_string(m.options.receipt_timeout.count()) + " ms" +
+                                         (last_error ? " (last error: " + last_error->message + ")" : std::string()));
     }
     ++replacements;
     tx.max_priority_fee_per_gas = bumped(tx.max_priority_fee_per_gas);
@@ -844,10 +812,8 @@ result<receipt> transaction_sender::send(const tx_request& req) {
     // "nonce too low" / "already known": one of the transactions sent is mined or pooled, its
     // receipt is awaited; "underpriced": the next round bids higher; transport: ask again.
     last_error = std::move(h).err();
-    if (!transient(*last_error) && !nonce_too_low(*last_error) &&
-        !node_message_has(*last_error, "underpriced") &&
-        !node_message_has(*last_error, "already known") &&
-        !node_message_has(*last_error, "already imported"))
+    if (!transient(*last_error) && !nonce_too_low(*last_error) && !node_message_has(*last_error, "underpriced") &&
+        !node_message_has(*last_error, "already known") && !node_message_has(*last_error, "already imported"))
       return std::move(*last_error);
   }
 }
@@ -857,9 +823,8 @@ result<receipt> transaction_sender::deploy(bytes_view init_code) {
   req.data.assign(init_code.begin(), init_code.end());
   ENACT_TRY(receipt r, send(req));
   if (!r.contract_address)
-    return fail(rpc_errc::bad_response,
-                "eth_getTransactionReceipt: the receipt of contract creation " +
-                    hex::encode_prefixed(r.transaction_hash) + " has no contractAddress");
+    return fail(rpc_errc::bad_response, "eth_getTransactionReceipt: the receipt of contract creation " +
+                                            hex::encode_prefixed(r.transaction_hash) + " has no contractAddress");
   return r;
 }
 

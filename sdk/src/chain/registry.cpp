@@ -51,67 +51,32 @@ concept described = requires {
     using self = S;                                              \
     static constexpr auto fields = std::make_tuple(__VA_ARGS__); \
   }
-#define ENACT_F(member, name)           \
-  field<self, decltype(self::member)> { \
-    name, &self::member, #member        \
-  }
+#define ENACT_F(member, name) \
+  field<self, decltype(self::member)> { name, &self::member, #member }
 
 // Solidity struct Permissions (JSON: value_from(permission_set), see the file comment of
 // registry.hpp; the names here serve the ABI error messages).
-ENACT_SCHEMA(permission_set,
-             ENACT_F(can_create_groups, "canCreateGroups"),
-             ENACT_F(can_delete_groups, "canDeleteGroups"),
-             ENACT_F(can_create_pkps, "canCreatePkps"),
-             ENACT_F(manage_ipfs_ids_in_groups, "manageIpfsIdsInGroups"),
-             ENACT_F(add_pkp_to_groups, "addPkpToGroups"),
-             ENACT_F(remove_pkp_from_groups, "removePkpFromGroups"),
-             ENACT_F(execute_in_groups, "executeInGroups"));
+ENACT_SCHEMA(permission_set, ENACT_F(can_create_groups, "canCreateGroups"),
+             ENACT_F(can_delete_groups, "canDeleteGroups"), ENACT_F(can_create_pkps, "canCreatePkps"),
+             ENACT_F(manage_ipfs_ids_in_groups, "manageIpfsIdsInGroups"), ENACT_F(add_pkp_to_groups, "addPkpToGroups"),
+             ENACT_F(remove_pkp_from_groups, "removePkpFromGroups"), ENACT_F(execute_in_groups, "executeInGroups"));
 
 // Views.
-ENACT_SCHEMA(account_view,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(admin, "admin"),
-             ENACT_F(managed, "managed"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(email, "email"),
-             ENACT_F(created_at, "createdAt"),
-             ENACT_F(balance, "balance"),
-             ENACT_F(wallet_count, "walletCount"));
-ENACT_SCHEMA(usage_key_view,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"),
-             ENACT_F(wallet, "wallet"),
-             ENACT_F(expiration, "expiration"),
-             ENACT_F(balance, "balance"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(permissions, "permissions"),
+ENACT_SCHEMA(account_view, ENACT_F(account_hash, "accountHash"), ENACT_F(admin, "admin"), ENACT_F(managed, "managed"),
+             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(email, "email"),
+             ENACT_F(created_at, "createdAt"), ENACT_F(balance, "balance"), ENACT_F(wallet_count, "walletCount"));
+ENACT_SCHEMA(usage_key_view, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"),
+             ENACT_F(wallet, "wallet"), ENACT_F(expiration, "expiration"), ENACT_F(balance, "balance"),
+             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(permissions, "permissions"),
              ENACT_F(created_at, "createdAt"));
-ENACT_SCHEMA(group_view,
-             ENACT_F(group_id, "groupId"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(pkp_ids, "pkpIds"),
-             ENACT_F(cid_hashes, "cidHashes"));
-ENACT_SCHEMA(wallet_view,
-             ENACT_F(wallet, "wallet"),
-             ENACT_F(derivation_path, "derivationPath"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(created_at, "createdAt"));
-ENACT_SCHEMA(action_view,
-             ENACT_F(hashed_cid, "hashedCid"),
-             ENACT_F(cid, "cid"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(created_at, "createdAt"));
-ENACT_SCHEMA(payment_view,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(intent_id, "intentId"),
-             ENACT_F(amount_cents, "amountCents"),
-             ENACT_F(provider, "provider"),
-             ENACT_F(credited, "credited"),
+ENACT_SCHEMA(group_view, ENACT_F(group_id, "groupId"), ENACT_F(name, "name"), ENACT_F(description, "description"),
+             ENACT_F(pkp_ids, "pkpIds"), ENACT_F(cid_hashes, "cidHashes"));
+ENACT_SCHEMA(wallet_view, ENACT_F(wallet, "wallet"), ENACT_F(derivation_path, "derivationPath"), ENACT_F(name, "name"),
+             ENACT_F(description, "description"), ENACT_F(created_at, "createdAt"));
+ENACT_SCHEMA(action_view, ENACT_F(hashed_cid, "hashedCid"), ENACT_F(cid, "cid"), ENACT_F(name, "name"),
+             ENACT_F(description, "description"), ENACT_F(created_at, "createdAt"));
+ENACT_SCHEMA(payment_view, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"),
+             ENACT_F(amount_cents, "amountCents"), ENACT_F(provider, "provider"), ENACT_F(credited, "credited"),
              ENACT_F(created_at, "createdAt"));
 
 // Calls.
@@ -119,288 +84,139 @@ ENACT_SCHEMA(owner_call);
 ENACT_SCHEMA(api_payers_call);
 ENACT_SCHEMA(is_api_payer_call, ENACT_F(who, "who"));
 ENACT_SCHEMA(set_api_payer_call, ENACT_F(payer, "payer"), ENACT_F(allowed, "allowed"));
-ENACT_SCHEMA(new_account_call,
-             ENACT_F(api_key_hash, "apiKeyHash"),
-             ENACT_F(admin, "admin"),
-             ENACT_F(managed, "managed"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
+ENACT_SCHEMA(new_account_call, ENACT_F(api_key_hash, "apiKeyHash"), ENACT_F(admin, "admin"),
+             ENACT_F(managed, "managed"), ENACT_F(name, "name"), ENACT_F(description, "description"),
              ENACT_F(email, "email"));
-ENACT_SCHEMA(convert_to_chain_secured_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(new_admin, "newAdmin"));
+ENACT_SCHEMA(convert_to_chain_secured_call, ENACT_F(account_hash, "accountHash"), ENACT_F(new_admin, "newAdmin"));
 ENACT_SCHEMA(get_account_call, ENACT_F(account_hash, "accountHash"));
 ENACT_SCHEMA(account_by_admin_call, ENACT_F(admin, "admin"));
-ENACT_SCHEMA(set_usage_api_key_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"),
-             ENACT_F(expiration, "expiration"),
-             ENACT_F(balance, "balance"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(permissions, "p"));
-ENACT_SCHEMA(set_usage_api_key_with_wallet_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"),
-             ENACT_F(expiration, "expiration"),
-             ENACT_F(balance, "balance"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(permissions, "p"),
+ENACT_SCHEMA(set_usage_api_key_call, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"),
+             ENACT_F(expiration, "expiration"), ENACT_F(balance, "balance"), ENACT_F(name, "name"),
+             ENACT_F(description, "description"), ENACT_F(permissions, "p"));
+ENACT_SCHEMA(set_usage_api_key_with_wallet_call, ENACT_F(account_hash, "accountHash"),
+             ENACT_F(usage_key_hash, "usageKeyHash"), ENACT_F(expiration, "expiration"), ENACT_F(balance, "balance"),
+             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(permissions, "p"),
              ENACT_F(wallet, "wallet"));
-ENACT_SCHEMA(update_usage_api_key_metadata_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"));
-ENACT_SCHEMA(remove_usage_api_key_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"));
+ENACT_SCHEMA(update_usage_api_key_metadata_call, ENACT_F(account_hash, "accountHash"),
+             ENACT_F(usage_key_hash, "usageKeyHash"), ENACT_F(name, "name"), ENACT_F(description, "description"));
+ENACT_SCHEMA(remove_usage_api_key_call, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"));
 ENACT_SCHEMA(get_usage_api_key_call, ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(list_usage_api_keys_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(offset, "offset"),
+ENACT_SCHEMA(list_usage_api_keys_call, ENACT_F(account_hash, "accountHash"), ENACT_F(offset, "offset"),
              ENACT_F(limit, "limit"));
-ENACT_SCHEMA(add_group_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(pkp_ids, "pkpIds"),
-             ENACT_F(cid_hashes, "cidHashes"));
-ENACT_SCHEMA(update_group_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(pkp_ids, "pkpIds"),
+ENACT_SCHEMA(add_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(name, "name"),
+             ENACT_F(description, "description"), ENACT_F(pkp_ids, "pkpIds"), ENACT_F(cid_hashes, "cidHashes"));
+ENACT_SCHEMA(update_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
+             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(pkp_ids, "pkpIds"),
              ENACT_F(cid_hashes, "cidHashes"));
 ENACT_SCHEMA(remove_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"));
-ENACT_SCHEMA(add_pkp_to_group_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
+ENACT_SCHEMA(add_pkp_to_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
              ENACT_F(pkp_id, "pkpId"));
-ENACT_SCHEMA(remove_pkp_from_group_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
+ENACT_SCHEMA(remove_pkp_from_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
              ENACT_F(pkp_id, "pkpId"));
-ENACT_SCHEMA(add_action_to_group_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
+ENACT_SCHEMA(add_action_to_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
              ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(remove_action_from_group_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
+ENACT_SCHEMA(remove_action_from_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
              ENACT_F(hashed_cid, "hashedCid"));
 ENACT_SCHEMA(get_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"));
-ENACT_SCHEMA(list_groups_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(offset, "offset"),
+ENACT_SCHEMA(list_groups_call, ENACT_F(account_hash, "accountHash"), ENACT_F(offset, "offset"),
              ENACT_F(limit, "limit"));
-ENACT_SCHEMA(register_wallet_derivation_call,
-             ENACT_F(admin_hash, "adminHash"),
-             ENACT_F(wallet, "wallet"),
-             ENACT_F(derivation_path, "derivationPath"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"));
+ENACT_SCHEMA(register_wallet_derivation_call, ENACT_F(admin_hash, "adminHash"), ENACT_F(wallet, "wallet"),
+             ENACT_F(derivation_path, "derivationPath"), ENACT_F(name, "name"), ENACT_F(description, "description"));
 ENACT_SCHEMA(get_wallet_call, ENACT_F(account_hash, "accountHash"), ENACT_F(wallet, "wallet"));
-ENACT_SCHEMA(list_wallets_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(offset, "offset"),
+ENACT_SCHEMA(list_wallets_call, ENACT_F(account_hash, "accountHash"), ENACT_F(offset, "offset"),
              ENACT_F(limit, "limit"));
-ENACT_SCHEMA(list_wallets_in_group_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
-             ENACT_F(offset, "offset"),
+ENACT_SCHEMA(list_wallets_in_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
+             ENACT_F(offset, "offset"), ENACT_F(limit, "limit"));
+ENACT_SCHEMA(add_action_call, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"),
+             ENACT_F(cid, "cid"), ENACT_F(name, "name"), ENACT_F(description, "description"));
+ENACT_SCHEMA(update_action_metadata_call, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"),
+             ENACT_F(name, "name"), ENACT_F(description, "description"));
+ENACT_SCHEMA(delete_action_call, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
+ENACT_SCHEMA(get_action_call, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
+ENACT_SCHEMA(list_actions_call, ENACT_F(account_hash, "accountHash"), ENACT_F(offset, "offset"),
              ENACT_F(limit, "limit"));
-ENACT_SCHEMA(add_action_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(hashed_cid, "hashedCid"),
-             ENACT_F(cid, "cid"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"));
-ENACT_SCHEMA(update_action_metadata_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(hashed_cid, "hashedCid"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"));
-ENACT_SCHEMA(delete_action_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(get_action_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(list_actions_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(offset, "offset"),
-             ENACT_F(limit, "limit"));
-ENACT_SCHEMA(list_actions_in_group_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
-             ENACT_F(offset, "offset"),
-             ENACT_F(limit, "limit"));
+ENACT_SCHEMA(list_actions_in_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
+             ENACT_F(offset, "offset"), ENACT_F(limit, "limit"));
 ENACT_SCHEMA(credit_balance_call, ENACT_F(account_hash, "accountHash"));
 ENACT_SCHEMA(debit_credits_call, ENACT_F(account_hash, "accountHash"), ENACT_F(amount, "amount"));
 ENACT_SCHEMA(charge_credits_call, ENACT_F(account_hash, "accountHash"), ENACT_F(amount, "amount"));
-ENACT_SCHEMA(record_payment_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(intent_id, "intentId"),
-             ENACT_F(amount_cents, "amountCents"),
-             ENACT_F(provider, "provider"));
-ENACT_SCHEMA(credit_payment_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(intent_id, "intentId"));
-ENACT_SCHEMA(get_payment_call,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(intent_id, "intentId"));
+ENACT_SCHEMA(record_payment_call, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"),
+             ENACT_F(amount_cents, "amountCents"), ENACT_F(provider, "provider"));
+ENACT_SCHEMA(credit_payment_call, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"));
+ENACT_SCHEMA(get_payment_call, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"));
 ENACT_SCHEMA(multicall_call, ENACT_F(calls, "calls"));
 
 // Events (first field indexed).
-ENACT_SCHEMA(account_created_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(admin_wallet_address, "adminWalletAddress"),
-             ENACT_F(managed, "managed"),
-             ENACT_F(name, "name"),
+ENACT_SCHEMA(account_created_event, ENACT_F(account_hash, "accountHash"),
+             ENACT_F(admin_wallet_address, "adminWalletAddress"), ENACT_F(managed, "managed"), ENACT_F(name, "name"),
              ENACT_F(description, "description"));
-ENACT_SCHEMA(account_converted_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(previous_admin, "previousAdmin"),
+ENACT_SCHEMA(account_converted_event, ENACT_F(account_hash, "accountHash"), ENACT_F(previous_admin, "previousAdmin"),
              ENACT_F(new_admin, "newAdmin"));
-ENACT_SCHEMA(usage_api_key_set_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"),
-             ENACT_F(wallet, "wallet"),
-             ENACT_F(expiration, "expiration"),
-             ENACT_F(balance, "balance"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(permissions, "permissions"));
-ENACT_SCHEMA(usage_api_key_metadata_updated_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"));
-ENACT_SCHEMA(usage_api_key_removed_event,
-             ENACT_F(account_hash, "accountHash"),
+ENACT_SCHEMA(usage_api_key_set_event, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"),
+             ENACT_F(wallet, "wallet"), ENACT_F(expiration, "expiration"), ENACT_F(balance, "balance"),
+             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(permissions, "permissions"));
+ENACT_SCHEMA(usage_api_key_metadata_updated_event, ENACT_F(account_hash, "accountHash"),
+             ENACT_F(usage_key_hash, "usageKeyHash"), ENACT_F(name, "name"), ENACT_F(description, "description"));
+ENACT_SCHEMA(usage_api_key_removed_event, ENACT_F(account_hash, "accountHash"),
              ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(group_added_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(pkp_ids, "pkpIds"),
+ENACT_SCHEMA(group_added_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
+             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(pkp_ids, "pkpIds"),
              ENACT_F(cid_hashes, "cidHashes"));
-ENACT_SCHEMA(group_updated_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"),
-             ENACT_F(pkp_ids, "pkpIds"),
+ENACT_SCHEMA(group_updated_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
+             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(pkp_ids, "pkpIds"),
              ENACT_F(cid_hashes, "cidHashes"));
-ENACT_SCHEMA(group_removed_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"));
-ENACT_SCHEMA(pkp_added_to_group_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
+ENACT_SCHEMA(group_removed_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"));
+ENACT_SCHEMA(pkp_added_to_group_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
              ENACT_F(pkp_id, "pkpId"));
-ENACT_SCHEMA(pkp_removed_from_group_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
+ENACT_SCHEMA(pkp_removed_from_group_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
              ENACT_F(pkp_id, "pkpId"));
-ENACT_SCHEMA(action_added_to_group_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
+ENACT_SCHEMA(action_added_to_group_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
              ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(action_removed_from_group_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"),
+ENACT_SCHEMA(action_removed_from_group_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
              ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(wallet_derivation_registered_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(wallet, "wallet"),
-             ENACT_F(derivation_path, "derivationPath"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"));
-ENACT_SCHEMA(action_added_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(hashed_cid, "hashedCid"),
-             ENACT_F(cid, "cid"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"));
-ENACT_SCHEMA(action_metadata_updated_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(hashed_cid, "hashedCid"),
-             ENACT_F(name, "name"),
-             ENACT_F(description, "description"));
-ENACT_SCHEMA(action_deleted_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(credits_debited_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(amount, "amount"),
+ENACT_SCHEMA(wallet_derivation_registered_event, ENACT_F(account_hash, "accountHash"), ENACT_F(wallet, "wallet"),
+             ENACT_F(derivation_path, "derivationPath"), ENACT_F(name, "name"), ENACT_F(description, "description"));
+ENACT_SCHEMA(action_added_event, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"),
+             ENACT_F(cid, "cid"), ENACT_F(name, "name"), ENACT_F(description, "description"));
+ENACT_SCHEMA(action_metadata_updated_event, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"),
+             ENACT_F(name, "name"), ENACT_F(description, "description"));
+ENACT_SCHEMA(action_deleted_event, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
+ENACT_SCHEMA(credits_debited_event, ENACT_F(account_hash, "accountHash"), ENACT_F(amount, "amount"),
              ENACT_F(balance, "balance"));
-ENACT_SCHEMA(payment_credited_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(payment_intent_id, "paymentIntentId"),
-             ENACT_F(amount_cents, "amountCents"),
-             ENACT_F(provider, "provider"),
-             ENACT_F(balance, "balance"));
-ENACT_SCHEMA(payment_recorded_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(payment_intent_id, "paymentIntentId"),
-             ENACT_F(amount_cents, "amountCents"),
+ENACT_SCHEMA(payment_credited_event, ENACT_F(account_hash, "accountHash"),
+             ENACT_F(payment_intent_id, "paymentIntentId"), ENACT_F(amount_cents, "amountCents"),
+             ENACT_F(provider, "provider"), ENACT_F(balance, "balance"));
+ENACT_SCHEMA(payment_recorded_event, ENACT_F(account_hash, "accountHash"),
+             ENACT_F(payment_intent_id, "paymentIntentId"), ENACT_F(amount_cents, "amountCents"),
              ENACT_F(provider, "provider"));
-ENACT_SCHEMA(write_charged_event,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(amount, "amount"),
+ENACT_SCHEMA(write_charged_event, ENACT_F(account_hash, "accountHash"), ENACT_F(amount, "amount"),
              ENACT_F(balance, "balance"));
 ENACT_SCHEMA(api_payer_set_event, ENACT_F(payer, "payer"), ENACT_F(allowed, "allowed"));
 
 // Errors.
 ENACT_SCHEMA(not_admin_error, ENACT_F(account_hash, "accountHash"), ENACT_F(sender, "sender"));
-ENACT_SCHEMA(relay_not_allowed_error,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(sender, "sender"));
+ENACT_SCHEMA(relay_not_allowed_error, ENACT_F(account_hash, "accountHash"), ENACT_F(sender, "sender"));
 ENACT_SCHEMA(already_unmanaged_error, ENACT_F(account_hash, "accountHash"));
 ENACT_SCHEMA(unknown_account_error, ENACT_F(account_hash, "accountHash"));
-ENACT_SCHEMA(unknown_usage_key_error,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(unknown_group_error,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(group_id, "groupId"));
+ENACT_SCHEMA(unknown_usage_key_error, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"));
+ENACT_SCHEMA(unknown_group_error, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"));
 ENACT_SCHEMA(unknown_wallet_error, ENACT_F(account_hash, "accountHash"), ENACT_F(wallet, "wallet"));
-ENACT_SCHEMA(unknown_action_error,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(unknown_payment_error,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(intent_id, "intentId"));
+ENACT_SCHEMA(unknown_action_error, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
+ENACT_SCHEMA(unknown_payment_error, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"));
 ENACT_SCHEMA(duplicate_error, ENACT_F(what, "what"));
-ENACT_SCHEMA(already_credited_error,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(intent_id, "intentId"));
-ENACT_SCHEMA(insufficient_credits_error,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(balance, "balance"),
+ENACT_SCHEMA(already_credited_error, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"));
+ENACT_SCHEMA(insufficient_credits_error, ENACT_F(account_hash, "accountHash"), ENACT_F(balance, "balance"),
              ENACT_F(required, "required"));
 ENACT_SCHEMA(invalid_argument_error, ENACT_F(reason, "reason"));
 ENACT_SCHEMA(not_owner_error, ENACT_F(sender, "sender"));
 ENACT_SCHEMA(not_api_payer_error, ENACT_F(sender, "sender"));
-ENACT_SCHEMA(account_hash_not_canonical_error,
-             ENACT_F(api_key_hash, "apiKeyHash"),
-             ENACT_F(admin, "admin"));
-ENACT_SCHEMA(managed_not_allowed_error,
-             ENACT_F(api_key_hash, "apiKeyHash"),
-             ENACT_F(sender, "sender"));
+ENACT_SCHEMA(account_hash_not_canonical_error, ENACT_F(api_key_hash, "apiKeyHash"), ENACT_F(admin, "admin"));
+ENACT_SCHEMA(managed_not_allowed_error, ENACT_F(api_key_hash, "apiKeyHash"), ENACT_F(sender, "sender"));
 ENACT_SCHEMA(hash_is_usage_key_error, ENACT_F(api_key_hash, "apiKeyHash"));
 ENACT_SCHEMA(hash_is_account_error, ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(usage_key_of_another_account_error,
-             ENACT_F(account_hash, "accountHash"),
+ENACT_SCHEMA(usage_key_of_another_account_error, ENACT_F(account_hash, "accountHash"),
              ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(new_admin_not_sender_error,
-             ENACT_F(account_hash, "accountHash"),
-             ENACT_F(new_admin, "newAdmin"));
+ENACT_SCHEMA(new_admin_not_sender_error, ENACT_F(account_hash, "accountHash"), ENACT_F(new_admin, "newAdmin"));
 ENACT_SCHEMA(error_string_error, ENACT_F(message, "message"));
 ENACT_SCHEMA(panic_error, ENACT_F(code, "code"));
 
@@ -433,9 +249,7 @@ constexpr size_t field_count() {
   return std::tuple_size_v<std::decay_t<decltype(schema<S>::fields)>>;
 }
 
-std::string_view name_of(std::string_view signature) {
-  return signature.substr(0, signature.find('('));
-}
+std::string_view name_of(std::string_view signature) { return signature.substr(0, signature.find('(')); }
 
 /// Members are named after their Solidity parameter in snake_case (setUsageApiKey's `p` is
 /// `permissions`); checked so that a description cannot pair a name with the wrong member.
@@ -452,8 +266,8 @@ void check_names() {
       }
     }
     if (snake != fl.member_name && !(fl.name == "p" && fl.member_name == "permissions"))
-      throw std::logic_error("registry binding: parameter " + std::string(fl.name) +
-                             " described by member " + std::string(fl.member_name));
+      throw std::logic_error("registry binding: parameter " + std::string(fl.name) + " described by member " +
+                             std::string(fl.member_name));
   });
 }
 
@@ -462,8 +276,7 @@ void check_names() {
 
 template <class T>
 std::string abi_type_name() {
-  if constexpr (std::is_same_v<T, hash256> || std::is_same_v<T, u256> ||
-                std::is_same_v<T, group_id>) {
+  if constexpr (std::is_same_v<T, hash256> || std::is_same_v<T, u256> || std::is_same_v<T, group_id>) {
     return "uint256";
   } else if constexpr (std::is_same_v<T, address>) {
     return "address";
@@ -588,8 +401,8 @@ result<T> from_abi(const abi::value& v, const std::string& what);
 template <class S>
 result<S> struct_from_abi(std::span<const abi::value> values, const std::string& what) {
   if (values.size() != field_count<S>())
-    return fail(abi_errc::wrong_length, what + ": expected " + std::to_string(field_count<S>()) +
-                                            " values, got " + std::to_string(values.size()));
+    return fail(abi_errc::wrong_length, what + ": expected " + std::to_string(field_count<S>()) + " values, got " +
+                                            std::to_string(values.size()));
   S out{};
   std::optional<error> failure;
   size_t i = 0;
@@ -610,8 +423,7 @@ result<S> struct_from_abi(std::span<const abi::value> values, const std::string&
 
 template <class T>
 result<T> from_abi(const abi::value& v, const std::string& what) {
-  if constexpr (std::is_same_v<T, hash256> || std::is_same_v<T, u256> ||
-                std::is_same_v<T, group_id>) {
+  if constexpr (std::is_same_v<T, hash256> || std::is_same_v<T, u256> || std::is_same_v<T, group_id>) {
     const auto* n = std::get_if<u256>(&v.node);
     if (n == nullptr)
       return kind_error(what, "a number");
@@ -619,8 +431,7 @@ result<T> from_abi(const abi::value& v, const std::string& what) {
       return n->to_be();
     } else if constexpr (std::is_same_v<T, group_id>) {
       if (!n->fits_u64())
-        return fail(abi_errc::out_of_range,
-                    what + ": group id " + n->to_string() + " exceeds 64 bits");
+        return fail(abi_errc::out_of_range, what + ": group id " + n->to_string() + " exceeds 64 bits");
       return static_cast<group_id>(*n);
     } else {
       return *n;
@@ -653,8 +464,7 @@ result<T> from_abi(const abi::value& v, const std::string& what) {
       T out;
       out.reserve(l->size());
       for (size_t i = 0; i < l->size(); ++i) {
-        ENACT_TRY(auto e,
-                  from_abi<typename T::value_type>((*l)[i], what + "[" + std::to_string(i) + "]"));
+        ENACT_TRY(auto e, from_abi<typename T::value_type>((*l)[i], what + "[" + std::to_string(i) + "]"));
         out.push_back(std::move(e));
       }
       return out;
@@ -734,8 +544,8 @@ result<permission_set> permissions_from_json(const json::value& v, const std::st
     if (a == nullptr)
       return json_error(what + "." + std::string(key), "expected an array of group ids");
     for (size_t i = 0; i < a->size(); ++i) {
-      ENACT_TRY(const group_id g, group_id_from_json((*a)[i], what + "." + std::string(key) + "[" +
-                                                                  std::to_string(i) + "]"));
+      ENACT_TRY(const group_id g,
+                group_id_from_json((*a)[i], what + "." + std::string(key) + "[" + std::to_string(i) + "]"));
       out.push_back(g);
     }
     return {};
@@ -762,8 +572,7 @@ json::object struct_to_json(const S& s) {
 
 template <class T>
 json::value to_json_value(const T& v) {
-  if constexpr (std::is_same_v<T, hash256> || std::is_same_v<T, address> ||
-                std::is_same_v<T, bytes>) {
+  if constexpr (std::is_same_v<T, hash256> || std::is_same_v<T, address> || std::is_same_v<T, bytes>) {
     return json::value(json::string(hex::encode_prefixed(v)));
   } else if constexpr (std::is_same_v<T, u256>) {
     return u256_json(v);
@@ -876,8 +685,7 @@ result<T> from_json_value(const json::value& v, const std::string& what) {
     T out;
     out.reserve(a->size());
     for (size_t i = 0; i < a->size(); ++i) {
-      ENACT_TRY(auto e, from_json_value<typename T::value_type>(
-                            (*a)[i], what + "[" + std::to_string(i) + "]"));
+      ENACT_TRY(auto e, from_json_value<typename T::value_type>((*a)[i], what + "[" + std::to_string(i) + "]"));
       out.push_back(std::move(e));
     }
     return out;
@@ -908,8 +716,7 @@ template <class R>
 const std::vector<abi::type>& result_types() {
   static const std::vector<abi::type> types = [] {
     if constexpr (is_page<R>::value)
-      return std::vector<abi::type>{abi::type::of(abi_type_name<decltype(R::items)>()),
-                                    abi::type::of("uint256")};
+      return std::vector<abi::type>{abi::type::of(abi_type_name<decltype(R::items)>()), abi::type::of("uint256")};
     else
       return std::vector<abi::type>{abi::type::of(abi_type_name<R>())};
   }();
@@ -1015,8 +822,7 @@ std::map<hash256, event_decoder> make_event_table(std::index_sequence<I...>) {
 }
 
 const std::map<hash256, event_decoder>& event_table() {
-  static const auto table =
-      make_event_table(std::make_index_sequence<std::variant_size_v<any_event>>{});
+  static const auto table = make_event_table(std::make_index_sequence<std::variant_size_v<any_event>>{});
   return table;
 }
 
@@ -1068,8 +874,7 @@ registry_error make_registry_error(const E& e) {
         out.message += ", ";
       first = false;
       out.message += std::string(kv.key()) + "=";
-      out.message += kv.value().is_string() ? std::string(kv.value().get_string())
-                                            : json::serialize(kv.value());
+      out.message += kv.value().is_string() ? std::string(kv.value().get_string()) : json::serialize(kv.value());
     }
     out.message += ")";
   }
@@ -1084,8 +889,7 @@ registry_error decode_any_error(bytes_view args) {
   if (!e) {
     registry_error out;
     out.args = {{"data", hex::encode_prefixed(selector_of<E>()) + hex::encode(args)}};
-    out.message = "revert data: " + std::string(E::kSignature) + " with malformed arguments (" +
-                  e.err().message + ")";
+    out.message = "revert data: " + std::string(E::kSignature) + " with malformed arguments (" + e.err().message + ")";
     return out;
   }
   return make_registry_error(*e);
@@ -1105,16 +909,13 @@ std::map<uint32_t, error_decoder> make_error_table(std::index_sequence<I...>) {
 }
 
 const std::map<uint32_t, error_decoder>& error_table() {
-  static const auto table =
-      make_error_table(std::make_index_sequence<std::variant_size_v<any_error>>{});
+  static const auto table = make_error_table(std::make_index_sequence<std::variant_size_v<any_error>>{});
   return table;
 }
 
 /// Finds the alternative of V for which `match` holds and converts `args` to it.
 template <class V, size_t... I, class Match>
-std::optional<result<V>> variant_from_json(std::index_sequence<I...>,
-                                           Match match,
-                                           const json::object& args,
+std::optional<result<V>> variant_from_json(std::index_sequence<I...>, Match match, const json::object& args,
                                            const std::string& what) {
   std::optional<result<V>> out;
   const auto try_one = [&]<class T>(std::type_identity<T>) {
@@ -1164,32 +965,27 @@ bytes encode(const call& c) {
 template <call_type T>
 result<T> decode(bytes_view calldata) {
   if (calldata.size() < 4)
-    return fail(abi_errc::truncated,
-                "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
+    return fail(abi_errc::truncated, "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
   const auto& sel = selector_of<T>();
   if (!std::equal(sel.begin(), sel.end(), calldata.begin()))
-    return fail(abi_errc::selector_mismatch, "call data: selector 0x" +
-                                                 hex::encode(calldata.first(4)) + " is not " +
-                                                 std::string(T::kSignature));
+    return fail(abi_errc::selector_mismatch,
+                "call data: selector 0x" + hex::encode(calldata.first(4)) + " is not " + std::string(T::kSignature));
   return decode_fields<T>(calldata.subspan(4), std::string(name_of(T::kSignature)));
 }
 
 result<call> decode_call(bytes_view calldata) {
   if (calldata.size() < 4)
-    return fail(abi_errc::truncated,
-                "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
+    return fail(abi_errc::truncated, "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
   const std::array<uint8_t, 4> sel{calldata[0], calldata[1], calldata[2], calldata[3]};
   const auto& table = call_table();
   const auto it = table.find(key_of(sel));
   if (it == table.end())
-    return fail(abi_errc::selector_mismatch,
-                "call data: selector 0x" + hex::encode(sel) + " is no registry function");
+    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + hex::encode(sel) + " is no registry function");
   return it->second(calldata.subspan(4));
 }
 
 std::string_view function_name(const call& c) {
-  return std::visit([](const auto& x) { return name_of(std::decay_t<decltype(x)>::kSignature); },
-                    c);
+  return std::visit([](const auto& x) { return name_of(std::decay_t<decltype(x)>::kSignature); }, c);
 }
 
 std::string_view signature(const call& c) {
@@ -1224,8 +1020,8 @@ result<call> call_from_json(std::string_view function, const boost::json::object
   const auto match = [&]<class T>(std::type_identity<T> t) {
     return named(t) && (candidates == 1 || !exact || keys_match<T>(args));
   };
-  auto r = variant_from_json<call>(std::make_index_sequence<std::variant_size_v<call>>{}, match,
-                                   args, std::string(function));
+  auto r = variant_from_json<call>(std::make_index_sequence<std::variant_size_v<call>>{}, match, args,
+                                   std::string(function));
   return std::move(*r);
 }
 
@@ -1250,8 +1046,7 @@ boost::json::value result_to_json(const typename T::result_type& value) {
 
 template <call_with_result T>
 result<typename T::result_type> result_from_json(const boost::json::value& v) {
-  return from_json_value<typename T::result_type>(v,
-                                                  std::string(name_of(T::kSignature)) + " result");
+  return from_json_value<typename T::result_type>(v, std::string(name_of(T::kSignature)) + " result");
 }
 
 // =============================================================================================
@@ -1294,14 +1089,12 @@ result<event> decode_log(std::span<const hash256> topics, bytes_view data) {
     return fail(abi_errc::selector_mismatch,
                 "log: topic0 " + hex::encode_prefixed(topics[0]) + " is no registry event");
   if (topics.size() != 2)
-    return fail(abi_errc::wrong_length,
-                "log: " + std::to_string(topics.size()) + " topics, registry events have 2");
+    return fail(abi_errc::wrong_length, "log: " + std::to_string(topics.size()) + " topics, registry events have 2");
   return it->second(topics[1], data);
 }
 
 std::string_view event_name(const any_event& e) {
-  return std::visit([](const auto& x) { return name_of(std::decay_t<decltype(x)>::kSignature); },
-                    e);
+  return std::visit([](const auto& x) { return name_of(std::decay_t<decltype(x)>::kSignature); }, e);
 }
 
 boost::json::object to_json(const any_event& e) {
@@ -1309,9 +1102,11 @@ boost::json::object to_json(const any_event& e) {
 }
 
 result<any_event> event_from_json(std::string_view name, const boost::json::object& args) {
-  const auto match = [&]<class T>(std::type_identity<T>) { return name_of(T::kSignature) == name; };
-  auto r = variant_from_json<any_event>(std::make_index_sequence<std::variant_size_v<any_event>>{},
-                                        match, args, std::string(name));
+  const auto match = [&]<class T>(std::type_identity<T>) {
+    return name_of(T::kSignature) == name;
+  };
+  auto r = variant_from_json<any_event>(std::make_index_sequence<std::variant_size_v<any_event>>{}, match, args,
+                                        std::string(name));
   if (!r)
     return fail(abi_errc::bad_value, "event " + std::string(name) + ": not a registry event");
   return std::move(*r);
@@ -1339,12 +1134,13 @@ bytes encode_revert(const any_error& e) {
 }
 
 result<bytes> encode_revert(const registry_error& e) {
-  const auto match = [&]<class T>(std::type_identity<T>) { return T::kCode == e.code; };
-  auto r = variant_from_json<any_error>(std::make_index_sequence<std::variant_size_v<any_error>>{},
-                                        match, e.args, e.name.empty() ? "revert" : e.name);
+  const auto match = [&]<class T>(std::type_identity<T>) {
+    return T::kCode == e.code;
+  };
+  auto r = variant_from_json<any_error>(std::make_index_sequence<std::variant_size_v<any_error>>{}, match, e.args,
+                                        e.name.empty() ? "revert" : e.name);
   if (!r)
-    return fail(abi_errc::bad_value,
-                "revert: " + make_error_code(e.code).message() + " has no encoding");
+    return fail(abi_errc::bad_value, "revert: " + make_error_code(e.code).message() + " has no encoding");
   ENACT_TRY(const any_error typed, std::move(*r));
   return encode_revert(typed);
 }
@@ -1353,10 +1149,9 @@ registry_error decode_revert(bytes_view revert_data) {
   if (revert_data.size() < 4) {
     registry_error out;
     out.args = {{"data", hex::encode_prefixed(revert_data)}};
-    out.message = revert_data.empty()
-                      ? "reverted without data"
-                      : "revert data of " + std::to_string(revert_data.size()) + " bytes (" +
-                            hex::encode_prefixed(revert_data) + "), shorter than a selector";
+    out.message = revert_data.empty() ? "reverted without data"
+                                      : "revert data of " + std::to_string(revert_data.size()) + " bytes (" +
+                                            hex::encode_prefixed(revert_data) + "), shorter than a selector";
     return out;
   }
   const std::array<uint8_t, 4> sel{revert_data[0], revert_data[1], revert_data[2], revert_data[3]};

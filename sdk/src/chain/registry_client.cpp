@@ -38,25 +38,19 @@ error with_function(std::string_view function, error e) {
 
 }  // namespace
 
-hash256 chain_secured_account_hash(const address& admin) {
-  return pkp::canonical_account_hash(admin);
-}
+hash256 chain_secured_account_hash(const address& admin) { return pkp::canonical_account_hash(admin); }
 
 registry_client::registry_client(std::shared_ptr<const rpc_client> rpc, address registry)
     : rpc_(std::move(rpc)), registry_(registry) {}
 
-registry_client::registry_client(std::shared_ptr<const rpc_client> rpc,
-                                 address registry,
+registry_client::registry_client(std::shared_ptr<const rpc_client> rpc, address registry,
                                  std::shared_ptr<transaction_sender> sender)
     : rpc_(std::move(rpc)), registry_(registry), sender_(std::move(sender)) {}
 
-result<registry_client> registry_client::create(std::shared_ptr<const rpc_client> rpc,
-                                                address registry,
-                                                Secret owner_key,
-                                                sender_options options) {
+result<registry_client> registry_client::create(std::shared_ptr<const rpc_client> rpc, address registry,
+                                                Secret owner_key, sender_options options) {
   ENACT_TRY(transaction_sender s, transaction_sender::create(rpc, std::move(owner_key), options));
-  return registry_client(std::move(rpc), registry,
-                         std::make_shared<transaction_sender>(std::move(s)));
+  return registry_client(std::move(rpc), registry, std::make_shared<transaction_sender>(std::move(s)));
 }
 
 std::optional<address> registry_client::sender_address() const {
@@ -67,20 +61,15 @@ std::optional<address> registry_client::sender_address() const {
 
 // --- writes -----------------------------------------------------------------------------------
 
-result<receipt> registry_client::send(const reg::call& c) {
-  return send_with(c, std::nullopt);
-}
+result<receipt> registry_client::send(const reg::call& c) { return send_with(c, std::nullopt); }
 
-result<receipt> registry_client::send(const reg::call& c, uint64_t gas_limit) {
-  return send_with(c, gas_limit);
-}
+result<receipt> registry_client::send(const reg::call& c, uint64_t gas_limit) { return send_with(c, gas_limit); }
 
 result<receipt> registry_client::send_with(const reg::call& c, std::optional<uint64_t> gas) {
   const std::string_view function = reg::function_name(c);
   if (!sender_)
     return error{std::make_error_code(std::errc::operation_not_permitted),
-                 std::string(function) +
-                     ": this registry client has no sender (writes need the owner's key)"};
+                 std::string(function) + ": this registry client has no sender (writes need the owner's key)"};
   const bytes data = reg::encode(c);
   tx_request tx;
   tx.to = registry_;
@@ -107,8 +96,7 @@ result<receipt> registry_client::send_with(const reg::call& c, std::optional<uin
   return with_function(function, std::move(e));
 }
 
-result<account_created> registry_client::new_account(std::string_view name,
-                                                     std::string_view description,
+result<account_created> registry_client::new_account(std::string_view name, std::string_view description,
                                                      std::string_view email) {
   if (!sender_)
     return error{std::make_error_code(std::errc::operation_not_permitted),
@@ -124,68 +112,50 @@ result<account_created> registry_client::new_account(std::string_view name,
   return account_created{c.api_key_hash, std::move(r)};
 }
 
-result<receipt> registry_client::convert_to_chain_secured(const hash256& account,
-                                                          const address& new_admin) {
+result<receipt> registry_client::convert_to_chain_secured(const hash256& account, const address& new_admin) {
   return send(reg::convert_to_chain_secured_call{account, new_admin});
 }
 
-result<receipt> registry_client::register_wallet_derivation(const hash256& account,
-                                                            const address& wallet,
-                                                            const hash256& derivation_path,
-                                                            std::string_view name,
+result<receipt> registry_client::register_wallet_derivation(const hash256& account, const address& wallet,
+                                                            const hash256& derivation_path, std::string_view name,
                                                             std::string_view description) {
-  return send(reg::register_wallet_derivation_call{account, wallet, derivation_path,
-                                                   std::string(name), std::string(description)});
+  return send(reg::register_wallet_derivation_call{account, wallet, derivation_path, std::string(name),
+                                                   std::string(description)});
 }
 
-result<receipt> registry_client::set_usage_api_key(const hash256& account,
-                                                   const hash256& usage_key_hash,
-                                                   const u256& expiration,
-                                                   const u256& balance,
-                                                   std::string_view name,
+result<receipt> registry_client::set_usage_api_key(const hash256& account, const hash256& usage_key_hash,
+                                                   const u256& expiration, const u256& balance, std::string_view name,
                                                    std::string_view description,
                                                    const scope::permission_set& permissions) {
-  return send(reg::set_usage_api_key_call{account, usage_key_hash, expiration, balance,
-                                          std::string(name), std::string(description),
-                                          permissions});
+  return send(reg::set_usage_api_key_call{account, usage_key_hash, expiration, balance, std::string(name),
+                                          std::string(description), permissions});
 }
 
-result<receipt> registry_client::set_usage_api_key(const hash256& account,
-                                                   const hash256& usage_key_hash,
-                                                   const u256& expiration,
-                                                   const u256& balance,
-                                                   std::string_view name,
+result<receipt> registry_client::set_usage_api_key(const hash256& account, const hash256& usage_key_hash,
+                                                   const u256& expiration, const u256& balance, std::string_view name,
                                                    std::string_view description,
-                                                   const scope::permission_set& permissions,
-                                                   const address& wallet) {
-  return send(reg::set_usage_api_key_with_wallet_call{account, usage_key_hash, expiration, balance,
-                                                      std::string(name), std::string(description),
-                                                      permissions, wallet});
+                                                   const scope::permission_set& permissions, const address& wallet) {
+  return send(reg::set_usage_api_key_with_wallet_call{account, usage_key_hash, expiration, balance, std::string(name),
+                                                      std::string(description), permissions, wallet});
 }
 
-result<receipt> registry_client::update_usage_api_key_metadata(const hash256& account,
-                                                               const hash256& usage_key_hash,
-                                                               std::string_view name,
-                                                               std::string_view description) {
-  return send(reg::update_usage_api_key_metadata_call{account, usage_key_hash, std::string(name),
-                                                      std::string(description)});
+result<receipt> registry_client::update_usage_api_key_metadata(const hash256& account, const hash256& usage_key_hash,
+                                                               std::string_view name, std::string_view description) {
+  return send(
+      reg::update_usage_api_key_metadata_call{account, usage_key_hash, std::string(name), std::string(description)});
 }
 
-result<receipt> registry_client::remove_usage_api_key(const hash256& account,
-                                                      const hash256& usage_key_hash) {
+result<receipt> registry_client::remove_usage_api_key(const hash256& account, const hash256& usage_key_hash) {
   return send(reg::remove_usage_api_key_call{account, usage_key_hash});
 }
 
-result<group_added> registry_client::add_group(const hash256& account,
-                                               std::string_view name,
-                                               std::string_view description,
-                                               const std::vector<address>& pkp_ids,
+result<group_added> registry_client::add_group(const hash256& account, std::string_view name,
+                                               std::string_view description, const std::vector<address>& pkp_ids,
                                                const std::vector<hash256>& cid_hashes) {
-  ENACT_TRY(receipt r, send(reg::add_group_call{account, std::string(name),
-                                                std::string(description), pkp_ids, cid_hashes}));
+  ENACT_TRY(receipt r,
+            send(reg::add_group_call{account, std::string(name), std::string(description), pkp_ids, cid_hashes}));
   for (const log_entry& l : r.logs) {
-    if (l.address != registry_ || l.topics.empty() ||
-        l.topics.front() != reg::topic0<reg::group_added_event>())
+    if (l.address != registry_ || l.topics.empty() || l.topics.front() != reg::topic0<reg::group_added_event>())
       continue;
     auto decoded = reg::decode_log(l.topics, l.data);
     if (!decoded)
@@ -200,58 +170,45 @@ result<group_added> registry_client::add_group(const hash256& account,
                                           " has no GroupAdded log of the registry");
 }
 
-result<receipt> registry_client::update_group(const hash256& account,
-                                              scope::group_id group,
-                                              std::string_view name,
-                                              std::string_view description,
-                                              const std::vector<address>& pkp_ids,
+result<receipt> registry_client::update_group(const hash256& account, scope::group_id group, std::string_view name,
+                                              std::string_view description, const std::vector<address>& pkp_ids,
                                               const std::vector<hash256>& cid_hashes) {
-  return send(reg::update_group_call{account, group, std::string(name), std::string(description),
-                                     pkp_ids, cid_hashes});
+  return send(reg::update_group_call{account, group, std::string(name), std::string(description), pkp_ids, cid_hashes});
 }
 
 result<receipt> registry_client::remove_group(const hash256& account, scope::group_id group) {
   return send(reg::remove_group_call{account, group});
 }
 
-result<receipt> registry_client::add_pkp_to_group(const hash256& account,
-                                                  scope::group_id group,
+result<receipt> registry_client::add_pkp_to_group(const hash256& account, scope::group_id group,
                                                   const address& pkp_id) {
   return send(reg::add_pkp_to_group_call{account, group, pkp_id});
 }
 
-result<receipt> registry_client::remove_pkp_from_group(const hash256& account,
-                                                       scope::group_id group,
+result<receipt> registry_client::remove_pkp_from_group(const hash256& account, scope::group_id group,
                                                        const address& pkp_id) {
   return send(reg::remove_pkp_from_group_call{account, group, pkp_id});
 }
 
-result<receipt> registry_client::add_action(const hash256& account,
-                                            std::string_view cid,
-                                            std::string_view name,
+result<receipt> registry_client::add_action(const hash256& account, std::string_view cid, std::string_view name,
                                             std::string_view description) {
-  return send(reg::add_action_call{account, keccak256(cid), std::string(cid), std::string(name),
-                                   std::string(description)});
+  return send(
+      reg::add_action_call{account, keccak256(cid), std::string(cid), std::string(name), std::string(description)});
 }
 
-result<receipt> registry_client::add_action_to_group(const hash256& account,
-                                                     scope::group_id group,
+result<receipt> registry_client::add_action_to_group(const hash256& account, scope::group_id group,
                                                      const hash256& hashed_cid) {
   return send(reg::add_action_to_group_call{account, group, hashed_cid});
 }
 
-result<receipt> registry_client::remove_action_from_group(const hash256& account,
-                                                          scope::group_id group,
+result<receipt> registry_client::remove_action_from_group(const hash256& account, scope::group_id group,
                                                           const hash256& hashed_cid) {
   return send(reg::remove_action_from_group_call{account, group, hashed_cid});
 }
 
-result<receipt> registry_client::update_action_metadata(const hash256& account,
-                                                        const hash256& hashed_cid,
-                                                        std::string_view name,
-                                                        std::string_view description) {
-  return send(reg::update_action_metadata_call{account, hashed_cid, std::string(name),
-                                               std::string(description)});
+result<receipt> registry_client::update_action_metadata(const hash256& account, const hash256& hashed_cid,
+                                                        std::string_view name, std::string_view description) {
+  return send(reg::update_action_metadata_call{account, hashed_cid, std::string(name), std::string(description)});
 }
 
 result<receipt> registry_client::delete_action(const hash256& account, const hash256& hashed_cid) {
@@ -274,17 +231,11 @@ result<bytes> registry_client::call_data(std::string_view function, const bytes&
   return with_function(function, std::move(out).err());
 }
 
-result<address> registry_client::owner() const {
-  return view(reg::owner_call{});
-}
+result<address> registry_client::owner() const { return view(reg::owner_call{}); }
 
-result<std::vector<address>> registry_client::api_payers() const {
-  return view(reg::api_payers_call{});
-}
+result<std::vector<address>> registry_client::api_payers() const { return view(reg::api_payers_call{}); }
 
-result<bool> registry_client::is_api_payer(const address& who) const {
-  return view(reg::is_api_payer_call{who});
-}
+result<bool> registry_client::is_api_payer(const address& who) const { return view(reg::is_api_payer_call{who}); }
 
 result<reg::account_view> registry_client::get_account(const hash256& account) const {
   return view(reg::get_account_call{account});
@@ -294,64 +245,52 @@ result<reg::account_view> registry_client::account_by_admin(const address& admin
   return view(reg::account_by_admin_call{admin});
 }
 
-result<reg::usage_key_view> registry_client::get_usage_api_key(
-    const hash256& usage_key_hash) const {
+result<reg::usage_key_view> registry_client::get_usage_api_key(const hash256& usage_key_hash) const {
   return view(reg::get_usage_api_key_call{usage_key_hash});
 }
 
-result<reg::list_page<reg::usage_key_view>> registry_client::list_usage_api_keys(
-    const hash256& account,
-    uint64_t offset,
-    uint64_t limit) const {
+result<reg::list_page<reg::usage_key_view>> registry_client::list_usage_api_keys(const hash256& account,
+                                                                                 uint64_t offset,
+                                                                                 uint64_t limit) const {
   return view(reg::list_usage_api_keys_call{account, offset, limit});
 }
 
-result<reg::group_view> registry_client::get_group(const hash256& account,
-                                                   scope::group_id group) const {
+result<reg::group_view> registry_client::get_group(const hash256& account, scope::group_id group) const {
   return view(reg::get_group_call{account, group});
 }
 
-result<reg::list_page<reg::group_view>> registry_client::list_groups(const hash256& account,
-                                                                     uint64_t offset,
+result<reg::list_page<reg::group_view>> registry_client::list_groups(const hash256& account, uint64_t offset,
                                                                      uint64_t limit) const {
   return view(reg::list_groups_call{account, offset, limit});
 }
 
-result<reg::wallet_view> registry_client::get_wallet(const hash256& account,
-                                                     const address& wallet) const {
+result<reg::wallet_view> registry_client::get_wallet(const hash256& account, const address& wallet) const {
   return view(reg::get_wallet_call{account, wallet});
 }
 
-result<reg::list_page<reg::wallet_view>> registry_client::list_wallets(const hash256& account,
-                                                                       uint64_t offset,
+result<reg::list_page<reg::wallet_view>> registry_client::list_wallets(const hash256& account, uint64_t offset,
                                                                        uint64_t limit) const {
   return view(reg::list_wallets_call{account, offset, limit});
 }
 
-result<reg::list_page<reg::wallet_view>> registry_client::list_wallets_in_group(
-    const hash256& account,
-    scope::group_id group,
-    uint64_t offset,
-    uint64_t limit) const {
+result<reg::list_page<reg::wallet_view>> registry_client::list_wallets_in_group(const hash256& account,
+                                                                                scope::group_id group, uint64_t offset,
+                                                                                uint64_t limit) const {
   return view(reg::list_wallets_in_group_call{account, group, offset, limit});
 }
 
-result<reg::action_view> registry_client::get_action(const hash256& account,
-                                                     const hash256& hashed_cid) const {
+result<reg::action_view> registry_client::get_action(const hash256& account, const hash256& hashed_cid) const {
   return view(reg::get_action_call{account, hashed_cid});
 }
 
-result<reg::list_page<reg::action_view>> registry_client::list_actions(const hash256& account,
-                                                                       uint64_t offset,
+result<reg::list_page<reg::action_view>> registry_client::list_actions(const hash256& account, uint64_t offset,
                                                                        uint64_t limit) const {
   return view(reg::list_actions_call{account, offset, limit});
 }
 
-result<reg::list_page<reg::action_view>> registry_client::list_actions_in_group(
-    const hash256& account,
-    scope::group_id group,
-    uint64_t offset,
-    uint64_t limit) const {
+result<reg::list_page<reg::action_view>> registry_client::list_actions_in_group(const hash256& account,
+                                                                                scope::group_id group, uint64_t offset,
+                                                                                uint64_t limit) const {
   return view(reg::list_actions_in_group_call{account, group, offset, limit});
 }
 
@@ -359,8 +298,7 @@ result<u256> registry_client::credit_balance(const hash256& account) const {
   return view(reg::credit_balance_call{account});
 }
 
-result<reg::payment_view> registry_client::get_payment(const hash256& account,
-                                                       std::string_view intent_id) const {
+result<reg::payment_view> registry_client::get_payment(const hash256& account, std::string_view intent_id) const {
   return view(reg::get_payment_call{account, std::string(intent_id)});
 }
 

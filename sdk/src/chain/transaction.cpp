@@ -43,9 +43,7 @@ bytes typed(const std::vector<rlp::item>& fields) {
 }
 
 /// Re-labels an RLP field error as chain_errc::bad_field, keeping its message.
-error field_error(error e) {
-  return fail(chain_errc::bad_field, std::move(e.message));
-}
+error field_error(error e) { return fail(chain_errc::bad_field, std::move(e.message)); }
 
 result<uint64_t> u64_field(const rlp::item& it, std::string_view what) {
   auto v = rlp::decode_u64(it, what);
@@ -66,8 +64,8 @@ result<std::vector<rlp::item>> split(bytes_view raw, size_t expected) {
   if (raw.empty())
     return fail(chain_errc::wrong_type, "transaction: empty input");
   if (raw[0] != kEip1559Type)
-    return fail(chain_errc::wrong_type, "transaction: type byte 0x" + hex::encode(raw.first(1)) +
-                                            ", expected 0x02 (EIP-1559)");
+    return fail(chain_errc::wrong_type,
+                "transaction: type byte 0x" + hex::encode(raw.first(1)) + ", expected 0x02 (EIP-1559)");
   auto it = rlp::decode(raw.subspan(1), kMaxDepth);
   if (!it)
     return fail(chain_errc::bad_rlp, "transaction: " + it.err().message);
@@ -75,8 +73,8 @@ result<std::vector<rlp::item>> split(bytes_view raw, size_t expected) {
     return fail(chain_errc::bad_rlp, "transaction: expected an RLP list, got a byte string");
   auto& list = it->as_list();
   if (list.size() != expected)
-    return fail(chain_errc::field_count, "transaction: " + std::to_string(list.size()) +
-                                             " fields, expected " + std::to_string(expected));
+    return fail(chain_errc::field_count,
+                "transaction: " + std::to_string(list.size()) + " fields, expected " + std::to_string(expected));
   return std::move(list);
 }
 
@@ -94,32 +92,26 @@ result<eip1559_tx> parse_fields(const std::vector<rlp::item>& f) {
     tx.to.emplace();
     std::copy(to.begin(), to.end(), tx.to->begin());
   } else if (!to.empty()) {
-    return fail(chain_errc::bad_field, "transaction.to: " + std::to_string(to.size()) +
-                                           " bytes, expected 20 or empty (contract creation)");
+    return fail(chain_errc::bad_field,
+                "transaction.to: " + std::to_string(to.size()) + " bytes, expected 20 or empty (contract creation)");
   }
   ENACT_TRY(tx.value, uint_field(f[6], "transaction.value"));
   if (f[7].is_list())
     return fail(chain_errc::bad_field, "transaction.data: expected a byte string, got a list");
   tx.data = f[7].as_bytes();
   if (!f[8].is_list())
-    return fail(chain_errc::bad_field,
-                "transaction.accessList: expected a list, got a byte string");
+    return fail(chain_errc::bad_field, "transaction.accessList: expected a list, got a byte string");
   if (!f[8].as_list().empty())
-    return fail(chain_errc::access_list,
-                "transaction.accessList: " + std::to_string(f[8].as_list().size()) +
-                    " entries; only an empty access list is supported");
+    return fail(chain_errc::access_list, "transaction.accessList: " + std::to_string(f[8].as_list().size()) +
+                                             " entries; only an empty access list is supported");
   return tx;
 }
 
 }  // namespace
 
-bytes unsigned_payload(const eip1559_tx& tx) {
-  return typed(fields_of(tx));
-}
+bytes unsigned_payload(const eip1559_tx& tx) { return typed(fields_of(tx)); }
 
-hash256 signing_hash(const eip1559_tx& tx) {
-  return keccak256(unsigned_payload(tx));
-}
+hash256 signing_hash(const eip1559_tx& tx) { return keccak256(unsigned_payload(tx)); }
 
 bytes encode_signed(const eip1559_tx& tx, const secp256k1::signature& sig) {
   auto f = fields_of(tx);
@@ -135,9 +127,7 @@ result<bytes> sign(const eip1559_tx& tx, const Secret& key) {
   return encode_signed(tx, sig);
 }
 
-hash256 tx_hash(bytes_view raw) noexcept {
-  return keccak256(raw);
-}
+hash256 tx_hash(bytes_view raw) noexcept { return keccak256(raw); }
 
 result<eip1559_tx> decode_unsigned(bytes_view payload) {
   ENACT_TRY(const auto f, split(payload, kUnsignedFields));
@@ -151,8 +141,7 @@ result<decoded_tx> decode(bytes_view raw) {
 
   ENACT_TRY(const uint64_t y_parity, u64_field(f[9], "transaction.yParity"));
   if (y_parity > 1)
-    return fail(chain_errc::bad_signature,
-                "transaction.yParity: " + std::to_string(y_parity) + ", expected 0 or 1");
+    return fail(chain_errc::bad_signature, "transaction.yParity: " + std::to_string(y_parity) + ", expected 0 or 1");
   ENACT_TRY(const u256 r, uint_field(f[10], "transaction.r"));
   ENACT_TRY(const u256 s, uint_field(f[11], "transaction.s"));
   out.signature.r = r.to_be();

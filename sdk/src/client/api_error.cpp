@@ -33,11 +33,10 @@ constexpr std::array<std::string_view, 19> kNames = {
 namespace detail {
 const std::error_category& api_category() noexcept {
   static const errc_category<api_errc> c(
-      "enact.api",
-      {"", "invalid request", "typed data invalid", "chainId mismatch", "unauthenticated",
-       "signature invalid", "signature expired", "insufficient credits", "forbidden", "not found",
-       "conflict", "payload too large", "action failed", "rate limited", "service unavailable",
-       "internal server error", "connection failed", "timeout", "bad response"});
+      "enact.api", {"", "invalid request", "typed data invalid", "chainId mismatch", "unauthenticated",
+                    "signature invalid", "signature expired", "insufficient credits", "forbidden", "not found",
+                    "conflict", "payload too large", "action failed", "rate limited", "service unavailable",
+                    "internal server error", "connection failed", "timeout", "bad response"});
   return c;
 }
 }  // namespace detail
@@ -85,15 +84,9 @@ api_errc api_errc_from_status(int status) noexcept {
   }
 }
 
-api_error::api_error(api_errc code,
-                     int status,
-                     std::string code_name,
-                     std::string message,
-                     boost::json::value details,
-                     std::string request_id,
-                     std::optional<std::chrono::seconds> retry_after)
-    : Error(make_error_code(code),
-            (code_name.empty() ? std::string(name(code)) : code_name) + ": " + message),
+api_error::api_error(api_errc code, int status, std::string code_name, std::string message, boost::json::value details,
+                     std::string request_id, std::optional<std::chrono::seconds> retry_after)
+    : Error(make_error_code(code), (code_name.empty() ? std::string(name(code)) : code_name) + ": " + message),
       status_(status),
       code_name_(code_name.empty() ? std::string(name(code)) : std::move(code_name)),
       message_(std::move(message)),

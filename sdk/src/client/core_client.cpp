@@ -35,15 +35,13 @@ T decode(const http_answer& a) {
 }
 
 hash256 decode_hash_field(const http_answer& a, std::string_view key) {
-  return detail::decode_answer(a, [&](const json::value& v) {
-    return detail::read::get_hash(detail::read::expect_object(v, "answer"), key);
-  });
+  return detail::decode_answer(
+      a, [&](const json::value& v) { return detail::read::get_hash(detail::read::expect_object(v, "answer"), key); });
 }
 
 uint64_t decode_u64_field(const http_answer& a, std::string_view key) {
-  return detail::decode_answer(a, [&](const json::value& v) {
-    return detail::read::get_u64(detail::read::expect_object(v, "answer"), key);
-  });
+  return detail::decode_answer(
+      a, [&](const json::value& v) { return detail::read::get_u64(detail::read::expect_object(v, "answer"), key); });
 }
 
 /// `{"typed_data": …, "signature": …}` plus `extra` fields: the body of the ChainSecured endpoints.
@@ -55,14 +53,12 @@ std::string envelope_body(const envelope::signed_envelope& proof, json::object e
 
 /// An envelope for `k` signed now by `key`; a key that is no secp256k1 key is invalid_request.
 envelope::signed_envelope sign_now(envelope::kind k, uint64_t chain_id, const Secret& key) {
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   auto env = envelope::sign(k, chain_id, key, static_cast<uint64_t>(now));
   if (!env)
-    throw api_error(
-        api_errc::invalid_request, 0, {},
-        std::string(envelope::primary_type_name(k)) + " envelope: " + env.err().message);
+    throw api_error(api_errc::invalid_request, 0, {},
+                    std::string(envelope::primary_type_name(k)) + " envelope: " + env.err().message);
   return std::move(env).value();
 }
 
@@ -94,10 +90,7 @@ struct core_client::impl {
     return http.send(r);
   }
 
-  http_answer post(std::string_view endpoint,
-                   std::string body,
-                   auth a,
-                   std::vector<bytes_view> redact = {}) {
+  http_answer post(std::string_view endpoint, std::string body, auth a, std::vector<bytes_view> redact = {}) {
     http_request r;
     r.method = http_method::post;
     r.target = std::string(kRoot) + std::string(endpoint);
@@ -114,9 +107,7 @@ struct core_client::impl {
   }
 
   // Billing: the API key, or a wallet proof in X-Wallet-Auth instead of it.
-  http_answer billing(http_method m,
-                      std::string_view endpoint,
-                      std::string body,
+  http_answer billing(http_method m, std::string_view endpoint, std::string body,
                       const envelope::signed_envelope* proof) {
     http_request r;
     r.method = m;
@@ -133,20 +124,17 @@ struct core_client::impl {
     return decode<credit_balance>(billing(http_method::get, "/balance", {}, proof));
   }
 
-  payment_intent create_payment_intent(uint64_t amount_cents,
-                                       const envelope::signed_envelope* proof) {
+  payment_intent create_payment_intent(uint64_t amount_cents, const envelope::signed_envelope* proof) {
     json::object o;
     o["amount_cents"] = amount_cents;
-    return decode<payment_intent>(
-        billing(http_method::post, "/create_payment_intent", json::serialize(o), proof));
+    return decode<payment_intent>(billing(http_method::post, "/create_payment_intent", json::serialize(o), proof));
   }
 
   uint64_t confirm_payment(std::string_view id, const envelope::signed_envelope* proof) {
     json::object o;
     o["payment_intent_id"] = id;
-    return decode_u64_field(
-        billing(http_method::post, "/confirm_payment", json::serialize(o), proof),
-        "balance_credits");
+    return decode_u64_field(billing(http_method::post, "/confirm_payment", json::serialize(o), proof),
+                            "balance_credits");
   }
 };
 
@@ -156,12 +144,8 @@ core_client::~core_client() = default;
 core_client::core_client(core_client&&) noexcept = default;
 core_client& core_client::operator=(core_client&&) noexcept = default;
 
-void core_client::set_api_key(Secret api_key) {
-  impl_->api_key = std::move(api_key);
-}
-bool core_client::has_api_key() const noexcept {
-  return !impl_->api_key.empty();
-}
+void core_client::set_api_key(Secret api_key) { impl_->api_key = std::move(api_key); }
+bool core_client::has_api_key() const noexcept { return !impl_->api_key.empty(); }
 
 // --- accounts and keys -------------------------------------------------------------------------
 
@@ -189,29 +173,25 @@ page<usage_key_info> core_client::list_api_keys(page_request p) {
 
 hash256 core_client::update_usage_api_key(const Secret& usage_api_key, const usage_key_spec& spec) {
   json::value v = json::value_from(spec);
-  return decode_hash_field(
-      impl_->post("/update_usage_api_key", body_with_key(std::move(v.get_object()), usage_api_key),
-                  impl::auth::key, {usage_api_key.view()}),
-      "hash");
+  return decode_hash_field(impl_->post("/update_usage_api_key", body_with_key(std::move(v.get_object()), usage_api_key),
+                                       impl::auth::key, {usage_api_key.view()}),
+                           "hash");
 }
 
-hash256 core_client::update_usage_api_key_metadata(const Secret& usage_api_key,
-                                                   std::string_view name,
+hash256 core_client::update_usage_api_key_metadata(const Secret& usage_api_key, std::string_view name,
                                                    std::string_view description) {
   json::object o;
   o["name"] = name;
   o["description"] = description;
-  return decode_hash_field(
-      impl_->post("/update_usage_api_key_metadata", body_with_key(std::move(o), usage_api_key),
-                  impl::auth::key, {usage_api_key.view()}),
-      "hash");
+  return decode_hash_field(impl_->post("/update_usage_api_key_metadata", body_with_key(std::move(o), usage_api_key),
+                                       impl::auth::key, {usage_api_key.view()}),
+                           "hash");
 }
 
 hash256 core_client::remove_usage_api_key(const Secret& usage_api_key) {
-  return decode_hash_field(
-      impl_->post("/remove_usage_api_key", body_with_key(json::object{}, usage_api_key),
-                  impl::auth::key, {usage_api_key.view()}),
-      "hash");
+  return decode_hash_field(impl_->post("/remove_usage_api_key", body_with_key(json::object{}, usage_api_key),
+                                       impl::auth::key, {usage_api_key.view()}),
+                           "hash");
 }
 
 // --- groups ------------------------------------------------------------------------------------
@@ -231,8 +211,7 @@ group core_client::update_group(const group& g) {
 uint64_t core_client::remove_group(uint64_t group_id) {
   json::object o;
   o["group_id"] = group_id;
-  return decode_u64_field(impl_->post("/remove_group", json::serialize(o), impl::auth::key),
-                          "group_id");
+  return decode_u64_field(impl_->post("/remove_group", json::serialize(o), impl::auth::key), "group_id");
 }
 
 // --- wallets -----------------------------------------------------------------------------------
@@ -246,8 +225,8 @@ page<wallet> core_client::list_wallets(page_request p) {
 }
 
 page<wallet> core_client::list_wallets_in_group(uint64_t group_id, page_request p) {
-  return decode<page<wallet>>(impl_->get(
-      paged("/list_wallets_in_group", p, "group_id=" + std::to_string(group_id)), impl::auth::key));
+  return decode<page<wallet>>(
+      impl_->get(paged("/list_wallets_in_group", p, "group_id=" + std::to_string(group_id)), impl::auth::key));
 }
 
 namespace {
@@ -261,14 +240,13 @@ std::string group_and(uint64_t group_id, std::string_view key, json::value value
 
 group core_client::add_pkp_to_group(uint64_t group_id, const address& pkp_id) {
   return decode<group>(impl_->post(
-      "/add_pkp_to_group", group_and(group_id, "pkp_id", json::string(to_checksum_address(pkp_id))),
-      impl::auth::key));
+      "/add_pkp_to_group", group_and(group_id, "pkp_id", json::string(to_checksum_address(pkp_id))), impl::auth::key));
 }
 
 group core_client::remove_pkp_from_group(uint64_t group_id, const address& pkp_id) {
-  return decode<group>(impl_->post(
-      "/remove_pkp_from_group",
-      group_and(group_id, "pkp_id", json::string(to_checksum_address(pkp_id))), impl::auth::key));
+  return decode<group>(impl_->post("/remove_pkp_from_group",
+                                   group_and(group_id, "pkp_id", json::string(to_checksum_address(pkp_id))),
+                                   impl::auth::key));
 }
 
 // --- actions -----------------------------------------------------------------------------------
@@ -279,15 +257,13 @@ action core_client::add_action(const new_action& a) {
 
 group core_client::add_action_to_group(uint64_t group_id, std::string_view action_ipfs_cid) {
   return decode<group>(impl_->post(
-      "/add_action_to_group", group_and(group_id, "action_ipfs_cid", json::string(action_ipfs_cid)),
-      impl::auth::key));
+      "/add_action_to_group", group_and(group_id, "action_ipfs_cid", json::string(action_ipfs_cid)), impl::auth::key));
 }
 
 group core_client::remove_action_from_group(uint64_t group_id, const hash256& hashed_cid) {
-  return decode<group>(
-      impl_->post("/remove_action_from_group",
-                  group_and(group_id, "hashed_cid", json::string(hex::encode_prefixed(hashed_cid))),
-                  impl::auth::key));
+  return decode<group>(impl_->post("/remove_action_from_group",
+                                   group_and(group_id, "hashed_cid", json::string(hex::encode_prefixed(hashed_cid))),
+                                   impl::auth::key));
 }
 
 action core_client::update_action_metadata(const action_metadata& a) {
@@ -297,8 +273,7 @@ action core_client::update_action_metadata(const action_metadata& a) {
 hash256 core_client::delete_action(const hash256& hashed_cid) {
   json::object o;
   o["hashed_cid"] = hex::encode_prefixed(hashed_cid);
-  return decode_hash_field(impl_->post("/delete_action", json::serialize(o), impl::auth::key),
-                           "hashed_cid");
+  return decode_hash_field(impl_->post("/delete_action", json::serialize(o), impl::auth::key), "hashed_cid");
 }
 
 page<action> core_client::list_actions(std::optional<uint64_t> group_id, page_request p) {
@@ -309,8 +284,7 @@ page<action> core_client::list_actions(std::optional<uint64_t> group_id, page_re
 uploaded_action core_client::upload_action(std::string_view code) {
   json::object o;
   o["code"] = code;
-  return decode<uploaded_action>(
-      impl_->post("/upload_action", json::serialize(o), impl::auth::key));
+  return decode<uploaded_action>(impl_->post("/upload_action", json::serialize(o), impl::auth::key));
 }
 
 run_action_result core_client::run_action(const run_action_request& request) {
@@ -323,21 +297,18 @@ run_action_result core_client::run_action(const run_action_request& request) {
 // --- public utility ----------------------------------------------------------------------------
 
 chain_config core_client::get_node_chain_config() {
-  return decode<chain_config>(
-      impl_->get(std::string(kRoot) + "/get_node_chain_config", impl::auth::none));
+  return decode<chain_config>(impl_->get(std::string(kRoot) + "/get_node_chain_config", impl::auth::none));
 }
 
 std::vector<address> core_client::get_api_payers() {
   const http_answer a = impl_->get(std::string(kRoot) + "/get_api_payers", impl::auth::none);
   return detail::decode_answer(a, [](const json::value& v) {
-    const json::value& list =
-        detail::read::require(detail::read::expect_object(v, "answer"), "api_payers");
+    const json::value& list = detail::read::require(detail::read::expect_object(v, "answer"), "api_payers");
     if (!list.is_array())
       detail::read::bad("api_payers: expected an array of addresses");
     std::vector<address> out;
     for (size_t i = 0; i < list.get_array().size(); ++i)
-      out.push_back(
-          detail::read::to_address(list.get_array()[i], "api_payers[" + std::to_string(i) + "]"));
+      out.push_back(detail::read::to_address(list.get_array()[i], "api_payers[" + std::to_string(i) + "]"));
     return out;
   });
 }
@@ -352,23 +323,19 @@ address core_client::get_admin_api_payer() {
 std::string core_client::get_svc_action_ipfs_id(std::string_view code) {
   // The body is the code itself as one JSON string (API.md §2, public utility).
   const http_answer a =
-      impl_->post("/get_svc_action_ipfs_id", json::serialize(json::value(json::string(code))),
-                  impl::auth::none);
+      impl_->post("/get_svc_action_ipfs_id", json::serialize(json::value(json::string(code))), impl::auth::none);
   return detail::decode_answer(a, [](const json::value& v) {
     return detail::read::get_string(detail::read::expect_object(v, "answer"), "action_ipfs_cid");
   });
 }
 
 stripe_config core_client::get_stripe_config() {
-  return decode<stripe_config>(
-      impl_->get(std::string(kRoot) + "/billing/stripe_config", impl::auth::none));
+  return decode<stripe_config>(impl_->get(std::string(kRoot) + "/billing/stripe_config", impl::auth::none));
 }
 
 // --- billing -----------------------------------------------------------------------------------
 
-credit_balance core_client::balance() {
-  return impl_->balance(nullptr);
-}
+credit_balance core_client::balance() { return impl_->balance(nullptr); }
 credit_balance core_client::balance(const envelope::signed_envelope& wallet_proof) {
   return impl_->balance(&wallet_proof);
 }
@@ -390,48 +357,38 @@ uint64_t core_client::confirm_payment(std::string_view payment_intent_id,
 // --- ChainSecured ------------------------------------------------------------------------------
 
 minted_wallet core_client::create_wallet_with_signature(const envelope::signed_envelope& proof) {
-  return decode<minted_wallet>(
-      impl_->post("/create_wallet_with_signature", envelope_body(proof), impl::auth::none));
+  return decode<minted_wallet>(impl_->post("/create_wallet_with_signature", envelope_body(proof), impl::auth::none));
 }
 
-minted_wallet core_client::create_wallet_with_signature(const Secret& wallet_key,
-                                                        uint64_t chain_id) {
-  return create_wallet_with_signature(
-      sign_now(envelope::kind::create_wallet, chain_id, wallet_key));
+minted_wallet core_client::create_wallet_with_signature(const Secret& wallet_key, uint64_t chain_id) {
+  return create_wallet_with_signature(sign_now(envelope::kind::create_wallet, chain_id, wallet_key));
 }
 
-minted_usage_key core_client::add_usage_api_key_with_signature(
-    const envelope::signed_envelope& proof) {
-  http_answer a =
-      impl_->post("/add_usage_api_key_with_signature", envelope_body(proof), impl::auth::none);
+minted_usage_key core_client::add_usage_api_key_with_signature(const envelope::signed_envelope& proof) {
+  http_answer a = impl_->post("/add_usage_api_key_with_signature", envelope_body(proof), impl::auth::none);
   minted_usage_key k = decode<minted_usage_key>(a);
   detail::wipe_strings(a.body);
   return k;
 }
 
-minted_usage_key core_client::add_usage_api_key_with_signature(const Secret& wallet_key,
-                                                               uint64_t chain_id) {
-  return add_usage_api_key_with_signature(
-      sign_now(envelope::kind::add_usage_api_key, chain_id, wallet_key));
+minted_usage_key core_client::add_usage_api_key_with_signature(const Secret& wallet_key, uint64_t chain_id) {
+  return add_usage_api_key_with_signature(sign_now(envelope::kind::add_usage_api_key, chain_id, wallet_key));
 }
 
-chain_secured_account core_client::convert_to_chain_secured_account(
-    const address& new_admin,
-    const envelope::signed_envelope& proof) {
+chain_secured_account core_client::convert_to_chain_secured_account(const address& new_admin,
+                                                                    const envelope::signed_envelope& proof) {
   json::object o;
   o["new_admin_wallet_address"] = to_checksum_address(new_admin);
-  return decode<chain_secured_account>(impl_->post(
-      "/convert_to_chain_secured_account", envelope_body(proof, std::move(o)), impl::auth::key));
+  return decode<chain_secured_account>(
+      impl_->post("/convert_to_chain_secured_account", envelope_body(proof, std::move(o)), impl::auth::key));
 }
 
-chain_secured_account core_client::convert_to_chain_secured_account(const Secret& new_admin_key,
-                                                                    uint64_t chain_id) {
+chain_secured_account core_client::convert_to_chain_secured_account(const Secret& new_admin_key, uint64_t chain_id) {
   const auto pub = secp256k1::public_key_of(new_admin_key);
   if (!pub)
     throw api_error(api_errc::invalid_request, 0, {}, "new_admin_key: " + pub.err().message);
-  return convert_to_chain_secured_account(
-      secp256k1::to_address(*pub),
-      sign_now(envelope::kind::convert_account, chain_id, new_admin_key));
+  return convert_to_chain_secured_account(secp256k1::to_address(*pub),
+                                          sign_now(envelope::kind::convert_account, chain_id, new_admin_key));
 }
 
 }  // namespace enact::client

@@ -69,9 +69,7 @@ void put_optional(json::object& o, std::string_view key, const std::optional<std
     o[key] = *s;
 }
 
-std::string_view kind_name(scope::key_kind k) {
-  return k == scope::key_kind::account ? "account" : "usage";
-}
+std::string_view kind_name(scope::key_kind k) { return k == scope::key_kind::account ? "account" : "usage"; }
 
 }  // namespace
 
@@ -275,10 +273,9 @@ usage_key_info tag_invoke(json::value_to_tag<usage_key_info>, const json::value&
   k.created_at = get_i64(o, "created_at", /*required=*/false);
   // The permission fields sit beside the metadata; each absent one reads as its default.
   scope::permission_set& p = k.permissions;
-  for (const auto& [key, flag] :
-       {std::pair<std::string_view, bool*>{"can_create_groups", &p.can_create_groups},
-        {"can_delete_groups", &p.can_delete_groups},
-        {"can_create_pkps", &p.can_create_pkps}}) {
+  for (const auto& [key, flag] : {std::pair<std::string_view, bool*>{"can_create_groups", &p.can_create_groups},
+                                  {"can_delete_groups", &p.can_delete_groups},
+                                  {"can_create_pkps", &p.can_create_pkps}}) {
     if (o.contains(key))
       *flag = get_bool(o, key);
   }
@@ -457,9 +454,7 @@ chain_secured_account tag_invoke(json::value_to_tag<chain_secured_account>, cons
 
 namespace detail {
 
-const json::array& read_page_header(const json::value& v,
-                                    page_request& number_and_size,
-                                    uint64_t& total) {
+const json::array& read_page_header(const json::value& v, page_request& number_and_size, uint64_t& total) {
   const json::object& o = expect_object(v, "list answer");
   number_and_size.number = get_u64(o, "page_number");
   number_and_size.size = get_u64(o, "page_size");

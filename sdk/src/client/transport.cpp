@@ -48,8 +48,7 @@ parsed_url parse_base_url(std::string_view url) {
   std::string_view rest = url.substr(scheme.size() + 3);
   const size_t end = rest.find_first_of("/?#");
   const std::string_view authority = rest.substr(0, end);
-  const std::string_view path =
-      end == std::string_view::npos ? std::string_view{} : rest.substr(end);
+  const std::string_view path = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
   if (authority.find('@') != std::string_view::npos)
     bad_url("user-info is not allowed; the API key travels in the X-Api-Key header");
   if (path.find_first_of("?#") != std::string_view::npos)
@@ -80,8 +79,7 @@ parsed_url parse_base_url(std::string_view url) {
   if (port) {
     unsigned value = 0;
     auto [p, ec] = std::from_chars(port->data(), port->data() + port->size(), value);
-    if (port->empty() || ec != std::errc() || p != port->data() + port->size() || value == 0 ||
-        value > 65535)
+    if (port->empty() || ec != std::errc() || p != port->data() + port->size() || value == 0 || value > 65535)
       bad_url("port must be 1 to 65535");
   }
   parsed_url out;
@@ -95,8 +93,7 @@ parsed_url parse_base_url(std::string_view url) {
 void replace_all(std::string& s, std::string_view needle) {
   if (needle.empty())
     return;
-  for (size_t at = s.find(needle); at != std::string::npos;
-       at = s.find(needle, at + kRedacted.size()))
+  for (size_t at = s.find(needle); at != std::string::npos; at = s.find(needle, at + kRedacted.size()))
     s.replace(at, needle.size(), kRedacted);
 }
 
@@ -131,9 +128,7 @@ std::optional<std::chrono::seconds> parse_retry_after(const std::string& text) {
   return std::chrono::seconds(static_cast<long long>(value));
 }
 
-bool transient_status(int status) {
-  return status == 429 || status == 502 || status == 503 || status == 504;
-}
+bool transient_status(int status) { return status == 429 || status == 502 || status == 503 || status == 504; }
 
 }  // namespace
 
@@ -189,40 +184,33 @@ struct transport::impl {
       case httplib::Error::Connection:
         return api_error(api_errc::connection_failed, 0, {}, "cannot connect to " + origin);
       case httplib::Error::ConnectionTimeout:
-        return api_error(api_errc::timeout, 0, {},
-                         "connecting to " + origin + " timed out after " +
-                             std::to_string(options.connect_timeout.count()) + " ms");
+        return api_error(
+            api_errc::timeout, 0, {},
+            "connecting to " + origin + " timed out after " + std::to_string(options.connect_timeout.count()) + " ms");
       case httplib::Error::Read:
         // httplib reports an expired read timeout and a connection closed mid-answer alike.
         if (elapsed * 10 >= options.read_timeout * 9)
-          return api_error(api_errc::timeout, 0, {},
-                           "no answer from " + origin + " within " +
-                               std::to_string(options.read_timeout.count()) + " ms");
-        return api_error(api_errc::connection_failed, 0, {},
-                         "connection to " + origin + " closed before an answer");
+          return api_error(
+              api_errc::timeout, 0, {},
+              "no answer from " + origin + " within " + std::to_string(options.read_timeout.count()) + " ms");
+        return api_error(api_errc::connection_failed, 0, {}, "connection to " + origin + " closed before an answer");
       case httplib::Error::Write:
-        return api_error(api_errc::connection_failed, 0, {},
-                         "sending the request to " + origin + " failed");
+        return api_error(api_errc::connection_failed, 0, {}, "sending the request to " + origin + " failed");
       case httplib::Error::SSLConnection:
-        return api_error(api_errc::connection_failed, 0, {},
-                         "TLS handshake with " + origin + " failed");
+        return api_error(api_errc::connection_failed, 0, {}, "TLS handshake with " + origin + " failed");
       case httplib::Error::SSLLoadingCerts:
-        return api_error(
-            api_errc::connection_failed, 0, {},
-            "cannot load CA certificates from " +
-                (options.ca_file.empty() ? std::string("the system store") : options.ca_file));
-      case httplib::Error::SSLServerVerification:
         return api_error(api_errc::connection_failed, 0, {},
-                         "the TLS certificate of " + origin + " did not verify");
+                         "cannot load CA certificates from " +
+                             (options.ca_file.empty() ? std::string("the system store") : options.ca_file));
+      case httplib::Error::SSLServerVerification:
+        return api_error(api_errc::connection_failed, 0, {}, "the TLS certificate of " + origin + " did not verify");
       default:
         return api_error(api_errc::connection_failed, 0, {},
                          "request to " + origin + " failed (" + httplib::to_string(e) + ")");
     }
   }
 
-  api_error status_error(int status,
-                         const std::string& body,
-                         const std::string& request_id,
+  api_error status_error(int status, const std::string& body, const std::string& request_id,
                          std::optional<std::chrono::seconds> retry_after,
                          const std::vector<std::string_view>& secrets) const {
     std::string code;
@@ -251,27 +239,21 @@ struct transport::impl {
     for (const auto& secret : secrets)
       replace_all(code, secret);
     scrub(details, secrets);
-    return api_error(errc, status, std::move(code), std::move(message), std::move(details),
-                     request_id, retry_after);
+    return api_error(errc, status, std::move(code), std::move(message), std::move(details), request_id, retry_after);
   }
 
-  outcome attempt(const http_request& req,
-                  const httplib::Headers& headers,
-                  const std::string& path,
+  outcome attempt(const http_request& req, const httplib::Headers& headers, const std::string& path,
                   const std::vector<std::string_view>& secrets) {
     const auto start = std::chrono::steady_clock::now();
-    httplib::Result r = req.method == http_method::get
-                            ? http->Get(path, headers)
-                            : http->Post(path, headers, req.body, "application/json");
-    const auto elapsed =
-        std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+    httplib::Result r = req.method == http_method::get ? http->Get(path, headers)
+                                                       : http->Post(path, headers, req.body, "application/json");
+    const auto elapsed = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
     outcome out;
     if (!r) {
       const httplib::Error e = r.error();
       out.error = transport_error(e, elapsed);
       // A certificate that did not verify will not verify on the next attempt either.
-      out.transient =
-          e != httplib::Error::SSLServerVerification && e != httplib::Error::SSLLoadingCerts;
+      out.transient = e != httplib::Error::SSLServerVerification && e != httplib::Error::SSLLoadingCerts;
       return out;
     }
     httplib::Response& res = r.value();
@@ -281,8 +263,8 @@ struct transport::impl {
       json::value body = json::parse(res.body, ec);
       enact::detail::secure_wipe(res.body.data(), res.body.size());
       if (ec) {
-        out.error = api_error(api_errc::bad_response, res.status, {},
-                              "answer is not JSON (" + ec.message() + ")", nullptr, request_id);
+        out.error = api_error(api_errc::bad_response, res.status, {}, "answer is not JSON (" + ec.message() + ")",
+                              nullptr, request_id);
         return out;
       }
       out.answer = http_answer{res.status, request_id, std::move(body)};

@@ -20,8 +20,8 @@ enum class http_method { get, post };
 
 struct http_request {
   http_method method = http_method::get;
-  std::string target;  // path below the base URL's prefix, with its query: "/core/v1/account"
-  std::string body;    // JSON text (POST); wiped after sending
+  std::string target;               // path below the base URL's prefix, with its query: "/core/v1/account"
+  std::string body;                 // JSON text (POST); wiped after sending
   const Secret* api_key = nullptr;  // sent as X-Api-Key when set and non-empty
   std::string wallet_auth;          // sent as X-Wallet-Auth when non-empty
   /// Key values the body carries: scrubbed, like the API key, from any error text.
@@ -59,8 +59,8 @@ auto decode_answer(const http_answer& a, F&& read) -> decltype(read(a.body)) {
   } catch (const api_error&) {
     throw;
   } catch (const Error& e) {
-    throw api_error(api_errc::bad_response, a.status, {}, std::string("answer field ") + e.what(),
-                    nullptr, a.request_id);
+    throw api_error(api_errc::bad_response, a.status, {}, std::string("answer field ") + e.what(), nullptr,
+                    a.request_id);
   }
 }
 

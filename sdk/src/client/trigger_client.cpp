@@ -78,8 +78,7 @@ parsed_url parse_base_url(std::string_view url) {
   const std::string_view rest = url.substr(scheme.size() + 3);
   const size_t end = rest.find_first_of("/?#");
   const std::string_view authority = rest.substr(0, end);
-  const std::string_view path =
-      end == std::string_view::npos ? std::string_view{} : rest.substr(end);
+  const std::string_view path = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
   if (authority.find('@') != std::string_view::npos)
     bad_url("user-info is not allowed; the token travels in the Authorization header");
   if (path.find_first_of("?#") != std::string_view::npos)
@@ -110,8 +109,7 @@ parsed_url parse_base_url(std::string_view url) {
   if (port) {
     unsigned value = 0;
     auto [p, ec] = std::from_chars(port->data(), port->data() + port->size(), value);
-    if (port->empty() || ec != std::errc() || p != port->data() + port->size() || value == 0 ||
-        value > 65535)
+    if (port->empty() || ec != std::errc() || p != port->data() + port->size() || value == 0 || value > 65535)
       bad_url("port must be 1 to 65535");
   }
   parsed_url out;
@@ -125,8 +123,7 @@ parsed_url parse_base_url(std::string_view url) {
 void replace_all(std::string& s, std::string_view needle) {
   if (needle.empty())
     return;
-  for (size_t at = s.find(needle); at != std::string::npos;
-       at = s.find(needle, at + kRedacted.size()))
+  for (size_t at = s.find(needle); at != std::string::npos; at = s.find(needle, at + kRedacted.size()))
     s.replace(at, needle.size(), kRedacted);
 }
 
@@ -200,8 +197,7 @@ struct answer {
 
 class http_layer {
  public:
-  explicit http_layer(client_options o)
-      : options_(std::move(o)), url_(parse_base_url(options_.base_url)) {
+  explicit http_layer(client_options o) : options_(std::move(o)), url_(parse_base_url(options_.base_url)) {
     http_ = std::make_unique<httplib::Client>(url_.origin);
     if (!http_->is_valid())
       bad_url("cannot use '" + url_.origin + "'");
@@ -282,11 +278,8 @@ class http_layer {
   }
 
  private:
-  std::optional<answer> once(const request& req,
-                             const httplib::Headers& headers,
-                             const std::string& path,
-                             const std::vector<std::string_view>& secrets,
-                             bool& transient,
+  std::optional<answer> once(const request& req, const httplib::Headers& headers, const std::string& path,
+                             const std::vector<std::string_view>& secrets, bool& transient,
                              std::optional<api_error>& err) {
     const auto start = std::chrono::steady_clock::now();
     httplib::Result r = [&] {
@@ -302,13 +295,11 @@ class http_layer {
       }
       return http_->Get(path, headers);
     }();
-    const auto elapsed =
-        std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+    const auto elapsed = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
     if (!r) {
       const httplib::Error e = r.error();
       err = transport_error(e, elapsed);
-      transient =
-          e != httplib::Error::SSLServerVerification && e != httplib::Error::SSLLoadingCerts;
+      transient = e != httplib::Error::SSLServerVerification && e != httplib::Error::SSLLoadingCerts;
       return std::nullopt;
     }
     httplib::Response& res = r.value();
@@ -320,15 +311,15 @@ class http_layer {
         a.body = json::parse(res.body, ec);
         enact::detail::secure_wipe(res.body.data(), res.body.size());
         if (ec) {
-          err = api_error(api_errc::bad_response, res.status, {},
-                          "answer is not JSON (" + ec.message() + ")", nullptr, request_id);
+          err = api_error(api_errc::bad_response, res.status, {}, "answer is not JSON (" + ec.message() + ")", nullptr,
+                          request_id);
           return std::nullopt;
         }
       }
       return a;
     }
-    err = status_error(res.status, res.body, request_id,
-                       parse_retry_after(res.get_header_value("Retry-After")), secrets);
+    err =
+        status_error(res.status, res.body, request_id, parse_retry_after(res.get_header_value("Retry-After")), secrets);
     enact::detail::secure_wipe(res.body.data(), res.body.size());
     transient = res.status == 429 || res.status == 502 || res.status == 503 || res.status == 504;
     return std::nullopt;
@@ -340,28 +331,24 @@ class http_layer {
       case httplib::Error::Connection:
         return api_error(api_errc::connection_failed, 0, {}, "cannot connect to " + origin);
       case httplib::Error::ConnectionTimeout:
-        return api_error(api_errc::timeout, 0, {},
-                         "connecting to " + origin + " timed out after " +
-                             std::to_string(options_.connect_timeout.count()) + " ms");
+        return api_error(
+            api_errc::timeout, 0, {},
+            "connecting to " + origin + " timed out after " + std::to_string(options_.connect_timeout.count()) + " ms");
       case httplib::Error::Read:
         if (elapsed * 10 >= options_.read_timeout * 9)
-          return api_error(api_errc::timeout, 0, {},
-                           "no answer from " + origin + " within " +
-                               std::to_string(options_.read_timeout.count()) + " ms");
-        return api_error(api_errc::connection_failed, 0, {},
-                         "connection to " + origin + " closed before an answer");
+          return api_error(
+              api_errc::timeout, 0, {},
+              "no answer from " + origin + " within " + std::to_string(options_.read_timeout.count()) + " ms");
+        return api_error(api_errc::connection_failed, 0, {}, "connection to " + origin + " closed before an answer");
       case httplib::Error::SSLServerVerification:
-        return api_error(api_errc::connection_failed, 0, {},
-                         "the TLS certificate of " + origin + " did not verify");
+        return api_error(api_errc::connection_failed, 0, {}, "the TLS certificate of " + origin + " did not verify");
       default:
         return api_error(api_errc::connection_failed, 0, {},
                          "request to " + origin + " failed (" + httplib::to_string(e) + ")");
     }
   }
 
-  static api_error status_error(int status,
-                                const std::string& body,
-                                const std::string& request_id,
+  static api_error status_error(int status, const std::string& body, const std::string& request_id,
                                 std::optional<std::chrono::seconds> retry_after,
                                 const std::vector<std::string_view>& secrets) {
     std::string code;
@@ -390,8 +377,7 @@ class http_layer {
       replace_all(code, secret);
     }
     scrub(details, secrets);
-    return api_error(errc, status, std::move(code), std::move(message), std::move(details),
-                     request_id, retry_after);
+    return api_error(errc, status, std::move(code), std::move(message), std::move(details), request_id, retry_after);
   }
 
   client_options options_;
@@ -410,14 +396,12 @@ auto decode(const answer& a, F&& read) -> decltype(read(a.body)) {
   } catch (const api_error&) {
     throw;
   } catch (const Error& e) {
-    throw api_error(api_errc::bad_response, a.status, {}, std::string("answer field ") + e.what(),
-                    nullptr, a.request_id);
+    throw api_error(api_errc::bad_response, a.status, {}, std::string("answer field ") + e.what(), nullptr,
+                    a.request_id);
   }
 }
 
-std::string opt_text(const json::object& o, std::string_view key) {
-  return rd::get_text(o, key);
-}
+std::string opt_text(const json::object& o, std::string_view key) { return rd::get_text(o, key); }
 
 std::vector<hash256> topic_filter_of(const json::value& v, const std::string& what) {
   if (v.is_null())
@@ -465,8 +449,8 @@ trigger_config config_of(trigger_type t, const json::value& v) {
         if (!tf->is_array())
           rd::bad("config.topic_filters: expected an array");
         for (size_t i = 0; i < tf->get_array().size(); ++i)
-          e.topic_filters.push_back(topic_filter_of(
-              tf->get_array()[i], "config.topic_filters[" + std::to_string(i) + "]"));
+          e.topic_filters.push_back(
+              topic_filter_of(tf->get_array()[i], "config.topic_filters[" + std::to_string(i) + "]"));
       }
       if (const json::value* n = c.if_contains("confirmations"); n && !n->is_null())
         e.confirmations = static_cast<uint32_t>(rd::to_u64(*n, "config.confirmations"));
@@ -515,8 +499,8 @@ run run_of(const json::value& v) {
   r.id = rd::get_string(o, "id");
   r.trigger_id = rd::get_string(o, "trigger_id");
   const std::string status = rd::get_string(o, "status");
-  const auto* s = std::find_if(std::begin(kStatuses), std::end(kStatuses),
-                               [&](const status_name& n) { return n.name == status; });
+  const auto* s =
+      std::find_if(std::begin(kStatuses), std::end(kStatuses), [&](const status_name& n) { return n.name == status; });
   if (s == std::end(kStatuses))
     rd::bad("status: unknown run status '" + status + "'");
   r.status = s->status;
@@ -527,8 +511,7 @@ run run_of(const json::value& v) {
     r.response = *p;
   if (const json::value* e = o.if_contains("error"); e && !e->is_null()) {
     const json::object& eo = rd::expect_object(*e, "error");
-    r.error = run_error{rd::get_string(eo, "code"), rd::get_text(eo, "message"),
-                        rd::get_text(eo, "stack")};
+    r.error = run_error{rd::get_string(eo, "code"), rd::get_text(eo, "message"), rd::get_text(eo, "stack")};
   }
   r.queued_at = rd::get_string(o, "queued_at");
   r.started_at = opt_text(o, "started_at");
@@ -561,9 +544,7 @@ json::value config_json(const trigger_config& c) {
         } else if constexpr (std::is_same_v<T, schedule_config>) {
           return json::object{{"cron", cfg.cron}, {"timezone", cfg.timezone}};
         } else {
-          json::object o{{"chain", cfg.chain},
-                         {"contract", to_checksum_address(cfg.contract)},
-                         {"event", cfg.event}};
+          json::object o{{"chain", cfg.chain}, {"contract", to_checksum_address(cfg.contract)}, {"event", cfg.event}};
           if (cfg.start_block)
             o["start_block"] = *cfg.start_block;
           if (!cfg.topic_filters.empty()) {
@@ -640,10 +621,7 @@ struct trigger_client::impl {
 
   impl(client_options o, Secret t) : http(std::move(o)), token(std::move(t)) {}
 
-  answer call(method m,
-              std::string target,
-              std::string body = {},
-              std::vector<bytes_view> redact = {}) {
+  answer call(method m, std::string target, std::string body = {}, std::vector<bytes_view> redact = {}) {
     request r;
     r.m = m;
     r.target = std::move(target);
@@ -654,8 +632,7 @@ struct trigger_client::impl {
   }
 
   trigger patch(std::string_view id, std::string body, std::vector<bytes_view> redact = {}) {
-    return decode(call(method::patch, "/api/triggers/" + segment(id, "trigger id"), std::move(body),
-                       std::move(redact)),
+    return decode(call(method::patch, "/api/triggers/" + segment(id, "trigger id"), std::move(body), std::move(redact)),
                   trigger_of);
   }
 };
@@ -666,12 +643,8 @@ trigger_client::~trigger_client() = default;
 trigger_client::trigger_client(trigger_client&&) noexcept = default;
 trigger_client& trigger_client::operator=(trigger_client&&) noexcept = default;
 
-void trigger_client::set_token(Secret token) {
-  impl_->token = std::move(token);
-}
-bool trigger_client::has_token() const noexcept {
-  return !impl_->token.empty();
-}
+void trigger_client::set_token(Secret token) { impl_->token = std::move(token); }
+bool trigger_client::has_token() const noexcept { return !impl_->token.empty(); }
 
 // --- token handshake -----------------------------------------------------------------------------
 
@@ -684,8 +657,8 @@ pending_login trigger_client::start_login(std::string_view client_name) {
   std::string text = base64::encode_url(raw.view());
   p.token = Secret(as_bytes(text));
   enact::detail::secure_wipe(text.data(), text.size());
-  p.authorize_url = impl_->http.public_url("/auth/authorize?challenge=" + p.challenge +
-                                           "&client=" + percent_encode(client_name));
+  p.authorize_url =
+      impl_->http.public_url("/auth/authorize?challenge=" + p.challenge + "&client=" + percent_encode(client_name));
   return p;
 }
 
@@ -717,9 +690,8 @@ Secret trigger_client::finish_login(const pending_login& login, login_options o)
       }
     }
     if (std::chrono::steady_clock::now() >= deadline)
-      throw api_error(
-          api_errc::timeout, 0, {},
-          "the token was not approved within " + std::to_string(o.timeout.count()) + " ms");
+      throw api_error(api_errc::timeout, 0, {},
+                      "the token was not approved within " + std::to_string(o.timeout.count()) + " ms");
     impl_->http.pause(wait);
   }
 }
@@ -745,21 +717,19 @@ trigger trigger_client::create(const new_trigger& t) {
     o["max_runs_per_minute"] = *t.max_runs_per_minute;
   if (t.max_queued_runs)
     o["max_queued_runs"] = *t.max_queued_runs;
-  return decode(
-      impl_->call(method::post, "/api/triggers", body_with_key(std::move(o), &t.usage_api_key),
-                  {t.usage_api_key.view()}),
-      trigger_of);
+  return decode(impl_->call(method::post, "/api/triggers", body_with_key(std::move(o), &t.usage_api_key),
+                            {t.usage_api_key.view()}),
+                trigger_of);
 }
 
 listing<trigger> trigger_client::list(uint32_t limit, uint64_t offset) {
-  return decode(impl_->call(method::get, "/api/triggers?limit=" + std::to_string(limit) +
-                                             "&offset=" + std::to_string(offset)),
-                [](const json::value& v) { return listing_of<trigger>(v, trigger_of); });
+  return decode(
+      impl_->call(method::get, "/api/triggers?limit=" + std::to_string(limit) + "&offset=" + std::to_string(offset)),
+      [](const json::value& v) { return listing_of<trigger>(v, trigger_of); });
 }
 
 trigger trigger_client::get(std::string_view trigger_id) {
-  return decode(impl_->call(method::get, "/api/triggers/" + segment(trigger_id, "trigger id")),
-                trigger_of);
+  return decode(impl_->call(method::get, "/api/triggers/" + segment(trigger_id, "trigger id")), trigger_of);
 }
 
 trigger trigger_client::update(std::string_view trigger_id, const trigger_patch& p) {
@@ -789,9 +759,7 @@ trigger trigger_client::update(std::string_view trigger_id, const trigger_patch&
   return impl_->patch(trigger_id, body_with_key(std::move(o), key), std::move(redact));
 }
 
-trigger trigger_client::enable(std::string_view trigger_id) {
-  return impl_->patch(trigger_id, R"({"enabled":true})");
-}
+trigger trigger_client::enable(std::string_view trigger_id) { return impl_->patch(trigger_id, R"({"enabled":true})"); }
 
 trigger trigger_client::disable(std::string_view trigger_id) {
   return impl_->patch(trigger_id, R"({"enabled":false})");
@@ -802,9 +770,8 @@ void trigger_client::remove(std::string_view trigger_id) {
 }
 
 listing<run> trigger_client::runs(std::string_view trigger_id, uint32_t limit, uint64_t offset) {
-  return decode(impl_->call(method::get, "/api/triggers/" + segment(trigger_id, "trigger id") +
-                                             "/runs?limit=" + std::to_string(limit) +
-                                             "&offset=" + std::to_string(offset)),
+  return decode(impl_->call(method::get, "/api/triggers/" + segment(trigger_id, "trigger id") + "/runs?limit=" +
+                                             std::to_string(limit) + "&offset=" + std::to_string(offset)),
                 [](const json::value& v) { return listing_of<run>(v, run_of); });
 }
 
@@ -812,8 +779,7 @@ run trigger_client::get_run(std::string_view run_id) {
   return decode(impl_->call(method::get, "/api/runs/" + segment(run_id, "run id")), run_of);
 }
 
-run trigger_client::wait_for_run(std::string_view run_id,
-                                 std::chrono::milliseconds timeout,
+run trigger_client::wait_for_run(std::string_view run_id, std::chrono::milliseconds timeout,
                                  std::chrono::milliseconds interval) {
   // The service has no push channel for runs: polling is the contract (API.md §4).
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -823,8 +789,8 @@ run trigger_client::wait_for_run(std::string_view run_id,
       return r;
     if (std::chrono::steady_clock::now() >= deadline)
       throw api_error(api_errc::timeout, 0, {},
-                      "run " + std::string(run_id) + " still " + std::string(name(r.status)) +
-                          " after " + std::to_string(timeout.count()) + " ms");
+                      "run " + std::string(run_id) + " still " + std::string(name(r.status)) + " after " +
+                          std::to_string(timeout.count()) + " ms");
     impl_->http.pause(interval);
   }
 }
@@ -841,14 +807,12 @@ std::string trigger_client::fire_webhook(std::string_view trigger_id, const webh
   for (const auto& [k, v] : w.headers) {
     for (const char c : k + v)
       if (c == '\r' || c == '\n' || c == '\0')
-        throw api_error(api_errc::invalid_request, 0, {},
-                        "webhook header " + k + ": holds a line break or NUL");
+        throw api_error(api_errc::invalid_request, 0, {}, "webhook header " + k + ": holds a line break or NUL");
     r.extra.emplace(k, v);
   }
   r.bearer = false;
-  return decode(impl_->http.send(r, impl_->token), [](const json::value& v) {
-    return rd::get_string(rd::expect_object(v, "answer"), "run_id");
-  });
+  return decode(impl_->http.send(r, impl_->token),
+                [](const json::value& v) { return rd::get_string(rd::expect_object(v, "answer"), "run_id"); });
 }
 
 }  // namespace enact::client

@@ -30,35 +30,26 @@ struct path {
   [[nodiscard]] std::string str() const {
     if (parent == nullptr)
       return index == npos ? std::string(label) : std::string(label) + " " + std::to_string(index);
-    return parent->str() +
-           (component ? "." + std::to_string(index) : "[" + std::to_string(index) + "]");
+    return parent->str() + (component ? "." + std::to_string(index) : "[" + std::to_string(index) + "]");
   }
   [[nodiscard]] path child(size_t i, bool tuple) const { return path{this, {}, i, tuple}; }
 };
 
 const char* value_kind(const value& v) {
-  static constexpr const char* kNames[] = {"a number", "a bool",   "an address",
-                                           "bytes",    "a string", "a list"};
+  static constexpr const char* kNames[] = {"a number", "a bool", "an address", "bytes", "a string", "a list"};
   return kNames[v.node.index()];
 }
 
 error mismatch(const type& t, const value& v, const path& p) {
-  return fail(abi_errc::type_mismatch,
-              p.str() + ": expected " + t.canonical() + ", got " + value_kind(v));
+  return fail(abi_errc::type_mismatch, p.str() + ": expected " + t.canonical() + ", got " + value_kind(v));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Type structure.
 
-bool is_ws(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-}
-bool is_ident_char(char c) {
-  return is_ident_start(c) || (c >= '0' && c <= '9');
-}
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; }
+bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
 size_t tree_depth(const type& t) {
   size_t d = 0;
@@ -281,11 +272,7 @@ result<void> encode_value(const type& t, const value& v, bytes& out, const path&
 /// The tuple encoding of n values (ABI spec: enc((X1,...,Xk)) = head(X1)...head(Xk)
 /// tail(X1)...tail(Xk)); type_at(i) gives the i-th type, offsets are relative to the start.
 template <class TypeAt, class PathAt>
-result<void> encode_sequence(size_t n,
-                             TypeAt type_at,
-                             std::span<const value> values,
-                             bytes& out,
-                             PathAt path_at) {
+result<void> encode_sequence(size_t n, TypeAt type_at, std::span<const value> values, bytes& out, PathAt path_at) {
   size_t head = 0;
   for (size_t i = 0; i < n; ++i)
     head += type_at(i).head_size();
@@ -306,8 +293,8 @@ result<void> encode_sequence(size_t n,
 }
 
 error wrong_count(const path& p, const char* what, size_t expected, size_t got) {
-  return fail(abi_errc::wrong_length, p.str() + ": expected " + std::to_string(expected) + " " +
-                                          what + ", got " + std::to_string(got));
+  return fail(abi_errc::wrong_length,
+              p.str() + ": expected " + std::to_string(expected) + " " + what + ", got " + std::to_string(got));
 }
 
 result<void> encode_value(const type& t, const value& v, bytes& out, const path& p) {
@@ -317,13 +304,11 @@ result<void> encode_value(const type& t, const value& v, bytes& out, const path&
       if (!v.is_number())
         return mismatch(t, v, p);
       const u256& n = std::get<u256>(v.node);
-      const bool ok =
-          t.kind == type_kind::uint_n ? n.fits_bits(t.bits) : n.fits_signed_bits(t.bits);
+      const bool ok = t.kind == type_kind::uint_n ? n.fits_bits(t.bits) : n.fits_signed_bits(t.bits);
       if (!ok)
-        return fail(abi_errc::out_of_range,
-                    p.str() + ": " +
-                        (t.kind == type_kind::uint_n ? n.to_string() : n.to_signed_string()) +
-                        " out of range for " + t.canonical());
+        return fail(abi_errc::out_of_range, p.str() + ": " +
+                                                (t.kind == type_kind::uint_n ? n.to_string() : n.to_signed_string()) +
+                                                " out of range for " + t.canonical());
       put_word(out, n);
       return {};
     }
@@ -405,9 +390,8 @@ struct decoder {
 
   result<u256> word(size_t pos, const path& p) const {
     if (avail(pos) < 32)
-      return fail(abi_errc::truncated, p.str() + ": data too short (needs 32 bytes at offset " +
-                                           std::to_string(pos) + ", has " +
-                                           std::to_string(data.size()) + ")");
+      return fail(abi_errc::truncated, p.str() + ": data too short (needs 32 bytes at offset " + std::to_string(pos) +
+                                           ", has " + std::to_string(data.size()) + ")");
     return u256::load_be(data.data() + pos);
   }
 
@@ -421,11 +405,7 @@ struct decoder {
   }
 
   template <class TypeAt, class PathAt>
-  result<std::vector<value>> sequence(size_t n,
-                                      TypeAt type_at,
-                                      size_t base,
-                                      const path& p,
-                                      PathAt path_at) {
+  result<std::vector<value>> sequence(size_t n, TypeAt type_at, size_t base, const path& p, PathAt path_at) {
     ENACT_TRY_VOID(charge_nodes(n, p));
     std::vector<value> out;
     out.reserve(n);
@@ -436,9 +416,8 @@ struct decoder {
       if (t.is_dynamic()) {
         ENACT_TRY(u256 off, word(head, cp));
         if (!off.fits_u64() || static_cast<uint64_t>(off) > avail(base))
-          return fail(abi_errc::bad_offset,
-                      cp.str() + ": offset " + off.to_string() + " points outside the data (" +
-                          std::to_string(avail(base)) + " bytes from the enclosing start)");
+          return fail(abi_errc::bad_offset, cp.str() + ": offset " + off.to_string() + " points outside the data (" +
+                                                std::to_string(avail(base)) + " bytes from the enclosing start)");
         ENACT_TRY(value v, decode_value(t, base + static_cast<size_t>(off), cp));
         out.push_back(std::move(v));
       } else {
@@ -453,9 +432,8 @@ struct decoder {
   /// Fails when `count` elements of head size `h` cannot fit in the data from `pos`.
   result<void> check_count(const u256& count, size_t h, size_t pos, const path& p) const {
     if (!count.fits_u64() || static_cast<uint64_t>(count) > avail(pos) / h)
-      return fail(abi_errc::truncated, p.str() + ": " + count.to_string() + " elements of " +
-                                           std::to_string(h) + " bytes exceed the " +
-                                           std::to_string(avail(pos)) + " bytes left");
+      return fail(abi_errc::truncated, p.str() + ": " + count.to_string() + " elements of " + std::to_string(h) +
+                                           " bytes exceed the " + std::to_string(avail(pos)) + " bytes left");
     return {};
   }
 
@@ -464,15 +442,13 @@ struct decoder {
       case type_kind::uint_n: {
         ENACT_TRY(u256 w, word(pos, p));
         if (!w.fits_bits(t.bits))
-          return fail(abi_errc::out_of_range,
-                      p.str() + ": " + t.canonical() + " out of range (high bits set)");
+          return fail(abi_errc::out_of_range, p.str() + ": " + t.canonical() + " out of range (high bits set)");
         return value::number(w);
       }
       case type_kind::int_n: {
         ENACT_TRY(u256 w, word(pos, p));
         if (!w.fits_signed_bits(t.bits))
-          return fail(abi_errc::out_of_range,
-                      p.str() + ": " + t.canonical() + " out of range (bad sign extension)");
+          return fail(abi_errc::out_of_range, p.str() + ": " + t.canonical() + " out of range (bad sign extension)");
         return value::number(w);
       }
       case type_kind::address: {
@@ -486,16 +462,14 @@ struct decoder {
       case type_kind::boolean: {
         ENACT_TRY(u256 w, word(pos, p));
         if (w > u256{1})
-          return fail(abi_errc::bad_bool,
-                      p.str() + ": bool word is " + w.to_hex() + ", not 0 or 1");
+          return fail(abi_errc::bad_bool, p.str() + ": bool word is " + w.to_hex() + ", not 0 or 1");
         return value::boolean(w == u256{1});
       }
       case type_kind::fixed_bytes: {
         ENACT_TRY_VOID(word(pos, p));
         const uint8_t* w = data.data() + pos;
         if (std::any_of(w + t.size, w + 32, [](uint8_t b) { return b != 0; }))
-          return fail(abi_errc::bad_padding,
-                      p.str() + ": " + t.canonical() + " with non-zero padding");
+          return fail(abi_errc::bad_padding, p.str() + ": " + t.canonical() + " with non-zero padding");
         return value::blob(bytes(w, w + t.size));
       }
       case type_kind::bytes:
@@ -504,17 +478,15 @@ struct decoder {
         const size_t start = pos + 32;
         const size_t left = avail(start);
         if (!len.fits_u64() || static_cast<uint64_t>(len) > left)
-          return fail(abi_errc::truncated, p.str() + ": length " + len.to_string() +
-                                               " exceeds the " + std::to_string(left) +
-                                               " bytes left");
+          return fail(abi_errc::truncated,
+                      p.str() + ": length " + len.to_string() + " exceeds the " + std::to_string(left) + " bytes left");
         const auto n = static_cast<size_t>(len);
         const size_t padded = n + (32 - n % 32) % 32;
         if (padded > left)
           return fail(abi_errc::truncated, p.str() + ": payload padding missing");
         const uint8_t* b = data.data() + start;
         if (std::any_of(b + n, b + padded, [](uint8_t x) { return x != 0; }))
-          return fail(abi_errc::bad_padding,
-                      p.str() + ": non-zero padding after " + t.canonical() + " payload");
+          return fail(abi_errc::bad_padding, p.str() + ": non-zero padding after " + t.canonical() + " payload");
         if (n > payload_left)
           return fail(abi_errc::too_large, p.str() +
                                                ": decoded data larger than its encoding "
@@ -528,23 +500,21 @@ struct decoder {
         ENACT_TRY(u256 count, word(pos, p));
         ENACT_TRY_VOID(check_count(count, t.element().head_size(), pos + 32, p));
         ENACT_TRY(auto items, sequence(
-                                  static_cast<size_t>(count),
-                                  [&](size_t) -> const type& { return t.element(); }, pos + 32, p,
-                                  [&](size_t i) { return p.child(i, false); }));
+                                  static_cast<size_t>(count), [&](size_t) -> const type& { return t.element(); },
+                                  pos + 32, p, [&](size_t i) { return p.child(i, false); }));
         return value::list(std::move(items));
       }
       case type_kind::fixed_array: {
         ENACT_TRY_VOID(check_count(u256{t.size}, t.element().head_size(), pos, p));
         ENACT_TRY(auto items, sequence(
-                                  t.size, [&](size_t) -> const type& { return t.element(); }, pos,
-                                  p, [&](size_t i) { return p.child(i, false); }));
+                                  t.size, [&](size_t) -> const type& { return t.element(); }, pos, p,
+                                  [&](size_t i) { return p.child(i, false); }));
         return value::list(std::move(items));
       }
       case type_kind::tuple: {
-        ENACT_TRY(auto items,
-                  sequence(
-                      t.components.size(), [&](size_t i) -> const type& { return t.components[i]; },
-                      pos, p, [&](size_t i) { return p.child(i, true); }));
+        ENACT_TRY(auto items, sequence(
+                                  t.components.size(), [&](size_t i) -> const type& { return t.components[i]; }, pos, p,
+                                  [&](size_t i) { return p.child(i, true); }));
         return value::list(std::move(items));
       }
     }
@@ -565,8 +535,7 @@ result<void> pack_value(const type& t, const value& v, bytes& out, const path& p
       if (!v.is_number())
         return mismatch(t, v, p);
       const u256& n = std::get<u256>(v.node);
-      const bool ok =
-          t.kind == type_kind::uint_n ? n.fits_bits(t.bits) : n.fits_signed_bits(t.bits);
+      const bool ok = t.kind == type_kind::uint_n ? n.fits_bits(t.bits) : n.fits_signed_bits(t.bits);
       if (!ok)
         return fail(abi_errc::out_of_range, p.str() + ": value out of range for " + t.canonical());
       const hash256 be = n.to_be();
@@ -611,8 +580,7 @@ result<void> pack_value(const type& t, const value& v, bytes& out, const path& p
     case type_kind::string:
       if (!v.is_string())
         return mismatch(t, v, p);
-      out.insert(out.end(), std::get<std::string>(v.node).begin(),
-                 std::get<std::string>(v.node).end());
+      out.insert(out.end(), std::get<std::string>(v.node).begin(), std::get<std::string>(v.node).end());
       return {};
     case type_kind::array:
     case type_kind::fixed_array: {
@@ -657,8 +625,8 @@ result<value> int_from_text(const type& t, std::string_view s, const path& p) {
     ok = negative ? m <= limit : m < limit;
   }
   if (!ok)
-    return fail(abi_errc::out_of_range, where + ": " + (negative ? "-" : "") + m.to_string() +
-                                            " out of range for " + t.canonical());
+    return fail(abi_errc::out_of_range,
+                where + ": " + (negative ? "-" : "") + m.to_string() + " out of range for " + t.canonical());
   return value::number(negative ? -m : m);
 }
 
@@ -683,8 +651,7 @@ const char* json_kind(const boost::json::value& v) {
 }
 
 error json_mismatch(const type& t, const boost::json::value& v, const path& p) {
-  return fail(abi_errc::type_mismatch,
-              p.str() + ": expected " + t.canonical() + ", got " + json_kind(v));
+  return fail(abi_errc::type_mismatch, p.str() + ": expected " + t.canonical() + ", got " + json_kind(v));
 }
 
 result<value> int_from_json(const type& t, const boost::json::value& v, const path& p) {
@@ -703,8 +670,7 @@ result<value> int_from_json(const type& t, const boost::json::value& v, const pa
     const double d = v.get_double();
     constexpr double kMaxExact = 9007199254740992.0;
     if (!std::isfinite(d) || std::trunc(d) != d || std::fabs(d) > kMaxExact)
-      return fail(abi_errc::bad_value,
-                  p.str() + ": number is not an exact integer (write large integers as strings)");
+      return fail(abi_errc::bad_value, p.str() + ": number is not an exact integer (write large integers as strings)");
     const auto mag = static_cast<uint64_t>(std::fabs(d));
     return int_from_text(t, (d < 0 ? "-" : "") + std::to_string(mag), p);
   }
@@ -763,8 +729,7 @@ result<value> from_json_at(const type& t, const boost::json::value& v, const pat
       std::vector<value> items;
       items.reserve(a.size());
       for (size_t i = 0; i < a.size(); ++i) {
-        ENACT_TRY(value item,
-                  from_json_at(tuple ? t.components[i] : t.element(), a[i], p.child(i, tuple)));
+        ENACT_TRY(value item, from_json_at(tuple ? t.components[i] : t.element(), a[i], p.child(i, tuple)));
         items.push_back(std::move(item));
       }
       return value::list(std::move(items));
@@ -876,8 +841,7 @@ bool type::is_dynamic() const {
     case type_kind::fixed_array:
       return element().is_dynamic();
     case type_kind::tuple:
-      return std::any_of(components.begin(), components.end(),
-                         [](const type& c) { return c.is_dynamic(); });
+      return std::any_of(components.begin(), components.end(), [](const type& c) { return c.is_dynamic(); });
     default:
       return false;
   }
@@ -955,9 +919,7 @@ std::string function_sig::canonical() const {
   return out + ")";
 }
 
-std::array<uint8_t, 4> function_sig::selector() const {
-  return abi::selector(canonical());
-}
+std::array<uint8_t, 4> function_sig::selector() const { return abi::selector(canonical()); }
 
 std::array<uint8_t, 4> selector(std::string_view canonical_signature) {
   const hash256 h = keccak256(canonical_signature);
@@ -966,7 +928,9 @@ std::array<uint8_t, 4> selector(std::string_view canonical_signature) {
 
 result<function_sig> parse_signature(std::string_view s) {
   type_parser p{s, 0, "signature \"" + std::string(s) + "\"", abi_errc::bad_signature};
-  const auto bad = [&](const std::string& why) { return p.bad(why); };
+  const auto bad = [&](const std::string& why) {
+    return p.bad(why);
+  };
   function_sig fn;
   p.skip_ws();
   const size_t name_start = p.pos;
@@ -1013,8 +977,7 @@ result<function_sig> parse_signature(std::string_view s) {
         }
         if (word == "indexed" && !indexed && !located) {
           indexed = true;
-        } else if ((word == "memory" || word == "calldata" || word == "storage") && !located &&
-                   !indexed) {
+        } else if ((word == "memory" || word == "calldata" || word == "storage") && !located && !indexed) {
           located = true;
         } else {
           param_name = std::string(word);
@@ -1048,12 +1011,10 @@ result<bytes> encode_call(std::string_view signature, std::span<const value> val
 
 result<std::vector<value>> decode_call(const function_sig& fn, bytes_view calldata) {
   if (calldata.size() < 4)
-    return fail(abi_errc::truncated,
-                "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
+    return fail(abi_errc::truncated, "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
   const auto sel = fn.selector();
   if (!std::equal(sel.begin(), sel.end(), calldata.begin()))
-    return fail(abi_errc::selector_mismatch, "call data: selector 0x" +
-                                                 hex::encode(calldata.first(4)) + " is not " +
+    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + hex::encode(calldata.first(4)) + " is not " +
                                                  fn.canonical() + " (0x" + hex::encode(sel) + ")");
   return decode(fn.inputs, calldata.subspan(4));
 }
@@ -1100,8 +1061,8 @@ result<value> from_cli_arg(const type& t, std::string_view arg, std::string_view
       boost::system::error_code ec;
       const boost::json::value v = boost::json::parse(arg, ec, {}, opt);
       if (ec)
-        return fail(abi_errc::bad_value, p.str() + ": " + t.canonical() +
-                                             " must be written as JSON (" + ec.message() + ")");
+        return fail(abi_errc::bad_value,
+                    p.str() + ": " + t.canonical() + " must be written as JSON (" + ec.message() + ")");
       return from_json_at(t, v, p);
     }
   }

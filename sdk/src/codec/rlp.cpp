@@ -29,9 +29,7 @@ size_t be_length_size(uint64_t len) {
   return n;
 }
 
-std::string at(size_t offset) {
-  return " at offset " + std::to_string(offset);
-}
+std::string at(size_t offset) { return " at offset " + std::to_string(offset); }
 
 // `end` bounds the item: the end of the input at top level, the end of the enclosing list's
 // payload inside a list. Running past it is truncation at top level and an oversized element
@@ -41,8 +39,7 @@ struct decoder {
   size_t max_depth;
 
   [[nodiscard]] error overrun(bool nested, size_t offset) const {
-    return nested ? fail(rlp_errc::length_overflow,
-                         "rlp: element larger than its enclosing list" + at(offset))
+    return nested ? fail(rlp_errc::length_overflow, "rlp: element larger than its enclosing list" + at(offset))
                   : fail(rlp_errc::truncated, "rlp: input ends inside the item" + at(offset));
   }
 
@@ -64,8 +61,7 @@ struct decoder {
       if (end - pos < len_len)
         return overrun(nested, start);
       if (data[pos] == 0)
-        return fail(rlp_errc::leading_zero_length,
-                    "rlp: length with a leading zero byte" + at(start));
+        return fail(rlp_errc::leading_zero_length, "rlp: length with a leading zero byte" + at(start));
       uint64_t l = 0;
       for (size_t i = 0; i < len_len; ++i)
         l = (l << 8) | data[pos + i];
@@ -82,16 +78,14 @@ struct decoder {
 
     if (!list) {
       if (len == 1 && data[pos] < 0x80)
-        return fail(rlp_errc::non_canonical_single_byte,
-                    "rlp: byte below 0x80 wrapped as a string" + at(start));
+        return fail(rlp_errc::non_canonical_single_byte, "rlp: byte below 0x80 wrapped as a string" + at(start));
       item it = item::string(bytes(data + pos, data + pos + len));
       pos += len;
       return it;
     }
 
     if (depth >= max_depth)
-      return fail(rlp_errc::too_deep,
-                  "rlp: lists nested deeper than " + std::to_string(max_depth) + at(start));
+      return fail(rlp_errc::too_deep, "rlp: lists nested deeper than " + std::to_string(max_depth) + at(start));
     const size_t list_end = pos + len;
     std::vector<item> children;
     while (pos < list_end) {
@@ -104,10 +98,7 @@ struct decoder {
   }
 };
 
-result<item> from_json_at(const boost::json::value& v,
-                          size_t depth,
-                          size_t max_depth,
-                          const std::string& path) {
+result<item> from_json_at(const boost::json::value& v, size_t depth, size_t max_depth, const std::string& path) {
   if (const auto* s = v.if_string()) {
     auto b = hex::decode_prefixed(std::string_view(s->data(), s->size()), path);
     if (!b)
@@ -116,13 +107,11 @@ result<item> from_json_at(const boost::json::value& v,
   }
   if (const auto* a = v.if_array()) {
     if (depth >= max_depth)
-      return fail(rlp_errc::too_deep,
-                  path + ": arrays nested deeper than " + std::to_string(max_depth));
+      return fail(rlp_errc::too_deep, path + ": arrays nested deeper than " + std::to_string(max_depth));
     std::vector<item> children;
     children.reserve(a->size());
     for (size_t i = 0; i < a->size(); ++i) {
-      auto child =
-          from_json_at((*a)[i], depth + 1, max_depth, path + "[" + std::to_string(i) + "]");
+      auto child = from_json_at((*a)[i], depth + 1, max_depth, path + "[" + std::to_string(i) + "]");
       if (!child)
         return std::move(child).err();
       children.push_back(std::move(child).value());
@@ -134,9 +123,7 @@ result<item> from_json_at(const boost::json::value& v,
 
 }  // namespace
 
-item item::uint(const u256& v) {
-  return string(uint_bytes(v));
-}
+item item::uint(const u256& v) { return string(uint_bytes(v)); }
 
 const bytes& item::as_bytes() const {
   if (is_list())
@@ -225,15 +212,14 @@ result<item> decode(bytes_view in, size_t max_depth) {
   if (!it)
     return it;
   if (pos != in.size())
-    return fail(rlp_errc::trailing_bytes, "rlp: " + std::to_string(in.size() - pos) +
-                                              " trailing bytes after the item" + at(pos));
+    return fail(rlp_errc::trailing_bytes,
+                "rlp: " + std::to_string(in.size() - pos) + " trailing bytes after the item" + at(pos));
   return it;
 }
 
 result<u256> decode_uint(const item& it, std::string_view what) {
   if (it.is_list())
-    return fail(rlp_errc::expected_string,
-                std::string(what) + ": expected a byte string, got a list");
+    return fail(rlp_errc::expected_string, std::string(what) + ": expected a byte string, got a list");
   const bytes& b = std::get<0>(it.node);
   if (b.size() > 32)
     return fail(rlp_errc::uint_overflow,
@@ -262,8 +248,6 @@ boost::json::value to_json(const item& it) {
   return a;
 }
 
-result<item> from_json(const boost::json::value& v, size_t max_depth) {
-  return from_json_at(v, 0, max_depth, "rlp");
-}
+result<item> from_json(const boost::json::value& v, size_t max_depth) { return from_json_at(v, 0, max_depth, "rlp"); }
 
 }  // namespace enact::rlp

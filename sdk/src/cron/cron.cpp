@@ -57,19 +57,11 @@ constexpr macro kMacros[] = {
     {"@weekdays", "0 0 0 * * 1-5"}, {"@weekends", "0 0 0 * * 0,6"},
 };
 
-bool is_space(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-bool is_digit(char c) noexcept {
-  return c >= '0' && c <= '9';
-}
-char lower(char c) noexcept {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
+bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
-std::string quoted(std::string_view s) {
-  return "'" + std::string(s) + "'";
-}
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 error field_error(cron_errc code, const field_spec& f, const std::string& reason) {
   return fail(code, std::string(f.name) + ": " + reason);
@@ -89,8 +81,7 @@ result<unsigned> parse_value(std::string_view s, const field_spec& f) {
     }
     return v;
   }
-  const bool letters =
-      std::all_of(s.begin(), s.end(), [](char c) { return lower(c) >= 'a' && lower(c) <= 'z'; });
+  const bool letters = std::all_of(s.begin(), s.end(), [](char c) { return lower(c) >= 'a' && lower(c) <= 'z'; });
   if (f.names != nullptr && letters) {
     if (s.size() == 3) {
       const std::string l{lower(s[0]), lower(s[1]), lower(s[2])};
@@ -105,9 +96,8 @@ result<unsigned> parse_value(std::string_view s, const field_spec& f) {
 
 result<void> check_range(unsigned v, const field_spec& f) {
   if (v < f.min || v > f.max)
-    return field_error(
-        cron_errc::out_of_range, f,
-        std::to_string(v) + " out of range " + std::to_string(f.min) + "-" + std::to_string(f.max));
+    return field_error(cron_errc::out_of_range, f,
+                       std::to_string(v) + " out of range " + std::to_string(f.min) + "-" + std::to_string(f.max));
   return {};
 }
 
@@ -179,25 +169,23 @@ result<parsed_field> parse_field(std::string_view text, const field_spec& f) {
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    const std::string_view item = text.substr(
-        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view item =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (item.empty())
       return field_error(cron_errc::empty_field, f, "empty list item in " + quoted(text));
     for (const char c : item) {
       const bool ok = is_digit(c) || c == '*' || c == '?' || c == '-' || c == '/' ||
                       (f.names != nullptr && lower(c) >= 'a' && lower(c) <= 'z');
       if (!ok)
-        return field_error(
-            cron_errc::bad_syntax, f,
-            "unexpected character " + quoted(std::string_view(&c, 1)) + " in " + quoted(text));
+        return field_error(cron_errc::bad_syntax, f,
+                           "unexpected character " + quoted(std::string_view(&c, 1)) + " in " + quoted(text));
     }
     if ((item.find('*') != std::string_view::npos || item.find('?') != std::string_view::npos) &&
         !(item.starts_with("*") || item.starts_with("?")))
       return field_error(cron_errc::bad_syntax, f, "misplaced wildcard in " + quoted(item));
     ENACT_TRY(const uint64_t m, parse_item(item, f));
     if (const uint64_t dup = m & out.mask; dup != 0)
-      return field_error(cron_errc::duplicate_value, f,
-                         "duplicate value " + std::to_string(std::countr_zero(dup)));
+      return field_error(cron_errc::duplicate_value, f, "duplicate value " + std::to_string(std::countr_zero(dup)));
     out.mask |= m;
     if (comma == std::string_view::npos)
       break;
@@ -210,9 +198,7 @@ result<parsed_field> parse_field(std::string_view text, const field_spec& f) {
 
 // ---- calendar ------------------------------------------------------------------------------
 
-int64_t floor_div(int64_t a, int64_t b) noexcept {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
+int64_t floor_div(int64_t a, int64_t b) noexcept { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) noexcept {
   y -= m <= 2;
@@ -241,9 +227,7 @@ civil civil_from_days(int64_t z) noexcept {
   return {static_cast<int64_t>(yoe) + era * 400 + (m <= 2), m, d};
 }
 
-bool is_leap(int64_t y) noexcept {
-  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
+bool is_leap(int64_t y) noexcept { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 unsigned days_in_month(int64_t y, unsigned m) noexcept {
   constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -284,8 +268,7 @@ const int64_t kMaxSeconds = days_from_civil(kMaxYear + 1, 1, 1) * kSecondsPerDay
 
 result<schedule> parse(std::string_view expr) {
   if (expr.size() > kMaxExpressionLength)
-    return fail(cron_errc::too_long, "cron: " + std::to_string(expr.size()) +
-                                         " characters, at most " +
+    return fail(cron_errc::too_long, "cron: " + std::to_string(expr.size()) + " characters, at most " +
                                          std::to_string(kMaxExpressionLength));
   std::string_view body = expr;
   while (!body.empty() && is_space(body.front()))
@@ -294,8 +277,8 @@ result<schedule> parse(std::string_view expr) {
     body.remove_suffix(1);
 
   if (body.starts_with("@")) {
-    const auto it = std::find_if(std::begin(kMacros), std::end(kMacros),
-                                 [&](const macro& m) { return m.name == body; });
+    const auto it =
+        std::find_if(std::begin(kMacros), std::end(kMacros), [&](const macro& m) { return m.name == body; });
     if (it == std::end(kMacros))
       return fail(cron_errc::unknown_name, "cron: unknown macro " + quoted(body));
     body = it->expansion;
@@ -314,8 +297,7 @@ result<schedule> parse(std::string_view expr) {
     i = j;
   }
   if (fields.size() != 5 && fields.size() != 6)
-    return fail(cron_errc::bad_field_count,
-                "cron: expected 5 or 6 fields, got " + std::to_string(fields.size()));
+    return fail(cron_errc::bad_field_count, "cron: expected 5 or 6 fields, got " + std::to_string(fields.size()));
   const bool has_seconds = fields.size() == 6;
   const size_t o = has_seconds ? 1 : 0;
 
@@ -349,8 +331,8 @@ result<schedule> parse(std::string_view expr) {
         longest = std::max(longest, m == 2 ? 29u : days_in_month(2001, m));
     const int first_day = std::countr_zero(s.days_of_month_);
     if (static_cast<unsigned>(first_day) > longest)
-      return fail(cron_errc::impossible_date, "day of month: day " + std::to_string(first_day) +
-                                                  " never occurs in the allowed months");
+      return fail(cron_errc::impossible_date,
+                  "day of month: day " + std::to_string(first_day) + " never occurs in the allowed months");
   }
   return s;
 }
@@ -363,8 +345,7 @@ bool fires_at(const schedule& s, sys_seconds t) noexcept {
   const auto sod = static_cast<unsigned>(secs - z * kSecondsPerDay);
   const civil c = civil_from_days(z);
   return ((s.seconds() >> (sod % 60)) & 1u) && ((s.minutes() >> (sod / 60 % 60)) & 1u) &&
-         ((s.hours() >> (sod / 3600)) & 1u) && ((s.months() >> c.m) & 1u) &&
-         day_matches(s, c.d, weekday(z));
+         ((s.hours() >> (sod / 3600)) & 1u) && ((s.months() >> c.m) & 1u) && day_matches(s, c.d, weekday(z));
 }
 
 std::optional<sys_seconds> next_after(const schedule& s, sys_seconds t) noexcept {

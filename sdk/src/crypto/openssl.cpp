@@ -44,8 +44,7 @@ void random_bytes(std::span<uint8_t> out) {
   while (!out.empty()) {
     const size_t n = std::min<size_t>(out.size(), INT_MAX);
     if (RAND_bytes(out.data(), static_cast<int>(n)) != 1)
-      throw Error(make_error_code(random_errc::generator_failed),
-                  "random_bytes: the OpenSSL random generator failed");
+      throw Error(make_error_code(random_errc::generator_failed), "random_bytes: the OpenSSL random generator failed");
     out = out.subspan(n);
   }
 }
@@ -76,8 +75,7 @@ EVP_KDF* hkdf_algorithm() noexcept {
 }
 
 EVP_CIPHER* aes_256_gcm() noexcept {
-  static const std::unique_ptr<EVP_CIPHER, kdf_deleter> cipher(
-      EVP_CIPHER_fetch(nullptr, "AES-256-GCM", nullptr));
+  static const std::unique_ptr<EVP_CIPHER, kdf_deleter> cipher(EVP_CIPHER_fetch(nullptr, "AES-256-GCM", nullptr));
   return cipher.get();
 }
 
@@ -90,9 +88,8 @@ OSSL_PARAM octets(const char* key, bytes_view v) noexcept {
 
 result<Secret> hkdf_sha256(bytes_view ikm, bytes_view salt, bytes_view info, size_t length) {
   if (length == 0 || length > kHkdfSha256MaxLength)
-    return fail(hkdf_errc::bad_length, "hkdf_sha256: length must be 1.." +
-                                           std::to_string(kHkdfSha256MaxLength) + ", got " +
-                                           std::to_string(length));
+    return fail(hkdf_errc::bad_length, "hkdf_sha256: length must be 1.." + std::to_string(kHkdfSha256MaxLength) +
+                                           ", got " + std::to_string(length));
   EVP_KDF* kdf = hkdf_algorithm();
   if (kdf == nullptr)
     return fail(hkdf_errc::backend_failed, "hkdf_sha256: HKDF unavailable");
@@ -128,8 +125,7 @@ namespace {
 
 result<void> check_key(const Secret& key) {
   if (key.size() != kKeySize)
-    return fail(aes_gcm_errc::bad_key_size,
-                "aes_gcm: key must be 32 bytes, got " + std::to_string(key.size()));
+    return fail(aes_gcm_errc::bad_key_size, "aes_gcm: key must be 32 bytes, got " + std::to_string(key.size()));
   return {};
 }
 
@@ -137,20 +133,14 @@ error backend(const char* step) {
   return fail(aes_gcm_errc::backend_failed, std::string("aes_gcm: ") + step + " failed");
 }
 
-bool fits_int(size_t n) {
-  return n <= static_cast<size_t>(INT_MAX);
-}
+bool fits_int(size_t n) { return n <= static_cast<size_t>(INT_MAX); }
 
 }  // namespace
 
-result<bytes> encrypt_with_nonce(const Secret& key32,
-                                 bytes_view nonce12,
-                                 bytes_view plaintext,
-                                 bytes_view aad) {
+result<bytes> encrypt_with_nonce(const Secret& key32, bytes_view nonce12, bytes_view plaintext, bytes_view aad) {
   ENACT_TRY_VOID(check_key(key32));
   if (nonce12.size() != kNonceSize)
-    return fail(aes_gcm_errc::bad_nonce_size,
-                "aes_gcm: nonce must be 12 bytes, got " + std::to_string(nonce12.size()));
+    return fail(aes_gcm_errc::bad_nonce_size, "aes_gcm: nonce must be 12 bytes, got " + std::to_string(nonce12.size()));
   if (!fits_int(plaintext.size()) || !fits_int(aad.size()))
     return backend("input size check");
   EVP_CIPHER* cipher = aes_256_gcm();
@@ -167,16 +157,14 @@ result<bytes> encrypt_with_nonce(const Secret& key32,
   // The default GCM IV length is 12 bytes, so no explicit IVLEN control is needed.
   if (EVP_EncryptInit_ex2(ctx.get(), cipher, key32.view().data(), nonce12.data(), nullptr) != 1)
     return backend("encrypt init");
-  if (!aad.empty() &&
-      EVP_EncryptUpdate(ctx.get(), nullptr, &len, aad.data(), static_cast<int>(aad.size())) != 1)
+  if (!aad.empty() && EVP_EncryptUpdate(ctx.get(), nullptr, &len, aad.data(), static_cast<int>(aad.size())) != 1)
     return backend("aad update");
-  if (!plaintext.empty() && EVP_EncryptUpdate(ctx.get(), ct, &len, plaintext.data(),
-                                              static_cast<int>(plaintext.size())) != 1)
+  if (!plaintext.empty() &&
+      EVP_EncryptUpdate(ctx.get(), ct, &len, plaintext.data(), static_cast<int>(plaintext.size())) != 1)
     return backend("encrypt update");
   if (EVP_EncryptFinal_ex(ctx.get(), ct + plaintext.size(), &len) != 1)
     return backend("encrypt final");
-  if (EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagSize),
-                          ct + plaintext.size()) != 1)
+  if (EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagSize), ct + plaintext.size()) != 1)
     return backend("tag extraction");
   return sealed;
 }
@@ -191,8 +179,8 @@ result<bytes> encrypt(const Secret& key32, bytes_view plaintext, bytes_view aad)
 result<bytes> decrypt(const Secret& key32, bytes_view sealed, bytes_view aad) {
   ENACT_TRY_VOID(check_key(key32));
   if (sealed.size() < kOverhead)
-    return fail(aes_gcm_errc::truncated, "aes_gcm: sealed data must be at least 28 bytes, got " +
-                                             std::to_string(sealed.size()));
+    return fail(aes_gcm_errc::truncated,
+                "aes_gcm: sealed data must be at least 28 bytes, got " + std::to_string(sealed.size()));
   const bytes_view nonce12 = sealed.first(kNonceSize);
   const bytes_view ct = sealed.subspan(kNonceSize, sealed.size() - kOverhead);
   const bytes_view tag = sealed.last(kTagSize);
@@ -209,11 +197,9 @@ result<bytes> decrypt(const Secret& key32, bytes_view sealed, bytes_view aad) {
   int len = 0;
   if (EVP_DecryptInit_ex2(ctx.get(), cipher, key32.view().data(), nonce12.data(), nullptr) != 1)
     return backend("decrypt init");
-  if (!aad.empty() &&
-      EVP_DecryptUpdate(ctx.get(), nullptr, &len, aad.data(), static_cast<int>(aad.size())) != 1)
+  if (!aad.empty() && EVP_DecryptUpdate(ctx.get(), nullptr, &len, aad.data(), static_cast<int>(aad.size())) != 1)
     return backend("aad update");
-  if (!ct.empty() &&
-      EVP_DecryptUpdate(ctx.get(), plain.data(), &len, ct.data(), static_cast<int>(ct.size())) != 1)
+  if (!ct.empty() && EVP_DecryptUpdate(ctx.get(), plain.data(), &len, ct.data(), static_cast<int>(ct.size())) != 1)
     return backend("decrypt update");
   if (EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagSize),
                           const_cast<uint8_t*>(tag.data())) != 1)

@@ -17,12 +17,12 @@ namespace enact::secp256k1 {
 namespace {
 
 // Group order n and n/2, big-endian (SEC 2 §2.4.1).
-constexpr std::array<uint8_t, 32> kOrder = {
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
-    0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41};
-constexpr std::array<uint8_t, 32> kHalfOrder = {
-    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    0x5d, 0x57, 0x6e, 0x73, 0x57, 0xa4, 0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0};
+constexpr std::array<uint8_t, 32> kOrder = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                            0xff, 0xff, 0xff, 0xff, 0xfe, 0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48,
+                                            0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41};
+constexpr std::array<uint8_t, 32> kHalfOrder = {0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                                0xff, 0xff, 0xff, 0xff, 0xff, 0x5d, 0x57, 0x6e, 0x73, 0x57, 0xa4,
+                                                0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0};
 
 struct context_holder {
   secp256k1_context* ctx;
@@ -59,14 +59,11 @@ bool greater(const std::array<uint8_t, 32>& a, const std::array<uint8_t, 32>& b)
 
 result<void> check_components(const signature& sig) {
   if (sig.v > 1)
-    return fail(secp256k1_errc::bad_recovery_id,
-                "signature: recovery id must be 0 or 1, got " + std::to_string(sig.v));
+    return fail(secp256k1_errc::bad_recovery_id, "signature: recovery id must be 0 or 1, got " + std::to_string(sig.v));
   if (is_zero(sig.r) || greater_or_equal(sig.r, kOrder))
-    return fail(secp256k1_errc::r_out_of_range,
-                "signature: r is zero or not below the group order");
+    return fail(secp256k1_errc::r_out_of_range, "signature: r is zero or not below the group order");
   if (is_zero(sig.s) || greater_or_equal(sig.s, kOrder))
-    return fail(secp256k1_errc::s_out_of_range,
-                "signature: s is zero or not below the group order");
+    return fail(secp256k1_errc::s_out_of_range, "signature: s is zero or not below the group order");
   if (greater(sig.s, kHalfOrder))
     return fail(secp256k1_errc::high_s, "signature: s is above n/2 (malleable form, EIP-2)");
   return {};
@@ -104,8 +101,7 @@ result<signature> signature::from_bytes(bytes_view sig65) {
                 "signature: expected 65 bytes, got " + std::to_string(sig65.size()));
   const uint8_t v = sig65[64];
   if (v != 0 && v != 1 && v != 27 && v != 28)
-    return fail(secp256k1_errc::bad_recovery_id,
-                "signature: v must be 0, 1, 27 or 28, got " + std::to_string(v));
+    return fail(secp256k1_errc::bad_recovery_id, "signature: v must be 0, 1, 27 or 28, got " + std::to_string(v));
   signature sig;
   std::copy(sig65.begin(), sig65.begin() + 32, sig.r.begin());
   std::copy(sig65.begin() + 32, sig65.begin() + 64, sig.s.begin());
@@ -129,13 +125,12 @@ result<signature> sign(const hash256& digest, const Secret& private_key) {
   ENACT_TRY_VOID(check_private_key(private_key));
   secp256k1_ecdsa_recoverable_signature rsig;
   // nullptr nonce function = RFC 6979; libsecp256k1 always returns the low-s form.
-  if (secp256k1_ecdsa_sign_recoverable(context(), &rsig, digest.data(), private_key.view().data(),
-                                       nullptr, nullptr) != 1)
+  if (secp256k1_ecdsa_sign_recoverable(context(), &rsig, digest.data(), private_key.view().data(), nullptr, nullptr) !=
+      1)
     return fail(secp256k1_errc::signing_failed, "sign: libsecp256k1 could not sign");
   std::array<uint8_t, 64> compact{};
   int recid = 0;
-  (void)secp256k1_ecdsa_recoverable_signature_serialize_compact(context(), compact.data(), &recid,
-                                                                &rsig);
+  (void)secp256k1_ecdsa_recoverable_signature_serialize_compact(context(), compact.data(), &recid, &rsig);
   signature sig;
   std::copy(compact.begin(), compact.begin() + 32, sig.r.begin());
   std::copy(compact.begin() + 32, compact.end(), sig.s.begin());
@@ -157,13 +152,11 @@ result<public_key> recover(const hash256& digest, const signature& sig) {
   std::copy(sig.r.begin(), sig.r.end(), compact.begin());
   std::copy(sig.s.begin(), sig.s.end(), compact.begin() + 32);
   secp256k1_ecdsa_recoverable_signature rsig;
-  if (secp256k1_ecdsa_recoverable_signature_parse_compact(context(), &rsig, compact.data(),
-                                                          sig.v) != 1)
+  if (secp256k1_ecdsa_recoverable_signature_parse_compact(context(), &rsig, compact.data(), sig.v) != 1)
     return fail(secp256k1_errc::r_out_of_range, "signature: r or s not below the group order");
   secp256k1_pubkey pk;
   if (secp256k1_ecdsa_recover(context(), &pk, &rsig, digest.data()) != 1)
-    return fail(secp256k1_errc::recovery_failed,
-                "signature: no public key recovers from this signature and digest");
+    return fail(secp256k1_errc::recovery_failed, "signature: no public key recovers from this signature and digest");
   return serialize(pk);
 }
 

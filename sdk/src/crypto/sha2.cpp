@@ -12,9 +12,7 @@ namespace enact {
 namespace {
 const uint8_t kEmpty[1] = {0};
 
-const uint8_t* data_or_empty(bytes_view data) noexcept {
-  return data.empty() ? kEmpty : data.data();
-}
+const uint8_t* data_or_empty(bytes_view data) noexcept { return data.empty() ? kEmpty : data.data(); }
 
 /// Fetched once and kept for the life of the process; falls back to the built-in object.
 const EVP_MD* fetch(const char* name, const EVP_MD* fallback) noexcept {
@@ -50,23 +48,15 @@ std::array<uint8_t, N> digest(const EVP_MD* md, bytes_view data) noexcept {
   return out;
 }
 
-EVP_MD_CTX* evp(void* p) noexcept {
-  return static_cast<EVP_MD_CTX*>(p);
-}
+EVP_MD_CTX* evp(void* p) noexcept { return static_cast<EVP_MD_CTX*>(p); }
 }  // namespace
 
-hash256 sha256(bytes_view data) noexcept {
-  return digest<32>(sha256_md(), data);
-}
+hash256 sha256(bytes_view data) noexcept { return digest<32>(sha256_md(), data); }
 
-hash384 sha384(bytes_view data) noexcept {
-  return digest<48>(sha384_md(), data);
-}
+hash384 sha384(bytes_view data) noexcept { return digest<48>(sha384_md(), data); }
 
 // `context` is never defined: the pointer it types is an EVP_MD_CTX*, converted at the boundary.
-void sha256_hasher::context_deleter::operator()(context* c) const noexcept {
-  EVP_MD_CTX_free(evp(c));
-}
+void sha256_hasher::context_deleter::operator()(context* c) const noexcept { EVP_MD_CTX_free(evp(c)); }
 
 sha256_hasher::sha256_hasher() {
   EVP_MD_CTX* c = EVP_MD_CTX_new();

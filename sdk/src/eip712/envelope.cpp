@@ -22,19 +22,15 @@ namespace json = boost::json;
 namespace enact::envelope {
 namespace {
 
-constexpr std::string_view kNames[] = {"CreateWallet", "ConvertAccount", "AddUsageApiKey",
-                                       "BillingAuth"};
-constexpr kind kKinds[] = {kind::create_wallet, kind::convert_account, kind::add_usage_api_key,
-                           kind::billing_auth};
+constexpr std::string_view kNames[] = {"CreateWallet", "ConvertAccount", "AddUsageApiKey", "BillingAuth"};
+constexpr kind kKinds[] = {kind::create_wallet, kind::convert_account, kind::add_usage_api_key, kind::billing_auth};
 
 struct field {
   std::string_view name;
   std::string_view type;
 };
 // core-api spec, Typed-data envelope: the member lists, in this order.
-constexpr field kDomainFields[] = {{"name", "string"},
-                                   {"version", "string"},
-                                   {"chainId", "uint256"}};
+constexpr field kDomainFields[] = {{"name", "string"}, {"version", "string"}, {"chainId", "uint256"}};
 constexpr field kMessageFields[] = {{"address", "address"}, {"issuedAt", "uint256"}};
 
 constexpr uint64_t kMaxSafeInteger = (uint64_t{1} << 53) - 1;
@@ -112,9 +108,9 @@ std::optional<u256> read_uint(const json::value& v) {
 
 /// The constant parts of the digest, hashed once.
 struct digest_constants {
-  hash256 domain_type_hash;   // keccak256("EIP712Domain(string name,string version,uint256 chainId)")
-  hash256 name_hash;          // keccak256(kDomainName)
-  hash256 version_hash;       // keccak256(kDomainVersion)
+  hash256 domain_type_hash;                     // keccak256("EIP712Domain(string name,string version,uint256 chainId)")
+  hash256 name_hash;                            // keccak256(kDomainName)
+  hash256 version_hash;                         // keccak256(kDomainVersion)
   hash256 struct_type_hash[std::size(kKinds)];  // keccak256("<Primary>(address address,uint256 issuedAt)")
 };
 
@@ -125,8 +121,7 @@ const digest_constants& constants() {
     d.name_hash = keccak256(kDomainName);
     d.version_hash = keccak256(kDomainVersion);
     for (size_t i = 0; i < std::size(kNames); ++i)
-      d.struct_type_hash[i] =
-          keccak256(std::string(kNames[i]) + "(address address,uint256 issuedAt)");
+      d.struct_type_hash[i] = keccak256(std::string(kNames[i]) + "(address address,uint256 issuedAt)");
     return d;
   }();
   return c;
@@ -181,13 +176,12 @@ json::object build(kind k, uint64_t chain_id, const address& signer, uint64_t is
   json::object types;
   types.emplace("EIP712Domain", member_list(kDomainFields));
   types.emplace(primary, member_list(kMessageFields));
-  return json::object{{"types", std::move(types)},
-                      {"primaryType", primary},
-                      {"domain", json::object{{"name", kDomainName},
-                                              {"version", kDomainVersion},
-                                              {"chainId", number_or_string(chain_id)}}},
-                      {"message", json::object{{"address", to_checksum_address(signer)},
-                                               {"issuedAt", number_or_string(issued_at)}}}};
+  return json::object{
+      {"types", std::move(types)},
+      {"primaryType", primary},
+      {"domain",
+       json::object{{"name", kDomainName}, {"version", kDomainVersion}, {"chainId", number_or_string(chain_id)}}},
+      {"message", json::object{{"address", to_checksum_address(signer)}, {"issuedAt", number_or_string(issued_at)}}}};
 }
 
 result<signed_envelope> sign(kind k, uint64_t chain_id, const Secret& key, uint64_t issued_at) {
@@ -200,17 +194,13 @@ result<signed_envelope> sign(kind k, uint64_t chain_id, const Secret& key, uint6
 }
 
 std::string to_json(const signed_envelope& env) {
-  return json::serialize(
-      json::object{{"typed_data", env.typed_data}, {"signature", env.signature}});
+  return json::serialize(json::object{{"typed_data", env.typed_data}, {"signature", env.signature}});
 }
 
-result<address> verify(std::string_view typed_data_json,
-                       std::string_view signature_hex,
-                       const expectation& want) {
+result<address> verify(std::string_view typed_data_json, std::string_view signature_hex, const expectation& want) {
   // Rule 1 before parsing, so an oversized body costs no parse.
   if (typed_data_json.size() > kMaxTypedDataSize)
-    return fail(envelope_errc::too_large, "typed_data: " + std::to_string(typed_data_json.size()) +
-                                              " bytes, at most " +
+    return fail(envelope_errc::too_large, "typed_data: " + std::to_string(typed_data_json.size()) + " bytes, at most " +
                                               std::to_string(kMaxTypedDataSize) + " allowed");
   std::error_code ec;
   json::value doc = json::parse(typed_data_json, ec);
@@ -219,18 +209,14 @@ result<address> verify(std::string_view typed_data_json,
   return verify(doc, typed_data_json.size(), signature_hex, want);
 }
 
-result<address> verify(const json::value& doc,
-                       size_t serialized_size,
-                       std::string_view signature_hex,
+result<address> verify(const json::value& doc, size_t serialized_size, std::string_view signature_hex,
                        const expectation& want) {
   if (serialized_size > kMaxTypedDataSize)
-    return fail(envelope_errc::too_large, "typed_data: " + std::to_string(serialized_size) +
-                                              " bytes, at most " +
+    return fail(envelope_errc::too_large, "typed_data: " + std::to_string(serialized_size) + " bytes, at most " +
                                               std::to_string(kMaxTypedDataSize) + " allowed");
   const auto* root = doc.if_object();
   if (root == nullptr || !has_exactly(*root, {"types", "primaryType", "domain", "message"}))
-    return fail(envelope_errc::malformed,
-                "typed_data: expected exactly types, primaryType, domain and message");
+    return fail(envelope_errc::malformed, "typed_data: expected exactly types, primaryType, domain and message");
 
   // Rule 1 of the spec: the types block is part of the type hash, so it must be exact.
   const auto* types = root->at("types").if_object();
@@ -251,33 +237,29 @@ result<address> verify(const json::value& doc,
                 "version,uint256 chainId) and one of CreateWallet, ConvertAccount, "
                 "AddUsageApiKey, BillingAuth as (address address,uint256 issuedAt))");
   if (primary == nullptr || *primary != primary_type_name(*declared))
-    return fail(envelope_errc::types_not_canonical, "primaryType: must name the declared struct " +
-                                                        std::string(primary_type_name(*declared)));
+    return fail(envelope_errc::types_not_canonical,
+                "primaryType: must name the declared struct " + std::string(primary_type_name(*declared)));
   // Rule 2: a signature made for one flow is refused by every other.
   if (*declared != want.expected)
-    return fail(envelope_errc::wrong_primary_type,
-                "primaryType: expected " + std::string(primary_type_name(want.expected)) +
-                    ", got " + std::string(primary_type_name(*declared)));
+    return fail(envelope_errc::wrong_primary_type, "primaryType: expected " +
+                                                       std::string(primary_type_name(want.expected)) + ", got " +
+                                                       std::string(primary_type_name(*declared)));
 
   const auto* domain = root->at("domain").if_object();
   if (domain == nullptr || !has_exactly(*domain, {"name", "version", "chainId"}))
-    return fail(envelope_errc::domain_mismatch,
-                "domain: expected exactly name, version and chainId");
+    return fail(envelope_errc::domain_mismatch, "domain: expected exactly name, version and chainId");
   const auto* dname = domain->at("name").if_string();
   if (dname == nullptr || *dname != kDomainName)
-    return fail(envelope_errc::domain_mismatch,
-                "domain.name: expected \"" + std::string(kDomainName) + "\"");
+    return fail(envelope_errc::domain_mismatch, "domain.name: expected \"" + std::string(kDomainName) + "\"");
   const auto* dversion = domain->at("version").if_string();
   if (dversion == nullptr || *dversion != kDomainVersion)
-    return fail(envelope_errc::domain_mismatch,
-                "domain.version: expected \"" + std::string(kDomainVersion) + "\"");
+    return fail(envelope_errc::domain_mismatch, "domain.version: expected \"" + std::string(kDomainVersion) + "\"");
   const auto chain = read_uint(domain->at("chainId"));
   if (!chain)
     return fail(envelope_errc::malformed, "domain.chainId: expected an unsigned integer");
   if (*chain != u256{want.chain_id})
-    return fail(envelope_errc::chain_id_mismatch, "domain.chainId: expected " +
-                                                      std::to_string(want.chain_id) + ", got " +
-                                                      chain->to_string());
+    return fail(envelope_errc::chain_id_mismatch,
+                "domain.chainId: expected " + std::to_string(want.chain_id) + ", got " + chain->to_string());
 
   const auto* message = root->at("message").if_object();
   if (message == nullptr || !has_exactly(*message, {"address", "issuedAt"}))
@@ -296,40 +278,33 @@ result<address> verify(const json::value& doc,
   const bool too_old = want.now > want.max_skew && *issued < u256{want.now - want.max_skew};
   const bool too_new = *issued > u256{want.now} + u256{want.max_skew};
   if (too_old || too_new)
-    return fail(envelope_errc::expired, "message.issuedAt: " + issued->to_string() +
-                                            " is outside now (" + std::to_string(want.now) +
-                                            ") ± " + std::to_string(want.max_skew) + " s");
+    return fail(envelope_errc::expired, "message.issuedAt: " + issued->to_string() + " is outside now (" +
+                                            std::to_string(want.now) + ") ± " + std::to_string(want.max_skew) + " s");
 
   auto sig = hex::decode_prefixed(signature_hex, "signature");
   if (!sig)
     return fail(envelope_errc::signature_malformed, sig.err().message);
   if (sig->size() != 65)
-    return fail(envelope_errc::signature_malformed,
-                "signature: expected 65 bytes, got " + std::to_string(sig->size()));
+    return fail(envelope_errc::signature_malformed, "signature: expected 65 bytes, got " + std::to_string(sig->size()));
 
   // Rule 5: plain ECDSA recover over the digest of the (now known canonical) envelope.
   auto signer = secp256k1::recover_address(digest(want.expected, *chain, *stated, *issued), *sig);
   if (!signer)
     return fail(envelope_errc::signature_malformed, signer.err().message);
   if (*signer != *stated)
-    return fail(envelope_errc::signer_mismatch,
-                "signature: signed by " + to_checksum_address(*signer) + ", not message.address " +
-                    to_checksum_address(*stated));
+    return fail(envelope_errc::signer_mismatch, "signature: signed by " + to_checksum_address(*signer) +
+                                                    ", not message.address " + to_checksum_address(*stated));
   if (want.expected_signer && *signer != *want.expected_signer)
-    return fail(envelope_errc::signer_mismatch, "signature: signed by " +
-                                                    to_checksum_address(*signer) + ", expected " +
+    return fail(envelope_errc::signer_mismatch, "signature: signed by " + to_checksum_address(*signer) + ", expected " +
                                                     to_checksum_address(*want.expected_signer));
   return *signer;
 }
 
-std::string encode_wallet_auth(const signed_envelope& env) {
-  return base64::encode(as_bytes(to_json(env)));
-}
+std::string encode_wallet_auth(const signed_envelope& env) { return base64::encode(as_bytes(to_json(env))); }
 
 result<std::pair<std::string, std::string>> decode_wallet_auth(std::string_view header) {
   if (header.size() > kMaxWalletAuthSize)
-    return fail(envelope_errc::too_large, "X-Wallet-Auth: " + std::to_string(header.size()) +
-                                              " characters, at most " +
+    return fail(envelope_errc::too_large, "X-Wallet-Auth: " + std::to_string(header.size()) + " characters, at most " +
                                               std::to_string(kMaxWalletAuthSize) + " allowed");
   auto raw = base64::decode(header, "X-Wallet-Auth");
   if (!raw)
@@ -339,10 +314,9 @@ result<std::pair<std::string, std::string>> decode_wallet_auth(std::string_view 
   if (ec)
     return fail(envelope_errc::malformed, "X-Wallet-Auth: invalid JSON (" + ec.message() + ")");
   const auto* obj = doc.if_object();
-  if (obj == nullptr || !has_exactly(*obj, {"typed_data", "signature"}) ||
-      !obj->at("typed_data").is_object() || !obj->at("signature").is_string())
-    return fail(envelope_errc::malformed,
-                R"(X-Wallet-Auth: expected {"typed_data": object, "signature": string})");
+  if (obj == nullptr || !has_exactly(*obj, {"typed_data", "signature"}) || !obj->at("typed_data").is_object() ||
+      !obj->at("signature").is_string())
+    return fail(envelope_errc::malformed, R"(X-Wallet-Auth: expected {"typed_data": object, "signature": string})");
   return std::pair<std::string, std::string>(json::serialize(obj->at("typed_data")),
                                              std::string(obj->at("signature").get_string()));
 }

@@ -108,8 +108,7 @@ bool is_struct_name(std::string_view s) noexcept {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
     return false;
   for (char c : s) {
-    const bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (!ok)
       return false;
   }
@@ -120,8 +119,7 @@ bool is_member_name(std::string_view s) noexcept {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
     return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '$';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
     if (!ok)
       return false;
   }
@@ -170,13 +168,9 @@ std::optional<std::string_view> base_of(std::string_view t) noexcept {
   }
 }
 
-bool has_dynamic_dimension(std::string_view t) noexcept {
-  return t.find("[]") != t.npos;
-}
+bool has_dynamic_dimension(std::string_view t) noexcept { return t.find("[]") != t.npos; }
 
-std::string quoted(std::string_view s) {
-  return "'" + std::string(s) + "'";
-}
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // --- value paths ----------------------------------------------------------------------------
 
@@ -252,17 +246,12 @@ class encoder {
   encoder(const type_map& types, extra_fields extra) : types_(types), extra_(extra) {}
 
   /// typeHash ‖ member words, appended to `out`.
-  result<void> encode_struct(std::string_view type,
-                             const json::value& v,
-                             const path& at,
-                             size_t depth,
-                             bytes& out) {
+  result<void> encode_struct(std::string_view type, const json::value& v, const path& at, size_t depth, bytes& out) {
     const auto def = types_.find(type);
     if (def == types_.end())
       return fail(eip712_errc::unknown_type, at.str() + ": unknown type " + quoted(type));
     if (depth > kMaxDepth)
-      return fail(eip712_errc::too_deep,
-                  at.str() + ": nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      return fail(eip712_errc::too_deep, at.str() + ": nested deeper than " + std::to_string(kMaxDepth) + " levels");
     const auto* obj = v.if_object();
     if (obj == nullptr)
       return fail(eip712_errc::bad_value, at.str() + ": expected an object for " + quoted(type));
@@ -273,8 +262,7 @@ class encoder {
       const auto sub = at.member(m.name);
       const auto* mv = obj->if_contains(m.name);
       if (mv == nullptr)
-        return fail(eip712_errc::missing_field,
-                    sub.str() + ": missing (member of " + quoted(type) + ")");
+        return fail(eip712_errc::missing_field, sub.str() + ": missing (member of " + quoted(type) + ")");
       hash256 w{};
       ENACT_TRY_VOID(encode_word(m.type, *mv, sub, depth + 1, w));
       out.insert(out.end(), w.begin(), w.end());
@@ -285,19 +273,14 @@ class encoder {
         for (const auto& m : def->second)
           declared = declared || m.name == kv.key();
         if (!declared)
-          return fail(eip712_errc::extra_field,
-                      at.member(kv.key()).str() + ": not a member of " + quoted(type));
+          return fail(eip712_errc::extra_field, at.member(kv.key()).str() + ": not a member of " + quoted(type));
       }
     }
     return {};
   }
 
   /// The 32-byte word that stands for a value of `type` in its parent's encoding.
-  result<void> encode_word(std::string_view type,
-                           const json::value& v,
-                           const path& at,
-                           size_t depth,
-                           hash256& out) {
+  result<void> encode_word(std::string_view type, const json::value& v, const path& at, size_t depth, hash256& out) {
     if (v.is_null())
       return fail(eip712_errc::bad_value, at.str() + ": null is not a value");
     if (const auto a = parse_atomic(type))
@@ -314,9 +297,9 @@ class encoder {
         if (arr == nullptr)
           return fail(eip712_errc::bad_value, at.str() + ": expected an array for " + quoted(type));
         if (split.count && *split.count != arr->size())
-          return fail(eip712_errc::bad_value,
-                      at.str() + ": expected " + std::to_string(*split.count) + " elements for " +
-                          quoted(type) + ", got " + std::to_string(arr->size()));
+          return fail(eip712_errc::bad_value, at.str() + ": expected " + std::to_string(*split.count) +
+                                                  " elements for " + quoted(type) + ", got " +
+                                                  std::to_string(arr->size()));
         // EIP-712 §encodeData: an array is the keccak of its elements' words concatenated.
         bytes words(32 * arr->size());
         for (size_t i = 0; i < arr->size(); ++i) {
@@ -346,10 +329,7 @@ class encoder {
     return h;
   }
 
-  static result<void> encode_atomic(const atomic& a,
-                                    std::string_view type,
-                                    const json::value& v,
-                                    const path& at,
+  static result<void> encode_atomic(const atomic& a, std::string_view type, const json::value& v, const path& at,
                                     hash256& out) {
     switch (a.kind) {
       case atomic_kind::uint_:
@@ -381,9 +361,8 @@ class encoder {
         if (!b)
           return fail(eip712_errc::bad_value, b.err().message);
         if (b->size() != a.size)
-          return fail(eip712_errc::bad_value, at.str() + ": expected " + std::to_string(a.size) +
-                                                  " bytes for " + quoted(type) + ", got " +
-                                                  std::to_string(b->size()));
+          return fail(eip712_errc::bad_value, at.str() + ": expected " + std::to_string(a.size) + " bytes for " +
+                                                  quoted(type) + ", got " + std::to_string(b->size()));
         // Left-aligned, zero-padded on the right (ABI encoding of bytesN).
         out = hash256{};
         std::memcpy(out.data(), b->data(), b->size());
@@ -410,24 +389,20 @@ class encoder {
     return fail(eip712_errc::bad_type, at.str() + ": invalid type " + quoted(type));
   }
 
-  static result<void> encode_integer(const atomic& a,
-                                     std::string_view type,
-                                     const json::value& v,
-                                     const path& at,
+  static result<void> encode_integer(const atomic& a, std::string_view type, const json::value& v, const path& at,
                                      hash256& out) {
     bool negative = false;
     u256 mag;
     auto inexact = [&] {
-      return fail(eip712_errc::out_of_range,
-                  at.str() + ": JSON number is not an exact integer below 2^53 (write large " +
-                      "values as decimal strings)");
+      return fail(
+          eip712_errc::out_of_range,
+          at.str() + ": JSON number is not an exact integer below 2^53 (write large " + "values as decimal strings)");
     };
     switch (v.kind()) {
       case json::kind::int64: {
         const int64_t i = v.get_int64();
         negative = i < 0;
-        const uint64_t m =
-            negative ? uint64_t{0} - static_cast<uint64_t>(i) : static_cast<uint64_t>(i);
+        const uint64_t m = negative ? uint64_t{0} - static_cast<uint64_t>(i) : static_cast<uint64_t>(i);
         if (m > kMaxSafeInteger)
           return inexact();
         mag = m;
@@ -453,21 +428,18 @@ class encoder {
           s.remove_prefix(1);
         // eth-sig-util reads strings with BigInt(), which refuses a signed hex literal.
         if (negative && hex::detail::has_prefix(s))
-          return fail(eip712_errc::bad_value,
-                      at.str() + ": a negative value must be written in decimal");
+          return fail(eip712_errc::bad_value, at.str() + ": a negative value must be written in decimal");
         auto parsed = u256::from_string(s, at.str());
         if (!parsed) {
           if (parsed.code() == u256_errc::overflow)
-            return fail(eip712_errc::out_of_range,
-                        at.str() + ": " + std::string(type) + " out of range");
+            return fail(eip712_errc::out_of_range, at.str() + ": " + std::string(type) + " out of range");
           return fail(eip712_errc::bad_value, parsed.err().message);
         }
         mag = *parsed;
         break;
       }
       default:
-        return fail(eip712_errc::bad_value,
-                    at.str() + ": expected a number or a numeric string for " + quoted(type));
+        return fail(eip712_errc::bad_value, at.str() + ": expected a number or a numeric string for " + quoted(type));
     }
     bool in_range = false;
     if (a.kind == atomic_kind::uint_) {
@@ -496,17 +468,14 @@ result<void> check_domain_type(const std::vector<member>& members) {
     while (k < std::size(kDomainMembers) && kDomainMembers[k].name != m.name)
       ++k;
     if (k == std::size(kDomainMembers))
-      return fail(eip712_errc::bad_type,
-                  "types.EIP712Domain: member " + quoted(m.name) +
-                      " is not one of name, version, chainId, verifyingContract, salt");
-    if (m.type != kDomainMembers[k].type)
       return fail(eip712_errc::bad_type, "types.EIP712Domain: member " + quoted(m.name) +
-                                             " must have type " + quoted(kDomainMembers[k].type) +
-                                             ", not " + quoted(m.type));
+                                             " is not one of name, version, chainId, verifyingContract, salt");
+    if (m.type != kDomainMembers[k].type)
+      return fail(eip712_errc::bad_type, "types.EIP712Domain: member " + quoted(m.name) + " must have type " +
+                                             quoted(kDomainMembers[k].type) + ", not " + quoted(m.type));
     if (k < next)
-      return fail(eip712_errc::bad_type,
-                  "types.EIP712Domain: member " + quoted(m.name) +
-                      " out of order (name, version, chainId, verifyingContract, salt)");
+      return fail(eip712_errc::bad_type, "types.EIP712Domain: member " + quoted(m.name) +
+                                             " out of order (name, version, chainId, verifyingContract, salt)");
     next = k + 1;
   }
   return {};
@@ -547,9 +516,9 @@ result<void> check_cycles(const type_map& types) {
         continue;
       const auto c = state[it->first];
       if (c == colour::grey)
-        return fail(eip712_errc::cyclic_type,
-                    "types." + it->first + ": cyclic type (contains itself through " +
-                        std::string(f.name) + "." + m.name + " with no dynamic array on the way)");
+        return fail(eip712_errc::cyclic_type, "types." + it->first + ": cyclic type (contains itself through " +
+                                                  std::string(f.name) + "." + m.name +
+                                                  " with no dynamic array on the way)");
       if (c == colour::white) {
         state[it->first] = colour::grey;
         stack.push_back({it->first, &it->second, 0});
@@ -583,8 +552,8 @@ result<type_map> parse_types(const json::value& types_json) {
       const json::value* n = field ? field->if_contains("name") : nullptr;
       const json::value* t = field ? field->if_contains("type") : nullptr;
       if (n == nullptr || t == nullptr || !n->is_string() || !t->is_string())
-        return fail(eip712_errc::bad_json, where + "[" + std::to_string(i) +
-                                               R"(]: expected {"name": string, "type": string})");
+        return fail(eip712_errc::bad_json,
+                    where + "[" + std::to_string(i) + R"(]: expected {"name": string, "type": string})");
       member m{std::string(n->get_string()), std::string(t->get_string())};
       if (!is_member_name(m.name))
         return fail(eip712_errc::bad_type, where + ": invalid member name " + quoted(m.name));
@@ -600,11 +569,11 @@ result<type_map> parse_types(const json::value& types_json) {
     for (const auto& m : members) {
       const auto base = base_of(m.type);
       if (!base)
-        return fail(eip712_errc::bad_type, "types." + name + ": invalid array suffix in " +
-                                               quoted(m.type) + " (member " + quoted(m.name) + ")");
+        return fail(eip712_errc::bad_type, "types." + name + ": invalid array suffix in " + quoted(m.type) +
+                                               " (member " + quoted(m.name) + ")");
       if (!parse_atomic(*base) && types.find(*base) == types.end())
-        return fail(eip712_errc::unknown_type, "types." + name + ": unknown type " + quoted(*base) +
-                                                   " (member " + quoted(m.name) + ")");
+        return fail(eip712_errc::unknown_type,
+                    "types." + name + ": unknown type " + quoted(*base) + " (member " + quoted(m.name) + ")");
     }
   }
   if (const auto d = types.find(kDomainType); d != types.end())
@@ -642,8 +611,7 @@ result<typed_data> from_json(const json::value& doc) {
     for (const auto& m : d->second)
       declared = declared || m.name == kv.key();
     if (!declared)
-      return fail(eip712_errc::extra_field,
-                  "domain." + std::string(kv.key()) + ": not a member of types.EIP712Domain");
+      return fail(eip712_errc::extra_field, "domain." + std::string(kv.key()) + ": not a member of types.EIP712Domain");
   }
   td.domain = *domain;
 
@@ -673,10 +641,8 @@ json::object to_json(const typed_data& td) {
       arr.push_back(json::object{{"name", m.name}, {"type", m.type}});
     types.emplace(name, std::move(arr));
   }
-  return json::object{{"types", std::move(types)},
-                      {"primaryType", td.primary_type},
-                      {"domain", td.domain},
-                      {"message", td.message}};
+  return json::object{
+      {"types", std::move(types)}, {"primaryType", td.primary_type}, {"domain", td.domain}, {"message", td.message}};
 }
 
 result<std::string> encode_type(const type_map& types, std::string_view primary) {
@@ -688,10 +654,7 @@ result<hash256> type_hash(const type_map& types, std::string_view type) {
   return keccak256(std::string_view(text));
 }
 
-result<bytes> encode_data(const type_map& types,
-                          std::string_view type,
-                          const json::value& value,
-                          extra_fields extra,
+result<bytes> encode_data(const type_map& types, std::string_view type, const json::value& value, extra_fields extra,
                           std::string_view where) {
   encoder enc(types, extra);
   bytes out;
@@ -699,10 +662,7 @@ result<bytes> encode_data(const type_map& types,
   return out;
 }
 
-result<hash256> hash_struct(const type_map& types,
-                            std::string_view type,
-                            const json::value& value,
-                            extra_fields extra,
+result<hash256> hash_struct(const type_map& types, std::string_view type, const json::value& value, extra_fields extra,
                             std::string_view where) {
   ENACT_TRY(const bytes data, encode_data(types, type, value, extra, where));
   return keccak256(bytes_view(data));

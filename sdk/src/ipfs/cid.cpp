@@ -123,8 +123,7 @@ class dag_builder {
       cid_bytes_.push_back(static_cast<uint8_t>(kMultihashSha256));
       cid_bytes_.push_back(kSha256Length);
       cid_bytes_.insert(cid_bytes_.end(), c.digest.begin(), c.digest.end());
-      const size_t link_len =
-          1 + varint_size(cid_bytes_.size()) + cid_bytes_.size() + 2 + 1 + varint_size(c.tsize);
+      const size_t link_len = 1 + varint_size(cid_bytes_.size()) + cid_bytes_.size() + 2 + 1 + varint_size(c.tsize);
       node_.push_back(0x12);  // PBNode.Links
       put_varint(node_, link_len);
       node_.push_back(0x0a);  // PBLink.Hash
@@ -195,8 +194,7 @@ result<uint64_t> read_varint(bytes_view data, size_t& pos, std::string_view what
     v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
     if ((b & 0x80) == 0) {
       if (b == 0 && i > 0)
-        return fail(cid_errc::bad_varint,
-                    "cid: " + std::string(what) + ": non-minimal varint encoding");
+        return fail(cid_errc::bad_varint, "cid: " + std::string(what) + ": non-minimal varint encoding");
       return v;
     }
   }
@@ -208,15 +206,12 @@ result<void> check_multihash(bytes_view mh) {
   size_t pos = 0;
   ENACT_TRY(const uint64_t code, read_varint(mh, pos, "multihash code"));
   if (code != kMultihashSha256)
-    return fail(cid_errc::unsupported_hash,
-                "cid: multihash " + hex_number(code) + " is not sha2-256 (0x12)");
+    return fail(cid_errc::unsupported_hash, "cid: multihash " + hex_number(code) + " is not sha2-256 (0x12)");
   ENACT_TRY(const uint64_t len, read_varint(mh, pos, "multihash length"));
   if (len != kSha256Length)
-    return fail(cid_errc::bad_length,
-                "cid: sha2-256 digest length " + std::to_string(len) + ", expected 32");
+    return fail(cid_errc::bad_length, "cid: sha2-256 digest length " + std::to_string(len) + ", expected 32");
   if (mh.size() - pos != kSha256Length)
-    return fail(cid_errc::bad_length,
-                "cid: " + std::to_string(mh.size() - pos) + " digest bytes, expected 32");
+    return fail(cid_errc::bad_length, "cid: " + std::to_string(mh.size() - pos) + " digest bytes, expected 32");
   return {};
 }
 
@@ -227,10 +222,8 @@ result<cid> parse_v1_bytes(bytes_view data) {
   if (version != 1) {
     // CID spec: a multibase string never holds a CIDv0 (whose first byte is 0x12).
     if (version == kMultihashSha256)
-      return fail(cid_errc::unsupported_version,
-                  "cid: a CIDv0 cannot be multibase-encoded; write it as Qm…");
-    return fail(cid_errc::unsupported_version,
-                "cid: version " + std::to_string(version) + " is not supported");
+      return fail(cid_errc::unsupported_version, "cid: a CIDv0 cannot be multibase-encoded; write it as Qm…");
+    return fail(cid_errc::unsupported_version, "cid: version " + std::to_string(version) + " is not supported");
   }
   ENACT_TRY(const uint64_t codec, read_varint(data, pos, "codec"));
   if (codec != kCodecDagPb && codec != kCodecRaw)
@@ -276,15 +269,14 @@ result<cid> from_bytes(bytes_view data) {
 
 result<cid> parse(std::string_view text) {
   if (text.size() > kMaxCidLength)
-    return fail(cid_errc::too_long, "cid: " + std::to_string(text.size()) +
-                                        " characters, at most " + std::to_string(kMaxCidLength));
+    return fail(cid_errc::too_long,
+                "cid: " + std::to_string(text.size()) + " characters, at most " + std::to_string(kMaxCidLength));
   if (text.empty())
     return fail(cid_errc::bad_multibase, "cid: empty");
   if (text.starts_with("Qm")) {
     // CIDv0: base58btc of a sha2-256 multihash, always 46 characters.
     if (text.size() != 46)
-      return fail(cid_errc::bad_length,
-                  "cid: CIDv0 has 46 characters, got " + std::to_string(text.size()));
+      return fail(cid_errc::bad_length, "cid: CIDv0 has 46 characters, got " + std::to_string(text.size()));
     auto mh = base58::decode(text, "cid");
     if (!mh)
       return fail(cid_errc::bad_encoding, mh.err().message);
@@ -307,30 +299,18 @@ result<cid> parse(std::string_view text) {
     }
     default: {
       const auto c = static_cast<uint8_t>(text[0]);
-      const std::string shown =
-          c > 0x20 && c < 0x7f ? "'" + std::string(1, text[0]) + "'" : hex_number(c);
-      return fail(cid_errc::bad_multibase,
-                  "cid: unsupported multibase prefix " + shown + " (expected Qm…, b… or z…)");
+      const std::string shown = c > 0x20 && c < 0x7f ? "'" + std::string(1, text[0]) + "'" : hex_number(c);
+      return fail(cid_errc::bad_multibase, "cid: unsupported multibase prefix " + shown + " (expected Qm…, b… or z…)");
     }
   }
 }
 
-cid cid_v0_of(bytes_view content) {
-  return cid_of_file(content, 0);
-}
-cid cid_v1_of(bytes_view content) {
-  return cid_of_file(content, 1);
-}
-std::string cid_of(bytes_view content) {
-  return cid_v0_of(content).to_string();
-}
+cid cid_v0_of(bytes_view content) { return cid_of_file(content, 0); }
+cid cid_v1_of(bytes_view content) { return cid_of_file(content, 1); }
+std::string cid_of(bytes_view content) { return cid_v0_of(content).to_string(); }
 
-hash256 hashed_cid(std::string_view cid_string) noexcept {
-  return keccak256(cid_string);
-}
+hash256 hashed_cid(std::string_view cid_string) noexcept { return keccak256(cid_string); }
 
-bool same_content(const cid& a, const cid& b) noexcept {
-  return a.codec == b.codec && a.multihash == b.multihash;
-}
+bool same_content(const cid& a, const cid& b) noexcept { return a.codec == b.codec && a.multihash == b.multihash; }
 
 }  // namespace enact::ipfs

@@ -20,15 +20,14 @@ constexpr size_t kMaxPurpose = 64;
 
 result<void> check_root(const Secret& root) {
   if (root.size() != kRootKeySize)
-    return fail(pkp_errc::bad_root_key,
-                "root key: must be 32 bytes, got " + std::to_string(root.size()));
+    return fail(pkp_errc::bad_root_key, "root key: must be 32 bytes, got " + std::to_string(root.size()));
   return {};
 }
 
 result<void> check_purpose(std::string_view purpose) {
   if (purpose.empty() || purpose.size() > kMaxPurpose)
-    return fail(pkp_errc::bad_purpose, "server key purpose: must be 1..64 bytes, got " +
-                                           std::to_string(purpose.size()));
+    return fail(pkp_errc::bad_purpose,
+                "server key purpose: must be 1..64 bytes, got " + std::to_string(purpose.size()));
   return {};
 }
 
@@ -64,24 +63,17 @@ result<address> address_of(const Secret& key) {
 
 }  // namespace
 
-result<Secret> signing_key(const Secret& root_key,
-                           const account_hash& account,
-                           const derivation_path& path) {
+result<Secret> signing_key(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY_VOID(check_root(root_key));
   return first_valid_scalar(root_key, kSalt, info_for("sign", account, path));
 }
 
-result<Secret> symmetric_key(const Secret& root_key,
-                             const account_hash& account,
-                             const derivation_path& path) {
+result<Secret> symmetric_key(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY_VOID(check_root(root_key));
-  return hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", account, path),
-                     kDerivedKeySize);
+  return hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", account, path), kDerivedKeySize);
 }
 
-result<address> wallet_address(const Secret& root_key,
-                               const account_hash& account,
-                               const derivation_path& path) {
+result<address> wallet_address(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY(const Secret key, signing_key(root_key, account, path));
   return address_of(key);
 }
@@ -106,9 +98,7 @@ result<Secret> server_signing_key(const Secret& root_key, std::string_view purpo
   return first_valid_scalar(root_key, kServerSalt, bytes(purpose.begin(), purpose.end()));
 }
 
-account_hash canonical_account_hash(const address& admin) noexcept {
-  return keccak256(bytes_view(admin));
-}
+account_hash canonical_account_hash(const address& admin) noexcept { return keccak256(bytes_view(admin)); }
 
 derivation_path api_mode_path(const hash256& api_key_hash, uint64_t index) noexcept {
   std::array<uint8_t, 64> encoded{};

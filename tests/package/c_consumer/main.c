@@ -27,8 +27,7 @@ int main(void) {
   if (enact_cid_v0((const uint8_t*)"hello world\n", 12, cid) != ENACT_OK ||
       strcmp(cid, "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o") != 0)
     return fail("cid");
-  if (enact_typed_data_recover("{}", "0x00", address) != ENACT_ERR_PARSE ||
-      enact_last_error()[0] == '\0')
+  if (enact_typed_data_recover("{}", "0x00", address) != ENACT_ERR_PARSE || enact_last_error()[0] == '\0')
     return fail("typed data error");
   client = enact_core_client_new_ex("http://127.0.0.1:1", NULL, NULL, 2000, 2000, 0);
   if (client == NULL)

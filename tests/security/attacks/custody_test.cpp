@@ -66,14 +66,10 @@ Secret wallet_key(std::string_view label) {
   return Secret(bytes_view(h));
 }
 
-address address_of_key(const Secret& key) {
-  return secp256k1::to_address(secp256k1::public_key_of(key).value());
-}
+address address_of_key(const Secret& key) { return secp256k1::to_address(secp256k1::public_key_of(key).value()); }
 
 httplib::Headers wallet_auth(const Secret& key, uint64_t chain) {
-  const auto env =
-      envelope::sign(envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(unix_now()))
-          .value();
+  const auto env = envelope::sign(envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(unix_now())).value();
   return httplib::Headers{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
 }
 
@@ -122,9 +118,9 @@ attacker make_attacker(server_process& srv, const chain_env& env, std::string_vi
   const std::string key = base64::encode(bytes_view(seed));
   scope::permission_set perms;
   perms.execute_in_groups = {1};
-  REQUIRE(reg.set_usage_api_key(created.account_hash, keccak256(std::string_view(key)), u256{},
-                                u256{}, "runner", "", perms)
-              .has_value());
+  REQUIRE(
+      reg.set_usage_api_key(created.account_hash, keccak256(std::string_view(key)), u256{}, u256{}, "runner", "", perms)
+          .has_value());
   http_client c = srv.client();
   buy_credits(c, wallet_auth(w, env.chain_id), 500);
   return attacker{std::move(w), created.account_hash, key, std::move(reg)};
@@ -132,8 +128,7 @@ attacker make_attacker(server_process& srv, const chain_env& env, std::string_vi
 
 /// Registers (`wallet`, `path`) in the attacker's account, puts it with the probe and the
 /// uncaught action in group 1, and returns the CIDs of both.
-std::pair<std::string, std::string> arm(http_client& c, attacker& a, const address& wallet,
-                                        const hash256& path) {
+std::pair<std::string, std::string> arm(http_client& c, attacker& a, const address& wallet, const hash256& path) {
   REQUIRE(a.registry.register_wallet_derivation(a.account, wallet, path, "copied").has_value());
   const response probe = c.post("/upload_action", json::object{{"code", kProbe}}, a.auth());
   ITEST_REQUIRE_STATUS(probe, 200);
@@ -158,9 +153,8 @@ void expect_refused(server_process& srv, http_client& c, const attacker& a,
   INFO("PKP " << pkp);
   const response r = c.post(
       "/run_action",
-      json::object{{"action_ipfs_cid", cids.first},
-                   {"pkp_id", pkp},
-                   {"params", json::object{{"pkp", pkp}, {"sealed", sealed}}}},
+      json::object{
+          {"action_ipfs_cid", cids.first}, {"pkp_id", pkp}, {"params", json::object{{"pkp", pkp}, {"sealed", sealed}}}},
       a.auth());
   ITEST_REQUIRE_STATUS(r, 200);
   const auto& out = r.obj().at("response").as_object();
@@ -175,11 +169,10 @@ void expect_refused(server_process& srv, http_client& c, const attacker& a,
   }
   CHECK(r.obj().at("signatures").as_object().empty());
 
-  const response u = c.post(
-      "/run_action",
-      json::object{{"action_ipfs_cid", cids.second}, {"pkp_id", pkp},
-                   {"params", json::object{{"pkp", pkp}}}},
-      a.auth());
+  const response u =
+      c.post("/run_action",
+             json::object{{"action_ipfs_cid", cids.second}, {"pkp_id", pkp}, {"params", json::object{{"pkp", pkp}}}},
+             a.auth());
   ITEST_CHECK_STATUS(u, 422);
   CHECK(u.error_code() == "action_failed");
   CHECK(u.error_message().find("is not a key of this account") != std::string::npos);
@@ -204,19 +197,17 @@ TEST_CASE("a victim's PKP copied into another account never signs there") {
   buy_credits(c, victim.auth(), 500);
   const std::string seal_code =
       "Enact.setResponse(Enact.encrypt({pkpId: params.pkp, plaintext: \"victim's secret\"}));";
-  const response g = c.post(
-      "/add_group",
-      json::object{{"name", "own"},
-                   {"pkp_ids_permitted", json::array{json::string(victim_pkp)}},
-                   {"cid_hashes_permitted",
-                    json::array{json::string(hashed_cid_hex(cid_of_code(seal_code)))}}},
-      victim.auth());
+  const response g =
+      c.post("/add_group",
+             json::object{{"name", "own"},
+                          {"pkp_ids_permitted", json::array{json::string(victim_pkp)}},
+                          {"cid_hashes_permitted", json::array{json::string(hashed_cid_hex(cid_of_code(seal_code)))}}},
+             victim.auth());
   ITEST_REQUIRE_STATUS(g, 200);
-  const response sealed = c.post(
-      "/run_action",
-      json::object{{"code", seal_code}, {"pkp_id", victim_pkp},
-                   {"params", json::object{{"pkp", victim_pkp}}}},
-      victim.auth());
+  const response sealed =
+      c.post("/run_action",
+             json::object{{"code", seal_code}, {"pkp_id", victim_pkp}, {"params", json::object{{"pkp", victim_pkp}}}},
+             victim.auth());
   ITEST_REQUIRE_STATUS(sealed, 200);
   const std::string victim_ciphertext(sealed.obj().at("response").as_string());
 
@@ -226,11 +217,10 @@ TEST_CASE("a victim's PKP copied into another account never signs there") {
   expect_refused(srv, c, a, cids, victim_pkp, victim_ciphertext);
 
   // The victim still signs with its own key: the refusal is about the account, not the key.
-  const response again = c.post(
-      "/run_action",
-      json::object{{"code", seal_code}, {"pkp_id", victim_pkp},
-                   {"params", json::object{{"pkp", victim_pkp}}}},
-      victim.auth());
+  const response again =
+      c.post("/run_action",
+             json::object{{"code", seal_code}, {"pkp_id", victim_pkp}, {"params", json::object{{"pkp", victim_pkp}}}},
+             victim.auth());
   ITEST_CHECK_STATUS(again, 200);
   CHECK(srv.stop().clean());
 }
@@ -262,15 +252,13 @@ TEST_CASE("the server's relayer and sealing keys are out of every account's reac
   CHECK(to_checksum_address(own) != payer_addr);
   CHECK(pkp::server_signing_key(root, "api-payer/0").has_value());
   CHECK(to_checksum_address(secp256k1::to_address(
-            secp256k1::public_key_of(pkp::server_signing_key(root, "api-payer/0").value())
-                .value())) == payer_addr);
+            secp256k1::public_key_of(pkp::server_signing_key(root, "api-payer/0").value()).value())) == payer_addr);
 
   // The trigger store's sealing key at its former path: whatever wallet is registered there, a
   // decrypt with it is refused or opens nothing sealed with the server key.
   const hash256 seal_path = keccak256(std::string_view("enact/triggers/usage-key-seal/v1"));
   const address legacy_seal_wallet = pkp::legacy_wallet_address(root, seal_path).value();
-  REQUIRE(a.registry.register_wallet_derivation(a.account, legacy_seal_wallet, seal_path, "seal")
-              .has_value());
+  REQUIRE(a.registry.register_wallet_derivation(a.account, legacy_seal_wallet, seal_path, "seal").has_value());
   REQUIRE(a.registry.add_pkp_to_group(a.account, 1, legacy_seal_wallet).has_value());
   expect_refused(srv, c, a, cids, to_checksum_address(legacy_seal_wallet));
   CHECK(srv.stop().clean());
@@ -361,8 +349,8 @@ TEST_CASE("a wallet's own address bytes are no API key for its account") {
     CHECK(r.text.find(hex::encode(created.account_hash)) == std::string::npos);
   }
   // Any other string that is not an issued key's form is refused the same way.
-  for (const std::string& k : {std::string("password"), std::string(44, 'A'),
-                               std::string(43, 'A') + "B", std::string(43, '-') + "="}) {
+  for (const std::string& k :
+       {std::string("password"), std::string(44, 'A'), std::string(43, 'A') + "B", std::string(43, '-') + "="}) {
     INFO(k);
     ITEST_CHECK_STATUS(c.get("/account", api_key(k)), 401);
   }

@@ -46,8 +46,8 @@ namespace reg = chain::registry;
 
 /// One HTTP/1.1 request sent from the source address `from` (any address of 127.0.0.0/8 is
 /// this host's), so one test process can be many clients. Returns the status (0: no answer).
-int status_from(const std::string& from, int port, const std::string& method,
-                const std::string& path, const std::string& body) {
+int status_from(const std::string& from, int port, const std::string& method, const std::string& path,
+                const std::string& body) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0)
     return 0;
@@ -94,9 +94,7 @@ chain_env env_of(http_client& c) {
   return chain_env{u_of(r.body, "chain_id"), parse_address(s_of(r.body, "contract_address")).value()};
 }
 
-address address_of(const Secret& key) {
-  return secp256k1::to_address(secp256k1::public_key_of(key).value());
-}
+address address_of(const Secret& key) { return secp256k1::to_address(secp256k1::public_key_of(key).value()); }
 
 /// A signed EIP-1559 transaction to the registry.
 std::string signed_tx(const Secret& key, const chain_env& env, uint64_t nonce, const bytes& data) {
@@ -115,9 +113,7 @@ json::object rpc_request(int id, std::string_view method, json::array params) {
   return json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
 }
 
-response rpc_post(http_client& c, const json::value& body) {
-  return c.request("POST", "/rpc", json::serialize(body));
-}
+response rpc_post(http_client& c, const json::value& body) { return c.request("POST", "/rpc", json::serialize(body)); }
 
 /// A wallet with its own account on the registry (newAccount over /rpc), ready to send writes:
 /// each addGroup grows the ledger by a group.
@@ -133,15 +129,13 @@ struct chain_wallet {
     from = address_of(key);
     account = keccak256(bytes_view(from));
     const bytes create = reg::encode(reg::new_account_call{account, from, false, "flood", "", ""});
-    const response r = rpc_post(c, rpc_request(1, "eth_sendRawTransaction",
-                                               {signed_tx(key, env, nonce++, create)}));
+    const response r = rpc_post(c, rpc_request(1, "eth_sendRawTransaction", {signed_tx(key, env, nonce++, create)}));
     REQUIRE_MESSAGE(r.status == 200, r.describe());
     REQUIRE_MESSAGE(r.obj().contains("result"), r.describe());
   }
   /// The next addGroup transaction, signed.
   std::string next_group() {
-    const bytes data = reg::encode(
-        reg::add_group_call{account, "g" + std::to_string(nonce), "", {}, {}});
+    const bytes data = reg::encode(reg::add_group_call{account, "g" + std::to_string(nonce), "", {}, {}});
     return signed_tx(key, env, nonce++, data);
   }
 };
@@ -157,8 +151,7 @@ void check_rpc_limited(const response& r) {
   REQUIRE(r.body.is_object());
   CHECK(r.body.at("jsonrpc") == "2.0");
   CHECK(r.body.at("error").at("code").to_number<int64_t>() == -32005);
-  CHECK(std::string(r.body.at("error").at("message").as_string()).find("rate_limited") !=
-        std::string::npos);
+  CHECK(std::string(r.body.at("error").at("message").as_string()).find("rate_limited") != std::string::npos);
 }
 
 /// A loopback HTTP server run on its own thread, stopped on destruction.
@@ -223,9 +216,8 @@ TEST_CASE("attack: flooding /new_account from one address stops at its per-minut
   // The minting routes have buckets of their own: the flood did not use them up, and they are
   // limited the same way.
   const Secret wallet(keccak256(std::string_view("limits attack minting wallet")));
-  const auto env = envelope::sign(envelope::kind::create_wallet, 31337, wallet,
-                                  static_cast<uint64_t>(unix_now()))
-                       .value();
+  const auto env =
+      envelope::sign(envelope::kind::create_wallet, 31337, wallet, static_cast<uint64_t>(unix_now())).value();
   const json::object mint{{"typed_data", env.typed_data}, {"signature", env.signature}};
   int minted = 0;
   int refused = 0;
@@ -281,8 +273,7 @@ TEST_CASE("attack: flooding /rpc with writes, one by one and in batches") {
   // Reads are not writes: they still work, and the ledger holds exactly the accepted writes.
   const response head = rpc_post(c, rpc_request(3, "eth_blockNumber", {}));
   ITEST_REQUIRE_STATUS(head, 200);
-  CHECK(chain::rpc::parse_quantity_u64(head.body.at("result")).value() ==
-        static_cast<uint64_t>(1 + accepted));
+  CHECK(chain::rpc::parse_quantity_u64(head.body.at("result")).value() == static_cast<uint64_t>(1 + accepted));
   // The API routes have their own limits.
   ITEST_CHECK_STATUS(c.get("/get_node_chain_config"), 200);
   CHECK(srv.stop().clean());
@@ -318,8 +309,7 @@ TEST_CASE("attack: dry runs through /rpc (eth_call, eth_estimateGas) are limited
   int accepted = 0;
   response limited;
   for (int i = 0; i < 60 && limited.status == 0; ++i) {
-    response r = rpc_post(c, rpc_request(i, i % 2 ? "eth_call" : "eth_estimateGas",
-                                         json::array{call, "latest"}));
+    response r = rpc_post(c, rpc_request(i, i % 2 ? "eth_call" : "eth_estimateGas", json::array{call, "latest"}));
     if (r.status == 200)
       ++accepted;
     else
@@ -347,8 +337,7 @@ TEST_CASE("attack: an oversized JSON-RPC batch is refused whole") {
   ITEST_REQUIRE_STATUS(r, 200);
   REQUIRE_MESSAGE(r.body.is_object(), r.describe());
   CHECK(r.body.at("error").at("code").to_number<int64_t>() == -32600);
-  CHECK(std::string(r.body.at("error").at("message").as_string()).find("at most 100") !=
-        std::string::npos);
+  CHECK(std::string(r.body.at("error").at("message").as_string()).find("at most 100") != std::string::npos);
   batch.pop_back();
   const response fine = rpc_post(c, batch);
   ITEST_REQUIRE_STATUS(fine, 200);
@@ -379,16 +368,14 @@ TEST_CASE("attack: filling the content store through /upload_action") {
     const response full = c.post("/upload_action", json::object{{"code", code(3)}}, hog.auth());
     check_error_shape(full, 403, "forbidden");
     CHECK(full.error_message().find("upload quota") != std::string::npos);
-    check_error_shape(c.post("/upload_action", json::object{{"code", code(4)}}, uk.auth()), 403,
-                      "forbidden");
+    check_error_shape(c.post("/upload_action", json::object{{"code", code(4)}}, uk.auth()), 403, "forbidden");
 
     // The quota is per account: code the hog stored still counts for another account, and the
     // bytes are limited too.
     const account_keys other = create_account(c, "other");
     ITEST_CHECK_STATUS(c.post("/upload_action", json::object{{"code", code(0)}}, other.auth()), 200);
     ITEST_CHECK_STATUS(c.post("/upload_action", json::object{{"code", code(10, 1200)}}, other.auth()), 200);
-    const response bytes_over =
-        c.post("/upload_action", json::object{{"code", code(11, 900)}}, other.auth());
+    const response bytes_over = c.post("/upload_action", json::object{{"code", code(11, 900)}}, other.auth());
     check_error_shape(bytes_over, 403, "forbidden");
     CHECK(bytes_over.error_message().find("upload_quota_bytes") != std::string::npos);
     CHECK(srv.stop().clean());
@@ -396,8 +383,7 @@ TEST_CASE("attack: filling the content store through /upload_action") {
   // Kept across a restart.
   server_process srv(flags, data.path());
   http_client c = srv.client();
-  check_error_shape(c.post("/upload_action", json::object{{"code", code(5)}}, api_key(hog_key)),
-                    403, "forbidden");
+  check_error_shape(c.post("/upload_action", json::object{{"code", code(5)}}, api_key(hog_key)), 403, "forbidden");
   ITEST_CHECK_STATUS(c.post("/upload_action", json::object{{"code", code(2)}}, api_key(hog_key)), 200);
   CHECK(srv.stop().clean());
 }
@@ -415,8 +401,8 @@ TEST_CASE("attack: /run_action with inline code does not keep code past the uplo
   ITEST_REQUIRE_STATUS(ran, 200);
   CHECK(ran.body.at("response") == "not kept");
   // ... but it was not kept: by CID it is not found (no gateway configured).
-  check_error_shape(c.post("/run_action", json::object{{"action_ipfs_cid", cid_of_code(extra)}}, acct.auth()),
-                    404, "not_found");
+  check_error_shape(c.post("/run_action", json::object{{"action_ipfs_cid", cid_of_code(extra)}}, acct.auth()), 404,
+                    "not_found");
   CHECK(srv.stop().clean());
 }
 
@@ -437,8 +423,7 @@ TEST_CASE("attack: a flood of distinct client addresses does not reset a limited
   for (int i = 0; i < 300; ++i) {
     const std::string from = "127.0." + std::to_string(1 + i / 250) + "." + std::to_string(1 + i % 250);
     CHECK(status_from(from, srv.port(), "POST", "/core/v1/new_account", "{}") == 400);
-    if (i % 20 == 19 &&
-        status_from("127.0.0.1", srv.port(), "POST", "/core/v1/new_account", body) != 429)
+    if (i % 20 == 19 && status_from("127.0.0.1", srv.port(), "POST", "/core/v1/new_account", body) != 429)
       ++fresh;
   }
   CHECK(fresh == 0);
@@ -450,9 +435,9 @@ TEST_CASE("attack: one wallet flooding billing with X-Wallet-Auth is limited per
   server_process srv({"--dev", "--key-rate", "5"});
   http_client c = srv.client();
   const account_keys acct = create_account(c, "wallet");
-  const auto env = envelope::sign(envelope::kind::billing_auth, 31337, key_secret(acct.api_key),
-                                  static_cast<uint64_t>(unix_now()))
-                       .value();
+  const auto env =
+      envelope::sign(envelope::kind::billing_auth, 31337, key_secret(acct.api_key), static_cast<uint64_t>(unix_now()))
+          .value();
   const httplib::Headers wallet{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
   response limited;
   int served = 0;
@@ -468,11 +453,11 @@ TEST_CASE("attack: one wallet flooding billing with X-Wallet-Auth is limited per
   CHECK(std::stoi(limited.header("Retry-After")) >= 1);
   CHECK(served <= 12);  // a burst of 10 (twice the rate), and a token or two refilled meanwhile
   // Fresh envelopes of the same wallet share its bucket.
-  const auto again = envelope::sign(envelope::kind::billing_auth, 31337, key_secret(acct.api_key),
-                                    static_cast<uint64_t>(unix_now()))
-                         .value();
-  check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", envelope::encode_wallet_auth(again)}}),
-                    429, "rate_limited");
+  const auto again =
+      envelope::sign(envelope::kind::billing_auth, 31337, key_secret(acct.api_key), static_cast<uint64_t>(unix_now()))
+          .value();
+  check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", envelope::encode_wallet_auth(again)}}), 429,
+                    "rate_limited");
   CHECK(srv.stop().clean());
 }
 
@@ -514,18 +499,17 @@ TEST_CASE("attack: a gateway with an endless body is cut off at the action code 
   loopback_server gateway([&](httplib::Server& s) {
     // No length: chunked, until the reader hangs up.
     s.Get(R"(/ipfs/(Qm[^/]+))", [&](const httplib::Request&, httplib::Response& res) {
-      res.set_chunked_content_provider("application/octet-stream",
-                                       [&](size_t offset, httplib::DataSink& sink) {
-                                         if (offset >= kEndless) {
-                                           sink.done();
-                                           return true;
-                                         }
-                                         const std::string chunk(kChunk, 'x');
-                                         if (!sink.write(chunk.data(), chunk.size()))
-                                           return false;
-                                         streamed += chunk.size();
-                                         return true;
-                                       });
+      res.set_chunked_content_provider("application/octet-stream", [&](size_t offset, httplib::DataSink& sink) {
+        if (offset >= kEndless) {
+          sink.done();
+          return true;
+        }
+        const std::string chunk(kChunk, 'x');
+        if (!sink.write(chunk.data(), chunk.size()))
+          return false;
+        streamed += chunk.size();
+        return true;
+      });
     });
     // A declared length over the limit.
     s.Get(R"(/ipfs/(b[^/]+))", [&](const httplib::Request&, httplib::Response& res) {

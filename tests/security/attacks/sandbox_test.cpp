@@ -37,9 +37,7 @@ constexpr std::string_view kOptOut = "--unsafe-allow-weak-sandbox";
 /// ENACT_TEST_SANDBOX_FAIL_LAYER for the servers started while it lives (they inherit it).
 class failing_layer {
  public:
-  explicit failing_layer(const std::string& layer) {
-    ::setenv("ENACT_TEST_SANDBOX_FAIL_LAYER", layer.c_str(), 1);
-  }
+  explicit failing_layer(const std::string& layer) { ::setenv("ENACT_TEST_SANDBOX_FAIL_LAYER", layer.c_str(), 1); }
   ~failing_layer() { ::unsetenv("ENACT_TEST_SANDBOX_FAIL_LAYER"); }
   failing_layer(const failing_layer&) = delete;
   failing_layer& operator=(const failing_layer&) = delete;
@@ -57,19 +55,18 @@ runner prepare(http_client& c) {
   const response up = c.post("/upload_action", json::object{{"code", kCode}}, r.acct.auth());
   ITEST_REQUIRE_STATUS(up, 200);
   r.cid = s_of(up.body, "action_ipfs_cid");
-  const response g = c.post("/add_group",
-                            json::object{{"name", "g"},
-                                         {"pkp_ids_permitted", json::array{}},
-                                         {"cid_hashes_permitted",
-                                          json::array{json::string(s_of(up.body, "hashed_cid"))}}},
-                            r.acct.auth());
+  const response g =
+      c.post("/add_group",
+             json::object{{"name", "g"},
+                          {"pkp_ids_permitted", json::array{}},
+                          {"cid_hashes_permitted", json::array{json::string(s_of(up.body, "hashed_cid"))}}},
+             r.acct.auth());
   ITEST_REQUIRE_STATUS(g, 200);
   return r;
 }
 
 response run(http_client& c, const runner& r, int x) {
-  return c.post("/run_action",
-                json::object{{"action_ipfs_cid", r.cid}, {"params", json::object{{"x", x}}}},
+  return c.post("/run_action", json::object{{"action_ipfs_cid", r.cid}, {"params", json::object{{"x", x}}}},
                 r.acct.auth());
 }
 
@@ -80,21 +77,17 @@ std::vector<std::string> strings_of(const json::value& v) {
   return out;
 }
 
-bool has(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
+bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
 /// The log lines whose msg starts with `prefix`, once at least `n` are there (at most 10 s).
-std::vector<json::object> lines_starting(const server_process& srv,
-                                         std::string_view prefix,
-                                         size_t n = 1) {
+std::vector<json::object> lines_starting(const server_process& srv, std::string_view prefix, size_t n = 1) {
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   std::vector<json::object> out;
   do {
     out.clear();
     for (const auto& l : srv.log_lines())
-      if (const auto* m = l.if_contains("msg"); m != nullptr && m->is_string() &&
-                                                 std::string_view(m->get_string()).starts_with(prefix))
+      if (const auto* m = l.if_contains("msg");
+          m != nullptr && m->is_string() && std::string_view(m->get_string()).starts_with(prefix))
         out.push_back(l);
     if (out.size() >= n)
       break;
@@ -149,8 +142,7 @@ TEST_CASE("sandbox: --unsafe-allow-weak-sandbox runs without the layer, warns an
     std::string layer;
     bool by_config_file;  // `unsafe_allow_weak = true` in [sandbox] instead of the flag
   };
-  for (const case_& k : {case_{"seccomp", false}, case_{"network_namespace", false},
-                         case_{"rlimits", true}}) {
+  for (const case_& k : {case_{"seccomp", false}, case_{"network_namespace", false}, case_{"rlimits", true}}) {
     CAPTURE(k.layer);
     const failing_layer hook(k.layer);
     temp_dir conf;

@@ -45,9 +45,7 @@ owner_setup make_owner(http_client& c) {
   s.cid = s_of(up.body, "action_ipfs_cid");
   s.hashed = s_of(up.body, "hashed_cid");
   ITEST_REQUIRE_STATUS(
-      c.post("/add_action", json::object{{"action_ipfs_cid", s.cid}, {"name", "sign"}},
-             s.owner.auth()),
-      200);
+      c.post("/add_action", json::object{{"action_ipfs_cid", s.cid}, {"name", "sign"}}, s.owner.auth()), 200);
   const response g = c.post("/add_group",
                             json::object{{"name", "treasury"},
                                          {"pkp_ids_permitted", json::array{json::string(s.pkp)}},
@@ -58,8 +56,7 @@ owner_setup make_owner(http_client& c) {
   return s;
 }
 
-bool group_lists(http_client& c, const httplib::Headers& auth, uint64_t id,
-                 const std::string& hashed) {
+bool group_lists(http_client& c, const httplib::Headers& auth, uint64_t id, const std::string& hashed) {
   const json::value g = find_group(c, auth, id);
   REQUIRE(!g.is_null());
   for (const auto& h : g.at("cid_hashes_permitted").as_array())
@@ -79,12 +76,11 @@ TEST_CASE("a usage key without manageActions cannot strip an action from the own
   const response other = c.post("/add_group", json::object{{"name", "other"}}, s.owner.auth());
   ITEST_REQUIRE_STATUS(other, 200);
   const uint64_t other_id = u_of(other.body, "group_id");
-  const usage_keys elsewhere = create_usage_key(
-      c, s.owner.auth(), json::object{{"manage_ipfs_ids_in_groups", json::array{other_id}}});
+  const usage_keys elsewhere =
+      create_usage_key(c, s.owner.auth(), json::object{{"manage_ipfs_ids_in_groups", json::array{other_id}}});
 
   for (const usage_keys* k : {&nothing, &elsewhere}) {
-    const response r =
-        c.post("/delete_action", json::object{{"hashed_cid", s.hashed}}, k->auth());
+    const response r = c.post("/delete_action", json::object{{"hashed_cid", s.hashed}}, k->auth());
     ITEST_CHECK_STATUS(r, 403);
     CHECK(r.error_code() == "forbidden");
     // The message names the first group it may not touch.
@@ -93,24 +89,19 @@ TEST_CASE("a usage key without manageActions cannot strip an action from the own
   }
 
   // A key with manageActions on that group (or on the wildcard) may delete it.
-  const usage_keys manager = create_usage_key(
-      c, s.owner.auth(), json::object{{"manage_ipfs_ids_in_groups", json::array{s.group}}});
-  ITEST_CHECK_STATUS(c.post("/delete_action", json::object{{"hashed_cid", s.hashed}}, manager.auth()),
-                     200);
+  const usage_keys manager =
+      create_usage_key(c, s.owner.auth(), json::object{{"manage_ipfs_ids_in_groups", json::array{s.group}}});
+  ITEST_CHECK_STATUS(c.post("/delete_action", json::object{{"hashed_cid", s.hashed}}, manager.auth()), 200);
   CHECK_FALSE(group_lists(c, s.owner.auth(), s.group, s.hashed));
   // An action listed in no group is the key's to delete with no group scope at all.
-  const response up = c.post("/upload_action", json::object{{"code", "Enact.setResponse(1);"}},
-                             s.owner.auth());
+  const response up = c.post("/upload_action", json::object{{"code", "Enact.setResponse(1);"}}, s.owner.auth());
   ITEST_REQUIRE_STATUS(up, 200);
-  ITEST_REQUIRE_STATUS(c.post("/add_action",
-                              json::object{{"action_ipfs_cid", s_of(up.body, "action_ipfs_cid")},
-                                           {"name", "loose"}},
-                              s.owner.auth()),
-                       200);
-  ITEST_CHECK_STATUS(c.post("/delete_action",
-                            json::object{{"hashed_cid", s_of(up.body, "hashed_cid")}},
-                            nothing.auth()),
-                     200);
+  ITEST_REQUIRE_STATUS(
+      c.post("/add_action", json::object{{"action_ipfs_cid", s_of(up.body, "action_ipfs_cid")}, {"name", "loose"}},
+             s.owner.auth()),
+      200);
+  ITEST_CHECK_STATUS(
+      c.post("/delete_action", json::object{{"hashed_cid", s_of(up.body, "hashed_cid")}}, nothing.auth()), 200);
   CHECK(srv.stop().clean());
 }
 
@@ -121,8 +112,7 @@ TEST_CASE("group:create alone cannot bind the account's PKPs to the caller's cod
   // The attacker's key may create groups and execute in every group: what it lacks is any right
   // to put PKPs or actions into a group.
   const usage_keys creator = create_usage_key(
-      c, s.owner.auth(),
-      json::object{{"can_create_groups", true}, {"execute_in_groups", json::array{0}}});
+      c, s.owner.auth(), json::object{{"can_create_groups", true}, {"execute_in_groups", json::array{0}}});
   const std::string evil = "Enact.setResponse(Enact.signMessage({pkpId: params.pkp, message: 'drain'}));";
   const response up = c.post("/upload_action", json::object{{"code", evil}}, creator.auth());
   ITEST_REQUIRE_STATUS(up, 200);
@@ -141,39 +131,32 @@ TEST_CASE("group:create alone cannot bind the account's PKPs to the caller's cod
     CHECK(r.error_code() == "forbidden");
   }
   // The run the attack was for is refused: no group lists the attacker's code with the PKP.
-  const response run = c.post(
-      "/run_action",
-      json::object{{"code", evil}, {"pkp_id", s.pkp}, {"params", json::object{{"pkp", s.pkp}}}},
-      creator.auth());
+  const response run =
+      c.post("/run_action", json::object{{"code", evil}, {"pkp_id", s.pkp}, {"params", json::object{{"pkp", s.pkp}}}},
+             creator.auth());
   ITEST_CHECK_STATUS(run, 403);
   CHECK(run.text.find("signature") == std::string::npos);
 
   // An empty group is what group:create allows, and the scopes on the wildcard allow the rest.
   ITEST_CHECK_STATUS(c.post("/add_group", json::object{{"name", "empty"}}, creator.auth()), 200);
-  const usage_keys trusted = create_usage_key(
-      c, s.owner.auth(),
-      json::object{{"can_create_groups", true},
-                   {"add_pkp_to_groups", json::array{0}},
-                   {"manage_ipfs_ids_in_groups", json::array{0}}});
-  ITEST_CHECK_STATUS(c.post("/add_group",
-                            json::object{{"name", "delegated"},
-                                         {"pkp_ids_permitted", pkps},
-                                         {"cid_hashes_permitted", cids}},
-                            trusted.auth()),
-                     200);
+  const usage_keys trusted = create_usage_key(c, s.owner.auth(),
+                                              json::object{{"can_create_groups", true},
+                                                           {"add_pkp_to_groups", json::array{0}},
+                                                           {"manage_ipfs_ids_in_groups", json::array{0}}});
+  ITEST_CHECK_STATUS(
+      c.post("/add_group",
+             json::object{{"name", "delegated"}, {"pkp_ids_permitted", pkps}, {"cid_hashes_permitted", cids}},
+             trusted.auth()),
+      200);
   // addPkp on 0 without manageActions on 0: PKPs yes, code no.
   const usage_keys pkp_only = create_usage_key(
-      c, s.owner.auth(),
-      json::object{{"can_create_groups", true}, {"add_pkp_to_groups", json::array{0}}});
-  ITEST_CHECK_STATUS(c.post("/add_group",
-                            json::object{{"name", "p"}, {"pkp_ids_permitted", pkps}},
-                            pkp_only.auth()),
+      c, s.owner.auth(), json::object{{"can_create_groups", true}, {"add_pkp_to_groups", json::array{0}}});
+  ITEST_CHECK_STATUS(c.post("/add_group", json::object{{"name", "p"}, {"pkp_ids_permitted", pkps}}, pkp_only.auth()),
                      200);
-  ITEST_CHECK_STATUS(c.post("/add_group",
-                            json::object{{"name", "p"}, {"pkp_ids_permitted", pkps},
-                                         {"cid_hashes_permitted", cids}},
-                            pkp_only.auth()),
-                     403);
+  ITEST_CHECK_STATUS(
+      c.post("/add_group", json::object{{"name", "p"}, {"pkp_ids_permitted", pkps}, {"cid_hashes_permitted", cids}},
+             pkp_only.auth()),
+      403);
   CHECK(srv.stop().clean());
 }
 
@@ -181,28 +164,26 @@ TEST_CASE("the former master key of a converted account authorizes nothing") {
   server_process srv({"--dev"});
   http_client c = srv.client();
   const owner_setup s = make_owner(c);
-  const usage_keys runner = create_usage_key(
-      c, s.owner.auth(), json::object{{"execute_in_groups", json::array{s.group}}});
+  const usage_keys runner =
+      create_usage_key(c, s.owner.auth(), json::object{{"execute_in_groups", json::array{s.group}}});
   const hash256 admin_seed = keccak256(std::string_view("new admin of the converted account"));
   const Secret admin{bytes_view(admin_seed)};
   const address admin_addr = secp256k1::to_address(secp256k1::public_key_of(admin).value());
   const response cfg = c.get("/get_node_chain_config");
   ITEST_REQUIRE_STATUS(cfg, 200);
-  const auto env = envelope::sign(envelope::kind::convert_account, u_of(cfg.body, "chain_id"),
-                                  admin, static_cast<uint64_t>(unix_now()))
+  const auto env = envelope::sign(envelope::kind::convert_account, u_of(cfg.body, "chain_id"), admin,
+                                  static_cast<uint64_t>(unix_now()))
                        .value();
   json::object body{{"typed_data", env.typed_data},
                     {"signature", env.signature},
                     {"new_admin_wallet_address", to_checksum_address(admin_addr)}};
   ITEST_REQUIRE_STATUS(c.post("/convert_to_chain_secured_account", body, s.owner.auth()), 200);
 
-  const json::object run_body{{"action_ipfs_cid", s.cid},
-                              {"pkp_id", s.pkp},
-                              {"params", json::object{{"pkp", s.pkp}}}};
+  const json::object run_body{{"action_ipfs_cid", s.cid}, {"pkp_id", s.pkp}, {"params", json::object{{"pkp", s.pkp}}}};
   // Reads, runs (the capability that matters most: signing with every PKP of the account),
   // billing and writes: all 401.
-  for (const char* path : {"/account", "/list_groups", "/list_wallets", "/list_actions",
-                           "/list_api_keys", "/billing/balance"}) {
+  for (const char* path :
+       {"/account", "/list_groups", "/list_wallets", "/list_actions", "/list_api_keys", "/billing/balance"}) {
     INFO(path);
     const response r = c.get(path, s.owner.auth());
     ITEST_CHECK_STATUS(r, 401);
@@ -211,10 +192,9 @@ TEST_CASE("the former master key of a converted account authorizes nothing") {
   const response run = c.post("/run_action", run_body, s.owner.auth());
   ITEST_CHECK_STATUS(run, 401);
   CHECK(run.text.find("signature") == std::string::npos);
-  for (const auto& [path, b] : {std::pair{"/add_group", json::object{{"name", "x"}}},
-                                std::pair{"/upload_action", json::object{{"code", "1"}}},
-                                std::pair{"/billing/create_payment_intent",
-                                          json::object{{"amount_cents", 500}}}}) {
+  for (const auto& [path, b] :
+       {std::pair{"/add_group", json::object{{"name", "x"}}}, std::pair{"/upload_action", json::object{{"code", "1"}}},
+        std::pair{"/billing/create_payment_intent", json::object{{"amount_cents", 500}}}}) {
     INFO(path);
     ITEST_CHECK_STATUS(c.post(path, b, s.owner.auth()), 401);
   }

@@ -27,10 +27,7 @@ namespace enact::itest {
 namespace {
 
 /// Any method with any headers (the fixture's client has no PATCH, and sets its own Host).
-response call(int port,
-              const std::string& method,
-              const std::string& path,
-              const std::string& body = {},
+response call(int port, const std::string& method, const std::string& path, const std::string& body = {},
               const httplib::Headers& headers = {}) {
   httplib::Client cli("127.0.0.1", port);
   cli.set_connection_timeout(10);
@@ -99,8 +96,8 @@ core_side setup_core(http_client& c) {
                                          {"pkp_ids_permitted", json::array{json::string(out.pkp)}}},
                             out.acct.auth());
   ITEST_REQUIRE_STATUS(g, 200);
-  out.runner = create_usage_key(c, out.acct.auth(),
-                                json::object{{"execute_in_groups", json::array{u_of(g.body, "group_id")}}});
+  out.runner =
+      create_usage_key(c, out.acct.auth(), json::object{{"execute_in_groups", json::array{u_of(g.body, "group_id")}}});
   out.idle = create_usage_key(c, out.acct.auth());
   return out;
 }
@@ -111,8 +108,8 @@ json::object webhook(const std::string& cid, const std::string& key) {
 
 std::string siwe(std::string_view domain, const std::string& account, const std::string& nonce) {
   return std::string(domain) + " wants you to sign in with your Ethereum account:\n" + account +
-         "\n\nSign in.\n\nURI: http://" + std::string(domain) + "/auth/authorize\nVersion: 1\nChain ID: 1\nNonce: " +
-         nonce + "\nIssued At: " + [] {
+         "\n\nSign in.\n\nURI: http://" + std::string(domain) +
+         "/auth/authorize\nVersion: 1\nChain ID: 1\nNonce: " + nonce + "\nIssued At: " + [] {
            const std::time_t now = std::time(nullptr);
            std::tm utc{};
            gmtime_r(&now, &utc);
@@ -160,7 +157,8 @@ TEST_CASE("attack (a): sign-in with a message for another site and a forged Host
   // Without a public URL, a trigger service reachable from elsewhere would have no domain to
   // check sign-ins against: it does not start.
   temp_dir data;
-  const finished_run refused = run_to_exit({"--listen", "0.0.0.0:0", "--data-dir", data.path(), "--log-level", "debug"});
+  const finished_run refused =
+      run_to_exit({"--listen", "0.0.0.0:0", "--data-dir", data.path(), "--log-level", "debug"});
   CHECK(!refused.status.clean());
   CHECK(refused.status.exited);
   CHECK(refused.stderr_text.find("--triggers-public-url") != std::string::npos);
@@ -208,7 +206,9 @@ TEST_CASE("attacks (b), (c): a trigger holding the account key, or a key that ca
   const response made = create(good);
   ITEST_REQUIRE_STATUS(made, 201);
   const std::string path = "/api/triggers/" + s_of(made.body, "id");
-  const auto patch = [&](const json::object& body) { return call(srv.port(), "PATCH", path, json::serialize(body), auth); };
+  const auto patch = [&](const json::object& body) {
+    return call(srv.port(), "PATCH", path, json::serialize(body), auth);
+  };
   CHECK(patch(json::object{{"usage_api_key", core.acct.api_key}}).status == 400);
   CHECK(patch(json::object{{"usage_api_key", core.idle.value}}).status == 403);
   CHECK(patch(json::object{{"action_ipfs_cid", core.other_cid}}).status == 403);
@@ -241,12 +241,13 @@ TEST_CASE("attacks (d), (e): a flooded webhook, and an X-Wallet-Auth header for 
 
   // Defaults, and bad limits.
   {
-    const response d = call(srv.port(), "POST", "/api/triggers", json::serialize(webhook(core.cid, core.runner.value)), auth);
+    const response d =
+        call(srv.port(), "POST", "/api/triggers", json::serialize(webhook(core.cid, core.runner.value)), auth);
     ITEST_REQUIRE_STATUS(d, 201);
     CHECK(u_of(d.body, "max_runs_per_minute") == 60);
     CHECK(u_of(d.body, "max_queued_runs") == 100);
-    for (const json::value bad : {json::value(0), json::value(-1), json::value(1.5), json::value("5"),
-                                  json::value(1000000000)}) {
+    for (const json::value bad :
+         {json::value(0), json::value(-1), json::value(1.5), json::value("5"), json::value(1000000000)}) {
       json::object b = webhook(core.cid, core.runner.value);
       b["max_queued_runs"] = bad;
       const response r = call(srv.port(), "POST", "/api/triggers", json::serialize(b), auth);

@@ -23,9 +23,9 @@ namespace enact::attest {
 
 /// The parts of GET /info the checks use.
 struct app_info {
-  std::string app_id;       // 40 hex digits: the application contract's address without 0x
-  hash256 compose_hash{};   // as /info states it
-  std::string app_compose;  // raw text, exactly as measured
+  std::string app_id;                          // 40 hex digits: the application contract's address without 0x
+  hash256 compose_hash{};                      // as /info states it
+  std::string app_compose;                     // raw text, exactly as measured
   std::optional<event_log> event_log_in_info;  // tcb_info.event_log, when /info carries one
 };
 

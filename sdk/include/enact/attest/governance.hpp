@@ -30,13 +30,11 @@ struct governance_report : checklist {
 };
 
 /// Checks "compose_hash_allowed".
-[[nodiscard]] governance_report verify_governance(const address& app_contract,
-                                                  const hash256& compose_hash,
+[[nodiscard]] governance_report verify_governance(const address& app_contract, const hash256& compose_hash,
                                                   const eth_call_fn& eth_call);
 /// Same, from /info's hex strings: app_id (40 hex digits) and compose_hash (64), with or
 /// without 0x. Fails with bad_field when either is malformed.
-[[nodiscard]] result<governance_report> verify_governance(std::string_view app_id,
-                                                          std::string_view compose_hash,
+[[nodiscard]] result<governance_report> verify_governance(std::string_view app_id, std::string_view compose_hash,
                                                           const eth_call_fn& eth_call);
 
 [[nodiscard]] boost::json::value to_json(const governance_report& r);

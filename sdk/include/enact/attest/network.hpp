@@ -89,8 +89,7 @@ struct network_report : checklist {
 /// (attest_errc) when a required file is missing or malformed: sha256sum.txt, quote.json (not
 /// JSON, no quote, quote does not parse), acme-account.json (no uri / account_uri), the
 /// evidence certificate (does not parse).
-[[nodiscard]] result<network_report> verify_network(const network_evidence& evidence,
-                                                    caa_resolver& resolver);
+[[nodiscard]] result<network_report> verify_network(const network_evidence& evidence, caa_resolver& resolver);
 
 [[nodiscard]] boost::json::value to_json(const network_report& r);
 

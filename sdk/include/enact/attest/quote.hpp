@@ -160,13 +160,11 @@ struct signed_object {
 [[nodiscard]] result<std::string> decode_issuer_chain_header(std::string_view value);
 /// Collateral from PCS responses: the two bodies with their issuer-chain header values, and
 /// the CRLs (DER or PEM; empty to skip revocation checks).
-[[nodiscard]] result<quote_collateral> collateral_from_pcs(
-    std::string_view tcb_info_body,
-    std::string_view tcb_info_chain_header,
-    std::string_view qe_identity_body,
-    std::string_view qe_identity_chain_header,
-    bytes_view root_ca_crl = {},
-    bytes_view pck_crl = {});
+[[nodiscard]] result<quote_collateral> collateral_from_pcs(std::string_view tcb_info_body,
+                                                           std::string_view tcb_info_chain_header,
+                                                           std::string_view qe_identity_body,
+                                                           std::string_view qe_identity_chain_header,
+                                                           bytes_view root_ca_crl = {}, bytes_view pck_crl = {});
 
 // --- verification ----------------------------------------------------------------------------
 
@@ -247,13 +245,11 @@ struct quote_report : checklist {
 /// Verifies a binary quote. Fails (attest_errc) only when the quote does not parse, or when an
 /// option is malformed (root CA PEM: bad_certificate; a TDX event log for an SGX quote:
 /// bad_field).
-[[nodiscard]] result<quote_report> verify_quote(bytes_view quote_bytes,
-                                                const quote_options& options = {});
+[[nodiscard]] result<quote_report> verify_quote(bytes_view quote_bytes, const quote_options& options = {});
 
 /// The `GET /attestation` answer (`{"quote": hex, "event_log": JSON string, "vm_config"}`) or a
 /// guest-agent GetQuote answer: parses both and verifies the quote with its event log.
-[[nodiscard]] result<quote_report> verify_attestation(std::string_view attestation_json,
-                                                      quote_options options = {});
+[[nodiscard]] result<quote_report> verify_attestation(std::string_view attestation_json, quote_options options = {});
 
 [[nodiscard]] boost::json::value to_json(const quote& q);
 [[nodiscard]] boost::json::value to_json(const quote_report& r);

@@ -34,10 +34,9 @@ enum class attest_errc {
 namespace detail {
 inline const std::error_category& attest_category() noexcept {
   static const errc_category<attest_errc> c(
-      "enact.attest",
-      {"", "data too short", "inconsistent length", "unsupported version", "unsupported TEE type",
-       "unsupported attestation key type", "unsupported certification data type", "invalid JSON",
-       "invalid field", "invalid certificate", "lookup failed"});
+      "enact.attest", {"", "data too short", "inconsistent length", "unsupported version", "unsupported TEE type",
+                       "unsupported attestation key type", "unsupported certification data type", "invalid JSON",
+                       "invalid field", "invalid certificate", "lookup failed"});
   return c;
 }
 }  // namespace detail
@@ -61,9 +60,7 @@ struct check {
 
 enum class verdict { pass, fail };
 
-[[nodiscard]] constexpr std::string_view to_string(verdict v) noexcept {
-  return v == verdict::pass ? "pass" : "fail";
-}
+[[nodiscard]] constexpr std::string_view to_string(verdict v) noexcept { return v == verdict::pass ? "pass" : "fail"; }
 
 /// The checks of one report, in the order they were made. Each report type derives from it and
 /// adds the facts it parsed.

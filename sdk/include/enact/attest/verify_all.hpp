@@ -47,8 +47,7 @@ struct service_report {
 
 /// Errors: whatever parsing the inputs fails with (attest_errc), and lookup_failed from the
 /// resolver.
-[[nodiscard]] result<service_report> verify_all(const service_evidence& evidence,
-                                                const verify_all_options& options);
+[[nodiscard]] result<service_report> verify_all(const service_evidence& evidence, const verify_all_options& options);
 
 /// `{"verdict", "skipped", "quote", "app", "evidence_quote"?, "network"?, "governance"?}`.
 [[nodiscard]] boost::json::value to_json(const service_report& r);

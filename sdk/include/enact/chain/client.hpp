@@ -127,32 +127,25 @@ class rpc_client {
   [[nodiscard]] const std::string& url() const;
 
   /// One request; a node error is a successful `reply` whose `error` is set.
-  [[nodiscard]] result<rpc::reply> request(std::string_view method,
-                                           boost::json::array params = {}) const;
+  [[nodiscard]] result<rpc::reply> request(std::string_view method, boost::json::array params = {}) const;
   /// One request; a node error becomes rpc_errc::node_error (see the file comment).
-  [[nodiscard]] result<boost::json::value> call_method(std::string_view method,
-                                                       boost::json::array params = {}) const;
+  [[nodiscard]] result<boost::json::value> call_method(std::string_view method, boost::json::array params = {}) const;
 
   [[nodiscard]] result<uint64_t> chain_id() const;
   [[nodiscard]] result<uint64_t> block_number() const;
   /// nullopt when the node has no such block.
   [[nodiscard]] result<std::optional<block>> block_by_number(const block_tag& tag) const;
-  [[nodiscard]] result<uint64_t> transaction_count(
-      const address& account,
-      const block_tag& tag = block_tag::latest()) const;
+  [[nodiscard]] result<uint64_t> transaction_count(const address& account,
+                                                   const block_tag& tag = block_tag::latest()) const;
   /// The code at `account` (empty for an account without code).
-  [[nodiscard]] result<bytes> code(const address& account,
-                                   const block_tag& tag = block_tag::latest()) const;
+  [[nodiscard]] result<bytes> code(const address& account, const block_tag& tag = block_tag::latest()) const;
   /// The balance of `account` in wei.
-  [[nodiscard]] result<u256> balance(const address& account,
-                                     const block_tag& tag = block_tag::latest()) const;
+  [[nodiscard]] result<u256> balance(const address& account, const block_tag& tag = block_tag::latest()) const;
   [[nodiscard]] result<uint64_t> estimate_gas(const call_request& tx) const;
   [[nodiscard]] result<u256> max_priority_fee_per_gas() const;
   /// The return data; a revert is rpc_errc::node_error with the revert data in the message.
-  [[nodiscard]] result<bytes> call(const call_request& tx,
-                                   const block_tag& tag = block_tag::latest()) const;
-  [[nodiscard]] result<bytes> call(const address& to,
-                                   bytes_view data,
+  [[nodiscard]] result<bytes> call(const call_request& tx, const block_tag& tag = block_tag::latest()) const;
+  [[nodiscard]] result<bytes> call(const address& to, bytes_view data,
                                    const block_tag& tag = block_tag::latest()) const;
   /// The transaction hash the node reports.
   [[nodiscard]] result<hash256> send_raw_transaction(bytes_view raw) const;
@@ -218,8 +211,7 @@ struct tx_request {
 class transaction_sender {
  public:
   /// secp256k1_errc when `private_key` is not a valid key.
-  [[nodiscard]] static result<transaction_sender> create(std::shared_ptr<const rpc_client> client,
-                                                         Secret private_key,
+  [[nodiscard]] static result<transaction_sender> create(std::shared_ptr<const rpc_client> client, Secret private_key,
                                                          sender_options options = {});
   ~transaction_sender();
   transaction_sender(transaction_sender&&) noexcept;

@@ -79,15 +79,31 @@ enum class registry_errc {
 
 namespace detail {
 inline const std::error_category& registry_category() noexcept {
-  static const errc_category<registry_errc> c(
-      "enact.registry",
-      {"", "not the admin", "relay not allowed", "already unmanaged", "unknown account",
-       "unknown usage key", "unknown group", "unknown wallet", "unknown action", "unknown payment",
-       "duplicate", "already credited", "insufficient credits", "invalid argument", "not the owner",
-       "not an api payer", "account hash not canonical", "managed account not allowed",
-       "hash is a usage key", "hash is an account", "usage key of another account",
-       "new admin is not the sender",
-       "reverted with a reason", "panic", "unknown revert"});
+  static const errc_category<registry_errc> c("enact.registry", {"",
+                                                                 "not the admin",
+                                                                 "relay not allowed",
+                                                                 "already unmanaged",
+                                                                 "unknown account",
+                                                                 "unknown usage key",
+                                                                 "unknown group",
+                                                                 "unknown wallet",
+                                                                 "unknown action",
+                                                                 "unknown payment",
+                                                                 "duplicate",
+                                                                 "already credited",
+                                                                 "insufficient credits",
+                                                                 "invalid argument",
+                                                                 "not the owner",
+                                                                 "not an api payer",
+                                                                 "account hash not canonical",
+                                                                 "managed account not allowed",
+                                                                 "hash is a usage key",
+                                                                 "hash is an account",
+                                                                 "usage key of another account",
+                                                                 "new admin is not the sender",
+                                                                 "reverted with a reason",
+                                                                 "panic",
+                                                                 "unknown revert"});
   return c;
 }
 }  // namespace detail
@@ -210,8 +226,7 @@ struct set_api_payer_call {
 
 // --- accounts
 struct new_account_call {
-  static constexpr std::string_view kSignature =
-      "newAccount(uint256,address,bool,string,string,string)";
+  static constexpr std::string_view kSignature = "newAccount(uint256,address,bool,string,string,string)";
   using result_type = void;
   hash256 api_key_hash{};
   address admin{};
@@ -275,8 +290,7 @@ struct set_usage_api_key_with_wallet_call {
   ENACT_REGISTRY_EQ(set_usage_api_key_with_wallet_call);
 };
 struct update_usage_api_key_metadata_call {
-  static constexpr std::string_view kSignature =
-      "updateUsageApiKeyMetadata(uint256,uint256,string,string)";
+  static constexpr std::string_view kSignature = "updateUsageApiKeyMetadata(uint256,uint256,string,string)";
   using result_type = void;
   hash256 account_hash{};
   hash256 usage_key_hash{};
@@ -308,8 +322,7 @@ struct list_usage_api_keys_call {
 
 // --- groups
 struct add_group_call {
-  static constexpr std::string_view kSignature =
-      "addGroup(uint256,string,string,address[],uint256[])";
+  static constexpr std::string_view kSignature = "addGroup(uint256,string,string,address[],uint256[])";
   using result_type = group_id;
   hash256 account_hash{};
   std::string name;
@@ -319,8 +332,7 @@ struct add_group_call {
   ENACT_REGISTRY_EQ(add_group_call);
 };
 struct update_group_call {
-  static constexpr std::string_view kSignature =
-      "updateGroup(uint256,uint256,string,string,address[],uint256[])";
+  static constexpr std::string_view kSignature = "updateGroup(uint256,uint256,string,string,address[],uint256[])";
   using result_type = void;
   hash256 account_hash{};
   scope::group_id group_id = 0;
@@ -387,8 +399,7 @@ struct list_groups_call {
 
 // --- PKP registry
 struct register_wallet_derivation_call {
-  static constexpr std::string_view kSignature =
-      "registerWalletDerivation(uint256,address,uint256,string,string)";
+  static constexpr std::string_view kSignature = "registerWalletDerivation(uint256,address,uint256,string,string)";
   using result_type = void;
   hash256 admin_hash{};  // the account's hash (the Solidity parameter is named adminHash)
   address wallet{};
@@ -413,8 +424,7 @@ struct list_wallets_call {
   ENACT_REGISTRY_EQ(list_wallets_call);
 };
 struct list_wallets_in_group_call {
-  static constexpr std::string_view kSignature =
-      "listWalletsInGroup(uint256,uint256,uint256,uint256)";
+  static constexpr std::string_view kSignature = "listWalletsInGroup(uint256,uint256,uint256,uint256)";
   using result_type = list_page<wallet_view>;
   hash256 account_hash{};
   scope::group_id group_id = 0;
@@ -435,8 +445,7 @@ struct add_action_call {
   ENACT_REGISTRY_EQ(add_action_call);
 };
 struct update_action_metadata_call {
-  static constexpr std::string_view kSignature =
-      "updateActionMetadata(uint256,uint256,string,string)";
+  static constexpr std::string_view kSignature = "updateActionMetadata(uint256,uint256,string,string)";
   using result_type = void;
   hash256 account_hash{};
   hash256 hashed_cid{};
@@ -467,8 +476,7 @@ struct list_actions_call {
   ENACT_REGISTRY_EQ(list_actions_call);
 };
 struct list_actions_in_group_call {
-  static constexpr std::string_view kSignature =
-      "listActionsInGroup(uint256,uint256,uint256,uint256)";
+  static constexpr std::string_view kSignature = "listActionsInGroup(uint256,uint256,uint256,uint256)";
   using result_type = list_page<action_view>;
   hash256 account_hash{};
   scope::group_id group_id = 0;
@@ -531,46 +539,17 @@ struct multicall_call {
 };
 
 /// Any registry call, in the order of IPermissionRegistry.sol.
-using call = std::variant<owner_call,
-                          api_payers_call,
-                          is_api_payer_call,
-                          set_api_payer_call,
-                          new_account_call,
-                          convert_to_chain_secured_call,
-                          get_account_call,
-                          account_by_admin_call,
-                          set_usage_api_key_call,
-                          set_usage_api_key_with_wallet_call,
-                          update_usage_api_key_metadata_call,
-                          remove_usage_api_key_call,
-                          get_usage_api_key_call,
-                          list_usage_api_keys_call,
-                          add_group_call,
-                          update_group_call,
-                          remove_group_call,
-                          add_pkp_to_group_call,
-                          remove_pkp_from_group_call,
-                          add_action_to_group_call,
-                          remove_action_from_group_call,
-                          get_group_call,
-                          list_groups_call,
-                          register_wallet_derivation_call,
-                          get_wallet_call,
-                          list_wallets_call,
-                          list_wallets_in_group_call,
-                          add_action_call,
-                          update_action_metadata_call,
-                          delete_action_call,
-                          get_action_call,
-                          list_actions_call,
-                          list_actions_in_group_call,
-                          credit_balance_call,
-                          debit_credits_call,
-                          charge_credits_call,
-                          record_payment_call,
-                          credit_payment_call,
-                          get_payment_call,
-                          multicall_call>;
+using call =
+    std::variant<owner_call, api_payers_call, is_api_payer_call, set_api_payer_call, new_account_call,
+                 convert_to_chain_secured_call, get_account_call, account_by_admin_call, set_usage_api_key_call,
+                 set_usage_api_key_with_wallet_call, update_usage_api_key_metadata_call, remove_usage_api_key_call,
+                 get_usage_api_key_call, list_usage_api_keys_call, add_group_call, update_group_call, remove_group_call,
+                 add_pkp_to_group_call, remove_pkp_from_group_call, add_action_to_group_call,
+                 remove_action_from_group_call, get_group_call, list_groups_call, register_wallet_derivation_call,
+                 get_wallet_call, list_wallets_call, list_wallets_in_group_call, add_action_call,
+                 update_action_metadata_call, delete_action_call, get_action_call, list_actions_call,
+                 list_actions_in_group_call, credit_balance_call, debit_credits_call, charge_credits_call,
+                 record_payment_call, credit_payment_call, get_payment_call, multicall_call>;
 
 namespace detail {
 template <class T, class V>
@@ -611,8 +590,7 @@ template <call_type T>
 /// The inverse of to_json: `function` is a name ("getGroup") or a canonical signature; an
 /// overloaded name (setUsageApiKey) is resolved by the keys present. Every parameter is
 /// required and no other key is allowed.
-[[nodiscard]] result<call> call_from_json(std::string_view function,
-                                          const boost::json::object& args);
+[[nodiscard]] result<call> call_from_json(std::string_view function, const boost::json::object& args);
 
 /// Return data of function T (what eth_call answers).
 template <call_with_result T>
@@ -629,8 +607,7 @@ template <call_with_result T>
 // Events: the first field is the indexed one (topic 1), the others are the log's data.
 
 struct account_created_event {
-  static constexpr std::string_view kSignature =
-      "AccountCreated(uint256,address,bool,string,string)";
+  static constexpr std::string_view kSignature = "AccountCreated(uint256,address,bool,string,string)";
   hash256 account_hash{};
   address admin_wallet_address{};
   bool managed = false;
@@ -660,8 +637,7 @@ struct usage_api_key_set_event {
   ENACT_REGISTRY_EQ(usage_api_key_set_event);
 };
 struct usage_api_key_metadata_updated_event {
-  static constexpr std::string_view kSignature =
-      "UsageApiKeyMetadataUpdated(uint256,uint256,string,string)";
+  static constexpr std::string_view kSignature = "UsageApiKeyMetadataUpdated(uint256,uint256,string,string)";
   hash256 account_hash{};
   hash256 usage_key_hash{};
   std::string name;
@@ -675,8 +651,7 @@ struct usage_api_key_removed_event {
   ENACT_REGISTRY_EQ(usage_api_key_removed_event);
 };
 struct group_added_event {
-  static constexpr std::string_view kSignature =
-      "GroupAdded(uint256,uint256,string,string,address[],uint256[])";
+  static constexpr std::string_view kSignature = "GroupAdded(uint256,uint256,string,string,address[],uint256[])";
   hash256 account_hash{};
   scope::group_id group_id = 0;
   std::string name;
@@ -686,8 +661,7 @@ struct group_added_event {
   ENACT_REGISTRY_EQ(group_added_event);
 };
 struct group_updated_event {
-  static constexpr std::string_view kSignature =
-      "GroupUpdated(uint256,uint256,string,string,address[],uint256[])";
+  static constexpr std::string_view kSignature = "GroupUpdated(uint256,uint256,string,string,address[],uint256[])";
   hash256 account_hash{};
   scope::group_id group_id = 0;
   std::string name;
@@ -731,8 +705,7 @@ struct action_removed_from_group_event {
   ENACT_REGISTRY_EQ(action_removed_from_group_event);
 };
 struct wallet_derivation_registered_event {
-  static constexpr std::string_view kSignature =
-      "WalletDerivationRegistered(uint256,address,uint256,string,string)";
+  static constexpr std::string_view kSignature = "WalletDerivationRegistered(uint256,address,uint256,string,string)";
   hash256 account_hash{};
   address wallet{};
   hash256 derivation_path{};
@@ -741,8 +714,7 @@ struct wallet_derivation_registered_event {
   ENACT_REGISTRY_EQ(wallet_derivation_registered_event);
 };
 struct action_added_event {
-  static constexpr std::string_view kSignature =
-      "ActionAdded(uint256,uint256,string,string,string)";
+  static constexpr std::string_view kSignature = "ActionAdded(uint256,uint256,string,string,string)";
   hash256 account_hash{};
   hash256 hashed_cid{};
   std::string cid;
@@ -751,8 +723,7 @@ struct action_added_event {
   ENACT_REGISTRY_EQ(action_added_event);
 };
 struct action_metadata_updated_event {
-  static constexpr std::string_view kSignature =
-      "ActionMetadataUpdated(uint256,uint256,string,string)";
+  static constexpr std::string_view kSignature = "ActionMetadataUpdated(uint256,uint256,string,string)";
   hash256 account_hash{};
   hash256 hashed_cid{};
   std::string name;
@@ -773,8 +744,7 @@ struct credits_debited_event {
   ENACT_REGISTRY_EQ(credits_debited_event);
 };
 struct payment_credited_event {
-  static constexpr std::string_view kSignature =
-      "PaymentCredited(uint256,string,uint256,string,uint256)";
+  static constexpr std::string_view kSignature = "PaymentCredited(uint256,string,uint256,string,uint256)";
   hash256 account_hash{};
   std::string payment_intent_id;
   u256 amount_cents;
@@ -807,27 +777,13 @@ struct api_payer_set_event {
   ENACT_REGISTRY_EQ(api_payer_set_event);
 };
 
-using any_event = std::variant<account_created_event,
-                               account_converted_event,
-                               usage_api_key_set_event,
-                               usage_api_key_metadata_updated_event,
-                               usage_api_key_removed_event,
-                               group_added_event,
-                               group_updated_event,
-                               group_removed_event,
-                               pkp_added_to_group_event,
-                               pkp_removed_from_group_event,
-                               action_added_to_group_event,
-                               action_removed_from_group_event,
-                               wallet_derivation_registered_event,
-                               action_added_event,
-                               action_metadata_updated_event,
-                               action_deleted_event,
-                               credits_debited_event,
-                               payment_credited_event,
-                               payment_recorded_event,
-                               write_charged_event,
-                               api_payer_set_event>;
+using any_event =
+    std::variant<account_created_event, account_converted_event, usage_api_key_set_event,
+                 usage_api_key_metadata_updated_event, usage_api_key_removed_event, group_added_event,
+                 group_updated_event, group_removed_event, pkp_added_to_group_event, pkp_removed_from_group_event,
+                 action_added_to_group_event, action_removed_from_group_event, wallet_derivation_registered_event,
+                 action_added_event, action_metadata_updated_event, action_deleted_event, credits_debited_event,
+                 payment_credited_event, payment_recorded_event, write_charged_event, api_payer_set_event>;
 
 template <class T>
 concept event_type = detail::is_alternative<T, any_event>::value;
@@ -857,8 +813,7 @@ template <event_type T>
 [[nodiscard]] encoded_log encode_log(const any_event& e);
 /// From an event name and its JSON arguments (as decode_log gives them, and as the embedded
 /// ledger records its events): every parameter required, no other key.
-[[nodiscard]] result<encoded_log> encode_log(std::string_view name,
-                                             const boost::json::object& args);
+[[nodiscard]] result<encoded_log> encode_log(std::string_view name, const boost::json::object& args);
 
 /// Decodes a registry log (abi_errc::selector_mismatch for a topic0 the registry does not emit,
 /// abi_errc::wrong_length for a topic count other than 2).
@@ -866,8 +821,7 @@ template <event_type T>
 
 [[nodiscard]] std::string_view event_name(const any_event& e);
 [[nodiscard]] boost::json::object to_json(const any_event& e);
-[[nodiscard]] result<any_event> event_from_json(std::string_view name,
-                                                const boost::json::object& args);
+[[nodiscard]] result<any_event> event_from_json(std::string_view name, const boost::json::object& args);
 
 // =============================================================================================
 // Reverts: the custom errors of the interface, plus Solidity's Error(string) and Panic(uint256).
@@ -1037,29 +991,13 @@ struct panic_error {
 
 #undef ENACT_REGISTRY_EQ
 
-using any_error = std::variant<not_admin_error,
-                               relay_not_allowed_error,
-                               already_unmanaged_error,
-                               unknown_account_error,
-                               unknown_usage_key_error,
-                               unknown_group_error,
-                               unknown_wallet_error,
-                               unknown_action_error,
-                               unknown_payment_error,
-                               duplicate_error,
-                               already_credited_error,
-                               insufficient_credits_error,
-                               invalid_argument_error,
-                               not_owner_error,
-                               not_api_payer_error,
-                               account_hash_not_canonical_error,
-                               managed_not_allowed_error,
-                               hash_is_usage_key_error,
-                               hash_is_account_error,
-                               usage_key_of_another_account_error,
-                               new_admin_not_sender_error,
-                               error_string_error,
-                               panic_error>;
+using any_error =
+    std::variant<not_admin_error, relay_not_allowed_error, already_unmanaged_error, unknown_account_error,
+                 unknown_usage_key_error, unknown_group_error, unknown_wallet_error, unknown_action_error,
+                 unknown_payment_error, duplicate_error, already_credited_error, insufficient_credits_error,
+                 invalid_argument_error, not_owner_error, not_api_payer_error, account_hash_not_canonical_error,
+                 managed_not_allowed_error, hash_is_usage_key_error, hash_is_account_error,
+                 usage_key_of_another_account_error, new_admin_not_sender_error, error_string_error, panic_error>;
 
 template <class T>
 concept error_type = detail::is_alternative<T, any_error>::value;

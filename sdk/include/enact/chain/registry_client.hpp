@@ -54,14 +54,10 @@ class registry_client {
   /// Reads only: every write fails with std::errc::operation_not_permitted.
   registry_client(std::shared_ptr<const rpc_client> rpc, address registry);
   /// Reads and writes; `sender` signs and sends the writes (it should use the same `rpc`).
-  registry_client(std::shared_ptr<const rpc_client> rpc,
-                  address registry,
-                  std::shared_ptr<transaction_sender> sender);
+  registry_client(std::shared_ptr<const rpc_client> rpc, address registry, std::shared_ptr<transaction_sender> sender);
   /// A client whose writes are signed with `owner_key` (secp256k1_errc for an invalid key).
-  [[nodiscard]] static result<registry_client> create(std::shared_ptr<const rpc_client> rpc,
-                                                      address registry,
-                                                      Secret owner_key,
-                                                      sender_options options = {});
+  [[nodiscard]] static result<registry_client> create(std::shared_ptr<const rpc_client> rpc, address registry,
+                                                      Secret owner_key, sender_options options = {});
 
   [[nodiscard]] const address& registry() const noexcept { return registry_; }
   /// The address writes come from (nullopt for a read-only client).
@@ -76,90 +72,62 @@ class registry_client {
 
   /// newAccount(keccak256(abi.encodePacked(sender)), sender, managed = false, ...): the
   /// sender's own ChainSecured account.
-  [[nodiscard]] result<account_created> new_account(std::string_view name,
-                                                    std::string_view description = {},
+  [[nodiscard]] result<account_created> new_account(std::string_view name, std::string_view description = {},
                                                     std::string_view email = {});
   /// convertToChainSecured: one-way; `new_admin` administers the account afterwards. Sent by the
   /// admin, `new_admin` must be the sender's own address (registry_errc::new_admin_not_sender
   /// otherwise: an account is handed to another wallet only with that wallet's consent, which
   /// the core service's /convert_to_chain_secured_account relays after checking the new admin's
   /// ConvertAccount envelope).
-  [[nodiscard]] result<receipt> convert_to_chain_secured(const hash256& account,
-                                                         const address& new_admin);
+  [[nodiscard]] result<receipt> convert_to_chain_secured(const hash256& account, const address& new_admin);
   /// registerWalletDerivation: a PKP (minted by create_wallet_with_signature, or a usage key's
   /// wallet) joins the account's registry.
-  [[nodiscard]] result<receipt> register_wallet_derivation(const hash256& account,
-                                                           const address& wallet,
-                                                           const hash256& derivation_path,
-                                                           std::string_view name,
+  [[nodiscard]] result<receipt> register_wallet_derivation(const hash256& account, const address& wallet,
+                                                           const hash256& derivation_path, std::string_view name,
                                                            std::string_view description = {});
   /// setUsageApiKey, 7 arguments (no wallet recorded). `usage_key_hash` is keccak256 of the
   /// key's base64 text (API.md §1).
-  [[nodiscard]] result<receipt> set_usage_api_key(const hash256& account,
-                                                  const hash256& usage_key_hash,
-                                                  const u256& expiration,
-                                                  const u256& balance,
-                                                  std::string_view name,
+  [[nodiscard]] result<receipt> set_usage_api_key(const hash256& account, const hash256& usage_key_hash,
+                                                  const u256& expiration, const u256& balance, std::string_view name,
                                                   std::string_view description,
                                                   const scope::permission_set& permissions);
   /// setUsageApiKey, 8 arguments: the same, recording the key's own wallet address.
-  [[nodiscard]] result<receipt> set_usage_api_key(const hash256& account,
-                                                  const hash256& usage_key_hash,
-                                                  const u256& expiration,
-                                                  const u256& balance,
-                                                  std::string_view name,
+  [[nodiscard]] result<receipt> set_usage_api_key(const hash256& account, const hash256& usage_key_hash,
+                                                  const u256& expiration, const u256& balance, std::string_view name,
                                                   std::string_view description,
-                                                  const scope::permission_set& permissions,
-                                                  const address& wallet);
-  [[nodiscard]] result<receipt> update_usage_api_key_metadata(const hash256& account,
-                                                              const hash256& usage_key_hash,
-                                                              std::string_view name,
-                                                              std::string_view description);
-  [[nodiscard]] result<receipt> remove_usage_api_key(const hash256& account,
-                                                     const hash256& usage_key_hash);
+                                                  const scope::permission_set& permissions, const address& wallet);
+  [[nodiscard]] result<receipt> update_usage_api_key_metadata(const hash256& account, const hash256& usage_key_hash,
+                                                              std::string_view name, std::string_view description);
+  [[nodiscard]] result<receipt> remove_usage_api_key(const hash256& account, const hash256& usage_key_hash);
   /// addGroup; the new group's id comes from the receipt's GroupAdded log.
-  [[nodiscard]] result<group_added> add_group(const hash256& account,
-                                              std::string_view name,
+  [[nodiscard]] result<group_added> add_group(const hash256& account, std::string_view name,
                                               std::string_view description = {},
                                               const std::vector<address>& pkp_ids = {},
                                               const std::vector<hash256>& cid_hashes = {});
   /// updateGroup: replaces name, description and both sets.
-  [[nodiscard]] result<receipt> update_group(const hash256& account,
-                                             scope::group_id group,
-                                             std::string_view name,
-                                             std::string_view description,
-                                             const std::vector<address>& pkp_ids,
+  [[nodiscard]] result<receipt> update_group(const hash256& account, scope::group_id group, std::string_view name,
+                                             std::string_view description, const std::vector<address>& pkp_ids,
                                              const std::vector<hash256>& cid_hashes);
   [[nodiscard]] result<receipt> remove_group(const hash256& account, scope::group_id group);
-  [[nodiscard]] result<receipt> add_pkp_to_group(const hash256& account,
-                                                 scope::group_id group,
-                                                 const address& pkp_id);
-  [[nodiscard]] result<receipt> remove_pkp_from_group(const hash256& account,
-                                                      scope::group_id group,
+  [[nodiscard]] result<receipt> add_pkp_to_group(const hash256& account, scope::group_id group, const address& pkp_id);
+  [[nodiscard]] result<receipt> remove_pkp_from_group(const hash256& account, scope::group_id group,
                                                       const address& pkp_id);
   /// addAction(account, keccak256(cid), cid, name, description).
-  [[nodiscard]] result<receipt> add_action(const hash256& account,
-                                           std::string_view cid,
-                                           std::string_view name,
+  [[nodiscard]] result<receipt> add_action(const hash256& account, std::string_view cid, std::string_view name,
                                            std::string_view description = {});
-  [[nodiscard]] result<receipt> add_action_to_group(const hash256& account,
-                                                    scope::group_id group,
+  [[nodiscard]] result<receipt> add_action_to_group(const hash256& account, scope::group_id group,
                                                     const hash256& hashed_cid);
-  [[nodiscard]] result<receipt> remove_action_from_group(const hash256& account,
-                                                         scope::group_id group,
+  [[nodiscard]] result<receipt> remove_action_from_group(const hash256& account, scope::group_id group,
                                                          const hash256& hashed_cid);
-  [[nodiscard]] result<receipt> update_action_metadata(const hash256& account,
-                                                       const hash256& hashed_cid,
-                                                       std::string_view name,
-                                                       std::string_view description);
+  [[nodiscard]] result<receipt> update_action_metadata(const hash256& account, const hash256& hashed_cid,
+                                                       std::string_view name, std::string_view description);
   [[nodiscard]] result<receipt> delete_action(const hash256& account, const hash256& hashed_cid);
 
   // --- reads ----------------------------------------------------------------------------------
   /// Any view, decoded (the typed methods below are built on it).
   template <registry::call_with_result T>
   [[nodiscard]] result<typename T::result_type> view(const T& c) const {
-    ENACT_TRY(const bytes out,
-              call_data(registry::function_name(registry::call{c}), registry::encode(c)));
+    ENACT_TRY(const bytes out, call_data(registry::function_name(registry::call{c}), registry::encode(c)));
     return registry::decode_result<T>(out);
   }
 
@@ -168,35 +136,32 @@ class registry_client {
   [[nodiscard]] result<bool> is_api_payer(const address& who) const;
   [[nodiscard]] result<registry::account_view> get_account(const hash256& account) const;
   [[nodiscard]] result<registry::account_view> account_by_admin(const address& admin) const;
-  [[nodiscard]] result<registry::usage_key_view> get_usage_api_key(
-      const hash256& usage_key_hash) const;
-  [[nodiscard]] result<registry::list_page<registry::usage_key_view>>
-  list_usage_api_keys(const hash256& account, uint64_t offset = 0, uint64_t limit = 100) const;
-  [[nodiscard]] result<registry::group_view> get_group(const hash256& account,
-                                                       scope::group_id group) const;
-  [[nodiscard]] result<registry::list_page<registry::group_view>>
-  list_groups(const hash256& account, uint64_t offset = 0, uint64_t limit = 100) const;
-  [[nodiscard]] result<registry::wallet_view> get_wallet(const hash256& account,
-                                                         const address& wallet) const;
-  [[nodiscard]] result<registry::list_page<registry::wallet_view>>
-  list_wallets(const hash256& account, uint64_t offset = 0, uint64_t limit = 100) const;
-  [[nodiscard]] result<registry::list_page<registry::wallet_view>> list_wallets_in_group(
-      const hash256& account,
-      scope::group_id group,
-      uint64_t offset = 0,
-      uint64_t limit = 100) const;
-  [[nodiscard]] result<registry::action_view> get_action(const hash256& account,
-                                                         const hash256& hashed_cid) const;
-  [[nodiscard]] result<registry::list_page<registry::action_view>>
-  list_actions(const hash256& account, uint64_t offset = 0, uint64_t limit = 100) const;
-  [[nodiscard]] result<registry::list_page<registry::action_view>> list_actions_in_group(
-      const hash256& account,
-      scope::group_id group,
-      uint64_t offset = 0,
-      uint64_t limit = 100) const;
+  [[nodiscard]] result<registry::usage_key_view> get_usage_api_key(const hash256& usage_key_hash) const;
+  [[nodiscard]] result<registry::list_page<registry::usage_key_view>> list_usage_api_keys(const hash256& account,
+                                                                                          uint64_t offset = 0,
+                                                                                          uint64_t limit = 100) const;
+  [[nodiscard]] result<registry::group_view> get_group(const hash256& account, scope::group_id group) const;
+  [[nodiscard]] result<registry::list_page<registry::group_view>> list_groups(const hash256& account,
+                                                                              uint64_t offset = 0,
+                                                                              uint64_t limit = 100) const;
+  [[nodiscard]] result<registry::wallet_view> get_wallet(const hash256& account, const address& wallet) const;
+  [[nodiscard]] result<registry::list_page<registry::wallet_view>> list_wallets(const hash256& account,
+                                                                                uint64_t offset = 0,
+                                                                                uint64_t limit = 100) const;
+  [[nodiscard]] result<registry::list_page<registry::wallet_view>> list_wallets_in_group(const hash256& account,
+                                                                                         scope::group_id group,
+                                                                                         uint64_t offset = 0,
+                                                                                         uint64_t limit = 100) const;
+  [[nodiscard]] result<registry::action_view> get_action(const hash256& account, const hash256& hashed_cid) const;
+  [[nodiscard]] result<registry::list_page<registry::action_view>> list_actions(const hash256& account,
+                                                                                uint64_t offset = 0,
+                                                                                uint64_t limit = 100) const;
+  [[nodiscard]] result<registry::list_page<registry::action_view>> list_actions_in_group(const hash256& account,
+                                                                                         scope::group_id group,
+                                                                                         uint64_t offset = 0,
+                                                                                         uint64_t limit = 100) const;
   [[nodiscard]] result<u256> credit_balance(const hash256& account) const;
-  [[nodiscard]] result<registry::payment_view> get_payment(const hash256& account,
-                                                           std::string_view intent_id) const;
+  [[nodiscard]] result<registry::payment_view> get_payment(const hash256& account, std::string_view intent_id) const;
 
  private:
   [[nodiscard]] result<receipt> send_with(const registry::call& c, std::optional<uint64_t> gas);

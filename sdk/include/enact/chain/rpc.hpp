@@ -46,16 +46,13 @@ enum class rpc_errc {
 namespace detail {
 inline const std::error_category& rpc_category() noexcept {
   static const errc_category<rpc_errc> c(
-      "enact.rpc", {"", "response is not JSON", "malformed JSON-RPC response",
-                    "response id does not match the request", "the node returned an error",
-                    "invalid QUANTITY", "invalid DATA", "node unreachable", "timed out",
+      "enact.rpc", {"", "response is not JSON", "malformed JSON-RPC response", "response id does not match the request",
+                    "the node returned an error", "invalid QUANTITY", "invalid DATA", "node unreachable", "timed out",
                     "unexpected HTTP status", "invalid endpoint URL", "transaction failed"});
   return c;
 }
 }  // namespace detail
-inline std::error_code make_error_code(rpc_errc e) noexcept {
-  return {static_cast<int>(e), detail::rpc_category()};
-}
+inline std::error_code make_error_code(rpc_errc e) noexcept { return {static_cast<int>(e), detail::rpc_category()}; }
 
 }  // namespace enact
 ENACT_ERRC_ENUM(enact::rpc_errc)
@@ -65,34 +62,27 @@ namespace enact::chain::rpc {
 // --- wire forms (Ethereum execution API specification, "Value encoding") ----------------------
 
 /// QUANTITY: `0x` + lowercase hex without leading zeros; zero is `0x0`.
-[[nodiscard]] inline std::string quantity(const u256& v) {
-  return v.to_hex();
-}
+[[nodiscard]] inline std::string quantity(const u256& v) { return v.to_hex(); }
 
 /// DATA: `0x` + lowercase hex, two digits per byte.
-[[nodiscard]] inline std::string data(bytes_view b) {
-  return hex::encode_prefixed(b);
-}
+[[nodiscard]] inline std::string data(bytes_view b) { return hex::encode_prefixed(b); }
 
 /// Parses a QUANTITY strictly: `0x0`, or `0x` followed by 1-64 hex digits of either case, the
 /// first not `0`. `what` names the field in error messages.
-[[nodiscard]] inline result<u256> parse_quantity(const boost::json::value& v,
-                                                 std::string_view what = "quantity") {
+[[nodiscard]] inline result<u256> parse_quantity(const boost::json::value& v, std::string_view what = "quantity") {
   const auto* s = v.if_string();
   if (s == nullptr)
     return fail(rpc_errc::bad_quantity, std::string(what) + ": expected a 0x-hex string");
   const std::string_view t(*s);
   if (t.size() < 3 || t[0] != '0' || t[1] != 'x')
-    return fail(rpc_errc::bad_quantity,
-                std::string(what) + ": expected 0x followed by at least one hex digit");
+    return fail(rpc_errc::bad_quantity, std::string(what) + ": expected 0x followed by at least one hex digit");
   if (t.size() > 3 && t[2] == '0')
     return fail(rpc_errc::bad_quantity, std::string(what) + ": leading zero digit");
   if (t.size() > 2 + 64)
     return fail(rpc_errc::bad_quantity, std::string(what) + ": more than 256 bits");
   for (size_t i = 2; i < t.size(); ++i)
     if (hex::detail::nibble(t[i]) < 0)
-      return fail(rpc_errc::bad_quantity,
-                  std::string(what) + ": invalid hex digit at offset " + std::to_string(i));
+      return fail(rpc_errc::bad_quantity, std::string(what) + ": invalid hex digit at offset " + std::to_string(i));
   return u256::from_hex(t, what);
 }
 
@@ -106,8 +96,7 @@ namespace enact::chain::rpc {
 }
 
 /// Parses DATA strictly: `0x` (required) and an even number of hex digits of either case.
-[[nodiscard]] inline result<bytes> parse_data(const boost::json::value& v,
-                                              std::string_view what = "data") {
+[[nodiscard]] inline result<bytes> parse_data(const boost::json::value& v, std::string_view what = "data") {
   const auto* s = v.if_string();
   if (s == nullptr)
     return fail(rpc_errc::bad_data, std::string(what) + ": expected a 0x-hex string");
@@ -123,8 +112,8 @@ template <size_t N>
                                                               std::string_view what = "data") {
   ENACT_TRY(const bytes b, parse_data(v, what));
   if (b.size() != N)
-    return fail(rpc_errc::bad_data, std::string(what) + ": expected " + std::to_string(N) +
-                                        " bytes, got " + std::to_string(b.size()));
+    return fail(rpc_errc::bad_data,
+                std::string(what) + ": expected " + std::to_string(N) + " bytes, got " + std::to_string(b.size()));
   std::array<uint8_t, N> out{};
   std::copy(b.begin(), b.end(), out.begin());
   return out;
@@ -133,16 +122,12 @@ template <size_t N>
 // --- requests ------------------------------------------------------------------------------
 
 /// `{"jsonrpc":"2.0","id":id,"method":method,"params":params}` (JSON-RPC 2.0 §4).
-[[nodiscard]] inline boost::json::object request(uint64_t id,
-                                                 std::string_view method,
-                                                 boost::json::array params = {}) {
+[[nodiscard]] inline boost::json::object request(uint64_t id, std::string_view method, boost::json::array params = {}) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
 }
 
 /// The request serialized as the body of an HTTP POST.
-[[nodiscard]] inline std::string request_body(uint64_t id,
-                                              std::string_view method,
-                                              boost::json::array params = {}) {
+[[nodiscard]] inline std::string request_body(uint64_t id, std::string_view method, boost::json::array params = {}) {
   return boost::json::serialize(request(id, method, std::move(params)));
 }
 
@@ -171,8 +156,7 @@ struct reply {
   [[nodiscard]] enact::result<boost::json::value> value() const {
     if (!error)
       return result;
-    return fail(rpc_errc::node_error,
-                "rpc: node error " + std::to_string(error->code) + ": " + error->message);
+    return fail(rpc_errc::node_error, "rpc: node error " + std::to_string(error->code) + ": " + error->message);
   }
 };
 
@@ -209,8 +193,7 @@ inline bool id_equals(const boost::json::value& id, uint64_t expected) {
 }  // namespace detail
 
 /// Parses a response body to the request with id `expected_id`.
-[[nodiscard]] inline enact::result<reply> parse_response(std::string_view body,
-                                                         uint64_t expected_id) {
+[[nodiscard]] inline enact::result<reply> parse_response(std::string_view body, uint64_t expected_id) {
   boost::system::error_code ec;
   boost::json::value doc = boost::json::parse(body, ec);
   if (ec)
@@ -225,13 +208,12 @@ inline bool id_equals(const boost::json::value& id, uint64_t expected) {
   if (id == nullptr)
     return fail(rpc_errc::bad_response, "rpc.id: missing");
   if (!detail::id_equals(*id, expected_id))
-    return fail(rpc_errc::id_mismatch, "rpc.id: " + boost::json::serialize(*id) + ", expected " +
-                                           std::to_string(expected_id));
+    return fail(rpc_errc::id_mismatch,
+                "rpc.id: " + boost::json::serialize(*id) + ", expected " + std::to_string(expected_id));
   const auto* res = o->if_contains("result");
   const auto* err = o->if_contains("error");
   if ((res == nullptr) == (err == nullptr))
-    return fail(rpc_errc::bad_response,
-                res ? "rpc: both result and error present" : "rpc: neither result nor error");
+    return fail(rpc_errc::bad_response, res ? "rpc: both result and error present" : "rpc: neither result nor error");
   reply out;
   out.id = expected_id;
   if (res != nullptr) {

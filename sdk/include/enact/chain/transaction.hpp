@@ -34,9 +34,8 @@ enum class chain_errc {
 namespace detail {
 inline const std::error_category& chain_category() noexcept {
   static const errc_category<chain_errc> c(
-      "enact.chain",
-      {"", "not an EIP-1559 transaction", "malformed RLP", "wrong number of fields",
-       "malformed field", "non-empty access list", "invalid signature", "s is high (EIP-2)"});
+      "enact.chain", {"", "not an EIP-1559 transaction", "malformed RLP", "wrong number of fields", "malformed field",
+                      "non-empty access list", "invalid signature", "s is high (EIP-2)"});
   return c;
 }
 }  // namespace detail

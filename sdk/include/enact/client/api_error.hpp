@@ -45,9 +45,7 @@ enum class api_errc {
 namespace detail {
 const std::error_category& api_category() noexcept;
 }  // namespace detail
-inline std::error_code make_error_code(api_errc e) noexcept {
-  return {static_cast<int>(e), detail::api_category()};
-}
+inline std::error_code make_error_code(api_errc e) noexcept { return {static_cast<int>(e), detail::api_category()}; }
 
 }  // namespace enact
 ENACT_ERRC_ENUM(enact::api_errc)
@@ -65,13 +63,8 @@ namespace enact {
 
 class api_error : public Error {
  public:
-  api_error(api_errc code,
-            int status,
-            std::string code_name,
-            std::string message,
-            boost::json::value details = nullptr,
-            std::string request_id = {},
-            std::optional<std::chrono::seconds> retry_after = std::nullopt);
+  api_error(api_errc code, int status, std::string code_name, std::string message, boost::json::value details = nullptr,
+            std::string request_id = {}, std::optional<std::chrono::seconds> retry_after = std::nullopt);
 
   [[nodiscard]] api_errc errc() const noexcept { return static_cast<api_errc>(code().value()); }
   /// HTTP status of the answer; 0 when there was none.
@@ -86,9 +79,7 @@ class api_error : public Error {
   /// The answer's X-Request-Id; empty when there was no answer or it carried none.
   [[nodiscard]] const std::string& request_id() const noexcept { return request_id_; }
   /// The answer's Retry-After in seconds, when it had one (rate_limited, unavailable).
-  [[nodiscard]] std::optional<std::chrono::seconds> retry_after() const noexcept {
-    return retry_after_;
-  }
+  [[nodiscard]] std::optional<std::chrono::seconds> retry_after() const noexcept { return retry_after_; }
 
  private:
   int status_;

@@ -53,8 +53,7 @@ class core_client {
   [[nodiscard]] page<usage_key_info> list_api_keys(page_request p = {});
   /// Replaces every permission of the key (omitted ones reset); returns the key's hash.
   hash256 update_usage_api_key(const Secret& usage_api_key, const usage_key_spec& spec);
-  hash256 update_usage_api_key_metadata(const Secret& usage_api_key,
-                                        std::string_view name,
+  hash256 update_usage_api_key_metadata(const Secret& usage_api_key, std::string_view name,
                                         std::string_view description);
   hash256 remove_usage_api_key(const Secret& usage_api_key);
 
@@ -81,8 +80,7 @@ class core_client {
   /// Returns the deleted action's hashed CID.
   hash256 delete_action(const hash256& hashed_cid);
   /// With a group id: the actions of that group; without: all actions of the account.
-  [[nodiscard]] page<action> list_actions(std::optional<uint64_t> group_id = std::nullopt,
-                                          page_request p = {});
+  [[nodiscard]] page<action> list_actions(std::optional<uint64_t> group_id = std::nullopt, page_request p = {});
   /// Stores the code in the server's content store (so it runs without a gateway).
   uploaded_action upload_action(std::string_view code);
   /// Runs an action. An action that throws, times out or breaks a limit is an api_error with
@@ -103,12 +101,10 @@ class core_client {
   [[nodiscard]] credit_balance balance(const envelope::signed_envelope& wallet_proof);
   /// `amount_cents` at least 500 (the server refuses less: invalid_request).
   payment_intent create_payment_intent(uint64_t amount_cents);
-  payment_intent create_payment_intent(uint64_t amount_cents,
-                                       const envelope::signed_envelope& wallet_proof);
+  payment_intent create_payment_intent(uint64_t amount_cents, const envelope::signed_envelope& wallet_proof);
   /// Credits the account once (a second confirm: conflict); returns the new balance in credits.
   uint64_t confirm_payment(std::string_view payment_intent_id);
-  uint64_t confirm_payment(std::string_view payment_intent_id,
-                           const envelope::signed_envelope& wallet_proof);
+  uint64_t confirm_payment(std::string_view payment_intent_id, const envelope::signed_envelope& wallet_proof);
 
   // --- ChainSecured: wallet-signed envelopes (API.md §2) ----------------------------------------
   // Each takes an envelope signed by the wallet (envelope::sign, or eth_signTypedData_v4 in a
@@ -130,8 +126,7 @@ class core_client {
   chain_secured_account convert_to_chain_secured_account(const address& new_admin,
                                                          const envelope::signed_envelope& proof);
   /// The new admin is the address of `new_admin_key`, which signs the envelope.
-  chain_secured_account convert_to_chain_secured_account(const Secret& new_admin_key,
-                                                         uint64_t chain_id);
+  chain_secured_account convert_to_chain_secured_account(const Secret& new_admin_key, uint64_t chain_id);
 
  private:
   struct impl;

@@ -300,9 +300,7 @@ chain_secured_account tag_invoke(json::value_to_tag<chain_secured_account>, cons
 
 namespace detail {
 /// Reads page_number, page_size and total of a list answer; returns its `items` array.
-const json::array& read_page_header(const json::value& v,
-                                    page_request& number_and_size,
-                                    uint64_t& total);
+const json::array& read_page_header(const json::value& v, page_request& number_and_size, uint64_t& total);
 /// Rethrows a bad_response from reading items[i] with the index in front of its message.
 [[noreturn]] void rethrow_item_error(size_t index, const Error& e);
 }  // namespace detail

@@ -135,9 +135,7 @@ struct run {
   std::string queued_at;
   std::string started_at;   // empty until the first attempt
   std::string finished_at;  // empty until success or failed
-  [[nodiscard]] bool finished() const noexcept {
-    return status == run_status::success || status == run_status::failed;
-  }
+  [[nodiscard]] bool finished() const noexcept { return status == run_status::success || status == run_status::failed; }
 };
 
 /// A list answer of the trigger service: `{"items", "total"}` (limit/offset paging).
@@ -215,14 +213,11 @@ class trigger_client {
   /// Deletes the trigger and its runs.
   void remove(std::string_view trigger_id);
   /// Newest first.
-  [[nodiscard]] listing<run> runs(std::string_view trigger_id,
-                                  uint32_t limit = 20,
-                                  uint64_t offset = 0);
+  [[nodiscard]] listing<run> runs(std::string_view trigger_id, uint32_t limit = 20, uint64_t offset = 0);
   [[nodiscard]] run get_run(std::string_view run_id);
   /// Polls the run until it finished (success or failed) and returns it; api_error timeout when
   /// it has not finished within `timeout`.
-  run wait_for_run(std::string_view run_id,
-                   std::chrono::milliseconds timeout,
+  run wait_for_run(std::string_view run_id, std::chrono::milliseconds timeout,
                    std::chrono::milliseconds interval = std::chrono::milliseconds(200));
 
   // --- webhook intake (public)

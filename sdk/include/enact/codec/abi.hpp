@@ -43,16 +43,13 @@ enum class abi_errc {
 namespace detail {
 inline const std::error_category& abi_category() noexcept {
   static const errc_category<abi_errc> c(
-      "enact.abi", {"", "invalid ABI type", "invalid function signature",
-                    "value does not match its type", "wrong length", "integer out of range",
-                    "invalid bool", "non-zero padding", "offset out of bounds", "data too short",
-                    "decoded data too large", "invalid value", "selector mismatch"});
+      "enact.abi", {"", "invalid ABI type", "invalid function signature", "value does not match its type",
+                    "wrong length", "integer out of range", "invalid bool", "non-zero padding", "offset out of bounds",
+                    "data too short", "decoded data too large", "invalid value", "selector mismatch"});
   return c;
 }
 }  // namespace detail
-inline std::error_code make_error_code(abi_errc e) noexcept {
-  return {static_cast<int>(e), detail::abi_category()};
-}
+inline std::error_code make_error_code(abi_errc e) noexcept { return {static_cast<int>(e), detail::abi_category()}; }
 
 }  // namespace enact
 ENACT_ERRC_ENUM(enact::abi_errc)
@@ -118,8 +115,7 @@ struct value {
   [[nodiscard]] static value number(const u256& v) { return make(v); }
   /// A signed integer as its 256-bit two's complement (for intN).
   [[nodiscard]] static value signed_number(int64_t v) {
-    return make(v < 0 ? -u256{static_cast<uint64_t>(-(v + 1)) + 1}
-                      : u256{static_cast<uint64_t>(v)});
+    return make(v < 0 ? -u256{static_cast<uint64_t>(-(v + 1)) + 1} : u256{static_cast<uint64_t>(v)});
   }
   [[nodiscard]] static value boolean(bool b) { return make(b); }
   [[nodiscard]] static value addr(const address& a) { return make(a); }
@@ -154,8 +150,7 @@ struct value {
   template <size_t I>
   const std::variant_alternative_t<I, variant>& get(const char* expected) const {
     if (node.index() != I)
-      throw Error(make_error_code(abi_errc::type_mismatch),
-                  std::string("abi value: expected ") + expected);
+      throw Error(make_error_code(abi_errc::type_mismatch), std::string("abi value: expected ") + expected);
     return std::get<I>(node);
   }
 };
@@ -171,8 +166,7 @@ struct value {
 /// Solidity's non-standard packed mode (`abi.encodePacked`): scalars in their natural width,
 /// bytes and strings unpadded, array elements padded to 32 bytes. Tuples, and arrays of dynamic
 /// or array types, are not supported in this mode (type_mismatch).
-[[nodiscard]] result<bytes> encode_packed(std::span<const type> types,
-                                          std::span<const value> values);
+[[nodiscard]] result<bytes> encode_packed(std::span<const type> types, std::span<const value> values);
 
 /// A function (or event) signature.
 struct function_sig {
@@ -208,9 +202,7 @@ struct function_sig {
 /// strings (with a leading '-' for intN); bools; addresses as "0x" + 40 hex digits of any case;
 /// bytes and bytesN as "0x" hex; strings; arrays for arrays and tuples. `what` names the value in
 /// error messages.
-[[nodiscard]] result<value> from_json(const type& t,
-                                      const boost::json::value& v,
-                                      std::string_view what = "value");
+[[nodiscard]] result<value> from_json(const type& t, const boost::json::value& v, std::string_view what = "value");
 
 /// JSON of a value: integers as decimal strings, addresses EIP-55 checksummed, bytes as "0x"
 /// lowercase hex, bools, strings, arrays. Throws enact::Error (type_mismatch) when `v` does not
@@ -219,8 +211,6 @@ struct function_sig {
 
 /// A command-line argument: scalars written bare (`42`, `-1`, `0xabc…`, `true`, `hello`), arrays
 /// and tuples written as JSON (`[1,2]`, `["0x…",[true]]`).
-[[nodiscard]] result<value> from_cli_arg(const type& t,
-                                         std::string_view arg,
-                                         std::string_view what = "arg");
+[[nodiscard]] result<value> from_cli_arg(const type& t, std::string_view arg, std::string_view what = "arg");
 
 }  // namespace enact::abi

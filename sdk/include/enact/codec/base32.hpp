@@ -25,8 +25,7 @@ enum class base32_errc {
 namespace detail {
 inline const std::error_category& base32_category() noexcept {
   static const errc_category<base32_errc> c(
-      "enact.base32",
-      {"", "invalid base32 character", "impossible base32 length", "non-zero trailing bits"});
+      "enact.base32", {"", "invalid base32 character", "impossible base32 length", "non-zero trailing bits"});
   return c;
 }
 }  // namespace detail
@@ -72,13 +71,12 @@ constexpr int digit(char c) noexcept {
 }
 
 /// Decodes lowercase, unpadded base32; `what` names the field in error messages.
-[[nodiscard]] inline result<bytes> decode_lower_nopad(std::string_view s,
-                                                      std::string_view what = "base32") {
+[[nodiscard]] inline result<bytes> decode_lower_nopad(std::string_view s, std::string_view what = "base32") {
   // RFC 4648 §6: a final quantum of 1, 3 or 6 characters cannot come from whole bytes.
   const size_t rem = s.size() % 8;
   if (rem == 1 || rem == 3 || rem == 6)
-    return fail(base32_errc::bad_length, std::string(what) + ": " + std::to_string(s.size()) +
-                                             " characters is not a possible base32 length");
+    return fail(base32_errc::bad_length,
+                std::string(what) + ": " + std::to_string(s.size()) + " characters is not a possible base32 length");
   bytes out;
   out.reserve(s.size() * 5 / 8);
   uint32_t buf = 0;
@@ -97,8 +95,7 @@ constexpr int digit(char c) noexcept {
     }
   }
   if (buf != 0)
-    return fail(base32_errc::non_canonical,
-                std::string(what) + ": non-zero trailing bits in the last character");
+    return fail(base32_errc::non_canonical, std::string(what) + ": non-zero trailing bits in the last character");
   return out;
 }
 

@@ -23,8 +23,7 @@ enum class base58_errc {
 
 namespace detail {
 inline const std::error_category& base58_category() noexcept {
-  static const errc_category<base58_errc> c("enact.base58",
-                                            {"", "invalid base58 character", "input too long"});
+  static const errc_category<base58_errc> c("enact.base58", {"", "invalid base58 character", "input too long"});
   return c;
 }
 }  // namespace detail
@@ -85,8 +84,7 @@ inline constexpr std::array<int8_t, 256> kTable = make_table();
 /// Decodes base58btc; `what` names the field in error messages.
 [[nodiscard]] inline result<bytes> decode(std::string_view s, std::string_view what = "base58") {
   if (s.size() > kMaxDecodeLength)
-    return fail(base58_errc::too_long, std::string(what) + ": " + std::to_string(s.size()) +
-                                           " characters, at most " +
+    return fail(base58_errc::too_long, std::string(what) + ": " + std::to_string(s.size()) + " characters, at most " +
                                            std::to_string(kMaxDecodeLength) + " accepted");
   size_t ones = 0;
   while (ones < s.size() && s[ones] == '1')

@@ -24,8 +24,8 @@ enum class base64_errc {
 namespace detail {
 inline const std::error_category& base64_category() noexcept {
   static const errc_category<base64_errc> c(
-      "enact.base64", {"", "invalid base64 character", "invalid base64 length",
-                       "invalid base64 padding", "non-canonical base64 (non-zero trailing bits)"});
+      "enact.base64", {"", "invalid base64 character", "invalid base64 length", "invalid base64 padding",
+                       "non-canonical base64 (non-zero trailing bits)"});
   return c;
 }
 }  // namespace detail
@@ -95,8 +95,7 @@ inline result<bytes> decode_symbols(std::string_view s, bool url, std::string_vi
   for (size_t i = 0; i < s.size(); ++i) {
     const int v = symbol(s[i], url);
     if (v < 0)
-      return fail(base64_errc::bad_char, std::string(what) + ": invalid " +
-                                             (url ? "base64url" : "base64") +
+      return fail(base64_errc::bad_char, std::string(what) + ": invalid " + (url ? "base64url" : "base64") +
                                              " character at offset " + std::to_string(i));
     acc = (acc << 6) | static_cast<uint32_t>(v);
     bits += 6;
@@ -107,24 +106,19 @@ inline result<bytes> decode_symbols(std::string_view s, bool url, std::string_vi
     }
   }
   if (s.size() % 4 == 1)
-    return fail(base64_errc::bad_length, std::string(what) + ": " + std::to_string(s.size()) +
-                                             " symbols cannot encode bytes");
+    return fail(base64_errc::bad_length,
+                std::string(what) + ": " + std::to_string(s.size()) + " symbols cannot encode bytes");
   if (acc != 0)  // RFC 4648 §3.5: pad bits must be zero for a canonical encoding
-    return fail(base64_errc::non_canonical,
-                std::string(what) + ": non-zero trailing bits in the last symbol");
+    return fail(base64_errc::non_canonical, std::string(what) + ": non-zero trailing bits in the last symbol");
   return out;
 }
 }  // namespace detail
 
 /// Standard alphabet, padded (RFC 4648 §4).
-[[nodiscard]] inline std::string encode(bytes_view data) {
-  return detail::encode(data, detail::kStd, true);
-}
+[[nodiscard]] inline std::string encode(bytes_view data) { return detail::encode(data, detail::kStd, true); }
 
 /// URL-safe alphabet, unpadded (RFC 4648 §5, padding omitted as §3.2 permits).
-[[nodiscard]] inline std::string encode_url(bytes_view data) {
-  return detail::encode(data, detail::kUrl, false);
-}
+[[nodiscard]] inline std::string encode_url(bytes_view data) { return detail::encode(data, detail::kUrl, false); }
 
 /// Strict standard base64: padding required, canonical trailing bits, no whitespace.
 [[nodiscard]] inline result<bytes> decode(std::string_view s, std::string_view what = "base64") {
@@ -133,8 +127,7 @@ inline result<bytes> decode_symbols(std::string_view s, bool url, std::string_vi
     ++pad;
   const std::string_view body = s.substr(0, s.size() - pad);
   if (const size_t eq = body.find('='); eq != std::string_view::npos)
-    return fail(base64_errc::bad_padding,
-                std::string(what) + ": misplaced '=' at offset " + std::to_string(eq));
+    return fail(base64_errc::bad_padding, std::string(what) + ": misplaced '=' at offset " + std::to_string(eq));
   auto out = detail::decode_symbols(body, false, what);
   if (out && s.size() % 4 != 0)
     return fail(base64_errc::bad_padding, std::string(what) + ": missing or incomplete padding");
@@ -142,15 +135,13 @@ inline result<bytes> decode_symbols(std::string_view s, bool url, std::string_vi
 }
 
 /// Strict base64url: URL alphabet; padding optional, but when present it must be complete.
-[[nodiscard]] inline result<bytes> decode_url(std::string_view s,
-                                              std::string_view what = "base64url") {
+[[nodiscard]] inline result<bytes> decode_url(std::string_view s, std::string_view what = "base64url") {
   size_t pad = 0;
   while (pad < 2 && pad < s.size() && s[s.size() - 1 - pad] == '=')
     ++pad;
   const std::string_view body = s.substr(0, s.size() - pad);
   if (const size_t eq = body.find('='); eq != std::string_view::npos)
-    return fail(base64_errc::bad_padding,
-                std::string(what) + ": misplaced '=' at offset " + std::to_string(eq));
+    return fail(base64_errc::bad_padding, std::string(what) + ": misplaced '=' at offset " + std::to_string(eq));
   // With at most two '=' and a total length that is a multiple of 4, the padding is exactly what
   // the body length calls for.
   if (pad != 0 && s.size() % 4 != 0)

@@ -23,14 +23,11 @@ enum class hex_errc {
 namespace detail {
 inline const std::error_category& hex_category() noexcept {
   static const errc_category<hex_errc> c(
-      "enact.hex", {"", "odd number of hex digits", "invalid hex digit", "missing 0x prefix",
-                    "wrong length"});
+      "enact.hex", {"", "odd number of hex digits", "invalid hex digit", "missing 0x prefix", "wrong length"});
   return c;
 }
 }  // namespace detail
-inline std::error_code make_error_code(hex_errc e) noexcept {
-  return {static_cast<int>(e), detail::hex_category()};
-}
+inline std::error_code make_error_code(hex_errc e) noexcept { return {static_cast<int>(e), detail::hex_category()}; }
 
 }  // namespace enact
 ENACT_ERRC_ENUM(enact::hex_errc)
@@ -41,9 +38,12 @@ namespace detail {
 constexpr char kDigits[] = "0123456789abcdef";
 /// Value of a hex digit, or -1.
 constexpr int nibble(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
   return -1;
 }
 inline bool has_prefix(std::string_view s) noexcept {
@@ -68,21 +68,20 @@ inline bool has_prefix(std::string_view s) noexcept {
 /// (digits / 2) bytes. `what` names the field in error messages.
 [[nodiscard]] inline result<void> decode_into(std::string_view s, std::span<uint8_t> out,
                                               std::string_view what = "hex") noexcept {
-  if (detail::has_prefix(s)) s.remove_prefix(2);
+  if (detail::has_prefix(s))
+    s.remove_prefix(2);
   if (s.size() % 2 != 0)
-    return fail(hex_errc::odd_length, std::string(what) + ": odd number of hex digits (" +
-                                          std::to_string(s.size()) + ")");
+    return fail(hex_errc::odd_length,
+                std::string(what) + ": odd number of hex digits (" + std::to_string(s.size()) + ")");
   if (s.size() / 2 != out.size())
-    return fail(hex_errc::wrong_length, std::string(what) + ": expected " +
-                                            std::to_string(out.size()) + " bytes, got " +
-                                            std::to_string(s.size() / 2));
+    return fail(hex_errc::wrong_length, std::string(what) + ": expected " + std::to_string(out.size()) +
+                                            " bytes, got " + std::to_string(s.size() / 2));
   for (size_t i = 0; i < out.size(); ++i) {
     const int hi = detail::nibble(s[2 * i]);
     const int lo = detail::nibble(s[2 * i + 1]);
     if (hi < 0 || lo < 0) {
       const size_t at = hi < 0 ? 2 * i : 2 * i + 1;
-      return fail(hex_errc::bad_digit,
-                  std::string(what) + ": invalid hex digit at offset " + std::to_string(at));
+      return fail(hex_errc::bad_digit, std::string(what) + ": invalid hex digit at offset " + std::to_string(at));
     }
     out[i] = static_cast<uint8_t>((hi << 4) | lo);
   }
@@ -101,8 +100,7 @@ inline bool has_prefix(std::string_view s) noexcept {
 }
 
 /// Decodes `0x`-prefixed hex; a missing prefix is an error.
-[[nodiscard]] inline result<bytes> decode_prefixed(std::string_view s,
-                                                   std::string_view what = "hex") {
+[[nodiscard]] inline result<bytes> decode_prefixed(std::string_view s, std::string_view what = "hex") {
   if (!detail::has_prefix(s))
     return fail(hex_errc::missing_prefix, std::string(what) + ": missing 0x prefix");
   return decode(s, what);
@@ -110,8 +108,7 @@ inline bool has_prefix(std::string_view s) noexcept {
 
 /// Decodes exactly N bytes of hex (optional `0x`).
 template <size_t N>
-[[nodiscard]] result<std::array<uint8_t, N>> decode_fixed(std::string_view s,
-                                                          std::string_view what = "hex") {
+[[nodiscard]] result<std::array<uint8_t, N>> decode_fixed(std::string_view s, std::string_view what = "hex") {
   std::array<uint8_t, N> out{};
   ENACT_TRY_VOID(decode_into(s, out, what));
   return out;

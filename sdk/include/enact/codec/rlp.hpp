@@ -37,17 +37,14 @@ enum class rlp_errc {
 namespace detail {
 inline const std::error_category& rlp_category() noexcept {
   static const errc_category<rlp_errc> c(
-      "enact.rlp", {"", "truncated input", "trailing bytes after the item",
-                    "single byte not encoded as itself", "long form used for a short payload",
-                    "length with leading zero bytes", "element larger than its enclosing list",
-                    "nesting too deep", "expected a byte string", "expected a list",
-                    "integer with leading zero bytes", "integer too large", "invalid RLP JSON"});
+      "enact.rlp", {"", "truncated input", "trailing bytes after the item", "single byte not encoded as itself",
+                    "long form used for a short payload", "length with leading zero bytes",
+                    "element larger than its enclosing list", "nesting too deep", "expected a byte string",
+                    "expected a list", "integer with leading zero bytes", "integer too large", "invalid RLP JSON"});
   return c;
 }
 }  // namespace detail
-inline std::error_code make_error_code(rlp_errc e) noexcept {
-  return {static_cast<int>(e), detail::rlp_category()};
-}
+inline std::error_code make_error_code(rlp_errc e) noexcept { return {static_cast<int>(e), detail::rlp_category()}; }
 
 }  // namespace enact
 ENACT_ERRC_ENUM(enact::rlp_errc)
@@ -94,16 +91,12 @@ void encode_header(bytes& out, bool list, size_t payload_len);
 void encode(bytes& out, const item& it);
 void encode(bytes& out, bytes_view string);
 void encode(bytes& out, const u256& v);
-inline void encode(bytes& out, uint64_t v) {
-  encode(out, u256{v});
-}
+inline void encode(bytes& out, uint64_t v) { encode(out, u256{v}); }
 
 [[nodiscard]] bytes encode(const item& it);
 [[nodiscard]] bytes encode(bytes_view string);
 [[nodiscard]] bytes encode(const u256& v);
-[[nodiscard]] inline bytes encode(uint64_t v) {
-  return encode(u256{v});
-}
+[[nodiscard]] inline bytes encode(uint64_t v) { return encode(u256{v}); }
 
 /// Minimal big-endian bytes of v (empty for zero): the payload of an RLP integer.
 [[nodiscard]] bytes uint_bytes(const u256& v);

@@ -33,14 +33,11 @@ enum class u256_errc {
 namespace detail {
 inline const std::error_category& u256_category() noexcept {
   static const errc_category<u256_errc> c(
-      "enact.u256", {"", "no digits", "invalid digit", "value out of range", "more than 32 bytes",
-                     "division by zero"});
+      "enact.u256", {"", "no digits", "invalid digit", "value out of range", "more than 32 bytes", "division by zero"});
   return c;
 }
 }  // namespace detail
-inline std::error_code make_error_code(u256_errc e) noexcept {
-  return {static_cast<int>(e), detail::u256_category()};
-}
+inline std::error_code make_error_code(u256_errc e) noexcept { return {static_cast<int>(e), detail::u256_category()}; }
 
 }  // namespace enact
 ENACT_ERRC_ENUM(enact::u256_errc)
@@ -78,8 +75,7 @@ struct u256 {
   constexpr explicit operator bool() const noexcept { return (w[0] | w[1] | w[2] | w[3]) != 0; }
   /// Truncating conversion to a built-in integer (the low bits, like intx).
   template <class T>
-  requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) constexpr explicit operator T()
-      const noexcept {
+  requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) constexpr explicit operator T() const noexcept {
     return static_cast<T>(w[0]);
   }
   [[nodiscard]] constexpr bool fits_u64() const noexcept { return (w[1] | w[2] | w[3]) == 0; }
@@ -145,8 +141,7 @@ struct u256 {
   /// Quotient and remainder; the caller guarantees b != 0 (see enact::divmod for the checked
   /// form). Knuth's Algorithm D (TAOCP vol. 2 §4.3.1) on 32-bit digits, so every intermediate
   /// fits in 64 bits without compiler extensions.
-  [[nodiscard]] static constexpr std::pair<u256, u256> divmod_unchecked(const u256& a,
-                                                                        const u256& b) noexcept {
+  [[nodiscard]] static constexpr std::pair<u256, u256> divmod_unchecked(const u256& a, const u256& b) noexcept {
     if (a < b)
       return {u256{}, a};
     uint32_t u[8]{}, v[8]{};
@@ -202,8 +197,7 @@ struct u256 {
           const uint64_t sub = (p & 0xffffffffu) + borrow;
           const uint64_t cur = un[i + j];
           un[i + j] = static_cast<uint32_t>(cur - sub);
-          borrow = (p >> 32) + (sub >> 32) +
-                   static_cast<uint64_t>((cur & 0xffffffffu) < (sub & 0xffffffffu));
+          borrow = (p >> 32) + (sub >> 32) + static_cast<uint64_t>((cur & 0xffffffffu) < (sub & 0xffffffffu));
         }
         const uint64_t top = un[j + n];
         un[j + n] = static_cast<uint32_t>(top - borrow);
@@ -356,8 +350,8 @@ struct u256 {
   /// Big-endian bytes of any length up to 32 (shorter input is left-padded with zeros).
   [[nodiscard]] static result<u256> from_be(bytes_view in, std::string_view what = "uint256") {
     if (in.size() > 32)
-      return fail(u256_errc::too_long, std::string(what) + ": " + std::to_string(in.size()) +
-                                           " bytes, at most 32 allowed");
+      return fail(u256_errc::too_long,
+                  std::string(what) + ": " + std::to_string(in.size()) + " bytes, at most 32 allowed");
     hash256 buf{};
     for (size_t i = 0; i < in.size(); ++i)
       buf[32 - in.size() + i] = in[i];
@@ -366,16 +360,14 @@ struct u256 {
 
   // --- text -------------------------------------------------------------------------------
   /// Decimal, or hex after `0x`/`0X`. No signs, spaces or separators.
-  [[nodiscard]] static result<u256> from_string(std::string_view s,
-                                                std::string_view what = "uint256");
+  [[nodiscard]] static result<u256> from_string(std::string_view s, std::string_view what = "uint256");
   /// Decimal digits only.
   [[nodiscard]] static result<u256> from_dec(std::string_view s, std::string_view what = "uint256");
   /// Hex digits, with or without `0x`.
   [[nodiscard]] static result<u256> from_hex(std::string_view s, std::string_view what = "uint256");
   /// An int256 written as decimal or 0x-hex with an optional leading '-'; returns its 256-bit
   /// two's complement. Accepts exactly [-2^255, 2^255-1].
-  [[nodiscard]] static result<u256> from_signed_string(std::string_view s,
-                                                       std::string_view what = "int256");
+  [[nodiscard]] static result<u256> from_signed_string(std::string_view s, std::string_view what = "int256");
 
   [[nodiscard]] std::string to_string() const;
   /// "0x" + minimal lowercase hex ("0x0" for zero).
@@ -437,10 +429,7 @@ constexpr u256_errc parse_digits(std::string_view s, bool hex, u256& out, size_t
   return u256_errc{};
 }
 
-inline result<u256> parse_checked(std::string_view s,
-                                  bool hex,
-                                  size_t prefix,
-                                  std::string_view what) {
+inline result<u256> parse_checked(std::string_view s, bool hex, size_t prefix, std::string_view what) {
   u256 v;
   size_t at = 0;
   switch (parse_digits(s.substr(prefix), hex, v, at)) {
@@ -448,12 +437,10 @@ inline result<u256> parse_checked(std::string_view s,
       return fail(u256_errc::empty, std::string(what) + ": no digits");
     case u256_errc::bad_digit: {
       const char c = s[prefix + at];
-      std::string shown = (c >= 0x21 && c < 0x7f)
-                              ? std::string("'") + c + "'"
-                              : "byte " + std::to_string(static_cast<uint8_t>(c));
-      return fail(u256_errc::bad_digit, std::string(what) + ": invalid " +
-                                            (hex ? "hex" : "decimal") + " digit " + shown +
-                                            " at offset " + std::to_string(prefix + at));
+      std::string shown =
+          (c >= 0x21 && c < 0x7f) ? std::string("'") + c + "'" : "byte " + std::to_string(static_cast<uint8_t>(c));
+      return fail(u256_errc::bad_digit, std::string(what) + ": invalid " + (hex ? "hex" : "decimal") + " digit " +
+                                            shown + " at offset " + std::to_string(prefix + at));
     }
     case u256_errc::overflow:
       return fail(u256_errc::overflow, std::string(what) + ": value exceeds 2^256-1");

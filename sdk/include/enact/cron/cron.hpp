@@ -46,16 +46,13 @@ enum class cron_errc {
 namespace detail {
 inline const std::error_category& cron_category() noexcept {
   static const errc_category<cron_errc> c(
-      "enact.cron",
-      {"", "expected 5 or 6 fields", "empty field or list item", "invalid syntax",
-       "value out of range", "reversed range", "invalid step", "unknown month, day or macro name",
-       "duplicate value", "day of month never occurs", "expression too long"});
+      "enact.cron", {"", "expected 5 or 6 fields", "empty field or list item", "invalid syntax", "value out of range",
+                     "reversed range", "invalid step", "unknown month, day or macro name", "duplicate value",
+                     "day of month never occurs", "expression too long"});
   return c;
 }
 }  // namespace detail
-inline std::error_code make_error_code(cron_errc e) noexcept {
-  return {static_cast<int>(e), detail::cron_category()};
-}
+inline std::error_code make_error_code(cron_errc e) noexcept { return {static_cast<int>(e), detail::cron_category()}; }
 
 }  // namespace enact
 ENACT_ERRC_ENUM(enact::cron_errc)
@@ -107,9 +104,8 @@ class schedule {
 /// minute, second), never second by second. Every schedule `parse` accepts fires at least once in
 /// any 8 calendar years (29 February is the rarest day: 2096 → 2104); the search gives up after
 /// 10 years, and returns nullopt when `t` or the answer falls outside years 1–9999.
-[[nodiscard]] std::optional<std::chrono::sys_seconds> next_after(
-    const schedule& s,
-    std::chrono::sys_seconds t) noexcept;
+[[nodiscard]] std::optional<std::chrono::sys_seconds> next_after(const schedule& s,
+                                                                 std::chrono::sys_seconds t) noexcept;
 
 /// The smallest gap between two consecutive fire times, over all of time (UTC, no leap seconds),
 /// computed exactly rather than sampled. With T the set of fire times within one day (seconds

@@ -24,9 +24,8 @@ enum class address_errc {
 
 namespace detail {
 inline const std::error_category& address_category() noexcept {
-  static const errc_category<address_errc> c(
-      "enact.address", {"", "missing 0x prefix", "address must be 40 hex digits",
-                        "invalid hex digit", "EIP-55 checksum mismatch"});
+  static const errc_category<address_errc> c("enact.address", {"", "missing 0x prefix", "address must be 40 hex digits",
+                                                               "invalid hex digit", "EIP-55 checksum mismatch"});
   return c;
 }
 }  // namespace detail
@@ -57,8 +56,7 @@ namespace enact {
 }
 
 /// Parses "0x" + 40 hex digits in any case. `what` names the field in error messages.
-[[nodiscard]] inline result<address> parse_address(std::string_view s,
-                                                   std::string_view what = "address") {
+[[nodiscard]] inline result<address> parse_address(std::string_view s, std::string_view what = "address") {
   if (s.size() < 2 || s[0] != '0' || s[1] != 'x')
     return fail(address_errc::missing_prefix, std::string(what) + ": missing 0x prefix");
   s.remove_prefix(2);
@@ -79,8 +77,7 @@ namespace enact {
 
 /// As `parse_address`, and a string with both upper- and lowercase letters must carry the correct
 /// EIP-55 checksum. All-lowercase and all-uppercase strings carry no checksum and are accepted.
-[[nodiscard]] inline result<address> parse_address_strict(std::string_view s,
-                                                          std::string_view what = "address") {
+[[nodiscard]] inline result<address> parse_address_strict(std::string_view s, std::string_view what = "address") {
   ENACT_TRY(const address a, parse_address(s, what));
   bool has_lower = false, has_upper = false;
   for (const char c : s.substr(2)) {

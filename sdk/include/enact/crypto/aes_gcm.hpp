@@ -26,9 +26,8 @@ enum class aes_gcm_errc {
 namespace detail {
 inline const std::error_category& aes_gcm_category() noexcept {
   static const errc_category<aes_gcm_errc> c(
-      "enact.aes_gcm",
-      {"", "key must be 32 bytes", "nonce must be 12 bytes", "sealed data truncated",
-       "authentication failed", "AES-GCM backend failure"});
+      "enact.aes_gcm", {"", "key must be 32 bytes", "nonce must be 12 bytes", "sealed data truncated",
+                        "authentication failed", "AES-GCM backend failure"});
   return c;
 }
 }  // namespace detail
@@ -53,9 +52,7 @@ using nonce = std::array<uint8_t, kNonceSize>;
 [[nodiscard]] result<bytes> encrypt(const Secret& key32, bytes_view plaintext, bytes_view aad = {});
 
 /// Seals with the given nonce (12 bytes): nonce ‖ ciphertext ‖ tag.
-[[nodiscard]] result<bytes> encrypt_with_nonce(const Secret& key32,
-                                               bytes_view nonce12,
-                                               bytes_view plaintext,
+[[nodiscard]] result<bytes> encrypt_with_nonce(const Secret& key32, bytes_view nonce12, bytes_view plaintext,
                                                bytes_view aad = {});
 
 /// Opens nonce ‖ ciphertext ‖ tag; fails with `authentication_failed` on any tampering.

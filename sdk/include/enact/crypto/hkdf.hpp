@@ -18,14 +18,11 @@ enum class hkdf_errc {
 
 namespace detail {
 inline const std::error_category& hkdf_category() noexcept {
-  static const errc_category<hkdf_errc> c("enact.hkdf",
-                                          {"", "invalid output length", "HKDF backend failure"});
+  static const errc_category<hkdf_errc> c("enact.hkdf", {"", "invalid output length", "HKDF backend failure"});
   return c;
 }
 }  // namespace detail
-inline std::error_code make_error_code(hkdf_errc e) noexcept {
-  return {static_cast<int>(e), detail::hkdf_category()};
-}
+inline std::error_code make_error_code(hkdf_errc e) noexcept { return {static_cast<int>(e), detail::hkdf_category()}; }
 
 }  // namespace enact
 ENACT_ERRC_ENUM(enact::hkdf_errc)
@@ -37,9 +34,6 @@ inline constexpr size_t kHkdfSha256MaxLength = size_t{255} * 32;
 
 /// HKDF-SHA256(ikm, salt, info) → `length` bytes (1 ≤ length ≤ 8160). An empty salt means the
 /// RFC's default (32 zero bytes), which gives the same output.
-[[nodiscard]] result<Secret> hkdf_sha256(bytes_view ikm,
-                                         bytes_view salt,
-                                         bytes_view info,
-                                         size_t length);
+[[nodiscard]] result<Secret> hkdf_sha256(bytes_view ikm, bytes_view salt, bytes_view info, size_t length);
 
 }  // namespace enact

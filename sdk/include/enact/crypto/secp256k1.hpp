@@ -29,9 +29,9 @@ enum class secp256k1_errc {
 namespace detail {
 inline const std::error_category& secp256k1_category() noexcept {
   static const errc_category<secp256k1_errc> c(
-      "enact.secp256k1", {"", "invalid private key", "signature must be 65 bytes",
-                          "invalid recovery id", "r out of range", "s out of range",
-                          "s is high (EIP-2)", "public key recovery failed", "signing failed"});
+      "enact.secp256k1",
+      {"", "invalid private key", "signature must be 65 bytes", "invalid recovery id", "r out of range",
+       "s out of range", "s is high (EIP-2)", "public key recovery failed", "signing failed"});
   return c;
 }
 }  // namespace detail

@@ -36,9 +36,7 @@ class Secret {
   /// A secret of `n` zero bytes, to be filled through `mutable_view()`.
   [[nodiscard]] static Secret of_size(size_t n) { return Secret(n); }
 
-  Secret(Secret&& other) noexcept : data_(std::move(other.data_)), size_(other.size_) {
-    other.size_ = 0;
-  }
+  Secret(Secret&& other) noexcept : data_(std::move(other.data_)), size_(other.size_) { other.size_ = 0; }
   Secret& operator=(Secret&& other) noexcept {
     if (this != &other) {
       wipe();
@@ -61,9 +59,7 @@ class Secret {
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
 
   /// Constant-time comparison of contents; secrets of different sizes are unequal.
-  friend bool operator==(const Secret& a, const Secret& b) noexcept {
-    return constant_time_equal(a.view(), b.view());
-  }
+  friend bool operator==(const Secret& a, const Secret& b) noexcept { return constant_time_equal(a.view(), b.view()); }
 
  private:
   explicit Secret(size_t n) : data_(n != 0 ? std::make_unique<uint8_t[]>(n) : nullptr), size_(n) {}

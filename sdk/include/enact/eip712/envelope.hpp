@@ -69,9 +69,8 @@ namespace detail {
 inline const std::error_category& envelope_category() noexcept {
   static const errc_category<envelope_errc> c(
       "enact.envelope",
-      {"", "typed data too large", "malformed typed data", "typed data types not canonical",
-       "wrong primaryType", "domain mismatch", "chainId mismatch", "issuedAt outside the window",
-       "malformed signature", "signer mismatch"});
+      {"", "typed data too large", "malformed typed data", "typed data types not canonical", "wrong primaryType",
+       "domain mismatch", "chainId mismatch", "issuedAt outside the window", "malformed signature", "signer mismatch"});
   return c;
 }
 }  // namespace detail
@@ -104,10 +103,7 @@ enum class kind { create_wallet, convert_account, add_usage_api_key, billing_aut
 /// The canonical envelope for `signer`, as a wallet would sign it with eth_signTypedData_v4.
 /// chainId and issuedAt are JSON numbers (decimal strings above 2^53 - 1, which JavaScript could
 /// not read exactly); the address is EIP-55 checksummed.
-[[nodiscard]] boost::json::object build(kind k,
-                                        uint64_t chain_id,
-                                        const address& signer,
-                                        uint64_t issued_at);
+[[nodiscard]] boost::json::object build(kind k, uint64_t chain_id, const address& signer, uint64_t issued_at);
 
 /// The EIP-712 digest of the canonical envelope, computed directly from its four values (the type
 /// hashes and the domain's name and version hashes are constants), equal to eip712::digest of
@@ -121,10 +117,7 @@ struct signed_envelope {
 };
 
 /// Builds the envelope for the key's address and signs it.
-[[nodiscard]] result<signed_envelope> sign(kind k,
-                                           uint64_t chain_id,
-                                           const Secret& key,
-                                           uint64_t issued_at);
+[[nodiscard]] result<signed_envelope> sign(kind k, uint64_t chain_id, const Secret& key, uint64_t issued_at);
 
 /// `{"typed_data": …, "signature": "0x…"}`.
 [[nodiscard]] std::string to_json(const signed_envelope& env);
@@ -140,16 +133,13 @@ struct expectation {
 
 /// Checks an envelope as received (the typed data's JSON text and the signature's hex) in the
 /// order given above; returns the signer's address.
-[[nodiscard]] result<address> verify(std::string_view typed_data_json,
-                                     std::string_view signature_hex,
+[[nodiscard]] result<address> verify(std::string_view typed_data_json, std::string_view signature_hex,
                                      const expectation& want);
 
 /// Same, for typed data already parsed out of a larger body; `serialized_size` is the size of its
 /// text (as received when known, else of its compact serialization) for the size rule.
-[[nodiscard]] result<address> verify(const boost::json::value& typed_data,
-                                     size_t serialized_size,
-                                     std::string_view signature_hex,
-                                     const expectation& want);
+[[nodiscard]] result<address> verify(const boost::json::value& typed_data, size_t serialized_size,
+                                     std::string_view signature_hex, const expectation& want);
 
 /// The X-Wallet-Auth header value: base64 (standard alphabet, padded) of `to_json(env)`.
 [[nodiscard]] std::string encode_wallet_auth(const signed_envelope& env);
@@ -159,7 +149,6 @@ struct expectation {
 /// size `verify` then measures, is its compact serialization. Values over kMaxWalletAuthSize are
 /// too_large; bad base64, bad JSON or any other shape than exactly {"typed_data": object,
 /// "signature": string} is malformed.
-[[nodiscard]] result<std::pair<std::string, std::string>> decode_wallet_auth(
-    std::string_view header);
+[[nodiscard]] result<std::pair<std::string, std::string>> decode_wallet_auth(std::string_view header);
 
 }  // namespace enact::envelope

@@ -70,9 +70,9 @@ enum class eip712_errc {
 namespace detail {
 inline const std::error_category& eip712_category() noexcept {
   static const errc_category<eip712_errc> c(
-      "enact.eip712", {"", "malformed typed-data document", "missing field", "undeclared field",
-                       "unknown type", "malformed type definition", "cyclic type", "invalid value",
-                       "value out of range", "nesting too deep"});
+      "enact.eip712",
+      {"", "malformed typed-data document", "missing field", "undeclared field", "unknown type",
+       "malformed type definition", "cyclic type", "invalid value", "value out of range", "nesting too deep"});
   return c;
 }
 }  // namespace detail
@@ -136,26 +136,19 @@ struct typed_data {
 [[nodiscard]] result<hash256> type_hash(const type_map& types, std::string_view type);
 
 /// EIP-712 §encodeData: typeHash ‖ one 32-byte word per member. `path` names `value` in errors.
-[[nodiscard]] result<bytes> encode_data(const type_map& types,
-                                        std::string_view type,
-                                        const boost::json::value& value,
-                                        extra_fields extra = extra_fields::ignore,
-                                        std::string_view path = "message");
+[[nodiscard]] result<bytes> encode_data(const type_map& types, std::string_view type, const boost::json::value& value,
+                                        extra_fields extra = extra_fields::ignore, std::string_view path = "message");
 
 /// EIP-712 §hashStruct: keccak256(encodeData(type, value)).
-[[nodiscard]] result<hash256> hash_struct(const type_map& types,
-                                          std::string_view type,
-                                          const boost::json::value& value,
-                                          extra_fields extra = extra_fields::ignore,
-                                          std::string_view path = "message");
+[[nodiscard]] result<hash256> hash_struct(const type_map& types, std::string_view type, const boost::json::value& value,
+                                          extra_fields extra = extra_fields::ignore, std::string_view path = "message");
 
 /// hashStruct(EIP712Domain, domain).
 [[nodiscard]] result<hash256> domain_separator(const typed_data& td);
 
 /// The digest a wallet signs: keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(primaryType,
 /// message)), or keccak256(0x1901 ‖ domainSeparator) when primaryType is EIP712Domain.
-[[nodiscard]] result<hash256> digest(const typed_data& td,
-                                     extra_fields extra = extra_fields::ignore);
+[[nodiscard]] result<hash256> digest(const typed_data& td, extra_fields extra = extra_fields::ignore);
 
 /// Signs the digest with `key` (what eth_signTypedData_v4 returns, as r ‖ s ‖ v).
 [[nodiscard]] result<secp256k1::signature> sign(const typed_data& td, const Secret& key);

@@ -31,14 +31,12 @@ enum class pkp_errc {
 namespace detail {
 inline const std::error_category& pkp_category() noexcept {
   static const errc_category<pkp_errc> c(
-      "enact.pkp", {"", "root key must be 32 bytes", "no valid signing scalar derived",
-                    "server key purpose must be 1..64 bytes"});
+      "enact.pkp",
+      {"", "root key must be 32 bytes", "no valid signing scalar derived", "server key purpose must be 1..64 bytes"});
   return c;
 }
 }  // namespace detail
-inline std::error_code make_error_code(pkp_errc e) noexcept {
-  return {static_cast<int>(e), detail::pkp_category()};
-}
+inline std::error_code make_error_code(pkp_errc e) noexcept { return {static_cast<int>(e), detail::pkp_category()}; }
 
 }  // namespace enact
 ENACT_ERRC_ENUM(enact::pkp_errc)
@@ -60,25 +58,21 @@ inline constexpr std::string_view kServerSalt = "enact/server/v1";
 /// The PKP's secp256k1 private key: HKDF-SHA256(ikm = root, salt = kSalt,
 /// info = "sign" ‖ account ‖ path [‖ counter], 32 bytes), counter 1, 2, … appended while the
 /// output is 0 or >= n.
-[[nodiscard]] result<Secret> signing_key(const Secret& root_key,
-                                         const account_hash& account,
+[[nodiscard]] result<Secret> signing_key(const Secret& root_key, const account_hash& account,
                                          const derivation_path& path);
 
 /// The PKP's AES-256-GCM key: HKDF-SHA256(ikm = root, salt = kSalt,
 /// info = "sym" ‖ account ‖ path, 32 bytes).
-[[nodiscard]] result<Secret> symmetric_key(const Secret& root_key,
-                                           const account_hash& account,
+[[nodiscard]] result<Secret> symmetric_key(const Secret& root_key, const account_hash& account,
                                            const derivation_path& path);
 
 /// The PKP's wallet address (its `pkp_id`): the address of `signing_key`.
-[[nodiscard]] result<address> wallet_address(const Secret& root_key,
-                                             const account_hash& account,
+[[nodiscard]] result<address> wallet_address(const Secret& root_key, const account_hash& account,
                                              const derivation_path& path);
 
 /// The wallet the earlier path-only rule gave at `path` (salt kLegacySalt, info "sign" ‖ path):
 /// used only to refuse data from before, never to sign.
-[[nodiscard]] result<address> legacy_wallet_address(const Secret& root_key,
-                                                    const derivation_path& path);
+[[nodiscard]] result<address> legacy_wallet_address(const Secret& root_key, const derivation_path& path);
 
 /// A server key: HKDF-SHA256(ikm = root, salt = kServerSalt, info = purpose, 32 bytes), e.g.
 /// purpose "triggers/usage-key-seal/v1" for an AES-256-GCM key. bad_purpose for an empty label

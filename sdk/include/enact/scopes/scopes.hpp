@@ -35,8 +35,7 @@ enum class scope_errc {
 
 namespace detail {
 inline const std::error_category& scope_category() noexcept {
-  static const errc_category<scope_errc> c("enact.scope",
-                                           {"", "unknown field", "wrong type", "invalid group id"});
+  static const errc_category<scope_errc> c("enact.scope", {"", "unknown field", "wrong type", "invalid group id"});
   return c;
 }
 }  // namespace detail
@@ -93,8 +92,7 @@ inline constexpr std::array<permission, 7> kAllPermissions = {
 }
 
 /// The permission named `s` (as `name` spells it), if any.
-[[nodiscard]] constexpr std::optional<permission> permission_from_name(
-    std::string_view s) noexcept {
+[[nodiscard]] constexpr std::optional<permission> permission_from_name(std::string_view s) noexcept {
   for (const permission p : kAllPermissions)
     if (name(p) == s)
       return p;
@@ -103,8 +101,8 @@ inline constexpr std::array<permission, 7> kAllPermissions = {
 
 /// True for the scopes that apply to one group at a time.
 [[nodiscard]] constexpr bool is_per_group(permission p) noexcept {
-  return p == permission::execute || p == permission::group_manage_actions ||
-         p == permission::group_add_pkp || p == permission::group_remove_pkp;
+  return p == permission::execute || p == permission::group_manage_actions || p == permission::group_add_pkp ||
+         p == permission::group_remove_pkp;
 }
 
 /// A usage key's permissions, field for field as the usage-key record stores them.
@@ -130,8 +128,7 @@ struct caller {
 
 namespace detail {
 /// The per-group list that grants `p`, or nullptr for an account-wide scope.
-[[nodiscard]] inline const std::vector<group_id>* group_list(const permission_set& s,
-                                                             permission p) noexcept {
+[[nodiscard]] inline const std::vector<group_id>* group_list(const permission_set& s, permission p) noexcept {
   switch (p) {
     case permission::execute:
       return &s.execute_in_groups;
@@ -154,9 +151,7 @@ namespace detail {
 /// scope is its flag and `group` is ignored; a per-group scope is granted on `group` when its list
 /// holds that id or the wildcard 0. Without a group (or with group 0, the wildcard itself) a
 /// per-group scope is granted only by the wildcard, i.e. only when it holds on every group.
-[[nodiscard]] inline bool allows(const caller& c,
-                                 permission p,
-                                 std::optional<group_id> group = {}) noexcept {
+[[nodiscard]] inline bool allows(const caller& c, permission p, std::optional<group_id> group = {}) noexcept {
   if (c.kind == key_kind::account)
     return true;
   const permission_set& s = c.perms;
@@ -179,9 +174,7 @@ namespace detail {
 }
 
 /// Owner-only operations (managing usage keys, transferring ownership): the account key alone.
-[[nodiscard]] inline bool owner_only_allowed(const caller& c) noexcept {
-  return c.kind == key_kind::account;
-}
+[[nodiscard]] inline bool owner_only_allowed(const caller& c) noexcept { return c.kind == key_kind::account; }
 
 /// A group as the execution rule sees it.
 struct group_view {
@@ -192,11 +185,9 @@ struct group_view {
 
 /// The execution rule (Authentication §5): the first group, in the order given, on which `c` has
 /// execute and that lists `cid_hash` and, when one is named, `pkp`. nullopt when there is none.
-[[nodiscard]] inline std::optional<group_id> find_executable_group(
-    const caller& c,
-    std::span<const group_view> groups,
-    const hash256& cid_hash,
-    const std::optional<address>& pkp) noexcept {
+[[nodiscard]] inline std::optional<group_id> find_executable_group(const caller& c, std::span<const group_view> groups,
+                                                                   const hash256& cid_hash,
+                                                                   const std::optional<address>& pkp) noexcept {
   for (const group_view& g : groups) {
     if (!allows(c, permission::execute, g.id))
       continue;
@@ -218,9 +209,7 @@ inline constexpr std::array<std::string_view, 7> kPermissionFields = {
     "add_pkp_to_groups", "remove_pkp_from_groups", "execute_in_groups"};
 
 namespace detail {
-[[nodiscard]] inline result<void> read_flag(const boost::json::object& o,
-                                            std::string_view key,
-                                            bool& out) {
+[[nodiscard]] inline result<void> read_flag(const boost::json::object& o, std::string_view key, bool& out) {
   const boost::json::value* v = o.if_contains(key);
   if (v == nullptr)
     return {};
@@ -230,8 +219,7 @@ namespace detail {
   return {};
 }
 
-[[nodiscard]] inline result<void> read_groups(const boost::json::object& o,
-                                              std::string_view key,
+[[nodiscard]] inline result<void> read_groups(const boost::json::object& o, std::string_view key,
                                               std::vector<group_id>& out) {
   const boost::json::value* v = o.if_contains(key);
   if (v == nullptr)
@@ -264,12 +252,10 @@ namespace detail {
 /// a permission field nor listed in `other_fields` is rejected (API.md §0: unknown fields are
 /// errors), so a request parser passes its own field names ("name", "description", ...) there.
 [[nodiscard]] inline result<permission_set> permission_set_from_json(
-    const boost::json::object& o,
-    std::span<const std::string_view> other_fields = {}) {
+    const boost::json::object& o, std::span<const std::string_view> other_fields = {}) {
   for (const auto& kv : o) {
     const std::string_view k = kv.key();
-    const bool known = std::find(kPermissionFields.begin(), kPermissionFields.end(), k) !=
-                           kPermissionFields.end() ||
+    const bool known = std::find(kPermissionFields.begin(), kPermissionFields.end(), k) != kPermissionFields.end() ||
                        std::find(other_fields.begin(), other_fields.end(), k) != other_fields.end();
     if (!known)
       return fail(scope_errc::unknown_field, std::string(k) + ": unknown field");
@@ -304,17 +290,14 @@ inline void write_permission_fields(boost::json::object& o, const permission_set
 }
 
 /// boost::json::value_from(permission_set): an object with exactly the seven permission fields.
-inline void tag_invoke(boost::json::value_from_tag,
-                       boost::json::value& v,
-                       const permission_set& s) {
+inline void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const permission_set& s) {
   boost::json::object& o = v.emplace_object();
   write_permission_fields(o, s);
 }
 
 /// boost::json::value_to<permission_set>: strict (only permission fields); throws enact::Error
 /// with a scope_errc code on bad input.
-inline permission_set tag_invoke(boost::json::value_to_tag<permission_set>,
-                                 const boost::json::value& v) {
+inline permission_set tag_invoke(boost::json::value_to_tag<permission_set>, const boost::json::value& v) {
   if (!v.is_object())
     throw Error(make_error_code(scope_errc::wrong_type), "permissions: expected object");
   return permission_set_from_json(v.get_object()).value();
