@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsonRpc } from '../support/node/harness.mjs';
 
 /** Absolute path of the anvil binary inside this directory's node_modules. */
 export const anvilPath = fileURLToPath(
@@ -20,17 +21,6 @@ export const anvilPath = fileURLToPath(
 
 const kStartTimeoutMs = 30000;
 const kStopTimeoutMs = 5000;
-
-async function rpc(url, method, params = []) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 /**
  * Starts anvil. Options: chainId (default 31337), args (extra command-line arguments).
@@ -88,7 +78,7 @@ export async function startAnvil({ chainId = 31337, args = [] } = {}) {
     const deadline = Date.now() + kStartTimeoutMs;
     for (;;) {
       try {
-        const got = Number(BigInt(await rpc(url, 'eth_chainId')));
+        const got = Number(BigInt(await jsonRpc(url, 'eth_chainId')));
         if (got !== chainId) throw new Error(`anvil answers chain id ${got}, expected ${chainId}`);
         break;
       } catch (e) {

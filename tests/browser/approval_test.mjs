@@ -15,69 +15,14 @@
 //     would be one), no uncaught exception.
 // Chromium is Debian's (/usr/bin/chromium; CHROMIUM overrides it), driven by playwright-core
 // (tests/browser/package.json). Exits 0 when every check passes, 1 otherwise, 2 on bad usage.
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { check, collectConsoleErrors, finish, loopbackBrowser, spawnServer } from "./page_harness.mjs";
 
 const kStepTimeoutMs = 45_000;  // generous: CI machines build in parallel
-const kSpawnTimeoutMs = 30_000;
-
-const checks = [];
-function check(name, ok, detail = "") {
-  checks.push({ name, ok });
-  console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? `: ${detail}` : ""}`);
-}
-
-function isLoopback(hostname) {
-  return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-
-// Starts the server and resolves with the first loopback base URL it prints.
-function spawnServer(argv) {
-  const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
-  const found = new Promise((resolve, reject) => {
-    let pending = "";
-    const timer = setTimeout(
-      () => reject(new Error(`${argv[0]} printed no loopback URL within ${kSpawnTimeoutMs} ms`)),
-      kSpawnTimeoutMs,
-    );
-    const onData = (chunk) => {
-      pending += chunk;
-      const lines = pending.split("\n");
-      pending = lines.pop();
-      for (const line of lines) {
-        console.log(`server| ${line}`);
-        const m = /https?:\/\/(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]):(\d+)/.exec(line);
-        if (m && Number(m[1]) !== 0) {
-          clearTimeout(timer);
-          resolve(m[0]);
-        }
-      }
-    };
-    child.stdout.setEncoding("utf8").on("data", onData);
-    child.stderr.setEncoding("utf8").on("data", onData);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${argv[0]} exited (${signal ?? code}) before printing its URL`));
-    });
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { found, stop };
-}
 
 // The client's side of the handshake: a token and its challenge, base64url(sha256(token bytes)).
 function drawToken() {
@@ -112,33 +57,16 @@ async function run(root) {
   } catch {
     throw new Error("ethers is not installed in tests/vectors: run scripts/install-deps");
   }
-  const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-  let chromium;
-  try {
-    ({ chromium } = await import("playwright-core"));
-  } catch {
-    throw new Error("playwright-core is not installed in tests/browser: run scripts/install-deps");
-  }
-  if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}`);
-
   // A fixed test key (never a real wallet's).
   const wallet = new ethers.Wallet("0x" + "42".repeat(32));
   const user = wallet.address.toLowerCase();
   const clientName = `enact CLI <img src=x onerror="document.title='pwned'"> & co`;
 
-  const offHost = [];
   const consoleErrors = [];
   const serverErrors = [];
   const signed = [];
-  const browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] });
+  const { browser, context, offHost } = await loopbackBrowser();
   try {
-    const context = await browser.newContext();
-    await context.route("**/*", (route) => {
-      const url = new URL(route.request().url());
-      if ((url.protocol === "http:" || url.protocol === "https:") && isLoopback(url.hostname)) return route.continue();
-      offHost.push(url.href);
-      return route.abort("blockedbyclient");
-    });
     // The wallet: personal_sign of the hex-encoded UTF-8 message, by the account asked for.
     await context.exposeFunction("__testWalletSign", async (dataHex, account) => {
       if (String(account).toLowerCase() !== user) throw new Error(`personal_sign for unknown account ${account}`);
@@ -160,10 +88,7 @@ async function run(root) {
 
     const openPage = async () => {
       const page = await context.newPage();
-      page.on("console", (msg) => {
-        if (msg.type() === "error") consoleErrors.push(msg.text());
-      });
-      page.on("pageerror", (err) => consoleErrors.push(`uncaught: ${err.message}`));
+      collectConsoleErrors(page, consoleErrors);
       page.on("response", (res) => {
         // 401 from /auth/session before sign-in is the page's way of asking; 5xx is a failure.
         if (res.status() >= 500) serverErrors.push(`${res.status()} ${res.url()}`);
@@ -251,9 +176,7 @@ async function main() {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  const failed = checks.filter((c) => !c.ok).length;
-  console.log(`approval: ${checks.length - failed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  finish("approval");
 }
 
 main();

@@ -14,16 +14,10 @@
 // stopped (SIGTERM) at the end.
 // Chromium is Debian's (/usr/bin/chromium; CHROMIUM overrides it), driven by playwright-core
 // (tests/browser/package.json). Exits 0 when every check passes, 1 otherwise, 2 on bad usage.
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { check, collectConsoleErrors, finish, isLoopback, loopbackBrowser, spawnServer } from "./page_harness.mjs";
 
 const kMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 const kRenderTimeoutMs = 30_000;
-const kSpawnTimeoutMs = 30_000;
-
-function isLoopback(hostname) {
-  return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
 
 // "METHOD path" for every operation under `paths` (OpenAPI 3.1 §4.8.8 Path Item Object).
 function documentOperations(doc) {
@@ -36,20 +30,11 @@ function documentOperations(doc) {
   return ops;
 }
 
-const checks = [];
-function check(name, ok, detail = "") {
-  checks.push({ name, ok });
-  console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? `: ${detail}` : ""}`);
-}
-
 async function checkPage(context, url, expected) {
   const consoleErrors = [];
   const badResponses = [];
   const page = await context.newPage();
-  page.on("console", (msg) => {
-    if (msg.type() === "error") consoleErrors.push(msg.text());
-  });
-  page.on("pageerror", (err) => consoleErrors.push(`uncaught: ${err.message}`));
+  collectConsoleErrors(page, consoleErrors);
   page.on("response", (res) => {
     if (res.status() >= 400) badResponses.push(`${res.status()} ${res.url()}`);
   });
@@ -99,50 +84,6 @@ function usage() {
   process.exit(2);
 }
 
-// Starts the server and resolves with the first loopback base URL it prints.
-function spawnServer(argv) {
-  const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
-  const found = new Promise((resolve, reject) => {
-    let pending = "";
-    const timer = setTimeout(
-      () => reject(new Error(`${argv[0]} printed no loopback URL within ${kSpawnTimeoutMs} ms`)),
-      kSpawnTimeoutMs,
-    );
-    const onData = (chunk) => {
-      pending += chunk;
-      const lines = pending.split("\n");
-      pending = lines.pop();
-      for (const line of lines) {
-        console.log(`server| ${line}`);
-        const m = /https?:\/\/(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]):(\d+)/.exec(line);
-        if (m && Number(m[1]) !== 0) {
-          clearTimeout(timer);
-          resolve(m[0]);
-        }
-      }
-    };
-    child.stdout.setEncoding("utf8").on("data", onData);
-    child.stderr.setEncoding("utf8").on("data", onData);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${argv[0]} exited (${signal ?? code}) before printing its URL`));
-    });
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { found, stop };
-}
-
 async function run(baseArg) {
   let base;
   try {
@@ -156,17 +97,6 @@ async function run(baseArg) {
   }
   const root = base.href.replace(/\/+$/, "");
 
-  const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-  let chromium;
-  try {
-    ({ chromium } = await import("playwright-core"));
-  } catch {
-    throw new Error("playwright-core is not installed in tests/browser: run scripts/install-deps");
-  }
-  if (!existsSync(executablePath)) {
-    throw new Error(`no Chromium at ${executablePath}: run scripts/install-deps (Debian chromium)`);
-  }
-
   // The document, as a client other than the browser sees it.
   let expected = [];
   try {
@@ -179,21 +109,8 @@ async function run(baseArg) {
     check("openapi.json lists operations", false, err.message);
   }
 
-  const offHost = [];
-  const browser = await chromium.launch({
-    executablePath,
-    args: ["--no-sandbox"], // root in CI containers; the sandbox needs user namespaces
-  });
+  const { browser, context, offHost } = await loopbackBrowser();
   try {
-    const context = await browser.newContext();
-    await context.route("**/*", (route) => {
-      const url = new URL(route.request().url());
-      if ((url.protocol === "http:" || url.protocol === "https:") && isLoopback(url.hostname)) {
-        return route.continue();
-      }
-      offHost.push(url.href);
-      return route.abort("blockedbyclient");
-    });
     for (const path of ["/core/v1/swagger-ui", "/core/v1/swagger-ui/"]) {
       await checkPage(context, `${root}${path}`, expected);
     }
@@ -221,9 +138,7 @@ async function main() {
   } finally {
     if (server) await server.stop();
   }
-  const failed = checks.filter((c) => !c.ok).length;
-  console.log(`swagger: ${checks.length - failed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  finish("swagger");
 }
 
 main();

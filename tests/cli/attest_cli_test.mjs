@@ -9,31 +9,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import {
+  binaryArgs, check, cliRunner, devServerArgs, finish, jsonRpc, loadEthers, repo, startEnactServer,
+} from '../support/node/harness.mjs';
 
-const [enact, serverBinary] = process.argv.slice(2);
-if (!enact || !serverBinary) {
-  console.error('usage: node attest_cli_test.mjs <enact> <enact-server>');
-  process.exit(2);
-}
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const [enact, serverBinary] = binaryArgs('attest_cli_test.mjs', '<enact>', '<enact-server>');
 const work = mkdtempSync(join(tmpdir(), 'enact-attest-cli-'));
-
-let failures = 0;
-let checks = 0;
-function check(cond, what) {
-  checks++;
-  if (!cond) {
-    failures++;
-    console.error(`FAIL: ${what}`);
-  }
-}
-function run(args) {
-  const r = spawnSync(enact, args, { encoding: 'utf8', cwd: work, timeout: 120000 });
-  if (r.error) throw r.error;
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
-}
+const { run } = cliRunner(enact, { cwd: work, timeout: 120000 });
 /// `enact attest verify … --json`, which must exit `code` and print one JSON object.
 function verify(args, code, what) {
   const r = run(['attest', 'verify', ...args, '--json']);
@@ -55,25 +38,6 @@ function expectChecks(report, want, what) {
         `${what}: checks made ${JSON.stringify(Object.keys(got))}, want ${JSON.stringify(Object.keys(want))}`);
   for (const [name, passed] of Object.entries(want))
     check(got[name] === passed, `${what}.${name}: passed=${got[name]}, want ${passed}`);
-}
-
-async function startServer() {
-  const child = spawn(serverBinary, ['--dev', '--listen', '127.0.0.1:0', '--data-dir', join(work, 'data'), '--no-triggers'],
-                      { stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('enact-server did not start')), 30000);
-    child.stdout.on('data', (c) => {
-      out += c;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`enact-server exited (${code})`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
 }
 
 // The recorded quote's PCK leaf is valid 2024-08-02 to 2031-08-02; verify at a fixed time inside
@@ -102,7 +66,7 @@ const kAppChecks = { compose_hash: true, compose_hash_event: true, app_id_event:
 // domain) are skipped.
 const kNetworkChecks = { report_data: false, file_hashes: true };
 
-const server = await startServer();
+const server = await startEnactServer(serverBinary, devServerArgs(join(work, 'data'), '--no-triggers'));
 let anvil = null;
 try {
   // 1. Every check with its outcome (no --rpc-url: governance skipped).
@@ -204,16 +168,7 @@ try {
   if (existsSync(join(repo, 'tests', 'anvil', 'node_modules', '@foundry-rs'))) {
     const { startAnvil } = await import(join(repo, 'tests', 'anvil', 'anvil.mjs'));
     anvil = await startAnvil({ chainId: 31337 });
-    let id = 0;
-    const rpc = async (method, params) => {
-      const res = await fetch(anvil.url, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-      });
-      const body = await res.json();
-      if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-      return body.result;
-    };
+    const rpc = (method, params) => jsonRpc(anvil.url, method, params);
     const [from] = await rpc('eth_accounts', []);
     const appContract = `0x${kAppId}`;
 
@@ -251,15 +206,13 @@ try {
     console.log('cli.attest: tests/anvil not installed; governance through --rpc-url not run');
   }
 } finally {
-  server.stop();
-  anvil?.stop();
+  await server.stop();
+  await anvil?.stop();
 }
 
 /// bytes4(keccak256(signature)) with the pinned ethers of tests/vectors.
 async function selectorOf(signature) {
-  const { createRequire } = await import('node:module');
-  const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
-  return ethers.id(signature).slice(0, 10);
+  return loadEthers().id(signature).slice(0, 10);
 }
 
 // 3. `enact attest verify-quote` over every DCAP case of ../shared/testdata/tdx/expectations.json
@@ -336,5 +289,4 @@ async function selectorOf(signature) {
 }
 
 rmSync(work, { recursive: true, force: true });
-console.log(`cli.attest: ${checks - failures}/${checks} checks passed`);
-process.exit(failures ? 1 : 0);
+finish('cli.attest');

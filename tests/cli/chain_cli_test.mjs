@@ -4,82 +4,27 @@
 // and the same commands against anvil with a registry that `enact chain deploy` put there.
 //
 //   node tests/cli/chain_cli_test.mjs path/to/enact path/to/enact-server
-import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import {
+  binaryArgs, check, cliRunner, devServerArgs, fail, finish, loadEthers, repo, startEnactServer,
+} from '../support/node/harness.mjs';
 
-const [enact, serverBinary] = process.argv.slice(2).map((p) => p && resolve(p));
-if (!enact || !serverBinary) {
-  console.error('usage: node chain_cli_test.mjs ENACT ENACT_SERVER');
-  process.exit(2);
-}
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
+const [enact, serverBinary] = binaryArgs('chain_cli_test.mjs', 'ENACT', 'ENACT_SERVER');
+const ethers = loadEthers();
 const work = mkdtempSync(join(tmpdir(), 'enact-chain-cli-'));
-
-let failures = 0;
-let checks = 0;
-function check(cond, what) {
-  checks++;
-  if (!cond) {
-    failures++;
-    console.error(`FAIL: ${what}`);
-  }
-}
-let env = { ...process.env };
-function run(args) {
-  const r = spawnSync(enact, args, { encoding: 'utf8', env, cwd: work });
-  if (r.error) throw r.error;
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
-}
-/// Runs a command that must succeed and print one JSON object; returns it.
-function json(args, what) {
-  const r = run(args);
-  let v = null;
-  try {
-    v = JSON.parse(r.out);
-  } catch {}
-  check(r.code === 0 && v !== null && typeof v === 'object' && !r.out.includes('\n'),
-        `${what}: enact ${args.join(' ')}\n  exit ${r.code}, stdout '${r.out}', stderr '${r.err}'`);
-  return v ?? {};
-}
-function fails(args, code, pattern, what) {
-  const r = run(args);
-  check(r.code === code && r.out === '' && pattern.test(r.err),
-        `${what}: enact ${args.join(' ')}\n  want exit ${code} and stderr ~ ${pattern}\n  got exit ${r.code}, stdout '${r.out}', stderr '${r.err}'`);
-  return r;
-}
+const cli = cliRunner(enact, { cwd: work });
+const { run, json, fails } = cli;
 const path = (name) => join(work, name);
 const isTx = (o) => /^0x[0-9a-f]{64}$/.test(o.transaction_hash) && Number.isInteger(o.block_number);
 
-async function startServer() {
-  const child = spawn(serverBinary, ['--dev', '--listen', '127.0.0.1:0', '--data-dir', path('data'), '--no-triggers'],
-                      { stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('enact-server did not start')), 30000);
-    child.stdout.on('data', (c) => {
-      out += c;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`enact-server exited (${code})`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
-
-const server = await startServer();
+const server = await startEnactServer(serverBinary, devServerArgs(path('data'), '--no-triggers'));
 try {
-  env = { ...process.env, ENACT_URL: server.url };
-  delete env.ENACT_RPC_URL;
-  delete env.ENACT_REGISTRY;
-  delete env.ENACT_API_KEY;
+  cli.env = { ...process.env, ENACT_URL: server.url };
+  delete cli.env.ENACT_RPC_URL;
+  delete cli.env.ENACT_REGISTRY;
+  delete cli.env.ENACT_API_KEY;
 
   // The owner's wallet key, 0600.
   const owner = run(['key', 'new', '--out', 'owner.key']).out;
@@ -227,10 +172,9 @@ try {
     check(r.code === 0 && r.out.startsWith(`usage: enact chain ${c} `), `chain ${c} --help`);
   }
 } catch (err) {
-  failures++;
-  console.error('FAIL: unexpected error:', err);
+  fail(err);
 } finally {
-  server.stop();
+  await server.stop();
 }
 
 // The same commands against anvil, on a registry `enact chain deploy` puts there.
@@ -239,16 +183,16 @@ if (existsSync(join(repo, 'tests', 'anvil', 'node_modules', '@foundry-rs'))) {
   const { startAnvil } = await import(anvilModule);
   const node = await startAnvil({ chainId: 31337 });
   try {
-    env = { ...process.env, ENACT_RPC_URL: node.url };
-    delete env.ENACT_URL;
-    delete env.ENACT_REGISTRY;
+    cli.env = { ...process.env, ENACT_RPC_URL: node.url };
+    delete cli.env.ENACT_URL;
+    delete cli.env.ENACT_REGISTRY;
     // anvil's first dev account (mnemonic "test test ... junk").
     writeFileSync(path('anvil.key'), '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80\n', { mode: 0o600 });
     const dep = json(['chain', 'deploy', '--key-file', 'anvil.key', '--api-payers', '0x0000000000000000000000000000000000000001'],
                      'deploy on anvil');
     check(/^0x[0-9a-fA-F]{40}$/.test(dep.contract_address) && dep.owner === '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266' &&
           isTx(dep), `deploy prints the registry (${JSON.stringify(dep)})`);
-    env.ENACT_REGISTRY = dep.contract_address;
+    cli.env.ENACT_REGISTRY = dep.contract_address;
     const a = json(['chain', 'new-account', '--name', 'on anvil', '--key-file', 'anvil.key'], 'new-account on anvil');
     check(a.account_hash === ethers.keccak256(dep.owner), 'new-account on anvil');
     const w = ethers.Wallet.createRandom().address;
@@ -260,8 +204,7 @@ if (existsSync(join(repo, 'tests', 'anvil', 'node_modules', '@foundry-rs'))) {
     check(acc.name === 'on anvil' && acc.walletCount === 1, 'account on anvil');
     fails(['chain', 'add-pkp', '1', w, '--key-file', 'anvil.key'], 1, /Duplicate\(what=pkpId\)/, 'a revert on anvil');
   } catch (err) {
-    failures++;
-    console.error('FAIL: unexpected error (anvil):', err);
+    fail(err, 'anvil');
   } finally {
     await node.stop();
   }
@@ -270,8 +213,4 @@ if (existsSync(join(repo, 'tests', 'anvil', 'node_modules', '@foundry-rs'))) {
 }
 
 rmSync(work, { recursive: true, force: true });
-if (failures) {
-  console.error(`${failures} of ${checks} checks failed`);
-  process.exit(1);
-}
-console.log(`chain cli: ${checks} checks passed`);
+finish('chain cli');

@@ -10,24 +10,20 @@
 // the same relay for a managed account goes through.
 //
 //   node tests/cli/chain_evm_journey.mjs path/to/enact path/to/enact-server
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import {
+  binaryArgs, check, cliRunner, devServerArgs, fail, finish, jsonRpc, loadEthers, repo, startEnactServer,
+} from '../support/node/harness.mjs';
 
-const [enact, serverBinary] = process.argv.slice(2).map((p) => p && resolve(p));
-if (!enact || !serverBinary) {
-  console.error('usage: node chain_evm_journey.mjs ENACT ENACT_SERVER');
-  process.exit(2);
-}
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const [enact, serverBinary] = binaryArgs('chain_evm_journey.mjs', 'ENACT', 'ENACT_SERVER');
 if (!existsSync(join(repo, 'tests', 'anvil', 'node_modules', '@foundry-rs'))) {
   console.error('anvil is not installed: npm ci --prefix tests/anvil');
   process.exit(1);
 }
-const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
+const ethers = loadEthers();
 const { startAnvil } = await import(join(repo, 'tests', 'anvil', 'anvil.mjs'));
 const work = mkdtempSync(join(tmpdir(), 'enact-chain-evm-'));
 const kChainId = 31337;
@@ -36,82 +32,10 @@ const kDeployerKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7b
 const kRelayerKey = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const kRelayer = new ethers.Wallet(kRelayerKey).address;
 
-let failures = 0;
-let checks = 0;
-function check(cond, what) {
-  checks++;
-  if (!cond) {
-    failures++;
-    console.error(`FAIL: ${what}`);
-  }
-}
-let env = { ...process.env };
-function run(args) {
-  const r = spawnSync(enact, args, { encoding: 'utf8', env, cwd: work });
-  if (r.error) throw r.error;
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
-}
-/// Runs a command that must succeed and print one JSON object; returns it.
-function json(args, what) {
-  const r = run(args);
-  let v = null;
-  try {
-    v = JSON.parse(r.out);
-  } catch {}
-  check(r.code === 0 && v !== null && typeof v === 'object' && !r.out.includes('\n'),
-        `${what}: enact ${args.join(' ')}\n  exit ${r.code}, stdout '${r.out}', stderr '${r.err}'`);
-  return v ?? {};
-}
-function fails(args, code, pattern, what) {
-  const r = run(args);
-  check(r.code === code && r.out === '' && pattern.test(r.err),
-        `${what}: enact ${args.join(' ')}\n  want exit ${code} and stderr ~ ${pattern}\n  got exit ${r.code}, stdout '${r.out}', stderr '${r.err}'`);
-  return r;
-}
+const cli = cliRunner(enact, { cwd: work });
+const { run, json, fails } = cli;
 const path = (name) => join(work, name);
 const isTx = (o) => /^0x[0-9a-f]{64}$/.test(o.transaction_hash) && Number.isInteger(o.block_number);
-
-async function rpc(url, method, params = []) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
-
-function startServer(args) {
-  const child = spawn(serverBinary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (c) => { err += c; });
-  const exited = new Promise((r) => child.on('exit', r));
-  const url = new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`enact-server did not start:\n${err}`)), 60000);
-    child.stdout.setEncoding('utf8').on('data', (c) => {
-      out += c;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`enact-server exited (${code}):\n${err}`));
-    });
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { url, stop };
-}
 
 /// The ConvertAccount envelope of API.md §2 signed by `wallet`, as the server takes it.
 async function convertEnvelope(wallet) {
@@ -141,20 +65,21 @@ try {
   if (deployed.status !== 0 || !/^0x[0-9a-fA-F]{40}$/.test(registry))
     throw new Error(`deploy-registry: exit ${deployed.status}\n${deployed.stderr}`);
 
-  server = startServer(['--dev', '--listen', '127.0.0.1:0', '--data-dir', path('data'), '--no-triggers',
-                        '--ledger', 'evm', '--rpc-url', node.url, '--registry-address', registry,
-                        '--chain-id', String(kChainId)]);
-  const url = await server.url;
-  env = { ...process.env, ENACT_URL: url, ENACT_RPC_URL: node.url };
-  delete env.ENACT_REGISTRY;  // read from the server's chain config
-  delete env.ENACT_API_KEY;
+  server = await startEnactServer(serverBinary,
+                                  devServerArgs(path('data'), '--no-triggers', '--ledger', 'evm', '--rpc-url', node.url,
+                                                '--registry-address', registry, '--chain-id', String(kChainId)),
+                                  { timeoutMs: 60000 });
+  const { url } = server;
+  cli.env = { ...process.env, ENACT_URL: url, ENACT_RPC_URL: node.url };
+  delete cli.env.ENACT_REGISTRY;  // read from the server's chain config
+  delete cli.env.ENACT_API_KEY;
 
   const config = json(['core', 'chain-config'], 'chain-config');
   check(config.contract_address === registry && config.chain_id === kChainId, `the server's registry (${JSON.stringify(config)})`);
   const payers = json(['core', 'api-payers'], 'api-payers').api_payers ?? [];
   check(payers.length === 2 && payers.includes(kRelayer), `two api payers (${JSON.stringify(payers)})`);
   // Gas for the api payers and the wallets that send transactions (the operator funds them).
-  const fund = (a) => rpc(node.url, 'anvil_setBalance', [a, '0x3635c9adc5dea00000']);
+  const fund = (a) => jsonRpc(node.url, 'anvil_setBalance', [a, '0x3635c9adc5dea00000']);
   for (const p of payers) await fund(p);
 
   // ---- 1. The ChainSecured journey: the wallet writes to anvil, the server mints and runs.
@@ -312,16 +237,11 @@ try {
   fails(['chain', 'new-account', '--name', 'again', '--key-file', 'owner.key'], 1, /Duplicate\(what=apiKeyHash\)/,
         'a second account for the wallet');
 } catch (err) {
-  failures++;
-  console.error('FAIL: unexpected error:', err);
+  fail(err);
 } finally {
   if (server) await server.stop();
   await node.stop();
 }
 
 rmSync(work, { recursive: true, force: true });
-if (failures) {
-  console.error(`${failures} of ${checks} checks failed`);
-  process.exit(1);
-}
-console.log(`chain evm journey: ${checks} checks passed`);
+finish('chain evm journey');

@@ -3,45 +3,22 @@
 // (0 success, 1 bad input, 2 bad usage) with a message on stderr.
 //
 //   node tests/cli/cli_test.mjs path/to/enact
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, statSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { binaryArgs, check, cliRunner, finish, repo } from '../support/node/harness.mjs';
 
-const enact = process.argv[2];
-if (!enact) {
-  console.error('usage: node cli_test.mjs ENACT_BINARY');
-  process.exit(2);
-}
-const vectorsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'vectors');
+const [enact] = binaryArgs('cli_test.mjs', 'ENACT_BINARY');
+const vectorsDir = join(repo, 'tests', 'vectors');
 const vectors = (name) => JSON.parse(readFileSync(join(vectorsDir, `${name}.json`), 'utf8'));
 const work = mkdtempSync(join(tmpdir(), 'enact-cli-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 
-let failures = 0;
-let checks = 0;
-function check(cond, what) {
-  checks++;
-  if (!cond) {
-    failures++;
-    console.error(`FAIL: ${what}`);
-  }
-}
-function run(args, input) {
-  const r = spawnSync(enact, args, { input, encoding: 'utf8' });
-  if (r.error) throw r.error;
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
-}
+const { run, fails: expectFail } = cliRunner(enact);
 function expectOut(args, want, what, input) {
   const r = run(args, input);
   check(r.code === 0 && r.out === want,
         `${what}: enact ${args.join(' ')}\n  want ${want}\n  got  ${r.out} (exit ${r.code}) ${r.err}`);
-}
-function expectFail(args, code, errPattern, what, input) {
-  const r = run(args, input);
-  check(r.code === code && r.out === '' && errPattern.test(r.err),
-        `${what}: enact ${args.join(' ')}\n  want exit ${code} and stderr ~ ${errPattern}\n  got exit ${r.code}, stdout '${r.out}', stderr '${r.err}'`);
 }
 const file = (name, text) => {
   const p = join(work, name);
@@ -253,5 +230,4 @@ expectFail(['core', 'account', '--url', 'ftp://127.0.0.1'], 2, /--url/, 'core ac
   server.close();
 }
 
-console.log(`${checks - failures}/${checks} CLI checks passed`);
-process.exit(failures ? 1 : 0);
+finish('cli');

@@ -10,79 +10,21 @@
 //   node tests/cli/triggers_cli_test.mjs path/to/enact path/to/enact-server
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import {
+  binaryArgs, check, cliRunner, devServerArgs, finish, loadEthers, startEnactServer,
+} from '../support/node/harness.mjs';
 
-const [enact, serverBinary] = process.argv.slice(2).map((p) => p && resolve(p));
-if (!enact || !serverBinary) {
-  console.error('usage: node triggers_cli_test.mjs ENACT ENACT_SERVER');
-  process.exit(2);
-}
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
+const [enact, serverBinary] = binaryArgs('triggers_cli_test.mjs', 'ENACT', 'ENACT_SERVER');
+const ethers = loadEthers();
 const work = mkdtempSync(join(tmpdir(), 'enact-triggers-cli-'));
 const path = (name) => join(work, name);
 
-let failures = 0;
-let checks = 0;
-function check(cond, what) {
-  checks++;
-  if (!cond) {
-    failures++;
-    console.error(`FAIL: ${what}`);
-  }
-}
 const secrets = [];  // values that must never be printed
 const outputs = [];  // everything the CLI printed
-let env = { ...process.env };
-function run(args, input) {
-  const r = spawnSync(enact, args, { encoding: 'utf8', env, cwd: work, input });
-  if (r.error) throw r.error;
-  outputs.push(r.stdout, r.stderr);
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
-}
-function ok(args, what, input) {
-  const r = run(args, input);
-  check(r.code === 0, `${what}: enact ${args.join(' ')}\n  exit ${r.code}, stdout '${r.out}', stderr '${r.err}'`);
-  return r;
-}
-/// A command that must succeed and print one JSON object (with --json).
-function json(args, what, input) {
-  const r = ok(args, what, input);
-  let v = null;
-  try {
-    v = JSON.parse(r.out);
-  } catch {}
-  check(v !== null && typeof v === 'object' && !r.out.includes('\n'), `${what}: one JSON line, got '${r.out}'`);
-  return v ?? {};
-}
-function fails(args, code, pattern, what, input) {
-  const r = run(args, input);
-  check(r.code === code && r.out === '' && pattern.test(r.err),
-        `${what}: enact ${args.join(' ')}\n  want exit ${code} and stderr ~ ${pattern}\n  got exit ${r.code}, stdout '${r.out}', stderr '${r.err}'`);
-  return r;
-}
-
-async function startServer(flags) {
-  const child = spawn(serverBinary, ['--dev', '--listen', '127.0.0.1:0', '--data-dir', path('data'), ...flags],
-                      { stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('enact-server did not start')), 30000);
-    child.stdout.on('data', (c) => {
-      out += c;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`enact-server exited (${code})`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
+const cli = cliRunner(enact, { cwd: work, outputs });
+const { run, ok, json, fails } = cli;
 
 // The browser side of the handshake (what the approval page does): open the page, sign in with
 // an EIP-4361 message signed by `wallet`, then approve or deny the challenge.
@@ -116,7 +58,7 @@ async function browserDecides(authorizeUrl, wallet, approve) {
 
 /// Runs `enact triggers login` in the background; once it printed the URL, plays the browser.
 async function handshakeLogin(args, wallet, approve) {
-  const child = spawn(enact, ['triggers', 'login', ...args], { env, cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(enact, ['triggers', 'login', ...args], { env: cli.env, cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (c) => { out += c; });
@@ -146,14 +88,14 @@ check(/^[A-Za-z0-9_-]{43}$/.test(token), 'issue-token printed a 43-character tok
 secrets.push(token);
 writeFileSync(path('alice.token'), token + '\n', { mode: 0o600 });
 
-const server = await startServer(['--sandbox-workers', '2', '--chain-rpc', 'svc=http://127.0.0.1:9']);
+const server = await startEnactServer(serverBinary, devServerArgs(path('data'), '--sandbox-workers', '2', '--chain-rpc', 'svc=http://127.0.0.1:9'));
 try {
-  env = { ...process.env, ENACT_URL: server.url, ENACT_CONFIG_DIR: path('config') };
-  for (const v of ['ENACT_API_KEY', 'ENACT_TRIGGERS_URL', 'ENACT_TRIGGERS_TOKEN', 'ENACT_USAGE_KEY']) delete env[v];
+  cli.env = { ...process.env, ENACT_URL: server.url, ENACT_CONFIG_DIR: path('config') };
+  for (const v of ['ENACT_API_KEY', 'ENACT_TRIGGERS_URL', 'ENACT_TRIGGERS_TOKEN', 'ENACT_USAGE_KEY']) delete cli.env[v];
 
   json(['core', 'new-account', '--name', 'hooks', '--key-out', 'acme.key'], 'new account');
-  env.ENACT_API_KEY = readFileSync(path('acme.key'), 'utf8').trim();
-  secrets.push(env.ENACT_API_KEY);
+  cli.env.ENACT_API_KEY = readFileSync(path('acme.key'), 'utf8').trim();
+  secrets.push(cli.env.ENACT_API_KEY);
   const intent = json(['core', 'billing', 'create-intent', '--amount-cents', '500'], 'intent');
   json(['core', 'billing', 'confirm', intent.payment_intent_id], 'confirm');
   writeFileSync(path('echo.js'), 'Enact.setResponse({ got: params.event, source: params.source || "webhook" });\n');
@@ -164,7 +106,7 @@ try {
         '--key-out', 'runner.key'], 'usage key');
   const usageKey = readFileSync(path('runner.key'), 'utf8').trim();
   secrets.push(usageKey);
-  delete env.ENACT_API_KEY;
+  delete cli.env.ENACT_API_KEY;
   const cid = action.action_ipfs_cid;
 
   // --- not logged in yet; credentials on the command line are refused ---------------------------
@@ -185,9 +127,9 @@ try {
   check(json(['triggers', 'whoami', '--json'], 'whoami').user_id === 'alice', 'whoami: alice');
   ok(['triggers', 'login', '--token', '@alice.token'], 'login with a token file');
 
-  env.ENACT_USAGE_KEY = usageKey;  // the docs' way: export ENACT_USAGE_KEY=$(cat runner.key)
+  cli.env.ENACT_USAGE_KEY = usageKey;  // the docs' way: export ENACT_USAGE_KEY=$(cat runner.key)
   const hook = json(['triggers', 'create', 'webhook', '--name', 'deploys', '--action', cid, '--json'], 'create webhook');
-  delete env.ENACT_USAGE_KEY;
+  delete cli.env.ENACT_USAGE_KEY;
   check(/^trg_[0-9a-f]{32}$/.test(hook.id), `webhook id: ${hook.id}`);
   check(hook.type === 'webhook' && hook.enabled === true && hook.name === 'deploys', 'webhook fields');
   check(hook.webhook_url === `${server.url}/webhook/${hook.id}`, `webhook_url: ${hook.webhook_url}`);
@@ -270,13 +212,13 @@ try {
   chmodSync(tokenFile, 0o644);
   fails(['triggers', 'list'], 1, /readable by others \(mode 644\)/, 'loose token file');
   chmodSync(tokenFile, 0o600);
-  env.ENACT_TRIGGERS_TOKEN = 'A'.repeat(43);
+  cli.env.ENACT_TRIGGERS_TOKEN = 'A'.repeat(43);
   fails(['triggers', 'list'], 1, /unauthenticated: .*\(run `enact triggers login`/, 'unknown token');
-  delete env.ENACT_TRIGGERS_TOKEN;
+  delete cli.env.ENACT_TRIGGERS_TOKEN;
 
   // --- the approval handshake: approved, then denied -------------------------------------------------
   const wallet = ethers.Wallet.createRandom();
-  env.ENACT_CONFIG_DIR = path('config-handshake');
+  cli.env.ENACT_CONFIG_DIR = path('config-handshake');
   const approved = await handshakeLogin(['--url', server.url, '--client', 'cli test'], wallet, true);
   check(approved.code === 0, `handshake login: exit ${approved.code}, ${approved.err}`);
   check(approved.url.includes('&client=cli%20test'), `authorize URL names the client: ${approved.url}`);
@@ -297,12 +239,8 @@ try {
   const printed = outputs.join('\n');
   for (const s of secrets) check(!printed.includes(s), 'a credential appeared in the output');
 } finally {
-  server.stop();
+  await server.stop();
   rmSync(work, { recursive: true, force: true });
 }
 
-if (failures) {
-  console.error(`${failures} of ${checks} checks failed`);
-  process.exit(1);
-}
-console.log(`triggers cli: ${checks} checks passed`);
+finish('triggers cli');

@@ -10,21 +10,14 @@ server_bin=$1
 enact_bin=$2
 doc=$3
 repo=$(cd "$(dirname "$doc")/.." && pwd)
-work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+# shellcheck source=prelude.sh
+source "$(dirname "$0")/prelude.sh"
+doc_work
 
-awk '/^## Walkthrough/ {found=1} found && /^```sh$/ {inside=1; next} inside && /^```$/ {exit} inside {print}' \
-  "$doc" >"$work/walkthrough.sh"
-[ -s "$work/walkthrough.sh" ] || { echo "no walkthrough block in $doc"; exit 1; }
+doc_block '^## Walkthrough' "$work/walkthrough.sh"
 echo 'declare -p PKP_ID CID >"$VARS"' >>"$work/walkthrough.sh"
 
-"$server_bin" --dev --listen 127.0.0.1:0 --data-dir "$work/data" >"$work/out" 2>"$work/log" &
-pid=$!
-for _ in $(seq 200); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.05; done
-base=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/out" | head -1)
-[ -n "$base" ] || { echo "server did not start"; cat "$work/log"; exit 1; }
+doc_server "$work/data"
 
 mkdir "$work/bin"
 ln -s "$(cd "$(dirname "$enact_bin")" && pwd)/$(basename "$enact_bin")" "$work/bin/enact"
@@ -37,11 +30,7 @@ source "$work/vars"
 owner=$(PATH="$work/bin:$PATH" enact key address --key-file "$work/session/owner.key")
 ENACT_URL=$base "$enact_bin" chain account --key-file "$work/session/owner.key" >"$work/account.json"
 ENACT_URL=$base "$enact_bin" chain list-groups --key-file "$work/session/owner.key" >"$work/groups.json"
-REPO=$repo PKP_ID=$PKP_ID CID=$CID OWNER=$owner node -e '
-  const { createRequire } = require("module");
-  const fs = require("fs");
-  const ethers = createRequire(process.env.REPO + "/tests/vectors/package.json")("ethers");
-  const work = process.argv[1];
+PKP_ID=$PKP_ID CID=$CID OWNER=$owner doc_node_check '
   const run = JSON.parse(fs.readFileSync(work + "/session/run.json", "utf8"));
   const sig = run.signatures.payout;
   const signer = ethers.recoverAddress(sig.digest, sig.signature);
@@ -57,4 +46,4 @@ REPO=$repo PKP_ID=$PKP_ID CID=$CID OWNER=$owner node -e '
   if (groups.total !== 1 || g.pkpIds[0] !== process.env.PKP_ID.toLowerCase() || g.cidHashes[0] !== cidHash)
     throw new Error("unexpected groups: " + JSON.stringify(groups));
   console.log("chainsecured walkthrough ok: account", account.accountHash, "ran an action signed by", signer);
-' "$work"
+'

@@ -8,21 +8,14 @@ set -euo pipefail
 server_bin=$1
 doc=$2
 repo=$(cd "$(dirname "$doc")/.." && pwd)
-work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+# shellcheck source=prelude.sh
+source "$(dirname "$0")/prelude.sh"
+doc_work
 
-awk '/^## Quick start/ {found=1} found && /^```sh$/ {inside=1; next} inside && /^```$/ {exit} inside {print}' \
-  "$doc" >"$work/quickstart.sh"
-[ -s "$work/quickstart.sh" ] || { echo "no quick start block in $doc"; exit 1; }
+doc_block '^## Quick start' "$work/quickstart.sh"
 echo 'declare -p URL ACCOUNT_KEY USAGE_KEY GROUP_ID PKP_ID CID >"$VARS"' >>"$work/quickstart.sh"
 
-"$server_bin" --dev --listen 127.0.0.1:0 --data-dir "$work/data" >"$work/out" 2>"$work/log" &
-pid=$!
-for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.05; done
-base=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/out" | head -1)
-[ -n "$base" ] || { echo "server did not start"; cat "$work/log"; exit 1; }
+doc_server "$work/data"
 
 (cd "$work" && URL=$base VARS="$work/vars" bash -euo pipefail "$work/quickstart.sh" >"$work/result" 2>&1) || {
   echo "quick start failed:"; cat "$work/result"; tail -5 "$work/log"; exit 1; }
@@ -30,11 +23,7 @@ base=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/out" | head -1)
 source "$work/vars"
 curl -sf "$URL/list_groups" -H "X-Api-Key: $USAGE_KEY" >"$work/groups.json"
 curl -sf "$URL/billing/balance" -H "X-Api-Key: $ACCOUNT_KEY" >"$work/balance.json"
-REPO=$repo PKP_ID=$PKP_ID node -e '
-  const { createRequire } = require("module");
-  const fs = require("fs");
-  const ethers = createRequire(process.env.REPO + "/tests/vectors/package.json")("ethers");
-  const work = process.argv[1];
+PKP_ID=$PKP_ID doc_node_check '
   const groups = JSON.parse(fs.readFileSync(work + "/groups.json", "utf8"));
   const g = groups.items[0];
   if (groups.total !== 1 || g.pkp_ids_permitted.length !== 1 || g.cid_hashes_permitted.length !== 1)
@@ -52,4 +41,4 @@ REPO=$repo PKP_ID=$PKP_ID node -e '
   if (sig.digest !== ethers.keccak256(ethers.toUtf8Bytes("pay 5 USDC to bob")))
     throw new Error("digest is not keccak256 of the message");
   console.log("quick start ok: group", g.group_id, "ran an action signed by", signer);
-' "$work"
+'

@@ -6,64 +6,22 @@
 // (staticCall, estimateGas), a mined transaction with status 0, "nonce too low".
 //
 //   node tests/integration/rpc_ethers.mjs path/to/enact-server
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import {
+  binaryArgs, check, devServerArgs, fail, finish, loadEthers, rejects, repo, startEnactServer,
+} from '../support/node/harness.mjs';
 
-const serverBinary = process.argv[2];
-if (!serverBinary) {
-  console.error('usage: node rpc_ethers.mjs ENACT_SERVER');
-  process.exit(2);
-}
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
+const [serverBinary] = binaryArgs('rpc_ethers.mjs', 'ENACT_SERVER');
+const ethers = loadEthers();
 const artifact = JSON.parse(
-  readFileSync(join(repo, 'server', 'ledger', 'contracts', 'build', 'PermissionRegistry.json'), 'utf8'));
-
-let failures = 0;
-let checks = 0;
-function check(cond, what) {
-  checks++;
-  if (!cond) {
-    failures++;
-    console.error(`FAIL: ${what}`);
-  }
-}
-async function rejects(promise, what) {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  check(false, `${what}: expected a rejection`);
-  return null;
-}
+  readFileSync(join(repo, 'contracts', 'build', 'PermissionRegistry.json'), 'utf8'));
 
 // --- the server ---------------------------------------------------------------------------------
 const work = mkdtempSync(join(tmpdir(), 'enact-rpc-ethers-'));
-const server = spawn(serverBinary, ['--dev', '--listen', '127.0.0.1:0', '--data-dir', join(work, 'data'),
-                                    '--no-triggers'],
-                     { stdio: ['ignore', 'pipe', 'ignore'] });
-const base = await new Promise((resolve, reject) => {
-  let out = '';
-  const timer = setTimeout(() => reject(new Error('enact-server did not start')), 30000);
-  server.stdout.on('data', (chunk) => {
-    out += chunk;
-    const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    if (m) {
-      clearTimeout(timer);
-      resolve(m[1]);
-    }
-  });
-  server.on('exit', (code) => reject(new Error(`enact-server exited (${code})`)));
-});
-function stop() {
-  server.kill('SIGTERM');
-  rmSync(work, { recursive: true, force: true });
-}
+const server = await startEnactServer(serverBinary, devServerArgs(join(work, 'data'), '--no-triggers'));
+const base = server.url;
 
 try {
   const config = await (await fetch(`${base}/core/v1/get_node_chain_config`)).json();
@@ -193,14 +151,10 @@ try {
   check(e?.code === 'UNSUPPORTED_OPERATION' || e?.error?.code === -32601, 'an unknown method is -32601');
   provider.destroy();
 } catch (err) {
-  failures++;
-  console.error('FAIL: unexpected error:', err);
+  fail(err);
 } finally {
-  stop();
+  await server.stop();
+  rmSync(work, { recursive: true, force: true });
 }
 
-if (failures) {
-  console.error(`${failures} of ${checks} checks failed`);
-  process.exit(1);
-}
-console.log(`rpc_ethers: ${checks} checks passed`);
+finish('rpc_ethers');

@@ -2,18 +2,16 @@
 // and anvil from the repository's pinned npm packages, the registry's ABI from the committed build
 // artifact, a check counter, revert decoding, and a fresh `enact-server --dev` on loopback with a
 // raw client of its core API.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { binaryArgs, check, devServerArgs, loadEthers, repo, startEnactServer } from '../../support/node/harness.mjs';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const ethers = createRequire(join(repo, 'tests', 'vectors', 'package.json'))('ethers');
+export { check, fail, finish, tally } from '../../support/node/harness.mjs';
+export const ethers = loadEthers();
 export const { startAnvil } = await import(join(repo, 'tests', 'anvil', 'anvil.mjs'));
 const artifact = JSON.parse(
-  readFileSync(join(repo, 'server', 'ledger', 'contracts', 'build', 'PermissionRegistry.json'), 'utf8'));
+  readFileSync(join(repo, 'contracts', 'build', 'PermissionRegistry.json'), 'utf8'));
 export const abi = artifact.abi;
 export const bytecode = artifact.bytecode;
 export const iface = new ethers.Interface(artifact.abi);
@@ -28,32 +26,7 @@ export const kDevKeys = [
 ];
 
 /** The server binary named on the command line of `script`, or exit 2 with its usage. */
-export function serverBinaryArg(script) {
-  const binary = process.argv[2];
-  if (!binary) {
-    console.error(`usage: node ${script} ENACT_SERVER`);
-    process.exit(2);
-  }
-  return binary;
-}
-
-/** Counts checks and failures; `finish(label)` prints them and exits 0 only without failures. */
-export const tally = { checks: 0, failures: 0 };
-export function check(cond, what) {
-  tally.checks++;
-  if (!cond) {
-    tally.failures++;
-    console.error(`FAIL: ${what}`);
-  }
-}
-export function fail(e) {
-  tally.failures++;
-  console.error(`FAIL: ${e?.stack ?? e}`);
-}
-export function finish(label) {
-  console.log(`${label}: ${tally.checks} checks, ${tally.failures} failures`);
-  process.exit(tally.failures === 0 ? 0 : 1);
-}
+export const serverBinaryArg = (script) => binaryArgs(script, 'ENACT_SERVER')[0];
 
 /** API.md §1: the hash of an account a wallet creates. */
 export const canonical = (wallet) => ethers.solidityPackedKeccak256(['address'], [wallet]);
@@ -128,22 +101,8 @@ export async function accountOf(contract, wallet) {
  */
 export async function startServer(binary, tag) {
   const work = mkdtempSync(join(tmpdir(), `enact-attack-${tag}-`));
-  const server = spawn(binary, ['--dev', '--listen', '127.0.0.1:0', '--data-dir', join(work, 'data'),
-                                '--no-triggers'],
-                       { stdio: ['ignore', 'pipe', 'ignore'] });
-  const base = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('enact-server did not start')), 30000);
-    server.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    server.on('exit', (code) => reject(new Error(`enact-server exited (${code})`)));
-  });
+  const server = await startEnactServer(binary, devServerArgs(join(work, 'data'), '--no-triggers'));
+  const base = server.url;
   const core = async (method, path, key, body) => {
     const headers = { 'content-type': 'application/json' };
     if (key) headers['x-api-key'] = key;
@@ -151,11 +110,7 @@ export async function startServer(binary, tag) {
     return { status: res.status, body: await res.json() };
   };
   const stop = async () => {
-    if (server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await server.stop();
     rmSync(work, { recursive: true, force: true });
   };
   return { base, core, stop };
