@@ -56,6 +56,7 @@ class EnactConan(ConanFile):
         "CMakeLists.txt",
         "cmake/*",
         "sdk/*",
+        "contracts/build/*",
         "bindings/*",
         "examples/*",
     )

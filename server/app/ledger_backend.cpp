@@ -96,7 +96,7 @@ constexpr const char* kDeployUsage =
     "usage: enact-server deploy-registry --rpc-url URL --key-file FILE [--api-payer ADDR]...\n"
     "                                    [--data-dir DIR] [--tee simulated|dstack]\n"
     "                                    [--dstack-socket PATH]\n\n"
-    "Deploys the permission registry (server/ledger/contracts) from the key in FILE (0x-hex;\n"
+    "Deploys the permission registry (contracts/) from the key in FILE (0x-hex;\n"
     "that wallet becomes the registry's owner), with the api payer of the data directory's TEE\n"
     "(default ./enact-data) and each --api-payer as api payers, and prints its address. Start\n"
     "the server on it with --ledger evm --rpc-url URL --registry-address ADDR --chain-id ID.\n";

@@ -1,4 +1,4 @@
-// The permission registry contract (server/ledger/contracts/PermissionRegistry.sol) on anvil:
+// The permission registry contract (contracts/PermissionRegistry.sol) on anvil:
 // deploys the committed build artifact and checks every function, custom error and event of
 // IPermissionRegistry against the rules the embedded ledger enforces (API.md §3,
 // server/ledger/embedded_ledger.hpp). Run: node --test registry.test.mjs
@@ -9,7 +9,7 @@ import { ethers } from 'ethers';
 import { startAnvil } from '../anvil/anvil.mjs';
 
 const artifact = JSON.parse(readFileSync(
-  new URL('../../server/ledger/contracts/build/PermissionRegistry.json', import.meta.url), 'utf8'));
+  new URL('../../contracts/build/PermissionRegistry.json', import.meta.url), 'utf8'));
 const iface = new ethers.Interface(artifact.abi);
 
 // anvil's dev accounts (mnemonic "test test test test test test test test test test test junk").

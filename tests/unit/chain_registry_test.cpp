@@ -1,7 +1,7 @@
 // Permission registry bindings (enact/chain/registry.hpp) against tests/vectors/registry.json:
 // calldata, return data, logs and revert data computed by ethers 6 (Interface.encodeFunctionData,
 // encodeFunctionResult, encodeEventLog, encodeErrorResult) from a human-readable ABI that
-// generate.mjs checks against server/ledger/contracts/IPermissionRegistry.sol (see
+// generate.mjs checks against contracts/IPermissionRegistry.sol (see
 // tests/vectors/generate.mjs, section 10). Each vector is checked both ways: our encoding of the
 // arguments equals the ethers bytes, and our decoding of the ethers bytes equals the arguments.
 // Then malformed inputs, each with its error code, and the JSON forms of the embedded ledger.

@@ -1085,7 +1085,7 @@ async function genTx1559() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 10. Permission registry ABI (server/ledger/contracts/IPermissionRegistry.sol).
+// 10. Permission registry ABI (contracts/IPermissionRegistry.sol).
 //
 // The interface in ethers' human-readable form, written from IPermissionRegistry.sol and checked
 // against it (REGISTRY_SOL below). Arguments are written in the JSON forms of the SDK's registry
@@ -1199,7 +1199,7 @@ const REGISTRY_ABI = [
 // Solidity's built-in reverts (Solidity docs, "Panic via assert and Error via require").
 const REGISTRY_BUILTIN_ERRORS = ['error Error(string message)', 'error Panic(uint256 code)'];
 
-const REGISTRY_SOL = 'server/ledger/contracts/IPermissionRegistry.sol';
+const REGISTRY_SOL = 'contracts/IPermissionRegistry.sol';
 
 /**
  * The declarations of IPermissionRegistry.sol as ethers fragments: comments stripped, struct

@@ -1,4 +1,4 @@
-// Bindings of the permission registry (server/ledger/contracts/IPermissionRegistry.sol): one
+// Bindings of the permission registry (contracts/IPermissionRegistry.sol): one
 // struct per function call, view, event and custom error, each naming its canonical Solidity
 // signature (`kSignature`, from which the selector or topic0 is computed with keccak-256), with
 // typed ABI encoders and strict decoders. Calls: `encode(c)` writes selector ‖ arguments,
@@ -1030,7 +1030,7 @@ template <error_type T>
 
 // =============================================================================================
 // Deployment: the registry's code from the committed build artifact
-// (server/ledger/contracts/build/PermissionRegistry.json, checked against the Solidity sources by
+// (contracts/build/PermissionRegistry.json, checked against the Solidity sources by
 // `node build.mjs --check`), compiled into the SDK when it is configured.
 
 /// The creation code (the artifact's "bytecode"): what a deploying transaction runs, followed by
