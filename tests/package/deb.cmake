@@ -7,14 +7,7 @@
 file(REMOVE_RECURSE ${WORK_DIR})
 set(cpack_args --config ${BUILD_DIR}/CPackConfig.cmake -B ${WORK_DIR}/out
     -D CPACK_CMAKE_GENERATOR=Ninja)
-# Arguments must not contain ';' (it would split them).
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run_step.cmake)
 function(expect text pattern what)
   if(NOT text MATCHES "${pattern}")
     message(FATAL_ERROR "${what}: no match for '${pattern}' in:\n${text}")
