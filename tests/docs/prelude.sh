@@ -1,4 +1,6 @@
 # What the docs walk scripts (run_*.sh) share; sourced after `set -euo pipefail`:
+#   doc_start SERVER [CLI] DOC    $server_bin, $cli_bin (with three arguments), the page $doc and
+#                                 the repository $repo it is in; then doc_work
 #   doc_work                      a temporary $work, removed on exit with the server it started
 #   doc_block HEADING OUT         the first ```sh block after the line matching HEADING (an awk
 #                                 regular expression) into OUT; fails the test when there is none
@@ -6,6 +8,15 @@
 #                                 DATA_DIR: sets $base, fails the test when it does not listen
 #   doc_node_check SCRIPT         node -e with `ethers` (tests/vectors), `fs` and `work` bound
 # shellcheck shell=bash
+
+doc_start() {
+  server_bin=$1
+  cli_bin=
+  if [ $# -eq 3 ]; then cli_bin=$2; fi
+  doc=${!#}
+  repo=$(cd "$(dirname "$doc")/.." && pwd)
+  doc_work
+}
 
 doc_work() {
   work=$(mktemp -d)

@@ -6,13 +6,9 @@
 # action.
 #   run_chainsecured.sh ENACT_SERVER ENACT DOCS_CHAINSECURED_MD
 set -euo pipefail
-server_bin=$1
-enact_bin=$2
-doc=$3
-repo=$(cd "$(dirname "$doc")/.." && pwd)
 # shellcheck source=prelude.sh
 source "$(dirname "$0")/prelude.sh"
-doc_work
+doc_start "$@"
 
 doc_block '^## Walkthrough' "$work/walkthrough.sh"
 echo 'declare -p PKP_ID CID >"$VARS"' >>"$work/walkthrough.sh"
@@ -20,7 +16,7 @@ echo 'declare -p PKP_ID CID >"$VARS"' >>"$work/walkthrough.sh"
 doc_server "$work/data"
 
 mkdir "$work/bin"
-ln -s "$(cd "$(dirname "$enact_bin")" && pwd)/$(basename "$enact_bin")" "$work/bin/enact"
+ln -s "$(cd "$(dirname "$cli_bin")" && pwd)/$(basename "$cli_bin")" "$work/bin/enact"
 mkdir "$work/session"
 (cd "$work/session" && env -u ENACT_RPC_URL -u ENACT_REGISTRY -u ENACT_API_KEY PATH="$work/bin:$PATH" \
   ENACT_URL=$base VARS="$work/vars" bash -euo pipefail "$work/walkthrough.sh" >"$work/result" 2>&1) || {
@@ -28,8 +24,8 @@ mkdir "$work/session"
 # shellcheck disable=SC1091
 source "$work/vars"
 owner=$(PATH="$work/bin:$PATH" enact key address --key-file "$work/session/owner.key")
-ENACT_URL=$base "$enact_bin" chain account --key-file "$work/session/owner.key" >"$work/account.json"
-ENACT_URL=$base "$enact_bin" chain list-groups --key-file "$work/session/owner.key" >"$work/groups.json"
+ENACT_URL=$base "$cli_bin" chain account --key-file "$work/session/owner.key" >"$work/account.json"
+ENACT_URL=$base "$cli_bin" chain list-groups --key-file "$work/session/owner.key" >"$work/groups.json"
 PKP_ID=$PKP_ID CID=$CID OWNER=$owner doc_node_check '
   const run = JSON.parse(fs.readFileSync(work + "/session/run.json", "utf8"));
   const sig = run.signatures.payout;

@@ -4,12 +4,9 @@
 # port with a temporary data directory. The `enact chain deploy` line needs anvil and is left out.
 #   run_cli_doc.sh ENACT_SERVER ENACT_CLI DOCS_CLI_MD
 set -euo pipefail
-server_bin=$1
-cli_bin=$2
-doc=$3
 # shellcheck source=prelude.sh
 source "$(dirname "$0")/prelude.sh"
-doc_work
+doc_start "$@"
 
 for section in 'Offline tools' 'the core service' 'the permission registry on-chain'; do
   awk -v S="$section" 'index($0, "## ") == 1 && index($0, S) {f = 1}

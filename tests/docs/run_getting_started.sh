@@ -4,13 +4,9 @@
 # names the PKP, its signature recovers (with ethers) to the PKP's address, one credit was charged.
 #   run_getting_started.sh ENACT_SERVER ENACT_CLI DOCS_GETTING_STARTED_MD
 set -euo pipefail
-server_bin=$1
-cli_bin=$2
-doc=$3
-repo=$(cd "$(dirname "$doc")/.." && pwd)
 # shellcheck source=prelude.sh
 source "$(dirname "$0")/prelude.sh"
-doc_work
+doc_start "$@"
 
 doc_block '^## 2\.' "$work/walk.sh"
 echo 'declare -p PKP CID GROUP >"$VARS"' >>"$work/walk.sh"

@@ -5,12 +5,9 @@
 # signature recovers (with ethers) to the PKP's address.
 #   run_quickstart.sh ENACT_SERVER DOCS_SERVER_MD
 set -euo pipefail
-server_bin=$1
-doc=$2
-repo=$(cd "$(dirname "$doc")/.." && pwd)
 # shellcheck source=prelude.sh
 source "$(dirname "$0")/prelude.sh"
-doc_work
+doc_start "$@"
 
 doc_block '^## Quick start' "$work/quickstart.sh"
 echo 'declare -p URL ACCOUNT_KEY USAGE_KEY GROUP_ID PKP_ID CID >"$VARS"' >>"$work/quickstart.sh"

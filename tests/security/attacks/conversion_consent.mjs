@@ -20,8 +20,8 @@
 //
 //   node tests/security/attacks/conversion_consent.mjs path/to/enact-server
 import {
-  accountOf, abi, bytecode, canonical, check, ethers, fail, finish, iface, kDevKeys, minedRefusal,
-  refused, revertData, serverBinaryArg, SET7, SET8, startAnvil, startServer,
+  accountOf, abi, canonical, check, ethers, fail, finish, iface, kDevKeys, minedRefusal,
+  onAnvilRegistry, refused, revertData, serverBinaryArg, SET7, SET8, startServer,
 } from './registry_attack.mjs';
 
 const serverBinary = serverBinaryArg('conversion_consent.mjs');
@@ -91,46 +91,33 @@ try {
 
 // --- 2. the Solidity registry on anvil ------------------------------------------------------------
 
-const node = await startAnvil({ chainId: 31337 });
-try {
-  const provider = new ethers.JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 });
-  provider.pollingInterval = 20;
-  const [owner, payer, , victim] = kDevKeys.map((k) => new ethers.Wallet(k, provider));
-  const deployed = await new ethers.ContractFactory(abi, bytecode, owner).deploy([payer.address]);
-  await deployed.waitForDeployment();
-  const at = await deployed.getAddress();
-  const as = (w) => new ethers.Contract(at, abi, w);
+await onAnvilRegistry(async ({ provider, wallets: [owner, payer, , victim], as }) => {
 
-  // The attacker's account as the server writes it in API mode (managed, admin = the account
-  // key's wallet): the same key and hash as on /rpc, so that the revert data can be compared.
-  const attacker = (seen.accountKey ? walletOfKey(seen.accountKey) : ethers.Wallet.createRandom()).connect(provider);
-  const h = seen.hash ?? ethers.id('anvil prepared account key');
-  await (await as(payer).newAccount(h, attacker.address, true, 'prepared', '', '')).wait();
-  await (await as(payer).getFunction(SET7).send(h, ethers.id('anvil backdoor key'), 0n, 0n, 'backdoor', '', kRunAnything)).wait();
-  await (await owner.sendTransaction({ to: attacker.address, value: ethers.parseEther('1') })).wait();
-  const fromAdmin = attacker;
+    // The attacker's account as the server writes it in API mode (managed, admin = the account
+    // key's wallet): the same key and hash as on /rpc, so that the revert data can be compared.
+    const attacker = (seen.accountKey ? walletOfKey(seen.accountKey) : ethers.Wallet.createRandom()).connect(provider);
+    const h = seen.hash ?? ethers.id('anvil prepared account key');
+    await (await as(payer).newAccount(h, attacker.address, true, 'prepared', '', '')).wait();
+    await (await as(payer).getFunction(SET7).send(h, ethers.id('anvil backdoor key'), 0n, 0n, 'backdoor', '', kRunAnything)).wait();
+    await (await owner.sendTransaction({ to: attacker.address, value: ethers.parseEther('1') })).wait();
+    const fromAdmin = attacker;
 
-  const data = await refused('anvil convertToChainSecured(h, victim) from the admin',
-    as(fromAdmin), 'convertToChainSecured', [h, victim.address],
-    'NewAdminNotSender', { accountHash: h, newAdmin: victim.address });
-  await minedRefusal('anvil convertToChainSecured(h, victim) mined', provider, as(fromAdmin),
-                     'convertToChainSecured', [h, victim.address], 'NewAdminNotSender');
-  check((await accountOf(as(owner), victim.address)) === null, 'anvil: the victim wallet still administers no account');
-  check((await as(owner).getAccount(h)).managed === true, 'anvil: the account is still API mode');
-  check(data === iface.encodeErrorResult('NewAdminNotSender', [h, victim.address]),
-        'anvil: NewAdminNotSender revert data is the ABI encoding of (accountHash, newAdmin)');
-  if (seen.data) check(seen.data === data, `NewAdminNotSender: /rpc ${seen.data} = anvil ${data}`);
+    const data = await refused('anvil convertToChainSecured(h, victim) from the admin',
+      as(fromAdmin), 'convertToChainSecured', [h, victim.address],
+      'NewAdminNotSender', { accountHash: h, newAdmin: victim.address });
+    await minedRefusal('anvil convertToChainSecured(h, victim) mined', provider, as(fromAdmin),
+                       'convertToChainSecured', [h, victim.address], 'NewAdminNotSender');
+    check((await accountOf(as(owner), victim.address)) === null, 'anvil: the victim wallet still administers no account');
+    check((await as(owner).getAccount(h)).managed === true, 'anvil: the account is still API mode');
+    check(data === iface.encodeErrorResult('NewAdminNotSender', [h, victim.address]),
+          'anvil: NewAdminNotSender revert data is the ABI encoding of (accountHash, newAdmin)');
+    if (seen.data) check(seen.data === data, `NewAdminNotSender: /rpc ${seen.data} = anvil ${data}`);
 
-  // The consent path: an api payer relays the conversion (the server checked the new admin's
-  // ConvertAccount envelope before sending it).
-  const relayed = await (await as(payer).convertToChainSecured(h, victim.address)).wait();
-  check(relayed.status === 1, 'anvil: the api payer relays a conversion to another wallet');
-  check((await accountOf(as(owner), victim.address)) === h, 'anvil: after the relay the new admin administers it');
-  provider.destroy();
-} catch (e) {
-  fail(e);
-} finally {
-  await node.stop();
-}
+    // The consent path: an api payer relays the conversion (the server checked the new admin's
+    // ConvertAccount envelope before sending it).
+    const relayed = await (await as(payer).convertToChainSecured(h, victim.address)).wait();
+    check(relayed.status === 1, 'anvil: the api payer relays a conversion to another wallet');
+    check((await accountOf(as(owner), victim.address)) === h, 'anvil: after the relay the new admin administers it');
+});
 
 finish('conversion consent attacks');

@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binaryArgs, check, devServerArgs, loadEthers, repo, startEnactServer } from '../../support/node/harness.mjs';
+import { binaryArgs, check, devServerArgs, fail, loadEthers, repo, startEnactServer } from '../../support/node/harness.mjs';
 
 export { check, fail, finish, tally } from '../../support/node/harness.mjs';
 export const ethers = loadEthers();
@@ -114,4 +114,27 @@ export async function startServer(binary, tag) {
     rmSync(work, { recursive: true, force: true });
   };
   return { base, core, stop };
+}
+
+/**
+ * Runs `body({ provider, wallets, as })` against a fresh anvil with the registry deployed by dev
+ * account 0 for dev account 1 as its api payer: `wallets` are dev accounts 0..3, `as(w)` the
+ * registry connected to w. An exception counts as a failure; anvil is stopped in any case.
+ */
+export async function onAnvilRegistry(body) {
+  const node = await startAnvil({ chainId: 31337 });
+  try {
+    const provider = new ethers.JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 });
+    provider.pollingInterval = 20;
+    const wallets = kDevKeys.map((k) => new ethers.Wallet(k, provider));
+    const deployed = await new ethers.ContractFactory(abi, bytecode, wallets[0]).deploy([wallets[1].address]);
+    await deployed.waitForDeployment();
+    const at = await deployed.getAddress();
+    await body({ provider, wallets, as: (w) => new ethers.Contract(at, abi, w) });
+    provider.destroy();
+  } catch (e) {
+    fail(e);
+  } finally {
+    await node.stop();
+  }
 }

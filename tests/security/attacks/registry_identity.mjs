@@ -20,8 +20,8 @@
 //
 //   node tests/security/attacks/registry_identity.mjs path/to/enact-server
 import {
-  accountOf, abi, bytecode, canonical, check, ethers, fail, finish, iface, kDevKeys, minedRefusal,
-  refused, revertData, serverBinaryArg, SET7, SET8, startAnvil, startServer,
+  accountOf, abi, canonical, check, ethers, fail, finish, iface, kDevKeys, minedRefusal,
+  onAnvilRegistry, refused, revertData, serverBinaryArg, SET7, SET8, startServer,
 } from './registry_attack.mjs';
 
 const serverBinary = serverBinaryArg('registry_identity.mjs');
@@ -138,76 +138,63 @@ try {
 
 // --- 2. (d) the Solidity registry on anvil ------------------------------------------------------
 
-const node = await startAnvil({ chainId: 31337 });
-try {
-  const provider = new ethers.JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 });
-  provider.pollingInterval = 20;
-  const [owner, payer, attacker, victimWallet] = kDevKeys.map((k) => new ethers.Wallet(k, provider));
-  const deployed = await new ethers.ContractFactory(abi, bytecode, owner).deploy([payer.address]);
-  await deployed.waitForDeployment();
-  const at = await deployed.getAddress();
-  const as = (w) => new ethers.Contract(at, abi, w);
+await onAnvilRegistry(async ({ provider, wallets: [owner, payer, attacker, victimWallet], as }) => {
 
-  // The victim, as the server writes it in API mode: a managed account and a usage key.
-  const victimHash = ethers.id('anvil victim account key');
-  const victimUsageHash = ethers.id('anvil victim usage key');
-  await (await as(payer).newAccount(victimHash, ethers.Wallet.createRandom().address, true, 'victim', '', '')).wait();
-  await (await as(payer).getFunction(SET7).send(victimHash, victimUsageHash, 0n, 0n, 'ci', '', kAllPerms)).wait();
+    // The victim, as the server writes it in API mode: a managed account and a usage key.
+    const victimHash = ethers.id('anvil victim account key');
+    const victimUsageHash = ethers.id('anvil victim usage key');
+    await (await as(payer).newAccount(victimHash, ethers.Wallet.createRandom().address, true, 'victim', '', '')).wait();
+    await (await as(payer).getFunction(SET7).send(victimHash, victimUsageHash, 0n, 0n, 'ci', '', kAllPerms)).wait();
 
-  const data = {};
-  data.AccountHashNotCanonical = await refused('(d) anvil newAccount under the victim usage-key hash',
-    as(attacker), 'newAccount', [victimUsageHash, attacker.address, false, 'evil', '', ''],
-    'AccountHashNotCanonical', { apiKeyHash: victimUsageHash, admin: attacker.address });
-  data.ManagedNotAllowed = await refused('(d) anvil newAccount (managed) under the victim usage-key hash',
-    as(attacker), 'newAccount', [victimUsageHash, attacker.address, true, 'evil', '', ''],
-    'ManagedNotAllowed', { apiKeyHash: victimUsageHash, sender: attacker.address });
-  await minedRefusal('(d) anvil newAccount mined', provider, as(attacker), 'newAccount',
-                     [victimUsageHash, attacker.address, false, 'evil', '', ''], 'AccountHashNotCanonical');
-  const victimWalletHash = canonical(victimWallet.address);
-  await refused('(d) anvil newAccount under the victim wallet canonical hash',
-    as(attacker), 'newAccount', [victimWalletHash, attacker.address, false, 'squat', '', ''],
-    'AccountHashNotCanonical', { apiKeyHash: victimWalletHash, admin: attacker.address });
-  await refused('(d) anvil newAccount naming the victim wallet as admin',
-    as(attacker), 'newAccount', [victimWalletHash, victimWallet.address, false, 'squat', '', ''],
-    'NotAdmin', { accountHash: victimWalletHash, sender: attacker.address });
-  check((await (await as(victimWallet).newAccount(victimWalletHash, victimWallet.address, false, 'mine', '', '')).wait()).status === 1,
-        '(d) the victim wallet creates its own account on anvil');
+    const data = {};
+    data.AccountHashNotCanonical = await refused('(d) anvil newAccount under the victim usage-key hash',
+      as(attacker), 'newAccount', [victimUsageHash, attacker.address, false, 'evil', '', ''],
+      'AccountHashNotCanonical', { apiKeyHash: victimUsageHash, admin: attacker.address });
+    data.ManagedNotAllowed = await refused('(d) anvil newAccount (managed) under the victim usage-key hash',
+      as(attacker), 'newAccount', [victimUsageHash, attacker.address, true, 'evil', '', ''],
+      'ManagedNotAllowed', { apiKeyHash: victimUsageHash, sender: attacker.address });
+    await minedRefusal('(d) anvil newAccount mined', provider, as(attacker), 'newAccount',
+                       [victimUsageHash, attacker.address, false, 'evil', '', ''], 'AccountHashNotCanonical');
+    const victimWalletHash = canonical(victimWallet.address);
+    await refused('(d) anvil newAccount under the victim wallet canonical hash',
+      as(attacker), 'newAccount', [victimWalletHash, attacker.address, false, 'squat', '', ''],
+      'AccountHashNotCanonical', { apiKeyHash: victimWalletHash, admin: attacker.address });
+    await refused('(d) anvil newAccount naming the victim wallet as admin',
+      as(attacker), 'newAccount', [victimWalletHash, victimWallet.address, false, 'squat', '', ''],
+      'NotAdmin', { accountHash: victimWalletHash, sender: attacker.address });
+    check((await (await as(victimWallet).newAccount(victimWalletHash, victimWallet.address, false, 'mine', '', '')).wait()).status === 1,
+          '(d) the victim wallet creates its own account on anvil');
 
-  const own = canonical(attacker.address);
-  await (await as(attacker).newAccount(own, attacker.address, false, 'attacker', '', '')).wait();
-  data.HashIsAccount = await refused('(d) anvil setUsageApiKey under the victim account hash',
-    as(attacker), SET8, [own, victimHash, 0n, 0n, 'stolen', '', kAllPerms, attacker.address],
-    'HashIsAccount', { usageKeyHash: victimHash });
-  data.UsageKeyOfAnotherAccount = await refused('(d) anvil setUsageApiKey under the victim usage-key hash',
-    as(attacker), SET7, [own, victimUsageHash, 0n, 0n, 'stolen', '', kAllPerms],
-    'UsageKeyOfAnotherAccount', { accountHash: own, usageKeyHash: victimUsageHash });
-  await minedRefusal('(d) anvil setUsageApiKey mined', provider, as(attacker), SET7,
-                     [own, victimHash, 0n, 0n, 'stolen', '', kAllPerms], 'HashIsAccount');
-  data.HashIsUsageKey = await refused('(d) anvil newAccount (api payer) under a usage-key hash',
-    as(payer), 'newAccount', [victimUsageHash, ethers.Wallet.createRandom().address, true, 'n', '', ''],
-    'HashIsUsageKey', { apiKeyHash: victimUsageHash });
-  const key = await as(attacker).getUsageApiKey(victimUsageHash);
-  check(key.accountHash === BigInt(victimHash), '(d) the victim usage key still belongs to the victim account');
-  check((await revertData(as(attacker).getAccount(victimUsageHash))) !== null, '(d) no account under the victim usage-key hash');
+    const own = canonical(attacker.address);
+    await (await as(attacker).newAccount(own, attacker.address, false, 'attacker', '', '')).wait();
+    data.HashIsAccount = await refused('(d) anvil setUsageApiKey under the victim account hash',
+      as(attacker), SET8, [own, victimHash, 0n, 0n, 'stolen', '', kAllPerms, attacker.address],
+      'HashIsAccount', { usageKeyHash: victimHash });
+    data.UsageKeyOfAnotherAccount = await refused('(d) anvil setUsageApiKey under the victim usage-key hash',
+      as(attacker), SET7, [own, victimUsageHash, 0n, 0n, 'stolen', '', kAllPerms],
+      'UsageKeyOfAnotherAccount', { accountHash: own, usageKeyHash: victimUsageHash });
+    await minedRefusal('(d) anvil setUsageApiKey mined', provider, as(attacker), SET7,
+                       [own, victimHash, 0n, 0n, 'stolen', '', kAllPerms], 'HashIsAccount');
+    data.HashIsUsageKey = await refused('(d) anvil newAccount (api payer) under a usage-key hash',
+      as(payer), 'newAccount', [victimUsageHash, ethers.Wallet.createRandom().address, true, 'n', '', ''],
+      'HashIsUsageKey', { apiKeyHash: victimUsageHash });
+    const key = await as(attacker).getUsageApiKey(victimUsageHash);
+    check(key.accountHash === BigInt(victimHash), '(d) the victim usage key still belongs to the victim account');
+    check((await revertData(as(attacker).getAccount(victimUsageHash))) !== null, '(d) no account under the victim usage-key hash');
 
-  // Every identity refusal is the same custom error on both backends; with the same sender and
-  // hash (the probe), the revert data are byte-equal.
-  for (const name of ['AccountHashNotCanonical', 'ManagedNotAllowed', 'HashIsAccount', 'UsageKeyOfAnotherAccount', 'HashIsUsageKey'])
-    check(revertsSeen[name] && data[name] && revertsSeen[name].slice(0, 10) === data[name].slice(0, 10),
-          `${name}: one selector on /rpc and on the Solidity registry`);
-  const probeNotCanonical = await revertData(as(attacker).newAccount.staticCall(kProbe, attacker.address, false, 'p', '', ''));
-  check(probeNotCanonical === iface.encodeErrorResult('AccountHashNotCanonical', [kProbe, attacker.address]),
-        '(d) AccountHashNotCanonical revert data is the ABI encoding of (apiKeyHash, admin)');
-  check(revertsSeen.probeNotCanonical === probeNotCanonical,
-        `AccountHashNotCanonical: /rpc ${revertsSeen.probeNotCanonical} = anvil ${probeNotCanonical}`);
-  const probeManaged = await revertData(as(attacker).newAccount.staticCall(kProbe, attacker.address, true, 'p', '', ''));
-  check(revertsSeen.probeManaged === probeManaged,
-        `ManagedNotAllowed: /rpc ${revertsSeen.probeManaged} = anvil ${probeManaged}`);
-  provider.destroy();
-} catch (e) {
-  fail(e);
-} finally {
-  await node.stop();
-}
+    // Every identity refusal is the same custom error on both backends; with the same sender and
+    // hash (the probe), the revert data are byte-equal.
+    for (const name of ['AccountHashNotCanonical', 'ManagedNotAllowed', 'HashIsAccount', 'UsageKeyOfAnotherAccount', 'HashIsUsageKey'])
+      check(revertsSeen[name] && data[name] && revertsSeen[name].slice(0, 10) === data[name].slice(0, 10),
+            `${name}: one selector on /rpc and on the Solidity registry`);
+    const probeNotCanonical = await revertData(as(attacker).newAccount.staticCall(kProbe, attacker.address, false, 'p', '', ''));
+    check(probeNotCanonical === iface.encodeErrorResult('AccountHashNotCanonical', [kProbe, attacker.address]),
+          '(d) AccountHashNotCanonical revert data is the ABI encoding of (apiKeyHash, admin)');
+    check(revertsSeen.probeNotCanonical === probeNotCanonical,
+          `AccountHashNotCanonical: /rpc ${revertsSeen.probeNotCanonical} = anvil ${probeNotCanonical}`);
+    const probeManaged = await revertData(as(attacker).newAccount.staticCall(kProbe, attacker.address, true, 'p', '', ''));
+    check(revertsSeen.probeManaged === probeManaged,
+          `ManagedNotAllowed: /rpc ${revertsSeen.probeManaged} = anvil ${probeManaged}`);
+});
 
 finish('registry identity attacks');
