@@ -1,12 +1,10 @@
-// Worker confinement (see confinement.hpp). The seccomp program is hand-written classic BPF:
-// libseccomp is not a dependency, and the list is short.
+// Worker confinement (see confinement.hpp). The seccomp filter is built with libseccomp, which
+// compiles the allow-list below into the kernel's BPF for the native architecture.
 #include "runtime/confinement.hpp"
 
 #include <grp.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -15,6 +13,7 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -89,106 +88,87 @@ bool drop_root(isolation_report& r) {
 
 // --- seccomp ---------------------------------------------------------------------------------
 
-#if defined(__x86_64__)
-constexpr uint32_t kAuditArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr uint32_t kAuditArch = AUDIT_ARCH_AARCH64;
-#else
-constexpr uint32_t kAuditArch = 0;  // no filter on other architectures (reported)
-#endif
-
-constexpr uint32_t kNrOffset = offsetof(seccomp_data, nr);
-constexpr uint32_t kArchOffset = offsetof(seccomp_data, arch);
-// The low 32 bits of argument i (little-endian: the first word of the 64-bit slot). The
-// arguments we test (fd, prot) are 32-bit in the kernel.
-constexpr uint32_t arg_low(int i) { return static_cast<uint32_t>(offsetof(seccomp_data, args) + 8 * i); }
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "arg_low assumes little-endian");
-
-class program {
- public:
-  program() {
-    load(kArchOffset);
-    jump(BPF_JEQ, kAuditArch, 1, 0);
-    kill();
-    load(kNrOffset);
-#if defined(__x86_64__)
-    jump(BPF_JGE, 0x40000000u, 0, 1);  // the x32 ABI's numbers: refused
-    kill();
-#endif
+/// The filter under construction; released however install_filter returns.
+struct filter_context {
+  scmp_filter_ctx ctx;
+  explicit filter_context(uint32_t default_action) : ctx(::seccomp_init(default_action)) {}
+  ~filter_context() {
+    if (ctx != nullptr)
+      ::seccomp_release(ctx);
   }
-
-  void allow(uint32_t nr) {
-    jump(BPF_JEQ, nr, 0, 1);
-    ret(SECCOMP_RET_ALLOW);
-  }
-  // Allowed only when argument `arg` equals `value`.
-  void allow_if_arg(uint32_t nr, int arg, uint32_t value) {
-    jump(BPF_JEQ, nr, 0, 4);  // other calls skip the block with A still holding nr
-    load(arg_low(arg));
-    jump(BPF_JEQ, value, 0, 1);
-    ret(SECCOMP_RET_ALLOW);
-    kill();
-  }
-  // Allowed only when argument `arg` has none of the bits in `mask`.
-  void allow_unless_bits(uint32_t nr, int arg, uint32_t mask) {
-    jump(BPF_JEQ, nr, 0, 4);
-    load(arg_low(arg));
-    jump(BPF_JSET, mask, 1, 0);
-    ret(SECCOMP_RET_ALLOW);
-    kill();
-  }
-  void finish() { kill(); }
-
-  [[nodiscard]] sock_fprog fprog() { return sock_fprog{static_cast<unsigned short>(code_.size()), code_.data()}; }
-
- private:
-  void load(uint32_t offset) { code_.push_back(sock_filter BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset)); }
-  void jump(uint16_t op, uint32_t k, uint8_t jt, uint8_t jf) {
-    code_.push_back(sock_filter BPF_JUMP(BPF_JMP | op | BPF_K, k, jt, jf));
-  }
-  void ret(uint32_t action) { code_.push_back(sock_filter BPF_STMT(BPF_RET | BPF_K, action)); }
-  void kill() { ret(SECCOMP_RET_KILL_PROCESS); }
-
-  std::vector<sock_filter> code_;
+  filter_context(const filter_context&) = delete;
+  filter_context& operator=(const filter_context&) = delete;
 };
 
+std::string seccomp_error(const char* call, int rc) { return std::string(call) + ": " + std::strerror(-rc); }
+
 bool install_filter(int channel_fd, std::string& why) {
-  if (kAuditArch == 0) {
-    why = "seccomp: no filter for this architecture";
+  // Anything not allowed below kills the whole process (SIGSYS). The filter is for the native
+  // architecture only: a call made through another ABI (32-bit int 0x80 on x86_64, or x32's
+  // numbers, which libseccomp tells apart) is refused the same way.
+  filter_context f(SCMP_ACT_KILL_PROCESS);
+  if (f.ctx == nullptr) {
+    why = "seccomp_init: failed";
     return false;
   }
-  program p;
-  // The run loop: frames on the channel, and nothing else that reaches outside the process.
-  p.allow_if_arg(SYS_read, 0, static_cast<uint32_t>(channel_fd));
-  p.allow_if_arg(SYS_write, 0, static_cast<uint32_t>(channel_fd));
-  // Memory: malloc and Duktape's heap (strace of the test suite's runs shows brk, mmap, munmap
-  // and mremap; madvise and futex are glibc's when it trims or locks). No executable mappings,
-  // and no mprotect at all: nothing in a run changes the protection of a mapping.
-  p.allow(SYS_brk);
-  p.allow_unless_bits(SYS_mmap, 2, PROT_EXEC);
-  p.allow(SYS_munmap);
-  p.allow(SYS_mremap);
-  p.allow(SYS_madvise);
-  p.allow(SYS_futex);
-  // Clocks: the deadline, Date.now(), performance.now(), when the vDSO falls back to a call.
-  p.allow(SYS_clock_gettime);
+  int rc = ::seccomp_attr_set(f.ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  if (rc != 0) {
+    why = seccomp_error("seccomp_attr_set", rc);
+    return false;
+  }
+  // Argument checks (scmp_arg_cmp built directly: libseccomp's SCMP_A* macros are C compound
+  // literals). The whole 64-bit argument is compared, so an fd or prot with high bits set is refused.
+  const auto equals = [](unsigned arg, uint64_t value) {
+    return scmp_arg_cmp{arg, SCMP_CMP_EQ, value, 0};
+  };
+  const auto has_none_of = [](unsigned arg, uint64_t mask) {
+    return scmp_arg_cmp{arg, SCMP_CMP_MASKED_EQ, mask, 0};
+  };
+  const auto fd = static_cast<uint64_t>(channel_fd);
+  struct rule {
+    int nr;
+    std::vector<scmp_arg_cmp> args;
+  };
+  const rule rules[] = {
+    // The run loop: frames on the channel, and nothing else that reaches outside the process.
+    {SCMP_SYS(read), {equals(0, fd)}},
+    {SCMP_SYS(write), {equals(0, fd)}},
+    // Memory: malloc and Duktape's heap (strace of the test suite's runs shows brk, mmap, munmap
+    // and mremap; madvise and futex are glibc's when it trims or locks). No executable mappings,
+    // and no mprotect at all: nothing in a run changes the protection of a mapping.
+    {SCMP_SYS(brk), {}},
+    {SCMP_SYS(mmap), {has_none_of(2, PROT_EXEC)}},
+    {SCMP_SYS(munmap), {}},
+    {SCMP_SYS(mremap), {}},
+    {SCMP_SYS(madvise), {}},
+    {SCMP_SYS(futex), {}},
+    // Clocks: the deadline, Date.now(), performance.now(), when the vDSO falls back to a call.
+    {SCMP_SYS(clock_gettime), {}},
 #if defined(SYS_gettimeofday)
-  p.allow(SYS_gettimeofday);
+    {SCMP_SYS(gettimeofday), {}},
 #endif
-  // Signal return, restarts after a stop, and exit.
-  p.allow(SYS_rt_sigreturn);
-  p.allow(SYS_restart_syscall);
-  p.allow(SYS_exit);
-  p.allow(SYS_exit_group);
-  p.finish();
-
-  sock_fprog prog = p.fprog();
-  if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
-    return true;
-  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
-    return true;
-  why = errno_text("seccomp");
-  return false;
+    // Signal return, restarts after a stop, and exit.
+    {SCMP_SYS(rt_sigreturn), {}},
+    {SCMP_SYS(restart_syscall), {}},
+    {SCMP_SYS(exit), {}},
+    {SCMP_SYS(exit_group), {}},
+  };
+  for (const auto& r : rules) {
+    rc = ::seccomp_rule_add_array(f.ctx, SCMP_ACT_ALLOW, r.nr, static_cast<unsigned>(r.args.size()),
+                                  r.args.empty() ? nullptr : r.args.data());
+    if (rc != 0) {
+      char* name = ::seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, r.nr);
+      why = seccomp_error("seccomp_rule_add", rc) + " (" + (name != nullptr ? name : std::to_string(r.nr)) + ")";
+      std::free(name);
+      return false;
+    }
+  }
+  rc = ::seccomp_load(f.ctx);
+  if (rc != 0) {
+    why = seccomp_error("seccomp", rc);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
