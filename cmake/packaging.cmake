@@ -44,6 +44,10 @@ list(JOIN ENACT_DEB_DEPENDS ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 # What find_package(enact) needs to build a C++ consumer (the C ABI alone needs none of them).
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
   "libboost-json1.81-dev, libssl-dev, libsecp256k1-dev, libcpp-httplib-dev, pkg-config, cmake")
+# The server component (enact::server_core) also needs SQLite's.
+if(TARGET enact-server)
+  string(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS ", libsqlite3-dev")
+endif()
 # A shlibs control file for libenact_c.so.<major>; with the /usr prefix (library in /usr/lib/<triplet>)
 # cpack also writes the postinst/postrm scripts that run ldconfig.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
