@@ -83,31 +83,35 @@ std::vector<X509*> pem_certs(const std::string& pem) {
   return out;
 }
 
-/// The certificate's TBS bytes and signature, to be checked with the issuer's key.
-one_verify cert_verify(X509* cert, X509* issuer) {
+/// The TBS bytes and signature of a certificate or CRL (`encode_tbs` and `signature` read them),
+/// to be checked with the issuer's key.
+template <class Signed, class EncodeTbs, class Signature>
+one_verify signed_by(Signed* item, X509* issuer, EncodeTbs encode_tbs, Signature signature) {
   one_verify v;
   v.key = X509_get0_pubkey(issuer);
   unsigned char* tbs = nullptr;
-  const int n = i2d_re_X509_tbs(cert, &tbs);
+  const int n = encode_tbs(item, &tbs);
   v.message.assign(tbs, tbs + n);
   OPENSSL_free(tbs);
-  const ASN1_BIT_STRING* sig = nullptr;
-  X509_get0_signature(&sig, nullptr, cert);
+  const ASN1_BIT_STRING* sig = signature(item);
   v.der_sig.assign(sig->data, sig->data + sig->length);
   return v;
 }
 
+one_verify cert_verify(X509* cert, X509* issuer) {
+  return signed_by(cert, issuer, i2d_re_X509_tbs, [](X509* c) {
+    const ASN1_BIT_STRING* sig = nullptr;
+    X509_get0_signature(&sig, nullptr, c);
+    return sig;
+  });
+}
+
 one_verify crl_verify(X509_CRL* crl, X509* issuer) {
-  one_verify v;
-  v.key = X509_get0_pubkey(issuer);
-  unsigned char* tbs = nullptr;
-  const int n = i2d_re_X509_CRL_tbs(crl, &tbs);
-  v.message.assign(tbs, tbs + n);
-  OPENSSL_free(tbs);
-  const ASN1_BIT_STRING* sig = nullptr;
-  X509_CRL_get0_signature(crl, &sig, nullptr);
-  v.der_sig.assign(sig->data, sig->data + sig->length);
-  return v;
+  return signed_by(crl, issuer, i2d_re_X509_CRL_tbs, [](X509_CRL* c) {
+    const ASN1_BIT_STRING* sig = nullptr;
+    X509_CRL_get0_signature(c, &sig, nullptr);
+    return sig;
+  });
 }
 
 struct fixture {
@@ -172,17 +176,28 @@ bool verify_all(const std::vector<one_verify>& list, EVP_MD_CTX* ctx) {
   return ok;
 }
 
-void BM_attest_verify_quote(benchmark::State& state) {
-  const auto& f = data();
+/// The fixtures, or null (the benchmark skipped) when they are not there.
+const fixture* loaded(benchmark::State& state) {
+  const fixture& f = data();
   if (!f.ok) {
     state.SkipWithError("fixtures not found under ENACT_SHARED_DIR/testdata/tdx");
-    return;
+    return nullptr;
   }
+  return &f;
+}
+
+/// verify_quote of the recorded quote at kNow, with the collateral or without it.
+void verify_quote_loop(benchmark::State& state, bool with_collateral) {
+  const fixture* f = loaded(state);
+  if (f == nullptr)
+    return;
   enact::attest::quote_options o;
   o.now = kNow;
-  o.log = f.log;
+  o.log = f->log;
+  if (with_collateral)
+    o.collateral = f->collateral;
   for (auto _ : state) {
-    auto r = enact::attest::verify_quote(f.quote, o);
+    auto r = enact::attest::verify_quote(f->quote, o);
     if (!r || !r->passed()) {
       state.SkipWithError("verification failed");
       break;
@@ -190,59 +205,31 @@ void BM_attest_verify_quote(benchmark::State& state) {
     benchmark::DoNotOptimize(r);
   }
 }
+
+/// The ECDSA verifications of `floor` alone, each pass.
+void floor_loop(benchmark::State& state, std::vector<one_verify> fixture::*floor) {
+  const fixture* f = loaded(state);
+  if (f == nullptr)
+    return;
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  for (auto _ : state)
+    if (!verify_all(f->*floor, ctx)) {
+      state.SkipWithError("a floor verification failed");
+      break;
+    }
+  EVP_MD_CTX_free(ctx);
+}
+
+void BM_attest_verify_quote(benchmark::State& state) { verify_quote_loop(state, false); }
 BENCHMARK(BM_attest_verify_quote);
 
-void BM_attest_floor_ecdsa(benchmark::State& state) {
-  const auto& f = data();
-  if (!f.ok) {
-    state.SkipWithError("fixtures not found under ENACT_SHARED_DIR/testdata/tdx");
-    return;
-  }
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  for (auto _ : state)
-    if (!verify_all(f.floor, ctx)) {
-      state.SkipWithError("a floor verification failed");
-      break;
-    }
-  EVP_MD_CTX_free(ctx);
-}
+void BM_attest_floor_ecdsa(benchmark::State& state) { floor_loop(state, &fixture::floor); }
 BENCHMARK(BM_attest_floor_ecdsa);
 
-void BM_attest_verify_quote_collateral(benchmark::State& state) {
-  const auto& f = data();
-  if (!f.ok) {
-    state.SkipWithError("fixtures not found under ENACT_SHARED_DIR/testdata/tdx");
-    return;
-  }
-  enact::attest::quote_options o;
-  o.now = kNow;
-  o.log = f.log;
-  o.collateral = f.collateral;
-  for (auto _ : state) {
-    auto r = enact::attest::verify_quote(f.quote, o);
-    if (!r || !r->passed()) {
-      state.SkipWithError("verification failed");
-      break;
-    }
-    benchmark::DoNotOptimize(r);
-  }
-}
+void BM_attest_verify_quote_collateral(benchmark::State& state) { verify_quote_loop(state, true); }
 BENCHMARK(BM_attest_verify_quote_collateral);
 
-void BM_attest_floor_ecdsa_collateral(benchmark::State& state) {
-  const auto& f = data();
-  if (!f.ok) {
-    state.SkipWithError("fixtures not found under ENACT_SHARED_DIR/testdata/tdx");
-    return;
-  }
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  for (auto _ : state)
-    if (!verify_all(f.floor_collateral, ctx)) {
-      state.SkipWithError("a floor verification failed");
-      break;
-    }
-  EVP_MD_CTX_free(ctx);
-}
+void BM_attest_floor_ecdsa_collateral(benchmark::State& state) { floor_loop(state, &fixture::floor_collateral); }
 BENCHMARK(BM_attest_floor_ecdsa_collateral);
 
 }  // namespace

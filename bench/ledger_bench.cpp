@@ -27,20 +27,17 @@ using enact::test::anvil_process;
 
 constexpr int kGroups = 10;
 
-hash256 h256(uint8_t a, uint8_t b = 0) {
-  hash256 x{};
+/// A fixed-size value whose bytes start a, b and end 1 (never zero).
+template <class Fixed>
+Fixed tagged(uint8_t a, uint8_t b) {
+  Fixed x{};
   x[0] = a;
   x[1] = b;
-  x[31] = 1;
+  x[x.size() - 1] = 1;
   return x;
 }
-address addr(uint8_t a, uint8_t b = 0) {
-  address x{};
-  x[0] = a;
-  x[1] = b;
-  x[19] = 1;
-  return x;
-}
+hash256 h256(uint8_t a, uint8_t b = 0) { return tagged<hash256>(a, b); }
+address addr(uint8_t a, uint8_t b = 0) { return tagged<address>(a, b); }
 
 template <class T>
 T ok(result<T> r, const char* what) {

@@ -64,15 +64,23 @@ void bare_duktape(benchmark::State& state) {
 }
 BENCHMARK(bare_duktape);
 
-void sandbox_inprocess(benchmark::State& state) {
+/// The benchmark's action and params as a sandbox request.
+rt::sandbox::request bench_request() {
   rt::sandbox::request req;
   req.code = kCode;
   req.params_json = kParams;
-  const rt::sandbox::call_parent none = [](std::string_view, std::string_view) {
-    return rt::sandbox::call_answer{false, "no capabilities here"};
-  };
+  return req;
+}
+
+/// A parent that answers every capability call with a refusal.
+const rt::sandbox::call_parent kNoCapabilities = [](std::string_view, std::string_view) {
+  return rt::sandbox::call_answer{false, "no capabilities here"};
+};
+
+void sandbox_inprocess(benchmark::State& state) {
+  const rt::sandbox::request req = bench_request();
   for (auto _ : state) {
-    const rt::sandbox::outcome o = rt::sandbox::run(req, none, nullptr);
+    const rt::sandbox::outcome o = rt::sandbox::run(req, kNoCapabilities, nullptr);
     if (o.failure != rt::failure_kind::none)
       state.SkipWithError(o.message.c_str());
     benchmark::DoNotOptimize(o.response_json);
@@ -81,17 +89,12 @@ void sandbox_inprocess(benchmark::State& state) {
 BENCHMARK(sandbox_inprocess);
 
 void sandbox_prepared(benchmark::State& state) {
-  rt::sandbox::request req;
-  req.code = kCode;
-  req.params_json = kParams;
-  const rt::sandbox::call_parent none = [](std::string_view, std::string_view) {
-    return rt::sandbox::call_answer{false, "no capabilities here"};
-  };
+  const rt::sandbox::request req = bench_request();
   for (auto _ : state) {
     state.PauseTiming();
     rt::sandbox::fresh_heap heap(nullptr);
     state.ResumeTiming();
-    const rt::sandbox::outcome o = rt::sandbox::run(std::move(heap), req, none);
+    const rt::sandbox::outcome o = rt::sandbox::run(std::move(heap), req, kNoCapabilities);
     if (o.failure != rt::failure_kind::none)
       state.SkipWithError(o.message.c_str());
     benchmark::DoNotOptimize(o.response_json);

@@ -27,14 +27,7 @@ namespace json = boost::json;
 using namespace enact;
 using enact::test::anvil_process;
 
-std::string governance_bin() {
-  std::ifstream in(ENACT_SOURCE_DIR "/tests/attest/Governance.bin");
-  REQUIRE(in.good());
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
-    text.pop_back();
-  return text;
-}
+std::string governance_bin() { return enact::test::creation_code(ENACT_SOURCE_DIR "/tests/attest/Governance.bin"); }
 
 /// eth_sendTransaction from dev account 0; returns the receipt. anvil mines each transaction in
 /// a block of its own, but the receipt may appear a moment after the hash is returned: polled.

@@ -33,26 +33,7 @@ using enact::test::stripe_fixture;
 
 namespace {
 
-/// A fresh directory under the system temp directory, removed with everything in it.
-class temp_dir {
- public:
-  temp_dir() {
-    std::array<uint8_t, 8> r{};
-    random_bytes(r);
-    path_ = std::filesystem::temp_directory_path() / ("enact-billing-" + hex::encode(r));
-    std::filesystem::create_directories(path_);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  [[nodiscard]] std::string file(std::string_view name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using enact::test::temp_dir;
 
 std::unique_ptr<dev_provider> open_dev(const std::string& path) {
   auto p = dev_provider::open(path);
@@ -83,14 +64,8 @@ class idle_socket {
  public:
   explicit idle_socket(bool listening) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
     REQUIRE(fd_ >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    socklen_t len = sizeof addr;
-    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    port_ = ntohs(addr.sin_port);
+    port_ = enact::test::bind_loopback(fd_);
+    REQUIRE(port_ > 0);
     if (listening)
       REQUIRE(::listen(fd_, 16) == 0);
   }
@@ -110,7 +85,7 @@ class idle_socket {
 // dev provider
 
 TEST_CASE("dev provider: create, then confirm moves the intent to succeeded") {
-  temp_dir dir;
+  temp_dir dir{"enact-billing"};
   auto dev = open_dev(dir.file("billing.sqlite"));
   CHECK(dev->mode() == "dev");
   CHECK(dev->publishable_key() == "pk_dev_enact");
@@ -147,7 +122,7 @@ TEST_CASE("dev provider: create, then confirm moves the intent to succeeded") {
 }
 
 TEST_CASE("dev provider: amounts outside the accepted range are invalid_amount") {
-  temp_dir dir;
+  temp_dir dir{"enact-billing"};
   auto dev = open_dev(dir.file("billing.sqlite"));
   struct case_ {
     uint64_t amount;
@@ -175,7 +150,7 @@ TEST_CASE("dev provider: amounts outside the accepted range are invalid_amount")
 }
 
 TEST_CASE("dev provider: an idempotency key returns the same intent") {
-  temp_dir dir;
+  temp_dir dir{"enact-billing"};
   auto dev = open_dev(dir.file("billing.sqlite"));
   auto a = dev->create_intent(1000, "ab01", "idem-1");
   auto b = dev->create_intent(1000, "ab01", "idem-1");
@@ -205,7 +180,7 @@ TEST_CASE("dev provider: an idempotency key returns the same intent") {
 }
 
 TEST_CASE("dev provider: concurrent creates with one key make one intent") {
-  temp_dir dir;
+  temp_dir dir{"enact-billing"};
   auto dev = open_dev(dir.file("billing.sqlite"));
   constexpr int kThreads = 8;
   std::vector<std::string> ids(kThreads);
@@ -226,7 +201,7 @@ TEST_CASE("dev provider: concurrent creates with one key make one intent") {
 }
 
 TEST_CASE("dev provider: intents survive closing and reopening the store") {
-  temp_dir dir;
+  temp_dir dir{"enact-billing"};
   const std::string path = dir.file("billing.sqlite");
   payment_intent pending;
   payment_intent paid;
@@ -253,7 +228,7 @@ TEST_CASE("dev provider: intents survive closing and reopening the store") {
 }
 
 TEST_CASE("dev provider: unknown and malformed ids are unknown_intent") {
-  temp_dir dir;
+  temp_dir dir{"enact-billing"};
   auto dev = open_dev(dir.file("billing.sqlite"));
   REQUIRE(dev->create_intent(500, "ab01", ""));
   const std::string cases[] = {
@@ -275,7 +250,7 @@ TEST_CASE("dev provider: unknown and malformed ids are unknown_intent") {
 }
 
 TEST_CASE("dev provider: a store that cannot be opened is unavailable") {
-  temp_dir dir;
+  temp_dir dir{"enact-billing"};
   auto r = dev_provider::open(dir.file("missing-dir/billing.sqlite"));
   REQUIRE(!r);
   CHECK(r.code() == billing_errc::unavailable);

@@ -18,32 +18,11 @@
 
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
+#include "must.hpp"
 #include "support.hpp"
 
 namespace enact::ledger::test {
 namespace {
-
-// --- assertions on results -------------------------------------------------------------------
-
-template <class T>
-T must(result<T> r, const char* expr, const char* file, int line) {
-  if (!r)
-    ADD_FAIL_AT(file, line, (std::string(expr) + " failed: " + r.err().message));
-  return std::move(r).value();
-}
-void must(const result<void>& r, const char* expr, const char* file, int line) {
-  if (!r)
-    ADD_FAIL_AT(file, line, (std::string(expr) + " failed: " + r.err().message));
-}
-template <class T>
-void check_errc(const result<T>& r, ledger_errc want, const char* expr, const char* file, int line) {
-  if (r.code() == want)
-    return;
-  const std::string got = r ? std::string("success") : r.code().message() + " (" + r.err().message + ")";
-  ADD_FAIL_CHECK_AT(file, line, (std::string(expr) + ": expected " + make_error_code(want).message() + ", got " + got));
-}
-#define MUST(...) must((__VA_ARGS__), #__VA_ARGS__, __FILE__, __LINE__)
-#define CHECK_ERRC(expr, want) check_errc((expr), (want), #expr, __FILE__, __LINE__)
 
 // --- identifiers and records -----------------------------------------------------------------
 
@@ -147,11 +126,7 @@ group make_group(const std::string& name, std::vector<address> pkps = {}, std::v
 }
 
 void fund(permission_ledger& l, const account_hash& h, uint64_t amount, const std::string& id) {
-  payment p;
-  p.intent_id = id;
-  p.account = h;
-  p.amount_cents = amount;
-  p.provider = "dev";
+  const payment p = make_payment(h, id, amount);
   MUST(l.record_payment(p));
   (void)MUST(l.credit_payment(h, id));
 }
@@ -542,11 +517,7 @@ void unknown_account_everywhere(const backend_factory& make) {
   CHECK_ERRC(l->debit(kGhost, 1), ledger_errc::unknown_account);
   CHECK_ERRC(l->get_payment(kGhost, "pi_1"), ledger_errc::unknown_account);
   CHECK_ERRC(l->credit_payment(kGhost, "pi_1"), ledger_errc::unknown_account);
-  payment p;
-  p.intent_id = "pi_ghost";
-  p.account = kGhost;
-  p.amount_cents = 500;
-  p.provider = "dev";
+  const payment p = make_payment(kGhost, "pi_ghost", 500);
   CHECK_ERRC(l->record_payment(p), ledger_errc::unknown_account);
   CHECK(last_sequence(*l) == 6);  // the prepared account's six writes
 }
@@ -719,11 +690,7 @@ void event_log(const backend_factory& make) {
   MUST(l->delete_action(payer, h, act.hashed_cid));
   MUST(l->remove_usage_key(payer, h, k.hash));
   MUST(l->remove_group(payer, h, g.id));
-  payment p;
-  p.intent_id = "pi_events";
-  p.account = h;
-  p.amount_cents = 700;
-  p.provider = "dev";
+  const payment p = make_payment(h, "pi_events", 700);
   MUST(l->record_payment(p));
   (void)MUST(l->credit_payment(h, "pi_events"));
   (void)MUST(l->debit(h, 100));
@@ -1167,11 +1134,7 @@ void payments(const backend_factory& make) {
   const acct a = make_account(*l, 1, true);
   const acct b = make_account(*l, 2, true);
 
-  payment p;
-  p.intent_id = "pi_123";
-  p.account = a.hash;
-  p.amount_cents = 500;
-  p.provider = "stripe";
+  payment p = make_payment(a.hash, "pi_123", 500, "stripe");
   const uint64_t before = last_sequence(*l);
   MUST(l->record_payment(p));
   CHECK(last_sequence(*l) == before);  // recording changes no balance
@@ -1366,6 +1329,15 @@ void concurrent_writers(const backend_factory& make) {
 }
 
 }  // namespace
+
+payment make_payment(const account_hash& account, std::string intent_id, uint64_t cents, std::string provider) {
+  payment p;
+  p.intent_id = std::move(intent_id);
+  p.account = account;
+  p.amount_cents = cents;
+  p.provider = std::move(provider);
+  return p;
+}
 
 void run_conformance(const backend_factory& make) {
   SUBCASE("accounts") { accounts(make); }

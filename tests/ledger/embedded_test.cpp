@@ -12,44 +12,24 @@
 #include "conformance.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "ledger/embedded_ledger.hpp"
+#include "must.hpp"
 #include "support.hpp"
 
 namespace enact::ledger::test {
 namespace {
 
-/// A directory under the system temp dir, removed with everything in it.
-class temp_dir {
- public:
-  temp_dir() {
-    std::random_device rd;
-    path_ =
-        std::filesystem::temp_directory_path() / ("enact-ledger-" + std::to_string(rd()) + "-" + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using enact::test::temp_dir;
 
 class embedded_backend final : public backend {
  public:
   explicit embedded_backend(std::vector<address> payers) : payers_(std::move(payers)) {}
   std::unique_ptr<permission_ledger> open() override {
-    auto l = embedded_ledger::open(db_path(), payers_);
-    REQUIRE_MESSAGE(l.has_value(), (l ? "" : l.err().message));
-    return std::move(l).value();
+    return enact::test::must_ok(embedded_ledger::open(db_path(), payers_));
   }
   [[nodiscard]] std::string db_path() const { return (dir_.path() / "ledger.sqlite").string(); }
 
  private:
-  temp_dir dir_;
+  temp_dir dir_{"enact-ledger"};
   std::vector<address> payers_;
 };
 
@@ -165,7 +145,7 @@ TEST_CASE("embedded ledger: a database from a newer build is refused") {
 }
 
 TEST_CASE("embedded ledger: storage failures") {
-  temp_dir dir;
+  temp_dir dir{"enact-ledger"};
   struct case_ {
     const char* what;
     std::string path;

@@ -25,6 +25,7 @@
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "ledger/evm_ledger.hpp"
+#include "must.hpp"
 #include "support.hpp"
 
 namespace enact::ledger::test {
@@ -40,11 +41,7 @@ std::string hx(const std::array<uint8_t, N>& v) {
   return hex::encode_prefixed(v);
 }
 
-template <class T>
-T must_ok(result<T> r) {
-  REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.err().message));
-  return std::move(r).value();
-}
+using enact::test::must_ok;
 
 Secret dev_key(size_t i) { return Secret(anvil_process::dev_private_keys().at(i)); }
 const address& dev_address(size_t i) { return anvil_process::dev_addresses().at(i); }
@@ -92,9 +89,7 @@ evm_options options_for(const anvil_process& node, const deployment& d) {
 }
 
 std::unique_ptr<evm_ledger> open_ok(evm_options o, std::vector<std::shared_ptr<tx_signer>> s) {
-  auto l = open_evm(std::move(o), std::move(s));
-  REQUIRE_MESSAGE(l.has_value(), (l ? "" : l.err().message));
-  return std::move(l).value();
+  return must_ok(open_evm(std::move(o), std::move(s)));
 }
 
 std::shared_ptr<tx_signer> impersonator(const anvil_process& node) {
@@ -127,20 +122,17 @@ std::unique_ptr<backend> make_evm(const std::vector<address>& payers) { return s
 
 // --- records for the evm-only cases ------------------------------------------------------------
 
-hash256 h256(uint8_t a, uint8_t b = 0) {
-  hash256 x{};
+/// A fixed-size value whose bytes start a, b and end 1 (never zero).
+template <class Fixed>
+Fixed tagged(uint8_t a, uint8_t b) {
+  Fixed x{};
   x[0] = a;
   x[1] = b;
-  x[31] = 1;
+  x[x.size() - 1] = 1;
   return x;
 }
-address addr(uint8_t a, uint8_t b = 0) {
-  address x{};
-  x[0] = a;
-  x[1] = b;
-  x[19] = 1;
-  return x;
-}
+hash256 h256(uint8_t a, uint8_t b = 0) { return tagged<hash256>(a, b); }
+address addr(uint8_t a, uint8_t b = 0) { return tagged<address>(a, b); }
 
 account managed_account(uint8_t n) {
   account a;
@@ -260,11 +252,7 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   wl.pkp_id = addr(0x30);
   wl.name = "w";
   REQUIRE(l->register_wallet(w, a.hash, wl));
-  payment p;
-  p.intent_id = "pi_reverts";
-  p.account = a.hash;
-  p.amount_cents = 500;
-  p.provider = "dev";
+  const payment p = make_payment(a.hash, "pi_reverts", 500);
   REQUIRE(l->record_payment(p));
   REQUIRE(l->credit_payment(a.hash, "pi_reverts"));
 
@@ -399,11 +387,7 @@ TEST_CASE("evm ledger: a sender without a signer is refused before the chain") {
   CHECK(r.err().message.find("no signer") != std::string::npos);
   CHECK(nonce_of(node, dev_address(1)) == nonce);
   // Bookkeeping goes out as the api payer the signer holds.
-  payment p;
-  p.intent_id = "pi_signer";
-  p.account = a.hash;
-  p.amount_cents = 700;
-  p.provider = "dev";
+  const payment p = make_payment(a.hash, "pi_signer", 700);
   REQUIRE(l->record_payment(p));
   CHECK(l->credit_payment(a.hash, "pi_signer").value() == 700);
   CHECK(nonce_of(node, dev_address(1)) == nonce + 2);

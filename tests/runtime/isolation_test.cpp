@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "runtime/channel.hpp"
+#include "proc_status.hpp"
 #include "runtime/runtime.hpp"
 
 namespace json = boost::json;
@@ -88,23 +89,8 @@ bool contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-std::string read_proc(int pid, const char* what) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/" + what, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string status_field(int pid, const std::string& key) {
-  std::istringstream in(read_proc(pid, "status"));
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(key + ":", 0) == 0) {
-      const size_t v = line.find_first_not_of(" \t", key.size() + 1);
-      return v == std::string::npos ? "" : line.substr(v);
-    }
-  }
-  return "";
-}
+using enact::runtime::test::read_proc;
+using enact::runtime::test::status_field;
 
 }  // namespace
 

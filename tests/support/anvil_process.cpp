@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -309,6 +310,16 @@ const std::array<address, anvil_process::kDevAccounts>& anvil_process::dev_addre
     return out;
   }();
   return addrs;
+}
+
+std::string creation_code(const std::string& bin_path) {
+  std::ifstream in(bin_path);
+  if (!in.good())
+    throw std::runtime_error("cannot read " + bin_path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.pop_back();
+  return text;
 }
 
 }  // namespace enact::test

@@ -91,4 +91,8 @@ class anvil_process {
   std::string url_;
 };
 
+/// The creation bytecode a committed .bin file holds (0x-hex, as tests/attest/build.mjs and
+/// tests/triggers/Emitter.build.mjs write it), without its line end; throws when it cannot be read.
+[[nodiscard]] std::string creation_code(const std::string& bin_path);
+
 }  // namespace enact::test

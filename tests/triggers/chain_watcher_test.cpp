@@ -44,14 +44,7 @@ using enact::test::anvil_process;
 constexpr const char* kPing = "Ping(address indexed from, uint256 indexed id, string note, uint256 amount)";
 constexpr const char* kTagged = "Tagged(bytes32 indexed tag, string indexed label, bool flag, int64 delta)";
 
-std::string emitter_bin() {
-  std::ifstream in(ENACT_SOURCE_DIR "/tests/triggers/Emitter.bin");
-  REQUIRE(in.good());
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
-    text.pop_back();
-  return text;
-}
+std::string emitter_bin() { return enact::test::creation_code(ENACT_SOURCE_DIR "/tests/triggers/Emitter.bin"); }
 
 std::string addr_hex(const address& a) { return hex::encode_prefixed(a); }
 

@@ -32,23 +32,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class temp_dir {
- public:
-  temp_dir() {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("enact-handshake-" + std::to_string(rd()) + "-" + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::string str() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using enact::test::temp_dir;
 
 const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2026} / 11 / 1}.time_since_epoch()};
 
@@ -103,7 +87,7 @@ json::value body_of(const httplib::Result& r) {
 
 /// The trigger service (no run workers) with the handshake, on a loopback port.
 struct fixture {
-  temp_dir dir;
+  temp_dir dir{"enact-handshake"};
   std::unique_ptr<sqlite_store> db = sqlite_store::open(dir.str() + "/triggers.sqlite").value();
   std::unique_ptr<tee::tee> the_tee = tee::open_simulated(dir.str()).value();
   core::logger log{stderr, core::logger::level::warn};
@@ -218,67 +202,6 @@ struct fixture {
 };
 
 }  // namespace
-
-TEST_CASE("EIP-4361 messages are parsed strictly") {
-  const std::string addr = "0x" + std::string(40, 'a');
-  const std::string good = "example.org:8080 wants you to sign in with your Ethereum account:\n" + addr +
-                           "\n\nA statement.\n\nURI: https://example.org:8080/auth/authorize\nVersion: 1\n"
-                           "Chain ID: 137\nNonce: abcdef0123456789\nIssued At: 2026-11-01T00:00:00.000Z";
-  const auto m = parse_siwe(good);
-  REQUIRE(m.has_value());
-  CHECK(m->domain == "example.org:8080");
-  CHECK(m->statement == std::optional<std::string>("A statement."));
-  CHECK(m->uri == "https://example.org:8080/auth/authorize");
-  CHECK(m->chain_id == 137);
-  CHECK(m->nonce == "abcdef0123456789");
-  CHECK(m->issued_at == t0);
-  CHECK(wallet_user_id(m->account) == addr);
-
-  const std::string no_statement = "a.org wants you to sign in with your Ethereum account:\n" + addr +
-                                   "\n\n\nURI: https://a.org\nVersion: 1\nChain ID: 1\nNonce: abcdefgh\n"
-                                   "Issued At: 2026-11-01T00:00:00Z\nExpiration Time: 2026-11-01T00:10:00Z";
-  const auto n = parse_siwe(no_statement);
-  REQUIRE(n.has_value());
-  CHECK(!n->statement);
-  CHECK(n->expiration_time == std::optional<time_point>(t0 + 10min));
-
-  const auto replace = [&](std::string_view from, std::string_view to) {
-    std::string s = good;
-    const auto at = s.find(from);
-    REQUIRE(at != std::string::npos);
-    s.replace(at, from.size(), to);
-    return s;
-  };
-  struct case_ {
-    const char* what;
-    std::string text;
-    const char* words;
-  };
-  const case_ bad[] = {
-      {"CRLF line ends", replace("\nVersion", "\r\nVersion"), "control character"},
-      {"scheme before the domain", "https://" + good, "domain"},
-      {"other header", replace("wants you to sign in", "asks you to sign in"), "line 1"},
-      {"bad checksum", replace(addr, "0x" + std::string(39, 'a') + "A"), "checksum"},
-      {"no blank line", replace("\n\nA statement", "\nA statement"), "line"},
-      {"version 2", replace("Version: 1", "Version: 2"), "Version"},
-      {"missing version", replace("Version: 1\n", ""), "Version"},
-      {"chain id not decimal", replace("Chain ID: 137", "Chain ID: 0x89"), "Chain ID"},
-      {"short nonce", replace("abcdef0123456789", "abc123"), "Nonce"},
-      {"nonce with symbols", replace("abcdef0123456789", "abcdef01-3456789"), "Nonce"},
-      {"issued at not UTC", replace("00:00:00.000Z", "00:00:00+01:00"), "Issued At"},
-      {"resources", good + "\nResources:\n- https://example.org/x", "Resources"},
-      {"trailing line", good + "\n", "unexpected"},
-      {"fields out of order", replace("Version: 1\nChain ID: 137", "Chain ID: 137\nVersion: 1"), "Version"},
-      {"too long", good + std::string(5000, 'x'), "bytes"},
-  };
-  for (const auto& c : bad) {
-    CAPTURE(c.what);
-    const auto r = parse_siwe(c.text);
-    REQUIRE(!r.has_value());
-    CHECK(r.code() == api_errc::invalid_request);
-    CHECK(r.err().message.find(c.words) != std::string::npos);
-  }
-}
 
 TEST_CASE("handshake: sign-out ends the browser session") {
   fixture f;

@@ -22,6 +22,7 @@
 #include "enact/crypto/sha2.hpp"
 #include "postgres_fixture.hpp"
 #include "store_suite.hpp"
+#include "must.hpp"
 #include "support.hpp"
 #include "triggers/ids.hpp"
 #include "triggers/pg_store.hpp"
@@ -31,14 +32,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2024} / 5 / 1}.time_since_epoch()};
-
 std::unique_ptr<pg_store> open_store(const std::string& url, size_t connections = 4) {
   pg_options o;
   o.connections = connections;
-  auto s = pg_store::open(url, o);
-  REQUIRE_MESSAGE(s.has_value(), (s ? "" : s.err().message));
-  return std::move(s).value();
+  return enact::test::must_ok(pg_store::open(url, o));
 }
 
 class pg_backend final : public backend {
@@ -64,18 +61,6 @@ trigger webhook_trigger(std::string owner) {
   t.max_queued_runs = kMaxQueuedRunsLimit;
   return t;
 }
-
-lease_request lease(std::string worker, time_point now, size_t n, std::chrono::milliseconds d = 10s) {
-  lease_request r;
-  r.worker_id = std::move(worker);
-  r.max_runs = n;
-  r.duration = d;
-  r.now = now;
-  r.max_attempts = 3;
-  return r;
-}
-
-lease_ref ref_of(const leased_run& l) { return lease_ref{l.r.id, l.r.lease_owner, l.r.attempts}; }
 
 /// The database name of a fixture URL ("postgresql:///<name>?host=…").
 std::string database_of(const std::string& url) {

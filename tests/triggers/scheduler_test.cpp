@@ -11,6 +11,7 @@
 
 #include "enact/client/api_error.hpp"
 #include "enact/crypto/keccak.hpp"
+#include "must.hpp"
 #include "support.hpp"
 #include "triggers/ids.hpp"
 #include "triggers/scheduler.hpp"
@@ -45,9 +46,7 @@ struct fixture {
     db.reset();
     sqlite_options o;
     o.synchronous_full = false;
-    auto s = sqlite_store::open((dir / "triggers.sqlite").string(), o);
-    REQUIRE_MESSAGE(s.has_value(), (s ? "" : s.err().message));
-    db = std::move(s).value();
+    db = enact::test::must_ok(sqlite_store::open((dir / "triggers.sqlite").string(), o));
   }
 
   /// A schedule trigger of `cron`, with its first due time after the clock's now (what the API

@@ -23,24 +23,7 @@ namespace {
 using namespace std::chrono_literals;
 using headers = std::vector<std::pair<std::string, std::string>>;
 
-class temp_dir {
- public:
-  temp_dir() {
-    std::random_device rd;
-    path_ =
-        std::filesystem::temp_directory_path() / ("enact-trigsvc-" + std::to_string(rd()) + "-" + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-    std::filesystem::permissions(path_, std::filesystem::perms::owner_all);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::string str() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using enact::test::temp_dir;
 
 const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2024} / 5 / 1}.time_since_epoch()};
 
@@ -117,7 +100,7 @@ TEST_CASE("webhook params: headers lowercased, joined, credentials stripped") {
 }
 
 TEST_CASE("tokens: issue, authenticate, refuse") {
-  temp_dir dir;
+  temp_dir dir{"enact-trigsvc", true};
   auto s = sqlite_store::open(dir.str() + "/triggers.sqlite").value();
   const issued_token t = issue_token(*s, "alice", "test", t0).value();
   CHECK(t.token.size() == 43);
@@ -227,7 +210,7 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
 }
 
 TEST_CASE("usage keys are sealed by the TEE at their own path") {
-  temp_dir dir;
+  temp_dir dir{"enact-trigsvc", true};
   auto tee = tee::open_simulated(dir.str()).value();
   const std::string key = base64::encode(bytes(32, 7));
   const bytes sealed = seal_usage_key(*tee, key).value();
@@ -239,7 +222,7 @@ TEST_CASE("usage keys are sealed by the TEE at their own path") {
   const hash256 former = keccak256(std::string_view("enact/triggers/usage-key-seal/v1"));
   CHECK(!tee->decrypt(keccak256(std::string_view("some other path")), former, sealed));
   CHECK(!tee->decrypt(hash256{}, former, sealed));
-  temp_dir other_dir;
+  temp_dir other_dir{"enact-trigsvc", true};
   auto other = tee::open_simulated(other_dir.str()).value();
   CHECK(!unseal_usage_key(*other, sealed));
   bytes tampered = sealed;

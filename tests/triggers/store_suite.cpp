@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "enact/crypto/keccak.hpp"
+#include "must.hpp"
 #include "support.hpp"
 #include "triggers/ids.hpp"
 
@@ -25,28 +26,6 @@ namespace enact::triggers::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-template <class T>
-T must(result<T> r, const char* expr, const char* file, int line) {
-  if (!r)
-    ADD_FAIL_AT(file, line, (std::string(expr) + " failed: " + r.err().message));
-  return std::move(r).value();
-}
-void must(const result<void>& r, const char* expr, const char* file, int line) {
-  if (!r)
-    ADD_FAIL_AT(file, line, (std::string(expr) + " failed: " + r.err().message));
-}
-template <class T>
-void check_errc(const result<T>& r, store_errc want, const char* expr, const char* file, int line) {
-  if (r.code() == want)
-    return;
-  const std::string got = r ? std::string("success") : r.code().message() + " (" + r.err().message + ")";
-  ADD_FAIL_CHECK_AT(file, line, (std::string(expr) + ": expected " + make_error_code(want).message() + ", got " + got));
-}
-#define MUST(...) must((__VA_ARGS__), #__VA_ARGS__, __FILE__, __LINE__)
-#define CHECK_ERRC(expr, want) check_errc((expr), (want), #expr, __FILE__, __LINE__)
-
-const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2024} / 5 / 1}.time_since_epoch()};
 
 trigger make_trigger(std::string owner, trigger_type type = trigger_type::webhook, bool enabled = true) {
   trigger t;
@@ -70,18 +49,6 @@ trigger make_trigger(std::string owner, trigger_type type = trigger_type::webhoo
 new_run make_run(const std::string& trigger_id, time_point at = t0, int n = 0) {
   return new_run{new_run_id(), trigger_id, json::object{{"n", n}}, at};
 }
-
-lease_request lease(std::string worker, time_point now, size_t n = 1, std::chrono::milliseconds d = 10s) {
-  lease_request r;
-  r.worker_id = std::move(worker);
-  r.max_runs = n;
-  r.duration = d;
-  r.now = now;
-  r.max_attempts = 3;
-  return r;
-}
-
-lease_ref ref_of(const leased_run& l) { return lease_ref{l.r.id, l.r.lease_owner, l.r.attempts}; }
 
 // --- cases -------------------------------------------------------------------------------------
 
@@ -686,6 +653,18 @@ void persistence(backend& b) {
 }
 
 }  // namespace
+
+lease_request lease(std::string worker, time_point now, size_t n, std::chrono::milliseconds d) {
+  lease_request r;
+  r.worker_id = std::move(worker);
+  r.max_runs = n;
+  r.duration = d;
+  r.now = now;
+  r.max_attempts = 3;
+  return r;
+}
+
+lease_ref ref_of(const leased_run& l) { return lease_ref{l.r.id, l.r.lease_owner, l.r.attempts}; }
 
 void run_store_suite(const backend_factory& make) {
   const auto with = [&](void (*fn)(backend&)) {

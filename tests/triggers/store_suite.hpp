@@ -7,8 +7,10 @@
 // Each case is a SUBCASE of the calling test case, on a backend of its own.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "triggers/store.hpp"
 
@@ -25,5 +27,15 @@ class backend {
 using backend_factory = std::function<std::unique_ptr<backend>()>;
 
 void run_store_suite(const backend_factory& make);
+
+/// The store tests' fixed clock origin, 2024-05-01T00:00:00Z.
+inline const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2024} / 5 / 1}.time_since_epoch()};
+
+/// A lease of up to `n` runs by `worker` at `now` for `d`, three attempts at most.
+lease_request lease(std::string worker, time_point now, size_t n = 1,
+                    std::chrono::milliseconds d = std::chrono::seconds(10));
+
+/// The reference that completes or releases the leased run `l`.
+lease_ref ref_of(const leased_run& l);
 
 }  // namespace enact::triggers::test

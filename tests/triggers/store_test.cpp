@@ -17,6 +17,7 @@
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/random.hpp"
 #include "store_suite.hpp"
+#include "must.hpp"
 #include "support.hpp"
 #include "triggers/ids.hpp"
 #include "triggers/sqlite_store.hpp"
@@ -26,25 +27,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class temp_dir {
- public:
-  temp_dir() {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("enact-triggers-" + std::to_string(rd()) + "-" + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using enact::test::temp_dir;
 
 class sqlite_backend final : public backend {
  public:
@@ -52,14 +35,12 @@ class sqlite_backend final : public backend {
   std::unique_ptr<store> open() override {
     sqlite_options o;
     o.synchronous_full = full_;
-    auto s = sqlite_store::open(db_path(), o);
-    REQUIRE_MESSAGE(s.has_value(), (s ? "" : s.err().message));
-    return std::move(s).value();
+    return enact::test::must_ok(sqlite_store::open(db_path(), o));
   }
   [[nodiscard]] std::string db_path() const { return (dir_.path() / "triggers.sqlite").string(); }
 
  private:
-  temp_dir dir_;
+  temp_dir dir_{"enact-triggers"};
   bool full_;
 };
 
@@ -78,8 +59,6 @@ std::string database_bytes(const std::string& db) {
       all += file_bytes(db + suffix);
   return all;
 }
-
-const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2024} / 5 / 1}.time_since_epoch()};
 
 }  // namespace
 

@@ -364,30 +364,22 @@ TEST_CASE("abi signatures and selectors") {
   CHECK(ev->indexed == std::vector<bool>{true, true, false});
   CHECK(hex::encode(ev->selector()) == "ddf252ad");  // keccak256 of the canonical event signature
 
-  struct bad {
-    std::string_view in;
-    abi_errc code;
-  };
-  const bad bads[] = {
-      {"", abi_errc::bad_signature},
-      {"(uint256)", abi_errc::bad_signature},
-      {"f", abi_errc::bad_signature},
-      {"f(", abi_errc::bad_signature},
-      {"f(uint256", abi_errc::bad_signature},
-      {"f(uint256,)", abi_errc::bad_type},
-      {"f(uint256) x", abi_errc::bad_signature},
-      {"1f()", abi_errc::bad_signature},
-      {"f(uint256 a b)", abi_errc::bad_signature},
-      {"f(uint256a)", abi_errc::bad_signature},
-      {"f(uint7)", abi_errc::bad_type},
-      {"f-g()", abi_errc::bad_signature},
-  };
-  for (const auto& c : bads) {
-    CAPTURE(c.in);
-    auto fn = abi::parse_signature(c.in);
-    REQUIRE(!fn);
-    CHECK(fn.code() == c.code);
-  }
+  test::check_refusals<abi_errc>(
+      {
+          {"", abi_errc::bad_signature},
+          {"(uint256)", abi_errc::bad_signature},
+          {"f", abi_errc::bad_signature},
+          {"f(", abi_errc::bad_signature},
+          {"f(uint256", abi_errc::bad_signature},
+          {"f(uint256,)", abi_errc::bad_type},
+          {"f(uint256) x", abi_errc::bad_signature},
+          {"1f()", abi_errc::bad_signature},
+          {"f(uint256 a b)", abi_errc::bad_signature},
+          {"f(uint256a)", abi_errc::bad_signature},
+          {"f(uint7)", abi_errc::bad_type},
+          {"f-g()", abi_errc::bad_signature},
+      },
+      [](std::string_view in) { return abi::parse_signature(in); });
   auto fn = abi::parse_signature("baz(uint32,bool)");
   REQUIRE(fn);
   CHECK(abi::decode_call(*fn, X("cdcd77")).code() == abi_errc::truncated);

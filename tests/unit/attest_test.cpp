@@ -839,31 +839,24 @@ TEST_CASE("attest: runtime event digests (dstack runtime_events.rs)") {
 }
 
 TEST_CASE("attest: malformed event logs are typed errors") {
-  struct bad {
-    std::string_view in;
-    attest_errc code;
-  };
-  const bad cases[] = {
-      {"[", attest_errc::bad_json},
-      {"{}", attest_errc::bad_field},
-      {"\"[\"", attest_errc::bad_json},
-      {"\"\\\"[]\\\"\"", attest_errc::bad_field},
-      {"[1]", attest_errc::bad_field},
-      {R"([{"event_type":1}])", attest_errc::bad_field},
-      {R"([{"imr":4,"event_type":1}])", attest_errc::bad_field},
-      {R"([{"imr":-1,"event_type":1}])", attest_errc::bad_field},
-      {R"([{"imr":0,"event_type":4294967296}])", attest_errc::bad_field},
-      {R"([{"imr":0,"event_type":1,"digest":"00"}])", attest_errc::bad_field},
-      {R"([{"imr":0,"event_type":1,"digest":"0g"}])", attest_errc::bad_field},
-      {R"([{"imr":0,"event_type":1,"event_payload":"abc"}])", attest_errc::bad_field},
-      {R"([{"imr":0,"event_type":1,"event":5}])", attest_errc::bad_field},
-      {R"([{"imr":0,"event_type":1,"version":3}])", attest_errc::bad_field},
-  };
-  for (const auto& c : cases) {
-    auto r = parse_event_log(c.in);
-    REQUIRE_MESSAGE(!r, c.in);
-    CHECK_MESSAGE(r.code() == c.code, c.in, ": ", r.err().message);
-  }
+  test::check_refusals<attest_errc>(
+      {
+          {"[", attest_errc::bad_json},
+          {"{}", attest_errc::bad_field},
+          {"\"[\"", attest_errc::bad_json},
+          {"\"\\\"[]\\\"\"", attest_errc::bad_field},
+          {"[1]", attest_errc::bad_field},
+          {R"([{"event_type":1}])", attest_errc::bad_field},
+          {R"([{"imr":4,"event_type":1}])", attest_errc::bad_field},
+          {R"([{"imr":-1,"event_type":1}])", attest_errc::bad_field},
+          {R"([{"imr":0,"event_type":4294967296}])", attest_errc::bad_field},
+          {R"([{"imr":0,"event_type":1,"digest":"00"}])", attest_errc::bad_field},
+          {R"([{"imr":0,"event_type":1,"digest":"0g"}])", attest_errc::bad_field},
+          {R"([{"imr":0,"event_type":1,"event_payload":"abc"}])", attest_errc::bad_field},
+          {R"([{"imr":0,"event_type":1,"event":5}])", attest_errc::bad_field},
+          {R"([{"imr":0,"event_type":1,"version":3}])", attest_errc::bad_field},
+      },
+      [](std::string_view in) { return parse_event_log(in); });
   auto r = parse_event_log(R"([{"imr":9,"event_type":1}])");
   CHECK(r.err().message == "event_log[0].imr: 9 exceeds 3");
   // A boot event without a digest cannot be replayed.

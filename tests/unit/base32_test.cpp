@@ -9,12 +9,8 @@ using namespace enact;
 using namespace std::string_view_literals;
 
 TEST_CASE("base32 lower no-pad matches RFC 4648 §10") {
-  struct case_ {
-    std::string_view in;
-    std::string_view out;
-  };
   // RFC 4648 §10 test vectors, lowercased and without '=' padding (multibase 'b').
-  const case_ cases[] = {
+  const test::text_vector cases[] = {
       {""sv, ""sv},
       {"f"sv, "my"sv},
       {"fo"sv, "mzxq"sv},

@@ -32,6 +32,7 @@
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
+#include "support.hpp"
 
 namespace json = boost::json;
 using namespace enact;
@@ -168,15 +169,10 @@ std::array<uint8_t, N> filled(uint8_t v) {
 int closed_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  socklen_t len = sizeof addr;
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const int port = test::bind_loopback(fd);
   ::close(fd);
-  return ntohs(addr.sin_port);
+  REQUIRE(port > 0);
+  return port;
 }
 
 json::object log_json(uint8_t tag, uint64_t index) {

@@ -278,6 +278,27 @@ result<hash256> digest_after(std::string_view doc, const std::function<void(json
   ENACT_TRY(const auto td, eip712::from_json(v));
   return eip712::digest(td, extra);
 }
+
+/// An edit of a valid document that makes it invalid, and the error it must give.
+struct bad_edit {
+  const char* what;
+  std::function<void(json::object&)> edit;
+  eip712_errc code;
+  std::string_view message;  // exact, or empty when only the code is checked
+};
+
+/// Each edit of `doc` must make its digest fail with the edit's code and message.
+void check_bad_edits(std::string_view doc, const std::vector<bad_edit>& cases) {
+  for (const auto& c : cases) {
+    const std::string what(c.what);
+    CAPTURE(what);
+    auto r = digest_after(doc, c.edit);
+    REQUIRE(!r);
+    CHECK(r.code() == c.code);
+    if (!c.message.empty())
+      CHECK(r.err().message == c.message);
+  }
+}
 }  // namespace
 
 TEST_CASE("eip712 equivalent spellings give the same digest") {
@@ -315,16 +336,10 @@ TEST_CASE("eip712 equivalent spellings give the same digest") {
 }
 
 TEST_CASE("eip712 rejects bad values with the path and a typed error") {
-  struct bad {
-    const char* what;
-    std::function<void(json::object&)> edit;
-    eip712_errc code;
-    std::string_view message;  // exact, or empty when only the code is checked
-  };
   auto wallet = [](json::object& d, size_t i) -> json::object& {
     return d["message"].as_object()["wallets"].as_array()[i].as_object();
   };
-  const bad cases[] = {
+  const std::vector<bad_edit> cases = {
       {"uint8 above range", [&](json::object& d) { wallet(d, 1)["balance"] = 256; }, eip712_errc::out_of_range,
        "message.wallets[1].balance: uint8 out of range"},
       {"uint8 negative", [&](json::object& d) { wallet(d, 1)["balance"] = -1; }, eip712_errc::out_of_range,
@@ -385,24 +400,10 @@ TEST_CASE("eip712 rejects bad values with the path and a typed error") {
        eip712_errc::extra_field, "domain.version: not a member of types.EIP712Domain"},
   };
   REQUIRE(eip712::digest(eip712::parse(kWallets).value()));
-  for (const auto& c : cases) {
-    const std::string what(c.what);
-    CAPTURE(what);
-    auto r = digest_after(kWallets, c.edit);
-    REQUIRE(!r);
-    CHECK(r.code() == c.code);
-    if (!c.message.empty())
-      CHECK(r.err().message == c.message);
-  }
+  check_bad_edits(kWallets, cases);
 }
 
 TEST_CASE("eip712 rejects bad documents and type definitions") {
-  struct bad {
-    const char* what;
-    std::function<void(json::object&)> edit;
-    eip712_errc code;
-    std::string_view message;
-  };
   auto set_member_type = [](json::object& d, std::string_view type) {
     d["types"].as_object()["Wallet"].as_array()[1].as_object()["type"] = type;
   };
@@ -412,7 +413,7 @@ TEST_CASE("eip712 rejects bad documents and type definitions") {
   auto m = [](std::string_view name, std::string_view type) {
     return json::object{{"name", name}, {"type", type}};
   };
-  const bad cases[] = {
+  const std::vector<bad_edit> cases = {
       {"missing types", [](json::object& d) { d.erase("types"); }, eip712_errc::missing_field, "types: missing"},
       {"missing primaryType", [](json::object& d) { d.erase("primaryType"); }, eip712_errc::missing_field, ""},
       {"missing domain", [](json::object& d) { d.erase("domain"); }, eip712_errc::missing_field, ""},
@@ -480,15 +481,7 @@ TEST_CASE("eip712 rejects bad documents and type definitions") {
        },
        eip712_errc::cyclic_type, ""},
   };
-  for (const auto& c : cases) {
-    const std::string what(c.what);
-    CAPTURE(what);
-    auto r = digest_after(kWallets, c.edit);
-    REQUIRE(!r);
-    CHECK(r.code() == c.code);
-    if (!c.message.empty())
-      CHECK(r.err().message == c.message);
-  }
+  check_bad_edits(kWallets, cases);
 
   // Text that is not a JSON object.
   for (std::string_view text : {""sv, "{"sv, "[]"sv, "{\"types\": }"sv, "\"x\""sv}) {

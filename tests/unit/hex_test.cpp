@@ -8,12 +8,9 @@ using namespace enact;
 using namespace std::string_view_literals;
 
 TEST_CASE("hex encode/decode round-trips") {
-  struct case_ {
-    std::string_view in;
-    std::string_view out;
-  };
   // Vectors: plain byte strings with their lowercase hex.
-  const case_ cases[] = {{""sv, ""sv}, {"\x00"sv, "00"sv}, {"\x01\xab\xff"sv, "01abff"sv}, {"hello"sv, "68656c6c6f"sv}};
+  const test::text_vector cases[] = {
+      {""sv, ""sv}, {"\x00"sv, "00"sv}, {"\x01\xab\xff"sv, "01abff"sv}, {"hello"sv, "68656c6c6f"sv}};
   for (const auto& c : cases) {
     CHECK(hex::encode(as_bytes(c.in)) == c.out);
     auto d = hex::decode(c.out);

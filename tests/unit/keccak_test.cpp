@@ -21,13 +21,9 @@ hash256 h256(std::string_view hex) { return hex::decode_fixed<32>(hex).value(); 
 }  // namespace
 
 TEST_CASE("keccak256 of text matches known digests") {
-  struct case_ {
-    std::string_view in;
-    std::string_view out;
-  };
   // "" and "abc": Keccak team's Keccak-256 (original padding) values, as listed by ethers v6
   // (keccak256) which computed the same; the pangram likewise computed by ethers v6 keccak256.
-  const case_ cases[] = {
+  const test::text_vector cases[] = {
       {""sv, "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"sv},
       {"abc"sv, "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"sv},
       {"The quick brown fox jumps over the lazy dog"sv,

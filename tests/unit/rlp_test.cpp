@@ -200,24 +200,16 @@ TEST_CASE("rlp JSON bridge uses ethers' shape") {
   CHECK(boost::json::serialize(rlp::to_json(S("ABCD"))) == R"("0xabcd")");
   CHECK(*rlp::from_json(boost::json::parse(R"("0xABcd")")) == S("abcd"));
 
-  struct bad {
-    std::string_view json;
-    rlp_errc code;
-  };
-  const bad cases[] = {
-      {"1", rlp_errc::bad_json},
-      {"null", rlp_errc::bad_json},
-      {R"("abcd")", rlp_errc::bad_json},   // 0x prefix required
-      {R"("0xabc")", rlp_errc::bad_json},  // odd digit count
-      {R"("0xzz")", rlp_errc::bad_json},
-      {R"(["0x", {"a": 1}])", rlp_errc::bad_json},
-      {R"([[[["0x"]]]])", rlp_errc::too_deep},  // with max_depth 3 below
-  };
-  for (const auto& c : cases) {
-    CAPTURE(c.json);
-    auto r = rlp::from_json(boost::json::parse(c.json), 3);
-    REQUIRE(!r);
-    CHECK(r.code() == c.code);
-  }
+  test::check_refusals<rlp_errc>(
+      {
+          {"1", rlp_errc::bad_json},
+          {"null", rlp_errc::bad_json},
+          {R"("abcd")", rlp_errc::bad_json},   // 0x prefix required
+          {R"("0xabc")", rlp_errc::bad_json},  // odd digit count
+          {R"("0xzz")", rlp_errc::bad_json},
+          {R"(["0x", {"a": 1}])", rlp_errc::bad_json},
+          {R"([[[["0x"]]]])", rlp_errc::too_deep},  // with max_depth 3 below
+      },
+      [](std::string_view in) { return rlp::from_json(boost::json::parse(in), 3); });
   CHECK(rlp::from_json(boost::json::parse(R"([1])")).err().message == "rlp[0]: expected a 0x-hex string or an array");
 }

@@ -218,34 +218,26 @@ TEST_CASE("u256 decimal and hex text round-trips") {
 }
 
 TEST_CASE("u256 parsing rejects malformed text with a typed error") {
-  struct bad {
-    std::string_view in;
-    u256_errc code;
-  };
-  const bad cases[] = {
-      {"", u256_errc::empty},
-      {"0x", u256_errc::empty},
-      {"0X", u256_errc::empty},
-      {"-1", u256_errc::bad_digit},
-      {"+1", u256_errc::bad_digit},
-      {" 1", u256_errc::bad_digit},
-      {"1 ", u256_errc::bad_digit},
-      {"12a", u256_errc::bad_digit},
-      {"0x1g", u256_errc::bad_digit},
-      {"0x-1", u256_errc::bad_digit},
-      {"1_000", u256_errc::bad_digit},
-      {"1e3", u256_errc::bad_digit},
-      // 2^256 in decimal and hex, and a larger decimal
-      {"115792089237316195423570985008687907853269984665640564039457584007913129639936", u256_errc::overflow},
-      {"0x10000000000000000000000000000000000000000000000000000000000000000", u256_errc::overflow},
-      {"999999999999999999999999999999999999999999999999999999999999999999999999999999", u256_errc::overflow},
-  };
-  for (const auto& c : cases) {
-    CAPTURE(c.in);
-    auto r = u256::from_string(c.in);
-    REQUIRE(!r);
-    CHECK(r.code() == c.code);
-  }
+  test::check_refusals<u256_errc>(
+      {
+          {"", u256_errc::empty},
+          {"0x", u256_errc::empty},
+          {"0X", u256_errc::empty},
+          {"-1", u256_errc::bad_digit},
+          {"+1", u256_errc::bad_digit},
+          {" 1", u256_errc::bad_digit},
+          {"1 ", u256_errc::bad_digit},
+          {"12a", u256_errc::bad_digit},
+          {"0x1g", u256_errc::bad_digit},
+          {"0x-1", u256_errc::bad_digit},
+          {"1_000", u256_errc::bad_digit},
+          {"1e3", u256_errc::bad_digit},
+          // 2^256 in decimal and hex, and a larger decimal
+          {"115792089237316195423570985008687907853269984665640564039457584007913129639936", u256_errc::overflow},
+          {"0x10000000000000000000000000000000000000000000000000000000000000000", u256_errc::overflow},
+          {"999999999999999999999999999999999999999999999999999999999999999999999999999999", u256_errc::overflow},
+      },
+      [](std::string_view in) { return u256::from_string(in); });
   CHECK(u256::from_dec("0x10").code() == u256_errc::bad_digit);
   CHECK(u256::from_hex("").code() == u256_errc::empty);
   CHECK(u256::from_string("12x4", "amount").err().message == "amount: invalid decimal digit 'x' at offset 2");
