@@ -1,9 +1,7 @@
-// The dev payment provider over SQLite. One connection guarded by a mutex; the check for an
-// existing idempotency key and the insert run in one IMMEDIATE transaction, so two processes
+// The dev payment provider over SQLite (the storage kit). One connection guarded by a mutex; the
+// check for an existing idempotency key and the insert run in one IMMEDIATE transaction, so two processes
 // sharing the file cannot both create an intent for the same key either.
 #include "billing/dev_provider.hpp"
-
-#include <sqlite3.h>
 
 #include <array>
 #include <chrono>
@@ -14,8 +12,12 @@
 #include "billing/create_checks.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/random.hpp"
+#include "storage/sqlite.hpp"
 
 namespace enact::billing {
+
+using storage::connection;
+using storage::query;
 
 namespace {
 
@@ -24,9 +26,9 @@ constexpr size_t kIdRandomBytes = 12;      // 24 hex digits
 constexpr size_t kSecretRandomBytes = 16;  // 32 hex digits
 constexpr std::string_view kCreatedStatus = "requires_payment_method";
 constexpr std::string_view kSucceededStatus = "succeeded";
-constexpr int kBusyTimeoutMs = 5000;
-
-constexpr const char* kSchema = R"sql(
+// Schema steps (storage::migrate, PRAGMA user_version); append, never edit. Step 1 creates the
+// table only when missing: files of builds before versioning have it at version 0.
+constexpr const char* kMigrations[] = {R"sql(
 CREATE TABLE IF NOT EXISTS payment_intents (
   id              TEXT PRIMARY KEY,
   client_secret   TEXT NOT NULL,
@@ -37,11 +39,10 @@ CREATE TABLE IF NOT EXISTS payment_intents (
   idempotency_key TEXT UNIQUE,  -- NULL when the caller gave none
   created_at      INTEGER NOT NULL
 );
-)sql";
+)sql"};
 
-[[nodiscard]] error store_error(sqlite3* db, std::string_view what) {
-  return fail(billing_errc::unavailable, "dev billing store: " + std::string(what) + ": " +
-                                             (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+[[nodiscard]] error store_error(const std::exception& e) {
+  return fail(billing_errc::unavailable, "dev billing store: " + std::string(e.what()));
 }
 
 [[nodiscard]] std::string random_hex(size_t n) {
@@ -61,70 +62,6 @@ CREATE TABLE IF NOT EXISTS payment_intents (
   return true;
 }
 
-/// A prepared statement, finalized on scope exit.
-class statement {
- public:
-  statement(sqlite3* db, const char* sql) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      stmt_ = nullptr;
-  }
-  ~statement() { sqlite3_finalize(stmt_); }
-  statement(const statement&) = delete;
-  statement& operator=(const statement&) = delete;
-
-  [[nodiscard]] bool ok() const noexcept { return stmt_ != nullptr; }
-  void bind(int i, std::string_view s) {
-    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-  }
-  void bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  void bind_null(int i) { sqlite3_bind_null(stmt_, i); }
-  /// SQLITE_ROW, SQLITE_DONE or an error code.
-  [[nodiscard]] int step() { return sqlite3_step(stmt_); }
-  [[nodiscard]] std::string text(int col) const {
-    const auto* p = sqlite3_column_text(stmt_, col);
-    return p != nullptr
-               ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
-               : std::string();
-  }
-  [[nodiscard]] int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-[[nodiscard]] result<void> exec(sqlite3* db, const char* sql, std::string_view what) {
-  if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK)
-    return store_error(db, what);
-  return {};
-}
-
-/// Rolls back an open transaction unless `commit()` succeeded.
-class transaction {
- public:
-  explicit transaction(sqlite3* db) : db_(db) {}
-  ~transaction() {
-    if (open_)
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  transaction(const transaction&) = delete;
-  transaction& operator=(const transaction&) = delete;
-
-  [[nodiscard]] result<void> begin() {
-    ENACT_TRY_VOID(exec(db_, "BEGIN IMMEDIATE", "begin"));
-    open_ = true;
-    return {};
-  }
-  [[nodiscard]] result<void> commit() {
-    ENACT_TRY_VOID(exec(db_, "COMMIT", "commit"));
-    open_ = false;
-    return {};
-  }
-
- private:
-  sqlite3* db_;
-  bool open_ = false;
-};
-
 struct stored_intent {
   payment_intent intent;
   std::string account_ref;
@@ -136,96 +73,78 @@ constexpr const char* kSelectById = ENACT_SELECT_INTENT "WHERE id = ?1";
 constexpr const char* kSelectByKey = ENACT_SELECT_INTENT "WHERE idempotency_key = ?1";
 #undef ENACT_SELECT_INTENT
 
-[[nodiscard]] stored_intent read_row(const statement& st) {
+[[nodiscard]] stored_intent read_row(const query& q) {
   stored_intent s;
-  s.intent.id = st.text(0);
-  s.intent.client_secret = st.text(1);
-  s.intent.amount_cents = static_cast<uint64_t>(st.int64(2));
-  s.intent.currency = st.text(3);
-  s.intent.status = st.text(4);
-  s.account_ref = st.text(5);
+  s.intent.id = q.text(0);
+  s.intent.client_secret = q.text(1);
+  s.intent.amount_cents = q.u64(2);
+  s.intent.currency = q.text(3);
+  s.intent.status = q.text(4);
+  s.account_ref = q.text(5);
   return s;
 }
 
 /// The intent the one-parameter `sql` selects with `value`, or nullopt.
-[[nodiscard]] result<std::optional<stored_intent>> find_by(sqlite3* db, const char* sql, std::string_view value) {
-  statement st(db, sql);
-  if (!st.ok())
-    return store_error(db, "prepare select");
-  st.bind(1, value);
-  const int rc = st.step();
-  if (rc == SQLITE_DONE)
-    return std::optional<stored_intent>{};
-  if (rc != SQLITE_ROW)
-    return store_error(db, "select");
-  return std::optional<stored_intent>{read_row(st)};
+[[nodiscard]] std::optional<stored_intent> find_by(connection& c, const char* sql, std::string_view value) {
+  query q(c, sql);
+  q.bind(value);
+  if (!q.next())
+    return std::nullopt;
+  return read_row(q);
 }
 
 }  // namespace
 
 result<std::unique_ptr<dev_provider>> dev_provider::open(const std::string& sqlite_path) {
-  sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(sqlite_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  // From here on the provider owns `db` (even a failed open allocates a handle to close).
-  std::unique_ptr<dev_provider> p(new dev_provider(db));
-  if (rc != SQLITE_OK)
-    return store_error(db, "open " + sqlite_path);
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
-  // WAL lets a second reader (an operator's sqlite3 shell) look without blocking the server.
-  ENACT_TRY_VOID(exec(db, "PRAGMA journal_mode = WAL", "enable WAL"));
-  ENACT_TRY_VOID(exec(db, kSchema, "create schema"));
-  return p;
+  try {
+    auto db = std::make_unique<connection>(sqlite_path);
+    // WAL lets a second reader (an operator's sqlite3 shell) look without blocking the server.
+    db->exec("PRAGMA journal_mode = WAL");
+    storage::migrate(*db, kMigrations);
+    return std::unique_ptr<dev_provider>(new dev_provider(std::move(db)));
+  } catch (const std::exception& e) {
+    return store_error(e);
+  }
 }
 
-dev_provider::~dev_provider() { sqlite3_close_v2(db_); }
+dev_provider::dev_provider(std::unique_ptr<connection> db) noexcept : db_(std::move(db)) {}
+dev_provider::~dev_provider() = default;
 
 result<payment_intent> dev_provider::create_intent(uint64_t amount_cents, std::string_view account_ref,
                                                    std::string_view idempotency_key) {
   ENACT_TRY_VOID(detail::check_create_request(amount_cents, account_ref, idempotency_key));
 
   const std::lock_guard lock(mutex_);
-  transaction tx(db_);
-  ENACT_TRY_VOID(tx.begin());
-
-  if (!idempotency_key.empty()) {
-    ENACT_TRY(auto existing, find_by(db_, kSelectByKey, idempotency_key));
-    if (existing) {
-      // Stripe's rule: a key replays its first request and refuses different parameters.
-      if (existing->intent.amount_cents != amount_cents || existing->account_ref != account_ref)
-        return fail(billing_errc::provider_error, "idempotency_key: already used with different parameters");
-      return std::move(existing->intent);
+  try {
+    storage::transaction tx(*db_);
+    if (!idempotency_key.empty()) {
+      if (auto existing = find_by(*db_, kSelectByKey, idempotency_key)) {
+        // Stripe's rule: a key replays its first request and refuses different parameters.
+        if (existing->intent.amount_cents != amount_cents || existing->account_ref != account_ref)
+          return fail(billing_errc::provider_error, "idempotency_key: already used with different parameters");
+        return std::move(existing->intent);
+      }
     }
+
+    payment_intent pi;
+    pi.id = std::string(kIdPrefix) + random_hex(kIdRandomBytes);
+    pi.client_secret = pi.id + "_secret_" + random_hex(kSecretRandomBytes);
+    pi.amount_cents = amount_cents;
+    pi.currency = "usd";
+    pi.status = std::string(kCreatedStatus);
+    const std::optional<std::string_view> key =
+        idempotency_key.empty() ? std::nullopt : std::optional<std::string_view>(idempotency_key);
+    query(*db_,
+          "INSERT INTO payment_intents (id, client_secret, amount_cents, currency, status, "
+          "account_ref, idempotency_key, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+        .bind(pi.id, pi.client_secret, amount_cents, pi.currency, pi.status, account_ref, key,
+              std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now()))
+        .run();
+    tx.commit();
+    return pi;
+  } catch (const std::exception& e) {
+    return store_error(e);
   }
-
-  payment_intent pi;
-  pi.id = std::string(kIdPrefix) + random_hex(kIdRandomBytes);
-  pi.client_secret = pi.id + "_secret_" + random_hex(kSecretRandomBytes);
-  pi.amount_cents = amount_cents;
-  pi.currency = "usd";
-  pi.status = std::string(kCreatedStatus);
-
-  statement st(db_,
-               "INSERT INTO payment_intents (id, client_secret, amount_cents, currency, status, "
-               "account_ref, idempotency_key, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  if (!st.ok())
-    return store_error(db_, "prepare insert");
-  st.bind(1, pi.id);
-  st.bind(2, pi.client_secret);
-  st.bind(3, static_cast<int64_t>(amount_cents));
-  st.bind(4, pi.currency);
-  st.bind(5, pi.status);
-  st.bind(6, account_ref);
-  if (idempotency_key.empty())
-    st.bind_null(7);
-  else
-    st.bind(7, idempotency_key);
-  st.bind(8, static_cast<int64_t>(
-                 std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-                     .count()));
-  if (st.step() != SQLITE_DONE)
-    return store_error(db_, "insert");
-  ENACT_TRY_VOID(tx.commit());
-  return pi;
 }
 
 result<payment_intent> dev_provider::retrieve_intent(std::string_view id, bool confirm) {
@@ -233,20 +152,18 @@ result<payment_intent> dev_provider::retrieve_intent(std::string_view id, bool c
     return fail(billing_errc::unknown_intent, "payment_intent_id: not a dev payment intent id");
 
   const std::lock_guard lock(mutex_);
-  if (confirm) {
-    statement st(db_, "UPDATE payment_intents SET status = ?1 WHERE id = ?2 AND status = ?3");
-    if (!st.ok())
-      return store_error(db_, "prepare update");
-    st.bind(1, kSucceededStatus);
-    st.bind(2, id);
-    st.bind(3, kCreatedStatus);
-    if (st.step() != SQLITE_DONE)
-      return store_error(db_, "update");
+  try {
+    if (confirm)
+      query(*db_, "UPDATE payment_intents SET status = ?1 WHERE id = ?2 AND status = ?3")
+          .bind(kSucceededStatus, id, kCreatedStatus)
+          .run();
+    auto found = find_by(*db_, kSelectById, id);
+    if (!found)
+      return fail(billing_errc::unknown_intent, "payment_intent_id: no such payment intent " + std::string(id));
+    return std::move(found->intent);
+  } catch (const std::exception& e) {
+    return store_error(e);
   }
-  ENACT_TRY(auto found, find_by(db_, kSelectById, id));
-  if (!found)
-    return fail(billing_errc::unknown_intent, "payment_intent_id: no such payment intent " + std::string(id));
-  return std::move(found->intent);
 }
 
 }  // namespace enact::billing

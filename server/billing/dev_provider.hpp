@@ -14,7 +14,9 @@
 
 #include "billing/payment_provider.hpp"
 
-struct sqlite3;
+namespace enact::storage {
+class connection;
+}  // namespace enact::storage
 
 namespace enact::billing {
 
@@ -38,10 +40,10 @@ class dev_provider final : public payment_provider {
   [[nodiscard]] result<payment_intent> retrieve_intent(std::string_view id, bool confirm) override;
 
  private:
-  explicit dev_provider(sqlite3* db) noexcept : db_(db) {}
+  explicit dev_provider(std::unique_ptr<storage::connection> db) noexcept;
 
   std::mutex mutex_;  // one connection, used by one thread at a time
-  sqlite3* db_;
+  std::unique_ptr<storage::connection> db_;
 };
 
 }  // namespace enact::billing

@@ -196,38 +196,15 @@ void migrate(connection& c, std::span<const char* const> steps) {
 // reader_pool
 
 reader_pool::reader_pool(std::string path, size_t max, int busy_timeout_ms)
-    : path_(std::move(path)), max_(std::max<size_t>(1, max)), busy_timeout_ms_(busy_timeout_ms) {}
-
-reader_pool::lease reader_pool::acquire() {
-  std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return !idle_.empty() || open_ < max_; });
-  if (!idle_.empty()) {
-    std::unique_ptr<connection> c = std::move(idle_.back());
-    idle_.pop_back();
-    return {*this, std::move(c)};
-  }
-  ++open_;
-  lock.unlock();
-  try {
-    return {*this, std::make_unique<connection>(path_, connection_options{false, busy_timeout_ms_, false})};
-  } catch (...) {
-    lock.lock();
-    --open_;
-    cv_.notify_one();
-    throw;
-  }
-}
-
-void reader_pool::release(std::unique_ptr<connection> c) {
-  if (!c)
-    return;
-  // A reader handed back inside a transaction (an exception between BEGIN and COMMIT) must not
-  // keep its old snapshot for the next caller.
-  c->rollback();
-  std::lock_guard lock(mu_);
-  idle_.push_back(std::move(c));
-  cv_.notify_one();
-}
+    : pool<connection>(
+          max,
+          [path = std::move(path), busy_timeout_ms] {
+            return std::make_unique<connection>(path, connection_options{false, busy_timeout_ms, false});
+          },
+          [](connection& c) {
+            c.rollback();
+            return true;
+          }) {}
 
 // ---------------------------------------------------------------------------------------------
 // database

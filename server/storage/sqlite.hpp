@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "enact/bytes.hpp"
+#include "storage/pool.hpp"
 
 namespace enact::storage {
 
@@ -263,40 +264,12 @@ void migrate(connection& c, std::span<const migration> steps);
 /// The same for steps that are SQL only.
 void migrate(connection& c, std::span<const char* const> steps);
 
-/// Read-only connections handed out one caller at a time, at most `max` open; opened lazily.
-class reader_pool {
+/// Read-only connections handed out one caller at a time, at most `max` open; opened lazily. A
+/// connection handed back inside a transaction is rolled back first, so the next caller never
+/// inherits an old snapshot. `acquire()` throws sqlite_error when opening fails.
+class reader_pool : public pool<connection> {
  public:
   reader_pool(std::string path, size_t max, int busy_timeout_ms = 5000);
-
-  /// A connection while it lives; back to the pool when it goes away.
-  class lease {
-   public:
-    lease(reader_pool& pool, std::unique_ptr<connection> c) : pool_(pool), c_(std::move(c)) {}
-    ~lease() { pool_.release(std::move(c_)); }
-    lease(const lease&) = delete;
-    lease& operator=(const lease&) = delete;
-    connection& operator*() const noexcept { return *c_; }
-    connection* operator->() const noexcept { return c_.get(); }
-
-   private:
-    reader_pool& pool_;
-    std::unique_ptr<connection> c_;
-  };
-
-  /// Waits for an idle connection (or opens one while fewer than `max` are open); throws
-  /// sqlite_error when opening fails.
-  [[nodiscard]] lease acquire();
-
- private:
-  void release(std::unique_ptr<connection> c);
-
-  std::string path_;
-  size_t max_;
-  int busy_timeout_ms_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<std::unique_ptr<connection>> idle_;
-  size_t open_ = 0;
 };
 
 /// How a database opens.
