@@ -290,78 +290,6 @@ std::vector<hash256> topic_filter_arg(const std::string& text, std::string_view 
 // --- output
 // ----------------------------------------------------------------------------------------
 
-json::value config_json(const client::trigger_config& c) {
-  return std::visit(
-      [](const auto& cfg) -> json::value {
-        using T = std::decay_t<decltype(cfg)>;
-        if constexpr (std::is_same_v<T, client::webhook_config>) {
-          return json::object{};
-        } else if constexpr (std::is_same_v<T, client::schedule_config>) {
-          return json::object{{"cron", cfg.cron}, {"timezone", cfg.timezone}};
-        } else {
-          json::object o{{"chain", cfg.chain}, {"contract", to_checksum_address(cfg.contract)}, {"event", cfg.event}};
-          if (cfg.start_block)
-            o["start_block"] = *cfg.start_block;
-          if (!cfg.topic_filters.empty()) {
-            json::array fs;
-            for (const auto& f : cfg.topic_filters) {
-              if (f.empty()) {
-                fs.emplace_back(nullptr);
-              } else {
-                json::array any;
-                for (const hash256& h : f)
-                  any.emplace_back(hex::encode_prefixed(h));
-                fs.emplace_back(f.size() == 1 ? json::value(any[0]) : json::value(any));
-              }
-            }
-            o["topic_filters"] = std::move(fs);
-          }
-          if (cfg.confirmations)
-            o["confirmations"] = *cfg.confirmations;
-          return o;
-        }
-      },
-      c);
-}
-
-json::object trigger_json(const client::trigger& t) {
-  json::object o{{"id", t.id},
-                 {"type", client::name(t.type)},
-                 {"name", t.name},
-                 {"enabled", t.enabled},
-                 {"action_ipfs_cid", t.action_ipfs_cid},
-                 {"usage_api_key_hash", hex::encode_prefixed(t.usage_api_key_hash)},
-                 {"max_runs_per_minute", t.max_runs_per_minute},
-                 {"max_queued_runs", t.max_queued_runs},
-                 {"config", config_json(t.config)},
-                 {"created_at", t.created_at},
-                 {"updated_at", t.updated_at}};
-  if (t.pkp_id)
-    o["pkp_id"] = to_checksum_address(*t.pkp_id);
-  if (!t.webhook_url.empty())
-    o["webhook_url"] = t.webhook_url;
-  return o;
-}
-
-json::object run_json(const client::run& r) {
-  json::object o{
-      {"id", r.id},         {"trigger_id", r.trigger_id}, {"status", client::name(r.status)}, {"attempts", r.attempts},
-      {"params", r.params}, {"queued_at", r.queued_at}};
-  if (r.status == client::run_status::success)
-    o["response"] = r.response;
-  if (r.error) {
-    json::object e{{"code", r.error->code}, {"message", r.error->message}};
-    if (!r.error->stack.empty())
-      e["stack"] = r.error->stack;
-    o["error"] = std::move(e);
-  }
-  if (!r.started_at.empty())
-    o["started_at"] = r.started_at;
-  if (!r.finished_at.empty())
-    o["finished_at"] = r.finished_at;
-  return o;
-}
-
 void print_json(const json::value& v) {
   std::printf("%s\n", json::serialize(v).c_str());
   std::fflush(stdout);
@@ -385,7 +313,7 @@ std::string what_fires(const client::trigger& t) {
 
 void print_trigger(const args& a, const client::trigger& t) {
   if (a.has("json")) {
-    print_json(trigger_json(t));
+    print_json(json::value_from(t));
     return;
   }
   std::printf("%s  %s  %s  %s\n  name:   %s\n  action: %s%s\n  fires:  %s\n", t.id.c_str(),
@@ -397,7 +325,7 @@ void print_trigger(const args& a, const client::trigger& t) {
 
 void print_run(const args& a, const client::run& r) {
   if (a.has("json")) {
-    print_json(run_json(r));
+    print_json(json::value_from(r));
     return;
   }
   std::string detail;
@@ -590,7 +518,7 @@ int list(const std::vector<std::string>& argv) {
   if (a.has("json")) {
     json::array items;
     for (const auto& t : l.items)
-      items.push_back(trigger_json(t));
+      items.push_back(json::value_from(t));
     print_json(json::object{{"items", std::move(items)}, {"total", l.total}});
     return 0;
   }
@@ -674,7 +602,7 @@ int runs(const std::vector<std::string>& argv) {
     if (a.has("json")) {
       json::array items;
       for (const auto& r : l.items)
-        items.push_back(run_json(r));
+        items.push_back(json::value_from(r));
       print_json(json::object{{"items", std::move(items)}, {"total", l.total}});
       return 0;
     }

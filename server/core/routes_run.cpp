@@ -12,7 +12,6 @@
 // a result or with the action's failure: a run that never ran (the pool saturated) or never
 // finished (the server was killed) is not charged, and the reservations of the runs in progress
 // keep concurrent runs from promising more than the balance.
-#include <httplib.h>
 
 #include <algorithm>
 #include <array>
@@ -30,6 +29,7 @@
 #include "enact/crypto/address.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/ipfs/cid.hpp"
+#include "enact/ipfs/gateway.hpp"
 #include "runtime/runtime.hpp"
 #include "tee/tee.hpp"
 
@@ -305,70 +305,27 @@ class run_capabilities final : public runtime::capability_handler {
   std::map<std::string, json::object> signatures_;
 };
 
-/// The code of `cid` from an IPFS HTTP gateway, verified against the CID. A redirect is not
-/// followed (a gateway, or whoever answers in its name, must not point this server at another
-/// host: an internal address the sandbox network cannot reach, say), and the body is read only up
-/// to the action code limit: a longer one (by Content-Length, or as it streams) is cut off there,
-/// so a hostile gateway cannot make the server buffer an endless answer.
-result<std::string> fetch_from_gateway(const request_context& c, const std::string& cid_text, const ipfs::cid& wanted) {
-  httplib::Client gw(c.cfg.ipfs_gateway);
-  gw.set_connection_timeout(std::chrono::milliseconds(c.cfg.gateway_timeout_ms));
-  gw.set_read_timeout(std::chrono::milliseconds(c.cfg.gateway_timeout_ms));
-  gw.set_follow_location(false);
-  const size_t limit = c.cfg.max_action_code_bytes;
-  const std::string path = "/ipfs/" + cid_text;
-  int status = 0;
-  bool too_large = false;
-  std::string body;
-  size_t discarded = 0;  // of an answer other than 200, which is never kept
-  auto res = gw.Get(
-      path,
-      [&](const httplib::Response& head) {
-        status = head.status;
-        if (status != 200)
-          return true;  // the (short) error body is read and dropped; the status decides
-        // A declared length over the limit is refused before any of the body is read.
-        if (head.has_header("Content-Length")) {
-          const std::string declared = head.get_header_value("Content-Length");
-          size_t n = 0;
-          const auto [end, ec] = std::from_chars(declared.data(), declared.data() + declared.size(), n);
-          if (ec == std::errc::result_out_of_range || (ec == std::errc{} && n > limit)) {
-            too_large = true;
-            return false;
-          }
-        }
-        return true;
-      },
-      [&](const char* data, size_t n) {
-        if (status != 200) {
-          discarded += n;
-          return discarded < 4096;  // enough to end a short error page; the status decides
-        }
-        if (n > limit - body.size()) {
-          too_large = true;
-          return false;  // stop reading: the connection is dropped
-        }
-        body.append(data, n);
-        return true;
-      });
-  if (too_large)
-    return fail(api_errc::payload_too_large, "action " + cid_text + " on the IPFS gateway is larger than " +
-                                                 std::to_string(limit) + " bytes; refused");
-  if (!res && status == 0)
+/// The code of `cid_text` from the IPFS HTTP gateway (ipfs::fetch_from_gateway), verified against
+/// the CID. A redirect is not followed (a gateway, or whoever answers in its name, must not point
+/// this server at another host: an internal address the sandbox network cannot reach, say), and
+/// the body is read only up to the action code limit, so a hostile gateway cannot make the server
+/// buffer an endless answer.
+result<std::string> fetch_from_gateway(const request_context& c, const std::string& cid_text) {
+  ipfs::gateway_options o;
+  o.url = c.cfg.ipfs_gateway;
+  o.timeout = std::chrono::milliseconds(c.cfg.gateway_timeout_ms);
+  o.max_bytes = c.cfg.max_action_code_bytes;
+  result<std::string> code = ipfs::fetch_from_gateway(o, cid_text);
+  if (code)
+    return code;
+  const std::error_code e = code.code();
+  if (e == ipfs::gateway_errc::too_large)
+    return fail(api_errc::payload_too_large, code.err().message);
+  if (e == ipfs::gateway_errc::not_found)
+    return fail(api_errc::not_found, code.err().message);
+  if (e == ipfs::gateway_errc::bad_url)
     return fail(api_errc::unavailable, "IPFS gateway unreachable for " + cid_text);
-  if (status == 404)
-    return fail(api_errc::not_found, "action " + cid_text + " not found on the IPFS gateway");
-  if (status >= 300 && status < 400)
-    return fail(api_errc::unavailable, "IPFS gateway answered a redirect (" + std::to_string(status) + ") for " +
-                                           cid_text + "; redirects are not followed");
-  if (status != 200)
-    return fail(api_errc::unavailable, "IPFS gateway answered " + std::to_string(status) + " for " + cid_text);
-  if (!res)
-    return fail(api_errc::unavailable, "IPFS gateway: the answer for " + cid_text + " was cut short");
-  const auto bytes = as_bytes(std::string_view(body));
-  if (!ipfs::same_content(ipfs::cid_v0_of(bytes), wanted) && ipfs::cid_v1_of(bytes) != wanted)
-    return fail(api_errc::unavailable, "IPFS gateway returned bytes that do not hash to " + cid_text + "; refused");
-  return body;
+  return fail(api_errc::unavailable, code.err().message);
 }
 
 /// "parsed as JSON when it is JSON": the JSON the action set, and a string holding JSON parsed.
@@ -457,7 +414,7 @@ result<json::value> run_action(request_context& c) {
     if (code) {
       source = *code;
     } else {
-      ENACT_TRY(source, fetch_from_gateway(c, cid_text, *parsed_cid));
+      ENACT_TRY(source, fetch_from_gateway(c, cid_text));
     }
     // Kept for later runs within the account's upload quota, as /upload_action would; over the
     // quota the code still runs, it is just not kept.

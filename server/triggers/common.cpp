@@ -1,4 +1,4 @@
-// The small shared parts: names of the enums, identifiers, the clocks and RFC 3339 times.
+// The small shared parts: names of the approval states, identifiers, the clocks and RFC 3339 times.
 #include <array>
 #include <charconv>
 #include <thread>
@@ -10,54 +10,6 @@
 #include "triggers/store.hpp"
 
 namespace enact::triggers {
-
-std::string_view to_string(trigger_type t) noexcept {
-  switch (t) {
-    case trigger_type::webhook:
-      return "webhook";
-    case trigger_type::schedule:
-      return "schedule";
-    case trigger_type::chain_event:
-      return "chain-event";
-  }
-  return "webhook";
-}
-
-std::optional<trigger_type> trigger_type_from(std::string_view s) noexcept {
-  if (s == "webhook")
-    return trigger_type::webhook;
-  if (s == "schedule")
-    return trigger_type::schedule;
-  if (s == "chain-event")
-    return trigger_type::chain_event;
-  return std::nullopt;
-}
-
-std::string_view to_string(run_status s) noexcept {
-  switch (s) {
-    case run_status::queued:
-      return "queued";
-    case run_status::running:
-      return "running";
-    case run_status::success:
-      return "success";
-    case run_status::failed:
-      return "failed";
-  }
-  return "queued";
-}
-
-std::optional<run_status> run_status_from(std::string_view s) noexcept {
-  if (s == "queued")
-    return run_status::queued;
-  if (s == "running")
-    return run_status::running;
-  if (s == "success")
-    return run_status::success;
-  if (s == "failed")
-    return run_status::failed;
-  return std::nullopt;
-}
 
 std::string_view to_string(approval_status s) noexcept {
   switch (s) {

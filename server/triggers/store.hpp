@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "enact/api/triggers.hpp"
 #include "enact/bytes.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
@@ -72,14 +73,19 @@ inline constexpr uint32_t kMaxQueuedRunsLimit = 10000;
 /// The error code of a run that a schedule or chain event fired over its trigger's limits.
 inline constexpr std::string_view kRateLimitedCode = "rate_limited";
 
-enum class trigger_type { webhook, schedule, chain_event };
-/// "webhook", "schedule", "chain-event" (API.md §4).
-[[nodiscard]] std::string_view to_string(trigger_type t) noexcept;
-[[nodiscard]] std::optional<trigger_type> trigger_type_from(std::string_view s) noexcept;
-
-enum class run_status { queued, running, success, failed };
-[[nodiscard]] std::string_view to_string(run_status s) noexcept;
-[[nodiscard]] std::optional<run_status> run_status_from(std::string_view s) noexcept;
+/// The wire model's enums (enact/api/triggers.hpp), with their wire names (API.md §4).
+using api::run_status;
+using api::trigger_type;
+/// "webhook", "schedule", "chain-event".
+[[nodiscard]] inline std::string_view to_string(trigger_type t) noexcept { return api::name(t); }
+[[nodiscard]] inline std::optional<trigger_type> trigger_type_from(std::string_view s) noexcept {
+  return api::trigger_type_from_name(s);
+}
+/// "queued", "running", "success", "failed".
+[[nodiscard]] inline std::string_view to_string(run_status s) noexcept { return api::name(s); }
+[[nodiscard]] inline std::optional<run_status> run_status_from(std::string_view s) noexcept {
+  return api::run_status_from_name(s);
+}
 
 struct trigger {
   /// 128 random bits (trigger_id() in ids.hpp): unguessable, because /webhook/<id> is public and

@@ -1,22 +1,20 @@
-// JSON-RPC over HTTP(S) with cpp-httplib, and the transaction sender. Connections are kept
-// alive in a small pool so that concurrent requests neither wait for each other nor reconnect
-// each time; a pooled connection that the node closed in the meantime is replaced once.
+// JSON-RPC over HTTP(S) with the SDK's transport (client/transport.hpp), and the transaction sender. Connections are
+// kept alive in a small pool so that concurrent requests neither wait for each other nor reconnect each time; a pooled
+// connection that the node closed in the meantime is replaced once.
 #include "enact/chain/client.hpp"
-
-#include <httplib.h>
 
 #include <boost/json.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <charconv>
 #include <mutex>
 #include <thread>
 
 #include "enact/chain/transaction.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/secp256k1.hpp"
+#include "../client/transport.hpp"
 
 namespace enact::chain {
 
@@ -29,70 +27,26 @@ constexpr std::string_view kRevertMarker = " (revert data ";
 constexpr size_t kMaxIdleConnections = 8;
 constexpr size_t kMaxBodyExcerpt = 200;
 
-struct parsed_url {
-  std::string origin;  // scheme://host[:port]
-  std::string path;    // "/" or the path given
-};
+using client::detail::http_connection;
+using client::detail::http_exchange;
+using client::detail::http_failure;
+using client::detail::parsed_url;
 
 result<parsed_url> parse_url(std::string_view url) {
-  const auto bad = [&](const std::string& why) {
-    return fail(rpc_errc::bad_url, "url: " + why);
-  };
-  std::string lower(url.substr(0, std::min<size_t>(url.size(), 8)));
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  std::string_view scheme;
-  if (lower.rfind("http://", 0) == 0)
-    scheme = "http";
-  else if (lower.rfind("https://", 0) == 0)
-    scheme = "https";
-  else
-    return bad("expected http://host[:port][/path] or https://host[:port][/path]");
-  const std::string_view rest = url.substr(scheme.size() + 3);
-  const size_t end = rest.find_first_of("/?#");
-  const std::string_view authority = rest.substr(0, end);
-  const std::string_view path = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
-  // Credentials in the URL would end up in logs and error messages; they go in headers.
-  if (authority.find('@') != std::string_view::npos)
-    return bad("user-info is not allowed (send credentials as headers)");
-  if (path.find_first_of("?#") != std::string_view::npos)
-    return bad("a query or fragment is not allowed");
-  std::string_view host = authority;
-  std::optional<std::string_view> port;
-  if (!host.empty() && host.front() == '[') {
-    const size_t close = host.find(']');
-    if (close == std::string_view::npos)
-      return bad("unterminated IPv6 address");
-    if (close + 1 < host.size()) {
-      if (host[close + 1] != ':')
-        return bad("expected ':' after the IPv6 address");
-      port = host.substr(close + 2);
-    }
-    host = host.substr(0, close + 1);
-    if (host.size() <= 2)
-      return bad("empty host");
-  } else if (const size_t colon = host.find(':'); colon != std::string_view::npos) {
-    port = host.substr(colon + 1);
-    host = host.substr(0, colon);
+  parsed_url u = client::detail::parse_url(url);
+  switch (u.fault) {
+    case client::detail::url_fault::none:
+      if (u.path.empty())
+        u.path = "/";
+      return u;
+    case client::detail::url_fault::scheme:
+      return fail(rpc_errc::bad_url, "url: expected http://host[:port][/path] or https://host[:port][/path]");
+    case client::detail::url_fault::user_info:
+      // Credentials in the URL would end up in logs and error messages; they go in headers.
+      return fail(rpc_errc::bad_url, "url: user-info is not allowed (send credentials as headers)");
+    default:
+      return fail(rpc_errc::bad_url, "url: " + u.why);
   }
-  if (host.empty())
-    return bad("empty host");
-  for (const char c : host)
-    if (std::isspace(static_cast<unsigned char>(c)) || std::iscntrl(static_cast<unsigned char>(c)) || c == '\\')
-      return bad("invalid character in host");
-  if (port) {
-    unsigned value = 0;
-    auto [p, ec] = std::from_chars(port->data(), port->data() + port->size(), value);
-    if (port->empty() || ec != std::errc() || p != port->data() + port->size() || value == 0 || value > 65535)
-      return bad("port must be 1 to 65535");
-  }
-  for (const char c : path)
-    if (std::isspace(static_cast<unsigned char>(c)) || std::iscntrl(static_cast<unsigned char>(c)))
-      return bad("invalid character in path");
-  parsed_url out;
-  out.origin = std::string(scheme) + "://" + std::string(authority);
-  out.path = path.empty() ? "/" : std::string(path);
-  return out;
 }
 
 /// The start of an answer body, printable, for an error message.
@@ -257,27 +211,14 @@ bool transient(const error& e) {
 struct rpc_client::impl {
   rpc_options options;
   parsed_url url;
-  httplib::Headers headers;
+  client::detail::http_headers headers;
+  client::detail::connection_settings settings;
   std::atomic<uint64_t> next_id{1};
   std::mutex pool_mutex;
-  std::vector<std::unique_ptr<httplib::Client>> idle;
-
-  std::unique_ptr<httplib::Client> connect() const {
-    auto c = std::make_unique<httplib::Client>(url.origin);
-    c->set_connection_timeout(options.timeout);
-    c->set_read_timeout(options.timeout);
-    c->set_write_timeout(options.timeout);
-    c->set_keep_alive(true);
-    c->set_tcp_nodelay(true);
-    c->set_follow_location(false);
-    c->enable_server_certificate_verification(true);
-    if (!options.ca_file.empty())
-      c->set_ca_cert_path(options.ca_file);
-    return c;
-  }
+  std::vector<std::unique_ptr<http_connection>> idle;
 
   /// A pooled connection (and whether it was), or a new one.
-  std::pair<std::unique_ptr<httplib::Client>, bool> acquire() {
+  std::pair<std::unique_ptr<http_connection>, bool> acquire() {
     {
       std::lock_guard<std::mutex> lock(pool_mutex);
       if (!idle.empty()) {
@@ -286,69 +227,38 @@ struct rpc_client::impl {
         return {std::move(c), true};
       }
     }
-    return {connect(), false};
+    return {http_connection::open(url.origin, settings), false};
   }
 
-  void release(std::unique_ptr<httplib::Client> c) {
+  void release(std::unique_ptr<http_connection> c) {
     std::lock_guard<std::mutex> lock(pool_mutex);
     if (idle.size() < kMaxIdleConnections)
       idle.push_back(std::move(c));
   }
 
-  error transport_error(httplib::Error e, milliseconds elapsed) const {
-    const std::string& origin = url.origin;
-    const std::string limit = std::to_string(options.timeout.count()) + " ms";
-    switch (e) {
-      case httplib::Error::Connection:
-        return fail(rpc_errc::unreachable, "cannot connect to " + origin);
-      case httplib::Error::ConnectionTimeout:
-        return fail(rpc_errc::timeout, "connecting to " + origin + " timed out after " + limit);
-      case httplib::Error::Read:
-        // httplib reports an expired read timeout and a connection closed mid-answer alike.
-        if (elapsed * 10 >= options.timeout * 9)
-          return fail(rpc_errc::timeout, "no answer from " + origin + " within " + limit);
-        return fail(rpc_errc::unreachable, "connection to " + origin + " closed before an answer");
-      case httplib::Error::Write:
-        return fail(rpc_errc::unreachable, "sending the request to " + origin + " failed");
-      case httplib::Error::SSLConnection:
-        return fail(rpc_errc::unreachable, "TLS handshake with " + origin + " failed");
-      case httplib::Error::SSLLoadingCerts:
-        return fail(rpc_errc::unreachable,
-                    "cannot load CA certificates from " +
-                        (options.ca_file.empty() ? std::string("the system store") : options.ca_file));
-      case httplib::Error::SSLServerVerification:
-        return fail(rpc_errc::unreachable, "the TLS certificate of " + origin + " did not verify");
-      default:
-        return fail(rpc_errc::unreachable, "request to " + origin + " failed (" + httplib::to_string(e) + ")");
-    }
-  }
-
   /// POSTs one body; the answer's body when the status is 200.
   result<std::string> post(const std::string& body) {
     for (int attempt = 0;; ++attempt) {
-      auto [client, pooled] = acquire();
-      const auto start = std::chrono::steady_clock::now();
-      httplib::Result r = client->Post(url.path, headers, body, "application/json");
-      const auto elapsed = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
-      if (!r) {
-        const httplib::Error e = r.error();
+      auto [connection, pooled] = acquire();
+      http_exchange x =
+          connection->send(client::detail::http_method::post, url.path, headers, body, "application/json");
+      if (!x.answered()) {
         // A kept-alive connection the node closed while it sat in the pool fails at once; the
         // request never reached the node, so it is sent again on a fresh connection.
-        if (pooled && attempt == 0 && (e == httplib::Error::Read || e == httplib::Error::Write) &&
-            elapsed * 2 < options.timeout)
+        if (pooled && attempt == 0 && (x.failure == http_failure::read || x.failure == http_failure::write) &&
+            x.elapsed * 2 < options.timeout)
           continue;
-        return transport_error(e, elapsed);
+        const client::detail::failure_text t = client::detail::describe(x, url.origin, settings);
+        return fail(t.timeout ? rpc_errc::timeout : rpc_errc::unreachable, t.message);
       }
-      const httplib::Response& res = r.value();
-      if (res.status != 200) {
-        std::string msg = "HTTP " + std::to_string(res.status) + " from " + url.origin;
-        if (!res.body.empty())
-          msg += ": " + excerpt(res.body);
+      if (x.status != 200) {
+        std::string msg = "HTTP " + std::to_string(x.status) + " from " + url.origin;
+        if (!x.body.empty())
+          msg += ": " + excerpt(x.body);
         return fail(rpc_errc::http_status, std::move(msg));
       }
-      std::string out = res.body;
-      release(std::move(client));
-      return out;
+      release(std::move(connection));
+      return std::move(x.body);
     }
   }
 };
@@ -372,11 +282,15 @@ result<rpc_client> rpc_client::create(rpc_options options) {
   }
   auto p = std::make_unique<impl>();
   p->url = std::move(url);
-  p->headers.emplace("Accept", "application/json");
+  p->headers.emplace_back("Accept", "application/json");
   for (const auto& [name, value] : options.headers)
-    p->headers.emplace(name, value);
+    p->headers.emplace_back(name, value);
+  p->settings.connect_timeout = options.timeout;
+  p->settings.read_timeout = options.timeout;
+  p->settings.keep_alive = true;
+  p->settings.ca_file = options.ca_file;
   p->options = std::move(options);
-  if (!p->connect()->is_valid())
+  if (!http_connection::open(p->url.origin, p->settings))
     return fail(rpc_errc::bad_url, "url: cannot use '" + p->url.origin + "'");
   return rpc_client(std::move(p));
 }

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <chrono>
 #include <optional>
 #include <random>
 #include <string_view>
@@ -22,19 +21,33 @@ namespace {
 
 constexpr milliseconds kMaxBackoff{8000};
 constexpr std::string_view kRedacted = "[redacted]";
+constexpr size_t kMaxErrorBody = 4096;  // of an answer whose body the caller capped
 
-[[noreturn]] void bad_url(const std::string& why) {
-  throw api_error(api_errc::invalid_request, 0, {}, "base_url: " + why);
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
 }
 
-struct parsed_url {
-  std::string origin;  // scheme://host[:port], what httplib connects to
-  std::string prefix;  // path prefix without a trailing '/'
-};
+parsed_url url_failure(url_fault f, std::string why) {
+  parsed_url out;
+  out.fault = f;
+  out.why = std::move(why);
+  return out;
+}
 
-// http(s)://host[:port][/prefix]; anything else is refused so that a typo cannot send a key to an
-// unintended place (user-info in the URL would also bypass the header-only credential rule).
-parsed_url parse_base_url(std::string_view url) {
+}  // namespace
+
+// --- URLs ----------------------------------------------------------------------------------------
+
+std::string parsed_url::prefix() const {
+  std::string p = path;
+  while (!p.empty() && p.back() == '/')
+    p.pop_back();
+  return p;
+}
+
+parsed_url parse_url(std::string_view url) {
   std::string lower(url.substr(0, std::min<size_t>(url.size(), 8)));
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -44,51 +57,230 @@ parsed_url parse_base_url(std::string_view url) {
   else if (lower.rfind("https://", 0) == 0)
     scheme = "https";
   else
-    bad_url("expected http://host[:port] or https://host[:port]");
-  std::string_view rest = url.substr(scheme.size() + 3);
+    return url_failure(url_fault::scheme, "expected http:// or https://");
+  const std::string_view rest = url.substr(scheme.size() + 3);
   const size_t end = rest.find_first_of("/?#");
   const std::string_view authority = rest.substr(0, end);
   const std::string_view path = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
   if (authority.find('@') != std::string_view::npos)
-    bad_url("user-info is not allowed; the API key travels in the X-Api-Key header");
+    return url_failure(url_fault::user_info, "user-info is not allowed");
   if (path.find_first_of("?#") != std::string_view::npos)
-    bad_url("a query or fragment is not allowed");
+    return url_failure(url_fault::other, "a query or fragment is not allowed");
   std::string_view host = authority;
   std::optional<std::string_view> port;
   if (!host.empty() && host.front() == '[') {
     const size_t close = host.find(']');
     if (close == std::string_view::npos)
-      bad_url("unterminated IPv6 address");
+      return url_failure(url_fault::other, "unterminated IPv6 address");
     if (close + 1 < host.size()) {
       if (host[close + 1] != ':')
-        bad_url("expected ':' after the IPv6 address");
+        return url_failure(url_fault::other, "expected ':' after the IPv6 address");
       port = host.substr(close + 2);
     }
     host = host.substr(0, close + 1);
     if (host.size() <= 2)
-      bad_url("empty host");
+      return url_failure(url_fault::other, "empty host");
   } else if (const size_t colon = host.find(':'); colon != std::string_view::npos) {
     port = host.substr(colon + 1);
     host = host.substr(0, colon);
   }
   if (host.empty())
-    bad_url("empty host");
+    return url_failure(url_fault::other, "empty host");
   for (const char c : host)
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '\\')
-      bad_url("invalid character in host");
+    if (std::isspace(static_cast<unsigned char>(c)) || std::iscntrl(static_cast<unsigned char>(c)) || c == '\\')
+      return url_failure(url_fault::other, "invalid character in host");
   if (port) {
     unsigned value = 0;
     auto [p, ec] = std::from_chars(port->data(), port->data() + port->size(), value);
     if (port->empty() || ec != std::errc() || p != port->data() + port->size() || value == 0 || value > 65535)
-      bad_url("port must be 1 to 65535");
+      return url_failure(url_fault::other, "port must be 1 to 65535");
   }
+  for (const char c : path)
+    if (std::isspace(static_cast<unsigned char>(c)) || std::iscntrl(static_cast<unsigned char>(c)))
+      return url_failure(url_fault::other, "invalid character in path");
   parsed_url out;
   out.origin = std::string(scheme) + "://" + std::string(authority);
-  out.prefix = std::string(path);
-  while (!out.prefix.empty() && out.prefix.back() == '/')
-    out.prefix.pop_back();
+  out.path = std::string(path);
   return out;
 }
+
+// --- one request over one connection -------------------------------------------------------------
+
+std::string http_exchange::header(std::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (iequals(k, name))
+      return v;
+  return {};
+}
+
+failure_text describe(const http_exchange& x, const std::string& origin, const connection_settings& s) {
+  switch (x.failure) {
+    case http_failure::connect:
+      return {false, "cannot connect to " + origin};
+    case http_failure::connect_timeout:
+      return {true,
+              "connecting to " + origin + " timed out after " + std::to_string(s.connect_timeout.count()) + " ms"};
+    case http_failure::read:
+      // The HTTP library reports an expired read timeout and a connection closed mid-answer alike.
+      if (x.elapsed * 10 >= s.read_timeout * 9)
+        return {true, "no answer from " + origin + " within " + std::to_string(s.read_timeout.count()) + " ms"};
+      return {false, "connection to " + origin + " closed before an answer"};
+    case http_failure::write:
+      return {false, "sending the request to " + origin + " failed"};
+    case http_failure::tls_handshake:
+      return {false, "TLS handshake with " + origin + " failed"};
+    case http_failure::tls_certificates:
+      return {false,
+              "cannot load CA certificates from " + (s.ca_file.empty() ? std::string("the system store") : s.ca_file)};
+    case http_failure::tls_verification:
+      return {false, "the TLS certificate of " + origin + " did not verify"};
+    case http_failure::too_large:
+      return {false, "the answer of " + origin + " is larger than the limit"};
+    default:
+      return {false, "request to " + origin + " failed (" + x.failure_name + ")"};
+  }
+}
+
+struct http_connection::impl {
+  httplib::Client client;
+  explicit impl(const std::string& origin) : client(origin) {}
+};
+
+http_connection::http_connection(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+http_connection::~http_connection() = default;
+
+std::unique_ptr<http_connection> http_connection::open(const std::string& origin, const connection_settings& s) {
+  auto p = std::make_unique<impl>(origin);
+  httplib::Client& c = p->client;
+  if (!c.is_valid())
+    return nullptr;
+  c.set_connection_timeout(s.connect_timeout);
+  c.set_read_timeout(s.read_timeout);
+  c.set_write_timeout(s.read_timeout);
+  c.set_keep_alive(s.keep_alive);
+  c.set_tcp_nodelay(s.tcp_nodelay);
+  c.set_follow_location(false);
+  c.enable_server_certificate_verification(true);
+  if (!s.ca_file.empty())
+    c.set_ca_cert_path(s.ca_file);
+  return std::unique_ptr<http_connection>(new http_connection(std::move(p)));
+}
+
+http_exchange http_connection::send(http_method method, const std::string& path, const http_headers& headers,
+                                    const std::string& body, const std::string& content_type,
+                                    std::optional<size_t> body_limit) {
+  http_exchange x;
+  httplib::Request req;
+  switch (method) {
+    case http_method::get:
+      req.method = "GET";
+      break;
+    case http_method::post:
+      req.method = "POST";
+      break;
+    case http_method::put:
+      req.method = "PUT";
+      break;
+    case http_method::patch:
+      req.method = "PATCH";
+      break;
+    case http_method::del:
+      req.method = "DELETE";
+      break;
+  }
+  req.path = path;
+  for (const auto& [k, v] : headers)
+    req.headers.emplace(k, v);
+  const bool has_body = method == http_method::post || method == http_method::put || method == http_method::patch;
+  if (has_body) {
+    if (!content_type.empty())
+      req.headers.emplace("Content-Type", content_type);
+    req.body = body;
+  }
+  bool too_large = false;
+  req.response_handler = [&](const httplib::Response& head) {
+    x.status = head.status;
+    if (!body_limit || head.status != 200)
+      return true;
+    // A declared length over the limit is refused before any of the body is read.
+    if (head.has_header("Content-Length")) {
+      const std::string declared = head.get_header_value("Content-Length");
+      size_t n = 0;
+      const auto [end, ec] = std::from_chars(declared.data(), declared.data() + declared.size(), n);
+      if (ec == std::errc::result_out_of_range || (ec == std::errc{} && n > *body_limit)) {
+        too_large = true;
+        return false;
+      }
+    }
+    return true;
+  };
+  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    if (!body_limit) {
+      x.body.append(data, n);
+      return true;
+    }
+    if (x.status != 200) {
+      // Enough of an error page for its message; the status decides.
+      x.body.append(data, std::min(n, kMaxErrorBody - std::min(kMaxErrorBody, x.body.size())));
+      return x.body.size() < kMaxErrorBody;
+    }
+    if (n > *body_limit - x.body.size()) {
+      too_large = true;
+      return false;  // stop reading: the connection is dropped
+    }
+    x.body.append(data, n);
+    return true;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  httplib::Result r = impl_->client.send(req);
+  x.elapsed = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+  // The request's copies of credentials (headers) and of a key-carrying body.
+  for (auto& [k, v] : req.headers)
+    enact::detail::secure_wipe(v.data(), v.size());
+  enact::detail::secure_wipe(req.body.data(), req.body.size());
+  if (r) {
+    x.status = r->status;
+    for (const auto& [k, v] : r->headers)
+      x.headers.emplace_back(k, v);
+    return x;
+  }
+  if (too_large) {
+    x.failure = http_failure::too_large;
+    return x;
+  }
+  switch (r.error()) {
+    case httplib::Error::Connection:
+      x.failure = http_failure::connect;
+      break;
+    case httplib::Error::ConnectionTimeout:
+      x.failure = http_failure::connect_timeout;
+      break;
+    case httplib::Error::Read:
+      x.failure = http_failure::read;
+      break;
+    case httplib::Error::Write:
+      x.failure = http_failure::write;
+      break;
+    case httplib::Error::SSLConnection:
+      x.failure = http_failure::tls_handshake;
+      break;
+    case httplib::Error::SSLLoadingCerts:
+      x.failure = http_failure::tls_certificates;
+      break;
+    case httplib::Error::SSLServerVerification:
+      x.failure = http_failure::tls_verification;
+      break;
+    default:
+      x.failure = http_failure::other;
+      break;
+  }
+  x.failure_name = httplib::to_string(r.error());
+  return x;
+}
+
+// --- the typed clients' transport ----------------------------------------------------------------
+
+namespace {
 
 void replace_all(std::string& s, std::string_view needle) {
   if (needle.empty())
@@ -130,27 +322,55 @@ std::optional<std::chrono::seconds> parse_retry_after(const std::string& text) {
 
 bool transient_status(int status) { return status == 429 || status == 502 || status == 503 || status == 504; }
 
+[[noreturn]] void bad_url(const std::string& why) {
+  throw api_error(api_errc::invalid_request, 0, {}, "base_url: " + why);
+}
+
+parsed_url base_url(std::string_view url, transport::credential kind) {
+  parsed_url u = parse_url(url);
+  switch (u.fault) {
+    case url_fault::none:
+      return u;
+    case url_fault::scheme:
+      bad_url("expected http://host[:port] or https://host[:port]");
+    case url_fault::user_info:
+      bad_url(kind == transport::credential::bearer
+                  ? "user-info is not allowed; the token travels in the Authorization header"
+                  : "user-info is not allowed; the API key travels in the X-Api-Key header");
+    default:
+      bad_url(u.why);
+  }
+}
+
+/// A credential as header text; anything but printable ASCII (a stray newline from a key file)
+/// could split the header, so it is refused before anything is sent.
+std::string header_credential(const Secret& s, std::string_view what, std::string_view form) {
+  for (const uint8_t b : s.view())
+    if (b < 0x21 || b > 0x7e)
+      throw api_error(api_errc::invalid_request, 0, {},
+                      std::string(what) + ": holds a character that cannot travel in a header (expected the " +
+                          std::string(form) + ")");
+  return std::string(as_chars(s.view()));
+}
+
 }  // namespace
 
 struct transport::impl {
   client_options options;
   parsed_url url;
-  std::unique_ptr<httplib::Client> http;
+  std::string prefix;
+  connection_settings settings;
+  std::unique_ptr<http_connection> http;
   std::minstd_rand jitter{std::random_device{}()};
 
-  explicit impl(client_options o) : options(std::move(o)), url(parse_base_url(options.base_url)) {
-    http = std::make_unique<httplib::Client>(url.origin);
-    if (!http->is_valid())
+  impl(client_options o, credential kind) : options(std::move(o)), url(base_url(options.base_url, kind)) {
+    prefix = url.prefix();
+    settings.connect_timeout = options.connect_timeout;
+    settings.read_timeout = options.read_timeout;
+    settings.ca_file = options.ca_file;
+    http = http_connection::open(url.origin, settings);
+    if (!http)
       bad_url("cannot use '" + url.origin + "'");
-    http->set_connection_timeout(options.connect_timeout);
-    http->set_read_timeout(options.read_timeout);
-    http->set_write_timeout(options.read_timeout);
-    http->set_keep_alive(false);
-    http->set_tcp_nodelay(true);  // a request is written as header and body; no Nagle delay between
-    http->set_follow_location(false);
-    http->enable_server_certificate_verification(true);
-    if (!options.ca_file.empty())
-      http->set_ca_cert_path(options.ca_file);
   }
 
   milliseconds backoff(unsigned attempt) {
@@ -164,51 +384,12 @@ struct transport::impl {
     return milliseconds(d.count() - half + dist(jitter));
   }
 
-  void pause(milliseconds d) {
-    if (options.sleep)
-      options.sleep(d);
-    else
-      std::this_thread::sleep_for(d);
-  }
-
   // One attempt: the answer, or the error it amounts to (with whether it is worth repeating).
   struct outcome {
     std::optional<http_answer> answer;
     std::optional<api_error> error;
     bool transient = false;
   };
-
-  api_error transport_error(httplib::Error e, milliseconds elapsed) const {
-    const std::string& origin = url.origin;
-    switch (e) {
-      case httplib::Error::Connection:
-        return api_error(api_errc::connection_failed, 0, {}, "cannot connect to " + origin);
-      case httplib::Error::ConnectionTimeout:
-        return api_error(
-            api_errc::timeout, 0, {},
-            "connecting to " + origin + " timed out after " + std::to_string(options.connect_timeout.count()) + " ms");
-      case httplib::Error::Read:
-        // httplib reports an expired read timeout and a connection closed mid-answer alike.
-        if (elapsed * 10 >= options.read_timeout * 9)
-          return api_error(
-              api_errc::timeout, 0, {},
-              "no answer from " + origin + " within " + std::to_string(options.read_timeout.count()) + " ms");
-        return api_error(api_errc::connection_failed, 0, {}, "connection to " + origin + " closed before an answer");
-      case httplib::Error::Write:
-        return api_error(api_errc::connection_failed, 0, {}, "sending the request to " + origin + " failed");
-      case httplib::Error::SSLConnection:
-        return api_error(api_errc::connection_failed, 0, {}, "TLS handshake with " + origin + " failed");
-      case httplib::Error::SSLLoadingCerts:
-        return api_error(api_errc::connection_failed, 0, {},
-                         "cannot load CA certificates from " +
-                             (options.ca_file.empty() ? std::string("the system store") : options.ca_file));
-      case httplib::Error::SSLServerVerification:
-        return api_error(api_errc::connection_failed, 0, {}, "the TLS certificate of " + origin + " did not verify");
-      default:
-        return api_error(api_errc::connection_failed, 0, {},
-                         "request to " + origin + " failed (" + httplib::to_string(e) + ")");
-    }
-  }
 
   api_error status_error(int status, const std::string& body, const std::string& request_id,
                          std::optional<std::chrono::seconds> retry_after,
@@ -234,83 +415,94 @@ struct transport::impl {
     if (message.empty())
       message = code.empty() ? "HTTP " + std::to_string(status) + " answer without an error body"
                              : "HTTP " + std::to_string(status);
-    for (const auto& secret : secrets)
+    for (const auto& secret : secrets) {
       replace_all(message, secret);
-    for (const auto& secret : secrets)
       replace_all(code, secret);
+    }
     scrub(details, secrets);
     return api_error(errc, status, std::move(code), std::move(message), std::move(details), request_id, retry_after);
   }
 
-  outcome attempt(const http_request& req, const httplib::Headers& headers, const std::string& path,
+  outcome attempt(const http_request& req, const http_headers& headers, const std::string& path,
                   const std::vector<std::string_view>& secrets) {
-    const auto start = std::chrono::steady_clock::now();
-    httplib::Result r = req.method == http_method::get ? http->Get(path, headers)
-                                                       : http->Post(path, headers, req.body, "application/json");
-    const auto elapsed = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+    http_exchange x = http->send(req.method, path, headers, req.body, req.content_type);
     outcome out;
-    if (!r) {
-      const httplib::Error e = r.error();
-      out.error = transport_error(e, elapsed);
+    if (!x.answered()) {
+      failure_text t = describe(x, url.origin, settings);
+      out.error = api_error(t.timeout ? api_errc::timeout : api_errc::connection_failed, 0, {}, std::move(t.message));
       // A certificate that did not verify will not verify on the next attempt either.
-      out.transient = e != httplib::Error::SSLServerVerification && e != httplib::Error::SSLLoadingCerts;
+      out.transient = x.failure != http_failure::tls_verification && x.failure != http_failure::tls_certificates;
       return out;
     }
-    httplib::Response& res = r.value();
-    const std::string request_id = res.get_header_value("X-Request-Id");
-    if (res.status >= 200 && res.status < 300) {
-      boost::system::error_code ec;
-      json::value body = json::parse(res.body, ec);
-      enact::detail::secure_wipe(res.body.data(), res.body.size());
-      if (ec) {
-        out.error = api_error(api_errc::bad_response, res.status, {}, "answer is not JSON (" + ec.message() + ")",
-                              nullptr, request_id);
-        return out;
+    const std::string request_id = x.header("X-Request-Id");
+    if (x.status >= 200 && x.status < 300) {
+      http_answer a{x.status, request_id, nullptr};
+      if (x.status != 204 || !x.body.empty()) {
+        boost::system::error_code ec;
+        a.body = json::parse(x.body, ec);
+        enact::detail::secure_wipe(x.body.data(), x.body.size());
+        if (ec) {
+          out.error = api_error(api_errc::bad_response, x.status, {}, "answer is not JSON (" + ec.message() + ")",
+                                nullptr, request_id);
+          return out;
+        }
       }
-      out.answer = http_answer{res.status, request_id, std::move(body)};
+      out.answer = std::move(a);
       return out;
     }
-    const auto retry_after = parse_retry_after(res.get_header_value("Retry-After"));
-    out.error = status_error(res.status, res.body, request_id, retry_after, secrets);
-    enact::detail::secure_wipe(res.body.data(), res.body.size());
-    out.transient = transient_status(res.status);
+    const auto retry_after = parse_retry_after(x.header("Retry-After"));
+    out.error = status_error(x.status, x.body, request_id, retry_after, secrets);
+    enact::detail::secure_wipe(x.body.data(), x.body.size());
+    out.transient = transient_status(x.status);
     return out;
   }
 };
 
-transport::transport(client_options options) : impl_(std::make_unique<impl>(std::move(options))) {}
+transport::transport(client_options options, credential kind)
+    : impl_(std::make_unique<impl>(std::move(options), kind)) {}
 transport::~transport() = default;
 transport::transport(transport&&) noexcept = default;
 transport& transport::operator=(transport&&) noexcept = default;
 
+std::string transport::url(std::string_view target) const {
+  return impl_->url.origin + impl_->prefix + std::string(target);
+}
+
+void transport::pause(milliseconds d) const {
+  if (impl_->options.sleep)
+    impl_->options.sleep(d);
+  else
+    std::this_thread::sleep_for(d);
+}
+
 http_answer transport::send(http_request& req) {
   impl& m = *impl_;
-  httplib::Headers headers{{"Accept", "application/json"}, {"User-Agent", m.options.user_agent}};
+  http_headers headers{{"Accept", "application/json"}, {"User-Agent", m.options.user_agent}};
+  for (const auto& h : req.extra)
+    headers.push_back(h);
   std::vector<std::string_view> secrets;
   if (req.api_key != nullptr && !req.api_key->empty()) {
-    // A key is base64 text; anything else (a stray newline from a key file) could split the
-    // header, so it is refused before anything is sent.
-    for (const uint8_t b : req.api_key->view())
-      if (b < 0x21 || b > 0x7e)
-        throw api_error(api_errc::invalid_request, 0, {},
-                        "api key: holds a character that cannot travel in a header (expected the "
-                        "key's base64 text)");
-    headers.emplace("X-Api-Key", std::string(as_chars(req.api_key->view())));
+    headers.emplace_back("X-Api-Key", header_credential(*req.api_key, "api key", "key's base64 text"));
     secrets.push_back(as_chars(req.api_key->view()));
   }
+  if (req.bearer != nullptr && !req.bearer->empty()) {
+    headers.emplace_back("Authorization",
+                         "Bearer " + header_credential(*req.bearer, "token", "token's base64url text"));
+    secrets.push_back(as_chars(req.bearer->view()));
+  }
   if (!req.wallet_auth.empty())
-    headers.emplace("X-Wallet-Auth", req.wallet_auth);
+    headers.emplace_back("X-Wallet-Auth", req.wallet_auth);
   for (const bytes_view v : req.redact)
     secrets.push_back(as_chars(v));
-  const std::string path = m.url.prefix + req.target;
+  const std::string path = m.prefix + req.target;
 
   // Wipes the copies of credentials and key-carrying bodies however the call ends.
   struct wipe_on_exit {
-    httplib::Headers& headers;
+    http_headers& headers;
     std::string& body;
     ~wipe_on_exit() {
       for (auto& [name, value] : headers)
-        if (name == "X-Api-Key")
+        if (name == "X-Api-Key" || name == "Authorization")
           enact::detail::secure_wipe(value.data(), value.size());
       enact::detail::secure_wipe(body.data(), body.size());
     }
@@ -326,7 +518,7 @@ http_answer transport::send(http_request& req) {
     milliseconds delay = m.backoff(attempt);
     if (const auto ra = o.error->retry_after())
       delay = std::min<milliseconds>(*ra, m.options.max_retry_after);
-    m.pause(delay);
+    pause(delay);
   }
 }
 
@@ -341,6 +533,12 @@ void wipe_strings(json::value& v) noexcept {
     for (auto& kv : v.get_object())
       wipe_strings(kv.value());
   }
+}
+
+std::string serialize_wiped(json::value v) {
+  std::string text = json::serialize(v);
+  wipe_strings(v);
+  return text;
 }
 
 }  // namespace enact::client::detail

@@ -25,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "enact/api/triggers.hpp"
 #include "enact/bytes.hpp"
 #include "enact/client/api_error.hpp"
 #include "enact/client/options.hpp"
@@ -32,59 +33,20 @@
 
 namespace enact::client {
 
-// --- triggers ------------------------------------------------------------------------------------
+// --- triggers and runs: the wire model of enact/api/triggers.hpp ------------------------------
 
-enum class trigger_type { webhook, schedule, chain_event };
-
-/// The wire name: "webhook", "schedule", "chain-event".
-[[nodiscard]] std::string_view name(trigger_type t) noexcept;
-[[nodiscard]] std::optional<trigger_type> trigger_type_from_name(std::string_view name) noexcept;
-
-/// A webhook trigger has no settings: its URL is `webhook_url` of the trigger.
-struct webhook_config {
-  friend bool operator==(const webhook_config&, const webhook_config&) = default;
-};
-
-/// 5 fields (minute first) or 6 (seconds first); the service refuses an interval under 30 s.
-struct schedule_config {
-  std::string cron;
-  std::string timezone = "UTC";  // the only zone the service accepts
-  friend bool operator==(const schedule_config&, const schedule_config&) = default;
-};
-
-/// A log filter on one chain (API.md §4). `topic_filters[i]` filters the i-th indexed parameter:
-/// empty matches anything (null on the wire), one topic matches it, several match any of them.
-struct chain_event_config {
-  std::string chain;  // "ethereum", "svc", "arbitrum", "bsc", "polygon"
-  address contract{};
-  std::string event;  // "Transfer(address indexed from, address indexed to, uint256 value)"
-  std::optional<uint64_t> start_block;
-  std::vector<std::vector<hash256>> topic_filters;
-  std::optional<uint32_t> confirmations;
-  friend bool operator==(const chain_event_config&, const chain_event_config&) = default;
-};
-
-using trigger_config = std::variant<webhook_config, schedule_config, chain_event_config>;
-
-[[nodiscard]] trigger_type type_of(const trigger_config& c) noexcept;
-
-struct trigger {
-  std::string id;  // "trg_" + 32 hex digits
-  trigger_type type = trigger_type::webhook;
-  std::string name;
-  bool enabled = true;
-  std::string action_ipfs_cid;
-  std::optional<address> pkp_id;
-  hash256 usage_api_key_hash{};  // keccak256 of the usage key's text
-  /// Firings accepted per calendar minute, and runs waiting or running at once (API.md §4);
-  /// a firing over either is refused (webhook: 429) or recorded as a failed run (rate_limited).
-  uint32_t max_runs_per_minute = 60;
-  uint32_t max_queued_runs = 100;
-  trigger_config config;
-  std::string created_at;  // RFC 3339 UTC
-  std::string updated_at;
-  std::string webhook_url;  // webhook triggers only; empty otherwise
-};
+using api::chain_event_config;
+using api::name;
+using api::run;
+using api::run_error;
+using api::run_status;
+using api::schedule_config;
+using api::trigger;
+using api::trigger_config;
+using api::trigger_type;
+using api::trigger_type_from_name;
+using api::type_of;
+using api::webhook_config;
 
 struct new_trigger {
   std::string name;
@@ -109,33 +71,6 @@ struct trigger_patch {
   std::optional<Secret> usage_api_key;
   std::optional<uint32_t> max_runs_per_minute;
   std::optional<uint32_t> max_queued_runs;
-};
-
-// --- runs
-// ------------------------------------------------------------------------------------------
-
-enum class run_status { queued, running, success, failed };
-
-[[nodiscard]] std::string_view name(run_status s) noexcept;
-
-struct run_error {
-  std::string code;
-  std::string message;
-  std::string stack;  // the JavaScript stack when the action threw; empty otherwise
-};
-
-struct run {
-  std::string id;  // "run_…"
-  std::string trigger_id;
-  run_status status = run_status::queued;
-  uint64_t attempts = 0;
-  boost::json::value params;       // what the action saw as `params`
-  boost::json::value response;     // success: the action's output; null otherwise
-  std::optional<run_error> error;  // failed only
-  std::string queued_at;
-  std::string started_at;   // empty until the first attempt
-  std::string finished_at;  // empty until success or failed
-  [[nodiscard]] bool finished() const noexcept { return status == run_status::success || status == run_status::failed; }
 };
 
 /// A list answer of the trigger service: `{"items", "total"}` (limit/offset paging).

@@ -1,0 +1,287 @@
+#include "enact/api/triggers.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <utility>
+
+#include "../client/json_read.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/address.hpp"
+
+namespace enact::api {
+
+namespace rd = enact::client::detail::read;
+
+namespace {
+
+constexpr std::pair<trigger_type, std::string_view> kTypes[] = {{trigger_type::webhook, "webhook"},
+                                                                {trigger_type::schedule, "schedule"},
+                                                                {trigger_type::chain_event, "chain-event"}};
+constexpr std::pair<run_status, std::string_view> kStatuses[] = {{run_status::queued, "queued"},
+                                                                 {run_status::running, "running"},
+                                                                 {run_status::success, "success"},
+                                                                 {run_status::failed, "failed"}};
+
+/// The wire name of `e` in `table` (the first entry's for a value outside the enum).
+template <class E, size_t N>
+std::string_view name_in(const std::pair<E, std::string_view> (&table)[N], E e) noexcept {
+  for (const auto& [value, name] : table)
+    if (value == e)
+      return name;
+  return table[0].second;
+}
+
+template <class E, size_t N>
+std::optional<E> value_in(const std::pair<E, std::string_view> (&table)[N], std::string_view name) noexcept {
+  for (const auto& [value, n] : table)
+    if (n == name)
+      return value;
+  return std::nullopt;
+}
+
+/// Runs a throwing reader and returns its value or its failure as invalid_request.
+template <class F>
+auto no_throw(F&& read) -> result<decltype(read())> {
+  try {
+    return read();
+  } catch (const Error& e) {
+    return fail(api_errc::invalid_request, e.what());
+  }
+}
+
+std::vector<hash256> topic_filter_of(const json::value& v, const std::string& what) {
+  if (v.is_null())
+    return {};
+  if (v.is_string())
+    return {rd::to_hash(v, what)};
+  if (!v.is_array())
+    rd::bad(what + ": expected a topic, an array of topics or null");
+  std::vector<hash256> out;
+  for (size_t i = 0; i < v.get_array().size(); ++i)
+    out.push_back(rd::to_hash(v.get_array()[i], what + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+schedule_config schedule_of(const json::value& v) {
+  const json::object& c = rd::expect_object(v, "config");
+  schedule_config s;
+  s.cron = rd::get_string(c, "cron");
+  if (const std::string tz = rd::get_text(c, "timezone"); !tz.empty())
+    s.timezone = tz;
+  return s;
+}
+
+chain_event_config chain_event_of(const json::value& v) {
+  const json::object& c = rd::expect_object(v, "config");
+  chain_event_config e;
+  e.chain = rd::get_string(c, "chain");
+  e.contract = rd::get_address(c, "contract");
+  e.event = rd::get_string(c, "event");
+  if (const json::value* sb = c.if_contains("start_block"); sb && !sb->is_null()) {
+    if (sb->is_string() && hex::detail::has_prefix(sb->get_string())) {
+      const std::string_view digits = sb->get_string().subview(2);
+      uint64_t n = 0;
+      auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n, 16);
+      if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size())
+        rd::bad("config.start_block: expected a block number");
+      e.start_block = n;
+    } else {
+      e.start_block = rd::to_u64(*sb, "config.start_block");
+    }
+  }
+  if (const json::value* tf = c.if_contains("topic_filters"); tf && !tf->is_null()) {
+    if (!tf->is_array())
+      rd::bad("config.topic_filters: expected an array");
+    for (size_t i = 0; i < tf->get_array().size(); ++i)
+      e.topic_filters.push_back(topic_filter_of(tf->get_array()[i], "config.topic_filters[" + std::to_string(i) + "]"));
+  }
+  if (const json::value* n = c.if_contains("confirmations"); n && !n->is_null())
+    e.confirmations = static_cast<uint32_t>(rd::to_u64(*n, "config.confirmations"));
+  return e;
+}
+
+trigger_config config_of(trigger_type t, const json::value& v) {
+  switch (t) {
+    case trigger_type::schedule:
+      return schedule_of(v);
+    case trigger_type::chain_event:
+      return chain_event_of(v);
+    default:
+      (void)rd::expect_object(v, "config");
+      return webhook_config{};
+  }
+}
+
+trigger trigger_of(const json::value& v) {
+  const json::object& o = rd::expect_object(v, "trigger");
+  trigger t;
+  t.id = rd::get_string(o, "id");
+  const std::string type = rd::get_string(o, "type");
+  const auto tt = trigger_type_from_name(type);
+  if (!tt)
+    rd::bad("type: unknown trigger type '" + type + "'");
+  t.type = *tt;
+  t.name = rd::get_text(o, "name");
+  t.enabled = rd::get_bool(o, "enabled");
+  t.action_ipfs_cid = rd::get_string(o, "action_ipfs_cid");
+  if (const json::value* p = o.if_contains("pkp_id"); p && !p->is_null())
+    t.pkp_id = rd::to_address(*p, "pkp_id");
+  t.usage_api_key_hash = rd::get_hash(o, "usage_api_key_hash");
+  // Absent from a service older than the run limits: the defaults of API.md §4.
+  const auto limit = [&](std::string_view key, uint32_t fallback) -> uint32_t {
+    if (!o.contains(key))
+      return fallback;
+    const uint64_t n = rd::get_u64(o, key);
+    if (n == 0 || n > std::numeric_limits<uint32_t>::max())
+      rd::bad(std::string(key) + ": expected a positive 32-bit integer");
+    return static_cast<uint32_t>(n);
+  };
+  t.max_runs_per_minute = limit("max_runs_per_minute", 60);
+  t.max_queued_runs = limit("max_queued_runs", 100);
+  t.config = config_of(t.type, rd::require(o, "config"));
+  t.created_at = rd::get_string(o, "created_at");
+  t.updated_at = rd::get_string(o, "updated_at");
+  t.webhook_url = rd::get_text(o, "webhook_url");
+  return t;
+}
+
+run run_of(const json::value& v) {
+  const json::object& o = rd::expect_object(v, "run");
+  run r;
+  r.id = rd::get_string(o, "id");
+  r.trigger_id = rd::get_string(o, "trigger_id");
+  const std::string status = rd::get_string(o, "status");
+  const auto s = run_status_from_name(status);
+  if (!s)
+    rd::bad("status: unknown run status '" + status + "'");
+  r.status = *s;
+  r.attempts = rd::get_u64(o, "attempts", false);
+  if (const json::value* p = o.if_contains("params"))
+    r.params = *p;
+  if (const json::value* p = o.if_contains("response"))
+    r.response = *p;
+  if (const json::value* e = o.if_contains("error"); e && !e->is_null()) {
+    const json::object& eo = rd::expect_object(*e, "error");
+    r.error = run_error{rd::get_string(eo, "code"), rd::get_text(eo, "message"), rd::get_text(eo, "stack")};
+  }
+  r.queued_at = rd::get_string(o, "queued_at");
+  r.started_at = rd::get_text(o, "started_at");
+  r.finished_at = rd::get_text(o, "finished_at");
+  return r;
+}
+
+}  // namespace
+
+// --- names ---------------------------------------------------------------------------------------
+
+std::string_view name(trigger_type t) noexcept { return name_in(kTypes, t); }
+std::optional<trigger_type> trigger_type_from_name(std::string_view name) noexcept { return value_in(kTypes, name); }
+std::string_view name(run_status s) noexcept { return name_in(kStatuses, s); }
+std::optional<run_status> run_status_from_name(std::string_view name) noexcept { return value_in(kStatuses, name); }
+
+trigger_type type_of(const trigger_config& c) noexcept {
+  switch (c.index()) {
+    case 1:
+      return trigger_type::schedule;
+    case 2:
+      return trigger_type::chain_event;
+    default:
+      return trigger_type::webhook;
+  }
+}
+
+// --- JSON ----------------------------------------------------------------------------------------
+
+void tag_invoke(json::value_from_tag, json::value& v, const webhook_config&) { v = json::object{}; }
+
+void tag_invoke(json::value_from_tag, json::value& v, const schedule_config& c) {
+  v = json::object{{"cron", c.cron}, {"timezone", c.timezone}};
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const chain_event_config& c) {
+  json::object o{{"chain", c.chain}, {"contract", to_checksum_address(c.contract)}, {"event", c.event}};
+  if (c.start_block)
+    o["start_block"] = *c.start_block;
+  if (!c.topic_filters.empty()) {
+    json::array filters;
+    for (const auto& f : c.topic_filters) {
+      if (f.empty()) {
+        filters.emplace_back(nullptr);
+      } else if (f.size() == 1) {
+        filters.emplace_back(hex::encode_prefixed(f[0]));
+      } else {
+        json::array any;
+        for (const hash256& h : f)
+          any.emplace_back(hex::encode_prefixed(h));
+        filters.emplace_back(std::move(any));
+      }
+    }
+    o["topic_filters"] = std::move(filters);
+  }
+  if (c.confirmations)
+    o["confirmations"] = *c.confirmations;
+  v = std::move(o);
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const trigger& t) {
+  json::object o{{"id", t.id},
+                 {"type", name(t.type)},
+                 {"name", t.name},
+                 {"enabled", t.enabled},
+                 {"action_ipfs_cid", t.action_ipfs_cid}};
+  if (t.pkp_id)
+    o["pkp_id"] = to_checksum_address(*t.pkp_id);
+  o["usage_api_key_hash"] = hex::encode_prefixed(t.usage_api_key_hash);
+  o["max_runs_per_minute"] = t.max_runs_per_minute;
+  o["max_queued_runs"] = t.max_queued_runs;
+  o["config"] = std::visit([](const auto& c) { return json::value_from(c); }, t.config);
+  o["created_at"] = t.created_at;
+  o["updated_at"] = t.updated_at;
+  if (!t.webhook_url.empty())
+    o["webhook_url"] = t.webhook_url;
+  v = std::move(o);
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const run& r) {
+  json::object o{{"id", r.id},
+                 {"trigger_id", r.trigger_id},
+                 {"status", name(r.status)},
+                 {"attempts", r.attempts},
+                 {"params", r.params}};
+  if (r.status == run_status::success)
+    o["response"] = r.response;
+  if (r.error) {
+    json::object e{{"code", r.error->code}, {"message", r.error->message}};
+    if (!r.error->stack.empty())
+      e["stack"] = r.error->stack;
+    o["error"] = std::move(e);
+  }
+  o["queued_at"] = r.queued_at;
+  if (!r.started_at.empty())
+    o["started_at"] = r.started_at;
+  if (!r.finished_at.empty())
+    o["finished_at"] = r.finished_at;
+  v = std::move(o);
+}
+
+result<trigger_config> read_config(trigger_type t, const json::value& v) {
+  return no_throw([&] { return config_of(t, v); });
+}
+result<trigger> read_trigger(const json::value& v) {
+  return no_throw([&] { return trigger_of(v); });
+}
+result<run> read_run(const json::value& v) {
+  return no_throw([&] { return run_of(v); });
+}
+
+schedule_config tag_invoke(json::value_to_tag<schedule_config>, const json::value& v) { return schedule_of(v); }
+chain_event_config tag_invoke(json::value_to_tag<chain_event_config>, const json::value& v) {
+  return chain_event_of(v);
+}
+trigger tag_invoke(json::value_to_tag<trigger>, const json::value& v) { return trigger_of(v); }
+run tag_invoke(json::value_to_tag<run>, const json::value& v) { return run_of(v); }
+
+}  // namespace enact::api
