@@ -171,64 +171,7 @@ class evm_ledger final : public permission_ledger {
   evm_ledger(const evm_ledger&) = delete;
   evm_ledger& operator=(const evm_ledger&) = delete;
 
-  [[nodiscard]] std::vector<address> api_payers() const override;
-
-  [[nodiscard]] result<void> new_account(const write_context& w, const account& a) override;
-  [[nodiscard]] result<account> get_account(const account_hash& h) const override;
-  [[nodiscard]] result<account> account_by_admin(const address& admin) const override;
-  [[nodiscard]] result<void> convert_to_chain_secured(const write_context& w, const account_hash& h,
-                                                      const address& new_admin) override;
-
-  [[nodiscard]] result<void> set_usage_key(const write_context& w, const usage_key& k) override;
-  [[nodiscard]] result<void> update_usage_key_metadata(const write_context& w, const account_hash& account,
-                                                       const hash256& key_hash, std::string_view name,
-                                                       std::string_view description) override;
-  [[nodiscard]] result<void> remove_usage_key(const write_context& w, const account_hash& account,
-                                              const hash256& key_hash) override;
-  [[nodiscard]] result<usage_key> find_usage_key(const hash256& key_hash) const override;
-  [[nodiscard]] result<page<usage_key>> list_usage_keys(const account_hash& account, page_request p) const override;
-
-  [[nodiscard]] result<group> add_group(const write_context& w, const account_hash& account, const group& g) override;
-  [[nodiscard]] result<group> update_group(const write_context& w, const account_hash& account,
-                                           const group& g) override;
-  [[nodiscard]] result<void> remove_group(const write_context& w, const account_hash& account, group_id id) override;
-  [[nodiscard]] result<group> get_group(const account_hash& account, group_id id) const override;
-  [[nodiscard]] result<page<group>> list_groups(const account_hash& account, page_request p) const override;
-  [[nodiscard]] result<std::vector<group>> all_groups(const account_hash& account) const override;
-  [[nodiscard]] result<group> add_pkp_to_group(const write_context& w, const account_hash& account, group_id id,
-                                               const address& pkp) override;
-  [[nodiscard]] result<group> remove_pkp_from_group(const write_context& w, const account_hash& account, group_id id,
-                                                    const address& pkp) override;
-  [[nodiscard]] result<group> add_action_to_group(const write_context& w, const account_hash& account, group_id id,
-                                                  const hash256& hashed_cid) override;
-  [[nodiscard]] result<group> remove_action_from_group(const write_context& w, const account_hash& account, group_id id,
-                                                       const hash256& hashed_cid) override;
-
-  [[nodiscard]] result<void> register_wallet(const write_context& w, const account_hash& account,
-                                             const wallet& wl) override;
-  [[nodiscard]] result<wallet> get_wallet(const account_hash& account, const address& pkp_id) const override;
-  [[nodiscard]] result<page<wallet>> list_wallets(const account_hash& account, page_request p) const override;
-  [[nodiscard]] result<page<wallet>> list_wallets_in_group(const account_hash& account, group_id id,
-                                                           page_request p) const override;
-  [[nodiscard]] result<uint64_t> wallet_count(const account_hash& account) const override;
-
-  [[nodiscard]] result<void> add_action(const write_context& w, const account_hash& account, const action& a) override;
-  [[nodiscard]] result<action> update_action_metadata(const write_context& w, const account_hash& account,
-                                                      const hash256& hashed_cid, std::string_view name,
-                                                      std::string_view description) override;
-  [[nodiscard]] result<void> delete_action(const write_context& w, const account_hash& account,
-                                           const hash256& hashed_cid) override;
-  [[nodiscard]] result<action> get_action(const account_hash& account, const hash256& hashed_cid) const override;
-  [[nodiscard]] result<page<action>> list_actions(const account_hash& account, std::optional<group_id> group,
-                                                  page_request p) const override;
-
-  [[nodiscard]] result<uint64_t> balance(const account_hash& account) const override;
-  [[nodiscard]] result<uint64_t> debit(const account_hash& account, uint64_t amount) override;
-  [[nodiscard]] result<void> record_payment(const payment& p) override;
-  [[nodiscard]] result<payment> get_payment(const account_hash& account, std::string_view intent_id) const override;
-  [[nodiscard]] result<uint64_t> credit_payment(const account_hash& account, std::string_view intent_id) override;
-
-  [[nodiscard]] result<std::vector<event>> events_after(uint64_t after, size_t limit) const override;
+  ENACT_PERMISSION_LEDGER_OVERRIDES
 
   // --- beyond the interface ---------------------------------------------------------------------
   [[nodiscard]] const address& registry() const;

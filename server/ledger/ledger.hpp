@@ -33,6 +33,7 @@
 #include <boost/json.hpp>
 
 #include "enact/bytes.hpp"
+#include "enact/chain/registry.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 #include "enact/scopes/scopes.hpp"
@@ -180,8 +181,10 @@ struct event {
   std::string name;       // registry event name: "AccountCreated", "UsageApiKeySet", …
   account_hash account{};
   address sender{};
-  boost::json::object data;  // the event's arguments
+  boost::json::object data;  // the event's arguments: chain::registry::to_json(value)
   int64_t created_at = 0;
+  /// The registry event itself, as the registry's log encodes it (chain::registry::encode_log).
+  chain::registry::any_event value;
 };
 
 /// Every method is safe to call from several threads at once; each write is atomic.
@@ -298,3 +301,59 @@ class permission_ledger {
 };
 
 }  // namespace enact::ledger
+
+/// Declares, in a backend's class body, the override of every pure virtual method of
+/// permission_ledger (documented above), so that the backends' headers say each signature once.
+#define ENACT_PERMISSION_LEDGER_OVERRIDES                                                                              \
+  [[nodiscard]] std::vector<address> api_payers() const override;                                                      \
+  [[nodiscard]] result<void> new_account(const write_context& w, const account& a) override;                           \
+  [[nodiscard]] result<account> get_account(const account_hash& h) const override;                                     \
+  [[nodiscard]] result<account> account_by_admin(const address& admin) const override;                                 \
+  [[nodiscard]] result<void> convert_to_chain_secured(const write_context& w, const account_hash& h,                   \
+                                                      const address& new_admin) override;                              \
+  [[nodiscard]] result<void> set_usage_key(const write_context& w, const usage_key& k) override;                       \
+  [[nodiscard]] result<void> update_usage_key_metadata(const write_context& w, const account_hash& account,            \
+                                                       const hash256& key_hash, std::string_view name,                 \
+                                                       std::string_view description) override;                         \
+  [[nodiscard]] result<void> remove_usage_key(const write_context& w, const account_hash& account,                     \
+                                              const hash256& key_hash) override;                                       \
+  [[nodiscard]] result<usage_key> find_usage_key(const hash256& key_hash) const override;                              \
+  [[nodiscard]] result<page<usage_key>> list_usage_keys(const account_hash& account, page_request p) const override;   \
+  [[nodiscard]] result<group> add_group(const write_context& w, const account_hash& account, const group& g) override; \
+  [[nodiscard]] result<group> update_group(const write_context& w, const account_hash& account, const group& g)        \
+      override;                                                                                                        \
+  [[nodiscard]] result<void> remove_group(const write_context& w, const account_hash& account, group_id id) override;  \
+  [[nodiscard]] result<group> get_group(const account_hash& account, group_id id) const override;                      \
+  [[nodiscard]] result<page<group>> list_groups(const account_hash& account, page_request p) const override;           \
+  [[nodiscard]] result<std::vector<group>> all_groups(const account_hash& account) const override;                     \
+  [[nodiscard]] result<group> add_pkp_to_group(const write_context& w, const account_hash& account, group_id id,       \
+                                               const address& pkp) override;                                           \
+  [[nodiscard]] result<group> remove_pkp_from_group(const write_context& w, const account_hash& account, group_id id,  \
+                                                    const address& pkp) override;                                      \
+  [[nodiscard]] result<group> add_action_to_group(const write_context& w, const account_hash& account, group_id id,    \
+                                                  const hash256& hashed_cid) override;                                 \
+  [[nodiscard]] result<group> remove_action_from_group(const write_context& w, const account_hash& account,            \
+                                                       group_id id, const hash256& hashed_cid) override;               \
+  [[nodiscard]] result<void> register_wallet(const write_context& w, const account_hash& account, const wallet& wl)    \
+      override;                                                                                                        \
+  [[nodiscard]] result<wallet> get_wallet(const account_hash& account, const address& pkp_id) const override;          \
+  [[nodiscard]] result<page<wallet>> list_wallets(const account_hash& account, page_request p) const override;         \
+  [[nodiscard]] result<page<wallet>> list_wallets_in_group(const account_hash& account, group_id id, page_request p)   \
+      const override;                                                                                                  \
+  [[nodiscard]] result<uint64_t> wallet_count(const account_hash& account) const override;                             \
+  [[nodiscard]] result<void> add_action(const write_context& w, const account_hash& account, const action& a)          \
+      override;                                                                                                        \
+  [[nodiscard]] result<action> update_action_metadata(const write_context& w, const account_hash& account,             \
+                                                      const hash256& hashed_cid, std::string_view name,                \
+                                                      std::string_view description) override;                          \
+  [[nodiscard]] result<void> delete_action(const write_context& w, const account_hash& account,                        \
+                                           const hash256& hashed_cid) override;                                        \
+  [[nodiscard]] result<action> get_action(const account_hash& account, const hash256& hashed_cid) const override;      \
+  [[nodiscard]] result<page<action>> list_actions(const account_hash& account, std::optional<group_id> group,          \
+                                                  page_request p) const override;                                      \
+  [[nodiscard]] result<uint64_t> balance(const account_hash& account) const override;                                  \
+  [[nodiscard]] result<uint64_t> debit(const account_hash& account, uint64_t amount) override;                         \
+  [[nodiscard]] result<void> record_payment(const payment& p) override;                                                \
+  [[nodiscard]] result<payment> get_payment(const account_hash& account, std::string_view intent_id) const override;   \
+  [[nodiscard]] result<uint64_t> credit_payment(const account_hash& account, std::string_view intent_id) override;     \
+  [[nodiscard]] result<std::vector<event>> events_after(uint64_t after, size_t limit) const override;

@@ -97,8 +97,8 @@ class rpc_surface {
   /// empty string when nothing is to be answered (notifications only). Safe from many threads.
   [[nodiscard]] std::string handle(std::string_view body);
 
-  /// Called with a description of every internal failure (storage, a ledger event that does not
-  /// encode) that was answered as error -32603; never holds secrets.
+  /// Called with a description of every internal failure (storage, a ledger event that cannot be
+  /// read) that was answered as error -32603; never holds secrets.
   void on_internal_error(std::function<void(const std::string&)> report);
 
   [[nodiscard]] const rpc_settings& settings() const;

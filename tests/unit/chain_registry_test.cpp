@@ -619,8 +619,9 @@ TEST_CASE("JSON bridge: overloads, strictness and the group id range") {
 }
 
 TEST_CASE("events carry the embedded ledger's JSON forms") {
-  // The objects below are built exactly as server/ledger/embedded_ledger.cpp builds its event
-  // data (hx() = 0x + lowercase hex; uint64 counters; value_from(permission_set)).
+  // The objects below are built exactly as the embedded ledger built its event rows before it
+  // recorded reg::to_json of typed events (hx() = 0x + lowercase hex; uint64 counters;
+  // value_from(permission_set)): rows that existing data directories still hold.
   const hash256 account = keccak256(std::string_view("account"));
   const hash256 key_hash = keccak256(std::string_view("key"));
   address wallet{};
