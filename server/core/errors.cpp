@@ -4,39 +4,9 @@
 #include "enact/eip712/envelope.hpp"
 #include "ledger/ledger.hpp"
 #include "runtime/runtime.hpp"
+#include "tee/errors.hpp"
 
 namespace enact::core {
-
-int status_of(api_errc c) noexcept {
-  switch (c) {
-    case api_errc::invalid_request:
-    case api_errc::typed_data_invalid:
-    case api_errc::chain_id_mismatch:
-      return 400;
-    case api_errc::unauthenticated:
-    case api_errc::signature_invalid:
-    case api_errc::signature_expired:
-      return 401;
-    case api_errc::insufficient_credits:
-      return 402;
-    case api_errc::forbidden:
-      return 403;
-    case api_errc::not_found:
-      return 404;
-    case api_errc::conflict:
-      return 409;
-    case api_errc::payload_too_large:
-      return 413;
-    case api_errc::action_failed:
-      return 422;
-    case api_errc::rate_limited:
-      return 429;
-    case api_errc::unavailable:
-      return 503;
-    default:
-      return 500;  // internal, and the client-side transport codes a server never sends
-  }
-}
 
 namespace {
 
@@ -110,14 +80,26 @@ api_errc from_billing(billing_errc e) {
   return api_errc::internal;
 }
 
+api_errc from_tee(tee::tee_errc e) {
+  switch (e) {
+    case tee::tee_errc::invalid_argument:
+      return api_errc::invalid_request;
+    case tee::tee_errc::not_found:
+      return api_errc::not_found;
+    case tee::tee_errc::unavailable:
+      return api_errc::unavailable;
+    case tee::tee_errc::failed:
+      return api_errc::internal;
+  }
+  return api_errc::internal;
+}
+
 }  // namespace
 
 http_error to_http(const error& e) {
   const auto& cat = e.code.category();
   api_errc code = api_errc::internal;
-  if (cat == detail::api_category())
-    code = static_cast<api_errc>(e.code.value());
-  else if (cat == detail::ledger_category())
+  if (cat == detail::ledger_category())
     code = from_ledger(static_cast<ledger_errc>(e.code.value()));
   else if (cat == detail::envelope_category())
     code = from_envelope(static_cast<envelope_errc>(e.code.value()));
@@ -127,10 +109,11 @@ http_error to_http(const error& e) {
                : api_errc::unavailable;
   else if (cat == detail::billing_category())
     code = from_billing(static_cast<billing_errc>(e.code.value()));
-  else if (std::string_view(cat.name()).starts_with("enact."))
-    // A codec, scope, CID or cron parse error: the request carried a bad value.
-    code = api_errc::invalid_request;
-  http_error out{status_of(code), code, e.message, nullptr};
+  else if (cat == tee::tee_category())
+    code = from_tee(static_cast<tee::tee_errc>(e.code.value()));
+  else
+    return http::to_http(e);  // api_errc itself, the SDK's parse errors, and bugs
+  http_error out = http::make_error(code, e.message);
   // Storage failures and bugs never describe internals to the caller.
   if (code == api_errc::internal)
     out.message = "internal error";
@@ -143,13 +126,6 @@ http_error to_http(const error& e) {
         "this account is ChainSecured: the server no longer relays its writes; send them "
         "on-chain from the admin wallet";
   return out;
-}
-
-boost::json::object error_body(const http_error& e) {
-  boost::json::object err{{"code", name(e.code)}, {"message", e.message}};
-  if (!e.details.is_null())
-    err["details"] = e.details;
-  return boost::json::object{{"error", std::move(err)}};
 }
 
 }  // namespace enact::core

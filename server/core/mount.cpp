@@ -4,10 +4,7 @@
 #include <httplib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
-#include <mutex>
-#include <unordered_map>
 
 #include "core/errors.hpp"
 #include "core/log.hpp"
@@ -18,9 +15,9 @@
 #include "core/swagger_mount.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
-#include "enact/crypto/random.hpp"
 #include "enact/crypto/secret.hpp"
 #include "enact/eip712/envelope.hpp"
+#include "http/request.hpp"
 
 namespace enact::core {
 namespace {
@@ -41,32 +38,6 @@ struct mount_state {
         per_ip(c.new_account_per_ip_per_minute / 60.0, std::max(1.0, c.new_account_per_ip_per_minute),
                c.rate_table_entries) {}
 };
-
-std::string new_request_id() {
-  std::array<uint8_t, 8> b{};
-  random_bytes(b);
-  return hex::encode(b);
-}
-
-/// The request being served on this thread. httplib runs the pre-routing handler, the route's
-/// handler, the error handler and the post-routing handler of one request on one worker thread,
-/// so the request id and start time travel between them here: every response, routed or not
-/// (unknown path, body over the server-wide limit, exception, OpenAPI, Swagger UI), carries an
-/// X-Request-Id and gets exactly one log line with it (API.md §0).
-struct request_scope {
-  bool active = false;  // between the pre- and post-routing handlers
-  bool logged = false;  // serve() wrote the request's log line
-  std::string id;
-  clock::time_point start;
-};
-thread_local request_scope t_request;
-
-void begin_request() {
-  t_request.active = true;
-  t_request.logged = false;
-  t_request.id = new_request_id();
-  t_request.start = clock::now();
-}
 
 std::string_view auth_name(auth_kind a) {
   switch (a) {
@@ -194,30 +165,11 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
   return c;
 }
 
-/// Whether a Content-Type names JSON: `application/json`, with parameters (charset) allowed.
-bool is_json_media_type(std::string_view type) {
-  type = type.substr(0, type.find(';'));
-  while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
-    type.remove_suffix(1);
-  constexpr std::string_view kJson = "application/json";
-  return type.size() == kJson.size() && std::equal(type.begin(), type.end(), kJson.begin(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         });
-}
-
 result<json::value> parse_body(const route& r, const config& cfg, const httplib::Request& req) {
   if (r.method != "GET") {
-    const size_t limit = r.max_body != 0 ? r.max_body : cfg.max_body_bytes;
-    if (req.body.size() > limit)
-      return fail(api_errc::payload_too_large,
-                  "body: " + std::to_string(req.body.size()) + " bytes, at most " + std::to_string(limit));
-    // API.md §0: JSON bodies. Checked before the query: httplib reads a form-encoded body into
-    // the request's parameters. A text/plain or form body is also what a browser page of another
-    // site may send without a CORS preflight.
-    const std::string type = req.get_header_value("Content-Type");
-    if (!is_json_media_type(type))
-      return fail(api_errc::invalid_request,
-                  "Content-Type: expected application/json, got '" + type.substr(0, 100) + "'");
+    ENACT_TRY_VOID(http::check_body_size(req, r.max_body != 0 ? r.max_body : cfg.max_body_bytes));
+    // Checked before the query: httplib reads a form-encoded body into the request's parameters.
+    ENACT_TRY_VOID(http::check_json_media_type(req));
   }
   // API.md §0: unknown request fields are rejected, query parameters included (no POST route
   // declares any), so that a misplaced field is never silently dropped.
@@ -230,10 +182,7 @@ result<json::value> parse_body(const route& r, const config& cfg, const httplib:
   }
   if (r.method == "GET")
     return json::value(nullptr);
-  std::error_code ec;
-  json::value body = json::parse(req.body, ec);
-  if (ec)
-    return fail(api_errc::invalid_request, "body: invalid JSON (" + ec.message() + ")");
+  ENACT_TRY(json::value body, http::parse_json_body(req));
   ENACT_TRY_VOID(schema::validate(body, r.request, components()));
   return body;
 }
@@ -246,73 +195,8 @@ void wipe_secrets(json::value& v) {
         detail::secure_wipe(s->get_string().data(), s->get_string().size());
 }
 
-/// `text` with every byte that is not part of well-formed UTF-8 (RFC 3629: no overlong forms, no
-/// surrogates, nothing above U+10FFFF) replaced by U+FFFD. Messages quote what the client sent
-/// (a query value, a path) and the JSON serializer copies bytes at or above 0x80 as they are, so
-/// without this a percent-encoded 0xFF in a query made the error body invalid JSON.
-std::string well_formed_utf8(std::string text) {
-  const auto byte = [&](size_t i) {
-    return static_cast<uint8_t>(text[i]);
-  };
-  const auto sequence_at = [&](size_t i) -> size_t {  // its length, 0 when malformed
-    const uint8_t lead = byte(i);
-    if (lead < 0x80)
-      return 1;
-    size_t len = 0;
-    uint32_t cp = 0;
-    uint32_t min = 0;
-    if ((lead & 0xE0) == 0xC0)
-      len = 2, cp = lead & 0x1F, min = 0x80;
-    else if ((lead & 0xF0) == 0xE0)
-      len = 3, cp = lead & 0x0F, min = 0x800;
-    else if ((lead & 0xF8) == 0xF0)
-      len = 4, cp = lead & 0x07, min = 0x10000;
-    else
-      return 0;
-    if (i + len > text.size())
-      return 0;
-    for (size_t k = 1; k < len; ++k) {
-      if ((byte(i + k) & 0xC0) != 0x80)
-        return 0;
-      cp = (cp << 6) | (byte(i + k) & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return 0;
-    return len;
-  };
-  size_t i = 0;
-  while (i < text.size()) {
-    const size_t len = sequence_at(i);
-    if (len == 0)
-      break;
-    i += len;
-  }
-  if (i == text.size())
-    return text;  // the common case: nothing to replace, no copy
-  std::string out = text.substr(0, i);
-  while (i < text.size()) {
-    const size_t len = sequence_at(i);
-    if (len == 0) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    } else {
-      out.append(text, i, len);
-      i += len;
-    }
-  }
-  return out;
-}
-
-void send(httplib::Response& res, int status, const json::value& body) {
-  res.status = status;
-  res.set_content(well_formed_utf8(json::serialize(body)), "application/json");
-}
-
 void serve(const route& r, mount_state& st, const httplib::Request& req, httplib::Response& res) {
-  if (!t_request.active)
-    begin_request();
-  const auto start = t_request.start;
-  request_context ctx{req, st.svc, st.cfg, std::nullopt, nullptr, t_request.id};
+  request_context ctx{req, st.svc, st.cfg, std::nullopt, nullptr, http::current_request().id};
   if (!res.has_header("X-Request-Id"))
     res.set_header("X-Request-Id", ctx.request_id);
   int status = 200;
@@ -323,7 +207,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
       h.details = ctx.error_details;
     status = h.status;
     error_code = std::string(name(h.code));
-    send(res, status, error_body(h));
+    http::send_error(res, h);
     if (h.code == api_errc::internal || e.code == ledger_errc::storage)
       st.svc.log->error("request failed", {{"request_id", ctx.request_id}, {"route", r.path}, {"detail", e.message}});
   };
@@ -375,19 +259,12 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
   };
   auto out = run();
   if (out) {
-    send(res, 200, *out);
+    http::send_json(res, 200, *out);
     wipe_secrets(*out);
   } else {
     respond_error(out.err());
   }
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - start).count();
-  json::object line{{"request_id", ctx.request_id},
-                    {"method", r.method},
-                    {"route", "/core/v1" + std::string(r.path)},
-                    {"status", status},
-                    {"latency_us", us}};
-  if (!error_code.empty())
-    line["error"] = error_code;
+  json::object line = http::access_line(r.method, "/core/v1" + std::string(r.path), status, std::move(error_code));
   if (ctx.who)
     line["caller"] = ctx.who->wallet_auth                               ? "wallet"
                      : ctx.who->scopes.kind == scope::key_kind::account ? "account"
@@ -407,12 +284,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     st.svc.log->debug("request detail", std::move(detail));
   }
   st.svc.log->info("request", std::move(line));
-  t_request.logged = true;
-}
-
-void send_error(httplib::Response& res, api_errc code, std::string message) {
-  const http_error h{status_of(code), code, std::move(message), nullptr};
-  send(res, h.status, error_body(h));
+  http::mark_logged();
 }
 
 }  // namespace
@@ -436,73 +308,12 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
   mount_swagger_ui(server, "/core/v1");
   mount_attestation(server, svc);  // host root: /attestation, /info, /evidences/
 
-  // Request ids and log lines for every response, including those no route produced.
-  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    begin_request();
-    res.set_header("X-Request-Id", t_request.id);
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  server.set_post_routing_handler([&svc](const httplib::Request& req, httplib::Response& res) {
-    if (!t_request.active)
-      begin_request();  // a request line httplib refused before routing
-    if (!res.has_header("X-Request-Id"))
-      res.set_header("X-Request-Id", t_request.id);
-    if (!t_request.logged) {
-      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t_request.start).count();
-      json::object line{{"request_id", t_request.id},
-                        {"method", req.method},
-                        {"route", well_formed_utf8(req.path)},
-                        {"status", res.status},
-                        {"latency_us", us}};
-      if (res.status >= 400) {
-        std::error_code ec;
-        const json::value body = json::parse(res.body, ec);
-        if (!ec && body.is_object())
-          if (const auto* e = body.as_object().if_contains("error"); e && e->is_object())
-            if (const auto* code = e->as_object().if_contains("code"); code && code->is_string())
-              line["error"] = code->get_string();
-      }
-      svc.log->info("request", std::move(line));
-    }
-    t_request.active = false;
-  });
-
-  // Anything the routes did not answer still gets the error body of API.md §0.
-  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty())
-      return;
-    // httplib refused the request itself (a request line or header over its limits, a body cut
-    // short, a body over the server-wide limit) and may have left part of it unread: the rest
-    // would be parsed as the next request on this connection. Closing it is the only safe
-    // answer. ("close" is the first Connection header, the one clients read.)
-    if (res.status != 404)
-      res.set_header("Connection", "close");
-    if (res.status == 413)
-      send_error(res, api_errc::payload_too_large, "request body too large");
-    else if (res.status == 404)
-      send_error(res, api_errc::not_found, "no such endpoint: " + req.method + " " + req.path);
-    else if (res.status == 405)
-      send_error(res, api_errc::invalid_request, "method not allowed: " + req.method + " " + req.path);
-    else if (res.status >= 400 && res.status < 500)
-      send_error(res, api_errc::invalid_request, "bad request");
-  });
-  server.set_exception_handler([&svc](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown exception";
-    try {
-      if (ep)
-        std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    svc.log->error("unhandled exception", {{"path", req.path}, {"detail", what}});
-    send_error(res, api_errc::internal, "internal error");
-  });
-  // httplib writes a response as header and body; without TCP_NODELAY, Nagle's algorithm and the
-  // client's delayed ACK hold every response on a keep-alive connection for ~40 ms.
-  server.set_tcp_nodelay(true);
+  // Request ids and log lines for every response, including those no route produced; the error
+  // body of API.md §0 for anything the routes did not answer.
+  http::listener_options opt;
   // The largest body any route accepts; each route checks its own limit.
-  server.set_payload_max_length(std::max(cfg.max_body_bytes, cfg.max_action_code_bytes + 4096) + 1);
+  opt.max_body = std::max(cfg.max_body_bytes, cfg.max_action_code_bytes + 4096) + 1;
+  http::serve_requests(server, *svc.log, opt);
 }
 
 }  // namespace enact::core

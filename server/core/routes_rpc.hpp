@@ -13,9 +13,12 @@ namespace enact::ledger {
 class rpc_surface;
 }
 
+namespace enact::http {
+class logger;
+}
 namespace enact::core {
 
-class logger;
+using logger = http::logger;  // http/log.hpp
 struct config;
 
 /// Mounts POST /rpc (and its CORS preflight) on `server`. `surface`, `cfg` and `log` must outlive

@@ -30,10 +30,13 @@ namespace enact::runtime {
 class pool;
 }
 
+namespace enact::http {
+class logger;
+}
 namespace enact::core {
 
 class content_store;
-class logger;
+using logger = http::logger;  // http/log.hpp
 
 struct config {
   /// Chain the registry lives on, as /get_node_chain_config reports it (and ChainSecured

@@ -18,7 +18,7 @@
 #include <cstring>
 #include <memory>
 
-#include "core/errors.hpp"
+#include "tee/errors.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/random.hpp"
 #include "enact/crypto/sha2.hpp"
@@ -29,11 +29,11 @@ namespace enact::tee {
 // --- the defaults of a TEE that cannot attest ---------------------------------------------------
 
 result<quote_response> tee::quote(const report_data&) const {
-  return fail(api_errc::unavailable, "the " + std::string(kind()) + " TEE cannot attest");
+  return fail(tee_errc::unavailable, "the " + std::string(kind()) + " TEE cannot attest");
 }
 
 result<app_info> tee::info() const {
-  return fail(api_errc::unavailable, "the " + std::string(kind()) + " TEE has no app info");
+  return fail(tee_errc::unavailable, "the " + std::string(kind()) + " TEE has no app info");
 }
 
 const evidence_dir& tee::evidences() const noexcept {
@@ -54,7 +54,7 @@ bool name_char(char c) noexcept {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
-error os_error(std::string what) { return fail(api_errc::internal, std::move(what) + ": " + std::strerror(errno)); }
+error os_error(std::string what) { return fail(tee_errc::failed, std::move(what) + ": " + std::strerror(errno)); }
 
 struct fd_closer {
   int fd;
@@ -93,14 +93,14 @@ report_data evidence_report_data(std::string_view sha256sum_txt) noexcept {
 
 result<std::vector<std::string>> evidence_dir::list() const {
   if (!configured())
-    return fail(api_errc::not_found, "no evidence files are configured on this server");
+    return fail(tee_errc::not_found, "no evidence files are configured on this server");
   const int dfd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0)
-    return fail(api_errc::unavailable, std::string("the evidence directory cannot be read: ") + std::strerror(errno));
+    return fail(tee_errc::unavailable, std::string("the evidence directory cannot be read: ") + std::strerror(errno));
   DIR* d = ::fdopendir(dfd);
   if (d == nullptr) {
     ::close(dfd);
-    return fail(api_errc::unavailable, "the evidence directory cannot be read");
+    return fail(tee_errc::unavailable, "the evidence directory cannot be read");
   }
   std::vector<std::string> names;
   while (const dirent* e = ::readdir(d)) {
@@ -116,27 +116,27 @@ result<std::vector<std::string>> evidence_dir::list() const {
 
 result<evidence_file> evidence_dir::read(std::string_view name) const {
   if (!is_evidence_name(name))
-    return fail(api_errc::invalid_request,
+    return fail(tee_errc::invalid_argument,
                 "path: not an evidence file name (letters, digits, '.', '_' and '-' only, not "
                 "starting with '.')");
   if (!configured())
-    return fail(api_errc::not_found, "no evidence files are configured on this server");
+    return fail(tee_errc::not_found, "no evidence files are configured on this server");
   const int dfd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0)
-    return fail(api_errc::unavailable, std::string("the evidence directory cannot be read: ") + std::strerror(errno));
+    return fail(tee_errc::unavailable, std::string("the evidence directory cannot be read: ") + std::strerror(errno));
   const fd_closer dir_guard{dfd};
   const std::string n(name);
   // O_NOFOLLOW: a symbolic link planted in the directory never leads the server elsewhere.
   const int fd = ::openat(dfd, n.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   const std::string missing = "no evidence file '" + n + "'";
   if (fd < 0)
-    return fail(api_errc::not_found, missing);
+    return fail(tee_errc::not_found, missing);
   const fd_closer file_guard{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return fail(api_errc::not_found, missing);
+    return fail(tee_errc::not_found, missing);
   if (static_cast<uint64_t>(st.st_size) > kMaxEvidenceFile)
-    return fail(api_errc::unavailable, "evidence file '" + n + "' is larger than 4 MiB");
+    return fail(tee_errc::unavailable, "evidence file '" + n + "' is larger than 4 MiB");
   evidence_file f{n, std::string(evidence_content_type(n)), {}};
   f.body.resize(static_cast<size_t>(st.st_size));
   size_t got = 0;
@@ -173,7 +173,7 @@ result<std::string> read_small_file(const std::string& path) {
       break;
     out.append(buf, static_cast<size_t>(r));
     if (out.size() > kMaxEvidenceFile)
-      return fail(api_errc::internal, path + ": larger than 4 MiB");
+      return fail(tee_errc::failed, path + ": larger than 4 MiB");
   }
   return out;
 }
@@ -246,7 +246,7 @@ bool add_extension(X509* cert, int nid, const std::string& value) {
 /// with the EVP_PKEY: nothing serves TLS with it.
 result<std::string> self_signed_certificate(std::string_view domain) {
   const auto openssl_failed = [](const char* step) {
-    return fail(api_errc::internal, std::string("development certificate: ") + step + " failed");
+    return fail(tee_errc::failed, std::string("development certificate: ") + step + " failed");
   };
   std::unique_ptr<EVP_PKEY, pkey_free> key(EVP_EC_gen("P-256"));
   x509_ptr cert(X509_new());
@@ -310,7 +310,7 @@ result<std::string> sha256sum_of(const std::string& dir, const std::vector<std::
 result<void> write_development_evidence(const std::string& dir, std::string_view domain, const quote_response& q) {
   const std::string cert_name = "cert-" + std::string(domain) + ".pem";
   if (domain.empty() || !is_evidence_name(cert_name))
-    return fail(api_errc::invalid_request, "evidence domain: '" + std::string(domain) + "' is not a plain host name");
+    return fail(tee_errc::invalid_argument, "evidence domain: '" + std::string(domain) + "' is not a plain host name");
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     return os_error("cannot create " + dir);
 

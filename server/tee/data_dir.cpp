@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "core/errors.hpp"
+#include "tee/errors.hpp"
 #include "enact/pkp/pkp.hpp"
 #include "tee/tee.hpp"
 
@@ -24,7 +24,7 @@ bool exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
-error refused(std::string message) { return fail(api_errc::invalid_request, std::move(message)); }
+error refused(std::string message) { return fail(tee_errc::invalid_argument, std::move(message)); }
 
 }  // namespace
 

@@ -16,7 +16,7 @@
 #include <mutex>
 #include <optional>
 
-#include "core/errors.hpp"
+#include "tee/errors.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/secret.hpp"
 #include "tee/pkp_tee.hpp"
@@ -50,13 +50,13 @@ result<json::object> call(const dstack_options& o, std::string_view method, cons
   if (a.status != 200) {
     // The agent's error text (`{"error": "…"}`); it never carries key material.
     std::string text = a.body.substr(0, 300);
-    return fail(api_errc::unavailable,
+    return fail(tee_errc::unavailable,
                 who + " answered HTTP " + std::to_string(a.status) + (text.empty() ? "" : ": " + text));
   }
   std::error_code ec;
   json::value v = json::parse(a.body, ec);
   if (ec || !v.is_object())
-    return fail(api_errc::unavailable, who + ": the answer is not a JSON object");
+    return fail(tee_errc::unavailable, who + ": the answer is not a JSON object");
   return std::move(v.as_object());
 }
 
@@ -66,7 +66,7 @@ result<std::string> string_field(const json::object& o, std::string_view method,
   if (v == nullptr && !required)
     return std::string();
   if (v == nullptr || !v->is_string())
-    return fail(api_errc::unavailable,
+    return fail(tee_errc::unavailable,
                 "guest agent " + std::string(method) + ": '" + std::string(key) + "' missing or not a string");
   return std::string(v->get_string());
 }
@@ -80,16 +80,16 @@ result<Secret> fetch_root_key(const dstack_options& o) {
            json::object{{"path", o.root_key_path}, {"purpose", "enact PKP root key"}, {"algorithm", "secp256k1"}}));
   auto* key = answer.if_contains("key");
   if (key == nullptr || !key->is_string())
-    return fail(api_errc::unavailable, "guest agent GetKey: 'key' missing or not a string");
+    return fail(tee_errc::unavailable, "guest agent GetKey: 'key' missing or not a string");
   json::string& text = key->get_string();
   Secret root = Secret::of_size(kRootKeySize);
   const auto decoded = hex::decode_into(text, root.mutable_view(), "GetKey.key");
   enact::detail::secure_wipe(text.data(), text.size());
   if (!decoded)
-    return fail(api_errc::unavailable, "guest agent GetKey: 'key' is not 32 bytes of hex");
+    return fail(tee_errc::unavailable, "guest agent GetKey: 'key' is not 32 bytes of hex");
   const auto v = root.view();
   if (std::all_of(v.begin(), v.end(), [](uint8_t b) { return b == 0; }))
-    return fail(api_errc::unavailable, "guest agent GetKey: the key is all zero");
+    return fail(tee_errc::unavailable, "guest agent GetKey: the key is all zero");
   return root;
 }
 
@@ -109,7 +109,7 @@ result<app_info> fetch_info(const dstack_options& o) {
     std::error_code ec;
     json::value parsed = json::parse(tcb->get_string(), ec);
     if (ec || !parsed.is_object())
-      return fail(api_errc::unavailable, "guest agent Info: 'tcb_info' is not a JSON object");
+      return fail(tee_errc::unavailable, "guest agent Info: 'tcb_info' is not a JSON object");
     tcb_info = std::move(parsed.as_object());
   }
   if (info.compose_hash.empty())
@@ -125,7 +125,7 @@ result<quote_response> fetch_quote(const dstack_options& o, const report_data& d
   quote_response q;
   auto quote = hex::decode(quote_hex, "GetQuote.quote");
   if (!quote || quote->empty())
-    return fail(api_errc::unavailable, "guest agent GetQuote: 'quote' is not hex");
+    return fail(tee_errc::unavailable, "guest agent GetQuote: 'quote' is not hex");
   q.quote = std::move(*quote);
   ENACT_TRY(q.event_log, string_field(answer, "GetQuote", "event_log", false));
   ENACT_TRY(q.vm_config, string_field(answer, "GetQuote", "vm_config", false));

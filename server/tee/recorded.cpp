@@ -2,7 +2,7 @@
 
 #include <boost/json.hpp>
 
-#include "core/errors.hpp"
+#include "tee/errors.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/sha2.hpp"
 
@@ -22,7 +22,7 @@ constexpr std::string_view kFixtureSource =
     "Dstack-TEE/dstack-examples@f9cc05ee808219bbcdd7ed4aa3fb340aedccb3a3 "
     "attestation/rtmr3-based/report.json";
 
-error bad(std::string what) { return fail(api_errc::internal, "recorded attestation fixture: " + std::move(what)); }
+error bad(std::string what) { return fail(tee_errc::failed, "recorded attestation fixture: " + std::move(what)); }
 
 std::string simulated_vm_config() {
   return json::serialize(

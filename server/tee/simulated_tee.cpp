@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/errors.hpp"
+#include "tee/errors.hpp"
 #include "enact/crypto/random.hpp"
 #include "enact/crypto/secret.hpp"
 #include "tee/pkp_tee.hpp"
@@ -37,7 +37,7 @@ class simulated_tee final : public detail::pkp_tee {
   evidence_dir evidences_;
 };
 
-error os_error(const std::string& what) { return fail(api_errc::internal, what + ": " + std::strerror(errno)); }
+error os_error(const std::string& what) { return fail(tee_errc::failed, what + ": " + std::strerror(errno)); }
 
 /// The root key of `<data_dir>/tee-root.key` (tee.hpp, open_simulated).
 result<Secret> load_root_key(const std::string& data_dir) {
@@ -72,19 +72,19 @@ result<Secret> load_root_key(const std::string& data_dir) {
   }
   if ((st.st_mode & 077) != 0) {
     ::close(fd);
-    return fail(api_errc::internal, path + ": readable by group or others (mode " + std::to_string(st.st_mode & 0777) +
-                                        "); refusing to use it, chmod 600 it");
+    return fail(tee_errc::failed, path + ": readable by group or others (mode " + std::to_string(st.st_mode & 0777) +
+                                      "); refusing to use it, chmod 600 it");
   }
   if (st.st_size != static_cast<off_t>(kRootKeySize)) {
     ::close(fd);
-    return fail(api_errc::internal,
+    return fail(tee_errc::failed,
                 path + ": expected " + std::to_string(kRootKeySize) + " bytes, found " + std::to_string(st.st_size));
   }
   Secret root = Secret::of_size(kRootKeySize);
   const ssize_t n = ::read(fd, root.mutable_view().data(), kRootKeySize);
   ::close(fd);
   if (n != static_cast<ssize_t>(kRootKeySize))
-    return fail(api_errc::internal, path + ": short read");
+    return fail(tee_errc::failed, path + ": short read");
   return root;
 }
 

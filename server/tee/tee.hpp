@@ -18,6 +18,7 @@
 #include "enact/crypto/secret.hpp"
 #include "enact/result.hpp"
 #include "tee/attestation.hpp"
+#include "tee/errors.hpp"
 
 namespace enact::tee {
 

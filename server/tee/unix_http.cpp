@@ -10,7 +10,7 @@
 #include <cstring>
 #include <optional>
 
-#include "core/errors.hpp"
+#include "tee/errors.hpp"
 #include "enact/crypto/secret.hpp"
 
 namespace enact::tee::detail {
@@ -167,7 +167,7 @@ result<http_answer> unix_http_request(const std::string& socket_path, std::strin
                                       std::string_view json_body, std::chrono::milliseconds timeout) {
   const std::string where = "guest agent socket " + socket_path;
   const auto failed = [&](const std::string& what) {
-    return fail(api_errc::unavailable, where + ": " + what);
+    return fail(tee_errc::unavailable, where + ": " + what);
   };
   const auto os_failed = [&](const std::string& what) {
     return failed(what + ": " + std::strerror(errno));
@@ -222,7 +222,7 @@ result<http_answer> unix_http_request(const std::string& socket_path, std::strin
     if (ready < 0)
       return os_failed("poll");
     if (ready == 0)
-      return fail(api_errc::unavailable,
+      return fail(tee_errc::unavailable,
                   where + ": no complete answer within " + std::to_string(timeout.count()) + " ms");
     const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
     if (n < 0 && errno == EINTR)

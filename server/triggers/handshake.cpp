@@ -8,22 +8,21 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <memory>
 
-#include "core/errors.hpp"
-#include "core/log.hpp"
-#include "core/rate_limiter.hpp"
 #include "enact/client/api_error.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/address.hpp"
-#include "enact/crypto/eip191.hpp"
 #include "enact/crypto/random.hpp"
-#include "enact/crypto/secp256k1.hpp"
 #include "enact/crypto/secret.hpp"
 #include "enact/crypto/sha2.hpp"
-#include "runtime/utf8.hpp"
+#include "enact/siwe/siwe.hpp"
+#include "http/errors.hpp"
+#include "http/log.hpp"
+#include "http/rate_limiter.hpp"
+#include "http/request.hpp"
+#include "triggers/respond.hpp"
 #include "triggers/tokens.hpp"
 
 namespace enact::triggers {
@@ -32,29 +31,14 @@ namespace {
 
 constexpr std::string_view kCookie = "enact_session";
 constexpr size_t kMaxBody = 16 * 1024;
-constexpr size_t kMaxMessage = 4096;
 constexpr size_t kMaxClientName = 100;
-constexpr std::string_view kSiweHeader = " wants you to sign in with your Ethereum account:";
 
 error invalid(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
-
-// --- EIP-4361 ----------------------------------------------------------------------------------
-
-bool is_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 bool has_control(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
     return u < 0x20 || u == 0x7f;
-  });
-}
-
-/// An RFC 3986 authority as EIP-4361 allows it for the domain: host[:port], no userinfo.
-bool is_authority(std::string_view s) {
-  if (s.empty() || s.size() > 255)
-    return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return is_alnum(c) || c == '.' || c == '-' || c == ':' || c == '[' || c == ']' || c == '_';
   });
 }
 
@@ -67,109 +51,6 @@ std::string lower(std::string_view s) {
 }
 
 }  // namespace
-
-result<siwe_message> parse_siwe(std::string_view text) {
-  if (text.size() > kMaxMessage)
-    return invalid("message: over " + std::to_string(kMaxMessage) + " bytes");
-  if (runtime::utf8::first_invalid(text) != std::string_view::npos)
-    return invalid("message: not UTF-8");
-  std::vector<std::string_view> lines;
-  for (size_t start = 0;;) {
-    const size_t lf = text.find('\n', start);
-    lines.push_back(text.substr(start, lf == std::string_view::npos ? std::string_view::npos : lf - start));
-    if (lf == std::string_view::npos)
-      break;
-    start = lf + 1;
-  }
-  for (size_t i = 0; i < lines.size(); ++i)
-    if (has_control(lines[i]))
-      return invalid("message line " + std::to_string(i + 1) + ": control character (lines end with LF only)");
-  if (lines.size() < 8)
-    return invalid("message: not an EIP-4361 message (too few lines)");
-
-  siwe_message m;
-  // Line 1: "<domain> wants you to sign in with your Ethereum account:".
-  if (!lines[0].ends_with(kSiweHeader))
-    return invalid("message line 1: expected '<domain> wants you to sign in with your Ethereum account:'");
-  m.domain = std::string(lines[0].substr(0, lines[0].size() - kSiweHeader.size()));
-  if (!is_authority(m.domain))
-    return invalid("message line 1: the domain must be a host[:port] without scheme");
-  // Line 2: the address (EIP-4361 asks for EIP-55; an all-lowercase address is accepted too).
-  auto a = parse_address_strict(lines[1], "message line 2 (address)");
-  if (!a)
-    return invalid(a.err().message);
-  m.account = *a;
-  // Then an empty line, an optional one-line statement, an empty line.
-  if (!lines[2].empty())
-    return invalid("message line 3: expected an empty line");
-  size_t i = 3;
-  if (!lines[3].empty()) {
-    m.statement = std::string(lines[3]);
-    if (lines[4].empty() == false)
-      return invalid("message line 5: expected an empty line after the statement");
-    i = 5;
-  } else {
-    i = 4;
-  }
-
-  const auto field = [&](std::string_view name, bool required) -> result<std::optional<std::string>> {
-    const std::string prefix = std::string(name) + ": ";
-    if (i < lines.size() && lines[i].starts_with(prefix)) {
-      std::string v(lines[i].substr(prefix.size()));
-      if (v.empty())
-        return invalid("message line " + std::to_string(i + 1) + ": " + std::string(name) + " is empty");
-      ++i;
-      return std::optional<std::string>(std::move(v));
-    }
-    if (required)
-      return invalid("message line " + std::to_string(i + 1) + ": expected '" + prefix + "…'");
-    return std::optional<std::string>{};
-  };
-  const auto time_field = [&](std::string_view name, bool required) -> result<std::optional<time_point>> {
-    const size_t line = i + 1;
-    ENACT_TRY(const auto v, field(name, required));
-    if (!v)
-      return std::optional<time_point>{};
-    const auto t = from_rfc3339(*v);
-    if (!t)
-      return invalid("message line " + std::to_string(line) + ": " + std::string(name) +
-                     ": expected an RFC 3339 UTC time ending in Z");
-    return std::optional<time_point>(*t);
-  };
-
-  ENACT_TRY(const auto uri, field("URI", true));
-  m.uri = *uri;
-  if (m.uri.find(' ') != std::string::npos)
-    return invalid("message: URI: contains a space");
-  ENACT_TRY(const auto version, field("Version", true));
-  if (*version != "1")
-    return invalid("message: Version: must be 1");
-  m.version = *version;
-  ENACT_TRY(const auto chain, field("Chain ID", true));
-  {
-    const auto& c = *chain;
-    const auto [end, ec] = std::from_chars(c.data(), c.data() + c.size(), m.chain_id);
-    if (ec != std::errc{} || end != c.data() + c.size() || c.size() > 18 || (c.size() > 1 && c[0] == '0') ||
-        !std::all_of(c.begin(), c.end(), [](char d) { return d >= '0' && d <= '9'; }))
-      return invalid("message: Chain ID: expected a decimal integer");
-  }
-  ENACT_TRY(const auto nonce, field("Nonce", true));
-  if (nonce->size() < 8 || nonce->size() > 128 || !std::all_of(nonce->begin(), nonce->end(), is_alnum))
-    return invalid("message: Nonce: expected at least 8 letters and digits");
-  m.nonce = *nonce;
-  ENACT_TRY(const auto issued, time_field("Issued At", true));
-  m.issued_at = *issued;
-  ENACT_TRY(m.expiration_time, time_field("Expiration Time", false));
-  ENACT_TRY(m.not_before, time_field("Not Before", false));
-  ENACT_TRY(m.request_id, field("Request ID", false));
-  if (i < lines.size()) {
-    if (lines[i].starts_with("Resources:"))
-      return invalid("message line " + std::to_string(i + 1) + ": Resources are not accepted here");
-    return invalid("message line " + std::to_string(i + 1) + ": unexpected '" + std::string(lines[i].substr(0, 40)) +
-                   "'");
-  }
-  return m;
-}
 
 std::string wallet_user_id(const address& a) { return hex::encode_prefixed(a); }
 
@@ -221,15 +102,14 @@ struct ctx {
   std::vector<std::string> authorities;
   /// One bucket per client address over the unauthenticated /auth routes (the page, nonces,
   /// sign-in, session, decisions, sign-out and the client's token poll).
-  std::unique_ptr<core::rate_limiter> per_ip;
+  std::unique_ptr<http::rate_limiter> per_ip;
 };
 
 // --- replies -------------------------------------------------------------------------------------
 
 void send_json(httplib::Response& res, int status, const json::value& body) {
-  res.status = status;
   res.set_header("Cache-Control", "no-store");
-  res.set_content(json::serialize(body), "application/json");
+  http::send_json(res, status, body);
 }
 
 /// An outcome of the token poll that API.md §0's table has no code for (RFC 8628 §3.5 names).
@@ -237,61 +117,14 @@ void send_code(httplib::Response& res, int status, std::string_view code, std::s
   send_json(res, status, json::object{{"error", json::object{{"code", code}, {"message", message}}}});
 }
 
-/// Store errors in the API's terms (API.md §0).
-error api_error_of(const error& e) {
-  if (e.code.category() != store_category())
-    return e;
-  switch (static_cast<store_errc>(e.code.value())) {
-    case store_errc::not_found:
-    case store_errc::wrong_type:
-      return fail(api_errc::not_found, e.message);
-    case store_errc::conflict:
-    case store_errc::disabled:
-      return fail(api_errc::conflict, e.message);
-    case store_errc::invalid_argument:
-      return fail(api_errc::invalid_request, e.message);
-    case store_errc::storage:
-      return fail(api_errc::unavailable, "the trigger store is unavailable; retry");
-    case store_errc::rate_limited:
-    case store_errc::queue_full:
-      return fail(api_errc::rate_limited, e.message);
-    case store_errc::lease_lost:
-      break;
-  }
-  return fail(api_errc::internal, "internal error");
-}
-
 void send_error(ctx& c, const httplib::Request& req, httplib::Response& res, const error& e) {
-  const core::http_error h = core::to_http(api_error_of(e));
-  send_json(res, h.status, core::error_body(h));
-  if (h.code == api_errc::internal || h.code == api_errc::unavailable)
+  const http::http_error h = wire_error(e);
+  send_json(res, h.status, http::error_body(h));
+  if (is_server_failure(h))
     c.log.error("auth request failed", {{"method", req.method}, {"path", req.path}, {"detail", e.message}});
 }
 
 // --- reading requests ------------------------------------------------------------------------------
-
-result<void> only_query(const httplib::Request& req, std::initializer_list<std::string_view> names) {
-  const auto q = req.target.find('?');
-  if (q == std::string::npos)
-    return {};
-  std::string_view rest = std::string_view(req.target).substr(q + 1);
-  while (!rest.empty()) {
-    const auto amp = rest.find('&');
-    const std::string_view pair = rest.substr(0, amp);
-    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
-    const std::string_view name = pair.substr(0, pair.find('='));
-    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end())
-      return invalid("query." + std::string(name.substr(0, 64)) + ": unknown parameter");
-  }
-  return {};
-}
-
-bool is_json_media_type(std::string_view type) {
-  type = type.substr(0, type.find(';'));
-  while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
-    type.remove_suffix(1);
-  return lower(type) == "application/json";
-}
 
 /// A JSON object body with exactly the string fields `keys`. Requiring application/json is also
 /// the CSRF guard of the cookie routes: a page of another site cannot send it without a CORS
@@ -299,8 +132,7 @@ bool is_json_media_type(std::string_view type) {
 result<json::object> string_fields(const httplib::Request& req, std::initializer_list<std::string_view> keys) {
   if (req.body.size() > kMaxBody)
     return fail(api_errc::payload_too_large, "body: over " + std::to_string(kMaxBody) + " bytes");
-  const std::string type = req.get_header_value("Content-Type");
-  if (!is_json_media_type(type))
+  if (!http::is_json_media_type(req.get_header_value("Content-Type")))
     return invalid("Content-Type: expected application/json");
   std::error_code ec;
   json::value v = json::parse(req.body, ec);
@@ -396,8 +228,7 @@ result<std::string> challenge_of(std::string_view v, std::string_view where) {
 }
 
 result<std::string> client_name_of(std::string_view v) {
-  if (v.empty() || v.size() > kMaxClientName || runtime::utf8::first_invalid(v) != std::string_view::npos ||
-      has_control(v))
+  if (v.empty() || v.size() > kMaxClientName || !http::is_well_formed_utf8(v) || has_control(v))
     return invalid("query.client: expected the client's name, 1 to " + std::to_string(kMaxClientName) +
                    " bytes of UTF-8 without control characters");
   return std::string(v);
@@ -628,7 +459,7 @@ void send_error_page(httplib::Response& res, int status, const std::string& mess
 
 void authorize(ctx& c, const httplib::Request& req, httplib::Response& res) {
   auto shown = [&]() -> result<approval> {
-    ENACT_TRY_VOID(only_query(req, {"challenge", "client"}));
+    ENACT_TRY_VOID(http::only_query(req, {"challenge", "client"}));
     ENACT_TRY(const std::string challenge, challenge_of(req.get_param_value("challenge"), "query.challenge"));
     ENACT_TRY(const std::string client, client_name_of(req.get_param_value("client")));
     auto a = c.db.get_approval(challenge);
@@ -648,7 +479,7 @@ void authorize(ctx& c, const httplib::Request& req, httplib::Response& res) {
     return fresh;
   }();
   if (!shown) {
-    const core::http_error h = core::to_http(api_error_of(shown.err()));
+    const http::http_error h = wire_error(shown.err());
     send_error_page(res, h.status, h.message);
     return;
   }
@@ -659,7 +490,7 @@ void authorize(ctx& c, const httplib::Request& req, httplib::Response& res) {
 }
 
 result<json::value> nonce(ctx& c, const httplib::Request& req, httplib::Response& res) {
-  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY_VOID(http::only_query(req, {}));
   std::array<uint8_t, 16> n{};
   random_bytes(n);
   const new_cookie cookie = draw_cookie();
@@ -674,13 +505,13 @@ result<json::value> nonce(ctx& c, const httplib::Request& req, httplib::Response
 }
 
 result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Response& res) {
-  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY_VOID(http::only_query(req, {}));
   ENACT_TRY(const json::object body, string_fields(req, {"message", "signature"}));
   const auto pre = cookie_hash(cookie_value(req, kCookie));
   if (!pre)
     return fail(api_errc::unauthenticated, "no sign-in nonce for this browser: GET /auth/nonce first");
   const std::string_view text = body.at("message").get_string();
-  ENACT_TRY(const siwe_message m, parse_siwe(text));
+  ENACT_TRY(const siwe::message m, siwe::parse(text));
 
   // API.md §4: the domain and URI are checked against the configured public URL (or the loopback
   // listen address), never against the request's Host header, which the sender chooses: a
@@ -710,10 +541,8 @@ result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Respon
   auto sig = hex::decode_prefixed(body.at("signature").get_string(), "body.signature");
   if (!sig || sig->size() != 65)
     return invalid("body.signature: expected 0x + 130 hex digits (r ‖ s ‖ v)");
-  auto signer = secp256k1::recover_address(personal_message_hash(text), *sig);
-  if (!signer || *signer != m.account)
-    return fail(api_errc::signature_invalid,
-                "body.signature: not a signature of this message by " + to_checksum_address(m.account));
+  if (auto signed_by = siwe::verify_signature(text, m, *sig); !signed_by)
+    return fail(api_errc::signature_invalid, "body." + signed_by.err().message);
 
   const new_cookie cookie = draw_cookie();
   browser_session s;
@@ -735,7 +564,7 @@ result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Respon
 /// GET /auth/session: the page's question "am I signed in?" — asked on every load, so not being
 /// signed in is an answer (user_id null), not an error.
 result<json::value> session(ctx& c, const httplib::Request& req, httplib::Response&) {
-  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY_VOID(http::only_query(req, {}));
   auto user = session_user(c, req);
   if (!user) {
     if (user.code() == api_errc::unauthenticated)
@@ -757,7 +586,7 @@ result<void> same_origin(ctx& c, const httplib::Request& req) {
 }
 
 result<json::value> sign_out(ctx& c, const httplib::Request& req, httplib::Response& res) {
-  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY_VOID(http::only_query(req, {}));
   ENACT_TRY_VOID(same_origin(c, req));
   const auto h = cookie_hash(cookie_value(req, kCookie));
   if (!h)
@@ -772,7 +601,7 @@ result<json::value> sign_out(ctx& c, const httplib::Request& req, httplib::Respo
 }
 
 result<json::value> decide(ctx& c, const httplib::Request& req, bool approve) {
-  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY_VOID(http::only_query(req, {}));
   ENACT_TRY_VOID(same_origin(c, req));
   ENACT_TRY(const std::string user, session_user(c, req));
   ENACT_TRY(const json::object body, string_fields(req, {"challenge"}));
@@ -795,7 +624,7 @@ result<json::value> decide(ctx& c, const httplib::Request& req, bool approve) {
 void token(ctx& c, const httplib::Request& req, httplib::Response& res) {
   auto& raw_body = const_cast<std::string&>(req.body);
   auto fields = [&]() -> result<json::object> {
-    ENACT_TRY_VOID(only_query(req, {}));
+    ENACT_TRY_VOID(http::only_query(req, {}));
     return string_fields(req, {"challenge", "token"});
   }();
   detail::secure_wipe(raw_body.data(), raw_body.size());
@@ -853,7 +682,7 @@ void token(ctx& c, const httplib::Request& req, httplib::Response& res) {
 }
 
 result<json::value> list_tokens(ctx& c, const httplib::Request& req, const token_record& who) {
-  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY_VOID(http::only_query(req, {}));
   ENACT_TRY(const auto all, c.db.list_tokens(who.user_id));
   const time_point now = c.clk.now();
   json::array items;
@@ -870,7 +699,7 @@ result<json::value> list_tokens(ctx& c, const httplib::Request& req, const token
 }
 
 result<json::value> revoke(ctx& c, const httplib::Request& req, const token_record& who) {
-  ENACT_TRY_VOID(only_query(req, {}));
+  ENACT_TRY_VOID(http::only_query(req, {}));
   const std::string id = req.matches[1];
   auto h = id.size() == 43 ? base64::decode_url(id, "id") : result<bytes>(invalid(""));
   if (!h || h->size() != 32)
@@ -890,7 +719,7 @@ result<json::value> revoke(ctx& c, const httplib::Request& req, const token_reco
 
 void mount_handshake(httplib::Server& server, store& db, const clock& clk, core::logger& log, handshake_config cfg) {
   auto c = std::make_shared<ctx>(ctx{db, clk, log, std::move(cfg), false, {}, nullptr});
-  c->per_ip = std::make_unique<core::rate_limiter>(c->cfg.auth_requests_per_second, std::max(1.0, c->cfg.auth_burst));
+  c->per_ip = std::make_unique<http::rate_limiter>(c->cfg.auth_requests_per_second, std::max(1.0, c->cfg.auth_burst));
   c->secure_cookie = lower(c->cfg.public_url).starts_with("https://");
   if (!c->cfg.public_url.empty()) {
     c->authorities.push_back(authority_of(c->cfg.public_url));

@@ -2,8 +2,9 @@
 // docs/triggers.md "Signing in a client"). A client draws a bearer token, opens
 // /auth/authorize?challenge=base64url(sha256(token bytes))&client=<name>, and polls
 // POST /auth/token until a user signed in on that page (by an EIP-4361 message signed with
-// personal_sign, EIP-191) approved the challenge; the token is then stored hashed for that user,
-// once. The user id of a wallet is its address in lowercase ("0x" + 40 lowercase hex digits).
+// personal_sign, EIP-191; parsed and checked by the SDK's enact/siwe/siwe.hpp) approved the
+// challenge; the token is then stored hashed for that user, once. The user id of a wallet is its
+// address in lowercase ("0x" + 40 lowercase hex digits).
 #pragma once
 
 #include <chrono>
@@ -21,8 +22,11 @@
 namespace httplib {
 class Server;
 }
-namespace enact::core {
+namespace enact::http {
 class logger;
+}
+namespace enact::core {
+using logger = http::logger;  // http/log.hpp
 }
 
 namespace enact::triggers {
@@ -53,27 +57,6 @@ struct handshake_config {
   double auth_requests_per_second = 5;
   double auth_burst = 60;
 };
-
-/// An EIP-4361 ("Sign-In with Ethereum") message, as parse_siwe read it.
-struct siwe_message {
-  std::string domain;
-  address account{};
-  std::optional<std::string> statement;
-  std::string uri;
-  std::string version;  // "1"
-  uint64_t chain_id = 0;
-  std::string nonce;
-  time_point issued_at{};
-  std::optional<time_point> expiration_time;
-  std::optional<time_point> not_before;
-  std::optional<std::string> request_id;
-};
-
-/// Parses an EIP-4361 message strictly: its exact line structure (LF line ends, no trailing
-/// line), an address in lowercase or with a correct EIP-55 checksum, version 1, a decimal chain
-/// id, an alphanumeric nonce of at least 8 characters, UTC RFC 3339 times. `Resources` and an
-/// `http(s)://` prefix before the domain are refused. api_errc::invalid_request naming the line.
-[[nodiscard]] result<siwe_message> parse_siwe(std::string_view text);
 
 /// The authorities a browser uses for a listener on `host`:`port` when `host` is a loopback
 /// address (127.0.0.0/8, ::1, localhost): the address itself and "localhost", with the port.

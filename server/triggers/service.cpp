@@ -1,6 +1,7 @@
 // The trigger service's HTTP surface (API.md §4) and its assembly. Handlers are thin: they read
 // and validate the request, call the store (and the scheduler or the workers), and write the JSON
-// of API.md §4; errors take the shape of API.md §0 through core/errors.hpp.
+// of API.md §4; errors take the shape of API.md §0 through triggers/respond.hpp, and the listener's
+// plumbing (request ids, access log, JSON body rules) is the HTTP kit's (http/request.hpp).
 #include "triggers/service.hpp"
 
 #include <httplib.h>
@@ -9,21 +10,21 @@
 #include <charconv>
 #include <functional>
 
-#include "core/errors.hpp"
-#include "core/log.hpp"
-#include "core/rate_limiter.hpp"
 #include "enact/client/api_error.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/address.hpp"
 #include "enact/crypto/keccak.hpp"
-#include "enact/crypto/random.hpp"
 #include "enact/crypto/secret.hpp"
 #include "enact/ipfs/cid.hpp"
-#include "runtime/utf8.hpp"
+#include "http/errors.hpp"
+#include "http/log.hpp"
+#include "http/rate_limiter.hpp"
+#include "http/request.hpp"
 #include "triggers/handshake.hpp"
 #include "triggers/ids.hpp"
 #include "triggers/key_check.hpp"
+#include "triggers/respond.hpp"
 #include "triggers/seal.hpp"
 #include "triggers/tokens.hpp"
 #include "triggers/webhook.hpp"
@@ -40,7 +41,7 @@ struct service::state {
   std::unique_ptr<scheduler> sched;
   bool stopped = false;
   /// One bucket per client address over POST /webhook/<id> (service_config).
-  std::unique_ptr<core::rate_limiter> webhook_per_ip;
+  std::unique_ptr<http::rate_limiter> webhook_per_ip;
 };
 
 namespace {
@@ -53,30 +54,6 @@ constexpr size_t kMaxName = 256;
 constexpr uint64_t kMaxLimit = 100;
 
 error invalid(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
-
-/// Store errors in the API's terms (API.md §0).
-error api_error_of(const error& e) {
-  if (e.code.category() != store_category())
-    return e;
-  switch (static_cast<store_errc>(e.code.value())) {
-    case store_errc::not_found:
-    case store_errc::wrong_type:
-      return fail(api_errc::not_found, e.message);
-    case store_errc::disabled:
-    case store_errc::conflict:
-      return fail(api_errc::conflict, e.message);
-    case store_errc::invalid_argument:
-      return fail(api_errc::invalid_request, e.message);
-    case store_errc::storage:
-      return fail(api_errc::unavailable, "the trigger store is unavailable; retry");
-    case store_errc::rate_limited:
-    case store_errc::queue_full:
-      return fail(api_errc::rate_limited, e.message);
-    case store_errc::lease_lost:
-      break;
-  }
-  return fail(api_errc::internal, "internal error");
-}
 
 core::logger::level level_of(severity s) {
   switch (s) {
@@ -92,39 +69,13 @@ core::logger::level level_of(severity s) {
   return core::logger::level::info;
 }
 
-// --- the request being served, for the log line of an own listener ----------------------------
-
-struct request_scope {
-  bool active = false;
-  std::string id;
-  steady::time_point start;
-};
-thread_local request_scope t_request;
-
-std::string new_request_id() {
-  std::array<uint8_t, 8> b{};
-  random_bytes(b);
-  return hex::encode(b);
-}
-
-/// `s` itself when it is UTF-8; otherwise with U+FFFD for what is not (an error message may quote
-/// a path or a parameter name as sent).
-std::string well_formed(std::string s) {
-  if (runtime::utf8::first_invalid(s) == std::string::npos)
-    return s;
-  return runtime::utf8::from_duktape(s);
-}
-
-void send_json(httplib::Response& res, int status, const json::value& body) {
-  res.status = status;
-  res.set_content(well_formed(json::serialize(body)), "application/json");
-}
+using http::only_query;
+using http::send_json;
 
 void send_error(state& st, const httplib::Request& req, httplib::Response& res, const error& e) {
-  const error api = api_error_of(e);
-  const core::http_error h = core::to_http(api);
-  send_json(res, h.status, core::error_body(h));
-  if (h.code == api_errc::internal || h.code == api_errc::unavailable)
+  const http::http_error h = wire_error(e);
+  http::send_error(res, h);
+  if (is_server_failure(h))
     st.log.error("trigger request failed", {{"method", req.method}, {"path", req.path}, {"detail", e.message}});
 }
 
@@ -137,51 +88,9 @@ result<void> only_keys(const json::object& o, std::initializer_list<std::string_
   return {};
 }
 
-/// Refuses query parameters other than `names`. Read from the request target itself: httplib also
-/// files the fields of a form-encoded body under params, and a body may carry a key.
-result<void> only_query(const httplib::Request& req, std::initializer_list<std::string_view> names) {
-  const auto q = req.target.find('?');
-  if (q == std::string::npos)
-    return {};
-  std::string_view rest = std::string_view(req.target).substr(q + 1);
-  while (!rest.empty()) {
-    const auto amp = rest.find('&');
-    const std::string_view pair = rest.substr(0, amp);
-    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
-    const std::string_view name = pair.substr(0, pair.find('='));
-    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end())
-      return invalid("query." + std::string(name.substr(0, 64)) + ": unknown parameter");
-  }
-  return {};
-}
-
-/// Whether a Content-Type names JSON: `application/json`, parameters (charset) allowed.
-bool is_json_media_type(std::string_view type) {
-  type = type.substr(0, type.find(';'));
-  while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
-    type.remove_suffix(1);
-  constexpr std::string_view kJson = "application/json";
-  return type.size() == kJson.size() && std::equal(type.begin(), type.end(), kJson.begin(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         });
-}
-
 result<json::object> body_object(const httplib::Request& req) {
-  if (req.body.size() > kMaxManagementBody)
-    return fail(api_errc::payload_too_large,
-                "body: " + std::to_string(req.body.size()) + " bytes, at most " + std::to_string(kMaxManagementBody));
-  // API.md §0: JSON bodies, as the core has them. A text/plain or form body is also what a page
-  // of another site can send without a CORS preflight.
-  const std::string type = req.get_header_value("Content-Type");
-  if (!is_json_media_type(type))
-    return invalid("Content-Type: expected application/json, got '" + type.substr(0, 100) + "'");
-  std::error_code ec;
-  json::value v = json::parse(req.body, ec);
-  if (ec)
-    return invalid("body: invalid JSON (" + ec.message() + ")");
-  if (!v.is_object())
-    return invalid("body: expected a JSON object");
-  return std::move(v.as_object());
+  // API.md §0: JSON bodies, as the core has them.
+  return http::json_object_body(req, kMaxManagementBody);
 }
 
 /// A request body that carried a usage key: its bytes are wiped once read.
@@ -673,7 +582,7 @@ httplib::Server::Handler authed(state& st, handler h) {
       const auto handler_us = duration_cast<microseconds>(steady::now() - authed_at).count();
       // The caller by its user id (the token's owner), never the bearer token.
       st.log.debug("trigger api request", {{"method", req.method},
-                                           {"route", well_formed(req.path)},
+                                           {"route", http::well_formed_utf8(req.path)},
                                            {"user_id", who->user_id},
                                            {"request_bytes", req.body.size()},
                                            {"response_bytes", res.body.size()},
@@ -704,7 +613,7 @@ result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, cor
       log.warn("runs left running by a stopped process taken back", {{"runs", released}});
   }
   st->webhook_per_ip =
-      std::make_unique<core::rate_limiter>(st->cfg.webhook_requests_per_second, std::max(1.0, st->cfg.webhook_burst));
+      std::make_unique<http::rate_limiter>(st->cfg.webhook_requests_per_second, std::max(1.0, st->cfg.webhook_burst));
   st->workers = std::make_unique<run_workers>(s, t, c, st->cfg.workers, sink);
   run_workers* w = st->workers.get();
   st->sched = std::make_unique<scheduler>(
@@ -754,66 +663,11 @@ void service::mount(httplib::Server& server, bool own_listener, std::vector<std:
 
   // What core::mount does for the core's listener: an X-Request-Id on every response and one
   // log line per request (API.md §0), JSON errors for whatever no route answered.
-  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    t_request.active = true;
-    t_request.id = new_request_id();
-    t_request.start = steady::now();
-    res.set_header("X-Request-Id", t_request.id);
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  server.set_post_routing_handler([&st](const httplib::Request& req, httplib::Response& res) {
-    if (!t_request.active) {
-      t_request.id = new_request_id();
-      t_request.start = steady::now();
-    }
-    if (!res.has_header("X-Request-Id"))
-      res.set_header("X-Request-Id", t_request.id);
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - t_request.start).count();
-    json::object line{{"request_id", t_request.id},
-                      {"method", req.method},
-                      {"route", well_formed(req.path)},
-                      {"status", res.status},
-                      {"latency_us", us}};
-    if (res.status >= 400) {
-      std::error_code ec;
-      const json::value body = json::parse(res.body, ec);
-      if (!ec && body.is_object())
-        if (const auto* e = body.as_object().if_contains("error"); e && e->is_object())
-          if (const auto* code = e->as_object().if_contains("code"); code && code->is_string())
-            line["error"] = code->get_string();
-    }
-    st.log.info("request", std::move(line));
-    t_request.active = false;
-  });
-  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty())
-      return;
-    const auto plain = [&](api_errc code, std::string msg) {
-      const core::http_error h{core::status_of(code), code, std::move(msg), nullptr};
-      send_json(res, h.status, core::error_body(h));
-    };
-    if (res.status == 413)
-      plain(api_errc::payload_too_large, "request body too large");
-    else if (res.status == 404)
-      plain(api_errc::not_found, "no such endpoint: " + req.method + " " + req.path);
-    else if (res.status >= 400 && res.status < 500)
-      plain(api_errc::invalid_request, "bad request");
-  });
-  server.set_exception_handler([&st](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown exception";
-    try {
-      if (ep)
-        std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    st.log.error("unhandled exception", {{"path", req.path}, {"detail", what}});
-    const core::http_error h{500, api_errc::internal, "internal error", nullptr};
-    send_json(res, 500, core::error_body(h));
-  });
-  server.set_tcp_nodelay(true);
-  server.set_payload_max_length(std::max(kMaxWebhookBody, kMaxManagementBody) + 1);
+  http::listener_options opt;
+  opt.close_after_refusal = false;
+  opt.name_method_not_allowed = false;
+  opt.max_body = std::max(kMaxWebhookBody, kMaxManagementBody) + 1;
+  http::serve_requests(server, st.log, opt);
 }
 
 }  // namespace enact::triggers

@@ -22,8 +22,11 @@ class Server;
 namespace enact::tee {
 class tee;
 }
-namespace enact::core {
+namespace enact::http {
 class logger;
+}
+namespace enact::core {
+using logger = http::logger;  // http/log.hpp
 }
 
 namespace enact::triggers {

@@ -645,7 +645,7 @@ TEST_CASE("the guest-agent HTTP client reads every body framing and refuses malf
       CHECK(a->body == c.body_or_error);
     } else {
       REQUIRE(!a.has_value());
-      CHECK(a.code() == api_errc::unavailable);
+      CHECK(a.code() == tee::tee_errc::unavailable);
       CHECK(a.err().message.find(c.body_or_error) != std::string::npos);
       CHECK(a.err().message.find(agent.socket_path()) != std::string::npos);
     }
@@ -694,7 +694,7 @@ TEST_CASE("open_dstack refuses agent answers it cannot use") {
     o.socket = agent.socket_path();
     const auto t = tee::open_dstack(o);
     REQUIRE(!t.has_value());
-    CHECK(t.code() == api_errc::unavailable);
+    CHECK(t.code() == tee::tee_errc::unavailable);
     CHECK(t.err().message.find(c.error) != std::string::npos);
     // A message about the key never carries the key.
     CHECK(t.err().message.find(std::string(kAgentKey)) == std::string::npos);

@@ -1,4 +1,4 @@
-#include "core/log.hpp"
+#include "http/log.hpp"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <chrono>
 #include <ctime>
 
-namespace enact::core {
+namespace enact::http {
 namespace {
 
 void write_all(int fd, const std::string& text) {
@@ -90,4 +90,4 @@ void logger::run() {
   }
 }
 
-}  // namespace enact::core
+}  // namespace enact::http
