@@ -25,6 +25,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "enact/api/core.hpp"
 #include "enact/client/core_client.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/address.hpp"
@@ -119,8 +120,8 @@ core_client connect(const args& a, bool with_key) {
   }
 }
 
-client::page_request page_of(const args& a) {
-  client::page_request p;
+api::page_request page_of(const args& a) {
+  api::page_request p;
   if (auto n = a.get("page"))
     p.number = parse_u64(*n, "--page");
   if (auto s = a.get("page-size"))
@@ -240,7 +241,7 @@ void print_with_key(json::object o, std::string_view field, const Secret& key) {
 int new_account(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"name", "description", "email", "key-out"});
   a.at_most(0);
-  client::new_account_request r;
+  api::new_account_request r;
   r.name = a.require("name");
   r.description = a.get("description");
   r.email = a.get("email");
@@ -248,7 +249,7 @@ int new_account(const std::vector<std::string>& argv) {
   std::optional<key_file> out;
   if (auto path = a.get("key-out"))
     out.emplace(*path);
-  client::new_account_response created = c.new_account(r);
+  api::new_account_response created = c.new_account(r);
   json::object o;
   o["wallet_address"] = to_checksum_address(created.wallet_address);
   o["api_key_hash"] = hex::encode_prefixed(created.api_key_hash);
@@ -283,8 +284,8 @@ std::set<std::string> plus(std::set<std::string> a, const std::set<std::string>&
   return a;
 }
 
-client::usage_key_spec spec_of(const args& a) {
-  client::usage_key_spec s;
+api::usage_key_spec spec_of(const args& a) {
+  api::usage_key_spec s;
   s.name = a.require("name");
   s.description = a.get("description");
   if (auto e = a.get("expiration"))
@@ -307,12 +308,12 @@ client::usage_key_spec spec_of(const args& a) {
 int keys_add(const std::vector<std::string>& argv) {
   args a = parse_args(argv, plus(kSpecOptions, {"key-out"}), kSpecFlags);
   a.at_most(0);
-  const client::usage_key_spec spec = spec_of(a);
+  const api::usage_key_spec spec = spec_of(a);
   core_client c = connect(a, true);
   std::optional<key_file> out;
   if (auto path = a.get("key-out"))
     out.emplace(*path);
-  client::new_usage_key k = c.add_usage_api_key(spec);
+  api::new_usage_key k = c.add_usage_api_key(spec);
   json::object o;
   o["hash"] = hex::encode_prefixed(k.hash);
   o["wallet_address"] = to_checksum_address(k.wallet_address);
@@ -343,7 +344,7 @@ int keys_update(const std::vector<std::string>& argv) {
   args a = parse_args(argv, plus(kSpecOptions, {"usage-key-file"}), kSpecFlags);
   a.at_most(0);
   const Secret usage = read_api_key_file(a.require("usage-key-file"));
-  const client::usage_key_spec spec = spec_of(a);
+  const api::usage_key_spec spec = spec_of(a);
   print_json(hash_line(connect(a, true).update_usage_api_key(usage, spec)));
   return 0;
 }
@@ -371,7 +372,7 @@ int keys_remove(const std::vector<std::string>& argv) {
 int groups_add(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"name", "description", "pkps", "cid-hashes"});
   a.at_most(0);
-  client::new_group g;
+  api::new_group g;
   g.name = a.require("name");
   g.description = a.get("description");
   if (auto v = a.get("pkps"))
@@ -391,10 +392,10 @@ int groups_list(const std::vector<std::string>& argv) {
 
 /// Walks the pages of a listing (100 items each) for the first item `match` accepts.
 template <class T>
-std::optional<T> find_listed(const std::function<client::page<T>(client::page_request)>& list,
+std::optional<T> find_listed(const std::function<api::page<T>(api::page_request)>& list,
                              const std::function<bool(const T&)>& match) {
-  for (client::page_request p{1, 100};; ++p.number) {
-    client::page<T> page = list(p);
+  for (api::page_request p{1, 100};; ++p.number) {
+    api::page<T> page = list(p);
     for (T& item : page.items)
       if (match(item))
         return std::move(item);
@@ -415,10 +416,10 @@ int groups_update(const std::vector<std::string>& argv) {
     cids = hashed_cid_list(*v, "--cid-hashes");
   core_client c = connect(a, true);
   // update_group replaces every field; what is not given keeps its current value.
-  client::group g;
+  api::group g;
   if (!a.get("name") || !a.get("description") || !pkps || !cids) {
-    auto current = find_listed<client::group>([&](client::page_request p) { return c.list_groups(p); },
-                                              [&](const client::group& x) { return x.group_id == id; });
+    auto current = find_listed<api::group>([&](api::page_request p) { return c.list_groups(p); },
+                                           [&](const api::group& x) { return x.group_id == id; });
     if (!current)
       throw input_error("GROUP_ID: no group " + std::to_string(id) + " in the account");
     g = std::move(*current);
@@ -440,9 +441,7 @@ int groups_remove(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {});
   a.at_most(1);
   const uint64_t id = id_arg(a, 0, "GROUP_ID");
-  json::object o;
-  o["group_id"] = connect(a, true).remove_group(id);
-  print_json(o);
+  print_json(json::value_from(api::group_ref{connect(a, true).remove_group(id)}));
   return 0;
 }
 
@@ -489,7 +488,7 @@ int groups_remove_action(const std::vector<std::string>& argv) {
 int wallets_create(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"name", "description"});
   a.at_most(0);
-  client::new_wallet w{a.require("name"), a.get("description")};
+  api::new_wallet w{a.require("name"), a.get("description")};
   print_json(json::value_from(connect(a, true).create_wallet(w)));
   return 0;
 }
@@ -514,7 +513,7 @@ int wallets_list_in_group(const std::vector<std::string>& argv) {
 int actions_add(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"name", "description"});
   a.at_most(1);
-  client::new_action n;
+  api::new_action n;
   n.action_ipfs_cid = a.at(0, "CID");
   if (auto c = ipfs::parse(n.action_ipfs_cid); !c)
     throw usage_error("CID: " + c.err().message);
@@ -535,15 +534,15 @@ int actions_upload(const std::vector<std::string>& argv) {
 int actions_update(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"name", "description"});
   a.at_most(1);
-  client::action_metadata m;
+  api::action_metadata m;
   m.hashed_cid = hashed_cid_arg(a.at(0, "HASHED_CID|CID"), "HASHED_CID");
   core_client c = connect(a, true);
   // update_action_metadata replaces both fields; one not given keeps its current value.
   if (!a.get("name") || !a.get("description")) {
     if (!a.get("name") && !a.get("description"))
       throw usage_error("nothing to update: give --name and/or --description");
-    auto current = find_listed<client::action>([&](client::page_request p) { return c.list_actions(std::nullopt, p); },
-                                               [&](const client::action& x) { return x.hashed_cid == m.hashed_cid; });
+    auto current = find_listed<api::action>([&](api::page_request p) { return c.list_actions(std::nullopt, p); },
+                                            [&](const api::action& x) { return x.hashed_cid == m.hashed_cid; });
     if (!current)
       throw input_error("HASHED_CID: no such action in the account");
     m.name = current->name;
@@ -561,9 +560,7 @@ int actions_delete(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {});
   a.at_most(1);
   const hash256 h = hashed_cid_arg(a.at(0, "HASHED_CID|CID"), "HASHED_CID");
-  json::object o;
-  o["hashed_cid"] = hex::encode_prefixed(connect(a, true).delete_action(h));
-  print_json(o);
+  print_json(json::value_from(api::action_ref{connect(a, true).delete_action(h)}));
   return 0;
 }
 
@@ -580,7 +577,7 @@ int actions_list(const std::vector<std::string>& argv) {
 int run(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"cid", "code-file", "pkp", "params"});
   a.at_most(0);
-  client::run_action_request r;
+  api::run_action_request r;
   if (a.get("cid").has_value() == a.get("code-file").has_value())
     throw usage_error("give exactly one of --cid CID and --code-file FILE");
   if (auto cid = a.get("cid"))

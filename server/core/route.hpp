@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "core/service.hpp"
+#include "enact/api/core.hpp"
+#include "enact/api/read.hpp"
 #include "enact/bytes.hpp"
 #include "enact/result.hpp"
 #include "enact/scopes/scopes.hpp"
@@ -83,27 +85,39 @@ struct route {
 [[nodiscard]] const json::object& components();
 
 // --- helpers for handlers -------------------------------------------------------------------
+// Bodies are read with api::read<T> (enact/api/read.hpp) once the route's schema has checked
+// them, and answers are written as api:: types with json::value_from, so the server and the
+// clients spell every field once.
 
 [[nodiscard]] result<ledger::page_request> read_page(const httplib::Request& req);
-[[nodiscard]] json::object page_body(json::array items, ledger::page_request p, uint64_t total);
+/// A list answer: the items of one page as their api:: form, with the page they were read for.
+template <class Item, class Record, class Convert>
+[[nodiscard]] json::value page_answer(const ledger::page<Record>& records, ledger::page_request p, Convert to_item) {
+  api::page<Item> out;
+  out.items.reserve(records.items.size());
+  for (const Record& r : records.items)
+    out.items.push_back(to_item(r));
+  out.page_number = p.number;
+  out.page_size = p.size;
+  out.total = records.total;
+  return json::value_from(out);
+}
 
 /// The write context of an API-mode relay by this server.
 [[nodiscard]] ledger::write_context relay(const request_context& c);
 
-/// Field readers over a schema-checked body (presence and JSON type are already known).
+/// A string field of a schema-checked body; `fallback` when absent.
 [[nodiscard]] std::string str(const json::value& body, std::string_view key, std::string_view fallback = {});
-[[nodiscard]] result<uint64_t> group_id_of(const json::value& v, std::string_view field);
-[[nodiscard]] result<address> address_of(const json::value& v, std::string_view field);
-[[nodiscard]] result<hash256> hash_of(const json::value& v, std::string_view field);
 
 /// Forbidden unless the caller holds `p` (on `group` for per-group scopes).
 [[nodiscard]] result<void> require_scope(const request_context& c, scope::permission p,
                                          std::optional<scope::group_id> group = {});
 
-// --- JSON forms of ledger records (API.md §2) ----------------------------------------------
-[[nodiscard]] json::object group_json(const ledger::group& g);
-[[nodiscard]] json::object wallet_json(const ledger::wallet& w);
-[[nodiscard]] json::object action_json(const ledger::action& a);
+// --- the wire form of ledger records (API.md §2) --------------------------------------------
+[[nodiscard]] api::group to_api(const ledger::group& g);
+/// A PKP's id is its wallet address: both fields carry it.
+[[nodiscard]] api::wallet to_api(const ledger::wallet& w);
+[[nodiscard]] api::action to_api(const ledger::action& a);
 [[nodiscard]] json::object usage_key_json(const ledger::usage_key& k);
 
 // --- route groups (one file each) -----------------------------------------------------------

@@ -104,10 +104,6 @@ result<ledger::page_request> read_page(const httplib::Request& req) {
   return ledger::page_request{number, size};
 }
 
-json::object page_body(json::array items, ledger::page_request p, uint64_t total) {
-  return json::object{{"items", std::move(items)}, {"page_number", p.number}, {"page_size", p.size}, {"total", total}};
-}
-
 ledger::write_context relay(const request_context& c) {
   return ledger::write_context{c.svc.api_payer, c.cfg.write_surcharge_credits};
 }
@@ -119,44 +115,6 @@ std::string str(const json::value& body, std::string_view key, std::string_view 
   return std::string(v->get_string());
 }
 
-result<uint64_t> group_id_of(const json::value& v, std::string_view field) {
-  uint64_t id = 0;
-  if (v.is_uint64())
-    id = v.get_uint64();
-  else if (v.is_int64() && v.get_int64() >= 0)
-    id = static_cast<uint64_t>(v.get_int64());
-  else if (v.is_string()) {
-    const auto& t = v.get_string();
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), id);
-    if (ec != std::errc{} || end != t.data() + t.size() || t.empty())
-      return fail(api_errc::invalid_request,
-                  std::string(field) + ": expected a group id, got '" + std::string(t) + "'");
-  } else {
-    return fail(api_errc::invalid_request, std::string(field) + ": expected a group id");
-  }
-  if (id == 0)
-    return fail(api_errc::invalid_request, std::string(field) + ": 0 is the wildcard, not a group");
-  return id;
-}
-
-result<address> address_of(const json::value& v, std::string_view field) {
-  if (!v.is_string())
-    return fail(api_errc::invalid_request, "body." + std::string(field) + ": expected an address");
-  auto a = parse_address(v.get_string(), "body." + std::string(field));
-  if (!a)
-    return fail(api_errc::invalid_request, a.err().message);
-  return *a;
-}
-
-result<hash256> hash_of(const json::value& v, std::string_view field) {
-  if (!v.is_string())
-    return fail(api_errc::invalid_request, "body." + std::string(field) + ": expected 0x + 64 hex digits");
-  auto h = hex::decode_fixed<32>(v.get_string(), "body." + std::string(field));
-  if (!h || !v.get_string().starts_with("0x"))
-    return fail(api_errc::invalid_request, "body." + std::string(field) + ": expected 0x + 64 hex digits");
-  return *h;
-}
-
 result<void> require_scope(const request_context& c, scope::permission p, std::optional<scope::group_id> group) {
   if (scope::allows(c.who->scopes, p, group))
     return {};
@@ -166,34 +124,13 @@ result<void> require_scope(const request_context& c, scope::permission p, std::o
   return fail(api_errc::forbidden, msg);
 }
 
-json::object group_json(const ledger::group& g) {
-  json::array pkps, cids;
-  for (const auto& a : g.pkps)
-    pkps.push_back(json::string(to_checksum_address(a)));
-  for (const auto& h : g.cid_hashes)
-    cids.push_back(json::string(hex::encode_prefixed(h)));
-  return json::object{{"group_id", g.id},
-                      {"name", g.name},
-                      {"description", g.description},
-                      {"pkp_ids_permitted", std::move(pkps)},
-                      {"cid_hashes_permitted", std::move(cids)}};
+api::group to_api(const ledger::group& g) { return api::group{g.id, g.name, g.description, g.pkps, g.cid_hashes}; }
+
+api::wallet to_api(const ledger::wallet& w) {
+  return api::wallet{w.pkp_id, w.pkp_id, w.derivation_path, w.name, w.description};
 }
 
-json::object wallet_json(const ledger::wallet& w) {
-  const std::string addr = to_checksum_address(w.pkp_id);
-  return json::object{{"pkp_id", addr},
-                      {"wallet_address", addr},
-                      {"derivation_path", hex::encode_prefixed(w.derivation_path)},
-                      {"name", w.name},
-                      {"description", w.description}};
-}
-
-json::object action_json(const ledger::action& a) {
-  return json::object{{"action_ipfs_cid", a.cid},
-                      {"hashed_cid", hex::encode_prefixed(a.hashed_cid)},
-                      {"name", a.name},
-                      {"description", a.description}};
-}
+api::action to_api(const ledger::action& a) { return api::action{a.cid, a.hashed_cid, a.name, a.description}; }
 
 json::object usage_key_json(const ledger::usage_key& k) {
   json::object o{{"hash", hex::encode_prefixed(k.hash)}, {"name", k.name},

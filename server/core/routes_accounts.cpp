@@ -113,14 +113,15 @@ json::object permissions_schema() {
 // --- handlers ---------------------------------------------------------------------------------
 
 result<json::value> new_account(request_context& c) {
+  ENACT_TRY(const api::new_account_request req, api::read<api::new_account_request>(c.body));
   ENACT_TRY(minted_key key, mint_key());
   ledger::account a;
   a.hash = key.hash;
   a.admin = key.wallet;
   a.managed = true;
-  a.name = str(c.body, "name");
-  a.description = str(c.body, "description");
-  a.email = str(c.body, "email");
+  a.name = req.name;
+  a.description = req.description.value_or("");
+  a.email = req.email.value_or("");
   a.created_at = unix_now();
   ENACT_TRY_VOID(c.svc.ledger->new_account(ledger::write_context{c.svc.api_payer, 0}, a));
   return json::object{{"api_key", key.text},
@@ -163,10 +164,7 @@ result<json::value> add_usage_api_key(request_context& c) {
 result<json::value> list_api_keys(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto keys, c.svc.ledger->list_usage_keys(c.who->account.hash, p));
-  json::array items;
-  for (const auto& k : keys.items)
-    items.push_back(usage_key_json(k));
-  return page_body(std::move(items), p, keys.total);
+  return page_answer<json::object>(keys, p, usage_key_json);
 }
 
 /// The usage key named by its value in the body, which must belong to the caller's account.

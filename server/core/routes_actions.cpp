@@ -16,74 +16,69 @@ namespace {
 namespace s = schema;
 using scope::permission;
 
-/// A raw CID from the body, validated; the hashed form is keccak256 of the string as given.
-result<std::string> cid_of(const json::value& v, std::string_view field) {
-  const std::string text(v.as_string());
-  auto parsed = ipfs::parse(text);
-  if (!parsed)
-    return fail(api_errc::invalid_request, "body." + std::string(field) + ": " + parsed.err().message);
-  return text;
-}
-
 result<json::value> add_action(request_context& c) {
-  ENACT_TRY(const std::string cid, cid_of(c.body.at("action_ipfs_cid"), "action_ipfs_cid"));
+  ENACT_TRY(const api::new_action req, api::read<api::new_action>(c.body));
   ledger::action a;
-  a.cid = cid;
-  a.hashed_cid = ipfs::hashed_cid(cid);
-  a.name = str(c.body, "name");
-  a.description = str(c.body, "description");
+  a.cid = req.action_ipfs_cid;
+  a.hashed_cid = ipfs::hashed_cid(a.cid);
+  a.name = req.name;
+  a.description = req.description.value_or("");
   a.created_at =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   ENACT_TRY_VOID(c.svc.ledger->add_action(relay(c), c.who->account.hash, a));
-  return action_json(a);
+  return json::value_from(to_api(a));
+}
+
+/// The group id of a body, after which a handler checks its scope on that group before reading
+/// the rest of the body.
+result<scope::group_id> managed_group(request_context& c) {
+  ENACT_TRY(const auto id, api::read_group_id(c.body.at("group_id"), "group_id"));
+  ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, id));
+  return id;
 }
 
 result<json::value> add_action_to_group(request_context& c) {
-  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
-  ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, id));
-  ENACT_TRY(const std::string cid, cid_of(c.body.at("action_ipfs_cid"), "action_ipfs_cid"));
-  ENACT_TRY(const auto g, c.svc.ledger->add_action_to_group(relay(c), c.who->account.hash, id, ipfs::hashed_cid(cid)));
-  return group_json(g);
+  ENACT_TRY(const auto id, managed_group(c));
+  ENACT_TRY(const api::group_action req, api::read<api::group_action>(c.body));
+  ENACT_TRY(const auto g, c.svc.ledger->add_action_to_group(relay(c), c.who->account.hash, id,
+                                                            ipfs::hashed_cid(req.action_ipfs_cid)));
+  return json::value_from(to_api(g));
 }
 
 result<json::value> remove_action_from_group(request_context& c) {
-  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
-  ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, id));
-  ENACT_TRY(const auto h, hash_of(c.body.at("hashed_cid"), "hashed_cid"));
-  ENACT_TRY(const auto g, c.svc.ledger->remove_action_from_group(relay(c), c.who->account.hash, id, h));
-  return group_json(g);
+  ENACT_TRY(const auto id, managed_group(c));
+  ENACT_TRY(const api::group_action_hash req, api::read<api::group_action_hash>(c.body));
+  ENACT_TRY(const auto g, c.svc.ledger->remove_action_from_group(relay(c), c.who->account.hash, id, req.hashed_cid));
+  return json::value_from(to_api(g));
 }
 
 result<json::value> update_action_metadata(request_context& c) {
-  ENACT_TRY(const auto h, hash_of(c.body.at("hashed_cid"), "hashed_cid"));
-  ENACT_TRY(const auto a, c.svc.ledger->update_action_metadata(relay(c), c.who->account.hash, h, str(c.body, "name"),
-                                                               str(c.body, "description")));
-  return action_json(a);
+  ENACT_TRY(const api::action_metadata req, api::read<api::action_metadata>(c.body));
+  ENACT_TRY(const auto a, c.svc.ledger->update_action_metadata(relay(c), c.who->account.hash, req.hashed_cid, req.name,
+                                                               req.description));
+  return json::value_from(to_api(a));
 }
 
 result<json::value> delete_action(request_context& c) {
-  ENACT_TRY(const auto h, hash_of(c.body.at("hashed_cid"), "hashed_cid"));
+  ENACT_TRY(const api::action_ref req, api::read<api::action_ref>(c.body));
   // API.md §2: deleting an action removes it from every group that lists it, so the key needs
   // group:manageActions on each of them (403 naming the first it may not touch); a key with no
   // permission at all could otherwise strip an action from every group.
-  ENACT_TRY(const auto listing, c.svc.ledger->groups_listing(c.who->account.hash, h));
+  ENACT_TRY(const auto listing, c.svc.ledger->groups_listing(c.who->account.hash, req.hashed_cid));
   for (const auto& g : listing)
     ENACT_TRY_VOID(require_scope(c, scope::permission::group_manage_actions, g.id));
-  ENACT_TRY_VOID(c.svc.ledger->delete_action(relay(c), c.who->account.hash, h));
-  return json::object{{"hashed_cid", hex::encode_prefixed(h)}};
+  ENACT_TRY_VOID(c.svc.ledger->delete_action(relay(c), c.who->account.hash, req.hashed_cid));
+  return json::value_from(req);
 }
 
 result<json::value> list_actions(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   std::optional<scope::group_id> group;
   if (c.http.has_param("group_id")) {
-    ENACT_TRY(group, group_id_of(json::value(c.http.get_param_value("group_id")), "group_id"));
+    ENACT_TRY(group, api::read_group_id(json::value(c.http.get_param_value("group_id")), "group_id"));
   }
   ENACT_TRY(const auto actions, c.svc.ledger->list_actions(c.who->account.hash, group, p));
-  json::array items;
-  for (const auto& a : actions.items)
-    items.push_back(action_json(a));
-  return page_body(std::move(items), p, actions.total);
+  return page_answer<api::action>(actions, p, [](const ledger::action& a) { return to_api(a); });
 }
 
 result<json::value> upload_action(request_context& c) {
@@ -95,7 +90,7 @@ result<json::value> upload_action(request_context& c) {
   // lasting state of the account rather than a wait (429) or an oversized body (413).
   const upload_quota quota{c.cfg.upload_quota_bytes, c.cfg.upload_quota_count};
   ENACT_TRY(const std::string cid, c.svc.store->put_for(c.who->account.hash, as_bytes(std::string_view(code)), quota));
-  return json::object{{"action_ipfs_cid", cid}, {"hashed_cid", hex::encode_prefixed(ipfs::hashed_cid(cid))}};
+  return json::value_from(api::uploaded_action{cid, ipfs::hashed_cid(cid)});
 }
 
 json::object group_id_schema() {

@@ -104,7 +104,8 @@ result<json::value> add_usage_api_key_with_signature(request_context& c) {
 }
 
 result<json::value> convert_to_chain_secured_account(request_context& c) {
-  ENACT_TRY(const address new_admin, address_of(c.body.at("new_admin_wallet_address"), "new_admin_wallet_address"));
+  ENACT_TRY(const address new_admin,
+            api::read_address(c.body.at("new_admin_wallet_address"), "new_admin_wallet_address"));
   // Core-api spec, States: the signer must be the new admin (an EOA; no ERC-1271).
   ENACT_TRY_VOID(verified_signer(c, envelope::kind::convert_account, new_admin));
   const auto& account = c.who->account;

@@ -7,8 +7,6 @@
 #include "core/errors.hpp"
 #include "core/route.hpp"
 #include "core/schema.hpp"
-#include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
 #include "enact/pkp/pkp.hpp"
 #include "tee/tee.hpp"
 
@@ -18,38 +16,6 @@ namespace {
 namespace s = schema;
 using scope::permission;
 
-result<std::vector<address>> addresses_of(const json::value& body, std::string_view field) {
-  std::vector<address> out;
-  const auto* v = body.as_object().if_contains(field);
-  if (v == nullptr)
-    return out;
-  const auto& a = v->as_array();
-  for (size_t i = 0; i < a.size(); ++i) {
-    ENACT_TRY(const address x, address_of(a[i], std::string(field) + "[" + std::to_string(i) + "]"));
-    if (std::find(out.begin(), out.end(), x) != out.end())
-      return fail(api_errc::invalid_request,
-                  "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
-    out.push_back(x);
-  }
-  return out;
-}
-
-result<std::vector<hash256>> hashes_of(const json::value& body, std::string_view field) {
-  std::vector<hash256> out;
-  const auto* v = body.as_object().if_contains(field);
-  if (v == nullptr)
-    return out;
-  const auto& a = v->as_array();
-  for (size_t i = 0; i < a.size(); ++i) {
-    ENACT_TRY(const hash256 x, hash_of(a[i], std::string(field) + "[" + std::to_string(i) + "]"));
-    if (std::find(out.begin(), out.end(), x) != out.end())
-      return fail(api_errc::invalid_request,
-                  "body." + std::string(field) + "[" + std::to_string(i) + "]: listed twice");
-    out.push_back(x);
-  }
-  return out;
-}
-
 template <class T>
 bool adds_any(const std::vector<T>& before, const std::vector<T>& after) {
   return std::any_of(after.begin(), after.end(),
@@ -58,11 +24,12 @@ bool adds_any(const std::vector<T>& before, const std::vector<T>& after) {
 
 result<json::value> add_group(request_context& c) {
   ENACT_TRY_VOID(require_scope(c, permission::group_create));
+  ENACT_TRY(const api::new_group req, api::read<api::new_group>(c.body));
   ledger::group g;
-  g.name = str(c.body, "name");
-  g.description = str(c.body, "description");
-  ENACT_TRY(g.pkps, addresses_of(c.body, "pkp_ids_permitted"));
-  ENACT_TRY(g.cid_hashes, hashes_of(c.body, "cid_hashes_permitted"));
+  g.name = req.name;
+  g.description = req.description.value_or("");
+  g.pkps = req.pkp_ids_permitted;
+  g.cid_hashes = req.cid_hashes_permitted;
   // API.md §2: a group born with PKPs or actions binds them as add_pkp_to_group and
   // add_action_to_group would, on a group no key holds scopes on yet; so the key needs those
   // scopes on the wildcard group 0. Without this, group:create alone would bind any PKP of the
@@ -72,47 +39,54 @@ result<json::value> add_group(request_context& c) {
   if (!g.cid_hashes.empty())
     ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, scope::group_id{0}));
   ENACT_TRY(const auto created, c.svc.ledger->add_group(relay(c), c.who->account.hash, g));
-  return group_json(created);
+  return json::value_from(to_api(created));
+}
+
+json::value group_page(const ledger::page<ledger::group>& groups, ledger::page_request p) {
+  return page_answer<api::group>(groups, p, [](const ledger::group& g) { return to_api(g); });
+}
+
+json::value wallet_page(const ledger::page<ledger::wallet>& wallets, ledger::page_request p) {
+  return page_answer<api::wallet>(wallets, p, [](const ledger::wallet& w) { return to_api(w); });
 }
 
 result<json::value> list_groups(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto groups, c.svc.ledger->list_groups(c.who->account.hash, p));
-  json::array items;
-  for (const auto& g : groups.items)
-    items.push_back(group_json(g));
-  return page_body(std::move(items), p, groups.total);
+  return group_page(groups, p);
 }
 
 result<json::value> update_group(request_context& c) {
-  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
+  ENACT_TRY(const auto id, api::read_group_id(c.body.at("group_id"), "group_id"));
   // Editing a group is group:manageActions on it; changing its PKP set also needs group:addPkp
   // for additions and group:removePkp for removals.
   ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, id));
   ENACT_TRY(const auto before, c.svc.ledger->get_group(c.who->account.hash, id));
+  ENACT_TRY(const api::group req, api::read<api::group>(c.body));
   ledger::group g;
   g.id = id;
-  g.name = str(c.body, "name");
-  g.description = str(c.body, "description");
-  ENACT_TRY(g.pkps, addresses_of(c.body, "pkp_ids_permitted"));
-  ENACT_TRY(g.cid_hashes, hashes_of(c.body, "cid_hashes_permitted"));
+  g.name = req.name;
+  g.description = req.description;
+  g.pkps = req.pkp_ids_permitted;
+  g.cid_hashes = req.cid_hashes_permitted;
   if (adds_any(before.pkps, g.pkps))
     ENACT_TRY_VOID(require_scope(c, permission::group_add_pkp, id));
   if (adds_any(g.pkps, before.pkps))
     ENACT_TRY_VOID(require_scope(c, permission::group_remove_pkp, id));
   ENACT_TRY(const auto updated, c.svc.ledger->update_group(relay(c), c.who->account.hash, g));
-  return group_json(updated);
+  return json::value_from(to_api(updated));
 }
 
 result<json::value> remove_group(request_context& c) {
   ENACT_TRY_VOID(require_scope(c, permission::group_delete));
-  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
-  ENACT_TRY_VOID(c.svc.ledger->remove_group(relay(c), c.who->account.hash, id));
-  return json::object{{"group_id", id}};
+  ENACT_TRY(const api::group_ref req, api::read<api::group_ref>(c.body));
+  ENACT_TRY_VOID(c.svc.ledger->remove_group(relay(c), c.who->account.hash, req.group_id));
+  return json::value_from(req);
 }
 
 result<json::value> create_wallet(request_context& c) {
   ENACT_TRY_VOID(require_scope(c, permission::pkp_create));
+  ENACT_TRY(const api::new_wallet req, api::read<api::new_wallet>(c.body));
   const auto& account = c.who->account.hash;
   ENACT_TRY(uint64_t index, c.svc.ledger->wallet_count(account));
   // The n-th API-mode wallet sits at keccak256(apiKeyHash ‖ n) under the caller's own account
@@ -124,13 +98,13 @@ result<json::value> create_wallet(request_context& c) {
     ledger::wallet w;
     w.derivation_path = pkp::api_mode_path(account, index);
     ENACT_TRY(w.pkp_id, c.svc.tee->wallet_address(account, w.derivation_path));
-    w.name = str(c.body, "name");
-    w.description = str(c.body, "description");
+    w.name = req.name;
+    w.description = req.description.value_or("");
     w.created_at =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     auto r = c.svc.ledger->register_wallet(relay(c), account, w);
     if (r)
-      return wallet_json(w);
+      return json::value_from(to_api(w));
     if (r.code() != ledger_errc::duplicate)
       return r.err();
     ENACT_TRY(const uint64_t count, c.svc.ledger->wallet_count(account));
@@ -142,38 +116,36 @@ result<json::value> create_wallet(request_context& c) {
 result<json::value> list_wallets(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto ws, c.svc.ledger->list_wallets(c.who->account.hash, p));
-  json::array items;
-  for (const auto& w : ws.items)
-    items.push_back(wallet_json(w));
-  return page_body(std::move(items), p, ws.total);
+  return wallet_page(ws, p);
 }
 
 result<json::value> list_wallets_in_group(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   if (!c.http.has_param("group_id"))
     return fail(api_errc::invalid_request, "query.group_id: required");
-  ENACT_TRY(const auto id, group_id_of(json::value(c.http.get_param_value("group_id")), "group_id"));
+  ENACT_TRY(const auto id, api::read_group_id(json::value(c.http.get_param_value("group_id")), "group_id"));
   ENACT_TRY(const auto ws, c.svc.ledger->list_wallets_in_group(c.who->account.hash, id, p));
-  json::array items;
-  for (const auto& w : ws.items)
-    items.push_back(wallet_json(w));
-  return page_body(std::move(items), p, ws.total);
+  return wallet_page(ws, p);
+}
+
+/// add_pkp_to_group and remove_pkp_from_group: the group id, then the scope `p` on that group,
+/// then the PKP id, in this order (a key without the scope gets 403 whatever the PKP field holds).
+template <class Change>
+result<json::value> change_pkp(request_context& c, permission p, Change change) {
+  ENACT_TRY(const auto id, api::read_group_id(c.body.at("group_id"), "group_id"));
+  ENACT_TRY_VOID(require_scope(c, p, id));
+  ENACT_TRY(const api::group_pkp req, api::read<api::group_pkp>(c.body));
+  ENACT_TRY(const auto g, change(relay(c), c.who->account.hash, id, req.pkp_id));
+  return json::value_from(to_api(g));
 }
 
 result<json::value> add_pkp_to_group(request_context& c) {
-  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
-  ENACT_TRY_VOID(require_scope(c, permission::group_add_pkp, id));
-  ENACT_TRY(const auto pkp, address_of(c.body.at("pkp_id"), "pkp_id"));
-  ENACT_TRY(const auto g, c.svc.ledger->add_pkp_to_group(relay(c), c.who->account.hash, id, pkp));
-  return group_json(g);
+  return change_pkp(c, permission::group_add_pkp, [&](auto&&... a) { return c.svc.ledger->add_pkp_to_group(a...); });
 }
 
 result<json::value> remove_pkp_from_group(request_context& c) {
-  ENACT_TRY(const auto id, group_id_of(c.body.at("group_id"), "group_id"));
-  ENACT_TRY_VOID(require_scope(c, permission::group_remove_pkp, id));
-  ENACT_TRY(const auto pkp, address_of(c.body.at("pkp_id"), "pkp_id"));
-  ENACT_TRY(const auto g, c.svc.ledger->remove_pkp_from_group(relay(c), c.who->account.hash, id, pkp));
-  return group_json(g);
+  return change_pkp(c, permission::group_remove_pkp,
+                    [&](auto&&... a) { return c.svc.ledger->remove_pkp_from_group(a...); });
 }
 
 json::object group_id_schema(std::string_view d = "group id") {

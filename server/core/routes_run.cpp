@@ -372,7 +372,7 @@ result<json::value> run_action(request_context& c) {
   const hash256 hashed = ipfs::hashed_cid(cid_text);
   std::optional<address> pkp;
   if (const auto* p = body.if_contains("pkp_id")) {
-    ENACT_TRY(pkp, address_of(*p, "pkp_id"));
+    ENACT_TRY(pkp, api::read_address(*p, "pkp_id"));
   }
 
   // The execution rule: a group with execute that lists the action (and the PKP, when named).

@@ -32,6 +32,7 @@
 
 #include <boost/json.hpp>
 
+#include "enact/api/core.hpp"
 #include "enact/bytes.hpp"
 #include "enact/chain/registry.hpp"
 #include "enact/error.hpp"
@@ -164,11 +165,8 @@ struct write_context {
   uint64_t charge_credits = 0;  // debited atomically with the write (API-mode gas surcharge)
 };
 
-/// 1-based page of a list (API.md §0); validated by the caller (1..100).
-struct page_request {
-  uint64_t number = 1;
-  uint64_t size = 20;
-};
+/// 1-based page of a list (API.md §0); validated by the caller (1..100). The wire model's type.
+using page_request = api::page_request;
 
 template <class T>
 struct page {

@@ -20,8 +20,10 @@
 
 #include "enact/bytes.hpp"
 #include "enact/client/api_error.hpp"
+#include "enact/client/core_client.hpp"
 #include "enact/client/options.hpp"
 #include "enact/codec/abi.hpp"
+#include "enact/codec/abi_json.hpp"
 #include "enact/codec/base32.hpp"
 #include "enact/codec/base58.hpp"
 #include "enact/codec/base64.hpp"
@@ -40,20 +42,18 @@
 #include "enact/eip712/typed_data.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "enact/pkp/pkp.hpp"
-// The client's HTTP transport (private to the SDK's client library, linked into this one): the
-// generic JSON call below is the typed client's own request path without a typed wrapper.
-#include "transport.hpp"
 
 namespace json = boost::json;
 
+// The generic JSON call is the typed client's own request path (core_client::call) without a
+// typed wrapper.
 struct enact_core_client {
-  enact::client::detail::transport http;
-  enact::Secret api_key;
+  enact::client::core_client core;
   int status = 0;
   std::string request_id;
 
   enact_core_client(enact::client::client_options options, enact::Secret key)
-      : http(std::move(options)), api_key(std::move(key)) {}
+      : core(std::move(options), std::move(key)) {}
 };
 
 namespace {
@@ -150,16 +150,6 @@ void copy_fixed(std::string_view s, char* out, size_t size) {
   std::memcpy(out, s.data(), s.size());
   out[s.size()] = '\0';
 }
-
-// A std::string overwritten before it is released (JSON that may carry key values).
-struct wiped_string {
-  std::string text;
-  wiped_string() = default;
-  explicit wiped_string(std::string s) : text(std::move(s)) {}
-  wiped_string(const wiped_string&) = delete;
-  wiped_string& operator=(const wiped_string&) = delete;
-  ~wiped_string() { enact::detail::secure_wipe(text.data(), text.size()); }
-};
 
 enact::Secret key_from(const uint8_t* key32) { return enact::Secret(enact::bytes_view(key32, 32)); }
 
@@ -573,7 +563,8 @@ int enact_core_client_set_api_key(enact_core_client* client, const char* api_key
   return guarded([&] {
     if (client == nullptr)
       return invalid("client: NULL");
-    client->api_key = api_key != nullptr ? enact::Secret(enact::as_bytes(std::string_view(api_key))) : enact::Secret();
+    client->core.set_api_key(api_key != nullptr ? enact::Secret(enact::as_bytes(std::string_view(api_key)))
+                                                : enact::Secret());
     return ENACT_OK;
   });
 }
@@ -588,42 +579,32 @@ int enact_core_client_call(enact_core_client* client, const char* method, const 
       return invalid("client: NULL");
     if (method == nullptr || path == nullptr)
       return invalid(method == nullptr ? "method: NULL" : "path: NULL");
-    using enact::client::detail::http_method;
-    enact::client::detail::http_request request;
     const std::string_view m = method;
-    if (m == "GET")
-      request.method = http_method::get;
-    else if (m == "POST")
-      request.method = http_method::post;
-    else
+    if (m != "GET" && m != "POST")
       return invalid("method: expected GET or POST, got '" + std::string(m) + "'");
+    const bool is_get = m == "GET";
     const std::string_view target = path;
     if (target.empty() || target.front() != '/')
       return invalid("path: must start with '/'");
     if (const auto at = bad_path_char(target))
       return invalid("path: invalid character at offset " + std::to_string(*at));
-    if (request.method == http_method::get && json_body != nullptr)
+    if (is_get && json_body != nullptr)
       return invalid("json_body: a GET request has no body; pass NULL");
-    if (request.method == http_method::post) {
-      const std::string_view body = json_body != nullptr ? std::string_view(json_body) : "{}";
+    std::string_view body;
+    if (!is_get) {
+      body = json_body != nullptr ? std::string_view(json_body) : "{}";
       boost::system::error_code ec;
       (void)json::parse(body, ec);
       if (ec)
         return set_error(ENACT_ERR_PARSE, "json_body: not JSON (" + ec.message() + ")");
-      request.body = std::string(body);
     }
-    request.target = std::string(target);
-    if (!client->api_key.empty())
-      request.api_key = &client->api_key;
     client->status = 0;
     client->request_id.clear();
     try {
-      auto answer = client->http.send(request);
+      const auto answer = client->core.call(m, target, body);
       client->status = answer.status;
       client->request_id = answer.request_id;
-      const wiped_string text(json::serialize(answer.body));
-      enact::client::detail::wipe_strings(answer.body);
-      *out_json = new_string(text.text);
+      *out_json = new_string(answer.body);
       return ENACT_OK;
     } catch (const enact::api_error& e) {
       client->status = e.status();

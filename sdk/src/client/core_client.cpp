@@ -209,9 +209,7 @@ group core_client::update_group(const group& g) {
 }
 
 uint64_t core_client::remove_group(uint64_t group_id) {
-  json::object o;
-  o["group_id"] = group_id;
-  return decode_u64_field(impl_->post("/remove_group", json::serialize(o), impl::auth::key), "group_id");
+  return decode<api::group_ref>(impl_->post_json("/remove_group", api::group_ref{group_id}, impl::auth::key)).group_id;
 }
 
 // --- wallets -----------------------------------------------------------------------------------
@@ -229,24 +227,12 @@ page<wallet> core_client::list_wallets_in_group(uint64_t group_id, page_request 
       impl_->get(paged("/list_wallets_in_group", p, "group_id=" + std::to_string(group_id)), impl::auth::key));
 }
 
-namespace {
-std::string group_and(uint64_t group_id, std::string_view key, json::value value) {
-  json::object o;
-  o["group_id"] = group_id;
-  o[key] = std::move(value);
-  return json::serialize(o);
-}
-}  // namespace
-
 group core_client::add_pkp_to_group(uint64_t group_id, const address& pkp_id) {
-  return decode<group>(impl_->post(
-      "/add_pkp_to_group", group_and(group_id, "pkp_id", json::string(to_checksum_address(pkp_id))), impl::auth::key));
+  return decode<group>(impl_->post_json("/add_pkp_to_group", api::group_pkp{group_id, pkp_id}, impl::auth::key));
 }
 
 group core_client::remove_pkp_from_group(uint64_t group_id, const address& pkp_id) {
-  return decode<group>(impl_->post("/remove_pkp_from_group",
-                                   group_and(group_id, "pkp_id", json::string(to_checksum_address(pkp_id))),
-                                   impl::auth::key));
+  return decode<group>(impl_->post_json("/remove_pkp_from_group", api::group_pkp{group_id, pkp_id}, impl::auth::key));
 }
 
 // --- actions -----------------------------------------------------------------------------------
@@ -256,14 +242,13 @@ action core_client::add_action(const new_action& a) {
 }
 
 group core_client::add_action_to_group(uint64_t group_id, std::string_view action_ipfs_cid) {
-  return decode<group>(impl_->post(
-      "/add_action_to_group", group_and(group_id, "action_ipfs_cid", json::string(action_ipfs_cid)), impl::auth::key));
+  return decode<group>(impl_->post_json("/add_action_to_group",
+                                        api::group_action{group_id, std::string(action_ipfs_cid)}, impl::auth::key));
 }
 
 group core_client::remove_action_from_group(uint64_t group_id, const hash256& hashed_cid) {
-  return decode<group>(impl_->post("/remove_action_from_group",
-                                   group_and(group_id, "hashed_cid", json::string(hex::encode_prefixed(hashed_cid))),
-                                   impl::auth::key));
+  return decode<group>(
+      impl_->post_json("/remove_action_from_group", api::group_action_hash{group_id, hashed_cid}, impl::auth::key));
 }
 
 action core_client::update_action_metadata(const action_metadata& a) {
@@ -271,9 +256,8 @@ action core_client::update_action_metadata(const action_metadata& a) {
 }
 
 hash256 core_client::delete_action(const hash256& hashed_cid) {
-  json::object o;
-  o["hashed_cid"] = hex::encode_prefixed(hashed_cid);
-  return decode_hash_field(impl_->post("/delete_action", json::serialize(o), impl::auth::key), "hashed_cid");
+  return decode<api::action_ref>(impl_->post_json("/delete_action", api::action_ref{hashed_cid}, impl::auth::key))
+      .hashed_cid;
 }
 
 page<action> core_client::list_actions(std::optional<uint64_t> group_id, page_request p) {
@@ -389,6 +373,35 @@ chain_secured_account core_client::convert_to_chain_secured_account(const Secret
     throw api_error(api_errc::invalid_request, 0, {}, "new_admin_key: " + pub.err().message);
   return convert_to_chain_secured_account(secp256k1::to_address(*pub),
                                           sign_now(envelope::kind::convert_account, chain_id, new_admin_key));
+}
+
+// --- any endpoint --------------------------------------------------------------------------------
+
+core_client::raw_answer::~raw_answer() { enact::detail::secure_wipe(body.data(), body.size()); }
+
+core_client::raw_answer core_client::call(std::string_view method, std::string_view target,
+                                          std::string_view json_body) {
+  http_request r;
+  if (method == "GET")
+    r.method = http_method::get;
+  else if (method == "POST")
+    r.method = http_method::post;
+  else
+    throw api_error(api_errc::invalid_request, 0, {},
+                    "method: expected GET or POST, got '" + std::string(method) + "'");
+  if (r.method == http_method::get && !json_body.empty())
+    throw api_error(api_errc::invalid_request, 0, {}, "a GET request has no body");
+  r.target = std::string(target);
+  if (r.method == http_method::post)
+    r.body = json_body.empty() ? std::string("{}") : std::string(json_body);
+  r.api_key = &impl_->api_key;
+  http_answer a = impl_->http.send(r);
+  raw_answer out;
+  out.status = a.status;
+  out.request_id = std::move(a.request_id);
+  out.body = json::serialize(a.body);
+  detail::wipe_strings(a.body);
+  return out;
 }
 
 }  // namespace enact::client

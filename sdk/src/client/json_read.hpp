@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "enact/bytes.hpp"
-#include "enact/client/api_error.hpp"
+#include "enact/api/errc.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/address.hpp"
 #include "enact/crypto/secret.hpp"

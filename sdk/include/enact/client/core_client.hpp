@@ -10,6 +10,12 @@
 // such a call sends no API key. Key values in requests and answers stay in Secrets, and neither
 // the API key nor any key value a request carried ever appears in an exception message.
 //
+// Errors: this layer throws. Every method reports a failure as `enact::api_error` (a server error,
+// a transport failure, or an answer that is not what API.md promises: bad_response); reading the
+// answers goes through the throwing `value_to` conversions of enact/api/core.hpp, whose
+// enact::Error becomes an api_error carrying the answer's status and request id. Nothing is
+// reported through `result`.
+//
 // The HTTP stack (cpp-httplib over OpenSSL) is private to the compiled library. A client is not
 // for concurrent use: give each thread its own.
 #pragma once
@@ -127,6 +133,27 @@ class core_client {
                                                          const envelope::signed_envelope& proof);
   /// The new admin is the address of `new_admin_key`, which signs the envelope.
   chain_secured_account convert_to_chain_secured_account(const Secret& new_admin_key, uint64_t chain_id);
+
+  // --- any endpoint, as JSON text ---------------------------------------------------------------
+
+  /// What `call` returns. `body` may hold key values (new_account answers one): it is wiped when
+  /// the answer is destroyed.
+  struct raw_answer {
+    int status = 0;
+    std::string request_id;  // the answer's X-Request-Id
+    std::string body;        // the answer's JSON, serialized
+    raw_answer() = default;
+    raw_answer(raw_answer&&) noexcept = default;
+    raw_answer& operator=(raw_answer&&) noexcept = default;
+    raw_answer(const raw_answer&) = delete;
+    raw_answer& operator=(const raw_answer&) = delete;
+    ~raw_answer();
+  };
+  /// One request to `target` below the base URL (a path with its query, "/core/v1/account"), sent
+  /// with this client's API key when it has one: for callers that speak the JSON themselves (the
+  /// C binding). `method` is "GET" (no body) or "POST" (`json_body`, "{}" when empty), else
+  /// invalid_request with status 0. A POST is never retried. Throws api_error like every method.
+  raw_answer call(std::string_view method, std::string_view target, std::string_view json_body = {});
 
  private:
   struct impl;
