@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "enact/codec/hex.hpp"
+#include "enact/codec/abi_json.hpp"
 #include "enact/crypto/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "triggers/ids.hpp"

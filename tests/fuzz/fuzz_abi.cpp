@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "enact/codec/abi.hpp"
+#include "enact/codec/abi_json.hpp"
 #include "fuzz.hpp"
 
 using namespace enact;

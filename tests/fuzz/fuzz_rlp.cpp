@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "enact/codec/rlp.hpp"
+#include "enact/codec/rlp_json.hpp"
 #include "fuzz.hpp"
 
 using namespace enact;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "enact/codec/abi.hpp"
+#include "enact/codec/abi_json.hpp"
 
 using namespace enact;
 using namespace std::string_view_literals;

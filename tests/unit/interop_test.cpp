@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "enact/codec/abi.hpp"
+#include "enact/codec/abi_json.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/codec/rlp.hpp"
+#include "enact/codec/rlp_json.hpp"
 #include "enact/cron/cron.hpp"
 #include "enact/crypto/address.hpp"
 #include "enact/crypto/eip191.hpp"

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "enact/codec/rlp.hpp"
+#include "enact/codec/rlp_json.hpp"
 
 using namespace enact;
 using namespace std::string_view_literals;

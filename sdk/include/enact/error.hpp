@@ -51,6 +51,18 @@ class errc_category final : public std::error_category {
 };
 }  // namespace detail
 
+namespace detail {
+/// The category of a domain enum declared with ENACT_ERRC.
+template <class E>
+struct errc_domain;
+}  // namespace detail
+
+/// The error code of a domain enum declared with ENACT_ERRC (found by argument-dependent lookup,
+/// as std::error_code's constructor and `fail` expect).
+template <class E>
+requires requires { detail::errc_domain<E>::get(); }
+std::error_code make_error_code(E e) noexcept { return {static_cast<int>(e), detail::errc_domain<E>::get()}; }
+
 /// Builds an `error` from any registered errc enum: `return fail(hex_errc::bad_digit, "...")`.
 template <class E>
 [[nodiscard]] error fail(E code, std::string message) {
@@ -65,3 +77,20 @@ template <class E>
 #define ENACT_ERRC_ENUM(E) \
   template <>              \
   struct std::is_error_code_enum<E> : std::true_type {};
+
+/// Declares a domain error enum `E` of namespace enact, at global scope after the enum: its
+/// category `enact::detail::<category>()` named `name`, with one message per value from 1 on,
+/// its make_error_code and its std::is_error_code_enum specialisation:
+///   ENACT_ERRC(hex_errc, hex_category, "enact.hex", "odd number of hex digits", "invalid hex digit")
+#define ENACT_ERRC(E, category, name, ...)                                  \
+  namespace enact::detail {                                                 \
+  inline const std::error_category& category() noexcept {                   \
+    static const errc_category<E> c(name, {"", __VA_ARGS__});               \
+    return c;                                                               \
+  }                                                                         \
+  template <>                                                               \
+  struct errc_domain<E> {                                                   \
+    static const std::error_category& get() noexcept { return category(); } \
+  };                                                                        \
+  }                                                                         \
+  ENACT_ERRC_ENUM(enact::E)

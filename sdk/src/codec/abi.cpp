@@ -1,65 +1,56 @@
-// Solidity ABI: type parsing, head/tail encoding, strict decoding, packed mode, signatures and
-// the JSON / command-line bridge.
+// Solidity ABI: type parsing, head/tail encoding, strict decoding, packed mode and signatures
+// (the JSON and command-line bridge: abi_json.cpp).
 #include "enact/codec/abi.hpp"
 
-#include <boost/json.hpp>
-
 #include <algorithm>
-#include <cmath>
 #include <limits>
+
+#include "abi_detail.hpp"
 
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/address.hpp"
-#include "enact/crypto/keccak.hpp"
 
 namespace enact::abi {
 
+namespace detail {
+
 namespace {
-
-constexpr size_t npos = static_cast<size_t>(-1);
-
-// ---------------------------------------------------------------------------------------------
-// Positions in error messages: "arg 2[1].0" — argument 2, array element 1, tuple component 0.
-// Frames live on the stack of the recursion and are formatted only when an error is reported.
-struct path {
-  const path* parent = nullptr;
-  std::string_view label;  // root only
-  size_t index = npos;     // root: argument index (npos: none); child: element or component
-  bool component = false;  // child: tuple component (".i") rather than array element ("[i]")
-
-  [[nodiscard]] std::string str() const {
-    if (parent == nullptr)
-      return index == npos ? std::string(label) : std::string(label) + " " + std::to_string(index);
-    return parent->str() + (component ? "." + std::to_string(index) : "[" + std::to_string(index) + "]");
-  }
-  [[nodiscard]] path child(size_t i, bool tuple) const { return path{this, {}, i, tuple}; }
-};
-
 const char* value_kind(const value& v) {
   static constexpr const char* kNames[] = {"a number", "a bool", "an address", "bytes", "a string", "a list"};
   return kNames[v.node.index()];
 }
+}  // namespace
 
 error mismatch(const type& t, const value& v, const path& p) {
   return fail(abi_errc::type_mismatch, p.str() + ": expected " + t.canonical() + ", got " + value_kind(v));
 }
 
+error wrong_count(const path& p, const char* what, size_t expected, size_t got) {
+  return fail(abi_errc::wrong_length,
+              p.str() + ": expected " + std::to_string(expected) + " " + what + ", got " + std::to_string(got));
+}
+
+}  // namespace detail
+
+using detail::check_type;
+using detail::mismatch;
+using detail::npos;
+using detail::path;
+using detail::static_size_checked;
+using detail::tree_depth;
+using detail::wrong_count;
+
 // ---------------------------------------------------------------------------------------------
 // Type structure.
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; }
-bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-
-size_t tree_depth(const type& t) {
+size_t detail::tree_depth(const type& t) {
   size_t d = 0;
   for (const type& c : t.components)
     d = std::max(d, tree_depth(c));
   return d + 1;
 }
 
-/// Encoded size of a static type, or npos when it exceeds kMaxStaticSize.
-size_t static_size_checked(const type& t) {
+size_t detail::static_size_checked(const type& t) {
   switch (t.kind) {
     case type_kind::fixed_array: {
       const size_t e = static_size_checked(t.element());
@@ -83,7 +74,7 @@ size_t static_size_checked(const type& t) {
 }
 
 /// Validates a type built in code (parse() output always passes): the same limits parse enforces.
-result<void> check_type(const type& t, size_t depth = 1) {
+result<void> detail::check_type(const type& t, size_t depth) {
   const auto bad = [&](const std::string& why) {
     return fail(abi_errc::bad_type, "abi type: " + why);
   };
@@ -126,132 +117,7 @@ result<void> check_type(const type& t, size_t depth = 1) {
   return {};
 }
 
-// Recursive-descent parser over `s` from `pos`; stops at the first character that cannot
-// continue the type, so the signature parser can read names after it.
-struct type_parser {
-  std::string_view s;
-  size_t pos = 0;
-  std::string label;  // prefix of error messages
-  abi_errc code = abi_errc::bad_type;
-
-  [[nodiscard]] error bad(const std::string& why) const {
-    return fail(code, label + ": " + why + " at offset " + std::to_string(pos));
-  }
-  void skip_ws() {
-    while (pos < s.size() && is_ws(s[pos]))
-      ++pos;
-  }
-
-  /// Decimal without sign or leading zeros; npos when absent, malformed or above `limit`.
-  size_t number(size_t limit) {
-    const size_t start = pos;
-    size_t v = 0;
-    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
-      const auto d = static_cast<size_t>(s[pos] - '0');
-      if (v > (limit - d) / 10)
-        return npos;
-      v = v * 10 + d;
-      ++pos;
-    }
-    if (pos == start || (s[start] == '0' && pos - start > 1))
-      return npos;
-    return v;
-  }
-
-  result<type> parse(size_t depth) {
-    if (depth > kMaxTypeDepth)
-      return bad("type nested deeper than " + std::to_string(kMaxTypeDepth) + " levels");
-    type t;
-    const size_t word_start = pos;
-    while (pos < s.size() && ((s[pos] >= 'a' && s[pos] <= 'z') || (s[pos] >= 'A' && s[pos] <= 'Z')))
-      ++pos;
-    const std::string_view word = s.substr(word_start, pos - word_start);
-    if (word.empty() || (word == "tuple" && pos < s.size() && s[pos] == '(')) {
-      if (pos >= s.size() || s[pos] != '(')
-        return bad("expected a type");
-      ++pos;
-      t.kind = type_kind::tuple;
-      skip_ws();
-      if (pos < s.size() && s[pos] == ')')
-        return bad("empty tuple");
-      for (;;) {
-        ENACT_TRY(type c, parse(depth + 1));
-        t.components.push_back(std::move(c));
-        skip_ws();
-        if (pos < s.size() && s[pos] == ',') {
-          ++pos;
-          skip_ws();
-          continue;
-        }
-        if (pos < s.size() && s[pos] == ')') {
-          ++pos;
-          break;
-        }
-        return bad("expected ',' or ')' in tuple");
-      }
-    } else if (word == "uint" || word == "int") {
-      t.kind = word == "uint" ? type_kind::uint_n : type_kind::int_n;
-      if (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
-        const size_t n = number(256);
-        if (n == npos || n == 0 || n % 8 != 0)
-          return bad("invalid integer width (8..256 in steps of 8)");
-        t.bits = static_cast<unsigned>(n);
-      }
-    } else if (word == "bytes") {
-      t.kind = type_kind::bytes;
-      if (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
-        const size_t n = number(32);
-        if (n == npos || n == 0)
-          return bad("invalid bytesN size (1..32)");
-        t.kind = type_kind::fixed_bytes;
-        t.size = n;
-      }
-    } else if (word == "address") {
-      t.kind = type_kind::address;
-    } else if (word == "bool") {
-      t.kind = type_kind::boolean;
-    } else if (word == "string") {
-      t.kind = type_kind::string;
-    } else {
-      pos = word_start;
-      return bad("unknown type '" + std::string(word) + "'");
-    }
-    if (pos < s.size() && s[pos] >= '0' && s[pos] <= '9')
-      return bad("unexpected digit");
-
-    while (pos < s.size() && s[pos] == '[') {
-      ++pos;
-      type arr;
-      if (pos < s.size() && s[pos] == ']') {
-        arr.kind = type_kind::array;
-      } else {
-        const size_t k = number(kMaxStaticSize);
-        if (k == npos || k == 0)
-          return bad("invalid array length");
-        arr.kind = type_kind::fixed_array;
-        arr.size = k;
-      }
-      if (pos >= s.size() || s[pos] != ']')
-        return bad("expected ']'");
-      ++pos;
-      if (++depth > kMaxTypeDepth)
-        return bad("type nested deeper than " + std::to_string(kMaxTypeDepth) + " levels");
-      arr.components.push_back(std::move(t));
-      t = std::move(arr);
-    }
-    if (!t.is_dynamic() && static_size_checked(t) == npos)
-      return bad("static encoding larger than " + std::to_string(kMaxStaticSize) + " bytes");
-    return t;
-  }
-
-  /// A whole type, checked against the depth limit over all its levels.
-  result<type> parse_full() {
-    ENACT_TRY(type t, parse(1));
-    if (tree_depth(t) > kMaxTypeDepth)
-      return bad("type nested deeper than " + std::to_string(kMaxTypeDepth) + " levels");
-    return t;
-  }
-};
+namespace {
 
 // ---------------------------------------------------------------------------------------------
 // Encoding.
@@ -290,11 +156,6 @@ result<void> encode_sequence(size_t n, TypeAt type_at, std::span<const value> va
   }
   out.insert(out.end(), tail.begin(), tail.end());
   return {};
-}
-
-error wrong_count(const path& p, const char* what, size_t expected, size_t got) {
-  return fail(abi_errc::wrong_length,
-              p.str() + ": expected " + std::to_string(expected) + " " + what + ", got " + std::to_string(got));
 }
 
 result<void> encode_value(const type& t, const value& v, bytes& out, const path& p) {
@@ -604,182 +465,6 @@ result<void> pack_value(const type& t, const value& v, bytes& out, const path& p
   return fail(abi_errc::bad_type, p.str() + ": unknown type kind");
 }
 
-// ---------------------------------------------------------------------------------------------
-// JSON and command-line values.
-
-/// An integer written as text: optional '-', then decimal or 0x hex.
-result<value> int_from_text(const type& t, std::string_view s, const path& p) {
-  const bool negative = !s.empty() && s[0] == '-';
-  if (negative)
-    s.remove_prefix(1);
-  const std::string where = p.str();
-  auto mag = u256::from_string(s, where);
-  if (!mag)
-    return fail(abi_errc::bad_value, mag.err().message);
-  const u256 m = *mag;
-  bool ok = false;
-  if (t.kind == type_kind::uint_n) {
-    ok = (!negative || !m) && m.fits_bits(t.bits);
-  } else {
-    const u256 limit = u256{1} << (t.bits - 1);
-    ok = negative ? m <= limit : m < limit;
-  }
-  if (!ok)
-    return fail(abi_errc::out_of_range,
-                where + ": " + (negative ? "-" : "") + m.to_string() + " out of range for " + t.canonical());
-  return value::number(negative ? -m : m);
-}
-
-const char* json_kind(const boost::json::value& v) {
-  switch (v.kind()) {
-    case boost::json::kind::null:
-      return "null";
-    case boost::json::kind::bool_:
-      return "a bool";
-    case boost::json::kind::int64:
-    case boost::json::kind::uint64:
-    case boost::json::kind::double_:
-      return "a number";
-    case boost::json::kind::string:
-      return "a string";
-    case boost::json::kind::array:
-      return "an array";
-    case boost::json::kind::object:
-      return "an object";
-  }
-  return "?";
-}
-
-error json_mismatch(const type& t, const boost::json::value& v, const path& p) {
-  return fail(abi_errc::type_mismatch, p.str() + ": expected " + t.canonical() + ", got " + json_kind(v));
-}
-
-result<value> int_from_json(const type& t, const boost::json::value& v, const path& p) {
-  if (v.is_string())
-    return int_from_text(t, std::string_view(v.get_string()), p);
-  if (v.is_int64()) {
-    const int64_t i = v.get_int64();
-    const std::string text = std::to_string(i);
-    return int_from_text(t, text, p);
-  }
-  if (v.is_uint64())
-    return int_from_text(t, std::to_string(v.get_uint64()), p);
-  if (v.is_double()) {
-    // Boost.JSON reads integers beyond 64 bits (and 1e3) as doubles; accept only those a double
-    // holds exactly (|x| <= 2^53), as ethers refuses unsafe JavaScript integers.
-    const double d = v.get_double();
-    constexpr double kMaxExact = 9007199254740992.0;
-    if (!std::isfinite(d) || std::trunc(d) != d || std::fabs(d) > kMaxExact)
-      return fail(abi_errc::bad_value, p.str() + ": number is not an exact integer (write large integers as strings)");
-    const auto mag = static_cast<uint64_t>(std::fabs(d));
-    return int_from_text(t, (d < 0 ? "-" : "") + std::to_string(mag), p);
-  }
-  return json_mismatch(t, v, p);
-}
-
-result<value> address_from_text(std::string_view s, const path& p) {
-  auto a = parse_address(s, p.str());
-  if (!a)
-    return fail(abi_errc::bad_value, a.err().message);
-  return value::addr(*a);
-}
-
-result<value> bytes_from_text(const type& t, std::string_view s, const path& p) {
-  auto b = hex::decode_prefixed(s, p.str());
-  if (!b)
-    return fail(abi_errc::bad_value, b.err().message);
-  if (t.kind == type_kind::fixed_bytes && b->size() != t.size)
-    return wrong_count(p, "bytes", t.size, b->size());
-  return value::blob(std::move(b).value());
-}
-
-result<value> from_json_at(const type& t, const boost::json::value& v, const path& p) {
-  switch (t.kind) {
-    case type_kind::uint_n:
-    case type_kind::int_n:
-      return int_from_json(t, v, p);
-    case type_kind::boolean:
-      if (!v.is_bool())
-        return json_mismatch(t, v, p);
-      return value::boolean(v.get_bool());
-    case type_kind::address:
-      if (!v.is_string())
-        return json_mismatch(t, v, p);
-      return address_from_text(std::string_view(v.get_string()), p);
-    case type_kind::fixed_bytes:
-    case type_kind::bytes:
-      if (!v.is_string())
-        return json_mismatch(t, v, p);
-      return bytes_from_text(t, std::string_view(v.get_string()), p);
-    case type_kind::string:
-      if (!v.is_string())
-        return json_mismatch(t, v, p);
-      return value::text(std::string(v.get_string()));
-    case type_kind::array:
-    case type_kind::fixed_array:
-    case type_kind::tuple: {
-      if (!v.is_array())
-        return json_mismatch(t, v, p);
-      const auto& a = v.get_array();
-      const bool tuple = t.kind == type_kind::tuple;
-      if (t.kind == type_kind::fixed_array && a.size() != t.size)
-        return wrong_count(p, "elements", t.size, a.size());
-      if (tuple && a.size() != t.components.size())
-        return wrong_count(p, "tuple components", t.components.size(), a.size());
-      std::vector<value> items;
-      items.reserve(a.size());
-      for (size_t i = 0; i < a.size(); ++i) {
-        ENACT_TRY(value item, from_json_at(tuple ? t.components[i] : t.element(), a[i], p.child(i, tuple)));
-        items.push_back(std::move(item));
-      }
-      return value::list(std::move(items));
-    }
-  }
-  return fail(abi_errc::bad_type, p.str() + ": unknown type kind");
-}
-
-boost::json::value to_json_at(const type& t, const value& v, const path& p) {
-  const auto check = [&](bool ok) {
-    if (!ok)
-      throw Error(mismatch(t, v, p));
-  };
-  switch (t.kind) {
-    case type_kind::uint_n:
-      check(v.is_number());
-      return boost::json::value(std::get<u256>(v.node).to_string());
-    case type_kind::int_n:
-      check(v.is_number());
-      return boost::json::value(std::get<u256>(v.node).to_signed_string());
-    case type_kind::address:
-      check(v.is_address());
-      return boost::json::value(to_checksum_address(std::get<address>(v.node)));
-    case type_kind::boolean:
-      check(v.is_bool());
-      return boost::json::value(std::get<bool>(v.node));
-    case type_kind::fixed_bytes:
-    case type_kind::bytes:
-      check(v.is_bytes());
-      return boost::json::value(hex::encode_prefixed(std::get<bytes>(v.node)));
-    case type_kind::string:
-      check(v.is_string());
-      return boost::json::value(std::get<std::string>(v.node));
-    case type_kind::array:
-    case type_kind::fixed_array:
-    case type_kind::tuple: {
-      check(v.is_list());
-      const auto& items = std::get<std::vector<value>>(v.node);
-      const bool tuple = t.kind == type_kind::tuple;
-      check(!tuple || items.size() == t.components.size());
-      boost::json::array a;
-      a.reserve(items.size());
-      for (size_t i = 0; i < items.size(); ++i)
-        a.push_back(to_json_at(tuple ? t.components[i] : t.element(), items[i], p.child(i, tuple)));
-      return a;
-    }
-  }
-  throw Error(fail(abi_errc::bad_type, p.str() + ": unknown type kind"));
-}
-
 result<void> check_types(std::span<const type> types) {
   for (const type& t : types)
     ENACT_TRY_VOID(check_type(t));
@@ -790,14 +475,6 @@ result<void> check_types(std::span<const type> types) {
 
 // ---------------------------------------------------------------------------------------------
 // type
-
-result<type> type::parse(std::string_view s) {
-  type_parser p{s, 0, "abi type \"" + std::string(s) + "\""};
-  ENACT_TRY(type t, p.parse_full());
-  if (p.pos != s.size())
-    return p.bad("unexpected character");
-  return t;
-}
 
 std::string type::canonical() const {
   switch (kind) {
@@ -904,169 +581,6 @@ result<bytes> encode_packed(std::span<const type> types, std::span<const value> 
   for (size_t i = 0; i < types.size(); ++i)
     ENACT_TRY_VOID(pack_value(types[i], values[i], out, path{nullptr, "arg", i, false}, false));
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// signatures
-
-std::string function_sig::canonical() const {
-  std::string out = name + "(";
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i != 0)
-      out += ',';
-    out += inputs[i].canonical();
-  }
-  return out + ")";
-}
-
-std::array<uint8_t, 4> function_sig::selector() const { return abi::selector(canonical()); }
-
-std::array<uint8_t, 4> selector(std::string_view canonical_signature) {
-  const hash256 h = keccak256(canonical_signature);
-  return {h[0], h[1], h[2], h[3]};
-}
-
-result<function_sig> parse_signature(std::string_view s) {
-  type_parser p{s, 0, "signature \"" + std::string(s) + "\"", abi_errc::bad_signature};
-  const auto bad = [&](const std::string& why) {
-    return p.bad(why);
-  };
-  function_sig fn;
-  p.skip_ws();
-  const size_t name_start = p.pos;
-  if (p.pos >= s.size() || !is_ident_start(s[p.pos]))
-    return bad("expected a function name");
-  while (p.pos < s.size() && is_ident_char(s[p.pos]))
-    ++p.pos;
-  fn.name = std::string(s.substr(name_start, p.pos - name_start));
-  p.skip_ws();
-  if (p.pos >= s.size() || s[p.pos] != '(')
-    return bad("expected '('");
-  ++p.pos;
-  p.skip_ws();
-  if (p.pos >= s.size())
-    return bad("unterminated parameter list");
-  if (s[p.pos] == ')') {
-    ++p.pos;
-  } else {
-    for (;;) {
-      type_parser tp{s, p.pos, p.label};
-      auto t = tp.parse_full();
-      if (!t)
-        return fail(abi_errc::bad_type, t.err().message);
-      p.pos = tp.pos;
-      std::string param_name;
-      bool indexed = false;
-      bool located = false;
-      for (;;) {
-        const size_t before = p.pos;
-        p.skip_ws();
-        if (p.pos >= s.size())
-          return bad("unterminated parameter list");
-        if (s[p.pos] == ',' || s[p.pos] == ')')
-          break;
-        if (p.pos == before || !is_ident_start(s[p.pos]))
-          return bad("unexpected character after a parameter type");
-        const size_t w0 = p.pos;
-        while (p.pos < s.size() && is_ident_char(s[p.pos]))
-          ++p.pos;
-        const std::string_view word = s.substr(w0, p.pos - w0);
-        if (!param_name.empty()) {
-          p.pos = w0;
-          return bad("unexpected word after the parameter name");
-        }
-        if (word == "indexed" && !indexed && !located) {
-          indexed = true;
-        } else if ((word == "memory" || word == "calldata" || word == "storage") && !located && !indexed) {
-          located = true;
-        } else {
-          param_name = std::string(word);
-        }
-      }
-      fn.inputs.push_back(std::move(t).value());
-      fn.input_names.push_back(std::move(param_name));
-      fn.indexed.push_back(indexed);
-      if (s[p.pos] == ')') {
-        ++p.pos;
-        break;
-      }
-      ++p.pos;  // ','
-      p.skip_ws();
-    }
-  }
-  p.skip_ws();
-  if (p.pos != s.size())
-    return bad("unexpected characters after ')'");
-  return fn;
-}
-
-result<bytes> encode_call(std::string_view signature, std::span<const value> values) {
-  ENACT_TRY(function_sig fn, parse_signature(signature));
-  ENACT_TRY(bytes args, encode(fn.inputs, values));
-  const auto sel = fn.selector();
-  bytes out(sel.begin(), sel.end());
-  out.insert(out.end(), args.begin(), args.end());
-  return out;
-}
-
-result<std::vector<value>> decode_call(const function_sig& fn, bytes_view calldata) {
-  if (calldata.size() < 4)
-    return fail(abi_errc::truncated, "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
-  const auto sel = fn.selector();
-  if (!std::equal(sel.begin(), sel.end(), calldata.begin()))
-    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + hex::encode(calldata.first(4)) + " is not " +
-                                                 fn.canonical() + " (0x" + hex::encode(sel) + ")");
-  return decode(fn.inputs, calldata.subspan(4));
-}
-
-// ---------------------------------------------------------------------------------------------
-// JSON and command line
-
-result<value> from_json(const type& t, const boost::json::value& v, std::string_view what) {
-  ENACT_TRY_VOID(check_type(t));
-  return from_json_at(t, v, path{nullptr, what, npos, false});
-}
-
-boost::json::value to_json(const type& t, const value& v) {
-  if (auto ok = check_type(t); !ok)
-    throw Error(ok.err());
-  return to_json_at(t, v, path{nullptr, "value", npos, false});
-}
-
-result<value> from_cli_arg(const type& t, std::string_view arg, std::string_view what) {
-  ENACT_TRY_VOID(check_type(t));
-  const path p{nullptr, what, npos, false};
-  switch (t.kind) {
-    case type_kind::uint_n:
-    case type_kind::int_n:
-      return int_from_text(t, arg, p);
-    case type_kind::boolean:
-      if (arg == "true")
-        return value::boolean(true);
-      if (arg == "false")
-        return value::boolean(false);
-      return fail(abi_errc::bad_value, p.str() + ": expected true or false");
-    case type_kind::address:
-      return address_from_text(arg, p);
-    case type_kind::fixed_bytes:
-    case type_kind::bytes:
-      return bytes_from_text(t, arg, p);
-    case type_kind::string:
-      return value::text(std::string(arg));
-    case type_kind::array:
-    case type_kind::fixed_array:
-    case type_kind::tuple: {
-      boost::json::parse_options opt;
-      opt.max_depth = kMaxTypeDepth + 1;
-      boost::system::error_code ec;
-      const boost::json::value v = boost::json::parse(arg, ec, {}, opt);
-      if (ec)
-        return fail(abi_errc::bad_value,
-                    p.str() + ": " + t.canonical() + " must be written as JSON (" + ec.message() + ")");
-      return from_json_at(t, v, p);
-    }
-  }
-  return fail(abi_errc::bad_type, p.str() + ": unknown type kind");
 }
 
 }  // namespace enact::abi

@@ -1,8 +1,6 @@
 // RLP (Yellow Paper appendix B): encoder and strict canonical decoder.
 #include "enact/codec/rlp.hpp"
 
-#include <boost/json.hpp>
-
 #include <string>
 
 #include "enact/codec/hex.hpp"
@@ -97,29 +95,6 @@ struct decoder {
     return item::list(std::move(children));
   }
 };
-
-result<item> from_json_at(const boost::json::value& v, size_t depth, size_t max_depth, const std::string& path) {
-  if (const auto* s = v.if_string()) {
-    auto b = hex::decode_prefixed(std::string_view(s->data(), s->size()), path);
-    if (!b)
-      return fail(rlp_errc::bad_json, b.err().message);
-    return item::string(std::move(b).value());
-  }
-  if (const auto* a = v.if_array()) {
-    if (depth >= max_depth)
-      return fail(rlp_errc::too_deep, path + ": arrays nested deeper than " + std::to_string(max_depth));
-    std::vector<item> children;
-    children.reserve(a->size());
-    for (size_t i = 0; i < a->size(); ++i) {
-      auto child = from_json_at((*a)[i], depth + 1, max_depth, path + "[" + std::to_string(i) + "]");
-      if (!child)
-        return std::move(child).err();
-      children.push_back(std::move(child).value());
-    }
-    return item::list(std::move(children));
-  }
-  return fail(rlp_errc::bad_json, path + ": expected a 0x-hex string or an array");
-}
 
 }  // namespace
 
@@ -237,17 +212,5 @@ result<uint64_t> decode_u64(const item& it, std::string_view what) {
     return fail(rlp_errc::uint_overflow, std::string(what) + ": value exceeds 64 bits");
   return static_cast<uint64_t>(*v);
 }
-
-boost::json::value to_json(const item& it) {
-  if (!it.is_list())
-    return boost::json::value(hex::encode_prefixed(std::get<0>(it.node)));
-  boost::json::array a;
-  a.reserve(std::get<1>(it.node).size());
-  for (const item& child : std::get<1>(it.node))
-    a.push_back(to_json(child));
-  return a;
-}
-
-result<item> from_json(const boost::json::value& v, size_t max_depth) { return from_json_at(v, 0, max_depth, "rlp"); }
 
 }  // namespace enact::rlp

@@ -135,20 +135,34 @@ error backend(const char* step) {
 
 bool fits_int(size_t n) { return n <= static_cast<size_t>(INT_MAX); }
 
+struct gcm_setup {
+  EVP_CIPHER* cipher = nullptr;
+  std::unique_ptr<EVP_CIPHER_CTX, kdf_deleter> ctx;
+};
+
+/// The cipher and a fresh context for one operation on `data_size` bytes with `aad_size` bytes of
+/// associated data (OpenSSL takes their lengths as int).
+result<gcm_setup> gcm_start(size_t data_size, size_t aad_size) {
+  if (!fits_int(data_size) || !fits_int(aad_size))
+    return backend("input size check");
+  EVP_CIPHER* cipher = aes_256_gcm();
+  if (cipher == nullptr)
+    return backend("cipher fetch");
+  std::unique_ptr<EVP_CIPHER_CTX, kdf_deleter> ctx(EVP_CIPHER_CTX_new());
+  if (!ctx)
+    return backend("context allocation");
+  return gcm_setup{cipher, std::move(ctx)};
+}
+
 }  // namespace
 
 result<bytes> encrypt_with_nonce(const Secret& key32, bytes_view nonce12, bytes_view plaintext, bytes_view aad) {
   ENACT_TRY_VOID(check_key(key32));
   if (nonce12.size() != kNonceSize)
     return fail(aes_gcm_errc::bad_nonce_size, "aes_gcm: nonce must be 12 bytes, got " + std::to_string(nonce12.size()));
-  if (!fits_int(plaintext.size()) || !fits_int(aad.size()))
-    return backend("input size check");
-  EVP_CIPHER* cipher = aes_256_gcm();
-  if (cipher == nullptr)
-    return backend("cipher fetch");
-  const std::unique_ptr<EVP_CIPHER_CTX, kdf_deleter> ctx(EVP_CIPHER_CTX_new());
-  if (!ctx)
-    return backend("context allocation");
+  ENACT_TRY(const gcm_setup gcm, gcm_start(plaintext.size(), aad.size()));
+  EVP_CIPHER* cipher = gcm.cipher;
+  const auto& ctx = gcm.ctx;
 
   bytes sealed(kNonceSize + plaintext.size() + kTagSize);
   std::copy(nonce12.begin(), nonce12.end(), sealed.begin());
@@ -184,14 +198,9 @@ result<bytes> decrypt(const Secret& key32, bytes_view sealed, bytes_view aad) {
   const bytes_view nonce12 = sealed.first(kNonceSize);
   const bytes_view ct = sealed.subspan(kNonceSize, sealed.size() - kOverhead);
   const bytes_view tag = sealed.last(kTagSize);
-  if (!fits_int(ct.size()) || !fits_int(aad.size()))
-    return backend("input size check");
-  EVP_CIPHER* cipher = aes_256_gcm();
-  if (cipher == nullptr)
-    return backend("cipher fetch");
-  const std::unique_ptr<EVP_CIPHER_CTX, kdf_deleter> ctx(EVP_CIPHER_CTX_new());
-  if (!ctx)
-    return backend("context allocation");
+  ENACT_TRY(const gcm_setup gcm, gcm_start(ct.size(), aad.size()));
+  EVP_CIPHER* cipher = gcm.cipher;
+  const auto& ctx = gcm.ctx;
 
   bytes plain(ct.size());
   int len = 0;

@@ -31,21 +31,10 @@ enum class attest_errc {
   lookup_failed,          // a DNS lookup failed (an absent record is not a failure)
 };
 
-namespace detail {
-inline const std::error_category& attest_category() noexcept {
-  static const errc_category<attest_errc> c(
-      "enact.attest", {"", "data too short", "inconsistent length", "unsupported version", "unsupported TEE type",
-                       "unsupported attestation key type", "unsupported certification data type", "invalid JSON",
-                       "invalid field", "invalid certificate", "lookup failed"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(attest_errc e) noexcept {
-  return {static_cast<int>(e), detail::attest_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::attest_errc)
+ENACT_ERRC(attest_errc, attest_category, "enact.attest", "data too short", "inconsistent length", "unsupported version",
+           "unsupported TEE type", "unsupported attestation key type", "unsupported certification data type",
+           "invalid JSON", "invalid field", "invalid certificate", "lookup failed")
 
 namespace enact::attest {
 

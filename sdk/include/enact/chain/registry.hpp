@@ -5,7 +5,8 @@
 // `decode_call` turns any calldata into the `call` variant, `encode_result` / `decode_result`
 // handle return data. Events: `encode_log` writes topics and data, `decode_log` reads them back
 // with the arguments as JSON. Reverts: `encode_revert` writes a custom error, Error(string) or
-// Panic(uint256), `decode_revert` classifies any revert data as a `registry_errc`. Deployment:
+// Panic(uint256), `decode_revert` classifies any revert data as a `registry_errc` (the errors are
+// declared in registry_errors.hpp, which this header includes). Deployment:
 // `creation_code` and `deployment_data` give the registry's code and constructor call.
 //
 // Value types: uint256 parameters that hold keccak-256 hashes (accountHash, usageKeyHash,
@@ -34,85 +35,11 @@
 #include <vector>
 
 #include "enact/bytes.hpp"
+#include "enact/chain/registry_errors.hpp"
 #include "enact/codec/abi.hpp"
 #include "enact/codec/u256.hpp"
-#include "enact/error.hpp"
 #include "enact/result.hpp"
 #include "enact/scopes/scopes.hpp"
-
-namespace enact {
-
-/// The registry's revert reasons: one value per custom error of IPermissionRegistry.sol, the two
-/// built-in Solidity reverts, and `unknown_error` for anything else.
-enum class registry_errc {
-  not_admin = 1,         // NotAdmin(uint256 accountHash, address sender)
-  relay_not_allowed,     // RelayNotAllowed(uint256 accountHash, address sender)
-  already_unmanaged,     // AlreadyUnmanaged(uint256 accountHash)
-  unknown_account,       // UnknownAccount(uint256 accountHash)
-  unknown_usage_key,     // UnknownUsageKey(uint256 accountHash, uint256 usageKeyHash)
-  unknown_group,         // UnknownGroup(uint256 accountHash, uint256 groupId)
-  unknown_wallet,        // UnknownWallet(uint256 accountHash, address wallet)
-  unknown_action,        // UnknownAction(uint256 accountHash, uint256 hashedCid)
-  unknown_payment,       // UnknownPayment(uint256 accountHash, string intentId)
-  duplicate,             // Duplicate(string what)
-  already_credited,      // AlreadyCredited(uint256 accountHash, string intentId)
-  insufficient_credits,  // InsufficientCredits(uint256 accountHash, uint256 balance, uint256
-                         // required)
-  invalid_argument,      // InvalidArgument(string reason)
-  not_owner,             // NotOwner(address sender)
-  not_api_payer,         // NotApiPayer(address sender)
-  // Identity rules (API.md §3):
-  account_hash_not_canonical,    // AccountHashNotCanonical(uint256 apiKeyHash, address admin)
-  managed_not_allowed,           // ManagedNotAllowed(uint256 apiKeyHash, address sender)
-  hash_is_usage_key,             // HashIsUsageKey(uint256 apiKeyHash)
-  hash_is_account,               // HashIsAccount(uint256 usageKeyHash)
-  usage_key_of_another_account,  // UsageKeyOfAnotherAccount(uint256 accountHash, uint256
-                                 // usageKeyHash)
-  // Conversion consent: the admin converts only to itself; an api payer's relay carries the
-  // consent of another new admin.
-  new_admin_not_sender,  // NewAdminNotSender(uint256 accountHash, address newAdmin)
-  error_string,          // Error(string): require(cond, "reason") / revert("reason")
-  panic,                 // Panic(uint256): assert, arithmetic overflow, out-of-bounds index, ...
-  unknown_error,         // revert data empty, shorter than 4 bytes, of an unknown selector, or of
-                         // a known selector with malformed arguments
-};
-
-namespace detail {
-inline const std::error_category& registry_category() noexcept {
-  static const errc_category<registry_errc> c("enact.registry", {"",
-                                                                 "not the admin",
-                                                                 "relay not allowed",
-                                                                 "already unmanaged",
-                                                                 "unknown account",
-                                                                 "unknown usage key",
-                                                                 "unknown group",
-                                                                 "unknown wallet",
-                                                                 "unknown action",
-                                                                 "unknown payment",
-                                                                 "duplicate",
-                                                                 "already credited",
-                                                                 "insufficient credits",
-                                                                 "invalid argument",
-                                                                 "not the owner",
-                                                                 "not an api payer",
-                                                                 "account hash not canonical",
-                                                                 "managed account not allowed",
-                                                                 "hash is a usage key",
-                                                                 "hash is an account",
-                                                                 "usage key of another account",
-                                                                 "new admin is not the sender",
-                                                                 "reverted with a reason",
-                                                                 "panic",
-                                                                 "unknown revert"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(registry_errc e) noexcept {
-  return {static_cast<int>(e), detail::registry_category()};
-}
-
-}  // namespace enact
-ENACT_ERRC_ENUM(enact::registry_errc)
 
 namespace enact::chain::registry {
 
@@ -551,13 +478,6 @@ using call =
                  list_actions_in_group_call, credit_balance_call, debit_credits_call, charge_credits_call,
                  record_payment_call, credit_payment_call, get_payment_call, multicall_call>;
 
-namespace detail {
-template <class T, class V>
-struct is_alternative;
-template <class T, class... A>
-struct is_alternative<T, std::variant<A...>> : std::bool_constant<(std::is_same_v<T, A> || ...)> {};
-}  // namespace detail
-
 /// One of the call structs above.
 template <class T>
 concept call_type = detail::is_alternative<T, call>::value;
@@ -777,6 +697,8 @@ struct api_payer_set_event {
   ENACT_REGISTRY_EQ(api_payer_set_event);
 };
 
+#undef ENACT_REGISTRY_EQ
+
 using any_event =
     std::variant<account_created_event, account_converted_event, usage_api_key_set_event,
                  usage_api_key_metadata_updated_event, usage_api_key_removed_event, group_added_event,
@@ -822,211 +744,6 @@ template <event_type T>
 [[nodiscard]] std::string_view event_name(const any_event& e);
 [[nodiscard]] boost::json::object to_json(const any_event& e);
 [[nodiscard]] result<any_event> event_from_json(std::string_view name, const boost::json::object& args);
-
-// =============================================================================================
-// Reverts: the custom errors of the interface, plus Solidity's Error(string) and Panic(uint256).
-
-struct not_admin_error {
-  static constexpr std::string_view kSignature = "NotAdmin(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::not_admin;
-  hash256 account_hash{};
-  address sender{};
-  ENACT_REGISTRY_EQ(not_admin_error);
-};
-struct relay_not_allowed_error {
-  static constexpr std::string_view kSignature = "RelayNotAllowed(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::relay_not_allowed;
-  hash256 account_hash{};
-  address sender{};
-  ENACT_REGISTRY_EQ(relay_not_allowed_error);
-};
-struct already_unmanaged_error {
-  static constexpr std::string_view kSignature = "AlreadyUnmanaged(uint256)";
-  static constexpr registry_errc kCode = registry_errc::already_unmanaged;
-  hash256 account_hash{};
-  ENACT_REGISTRY_EQ(already_unmanaged_error);
-};
-struct unknown_account_error {
-  static constexpr std::string_view kSignature = "UnknownAccount(uint256)";
-  static constexpr registry_errc kCode = registry_errc::unknown_account;
-  hash256 account_hash{};
-  ENACT_REGISTRY_EQ(unknown_account_error);
-};
-struct unknown_usage_key_error {
-  static constexpr std::string_view kSignature = "UnknownUsageKey(uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::unknown_usage_key;
-  hash256 account_hash{};
-  hash256 usage_key_hash{};
-  ENACT_REGISTRY_EQ(unknown_usage_key_error);
-};
-/// The group id is kept as a uint256: the contract reverts with whatever id it was asked for.
-struct unknown_group_error {
-  static constexpr std::string_view kSignature = "UnknownGroup(uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::unknown_group;
-  hash256 account_hash{};
-  u256 group_id;
-  ENACT_REGISTRY_EQ(unknown_group_error);
-};
-struct unknown_wallet_error {
-  static constexpr std::string_view kSignature = "UnknownWallet(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::unknown_wallet;
-  hash256 account_hash{};
-  address wallet{};
-  ENACT_REGISTRY_EQ(unknown_wallet_error);
-};
-struct unknown_action_error {
-  static constexpr std::string_view kSignature = "UnknownAction(uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::unknown_action;
-  hash256 account_hash{};
-  hash256 hashed_cid{};
-  ENACT_REGISTRY_EQ(unknown_action_error);
-};
-struct unknown_payment_error {
-  static constexpr std::string_view kSignature = "UnknownPayment(uint256,string)";
-  static constexpr registry_errc kCode = registry_errc::unknown_payment;
-  hash256 account_hash{};
-  std::string intent_id;
-  ENACT_REGISTRY_EQ(unknown_payment_error);
-};
-struct duplicate_error {
-  static constexpr std::string_view kSignature = "Duplicate(string)";
-  static constexpr registry_errc kCode = registry_errc::duplicate;
-  std::string what;
-  ENACT_REGISTRY_EQ(duplicate_error);
-};
-struct already_credited_error {
-  static constexpr std::string_view kSignature = "AlreadyCredited(uint256,string)";
-  static constexpr registry_errc kCode = registry_errc::already_credited;
-  hash256 account_hash{};
-  std::string intent_id;
-  ENACT_REGISTRY_EQ(already_credited_error);
-};
-struct insufficient_credits_error {
-  static constexpr std::string_view kSignature = "InsufficientCredits(uint256,uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::insufficient_credits;
-  hash256 account_hash{};
-  u256 balance;
-  u256 required;
-  ENACT_REGISTRY_EQ(insufficient_credits_error);
-};
-struct invalid_argument_error {
-  static constexpr std::string_view kSignature = "InvalidArgument(string)";
-  static constexpr registry_errc kCode = registry_errc::invalid_argument;
-  std::string reason;
-  ENACT_REGISTRY_EQ(invalid_argument_error);
-};
-struct not_owner_error {
-  static constexpr std::string_view kSignature = "NotOwner(address)";
-  static constexpr registry_errc kCode = registry_errc::not_owner;
-  address sender{};
-  ENACT_REGISTRY_EQ(not_owner_error);
-};
-struct not_api_payer_error {
-  static constexpr std::string_view kSignature = "NotApiPayer(address)";
-  static constexpr registry_errc kCode = registry_errc::not_api_payer;
-  address sender{};
-  ENACT_REGISTRY_EQ(not_api_payer_error);
-};
-/// newAccount from a wallet under a hash other than keccak256(abi.encodePacked(admin)).
-struct account_hash_not_canonical_error {
-  static constexpr std::string_view kSignature = "AccountHashNotCanonical(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::account_hash_not_canonical;
-  hash256 api_key_hash{};
-  address admin{};
-  ENACT_REGISTRY_EQ(account_hash_not_canonical_error);
-};
-/// newAccount from a wallet (not an api payer) with managed = true.
-struct managed_not_allowed_error {
-  static constexpr std::string_view kSignature = "ManagedNotAllowed(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::managed_not_allowed;
-  hash256 api_key_hash{};
-  address sender{};
-  ENACT_REGISTRY_EQ(managed_not_allowed_error);
-};
-/// newAccount under the hash of a usage key.
-struct hash_is_usage_key_error {
-  static constexpr std::string_view kSignature = "HashIsUsageKey(uint256)";
-  static constexpr registry_errc kCode = registry_errc::hash_is_usage_key;
-  hash256 api_key_hash{};
-  ENACT_REGISTRY_EQ(hash_is_usage_key_error);
-};
-/// setUsageApiKey under the hash of an account.
-struct hash_is_account_error {
-  static constexpr std::string_view kSignature = "HashIsAccount(uint256)";
-  static constexpr registry_errc kCode = registry_errc::hash_is_account;
-  hash256 usage_key_hash{};
-  ENACT_REGISTRY_EQ(hash_is_account_error);
-};
-/// setUsageApiKey under the hash of a key another account holds (`account_hash`: the caller's).
-struct usage_key_of_another_account_error {
-  static constexpr std::string_view kSignature = "UsageKeyOfAnotherAccount(uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::usage_key_of_another_account;
-  hash256 account_hash{};
-  hash256 usage_key_hash{};
-  ENACT_REGISTRY_EQ(usage_key_of_another_account_error);
-};
-/// convertToChainSecured from the admin (not an api payer) naming another wallet as new admin.
-struct new_admin_not_sender_error {
-  static constexpr std::string_view kSignature = "NewAdminNotSender(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::new_admin_not_sender;
-  hash256 account_hash{};
-  address new_admin{};
-  ENACT_REGISTRY_EQ(new_admin_not_sender_error);
-};
-/// Solidity's `Error(string)` (require with a message, revert("...")); JSON key "message".
-struct error_string_error {
-  static constexpr std::string_view kSignature = "Error(string)";
-  static constexpr registry_errc kCode = registry_errc::error_string;
-  std::string message;
-  ENACT_REGISTRY_EQ(error_string_error);
-};
-/// Solidity's `Panic(uint256)` (Solidity docs, "Panic via assert and Error via require");
-/// JSON key "code".
-struct panic_error {
-  static constexpr std::string_view kSignature = "Panic(uint256)";
-  static constexpr registry_errc kCode = registry_errc::panic;
-  u256 code;
-  ENACT_REGISTRY_EQ(panic_error);
-};
-
-#undef ENACT_REGISTRY_EQ
-
-using any_error =
-    std::variant<not_admin_error, relay_not_allowed_error, already_unmanaged_error, unknown_account_error,
-                 unknown_usage_key_error, unknown_group_error, unknown_wallet_error, unknown_action_error,
-                 unknown_payment_error, duplicate_error, already_credited_error, insufficient_credits_error,
-                 invalid_argument_error, not_owner_error, not_api_payer_error, account_hash_not_canonical_error,
-                 managed_not_allowed_error, hash_is_usage_key_error, hash_is_account_error,
-                 usage_key_of_another_account_error, new_admin_not_sender_error, error_string_error, panic_error>;
-
-template <class T>
-concept error_type = detail::is_alternative<T, any_error>::value;
-
-/// A classified revert.
-struct registry_error {
-  registry_errc code = registry_errc::unknown_error;
-  std::string name;          // "NotAdmin", "Error", "Panic"; empty for unknown_error
-  boost::json::object args;  // arguments by Solidity name; unknown_error: {"data": "0x…"}
-  std::string message;       // "NotAdmin(accountHash=0x…, sender=0x…)"
-
-  /// As an enact::error: the registry_errc and the message.
-  [[nodiscard]] error to_error() const { return error{make_error_code(code), message}; }
-};
-
-/// First 4 bytes of keccak256(T::kSignature).
-template <error_type T>
-[[nodiscard]] const std::array<uint8_t, 4>& selector();
-
-/// selector ‖ ABI-encoded arguments: the revert data.
-template <error_type T>
-[[nodiscard]] bytes encode_revert(const T& e);
-[[nodiscard]] bytes encode_revert(const any_error& e);
-/// From a registry_error's code and JSON args (the inverse of decode_revert); abi_errc::bad_value
-/// for unknown_error or args that do not fit.
-[[nodiscard]] result<bytes> encode_revert(const registry_error& e);
-
-/// Classifies revert data. Never fails: anything unrecognised is unknown_error.
-[[nodiscard]] registry_error decode_revert(bytes_view revert_data);
 
 // =============================================================================================
 // Deployment: the registry's code from the committed build artifact

@@ -43,19 +43,10 @@ enum class rpc_errc {
   tx_failed,    // a mined transaction whose receipt has status 0
 };
 
-namespace detail {
-inline const std::error_category& rpc_category() noexcept {
-  static const errc_category<rpc_errc> c(
-      "enact.rpc", {"", "response is not JSON", "malformed JSON-RPC response", "response id does not match the request",
-                    "the node returned an error", "invalid QUANTITY", "invalid DATA", "node unreachable", "timed out",
-                    "unexpected HTTP status", "invalid endpoint URL", "transaction failed"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(rpc_errc e) noexcept { return {static_cast<int>(e), detail::rpc_category()}; }
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::rpc_errc)
+ENACT_ERRC(rpc_errc, rpc_category, "enact.rpc", "response is not JSON", "malformed JSON-RPC response",
+           "response id does not match the request", "the node returned an error", "invalid QUANTITY", "invalid DATA",
+           "node unreachable", "timed out", "unexpected HTTP status", "invalid endpoint URL", "transaction failed")
 
 namespace enact::chain::rpc {
 

@@ -31,20 +31,10 @@ enum class chain_errc {
   high_s,          // s > n/2 (EIP-2)
 };
 
-namespace detail {
-inline const std::error_category& chain_category() noexcept {
-  static const errc_category<chain_errc> c(
-      "enact.chain", {"", "not an EIP-1559 transaction", "malformed RLP", "wrong number of fields", "malformed field",
-                      "non-empty access list", "invalid signature", "s is high (EIP-2)"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(chain_errc e) noexcept {
-  return {static_cast<int>(e), detail::chain_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::chain_errc)
+ENACT_ERRC(chain_errc, chain_category, "enact.chain", "not an EIP-1559 transaction", "malformed RLP",
+           "wrong number of fields", "malformed field", "non-empty access list", "invalid signature",
+           "s is high (EIP-2)")
 
 namespace enact::chain {
 

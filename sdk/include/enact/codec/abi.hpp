@@ -3,11 +3,9 @@
 // tree, the standard head/tail encoding and a strict decoder that rejects every non-canonical
 // word (dirty high bits, bad sign extension, bool other than 0/1, non-zero padding) and every
 // offset or length that points outside the data, before allocating anything. Also function
-// signatures and selectors, `abi.encodePacked`, and the JSON / command-line bridge in the shape
-// ethers' AbiCoder uses (integers as decimal strings, addresses EIP-55 checksummed, bytes as hex).
+// signatures and selectors, `abi.encodePacked`, and command-line arguments; the JSON bridge in the
+// shape ethers' AbiCoder uses is in abi_json.hpp.
 #pragma once
-
-#include <boost/json/value.hpp>
 
 #include <array>
 #include <cstddef>
@@ -40,19 +38,10 @@ enum class abi_errc {
   selector_mismatch,  // call data for another function
 };
 
-namespace detail {
-inline const std::error_category& abi_category() noexcept {
-  static const errc_category<abi_errc> c(
-      "enact.abi", {"", "invalid ABI type", "invalid function signature", "value does not match its type",
-                    "wrong length", "integer out of range", "invalid bool", "non-zero padding", "offset out of bounds",
-                    "data too short", "decoded data too large", "invalid value", "selector mismatch"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(abi_errc e) noexcept { return {static_cast<int>(e), detail::abi_category()}; }
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::abi_errc)
+ENACT_ERRC(abi_errc, abi_category, "enact.abi", "invalid ABI type", "invalid function signature",
+           "value does not match its type", "wrong length", "integer out of range", "invalid bool", "non-zero padding",
+           "offset out of bounds", "data too short", "decoded data too large", "invalid value", "selector mismatch")
 
 namespace enact::abi {
 
@@ -197,17 +186,6 @@ struct function_sig {
 
 /// Checks the selector, then decodes the arguments.
 [[nodiscard]] result<std::vector<value>> decode_call(const function_sig& fn, bytes_view calldata);
-
-/// A value from ethers-style JSON: integers as exact JSON numbers, decimal strings or "0x" hex
-/// strings (with a leading '-' for intN); bools; addresses as "0x" + 40 hex digits of any case;
-/// bytes and bytesN as "0x" hex; strings; arrays for arrays and tuples. `what` names the value in
-/// error messages.
-[[nodiscard]] result<value> from_json(const type& t, const boost::json::value& v, std::string_view what = "value");
-
-/// JSON of a value: integers as decimal strings, addresses EIP-55 checksummed, bytes as "0x"
-/// lowercase hex, bools, strings, arrays. Throws enact::Error (type_mismatch) when `v` does not
-/// have the shape of `t`, and (bad_type) when a hand-built `t` is invalid.
-[[nodiscard]] boost::json::value to_json(const type& t, const value& v);
 
 /// A command-line argument: scalars written bare (`42`, `-1`, `0xabc…`, `true`, `hello`), arrays
 /// and tuples written as JSON (`[1,2]`, `["0x…",[true]]`).

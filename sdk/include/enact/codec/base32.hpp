@@ -22,19 +22,9 @@ enum class base32_errc {
   non_canonical,
 };
 
-namespace detail {
-inline const std::error_category& base32_category() noexcept {
-  static const errc_category<base32_errc> c(
-      "enact.base32", {"", "invalid base32 character", "impossible base32 length", "non-zero trailing bits"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(base32_errc e) noexcept {
-  return {static_cast<int>(e), detail::base32_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::base32_errc)
+ENACT_ERRC(base32_errc, base32_category, "enact.base32", "invalid base32 character", "impossible base32 length",
+           "non-zero trailing bits")
 
 namespace enact::base32 {
 

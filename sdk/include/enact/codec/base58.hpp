@@ -21,18 +21,8 @@ enum class base58_errc {
   too_long,
 };
 
-namespace detail {
-inline const std::error_category& base58_category() noexcept {
-  static const errc_category<base58_errc> c("enact.base58", {"", "invalid base58 character", "input too long"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(base58_errc e) noexcept {
-  return {static_cast<int>(e), detail::base58_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::base58_errc)
+ENACT_ERRC(base58_errc, base58_category, "enact.base58", "invalid base58 character", "input too long")
 
 namespace enact::base58 {
 

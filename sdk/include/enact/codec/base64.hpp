@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "enact/bytes.hpp"
 #include "enact/error.hpp"
@@ -21,20 +22,9 @@ enum class base64_errc {
   non_canonical,  // non-zero bits in the unused part of the last symbol
 };
 
-namespace detail {
-inline const std::error_category& base64_category() noexcept {
-  static const errc_category<base64_errc> c(
-      "enact.base64", {"", "invalid base64 character", "invalid base64 length", "invalid base64 padding",
-                       "non-canonical base64 (non-zero trailing bits)"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(base64_errc e) noexcept {
-  return {static_cast<int>(e), detail::base64_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::base64_errc)
+ENACT_ERRC(base64_errc, base64_category, "enact.base64", "invalid base64 character", "invalid base64 length",
+           "invalid base64 padding", "non-canonical base64 (non-zero trailing bits)")
 
 namespace enact::base64 {
 
@@ -112,6 +102,18 @@ inline result<bytes> decode_symbols(std::string_view s, bool url, std::string_vi
     return fail(base64_errc::non_canonical, std::string(what) + ": non-zero trailing bits in the last symbol");
   return out;
 }
+
+/// Splits up to two trailing '=' off `s`, refusing a '=' anywhere else: the body and the number
+/// of '='.
+inline result<std::pair<std::string_view, size_t>> split_padding(std::string_view s, std::string_view what) {
+  size_t pad = 0;
+  while (pad < 2 && pad < s.size() && s[s.size() - 1 - pad] == '=')
+    ++pad;
+  const std::string_view body = s.substr(0, s.size() - pad);
+  if (const size_t eq = body.find('='); eq != std::string_view::npos)
+    return fail(base64_errc::bad_padding, std::string(what) + ": misplaced '=' at offset " + std::to_string(eq));
+  return std::pair{body, pad};
+}
 }  // namespace detail
 
 /// Standard alphabet, padded (RFC 4648 §4).
@@ -122,13 +124,8 @@ inline result<bytes> decode_symbols(std::string_view s, bool url, std::string_vi
 
 /// Strict standard base64: padding required, canonical trailing bits, no whitespace.
 [[nodiscard]] inline result<bytes> decode(std::string_view s, std::string_view what = "base64") {
-  size_t pad = 0;
-  while (pad < 2 && pad < s.size() && s[s.size() - 1 - pad] == '=')
-    ++pad;
-  const std::string_view body = s.substr(0, s.size() - pad);
-  if (const size_t eq = body.find('='); eq != std::string_view::npos)
-    return fail(base64_errc::bad_padding, std::string(what) + ": misplaced '=' at offset " + std::to_string(eq));
-  auto out = detail::decode_symbols(body, false, what);
+  ENACT_TRY(const auto split, detail::split_padding(s, what));
+  auto out = detail::decode_symbols(split.first, false, what);
   if (out && s.size() % 4 != 0)
     return fail(base64_errc::bad_padding, std::string(what) + ": missing or incomplete padding");
   return out;
@@ -136,17 +133,12 @@ inline result<bytes> decode_symbols(std::string_view s, bool url, std::string_vi
 
 /// Strict base64url: URL alphabet; padding optional, but when present it must be complete.
 [[nodiscard]] inline result<bytes> decode_url(std::string_view s, std::string_view what = "base64url") {
-  size_t pad = 0;
-  while (pad < 2 && pad < s.size() && s[s.size() - 1 - pad] == '=')
-    ++pad;
-  const std::string_view body = s.substr(0, s.size() - pad);
-  if (const size_t eq = body.find('='); eq != std::string_view::npos)
-    return fail(base64_errc::bad_padding, std::string(what) + ": misplaced '=' at offset " + std::to_string(eq));
+  ENACT_TRY(const auto split, detail::split_padding(s, what));
   // With at most two '=' and a total length that is a multiple of 4, the padding is exactly what
   // the body length calls for.
-  if (pad != 0 && s.size() % 4 != 0)
+  if (split.second != 0 && s.size() % 4 != 0)
     return fail(base64_errc::bad_padding, std::string(what) + ": incomplete padding");
-  return detail::decode_symbols(body, true, what);
+  return detail::decode_symbols(split.first, true, what);
 }
 
 }  // namespace enact::base64

@@ -20,17 +20,9 @@ enum class hex_errc {
   wrong_length,
 };
 
-namespace detail {
-inline const std::error_category& hex_category() noexcept {
-  static const errc_category<hex_errc> c(
-      "enact.hex", {"", "odd number of hex digits", "invalid hex digit", "missing 0x prefix", "wrong length"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(hex_errc e) noexcept { return {static_cast<int>(e), detail::hex_category()}; }
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::hex_errc)
+ENACT_ERRC(hex_errc, hex_category, "enact.hex", "odd number of hex digits", "invalid hex digit", "missing 0x prefix",
+           "wrong length")
 
 namespace enact::hex {
 

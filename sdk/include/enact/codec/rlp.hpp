@@ -1,11 +1,9 @@
 // Recursive Length Prefix encoding (Ethereum Yellow Paper, appendix B): the `item` tree (a byte
 // string or a list of items), encoders for items, byte strings and unsigned integers, and a
 // strict decoder that accepts only canonical encodings — exactly one byte string decodes to a
-// given item, so hashes over RLP (transactions, tries) cannot be malleated. The JSON bridge uses
-// the shape of ethers' encodeRlp/decodeRlp: "0x…" strings for byte strings, arrays for lists.
+// given item, so hashes over RLP (transactions, tries) cannot be malleated. The JSON bridge
+// (rlp_json.hpp) uses the shape of ethers' encodeRlp/decodeRlp.
 #pragma once
-
-#include <boost/json/value.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -34,20 +32,11 @@ enum class rlp_errc {
   bad_json,                   // JSON that is not a "0x…" string or an array of such
 };
 
-namespace detail {
-inline const std::error_category& rlp_category() noexcept {
-  static const errc_category<rlp_errc> c(
-      "enact.rlp", {"", "truncated input", "trailing bytes after the item", "single byte not encoded as itself",
-                    "long form used for a short payload", "length with leading zero bytes",
-                    "element larger than its enclosing list", "nesting too deep", "expected a byte string",
-                    "expected a list", "integer with leading zero bytes", "integer too large", "invalid RLP JSON"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(rlp_errc e) noexcept { return {static_cast<int>(e), detail::rlp_category()}; }
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::rlp_errc)
+ENACT_ERRC(rlp_errc, rlp_category, "enact.rlp", "truncated input", "trailing bytes after the item",
+           "single byte not encoded as itself", "long form used for a short payload", "length with leading zero bytes",
+           "element larger than its enclosing list", "nesting too deep", "expected a byte string", "expected a list",
+           "integer with leading zero bytes", "integer too large", "invalid RLP JSON")
 
 namespace enact::rlp {
 
@@ -108,10 +97,5 @@ inline void encode(bytes& out, uint64_t v) { encode(out, u256{v}); }
 [[nodiscard]] result<u256> decode_uint(const item& it, std::string_view what = "rlp uint");
 /// Same, limited to 64 bits.
 [[nodiscard]] result<uint64_t> decode_u64(const item& it, std::string_view what = "rlp uint");
-
-/// ethers' shape: byte strings as "0x…" lowercase hex, lists as arrays.
-[[nodiscard]] boost::json::value to_json(const item& it);
-/// Inverse of to_json; hex digits of either case; `0x` prefix and an even digit count required.
-[[nodiscard]] result<item> from_json(const boost::json::value& v, size_t max_depth = kMaxDepth);
 
 }  // namespace enact::rlp

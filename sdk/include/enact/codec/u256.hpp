@@ -30,17 +30,9 @@ enum class u256_errc {
   division_by_zero,  // divmod with a zero divisor
 };
 
-namespace detail {
-inline const std::error_category& u256_category() noexcept {
-  static const errc_category<u256_errc> c(
-      "enact.u256", {"", "no digits", "invalid digit", "value out of range", "more than 32 bytes", "division by zero"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(u256_errc e) noexcept { return {static_cast<int>(e), detail::u256_category()}; }
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::u256_errc)
+ENACT_ERRC(u256_errc, u256_category, "enact.u256", "no digits", "invalid digit", "value out of range",
+           "more than 32 bytes", "division by zero")
 
 namespace enact {
 

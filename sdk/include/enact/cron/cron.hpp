@@ -43,19 +43,10 @@ enum class cron_errc {
   too_long,
 };
 
-namespace detail {
-inline const std::error_category& cron_category() noexcept {
-  static const errc_category<cron_errc> c(
-      "enact.cron", {"", "expected 5 or 6 fields", "empty field or list item", "invalid syntax", "value out of range",
-                     "reversed range", "invalid step", "unknown month, day or macro name", "duplicate value",
-                     "day of month never occurs", "expression too long"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(cron_errc e) noexcept { return {static_cast<int>(e), detail::cron_category()}; }
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::cron_errc)
+ENACT_ERRC(cron_errc, cron_category, "enact.cron", "expected 5 or 6 fields", "empty field or list item",
+           "invalid syntax", "value out of range", "reversed range", "invalid step", "unknown month, day or macro name",
+           "duplicate value", "day of month never occurs", "expression too long")
 
 namespace enact::cron {
 

@@ -22,19 +22,9 @@ enum class address_errc {
   bad_checksum,        // mixed case that is not the EIP-55 checksum (strict parsing only)
 };
 
-namespace detail {
-inline const std::error_category& address_category() noexcept {
-  static const errc_category<address_errc> c("enact.address", {"", "missing 0x prefix", "address must be 40 hex digits",
-                                                               "invalid hex digit", "EIP-55 checksum mismatch"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(address_errc e) noexcept {
-  return {static_cast<int>(e), detail::address_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::address_errc)
+ENACT_ERRC(address_errc, address_category, "enact.address", "missing 0x prefix", "address must be 40 hex digits",
+           "invalid hex digit", "EIP-55 checksum mismatch")
 
 namespace enact {
 

@@ -23,20 +23,9 @@ enum class aes_gcm_errc {
   backend_failed,         // OpenSSL reported an internal failure
 };
 
-namespace detail {
-inline const std::error_category& aes_gcm_category() noexcept {
-  static const errc_category<aes_gcm_errc> c(
-      "enact.aes_gcm", {"", "key must be 32 bytes", "nonce must be 12 bytes", "sealed data truncated",
-                        "authentication failed", "AES-GCM backend failure"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(aes_gcm_errc e) noexcept {
-  return {static_cast<int>(e), detail::aes_gcm_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::aes_gcm_errc)
+ENACT_ERRC(aes_gcm_errc, aes_gcm_category, "enact.aes_gcm", "key must be 32 bytes", "nonce must be 12 bytes",
+           "sealed data truncated", "authentication failed", "AES-GCM backend failure")
 
 namespace enact::aes_gcm {
 

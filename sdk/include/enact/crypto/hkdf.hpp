@@ -16,16 +16,8 @@ enum class hkdf_errc {
   backend_failed,  // OpenSSL reported an internal failure
 };
 
-namespace detail {
-inline const std::error_category& hkdf_category() noexcept {
-  static const errc_category<hkdf_errc> c("enact.hkdf", {"", "invalid output length", "HKDF backend failure"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(hkdf_errc e) noexcept { return {static_cast<int>(e), detail::hkdf_category()}; }
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::hkdf_errc)
+ENACT_ERRC(hkdf_errc, hkdf_category, "enact.hkdf", "invalid output length", "HKDF backend failure")
 
 namespace enact {
 

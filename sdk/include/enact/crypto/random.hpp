@@ -16,18 +16,8 @@ enum class random_errc {
   generator_failed = 1,
 };
 
-namespace detail {
-inline const std::error_category& random_category() noexcept {
-  static const errc_category<random_errc> c("enact.random", {"", "random generator failed"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(random_errc e) noexcept {
-  return {static_cast<int>(e), detail::random_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::random_errc)
+ENACT_ERRC(random_errc, random_category, "enact.random", "random generator failed")
 
 namespace enact {
 

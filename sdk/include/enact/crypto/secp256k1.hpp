@@ -26,21 +26,10 @@ enum class secp256k1_errc {
   signing_failed,           // libsecp256k1 refused to sign (cannot happen for a valid key)
 };
 
-namespace detail {
-inline const std::error_category& secp256k1_category() noexcept {
-  static const errc_category<secp256k1_errc> c(
-      "enact.secp256k1",
-      {"", "invalid private key", "signature must be 65 bytes", "invalid recovery id", "r out of range",
-       "s out of range", "s is high (EIP-2)", "public key recovery failed", "signing failed"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(secp256k1_errc e) noexcept {
-  return {static_cast<int>(e), detail::secp256k1_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::secp256k1_errc)
+ENACT_ERRC(secp256k1_errc, secp256k1_category, "enact.secp256k1", "invalid private key", "signature must be 65 bytes",
+           "invalid recovery id", "r out of range", "s out of range", "s is high (EIP-2)", "public key recovery failed",
+           "signing failed")
 
 namespace enact::secp256k1 {
 

@@ -65,21 +65,10 @@ enum class envelope_errc {
   signer_mismatch,      // recovered address differs from message.address or the expected signer
 };
 
-namespace detail {
-inline const std::error_category& envelope_category() noexcept {
-  static const errc_category<envelope_errc> c(
-      "enact.envelope",
-      {"", "typed data too large", "malformed typed data", "typed data types not canonical", "wrong primaryType",
-       "domain mismatch", "chainId mismatch", "issuedAt outside the window", "malformed signature", "signer mismatch"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(envelope_errc e) noexcept {
-  return {static_cast<int>(e), detail::envelope_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::envelope_errc)
+ENACT_ERRC(envelope_errc, envelope_category, "enact.envelope", "typed data too large", "malformed typed data",
+           "typed data types not canonical", "wrong primaryType", "domain mismatch", "chainId mismatch",
+           "issuedAt outside the window", "malformed signature", "signer mismatch")
 
 namespace enact::envelope {
 

@@ -67,21 +67,10 @@ enum class eip712_errc {
   too_deep,       // values nested deeper than eip712::kMaxDepth
 };
 
-namespace detail {
-inline const std::error_category& eip712_category() noexcept {
-  static const errc_category<eip712_errc> c(
-      "enact.eip712",
-      {"", "malformed typed-data document", "missing field", "undeclared field", "unknown type",
-       "malformed type definition", "cyclic type", "invalid value", "value out of range", "nesting too deep"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(eip712_errc e) noexcept {
-  return {static_cast<int>(e), detail::eip712_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::eip712_errc)
+ENACT_ERRC(eip712_errc, eip712_category, "enact.eip712", "malformed typed-data document", "missing field",
+           "undeclared field", "unknown type", "malformed type definition", "cyclic type", "invalid value",
+           "value out of range", "nesting too deep")
 
 namespace enact::eip712 {
 

@@ -28,18 +28,9 @@ enum class pkp_errc {
   bad_purpose,       // a server-key purpose label that is empty or over 64 bytes
 };
 
-namespace detail {
-inline const std::error_category& pkp_category() noexcept {
-  static const errc_category<pkp_errc> c(
-      "enact.pkp",
-      {"", "root key must be 32 bytes", "no valid signing scalar derived", "server key purpose must be 1..64 bytes"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(pkp_errc e) noexcept { return {static_cast<int>(e), detail::pkp_category()}; }
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::pkp_errc)
+ENACT_ERRC(pkp_errc, pkp_category, "enact.pkp", "root key must be 32 bytes", "no valid signing scalar derived",
+           "server key purpose must be 1..64 bytes")
 
 namespace enact::pkp {
 

@@ -33,18 +33,8 @@ enum class scope_errc {
   bad_group_id,       // negative, fractional or out of uint64 range
 };
 
-namespace detail {
-inline const std::error_category& scope_category() noexcept {
-  static const errc_category<scope_errc> c("enact.scope", {"", "unknown field", "wrong type", "invalid group id"});
-  return c;
-}
-}  // namespace detail
-inline std::error_code make_error_code(scope_errc e) noexcept {
-  return {static_cast<int>(e), detail::scope_category()};
-}
-
 }  // namespace enact
-ENACT_ERRC_ENUM(enact::scope_errc)
+ENACT_ERRC(scope_errc, scope_category, "enact.scope", "unknown field", "wrong type", "invalid group id")
 
 namespace enact::scope {
 
