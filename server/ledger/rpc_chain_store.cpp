@@ -2,8 +2,6 @@
 // file, the blocks it appends for ledger events and the transactions sent to it.
 #include "ledger/rpc_chain_store.hpp"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <chrono>
 #include <iterator>
@@ -15,6 +13,7 @@
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "ledger/embedded_ledger.hpp"
+#include "storage/sqlite.hpp"
 
 namespace enact::ledger::rpc {
 
@@ -30,143 +29,16 @@ std::array<uint8_t, 8> be64(uint64_t v) {
 // ---------------------------------------------------------------------------------------------
 // The surface's SQLite file
 
-class database {
- public:
-  explicit database(const std::string& path) {
-    sqlite3* db = nullptr;
-    const int rc =
-        sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-    db_ = db;
-    if (rc != SQLITE_OK)
-      fail_with("open " + path);
-    sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_timeout(db_, 5000);
-  }
-  ~database() { sqlite3_close_v2(db_); }
-  database(const database&) = delete;
-  database& operator=(const database&) = delete;
-
-  sqlite3* handle() const noexcept { return db_; }
-  void exec(const char* sql) {
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK)
-      fail_with("exec");
-  }
-  void rollback() noexcept {
-    if (sqlite3_get_autocommit(db_) == 0)
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  [[noreturn]] void fail_with(const std::string& what) const {
-    throw store_failure("rpc store: " + what + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory"));
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
-
 namespace {
 
-class statement {
- public:
-  statement(database& db, std::string_view sql) : db_(db) {
-    if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &s_, nullptr) != SQLITE_OK)
-      db.fail_with("prepare");
-  }
-  ~statement() { sqlite3_finalize(s_); }
-  statement(const statement&) = delete;
-  statement& operator=(const statement&) = delete;
+using storage::query;
 
-  template <class... A>
-  statement& bind(const A&... args) {
-    (bind_one(args), ...);
-    return *this;
-  }
-  bool next() {
-    const int rc = sqlite3_step(s_);
-    if (rc == SQLITE_ROW)
-      return true;
-    if (rc == SQLITE_DONE)
-      return false;
-    db_.fail_with("step");
-  }
-  void run() {
-    while (next()) {
-    }
-  }
-  int64_t i64(int col) const { return sqlite3_column_int64(s_, col); }
-  std::string text(int col) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
-    return p == nullptr ? std::string() : std::string(p, sqlite3_column_bytes(s_, col));
-  }
-  uint64_t u64(int col) const { return static_cast<uint64_t>(i64(col)); }
-  bool null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
-  bytes blob(int col) const {
-    const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(s_, col));
-    return p == nullptr ? bytes{} : bytes(p, p + sqlite3_column_bytes(s_, col));
-  }
-  template <size_t N>
-  std::array<uint8_t, N> fixed(int col) const {
-    const bytes b = blob(col);
-    if (b.size() != N)
-      throw store_failure("rpc store: corrupt row: blob of " + std::to_string(b.size()) + " bytes, expected " +
-                          std::to_string(N));
-    std::array<uint8_t, N> out{};
-    std::copy(b.begin(), b.end(), out.begin());
-    return out;
-  }
-
- private:
-  void check(int rc) {
-    if (rc != SQLITE_OK)
-      db_.fail_with("bind");
-  }
-  void bind_one(int64_t v) { check(sqlite3_bind_int64(s_, ++index_, v)); }
-  void bind_one(uint64_t v) { bind_one(static_cast<int64_t>(v)); }
-  void bind_one(int v) { bind_one(static_cast<int64_t>(v)); }
-  void bind_one(bool v) { bind_one(static_cast<int64_t>(v ? 1 : 0)); }
-  void bind_one(std::nullptr_t) { check(sqlite3_bind_null(s_, ++index_)); }
-  void bind_one(std::string_view v) {
-    check(sqlite3_bind_text64(s_, ++index_, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
-  }
-  void bind_one(const char* v) { bind_one(std::string_view(v)); }
-  void bind_one(const bytes& v) {
-    // An empty vector may have no storage; SQLite would bind NULL for a null pointer.
-    static constexpr uint8_t kNone = 0;
-    check(sqlite3_bind_blob64(s_, ++index_, v.empty() ? &kNone : v.data(), v.size(), SQLITE_TRANSIENT));
-  }
-  template <size_t N>
-  void bind_one(const std::array<uint8_t, N>& v) {
-    check(sqlite3_bind_blob64(s_, ++index_, v.data(), N, SQLITE_TRANSIENT));
-  }
-  template <class T>
-  void bind_one(const std::optional<T>& v) {
-    if (v)
-      bind_one(*v);
-    else
-      bind_one(nullptr);
-  }
-
-  database& db_;
-  sqlite3_stmt* s_ = nullptr;
-  int index_ = 0;
-};
-
-/// BEGIN IMMEDIATE … COMMIT, rolled back when not committed.
-class sql_transaction {
- public:
-  explicit sql_transaction(database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
-  ~sql_transaction() {
-    if (!done_)
-      db_.rollback();
-  }
-  void commit() {
-    db_.exec("COMMIT");
-    done_ = true;
-  }
-
- private:
-  database& db_;
-  bool done_ = false;
-};
+/// A blob that binds as one even when empty: an empty vector's data pointer may be null, which
+/// SQLite binds as NULL, and the blob columns below are NOT NULL.
+bytes_view blob_of(const bytes& b) {
+  static constexpr uint8_t kNone = 0;
+  return b.empty() ? bytes_view(&kNone, 0) : bytes_view(b);
+}
 
 constexpr int kSchemaVersion = 1;
 constexpr const char* kSchema = R"sql(
@@ -246,7 +118,7 @@ constexpr size_t kEventPage = 1000;
 }  // namespace
 
 chain_store::chain_store(embedded_ledger& ledger, const rpc_settings& settings)
-    : ledger_(ledger), settings_(settings), db_(std::make_unique<database>(settings.sqlite_path)) {
+    : ledger_(ledger), settings_(settings), db_(std::make_unique<storage::connection>(settings.sqlite_path)) {
   migrate();
   recover();
   sync();
@@ -255,43 +127,34 @@ chain_store::chain_store(embedded_ledger& ledger, const rpc_settings& settings)
 chain_store::~chain_store() = default;
 
 void chain_store::add_pending(const hash256& hash, const address& sender, uint64_t nonce, const bytes& raw) {
-  statement(*db_,
-            "INSERT INTO pending (hash, sender, nonce, raw, after_sequence) "
-            "VALUES (?, ?, ?, ?, (SELECT value FROM meta WHERE key = 'synced_sequence'))")
-      .bind(hash, sender, nonce, raw)
+  query(*db_,
+        "INSERT INTO pending (hash, sender, nonce, raw, after_sequence) "
+        "VALUES (?, ?, ?, ?, (SELECT value FROM meta WHERE key = 'synced_sequence'))")
+      .bind(hash, sender, nonce, blob_of(raw))
       .run();
 }
 
 void chain_store::drop_pending(const hash256& hash) {
-  statement(*db_, "DELETE FROM pending WHERE hash = ?").bind(hash).run();
+  query(*db_, "DELETE FROM pending WHERE hash = ?").bind(hash).run();
 }
 
 // --- opening --------------------------------------------------------------------------------
 
 void chain_store::migrate() {
-  {
-    statement q(*db_, "PRAGMA journal_mode = WAL");
-    if (!q.next() || q.text(0) != "wal")
-      throw store_failure("rpc store: " + settings_.sqlite_path + ": cannot enable WAL journal");
-  }
+  db_->enable_wal();
   db_->exec("PRAGMA synchronous = NORMAL");
   db_->exec("PRAGMA foreign_keys = ON");
-  int64_t version = 0;
-  {
-    statement q(*db_, "PRAGMA user_version");
-    if (q.next())
-      version = q.i64(0);
-  }
+  const int64_t version = db_->user_version();
   if (version > kSchemaVersion)
     throw store_failure("rpc store: " + settings_.sqlite_path + ": schema version " + std::to_string(version) +
                         " is newer than this build's " + std::to_string(kSchemaVersion));
   if (version == 0) {
-    sql_transaction t(*db_);
+    storage::transaction t(*db_);
     db_->exec(kSchema);
-    db_->exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
-    statement(*db_,
-              "INSERT INTO meta (key, value) VALUES ('chain_id', ?), ('registry', ?), "
-              "('synced_sequence', 0)")
+    db_->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+    query(*db_,
+          "INSERT INTO meta (key, value) VALUES ('chain_id', ?), ('registry', ?), "
+          "('synced_sequence', 0)")
         .bind(settings_.chain_id, settings_.registry)
         .run();
     // The genesis block: no transaction, a hash that names the chain and the registry.
@@ -299,9 +162,9 @@ void chain_store::migrate() {
     hh.update(std::string_view("enact/embedded-chain"));
     hh.update(be64(settings_.chain_id));
     hh.update(settings_.registry);
-    statement(*db_,
-              "INSERT INTO blocks (number, hash, parent, timestamp, bloom) "
-              "VALUES (0, ?, ?, ?, ?)")
+    query(*db_,
+          "INSERT INTO blocks (number, hash, parent, timestamp, bloom) "
+          "VALUES (0, ?, ?, ?, ?)")
         .bind(hh.finalize(), hash256{}, unix_now(), std::array<uint8_t, 256>{})
         .run();
     t.commit();
@@ -309,7 +172,7 @@ void chain_store::migrate() {
   const uint64_t chain_id = meta_u64("chain_id");
   address registry{};
   {
-    statement q(*db_, "SELECT value FROM meta WHERE key = 'registry'");
+    query q(*db_, "SELECT value FROM meta WHERE key = 'registry'");
     if (!q.next())
       throw store_failure("rpc store: corrupt: no registry address");
     registry = q.fixed<20>(0);
@@ -325,7 +188,7 @@ void chain_store::migrate() {
 void chain_store::recover() {
   std::vector<tx_row> interrupted;
   {
-    statement q(*db_, "SELECT hash, sender, nonce, raw FROM pending");
+    query q(*db_, "SELECT hash, sender, nonce, raw FROM pending");
     while (q.next()) {
       tx_row t;
       t.hash = q.fixed<32>(0);
@@ -346,7 +209,7 @@ void chain_store::recover() {
 }
 
 uint64_t chain_store::meta_u64(const char* key) {
-  statement q(*db_, "SELECT value FROM meta WHERE key = ?");
+  query q(*db_, "SELECT value FROM meta WHERE key = ?");
   q.bind(key);
   if (!q.next())
     throw store_failure(std::string("rpc store: corrupt: no ") + key);
@@ -356,13 +219,13 @@ uint64_t chain_store::meta_u64(const char* key) {
 // --- the chain ----------------------------------------------------------------------------
 
 uint64_t chain_store::head() {
-  statement q(*db_, "SELECT MAX(number) FROM blocks");
+  query q(*db_, "SELECT MAX(number) FROM blocks");
   return q.next() ? q.u64(0) : 0;
 }
 
 namespace {
 
-block_row read_block(const statement& q) {
+block_row read_block(const query& q) {
   block_row b;
   b.number = q.u64(0);
   b.hash = q.fixed<32>(1);
@@ -375,7 +238,7 @@ block_row read_block(const statement& q) {
 }  // namespace
 
 std::optional<block_row> chain_store::block_at(uint64_t n) {
-  statement q(*db_, "SELECT number, hash, parent, timestamp, bloom FROM blocks WHERE number = ?");
+  query q(*db_, "SELECT number, hash, parent, timestamp, bloom FROM blocks WHERE number = ?");
   q.bind(n);
   if (!q.next())
     return std::nullopt;
@@ -383,7 +246,7 @@ std::optional<block_row> chain_store::block_at(uint64_t n) {
 }
 
 std::optional<block_row> chain_store::block_by_hash(const hash256& h) {
-  statement q(*db_, "SELECT number, hash, parent, timestamp, bloom FROM blocks WHERE hash = ?");
+  query q(*db_, "SELECT number, hash, parent, timestamp, bloom FROM blocks WHERE hash = ?");
   q.bind(h);
   if (!q.next())
     return std::nullopt;
@@ -392,18 +255,18 @@ std::optional<block_row> chain_store::block_by_hash(const hash256& h) {
 
 namespace {
 
-tx_row read_tx(const statement& q) {
+tx_row read_tx(const query& q) {
   tx_row t;
   t.hash = q.fixed<32>(0);
   t.block = q.u64(1);
   t.from = q.fixed<20>(2);
-  if (!q.null(3))
+  if (!q.is_null(3))
     t.nonce = q.u64(3);
   t.raw = q.blob(4);
   t.status = q.i64(5) != 0;
   t.revert_data = q.blob(6);
   t.gas_used = q.u64(7);
-  if (!q.null(8))
+  if (!q.is_null(8))
     t.sequence = q.u64(8);
   return t;
 }
@@ -415,7 +278,7 @@ tx_row read_tx(const statement& q) {
   "transactions "
 
 std::optional<tx_row> chain_store::tx_by_hash(const hash256& h) {
-  statement q(*db_, ENACT_TX_SELECT "WHERE hash = ?");
+  query q(*db_, ENACT_TX_SELECT "WHERE hash = ?");
   q.bind(h);
   if (!q.next())
     return std::nullopt;
@@ -423,7 +286,7 @@ std::optional<tx_row> chain_store::tx_by_hash(const hash256& h) {
 }
 
 std::optional<tx_row> chain_store::tx_in_block(uint64_t n) {
-  statement q(*db_, ENACT_TX_SELECT "WHERE block = ?");
+  query q(*db_, ENACT_TX_SELECT "WHERE block = ?");
   q.bind(n);
   if (!q.next())
     return std::nullopt;
@@ -434,9 +297,9 @@ std::optional<tx_row> chain_store::tx_in_block(uint64_t n) {
 /// Logs of blocks up to `to` after position (block, log_index) `after`, in order.
 std::vector<log_row> chain_store::logs_after(uint64_t block, int64_t log_index, uint64_t to, size_t limit) {
   std::vector<log_row> out;
-  statement q(*db_,
-              "SELECT block, log_index, topics, data FROM logs WHERE (block, log_index) > (?, ?) "
-              "AND block <= ? ORDER BY block, log_index LIMIT ?");
+  query q(*db_,
+          "SELECT block, log_index, topics, data FROM logs WHERE (block, log_index) > (?, ?) "
+          "AND block <= ? ORDER BY block, log_index LIMIT ?");
   q.bind(block, log_index, to, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
   while (q.next())
     out.push_back(log_row{q.u64(0), q.u64(1), topics_of(q.blob(2)), q.blob(3)});
@@ -446,9 +309,9 @@ std::vector<log_row> chain_store::logs_after(uint64_t block, int64_t log_index, 
 /// The sender's next nonce: one more than its last transaction sent here (at or before block
 /// `at`), else 0.
 uint64_t chain_store::nonce_of(const address& sender, std::optional<uint64_t> at) {
-  statement q(*db_,
-              "SELECT COALESCE(MAX(nonce) + 1, 0) FROM transactions WHERE sender = ? AND "
-              "nonce IS NOT NULL AND block <= ?");
+  query q(*db_,
+          "SELECT COALESCE(MAX(nonce) + 1, 0) FROM transactions WHERE sender = ? AND "
+          "nonce IS NOT NULL AND block <= ?");
   q.bind(sender, at ? std::min<uint64_t>(*at, INT64_MAX) : uint64_t{INT64_MAX});
   return q.next() ? q.u64(0) : 0;
 }
@@ -478,19 +341,19 @@ void chain_store::append_block(tx_row& t, const std::vector<const event*>& event
   hh.update(t.hash);
   b.hash = hh.finalize();
   t.block = b.number;
-  statement(*db_, "INSERT INTO blocks (number, hash, parent, timestamp, bloom) VALUES (?, ?, ?, ?, ?)")
+  query(*db_, "INSERT INTO blocks (number, hash, parent, timestamp, bloom) VALUES (?, ?, ?, ?, ?)")
       .bind(b.number, b.hash, b.parent, b.timestamp, b.bloom)
       .run();
-  statement(*db_,
-            "INSERT INTO transactions (hash, block, sender, nonce, raw, status, revert_data, "
-            "gas_used, sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+  query(*db_,
+        "INSERT INTO transactions (hash, block, sender, nonce, raw, status, revert_data, "
+        "gas_used, sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .bind(t.hash, t.block, t.from, t.nonce, t.nonce ? std::optional<bytes>(t.raw) : std::nullopt, t.status,
-            t.revert_data, t.gas_used, t.sequence)
+            blob_of(t.revert_data), t.gas_used, t.sequence)
       .run();
   uint64_t index = 0;
   for (const auto& [sequence, log] : logs)
-    statement(*db_, "INSERT INTO logs (block, log_index, sequence, topics, data) VALUES (?, ?, ?, ?, ?)")
-        .bind(b.number, index++, sequence, topics_blob(log.topics), log.data)
+    query(*db_, "INSERT INTO logs (block, log_index, sequence, topics, data) VALUES (?, ?, ?, ?, ?)")
+        .bind(b.number, index++, sequence, topics_blob(log.topics), blob_of(log.data))
         .run();
 }
 
@@ -522,12 +385,12 @@ void chain_store::sync() {
     const std::vector<event> evs = events_after(synced, kEventPage);
     if (evs.empty())
       return;
-    sql_transaction t(*db_);
+    storage::transaction t(*db_);
     for (const event& e : evs) {
       tx_row tx = relayed_tx(e);
       append_block(tx, {&e}, e.created_at);
     }
-    statement(*db_, "UPDATE meta SET value = ? WHERE key = 'synced_sequence'").bind(evs.back().sequence).run();
+    query(*db_, "UPDATE meta SET value = ? WHERE key = 'synced_sequence'").bind(evs.back().sequence).run();
     t.commit();
     if (evs.size() < kEventPage)
       return;
@@ -554,7 +417,7 @@ void chain_store::finish(claim& c) {
   for (const event& e : evs)
     if (e.sender == c.tx.from)
       own.push_back(&e);
-  sql_transaction t(*db_);
+  storage::transaction t(*db_);
   bool placed = false;
   for (const event& e : evs) {
     if (e.sender == c.tx.from) {
@@ -569,8 +432,8 @@ void chain_store::finish(claim& c) {
   if (!placed && !c.drop_if_unclaimed)
     append_block(c.tx, {}, unix_now());
   if (!evs.empty())
-    statement(*db_, "UPDATE meta SET value = ? WHERE key = 'synced_sequence'").bind(evs.back().sequence).run();
-  statement(*db_, "DELETE FROM pending WHERE hash = ?").bind(c.tx.hash).run();
+    query(*db_, "UPDATE meta SET value = ? WHERE key = 'synced_sequence'").bind(evs.back().sequence).run();
+  query(*db_, "DELETE FROM pending WHERE hash = ?").bind(c.tx.hash).run();
   t.commit();
 }
 

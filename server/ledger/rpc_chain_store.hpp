@@ -3,8 +3,10 @@
 // to blocks, persisted in the surface's own SQLite file (WAL) next to the ledger. Every ledger
 // event becomes the registry's log, encoded from its typed value with the SDK's registry encoder.
 //
-// Not thread-safe: the surface serializes every call behind its mutex. SQLite failures (and a
-// corrupt row) are thrown as `store_failure`.
+// The file is one connection of the storage kit (storage/sqlite.hpp). Not thread-safe: the surface
+// serializes every call behind its mutex. SQLite failures and malformed blobs are thrown as
+// storage::sqlite_error; a missing row the chain needs and a failure to read the ledger's events
+// as `store_failure`.
 #pragma once
 
 #include <array>
@@ -17,6 +19,10 @@
 
 #include "enact/bytes.hpp"
 #include "ledger/rpc_surface.hpp"
+
+namespace enact::storage {
+class connection;
+}
 
 namespace enact::ledger {
 
@@ -66,8 +72,6 @@ struct claim {
   bool drop_if_unclaimed = false;  // recovery: no event means the ledger never applied it
 };
 
-class database;
-
 class chain_store {
  public:
   /// Opens (creating when absent) settings.sqlite_path and checks it holds this chain (chain id
@@ -109,7 +113,7 @@ class chain_store {
 
   embedded_ledger& ledger_;
   const rpc_settings& settings_;
-  std::unique_ptr<database> db_;
+  std::unique_ptr<storage::connection> db_;
 };
 
 }  // namespace rpc
