@@ -81,8 +81,7 @@ result<json::value> create_wallet_with_signature(request_context& c) {
   // API.md §1: signature-minted wallets sit at a random 32-byte path, under the signer's account.
   const pkp::derivation_path path = pkp::random_path();
   ENACT_TRY(const address wallet, c.svc.tee->wallet_address(owner, path));
-  const std::string addr = to_checksum_address(wallet);
-  return json::object{{"pkp_id", addr}, {"wallet_address", addr}, {"derivation_path", hex::encode_prefixed(path)}};
+  return json::value_from(api::minted_wallet{wallet, wallet, path});
 }
 
 result<json::value> add_usage_api_key_with_signature(request_context& c) {
@@ -123,8 +122,7 @@ result<json::value> convert_to_chain_secured_account(request_context& c) {
       return already();
     return r.err();
   }
-  return json::object{{"new_admin_wallet_address", to_checksum_address(new_admin)},
-                      {"api_key_hash", hex::encode_prefixed(account.hash)}};
+  return json::value_from(api::chain_secured_account{new_admin, account.hash});
 }
 
 // --- schemas ----------------------------------------------------------------------------------

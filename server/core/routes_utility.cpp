@@ -12,9 +12,7 @@ namespace {
 namespace s = schema;
 
 result<json::value> chain_config(request_context& c) {
-  return json::object{{"chain_id", c.cfg.chain_id},
-                      {"contract_address", to_checksum_address(c.cfg.contract_address)},
-                      {"chain_name", c.cfg.chain_name}};
+  return json::value_from(api::chain_config{c.cfg.chain_id, c.cfg.contract_address, c.cfg.chain_name});
 }
 
 result<json::value> api_payers(request_context& c) {
