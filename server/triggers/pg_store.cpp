@@ -241,12 +241,7 @@ pg_store::~pg_store() = default;
 // triggers
 
 result<trigger> pg_store::create_trigger(const trigger& t, const std::optional<schedule_state>& s) {
-  if (t.id.empty() || t.owner.empty())
-    return fail(store_errc::invalid_argument, "trigger: id and owner must not be empty");
-  ENACT_TRY_VOID(check_text("trigger.id", t.id, 128));
-  ENACT_TRY_VOID(check_text("trigger.owner", t.owner, 256));
-  ENACT_TRY_VOID(check_text("trigger.name", t.name));
-  ENACT_TRY_VOID(check_text("trigger.action_cid", t.action_cid, 256));
+  ENACT_TRY_VOID(check_new_trigger(t));
   const std::string config = json::serialize(t.config);
   return impl_->write([&](connection& c) -> result<trigger> {
     const auto inserted =
@@ -302,12 +297,7 @@ result<listing<trigger>> pg_store::list_triggers(std::string_view owner, page p)
 }
 
 result<trigger> pg_store::update_trigger(std::string_view owner, std::string_view id, const trigger_patch& patch) {
-  if (patch.name)
-    ENACT_TRY_VOID(check_text("trigger.name", *patch.name));
-  if (patch.action_cid)
-    ENACT_TRY_VOID(check_text("trigger.action_cid", *patch.action_cid, 256));
-  if (patch.sealed_usage_key.has_value() != patch.usage_key_hash.has_value())
-    return fail(store_errc::invalid_argument, "trigger patch: sealed_usage_key and usage_key_hash change together");
+  ENACT_TRY_VOID(check_patch(patch));
   std::optional<std::string> config;
   if (patch.config)
     config = json::serialize(*patch.config);
@@ -320,25 +310,7 @@ result<trigger> pg_store::update_trigger(std::string_view owner, std::string_vie
     }
     if (!t || t->owner != owner)
       return no_trigger(id);
-    if (patch.name)
-      t->name = *patch.name;
-    if (patch.enabled)
-      t->enabled = *patch.enabled;
-    if (patch.config)
-      t->config = *patch.config;
-    if (patch.action_cid)
-      t->action_cid = *patch.action_cid;
-    if (patch.pkp_id)
-      t->pkp_id = *patch.pkp_id;
-    if (patch.sealed_usage_key) {
-      t->sealed_usage_key = *patch.sealed_usage_key;
-      t->usage_key_hash = *patch.usage_key_hash;
-    }
-    if (patch.max_runs_per_minute)
-      t->max_runs_per_minute = *patch.max_runs_per_minute;
-    if (patch.max_queued_runs)
-      t->max_queued_runs = *patch.max_queued_runs;
-    t->updated_at = patch.now;
+    apply_patch(*t, patch);
     c.exec(
         "UPDATE triggers SET name = $1, enabled = $2, config = $3, action_cid = $4, pkp_id = $5, "
         "sealed_usage_key = $6, usage_key_hash = $7, updated_at = $8, max_runs_per_minute = $9, "

@@ -466,12 +466,7 @@ sqlite_store::commit_stats sqlite_store::stats() const { return impl_->queue->st
 // triggers
 
 result<trigger> sqlite_store::create_trigger(const trigger& t, const std::optional<schedule_state>& s) {
-  if (t.id.empty() || t.owner.empty())
-    return fail(store_errc::invalid_argument, "trigger: id and owner must not be empty");
-  ENACT_TRY_VOID(check_text("trigger.id", t.id, 128));
-  ENACT_TRY_VOID(check_text("trigger.owner", t.owner, 256));
-  ENACT_TRY_VOID(check_text("trigger.name", t.name));
-  ENACT_TRY_VOID(check_text("trigger.action_cid", t.action_cid, 256));
+  ENACT_TRY_VOID(check_new_trigger(t));
   const std::string config = json::serialize(t.config);
   return impl_->write([&](connection& c) -> result<trigger> {
     if (load_trigger(c, t.id))
@@ -530,12 +525,7 @@ result<listing<trigger>> sqlite_store::list_triggers(std::string_view owner, pag
 }
 
 result<trigger> sqlite_store::update_trigger(std::string_view owner, std::string_view id, const trigger_patch& patch) {
-  if (patch.name)
-    ENACT_TRY_VOID(check_text("trigger.name", *patch.name));
-  if (patch.action_cid)
-    ENACT_TRY_VOID(check_text("trigger.action_cid", *patch.action_cid, 256));
-  if (patch.sealed_usage_key.has_value() != patch.usage_key_hash.has_value())
-    return fail(store_errc::invalid_argument, "trigger patch: sealed_usage_key and usage_key_hash change together");
+  ENACT_TRY_VOID(check_patch(patch));
   std::optional<std::string> config;
   if (patch.config)
     config = json::serialize(*patch.config);
@@ -543,25 +533,7 @@ result<trigger> sqlite_store::update_trigger(std::string_view owner, std::string
     auto t = load_trigger(c, id);
     if (!t || t->owner != owner)
       return no_trigger(id);
-    if (patch.name)
-      t->name = *patch.name;
-    if (patch.enabled)
-      t->enabled = *patch.enabled;
-    if (patch.config)
-      t->config = *patch.config;
-    if (patch.action_cid)
-      t->action_cid = *patch.action_cid;
-    if (patch.pkp_id)
-      t->pkp_id = *patch.pkp_id;
-    if (patch.sealed_usage_key) {
-      t->sealed_usage_key = *patch.sealed_usage_key;
-      t->usage_key_hash = *patch.usage_key_hash;
-    }
-    if (patch.max_runs_per_minute)
-      t->max_runs_per_minute = *patch.max_runs_per_minute;
-    if (patch.max_queued_runs)
-      t->max_queued_runs = *patch.max_queued_runs;
-    t->updated_at = patch.now;
+    apply_patch(*t, patch);
     std::optional<bytes> pkp;
     if (t->pkp_id)
       pkp = bytes(t->pkp_id->begin(), t->pkp_id->end());

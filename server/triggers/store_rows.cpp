@@ -44,6 +44,48 @@ result<void> check_new_run(const new_run& r) {
   return {};
 }
 
+result<void> check_new_trigger(const trigger& t) {
+  if (t.id.empty() || t.owner.empty())
+    return fail(store_errc::invalid_argument, "trigger: id and owner must not be empty");
+  ENACT_TRY_VOID(check_text("trigger.id", t.id, 128));
+  ENACT_TRY_VOID(check_text("trigger.owner", t.owner, 256));
+  ENACT_TRY_VOID(check_text("trigger.name", t.name));
+  ENACT_TRY_VOID(check_text("trigger.action_cid", t.action_cid, 256));
+  return {};
+}
+
+result<void> check_patch(const trigger_patch& patch) {
+  if (patch.name)
+    ENACT_TRY_VOID(check_text("trigger.name", *patch.name));
+  if (patch.action_cid)
+    ENACT_TRY_VOID(check_text("trigger.action_cid", *patch.action_cid, 256));
+  if (patch.sealed_usage_key.has_value() != patch.usage_key_hash.has_value())
+    return fail(store_errc::invalid_argument, "trigger patch: sealed_usage_key and usage_key_hash change together");
+  return {};
+}
+
+void apply_patch(trigger& t, const trigger_patch& patch) {
+  if (patch.name)
+    t.name = *patch.name;
+  if (patch.enabled)
+    t.enabled = *patch.enabled;
+  if (patch.config)
+    t.config = *patch.config;
+  if (patch.action_cid)
+    t.action_cid = *patch.action_cid;
+  if (patch.pkp_id)
+    t.pkp_id = *patch.pkp_id;
+  if (patch.sealed_usage_key) {
+    t.sealed_usage_key = *patch.sealed_usage_key;
+    t.usage_key_hash = *patch.usage_key_hash;
+  }
+  if (patch.max_runs_per_minute)
+    t.max_runs_per_minute = *patch.max_runs_per_minute;
+  if (patch.max_queued_runs)
+    t.max_queued_runs = *patch.max_queued_runs;
+  t.updated_at = patch.now;
+}
+
 error no_trigger(std::string_view id) {
   return fail(store_errc::not_found, "trigger " + std::string(id) + ": no such trigger");
 }

@@ -179,6 +179,12 @@ template <class Row>
 
 [[nodiscard]] result<void> check_text(std::string_view field, std::string_view v, size_t max = kMaxText);
 [[nodiscard]] result<void> check_new_run(const new_run& r);
+/// A new trigger's id and owner are set and its text fields within their limits.
+[[nodiscard]] result<void> check_new_trigger(const trigger& t);
+/// A patch's text fields are within their limits, and the usage key and its hash change together.
+[[nodiscard]] result<void> check_patch(const trigger_patch& patch);
+/// `t` with the fields `patch` sets, updated at `patch.now`.
+void apply_patch(trigger& t, const trigger_patch& patch);
 [[nodiscard]] error no_trigger(std::string_view id);
 [[nodiscard]] error no_run(std::string_view id);
 [[nodiscard]] error lease_lost(const lease_ref& l);
