@@ -1,6 +1,7 @@
 #include "core/swagger_ui.hpp"
 
 #include "core/swagger/embedded_files.hpp"
+#include "http/html.hpp"
 
 namespace enact::core {
 
@@ -17,29 +18,7 @@ std::string_view content_type_of(std::string_view name) noexcept {
 }
 
 // The prefix is configuration, not request input, but it lands in attribute values all the same.
-void append_escaped(std::string& out, std::string_view text) {
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-}
+using http::append_html_escaped;
 
 // `$` stands for the prefix. The page has no inline script: swagger-init.js reads the document's
 // URL from data-openapi-url, so the Content-Security-Policy can keep script-src to 'self'.
@@ -77,7 +56,7 @@ std::string swagger_ui_page(std::string_view prefix) {
   page.reserve(kPage.size() + 16 * prefix.size());
   for (const char c : kPage) {
     if (c == '$') {
-      append_escaped(page, prefix);
+      append_html_escaped(page, prefix);
     } else {
       page += c;
     }

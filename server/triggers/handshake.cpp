@@ -19,6 +19,7 @@
 #include "enact/crypto/sha2.hpp"
 #include "enact/siwe/siwe.hpp"
 #include "http/errors.hpp"
+#include "http/html.hpp"
 #include "http/log.hpp"
 #include "http/rate_limiter.hpp"
 #include "http/request.hpp"
@@ -236,32 +237,7 @@ result<std::string> client_name_of(std::string_view v) {
 
 // --- the approval page -------------------------------------------------------------------------------
 
-std::string html_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
+using http::html_escape;
 
 // The page's script: the values it needs come from data attributes of #app (escaped by the
 // server), never from text spliced into the script.

@@ -14,6 +14,7 @@
 #include "enact/codec/hex.hpp"
 #include "http/cors.hpp"
 #include "http/errors.hpp"
+#include "http/html.hpp"
 #include "http/log.hpp"
 #include "http/request.hpp"
 
@@ -76,6 +77,15 @@ TEST_CASE("well_formed_utf8 replaces what is not UTF-8") {
   CHECK(well_formed_utf8("\xE2\x82") == "\xEF\xBF\xBD\xEF\xBF\xBD");                  // cut short
   CHECK(is_well_formed_utf8("caf\xC3\xA9"));
   CHECK(!is_well_formed_utf8("\xF5\x80\x80\x80"));
+}
+
+TEST_CASE("html_escape") {
+  CHECK(html_escape("plain text") == "plain text");
+  CHECK(html_escape("<a href=\"x\" title='y'>&</a>") ==
+        "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+  std::string out = "pre:";
+  append_html_escaped(out, "\"");
+  CHECK(out == "pre:&quot;");
 }
 
 TEST_CASE("JSON body and query rules") {
