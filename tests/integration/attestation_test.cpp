@@ -72,18 +72,7 @@ response raw_get(int port, const std::string& path) {
   httplib::Client cli("127.0.0.1", port);
   cli.set_url_encode(false);
   cli.set_keep_alive(false);
-  auto r = cli.Get(path);
-  response out;
-  if (!r)
-    return out;
-  out.status = r->status;
-  out.text = r->body;
-  out.headers = r->headers;
-  std::error_code ec;
-  auto v = json::parse(out.text, ec);
-  if (!ec)
-    out.body = std::move(v);
-  return out;
+  return to_response(cli.Get(path));
 }
 
 /// "<hex>  <name>" lines of a sha256sum.txt, by name.

@@ -23,24 +23,6 @@ namespace {
 using namespace std::chrono_literals;
 using enact::test::anvil_process;
 
-response call(int port, const std::string& method, const std::string& path, const std::string& body,
-              const httplib::Headers& headers) {
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_connection_timeout(10);
-  cli.set_read_timeout(30);
-  auto r = method == "GET" ? cli.Get(path, headers) : cli.Post(path, headers, body, "application/json");
-  response out;
-  if (!r)
-    return out;
-  out.status = r->status;
-  out.text = r->body;
-  std::error_code ec;
-  auto v = json::parse(out.text, ec);
-  if (!ec)
-    out.body = std::move(v);
-  return out;
-}
-
 json::value send(const anvil_process& node, json::object tx) {
   tx["from"] = hex::encode_prefixed(anvil_process::dev_addresses()[0]);
   const json::value hash = node.rpc("eth_sendTransaction", json::array{tx});
@@ -84,11 +66,7 @@ TEST_CASE("chain_trigger: a chain log runs an action through the core") {
 
   temp_dir dir;
   const std::string data = dir.path() + "/data";
-  const finished_run issued = run_to_exit({"issue-token", "--data-dir", data, "--user", "alice"});
-  REQUIRE_MESSAGE(issued.status.clean(), issued.stderr_text);
-  std::string token = issued.stdout_text;
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r'))
-    token.pop_back();
+  const std::string token = issue_token(data, "alice");
   server_process srv(
       {"--dev", "--sandbox-workers", "1", "--chain-rpc", "svc=" + node.url(), "--chain-confirmations", "svc=0"}, data);
   http_client c = srv.client();

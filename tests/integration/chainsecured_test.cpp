@@ -16,6 +16,7 @@
 #include "enact/client/core_client.hpp"
 #include "enact/codec/u256.hpp"
 #include "enact/eip712/envelope.hpp"
+#include "client_support.hpp"
 #include "steps.hpp"
 
 namespace enact::itest {
@@ -427,24 +428,6 @@ json::object mint_body(envelope::kind k, const Secret& key) {
   return json::object{{"typed_data", env.typed_data}, {"signature", env.signature}};
 }
 
-client::client_options options_for(const server_process& srv) {
-  client::client_options o;
-  o.base_url = "http://127.0.0.1:" + std::to_string(srv.port());
-  o.read_timeout = std::chrono::seconds(10);
-  return o;
-}
-
-template <class F>
-api_error expect_api_error(F&& f) {
-  try {
-    f();
-  } catch (const api_error& e) {
-    return e;
-  }
-  FAIL("expected an api_error");
-  throw std::logic_error("unreachable");
-}
-
 }  // namespace
 
 // --- minting
@@ -819,7 +802,7 @@ TEST_CASE("OpenAPI lists the three endpoints with their bodies and error respons
 
 TEST_CASE("the SDK client's ChainSecured methods") {
   server_process srv({"--dev"});
-  client::core_client anon(options_for(srv));
+  client::core_client anon(options_for(srv.port()));
   const Secret root = root_key_of(srv);
   const Secret w = wallet_key("client wallet");
 
@@ -856,7 +839,7 @@ TEST_CASE("the SDK client's ChainSecured methods") {
 
   // Conversion.
   auto created = anon.new_account({"client conversion", {}, {}});
-  client::core_client owner(options_for(srv), created.api_key.clone());
+  client::core_client owner(options_for(srv.port()), created.api_key.clone());
   const Secret admin = wallet_key("client admin");
   // An envelope signed by another wallet than the stated new admin.
   e = expect_api_error([&] {

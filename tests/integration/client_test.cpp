@@ -12,37 +12,17 @@
 #include "enact/eip712/envelope.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "enact/pkp/pkp.hpp"
+#include "client_support.hpp"
 #include "server_process.hpp"
 
 using namespace enact;
 using enact::client::core_client;
-
-namespace {
-
-client::client_options options_for(const itest::server_process& server) {
-  client::client_options o;
-  o.base_url = "http://127.0.0.1:" + std::to_string(server.port());
-  o.read_timeout = std::chrono::seconds(10);
-  return o;
-}
-
-/// Runs `f` and returns the api_error it throws (fails the test when it throws none).
-template <class F>
-api_error expect_api_error(F&& f) {
-  try {
-    f();
-  } catch (const api_error& e) {
-    return e;
-  }
-  FAIL("expected an api_error");
-  throw std::logic_error("unreachable");
-}
-
-}  // namespace
+using enact::itest::expect_api_error;
+using enact::itest::options_for;
 
 TEST_CASE("a session through the SDK client") {
   itest::server_process server({"--dev"});
-  core_client anonymous(options_for(server));
+  core_client anonymous(options_for(server.port()));
 
   // Public utility.
   const auto chain = anonymous.get_node_chain_config();
@@ -57,7 +37,7 @@ TEST_CASE("a session through the SDK client") {
   auto created = anonymous.new_account({"client session", std::string("through the SDK"), {}});
   const std::string key_text(as_chars(created.api_key.view()));
   CHECK(created.api_key_hash == keccak256(std::string_view(key_text)));
-  core_client owner(options_for(server), created.api_key.clone());
+  core_client owner(options_for(server.port()), created.api_key.clone());
   const auto info = owner.account();
   CHECK(info.api_key_hash == created.api_key_hash);
   CHECK(info.admin_wallet_address == created.wallet_address);
@@ -76,7 +56,7 @@ TEST_CASE("a session through the SDK client") {
   REQUIRE(listed.total == 1);
   CHECK(listed.items[0].hash == usage.hash);
   CHECK(listed.items[0].permissions == spec.permissions);
-  core_client ops(options_for(server), usage.usage_api_key.clone());
+  core_client ops(options_for(server.port()), usage.usage_api_key.clone());
 
   // Groups, wallets, actions.
   const auto g = ops.add_group({"signers", std::string("payout signers"), {}, {}});

@@ -49,19 +49,29 @@ typename Call::result_type view(const chain::rpc_client& rpc, const address& reg
 
 hash256 hash_of(const std::string& hex_text) { return hex::decode_fixed<32>(hex_text).value(); }
 
-}  // namespace
+/// `enact-server deploy-registry` on `node` with dev key 0 for the api payer of `data_dir`, which
+/// must succeed; the first line it prints (the registry's checksummed address).
+std::string deploy_registry(const anvil_process& node, const temp_dir& keys, const std::string& data_dir) {
+  const finished_run deployed = run_to_exit(
+      {"deploy-registry", "--rpc-url", node.url(), "--key-file", key_file(keys, 0), "--data-dir", data_dir});
+  REQUIRE_MESSAGE(deployed.status.clean(), deployed.stderr_text);
+  return deployed.stdout_text.substr(0, deployed.stdout_text.find('\n'));
+}
 
-TEST_CASE("evm ledger: deploy-registry, then the API-mode scenario with its state on-chain") {
+/// anvil, and a registry `enact-server deploy-registry` put there for a fresh data directory.
+struct deployed_chain {
   anvil_process node;
   temp_dir keys;
   temp_dir data;
-  const std::string data_dir = data.path() + "/data";
+  std::string data_dir = data.path() + "/data";
+  std::string registry = deploy_registry(node, keys, data_dir);
+};
 
-  const finished_run deployed = run_to_exit(
-      {"deploy-registry", "--rpc-url", node.url(), "--key-file", key_file(keys, 0), "--data-dir", data_dir});
-  INFO(deployed.stderr_text);
-  REQUIRE(deployed.status.clean());
-  const std::string registry_text = deployed.stdout_text.substr(0, deployed.stdout_text.find('\n'));
+}  // namespace
+
+TEST_CASE("evm ledger: deploy-registry, then the API-mode scenario with its state on-chain") {
+  deployed_chain chain;
+  auto& [node, keys, data, data_dir, registry_text] = chain;
   const address registry = parse_address(registry_text).value();
   CHECK(registry_text == to_checksum_address(registry));
   const auto rpc = client_of(node);
@@ -157,14 +167,8 @@ TEST_CASE("evm ledger: deploy-registry, then the API-mode scenario with its stat
 }
 
 TEST_CASE("evm ledger: the server refuses a node, registry or api payer that do not match") {
-  anvil_process node;
-  temp_dir keys;
-  temp_dir data;
-  const std::string data_dir = data.path() + "/data";
-  const finished_run deployed = run_to_exit(
-      {"deploy-registry", "--rpc-url", node.url(), "--key-file", key_file(keys, 0), "--data-dir", data_dir});
-  REQUIRE_MESSAGE(deployed.status.clean(), deployed.stderr_text);
-  const std::string registry = deployed.stdout_text.substr(0, deployed.stdout_text.find('\n'));
+  deployed_chain chain;
+  auto& [node, keys, data, data_dir, registry] = chain;
   // A registry whose only api payer is someone else.
   auto sender = chain::transaction_sender::create(client_of(node), Secret(anvil_process::dev_private_keys()[1]));
   REQUIRE(sender.has_value());

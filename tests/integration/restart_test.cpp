@@ -15,31 +15,6 @@
 namespace enact::itest {
 namespace {
 
-/// Every read of an account's state, as the wire carries it.
-json::object snapshot(http_client& c, const httplib::Headers& owner, const std::vector<uint64_t>& groups) {
-  json::object s;
-  const auto arr = [](std::vector<json::object> v) {
-    json::array a;
-    for (auto& x : v)
-      a.push_back(std::move(x));
-    return a;
-  };
-  const response me = c.get("/account", owner);
-  REQUIRE(me.status == 200);
-  s["account"] = me.body;
-  s["keys"] = arr(list_all(c, "/list_api_keys", owner));
-  s["groups"] = arr(list_all(c, "/list_groups", owner));
-  s["wallets"] = arr(list_all(c, "/list_wallets", owner));
-  s["actions"] = arr(list_all(c, "/list_actions", owner));
-  for (const uint64_t g : groups) {
-    s["actions_in_" + std::to_string(g)] = arr(list_all(c, "/list_actions?group_id=" + std::to_string(g), owner));
-    s["wallets_in_" + std::to_string(g)] =
-        arr(list_all(c, "/list_wallets_in_group?group_id=" + std::to_string(g), owner));
-  }
-  s["balance"] = balance_of(c, owner);
-  return s;
-}
-
 /// The root key as the simulated TEE stores it.
 Secret read_root_key(const std::string& data_dir) {
   std::ifstream f(data_dir + "/tee-root.key", std::ios::binary);
@@ -132,8 +107,8 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
     CHECK(buy_credits(c, other.auth(), 900) == 900);
 
     admin_payer = s_of(c.get("/get_admin_api_payer").body, "admin_api_payer");
-    before = snapshot(c, acct.auth(), groups);
-    other_before = snapshot(c, other.auth(), {});
+    before = account_snapshot(c, acct.auth(), groups);
+    other_before = account_snapshot(c, other.auth(), {});
     CHECK(before.at("balance").to_number<uint64_t>() == 700);
     CHECK(before.at("wallets").as_array().size() == 3);
     CHECK(before.at("keys").as_array().size() == 2);
@@ -156,8 +131,8 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
   {
     server_process srv({"--dev"}, data);
     auto c = srv.client();
-    CHECK(snapshot(c, acct.auth(), groups) == before);
-    CHECK(snapshot(c, other.auth(), {}) == other_before);
+    CHECK(account_snapshot(c, acct.auth(), groups) == before);
+    CHECK(account_snapshot(c, other.auth(), {}) == other_before);
     CHECK(s_of(c.get("/get_admin_api_payer").body, "admin_api_payer") == admin_payer);
 
     // Keys still authenticate, with their permissions.
@@ -214,7 +189,7 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
   {
     server_process srv({"--dev"}, data);
     auto c = srv.client();
-    const json::object now = snapshot(c, acct.auth(), groups);
+    const json::object now = account_snapshot(c, acct.auth(), groups);
     CHECK(now.at("wallets").as_array().size() == 4);
     check_wallets_derive(now, root);
     CHECK(srv.stop().clean());

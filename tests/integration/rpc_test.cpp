@@ -36,23 +36,6 @@ namespace {
 
 namespace reg = chain::registry;
 
-struct chain_env {
-  uint64_t chain_id = 0;
-  address registry{};
-  std::string rpc_url;
-};
-
-chain_env env_of(const server_process& srv) {
-  http_client c = srv.client();
-  const response r = c.get("/get_node_chain_config");
-  REQUIRE_MESSAGE(r.status == 200, r.describe());
-  chain_env e;
-  e.chain_id = u_of(r.body, "chain_id");
-  e.registry = parse_address(s_of(r.body, "contract_address")).value();
-  e.rpc_url = "http://127.0.0.1:" + std::to_string(srv.port()) + "/rpc";
-  return e;
-}
-
 std::shared_ptr<const chain::rpc_client> rpc_of(const chain_env& e) {
   chain::rpc_options o;
   o.url = e.rpc_url;

@@ -73,13 +73,6 @@ Enact.setResponse({
 
 constexpr std::string_view kGoodCode = "Enact.setResponse({ok: params.x + 1});\n";
 
-// The throw is on line 3: the stack must name action.js:3.
-constexpr std::string_view kThrowCode =
-    "// fails on purpose\n"
-    "function fail(why) {\n"
-    "  throw new Error(why);\n"
-    "}\n"
-    "fail(\"boom\");\n";
 constexpr std::string_view kLoopCode = "while (true) {}\n";
 constexpr std::string_view kMemoryCode =
     "var big = new Uint8Array(1024 * 1024 * 1024);\nEnact.setResponse(big.length);\n";
@@ -807,15 +800,8 @@ class fake_gateway {
       else
         res.status = 404;
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    REQUIRE(port_ > 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    // The socket is bound and listening already; wait for the accept loop so stop() takes.
-    const auto deadline = steady::now() + 10s;
-    while (!server_.is_running() && steady::now() < deadline)
-      std::this_thread::sleep_for(1ms);
+    serving_.emplace(server_);
   }
-  ~fake_gateway() { stop(); }
   fake_gateway(const fake_gateway&) = delete;
   fake_gateway& operator=(const fake_gateway&) = delete;
 
@@ -827,21 +813,15 @@ class fake_gateway {
     std::lock_guard lock(mu_);
     return hits_[cid];
   }
-  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  void stop() {
-    if (thread_.joinable()) {
-      server_.stop();
-      thread_.join();
-    }
-  }
+  [[nodiscard]] std::string url() const { return serving_->url(); }
+  void stop() { serving_->stop(); }
 
  private:
   httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
   std::mutex mu_;
   std::map<std::string, std::string> content_;
   std::map<std::string, int> hits_;
+  std::optional<serving> serving_;  // last: stopped before the state its routes use
 };
 
 }  // namespace

@@ -253,27 +253,25 @@ std::string response::header(const std::string& name) const {
 
 bool response::has_header(const std::string& name) const { return headers.find(name) != headers.end(); }
 
-std::string response::error_code() const {
+namespace {
+
+/// error.<field> of an error body as a string ("" when the body has none).
+std::string error_field(const json::value& body, std::string_view field) {
   const auto* o = body.if_object();
   if (o == nullptr)
     return {};
   const auto* e = o->if_contains("error");
   if (e == nullptr || !e->is_object())
     return {};
-  const auto* c = e->as_object().if_contains("code");
-  return c != nullptr && c->is_string() ? std::string(c->get_string()) : std::string();
+  const auto* v = e->as_object().if_contains(field);
+  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
-std::string response::error_message() const {
-  const auto* o = body.if_object();
-  if (o == nullptr)
-    return {};
-  const auto* e = o->if_contains("error");
-  if (e == nullptr || !e->is_object())
-    return {};
-  const auto* m = e->as_object().if_contains("message");
-  return m != nullptr && m->is_string() ? std::string(m->get_string()) : std::string();
-}
+}  // namespace
+
+std::string response::error_code() const { return error_field(body, "code"); }
+
+std::string response::error_message() const { return error_field(body, "message"); }
 
 std::string response::describe() const {
   std::string t = text.size() > 600 ? text.substr(0, 600) + "…" : text;
@@ -299,26 +297,69 @@ http_client::http_client(std::string host, int port, bool keep_alive) : cli_(std
   }
 }
 
-response http_client::request(const std::string& method, const std::string& path, const std::string& body,
-                              const httplib::Headers& headers, const std::string& content_type) {
-  auto r = [&] {
-    if (method == "GET")
-      return cli_.Get(path, headers);
-    if (method == "POST")
-      return cli_.Post(path, headers, body, content_type);
-    if (method == "PUT")
-      return cli_.Put(path, headers, body, content_type);
-    if (method == "DELETE")
-      return cli_.Delete(path, headers, body, content_type);
-    throw std::invalid_argument("http_client: unsupported method " + method);
-  }();
+response to_response(const httplib::Result& r) {
   response out;
   if (!r)
     return out;
   out.status = r->status;
   out.text = r->body;
   out.headers = r->headers;
-  if (capture_) {
+  std::error_code ec;
+  auto v = json::parse(out.text, ec);
+  if (!ec)
+    out.body = std::move(v);
+  return out;
+}
+
+namespace {
+
+httplib::Result send_request(httplib::Client& cli, const std::string& method, const std::string& path,
+                             const std::string& body, const httplib::Headers& headers,
+                             const std::string& content_type) {
+  if (method == "GET")
+    return cli.Get(path, headers);
+  if (method == "POST")
+    return cli.Post(path, headers, body, content_type);
+  if (method == "PUT")
+    return cli.Put(path, headers, body, content_type);
+  if (method == "PATCH")
+    return cli.Patch(path, headers, body, content_type);
+  if (method == "DELETE")
+    return cli.Delete(path, headers, body, content_type);
+  throw std::invalid_argument("unsupported method " + method);
+}
+
+}  // namespace
+
+response call(int port, const std::string& method, const std::string& path, const std::string& body,
+              const httplib::Headers& headers, const std::string& content_type) {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_connection_timeout(10);
+  cli.set_read_timeout(30);
+  return to_response(send_request(cli, method, path, body, headers, content_type));
+}
+
+serving::serving(httplib::Server& server) : server_(server), port_(server.bind_to_any_port("127.0.0.1")) {
+  if (port_ <= 0)
+    throw std::runtime_error("serving: cannot bind a loopback port");
+  thread_ = std::thread([this] { server_.listen_after_bind(); });
+  // The socket is bound and listening already; wait for the accept loop so stop() takes.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!server_.is_running() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+void serving::stop() {
+  if (thread_.joinable()) {
+    server_.stop();
+    thread_.join();
+  }
+}
+
+response http_client::request(const std::string& method, const std::string& path, const std::string& body,
+                              const httplib::Headers& headers, const std::string& content_type) {
+  response out = to_response(send_request(cli_, method, path, body, headers, content_type));
+  if (out.status != 0 && capture_) {
     std::string where = method + " " + path;
     for (char& ch : where)
       if (static_cast<unsigned char>(ch) < 0x20)
@@ -327,10 +368,6 @@ response http_client::request(const std::string& method, const std::string& path
     capture_->transcript << "=== " << out.status << ' ' << where << ' ' << out.text.size() << '\n' << out.text << '\n';
     capture_->transcript.flush();
   }
-  std::error_code ec;
-  auto v = json::parse(out.text, ec);
-  if (!ec)
-    out.body = std::move(v);
   return out;
 }
 

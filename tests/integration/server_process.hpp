@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace enact::itest {
@@ -77,6 +78,34 @@ struct response {
 [[nodiscard]] httplib::Headers api_key(const std::string& key);
 /// Request headers carrying a credential as Authorization: Bearer.
 [[nodiscard]] httplib::Headers bearer(const std::string& key);
+
+/// The response of an httplib request: status, body, headers and the body parsed as JSON (status 0
+/// when there was none).
+[[nodiscard]] response to_response(const httplib::Result& r);
+
+/// One request on a fresh connection to 127.0.0.1:`port`, with any of GET, POST, PUT, PATCH and
+/// DELETE and exactly the headers given; not recorded for the secret scan.
+response call(int port, const std::string& method, const std::string& path, const std::string& body = {},
+              const httplib::Headers& headers = {}, const std::string& content_type = "application/json");
+
+/// Serves `server` (its routes set) on a free loopback port from a thread of its own, until
+/// stop() or destruction.
+class serving {
+ public:
+  explicit serving(httplib::Server& server);
+  ~serving() { stop(); }
+  serving(const serving&) = delete;
+  serving& operator=(const serving&) = delete;
+  [[nodiscard]] int port() const { return port_; }
+  /// http://127.0.0.1:<port>
+  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  void stop();
+
+ private:
+  httplib::Server& server_;
+  int port_ = 0;
+  std::thread thread_;
+};
 
 /// A raw HTTP client of one server; use one per thread. Without keep_alive every request has its
 /// own connection, so no idle connection delays the server's shutdown (httplib waits for an idle

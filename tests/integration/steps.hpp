@@ -118,6 +118,68 @@ inline uint64_t buy_credits(http_client& c, const httplib::Headers& auth, uint64
   return u_of(done.body, "balance_credits");
 }
 
+/// `enact-server issue-token` for `user` in `data_dir`: the 43-character token it prints.
+inline std::string issue_token(const std::string& data_dir, const std::string& user) {
+  const finished_run r = run_to_exit({"issue-token", "--data-dir", data_dir, "--user", user});
+  REQUIRE_MESSAGE(r.status.clean(), r.stderr_text);
+  std::string t = r.stdout_text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r'))
+    t.pop_back();
+  REQUIRE(t.size() == 43);
+  return t;
+}
+
+/// An action that throws on line 3, so the stack a run reports must name action.js:3.
+inline constexpr std::string_view kThrowCode =
+    "// fails on purpose\n"
+    "function fail(why) {\n"
+    "  throw new Error(why);\n"
+    "}\n"
+    "fail(\"boom\");\n";
+
+/// The chain a server's ledger is: its chain id, the registry's address and the URL of its /rpc.
+struct chain_env {
+  uint64_t chain_id = 0;
+  address registry{};
+  std::string rpc_url;
+};
+
+/// The chain_env of `srv`, from /get_node_chain_config.
+inline chain_env env_of(const server_process& srv) {
+  http_client c = srv.client();
+  const response r = c.get("/get_node_chain_config");
+  REQUIRE_MESSAGE(r.status == 200, r.describe());
+  return {u_of(r.body, "chain_id"), parse_address(s_of(r.body, "contract_address")).value(),
+          "http://127.0.0.1:" + std::to_string(srv.port()) + "/rpc"};
+}
+
+/// Every read of an account's state, as the wire carries it: every list in full (and those of
+/// `groups`), and its balance.
+inline json::object account_snapshot(http_client& c, const httplib::Headers& owner,
+                                     const std::vector<uint64_t>& groups) {
+  json::object s;
+  const auto arr = [](std::vector<json::object> v) {
+    json::array a;
+    for (auto& x : v)
+      a.push_back(std::move(x));
+    return a;
+  };
+  const response me = c.get("/account", owner);
+  REQUIRE(me.status == 200);
+  s["account"] = me.body;
+  s["keys"] = arr(list_all(c, "/list_api_keys", owner));
+  s["groups"] = arr(list_all(c, "/list_groups", owner));
+  s["wallets"] = arr(list_all(c, "/list_wallets", owner));
+  s["actions"] = arr(list_all(c, "/list_actions", owner));
+  for (const uint64_t g : groups) {
+    s["actions_in_" + std::to_string(g)] = arr(list_all(c, "/list_actions?group_id=" + std::to_string(g), owner));
+    s["wallets_in_" + std::to_string(g)] =
+        arr(list_all(c, "/list_wallets_in_group?group_id=" + std::to_string(g), owner));
+  }
+  s["balance"] = balance_of(c, owner);
+  return s;
+}
+
 /// The group `id` as list_groups shows it (null when absent).
 inline json::value find_group(http_client& c, const httplib::Headers& auth, uint64_t id) {
   for (const auto& g : list_all(c, "/list_groups", auth))

@@ -416,28 +416,6 @@ response raw_exchange(int port, const std::string& bytes, std::chrono::milliseco
   return out;
 }
 
-/// Every list of the account in full, and its balance.
-json::object snapshot(http_client& c, const httplib::Headers& owner, uint64_t group) {
-  const auto arr = [](std::vector<json::object> v) {
-    json::array a;
-    for (auto& x : v)
-      a.push_back(std::move(x));
-    return a;
-  };
-  json::object s;
-  const response me = c.get("/account", owner);
-  REQUIRE(me.status == 200);
-  s["account"] = me.body;
-  s["keys"] = arr(list_all(c, "/list_api_keys", owner));
-  s["groups"] = arr(list_all(c, "/list_groups", owner));
-  s["wallets"] = arr(list_all(c, "/list_wallets", owner));
-  s["actions"] = arr(list_all(c, "/list_actions", owner));
-  s["actions_in_group"] = arr(list_all(c, "/list_actions?group_id=" + std::to_string(group), owner));
-  s["wallets_in_group"] = arr(list_all(c, "/list_wallets_in_group?group_id=" + std::to_string(group), owner));
-  s["balance"] = balance_of(c, owner);
-  return s;
-}
-
 struct tally {
   size_t sent = 0;
   std::map<int, size_t> by_status;
@@ -498,7 +476,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
   const std::string other_address =
       to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(other_key).value()));
 
-  const json::object before = snapshot(c, owner, gid);
+  const json::object before = account_snapshot(c, owner, {gid});
 
   // --- the document ------------------------------------------------------------------------
   const response doc_r = c.request("GET", "/core/v1/openapi.json");
@@ -853,7 +831,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
   }
 
   // --- nothing was written ---------------------------------------------------------------------
-  const json::object after = snapshot(c, owner, gid);
+  const json::object after = account_snapshot(c, owner, {gid});
   CHECK_MESSAGE(after == before, "before: " << json::serialize(before) << "\nafter: " << json::serialize(after));
 
   // --- every base request is accepted as well-formed, and the server serves as before --------

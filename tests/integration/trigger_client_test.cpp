@@ -21,43 +21,24 @@
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/sha2.hpp"
+#include "client_support.hpp"
 #include "server_process.hpp"
+#include "steps.hpp"
 
 using namespace enact;
 using enact::client::trigger_client;
+using enact::itest::expect_api_error;
+using enact::itest::options_for;
+using enact::itest::serving;
 
 namespace {
 
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-client::client_options options_for(int port) {
-  client::client_options o;
-  o.base_url = "http://127.0.0.1:" + std::to_string(port);
-  o.read_timeout = std::chrono::seconds(10);
-  return o;
-}
-
-template <class F>
-api_error expect_api_error(F&& f) {
-  try {
-    f();
-  } catch (const api_error& e) {
-    return e;
-  }
-  FAIL("expected an api_error");
-  throw std::logic_error("unreachable");
-}
-
-/// `enact-server issue-token` for `user` in `data_dir`.
+/// `enact-server issue-token` for `user` in `data_dir`, as the client holds it.
 Secret issue_token(const std::string& data_dir, const std::string& user) {
-  const itest::finished_run r = itest::run_to_exit({"issue-token", "--data-dir", data_dir, "--user", user});
-  REQUIRE_MESSAGE(r.status.clean(), r.stderr_text);
-  std::string t = r.stdout_text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r'))
-    t.pop_back();
-  REQUIRE(t.size() == 43);
-  return Secret(as_bytes(t));
+  return Secret(as_bytes(itest::issue_token(data_dir, user)));
 }
 
 constexpr std::string_view kEchoCode = "Enact.setResponse(params.event);\n";
@@ -315,26 +296,14 @@ TEST_CASE("trigger client: login polls /auth/token until approved, and stops on 
   fake.Get("/api/me", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"user_id":"fake","token_expires_at":"2030-01-01T00:00:00.000Z"})", "application/json");
   });
-  const int port = fake.bind_to_any_port("127.0.0.1");
-  REQUIRE(port > 0);
-  std::thread t([&] { fake.listen_after_bind(); });
-  struct stop_on_exit {
-    httplib::Server& s;
-    std::thread& t;
-    ~stop_on_exit() {
-      s.stop();
-      t.join();
-    }
-  } stopper{fake, t};
+  const serving served(fake);
+  const int port = served.port();
 
   std::vector<std::chrono::milliseconds> slept;
   client::client_options ftp;
   ftp.base_url = "ftp://x";
   CHECK(expect_api_error([&] { trigger_client bad(ftp); }).errc() == api_errc::invalid_request);
-  client::client_options o = options_for(port);
-  o.sleep = [&](std::chrono::milliseconds d) {
-    slept.push_back(d);
-  };
+  client::client_options o = options_for(port, slept);
   trigger_client c(o);
 
   const client::pending_login p = c.start_login("my laptop & co");
@@ -455,23 +424,11 @@ TEST_CASE("trigger client: wire details against a fake service") {
     res.status = 202;
     res.set_content(R"({"run_id":"run_1"})", "application/json");
   });
-  const int port = fake.bind_to_any_port("127.0.0.1");
-  REQUIRE(port > 0);
-  std::thread t([&] { fake.listen_after_bind(); });
-  struct stop_on_exit {
-    httplib::Server& s;
-    std::thread& t;
-    ~stop_on_exit() {
-      s.stop();
-      t.join();
-    }
-  } stopper{fake, t};
+  const serving served(fake);
+  const int port = served.port();
 
   std::vector<std::chrono::milliseconds> slept;
-  client::client_options o = options_for(port);
-  o.sleep = [&](std::chrono::milliseconds d) {
-    slept.push_back(d);
-  };
+  client::client_options o = options_for(port, slept);
   trigger_client c(o, Secret(as_bytes(token_text)));
 
   // GETs are retried on 503; the bearer token travels in Authorization.

@@ -32,34 +32,6 @@ using steady = std::chrono::steady_clock;
 
 // --- requests ------------------------------------------------------------------------------------
 
-/// Any method on any path (the fixture's client has no PATCH).
-response call(int port, const std::string& method, const std::string& path, const std::string& body = {},
-              const httplib::Headers& headers = {}, const std::string& content_type = "application/json") {
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_connection_timeout(10);
-  cli.set_read_timeout(30);
-  auto r = [&] {
-    if (method == "GET")
-      return cli.Get(path, headers);
-    if (method == "POST")
-      return cli.Post(path, headers, body, content_type);
-    if (method == "PATCH")
-      return cli.Patch(path, headers, body, content_type);
-    return cli.Delete(path, headers, body, content_type);
-  }();
-  response out;
-  if (!r)
-    return out;
-  out.status = r->status;
-  out.text = r->body;
-  out.headers = r->headers;
-  std::error_code ec;
-  auto v = json::parse(out.text, ec);
-  if (!ec)
-    out.body = std::move(v);
-  return out;
-}
-
 /// The management API as one user.
 class api_user {
  public:
@@ -85,17 +57,6 @@ class api_user {
   std::string token_;
   std::vector<std::string> seen_;
 };
-
-/// `enact-server issue-token` for `user` in `data_dir`.
-std::string issue_token(const std::string& data_dir, const std::string& user) {
-  const finished_run r = run_to_exit({"issue-token", "--data-dir", data_dir, "--user", user});
-  REQUIRE_MESSAGE(r.status.clean(), r.stderr_text);
-  std::string t = r.stdout_text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r'))
-    t.pop_back();
-  REQUIRE(t.size() == 43);
-  return t;
-}
 
 /// A usage key value of the right form that no core knows (for a fake core).
 std::string random_usage_key() {
@@ -157,13 +118,6 @@ int free_port() {
 // --- the core side ---------------------------------------------------------------------------------
 
 constexpr std::string_view kEchoCode = "Enact.setResponse(params.event);\n";
-// The throw is on line 3.
-constexpr std::string_view kThrowCode =
-    "// fails on purpose\n"
-    "function fail(why) {\n"
-    "  throw new Error(why);\n"
-    "}\n"
-    "fail(\"boom\");\n";
 constexpr std::string_view kTrivialCode = "Enact.setResponse({ok: true});\n";
 
 /// An account with credits, actions uploaded, a group allowing them and a usage key with execute
@@ -418,8 +372,8 @@ TEST_CASE("triggers: transient core failures are retried, others fail at once") 
                             {"charged_credits", 1}});
   });
   add_key_check_routes(fake, {flaky, bad, down, limited});
-  const int fake_port = fake.bind_to_any_port("127.0.0.1");
-  std::thread fake_thread([&] { fake.listen_after_bind(); });
+  serving fake_served(fake);
+  const int fake_port = fake_served.port();
 
   temp_dir dir;
   const std::string data = dir.path() + "/data";
@@ -477,8 +431,7 @@ TEST_CASE("triggers: transient core failures are retried, others fail at once") 
     srv.stop();
     check_no_secret_logged(srv, {key, token});
   }
-  fake.stop();
-  fake_thread.join();
+  fake_served.stop();
 }
 
 TEST_CASE("triggers: the management API") {
@@ -490,18 +443,8 @@ TEST_CASE("triggers: the management API") {
   // check has its own cases (tests/security/attacks/triggers_test.cpp).
   httplib::Server fake;
   add_key_check_routes(fake, {cid_of_code("x"), cid_of_code("y")}, {"0x00000000000000000000000000000000000000AA"});
-  const int fake_port = fake.bind_to_any_port("127.0.0.1");
-  std::thread fake_thread([&] { fake.listen_after_bind(); });
-  struct stop_fake {
-    httplib::Server& s;
-    std::thread& t;
-    ~stop_fake() {
-      while (!s.is_running())
-        std::this_thread::yield();
-      s.stop();
-      t.join();
-    }
-  } fake_stopper{fake, fake_thread};
+  serving fake_served(fake);
+  const int fake_port = fake_served.port();
   server_process srv({"--chain-rpc", "ethereum=http://127.0.0.1:1", "--no-core", "--core-url",
                       "http://127.0.0.1:" + std::to_string(fake_port), "--trigger-workers", "0"},
                      data);

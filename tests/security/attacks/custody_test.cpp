@@ -38,20 +38,6 @@
 namespace enact::itest {
 namespace {
 
-struct chain_env {
-  uint64_t chain_id = 0;
-  address registry{};
-  std::string rpc_url;
-};
-
-chain_env env_of(const server_process& srv) {
-  http_client c = srv.client();
-  const response r = c.get("/get_node_chain_config");
-  REQUIRE_MESSAGE(r.status == 200, r.describe());
-  return {u_of(r.body, "chain_id"), parse_address(s_of(r.body, "contract_address")).value(),
-          "http://127.0.0.1:" + std::to_string(srv.port()) + "/rpc"};
-}
-
 chain::registry_client registry_of(const chain_env& e, const Secret& key) {
   chain::rpc_options o;
   o.url = e.rpc_url;

@@ -154,30 +154,17 @@ void check_rpc_limited(const response& r) {
   CHECK(std::string(r.body.at("error").at("message").as_string()).find("rate_limited") != std::string::npos);
 }
 
-/// A loopback HTTP server run on its own thread, stopped on destruction.
+/// A loopback HTTP server with the routes `routes` sets, run on its own thread, stopped on
+/// destruction.
 class loopback_server {
  public:
-  explicit loopback_server(const std::function<void(httplib::Server&)>& routes) {
-    routes(server_);
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    REQUIRE(port_ > 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    const auto deadline = steady::now() + 10s;
-    while (!server_.is_running() && steady::now() < deadline)
-      std::this_thread::sleep_for(1ms);
-  }
-  ~loopback_server() {
-    server_.stop();
-    thread_.join();
-  }
-  loopback_server(const loopback_server&) = delete;
-  loopback_server& operator=(const loopback_server&) = delete;
-  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  explicit loopback_server(const std::function<void(httplib::Server&)>& routes)
+      : serving_((routes(server_), server_)) {}
+  [[nodiscard]] std::string url() const { return serving_.url(); }
 
  private:
   httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
+  serving serving_;
 };
 
 /// An account that may run `cid` (a group listing it) and has credits for it.

@@ -26,41 +26,6 @@
 namespace enact::itest {
 namespace {
 
-/// Any method with any headers (the fixture's client has no PATCH, and sets its own Host).
-response call(int port, const std::string& method, const std::string& path, const std::string& body = {},
-              const httplib::Headers& headers = {}) {
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_connection_timeout(10);
-  cli.set_read_timeout(30);
-  auto r = [&] {
-    if (method == "GET")
-      return cli.Get(path, headers);
-    if (method == "PATCH")
-      return cli.Patch(path, headers, body, "application/json");
-    return cli.Post(path, headers, body, "application/json");
-  }();
-  response out;
-  if (!r)
-    return out;
-  out.status = r->status;
-  out.text = r->body;
-  out.headers = r->headers;
-  std::error_code ec;
-  auto v = json::parse(out.text, ec);
-  if (!ec)
-    out.body = std::move(v);
-  return out;
-}
-
-std::string issue_token(const std::string& data_dir, const std::string& user) {
-  const finished_run r = run_to_exit({"issue-token", "--data-dir", data_dir, "--user", user});
-  REQUIRE_MESSAGE(r.status.clean(), r.stderr_text);
-  std::string t = r.stdout_text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r'))
-    t.pop_back();
-  return t;
-}
-
 /// An account with an action in a group with a PKP, and a usage key for each case.
 struct core_side {
   account_keys acct;
@@ -101,6 +66,17 @@ core_side setup_core(http_client& c) {
   out.idle = create_usage_key(c, out.acct.auth());
   return out;
 }
+
+/// mallory's token and a server without trigger workers (runs stay queued, as behind a slow or
+/// saturated core) on the core side of setup_core.
+struct attack_setup {
+  temp_dir dir;
+  std::string token = issue_token(dir.path() + "/data", "mallory");
+  server_process srv{{"--dev", "--trigger-workers", "0"}, dir.path() + "/data"};
+  http_client c = srv.client();
+  core_side core = setup_core(c);
+  httplib::Headers auth = bearer(token);
+};
 
 json::object webhook(const std::string& cid, const std::string& key) {
   return json::object{{"type", "webhook"}, {"name", "hook"}, {"action_ipfs_cid", cid}, {"usage_api_key", key}};
@@ -166,13 +142,8 @@ TEST_CASE("attack (a): sign-in with a message for another site and a forged Host
 }
 
 TEST_CASE("attacks (b), (c): a trigger holding the account key, or a key that cannot run it") {
-  temp_dir dir;
-  const std::string data = dir.path() + "/data";
-  const std::string token = issue_token(data, "mallory");
-  server_process srv({"--dev", "--trigger-workers", "0"}, data);
-  http_client c = srv.client();
-  const core_side core = setup_core(c);
-  const httplib::Headers auth = bearer(token);
+  attack_setup setup;
+  auto& [dir, token, srv, c, core, auth] = setup;
   const auto create = [&](const json::object& body) {
     return call(srv.port(), "POST", "/api/triggers", json::serialize(body), auth);
   };
@@ -225,14 +196,8 @@ TEST_CASE("attacks (b), (c): a trigger holding the account key, or a key that ca
 }
 
 TEST_CASE("attacks (d), (e): a flooded webhook, and an X-Wallet-Auth header for the action") {
-  temp_dir dir;
-  const std::string data = dir.path() + "/data";
-  const std::string token = issue_token(data, "mallory");
-  // No workers: runs stay queued, as behind a slow or saturated core.
-  server_process srv({"--dev", "--trigger-workers", "0"}, data);
-  http_client c = srv.client();
-  const core_side core = setup_core(c);
-  const httplib::Headers auth = bearer(token);
+  attack_setup setup;
+  auto& [dir, token, srv, c, core, auth] = setup;
   const auto make = [&](json::object body) {
     const response r = call(srv.port(), "POST", "/api/triggers", json::serialize(body), auth);
     ITEST_REQUIRE_STATUS(r, 201);
