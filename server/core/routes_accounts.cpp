@@ -51,23 +51,18 @@ hash256 key_hash_of(const json::value& body, std::string_view field) {
 const std::string_view kPermissionNames[] = {"can_create_groups",         "can_delete_groups", "can_create_pkps",
                                              "manage_ipfs_ids_in_groups", "add_pkp_to_groups", "remove_pkp_from_groups",
                                              "execute_in_groups"};
-const std::string_view kKeyMetaNames[] = {"name", "description", "expiration", "usage_api_key"};
-
 /// The usage key fields of add/update (API.md §2): metadata and the permission set.
 result<ledger::usage_key> read_usage_key(const request_context& c) {
-  const auto& body = c.body.as_object();
-  ENACT_TRY(auto perms, scope::permission_set_from_json(body, kKeyMetaNames));
+  ENACT_TRY(api::usage_key_spec spec, api::read<api::usage_key_spec>(c.body));
   ledger::usage_key k;
   k.account = c.who->account.hash;
-  k.name = str(c.body, "name");
-  k.description = str(c.body, "description");
-  if (const auto* e = body.if_contains("expiration"); e && !e->is_null()) {
-    k.expiration = e->to_number<uint64_t>();
-    // Unsigned comparison: an expiration above INT64_MAX is far in the future, not negative.
-    if (k.expiration != 0 && k.expiration <= static_cast<uint64_t>(unix_now()))
-      return fail(api_errc::invalid_request, "body.expiration: in the past");
-  }
-  k.permissions = std::move(perms);
+  k.name = std::move(spec.name);
+  k.description = spec.description.value_or("");
+  k.expiration = spec.expiration.value_or(0);
+  // Unsigned comparison: an expiration above INT64_MAX is far in the future, not negative.
+  if (k.expiration != 0 && k.expiration <= static_cast<uint64_t>(unix_now()))
+    return fail(api_errc::invalid_request, "body.expiration: in the past");
+  k.permissions = std::move(spec.permissions);
   return k;
 }
 

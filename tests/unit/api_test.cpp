@@ -115,3 +115,22 @@ TEST_CASE("flat types: value_from then value_to gives the same fields back, in w
   CHECK(json::serialize(json::value_from(api::group_pkp{5, w.pkp_id})) ==
         std::string(R"({"group_id":5,"pkp_id":")") + kPkp + R"("})");
 }
+
+TEST_CASE("api::read<usage_key_spec>: metadata beside the permissions") {
+  const auto s = api::read<api::usage_key_spec>(
+      json::parse(R"({"name":"k","expiration":99,"can_create_pkps":true,"execute_in_groups":[0,3]})"));
+  REQUIRE(s);
+  CHECK(s->name == "k");
+  CHECK_FALSE(s->description.has_value());
+  CHECK(s->expiration == 99);
+  CHECK(s->permissions.can_create_pkps);
+  CHECK(s->permissions.execute_in_groups == std::vector<scope::group_id>{0, 3});
+  // The key value of update_usage_api_key is metadata, not an unknown field.
+  CHECK(api::read<api::usage_key_spec>(json::parse(R"({"name":"k","usage_api_key":"x"})")));
+  const auto unknown = api::read<api::usage_key_spec>(json::parse(R"({"name":"k","admin":true})"));
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.code() == scope_errc::unknown_field);
+  CHECK(unknown.err().message == "admin: unknown field");
+  CHECK(message_of<api::usage_key_spec>(R"({"name":"k","expiration":-1})") ==
+        "body.expiration: expected a non-negative integer");
+}

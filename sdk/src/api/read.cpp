@@ -145,6 +145,26 @@ result<new_account_request> read<new_account_request>(const json::value& body) {
 }
 
 template <>
+result<usage_key_spec> read<usage_key_spec>(const json::value& body) {
+  static constexpr std::string_view kMetadata[] = {"name", "description", "expiration", "usage_api_key"};
+  ENACT_TRY(const json::object* o, object_of(body));
+  ENACT_TRY(scope::permission_set permissions, scope::permission_set_from_json(*o, kMetadata));
+  usage_key_spec s;
+  s.name = text(*o, "name");
+  s.description = optional_text(*o, "description");
+  if (const json::value* e = o->if_contains("expiration"); e != nullptr && !e->is_null()) {
+    if (e->is_uint64())
+      s.expiration = e->get_uint64();
+    else if (e->is_int64() && e->get_int64() >= 0)
+      s.expiration = static_cast<uint64_t>(e->get_int64());
+    else
+      return invalid(path("expiration") + ": expected a non-negative integer");
+  }
+  s.permissions = std::move(permissions);
+  return s;
+}
+
+template <>
 result<new_group> read<new_group>(const json::value& body) {
   ENACT_TRY(const json::object* o, object_of(body));
   ENACT_TRY_VOID(required(*o, "name"));

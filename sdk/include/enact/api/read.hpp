@@ -25,6 +25,11 @@ template <class T>
 
 template <>
 result<new_account_request> read<new_account_request>(const json::value& body);
+/// The add_usage_api_key body, and the update_usage_api_key body besides the key value (which
+/// `usage_api_key` may carry). A field that is neither metadata nor a permission is refused with
+/// scope_errc::unknown_field, and an ill-formed permission with its scope_errc (enact/scopes).
+template <>
+result<usage_key_spec> read<usage_key_spec>(const json::value& body);
 template <>
 result<new_group> read<new_group>(const json::value& body);
 /// The update_group body (every field required).
