@@ -30,7 +30,7 @@ result<group> embedded_ledger::add_group(const write_context& w, const account_h
           "VALUES (?, ?, ?, ?, ?)")
         .bind(a.id, out.id, g.name, g.description, now_seconds())
         .run();
-    const int64_t row = sqlite3_last_insert_rowid(c.handle());
+    const int64_t row = c.last_insert_rowid();
     insert_group_members(c, row, g);
     query(c,
           "UPDATE accounts SET next_group_id = next_group_id + 1, group_count = group_count + 1 "

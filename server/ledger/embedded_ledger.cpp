@@ -138,19 +138,14 @@ result<std::unique_ptr<embedded_ledger>> embedded_ledger::open(const std::string
                                                                std::vector<address> api_payers) {
   auto s = std::make_unique<store>(sqlite_path, std::move(api_payers));
   try {
-    s->writer = std::make_unique<connection>(sqlite_path, true);
+    s->writer = std::make_unique<connection>(sqlite_path, storage::connection_options{true, kBusyTimeoutMs});
     connection& c = *s->writer;
-    {
-      query q(c, "PRAGMA journal_mode = WAL");
-      if (!q.next() || q.text(0) != "wal")
-        return fail(ledger_errc::storage, "sqlite: " + sqlite_path + ": cannot enable WAL journal");
-    }
+    c.enable_wal();
     c.exec("PRAGMA synchronous = NORMAL");
     c.exec("PRAGMA foreign_keys = ON");
 
     const auto user_version = [&c] {
-      query q(c, "PRAGMA user_version");
-      return q.next() ? q.i64(0) : 0;
+      return c.user_version();
     };
     const auto refuse_newer = [&](int64_t v) {
       return fail(ledger_errc::storage, "sqlite: " + sqlite_path + ": schema version " + std::to_string(v) +

@@ -368,7 +368,9 @@ struct payment_row {
 
 struct embedded_ledger::store {
   store(std::string p, std::vector<address> payers)
-      : path(std::move(p)), api_payers(std::move(payers)), readers(path) {}
+      : path(std::move(p)),
+        api_payers(std::move(payers)),
+        readers(path, embedded::kReadConnections, embedded::kBusyTimeoutMs) {}
 
   std::string path;
   std::vector<address> api_payers;
