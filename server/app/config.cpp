@@ -1,7 +1,11 @@
 #include "app/config.hpp"
 
 #include <boost/json.hpp>
+#include <toml++/toml.h>
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -16,61 +20,6 @@ namespace {
 namespace json = boost::json;
 
 error usage(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
-
-/// Reads the TOML subset: `[section]`, `key = "string" | integer | true | false`, `#` comments.
-result<json::object> parse_toml(const std::string& text, const std::string& file) {
-  json::object root;
-  json::object* section = &root;
-  std::istringstream in(text);
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    const auto where = file + ":" + std::to_string(n) + ": ";
-    auto trim = [](std::string s) {
-      const auto b = s.find_first_not_of(" \t\r");
-      const auto e = s.find_last_not_of(" \t\r");
-      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-    };
-    std::string t = trim(line);
-    if (t.empty() || t[0] == '#')
-      continue;
-    if (t.front() == '[') {
-      if (t.back() != ']' || t.size() < 3)
-        return usage(where + "bad section header");
-      auto& v = root[trim(t.substr(1, t.size() - 2))];
-      if (!v.is_object())
-        v = json::object{};
-      section = &v.as_object();
-      continue;
-    }
-    const auto eq = t.find('=');
-    if (eq == std::string::npos)
-      return usage(where + "expected key = value");
-    const std::string key = trim(t.substr(0, eq));
-    std::string value = trim(t.substr(eq + 1));
-    if (!value.empty() && value.front() == '"') {
-      const auto close = value.find('"', 1);
-      if (close == std::string::npos)
-        return usage(where + "unterminated string");
-      const std::string rest = trim(value.substr(close + 1));
-      if (!rest.empty() && rest[0] != '#')
-        return usage(where + "text after the string");
-      (*section)[key] = value.substr(1, close - 1);
-    } else {
-      if (const auto hash = value.find('#'); hash != std::string::npos)
-        value = trim(value.substr(0, hash));
-      if (value == "true" || value == "false") {
-        (*section)[key] = value == "true";
-      } else {
-        int64_t i = 0;
-        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), i);
-        if (ec != std::errc{} || end != value.data() + value.size())
-          return usage(where + key + ": expected a string, an integer, true or false");
-        (*section)[key] = i;
-      }
-    }
-  }
-  return root;
-}
 
 result<void> set_listen(settings& s, const std::string& v, const std::string& what) {
   const auto colon = v.rfind(':');
@@ -297,31 +246,114 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   return usage(what + ": unknown setting");
 }
 
+/// One setting of a config file: its dotted name, its value, and where it stands (`file:line: name`
+/// for TOML, `file: name` for JSON) for the messages.
+struct file_entry {
+  std::string name;
+  json::value value;
+  std::string what;
+  size_t line = 0;  // TOML: the value's line, so settings apply (and fail) in file order
+};
+
+/// A TOML value as the JSON value the settings take; dates and times are no setting's value.
+result<json::value> to_json(const toml::node& n, const std::string& what) {
+  if (const auto* v = n.as_string())
+    return json::value(v->get());
+  if (const auto* v = n.as_integer())
+    return json::value(v->get());
+  if (const auto* v = n.as_boolean())
+    return json::value(v->get());
+  if (const auto* v = n.as_floating_point())
+    return json::value(v->get());
+  if (const auto* a = n.as_array()) {
+    json::array out;
+    for (const auto& e : *a) {
+      ENACT_TRY(auto v, to_json(e, what));
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+  if (const auto* t = n.as_table()) {
+    json::object out;
+    for (const auto& [k, v] : *t) {
+      ENACT_TRY(auto inner, to_json(v, what));
+      out[k.str()] = std::move(inner);
+    }
+    return out;
+  }
+  return usage(what + ": expected a string, an integer, true, false or an array, not a date or time");
+}
+
+/// The settings of a TOML file: top-level keys, and one level of tables (`[section]` or inline).
+result<std::vector<file_entry>> toml_entries(const std::string& text, const std::string& path) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, std::string_view(path));
+  } catch (const toml::parse_error& e) {
+    std::string msg = path + ":" + std::to_string(e.source().begin.line) + ":" +
+                      std::to_string(e.source().begin.column) + ": " + std::string(e.description());
+    if (msg.find("key-value pair") != std::string::npos)
+      msg += " (expected key = value)";
+    return usage(std::move(msg));
+  }
+  std::vector<file_entry> out;
+  const auto add = [&](std::string name, const toml::node& n) -> result<void> {
+    std::string what = path + ":" + std::to_string(n.source().begin.line) + ": " + name;
+    ENACT_TRY(auto v, to_json(n, what));
+    out.push_back({std::move(name), std::move(v), std::move(what), n.source().begin.line});
+    return {};
+  };
+  for (const auto& [key, node] : doc) {
+    if (const auto* section = node.as_table()) {
+      for (const auto& [inner, value] : *section)
+        ENACT_TRY_VOID(add(std::string(key.str()) + "." + std::string(inner.str()), value));
+    } else {
+      ENACT_TRY_VOID(add(std::string(key.str()), node));
+    }
+  }
+  // toml++ keeps a table's keys sorted; the file's order is the one its author sees.
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.line < b.line; });
+  return out;
+}
+
+/// The settings of a JSON file: top-level members, and one level of objects.
+result<std::vector<file_entry>> json_entries(const std::string& text, const std::string& path) {
+  std::error_code ec;
+  auto v = json::parse(text, ec);
+  if (ec || !v.is_object())
+    return usage(path + ": not a JSON object" + (ec ? " (" + ec.message() + ")" : ""));
+  std::vector<file_entry> out;
+  for (const auto& kv : v.as_object()) {
+    const std::string key(kv.key());
+    if (kv.value().is_object()) {
+      for (const auto& inner : kv.value().as_object()) {
+        std::string name = key + "." + std::string(inner.key());
+        out.push_back({name, inner.value(), path + ": " + name});
+      }
+    } else {
+      out.push_back({key, kv.value(), path + ": " + key});
+    }
+  }
+  return out;
+}
+
+/// Settings a flag may repeat (`--chain-rpc NAME=URL`); in a file they also take an array of
+/// such strings.
+bool repeatable(const std::string& name) { return name == "chain_rpc" || name == "chain_confirmations"; }
+
 result<void> apply_file(settings& s, const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f)
     return usage("--config: cannot read " + path);
   std::stringstream ss;
   ss << f.rdbuf();
-  json::object doc;
-  if (path.ends_with(".toml")) {
-    ENACT_TRY(doc, parse_toml(ss.str(), path));
-  } else {
-    std::error_code ec;
-    auto v = json::parse(ss.str(), ec);
-    if (ec || !v.is_object())
-      return usage(path + ": not a JSON object" + (ec ? " (" + ec.message() + ")" : ""));
-    doc = std::move(v.as_object());
-  }
-  for (const auto& kv : doc) {
-    const std::string key(kv.key());
-    if (kv.value().is_object()) {
-      for (const auto& inner : kv.value().as_object()) {
-        const std::string name = key + "." + std::string(inner.key());
-        ENACT_TRY_VOID(apply(s, name, inner.value(), path + ": " + name));
-      }
+  ENACT_TRY(const auto entries, path.ends_with(".toml") ? toml_entries(ss.str(), path) : json_entries(ss.str(), path));
+  for (const auto& e : entries) {
+    if (e.value.is_array() && repeatable(e.name)) {
+      for (const auto& item : e.value.as_array())
+        ENACT_TRY_VOID(apply(s, e.name, item, e.what));
     } else {
-      ENACT_TRY_VOID(apply(s, key, kv.value(), path + ": " + key));
+      ENACT_TRY_VOID(apply(s, e.name, e.value, e.what));
     }
   }
   return {};
@@ -453,6 +485,24 @@ std::string cell(std::string_view text) {
   return out;
 }
 
+/// Whether `name` is among the arguments, alone or as `name=value`.
+bool on_command_line(int argc, char** argv, std::string_view name) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == name || (a.starts_with(name) && a.size() > name.size() && a[name.size()] == '='))
+      return true;
+  }
+  return false;
+}
+
+/// The environment variable that stands in for a flag: ENACT_ and its name in upper snake case.
+std::string env_name(std::string_view flag) {
+  std::string out = "ENACT_";
+  for (const char c : flag.substr(flag.starts_with("--") ? 2 : 0))
+    out += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
 }  // namespace
 
 std::string help_text() {
@@ -478,7 +528,11 @@ std::string help_text() {
       "\nenact-server issue-token --data-dir DIR --user NAME prints a trigger API bearer token.\n"
       "enact-server deploy-registry --rpc-url URL --key-file FILE deploys a permission registry\n"
       "for this data directory's api payer (see its --help).\n"
-      "enact-server config-reference prints this configuration as Markdown (docs/configuration.md).\n";
+      "enact-server config-reference prints this configuration as Markdown (docs/configuration.md).\n"
+      "\nEvery flag also reads the environment variable ENACT_<NAME> (its name in upper snake case:\n"
+      "ENACT_LISTEN, ENACT_DATA_DIR, ENACT_DEV=1, ...) when it is not given; a flag wins over its\n"
+      "variable, the variable over the config file, the file over the default. STRIPE_SECRET_KEY\n"
+      "sets the Stripe secret key.\n";
   return out;
 }
 
@@ -487,14 +541,20 @@ std::string config_reference() {
       "# enact-server configuration reference\n\n"
       "<!-- Generated by `enact-server config-reference` from the flag table of server/app/config.cpp;\n"
       "     ctest docs.config_reference fails when this file differs from its output. -->\n\n"
-      "Every setting is a flag and a key of the config file (`--config FILE`: JSON, or TOML when the\n"
-      "name ends in `.toml`). The file is read first, wherever `--config` appears, and flags override\n"
-      "it. In the file a dotted key `a.b` is `b` under the section `[a]` (TOML) or the object `\"a\"`\n"
-      "(JSON); values are strings, integers or `true`/`false`. A flag takes its value as the next\n"
-      "argument or after `=` (`--listen=0.0.0.0:8080`). An unknown flag or key is refused (exit 2),\n"
-      "naming it.\n\n"
+      "Every setting is a flag, an environment variable and a key of the config file (`--config FILE`:\n"
+      "JSON, or TOML when the name ends in `.toml`). A flag wins over its environment variable, which\n"
+      "wins over the config file, which wins over the default; the file is read first, wherever\n"
+      "`--config` appears. The environment variable of a flag is `ENACT_` and the flag's name in upper\n"
+      "snake case (`--data-dir`: `ENACT_DATA_DIR`); an empty one counts as unset, and a switch takes\n"
+      "`1`/`true` or `0`/`false` there. In the file a dotted key `a.b` is `b` under the section `[a]`\n"
+      "(TOML) or the object `\"a\"` (JSON); values are strings, integers or `true`/`false`, and a\n"
+      "repeatable flag's key (`chain_rpc`, `chain_confirmations`) also takes an array of its flag's\n"
+      "values. TOML files are full TOML 1.0 (basic and literal strings with their escapes, arrays,\n"
+      "inline tables, comments). A flag takes its value as the next argument or after `=`\n"
+      "(`--listen=0.0.0.0:8080`). An unknown flag or key, or a value of the wrong type, is refused\n"
+      "(exit 2), naming it (and its line in a TOML file).\n\n"
       "## Flags\n\n"
-      "| flag | config key | description |\n|---|---|---|\n";
+      "| flag | environment | config key | description |\n|---|---|---|---|\n";
   for (const auto& f : kFlags) {
     // Switches without a value have a boolean key of their own.
     std::string key = f.setting == nullptr ? "—" : file_form(f.setting);
@@ -504,7 +564,9 @@ std::string config_reference() {
       key = "`unsafe_allow_weak = true` in `[sandbox]`";
     else if (std::string_view(f.name) == "--no-triggers")
       key = "`enabled = false` in `[triggers]`";
-    out += "| `" + std::string(f.name) + "` | " + key + " | " + cell(f.help) + " |\n";
+    const std::string_view name = f.name;
+    const std::string env = name == "--help" || name == "--version" ? "—" : "`" + env_name(name) + "`";
+    out += "| `" + std::string(name) + "` | " + env + " | " + key + " | " + cell(f.help) + " |\n";
   }
   out +=
       "\n## Config-file keys without a flag\n\n"
@@ -514,6 +576,7 @@ std::string config_reference() {
   out +=
       "\n## Environment\n\n"
       "| variable | description |\n|---|---|\n"
+      "| `ENACT_<FLAG>` | each flag's value when the flag is not given (the table above) |\n"
       "| `STRIPE_SECRET_KEY` | Stripe secret key (overrides `stripe_secret_key` in `[billing]`) |\n"
       "\n## Subcommands\n\n"
       "| command | description |\n|---|---|\n"
@@ -527,73 +590,67 @@ std::string config_reference() {
 
 result<command_line> parse_command_line(int argc, char** argv) {
   command_line cl;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  // The config file first, so flags override it wherever they appear.
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--config" || args[i].starts_with("--config=")) {
-      std::string path;
-      if (args[i] == "--config") {
-        if (i + 1 >= args.size())
-          return usage("--config: missing FILE");
-        path = args[i + 1];
-      } else {
-        path = args[i].substr(9);
-      }
-      ENACT_TRY_VOID(apply_file(cl.s, path));
-    }
+  CLI::App app("enact-server", "enact-server");
+  app.set_help_flag();
+  app.add_flag("-h,--help", cl.help);
+  app.add_flag("--version", cl.version);
+  // Every flag of the table; one with an environment variable as its fallback. Values are kept as
+  // text and applied below through the same setting names the config file uses.
+  std::vector<std::string> configs;
+  app.add_option("--config", configs)->allow_extra_args(false)->envname(env_name("--config"));
+  struct given {
+    const flag* f;
+    CLI::Option* option;
+  };
+  std::vector<given> options;
+  for (const auto& f : kFlags) {
+    if (f.setting == nullptr)
+      continue;
+    options.push_back({&f, app.add_option(f.name)
+                               ->allow_extra_args(false)
+                               ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                               ->envname(env_name(f.name))});
   }
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> inline_value;
-    if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string::npos) {
-      inline_value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    if (name == "--help" || name == "-h") {
-      cl.help = true;
-      continue;
-    }
-    if (name == "--version") {
-      cl.version = true;
-      continue;
-    }
-    if (name == "--dev") {
-      cl.s.dev = true;
-      continue;
-    }
-    if (name == "--unsafe-allow-weak-sandbox") {
-      cl.s.sandbox_allow_weak = true;
-      continue;
-    }
-    if (name == "--no-core") {
-      cl.s.no_core = true;
-      continue;
-    }
-    if (name == "--no-triggers") {
-      cl.s.triggers.enabled = false;
-      continue;
-    }
-    if (name == "--config") {
-      if (!inline_value)
-        ++i;
-      continue;
-    }
-    const flag* f = nullptr;
-    for (const auto& candidate : kFlags)
-      if (name == candidate.name && candidate.setting != nullptr)
-        f = &candidate;
-    if (f == nullptr)
-      return usage("unknown option '" + args[i] + "' (see --help)");
-    std::string value;
-    if (inline_value) {
-      value = *inline_value;
-    } else {
-      if (i + 1 >= args.size())
-        return usage(name + ": missing value");
-      value = args[++i];
-    }
-    ENACT_TRY_VOID(apply(cl.s, f->setting, json::value(value), name));
+  bool dev = false;
+  bool weak = false;
+  bool no_core = false;
+  bool no_triggers = false;
+  auto* dev_flag = app.add_flag("--dev", dev)->envname(env_name("--dev"));
+  auto* weak_flag = app.add_flag("--unsafe-allow-weak-sandbox", weak)->envname(env_name("--unsafe-allow-weak-sandbox"));
+  auto* no_core_flag = app.add_flag("--no-core", no_core)->envname(env_name("--no-core"));
+  auto* no_triggers_flag = app.add_flag("--no-triggers", no_triggers)->envname(env_name("--no-triggers"));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ExtrasError&) {
+    const auto extra = app.remaining();
+    return usage("unknown option '" + (extra.empty() ? std::string() : extra.front()) + "' (see --help)");
+  } catch (const CLI::ArgumentMismatch& e) {
+    // "--listen: 1 required  missing": a flag at the end, or followed by another flag.
+    const std::string what = e.what();
+    return usage(what.substr(0, what.find(':')) + ": missing value");
+  } catch (const CLI::ParseError& e) {
+    return usage(e.what());
   }
+  if (cl.help || cl.version)
+    return cl;
+  // Precedence: a flag, else its environment variable (CLI11 reads it only for a flag not given),
+  // else the config file, else the default.
+  for (const auto& path : configs)
+    ENACT_TRY_VOID(apply_file(cl.s, path));
+  for (const auto& [f, option] : options) {
+    // A value from the environment is named by its variable in a message.
+    const std::string what = on_command_line(argc, argv, f->name) ? f->name : option->get_envname();
+    for (const auto& value : option->results())
+      ENACT_TRY_VOID(apply(cl.s, f->setting, json::value(value), what));
+  }
+  if (dev_flag->count() > 0)
+    cl.s.dev = dev;
+  if (weak_flag->count() > 0)
+    cl.s.sandbox_allow_weak = weak;
+  if (no_core_flag->count() > 0)
+    cl.s.no_core = no_core;
+  if (no_triggers_flag->count() > 0)
+    cl.s.triggers.enabled = !no_triggers;
   if (const char* secret = std::getenv("STRIPE_SECRET_KEY"); secret != nullptr && *secret != '\0')
     cl.s.stripe.secret_key = secret;
   return cl;

@@ -34,7 +34,7 @@ namespace {
 
 using namespace enact;
 
-constexpr const char* kVersion = "0.1.0";
+constexpr const char* kVersion = ENACT_VERSION;  // the project version (CMake)
 
 int fatal(const std::string& msg) {
   std::fprintf(stderr, "enact-server: %s\n", msg.c_str());

@@ -2,7 +2,10 @@
 // (exit 2, the offending setting named on stderr) of anything it cannot use.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <optional>
+#include <regex>
 #include <string>
 
 #include "server_process.hpp"
@@ -85,4 +88,138 @@ TEST_CASE("settings the server cannot use are refused before it starts") {
   CHECK(help.status.clean());
   CHECK(help.stdout_text.find("--data-dir") != std::string::npos);
   CHECK(help.stdout_text.find("--config") != std::string::npos);
+}
+
+TEST_CASE("TOML files take literal strings, escapes and arrays") {
+  temp_dir dir;
+  const std::string toml = write_file(dir, "full.toml",
+                                      "[chain]\n"
+                                      "chain_name = 'C:\\no\\escapes'  # a literal string keeps backslashes\n"
+                                      "[billing]\n"
+                                      "provider = \"n\\u006Fne\"          # an escape in a basic string\n"
+                                      "[triggers]\n"
+                                      "workers = 2\n");
+  server_process server({"--config", toml});
+  const auto r = server.client().get("/get_node_chain_config");
+  REQUIRE(r.status == 200);
+  CHECK(r.obj().at("chain_name").as_string() == "C:\\no\\escapes");
+  CHECK(server.client().get("/billing/stripe_config").status == 503);  // "none", unescaped
+  CHECK(server.stop().clean());
+
+  // A repeatable flag's key takes an array: every element is applied (the second is refused here,
+  // so the refusal shows it was read), in TOML and in JSON alike.
+  const auto arrays = write_file(dir, "arrays.toml",
+                                 "chain_rpc = [\"ethereum=http://127.0.0.1:1\",\n"
+                                 "             \"nochain=http://127.0.0.1:2\"]\n");
+  const auto toml_run = run_to_exit({"--config", arrays, "--data-dir", dir.path() + "/data"});
+  CHECK(toml_run.status.code == 2);
+  CHECK(toml_run.stderr_text.find("arrays.toml:1: chain_rpc: chain 'nochain'") != std::string::npos);
+  const auto json_arrays = write_file(dir, "arrays.json", R"({"chain_confirmations": ["ethereum=3", "polygon=x"]})");
+  const auto json_run = run_to_exit({"--config", json_arrays, "--data-dir", dir.path() + "/data"});
+  CHECK(json_run.status.code == 2);
+  CHECK(json_run.stderr_text.find("arrays.json: chain_confirmations: expected a non-negative integer") !=
+        std::string::npos);
+}
+
+TEST_CASE("a wrong type names the file, the line and the key") {
+  temp_dir dir;
+  struct case_ {
+    std::string text;
+    std::string message;
+  };
+  const case_ cases[] = {
+      {"# chain\n[chain]\nchain_id = \"eight\"\n", "typed.toml:3: chain.chain_id: expected a non-negative integer"},
+      {"[sandbox]\n\nworkers = 1.5\n", "typed.toml:3: sandbox.workers: expected a non-negative integer"},
+      {"listen = [\"127.0.0.1:1\"]\n", "typed.toml:1: listen: expected a string"},
+      {"dev = 1979-05-27\n", "typed.toml:1: dev: expected a string, an integer, true, false or an array"},
+      {"[chain]\nchain_id = 1\n[ledger]\nbackend = 'evm'\nnot_a_key = true\n",
+       "typed.toml:5: ledger.not_a_key: unknown"},
+      {"a = \"unterminated\n", "typed.toml:1:"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    const auto path = write_file(dir, "typed.toml", c.text);
+    const auto run = run_to_exit({"--config", path, "--data-dir", dir.path() + "/data"});
+    CHECK(run.status.code == 2);
+    CHECK(run.stderr_text.find(dir.path() + "/" + c.message) != std::string::npos);
+  }
+}
+
+namespace {
+
+/// Sets an environment variable for the servers this test starts (they inherit it), and restores
+/// it when the scope ends.
+class scoped_env {
+ public:
+  scoped_env(std::string name, const std::string& value) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str()))
+      old_ = old;
+    ::setenv(name_.c_str(), value.c_str(), 1);
+  }
+  ~scoped_env() {
+    if (old_)
+      ::setenv(name_.c_str(), old_->c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace
+
+TEST_CASE("ENACT_<FLAG> variables stand in for flags: flag > environment > config file > default") {
+  temp_dir dir;
+  const std::string toml = write_file(dir, "enact.toml", "[chain]\nchain_name = \"from-file\"\nchain_id = 7\n");
+  {
+    scoped_env name("ENACT_CHAIN_NAME", "from-env");
+    scoped_env dev("ENACT_DEV", "1");
+    server_process server({"--config", toml});
+    const auto r = server.client().get("/get_node_chain_config");
+    REQUIRE(r.status == 200);
+    CHECK(r.obj().at("chain_name").as_string() == "from-env");  // the variable over the file
+    CHECK(r.obj().at("chain_id").to_number<uint64_t>() == 7);   // the file over the default
+    const auto billing = server.client().get("/billing/stripe_config");
+    REQUIRE(billing.status == 200);
+    CHECK(billing.obj().at("mode").as_string() == "dev");  // ENACT_DEV=1 is --dev
+    CHECK(server.stop().clean());
+
+    server_process flagged({"--config", toml, "--chain-name=from-flag"});
+    const auto f = flagged.client().get("/get_node_chain_config");
+    REQUIRE(f.status == 200);
+    CHECK(f.obj().at("chain_name").as_string() == "from-flag");  // the flag over the variable
+    CHECK(flagged.stop().clean());
+  }
+  {
+    // The config file itself may come from ENACT_CONFIG; a bad value names the variable.
+    scoped_env config("ENACT_CONFIG", toml);
+    scoped_env id("ENACT_CHAIN_ID", "seven");
+    const auto run = run_to_exit({"--data-dir", dir.path() + "/data"});
+    CHECK(run.status.code == 2);
+    CHECK(run.stderr_text.find("ENACT_CHAIN_ID: expected a non-negative integer") != std::string::npos);
+  }
+  {
+    scoped_env empty("ENACT_CHAIN_NAME", "");  // empty: as if unset
+    server_process server({"--config", toml});
+    const auto r = server.client().get("/get_node_chain_config");
+    REQUIRE(r.status == 200);
+    CHECK(r.obj().at("chain_name").as_string() == "from-file");
+    CHECK(server.stop().clean());
+  }
+}
+
+TEST_CASE("--version prints the project version; --help lists every flag") {
+  const auto version = run_to_exit({"--version"});
+  CHECK(version.status.clean());
+  // The project version from CMake: MAJOR.MINOR.PATCH.
+  CHECK(std::regex_match(version.stdout_text, std::regex("enact-server [0-9]+\\.[0-9]+\\.[0-9]+\n")));
+  const auto help = run_to_exit({"--help"});
+  CHECK(help.status.clean());
+  for (const char* flag : {"--listen", "--chain-rpc", "--no-triggers", "--unsafe-allow-weak-sandbox", "--version",
+                           "--trigger-store", "ENACT_"})
+    CHECK_MESSAGE(help.stdout_text.find(flag) != std::string::npos, flag);
 }
