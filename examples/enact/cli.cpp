@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <iostream>
@@ -12,33 +14,45 @@
 namespace enact::cli {
 
 args::args(std::vector<std::string> argv, std::set<std::string> options, std::set<std::string> flags) {
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& a = argv[i];
-    if (a.size() > 2 && a.rfind("--", 0) == 0) {
-      std::string name = a.substr(2);
-      std::optional<std::string> inline_value;
-      if (auto eq = name.find('='); eq != std::string::npos) {
-        inline_value = name.substr(eq + 1);
-        name.resize(eq);
-      }
-      if (flags.count(name)) {
-        if (inline_value)
-          throw usage_error("--" + name + " takes no value");
-        flags_.insert(name);
-      } else if (options.count(name)) {
-        if (inline_value) {
-          options_[name] = *inline_value;
-        } else {
-          if (i + 1 >= argv.size())
-            throw usage_error("--" + name + " needs a value");
-          options_[name] = argv[++i];
-        }
-      } else {
-        throw usage_error("unknown option --" + name);
-      }
-    } else {
-      positional_.push_back(a);
-    }
+  // A switch given a value is a usage error, not a value CLI11 would read as true or false.
+  for (const auto& a : argv) {
+    const auto eq = a.find('=');
+    if (a.starts_with("--") && eq != std::string::npos && flags.count(a.substr(2, eq - 2)) != 0)
+      throw usage_error(a.substr(0, eq) + " takes no value");
+  }
+  CLI::App app;
+  app.set_help_flag();  // --help is answered by main before a subcommand runs
+  // Everything that is not a known option stays, in order, in remaining(): the positionals and
+  // any unknown --option, refused below.
+  app.allow_extras();
+  std::map<std::string, std::string> values;
+  for (const auto& name : options)
+    app.add_option("--" + name, values[name])->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  std::map<std::string, bool> switches;
+  for (const auto& name : flags)
+    app.add_flag("--" + name, switches[name]);
+  std::reverse(argv.begin(), argv.end());  // CLI11 takes a vector last argument first
+  try {
+    app.parse(argv);
+  } catch (const CLI::ArgumentMismatch& e) {
+    // "--name: 1 required TEXT missing": an option at the end, or followed by another option.
+    const std::string what = e.what();
+    throw usage_error(what.substr(0, what.find(':')) + " needs a value");
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(e.what());
+  }
+  for (const auto& a : app.remaining()) {
+    if (a.size() > 2 && a.starts_with("--"))
+      throw usage_error("unknown option " + a.substr(0, a.find('=')));
+    positional_.push_back(a);
+  }
+  for (const auto& name : options) {
+    if (app.get_option("--" + name)->count() > 0)
+      options_[name] = values[name];
+  }
+  for (const auto& [name, on] : switches) {
+    if (app.get_option("--" + name)->count() > 0)
+      flags_.insert(name);
   }
 }
 

@@ -26,6 +26,9 @@ void print_usage(std::FILE* out) {
   for (const auto& c : table())
     std::fprintf(out, "  %-28s %s\n", c.name.c_str(), c.summary.c_str());
   std::fputs(
+      "\noptions:\n"
+      "  --help, -h                   this text (after a command: that command's usage)\n"
+      "  --version                    print the version\n"
       "\ncore commands talk to the core service at --url URL (default $ENACT_URL, else\n"
       "http://127.0.0.1:8080) with the API key from --key-file FILE or $ENACT_API_KEY (never from\n"
       "the command line); each prints one JSON line.\n",
@@ -39,6 +42,10 @@ int main(int argc, char** argv) {
   if (words.empty() || words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
     print_usage(words.empty() ? stderr : stdout);
     return words.empty() ? 2 : 0;
+  }
+  if (words[0] == "--version") {
+    std::printf("enact %s\n", ENACT_VERSION);
+    return 0;
   }
   // Longest match of the command words ("typed-data hash" before "typed-data").
   const command* found = nullptr;

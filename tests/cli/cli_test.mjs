@@ -152,6 +152,25 @@ expectFail(['key', 'address', '--key-file', file('zero.key', '0x' + '00'.repeat(
   const r = run(['cron', 'next', '--help']);
   check(r.code === 0 && /usage: enact cron next/.test(r.out), `cron next --help: ${r.out}`);
 }
+expectFail(['cron', 'next', '* * * * *', '--count'], 2, /--count needs a value/, 'option without its value');
+expectFail(['cid', '--v1=yes', file('cid-flag.txt', 'x')], 2, /--v1 takes no value/, 'switch given a value');
+expectFail(['cron', 'next', '* * * * *', '--bogus=1'], 2, /unknown option --bogus$/m, 'unknown option=value');
+{
+  // An option given twice: the last value counts; a value that looks like a negative number or
+  // stdin's "-" is a value.
+  const twice = run(['cron', 'next', '0 0 * * *', '--count', '5', '--count=1', '--after', '2026-01-01T00:00:00Z']);
+  check(twice.code === 0 && twice.out.trim().split('\n').length === 1, `--count twice: ${twice.out} ${twice.err}`);
+  const stdin = run(['cid', '-'], 'hello');
+  check(stdin.code === 0 && /^Qm/.test(stdin.out), `cid - (stdin): ${stdin.out} ${stdin.err}`);
+}
+{
+  // --version prints the project version (CMakeLists.txt project()); --help lists the options.
+  const version = run(['--version']);
+  const project = readFileSync(join(repo, 'CMakeLists.txt'), 'utf8').match(/project\(enact VERSION ([0-9.]+)/)[1];
+  check(version.code === 0 && version.out === `enact ${project}`, `--version: ${version.out} ${version.err}`);
+  const help = run(['--help']);
+  check(help.code === 0 && /--version/.test(help.out) && /cron next/.test(help.out), `--help: ${help.out}`);
+}
 
 // `enact core …`: API keys never come from argv; failures name the API error code.
 expectFail(['core', 'new-account', '--key', 'x'], 2, /ENACT_API_KEY.*--key-file/, 'core refuses --key on the command line');
