@@ -38,7 +38,8 @@ set(ENACT_DEB_DEPENDS
   "libc6 (>= 2.34)" "libstdc++6 (>= 12)" "libgcc-s1 (>= 3.0)" "libssl3 (>= 3.0.0)"
   "libsecp256k1-1 (>= 0.2.0)" "libboost-json1.81.0 (>= 1.81.0)" "libcpp-httplib0.11 (>= 0.11.4)")
 if(TARGET enact-server)
-  list(APPEND ENACT_DEB_DEPENDS "libsqlite3-0 (>= 3.20.0)")
+  # enact-server reads its config file with toml++; enact-worker's seccomp filter is libseccomp's.
+  list(APPEND ENACT_DEB_DEPENDS "libsqlite3-0 (>= 3.20.0)" "libtomlplusplus3 (>= 3.3.0)" "libseccomp2 (>= 2.5.0)")
 endif()
 list(JOIN ENACT_DEB_DEPENDS ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 # What find_package(enact) needs to build a C++ consumer (the C ABI alone needs none of them).
