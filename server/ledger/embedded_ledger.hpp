@@ -1,11 +1,11 @@
 // `enact::ledger::embedded_ledger`: the permission ledger kept in one SQLite file (DESIGN.md §4
 // "Permission ledger", API.md §3), enforcing the registry contract's rules itself.
 //
-// Storage: WAL journal, synchronous=NORMAL (a commit survives a process crash; the last commits
-// before a power loss may be lost, never half of one), foreign keys on, a busy timeout for other
-// processes sharing the file. The schema is versioned with `PRAGMA user_version` and an ordered
-// list of migrations applied in one transaction at open; a file written by a newer build is
-// refused (storage) rather than misread.
+// Storage (through the storage kit, server/storage): WAL journal, synchronous=NORMAL (a commit
+// survives a process crash; the last commits before a power loss may be lost, never half of one),
+// foreign keys on, a busy timeout for other processes sharing the file. The schema is versioned
+// with `PRAGMA user_version` and an ordered list of migrations applied in one transaction at open;
+// a file written by a newer build is refused (storage) rather than misread.
 //
 // Concurrency: one write connection behind a mutex, so writes are serialized and each is ONE
 // `BEGIN IMMEDIATE` … `COMMIT` transaction (rolled back on any failure: nothing is half-written);
