@@ -1,5 +1,6 @@
 // enact-server's configuration: defaults that run fully offline, overridden by a config file
-// (JSON, or the TOML subset of `key = value` lines under `[section]` headers) and then by flags.
+// (JSON, or TOML read with toml++), then by ENACT_<FLAG> environment variables, then by flags
+// (parsed with CLI11).
 #pragma once
 
 #include <cstdint>
@@ -63,7 +64,9 @@ struct command_line {
   bool version = false;
 };
 
-/// Parses argv (after loading --config FILE, wherever it appears). Usage errors name the flag.
+/// Parses argv: the config files (--config FILE, wherever it appears, or ENACT_CONFIG) first, then
+/// each flag's environment variable when the flag is absent, then the flags. Usage errors name the
+/// flag, the variable, or the file, line and key.
 [[nodiscard]] result<command_line> parse_command_line(int argc, char** argv);
 
 /// The text of `enact-server --help`.
