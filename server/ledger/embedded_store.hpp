@@ -302,23 +302,11 @@ inline void insert_group_members(connection& c, int64_t row, const group& g) {
 // --- wallets and actions -----------------------------------------------------------------------
 
 [[nodiscard]] inline wallet read_wallet(const query& q) {
-  wallet w;
-  w.pkp_id = q.addr(0);
-  w.derivation_path = q.hash(1);
-  w.name = q.text(2);
-  w.description = q.text(3);
-  w.created_at = q.i64(4);
-  return w;
+  return {q.addr(0), q.hash(1), q.text(2), q.text(3), q.i64(4)};
 }
 
 [[nodiscard]] inline action read_action(const query& q) {
-  action a;
-  a.hashed_cid = q.hash(0);
-  a.cid = q.text(1);
-  a.name = q.text(2);
-  a.description = q.text(3);
-  a.created_at = q.i64(4);
-  return a;
+  return {q.text(1), q.hash(0), q.text(2), q.text(3), q.i64(4)};
 }
 
 [[nodiscard]] inline std::optional<action> load_action(connection& c, int64_t account_id, const hash256& hashed_cid) {

@@ -104,59 +104,26 @@ template <size_t N>
 }
 
 [[nodiscard]] inline account to_account(const reg::account_view& v) {
-  account a;
-  a.hash = v.account_hash;
-  a.admin = v.admin;
-  a.managed = v.managed;
-  a.name = v.name;
-  a.description = v.description;
-  a.email = v.email;
-  a.created_at = time64(v.created_at);
-  return a;
+  return {v.account_hash, v.admin, v.managed, v.name, v.description, v.email, time64(v.created_at)};
 }
 
+/// Expiration and balance above 2^64-1 are clamped, not refused (evm_ledger.hpp).
 [[nodiscard]] inline usage_key to_usage_key(const reg::usage_key_view& v) {
-  usage_key k;
-  k.hash = v.usage_key_hash;
-  k.account = v.account_hash;
-  k.wallet = v.wallet;
-  k.name = v.name;
-  k.description = v.description;
-  k.expiration = clamp64(v.expiration);  // see evm_ledger.hpp: clamped, not refused
-  k.balance = clamp64(v.balance);
-  k.permissions = v.permissions;
-  k.created_at = time64(v.created_at);
-  return k;
+  return {v.usage_key_hash,    v.account_hash,        v.wallet,           v.name,
+          v.description,       clamp64(v.expiration), clamp64(v.balance), v.permissions,
+          time64(v.created_at)};
 }
 
 [[nodiscard]] inline group to_group(const reg::group_view& v) {
-  group g;
-  g.id = v.group_id;
-  g.name = v.name;
-  g.description = v.description;
-  g.pkps = v.pkp_ids;
-  g.cid_hashes = v.cid_hashes;
-  return g;
+  return {v.group_id, v.name, v.description, v.pkp_ids, v.cid_hashes};
 }
 
 [[nodiscard]] inline wallet to_wallet(const reg::wallet_view& v) {
-  wallet w;
-  w.pkp_id = v.wallet;
-  w.derivation_path = v.derivation_path;
-  w.name = v.name;
-  w.description = v.description;
-  w.created_at = time64(v.created_at);
-  return w;
+  return {v.wallet, v.derivation_path, v.name, v.description, time64(v.created_at)};
 }
 
 [[nodiscard]] inline action to_action(const reg::action_view& v) {
-  action a;
-  a.cid = v.cid;
-  a.hashed_cid = v.hashed_cid;
-  a.name = v.name;
-  a.description = v.description;
-  a.created_at = time64(v.created_at);
-  return a;
+  return {v.cid, v.hashed_cid, v.name, v.description, time64(v.created_at)};
 }
 
 template <class T, class V, class F>
