@@ -24,7 +24,6 @@
 #include "enact/client/options.hpp"
 #include "enact/codec/abi.hpp"
 #include "enact/codec/abi_json.hpp"
-#include "enact/codec/abi_json.hpp"
 #include "enact/codec/base32.hpp"
 #include "enact/codec/base58.hpp"
 #include "enact/codec/base64.hpp"
