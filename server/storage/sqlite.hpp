@@ -177,12 +177,18 @@ class query {
   void bind_one(uint32_t v) { bind_one(static_cast<int64_t>(v)); }
   void bind_one(int v) { bind_one(static_cast<int64_t>(v)); }
   void bind_one(bool v) { bind_one(static_cast<int64_t>(v ? 1 : 0)); }
+  // An empty string or blob is bound as an empty value, never as NULL: SQLite binds NULL for a null
+  // data pointer, which an empty std::string_view or std::vector may have.
+  static const char* non_null(const char* p) noexcept { return p != nullptr ? p : ""; }
   void bind_one(std::string_view v) {
-    check(sqlite3_bind_text64(s_, ++index_, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
+    check(sqlite3_bind_text64(s_, ++index_, non_null(v.data()), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
   }
   void bind_one(const std::string& v) { bind_one(std::string_view(v)); }
   void bind_one(const char* v) { bind_one(std::string_view(v)); }
-  void bind_one(bytes_view v) { check(sqlite3_bind_blob64(s_, ++index_, v.data(), v.size(), SQLITE_TRANSIENT)); }
+  void bind_one(bytes_view v) {
+    const void* p = v.data() != nullptr ? static_cast<const void*>(v.data()) : "";
+    check(sqlite3_bind_blob64(s_, ++index_, p, v.size(), SQLITE_TRANSIENT));
+  }
   void bind_one(const bytes& v) { bind_one(bytes_view(v)); }
   template <size_t N>
   void bind_one(const std::array<uint8_t, N>& v) {

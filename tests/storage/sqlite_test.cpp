@@ -198,6 +198,19 @@ TEST_CASE("query: typed binds and columns") {
   CHECK_THROWS_AS((void)q.fixed<20>(4), sqlite_error);  // NULL is not an address
 }
 
+TEST_CASE("query: an empty blob or string is stored empty, not NULL") {
+  temp_dir dir;
+  connection c(dir.file("db.sqlite"));
+  c.exec("CREATE TABLE e (b BLOB NOT NULL, s TEXT NOT NULL)");
+  query(c, "INSERT INTO e VALUES (?, ?)").bind(bytes{}, std::string_view{}).run();
+  query q(c, "SELECT typeof(b), typeof(s), length(b), length(s) FROM e");
+  REQUIRE(q.next());
+  CHECK(q.text(0) == "blob");
+  CHECK(q.text(1) == "text");
+  CHECK(q.i64(2) == 0);
+  CHECK(q.i64(3) == 0);
+}
+
 TEST_CASE("database: readers see what the writer committed, never what it has not") {
   temp_dir dir;
   database db(dir.file("db.sqlite"), kTwoSteps, {.read_connections = 2});
