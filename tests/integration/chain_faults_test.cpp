@@ -101,6 +101,7 @@ TEST_CASE("chain node stopped while idle: 503 unavailable, then recovery without
   const uint64_t first_group = u_of(g1.body, "group_id");
 
   env.node.stop();
+  REQUIRE_MESSAGE(env.node.stopped_cleanly(), "anvil did not save its chain within the grace period");
 
   // Writes reach the node at once (eth_estimateGas) and are refused.
   struct write_case {
@@ -220,6 +221,7 @@ TEST_CASE("chain node stopped under load: 200 or 503 only, nothing half-written,
   // Some writes land, then the node goes away with requests in flight.
   CHECK(wait_for([&] { return acknowledged.load() >= 8; }));
   env.node.stop();
+  REQUIRE_MESSAGE(env.node.stopped_cleanly(), "anvil did not save its chain within the grace period");
   // Every writer and the reader have been refused at least once, and the outage lasted long
   // enough for the load to meet it in earnest: at least 100 refused writes (refusals come in
   // milliseconds and writers pace them by 20 ms, so this is about half a second of outage).

@@ -33,7 +33,7 @@ namespace {
 using steady = std::chrono::steady_clock;
 constexpr auto kStartTimeout = std::chrono::seconds(30);
 // SIGTERM makes anvil write its --state file before exiting; give that time before SIGKILL.
-constexpr auto kStopTimeout = std::chrono::seconds(10);
+constexpr auto kStopTimeout = std::chrono::seconds(30);
 constexpr auto kPollInterval = std::chrono::milliseconds(10);
 constexpr std::string_view kListening = "Listening on 127.0.0.1:";
 
@@ -137,9 +137,11 @@ void anvil_process::stop() {
   if (pid_ <= 0)
     return;
   ::kill(pid_, SIGTERM);
+  stopped_cleanly_ = true;
   const auto deadline = steady::now() + kStopTimeout;
   while (!reaped(pid_)) {
     if (steady::now() > deadline) {
+      stopped_cleanly_ = false;
       ::kill(pid_, SIGKILL);
       int status = 0;
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {

@@ -60,8 +60,12 @@ class anvil_process {
   /// Starts the node again after stop(), on the same port (throws when it is taken meanwhile).
   /// No-op while running.
   void start();
-  /// SIGTERM, then SIGKILL after 10 s; the process is reaped. No-op when stopped.
+  /// SIGTERM, then SIGKILL after 30 s; the process is reaped. No-op when stopped.
   void stop();
+  /// Whether the last stop() ended with anvil exiting on SIGTERM (its --state file written), not
+  /// with the SIGKILL after the grace period; a test of kept state checks it, so a node that was
+  /// killed before it saved its chain fails as that and not as a lost write.
+  [[nodiscard]] bool stopped_cleanly() const noexcept { return stopped_cleanly_; }
   [[nodiscard]] bool running() const { return pid_ > 0; }
 
   /// http://127.0.0.1:<port>
@@ -87,6 +91,7 @@ class anvil_process {
   std::string dir_;  // mkdtemp directory: the log, the state file
   std::string log_path_;
   pid_t pid_ = -1;
+  bool stopped_cleanly_ = true;
   uint16_t port_ = 0;
   std::string url_;
 };
