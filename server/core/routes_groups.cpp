@@ -119,13 +119,24 @@ result<json::value> list_wallets(request_context& c) {
   return wallet_page(ws, p);
 }
 
-result<json::value> list_wallets_in_group(request_context& c) {
-  ENACT_TRY(const auto p, read_page(c.http));
+/// The `group_id` query parameter of a GET route.
+result<uint64_t> query_group_id(const request_context& c) {
   if (!c.http.has_param("group_id"))
     return fail(api_errc::invalid_request, "query.group_id: required");
-  ENACT_TRY(const auto id, api::read_group_id(json::value(c.http.get_param_value("group_id")), "group_id"));
+  return api::read_group_id(json::value(c.http.get_param_value("group_id")), "group_id");
+}
+
+result<json::value> list_wallets_in_group(request_context& c) {
+  ENACT_TRY(const auto p, read_page(c.http));
+  ENACT_TRY(const auto id, query_group_id(c));
   ENACT_TRY(const auto ws, c.svc.ledger->list_wallets_in_group(c.who->account.hash, id, p));
   return wallet_page(ws, p);
+}
+
+result<json::value> get_group(request_context& c) {
+  ENACT_TRY(const auto id, query_group_id(c));
+  ENACT_TRY(const auto g, c.svc.ledger->get_group(c.who->account.hash, id));
+  return json::value_from(to_api(g));
 }
 
 /// add_pkp_to_group and remove_pkp_from_group: the group id, then the scope `p` on that group,
@@ -184,6 +195,17 @@ void add_group_routes(std::vector<route>& out) {
                       {},
                       s::ref("GroupPage"),
                       list_groups});
+  out.push_back(route{"GET",
+                      "/get_group",
+                      "getGroup",
+                      "groups",
+                      "One group of the account.",
+                      auth_kind::key,
+                      false,
+                      {{"group_id", s::integer("group id", 1), true}},
+                      {},
+                      s::ref("Group"),
+                      get_group});
   out.push_back(route{"POST",
                       "/update_group",
                       "updateGroup",

@@ -72,6 +72,20 @@ TEST_CASE("a session through the SDK client") {
   CHECK(with_action.cid_hashes_permitted == std::vector<hash256>{a.hashed_cid});
   CHECK(ops.list_actions(g.group_id).total == 1);
   CHECK(ops.list_wallets_in_group(g.group_id).items.at(0).pkp_id == w.pkp_id);
+  // get_group answers the group as it stands; another account sees no group of that id, and an
+  // id that was never made is not found either.
+  const auto fetched = ops.get_group(g.group_id);
+  CHECK(fetched.name == "signers");
+  CHECK(fetched.pkp_ids_permitted == std::vector<address>{w.pkp_id});
+  CHECK(fetched.cid_hashes_permitted == std::vector<hash256>{a.hashed_cid});
+  CHECK(expect_api_error([&] { (void)ops.get_group(g.group_id + 1000); }).status() == 404);
+  {
+    const auto stranger = core_client(options_for(server.port())).new_account({"stranger", {}, {}});
+    core_client other(options_for(server.port()), stranger.api_key.clone());
+    const auto refused = expect_api_error([&] { (void)other.get_group(g.group_id); });
+    CHECK(refused.status() == 404);
+    CHECK(refused.errc() == api_errc::not_found);
+  }
 
   // The usage key lacks group:delete: forbidden, named, with the request id of the response.
   const auto denied = expect_api_error([&] { (void)ops.remove_group(g.group_id); });

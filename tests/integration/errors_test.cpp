@@ -168,6 +168,8 @@ TEST_CASE("400 invalid_request: bodies, fields, pages, CIDs, addresses, hashes, 
       {"misspelt page parameter", "GET", "/list_wallets?pagesize=3", "", "pagesize"},
       {"misspelt group parameter", "GET", "/list_actions?group=1", "", "group"},
       {"missing group_id", "GET", "/list_wallets_in_group", "", "group_id"},
+      {"get_group without group_id", "GET", "/get_group", "", "group_id"},
+      {"get_group of the wildcard", "GET", "/get_group?group_id=0", "", "group_id"},
       {"group_id not a number", "GET", "/list_actions?group_id=abc", "", "group_id"},
   };
   for (const auto& row : rows) {

@@ -222,6 +222,11 @@ page<wallet> core_client::list_wallets(page_request p) {
   return decode<page<wallet>>(impl_->get(paged("/list_wallets", p), impl::auth::key));
 }
 
+group core_client::get_group(uint64_t group_id) {
+  return decode<group>(
+      impl_->get(std::string(kRoot) + "/get_group?group_id=" + std::to_string(group_id), impl::auth::key));
+}
+
 page<wallet> core_client::list_wallets_in_group(uint64_t group_id, page_request p) {
   return decode<page<wallet>>(
       impl_->get(paged("/list_wallets_in_group", p, "group_id=" + std::to_string(group_id)), impl::auth::key));

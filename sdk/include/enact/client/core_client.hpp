@@ -66,6 +66,8 @@ class core_client {
   // --- groups -----------------------------------------------------------------------------------
   group add_group(const new_group& g);
   [[nodiscard]] page<group> list_groups(page_request p = {});
+  /// One group; api_error not_found when the account has no group with that id.
+  [[nodiscard]] group get_group(uint64_t group_id);
   /// Replaces name, description and both sets of `g.group_id`.
   group update_group(const group& g);
   /// Returns the removed group's id.
