@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "enact/codec/hex.hpp"
 #include "enact/crypto/secret.hpp"
 #include "storage/pool.hpp"
 #include "triggers/pg_store.hpp"
@@ -152,24 +153,10 @@ class rows {
     const std::string_view s = raw(col);
     if (!s.starts_with("\\x") || s.size() % 2 != 0)
       throw pg_failure("postgres: corrupt row: bytea not in hex form", "");
-    bytes out;
-    out.reserve((s.size() - 2) / 2);
-    const auto nibble = [](char c) -> int {
-      if (c >= '0' && c <= '9')
-        return c - '0';
-      if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-      return -1;
-    };
-    for (size_t i = 2; i < s.size(); i += 2) {
-      const int hi = nibble(s[i]), lo = nibble(s[i + 1]);
-      if (hi < 0 || lo < 0)
-        throw pg_failure("postgres: corrupt row: bad hex in bytea", "");
-      out.push_back(static_cast<uint8_t>(hi << 4 | lo));
-    }
-    return out;
+    auto out = hex::decode(s.substr(2));
+    if (!out)
+      throw pg_failure("postgres: corrupt row: bad hex in bytea", "");
+    return std::move(*out);
   }
   template <size_t N>
   [[nodiscard]] std::array<uint8_t, N> fixed(int col) const {

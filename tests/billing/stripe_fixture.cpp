@@ -14,6 +14,8 @@
 #include <thread>
 #include <utility>
 
+#include "enact/codec/hex.hpp"
+
 namespace enact::test {
 
 namespace {
@@ -26,16 +28,6 @@ constexpr size_t kMaxIdempotencyKey = 255;
 constexpr size_t kMaxMetadataKey = 40;
 constexpr size_t kMaxMetadataValue = 500;
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /// Percent-decoding of one form component ('+' is a space); nullopt on a broken escape.
 std::optional<std::string> form_decode(std::string_view s) {
   std::string out;
@@ -45,11 +37,10 @@ std::optional<std::string> form_decode(std::string_view s) {
     } else if (s[i] == '%') {
       if (i + 2 >= s.size())
         return std::nullopt;
-      const int hi = hex_value(s[i + 1]);
-      const int lo = hex_value(s[i + 2]);
-      if (hi < 0 || lo < 0)
+      const auto byte = enact::hex::decode_fixed<1>(s.substr(i + 1, 2));
+      if (!byte)
         return std::nullopt;
-      out += static_cast<char>(hi * 16 + lo);
+      out += static_cast<char>((*byte)[0]);
       i += 2;
     } else {
       out += s[i];
