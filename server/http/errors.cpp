@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "enact/codec/utf8.hpp"
+
 namespace enact::http {
 
 int status_of(api_errc c) noexcept {
@@ -61,47 +63,12 @@ boost::json::object error_body(const http_error& e) {
 }
 
 std::string well_formed_utf8(std::string text) {
-  const auto byte = [&](size_t i) {
-    return static_cast<uint8_t>(text[i]);
-  };
-  const auto sequence_at = [&](size_t i) -> size_t {  // its length, 0 when malformed
-    const uint8_t lead = byte(i);
-    if (lead < 0x80)
-      return 1;
-    size_t len = 0;
-    uint32_t cp = 0;
-    uint32_t min = 0;
-    if ((lead & 0xE0) == 0xC0)
-      len = 2, cp = lead & 0x1F, min = 0x80;
-    else if ((lead & 0xF0) == 0xE0)
-      len = 3, cp = lead & 0x0F, min = 0x800;
-    else if ((lead & 0xF8) == 0xF0)
-      len = 4, cp = lead & 0x07, min = 0x10000;
-    else
-      return 0;
-    if (i + len > text.size())
-      return 0;
-    for (size_t k = 1; k < len; ++k) {
-      if ((byte(i + k) & 0xC0) != 0x80)
-        return 0;
-      cp = (cp << 6) | (byte(i + k) & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return 0;
-    return len;
-  };
-  size_t i = 0;
-  while (i < text.size()) {
-    const size_t len = sequence_at(i);
-    if (len == 0)
-      break;
-    i += len;
-  }
+  size_t i = utf8::valid_prefix(text);
   if (i == text.size())
     return text;  // the common case: nothing to replace, no copy
   std::string out = text.substr(0, i);
   while (i < text.size()) {
-    const size_t len = sequence_at(i);
+    const size_t len = utf8::sequence_length(text, i);
     if (len == 0) {
       out += "\xEF\xBF\xBD";
       ++i;
@@ -113,10 +80,7 @@ std::string well_formed_utf8(std::string text) {
   return out;
 }
 
-bool is_well_formed_utf8(std::string_view text) {
-  std::string copy(text);
-  return well_formed_utf8(std::move(copy)).size() == text.size();
-}
+bool is_well_formed_utf8(std::string_view text) { return utf8::is_valid(text); }
 
 void send_json(httplib::Response& res, int status, const boost::json::value& body) {
   res.status = status;

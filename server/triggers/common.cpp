@@ -1,10 +1,10 @@
 // The small shared parts: names of the approval states, identifiers, the clocks and RFC 3339 times.
 #include <array>
-#include <charconv>
 #include <thread>
 
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/random.hpp"
+#include "enact/siwe/siwe.hpp"
 #include "triggers/clock.hpp"
 #include "triggers/ids.hpp"
 #include "triggers/store.hpp"
@@ -83,56 +83,12 @@ void manual_clock::set(time_point t) {
 // --- RFC 3339 ----------------------------------------------------------------------------------
 
 std::string to_rfc3339(time_point t, bool millis) {
-  using namespace std::chrono;
-  const auto day = floor<days>(t);
-  const year_month_day ymd{day};
-  const auto ms = (t - day).count();  // milliseconds into the day
-  const auto secs = ms / 1000;
-  char buf[40];
-  const int y = static_cast<int>(ymd.year());
-  int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld", y, static_cast<unsigned>(ymd.month()),
-                        static_cast<unsigned>(ymd.day()), static_cast<long long>(secs / 3600),
-                        static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
-  if (millis)
-    n += std::snprintf(buf + n, sizeof buf - n, ".%03lld", static_cast<long long>(ms % 1000));
-  std::string out(buf, static_cast<size_t>(n));
-  out += 'Z';
+  std::string out = siwe::format_time(t);  // "…T12:00:30.250Z"
+  if (!millis)
+    out.erase(out.size() - 5, 4);  // drops ".250"
   return out;
 }
 
-std::optional<time_point> from_rfc3339(std::string_view s) {
-  using namespace std::chrono;
-  const auto num = [&](size_t at, size_t len, int& out) {
-    if (at + len > s.size())
-      return false;
-    const auto [end, ec] = std::from_chars(s.data() + at, s.data() + at + len, out);
-    return ec == std::errc{} && end == s.data() + at + len;
-  };
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
-  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || !num(0, 4, y) ||
-      !num(5, 2, mo) || !num(8, 2, d) || !num(11, 2, h) || !num(14, 2, mi) || !num(17, 2, se))
-    return std::nullopt;
-  const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
-  if (!ymd.ok() || h > 23 || mi > 59 || se > 59)
-    return std::nullopt;
-  size_t at = 19;
-  int64_t frac_ms = 0;
-  if (at < s.size() && s[at] == '.') {
-    ++at;
-    size_t digits = 0;
-    int64_t scale = 100;
-    while (at < s.size() && s[at] >= '0' && s[at] <= '9' && digits < 9) {
-      frac_ms += (s[at] - '0') * scale;
-      scale /= 10;
-      ++at;
-      ++digits;
-    }
-    if (digits == 0)
-      return std::nullopt;
-  }
-  if (at + 1 != s.size() || s[at] != 'Z')
-    return std::nullopt;
-  return time_point{sys_days{ymd}.time_since_epoch() + hours{h} + minutes{mi} + seconds{se} + milliseconds{frac_ms}};
-}
+std::optional<time_point> from_rfc3339(std::string_view s) { return siwe::parse_time(s); }
 
 }  // namespace enact::triggers

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "enact/codec/utf8.hpp"
 #include "enact/crypto/address.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/crypto/secp256k1.hpp"
@@ -21,42 +22,6 @@ bool has_control(std::string_view s) {
     const auto u = static_cast<unsigned char>(c);
     return u < 0x20 || u == 0x7f;
   });
-}
-
-/// Whether `s` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above
-/// U+10FFFF).
-bool is_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto lead = static_cast<uint8_t>(s[i]);
-    size_t len = 0;
-    uint32_t cp = 0;
-    uint32_t min = 0;
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    }
-    if ((lead & 0xE0) == 0xC0)
-      len = 2, cp = lead & 0x1F, min = 0x80;
-    else if ((lead & 0xF0) == 0xE0)
-      len = 3, cp = lead & 0x0F, min = 0x800;
-    else if ((lead & 0xF8) == 0xF0)
-      len = 4, cp = lead & 0x07, min = 0x10000;
-    else
-      return false;
-    if (i + len > s.size())
-      return false;
-    for (size_t k = 1; k < len; ++k) {
-      const auto b = static_cast<uint8_t>(s[i + k]);
-      if ((b & 0xC0) != 0x80)
-        return false;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return false;
-    i += len;
-  }
-  return true;
 }
 
 /// An RFC 3986 authority as EIP-4361 allows it for the domain: host[:port], no userinfo.
@@ -124,7 +89,7 @@ std::optional<time_point> parse_time(std::string_view s) {
 result<message> parse(std::string_view text) {
   if (text.size() > kMaxMessage)
     return fail(siwe_errc::too_large, "message: over " + std::to_string(kMaxMessage) + " bytes");
-  if (!is_utf8(text))
+  if (!utf8::is_valid(text))
     return fail(siwe_errc::not_utf8, "message: not UTF-8");
   std::vector<std::string_view> lines;
   for (size_t start = 0;;) {
