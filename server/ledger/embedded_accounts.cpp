@@ -90,8 +90,7 @@ result<account> embedded_ledger::account_by_admin(const address& admin) const {
 result<void> embedded_ledger::convert_to_chain_secured(const write_context& w, const account_hash& h,
                                                        const address& new_admin) {
   return store_->write([&](connection& c) -> result<void> {
-    ENACT_TRY(account_row a, require_account(c, h));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, h));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, h));
     if (is_zero(new_admin))
       return fail(ledger_errc::invalid_argument, "new_admin: must not be the zero address");
     if (!a.acct.managed)
@@ -121,8 +120,7 @@ result<void> embedded_ledger::convert_to_chain_secured(const write_context& w, c
 
 result<void> embedded_ledger::set_usage_key(const write_context& w, const usage_key& k) {
   return store_->write([&](connection& c) -> result<void> {
-    ENACT_TRY(account_row a, require_account(c, k.account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, k.account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, k.account));
     ENACT_TRY_VOID(check_metadata(k.name, k.description));
     // One namespace (API.md §3): a key under an account's hash, or under another account's key
     // hash, would make that credential authenticate here.
@@ -165,8 +163,7 @@ result<void> embedded_ledger::update_usage_key_metadata(const write_context& w, 
                                                         const hash256& key_hash, std::string_view name,
                                                         std::string_view description) {
   return store_->write([&](connection& c) -> result<void> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, account));
     ENACT_TRY_VOID(check_metadata(name, description));
     account_write tx{c, w, a};
     if (!usage_key_in(c, a.id, key_hash))
@@ -183,8 +180,7 @@ result<void> embedded_ledger::update_usage_key_metadata(const write_context& w, 
 result<void> embedded_ledger::remove_usage_key(const write_context& w, const account_hash& account,
                                                const hash256& key_hash) {
   return store_->write([&](connection& c) -> result<void> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, account));
     account_write tx{c, w, a};
     if (!usage_key_in(c, a.id, key_hash))
       return unknown_usage_key(account, key_hash);

@@ -18,8 +18,7 @@ using namespace embedded;  // NOLINT(google-build-using-namespace): the store's 
 
 result<void> embedded_ledger::register_wallet(const write_context& w, const account_hash& account, const wallet& wl) {
   return store_->write([&](connection& c) -> result<void> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, account));
     if (is_zero(wl.pkp_id))
       return fail(ledger_errc::invalid_argument, "pkp_id: must not be the zero address");
     ENACT_TRY_VOID(check_metadata(wl.name, wl.description));
@@ -101,8 +100,7 @@ result<uint64_t> embedded_ledger::wallet_count(const account_hash& account) cons
 
 result<void> embedded_ledger::add_action(const write_context& w, const account_hash& account, const action& act) {
   return store_->write([&](connection& c) -> result<void> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, account));
     if (act.cid.empty())
       return fail(ledger_errc::invalid_argument, "cid: must not be empty");
     ENACT_TRY_VOID(check_length("cid", act.cid, kMaxCid));
@@ -128,8 +126,7 @@ result<action> embedded_ledger::update_action_metadata(const write_context& w, c
                                                        const hash256& hashed_cid, std::string_view name,
                                                        std::string_view description) {
   return store_->write([&](connection& c) -> result<action> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, account));
     ENACT_TRY_VOID(check_metadata(name, description));
     account_write tx{c, w, a};
     std::optional<action> act = load_action(c, a.id, hashed_cid);
@@ -149,8 +146,7 @@ result<action> embedded_ledger::update_action_metadata(const write_context& w, c
 result<void> embedded_ledger::delete_action(const write_context& w, const account_hash& account,
                                             const hash256& hashed_cid) {
   return store_->write([&](connection& c) -> result<void> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, account));
     account_write tx{c, w, a};
     if (!load_action(c, a.id, hashed_cid))
       return unknown_action(account, hashed_cid);

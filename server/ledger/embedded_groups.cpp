@@ -17,8 +17,7 @@ using namespace embedded;  // NOLINT(google-build-using-namespace): the store's 
 
 result<group> embedded_ledger::add_group(const write_context& w, const account_hash& account, const group& g) {
   return store_->write([&](connection& c) -> result<group> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, account));
     ENACT_TRY_VOID(check_metadata(g.name, g.description));
     account_write tx{c, w, a};
     ENACT_TRY_VOID(check_group_sets(c, a, g));
@@ -44,8 +43,7 @@ result<group> embedded_ledger::add_group(const write_context& w, const account_h
 
 result<group> embedded_ledger::update_group(const write_context& w, const account_hash& account, const group& g) {
   return store_->write([&](connection& c) -> result<group> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, account));
     ENACT_TRY_VOID(check_metadata(g.name, g.description));
     account_write tx{c, w, a};
     const std::optional<int64_t> row = g.id == 0 || g.id > kMaxGroupId ? std::nullopt : find_group_row(c, a.id, g.id);
@@ -64,8 +62,7 @@ result<group> embedded_ledger::update_group(const write_context& w, const accoun
 
 result<void> embedded_ledger::remove_group(const write_context& w, const account_hash& account, group_id id) {
   return store_->write([&](connection& c) -> result<void> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(store_->check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, store_->writable_account(c, w.sender, account));
     account_write tx{c, w, a};
     const std::optional<int64_t> row = id == 0 || id > kMaxGroupId ? std::nullopt : find_group_row(c, a.id, id);
     if (!row)
@@ -150,8 +147,7 @@ namespace {
 template <class Store, class F>
 result<group> change_members(Store& s, const write_context& w, const account_hash& account, group_id id, F&& change) {
   return s.write([&](connection& c) -> result<group> {
-    ENACT_TRY(account_row a, require_account(c, account));
-    ENACT_TRY_VOID(s.check_sender(w.sender, a.acct.admin, a.acct.managed, account));
+    ENACT_TRY(account_row a, s.writable_account(c, w.sender, account));
     account_write tx{c, w, a};
     std::optional<group> g = load_group(c, a.id, id);
     if (!g)

@@ -433,6 +433,15 @@ struct embedded_ledger::store {
     }
   }
 
+  /// The account `h` (unknown_account when there is none) once `sender` passed check_sender for it:
+  /// the start of every write to an account.
+  [[nodiscard]] result<embedded::account_row> writable_account(embedded::connection& c, const address& sender,
+                                                               const account_hash& h) const {
+    ENACT_TRY(embedded::account_row a, embedded::require_account(c, h));
+    ENACT_TRY_VOID(check_sender(sender, a.acct.admin, a.acct.managed, h));
+    return a;
+  }
+
   /// The sender rule of API.md §3: the admin, or an api_payer relaying for a managed account.
   [[nodiscard]] result<void> check_sender(const address& sender, const address& admin, bool managed,
                                           const account_hash& h) const {

@@ -142,9 +142,12 @@ result<std::vector<group>> evm_ledger::all_groups(const account_hash& account) c
 }
 
 namespace {
-/// The group as the block of `r` left it (the write's own answer, past the cache).
-result<group> group_after(const evm_ledger::state& s, const chain::receipt& r, const account_hash& account,
-                          group_id id) {
+/// Sends `call` (a change to the members of group `id`) and answers the group as the block of
+/// its receipt left it (the write's own answer, past the cache).
+template <class Call>
+result<group> write_group_members(evm_ledger::state& s, const write_context& w, const account_hash& account,
+                                  group_id id, const Call& call) {
+  ENACT_TRY(const chain::receipt r, s.write(w, account, reg::encode(call)));
   ENACT_TRY(const reg::group_view v,
             s.view(reg::get_group_call{account, id}, account, chain::block_tag::number(r.block_number)));
   return to_group(v);
@@ -153,30 +156,22 @@ result<group> group_after(const evm_ledger::state& s, const chain::receipt& r, c
 
 result<group> evm_ledger::add_pkp_to_group(const write_context& w, const account_hash& account, group_id id,
                                            const address& pkp) {
-  ENACT_TRY(const chain::receipt r,
-            state_->write(w, account, reg::encode(reg::add_pkp_to_group_call{account, id, pkp})));
-  return group_after(*state_, r, account, id);
+  return write_group_members(*state_, w, account, id, reg::add_pkp_to_group_call{account, id, pkp});
 }
 
 result<group> evm_ledger::remove_pkp_from_group(const write_context& w, const account_hash& account, group_id id,
                                                 const address& pkp) {
-  ENACT_TRY(const chain::receipt r,
-            state_->write(w, account, reg::encode(reg::remove_pkp_from_group_call{account, id, pkp})));
-  return group_after(*state_, r, account, id);
+  return write_group_members(*state_, w, account, id, reg::remove_pkp_from_group_call{account, id, pkp});
 }
 
 result<group> evm_ledger::add_action_to_group(const write_context& w, const account_hash& account, group_id id,
                                               const hash256& hashed_cid) {
-  ENACT_TRY(const chain::receipt r,
-            state_->write(w, account, reg::encode(reg::add_action_to_group_call{account, id, hashed_cid})));
-  return group_after(*state_, r, account, id);
+  return write_group_members(*state_, w, account, id, reg::add_action_to_group_call{account, id, hashed_cid});
 }
 
 result<group> evm_ledger::remove_action_from_group(const write_context& w, const account_hash& account, group_id id,
                                                    const hash256& hashed_cid) {
-  ENACT_TRY(const chain::receipt r,
-            state_->write(w, account, reg::encode(reg::remove_action_from_group_call{account, id, hashed_cid})));
-  return group_after(*state_, r, account, id);
+  return write_group_members(*state_, w, account, id, reg::remove_action_from_group_call{account, id, hashed_cid});
 }
 
 // =============================================================================================
