@@ -6,40 +6,14 @@
  * The vector files are read with a line scanner rather than a JSON parser: the generator writes
  * one field per line ("key": value), and the typed-data document of a vector on one line, which is
  * passed to the library as it is. A vector file the scanner cannot follow fails the test. */
-#include "enact.h"
+#include "enact_c_test.h"
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    ++checks;                                                                  \
-    if (!(cond)) {                                                             \
-      ++failures;                                                              \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-    }                                                                          \
-  } while (0)
-
-/* A call's result code is `want`, and a failure left a message. */
-#define CHECK_RC(call, want)                                                                                         \
-  do {                                                                                                               \
-    int rc_ = (call);                                                                                                \
-    CHECK(rc_ == (want), "%s returned %d (%s), expected %d (%s); last error: %s", #call, rc_, enact_error_name(rc_), \
-          (int)(want), enact_error_name(want), enact_last_error());                                                  \
-    if ((want) != ENACT_OK && rc_ == (want))                                                                         \
-      CHECK(enact_last_error()[0] != '\0', "%s: no message", #call);                                                 \
-  } while (0)
+int checks = 0;
+int failures = 0;
 
 /* ---- Small helpers ------------------------------------------------------------------------- */
 
-static char* read_file(const char* path, size_t* size) {
+char* read_file(const char* path, size_t* size) {
   FILE* f = fopen(path, "rb");
   char* data = NULL;
   size_t n = 0, cap = 0;
@@ -67,14 +41,14 @@ static char* read_file(const char* path, size_t* size) {
   return data;
 }
 
-static char* vector_file(const char* name) {
+char* vector_file(const char* name) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", ENACT_VECTORS_DIR, name);
   return read_file(path, NULL);
 }
 
 /* Iterates over the lines of a buffer: returns the next line (NUL-terminated in place) or NULL. */
-static char* next_line(char** cursor) {
+char* next_line(char** cursor) {
   char* line = *cursor;
   char* end;
   if (line == NULL || *line == '\0')
@@ -90,7 +64,7 @@ static char* next_line(char** cursor) {
 }
 
 /* The value text of a `"key": value` line (trailing comma removed), or NULL for another key. */
-static char* field(char* line, const char* key) {
+char* field(char* line, const char* key) {
   size_t klen = strlen(key);
   size_t len;
   while (*line == ' ')
@@ -105,7 +79,7 @@ static char* field(char* line, const char* key) {
 }
 
 /* A JSON string value without escapes ("0x…", names): the text between the quotes, in place. */
-static char* unquote(char* value) {
+char* unquote(char* value) {
   size_t len = strlen(value);
   if (len < 2 || value[0] != '"' || value[len - 1] != '"')
     return NULL;
@@ -124,7 +98,7 @@ static int hex_digit(char c) {
 }
 
 /* Decodes "0x…" into out (at most cap bytes); returns the byte count, or -1. */
-static long from_hex(const char* hex, uint8_t* out, size_t cap) {
+long from_hex(const char* hex, uint8_t* out, size_t cap) {
   size_t len, i;
   if (hex == NULL || strncmp(hex, "0x", 2) != 0)
     return -1;
@@ -141,7 +115,7 @@ static long from_hex(const char* hex, uint8_t* out, size_t cap) {
   return (long)(len / 2);
 }
 
-static void to_hex(const uint8_t* data, size_t n, char* out) {
+void to_hex(const uint8_t* data, size_t n, char* out) {
   static const char digits[] = "0123456789abcdef";
   size_t i;
   out[0] = '0';
@@ -153,7 +127,7 @@ static void to_hex(const uint8_t* data, size_t n, char* out) {
   out[2 + 2 * n] = '\0';
 }
 
-static int same_hex(const uint8_t* data, size_t n, const char* want) {
+int same_hex(const uint8_t* data, size_t n, const char* want) {
   char text[2 + 2 * 64 + 1];
   if (n > 64)
     return 0;
@@ -162,7 +136,7 @@ static int same_hex(const uint8_t* data, size_t n, const char* want) {
 }
 
 /* Unix seconds of "YYYY-MM-DDTHH:MM:SSZ" (proleptic Gregorian, UTC), or -1. */
-static long long parse_utc(const char* s) {
+long long parse_utc(const char* s) {
   int y, mo, d, h, mi, sec;
   long long era, yoe, doy, doe, days;
   if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ", &y, &mo, &d, &h, &mi, &sec) != 6)
@@ -179,7 +153,7 @@ static long long parse_utc(const char* s) {
 
 /* In `json`, the text of the object that follows `"key":` (balanced braces, strings skipped),
  * copied into a new buffer; NULL when absent. */
-static char* object_after(const char* json, const char* key) {
+char* object_after(const char* json, const char* key) {
   char pattern[64];
   const char *start, *p;
   int depth = 0, in_string = 0;
@@ -212,7 +186,7 @@ static char* object_after(const char* json, const char* key) {
 }
 
 /* `text` with the first occurrence of `from` replaced by `to` (new buffer). */
-static char* replaced(const char* text, const char* from, const char* to) {
+char* replaced(const char* text, const char* from, const char* to) {
   const char* at = strstr(text, from);
   size_t head, n;
   char* out;
@@ -225,640 +199,6 @@ static char* replaced(const char* text, const char* from, const char* to) {
   strcpy(out + head, to);
   strcat(out, at + strlen(from));
   return out;
-}
-
-/* ---- Library, errors ----------------------------------------------------------------------- */
-
-static void test_library(void) {
-  static const int codes[] = {ENACT_OK,
-                              ENACT_ERR_INVALID_ARGUMENT,
-                              ENACT_ERR_PARSE,
-                              ENACT_ERR_SIGNATURE_INVALID,
-                              ENACT_ERR_CRYPTO,
-                              ENACT_ERR_NETWORK,
-                              ENACT_ERR_HTTP,
-                              ENACT_ERR_BAD_RESPONSE,
-                              ENACT_ERR_OUT_OF_RANGE,
-                              ENACT_ERR_OUT_OF_MEMORY,
-                              ENACT_ERR_INTERNAL,
-                              ENACT_ERR_ENVELOPE_TOO_LARGE,
-                              ENACT_ERR_ENVELOPE_MALFORMED,
-                              ENACT_ERR_ENVELOPE_TYPES_NOT_CANONICAL,
-                              ENACT_ERR_ENVELOPE_WRONG_PRIMARY_TYPE,
-                              ENACT_ERR_ENVELOPE_DOMAIN_MISMATCH,
-                              ENACT_ERR_ENVELOPE_CHAIN_ID_MISMATCH,
-                              ENACT_ERR_ENVELOPE_EXPIRED,
-                              ENACT_ERR_ENVELOPE_SIGNATURE_MALFORMED,
-                              ENACT_ERR_ENVELOPE_SIGNER_MISMATCH};
-  size_t i, j;
-
-  CHECK(strcmp(enact_version(), ENACT_EXPECTED_VERSION) == 0, "version %s", enact_version());
-  /* Nothing failed yet in this thread. */
-  CHECK(enact_last_error() != NULL && enact_last_error()[0] == '\0', "last error '%s'", enact_last_error());
-
-  /* Every code has its own name; a value that is no code has none. */
-  for (i = 0; i < sizeof codes / sizeof codes[0]; ++i) {
-    CHECK(strcmp(enact_error_name(codes[i]), "unknown") != 0, "code %d has no name", codes[i]);
-    for (j = 0; j < i; ++j)
-      CHECK(strcmp(enact_error_name(codes[i]), enact_error_name(codes[j])) != 0, "codes %d and %d share a name",
-            codes[i], codes[j]);
-  }
-  CHECK(strcmp(enact_error_name(ENACT_ERR_ENVELOPE_EXPIRED), "envelope_expired") == 0, "%s",
-        enact_error_name(ENACT_ERR_ENVELOPE_EXPIRED));
-  CHECK(strcmp(enact_error_name(-11), "unknown") == 0, "%s", enact_error_name(-11));
-  CHECK(strcmp(enact_error_name(1), "unknown") == 0, "%s", enact_error_name(1));
-
-  enact_free(NULL);
-}
-
-/* ---- Keccak-256 ---------------------------------------------------------------------------- */
-
-static void test_keccak(void) {
-  static const char prefix[] =
-      "\x19"
-      "Ethereum Signed Message:\n";
-  uint8_t out[32];
-  char* keys = vector_file("keys.json");
-  char *cursor = keys, *line, *message = NULL;
-  int vectors = 0;
-
-  /* The empty string and "abc": Keccak team's KeccakKAT (ShortMsgKAT_256, Len = 0 and 24). */
-  CHECK_RC(enact_keccak256(NULL, 0, out), ENACT_OK);
-  CHECK(same_hex(out, 32, "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"), "keccak256('')");
-  CHECK_RC(enact_keccak256((const uint8_t*)"abc", 3, out), ENACT_OK);
-  CHECK(same_hex(out, 32, "0x4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"), "keccak256('abc')");
-
-  /* keys.json: eip191_hash = keccak256("\x19Ethereum Signed Message:\n" ‖ len ‖ message), from
-   * ethers hashMessage. */
-  while ((line = next_line(&cursor)) != NULL) {
-    char* value;
-    if ((value = field(line, "message_hex")) != NULL) {
-      message = unquote(value);
-    } else if ((value = field(line, "eip191_hash")) != NULL && message != NULL) {
-      uint8_t buf[4096];
-      long n;
-      int head = snprintf((char*)buf, sizeof buf, "%s", prefix);
-      n = from_hex(message, buf + head + 20, sizeof buf - (size_t)head - 20);
-      CHECK(n >= 0, "keys.json: message_hex");
-      if (n < 0)
-        continue;
-      head += snprintf((char*)buf + head, 20, "%ld", n);
-      memmove(buf + head, buf + strlen(prefix) + 20, (size_t)n);
-      CHECK_RC(enact_keccak256(buf, (size_t)head + (size_t)n, out), ENACT_OK);
-      CHECK(same_hex(out, 32, unquote(value)), "keys.json vector %d: eip191_hash", vectors);
-      ++vectors;
-      message = NULL;
-    }
-  }
-  CHECK(vectors >= 4, "keys.json: %d vectors read", vectors);
-  free(keys);
-
-  CHECK_RC(enact_keccak256(NULL, 3, out), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK(strstr(enact_last_error(), "data") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_keccak256((const uint8_t*)"abc", 3, NULL), ENACT_ERR_INVALID_ARGUMENT);
-}
-
-/* ---- EIP-712 typed data -------------------------------------------------------------------- */
-
-static const char kMail[] =
-    "{\"types\":{\"EIP712Domain\":[{\"name\":\"name\",\"type\":\"string\"},{\"name\":\"version\","
-    "\"type\":\"string\"},{\"name\":\"chainId\",\"type\":\"uint256\"},{\"name\":"
-    "\"verifyingContract\",\"type\":\"address\"}],\"Person\":[{\"name\":\"name\",\"type\":"
-    "\"string\"},{\"name\":\"wallet\",\"type\":\"address\"}],\"Mail\":[{\"name\":\"from\","
-    "\"type\":\"Person\"},{\"name\":\"to\",\"type\":\"Person\"},{\"name\":\"contents\",\"type\":"
-    "\"string\"}]},\"primaryType\":\"Mail\",\"domain\":{\"name\":\"Ether Mail\",\"version\":\"1\","
-    "\"chainId\":1,\"verifyingContract\":\"0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC\"},"
-    "\"message\":{\"from\":{\"name\":\"Cow\",\"wallet\":"
-    "\"0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826\"},\"to\":{\"name\":\"Bob\",\"wallet\":"
-    "\"0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB\"},\"contents\":\"Hello, Bob!\"}}";
-
-static void test_typed_data(void) {
-  char* file = vector_file("typed_data.json");
-  char *cursor = file, *line;
-  char *name = NULL, *document = NULL, *digest = NULL, *key = NULL, *signer = NULL;
-  int vectors = 0, saw_mail = 0;
-  uint8_t hash[32], zero_key[32], high_key[32];
-  char address[ENACT_ADDRESS_SIZE], signature[ENACT_SIGNATURE_HEX_SIZE];
-
-  /* typed_data.json, every vector: the digest (ethers TypedDataEncoder.hash, equal to
-   * eth-sig-util), recovery of viem's signature, and our signature equal to viem's (RFC 6979). */
-  while ((line = next_line(&cursor)) != NULL) {
-    char* value;
-    if ((value = field(line, "name")) != NULL) {
-      name = unquote(value);
-      document = digest = key = signer = NULL;
-    } else if ((value = field(line, "document")) != NULL) {
-      document = value;
-    } else if ((value = field(line, "digest_ethers")) != NULL) {
-      digest = unquote(value);
-    } else if ((value = field(line, "private_key")) != NULL) {
-      key = unquote(value);
-    } else if ((value = field(line, "signer")) != NULL) {
-      signer = unquote(value);
-    } else if ((value = field(line, "signature_viem")) != NULL) {
-      const char* want_sig = unquote(value);
-      uint8_t priv[32];
-      CHECK(name && document && digest && key && signer && want_sig, "typed_data.json: fields");
-      if (!(name && document && digest && key && signer && want_sig))
-        continue;
-      CHECK_RC(enact_typed_data_hash(document, hash), ENACT_OK);
-      CHECK(same_hex(hash, 32, digest), "%s: digest", name);
-      CHECK_RC(enact_typed_data_recover(document, want_sig, address), ENACT_OK);
-      CHECK(strcmp(address, signer) == 0, "%s: recovered %s, expected %s", name, address, signer);
-      CHECK(from_hex(key, priv, 32) == 32, "%s: private_key", name);
-      CHECK_RC(enact_typed_data_sign(document, priv, signature), ENACT_OK);
-      CHECK(strcmp(signature, want_sig) == 0, "%s: signature %s", name, signature);
-      saw_mail |= strcmp(name, "eip712-mail") == 0;
-      ++vectors;
-      name = NULL;
-    }
-  }
-  CHECK(vectors >= 300 && saw_mail, "typed_data.json: %d vectors read", vectors);
-  free(file);
-
-  /* EIP-712's own example (eip712-mail): digest from the EIP's Example.js. */
-  CHECK_RC(enact_typed_data_hash(kMail, hash), ENACT_OK);
-  CHECK(same_hex(hash, 32, "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2"), "eip712-mail digest");
-
-  /* Bad documents: not JSON, a bad value named by its path; outputs cleared. */
-  memset(hash, 0xaa, sizeof hash);
-  CHECK_RC(enact_typed_data_hash("{\"types\":", hash), ENACT_ERR_PARSE);
-  CHECK(hash[0] == 0 && hash[31] == 0, "hash cleared on failure");
-  {
-    char* bad = replaced(kMail, "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB", "0x1234");
-    CHECK_RC(enact_typed_data_hash(bad, hash), ENACT_ERR_PARSE);
-    CHECK(strstr(enact_last_error(), "message.to.wallet") != NULL, "%s", enact_last_error());
-    free(bad);
-  }
-  CHECK_RC(enact_typed_data_hash(NULL, hash), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_typed_data_hash(kMail, NULL), ENACT_ERR_INVALID_ARGUMENT);
-
-  /* Signatures that are not 65 bytes of hex, high s, or from which no key recovers. */
-  strcpy(address, "junk");
-  CHECK_RC(enact_typed_data_recover(kMail, "0x1234", address), ENACT_ERR_SIGNATURE_INVALID);
-  CHECK(address[0] == '\0', "address cleared on failure");
-  CHECK(strstr(enact_last_error(), "signature") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_typed_data_recover(kMail, "not hex", address), ENACT_ERR_SIGNATURE_INVALID);
-  /* r = 1, s = n - 1 (high s, EIP-2), v = 27. */
-  CHECK_RC(enact_typed_data_recover(kMail,
-                                    "0x0000000000000000000000000000000000000000000000000000000000000001"
-                                    "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364140"
-                                    "1b",
-                                    address),
-           ENACT_ERR_SIGNATURE_INVALID);
-  CHECK_RC(enact_typed_data_recover(kMail, NULL, address), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_typed_data_recover("[]", "0x1234", address), ENACT_ERR_PARSE);
-
-  /* Keys that are no secp256k1 scalar: zero, and 2^256 - 1 (above the group order). */
-  memset(zero_key, 0, sizeof zero_key);
-  memset(high_key, 0xff, sizeof high_key);
-  strcpy(signature, "junk");
-  CHECK_RC(enact_typed_data_sign(kMail, zero_key, signature), ENACT_ERR_CRYPTO);
-  CHECK(signature[0] == '\0', "signature cleared on failure");
-  CHECK_RC(enact_typed_data_sign(kMail, high_key, signature), ENACT_ERR_CRYPTO);
-  CHECK_RC(enact_typed_data_sign(kMail, NULL, signature), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_typed_data_sign("null", high_key, signature), ENACT_ERR_PARSE);
-}
-
-/* ---- Envelope ------------------------------------------------------------------------------ */
-
-/* tests/unit/envelope_test.cpp: @metamask/eth-sig-util 8.2.0 signTypedData (V4) with key
- * keccak256("cow") of the envelope for chainId 175188, issuedAt 1700000000, the cow address. */
-#define COW "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"
-#define CHAIN 175188u
-#define ISSUED 1700000000u
-static const struct {
-  const char* primary;
-  const char* digest;
-  const char* signature;
-} kEnvelopes[] = {
-    {"CreateWallet", "0x9a74860d472e30e72a8641ab1c6be12fef09eb610dded8df34c0e9b9a2a273a0",
-     "0x78730a429a997e23785320e2ac016dbf8c66c2c67bf22681ce84dfe54a9857ec23e312fdc13f5d69788b5b706"
-     "ab20068620c91d8472b0a526e5caa1b3f6f76421b"},
-    {"ConvertAccount", "0xd200e3e77834aba46ae7fd8d55dc6cdf02aa4faadfd0f5a78614ca7a41bf7f13",
-     "0x4f1d515e7e76b06f31fde1abd067045e2bd0825127b783d7a4c793c6aa92af8a7847d877cba26ac9392e42322"
-     "3629c8ccd72755a042fa2323bf278637f2c306b1c"},
-    {"AddUsageApiKey", "0xdf3db34ef668f7e372c80f9cbacb01ec94a26bc5103057aa106e33738ba6e992",
-     "0xc1587d792ecd342aa0e0ef64740e13e67cd1d85dce2669681653515cb385826d374e8d46b984fa53dd761a5aa"
-     "2e7beb5d0fb29ae6ae1e4d4aec18f06bddbe8dd1b"},
-    {"BillingAuth", "0x58ec3274a3dee0ff805e32885d8acdf36bf823c8eb69b63b665c226871feedcd",
-     "0x5353f394c950082066ba1077b6192758add0efba85b3c9c0c8c737ac26720eca2c3512cad953373c5c1a15b6f"
-     "c811d147cd1a983ceedf9cc7ff43806be45bfbd1c"},
-};
-
-static void cow_key(uint8_t key[32]) { CHECK_RC(enact_keccak256((const uint8_t*)"cow", 3, key), ENACT_OK); }
-
-static void test_envelope(void) {
-  uint8_t key[32], hash[32];
-  char address[ENACT_ADDRESS_SIZE];
-  char* json = NULL;
-  char* signed_json = NULL;
-  char *typed = NULL, *sig_at;
-  size_t i;
-
-  cow_key(key);
-  for (i = 0; i < sizeof kEnvelopes / sizeof kEnvelopes[0]; ++i) {
-    const char* primary = kEnvelopes[i].primary;
-    CHECK_RC(enact_envelope_build(primary, COW, ISSUED, CHAIN, &json), ENACT_OK);
-    CHECK(json != NULL, "%s: no JSON", primary);
-    if (json == NULL)
-      continue;
-    CHECK_RC(enact_typed_data_hash(json, hash), ENACT_OK);
-    CHECK(same_hex(hash, 32, kEnvelopes[i].digest), "%s: digest of the built envelope", primary);
-    CHECK_RC(enact_envelope_verify(json, kEnvelopes[i].signature, primary, CHAIN, ISSUED, 0, NULL, address), ENACT_OK);
-    CHECK(strcmp(address, COW) == 0, "%s: signer %s", primary, address);
-    enact_free(json);
-    json = NULL;
-
-    CHECK_RC(enact_envelope_sign(primary, key, ISSUED, CHAIN, &signed_json), ENACT_OK);
-    CHECK(signed_json != NULL && strstr(signed_json, kEnvelopes[i].signature) != NULL, "%s: signed envelope %s",
-          primary, signed_json ? signed_json : "(null)");
-    enact_free(signed_json);
-    signed_json = NULL;
-  }
-
-  /* The rules of enact_envelope_verify, each with its own code, on a good CreateWallet envelope. */
-  CHECK_RC(enact_envelope_sign("CreateWallet", key, ISSUED, CHAIN, &signed_json), ENACT_OK);
-  if (signed_json == NULL)
-    return;
-  typed = object_after(signed_json, "typed_data");
-  sig_at = strstr(signed_json, "\"signature\":\"");
-  CHECK(typed != NULL && sig_at != NULL, "signed envelope shape: %s", signed_json);
-  if (typed != NULL && sig_at != NULL) {
-    char sig[ENACT_SIGNATURE_HEX_SIZE];
-    char big[5000];
-    char* edited;
-    memcpy(sig, sig_at + 13, ENACT_SIGNATURE_HEX_SIZE - 1);
-    sig[ENACT_SIGNATURE_HEX_SIZE - 1] = '\0';
-
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address), ENACT_OK);
-    CHECK(strcmp(address, COW) == 0, "signer %s", address);
-    /* issuedAt window: both bounds included, default 300 s. */
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED + 300, 0, NULL, address), ENACT_OK);
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED - 300, 0, COW, address), ENACT_OK);
-
-    /* 1: over 4096 bytes as received (whitespace counts). */
-    memset(big, ' ', sizeof big);
-    big[0] = '{';
-    strcpy(big + sizeof big - strlen(typed), typed + 1);
-    CHECK_RC(enact_envelope_verify(big, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-             ENACT_ERR_ENVELOPE_TOO_LARGE);
-    /* 2: not JSON. */
-    CHECK_RC(enact_envelope_verify("{\"types\"", sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-             ENACT_ERR_ENVELOPE_MALFORMED);
-    CHECK(address[0] == '\0', "address cleared on failure");
-    /* 3: a member type changed. */
-    edited = replaced(typed, "\"issuedAt\",\"type\":\"uint256\"", "\"issuedAt\",\"type\":\"uint64\"");
-    CHECK(edited != NULL, "envelope text: %s", typed);
-    if (edited != NULL) {
-      CHECK_RC(enact_envelope_verify(edited, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-               ENACT_ERR_ENVELOPE_TYPES_NOT_CANONICAL);
-      free(edited);
-    }
-    /* 4: a valid envelope for another flow. */
-    CHECK_RC(enact_envelope_verify(typed, sig, "BillingAuth", CHAIN, ISSUED, 0, NULL, address),
-             ENACT_ERR_ENVELOPE_WRONG_PRIMARY_TYPE);
-    /* 5: another domain name. */
-    edited = replaced(typed, "Svc ChainSecured", "Svc ChainSecureX");
-    CHECK(edited != NULL, "envelope text: %s", typed);
-    if (edited != NULL) {
-      CHECK_RC(enact_envelope_verify(edited, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-               ENACT_ERR_ENVELOPE_DOMAIN_MISMATCH);
-      free(edited);
-    }
-    /* 6: another chain. */
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN + 1, ISSUED, 0, NULL, address),
-             ENACT_ERR_ENVELOPE_CHAIN_ID_MISMATCH);
-    /* 7: a message address that is not one. */
-    edited = replaced(typed, COW, "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD8");
-    CHECK(edited != NULL, "envelope text: %s", typed);
-    if (edited != NULL) {
-      CHECK_RC(enact_envelope_verify(edited, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-               ENACT_ERR_ENVELOPE_MALFORMED);
-      free(edited);
-    }
-    /* 8: one second outside the window, either side; a wider window accepts it. */
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED + 301, 0, NULL, address),
-             ENACT_ERR_ENVELOPE_EXPIRED);
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED - 301, 0, NULL, address),
-             ENACT_ERR_ENVELOPE_EXPIRED);
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED + 301, 600, NULL, address), ENACT_OK);
-    /* now = 0 is the system clock, long after 2023-11-14. */
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, 0, 0, NULL, address), ENACT_ERR_ENVELOPE_EXPIRED);
-    /* 9: not 65 bytes. */
-    CHECK_RC(enact_envelope_verify(typed, "0x00", "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-             ENACT_ERR_ENVELOPE_SIGNATURE_MALFORMED);
-    /* 10: a good signature by another key than the expected signer; another flow's signature. */
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED, 0,
-                                   "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf", address),
-             ENACT_ERR_ENVELOPE_SIGNER_MISMATCH);
-    CHECK_RC(enact_envelope_verify(typed, kEnvelopes[3].signature, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-             ENACT_ERR_ENVELOPE_SIGNER_MISMATCH);
-
-    /* Arguments. */
-    CHECK_RC(enact_envelope_verify(typed, sig, "Transfer", CHAIN, ISSUED, 0, NULL, address),
-             ENACT_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(enact_last_error(), "expected_primary_type") != NULL, "%s", enact_last_error());
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED, 0, "0x12", address),
-             ENACT_ERR_INVALID_ARGUMENT);
-    CHECK_RC(enact_envelope_verify(NULL, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-             ENACT_ERR_INVALID_ARGUMENT);
-    CHECK_RC(enact_envelope_verify(typed, NULL, "CreateWallet", CHAIN, ISSUED, 0, NULL, address),
-             ENACT_ERR_INVALID_ARGUMENT);
-    CHECK_RC(enact_envelope_verify(typed, sig, "CreateWallet", CHAIN, ISSUED, 0, NULL, NULL),
-             ENACT_ERR_INVALID_ARGUMENT);
-  }
-  free(typed);
-  enact_free(signed_json);
-
-  json = (char*)"untouched";
-  CHECK_RC(enact_envelope_build("createWallet", COW, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK(json == NULL, "out_json cleared on failure");
-  CHECK_RC(enact_envelope_build("CreateWallet", "0x1234", ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
-  /* A mixed-case address with a wrong EIP-55 checksum. */
-  CHECK_RC(enact_envelope_build("CreateWallet", "0xcD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826", ISSUED, CHAIN, &json),
-           ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_envelope_build(NULL, COW, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_envelope_build("CreateWallet", COW, ISSUED, CHAIN, NULL), ENACT_ERR_INVALID_ARGUMENT);
-  memset(key, 0, sizeof key);
-  CHECK_RC(enact_envelope_sign("BillingAuth", key, ISSUED, CHAIN, &json), ENACT_ERR_CRYPTO);
-  CHECK_RC(enact_envelope_sign("Billing", key, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_envelope_sign("BillingAuth", NULL, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
-}
-
-/* ---- ABI ----------------------------------------------------------------------------------- */
-
-static void test_abi(void) {
-  char* file = vector_file("abi.json");
-  char *cursor = file, *line, *name = NULL, *signature = NULL, *values = NULL;
-  char* out = NULL;
-  int in_calls = 0, vectors = 0;
-
-  /* abi.json "calls": ethers Interface.encodeFunctionData of each signature and values. */
-  while ((line = next_line(&cursor)) != NULL) {
-    char* value;
-    if (strstr(line, "\"calls\": [") != NULL) {
-      in_calls = 1;
-    } else if (!in_calls) {
-      continue;
-    } else if ((value = field(line, "name")) != NULL) {
-      name = unquote(value);
-      signature = values = NULL;
-    } else if ((value = field(line, "signature")) != NULL) {
-      signature = unquote(value);
-    } else if ((value = field(line, "values")) != NULL) {
-      values = value;
-    } else if ((value = field(line, "calldata")) != NULL) {
-      const char* want = unquote(value);
-      CHECK(name && signature && values && want, "abi.json: fields");
-      if (!(name && signature && values && want))
-        continue;
-      CHECK_RC(enact_abi_encode_call(signature, values, &out), ENACT_OK);
-      CHECK(out != NULL && strcmp(out, want) == 0, "%s: %s", name, out ? out : "(null)");
-      enact_free(out);
-      out = NULL;
-      ++vectors;
-    }
-  }
-  CHECK(vectors >= 40, "abi.json: %d calls read", vectors);
-  free(file);
-
-  /* Human-readable signature with names; values as JSON numbers and strings. Call data from
-   * ethers Interface.encodeFunctionData("transfer", ["0x…dEaD", 1000000000000000000n]) (the
-   * abi.json vector fixed-0-transfer). */
-  CHECK_RC(enact_abi_encode_call("transfer(address to, uint256 amount)",
-                                 "[\"0x000000000000000000000000000000000000dEaD\","
-                                 "\"0xde0b6b3a7640000\"]",
-                                 &out),
-           ENACT_OK);
-  CHECK(out != NULL && strcmp(out,
-                              "0xa9059cbb000000000000000000000000000000000000000000000000000000000000"
-                              "dead0000000000000000000000000000000000000000000000000de0b6b3a7640000") == 0,
-        "transfer: %s", out ? out : "(null)");
-  enact_free(out);
-
-  out = (char*)"untouched";
-  CHECK_RC(enact_abi_encode_call("transfer(address,uint256", "[]", &out), ENACT_ERR_PARSE);
-  CHECK(out == NULL, "out_hex cleared on failure");
-  CHECK_RC(enact_abi_encode_call("transfer(address,uint256)", "[1,", &out), ENACT_ERR_PARSE);
-  CHECK(strstr(enact_last_error(), "args_json") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_abi_encode_call("transfer(address,uint256)", "{}", &out), ENACT_ERR_PARSE);
-  CHECK_RC(enact_abi_encode_call("transfer(address,uint256)", "[\"0x000000000000000000000000000000000000dEaD\"]", &out),
-           ENACT_ERR_PARSE);
-  CHECK(strstr(enact_last_error(), "takes 2 arguments, got 1") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_abi_encode_call("f(uint8)", "[256]", &out), ENACT_ERR_PARSE);
-  CHECK(strstr(enact_last_error(), "arg 0") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_abi_encode_call("f(bool)", "[\"yes\"]", &out), ENACT_ERR_PARSE);
-  CHECK_RC(enact_abi_encode_call(NULL, "[]", &out), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_abi_encode_call("f()", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_abi_encode_call("f()", "[]", NULL), ENACT_ERR_INVALID_ARGUMENT);
-}
-
-/* ---- CID ----------------------------------------------------------------------------------- */
-
-static void test_cid(void) {
-  char* file = vector_file("cid.json");
-  char *cursor = file, *line, *name = NULL;
-  long long size = -1;
-  int pattern = 0, vectors = 0;
-  char cid[ENACT_CID_V0_SIZE];
-
-  /* cid.json: ipfs-only-hash of pattern content (byte i = (i * 31 + 7) & 0xff), sizes 0 to
-   * 45613057 bytes (one chunk, chunk boundaries, a second tree level). */
-  while ((line = next_line(&cursor)) != NULL) {
-    char* value;
-    if ((value = field(line, "name")) != NULL) {
-      name = unquote(value);
-      size = -1;
-      pattern = 0;
-    } else if ((value = field(line, "size")) != NULL) {
-      size = atoll(value);
-    } else if ((value = field(line, "content")) != NULL) {
-      pattern = strcmp(value, "\"pattern\"") == 0;
-    } else if ((value = field(line, "cid_v0")) != NULL && pattern && size >= 0) {
-      uint8_t* data = (uint8_t*)malloc((size_t)size + 1);
-      long long i;
-      for (i = 0; i < size; ++i)
-        data[i] = (uint8_t)((i * 31 + 7) & 0xff);
-      CHECK_RC(enact_cid_v0(size ? data : NULL, (size_t)size, cid), ENACT_OK);
-      CHECK(strcmp(cid, unquote(value)) == 0, "%s: %s", name, cid);
-      free(data);
-      ++vectors;
-    }
-  }
-  CHECK(vectors >= 10, "cid.json: %d pattern vectors read", vectors);
-  free(file);
-
-  /* cid.json hello-world: "hello world\n". */
-  CHECK_RC(enact_cid_v0((const uint8_t*)"hello world\n", 12, cid), ENACT_OK);
-  CHECK(strcmp(cid, "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o") == 0, "%s", cid);
-
-  strcpy(cid, "junk");
-  CHECK_RC(enact_cid_v0(NULL, 1, cid), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK(cid[0] == '\0', "cid cleared on failure");
-  CHECK_RC(enact_cid_v0((const uint8_t*)"x", 1, NULL), ENACT_ERR_INVALID_ARGUMENT);
-}
-
-/* ---- Cron ---------------------------------------------------------------------------------- */
-
-static void test_cron(void) {
-  char* file = vector_file("cron.json");
-  char *cursor = file, *line, *expression = NULL;
-  long long start = -1;
-  int vectors = 0;
-  int64_t next = 0;
-
-  /* cron.json: cron-parser 5 CronExpressionParser.parse(expression, {currentDate: start,
-   * tz: "UTC"}), the next five fire times; each is the next after the one before. */
-  while ((line = next_line(&cursor)) != NULL) {
-    char* value;
-    if ((value = field(line, "expression")) != NULL) {
-      expression = unquote(value);
-    } else if ((value = field(line, "start")) != NULL) {
-      start = parse_utc(unquote(value));
-    } else if ((value = field(line, "next")) != NULL && expression != NULL && start >= 0) {
-      int64_t after = (int64_t)start;
-      char* item = value;
-      int k = 0;
-      while ((item = strchr(item, '"')) != NULL) {
-        long long want = parse_utc(item + 1);
-        CHECK(want > 0, "cron.json: bad time near %s", item);
-        CHECK_RC(enact_cron_next(expression, after, &next), ENACT_OK);
-        CHECK(next == want, "'%s' after %lld: %lld, expected %lld", expression, (long long)after, (long long)next,
-              want);
-        after = (int64_t)want;
-        item = strchr(item + 1, '"') + 1;
-        ++k;
-      }
-      CHECK(k == 5, "'%s': %d times read", expression, k);
-      expression = NULL;
-      ++vectors;
-    }
-  }
-  CHECK(vectors >= 200, "cron.json: %d vectors read", vectors);
-  free(file);
-
-  next = 7;
-  CHECK_RC(enact_cron_next("61 * * * *", 0, &next), ENACT_ERR_PARSE);
-  CHECK(next == 0, "out_next cleared on failure");
-  CHECK(strstr(enact_last_error(), "minute") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_cron_next("* * *", 0, &next), ENACT_ERR_PARSE);
-  /* 9999-12-31T23:59:59Z: no later fire time in range. */
-  CHECK_RC(enact_cron_next("* * * * *", 253402300799LL, &next), ENACT_ERR_OUT_OF_RANGE);
-  CHECK_RC(enact_cron_next(NULL, 0, &next), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_cron_next("* * * * *", 0, NULL), ENACT_ERR_INVALID_ARGUMENT);
-}
-
-/* ---- PKP ----------------------------------------------------------------------------------- */
-
-static void test_pkp(void) {
-  char* file = vector_file("pkp.json");
-  char *cursor = file, *line, *name = NULL, *root = NULL, *key_hash = NULL, *index = NULL, *path = NULL,
-       *account = NULL;
-  int vectors = 0, api_paths = 0;
-  uint8_t root_key[32], path_bytes[32], hash[32], out_path[32], account_bytes[32];
-  char address[ENACT_ADDRESS_SIZE];
-
-  /* pkp.json: signing key from node:crypto hkdfSync, address from ethers computeAddress; API-mode
-   * paths keccak256(AbiCoder.encode(["uint256","uint256"], [apiKeyHash, index])). */
-  while ((line = next_line(&cursor)) != NULL) {
-    char* value;
-    if ((value = field(line, "name")) != NULL) {
-      name = unquote(value);
-      root = key_hash = index = path = account = NULL;
-    } else if ((value = field(line, "root_key")) != NULL) {
-      root = unquote(value);
-    } else if ((value = field(line, "api_key_hash")) != NULL) {
-      key_hash = unquote(value);
-    } else if ((value = field(line, "index")) != NULL) {
-      index = unquote(value);
-    } else if ((value = field(line, "account_hash")) != NULL) {
-      account = unquote(value);
-    } else if ((value = field(line, "derivation_path")) != NULL) {
-      path = unquote(value);
-    } else if ((value = field(line, "address")) != NULL && name && root && path && account) {
-      CHECK(from_hex(root, root_key, 32) == 32 && from_hex(path, path_bytes, 32) == 32 &&
-                from_hex(account, account_bytes, 32) == 32,
-            "%s: hex", name);
-      CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, path_bytes, address), ENACT_OK);
-      CHECK(strcmp(address, unquote(value)) == 0, "%s: %s", name, address);
-      if (key_hash != NULL && index != NULL) {
-        CHECK(from_hex(key_hash, hash, 32) == 32, "%s: api_key_hash", name);
-        CHECK_RC(enact_pkp_api_mode_path(hash, (uint64_t)strtoull(index, NULL, 10), out_path), ENACT_OK);
-        CHECK(same_hex(out_path, 32, path), "%s: api-mode path", name);
-        ++api_paths;
-      }
-      ++vectors;
-      name = NULL;
-    }
-  }
-  CHECK(vectors >= 30 && api_paths >= 10, "pkp.json: %d vectors, %d API-mode paths", vectors, api_paths);
-  free(file);
-
-  strcpy(address, "junk");
-  CHECK_RC(enact_pkp_account_wallet_address(NULL, account_bytes, path_bytes, address), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK(address[0] == '\0', "address cleared on failure");
-  CHECK_RC(enact_pkp_account_wallet_address(root_key, NULL, path_bytes, address), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, NULL, address), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_pkp_account_wallet_address(root_key, account_bytes, path_bytes, NULL), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_pkp_api_mode_path(NULL, 0, out_path), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_pkp_api_mode_path(hash, 0, NULL), ENACT_ERR_INVALID_ARGUMENT);
-}
-
-/* ---- Core client --------------------------------------------------------------------------- */
-
-static void test_client(void) {
-  enact_core_client* client;
-  char* out = (char*)"untouched";
-
-  /* Base URLs the client refuses. */
-  CHECK(enact_core_client_new("ftp://127.0.0.1", NULL) == NULL, "ftp URL accepted");
-  CHECK(strstr(enact_last_error(), "base_url") != NULL, "%s", enact_last_error());
-  CHECK(enact_core_client_new("http://user:pw@127.0.0.1", "k") == NULL, "user-info accepted");
-  CHECK(enact_core_client_new("http://127.0.0.1:0", NULL) == NULL, "port 0 accepted");
-  CHECK(enact_core_client_new(NULL, NULL) == NULL, "NULL URL accepted");
-
-  /* Nothing listens on port 1 of the loopback interface: a network error, no answer. */
-  client = enact_core_client_new("http://127.0.0.1:1", "secret-api-key");
-  CHECK(client != NULL, "client: %s", enact_last_error());
-  if (client == NULL)
-    return;
-  CHECK(enact_core_client_status(client) == 0, "status before any call");
-  CHECK(strcmp(enact_core_client_request_id(client), "") == 0, "request id before any call");
-  CHECK_RC(enact_core_client_call(client, "POST", "/core/v1/new_account", "{}", &out), ENACT_ERR_NETWORK);
-  CHECK(out == NULL, "out_json set on a network error");
-  CHECK(strstr(enact_last_error(), "secret-api-key") == NULL, "key in message: %s", enact_last_error());
-  CHECK(enact_core_client_status(client) == 0, "status %d", enact_core_client_status(client));
-  enact_core_client_free(client);
-
-  client = enact_core_client_new_ex("http://127.0.0.1:1/prefix", NULL, NULL, 2000, 2000, 0);
-  CHECK(client != NULL, "client: %s", enact_last_error());
-  if (client == NULL)
-    return;
-  CHECK_RC(enact_core_client_call(client, "GET", "/core/v1/get_node_chain_config", NULL, &out), ENACT_ERR_NETWORK);
-  CHECK_RC(enact_core_client_set_api_key(client, "another-key"), ENACT_OK);
-  CHECK_RC(enact_core_client_set_api_key(client, NULL), ENACT_OK);
-  CHECK_RC(enact_core_client_set_api_key(NULL, "k"), ENACT_ERR_INVALID_ARGUMENT);
-
-  /* Requests refused before anything is sent. */
-  CHECK_RC(enact_core_client_call(client, "PUT", "/core/v1/account", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK(strstr(enact_last_error(), "method") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_core_client_call(client, "get", "/core/v1/account", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_core_client_call(client, "GET", "core/v1/account", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_core_client_call(client, "GET", "/core/v1/account\r\nX-Evil: 1", NULL, &out),
-           ENACT_ERR_INVALID_ARGUMENT);
-  CHECK(strstr(enact_last_error(), "offset 16") != NULL, "%s", enact_last_error());
-  CHECK_RC(enact_core_client_call(client, "GET", "/core/v1/account", "{}", &out), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_core_client_call(client, "POST", "/core/v1/new_account", "{\"a\":", &out), ENACT_ERR_PARSE);
-  CHECK_RC(enact_core_client_call(client, NULL, "/", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_core_client_call(client, "GET", NULL, NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_core_client_call(client, "GET", "/", NULL, NULL), ENACT_ERR_INVALID_ARGUMENT);
-  CHECK_RC(enact_core_client_call(NULL, "GET", "/", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
-  enact_core_client_free(client);
-
-  enact_core_client_free(NULL);
-  CHECK(enact_core_client_status(NULL) == 0, "status of NULL");
-  CHECK(strcmp(enact_core_client_request_id(NULL), "") == 0, "request id of NULL");
 }
 
 int main(void) {
