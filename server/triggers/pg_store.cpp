@@ -282,17 +282,10 @@ result<trigger> pg_store::find_trigger(std::string_view id) const {
 
 result<listing<trigger>> pg_store::list_triggers(std::string_view owner, page p) const {
   return impl_->once([&](connection& c) -> result<listing<trigger>> {
-    listing<trigger> out;
-    {
-      rows q = c.exec("SELECT COUNT(*) FROM triggers WHERE owner = $1", owner);
-      if (q.next())
-        out.total = q.u64(0);
-    }
+    rows n = c.exec("SELECT COUNT(*) FROM triggers WHERE owner = $1", owner);
     rows q = c.exec("SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.owner = $1 ORDER BY t.seq LIMIT $2 OFFSET $3",
                     owner, p.limit, p.offset);
-    while (q.next())
-      out.items.push_back(read_trigger(q));
-    return out;
+    return read_listing<trigger>(n, q, [](const rows& row) { return read_trigger(row); });
   });
 }
 

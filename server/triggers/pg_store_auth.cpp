@@ -6,6 +6,30 @@ namespace enact::triggers {
 
 using namespace pg_backend;
 
+namespace {
+
+/// Inserts token `t`; conflict when a token with its hash exists.
+result<void> insert_token_row(connection& c, const token_record& t) {
+  if (c.exec("INSERT INTO tokens (hash, user_id, client_name, created_at, expires_at, revoked) "
+             "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+             t.hash, t.user_id, t.client_name, t.created_at, t.expires_at, t.revoked)
+          .affected() == 0)
+    return fail(store_errc::conflict, "token: a token with this hash exists");
+  return {};
+}
+
+/// Inserts session `s`; conflict when a session with its hash exists.
+result<void> insert_session_row(connection& c, const browser_session& s) {
+  if (c.exec("INSERT INTO browser_sessions (hash, user_id, nonce, created_at, expires_at) "
+             "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+             s.hash, s.user_id, s.nonce, s.created_at, s.expires_at)
+          .affected() == 0)
+    return fail(store_errc::conflict, "session: a session with this hash exists");
+  return {};
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 // tokens and approvals
 
@@ -14,14 +38,7 @@ result<void> pg_store::insert_token(const token_record& t) {
   ENACT_TRY_VOID(check_text("token.client_name", t.client_name, 256));
   if (t.user_id.empty())
     return fail(store_errc::invalid_argument, "token.user_id: must not be empty");
-  return impl_->once([&](connection& c) -> result<void> {
-    if (c.exec("INSERT INTO tokens (hash, user_id, client_name, created_at, expires_at, revoked) "
-               "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-               t.hash, t.user_id, t.client_name, t.created_at, t.expires_at, t.revoked)
-            .affected() == 0)
-      return fail(store_errc::conflict, "token: a token with this hash exists");
-    return {};
-  });
+  return impl_->once([&](connection& c) -> result<void> { return insert_token_row(c, t); });
 }
 
 result<token_record> pg_store::find_token(const hash256& hash) const {
@@ -115,11 +132,7 @@ result<token_record> pg_store::claim_approval(std::string_view challenge, const 
       return fail(store_errc::conflict, "approval: not approved, claimed already, or expired");
     if (a->user_id != t.user_id)
       return fail(store_errc::invalid_argument, "approval: the token must belong to the approver");
-    if (c.exec("INSERT INTO tokens (hash, user_id, client_name, created_at, expires_at, revoked) "
-               "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-               t.hash, t.user_id, t.client_name, t.created_at, t.expires_at, t.revoked)
-            .affected() == 0)
-      return fail(store_errc::conflict, "token: a token with this hash exists");
+    ENACT_TRY_VOID(insert_token_row(c, t));
     c.exec("UPDATE approvals SET token_hash = $1 WHERE challenge = $2", t.hash, challenge);
     return t;
   });
@@ -133,12 +146,7 @@ result<void> pg_store::create_session(const browser_session& s) {
   ENACT_TRY_VOID(check_text("session.nonce", s.nonce, 128));
   return impl_->write([&](connection& c) -> result<void> {
     c.exec("DELETE FROM browser_sessions WHERE expires_at <= $1", s.created_at);
-    if (c.exec("INSERT INTO browser_sessions (hash, user_id, nonce, created_at, expires_at) "
-               "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-               s.hash, s.user_id, s.nonce, s.created_at, s.expires_at)
-            .affected() == 0)
-      return fail(store_errc::conflict, "session: a session with this hash exists");
-    return {};
+    return insert_session_row(c, s);
   });
 }
 
@@ -168,12 +176,7 @@ result<void> pg_store::sign_in_session(const hash256& pre, std::string_view nonc
     if (c.exec("DELETE FROM browser_sessions WHERE hash = $1 AND nonce = $2 AND expires_at > $3", pre, nonce, now)
             .affected() == 0)
       return fail(store_errc::not_found, "session: unknown or expired, or its nonce was used or differs");
-    if (c.exec("INSERT INTO browser_sessions (hash, user_id, nonce, created_at, expires_at) "
-               "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-               signed_in.hash, signed_in.user_id, signed_in.nonce, signed_in.created_at, signed_in.expires_at)
-            .affected() == 0)
-      return fail(store_errc::conflict, "session: a session with this hash exists");
-    return {};
+    return insert_session_row(c, signed_in);
   });
 }
 

@@ -57,17 +57,10 @@ result<listing<run>> pg_store::list_runs(std::string_view owner, std::string_vie
     auto t = load_trigger(c, trigger_id);
     if (!t || t->owner != owner)
       return no_trigger(trigger_id);
-    listing<run> out;
-    {
-      rows q = c.exec("SELECT COUNT(*) FROM runs WHERE trigger_id = $1", trigger_id);
-      if (q.next())
-        out.total = q.u64(0);
-    }
+    rows n = c.exec("SELECT COUNT(*) FROM runs WHERE trigger_id = $1", trigger_id);
     rows q = c.exec("SELECT " RUN_COLUMNS "FROM runs r WHERE r.trigger_id = $1 ORDER BY r.seq DESC LIMIT $2 OFFSET $3",
                     trigger_id, p.limit, p.offset);
-    while (q.next())
-      out.items.push_back(read_run(q));
-    return out;
+    return read_listing<run>(n, q, [](const rows& row) { return read_run(row); });
   });
 }
 

@@ -509,18 +509,11 @@ result<trigger> sqlite_store::find_trigger(std::string_view id) const {
 
 result<listing<trigger>> sqlite_store::list_triggers(std::string_view owner, page p) const {
   return impl_->read([&](connection& c) -> result<listing<trigger>> {
-    listing<trigger> out;
-    {
-      query q(c, "SELECT COUNT(*) FROM triggers WHERE owner = ?");
-      q.bind(owner);
-      if (q.next())
-        out.total = q.u64(0);
-    }
+    query n(c, "SELECT COUNT(*) FROM triggers WHERE owner = ?");
+    n.bind(owner);
     query q(c, "SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.owner = ? ORDER BY t.seq LIMIT ? OFFSET ?");
     q.bind(owner, p.limit, p.offset);
-    while (q.next())
-      out.items.push_back(read_trigger(q));
-    return out;
+    return read_listing<trigger>(n, q, [](const query& row) { return read_trigger(row); });
   });
 }
 

@@ -6,6 +6,34 @@ namespace enact::triggers {
 
 using namespace sqlite_backend;
 
+namespace {
+
+/// Inserts token `t`; conflict when a token with its hash exists.
+result<void> insert_token_row(connection& c, const token_record& t) {
+  query(c,
+        "INSERT INTO tokens (hash, user_id, client_name, created_at, expires_at, revoked) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+      .bind(t.hash, t.user_id, t.client_name, t.created_at, t.expires_at, t.revoked)
+      .run();
+  if (c.changes() == 0)
+    return fail(store_errc::conflict, "token: a token with this hash exists");
+  return {};
+}
+
+/// Inserts session `s`; conflict when a session with its hash exists.
+result<void> insert_session_row(connection& c, const browser_session& s) {
+  query(c,
+        "INSERT INTO browser_sessions (hash, user_id, nonce, created_at, expires_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+      .bind(s.hash, s.user_id, s.nonce, s.created_at, s.expires_at)
+      .run();
+  if (c.changes() == 0)
+    return fail(store_errc::conflict, "session: a session with this hash exists");
+  return {};
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 // tokens and approvals
 
@@ -14,16 +42,7 @@ result<void> sqlite_store::insert_token(const token_record& t) {
   ENACT_TRY_VOID(check_text("token.client_name", t.client_name, 256));
   if (t.user_id.empty())
     return fail(store_errc::invalid_argument, "token.user_id: must not be empty");
-  return impl_->write([&](connection& c) -> result<void> {
-    query(c,
-          "INSERT INTO tokens (hash, user_id, client_name, created_at, expires_at, revoked) "
-          "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-        .bind(t.hash, t.user_id, t.client_name, t.created_at, t.expires_at, t.revoked)
-        .run();
-    if (c.changes() == 0)
-      return fail(store_errc::conflict, "token: a token with this hash exists");
-    return {};
-  });
+  return impl_->write([&](connection& c) -> result<void> { return insert_token_row(c, t); });
 }
 
 result<token_record> sqlite_store::find_token(const hash256& hash) const {
@@ -123,13 +142,7 @@ result<token_record> sqlite_store::claim_approval(std::string_view challenge, co
       return fail(store_errc::conflict, "approval: not approved, claimed already, or expired");
     if (a->user_id != t.user_id)
       return fail(store_errc::invalid_argument, "approval: the token must belong to the approver");
-    query(c,
-          "INSERT INTO tokens (hash, user_id, client_name, created_at, expires_at, revoked) "
-          "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-        .bind(t.hash, t.user_id, t.client_name, t.created_at, t.expires_at, t.revoked)
-        .run();
-    if (c.changes() == 0)
-      return fail(store_errc::conflict, "token: a token with this hash exists");
+    ENACT_TRY_VOID(insert_token_row(c, t));
     query(c, "UPDATE approvals SET token_hash = ? WHERE challenge = ?").bind(t.hash, challenge).run();
     return t;
   });
@@ -143,14 +156,7 @@ result<void> sqlite_store::create_session(const browser_session& s) {
   ENACT_TRY_VOID(check_text("session.nonce", s.nonce, 128));
   return impl_->write([&](connection& c) -> result<void> {
     query(c, "DELETE FROM browser_sessions WHERE expires_at <= ?").bind(s.created_at).run();
-    query(c,
-          "INSERT INTO browser_sessions (hash, user_id, nonce, created_at, expires_at) "
-          "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-        .bind(s.hash, s.user_id, s.nonce, s.created_at, s.expires_at)
-        .run();
-    if (c.changes() == 0)
-      return fail(store_errc::conflict, "session: a session with this hash exists");
-    return {};
+    return insert_session_row(c, s);
   });
 }
 
@@ -176,14 +182,7 @@ result<void> sqlite_store::sign_in_session(const hash256& pre, std::string_view 
         .run();
     if (c.changes() == 0)
       return fail(store_errc::not_found, "session: unknown or expired, or its nonce was used or differs");
-    query(c,
-          "INSERT INTO browser_sessions (hash, user_id, nonce, created_at, expires_at) "
-          "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-        .bind(signed_in.hash, signed_in.user_id, signed_in.nonce, signed_in.created_at, signed_in.expires_at)
-        .run();
-    if (c.changes() == 0)
-      return fail(store_errc::conflict, "session: a session with this hash exists");
-    return {};
+    return insert_session_row(c, signed_in);
   });
 }
 

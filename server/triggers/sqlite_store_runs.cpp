@@ -45,18 +45,11 @@ result<listing<run>> sqlite_store::list_runs(std::string_view owner, std::string
     auto t = load_trigger(c, trigger_id);
     if (!t || t->owner != owner)
       return no_trigger(trigger_id);
-    listing<run> out;
-    {
-      query q(c, "SELECT COUNT(*) FROM runs WHERE trigger_id = ?");
-      q.bind(trigger_id);
-      if (q.next())
-        out.total = q.u64(0);
-    }
+    query n(c, "SELECT COUNT(*) FROM runs WHERE trigger_id = ?");
+    n.bind(trigger_id);
     query q(c, "SELECT " RUN_COLUMNS "FROM runs r WHERE r.trigger_id = ? ORDER BY r.seq DESC LIMIT ? OFFSET ?");
     q.bind(trigger_id, p.limit, p.offset);
-    while (q.next())
-      out.items.push_back(read_run(q));
-    return out;
+    return read_listing<run>(n, q, [](const query& row) { return read_run(row); });
   });
 }
 

@@ -113,6 +113,18 @@ template <class Row>
   return r;
 }
 
+/// A page of rows: the total from the first column of `count`'s row, the items read by
+/// `read(row)` from each row of `items`.
+template <class T, class Count, class Rows, class Read>
+[[nodiscard]] listing<T> read_listing(Count& count, Rows& items, Read read) {
+  listing<T> out;
+  if (count.next())
+    out.total = count.u64(0);
+  while (items.next())
+    out.items.push_back(read(items));
+  return out;
+}
+
 /// Columns: hash, user_id, client_name, created_at, expires_at, revoked.
 template <class Row>
 [[nodiscard]] token_record read_token(const Row& q) {
