@@ -123,7 +123,11 @@ io recv_all(int fd, void* data, size_t n, deadline until) noexcept {
 // Small frames go out in one system call: header and payload copied into one buffer.
 constexpr size_t kCoalesceBytes = 16u << 10;
 
-io write_frame(int fd, std::string_view payload) noexcept {
+namespace {
+
+/// One frame through `put(data, n)` (write_all or send_all on the caller's socket).
+template <class Put>
+io put_frame(std::string_view payload, Put put) noexcept {
   if (payload.size() > UINT32_MAX)
     return io::too_large;
   uint8_t header[4];
@@ -132,52 +136,45 @@ io write_frame(int fd, std::string_view payload) noexcept {
     char buf[4 + kCoalesceBytes];
     std::memcpy(buf, header, 4);
     std::memcpy(buf + 4, payload.data(), payload.size());
-    return write_all(fd, buf, 4 + payload.size());
+    return put(buf, 4 + payload.size());
   }
-  if (const io st = write_all(fd, header, sizeof header); st != io::ok)
+  if (const io st = put(header, sizeof header); st != io::ok)
     return st;
-  return write_all(fd, payload.data(), payload.size());
+  return put(payload.data(), payload.size());
 }
 
-io read_frame(int fd, std::string& out, size_t max_bytes) {
+/// One frame of at most `max_bytes` through `get(data, n)` (read_all or recv_all).
+template <class Get>
+io get_frame(std::string& out, size_t max_bytes, Get get) {
   uint8_t header[4];
-  if (const io st = read_all(fd, header, sizeof header); st != io::ok)
+  if (const io st = get(header, sizeof header); st != io::ok)
     return st;
   const size_t n = decode_length(header);
   if (n > max_bytes)
     return io::too_large;
   out.resize(n);
-  return read_all(fd, out.data(), n);
+  return get(out.data(), n);
+}
+
+}  // namespace
+
+io write_frame(int fd, std::string_view payload) noexcept {
+  return put_frame(payload, [fd](const void* data, size_t n) { return write_all(fd, data, n); });
+}
+
+io read_frame(int fd, std::string& out, size_t max_bytes) {
+  return get_frame(out, max_bytes, [fd](void* data, size_t n) { return read_all(fd, data, n); });
 }
 
 io send_frame(int fd, std::string_view payload, deadline until) noexcept {
-  if (payload.size() > UINT32_MAX)
-    return io::too_large;
-  uint8_t header[4];
-  encode_length(payload.size(), header);
-  if (payload.size() <= kCoalesceBytes) {
-    char buf[4 + kCoalesceBytes];
-    std::memcpy(buf, header, 4);
-    std::memcpy(buf + 4, payload.data(), payload.size());
-    return send_all(fd, buf, 4 + payload.size(), until);
-  }
-  if (const io st = send_all(fd, header, sizeof header, until); st != io::ok)
-    return st;
-  return send_all(fd, payload.data(), payload.size(), until);
+  return put_frame(payload, [fd, until](const void* data, size_t n) { return send_all(fd, data, n, until); });
 }
 
 io receive_frame(int fd, std::string& out, size_t max_bytes, deadline until) {
   // An answer is never ready the moment we ask: wait first rather than fail a recv.
   if (const io st = wait(fd, POLLIN, until); st != io::ok)
     return st;
-  uint8_t header[4];
-  if (const io st = recv_all(fd, header, sizeof header, until); st != io::ok)
-    return st;
-  const size_t n = decode_length(header);
-  if (n > max_bytes)
-    return io::too_large;
-  out.resize(n);
-  return recv_all(fd, out.data(), n, until);
+  return get_frame(out, max_bytes, [fd, until](void* data, size_t n) { return recv_all(fd, data, n, until); });
 }
 
 }  // namespace enact::runtime::channel
