@@ -15,6 +15,16 @@ namespace enact::ledger {
 
 using namespace evm;  // NOLINT(google-build-using-namespace): the ledger's helpers
 
+namespace {
+/// `v`, its `code` error (the registry's revert, which names no argument) worded as `message`.
+template <class T>
+result<T> worded(result<T> v, ledger_errc code, std::string message) {
+  if (!v && v.code() == code)
+    return fail(code, std::move(message));
+  return v;
+}
+}  // namespace
+
 // =============================================================================================
 // accounts
 
@@ -30,13 +40,9 @@ result<account> evm_ledger::get_account(const account_hash& h) const {
 }
 
 result<account> evm_ledger::account_by_admin(const address& admin) const {
-  auto v = state_->view(reg::account_by_admin_call{admin}, std::nullopt);
-  if (!v) {
-    if (v.code() == ledger_errc::unknown_account)
-      return fail(ledger_errc::unknown_account, "admin " + hx(admin) + ": administers no account");
-    return std::move(v).err();
-  }
-  return to_account(*v);
+  ENACT_TRY(const auto v, worded(state_->view(reg::account_by_admin_call{admin}, std::nullopt),
+                                 ledger_errc::unknown_account, "admin " + hx(admin) + ": administers no account"));
+  return to_account(v);
 }
 
 result<void> evm_ledger::convert_to_chain_secured(const write_context& w, const account_hash& h,
@@ -82,13 +88,9 @@ result<void> evm_ledger::remove_usage_key(const write_context& w, const account_
 }
 
 result<usage_key> evm_ledger::find_usage_key(const hash256& key_hash) const {
-  auto v = state_->view(reg::get_usage_api_key_call{key_hash}, std::nullopt);
-  if (!v) {
-    if (v.code() == ledger_errc::unknown_usage_key)
-      return fail(ledger_errc::unknown_usage_key, "usage key " + hx(key_hash) + ": no such key");
-    return std::move(v).err();
-  }
-  return to_usage_key(*v);
+  ENACT_TRY(const auto v, worded(state_->view(reg::get_usage_api_key_call{key_hash}, std::nullopt),
+                                 ledger_errc::unknown_usage_key, "usage key " + hx(key_hash) + ": no such key"));
+  return to_usage_key(v);
 }
 
 result<page<usage_key>> evm_ledger::list_usage_keys(const account_hash& account, page_request p) const {
