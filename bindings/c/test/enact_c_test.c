@@ -8,6 +8,8 @@
  * passed to the library as it is. A vector file the scanner cannot follow fails the test. */
 #include "enact_c_test.h"
 
+#include <ctype.h>
+
 int checks = 0;
 int failures = 0;
 
@@ -87,14 +89,11 @@ char* unquote(char* value) {
   return value + 1;
 }
 
+/* Value of a hex digit (either case), or -1. */
 static int hex_digit(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
+  static const char digits[] = "0123456789abcdef";
+  const char* at = c == '\0' ? NULL : strchr(digits, tolower((unsigned char)c));
+  return at == NULL ? -1 : (int)(at - digits);
 }
 
 /* Decodes "0x…" into out (at most cap bytes); returns the byte count, or -1. */
