@@ -1,0 +1,122 @@
+// The ChainSecured endpoints (API.md §2 "ChainSecured (wallet-signed)") against the real server:
+// minting a PKP and a usage key for a wallet-signed envelope, every rejection of the validation
+// order with its own status and code (on all three endpoints), conversion of an account and what
+// changes with it (master key, usage keys, relayed writes, billing by the new admin wallet), the
+// per-IP limit, the OpenAPI entries, the SDK client's methods, and a replay of the wallet-signed
+// envelopes of the interop vectors. Envelopes are signed with the SDK's envelope::sign.
+//
+// Shared by the chainsecured_*_test.cpp files of integration.chainsecured: keys, envelopes, bodies.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "enact/client/api_error.hpp"
+#include "enact/client/core_client.hpp"
+#include "enact/codec/u256.hpp"
+#include "enact/eip712/envelope.hpp"
+#include "client_support.hpp"
+#include "steps.hpp"
+
+namespace enact::itest {
+
+constexpr uint64_t kChain = 31337;  // enact-server's default chain id
+
+const std::string kCreate = "/create_wallet_with_signature";
+const std::string kAddKey = "/add_usage_api_key_with_signature";
+const std::string kConvert = "/convert_to_chain_secured_account";
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  REQUIRE_MESSAGE(f.good(), "cannot read " << path);
+  std::ostringstream out;
+  out << f.rdbuf();
+  return out.str();
+}
+
+/// The simulated TEE's root key (API.md §1 derivations are checked against it).
+inline Secret root_key_of(const server_process& srv) {
+  const std::string raw = read_text(srv.data_dir() + "/tee-root.key");
+  REQUIRE(raw.size() == 32);
+  return Secret(as_bytes(std::string_view(raw)));
+}
+
+/// A reproducible wallet key per label.
+inline Secret wallet_key(std::string_view label) {
+  return Secret(keccak256("chainsecured test wallet " + std::string(label)));
+}
+
+inline address address_of_key(const Secret& key) {
+  return secp256k1::to_address(secp256k1::public_key_of(key).value());
+}
+
+inline envelope::signed_envelope sign_env(envelope::kind k, const Secret& key, int64_t issued_at,
+                                          uint64_t chain = kChain) {
+  return envelope::sign(k, chain, key, static_cast<uint64_t>(issued_at)).value();
+}
+
+/// The body of a ChainSecured request.
+inline std::string body_text(const json::value& typed_data, const std::string& signature, const json::object& extra) {
+  json::object o = extra;
+  o["typed_data"] = typed_data;
+  o["signature"] = signature;
+  return json::serialize(o);
+}
+
+/// Unix seconds read in the first half of a second, so that a request sent right away is checked
+/// by the server within the same second: a window bound (now + 301) then holds exactly.
+inline int64_t now_early_in_second() {
+  using namespace std::chrono;
+  const auto since = system_clock::now().time_since_epoch();
+  const auto into = since - duration_cast<seconds>(since);
+  if (into > milliseconds(400))
+    std::this_thread::sleep_for(seconds(1) - into + milliseconds(20));
+  return unix_now();
+}
+
+inline bool is_checksummed_address(const std::string& s) {
+  auto a = parse_address_strict(s, "address");
+  return a.has_value() && to_checksum_address(*a) == s;
+}
+
+inline bool is_path_hex(const std::string& s) {
+  return s.size() == 66 && s.starts_with("0x") && hex::decode_fixed<32>(s).has_value() &&
+         hex::encode_prefixed(hex::decode_fixed<32>(s).value()) == s;
+}
+
+struct endpoint {
+  std::string path;
+  envelope::kind kind;
+  envelope::kind other;  // a flow whose envelope this endpoint must refuse
+  bool convert = false;
+};
+
+const endpoint kEndpoints[] = {
+    {kCreate, envelope::kind::create_wallet, envelope::kind::add_usage_api_key},
+    {kAddKey, envelope::kind::add_usage_api_key, envelope::kind::create_wallet},
+    {kConvert, envelope::kind::convert_account, envelope::kind::create_wallet, true},
+};
+
+inline httplib::Headers wallet_auth(const Secret& key, uint64_t chain = kChain) {
+  const auto env = sign_env(envelope::kind::billing_auth, key, unix_now(), chain);
+  return httplib::Headers{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
+}
+
+inline json::object convert_body(const Secret& new_admin, int64_t issued_at) {
+  const auto env = sign_env(envelope::kind::convert_account, new_admin, issued_at);
+  return json::object{{"new_admin_wallet_address", to_checksum_address(address_of_key(new_admin))},
+                      {"typed_data", env.typed_data},
+                      {"signature", env.signature}};
+}
+
+inline json::object mint_body(envelope::kind k, const Secret& key) {
+  const auto env = sign_env(k, key, unix_now());
+  return json::object{{"typed_data", env.typed_data}, {"signature", env.signature}};
+}
+
+}  // namespace enact::itest
