@@ -129,39 +129,12 @@ hash256 hashed_cid_arg(const std::string& text, std::string_view what) {
   return ipfs::hashed_cid(text);
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos)
-      comma = text.size();
-    if (comma > start)
-      out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::vector<address> address_list(const std::string& text, std::string_view what) {
-  std::vector<address> out;
-  for (const std::string& item : split_list(text))
-    out.push_back(address_arg(item, what));
-  return out;
+  return parse_list(text, [&](const std::string& item) { return address_arg(item, what); });
 }
 
 std::vector<hash256> hashed_cid_list(const std::string& text, std::string_view what) {
-  std::vector<hash256> out;
-  for (const std::string& item : split_list(text))
-    out.push_back(hashed_cid_arg(item, what));
-  return out;
-}
-
-std::vector<uint64_t> group_ids(const std::string& text, std::string_view what) {
-  std::vector<uint64_t> out;
-  for (const std::string& item : split_list(text))
-    out.push_back(item == "all" ? scope::kAllGroups : parse_u64(item, what));
-  return out;
+  return parse_list(text, [&](const std::string& item) { return hashed_cid_arg(item, what); });
 }
 
 uint64_t group_arg(const args& a, size_t i) { return parse_u64(a.at(i, "GROUP_ID"), "GROUP_ID"); }
@@ -271,40 +244,6 @@ std::optional<address> usage_key_wallet(const Secret& key) {
   return secp256k1::to_address(*pub);
 }
 
-/// A new file for a key value, mode 0600, never overwriting; removed when nothing was written.
-class key_out {
- public:
-  explicit key_out(std::string path) : path_(std::move(path)) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd_ < 0)
-      throw input_error(path_ + ": cannot create (exists already, or no permission)");
-  }
-  key_out(const key_out&) = delete;
-  key_out& operator=(const key_out&) = delete;
-  ~key_out() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-      ::unlink(path_.c_str());
-    }
-  }
-  void write(const Secret& key) {
-    std::string text(as_chars(key.view()));
-    text += '\n';
-    const bool ok = ::write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    detail::secure_wipe(text.data(), text.size());
-    const bool closed = ::close(fd_) == 0;
-    fd_ = -1;
-    if (!ok || !closed) {
-      ::unlink(path_.c_str());
-      throw input_error(path_ + ": write failed; the key is lost");
-    }
-  }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
-
 // --- writes ------------------------------------------------------------------------------------
 
 int new_account(const std::vector<std::string>& argv) {
@@ -389,9 +328,9 @@ int set_usage_key(const std::vector<std::string>& argv) {
   std::optional<address> wallet;
   if (auto w = a.get("wallet"))
     wallet = address_arg(*w, "--wallet");
-  std::optional<key_out> out;
+  std::optional<key_file> out;
   if (auto path = a.get("key-out"))
-    out.emplace(*path);
+    out.emplace(*path, "the key is lost");
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
 

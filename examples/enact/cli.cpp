@@ -1,5 +1,8 @@
 #include "cli.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
@@ -10,6 +13,7 @@
 
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/secp256k1.hpp"
+#include "enact/scopes/scopes.hpp"
 
 namespace enact::cli {
 
@@ -118,6 +122,51 @@ uint64_t parse_u64(std::string_view text, std::string_view what) {
   if (ec != std::errc() || p != text.data() + text.size() || text.empty())
     throw usage_error(std::string(what) + ": expected a non-negative integer, got '" + std::string(text) + "'");
   return v;
+}
+
+key_file::key_file(std::string path, std::string lost) : path_(std::move(path)), lost_(std::move(lost)) {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd_ < 0)
+    throw input_error(path_ + ": cannot create (exists already, or no permission)");
+}
+
+key_file::~key_file() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+}
+
+void key_file::write(const Secret& key) {
+  std::string text(as_chars(key.view()));
+  text += '\n';
+  const bool ok = ::write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  detail::secure_wipe(text.data(), text.size());
+  const bool closed = ::close(fd_) == 0;
+  fd_ = -1;
+  if (!ok || !closed) {
+    ::unlink(path_.c_str());
+    throw input_error(path_ + ": write failed; " + lost_);
+  }
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos)
+      comma = text.size();
+    if (comma > start)
+      out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<uint64_t> group_ids(const std::string& text, std::string_view what) {
+  return parse_list(text,
+                    [&](const std::string& item) { return item == "all" ? scope::kAllGroups : parse_u64(item, what); });
 }
 
 }  // namespace enact::cli

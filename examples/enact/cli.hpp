@@ -45,6 +45,25 @@ class args {
   std::set<std::string> flags_;
 };
 
+/// A new file for a key value, mode 0600, created before the request that issues the key so that
+/// an unusable path fails before anything was issued. Never overwrites; removed again when nothing
+/// was written to it.
+class key_file {
+ public:
+  /// `lost` ends the error of a failed write (what became of the key).
+  key_file(std::string path, std::string lost);
+  key_file(const key_file&) = delete;
+  key_file& operator=(const key_file&) = delete;
+  ~key_file();
+  /// Writes the key and a newline, closes the file and wipes the copy it wrote from.
+  void write(const Secret& key);
+
+ private:
+  std::string path_;
+  std::string lost_;
+  int fd_ = -1;
+};
+
 /// Whole content of a file, or of stdin for "-".
 [[nodiscard]] std::string read_input(const std::string& path);
 /// A 32-byte secp256k1 private key from a file holding 64 hex digits (optional 0x, surrounding
@@ -52,5 +71,17 @@ class args {
 [[nodiscard]] Secret read_key_file(const std::string& path);
 /// Parses a non-negative decimal integer option.
 [[nodiscard]] uint64_t parse_u64(std::string_view text, std::string_view what);
+/// The non-empty items of a comma-separated list.
+[[nodiscard]] std::vector<std::string> split_list(const std::string& text);
+/// Each item of a comma-separated list, parsed by `item(text)`.
+template <class F>
+[[nodiscard]] auto parse_list(const std::string& text, F&& item) {
+  std::vector<decltype(item(std::string()))> out;
+  for (const std::string& s : split_list(text))
+    out.push_back(item(s));
+  return out;
+}
+/// Comma-separated group ids; "all" is the wildcard 0.
+[[nodiscard]] std::vector<uint64_t> group_ids(const std::string& text, std::string_view what);
 
 }  // namespace enact::cli

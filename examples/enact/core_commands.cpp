@@ -151,79 +151,13 @@ hash256 hashed_cid_arg(const std::string& text, std::string_view what) {
   return ipfs::hashed_cid(text);
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos)
-      comma = text.size();
-    if (comma > start)
-      out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
-/// Comma-separated group ids; "all" is the wildcard 0.
-std::vector<uint64_t> group_ids(const std::string& text, std::string_view what) {
-  std::vector<uint64_t> out;
-  for (const std::string& item : split_list(text))
-    out.push_back(item == "all" ? scope::kAllGroups : parse_u64(item, what));
-  return out;
-}
-
 std::vector<address> address_list(const std::string& text, std::string_view what) {
-  std::vector<address> out;
-  for (const std::string& item : split_list(text))
-    out.push_back(address_arg(item, what));
-  return out;
+  return parse_list(text, [&](const std::string& item) { return address_arg(item, what); });
 }
 
 std::vector<hash256> hashed_cid_list(const std::string& text, std::string_view what) {
-  std::vector<hash256> out;
-  for (const std::string& item : split_list(text))
-    out.push_back(hashed_cid_arg(item, what));
-  return out;
+  return parse_list(text, [&](const std::string& item) { return hashed_cid_arg(item, what); });
 }
-
-/// A new file for a key value, mode 0600, created before the request that issues the key so that
-/// an unusable path fails before the service has issued anything. Never overwrites; removed again
-/// when nothing was written to it.
-class key_file {
- public:
-  explicit key_file(std::string path) : path_(std::move(path)) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd_ < 0)
-      throw input_error(path_ + ": cannot create (exists already, or no permission)");
-  }
-  key_file(const key_file&) = delete;
-  key_file& operator=(const key_file&) = delete;
-  ~key_file() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-      ::unlink(path_.c_str());
-    }
-  }
-
-  void write(const Secret& key) {
-    std::string text(as_chars(key.view()));
-    text += '\n';
-    const bool ok = ::write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    detail::secure_wipe(text.data(), text.size());
-    const bool closed = ::close(fd_) == 0;
-    if (!ok || !closed) {
-      ::unlink(path_.c_str());
-      fd_ = -1;
-      throw input_error(path_ + ": write failed; the key is lost, remove it on the service");
-    }
-    fd_ = -1;
-  }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
 
 /// Prints `o`, with `field` set to the key value (printing it is what was asked for), then wipes
 /// every copy this process made for printing.
@@ -248,7 +182,7 @@ int new_account(const std::vector<std::string>& argv) {
   core_client c = connect(a, false);
   std::optional<key_file> out;
   if (auto path = a.get("key-out"))
-    out.emplace(*path);
+    out.emplace(*path, "the key is lost, remove it on the service");
   api::new_account_response created = c.new_account(r);
   json::object o;
   o["wallet_address"] = to_checksum_address(created.wallet_address);
@@ -312,7 +246,7 @@ int keys_add(const std::vector<std::string>& argv) {
   core_client c = connect(a, true);
   std::optional<key_file> out;
   if (auto path = a.get("key-out"))
-    out.emplace(*path);
+    out.emplace(*path, "the key is lost, remove it on the service");
   api::new_usage_key k = c.add_usage_api_key(spec);
   json::object o;
   o["hash"] = hex::encode_prefixed(k.hash);
