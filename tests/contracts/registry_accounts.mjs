@@ -2,36 +2,9 @@
 // conversion to ChainSecured (registry.test.mjs runs it).
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  artifact,
-  iface,
-  ZERO,
-  kEventParams,
-  provider,
-  owner,
-  payer,
-  payer2,
-  adminA,
-  adminB,
-  adminC,
-  stranger,
-  spare,
-  registry,
-  deploy,
-  send,
-  sendOne,
-  read,
-  simulate,
-  reverts,
-  snapshot,
-  restore,
-  blockTime,
-  H,
-  canonical,
-  A,
-  prepare,
-  writeOps,
-} from './registry_support.mjs';
+import { artifact, iface, ZERO, kEventParams, provider, owner, payer, payer2, adminA, adminB,
+  adminC, stranger, spare, registry, deploy, send, sendOne, read, simulate, reverts, snapshot,
+  restore, blockTime, H, canonical, A, prepare, writeOps } from './registry_support.mjs';
 
 describe('build artifact', () => {
   test('ABI events carry the ledger event data keys', () => {

@@ -3,40 +3,9 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { ethers } from 'ethers';
-import {
-  artifact,
-  iface,
-  kMaxInt64,
-  kMaxUint256,
-  ZERO,
-  SET7,
-  SET8,
-  provider,
-  signers,
-  owner,
-  payer,
-  payer2,
-  adminA,
-  adminB,
-  adminC,
-  stranger,
-  spare,
-  registry,
-  gas,
-  deploy,
-  send,
-  sendOne,
-  read,
-  simulate,
-  reverts,
-  blockTime,
-  H,
-  canonical,
-  A,
-  cidHash,
-  perms,
-  somePerms,
-  prepare,
+import { artifact, iface, kMaxInt64, kMaxUint256, ZERO, SET7, SET8, provider, signers, owner, payer,
+  payer2, adminA, adminB, adminC, stranger, spare, registry, gas, deploy, send, sendOne, read,
+  simulate, reverts, blockTime, H, canonical, A, cidHash, perms, somePerms, prepare
 } from './registry_support.mjs';
 
 describe('pagination: offset, limit, total, creation order', () => {

@@ -1,29 +1,8 @@
 // The registry's usage keys, groups, wallets and actions (registry.test.mjs runs it).
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  kMaxUint256,
-  ZERO,
-  SET7,
-  SET8,
-  provider,
-  payer,
-  adminA,
-  adminB,
-  registry,
-  deploy,
-  send,
-  sendOne,
-  read,
-  simulate,
-  reverts,
-  blockTime,
-  H,
-  A,
-  cidHash,
-  perms,
-  somePerms,
-  prepare,
+import { kMaxUint256, ZERO, SET7, SET8, provider, payer, adminA, adminB, registry, deploy, send,
+  sendOne, read, simulate, reverts, blockTime, H, A, cidHash, perms, somePerms, prepare
 } from './registry_support.mjs';
 
 describe('usage keys', () => {
