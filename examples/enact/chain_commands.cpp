@@ -293,22 +293,6 @@ int register_wallet(const std::vector<std::string>& argv) {
 
 const std::set<std::string> kSpecFlags = {"can-create-groups", "can-delete-groups", "can-create-pkps"};
 
-scope::permission_set permissions_of(const args& a) {
-  scope::permission_set p;
-  p.can_create_groups = a.has("can-create-groups");
-  p.can_delete_groups = a.has("can-delete-groups");
-  p.can_create_pkps = a.has("can-create-pkps");
-  const auto ids = [&](const char* option, std::vector<uint64_t>& out) {
-    if (auto v = a.get(option))
-      out = group_ids(*v, std::string("--") + option);
-  };
-  ids("manage-ipfs-ids-in-groups", p.manage_ipfs_ids_in_groups);
-  ids("add-pkp-to-groups", p.add_pkp_to_groups);
-  ids("remove-pkp-from-groups", p.remove_pkp_from_groups);
-  ids("execute-in-groups", p.execute_in_groups);
-  return p;
-}
-
 int set_usage_key(const std::vector<std::string>& argv) {
   args a = parse_args(
       argv,

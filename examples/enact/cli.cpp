@@ -169,4 +169,20 @@ std::vector<uint64_t> group_ids(const std::string& text, std::string_view what) 
                     [&](const std::string& item) { return item == "all" ? scope::kAllGroups : parse_u64(item, what); });
 }
 
+scope::permission_set permissions_of(const args& a) {
+  scope::permission_set p;
+  p.can_create_groups = a.has("can-create-groups");
+  p.can_delete_groups = a.has("can-delete-groups");
+  p.can_create_pkps = a.has("can-create-pkps");
+  const auto ids = [&](const char* option, std::vector<uint64_t>& out) {
+    if (auto v = a.get(option))
+      out = group_ids(*v, std::string("--") + option);
+  };
+  ids("manage-ipfs-ids-in-groups", p.manage_ipfs_ids_in_groups);
+  ids("add-pkp-to-groups", p.add_pkp_to_groups);
+  ids("remove-pkp-from-groups", p.remove_pkp_from_groups);
+  ids("execute-in-groups", p.execute_in_groups);
+  return p;
+}
+
 }  // namespace enact::cli

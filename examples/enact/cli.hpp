@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "enact/crypto/secret.hpp"
+#include "enact/scopes/scopes.hpp"
 
 namespace enact::cli {
 
@@ -83,5 +84,9 @@ template <class F>
 }
 /// Comma-separated group ids; "all" is the wildcard 0.
 [[nodiscard]] std::vector<uint64_t> group_ids(const std::string& text, std::string_view what);
+/// A usage key's permissions from the flags --can-create-groups, --can-delete-groups,
+/// --can-create-pkps and the group-id lists --manage-ipfs-ids-in-groups, --add-pkp-to-groups,
+/// --remove-pkp-from-groups and --execute-in-groups.
+[[nodiscard]] scope::permission_set permissions_of(const args& a);
 
 }  // namespace enact::cli

@@ -224,18 +224,7 @@ api::usage_key_spec spec_of(const args& a) {
   s.description = a.get("description");
   if (auto e = a.get("expiration"))
     s.expiration = parse_u64(*e, "--expiration");
-  scope::permission_set& p = s.permissions;
-  p.can_create_groups = a.has("can-create-groups");
-  p.can_delete_groups = a.has("can-delete-groups");
-  p.can_create_pkps = a.has("can-create-pkps");
-  const auto ids = [&](const char* option, std::vector<uint64_t>& out) {
-    if (auto v = a.get(option))
-      out = group_ids(*v, std::string("--") + option);
-  };
-  ids("manage-ipfs-ids-in-groups", p.manage_ipfs_ids_in_groups);
-  ids("add-pkp-to-groups", p.add_pkp_to_groups);
-  ids("remove-pkp-from-groups", p.remove_pkp_from_groups);
-  ids("execute-in-groups", p.execute_in_groups);
+  s.permissions = permissions_of(a);
   return s;
 }
 
