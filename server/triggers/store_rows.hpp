@@ -128,14 +128,7 @@ template <class T, class Count, class Rows, class Read>
 /// Columns: hash, user_id, client_name, created_at, expires_at, revoked.
 template <class Row>
 [[nodiscard]] token_record read_token(const Row& q) {
-  token_record t;
-  t.hash = q.template fixed<32>(0);
-  t.user_id = q.text(1);
-  t.client_name = q.text(2);
-  t.created_at = time_at(q, 3);
-  t.expires_at = time_at(q, 4);
-  t.revoked = q.boolean(5);
-  return t;
+  return token_record{q.template fixed<32>(0), q.text(1), q.text(2), time_at(q, 3), time_at(q, 4), q.boolean(5)};
 }
 
 /// Columns: challenge, client_name, status, user_id, token_hash, created_at, expires_at.
@@ -159,13 +152,7 @@ template <class Row>
 /// Columns: hash, user_id, nonce, created_at, expires_at.
 template <class Row>
 [[nodiscard]] browser_session read_session(const Row& q) {
-  browser_session s;
-  s.hash = q.template fixed<32>(0);
-  s.user_id = q.text(1);
-  s.nonce = q.text(2);
-  s.created_at = time_at(q, 3);
-  s.expires_at = time_at(q, 4);
-  return s;
+  return browser_session{q.template fixed<32>(0), q.text(1), q.text(2), time_at(q, 3), time_at(q, 4)};
 }
 
 /// Columns: trigger id, config, next_due, last_planned (NULL without a schedule state). nullopt
