@@ -1,4 +1,4 @@
-// Permission-ledger read latency (DESIGN.md §4 "Permission ledger"): the three reads on the
+// Permission-ledger read latency (docs/architecture.md §4 "Permission ledger"): the three reads on the
 // request path of every authenticated call and run — get_account, find_usage_key (the credential
 // lookup) and all_groups (the execution rule) — on the evm ledger against anvil with its cache on
 // and off, judged against the embedded (SQLite) ledger holding the same state, in one run.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 pragma solidity ^0.8.24;
 
-/// @title The permission registry's interface (API.md §3, DESIGN.md §4 "Permission ledger").
+/// @title The permission registry's interface (API.md §3, docs/architecture.md §4 "Permission ledger").
 /// @notice Authorization state of every account: admin wallet and mode, usage keys with their
 /// permission sets, groups, the PKP registry, action metadata, credits and payments. Function
 /// names and parameter types of the production registry are kept (setUsageApiKey,

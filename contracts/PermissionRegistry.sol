@@ -3,7 +3,7 @@ pragma solidity 0.8.37;
 
 import {IPermissionRegistry} from "./IPermissionRegistry.sol";
 
-/// @title The permission registry (API.md §3, DESIGN.md §4 "Permission ledger").
+/// @title The permission registry (API.md §3, docs/architecture.md §4 "Permission ledger").
 /// @notice Implements IPermissionRegistry with the rules of the embedded ledger
 /// (server/ledger/embedded_ledger.hpp), so that one conformance suite passes on both backends:
 ///   - a write checks, in order: the account exists (UnknownAccount), the sender rule (NotAdmin /

@@ -1,4 +1,4 @@
-// enact-server: the reference server on its embedded defaults (DESIGN.md §4). Wires the SQLite
+// enact-server: the reference server on its embedded defaults (docs/architecture.md §4). Wires the SQLite
 // ledger, the TEE (simulated, or the dstack guest agent), the content store and a payment
 // provider into the core routes and the attestation endpoints, serves them until SIGINT or
 // SIGTERM, then stops accepting, finishes the requests in flight and closes the ledger.

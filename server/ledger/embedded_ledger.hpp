@@ -1,4 +1,4 @@
-// `enact::ledger::embedded_ledger`: the permission ledger kept in one SQLite file (DESIGN.md §4
+// `enact::ledger::embedded_ledger`: the permission ledger kept in one SQLite file (docs/architecture.md §4
 // "Permission ledger", API.md §3), enforcing the registry contract's rules itself.
 //
 // Storage (through the storage kit, server/storage): WAL journal, synchronous=NORMAL (a commit

@@ -1,5 +1,5 @@
 // `enact::ledger::permission_ledger`: the one interface the core routes use for authorization
-// state (DESIGN.md §4 "Permission ledger", API.md §3) — accounts, usage keys with their permission
+// state (docs/architecture.md §4 "Permission ledger", API.md §3) — accounts, usage keys with their permission
 // sets and expiration, groups, the PKP registry, action metadata and credit balances — with the
 // registry contract's rules:
 //   - every write names its sender (the contract's msg.sender): the account's admin wallet, or,

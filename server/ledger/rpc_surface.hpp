@@ -1,5 +1,5 @@
 // `enact::ledger::rpc_surface`: the embedded ledger speaking Ethereum JSON-RPC 2.0 for the
-// permission registry (DESIGN.md §5: "With the embedded ledger, the server exposes the same
+// permission registry (docs/architecture.md §5: "With the embedded ledger, the server exposes the same
 // JSON-RPC surface for those direct writes, so client code is identical against embedded, anvil
 // and a public chain"). enact-server serves it at POST /rpc (core/routes_rpc.hpp); the SDK's
 // rpc_client, transaction_sender and registry_client, ethers' JsonRpcProvider and wallets talk to

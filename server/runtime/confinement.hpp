@@ -1,4 +1,4 @@
-// How a worker confines itself before its first run (DESIGN.md §4 "Action runtime"): only the
+// How a worker confines itself before its first run (docs/architecture.md §4 "Action runtime"): only the
 // channel stays open, a private network namespace, root dropped to nobody, resource limits,
 // no new privileges, and a seccomp filter that allows only what the run loop needs. Every step is
 // tried and its outcome recorded in the report, which the worker sends to the parent in its hello

@@ -1,4 +1,4 @@
-// The action sandbox (DESIGN.md §4 "Action runtime", API.md §2 "Running an action"). A `pool`
+// The action sandbox (docs/architecture.md §4 "Action runtime", API.md §2 "Running an action"). A `pool`
 // keeps pre-started `enact-worker` processes (fork+exec once each, never per request); `run`
 // hands one action to an idle worker over its channel (4-byte big-endian length + JSON frames),
 // the worker evaluates it in a fresh Duktape heap under `limits`, and every call that needs keys

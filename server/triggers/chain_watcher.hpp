@@ -1,4 +1,4 @@
-// The chain watcher of chain-event triggers (DESIGN.md §4 "Trigger service", API.md §4): one
+// The chain watcher of chain-event triggers (docs/architecture.md §4 "Trigger service", API.md §4): one
 // thread per configured chain polls the node's head and, for each enabled chain-event trigger of
 // that chain, turns every matching log into a queued run.
 //

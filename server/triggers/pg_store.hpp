@@ -1,5 +1,5 @@
 // The trigger store on PostgreSQL (libpq), for several enact-server instances sharing one database
-// (DESIGN.md §4 "Trigger service"; docs/triggers.md "PostgreSQL store").
+// (docs/architecture.md §4 "Trigger service"; docs/triggers.md "PostgreSQL store").
 //
 // Sharing: every instance sees the same triggers, runs, schedules, chain checkpoints, tokens and
 // approvals. Runs are handed out by `lease_runs` inside one transaction: expired leases are taken

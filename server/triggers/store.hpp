@@ -1,4 +1,4 @@
-// `enact::triggers::store`: where the trigger service keeps its state (DESIGN.md §4 "Trigger
+// `enact::triggers::store`: where the trigger service keeps its state (docs/architecture.md §4 "Trigger
 // service") — triggers, their runs, the scheduler's due times, the chain watcher's checkpoints and
 // seen logs, bearer tokens and pending browser approvals. One implementation per backend: SQLite
 // (sqlite_store.hpp, one process) and PostgreSQL (several instances sharing the work); the suite in

@@ -1,4 +1,4 @@
-// The run workers (DESIGN.md §4): a pool of threads that lease due runs from the store and run
+// The run workers (docs/architecture.md §4): a pool of threads that lease due runs from the store and run
 // each through the core service's POST /core/v1/run_action over HTTP, with the trigger's usage
 // key (unsealed for the call, wiped after it, never logged), its action CID and PKP, and the run's
 // params. Outcomes:

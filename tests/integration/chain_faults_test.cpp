@@ -1,4 +1,4 @@
-// The chain node of the `evm` ledger stopped and restarted (DESIGN.md §4 "Permission ledger";
+// The chain node of the `evm` ledger stopped and restarted (docs/architecture.md §4 "Permission ledger";
 // API.md §0: 503 `unavailable` while the node is unreachable). enact-server runs on a registry
 // deployed on anvil by `enact-server deploy-registry`; anvil keeps its chain across stop/start
 // (tests/support/anvil_process.hpp, keep_state). Checked:

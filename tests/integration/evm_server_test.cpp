@@ -1,4 +1,4 @@
-// enact-server on the evm ledger (DESIGN.md §4 "Permission ledger"): anvil, a registry deployed by
+// enact-server on the evm ledger (docs/architecture.md §4 "Permission ledger"): anvil, a registry deployed by
 // `enact-server deploy-registry` for the data directory's api payer, the server started with
 // --ledger evm; then the API-mode scenario end to end (account, usage key, wallet, group, action,
 // run) with its state read back from the chain through the SDK's rpc_client, the answer of a

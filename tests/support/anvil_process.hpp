@@ -1,5 +1,5 @@
 // `enact::test::anvil_process`: the pinned anvil binary (Foundry's local EVM node, installed by
-// `npm ci --prefix tests/anvil`) run as a child process for the chain tests (DESIGN.md §4: the
+// `npm ci --prefix tests/anvil`) run as a child process for the chain tests (docs/architecture.md §4: the
 // `evm` ledger's conformance run, the chain watcher, the SDK's chain module).
 //
 // Each instance is a fresh in-memory chain on its own loopback port, chosen by anvil itself

@@ -3,7 +3,7 @@
 // an account's admin wallet in ChainSecured mode), each waiting for its receipt; reads are
 // `eth_call`s of the views, decoded into the registry's view structs. It speaks to any node where
 // the registry is deployed — anvil, a public chain, or enact-server's embedded ledger at /rpc —
-// with the same code (DESIGN.md §5).
+// with the same code (docs/architecture.md §5).
 //
 // Errors are those of rpc_client and transaction_sender, with one refinement: a revert is the
 // registry's custom error as an `enact::error` whose code is the `registry_errc` (NotAdmin →
