@@ -272,6 +272,11 @@ struct field {
   M S::*member;
   bool required = false;
 };
+// Explicit guides: aggregate deduction (P1816) is missing from the clang the fuzz tree builds with.
+template <class S, class M>
+field(std::string_view, M S::*) -> field<S, M>;
+template <class S, class M>
+field(std::string_view, M S::*, bool) -> field<S, M>;
 
 void put(json::object& o, std::string_view k, const std::string& s) { o[k] = s; }
 void put(json::object& o, std::string_view k, uint64_t n) { o[k] = n; }
