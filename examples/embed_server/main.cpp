@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", the_tee.err().message.c_str());
     return 1;
   }
-  // The relayer is a server key (API.md §1 "server keys"), out of reach of every account.
+  // The relayer is a server key (docs/protocol.md §1 "server keys"), out of reach of every account.
   const address payer = (*the_tee)->server_address("api-payer/0").value();
   auto ledger = ledger::embedded_ledger::open(dir + "/ledger.sqlite", {payer}).value();
   auto store = core::content_store::open(dir).value();

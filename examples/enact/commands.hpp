@@ -24,7 +24,7 @@ std::vector<command> core_commands();
 std::vector<command> chain_commands();
 
 /// The `enact attest …` commands (attest_commands.cpp): the client checks of a service's
-/// attestation (core-api.md "Checks that clients can perform").
+/// attestation (docs/protocol.md §5).
 std::vector<command> attest_commands();
 
 /// The `enact triggers …` commands (trigger_commands.cpp): the trigger service's API.

@@ -1,6 +1,6 @@
 // The evm permission ledger of enact-server (docs/architecture.md §4 "Permission ledger", `--ledger evm`):
 // the registry at `--registry-address` on the node at `--rpc-url`, written as the server's
-// api_payer (the TEE's server key "api-payer/0", API.md §1 "server keys"); and `enact-server
+// api_payer (the TEE's server key "api-payer/0", docs/protocol.md §1 "server keys"); and `enact-server
 // deploy-registry`, which deploys a registry whose api payer is that wallet.
 #pragma once
 

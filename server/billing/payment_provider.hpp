@@ -1,4 +1,4 @@
-// `enact::billing::payment_provider`: where card payments for credits are made (API.md §2
+// `enact::billing::payment_provider`: where card payments for credits are made (docs/protocol.md §2
 // "Billing"). The core routes create an intent for an amount, hand its client secret to the
 // client, and on confirm retrieve it again and credit the account only when the provider says it
 // succeeded; crediting is the ledger's job and happens once per intent id.

@@ -14,7 +14,7 @@ api_errc from_ledger(ledger_errc e) {
   switch (e) {
     case ledger_errc::not_admin:
     case ledger_errc::relay_not_allowed:
-    // API.md §3 identity rules: what a wallet may not create at all (its ledger message says
+    // docs/protocol.md §3 identity rules: what a wallet may not create at all (its ledger message says
     // which hash it must use) is forbidden; a hash another account or key holds is a conflict.
     case ledger_errc::hash_not_canonical:
     case ledger_errc::managed_not_allowed:

@@ -1,7 +1,7 @@
 // The core's errors on the wire: an error from any layer the core serves — the request parser,
 // the ledger, the envelope validator, the payment provider, the sandbox, the TEE — becomes the
 // HTTP status and `{"error": {"code", "message", "details"?}}` body of the HTTP kit
-// (http/errors.hpp; API.md §0). The kit's names are re-exported here for the routes.
+// (http/errors.hpp; docs/protocol.md §0). The kit's names are re-exported here for the routes.
 #pragma once
 
 #include "enact/client/api_error.hpp"

@@ -1,4 +1,4 @@
-// The attestation endpoints at the host root (core-api.md "Attestation endpoints", API.md §2):
+// The attestation endpoints at the host root (docs/protocol.md §2 "Attestation"):
 // GET /attestation, /info, /evidences/ and /evidences/<file>. Public (no credential), outside the
 // /core/v1 route table because their paths are not under /core/v1 and the evidence files are not
 // JSON; they still get the request id, the log line and the JSON error bodies of `mount`.

@@ -1,6 +1,6 @@
 // POST /rpc at the host root: the embedded ledger's Ethereum JSON-RPC surface
 // (ledger/rpc_surface.hpp). It is not a /core/v1 route: bodies and errors are JSON-RPC 2.0
-// objects (answered with HTTP 200, or 204 for notifications only), not the API.md §0 error shape.
+// objects (answered with HTTP 200, or 204 for notifications only), not the docs/protocol.md §0 error shape.
 // The request id header and the request log line come from the server-wide handlers `mount`
 // installs, as for every other response.
 #pragma once

@@ -29,7 +29,7 @@ json::object array(json::object items, std::string_view description = {}, size_t
 json::object ref(std::string_view component);
 json::object any_of(std::initializer_list<json::object> options, std::string_view description = {});
 
-/// Address and hash conventions of API.md §0.
+/// Address and hash conventions of docs/protocol.md §0.
 json::object address(std::string_view description = {});
 json::object hash(std::string_view description = {});
 

@@ -48,7 +48,7 @@ struct config {
   uint64_t write_surcharge_credits = 0;
   /// Credits per run-action call.
   uint64_t run_price_credits = 1;
-  /// Request body limits (API.md §0: 1 MiB default, 256 KiB action code).
+  /// Request body limits (docs/protocol.md §0: 1 MiB default, 256 KiB action code).
   size_t max_body_bytes = size_t{1} << 20;
   size_t max_action_code_bytes = size_t{256} << 10;
   /// Token bucket per credential, and per wallet for X-Wallet-Auth (requests per second; burst,

@@ -45,7 +45,7 @@ void mount_swagger_ui(httplib::Server& server, std::string_view prefix) {
       res.set_content(asset->body.data(), asset->body.size(), std::string(asset->content_type));
       return;
     }
-    // API.md §0 error shape; the name is echoed through the JSON serializer, never raw.
+    // docs/protocol.md §0 error shape; the name is echoed through the JSON serializer, never raw.
     const boost::json::object body{
         {"error", {{"code", "not_found"}, {"message", "no Swagger UI asset named \"" + name + "\""}}}};
     res.status = 404;

@@ -24,7 +24,7 @@ struct cors_policy {
   std::vector<std::string> origins;
   /// Methods a preflight allows.
   std::vector<std::string> methods{"GET", "POST", "PATCH", "DELETE", "OPTIONS"};
-  /// Request headers a preflight allows: the credentials of API.md §0, the JSON body's type and
+  /// Request headers a preflight allows: the credentials of docs/protocol.md §0, the JSON body's type and
   /// the idempotency key.
   std::vector<std::string> headers{"Authorization", "X-Api-Key", "X-Wallet-Auth", "Content-Type", "Idempotency-Key"};
   /// Response headers a page may read.

@@ -1,4 +1,4 @@
-// The error side of every listener (API.md §0): an error becomes an HTTP status and the body
+// The error side of every listener (docs/protocol.md §0): an error becomes an HTTP status and the body
 // `{"error": {"code", "message", "details"?}}`. The codes are the SDK's `enact::api_errc`, the
 // same enum the typed clients read them back into. What maps a layer's own codes (the ledger's,
 // the TEE's, the trigger store's) to `api_errc` lives with the layer that serves it; this kit
@@ -27,7 +27,7 @@ struct http_error {
   boost::json::value details;  // null when there are none
 };
 
-/// The status of a code (API.md §0 table).
+/// The status of a code (docs/protocol.md §0 table).
 [[nodiscard]] int status_of(api_errc c) noexcept;
 
 /// The wire form of an error whose code is an `api_errc`, or an SDK parse error (a codec, scope,

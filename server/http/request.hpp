@@ -1,4 +1,4 @@
-// What every listener does around its routes (API.md §0): a request id on every response (the
+// What every listener does around its routes (docs/protocol.md §0): a request id on every response (the
 // X-Request-Id header) and exactly one access-log line per request with it, JSON error bodies
 // for whatever no route answered, and the rules every JSON request obeys (media type, size,
 // syntax, no unknown query parameters).
@@ -54,7 +54,7 @@ void mark_logged();
 
 /// The access-log line of a request: request id, method, route, status, latency, and the error
 /// code of an error answer. `error_code` empty: read from the response body when it is an error
-/// body of API.md §0.
+/// body of docs/protocol.md §0.
 [[nodiscard]] boost::json::object access_line(std::string_view method, std::string route, int status,
                                               std::string error_code = {});
 
@@ -76,7 +76,7 @@ struct listener_options {
 
 /// Installs on `server`: the pre- and post-routing handlers (X-Request-Id on every response, one
 /// "request" log line per request not marked logged), the error handler (the error body of
-/// API.md §0 for a 404, 405, 413 or other 4xx no route answered), the exception handler (500
+/// docs/protocol.md §0 for a 404, 405, 413 or other 4xx no route answered), the exception handler (500
 /// internal error, the exception logged), the CORS policy when it is on, TCP_NODELAY (without it, Nagle's algorithm and
 /// the client's delayed ACK hold every keep-alive response for ~40 ms) and the body limit. `log` must outlive the
 /// server.
@@ -88,7 +88,7 @@ void serve_requests(httplib::Server& server, logger& log, const listener_options
 /// A request body over `limit` bytes: payload_too_large "body: N bytes, at most M".
 [[nodiscard]] result<void> check_body_size(const httplib::Request& req, size_t limit);
 
-/// API.md §0: JSON bodies. invalid_request "Content-Type: expected application/json, got '…'"
+/// docs/protocol.md §0: JSON bodies. invalid_request "Content-Type: expected application/json, got '…'"
 /// otherwise. Checked before the query: httplib reads a form-encoded body into the request's
 /// parameters. A text/plain or form body is also what a page of another site may send without
 /// a CORS preflight.

@@ -1,5 +1,5 @@
 // `enact::ledger::embedded_ledger`: the permission ledger kept in one SQLite file (docs/architecture.md §4
-// "Permission ledger", API.md §3), enforcing the registry contract's rules itself.
+// "Permission ledger", docs/protocol.md §3), enforcing the registry contract's rules itself.
 //
 // Storage (through the storage kit, server/storage): WAL journal, synchronous=NORMAL (a commit
 // survives a process crash; the last commits before a power loss may be lost, never half of one),

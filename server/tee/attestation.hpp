@@ -1,9 +1,8 @@
-// The attestation side of the TEE (core-api.md "Attestation endpoints", API.md §2 "Attestation"):
+// The attestation side of the TEE (docs/protocol.md §2 "Attestation"):
 // the types a backend answers `quote` and `info` with, and the evidence set served under
 // /evidences/ — acme-account.json, cert-<domain>.pem, sha256sum.txt (`sha256sum` over those) and
 // quote.json (a GetQuote answer whose report_data is SHA-256(sha256sum.txt) padded with zeros to
-// 64 bytes), which binds the TLS certificate to the TEE (core-api.md "Checks that clients can
-// perform" 3).
+// 64 bytes), which binds the TLS certificate to the TEE (docs/protocol.md §5, check 3).
 //
 // In production the TLS terminator writes the evidence files into a directory (dstack-ingress:
 // /evidences) and the server serves that directory as it is on each request, so a certificate
@@ -38,7 +37,7 @@ struct quote_response {
 
 /// What Info answers: the application's identity.
 struct app_info {
-  std::string app_id;        // hex, no 0x (core-api.md check 4 prefixes it)
+  std::string app_id;        // hex, no 0x (docs/protocol.md §5 check 4 prefixes it)
   std::string compose_hash;  // hex, no 0x: SHA-256 of tcb_info.app_compose
   /// JSON text of an object holding at least `app_compose` (the raw app-compose.json string).
   std::string tcb_info;

@@ -43,7 +43,7 @@ class deployment {
 
   /// Opens the store, starts the service and mounts its routes (starting its own listener when
   /// the settings name one). Usage errors (a bad combination of settings) are invalid_request,
-  /// among them a listen address other than loopback without a public URL (API.md §4: sign-in
+  /// among them a listen address other than loopback without a public URL (docs/protocol.md §4: sign-in
   /// would otherwise have no domain to check messages against).
   [[nodiscard]] static result<std::unique_ptr<deployment>> start(const settings& s, const tee::tee& t,
                                                                  core::logger& log, const options& o);

@@ -1,4 +1,4 @@
-// The trigger service's errors on the wire (API.md §0): the store's codes in the API's terms,
+// The trigger service's errors on the wire (docs/protocol.md §0): the store's codes in the API's terms,
 // then the core's mapping of every other layer (core/errors.hpp) and the HTTP kit's body. Shared
 // by the management API (service.cpp) and the approval handshake (handshake.cpp).
 #pragma once
@@ -9,7 +9,7 @@
 
 namespace enact::triggers {
 
-/// Store errors in the API's terms (API.md §0); any other error as it is.
+/// Store errors in the API's terms (docs/protocol.md §0); any other error as it is.
 [[nodiscard]] inline error api_error_of(const error& e) {
   if (e.code.category() != store_category())
     return e;

@@ -33,7 +33,7 @@ enum class severity { debug, info, warn, error };
 /// Where the trigger components report what they did and what went wrong (the server log).
 using event_sink = std::function<void(severity, std::string_view message, json::object fields)>;
 
-/// The params of a schedule firing: {"source": "schedule", "scheduled_at", "cron"} (API.md §4).
+/// The params of a schedule firing: {"source": "schedule", "scheduled_at", "cron"} (docs/protocol.md §4).
 [[nodiscard]] json::object schedule_params(time_point planned, std::string_view cron);
 
 /// The latest fire time of `s` that is at or before `now`, given `due` (a fire time ≤ now).

@@ -1,5 +1,5 @@
 // `enact::triggers::service`: the trigger service assembled — the store, the scheduler, the run
-// workers and the HTTP routes (API.md §4): the management API under /api (bearer tokens) and the
+// workers and the HTTP routes (docs/protocol.md §4): the management API under /api (bearer tokens) and the
 // public webhook intake POST /webhook/<id>. enact-server mounts it on the core's listener, on a
 // listener of its own, or alone against a remote core (server/app/main.cpp).
 #pragma once

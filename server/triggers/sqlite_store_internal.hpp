@@ -30,7 +30,7 @@ class checkpointer;
 [[nodiscard]] std::optional<trigger> load_trigger(connection& c, std::string_view id);
 /// Inserts a queued run (the caller has checked its trigger).
 run insert_run(connection& c, const new_run& r, const std::string& params_json);
-/// The run limits of API.md §4, checked in the transaction that would queue a run of trigger
+/// The run limits of docs/protocol.md §4, checked in the transaction that would queue a run of trigger
 /// `id` at `at`: nullopt when it may be queued, otherwise why not.
 [[nodiscard]] std::optional<error> over_limits(connection& c, std::string_view id, int64_t per_minute, int64_t queued,
                                                time_point at);

@@ -1,4 +1,4 @@
-// What a webhook's action sees (API.md §4 "Params — webhook"):
+// What a webhook's action sees (docs/protocol.md §4 "Params"):
 //   {"event": <parsed JSON body, or the text of a non-JSON body>,
 //    "event_raw": "<the exact body>", ["event_raw_encoding": "base64",]
 //    "headers": {<lowercased name>: <value>}}
@@ -25,7 +25,7 @@
 
 namespace enact::triggers {
 
-/// Bodies over this answer 413 (API.md §4).
+/// Bodies over this answer 413 (docs/protocol.md §4).
 inline constexpr size_t kMaxWebhookBody = size_t{1} << 20;
 
 /// Deepest JSON event kept as JSON: the run request wraps it in two more levels

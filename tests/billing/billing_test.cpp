@@ -1,4 +1,4 @@
-// The payment providers of API.md §2 "Billing": the dev provider over a temp SQLite file, and the
+// The payment providers of docs/protocol.md §2 "Billing": the dev provider over a temp SQLite file, and the
 // Stripe provider against the local Stripe fixture (stripe_fixture.hpp).
 #include <netinet/in.h>
 #include <sys/socket.h>

@@ -2,7 +2,7 @@
 // Usage: node swagger_test.mjs BASE_URL               (e.g. http://127.0.0.1:8080)
 //        node swagger_test.mjs --spawn CMD [ARGS...]  (starts the server itself; see below)
 //
-// Opens the core server's Swagger UI (core-api.md: {base_url}/core/v1/swagger-ui) in headless
+// Opens the core server's Swagger UI (docs/protocol.md §2 "Public utility": {base_url}/core/v1/swagger-ui) in headless
 // Chromium and checks, for the page URL with and without its trailing slash, that:
 //   - every operation (method + path) of {base_url}/core/v1/openapi.json is rendered as an
 //     .opblock of Swagger UI, the document being fetched here independently of the browser;

@@ -37,7 +37,7 @@ const { run, json, fails } = cli;
 const path = (name) => join(work, name);
 const isTx = (o) => /^0x[0-9a-f]{64}$/.test(o.transaction_hash) && Number.isInteger(o.block_number);
 
-/// The ConvertAccount envelope of API.md §2 signed by `wallet`, as the server takes it.
+/// The ConvertAccount envelope of docs/protocol.md §2 signed by `wallet`, as the server takes it.
 async function convertEnvelope(wallet) {
   const typed = {
     types: {
@@ -147,7 +147,7 @@ try {
   const keysBefore = json(['chain', 'list-keys', '--account', apiHash], 'list-keys before');
   check(groupsBefore.total === 2 && keysBefore.total === 1, 'two groups and one key before conversion');
 
-  // The account key's own secp256k1 key is the admin wallet (API.md §1). It converts the account
+  // The account key's own secp256k1 key is the admin wallet (docs/protocol.md §1). It converts the account
   // to itself: the registry hands an account to another wallet only with that wallet's consent
   // (NewAdminNotSender otherwise; 2b is the consent path through the server).
   const accountKeyHex = '0x' + Buffer.from(readFileSync(path('acct.key'), 'utf8').trim(), 'base64').toString('hex');

@@ -1,4 +1,4 @@
-// core_client's decoding of incomplete answers and its mapping of API errors (API.md §0).
+// core_client's decoding of incomplete answers and its mapping of API errors (docs/protocol.md §0).
 #include "client_test.hpp"
 
 using namespace client_test;
@@ -68,7 +68,7 @@ TEST_CASE("answers with unknown fields decode; missing or ill-typed fields are b
   }
 }
 
-// API.md §0: every error code with its status.
+// docs/protocol.md §0: every error code with its status.
 TEST_CASE("every API error code maps to api_errc with status, message, details and request id") {
   struct case_ {
     int status;

@@ -1,6 +1,6 @@
 // The permission registry contract (contracts/PermissionRegistry.sol) on anvil:
 // deploys the committed build artifact and checks every function, custom error and event of
-// IPermissionRegistry against the rules the embedded ledger enforces (API.md §3,
+// IPermissionRegistry against the rules the embedded ledger enforces (docs/protocol.md §3,
 // server/ledger/embedded_ledger.hpp). Run: node --test registry.test.mjs
 //
 // The cases are in registry_*.mjs, imported here in the order they run; the last case checks that

@@ -216,7 +216,7 @@ describe('multicall', () => {
   });
 });
 
-// API.md §3 "Identity rules", tried as an attacker would with nothing but public data (a victim's
+// docs/protocol.md §3 "Identity rules", tried as an attacker would with nothing but public data (a victim's
 // account hash, usage-key hashes and wallet addresses are all in the registry's logs). Each of
 // these writes succeeded before the rules existed.
 describe('identity rules', () => {

@@ -183,7 +183,7 @@ export async function blockTime(receipt) {
 // --- identifiers ----------------------------------------------------------------------------
 
 export const H = (tag) => BigInt(ethers.id(`hash ${tag}`));
-/** API.md §1: the hash of an account a wallet creates, keccak256(abi.encodePacked(wallet)). */
+/** docs/protocol.md §1: the hash of an account a wallet creates, keccak256(abi.encodePacked(wallet)). */
 export const canonical = (wallet) => BigInt(ethers.solidityPackedKeccak256(['address'], [wallet]));
 export const A = (tag) => ethers.getAddress(ethers.dataSlice(ethers.id(`address ${tag}`), 12));
 export const cidHash = (cid) => BigInt(ethers.keccak256(ethers.toUtf8Bytes(cid)));
@@ -195,7 +195,7 @@ export const perms = (over = {}) => ({
 export const somePerms = perms({ canCreateGroups: true, canCreatePkps: true, addPkpToGroups: [1n, 2n], executeInGroups: [0n] });
 
 /** An account with one of everything (like the conformance suite's `prepare`). A managed one is
- *  created by the api payer; an unmanaged one by its admin, under its canonical hash (API.md §3). */
+ *  created by the api payer; an unmanaged one by its admin, under its canonical hash (docs/protocol.md §3). */
 export async function prepare(tag, managed, admin) {
   const p = {
     hash: managed ? H(`account ${tag}`) : canonical(admin.address), admin, tag,

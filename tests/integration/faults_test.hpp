@@ -2,7 +2,7 @@
 // concurrent writes and of a burst of action runs, then a restart on the same data directory; and
 // a data directory on a full disk. What they hold the server to:
 //   - a write answered 200 is durable; a write the kill cut off is applied whole or not at all;
-//   - the ledger's event log (docs/architecture.md §4, API.md §3) stays contiguous, every charge has its
+//   - the ledger's event log (docs/architecture.md §4, docs/protocol.md §3) stays contiguous, every charge has its
 //   event,
 //     and each balance is what was paid in less what the events charged;
 //   - on a full disk, writes answer 503 unavailable (never 500, never a crash), reads keep working,

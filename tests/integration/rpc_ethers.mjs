@@ -36,7 +36,7 @@ try {
   const stranger = new ethers.Wallet(ethers.keccak256(ethers.toUtf8Bytes('rpc ethers stranger')), provider);
   const registry = new ethers.Contract(config.contract_address, artifact.abi, owner);
   const iface = registry.interface;
-  // API.md §1: an account created on-chain by a wallet is keccak256(abi.encodePacked(admin)).
+  // docs/protocol.md §1: an account created on-chain by a wallet is keccak256(abi.encodePacked(admin)).
   const accountHash = ethers.keccak256(ethers.solidityPacked(['address'], [owner.address]));
 
   // newAccount(managed = false): the wallet's ChainSecured account.

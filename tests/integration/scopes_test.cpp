@@ -1,4 +1,4 @@
-// The scope matrix (core-api spec "Scopes", "Authentication" §3–4; API.md §2 auth column): every
+// The scope matrix (core-api spec "Scopes", "Authentication" §3–4; docs/protocol.md §2 auth column): every
 // operation that needs a scope is tried with a usage key that lacks exactly that scope (403
 // forbidden naming the scope, state unchanged as a read shows), with one holding it on group A
 // only (allowed on A, refused on B) and with the wildcard 0 (allowed everywhere). Owner-only

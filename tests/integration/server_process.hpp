@@ -1,7 +1,7 @@
 // The integration tests' fixture: the real `enact-server` binary run as a child process on a
 // loopback port and a fresh data directory, with its JSON log (stderr) captured to a file, plus
 // raw HTTP helpers that return the status, the parsed JSON body and the headers of a response.
-// Nothing here goes through the SDK's typed client: the tests speak the wire contract (API.md)
+// Nothing here goes through the SDK's typed client: the tests speak the wire contract (docs/protocol.md)
 // directly, so they check the server, not a client's view of it.
 //
 // Suite-wide secret scan (docs/security.md "Secret hygiene scan"): when ENACT_SECRET_SCAN_DIR is

@@ -28,7 +28,7 @@ constexpr size_t kMinOperations = 30;
 constexpr size_t kHugeString = (size_t{1} << 20) + 17;  // over the 1 MiB body limit on its own
 constexpr size_t kOversizedBody = size_t{2} << 20;
 
-// API.md §0: the status of each error code.
+// docs/protocol.md §0: the status of each error code.
 const std::map<std::string, int, std::less<>> kStatusOf = {
     {"invalid_request", 400},
     {"typed_data_invalid", 400},
@@ -47,7 +47,7 @@ const std::map<std::string, int, std::less<>> kStatusOf = {
     {"internal", 500},
 };
 
-// API.md §2: operations whose auth column is `key` with no scope named (or billing), which a
+// docs/protocol.md §2: operations whose auth column is `key` with no scope named (or billing), which a
 // usage key without any permission may therefore call.
 const std::set<std::string, std::less<>> kOpenToAnyKey = {
     "getAccount",         "listGroups",   "getGroup",   "listWallets",
@@ -287,7 +287,7 @@ inline void property_cases(const json::object& doc, const json::value& base, con
   }
 }
 
-/// The answer is what `want` allows, in the shape of API.md §0. Empty when it is; otherwise why
+/// The answer is what `want` allows, in the shape of docs/protocol.md §0. Empty when it is; otherwise why
 /// not.
 inline std::string verdict(const response& r, const expectation& want) {
   if (r.status == 0)
@@ -320,7 +320,7 @@ inline std::string verdict(const response& r, const expectation& want) {
   const std::string code(e.at("code").as_string());
   const auto st = kStatusOf.find(code);
   if (st == kStatusOf.end())
-    return "code " + code + " is not in the table of API.md §0";
+    return "code " + code + " is not in the table of docs/protocol.md §0";
   if (st->second != r.status)
     return "code " + code + " with status " + std::to_string(r.status);
   if (!want.allowed.contains(code))

@@ -43,7 +43,7 @@ TEST_CASE("triggers: the management API") {
     }
   }
 
-  SUBCASE("create, read, list, update, delete; JSON of API.md §4; no key ever returned") {
+  SUBCASE("create, read, list, update, delete; JSON of docs/protocol.md §4; no key ever returned") {
     const response w = alice.post("/api/triggers", webhook_body(cid, key, "first"));
     ITEST_REQUIRE_STATUS(w, 201);
     const auto& t = w.obj();

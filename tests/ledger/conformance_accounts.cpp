@@ -76,7 +76,7 @@ void accounts(const backend_factory& make) {
   CHECK_ERRC(l->account_by_admin(kStranger), ledger_errc::unknown_account);
 }
 
-/// API.md §3 "Identity rules": a wallet creates only its own unmanaged account under its
+/// docs/protocol.md §3 "Identity rules": a wallet creates only its own unmanaged account under its
 /// canonical hash, and account hashes and usage-key hashes are one namespace. Each refusal changes
 /// nothing and appends no event.
 void identity_rules(const backend_factory& make) {
@@ -283,7 +283,7 @@ void conversion(const backend_factory& make) {
   CHECK(MUST(l->get_account(m3.a.hash)).admin == m3.a.admin);
 }
 
-/// The new admin's consent (API.md §3): an account is handed to another wallet only by an
+/// The new admin's consent (docs/protocol.md §3): an account is handed to another wallet only by an
 /// api_payer's relay (the server checked that wallet's ConvertAccount envelope). The attack: an
 /// account holder converts the account it prepared (usage keys included) to a victim wallet that
 /// never signed; the victim could then not create its own account, and its signature mints and

@@ -94,7 +94,7 @@ __all__ = [
     "EnvelopeSignerMismatchError",
 ]
 
-#: The envelope flows, one primaryType each (API.md §2).
+#: The envelope flows, one primaryType each (docs/protocol.md §2).
 PRIMARY_TYPES = ("CreateWallet", "ConvertAccount", "AddUsageApiKey", "BillingAuth")
 
 JsonDocument = Union[str, Mapping[str, Any]]
@@ -263,7 +263,7 @@ def envelope_verify(
     max_skew: int = 300,
     expected_signer: Optional[str] = None,
 ) -> str:
-    """The server's check of a signed envelope, rule by rule (API.md §2); returns the signer's
+    """The server's check of a signed envelope, rule by rule (docs/protocol.md §2); returns the signer's
     EIP-55 address.
 
     ``typed_data`` is the JSON text as received (its size is measured on that text) or a dict
@@ -318,7 +318,7 @@ def abi_encode_call(signature: str, args: Union[str, Sequence[Any]]) -> str:
 
 def cid_v0(data: Union[bytes, bytearray, memoryview]) -> str:
     """The CIDv0 (``Qm...``) ``ipfs add`` gives ``data`` with default settings: the action CID of
-    API.md §1."""
+    docs/protocol.md §1."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data: expected bytes, got {type(data).__name__}")
     data = bytes(data)
@@ -359,7 +359,7 @@ def cron_next(expression: str, after: Union[int, _dt.datetime]) -> Union[int, _d
 
 def pkp_wallet_address(root_key: bytes, *, account_hash: bytes, derivation_path: bytes) -> str:
     """The EIP-55 wallet address (pkp_id) of the PKP of the owning account `account_hash` at this
-    32-byte derivation path under a 32-byte root key (API.md §1: the same path under another
+    32-byte derivation path under a 32-byte root key (docs/protocol.md §1: the same path under another
     account is another key). Keyword-only, so the two 32-byte values cannot be swapped."""
     root = _fixed_bytes(root_key, 32, "root_key")
     account = _fixed_bytes(account_hash, 32, "account_hash")
@@ -381,7 +381,7 @@ def pkp_api_mode_path(api_key_hash: bytes, index: int) -> bytes:
 
 
 class CoreClient:
-    """A JSON client of one core service (API.md §2): each call sends one request (a failed GET
+    """A JSON client of one core service (docs/protocol.md §2): each call sends one request (a failed GET
     is retried up to ``max_retries`` times) and returns the decoded JSON answer.
 
     Not for concurrent use: give each thread its own client. Use it as a context manager, or call

@@ -107,7 +107,7 @@ class ServiceError(EnactError):
 
     Attributes:
         status: the HTTP status of the answer (0 when there was none).
-        body: the error body ``{"error": {"code", "message", "details"?}}`` (API.md §0).
+        body: the error body ``{"error": {"code", "message", "details"?}}`` (docs/protocol.md §0).
         error_code: ``body["error"]["code"]``, e.g. ``"unauthenticated"``.
         details: ``body["error"].get("details")`` (e.g. the stack of a failed action), or None.
         request_id: the answer's X-Request-Id, to find the server's log line ("" when none).
@@ -132,7 +132,7 @@ class ServiceError(EnactError):
 
 
 class HttpError(ServiceError):
-    """The service answered with an error status and an API.md §0 error body."""
+    """The service answered with an error status and a docs/protocol.md §0 error body."""
 
     code = ERR_HTTP
 
@@ -144,7 +144,7 @@ class BadResponseError(ServiceError):
 
 
 class EnvelopeError(EnactError, ValueError):
-    """A wallet-proof envelope failed verification; the subclass names the rule (API.md §2)."""
+    """A wallet-proof envelope failed verification; the subclass names the rule (docs/protocol.md §2)."""
 
     rule: str = ""
 

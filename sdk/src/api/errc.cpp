@@ -1,4 +1,4 @@
-// The names, messages and statuses of the wire error codes (API.md §0).
+// The names, messages and statuses of the wire error codes (docs/protocol.md §0).
 #include "enact/api/errc.hpp"
 
 #include <array>

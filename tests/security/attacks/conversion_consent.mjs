@@ -1,6 +1,6 @@
-// Attack on conversion consent (API.md §3; docs/security.md "Threat model"): an account is never
+// Attack on conversion consent (docs/protocol.md §3; docs/security.md "Threat model"): an account is never
 // handed to a wallet that did not ask for it. The attacker holds an API-mode account, whose
-// account key is a secp256k1 key and whose address is the account's admin (API.md §1). As that
+// account key is a secp256k1 key and whose address is the account's admin (docs/protocol.md §1). As that
 // admin it signs convertToChainSecured(accountHash, victimWallet) itself. Before the rule, the
 // victim wallet then administered an account the attacker prepared (its usage keys included):
 // the victim could no longer create its own account (Duplicate("admin")), its signature mints
@@ -33,7 +33,7 @@ const kRunAnything = [false, false, false, [], [], [], [0n]];  // execute_in_gro
 
 const { base, core, stop: stopServer } = await startServer(serverBinary, 'convert');
 
-/** The account key as the ethers wallet it is (API.md §1: 32 bytes, a secp256k1 private key). */
+/** The account key as the ethers wallet it is (docs/protocol.md §1: 32 bytes, a secp256k1 private key). */
 const walletOfKey = (key, provider) => new ethers.Wallet(ethers.hexlify(Buffer.from(key, 'base64')), provider);
 
 const seen = {};  // the embedded surface's revert data and account, for step 2

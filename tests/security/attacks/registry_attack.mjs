@@ -28,7 +28,7 @@ export const kDevKeys = [
 /** The server binary named on the command line of `script`, or exit 2 with its usage. */
 export const serverBinaryArg = (script) => binaryArgs(script, 'ENACT_SERVER')[0];
 
-/** API.md §1: the hash of an account a wallet creates. */
+/** docs/protocol.md §1: the hash of an account a wallet creates. */
 export const canonical = (wallet) => ethers.solidityPackedKeccak256(['address'], [wallet]);
 
 /** The revert data of `promise` (a staticCall or a send that fails its estimate), or null. */

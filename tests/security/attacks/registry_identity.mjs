@@ -1,4 +1,4 @@
-// Attacks on the registry's identity rules (API.md §3 "Identity rules"), tried as an attacker
+// Attacks on the registry's identity rules (docs/protocol.md §3 "Identity rules"), tried as an attacker
 // would with nothing but public data: a victim's account hash and usage-key hashes are in every
 // registry log (eth_getLogs), a wallet's address is public. Each attack below succeeded before
 // the rules existed; each must now be refused with the registry's custom error, and the victim's

@@ -1,4 +1,4 @@
-// pkp.json: PKP key derivation (API.md §1) with node:crypto HKDF-SHA256 and ethers.
+// pkp.json: PKP key derivation (docs/protocol.md §1) with node:crypto HKDF-SHA256 and ethers.
 
 import { hkdfSync } from 'node:crypto';
 import { assertEq, assertNe, ethers, Rng, SECP256K1_N } from './common.mjs';
@@ -97,7 +97,7 @@ export function genPkp() {
     v.symmetric_key = pkpHkdf(root, pkpInfo('sym', account, path, 0));
     v.digest = digest;
     v.signature = sig.serialized;
-    // The same path under another account is another key (API.md §1 "owning account").
+    // The same path under another account is another key (docs/protocol.md §1 "owning account").
     const otherAccount = rng.hex(32);
     v.other_account_hash = otherAccount;
     v.other_account_address = ethers.computeAddress(pkpSigningKey(root, otherAccount, path).key);
@@ -106,7 +106,7 @@ export function genPkp() {
     v.legacy_address = ethers.computeAddress(firstValidScalar(root, PKP_LEGACY_SALT, (c) => pkpInfo('sign', null, path, c)).key);
     vectors.push(v);
   }
-  // The server's own keys (API.md §1 "server keys"): HKDF-SHA256(root, "enact/server/v1", purpose).
+  // The server's own keys (docs/protocol.md §1 "server keys"): HKDF-SHA256(root, "enact/server/v1", purpose).
   const serverKeys = [];
   for (let i = 0; i < 4; i++) {
     const root = i === 0 ? '0x' + '00'.repeat(32) : rng.hex(32);
@@ -122,7 +122,7 @@ export function genPkp() {
   }
   return {
     file: 'pkp.json',
-    description: 'PKP derivation (API.md §1): signing key HKDF-SHA256(root, "enact/pkp/v2", "sign" ‖ accountHash ‖ path [‖ counter]) and symmetric key (info "sym" ‖ accountHash ‖ path) from node:crypto hkdfSync, the address from ethers computeAddress, API-mode paths keccak256(AbiCoder.encode(["uint256","uint256"], [apiKeyHash, index])) owned by apiKeyHash, signature-minted paths owned by keccak256(abi.encodePacked(wallet)), ethers SigningKey.sign(digest); other_account_address: the same path under another account; legacy_address: the earlier path-only rule (salt "enact/pkp/v1"); server_keys: HKDF-SHA256(root, "enact/server/v1", purpose [‖ counter]).',
+    description: 'PKP derivation (docs/protocol.md §1): signing key HKDF-SHA256(root, "enact/pkp/v2", "sign" ‖ accountHash ‖ path [‖ counter]) and symmetric key (info "sym" ‖ accountHash ‖ path) from node:crypto hkdfSync, the address from ethers computeAddress, API-mode paths keccak256(AbiCoder.encode(["uint256","uint256"], [apiKeyHash, index])) owned by apiKeyHash, signature-minted paths owned by keccak256(abi.encodePacked(wallet)), ethers SigningKey.sign(digest); other_account_address: the same path under another account; legacy_address: the earlier path-only rule (salt "enact/pkp/v1"); server_keys: HKDF-SHA256(root, "enact/server/v1", purpose [‖ counter]).',
     sections: { vectors, server_keys: serverKeys },
   };
 }

@@ -201,7 +201,7 @@ function fixedTypedData() {
   };
   // Group is unused by Mail: ethers rejects unreachable types, so the vector keeps only reachable ones.
   delete mailArrays.types.Group;
-  // The project's ChainSecured envelope shape (API.md §2), with a fixed issuedAt.
+  // The project's ChainSecured envelope shape (docs/protocol.md §2), with a fixed issuedAt.
   const chainSecured = {
     types: {
       EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }],

@@ -1,4 +1,4 @@
-// `enact::api_errc`: the error codes of the wire contract (API.md §0), shared by the servers that
+// `enact::api_errc`: the error codes of the wire contract (docs/protocol.md §0), shared by the servers that
 // answer with them and the clients that read them back, plus the codes a client uses when it got
 // no usable answer. Each code has a wire name ("invalid_request", …) and an HTTP status.
 #pragma once
@@ -12,7 +12,7 @@
 namespace enact {
 
 enum class api_errc {
-  // API.md §0, in table order.
+  // docs/protocol.md §0, in table order.
   invalid_request = 1,
   typed_data_invalid,
   chain_id_mismatch,
@@ -29,7 +29,7 @@ enum class api_errc {
   unavailable,
   internal,
   // No usable answer: the connection could not be made or broke, a timeout expired, or the answer
-  // was not what API.md promises (not JSON, a missing or ill-typed field).
+  // was not what docs/protocol.md promises (not JSON, a missing or ill-typed field).
   connection_failed,
   timeout,
   bad_response,

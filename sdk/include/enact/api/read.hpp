@@ -1,4 +1,4 @@
-// Reading request bodies of the core service (API.md §2) without exceptions: `api::read<T>(body)`
+// Reading request bodies of the core service (docs/protocol.md §2) without exceptions: `api::read<T>(body)`
 // returns the request or an `enact::error` with api_errc::invalid_request whose message names the
 // field by its path ("body.pkp_ids_permitted[2]: listed twice") with the words the server answers,
 // so a handler forwards it as is. The server checks each body against its route's JSON schema
@@ -58,7 +58,7 @@ result<action_ref> read<action_ref>(const json::value& body);
 /// A group id: a JSON integer or a decimal string, never 0 (the wildcard). Its messages name the
 /// field without the `body.` prefix, as the server does for ids in a body and in a query.
 [[nodiscard]] result<uint64_t> read_group_id(const json::value& v, std::string_view field);
-/// A 0x address, in any case (API.md §0).
+/// A 0x address, in any case (docs/protocol.md §0).
 [[nodiscard]] result<address> read_address(const json::value& v, std::string_view field);
 /// 0x + 64 hex digits.
 [[nodiscard]] result<hash256> read_hash(const json::value& v, std::string_view field);

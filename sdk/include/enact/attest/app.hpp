@@ -1,4 +1,4 @@
-// The application check (core-api.md check 2): which code runs in the TD. GET /info gives
+// The application check (docs/protocol.md §5 check 2): which code runs in the TD. GET /info gives
 // `app_id`, `compose_hash` and `tcb_info.app_compose` (the raw app-compose.json text, holding the
 // docker compose file). The check binds them to the measured boot: the hex SHA-256 of app_compose
 // equals compose_hash; the event log (replayed against the quote's RTMR3 by the quote check)

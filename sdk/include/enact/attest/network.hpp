@@ -1,4 +1,4 @@
-// The network check (core-api.md check 3): the TLS endpoint a client reached is the TD's. The
+// The network check (docs/protocol.md §5 check 3): the TLS endpoint a client reached is the TD's. The
 // TD publishes evidence files under /evidences/ (dstack-ingress evidence-lib.sh):
 // `acme-account.json`, `cert-<domain>.pem`, `sha256sum.txt` (sha256sum of those two) and
 // `quote.json` (a GetQuote answer whose report_data is SHA-256(sha256sum.txt) ‖ 32 zero bytes).

@@ -1,4 +1,4 @@
-// What every attestation check returns (core-api.md "Checks that clients can perform"): a list of
+// What every attestation check returns (docs/protocol.md §5): a list of
 // named check items — what was checked, whether it held and why — with an overall verdict and the
 // facts the check parsed, so a client sees everything that passed as well as what failed. Input
 // that is malformed (a truncated quote, JSON that does not parse, a missing field) is not reported

@@ -1,4 +1,4 @@
-// All four checks of core-api.md "Checks that clients can perform" in one call, over what a
+// All four checks of docs/protocol.md §5 in one call, over what a
 // client fetched from the service: GET /attestation (quote + event log), GET /info, and — for the
 // network check — the /evidences/ files with the certificate seen on the TLS handshake. The app
 // check reads the event log the quote check replayed; the evidence quote of the network check is

@@ -1,5 +1,5 @@
 // `enact::api_error`: what a typed client throws when a call fails. A server error carries the
-// HTTP status and the `{"error": {"code", "message", "details"?}}` body of API.md §0, its code
+// HTTP status and the `{"error": {"code", "message", "details"?}}` body of docs/protocol.md §0, its code
 // mapped to `api_errc` (one enumerator per code of the §0 table); a call that got no usable answer
 // carries one of the transport codes (connection_failed, timeout, bad_response) and status 0, or
 // the status of the unusable answer. Either way the `X-Request-Id` of the response is kept, so a

@@ -1,4 +1,4 @@
-// Cron schedules for the trigger service (API.md §4 "schedule" triggers): parsing of 5-field
+// Cron schedules for the trigger service (docs/protocol.md §4 "schedule" triggers): parsing of 5-field
 // (minute hour day-of-month month day-of-week; seconds = 0) and 6-field (second first)
 // expressions, the next fire time in UTC, and the shortest gap between firings, which the
 // service uses to refuse schedules that fire more often than every 30 s.

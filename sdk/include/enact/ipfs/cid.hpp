@@ -1,4 +1,4 @@
-// IPFS content identifiers for action code (API.md §1 "CID of action code", "hashed_cid"): the
+// IPFS content identifiers for action code (docs/protocol.md §1 "CID of action code", "hashed_cid"): the
 // `cid` value type with its string and binary forms, a strict parser, and the CIDs that `ipfs add`
 // computes for a file with default settings — CIDv0 over a balanced UnixFS dag-pb DAG of 256 KiB
 // chunks with at most 174 links per node — and with `--cid-version=1` (raw leaves, base32).
@@ -82,10 +82,10 @@ struct cid {
 /// The CID `ipfs add --cid-version=1` gives `content` (raw leaves; a one-chunk file is the raw
 /// block itself).
 [[nodiscard]] cid cid_v1_of(bytes_view content);
-/// cid_v0_of(content).to_string(): the action CID of API.md §1.
+/// cid_v0_of(content).to_string(): the action CID of docs/protocol.md §1.
 [[nodiscard]] std::string cid_of(bytes_view content);
 
-/// keccak256 of the UTF-8 bytes of the CID string, exactly as written (API.md §1 `hashed_cid`).
+/// keccak256 of the UTF-8 bytes of the CID string, exactly as written (docs/protocol.md §1 `hashed_cid`).
 [[nodiscard]] hash256 hashed_cid(std::string_view cid_string) noexcept;
 
 /// True when both name the same block: same codec and multihash, whatever the version (a v0 CID

@@ -1,6 +1,6 @@
 // Sign-In with Ethereum (EIP-4361): the message a wallet signs with personal_sign (EIP-191) to
 // prove control of an address to a site. The trigger service's approval page signs users in with
-// it (API.md §4 "Token handshake"); a client that signs in without a browser builds the same text.
+// it (docs/protocol.md §4 "Token handshake"); a client that signs in without a browser builds the same text.
 //
 //   example.org:8080 wants you to sign in with your Ethereum account:
 //   0xAbC…                                  (the address, EIP-55 or all lowercase)
