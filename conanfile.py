@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Conan 2 recipe of enact, built from this source tree (`conan create .` or `conan build .`).
 
 It packages the SDK (enact::sdk, enact::client: static libraries, header-mostly) and, with

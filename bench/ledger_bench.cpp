@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Permission-ledger read latency (docs/architecture.md §4 "Permission ledger"): the three reads on the
 // request path of every authenticated call and run — get_account, find_usage_key (the credential
 // lookup) and all_groups (the execution rule) — on the evm ledger against anvil with its cache on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the generated tables of docs/benchmarks.md from the outputs bench/report collected in
 // one run. Each table sits between `<!-- report:NAME begin -->` and `<!-- report:NAME end -->`;
 // a table whose benchmark was not run this time (its output file is missing) is left as it is.

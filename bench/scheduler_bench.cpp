@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger scheduler at scale: N schedule triggers in a SQLite trigger store (synchronous FULL
 // by default, as enact-server runs it), the scheduler's index built from the store, then the
 // scheduler thread run on the system clock for a while. Reports the cost of the index (time to

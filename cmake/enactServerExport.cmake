@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installing and exporting enact::server_core (component `server`): the library, the storage and
 # HTTP kits (enact::server_storage, enact::server_http), every server library they link (found by
 # walking their link libraries, so a library added under server/ later is exported as soon as one

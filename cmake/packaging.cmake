@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Binary packages of the install tree with cpack: a Debian package (`cpack -G DEB`) and a .tar.gz
 # (`cpack -G TGZ`). Both hold everything `cmake --install` puts in place: the SDK headers and static
 # libraries, libenact_c.so and enact.h when ENACT_BUILD_BINDINGS is on, the `enact` CLI, the server

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiles the permission registry with the pinned solc-js (standard JSON) and writes
 // build/PermissionRegistry.json: {contractName, solcVersion, settings, abi, bytecode,
 // deployedBytecode}, byte-for-byte reproducible. `node build.mjs --check` recompiles and fails

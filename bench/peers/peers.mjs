@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark cases of bench/sdk_bench.cpp run with the ecosystem's own libraries — ethers,
 // viem, @metamask/eth-sig-util and ipfs-only-hash — on the same inputs, for the enact/peer ratios
 // in docs/benchmarks.md. Verification cases start from the envelope's JSON text, as a server does.

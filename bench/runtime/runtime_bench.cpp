@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cost of one action run, from the floor up (same action, same params, same Duktape build):
 //   bare_duktape      a heap created, the action compiled and run with a minimal setResponse,
 //                     the heap destroyed — in-process, no limits, no isolation

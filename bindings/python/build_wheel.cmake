@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Builds the enact wheel with the library bundled: copies the package into STAGE_DIR, puts LIBRARY
 # beside it as enact/libenact_c.so.0 (its SONAME), and runs pip's PEP 517 build offline with the
 # interpreter's own setuptools and wheel. With CHECK=ON, then unpacks the wheel into a temporary

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Wheel layout and tag of the enact package. The wheel bundles libenact_c.so, so it is specific to
 the platform (platlib, tag py3-none-<platform>), but not to the Python version or ABI: the library
 is loaded with ctypes, not imported as an extension module. Everything else is in

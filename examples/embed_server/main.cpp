@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Embedding the enact core routes in your own HTTP server: build the parts, mount the routes next
 // to your own endpoints, serve. Everything below runs on the embedded defaults in a directory of
 // your choosing (here: the first argument, default ./embed-data).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The subcommand table of the `enact` CLI.
 #pragma once
 

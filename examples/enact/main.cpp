@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact`: the SDK's command-line client. Each subcommand reads files or stdin and prints one
 // result line. Bad input: one line on stderr naming what is wrong, exit 1; usage errors exit 2.
 #include <cstdio>

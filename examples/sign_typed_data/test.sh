@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # examples.sign_typed_data: the envelope the example prints is signed by the key in the key file
 # (checked with ethers.verifyTypedData, not with the SDK that made it), and a server accepts it.
 #   test.sh SIGN_TYPED_DATA ENACT_SERVER|none REPO

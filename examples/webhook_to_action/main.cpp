@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // webhook_to_action: an HTTP POST runs an action. With the SDK's core client it creates an
 // account, buys credits (the dev payment provider of `enact-server --dev`), uploads an action
 // that answers with the webhook's body, puts it in a group and makes a usage key allowed to run

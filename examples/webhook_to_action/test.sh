@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # examples.webhook_to_action: a fresh enact-server --dev (core and triggers on one loopback port,
 # temporary data directory), a token from `enact-server issue-token`, then the example; its last
 # line must be a successful run whose response echoes the event it posted.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Overlay port of enact, built from a local source tree rather than a download:
 #   vcpkg install enact[bindings,cli] --overlay-ports=<tree>/ports
 # The tree is the one this port lives in (two directories up), or $ENACT_SOURCE_DIR when set.

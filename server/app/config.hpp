@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // enact-server's configuration: defaults that run fully offline, overridden by a config file
 // (JSON, or TOML read with toml++), then by ENACT_<FLAG> environment variables, then by flags
 // (parsed with CLI11).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evm permission ledger of enact-server (docs/architecture.md §4 "Permission ledger", `--ledger evm`):
 // the registry at `--registry-address` on the node at `--rpc-url`, written as the server's
 // api_payer (the TEE's server key "api-payer/0", docs/protocol.md §1 "server keys"); and `enact-server

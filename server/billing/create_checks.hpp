@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks every provider applies to a create request before acting on it, so the dev provider
 // refuses exactly what Stripe would refuse and a bad request never reaches the network.
 // Internal to enact_server_billing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::billing::dev_provider`: the payment provider of a server run with --dev (docs/protocol.md §2
 // "Billing"). No money moves: an intent is created in "requires_payment_method" and moves to
 // "succeeded" when it is confirmed (retrieve_intent with confirm = true). Intents live in a small

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::billing::payment_provider`: where card payments for credits are made (docs/protocol.md §2
 // "Billing"). The core routes create an intent for an amount, hand its client secret to the
 // client, and on confirm retrieve it again and credit the account only when the provider says it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The local content store for action code (docs/protocol.md §2 /upload_action): files named by their CID
 // under `<data_dir>/actions/`, written atomically (temp file, fsync, rename) and verified against
 // the CID when read, so a corrupted file is never handed to the runtime.

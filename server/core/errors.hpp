@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's errors on the wire: an error from any layer the core serves — the request parser,
 // the ledger, the envelope validator, the payment provider, the sandbox, the TEE — becomes the
 // HTTP status and `{"error": {"code", "message", "details"?}}` body of the HTTP kit

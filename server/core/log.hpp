@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The server's structured logger is the HTTP kit's (http/log.hpp); the core's routes and the
 // embedding API name it enact::core::logger.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenAPI 3.1 document, generated from the route table that `mount` serves.
 #include "core/errors.hpp"
 #include "core/route.hpp"

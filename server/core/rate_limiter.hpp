@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The token buckets of the HTTP kit (http/rate_limiter.hpp), by the names the core's routes use.
 #pragma once
 

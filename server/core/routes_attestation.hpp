@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The attestation endpoints at the host root (docs/protocol.md §2 "Attestation"):
 // GET /attestation, /info, /evidences/ and /evidences/<file>. Public (no credential), outside the
 // /core/v1 route table because their paths are not under /core/v1 and the evidence files are not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POST /rpc: the body goes to the rpc_surface; its answer comes back as it is, within the limits
 // of an unauthenticated route that writes: writes (eth_sendRawTransaction, each one of a batch
 // counted) take tokens from a bucket per client address (429 with Retry-After when it is dry),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POST /rpc at the host root: the embedded ledger's Ethereum JSON-RPC surface
 // (ledger/rpc_surface.hpp). It is not a /core/v1 route: bodies and errors are JSON-RPC 2.0
 // objects (answered with HTTP 200, or 204 for notifications only), not the docs/protocol.md §0 error shape.

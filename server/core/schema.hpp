@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small JSON Schema subset (the part OpenAPI 3.1 request bodies here use): builders for the
 // route table, and a validator that checks a request body against the same schema the OpenAPI
 // document publishes, so the document and the server cannot disagree. Supported keywords: type

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::server_core`: the /core/v1 routes as a library. A caller builds the parts (a permission
 // ledger, a TEE, optionally a payment provider, a content store), fills a `config`, and mounts the
 // routes on its own httplib::Server with `mount`; enact-server (server/app) is one such caller,

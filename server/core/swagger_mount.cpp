@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/swagger_mount.hpp"
 
 #include <httplib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registers the Swagger UI routes (swagger_ui.hpp) on an httplib server. Kept apart from
 // swagger_ui.hpp so that code which only needs the page or the assets does not see httplib.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/swagger_ui.hpp"
 
 #include "core/swagger/embedded_files.hpp"

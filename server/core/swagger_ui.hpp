@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Swagger UI page for the core API (docs/protocol.md §2 "Public utility": "an interactive UI at
 // {base_url}/core/v1/swagger-ui"). The page and its assets (swagger-ui-dist, pinned in
 // server/core/swagger/package.json) are compiled into the binary, so the page loads nothing from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cross-origin requests from browser pages (the Fetch standard's CORS protocol): a small policy a
 // listener may carry. Off unless origins are configured: without it no response carries an
 // Access-Control-* header, a browser page of another site can read nothing it is answered, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The error side of every listener (docs/protocol.md §0): an error becomes an HTTP status and the body
 // `{"error": {"code", "message", "details"?}}`. The codes are the SDK's `enact::api_errc`, the
 // same enum the typed clients read them back into. What maps a layer's own codes (the ledger's,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HTML escaping for the pages the server writes itself (the approval page, Swagger UI's index):
 // text and attribute values with the five characters HTML gives meaning to replaced by their
 // character references, so nothing a value holds can end an attribute or open a tag.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Structured logs: one JSON object per line on a stream (stderr by default). Request threads only
 // format their line and queue it; one writer thread writes queued lines in batches, so request
 // latency never includes log I/O. Lines are never dropped: when the queue is full, producers wait.

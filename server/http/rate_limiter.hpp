@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Token buckets by key (a credential hash, a wallet, or a client address with a route), shared by
 // the core routes (mount.cpp: per key and per wallet; per client address for account creation,
 // the minting routes and /rpc writes) and the trigger service's approval handshake (per address

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every listener does around its routes (docs/protocol.md §0): a request id on every response (the
 // X-Request-Id header) and exactly one access-log line per request with it, JSON error bodies
 // for whatever no route answered, and the rules every JSON request obeys (media type, size,

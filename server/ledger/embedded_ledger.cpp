@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The embedded (SQLite) permission ledger; the rules it enforces are listed in embedded_ledger.hpp.
 // Inside the ledger's source files an SQLite failure is an exception (`sqlite_failure`), so the
 // domain code reads straight through; every public method catches it at its transaction boundary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::ledger::embedded_ledger`: the permission ledger kept in one SQLite file (docs/architecture.md §4
 // "Permission ledger", docs/protocol.md §3), enforcing the registry contract's rules itself.
 //

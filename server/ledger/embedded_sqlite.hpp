@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SQLite access of the embedded ledger (embedded_ledger.hpp), on the storage kit
 // (storage/sqlite.hpp): the kit's connections and reader pool, and a `query` with the ledger's
 // column forms. An SQLite failure is an exception (`sqlite_failure`, the kit's sqlite_error); the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evm permission ledger; what it does and why is in evm_ledger.hpp. This file holds the
 // signers and opening the ledger; the state (views, writes, event index, poller) is in
 // evm_state.hpp and the permission_ledger methods, in the interface's order, in evm_methods.cpp.

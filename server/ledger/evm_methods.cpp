@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evm ledger's permission_ledger methods (evm_ledger.hpp), in the interface's order: each a
 // view or a write of the registry through the ledger's state (evm_state.hpp).
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evm ledger's state (evm_ledger.hpp): the node, the signers, the view cache, the event index
 // and its poller, and the view and write paths every permission_ledger method goes through.
 // Internal to the ledger's source files (evm_ledger.cpp, evm_methods.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evm ledger's view cache (evm_ledger.hpp, "Cache").
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The call executor of the embedded ledger's JSON-RPC surface (rpc_call_executor.hpp): one
 // overload of `call_runner` per registry call type, chosen by std::visit over the decoded call.
 #include "ledger/rpc_call_executor.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::ledger::rpc::chain_store`: the chain the embedded ledger's JSON-RPC surface shows
 // (rpc_surface.hpp, "Chain"): blocks, transactions, logs, nonces and the mapping of ledger events
 // to blocks, persisted in the surface's own SQLite file (WAL) next to the ledger. Every ledger

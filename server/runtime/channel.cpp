@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Length-prefixed frames over the worker's socket (see channel.hpp).
 #include "runtime/channel.hpp"
 

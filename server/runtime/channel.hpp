@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The channel between the pool and a worker: one connected AF_UNIX stream socket (a socketpair;
 // unlike a pair of pipes, writes to a dead worker fail with EPIPE instead of raising SIGPIPE in
 // the server). Frames are a 4-byte big-endian length followed by that many bytes of JSON.

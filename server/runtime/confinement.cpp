@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Worker confinement (see confinement.hpp). The seccomp filter is built with libseccomp, which
 // compiles the allow-list below into the kernel's BPF for the native architecture.
 #include "runtime/confinement.hpp"

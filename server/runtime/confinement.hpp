@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a worker confines itself before its first run (docs/architecture.md §4 "Action runtime"): only the
 // channel stays open, a private network namespace, root dropped to nobody, resource limits,
 // no new privileges, and a seccomp filter that allows only what the run loop needs. Every step is

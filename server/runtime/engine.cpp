@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Allocation accounting and the execution deadline for Duktape heaps (see engine.hpp).
 #include "runtime/engine.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Duktape engine as the sandbox uses it: heaps whose every allocation is counted against a
 // byte limit, and whose bytecode executor stops once a deadline passes. The deadline check is
 // Duktape's DUK_USE_EXEC_TIMEOUT_CHECK hook (enabled in our duk_config.h, see CMakeLists.txt),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The worker pool (see runtime.hpp). One spawner thread starts every worker, the first ones and
 // each replacement: PR_SET_PDEATHSIG in the worker is tied to the thread that started it, so
 // that thread must live as long as the pool. Runs happen on the callers' threads, each owning

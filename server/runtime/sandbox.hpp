@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One action in one fresh Duktape heap, inside a worker process: the globals of runtime.hpp
 // (params, Enact, console), the limits, and the classification of how the run ended. The worker
 // supplies `call_parent`, through which capability calls leave the heap; this file knows

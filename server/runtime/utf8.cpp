@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Duktape's extended UTF-8 to UTF-8 (see utf8.hpp).
 #include "runtime/utf8.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text leaving a Duktape heap must be valid UTF-8 before it reaches JSON on the wire. Duktape
 // keeps strings in an extended UTF-8 in which a surrogate pair written as "\ud83d\ude00" is two
 // 3-byte sequences (CESU-8 style), lone surrogates are allowed, and buffers can become strings

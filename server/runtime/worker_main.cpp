@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // enact-worker: one sandbox process of the pool (runtime.hpp). Started once by the pool with an
 // empty environment and its channel on descriptor 3; confines itself, warms up everything that
 // initialises lazily (so the seccomp filter can be strict), reports ready, then runs one action

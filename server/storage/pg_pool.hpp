@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A pool of PostgreSQL connections (libpqxx) for a store shared by several server instances.
 //
 // A libpqxx connection serves one thread at a time: a caller takes one connection for the length

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A bounded pool of connections of any kind (SQLite readers, PostgreSQL sessions): each handed to
 // one caller at a time, at most `max` open, opened lazily by a factory, and checked on return so a
 // connection in an unknown state (broken, inside a transaction) is closed instead of reused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SQLite kit every server store is built on: a connection with its statement cache, typed
 // statements, RAII transactions and savepoints, versioned migrations, and a pool of read-only
 // connections beside one writer.

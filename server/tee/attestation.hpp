@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The attestation side of the TEE (docs/protocol.md §2 "Attestation"):
 // the types a backend answers `quote` and `info` with, and the evidence set served under
 // /evidences/ — acme-account.json, cert-<domain>.pem, sha256sum.txt (`sha256sum` over those) and

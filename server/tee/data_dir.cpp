@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/protocol.md §1 "data from before": a data directory records the PKP derivation rule its keys were
 // made under, in `<data_dir>/key-derivation`. Wallets registered under the earlier path-only
 // rule (salt "enact/pkp/v1") would get other addresses under the per-account rule, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TEE's own error codes. The TEE knows nothing of HTTP: the layer that serves its answers
 // maps these to the wire (the core's to_http: invalid_argument → 400 invalid_request, not_found
 // → 404, unavailable → 503, failed → 500 internal error), so tee/ depends on no server folder.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recorded attestation the simulated TEE answers with (internal to server/tee): a real TDX
 // quote, its event log and the CVM's app-compose.json, compiled in from tee/fixtures (provenance
 // in fixtures/README.md). The file bodies are defined by a source CMakeLists.txt generates.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A minimal HTTP/1.1 client over a Unix domain socket (internal to server/tee), for the dstack
 // guest agent at /var/run/dstack.sock. cpp-httplib 0.11.4 connects over TCP only (its
 // set_address_family takes no AF_UNIX path), hence this: one request per connection

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Time for the trigger service: a `clock` the scheduler and the run workers read and sleep on, so
 // that tests drive time with a `manual_clock` instead of sleeping (a 30-second schedule is tested
 // in microseconds), and RFC 3339 formatting of the instants the API returns.

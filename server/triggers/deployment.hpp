@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger service as enact-server runs it (docs/triggers.md "Serving"): the SQLite store in
 // the data directory, the service, and where its routes are served — on the core's listener
 // (default), on a listener of their own (`--triggers-listen`), or alone on the main listener when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Identifiers of the trigger service. Trigger ids are 128 random bits because the webhook URL
 // `/webhook/<trigger id>` is public: knowing the id is what lets a sender fire the trigger, so it
 // must not be guessable or enumerable. Run ids are random too (no ordering is exposed by them;

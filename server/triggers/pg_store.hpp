@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger store on PostgreSQL (libpq), for several enact-server instances sharing one database
 // (docs/architecture.md §4 "Trigger service"; docs/triggers.md "PostgreSQL store").
 //

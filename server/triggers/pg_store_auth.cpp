@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PostgreSQL trigger store (pg_store.hpp): API tokens, approvals of the browser handshake and
 // browser sessions.
 #include "triggers/pg_store_internal.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger service's errors on the wire (docs/protocol.md §0): the store's codes in the API's terms,
 // then the core's mapping of every other layer (core/errors.hpp) and the HTTP kit's body. Shared
 // by the management API (service.cpp) and the approval handshake (handshake.cpp).

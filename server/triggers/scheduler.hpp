@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scheduler of schedule triggers (docs/architecture.md §4): due times in an ordered index — a min-heap in
 // memory, rebuilt from the store's persisted next-due times at start — and one thread that sleeps
 // until the earliest due time or a change, so it never scans all triggers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::triggers::service`: the trigger service assembled — the store, the scheduler, the run
 // workers and the HTTP routes (docs/protocol.md §4): the management API under /api (bearer tokens) and the
 // public webhook intake POST /webhook/<id>. enact-server mounts it on the core's listener, on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger service's part of enact-server's configuration: the `[triggers]` and `[chain_rpc]`
 // sections of the config file and their flags (docs/triggers.md "Configuration"). app/config.cpp
 // hands every setting to `apply_setting` first.

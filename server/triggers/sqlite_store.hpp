@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger store on SQLite (`<data_dir>/triggers.sqlite`), for one server process.
 //
 // Writes go through one writer thread that commits them in groups: requests that arrive while a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SQLite trigger store (sqlite_store.hpp): API tokens, approvals of the browser handshake and
 // browser sessions.
 #include "triggers/sqlite_store_internal.hpp"

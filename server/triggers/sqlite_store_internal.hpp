@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the files of the SQLite trigger store share (sqlite_store.cpp: schema, writer thread,
 // open, triggers; sqlite_store_runs.cpp: runs, schedules, chain logs; sqlite_store_auth.cpp:
 // tokens, approvals, browser sessions). Not part of the store's interface.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SQLite trigger store (sqlite_store.hpp): runs and their leases, schedules, and the chain
 // watcher's checkpoints and logs.
 #include "triggers/sqlite_store_internal.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a webhook's action sees (docs/protocol.md §4 "Params"):
 //   {"event": <parsed JSON body, or the text of a non-JSON body>,
 //    "event_raw": "<the exact body>", ["event_raw_encoding": "base64",]

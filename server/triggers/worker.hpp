@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The run workers (docs/architecture.md §4): a pool of threads that lease due runs from the store and run
 // each through the core service's POST /core/v1/run_action over HTTP, with the trigger's usage
 // key (unsealed for the call, wiped after it, never logged), its action CID and PKP, and the run's

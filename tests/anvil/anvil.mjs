@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starts the pinned anvil binary (package.json: @foundry-rs/anvil-linux-amd64) for chain tests:
 // a fresh in-memory chain on a free loopback port, ready when `startAnvil` resolves.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiles tests/attest/Governance.sol with the registry's pinned solc-js
 // (contracts/node_modules/solc) and writes Governance.bin: the creation bytecode as
 // 0x-hex, which the governance test deploys on anvil. `node build.mjs --check` recompiles and fails

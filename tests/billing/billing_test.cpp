@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The payment providers of docs/protocol.md §2 "Billing": the dev provider over a temp SQLite file, and the
 // Stripe provider against the local Stripe fixture (stripe_fixture.hpp).
 #include <netinet/in.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::test::stripe_fixture`: a local stand-in for the two Stripe endpoints the server uses,
 // for tests of the payment providers and of the core's billing routes (CMake target
 // enact_test_stripe_fixture). It listens on a free loopback port from construction until

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // Usage: node approval_test.mjs ENACT_SERVER_BINARY
 //
 // The trigger service's browser approval handshake (docs/triggers.md "Signing in a client") end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the headless-Chromium tests (swagger_test.mjs, approval_test.mjs) share: named checks
 // printed as they are made, a server started from its command line whose first loopback URL is
 // awaited, and a Chromium context (Debian's /usr/bin/chromium, CHROMIUM overrides it, driven by

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // Usage: node swagger_test.mjs BASE_URL               (e.g. http://127.0.0.1:8080)
 //        node swagger_test.mjs --spawn CMD [ARGS...]  (starts the server itself; see below)
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end checks of `enact chain …`: the ChainSecured journey of docs/chainsecured.md against a
 // fresh enact-server --dev (its embedded ledger's /rpc), each command's JSON line, the refusals
 // (a revert names the registry's custom error, exit 1; a loose key file, exit 1; usage, exit 2),

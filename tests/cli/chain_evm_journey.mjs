@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ChainSecured journey and the conversion journey (docs/chainsecured.md) against enact-server
 // on the evm ledger: anvil, a registry deployed by `enact-server deploy-registry` for the data
 // directory's api payer (and anvil's second dev account as a second api payer), the server started

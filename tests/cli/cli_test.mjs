@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end checks of the `enact` CLI: outputs against the interop vectors that ethers, viem,
 // eth-sig-util, ipfs-only-hash and cron-parser produced, and the exit-code contract
 // (0 success, 1 bad input, 2 bad usage) with a message on stderr.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end checks of `enact triggers …` against a fresh enact-server --dev (core and trigger
 // service on one listener): the walks of docs/triggers.md "With the CLI" — a webhook trigger
 // (login with an issued token, create, fire, wait, runs, list, get, update, disable, enable,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // core_client's decoding of incomplete answers and its mapping of API errors (docs/protocol.md §0).
 #include "client_test.hpp"
 

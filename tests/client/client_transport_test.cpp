@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // core_client's retries, timeouts, refused URLs and credentials, and the JSON form of its types.
 #include "client_test.hpp"
 

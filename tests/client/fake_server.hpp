@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A loopback HTTP server for the client tests: records every request it receives and answers with
 // whatever the current handler writes. Binds an ephemeral port on 127.0.0.1; each answer carries
 // `X-Request-Id: req-<n>` (n counts from 1) unless the handler replaces it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The permission registry contract (contracts/PermissionRegistry.sol) on anvil:
 // deploys the committed build artifact and checks every function, custom error and event of
 // IPermissionRegistry against the rules the embedded ledger enforces (docs/protocol.md §3,

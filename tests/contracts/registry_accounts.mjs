@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry's build artifact, administration, accounts, the sender rule of every write, and
 // conversion to ChainSecured (registry.test.mjs runs it).
 import { describe, test, before } from 'node:test';

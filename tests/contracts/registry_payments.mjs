@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry's pagination, credits and payments, multicall, identity rules and the gas of its
 // main writes (registry.test.mjs runs it).
 import { describe, test, before } from 'node:test';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry's usage keys, groups, wallets and actions (registry.test.mjs runs it).
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry tests' chain, contract and helpers (registry.test.mjs imports the tests): anvil with
 // the dev keys, the deployed artifact, sending and reading by function name, revert decoding, and
 // the record of what the tests called, saw revert and saw emitted (checked at the end).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What the docs walk scripts (run_*.sh) share; sourced after `set -euo pipefail`:
 #   doc_start SERVER [CLI] DOC    $server_bin, $cli_bin (with three arguments), the page $doc and
 #                                 the repository $repo it is in; then doc_work

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the walkthrough of docs/chainsecured.md (the first ```sh block after "## Walkthrough") as
 # written, with `enact` on the PATH, against a fresh enact-server --dev on a free loopback port;
 # then checks what it left: the run's signature recovers (with ethers) to the PKP, the account is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the ```sh examples of docs/cli.md — the offline tools, `enact core` and `enact chain`
 # sections, in that order in one shell — against a fresh enact-server --dev on a free loopback
 # port with a temporary data directory. The `enact chain deploy` line needs anvil and is left out.

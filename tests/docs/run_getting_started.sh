@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the CLI walk of docs/getting-started.md (the ```sh block under "## 2.") as written, against
 # a fresh enact-server --dev on a free loopback port, then checks what it left: the run's response
 # names the PKP, its signature recovers (with ethers) to the PKP's address, one credit was charged.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the quick start of docs/server.md (the first ```sh block after "## Quick start") as
 # written, against a fresh enact-server --dev on a free loopback port, then checks the state it
 # left: the group lists the wallet and the action, the balance is 500 - 1, and the action's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the fuzz targets: a property check that aborts (so libFuzzer records the input as a
 // crash with its reproducer) and views of the fuzzer's input.
 #pragma once

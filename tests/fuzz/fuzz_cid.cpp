@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CID parsing (ipfs/cid.hpp), text and binary. Never crashes; a parsed CID prints back as the
 // input when the input was in the printed form (v0 base58btc, v1 base32), and always parses back
 // from its string and binary forms to itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cron expressions (cron/cron.hpp): parse, then next_after from a start time. Input: 8 bytes of
 // start time (big-endian two's complement Unix seconds, any value) then the expression. Never
 // crashes; a parsed expression fires at the time next_after gives, later than the start, and two

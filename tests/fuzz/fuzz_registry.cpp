@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The permission registry's decoders (chain/registry.hpp). The input's first byte selects what the
 // rest is (its value modulo 4):
 //   0  calldata            decode_call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON-RPC replies (chain/rpc.hpp). Input: one byte (the expected id) then the response body.
 // Never crashes; a parsed reply answers the expected id and holds exactly one of result and
 // error; a string result that parses as QUANTITY or DATA prints back as its lowercase text; the

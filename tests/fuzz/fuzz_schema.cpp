@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The server's request-body validation (server/core/schema.hpp) against the body schema of every
 // POST route of the route table (server/core/route.hpp): the input's first byte selects the
 // route, the rest is the body, parsed as mount.cpp parses it. Never crashes; a body is refused

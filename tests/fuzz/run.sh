@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the fuzz tree if needed and runs the libFuzzer targets one after the other, each for a
 # bounded time under ASan+UBSan, one process at a time. Stops at the first crash, leak, timeout or
 # violated property, printing the reproducer's path (and exits 1).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the tests that drive the SDK's clients against the real server share (client_test.cpp,
 // chainsecured_test.cpp, trigger_client_test.cpp): client options for a server on a loopback
 // port, and catching the api_error a call must throw.

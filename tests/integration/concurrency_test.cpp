@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concurrent clients against one server. Two client threads each send 500 mixed writes to one
 // account at the same time (write surcharge 1 credit, credits bought first); afterwards every row
 // a thread saw succeed is there exactly once and nothing else is, wallet derivation indexes are

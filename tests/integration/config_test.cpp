@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // enact-server's configuration: a TOML or JSON file, flags overriding it, and a clear refusal
 // (exit 2, the offending setting named on stderr) of anything it cannot use.
 #include <doctest/doctest.h>

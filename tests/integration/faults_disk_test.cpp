@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A data directory on a full disk (faults_test.hpp).
 #include "faults_test.hpp"
 

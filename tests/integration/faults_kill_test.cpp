@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SIGKILL during concurrent writes and during a burst of action runs (faults_test.hpp).
 #include "faults_test.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crash and fault tests of enact-server on its embedded ledger: SIGKILL in the middle of
 // concurrent writes and of a burst of action runs, then a restart on the same data directory; and
 // a data directory on a full disk. What they hold the server to:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ethers 6 against the embedded ledger's JSON-RPC surface (POST /rpc of enact-server --dev): a
 // JsonRpcProvider (batching on, as by default), a Wallet and a Contract built from the registry's
 // build artifact perform newAccount, registerWalletDerivation, setUsageApiKey (both overloads)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // run_action's failure kinds, a worker killed mid-run, worker confinement, the IPFS gateway.
 #include "run_test.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scope matrix (core-api spec "Scopes", "Authentication" §3–4; docs/protocol.md §2 auth column): every
 // operation that needs a scope is tried with a usage key that lacks exactly that scope (403
 // forbidden naming the scope, state unchanged as a read shows), with one holding it on group A

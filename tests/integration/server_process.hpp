@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The integration tests' fixture: the real `enact-server` binary run as a child process on a
 // loopback port and a fresh data directory, with its JSON log (stderr) captured to a file, plus
 // raw HTTP helpers that return the status, the parsed JSON body and the headers of a response.

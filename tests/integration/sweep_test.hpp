@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input sweep's model (sweep_test.cpp has the rules): the expected status of each error
 // code, the cases and operations read from the OpenAPI document, the defects built from its
 // schemas, the verdict on an answer, and the raw-socket exchange.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger management API, the serving modes, and a SIGKILL during a webhook flood.
 #include "triggers_test.hpp"
 

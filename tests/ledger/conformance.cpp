@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The permission-ledger conformance cases (docs/protocol.md §3, ledger.hpp): sender rules of every write,
 // one-way conversion, atomic charges, the event log, not-found and duplicate paths, pagination,
 // payments, persistence and concurrent writers. Written against permission_ledger& only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The permission-ledger conformance suite (STYLE.md "Server code": one suite, every backend). It
 // is written against `permission_ledger&` only; a backend plugs in by providing a `backend` that
 // opens ledgers over fresh state, and a doctest case that calls `run_conformance` with it:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance cases: accounts, identity and sender rules, unknown accounts, conversion, charges.
 #include "conformance_cases.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance cases: pagination, payments, persistence and concurrent writers.
 #include "conformance_cases.hpp"
 

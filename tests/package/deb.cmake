@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs cpack (DEB and TGZ) on BUILD_DIR, unpacks the .deb with `dpkg -x` into WORK_DIR/root and
 # the .tar.gz into WORK_DIR/tgz, checks the package's control fields and contents, and builds and
 # runs the consumers against the unpacked files only (CMAKE_PREFIX_PATH). The tree is packaged as it

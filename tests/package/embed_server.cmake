@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build tree's SDK and server libraries (components Unspecified and server) into
 # WORK_DIR/prefix, builds examples/embed_server on its own against that prefix only
 # (find_package(enact COMPONENTS server)), then runs it on a loopback port for one request.

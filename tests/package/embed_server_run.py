@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Runs an embed_server binary on a free loopback port, asks it for the OpenAPI document of the
 core routes it mounted, and stops it. Usage: embed_server_run.py EMBED_SERVER DATA_DIR"""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build tree's SDK into WORK_DIR/prefix, then configures, builds and runs the
 # consumer project against that prefix only.
 file(REMOVE_RECURSE ${WORK_DIR})

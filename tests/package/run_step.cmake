@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # run(<command> <args...>): runs one step of a package test (cmake -P script), failing the test with
 # the command, its exit code and its output when it does not exit 0; its stdout is left in
 # `last_output`. Arguments must not contain ';' (it would split them).

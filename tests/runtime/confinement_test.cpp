@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The worker's seccomp filter (server/runtime/confinement.cpp), applied in a forked child that
 // then makes one system call: allowed calls let it exit normally, anything else kills it with
 // SIGSYS. This file sorts before pool_test.cpp, so it forks while the process has one thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Isolation is required, not hoped for (docs/actions.md "What an action can and cannot reach"):
 // a worker that cannot put one layer in place is made here on purpose, through the test hook
 // pool_config::fail_layer_for_tests (built only with ENACT_SANDBOX_TEST_HOOKS), and then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc of a worker process, as the runtime tests read it (isolation_test.cpp, pool_test.cpp).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Duktape's extended UTF-8 → UTF-8 (server/runtime/utf8.hpp).
 #include <doctest/doctest.h>
 

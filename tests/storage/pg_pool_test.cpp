@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PostgreSQL pool (storage/pg_pool.hpp) against a throwaway server (tests/triggers'
 // postgres_fixture): at most `size` connections, waiters served when one comes back, session
 // settings on every new connection, a discarded connection replaced, a failed connect not counted.

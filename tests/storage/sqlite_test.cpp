@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SQLite kit: versioned migrations (forward, refusing a newer file, a failing step rolled
 // back alone), transactions and savepoints that roll back on unwind, the typed statement helpers,
 // and readers that see what the writer committed.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every tracked C and C++ source must be laid out as the root .clang-format says; prints the files
 # that differ and the command that fixes them.
 set -euo pipefail

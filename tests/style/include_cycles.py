@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Fails when the folders of server/ include each other in a cycle.
 
 Every `#include "<folder>/..."` line in a source under server/<a>/ whose <folder> is another

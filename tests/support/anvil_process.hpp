@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::test::anvil_process`: the pinned anvil binary (Foundry's local EVM node, installed by
 // `npm ci --prefix tests/anvil`) run as a child process for the chain tests (docs/architecture.md §4: the
 // `evm` ledger's conformance run, the chain watcher, the SDK's chain module).

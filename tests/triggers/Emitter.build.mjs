@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiles tests/triggers/Emitter.sol with the registry's pinned solc-js
 // (contracts/node_modules/solc) and writes Emitter.bin: the creation bytecode as 0x-hex, which
 // the chain watcher test and the backfill benchmark deploy on anvil. `node Emitter.build.mjs

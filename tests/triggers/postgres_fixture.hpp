@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A throwaway PostgreSQL server for tests: initdb in a fresh temporary directory, the server
 // listening only on a Unix socket in that directory (no TCP port to collide on), trust auth for
 // the `postgres` role, stopped and deleted by the destructor. The binaries come from Debian's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scheduler on a manual clock (no test sleeps through a schedule): firing times and their
 // scheduled_at, 5- and 6-field expressions, the 30-second minimum interval, a missed firing after
 // downtime firing once, changes taking effect, 1,000 schedules firing in due order, and the

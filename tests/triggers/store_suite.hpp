@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger-store suite (STYLE.md "Server code": one suite, every backend). Written against
 // `store&` only; a backend plugs in with a `backend` that opens stores over fresh state and a
 // doctest case that calls `run_store_suite` with its factory:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Assertions on enact::result for the backend suites (ledger conformance, trigger store):
 //   must_ok(r)              the value of a result that must succeed, or the test case stops
 //   MUST(expr)              the value of a result that must succeed (a failure is recorded with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's token-bucket table (server/core/rate_limiter.hpp): tokens and refills, all-or-nothing
 // takes of several tokens, the bound on the table (least recently used buckets make room), and
 // the client key of a per-address limit.

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // Interop vector generator: computes JSON test vectors with the Ethereum/IPFS ecosystem's own
 // libraries (ethers, viem, @metamask/eth-sig-util, ipfs-only-hash, cron-parser) for the C++ unit
 // tests to read. Every input comes from a seeded PRNG, so the output is a pure function of this

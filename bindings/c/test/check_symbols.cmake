@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fails unless every defined dynamic symbol of LIBRARY is an enact_* function of the C API.
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

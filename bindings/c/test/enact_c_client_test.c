@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The C API's core client. */
 #include "enact_c_test.h"
 

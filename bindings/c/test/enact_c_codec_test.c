@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The C API's ABI encoding, CIDs, cron schedules and PKP derivation. */
 #include "enact_c_test.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The C API's library calls and errors, Keccak-256, EIP-712 typed data and envelopes. */
 #include "enact_c_test.h"
 

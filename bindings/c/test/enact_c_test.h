@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the C API tests share (enact_c_test.c runs them, from enact_c_*_test.c): the check
  * counters and macros, the vector-file scanner and hex helpers (defined in enact_c_test.c), and
  * the test of each part of the API. */

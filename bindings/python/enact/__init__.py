@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """enact: Python bindings of the enact SDK, over its C ABI (libenact_c.so) with ctypes.
 
 Keccak-256, EIP-712 typed data (digest, signing, recovery), the wallet-proof envelope (build, sign,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Loading of libenact_c.so and the ctypes prototypes of the C API (bindings/c/include/enact.h).
 
 The library is looked up, in order: the path in the ``ENACT_C_LIBRARY`` environment variable

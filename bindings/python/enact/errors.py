@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exceptions raised by the enact package, one class per error code of the C API (enact.h).
 
 Every exception derives from :class:`EnactError`, which carries the numeric ``code`` and the

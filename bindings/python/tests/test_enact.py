@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the enact Python package over libenact_c.so (run: python3 -m unittest discover -s
 tests, with ENACT_C_LIBRARY pointing at the library when it is not bundled next to the package).
 

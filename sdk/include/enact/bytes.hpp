@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Byte containers shared by every module: owned `bytes`, borrowed `bytes_view`, and fixed-size
 // arrays for hashes, addresses and keys. Big-endian load/store helpers for 64-bit words live here
 // too, since the codec and crypto modules both need them.

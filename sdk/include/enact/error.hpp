@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors at the SDK boundary. Each domain has its own `<domain>_errc` enum registered with a
 // std::error_category (so codes are stable and comparable), and every failure carries a message
 // that names the offending field and the reason. `enact::Error` is the exception the throwing

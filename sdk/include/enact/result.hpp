@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::result<T>`: a value or an `enact::error`, for parsers and decoders that must not throw.
 // GCC 12 has no std::expected; this is the small subset the SDK needs. `value()` throws
 // `enact::Error` on failure, which is how the throwing convenience overloads are written.

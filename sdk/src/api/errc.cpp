@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The names, messages and statuses of the wire error codes (docs/protocol.md §0).
 #include "enact/api/errc.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CAA lookups through the system resolver (resolv.conf) and the parsing of the DNS answer
 // (RFC 1035 §4.1, CAA RDATA per RFC 8659 §4.1). res_nquery lives in glibc's libc since 2.34;
 // the answer is parsed here rather than with libresolv's ns_parserr, so the SDK needs no extra

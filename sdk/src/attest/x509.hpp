@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the attest module takes from OpenSSL, kept out of the public headers: certificates and
 // CRLs (PEM/DER), chain verification at a given time with a named reason on failure, ECDSA P-256
 // verification of the raw r ‖ s signatures DCAP uses, and the few DER reads the PCK

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Permission registry bindings, the JSON bridge: calls, results, events and reverts to and from
 // the JSON forms described in registry.hpp, through the descriptions of registry_schema.hpp.
 #include <optional>

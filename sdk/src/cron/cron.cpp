@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cron parsing and fire-time search. Field values are kept as bit sets so that "next allowed
 // value at or after v" is one mask and one count-trailing-zeros. Calendar arithmetic uses the
 // days-from-civil algorithms (proleptic Gregorian, day 0 = 1970-01-01), in 64-bit integers.

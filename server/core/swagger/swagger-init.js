@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starts Swagger UI on the OpenAPI document named by the page's #swagger-ui element. It is a file
 // rather than an inline script so that the page's Content-Security-Policy can forbid inline code.
 (function () {

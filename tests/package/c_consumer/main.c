@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Uses the installed libenact_c.so through enact.h as a C application would: hashing, typed-data
  * recovery, the CID of some bytes, a typed error with its message, and the client's network error
  * (nothing listens on port 1). */

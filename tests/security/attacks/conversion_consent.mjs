@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attack on conversion consent (docs/protocol.md §3; docs/security.md "Threat model"): an account is never
 // handed to a wallet that did not ask for it. The attacker holds an API-mode account, whose
 // account key is a secp256k1 key and whose address is the account's admin (docs/protocol.md §1). As that

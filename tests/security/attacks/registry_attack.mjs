@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the registry attack scripts share (registry_identity.mjs, conversion_consent.mjs): ethers
 // and anvil from the repository's pinned npm packages, the registry's ABI from the committed build
 // artifact, a check counter, revert decoding, and a fresh `enact-server --dev` on loopback with a

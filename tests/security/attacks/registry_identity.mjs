@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attacks on the registry's identity rules (docs/protocol.md §3 "Identity rules"), tried as an attacker
 // would with nothing but public data: a victim's account hash and usage-key hashes are in every
 // registry log (eth_getLogs), a wallet's address is public. Each attack below succeeded before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attack: an action runs in a sandbox that is weaker than it claims. Every isolation layer of a
 // worker (empty environment, closed descriptors, its own network namespace, root dropped to
 // nobody, rlimits, no_new_privs, the seccomp filter) is required: when one cannot be put in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the Node test scripts under tests/ share: the repository's root and its pinned npm
 // packages, a check counter, a runner for a command-line binary (exit code, trimmed stdout and
 // stderr), a fresh `enact-server` on a free loopback port, and a JSON-RPC call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiles one test contract with the registry's pinned solc-js (contracts/node_modules/solc) and
 // writes <Name>.bin beside its source: the creation bytecode as 0x-hex, which the tests deploy on
 // anvil. With `--check` on the command line it recompiles and fails when the committed file

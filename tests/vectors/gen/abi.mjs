@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // abi.json: Solidity ABI encodings and function calldata (ethers).
 
 import {

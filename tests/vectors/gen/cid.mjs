@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cid.json: IPFS CIDs of UnixFS files (ipfs-only-hash).
 
 import { assertEq, ethers, Hash } from './common.mjs';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by every vector family: the reference libraries, the seeded PRNG, value generators, assertions.
 
 import { dirname, join } from 'node:path';

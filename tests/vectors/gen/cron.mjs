@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cron.json: cron expressions and their next fire times (cron-parser).
 
 import { CronExpressionParser, Rng } from './common.mjs';

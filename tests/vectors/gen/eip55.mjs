@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // eip55.json: EIP-55 checksummed addresses (ethers).
 
 import { ethers, Rng } from './common.mjs';

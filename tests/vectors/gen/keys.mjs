@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // keys.json: keys, addresses and EIP-191 message signatures (ethers, viem).
 
 import {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pkp.json: PKP key derivation (docs/protocol.md §1) with node:crypto HKDF-SHA256 and ethers.
 
 import { hkdfSync } from 'node:crypto';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // registry.json: the permission registry's ABI (contracts/IPermissionRegistry.sol) through an ethers Interface.
 
 import { readFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rlp.json: RLP encodings (ethers).
 
 import { assertEq, ethers, Rng } from './common.mjs';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tx1559.json: signed EIP-1559 transactions (ethers).
 
 import { assertEq, ethers, randomPrivateKey, randomUint, Rng } from './common.mjs';

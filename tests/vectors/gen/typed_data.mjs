@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // typed_data.json: EIP-712 typed data (ethers, @metamask/eth-sig-util, viem).
 
 import {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::api_errc`: the error codes of the wire contract (docs/protocol.md §0), shared by the servers that
 // answer with them and the clients that read them back, plus the codes a client uses when it got
 // no usable answer. Each code has a wire name ("invalid_request", …) and an HTTP status.

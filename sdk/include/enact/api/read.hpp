@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading request bodies of the core service (docs/protocol.md §2) without exceptions: `api::read<T>(body)`
 // returns the request or an `enact::error` with api_errc::invalid_request whose message names the
 // field by its path ("body.pkp_ids_permitted[2]: listed twice") with the words the server answers,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The application check (docs/protocol.md §5 check 2): which code runs in the TD. GET /info gives
 // `app_id`, `compose_hash` and `tcb_info.app_compose` (the raw app-compose.json text, holding the
 // docker compose file). The check binds them to the measured boot: the hex SHA-256 of app_compose

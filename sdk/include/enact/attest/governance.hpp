@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The governance check (docs/protocol.md §5 check 4): the application contract, at `0x` + app_id,
 // allows the running compose hash — `allowedComposeHashes(bytes32)` returns true for
 // `0x` + compose_hash. The call goes through a caller-supplied `eth_call` (a JSON-RPC client, a

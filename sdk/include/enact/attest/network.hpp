@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The network check (docs/protocol.md §5 check 3): the TLS endpoint a client reached is the TD's. The
 // TD publishes evidence files under /evidences/ (dstack-ingress evidence-lib.sh):
 // `acme-account.json`, `cert-<domain>.pem`, `sha256sum.txt` (sha256sum of those two) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every attestation check returns (docs/protocol.md §5): a list of
 // named check items — what was checked, whether it held and why — with an overall verdict and the
 // facts the check parsed, so a client sees everything that passed as well as what failed. Input

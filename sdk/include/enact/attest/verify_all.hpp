@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // All four checks of docs/protocol.md §5 in one call, over what a
 // client fetched from the service: GET /attestation (quote + event log), GET /info, and — for the
 // network check — the /evidences/ files with the certificate seen on the TLS handshake. The app

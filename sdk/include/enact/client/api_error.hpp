@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::api_error`: what a typed client throws when a call fails. A server error carries the
 // HTTP status and the `{"error": {"code", "message", "details"?}}` body of docs/protocol.md §0, its code
 // mapped to `api_errc` (one enumerator per code of the §0 table); a call that got no usable answer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core service's request and response types under their client names: each is the wire model's
 // type of enact/api/core.hpp (one definition, shared with the server), so code written against
 // `enact::client::group` and code written against `enact::api::group` use the same type.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Connection settings shared by the typed clients: where the service is, how long to wait, and how
 // often an idempotent GET is tried again. Retries follow one rule: only GETs are repeated (on a
 // failed connection, a timeout, 502/503/504, and 429), after an exponential backoff with jitter or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cron schedules for the trigger service (docs/protocol.md §4 "schedule" triggers): parsing of 5-field
 // (minute hour day-of-month month day-of-week; seconds = 0) and 6-field (second first)
 // expressions, the next fire time in UTC, and the shortest gap between firings, which the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IPFS content identifiers for action code (docs/protocol.md §1 "CID of action code", "hashed_cid"): the
 // `cid` value type with its string and binary forms, a strict parser, and the CIDs that `ipfs add`
 // computes for a file with default settings — CIDv0 over a balanced UnixFS dag-pb DAG of 256 KiB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fetching action code from an IPFS HTTP gateway (`GET <gateway>/ipfs/<cid>`), verified against
 // the CID before it is returned: a gateway is not trusted with the content, only with carrying it.
 // Part of enact::client (the HTTP library stays behind its .cpp). The fetch is built for a server

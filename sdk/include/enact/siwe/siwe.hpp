@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sign-In with Ethereum (EIP-4361): the message a wallet signs with personal_sign (EIP-191) to
 // prove control of an address to a site. The trigger service's approval page signs users in with
 // it (docs/protocol.md §4 "Token handshake"); a client that signs in without a browser builds the same text.
