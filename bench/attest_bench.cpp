@@ -1,5 +1,5 @@
 // Benchmarks of TDX quote verification (enact::attest) on real dstack data
-// (../shared/testdata/tdx: dstack/verifier-quote-report.json, a quote with its 28-event log, and
+// (tests/fixtures/tdx: dstack/verifier-quote-report.json, a quote with its 28-event log, and
 // dcap-qvl/tdx_quote_outdated_collateral.json, collateral for the same FMSPC), each paired with
 // its floor: the ECDSA-P256 verifications the same verification performs, with the same keys and
 // messages, called on OpenSSL directly with everything parsed beforehand. The ratio is the price
@@ -33,7 +33,7 @@ namespace {
 constexpr int64_t kNow = 1774003274;  // expectations.json cross-dstack-verifier-quote
 
 std::string read(const std::string& rel) {
-  std::ifstream f(std::string(ENACT_SHARED_DIR) + "/testdata/tdx/" + rel, std::ios::binary);
+  std::ifstream f(std::string(ENACT_FIXTURES_DIR) + "/tdx/" + rel, std::ios::binary);
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
@@ -180,7 +180,7 @@ bool verify_all(const std::vector<one_verify>& list, EVP_MD_CTX* ctx) {
 const fixture* loaded(benchmark::State& state) {
   const fixture& f = data();
   if (!f.ok) {
-    state.SkipWithError("fixtures not found under ENACT_SHARED_DIR/testdata/tdx");
+    state.SkipWithError("fixtures not found under ENACT_FIXTURES_DIR/tdx");
     return nullptr;
   }
   return &f;

@@ -1,5 +1,5 @@
 // examples.verify_attestation: runs the example on every DCAP case of
-// ../shared/testdata/tdx/expectations.json that names a quote file and its collateral as they are
+// tests/fixtures/tdx/expectations.json that names a quote file and its collateral as they are
 // (cases that cut a quote out of a larger file or edit the collateral are the unit test's), at the
 // case's verification time, and compares the exit code and TCB status with the expectation.
 //   node test.js VERIFY_ATTESTATION TESTDATA_TDX_DIR

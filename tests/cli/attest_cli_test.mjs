@@ -215,11 +215,11 @@ async function selectorOf(signature) {
   return loadEthers().id(signature).slice(0, 10);
 }
 
-// 3. `enact attest verify-quote` over every DCAP case of ../shared/testdata/tdx/expectations.json
+// 3. `enact attest verify-quote` over every DCAP case of tests/fixtures/tdx/expectations.json
 // whose quote is a file of its own (binary or hex): exit 0 and the expected TCB status and
 // advisories for the genuine ones, exit 1 for the ones that must not verify; then a flipped byte.
 {
-  const shared = join(repo, '..', 'shared', 'testdata', 'tdx');
+  const shared = join(repo, 'tests', 'fixtures', 'tdx');
   const expectations = JSON.parse(readFileSync(join(shared, 'expectations.json'), 'utf8'));
   let cases = 0;
   for (const c of expectations.dcap_cases) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Seed corpora for the fuzz targets, extracted from the interop vectors (tests/vectors/*.json)
-// and the TDX samples (../shared/testdata/tdx): one directory per target under --out, one file
+// and the TDX samples (tests/fixtures/tdx): one directory per target under --out, one file
 // per seed, each laid out as that target's fuzz_<target>.cpp describes its input. Safe to run
 // again (it rewrites the same files; libFuzzer's additions stay).
 //
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
 const VECTORS = join(ROOT, 'tests/vectors');
-const TDX = resolve(ROOT, '../shared/testdata/tdx');
+const TDX = join(ROOT, 'tests/fixtures/tdx');
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {

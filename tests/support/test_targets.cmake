@@ -2,8 +2,8 @@
 #            [TIMEOUT <seconds>] [INCLUDES <dirs...>] [DEFINITIONS <definitions...>] [SOURCE_DIRS])
 #
 # One doctest executable (-Wall -Wextra, linked with enact_doctest_main and LIBS) and its ctest
-# entry with LABELS and TIMEOUT. SOURCE_DIRS defines ENACT_SOURCE_DIR and ENACT_SHARED_DIR (the
-# repository and ../shared), as the tests that read fixtures from either expect.
+# entry with LABELS and TIMEOUT. SOURCE_DIRS defines ENACT_SOURCE_DIR and ENACT_FIXTURES_DIR (the
+# repository and its tests/fixtures), as the tests that read files from either expect.
 #
 # enact_node_test(<ctest name> <script> [ARGS <args...>] [LABELS <labels...>] [TIMEOUT <seconds>])
 #
@@ -19,7 +19,7 @@ function(enact_test name target)
   if(arg_SOURCE_DIRS)
     target_compile_definitions(${target} PRIVATE
       ENACT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-      ENACT_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+      ENACT_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
   endif()
   if(arg_DEFINITIONS)
     target_compile_definitions(${target} PRIVATE ${arg_DEFINITIONS})

@@ -1,5 +1,5 @@
 // Tests of the attest module against real Intel TDX/SGX quotes, collateral and dstack event logs
-// (../shared/testdata/tdx, provenance in its README.md; expected verdicts in expectations.json,
+// (tests/fixtures/tdx, sources in tests/fixtures/README.md; expected verdicts in expectations.json,
 // from dcap-qvl's upstream tests or @phala/dcap-qvl 0.3.9 as noted there).
 //
 // Verification times: each DCAP case uses the `now` expectations.json gives (inside the
@@ -71,7 +71,7 @@ constexpr std::string_view kCertB =
     "XQ==\n"
     "-----END CERTIFICATE-----\n";
 
-inline std::string fixture(const std::string& rel) { return test::read_file(test::shared_path("testdata/tdx/" + rel)); }
+inline std::string fixture(const std::string& rel) { return test::read_file(test::fixture_path("tdx/" + rel)); }
 
 inline bytes unhex(std::string_view s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))

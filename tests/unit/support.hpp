@@ -49,8 +49,8 @@ inline std::string read_file(const std::string& path) {
 }
 /// Path of a file under the repository (ENACT_SOURCE_DIR is set by tests/CMakeLists.txt).
 inline std::string source_path(const std::string& rel) { return std::string(ENACT_SOURCE_DIR) + "/" + rel; }
-/// Path of a file under ../shared.
-inline std::string shared_path(const std::string& rel) { return std::string(ENACT_SHARED_DIR) + "/" + rel; }
+/// Path of a file under tests/fixtures (ENACT_FIXTURES_DIR; provenance in tests/fixtures/README.md).
+inline std::string fixture_path(const std::string& rel) { return std::string(ENACT_FIXTURES_DIR) + "/" + rel; }
 
 /// A known-answer vector: an input and the text it must give (or be given by).
 struct text_vector {
