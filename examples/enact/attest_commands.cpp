@@ -1,4 +1,4 @@
-// `enact attest verify`: the four client checks of core-api.md "Checks that clients can perform"
+// `enact attest verify`: the four client checks of docs/protocol.md §5
 // against a running service, through enact::attest::verify_all. It fetches GET /attestation,
 // GET /info, the /evidences/ listing and every file it links (sha256sum.txt, quote.json,
 // acme-account.json, cert-<domain>.pem) and, for an https URL, the certificate the server presents

@@ -1,4 +1,4 @@
-// `enact chain …`: the permission registry (API.md §3) on-chain, through the SDK's registry_client
+// `enact chain …`: the permission registry (docs/protocol.md §3) on-chain, through the SDK's registry_client
 // — the ChainSecured owner's side of docs/chainsecured.md. Every command prints one JSON object.
 //
 // Where: --rpc-url URL (else $ENACT_RPC_URL, else <core URL>/rpc: enact-server's embedded ledger),
@@ -120,7 +120,7 @@ hash256 hash_arg(const std::string& text, std::string_view what) {
   return *h;
 }
 
-/// A hashed CID given as 0x + 64 hex, or a CID (hashed as written, API.md §1 `hashed_cid`).
+/// A hashed CID given as 0x + 64 hex, or a CID (hashed as written, docs/protocol.md §1 `hashed_cid`).
 hash256 hashed_cid_arg(const std::string& text, std::string_view what) {
   if (hex::detail::has_prefix(text))
     return hash_arg(text, what);
@@ -231,7 +231,7 @@ Secret usage_key_file(const std::string& path) {
   return key;
 }
 
-/// The wallet address of a usage key (its base64 bytes are a secp256k1 key, API.md §1).
+/// The wallet address of a usage key (its base64 bytes are a secp256k1 key, docs/protocol.md §1).
 std::optional<address> usage_key_wallet(const Secret& key) {
   auto raw = base64::decode(as_chars(key.view()), "usage key");
   if (!raw || raw->size() != 32)
@@ -330,7 +330,7 @@ int set_usage_key(const std::vector<std::string>& argv) {
     key_hash = hash_arg(*h, "--usage-key-hash");
   } else {
     // A new key minted for the wallet's envelope (POST /add_usage_api_key_with_signature); its
-    // wallet joins the account's registry before the key is set (API.md §2).
+    // wallet joins the account's registry before the key is set (docs/protocol.md §2).
     client::minted_usage_key m =
         core(a).add_usage_api_key_with_signature(owner_key(*a.get("key-file")), chain_id_of(s));
     key_hash = keccak256(as_chars(m.usage_api_key.view()));

@@ -292,7 +292,7 @@ int pkp_derive(const std::vector<std::string>& argv) {
   args a(argv, {"root-key-file", "account", "path"}, {});
   a.at_most(0);
   Secret root = read_key_file(a.require("root-key-file"));
-  // API.md §1: a PKP key belongs to one account; the same path under another account is
+  // docs/protocol.md §1: a PKP key belongs to one account; the same path under another account is
   // another key.
   auto account = hex::decode_fixed<32>(a.require("account"), "--account");
   if (!account)

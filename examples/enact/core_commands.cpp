@@ -1,4 +1,4 @@
-// `enact core …`: the core service's API (API.md §2) from the command line, through
+// `enact core …`: the core service's API (docs/protocol.md §2) from the command line, through
 // enact::client::core_client. Every command prints one JSON line. Where the service is: --url, else
 // $ENACT_URL, else http://127.0.0.1:8080. The API key comes from --key-file FILE, else from
 // $ENACT_API_KEY — never from the command line, where other users could read it in the process
@@ -138,7 +138,7 @@ address address_arg(const std::string& text, std::string_view what) {
   return *r;
 }
 
-/// A hashed CID given as 0x + 64 hex, or a CID (hashed as written, API.md §1 `hashed_cid`).
+/// A hashed CID given as 0x + 64 hex, or a CID (hashed as written, docs/protocol.md §1 `hashed_cid`).
 hash256 hashed_cid_arg(const std::string& text, std::string_view what) {
   if (hex::detail::has_prefix(text)) {
     auto h = hex::decode_fixed<32>(text, what);

@@ -1,4 +1,4 @@
-// `enact triggers …`: the trigger service (API.md §4, docs/triggers.md) from the command line,
+// `enact triggers …`: the trigger service (docs/protocol.md §4, docs/triggers.md) from the command line,
 // through enact::client::trigger_client.
 //
 // Where the service is: --url, else $ENACT_TRIGGERS_URL, else the URL of the last login, else

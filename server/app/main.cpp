@@ -51,7 +51,7 @@ core::logger::level level_of(const std::string& s) {
   return core::logger::level::info;
 }
 
-/// The api_payer keys are server keys of the TEE (API.md §1 "server keys"), so the relay
+/// The api_payer keys are server keys of the TEE (docs/protocol.md §1 "server keys"), so the relay
 /// addresses are stable for a root key, no further key file is needed, and no account's PKP
 /// derivation reaches them.
 result<address> api_payer_address(const tee::tee& t, int index) {
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "enact-server: --evidence-dir: %s is not a directory\n", s.evidence_dir.c_str());
     return 2;
   }
-  // API.md §1 "data from before": refused here, before a TEE or a store touches the directory.
+  // docs/protocol.md §1 "data from before": refused here, before a TEE or a store touches the directory.
   if (auto claimed = tee::claim_data_dir(s.data_dir); !claimed)
     return fatal(claimed.err().message);
   auto the_tee = open_tee(s);

@@ -62,7 +62,7 @@ int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-/// The credential of API.md §0: X-Api-Key or Authorization: Bearer (equal when both are sent).
+/// The credential of docs/protocol.md §0: X-Api-Key or Authorization: Bearer (equal when both are sent).
 result<std::optional<std::string>> credential(const httplib::Request& req) {
   std::optional<std::string> key;
   if (req.has_header("X-Api-Key"))
@@ -122,7 +122,7 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
     }
     return fail(api_errc::unauthenticated, "missing credential: send X-Api-Key or Authorization: Bearer <api key>");
   }
-  // API.md §1: every key is 32 bytes from the CSPRNG in standard base64 (44 characters). Any
+  // docs/protocol.md §1: every key is 32 bytes from the CSPRNG in standard base64 (44 characters). Any
   // other string is refused before its hash is looked up: the registry cannot tell a key's hash
   // from any other 32 bytes, so without this a string whose keccak256 some account or usage key
   // was registered under — an on-chain account's canonical hash keccak256(admin address), say —
@@ -138,7 +138,7 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
   if (auto account = st.svc.ledger->get_account(h)) {
     c.account = std::move(*account);
     c.scopes.kind = scope::key_kind::account;
-    // API.md §0 401 row: a ChainSecured account has no account-level key, so the former master
+    // docs/protocol.md §0 401 row: a ChainSecured account has no account-level key, so the former master
     // key of a converted account authorizes nothing — not a write, not a read, not a run.
     if (!c.account.managed)
       return fail(api_errc::unauthenticated,
@@ -171,7 +171,7 @@ result<json::value> parse_body(const route& r, const config& cfg, const httplib:
     // Checked before the query: httplib reads a form-encoded body into the request's parameters.
     ENACT_TRY_VOID(http::check_json_media_type(req));
   }
-  // API.md §0: unknown request fields are rejected, query parameters included (no POST route
+  // docs/protocol.md §0: unknown request fields are rejected, query parameters included (no POST route
   // declares any), so that a misplaced field is never silently dropped.
   for (const auto& [name, value] : req.params) {
     bool known = is_list(r) && (name == "page_number" || name == "page_size");
@@ -270,7 +270,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
                      : ctx.who->scopes.kind == scope::key_kind::account ? "account"
                                                                         : "usage";
   if (debug) {
-    // The caller as the hashes API.md publishes (the key's keccak256 and its account's), never
+    // The caller as the hashes docs/protocol.md publishes (the key's keccak256 and its account's), never
     // the credential itself.
     json::object detail{{"request_id", ctx.request_id},      {"route_pattern", std::string(r.path)},
                         {"auth", auth_name(r.auth)},         {"request_bytes", req.body.size()},
@@ -309,7 +309,7 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
   mount_attestation(server, svc);  // host root: /attestation, /info, /evidences/
 
   // Request ids and log lines for every response, including those no route produced; the error
-  // body of API.md §0 for anything the routes did not answer.
+  // body of docs/protocol.md §0 for anything the routes did not answer.
   http::listener_options opt;
   // The largest body any route accepts; each route checks its own limit.
   opt.max_body = std::max(cfg.max_body_bytes, cfg.max_action_code_bytes + 4096) + 1;

@@ -113,7 +113,7 @@ template <class Item, class Record, class Convert>
 [[nodiscard]] result<void> require_scope(const request_context& c, scope::permission p,
                                          std::optional<scope::group_id> group = {});
 
-// --- the wire form of ledger records (API.md §2) --------------------------------------------
+// --- the wire form of ledger records (docs/protocol.md §2) --------------------------------------------
 [[nodiscard]] api::group to_api(const ledger::group& g);
 /// A PKP's id is its wallet address: both fields carry it.
 [[nodiscard]] api::wallet to_api(const ledger::wallet& w);

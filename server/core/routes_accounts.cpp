@@ -1,4 +1,4 @@
-// Accounts and usage keys (API.md §2 "Accounts and keys").
+// Accounts and usage keys (docs/protocol.md §2 "Accounts and keys").
 #include <chrono>
 
 #include "core/errors.hpp"
@@ -21,7 +21,7 @@ int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-/// A new API key (API.md §1): 32 CSPRNG bytes that are a valid secp256k1 private key, issued as
+/// A new API key (docs/protocol.md §1): 32 CSPRNG bytes that are a valid secp256k1 private key, issued as
 /// standard base64. `text` is the key as issued; the caller sends it once and drops it.
 struct minted_key {
   std::string text;
@@ -51,7 +51,7 @@ hash256 key_hash_of(const json::value& body, std::string_view field) {
 const std::string_view kPermissionNames[] = {"can_create_groups",         "can_delete_groups", "can_create_pkps",
                                              "manage_ipfs_ids_in_groups", "add_pkp_to_groups", "remove_pkp_from_groups",
                                              "execute_in_groups"};
-/// The usage key fields of add/update (API.md §2): metadata and the permission set.
+/// The usage key fields of add/update (docs/protocol.md §2): metadata and the permission set.
 result<ledger::usage_key> read_usage_key(const request_context& c) {
   ENACT_TRY(api::usage_key_spec spec, api::read<api::usage_key_spec>(c.body));
   ledger::usage_key k;

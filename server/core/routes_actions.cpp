@@ -1,4 +1,4 @@
-// Action metadata, group membership of actions, and the content store (API.md §2).
+// Action metadata, group membership of actions, and the content store (docs/protocol.md §2).
 #include <chrono>
 
 #include "core/content_store.hpp"
@@ -61,7 +61,7 @@ result<json::value> update_action_metadata(request_context& c) {
 
 result<json::value> delete_action(request_context& c) {
   ENACT_TRY(const api::action_ref req, api::read<api::action_ref>(c.body));
-  // API.md §2: deleting an action removes it from every group that lists it, so the key needs
+  // docs/protocol.md §2: deleting an action removes it from every group that lists it, so the key needs
   // group:manageActions on each of them (403 naming the first it may not touch); a key with no
   // permission at all could otherwise strip an action from every group.
   ENACT_TRY(const auto listing, c.svc.ledger->groups_listing(c.who->account.hash, req.hashed_cid));

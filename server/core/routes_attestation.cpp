@@ -31,15 +31,15 @@ void send_error(const services& svc, const httplib::Request& req, httplib::Respo
     svc.log->error("attestation request failed", {{"path", req.path}, {"detail", e.message}});
 }
 
-/// GET /attestation: a quote over the all-zero report data (core-api.md). The quote is `0x`-hex
-/// (API.md §0; the specification lets clients accept either form); event_log and vm_config are
+/// GET /attestation: a quote over the all-zero report data (docs/protocol.md §2 "Attestation"). The quote is `0x`-hex
+/// (docs/protocol.md §0; the specification lets clients accept either form); event_log and vm_config are
 /// JSON strings, as the guest agent gives them.
 result<json::value> attestation(const services& svc) {
   ENACT_TRY(const tee::quote_response q, svc.tee->quote(tee::report_data{}));
   return json::object{{"quote", hex::encode_prefixed(q.quote)}, {"event_log", q.event_log}, {"vm_config", q.vm_config}};
 }
 
-/// GET /info: app_id and compose_hash as bare hex (core-api.md check 4 prefixes them with 0x),
+/// GET /info: app_id and compose_hash as bare hex (docs/protocol.md §5 check 4 prefixes them with 0x),
 /// tcb_info as an object; with a sandbox, how isolated its runs are (docs/actions.md): "enforced"
 /// false when the operator allowed weak isolation, "missing" the layers some worker could not put
 /// in place, "serving" false when runs are refused for want of one.

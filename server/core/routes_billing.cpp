@@ -1,4 +1,4 @@
-// Billing (API.md §2 "Billing"): balance, payment intents, confirmation. Authenticated by a key
+// Billing (docs/protocol.md §2 "Billing"): balance, payment intents, confirmation. Authenticated by a key
 // or by an X-Wallet-Auth envelope of the account's admin wallet.
 #include "billing/payment_provider.hpp"
 #include "core/errors.hpp"

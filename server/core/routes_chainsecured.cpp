@@ -1,6 +1,6 @@
-// The ChainSecured endpoints (API.md §2 "ChainSecured (wallet-signed)", core-api spec "ChainSecured
+// The ChainSecured endpoints (docs/protocol.md §2 "ChainSecured", core-api spec "ChainSecured
 // HTTP endpoints"): each takes `{"typed_data": <envelope>, "signature": "0x…"}` signed by a wallet
-// with eth_signTypedData_v4, checked by envelope::verify in the order API.md §2 fixes, each
+// with eth_signTypedData_v4, checked by envelope::verify in the order docs/protocol.md §2 fixes, each
 // rejection with its own code:
 //   body over 16 KiB                                   -> 413 payload_too_large (mount)
 //   malformed JSON, missing or unknown field           -> 400 invalid_request   (mount, schema)
@@ -63,7 +63,7 @@ result<address> verified_signer(const request_context& c, envelope::kind k,
 
 // --- handlers ---------------------------------------------------------------------------------
 
-/// The account a PKP minted for `signer` belongs to (API.md §1 "owning account"): the account
+/// The account a PKP minted for `signer` belongs to (docs/protocol.md §1 "owning account"): the account
 /// whose admin wallet `signer` is, or, while it has none, keccak256(abi.encodePacked(signer)),
 /// the hash its account will have when the wallet creates it on-chain.
 result<pkp::account_hash> owning_account_of(const request_context& c, const address& signer) {
@@ -78,7 +78,7 @@ result<pkp::account_hash> owning_account_of(const request_context& c, const addr
 result<json::value> create_wallet_with_signature(request_context& c) {
   ENACT_TRY(const address signer, verified_signer(c, envelope::kind::create_wallet));
   ENACT_TRY(const pkp::account_hash owner, owning_account_of(c, signer));
-  // API.md §1: signature-minted wallets sit at a random 32-byte path, under the signer's account.
+  // docs/protocol.md §1: signature-minted wallets sit at a random 32-byte path, under the signer's account.
   const pkp::derivation_path path = pkp::random_path();
   ENACT_TRY(const address wallet, c.svc.tee->wallet_address(owner, path));
   return json::value_from(api::minted_wallet{wallet, wallet, path});

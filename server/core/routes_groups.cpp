@@ -1,4 +1,4 @@
-// Groups and PKP wallets (API.md §2 "Groups, wallets, actions").
+// Groups and PKP wallets (docs/protocol.md §2 "Groups, wallets, actions").
 #include <algorithm>
 #include <chrono>
 
@@ -30,7 +30,7 @@ result<json::value> add_group(request_context& c) {
   g.description = req.description.value_or("");
   g.pkps = req.pkp_ids_permitted;
   g.cid_hashes = req.cid_hashes_permitted;
-  // API.md §2: a group born with PKPs or actions binds them as add_pkp_to_group and
+  // docs/protocol.md §2: a group born with PKPs or actions binds them as add_pkp_to_group and
   // add_action_to_group would, on a group no key holds scopes on yet; so the key needs those
   // scopes on the wildcard group 0. Without this, group:create alone would bind any PKP of the
   // account to code of the caller's choosing.
@@ -90,7 +90,7 @@ result<json::value> create_wallet(request_context& c) {
   const auto& account = c.who->account.hash;
   ENACT_TRY(uint64_t index, c.svc.ledger->wallet_count(account));
   // The n-th API-mode wallet sits at keccak256(apiKeyHash ‖ n) under the caller's own account
-  // (API.md §1: the key belongs to that account). Two concurrent
+  // (docs/protocol.md §1: the key belongs to that account). Two concurrent
   // creations may read the same n; the loser's registration is a duplicate and moves on to the
   // registry's current count (moving on by one only, a slower request falls further behind the
   // others with every retry and runs out of attempts).

@@ -1,4 +1,4 @@
-// POST /run_action (API.md §2 "Running an action"): authorization in the specification's order,
+// POST /run_action (docs/protocol.md §2 "Running an action"): authorization in the specification's order,
 // code from the content store (or an IPFS gateway, verified against the CID), a run in the
 // sandbox pool, and the capability calls of the run answered here with keys derived in the TEE.
 //
@@ -134,7 +134,7 @@ class reservation {
   uint64_t price_;
 };
 
-/// (account, derivation path, wallet) triples whose derivation was checked (API.md §1 "owning
+/// (account, derivation path, wallet) triples whose derivation was checked (docs/protocol.md §1 "owning
 /// account"): a derivation is deterministic for the server's root key, so a triple once verified
 /// stays true for the process's lifetime and the check costs one derivation per PKP, not one per
 /// use. Kept per TEE (an embedding program may mount several services). Bounded: when full, the
@@ -268,7 +268,7 @@ class run_capabilities final : public runtime::capability_handler {
   };
 
   /// The PKP named by `args.pkpId`, once it is known to be usable in this run and to be a key of
-  /// the run's account: API.md §1 "owning account" — the derivation of (this account, the
+  /// the run's account: docs/protocol.md §1 "owning account" — the derivation of (this account, the
   /// registered path) must give the registered wallet, so a (wallet, path) pair copied from
   /// another account (or any pair the chain let an account store) never signs here.
   result<owned_key> owned_pkp(const json::object& args) {
@@ -394,7 +394,7 @@ result<json::value> run_action(request_context& c) {
   if (pkp && !allowed.contains(*pkp))
     return fail(api_errc::forbidden, "PKP not usable with this action");
 
-  // Credits before the code (API.md §2 order): an account that cannot pay makes the server fetch
+  // Credits before the code (docs/protocol.md §2 order): an account that cannot pay makes the server fetch
   // nothing from a gateway and keep nothing. The reservation goes back uncharged when the code
   // cannot be had.
   const uint64_t price = c.cfg.run_price_credits;

@@ -1,4 +1,4 @@
-// Public utility endpoints (API.md §2 "Public utility"): no authentication.
+// Public utility endpoints (docs/protocol.md §2 "Public utility"): no authentication.
 #include "core/errors.hpp"
 #include "core/route.hpp"
 #include "core/schema.hpp"

@@ -25,7 +25,7 @@ void begin_request() {
   t_request.start = steady::now();
 }
 
-/// The `error.code` of an error body of API.md §0, or empty.
+/// The `error.code` of an error body of docs/protocol.md §0, or empty.
 std::string error_code_of(const std::string& body) {
   std::error_code ec;
   const boost::json::value v = boost::json::parse(body, ec);

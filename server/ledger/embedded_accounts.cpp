@@ -19,7 +19,7 @@ using namespace embedded;  // NOLINT(google-build-using-namespace): the store's 
 result<void> embedded_ledger::new_account(const write_context& w, const account& a) {
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY_VOID(store_->check_sender(w.sender, a.admin, a.managed, a.hash));
-    // API.md §3 identity rules: a wallet (past check_sender, it is the admin) creates only its
+    // docs/protocol.md §3 identity rules: a wallet (past check_sender, it is the admin) creates only its
     // own ChainSecured account under the hash every client derives from its address, so no one
     // squats another wallet's account or creates one under a hash of its choosing (a victim's
     // usage-key hash, say).
@@ -122,7 +122,7 @@ result<void> embedded_ledger::set_usage_key(const write_context& w, const usage_
   return store_->write([&](connection& c) -> result<void> {
     ENACT_TRY(account_row a, store_->writable_account(c, w.sender, k.account));
     ENACT_TRY_VOID(check_metadata(k.name, k.description));
-    // One namespace (API.md §3): a key under an account's hash, or under another account's key
+    // One namespace (docs/protocol.md §3): a key under an account's hash, or under another account's key
     // hash, would make that credential authenticate here.
     if (load_account(c, k.hash))
       return fail(ledger_errc::hash_is_account, "usage key " + hx(k.hash) + ": the hash is an account's");

@@ -77,7 +77,7 @@ template <size_t N>
   return check_length("description", description, kMaxDescription);
 }
 
-/// The page's LIMIT and OFFSET (API.md §0 pages are 1-based).
+/// The page's LIMIT and OFFSET (docs/protocol.md §0 pages are 1-based).
 [[nodiscard]] inline result<std::pair<int64_t, int64_t>> page_bounds(page_request p) {
   if (p.number == 0 || p.size == 0)
     return fail(ledger_errc::invalid_argument, "page: number and size must be at least 1");
@@ -442,7 +442,7 @@ struct embedded_ledger::store {
     return a;
   }
 
-  /// The sender rule of API.md §3: the admin, or an api_payer relaying for a managed account.
+  /// The sender rule of docs/protocol.md §3: the admin, or an api_payer relaying for a managed account.
   [[nodiscard]] result<void> check_sender(const address& sender, const address& admin, bool managed,
                                           const account_hash& h) const {
     if (sender == admin)

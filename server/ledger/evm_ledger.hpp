@@ -1,5 +1,5 @@
 // `enact::ledger::evm_ledger`: the permission ledger kept by the Solidity registry
-// (contracts/, API.md §3) on an EVM node, spoken to over JSON-RPC (docs/architecture.md §4
+// (contracts/, docs/protocol.md §3) on an EVM node, spoken to over JSON-RPC (docs/architecture.md §4
 // "Permission ledger"). The registry enforces the rules; this backend maps them onto
 // `permission_ledger` so that the conformance suite in tests/ledger passes unchanged.
 //

@@ -136,7 +136,7 @@ template <class T, class V, class F>
   return out;
 }
 
-/// offset and limit of a 1-based page (API.md §0), validated as the embedded ledger does.
+/// offset and limit of a 1-based page (docs/protocol.md §0), validated as the embedded ledger does.
 [[nodiscard]] inline result<std::pair<u256, u256>> page_args(page_request p) {
   if (p.number == 0 || p.size == 0)
     return fail(ledger_errc::invalid_argument, "page: number and size must be at least 1");

@@ -1,5 +1,5 @@
 // `enact::ledger::permission_ledger`: the one interface the core routes use for authorization
-// state (docs/architecture.md §4 "Permission ledger", API.md §3) — accounts, usage keys with their permission
+// state (docs/architecture.md §4 "Permission ledger", docs/protocol.md §3) — accounts, usage keys with their permission
 // sets and expiration, groups, the PKP registry, action metadata and credit balances — with the
 // registry contract's rules:
 //   - every write names its sender (the contract's msg.sender): the account's admin wallet, or,
@@ -56,7 +56,7 @@ enum class ledger_errc {
   insufficient_credits,  // balance below the charge
   invalid_argument,      // a value the registry refuses (empty name, amount 0, ...)
   storage,               // the backend failed (I/O, corruption, node unreachable)
-  // Identity rules (API.md §3): a wallet creates only its own unmanaged account under
+  // Identity rules (docs/protocol.md §3): a wallet creates only its own unmanaged account under
   // keccak256(abi.encodePacked(wallet)); account and usage-key hashes are one namespace.
   hash_not_canonical,            // newAccount by a wallet under another hash
   managed_not_allowed,           // newAccount by a wallet with managed = true
@@ -165,7 +165,7 @@ struct write_context {
   uint64_t charge_credits = 0;  // debited atomically with the write (API-mode gas surcharge)
 };
 
-/// 1-based page of a list (API.md §0); validated by the caller (1..100). The wire model's type.
+/// 1-based page of a list (docs/protocol.md §0); validated by the caller (1..100). The wire model's type.
 using page_request = api::page_request;
 
 template <class T>

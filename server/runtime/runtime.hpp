@@ -1,4 +1,4 @@
-// The action sandbox (docs/architecture.md §4 "Action runtime", API.md §2 "Running an action"). A `pool`
+// The action sandbox (docs/architecture.md §4 "Action runtime", docs/protocol.md §2 "Running an action"). A `pool`
 // keeps pre-started `enact-worker` processes (fork+exec once each, never per request); `run`
 // hands one action to an idle worker over its channel (4-byte big-endian length + JSON frames),
 // the worker evaluates it in a fresh Duktape heap under `limits`, and every call that needs keys
@@ -104,7 +104,7 @@ struct pool_config {
 enum class failure_kind { none, exception, timeout, memory, output_too_large, crashed };
 
 /// "none", "exception", "timeout", "memory", "output_too_large", "crashed" — the
-/// `details.kind` values of API.md §0 `action_failed` (crashed maps to 500 at the route).
+/// `details.kind` values of docs/protocol.md §0 `action_failed` (crashed maps to 500 at the route).
 [[nodiscard]] constexpr std::string_view to_string(failure_kind k) noexcept {
   switch (k) {
     case failure_kind::none:

@@ -30,7 +30,7 @@ namespace json = boost::json;
 using clock = std::chrono::steady_clock;
 
 constexpr size_t kRootKeySize = 32;
-// /attestation asks for the all-zero report data of core-api.md. Such a quote binds nothing
+// /attestation asks for the all-zero report data of docs/protocol.md §2 "Attestation". Such a quote binds nothing
 // fresh (anyone may replay one), so sharing it for a few seconds loses nothing and keeps a public,
 // unauthenticated endpoint from driving the quoting enclave at the request rate.
 constexpr auto kZeroQuoteReuse = std::chrono::seconds(10);
@@ -100,7 +100,7 @@ result<app_info> fetch_info(const dstack_options& o) {
   ENACT_TRY(info.compose_hash, string_field(answer, "Info", "compose_hash", false));
   ENACT_TRY(info.vm_config, string_field(answer, "Info", "vm_config", false));
   // tcb_info is a JSON string in the agent's answer (empty when the app keeps it private) and an
-  // object in ours (API.md §2).
+  // object in ours (docs/protocol.md §2).
   const auto* tcb = answer.if_contains("tcb_info");
   json::object tcb_info;
   if (tcb != nullptr && tcb->is_object()) {

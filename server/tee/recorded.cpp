@@ -11,7 +11,7 @@ namespace {
 
 namespace json = boost::json;
 
-// TDX quote v4: a 48-byte header, then the TD report body (README of testdata/tdx §3).
+// TDX quote v4: a 48-byte header, then the TD report body (tests/fixtures/tdx/README.md §3).
 constexpr size_t kBody = 48;
 constexpr size_t kBodySize = 584;
 constexpr size_t kMrTd = 136;

@@ -1,5 +1,5 @@
 // `enact::tee::tee`: the trusted execution environment as the server sees it — the holder of the
-// root key from which every PKP key and every server key is derived (API.md §1). Callers hand it
+// root key from which every PKP key and every server key is derived (docs/protocol.md §1). Callers hand it
 // an owning account and a derivation path (or a server-key purpose) and get addresses,
 // signatures and ciphertexts back; key bytes never leave it.
 // Backends: `simulated` (the root key lives in a 0600 file of the data directory; attestation
@@ -27,7 +27,7 @@ class tee {
   virtual ~tee() = default;
   /// "simulated", "dstack".
   [[nodiscard]] virtual std::string_view kind() const noexcept = 0;
-  // A PKP key is named by its owning account and its derivation path (API.md §1 "PKP signing
+  // A PKP key is named by its owning account and its derivation path (docs/protocol.md §1 "PKP signing
   // key"): the same path under another account is another key. Callers that act for an account
   // pass that account's hash, never one read from the request.
 
@@ -44,10 +44,10 @@ class tee {
   [[nodiscard]] virtual result<bytes> decrypt(const hash256& account, const hash256& path, bytes_view sealed) const = 0;
   /// The PKP signing key of (`account`, `path`) itself, for the one call that hands a key out on
   /// purpose: `/add_usage_api_key_with_signature` mints a usage key whose value is this key
-  /// (API.md §2). Every other caller works through the methods above.
+  /// (docs/protocol.md §2). Every other caller works through the methods above.
   [[nodiscard]] virtual result<Secret> export_signing_key(const hash256& account, const hash256& path) const = 0;
 
-  // --- the server's own keys (API.md §1 "server keys") -----------------------------------------
+  // --- the server's own keys (docs/protocol.md §1 "server keys") -----------------------------------------
   // Derived under a salt of their own from a purpose label, so no account's derivation reaches
   // them.
 
@@ -60,10 +60,10 @@ class tee {
   [[nodiscard]] virtual result<bytes> server_unseal(std::string_view purpose, bytes_view sealed) const = 0;
 
   /// The wallet the earlier path-only derivation gave at `path` (pkp::legacy_wallet_address):
-  /// only for refusing a data directory from before (API.md §1 "data from before").
+  /// only for refusing a data directory from before (docs/protocol.md §1 "data from before").
   [[nodiscard]] virtual result<address> legacy_wallet_address(const hash256& path) const = 0;
 
-  // --- attestation (core-api.md "Attestation endpoints") ---------------------------------------
+  // --- attestation (docs/protocol.md §2 "Attestation") ---------------------------------------
   // Not pure, so a TEE that cannot attest need not say so three times: the defaults answer
   // unavailable and serve no evidence.
 
@@ -75,7 +75,7 @@ class tee {
   [[nodiscard]] virtual const evidence_dir& evidences() const noexcept;
 };
 
-/// Claims `data_dir` for the PKP derivation of API.md §1 (salt "enact/pkp/v2"): records it in
+/// Claims `data_dir` for the PKP derivation of docs/protocol.md §1 (salt "enact/pkp/v2"): records it in
 /// `<data_dir>/key-derivation` on first use, and refuses (invalid_request, with a message that
 /// says why and what to do) a directory that holds keys or ledger state but no such record — one
 /// from before keys were bound to their account — or a record of another rule. Nothing is

@@ -1,4 +1,4 @@
-// The chain watcher of chain-event triggers (docs/architecture.md §4 "Trigger service", API.md §4): one
+// The chain watcher of chain-event triggers (docs/architecture.md §4 "Trigger service", docs/protocol.md §4): one
 // thread per configured chain polls the node's head and, for each enabled chain-event trigger of
 // that chain, turns every matching log into a queued run.
 //
@@ -64,7 +64,7 @@ struct chain_watch_config {
   std::chrono::milliseconds rpc_timeout{10000};
 };
 
-/// The params of a chain-event run (API.md §4):
+/// The params of a chain-event run (docs/protocol.md §4):
 /// `{"event": {"address", "block_number", "block_hash", "transaction_hash", "log_index", "topics",
 /// "data", "decoded": {"arg0": …}, "chain"}}`. Indexed value-type arguments are decoded from their
 /// topics, indexed dynamic ones (string, bytes, arrays, tuples) are their topic (the keccak256 of

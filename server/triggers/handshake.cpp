@@ -1,5 +1,5 @@
 // The approval handshake's routes (handshake.hpp; docs/triggers.md "Signing in a client").
-// Handlers read and check the request, call the store, and answer JSON of API.md §0's shape; the
+// Handlers read and check the request, call the store, and answer JSON of docs/protocol.md §0's shape; the
 // handshake's own outcomes (authorization_pending, access_denied, expired_token) use the codes of
 // OAuth 2.0 device authorization (RFC 8628 §3.5), which client libraries already know.
 #include "triggers/handshake.hpp"
@@ -113,7 +113,7 @@ void send_json(httplib::Response& res, int status, const json::value& body) {
   http::send_json(res, status, body);
 }
 
-/// An outcome of the token poll that API.md §0's table has no code for (RFC 8628 §3.5 names).
+/// An outcome of the token poll that docs/protocol.md §0's table has no code for (RFC 8628 §3.5 names).
 void send_code(httplib::Response& res, int status, std::string_view code, std::string_view message) {
   send_json(res, status, json::object{{"error", json::object{{"code", code}, {"message", message}}}});
 }
@@ -489,7 +489,7 @@ result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Respon
   const std::string_view text = body.at("message").get_string();
   ENACT_TRY(const siwe::message m, siwe::parse(text));
 
-  // API.md §4: the domain and URI are checked against the configured public URL (or the loopback
+  // docs/protocol.md §4: the domain and URI are checked against the configured public URL (or the loopback
   // listen address), never against the request's Host header, which the sender chooses: a
   // message a wallet signed for another site must not sign in here.
   if (c.authorities.empty())

@@ -1,4 +1,4 @@
-// The browser approval handshake of the trigger service (API.md §4 "Token handshake";
+// The browser approval handshake of the trigger service (docs/protocol.md §4 "Token handshake";
 // docs/triggers.md "Signing in a client"). A client draws a bearer token, opens
 // /auth/authorize?challenge=base64url(sha256(token bytes))&client=<name>, and polls
 // POST /auth/token until a user signed in on that page (by an EIP-4361 message signed with
@@ -48,7 +48,7 @@ struct handshake_config {
   std::chrono::minutes nonce_lifetime{10};
   /// How long a signed-in session lasts.
   std::chrono::minutes session_lifetime{30};
-  /// Accepted distance of a sign-in message's Issued At from the server's clock (API.md §0
+  /// Accepted distance of a sign-in message's Issued At from the server's clock (docs/protocol.md §0
   /// signature_expired: now ± 300 s).
   std::chrono::seconds issued_at_window{300};
   /// Requests a second per client address over the unauthenticated /auth routes (the approval

@@ -73,7 +73,7 @@ int issue_token_command(int argc, char** argv) {
       std::fprintf(stderr, "enact-server issue-token: cannot create %s: %s\n", data_dir.c_str(), std::strerror(errno));
       return 1;
     }
-    // The server's own check of the directory (API.md §1 "data from before"), so a token issued
+    // The server's own check of the directory (docs/protocol.md §1 "data from before"), so a token issued
     // into a new directory does not make the server refuse it later.
     if (auto claimed = tee::claim_data_dir(data_dir); !claimed) {
       std::fprintf(stderr, "enact-server issue-token: %s\n", claimed.err().message.c_str());

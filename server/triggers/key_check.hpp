@@ -1,4 +1,4 @@
-// The check of a trigger's usage key against the core service (API.md §4): when a trigger is
+// The check of a trigger's usage key against the core service (docs/protocol.md §4): when a trigger is
 // created, or its key, action or PKP changes, the key must be a usage key (never the account key,
 // which could do everything on the account's behalf for as long as the trigger lives) that may
 // execute the trigger's action, with its PKP when one is named. Checked over HTTP, the way the

@@ -106,7 +106,7 @@ CREATE TABLE browser_sessions (
 );
 CREATE INDEX browser_sessions_by_expiry ON browser_sessions(expires_at);
 )sql",
-    // 1 → 2: per-trigger run limits (API.md §4); the partial index keeps the count of a trigger's
+    // 1 → 2: per-trigger run limits (docs/protocol.md §4); the partial index keeps the count of a trigger's
     // unfinished runs proportional to them, not to its history.
     R"sql(
 ALTER TABLE triggers ADD COLUMN max_runs_per_minute integer NOT NULL DEFAULT 60;

@@ -293,7 +293,7 @@ class pool : public storage::pool<connection> {
 /// Inserts a queued run (the caller has checked its trigger).
 run insert_run(connection& c, const new_run& r, const std::string& params_json);
 
-// The run limits of API.md §4 as SQL over a trigger row `t` and the calendar minute's start $M:
+// The run limits of docs/protocol.md §4 as SQL over a trigger row `t` and the calendar minute's start $M:
 // the trigger's newest runs by seq (runs_by_trigger), at most the limit of them, counted within
 // the minute (runs refused by the limits, failed and never attempted, do not count); and its
 // unfinished runs (runs_unfinished), at most the limit of them.

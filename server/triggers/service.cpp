@@ -1,6 +1,6 @@
-// The trigger service's HTTP surface (API.md §4) and its assembly. Handlers are thin: they read
+// The trigger service's HTTP surface (docs/protocol.md §4) and its assembly. Handlers are thin: they read
 // and validate the request, call the store (and the scheduler or the workers), and write the JSON
-// of API.md §4; errors take the shape of API.md §0 through triggers/respond.hpp, and the listener's
+// of docs/protocol.md §4; errors take the shape of docs/protocol.md §0 through triggers/respond.hpp, and the listener's
 // plumbing (request ids, access log, JSON body rules) is the HTTP kit's (http/request.hpp).
 #include "triggers/service.hpp"
 
@@ -89,7 +89,7 @@ result<void> only_keys(const json::object& o, std::initializer_list<std::string_
 }
 
 result<json::object> body_object(const httplib::Request& req) {
-  // API.md §0: JSON bodies, as the core has them.
+  // docs/protocol.md §0: JSON bodies, as the core has them.
   return http::json_object_body(req, kMaxManagementBody);
 }
 
@@ -193,7 +193,7 @@ struct sealed_key {
   hash256 hash{};
 };
 
-/// Seals the usage key of a request body (API.md §1: 32 random bytes, standard base64) and wipes
+/// Seals the usage key of a request body (docs/protocol.md §1: 32 random bytes, standard base64) and wipes
 /// the body's copy.
 result<sealed_key> seal_key(state& st, json::value& v) {
   if (!v.is_string())
@@ -229,7 +229,7 @@ result<schedule_state> first_schedule(const json::object& config, time_point now
   return schedule_state{time_point(*next), std::nullopt};
 }
 
-// --- JSON of API.md §4 -------------------------------------------------------------------------
+// --- JSON of docs/protocol.md §4 -------------------------------------------------------------------------
 
 std::string base_url(const state& st, const httplib::Request& req) {
   if (!st.cfg.public_url.empty())
@@ -662,7 +662,7 @@ void service::mount(httplib::Server& server, bool own_listener, std::vector<std:
     return;
 
   // What core::mount does for the core's listener: an X-Request-Id on every response and one
-  // log line per request (API.md §0), JSON errors for whatever no route answered.
+  // log line per request (docs/protocol.md §0), JSON errors for whatever no route answered.
   http::listener_options opt;
   opt.close_after_refusal = false;
   opt.name_method_not_allowed = false;

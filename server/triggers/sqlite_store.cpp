@@ -113,7 +113,7 @@ CREATE TABLE browser_sessions (
 );
 CREATE INDEX browser_sessions_by_expiry ON browser_sessions(expires_at);
 )sql",
-    // 2 → 3: per-trigger run limits (API.md §4); the partial index keeps the count of a trigger's
+    // 2 → 3: per-trigger run limits (docs/protocol.md §4); the partial index keeps the count of a trigger's
     // unfinished runs proportional to them, not to its history.
     R"sql(
 ALTER TABLE triggers ADD COLUMN max_runs_per_minute INTEGER NOT NULL DEFAULT 60;
@@ -356,7 +356,7 @@ run insert_run(connection& c, const new_run& r, const std::string& params_json) 
   return queued_run(r);
 }
 
-/// The run limits of API.md §4, checked in the transaction that would queue a run of trigger
+/// The run limits of docs/protocol.md §4, checked in the transaction that would queue a run of trigger
 /// `id` at `at`: nullopt when it may be queued, otherwise why not. The minute is the calendar
 /// minute of `at`; runs refused by the limits (failed, never attempted) do not count.
 std::optional<error> over_limits(connection& c, std::string_view id, int64_t per_minute, int64_t queued,

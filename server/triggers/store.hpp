@@ -65,7 +65,7 @@ namespace json = boost::json;
 /// Instants are UTC with millisecond precision (stored as Unix milliseconds).
 using time_point = std::chrono::sys_time<std::chrono::milliseconds>;
 
-/// Run limits of a trigger (API.md §4): defaults, and the largest values accepted.
+/// Run limits of a trigger (docs/protocol.md §4): defaults, and the largest values accepted.
 inline constexpr uint32_t kDefaultMaxRunsPerMinute = 60;
 inline constexpr uint32_t kDefaultMaxQueuedRuns = 100;
 inline constexpr uint32_t kMaxRunsPerMinuteLimit = 6000;
@@ -73,7 +73,7 @@ inline constexpr uint32_t kMaxQueuedRunsLimit = 10000;
 /// The error code of a run that a schedule or chain event fired over its trigger's limits.
 inline constexpr std::string_view kRateLimitedCode = "rate_limited";
 
-/// The wire model's enums (enact/api/triggers.hpp), with their wire names (API.md §4).
+/// The wire model's enums (enact/api/triggers.hpp), with their wire names (docs/protocol.md §4).
 using api::run_status;
 using api::trigger_type;
 /// "webhook", "schedule", "chain-event".
@@ -99,9 +99,9 @@ struct trigger {
   std::optional<address> pkp_id;
   /// The usage API key, sealed (nonce ‖ ciphertext ‖ tag); never the key itself.
   bytes sealed_usage_key;
-  /// keccak256 of the key's text (API.md §1 "usage key hash").
+  /// keccak256 of the key's text (docs/protocol.md §1 "usage key hash").
   hash256 usage_key_hash{};
-  /// Type-specific settings, already validated (API.md §4).
+  /// Type-specific settings, already validated (docs/protocol.md §4).
   json::object config;
   /// Firings accepted per calendar minute (UTC), and runs waiting or running at once; a firing
   /// over either is refused (enqueue_run) or recorded as a failed run (schedules, chain events).
@@ -146,7 +146,7 @@ struct scheduled_trigger {
 struct new_run {
   std::string id;  // run_id() in ids.hpp
   std::string trigger_id;
-  json::value params;  // what the action sees as `params` (API.md §4)
+  json::value params;  // what the action sees as `params` (docs/protocol.md §4)
   time_point queued_at{};
 };
 
@@ -210,7 +210,7 @@ struct lease_ref {
   uint32_t attempt = 0;  // run.attempts as lease_runs returned it
 };
 
-/// offset/limit paging of the management API (API.md §4 `?limit&offset`).
+/// offset/limit paging of the management API (docs/protocol.md §4 `?limit&offset`).
 struct page {
   uint64_t limit = 20;
   uint64_t offset = 0;
@@ -263,7 +263,7 @@ struct token_record {
 enum class approval_status { pending, approved, denied };
 [[nodiscard]] std::string_view to_string(approval_status s) noexcept;
 
-/// A pending browser approval of the token handshake (API.md §4): the client's challenge
+/// A pending browser approval of the token handshake (docs/protocol.md §4): the client's challenge
 /// (base64url of the token's SHA-256), approved or denied by a signed-in user, then claimed once.
 struct approval {
   std::string challenge;

@@ -1,4 +1,4 @@
-// The rules a trigger's settings must pass before they are stored (API.md §4): the config of each
+// The rules a trigger's settings must pass before they are stored (docs/protocol.md §4): the config of each
 // type, the minimum interval of a schedule, and the chains the deployment can watch. Every
 // refusal is api_errc::invalid_request with a message naming the field ("config.cron: …").
 #pragma once
@@ -20,7 +20,7 @@ namespace enact::triggers {
 /// Schedules firing more often than this are refused (trigger-service spec, "Limits").
 inline constexpr std::chrono::seconds kMinScheduleInterval{30};
 
-/// Chain names a chain-event trigger may name (API.md §4).
+/// Chain names a chain-event trigger may name (docs/protocol.md §4).
 inline constexpr std::array<std::string_view, 5> kChains = {"ethereum", "svc", "arbitrum", "bsc", "polygon"};
 
 /// Confirmations a chain-event trigger may ask for at most.

@@ -1,4 +1,4 @@
-// The governance check (core-api.md "Checks that clients can perform" 4) against a real EVM:
+// The governance check (docs/protocol.md §5, check 4) against a real EVM:
 // tests/attest/Governance.sol (creation code in Governance.bin, kept equal to the source by ctest
 // attest.governance_bytecode) deployed on anvil from dev account 0 (unlocked, so
 // eth_sendTransaction needs no local signing), one compose hash allowed, and

@@ -3,8 +3,8 @@
 
 using namespace client_test;
 
-// Every endpoint of API.md §2 this client covers: the request it sends and what it decodes.
-TEST_CASE("each endpoint sends the request API.md specifies and decodes its answer") {
+// Every endpoint of docs/protocol.md §2 this client covers: the request it sends and what it decodes.
+TEST_CASE("each endpoint sends the request docs/protocol.md specifies and decodes its answer") {
   fake_server server;
   serve_canned(server);
   core_client c(options_for(server), secret(kApiKey));

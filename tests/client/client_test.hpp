@@ -1,6 +1,6 @@
-// enact::client::core_client against a loopback server that plays the core service (API.md §2):
+// enact::client::core_client against a loopback server that plays the core service (docs/protocol.md §2):
 // the request each method sends (method, path, query, headers, body fields exactly), the decoding
-// of each answer, the mapping of every error code and status (API.md §0), the retry rule (GETs
+// of each answer, the mapping of every error code and status (docs/protocol.md §0), the retry rule (GETs
 // only, Retry-After honoured up to the cap), timeouts and refused connections, and that no
 // credential ever reaches an exception message.
 //

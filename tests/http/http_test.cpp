@@ -1,4 +1,4 @@
-// The HTTP kit (server/http): the status table and error body of API.md §0, the mapping of
+// The HTTP kit (server/http): the status table and error body of docs/protocol.md §0, the mapping of
 // errors the kit knows, UTF-8 repair, the JSON body and query rules, CORS, and a listener with
 // serve_requests on loopback: an X-Request-Id on every response, one access-log line per
 // request, JSON error bodies for what no route answered.
@@ -33,7 +33,7 @@ httplib::Request request(std::string body, std::string type, std::string target 
   return r;
 }
 
-TEST_CASE("statuses and error bodies of API.md §0") {
+TEST_CASE("statuses and error bodies of docs/protocol.md §0") {
   CHECK(status_of(api_errc::invalid_request) == 400);
   CHECK(status_of(api_errc::typed_data_invalid) == 400);
   CHECK(status_of(api_errc::signature_expired) == 401);

@@ -1,4 +1,4 @@
-// The attestation endpoints at the host root (core-api.md "Attestation endpoints", API.md §2)
+// The attestation endpoints at the host root (docs/protocol.md §2 "Attestation")
 // against the real server: the simulated TEE's recorded quote and app info, the development
 // evidence set (checksums, quote.json, an X.509 certificate), a served --evidence-dir, refused
 // traversal; and the dstack backend against a fake guest agent on a Unix socket (the requests it
@@ -119,7 +119,7 @@ TEST_CASE("simulated: /attestation answers the recorded TDX quote and says it is
   const bytes quote = hex::decode(quote_hex).value();
   CHECK(quote == fixture_quote());
   CHECK(hex::encode(sha256(quote)) == kFixtureQuoteSha256);
-  // core-api.md: an all-zero reportData.
+  // docs/protocol.md §5: an all-zero reportData.
   REQUIRE(quote.size() >= kReportData + 64);
   CHECK(std::all_of(quote.begin() + kReportData, quote.begin() + kReportData + 64, [](uint8_t b) { return b == 0; }));
 
@@ -147,7 +147,7 @@ TEST_CASE("simulated: /info carries the fixture's app id, compose hash and tcb_i
   CHECK(body.at("compose_hash").as_string() == kFixtureComposeHash);
   const json::object& tcb = body.at("tcb_info").as_object();
 
-  // core-api.md check 2: SHA-256 of app_compose is compose_hash; app_compose holds the compose
+  // docs/protocol.md §5 check 2: SHA-256 of app_compose is compose_hash; app_compose holds the compose
   // file.
   const std::string compose(tcb.at("app_compose").as_string());
   CHECK(compose == read_text(std::string(ENACT_TEE_FIXTURES_DIR) + "/rtmr3-app-compose.json"));
@@ -532,7 +532,7 @@ TEST_CASE("dstack: the PKP root key comes from GetKey, so servers on one agent a
   CHECK(agent.requests_to("/Info").size() == 2);
 
   // The api_payer is the server key "api-payer/0" (server/app/main.cpp): derived from the
-  // agent's key by the rules of API.md §1 "server keys".
+  // agent's key by the rules of docs/protocol.md §1 "server keys".
   const Secret payer = pkp::server_signing_key(Secret(hex::decode(kAgentKey).value()), "api-payer/0").value();
   const std::string expected = to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(payer).value()));
   CHECK(admin_api_payer(a) == expected);
@@ -555,7 +555,7 @@ TEST_CASE("dstack: /attestation and /info pass the agent's answers through") {
   REQUIRE_MESSAGE(r.status == 200, r.describe());
   const auto quotes = agent.requests_to("/GetQuote");
   REQUIRE(quotes.size() == 1);
-  // core-api.md: all-zero report data, 64 bytes, hex.
+  // docs/protocol.md §5: all-zero report data, 64 bytes, hex.
   CHECK(quotes[0].body.at("report_data").as_string() == std::string(128, '0'));
   const bytes quote = hex::decode(r.obj().at("quote").as_string()).value();
   CHECK(quote == fixture_quote());  // the fixture's report_data is all zero already

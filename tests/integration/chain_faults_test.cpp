@@ -1,9 +1,9 @@
 // The chain node of the `evm` ledger stopped and restarted (docs/architecture.md §4 "Permission ledger";
-// API.md §0: 503 `unavailable` while the node is unreachable). enact-server runs on a registry
+// docs/protocol.md §0: 503 `unavailable` while the node is unreachable). enact-server runs on a registry
 // deployed on anvil by `enact-server deploy-registry`; anvil keeps its chain across stop/start
 // (tests/support/anvil_process.hpp, keep_state). Checked:
 //  - node stopped while idle: writes and reads answer 503 `unavailable` with the error shape of
-//    API.md §0, the server stays up, and once the node is back the same server serves again
+//    docs/protocol.md §0, the server stays up, and once the node is back the same server serves again
 //    (nothing restarted but the node), the refused write absent and its retry accepted;
 //  - node stopped while writers and readers are in flight: every answer is 200 or 503
 //    `unavailable` (never another status, never a dropped connection); after the restart every

@@ -1,4 +1,4 @@
-// A chain-event trigger of enact-server end to end (API.md §4, docs/triggers.md "Chain events"):
+// A chain-event trigger of enact-server end to end (docs/protocol.md §4, docs/triggers.md "Chain events"):
 // anvil (tests/support) with tests/triggers/Emitter.sol deployed, enact-server --dev with
 // `--chain-rpc svc=<anvil>`, a trigger created through /api/triggers with a topic filter and a
 // start_block before an already emitted log, and runs that execute an action echoing the decoded

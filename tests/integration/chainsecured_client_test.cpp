@@ -61,7 +61,7 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(decoded == pkp::signing_key(root, minter, k.derivation_path).value());
   CHECK(address_of_key(decoded) == k.wallet_address);
 
-  // Refusals arrive as api_error with the code and status of API.md §0.
+  // Refusals arrive as api_error with the code and status of docs/protocol.md §0.
   api_error e = expect_api_error([&] { (void)anon.create_wallet_with_signature(w, 1); });
   CHECK(e.errc() == api_errc::chain_id_mismatch);
   CHECK(e.status() == 400);
@@ -96,7 +96,7 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   const client::chain_secured_account conv = owner.convert_to_chain_secured_account(admin, kChain);
   CHECK(conv.new_admin_wallet_address == address_of_key(admin));
   CHECK(conv.api_key_hash == created.api_key_hash);
-  // The former master key authorizes nothing after the conversion (API.md §0 401 row).
+  // The former master key authorizes nothing after the conversion (docs/protocol.md §0 401 row).
   e = expect_api_error([&] { (void)owner.account(); });
   CHECK(e.errc() == api_errc::unauthenticated);
   e = expect_api_error([&] { (void)owner.convert_to_chain_secured_account(admin, kChain); });

@@ -26,7 +26,7 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
     CHECK(pkp == wallet);
     CHECK(is_checksummed_address(wallet));
     REQUIRE(is_path_hex(path));
-    // API.md §1: the PKP of the signer's account (it has none yet: its canonical hash) at that
+    // docs/protocol.md §1: the PKP of the signer's account (it has none yet: its canonical hash) at that
     // path under the node's root key; not the signer's address.
     const hash256 p = hex::decode_fixed<32>(path).value();
     const hash256 owner = pkp::canonical_account_hash(address_of_key(w));
@@ -66,7 +66,7 @@ TEST_CASE("add_usage_api_key_with_signature: the key is the PKP signing key at t
     const std::string path = s_of(r.body, "derivation_path");
     keys.push_back(key);
     paths.insert(path);
-    // API.md §1: standard base64 of 32 bytes, a secp256k1 key whose address is wallet_address.
+    // docs/protocol.md §1: standard base64 of 32 bytes, a secp256k1 key whose address is wallet_address.
     CHECK(key.size() == 44);
     const Secret decoded = key_secret(key);
     REQUIRE(decoded.size() == 32);
@@ -167,7 +167,7 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   // Groups, PKPs, actions and the usage key unchanged (the key still authenticates).
   CHECK(lists() == before);
 
-  // API.md §0 401 row: the former master key authorizes nothing now, not even a read, a run or
+  // docs/protocol.md §0 401 row: the former master key authorizes nothing now, not even a read, a run or
   // a second conversion (whoever signs it).
   for (const char* path :
        {"/account", "/list_groups", "/list_wallets", "/list_actions", "/list_api_keys", "/billing/balance"}) {

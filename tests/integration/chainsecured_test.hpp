@@ -1,4 +1,4 @@
-// The ChainSecured endpoints (API.md §2 "ChainSecured (wallet-signed)") against the real server:
+// The ChainSecured endpoints (docs/protocol.md §2 "ChainSecured") against the real server:
 // minting a PKP and a usage key for a wallet-signed envelope, every rejection of the validation
 // order with its own status and code (on all three endpoints), conversion of an account and what
 // changes with it (master key, usage keys, relayed writes, billing by the new admin wallet), the
@@ -39,7 +39,7 @@ inline std::string read_text(const std::string& path) {
   return out.str();
 }
 
-/// The simulated TEE's root key (API.md §1 derivations are checked against it).
+/// The simulated TEE's root key (docs/protocol.md §1 derivations are checked against it).
 inline Secret root_key_of(const server_process& srv) {
   const std::string raw = read_text(srv.data_dir() + "/tee-root.key");
   REQUIRE(raw.size() == 32);

@@ -73,7 +73,7 @@ struct envelope_case {
   bool mint_only = false;
 };
 
-/// Every row of the validation order (API.md §2) and of §0's table for these endpoints.
+/// Every row of the validation order (docs/protocol.md §2) and of §0's table for these endpoints.
 std::vector<envelope_case> envelope_cases() {
   using k = envelope::kind;
   const auto types = [](json::object& td) -> json::object& {

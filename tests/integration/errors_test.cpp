@@ -1,4 +1,4 @@
-// Every row of API.md §0's error table that applies to the core endpoints, against the real
+// Every row of docs/protocol.md §0's error table that applies to the core endpoints, against the real
 // server: status, code, the `{"error": {"code", "message"}}` body, nothing written by a refused
 // request, X-Request-Id on every response with one log line carrying it (route, status, latency),
 // and no API key value in any log line.

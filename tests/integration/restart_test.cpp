@@ -24,7 +24,7 @@ Secret read_root_key(const std::string& data_dir) {
 }
 
 /// Each listed wallet's address is the one its derivation path gives under `root` for the
-/// snapshot's account (API.md §1 "owning account").
+/// snapshot's account (docs/protocol.md §1 "owning account").
 void check_wallets_derive(const json::object& snap, const Secret& root) {
   const hash256 account = hex::decode_fixed<32>(s_of(snap.at("account"), "api_key_hash")).value();
   for (const auto& w : snap.at("wallets").as_array()) {

@@ -235,7 +235,7 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
   REQUIRE(registry.register_wallet_derivation(account, pkp, keccak256(std::string_view("p")), "pkp").has_value());
   const std::string payer_text = s_of(c.get("/get_admin_api_payer").body, "admin_api_payer");
   const address payer = parse_address(payer_text).value();
-  // An API-mode account: its account key's wallet is the admin (API.md §1), which may convert
+  // An API-mode account: its account key's wallet is the admin (docs/protocol.md §1), which may convert
   // the account only to itself; handing it to another wallet needs that wallet's consent.
   const response api = c.post("/new_account", json::object{{"name", "api mode"}});
   REQUIRE(api.status == 200);

@@ -68,7 +68,7 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
         // The action got the same object the caller gets.
         CHECK(r.obj().at("response").at("sig") == sig);
 
-        // The key the server used is the one API.md §1 derives from the root key, the owning
+        // The key the server used is the one docs/protocol.md §1 derives from the root key, the owning
         // account and the path: RFC 6979 makes the signature a function of key and digest, so it
         // must match exactly.
         const hash256 path = hex::decode_fixed<32>(w.path).value();
@@ -99,7 +99,7 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
     const auto& out = r.obj().at("response").as_object();
     CHECK(out.at("opened").as_string() == text);
     CHECK(out.at("opened_by_b").as_string() == text);
-    // Sealed forms: nonce ‖ ciphertext ‖ tag, opened by the SDK with the key API.md §1 derives.
+    // Sealed forms: nonce ‖ ciphertext ‖ tag, opened by the SDK with the key docs/protocol.md §1 derives.
     const auto sealed = hex::decode_prefixed(out.at("sealed").as_string()).value();
     const auto other = hex::decode_prefixed(out.at("other").as_string()).value();
     CHECK(sealed.size() == text.size() + aes_gcm::kOverhead);

@@ -1,4 +1,4 @@
-// POST /core/v1/run_action against the real server (API.md §2 "Running an action",
+// POST /core/v1/run_action against the real server (docs/protocol.md §2 "Running an action",
 // docs/actions.md): what the capability calls return (signatures that recover to the PKP and
 // equal the SDK's own derivation from the data directory's root key, EIP-191, addresses,
 // AES-GCM that only the sealing PKP opens), the PKPs a run may use, every rule of the execution
@@ -270,7 +270,7 @@ inline activity settled_activity(pid_t server) {
 
 // --- secrets -------------------------------------------------------------------------------------
 
-/// The data directory's TEE root key (32 bytes, API.md §1): the test reads it to derive the
+/// The data directory's TEE root key (32 bytes, docs/protocol.md §1): the test reads it to derive the
 /// PKP keys the server should have used, and to check that no response or log line holds it.
 inline Secret root_key_of(const server_process& srv) {
   const std::string raw = read_text(srv.data_dir() + "/tee-root.key");

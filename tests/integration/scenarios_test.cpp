@@ -1,4 +1,4 @@
-// One scenario per group of endpoints of API.md §2, each against its own enact-server process and
+// One scenario per group of endpoints of docs/protocol.md §2, each against its own enact-server process and
 // all through raw HTTP: accounts and keys, groups, wallets, actions, public utility, billing (dev
 // provider, X-Wallet-Auth, no provider), and the OpenAPI document against every route exercised.
 #include <doctest/doctest.h>
@@ -89,7 +89,7 @@ TEST_CASE("accounts and usage keys: create, read, list, update, remove") {
   ITEST_REQUIRE_STATUS(created, 200);
   const account_keys acct{s_of(created.body, "api_key"), s_of(created.body, "wallet_address"),
                           s_of(created.body, "api_key_hash")};
-  // API.md §1: 32 random bytes in standard base64; the hash is keccak256 of the string as issued;
+  // docs/protocol.md §1: 32 random bytes in standard base64; the hash is keccak256 of the string as issued;
   // the wallet address is the address of the key as a secp256k1 key.
   CHECK(acct.api_key.size() == 44);
   CHECK(key_secret(acct.api_key).size() == 32);
@@ -365,7 +365,7 @@ TEST_CASE("wallets: derivation paths, listing, PKPs in groups") {
     const response r =
         c.post("/create_wallet", json::object{{"name", "w" + std::to_string(i)}, {"description", "d"}}, acct.auth());
     ITEST_REQUIRE_STATUS(r, 200);
-    // API.md §1: the i-th API-mode wallet sits at keccak256(apiKeyHash ‖ i).
+    // docs/protocol.md §1: the i-th API-mode wallet sits at keccak256(apiKeyHash ‖ i).
     CHECK(s_of(r.body, "derivation_path") == api_path_hex(acct.api_key_hash, i));
     CHECK(s_of(r.body, "pkp_id") == s_of(r.body, "wallet_address"));
     const std::string addr = s_of(r.body, "wallet_address");

@@ -1,6 +1,6 @@
 // Steps the integration scenarios share: creating accounts and usage keys, buying credits, the SDK
 // computations the server's answers are checked against (CIDs, hashed CIDs, derivation paths,
-// key addresses), and the checks every error response must pass (API.md §0: status, code, body
+// key addresses), and the checks every error response must pass (docs/protocol.md §0: status, code, body
 // shape, X-Request-Id, and the request's log line).
 #pragma once
 
@@ -43,13 +43,13 @@ inline std::string s_of(const json::value& v, std::string_view key) {
 /// An unsigned integer field of a JSON object.
 inline uint64_t u_of(const json::value& v, std::string_view key) { return v.as_object().at(key).to_number<uint64_t>(); }
 
-/// The keccak256 of a string as 0x-hex (API key hashes, hashed CIDs: API.md §1).
+/// The keccak256 of a string as 0x-hex (API key hashes, hashed CIDs: docs/protocol.md §1).
 inline std::string keccak_hex(std::string_view text) { return hex::encode_prefixed(keccak256(text)); }
 /// The CIDv0 `ipfs add` gives `code` (computed by the SDK).
 inline std::string cid_of_code(std::string_view code) { return ipfs::cid_of(as_bytes(code)); }
 /// hashed_cid of a CID string, 0x-hex.
 inline std::string hashed_cid_hex(std::string_view cid) { return hex::encode_prefixed(ipfs::hashed_cid(cid)); }
-/// The secp256k1 key an API key stands for (its base64 bytes, API.md §1).
+/// The secp256k1 key an API key stands for (its base64 bytes, docs/protocol.md §1).
 inline Secret key_secret(const std::string& api_key) { return Secret(base64::decode(api_key, "api key").value()); }
 /// The checksummed address of an API key's secp256k1 key.
 inline std::string key_address(const std::string& api_key) {
@@ -196,7 +196,7 @@ inline std::set<std::string> string_set(const json::value& v, std::string_view k
   return out;
 }
 
-/// Checks the body shape of API.md §0 ({"error": {"code", "message", "details"?}}, nothing
+/// Checks the body shape of docs/protocol.md §0 ({"error": {"code", "message", "details"?}}, nothing
 /// else), the status and code, and the X-Request-Id header.
 inline void check_error_shape(const response& r, int status, std::string_view code) {
   INFO(r.describe());

@@ -1,6 +1,6 @@
 // The bad-input sweep: every operation of the server's own OpenAPI document (/core/v1/openapi.json,
 // generated from the route table) is sent malformed bodies, bad query parameters, bad credentials
-// and wrong paths. Every answer must be a 4xx with exactly the error body of API.md §0 (status
+// and wrong paths. Every answer must be a 4xx with exactly the error body of docs/protocol.md §0 (status
 // matching the code), never a 5xx, a hang or a dropped connection; afterwards the account's state
 // (every list and the balance) is unchanged and the server still serves normal requests.
 //
@@ -9,7 +9,7 @@
 // property name, then one defect at a time. At the end every base request is sent as is, and must
 // not be refused as malformed, so each case above differed from a valid request by its one defect.
 //
-// Cases that legitimately succeed, decided by API.md §0 and §2:
+// Cases that legitimately succeed, decided by docs/protocol.md §0 and §2:
 //   - a key without scopes may read (account, lists, balance), and may call the operations whose
 //     auth column names no scope (add_action, update_action_metadata, delete_action,
 //     upload_action, billing); their base requests are chosen so that nothing the snapshot sees
@@ -22,7 +22,7 @@
 //     range (minimum ≥ 1); elsewhere it is not sent.
 //   - public operations (security: []) ignore credentials, so the credential cases are sent only to
 //     the secured ones.
-// Decided the other way (refused, 400 invalid_request), per API.md §0 "JSON bodies" and "unknown
+// Decided the other way (refused, 400 invalid_request), per docs/protocol.md §0 "Bodies" and "unknown
 // request fields are rejected": a body whose Content-Type is not application/json (text/plain,
 // form-encoded, even when the text is JSON), and a query parameter the operation does not declare,
 // on GET and POST alike.
@@ -33,7 +33,7 @@
 
 namespace enact::itest {
 
-TEST_CASE("every operation of the OpenAPI document refuses bad input with an API.md §0 error") {
+TEST_CASE("every operation of the OpenAPI document refuses bad input with a docs/protocol.md §0 error") {
   const auto started = std::chrono::steady_clock::now();
   // Account creation and the ChainSecured mints are limited per client address; the sweep sends
   // them hundreds of requests from one.
@@ -145,7 +145,7 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with an API
   };
   // Where the dictionary alone does not give a request that is both valid and harmless.
   const std::map<std::string, std::function<void(json::object&)>, std::less<>> overrides = {
-      // Exactly one of code and action_ipfs_cid (API.md §2 "Running an action").
+      // Exactly one of code and action_ipfs_cid (docs/protocol.md §2 "Running an action").
       {"runAction",
        [](json::object& b) {
          b.erase("code");

@@ -1,4 +1,4 @@
-// The SDK's typed trigger client against the real enact-server (API.md §4): an account, a usage
+// The SDK's typed trigger client against the real enact-server (docs/protocol.md §4): an account, a usage
 // key and an action set up through the core client, then every call of the trigger client — a
 // webhook trigger fired and its run awaited (the action echoes the event), list/get/update/
 // enable/disable/delete, schedule and chain-event configs round-tripping, and the server's errors

@@ -60,11 +60,11 @@ struct acct {
 
 inline write_context as(const address& sender, uint64_t charge = 0) { return write_context{sender, charge}; }
 
-/// API.md §1: the hash of an account a wallet creates, keccak256(abi.encodePacked(wallet)).
+/// docs/protocol.md §1: the hash of an account a wallet creates, keccak256(abi.encodePacked(wallet)).
 inline account_hash canonical(const address& wallet) { return keccak256(bytes_view(wallet)); }
 
 /// A managed record has an API-mode hash; an unmanaged one the canonical hash of its admin, the
-/// only one a wallet may create (API.md §3 identity rules).
+/// only one a wallet may create (docs/protocol.md §3 identity rules).
 inline account make_account_record(uint8_t n, bool managed) {
   account a;
   a.admin = addr(0x10, n);

@@ -71,7 +71,7 @@ std::string sql_text(const std::string& path, const std::string& query) {
   return v;
 }
 
-/// A wallet's own account, as a wallet may create it (API.md §3): unmanaged, canonical hash.
+/// A wallet's own account, as a wallet may create it (docs/protocol.md §3): unmanaged, canonical hash.
 account sample_account() {
   account a;
   a.admin[0] = 0x10;

@@ -241,7 +241,7 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   REQUIRE(l->new_account(w, a));
   account u = managed_account(2);
   u.managed = false;
-  u.hash = keccak256(bytes_view(u.admin));  // a wallet's own account (API.md §3)
+  u.hash = keccak256(bytes_view(u.admin));  // a wallet's own account (docs/protocol.md §3)
   REQUIRE(l->new_account(write_context{u.admin, 0}, u));
   usage_key key;
   key.hash = h256(0x40);
@@ -316,7 +316,7 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
        [&] {
          return l->add_group(w, a.hash, named_group("")).code();
        }},
-      // Identity rules (API.md §3).
+      // Identity rules (docs/protocol.md §3).
       {ledger_errc::hash_not_canonical, "AccountHashNotCanonical(",
        [&] {
          account v = managed_account(3);

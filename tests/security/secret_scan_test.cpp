@@ -12,7 +12,7 @@
 //     the TEE root key where it is kept (tee-root.key).
 // The secrets the test can know: API key values (from the answers), the trigger token (from
 // `enact-server issue-token`), the simulated TEE's root key (read from the data directory) and the
-// PKP private keys derived from it by API.md §1 (checked against the wallet addresses served).
+// PKP private keys derived from it by docs/protocol.md §1 (checked against the wallet addresses served).
 //
 // Static part: every logging or printing call in server/ whose arguments name a variable like
 // key / secret / token / seed / password / mnemonic / private fails the test unless listed in

@@ -89,7 +89,7 @@ struct known_secret {
   std::optional<origin> from;
 };
 
-/// The routes whose 200 answer hands out a key value (API.md §1): "field path-suffix".
+/// The routes whose 200 answer hands out a key value (docs/protocol.md §1): "field path-suffix".
 bool mints(const record& r, std::string_view field) {
   if (r.status != 200)
     return false;
@@ -206,7 +206,7 @@ void derive_wallet_keys(const std::string& root_raw, const wallet_evidence& ev, 
   if (const auto payer = pkp::server_signing_key(root, "api-payer/0"))
     out.add(of_bytes("API payer private key", payer->view()), std::nullopt);
   // Signature-minted PKPs belong to their signer's account: an account hash seen, or the
-  // canonical hash of a wallet seen (API.md §1 "owning account"). Each pair whose derivation
+  // canonical hash of a wallet seen (docs/protocol.md §1 "owning account"). Each pair whose derivation
   // gives a wallet seen is a key the server held.
   std::vector<hash256> owners;
   for (const std::string& h : ev.account_hashes)

@@ -2,7 +2,7 @@
 // enact_test_anvil fixture) with tests/triggers/Emitter.sol deployed (creation code in Emitter.bin,
 // kept equal to the source by ctest triggers.emitter_bytecode), a SQLite trigger store in a temp
 // directory, and the watcher driven pass by pass with poll_once (or by its own thread, polled for
-// its result). Covered: one run per matching log with the params of API.md §4 and decoded
+// its result). Covered: one run per matching log with the params of docs/protocol.md §4 and decoded
 // arguments, topic filters (a topic, alternatives, null), start_block backfill, ranges halved on a
 // node's "more than N results" refusal (a proxy in front of anvil refuses like a hosted node),
 // restart without a second firing, and an anvil_reorg of depth 2 with replaced transactions.
@@ -271,7 +271,7 @@ TEST_CASE("triggers.chain_watcher: one run per matching log, topic filters, deco
   CHECK(poll(w) == 0);  // nothing new: nothing fires again
   CHECK(f.runs(triggers[0]).size() == 4);
 
-  // API.md §4 chain-event params, for the first ping.
+  // docs/protocol.md §4 chain-event params, for the first ping.
   const auto all = f.runs(triggers[0]);
   REQUIRE(all.size() == 4);
   CHECK(all[0].status == run_status::queued);
@@ -500,7 +500,7 @@ TEST_CASE("triggers.chain_watcher: per-chain confirmations and the poll interval
       {"chain_confirmations.bsc", "0", true},
       {"chain_confirmations", "ethereum", false},  // no =N
       {"chain_confirmations", "=3", false},
-      {"chain_confirmations", "mainnet=3", false},  // not a chain of API.md §4
+      {"chain_confirmations", "mainnet=3", false},  // not a chain of docs/protocol.md §4
       {"chain_confirmations.svc", -1, false},
       {"chain_confirmations.svc", 1001, false},  // over kMaxConfirmations
       {"chain_confirmations", "svc=x", false},

@@ -218,7 +218,7 @@ TEST_CASE("usage keys are sealed by the TEE at their own path") {
   CHECK(std::string(as_chars(sealed)).find(key) == std::string::npos);
   CHECK(std::string(as_chars(unseal_usage_key(*tee, sealed).value().view())) == key);
   // No PKP's key can open it — not one at the sealing key's former path, under any account — nor
-  // can another root (API.md §1 "server keys").
+  // can another root (docs/protocol.md §1 "server keys").
   const hash256 former = keccak256(std::string_view("enact/triggers/usage-key-seal/v1"));
   CHECK(!tee->decrypt(keccak256(std::string_view("some other path")), former, sealed));
   CHECK(!tee->decrypt(hash256{}, former, sealed));

@@ -56,7 +56,7 @@ TEST_CASE("base64 alphabets differ in the last two symbols") {
     CHECK(base64::decode(c.url).code() == base64_errc::bad_char);
     CHECK(base64::decode_url(c.std).code() == base64_errc::bad_char);
   }
-  // A 32-byte API key encodes to 44 characters (API.md §1).
+  // A 32-byte API key encodes to 44 characters (docs/protocol.md §1).
   CHECK(base64::encode(bytes(32, 0xab)).size() == 44);
 }
 

@@ -304,7 +304,7 @@ TEST_CASE("registry.json errors: revert data both ways") {
   });
 }
 
-TEST_CASE("identity-rule reverts (API.md §3): selectors, arguments and messages") {
+TEST_CASE("identity-rule reverts (docs/protocol.md §3): selectors, arguments and messages") {
   const hash256 hash = keccak256(std::string_view("a victim's usage key"));
   const hash256 account = keccak256(std::string_view("the attacker's account"));
   const address wallet{0x12, 0x34};

@@ -470,7 +470,7 @@ TEST_CASE("interop: PKP derivation matches node's HKDF and ethers") {
     auto addr = pkp::wallet_address(root, *account, *path);
     REQUIRE(addr);
     CHECK(to_checksum_address(*addr) == str(v.at("address")));
-    // API.md §1 "owning account": the same path under another account is another key.
+    // docs/protocol.md §1 "owning account": the same path under another account is another key.
     const auto other = hex::decode_fixed<32>(v.at("other_account_hash").as_string());
     REQUIRE(other);
     auto other_addr = pkp::wallet_address(root, *other, *path);

@@ -19,7 +19,7 @@ Secret secret_of(std::string_view s) {
 }
 bytes to_bytes(const Secret& s) { return bytes(s.view().begin(), s.view().end()); }
 
-// An account key as API.md §1 issues it (base64 of 32 bytes); its hash is keccak256 of the string.
+// An account key as docs/protocol.md §1 issues it (base64 of 32 bytes); its hash is keccak256 of the string.
 constexpr std::string_view kApiKey = "q5kZ4m2Yp0b3W1n8Xx9cR7t6Vv5Uu4Ss3Qq2Pp1Oo0E=";
 constexpr std::string_view kApiKeyHash = "7718d66f808df4eff8e1a74c9f2deb6564cd55903d9e7388dc15905a2f608231";
 }  // namespace
@@ -50,7 +50,7 @@ TEST_CASE("PKP keys and addresses match an independent derivation") {
   // Computed with Node 20 crypto.hkdfSync("sha256", root, "enact/pkp/v2",
   // "sign"‖account‖path | "sym"‖account‖path, 32) and ethers v6 computeAddress; none of these
   // needed the counter retry. The first two differ only in the account: another account, another
-  // key (API.md §1 "owning account").
+  // key (docs/protocol.md §1 "owning account").
   const case_ cases[] = {
       {"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", kApiKeyHash,
        "0d551a97591db5cd4d71fa919a645708b745d9d97bbaaa663cb21b8243d2187c",
@@ -88,7 +88,7 @@ TEST_CASE("PKP keys and addresses match an independent derivation") {
 }
 
 TEST_CASE("a path registered under another account derives another wallet") {
-  // The attack of API.md §1 "owning account": the victim's (wallet, path) is public; an attacker
+  // The attack of docs/protocol.md §1 "owning account": the victim's (wallet, path) is public; an attacker
   // who registers the same pair under its own account must not reach the victim's key.
   const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
   const hash256 victim = keccak256("victim-key"sv);
@@ -105,7 +105,7 @@ TEST_CASE("a path registered under another account derives another wallet") {
 }
 
 TEST_CASE("server keys are out of reach of every account derivation") {
-  // API.md §1 "server keys": another salt, so no (account, path) gives the relayer's key; the
+  // docs/protocol.md §1 "server keys": another salt, so no (account, path) gives the relayer's key; the
   // old rule put the relayer at path keccak256("enact/api-payer/0"), which any account could
   // register.
   const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");

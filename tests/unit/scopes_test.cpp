@@ -184,7 +184,7 @@ TEST_CASE("permission_set JSON uses the add_usage_api_key field names") {
   s.add_pkp_to_groups = {0};
   s.execute_in_groups = {UINT64_MAX};
   const boost::json::value v = boost::json::value_from(s);
-  // API.md §2, add_usage_api_key.
+  // docs/protocol.md §2, add_usage_api_key.
   CHECK(boost::json::serialize(v) ==
         R"({"can_create_groups":true,"can_delete_groups":false,"can_create_pkps":true,)"
         R"("manage_ipfs_ids_in_groups":[1,2],"add_pkp_to_groups":[0],"remove_pkp_from_groups":[],)"

@@ -3,7 +3,7 @@
  * EIP-712 typed data (digest, signing, recovery), the wallet-proof envelope (build, sign and the
  * server's ten-rule verification), Solidity ABI encoding of a function call, the CIDv0 of action
  * code, cron next-fire times, PKP wallet addresses, and a JSON-in/JSON-out client of the core
- * service (API.md §2).
+ * service (docs/protocol.md §2).
  *
  * Conventions shared by every function:
  * - Return value: ENACT_OK (0) on success, one of the negative ENACT_ERR_* codes below on failure.
@@ -61,10 +61,10 @@ extern "C" {
 /** No usable connection to the server: refused, broken or timed out. */
 #define ENACT_ERR_NETWORK (-5)
 /** The server answered with an error status; the call's out_json holds its error body
- *  {"error": {"code", "message", "details"?}} (API.md §0) and enact_core_client_status() the
+ *  {"error": {"code", "message", "details"?}} (docs/protocol.md §0) and enact_core_client_status() the
  *  status. */
 #define ENACT_ERR_HTTP (-6)
-/** The server's answer is not what API.md promises (not JSON, wrong shape); out_json holds an
+/** The server's answer is not what docs/protocol.md promises (not JSON, wrong shape); out_json holds an
  *  error body with code "bad_response". */
 #define ENACT_ERR_BAD_RESPONSE (-7)
 /** The result lies outside what the function can represent (cron: no fire time up to year
@@ -151,7 +151,7 @@ ENACT_C_API int enact_typed_data_sign(const char* typed_data_json, const uint8_t
 ENACT_C_API int enact_typed_data_recover(const char* typed_data_json, const char* signature_hex,
                                          char out_address[ENACT_ADDRESS_SIZE]);
 
-/* ---- Wallet-proof envelope (API.md §2 ChainSecured and Billing) ----------------------------- */
+/* ---- Wallet-proof envelope (docs/protocol.md §2 ChainSecured and Billing) ----------------------------- */
 
 /** The canonical envelope typed data for `address` as compact JSON, ready for a wallet's
  *  eth_signTypedData_v4. `primary_type` is "CreateWallet", "ConvertAccount", "AddUsageApiKey" or
@@ -166,7 +166,7 @@ ENACT_C_API int enact_envelope_build(const char* primary_type, const char* addre
 ENACT_C_API int enact_envelope_sign(const char* primary_type, const uint8_t private_key[32], uint64_t issued_at,
                                     uint64_t chain_id, char** out_json);
 
-/** The server's check of a signed envelope, rule by rule in the order of API.md §2; stops at the
+/** The server's check of a signed envelope, rule by rule in the order of docs/protocol.md §2; stops at the
  *  first failure and returns that rule's ENACT_ERR_ENVELOPE_* code. `now` is unix seconds (0: the
  *  system clock), `max_skew` the accepted distance of issuedAt from now in seconds (0: the default,
  *  300). `expected_signer` may be NULL; when set, the signer must also equal it. On success writes
@@ -188,7 +188,7 @@ ENACT_C_API int enact_abi_encode_call(const char* signature, const char* args_js
 
 /* ---- IPFS ----------------------------------------------------------------------------------- */
 
-/** The CIDv0 `ipfs add` gives these bytes with default settings (the action CID of API.md §1).
+/** The CIDv0 `ipfs add` gives these bytes with default settings (the action CID of docs/protocol.md §1).
  *  `data` may be NULL when `len` is 0. Errors: INVALID_ARGUMENT. */
 ENACT_C_API int enact_cid_v0(const uint8_t* data, size_t len, char out_cid[ENACT_CID_V0_SIZE]);
 
@@ -203,7 +203,7 @@ ENACT_C_API int enact_cron_next(const char* expression, int64_t after, int64_t* 
 /* ---- PKP ------------------------------------------------------------------------------------ */
 
 /** The wallet address (pkp_id) of the PKP of the owning account `account_hash` at this 32-byte
- *  derivation path under a 32-byte root key (API.md §1: HKDF-SHA256 signing key with info
+ *  derivation path under a 32-byte root key (docs/protocol.md §1: HKDF-SHA256 signing key with info
  *  "sign" ‖ account_hash ‖ path, then its address; the same path under another account is
  *  another key). Errors: INVALID_ARGUMENT, CRYPTO. It replaces enact_pkp_wallet_address, whose
  *  path-only derivation is gone: the name changed with the arguments, so a program built against

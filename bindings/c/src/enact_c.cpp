@@ -190,7 +190,7 @@ std::optional<size_t> bad_path_char(std::string_view path) noexcept {
   return std::nullopt;
 }
 
-// The API.md §0 error body of a failed call, rebuilt from what the transport kept of it.
+// The docs/protocol.md §0 error body of a failed call, rebuilt from what the transport kept of it.
 std::string error_body(const enact::api_error& e) {
   json::object error{{"code", e.code_name()}, {"message", e.message()}};
   if (!e.details().is_null())

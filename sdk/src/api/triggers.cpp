@@ -130,7 +130,7 @@ trigger trigger_of(const json::value& v) {
   if (const json::value* p = o.if_contains("pkp_id"); p && !p->is_null())
     t.pkp_id = rd::to_address(*p, "pkp_id");
   t.usage_api_key_hash = rd::get_hash(o, "usage_api_key_hash");
-  // Absent from a service older than the run limits: the defaults of API.md §4.
+  // Absent from a service older than the run limits: the defaults of docs/protocol.md §4.
   const auto limit = [&](std::string_view key, uint32_t fallback) -> uint32_t {
     if (!o.contains(key))
       return fallback;

@@ -310,7 +310,7 @@ address core_client::get_admin_api_payer() {
 }
 
 std::string core_client::get_svc_action_ipfs_id(std::string_view code) {
-  // The body is the code itself as one JSON string (API.md §2, public utility).
+  // The body is the code itself as one JSON string (docs/protocol.md §2, public utility).
   const http_answer a =
       impl_->post("/get_svc_action_ipfs_id", json::serialize(json::value(json::string(code))), impl::auth::none);
   return detail::decode_answer(a, [](const json::value& v) {

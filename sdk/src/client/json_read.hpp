@@ -1,6 +1,6 @@
 // Field readers for response bodies: each names the field in its error, which is an enact::Error
 // with api_errc::bad_response (the client adds the status and request id). Ids and counts are
-// JSON integers, also accepted as decimal strings (API.md §0 allows that form for ids).
+// JSON integers, also accepted as decimal strings (docs/protocol.md §0 allows that form for ids).
 #pragma once
 
 #include <boost/json.hpp>

@@ -6,7 +6,7 @@
 // caller; the chain JSON-RPC client and the IPFS gateway fetch use them with their own error codes.
 // `transport` is the level of the typed service clients (core and trigger service): every method,
 // an API key, a bearer token or a wallet proof, JSON or raw bodies, the retry rule of options.hpp,
-// and the mapping of every failure to api_error (API.md §0) with credentials scrubbed from it.
+// and the mapping of every failure to api_error (docs/protocol.md §0) with credentials scrubbed from it.
 #pragma once
 
 #include <boost/json/value.hpp>

@@ -112,7 +112,7 @@ bool trigger_client::has_token() const noexcept { return !impl_->token.empty(); 
 // --- token handshake -----------------------------------------------------------------------------
 
 pending_login trigger_client::start_login(std::string_view client_name) {
-  // API.md §4: the client draws the token; only its hash (the challenge) appears in the URL the
+  // docs/protocol.md §4: the client draws the token; only its hash (the challenge) appears in the URL the
   // user opens, so the token itself never passes through the browser.
   Secret raw = random_secret(32);
   pending_login p;
@@ -241,7 +241,7 @@ run trigger_client::get_run(std::string_view run_id) {
 
 run trigger_client::wait_for_run(std::string_view run_id, std::chrono::milliseconds timeout,
                                  std::chrono::milliseconds interval) {
-  // The service has no push channel for runs: polling is the contract (API.md §4).
+  // The service has no push channel for runs: polling is the contract (docs/protocol.md §4).
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     run r = get_run(run_id);

@@ -1,4 +1,4 @@
-// PKP key derivation (API.md §1). The HKDF info buffers hold only public data (a label, the
+// PKP key derivation (docs/protocol.md §1). The HKDF info buffers hold only public data (a label, the
 // account hash and the path); the root key and every derived key stay inside Secrets.
 #include "enact/pkp/pkp.hpp"
 

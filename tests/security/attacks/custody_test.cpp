@@ -1,4 +1,4 @@
-// Attacks on custody (API.md §1 "owning account", "server keys"; docs/security.md "Threat model"):
+// Attacks on custody (docs/protocol.md §1 "owning account", "server keys"; docs/security.md "Threat model"):
 // a stranger with an account of its own and the public state of the registry tries to make the
 // server sign, encrypt or decrypt with a key that is not its account's.
 //
@@ -255,7 +255,7 @@ TEST_CASE("the server's relayer and sealing keys are out of every account's reac
 namespace enact::itest {
 
 TEST_CASE("a data directory from before keys were bound to accounts is refused, not re-keyed") {
-  // API.md §1 "data from before": a directory whose wallets were derived under the path-only
+  // docs/protocol.md §1 "data from before": a directory whose wallets were derived under the path-only
   // rule holds state but no key-derivation record. Starting on it must fail with a message that
   // says so, and leave every file as it was.
   temp_dir dir;
@@ -307,7 +307,7 @@ TEST_CASE("a data directory from before keys were bound to accounts is refused, 
 namespace enact::itest {
 
 TEST_CASE("a wallet's own address bytes are no API key for its account") {
-  // An on-chain account's hash is keccak256(abi.encodePacked(admin)) (API.md §1), and a key is
+  // An on-chain account's hash is keccak256(abi.encodePacked(admin)) (docs/protocol.md §1), and a key is
   // looked up by the keccak256 of what the caller sends. The 20 raw bytes of the admin's address,
   // sent as the key, hash to the account's hash: a key anyone can compute from a public address.
   server_process srv({"--dev"});

@@ -1,4 +1,4 @@
-// Attacks on the trigger service's rules (API.md §4), tried over HTTP against a real enact-server
+// Attacks on the trigger service's rules (docs/protocol.md §4), tried over HTTP against a real enact-server
 // on loopback, each as an attacker would try it:
 //  (a) sign-in with an EIP-4361 message naming another site, sent with a Host header naming that
 //      site (a message a wallet signed for evil.example, replayed here); and a start on a

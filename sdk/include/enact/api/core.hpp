@@ -1,4 +1,4 @@
-// The wire model of the core service (API.md §2, /core/v1): every request and response type, field
+// The wire model of the core service (docs/protocol.md §2, /core/v1): every request and response type, field
 // for field as the wire carries them, shared by the server's handlers, the typed client, the CLI
 // and the C binding, so a field is spelled once. Fields are typed: addresses as `address` (sent EIP-55 checksummed),
 // hashes and derivation paths as `hash256` (sent 0x + lowercase hex), ids as uint64_t, permission sets as
@@ -35,7 +35,7 @@ namespace enact::api {
 
 namespace json = boost::json;
 
-// --- paging (API.md §0) --------------------------------------------------------------------------
+// --- paging (docs/protocol.md §0) --------------------------------------------------------------------------
 
 /// `page_number` from 1, `page_size` 1..100 (the server refuses other values: invalid_request).
 struct page_request {
@@ -139,7 +139,7 @@ struct new_wallet {
   std::optional<std::string> description;
 };
 
-/// A PKP: `pkp_id` is its wallet address (API.md §1).
+/// A PKP: `pkp_id` is its wallet address (docs/protocol.md §1).
 struct wallet {
   address pkp_id{};
   address wallet_address{};

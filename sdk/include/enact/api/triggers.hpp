@@ -1,4 +1,4 @@
-// The wire model of the trigger service (API.md §4): trigger types and run statuses with their
+// The wire model of the trigger service (docs/protocol.md §4): trigger types and run statuses with their
 // wire names, the type-specific trigger configs, a trigger and a run as the service answers them.
 // `value_from` writes each as the service does (same members, same order); `value_to` reads one
 // and throws `enact::Error` on a bad value, and the `read_*` functions read the same without
@@ -49,7 +49,7 @@ struct schedule_config {
   friend bool operator==(const schedule_config&, const schedule_config&) = default;
 };
 
-/// A log filter on one chain (API.md §4). `topic_filters[i]` filters the i-th indexed parameter:
+/// A log filter on one chain (docs/protocol.md §4). `topic_filters[i]` filters the i-th indexed parameter:
 /// empty matches anything (null on the wire), one topic matches it, several match any of them.
 struct chain_event_config {
   std::string chain;  // "ethereum", "svc", "arbitrum", "bsc", "polygon"
@@ -75,7 +75,7 @@ struct trigger {
   std::string action_ipfs_cid;
   std::optional<address> pkp_id;
   hash256 usage_api_key_hash{};  // keccak256 of the usage key's text
-  /// Firings accepted per calendar minute, and runs waiting or running at once (API.md §4);
+  /// Firings accepted per calendar minute, and runs waiting or running at once (docs/protocol.md §4);
   /// a firing over either is refused (webhook: 429) or recorded as a failed run (rate_limited).
   uint32_t max_runs_per_minute = 60;
   uint32_t max_queued_runs = 100;

@@ -1,4 +1,4 @@
-// dstack's TDX event log and its replay into RTMR0–3 (dstack cc-eventlog; core-api.md check 1).
+// dstack's TDX event log and its replay into RTMR0–3 (dstack cc-eventlog; docs/protocol.md §5 check 1).
 // The log is a JSON array of `{"imr", "event_type", "digest", "event", "event_payload"}` (GetQuote
 // sends it as a JSON string holding the array, /info's tcb_info as the array itself). `imr` is
 // the 0-based RTMR index. Runtime events (event_type 0x08000001) are measured by name and payload:

@@ -1,4 +1,4 @@
-// Intel DCAP quotes and their verification (core-api.md check 1: "the quote signature proves
+// Intel DCAP quotes and their verification (docs/protocol.md §5 check 1: "the quote signature proves
 // genuine TDX hardware"). Parses TDX quotes v4 and v5 (TD 1.0 and TD 1.5 report bodies) and SGX
 // quotes v3, with ECDSA-256-with-P-256 attestation keys and the PCK certificate chain carried in
 // the quote (certification data type 6 wrapping type 5 for TDX, type 5 directly for SGX), and

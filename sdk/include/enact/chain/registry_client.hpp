@@ -1,4 +1,4 @@
-// `enact::chain::registry_client`: the permission registry (API.md §3) in one call per function.
+// `enact::chain::registry_client`: the permission registry (docs/protocol.md §3) in one call per function.
 // Writes are EIP-1559 transactions signed by the client's `transaction_sender` (the owner's key:
 // an account's admin wallet in ChainSecured mode), each waiting for its receipt; reads are
 // `eth_call`s of the views, decoded into the registry's view structs. It speaks to any node where
@@ -34,7 +34,7 @@
 namespace enact::chain {
 
 /// keccak256(abi.encodePacked(admin)): the apiKeyHash of an account that a wallet creates
-/// on-chain itself (API.md §1).
+/// on-chain itself (docs/protocol.md §1).
 [[nodiscard]] hash256 chain_secured_account_hash(const address& admin);
 
 /// A mined newAccount: the account's hash and the receipt.
@@ -86,7 +86,7 @@ class registry_client {
                                                            const hash256& derivation_path, std::string_view name,
                                                            std::string_view description = {});
   /// setUsageApiKey, 7 arguments (no wallet recorded). `usage_key_hash` is keccak256 of the
-  /// key's base64 text (API.md §1).
+  /// key's base64 text (docs/protocol.md §1).
   [[nodiscard]] result<receipt> set_usage_api_key(const hash256& account, const hash256& usage_key_hash,
                                                   const u256& expiration, const u256& balance, std::string_view name,
                                                   std::string_view description,

@@ -40,7 +40,7 @@ enum class registry_errc {
   invalid_argument,      // InvalidArgument(string reason)
   not_owner,             // NotOwner(address sender)
   not_api_payer,         // NotApiPayer(address sender)
-  // Identity rules (API.md §3):
+  // Identity rules (docs/protocol.md §3):
   account_hash_not_canonical,    // AccountHashNotCanonical(uint256 apiKeyHash, address admin)
   managed_not_allowed,           // ManagedNotAllowed(uint256 apiKeyHash, address sender)
   hash_is_usage_key,             // HashIsUsageKey(uint256 apiKeyHash)

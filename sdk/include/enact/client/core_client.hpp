@@ -1,4 +1,4 @@
-// `enact::client::core_client`: the typed client of the core service (API.md §2, /core/v1) —
+// `enact::client::core_client`: the typed client of the core service (docs/protocol.md §2, /core/v1) —
 // accounts and usage keys, groups, wallets (PKPs), actions, the public utility endpoints,
 // billing and the wallet-signed ChainSecured endpoints. One method per endpoint, named after it;
 // each sends one request (GETs may be retried, see options.hpp) and returns the decoded answer or
@@ -11,7 +11,7 @@
 // the API key nor any key value a request carried ever appears in an exception message.
 //
 // Errors: this layer throws. Every method reports a failure as `enact::api_error` (a server error,
-// a transport failure, or an answer that is not what API.md promises: bad_response); reading the
+// a transport failure, or an answer that is not what docs/protocol.md promises: bad_response); reading the
 // answers goes through the throwing `value_to` conversions of enact/api/core.hpp, whose
 // enact::Error becomes an api_error carrying the answer's status and request id. Nothing is
 // reported through `result`.
@@ -114,7 +114,7 @@ class core_client {
   uint64_t confirm_payment(std::string_view payment_intent_id);
   uint64_t confirm_payment(std::string_view payment_intent_id, const envelope::signed_envelope& wallet_proof);
 
-  // --- ChainSecured: wallet-signed envelopes (API.md §2) ----------------------------------------
+  // --- ChainSecured: wallet-signed envelopes (docs/protocol.md §2) ----------------------------------------
   // Each takes an envelope signed by the wallet (envelope::sign, or eth_signTypedData_v4 in a
   // browser wallet) for the endpoint's primaryType, issued within 300 s of the server's clock for
   // the server's chain id; the overloads taking a key build and sign one issued now. The key

@@ -1,12 +1,12 @@
-// `enact::client::trigger_client`: the typed client of the trigger service (API.md §4,
+// `enact::client::trigger_client`: the typed client of the trigger service (docs/protocol.md §4,
 // docs/triggers.md) — the management API under `/api` (triggers, their runs, who the token belongs
 // to), the public webhook intake `/webhook/<id>`, and the approval handshake that obtains a token
 // (`/auth/authorize`, `/auth/token`). One method per endpoint; each sends one request (GETs may be
 // retried, see options.hpp) and returns the decoded answer or throws `enact::api_error` (the
-// server's `{"error": {code, message}}` of API.md §0, or a transport code).
+// server's `{"error": {code, message}}` of docs/protocol.md §0, or a transport code).
 //
 // Credentials: the bearer token is a `Secret` holding its base64url text (43 characters), sent as
-// `Authorization: Bearer`. A trigger's usage key (a core usage key, API.md §1) is write-only: it
+// `Authorization: Bearer`. A trigger's usage key (a core usage key, docs/protocol.md §1) is write-only: it
 // travels in create and update requests only, answers carry its keccak256 hash. Neither ever
 // appears in an exception message.
 //
@@ -94,7 +94,7 @@ struct webhook_request {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
-// --- the token handshake (API.md §4) -------------------------------------------------------------
+// --- the token handshake (docs/protocol.md §4) -------------------------------------------------------------
 
 /// A handshake in progress: show `authorize_url` to the user, then poll with finish_login.
 struct pending_login {

@@ -1,5 +1,5 @@
 // Base64 (RFC 4648 §4) and base64url (§5). `encode` writes the standard alphabet with padding
-// (the form of API keys, API.md §1); `encode_url` writes the URL alphabet without padding (the
+// (the form of API keys, docs/protocol.md §1); `encode_url` writes the URL alphabet without padding (the
 // token challenge). Decoders are strict: one alphabet each, no whitespace or line breaks, and
 // canonical input only — the unused low bits of the last symbol must be zero (§3.5), so every
 // byte string has exactly one accepted encoding.

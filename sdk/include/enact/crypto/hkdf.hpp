@@ -1,5 +1,5 @@
 // HKDF with SHA-256 (RFC 5869): extract-then-expand key derivation, computed by OpenSSL behind
-// src/crypto/openssl.cpp. The output is a `Secret`. Used for PKP key derivation (API.md §1).
+// src/crypto/openssl.cpp. The output is a `Secret`. Used for PKP key derivation (docs/protocol.md §1).
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,8 @@
-// The wallet-proof envelope (core-api spec "Typed-data envelope", API.md §2 ChainSecured and
+// The wallet-proof envelope (core-api spec "Typed-data envelope", docs/protocol.md §2 ChainSecured and
 // Billing): an EIP-712 document of a fixed shape that a wallet signs with eth_signTypedData_v4 to
 // prove it holds an address, for one flow (CreateWallet, ConvertAccount, AddUsageApiKey,
 // BillingAuth) on one chain at one time. `build` and `sign` make it for clients; `verify` is the
-// server's check, in the order API.md §2 fixes; `encode_wallet_auth` / `decode_wallet_auth` carry
+// server's check, in the order docs/protocol.md §2 fixes; `encode_wallet_auth` / `decode_wallet_auth` carry
 // it in the billing `X-Wallet-Auth` header.
 //
 // Canonical form (anything else is refused):

@@ -1,4 +1,4 @@
-// PKP (programmable key pair) derivation, API.md §1. A PKP key belongs to one account: it is
+// PKP (programmable key pair) derivation, docs/protocol.md §1. A PKP key belongs to one account: it is
 // derived from the node's 32-byte root key, the owning account's 32-byte hash and the PKP's
 // 32-byte derivation path, by HKDF-SHA256 with salt "enact/pkp/v2" and info
 // label ‖ accountHash ‖ path — "sign" for the secp256k1 key (retried with a counter byte in the
@@ -35,15 +35,15 @@ ENACT_ERRC(pkp_errc, pkp_category, "enact.pkp", "root key must be 32 bytes", "no
 namespace enact::pkp {
 
 using derivation_path = hash256;
-/// The owning account's hash (`apiKeyHash`, API.md §1).
+/// The owning account's hash (`apiKeyHash`, docs/protocol.md §1).
 using account_hash = hash256;
 
-/// HKDF salt of every PKP derivation (API.md §1 "PKP signing key").
+/// HKDF salt of every PKP derivation (docs/protocol.md §1 "PKP signing key").
 inline constexpr std::string_view kSalt = "enact/pkp/v2";
 /// HKDF salt of the earlier, path-only rule (info "sign" ‖ path): only to recognise a data
-/// directory whose wallets were derived under it (API.md §1 "data from before").
+/// directory whose wallets were derived under it (docs/protocol.md §1 "data from before").
 inline constexpr std::string_view kLegacySalt = "enact/pkp/v1";
-/// HKDF salt of the server's own keys (API.md §1 "server keys").
+/// HKDF salt of the server's own keys (docs/protocol.md §1 "server keys").
 inline constexpr std::string_view kServerSalt = "enact/server/v1";
 
 /// The PKP's secp256k1 private key: HKDF-SHA256(ikm = root, salt = kSalt,
@@ -75,7 +75,7 @@ inline constexpr std::string_view kServerSalt = "enact/server/v1";
 [[nodiscard]] result<Secret> server_signing_key(const Secret& root_key, std::string_view purpose);
 
 /// The hash an account created on-chain by `admin` has: keccak256(abi.encodePacked(admin))
-/// (API.md §1 `apiKeyHash`); the account a signature-minted PKP belongs to before it exists.
+/// (docs/protocol.md §1 `apiKeyHash`); the account a signature-minted PKP belongs to before it exists.
 [[nodiscard]] account_hash canonical_account_hash(const address& admin) noexcept;
 
 /// API-mode path: keccak256(abi.encode(uint256 apiKeyHash, uint256 index)), i.e.

@@ -1,5 +1,5 @@
 // The usage-key permission model (core-api spec "Scopes", "Usage API key", "Authentication" §3–5;
-// API.md §2). An account key may do everything; a usage key holds a `permission_set` of three
+// docs/protocol.md §2). An account key may do everything; a usage key holds a `permission_set` of three
 // account-wide flags and four per-group lists in which group id 0 is the wildcard for every group.
 // Pure functions, header-only: `allows` answers one scope question, `find_executable_group`
 // applies the execution rule, and the JSON conversion reads and writes the permission fields of
@@ -191,7 +191,7 @@ struct group_view {
 }
 
 // ---------------------------------------------------------------------------------------------
-// JSON (API.md §2 add_usage_api_key): booleans default false, arrays default [], group ids are
+// JSON (docs/protocol.md §2 add_usage_api_key): booleans default false, arrays default [], group ids are
 // non-negative JSON integers.
 
 inline constexpr std::array<std::string_view, 7> kPermissionFields = {
@@ -239,7 +239,7 @@ namespace detail {
 }  // namespace detail
 
 /// Reads the permission fields of `o`. Absent fields keep their defaults. Any field that is neither
-/// a permission field nor listed in `other_fields` is rejected (API.md §0: unknown fields are
+/// a permission field nor listed in `other_fields` is rejected (docs/protocol.md §0: unknown fields are
 /// errors), so a request parser passes its own field names ("name", "description", ...) there.
 [[nodiscard]] inline result<permission_set> permission_set_from_json(
     const boost::json::object& o, std::span<const std::string_view> other_fields = {}) {
