@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmarks of TDX quote verification (enact::attest) on real dstack data
 // (tests/fixtures/tdx: dstack/verifier-quote-report.json, a quote with its 28-event log, and
 // dcap-qvl/tdx_quote_outdated_collateral.json, collateral for the same FMSPC), each paired with

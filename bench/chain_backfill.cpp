@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backfill speed of the chain watcher (server/triggers/chain_watcher.hpp): anvil with
 // tests/triggers/Emitter.sol deployed, `--logs` Ping logs emitted before the trigger exists (in
 // transactions of `--per-tx` logs each), then one chain-event trigger with start_block at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmarks of the SDK's hot paths. Each group has its baseline in the same binary, so figures
 // are read as ratios measured in one run (see bench/run and docs/benchmarks.md):
 //   - envelope verification against bare libsecp256k1 recovery plus the two keccak-256 calls any

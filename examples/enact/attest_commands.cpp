@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact attest verify`: the four client checks of docs/protocol.md §5
 // against a running service, through enact::attest::verify_all. It fetches GET /attestation,
 // GET /info, the /evidences/ listing and every file it links (sha256sum.txt, quote.json,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact chain …`: the permission registry (docs/protocol.md §3) on-chain, through the SDK's registry_client
 // — the ChainSecured owner's side of docs/chainsecured.md. Every command prints one JSON object.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small argument and I/O layer shared by the `enact` CLI's subcommands: positional arguments and
 // `--name value` options, files or stdin ("-"), key files, and the two failure kinds (usage errors
 // exit 2, bad input exits 1), each reported as one line on stderr.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact core …`: the core service's API (docs/protocol.md §2) from the command line, through
 // enact::client::core_client. Every command prints one JSON line. Where the service is: --url, else
 // $ENACT_URL, else http://127.0.0.1:8080. The API key comes from --key-file FILE, else from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact triggers …`: the trigger service (docs/protocol.md §4, docs/triggers.md) from the command line,
 // through enact::client::trigger_client.
 //

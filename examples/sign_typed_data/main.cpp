@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sign_typed_data: a client proves it holds a wallet. Reads a private key from a file, builds the
 // EIP-712 wallet-proof envelope (enact/eip712/envelope.hpp) for one flow on one chain, signs it
 // and prints {"typed_data": …, "signature": "0x…"} — what a ChainSecured endpoint takes. With

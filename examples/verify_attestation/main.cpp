@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // verify_attestation: is this quote from genuine Intel TDX hardware, and is its platform up to
 // date? Verifies an Intel DCAP quote (TDX v4/v5, or SGX v3) with the SDK's attest module
 // (enact/attest/quote.hpp): its signatures, the PCK certificate chain up to Intel's SGX Root CA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // examples.verify_attestation: runs the example on every DCAP case of
 // tests/fixtures/tdx/expectations.json that names a quote file and its collateral as they are
 // (cases that cut a quote out of a larger file or edit the collateral are the unit test's), at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // enact-server: the reference server on its embedded defaults (docs/architecture.md §4). Wires the SQLite
 // ledger, the TEE (simulated, or the dstack guest agent), the content store and a payment
 // provider into the core routes and the attestation endpoints, serves them until SIGINT or

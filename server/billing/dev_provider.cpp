@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dev payment provider over SQLite (the storage kit). One connection guarded by a mutex; the
 // check for an existing idempotency key and the insert run in one IMMEDIATE transaction, so two processes
 // sharing the file cannot both create an intent for the same key either.

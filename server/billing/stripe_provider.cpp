@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stripe over cpp-httplib and Boost.JSON. Each attempt borrows a client from a small pool (a
 // client is one keep-alive connection and serves one request at a time), so concurrent calls
 // neither share a socket nor pay a TLS handshake every time.

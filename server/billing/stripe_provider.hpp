@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::billing::stripe_provider`: card payments through Stripe's HTTP API (docs/protocol.md §2
 // "Billing"). create_intent is `POST /v1/payment_intents` (form-encoded amount, currency=usd,
 // metadata[account], automatic_payment_methods[enabled]=true, with an Idempotency-Key header);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/content_store.hpp"
 
 #include <fcntl.h>

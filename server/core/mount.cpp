@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Serving the route table over HTTP: request ids, body limits, authentication, schema checks,
 // rate limits, error bodies and the request log line — the same for every route, so handlers
 // only see validated requests from known callers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The route table of the core API: each route's method, path, authentication, scope, request and
 // response schemas and handler. `mount` serves it and `openapi_document` describes it, so the two
 // cannot drift apart. Handlers are thin: they read the validated request, call the ledger, TEE or

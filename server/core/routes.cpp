@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The route table, the component schemas and the helpers handlers share.
 #include <httplib.h>
 

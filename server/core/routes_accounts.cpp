@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Accounts and usage keys (docs/protocol.md §2 "Accounts and keys").
 #include <chrono>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Action metadata, group membership of actions, and the content store (docs/protocol.md §2).
 #include <chrono>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Billing (docs/protocol.md §2 "Billing"): balance, payment intents, confirmation. Authenticated by a key
 // or by an X-Wallet-Auth envelope of the account's admin wallet.
 #include "billing/payment_provider.hpp"

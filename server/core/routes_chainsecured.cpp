@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ChainSecured endpoints (docs/protocol.md §2 "ChainSecured", core-api spec "ChainSecured
 // HTTP endpoints"): each takes `{"typed_data": <envelope>, "signature": "0x…"}` signed by a wallet
 // with eth_signTypedData_v4, checked by envelope::verify in the order docs/protocol.md §2 fixes, each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Groups and PKP wallets (docs/protocol.md §2 "Groups, wallets, actions").
 #include <algorithm>
 #include <chrono>

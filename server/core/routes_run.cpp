@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POST /run_action (docs/protocol.md §2 "Running an action"): authorization in the specification's order,
 // code from the content store (or an IPFS gateway, verified against the CID), a run in the
 // sandbox pool, and the capability calls of the run answered here with keys derived in the TEE.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Public utility endpoints (docs/protocol.md §2 "Public utility"): no authentication.
 #include "core/errors.hpp"
 #include "core/route.hpp"

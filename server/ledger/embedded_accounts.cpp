@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The embedded ledger's accounts and usage keys (embedded_ledger.hpp).
 #include <algorithm>
 #include <optional>

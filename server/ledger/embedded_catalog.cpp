@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The embedded ledger's PKP registry (wallets) and actions (embedded_ledger.hpp).
 #include <algorithm>
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The embedded ledger's store (embedded_ledger.hpp): the limits it enforces, the row helpers its
 // write and read methods share, the transaction boundaries (`embedded_ledger::store`) and the
 // account write that charges credits and appends the registry event. Internal to the ledger's

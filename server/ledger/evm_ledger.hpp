@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::ledger::evm_ledger`: the permission ledger kept by the Solidity registry
 // (contracts/, docs/protocol.md §3) on an EVM node, spoken to over JSON-RPC (docs/architecture.md §4
 // "Permission ledger"). The registry enforces the rules; this backend maps them onto

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers of the evm ledger (evm_ledger.hpp) shared by its source files: messages (hex, a node's
 // origin), the mapping of registry reverts to ledger_errc, and the conversions of the registry's
 // views into the ledger's types.

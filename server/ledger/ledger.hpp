@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::ledger::permission_ledger`: the one interface the core routes use for authorization
 // state (docs/architecture.md §4 "Permission ledger", docs/protocol.md §3) — accounts, usage keys with their permission
 // sets and expiration, groups, the PKP registry, action metadata and credit balances — with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::ledger::rpc::call_executor`: registry calldata applied to the embedded ledger, the
 // execution half of its JSON-RPC surface (rpc_surface.hpp, "Execution"). A call is decoded with
 // the registry ABI (chain/registry.hpp) and run by the overload for its call type with the sender

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chain store of the embedded ledger's JSON-RPC surface (rpc_chain_store.hpp): its SQLite
 // file, the blocks it appends for ledger events and the transactions sent to it.
 #include "ledger/rpc_chain_store.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON-RPC surface of the embedded ledger: the dispatcher (JSON-RPC method -> handler) and the
 // JSON forms of blocks, transactions, receipts and logs. What it answers and how it deviates from
 // a node running the Solidity registry is listed in rpc_surface.hpp; the chain it shows is kept by

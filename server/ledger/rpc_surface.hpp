@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::ledger::rpc_surface`: the embedded ledger speaking Ethereum JSON-RPC 2.0 for the
 // permission registry (docs/architecture.md §5: "With the embedded ledger, the server exposes the same
 // JSON-RPC surface for those direct writes, so client code is identical against embedded, anvil

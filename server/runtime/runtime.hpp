@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The action sandbox (docs/architecture.md §4 "Action runtime", docs/protocol.md §2 "Running an action"). A `pool`
 // keeps pre-started `enact-worker` processes (fork+exec once each, never per request); `run`
 // hands one action to an idle worker over its channel (4-byte big-endian length + JSON frames),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One action in one heap (see sandbox.hpp). Duktape is built with DUK_USE_CPP_EXCEPTIONS, so a
 // Duktape error raised inside the natives below unwinds them like any C++ exception and their
 // std::string locals are destroyed; no native catches with `catch (...)`, which would swallow

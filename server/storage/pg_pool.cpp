@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "storage/pg_pool.hpp"
 
 #include "enact/crypto/secret.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dstack backend: the PKP root key and the quotes come from the dstack guest agent, which
 // answers HTTP on a Unix socket inside the confidential VM.
 //

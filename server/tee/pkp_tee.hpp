@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PKP half both backends share (internal to server/tee): every key is derived from one 32-byte
 // root key by the rules of docs/protocol.md §1 (enact::pkp). The backends differ only in where the root key
 // comes from — a file of the data directory (simulated) or the guest agent's GetKey (dstack) —

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::tee::tee`: the trusted execution environment as the server sees it — the holder of the
 // root key from which every PKP key and every server key is derived (docs/protocol.md §1). Callers hand it
 // an owning account and a derivation path (or a server-key purpose) and get addresses,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chain watcher of chain-event triggers (docs/architecture.md §4 "Trigger service", docs/protocol.md §4): one
 // thread per configured chain polls the node's head and, for each enabled chain-event trigger of
 // that chain, turns every matching log into a queued run.

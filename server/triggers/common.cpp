@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The small shared parts: names of the approval states, identifiers, the clocks and RFC 3339 times.
 #include <array>
 #include <thread>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The approval handshake's routes (handshake.hpp; docs/triggers.md "Signing in a client").
 // Handlers read and check the request, call the store, and answer JSON of docs/protocol.md §0's shape; the
 // handshake's own outcomes (authorization_pending, access_denied, expired_token) use the codes of

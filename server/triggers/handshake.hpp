@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The browser approval handshake of the trigger service (docs/protocol.md §4 "Token handshake";
 // docs/triggers.md "Signing in a client"). A client draws a bearer token, opens
 // /auth/authorize?challenge=base64url(sha256(token bytes))&client=<name>, and polls

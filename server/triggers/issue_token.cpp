@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact-server issue-token`: a bearer token for operators and tests, without the browser
 // handshake. The token is printed once on stdout and never stored or logged in clear.
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The check of a trigger's usage key against the core service (docs/protocol.md §4): when a trigger is
 // created, or its key, action or PKP changes, the key must be a usage key (never the account key,
 // which could do everything on the account's behalf for as long as the trigger lives) that may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PostgreSQL trigger store (pg_store.hpp): its schema, open, and the trigger records; runs,
 // schedules and chain logs are in pg_store_runs.cpp, tokens, approvals and browser sessions in
 // pg_store_auth.cpp, libpq access and the call boundary in pg_store_internal.hpp.

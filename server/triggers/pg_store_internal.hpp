@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the files of the PostgreSQL trigger store share (pg_store.cpp: schema, open, triggers;
 // pg_store_runs.cpp: runs, schedules, chain logs; pg_store_auth.cpp: tokens, approvals, browser
 // sessions): libpq access, the run-limit SQL and the call boundary. Not part of the store's

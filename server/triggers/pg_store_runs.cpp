@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PostgreSQL trigger store (pg_store.hpp): runs and their leases, schedules, and the chain
 // watcher's checkpoints and logs.
 #include "triggers/pg_store_internal.hpp"

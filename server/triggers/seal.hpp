@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Usage API keys at rest: a trigger keeps its core usage key sealed with AES-256-GCM under a
 // server key of the TEE (docs/protocol.md §1 "server keys", purpose "triggers/usage-key-seal/v1"), so the
 // key is readable only inside the server that holds the TEE root, never from the database file

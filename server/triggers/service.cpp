@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger service's HTTP surface (docs/protocol.md §4) and its assembly. Handlers are thin: they read
 // and validate the request, call the store (and the scheduler or the workers), and write the JSON
 // of docs/protocol.md §4; errors take the shape of docs/protocol.md §0 through triggers/respond.hpp, and the listener's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SQLite trigger store (sqlite_store.hpp): its schema, the writer thread, open, and the
 // trigger records; runs, schedules and chain logs are in sqlite_store_runs.cpp, tokens, approvals
 // and browser sessions in sqlite_store_auth.cpp. Inside these files an SQLite failure is an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::triggers::store`: where the trigger service keeps its state (docs/architecture.md §4 "Trigger
 // service") — triggers, their runs, the scheduler's due times, the chain watcher's checkpoints and
 // seen logs, bearer tokens and pending browser approvals. One implementation per backend: SQLite

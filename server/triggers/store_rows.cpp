@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "triggers/store_rows.hpp"
 
 #include <system_error>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the SQLite and PostgreSQL trigger stores share: the column lists their SELECTs read, the
 // mapping of a row to a trigger, run, token, approval, browser session or schedule (written once
 // over any row type with the accessors below), the records a queued or refused run becomes, and

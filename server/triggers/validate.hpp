@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rules a trigger's settings must pass before they are stored (docs/protocol.md §4): the config of each
 // type, the minimum interval of a schedule, and the chains the deployment can watch. Every
 // refusal is api_errc::invalid_request with a message naming the field ("config.cron: …").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The governance check (docs/protocol.md §5, check 4) against a real EVM:
 // tests/attest/Governance.sol (creation code in Governance.bin, kept equal to the source by ctest
 // attest.governance_bytecode) deployed on anvil from dev account 0 (unlocked, so

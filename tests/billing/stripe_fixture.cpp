@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Stripe stand-in: cpp-httplib server, state under one mutex, bodies built with Boost.JSON.
 // Error bodies, codes and messages follow https://docs.stripe.com/api/errors and the answers of
 // Stripe's test mode to the same mistakes.

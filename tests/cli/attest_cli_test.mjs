@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ctest cli.attest: `enact attest verify` against an `enact-server --dev` it starts (simulated TEE:
 // the recorded real TDX quote of server/tee/fixtures and the development evidence set), checking
 // every check's outcome against what that backend must give, and the usage-error contract. With

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // core_client's requests and decoded answers, endpoint by endpoint (client_test.hpp for the fake core).
 #include "client_test.hpp"
 

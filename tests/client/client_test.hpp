@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // enact::client::core_client against a loopback server that plays the core service (docs/protocol.md §2):
 // the request each method sends (method, path, query, headers, body fields exactly), the decoding
 // of each answer, the mapping of every error code and status (docs/protocol.md §0), the retry rule (GETs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ABI decoding (codec/abi.hpp). The input's first byte selects a type list from the table below
 // (tuples, dynamic and fixed arrays, nested; the lists of tests/vectors/abi.json calls among
 // them); the rest is the data. Never crashes; a decoded value re-encodes, and decoding that

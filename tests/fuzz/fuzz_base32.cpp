@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Base32 (lowercase, unpadded; codec/base32.hpp) decoding: never crashes; the decoder accepts
 // canonical text only, so whatever decodes re-encodes to exactly the input.
 #include "enact/codec/base32.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Base58btc decoding (codec/base58.hpp): never crashes, and the encoding is a bijection between
 // byte strings and texts over the alphabet, so whatever decodes re-encodes to exactly the input.
 #include "enact/codec/base58.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Base64 and base64url decoding (codec/base64.hpp): never crashes, and since both decoders accept
 // canonical text only, whatever decodes re-encodes to exactly the input (base64url: the unpadded
 // form, plus the padding the input had).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The wallet-proof envelope check (eip712/envelope.hpp), as the server runs it on a request.
 // Input: one flag byte (bits 0-1: the kind the endpoint expects; bit 2: the rest is an
 // X-Wallet-Auth header value instead of typed data) then, for a body, the typed data's JSON text,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hex decoding (codec/hex.hpp): never crashes; whatever decodes re-encodes to the same digits
 // (lowercase, so compared case-insensitively), and the fixed and prefixed forms agree with decode.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The attestation parsers (attest/quote.hpp and its neighbours). The input's first byte selects
 // what the rest is (its value modulo 7):
 //   0  a binary quote         parse_quote, then verify_quote at a fixed time (PCK chain, X.509)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RLP decoding (codec/rlp.hpp): never crashes; the decoder accepts canonical encodings only, so
 // whatever decodes re-encodes to exactly the input; the JSON bridge round trips; integers decode
 // only when they re-encode to the same item.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EIP-1559 raw transactions (chain/transaction.hpp): the input as a signed raw transaction and as
 // an unsigned payload. Never crashes; both decoders accept canonical encodings only, so whatever
 // decodes re-encodes to exactly the input, and a signed one carries its hash and the sender the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EIP-712 typed data (eip712/typed_data.hpp): JSON text -> typed_data -> digest. Never crashes;
 // the digest is deterministic, survives to_json -> from_json, and equals keccak256(0x1901 ‖
 // domainSeparator ‖ hashStruct(primaryType, message)) computed from the parts; reject mode either

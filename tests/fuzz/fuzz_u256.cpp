@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // u256 text parsing (codec/u256.hpp): decimal, hex, either by prefix, and signed. Never crashes;
 // a parsed value prints back as the input without leading zeros, and from_string agrees with the
 // decimal or hex parser its prefix selects. When the input holds at least 64 bytes, its first 64

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // Seed corpora for the fuzz targets, extracted from the interop vectors (tests/vectors/*.json)
 // and the TDX samples (tests/fixtures/tdx): one directory per target under --out, one file
 // per seed, each laid out as that target's fuzz_<target>.cpp describes its input. Safe to run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP kit (server/http): the status table and error body of docs/protocol.md §0, the mapping of
 // errors the kit knows, UTF-8 repair, the JSON body and query rules, CORS, and a listener with
 // serve_requests on loopback: an X-Request-Id on every response, one access-log line per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The attestation endpoints at the host root (docs/protocol.md §2 "Attestation")
 // against the real server: the simulated TEE's recorded quote and app info, the development
 // evidence set (checksums, quote.json, an X.509 certificate), a served --evidence-dir, refused

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chain node of the `evm` ledger stopped and restarted (docs/architecture.md §4 "Permission ledger";
 // docs/protocol.md §0: 503 `unavailable` while the node is unreachable). enact-server runs on a registry
 // deployed on anvil by `enact-server deploy-registry`; anvil keeps its chain across stop/start

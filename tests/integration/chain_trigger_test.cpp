@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A chain-event trigger of enact-server end to end (docs/protocol.md §4, docs/triggers.md "Chain events"):
 // anvil (tests/support) with tests/triggers/Emitter.sol deployed, enact-server --dev with
 // `--chain-rpc svc=<anvil>`, a trigger created through /api/triggers with a topic filter and a

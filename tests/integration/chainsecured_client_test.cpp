@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ChainSecured in the OpenAPI document, through the SDK client, and the interop vectors' envelopes.
 #include "chainsecured_test.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ChainSecured minting and account conversion against the real server (chainsecured_test.hpp).
 #include "chainsecured_test.hpp"
 

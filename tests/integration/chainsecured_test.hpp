@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ChainSecured endpoints (docs/protocol.md §2 "ChainSecured") against the real server:
 // minting a PKP and a usage key for a wallet-signed envelope, every rejection of the validation
 // order with its own status and code (on all three endpoints), conversion of an account and what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ChainSecured validation order, case by case on each endpoint, and the per-IP limit.
 #include "chainsecured_test.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SDK's typed core client against the real enact-server: one session from account creation
 // to billing, every call through enact::client::core_client, and the server's errors arriving as
 // enact::api_error with the API code, the status and the response's request id.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every row of docs/protocol.md §0's error table that applies to the core endpoints, against the real
 // server: status, code, the `{"error": {"code", "message"}}` body, nothing written by a refused
 // request, X-Request-Id on every response with one log line carrying it (route, status, latency),

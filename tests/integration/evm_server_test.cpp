@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // enact-server on the evm ledger (docs/architecture.md §4 "Permission ledger"): anvil, a registry deployed by
 // `enact-server deploy-registry` for the data directory's api payer, the server started with
 // --ledger evm; then the API-mode scenario end to end (account, usage key, wallet, group, action,

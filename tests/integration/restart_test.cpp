@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // State survives a restart: a server is stopped with SIGTERM (exit 0) and a new one started on the
 // same data directory answers every read identically, keys still authenticate, balances and
 // payments are kept, and the TEE root key (mode 0600) derives the same wallet addresses. A root

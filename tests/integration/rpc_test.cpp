@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The embedded ledger's JSON-RPC surface (POST /rpc, ledger/rpc_surface.hpp) against the real
 // server: a ChainSecured journey through the SDK's registry_client (a wallet creates its account,
 // mints a PKP and a usage key with wallet-signed envelopes, registers them on /rpc, adds a group

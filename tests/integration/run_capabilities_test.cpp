@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // run_action's capability calls and the rules of the execution check (run_test.hpp).
 #include "run_test.hpp"
 

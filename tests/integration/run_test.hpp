@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POST /core/v1/run_action against the real server (docs/protocol.md §2 "Running an action",
 // docs/actions.md): what the capability calls return (signatures that recover to the PKP and
 // equal the SDK's own derivation from the data directory's root key, EIP-191, addresses,

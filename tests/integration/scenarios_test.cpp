@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One scenario per group of endpoints of docs/protocol.md §2, each against its own enact-server process and
 // all through raw HTTP: accounts and keys, groups, wallets, actions, public utility, billing (dev
 // provider, X-Wallet-Auth, no provider), and the OpenAPI document against every route exercised.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Steps the integration scenarios share: creating accounts and usage keys, buying credits, the SDK
 // computations the server's answers are checked against (CIDs, hashed CIDs, derivation paths,
 // key addresses), and the checks every error response must pass (docs/protocol.md §0: status, code, body

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input sweep: every operation of the server's own OpenAPI document (/core/v1/openapi.json,
 // generated from the route table) is sent malformed bodies, bad query parameters, bad credentials
 // and wrong paths. Every answer must be a 4xx with exactly the error body of docs/protocol.md §0 (status

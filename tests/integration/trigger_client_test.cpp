@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SDK's typed trigger client against the real enact-server (docs/protocol.md §4): an account, a usage
 // key and an action set up through the core client, then every call of the trigger client — a
 // webhook trigger fired and its run awaited (the action echoes the event), list/get/update/

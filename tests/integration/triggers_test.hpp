@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger service of enact-server end to end (docs/protocol.md §4, docs/triggers.md): a webhook fires
 // an action through the core and its run records the answer; webhook params (JSON, text, bytes
 // that are not UTF-8, stripped and passed headers); 404, 409 and 413; a throwing action's stack;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Webhooks through the core, and retries against a fake core (triggers_test.hpp).
 #include "triggers_test.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers of the permission-ledger conformance cases (conformance.hpp runs them): identifiers,
 // records, an account with one of everything, every write of the API; and the cases themselves,
 // one function each, defined in the conformance_*.cpp files.

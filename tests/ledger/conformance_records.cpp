@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance cases: the event log, usage keys, groups, wallets and actions.
 #include "conformance_cases.hpp"
 

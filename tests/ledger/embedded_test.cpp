@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The embedded (SQLite) ledger: the conformance suite on a database in a fresh temporary
 // directory, and the behaviour that belongs to this backend alone (schema versions, the file).
 #include <doctest/doctest.h>

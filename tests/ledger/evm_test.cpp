@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evm ledger (server/ledger/evm_ledger.hpp) on anvil: the conformance suite unchanged, each
 // case on a freshly deployed registry of one anvil shared by this binary (--auto-impersonate, so
 // the suite's made-up senders can write); then what belongs to this backend alone: the

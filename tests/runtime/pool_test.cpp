@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The action sandbox end to end: a pool of real enact-worker processes, actions that behave and
 // actions that break every limit, capability calls, killed and hung workers, and the workers'
 // confinement as the kernel reports it in /proc.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The forms a secret can leak in, and a search for all of them at once; shared by the single-flow
 // scan (secret_scan_test.cpp) and the suite-wide scan (suite_scan_test.cpp).
 //

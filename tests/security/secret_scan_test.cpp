@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Secret hygiene (docs/security.md "Secret hygiene scan"): secrets are never printed, logged,
 // returned twice or stored in the clear.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Suite-wide secret scan (docs/security.md "Secret hygiene scan"): runs after every integration
 // test (ctest fixture secret_scan) over what the fixture kept of each server instance in
 // $ENACT_SECRET_SCAN_DIR/<instance>/ (tests/integration/server_process.cpp):

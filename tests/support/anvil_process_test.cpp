@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // enact::test::anvil_process: two nodes at once on their own ports and chain ids, the dev keys
 // against the node's accounts, restart on the same port with and without kept state, and the
 // errors of a node that cannot start.

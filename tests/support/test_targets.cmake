@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # enact_test(<ctest name> <target> SOURCES <files...> [LIBS <libraries...>] [LABELS <labels...>]
 #            [TIMEOUT <seconds>] [INCLUDES <dirs...>] [DEFINITIONS <definitions...>] [SOURCE_DIRS])
 #

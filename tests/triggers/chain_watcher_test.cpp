@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chain watcher (server/triggers/chain_watcher.hpp) against a real EVM: anvil (the
 // enact_test_anvil fixture) with tests/triggers/Emitter.sol deployed (creation code in Emitter.bin,
 // kept equal to the source by ctest triggers.emitter_bytecode), a SQLite trigger store in a temp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The approval handshake (server/triggers/handshake.hpp, docs/triggers.md "Signing in a client")
 // against the trigger service in-process on a loopback port, on a manual clock: the client's
 // poll, the wallet sign-in (EIP-4361 + EIP-191, signed here with the SDK), approve and deny, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PostgreSQL trigger store: the store suite on a real PostgreSQL server (postgres_fixture.hpp,
 // one fresh database per case), and what belongs to a shared store alone — two store instances
 // (two enact-server processes) on one database never lease the same run, a lease that expired

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger service's pure parts: the params a webhook's action sees, bearer tokens, the retry
 // backoff, the configuration keys, and sealing usage keys with the (simulated) TEE.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger-store cases (store.hpp): trigger CRUD and ownership, queuing runs against the
 // trigger's type and state, run listing order, leases (exclusive under concurrent workers,
 // expiry, renewal, fencing of a lost lease, the attempt limit), retries and their backoff times,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SQLite trigger store: the store suite on a database in a fresh temporary directory, and what
 // belongs to this backend alone — usage keys are in the file only sealed, a schema newer than the
 // build is refused, and concurrent intakes all commit through the group-commit writer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core service's wire model (enact/api): request bodies read without exceptions, with the
 // messages the server answers, and the conversions both ways.
 #include "support.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The attest module's network and governance checks, and the whole checklist (attest_test.hpp).
 #include "attest_test.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The attest module's quote parsing and DCAP verification (attest_test.hpp for the fixtures).
 #include "attest_test.hpp"
 

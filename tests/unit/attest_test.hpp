@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the attest module against real Intel TDX/SGX quotes, collateral and dstack event logs
 // (tests/fixtures/tdx, sources in tests/fixtures/README.md; expected verdicts in expectations.json,
 // from dcap-qvl's upstream tests or @phala/dcap-qvl 0.3.9 as noted there).

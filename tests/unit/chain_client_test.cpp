@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // enact::chain::rpc_client and transaction_sender (enact/chain/client.hpp) against an in-process
 // JSON-RPC node on a loopback port: the typed answers of each method, node errors with revert
 // data classified as registry errors, every transport failure (HTTP status, no answer within the

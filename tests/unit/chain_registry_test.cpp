@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Permission registry bindings (enact/chain/registry.hpp) against tests/vectors/registry.json:
 // calldata, return data, logs and revert data computed by ethers 6 (Interface.encodeFunctionData,
 // encodeFunctionResult, encodeEventLog, encodeErrorResult) from a human-readable ABI that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EIP-1559 transactions against tests/vectors/tx1559.json (computed by ethers 6: Wallet.
 // signTransaction, Transaction.unsignedSerialized / unsignedHash, keccak256(raw); see
 // tests/vectors/README.md), then malformed raw transactions built from a valid one by replacing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SDK's one HTTP client (sdk/src/client/transport.hpp): the URL grammar every client shares,
 // one request over a connection against an in-process server on a loopback port (every method, a
 // raw body with its content type, 204 without a body, the body limit), the typed clients'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interop vectors: the SDK against the ecosystem's JavaScript libraries. Every expected value in
 // tests/vectors/*.json was computed by the npm package named in that file's `libraries` field
 // (ethers, viem, @metamask/eth-sig-util, ipfs-only-hash, cron-parser; pkp.json's HKDF by node's

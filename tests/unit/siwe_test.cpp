@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EIP-4361 messages (enact/siwe/siwe.hpp): the strict parser, the text builder that parse()
 // reads back, RFC 3339 times, and the personal_sign check of who signed a message.
 #include "enact/siwe/siwe.hpp"

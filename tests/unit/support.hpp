@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared test support: doctest printers for byte containers and error codes, file helpers for
 // reading vectors and fixtures, and a temporary directory.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* enact C API: a stable C99 interface to the enact SDK (libenact_c.so), for C programs and for
  * foreign-function bindings (the Python package uses it through ctypes). It covers Keccak-256,
  * EIP-712 typed data (digest, signing, recovery), the wallet-proof envelope (build, sign and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C API of enact.h over the SDK. Every entry point runs its body inside `guarded`, which turns
 // any exception into an error code and a thread-local message, so nothing C++ crosses the
 // interface. SDK error codes map to the header's codes by their category (`code_of`). Keys passed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Request bodies of the core service, read without exceptions (enact/api/read.hpp).
 #include "enact/api/read.hpp"
 

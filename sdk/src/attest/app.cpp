@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The application check (see app.hpp).
 #include "enact/attest/app.hpp"
 

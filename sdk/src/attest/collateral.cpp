@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Collateral: its wire forms (QuoteCollateralV3 JSON, Intel PCS responses), TCB info and QE
 // identity parsing (Intel PCS API v4, "TCB Info V3" and "Enclave Identity V2"), and the TCB
 // matching rules of Intel's QVL.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TCB info (Intel PCS TCB info v2/v3) and QE identity (enclave identity v2) as the verifier reads
 // them, and the TCB matching rules of Intel's QVL (TcbLevelCheck, TdxModuleCheck, QE identity
 // check). Internal to the attest module.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dstack event log: parsing, runtime-event digests (dstack cc-eventlog runtime_events.rs) and
 // RTMR replay (dstack docs/attestation-tdx.md §2.1).
 #include "enact/attest/event_log.hpp"

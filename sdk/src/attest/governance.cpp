@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The governance check (see governance.hpp).
 #include "enact/attest/governance.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Field readers for the JSON the attest module takes in (collateral, event logs, /info,
 // evidence files): each returns result<T> with attest_errc::bad_field and a message naming the
 // field as "<what>.<key>". Internal to the attest module.

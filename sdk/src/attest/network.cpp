@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The network check (see network.hpp).
 #include "enact/attest/network.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DCAP quote parsing and verification. Layouts: Intel SGX ECDSA Quote Library API (quote v3,
 // §A.4), Intel TDX DCAP Quoting Library API (quote v4 §A.3, v5 §A.3.2); the checks follow Intel's
 // QVL and dcap-qvl (see quote.hpp).

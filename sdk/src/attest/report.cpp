@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON forms of the attest reports, for the CLI and for clients that forward a report: every
 // byte string lowercase hex without prefix (as the evidence files write them), times as RFC 3339.
 #include <boost/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // All four checks in one call (see verify_all.hpp).
 #include "enact/attest/verify_all.hpp"
 

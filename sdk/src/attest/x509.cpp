@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenSSL side of the attest module (see x509.hpp).
 #include "x509.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON-RPC over HTTP(S) with the SDK's transport (client/transport.hpp), and the transaction sender. Connections are
 // kept alive in a small pool so that concurrent requests neither wait for each other nor reconnect each time; a pooled
 // connection that the node closed in the meantime is replaced once.

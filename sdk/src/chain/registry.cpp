@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Permission registry bindings, the ABI side: selectors and topics, typed encoders and strict
 // decoders of calls, results, events and reverts, the dispatch tables that classify calldata, logs
 // and revert data, and deployment. The descriptions of the structs are in registry_schema.hpp;

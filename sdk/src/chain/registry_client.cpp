@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry client: calldata from the registry bindings, transactions through the sender,
 // reverts classified with registry::decode_revert.
 #include "enact/chain/registry_client.hpp"

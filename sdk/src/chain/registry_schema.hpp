@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry's descriptions, shared by registry.cpp (the ABI side and the dispatch tables) and
 // registry_json.cpp (the JSON bridge). Every struct of registry.hpp is described once, below, by
 // its fields (member and Solidity parameter name); the ABI type of each field follows from its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EIP-1559 transactions: encoding, signing and strict decoding (see enact/chain/transaction.hpp).
 #include "enact/chain/transaction.hpp"
 

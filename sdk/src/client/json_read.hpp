@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Field readers for response bodies: each names the field in its error, which is an enact::Error
 // with api_errc::bad_response (the client adds the status and request id). Ids and counts are
 // JSON integers, also accepted as decimal strings (docs/protocol.md §0 allows that form for ids).

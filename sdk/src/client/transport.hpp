@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SDK's one HTTP client, private to enact::client; cpp-httplib stays in transport.cpp.
 //
 // Two levels share it. `parse_url` and `http_connection` are the plain level: one URL grammar

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "enact/client/trigger_client.hpp"
 
 #include <boost/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Solidity ABI: type parsing, head/tail encoding, strict decoding, packed mode and signatures
 // (the JSON and command-line bridge: abi_json.cpp).
 #include "enact/codec/abi.hpp"

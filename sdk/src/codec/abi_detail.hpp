@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What abi.cpp (types, encoding, decoding), abi_signature.cpp (type and signature text) and
 // abi_json.cpp (the JSON and command-line bridge) share: error positions and the checks of a type.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Solidity ABI's JSON and command-line bridge (abi_json.hpp, abi::from_cli_arg): values read
 // from ethers-style JSON or command-line text, and written as JSON.
 #include "enact/codec/abi_json.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Solidity ABI's text forms: the type parser (type::parse), function signatures
 // (parse_signature, canonical forms, selectors) and whole calls (encode_call, decode_call).
 #include <algorithm>

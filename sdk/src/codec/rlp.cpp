@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RLP (Yellow Paper appendix B): encoder and strict canonical decoder.
 #include "enact/codec/rlp.hpp"
 

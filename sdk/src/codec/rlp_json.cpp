@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RLP's JSON bridge (rlp_json.hpp): ethers' encodeRlp/decodeRlp shape.
 #include "enact/codec/rlp_json.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keccak-f[1600] and the Keccak-256 sponge (rate 136, original padding 0x01 ... 0x80).
 // The permutation keeps the 25 lanes in local variables and runs two rounds per loop iteration
 // (state A -> E -> A), so no lane is copied between rounds; theta, rho, pi and chi are fused per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Everything the crypto module takes from OpenSSL: wiping and constant-time comparison for
 // `Secret`, the CSPRNG, HKDF-SHA256 (RFC 5869) and AES-256-GCM (SP 800-38D). OpenSSL headers stay
 // in this file so SDK consumers do not inherit them.

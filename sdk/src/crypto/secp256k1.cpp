@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ECDSA over secp256k1 through libsecp256k1 (with its recovery module). One context is created
 // on first use, randomised (side-channel blinding) and shared read-only by every thread, as the
 // library recommends. Private-key bytes are handed to the library straight from the Secret's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SHA-2 through OpenSSL EVP. In OpenSSL 3 the SHA256()/SHA384() one-shots fetch the algorithm on
 // every call (about twice the cost of hashing 200 bytes), so the EVP_MDs are fetched once per
 // process, the one-shots reuse one context per thread, and each streaming hasher owns a context.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The wallet-proof envelope: canonical shape checks on the JSON as received, then the EIP-712
 // digest of the canonical shape and an ECDSA recover (core-api spec, "Typed-data envelope" rule 5).
 // Once the shape is known to be canonical the digest needs no generic encoder: it is

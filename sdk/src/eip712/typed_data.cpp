@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EIP-712 encoding (https://eips.ethereum.org/EIPS/eip-712). Type strings are read where they are
 // used (`Person[2][]` is an array of `Person[2]`, the last suffix being the outermost dimension,
 // as in Solidity), and every value error is reported with the path of the value.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CIDs and the UnixFS file DAG of `ipfs add`. The layout follows the reference importer
 // (ipfs-unixfs-importer, as used by ipfs-only-hash; the same bytes as kubo):
 //  - the content is cut into 262144-byte chunks (one empty chunk for empty content);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PKP key derivation (docs/protocol.md §1). The HKDF info buffers hold only public data (a label, the
 // account hash and the path); the root key and every derived key stay inside Secrets.
 #include "enact/pkp/pkp.hpp"

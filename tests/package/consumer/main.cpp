@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses the installed SDK's headers and compiled library (keccak, secp256k1 through the exported
 // link interface, EIP-712 through Boost.JSON), and the installed typed client (cpp-httplib and
 // OpenSSL through its exported link interface), as a user's application would.

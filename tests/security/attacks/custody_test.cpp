@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attacks on custody (docs/protocol.md §1 "owning account", "server keys"; docs/security.md "Threat model"):
 // a stranger with an account of its own and the public state of the registry tries to make the
 // server sign, encrypt or decrypt with a key that is not its account's.

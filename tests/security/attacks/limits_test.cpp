@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attacks on the server's resources: no unauthenticated route grows state without bound, and no
 // caller gets more than its share. Each case is tried the way an attacker would, over HTTP
 // against a real enact-server on loopback, and must be refused:

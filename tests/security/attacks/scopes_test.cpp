@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attacks on scopes (docs/protocol.md §2 `/add_group`, `/delete_action`, the 401 row of §0;
 // docs/security.md "Threat model"): a usage key tries to do more than its scopes allow through a
 // route whose side effects reach further than its name, and the former master key of a

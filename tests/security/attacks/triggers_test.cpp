@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attacks on the trigger service's rules (docs/protocol.md §4), tried over HTTP against a real enact-server
 // on loopback, each as an attacker would try it:
 //  (a) sign-in with an EIP-4361 message naming another site, sent with a Host header naming that

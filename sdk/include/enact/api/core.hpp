@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The wire model of the core service (docs/protocol.md §2, /core/v1): every request and response type, field
 // for field as the wire carries them, shared by the server's handlers, the typed client, the CLI
 // and the C binding, so a field is spelled once. Fields are typed: addresses as `address` (sent EIP-55 checksummed),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The wire model of the trigger service (docs/protocol.md §4): trigger types and run statuses with their
 // wire names, the type-specific trigger configs, a trigger and a run as the service answers them.
 // `value_from` writes each as the service does (same members, same order); `value_to` reads one

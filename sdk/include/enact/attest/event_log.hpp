@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dstack's TDX event log and its replay into RTMR0–3 (dstack cc-eventlog; docs/protocol.md §5 check 1).
 // The log is a JSON array of `{"imr", "event_type", "digest", "event", "event_payload"}` (GetQuote
 // sends it as a JSON string holding the array, /info's tcb_info as the array itself). `imr` is

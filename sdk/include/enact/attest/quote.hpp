@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Intel DCAP quotes and their verification (docs/protocol.md §5 check 1: "the quote signature proves
 // genuine TDX hardware"). Parses TDX quotes v4 and v5 (TD 1.0 and TD 1.5 report bodies) and SGX
 // quotes v3, with ECDSA-256-with-P-256 attestation keys and the PCK certificate chain carried in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A JSON-RPC client of an Ethereum node over HTTP(S) (`rpc_client`, part of enact::client; the
 // HTTP library stays behind its .cpp), typed for the methods the SDK and the server use:
 // eth_chainId, eth_blockNumber, eth_getBlockByNumber, eth_getTransactionCount, eth_getCode,

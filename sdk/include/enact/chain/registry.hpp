@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bindings of the permission registry (contracts/IPermissionRegistry.sol): one
 // struct per function call, view, event and custom error, each naming its canonical Solidity
 // signature (`kSignature`, from which the selector or topic0 is computed with keccak-256), with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::chain::registry_client`: the permission registry (docs/protocol.md §3) in one call per function.
 // Writes are EIP-1559 transactions signed by the client's `transaction_sender` (the owner's key:
 // an account's admin wallet in ChainSecured mode), each waiting for its receipt; reads are

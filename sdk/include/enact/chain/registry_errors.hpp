@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The permission registry's reverts (contracts/IPermissionRegistry.sol): `registry_errc`, one
 // value per custom error plus Solidity's Error(string) and Panic(uint256), and one struct per
 // error naming its canonical signature (`kSignature`) and its code (`kCode`), with the encoder

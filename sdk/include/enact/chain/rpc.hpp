@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ethereum JSON-RPC codec, without transport: builds JSON-RPC 2.0 request bodies
 // (`{"jsonrpc":"2.0","id","method","params"}`), parses a response body into either its `result`
 // or the node's `{"error":{"code","message","data"}}` (kept as a typed `node_error` carrying the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EIP-1559 (type 2) transactions: the unsigned payload 0x02 ‖ rlp([chainId, nonce,
 // maxPriorityFeePerGas, maxFeePerGas, gasLimit, to, value, data, accessList]), its signing hash,
 // signing with a private key into the raw form 0x02 ‖ rlp([..., yParity, r, s]) that

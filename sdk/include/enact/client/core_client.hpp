@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::client::core_client`: the typed client of the core service (docs/protocol.md §2, /core/v1) —
 // accounts and usage keys, groups, wallets (PKPs), actions, the public utility endpoints,
 // billing and the wallet-signed ChainSecured endpoints. One method per endpoint, named after it;

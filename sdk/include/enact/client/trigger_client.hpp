@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::client::trigger_client`: the typed client of the trigger service (docs/protocol.md §4,
 // docs/triggers.md) — the management API under `/api` (triggers, their runs, who the token belongs
 // to), the public webhook intake `/webhook/<id>`, and the approval handshake that obtains a token

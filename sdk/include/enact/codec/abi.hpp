@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Solidity contract ABI (https://docs.soliditylang.org/en/latest/abi-spec.html): parsed types
 // (uintN/intN, address, bool, bytesN, bytes, string, T[], T[k] and tuples, nested freely), a value
 // tree, the standard head/tail encoding and a strict decoder that rejects every non-canonical

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Solidity ABI's JSON bridge, in the shape ethers' AbiCoder uses (integers as decimal
 // strings, addresses EIP-55 checksummed, bytes as hex): kept apart from abi.hpp so that the codec
 // does not bring Boost.JSON to its users.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Base32 with the RFC 4648 §6 alphabet in lowercase and without padding: multibase "base32"
 // (prefix 'b'), the form of CIDv1 strings. Decoding is strict so that every byte string has
 // exactly one accepted text: uppercase, '=' padding, impossible lengths and non-zero trailing

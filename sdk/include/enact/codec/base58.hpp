@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Base58 with the Bitcoin alphabet (multibase "base58btc", the form of CIDv0 strings). Each
 // leading zero byte is written as a leading '1'. The conversion is quadratic in the input length,
 // so `decode` refuses inputs over kMaxDecodeLength characters; the identifiers it serves (CIDs,

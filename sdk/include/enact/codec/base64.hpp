@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Base64 (RFC 4648 §4) and base64url (§5). `encode` writes the standard alphabet with padding
 // (the form of API keys, docs/protocol.md §1); `encode_url` writes the URL alphabet without padding (the
 // token challenge). Decoders are strict: one alphabet each, no whitespace or line breaks, and

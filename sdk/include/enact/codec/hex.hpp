@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hex encoding and decoding. `encode` writes lowercase digits; `decode` accepts either case with
 // or without a `0x` prefix, and `decode_prefixed` demands the prefix (the wire form of docs/protocol.md §0).
 // Fixed-size decoders (`decode_fixed<N>`) reject any other length. Hand-written: no std::regex.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recursive Length Prefix encoding (Ethereum Yellow Paper, appendix B): the `item` tree (a byte
 // string or a list of items), encoders for items, byte strings and unsigned integers, and a
 // strict decoder that accepts only canonical encodings — exactly one byte string decodes to a

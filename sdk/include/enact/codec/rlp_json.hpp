@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RLP's JSON bridge in the shape of ethers' encodeRlp/decodeRlp: "0x…" strings for byte strings,
 // arrays for lists. Kept apart from rlp.hpp so that the codec does not bring Boost.JSON to its
 // users.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AES-256-GCM authenticated encryption (NIST SP 800-38D) through OpenSSL, in the sealed form the
 // SDK stores and sends: 12-byte nonce ‖ ciphertext ‖ 16-byte tag. `encrypt` draws a fresh random
 // nonce for every message; `encrypt_with_nonce` takes one (for known-answer tests and callers that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EIP-191 version 0x45 ("personal_sign"): the digest a wallet signs for a plain message,
 // keccak256("\x19Ethereum Signed Message:\n" ‖ decimal byte length ‖ message).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HKDF with SHA-256 (RFC 5869): extract-then-expand key derivation, computed by OpenSSL behind
 // src/crypto/openssl.cpp. The output is a `Secret`. Used for PKP key derivation (docs/protocol.md §1).
 #pragma once

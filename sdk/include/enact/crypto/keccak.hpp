@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keccak-256 as Ethereum uses it: the original Keccak submission's padding (domain byte 0x01),
 // not the FIPS 202 SHA3-256 padding (0x06), rate 136 bytes, 32-byte output. One-shot functions for
 // bytes and text, and a streaming hasher for data that arrives in pieces. The permutation is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cryptographically secure random bytes from OpenSSL's CSPRNG (RAND_bytes). A failure of the
 // generator is a system fault, not an input error, so these functions throw `enact::Error`
 // (code `random_errc::generator_failed`) instead of returning a result.

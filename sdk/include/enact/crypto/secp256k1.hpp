@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // secp256k1 ECDSA as Ethereum uses it, on top of bitcoin-core's libsecp256k1 (one randomised
 // context, created on first use and shared). Signatures are deterministic (RFC 6979) and low-s;
 // their wire form is r ‖ s ‖ v with v = 27 + recovery id. Public keys are the 64-byte x ‖ y; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SHA-2 (FIPS 180-4): one-shot SHA-256 and SHA-384, and a streaming SHA-256 for data that arrives
 // in pieces (the UnixFS leaves of a CID are hashed as header ‖ chunk ‖ trailer without copying).
 // OpenSSL does the work behind src/crypto/sha2.cpp; its headers stay out of this one.

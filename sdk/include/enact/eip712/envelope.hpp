@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The wallet-proof envelope (core-api spec "Typed-data envelope", docs/protocol.md §2 ChainSecured and
 // Billing): an EIP-712 document of a fixed shape that a wallet signs with eth_signTypedData_v4 to
 // prove it holds an address, for one flow (CreateWallet, ConvertAccount, AddUsageApiKey,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generic EIP-712 typed data (https://eips.ethereum.org/EIPS/eip-712) as wallets sign it with
 // eth_signTypedData_v4: parsing and validation of a typed-data document, `encodeType`, `typeHash`,
 // `encodeData`, `hashStruct`, the domain separator, the signing digest

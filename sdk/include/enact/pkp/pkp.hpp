@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PKP (programmable key pair) derivation, docs/protocol.md §1. A PKP key belongs to one account: it is
 // derived from the node's 32-byte root key, the owning account's 32-byte hash and the PKP's
 // 32-byte derivation path, by HKDF-SHA256 with salt "enact/pkp/v2" and info

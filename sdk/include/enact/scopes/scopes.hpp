@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The usage-key permission model (core-api spec "Scopes", "Usage API key", "Authentication" §3–5;
 // docs/protocol.md §2). An account key may do everything; a usage key holds a `permission_set` of three
 // account-wide flags and four per-group lists in which group id 0 is the wildcard for every group.
