@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 pragma solidity ^0.8.24;
 
-/// @title The permission registry's interface (API.md §3, docs/architecture.md §4 "Permission ledger").
+/// @title The permission registry's interface (docs/protocol.md §3, docs/architecture.md §4 "Permission ledger").
 /// @notice Authorization state of every account: admin wallet and mode, usage keys with their
 /// permission sets, groups, the PKP registry, action metadata, credits and payments. Function
 /// names and parameter types of the production registry are kept (setUsageApiKey,
@@ -89,7 +89,7 @@ interface IPermissionRegistry {
         uint256 createdAt;
     }
 
-    // --- errors (the server maps each to a ledger_errc, API.md §0) ---------------------------
+    // --- errors (the server maps each to a ledger_errc, docs/protocol.md §0) ---------------------------
     error NotAdmin(uint256 accountHash, address sender);
     error RelayNotAllowed(uint256 accountHash, address sender);
     error AlreadyUnmanaged(uint256 accountHash);
@@ -105,7 +105,7 @@ interface IPermissionRegistry {
     error InvalidArgument(string reason);
     error NotOwner(address sender);
     error NotApiPayer(address sender);
-    // Identity rules (API.md §3). A wallet creates only its own account, unmanaged, under the
+    // Identity rules (docs/protocol.md §3). A wallet creates only its own account, unmanaged, under the
     // hash every client derives from its address; account hashes and usage-key hashes are one
     // namespace, so no key can be made to authenticate as an account it does not belong to.
     /// newAccount by a wallet (not an api payer): apiKeyHash != keccak256(abi.encodePacked(admin)).

@@ -3,13 +3,13 @@ pragma solidity 0.8.37;
 
 import {IPermissionRegistry} from "./IPermissionRegistry.sol";
 
-/// @title The permission registry (API.md §3, docs/architecture.md §4 "Permission ledger").
+/// @title The permission registry (docs/protocol.md §3, docs/architecture.md §4 "Permission ledger").
 /// @notice Implements IPermissionRegistry with the rules of the embedded ledger
 /// (server/ledger/embedded_ledger.hpp), so that one conformance suite passes on both backends:
 ///   - a write checks, in order: the account exists (UnknownAccount), the sender rule (NotAdmin /
 ///     RelayNotAllowed), its arguments (InvalidArgument), then the state (Unknown* / Duplicate /
 ///     AlreadyUnmanaged); a failing call changes nothing;
-///   - identity rules (API.md §3): newAccount from a sender that is not an api payer (so, past the
+///   - identity rules (docs/protocol.md §3): newAccount from a sender that is not an api payer (so, past the
 ///     sender rule, the admin itself) must be unmanaged (ManagedNotAllowed) and under
 ///     keccak256(abi.encodePacked(admin)) (AccountHashNotCanonical), checked before its arguments;
 ///     account hashes and usage-key hashes are one namespace (HashIsUsageKey, HashIsAccount,
@@ -144,7 +144,7 @@ contract PermissionRegistry is IPermissionRegistry {
         string calldata email
     ) external override {
         _checkSender(apiKeyHash, admin, managed);
-        // API.md §3 identity rules: a wallet (past _checkSender, it is `admin`) creates only its
+        // docs/protocol.md §3 identity rules: a wallet (past _checkSender, it is `admin`) creates only its
         // own ChainSecured account under the hash every client derives from its address, so no one
         // squats another wallet's account or creates one under a hash of its choosing.
         if (!isApiPayer[msg.sender]) {
@@ -239,7 +239,7 @@ contract PermissionRegistry is IPermissionRegistry {
     ) private {
         Account storage a = _writable(h);
         _checkMetadata(name, description);
-        // One namespace (API.md §3): a key under an account's hash, or under another account's
+        // One namespace (docs/protocol.md §3): a key under an account's hash, or under another account's
         // key hash, would make that credential authenticate here.
         if (_accounts[kh].admin != address(0)) revert HashIsAccount(kh);
         UsageKey storage k = _keys[kh];
@@ -714,7 +714,7 @@ contract PermissionRegistry is IPermissionRegistry {
         if (a.admin == address(0)) revert UnknownAccount(h);
     }
 
-    /// API.md §3: the admin, or an api payer relaying for a managed account.
+    /// docs/protocol.md §3: the admin, or an api payer relaying for a managed account.
     function _checkSender(uint256 h, address admin, bool managed) private view {
         if (msg.sender == admin) return;
         if (!isApiPayer[msg.sender]) revert NotAdmin(h, msg.sender);

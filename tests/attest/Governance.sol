@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 pragma solidity 0.8.37;
 
-/// The smallest application contract the governance check (core-api.md "Checks that clients can
-/// perform" 4) reads: allowedComposeHashes(bytes32). A production contract restricts `allow` to
+/// The smallest application contract the governance check (docs/protocol.md §5, check 4) reads:
+/// allowedComposeHashes(bytes32). A production contract restricts `allow` to
 /// a multisig; this test contract lets anyone allow a hash.
 contract Governance {
     mapping(bytes32 => bool) public allowedComposeHashes;
