@@ -22,7 +22,7 @@ from conan import ConanFile
 from conan.errors import ConanInvalidConfiguration
 from conan.tools.build import check_min_cppstd
 from conan.tools.cmake import CMake, CMakeDeps, CMakeToolchain, cmake_layout
-from conan.tools.files import load, rmdir
+from conan.tools.files import copy, load, rmdir
 from conan.tools.gnu import PkgConfigDeps
 
 required_conan_version = ">=2.1"
@@ -35,6 +35,7 @@ class EnactConan(ConanFile):
         "Keccak, secp256k1, EIP-712 and wallet-proof envelopes, ABI, RLP, IPFS CIDs, cron, PKP "
         "derivation, typed service clients, and a C ABI"
     )
+    license = "Apache-2.0"
     topics = ("ethereum", "eip712", "secp256k1", "tee", "sdk")
     package_type = "static-library"
     settings = "os", "arch", "compiler", "build_type"
@@ -54,6 +55,8 @@ class EnactConan(ConanFile):
         "boost/*:without_json": False,
     }
     exports_sources = (
+        "LICENSE",
+        "NOTICE",
         "CMakeLists.txt",
         "cmake/*",
         "sdk/*",
@@ -131,6 +134,10 @@ class EnactConan(ConanFile):
         cmake.install()
         # Consumers get the targets below from CMakeDeps, not from the tree's enactConfig.cmake.
         rmdir(self, os.path.join(self.package_folder, "lib", "cmake"))
+        # The licence where Conan looks for it (licenses/), not under share/doc.
+        rmdir(self, os.path.join(self.package_folder, "share", "doc"))
+        for name in ("LICENSE", "NOTICE"):
+            copy(self, name, src=self.source_folder, dst=os.path.join(self.package_folder, "licenses"))
 
     def package_info(self):
         self.cpp_info.set_property("cmake_file_name", "enact")

@@ -8,11 +8,17 @@
 # (the server's worker path) match where the files land: configure with
 # -DCMAKE_INSTALL_PREFIX=/usr for a package that follows Debian policy. The .tar.gz is relocatable
 # (bin/, lib/, include/ under one top directory).
+# The licence travels with every install: LICENSE and NOTICE, and Debian's machine-readable
+# copyright file (DEP-5), under share/doc/enact (/usr/share/doc/enact in the Debian package).
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/NOTICE ${CMAKE_CURRENT_LIST_DIR}/debian/copyright
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/enact)
+
 set(ENACT_PACKAGE_MAINTAINER "enact maintainers <enact@localhost>" CACHE STRING
   "Maintainer field of the Debian package")
 
 set(CPACK_PACKAGE_NAME enact)
 set(CPACK_PACKAGE_VENDOR enact)
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "${ENACT_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY

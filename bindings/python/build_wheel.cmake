@@ -15,7 +15,8 @@ endfunction()
 
 file(REMOVE_RECURSE ${STAGE_DIR} ${DIST_DIR})
 file(MAKE_DIRECTORY ${STAGE_DIR})
-file(COPY ${SOURCE_DIR}/pyproject.toml ${SOURCE_DIR}/setup.py DESTINATION ${STAGE_DIR})
+file(COPY ${SOURCE_DIR}/pyproject.toml ${SOURCE_DIR}/setup.py ${SOURCE_DIR}/../../LICENSE ${SOURCE_DIR}/../../NOTICE
+     DESTINATION ${STAGE_DIR})
 file(COPY ${SOURCE_DIR}/enact DESTINATION ${STAGE_DIR} PATTERN __pycache__ EXCLUDE)
 file(COPY_FILE ${LIBRARY} ${STAGE_DIR}/enact/libenact_c.so.0)
 run(${CMAKE_COMMAND} -E env PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -41,6 +42,17 @@ file(REMOVE_RECURSE ${site})
 file(ARCHIVE_EXTRACT INPUT ${wheels} DESTINATION ${site})
 if(NOT EXISTS ${site}/enact/libenact_c.so.0 OR NOT EXISTS ${site}/enact/py.typed)
   message(FATAL_ERROR "the wheel lacks enact/libenact_c.so.0 or enact/py.typed")
+endif()
+# The licence: in the metadata, and its text with the NOTICE in the .dist-info directory.
+file(GLOB dist_info ${site}/enact-*.dist-info)
+file(READ ${dist_info}/METADATA metadata)
+if(NOT metadata MATCHES "\nLicense: Apache-2.0\n")
+  message(FATAL_ERROR "the wheel's METADATA names no 'License: Apache-2.0':\n${metadata}")
+endif()
+file(GLOB_RECURSE licence_files ${dist_info}/LICENSE ${dist_info}/*/LICENSE ${dist_info}/NOTICE ${dist_info}/*/NOTICE)
+list(LENGTH licence_files licence_count)
+if(NOT licence_count EQUAL 2)
+  message(FATAL_ERROR "the wheel's .dist-info lacks LICENSE or NOTICE: ${licence_files}")
 endif()
 run(${CMAKE_COMMAND} -E env --unset=ENACT_C_LIBRARY --unset=ENACT_SERVER_BINARY
     PYTHONPATH=${site} PYTHONDONTWRITEBYTECODE=1 ENACT_VECTORS_DIR=${VECTORS_DIR}

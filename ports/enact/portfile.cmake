@@ -79,5 +79,6 @@ if("bindings" IN_LIST FEATURES AND VCPKG_LIBRARY_LINKAGE STREQUAL "static")
 endif()
 
 file(REMOVE_RECURSE "${CURRENT_PACKAGES_DIR}/debug/include" "${CURRENT_PACKAGES_DIR}/debug/share")
-file(WRITE "${CURRENT_PACKAGES_DIR}/share/${PORT}/copyright"
-  "enact ${VERSION}: built from the source tree at ${SOURCE_PATH}, which names no license file.\n")
+# share/enact/copyright: the Apache-2.0 text and the NOTICE of the bundled third-party pieces.
+vcpkg_install_copyright(FILE_LIST "${SOURCE_PATH}/LICENSE" "${SOURCE_PATH}/NOTICE")
+file(REMOVE_RECURSE "${CURRENT_PACKAGES_DIR}/share/doc")

@@ -43,7 +43,10 @@ foreach(pattern
     "${p}/lib[^ ]*/cmake/enact/enactConfig\\.cmake\n"
     "${p}/lib[^ ]*/cmake/enact/enactConfigVersion\\.cmake\n"
     "${p}/lib[^ ]*/cmake/enact/enactTargets\\.cmake\n"
-    "${p}/bin/enact\n")
+    "${p}/bin/enact\n"
+    "${p}/share/doc/enact/copyright\n"
+    "${p}/share/doc/enact/LICENSE\n"
+    "${p}/share/doc/enact/NOTICE\n")
   expect("${contents}" "${pattern}" "package contents")
 endforeach()
 if(WITH_SERVER)
@@ -57,6 +60,11 @@ expect("${shlibs}" "libenact_c 0 enact" "shlibs")
 
 run(${DPKG_DEB} -x ${debs} ${WORK_DIR}/root)
 set(prefix ${WORK_DIR}/root${INSTALL_PREFIX})
+# The copyright file is DEP-5 and names the project's licence.
+file(READ ${prefix}/share/doc/enact/copyright copyright)
+expect("${copyright}" "^Format: https://www\\.debian\\.org/doc/packaging-manuals/copyright-format/1\\.0/\n"
+  "copyright (DEP-5 header)")
+expect("${copyright}" "\nFiles: \\*\nCopyright: [^\n]+\nLicense: Apache-2\\.0\n" "copyright (Files: *)")
 run(${prefix}/bin/enact --help)
 expect("${last_output}" "usage: enact" "enact --help")
 if(WITH_SERVER)
