@@ -129,7 +129,7 @@ struct fixture {
     if (report.empty() || coll.empty())
       return;
     const boost::json::value doc = boost::json::parse(report);
-    quote = enact::hex::decode(doc.at("quote").as_string()).value();
+    quote = enact::codec::hex::decode(doc.at("quote").as_string()).value();
     log = enact::attest::event_log_from_json(doc.at("event_log")).value();
     collateral = enact::attest::parse_collateral(coll).value();
     const auto q = enact::attest::parse_quote(quote).value();

@@ -22,7 +22,7 @@
 #include "anvil_process.hpp"
 #include "enact/codec/abi.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "triggers/chain_watcher.hpp"
 #include "triggers/ids.hpp"
@@ -36,7 +36,7 @@ using namespace enact::triggers;
 using enact::test::anvil_process;
 
 json::value send(const anvil_process& node, json::object tx) {
-  tx["from"] = hex::encode_prefixed(anvil_process::dev_addresses()[0]);
+  tx["from"] = codec::hex::encode_prefixed(anvil_process::dev_addresses()[0]);
   const json::value hash = node.rpc("eth_sendTransaction", json::array{tx});
   for (;;) {
     json::value r = node.rpc("eth_getTransactionReceipt", json::array{hash});
@@ -84,9 +84,9 @@ int main(int argc, char** argv) {
 
   for (uint64_t done = 0; done < logs;) {
     const uint64_t n = std::min(per_tx, logs - done);
-    const std::vector<abi::value> args = {abi::value::number(u256{done}), abi::value::number(u256{n})};
-    const bytes data = abi::encode_call("pingMany(uint256,uint256)", args).value();
-    send(node, {{"to", emitter}, {"data", hex::encode_prefixed(data)}});
+    const std::vector<codec::abi::value> args = {codec::abi::value::number(u256{done}), codec::abi::value::number(u256{n})};
+    const bytes data = codec::abi::encode_call("pingMany(uint256,uint256)", args).value();
+    send(node, {{"to", emitter}, {"data", codec::hex::encode_prefixed(data)}});
     done += n;
   }
 

@@ -27,25 +27,25 @@ constexpr uint64_t kChainId = 8453;
 constexpr uint64_t kIssuedAt = 1800000000;
 
 enact::Secret fixed_key() {
-  auto raw = enact::hex::decode_fixed<32>("0xb5d57e5d91b9c0444a8b06d2716d5b140f78c38d5af7f1ce06f57672e1261d14", "key");
+  auto raw = enact::codec::hex::decode_fixed<32>("0xb5d57e5d91b9c0444a8b06d2716d5b140f78c38d5af7f1ce06f57672e1261d14", "key");
   return enact::Secret(enact::bytes_view(raw->data(), raw->size()));
 }
 
 struct envelope_fixture {
   std::string typed_data_json;
   std::string signature_hex;
-  enact::envelope::expectation want;
+  enact::eip712::envelope::expectation want;
   enact::hash256 digest;
   std::array<uint8_t, 65> sig65;
 
   envelope_fixture() {
     auto env =
-        enact::envelope::sign(enact::envelope::kind::add_usage_api_key, kChainId, fixed_key(), kIssuedAt).value();
+        enact::eip712::envelope::sign(enact::eip712::envelope::kind::add_usage_api_key, kChainId, fixed_key(), kIssuedAt).value();
     typed_data_json = boost::json::serialize(env.typed_data);
     signature_hex = env.signature;
-    want = {enact::envelope::kind::add_usage_api_key, kChainId, kIssuedAt + 10};
+    want = {enact::eip712::envelope::kind::add_usage_api_key, kChainId, kIssuedAt + 10};
     digest = enact::eip712::digest(enact::eip712::parse(typed_data_json).value()).value();
-    auto sig = enact::hex::decode(signature_hex).value();
+    auto sig = enact::codec::hex::decode(signature_hex).value();
     std::memcpy(sig65.data(), sig.data(), 65);
   }
 };
@@ -74,7 +74,7 @@ void bytes_per_second(benchmark::State& state, F f) {
 }
 
 void BM_keccak256(benchmark::State& state) {
-  bytes_per_second(state, [](enact::bytes_view b) { return enact::keccak256(b); });
+  bytes_per_second(state, [](enact::bytes_view b) { return enact::crypto::keccak256(b); });
 }
 BENCHMARK(BM_keccak256)->Arg(32)->Arg(4096);
 
@@ -84,7 +84,7 @@ BENCHMARK(BM_keccak256)->Arg(32)->Arg(4096);
 void BM_envelope_verify(benchmark::State& state) {
   const auto& f = envelope_case();
   for (auto _ : state) {
-    auto signer = enact::envelope::verify(f.typed_data_json, f.signature_hex, f.want);
+    auto signer = enact::eip712::envelope::verify(f.typed_data_json, f.signature_hex, f.want);
     if (!signer)
       state.SkipWithError("verify failed");
     benchmark::DoNotOptimize(signer);
@@ -111,7 +111,7 @@ void BM_baseline_recover_keccak(benchmark::State& state) {
   for (size_t i = 2; i < preimage.size(); ++i)
     preimage[i] = static_cast<uint8_t>(i);
   for (auto _ : state) {
-    auto h = enact::keccak256(enact::bytes_view(preimage.data(), preimage.size()));
+    auto h = enact::crypto::keccak256(enact::bytes_view(preimage.data(), preimage.size()));
     benchmark::DoNotOptimize(h);
     secp256k1_ecdsa_recoverable_signature rsig;
     secp256k1_pubkey pub;
@@ -123,7 +123,7 @@ void BM_baseline_recover_keccak(benchmark::State& state) {
       state.SkipWithError("recover failed");
       break;
     }
-    benchmark::DoNotOptimize(enact::keccak256(enact::bytes_view(ser.data() + 1, 64)));
+    benchmark::DoNotOptimize(enact::crypto::keccak256(enact::bytes_view(ser.data() + 1, 64)));
   }
   secp256k1_context_destroy(ctx);
 }
@@ -132,7 +132,7 @@ BENCHMARK(BM_baseline_recover_keccak);
 void BM_envelope_sign(benchmark::State& state) {
   const auto key = fixed_key();
   for (auto _ : state)
-    benchmark::DoNotOptimize(enact::envelope::sign(enact::envelope::kind::add_usage_api_key, kChainId, key, kIssuedAt));
+    benchmark::DoNotOptimize(enact::eip712::envelope::sign(enact::eip712::envelope::kind::add_usage_api_key, kChainId, key, kIssuedAt));
 }
 BENCHMARK(BM_envelope_sign);
 
@@ -140,7 +140,7 @@ BENCHMARK(BM_envelope_sign);
 
 // setUsageApiKey calldata, the registry write behind /add_usage_api_key.
 void BM_abi_encode_setUsageApiKey(benchmark::State& state) {
-  using enact::abi::value;
+  using enact::codec::abi::value;
   using namespace enact::literals;
   const std::string sig =
       "setUsageApiKey(uint256,uint256,uint256,uint256,string,string,"
@@ -156,7 +156,7 @@ void BM_abi_encode_setUsageApiKey(benchmark::State& state) {
       value::list({value::boolean(true), value::boolean(false), value::boolean(true), value::list(groups),
                    value::list(groups), value::list({}), value::list(groups)})};
   for (auto _ : state)
-    benchmark::DoNotOptimize(enact::abi::encode_call(sig, args));
+    benchmark::DoNotOptimize(enact::codec::abi::encode_call(sig, args));
 }
 BENCHMARK(BM_abi_encode_setUsageApiKey);
 
@@ -164,7 +164,7 @@ BENCHMARK(BM_abi_encode_setUsageApiKey);
 
 void BM_rlp_decode_tx_like(benchmark::State& state) {
   // An EIP-1559 transaction's field list: 12 items, one 4 KiB data field.
-  using enact::rlp::item;
+  using enact::codec::rlp::item;
   std::vector<item> fields;
   for (int i = 0; i < 7; ++i)
     fields.push_back(item::uint(static_cast<uint64_t>(1000 + i)));
@@ -172,9 +172,9 @@ void BM_rlp_decode_tx_like(benchmark::State& state) {
   fields.push_back(item::list({}));
   for (int i = 0; i < 3; ++i)
     fields.push_back(item::string(enact::as_bytes(pattern(32))));
-  const auto encoded = enact::rlp::encode(item::list(std::move(fields)));
+  const auto encoded = enact::codec::rlp::encode(item::list(std::move(fields)));
   for (auto _ : state)
-    benchmark::DoNotOptimize(enact::rlp::decode(encoded));
+    benchmark::DoNotOptimize(enact::codec::rlp::decode(encoded));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * encoded.size()));
 }
 BENCHMARK(BM_rlp_decode_tx_like);
@@ -193,7 +193,7 @@ BENCHMARK(BM_cid_v1)->Arg(1024)->Arg(1 << 20);
 
 // Baseline: SHA-256 of the same bytes in one call.
 void BM_baseline_sha256(benchmark::State& state) {
-  bytes_per_second(state, [](enact::bytes_view b) { return enact::sha256(b); });
+  bytes_per_second(state, [](enact::bytes_view b) { return enact::crypto::sha256(b); });
 }
 BENCHMARK(BM_baseline_sha256)->Arg(1024)->Arg(1 << 20);
 

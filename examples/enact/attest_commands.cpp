@@ -263,7 +263,7 @@ bytes read_quote(const std::string& path) {
   for (size_t i = (t.rfind("0x", 0) == 0 ? 2 : 0); i < t.size() && is_hex; ++i)
     is_hex = std::isxdigit(static_cast<unsigned char>(t[i])) != 0;
   if (is_hex && t.size() % 2 == 0) {
-    auto b = hex::decode(t, "quote");
+    auto b = codec::hex::decode(t, "quote");
     if (b)
       return std::move(*b);
   }

@@ -33,7 +33,7 @@
 #include "enact/client/core_client.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/ipfs/cid.hpp"
@@ -115,7 +115,7 @@ address address_arg(const std::string& text, std::string_view what) {
 }
 
 hash256 hash_arg(const std::string& text, std::string_view what) {
-  auto h = hex::decode_fixed<32>(text, what);
+  auto h = codec::hex::decode_fixed<32>(text, what);
   if (!h)
     throw usage_error(h.err().message + " (expected 0x + 64 hex digits)");
   return *h;
@@ -123,7 +123,7 @@ hash256 hash_arg(const std::string& text, std::string_view what) {
 
 /// A hashed CID given as 0x + 64 hex, or a CID (hashed as written, docs/protocol.md §1 `hashed_cid`).
 hash256 hashed_cid_arg(const std::string& text, std::string_view what) {
-  if (hex::detail::has_prefix(text))
+  if (codec::hex::detail::has_prefix(text))
     return hash_arg(text, what);
   if (auto c = ipfs::parse(text); !c)
     throw usage_error(std::string(what) + ": expected 0x + 64 hex digits or a CID (" + c.err().message + ")");
@@ -207,7 +207,7 @@ hash256 account_of(const args& a, const session& s, bool allow_admin_option = fa
 }
 
 json::object tx_json(const chain::receipt& r) {
-  return {{"transaction_hash", hex::encode_prefixed(r.transaction_hash)}, {"block_number", r.block_number}};
+  return {{"transaction_hash", codec::hex::encode_prefixed(r.transaction_hash)}, {"block_number", r.block_number}};
 }
 
 json::object with_tx(json::object o, const chain::receipt& r) {
@@ -234,15 +234,15 @@ Secret usage_key_file(const std::string& path) {
 
 /// The wallet address of a usage key (its base64 bytes are a secp256k1 key, docs/protocol.md §1).
 std::optional<address> usage_key_wallet(const Secret& key) {
-  auto raw = base64::decode(as_chars(key.view()), "usage key");
+  auto raw = codec::base64::decode(as_chars(key.view()), "usage key");
   if (!raw || raw->size() != 32)
     return std::nullopt;
   const Secret k(*raw);
   detail::secure_wipe(raw->data(), raw->size());
-  auto pub = secp256k1::public_key_of(k);
+  auto pub = crypto::secp256k1::public_key_of(k);
   if (!pub)
     return std::nullopt;
-  return secp256k1::to_address(*pub);
+  return crypto::secp256k1::to_address(*pub);
 }
 
 // --- writes ------------------------------------------------------------------------------------
@@ -254,7 +254,7 @@ int new_account(const std::vector<std::string>& argv) {
   session s = connect(a, true);
   const chain::account_created c =
       take(s.registry->new_account(name, a.get("description").value_or(""), a.get("email").value_or("")));
-  print_json(with_tx({{"account_hash", hex::encode_prefixed(c.account_hash)},
+  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(c.account_hash)},
                       {"admin", to_checksum_address(*s.from)},
                       {"managed", false}},
                      c.tx));
@@ -284,9 +284,9 @@ int register_wallet(const std::vector<std::string>& argv) {
   }
   const chain::receipt r =
       take(s.registry->register_wallet_derivation(account, wallet, path, name, a.get("description").value_or("")));
-  print_json(with_tx({{"account_hash", hex::encode_prefixed(account)},
+  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
                       {"pkp_id", to_checksum_address(wallet)},
-                      {"derivation_path", hex::encode_prefixed(path)},
+                      {"derivation_path", codec::hex::encode_prefixed(path)},
                       {"minted", minted}},
                      r));
   return 0;
@@ -305,7 +305,7 @@ int set_usage_key(const std::vector<std::string>& argv) {
   const std::string description = a.get("description").value_or("");
   const u256 expiration{a.get("expiration") ? parse_u64(*a.get("expiration"), "--expiration") : 0};
   const u256 balance{a.get("balance") ? parse_u64(*a.get("balance"), "--balance") : 0};
-  const scope::permission_set perms = permissions_of(a);
+  const scopes::permission_set perms = permissions_of(a);
   const int given = int(a.get("usage-key-file").has_value()) + int(a.get("usage-key-hash").has_value()) +
                     int(a.get("key-out").has_value());
   if (given > 1)
@@ -320,11 +320,11 @@ int set_usage_key(const std::vector<std::string>& argv) {
   const hash256 account = account_of(a, s);
 
   hash256 key_hash{};
-  json::object o{{"account_hash", hex::encode_prefixed(account)}};
+  json::object o{{"account_hash", codec::hex::encode_prefixed(account)}};
   std::optional<Secret> minted_key;
   if (auto path = a.get("usage-key-file")) {
     const Secret key = usage_key_file(*path);
-    key_hash = keccak256(as_chars(key.view()));
+    key_hash = crypto::keccak256(as_chars(key.view()));
     if (!wallet)
       wallet = usage_key_wallet(key);
   } else if (auto h = a.get("usage-key-hash")) {
@@ -334,19 +334,19 @@ int set_usage_key(const std::vector<std::string>& argv) {
     // wallet joins the account's registry before the key is set (docs/protocol.md §2).
     client::minted_usage_key m =
         core(a).add_usage_api_key_with_signature(owner_key(*a.get("key-file")), chain_id_of(s));
-    key_hash = keccak256(as_chars(m.usage_api_key.view()));
+    key_hash = crypto::keccak256(as_chars(m.usage_api_key.view()));
     wallet = m.wallet_address;
     const chain::receipt reg_tx = take(
         s.registry->register_wallet_derivation(account, m.wallet_address, m.derivation_path, name, "usage key wallet"));
-    o["derivation_path"] = hex::encode_prefixed(m.derivation_path);
-    o["wallet_transaction_hash"] = hex::encode_prefixed(reg_tx.transaction_hash);
+    o["derivation_path"] = codec::hex::encode_prefixed(m.derivation_path);
+    o["wallet_transaction_hash"] = codec::hex::encode_prefixed(reg_tx.transaction_hash);
     minted_key = std::move(m.usage_api_key);
   }
   const chain::receipt r =
       wallet ? take(s.registry->set_usage_api_key(account, key_hash, expiration, balance, name, description, perms,
                                                   *wallet))
              : take(s.registry->set_usage_api_key(account, key_hash, expiration, balance, name, description, perms));
-  o["usage_key_hash"] = hex::encode_prefixed(key_hash);
+  o["usage_key_hash"] = codec::hex::encode_prefixed(key_hash);
   o["wallet_address"] = wallet ? json::value(to_checksum_address(*wallet)) : json::value(nullptr);
   o["permissions"] = json::value_from(perms);
   o = with_tx(std::move(o), r);
@@ -376,14 +376,14 @@ int remove_usage_key(const std::vector<std::string>& argv) {
     throw usage_error("give exactly one of --usage-key-file and --usage-key-hash");
   hash256 key_hash{};
   if (auto path = a.get("usage-key-file"))
-    key_hash = keccak256(as_chars(usage_key_file(*path).view()));
+    key_hash = crypto::keccak256(as_chars(usage_key_file(*path).view()));
   else
     key_hash = hash_arg(*a.get("usage-key-hash"), "--usage-key-hash");
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->remove_usage_api_key(account, key_hash));
   print_json(with_tx(
-      {{"account_hash", hex::encode_prefixed(account)}, {"usage_key_hash", hex::encode_prefixed(key_hash)}}, r));
+      {{"account_hash", codec::hex::encode_prefixed(account)}, {"usage_key_hash", codec::hex::encode_prefixed(key_hash)}}, r));
   return 0;
 }
 
@@ -403,7 +403,7 @@ int add_group(const std::vector<std::string>& argv) {
   const hash256 account = account_of(a, s);
   const chain::group_added g =
       take(s.registry->add_group(account, name, a.get("description").value_or(""), pkps, cids));
-  print_json(with_tx({{"account_hash", hex::encode_prefixed(account)}, {"group_id", g.group_id}}, g.tx));
+  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)}, {"group_id", g.group_id}}, g.tx));
   return 0;
 }
 
@@ -424,7 +424,7 @@ int update_group(const std::vector<std::string>& argv) {
   if (auto v = a.get("cid-hashes"))
     g.cid_hashes = hashed_cid_list(*v, "--cid-hashes");
   const chain::receipt r = take(s.registry->update_group(account, id, g.name, g.description, g.pkp_ids, g.cid_hashes));
-  print_json(with_tx({{"account_hash", hex::encode_prefixed(account)}, {"group", group_json(g)}}, r));
+  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)}, {"group", group_json(g)}}, r));
   return 0;
 }
 
@@ -437,7 +437,7 @@ int group_write(const std::vector<std::string>& argv, size_t positionals, F&& wr
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(write(a, *s.registry, account, id));
-  print_json(with_tx({{"account_hash", hex::encode_prefixed(account)}, {"group_id", id}}, r));
+  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)}, {"group_id", id}}, r));
   return 0;
 }
 
@@ -481,9 +481,9 @@ int add_action(const std::vector<std::string>& argv) {
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->add_action(account, cid, name, a.get("description").value_or("")));
-  print_json(with_tx({{"account_hash", hex::encode_prefixed(account)},
+  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
                       {"action_ipfs_cid", cid},
-                      {"hashed_cid", hex::encode_prefixed(ipfs::hashed_cid(cid))}},
+                      {"hashed_cid", codec::hex::encode_prefixed(ipfs::hashed_cid(cid))}},
                      r));
   return 0;
 }
@@ -509,7 +509,7 @@ int convert(const std::vector<std::string>& argv) {
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->convert_to_chain_secured(account, new_admin));
   print_json(with_tx(
-      {{"account_hash", hex::encode_prefixed(account)}, {"new_admin_wallet_address", to_checksum_address(new_admin)}},
+      {{"account_hash", codec::hex::encode_prefixed(account)}, {"new_admin_wallet_address", to_checksum_address(new_admin)}},
       r));
   return 0;
 }

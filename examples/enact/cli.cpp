@@ -108,11 +108,11 @@ Secret read_key_file(const std::string& path) {
   if (trim_begin != std::string::npos)
     digits = std::string_view(text).substr(trim_begin, trim_end - trim_begin + 1);
   Secret key = Secret::of_size(32);
-  auto ok = hex::decode_into(digits, key.mutable_view(), path);
+  auto ok = codec::hex::decode_into(digits, key.mutable_view(), path);
   detail::secure_wipe(text.data(), text.size());
   if (!ok)
     throw input_error(ok.err().message + " (expected a 32-byte hex private key)");
-  if (!secp256k1::is_valid_private_key(key.view()))
+  if (!crypto::secp256k1::is_valid_private_key(key.view()))
     throw input_error(path + ": not a valid secp256k1 private key");
   return key;
 }
@@ -167,11 +167,11 @@ std::vector<std::string> split_list(const std::string& text) {
 
 std::vector<uint64_t> group_ids(const std::string& text, std::string_view what) {
   return parse_list(text,
-                    [&](const std::string& item) { return item == "all" ? scope::kAllGroups : parse_u64(item, what); });
+                    [&](const std::string& item) { return item == "all" ? scopes::kAllGroups : parse_u64(item, what); });
 }
 
-scope::permission_set permissions_of(const args& a) {
-  scope::permission_set p;
+scopes::permission_set permissions_of(const args& a) {
+  scopes::permission_set p;
   p.can_create_groups = a.has("can-create-groups");
   p.can_delete_groups = a.has("can-delete-groups");
   p.can_create_pkps = a.has("can-create-pkps");

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/scopes/scopes.hpp"
 
 namespace enact::cli {
@@ -88,6 +88,6 @@ template <class F>
 /// A usage key's permissions from the flags --can-create-groups, --can-delete-groups,
 /// --can-create-pkps and the group-id lists --manage-ipfs-ids-in-groups, --add-pkp-to-groups,
 /// --remove-pkp-from-groups and --execute-in-groups.
-[[nodiscard]] scope::permission_set permissions_of(const args& a);
+[[nodiscard]] scopes::permission_set permissions_of(const args& a);
 
 }  // namespace enact::cli

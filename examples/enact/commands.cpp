@@ -19,7 +19,7 @@
 #include "enact/codec/rlp.hpp"
 #include "enact/codec/rlp_json.hpp"
 #include "enact/cron/cron.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/random.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/eip712/envelope.hpp"
@@ -48,7 +48,7 @@ int typed_data_hash(const std::vector<std::string>& argv) {
   args a(argv, {}, {});
   a.at_most(1);
   auto td = read_typed_data(a.at(0, "FILE"));
-  print_line(hex::encode_prefixed(take(eip712::digest(td))));
+  print_line(codec::hex::encode_prefixed(take(eip712::digest(td))));
   return 0;
 }
 
@@ -58,7 +58,7 @@ int typed_data_sign(const std::vector<std::string>& argv) {
   auto td = read_typed_data(a.at(0, "FILE"));
   Secret key = read_key_file(a.require("key-file"));
   auto sig = take(eip712::sign(td, key));
-  print_line(hex::encode_prefixed(sig.to_bytes()));
+  print_line(codec::hex::encode_prefixed(sig.to_bytes()));
   return 0;
 }
 
@@ -66,15 +66,15 @@ int typed_data_recover(const std::vector<std::string>& argv) {
   args a(argv, {}, {});
   a.at_most(2);
   auto td = read_typed_data(a.at(0, "FILE"));
-  auto sig = take(hex::decode(a.at(1, "SIG"), "signature"));
+  auto sig = take(codec::hex::decode(a.at(1, "SIG"), "signature"));
   print_line(to_checksum_address(take(eip712::recover(td, sig))));
   return 0;
 }
 
 // --- envelope ---------------------------------------------------------------------------------
 
-envelope::kind parse_kind(const std::string& name) {
-  auto k = envelope::kind_from_name(name);
+eip712::envelope::kind parse_kind(const std::string& name) {
+  auto k = eip712::envelope::kind_from_name(name);
   if (!k)
     throw usage_error(
         "--type: expected CreateWallet, ConvertAccount, AddUsageApiKey or "
@@ -95,8 +95,8 @@ int envelope_new(const std::vector<std::string>& argv) {
   const auto chain_id = parse_u64(a.require("chain-id"), "--chain-id");
   const auto issued_at = a.get("issued-at") ? parse_u64(*a.get("issued-at"), "--issued-at") : unix_now();
   Secret key = read_key_file(a.require("key-file"));
-  auto env = take(envelope::sign(kind, chain_id, key, issued_at));
-  print_line(envelope::to_json(env));
+  auto env = take(eip712::envelope::sign(kind, chain_id, key, issued_at));
+  print_line(eip712::envelope::to_json(env));
   return 0;
 }
 
@@ -104,7 +104,7 @@ int envelope_verify(const std::vector<std::string>& argv) {
   args a(argv, {"type", "chain-id", "now", "signer"}, {});
   a.at_most(1);
   const std::string text = read_input(a.at(0, "FILE"));
-  envelope::expectation expect{};
+  eip712::envelope::expectation expect{};
   expect.expected = parse_kind(a.require("type"));
   expect.chain_id = parse_u64(a.require("chain-id"), "--chain-id");
   expect.now = a.get("now") ? parse_u64(*a.get("now"), "--now") : unix_now();
@@ -122,7 +122,7 @@ int envelope_verify(const std::vector<std::string>& argv) {
   if (!td || !sig || !sig->is_string())
     throw input_error("FILE: expected fields \"typed_data\" and \"signature\" (a string)");
   const std::string td_text = td->is_string() ? std::string(td->as_string()) : boost::json::serialize(*td);
-  auto signer = envelope::verify(td_text, std::string(sig->as_string()), expect);
+  auto signer = eip712::envelope::verify(td_text, std::string(sig->as_string()), expect);
   if (!signer)
     throw input_error(signer.err().message);
   print_line(to_checksum_address(*signer));
@@ -137,19 +137,19 @@ int abi_encode(const std::vector<std::string>& argv) {
   // A signature with a name gives calldata (selector + arguments); a bare tuple like
   // '(uint256,string)' gives the encoding of the arguments alone.
   const bool bare = !sig_text.empty() && sig_text.front() == '(';
-  const auto inputs = bare ? take(abi::type::parse(sig_text)).components : take(abi::parse_signature(sig_text)).inputs;
+  const auto inputs = bare ? take(codec::abi::type::parse(sig_text)).components : take(codec::abi::parse_signature(sig_text)).inputs;
   if (a.count() - 1 != inputs.size())
     throw usage_error(sig_text + " takes " + std::to_string(inputs.size()) + " arguments, got " +
                       std::to_string(a.count() - 1));
-  std::vector<abi::value> values;
+  std::vector<codec::abi::value> values;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    auto v = abi::from_cli_arg(inputs[i], a.positionals()[i + 1]);
+    auto v = codec::abi::from_cli_arg(inputs[i], a.positionals()[i + 1]);
     if (!v)
       throw input_error("argument " + std::to_string(i + 1) + ": " + v.err().message);
     values.push_back(std::move(*v));
   }
-  bytes out = bare ? take(abi::encode(inputs, values)) : take(abi::encode_call(sig_text, values));
-  print_line(hex::encode_prefixed(out));
+  bytes out = bare ? take(codec::abi::encode(inputs, values)) : take(codec::abi::encode_call(sig_text, values));
+  print_line(codec::hex::encode_prefixed(out));
   return 0;
 }
 
@@ -159,12 +159,12 @@ int abi_decode(const std::vector<std::string>& argv) {
   std::string types_text = a.at(0, "TYPES");
   if (types_text.empty() || types_text.front() != '(')
     types_text = "(" + types_text + ")";
-  const auto types = take(abi::type::parse(types_text)).components;
-  auto data = take(hex::decode(a.at(1, "HEX"), "HEX"));
-  auto values = take(abi::decode(types, data));
+  const auto types = take(codec::abi::type::parse(types_text)).components;
+  auto data = take(codec::hex::decode(a.at(1, "HEX"), "HEX"));
+  auto values = take(codec::abi::decode(types, data));
   boost::json::array out;
   for (size_t i = 0; i < values.size(); ++i)
-    out.push_back(abi::to_json(types[i], values[i]));
+    out.push_back(codec::abi::to_json(types[i], values[i]));
   print_line(boost::json::serialize(out));
   return 0;
 }
@@ -176,16 +176,16 @@ int rlp_encode(const std::vector<std::string>& argv) {
   auto doc = boost::json::parse(a.at(0, "JSON"), ec);
   if (ec)
     throw input_error("JSON: " + ec.message());
-  auto item = take(rlp::from_json(doc));
-  print_line(hex::encode_prefixed(rlp::encode(item)));
+  auto item = take(codec::rlp::from_json(doc));
+  print_line(codec::hex::encode_prefixed(codec::rlp::encode(item)));
   return 0;
 }
 
 int rlp_decode(const std::vector<std::string>& argv) {
   args a(argv, {}, {});
   a.at_most(1);
-  auto data = take(hex::decode(a.at(0, "HEX"), "HEX"));
-  print_line(boost::json::serialize(rlp::to_json(take(rlp::decode(data)))));
+  auto data = take(codec::hex::decode(a.at(0, "HEX"), "HEX"));
+  print_line(boost::json::serialize(codec::rlp::to_json(take(codec::rlp::decode(data)))));
   return 0;
 }
 
@@ -257,12 +257,12 @@ int key_new(const std::vector<std::string>& argv) {
   a.at_most(0);
   Secret key = Secret::of_size(32);
   do {
-    random_bytes(key.mutable_view());
-  } while (!secp256k1::is_valid_private_key(key.view()));
-  const auto addr = secp256k1::to_address(take(secp256k1::public_key_of(key)));
+    crypto::random_bytes(key.mutable_view());
+  } while (!crypto::secp256k1::is_valid_private_key(key.view()));
+  const auto addr = crypto::secp256k1::to_address(take(crypto::secp256k1::public_key_of(key)));
   if (auto out = a.get("out")) {
     // Created 0600 and never overwritten: a key file is not something to clobber by accident.
-    std::string text = hex::encode_prefixed(key.view()) + "\n";
+    std::string text = codec::hex::encode_prefixed(key.view()) + "\n";
     const int fd = ::open(out->c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (fd < 0)
       throw input_error(*out + ": cannot create (exists already, or no permission)");
@@ -274,7 +274,7 @@ int key_new(const std::vector<std::string>& argv) {
     print_line(to_checksum_address(addr));
   } else {
     // Printing the key is what was asked for; it goes to stdout only.
-    std::string text = hex::encode_prefixed(key.view());
+    std::string text = codec::hex::encode_prefixed(key.view());
     print_line(text);
     detail::secure_wipe(text.data(), text.size());
   }
@@ -285,7 +285,7 @@ int key_address(const std::vector<std::string>& argv) {
   args a(argv, {"key-file"}, {});
   a.at_most(0);
   Secret key = read_key_file(a.require("key-file"));
-  print_line(to_checksum_address(secp256k1::to_address(take(secp256k1::public_key_of(key)))));
+  print_line(to_checksum_address(crypto::secp256k1::to_address(take(crypto::secp256k1::public_key_of(key)))));
   return 0;
 }
 
@@ -295,10 +295,10 @@ int pkp_derive(const std::vector<std::string>& argv) {
   Secret root = read_key_file(a.require("root-key-file"));
   // docs/protocol.md §1: a PKP key belongs to one account; the same path under another account is
   // another key.
-  auto account = hex::decode_fixed<32>(a.require("account"), "--account");
+  auto account = codec::hex::decode_fixed<32>(a.require("account"), "--account");
   if (!account)
     throw usage_error(account.err().message + " (the owning account's hash is 32 bytes of hex)");
-  auto path = hex::decode_fixed<32>(a.require("path"), "--path");
+  auto path = codec::hex::decode_fixed<32>(a.require("path"), "--path");
   if (!path)
     throw usage_error(path.err().message + " (a derivation path is 32 bytes of hex)");
   print_line(to_checksum_address(take(pkp::wallet_address(root, *account, *path))));

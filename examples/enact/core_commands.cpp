@@ -29,7 +29,7 @@
 #include "enact/api/core.hpp"
 #include "enact/client/core_client.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "enact/ipfs/cid.hpp"
 
@@ -141,8 +141,8 @@ address address_arg(const std::string& text, std::string_view what) {
 
 /// A hashed CID given as 0x + 64 hex, or a CID (hashed as written, docs/protocol.md §1 `hashed_cid`).
 hash256 hashed_cid_arg(const std::string& text, std::string_view what) {
-  if (hex::detail::has_prefix(text)) {
-    auto h = hex::decode_fixed<32>(text, what);
+  if (codec::hex::detail::has_prefix(text)) {
+    auto h = codec::hex::decode_fixed<32>(text, what);
     if (!h)
       throw usage_error(h.err().message);
     return *h;
@@ -187,7 +187,7 @@ int new_account(const std::vector<std::string>& argv) {
   api::new_account_response created = c.new_account(r);
   json::object o;
   o["wallet_address"] = to_checksum_address(created.wallet_address);
-  o["api_key_hash"] = hex::encode_prefixed(created.api_key_hash);
+  o["api_key_hash"] = codec::hex::encode_prefixed(created.api_key_hash);
   if (out) {
     out->write(created.api_key);
     o["key_file"] = *a.get("key-out");
@@ -239,7 +239,7 @@ int keys_add(const std::vector<std::string>& argv) {
     out.emplace(*path, "the key is lost, remove it on the service");
   api::new_usage_key k = c.add_usage_api_key(spec);
   json::object o;
-  o["hash"] = hex::encode_prefixed(k.hash);
+  o["hash"] = codec::hex::encode_prefixed(k.hash);
   o["wallet_address"] = to_checksum_address(k.wallet_address);
   if (out) {
     out->write(k.usage_api_key);
@@ -260,7 +260,7 @@ int keys_list(const std::vector<std::string>& argv) {
 
 json::object hash_line(const hash256& h) {
   json::object o;
-  o["hash"] = hex::encode_prefixed(h);
+  o["hash"] = codec::hex::encode_prefixed(h);
   return o;
 }
 
@@ -524,12 +524,12 @@ int run(const std::vector<std::string>& argv) {
   const auto out = connect(a, true).run_action(r);
   json::object sigs;
   for (const auto& [name, sig] : out.signatures)
-    sigs[name] = json::object{{"signature", hex::encode_prefixed(sig.signature)},
-                              {"r", hex::encode_prefixed(sig.r)},
-                              {"s", hex::encode_prefixed(sig.s)},
+    sigs[name] = json::object{{"signature", codec::hex::encode_prefixed(sig.signature)},
+                              {"r", codec::hex::encode_prefixed(sig.r)},
+                              {"s", codec::hex::encode_prefixed(sig.s)},
                               {"v", sig.v},
-                              {"public_key", hex::encode_prefixed(sig.public_key)},
-                              {"digest", hex::encode_prefixed(sig.digest)}};
+                              {"public_key", codec::hex::encode_prefixed(sig.public_key)},
+                              {"digest", codec::hex::encode_prefixed(sig.digest)}};
   print_json(json::object{{"response", out.response},
                           {"logs", out.logs},
                           {"signatures", std::move(sigs)},
@@ -541,7 +541,7 @@ int run(const std::vector<std::string>& argv) {
 // --- billing -----------------------------------------------------------------------------------
 
 /// With --wallet-key-file, a BillingAuth proof signed now for the service's chain.
-std::optional<envelope::signed_envelope> wallet_proof(const args& a, core_client& c) {
+std::optional<eip712::envelope::signed_envelope> wallet_proof(const args& a, core_client& c) {
   auto path = a.get("wallet-key-file");
   if (!path)
     return std::nullopt;
@@ -549,7 +549,7 @@ std::optional<envelope::signed_envelope> wallet_proof(const args& a, core_client
   const uint64_t chain_id = c.get_node_chain_config().chain_id;
   const auto now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  auto env = envelope::sign(envelope::kind::billing_auth, chain_id, key, now);
+  auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain_id, key, now);
   if (!env)
     throw input_error(env.err().message);
   return std::move(*env);

@@ -35,7 +35,7 @@
 #include "commands.hpp"
 #include "enact/client/trigger_client.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 
 namespace enact::cli {
 namespace {
@@ -276,8 +276,8 @@ std::vector<hash256> topic_filter_arg(const std::string& text, std::string_view 
       std::copy(a->begin(), a->end(), h.begin() + 12);
       out.push_back(h);
     } else {
-      auto h = hex::decode_fixed<32>(item, what);
-      if (!h || !hex::detail::has_prefix(item))
+      auto h = codec::hex::decode_fixed<32>(item, what);
+      if (!h || !codec::hex::detail::has_prefix(item))
         throw usage_error(std::string(what) +
                           ": expected 0x + 64 hex digits, an address, a comma-separated list of "
                           "them, or 'any'");

@@ -17,9 +17,9 @@
 
 #include "enact/client/core_client.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/eip712/envelope.hpp"
 
 namespace {
@@ -50,13 +50,13 @@ std::optional<Secret> read_key(const std::string& path) {
   const std::string_view digits =
       b == std::string::npos ? std::string_view() : std::string_view(text).substr(b, e - b + 1);
   Secret key = Secret::of_size(32);
-  auto decoded = hex::decode_into(digits, key.mutable_view(), path);
+  auto decoded = codec::hex::decode_into(digits, key.mutable_view(), path);
   detail::secure_wipe(text.data(), text.size());
   if (!decoded) {
     std::fprintf(stderr, "sign_typed_data: %s (expected a 32-byte hex private key)\n", decoded.err().message.c_str());
     return std::nullopt;
   }
-  if (!secp256k1::is_valid_private_key(key.view())) {
+  if (!crypto::secp256k1::is_valid_private_key(key.view())) {
     std::fprintf(stderr, "sign_typed_data: %s: not a valid secp256k1 private key\n", path.c_str());
     return std::nullopt;
   }
@@ -79,7 +79,7 @@ std::optional<uint64_t> number(std::string_view text) {
 
 int main(int argc, char** argv) {
   std::string key_file, url;
-  envelope::kind kind = envelope::kind::create_wallet;
+  eip712::envelope::kind kind = eip712::envelope::kind::create_wallet;
   uint64_t chain_id = 31337;  // enact-server's default chain
   std::optional<uint64_t> issued_at;
   for (int i = 1; i < argc; ++i) {
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     } else if (flag == "--url") {
       url = value;
     } else if (flag == "--type") {
-      const auto k = envelope::kind_from_name(value);
+      const auto k = eip712::envelope::kind_from_name(value);
       if (!k)
         return usage("--type: expected CreateWallet, ConvertAccount, AddUsageApiKey or BillingAuth");
       kind = *k;
@@ -124,21 +124,21 @@ int main(int argc, char** argv) {
       options.base_url = url;
       client::core_client core(options);
       chain_id = core.get_node_chain_config().chain_id;
-      const envelope::signed_envelope env = envelope::sign(envelope::kind::create_wallet, chain_id, *key, now).value();
-      std::printf("%s\n", envelope::to_json(env).c_str());
+      const eip712::envelope::signed_envelope env = eip712::envelope::sign(eip712::envelope::kind::create_wallet, chain_id, *key, now).value();
+      std::printf("%s\n", eip712::envelope::to_json(env).c_str());
       const client::minted_wallet w = core.create_wallet_with_signature(env);
       std::printf("{\"pkp_id\":\"%s\",\"wallet_address\":\"%s\"}\n", to_checksum_address(w.pkp_id).c_str(),
                   to_checksum_address(w.wallet_address).c_str());
       return 0;
     }
-    const envelope::signed_envelope env = envelope::sign(kind, chain_id, *key, now).value();
+    const eip712::envelope::signed_envelope env = eip712::envelope::sign(kind, chain_id, *key, now).value();
     // What the server will do with it: recover the signer and check it against message.address.
-    envelope::expectation want{};
+    eip712::envelope::expectation want{};
     want.expected = kind;
     want.chain_id = chain_id;
     want.now = now;
-    const address signer = envelope::verify(boost::json::serialize(env.typed_data), env.signature, want).value();
-    std::printf("%s\n", envelope::to_json(env).c_str());
+    const address signer = eip712::envelope::verify(boost::json::serialize(env.typed_data), env.signature, want).value();
+    std::printf("%s\n", eip712::envelope::to_json(env).c_str());
     std::fprintf(stderr, "signed by %s\n", to_checksum_address(signer).c_str());
     return 0;
   } catch (const enact::Error& e) {  // api_error is one too: "<code>: <message>"

@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
       const auto e = input->find_last_not_of(" \t\r\n");
       const std::string_view digits =
           b == std::string::npos ? std::string_view() : std::string_view(*input).substr(b, e - b + 1);
-      ENACT_TRY(const bytes raw, hex::decode(digits, "quote"));
+      ENACT_TRY(const bytes raw, codec::hex::decode(digits, "quote"));
       return attest::verify_quote(raw, options);
     }
     return attest::verify_quote(as_bytes(*input), options);

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 
 namespace enact::app {
 namespace {

@@ -17,7 +17,7 @@
 #include "enact/chain/client.hpp"
 #include "enact/chain/registry.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "ledger/evm_ledger.hpp"
 
@@ -122,7 +122,7 @@ result<Secret> read_key_file(const std::string& path) {
     v.remove_prefix(2);
   Secret out;
   if (v.size() == 64) {
-    if (auto key = hex::decode(v, "--key-file"); key) {
+    if (auto key = codec::hex::decode(v, "--key-file"); key) {
       out = Secret(*key);
       std::fill(key->begin(), key->end(), 0);
     }
@@ -239,7 +239,7 @@ int deploy_registry_command(int argc, char** argv) {
                "%s, chain %llu; owner %s; api payers %s\n"
                "  the api payer %s pays the gas of relayed writes: fund it\n",
                to_checksum_address(*r->contract_address).c_str(), static_cast<unsigned long long>(r->block_number),
-               hex::encode_prefixed(r->transaction_hash).c_str(), static_cast<unsigned long long>(*chain_id),
+               codec::hex::encode_prefixed(r->transaction_hash).c_str(), static_cast<unsigned long long>(*chain_id),
                to_checksum_address(sender->from()).c_str(), list.c_str(), to_checksum_address(*payer).c_str());
   std::printf("%s\n", to_checksum_address(*r->contract_address).c_str());
   return 0;

@@ -24,7 +24,7 @@
 #include "core/routes_rpc.hpp"
 #include "core/service.hpp"
 #include "enact/crypto/keccak.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "ledger/embedded_ledger.hpp"
 #include "ledger/rpc_surface.hpp"
 #include "runtime/runtime.hpp"

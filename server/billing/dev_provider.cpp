@@ -49,8 +49,8 @@ CREATE TABLE IF NOT EXISTS payment_intents (
 [[nodiscard]] std::string random_hex(size_t n) {
   std::array<uint8_t, 32> buf{};
   const std::span<uint8_t> out(buf.data(), n);
-  random_bytes(out);
-  return hex::encode(out);
+  crypto::random_bytes(out);
+  return codec::hex::encode(out);
 }
 
 /// `pi_dev_` + 24 lowercase hex digits: the only ids this provider ever hands out.

@@ -311,8 +311,8 @@ result<payment_intent> stripe_provider::create_intent(uint64_t amount_cents, std
   std::string key(idempotency_key);
   if (key.empty()) {
     std::array<uint8_t, 16> r{};
-    random_bytes(r);
-    key = "enact-" + hex::encode(r);
+    crypto::random_bytes(r);
+    key = "enact-" + codec::hex::encode(r);
   }
 
   std::string form;

@@ -20,7 +20,7 @@
 #include <string_view>
 
 #include "billing/payment_provider.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 namespace enact::billing {
 

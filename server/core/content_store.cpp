@@ -86,8 +86,8 @@ result<std::string> content_store::put(bytes_view code) const {
   if (::stat(final_path.c_str(), &st) == 0)
     return cid;
   std::array<uint8_t, 8> suffix{};
-  random_bytes(suffix);
-  const std::string tmp = final_path + ".tmp-" + hex::encode(suffix);
+  crypto::random_bytes(suffix);
+  const std::string tmp = final_path + ".tmp-" + codec::hex::encode(suffix);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
     return fail(api_errc::unavailable, "content store: cannot create a file");

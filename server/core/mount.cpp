@@ -16,7 +16,7 @@
 #include "core/swagger_mount.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "http/request.hpp"
 
@@ -108,17 +108,17 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
   ENACT_TRY(auto key, credential(req));
   if (!key) {
     if (r.auth == auth_kind::billing && req.has_header("X-Wallet-Auth")) {
-      ENACT_TRY(const auto parts, envelope::decode_wallet_auth(req.get_header_value("X-Wallet-Auth")));
-      envelope::expectation want{};
-      want.expected = envelope::kind::billing_auth;
+      ENACT_TRY(const auto parts, eip712::envelope::decode_wallet_auth(req.get_header_value("X-Wallet-Auth")));
+      eip712::envelope::expectation want{};
+      want.expected = eip712::envelope::kind::billing_auth;
       want.chain_id = st.cfg.chain_id;
       want.now = static_cast<uint64_t>(unix_now());
       want.max_skew = st.cfg.envelope_max_skew;
-      ENACT_TRY(const address signer, envelope::verify(parts.first, parts.second, want));
+      ENACT_TRY(const address signer, eip712::envelope::verify(parts.first, parts.second, want));
       auto account = st.svc.ledger->account_by_admin(signer);
       if (!account)
         return fail(api_errc::unauthenticated, "X-Wallet-Auth: no account has this admin wallet");
-      caller c{std::move(*account), scope::caller{scope::key_kind::account, {}}, {}, true};
+      caller c{std::move(*account), scopes::caller{scopes::key_kind::account, {}}, {}, true};
       return c;
     }
     return fail(api_errc::unauthenticated, "missing credential: send X-Api-Key or Authorization: Bearer <api key>");
@@ -126,19 +126,19 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
   // docs/protocol.md §1: every key is 32 bytes from the CSPRNG in standard base64 (44 characters). Any
   // other string is refused before its hash is looked up: the registry cannot tell a key's hash
   // from any other 32 bytes, so without this a string whose keccak256 some account or usage key
-  // was registered under — an on-chain account's canonical hash keccak256(admin address), say —
+  // was registered under — an on-chain account's canonical hash crypto::keccak256(admin address), say —
   // would authenticate as it.
   if (!is_key_form(*key)) {
     detail::secure_wipe(key->data(), key->size());
     return fail(api_errc::unauthenticated, "malformed API key: expected 32 bytes in standard base64 (44 characters)");
   }
-  const hash256 h = keccak256(std::string_view(*key));
+  const hash256 h = crypto::keccak256(std::string_view(*key));
   detail::secure_wipe(key->data(), key->size());
   caller c;
   c.key_hash = h;
   if (auto account = st.svc.ledger->get_account(h)) {
     c.account = std::move(*account);
-    c.scopes.kind = scope::key_kind::account;
+    c.scopes.kind = scopes::key_kind::account;
     // docs/protocol.md §0 401 row: a ChainSecured account has no account-level key, so the former master
     // key of a converted account authorizes nothing — not a write, not a read, not a run.
     if (!c.account.managed)
@@ -159,9 +159,9 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
     if (k->expiration != 0 && k->expiration <= static_cast<uint64_t>(unix_now()))
       return fail(api_errc::unauthenticated, "this usage key expired");
     ENACT_TRY(c.account, st.svc.ledger->get_account(k->account));
-    c.scopes = scope::caller{scope::key_kind::usage, std::move(k->permissions)};
+    c.scopes = scopes::caller{scopes::key_kind::usage, std::move(k->permissions)};
   }
-  if (r.auth == auth_kind::owner && c.scopes.kind != scope::key_kind::account)
+  if (r.auth == auth_kind::owner && c.scopes.kind != scopes::key_kind::account)
     return fail(api_errc::forbidden, "only the account key may call " + std::string(r.path) + "; a usage key may not");
   return c;
 }
@@ -241,7 +241,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
         // A key by its hash; an X-Wallet-Auth caller (no key) by its wallet, the recovered
         // signer, which authenticate() found as the account's admin.
         const bool wallet = ctx.who->wallet_auth;
-        const std::string k = wallet ? "wallet " + hex::encode(ctx.who->account.admin) : hex::encode(ctx.who->key_hash);
+        const std::string k = wallet ? "wallet " + codec::hex::encode(ctx.who->account.admin) : codec::hex::encode(ctx.who->key_hash);
         if (const int wait = st.per_key.take(k)) {
           res.set_header("Retry-After", std::to_string(wait));
           return fail(api_errc::rate_limited,
@@ -268,7 +268,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
   json::object line = http::access_line(r.method, "/core/v1" + std::string(r.path), status, std::move(error_code));
   if (ctx.who)
     line["caller"] = ctx.who->wallet_auth                               ? "wallet"
-                     : ctx.who->scopes.kind == scope::key_kind::account ? "account"
+                     : ctx.who->scopes.kind == scopes::key_kind::account ? "account"
                                                                         : "usage";
   if (debug) {
     // The caller as the hashes docs/protocol.md publishes (the key's keccak256 and its account's), never
@@ -279,8 +279,8 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
                         {"handler_us", handler_us}};
     if (ctx.who) {
       if (!ctx.who->wallet_auth)
-        detail["caller_key_hash"] = hex::encode_prefixed(ctx.who->key_hash);
-      detail["account_hash"] = hex::encode_prefixed(ctx.who->account.hash);
+        detail["caller_key_hash"] = codec::hex::encode_prefixed(ctx.who->key_hash);
+      detail["account_hash"] = codec::hex::encode_prefixed(ctx.who->account.hash);
     }
     st.svc.log->debug("request detail", std::move(detail));
   }

@@ -39,7 +39,7 @@ enum class auth_kind {
 /// Who is calling, once authenticated.
 struct caller {
   ledger::account account;
-  scope::caller scopes;      // kind account or usage, with the usage key's permissions
+  scopes::caller scopes;      // kind account or usage, with the usage key's permissions
   hash256 key_hash{};        // keccak256 of the presented key (zero for wallet auth)
   bool wallet_auth = false;  // authenticated by X-Wallet-Auth
 };
@@ -111,8 +111,8 @@ template <class Item, class Record, class Convert>
 [[nodiscard]] std::string str(const json::value& body, std::string_view key, std::string_view fallback = {});
 
 /// Forbidden unless the caller holds `p` (on `group` for per-group scopes).
-[[nodiscard]] result<void> require_scope(const request_context& c, scope::permission p,
-                                         std::optional<scope::group_id> group = {});
+[[nodiscard]] result<void> require_scope(const request_context& c, scopes::permission p,
+                                         std::optional<scopes::group_id> group = {});
 
 // --- the wire form of ledger records (docs/protocol.md §2) --------------------------------------------
 [[nodiscard]] api::group to_api(const ledger::group& g);

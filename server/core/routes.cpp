@@ -8,7 +8,7 @@
 #include "core/route.hpp"
 #include "core/schema.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 
 namespace enact::core {
 
@@ -116,11 +116,11 @@ std::string str(const json::value& body, std::string_view key, std::string_view 
   return std::string(v->get_string());
 }
 
-result<void> require_scope(const request_context& c, scope::permission p, std::optional<scope::group_id> group) {
-  if (scope::allows(c.who->scopes, p, group))
+result<void> require_scope(const request_context& c, scopes::permission p, std::optional<scopes::group_id> group) {
+  if (scopes::allows(c.who->scopes, p, group))
     return {};
-  std::string msg = "this key lacks " + std::string(scope::name(p));
-  if (scope::is_per_group(p) && group)
+  std::string msg = "this key lacks " + std::string(scopes::name(p));
+  if (scopes::is_per_group(p) && group)
     msg += " on group " + std::to_string(*group);
   return fail(api_errc::forbidden, msg);
 }
@@ -134,10 +134,10 @@ api::wallet to_api(const ledger::wallet& w) {
 api::action to_api(const ledger::action& a) { return api::action{a.cid, a.hashed_cid, a.name, a.description}; }
 
 json::object usage_key_json(const ledger::usage_key& k) {
-  json::object o{{"hash", hex::encode_prefixed(k.hash)}, {"name", k.name},
+  json::object o{{"hash", codec::hex::encode_prefixed(k.hash)}, {"name", k.name},
                  {"description", k.description},         {"expiration", k.expiration},
                  {"created_at", k.created_at},           {"wallet_address", to_checksum_address(k.wallet)}};
-  scope::write_permission_fields(o, k.permissions);
+  scopes::write_permission_fields(o, k.permissions);
   return o;
 }
 

@@ -7,11 +7,11 @@
 #include "core/schema.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/random.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 namespace enact::core {
 namespace {
@@ -34,19 +34,19 @@ struct minted_key {
 result<minted_key> mint_key() {
   Secret key = Secret::of_size(32);
   do {
-    random_bytes(key.mutable_view());
-  } while (!secp256k1::is_valid_private_key(key.view()));
-  ENACT_TRY(const auto pub, secp256k1::public_key_of(key));
+    crypto::random_bytes(key.mutable_view());
+  } while (!crypto::secp256k1::is_valid_private_key(key.view()));
+  ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(key));
   minted_key out;
-  out.text = base64::encode(key.view());
-  out.hash = keccak256(std::string_view(out.text));
-  out.wallet = secp256k1::to_address(pub);
+  out.text = codec::base64::encode(key.view());
+  out.hash = crypto::keccak256(std::string_view(out.text));
+  out.wallet = crypto::secp256k1::to_address(pub);
   return out;
 }
 
 /// The hash of a key value given in a body (update/remove take the usage key itself).
 hash256 key_hash_of(const json::value& body, std::string_view field) {
-  return keccak256(std::string_view(body.at(field).as_string()));
+  return crypto::keccak256(std::string_view(body.at(field).as_string()));
 }
 
 const std::string_view kPermissionNames[] = {"can_create_groups",         "can_delete_groups", "can_create_pkps",
@@ -122,22 +122,22 @@ result<json::value> new_account(request_context& c) {
   ENACT_TRY_VOID(c.svc.ledger->new_account(ledger::write_context{c.svc.api_payer, 0}, a));
   return json::object{{"api_key", key.text},
                       {"wallet_address", to_checksum_address(key.wallet)},
-                      {"api_key_hash", hex::encode_prefixed(key.hash)}};
+                      {"api_key_hash", codec::hex::encode_prefixed(key.hash)}};
 }
 
 result<json::value> get_account(request_context& c) {
   const auto& who = *c.who;
-  const bool is_account = who.scopes.kind == scope::key_kind::account;
+  const bool is_account = who.scopes.kind == scopes::key_kind::account;
   json::object key{{"kind", who.wallet_auth ? "wallet" : (is_account ? "account" : "usage")},
-                   {"hash", hex::encode_prefixed(who.key_hash)}};
+                   {"hash", codec::hex::encode_prefixed(who.key_hash)}};
   // A usage key sees its own permissions (what list_api_keys shows its owner), so a service that
   // holds one, such as the trigger service, can check what it may do before relying on it.
   if (!who.wallet_auth && !is_account) {
     json::object perms;
-    scope::write_permission_fields(perms, who.scopes.perms);
+    scopes::write_permission_fields(perms, who.scopes.perms);
     key["permissions"] = std::move(perms);
   }
-  return json::object{{"api_key_hash", hex::encode_prefixed(who.account.hash)},
+  return json::object{{"api_key_hash", codec::hex::encode_prefixed(who.account.hash)},
                       {"admin_wallet_address", to_checksum_address(who.account.admin)},
                       {"managed", who.account.managed},
                       {"name", who.account.name},
@@ -153,7 +153,7 @@ result<json::value> add_usage_api_key(request_context& c) {
   k.created_at = unix_now();
   ENACT_TRY_VOID(c.svc.ledger->set_usage_key(relay(c), k));
   return json::object{{"usage_api_key", key.text},
-                      {"hash", hex::encode_prefixed(key.hash)},
+                      {"hash", codec::hex::encode_prefixed(key.hash)},
                       {"wallet_address", to_checksum_address(key.wallet)}};
 }
 
@@ -180,20 +180,20 @@ result<json::value> update_usage_api_key(request_context& c) {
   k.balance = existing.balance;
   k.created_at = existing.created_at;
   ENACT_TRY_VOID(c.svc.ledger->set_usage_key(relay(c), k));
-  return json::object{{"hash", hex::encode_prefixed(k.hash)}};
+  return json::object{{"hash", codec::hex::encode_prefixed(k.hash)}};
 }
 
 result<json::value> update_usage_api_key_metadata(request_context& c) {
   ENACT_TRY(const auto existing, own_usage_key(c));
   ENACT_TRY_VOID(c.svc.ledger->update_usage_key_metadata(relay(c), existing.account, existing.hash, str(c.body, "name"),
                                                          str(c.body, "description")));
-  return json::object{{"hash", hex::encode_prefixed(existing.hash)}};
+  return json::object{{"hash", codec::hex::encode_prefixed(existing.hash)}};
 }
 
 result<json::value> remove_usage_api_key(request_context& c) {
   ENACT_TRY(const auto existing, own_usage_key(c));
   ENACT_TRY_VOID(c.svc.ledger->remove_usage_key(relay(c), existing.account, existing.hash));
-  return json::object{{"hash", hex::encode_prefixed(existing.hash)}};
+  return json::object{{"hash", codec::hex::encode_prefixed(existing.hash)}};
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ namespace enact::core {
 namespace {
 
 namespace s = schema;
-using scope::permission;
+using scopes::permission;
 
 result<json::value> add_action(request_context& c) {
   ENACT_TRY(const api::new_action req, api::read<api::new_action>(c.body));
@@ -32,7 +32,7 @@ result<json::value> add_action(request_context& c) {
 
 /// The group id of a body, after which a handler checks its scope on that group before reading
 /// the rest of the body.
-result<scope::group_id> managed_group(request_context& c) {
+result<scopes::group_id> managed_group(request_context& c) {
   ENACT_TRY(const auto id, api::read_group_id(c.body.at("group_id"), "group_id"));
   ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, id));
   return id;
@@ -67,14 +67,14 @@ result<json::value> delete_action(request_context& c) {
   // permission at all could otherwise strip an action from every group.
   ENACT_TRY(const auto listing, c.svc.ledger->groups_listing(c.who->account.hash, req.hashed_cid));
   for (const auto& g : listing)
-    ENACT_TRY_VOID(require_scope(c, scope::permission::group_manage_actions, g.id));
+    ENACT_TRY_VOID(require_scope(c, scopes::permission::group_manage_actions, g.id));
   ENACT_TRY_VOID(c.svc.ledger->delete_action(relay(c), c.who->account.hash, req.hashed_cid));
   return json::value_from(req);
 }
 
 result<json::value> list_actions(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
-  std::optional<scope::group_id> group;
+  std::optional<scopes::group_id> group;
   if (c.http.has_param("group_id")) {
     ENACT_TRY(group, api::read_group_id(json::value(c.http.get_param_value("group_id")), "group_id"));
   }

@@ -41,7 +41,7 @@ result<json::value> create_payment_intent(request_context& c) {
                 "body.amount_cents: at least " + std::to_string(billing::kMinAmountCents) + " (5 US dollars)");
   if (amount > billing::kMaxAmountCents)
     return fail(api_errc::invalid_request, "body.amount_cents: at most " + std::to_string(billing::kMaxAmountCents));
-  const std::string account_ref = hex::encode_prefixed(c.who->account.hash);
+  const std::string account_ref = codec::hex::encode_prefixed(c.who->account.hash);
   // One request, one intent: the request id keys the provider's idempotency.
   ENACT_TRY(const auto intent, p->create_intent(amount, account_ref, c.request_id));
   ledger::payment rec;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The ChainSecured endpoints (docs/protocol.md §2 "ChainSecured", core-api spec "ChainSecured
 // HTTP endpoints"): each takes `{"typed_data": <envelope>, "signature": "0x…"}` signed by a wallet
-// with eth_signTypedData_v4, checked by envelope::verify in the order docs/protocol.md §2 fixes, each
+// with eth_signTypedData_v4, checked by eip712::envelope::verify in the order docs/protocol.md §2 fixes, each
 // rejection with its own code:
 //   body over 16 KiB                                   -> 413 payload_too_large (mount)
 //   malformed JSON, missing or unknown field           -> 400 invalid_request   (mount, schema)
@@ -19,7 +19,7 @@
 //
 // "Serialized typed data" is the compact JSON serialization of the `typed_data` value (no
 // whitespace, members in the order received), the same measure the X-Wallet-Auth header gets
-// (envelope::decode_wallet_auth): the limit bounds what a wallet signed, not how a client
+// (eip712::envelope::decode_wallet_auth): the limit bounds what a wallet signed, not how a client
 // indented its body, and the whole body is bounded separately (kMaxBody).
 //
 // Minting needs no account: create_wallet_with_signature and add_usage_api_key_with_signature
@@ -33,9 +33,9 @@
 #include "core/schema.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "enact/pkp/pkp.hpp"
 #include "tee/tee.hpp"
@@ -55,17 +55,17 @@ uint64_t unix_now() {
 }
 
 /// The envelope's signer, checked for flow `k` (and, for conversion, to be `expected_signer`).
-result<address> verified_signer(const request_context& c, envelope::kind k,
+result<address> verified_signer(const request_context& c, eip712::envelope::kind k,
                                 std::optional<address> expected_signer = std::nullopt) {
   const json::value& typed_data = c.body.at("typed_data");
-  envelope::expectation want{k, c.cfg.chain_id, unix_now(), c.cfg.envelope_max_skew, expected_signer};
-  return envelope::verify(typed_data, json::serialize(typed_data).size(), c.body.at("signature").as_string(), want);
+  eip712::envelope::expectation want{k, c.cfg.chain_id, unix_now(), c.cfg.envelope_max_skew, expected_signer};
+  return eip712::envelope::verify(typed_data, json::serialize(typed_data).size(), c.body.at("signature").as_string(), want);
 }
 
 // --- handlers ---------------------------------------------------------------------------------
 
 /// The account a PKP minted for `signer` belongs to (docs/protocol.md §1 "owning account"): the account
-/// whose admin wallet `signer` is, or, while it has none, keccak256(abi.encodePacked(signer)),
+/// whose admin wallet `signer` is, or, while it has none, crypto::keccak256(abi.encodePacked(signer)),
 /// the hash its account will have when the wallet creates it on-chain.
 result<pkp::account_hash> owning_account_of(const request_context& c, const address& signer) {
   auto account = c.svc.ledger->account_by_admin(signer);
@@ -77,7 +77,7 @@ result<pkp::account_hash> owning_account_of(const request_context& c, const addr
 }
 
 result<json::value> create_wallet_with_signature(request_context& c) {
-  ENACT_TRY(const address signer, verified_signer(c, envelope::kind::create_wallet));
+  ENACT_TRY(const address signer, verified_signer(c, eip712::envelope::kind::create_wallet));
   ENACT_TRY(const pkp::account_hash owner, owning_account_of(c, signer));
   // docs/protocol.md §1: signature-minted wallets sit at a random 32-byte path, under the signer's account.
   const pkp::derivation_path path = pkp::random_path();
@@ -86,18 +86,18 @@ result<json::value> create_wallet_with_signature(request_context& c) {
 }
 
 result<json::value> add_usage_api_key_with_signature(request_context& c) {
-  ENACT_TRY(const address signer, verified_signer(c, envelope::kind::add_usage_api_key));
+  ENACT_TRY(const address signer, verified_signer(c, eip712::envelope::kind::add_usage_api_key));
   ENACT_TRY(const pkp::account_hash owner, owning_account_of(c, signer));
   const pkp::derivation_path path = pkp::random_path();
   // The usage key is the PKP signing key of (the signer's account, the path): the admin wallet
   // registers its address (registerWalletDerivation) and the hash of its base64 text
   // (setUsageApiKey) on-chain.
   ENACT_TRY(const Secret key, c.svc.tee->export_signing_key(owner, path));
-  ENACT_TRY(const auto pub, secp256k1::public_key_of(key));
-  std::string text = base64::encode(key.view());
+  ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(key));
+  std::string text = codec::base64::encode(key.view());
   json::object out{{"usage_api_key", text},
-                   {"wallet_address", to_checksum_address(secp256k1::to_address(pub))},
-                   {"derivation_path", hex::encode_prefixed(path)}};
+                   {"wallet_address", to_checksum_address(crypto::secp256k1::to_address(pub))},
+                   {"derivation_path", codec::hex::encode_prefixed(path)}};
   // The copy in `out` is wiped by mount once sent (wipe_secrets); this one now.
   detail::secure_wipe(text.data(), text.size());
   return json::value(std::move(out));  // moved, so no unwiped copy of the key is left behind
@@ -107,10 +107,10 @@ result<json::value> convert_to_chain_secured_account(request_context& c) {
   ENACT_TRY(const address new_admin,
             api::read_address(c.body.at("new_admin_wallet_address"), "new_admin_wallet_address"));
   // Core-api spec, States: the signer must be the new admin (an EOA; no ERC-1271).
-  ENACT_TRY_VOID(verified_signer(c, envelope::kind::convert_account, new_admin));
+  ENACT_TRY_VOID(verified_signer(c, eip712::envelope::kind::convert_account, new_admin));
   const auto& account = c.who->account;
   const auto already = [&] {
-    return fail(api_errc::conflict, "account " + hex::encode_prefixed(account.hash) +
+    return fail(api_errc::conflict, "account " + codec::hex::encode_prefixed(account.hash) +
                                         " is ChainSecured already; there is no way back to API "
                                         "mode");
   };
@@ -129,12 +129,12 @@ result<json::value> convert_to_chain_secured_account(request_context& c) {
 // --- schemas ----------------------------------------------------------------------------------
 
 /// The envelope as OpenAPI shows it. Below the top level the schema documents only: every check
-/// of the envelope is envelope::verify's, so that each rejection keeps its own code and order (a
+/// of the envelope is eip712::envelope::verify's, so that each rejection keeps its own code and order (a
 /// schema type on `types` would turn a non-canonical block into invalid_request).
-json::object typed_data_schema(envelope::kind k) {
-  const std::string primary(envelope::primary_type_name(k));
+json::object typed_data_schema(eip712::envelope::kind k) {
+  const std::string primary(eip712::envelope::primary_type_name(k));
   json::object example =
-      envelope::build(k, 31337, parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value(), 1735689600);
+      eip712::envelope::build(k, 31337, parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value(), 1735689600);
   return json::object{
       {"type", "object"},
       {"description", "EIP-712 typed data as eth_signTypedData_v4 signs it, primaryType " + primary +
@@ -173,7 +173,7 @@ json::object envelope_errors() {
                       {"413", "payload_too_large: body over 16 KiB"}};
 }
 
-route envelope_route(std::string_view path, std::string_view operation_id, std::string_view summary, envelope::kind k,
+route envelope_route(std::string_view path, std::string_view operation_id, std::string_view summary, eip712::envelope::kind k,
                      json::object response, handler h) {
   route r;
   r.method = "POST";
@@ -198,7 +198,7 @@ void add_chainsecured_routes(std::vector<route>& out) {
       envelope_route("/create_wallet_with_signature", "createWalletWithSignature",
                      "Mint a PKP wallet at a random derivation path for a wallet-signed CreateWallet envelope. "
                      "Nothing is registered: the wallet calls registerWalletDerivation on-chain.",
-                     envelope::kind::create_wallet,
+                     eip712::envelope::kind::create_wallet,
                      s::object({{"pkp_id", s::address("the wallet address"), true},
                                 {"wallet_address", s::address(), true},
                                 {"derivation_path", s::hash("32 random bytes"), true}}),
@@ -207,7 +207,7 @@ void add_chainsecured_routes(std::vector<route>& out) {
                                "Mint a usage key (the PKP signing key at a random path, base64; shown once) for a "
                                "wallet-signed AddUsageApiKey envelope. Nothing is registered: the admin wallet calls "
                                "registerWalletDerivation and setUsageApiKey on-chain.",
-                               envelope::kind::add_usage_api_key,
+                               eip712::envelope::kind::add_usage_api_key,
                                s::object({{"usage_api_key", s::string("the usage key (base64); shown once", 64), true},
                                           {"wallet_address", s::address("address of the key"), true},
                                           {"derivation_path", s::hash("32 random bytes"), true}}),
@@ -218,7 +218,7 @@ void add_chainsecured_routes(std::vector<route>& out) {
                      "Convert the account to ChainSecured mode (account key only): the wallet that signed the "
                      "ConvertAccount envelope becomes the admin, the master key stops authorizing writes. "
                      "One-way.",
-                     envelope::kind::convert_account,
+                     eip712::envelope::kind::convert_account,
                      s::object({{"new_admin_wallet_address", s::address("the new admin (EIP-55)"), true},
                                 {"api_key_hash", s::hash("the account id, unchanged"), true}}),
                      convert_to_chain_secured_account);
@@ -229,7 +229,7 @@ void add_chainsecured_routes(std::vector<route>& out) {
   convert.per_ip_limited = false;  // authenticated: the per-key limiter applies
   convert.request =
       s::object({{"new_admin_wallet_address", s::address("the new admin wallet; must be the envelope's signer"), true},
-                 {"typed_data", typed_data_schema(envelope::kind::convert_account), true},
+                 {"typed_data", typed_data_schema(eip712::envelope::kind::convert_account), true},
                  {"signature", signature_schema(), true}});
   convert.errors["401"] =
       "unauthenticated: credential missing or unknown; signature_expired: issuedAt outside now ± "

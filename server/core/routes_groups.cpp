@@ -15,7 +15,7 @@ namespace enact::core {
 namespace {
 
 namespace s = schema;
-using scope::permission;
+using scopes::permission;
 
 template <class T>
 bool adds_any(const std::vector<T>& before, const std::vector<T>& after) {
@@ -36,9 +36,9 @@ result<json::value> add_group(request_context& c) {
   // scopes on the wildcard group 0. Without this, group:create alone would bind any PKP of the
   // account to code of the caller's choosing.
   if (!g.pkps.empty())
-    ENACT_TRY_VOID(require_scope(c, permission::group_add_pkp, scope::group_id{0}));
+    ENACT_TRY_VOID(require_scope(c, permission::group_add_pkp, scopes::group_id{0}));
   if (!g.cid_hashes.empty())
-    ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, scope::group_id{0}));
+    ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, scopes::group_id{0}));
   ENACT_TRY(const auto created, c.svc.ledger->add_group(relay(c), c.who->account.hash, g));
   return json::value_from(to_api(created));
 }
@@ -90,7 +90,7 @@ result<json::value> create_wallet(request_context& c) {
   ENACT_TRY(const api::new_wallet req, api::read<api::new_wallet>(c.body));
   const auto& account = c.who->account.hash;
   ENACT_TRY(uint64_t index, c.svc.ledger->wallet_count(account));
-  // The n-th API-mode wallet sits at keccak256(apiKeyHash ‖ n) under the caller's own account
+  // The n-th API-mode wallet sits at crypto::keccak256(apiKeyHash ‖ n) under the caller's own account
   // (docs/protocol.md §1: the key belongs to that account). Two concurrent
   // creations may read the same n; the loser's registration is a duplicate and moves on to the
   // registry's current count (moving on by one only, a slower request falls further behind the

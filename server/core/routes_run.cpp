@@ -27,7 +27,7 @@
 #include "core/route.hpp"
 #include "core/schema.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "enact/ipfs/gateway.hpp"
@@ -207,22 +207,22 @@ class run_capabilities final : public runtime::capability_handler {
       const auto* m = args.if_contains("message");
       if (m == nullptr || !m->is_string())
         return fail(api_errc::invalid_request, "signMessage: message must be a string");
-      const hash256 digest = personal_message_hash(std::string_view(m->get_string()));
+      const hash256 digest = crypto::personal_message_hash(std::string_view(m->get_string()));
       ENACT_TRY(const auto sig, c_.svc.tee->sign_digest(account, path, digest));
-      return json::value(hex::encode_prefixed(sig.to_bytes()));
+      return json::value(codec::hex::encode_prefixed(sig.to_bytes()));
     }
     if (method == "encrypt") {
       const auto* p = args.if_contains("plaintext");
       if (p == nullptr || !p->is_string())
         return fail(api_errc::invalid_request, "encrypt: plaintext must be a string");
       ENACT_TRY(const bytes sealed, c_.svc.tee->encrypt(account, path, as_bytes(std::string_view(p->get_string()))));
-      return json::value(hex::encode_prefixed(sealed));
+      return json::value(codec::hex::encode_prefixed(sealed));
     }
     if (method == "decrypt") {
       const auto* ct = args.if_contains("ciphertext");
       if (ct == nullptr || !ct->is_string())
         return fail(api_errc::invalid_request, "decrypt: ciphertext must be a 0x-hex string");
-      auto sealed = hex::decode_prefixed(ct->get_string(), "ciphertext");
+      auto sealed = codec::hex::decode_prefixed(ct->get_string(), "ciphertext");
       if (!sealed)
         return fail(api_errc::invalid_request, "decrypt: " + sealed.err().message);
       auto plain = c_.svc.tee->decrypt(account, path, *sealed);
@@ -241,23 +241,23 @@ class run_capabilities final : public runtime::capability_handler {
   }
 
  private:
-  static json::object signature_json(const secp256k1::signature& sig, const secp256k1::public_key& pub,
+  static json::object signature_json(const crypto::secp256k1::signature& sig, const crypto::secp256k1::public_key& pub,
                                      const hash256& digest) {
     bytes uncompressed{0x04};
     uncompressed.insert(uncompressed.end(), pub.begin(), pub.end());
-    return json::object{{"signature", hex::encode_prefixed(sig.to_bytes())},
-                        {"r", hex::encode_prefixed(sig.r)},
-                        {"s", hex::encode_prefixed(sig.s)},
+    return json::object{{"signature", codec::hex::encode_prefixed(sig.to_bytes())},
+                        {"r", codec::hex::encode_prefixed(sig.r)},
+                        {"s", codec::hex::encode_prefixed(sig.s)},
                         {"v", 27 + sig.v},
-                        {"public_key", hex::encode_prefixed(uncompressed)},
-                        {"digest", hex::encode_prefixed(digest)}};
+                        {"public_key", codec::hex::encode_prefixed(uncompressed)},
+                        {"digest", codec::hex::encode_prefixed(digest)}};
   }
 
   static result<hash256> hex32(const json::object& args, std::string_view field) {
     const auto* v = args.if_contains(field);
     if (v == nullptr || !v->is_string())
       return fail(api_errc::invalid_request, std::string(field) + ": expected 0x + 64 hex digits");
-    auto h = hex::decode_fixed<32>(v->get_string(), field);
+    auto h = codec::hex::decode_fixed<32>(v->get_string(), field);
     if (!h || !v->get_string().starts_with("0x"))
       return fail(api_errc::invalid_request, std::string(field) + ": expected 0x + 64 hex digits");
     return *h;
@@ -378,11 +378,11 @@ result<json::value> run_action(request_context& c) {
 
   // The execution rule: a group with execute that lists the action (and the PKP, when named).
   ENACT_TRY(const auto groups, c.svc.ledger->groups_listing(c.who->account.hash, hashed));
-  std::vector<scope::group_view> views;
+  std::vector<scopes::group_view> views;
   views.reserve(groups.size());
   for (const auto& g : groups)
-    views.push_back(scope::group_view{g.id, g.pkps, g.cid_hashes});
-  if (!scope::find_executable_group(c.who->scopes, views, hashed, pkp)) {
+    views.push_back(scopes::group_view{g.id, g.pkps, g.cid_hashes});
+  if (!scopes::find_executable_group(c.who->scopes, views, hashed, pkp)) {
     return fail(api_errc::forbidden, pkp ? "no group on which this key may execute lists both this action and PKP " +
                                                to_checksum_address(*pkp)
                                          : std::string("no group on which this key may execute lists this action"));
@@ -390,7 +390,7 @@ result<json::value> run_action(request_context& c) {
   // The PKPs usable in this run: those of such a group (every group here lists the action).
   std::set<address> allowed;
   for (const auto& v : views)
-    if (scope::allows(c.who->scopes, scope::permission::execute, v.id))
+    if (scopes::allows(c.who->scopes, scopes::permission::execute, v.id))
       allowed.insert(v.pkps.begin(), v.pkps.end());
   if (pkp && !allowed.contains(*pkp))
     return fail(api_errc::forbidden, "PKP not usable with this action");

@@ -3,7 +3,7 @@
 #include "core/errors.hpp"
 #include "core/route.hpp"
 #include "core/schema.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "billing/payment_provider.hpp"
 

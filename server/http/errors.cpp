@@ -64,12 +64,12 @@ boost::json::object error_body(const http_error& e) {
 }
 
 std::string well_formed_utf8(std::string text) {
-  size_t i = utf8::valid_prefix(text);
+  size_t i = codec::utf8::valid_prefix(text);
   if (i == text.size())
     return text;  // the common case: nothing to replace, no copy
   std::string out = text.substr(0, i);
   while (i < text.size()) {
-    const size_t len = utf8::sequence_length(text, i);
+    const size_t len = codec::utf8::sequence_length(text, i);
     if (len == 0) {
       out += "\xEF\xBF\xBD";
       ++i;
@@ -81,7 +81,7 @@ std::string well_formed_utf8(std::string text) {
   return out;
 }
 
-bool is_well_formed_utf8(std::string_view text) { return utf8::is_valid(text); }
+bool is_well_formed_utf8(std::string_view text) { return codec::utf8::is_valid(text); }
 
 void send_json(httplib::Response& res, int status, const boost::json::value& body) {
   res.status = status;

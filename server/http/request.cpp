@@ -41,8 +41,8 @@ std::string error_code_of(const std::string& body) {
 
 std::string new_request_id() {
   std::array<uint8_t, 8> b{};
-  random_bytes(b);
-  return hex::encode(b);
+  crypto::random_bytes(b);
+  return codec::hex::encode(b);
 }
 
 request_scope& current_request() {

@@ -30,10 +30,10 @@ result<void> embedded_ledger::new_account(const write_context& w, const account&
                     "sender " + hx(w.sender) +
                         ": a wallet creates only an unmanaged (ChainSecured) account; API-mode "
                         "accounts are created by the server");
-      if (a.hash != keccak256(bytes_view(a.admin)))
+      if (a.hash != crypto::keccak256(bytes_view(a.admin)))
         return fail(ledger_errc::hash_not_canonical,
                     "account " + hx(a.hash) + ": a wallet's account hash must be " +
-                        "keccak256(abi.encodePacked(admin)) = " + hx(keccak256(bytes_view(a.admin))));
+                        "keccak256(abi.encodePacked(admin)) = " + hx(crypto::keccak256(bytes_view(a.admin))));
     }
     if (is_zero(a.admin))
       return fail(ledger_errc::invalid_argument, "admin: must not be the zero address");

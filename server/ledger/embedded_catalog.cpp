@@ -105,7 +105,7 @@ result<void> embedded_ledger::add_action(const write_context& w, const account_h
     if (act.cid.empty())
       return fail(ledger_errc::invalid_argument, "cid: must not be empty");
     ENACT_TRY_VOID(check_length("cid", act.cid, kMaxCid));
-    if (keccak256(std::string_view(act.cid)) != act.hashed_cid)
+    if (crypto::keccak256(std::string_view(act.cid)) != act.hashed_cid)
       return fail(ledger_errc::invalid_argument, "hashed_cid: " + hx(act.hashed_cid) + " is not keccak256 of the CID");
     ENACT_TRY_VOID(check_metadata(act.name, act.description));
     account_write tx{c, w, a};

@@ -47,7 +47,7 @@ inline constexpr uint64_t kMaxBalance = static_cast<uint64_t>(std::numeric_limit
 
 template <size_t N>
 [[nodiscard]] inline std::string hx(const std::array<uint8_t, N>& v) {
-  return hex::encode_prefixed(v);
+  return codec::hex::encode_prefixed(v);
 }
 
 template <size_t N>
@@ -171,7 +171,7 @@ struct account_row {
   k.expiration = q.u64(5);
   k.balance = q.u64(6);
   const boost::json::value v = boost::json::parse(q.text(7));
-  result<scope::permission_set> perms = scope::permission_set_from_json(v.as_object());
+  result<scopes::permission_set> perms = scopes::permission_set_from_json(v.as_object());
   if (!perms)
     throw sqlite_failure("corrupt usage key permissions: " + perms.err().message);
   k.permissions = std::move(perms).value();
@@ -190,7 +190,7 @@ struct account_row {
   return fail(ledger_errc::unknown_usage_key, "usage key " + hx(key_hash) + ": no such key in account " + hx(h));
 }
 
-[[nodiscard]] inline std::string permissions_text(const scope::permission_set& p) {
+[[nodiscard]] inline std::string permissions_text(const scopes::permission_set& p) {
   return boost::json::serialize(boost::json::value_from(p));
 }
 

@@ -60,7 +60,7 @@
 #include <vector>
 
 #include "enact/chain/client.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "ledger/ledger.hpp"
 
 namespace enact::ledger {

@@ -22,7 +22,7 @@ using steady = std::chrono::steady_clock;
 
 template <size_t N>
 [[nodiscard]] inline std::string hx(const std::array<uint8_t, N>& v) {
-  return hex::encode_prefixed(v);
+  return codec::hex::encode_prefixed(v);
 }
 
 /// scheme://host[:port] of a URL: a hosted node's path may carry its API key, which no message

@@ -11,7 +11,7 @@
 //     api_payer converts only to itself (new_admin_not_sender); the api_payer's relay is what
 //     carries a new admin's consent (the server checked its ConvertAccount envelope);
 //   - identity rules: a sender that is not an api_payer creates only its own account, unmanaged,
-//     under keccak256(abi.encodePacked(admin)) (managed_not_allowed, hash_not_canonical); account
+//     under crypto::keccak256(abi.encodePacked(admin)) (managed_not_allowed, hash_not_canonical); account
 //     hashes and usage-key hashes are one namespace (hash_is_usage_key, hash_is_account,
 //     usage_key_of_another_account), so no credential authenticates as an account it does not
 //     belong to;
@@ -58,7 +58,7 @@ enum class ledger_errc {
   invalid_argument,      // a value the registry refuses (empty name, amount 0, ...)
   storage,               // the backend failed (I/O, corruption, node unreachable)
   // Identity rules (docs/protocol.md §3): a wallet creates only its own unmanaged account under
-  // keccak256(abi.encodePacked(wallet)); account and usage-key hashes are one namespace.
+  // crypto::keccak256(abi.encodePacked(wallet)); account and usage-key hashes are one namespace.
   hash_not_canonical,            // newAccount by a wallet under another hash
   managed_not_allowed,           // newAccount by a wallet with managed = true
   hash_is_usage_key,             // newAccount under the hash of a usage key
@@ -103,7 +103,7 @@ ENACT_ERRC_ENUM(enact::ledger_errc)
 namespace enact::ledger {
 
 using account_hash = hash256;  // apiKeyHash
-using group_id = scope::group_id;
+using group_id = scopes::group_id;
 
 struct account {
   account_hash hash{};
@@ -123,7 +123,7 @@ struct usage_key {
   std::string description;
   uint64_t expiration = 0;  // unix seconds; 0 = never
   uint64_t balance = 0;     // setUsageApiKey's balance argument (stored, not spent)
-  scope::permission_set permissions;
+  scopes::permission_set permissions;
   int64_t created_at = 0;
 };
 

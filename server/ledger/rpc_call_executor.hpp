@@ -8,7 +8,7 @@
 #pragma once
 
 #include "enact/bytes.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/result.hpp"
 
 namespace enact::ledger {

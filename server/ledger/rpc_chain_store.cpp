@@ -88,8 +88,8 @@ CREATE TABLE pending (
 )sql";
 
 void add_to_bloom(std::array<uint8_t, 256>& bloom, bytes_view item) {
-  // Yellow Paper §4.3.1: three 11-bit indices from the first six bytes of keccak256(item).
-  const hash256 h = keccak256(item);
+  // Yellow Paper §4.3.1: three 11-bit indices from the first six bytes of crypto::keccak256(item).
+  const hash256 h = crypto::keccak256(item);
   for (size_t i = 0; i < 6; i += 2) {
     const unsigned bit = ((static_cast<unsigned>(h[i]) << 8) | h[i + 1]) & 2047u;
     bloom[255 - bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
@@ -159,7 +159,7 @@ void chain_store::migrate() {
         .bind(settings_.chain_id, settings_.registry)
         .run();
     // The genesis block: no transaction, a hash that names the chain and the registry.
-    keccak256_hasher hh;
+    crypto::keccak256_hasher hh;
     hh.update(std::string_view("enact/embedded-chain"));
     hh.update(be64(settings_.chain_id));
     hh.update(settings_.registry);
@@ -180,9 +180,9 @@ void chain_store::migrate() {
   }
   if (chain_id != settings_.chain_id || registry != settings_.registry)
     throw store_failure("rpc store: " + settings_.sqlite_path + " holds the chain of chain id " +
-                        std::to_string(chain_id) + " and registry " + hex::encode_prefixed(registry) +
+                        std::to_string(chain_id) + " and registry " + codec::hex::encode_prefixed(registry) +
                         "; this server runs chain id " + std::to_string(settings_.chain_id) + " and registry " +
-                        hex::encode_prefixed(settings_.registry) + " (configure those, or move the file away)");
+                        codec::hex::encode_prefixed(settings_.registry) + " (configure those, or move the file away)");
 }
 
 /// Completes or drops a transaction interrupted between its ledger write and its receipt.
@@ -335,7 +335,7 @@ void chain_store::append_block(tx_row& t, const std::vector<const event*>& event
       add_to_bloom(b.bloom, topic);
     logs.emplace_back(e->sequence, std::move(log));
   }
-  keccak256_hasher hh;
+  crypto::keccak256_hasher hh;
   hh.update(b.parent);
   hh.update(be64(b.number));
   hh.update(be64(static_cast<uint64_t>(b.timestamp)));
@@ -359,7 +359,7 @@ void chain_store::append_block(tx_row& t, const std::vector<const event*>& event
 }
 
 tx_row chain_store::relayed_tx(const event& e) const {
-  keccak256_hasher hh;
+  crypto::keccak256_hasher hh;
   hh.update(std::string_view("enact/relayed-write"));
   hh.update(be64(settings_.chain_id));
   hh.update(settings_.registry);

@@ -51,7 +51,7 @@ constexpr int64_t kServerError = -32000;    // geth: transaction pool refusals
 constexpr int64_t kLimitExceeded = -32005;  // EIP-1474
 constexpr int64_t kExecutionReverted = 3;   // geth, anvil: revert data in `data`
 constexpr uint64_t kIntrinsicGas = 21000;
-// keccak256(rlp([])): the uncles hash of a block without uncles (Yellow Paper §4.3).
+// crypto::keccak256(rlp([])): the uncles hash of a block without uncles (Yellow Paper §4.3).
 constexpr std::string_view kEmptyUnclesHash = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347";
 // The registry's code as eth_getCode shows it: PUSH1 0 PUSH1 0 REVERT (no EVM runs here).
 constexpr std::array<uint8_t, 5> kRegistryCodeStub = {0x60, 0x00, 0x60, 0x00, 0xfd};
@@ -74,7 +74,7 @@ std::string quantity(uint64_t v) { return u256{v}.to_hex(); }
 
 template <size_t N>
 std::string data_hex(const std::array<uint8_t, N>& v) {
-  return hex::encode_prefixed(v);
+  return codec::hex::encode_prefixed(v);
 }
 
 template <class T>
@@ -114,7 +114,7 @@ uint64_t count_param(const json::value& v, std::string_view what) {
 }  // namespace
 
 address embedded_registry_address() {
-  const hash256 h = keccak256(std::string_view("enact/embedded-registry"));
+  const hash256 h = crypto::keccak256(std::string_view("enact/embedded-registry"));
   address a{};
   std::copy(h.begin() + 12, h.end(), a.begin());
   return a;
@@ -233,7 +233,7 @@ struct rpc_surface::impl {
     json::array txs;
     if (t)
       txs.emplace_back(full ? json::value(tx_json(*t, b)) : json::value(data_hex(t->hash)));
-    const hash256 tx_root = t ? keccak256(t->hash) : hash256{};
+    const hash256 tx_root = t ? crypto::keccak256(t->hash) : hash256{};
     return {{"number", quantity(b.number)},
             {"hash", data_hex(b.hash)},
             {"parentHash", data_hex(b.parent)},

@@ -27,7 +27,7 @@
 // transaction, in ledger event order: a transaction sent here gets the block of its events (a
 // reverted one gets a block of its own, status 0), and every other ledger event — API-mode
 // writes relayed by the server, credit debits, payments — gets a block with a synthetic
-// transaction whose hash is keccak256("enact/relayed-write" ‖ chainId ‖ registry ‖ sequence),
+// transaction whose hash is crypto::keccak256("enact/relayed-write" ‖ chainId ‖ registry ‖ sequence),
 // mapped lazily (in order) whenever a request looks at the chain. Every ledger event is a log of
 // the registry (eth_getLogs, receipts). Block hashes chain deterministically; timestamps never
 // decrease. Transactions, receipts, nonces and the block mapping live in their own SQLite file
@@ -63,7 +63,7 @@ namespace enact::ledger {
 class embedded_ledger;
 
 /// The registry address of the embedded ledger when none is configured: the last 20 bytes of
-/// keccak256("enact/embedded-registry").
+/// crypto::keccak256("enact/embedded-registry").
 [[nodiscard]] address embedded_registry_address();
 
 struct rpc_settings {

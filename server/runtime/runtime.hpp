@@ -10,7 +10,7 @@
 // Inside the heap the action sees Duktape's builtins plus:
 //   params                        the run's params (parsed JSON; `{}` when none were given)
 //   Enact.setResponse(value)      JSON-encodes `value` (undefined → null); the last call wins
-//   Enact.sha256(x), keccak256(x) x: a string starting with "0x" is hex bytes, any other string
+//   Enact.sha256(x), crypto::keccak256(x) x: a string starting with "0x" is hex bytes, any other string
 //                                 its UTF-8 bytes, or a Uint8Array/ArrayBuffer; returns 0x-hex
 //   Enact.signEcdsa({...}) etc.   capability calls: `args` must be an object; the handler's
 //                                 value is returned, its error thrown as `Error(message)`

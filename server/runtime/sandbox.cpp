@@ -144,7 +144,7 @@ bytes input_bytes(duk_context* ctx, const char* what) {
   if (duk_is_string(ctx, 0)) {
     std::string s = text_at(ctx, 0);
     if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-      auto decoded = hex::decode(s, what);
+      auto decoded = codec::hex::decode(s, what);
       if (!decoded)
         throw_error(ctx, DUK_ERR_TYPE_ERROR, decoded.err().message);
       return std::move(decoded).value();
@@ -163,8 +163,8 @@ duk_ret_t hash(duk_context* ctx) {
   (void)current(ctx);
   const bool keccak = duk_get_current_magic(ctx) == 1;
   const bytes in = input_bytes(ctx, keccak ? "Enact.keccak256" : "Enact.sha256");
-  const hash256 digest = keccak ? keccak256(bytes_view(in)) : sha256(in);
-  const std::string out = hex::encode_prefixed(digest);
+  const hash256 digest = keccak ? crypto::keccak256(bytes_view(in)) : crypto::sha256(in);
+  const std::string out = codec::hex::encode_prefixed(digest);
   duk_push_lstring(ctx, out.data(), out.size());
   return 1;
 }

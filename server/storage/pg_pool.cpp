@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "storage/pg_pool.hpp"
 
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 namespace enact::storage {
 

@@ -85,7 +85,7 @@ std::string_view evidence_content_type(std::string_view name) noexcept {
 
 report_data evidence_report_data(std::string_view sha256sum_txt) noexcept {
   report_data out{};
-  const hash256 h = sha256(as_bytes(sha256sum_txt));
+  const hash256 h = crypto::sha256(as_bytes(sha256sum_txt));
   std::copy(h.begin(), h.end(), out.begin());
   return out;
 }
@@ -254,7 +254,7 @@ result<std::string> self_signed_certificate(std::string_view domain) {
   if (!key || !cert)
     return openssl_failed("key generation");
   std::array<uint8_t, 16> serial{};
-  random_bytes(serial);
+  crypto::random_bytes(serial);
   serial[0] &= 0x7f;  // a positive INTEGER (RFC 5280 §4.1.2.2)
   BIGNUM* bn = BN_bin2bn(serial.data(), static_cast<int>(serial.size()), nullptr);
   const bool serial_ok = bn != nullptr && BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
@@ -303,7 +303,7 @@ result<std::string> sha256sum_of(const std::string& dir, const std::vector<std::
   std::string out;
   for (const auto& n : names) {
     ENACT_TRY(const std::string body, read_small_file(dir + "/" + n));
-    out.append(hex::encode(sha256(as_bytes(body)))).append("  ").append(n).append("\n");
+    out.append(codec::hex::encode(crypto::sha256(as_bytes(body)))).append("  ").append(n).append("\n");
   }
   return out;
 }
@@ -334,9 +334,9 @@ result<void> write_development_evidence(const std::string& dir, std::string_view
   ENACT_TRY_VOID(write_file(dir + "/sha256sum.txt", sums));
   const report_data rd = evidence_report_data(sums);
   // The shape of a GetQuote answer, which dstack-ingress stores as quote.json (hex without 0x).
-  const json::object quote_json{{"quote", hex::encode(q.quote)},
+  const json::object quote_json{{"quote", codec::hex::encode(q.quote)},
                                 {"event_log", q.event_log},
-                                {"report_data", hex::encode(rd)},
+                                {"report_data", codec::hex::encode(rd)},
                                 {"vm_config", q.vm_config}};
   return write_file(dir + "/quote.json", json::serialize(quote_json));
 }

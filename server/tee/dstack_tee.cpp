@@ -19,7 +19,7 @@
 
 #include "tee/errors.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "tee/pkp_tee.hpp"
 #include "tee/tee.hpp"
 #include "tee/unix_http.hpp"
@@ -84,7 +84,7 @@ result<Secret> fetch_root_key(const dstack_options& o) {
     return fail(tee_errc::unavailable, "guest agent GetKey: 'key' missing or not a string");
   json::string& text = key->get_string();
   Secret root = Secret::of_size(kRootKeySize);
-  const auto decoded = hex::decode_into(text, root.mutable_view(), "GetKey.key");
+  const auto decoded = codec::hex::decode_into(text, root.mutable_view(), "GetKey.key");
   enact::detail::secure_wipe(text.data(), text.size());
   if (!decoded)
     return fail(tee_errc::unavailable, "guest agent GetKey: 'key' is not 32 bytes of hex");
@@ -121,10 +121,10 @@ result<app_info> fetch_info(const dstack_options& o) {
 }
 
 result<quote_response> fetch_quote(const dstack_options& o, const report_data& data) {
-  ENACT_TRY(const json::object answer, call(o, "GetQuote", json::object{{"report_data", hex::encode(data)}}));
+  ENACT_TRY(const json::object answer, call(o, "GetQuote", json::object{{"report_data", codec::hex::encode(data)}}));
   ENACT_TRY(const std::string quote_hex, string_field(answer, "GetQuote", "quote"));
   quote_response q;
-  auto quote = hex::decode(quote_hex, "GetQuote.quote");
+  auto quote = codec::hex::decode(quote_hex, "GetQuote.quote");
   if (!quote || quote->empty())
     return fail(tee_errc::unavailable, "guest agent GetQuote: 'quote' is not hex");
   q.quote = std::move(*quote);

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "enact/crypto/aes_gcm.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/pkp/pkp.hpp"
 #include "tee/tee.hpp"
 
@@ -22,25 +22,25 @@ class pkp_tee : public tee {
     return pkp::wallet_address(root_, account, path);
   }
 
-  result<secp256k1::signature> sign_digest(const hash256& account, const hash256& path,
+  result<crypto::secp256k1::signature> sign_digest(const hash256& account, const hash256& path,
                                            const hash256& digest) const override {
     ENACT_TRY(const Secret key, pkp::signing_key(root_, account, path));
-    return secp256k1::sign(digest, key);
+    return crypto::secp256k1::sign(digest, key);
   }
 
-  result<secp256k1::public_key> public_key(const hash256& account, const hash256& path) const override {
+  result<crypto::secp256k1::public_key> public_key(const hash256& account, const hash256& path) const override {
     ENACT_TRY(const Secret key, pkp::signing_key(root_, account, path));
-    return secp256k1::public_key_of(key);
+    return crypto::secp256k1::public_key_of(key);
   }
 
   result<bytes> encrypt(const hash256& account, const hash256& path, bytes_view plaintext) const override {
     ENACT_TRY(const Secret key, pkp::symmetric_key(root_, account, path));
-    return aes_gcm::encrypt(key, plaintext);
+    return crypto::aes_gcm::encrypt(key, plaintext);
   }
 
   result<bytes> decrypt(const hash256& account, const hash256& path, bytes_view sealed) const override {
     ENACT_TRY(const Secret key, pkp::symmetric_key(root_, account, path));
-    return aes_gcm::decrypt(key, sealed);
+    return crypto::aes_gcm::decrypt(key, sealed);
   }
 
   result<Secret> export_signing_key(const hash256& account, const hash256& path) const override {
@@ -53,18 +53,18 @@ class pkp_tee : public tee {
 
   result<address> server_address(std::string_view purpose) const override {
     ENACT_TRY(const Secret key, pkp::server_signing_key(root_, purpose));
-    ENACT_TRY(const auto pub, secp256k1::public_key_of(key));
-    return secp256k1::to_address(pub);
+    ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(key));
+    return crypto::secp256k1::to_address(pub);
   }
 
   result<bytes> server_seal(std::string_view purpose, bytes_view plaintext) const override {
     ENACT_TRY(const Secret key, pkp::server_key(root_, purpose));
-    return aes_gcm::encrypt(key, plaintext);
+    return crypto::aes_gcm::encrypt(key, plaintext);
   }
 
   result<bytes> server_unseal(std::string_view purpose, bytes_view sealed) const override {
     ENACT_TRY(const Secret key, pkp::server_key(root_, purpose));
-    return aes_gcm::decrypt(key, sealed);
+    return crypto::aes_gcm::decrypt(key, sealed);
   }
 
   result<address> legacy_wallet_address(const hash256& path) const override {

@@ -62,7 +62,7 @@ result<recorded_attestation> load_recorded() {
   const auto* log_text = report.as_object().if_contains("event_log");
   if (quote_hex == nullptr || !quote_hex->is_string() || log_text == nullptr || !log_text->is_string())
     return bad("report.json lacks the quote or event_log string");
-  auto quote = hex::decode(quote_hex->get_string(), "quote");
+  auto quote = codec::hex::decode(quote_hex->get_string(), "quote");
   if (!quote)
     return bad(quote.err().message);
   if (quote->size() < kBody + kBodySize)
@@ -72,14 +72,14 @@ result<recorded_attestation> load_recorded() {
     return bad("event_log is not a JSON array");
 
   const std::string_view compose = recorded_app_compose_file();
-  const std::string compose_hash = hex::encode(sha256(as_bytes(compose)));
+  const std::string compose_hash = codec::hex::encode(crypto::sha256(as_bytes(compose)));
   ENACT_TRY(const std::string logged_compose_hash, event_payload(log.as_array(), "compose-hash"));
   ENACT_TRY(const std::string app_id, event_payload(log.as_array(), "app-id"));
   if (logged_compose_hash != compose_hash)
     return bad("SHA-256 of app-compose.json differs from the compose-hash event");
 
   const auto measurement = [&](size_t offset) {
-    return hex::encode(bytes_view(*quote).subspan(kBody + offset, kMeasurement));
+    return codec::hex::encode(bytes_view(*quote).subspan(kBody + offset, kMeasurement));
   };
   json::object tcb{{"mrtd", measurement(kMrTd)}};
   for (size_t i = 0; i < 4; ++i)

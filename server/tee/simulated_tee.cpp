@@ -8,7 +8,7 @@
 
 #include "tee/errors.hpp"
 #include "enact/crypto/random.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "tee/pkp_tee.hpp"
 #include "tee/recorded.hpp"
 #include "tee/tee.hpp"
@@ -47,7 +47,7 @@ result<Secret> load_root_key(const std::string& data_dir) {
   if (fd < 0 && errno == ENOENT) {
     // First start: create the key exclusively, so two starting servers never hold two keys.
     Secret fresh = Secret::of_size(kRootKeySize);
-    random_bytes(fresh.mutable_view());
+    crypto::random_bytes(fresh.mutable_view());
     const std::string tmp = path + ".tmp";
     const int wfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (wfd < 0)

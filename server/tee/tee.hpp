@@ -16,7 +16,7 @@
 
 #include "enact/bytes.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/result.hpp"
 #include "tee/attestation.hpp"
 #include "tee/errors.hpp"
@@ -35,10 +35,10 @@ class tee {
   /// The PKP wallet address of (`account`, `path`).
   [[nodiscard]] virtual result<address> wallet_address(const hash256& account, const hash256& path) const = 0;
   /// A recoverable signature of `digest` by the PKP key of (`account`, `path`).
-  [[nodiscard]] virtual result<secp256k1::signature> sign_digest(const hash256& account, const hash256& path,
+  [[nodiscard]] virtual result<crypto::secp256k1::signature> sign_digest(const hash256& account, const hash256& path,
                                                                  const hash256& digest) const = 0;
   /// The PKP public key (64 bytes x ‖ y) of (`account`, `path`).
-  [[nodiscard]] virtual result<secp256k1::public_key> public_key(const hash256& account, const hash256& path) const = 0;
+  [[nodiscard]] virtual result<crypto::secp256k1::public_key> public_key(const hash256& account, const hash256& path) const = 0;
   /// AES-256-GCM with the PKP's symmetric key: nonce ‖ ciphertext ‖ tag.
   [[nodiscard]] virtual result<bytes> encrypt(const hash256& account, const hash256& path,
                                               bytes_view plaintext) const = 0;

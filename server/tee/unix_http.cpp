@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "tee/errors.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 namespace enact::tee::detail {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "enact/codec/hex.hpp"
 #include "enact/codec/abi_json.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "triggers/ids.hpp"
 
@@ -17,13 +17,13 @@ namespace enact::triggers {
 
 namespace {
 
-bool is_value_type(const abi::type& t) {
+bool is_value_type(const codec::abi::type& t) {
   switch (t.kind) {
-    case abi::type_kind::uint_n:
-    case abi::type_kind::int_n:
-    case abi::type_kind::address:
-    case abi::type_kind::boolean:
-    case abi::type_kind::fixed_bytes:
+    case codec::abi::type_kind::uint_n:
+    case codec::abi::type_kind::int_n:
+    case codec::abi::type_kind::address:
+    case codec::abi::type_kind::boolean:
+    case codec::abi::type_kind::fixed_bytes:
       return true;
     default:
       return false;
@@ -72,14 +72,14 @@ constexpr size_t kRangesPerPass = 64;
 
 }  // namespace
 
-std::optional<json::object> chain_event_params(const abi::function_sig& event, const chain::log_entry& log,
+std::optional<json::object> chain_event_params(const codec::abi::function_sig& event, const chain::log_entry& log,
                                                std::string_view chain) {
   const auto indexed = static_cast<size_t>(std::count(event.indexed.begin(), event.indexed.end(), true));
   if (log.topics.size() != indexed + 1)
     return std::nullopt;
   json::object decoded;
   try {
-    std::vector<abi::type> data_types;
+    std::vector<codec::abi::type> data_types;
     std::vector<size_t> data_positions;
     size_t topic = 1;
     for (size_t i = 0; i < event.inputs.size(); ++i) {
@@ -89,39 +89,39 @@ std::optional<json::object> chain_event_params(const abi::function_sig& event, c
         const hash256& word = log.topics[topic++];
         if (!is_value_type(t)) {
           // Solidity stores keccak256 of an indexed dynamic value, not the value.
-          decoded[key] = hex::encode_prefixed(word);
+          decoded[key] = codec::hex::encode_prefixed(word);
           continue;
         }
-        auto v = abi::decode(std::span<const abi::type>(&t, 1), word);
+        auto v = codec::abi::decode(std::span<const codec::abi::type>(&t, 1), word);
         if (!v)
           return std::nullopt;
-        decoded[key] = abi::to_json(t, v->front());
+        decoded[key] = codec::abi::to_json(t, v->front());
       } else {
         data_types.push_back(t);
         data_positions.push_back(i);
       }
     }
     if (!data_types.empty()) {
-      auto values = abi::decode(data_types, log.data);
+      auto values = codec::abi::decode(data_types, log.data);
       if (!values)
         return std::nullopt;
       for (size_t j = 0; j < data_types.size(); ++j)
-        decoded["arg" + std::to_string(data_positions[j])] = abi::to_json(data_types[j], (*values)[j]);
+        decoded["arg" + std::to_string(data_positions[j])] = codec::abi::to_json(data_types[j], (*values)[j]);
     }
   } catch (const Error&) {
     return std::nullopt;
   }
   json::array topics;
   for (const auto& t : log.topics)
-    topics.emplace_back(hex::encode_prefixed(t));
+    topics.emplace_back(codec::hex::encode_prefixed(t));
   json::object e;
   e["address"] = to_checksum_address(log.address);
   e["block_number"] = log.block_number;
-  e["block_hash"] = hex::encode_prefixed(log.block_hash);
-  e["transaction_hash"] = hex::encode_prefixed(log.transaction_hash);
+  e["block_hash"] = codec::hex::encode_prefixed(log.block_hash);
+  e["transaction_hash"] = codec::hex::encode_prefixed(log.transaction_hash);
   e["log_index"] = log.log_index;
   e["topics"] = std::move(topics);
-  e["data"] = hex::encode_prefixed(log.data);
+  e["data"] = codec::hex::encode_prefixed(log.data);
   e["decoded"] = std::move(decoded);
   e["chain"] = chain;
   return json::object{{"event", std::move(e)}};
@@ -131,7 +131,7 @@ std::optional<json::object> chain_event_params(const abi::function_sig& event, c
 /// trigger is re-checked against its stored checkpoint and seen logs).
 struct chain_watcher::trigger_state {
   std::string config_text;  // the config this state was built from
-  abi::function_sig event;
+  codec::abi::function_sig event;
   address contract{};
   std::vector<std::vector<hash256>> topics;  // topic0, then the filters
   std::optional<uint64_t> start;
@@ -322,20 +322,20 @@ result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_
     const auto* contract = t.config.if_contains("contract");
     if (ev == nullptr || !ev->is_string() || contract == nullptr || !contract->is_string())
       return fail(store_errc::invalid_argument, "config: event and contract required");
-    ENACT_TRY(fresh.event, abi::parse_signature(ev->get_string()));
+    ENACT_TRY(fresh.event, codec::abi::parse_signature(ev->get_string()));
     ENACT_TRY(fresh.contract, parse_address(contract->get_string(), "config.contract"));
-    fresh.topics.push_back({keccak256(std::string_view(fresh.event.canonical()))});
+    fresh.topics.push_back({crypto::keccak256(std::string_view(fresh.event.canonical()))});
     if (const auto* tf = t.config.if_contains("topic_filters"); tf != nullptr && tf->is_array()) {
       for (const auto& f : tf->get_array()) {
         std::vector<hash256> alts;
         if (f.is_string()) {
-          ENACT_TRY(auto h, hex::decode_fixed<32>(f.get_string(), "config.topic_filters"));
+          ENACT_TRY(auto h, codec::hex::decode_fixed<32>(f.get_string(), "config.topic_filters"));
           alts.push_back(h);
         } else if (f.is_array()) {
           for (const auto& a : f.get_array()) {
             if (!a.is_string())
               return fail(store_errc::invalid_argument, "config.topic_filters: expected topics");
-            ENACT_TRY(auto h, hex::decode_fixed<32>(a.get_string(), "config.topic_filters"));
+            ENACT_TRY(auto h, codec::hex::decode_fixed<32>(a.get_string(), "config.topic_filters"));
             alts.push_back(h);
           }
         }
@@ -394,7 +394,7 @@ result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_
                  {{"chain", cs.cfg.chain},
                   {"trigger_id", t.id},
                   {"block_number", l.block_number},
-                  {"block_hash", hex::encode_prefixed(l.block_hash)},
+                  {"block_hash", codec::hex::encode_prefixed(l.block_hash)},
                   {"logs", n}});
         }
       }
@@ -448,7 +448,7 @@ result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_
         report(severity::warn, "chain watcher: a log does not have the event's shape; skipped",
                {{"chain", cs.cfg.chain},
                 {"trigger_id", t.id},
-                {"transaction_hash", hex::encode_prefixed(l.transaction_hash)},
+                {"transaction_hash", codec::hex::encode_prefixed(l.transaction_hash)},
                 {"log_index", l.log_index}});
         continue;
       }

@@ -72,7 +72,7 @@ struct chain_watch_config {
 /// the value, all a log carries), the others are decoded from the data with the SDK's ABI decoder
 /// (integers as decimal strings, addresses checksummed, bytes as 0x-hex). nullopt when the log
 /// does not have the event's shape (another topic count, undecodable data).
-[[nodiscard]] std::optional<json::object> chain_event_params(const abi::function_sig& event,
+[[nodiscard]] std::optional<json::object> chain_event_params(const codec::abi::function_sig& event,
                                                              const chain::log_entry& log, std::string_view chain);
 
 /// Counters of one chain, for tests, benchmarks and diagnostics.

@@ -29,8 +29,8 @@ std::string_view to_string(approval_status s) noexcept {
 namespace {
 std::string random_id(std::string_view prefix) {
   std::array<uint8_t, 16> b{};
-  random_bytes(b);
-  return std::string(prefix) + hex::encode(b);
+  crypto::random_bytes(b);
+  return std::string(prefix) + codec::hex::encode(b);
 }
 }  // namespace
 

@@ -14,9 +14,9 @@
 #include "enact/client/api_error.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/random.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/crypto/sha2.hpp"
 #include "enact/siwe/siwe.hpp"
 #include "http/errors.hpp"
@@ -54,7 +54,7 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
-std::string wallet_user_id(const address& a) { return hex::encode_prefixed(a); }
+std::string wallet_user_id(const address& a) { return codec::hex::encode_prefixed(a); }
 
 std::vector<std::string> loopback_authorities(std::string_view host, int port) {
   std::string h = lower(host);
@@ -195,8 +195,8 @@ struct new_cookie {
 };
 
 new_cookie draw_cookie() {
-  Secret raw = random_secret(32);
-  return {base64::encode_url(raw.view()), sha256(raw.view())};
+  Secret raw = crypto::random_secret(32);
+  return {codec::base64::encode_url(raw.view()), crypto::sha256(raw.view())};
 }
 
 void set_cookie(const ctx& c, httplib::Response& res, const std::string& value, std::chrono::seconds max_age) {
@@ -223,8 +223,8 @@ result<std::string> session_user(ctx& c, const httplib::Request& req) {
 
 /// The challenge of a request: base64url (canonical, unpadded) of 32 bytes.
 result<std::string> challenge_of(std::string_view v, std::string_view where) {
-  auto raw = v.size() == 43 ? base64::decode_url(v, where) : result<bytes>(invalid(""));
-  if (!raw || raw->size() != 32 || base64::encode_url(*raw) != v)
+  auto raw = v.size() == 43 ? codec::base64::decode_url(v, where) : result<bytes>(invalid(""));
+  if (!raw || raw->size() != 32 || codec::base64::encode_url(*raw) != v)
     return invalid(std::string(where) + ": expected base64url(sha256(token)), 43 characters");
   return std::string(v);
 }
@@ -423,8 +423,8 @@ void send_page(httplib::Response& res, int status, std::string html, const std::
 
 void send_error_page(httplib::Response& res, int status, const std::string& message) {
   std::array<uint8_t, 16> n{};
-  random_bytes(n);
-  const std::string nonce = hex::encode(n);
+  crypto::random_bytes(n);
+  const std::string nonce = codec::hex::encode(n);
   send_page(res, status,
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>enact triggers</title></head>"
             "<body><h1>Cannot approve</h1><p>" +
@@ -461,19 +461,19 @@ void authorize(ctx& c, const httplib::Request& req, httplib::Response& res) {
     return;
   }
   std::array<uint8_t, 16> n{};
-  random_bytes(n);
-  const std::string nonce = hex::encode(n);
+  crypto::random_bytes(n);
+  const std::string nonce = codec::hex::encode(n);
   send_page(res, 200, page(*shown, shown->expires_at <= c.clk.now(), nonce), nonce);
 }
 
 result<json::value> nonce(ctx& c, const httplib::Request& req, httplib::Response& res) {
   ENACT_TRY_VOID(http::only_query(req, {}));
   std::array<uint8_t, 16> n{};
-  random_bytes(n);
+  crypto::random_bytes(n);
   const new_cookie cookie = draw_cookie();
   browser_session s;
   s.hash = cookie.hash;
-  s.nonce = hex::encode(n);
+  s.nonce = codec::hex::encode(n);
   s.created_at = c.clk.now();
   s.expires_at = s.created_at + c.cfg.nonce_lifetime;
   ENACT_TRY_VOID(c.db.create_session(s));
@@ -515,7 +515,7 @@ result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Respon
   if (m.not_before && *m.not_before > now)
     return fail(api_errc::signature_expired, "message.not_before: not yet");
 
-  auto sig = hex::decode_prefixed(body.at("signature").get_string(), "body.signature");
+  auto sig = codec::hex::decode_prefixed(body.at("signature").get_string(), "body.signature");
   if (!sig || sig->size() != 65)
     return invalid("body.signature: expected 0x + 130 hex digits (r ‖ s ‖ v)");
   if (auto signed_by = siwe::verify_signature(text, m, *sig); !signed_by)
@@ -617,7 +617,7 @@ void token(ctx& c, const httplib::Request& req, httplib::Response& res) {
     return;
   }
   const std::string_view challenge = fields->at("challenge").get_string();
-  const std::string from_token = base64::encode_url(*h);
+  const std::string from_token = codec::base64::encode_url(*h);
   if (challenge.size() != from_token.size() || !constant_time_equal(as_bytes(challenge), as_bytes(from_token))) {
     send_error(c, req, res, invalid("body.token: its sha256 is not the challenge"));
     return;
@@ -666,7 +666,7 @@ result<json::value> list_tokens(ctx& c, const httplib::Request& req, const token
   for (const auto& t : all) {
     if (t.revoked || t.expires_at <= now)
       continue;
-    items.push_back(json::object{{"id", base64::encode_url(t.hash)},
+    items.push_back(json::object{{"id", codec::base64::encode_url(t.hash)},
                                  {"client_name", t.client_name},
                                  {"created_at", to_rfc3339(t.created_at)},
                                  {"expires_at", to_rfc3339(t.expires_at)}});
@@ -678,7 +678,7 @@ result<json::value> list_tokens(ctx& c, const httplib::Request& req, const token
 result<json::value> revoke(ctx& c, const httplib::Request& req, const token_record& who) {
   ENACT_TRY_VOID(http::only_query(req, {}));
   const std::string id = req.matches[1];
-  auto h = id.size() == 43 ? base64::decode_url(id, "id") : result<bytes>(invalid(""));
+  auto h = id.size() == 43 ? codec::base64::decode_url(id, "id") : result<bytes>(invalid(""));
   if (!h || h->size() != 32)
     return fail(api_errc::not_found, "no such token");
   hash256 hash{};

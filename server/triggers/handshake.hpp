@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The browser approval handshake of the trigger service (docs/protocol.md §4 "Token handshake";
 // docs/triggers.md "Signing in a client"). A client draws a bearer token, opens
-// /auth/authorize?challenge=base64url(sha256(token bytes))&client=<name>, and polls
+// /auth/authorize?challenge=base64url(crypto::sha256(token bytes))&client=<name>, and polls
 // POST /auth/token until a user signed in on that page (by an EIP-4361 message signed with
 // personal_sign, EIP-191; parsed and checked by the SDK's enact/siwe/siwe.hpp) approved the
 // challenge; the token is then stored hashed for that user, once. The user id of a wallet is its

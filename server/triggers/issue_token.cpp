@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "tee/tee.hpp"
 #include "triggers/pg_store.hpp"
 #include "triggers/service.hpp"

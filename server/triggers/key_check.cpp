@@ -5,7 +5,7 @@
 
 #include "enact/client/api_error.hpp"
 #include "enact/client/core_client.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/scopes/scopes.hpp"
 
@@ -42,7 +42,7 @@ result<void> check_trigger_key(const key_check_config& cfg, const Secret& usage_
     client::core_client core(o, usage_key.clone());
 
     const client::account_info who = core.account();
-    if (who.key.kind == scope::key_kind::account)
+    if (who.key.kind == scopes::key_kind::account)
       return fail(api_errc::invalid_request,
                   "body.usage_api_key: this is an account key, and an account key may not be stored in a "
                   "trigger; create a usage key with execute on the action's group");
@@ -50,9 +50,9 @@ result<void> check_trigger_key(const key_check_config& cfg, const Secret& usage_
       return fail(api_errc::unavailable,
                   "the core service does not tell a usage key's permissions (GET /core/v1/account "
                   "key.permissions); the key cannot be checked");
-    const scope::caller caller{scope::key_kind::usage, *who.key.permissions};
+    const scopes::caller caller{scopes::key_kind::usage, *who.key.permissions};
 
-    const hash256 cid_hash = keccak256(action_cid);
+    const hash256 cid_hash = crypto::keccak256(action_cid);
     std::vector<client::group> groups;
     for (uint64_t number = 1;; ++number) {
       client::page<client::group> p = core.list_groups(client::page_request{number, 100});
@@ -64,14 +64,14 @@ result<void> check_trigger_key(const key_check_config& cfg, const Secret& usage_
         return fail(api_errc::unavailable, "the account has over " + std::to_string(cfg.max_groups) +
                                                " groups; the usage key cannot be checked");
     }
-    std::vector<scope::group_view> views;
+    std::vector<scopes::group_view> views;
     views.reserve(groups.size());
     for (const auto& g : groups)
-      views.push_back(scope::group_view{g.group_id, g.pkp_ids_permitted, g.cid_hashes_permitted});
-    if (scope::find_executable_group(caller, views, cid_hash, pkp))
+      views.push_back(scopes::group_view{g.group_id, g.pkp_ids_permitted, g.cid_hashes_permitted});
+    if (scopes::find_executable_group(caller, views, cid_hash, pkp))
       return {};
     // Name what is missing: the action alone, or the action with this PKP.
-    if (pkp && scope::find_executable_group(caller, views, cid_hash, std::nullopt))
+    if (pkp && scopes::find_executable_group(caller, views, cid_hash, std::nullopt))
       return fail(api_errc::forbidden, "execute: the usage key may run action " + std::string(action_cid) +
                                            " but not with PKP " + to_checksum_address(*pkp) +
                                            " (no group it may execute in lists both)");

@@ -5,7 +5,7 @@
 // execute the trigger's action, with its PKP when one is named. Checked over HTTP, the way the
 // run workers reach the core, so the trigger service may point at any compatible core: GET
 // /core/v1/account tells the key's kind and permissions, GET /core/v1/list_groups (every page)
-// the groups, and the SDK's execution rule (enact::scope::find_executable_group) decides.
+// the groups, and the SDK's execution rule (enact::scopes::find_executable_group) decides.
 #pragma once
 
 #include <chrono>
@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "enact/bytes.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/result.hpp"
 
 namespace enact::triggers {

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "storage/pool.hpp"
 #include "triggers/pg_store.hpp"
 #include "triggers/store_rows.hpp"
@@ -154,7 +154,7 @@ class rows {
     const std::string_view s = raw(col);
     if (!s.starts_with("\\x") || s.size() % 2 != 0)
       throw pg_failure("postgres: corrupt row: bytea not in hex form", "");
-    auto out = hex::decode(s.substr(2));
+    auto out = codec::hex::decode(s.substr(2));
     if (!out)
       throw pg_failure("postgres: corrupt row: bad hex in bytea", "");
     return std::move(*out);

@@ -9,7 +9,7 @@
 
 #include "enact/bytes.hpp"
 #include "enact/crypto/keccak.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/result.hpp"
 
 namespace enact::tee {

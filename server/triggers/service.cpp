@@ -14,9 +14,9 @@
 #include "enact/client/api_error.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "http/errors.hpp"
 #include "http/log.hpp"
@@ -180,7 +180,7 @@ result<void> check_key(state& st, const json::value& v, std::string_view cid, co
   if (!v.is_string())
     return invalid("body.usage_api_key: expected the usage API key (base64 of 32 bytes)");
   const json::string& key = v.get_string();
-  auto raw = base64::decode(key, "body.usage_api_key");
+  auto raw = codec::base64::decode(key, "body.usage_api_key");
   const bool ok = raw && raw->size() == 32;
   if (raw)
     detail::secure_wipe(raw->data(), raw->size());
@@ -203,7 +203,7 @@ result<sealed_key> seal_key(state& st, json::value& v) {
   const auto wipe = [&] {
     detail::secure_wipe(key.data(), key.size());
   };
-  auto raw = base64::decode(key, "body.usage_api_key");
+  auto raw = codec::base64::decode(key, "body.usage_api_key");
   const bool ok = raw && raw->size() == 32;
   if (raw)
     detail::secure_wipe(raw->data(), raw->size());
@@ -212,7 +212,7 @@ result<sealed_key> seal_key(state& st, json::value& v) {
     return invalid("body.usage_api_key: expected a usage API key (standard base64 of 32 bytes)");
   }
   sealed_key out;
-  out.hash = keccak256(std::string_view(key));
+  out.hash = crypto::keccak256(std::string_view(key));
   auto sealed = seal_usage_key(st.tee, std::string_view(key));
   wipe();
   if (!sealed)
@@ -247,7 +247,7 @@ json::object trigger_json(const trigger& t, const std::string& base) {
                  {"action_ipfs_cid", t.action_cid}};
   if (t.pkp_id)
     o["pkp_id"] = to_checksum_address(*t.pkp_id);
-  o["usage_api_key_hash"] = hex::encode_prefixed(t.usage_key_hash);
+  o["usage_api_key_hash"] = codec::hex::encode_prefixed(t.usage_key_hash);
   o["max_runs_per_minute"] = t.max_runs_per_minute;
   o["max_queued_runs"] = t.max_queued_runs;
   o["config"] = t.config;

@@ -6,7 +6,7 @@
 #include "enact/client/api_error.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/crypto/random.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/crypto/sha2.hpp"
 
 namespace enact::triggers {
@@ -14,19 +14,19 @@ namespace enact::triggers {
 std::optional<hash256> token_hash(std::string_view token) {
   if (token.size() != 43)
     return std::nullopt;
-  auto raw = base64::decode_url(token, "token");
+  auto raw = codec::base64::decode_url(token, "token");
   if (!raw || raw->size() != 32)
     return std::nullopt;
-  const hash256 h = sha256(*raw);
+  const hash256 h = crypto::sha256(*raw);
   detail::secure_wipe(raw->data(), raw->size());
   return h;
 }
 
 result<issued_token> issue_token(store& s, std::string_view user_id, std::string_view client_name, time_point now) {
-  Secret raw = random_secret(32);
+  Secret raw = crypto::random_secret(32);
   issued_token out;
-  out.token = base64::encode_url(raw.view());
-  out.record.hash = sha256(raw.view());
+  out.token = codec::base64::encode_url(raw.view());
+  out.record.hash = crypto::sha256(raw.view());
   out.record.user_id = std::string(user_id);
   out.record.client_name = std::string(client_name);
   out.record.created_at = now;

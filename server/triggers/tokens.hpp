@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Bearer tokens of the management API (docs/protocol.md §4). A token is 32 random bytes, sent as base64url
-// without padding (43 characters); the store keeps only sha256(token bytes), which is also what
-// the handshake's challenge carries (challenge = base64url(sha256(token))), so an approved
+// without padding (43 characters); the store keeps only crypto::sha256(token bytes), which is also what
+// the handshake's challenge carries (challenge = base64url(crypto::sha256(token))), so an approved
 // challenge names its token's hash directly. Tokens live 30 days unless revoked.
 #pragma once
 

@@ -7,7 +7,7 @@
 #include "enact/client/api_error.hpp"
 #include "enact/codec/abi.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 
 namespace enact::triggers {
 namespace {
@@ -24,10 +24,10 @@ result<void> only_keys(const json::object& o, std::initializer_list<std::string_
 result<std::string> topic(const json::value& v, const std::string& where) {
   if (!v.is_string())
     return invalid(where + ": expected a 32-byte topic (0x + 64 hex digits)");
-  auto t = hex::decode_fixed<32>(v.get_string(), where);
+  auto t = codec::hex::decode_fixed<32>(v.get_string(), where);
   if (!t || !(v.get_string().starts_with("0x") || v.get_string().starts_with("0X")))
     return invalid(where + ": expected a 32-byte topic (0x + 64 hex digits)");
-  return hex::encode_prefixed(*t);
+  return codec::hex::encode_prefixed(*t);
 }
 
 result<json::object> chain_event_config(const json::object& c, const config_rules& rules) {
@@ -58,7 +58,7 @@ result<json::object> chain_event_config(const json::object& c, const config_rule
     return invalid(
         "config.event: required, an event signature such as "
         "\"Transfer(address indexed from, address indexed to, uint256 value)\"");
-  auto sig = abi::parse_signature(event->get_string());
+  auto sig = codec::abi::parse_signature(event->get_string());
   if (!sig)
     return invalid("config.event: " + sig.err().message);
   const auto indexed = static_cast<size_t>(std::count(sig->indexed.begin(), sig->indexed.end(), true));

@@ -41,7 +41,7 @@ boost::json::object webhook_params(std::string_view body, std::string_view conte
   const bool utf8 = runtime::utf8::first_invalid(body) == std::string_view::npos;
   if (!utf8) {
     params["event"] = nullptr;
-    params["event_raw"] = base64::encode(as_bytes(body));
+    params["event_raw"] = codec::base64::encode(as_bytes(body));
     params["event_raw_encoding"] = "base64";
   } else {
     json::value event = json::string(body);

@@ -41,8 +41,8 @@ run_workers::run_workers(store& s, const tee::tee& t, const clock& c, worker_con
     : store_(s), tee_(t), clock_(c), cfg_(std::move(cfg)), log_(std::move(log)) {
   if (cfg_.instance_id.empty()) {
     std::array<uint8_t, 6> b{};
-    random_bytes(b);
-    cfg_.instance_id = hex::encode(b);
+    crypto::random_bytes(b);
+    cfg_.instance_id = codec::hex::encode(b);
   }
   cfg_.max_attempts = std::max<uint32_t>(1, cfg_.max_attempts);
 }

@@ -19,7 +19,7 @@
 #include "enact/attest/governance.hpp"
 #include "enact/chain/client.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 
 namespace {
@@ -34,7 +34,7 @@ std::string governance_bin() { return enact::test::creation_code(ENACT_SOURCE_DI
 /// a block of its own, but the receipt may appear a moment after the hash is returned: polled.
 json::object send(const anvil_process& node, const json::object& tx_fields) {
   json::object tx = tx_fields;
-  tx["from"] = hex::encode_prefixed(anvil_process::dev_addresses()[0]);
+  tx["from"] = codec::hex::encode_prefixed(anvil_process::dev_addresses()[0]);
   const json::value hash = node.rpc("eth_sendTransaction", json::array{tx});
   json::value receipt = node.rpc("eth_getTransactionReceipt", json::array{hash});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -47,7 +47,7 @@ json::object send(const anvil_process& node, const json::object& tx_fields) {
   return receipt.as_object();
 }
 
-hash256 hash_of(std::string_view label) { return keccak256(label); }
+hash256 hash_of(std::string_view label) { return crypto::keccak256(label); }
 
 }  // namespace
 
@@ -60,11 +60,11 @@ TEST_CASE("attest.governance: allowedComposeHashes on anvil through rpc_client e
   const hash256 other = hash_of("compose nobody allowed");
   bytes allow_call;
   {
-    const hash256 selector_hash = keccak256(std::string_view("allow(bytes32)"));
+    const hash256 selector_hash = crypto::keccak256(std::string_view("allow(bytes32)"));
     allow_call.assign(selector_hash.begin(), selector_hash.begin() + 4);
     allow_call.insert(allow_call.end(), allowed.begin(), allowed.end());
   }
-  send(node, {{"to", hex::encode_prefixed(contract)}, {"data", hex::encode_prefixed(allow_call)}});
+  send(node, {{"to", codec::hex::encode_prefixed(contract)}, {"data", codec::hex::encode_prefixed(allow_call)}});
 
   chain::rpc_options o;
   o.url = node.url();
@@ -99,14 +99,14 @@ TEST_CASE("attest.governance: allowedComposeHashes on anvil through rpc_client e
   }
 
   // The /info form: app_id and compose_hash as hex strings, with and without 0x.
-  const std::string app_id = hex::encode(contract);
-  auto from_info = attest::verify_governance(app_id, hex::encode(allowed), eth_call);
+  const std::string app_id = codec::hex::encode(contract);
+  auto from_info = attest::verify_governance(app_id, codec::hex::encode(allowed), eth_call);
   REQUIRE(from_info.has_value());
   CHECK(from_info->passed());
-  auto prefixed = attest::verify_governance("0x" + app_id, hex::encode_prefixed(other), eth_call);
+  auto prefixed = attest::verify_governance("0x" + app_id, codec::hex::encode_prefixed(other), eth_call);
   REQUIRE(prefixed.has_value());
   CHECK_FALSE(prefixed->passed());
-  auto bad = attest::verify_governance(app_id.substr(2), hex::encode(allowed), eth_call);
+  auto bad = attest::verify_governance(app_id.substr(2), codec::hex::encode(allowed), eth_call);
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.code() == attest_errc::bad_field);
 

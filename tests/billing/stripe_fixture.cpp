@@ -38,7 +38,7 @@ std::optional<std::string> form_decode(std::string_view s) {
     } else if (s[i] == '%') {
       if (i + 2 >= s.size())
         return std::nullopt;
-      const auto byte = enact::hex::decode_fixed<1>(s.substr(i + 1, 2));
+      const auto byte = enact::codec::hex::decode_fixed<1>(s.substr(i + 1, 2));
       if (!byte)
         return std::nullopt;
       out += static_cast<char>((*byte)[0]);

@@ -46,7 +46,7 @@ TEST_CASE("each endpoint sends the request docs/protocol.md specifies and decode
          CHECK(a.managed);
          CHECK(a.name == "acme");
          CHECK(a.description == "d");
-         CHECK(a.key.kind == scope::key_kind::usage);
+         CHECK(a.key.kind == scopes::key_kind::usage);
          CHECK(a.key.hash == h256(kH2));
        },
        "GET",
@@ -369,8 +369,8 @@ TEST_CASE("billing with a wallet proof sends X-Wallet-Auth and no API key") {
   serve_canned(server);
   core_client c(options_for(server), secret(kApiKey));
   Secret wallet_key = Secret(h256("0x" + std::string(63, '0') + "7"));
-  auto env = envelope::sign(envelope::kind::billing_auth, 8453, wallet_key, 1800000000).value();
-  const std::string header = envelope::encode_wallet_auth(env);
+  auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 8453, wallet_key, 1800000000).value();
+  const std::string header = eip712::envelope::encode_wallet_auth(env);
 
   CHECK(c.balance(env).balance_credits == 1234);
   CHECK(c.create_payment_intent(700, env).amount_cents == 500);
@@ -382,15 +382,15 @@ TEST_CASE("billing with a wallet proof sends X-Wallet-Auth and no API key") {
     CHECK(r.header("X-Wallet-Auth") == header);
     CHECK_FALSE(r.has_header("X-Api-Key"));
     // The server side can take the header apart and verify it.
-    auto parts = envelope::decode_wallet_auth(r.header("X-Wallet-Auth"));
+    auto parts = eip712::envelope::decode_wallet_auth(r.header("X-Wallet-Auth"));
     REQUIRE(parts);
-    envelope::expectation want{};
-    want.expected = envelope::kind::billing_auth;
+    eip712::envelope::expectation want{};
+    want.expected = eip712::envelope::kind::billing_auth;
     want.chain_id = 8453;
     want.now = 1800000000;
-    auto signer = envelope::verify(parts->first, parts->second, want);
+    auto signer = eip712::envelope::verify(parts->first, parts->second, want);
     REQUIRE(signer);
-    CHECK(*signer == secp256k1::to_address(secp256k1::public_key_of(wallet_key).value()));
+    CHECK(*signer == crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(wallet_key).value()));
   }
   CHECK(json::parse(reqs[1].body) == parse(R"({"amount_cents": 700})"));
 }

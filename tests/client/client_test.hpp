@@ -23,7 +23,7 @@
 #include "../unit/support.hpp"
 #include "enact/client/core_client.hpp"
 #include "enact/codec/base64.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "fake_server.hpp"
@@ -51,7 +51,7 @@ const std::string kH3 = "0x" + std::string(64, '3');
 const std::string kCid = "QmbFMke1KXqnYyBBWxB74N4c5SBnJMVAiMNRcGu6x1AwQH";
 
 inline address addr(const std::string& s) { return parse_address(s).value(); }
-inline hash256 h256(const std::string& s) { return hex::decode_fixed<32>(s).value(); }
+inline hash256 h256(const std::string& s) { return codec::hex::decode_fixed<32>(s).value(); }
 inline std::string checksum(const std::string& s) { return to_checksum_address(addr(s)); }
 inline Secret secret(const std::string& s) { return Secret(as_bytes(s)); }
 

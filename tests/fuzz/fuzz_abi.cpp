@@ -69,11 +69,11 @@ constexpr std::array kTypeLists = {
 };
 // END abi type table
 
-const std::vector<std::vector<abi::type>>& parsed_table() {
+const std::vector<std::vector<codec::abi::type>>& parsed_table() {
   static const auto table = [] {
-    std::vector<std::vector<abi::type>> out;
+    std::vector<std::vector<codec::abi::type>> out;
     for (const char* list : kTypeLists)
-      out.push_back(abi::parse_signature(std::string("f(") + list + ")").value().inputs);
+      out.push_back(codec::abi::parse_signature(std::string("f(") + list + ")").value().inputs);
     return out;
   }();
   return table;
@@ -86,22 +86,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   const auto& types = parsed_table()[data[0] % kTypeLists.size()];
   const bytes_view in = fuzz::view(data + 1, size - 1);
-  const auto values = abi::decode(types, in);
+  const auto values = codec::abi::decode(types, in);
   if (!values) {
     fuzz::require(values.code().category() == make_error_code(abi_errc::bad_type).category(),
                   "abi: error outside abi_errc");
     return 0;
   }
   fuzz::require(values->size() == types.size(), "abi: value count");
-  const auto encoded = abi::encode(types, *values);
+  const auto encoded = codec::abi::encode(types, *values);
   fuzz::require(encoded.has_value(), "abi: decoded values do not encode");
-  const auto again = abi::decode(types, *encoded);
+  const auto again = codec::abi::decode(types, *encoded);
   fuzz::require(again && *again == *values, "abi: decode(encode(values)) != values");
   // A canonical encoding decodes and re-encodes to itself.
-  fuzz::require(abi::encode(types, *again).value() == *encoded, "abi: encoding not stable");
+  fuzz::require(codec::abi::encode(types, *again).value() == *encoded, "abi: encoding not stable");
   for (size_t i = 0; i < types.size(); ++i) {
-    const auto json = abi::to_json(types[i], (*values)[i]);
-    const auto back = abi::from_json(types[i], json);
+    const auto json = codec::abi::to_json(types[i], (*values)[i]);
+    const auto back = codec::abi::from_json(types[i], json);
     fuzz::require(back && *back == (*values)[i], "abi: from_json(to_json(v)) != v");
   }
   return 0;

@@ -9,11 +9,11 @@ using namespace enact;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view s = fuzz::text(data, size);
   fuzz::require_canonical(
-      s, [](std::string_view t) { return base32::decode_lower_nopad(t); },
-      [](const bytes& b) { return base32::encode_lower_nopad(b); }, base32_errc::bad_char,
+      s, [](std::string_view t) { return codec::base32::decode_lower_nopad(t); },
+      [](const bytes& b) { return codec::base32::encode_lower_nopad(b); }, base32_errc::bad_char,
       "base32: encode(decode(s)) != s", "base32: error outside base32_errc");
   const bytes b(data, data + size);
-  fuzz::require(base32::decode_lower_nopad(base32::encode_lower_nopad(b)).value() == b,
+  fuzz::require(codec::base32::decode_lower_nopad(codec::base32::encode_lower_nopad(b)).value() == b,
                 "base32: decode(encode(b)) != b");
   return 0;
 }

@@ -6,7 +6,7 @@
 // default skew (the seeds of make_corpus are signed for it). Never crashes; the text and parsed
 // forms of verify agree; an accepted envelope names its signer in message.address; a decoded
 // header re-encodes to one that decodes the same.
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "fuzz.hpp"
 
@@ -17,8 +17,8 @@ namespace {
 constexpr uint64_t kChainId = 1;
 constexpr uint64_t kNow = 1700000000;
 
-void check_body(std::string_view typed_data, std::string_view signature, const envelope::expectation& want) {
-  const auto signer = envelope::verify(typed_data, signature, want);
+void check_body(std::string_view typed_data, std::string_view signature, const eip712::envelope::expectation& want) {
+  const auto signer = eip712::envelope::verify(typed_data, signature, want);
   if (!signer) {
     fuzz::require(signer.code().category() == make_error_code(envelope_errc::malformed).category(),
                   "envelope: error outside envelope_errc");
@@ -28,7 +28,7 @@ void check_body(std::string_view typed_data, std::string_view signature, const e
   boost::system::error_code ec;
   const boost::json::value doc = boost::json::parse(typed_data, ec);
   if (!ec) {
-    const auto again = envelope::verify(doc, typed_data.size(), signature, want);
+    const auto again = eip712::envelope::verify(doc, typed_data.size(), signature, want);
     fuzz::require(again.has_value() == signer.has_value() && (!signer || *again == *signer) &&
                       (signer || again.code() == signer.code()),
                   "envelope: verify(text) and verify(value) disagree");
@@ -45,18 +45,18 @@ void check_body(std::string_view typed_data, std::string_view signature, const e
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
-  const envelope::expectation want{static_cast<envelope::kind>(data[0] & 3), kChainId, kNow};
+  const eip712::envelope::expectation want{static_cast<eip712::envelope::kind>(data[0] & 3), kChainId, kNow};
   const std::string_view rest = fuzz::text(data + 1, size - 1);
   if ((data[0] & 4) != 0) {
-    const auto parts = envelope::decode_wallet_auth(rest);
+    const auto parts = eip712::envelope::decode_wallet_auth(rest);
     if (!parts)
       return 0;
     check_body(parts->first, parts->second, want);
     boost::system::error_code ec;
     const auto doc = boost::json::parse(parts->first, ec);
     fuzz::require(!ec && doc.is_object(), "envelope: decoded header typed data is not an object");
-    const std::string header = envelope::encode_wallet_auth(envelope::signed_envelope{doc.as_object(), parts->second});
-    const auto again = envelope::decode_wallet_auth(header);
+    const std::string header = eip712::envelope::encode_wallet_auth(eip712::envelope::signed_envelope{doc.as_object(), parts->second});
+    const auto again = eip712::envelope::decode_wallet_auth(header);
     fuzz::require(again && *again == *parts, "envelope: decode_wallet_auth(encode_wallet_auth(x)) != x");
     return 0;
   }

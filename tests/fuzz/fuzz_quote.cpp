@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto q = attest::parse_quote_hex(text);
       if (q)
         check_quote(*q);
-      const auto digits = hex::decode(text);
+      const auto digits = codec::hex::decode(text);
       if (digits) {
         const auto direct = attest::parse_quote(*digits);
         fuzz::require(direct.has_value() == q.has_value() && (!q || attest::to_json(*q) == attest::to_json(*direct)),

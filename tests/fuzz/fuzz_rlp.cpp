@@ -12,18 +12,18 @@ using namespace enact;
 
 namespace {
 
-void check_integers(const rlp::item& it) {
+void check_integers(const codec::rlp::item& it) {
   if (it.is_list()) {
-    fuzz::require(!rlp::decode_uint(it) && rlp::decode_uint(it).code() == rlp_errc::expected_string,
+    fuzz::require(!codec::rlp::decode_uint(it) && codec::rlp::decode_uint(it).code() == rlp_errc::expected_string,
                   "rlp: decode_uint of a list");
     for (const auto& child : it.as_list())
       check_integers(child);
     return;
   }
-  const auto v = rlp::decode_uint(it);
+  const auto v = codec::rlp::decode_uint(it);
   if (v) {
-    fuzz::require(rlp::item::uint(*v) == it, "rlp: item::uint(decode_uint(it)) != it");
-    const auto small = rlp::decode_u64(it);
+    fuzz::require(codec::rlp::item::uint(*v) == it, "rlp: item::uint(decode_uint(it)) != it");
+    const auto small = codec::rlp::decode_u64(it);
     fuzz::require(small.has_value() == v->fits_u64(), "rlp: decode_u64 disagrees with decode_uint");
     if (small)
       fuzz::require(u256{*small} == *v, "rlp: decode_u64 value");
@@ -36,15 +36,15 @@ void check_integers(const rlp::item& it) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bytes_view in = fuzz::view(data, size);
-  const auto it = rlp::decode(in);
+  const auto it = codec::rlp::decode(in);
   if (!it) {
     fuzz::require(it.code().category() == make_error_code(rlp_errc::truncated).category(),
                   "rlp: error outside rlp_errc");
     return 0;
   }
-  const bytes again = rlp::encode(*it);
+  const bytes again = codec::rlp::encode(*it);
   fuzz::require(again.size() == size && std::equal(again.begin(), again.end(), data), "rlp: encode(decode(x)) != x");
-  const auto back = rlp::from_json(rlp::to_json(*it));
+  const auto back = codec::rlp::from_json(codec::rlp::to_json(*it));
   fuzz::require(back && *back == *it, "rlp: from_json(to_json(item)) != item");
   check_integers(*it);
   return 0;

@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::require(d->hash == chain::tx_hash(in), "tx1559: hash");
     fuzz::require(d->signature.v <= 1, "tx1559: yParity");
     const auto sig65 = d->signature.to_bytes();
-    const auto from = secp256k1::recover_address(chain::signing_hash(d->tx), sig65);
+    const auto from = crypto::secp256k1::recover_address(chain::signing_hash(d->tx), sig65);
     fuzz::require(from && *from == d->from, "tx1559: sender differs from the recovered address");
     const auto payload = chain::unsigned_payload(d->tx);
     const auto back = chain::decode_unsigned(payload);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // EIP-712 typed data (eip712/typed_data.hpp): JSON text -> typed_data -> digest. Never crashes;
-// the digest is deterministic, survives to_json -> from_json, and equals keccak256(0x1901 ‖
+// the digest is deterministic, survives to_json -> from_json, and equals crypto::keccak256(0x1901 ‖
 // domainSeparator ‖ hashStruct(primaryType, message)) computed from the parts; reject mode either
 // fails or agrees with ignore mode; encodeType of every declared struct is stable.
 #include "enact/crypto/keccak.hpp"
@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fuzz::require(h.has_value(), "eip712: digest without a message hash");
       pre.insert(pre.end(), h->begin(), h->end());
     }
-    fuzz::require(keccak256(pre) == *d1, "eip712: digest differs from its definition");
+    fuzz::require(crypto::keccak256(pre) == *d1, "eip712: digest differs from its definition");
     const auto strict = eip712::digest(*td, eip712::extra_fields::reject);
     fuzz::require(!strict || *strict == *d1, "eip712: reject mode digest differs");
   } else {

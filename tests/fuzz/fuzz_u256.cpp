@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "fuzz.hpp"
 
 using namespace enact;
@@ -29,7 +29,7 @@ std::string lower(std::string_view s) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view s = fuzz::text(data, size);
-  const bool prefixed = hex::detail::has_prefix(s);
+  const bool prefixed = codec::hex::detail::has_prefix(s);
 
   const auto dec = u256::from_dec(s);
   if (dec) {

@@ -57,7 +57,7 @@ TEST_CASE("statuses and error bodies of docs/protocol.md §0") {
   // The kit's own mapping: api_errc as it is, SDK parse errors are request errors, the rest
   // internal with nothing of its message.
   CHECK(to_http(fail(api_errc::forbidden, "no")).status == 403);
-  const auto parse_error = to_http(hex::decode("zz", "field").err());
+  const auto parse_error = to_http(codec::hex::decode("zz", "field").err());
   CHECK(parse_error.code == api_errc::invalid_request);
   CHECK(parse_error.message.find("field") != std::string::npos);
   const auto bug = to_http(error{std::make_error_code(std::errc::io_error), "/secret/path: EIO"});

@@ -27,9 +27,9 @@
 
 #include "enact/client/api_error.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/crypto/sha2.hpp"
 #include "enact/pkp/pkp.hpp"
 #include "server_process.hpp"
@@ -56,9 +56,9 @@ json::object fixture_report() {
   return json::parse(read_text(std::string(ENACT_TEE_FIXTURES_DIR) + "/rtmr3-report.json")).as_object();
 }
 
-bytes fixture_quote() { return hex::decode(fixture_report().at("quote").as_string()).value(); }
+bytes fixture_quote() { return codec::hex::decode(fixture_report().at("quote").as_string()).value(); }
 
-std::string sha256_hex(std::string_view text) { return hex::encode(sha256(as_bytes(text))); }
+std::string sha256_hex(std::string_view text) { return codec::hex::encode(crypto::sha256(as_bytes(text))); }
 
 json::object parse_object(std::string_view text) {
   std::error_code ec;
@@ -117,9 +117,9 @@ TEST_CASE("simulated: /attestation answers the recorded TDX quote and says it is
 
   const std::string quote_hex(body.at("quote").as_string());
   REQUIRE(quote_hex.starts_with("0x"));
-  const bytes quote = hex::decode(quote_hex).value();
+  const bytes quote = codec::hex::decode(quote_hex).value();
   CHECK(quote == fixture_quote());
-  CHECK(hex::encode(sha256(quote)) == kFixtureQuoteSha256);
+  CHECK(codec::hex::encode(crypto::sha256(quote)) == kFixtureQuoteSha256);
   // docs/protocol.md §5: an all-zero reportData.
   REQUIRE(quote.size() >= kReportData + 64);
   CHECK(std::all_of(quote.begin() + kReportData, quote.begin() + kReportData + 64, [](uint8_t b) { return b == 0; }));
@@ -159,7 +159,7 @@ TEST_CASE("simulated: /info carries the fixture's app id, compose hash and tcb_i
   // The measurements are the quote's own (body offsets: mr_td 136, rtmr0 328, 48 bytes each).
   const bytes quote = fixture_quote();
   const auto measurement = [&](size_t offset) {
-    return hex::encode(bytes_view(quote).subspan(48 + offset, 48));
+    return codec::hex::encode(bytes_view(quote).subspan(48 + offset, 48));
   };
   CHECK(tcb.at("mrtd").as_string() == measurement(136));
   for (size_t i = 0; i < 4; ++i)
@@ -222,12 +222,12 @@ TEST_CASE("simulated: the development evidence set is consistent and served with
   const json::object quote_json = parse_object(bodies.at("quote.json"));
   const std::string report_data(quote_json.at("report_data").as_string());
   CHECK(report_data == sha256_hex(bodies.at("sha256sum.txt")) + std::string(64, '0'));
-  const bytes quote = hex::decode(quote_json.at("quote").as_string()).value();
+  const bytes quote = codec::hex::decode(quote_json.at("quote").as_string()).value();
   CHECK(quote == fixture_quote());
   CHECK(quote_json.at("event_log").is_string());
   CHECK(parse_object(quote_json.at("vm_config").as_string()).at("simulated").as_bool());
   // The honest outcome of a simulation: the recorded quote does not bind this sha256sum.txt.
-  CHECK(hex::encode(bytes_view(quote).subspan(kReportData, 64)) != report_data);
+  CHECK(codec::hex::encode(bytes_view(quote).subspan(kReportData, 64)) != report_data);
 
   // A fake account URI under the reserved .invalid domain.
   const json::object account = parse_object(bodies.at("acme-account.json"));
@@ -278,7 +278,7 @@ TEST_CASE("evidence paths outside the evidence directory are refused") {
     CHECK(r.status == c.status);
     CHECK(r.error_code() == (c.status == 400 ? "invalid_request" : "not_found"));
     CHECK(r.text.find(root_key) == std::string::npos);
-    CHECK(r.text.find(hex::encode(as_bytes(root_key))) == std::string::npos);
+    CHECK(r.text.find(codec::hex::encode(as_bytes(root_key))) == std::string::npos);
   }
   CHECK(server.stop().clean());
 }
@@ -468,10 +468,10 @@ class fake_agent {
       bytes quote = quote_;
       const auto* rd = r.body.if_contains("report_data");
       if (rd != nullptr && rd->is_string() && rd->get_string().size() == 128) {
-        const bytes data = hex::decode(rd->get_string()).value();
+        const bytes data = codec::hex::decode(rd->get_string()).value();
         std::copy(data.begin(), data.end(), quote.begin() + kReportData);
       }
-      answer = json::serialize(json::object{{"quote", hex::encode(quote)},
+      answer = json::serialize(json::object{{"quote", codec::hex::encode(quote)},
                                             {"event_log", R"([{"imr":3,"event":"agent"}])"},
                                             {"report_data", rd != nullptr ? *rd : json::value("")},
                                             {"vm_config", R"({"cpu_count":2})"}});
@@ -534,8 +534,8 @@ TEST_CASE("dstack: the PKP root key comes from GetKey, so servers on one agent a
 
   // The api_payer is the server key "api-payer/0" (server/app/main.cpp): derived from the
   // agent's key by the rules of docs/protocol.md §1 "server keys".
-  const Secret payer = pkp::server_signing_key(Secret(hex::decode(kAgentKey).value()), "api-payer/0").value();
-  const std::string expected = to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(payer).value()));
+  const Secret payer = pkp::server_signing_key(Secret(codec::hex::decode(kAgentKey).value()), "api-payer/0").value();
+  const std::string expected = to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(payer).value()));
   CHECK(admin_api_payer(a) == expected);
   CHECK(admin_api_payer(b) == expected);
   CHECK(admin_api_payer(simulated) != expected);
@@ -558,7 +558,7 @@ TEST_CASE("dstack: /attestation and /info pass the agent's answers through") {
   REQUIRE(quotes.size() == 1);
   // docs/protocol.md §5: all-zero report data, 64 bytes, hex.
   CHECK(quotes[0].body.at("report_data").as_string() == std::string(128, '0'));
-  const bytes quote = hex::decode(r.obj().at("quote").as_string()).value();
+  const bytes quote = codec::hex::decode(r.obj().at("quote").as_string()).value();
   CHECK(quote == fixture_quote());  // the fixture's report_data is all zero already
   CHECK(r.obj().at("event_log").as_string() == R"([{"imr":3,"event":"agent"}])");
   CHECK(r.obj().at("vm_config").as_string() == R"({"cpu_count":2})");
@@ -698,10 +698,10 @@ TEST_CASE("open_dstack refuses agent answers it cannot use") {
   o.socket = agent.socket_path();
   const auto t = tee::open_dstack(o);
   REQUIRE_MESSAGE(t.has_value(), t.err().message);
-  const hash256 path = keccak256(std::string_view("any path"));
-  const hash256 account = keccak256(std::string_view("any account"));
+  const hash256 path = crypto::keccak256(std::string_view("any path"));
+  const hash256 account = crypto::keccak256(std::string_view("any account"));
   CHECK((*t)->wallet_address(account, path).value() ==
-        pkp::wallet_address(Secret(hex::decode(kAgentKey).value()), account, path).value());
+        pkp::wallet_address(Secret(codec::hex::decode(kAgentKey).value()), account, path).value());
   CHECK((*t)->kind() == "dstack");
   CHECK((*t)->info().value().tcb_info == "{}");
   CHECK(!(*t)->evidences().configured());

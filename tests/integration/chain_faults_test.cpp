@@ -50,7 +50,7 @@ struct chain_server {
 
   chain_server() : node(node_options()), data_dir(data.path() + "/data") {
     const std::string key_path = keys.path() + "/deployer.key";
-    std::ofstream(key_path) << hex::encode_prefixed(anvil_process::dev_private_keys()[0]) << "\n";
+    std::ofstream(key_path) << codec::hex::encode_prefixed(anvil_process::dev_private_keys()[0]) << "\n";
     const finished_run deployed =
         run_to_exit({"deploy-registry", "--rpc-url", node.url(), "--key-file", key_path, "--data-dir", data_dir});
     REQUIRE_MESSAGE(deployed.status.clean(), deployed.stderr_text);
@@ -132,8 +132,8 @@ TEST_CASE("chain node stopped while idle: 503 unavailable, then recovery without
     check_error_shape(r, 503, "unavailable");
   }
   // Authentication itself needs the ledger: an unknown key is not mistaken for a refused one.
-  const hash256 unknown = keccak256(std::string_view("a key no account has"));
-  check_error_shape(c.get("/list_groups", itest::api_key(base64::encode(unknown))), 503, "unavailable");
+  const hash256 unknown = crypto::keccak256(std::string_view("a key no account has"));
+  check_error_shape(c.get("/list_groups", itest::api_key(codec::base64::encode(unknown))), 503, "unavailable");
   CHECK(srv.running());
 
   env.node.start();

@@ -15,7 +15,7 @@
 #include "anvil_process.hpp"
 #include "enact/codec/abi.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "steps.hpp"
 
 namespace enact::itest {
@@ -25,7 +25,7 @@ using namespace std::chrono_literals;
 using enact::test::anvil_process;
 
 json::value send(const anvil_process& node, json::object tx) {
-  tx["from"] = hex::encode_prefixed(anvil_process::dev_addresses()[0]);
+  tx["from"] = codec::hex::encode_prefixed(anvil_process::dev_addresses()[0]);
   const json::value hash = node.rpc("eth_sendTransaction", json::array{tx});
   const auto deadline = std::chrono::steady_clock::now() + 30s;
   json::value receipt;
@@ -38,9 +38,9 @@ json::value send(const anvil_process& node, json::object tx) {
 }
 
 std::string ping_data(uint64_t id, const std::string& note, uint64_t amount) {
-  const std::vector<abi::value> args = {abi::value::number(u256{id}), abi::value::text(note),
-                                        abi::value::number(u256{amount})};
-  return hex::encode_prefixed(abi::encode_call("ping(uint256,string,uint256)", args).value());
+  const std::vector<codec::abi::value> args = {codec::abi::value::number(u256{id}), codec::abi::value::text(note),
+                                        codec::abi::value::number(u256{amount})};
+  return codec::hex::encode_prefixed(codec::abi::encode_call("ping(uint256,string,uint256)", args).value());
 }
 
 /// The topic of an indexed uint256.

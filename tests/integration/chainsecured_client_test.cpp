@@ -28,7 +28,7 @@ TEST_CASE("OpenAPI lists the three endpoints with their bodies and error respons
     CHECK(required == want);
     CHECK_FALSE(schema.at("additionalProperties").as_bool());
     const auto& td = schema.at("properties").at("typed_data").as_object();
-    CHECK(td.at("examples").as_array()[0].at("primaryType") == json::value(envelope::primary_type_name(ep.kind)));
+    CHECK(td.at("examples").as_array()[0].at("primaryType") == json::value(eip712::envelope::primary_type_name(ep.kind)));
     const auto& responses = op.at("responses").as_object();
     for (const char* status : {"200", "400", "401", "413", "429"})
       CHECK_MESSAGE(responses.contains(status), status);
@@ -57,8 +57,8 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(minted.wallet_address == pkp::wallet_address(root, minter, minted.derivation_path).value());
 
   const client::minted_usage_key k = anon.add_usage_api_key_with_signature(
-      envelope::sign(envelope::kind::add_usage_api_key, kChain, w, unix_now()).value());
-  const Secret decoded(base64::decode(as_chars(k.usage_api_key.view())).value());
+      eip712::envelope::sign(eip712::envelope::kind::add_usage_api_key, kChain, w, unix_now()).value());
+  const Secret decoded(codec::base64::decode(as_chars(k.usage_api_key.view())).value());
   CHECK(decoded == pkp::signing_key(root, minter, k.derivation_path).value());
   CHECK(address_of_key(decoded) == k.wallet_address);
 
@@ -68,12 +68,12 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(e.status() == 400);
   e = expect_api_error([&] {
     (void)anon.add_usage_api_key_with_signature(
-        envelope::sign(envelope::kind::create_wallet, kChain, w, unix_now()).value());
+        eip712::envelope::sign(eip712::envelope::kind::create_wallet, kChain, w, unix_now()).value());
   });
   CHECK(e.errc() == api_errc::typed_data_invalid);
   e = expect_api_error([&] {
     (void)anon.create_wallet_with_signature(
-        envelope::sign(envelope::kind::create_wallet, kChain, w, unix_now() - 3600).value());
+        eip712::envelope::sign(eip712::envelope::kind::create_wallet, kChain, w, unix_now() - 3600).value());
   });
   CHECK(e.errc() == api_errc::signature_expired);
   CHECK(e.status() == 401);
@@ -89,7 +89,7 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   // An envelope signed by another wallet than the stated new admin.
   e = expect_api_error([&] {
     (void)owner.convert_to_chain_secured_account(
-        address_of_key(admin), envelope::sign(envelope::kind::convert_account, kChain, w, unix_now()).value());
+        address_of_key(admin), eip712::envelope::sign(eip712::envelope::kind::convert_account, kChain, w, unix_now()).value());
   });
   CHECK(e.errc() == api_errc::signature_invalid);
   CHECK(owner.account().managed);
@@ -105,7 +105,7 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(e.status() == 401);
   e = expect_api_error([&] { (void)owner.add_group({"after", {}, {}, {}}); });
   CHECK(e.errc() == api_errc::unauthenticated);
-  const auto balance = anon.balance(envelope::sign(envelope::kind::billing_auth, kChain, admin, unix_now()).value());
+  const auto balance = anon.balance(eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, admin, unix_now()).value());
   CHECK(balance.balance_credits == 0);
 
   CHECK(srv.stop().clean());
@@ -129,19 +129,19 @@ TEST_CASE("wallet-signed envelopes of the interop vectors (eth_signTypedData_v4 
     json::object document;
     std::string signature;
     std::string signer;
-    envelope::kind kind;
+    eip712::envelope::kind kind;
     bool canonical;
   };
   std::vector<replay> replays;
   for (const auto& v : file.at("vectors").as_array()) {
     const auto& doc = v.at("document").as_object();
     const auto* primary = doc.at("primaryType").if_string();
-    const auto k = primary ? envelope::kind_from_name(*primary) : std::nullopt;
-    if (!k || *k == envelope::kind::billing_auth)
+    const auto k = primary ? eip712::envelope::kind_from_name(*primary) : std::nullopt;
+    if (!k || *k == eip712::envelope::kind::billing_auth)
       continue;
     const auto& msg = doc.at("message").as_object();
     const auto* issued = msg.if_contains("issuedAt");
-    const json::object canonical = envelope::build(*k, doc.at("domain").at("chainId").to_number<uint64_t>(),
+    const json::object canonical = eip712::envelope::build(*k, doc.at("domain").at("chainId").to_number<uint64_t>(),
                                                    parse_address(msg.at("address").as_string()).value(),
                                                    issued != nullptr ? issued->to_number<uint64_t>() : 0);
     replays.push_back({std::string(v.at("name").as_string()), doc, std::string(v.at("signature_viem").as_string()),
@@ -152,9 +152,9 @@ TEST_CASE("wallet-signed envelopes of the interop vectors (eth_signTypedData_v4 
   for (const auto& r : replays) {
     INFO(r.name);
     const uint64_t chain = r.document.at("domain").at("chainId").to_number<uint64_t>();
-    envelope::expectation want{r.kind, chain, 0, envelope::kDefaultMaxSkew, std::nullopt};
+    eip712::envelope::expectation want{r.kind, chain, 0, eip712::envelope::kDefaultMaxSkew, std::nullopt};
     want.now = r.document.at("message").at("issuedAt").to_number<uint64_t>();
-    const auto verified = envelope::verify(json::serialize(r.document), r.signature, want);
+    const auto verified = eip712::envelope::verify(json::serialize(r.document), r.signature, want);
     if (r.canonical) {
       REQUIRE(verified.has_value());
       CHECK(to_checksum_address(*verified) == r.signer);
@@ -165,12 +165,12 @@ TEST_CASE("wallet-signed envelopes of the interop vectors (eth_signTypedData_v4 
 
     server_process srv({"--chain-id", std::to_string(chain)});
     auto c = srv.client();
-    const std::string path = r.kind == envelope::kind::create_wallet       ? kCreate
-                             : r.kind == envelope::kind::add_usage_api_key ? kAddKey
+    const std::string path = r.kind == eip712::envelope::kind::create_wallet       ? kCreate
+                             : r.kind == eip712::envelope::kind::add_usage_api_key ? kAddKey
                                                                            : kConvert;
     httplib::Headers auth;
     json::object body{{"typed_data", r.document}, {"signature", r.signature}};
-    if (r.kind == envelope::kind::convert_account) {
+    if (r.kind == eip712::envelope::kind::convert_account) {
       auth = create_account(c).auth();
       body["new_admin_wallet_address"] = r.signer;
     }

@@ -12,7 +12,7 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
   auto c = srv.client();
   const Secret root = root_key_of(srv);
   const Secret w = wallet_key("minter");
-  const json::object body = mint_body(envelope::kind::create_wallet, w);
+  const json::object body = mint_body(eip712::envelope::kind::create_wallet, w);
 
   std::set<std::string> paths, wallets;
   // The same envelope twice: the issuedAt window is the only replay protection (core-api spec,
@@ -29,7 +29,7 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
     REQUIRE(is_path_hex(path));
     // docs/protocol.md §1: the PKP of the signer's account (it has none yet: its canonical hash) at that
     // path under the node's root key; not the signer's address.
-    const hash256 p = hex::decode_fixed<32>(path).value();
+    const hash256 p = codec::hex::decode_fixed<32>(path).value();
     const hash256 owner = pkp::canonical_account_hash(address_of_key(w));
     CHECK(wallet == to_checksum_address(pkp::wallet_address(root, owner, p).value()));
     CHECK(wallet != to_checksum_address(address_of_key(w)));
@@ -59,7 +59,7 @@ TEST_CASE("add_usage_api_key_with_signature: the key is the PKP signing key at t
   std::vector<std::string> keys;
   std::set<std::string> paths;
   for (int i = 0; i < 2; ++i) {
-    const response r = c.post(kAddKey, mint_body(envelope::kind::add_usage_api_key, w));
+    const response r = c.post(kAddKey, mint_body(eip712::envelope::kind::add_usage_api_key, w));
     ITEST_REQUIRE_STATUS(r, 200);
     CHECK(r.obj().size() == 3);
     const std::string key = s_of(r.body, "usage_api_key");
@@ -74,7 +74,7 @@ TEST_CASE("add_usage_api_key_with_signature: the key is the PKP signing key at t
     CHECK(is_checksummed_address(wallet));
     CHECK(key_address(key) == wallet);
     REQUIRE(is_path_hex(path));
-    const hash256 p = hex::decode_fixed<32>(path).value();
+    const hash256 p = codec::hex::decode_fixed<32>(path).value();
     const hash256 owner = pkp::canonical_account_hash(address_of_key(w));
     CHECK(decoded == pkp::signing_key(root, owner, p).value());
     CHECK(wallet == to_checksum_address(pkp::wallet_address(root, owner, p).value()));
@@ -151,7 +151,7 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
 
   // The conversion.
   json::object body = convert_body(admin, unix_now());
-  body["new_admin_wallet_address"] = "0x" + hex::encode(address_of_key(admin));  // any case
+  body["new_admin_wallet_address"] = "0x" + codec::hex::encode(address_of_key(admin));  // any case
   const response converted = c.post(kConvert, body, acct.auth());
   ITEST_REQUIRE_STATUS(converted, 200);
   CHECK(converted.obj().size() == 2);

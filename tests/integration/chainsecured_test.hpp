@@ -4,7 +4,7 @@
 // order with its own status and code (on all three endpoints), conversion of an account and what
 // changes with it (master key, usage keys, relayed writes, billing by the new admin wallet), the
 // per-IP limit, the OpenAPI entries, the SDK client's methods, and a replay of the wallet-signed
-// envelopes of the interop vectors. Envelopes are signed with the SDK's envelope::sign.
+// envelopes of the interop vectors. Envelopes are signed with the SDK's eip712::envelope::sign.
 //
 // Shared by the chainsecured_*_test.cpp files of integration.chainsecured: keys, envelopes, bodies.
 #pragma once
@@ -19,7 +19,7 @@
 
 #include "enact/client/api_error.hpp"
 #include "enact/client/core_client.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "client_support.hpp"
 #include "steps.hpp"
@@ -49,16 +49,16 @@ inline Secret root_key_of(const server_process& srv) {
 
 /// A reproducible wallet key per label.
 inline Secret wallet_key(std::string_view label) {
-  return Secret(keccak256("chainsecured test wallet " + std::string(label)));
+  return Secret(crypto::keccak256("chainsecured test wallet " + std::string(label)));
 }
 
 inline address address_of_key(const Secret& key) {
-  return secp256k1::to_address(secp256k1::public_key_of(key).value());
+  return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
-inline envelope::signed_envelope sign_env(envelope::kind k, const Secret& key, int64_t issued_at,
+inline eip712::envelope::signed_envelope sign_env(eip712::envelope::kind k, const Secret& key, int64_t issued_at,
                                           uint64_t chain = kChain) {
-  return envelope::sign(k, chain, key, static_cast<uint64_t>(issued_at)).value();
+  return eip712::envelope::sign(k, chain, key, static_cast<uint64_t>(issued_at)).value();
 }
 
 /// The body of a ChainSecured request.
@@ -86,36 +86,36 @@ inline bool is_checksummed_address(const std::string& s) {
 }
 
 inline bool is_path_hex(const std::string& s) {
-  return s.size() == 66 && s.starts_with("0x") && hex::decode_fixed<32>(s).has_value() &&
-         hex::encode_prefixed(hex::decode_fixed<32>(s).value()) == s;
+  return s.size() == 66 && s.starts_with("0x") && codec::hex::decode_fixed<32>(s).has_value() &&
+         codec::hex::encode_prefixed(codec::hex::decode_fixed<32>(s).value()) == s;
 }
 
 struct endpoint {
   std::string path;
-  envelope::kind kind;
-  envelope::kind other;  // a flow whose envelope this endpoint must refuse
+  eip712::envelope::kind kind;
+  eip712::envelope::kind other;  // a flow whose envelope this endpoint must refuse
   bool convert = false;
 };
 
 const endpoint kEndpoints[] = {
-    {kCreate, envelope::kind::create_wallet, envelope::kind::add_usage_api_key},
-    {kAddKey, envelope::kind::add_usage_api_key, envelope::kind::create_wallet},
-    {kConvert, envelope::kind::convert_account, envelope::kind::create_wallet, true},
+    {kCreate, eip712::envelope::kind::create_wallet, eip712::envelope::kind::add_usage_api_key},
+    {kAddKey, eip712::envelope::kind::add_usage_api_key, eip712::envelope::kind::create_wallet},
+    {kConvert, eip712::envelope::kind::convert_account, eip712::envelope::kind::create_wallet, true},
 };
 
 inline httplib::Headers wallet_auth(const Secret& key, uint64_t chain = kChain) {
-  const auto env = sign_env(envelope::kind::billing_auth, key, unix_now(), chain);
-  return httplib::Headers{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
+  const auto env = sign_env(eip712::envelope::kind::billing_auth, key, unix_now(), chain);
+  return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
 }
 
 inline json::object convert_body(const Secret& new_admin, int64_t issued_at) {
-  const auto env = sign_env(envelope::kind::convert_account, new_admin, issued_at);
+  const auto env = sign_env(eip712::envelope::kind::convert_account, new_admin, issued_at);
   return json::object{{"new_admin_wallet_address", to_checksum_address(address_of_key(new_admin))},
                       {"typed_data", env.typed_data},
                       {"signature", env.signature}};
 }
 
-inline json::object mint_body(envelope::kind k, const Secret& key) {
+inline json::object mint_body(eip712::envelope::kind k, const Secret& key) {
   const auto env = sign_env(k, key, unix_now());
   return json::object{{"typed_data", env.typed_data}, {"signature", env.signature}};
 }

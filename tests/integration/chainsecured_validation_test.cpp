@@ -13,7 +13,7 @@ struct parts {
   const Secret& key;
   address signer;
   int64_t now;
-  envelope::signed_envelope env;
+  eip712::envelope::signed_envelope env;
   json::object extra;
 
   std::string body() const { return body_text(env.typed_data, env.signature, extra); }
@@ -29,7 +29,7 @@ struct parts {
     return body_text(env.typed_data, env.signature, x);
   }
   /// A fresh signature by this wallet for another flow, chain or time.
-  std::string resigned(envelope::kind k, int64_t issued_at, uint64_t chain = kChain) const {
+  std::string resigned(eip712::envelope::kind k, int64_t issued_at, uint64_t chain = kChain) const {
     const auto e = sign_env(k, key, issued_at, chain);
     return body_text(e.typed_data, e.signature, extra);
   }
@@ -49,20 +49,20 @@ struct parts {
 
 /// The signature with its last byte (v) replaced.
 std::string with_v(const std::string& sig, uint8_t v) {
-  bytes b = hex::decode_prefixed(sig).value();
+  bytes b = codec::hex::decode_prefixed(sig).value();
   b[64] = v;
-  return hex::encode_prefixed(b);
+  return codec::hex::encode_prefixed(b);
 }
 
 /// The same signature with s replaced by n - s and the recovery id flipped: valid ECDSA, but the
 /// high-s form EIP-2 forbids.
 std::string high_s(const std::string& sig) {
-  bytes b = hex::decode_prefixed(sig).value();
+  bytes b = codec::hex::decode_prefixed(sig).value();
   const u256 n = u256::from_hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141").value();
   const u256 s = u256::load_be(b.data() + 32);
   (n - s).store_be(b.data() + 32);
   b[64] = b[64] == 27 ? 28 : 27;
-  return hex::encode_prefixed(b);
+  return codec::hex::encode_prefixed(b);
 }
 
 struct envelope_case {
@@ -76,7 +76,7 @@ struct envelope_case {
 
 /// Every row of the validation order (docs/protocol.md §2) and of §0's table for these endpoints.
 std::vector<envelope_case> envelope_cases() {
-  using k = envelope::kind;
+  using k = eip712::envelope::kind;
   const auto types = [](json::object& td) -> json::object& {
     return td["types"].as_object();
   };
@@ -84,7 +84,7 @@ std::vector<envelope_case> envelope_cases() {
     return json::object{{"name", n}, {"type", t}};
   };
   const auto primary = [](const parts& p) {
-    return std::string(envelope::primary_type_name(p.ep.kind));
+    return std::string(eip712::envelope::primary_type_name(p.ep.kind));
   };
   return {
       // Accepted forms.
@@ -131,7 +131,7 @@ std::vector<envelope_case> envelope_cases() {
        }},
       {"new_admin_wallet_address in lowercase",
        [](const parts& p) {
-         return p.edited_extra([&](json::object& x) { x["new_admin_wallet_address"] = "0x" + hex::encode(p.signer); });
+         return p.edited_extra([&](json::object& x) { x["new_admin_wallet_address"] = "0x" + codec::hex::encode(p.signer); });
        },
        200, "", true},
 
@@ -259,7 +259,7 @@ std::vector<envelope_case> envelope_cases() {
        "typed_data_invalid"},
       {"primaryType not the declared struct",
        [](const parts& p) {
-         return p.edited([&](json::object& td) { td["primaryType"] = envelope::primary_type_name(p.ep.other); });
+         return p.edited([&](json::object& td) { td["primaryType"] = eip712::envelope::primary_type_name(p.ep.other); });
        },
        400, "typed_data_invalid"},
       {"domain name",
@@ -369,7 +369,7 @@ TEST_CASE("every rejection of the validation order has its own status and code, 
         CHECK(s_of(r.body, "api_key_hash") == own->api_key_hash);
       } else {
         CHECK(is_checksummed_address(s_of(r.body, "wallet_address")));
-        if (ep.kind == envelope::kind::add_usage_api_key)
+        if (ep.kind == eip712::envelope::kind::add_usage_api_key)
           secrets.push_back(s_of(r.body, "usage_api_key"));
       }
     }
@@ -389,8 +389,8 @@ TEST_CASE("the per-IP limit covers the minting endpoints, each with its own buck
   auto c = srv.client();
   const Secret w = wallet_key("limited");
   for (int i = 0; i < 2; ++i)
-    ITEST_CHECK_STATUS(c.post(kCreate, mint_body(envelope::kind::create_wallet, w)), 200);
-  const response limited = c.post(kCreate, mint_body(envelope::kind::create_wallet, w));
+    ITEST_CHECK_STATUS(c.post(kCreate, mint_body(eip712::envelope::kind::create_wallet, w)), 200);
+  const response limited = c.post(kCreate, mint_body(eip712::envelope::kind::create_wallet, w));
   check_error(srv, limited, 429, "rate_limited", "/core/v1" + kCreate);
   const std::string retry = limited.header("Retry-After");
   REQUIRE(!retry.empty());
@@ -399,7 +399,7 @@ TEST_CASE("the per-IP limit covers the minting endpoints, each with its own buck
   // Refused before any validation: a malformed request costs the same.
   check_error(srv, c.post_raw(kCreate, "{}"), 429, "rate_limited", "/core/v1" + kCreate);
   // The other endpoints keep their own allowance.
-  const response k = c.post(kAddKey, mint_body(envelope::kind::add_usage_api_key, w));
+  const response k = c.post(kAddKey, mint_body(eip712::envelope::kind::add_usage_api_key, w));
   ITEST_CHECK_STATUS(k, 200);
   const account_keys acct = create_account(c);
   CHECK(srv.stop().clean());

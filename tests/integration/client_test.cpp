@@ -37,12 +37,12 @@ TEST_CASE("a session through the SDK client") {
   // Account: the key is a secp256k1 key whose address is the admin wallet.
   auto created = anonymous.new_account({"client session", std::string("through the SDK"), {}});
   const std::string key_text(as_chars(created.api_key.view()));
-  CHECK(created.api_key_hash == keccak256(std::string_view(key_text)));
+  CHECK(created.api_key_hash == crypto::keccak256(std::string_view(key_text)));
   core_client owner(options_for(server.port()), created.api_key.clone());
   const auto info = owner.account();
   CHECK(info.api_key_hash == created.api_key_hash);
   CHECK(info.admin_wallet_address == created.wallet_address);
-  CHECK(info.key.kind == scope::key_kind::account);
+  CHECK(info.key.kind == scopes::key_kind::account);
   CHECK(info.managed);
 
   // A usage key that may create groups and wallets and manage everything everywhere.
@@ -104,10 +104,10 @@ TEST_CASE("a session through the SDK client") {
   CHECK(twice.errc() == api_errc::conflict);
   const auto too_small = expect_api_error([&] { (void)owner.create_payment_intent(499); });
   CHECK(too_small.errc() == api_errc::invalid_request);
-  const Secret admin_key(base64::decode(key_text).value());
+  const Secret admin_key(codec::base64::decode(key_text).value());
   const auto now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  const auto proof = envelope::sign(envelope::kind::billing_auth, chain.chain_id, admin_key, now).value();
+  const auto proof = eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain.chain_id, admin_key, now).value();
   CHECK(anonymous.balance(proof).balance_credits == 700);
 
   // Removing the usage key: its very next request is unauthenticated.

@@ -231,7 +231,7 @@ TEST_CASE("401 unauthenticated: missing, unknown, deleted, expired credentials")
   ITEST_CHECK_STATUS(c.get("/account", expiring.auth()), 200);
   const state_counts before = counts(c.plain(), acct.auth());
 
-  const std::string unknown = base64::encode(keccak256(std::string_view("never issued")));
+  const std::string unknown = codec::base64::encode(crypto::keccak256(std::string_view("never issued")));
   struct cred_case {
     const char* what;
     httplib::Headers headers;
@@ -290,27 +290,27 @@ TEST_CASE(
   recording_client c(srv);
   const account_keys acct = create_account(c.plain(), "wallet");
   const Secret key = key_secret(acct.api_key);
-  const auto header = [](const envelope::signed_envelope& env) {
-    return httplib::Headers{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
+  const auto header = [](const eip712::envelope::signed_envelope& env) {
+    return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
   };
-  const auto signed_for = [&](envelope::kind k, uint64_t chain, int64_t at) {
-    return envelope::sign(k, chain, key, static_cast<uint64_t>(at)).value();
+  const auto signed_for = [&](eip712::envelope::kind k, uint64_t chain, int64_t at) {
+    return eip712::envelope::sign(k, chain, key, static_cast<uint64_t>(at)).value();
   };
-  ITEST_CHECK_STATUS(c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 31337, unix_now()))),
+  ITEST_CHECK_STATUS(c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now()))),
                      200);
 
   // A signature made for another flow (primaryType CreateWallet) is refused.
-  check_error_shape(c.get("/billing/balance", header(signed_for(envelope::kind::create_wallet, 31337, unix_now()))),
+  check_error_shape(c.get("/billing/balance", header(signed_for(eip712::envelope::kind::create_wallet, 31337, unix_now()))),
                     400, "typed_data_invalid");
   {
     // Non-canonical types: a field renamed.
-    auto env = signed_for(envelope::kind::billing_auth, 31337, unix_now());
+    auto env = signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now());
     env.typed_data["types"].as_object()["BillingAuth"].as_array()[1].as_object()["name"] = "issued";
     check_error_shape(c.get("/billing/balance", header(env)), 400, "typed_data_invalid");
   }
   {
     // Over 4096 bytes of typed data.
-    auto env = signed_for(envelope::kind::billing_auth, 31337, unix_now());
+    auto env = signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now());
     env.typed_data["domain"].as_object()["name"] = std::string(5000, 'x');
     const response r = c.get("/billing/balance", header(env));
     CHECK(r.status == 400);
@@ -318,9 +318,9 @@ TEST_CASE(
   }
   {
     // The signer differs from message.address.
-    auto env = signed_for(envelope::kind::billing_auth, 31337, unix_now());
-    env.signature = envelope::sign(envelope::kind::billing_auth, 31337,
-                                   Secret(keccak256(std::string_view("someone else"))), unix_now())
+    auto env = signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now());
+    env.signature = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337,
+                                   Secret(crypto::keccak256(std::string_view("someone else"))), unix_now())
                         .value()
                         .signature;
     check_error_shape(c.get("/billing/balance", header(env)), 401, "signature_invalid");
@@ -329,12 +329,12 @@ TEST_CASE(
     check_error_shape(c.get("/billing/balance", header(env)), 401, "signature_invalid");
   }
   check_error_shape(
-      c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 31337, unix_now() - 301))), 401,
+      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now() - 301))), 401,
       "signature_expired");
   check_error_shape(
-      c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 31337, unix_now() + 400))), 401,
+      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now() + 400))), 401,
       "signature_expired");
-  check_error_shape(c.get("/billing/balance", header(signed_for(envelope::kind::billing_auth, 1, unix_now()))), 400,
+  check_error_shape(c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 1, unix_now()))), 400,
                     "chain_id_mismatch");
   check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", "%%% not base64 %%%"}}), 400, "invalid_request");
 
@@ -468,7 +468,7 @@ TEST_CASE("403 forbidden, 404 not_found, 409 conflict") {
   }
 
   // 404: unknown group, PKP, action, payment intent, endpoint.
-  const std::string unknown_hash = hex::encode_prefixed(keccak256(std::string_view("no such action")));
+  const std::string unknown_hash = codec::hex::encode_prefixed(crypto::keccak256(std::string_view("no such action")));
   const std::string unknown_pkp = random_address_hex();
   struct nf_case {
     const char* what;

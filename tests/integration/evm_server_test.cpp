@@ -35,7 +35,7 @@ std::shared_ptr<chain::rpc_client> client_of(const anvil_process& node) {
 std::string key_file(const temp_dir& dir, size_t i) {
   const std::string path = dir.path() + "/deployer.key";
   std::ofstream f(path);
-  f << hex::encode_prefixed(anvil_process::dev_private_keys().at(i)) << "\n";
+  f << codec::hex::encode_prefixed(anvil_process::dev_private_keys().at(i)) << "\n";
   return path;
 }
 
@@ -48,7 +48,7 @@ typename Call::result_type view(const chain::rpc_client& rpc, const address& reg
   return std::move(*v);
 }
 
-hash256 hash_of(const std::string& hex_text) { return hex::decode_fixed<32>(hex_text).value(); }
+hash256 hash_of(const std::string& hex_text) { return codec::hex::decode_fixed<32>(hex_text).value(); }
 
 /// `enact-server deploy-registry` on `node` with dev key 0 for the api payer of `data_dir`, which
 /// must succeed; the first line it prints (the registry's checksummed address).
@@ -80,7 +80,7 @@ TEST_CASE("evm ledger: deploy-registry, then the API-mode scenario with its stat
   REQUIRE(payers.size() == 1);
   CHECK(view(*rpc, registry, reg::owner_call{}) == anvil_process::dev_addresses()[0]);
   // The api payer pays for gas: the operator funds it.
-  (void)node.rpc("anvil_setBalance", {hex::encode_prefixed(payers[0]), "0x3635c9adc5dea00000"});
+  (void)node.rpc("anvil_setBalance", {codec::hex::encode_prefixed(payers[0]), "0x3635c9adc5dea00000"});
 
   server_process srv({"--dev", "--sandbox-workers", "2", "--ledger", "evm", "--rpc-url", node.url(),
                       "--registry-address", registry_text, "--chain-id", "31337"},
@@ -138,10 +138,10 @@ TEST_CASE("evm ledger: deploy-registry, then the API-mode scenario with its stat
   REQUIRE(on_chain_group.pkp_ids.size() == 1);
   CHECK(to_checksum_address(on_chain_group.pkp_ids[0]) == pkp);
   REQUIRE(on_chain_group.cid_hashes.size() == 1);
-  CHECK(hex::encode_prefixed(on_chain_group.cid_hashes[0]) == hashed_cid_hex(cid));
+  CHECK(codec::hex::encode_prefixed(on_chain_group.cid_hashes[0]) == hashed_cid_hex(cid));
   const reg::usage_key_view on_chain_key = view(*rpc, registry, reg::get_usage_api_key_call{hash_of(key.hash)});
   CHECK(on_chain_key.account_hash == account_hash);
-  CHECK(on_chain_key.permissions.execute_in_groups == std::vector<scope::group_id>{group});
+  CHECK(on_chain_key.permissions.execute_in_groups == std::vector<scopes::group_id>{group});
   CHECK(to_checksum_address(on_chain_key.wallet) == key.wallet_address);
   const reg::action_view on_chain_action =
       view(*rpc, registry, reg::get_action_call{account_hash, ipfs::hashed_cid(cid)});

@@ -27,9 +27,9 @@ Secret read_root_key(const std::string& data_dir) {
 /// Each listed wallet's address is the one its derivation path gives under `root` for the
 /// snapshot's account (docs/protocol.md §1 "owning account").
 void check_wallets_derive(const json::object& snap, const Secret& root) {
-  const hash256 account = hex::decode_fixed<32>(s_of(snap.at("account"), "api_key_hash")).value();
+  const hash256 account = codec::hex::decode_fixed<32>(s_of(snap.at("account"), "api_key_hash")).value();
   for (const auto& w : snap.at("wallets").as_array()) {
-    const hash256 path = hex::decode_fixed<32>(s_of(w, "derivation_path")).value();
+    const hash256 path = codec::hex::decode_fixed<32>(s_of(w, "derivation_path")).value();
     CHECK(s_of(w, "pkp_id") == to_checksum_address(pkp::wallet_address(root, account, path).value()));
   }
 }
@@ -158,8 +158,8 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
     ITEST_REQUIRE_STATUS(w, 200);
     CHECK(s_of(w.body, "derivation_path") == api_path_hex(acct.api_key_hash, 3));
     CHECK(s_of(w.body, "pkp_id") ==
-          to_checksum_address(pkp::wallet_address(root, hex::decode_fixed<32>(acct.api_key_hash).value(),
-                                                  hex::decode_fixed<32>(api_path_hex(acct.api_key_hash, 3)).value())
+          to_checksum_address(pkp::wallet_address(root, codec::hex::decode_fixed<32>(acct.api_key_hash).value(),
+                                                  codec::hex::decode_fixed<32>(api_path_hex(acct.api_key_hash, 3)).value())
                                   .value()));
     // And group ids continue too (the removed group's id is not reused).
     const response g = c.post("/add_group", json::object{{"name", "after restart"}}, acct.auth());

@@ -50,9 +50,9 @@ client::client_options options_for(const server_process& srv) {
   return o;
 }
 
-Secret key_of(std::string_view label) { return Secret(keccak256("rpc test key " + std::string(label))); }
+Secret key_of(std::string_view label) { return Secret(crypto::keccak256("rpc test key " + std::string(label))); }
 
-address address_of(const Secret& key) { return secp256k1::to_address(secp256k1::public_key_of(key).value()); }
+address address_of(const Secret& key) { return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()); }
 
 /// One raw JSON-RPC exchange: the HTTP status and the parsed body.
 response rpc_raw(http_client& c, const std::string& body) { return c.request("POST", "/rpc", body); }
@@ -123,10 +123,10 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   chain::registry_client registry = registry_of(env, owner_key);
   client::core_client anon(options_for(srv));
 
-  // 1. The wallet creates its own account: apiKeyHash = keccak256(abi.encodePacked(admin)).
+  // 1. The wallet creates its own account: apiKeyHash = crypto::keccak256(abi.encodePacked(admin)).
   const chain::account_created created = registry.new_account("journey", "made on /rpc").value();
   const hash256 account = created.account_hash;
-  CHECK(account == keccak256(bytes_view(owner)));
+  CHECK(account == crypto::keccak256(bytes_view(owner)));
   CHECK(created.tx.status);
   CHECK(created.tx.from == owner);
   REQUIRE(created.tx.logs.size() == 1);
@@ -149,11 +149,11 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   // 3. A usage key minted the same way, registered (its wallet, then the key) on /rpc.
   const client::minted_usage_key minted = anon.add_usage_api_key_with_signature(owner_key, env.chain_id);
   const std::string usage_key(as_chars(minted.usage_api_key.view()));
-  const hash256 usage_hash = keccak256(std::string_view(usage_key));
+  const hash256 usage_hash = crypto::keccak256(std::string_view(usage_key));
   REQUIRE(
       registry.register_wallet_derivation(account, minted.wallet_address, minted.derivation_path, "usage key wallet")
           .has_value());
-  scope::permission_set perms;
+  scopes::permission_set perms;
   perms.execute_in_groups = {1};
   REQUIRE(registry
               .set_usage_api_key(account, usage_hash, u256{}, u256{}, "runner", "runs actions", perms,
@@ -169,13 +169,13 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   http_client http = srv.client();
   const response who = http.get("/account", api_key(usage_key));
   ITEST_REQUIRE_STATUS(who, 200);
-  CHECK(s_of(who.body, "api_key_hash") == hex::encode_prefixed(account));
+  CHECK(s_of(who.body, "api_key_hash") == codec::hex::encode_prefixed(account));
   CHECK_FALSE(who.obj().at("managed").as_bool());
 
   // 4. An uploaded action in a group with the PKP, added on /rpc.
   const response up = http.post("/upload_action", json::object{{"code", kActionCode}}, api_key(usage_key));
   ITEST_REQUIRE_STATUS(up, 200);
-  const hash256 cid_hash = hex::decode_fixed<32>(s_of(up.body, "hashed_cid")).value();
+  const hash256 cid_hash = codec::hex::decode_fixed<32>(s_of(up.body, "hashed_cid")).value();
   const chain::group_added group = registry.add_group(account, "signers", "", {pkp.wallet_address}, {cid_hash}).value();
   CHECK(group.group_id == 1);
   const reg::group_view gv = registry.get_group(account, 1).value();
@@ -186,7 +186,7 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
 
   // 5. Funded through X-Wallet-Auth billing, the usage key runs the action with the PKP.
   const auto proof = [&] {
-    return envelope::sign(envelope::kind::billing_auth, env.chain_id, owner_key, static_cast<uint64_t>(unix_now()))
+    return eip712::envelope::sign(eip712::envelope::kind::billing_auth, env.chain_id, owner_key, static_cast<uint64_t>(unix_now()))
         .value();
   };
   const client::payment_intent intent = anon.create_payment_intent(500, proof());
@@ -233,14 +233,14 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
   chain::registry_client registry = registry_of(env, owner_key);
   const hash256 account = registry.new_account("refusals").value().account_hash;
   const address pkp = parse_address(random_address_hex()).value();
-  REQUIRE(registry.register_wallet_derivation(account, pkp, keccak256(std::string_view("p")), "pkp").has_value());
+  REQUIRE(registry.register_wallet_derivation(account, pkp, crypto::keccak256(std::string_view("p")), "pkp").has_value());
   const std::string payer_text = s_of(c.get("/get_admin_api_payer").body, "admin_api_payer");
   const address payer = parse_address(payer_text).value();
   // An API-mode account: its account key's wallet is the admin (docs/protocol.md §1), which may convert
   // the account only to itself; handing it to another wallet needs that wallet's consent.
   const response api = c.post("/new_account", json::object{{"name", "api mode"}});
   REQUIRE(api.status == 200);
-  const hash256 api_account = hex::decode_fixed<32>(s_of(api.body, "api_key_hash")).value();
+  const hash256 api_account = codec::hex::decode_fixed<32>(s_of(api.body, "api_key_hash")).value();
   const address api_admin = parse_address(s_of(api.body, "wallet_address")).value();
 
   struct case_ {
@@ -268,8 +268,8 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
       {"an unregistered PKP in a group", owner, reg::encode(reg::add_group_call{account, "g", "", {pkp, stranger}, {}}),
        reg::encode_revert(reg::unknown_wallet_error{account, stranger})},
       {"an unknown account", owner,
-       reg::encode(reg::add_action_to_group_call{keccak256(std::string_view("none")), 1, {}}),
-       reg::encode_revert(reg::unknown_account_error{keccak256(std::string_view("none"))})},
+       reg::encode(reg::add_action_to_group_call{crypto::keccak256(std::string_view("none")), 1, {}}),
+       reg::encode_revert(reg::unknown_account_error{crypto::keccak256(std::string_view("none"))})},
       {"an empty name", owner, reg::encode(reg::add_group_call{account, "", "", {}, {}}),
        reg::encode_revert(reg::invalid_argument_error{"name: must not be empty"})},
       {"conversion of an unmanaged account", owner, reg::encode(reg::convert_to_chain_secured_call{account, stranger}),
@@ -319,7 +319,7 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
   CHECK(dup.code() == registry_errc::duplicate);
   auto unknown = registry.get_group(account, 5);
   CHECK(unknown.code() == registry_errc::unknown_group);
-  CHECK(registry.get_usage_api_key(keccak256(std::string_view("none"))).code() == registry_errc::unknown_usage_key);
+  CHECK(registry.get_usage_api_key(crypto::keccak256(std::string_view("none"))).code() == registry_errc::unknown_usage_key);
   // Sent without estimation (a fixed gas limit): mined with status 0, the reason found by
   // replaying the call.
   auto mined = as_stranger.send(reg::remove_group_call{account, 1}, 300000);
@@ -349,13 +349,13 @@ TEST_CASE("the transaction pool's refusals: nonces, chain id, recipient, encodin
   http_client c = srv.client();
   const Secret key = key_of("pool");
   const address from = address_of(key);
-  const bytes create = reg::encode(reg::new_account_call{keccak256(bytes_view(from)), from, false, "pool", "", ""});
+  const bytes create = reg::encode(reg::new_account_call{crypto::keccak256(bytes_view(from)), from, false, "pool", "", ""});
   CHECK(nonce_hex(c, from) == "0x0");
   REQUIRE(rpc(c, "eth_sendRawTransaction", {chain::rpc::data(signed_tx(key, env.chain_id, 0, env.registry, create))})
               .contains("result"));
   CHECK(nonce_hex(c, from) == "0x1");
 
-  const bytes later = reg::encode(reg::remove_group_call{keccak256(bytes_view(from)), 1});
+  const bytes later = reg::encode(reg::remove_group_call{crypto::keccak256(bytes_view(from)), 1});
   struct case_ {
     const char* what;
     bytes raw;
@@ -544,13 +544,13 @@ TEST_CASE("eth_getLogs of API-mode writes decode to the events the ledger record
     }
     // Each relayed write is a transaction from the api_payer (bookkeeping: from 0x0).
     const json::value tx = result_of(c, "eth_getTransactionByHash", {tx_hashes.front()});
-    CHECK(tx.at("from").as_string() == hex::encode_prefixed(parse_address(payer).value()));
+    CHECK(tx.at("from").as_string() == codec::hex::encode_prefixed(parse_address(payer).value()));
     CHECK(tx.at("blockNumber").as_string() == "0x1");
     const json::value rc = result_of(c, "eth_getTransactionReceipt", {tx_hashes.front()});
     CHECK(rc.at("status").as_string() == "0x1");
     CHECK(rc.at("logs").as_array().size() == 1);
     // Filters by topic: the account's GroupUpdated only.
-    f.topics = {{reg::topic0<reg::group_updated_event>()}, {hex::decode_fixed<32>(a.api_key_hash).value()}};
+    f.topics = {{reg::topic0<reg::group_updated_event>()}, {codec::hex::decode_fixed<32>(a.api_key_hash).value()}};
     CHECK(rpc_of(env)->get_logs(f).value().size() == 1);
     CHECK(srv.stop().clean());
   }
@@ -640,7 +640,7 @@ TEST_CASE("a transaction cut off between its ledger write and its receipt is com
   const address registry = ledger::embedded_registry_address();
   const Secret key = key_of("recovery");
   const address from = address_of(key);
-  const hash256 account = keccak256(bytes_view(from));
+  const hash256 account = crypto::keccak256(bytes_view(from));
   auto book = ledger::embedded_ledger::open(ledger_path, {}).value();
   const auto ask = [](ledger::rpc_surface& s, std::string_view method, json::array params) {
     const json::value r = json::parse(s.handle(chain::rpc::request_body(1, method, params)));
@@ -661,7 +661,7 @@ TEST_CASE("a transaction cut off between its ledger write and its receipt is com
   sql(rpc_path,
       "DELETE FROM logs; DELETE FROM transactions; DELETE FROM blocks WHERE number > 0;"
       "INSERT INTO pending (hash, sender, nonce, raw, after_sequence) VALUES (x'" +
-          hex::encode(chain::tx_hash(create)) + "', x'" + hex::encode(from) + "', 0, x'" + hex::encode(create) +
+          codec::hex::encode(chain::tx_hash(create)) + "', x'" + codec::hex::encode(from) + "', 0, x'" + codec::hex::encode(create) +
           "', 0);"
           "UPDATE meta SET value = 0 WHERE key = 'synced_sequence';");
   {
@@ -675,7 +675,7 @@ TEST_CASE("a transaction cut off between its ledger write and its receipt is com
   }
   // A pending transaction the ledger never applied is dropped: its nonce is free again.
   sql(rpc_path, "INSERT INTO pending (hash, sender, nonce, raw, after_sequence) VALUES (x'" +
-                    hex::encode(chain::tx_hash(group)) + "', x'" + hex::encode(from) + "', 1, x'" + hex::encode(group) +
+                    codec::hex::encode(chain::tx_hash(group)) + "', x'" + codec::hex::encode(from) + "', 1, x'" + codec::hex::encode(group) +
                     "', 1);");
   {
     auto s = ledger::rpc_surface::open(*book, {31337, registry, rpc_path}).value();

@@ -12,7 +12,7 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
   const account_keys acct = create_account(c, "runner");
   buy_credits(c, acct.auth(), 1000);
   const Secret root = root_key_of(srv);
-  const hash256 account = hex::decode_fixed<32>(acct.api_key_hash).value();
+  const hash256 account = codec::hex::decode_fixed<32>(acct.api_key_hash).value();
 
   const wallet p1 = create_wallet(c, acct.auth(), "p1");
   const wallet p2 = create_wallet(c, acct.auth(), "p2");
@@ -32,11 +32,11 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
          {std::pair{std::string("account key"), acct.auth()}, std::pair{std::string("usage key"), exec.auth()}}) {
       for (const wallet& w : {p1, p2}) {
         INFO(who << ", PKP " << w.pkp_id);
-        const hash256 digest = keccak256("digest for " + w.pkp_id + who);
+        const hash256 digest = crypto::keccak256("digest for " + w.pkp_id + who);
         const std::string message = "héllo, wörld 👋 " + w.pkp_id;
         const response r =
             run(c, auth,
-                by_cid(sign.cid, {{"pkp", w.pkp_id}, {"digest", hex::encode_prefixed(digest)}, {"message", message}},
+                by_cid(sign.cid, {{"pkp", w.pkp_id}, {"digest", codec::hex::encode_prefixed(digest)}, {"message", message}},
                        w.pkp_id));
         bodies.push_back(r.text);
         ITEST_REQUIRE_STATUS(r, 200);
@@ -49,39 +49,39 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
         REQUIRE(sigs.size() == 1);
         REQUIRE(sigs.contains("main"));
         const json::value& sig = sigs.at("main");
-        CHECK(s_of(sig, "digest") == hex::encode_prefixed(digest));
-        const auto sig65 = hex::decode_prefixed(s_of(sig, "signature")).value();
+        CHECK(s_of(sig, "digest") == codec::hex::encode_prefixed(digest));
+        const auto sig65 = codec::hex::decode_prefixed(s_of(sig, "signature")).value();
         REQUIRE(sig65.size() == 65);
-        CHECK(s_of(sig, "r") == hex::encode_prefixed(bytes_view(sig65).first(32)));
-        CHECK(s_of(sig, "s") == hex::encode_prefixed(bytes_view(sig65).subspan(32, 32)));
+        CHECK(s_of(sig, "r") == codec::hex::encode_prefixed(bytes_view(sig65).first(32)));
+        CHECK(s_of(sig, "s") == codec::hex::encode_prefixed(bytes_view(sig65).subspan(32, 32)));
         const uint64_t v = u_of(sig, "v");
         CHECK((v == 27 || v == 28));
         CHECK(sig65[64] == v);
-        const auto signer = secp256k1::recover_address(digest, sig65);
+        const auto signer = crypto::secp256k1::recover_address(digest, sig65);
         REQUIRE(signer);
         CHECK(to_checksum_address(*signer) == w.pkp_id);
-        const auto pub = hex::decode_prefixed(s_of(sig, "public_key")).value();
+        const auto pub = codec::hex::decode_prefixed(s_of(sig, "public_key")).value();
         REQUIRE(pub.size() == 65);
         CHECK(pub[0] == 0x04);
-        secp256k1::public_key xy{};
+        crypto::secp256k1::public_key xy{};
         std::copy(pub.begin() + 1, pub.end(), xy.begin());
-        CHECK(to_checksum_address(secp256k1::to_address(xy)) == w.pkp_id);
+        CHECK(to_checksum_address(crypto::secp256k1::to_address(xy)) == w.pkp_id);
         // The action got the same object the caller gets.
         CHECK(r.obj().at("response").at("sig") == sig);
 
         // The key the server used is the one docs/protocol.md §1 derives from the root key, the owning
         // account and the path: RFC 6979 makes the signature a function of key and digest, so it
         // must match exactly.
-        const hash256 path = hex::decode_fixed<32>(w.path).value();
+        const hash256 path = codec::hex::decode_fixed<32>(w.path).value();
         const Secret key = pkp::signing_key(root, account, path).value();
         CHECK(to_checksum_address(pkp::wallet_address(root, account, path).value()) == w.pkp_id);
-        CHECK(hex::encode_prefixed(secp256k1::sign(digest, key).value().to_bytes()) == s_of(sig, "signature"));
-        derived_keys.push_back(hex::encode(key.view()));
+        CHECK(codec::hex::encode_prefixed(crypto::secp256k1::sign(digest, key).value().to_bytes()) == s_of(sig, "signature"));
+        derived_keys.push_back(codec::hex::encode(key.view()));
 
         // signMessage: EIP-191 personal_sign of the UTF-8 message.
-        const auto personal = hex::decode_prefixed(r.obj().at("response").at("personal").as_string()).value();
+        const auto personal = codec::hex::decode_prefixed(r.obj().at("response").at("personal").as_string()).value();
         const auto personal_signer =
-            secp256k1::recover_address(personal_message_hash(std::string_view(message)), personal);
+            crypto::secp256k1::recover_address(crypto::personal_message_hash(std::string_view(message)), personal);
         REQUIRE(personal_signer);
         CHECK(to_checksum_address(*personal_signer) == w.pkp_id);
 
@@ -101,18 +101,18 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
     CHECK(out.at("opened").as_string() == text);
     CHECK(out.at("opened_by_b").as_string() == text);
     // Sealed forms: nonce ‖ ciphertext ‖ tag, opened by the SDK with the key docs/protocol.md §1 derives.
-    const auto sealed = hex::decode_prefixed(out.at("sealed").as_string()).value();
-    const auto other = hex::decode_prefixed(out.at("other").as_string()).value();
-    CHECK(sealed.size() == text.size() + aes_gcm::kOverhead);
-    const Secret k1 = pkp::symmetric_key(root, account, hex::decode_fixed<32>(p1.path).value()).value();
-    const Secret k2 = pkp::symmetric_key(root, account, hex::decode_fixed<32>(p2.path).value()).value();
-    derived_keys.push_back(hex::encode(k1.view()));
-    derived_keys.push_back(hex::encode(k2.view()));
-    const auto opened = aes_gcm::decrypt(k1, sealed);
+    const auto sealed = codec::hex::decode_prefixed(out.at("sealed").as_string()).value();
+    const auto other = codec::hex::decode_prefixed(out.at("other").as_string()).value();
+    CHECK(sealed.size() == text.size() + crypto::aes_gcm::kOverhead);
+    const Secret k1 = pkp::symmetric_key(root, account, codec::hex::decode_fixed<32>(p1.path).value()).value();
+    const Secret k2 = pkp::symmetric_key(root, account, codec::hex::decode_fixed<32>(p2.path).value()).value();
+    derived_keys.push_back(codec::hex::encode(k1.view()));
+    derived_keys.push_back(codec::hex::encode(k2.view()));
+    const auto opened = crypto::aes_gcm::decrypt(k1, sealed);
     REQUIRE(opened);
     CHECK(std::string(as_chars(*opened)) == text);
-    CHECK(!aes_gcm::decrypt(k2, sealed));
-    CHECK(aes_gcm::decrypt(k2, other));
+    CHECK(!crypto::aes_gcm::decrypt(k2, sealed));
+    CHECK(crypto::aes_gcm::decrypt(k2, other));
 
     // The action's catch saw each refusal.
     const auto error_of = [&](std::string_view field) {

@@ -281,11 +281,11 @@ inline Secret root_key_of(const server_process& srv) {
 
 /// The forms a 32-byte key could leak in: hex (both cases, with and without 0x) and base64.
 inline std::vector<std::string> leak_forms(bytes_view key) {
-  std::string lower = hex::encode(key);
+  std::string lower = codec::hex::encode(key);
   std::string upper = lower;
   for (auto& ch : upper)
     ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return {lower, upper, base64::encode(key)};
+  return {lower, upper, codec::base64::encode(key)};
 }
 
 }  // namespace enact::itest

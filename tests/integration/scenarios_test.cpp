@@ -366,7 +366,7 @@ TEST_CASE("wallets: derivation paths, listing, PKPs in groups") {
     const response r =
         c.post("/create_wallet", json::object{{"name", "w" + std::to_string(i)}, {"description", "d"}}, acct.auth());
     ITEST_REQUIRE_STATUS(r, 200);
-    // docs/protocol.md §1: the i-th API-mode wallet sits at keccak256(apiKeyHash ‖ i).
+    // docs/protocol.md §1: the i-th API-mode wallet sits at crypto::keccak256(apiKeyHash ‖ i).
     CHECK(s_of(r.body, "derivation_path") == api_path_hex(acct.api_key_hash, i));
     CHECK(s_of(r.body, "pkp_id") == s_of(r.body, "wallet_address"));
     const std::string addr = s_of(r.body, "wallet_address");
@@ -656,8 +656,8 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
   // X-Wallet-Auth: the account's admin wallet is the address of the account key itself.
   const Secret admin_key = key_secret(acct.api_key);
   const auto wallet_auth = [&](uint64_t chain, int64_t issued_at, const Secret& key) {
-    const auto env = envelope::sign(envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(issued_at)).value();
-    return httplib::Headers{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
+    const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(issued_at)).value();
+    return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
   };
   {
     const response b = c.get("/billing/balance", wallet_auth(31337, unix_now(), admin_key));
@@ -679,11 +679,11 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
   }
   {
     // A bad signature: the envelope names the admin address but another key signed it.
-    auto env = envelope::sign(envelope::kind::billing_auth, 31337, admin_key, unix_now()).value();
+    auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, admin_key, unix_now()).value();
     const auto forged =
-        envelope::sign(envelope::kind::billing_auth, 31337, key_secret(other.api_key), unix_now()).value();
+        eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(other.api_key), unix_now()).value();
     env.signature = forged.signature;
-    check_error(srv, c.get("/billing/balance", {{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}}), 401,
+    check_error(srv, c.get("/billing/balance", {{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}}), 401,
                 "signature_invalid", "/core/v1/billing/balance");
     check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now() - 1000, admin_key)), 401,
                 "signature_expired", "/core/v1/billing/balance");
@@ -692,7 +692,7 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
     check_error(srv, c.get("/billing/balance", wallet_auth(1, unix_now(), admin_key)), 400, "chain_id_mismatch",
                 "/core/v1/billing/balance");
     // A valid envelope of a wallet that administers no account.
-    const Secret stranger(keccak256(std::string_view("a stranger's key")));
+    const Secret stranger(crypto::keccak256(std::string_view("a stranger's key")));
     check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now(), stranger)), 401, "unauthenticated",
                 "/core/v1/billing/balance");
   }

@@ -15,10 +15,10 @@
 
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "enact/pkp/pkp.hpp"
 #include "server_process.hpp"
@@ -45,28 +45,28 @@ inline std::string s_of(const json::value& v, std::string_view key) {
 inline uint64_t u_of(const json::value& v, std::string_view key) { return v.as_object().at(key).to_number<uint64_t>(); }
 
 /// The keccak256 of a string as 0x-hex (API key hashes, hashed CIDs: docs/protocol.md §1).
-inline std::string keccak_hex(std::string_view text) { return hex::encode_prefixed(keccak256(text)); }
+inline std::string keccak_hex(std::string_view text) { return codec::hex::encode_prefixed(crypto::keccak256(text)); }
 /// The CIDv0 `ipfs add` gives `code` (computed by the SDK).
 inline std::string cid_of_code(std::string_view code) { return ipfs::cid_of(as_bytes(code)); }
 /// hashed_cid of a CID string, 0x-hex.
-inline std::string hashed_cid_hex(std::string_view cid) { return hex::encode_prefixed(ipfs::hashed_cid(cid)); }
+inline std::string hashed_cid_hex(std::string_view cid) { return codec::hex::encode_prefixed(ipfs::hashed_cid(cid)); }
 /// The secp256k1 key an API key stands for (its base64 bytes, docs/protocol.md §1).
-inline Secret key_secret(const std::string& api_key) { return Secret(base64::decode(api_key, "api key").value()); }
+inline Secret key_secret(const std::string& api_key) { return Secret(codec::base64::decode(api_key, "api key").value()); }
 /// The checksummed address of an API key's secp256k1 key.
 inline std::string key_address(const std::string& api_key) {
-  const auto pub = secp256k1::public_key_of(key_secret(api_key)).value();
-  return to_checksum_address(secp256k1::to_address(pub));
+  const auto pub = crypto::secp256k1::public_key_of(key_secret(api_key)).value();
+  return to_checksum_address(crypto::secp256k1::to_address(pub));
 }
 /// The API-mode derivation path of the `index`-th wallet of an account, 0x-hex.
 inline std::string api_path_hex(const std::string& api_key_hash_hex, uint64_t index) {
-  const hash256 h = hex::decode_fixed<32>(api_key_hash_hex).value();
-  return hex::encode_prefixed(pkp::api_mode_path(h, index));
+  const hash256 h = codec::hex::decode_fixed<32>(api_key_hash_hex).value();
+  return codec::hex::encode_prefixed(pkp::api_mode_path(h, index));
 }
 /// A fresh address no account has a wallet at (for unknown PKPs): the last 20 bytes of a hash
 /// of a counter.
 inline std::string random_address_hex() {
   static std::atomic<uint64_t> counter{0};
-  const hash256 h = keccak256("unknown pkp " + std::to_string(++counter));
+  const hash256 h = crypto::keccak256("unknown pkp " + std::to_string(++counter));
   address a{};
   std::copy(h.begin() + 12, h.end(), a.begin());
   return to_checksum_address(a);

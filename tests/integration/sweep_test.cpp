@@ -80,12 +80,12 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with a docs
   ITEST_REQUIRE_STATUS(c.post("/billing/confirm_payment", json::object{{"payment_intent_id", paid_intent}}, owner),
                        200);
   const uint64_t chain_id = u_of(c.get("/get_node_chain_config").body, "chain_id");
-  const Secret signer_key(keccak256(std::string_view("sweep signer")));
-  const Secret other_key(keccak256(std::string_view("sweep other wallet")));
+  const Secret signer_key(crypto::keccak256(std::string_view("sweep signer")));
+  const Secret other_key(crypto::keccak256(std::string_view("sweep other wallet")));
   const std::string signer_address =
-      to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(signer_key).value()));
+      to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(signer_key).value()));
   const std::string other_address =
-      to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(other_key).value()));
+      to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(other_key).value()));
 
   const json::object before = account_snapshot(c, owner, {gid});
 
@@ -180,9 +180,9 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with a docs
         const json::object td = resolve(doc, props->at("typed_data").as_object());
         const auto& kinds = td.at("properties").at("primaryType").at("enum").as_array();
         REQUIRE(kinds.size() == 1);
-        const auto k = envelope::kind_from_name(kinds[0].as_string());
+        const auto k = eip712::envelope::kind_from_name(kinds[0].as_string());
         REQUIRE(k.has_value());
-        const auto env = envelope::sign(*k, chain_id, signer_key, static_cast<uint64_t>(unix_now())).value();
+        const auto env = eip712::envelope::sign(*k, chain_id, signer_key, static_cast<uint64_t>(unix_now())).value();
         b["typed_data"] = env.typed_data;
         b["signature"] = env.signature;
         continue;

@@ -99,7 +99,7 @@ TEST_CASE("trigger client: a webhook trigger's life against enact-server") {
   CHECK(made.enabled);
   CHECK(made.action_ipfs_cid == core.cid);
   CHECK(!made.pkp_id);
-  CHECK(made.usage_api_key_hash == keccak256(as_chars(core.usage_key.view())));
+  CHECK(made.usage_api_key_hash == crypto::keccak256(as_chars(core.usage_key.view())));
   CHECK(std::holds_alternative<client::webhook_config>(made.config));
   CHECK(made.webhook_url == "http://127.0.0.1:" + std::to_string(server.port()) + "/webhook/" + made.id);
   CHECK(!made.created_at.empty());
@@ -193,10 +193,10 @@ TEST_CASE("trigger client: a webhook trigger's life against enact-server") {
     CHECK(!none.request_id().empty());
     std::array<uint8_t, 32> raw{};
     raw.fill(7);
-    trigger_client stranger(options_for(server.port()), Secret(as_bytes(base64::encode_url(raw))));
+    trigger_client stranger(options_for(server.port()), Secret(as_bytes(codec::base64::encode_url(raw))));
     const api_error bad_token = expect_api_error([&] { (void)stranger.list(); });
     CHECK(bad_token.errc() == api_errc::unauthenticated);
-    CHECK(std::string(bad_token.what()).find(base64::encode_url(raw)) == std::string::npos);
+    CHECK(std::string(bad_token.what()).find(codec::base64::encode_url(raw)) == std::string::npos);
 
     // Another user's trigger is not found, like an unknown one.
     trigger_client bob(options_for(server.port()), issue_token(data, "bob"));
@@ -279,8 +279,8 @@ TEST_CASE("trigger client: login polls /auth/token until approved, and stops on 
     const json::value b = json::parse(req.body);
     const std::string challenge(b.at("challenge").as_string());
     const std::string token(b.at("token").as_string());
-    const auto raw = base64::decode_url(token);
-    if (!raw || raw->size() != 32 || base64::encode_url(sha256(*raw)) != challenge)
+    const auto raw = codec::base64::decode_url(token);
+    if (!raw || raw->size() != 32 || codec::base64::encode_url(crypto::sha256(*raw)) != challenge)
       st.challenge_ok = false;
     const int n = ++st.polls;
     if (n <= 2 || st.outcome.empty()) {
@@ -310,8 +310,8 @@ TEST_CASE("trigger client: login polls /auth/token until approved, and stops on 
   const client::pending_login p = c.start_login("my laptop & co");
   CHECK(p.token.size() == 43);
   CHECK(p.challenge.size() == 43);
-  const auto raw = base64::decode_url(as_chars(p.token.view())).value();
-  CHECK(p.challenge == base64::encode_url(sha256(raw)));
+  const auto raw = codec::base64::decode_url(as_chars(p.token.view())).value();
+  CHECK(p.challenge == codec::base64::encode_url(crypto::sha256(raw)));
   CHECK(p.authorize_url == "http://127.0.0.1:" + std::to_string(port) + "/auth/authorize?challenge=" + p.challenge +
                                "&client=my%20laptop%20%26%20co");
   // The token is not in the URL.
@@ -361,7 +361,7 @@ TEST_CASE("trigger client: wire details against a fake service") {
   std::mutex mu;
   std::vector<seen_request> seen;
   std::atomic<int> me_failures{2};
-  const std::string token_text = base64::encode_url(std::array<uint8_t, 32>{1, 2, 3});
+  const std::string token_text = codec::base64::encode_url(std::array<uint8_t, 32>{1, 2, 3});
   const std::string topic_a = "0x" + std::string(64, 'a');
   const std::string topic_b = "0x" + std::string(64, 'b');
   const std::string topic_c = "0x" + std::string(64, 'c');
@@ -471,7 +471,7 @@ TEST_CASE("trigger client: wire details against a fake service") {
   const client::trigger chain = c.get("chain");
   CHECK(chain.type == client::trigger_type::chain_event);
   REQUIRE(chain.pkp_id);
-  CHECK(hex::encode_prefixed(*chain.pkp_id) == "0x00000000000000000000000000000000000000b2");
+  CHECK(codec::hex::encode_prefixed(*chain.pkp_id) == "0x00000000000000000000000000000000000000b2");
   const auto& ce = std::get<client::chain_event_config>(chain.config);
   CHECK(ce.chain == "svc");
   CHECK(ce.start_block == 16u);
@@ -480,7 +480,7 @@ TEST_CASE("trigger client: wire details against a fake service") {
   CHECK(ce.topic_filters[0].empty());
   CHECK(ce.topic_filters[1].size() == 1);
   CHECK(ce.topic_filters[2].size() == 2);
-  CHECK(hex::encode_prefixed(ce.topic_filters[2][1]) == topic_c);
+  CHECK(codec::hex::encode_prefixed(ce.topic_filters[2][1]) == topic_c);
   CHECK(chain.webhook_url.empty());
 
   // The token quoted back by a server is scrubbed from the error.

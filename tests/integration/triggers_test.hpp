@@ -65,8 +65,8 @@ class api_user {
 /// A usage key value of the right form that no core knows (for a fake core).
 inline std::string random_usage_key() {
   std::array<uint8_t, 32> b{};
-  random_bytes(b);
-  return base64::encode(b);
+  crypto::random_bytes(b);
+  return codec::base64::encode(b);
 }
 
 /// What a fake core answers to the trigger service's usage-key check (key_check.hpp): every key

@@ -88,7 +88,7 @@ TEST_CASE("triggers: webhooks run actions through the core") {
         {"not json {", "application/json", json::value("not json {"), "not json {", false, json::value("not json {")},
         {"[1,2,3]", "application/octet-stream", json::parse("[1,2,3]"), "[1,2,3]", false, json::parse("[1,2,3]")},
         {"grüße ✓", "text/plain", json::value("grüße ✓"), "grüße ✓", false, json::value("grüße ✓")},
-        {binary, "application/octet-stream", json::value(nullptr), base64::encode(as_bytes(binary)), true, nullptr},
+        {binary, "application/octet-stream", json::value(nullptr), codec::base64::encode(as_bytes(binary)), true, nullptr},
     };
     for (const auto& k : cases) {
       CAPTURE(k.raw);

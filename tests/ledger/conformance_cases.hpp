@@ -45,7 +45,7 @@ inline hash256 h256(uint8_t a, uint8_t b = 0, uint8_t c = 0) {
 }
 template <size_t N>
 std::string hx(const std::array<uint8_t, N>& v) {
-  return hex::encode_prefixed(v);
+  return codec::hex::encode_prefixed(v);
 }
 
 const address kPayer = addr(0xA0);
@@ -61,8 +61,8 @@ struct acct {
 
 inline write_context as(const address& sender, uint64_t charge = 0) { return write_context{sender, charge}; }
 
-/// docs/protocol.md §1: the hash of an account a wallet creates, keccak256(abi.encodePacked(wallet)).
-inline account_hash canonical(const address& wallet) { return keccak256(bytes_view(wallet)); }
+/// docs/protocol.md §1: the hash of an account a wallet creates, crypto::keccak256(abi.encodePacked(wallet)).
+inline account_hash canonical(const address& wallet) { return crypto::keccak256(bytes_view(wallet)); }
 
 /// A managed record has an API-mode hash; an unmanaged one the canonical hash of its admin, the
 /// only one a wallet may create (docs/protocol.md §3 identity rules).
@@ -96,7 +96,7 @@ inline wallet make_wallet(uint8_t n, uint8_t i) {
 inline action make_action(const std::string& cid, const std::string& name = "action") {
   action a;
   a.cid = cid;
-  a.hashed_cid = keccak256(std::string_view(cid));
+  a.hashed_cid = crypto::keccak256(std::string_view(cid));
   a.name = name;
   a.description = "does things";
   return a;

@@ -134,7 +134,7 @@ void usage_keys(const backend_factory& make) {
   CHECK(keys.items[0].hash == first.hash);
   CHECK(keys.items[0].name == "replaced");
   CHECK(keys.items[0].expiration == 5);
-  CHECK(keys.items[0].permissions == scope::permission_set{});
+  CHECK(keys.items[0].permissions == scopes::permission_set{});
   CHECK(keys.items[1].hash == k.hash);
 
   MUST(l->update_usage_key_metadata(as(kPayer), m.a.hash, k.hash, "n2", "d2"));
@@ -171,7 +171,7 @@ void groups(const backend_factory& make) {
   const prepared m = prepare(*l, 1, true);
   const prepared m2 = prepare(*l, 2, true);
   const write_context w = as(kPayer);
-  const hash256 any_cid = keccak256(std::string_view("QmNotRegisteredAnywhere"));
+  const hash256 any_cid = crypto::keccak256(std::string_view("QmNotRegisteredAnywhere"));
 
   // Ids count per account from 1; CIDs need not be registered actions.
   group g2 =
@@ -363,7 +363,7 @@ void actions(const backend_factory& make) {
   CHECK_ERRC(l->get_action(m.a.hash, h256(0x12)), ledger_errc::unknown_action);
 
   // list_actions: registered actions, or a group's CIDs with metadata where registered.
-  const hash256 unregistered = keccak256(std::string_view("QmUnregistered"));
+  const hash256 unregistered = crypto::keccak256(std::string_view("QmUnregistered"));
   (void)MUST(l->add_action_to_group(w, m.a.hash, 1, unregistered));
   (void)MUST(l->add_action_to_group(w, m.a.hash, 1, a.hashed_cid));
   const page<action> registered = MUST(l->list_actions(m.a.hash, std::nullopt, {1, 20}));
@@ -395,7 +395,7 @@ void actions(const backend_factory& make) {
   CHECK(MUST(l->get_action(m2.a.hash, a.hashed_cid)).name == "a");
   // Deleting an action that no group lists.
   MUST(l->add_action(w, m.a.hash, make_action("QmLonely")));
-  MUST(l->delete_action(w, m.a.hash, keccak256(std::string_view("QmLonely"))));
+  MUST(l->delete_action(w, m.a.hash, crypto::keccak256(std::string_view("QmLonely"))));
   CHECK(MUST(l->list_actions(m.a.hash, std::nullopt, {1, 20})).total == 1);
 }
 

@@ -76,7 +76,7 @@ std::string sql_text(const std::string& path, const std::string& query) {
 account sample_account() {
   account a;
   a.admin[0] = 0x10;
-  a.hash = keccak256(bytes_view(a.admin));
+  a.hash = crypto::keccak256(bytes_view(a.admin));
   a.managed = false;
   a.name = "sample";
   return a;

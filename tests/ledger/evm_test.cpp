@@ -39,7 +39,7 @@ using steady = std::chrono::steady_clock;
 
 template <size_t N>
 std::string hx(const std::array<uint8_t, N>& v) {
-  return hex::encode_prefixed(v);
+  return codec::hex::encode_prefixed(v);
 }
 
 using enact::test::must_ok;
@@ -160,7 +160,7 @@ u256 quantity(const boost::json::value& v) { return u256::from_hex(v.as_string()
 /// waits for the receipt: a direct on-chain write, as a ChainSecured wallet makes it.
 void send_as(const anvil_process& node, const address& from, const address& to, const bytes& data) {
   (void)node.rpc("anvil_setBalance", {hx(from), "0x3635c9adc5dea00000"});
-  const boost::json::object tx = {{"from", hx(from)}, {"to", hx(to)}, {"data", hex::encode_prefixed(data)}};
+  const boost::json::object tx = {{"from", hx(from)}, {"to", hx(to)}, {"data", codec::hex::encode_prefixed(data)}};
   const boost::json::value h = node.rpc("eth_sendTransaction", {tx});
   for (int i = 0; i < 2000; ++i) {
     const boost::json::value r = node.rpc("eth_getTransactionReceipt", {h});
@@ -202,7 +202,7 @@ TEST_CASE("evm ledger: open checks the chain id, the code at the address and the
   // A contract that answers every call with the word 42: code, but no registry.
   auto sender = chain::transaction_sender::create(client_of(node), dev_key(0));
   REQUIRE(sender.has_value());
-  const bytes answer42 = hex::decode("600a600c600039600a6000f3602a60005260206000f3").value();
+  const bytes answer42 = codec::hex::decode("600a600c600039600a6000f3602a60005260206000f3").value();
   const address other = must_ok(sender->deploy(answer42)).contract_address.value();
   struct case_ {
     const char* what;
@@ -242,7 +242,7 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   REQUIRE(l->new_account(w, a));
   account u = managed_account(2);
   u.managed = false;
-  u.hash = keccak256(bytes_view(u.admin));  // a wallet's own account (docs/protocol.md §3)
+  u.hash = crypto::keccak256(bytes_view(u.admin));  // a wallet's own account (docs/protocol.md §3)
   REQUIRE(l->new_account(write_context{u.admin, 0}, u));
   usage_key key;
   key.hash = h256(0x40);
@@ -493,7 +493,7 @@ TEST_CASE("evm ledger: a transaction stuck in the pool is replaced with a higher
     const auto* by_sender = pool.at("pending").as_object().if_contains(hx(dev_address(1)));
     if (by_sender == nullptr) {
       for (const auto& kv : pool.at("pending").as_object())
-        if (hex::decode_prefixed(kv.key()).value() == bytes(dev_address(1).begin(), dev_address(1).end()))
+        if (codec::hex::decode_prefixed(kv.key()).value() == bytes(dev_address(1).begin(), dev_address(1).end()))
           by_sender = &kv.value();
     }
     if (by_sender == nullptr)
@@ -633,7 +633,7 @@ TEST_CASE("evm ledger: direct on-chain writes above 64 bits are clamped; their e
   auto l = open_ok(options_for(node, d), {impersonator(node)});
   account a = managed_account(1);
   a.managed = false;  // a ChainSecured account: its admin writes on-chain itself
-  a.hash = keccak256(bytes_view(a.admin));
+  a.hash = crypto::keccak256(bytes_view(a.admin));
   REQUIRE(l->new_account(write_context{a.admin, 0}, a));
   reg::set_usage_api_key_call k;
   k.account_hash = a.hash;

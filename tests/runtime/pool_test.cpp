@@ -387,7 +387,7 @@ TEST_CASE("runtime: sha256 and keccak256 in the worker") {
       {"Enact.keccak256('0x')", "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"},
       {"Enact.keccak256(new Uint8Array(0).buffer)",
        "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"},
-      // keccak256("hello world"), as ethers' id("hello world")
+      // crypto::keccak256("hello world"), as ethers' id("hello world")
       {"Enact.keccak256('hello world')", "0x47173285a8d7341e5e972fc677286384f802f8ef42a5ec5f03bbfa254cb01fad"},
   };
   for (const auto& c : cases) {

@@ -25,7 +25,7 @@
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/pkp/pkp.hpp"
 
 namespace enact::itest {
@@ -45,15 +45,15 @@ struct secret {
 };
 
 inline void add_byte_forms(std::vector<std::string>& out, bytes_view raw) {
-  const std::string hx = hex::encode(raw);
+  const std::string hx = codec::hex::encode(raw);
   std::string upper = hx;
   for (char& ch : upper)
     ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   out.push_back(std::string(reinterpret_cast<const char*>(raw.data()), raw.size()));
   out.push_back(hx);
   out.push_back(upper);
-  out.push_back(base64::encode(raw));
-  out.push_back(base64::encode_url(raw));
+  out.push_back(codec::base64::encode(raw));
+  out.push_back(codec::base64::encode_url(raw));
 }
 
 /// A secret held as bytes (root key, PKP private key).
@@ -68,7 +68,7 @@ inline secret of_bytes(std::string what, bytes_view raw) {
 /// the text is not of that encoding.
 inline secret of_text(std::string what, const std::string& text, bool url) {
   secret s{std::move(what), {text}};
-  auto raw = url ? base64::decode_url(text, "token") : base64::decode(text, "key");
+  auto raw = url ? codec::base64::decode_url(text, "token") : codec::base64::decode(text, "key");
   if (!raw)
     throw std::invalid_argument(s.what + ": not " + (url ? "base64url" : "base64"));
   add_byte_forms(s.forms, *raw);
@@ -89,8 +89,8 @@ inline std::vector<std::string> needles(const secret& s) {
 
 /// "keccak 0x1234abcd": names one secret in a failure message without revealing it.
 inline std::string fingerprint(const secret& s) {
-  const hash256 h = keccak256(std::string_view(s.forms.front()));
-  return "keccak " + hex::encode_prefixed(bytes_view(h.data(), 4));
+  const hash256 h = crypto::keccak256(std::string_view(s.forms.front()));
+  return "keccak " + codec::hex::encode_prefixed(bytes_view(h.data(), 4));
 }
 
 /// The PKP private key of an API-mode wallet: account `index` of the key whose keccak256 is

@@ -264,7 +264,7 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     const Secret root(bytes(root_text.begin(), root_text.end()));
     secrets.push_back(of_bytes("TEE root key", as_bytes(root_text)));
     for (uint64_t i = 0; i < 2; ++i) {
-      const hash256 account_hash = hex::decode_fixed<32>(acct.api_key_hash).value();
+      const hash256 account_hash = codec::hex::decode_fixed<32>(acct.api_key_hash).value();
       const auto addr = pkp::wallet_address(root, account_hash, pkp::api_mode_path(account_hash, i));
       REQUIRE(addr.has_value());
       CHECK((to_checksum_address(*addr) == pkp || to_checksum_address(*addr) == s_of(w2.body, "pkp_id")));

@@ -155,7 +155,7 @@ class collector {
       if (const auto* s = kv.value().if_string()) {
         const std::string text(*s);
         if (key == "api_key" || key == "usage_api_key") {
-          auto raw = base64::decode(text, "key");
+          auto raw = codec::base64::decode(text, "key");
           if (raw && raw->size() == 32) {
             const bool minted = mints(r, key);
             add(of_text(std::string(key) + (minted ? "" : " (seen outside a minting answer)"), text, false),
@@ -186,13 +186,13 @@ class collector {
 void derive_wallet_keys(const std::string& root_raw, const wallet_evidence& ev, collector& out) {
   const Secret root(as_bytes(root_raw));
   for (const std::string& h : ev.account_hashes) {
-    const hash256 hash = hex::decode_fixed<32>(h).value();
+    const hash256 hash = codec::hex::decode_fixed<32>(h).value();
     uint64_t last_hit = 0;
     bool any = false;
     for (uint64_t i = 0; i < 4096 && (!any ? i < 4 : i <= last_hit + 4); ++i) {
       const pkp::derivation_path path = pkp::api_mode_path(hash, i);
       const auto addr = pkp::wallet_address(root, hash, path);
-      if (!addr || ev.addresses.count(hex::encode_prefixed(*addr)) == 0)
+      if (!addr || ev.addresses.count(codec::hex::encode_prefixed(*addr)) == 0)
         continue;
       const auto key = pkp::signing_key(root, hash, path);
       if (!key)
@@ -211,15 +211,15 @@ void derive_wallet_keys(const std::string& root_raw, const wallet_evidence& ev, 
   // gives a wallet seen is a key the server held.
   std::vector<hash256> owners;
   for (const std::string& h : ev.account_hashes)
-    owners.push_back(hex::decode_fixed<32>(h).value());
+    owners.push_back(codec::hex::decode_fixed<32>(h).value());
   for (const std::string& a : ev.addresses)
-    if (const auto addr = hex::decode_fixed<20>(a))
+    if (const auto addr = codec::hex::decode_fixed<20>(a))
       owners.push_back(pkp::canonical_account_hash(*addr));
   for (const std::string& p : ev.derivation_paths) {
-    const hash256 path = hex::decode_fixed<32>(p).value();
+    const hash256 path = codec::hex::decode_fixed<32>(p).value();
     for (const hash256& owner : owners) {
       const auto addr = pkp::wallet_address(root, owner, path);
-      if (!addr || ev.addresses.count(hex::encode_prefixed(*addr)) == 0)
+      if (!addr || ev.addresses.count(codec::hex::encode_prefixed(*addr)) == 0)
         continue;
       if (const auto key = pkp::signing_key(root, owner, path))
         out.add(of_bytes("PKP private key (derivation path)", key->view()), std::nullopt);
@@ -262,7 +262,7 @@ scan_report scan_captures(const fs::path& dir) {
     if (!command.empty() && command.front() == "issue-token") {
       const std::string out = slurp(p / "stdout.log");
       const std::string token = out.substr(0, out.find('\n'));
-      if (base64::decode_url(token, "token").has_value() && token.size() >= 43)
+      if (codec::base64::decode_url(token, "token").has_value() && token.size() >= 43)
         secrets.add(of_text("trigger API token", token, true), origin{name, -1});
     }
     wallet_evidence scratch;
@@ -359,21 +359,21 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
   bytes key_raw(32);
   for (size_t i = 0; i < key_raw.size(); ++i)
     key_raw[i] = static_cast<uint8_t>(0xA0 + i);
-  const std::string api_key = base64::encode(key_raw);
+  const std::string api_key = codec::base64::encode(key_raw);
   std::string root(32, '\0');
   for (size_t i = 0; i < root.size(); ++i)
     root[i] = static_cast<char>(0x11 * (i % 15 + 1));
-  const std::string account_hash = hex::encode_prefixed(keccak256(std::string_view(api_key)));
+  const std::string account_hash = codec::hex::encode_prefixed(crypto::keccak256(std::string_view(api_key)));
   const Secret root_secret(as_bytes(root));
-  const auto wallet = pkp::wallet_address(root_secret, hex::decode_fixed<32>(account_hash).value(),
-                                          pkp::api_mode_path(hex::decode_fixed<32>(account_hash).value(), 0));
+  const auto wallet = pkp::wallet_address(root_secret, codec::hex::decode_fixed<32>(account_hash).value(),
+                                          pkp::api_mode_path(codec::hex::decode_fixed<32>(account_hash).value(), 0));
   REQUIRE(wallet.has_value());
-  const auto pkp_key = api_mode_signing_key(root_secret, hex::decode_fixed<32>(account_hash).value(), 0);
+  const auto pkp_key = api_mode_signing_key(root_secret, codec::hex::decode_fixed<32>(account_hash).value(), 0);
   REQUIRE(pkp_key.has_value());
 
   const std::string created = json::serialize(json::object{
       {"api_key", api_key}, {"wallet_address", "0x" + std::string(40, 'a')}, {"api_key_hash", account_hash}});
-  const std::string wallet_answer = json::serialize(json::object{{"pkp_id", hex::encode_prefixed(*wallet)}});
+  const std::string wallet_answer = json::serialize(json::object{{"pkp_id", codec::hex::encode_prefixed(*wallet)}});
   const std::string clean_log =
       "{\"level\":\"debug\",\"msg\":\"request detail\",\"account_hash\":\"" + account_hash + "\"}\n";
   const std::string base = transcript_record(200, "POST", "/core/v1/new_account", created) +
@@ -404,7 +404,7 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
     write_instance(d.path, "a", base, clean_log);
     std::ofstream(d.path / "a" / "tee-root.key", std::ios::binary) << root;
     write_instance(d.path, "b", "",
-                   "seed " + hex::encode(as_bytes(root)) + "\nkey 0x" + hex::encode(pkp_key->view()) + "\n");
+                   "seed " + codec::hex::encode(as_bytes(root)) + "\nkey 0x" + codec::hex::encode(pkp_key->view()) + "\n");
     const scan_report rep = scan_captures(d.path);
     REQUIRE(rep.leaks.size() == 2);
     CHECK(rep.leaks[0].starts_with("TEE root key"));
@@ -414,7 +414,7 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
     scratch_dir d;
     bytes other(32, 0x42);
     const std::string listed =
-        json::serialize(json::object{{"items", json::array{json::object{{"usage_api_key", base64::encode(other)}}}}});
+        json::serialize(json::object{{"items", json::array{json::object{{"usage_api_key", codec::base64::encode(other)}}}}});
     write_instance(d.path, "a",
                    base + transcript_record(200, "GET", "/core/v1/account", "{\"echo\":\"" + api_key + "\"}") +
                        transcript_record(200, "GET", "/core/v1/list_api_keys", listed),
@@ -426,7 +426,7 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
   }
   SUBCASE("an issued token: its own stdout is exempt, the log is not") {
     scratch_dir d;
-    const std::string token = base64::encode_url(key_raw);
+    const std::string token = codec::base64::encode_url(key_raw);
     write_instance(d.path, "t", "", "{\"msg\":\"token for " + token.substr(0, 20) + "\"}\n",
                    "issue-token\n--data-dir\n/x\n");
     std::ofstream(d.path / "t" / "stdout.log") << token << "\n";

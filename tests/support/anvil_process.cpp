@@ -299,7 +299,7 @@ const std::array<anvil_process::private_key, anvil_process::kDevAccounts>& anvil
   static const auto keys = [] {
     std::array<private_key, kDevAccounts> out{};
     for (size_t i = 0; i < kDevAccounts; ++i)
-      out[i] = hex::decode_fixed<32>(kDevKeyHex[i]).value();
+      out[i] = codec::hex::decode_fixed<32>(kDevKeyHex[i]).value();
     return out;
   }();
   return keys;
@@ -309,7 +309,7 @@ const std::array<address, anvil_process::kDevAccounts>& anvil_process::dev_addre
   static const auto addrs = [] {
     std::array<address, kDevAccounts> out{};
     for (size_t i = 0; i < kDevAccounts; ++i)
-      out[i] = hex::decode_fixed<20>(kDevAddressHex[i]).value();
+      out[i] = codec::hex::decode_fixed<20>(kDevAddressHex[i]).value();
     return out;
   }();
   return addrs;

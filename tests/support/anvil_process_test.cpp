@@ -22,7 +22,7 @@
 namespace enact::test {
 namespace {
 
-std::string hx(bytes_view b) { return hex::encode_prefixed(b); }
+std::string hx(bytes_view b) { return codec::hex::encode_prefixed(b); }
 
 /// A value transfer from dev account 0 (anvil's dev accounts are unlocked for
 /// eth_sendTransaction), once its receipt is there. Returns the transaction hash.
@@ -64,9 +64,9 @@ TEST_CASE("dev keys are the node's accounts") {
   for (size_t i = 0; i < anvil_process::kDevAccounts; ++i) {
     INFO("account ", i);
     const address& want = anvil_process::dev_addresses()[i];
-    CHECK(hex::decode_fixed<20>(accounts[i].as_string()).value() == want);
+    CHECK(codec::hex::decode_fixed<20>(accounts[i].as_string()).value() == want);
     const Secret key(anvil_process::dev_private_keys()[i]);
-    CHECK(secp256k1::to_address(secp256k1::public_key_of(key).value()) == want);
+    CHECK(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()) == want);
   }
 }
 

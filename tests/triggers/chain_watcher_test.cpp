@@ -26,7 +26,7 @@
 #include "anvil_process.hpp"
 #include "enact/codec/abi.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "triggers/chain_watcher.hpp"
 #include "triggers/ids.hpp"
@@ -47,7 +47,7 @@ constexpr const char* kTagged = "Tagged(bytes32 indexed tag, string indexed labe
 
 std::string emitter_bin() { return enact::test::creation_code(ENACT_SOURCE_DIR "/tests/triggers/Emitter.bin"); }
 
-std::string addr_hex(const address& a) { return hex::encode_prefixed(a); }
+std::string addr_hex(const address& a) { return codec::hex::encode_prefixed(a); }
 
 hash256 word(uint64_t n) {
   hash256 w{};
@@ -109,14 +109,14 @@ struct fixture {
     return receipt;
   }
 
-  json::object call_tx(std::string_view signature, std::vector<abi::value> args) {
-    const bytes data = abi::encode_call(signature, args).value();
-    return json::object{{"to", addr_hex(emitter)}, {"data", hex::encode_prefixed(data)}};
+  json::object call_tx(std::string_view signature, std::vector<codec::abi::value> args) {
+    const bytes data = codec::abi::encode_call(signature, args).value();
+    return json::object{{"to", addr_hex(emitter)}, {"data", codec::hex::encode_prefixed(data)}};
   }
 
   json::object ping_tx(uint64_t id, std::string note, uint64_t amount) {
     return call_tx("ping(uint256,string,uint256)",
-                   {abi::value::number(u256{id}), abi::value::text(std::move(note)), abi::value::number(u256{amount})});
+                   {codec::abi::value::number(u256{id}), codec::abi::value::text(std::move(note)), codec::abi::value::number(u256{amount})});
   }
 
   json::value ping(size_t from, uint64_t id, std::string note = "hello", uint64_t amount = 1000) {
@@ -142,7 +142,7 @@ struct fixture {
     t.name = "watch " + t.id.substr(4, 6);
     t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
     t.sealed_usage_key = bytes{1, 2, 3};
-    t.usage_key_hash = keccak256(std::string_view("key"));
+    t.usage_key_hash = crypto::keccak256(std::string_view("key"));
     t.max_runs_per_minute = kMaxRunsPerMinuteLimit;  // the run limits have a store suite case
     t.max_queued_runs = kMaxQueuedRunsLimit;
     t.config = std::move(*valid);
@@ -234,12 +234,12 @@ TEST_CASE("triggers.chain_watcher: one run per matching log, topic filters, deco
   const std::vector<row> rows = {
       {"no filters", {}, 4},
       {"null filter", {nullptr}, 4},
-      {"one topic: from dev1", {hex::encode_prefixed(word(dev1))}, 2},
+      {"one topic: from dev1", {codec::hex::encode_prefixed(word(dev1))}, 2},
       {"alternatives: id 7 or 9",
-       {nullptr, json::array{hex::encode_prefixed(word(7)), hex::encode_prefixed(word(9))}},
+       {nullptr, json::array{codec::hex::encode_prefixed(word(7)), codec::hex::encode_prefixed(word(9))}},
        3},
       {"topic and alternatives: from dev0, id 7 or 8",
-       {hex::encode_prefixed(word(dev0)), json::array{hex::encode_prefixed(word(7)), hex::encode_prefixed(word(8))}},
+       {codec::hex::encode_prefixed(word(dev0)), json::array{codec::hex::encode_prefixed(word(7)), codec::hex::encode_prefixed(word(8))}},
        1},
   };
   std::vector<trigger> triggers;
@@ -257,10 +257,10 @@ TEST_CASE("triggers.chain_watcher: one run per matching log, topic filters, deco
   f.ping(1, 8, "", 0);
   f.ping(0, 9, "third", 3);
   f.ping(1, 7, "fourth", 4);
-  const hash256 tag = keccak256(std::string_view("a tag"));
+  const hash256 tag = crypto::keccak256(std::string_view("a tag"));
   f.send(0, f.call_tx("tagged(bytes32,string,bool,int64)",
-                      {abi::value::blob(bytes(tag.begin(), tag.end())), abi::value::text("label"),
-                       abi::value::boolean(true), abi::value::signed_number(-5)}));
+                      {codec::abi::value::blob(bytes(tag.begin(), tag.end())), codec::abi::value::text("label"),
+                       codec::abi::value::boolean(true), codec::abi::value::signed_number(-5)}));
 
   chain_watcher w(*f.db, f.clock, {f.chain()});
   CHECK(poll(w) == 4 + 4 + 2 + 3 + 1 + 1);
@@ -289,7 +289,7 @@ TEST_CASE("triggers.chain_watcher: one run per matching log, topic filters, deco
   CHECK(ev.at("data") == log0.at("data"));
   CHECK(ev.at("chain").as_string() == "svc");
   CHECK(ev.at("topics").as_array().at(0).as_string() ==
-        hex::encode_prefixed(keccak256(std::string_view("Ping(address,uint256,string,uint256)"))));
+        codec::hex::encode_prefixed(crypto::keccak256(std::string_view("Ping(address,uint256,string,uint256)"))));
   const json::object& d = ev.at("decoded").as_object();
   CHECK(d.size() == 4);
   CHECK(d.at("arg0").as_string() == to_checksum_address(dev0));
@@ -303,8 +303,8 @@ TEST_CASE("triggers.chain_watcher: one run per matching log, topic filters, deco
   const auto tr = f.runs(tagged);
   REQUIRE(tr.size() == 1);
   const json::object& td = tr[0].params.at("event").at("decoded").as_object();
-  CHECK(td.at("arg0").as_string() == hex::encode_prefixed(tag));
-  CHECK(td.at("arg1").as_string() == hex::encode_prefixed(keccak256(std::string_view("label"))));
+  CHECK(td.at("arg0").as_string() == codec::hex::encode_prefixed(tag));
+  CHECK(td.at("arg1").as_string() == codec::hex::encode_prefixed(crypto::keccak256(std::string_view("label"))));
   CHECK(td.at("arg2").as_bool() == true);
   CHECK(td.at("arg3").as_string() == "-5");
 
@@ -318,7 +318,7 @@ TEST_CASE("triggers.chain_watcher: start_block backfill in halved ranges; restar
   const uint64_t first_block = f.head() + 1;
   // 12 blocks of 3 logs each, before any trigger exists.
   for (uint64_t i = 0; i < 12; ++i)
-    f.send(0, f.call_tx("pingMany(uint256,uint256)", {abi::value::number(u256{i * 3}), abi::value::number(u256{3})}));
+    f.send(0, f.call_tx("pingMany(uint256,uint256)", {codec::abi::value::number(u256{i * 3}), codec::abi::value::number(u256{3})}));
   const uint64_t last_block = f.head();
   REQUIRE(last_block - first_block + 1 == 12);
 
@@ -371,7 +371,7 @@ TEST_CASE("triggers.chain_watcher: anvil_reorg of depth 2 records removal and fi
   chain_watcher w(*f.db, f.clock, {f.chain()});
   CHECK(poll(w) == 3);
   const auto hash_of = [](const json::value& receipt) {
-    return hex::decode_fixed<32>(receipt.at("blockHash").as_string()).value();
+    return codec::hex::decode_fixed<32>(receipt.at("blockHash").as_string()).value();
   };
 
   // Replace the last two blocks: the new block at offset 0 holds ping(20), the one at offset 1
@@ -438,11 +438,11 @@ TEST_CASE("triggers.chain_watcher: its thread fires new logs; confirmations hold
 }
 
 TEST_CASE("triggers.chain_watcher: logs without the event's shape are not decoded") {
-  const auto sig = abi::parse_signature(kPing).value();
+  const auto sig = codec::abi::parse_signature(kPing).value();
   chain::log_entry l;
-  l.topics = {keccak256(std::string_view("Ping(address,uint256,string,uint256)")), word(address{}), word(7)};
-  l.data = abi::encode(std::vector<abi::type>{abi::type::of("string"), abi::type::of("uint256")},
-                       std::vector<abi::value>{abi::value::text("x"), abi::value::number(u256{1})})
+  l.topics = {crypto::keccak256(std::string_view("Ping(address,uint256,string,uint256)")), word(address{}), word(7)};
+  l.data = codec::abi::encode(std::vector<codec::abi::type>{codec::abi::type::of("string"), codec::abi::type::of("uint256")},
+                       std::vector<codec::abi::value>{codec::abi::value::text("x"), codec::abi::value::number(u256{1})})
                .value();
   REQUIRE(chain_event_params(sig, l, "svc"));
   struct row {

@@ -17,7 +17,7 @@
 #include "enact/client/api_error.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/crypto/sha2.hpp"
@@ -42,12 +42,12 @@ struct wallet {
   Secret key;
   address addr{};
   explicit wallet(uint8_t fill) : key(bytes(32, fill)) {
-    addr = secp256k1::to_address(secp256k1::public_key_of(key).value());
+    addr = crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
   }
   [[nodiscard]] std::string sign(std::string_view message) const {
-    return hex::encode_prefixed(secp256k1::sign(personal_message_hash(message), key).value().to_bytes());
+    return codec::hex::encode_prefixed(crypto::secp256k1::sign(crypto::personal_message_hash(message), key).value().to_bytes());
   }
-  [[nodiscard]] std::string user() const { return hex::encode_prefixed(addr); }
+  [[nodiscard]] std::string user() const { return codec::hex::encode_prefixed(addr); }
 };
 
 struct client_token {
@@ -60,7 +60,7 @@ client_token draw_token(uint8_t seed) {
   std::mt19937 rng(seed);
   for (auto& b : raw)
     b = static_cast<uint8_t>(rng());
-  return {base64::encode_url(raw), base64::encode_url(sha256(raw))};
+  return {codec::base64::encode_url(raw), codec::base64::encode_url(crypto::sha256(raw))};
 }
 
 std::string siwe(std::string_view domain, std::string_view account, std::string_view nonce, time_point issued,

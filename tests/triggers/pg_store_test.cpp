@@ -55,7 +55,7 @@ trigger webhook_trigger(std::string owner) {
   t.name = "shared";
   t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
   t.sealed_usage_key = bytes{7, 7, 7};
-  t.usage_key_hash = keccak256(std::string_view("key of " + t.id));
+  t.usage_key_hash = crypto::keccak256(std::string_view("key of " + t.id));
   t.created_at = t.updated_at = t0;
   // These cases queue hundreds of runs at one instant; the limits have their own suite case.
   t.max_runs_per_minute = kMaxRunsPerMinuteLimit;
@@ -181,8 +181,8 @@ TEST_CASE("postgres store: a browser session signed in on one instance, out on a
   const std::string url = shared_postgres().create_database();
   auto a = open_store(url);
   auto b = open_store(url);
-  const hash256 pre = sha256(as_bytes(std::string_view("pre")));
-  const hash256 in = sha256(as_bytes(std::string_view("in")));
+  const hash256 pre = crypto::sha256(as_bytes(std::string_view("pre")));
+  const hash256 in = crypto::sha256(as_bytes(std::string_view("in")));
   REQUIRE(a->create_session({pre, "", "nonce0001", t0, t0 + 10min}).has_value());
   CHECK(b->create_session({pre, "", "nonce0002", t0, t0 + 10min}).code() == store_errc::conflict);
   const browser_session signed_in{in, "0xabc", "", t0, t0 + 30min};
@@ -199,7 +199,7 @@ TEST_CASE("postgres store: a server restart keeps everything, leases included") 
   const std::string url = server.create_database();
   const trigger t = webhook_trigger("alice");
   std::string leased_id, done_id, waiting_id;
-  const hash256 token_hash = keccak256(std::string_view("restart token"));
+  const hash256 token_hash = crypto::keccak256(std::string_view("restart token"));
   {
     auto s = open_store(url);
     REQUIRE(s->create_trigger(t, std::nullopt).has_value());
@@ -277,13 +277,13 @@ TEST_CASE("postgres store: a schema newer than this build is refused") {
 
 TEST_CASE("postgres store: usage keys are in the database files only sealed") {
   const std::string url = shared_postgres().create_database();
-  Secret raw = random_secret(32);
-  const std::string key = base64::encode(raw.view());
-  Secret sealing_key = random_secret(32);
-  const bytes sealed = aes_gcm::encrypt(sealing_key, as_bytes(key)).value();
+  Secret raw = crypto::random_secret(32);
+  const std::string key = codec::base64::encode(raw.view());
+  Secret sealing_key = crypto::random_secret(32);
+  const bytes sealed = crypto::aes_gcm::encrypt(sealing_key, as_bytes(key)).value();
   trigger t = webhook_trigger("alice");
   t.sealed_usage_key = sealed;
-  t.usage_key_hash = keccak256(std::string_view(key));
+  t.usage_key_hash = crypto::keccak256(std::string_view(key));
   {
     auto s = open_store(url);
     REQUIRE(s->create_trigger(t, std::nullopt).has_value());

@@ -52,12 +52,12 @@ TEST_CASE("webhook params: event, event_raw and its encoding") {
       {"empty body", "", "application/json", json::value(""), "", false},
       {"27 levels stay JSON", deep_ok, "application/json", json::parse(deep_ok), json::value(deep_ok), false},
       {"29 levels are text", too_deep, "application/json", json::value(too_deep), json::value(too_deep), false},
-      {"not UTF-8", bytes_in, "application/octet-stream", nullptr, json::value(base64::encode(as_bytes(bytes_in))),
+      {"not UTF-8", bytes_in, "application/octet-stream", nullptr, json::value(codec::base64::encode(as_bytes(bytes_in))),
        true},
       {"overlong UTF-8", "\xc0\xaf", "text/plain", nullptr,
-       json::value(base64::encode(as_bytes(std::string("\xc0\xaf")))), true},
+       json::value(codec::base64::encode(as_bytes(std::string("\xc0\xaf")))), true},
       {"a lone surrogate", "\xed\xa0\x80", "text/plain", nullptr,
-       json::value(base64::encode(as_bytes(std::string("\xed\xa0\x80")))), true},
+       json::value(codec::base64::encode(as_bytes(std::string("\xed\xa0\x80")))), true},
   };
   for (const auto& c : cases) {
     CAPTURE(c.what);
@@ -67,7 +67,7 @@ TEST_CASE("webhook params: event, event_raw and its encoding") {
     CHECK(p.contains("event_raw_encoding") == c.base64);
     if (c.base64) {
       CHECK(p.at("event_raw_encoding") == "base64");
-      CHECK(base64::decode(p.at("event_raw").as_string()).value() == bytes(c.body.begin(), c.body.end()));
+      CHECK(codec::base64::decode(p.at("event_raw").as_string()).value() == bytes(c.body.begin(), c.body.end()));
     }
     CHECK(p.size() == (c.base64 ? 4u : 3u));
   }
@@ -107,7 +107,7 @@ TEST_CASE("tokens: issue, authenticate, refuse") {
   CHECK(t.token.size() == 43);
   CHECK(t.record.expires_at == t0 + 720h);
   // The stored hash is sha256 of the token's bytes: base64url(hash) is the handshake's challenge.
-  CHECK(t.record.hash == sha256(base64::decode_url(t.token).value()));
+  CHECK(t.record.hash == crypto::sha256(codec::base64::decode_url(t.token).value()));
   CHECK(token_hash(t.token) == std::optional<hash256>(t.record.hash));
 
   const auto ok = authenticate(*s, "Bearer " + t.token, t0 + 1h);
@@ -213,15 +213,15 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
 TEST_CASE("usage keys are sealed by the TEE at their own path") {
   temp_dir dir{"enact-trigsvc", true};
   auto tee = tee::open_simulated(dir.str()).value();
-  const std::string key = base64::encode(bytes(32, 7));
+  const std::string key = codec::base64::encode(bytes(32, 7));
   const bytes sealed = seal_usage_key(*tee, key).value();
   CHECK(sealed.size() == 12 + key.size() + 16);
   CHECK(std::string(as_chars(sealed)).find(key) == std::string::npos);
   CHECK(std::string(as_chars(unseal_usage_key(*tee, sealed).value().view())) == key);
   // No PKP's key can open it — not one at the sealing key's former path, under any account — nor
   // can another root (docs/protocol.md §1 "server keys").
-  const hash256 former = keccak256(std::string_view("enact/triggers/usage-key-seal/v1"));
-  CHECK(!tee->decrypt(keccak256(std::string_view("some other path")), former, sealed));
+  const hash256 former = crypto::keccak256(std::string_view("enact/triggers/usage-key-seal/v1"));
+  CHECK(!tee->decrypt(crypto::keccak256(std::string_view("some other path")), former, sealed));
   CHECK(!tee->decrypt(hash256{}, former, sealed));
   temp_dir other_dir{"enact-trigsvc", true};
   auto other = tee::open_simulated(other_dir.str()).value();

@@ -37,7 +37,7 @@ trigger make_trigger(std::string owner, trigger_type type = trigger_type::webhoo
   t.enabled = enabled;
   t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
   t.sealed_usage_key = bytes{1, 2, 3, 4, 5};
-  t.usage_key_hash = keccak256(std::string_view("key of " + t.id));
+  t.usage_key_hash = crypto::keccak256(std::string_view("key of " + t.id));
   if (type == trigger_type::schedule)
     t.config = json::object{{"cron", "*/30 * * * * *"}, {"timezone", "UTC"}};
   t.created_at = t.updated_at = t0;
@@ -96,7 +96,7 @@ void triggers_crud(backend& b) {
   p.enabled = false;
   p.pkp_id = std::optional<address>{};
   p.sealed_usage_key = bytes{9, 9};
-  p.usage_key_hash = keccak256(std::string_view("new key"));
+  p.usage_key_hash = crypto::keccak256(std::string_view("new key"));
   p.config = json::object{{"cron", "0 * * * *"}, {"timezone", "UTC"}};
   p.now = t0 + 5s;
   const trigger u = MUST(s->update_trigger("alice", a2.id, p));
@@ -243,7 +243,7 @@ void run_limits(backend& b) {
   for (uint64_t i = 0; i < 2; ++i) {
     seen_log l;
     l.trigger_id = ct.id;
-    l.block_hash = keccak256(std::string_view("limits block"));
+    l.block_hash = crypto::keccak256(std::string_view("limits block"));
     l.log_index = i;
     l.block_number = 7;
     l.seen_at = t0;
@@ -516,7 +516,7 @@ void chain_state(backend& b) {
   const trigger w = MUST(s->create_trigger(make_trigger("alice"), std::nullopt));
   CHECK(!MUST(s->chain_checkpoint(ct.id)));
 
-  const hash256 block_a = keccak256(std::string_view("block a"));
+  const hash256 block_a = crypto::keccak256(std::string_view("block a"));
   const auto batch_of = [&](std::initializer_list<uint64_t> indexes, std::optional<uint64_t> checkpoint) {
     chain_batch cb;
     cb.trigger_id = ct.id;
@@ -563,7 +563,7 @@ void chain_state(backend& b) {
 
 void tokens_and_approvals(backend& b) {
   auto s = b.open();
-  token_record t{keccak256(std::string_view("token 1")), "alice", "cli", t0, t0 + 720h, false};
+  token_record t{crypto::keccak256(std::string_view("token 1")), "alice", "cli", t0, t0 + 720h, false};
   MUST(s->insert_token(t));
   CHECK_ERRC(s->insert_token(t), store_errc::conflict);
   const token_record got = MUST(s->find_token(t.hash));
@@ -571,8 +571,8 @@ void tokens_and_approvals(backend& b) {
   CHECK(got.client_name == "cli");
   CHECK(got.expires_at == t0 + 720h);
   CHECK(!got.revoked);
-  CHECK_ERRC(s->find_token(keccak256(std::string_view("other"))), store_errc::not_found);
-  token_record t2{keccak256(std::string_view("token 2")), "alice", "web", t0 + 1s, t0 + 721h, false};
+  CHECK_ERRC(s->find_token(crypto::keccak256(std::string_view("other"))), store_errc::not_found);
+  token_record t2{crypto::keccak256(std::string_view("token 2")), "alice", "web", t0 + 1s, t0 + 721h, false};
   MUST(s->insert_token(t2));
   const auto mine = MUST(s->list_tokens("alice"));
   REQUIRE(mine.size() == 2);
@@ -586,7 +586,7 @@ void tokens_and_approvals(backend& b) {
   CHECK_ERRC(s->create_approval(a), store_errc::conflict);
   CHECK(MUST(s->get_approval("challenge-1")).status == approval_status::pending);
   CHECK_ERRC(s->get_approval("nope"), store_errc::not_found);
-  token_record claimed{keccak256(std::string_view("token 3")), "alice", "enact cli", t0 + 2min, t0 + 722h, false};
+  token_record claimed{crypto::keccak256(std::string_view("token 3")), "alice", "enact cli", t0 + 2min, t0 + 722h, false};
   CHECK_ERRC(s->claim_approval("challenge-1", claimed, t0 + 1min), store_errc::conflict);  // not approved yet
   const approval decided = MUST(s->decide_approval("challenge-1", "alice", true, t0 + 1min));
   CHECK(decided.status == approval_status::approved);
@@ -599,7 +599,7 @@ void tokens_and_approvals(backend& b) {
   CHECK(MUST(s->get_approval("challenge-1")).token_hash == std::optional<hash256>(claimed.hash));
   CHECK(MUST(s->find_token(claimed.hash)).user_id == "alice");
   token_record twice = claimed;
-  twice.hash = keccak256(std::string_view("token 4"));
+  twice.hash = crypto::keccak256(std::string_view("token 4"));
   CHECK_ERRC(s->claim_approval("challenge-1", twice, t0 + 3min), store_errc::conflict);
 
   approval late{"challenge-2", "x", approval_status::pending, "", std::nullopt, t0, t0 + 10min};
@@ -613,8 +613,8 @@ void tokens_and_approvals(backend& b) {
 
 void browser_sessions(backend& b) {
   auto db = b.open();
-  const hash256 pre = keccak256(std::string_view("pre"));
-  const hash256 in = keccak256(std::string_view("in"));
+  const hash256 pre = crypto::keccak256(std::string_view("pre"));
+  const hash256 in = crypto::keccak256(std::string_view("in"));
   MUST(db->create_session({pre, "", "nonce0001", t0, t0 + 10min}));
   CHECK_ERRC(db->create_session({pre, "", "nonce0002", t0, t0 + 10min}), store_errc::conflict);
   const browser_session signed_in{in, "0xabc", "", t0, t0 + 30min};
@@ -629,7 +629,7 @@ void browser_sessions(backend& b) {
   CHECK(s.nonce.empty());
   CHECK(s.expires_at == t0 + 30min);
   // Signing out deletes it; a second time finds nothing.
-  const hash256 other = keccak256(std::string_view("other"));
+  const hash256 other = crypto::keccak256(std::string_view("other"));
   MUST(db->create_session({other, "0xdef", "", t0, t0 + 30min}));
   MUST(db->end_session(other));
   CHECK_ERRC(db->find_session(other), store_errc::not_found);

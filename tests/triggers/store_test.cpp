@@ -75,10 +75,10 @@ TEST_CASE("sqlite store: usage keys are in the database file only sealed") {
   sqlite_backend b(true);
   // A usage key as the core issues it (32 random bytes, base64), sealed with AES-256-GCM the way
   // the service seals it (seal.hpp: the TEE's PKP symmetric key; here a random key stands in).
-  Secret raw = random_secret(32);
-  const std::string key = base64::encode(raw.view());
-  Secret sealing_key = random_secret(32);
-  const bytes sealed = aes_gcm::encrypt(sealing_key, as_bytes(key)).value();
+  Secret raw = crypto::random_secret(32);
+  const std::string key = codec::base64::encode(raw.view());
+  Secret sealing_key = crypto::random_secret(32);
+  const bytes sealed = crypto::aes_gcm::encrypt(sealing_key, as_bytes(key)).value();
   std::string trigger_id;
   {
     auto s = b.open();
@@ -89,7 +89,7 @@ TEST_CASE("sqlite store: usage keys are in the database file only sealed") {
     t.name = "sealed";
     t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
     t.sealed_usage_key = sealed;
-    t.usage_key_hash = keccak256(std::string_view(key));
+    t.usage_key_hash = crypto::keccak256(std::string_view(key));
     t.created_at = t.updated_at = t0;
     REQUIRE(s->create_trigger(t, std::nullopt).has_value());
     REQUIRE(s->get_trigger("alice", t.id)->sealed_usage_key == sealed);
@@ -105,7 +105,7 @@ TEST_CASE("sqlite store: usage keys are in the database file only sealed") {
   CHECK(closed_bytes.find(key.substr(0, 20)) == std::string::npos);
   CHECK(closed_bytes.find(std::string(as_chars(raw.view()))) == std::string::npos);
   // What is there opens again with the sealing key.
-  const auto opened = aes_gcm::decrypt(sealing_key, sealed);
+  const auto opened = crypto::aes_gcm::decrypt(sealing_key, sealed);
   REQUIRE(opened.has_value());
   CHECK(std::string(as_chars(*opened)) == key);
 }

@@ -12,27 +12,27 @@
 
 using namespace enact;
 using namespace std::string_view_literals;
-using abi::value;
+using codec::abi::value;
 
 namespace {
-bytes X(std::string_view h) { return hex::decode(h).value(); }
+bytes X(std::string_view h) { return codec::hex::decode(h).value(); }
 value N(uint64_t v) { return value::number(u256{v}); }
 value I(int64_t v) { return value::signed_number(v); }
 value B(bool b) { return value::boolean(b); }
 value Y(std::string_view h) { return value::blob(X(h)); }
 value T(std::string s) { return value::text(std::move(s)); }
-value A(std::string_view h) { return value::addr(hex::decode_fixed<20>(h).value()); }
+value A(std::string_view h) { return value::addr(codec::hex::decode_fixed<20>(h).value()); }
 value L(std::vector<value> v) { return value::list(std::move(v)); }
-std::vector<abi::type> types_of(const std::vector<std::string_view>& names) {
-  std::vector<abi::type> out;
+std::vector<codec::abi::type> types_of(const std::vector<std::string_view>& names) {
+  std::vector<codec::abi::type> out;
   for (auto n : names)
-    out.push_back(abi::type::parse(n).value());
+    out.push_back(codec::abi::type::parse(n).value());
   return out;
 }
 /// A 32-byte word of hex, right-aligned: W("45") is 31 zero bytes then 0x45.
 std::string W(std::string_view h) { return std::string(64 - h.size(), '0') + std::string(h); }
 /// The word of an integer.
-std::string Wn(uint64_t v) { return hex::encode(u256{v}.to_be()); }
+std::string Wn(uint64_t v) { return codec::hex::encode(u256{v}.to_be()); }
 /// A 32-byte word of hex, left-aligned (bytes and bytesN payloads).
 std::string P(std::string_view h) { return std::string(h) + std::string(64 - h.size(), '0'); }
 std::string words(std::initializer_list<std::string_view> ws) {
@@ -75,18 +75,18 @@ TEST_CASE("abi type parsing and canonical forms") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.in);
-    auto t = abi::type::parse(c.in);
+    auto t = codec::abi::type::parse(c.in);
     REQUIRE(t);
     CHECK(t->canonical() == c.canonical);
     CHECK(t->is_dynamic() == c.dynamic);
     CHECK(t->head_size() == c.head);
-    CHECK(*abi::type::parse(t->canonical()) == *t);
+    CHECK(*codec::abi::type::parse(t->canonical()) == *t);
   }
-  const auto t = abi::type::of("(uint256,string[])[2][]");
-  CHECK(t.kind == abi::type_kind::array);
-  CHECK(t.element().kind == abi::type_kind::fixed_array);
+  const auto t = codec::abi::type::of("(uint256,string[])[2][]");
+  CHECK(t.kind == codec::abi::type_kind::array);
+  CHECK(t.element().kind == codec::abi::type_kind::fixed_array);
   CHECK(t.element().size == 2);
-  CHECK(t.element().element().components[1].kind == abi::type_kind::array);
+  CHECK(t.element().element().components[1].kind == codec::abi::type_kind::array);
 }
 
 TEST_CASE("abi type parsing rejects malformed types") {
@@ -130,11 +130,11 @@ TEST_CASE("abi type parsing rejects malformed types") {
   };
   for (const auto& c : cases) {
     CAPTURE(c);
-    auto t = abi::type::parse(c);
+    auto t = codec::abi::type::parse(c);
     REQUIRE(!t);
     CHECK(t.code() == abi_errc::bad_type);
   }
-  CHECK(abi::type::parse("uint7").err().message ==
+  CHECK(codec::abi::type::parse("uint7").err().message ==
         "abi type \"uint7\": invalid integer width (8..256 in steps of 8) at offset 5");
 }
 
@@ -164,12 +164,12 @@ TEST_CASE("abi encodes the Solidity ABI spec examples") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.sig);
-    auto enc = abi::encode_call(c.sig, c.args);
+    auto enc = codec::abi::encode_call(c.sig, c.args);
     REQUIRE(enc);
-    CHECK(hex::encode(*enc) == c.out);
-    auto fn = abi::parse_signature(c.sig);
+    CHECK(codec::hex::encode(*enc) == c.out);
+    auto fn = codec::abi::parse_signature(c.sig);
     REQUIRE(fn);
-    auto dec = abi::decode_call(*fn, *enc);
+    auto dec = codec::abi::decode_call(*fn, *enc);
     REQUIRE(dec);
     CHECK(*dec == c.args);
   }
@@ -208,10 +208,10 @@ TEST_CASE("abi encode/decode round-trips ethers AbiCoder vectors") {
   for (const auto& c : cases) {
     const auto types = types_of(c.types);
     CAPTURE(types[0].canonical());
-    auto enc = abi::encode(types, c.values);
+    auto enc = codec::abi::encode(types, c.values);
     REQUIRE(enc);
-    CHECK(hex::encode(*enc) == c.out);
-    auto dec = abi::decode(types, X(c.out));
+    CHECK(codec::hex::encode(*enc) == c.out);
+    auto dec = codec::abi::decode(types, X(c.out));
     REQUIRE(dec);
     CHECK(*dec == c.values);
   }
@@ -235,17 +235,17 @@ TEST_CASE("abi encode checks values against their types") {
   for (const auto& c : cases) {
     CAPTURE(c.type);
     const auto types = types_of({c.type});
-    auto r = abi::encode(types, std::vector<value>{c.v});
+    auto r = codec::abi::encode(types, std::vector<value>{c.v});
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
   const auto types = types_of({"bool", "string", "uint8[]"});
   const std::vector<value> vals{B(true), T("x"), L({N(1), N(300)})};
-  CHECK(abi::encode(types, vals).err().message == "arg 2[1]: 300 out of range for uint8");
-  CHECK(abi::encode(types, std::vector<value>{B(true)}).code() == abi_errc::wrong_length);
-  abi::type bogus;  // a type built by hand is validated too
+  CHECK(codec::abi::encode(types, vals).err().message == "arg 2[1]: 300 out of range for uint8");
+  CHECK(codec::abi::encode(types, std::vector<value>{B(true)}).code() == abi_errc::wrong_length);
+  codec::abi::type bogus;  // a type built by hand is validated too
   bogus.bits = 7;
-  CHECK(abi::encode(std::vector<abi::type>{bogus}, std::vector<value>{N(1)}).code() == abi_errc::bad_type);
+  CHECK(codec::abi::encode(std::vector<codec::abi::type>{bogus}, std::vector<value>{N(1)}).code() == abi_errc::bad_type);
 }
 
 TEST_CASE("abi decode rejects non-canonical and out-of-bounds data") {
@@ -285,18 +285,18 @@ TEST_CASE("abi decode rejects non-canonical and out-of-bounds data") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
-    auto r = abi::decode(types_of(c.types), X(c.data));
+    auto r = codec::abi::decode(types_of(c.types), X(c.data));
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
   // The position of the offending value is named.
   const std::string data = words({W("1"), W("60"), W("a0"), W("1"), P("78"), W("2"), W("1"), W("101")});
-  auto r = abi::decode(types_of({"bool", "string", "uint8[]"}), X(data));
+  auto r = codec::abi::decode(types_of({"bool", "string", "uint8[]"}), X(data));
   REQUIRE(!r);
   CHECK(r.err().message == "arg 2[1]: uint8 out of range (high bits set)");
   // Without the dirty word the same layout decodes.
   const std::string good = words({W("1"), W("60"), W("a0"), W("1"), P("78"), W("2"), W("1"), W("ff")});
-  CHECK(abi::decode(types_of({"bool", "string", "uint8[]"}), X(good)));
+  CHECK(codec::abi::decode(types_of({"bool", "string", "uint8[]"}), X(good)));
 }
 
 TEST_CASE("abi decode bounds what aliased offsets can materialise") {
@@ -307,7 +307,7 @@ TEST_CASE("abi decode bounds what aliased offsets can materialise") {
   for (size_t i = 0; i < n; ++i)
     data += Wn(32 * n);
   data += Wn(3200) + std::string(6400, '1');
-  auto r = abi::decode(types_of({"bytes[]"}), X(data));
+  auto r = codec::abi::decode(types_of({"bytes[]"}), X(data));
   REQUIRE(!r);
   CHECK(r.code() == abi_errc::too_large);
 
@@ -318,7 +318,7 @@ TEST_CASE("abi decode bounds what aliased offsets can materialise") {
   nested += W("c8");
   for (size_t i = 0; i < 200; ++i)
     nested += W("1");
-  auto r2 = abi::decode(types_of({"uint256[][]"}), X(nested));
+  auto r2 = codec::abi::decode(types_of({"uint256[][]"}), X(nested));
   REQUIRE(!r2);
   CHECK(r2.code() == abi_errc::too_large);
 
@@ -328,17 +328,17 @@ TEST_CASE("abi decode bounds what aliased offsets can materialise") {
     rows.push_back(L({N(1), N(2), N(3)}));
   const auto t = types_of({"uint256[][]"});
   const std::vector<value> vals{L(rows)};
-  auto enc = abi::encode(t, vals);
+  auto enc = codec::abi::encode(t, vals);
   REQUIRE(enc);
-  auto dec = abi::decode(t, *enc);
+  auto dec = codec::abi::decode(t, *enc);
   REQUIRE(dec);
   CHECK(*dec == vals);
 }
 
 TEST_CASE("abi signatures and selectors") {
   // Solidity ABI spec "Function Selector"; transfer/Transfer from ERC-20 (EIP-20).
-  CHECK(hex::encode(abi::selector("baz(uint32,bool)")) == "cdcd77c0");
-  CHECK(hex::encode(abi::selector("transfer(address,uint256)")) == "a9059cbb");
+  CHECK(codec::hex::encode(codec::abi::selector("baz(uint32,bool)")) == "cdcd77c0");
+  CHECK(codec::hex::encode(codec::abi::selector("transfer(address,uint256)")) == "a9059cbb");
 
   struct case_ {
     std::string_view in, canonical;
@@ -355,16 +355,16 @@ TEST_CASE("abi signatures and selectors") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.in);
-    auto fn = abi::parse_signature(c.in);
+    auto fn = codec::abi::parse_signature(c.in);
     REQUIRE(fn);
     CHECK(fn->canonical() == c.canonical);
   }
-  auto ev = abi::parse_signature("Transfer(address indexed from, address indexed to, uint256 value)");
+  auto ev = codec::abi::parse_signature("Transfer(address indexed from, address indexed to, uint256 value)");
   REQUIRE(ev);
   CHECK(ev->name == "Transfer");
   CHECK(ev->input_names == std::vector<std::string>{"from", "to", "value"});
   CHECK(ev->indexed == std::vector<bool>{true, true, false});
-  CHECK(hex::encode(ev->selector()) == "ddf252ad");  // keccak256 of the canonical event signature
+  CHECK(codec::hex::encode(ev->selector()) == "ddf252ad");  // keccak256 of the canonical event signature
 
   test::check_refusals<abi_errc>(
       {
@@ -381,11 +381,11 @@ TEST_CASE("abi signatures and selectors") {
           {"f(uint7)", abi_errc::bad_type},
           {"f-g()", abi_errc::bad_signature},
       },
-      [](std::string_view in) { return abi::parse_signature(in); });
-  auto fn = abi::parse_signature("baz(uint32,bool)");
+      [](std::string_view in) { return codec::abi::parse_signature(in); });
+  auto fn = codec::abi::parse_signature("baz(uint32,bool)");
   REQUIRE(fn);
-  CHECK(abi::decode_call(*fn, X("cdcd77")).code() == abi_errc::truncated);
-  CHECK(abi::decode_call(*fn, X("a9059cbb" + W("45") + W("1"))).code() == abi_errc::selector_mismatch);
+  CHECK(codec::abi::decode_call(*fn, X("cdcd77")).code() == abi_errc::truncated);
+  CHECK(codec::abi::decode_call(*fn, X("a9059cbb" + W("45") + W("1"))).code() == abi_errc::selector_mismatch);
 }
 
 TEST_CASE("abi packed encoding") {
@@ -403,9 +403,9 @@ TEST_CASE("abi packed encoding") {
                                 L({B(true), B(false)}),
                                 L({Y("aabb")}),
                                 L({I(-1)})};
-  auto packed = abi::encode_packed(types, vals);
+  auto packed = codec::abi::encode_packed(types, vals);
   REQUIRE(packed);
-  CHECK(hex::encode(*packed) ==
+  CHECK(codec::hex::encode(*packed) ==
         "000000000000000000000000000000000000dead"
         "ff"
         "fffe"
@@ -414,19 +414,19 @@ TEST_CASE("abi packed encoding") {
         "6869"
         "0102" +
             W("1") + W("2") + W("1") + W("0") + P("aabb") + std::string(64, 'f'));
-  CHECK(abi::encode_packed(types_of({"(uint256)"}), std::vector<value>{L({N(1)})}).code() == abi_errc::type_mismatch);
-  CHECK(abi::encode_packed(types_of({"string[]"}), std::vector<value>{L({T("a")})}).code() == abi_errc::type_mismatch);
-  CHECK(abi::encode_packed(types_of({"uint8"}), std::vector<value>{N(256)}).code() == abi_errc::out_of_range);
+  CHECK(codec::abi::encode_packed(types_of({"(uint256)"}), std::vector<value>{L({N(1)})}).code() == abi_errc::type_mismatch);
+  CHECK(codec::abi::encode_packed(types_of({"string[]"}), std::vector<value>{L({T("a")})}).code() == abi_errc::type_mismatch);
+  CHECK(codec::abi::encode_packed(types_of({"uint8"}), std::vector<value>{N(256)}).code() == abi_errc::out_of_range);
 }
 
 TEST_CASE("abi JSON bridge") {
-  const auto t = abi::type::of("(uint8,int16,address,bool,bytes2,bytes,string,uint256[])");
+  const auto t = codec::abi::type::of("(uint8,int16,address,bool,bytes2,bytes,string,uint256[])");
   // ethers-style input: numbers, decimal and hex strings, a lowercase address.
   const auto in = boost::json::parse(R"([
     7, "-300", "0x52908400098527886e0f7030069857d2e4169ee7", true, "0xABcd", "0x", "hé",
     [1, "2", "0x03", 9007199254740992, "115792089237316195423570985008687907853269984665640564039457584007913129639935"]
   ])");
-  auto v = abi::from_json(t, in);
+  auto v = codec::abi::from_json(t, in);
   REQUIRE(v);
   const auto& items = v->as_list();
   CHECK(items[0] == N(7));
@@ -436,7 +436,7 @@ TEST_CASE("abi JSON bridge") {
   CHECK(items[7].as_list()[4] == value::number(u256::max()));
   // Output: decimal strings, EIP-55 address (EIP-55 test vector), lowercase hex.
   CHECK(
-      boost::json::serialize(abi::to_json(t, *v)) ==
+      boost::json::serialize(codec::abi::to_json(t, *v)) ==
       R"(["7","-300","0x52908400098527886E0F7030069857D2E4169EE7",true,"0xabcd","0x","hé",)"
       R"(["1","2","3","9007199254740992","115792089237316195423570985008687907853269984665640564039457584007913129639935"]])");
 
@@ -470,14 +470,14 @@ TEST_CASE("abi JSON bridge") {
   for (const auto& c : cases) {
     CAPTURE(c.type);
     CAPTURE(c.json);
-    auto r = abi::from_json(abi::type::of(c.type), boost::json::parse(c.json));
+    auto r = codec::abi::from_json(codec::abi::type::of(c.type), boost::json::parse(c.json));
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
-  CHECK(abi::from_json(abi::type::of("uint256[]"), boost::json::parse("[1, true]"), "amounts").err().message ==
+  CHECK(codec::abi::from_json(codec::abi::type::of("uint256[]"), boost::json::parse("[1, true]"), "amounts").err().message ==
         "amounts[1]: expected uint256, got a bool");
-  CHECK(abi::from_json(abi::type::of("uint256"), boost::json::parse("1e3")).value() == N(1000));
-  CHECK_THROWS_AS((void)abi::to_json(abi::type::of("bool"), N(1)), Error);
+  CHECK(codec::abi::from_json(codec::abi::type::of("uint256"), boost::json::parse("1e3")).value() == N(1000));
+  CHECK_THROWS_AS((void)codec::abi::to_json(codec::abi::type::of("bool"), N(1)), Error);
 }
 
 TEST_CASE("abi command-line arguments") {
@@ -503,7 +503,7 @@ TEST_CASE("abi command-line arguments") {
   for (const auto& c : cases) {
     CAPTURE(c.type);
     CAPTURE(c.arg);
-    auto v = abi::from_cli_arg(abi::type::of(c.type), c.arg);
+    auto v = codec::abi::from_cli_arg(codec::abi::type::of(c.type), c.arg);
     REQUIRE(v);
     CHECK(*v == c.expected);
   }
@@ -521,9 +521,9 @@ TEST_CASE("abi command-line arguments") {
   for (const auto& c : bads) {
     CAPTURE(c.type);
     CAPTURE(c.arg);
-    auto v = abi::from_cli_arg(abi::type::of(c.type), c.arg);
+    auto v = codec::abi::from_cli_arg(codec::abi::type::of(c.type), c.arg);
     REQUIRE(!v);
     CHECK(v.code() == c.code);
   }
-  CHECK(abi::from_cli_arg(abi::type::of("uint8"), "300", "arg 1").err().message == "arg 1: 300 out of range for uint8");
+  CHECK(codec::abi::from_cli_arg(codec::abi::type::of("uint8"), "300", "arg 1").err().message == "arg 1: 300 out of range for uint8");
 }

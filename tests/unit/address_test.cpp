@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 
 using namespace enact;
 using namespace std::string_view_literals;

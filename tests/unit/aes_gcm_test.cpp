@@ -9,7 +9,7 @@ using namespace enact;
 using namespace std::string_view_literals;
 
 namespace {
-bytes h(std::string_view s) { return hex::decode(s).value(); }
+bytes h(std::string_view s) { return codec::hex::decode(s).value(); }
 Secret key_of(std::string_view s) { return Secret(bytes_view(h(s))); }
 bytes cat(const bytes& a, const bytes& b, const bytes& c) {
   bytes out = a;
@@ -50,10 +50,10 @@ TEST_CASE("AES-256-GCM known answers") {
     INFO(c.name);
     const Secret key = key_of(c.key);
     const bytes expected = cat(h(c.nonce), h(c.ciphertext), h(c.tag));
-    const auto sealed = aes_gcm::encrypt_with_nonce(key, h(c.nonce), h(c.plaintext), h(c.aad));
+    const auto sealed = crypto::aes_gcm::encrypt_with_nonce(key, h(c.nonce), h(c.plaintext), h(c.aad));
     REQUIRE(sealed);
     CHECK(*sealed == expected);
-    const auto opened = aes_gcm::decrypt(key, expected, h(c.aad));
+    const auto opened = crypto::aes_gcm::decrypt(key, expected, h(c.aad));
     REQUIRE(opened);
     CHECK(*opened == h(c.plaintext));
   }
@@ -63,50 +63,50 @@ TEST_CASE("AES-256-GCM encrypt uses a fresh nonce and round-trips") {
   const Secret key = key_of("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
   const bytes msg{'s', 'e', 'c', 'r', 'e', 't'};
   const bytes aad{'p', 'k', 'p'};
-  const auto a = aes_gcm::encrypt(key, msg, aad);
-  const auto b = aes_gcm::encrypt(key, msg, aad);
+  const auto a = crypto::aes_gcm::encrypt(key, msg, aad);
+  const auto b = crypto::aes_gcm::encrypt(key, msg, aad);
   REQUIRE(a);
   REQUIRE(b);
-  CHECK(a->size() == msg.size() + aes_gcm::kOverhead);
+  CHECK(a->size() == msg.size() + crypto::aes_gcm::kOverhead);
   CHECK(*a != *b);  // different nonces
-  CHECK(*aes_gcm::decrypt(key, *a, aad) == msg);
-  CHECK(*aes_gcm::decrypt(key, *b, aad) == msg);
-  const auto empty = aes_gcm::encrypt(key, {});
+  CHECK(*crypto::aes_gcm::decrypt(key, *a, aad) == msg);
+  CHECK(*crypto::aes_gcm::decrypt(key, *b, aad) == msg);
+  const auto empty = crypto::aes_gcm::encrypt(key, {});
   REQUIRE(empty);
-  CHECK(empty->size() == aes_gcm::kOverhead);
-  CHECK(aes_gcm::decrypt(key, *empty)->empty());
+  CHECK(empty->size() == crypto::aes_gcm::kOverhead);
+  CHECK(crypto::aes_gcm::decrypt(key, *empty)->empty());
 }
 
 TEST_CASE("AES-256-GCM rejects bad keys, nonces, truncation and tampering") {
   const Secret key = key_of("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
   const bytes msg(40, 0x42);
   const bytes aad{1, 2, 3};
-  const bytes sealed = aes_gcm::encrypt(key, msg, aad).value();
+  const bytes sealed = crypto::aes_gcm::encrypt(key, msg, aad).value();
 
   for (const size_t n : {size_t{0}, size_t{16}, size_t{31}, size_t{33}}) {
     const Secret bad = Secret::of_size(n);
-    CHECK(aes_gcm::encrypt(bad, msg).code() == aes_gcm_errc::bad_key_size);
-    CHECK(aes_gcm::decrypt(bad, sealed, aad).code() == aes_gcm_errc::bad_key_size);
+    CHECK(crypto::aes_gcm::encrypt(bad, msg).code() == aes_gcm_errc::bad_key_size);
+    CHECK(crypto::aes_gcm::decrypt(bad, sealed, aad).code() == aes_gcm_errc::bad_key_size);
   }
-  CHECK(aes_gcm::encrypt_with_nonce(key, bytes(11), msg).code() == aes_gcm_errc::bad_nonce_size);
-  CHECK(aes_gcm::encrypt_with_nonce(key, bytes(16), msg).code() == aes_gcm_errc::bad_nonce_size);
+  CHECK(crypto::aes_gcm::encrypt_with_nonce(key, bytes(11), msg).code() == aes_gcm_errc::bad_nonce_size);
+  CHECK(crypto::aes_gcm::encrypt_with_nonce(key, bytes(16), msg).code() == aes_gcm_errc::bad_nonce_size);
 
-  CHECK(aes_gcm::decrypt(key, bytes{}).code() == aes_gcm_errc::truncated);
-  CHECK(aes_gcm::decrypt(key, bytes(27)).code() == aes_gcm_errc::truncated);
-  CHECK(aes_gcm::decrypt(key, bytes(28)).code() == aes_gcm_errc::authentication_failed);
+  CHECK(crypto::aes_gcm::decrypt(key, bytes{}).code() == aes_gcm_errc::truncated);
+  CHECK(crypto::aes_gcm::decrypt(key, bytes(27)).code() == aes_gcm_errc::truncated);
+  CHECK(crypto::aes_gcm::decrypt(key, bytes(28)).code() == aes_gcm_errc::authentication_failed);
 
   // Flipping any bit of nonce, ciphertext or tag breaks authentication.
   for (const size_t at : {size_t{0}, size_t{11}, size_t{12}, size_t{30}, sealed.size() - 16, sealed.size() - 1}) {
     bytes t = sealed;
     t[at] ^= 0x01;
-    const auto r = aes_gcm::decrypt(key, t, aad);
+    const auto r = crypto::aes_gcm::decrypt(key, t, aad);
     CHECK_MESSAGE(r.code() == aes_gcm_errc::authentication_failed, at);
   }
-  CHECK(aes_gcm::decrypt(key, sealed, bytes{1, 2}).code() == aes_gcm_errc::authentication_failed);
-  CHECK(aes_gcm::decrypt(key, sealed).code() == aes_gcm_errc::authentication_failed);
-  CHECK(aes_gcm::decrypt(key, bytes_view(sealed).first(sealed.size() - 1), aad).code() ==
+  CHECK(crypto::aes_gcm::decrypt(key, sealed, bytes{1, 2}).code() == aes_gcm_errc::authentication_failed);
+  CHECK(crypto::aes_gcm::decrypt(key, sealed).code() == aes_gcm_errc::authentication_failed);
+  CHECK(crypto::aes_gcm::decrypt(key, bytes_view(sealed).first(sealed.size() - 1), aad).code() ==
         aes_gcm_errc::authentication_failed);
   const Secret other = key_of("0000000000000000000000000000000000000000000000000000000000000001");
-  CHECK(aes_gcm::decrypt(other, sealed, aad).code() == aes_gcm_errc::authentication_failed);
-  CHECK(*aes_gcm::decrypt(key, sealed, aad) == msg);
+  CHECK(crypto::aes_gcm::decrypt(other, sealed, aad).code() == aes_gcm_errc::authentication_failed);
+  CHECK(*crypto::aes_gcm::decrypt(key, sealed, aad) == msg);
 }

@@ -10,7 +10,7 @@
 #include "enact/api/core.hpp"
 #include "enact/api/read.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 
 namespace json = boost::json;
 using namespace enact;
@@ -68,7 +68,7 @@ TEST_CASE("api::read: a PKP, a CID and a hash in a group change") {
   CHECK(
       message_of<api::group_action>(R"({"group_id":3,"action_ipfs_cid":"Qm"})").starts_with("body.action_ipfs_cid: "));
   const std::string hash = std::string(R"({"group_id":3,"hashed_cid":")") + kHash + R"("})";
-  CHECK(hex::encode_prefixed(api::read<api::group_action_hash>(json::parse(hash))->hashed_cid) == kHash);
+  CHECK(codec::hex::encode_prefixed(api::read<api::group_action_hash>(json::parse(hash))->hashed_cid) == kHash);
   CHECK(message_of<api::action_ref>(
             R"({"hashed_cid":"1111111111111111111111111111111111111111111111111111111111111111"})") ==
         "body.hashed_cid: expected 0x + 64 hex digits");
@@ -125,7 +125,7 @@ TEST_CASE("api::read<usage_key_spec>: metadata beside the permissions") {
   CHECK_FALSE(s->description.has_value());
   CHECK(s->expiration == 99);
   CHECK(s->permissions.can_create_pkps);
-  CHECK(s->permissions.execute_in_groups == std::vector<scope::group_id>{0, 3});
+  CHECK(s->permissions.execute_in_groups == std::vector<scopes::group_id>{0, 3});
   // The key value of update_usage_api_key is metadata, not an unknown field.
   CHECK(api::read<api::usage_key_spec>(json::parse(R"({"name":"k","usage_api_key":"x"})")));
   const auto unknown = api::read<api::usage_key_spec>(json::parse(R"({"name":"k","admin":true})"));

@@ -39,7 +39,7 @@ TEST_CASE("attest: RTMR3 runtime events hold what expectations.json records") {
       const event* e = f.log.find_runtime(name);
       REQUIRE_MESSAGE(e != nullptr, std::string(name));
       CHECK(e->imr == 3);
-      CHECK(hex::encode(e->payload) == payload.as_string());
+      CHECK(codec::hex::encode(e->payload) == payload.as_string());
     }
   }
 }
@@ -54,7 +54,7 @@ TEST_CASE("attest: quote and event log verify together; an altered payload fails
   CHECK_MESSAGE(r->passed(), failed_names(*r));
   REQUIRE(r->log);
   CHECK(r->checks.size() == 10);
-  CHECK(hex::encode(r->log->log.find_runtime("compose-hash")->payload) ==
+  CHECK(codec::hex::encode(r->log->log.find_runtime("compose-hash")->payload) ==
         "3763bc34552cf3a27ff71ad5f7a90471562a1a2df552dfc1998cba2d60da27e7");
 
   // The same log with one runtime payload changed: its given digest no longer matches, and
@@ -108,14 +108,14 @@ TEST_CASE("attest: runtime event digests (dstack runtime_events.rs)") {
   const event_log log = event_log_from_json(doc.at("event_log")).value();
   const event* given = log.find_runtime("compose-hash");
   REQUIRE(given);
-  const hash384 d1 = runtime_event_digest(e);
+  const crypto::hash384 d1 = runtime_event_digest(e);
   CHECK(bytes(d1.begin(), d1.end()) == given->digest);
   // v2: SHA-384 of the JCS preimage dstack's tests spell out.
   e.version = 2;
   e.payload = {0xab, 0xcd};
-  CHECK(runtime_event_digest(e) == sha384(as_bytes(R"({"name":"compose-hash","payload":"abcd","type":134217729})")));
+  CHECK(runtime_event_digest(e) == crypto::sha384(as_bytes(R"({"name":"compose-hash","payload":"abcd","type":134217729})")));
   e.name = "a\"b\\\n\x01";
-  CHECK(runtime_event_digest(e) == sha384(as_bytes(R"({"name":"a\"b\\\n\u0001","payload":"abcd","type":134217729})")));
+  CHECK(runtime_event_digest(e) == crypto::sha384(as_bytes(R"({"name":"a\"b\\\n\u0001","payload":"abcd","type":134217729})")));
 }
 
 TEST_CASE("attest: malformed event logs are typed errors") {
@@ -150,7 +150,7 @@ TEST_CASE("attest: malformed event logs are typed errors") {
   const replay_result br = replay(built);
   CHECK(br.digest_mismatches ==
         std::vector<std::string>{"0 far: IMR 7 is not an RTMR (0..3)", "1 short: a digest of 47 bytes, not 48"});
-  CHECK(br.rtmr[0] == hash384{});
+  CHECK(br.rtmr[0] == crypto::hash384{});
 }
 
 // --- application -----------------------------------------------------------------------------
@@ -163,7 +163,7 @@ TEST_CASE("attest: the application check passes for near-mpc's pinned compose") 
     REQUIRE(info->event_log_in_info);
     const app_report r = verify_app(*info, near_log());
     CHECK_MESSAGE(r.passed(), failed_names(r));
-    CHECK(hex::encode(r.computed_compose_hash) == "2911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
+    CHECK(codec::hex::encode(r.computed_compose_hash) == "2911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
     REQUIRE(r.images.size() == 2);
     CHECK(r.images[0].image ==
           "nearone/"
@@ -185,7 +185,7 @@ TEST_CASE("attest: the application check fails on a changed compose, hash or app
     // /info claims another compose hash, and the app_compose that hashes to it.
     app_info other = info;
     other.app_compose = fixture("dstack-examples/rtmr3-app-compose.json");
-    other.compose_hash = sha256(as_bytes(other.app_compose));
+    other.compose_hash = crypto::sha256(as_bytes(other.app_compose));
     const app_report r = verify_app(other, log);
     CHECK(r.failed() == std::vector<std::string>{"compose_hash_event", "images_pinned"});
     CHECK(r.find("compose_hash_event")->detail ==
@@ -206,7 +206,7 @@ TEST_CASE("attest: an unpinned image is reported by name (dstack-examples rtmr3 
   const log_fixture f = replay_fixture("dstack-examples/rtmr3-report.json");
   json::object info;
   info["app_id"] = "06768e6df639ce3be65e9e5321f8b2d82dbffb01";
-  info["compose_hash"] = hex::encode(sha256(as_bytes(compose)));
+  info["compose_hash"] = codec::hex::encode(crypto::sha256(as_bytes(compose)));
   info["tcb_info"] = json::object{{"app_compose", compose}};
   const app_info parsed = parse_app_info(json::serialize(info)).value();
   CHECK_FALSE(parsed.event_log_in_info);

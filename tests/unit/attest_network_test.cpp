@@ -7,14 +7,14 @@ using namespace attest_test;
 // --- network ---------------------------------------------------------------------------------
 
 TEST_CASE("attest: the network check passes for bound evidence") {
-  CHECK(hex::encode(sha256(pem_der(kCertA))) == kCertASha256);
+  CHECK(codec::hex::encode(crypto::sha256(pem_der(kCertA))) == kCertASha256);
   network_evidence e = make_evidence();
   fake_resolver dns = caa_for_account(kAccount);
   auto r = verify_network(e, dns);
   REQUIRE_MESSAGE(r, r.err().message);
   CHECK_MESSAGE(r->passed(), failed_names(*r));
   CHECK(r->checks.size() == 5);
-  CHECK(hex::encode(r->served_cert_sha256) == kCertASha256);
+  CHECK(codec::hex::encode(r->served_cert_sha256) == kCertASha256);
   CHECK(r->account_uri == kAccount);
   CHECK(dns.asked == std::vector<std::string>{std::string(kDomain)});
   CHECK(to_json(*r).at("verdict").as_string() == "pass");
@@ -189,7 +189,7 @@ TEST_CASE("attest: the governance check calls allowedComposeHashes(bytes32)") {
   const std::string compose = "2911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895";
   // Selector: ethers.id("allowedComposeHashes(bytes32)").slice(0, 10) = 0x2f6622e5.
   const bytes want_calldata = unhex("2f6622e5" + compose);
-  CHECK(allowed_compose_hashes_calldata(hex::decode_fixed<32>(compose).value()) == want_calldata);
+  CHECK(allowed_compose_hashes_calldata(codec::hex::decode_fixed<32>(compose).value()) == want_calldata);
   const bytes abi_true = unhex(std::string(63, '0') + "1");
   const bytes abi_false(32, 0);
   struct case_ {
@@ -215,7 +215,7 @@ TEST_CASE("attest: the governance check calls allowedComposeHashes(bytes32)") {
     };
     auto r = verify_governance("0x" + app_id, compose, call);
     REQUIRE(r);
-    CHECK(hex::encode(seen_to) == app_id);
+    CHECK(codec::hex::encode(seen_to) == app_id);
     CHECK(seen_data == want_calldata);
     CHECK_MESSAGE(r->passed() == c.passed, c.what);
     CHECK_MESSAGE(r->find("compose_hash_allowed")->detail.find(c.detail_part) != std::string::npos, c.what, ": ",
@@ -245,7 +245,7 @@ TEST_CASE("attest: verify_all runs the four checks over what a client fetched") 
   // tcb_info (see near_info).
   const json::value tcb = json::parse(fixture("near-mpc/tcb_info.json"));
   json::object attestation;
-  attestation["quote"] = hex::encode(load_quote("near-mpc/quote.bin"));
+  attestation["quote"] = codec::hex::encode(load_quote("near-mpc/quote.bin"));
   attestation["event_log"] = json::serialize(tcb.at("event_log"));
   service_evidence e;
   e.attestation_json = json::serialize(attestation);
@@ -264,7 +264,7 @@ TEST_CASE("attest: verify_all runs the four checks over what a client fetched") 
   CHECK_MESSAGE(r->app.passed(), failed_names(r->app));
   REQUIRE(r->governance);
   CHECK(r->governance->passed());
-  CHECK(hex::encode(calldata) == "2f6622e52911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
+  CHECK(codec::hex::encode(calldata) == "2f6622e52911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
   CHECK(r->skipped == std::vector<std::string>{"network"});
   CHECK(r->overall() == verdict::pass);
   CHECK(to_json(*r).at("verdict").as_string() == "pass");

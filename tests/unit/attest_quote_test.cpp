@@ -12,7 +12,7 @@ TEST_CASE("attest: every fixture quote parses to the fields expectations.json re
     INFO("quote ", std::string(spec));
     const bytes raw = load_quote(std::string(spec));
     CHECK(raw.size() == static_cast<size_t>(want.at("len").as_int64()));
-    CHECK(hex::encode(sha256(raw)) == want.at("sha256").as_string());
+    CHECK(codec::hex::encode(crypto::sha256(raw)) == want.at("sha256").as_string());
     auto q = parse_quote(raw);
     REQUIRE_MESSAGE(q, q.err().message);
     CHECK(q->header.version == want.at("version").as_int64());
@@ -22,15 +22,15 @@ TEST_CASE("attest: every fixture quote parses to the fields expectations.json re
     CHECK(q->raw.size() == static_cast<size_t>(want.at("signed_len").as_int64()));
     REQUIRE(q->td);
     const td_report& td = *q->td;
-    CHECK(hex::encode(td.tee_tcb_svn) == want.at("tee_tcb_svn").as_string());
-    CHECK(hex::encode(td.mr_seam) == want.at("mr_seam").as_string());
-    CHECK(hex::encode(td.td_attributes) == want.at("td_attributes").as_string());
-    CHECK(hex::encode(td.xfam) == want.at("xfam").as_string());
-    CHECK(hex::encode(td.mr_td) == want.at("mr_td").as_string());
-    CHECK(hex::encode(td.mr_config_id) == want.at("mr_config_id").as_string());
+    CHECK(codec::hex::encode(td.tee_tcb_svn) == want.at("tee_tcb_svn").as_string());
+    CHECK(codec::hex::encode(td.mr_seam) == want.at("mr_seam").as_string());
+    CHECK(codec::hex::encode(td.td_attributes) == want.at("td_attributes").as_string());
+    CHECK(codec::hex::encode(td.xfam) == want.at("xfam").as_string());
+    CHECK(codec::hex::encode(td.mr_td) == want.at("mr_td").as_string());
+    CHECK(codec::hex::encode(td.mr_config_id) == want.at("mr_config_id").as_string());
     for (size_t i = 0; i < 4; ++i)
-      CHECK(hex::encode(td.rtmr[i]) == want.at("rtmr" + std::to_string(i)).as_string());
-    CHECK(hex::encode(td.report_data) == want.at("report_data").as_string());
+      CHECK(codec::hex::encode(td.rtmr[i]) == want.at("rtmr" + std::to_string(i)).as_string());
+    CHECK(codec::hex::encode(td.report_data) == want.at("report_data").as_string());
     CHECK(q->pck_chain_pem.rfind("-----BEGIN CERTIFICATE-----", 0) == 0);
     CHECK(q->cert_type == 5);
     CHECK(q->qe_auth_data.size() == 32);
@@ -44,8 +44,8 @@ TEST_CASE("attest: quote v5 with a TD 1.5 body and the SGX v3 quote parse") {
   CHECK(v5->body_type == 3);
   CHECK(v5->signed_size == 48 + 6 + 648);
   REQUIRE(v5->td->tee_tcb_svn2);
-  CHECK(hex::encode(*v5->td->tee_tcb_svn2) == "0d010300000000000000000000000000");
-  CHECK(v5->td->mr_servicetd == hash384{});
+  CHECK(codec::hex::encode(*v5->td->tee_tcb_svn2) == "0d010300000000000000000000000000");
+  CHECK(v5->td->mr_servicetd == crypto::hash384{});
 
   auto sgx = parse_quote(load_quote("dcap-qvl/sgx_quote.bin"));
   REQUIRE(sgx);
@@ -193,7 +193,7 @@ TEST_CASE("attest: the up-to-date TDX quote passes every check, and the report s
   }
   CHECK(r->overall() == verdict::pass);
   REQUIRE(r->pck);
-  CHECK(hex::encode(r->pck->fmspc) == "b0c06f000000");
+  CHECK(codec::hex::encode(r->pck->fmspc) == "b0c06f000000");
   CHECK(r->pck->pce_svn == 11);
   CHECK(r->pck->subject.find("Intel SGX PCK Certificate") != std::string::npos);
   CHECK(r->tcb->platform_status == tcb_status::up_to_date);
@@ -300,7 +300,7 @@ TEST_CASE("attest: a flipped byte anywhere signed fails the check that covers it
     for (size_t i = body; i < end; ++i)
       if (pem[i] != '\n')
         b64.push_back(pem[i]);
-    const bytes der = base64::decode(b64).value();
+    const bytes der = codec::base64::decode(b64).value();
     const uint8_t marker[] = {0x03, 0x42, 0x00, 0x04};
     const auto it = std::search(der.begin(), der.end(), std::begin(marker), std::end(marker));
     REQUIRE(it != der.end());
@@ -426,9 +426,9 @@ TEST_CASE("attest: collateral in Intel PCS form verifies like the QuoteCollatera
   const quote_collateral v3 = load_collateral("dcap-qvl/tdx_quote_collateral.json", false);
   // The bodies PCS serves: the signed object kept verbatim, the signature beside it.
   const std::string tcb_body =
-      "{ \"tcbInfo\" : " + v3.tcb_info + ",\n \"signature\":\"" + hex::encode(v3.tcb_info_signature) + "\"}";
+      "{ \"tcbInfo\" : " + v3.tcb_info + ",\n \"signature\":\"" + codec::hex::encode(v3.tcb_info_signature) + "\"}";
   const std::string qe_body =
-      "{\"enclaveIdentity\":" + v3.qe_identity + ",\"signature\":\"" + hex::encode(v3.qe_identity_signature) + "\"}";
+      "{\"enclaveIdentity\":" + v3.qe_identity + ",\"signature\":\"" + codec::hex::encode(v3.qe_identity_signature) + "\"}";
   // PCS sends the issuer chain header percent-encoded.
   std::string header;
   for (unsigned char ch : v3.tcb_info_issuer_chain) {

@@ -77,7 +77,7 @@ inline std::string fixture(const std::string& rel) { return test::read_file(test
 inline bytes unhex(std::string_view s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
     s.remove_suffix(1);
-  return hex::decode(s).value();
+  return codec::hex::decode(s).value();
 }
 
 inline const json::object& expectations() {
@@ -281,7 +281,7 @@ inline bytes pem_der(std::string_view pem) {
   for (char c : s)
     if (c != '\n')
       body.push_back(c);
-  return base64::decode(body).value();
+  return codec::base64::decode(body).value();
 }
 
 constexpr std::string_view kDomain = "app.example.test";
@@ -312,14 +312,14 @@ inline network_evidence make_evidence(std::string account_json = R"({"uri":")" +
   e.files["cert-app.example.test.pem"] = kCertA;
   std::string sums;
   for (const char* name : {"acme-account.json", "cert-app.example.test.pem"})
-    sums += hex::encode(sha256(as_bytes(e.files[name]))) + "  " + name + "\n";
+    sums += codec::hex::encode(crypto::sha256(as_bytes(e.files[name]))) + "  " + name + "\n";
   e.files["sha256sum.txt"] = sums;
   bytes quote = load_quote("dcap-qvl/tdx_quote.bin");
-  const hash256 h = sha256(as_bytes(sums));
+  const hash256 h = crypto::sha256(as_bytes(sums));
   std::copy(h.begin(), h.end(), quote.begin() + kV4Body + 520);
   std::fill(quote.begin() + kV4Body + 520 + 32, quote.begin() + kV4Body + 584, 0);
   e.files["quote.json"] =
-      R"({"quote":")" + hex::encode(quote) + R"(","report_data":")" + hex::encode(h) + std::string(64, '0') + "\"}";
+      R"({"quote":")" + codec::hex::encode(quote) + R"(","report_data":")" + codec::hex::encode(h) + std::string(64, '0') + "\"}";
   e.served_cert_der = pem_der(kCertA);
   return e;
 }

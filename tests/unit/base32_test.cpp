@@ -21,8 +21,8 @@ TEST_CASE("base32 lower no-pad matches RFC 4648 §10") {
       {"foobar"sv, "mzxw6ytboi"sv},
   };
   for (const auto& c : cases) {
-    CHECK(base32::encode_lower_nopad(as_bytes(c.in)) == c.out);
-    auto d = base32::decode_lower_nopad(c.out);
+    CHECK(codec::base32::encode_lower_nopad(as_bytes(c.in)) == c.out);
+    auto d = codec::base32::decode_lower_nopad(c.out);
     REQUIRE_MESSAGE(d, c.out);
     CHECK(as_chars(*d) == c.in);
   }
@@ -30,8 +30,8 @@ TEST_CASE("base32 lower no-pad matches RFC 4648 §10") {
 
 TEST_CASE("base32 encodes a CIDv1 as multiformats does") {
   // CIDv1 (dag-pb) of the IPFS docs example: bytes from js `cids` 1.1.9.
-  const bytes raw = *hex::decode("01701220c3c4733ec8affd06cf9e9ff50ffc6bcd2ec85a6170004bb709669c31de94391a");
-  CHECK("b" + base32::encode_lower_nopad(raw) == "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi");
+  const bytes raw = *codec::hex::decode("01701220c3c4733ec8affd06cf9e9ff50ffc6bcd2ec85a6170004bb709669c31de94391a");
+  CHECK("b" + codec::base32::encode_lower_nopad(raw) == "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi");
 }
 
 TEST_CASE("base32 round-trips every byte length up to 40") {
@@ -39,7 +39,7 @@ TEST_CASE("base32 round-trips every byte length up to 40") {
     bytes b(n);
     for (size_t i = 0; i < n; ++i)
       b[i] = static_cast<uint8_t>(255 - i * 13);
-    auto d = base32::decode_lower_nopad(base32::encode_lower_nopad(b));
+    auto d = codec::base32::decode_lower_nopad(codec::base32::encode_lower_nopad(b));
     REQUIRE(d);
     CHECK(*d == b);
   }
@@ -65,9 +65,9 @@ TEST_CASE("base32 decode is strict") {
       {"mzxw6yr"sv, base32_errc::non_canonical},
   };
   for (const auto& c : cases) {
-    auto r = base32::decode_lower_nopad(c.in);
+    auto r = codec::base32::decode_lower_nopad(c.in);
     REQUIRE_MESSAGE(!r, c.in);
     CHECK_MESSAGE(r.code() == c.code, c.in);
   }
-  CHECK(base32::decode_lower_nopad("my!a", "cid").err().message == "cid: invalid base32 character at offset 2");
+  CHECK(codec::base32::decode_lower_nopad("my!a", "cid").err().message == "cid: invalid base32 character at offset 2");
 }

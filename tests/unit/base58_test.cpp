@@ -37,20 +37,20 @@ TEST_CASE("base58 encode/decode round-trips the reference vectors") {
        "Qmf412jQZiuVUtdgnB36FXFX7xg5V6KEbSJ4dpQuhkLyfD"sv},
   };
   for (const auto& c : cases) {
-    const bytes raw = *hex::decode(c.hex);
-    CHECK_MESSAGE(base58::encode(raw) == c.b58, c.b58);
-    auto d = base58::decode(c.b58);
+    const bytes raw = *codec::hex::decode(c.hex);
+    CHECK_MESSAGE(codec::base58::encode(raw) == c.b58, c.b58);
+    auto d = codec::base58::decode(c.b58);
     REQUIRE_MESSAGE(d, c.b58);
     CHECK_MESSAGE(*d == raw, c.b58);
   }
 }
 
 TEST_CASE("base58 leading zero bytes map to leading '1's") {
-  CHECK(base58::encode(bytes{0}) == "1");
-  CHECK(base58::encode(bytes{0, 0, 1}) == "112");
-  CHECK(*base58::decode("1") == bytes{0});
-  CHECK(*base58::decode("111") == bytes{0, 0, 0});
-  CHECK(*base58::decode("112") == bytes{0, 0, 1});
+  CHECK(codec::base58::encode(bytes{0}) == "1");
+  CHECK(codec::base58::encode(bytes{0, 0, 1}) == "112");
+  CHECK(*codec::base58::decode("1") == bytes{0});
+  CHECK(*codec::base58::decode("111") == bytes{0, 0, 0});
+  CHECK(*codec::base58::decode("112") == bytes{0, 0, 1});
 }
 
 TEST_CASE("base58 round-trips every byte length up to 80") {
@@ -60,7 +60,7 @@ TEST_CASE("base58 round-trips every byte length up to 80") {
       b[i] = static_cast<uint8_t>(i * 97 + n);
     if (n > 2)
       b[0] = 0;  // exercise the zero prefix too
-    auto d = base58::decode(base58::encode(b));
+    auto d = codec::base58::decode(codec::base58::encode(b));
     REQUIRE(d);
     CHECK(*d == b);
   }
@@ -78,18 +78,18 @@ TEST_CASE("base58 decode rejects invalid input with a typed error") {
       {"2g\0"sv, base58_errc::bad_char}, {"Qm+"sv, base58_errc::bad_char}, {"\xc3\xa9"sv, base58_errc::bad_char},
   };
   for (const auto& c : cases) {
-    auto r = base58::decode(c.in);
+    auto r = codec::base58::decode(c.in);
     REQUIRE_MESSAGE(!r, c.in);
     CHECK_MESSAGE(r.code() == c.code, c.in);
   }
-  CHECK(base58::decode("2gl", "key").err().message == "key: invalid base58 character at offset 2");
+  CHECK(codec::base58::decode("2gl", "key").err().message == "key: invalid base58 character at offset 2");
 }
 
 TEST_CASE("base58 decode refuses oversized input instead of running quadratically") {
-  const std::string at_limit(base58::kMaxDecodeLength, 'z');
-  CHECK(base58::decode(at_limit).has_value());
-  const std::string over(base58::kMaxDecodeLength + 1, 'z');
-  CHECK(base58::decode(over).code() == base58_errc::too_long);
+  const std::string at_limit(codec::base58::kMaxDecodeLength, 'z');
+  CHECK(codec::base58::decode(at_limit).has_value());
+  const std::string over(codec::base58::kMaxDecodeLength + 1, 'z');
+  CHECK(codec::base58::decode(over).code() == base58_errc::too_long);
   const std::string huge(1 << 20, '1');
-  CHECK(base58::decode(huge).code() == base58_errc::too_long);
+  CHECK(codec::base58::decode(huge).code() == base58_errc::too_long);
 }

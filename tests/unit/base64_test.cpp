@@ -24,15 +24,15 @@ TEST_CASE("base64 RFC 4648 §10 test vectors") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.in);
-    CHECK(base64::encode(as_bytes(c.in)) == c.std);
-    CHECK(base64::encode_url(as_bytes(c.in)) == c.url);
-    auto d = base64::decode(c.std);
+    CHECK(codec::base64::encode(as_bytes(c.in)) == c.std);
+    CHECK(codec::base64::encode_url(as_bytes(c.in)) == c.url);
+    auto d = codec::base64::decode(c.std);
     REQUIRE(d);
     CHECK(as_chars(*d) == c.in);
-    auto u = base64::decode_url(c.url);
+    auto u = codec::base64::decode_url(c.url);
     REQUIRE(u);
     CHECK(as_chars(*u) == c.in);
-    auto up = base64::decode_url(c.std);  // padded base64url is accepted too
+    auto up = codec::base64::decode_url(c.std);  // padded base64url is accepted too
     REQUIRE(up);
     CHECK(as_chars(*up) == c.in);
   }
@@ -49,16 +49,16 @@ TEST_CASE("base64 alphabets differ in the last two symbols") {
       {"000000ffee3e3f", "AAAA/+4+Pw==", "AAAA_-4-Pw"},
   };
   for (const auto& c : cases) {
-    const bytes raw = hex::decode(c.hex).value();
-    CHECK(base64::encode(raw) == c.std);
-    CHECK(base64::encode_url(raw) == c.url);
-    CHECK(*base64::decode(c.std) == raw);
-    CHECK(*base64::decode_url(c.url) == raw);
-    CHECK(base64::decode(c.url).code() == base64_errc::bad_char);
-    CHECK(base64::decode_url(c.std).code() == base64_errc::bad_char);
+    const bytes raw = codec::hex::decode(c.hex).value();
+    CHECK(codec::base64::encode(raw) == c.std);
+    CHECK(codec::base64::encode_url(raw) == c.url);
+    CHECK(*codec::base64::decode(c.std) == raw);
+    CHECK(*codec::base64::decode_url(c.url) == raw);
+    CHECK(codec::base64::decode(c.url).code() == base64_errc::bad_char);
+    CHECK(codec::base64::decode_url(c.std).code() == base64_errc::bad_char);
   }
   // A 32-byte API key encodes to 44 characters (docs/protocol.md §1).
-  CHECK(base64::encode(bytes(32, 0xab)).size() == 44);
+  CHECK(codec::base64::encode(bytes(32, 0xab)).size() == 44);
 }
 
 TEST_CASE("base64 decode rejects malformed input with a typed error") {
@@ -79,11 +79,11 @@ TEST_CASE("base64 decode rejects malformed input with a typed error") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.in);
-    auto r = base64::decode(c.in);
+    auto r = codec::base64::decode(c.in);
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
-  CHECK(base64::decode("Zm9 ", "api_key").err().message == "api_key: invalid base64 character at offset 3");
+  CHECK(codec::base64::decode("Zm9 ", "api_key").err().message == "api_key: invalid base64 character at offset 3");
 }
 
 TEST_CASE("base64url decode rejects malformed input with a typed error") {
@@ -101,7 +101,7 @@ TEST_CASE("base64url decode rejects malformed input with a typed error") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.in);
-    auto r = base64::decode_url(c.in);
+    auto r = codec::base64::decode_url(c.in);
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
@@ -111,8 +111,8 @@ TEST_CASE("base64 round-trips every length and byte value") {
   bytes data;
   for (int i = 0; i < 300; ++i) {
     CAPTURE(i);
-    CHECK(*base64::decode(base64::encode(data)) == data);
-    CHECK(*base64::decode_url(base64::encode_url(data)) == data);
+    CHECK(*codec::base64::decode(codec::base64::encode(data)) == data);
+    CHECK(*codec::base64::decode_url(codec::base64::encode_url(data)) == data);
     data.push_back(static_cast<uint8_t>(i * 37 + 11));
   }
 }

@@ -158,7 +158,7 @@ chain::rpc_client client_for(const std::string& url, std::chrono::milliseconds t
   return chain::rpc_client(o);
 }
 
-json::string hx(bytes_view b) { return json::string(hex::encode_prefixed(b)); }
+json::string hx(bytes_view b) { return json::string(codec::hex::encode_prefixed(b)); }
 template <size_t N>
 std::array<uint8_t, N> filled(uint8_t v) {
   std::array<uint8_t, N> a{};
@@ -219,7 +219,7 @@ TEST_CASE("rpc_client: typed answers of every method") {
     if (m == "eth_call")
       return ok("0x00000000000000000000000000000000000000000000000000000000000000ff");
     if (m == "eth_sendRawTransaction")
-      return ok(hx(keccak256(hex::decode_prefixed(p.at(0).as_string()).value())));
+      return ok(hx(crypto::keccak256(codec::hex::decode_prefixed(p.at(0).as_string()).value())));
     if (m == "eth_getTransactionReceipt") {
       if (p.at(0) == hx(filled<32>(0)))
         return ok(nullptr);
@@ -268,7 +268,7 @@ TEST_CASE("rpc_client: typed answers of every method") {
   CHECK(ret.size() == 32);
   CHECK(ret.back() == 0xff);
   const bytes raw{0x02, 0xc0};
-  CHECK(c.send_raw_transaction(raw).value() == keccak256(raw));
+  CHECK(c.send_raw_transaction(raw).value() == crypto::keccak256(raw));
 
   const auto r = c.transaction_receipt(filled<32>(0x44)).value();
   REQUIRE(r);
@@ -337,7 +337,7 @@ TEST_CASE("rpc_client: typed answers of every method") {
 }
 
 TEST_CASE("rpc_client: a revert keeps its data and reads back as a registry error") {
-  const hash256 account = keccak256(std::string_view("account"));
+  const hash256 account = crypto::keccak256(std::string_view("account"));
   const address sender = filled<20>(0x5e);
   const bytes revert = reg::encode_revert(reg::not_admin_error{account, sender});
   mock_node node([&](const std::string& m, const json::array&) -> answer {
@@ -510,7 +510,7 @@ struct fake_chain {
     if (m == "eth_getTransactionCount")
       return ok(json::string(u256{pending_nonce}.to_hex()));
     if (m == "eth_sendRawTransaction") {
-      const bytes raw = hex::decode_prefixed(p.at(0).as_string()).value();
+      const bytes raw = codec::hex::decode_prefixed(p.at(0).as_string()).value();
       auto d = chain::decode(raw);
       if (!d)
         return node_error(-32602, "invalid transaction");
@@ -522,7 +522,7 @@ struct fake_chain {
       return ok(hx(d->hash));
     }
     if (m == "eth_getTransactionReceipt") {
-      const hash256 h = hex::decode_fixed<32>(p.at(0).as_string()).value();
+      const hash256 h = codec::hex::decode_fixed<32>(p.at(0).as_string()).value();
       if (never_mined || polls[h]++ < polls_before_receipt)
         return ok(nullptr);
       const auto it = std::find_if(sent.begin(), sent.end(), [&](const chain::decoded_tx& t) { return t.hash == h; });
@@ -552,7 +552,7 @@ constexpr std::string_view kDevAddress = "f39fd6e51aad88f6f4ce6ab8827279cfffb922
 chain::transaction_sender sender_for(const mock_node& node, chain::sender_options o = {}) {
   o.poll_interval = 5ms;
   auto client = std::make_shared<const chain::rpc_client>(client_for(node.url()));
-  return chain::transaction_sender::create(client, Secret(hex::decode(kDevKey).value()), o).value();
+  return chain::transaction_sender::create(client, Secret(codec::hex::decode(kDevKey).value()), o).value();
 }
 
 }  // namespace
@@ -562,7 +562,7 @@ TEST_CASE("transaction_sender: chain id, nonce, fees and gas") {
   fc.polls_before_receipt = 2;
   mock_node node([&](const std::string& m, const json::array& p) { return fc(m, p); });
   auto s = sender_for(node);
-  CHECK(hex::encode(s.from()) == kDevAddress);
+  CHECK(codec::hex::encode(s.from()) == kDevAddress);
 
   const address to = filled<20>(0x42);
   const bytes data{0xde, 0xad};
@@ -623,7 +623,7 @@ TEST_CASE("transaction_sender: a stale nonce is fetched again after \"nonce too 
 TEST_CASE("transaction_sender: failures") {
   SUBCASE("a revert during estimation is the registry error, and nothing is sent") {
     fake_chain fc;
-    fc.estimate_revert = reg::encode_revert(reg::relay_not_allowed_error{keccak256(std::string_view("a")), {}});
+    fc.estimate_revert = reg::encode_revert(reg::relay_not_allowed_error{crypto::keccak256(std::string_view("a")), {}});
     mock_node node([&](const std::string& m, const json::array& p) { return fc(m, p); });
     auto s = sender_for(node);
     const auto r = s.send(filled<20>(1), {});

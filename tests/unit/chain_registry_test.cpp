@@ -20,7 +20,7 @@
 #include "enact/chain/registry.hpp"
 #include "enact/codec/abi.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/scopes/scopes.hpp"
 
@@ -37,8 +37,8 @@ const json::object& doc() {
 const json::array& section(std::string_view name) { return doc().at(name).as_array(); }
 
 std::string str(const json::value& v) { return std::string(v.as_string()); }
-bytes hex_of(const json::value& v) { return hex::decode_prefixed(v.as_string()).value(); }
-bytes h(std::string_view s) { return hex::decode(s).value(); }
+bytes hex_of(const json::value& v) { return codec::hex::decode_prefixed(v.as_string()).value(); }
+bytes h(std::string_view s) { return codec::hex::decode(s).value(); }
 std::string name_of(std::string_view signature) { return std::string(signature.substr(0, signature.find('('))); }
 
 /// JSON equality where an integer and its decimal string are the same value (the vectors write
@@ -154,7 +154,7 @@ TEST_CASE("registry.json calls: the typed encoder and decoder of every function"
     REQUIRE(v != nullptr);
     const bytes calldata = hex_of(v->at("calldata"));
     CHECK(to_bytes(reg::selector<T>()) == hex_of(v->at("selector")));
-    CHECK(reg::selector<T>() == abi::selector(T::kSignature));
+    CHECK(reg::selector<T>() == codec::abi::selector(T::kSignature));
     auto typed = reg::decode<T>(calldata);
     REQUIRE_MESSAGE(typed, (typed ? "" : typed.err().message));
     CHECK(reg::encode(*typed) == calldata);
@@ -208,10 +208,10 @@ TEST_CASE("registry.json events: logs both ways") {
     const std::string name = name_of(signature);
     std::vector<hash256> topics;
     for (const auto& t : v.at("topics").as_array())
-      topics.push_back(hex::decode_fixed<32>(t.as_string()).value());
+      topics.push_back(codec::hex::decode_fixed<32>(t.as_string()).value());
     const bytes data = hex_of(v.at("data"));
     REQUIRE(topics.size() == 2);
-    CHECK(topics[0] == keccak256(std::string_view(signature)));
+    CHECK(topics[0] == crypto::keccak256(std::string_view(signature)));
     seen.insert(signature);
 
     auto encoded = reg::encode_log(name, v.at("args").as_object());
@@ -306,12 +306,12 @@ TEST_CASE("registry.json errors: revert data both ways") {
 }
 
 TEST_CASE("identity-rule reverts (docs/protocol.md §3): selectors, arguments and messages") {
-  const hash256 hash = keccak256(std::string_view("a victim's usage key"));
-  const hash256 account = keccak256(std::string_view("the attacker's account"));
+  const hash256 hash = crypto::keccak256(std::string_view("a victim's usage key"));
+  const hash256 account = crypto::keccak256(std::string_view("the attacker's account"));
   const address wallet{0x12, 0x34};
   // The selectors are those of the Solidity signatures.
   const auto selector_of = [](std::string_view signature) {
-    const hash256 h = keccak256(signature);
+    const hash256 h = crypto::keccak256(signature);
     return bytes(h.begin(), h.begin() + 4);
   };
   CHECK(to_bytes(reg::selector<reg::account_hash_not_canonical_error>()) ==
@@ -326,28 +326,28 @@ TEST_CASE("identity-rule reverts (docs/protocol.md §3): selectors, arguments an
       reg::decode_revert(reg::encode_revert(reg::account_hash_not_canonical_error{hash, wallet}));
   CHECK(not_canonical.code == registry_errc::account_hash_not_canonical);
   CHECK(not_canonical.name == "AccountHashNotCanonical");
-  CHECK(not_canonical.message == "AccountHashNotCanonical(apiKeyHash=" + hex::encode_prefixed(hash) +
-                                     ", admin=" + hex::encode_prefixed(wallet) + ")");
+  CHECK(not_canonical.message == "AccountHashNotCanonical(apiKeyHash=" + codec::hex::encode_prefixed(hash) +
+                                     ", admin=" + codec::hex::encode_prefixed(wallet) + ")");
   CHECK(not_canonical.to_error().code == registry_errc::account_hash_not_canonical);
 
   const reg::registry_error managed =
       reg::decode_revert(reg::encode_revert(reg::managed_not_allowed_error{hash, wallet}));
   CHECK(managed.code == registry_errc::managed_not_allowed);
-  CHECK(managed.args.at("sender").as_string() == hex::encode_prefixed(wallet));
+  CHECK(managed.args.at("sender").as_string() == codec::hex::encode_prefixed(wallet));
 
   const reg::registry_error is_key = reg::decode_revert(reg::encode_revert(reg::hash_is_usage_key_error{hash}));
   CHECK(is_key.code == registry_errc::hash_is_usage_key);
-  CHECK(is_key.message == "HashIsUsageKey(apiKeyHash=" + hex::encode_prefixed(hash) + ")");
+  CHECK(is_key.message == "HashIsUsageKey(apiKeyHash=" + codec::hex::encode_prefixed(hash) + ")");
 
   const reg::registry_error is_account = reg::decode_revert(reg::encode_revert(reg::hash_is_account_error{account}));
   CHECK(is_account.code == registry_errc::hash_is_account);
-  CHECK(is_account.args.at("usageKeyHash").as_string() == hex::encode_prefixed(account));
+  CHECK(is_account.args.at("usageKeyHash").as_string() == codec::hex::encode_prefixed(account));
 
   const reg::registry_error other =
       reg::decode_revert(reg::encode_revert(reg::usage_key_of_another_account_error{account, hash}));
   CHECK(other.code == registry_errc::usage_key_of_another_account);
-  CHECK(other.message == "UsageKeyOfAnotherAccount(accountHash=" + hex::encode_prefixed(account) +
-                             ", usageKeyHash=" + hex::encode_prefixed(hash) + ")");
+  CHECK(other.message == "UsageKeyOfAnotherAccount(accountHash=" + codec::hex::encode_prefixed(account) +
+                             ", usageKeyHash=" + codec::hex::encode_prefixed(hash) + ")");
   // Built back from the JSON form, byte for byte.
   auto again = reg::encode_revert(other);
   REQUIRE(again);
@@ -364,18 +364,18 @@ TEST_CASE("identity-rule reverts (docs/protocol.md §3): selectors, arguments an
 }
 
 TEST_CASE("conversion consent revert: NewAdminNotSender(accountHash, newAdmin)") {
-  const hash256 account = keccak256(std::string_view("a prepared account"));
+  const hash256 account = crypto::keccak256(std::string_view("a prepared account"));
   const address victim{0xab, 0xcd};
-  const hash256 h = keccak256(std::string_view("NewAdminNotSender(uint256,address)"));
+  const hash256 h = crypto::keccak256(std::string_view("NewAdminNotSender(uint256,address)"));
   CHECK(to_bytes(reg::selector<reg::new_admin_not_sender_error>()) == bytes(h.begin(), h.begin() + 4));
   const bytes data = reg::encode_revert(reg::new_admin_not_sender_error{account, victim});
   CHECK(data.size() == 4 + 2 * 32);
   const reg::registry_error e = reg::decode_revert(data);
   CHECK(e.code == registry_errc::new_admin_not_sender);
   CHECK(e.name == "NewAdminNotSender");
-  CHECK(e.message == "NewAdminNotSender(accountHash=" + hex::encode_prefixed(account) +
-                         ", newAdmin=" + hex::encode_prefixed(victim) + ")");
-  CHECK(e.args.at("newAdmin").as_string() == hex::encode_prefixed(victim));
+  CHECK(e.message == "NewAdminNotSender(accountHash=" + codec::hex::encode_prefixed(account) +
+                         ", newAdmin=" + codec::hex::encode_prefixed(victim) + ")");
+  CHECK(e.args.at("newAdmin").as_string() == codec::hex::encode_prefixed(victim));
   CHECK(e.to_error().code == registry_errc::new_admin_not_sender);
   auto again = reg::encode_revert(e);
   REQUIRE(again);
@@ -386,12 +386,12 @@ TEST_CASE("conversion consent revert: NewAdminNotSender(accountHash, newAdmin)")
 }
 
 TEST_CASE("revert messages and the built-in reverts") {
-  const hash256 account = keccak256(std::string_view("account"));
+  const hash256 account = crypto::keccak256(std::string_view("account"));
   const address sender{0xab, 0xcd};
   const reg::registry_error not_admin = reg::decode_revert(reg::encode_revert(reg::not_admin_error{account, sender}));
   CHECK(not_admin.code == registry_errc::not_admin);
   CHECK(not_admin.message ==
-        "NotAdmin(accountHash=" + hex::encode_prefixed(account) + ", sender=" + hex::encode_prefixed(sender) + ")");
+        "NotAdmin(accountHash=" + codec::hex::encode_prefixed(account) + ", sender=" + codec::hex::encode_prefixed(sender) + ")");
 
   // require(false, "Not enough Ether provided.") as Solidity encodes it (Solidity docs, "Error
   // handling"; the same bytes are asserted against ethers in generate.mjs).
@@ -430,7 +430,7 @@ TEST_CASE("decode_revert: anything unrecognised is unknown_error") {
     const reg::registry_error e = reg::decode_revert(c.in);
     CHECK(e.code == registry_errc::unknown_error);
     CHECK(e.name.empty());
-    CHECK(e.args.at("data").as_string() == hex::encode_prefixed(c.in));
+    CHECK(e.args.at("data").as_string() == codec::hex::encode_prefixed(c.in));
     CHECK(!e.message.empty());
     CHECK(!reg::encode_revert(e));
   }
@@ -438,11 +438,11 @@ TEST_CASE("decode_revert: anything unrecognised is unknown_error") {
 
 TEST_CASE("decode_call rejects malformed calldata with a typed error") {
   reg::add_group_call add;
-  add.account_hash = keccak256(std::string_view("a"));
+  add.account_hash = crypto::keccak256(std::string_view("a"));
   add.name = "group";
   add.description = "d";
   add.pkp_ids = {address{1}, address{2}};
-  add.cid_hashes = {keccak256(std::string_view("cid"))};
+  add.cid_hashes = {crypto::keccak256(std::string_view("cid"))};
   const bytes add_data = reg::encode(add);
   REQUIRE(reg::decode_call(add_data));
 
@@ -515,7 +515,7 @@ TEST_CASE("decode_result and decode_log reject malformed data") {
         abi_errc::bad_offset);
 
   const reg::encoded_log added =
-      reg::encode_log(reg::group_added_event{keccak256(std::string_view("a")), 3, "n", "d", {}, {}});
+      reg::encode_log(reg::group_added_event{crypto::keccak256(std::string_view("a")), 3, "n", "d", {}, {}});
   REQUIRE(reg::decode_log(added.topics, added.data));
   const reg::encoded_log payer = reg::encode_log(reg::api_payer_set_event{address{7}, true});
   REQUIRE(reg::decode_log(payer.topics, payer.data));
@@ -525,7 +525,7 @@ TEST_CASE("decode_result and decode_log reject malformed data") {
   };
   hash256 dirty_payer = payer.topics[1];
   dirty_payer[0] = 1;
-  hash256 unknown = keccak256(std::string_view("Transfer(address,address,uint256)"));
+  hash256 unknown = crypto::keccak256(std::string_view("Transfer(address,address,uint256)"));
   struct case_ {
     const char* what;
     std::vector<hash256> topics;
@@ -551,14 +551,14 @@ TEST_CASE("decode_result and decode_log reject malformed data") {
 }
 
 TEST_CASE("JSON bridge: overloads, strictness and the group id range") {
-  const std::string hash = hex::encode_prefixed(keccak256(std::string_view("k")));
+  const std::string hash = codec::hex::encode_prefixed(crypto::keccak256(std::string_view("k")));
   json::object key{{"accountHash", hash},
                    {"usageKeyHash", hash},
                    {"expiration", 0},
                    {"balance", "340282366920938463463374607431768211456"},  // 2^128
                    {"name", "n"},
                    {"description", ""},
-                   {"p", json::value_from(scope::permission_set{})}};
+                   {"p", json::value_from(scopes::permission_set{})}};
   auto seven = reg::call_from_json("setUsageApiKey", key);
   REQUIRE(seven);
   CHECK(std::holds_alternative<reg::set_usage_api_key_call>(*seven));
@@ -623,38 +623,38 @@ TEST_CASE("events carry the embedded ledger's JSON forms") {
   // The objects below are built exactly as the embedded ledger built its event rows before it
   // recorded reg::to_json of typed events (hx() = 0x + lowercase hex; uint64 counters;
   // value_from(permission_set)): rows that existing data directories still hold.
-  const hash256 account = keccak256(std::string_view("account"));
-  const hash256 key_hash = keccak256(std::string_view("key"));
+  const hash256 account = crypto::keccak256(std::string_view("account"));
+  const hash256 key_hash = crypto::keccak256(std::string_view("key"));
   address wallet{};
   for (size_t i = 0; i < wallet.size(); ++i)
     wallet[i] = static_cast<uint8_t>(0xa0 + i);  // letters in every position: case matters
-  scope::permission_set perms;
+  scopes::permission_set perms;
   perms.can_create_pkps = true;
   perms.execute_in_groups = {0, 3, UINT64_MAX};
   const uint64_t expiration = 1767225600;
   const uint64_t balance = 0;
-  const json::object usage_key_set{{"accountHash", hex::encode_prefixed(account)},
-                                   {"usageKeyHash", hex::encode_prefixed(key_hash)},
-                                   {"wallet", hex::encode_prefixed(wallet)},
+  const json::object usage_key_set{{"accountHash", codec::hex::encode_prefixed(account)},
+                                   {"usageKeyHash", codec::hex::encode_prefixed(key_hash)},
+                                   {"wallet", codec::hex::encode_prefixed(wallet)},
                                    {"expiration", expiration},
                                    {"balance", balance},
                                    {"name", "ci"},
                                    {"description", "nightly"},
                                    {"permissions", json::value_from(perms)}};
-  const hash256 derivation = keccak256(std::string_view("path"));
-  const json::object wallet_registered{{"accountHash", hex::encode_prefixed(account)},
-                                       {"wallet", hex::encode_prefixed(wallet)},
-                                       {"derivationPath", hex::encode_prefixed(derivation)},
+  const hash256 derivation = crypto::keccak256(std::string_view("path"));
+  const json::object wallet_registered{{"accountHash", codec::hex::encode_prefixed(account)},
+                                       {"wallet", codec::hex::encode_prefixed(wallet)},
+                                       {"derivationPath", codec::hex::encode_prefixed(derivation)},
                                        {"name", "w"},
                                        {"description", ""}};
-  const json::object group_added{{"accountHash", hex::encode_prefixed(account)},
+  const json::object group_added{{"accountHash", codec::hex::encode_prefixed(account)},
                                  {"groupId", uint64_t{4}},
                                  {"name", "g"},
                                  {"description", "d"},
-                                 {"pkpIds", json::array{hex::encode_prefixed(wallet)}},
-                                 {"cidHashes", json::array{hex::encode_prefixed(key_hash)}}};
+                                 {"pkpIds", json::array{codec::hex::encode_prefixed(wallet)}},
+                                 {"cidHashes", json::array{codec::hex::encode_prefixed(key_hash)}}};
   const json::object debited{
-      {"accountHash", hex::encode_prefixed(account)}, {"amount", uint64_t{5}}, {"balance", uint64_t{95}}};
+      {"accountHash", codec::hex::encode_prefixed(account)}, {"amount", uint64_t{5}}, {"balance", uint64_t{95}}};
   const std::pair<const char*, const json::object*> events[] = {
       {"UsageApiKeySet", &usage_key_set},
       {"WalletDerivationRegistered", &wallet_registered},
@@ -680,19 +680,19 @@ TEST_CASE("typed structs put each member in its Solidity parameter's place") {
   // Expected bytes from the generic ABI codec and the signature text, with the values listed in
   // the interface's parameter order by hand: independent of the bindings' field descriptions.
   const auto num = [](const hash256& x) {
-    return abi::value::number(u256::load_be(x.data()));
+    return codec::abi::value::number(u256::load_be(x.data()));
   };
   const auto n = [](uint64_t x) {
-    return abi::value::number(u256{x});
+    return codec::abi::value::number(u256{x});
   };
   const auto ids = [&](std::vector<uint64_t> v) {
-    std::vector<abi::value> out;
+    std::vector<codec::abi::value> out;
     for (const uint64_t x : v)
       out.push_back(n(x));
-    return abi::value::list(std::move(out));
+    return codec::abi::value::list(std::move(out));
   };
-  const hash256 a = keccak256(std::string_view("a"));
-  const hash256 b = keccak256(std::string_view("b"));
+  const hash256 a = crypto::keccak256(std::string_view("a"));
+  const hash256 b = crypto::keccak256(std::string_view("b"));
   const address w{0xaa, 0xbb};
 
   reg::set_usage_api_key_with_wallet_call key;
@@ -704,36 +704,36 @@ TEST_CASE("typed structs put each member in its Solidity parameter's place") {
   key.description = "the description";
   key.permissions = {true, false, true, {1}, {2}, {3}, {4, 5}};
   key.wallet = w;
-  const abi::value perms = abi::value::list({abi::value::boolean(true), abi::value::boolean(false),
-                                             abi::value::boolean(true), ids({1}), ids({2}), ids({3}), ids({4, 5})});
-  const std::vector<abi::value> key_args = {num(a),
+  const codec::abi::value perms = codec::abi::value::list({codec::abi::value::boolean(true), codec::abi::value::boolean(false),
+                                             codec::abi::value::boolean(true), ids({1}), ids({2}), ids({3}), ids({4, 5})});
+  const std::vector<codec::abi::value> key_args = {num(a),
                                             num(b),
                                             n(111),
                                             n(222),
-                                            abi::value::text("the name"),
-                                            abi::value::text("the description"),
+                                            codec::abi::value::text("the name"),
+                                            codec::abi::value::text("the description"),
                                             perms,
-                                            abi::value::addr(w)};
-  CHECK(reg::encode(key) == abi::encode_call(reg::set_usage_api_key_with_wallet_call::kSignature, key_args).value());
+                                            codec::abi::value::addr(w)};
+  CHECK(reg::encode(key) == codec::abi::encode_call(reg::set_usage_api_key_with_wallet_call::kSignature, key_args).value());
 
   reg::payment_credited_event paid{a, "pi_123", 500, "stripe", 1500};
   const auto log = reg::encode_log(paid);
-  const std::vector<abi::type> paid_types = {abi::type::of("string"), abi::type::of("uint256"), abi::type::of("string"),
-                                             abi::type::of("uint256")};
-  const std::vector<abi::value> paid_args = {abi::value::text("pi_123"), n(500), abi::value::text("stripe"), n(1500)};
-  CHECK(log.data == abi::encode(paid_types, paid_args).value());
+  const std::vector<codec::abi::type> paid_types = {codec::abi::type::of("string"), codec::abi::type::of("uint256"), codec::abi::type::of("string"),
+                                             codec::abi::type::of("uint256")};
+  const std::vector<codec::abi::value> paid_args = {codec::abi::value::text("pi_123"), n(500), codec::abi::value::text("stripe"), n(1500)};
+  CHECK(log.data == codec::abi::encode(paid_types, paid_args).value());
   CHECK(log.topics.at(1) == a);
 
   reg::insufficient_credits_error short_of{a, 7, 9};
   CHECK(reg::encode_revert(short_of) ==
-        abi::encode_call(reg::insufficient_credits_error::kSignature, std::vector<abi::value>{num(a), n(7), n(9)})
+        codec::abi::encode_call(reg::insufficient_credits_error::kSignature, std::vector<codec::abi::value>{num(a), n(7), n(9)})
             .value());
 
   reg::account_view acct{a, w, true, "n", "d", "e@x", 1, 2, 3};
-  const std::vector<abi::type> view_type = {
-      abi::type::of("(uint256,address,bool,string,string,string,uint256,uint256,uint256)")};
-  const std::vector<abi::value> view_value = {
-      abi::value::list({num(a), abi::value::addr(w), abi::value::boolean(true), abi::value::text("n"),
-                        abi::value::text("d"), abi::value::text("e@x"), n(1), n(2), n(3)})};
-  CHECK(reg::encode_result<reg::get_account_call>(acct) == abi::encode(view_type, view_value).value());
+  const std::vector<codec::abi::type> view_type = {
+      codec::abi::type::of("(uint256,address,bool,string,string,string,uint256,uint256,uint256)")};
+  const std::vector<codec::abi::value> view_value = {
+      codec::abi::value::list({num(a), codec::abi::value::addr(w), codec::abi::value::boolean(true), codec::abi::value::text("n"),
+                        codec::abi::value::text("d"), codec::abi::value::text("e@x"), n(1), n(2), n(3)})};
+  CHECK(reg::encode_result<reg::get_account_call>(acct) == codec::abi::encode(view_type, view_value).value());
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // EIP-1559 transactions against tests/vectors/tx1559.json (computed by ethers 6: Wallet.
-// signTransaction, Transaction.unsignedSerialized / unsignedHash, keccak256(raw); see
+// signTransaction, Transaction.unsignedSerialized / unsignedHash, crypto::keccak256(raw); see
 // tests/vectors/README.md), then malformed raw transactions built from a valid one by replacing
 // single RLP fields, each checked for its chain_errc. Also the JSON-RPC codec
 // (enact/chain/rpc.hpp), against the value-encoding examples of the Ethereum JSON-RPC documentation
@@ -17,10 +17,10 @@
 #include "enact/chain/transaction.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/codec/rlp.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 namespace json = boost::json;
 using namespace enact;
@@ -33,14 +33,14 @@ const json::array& vectors() {
 }
 
 std::string str(const json::value& v) { return std::string(v.as_string()); }
-bytes hex_of(const json::value& v) { return hex::decode_prefixed(v.as_string()).value(); }
+bytes hex_of(const json::value& v) { return codec::hex::decode_prefixed(v.as_string()).value(); }
 u256 dec_of(const json::value& v) { return u256::from_dec(v.as_string()).value(); }
 uint64_t u64_of(const json::value& v) {
   const u256 x = dec_of(v);
   REQUIRE(x.fits_u64());
   return static_cast<uint64_t>(x);
 }
-address address_of(const json::value& v) { return hex::decode_fixed<20>(v.as_string()).value(); }
+address address_of(const json::value& v) { return codec::hex::decode_fixed<20>(v.as_string()).value(); }
 
 chain::eip1559_tx tx_of(const json::object& v) {
   chain::eip1559_tx tx;
@@ -61,10 +61,10 @@ constexpr std::string_view kOrderN = "0xfffffffffffffffffffffffffffffffebaaedce6
 
 /// The RLP encodings of the 12 fields of a valid raw transaction, to be tampered with.
 std::vector<bytes> field_encodings(bytes_view raw) {
-  const auto it = rlp::decode(raw.subspan(1)).value();
+  const auto it = codec::rlp::decode(raw.subspan(1)).value();
   std::vector<bytes> out;
   for (const auto& f : it.as_list())
-    out.push_back(rlp::encode(f));
+    out.push_back(codec::rlp::encode(f));
   return out;
 }
 
@@ -74,12 +74,12 @@ bytes assemble(const std::vector<bytes>& fields) {
   for (const auto& f : fields)
     payload.insert(payload.end(), f.begin(), f.end());
   bytes out{0x02};
-  rlp::encode_header(out, true, payload.size());
+  codec::rlp::encode_header(out, true, payload.size());
   out.insert(out.end(), payload.begin(), payload.end());
   return out;
 }
 
-bytes h(std::string_view s) { return hex::decode(s).value(); }
+bytes h(std::string_view s) { return codec::hex::decode(s).value(); }
 
 }  // namespace
 
@@ -97,7 +97,7 @@ TEST_CASE("tx1559 vectors: encoding, signing hash, signing and hash match ethers
     CHECK(chain::unsigned_payload(tx) == hex_of(v.at("unsigned")));
     const hash256 sh = chain::signing_hash(tx);
     CHECK(bytes(sh.begin(), sh.end()) == hex_of(v.at("signing_hash")));
-    CHECK(sh == keccak256(hex_of(v.at("unsigned"))));
+    CHECK(sh == crypto::keccak256(hex_of(v.at("unsigned"))));
 
     // Test keys drawn from a fixed seed by the generator; they protect nothing.
     const Secret key(hex_of(v.at("private_key")));
@@ -205,10 +205,10 @@ TEST_CASE("decode rejects malformed transactions with a typed error") {
       {"nonce with leading zero", with(1, h("820001")), chain_errc::bad_field},
       {"nonce over 64 bits", with(1, h("89010000000000000000")), chain_errc::bad_field},
       {"chainId as a list", with(0, h("c0")), chain_errc::bad_field},
-      {"maxFeePerGas over 256 bits", with(3, rlp::encode(bytes(33, 0x01))), chain_errc::bad_field},
+      {"maxFeePerGas over 256 bits", with(3, codec::rlp::encode(bytes(33, 0x01))), chain_errc::bad_field},
       {"gasLimit over 64 bits", with(4, h("89ff0000000000000000")), chain_errc::bad_field},
-      {"to of 19 bytes", with(5, rlp::encode(bytes(19, 0x11))), chain_errc::bad_field},
-      {"to of 21 bytes", with(5, rlp::encode(bytes(21, 0x11))), chain_errc::bad_field},
+      {"to of 19 bytes", with(5, codec::rlp::encode(bytes(19, 0x11))), chain_errc::bad_field},
+      {"to of 21 bytes", with(5, codec::rlp::encode(bytes(21, 0x11))), chain_errc::bad_field},
       {"to as a list", with(5, h("c0")), chain_errc::bad_field},
       {"value with leading zero", with(6, h("820001")), chain_errc::bad_field},
       {"data as a list", with(7, h("c180")), chain_errc::bad_field},
@@ -216,17 +216,17 @@ TEST_CASE("decode rejects malformed transactions with a typed error") {
       // [[0x11…11 (20 bytes), []]]
       {"non-empty accessList",
        with(8,
-            rlp::encode(rlp::item::list({rlp::item::list({rlp::item::string(bytes(20, 0x11)), rlp::item::list({})})}))),
+            codec::rlp::encode(codec::rlp::item::list({codec::rlp::item::list({codec::rlp::item::string(bytes(20, 0x11)), codec::rlp::item::list({})})}))),
        chain_errc::access_list},
       {"yParity 2", with(9, h("02")), chain_errc::bad_signature},
       {"yParity non-canonical single byte", with(9, h("8101")), chain_errc::bad_rlp},
       {"yParity with leading zero", with(9, h("820001")), chain_errc::bad_field},
       {"r zero", with(10, h("80")), chain_errc::bad_signature},
-      {"r equal to n", with(10, rlp::encode(n)), chain_errc::bad_signature},
+      {"r equal to n", with(10, codec::rlp::encode(n)), chain_errc::bad_signature},
       {"s zero", with(11, h("80")), chain_errc::bad_signature},
-      {"s equal to n", with(11, rlp::encode(n)), chain_errc::bad_signature},
-      {"r over 256 bits", with(10, rlp::encode(bytes(33, 0x01))), chain_errc::bad_field},
-      {"s with leading zero", with(11, rlp::encode(bytes{0x00, 0x01})), chain_errc::bad_field},
+      {"s equal to n", with(11, codec::rlp::encode(n)), chain_errc::bad_signature},
+      {"r over 256 bits", with(10, codec::rlp::encode(bytes(33, 0x01))), chain_errc::bad_field},
+      {"s with leading zero", with(11, codec::rlp::encode(bytes{0x00, 0x01})), chain_errc::bad_field},
   };
   for (const auto& c : cases) {
     INFO(c.what);
@@ -239,8 +239,8 @@ TEST_CASE("decode rejects malformed transactions with a typed error") {
   // High s with the parity flipped is the same signature in malleated form: still rejected.
   {
     auto f = fields;
-    f[9] = rlp::encode(u256{1 - y});
-    f[11] = rlp::encode(high_s);
+    f[9] = codec::rlp::encode(u256{1 - y});
+    f[11] = codec::rlp::encode(high_s);
     const auto d = chain::decode(assemble(f));
     REQUIRE_FALSE(d);
     CHECK(d.code() == chain_errc::high_s);
@@ -248,7 +248,7 @@ TEST_CASE("decode rejects malformed transactions with a typed error") {
   // A different valid r recovers a different sender (or none): never the original one.
   {
     auto f = fields;
-    f[10] = rlp::encode(u256{1});
+    f[10] = codec::rlp::encode(u256{1});
     const auto d = chain::decode(assemble(f));
     if (d)
       CHECK(d->from != address_of(base_v.at("from")));
@@ -257,7 +257,7 @@ TEST_CASE("decode rejects malformed transactions with a typed error") {
   }
   // Flipping yParity recovers another key.
   {
-    const auto d = chain::decode(with(9, rlp::encode(u256{1 - y})));
+    const auto d = chain::decode(with(9, codec::rlp::encode(u256{1 - y})));
     if (d)
       CHECK(d->from != address_of(base_v.at("from")));
     else
@@ -393,7 +393,7 @@ TEST_CASE("rpc responses parse into a result or a node error with revert data") 
     CHECK(r->result.is_null());
   }
   // geth's answer to an eth_call that reverts with Error("boom"): code 3, the ABI-encoded
-  // Error(string) as DATA (selector 0x08c379a0 = keccak256("Error(string)")[0..4]).
+  // Error(string) as DATA (selector 0x08c379a0 = crypto::keccak256("Error(string)")[0..4]).
   const std::string revert =
       "0x08c379a0" + std::string(62, '0') + "20" + std::string(63, '0') + "4" + "626f6f6d" + std::string(56, '0');
   {
@@ -406,7 +406,7 @@ TEST_CASE("rpc responses parse into a result or a node error with revert data") 
     CHECK(r->error->code == 3);
     CHECK(r->error->message == "execution reverted: boom");
     REQUIRE(r->error->revert_data);
-    CHECK(*r->error->revert_data == hex::decode(revert).value());
+    CHECK(*r->error->revert_data == codec::hex::decode(revert).value());
     CHECK(r->value().code() == rpc_errc::node_error);
     CHECK(r->value().err().message.find("execution reverted: boom") != std::string::npos);
   }

@@ -76,14 +76,14 @@ TEST_CASE("CID of \"hello world\"") {
   CHECK(ipfs::cid_of(text) == "Qmf412jQZiuVUtdgnB36FXFX7xg5V6KEbSJ4dpQuhkLyfD");
   CHECK(ipfs::cid_v1_of(text).to_string() == "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e");
   // The leaf is PBNode{Data: UnixFS{Type: File, Data: "hello world", filesize: 11}}.
-  const bytes node = *hex::decode(
+  const bytes node = *codec::hex::decode(
       "0a11080212"
       "0b"
       "68656c6c6f20776f726c64"
       "180b");
-  CHECK(ipfs::cid_v0_of(text).digest() == sha256(node));
+  CHECK(ipfs::cid_v0_of(text).digest() == crypto::sha256(node));
   // A raw-leaf v1 CID is the sha2-256 of the bytes themselves.
-  CHECK(ipfs::cid_v1_of(text).digest() == sha256(text));
+  CHECK(ipfs::cid_v1_of(text).digest() == crypto::sha256(text));
 }
 
 TEST_CASE("CID parse and format round-trip") {
@@ -104,9 +104,9 @@ TEST_CASE("CID parse and format round-trip") {
   }
   // Binary forms from js `cids` 1.1.9.
   auto v0 = ipfs::parse("Qmf412jQZiuVUtdgnB36FXFX7xg5V6KEbSJ4dpQuhkLyfD");
-  CHECK(hex::encode(v0->to_bytes()) == "1220f852c7fa62f971817f54d8a80dcd63fcf7098b3cbde9ae8ec1ee449013ec5db0");
+  CHECK(codec::hex::encode(v0->to_bytes()) == "1220f852c7fa62f971817f54d8a80dcd63fcf7098b3cbde9ae8ec1ee449013ec5db0");
   auto v1 = ipfs::parse("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e");
-  CHECK(hex::encode(v1->to_bytes()) == "01551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9");
+  CHECK(codec::hex::encode(v1->to_bytes()) == "01551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9");
   CHECK(v1->codec == ipfs::kCodecRaw);
   // Multibase base58btc ('z') is accepted for v1 and means the same CID (js `cids` 1.1.9).
   auto z = ipfs::parse("zb2rhj7crUKTQYRGCRATFaQ6YFLTde2YzdqbbhAASkL9uRDXn");
@@ -137,7 +137,7 @@ TEST_CASE("same_content links a CIDv0 to its CIDv1 form") {
 TEST_CASE("CID parse rejects malformed input with a typed error") {
   // b + base32 of hand-built binary CIDs.
   const auto b32 = [](std::string_view hex) {
-    return "b" + base32::encode_lower_nopad(*hex::decode(hex));
+    return "b" + codec::base32::encode_lower_nopad(*codec::hex::decode(hex));
   };
   const std::string digest = "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9";
   struct bad {
@@ -187,13 +187,13 @@ TEST_CASE("CID parse rejects malformed input with a typed error") {
         "cid: codec 0x71 is neither dag-pb (0x70) nor raw (0x55)");
 
   CHECK(ipfs::from_bytes(bytes{}).code() == cid_errc::bad_varint);
-  CHECK(ipfs::from_bytes(*hex::decode("1220" + digest.substr(2))).code() == cid_errc::unsupported_version);
+  CHECK(ipfs::from_bytes(*codec::hex::decode("1220" + digest.substr(2))).code() == cid_errc::unsupported_version);
 }
 
 TEST_CASE("hashed_cid is keccak256 of the CID string") {
   // js-sha3 0.8.0 keccak256 of the UTF-8 strings.
-  CHECK(hex::encode(ipfs::hashed_cid("Qmf412jQZiuVUtdgnB36FXFX7xg5V6KEbSJ4dpQuhkLyfD")) ==
+  CHECK(codec::hex::encode(ipfs::hashed_cid("Qmf412jQZiuVUtdgnB36FXFX7xg5V6KEbSJ4dpQuhkLyfD")) ==
         "d81a3989ee7bd419c797813dfc27dd567737973eabdc6fd38b72442a7af0b5b5");
-  CHECK(hex::encode(ipfs::hashed_cid("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e")) ==
+  CHECK(codec::hex::encode(ipfs::hashed_cid("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e")) ==
         "1a7968daac0d8209e68d33ac431186af46c0ca22ec2e99b6d9c2927bfb8a3e89");
 }

@@ -8,10 +8,10 @@
 #include <string_view>
 
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/eip712/typed_data.hpp"
 
 using namespace enact;
@@ -20,11 +20,11 @@ namespace json = boost::json;
 
 namespace {
 
-// The key of the EIP-712 reference example (assets/eip-712/Example.js): keccak256("cow"), whose
+// The key of the EIP-712 reference example (assets/eip-712/Example.js): crypto::keccak256("cow"), whose
 // address is 0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826.
-Secret cow_key() { return Secret(keccak256("cow"sv)); }
+Secret cow_key() { return Secret(crypto::keccak256("cow"sv)); }
 
-hash256 h(std::string_view hex) { return hex::decode_fixed<32>(hex).value(); }
+hash256 h(std::string_view hex) { return codec::hex::decode_fixed<32>(hex).value(); }
 
 // --- documents ------------------------------------------------------------------------------
 // EIP-712 §Test cases, the Mail example (assets/eip-712/Example.js).
@@ -144,7 +144,7 @@ TEST_CASE("eip712 digests, domain separators and signatures match the references
     std::string_view doc;
     std::string_view digest;
     std::string_view domain_separator;
-    std::string_view signature;  // by keccak256("cow"), RFC 6979
+    std::string_view signature;  // by crypto::keccak256("cow"), RFC 6979
   };
   // Digests: EIP-712 for kMail; otherwise @metamask/eth-sig-util 8.2.0
   // TypedDataUtils.eip712Hash(data, 'V4'), equal to ethers 6.17.0 TypedDataEncoder.hash(domain,
@@ -207,8 +207,8 @@ TEST_CASE("eip712 digests, domain separators and signatures match the references
     CHECK(eip712::domain_separator(*td).value() == h(c.domain_separator));
     auto sig = eip712::sign(*td, key);
     REQUIRE(sig);
-    CHECK(hex::encode_prefixed(sig->to_bytes()) == c.signature);
-    const auto sig_bytes = hex::decode(c.signature).value();
+    CHECK(codec::hex::encode_prefixed(sig->to_bytes()) == c.signature);
+    const auto sig_bytes = codec::hex::decode(c.signature).value();
     CHECK(eip712::recover(*td, sig_bytes).value() == cow);
     // to_json gives back a document with the same digest.
     CHECK(eip712::digest(eip712::from_json(eip712::to_json(*td)).value()).value() == h(c.digest));
@@ -256,8 +256,8 @@ TEST_CASE("eip712 encodeType, typeHash, encodeData and hashStruct of the parts")
         h("0xc52c0ee5d84264471806290a3f2c4cecfc5490626bf912d01f240d7a274b371e"));
   CHECK(eip712::hash_struct(mail.types, "Person", mail.message.at("from")).value() ==
         h("0xfc71e5fa27ff56c350aa531bc129ebdf613b772b6604664f5d8dbe21b85eb0c8"));
-  // encodeData: typeHash ‖ hashStruct(from) ‖ hashStruct(to) ‖ keccak256(contents).
-  CHECK(hex::encode_prefixed(eip712::encode_data(mail.types, "Mail", mail.message).value()) ==
+  // encodeData: typeHash ‖ hashStruct(from) ‖ hashStruct(to) ‖ crypto::keccak256(contents).
+  CHECK(codec::hex::encode_prefixed(eip712::encode_data(mail.types, "Mail", mail.message).value()) ==
         "0xa0cedeb2dc280ba39b857546d74f5549c3a1d7bdc2dd96bf881f76108e23dac2fc71e5fa27ff56c350aa531b"
         "c129ebdf613b772b6604664f5d8dbe21b85eb0c8cd54f074a4af31b4411ff6a60c9719dbd559c221c8ac3492d9"
         "d872b041d703d1b5aadf3154a261abdd9086fc627b61efca26ae5702701d05cd2305f7c52a2fc8");
@@ -517,7 +517,7 @@ TEST_CASE("eip712 recover reports signatures that are not 65 bytes") {
   const bytes short_sig(64, 1);
   CHECK(eip712::recover(td, short_sig).code() == secp256k1_errc::bad_signature_length);
   // The EIP's signature over a changed message recovers some other address.
-  const auto sig = hex::decode(
+  const auto sig = codec::hex::decode(
                        "0x4355c47d63924e8a72e509b65029052eb6c299d53a04e167c5775fd466751c9d07299936"
                        "d304c153f6443dfa05f40ff007d72911b6f72307f996231605b915621c")
                        .value();

@@ -9,10 +9,10 @@
 
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "enact/eip712/typed_data.hpp"
 
@@ -22,8 +22,8 @@ namespace json = boost::json;
 
 namespace {
 
-// keccak256("cow"), the key of the EIP-712 example: 0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826.
-Secret cow_key() { return Secret(keccak256("cow"sv)); }
+// crypto::keccak256("cow"), the key of the EIP-712 example: 0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826.
+Secret cow_key() { return Secret(crypto::keccak256("cow"sv)); }
 const address kCow = parse_address("0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826").value();
 
 // The private key 1, a second signer: 0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf.
@@ -36,30 +36,30 @@ Secret other_key() {
 constexpr uint64_t kChain = 175188;
 constexpr uint64_t kNow = 1700000000;
 
-envelope::expectation expect(envelope::kind k, uint64_t now = kNow) { return envelope::expectation{k, kChain, now}; }
+eip712::envelope::expectation expect(eip712::envelope::kind k, uint64_t now = kNow) { return eip712::envelope::expectation{k, kChain, now}; }
 
 std::string text_of(const json::object& o) { return json::serialize(o); }
 
 }  // namespace
 
 TEST_CASE("envelope primary type names") {
-  using envelope::kind;
+  using eip712::envelope::kind;
   const std::pair<kind, std::string_view> names[] = {{kind::create_wallet, "CreateWallet"},
                                                      {kind::convert_account, "ConvertAccount"},
                                                      {kind::add_usage_api_key, "AddUsageApiKey"},
                                                      {kind::billing_auth, "BillingAuth"}};
   for (const auto& [k, name] : names) {
-    CHECK(envelope::primary_type_name(k) == name);
-    CHECK(envelope::kind_from_name(name) == k);
+    CHECK(eip712::envelope::primary_type_name(k) == name);
+    CHECK(eip712::envelope::kind_from_name(name) == k);
   }
-  CHECK(!envelope::kind_from_name("createWallet"));
-  CHECK(!envelope::kind_from_name("EIP712Domain"));
-  CHECK(!envelope::kind_from_name(""));
+  CHECK(!eip712::envelope::kind_from_name("createWallet"));
+  CHECK(!eip712::envelope::kind_from_name("EIP712Domain"));
+  CHECK(!eip712::envelope::kind_from_name(""));
 }
 
 TEST_CASE("envelope build and sign match eth-sig-util") {
   // The canonical document for the cow key (core-api spec, Typed-data envelope).
-  CHECK(text_of(envelope::build(envelope::kind::create_wallet, kChain, kCow, kNow)) ==
+  CHECK(text_of(eip712::envelope::build(eip712::envelope::kind::create_wallet, kChain, kCow, kNow)) ==
         R"({"types":{"EIP712Domain":[{"name":"name","type":"string"},)"
         R"({"name":"version","type":"string"},)"
         R"({"name":"chainId","type":"uint256"}],"CreateWallet":[{"name":"address","type":"address"},)"
@@ -67,46 +67,46 @@ TEST_CASE("envelope build and sign match eth-sig-util") {
         R"("Svc ChainSecured","version":"1","chainId":175188},"message":{"address":)"
         R"("0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826","issuedAt":1700000000}})");
   // Numbers JavaScript cannot read exactly are written as decimal strings.
-  const auto big = envelope::build(envelope::kind::billing_auth, uint64_t{1} << 53, kCow, (uint64_t{1} << 53) - 1);
+  const auto big = eip712::envelope::build(eip712::envelope::kind::billing_auth, uint64_t{1} << 53, kCow, (uint64_t{1} << 53) - 1);
   CHECK(big.at("domain").at("chainId") == json::value("9007199254740992"));
   CHECK(big.at("message").at("issuedAt") == json::value((uint64_t{1} << 53) - 1));
 
   struct case_ {
-    envelope::kind k;
+    eip712::envelope::kind k;
     std::string_view digest;
     std::string_view signature;
   };
   // @metamask/eth-sig-util 8.2.0: TypedDataUtils.eip712Hash(data, 'V4') (equal to ethers 6.17.0
-  // TypedDataEncoder.hash) and signTypedData({privateKey: keccak256("cow"), version: 'V4'}) of
+  // TypedDataEncoder.hash) and signTypedData({privateKey: crypto::keccak256("cow"), version: 'V4'}) of
   // the envelope for chainId 175188, issuedAt 1700000000, address of the cow key.
   const case_ cases[] = {
-      {envelope::kind::create_wallet, "0x9a74860d472e30e72a8641ab1c6be12fef09eb610dded8df34c0e9b9a2a273a0",
+      {eip712::envelope::kind::create_wallet, "0x9a74860d472e30e72a8641ab1c6be12fef09eb610dded8df34c0e9b9a2a273a0",
        "0x78730a429a997e23785320e2ac016dbf8c66c2c67bf22681ce84dfe54a9857ec23e312fdc13f5d69788b5b706"
        "ab20068620c91d8472b0a526e5caa1b3f6f76421b"},
-      {envelope::kind::convert_account, "0xd200e3e77834aba46ae7fd8d55dc6cdf02aa4faadfd0f5a78614ca7a41bf7f13",
+      {eip712::envelope::kind::convert_account, "0xd200e3e77834aba46ae7fd8d55dc6cdf02aa4faadfd0f5a78614ca7a41bf7f13",
        "0x4f1d515e7e76b06f31fde1abd067045e2bd0825127b783d7a4c793c6aa92af8a7847d877cba26ac9392e42322"
        "3629c8ccd72755a042fa2323bf278637f2c306b1c"},
-      {envelope::kind::add_usage_api_key, "0xdf3db34ef668f7e372c80f9cbacb01ec94a26bc5103057aa106e33738ba6e992",
+      {eip712::envelope::kind::add_usage_api_key, "0xdf3db34ef668f7e372c80f9cbacb01ec94a26bc5103057aa106e33738ba6e992",
        "0xc1587d792ecd342aa0e0ef64740e13e67cd1d85dce2669681653515cb385826d374e8d46b984fa53dd761a5aa"
        "2e7beb5d0fb29ae6ae1e4d4aec18f06bddbe8dd1b"},
-      {envelope::kind::billing_auth, "0x58ec3274a3dee0ff805e32885d8acdf36bf823c8eb69b63b665c226871feedcd",
+      {eip712::envelope::kind::billing_auth, "0x58ec3274a3dee0ff805e32885d8acdf36bf823c8eb69b63b665c226871feedcd",
        "0x5353f394c950082066ba1077b6192758add0efba85b3c9c0c8c737ac26720eca2c3512cad953373c5c1a15b6f"
        "c811d147cd1a983ceedf9cc7ff43806be45bfbd1c"},
   };
   const Secret key = cow_key();
   for (const auto& c : cases) {
-    CAPTURE(envelope::primary_type_name(c.k));
-    const auto built = envelope::build(c.k, kChain, kCow, kNow);
+    CAPTURE(eip712::envelope::primary_type_name(c.k));
+    const auto built = eip712::envelope::build(c.k, kChain, kCow, kNow);
     const auto td = eip712::from_json(json::value(built)).value();
-    CHECK(hex::encode_prefixed(eip712::digest(td).value()) == c.digest);
-    CHECK(hex::encode_prefixed(envelope::digest(c.k, u256{kChain}, kCow, u256{kNow})) == c.digest);
-    const auto env = envelope::sign(c.k, kChain, key, kNow);
+    CHECK(codec::hex::encode_prefixed(eip712::digest(td).value()) == c.digest);
+    CHECK(codec::hex::encode_prefixed(eip712::envelope::digest(c.k, u256{kChain}, kCow, u256{kNow})) == c.digest);
+    const auto env = eip712::envelope::sign(c.k, kChain, key, kNow);
     REQUIRE(env);
     CHECK(env->typed_data == built);
     CHECK(env->signature == c.signature);
-    CHECK(envelope::verify(text_of(env->typed_data), env->signature, expect(c.k)).value() == kCow);
+    CHECK(eip712::envelope::verify(text_of(env->typed_data), env->signature, expect(c.k)).value() == kCow);
   }
-  CHECK(envelope::sign(envelope::kind::billing_auth, kChain, Secret(bytes(32, 0)), kNow).code() ==
+  CHECK(eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, Secret(bytes(32, 0)), kNow).code() ==
         secp256k1_errc::invalid_private_key);
 }
 
@@ -114,24 +114,24 @@ TEST_CASE("envelope direct digest equals the generic EIP-712 digest") {
   // Chain ids and times across the JSON number / string boundary (2^53) and up to 2^64 - 1.
   const uint64_t values[] = {0, 1, 8453, kNow, (uint64_t{1} << 53) - 1, uint64_t{1} << 53, ~uint64_t{0}};
   const address signers[] = {kCow, address{}, parse_address("0x" + std::string(40, 'f')).value()};
-  for (auto k : {envelope::kind::create_wallet, envelope::kind::convert_account, envelope::kind::add_usage_api_key,
-                 envelope::kind::billing_auth})
+  for (auto k : {eip712::envelope::kind::create_wallet, eip712::envelope::kind::convert_account, eip712::envelope::kind::add_usage_api_key,
+                 eip712::envelope::kind::billing_auth})
     for (uint64_t chain : values)
       for (uint64_t issued : values)
         for (const auto& who : signers) {
           CAPTURE(chain);
           CAPTURE(issued);
-          const auto td = eip712::from_json(json::value(envelope::build(k, chain, who, issued)));
+          const auto td = eip712::from_json(json::value(eip712::envelope::build(k, chain, who, issued)));
           REQUIRE(td);
-          CHECK(envelope::digest(k, u256{chain}, who, u256{issued}) == eip712::digest(*td).value());
+          CHECK(eip712::envelope::digest(k, u256{chain}, who, u256{issued}) == eip712::digest(*td).value());
         }
 }
 
 TEST_CASE("envelope verify refuses each rule with its own code") {
   const Secret key = cow_key();
-  const auto env = envelope::sign(envelope::kind::create_wallet, kChain, key, kNow).value();
+  const auto env = eip712::envelope::sign(eip712::envelope::kind::create_wallet, kChain, key, kNow).value();
   const std::string good = text_of(env.typed_data);
-  REQUIRE(envelope::verify(good, env.signature, expect(envelope::kind::create_wallet)));
+  REQUIRE(eip712::envelope::verify(good, env.signature, expect(eip712::envelope::kind::create_wallet)));
 
   // A document edited after signing; the checks before the signature step do not need it valid.
   auto edited = [&](const std::function<void(json::object&)>& edit) {
@@ -148,19 +148,19 @@ TEST_CASE("envelope verify refuses each rule with its own code") {
   // Signs `o` as it stands, by `k` (for cases past the shape checks).
   auto signed_by = [](const json::object& o, const Secret& k) {
     const auto td = eip712::from_json(json::value(o)).value();
-    return hex::encode_prefixed(eip712::sign(td, k).value().to_bytes());
+    return codec::hex::encode_prefixed(eip712::sign(td, k).value().to_bytes());
   };
   const Secret other = other_key();
-  const auto stale = envelope::sign(envelope::kind::create_wallet, kChain, key, kNow - 301).value();
+  const auto stale = eip712::envelope::sign(eip712::envelope::kind::create_wallet, kChain, key, kNow - 301).value();
 
   struct case_ {
     const char* what;
     std::string typed_data;
     std::string signature;
-    envelope::expectation want;
+    eip712::envelope::expectation want;
     envelope_errc code;
   };
-  const auto create = expect(envelope::kind::create_wallet);
+  const auto create = expect(eip712::envelope::kind::create_wallet);
   auto with_signer = [&](const address& a) {
     auto e = create;
     e.expected_signer = a;
@@ -213,7 +213,7 @@ TEST_CASE("envelope verify refuses each rule with its own code") {
       {"primaryType not the declared struct", edited([](json::object& o) { o["primaryType"] = "AddUsageApiKey"; }),
        env.signature, create, envelope_errc::types_not_canonical},
       // 4. primaryType of this endpoint: a CreateWallet signature where AddUsageApiKey is expected
-      {"CreateWallet presented to AddUsageApiKey", good, env.signature, expect(envelope::kind::add_usage_api_key),
+      {"CreateWallet presented to AddUsageApiKey", good, env.signature, expect(eip712::envelope::kind::add_usage_api_key),
        envelope_errc::wrong_primary_type},
       // 5. domain
       {"domain name", edited([](json::object& o) { o["domain"].as_object()["name"] = "Svc ChainSecured "; }),
@@ -255,7 +255,7 @@ TEST_CASE("envelope verify refuses each rule with its own code") {
   for (const auto& c : cases) {
     const std::string what(c.what);
     CAPTURE(what);
-    auto r = envelope::verify(c.typed_data, c.signature, c.want);
+    auto r = eip712::envelope::verify(c.typed_data, c.signature, c.want);
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
@@ -270,10 +270,10 @@ TEST_CASE("envelope issuedAt window is now ± max_skew inclusive") {
   const case_ cases[] = {{-301, false}, {-300, true}, {0, true}, {300, true}, {301, false}};
   for (const auto& c : cases) {
     CAPTURE(c.offset);
-    const auto env = envelope::sign(envelope::kind::billing_auth, kChain, key,
+    const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, key,
                                     static_cast<uint64_t>(static_cast<int64_t>(kNow) + c.offset))
                          .value();
-    auto r = envelope::verify(text_of(env.typed_data), env.signature, expect(envelope::kind::billing_auth));
+    auto r = eip712::envelope::verify(text_of(env.typed_data), env.signature, expect(eip712::envelope::kind::billing_auth));
     if (c.accepted) {
       CHECK(r.value() == kCow);
     } else {
@@ -281,51 +281,51 @@ TEST_CASE("envelope issuedAt window is now ± max_skew inclusive") {
     }
   }
   // A smaller window, and a clock near zero (no wrap-around below 0).
-  const auto env = envelope::sign(envelope::kind::billing_auth, kChain, key, 10).value();
-  auto narrow = expect(envelope::kind::billing_auth, 20);
+  const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, key, 10).value();
+  auto narrow = expect(eip712::envelope::kind::billing_auth, 20);
   narrow.max_skew = 5;
-  CHECK(envelope::verify(text_of(env.typed_data), env.signature, narrow).code() == envelope_errc::expired);
-  CHECK(envelope::verify(text_of(env.typed_data), env.signature, expect(envelope::kind::billing_auth, 0)).value() ==
+  CHECK(eip712::envelope::verify(text_of(env.typed_data), env.signature, narrow).code() == envelope_errc::expired);
+  CHECK(eip712::envelope::verify(text_of(env.typed_data), env.signature, expect(eip712::envelope::kind::billing_auth, 0)).value() ==
         kCow);
   // issuedAt beyond 64 bits is outside every window.
   json::object far = env.typed_data;
   far["message"].as_object()["issuedAt"] = "0x10000000000000000";
-  CHECK(envelope::verify(text_of(far), env.signature, expect(envelope::kind::billing_auth)).code() ==
+  CHECK(eip712::envelope::verify(text_of(far), env.signature, expect(eip712::envelope::kind::billing_auth)).code() ==
         envelope_errc::expired);
 }
 
 TEST_CASE("envelope size is measured on the text as received: 4096 accepted, 4097 refused") {
-  const auto env = envelope::sign(envelope::kind::convert_account, kChain, cow_key(), kNow).value();
+  const auto env = eip712::envelope::sign(eip712::envelope::kind::convert_account, kChain, cow_key(), kNow).value();
   const std::string compact = text_of(env.typed_data);
   REQUIRE(compact.size() < 4096);
   // JSON whitespace after the opening brace changes the size, not the document or its digest.
   auto padded = [&](size_t size) {
     return "{" + std::string(size - compact.size(), ' ') + compact.substr(1);
   };
-  auto want = expect(envelope::kind::convert_account);
+  auto want = expect(eip712::envelope::kind::convert_account);
   want.expected_signer = kCow;  // the new admin wallet of a conversion
   const std::string at_limit = padded(4096);
   REQUIRE(at_limit.size() == 4096);
-  CHECK(envelope::verify(at_limit, env.signature, want).value() == kCow);
+  CHECK(eip712::envelope::verify(at_limit, env.signature, want).value() == kCow);
   const std::string over = padded(4097);
   REQUIRE(over.size() == 4097);
-  CHECK(envelope::verify(over, env.signature, want).code() == envelope_errc::too_large);
+  CHECK(eip712::envelope::verify(over, env.signature, want).code() == envelope_errc::too_large);
   // The parsed-value overload takes the size the caller measured.
   const json::value doc = json::parse(compact);
-  CHECK(envelope::verify(doc, 4096, env.signature, want).value() == kCow);
-  CHECK(envelope::verify(doc, 4097, env.signature, want).code() == envelope_errc::too_large);
+  CHECK(eip712::envelope::verify(doc, 4096, env.signature, want).value() == kCow);
+  CHECK(eip712::envelope::verify(doc, 4097, env.signature, want).code() == envelope_errc::too_large);
 }
 
 TEST_CASE("envelope signatures for one flow are refused by every other") {
-  using envelope::kind;
+  using eip712::envelope::kind;
   const kind kinds[] = {kind::create_wallet, kind::convert_account, kind::add_usage_api_key, kind::billing_auth};
   const Secret key = cow_key();
   for (kind signed_for : kinds) {
-    const auto env = envelope::sign(signed_for, kChain, key, kNow).value();
+    const auto env = eip712::envelope::sign(signed_for, kChain, key, kNow).value();
     for (kind presented_to : kinds) {
-      CAPTURE(envelope::primary_type_name(signed_for));
-      CAPTURE(envelope::primary_type_name(presented_to));
-      auto r = envelope::verify(text_of(env.typed_data), env.signature, expect(presented_to));
+      CAPTURE(eip712::envelope::primary_type_name(signed_for));
+      CAPTURE(eip712::envelope::primary_type_name(presented_to));
+      auto r = eip712::envelope::verify(text_of(env.typed_data), env.signature, expect(presented_to));
       if (signed_for == presented_to) {
         CHECK(r.value() == kCow);
       } else {
@@ -336,19 +336,19 @@ TEST_CASE("envelope signatures for one flow are refused by every other") {
 }
 
 TEST_CASE("envelope X-Wallet-Auth header round-trips and rejects bad values") {
-  const auto env = envelope::sign(envelope::kind::billing_auth, kChain, cow_key(), kNow).value();
-  CHECK(envelope::to_json(env) ==
+  const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, cow_key(), kNow).value();
+  CHECK(eip712::envelope::to_json(env) ==
         R"({"typed_data":)" + text_of(env.typed_data) + R"(,"signature":")" + env.signature + R"("})");
-  const std::string header = envelope::encode_wallet_auth(env);
-  CHECK(as_chars(base64::decode(header).value()) == envelope::to_json(env));
-  auto parts = envelope::decode_wallet_auth(header);
+  const std::string header = eip712::envelope::encode_wallet_auth(env);
+  CHECK(as_chars(codec::base64::decode(header).value()) == eip712::envelope::to_json(env));
+  auto parts = eip712::envelope::decode_wallet_auth(header);
   REQUIRE(parts);
   CHECK(parts->first == text_of(env.typed_data));
   CHECK(parts->second == env.signature);
-  CHECK(envelope::verify(parts->first, parts->second, expect(envelope::kind::billing_auth)).value() == kCow);
+  CHECK(eip712::envelope::verify(parts->first, parts->second, expect(eip712::envelope::kind::billing_auth)).value() == kCow);
 
   auto b64 = [](std::string_view s) {
-    return base64::encode(as_bytes(s));
+    return codec::base64::encode(as_bytes(s));
   };
   struct bad {
     const char* what;
@@ -356,7 +356,7 @@ TEST_CASE("envelope X-Wallet-Auth header round-trips and rejects bad values") {
     envelope_errc code;
   };
   const bad cases[] = {
-      {"over the limit", std::string(envelope::kMaxWalletAuthSize + 4, 'A'), envelope_errc::too_large},
+      {"over the limit", std::string(eip712::envelope::kMaxWalletAuthSize + 4, 'A'), envelope_errc::too_large},
       {"not base64", "!!!!", envelope_errc::malformed},
       {"base64url alphabet", "-_-_", envelope_errc::malformed},
       {"not JSON", b64("{\"typed_data\":"), envelope_errc::malformed},
@@ -368,6 +368,6 @@ TEST_CASE("envelope X-Wallet-Auth header round-trips and rejects bad values") {
   for (const auto& c : cases) {
     const std::string what(c.what);
     CAPTURE(what);
-    CHECK(envelope::decode_wallet_auth(c.header).code() == c.code);
+    CHECK(eip712::envelope::decode_wallet_auth(c.header).code() == c.code);
   }
 }

@@ -13,19 +13,19 @@ TEST_CASE("hex encode/decode round-trips") {
   const test::text_vector cases[] = {
       {""sv, ""sv}, {"\x00"sv, "00"sv}, {"\x01\xab\xff"sv, "01abff"sv}, {"hello"sv, "68656c6c6f"sv}};
   for (const auto& c : cases) {
-    CHECK(hex::encode(as_bytes(c.in)) == c.out);
-    auto d = hex::decode(c.out);
+    CHECK(codec::hex::encode(as_bytes(c.in)) == c.out);
+    auto d = codec::hex::decode(c.out);
     REQUIRE(d);
     CHECK(as_chars(*d) == c.in);
   }
-  CHECK(hex::encode_prefixed(as_bytes("\x12")) == "0x12");
+  CHECK(codec::hex::encode_prefixed(as_bytes("\x12")) == "0x12");
 }
 
 TEST_CASE("hex decode accepts either case and an optional prefix") {
-  CHECK(*hex::decode("0xABcd") == bytes{0xab, 0xcd});
-  CHECK(*hex::decode("0XabCD") == bytes{0xab, 0xcd});
-  CHECK(hex::decode("0x")->empty());
-  CHECK(*hex::decode_prefixed("0x00ff") == bytes{0x00, 0xff});
+  CHECK(*codec::hex::decode("0xABcd") == bytes{0xab, 0xcd});
+  CHECK(*codec::hex::decode("0XabCD") == bytes{0xab, 0xcd});
+  CHECK(codec::hex::decode("0x")->empty());
+  CHECK(*codec::hex::decode_prefixed("0x00ff") == bytes{0x00, 0xff});
 }
 
 TEST_CASE("hex decode rejects malformed input with a typed error") {
@@ -39,20 +39,20 @@ TEST_CASE("hex decode rejects malformed input with a typed error") {
       {"-1", hex_errc::bad_digit},
   };
   for (const auto& c : cases) {
-    auto r = hex::decode(c.in);
+    auto r = codec::hex::decode(c.in);
     REQUIRE_MESSAGE(!r, c.in);
     CHECK_MESSAGE(r.code() == c.code, c.in);
   }
-  CHECK(hex::decode_prefixed("00").code() == hex_errc::missing_prefix);
-  auto r = hex::decode("0x0g", "signature");
+  CHECK(codec::hex::decode_prefixed("00").code() == hex_errc::missing_prefix);
+  auto r = codec::hex::decode("0x0g", "signature");
   CHECK(r.err().message == "signature: invalid hex digit at offset 1");
 }
 
 TEST_CASE("fixed-size hex decode enforces the length") {
-  auto ok = hex::decode_fixed<2>("0x0102");
+  auto ok = codec::hex::decode_fixed<2>("0x0102");
   REQUIRE(ok);
   CHECK((*ok)[1] == 2);
-  CHECK(hex::decode_fixed<2>("0x010203").code() == hex_errc::wrong_length);
-  CHECK(hex::decode_fixed<2>("01").code() == hex_errc::wrong_length);
-  CHECK(hex::decode_fixed<20>("0x").code() == hex_errc::wrong_length);
+  CHECK(codec::hex::decode_fixed<2>("0x010203").code() == hex_errc::wrong_length);
+  CHECK(codec::hex::decode_fixed<2>("01").code() == hex_errc::wrong_length);
+  CHECK(codec::hex::decode_fixed<20>("0x").code() == hex_errc::wrong_length);
 }

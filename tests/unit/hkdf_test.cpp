@@ -36,23 +36,23 @@ TEST_CASE("HKDF-SHA256 matches RFC 5869 Appendix A") {
   };
   for (const auto& c : cases) {
     INFO(c.name);
-    const auto okm = hkdf_sha256(c.ikm, c.salt, c.info, c.length);
+    const auto okm = crypto::hkdf_sha256(c.ikm, c.salt, c.info, c.length);
     REQUIRE(okm);
-    CHECK(bytes(okm->view().begin(), okm->view().end()) == hex::decode(c.okm).value());
+    CHECK(bytes(okm->view().begin(), okm->view().end()) == codec::hex::decode(c.okm).value());
   }
 }
 
 TEST_CASE("HKDF-SHA256 output length limits") {
   const bytes ikm(32, 7);
-  CHECK(hkdf_sha256(ikm, {}, {}, 0).code() == hkdf_errc::bad_length);
-  CHECK(hkdf_sha256(ikm, {}, {}, kHkdfSha256MaxLength + 1).code() == hkdf_errc::bad_length);
-  const auto longest = hkdf_sha256(ikm, {}, {}, kHkdfSha256MaxLength);
+  CHECK(crypto::hkdf_sha256(ikm, {}, {}, 0).code() == hkdf_errc::bad_length);
+  CHECK(crypto::hkdf_sha256(ikm, {}, {}, crypto::kHkdfSha256MaxLength + 1).code() == hkdf_errc::bad_length);
+  const auto longest = crypto::hkdf_sha256(ikm, {}, {}, crypto::kHkdfSha256MaxLength);
   REQUIRE(longest);
   CHECK(longest->size() == 8160);
   // A shorter output is a prefix of a longer one (RFC 5869 §2.3, T(1) ‖ T(2) ‖ …).
-  const auto one = hkdf_sha256(ikm, {}, {}, 1);
+  const auto one = crypto::hkdf_sha256(ikm, {}, {}, 1);
   REQUIRE(one);
   CHECK(one->view()[0] == longest->view()[0]);
   // An empty input key is allowed.
-  CHECK(hkdf_sha256({}, {}, {}, 32));
+  CHECK(crypto::hkdf_sha256({}, {}, {}, 32));
 }

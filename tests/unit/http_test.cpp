@@ -274,7 +274,7 @@ TEST_CASE("api::triggers: names, value_from as the service writes, readers with 
 
   api::chain_event_config e;
   e.chain = "ethereum";
-  e.contract = hex::decode_fixed<20>("0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed").value();
+  e.contract = codec::hex::decode_fixed<20>("0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed").value();
   e.event = "Transfer(address indexed from, address indexed to, uint256 value)";
   e.start_block = 7;
   e.topic_filters = {{}, {hash256{}}, {hash256{}, hash256{}}};

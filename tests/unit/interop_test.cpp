@@ -22,10 +22,10 @@
 #include "enact/codec/rlp.hpp"
 #include "enact/codec/rlp_json.hpp"
 #include "enact/cron/cron.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "enact/eip712/typed_data.hpp"
 #include "enact/ipfs/cid.hpp"
@@ -52,10 +52,10 @@ std::string label(std::string_view file, size_t i, const json::object& v) {
   return s;
 }
 
-std::string hex0x(bytes_view b) { return hex::encode_prefixed(b); }
+std::string hex0x(bytes_view b) { return codec::hex::encode_prefixed(b); }
 
 /// A test private key from its "0x" hex form (the vectors' keys are public test keys).
-Secret key_of(const json::value& v) { return Secret(hex::decode_prefixed(v.as_string()).value()); }
+Secret key_of(const json::value& v) { return Secret(codec::hex::decode_prefixed(v.as_string()).value()); }
 
 /// "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339, UTC, whole seconds), the only form the vectors use.
 std::optional<std::chrono::sys_seconds> parse_utc(std::string_view s) {
@@ -82,10 +82,10 @@ std::string format_utc(std::chrono::sys_seconds t) {
 }
 
 /// Parses a JSON array of ABI type strings.
-std::optional<std::vector<abi::type>> parse_types(const json::array& a) {
-  std::vector<abi::type> out;
+std::optional<std::vector<codec::abi::type>> parse_types(const json::array& a) {
+  std::vector<codec::abi::type> out;
   for (const auto& t : a) {
-    auto r = abi::type::parse(t.as_string());
+    auto r = codec::abi::type::parse(t.as_string());
     if (!r)
       return std::nullopt;
     out.push_back(std::move(*r));
@@ -93,12 +93,12 @@ std::optional<std::vector<abi::type>> parse_types(const json::array& a) {
   return out;
 }
 
-std::optional<std::vector<abi::value>> values_from_json(const std::vector<abi::type>& types, const json::array& a) {
+std::optional<std::vector<codec::abi::value>> values_from_json(const std::vector<codec::abi::type>& types, const json::array& a) {
   if (a.size() != types.size())
     return std::nullopt;
-  std::vector<abi::value> out;
+  std::vector<codec::abi::value> out;
   for (size_t k = 0; k < types.size(); ++k) {
-    auto r = abi::from_json(types[k], a[k]);
+    auto r = codec::abi::from_json(types[k], a[k]);
     if (!r)
       return std::nullopt;
     out.push_back(std::move(*r));
@@ -106,10 +106,10 @@ std::optional<std::vector<abi::value>> values_from_json(const std::vector<abi::t
   return out;
 }
 
-json::array values_to_json(const std::vector<abi::type>& types, const std::vector<abi::value>& values) {
+json::array values_to_json(const std::vector<codec::abi::type>& types, const std::vector<codec::abi::value>& values) {
   json::array out;
   for (size_t k = 0; k < types.size() && k < values.size(); ++k)
-    out.push_back(abi::to_json(types[k], values[k]));
+    out.push_back(codec::abi::to_json(types[k], values[k]));
   return out;
 }
 
@@ -134,15 +134,15 @@ TEST_CASE("interop: ABI encodings match ethers") {
       FAIL_CHECK("values do not convert: " << json::serialize(v.at("values")));
       continue;
     }
-    auto enc = abi::encode(*types, *values);
+    auto enc = codec::abi::encode(*types, *values);
     if (!enc) {
       FAIL_CHECK("encode failed: " << enc.err().message);
       continue;
     }
     CHECK(hex0x(*enc) == str(v.at("encoded")));
-    auto data = hex::decode(v.at("encoded").as_string());
+    auto data = codec::hex::decode(v.at("encoded").as_string());
     REQUIRE(data);
-    auto dec = abi::decode(*types, *data);
+    auto dec = codec::abi::decode(*types, *data);
     if (!dec) {
       FAIL_CHECK("decode failed: " << dec.err().message);
       continue;
@@ -161,26 +161,26 @@ TEST_CASE("interop: ABI function calls match ethers") {
     INFO(label("abi.json calls", i, v));
     const std::string signature = str(v.at("signature"));
     saw_set_usage_api_key |= signature.starts_with("setUsageApiKey(");
-    auto fn = abi::parse_signature(signature);
+    auto fn = codec::abi::parse_signature(signature);
     if (!fn) {
       FAIL_CHECK("signature does not parse: " << fn.err().message);
       continue;
     }
     CHECK(fn->canonical() == signature);
     CHECK(hex0x(fn->selector()) == str(v.at("selector")));
-    CHECK(hex0x(abi::selector(signature)) == str(v.at("selector")));
+    CHECK(hex0x(codec::abi::selector(signature)) == str(v.at("selector")));
     const auto values = values_from_json(fn->inputs, v.at("values").as_array());
     if (!values) {
       FAIL_CHECK("values do not convert: " << json::serialize(v.at("values")));
       continue;
     }
-    auto call = abi::encode_call(signature, *values);
+    auto call = codec::abi::encode_call(signature, *values);
     if (!call) {
       FAIL_CHECK("encode_call failed: " << call.err().message);
       continue;
     }
     CHECK(hex0x(*call) == str(v.at("calldata")));
-    auto dec = abi::decode_call(*fn, *call);
+    auto dec = codec::abi::decode_call(*fn, *call);
     if (!dec) {
       FAIL_CHECK("decode_call failed: " << dec.err().message);
       continue;
@@ -199,21 +199,21 @@ TEST_CASE("interop: RLP matches ethers") {
   for (size_t i = 0; i < vs.size(); ++i) {
     const auto& v = vs[i].as_object();
     INFO(label("rlp.json", i, v));
-    auto it = rlp::from_json(v.at("decoded"));
+    auto it = codec::rlp::from_json(v.at("decoded"));
     if (!it) {
       FAIL_CHECK("from_json failed: " << it.err().message);
       continue;
     }
-    CHECK(hex0x(rlp::encode(*it)) == str(v.at("encoded")));
-    auto data = hex::decode(v.at("encoded").as_string());
+    CHECK(hex0x(codec::rlp::encode(*it)) == str(v.at("encoded")));
+    auto data = codec::hex::decode(v.at("encoded").as_string());
     REQUIRE(data);
-    auto dec = rlp::decode(*data);
+    auto dec = codec::rlp::decode(*data);
     if (!dec) {
       FAIL_CHECK("decode failed: " << dec.err().message);
       continue;
     }
     CHECK(*dec == *it);
-    CHECK(rlp::to_json(*dec) == v.at("decoded"));
+    CHECK(codec::rlp::to_json(*dec) == v.at("decoded"));
   }
 }
 
@@ -303,27 +303,27 @@ TEST_CASE("interop: envelopes signed by the reference libraries pass the server'
     INFO(str(v.at("name")));
     ++seen;
     const auto& td = v.at("document").as_object();
-    const auto k = envelope::kind_from_name(td.at("primaryType").as_string());
+    const auto k = eip712::envelope::kind_from_name(td.at("primaryType").as_string());
     REQUIRE(k.has_value());
     const uint64_t issued = td.at("message").at("issuedAt").to_number<uint64_t>();
-    envelope::expectation want{*k, td.at("domain").at("chainId").to_number<uint64_t>(), issued};
+    eip712::envelope::expectation want{*k, td.at("domain").at("chainId").to_number<uint64_t>(), issued};
     const std::string text = boost::json::serialize(td);
-    auto signer = envelope::verify(text, str(v.at("signature_viem")), want);
+    auto signer = eip712::envelope::verify(text, str(v.at("signature_viem")), want);
     REQUIRE_MESSAGE(signer, (signer ? "" : signer.err().message));
     CHECK(to_checksum_address(*signer) == str(v.at("signer")));
     // The SDK's own builder gives the same document, and so the same signature.
-    auto built = envelope::build(*k, want.chain_id, *signer, issued);
+    auto built = eip712::envelope::build(*k, want.chain_id, *signer, issued);
     CHECK(built.at("types") == td.at("types"));
     // One rule per neighbour: another endpoint, another chain, outside the issuedAt window.
-    envelope::expectation other = want;
-    other.expected = *k == envelope::kind::billing_auth ? envelope::kind::create_wallet : envelope::kind::billing_auth;
-    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::wrong_primary_type);
+    eip712::envelope::expectation other = want;
+    other.expected = *k == eip712::envelope::kind::billing_auth ? eip712::envelope::kind::create_wallet : eip712::envelope::kind::billing_auth;
+    CHECK(eip712::envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::wrong_primary_type);
     other = want;
     other.chain_id += 1;
-    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::chain_id_mismatch);
+    CHECK(eip712::envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::chain_id_mismatch);
     other = want;
-    other.now = issued + envelope::kDefaultMaxSkew + 1;
-    CHECK(envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::expired);
+    other.now = issued + eip712::envelope::kDefaultMaxSkew + 1;
+    CHECK(eip712::envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::expired);
   }
   CHECK(seen == 4);
 }
@@ -367,7 +367,7 @@ TEST_CASE("interop: EIP-712 typed data matches ethers, eth-sig-util and viem") {
       continue;
     }
     CHECK(hex0x(sig->to_bytes()) == str(v.at("signature_viem")));
-    const auto expected_sig = hex::decode_prefixed(v.at("signature_viem").as_string());
+    const auto expected_sig = codec::hex::decode_prefixed(v.at("signature_viem").as_string());
     REQUIRE(expected_sig);
     auto signer = eip712::recover(*td, *expected_sig);
     CHECK_MESSAGE(signer, (signer ? "" : signer.err().message));
@@ -405,30 +405,30 @@ TEST_CASE("interop: keys, EIP-191 hashes and signatures match ethers") {
     const auto& v = vs[i].as_object();
     INFO("keys.json[" << i << "]");
     const Secret key = key_of(v.at("private_key"));
-    auto pub = secp256k1::public_key_of(key);
+    auto pub = crypto::secp256k1::public_key_of(key);
     if (!pub) {
       FAIL_CHECK("public_key_of failed: " << pub.err().message);
       continue;
     }
-    CHECK("0x04" + hex::encode(*pub) == str(v.at("public_key")));
-    CHECK(hex0x(secp256k1::compress(*pub)) == str(v.at("public_key_compressed")));
-    CHECK(to_checksum_address(secp256k1::to_address(*pub)) == str(v.at("address")));
+    CHECK("0x04" + codec::hex::encode(*pub) == str(v.at("public_key")));
+    CHECK(hex0x(crypto::secp256k1::compress(*pub)) == str(v.at("public_key_compressed")));
+    CHECK(to_checksum_address(crypto::secp256k1::to_address(*pub)) == str(v.at("address")));
 
-    const auto message = hex::decode_prefixed(v.at("message_hex").as_string());
+    const auto message = codec::hex::decode_prefixed(v.at("message_hex").as_string());
     REQUIRE(message);
-    const hash256 h = personal_message_hash(*message);
+    const hash256 h = crypto::personal_message_hash(*message);
     CHECK(hex0x(h) == str(v.at("eip191_hash")));
     if (auto* text = v.if_contains("message"))
-      CHECK(hex0x(personal_message_hash(std::string_view(text->as_string()))) == str(v.at("eip191_hash")));
-    auto sig = secp256k1::sign(h, key);
+      CHECK(hex0x(crypto::personal_message_hash(std::string_view(text->as_string()))) == str(v.at("eip191_hash")));
+    auto sig = crypto::secp256k1::sign(h, key);
     if (!sig) {
       FAIL_CHECK("sign failed: " << sig.err().message);
       continue;
     }
     CHECK(hex0x(sig->to_bytes()) == str(v.at("signature")));
-    const auto expected_sig = hex::decode_prefixed(v.at("signature").as_string());
+    const auto expected_sig = codec::hex::decode_prefixed(v.at("signature").as_string());
     REQUIRE(expected_sig);
-    auto signer = secp256k1::recover_address(h, *expected_sig);
+    auto signer = crypto::secp256k1::recover_address(h, *expected_sig);
     CHECK_MESSAGE(signer, (signer ? "" : signer.err().message));
     if (signer)
       CHECK(to_checksum_address(*signer) == str(v.at("address")));
@@ -446,14 +446,14 @@ TEST_CASE("interop: PKP derivation matches node's HKDF and ethers") {
     const auto& v = vs[i].as_object();
     INFO(label("pkp.json", i, v));
     const Secret root = key_of(v.at("root_key"));
-    const auto path = hex::decode_fixed<32>(v.at("derivation_path").as_string());
+    const auto path = codec::hex::decode_fixed<32>(v.at("derivation_path").as_string());
     REQUIRE(path);
-    const auto account = hex::decode_fixed<32>(v.at("account_hash").as_string());
+    const auto account = codec::hex::decode_fixed<32>(v.at("account_hash").as_string());
     REQUIRE(account);
 
     if (str(v.at("path_kind")) == "api") {
       ++api_paths;
-      const auto api_key_hash = hex::decode_fixed<32>(v.at("api_key_hash").as_string());
+      const auto api_key_hash = codec::hex::decode_fixed<32>(v.at("api_key_hash").as_string());
       REQUIRE(api_key_hash);
       const uint64_t index = std::stoull(str(v.at("index")));
       CHECK(hex0x(pkp::api_mode_path(*api_key_hash, index)) == str(v.at("derivation_path")));
@@ -472,7 +472,7 @@ TEST_CASE("interop: PKP derivation matches node's HKDF and ethers") {
     REQUIRE(addr);
     CHECK(to_checksum_address(*addr) == str(v.at("address")));
     // docs/protocol.md §1 "owning account": the same path under another account is another key.
-    const auto other = hex::decode_fixed<32>(v.at("other_account_hash").as_string());
+    const auto other = codec::hex::decode_fixed<32>(v.at("other_account_hash").as_string());
     REQUIRE(other);
     auto other_addr = pkp::wallet_address(root, *other, *path);
     REQUIRE(other_addr);
@@ -481,13 +481,13 @@ TEST_CASE("interop: PKP derivation matches node's HKDF and ethers") {
     auto legacy = pkp::legacy_wallet_address(root, *path);
     REQUIRE(legacy);
     CHECK(to_checksum_address(*legacy) == str(v.at("legacy_address")));
-    auto pub = secp256k1::public_key_of(*key);
+    auto pub = crypto::secp256k1::public_key_of(*key);
     REQUIRE(pub);
-    CHECK("0x04" + hex::encode(*pub) == str(v.at("public_key")));
+    CHECK("0x04" + codec::hex::encode(*pub) == str(v.at("public_key")));
 
-    const auto digest = hex::decode_fixed<32>(v.at("digest").as_string());
+    const auto digest = codec::hex::decode_fixed<32>(v.at("digest").as_string());
     REQUIRE(digest);
-    auto sig = secp256k1::sign(*digest, *key);
+    auto sig = crypto::secp256k1::sign(*digest, *key);
     if (!sig) {
       FAIL_CHECK("sign failed: " << sig.err().message);
       continue;
@@ -514,8 +514,8 @@ TEST_CASE("interop: server keys match node's HKDF and ethers") {
     auto signing = pkp::server_signing_key(root, purpose);
     REQUIRE(signing);
     CHECK(hex0x(signing->view()) == str(v.at("signing_key")));
-    auto pub = secp256k1::public_key_of(*signing);
+    auto pub = crypto::secp256k1::public_key_of(*signing);
     REQUIRE(pub);
-    CHECK(to_checksum_address(secp256k1::to_address(*pub)) == str(v.at("signing_address")));
+    CHECK(to_checksum_address(crypto::secp256k1::to_address(*pub)) == str(v.at("signing_address")));
   }
 }

@@ -18,7 +18,7 @@ bytes pattern(size_t n) {
     b[i] = static_cast<uint8_t>(i & 0xff);
   return b;
 }
-hash256 h256(std::string_view hex) { return hex::decode_fixed<32>(hex).value(); }
+hash256 h256(std::string_view hex) { return codec::hex::decode_fixed<32>(hex).value(); }
 }  // namespace
 
 TEST_CASE("keccak256 of text matches known digests") {
@@ -31,8 +31,8 @@ TEST_CASE("keccak256 of text matches known digests") {
        "4d741b6f1eb29cb2a9b9911c82f56fa8d73b04959d3d9d222895df6c0b28aa15"sv},
   };
   for (const auto& c : cases) {
-    CHECK_MESSAGE(keccak256(c.in) == h256(c.out), c.in);
-    CHECK_MESSAGE(keccak256(as_bytes(c.in)) == h256(c.out), c.in);
+    CHECK_MESSAGE(crypto::keccak256(c.in) == h256(c.out), c.in);
+    CHECK_MESSAGE(crypto::keccak256(as_bytes(c.in)) == h256(c.out), c.in);
   }
 }
 
@@ -52,11 +52,11 @@ TEST_CASE("keccak256 across the 136-byte block boundary") {
   };
   for (const auto& c : cases) {
     const bytes in = pattern(c.n);
-    CHECK_MESSAGE(keccak256(bytes_view(in)) == h256(c.out), c.n);
+    CHECK_MESSAGE(crypto::keccak256(bytes_view(in)) == h256(c.out), c.n);
 
     // The streaming hasher gives the same digest whatever the piece sizes.
     for (const size_t piece : {size_t{1}, size_t{7}, size_t{135}, size_t{136}, size_t{137}}) {
-      keccak256_hasher h;
+      crypto::keccak256_hasher h;
       for (size_t at = 0; at < in.size(); at += piece)
         h.update(bytes_view(in).subspan(at, std::min(piece, in.size() - at)));
       CHECK_MESSAGE(h.finalize() == h256(c.out), c.n << " in pieces of " << piece);
@@ -65,14 +65,14 @@ TEST_CASE("keccak256 across the 136-byte block boundary") {
 }
 
 TEST_CASE("keccak256_hasher resets after finalize") {
-  keccak256_hasher h;
+  crypto::keccak256_hasher h;
   h.update("abc"sv);
-  CHECK(h.finalize() == keccak256("abc"sv));
-  CHECK(h.finalize() == keccak256(""sv));
+  CHECK(h.finalize() == crypto::keccak256("abc"sv));
+  CHECK(h.finalize() == crypto::keccak256(""sv));
   h.update(as_bytes("ab"));
   h.update(bytes_view{});
   h.update("c"sv);
-  CHECK(h.finalize() == keccak256("abc"sv));
+  CHECK(h.finalize() == crypto::keccak256("abc"sv));
 }
 
 TEST_CASE("EIP-191 personal message hash") {
@@ -87,6 +87,6 @@ TEST_CASE("EIP-191 personal message hash") {
       {pattern(200), "ed1031587d62758f5833eec2d79c4b107392423cff2f31ecc3dc4848e4557001"sv},
   };
   for (const auto& c : cases)
-    CHECK(personal_message_hash(bytes_view(c.message)) == h256(c.out));
-  CHECK(personal_message_hash("hello"sv) == h256(cases[1].out));
+    CHECK(crypto::personal_message_hash(bytes_view(c.message)) == h256(c.out));
+  CHECK(crypto::personal_message_hash("hello"sv) == h256(cases[1].out));
 }

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/pkp/pkp.hpp"
@@ -13,9 +13,9 @@ using namespace enact;
 using namespace std::string_view_literals;
 
 namespace {
-hash256 h256(std::string_view s) { return hex::decode_fixed<32>(s).value(); }
+hash256 h256(std::string_view s) { return codec::hex::decode_fixed<32>(s).value(); }
 Secret secret_of(std::string_view s) {
-  const bytes b = hex::decode(s).value();
+  const bytes b = codec::hex::decode(s).value();
   return Secret(bytes_view(b));
 }
 bytes to_bytes(const Secret& s) { return bytes(s.view().begin(), s.view().end()); }
@@ -30,15 +30,15 @@ TEST_CASE("API-mode derivation path is keccak256(abi.encode(apiKeyHash, index))"
     uint64_t index;
     std::string_view path;
   };
-  // Computed with ethers v6: keccak256(AbiCoder.encode(["uint256","uint256"], [hash, index])),
-  // hash = keccak256(toUtf8Bytes(kApiKey)).
+  // Computed with ethers v6: crypto::keccak256(AbiCoder.encode(["uint256","uint256"], [hash, index])),
+  // hash = crypto::keccak256(toUtf8Bytes(kApiKey)).
   const case_ cases[] = {
       {0, "0d551a97591db5cd4d71fa919a645708b745d9d97bbaaa663cb21b8243d2187c"sv},
       {1, "7e4196e085db2f2f549f9d278069c339316a02466255143c35efd508ffbef2b1"sv},
       {42, "acf2d22e73978a9c99d18caea68d711226d8d839701be90762e8775a67e9f5b4"sv},
       {UINT64_MAX, "1fe118b9dadee94108de6bc4887329d9ccfbb28bcb1258bbb52f31d2472675af"sv},
   };
-  const hash256 key_hash = keccak256(kApiKey);
+  const hash256 key_hash = crypto::keccak256(kApiKey);
   REQUIRE(key_hash == h256(kApiKeyHash));
   for (const auto& c : cases)
     CHECK_MESSAGE(pkp::api_mode_path(key_hash, c.index) == h256(c.path), c.index);
@@ -77,14 +77,14 @@ TEST_CASE("PKP keys and addresses match an independent derivation") {
     const pkp::derivation_path path = h256(c.path);
     const auto sign = pkp::signing_key(root, account, path);
     REQUIRE(sign);
-    CHECK(to_bytes(*sign) == hex::decode(c.sign).value());
+    CHECK(to_bytes(*sign) == codec::hex::decode(c.sign).value());
     const auto sym = pkp::symmetric_key(root, account, path);
     REQUIRE(sym);
-    CHECK(to_bytes(*sym) == hex::decode(c.sym).value());
+    CHECK(to_bytes(*sym) == codec::hex::decode(c.sym).value());
     const auto addr = pkp::wallet_address(root, account, path);
     REQUIRE(addr);
     CHECK(to_checksum_address(*addr) == c.address);
-    CHECK(secp256k1::to_address(secp256k1::public_key_of(*sign).value()) == *addr);
+    CHECK(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(*sign).value()) == *addr);
   }
 }
 
@@ -92,8 +92,8 @@ TEST_CASE("a path registered under another account derives another wallet") {
   // The attack of docs/protocol.md §1 "owning account": the victim's (wallet, path) is public; an attacker
   // who registers the same pair under its own account must not reach the victim's key.
   const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
-  const hash256 victim = keccak256("victim-key"sv);
-  const hash256 attacker = keccak256("attacker-key"sv);
+  const hash256 victim = crypto::keccak256("victim-key"sv);
+  const hash256 attacker = crypto::keccak256("attacker-key"sv);
   const auto path = pkp::api_mode_path(victim, 0);
   const auto victim_wallet = pkp::wallet_address(root, victim, path).value();
   CHECK(pkp::wallet_address(root, attacker, path).value() != victim_wallet);
@@ -107,12 +107,12 @@ TEST_CASE("a path registered under another account derives another wallet") {
 
 TEST_CASE("server keys are out of reach of every account derivation") {
   // docs/protocol.md §1 "server keys": another salt, so no (account, path) gives the relayer's key; the
-  // old rule put the relayer at path keccak256("enact/api-payer/0"), which any account could
+  // old rule put the relayer at path crypto::keccak256("enact/api-payer/0"), which any account could
   // register.
   const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
   const auto payer = pkp::server_signing_key(root, "api-payer/0").value();
-  const hash256 old_path = keccak256("enact/api-payer/0"sv);
-  for (const hash256& account : {hash256{}, keccak256("any"sv), old_path})
+  const hash256 old_path = crypto::keccak256("enact/api-payer/0"sv);
+  for (const hash256& account : {hash256{}, crypto::keccak256("any"sv), old_path})
     CHECK(to_bytes(pkp::signing_key(root, account, old_path).value()) != to_bytes(payer));
   CHECK(to_bytes(pkp::server_key(root, "api-payer/0").value()) == to_bytes(payer));  // no retry
   CHECK(to_bytes(pkp::server_key(root, "triggers/usage-key-seal/v1").value()) != to_bytes(payer));
@@ -124,7 +124,7 @@ TEST_CASE("server keys are out of reach of every account derivation") {
 TEST_CASE("the canonical account hash of a wallet is keccak256(abi.encodePacked(wallet))") {
   // ethers v6: solidityPackedKeccak256(["address"], ["0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"])
   const address a = parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value();
-  CHECK(pkp::canonical_account_hash(a) == keccak256(bytes_view(a)));
+  CHECK(pkp::canonical_account_hash(a) == crypto::keccak256(bytes_view(a)));
 }
 
 TEST_CASE("PKP derivation requires a 32-byte root key") {

@@ -13,21 +13,21 @@ using namespace enact;
 using namespace std::string_view_literals;
 
 namespace {
-bytes X(std::string_view h) { return hex::decode(h).value(); }
-rlp::item S(std::string_view h) { return rlp::item::string(X(h)); }
-rlp::item L(std::vector<rlp::item> items) { return rlp::item::list(std::move(items)); }
+bytes X(std::string_view h) { return codec::hex::decode(h).value(); }
+codec::rlp::item S(std::string_view h) { return codec::rlp::item::string(X(h)); }
+codec::rlp::item L(std::vector<codec::rlp::item> items) { return codec::rlp::item::list(std::move(items)); }
 std::string rep(std::string_view two_hex_digits, size_t n) {
   std::string out;
   for (size_t i = 0; i < n; ++i)
     out += two_hex_digits;
   return out;
 }
-rlp::item nested_lists(size_t depth) {
-  rlp::item it = rlp::item::list({});
+codec::rlp::item nested_lists(size_t depth) {
+  codec::rlp::item it = codec::rlp::item::list({});
   for (size_t i = 1; i < depth; ++i) {
-    std::vector<rlp::item> wrap;
+    std::vector<codec::rlp::item> wrap;
     wrap.push_back(std::move(it));
-    it = rlp::item::list(std::move(wrap));
+    it = codec::rlp::item::list(std::move(wrap));
   }
   return it;
 }
@@ -36,7 +36,7 @@ rlp::item nested_lists(size_t depth) {
 TEST_CASE("rlp encodes and decodes the reference vectors") {
   struct case_ {
     std::string_view name;
-    rlp::item in;
+    codec::rlp::item in;
     std::string out;  // hex
   };
   // Yellow Paper appendix B and the Ethereum wiki RLP page ("dog", ["cat","dog"], the set
@@ -69,8 +69,8 @@ TEST_CASE("rlp encodes and decodes the reference vectors") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
-    CHECK(hex::encode(rlp::encode(c.in)) == c.out);
-    auto d = rlp::decode(X(c.out));
+    CHECK(codec::hex::encode(codec::rlp::encode(c.in)) == c.out);
+    auto d = codec::rlp::decode(X(c.out));
     REQUIRE(d);
     CHECK(*d == c.in);
   }
@@ -94,26 +94,26 @@ TEST_CASE("rlp integers: minimal big-endian, zero as the empty string") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.out);
-    CHECK(hex::encode(rlp::encode(c.v)) == c.out);
-    CHECK(rlp::encode(rlp::item::uint(c.v)) == rlp::encode(c.v));
-    auto d = rlp::decode(X(c.out));
+    CHECK(codec::hex::encode(codec::rlp::encode(c.v)) == c.out);
+    CHECK(codec::rlp::encode(codec::rlp::item::uint(c.v)) == codec::rlp::encode(c.v));
+    auto d = codec::rlp::decode(X(c.out));
     REQUIRE(d);
-    CHECK(*rlp::decode_uint(*d) == c.v);
+    CHECK(*codec::rlp::decode_uint(*d) == c.v);
   }
-  CHECK(hex::encode(rlp::encode(uint64_t{1024})) == "820400");
-  CHECK(*rlp::decode_u64(rlp::item::uint(u256{1024})) == 1024);
-  CHECK(rlp::decode_u64(rlp::item::uint(u256{1} << 64)).code() == rlp_errc::uint_overflow);
-  CHECK(rlp::uint_bytes(u256{0x0102}) == bytes{0x01, 0x02});
-  CHECK(rlp::uint_bytes(u256{}).empty());
+  CHECK(codec::hex::encode(codec::rlp::encode(uint64_t{1024})) == "820400");
+  CHECK(*codec::rlp::decode_u64(codec::rlp::item::uint(u256{1024})) == 1024);
+  CHECK(codec::rlp::decode_u64(codec::rlp::item::uint(u256{1} << 64)).code() == rlp_errc::uint_overflow);
+  CHECK(codec::rlp::uint_bytes(u256{0x0102}) == bytes{0x01, 0x02});
+  CHECK(codec::rlp::uint_bytes(u256{}).empty());
 }
 
 TEST_CASE("rlp sink encoders append") {
   bytes out{0xee};
-  rlp::encode(out, rlp::item::list({S("01")}));
-  rlp::encode(out, bytes_view(X("646f67")));
-  rlp::encode(out, uint64_t{0});
-  rlp::encode_header(out, true, 56);
-  CHECK(hex::encode(out) == "eec10183646f6780f838");
+  codec::rlp::encode(out, codec::rlp::item::list({S("01")}));
+  codec::rlp::encode(out, bytes_view(X("646f67")));
+  codec::rlp::encode(out, uint64_t{0});
+  codec::rlp::encode_header(out, true, 56);
+  CHECK(codec::hex::encode(out) == "eec10183646f6780f838");
 }
 
 TEST_CASE("rlp decode rejects malformed input with a typed error") {
@@ -145,38 +145,38 @@ TEST_CASE("rlp decode rejects malformed input with a typed error") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
-    auto r = rlp::decode(X(c.in));
+    auto r = codec::rlp::decode(X(c.in));
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
-  CHECK(rlp::decode(X("83646f6700")).err().message == "rlp: 1 trailing bytes after the item at offset 4");
+  CHECK(codec::rlp::decode(X("83646f6700")).err().message == "rlp: 1 trailing bytes after the item at offset 4");
 }
 
 TEST_CASE("rlp decode limits nesting depth") {
-  const bytes deepest_ok = rlp::encode(nested_lists(rlp::kMaxDepth));
-  const bytes too_deep = rlp::encode(nested_lists(rlp::kMaxDepth + 1));
-  CHECK(rlp::decode(deepest_ok));
-  CHECK(rlp::decode(too_deep).code() == rlp_errc::too_deep);
-  CHECK(rlp::decode(X("c1c0"), 2));
-  CHECK(rlp::decode(X("c2c1c0"), 2).code() == rlp_errc::too_deep);
+  const bytes deepest_ok = codec::rlp::encode(nested_lists(codec::rlp::kMaxDepth));
+  const bytes too_deep = codec::rlp::encode(nested_lists(codec::rlp::kMaxDepth + 1));
+  CHECK(codec::rlp::decode(deepest_ok));
+  CHECK(codec::rlp::decode(too_deep).code() == rlp_errc::too_deep);
+  CHECK(codec::rlp::decode(X("c1c0"), 2));
+  CHECK(codec::rlp::decode(X("c2c1c0"), 2).code() == rlp_errc::too_deep);
 }
 
 TEST_CASE("rlp decode_uint rejects non-canonical integers") {
-  CHECK(rlp::decode_uint(S("00")).code() == rlp_errc::leading_zero);
-  CHECK(rlp::decode_uint(S("0001")).code() == rlp_errc::leading_zero);
-  CHECK(rlp::decode_uint(S("01" + rep("00", 32))).code() == rlp_errc::uint_overflow);
-  CHECK(rlp::decode_uint(L({})).code() == rlp_errc::expected_string);
-  CHECK(*rlp::decode_uint(S("")) == u256{});
+  CHECK(codec::rlp::decode_uint(S("00")).code() == rlp_errc::leading_zero);
+  CHECK(codec::rlp::decode_uint(S("0001")).code() == rlp_errc::leading_zero);
+  CHECK(codec::rlp::decode_uint(S("01" + rep("00", 32))).code() == rlp_errc::uint_overflow);
+  CHECK(codec::rlp::decode_uint(L({})).code() == rlp_errc::expected_string);
+  CHECK(*codec::rlp::decode_uint(S("")) == u256{});
 }
 
 TEST_CASE("rlp item accessors") {
-  const rlp::item s = S("0102");
-  const rlp::item l = L({s});
+  const codec::rlp::item s = S("0102");
+  const codec::rlp::item l = L({s});
   CHECK(!s.is_list());
   CHECK(l.is_list());
   CHECK(s.as_bytes() == bytes{1, 2});
   CHECK(l.as_list().size() == 1);
-  CHECK(rlp::item{}.as_bytes().empty());
+  CHECK(codec::rlp::item{}.as_bytes().empty());
   try {
     (void)l.as_bytes();
     FAIL("as_bytes on a list must throw");
@@ -195,12 +195,12 @@ TEST_CASE("rlp JSON bridge uses ethers' shape") {
   // ethers 6.17: decodeRlp("0xea80007f8180e4820400a0ff…ff")
   const std::string json = R"(["0x","0x00","0x7f","0x80",["0x0400","0x)" + rep("ff", 32) + R"("]])";
   const boost::json::value v = boost::json::parse(json);
-  auto it = rlp::from_json(v);
+  auto it = codec::rlp::from_json(v);
   REQUIRE(it);
-  CHECK(hex::encode(rlp::encode(*it)) == "ea80007f8180e4820400a0" + rep("ff", 32));
-  CHECK(rlp::to_json(*it) == v);
-  CHECK(boost::json::serialize(rlp::to_json(S("ABCD"))) == R"("0xabcd")");
-  CHECK(*rlp::from_json(boost::json::parse(R"("0xABcd")")) == S("abcd"));
+  CHECK(codec::hex::encode(codec::rlp::encode(*it)) == "ea80007f8180e4820400a0" + rep("ff", 32));
+  CHECK(codec::rlp::to_json(*it) == v);
+  CHECK(boost::json::serialize(codec::rlp::to_json(S("ABCD"))) == R"("0xabcd")");
+  CHECK(*codec::rlp::from_json(boost::json::parse(R"("0xABcd")")) == S("abcd"));
 
   test::check_refusals<rlp_errc>(
       {
@@ -212,6 +212,6 @@ TEST_CASE("rlp JSON bridge uses ethers' shape") {
           {R"(["0x", {"a": 1}])", rlp_errc::bad_json},
           {R"([[[["0x"]]]])", rlp_errc::too_deep},  // with max_depth 3 below
       },
-      [](std::string_view in) { return rlp::from_json(boost::json::parse(in), 3); });
-  CHECK(rlp::from_json(boost::json::parse(R"([1])")).err().message == "rlp[0]: expected a 0x-hex string or an array");
+      [](std::string_view in) { return codec::rlp::from_json(boost::json::parse(in), 3); });
+  CHECK(codec::rlp::from_json(boost::json::parse(R"([1])")).err().message == "rlp[0]: expected a 0x-hex string or an array");
 }

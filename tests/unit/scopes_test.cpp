@@ -10,7 +10,7 @@
 #include "enact/scopes/scopes.hpp"
 
 using namespace enact;
-using namespace enact::scope;
+using namespace enact::scopes;
 using namespace std::string_view_literals;
 
 namespace {

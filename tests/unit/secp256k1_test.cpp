@@ -3,19 +3,19 @@
 
 #include <string_view>
 
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
 
 using namespace enact;
 using namespace std::string_view_literals;
-namespace k1 = enact::secp256k1;
+namespace k1 = enact::crypto::secp256k1;
 
 namespace {
 template <size_t N>
 std::array<uint8_t, N> fixed(std::string_view hex) {
-  return hex::decode_fixed<N>(hex).value();
+  return codec::hex::decode_fixed<N>(hex).value();
 }
 Secret key_of(std::string_view hex) {
   const auto k = fixed<32>(hex);
@@ -48,7 +48,7 @@ struct sign_case {
   std::string_view compressed, address;
 };
 // Computed with ethers v6 SigningKey.sign (RFC 6979, low-s), .publicKey, .compressedPublicKey
-// and computeAddress. Digests: keccak256("enact"), hashMessage("hello"), and 32 zero bytes. Keys:
+// and computeAddress. Digests: crypto::keccak256("enact"), hashMessage("hello"), and 32 zero bytes. Keys:
 // 1, the web3.js documentation key 0x4c08…2318, and n-1.
 const sign_case kSignCases[] = {
     {"0000000000000000000000000000000000000000000000000000000000000001",
@@ -173,7 +173,7 @@ TEST_CASE("secp256k1 sign matches RFC 6979 low-s signatures and recovers") {
 
 TEST_CASE("secp256k1 signs an EIP-191 message so that it recovers to the signer") {
   const Secret key = key_of("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318");
-  const hash256 digest = personal_message_hash("hello"sv);
+  const hash256 digest = crypto::personal_message_hash("hello"sv);
   const auto sig = k1::sign(digest, key);
   REQUIRE(sig);
   CHECK(to_checksum_address(*k1::recover_address(digest, sig->to_bytes())) ==
@@ -197,7 +197,7 @@ TEST_CASE("secp256k1 private key validity") {
       {"000000000000000000000000000000000000000000000000000000000000000001", false},
   };
   for (const auto& c : cases) {
-    const bytes k = hex::decode(c.hex).value();
+    const bytes k = codec::hex::decode(c.hex).value();
     CHECK_MESSAGE(k1::is_valid_private_key(k) == c.valid, c.hex);
     if (!c.valid) {
       const Secret s{bytes_view(k)};

@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "enact/crypto/random.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 using namespace enact;
 
@@ -90,15 +90,15 @@ TEST_CASE("random bytes come from the generator") {
   // A generator that wrote nothing, or repeated itself, would fail these (chance of a false
   // failure: 2^-256 per comparison).
   bytes a(32), b(32);
-  random_bytes(a);
-  random_bytes(b);
+  crypto::random_bytes(a);
+  crypto::random_bytes(b);
   CHECK(!all_zero(a));
   CHECK(a != b);
-  random_bytes(std::span<uint8_t>{});  // empty request is fine
+  crypto::random_bytes(std::span<uint8_t>{});  // empty request is fine
 
-  const Secret s = random_secret(32);
+  const Secret s = crypto::random_secret(32);
   CHECK(s.size() == 32);
   CHECK(!all_zero(s.view()));
-  CHECK(s != random_secret(32));
-  CHECK(random_secret(0).empty());
+  CHECK(s != crypto::random_secret(32));
+  CHECK(crypto::random_secret(0).empty());
 }

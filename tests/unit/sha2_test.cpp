@@ -26,7 +26,7 @@ TEST_CASE("sha256 matches FIPS 180-2") {
       {kMillionA, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"sv},
   };
   for (const auto& c : cases)
-    CHECK(hex::encode(sha256(as_bytes(c.in))) == c.out);
+    CHECK(codec::hex::encode(crypto::sha256(as_bytes(c.in))) == c.out);
 }
 
 TEST_CASE("sha384 matches FIPS 180-2") {
@@ -38,24 +38,24 @@ TEST_CASE("sha384 matches FIPS 180-2") {
        "09330c33f71147e83d192fc782cd1b4753111b173b3b05d22fa08086e3b0f712fcc7c71a557e2db966c3e9fa91746039"sv},
   };
   for (const auto& c : cases)
-    CHECK(hex::encode(sha384(as_bytes(c.in))) == c.out);
+    CHECK(codec::hex::encode(crypto::sha384(as_bytes(c.in))) == c.out);
 }
 
 TEST_CASE("sha256_hasher equals the one-shot however the input is split") {
   const bytes_view all = as_bytes(kMillionA);
-  const hash256 expected = sha256(all);
-  sha256_hasher h;
+  const hash256 expected = crypto::sha256(all);
+  crypto::sha256_hasher h;
   for (const size_t piece : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{4096}, all.size()}) {
     for (size_t off = 0; off < all.size(); off += piece)
       h.update(all.subspan(off, std::min(piece, all.size() - off)));
     CHECK_MESSAGE(h.finalize() == expected, piece);  // finalize resets for the next message
   }
-  CHECK(h.update(as_bytes("ab")).update(as_bytes("")).update(as_bytes("c")).finalize() == sha256(as_bytes("abc")));
-  CHECK(h.finalize() == sha256({}));
+  CHECK(h.update(as_bytes("ab")).update(as_bytes("")).update(as_bytes("c")).finalize() == crypto::sha256(as_bytes("abc")));
+  CHECK(h.finalize() == crypto::sha256({}));
 
-  sha256_hasher moved(std::move(h));
+  crypto::sha256_hasher moved(std::move(h));
   moved.update(as_bytes("abc"));
-  sha256_hasher assigned;
+  crypto::sha256_hasher assigned;
   assigned = std::move(moved);
-  CHECK(hex::encode(assigned.finalize()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(codec::hex::encode(assigned.finalize()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }

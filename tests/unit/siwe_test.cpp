@@ -6,10 +6,10 @@
 #include <doctest/doctest.h>
 
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 namespace enact::siwe {
 namespace {
@@ -33,7 +33,7 @@ TEST_CASE("EIP-4361 messages are parsed strictly") {
   CHECK(m->chain_id == 137);
   CHECK(m->nonce == "abcdef0123456789");
   CHECK(m->issued_at == t0);
-  CHECK(hex::encode_prefixed(m->account) == kAddr);
+  CHECK(codec::hex::encode_prefixed(m->account) == kAddr);
   CHECK(!m->expiration_time);
   CHECK(!m->not_before);
   CHECK(!m->request_id);
@@ -148,13 +148,13 @@ TEST_CASE("verify_signature checks the signer against the message's account") {
   const Secret mallory(bytes(32, 0x22));
   message m;
   m.domain = "a.org";
-  m.account = secp256k1::to_address(secp256k1::public_key_of(alice).value());
+  m.account = crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(alice).value());
   m.uri = "https://a.org";
   m.nonce = "abcdefgh";
   m.issued_at = t0;
   const std::string text = to_text(m);
   const auto sign = [&](const Secret& key, std::string_view what) {
-    return secp256k1::sign(personal_message_hash(what), key).value().to_bytes();
+    return crypto::secp256k1::sign(crypto::personal_message_hash(what), key).value().to_bytes();
   };
   CHECK(verify_signature(text, m, sign(alice, text)).has_value());
   const auto by_mallory = verify_signature(text, m, sign(mallory, text));

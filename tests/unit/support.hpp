@@ -24,11 +24,11 @@
 namespace doctest {
 template <>
 struct StringMaker<std::vector<uint8_t>> {
-  static String convert(const std::vector<uint8_t>& v) { return ("0x" + enact::hex::encode(v)).c_str(); }
+  static String convert(const std::vector<uint8_t>& v) { return ("0x" + enact::codec::hex::encode(v)).c_str(); }
 };
 template <size_t N>
 struct StringMaker<std::array<uint8_t, N>> {
-  static String convert(const std::array<uint8_t, N>& v) { return ("0x" + enact::hex::encode(v)).c_str(); }
+  static String convert(const std::array<uint8_t, N>& v) { return ("0x" + enact::codec::hex::encode(v)).c_str(); }
 };
 template <>
 struct StringMaker<std::error_code> {

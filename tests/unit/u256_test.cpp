@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 
 using namespace enact;
 using namespace enact::literals;

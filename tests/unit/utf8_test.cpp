@@ -9,13 +9,13 @@ using namespace enact;
 using namespace std::string_view_literals;
 
 TEST_CASE("utf8 sequence_length measures well-formed sequences of each length") {
-  CHECK(utf8::sequence_length("a"sv, 0) == 1);
-  CHECK(utf8::sequence_length("\xC3\xA9"sv, 0) == 2);          // U+00E9
-  CHECK(utf8::sequence_length("\xE2\x82\xAC"sv, 0) == 3);      // U+20AC
-  CHECK(utf8::sequence_length("\xF0\x9F\x98\x80"sv, 0) == 4);  // U+1F600
-  CHECK(utf8::sequence_length("\xF4\x8F\xBF\xBF"sv, 0) == 4);  // U+10FFFF, the last code point
-  CHECK(utf8::sequence_length("x\xE2\x82\xAC"sv, 1) == 3);     // from an offset
-  CHECK(utf8::sequence_length("\xED\x9F\xBF"sv, 0) == 3);      // U+D7FF, just below the surrogates
+  CHECK(codec::utf8::sequence_length("a"sv, 0) == 1);
+  CHECK(codec::utf8::sequence_length("\xC3\xA9"sv, 0) == 2);          // U+00E9
+  CHECK(codec::utf8::sequence_length("\xE2\x82\xAC"sv, 0) == 3);      // U+20AC
+  CHECK(codec::utf8::sequence_length("\xF0\x9F\x98\x80"sv, 0) == 4);  // U+1F600
+  CHECK(codec::utf8::sequence_length("\xF4\x8F\xBF\xBF"sv, 0) == 4);  // U+10FFFF, the last code point
+  CHECK(codec::utf8::sequence_length("x\xE2\x82\xAC"sv, 1) == 3);     // from an offset
+  CHECK(codec::utf8::sequence_length("\xED\x9F\xBF"sv, 0) == 3);      // U+D7FF, just below the surrogates
 }
 
 TEST_CASE("utf8 sequence_length is 0 where no well-formed sequence starts") {
@@ -30,17 +30,17 @@ TEST_CASE("utf8 sequence_length is 0 where no well-formed sequence starts") {
       "\xE2\x28\xA1"sv  // a non-continuation byte inside
   };
   for (const auto s : bad)
-    CHECK(utf8::sequence_length(s, 0) == 0);
+    CHECK(codec::utf8::sequence_length(s, 0) == 0);
 }
 
 TEST_CASE("utf8 valid_prefix and is_valid") {
-  CHECK(utf8::is_valid(""sv));
-  CHECK(utf8::is_valid("plain ascii"sv));
-  CHECK(utf8::is_valid("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"sv));
-  CHECK(!utf8::is_valid("caf\xC3"sv));
-  CHECK(utf8::valid_prefix("ab\xFF"
+  CHECK(codec::utf8::is_valid(""sv));
+  CHECK(codec::utf8::is_valid("plain ascii"sv));
+  CHECK(codec::utf8::is_valid("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"sv));
+  CHECK(!codec::utf8::is_valid("caf\xC3"sv));
+  CHECK(codec::utf8::valid_prefix("ab\xFF"
                            "cd"sv) == 2);
-  CHECK(utf8::valid_prefix("\xC3\xA9\xED\xA0\x80"sv) == 2);
-  CHECK(utf8::valid_prefix("all good"sv) == 8);
-  static_assert(utf8::is_valid("\xE2\x82\xAC"sv) && !utf8::is_valid("\xC0\x80"sv));
+  CHECK(codec::utf8::valid_prefix("\xC3\xA9\xED\xA0\x80"sv) == 2);
+  CHECK(codec::utf8::valid_prefix("all good"sv) == 8);
+  static_assert(codec::utf8::is_valid("\xE2\x82\xAC"sv) && !codec::utf8::is_valid("\xC0\x80"sv));
 }

@@ -136,7 +136,7 @@ ENACT_C_API int enact_keccak256(const uint8_t* data, size_t len, uint8_t out[32]
 /* ---- EIP-712 typed data --------------------------------------------------------------------- */
 
 /** The EIP-712 signing digest of a typed-data document as eth_signTypedData_v4 takes it
- *  ({"types", "primaryType", "domain", "message"}): keccak256(0x19 0x01 ‖ domainSeparator ‖
+ *  ({"types", "primaryType", "domain", "message"}): crypto::keccak256(0x19 0x01 ‖ domainSeparator ‖
  *  hashStruct(message)). Errors: INVALID_ARGUMENT, PARSE (the message names the offending path,
  *  e.g. "message.to.wallet: ..."). */
 ENACT_C_API int enact_typed_data_hash(const char* typed_data_json, uint8_t out[32]);
@@ -213,7 +213,7 @@ ENACT_C_API int enact_pkp_account_wallet_address(const uint8_t root_key[32], con
                                                  const uint8_t derivation_path[32],
                                                  char out_address[ENACT_ADDRESS_SIZE]);
 
-/** The derivation path of an API-mode PKP: keccak256(api_key_hash ‖ uint256(index)). Errors:
+/** The derivation path of an API-mode PKP: crypto::keccak256(api_key_hash ‖ uint256(index)). Errors:
  *  INVALID_ARGUMENT. */
 ENACT_C_API int enact_pkp_api_mode_path(const uint8_t api_key_hash[32], uint64_t index, uint8_t out_path[32]);
 

@@ -30,15 +30,15 @@
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/codec/rlp.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/cron/cron.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/aes_gcm.hpp"
 #include "enact/crypto/hkdf.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/random.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "enact/eip712/typed_data.hpp"
 #include "enact/ipfs/cid.hpp"
@@ -165,10 +165,10 @@ int parse_typed_data(const char* typed_data_json, std::optional<enact::eip712::t
   return ENACT_OK;
 }
 
-std::optional<enact::envelope::kind> kind_of(const char* primary_type) {
+std::optional<enact::eip712::envelope::kind> kind_of(const char* primary_type) {
   if (primary_type == nullptr)
     return std::nullopt;
-  return enact::envelope::kind_from_name(primary_type);
+  return enact::eip712::envelope::kind_from_name(primary_type);
 }
 
 int unknown_primary_type(std::string_view what, const char* primary_type) noexcept {
@@ -300,7 +300,7 @@ int enact_keccak256(const uint8_t* data, size_t len, uint8_t out[32]) {
       return invalid("out: NULL");
     if (data == nullptr && len != 0)
       return invalid("data: NULL with a non-zero length");
-    const enact::hash256 h = enact::keccak256(enact::bytes_view(data, data ? len : 0));
+    const enact::hash256 h = enact::crypto::keccak256(enact::bytes_view(data, data ? len : 0));
     std::memcpy(out, h.data(), h.size());
     return ENACT_OK;
   });
@@ -337,7 +337,7 @@ int enact_typed_data_sign(const char* typed_data_json, const uint8_t private_key
     auto sig = enact::eip712::sign(*td, key);
     if (!sig)
       return fail(sig.err());
-    copy_fixed(enact::hex::encode_prefixed(sig->to_bytes()), out_signature, ENACT_SIGNATURE_HEX_SIZE);
+    copy_fixed(enact::codec::hex::encode_prefixed(sig->to_bytes()), out_signature, ENACT_SIGNATURE_HEX_SIZE);
     return ENACT_OK;
   });
 }
@@ -353,7 +353,7 @@ int enact_typed_data_recover(const char* typed_data_json, const char* signature_
     std::optional<enact::eip712::typed_data> td;
     if (const int rc = parse_typed_data(typed_data_json, td); rc != ENACT_OK)
       return rc;
-    auto sig = enact::hex::decode_prefixed(signature_hex, "signature");
+    auto sig = enact::codec::hex::decode_prefixed(signature_hex, "signature");
     if (!sig)
       return fail(sig.err(), ENACT_ERR_SIGNATURE_INVALID);
     auto signer = enact::eip712::recover(*td, *sig);
@@ -378,7 +378,7 @@ int enact_envelope_build(const char* primary_type, const char* address, uint64_t
     auto signer = enact::parse_address_strict(address, "address");
     if (!signer)
       return fail(signer.err());
-    *out_json = new_string(json::serialize(enact::envelope::build(*k, chain_id, *signer, issued_at)));
+    *out_json = new_string(json::serialize(enact::eip712::envelope::build(*k, chain_id, *signer, issued_at)));
     return ENACT_OK;
   });
 }
@@ -395,10 +395,10 @@ int enact_envelope_sign(const char* primary_type, const uint8_t private_key[32],
     if (private_key == nullptr)
       return invalid("private_key: NULL");
     const enact::Secret key = key_from(private_key);
-    auto env = enact::envelope::sign(*k, chain_id, key, issued_at);
+    auto env = enact::eip712::envelope::sign(*k, chain_id, key, issued_at);
     if (!env)
       return fail(env.err());
-    *out_json = new_string(enact::envelope::to_json(*env));
+    *out_json = new_string(enact::eip712::envelope::to_json(*env));
     return ENACT_OK;
   });
 }
@@ -417,21 +417,21 @@ int enact_envelope_verify(const char* typed_data_json, const char* signature_hex
     const auto k = kind_of(expected_primary_type);
     if (!k)
       return unknown_primary_type("expected_primary_type", expected_primary_type);
-    enact::envelope::expectation want{};
+    enact::eip712::envelope::expectation want{};
     want.expected = *k;
     want.chain_id = chain_id;
     want.now = now != 0 ? now
                         : static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
                                                     std::chrono::system_clock::now().time_since_epoch())
                                                     .count());
-    want.max_skew = max_skew != 0 ? max_skew : enact::envelope::kDefaultMaxSkew;
+    want.max_skew = max_skew != 0 ? max_skew : enact::eip712::envelope::kDefaultMaxSkew;
     if (expected_signer != nullptr) {
       auto signer = enact::parse_address_strict(expected_signer, "expected_signer");
       if (!signer)
         return fail(signer.err());
       want.expected_signer = *signer;
     }
-    auto signer = enact::envelope::verify(typed_data_json, signature_hex, want);
+    auto signer = enact::eip712::envelope::verify(typed_data_json, signature_hex, want);
     if (!signer)
       return fail(signer.err());
     copy_fixed(enact::to_checksum_address(*signer), out_address, ENACT_ADDRESS_SIZE);
@@ -448,7 +448,7 @@ int enact_abi_encode_call(const char* signature, const char* args_json, char** o
       return invalid("signature: NULL");
     if (args_json == nullptr)
       return invalid("args_json: NULL");
-    auto fn = enact::abi::parse_signature(signature);
+    auto fn = enact::codec::abi::parse_signature(signature);
     if (!fn)
       return fail(fn.err());
     boost::system::error_code ec;
@@ -462,18 +462,18 @@ int enact_abi_encode_call(const char* signature, const char* args_json, char** o
       return set_error(ENACT_ERR_PARSE, "args_json: " + fn->canonical() + " takes " +
                                             std::to_string(fn->inputs.size()) + " arguments, got " +
                                             std::to_string(list.size()));
-    std::vector<enact::abi::value> values;
+    std::vector<enact::codec::abi::value> values;
     values.reserve(list.size());
     for (size_t i = 0; i < list.size(); ++i) {
-      auto v = enact::abi::from_json(fn->inputs[i], list[i], "arg " + std::to_string(i));
+      auto v = enact::codec::abi::from_json(fn->inputs[i], list[i], "arg " + std::to_string(i));
       if (!v)
         return fail(v.err());
       values.push_back(std::move(*v));
     }
-    auto call = enact::abi::encode_call(fn->canonical(), values);
+    auto call = enact::codec::abi::encode_call(fn->canonical(), values);
     if (!call)
       return fail(call.err());
-    *out_hex = new_string(enact::hex::encode_prefixed(*call));
+    *out_hex = new_string(enact::codec::hex::encode_prefixed(*call));
     return ENACT_OK;
   });
 }

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "../client/json_read.hpp"
 
 namespace enact::api {
@@ -38,7 +38,7 @@ json::array hashes_json(const std::vector<hash256>& v) {
   json::array a;
   a.reserve(v.size());
   for (const hash256& x : v)
-    a.emplace_back(hex::encode_prefixed(x));
+    a.emplace_back(codec::hex::encode_prefixed(x));
   return a;
 }
 
@@ -71,7 +71,7 @@ void put_optional(json::object& o, std::string_view key, const std::optional<std
     o[key] = *s;
 }
 
-std::string_view kind_name(scope::key_kind k) { return k == scope::key_kind::account ? "account" : "usage"; }
+std::string_view kind_name(scopes::key_kind k) { return k == scopes::key_kind::account ? "account" : "usage"; }
 
 }  // namespace
 
@@ -87,14 +87,14 @@ void tag_invoke(json::value_from_tag, json::value& v, const new_account_request&
 void tag_invoke(json::value_from_tag, json::value& v, const key_identity& k) {
   json::object& o = v.emplace_object();
   o["kind"] = kind_name(k.kind);
-  o["hash"] = hex::encode_prefixed(k.hash);
+  o["hash"] = codec::hex::encode_prefixed(k.hash);
   if (k.permissions)
     o["permissions"] = json::value_from(*k.permissions);
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const account_info& a) {
   json::object& o = v.emplace_object();
-  o["api_key_hash"] = hex::encode_prefixed(a.api_key_hash);
+  o["api_key_hash"] = codec::hex::encode_prefixed(a.api_key_hash);
   o["admin_wallet_address"] = to_checksum_address(a.admin_wallet_address);
   o["managed"] = a.managed;
   o["name"] = a.name;
@@ -108,17 +108,17 @@ void tag_invoke(json::value_from_tag, json::value& v, const usage_key_spec& s) {
   put_optional(o, "description", s.description);
   if (s.expiration)
     o["expiration"] = *s.expiration;
-  scope::write_permission_fields(o, s.permissions);
+  scopes::write_permission_fields(o, s.permissions);
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const usage_key_info& k) {
   json::object& o = v.emplace_object();
-  o["hash"] = hex::encode_prefixed(k.hash);
+  o["hash"] = codec::hex::encode_prefixed(k.hash);
   o["name"] = k.name;
   o["description"] = k.description;
   o["expiration"] = k.expiration;
   o["created_at"] = k.created_at;
-  scope::write_permission_fields(o, k.permissions);
+  scopes::write_permission_fields(o, k.permissions);
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const new_group& g) {
@@ -151,16 +151,16 @@ key_identity tag_invoke(json::value_to_tag<key_identity>, const json::value& v) 
   key_identity k;
   const std::string kind = get_string(o, "kind");
   if (kind == "account")
-    k.kind = scope::key_kind::account;
+    k.kind = scopes::key_kind::account;
   else if (kind == "usage")
-    k.kind = scope::key_kind::usage;
+    k.kind = scopes::key_kind::usage;
   else
     bad("kind: expected \"account\" or \"usage\", got \"" + kind + "\"");
   k.hash = get_hash(o, "hash");
   if (const auto* p = o.if_contains("permissions"); p != nullptr && !p->is_null()) {
     if (!p->is_object())
       bad("permissions: expected an object");
-    auto perms = scope::permission_set_from_json(p->get_object());
+    auto perms = scopes::permission_set_from_json(p->get_object());
     if (!perms)
       bad("permissions." + perms.err().message);
     k.permissions = std::move(*perms);
@@ -193,14 +193,14 @@ usage_key_info tag_invoke(json::value_to_tag<usage_key_info>, const json::value&
   k.expiration = get_u64(o, "expiration", /*required=*/false);
   k.created_at = get_i64(o, "created_at", /*required=*/false);
   // The permission fields sit beside the metadata; each absent one reads as its default.
-  scope::permission_set& p = k.permissions;
+  scopes::permission_set& p = k.permissions;
   for (const auto& [key, flag] : {std::pair<std::string_view, bool*>{"can_create_groups", &p.can_create_groups},
                                   {"can_delete_groups", &p.can_delete_groups},
                                   {"can_create_pkps", &p.can_create_pkps}}) {
     if (o.contains(key))
       *flag = get_bool(o, key);
   }
-  for (const auto& [key, list] : {std::pair<std::string_view, std::vector<scope::group_id>*>{
+  for (const auto& [key, list] : {std::pair<std::string_view, std::vector<scopes::group_id>*>{
                                       "manage_ipfs_ids_in_groups", &p.manage_ipfs_ids_in_groups},
                                   {"add_pkp_to_groups", &p.add_pkp_to_groups},
                                   {"remove_pkp_from_groups", &p.remove_pkp_from_groups},
@@ -229,7 +229,7 @@ run_action_result tag_invoke(json::value_to_tag<run_action_result>, const json::
     const std::string what = "signatures." + std::string(kv.key());
     const json::object& so = expect_object(kv.value(), what);
     action_signature sig;
-    auto raw = hex::decode_fixed<65>(get_string(so, "signature"), what + ".signature");
+    auto raw = codec::hex::decode_fixed<65>(get_string(so, "signature"), what + ".signature");
     if (!raw)
       bad(raw.err().message);
     sig.signature = *raw;
@@ -239,7 +239,7 @@ run_action_result tag_invoke(json::value_to_tag<run_action_result>, const json::
     if (vv != 27 && vv != 28)
       bad(what + ".v: expected 27 or 28");
     sig.v = static_cast<uint8_t>(vv);
-    auto pub = hex::decode(get_string(so, "public_key"), what + ".public_key");
+    auto pub = codec::hex::decode(get_string(so, "public_key"), what + ".public_key");
     if (!pub || pub->size() != 65)
       bad(what + ".public_key: expected 65 bytes");
     sig.public_key = std::move(*pub);
@@ -282,7 +282,7 @@ field(std::string_view, M S::*, bool) -> field<S, M>;
 void put(json::object& o, std::string_view k, const std::string& s) { o[k] = s; }
 void put(json::object& o, std::string_view k, uint64_t n) { o[k] = n; }
 void put(json::object& o, std::string_view k, const address& a) { o[k] = to_checksum_address(a); }
-void put(json::object& o, std::string_view k, const hash256& h) { o[k] = hex::encode_prefixed(h); }
+void put(json::object& o, std::string_view k, const hash256& h) { o[k] = codec::hex::encode_prefixed(h); }
 void put(json::object& o, std::string_view k, const std::vector<address>& a) { o[k] = addresses_json(a); }
 void put(json::object& o, std::string_view k, const std::vector<hash256>& h) { o[k] = hashes_json(h); }
 

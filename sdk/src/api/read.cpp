@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/ipfs/cid.hpp"
 
 namespace enact::api {
@@ -120,7 +120,7 @@ result<address> read_address(const json::value& v, std::string_view field) {
 result<hash256> read_hash(const json::value& v, std::string_view field) {
   if (!v.is_string())
     return invalid(path(field) + ": expected 0x + 64 hex digits");
-  auto h = hex::decode_fixed<32>(v.get_string(), path(field));
+  auto h = codec::hex::decode_fixed<32>(v.get_string(), path(field));
   if (!h || !v.get_string().starts_with("0x"))
     return invalid(path(field) + ": expected 0x + 64 hex digits");
   return *h;
@@ -149,7 +149,7 @@ template <>
 result<usage_key_spec> read<usage_key_spec>(const json::value& body) {
   static constexpr std::string_view kMetadata[] = {"name", "description", "expiration", "usage_api_key"};
   ENACT_TRY(const json::object* o, object_of(body));
-  ENACT_TRY(scope::permission_set permissions, scope::permission_set_from_json(*o, kMetadata));
+  ENACT_TRY(scopes::permission_set permissions, scopes::permission_set_from_json(*o, kMetadata));
   usage_key_spec s;
   s.name = text(*o, "name");
   s.description = optional_text(*o, "description");

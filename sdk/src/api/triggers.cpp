@@ -10,7 +10,7 @@
 
 #include "../client/json_read.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 
 namespace enact::api {
 
@@ -82,7 +82,7 @@ chain_event_config chain_event_of(const json::value& v) {
   e.contract = rd::get_address(c, "contract");
   e.event = rd::get_string(c, "event");
   if (const json::value* sb = c.if_contains("start_block"); sb && !sb->is_null()) {
-    if (sb->is_string() && hex::detail::has_prefix(sb->get_string())) {
+    if (sb->is_string() && codec::hex::detail::has_prefix(sb->get_string())) {
       const std::string_view digits = sb->get_string().subview(2);
       uint64_t n = 0;
       auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n, 16);
@@ -212,11 +212,11 @@ void tag_invoke(json::value_from_tag, json::value& v, const chain_event_config& 
       if (f.empty()) {
         filters.emplace_back(nullptr);
       } else if (f.size() == 1) {
-        filters.emplace_back(hex::encode_prefixed(f[0]));
+        filters.emplace_back(codec::hex::encode_prefixed(f[0]));
       } else {
         json::array any;
         for (const hash256& h : f)
-          any.emplace_back(hex::encode_prefixed(h));
+          any.emplace_back(codec::hex::encode_prefixed(h));
         filters.emplace_back(std::move(any));
       }
     }
@@ -235,7 +235,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const trigger& t) {
                  {"action_ipfs_cid", t.action_ipfs_cid}};
   if (t.pkp_id)
     o["pkp_id"] = to_checksum_address(*t.pkp_id);
-  o["usage_api_key_hash"] = hex::encode_prefixed(t.usage_api_key_hash);
+  o["usage_api_key_hash"] = codec::hex::encode_prefixed(t.usage_api_key_hash);
   o["max_runs_per_minute"] = t.max_runs_per_minute;
   o["max_queued_runs"] = t.max_queued_runs;
   o["config"] = std::visit([](const auto& c) { return json::value_from(c); }, t.config);

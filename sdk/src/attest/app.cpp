@@ -29,7 +29,7 @@ bool is_pinned(std::string_view image) {
   if (digest.size() != 64)
     return false;
   for (char c : digest)
-    if (hex::detail::nibble(c) < 0)
+    if (codec::hex::detail::nibble(c) < 0)
       return false;
   return true;
 }
@@ -49,9 +49,9 @@ result<app_info> parse_app_info(std::string_view info_json) {
   app_info info;
   ENACT_TRY(std::string_view app_id, detail::get_string(*o, "info", "app_id"));
   std::array<uint8_t, 20> id_bytes{};
-  if (auto r = hex::decode_into(app_id, id_bytes, "info.app_id"); !r)
+  if (auto r = codec::hex::decode_into(app_id, id_bytes, "info.app_id"); !r)
     return fail(attest_errc::bad_field, r.err().message);
-  info.app_id = hex::encode(id_bytes);
+  info.app_id = codec::hex::encode(id_bytes);
   ENACT_TRY_VOID(detail::get_hex_into(*o, "info", "compose_hash", info.compose_hash));
 
   ENACT_TRY(const detail::json::value* tcb_v, detail::member(*o, "info", "tcb_info"));
@@ -94,12 +94,12 @@ std::vector<image_ref> compose_images(std::string_view file) {
 
 app_report verify_app(const app_info& info, const event_log& log) {
   app_report r;
-  r.computed_compose_hash = sha256(as_bytes(info.app_compose));
+  r.computed_compose_hash = crypto::sha256(as_bytes(info.app_compose));
   const bool hash_ok = r.computed_compose_hash == info.compose_hash;
   r.add("compose_hash", hash_ok,
-        hash_ok ? "SHA-256 of app_compose is the stated compose_hash " + hex::encode(info.compose_hash)
-                : "SHA-256 of app_compose is " + hex::encode(r.computed_compose_hash) + ", /info states " +
-                      hex::encode(info.compose_hash));
+        hash_ok ? "SHA-256 of app_compose is the stated compose_hash " + codec::hex::encode(info.compose_hash)
+                : "SHA-256 of app_compose is " + codec::hex::encode(r.computed_compose_hash) + ", /info states " +
+                      codec::hex::encode(info.compose_hash));
 
   const event* ev = log.find_runtime("compose-hash");
   const bool ev_ok =
@@ -110,14 +110,14 @@ app_report verify_app(const app_info& info, const event_log& log) {
         : ev_ok       ? "the measured compose-hash event (RTMR3) holds the compose hash"
         : ev->imr != 3
             ? "the compose-hash event is in RTMR" + std::to_string(ev->imr) + ", not RTMR3"
-            : "the measured compose-hash event holds " + hex::encode(ev->payload) + ", not the stated compose hash");
+            : "the measured compose-hash event holds " + codec::hex::encode(ev->payload) + ", not the stated compose hash");
 
   const event* id = log.find_runtime("app-id");
-  const bool id_ok = id != nullptr && id->imr == 3 && hex::encode(id->payload) == info.app_id;
+  const bool id_ok = id != nullptr && id->imr == 3 && codec::hex::encode(id->payload) == info.app_id;
   r.add("app_id_event", id_ok,
         id == nullptr ? "the event log has no app-id event"
         : id_ok       ? "the measured app-id event (RTMR3) holds app_id " + info.app_id
-                      : "the measured app-id event holds " + hex::encode(id->payload) +
+                      : "the measured app-id event holds " + codec::hex::encode(id->payload) +
                       (id->imr != 3 ? " in RTMR" + std::to_string(id->imr) : std::string()) + ", /info states " +
                       info.app_id);
 
@@ -150,7 +150,7 @@ boost::json::value to_json(const app_report& r) {
   boost::json::array unpinned;
   for (const auto& s : r.unpinned_images)
     unpinned.emplace_back(s);
-  o["facts"] = boost::json::object{{"compose_hash", hex::encode(r.computed_compose_hash)},
+  o["facts"] = boost::json::object{{"compose_hash", codec::hex::encode(r.computed_compose_hash)},
                                    {"images", std::move(images)},
                                    {"unpinned_images", std::move(unpinned)}};
   return o;

@@ -28,7 +28,7 @@ result<bytes> crl_bytes(const detail::json::object& o, std::string_view key) {
   ENACT_TRY(std::string_view s, detail::get_string(o, "collateral", key));
   if (s.find("-----BEGIN") != std::string_view::npos)
     return bytes(s.begin(), s.end());
-  auto r = hex::decode(s, "collateral." + std::string(key));
+  auto r = codec::hex::decode(s, "collateral." + std::string(key));
   if (!r)
     return fail(attest_errc::bad_field, r.err().message);
   return std::move(r).value();
@@ -110,7 +110,7 @@ std::optional<std::string_view> raw_member(std::string_view s, std::string_view 
   }
 }
 
-int hex_value(char c) { return hex::detail::nibble(c); }
+int hex_value(char c) { return codec::hex::detail::nibble(c); }
 
 }  // namespace
 

@@ -34,7 +34,7 @@ struct isv_level {
 
 struct tdx_module_identity {
   std::string id;  // "TDX_01"…; empty for the top-level tdxModule
-  hash384 mrsigner{};
+  crypto::hash384 mrsigner{};
   std::array<uint8_t, 8> attributes{};
   std::array<uint8_t, 8> attributes_mask{};
   std::vector<isv_level> levels;

@@ -116,13 +116,13 @@ result<event_log> parse_event_log(std::string_view json) {
   return event_log_from_json(v);
 }
 
-hash384 runtime_event_digest(const event& e) {
+crypto::hash384 runtime_event_digest(const event& e) {
   if (e.version == 2) {
     // {"name":…,"payload":"<hex>","type":…} with keys in JCS (sorted) order.
     std::string text = R"({"name":)";
     jcs_string(text, e.name);
-    text += R"(,"payload":")" + hex::encode(e.payload) + R"(","type":)" + std::to_string(e.event_type) + "}";
-    return sha384(as_bytes(text));
+    text += R"(,"payload":")" + codec::hex::encode(e.payload) + R"(","type":)" + std::to_string(e.event_type) + "}";
+    return crypto::sha384(as_bytes(text));
   }
   bytes pre;
   pre.reserve(4 + 1 + e.name.size() + 1 + e.payload.size());
@@ -132,7 +132,7 @@ hash384 runtime_event_digest(const event& e) {
   pre.insert(pre.end(), e.name.begin(), e.name.end());
   pre.push_back(':');
   pre.insert(pre.end(), e.payload.begin(), e.payload.end());
-  return sha384(pre);
+  return crypto::sha384(pre);
 }
 
 replay_result replay(event_log& log) {
@@ -151,7 +151,7 @@ replay_result replay(event_log& log) {
       continue;
     }
     if (e.is_runtime()) {
-      const hash384 d = runtime_event_digest(e);
+      const crypto::hash384 d = runtime_event_digest(e);
       if (e.digest.empty()) {
         e.digest.assign(d.begin(), d.end());
         ++out.digests_computed;
@@ -164,10 +164,10 @@ replay_result replay(event_log& log) {
       out.digest_mismatches.push_back(label(i, e) + ": a boot event without a digest");
       continue;
     }
-    hash384& reg = out.rtmr[e.imr];
+    crypto::hash384& reg = out.rtmr[e.imr];
     std::copy(reg.begin(), reg.end(), buf.begin());
     std::copy(e.digest.begin(), e.digest.end(), buf.begin() + 48);
-    reg = sha384(buf);
+    reg = crypto::sha384(buf);
   }
   return out;
 }
@@ -188,7 +188,7 @@ event_log_report verify_event_log(event_log log, const td_report& td) {
     const bool ok = r.replayed.rtmr[i] == td.rtmr[i];
     r.add("rtmr" + std::to_string(i), ok,
           ok ? "replay equals the quote's RTMR" + std::to_string(i)
-             : "replay gives " + hex::encode(r.replayed.rtmr[i]) + ", the quote holds " + hex::encode(td.rtmr[i]));
+             : "replay gives " + codec::hex::encode(r.replayed.rtmr[i]) + ", the quote holds " + codec::hex::encode(td.rtmr[i]));
   }
   return r;
 }

@@ -14,7 +14,7 @@ constexpr std::string_view kSignature = "allowedComposeHashes(bytes32)";
 }  // namespace
 
 bytes allowed_compose_hashes_calldata(const hash256& compose_hash) {
-  const auto sel = abi::selector(kSignature);
+  const auto sel = codec::abi::selector(kSignature);
   bytes out(sel.begin(), sel.end());
   out.insert(out.end(), compose_hash.begin(), compose_hash.end());
   return out;
@@ -26,7 +26,7 @@ governance_report verify_governance(const address& app_contract, const hash256& 
   r.contract = app_contract;
   r.compose_hash = compose_hash;
   const std::string call =
-      "allowedComposeHashes(0x" + hex::encode(compose_hash) + ") on 0x" + hex::encode(app_contract);
+      "allowedComposeHashes(0x" + codec::hex::encode(compose_hash) + ") on 0x" + codec::hex::encode(app_contract);
   if (!eth_call) {
     r.add("compose_hash_allowed", false, "not checked: no eth_call given");
     return r;
@@ -36,11 +36,11 @@ governance_report verify_governance(const address& app_contract, const hash256& 
     r.add("compose_hash_allowed", false, call + " failed: " + ret.err().message);
     return r;
   }
-  static const abi::type kBool = abi::type::of("bool");
-  auto decoded = abi::decode(std::span<const abi::type>(&kBool, 1), *ret);
+  static const codec::abi::type kBool = codec::abi::type::of("bool");
+  auto decoded = codec::abi::decode(std::span<const codec::abi::type>(&kBool, 1), *ret);
   if (!decoded) {
     r.add("compose_hash_allowed", false,
-          call + " returned 0x" + hex::encode(*ret) + ", not an ABI bool (" + decoded.err().message + ")");
+          call + " returned 0x" + codec::hex::encode(*ret) + ", not an ABI bool (" + decoded.err().message + ")");
     return r;
   }
   r.allowed = std::get<bool>(decoded->front().node);
@@ -52,18 +52,18 @@ governance_report verify_governance(const address& app_contract, const hash256& 
 result<governance_report> verify_governance(std::string_view app_id, std::string_view compose_hash,
                                             const eth_call_fn& eth_call) {
   address to{};
-  if (auto r = hex::decode_into(app_id, to, "app_id"); !r)
+  if (auto r = codec::hex::decode_into(app_id, to, "app_id"); !r)
     return fail(attest_errc::bad_field, r.err().message);
   hash256 h{};
-  if (auto r = hex::decode_into(compose_hash, h, "compose_hash"); !r)
+  if (auto r = codec::hex::decode_into(compose_hash, h, "compose_hash"); !r)
     return fail(attest_errc::bad_field, r.err().message);
   return verify_governance(to, h, eth_call);
 }
 
 boost::json::value to_json(const governance_report& r) {
   boost::json::object o = to_json(static_cast<const checklist&>(r));
-  o["facts"] = boost::json::object{{"contract", hex::encode_prefixed(r.contract)},
-                                   {"compose_hash", hex::encode_prefixed(r.compose_hash)},
+  o["facts"] = boost::json::object{{"contract", codec::hex::encode_prefixed(r.contract)},
+                                   {"compose_hash", codec::hex::encode_prefixed(r.compose_hash)},
                                    {"allowed", r.allowed}};
   return o;
 }

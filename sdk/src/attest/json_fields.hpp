@@ -75,7 +75,7 @@ inline std::string field_name(std::string_view what, std::string_view key) {
 [[nodiscard]] inline result<void> get_hex_into(const json::object& o, std::string_view what, std::string_view key,
                                                std::span<uint8_t> out) {
   ENACT_TRY(std::string_view s, get_string(o, what, key));
-  auto r = hex::decode_into(s, out, field_name(what, key));
+  auto r = codec::hex::decode_into(s, out, field_name(what, key));
   if (!r)
     return fail(attest_errc::bad_field, r.err().message);
   return {};
@@ -84,7 +84,7 @@ inline std::string field_name(std::string_view what, std::string_view key) {
 /// A hex string field of any even length.
 [[nodiscard]] inline result<bytes> get_hex(const json::object& o, std::string_view what, std::string_view key) {
   ENACT_TRY(std::string_view s, get_string(o, what, key));
-  auto r = hex::decode(s, field_name(what, key));
+  auto r = codec::hex::decode(s, field_name(what, key));
   if (!r)
     return fail(attest_errc::bad_field, r.err().message);
   return std::move(r).value();

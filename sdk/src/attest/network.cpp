@@ -39,7 +39,7 @@ result<std::vector<listed_file>> parse_sha256sum(std::string_view text) {
       continue;
     const std::string where = "sha256sum.txt line " + std::to_string(line_no);
     listed_file f;
-    if (line.size() < 66 || !hex::decode_into(line.substr(0, 64), f.hash, where) || !is_space(line[64]))
+    if (line.size() < 66 || !codec::hex::decode_into(line.substr(0, 64), f.hash, where) || !is_space(line[64]))
       return fail(attest_errc::bad_field, where + ": expected \"<64 hex digits>  <file name>\"");
     std::string_view name = line.substr(65);
     if (!name.empty() && (name.front() == '*' || name.front() == ' '))
@@ -130,24 +130,24 @@ result<network_report> verify_network(const network_evidence& e, caa_resolver& r
   ENACT_TRY(auto evidence_chain, detail::parse_pem_chain(cert_pem, cert_name));
 
   // report_data binds sha256sum.txt (and through it every listed file) to the TD.
-  r.sha256sum_hash = sha256(as_bytes(sums_text));
+  r.sha256sum_hash = crypto::sha256(as_bytes(sums_text));
   r.report_data = q.report_data();
   const bool rd_hash = std::equal(r.sha256sum_hash.begin(), r.sha256sum_hash.end(), r.report_data.begin());
   const bool rd_zero = std::all_of(r.report_data.begin() + 32, r.report_data.end(), [](uint8_t b) { return b == 0; });
   r.add("report_data", rd_hash && rd_zero,
         rd_hash
-            ? (rd_zero ? "the evidence quote's report_data is SHA-256(sha256sum.txt) " + hex::encode(r.sha256sum_hash)
+            ? (rd_zero ? "the evidence quote's report_data is SHA-256(sha256sum.txt) " + codec::hex::encode(r.sha256sum_hash)
                        : "report_data starts with SHA-256(sha256sum.txt) but its last 32 "
                          "bytes are not zero")
-            : "the evidence quote's report_data starts with " + hex::encode(bytes_view(r.report_data.data(), 32)) +
-                  ", SHA-256(sha256sum.txt) is " + hex::encode(r.sha256sum_hash));
+            : "the evidence quote's report_data starts with " + codec::hex::encode(bytes_view(r.report_data.data(), 32)) +
+                  ", SHA-256(sha256sum.txt) is " + codec::hex::encode(r.sha256sum_hash));
 
   std::vector<std::string> bad;
   for (const auto& f : listed) {
     const auto it = e.files.find(f.name);
     if (it == e.files.end())
       bad.push_back(f.name + " (not given)");
-    else if (sha256(as_bytes(it->second)) != f.hash)
+    else if (crypto::sha256(as_bytes(it->second)) != f.hash)
       bad.push_back(f.name + " (hash differs)");
   }
   const bool cert_listed =
@@ -159,14 +159,14 @@ result<network_report> verify_network(const network_evidence& e, caa_resolver& r
                     : join(bad));
 
   const bytes evidence_der = detail::cert_der(evidence_chain.front().get());
-  r.evidence_cert_sha256 = sha256(evidence_der);
-  r.served_cert_sha256 = sha256(e.served_cert_der);
+  r.evidence_cert_sha256 = crypto::sha256(evidence_der);
+  r.served_cert_sha256 = crypto::sha256(e.served_cert_der);
   const bool same_cert = r.evidence_cert_sha256 == r.served_cert_sha256;
   r.add("certificate", same_cert,
         same_cert ? "the certificate served on TLS is the evidence certificate (SHA-256 " +
-                        hex::encode(r.served_cert_sha256) + ")"
-                  : "the served certificate's SHA-256 is " + hex::encode(r.served_cert_sha256) +
-                        ", the evidence certificate's is " + hex::encode(r.evidence_cert_sha256));
+                        codec::hex::encode(r.served_cert_sha256) + ")"
+                  : "the served certificate's SHA-256 is " + codec::hex::encode(r.served_cert_sha256) +
+                        ", the evidence certificate's is " + codec::hex::encode(r.evidence_cert_sha256));
 
   // CAA: issuance restricted, and only to the evidence account. A wildcard name is governed by
   // issuewild when the set has any (RFC 8659 §4.3).
@@ -214,10 +214,10 @@ boost::json::value to_json(const network_report& r) {
   boost::json::array caa;
   for (const auto& c : r.caa)
     caa.push_back(boost::json::object{{"flags", c.flags}, {"tag", c.tag}, {"value", c.value}});
-  o["facts"] = boost::json::object{{"sha256sum_hash", hex::encode(r.sha256sum_hash)},
-                                   {"report_data", hex::encode(r.report_data)},
-                                   {"evidence_cert_sha256", hex::encode(r.evidence_cert_sha256)},
-                                   {"served_cert_sha256", hex::encode(r.served_cert_sha256)},
+  o["facts"] = boost::json::object{{"sha256sum_hash", codec::hex::encode(r.sha256sum_hash)},
+                                   {"report_data", codec::hex::encode(r.report_data)},
+                                   {"evidence_cert_sha256", codec::hex::encode(r.evidence_cert_sha256)},
+                                   {"served_cert_sha256", codec::hex::encode(r.served_cert_sha256)},
                                    {"account_uri", r.account_uri},
                                    {"caa", std::move(caa)}};
   return o;

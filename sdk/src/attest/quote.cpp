@@ -151,7 +151,7 @@ result<void> read_qe_part(reader& in, quote& q) {
   return {};
 }
 
-std::string hex_of(bytes_view b) { return hex::encode(b); }
+std::string hex_of(bytes_view b) { return codec::hex::encode(b); }
 
 }  // namespace
 
@@ -239,7 +239,7 @@ result<quote> parse_quote_hex(std::string_view text) {
     text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
     text.remove_suffix(1);
-  auto b = hex::decode(text, "quote");
+  auto b = codec::hex::decode(text, "quote");
   if (!b)
     return fail(attest_errc::bad_field, b.err().message);
   return parse_quote(*b);
@@ -257,7 +257,7 @@ X509* intel_root() {
 
 namespace {
 
-std::string svn_hex(const std::array<uint8_t, 16>& a) { return hex::encode(a); }
+std::string svn_hex(const std::array<uint8_t, 16>& a) { return codec::hex::encode(a); }
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -345,16 +345,16 @@ void check_collateral(quote_report& r, const quote& q, const quote_collateral& c
       why = "TCB info id \"" + info.id + "\" version " + std::to_string(info.version) + " is not for " +
             (q.is_tdx() ? "TDX" : "SGX");
     else if (r.pck->fmspc != info.fmspc)
-      why = "TCB info is for FMSPC " + hex::encode(info.fmspc) + ", the PCK certificate names " +
-            hex::encode(r.pck->fmspc);
+      why = "TCB info is for FMSPC " + codec::hex::encode(info.fmspc) + ", the PCK certificate names " +
+            codec::hex::encode(r.pck->fmspc);
     else if (r.pck->pce_id != info.pce_id)
-      why = "TCB info is for PCE-ID " + hex::encode(info.pce_id) + ", the PCK certificate names " +
-            hex::encode(r.pck->pce_id);
+      why = "TCB info is for PCE-ID " + codec::hex::encode(info.pce_id) + ", the PCK certificate names " +
+            codec::hex::encode(r.pck->pce_id);
     platform_ok = why.empty();
     r.add("tcb_info_platform", why.empty(),
           why.empty()
               ? "TCB info (" + info.id + " v" + std::to_string(info.version) + ", evaluation data " +
-                    std::to_string(info.tcb_evaluation_data_number) + ") is for FMSPC " + hex::encode(info.fmspc)
+                    std::to_string(info.tcb_evaluation_data_number) + ") is for FMSPC " + codec::hex::encode(info.fmspc)
               : why);
   }
 
@@ -371,7 +371,7 @@ void check_collateral(quote_report& r, const quote& q, const quote_collateral& c
       why = "QE identity is \"" + qe.id + "\" version " + std::to_string(qe.version) + ", expected \"" + expected_id +
             "\" version 2";
     else if (qr.mr_signer != qe.mrsigner)
-      why = "QE MRSIGNER " + hex::encode(qr.mr_signer) + " is not " + hex::encode(qe.mrsigner);
+      why = "QE MRSIGNER " + codec::hex::encode(qr.mr_signer) + " is not " + codec::hex::encode(qe.mrsigner);
     else if (qr.isv_prod_id != qe.isvprodid)
       why = "QE ISVPRODID " + std::to_string(qr.isv_prod_id) + " is not " + std::to_string(qe.isvprodid);
     else if ((qr.misc_select & qe.miscselect_mask) != (qe.miscselect & qe.miscselect_mask))
@@ -439,8 +439,8 @@ void check_collateral(quote_report& r, const quote& q, const quote_collateral& c
         attrs = attrs && (td.seam_attributes[i] & expected->attributes_mask[i]) ==
                              (expected->attributes[i] & expected->attributes_mask[i]);
       if (td.mr_signer_seam != expected->mrsigner)
-        why = "MRSIGNER_SEAM " + hex::encode(td.mr_signer_seam) + " is not the TDX module's " +
-              hex::encode(expected->mrsigner);
+        why = "MRSIGNER_SEAM " + codec::hex::encode(td.mr_signer_seam) + " is not the TDX module's " +
+              codec::hex::encode(expected->mrsigner);
       else if (!attrs)
         why = "SEAM attributes do not match the TDX module's under the mask";
     }
@@ -550,7 +550,7 @@ result<quote_report> verify_quote(bytes_view quote_bytes, const quote_options& o
   {
     bytes preimage(q.attestation_key.begin(), q.attestation_key.end());
     preimage.insert(preimage.end(), q.qe_auth_data.begin(), q.qe_auth_data.end());
-    const hash256 h = sha256(preimage);
+    const hash256 h = crypto::sha256(preimage);
     const auto& rd = q.qe_report.report_data;
     const bool hash_ok = std::equal(h.begin(), h.end(), rd.begin());
     const bool zero_ok = std::all_of(rd.begin() + 32, rd.end(), [](uint8_t b) { return b == 0; });
@@ -618,7 +618,7 @@ result<quote_report> verify_attestation(std::string_view attestation_json, quote
   ENACT_TRY(detail::json::value doc, detail::parse_json(attestation_json, "attestation"));
   ENACT_TRY(const detail::json::object* obj, detail::as_object(doc, "attestation"));
   ENACT_TRY(std::string_view quote_hex, detail::get_string(*obj, "attestation", "quote"));
-  auto bytes_r = hex::decode(quote_hex, "attestation.quote");
+  auto bytes_r = codec::hex::decode(quote_hex, "attestation.quote");
   if (!bytes_r)
     return fail(attest_errc::bad_field, bytes_r.err().message);
   if (const auto* log = obj->if_contains("event_log"); log != nullptr && !o.log) {

@@ -38,47 +38,47 @@ json::value to_json(const quote& q) {
   o["tee_type"] = q.is_tdx() ? "TDX" : "SGX";
   o["attestation_key_type"] = q.header.attestation_key_type;
   o["body_type"] = q.body_type;
-  o["qe_vendor_id"] = hex::encode(q.header.qe_vendor_id);
-  o["user_data"] = hex::encode(q.header.user_data);
+  o["qe_vendor_id"] = codec::hex::encode(q.header.qe_vendor_id);
+  o["user_data"] = codec::hex::encode(q.header.user_data);
   if (q.td) {
     const td_report& t = *q.td;
     json::object b;
-    b["tee_tcb_svn"] = hex::encode(t.tee_tcb_svn);
-    b["mr_seam"] = hex::encode(t.mr_seam);
-    b["mr_signer_seam"] = hex::encode(t.mr_signer_seam);
-    b["seam_attributes"] = hex::encode(t.seam_attributes);
-    b["td_attributes"] = hex::encode(t.td_attributes);
-    b["xfam"] = hex::encode(t.xfam);
-    b["mr_td"] = hex::encode(t.mr_td);
-    b["mr_config_id"] = hex::encode(t.mr_config_id);
-    b["mr_owner"] = hex::encode(t.mr_owner);
-    b["mr_owner_config"] = hex::encode(t.mr_owner_config);
+    b["tee_tcb_svn"] = codec::hex::encode(t.tee_tcb_svn);
+    b["mr_seam"] = codec::hex::encode(t.mr_seam);
+    b["mr_signer_seam"] = codec::hex::encode(t.mr_signer_seam);
+    b["seam_attributes"] = codec::hex::encode(t.seam_attributes);
+    b["td_attributes"] = codec::hex::encode(t.td_attributes);
+    b["xfam"] = codec::hex::encode(t.xfam);
+    b["mr_td"] = codec::hex::encode(t.mr_td);
+    b["mr_config_id"] = codec::hex::encode(t.mr_config_id);
+    b["mr_owner"] = codec::hex::encode(t.mr_owner);
+    b["mr_owner_config"] = codec::hex::encode(t.mr_owner_config);
     for (size_t i = 0; i < 4; ++i)
-      b["rtmr" + std::to_string(i)] = hex::encode(t.rtmr[i]);
-    b["report_data"] = hex::encode(t.report_data);
+      b["rtmr" + std::to_string(i)] = codec::hex::encode(t.rtmr[i]);
+    b["report_data"] = codec::hex::encode(t.report_data);
     if (t.tee_tcb_svn2)
-      b["tee_tcb_svn2"] = hex::encode(*t.tee_tcb_svn2);
+      b["tee_tcb_svn2"] = codec::hex::encode(*t.tee_tcb_svn2);
     if (t.mr_servicetd)
-      b["mr_servicetd"] = hex::encode(*t.mr_servicetd);
+      b["mr_servicetd"] = codec::hex::encode(*t.mr_servicetd);
     o["td_report"] = std::move(b);
   } else {
     const enclave_report& e = *q.enclave;
     json::object b;
-    b["cpu_svn"] = hex::encode(e.cpu_svn);
+    b["cpu_svn"] = codec::hex::encode(e.cpu_svn);
     b["misc_select"] = e.misc_select;
-    b["attributes"] = hex::encode(e.attributes);
-    b["mr_enclave"] = hex::encode(e.mr_enclave);
-    b["mr_signer"] = hex::encode(e.mr_signer);
+    b["attributes"] = codec::hex::encode(e.attributes);
+    b["mr_enclave"] = codec::hex::encode(e.mr_enclave);
+    b["mr_signer"] = codec::hex::encode(e.mr_signer);
     b["isv_prod_id"] = e.isv_prod_id;
     b["isv_svn"] = e.isv_svn;
-    b["report_data"] = hex::encode(e.report_data);
+    b["report_data"] = codec::hex::encode(e.report_data);
     o["enclave_report"] = std::move(b);
   }
-  o["qe_report"] = json::object{{"mr_enclave", hex::encode(q.qe_report.mr_enclave)},
-                                {"mr_signer", hex::encode(q.qe_report.mr_signer)},
+  o["qe_report"] = json::object{{"mr_enclave", codec::hex::encode(q.qe_report.mr_enclave)},
+                                {"mr_signer", codec::hex::encode(q.qe_report.mr_signer)},
                                 {"isv_prod_id", q.qe_report.isv_prod_id},
                                 {"isv_svn", q.qe_report.isv_svn}};
-  o["attestation_key"] = hex::encode(q.attestation_key);
+  o["attestation_key"] = codec::hex::encode(q.attestation_key);
   return o;
 }
 
@@ -89,12 +89,12 @@ json::value to_json(const event_log_report& r) {
   facts["runtime_digests_computed"] = r.replayed.digests_computed;
   json::array rtmrs;
   for (const auto& reg : r.replayed.rtmr)
-    rtmrs.emplace_back(hex::encode(reg));
+    rtmrs.emplace_back(codec::hex::encode(reg));
   facts["replayed_rtmrs"] = std::move(rtmrs);
   json::object runtime;
   for (const auto& e : r.log.events)
     if (e.is_runtime() && !runtime.contains(e.name))
-      runtime[e.name] = hex::encode(e.payload);
+      runtime[e.name] = codec::hex::encode(e.payload);
   facts["runtime_events"] = std::move(runtime);
   o["facts"] = std::move(facts);
   return o;
@@ -106,11 +106,11 @@ json::value to_json(const quote_report& r) {
   facts["verified_at"] = detail::format_time(r.verified_at);
   facts["quote"] = to_json(r.parsed);
   if (r.pck) {
-    facts["pck"] = json::object{{"fmspc", hex::encode(r.pck->fmspc)},
-                                {"pce_id", hex::encode(r.pck->pce_id)},
+    facts["pck"] = json::object{{"fmspc", codec::hex::encode(r.pck->fmspc)},
+                                {"pce_id", codec::hex::encode(r.pck->pce_id)},
                                 {"pce_svn", r.pck->pce_svn},
-                                {"cpu_svn", hex::encode(r.pck->cpu_svn)},
-                                {"tcb_components", hex::encode(r.pck->tcb_components)},
+                                {"cpu_svn", codec::hex::encode(r.pck->cpu_svn)},
+                                {"tcb_components", codec::hex::encode(r.pck->tcb_components)},
                                 {"subject", r.pck->subject},
                                 {"issuer", r.pck->issuer},
                                 {"not_before", detail::format_time(r.pck->not_before)},

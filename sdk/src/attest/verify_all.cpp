@@ -40,7 +40,7 @@ result<service_report> verify_all(const service_evidence& e, const verify_all_op
   }
 
   if (o.eth_call) {
-    ENACT_TRY(r.governance, verify_governance(info.app_id, hex::encode(info.compose_hash), o.eth_call));
+    ENACT_TRY(r.governance, verify_governance(info.app_id, codec::hex::encode(info.compose_hash), o.eth_call));
   } else {
     r.skipped.emplace_back("governance");
   }

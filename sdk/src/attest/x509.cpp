@@ -91,7 +91,7 @@ class parsed_cache {
   T* get(bytes_view der) {
     if (der.empty() || der.size() > static_cast<size_t>(LONG_MAX))
       return nullptr;
-    const hash256 key = sha256(der);
+    const hash256 key = crypto::sha256(der);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (const auto it = entries_.find(key); it != entries_.end()) {
@@ -219,7 +219,7 @@ result<std::vector<x509_ptr>> parse_pem_chain(std::string_view pem, std::string_
     for (char c : pem.substr(b + kBegin.size(), e - b - kBegin.size()))
       if (c != '\n' && c != '\r' && c != ' ' && c != '\t')
         body.push_back(c);
-    auto der = base64::decode(body);
+    auto der = codec::base64::decode(body);
     x509_ptr cert = der ? cached_cert(*der) : nullptr;
     if (!cert)
       return fail(attest_errc::bad_certificate, std::string(what) + ": certificate " + index + " does not parse");

@@ -316,7 +316,7 @@ result<json::value> rpc_client::call_method(std::string_view method, json::array
   const rpc::node_error& e = *r.error;
   std::string msg = std::string(method) + ": node error " + std::to_string(e.code) + ": " + e.message;
   if (e.revert_data)
-    msg += std::string(kRevertMarker) + hex::encode_prefixed(*e.revert_data) + ")";
+    msg += std::string(kRevertMarker) + codec::hex::encode_prefixed(*e.revert_data) + ")";
   return fail(rpc_errc::node_error, std::move(msg));
 }
 
@@ -433,7 +433,7 @@ std::optional<bytes> revert_data(const error& e) {
   if (at == std::string::npos || m.empty() || m.back() != ')')
     return std::nullopt;
   const size_t start = at + kRevertMarker.size();
-  auto b = hex::decode_prefixed(std::string_view(m).substr(start, m.size() - 1 - start));
+  auto b = codec::hex::decode_prefixed(std::string_view(m).substr(start, m.size() - 1 - start));
   if (!b)
     return std::nullopt;
   return std::move(*b);
@@ -495,7 +495,7 @@ struct transaction_sender::impl {
       if (const std::optional<bytes> revert = revert_data(gas.err())) {
         const registry::registry_error re = registry::decode_revert(*revert);
         return fail(re.code, "eth_estimateGas: " + re.message + std::string(kRevertMarker) +
-                                 hex::encode_prefixed(*revert) + ")");
+                                 codec::hex::encode_prefixed(*revert) + ")");
       }
       return std::move(gas).err();
     }
@@ -529,8 +529,8 @@ struct transaction_sender::impl {
         ++*next_nonce;
         if (*sent != tx_hash(raw))
           return fail(rpc_errc::bad_response, "eth_sendRawTransaction: the node reports hash " +
-                                                  hex::encode_prefixed(*sent) + " for transaction " +
-                                                  hex::encode_prefixed(tx_hash(raw)));
+                                                  codec::hex::encode_prefixed(*sent) + " for transaction " +
+                                                  codec::hex::encode_prefixed(tx_hash(raw)));
         return *sent;
       }
       // Whatever happened, the local count may be wrong now (the node may even have taken the
@@ -585,7 +585,7 @@ bool node_message_has(const error& e, std::string_view needle) {
 }
 
 error failed_receipt(const receipt& rc) {
-  return fail(rpc_errc::tx_failed, "transaction " + hex::encode_prefixed(rc.transaction_hash) + ": status 0 in block " +
+  return fail(rpc_errc::tx_failed, "transaction " + codec::hex::encode_prefixed(rc.transaction_hash) + ": status 0 in block " +
                                        std::to_string(rc.block_number) + " (gas used " + std::to_string(rc.gas_used) +
                                        ")");
 }
@@ -599,11 +599,11 @@ transaction_sender& transaction_sender::operator=(transaction_sender&&) noexcept
 
 result<transaction_sender> transaction_sender::create(std::shared_ptr<const rpc_client> client, Secret private_key,
                                                       sender_options options) {
-  ENACT_TRY(const secp256k1::public_key pub, secp256k1::public_key_of(private_key));
+  ENACT_TRY(const crypto::secp256k1::public_key pub, crypto::secp256k1::public_key_of(private_key));
   auto p = std::make_unique<impl>();
   p->client = std::move(client);
   p->key = std::move(private_key);
-  p->from = secp256k1::to_address(pub);
+  p->from = crypto::secp256k1::to_address(pub);
   p->options = options;
   return transaction_sender(std::move(p));
 }
@@ -629,7 +629,7 @@ result<receipt> transaction_sender::wait_for_receipt(const hash256& tx_hash) con
   std::optional<error> last_error;
   ENACT_TRY(std::optional<receipt> r, m.poll(std::span(&tx_hash, 1), deadline, last_error));
   if (!r)
-    return fail(rpc_errc::timeout, "receipt of " + hex::encode_prefixed(tx_hash) + " not available after " +
+    return fail(rpc_errc::timeout, "receipt of " + codec::hex::encode_prefixed(tx_hash) + " not available after " +
                                        std::to_string(m.options.receipt_timeout.count()) + " ms" +
                                        (last_error ? " (last error: " + last_error->message + ")" : std::string()));
   if (!r->status)
@@ -688,7 +688,7 @@ result<receipt> transaction_sender::send(const tx_request& req) {
         m.next_nonce.reset();
       }
       return fail(rpc_errc::timeout, "nonce " + std::to_string(tx.nonce) + " was used by another transaction of " +
-                                         hex::encode_prefixed(m.from) + "; this one was not mined");
+                                         codec::hex::encode_prefixed(m.from) + "; this one was not mined");
     }
     if (r) {
       if (!r->status)
@@ -704,7 +704,7 @@ result<receipt> transaction_sender::send(const tx_request& req) {
       }
       std::string hashes;
       for (const hash256& h : sent)
-        hashes += (hashes.empty() ? "" : ", ") + hex::encode_prefixed(h);
+        hashes += (hashes.empty() ? "" : ", ") + codec::hex::encode_prefixed(h);
       return fail(rpc_errc::timeout, "no receipt for nonce " + std::to_string(tx.nonce) + " (transactions " + hashes +
                                          ") after " + std::to_string(m.options.receipt_timeout.count()) + " ms" +
                                          (last_error ? " (last error: " + last_error->message + ")" : std::string()));
@@ -739,7 +739,7 @@ result<receipt> transaction_sender::deploy(bytes_view init_code) {
   ENACT_TRY(receipt r, send(req));
   if (!r.contract_address)
     return fail(rpc_errc::bad_response, "eth_getTransactionReceipt: the receipt of contract creation " +
-                                            hex::encode_prefixed(r.transaction_hash) + " has no contractAddress");
+                                            codec::hex::encode_prefixed(r.transaction_hash) + " has no contractAddress");
   return r;
 }
 

@@ -52,9 +52,9 @@ const std::map<uint32_t, call_decoder>& call_table() {
 template <class E>
 result<E> decode_event_fields(const hash256& topic1, bytes_view data, const std::string& what) {
   const auto& types = field_types<E>();
-  ENACT_TRY(auto indexed, abi::decode(std::span(types).first(1), topic1));
-  ENACT_TRY(auto rest, abi::decode(std::span(types).subspan(1), data));
-  std::vector<abi::value> values;
+  ENACT_TRY(auto indexed, codec::abi::decode(std::span(types).first(1), topic1));
+  ENACT_TRY(auto rest, codec::abi::decode(std::span(types).subspan(1), data));
+  std::vector<codec::abi::value> values;
   values.reserve(types.size());
   values.push_back(std::move(indexed.front()));
   for (auto& v : rest)
@@ -161,7 +161,7 @@ registry_error decode_any_error(bytes_view args) {
   auto e = decode_fields<E>(args, std::string(name_of(E::kSignature)));
   if (!e) {
     registry_error out;
-    out.args = {{"data", hex::encode_prefixed(selector_of<E>()) + hex::encode(args)}};
+    out.args = {{"data", codec::hex::encode_prefixed(selector_of<E>()) + codec::hex::encode(args)}};
     out.message = "revert data: " + std::string(E::kSignature) + " with malformed arguments (" + e.err().message + ")";
     return out;
   }
@@ -191,7 +191,7 @@ const std::map<uint32_t, error_decoder>& error_table() {
 template <class S>
 bytes encode_with_selector(const S& s) {
   const auto& sel = selector_of<S>();
-  const bytes args = abi::encode(field_types<S>(), field_values(s)).value();
+  const bytes args = codec::abi::encode(field_types<S>(), field_values(s)).value();
   bytes out(sel.begin(), sel.end());
   out.insert(out.end(), args.begin(), args.end());
   return out;
@@ -223,7 +223,7 @@ result<T> decode(bytes_view calldata) {
   const auto& sel = selector_of<T>();
   if (!std::equal(sel.begin(), sel.end(), calldata.begin()))
     return fail(abi_errc::selector_mismatch,
-                "call data: selector 0x" + hex::encode(calldata.first(4)) + " is not " + std::string(T::kSignature));
+                "call data: selector 0x" + codec::hex::encode(calldata.first(4)) + " is not " + std::string(T::kSignature));
   return decode_fields<T>(calldata.subspan(4), std::string(name_of(T::kSignature)));
 }
 
@@ -234,7 +234,7 @@ result<call> decode_call(bytes_view calldata) {
   const auto& table = call_table();
   const auto it = table.find(key_of(sel));
   if (it == table.end())
-    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + hex::encode(sel) + " is no registry function");
+    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + codec::hex::encode(sel) + " is no registry function");
   return it->second(calldata.subspan(4));
 }
 
@@ -249,14 +249,14 @@ std::string_view signature(const call& c) {
 template <call_with_result T>
 bytes encode_result(const typename T::result_type& value) {
   using R = typename T::result_type;
-  return abi::encode(result_types<R>(), result_values<R>(value)).value();
+  return codec::abi::encode(result_types<R>(), result_values<R>(value)).value();
 }
 
 template <call_with_result T>
 result<typename T::result_type> decode_result(bytes_view return_data) {
   using R = typename T::result_type;
   check_signature<T>();
-  ENACT_TRY(const auto values, abi::decode(result_types<R>(), return_data));
+  ENACT_TRY(const auto values, codec::abi::decode(result_types<R>(), return_data));
   return result_from_values<R>(values, std::string(name_of(T::kSignature)) + " result");
 }
 
@@ -274,11 +274,11 @@ encoded_log encode_log(const T& e) {
   const auto values = field_values(e);
   encoded_log out;
   out.topics.push_back(topic_of<T>());
-  const bytes word = abi::encode(std::span(types).first(1), std::span(values).first(1)).value();
+  const bytes word = codec::abi::encode(std::span(types).first(1), std::span(values).first(1)).value();
   hash256 topic{};
   std::copy(word.begin(), word.end(), topic.begin());
   out.topics.push_back(topic);
-  out.data = abi::encode(std::span(types).subspan(1), std::span(values).subspan(1)).value();
+  out.data = codec::abi::encode(std::span(types).subspan(1), std::span(values).subspan(1)).value();
   return out;
 }
 
@@ -293,7 +293,7 @@ result<event> decode_log(std::span<const hash256> topics, bytes_view data) {
   const auto it = table.find(topics[0]);
   if (it == table.end())
     return fail(abi_errc::selector_mismatch,
-                "log: topic0 " + hex::encode_prefixed(topics[0]) + " is no registry event");
+                "log: topic0 " + codec::hex::encode_prefixed(topics[0]) + " is no registry event");
   if (topics.size() != 2)
     return fail(abi_errc::wrong_length, "log: " + std::to_string(topics.size()) + " topics, registry events have 2");
   return it->second(topics[1], data);
@@ -323,10 +323,10 @@ bytes encode_revert(const any_error& e) {
 registry_error decode_revert(bytes_view revert_data) {
   if (revert_data.size() < 4) {
     registry_error out;
-    out.args = {{"data", hex::encode_prefixed(revert_data)}};
+    out.args = {{"data", codec::hex::encode_prefixed(revert_data)}};
     out.message = revert_data.empty() ? "reverted without data"
                                       : "revert data of " + std::to_string(revert_data.size()) + " bytes (" +
-                                            hex::encode_prefixed(revert_data) + "), shorter than a selector";
+                                            codec::hex::encode_prefixed(revert_data) + "), shorter than a selector";
     return out;
   }
   const std::array<uint8_t, 4> sel{revert_data[0], revert_data[1], revert_data[2], revert_data[3]};
@@ -334,8 +334,8 @@ registry_error decode_revert(bytes_view revert_data) {
   const auto it = table.find(key_of(sel));
   if (it == table.end()) {
     registry_error out;
-    out.args = {{"data", hex::encode_prefixed(revert_data)}};
-    out.message = "revert data with unknown selector 0x" + hex::encode(sel);
+    out.args = {{"data", codec::hex::encode_prefixed(revert_data)}};
+    out.message = "revert data with unknown selector 0x" + codec::hex::encode(sel);
     return out;
   }
   return it->second(revert_data.subspan(4));
@@ -472,14 +472,14 @@ ENACT_ERROR(panic_error)
 // Deployment (creation_code and runtime_code are generated: registry_artifact.cpp.in)
 
 bytes deployment_data(std::span<const address> api_payers) {
-  std::vector<abi::value> payers;
+  std::vector<codec::abi::value> payers;
   payers.reserve(api_payers.size());
   for (const address& a : api_payers)
-    payers.push_back(abi::value::addr(a));
-  static const std::array<abi::type, 1> kConstructorTypes = {abi::type::of("address[]")};
-  const std::array<abi::value, 1> args = {abi::value::list(std::move(payers))};
+    payers.push_back(codec::abi::value::addr(a));
+  static const std::array<codec::abi::type, 1> kConstructorTypes = {codec::abi::type::of("address[]")};
+  const std::array<codec::abi::value, 1> args = {codec::abi::value::list(std::move(payers))};
   // An address list always fits its type: encoding cannot fail.
-  const bytes encoded = abi::encode(kConstructorTypes, args).value();
+  const bytes encoded = codec::abi::encode(kConstructorTypes, args).value();
   bytes out = creation_code();
   out.insert(out.end(), encoded.begin(), encoded.end());
   return out;

@@ -28,7 +28,7 @@ error registry_failure(std::string_view function, std::string_view what, const b
   if (!what.empty())
     message += std::string(what) + ": ";
   message += re.message.empty() ? std::string("reverted") : re.message;
-  message += std::string(kRevertMarker) + hex::encode_prefixed(revert) + ")";
+  message += std::string(kRevertMarker) + codec::hex::encode_prefixed(revert) + ")";
   return error{make_error_code(re.code), std::move(message)};
 }
 
@@ -127,7 +127,7 @@ result<receipt> registry_client::register_wallet_derivation(const hash256& accou
 result<receipt> registry_client::set_usage_api_key(const hash256& account, const hash256& usage_key_hash,
                                                    const u256& expiration, const u256& balance, std::string_view name,
                                                    std::string_view description,
-                                                   const scope::permission_set& permissions) {
+                                                   const scopes::permission_set& permissions) {
   return send(reg::set_usage_api_key_call{account, usage_key_hash, expiration, balance, std::string(name),
                                           std::string(description), permissions});
 }
@@ -135,7 +135,7 @@ result<receipt> registry_client::set_usage_api_key(const hash256& account, const
 result<receipt> registry_client::set_usage_api_key(const hash256& account, const hash256& usage_key_hash,
                                                    const u256& expiration, const u256& balance, std::string_view name,
                                                    std::string_view description,
-                                                   const scope::permission_set& permissions, const address& wallet) {
+                                                   const scopes::permission_set& permissions, const address& wallet) {
   return send(reg::set_usage_api_key_with_wallet_call{account, usage_key_hash, expiration, balance, std::string(name),
                                                       std::string(description), permissions, wallet});
 }
@@ -167,26 +167,26 @@ result<group_added> registry_client::add_group(const hash256& account, std::stri
     return group_added{e.group_id, std::move(r)};
   }
   return fail(rpc_errc::bad_response, "addGroup: the receipt of transaction " +
-                                          hex::encode_prefixed(r.transaction_hash) +
+                                          codec::hex::encode_prefixed(r.transaction_hash) +
                                           " has no GroupAdded log of the registry");
 }
 
-result<receipt> registry_client::update_group(const hash256& account, scope::group_id group, std::string_view name,
+result<receipt> registry_client::update_group(const hash256& account, scopes::group_id group, std::string_view name,
                                               std::string_view description, const std::vector<address>& pkp_ids,
                                               const std::vector<hash256>& cid_hashes) {
   return send(reg::update_group_call{account, group, std::string(name), std::string(description), pkp_ids, cid_hashes});
 }
 
-result<receipt> registry_client::remove_group(const hash256& account, scope::group_id group) {
+result<receipt> registry_client::remove_group(const hash256& account, scopes::group_id group) {
   return send(reg::remove_group_call{account, group});
 }
 
-result<receipt> registry_client::add_pkp_to_group(const hash256& account, scope::group_id group,
+result<receipt> registry_client::add_pkp_to_group(const hash256& account, scopes::group_id group,
                                                   const address& pkp_id) {
   return send(reg::add_pkp_to_group_call{account, group, pkp_id});
 }
 
-result<receipt> registry_client::remove_pkp_from_group(const hash256& account, scope::group_id group,
+result<receipt> registry_client::remove_pkp_from_group(const hash256& account, scopes::group_id group,
                                                        const address& pkp_id) {
   return send(reg::remove_pkp_from_group_call{account, group, pkp_id});
 }
@@ -194,15 +194,15 @@ result<receipt> registry_client::remove_pkp_from_group(const hash256& account, s
 result<receipt> registry_client::add_action(const hash256& account, std::string_view cid, std::string_view name,
                                             std::string_view description) {
   return send(
-      reg::add_action_call{account, keccak256(cid), std::string(cid), std::string(name), std::string(description)});
+      reg::add_action_call{account, crypto::keccak256(cid), std::string(cid), std::string(name), std::string(description)});
 }
 
-result<receipt> registry_client::add_action_to_group(const hash256& account, scope::group_id group,
+result<receipt> registry_client::add_action_to_group(const hash256& account, scopes::group_id group,
                                                      const hash256& hashed_cid) {
   return send(reg::add_action_to_group_call{account, group, hashed_cid});
 }
 
-result<receipt> registry_client::remove_action_from_group(const hash256& account, scope::group_id group,
+result<receipt> registry_client::remove_action_from_group(const hash256& account, scopes::group_id group,
                                                           const hash256& hashed_cid) {
   return send(reg::remove_action_from_group_call{account, group, hashed_cid});
 }
@@ -256,7 +256,7 @@ result<reg::list_page<reg::usage_key_view>> registry_client::list_usage_api_keys
   return view(reg::list_usage_api_keys_call{account, offset, limit});
 }
 
-result<reg::group_view> registry_client::get_group(const hash256& account, scope::group_id group) const {
+result<reg::group_view> registry_client::get_group(const hash256& account, scopes::group_id group) const {
   return view(reg::get_group_call{account, group});
 }
 
@@ -275,7 +275,7 @@ result<reg::list_page<reg::wallet_view>> registry_client::list_wallets(const has
 }
 
 result<reg::list_page<reg::wallet_view>> registry_client::list_wallets_in_group(const hash256& account,
-                                                                                scope::group_id group, uint64_t offset,
+                                                                                scopes::group_id group, uint64_t offset,
                                                                                 uint64_t limit) const {
   return view(reg::list_wallets_in_group_call{account, group, offset, limit});
 }
@@ -290,7 +290,7 @@ result<reg::list_page<reg::action_view>> registry_client::list_actions(const has
 }
 
 result<reg::list_page<reg::action_view>> registry_client::list_actions_in_group(const hash256& account,
-                                                                                scope::group_id group, uint64_t offset,
+                                                                                scopes::group_id group, uint64_t offset,
                                                                                 uint64_t limit) const {
   return view(reg::list_actions_in_group_call{account, group, offset, limit});
 }

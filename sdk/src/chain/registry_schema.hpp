@@ -24,7 +24,7 @@
 
 #include "enact/chain/registry.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 
 namespace enact::chain::registry::detail {
@@ -345,12 +345,12 @@ void check_signature() {
 
 /// The ABI types of S's fields, in order (the arguments of a call, event or error).
 template <class S>
-const std::vector<abi::type>& field_types() {
-  static const std::vector<abi::type> types = [] {
+const std::vector<codec::abi::type>& field_types() {
+  static const std::vector<codec::abi::type> types = [] {
     check_signature<S>();
-    std::vector<abi::type> out;
+    std::vector<codec::abi::type> out;
     for_each_field<S>([&](const auto& fl) {
-      out.push_back(abi::type::of(abi_type_name<typename std::decay_t<decltype(fl)>::type>()));
+      out.push_back(codec::abi::type::of(abi_type_name<typename std::decay_t<decltype(fl)>::type>()));
     });
     return out;
   }();
@@ -361,7 +361,7 @@ template <class S>
 const std::array<uint8_t, 4>& selector_of() {
   static const std::array<uint8_t, 4> sel = [] {
     check_signature<S>();
-    return abi::selector(S::kSignature);
+    return codec::abi::selector(S::kSignature);
   }();
   return sel;
 }
@@ -370,49 +370,49 @@ template <class S>
 const hash256& topic_of() {
   static const hash256 topic = [] {
     check_signature<S>();
-    return keccak256(S::kSignature);
+    return crypto::keccak256(S::kSignature);
   }();
   return topic;
 }
 
 // ---------------------------------------------------------------------------------------------
-// C++ value <-> abi::value
+// C++ value <-> codec::abi::value
 
 template <class T>
-abi::value to_abi(const T& v);
+codec::abi::value to_abi(const T& v);
 
 template <class S>
-std::vector<abi::value> field_values(const S& s) {
-  std::vector<abi::value> out;
+std::vector<codec::abi::value> field_values(const S& s) {
+  std::vector<codec::abi::value> out;
   out.reserve(field_count<S>());
   for_each_field<S>([&](const auto& fl) { out.push_back(to_abi(s.*fl.member)); });
   return out;
 }
 
 template <class T>
-abi::value to_abi(const T& v) {
+codec::abi::value to_abi(const T& v) {
   if constexpr (std::is_same_v<T, hash256>) {
-    return abi::value::number(u256::load_be(v.data()));
+    return codec::abi::value::number(u256::load_be(v.data()));
   } else if constexpr (std::is_same_v<T, u256>) {
-    return abi::value::number(v);
+    return codec::abi::value::number(v);
   } else if constexpr (std::is_same_v<T, group_id>) {
-    return abi::value::number(u256{v});
+    return codec::abi::value::number(u256{v});
   } else if constexpr (std::is_same_v<T, address>) {
-    return abi::value::addr(v);
+    return codec::abi::value::addr(v);
   } else if constexpr (std::is_same_v<T, bool>) {
-    return abi::value::boolean(v);
+    return codec::abi::value::boolean(v);
   } else if constexpr (std::is_same_v<T, std::string>) {
-    return abi::value::text(v);
+    return codec::abi::value::text(v);
   } else if constexpr (std::is_same_v<T, bytes>) {
-    return abi::value::blob(v);
+    return codec::abi::value::blob(v);
   } else if constexpr (is_vector<T>::value) {
-    std::vector<abi::value> items;
+    std::vector<codec::abi::value> items;
     items.reserve(v.size());
     for (const auto& e : v)
       items.push_back(to_abi(e));
-    return abi::value::list(std::move(items));
+    return codec::abi::value::list(std::move(items));
   } else {
-    return abi::value::list(field_values(v));
+    return codec::abi::value::list(field_values(v));
   }
 }
 
@@ -421,10 +421,10 @@ inline error kind_error(const std::string& what, const char* expected) {
 }
 
 template <class T>
-result<T> from_abi(const abi::value& v, const std::string& what);
+result<T> from_abi(const codec::abi::value& v, const std::string& what);
 
 template <class S>
-result<S> struct_from_abi(std::span<const abi::value> values, const std::string& what) {
+result<S> struct_from_abi(std::span<const codec::abi::value> values, const std::string& what) {
   if (values.size() != field_count<S>())
     return fail(abi_errc::wrong_length, what + ": expected " + std::to_string(field_count<S>()) + " values, got " +
                                             std::to_string(values.size()));
@@ -436,7 +436,7 @@ result<S> struct_from_abi(std::span<const abi::value> values, const std::string&
 }
 
 template <class T>
-result<T> from_abi(const abi::value& v, const std::string& what) {
+result<T> from_abi(const codec::abi::value& v, const std::string& what) {
   if constexpr (std::is_same_v<T, hash256> || std::is_same_v<T, u256> || std::is_same_v<T, group_id>) {
     const auto* n = std::get_if<u256>(&v.node);
     if (n == nullptr)
@@ -471,7 +471,7 @@ result<T> from_abi(const abi::value& v, const std::string& what) {
       return kind_error(what, "bytes");
     return *b;
   } else {
-    const auto* l = std::get_if<std::vector<abi::value>>(&v.node);
+    const auto* l = std::get_if<std::vector<codec::abi::value>>(&v.node);
     if (l == nullptr)
       return kind_error(what, "a list");
     if constexpr (is_vector<T>::value) {
@@ -491,7 +491,7 @@ result<T> from_abi(const abi::value& v, const std::string& what) {
 /// Decodes the fields of S from their ABI encoding (the arguments of a call or error).
 template <class S>
 result<S> decode_fields(bytes_view data, const std::string& what) {
-  ENACT_TRY(const auto values, abi::decode(field_types<S>(), data));
+  ENACT_TRY(const auto values, codec::abi::decode(field_types<S>(), data));
   return struct_from_abi<S>(values, what);
 }
 
@@ -537,8 +537,8 @@ inline result<permission_set> permissions_from_json(const json::value& v, const 
   if (o == nullptr)
     return json_error(what, "expected an object of permission fields");
   for (const auto& kv : *o)
-    if (std::find(scope::kPermissionFields.begin(), scope::kPermissionFields.end(), kv.key()) ==
-        scope::kPermissionFields.end())
+    if (std::find(scopes::kPermissionFields.begin(), scopes::kPermissionFields.end(), kv.key()) ==
+        scopes::kPermissionFields.end())
       return json_error(what + "." + std::string(kv.key()), "unknown permission field");
   permission_set p;
   const auto flag = [&](std::string_view key, bool& out) -> result<void> {
@@ -587,7 +587,7 @@ json::object struct_to_json(const S& s) {
 template <class T>
 json::value to_json_value(const T& v) {
   if constexpr (std::is_same_v<T, hash256> || std::is_same_v<T, address> || std::is_same_v<T, bytes>) {
-    return json::value(json::string(hex::encode_prefixed(v)));
+    return json::value(json::string(codec::hex::encode_prefixed(v)));
   } else if constexpr (std::is_same_v<T, u256>) {
     return u256_json(v);
   } else if constexpr (std::is_same_v<T, group_id>) {
@@ -641,7 +641,7 @@ result<T> from_json_value(const json::value& v, const std::string& what) {
     const auto* s = v.if_string();
     if (s == nullptr)
       return json_error(what, "expected 0x followed by 64 hex digits");
-    auto b = hex::decode_prefixed(*s, what);
+    auto b = codec::hex::decode_prefixed(*s, what);
     if (!b)
       return fail(abi_errc::bad_value, std::move(b).err().message);
     if (b->size() != 32)
@@ -661,7 +661,7 @@ result<T> from_json_value(const json::value& v, const std::string& what) {
     const auto* s = v.if_string();
     if (s == nullptr)
       return json_error(what, "expected 0x-prefixed hex");
-    auto b = hex::decode_prefixed(*s, what);
+    auto b = codec::hex::decode_prefixed(*s, what);
     if (!b)
       return fail(abi_errc::bad_value, std::move(b).err().message);
     return std::move(*b);
@@ -714,26 +714,26 @@ result<T> from_json_value(const json::value& v, const std::string& what) {
 // Return values: a list page is two return values, anything else one.
 
 template <class R>
-const std::vector<abi::type>& result_types() {
-  static const std::vector<abi::type> types = [] {
+const std::vector<codec::abi::type>& result_types() {
+  static const std::vector<codec::abi::type> types = [] {
     if constexpr (is_page<R>::value)
-      return std::vector<abi::type>{abi::type::of(abi_type_name<decltype(R::items)>()), abi::type::of("uint256")};
+      return std::vector<codec::abi::type>{codec::abi::type::of(abi_type_name<decltype(R::items)>()), codec::abi::type::of("uint256")};
     else
-      return std::vector<abi::type>{abi::type::of(abi_type_name<R>())};
+      return std::vector<codec::abi::type>{codec::abi::type::of(abi_type_name<R>())};
   }();
   return types;
 }
 
 template <class R>
-std::vector<abi::value> result_values(const R& v) {
+std::vector<codec::abi::value> result_values(const R& v) {
   if constexpr (is_page<R>::value)
-    return {to_abi(v.items), abi::value::number(v.total)};
+    return {to_abi(v.items), codec::abi::value::number(v.total)};
   else
     return {to_abi(v)};
 }
 
 template <class R>
-result<R> result_from_values(const std::vector<abi::value>& values, const std::string& what) {
+result<R> result_from_values(const std::vector<codec::abi::value>& values, const std::string& what) {
   if constexpr (is_page<R>::value) {
     R out;
     ENACT_TRY(out.items, from_abi<decltype(out.items)>(values.at(0), what + ".items"));

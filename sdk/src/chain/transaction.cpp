@@ -22,52 +22,52 @@ constexpr size_t kSignedFields = 12;
 // anything deeper is rejected by the RLP decoder before it is walked.
 constexpr size_t kMaxDepth = 4;
 
-std::vector<rlp::item> fields_of(const eip1559_tx& tx) {
-  std::vector<rlp::item> f;
+std::vector<codec::rlp::item> fields_of(const eip1559_tx& tx) {
+  std::vector<codec::rlp::item> f;
   f.reserve(kSignedFields);
-  f.push_back(rlp::item::uint(tx.chain_id));
-  f.push_back(rlp::item::uint(tx.nonce));
-  f.push_back(rlp::item::uint(tx.max_priority_fee_per_gas));
-  f.push_back(rlp::item::uint(tx.max_fee_per_gas));
-  f.push_back(rlp::item::uint(tx.gas_limit));
-  f.push_back(tx.to ? rlp::item::string(bytes_view(*tx.to)) : rlp::item{});
-  f.push_back(rlp::item::uint(tx.value));
-  f.push_back(rlp::item::string(bytes_view(tx.data)));
-  f.push_back(rlp::item::list({}));  // access list (EIP-2930): always empty here
+  f.push_back(codec::rlp::item::uint(tx.chain_id));
+  f.push_back(codec::rlp::item::uint(tx.nonce));
+  f.push_back(codec::rlp::item::uint(tx.max_priority_fee_per_gas));
+  f.push_back(codec::rlp::item::uint(tx.max_fee_per_gas));
+  f.push_back(codec::rlp::item::uint(tx.gas_limit));
+  f.push_back(tx.to ? codec::rlp::item::string(bytes_view(*tx.to)) : codec::rlp::item{});
+  f.push_back(codec::rlp::item::uint(tx.value));
+  f.push_back(codec::rlp::item::string(bytes_view(tx.data)));
+  f.push_back(codec::rlp::item::list({}));  // access list (EIP-2930): always empty here
   return f;
 }
 
-bytes typed(const std::vector<rlp::item>& fields) {
+bytes typed(const std::vector<codec::rlp::item>& fields) {
   bytes out{kEip1559Type};
-  rlp::encode(out, rlp::item::list(fields));
+  codec::rlp::encode(out, codec::rlp::item::list(fields));
   return out;
 }
 
 /// Re-labels an RLP field error as chain_errc::bad_field, keeping its message.
 error field_error(error e) { return fail(chain_errc::bad_field, std::move(e.message)); }
 
-result<uint64_t> u64_field(const rlp::item& it, std::string_view what) {
-  auto v = rlp::decode_u64(it, what);
+result<uint64_t> u64_field(const codec::rlp::item& it, std::string_view what) {
+  auto v = codec::rlp::decode_u64(it, what);
   if (!v)
     return field_error(std::move(v).err());
   return *v;
 }
 
-result<u256> uint_field(const rlp::item& it, std::string_view what) {
-  auto v = rlp::decode_uint(it, what);
+result<u256> uint_field(const codec::rlp::item& it, std::string_view what) {
+  auto v = codec::rlp::decode_uint(it, what);
   if (!v)
     return field_error(std::move(v).err());
   return *v;
 }
 
 /// The type byte and the RLP list after it, with `expected` elements.
-result<std::vector<rlp::item>> split(bytes_view raw, size_t expected) {
+result<std::vector<codec::rlp::item>> split(bytes_view raw, size_t expected) {
   if (raw.empty())
     return fail(chain_errc::wrong_type, "transaction: empty input");
   if (raw[0] != kEip1559Type)
     return fail(chain_errc::wrong_type,
-                "transaction: type byte 0x" + hex::encode(raw.first(1)) + ", expected 0x02 (EIP-1559)");
-  auto it = rlp::decode(raw.subspan(1), kMaxDepth);
+                "transaction: type byte 0x" + codec::hex::encode(raw.first(1)) + ", expected 0x02 (EIP-1559)");
+  auto it = codec::rlp::decode(raw.subspan(1), kMaxDepth);
   if (!it)
     return fail(chain_errc::bad_rlp, "transaction: " + it.err().message);
   if (!it->is_list())
@@ -79,7 +79,7 @@ result<std::vector<rlp::item>> split(bytes_view raw, size_t expected) {
   return std::move(list);
 }
 
-result<eip1559_tx> parse_fields(const std::vector<rlp::item>& f) {
+result<eip1559_tx> parse_fields(const std::vector<codec::rlp::item>& f) {
   eip1559_tx tx;
   ENACT_TRY(tx.chain_id, u64_field(f[0], "transaction.chainId"));
   ENACT_TRY(tx.nonce, u64_field(f[1], "transaction.nonce"));
@@ -112,23 +112,23 @@ result<eip1559_tx> parse_fields(const std::vector<rlp::item>& f) {
 
 bytes unsigned_payload(const eip1559_tx& tx) { return typed(fields_of(tx)); }
 
-hash256 signing_hash(const eip1559_tx& tx) { return keccak256(unsigned_payload(tx)); }
+hash256 signing_hash(const eip1559_tx& tx) { return crypto::keccak256(unsigned_payload(tx)); }
 
-bytes encode_signed(const eip1559_tx& tx, const secp256k1::signature& sig) {
+bytes encode_signed(const eip1559_tx& tx, const crypto::secp256k1::signature& sig) {
   auto f = fields_of(tx);
-  f.push_back(rlp::item::uint(sig.v));
+  f.push_back(codec::rlp::item::uint(sig.v));
   // r and s are RLP integers: minimal big-endian, no leading zero bytes.
-  f.push_back(rlp::item::uint(u256::from_be(sig.r).value()));
-  f.push_back(rlp::item::uint(u256::from_be(sig.s).value()));
+  f.push_back(codec::rlp::item::uint(u256::from_be(sig.r).value()));
+  f.push_back(codec::rlp::item::uint(u256::from_be(sig.s).value()));
   return typed(f);
 }
 
 result<bytes> sign(const eip1559_tx& tx, const Secret& key) {
-  ENACT_TRY(const auto sig, secp256k1::sign(signing_hash(tx), key));
+  ENACT_TRY(const auto sig, crypto::secp256k1::sign(signing_hash(tx), key));
   return encode_signed(tx, sig);
 }
 
-hash256 tx_hash(bytes_view raw) noexcept { return keccak256(raw); }
+hash256 tx_hash(bytes_view raw) noexcept { return crypto::keccak256(raw); }
 
 result<eip1559_tx> decode_unsigned(bytes_view payload) {
   ENACT_TRY(const auto f, split(payload, kUnsignedFields));
@@ -152,13 +152,13 @@ result<decoded_tx> decode(bytes_view raw) {
   // The unsigned payload is rebuilt from the parsed fields; since the input was canonical, it is
   // byte-for-byte the payload that was signed.
   const hash256 digest = signing_hash(out.tx);
-  auto key = secp256k1::recover(digest, out.signature);
+  auto key = crypto::secp256k1::recover(digest, out.signature);
   if (!key) {
     if (key.code() == secp256k1_errc::high_s)
       return fail(chain_errc::high_s, "transaction.s: above n/2 (EIP-2)");
     return fail(chain_errc::bad_signature, "transaction: " + key.err().message);
   }
-  out.from = secp256k1::to_address(*key);
+  out.from = crypto::secp256k1::to_address(*key);
   out.hash = tx_hash(raw);
   return out;
 }

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "json_read.hpp"
 #include "transport.hpp"
@@ -46,20 +46,20 @@ uint64_t decode_u64_field(const http_answer& a, std::string_view key) {
 }
 
 /// `{"typed_data": …, "signature": …}` plus `extra` fields: the body of the ChainSecured endpoints.
-std::string envelope_body(const envelope::signed_envelope& proof, json::object extra = {}) {
+std::string envelope_body(const eip712::envelope::signed_envelope& proof, json::object extra = {}) {
   extra["typed_data"] = proof.typed_data;
   extra["signature"] = proof.signature;
   return json::serialize(extra);
 }
 
 /// An envelope for `k` signed now by `key`; a key that is no secp256k1 key is invalid_request.
-envelope::signed_envelope sign_now(envelope::kind k, uint64_t chain_id, const Secret& key) {
+eip712::envelope::signed_envelope sign_now(eip712::envelope::kind k, uint64_t chain_id, const Secret& key) {
   const auto now =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  auto env = envelope::sign(k, chain_id, key, static_cast<uint64_t>(now));
+  auto env = eip712::envelope::sign(k, chain_id, key, static_cast<uint64_t>(now));
   if (!env)
     throw api_error(api_errc::invalid_request, 0, {},
-                    std::string(envelope::primary_type_name(k)) + " envelope: " + env.err().message);
+                    std::string(eip712::envelope::primary_type_name(k)) + " envelope: " + env.err().message);
   return std::move(env).value();
 }
 
@@ -109,29 +109,29 @@ struct core_client::impl {
 
   // Billing: the API key, or a wallet proof in X-Wallet-Auth instead of it.
   http_answer billing(http_method m, std::string_view endpoint, std::string body,
-                      const envelope::signed_envelope* proof) {
+                      const eip712::envelope::signed_envelope* proof) {
     http_request r;
     r.method = m;
     r.target = std::string(kRoot) + "/billing" + std::string(endpoint);
     r.body = std::move(body);
     if (proof != nullptr)
-      r.wallet_auth = envelope::encode_wallet_auth(*proof);
+      r.wallet_auth = eip712::envelope::encode_wallet_auth(*proof);
     else
       r.api_key = &api_key;
     return http.send(r);
   }
 
-  credit_balance balance(const envelope::signed_envelope* proof) {
+  credit_balance balance(const eip712::envelope::signed_envelope* proof) {
     return decode<credit_balance>(billing(http_method::get, "/balance", {}, proof));
   }
 
-  payment_intent create_payment_intent(uint64_t amount_cents, const envelope::signed_envelope* proof) {
+  payment_intent create_payment_intent(uint64_t amount_cents, const eip712::envelope::signed_envelope* proof) {
     json::object o;
     o["amount_cents"] = amount_cents;
     return decode<payment_intent>(billing(http_method::post, "/create_payment_intent", json::serialize(o), proof));
   }
 
-  uint64_t confirm_payment(std::string_view id, const envelope::signed_envelope* proof) {
+  uint64_t confirm_payment(std::string_view id, const eip712::envelope::signed_envelope* proof) {
     json::object o;
     o["payment_intent_id"] = id;
     return decode_u64_field(billing(http_method::post, "/confirm_payment", json::serialize(o), proof),
@@ -326,35 +326,35 @@ stripe_config core_client::get_stripe_config() {
 // --- billing -----------------------------------------------------------------------------------
 
 credit_balance core_client::balance() { return impl_->balance(nullptr); }
-credit_balance core_client::balance(const envelope::signed_envelope& wallet_proof) {
+credit_balance core_client::balance(const eip712::envelope::signed_envelope& wallet_proof) {
   return impl_->balance(&wallet_proof);
 }
 payment_intent core_client::create_payment_intent(uint64_t amount_cents) {
   return impl_->create_payment_intent(amount_cents, nullptr);
 }
 payment_intent core_client::create_payment_intent(uint64_t amount_cents,
-                                                  const envelope::signed_envelope& wallet_proof) {
+                                                  const eip712::envelope::signed_envelope& wallet_proof) {
   return impl_->create_payment_intent(amount_cents, &wallet_proof);
 }
 uint64_t core_client::confirm_payment(std::string_view payment_intent_id) {
   return impl_->confirm_payment(payment_intent_id, nullptr);
 }
 uint64_t core_client::confirm_payment(std::string_view payment_intent_id,
-                                      const envelope::signed_envelope& wallet_proof) {
+                                      const eip712::envelope::signed_envelope& wallet_proof) {
   return impl_->confirm_payment(payment_intent_id, &wallet_proof);
 }
 
 // --- ChainSecured ------------------------------------------------------------------------------
 
-minted_wallet core_client::create_wallet_with_signature(const envelope::signed_envelope& proof) {
+minted_wallet core_client::create_wallet_with_signature(const eip712::envelope::signed_envelope& proof) {
   return decode<minted_wallet>(impl_->post("/create_wallet_with_signature", envelope_body(proof), impl::auth::none));
 }
 
 minted_wallet core_client::create_wallet_with_signature(const Secret& wallet_key, uint64_t chain_id) {
-  return create_wallet_with_signature(sign_now(envelope::kind::create_wallet, chain_id, wallet_key));
+  return create_wallet_with_signature(sign_now(eip712::envelope::kind::create_wallet, chain_id, wallet_key));
 }
 
-minted_usage_key core_client::add_usage_api_key_with_signature(const envelope::signed_envelope& proof) {
+minted_usage_key core_client::add_usage_api_key_with_signature(const eip712::envelope::signed_envelope& proof) {
   http_answer a = impl_->post("/add_usage_api_key_with_signature", envelope_body(proof), impl::auth::none);
   minted_usage_key k = decode<minted_usage_key>(a);
   detail::wipe_strings(a.body);
@@ -362,11 +362,11 @@ minted_usage_key core_client::add_usage_api_key_with_signature(const envelope::s
 }
 
 minted_usage_key core_client::add_usage_api_key_with_signature(const Secret& wallet_key, uint64_t chain_id) {
-  return add_usage_api_key_with_signature(sign_now(envelope::kind::add_usage_api_key, chain_id, wallet_key));
+  return add_usage_api_key_with_signature(sign_now(eip712::envelope::kind::add_usage_api_key, chain_id, wallet_key));
 }
 
 chain_secured_account core_client::convert_to_chain_secured_account(const address& new_admin,
-                                                                    const envelope::signed_envelope& proof) {
+                                                                    const eip712::envelope::signed_envelope& proof) {
   json::object o;
   o["new_admin_wallet_address"] = to_checksum_address(new_admin);
   return decode<chain_secured_account>(
@@ -374,11 +374,11 @@ chain_secured_account core_client::convert_to_chain_secured_account(const addres
 }
 
 chain_secured_account core_client::convert_to_chain_secured_account(const Secret& new_admin_key, uint64_t chain_id) {
-  const auto pub = secp256k1::public_key_of(new_admin_key);
+  const auto pub = crypto::secp256k1::public_key_of(new_admin_key);
   if (!pub)
     throw api_error(api_errc::invalid_request, 0, {}, "new_admin_key: " + pub.err().message);
-  return convert_to_chain_secured_account(secp256k1::to_address(*pub),
-                                          sign_now(envelope::kind::convert_account, chain_id, new_admin_key));
+  return convert_to_chain_secured_account(crypto::secp256k1::to_address(*pub),
+                                          sign_now(eip712::envelope::kind::convert_account, chain_id, new_admin_key));
 }
 
 // --- any endpoint --------------------------------------------------------------------------------

@@ -15,8 +15,8 @@
 #include "enact/bytes.hpp"
 #include "enact/api/errc.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/address.hpp"
+#include "enact/secret.hpp"
 
 namespace enact::client::detail::read {
 
@@ -122,9 +122,9 @@ inline hash256 to_hash(const json::value& v, const std::string& what) {
   if (!v.is_string())
     bad(what + ": expected a 0x hash string");
   const std::string_view s = v.get_string();
-  if (!hex::detail::has_prefix(s))
+  if (!codec::hex::detail::has_prefix(s))
     bad(what + ": missing 0x prefix");
-  auto h = hex::decode_fixed<32>(s, what);
+  auto h = codec::hex::decode_fixed<32>(s, what);
   if (!h)
     bad(h.err().message);
   return *h;

@@ -24,7 +24,7 @@
 #include "enact/bytes.hpp"
 #include "enact/client/api_error.hpp"
 #include "enact/client/options.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 namespace enact::client::detail {
 

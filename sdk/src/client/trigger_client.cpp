@@ -8,7 +8,7 @@
 
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/random.hpp"
 #include "enact/crypto/sha2.hpp"
 #include "json_read.hpp"
@@ -115,10 +115,10 @@ bool trigger_client::has_token() const noexcept { return !impl_->token.empty(); 
 pending_login trigger_client::start_login(std::string_view client_name) {
   // docs/protocol.md §4: the client draws the token; only its hash (the challenge) appears in the URL the
   // user opens, so the token itself never passes through the browser.
-  Secret raw = random_secret(32);
+  Secret raw = crypto::random_secret(32);
   pending_login p;
-  p.challenge = base64::encode_url(sha256(raw.view()));
-  std::string text = base64::encode_url(raw.view());
+  p.challenge = codec::base64::encode_url(crypto::sha256(raw.view()));
+  std::string text = codec::base64::encode_url(raw.view());
   p.token = Secret(as_bytes(text));
   enact::detail::secure_wipe(text.data(), text.size());
   p.authorize_url =

@@ -9,9 +9,9 @@
 #include "abi_detail.hpp"
 
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 
-namespace enact::abi {
+namespace enact::codec::abi {
 
 namespace detail {
 
@@ -584,4 +584,4 @@ result<bytes> encode_packed(std::span<const type> types, std::span<const value> 
   return out;
 }
 
-}  // namespace enact::abi
+}  // namespace enact::codec::abi

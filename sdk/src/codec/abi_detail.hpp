@@ -8,7 +8,7 @@
 
 #include "enact/codec/abi.hpp"
 
-namespace enact::abi::detail {
+namespace enact::codec::abi::detail {
 
 inline constexpr size_t npos = static_cast<size_t>(-1);
 
@@ -39,4 +39,4 @@ struct path {
 /// Checks a (possibly hand-built) type: nesting depth, sizes, element and component types.
 [[nodiscard]] result<void> check_type(const type& t, size_t depth = 1);
 
-}  // namespace enact::abi::detail
+}  // namespace enact::codec::abi::detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Solidity ABI's JSON and command-line bridge (abi_json.hpp, abi::from_cli_arg): values read
+// The Solidity ABI's JSON and command-line bridge (abi_json.hpp, codec::abi::from_cli_arg): values read
 // from ethers-style JSON or command-line text, and written as JSON.
 #include "enact/codec/abi_json.hpp"
 
@@ -9,9 +9,9 @@
 
 #include "abi_detail.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 
-namespace enact::abi {
+namespace enact::codec::abi {
 
 using detail::check_type;
 using detail::mismatch;
@@ -99,7 +99,7 @@ result<value> address_from_text(std::string_view s, const path& p) {
 }
 
 result<value> bytes_from_text(const type& t, std::string_view s, const path& p) {
-  auto b = hex::decode_prefixed(s, p.str());
+  auto b = codec::hex::decode_prefixed(s, p.str());
   if (!b)
     return fail(abi_errc::bad_value, b.err().message);
   if (t.kind == type_kind::fixed_bytes && b->size() != t.size)
@@ -173,7 +173,7 @@ boost::json::value to_json_at(const type& t, const value& v, const path& p) {
     case type_kind::fixed_bytes:
     case type_kind::bytes:
       check(v.is_bytes());
-      return boost::json::value(hex::encode_prefixed(std::get<bytes>(v.node)));
+      return boost::json::value(codec::hex::encode_prefixed(std::get<bytes>(v.node)));
     case type_kind::string:
       check(v.is_string());
       return boost::json::value(std::get<std::string>(v.node));
@@ -246,4 +246,4 @@ result<value> from_cli_arg(const type& t, std::string_view arg, std::string_view
   return fail(abi_errc::bad_type, p.str() + ": unknown type kind");
 }
 
-}  // namespace enact::abi
+}  // namespace enact::codec::abi

@@ -9,7 +9,7 @@
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
 
-namespace enact::abi {
+namespace enact::codec::abi {
 
 using detail::npos;
 using detail::static_size_checked;
@@ -174,10 +174,10 @@ std::string function_sig::canonical() const {
   return out + ")";
 }
 
-std::array<uint8_t, 4> function_sig::selector() const { return abi::selector(canonical()); }
+std::array<uint8_t, 4> function_sig::selector() const { return codec::abi::selector(canonical()); }
 
 std::array<uint8_t, 4> selector(std::string_view canonical_signature) {
-  const hash256 h = keccak256(canonical_signature);
+  const hash256 h = crypto::keccak256(canonical_signature);
   return {h[0], h[1], h[2], h[3]};
 }
 
@@ -269,9 +269,9 @@ result<std::vector<value>> decode_call(const function_sig& fn, bytes_view callda
     return fail(abi_errc::truncated, "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
   const auto sel = fn.selector();
   if (!std::equal(sel.begin(), sel.end(), calldata.begin()))
-    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + hex::encode(calldata.first(4)) + " is not " +
-                                                 fn.canonical() + " (0x" + hex::encode(sel) + ")");
+    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + codec::hex::encode(calldata.first(4)) + " is not " +
+                                                 fn.canonical() + " (0x" + codec::hex::encode(sel) + ")");
   return decode(fn.inputs, calldata.subspan(4));
 }
 
-}  // namespace enact::abi
+}  // namespace enact::codec::abi

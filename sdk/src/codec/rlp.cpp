@@ -6,7 +6,7 @@
 
 #include "enact/codec/hex.hpp"
 
-namespace enact::rlp {
+namespace enact::codec::rlp {
 
 namespace {
 
@@ -214,4 +214,4 @@ result<uint64_t> decode_u64(const item& it, std::string_view what) {
   return static_cast<uint64_t>(*v);
 }
 
-}  // namespace enact::rlp
+}  // namespace enact::codec::rlp

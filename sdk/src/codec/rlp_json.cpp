@@ -8,13 +8,13 @@
 
 #include "enact/codec/hex.hpp"
 
-namespace enact::rlp {
+namespace enact::codec::rlp {
 
 namespace {
 
 result<item> from_json_at(const boost::json::value& v, size_t depth, size_t max_depth, const std::string& path) {
   if (const auto* s = v.if_string()) {
-    auto b = hex::decode_prefixed(std::string_view(s->data(), s->size()), path);
+    auto b = codec::hex::decode_prefixed(std::string_view(s->data(), s->size()), path);
     if (!b)
       return fail(rlp_errc::bad_json, b.err().message);
     return item::string(std::move(b).value());
@@ -39,7 +39,7 @@ result<item> from_json_at(const boost::json::value& v, size_t depth, size_t max_
 
 boost::json::value to_json(const item& it) {
   if (!it.is_list())
-    return boost::json::value(hex::encode_prefixed(std::get<0>(it.node)));
+    return boost::json::value(codec::hex::encode_prefixed(std::get<0>(it.node)));
   boost::json::array a;
   a.reserve(std::get<1>(it.node).size());
   for (const item& child : std::get<1>(it.node))
@@ -49,4 +49,4 @@ boost::json::value to_json(const item& it) {
 
 result<item> from_json(const boost::json::value& v, size_t max_depth) { return from_json_at(v, 0, max_depth, "rlp"); }
 
-}  // namespace enact::rlp
+}  // namespace enact::codec::rlp

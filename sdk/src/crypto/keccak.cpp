@@ -10,7 +10,7 @@
 #include <bit>
 #include <cstring>
 
-namespace enact {
+namespace enact::crypto {
 namespace {
 
 constexpr uint64_t kRoundConstants[24] = {
@@ -193,4 +193,4 @@ hash256 keccak256_hasher::finalize() noexcept {
   return out;
 }
 
-}  // namespace enact
+}  // namespace enact::crypto

@@ -17,7 +17,7 @@
 #include "enact/crypto/aes_gcm.hpp"
 #include "enact/crypto/hkdf.hpp"
 #include "enact/crypto/random.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 namespace enact {
 
@@ -36,6 +36,10 @@ bool constant_time_equal(bytes_view a, bytes_view b) noexcept {
     return true;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
+
+}  // namespace enact
+
+namespace enact::crypto {
 
 // ---------------------------------------------------------------------------------------------
 // CSPRNG
@@ -226,4 +230,4 @@ result<bytes> decrypt(const Secret& key32, bytes_view sealed, bytes_view aad) {
 
 }  // namespace aes_gcm
 
-}  // namespace enact
+}  // namespace enact::crypto

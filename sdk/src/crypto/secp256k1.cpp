@@ -14,7 +14,7 @@
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/random.hpp"
 
-namespace enact::secp256k1 {
+namespace enact::crypto::secp256k1 {
 namespace {
 
 // Group order n and n/2, big-endian (SEC 2 §2.4.1).
@@ -181,4 +181,4 @@ std::array<uint8_t, 33> compress(const public_key& key) noexcept {
   return out;
 }
 
-}  // namespace enact::secp256k1
+}  // namespace enact::crypto::secp256k1

@@ -8,7 +8,7 @@
 
 #include <new>
 
-namespace enact {
+namespace enact::crypto {
 
 namespace {
 const uint8_t kEmpty[1] = {0};
@@ -87,4 +87,4 @@ hash256 sha256_hasher::finalize() noexcept {
   return out;
 }
 
-}  // namespace enact
+}  // namespace enact::crypto

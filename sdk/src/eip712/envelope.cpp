@@ -2,7 +2,7 @@
 // The wallet-proof envelope: canonical shape checks on the JSON as received, then the EIP-712
 // digest of the canonical shape and an ECDSA recover (core-api spec, "Typed-data envelope" rule 5).
 // Once the shape is known to be canonical the digest needs no generic encoder: it is
-// keccak256(0x1901 ‖ domainSeparator ‖ structHash) over constants and the four values; the unit
+// crypto::keccak256(0x1901 ‖ domainSeparator ‖ structHash) over constants and the four values; the unit
 // tests check it against eip712::digest and the interop vectors.
 #include "enact/eip712/envelope.hpp"
 
@@ -12,15 +12,15 @@
 
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/codec/u256.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/u256.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/eip712/typed_data.hpp"
 
 namespace json = boost::json;
 
-namespace enact::envelope {
+namespace enact::eip712::envelope {
 namespace {
 
 constexpr std::string_view kNames[] = {"CreateWallet", "ConvertAccount", "AddUsageApiKey", "BillingAuth"};
@@ -109,20 +109,20 @@ std::optional<u256> read_uint(const json::value& v) {
 
 /// The constant parts of the digest, hashed once.
 struct digest_constants {
-  hash256 domain_type_hash;                     // keccak256("EIP712Domain(string name,string version,uint256 chainId)")
-  hash256 name_hash;                            // keccak256(kDomainName)
-  hash256 version_hash;                         // keccak256(kDomainVersion)
-  hash256 struct_type_hash[std::size(kKinds)];  // keccak256("<Primary>(address address,uint256 issuedAt)")
+  hash256 domain_type_hash;                     // crypto::keccak256("EIP712Domain(string name,string version,uint256 chainId)")
+  hash256 name_hash;                            // crypto::keccak256(kDomainName)
+  hash256 version_hash;                         // crypto::keccak256(kDomainVersion)
+  hash256 struct_type_hash[std::size(kKinds)];  // crypto::keccak256("<Primary>(address address,uint256 issuedAt)")
 };
 
 const digest_constants& constants() {
   static const digest_constants c = [] {
     digest_constants d{};
-    d.domain_type_hash = keccak256(std::string_view("EIP712Domain(string name,string version,uint256 chainId)"));
-    d.name_hash = keccak256(kDomainName);
-    d.version_hash = keccak256(kDomainVersion);
+    d.domain_type_hash = crypto::keccak256(std::string_view("EIP712Domain(string name,string version,uint256 chainId)"));
+    d.name_hash = crypto::keccak256(kDomainName);
+    d.version_hash = crypto::keccak256(kDomainVersion);
     for (size_t i = 0; i < std::size(kNames); ++i)
-      d.struct_type_hash[i] = keccak256(std::string(kNames[i]) + "(address address,uint256 issuedAt)");
+      d.struct_type_hash[i] = crypto::keccak256(std::string(kNames[i]) + "(address address,uint256 issuedAt)");
     return d;
   }();
   return c;
@@ -140,22 +140,22 @@ size_t kind_index(kind k) {
 hash256 digest(kind k, const u256& chain_id, const address& signer, const u256& issued_at) {
   const auto& c = constants();
   uint8_t buf[4 * 32];
-  // domainSeparator = keccak256(typeHash ‖ keccak(name) ‖ keccak(version) ‖ chainId)
+  // domainSeparator = crypto::keccak256(typeHash ‖ keccak(name) ‖ keccak(version) ‖ chainId)
   std::memcpy(buf, c.domain_type_hash.data(), 32);
   std::memcpy(buf + 32, c.name_hash.data(), 32);
   std::memcpy(buf + 64, c.version_hash.data(), 32);
   chain_id.store_be(buf + 96);
-  const hash256 domain_separator = keccak256(bytes_view(buf, 128));
-  // structHash = keccak256(typeHash ‖ address left-padded to 32 bytes ‖ issuedAt)
+  const hash256 domain_separator = crypto::keccak256(bytes_view(buf, 128));
+  // structHash = crypto::keccak256(typeHash ‖ address left-padded to 32 bytes ‖ issuedAt)
   std::memcpy(buf, c.struct_type_hash[kind_index(k)].data(), 32);
   std::memset(buf + 32, 0, 12);
   std::memcpy(buf + 44, signer.data(), 20);
   issued_at.store_be(buf + 64);
-  const hash256 struct_hash = keccak256(bytes_view(buf, 96));
+  const hash256 struct_hash = crypto::keccak256(bytes_view(buf, 96));
   uint8_t outer[66] = {0x19, 0x01};
   std::memcpy(outer + 2, domain_separator.data(), 32);
   std::memcpy(outer + 34, struct_hash.data(), 32);
-  return keccak256(bytes_view(outer, sizeof outer));
+  return crypto::keccak256(bytes_view(outer, sizeof outer));
 }
 
 std::string_view primary_type_name(kind k) noexcept {
@@ -186,11 +186,11 @@ json::object build(kind k, uint64_t chain_id, const address& signer, uint64_t is
 }
 
 result<signed_envelope> sign(kind k, uint64_t chain_id, const Secret& key, uint64_t issued_at) {
-  ENACT_TRY(const auto pub, secp256k1::public_key_of(key));
-  signed_envelope env{build(k, chain_id, secp256k1::to_address(pub), issued_at), {}};
-  const hash256 h = digest(k, u256{chain_id}, secp256k1::to_address(pub), u256{issued_at});
-  ENACT_TRY(const auto sig, secp256k1::sign(h, key));
-  env.signature = hex::encode_prefixed(sig.to_bytes());
+  ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(key));
+  signed_envelope env{build(k, chain_id, crypto::secp256k1::to_address(pub), issued_at), {}};
+  const hash256 h = digest(k, u256{chain_id}, crypto::secp256k1::to_address(pub), u256{issued_at});
+  ENACT_TRY(const auto sig, crypto::secp256k1::sign(h, key));
+  env.signature = codec::hex::encode_prefixed(sig.to_bytes());
   return env;
 }
 
@@ -282,14 +282,14 @@ result<address> verify(const json::value& doc, size_t serialized_size, std::stri
     return fail(envelope_errc::expired, "message.issuedAt: " + issued->to_string() + " is outside now (" +
                                             std::to_string(want.now) + ") ± " + std::to_string(want.max_skew) + " s");
 
-  auto sig = hex::decode_prefixed(signature_hex, "signature");
+  auto sig = codec::hex::decode_prefixed(signature_hex, "signature");
   if (!sig)
     return fail(envelope_errc::signature_malformed, sig.err().message);
   if (sig->size() != 65)
     return fail(envelope_errc::signature_malformed, "signature: expected 65 bytes, got " + std::to_string(sig->size()));
 
   // Rule 5: plain ECDSA recover over the digest of the (now known canonical) envelope.
-  auto signer = secp256k1::recover_address(digest(want.expected, *chain, *stated, *issued), *sig);
+  auto signer = crypto::secp256k1::recover_address(digest(want.expected, *chain, *stated, *issued), *sig);
   if (!signer)
     return fail(envelope_errc::signature_malformed, signer.err().message);
   if (*signer != *stated)
@@ -301,13 +301,13 @@ result<address> verify(const json::value& doc, size_t serialized_size, std::stri
   return *signer;
 }
 
-std::string encode_wallet_auth(const signed_envelope& env) { return base64::encode(as_bytes(to_json(env))); }
+std::string encode_wallet_auth(const signed_envelope& env) { return codec::base64::encode(as_bytes(to_json(env))); }
 
 result<std::pair<std::string, std::string>> decode_wallet_auth(std::string_view header) {
   if (header.size() > kMaxWalletAuthSize)
     return fail(envelope_errc::too_large, "X-Wallet-Auth: " + std::to_string(header.size()) + " characters, at most " +
                                               std::to_string(kMaxWalletAuthSize) + " allowed");
-  auto raw = base64::decode(header, "X-Wallet-Auth");
+  auto raw = codec::base64::decode(header, "X-Wallet-Auth");
   if (!raw)
     return fail(envelope_errc::malformed, raw.err().message);
   std::error_code ec;
@@ -322,4 +322,4 @@ result<std::pair<std::string, std::string>> decode_wallet_auth(std::string_view 
                                              std::string(obj->at("signature").get_string()));
 }
 
-}  // namespace enact::envelope
+}  // namespace enact::eip712::envelope

@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "enact/codec/hex.hpp"
-#include "enact/codec/u256.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/u256.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 
 namespace json = boost::json;
@@ -308,7 +308,7 @@ class encoder {
           ENACT_TRY_VOID(encode_word(split.element, (*arr)[i], at.element(i), depth + 1, w));
           std::memcpy(words.data() + 32 * i, w.data(), 32);
         }
-        out = keccak256(bytes_view(words));
+        out = crypto::keccak256(bytes_view(words));
         return {};
       }
       case split_status::not_array:
@@ -316,7 +316,7 @@ class encoder {
     }
     bytes data;
     ENACT_TRY_VOID(encode_struct(type, v, at, depth, data));
-    out = keccak256(bytes_view(data));
+    out = crypto::keccak256(bytes_view(data));
     return {};
   }
 
@@ -325,7 +325,7 @@ class encoder {
     if (auto it = hashes_.find(type); it != hashes_.end())
       return it->second;
     ENACT_TRY(const std::string text, encode_type_impl(types_, type));
-    const hash256 h = keccak256(std::string_view(text));
+    const hash256 h = crypto::keccak256(std::string_view(text));
     hashes_.emplace(type, h);
     return h;
   }
@@ -358,7 +358,7 @@ class encoder {
         const auto* s = v.if_string();
         if (s == nullptr)
           return fail(eip712_errc::bad_value, at.str() + ": expected 0x hex for " + quoted(type));
-        auto b = hex::decode_prefixed(std::string_view(*s), at.str());
+        auto b = codec::hex::decode_prefixed(std::string_view(*s), at.str());
         if (!b)
           return fail(eip712_errc::bad_value, b.err().message);
         if (b->size() != a.size)
@@ -373,17 +373,17 @@ class encoder {
         const auto* s = v.if_string();
         if (s == nullptr)
           return fail(eip712_errc::bad_value, at.str() + ": expected 0x hex for bytes");
-        auto b = hex::decode_prefixed(std::string_view(*s), at.str());
+        auto b = codec::hex::decode_prefixed(std::string_view(*s), at.str());
         if (!b)
           return fail(eip712_errc::bad_value, b.err().message);
-        out = keccak256(bytes_view(*b));
+        out = crypto::keccak256(bytes_view(*b));
         return {};
       }
       case atomic_kind::string: {
         const auto* s = v.if_string();
         if (s == nullptr)
           return fail(eip712_errc::bad_value, at.str() + ": expected a string");
-        out = keccak256(std::string_view(*s));
+        out = crypto::keccak256(std::string_view(*s));
         return {};
       }
     }
@@ -428,7 +428,7 @@ class encoder {
         if (negative)
           s.remove_prefix(1);
         // eth-sig-util reads strings with BigInt(), which refuses a signed hex literal.
-        if (negative && hex::detail::has_prefix(s))
+        if (negative && codec::hex::detail::has_prefix(s))
           return fail(eip712_errc::bad_value, at.str() + ": a negative value must be written in decimal");
         auto parsed = u256::from_string(s, at.str());
         if (!parsed) {
@@ -652,7 +652,7 @@ result<std::string> encode_type(const type_map& types, std::string_view primary)
 
 result<hash256> type_hash(const type_map& types, std::string_view type) {
   ENACT_TRY(const std::string text, encode_type_impl(types, type));
-  return keccak256(std::string_view(text));
+  return crypto::keccak256(std::string_view(text));
 }
 
 result<bytes> encode_data(const type_map& types, std::string_view type, const json::value& value, extra_fields extra,
@@ -666,7 +666,7 @@ result<bytes> encode_data(const type_map& types, std::string_view type, const js
 result<hash256> hash_struct(const type_map& types, std::string_view type, const json::value& value, extra_fields extra,
                             std::string_view where) {
   ENACT_TRY(const bytes data, encode_data(types, type, value, extra, where));
-  return keccak256(bytes_view(data));
+  return crypto::keccak256(bytes_view(data));
 }
 
 result<hash256> domain_separator(const typed_data& td) {
@@ -680,20 +680,20 @@ result<hash256> digest(const typed_data& td, extra_fields extra) {
   uint8_t buf[2 + 32 + 32] = {0x19, 0x01};
   std::memcpy(buf + 2, separator.data(), 32);
   if (td.primary_type == kDomainType)
-    return keccak256(bytes_view(buf, 2 + 32));
+    return crypto::keccak256(bytes_view(buf, 2 + 32));
   ENACT_TRY(const hash256 message, hash_struct(td.types, td.primary_type, td.message, extra));
   std::memcpy(buf + 34, message.data(), 32);
-  return keccak256(bytes_view(buf, sizeof buf));
+  return crypto::keccak256(bytes_view(buf, sizeof buf));
 }
 
-result<secp256k1::signature> sign(const typed_data& td, const Secret& key) {
+result<crypto::secp256k1::signature> sign(const typed_data& td, const Secret& key) {
   ENACT_TRY(const hash256 h, digest(td));
-  return secp256k1::sign(h, key);
+  return crypto::secp256k1::sign(h, key);
 }
 
 result<address> recover(const typed_data& td, bytes_view sig65) {
   ENACT_TRY(const hash256 h, digest(td));
-  return secp256k1::recover_address(h, sig65);
+  return crypto::secp256k1::recover_address(h, sig65);
 }
 
 }  // namespace enact::eip712

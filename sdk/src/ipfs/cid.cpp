@@ -78,7 +78,7 @@ class dag_builder {
   dag_node leaf(bytes_view chunk) {
     const uint64_t n = chunk.size();
     if (version_ == 1)
-      return {sha256(chunk), kCodecRaw, n, n};
+      return {crypto::sha256(chunk), kCodecRaw, n, n};
     // PBNode{Data: UnixFS{Type: File, Data: chunk, filesize: n}}, hashed in three pieces so the
     // chunk is never copied.
     const uint64_t data_field = n == 0 ? 0 : 1 + varint_size(n) + n;
@@ -139,7 +139,7 @@ class dag_builder {
     node_.push_back(0x0a);  // PBNode.Data
     put_varint(node_, unixfs_.size());
     node_.insert(node_.end(), unixfs_.begin(), unixfs_.end());
-    return {sha256(node_), kCodecDagPb, node_.size() + tsize, file_size};
+    return {crypto::sha256(node_), kCodecDagPb, node_.size() + tsize, file_size};
   }
 
   dag_node build(bytes_view content) {
@@ -163,7 +163,7 @@ class dag_builder {
 
  private:
   uint8_t version_;
-  sha256_hasher hasher_;
+  crypto::sha256_hasher hasher_;
   bytes unixfs_;
   bytes node_;
   bytes cid_bytes_;
@@ -239,8 +239,8 @@ result<cid> parse_v1_bytes(bytes_view data) {
 
 std::string cid::to_string() const {
   if (version == 0)
-    return base58::encode(multihash);
-  return "b" + base32::encode_lower_nopad(to_bytes());
+    return codec::base58::encode(multihash);
+  return "b" + codec::base32::encode_lower_nopad(to_bytes());
 }
 
 bytes cid::to_bytes() const {
@@ -278,7 +278,7 @@ result<cid> parse(std::string_view text) {
     // CIDv0: base58btc of a sha2-256 multihash, always 46 characters.
     if (text.size() != 46)
       return fail(cid_errc::bad_length, "cid: CIDv0 has 46 characters, got " + std::to_string(text.size()));
-    auto mh = base58::decode(text, "cid");
+    auto mh = codec::base58::decode(text, "cid");
     if (!mh)
       return fail(cid_errc::bad_encoding, mh.err().message);
     ENACT_TRY_VOID(check_multihash(*mh));
@@ -287,13 +287,13 @@ result<cid> parse(std::string_view text) {
   const std::string_view body = text.substr(1);
   switch (text[0]) {
     case 'b': {
-      auto raw = base32::decode_lower_nopad(body, "cid");
+      auto raw = codec::base32::decode_lower_nopad(body, "cid");
       if (!raw)
         return fail(cid_errc::bad_encoding, raw.err().message);
       return parse_v1_bytes(*raw);
     }
     case 'z': {
-      auto raw = base58::decode(body, "cid");
+      auto raw = codec::base58::decode(body, "cid");
       if (!raw)
         return fail(cid_errc::bad_encoding, raw.err().message);
       return parse_v1_bytes(*raw);
@@ -310,7 +310,7 @@ cid cid_v0_of(bytes_view content) { return cid_of_file(content, 0); }
 cid cid_v1_of(bytes_view content) { return cid_of_file(content, 1); }
 std::string cid_of(bytes_view content) { return cid_v0_of(content).to_string(); }
 
-hash256 hashed_cid(std::string_view cid_string) noexcept { return keccak256(cid_string); }
+hash256 hashed_cid(std::string_view cid_string) noexcept { return crypto::keccak256(cid_string); }
 
 bool same_content(const cid& a, const cid& b) noexcept { return a.codec == b.codec && a.multihash == b.multihash; }
 

@@ -50,16 +50,16 @@ result<Secret> first_valid_scalar(const Secret& root, std::string_view salt, byt
       info.push_back(1);
     if (counter > 1)
       info.back() = static_cast<uint8_t>(counter);
-    ENACT_TRY(Secret key, hkdf_sha256(root.view(), as_bytes(salt), info, kDerivedKeySize));
-    if (secp256k1::is_valid_private_key(key.view()))
+    ENACT_TRY(Secret key, crypto::hkdf_sha256(root.view(), as_bytes(salt), info, kDerivedKeySize));
+    if (crypto::secp256k1::is_valid_private_key(key.view()))
       return key;
   }
   return fail(pkp_errc::no_valid_scalar, "signing key: no valid secp256k1 scalar derived");
 }
 
 result<address> address_of(const Secret& key) {
-  ENACT_TRY(const secp256k1::public_key pub, secp256k1::public_key_of(key));
-  return secp256k1::to_address(pub);
+  ENACT_TRY(const crypto::secp256k1::public_key pub, crypto::secp256k1::public_key_of(key));
+  return crypto::secp256k1::to_address(pub);
 }
 
 }  // namespace
@@ -71,7 +71,7 @@ result<Secret> signing_key(const Secret& root_key, const account_hash& account, 
 
 result<Secret> symmetric_key(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY_VOID(check_root(root_key));
-  return hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", account, path), kDerivedKeySize);
+  return crypto::hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", account, path), kDerivedKeySize);
 }
 
 result<address> wallet_address(const Secret& root_key, const account_hash& account, const derivation_path& path) {
@@ -90,7 +90,7 @@ result<address> legacy_wallet_address(const Secret& root_key, const derivation_p
 result<Secret> server_key(const Secret& root_key, std::string_view purpose) {
   ENACT_TRY_VOID(check_root(root_key));
   ENACT_TRY_VOID(check_purpose(purpose));
-  return hkdf_sha256(root_key.view(), as_bytes(kServerSalt), as_bytes(purpose), kDerivedKeySize);
+  return crypto::hkdf_sha256(root_key.view(), as_bytes(kServerSalt), as_bytes(purpose), kDerivedKeySize);
 }
 
 result<Secret> server_signing_key(const Secret& root_key, std::string_view purpose) {
@@ -99,18 +99,18 @@ result<Secret> server_signing_key(const Secret& root_key, std::string_view purpo
   return first_valid_scalar(root_key, kServerSalt, bytes(purpose.begin(), purpose.end()));
 }
 
-account_hash canonical_account_hash(const address& admin) noexcept { return keccak256(bytes_view(admin)); }
+account_hash canonical_account_hash(const address& admin) noexcept { return crypto::keccak256(bytes_view(admin)); }
 
 derivation_path api_mode_path(const hash256& api_key_hash, uint64_t index) noexcept {
   std::array<uint8_t, 64> encoded{};
   std::copy(api_key_hash.begin(), api_key_hash.end(), encoded.begin());
   be::store64(encoded.data() + 56, index);
-  return keccak256(bytes_view(encoded));
+  return crypto::keccak256(bytes_view(encoded));
 }
 
 derivation_path random_path() {
   derivation_path p{};
-  random_bytes(p);
+  crypto::random_bytes(p);
   return p;
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "enact/codec/utf8.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/crypto/secp256k1.hpp"
 
@@ -90,7 +90,7 @@ std::optional<time_point> parse_time(std::string_view s) {
 result<message> parse(std::string_view text) {
   if (text.size() > kMaxMessage)
     return fail(siwe_errc::too_large, "message: over " + std::to_string(kMaxMessage) + " bytes");
-  if (!utf8::is_valid(text))
+  if (!codec::utf8::is_valid(text))
     return fail(siwe_errc::not_utf8, "message: not UTF-8");
   std::vector<std::string_view> lines;
   for (size_t start = 0;;) {
@@ -208,7 +208,7 @@ std::string to_text(const message& m) {
 }
 
 result<void> verify_signature(std::string_view text, const message& m, bytes_view signature) {
-  const auto signer = signature.size() == 65 ? secp256k1::recover_address(personal_message_hash(text), signature)
+  const auto signer = signature.size() == 65 ? crypto::secp256k1::recover_address(crypto::personal_message_hash(text), signature)
                                              : result<address>(fail(siwe_errc::bad_signature, ""));
   if (!signer || *signer != m.account)
     return fail(siwe_errc::bad_signature,

@@ -11,23 +11,23 @@
 #include "enact/eip712/envelope.hpp"
 
 int main() {
-  auto decoded = enact::hex::decode("0x68656c6c6f");
+  auto decoded = enact::codec::hex::decode("0x68656c6c6f");
   if (!decoded || std::string(enact::as_chars(*decoded)) != "hello") {
     std::puts("consumer failed: hex");
     return 1;
   }
-  // keccak256("") is the well-known empty hash.
-  if (enact::hex::encode(enact::keccak256(std::string_view{})) !=
+  // crypto::keccak256("") is the well-known empty hash.
+  if (enact::codec::hex::encode(enact::crypto::keccak256(std::string_view{})) !=
       "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470") {
     std::puts("consumer failed: keccak256");
     return 1;
   }
   // An envelope with no signature is refused with a typed error, not a crash.
-  enact::envelope::expectation expect{};
-  expect.expected = enact::envelope::kind::create_wallet;
+  enact::eip712::envelope::expectation expect{};
+  expect.expected = enact::eip712::envelope::kind::create_wallet;
   expect.chain_id = 1;
   expect.now = 1800000000;
-  if (enact::envelope::verify("{}", "0x", expect)) {
+  if (enact::eip712::envelope::verify("{}", "0x", expect)) {
     std::puts("consumer failed: envelope accepted");
     return 1;
   }

@@ -7,7 +7,7 @@
 //      into the attacker's own ChainSecured account on /rpc, list it in a group with the
 //      attacker's code, and call every capability with it.
 //   2. The same with the server's relayer: register the api_payer's address at its former
-//      derivation path keccak256("enact/api-payer/0").
+//      derivation path crypto::keccak256("enact/api-payer/0").
 //   3. The same with the trigger store's sealing key at its former path.
 //
 // Each attack is made with nothing but HTTP and the SDK's registry client, as an outsider would.
@@ -49,15 +49,15 @@ chain::registry_client registry_of(const chain_env& e, const Secret& key) {
 }
 
 Secret wallet_key(std::string_view label) {
-  const hash256 h = keccak256("custody attack wallet " + std::string(label));
+  const hash256 h = crypto::keccak256("custody attack wallet " + std::string(label));
   return Secret(bytes_view(h));
 }
 
-address address_of_key(const Secret& key) { return secp256k1::to_address(secp256k1::public_key_of(key).value()); }
+address address_of_key(const Secret& key) { return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()); }
 
 httplib::Headers wallet_auth(const Secret& key, uint64_t chain) {
-  const auto env = envelope::sign(envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(unix_now())).value();
-  return httplib::Headers{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
+  const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(unix_now())).value();
+  return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
 }
 
 /// Tries every capability with params.pkp and reports what each answered; a capability that
@@ -101,12 +101,12 @@ attacker make_attacker(server_process& srv, const chain_env& env, std::string_vi
   chain::registry_client reg = registry_of(env, w);
   const chain::account_created created = reg.new_account("attacker").value();
   // The usage key: any 32 random-looking bytes in base64; only its hash goes on-chain.
-  const hash256 seed = keccak256("usage key of " + std::string(label));
-  const std::string key = base64::encode(bytes_view(seed));
-  scope::permission_set perms;
+  const hash256 seed = crypto::keccak256("usage key of " + std::string(label));
+  const std::string key = codec::base64::encode(bytes_view(seed));
+  scopes::permission_set perms;
   perms.execute_in_groups = {1};
   REQUIRE(
-      reg.set_usage_api_key(created.account_hash, keccak256(std::string_view(key)), u256{}, u256{}, "runner", "", perms)
+      reg.set_usage_api_key(created.account_hash, crypto::keccak256(std::string_view(key)), u256{}, u256{}, "runner", "", perms)
           .has_value());
   http_client c = srv.client();
   buy_credits(c, wallet_auth(w, env.chain_id), 500);
@@ -121,8 +121,8 @@ std::pair<std::string, std::string> arm(http_client& c, attacker& a, const addre
   ITEST_REQUIRE_STATUS(probe, 200);
   const response uncaught = c.post("/upload_action", json::object{{"code", kUncaught}}, a.auth());
   ITEST_REQUIRE_STATUS(uncaught, 200);
-  const hash256 h1 = hex::decode_fixed<32>(s_of(probe.body, "hashed_cid")).value();
-  const hash256 h2 = hex::decode_fixed<32>(s_of(uncaught.body, "hashed_cid")).value();
+  const hash256 h1 = codec::hex::decode_fixed<32>(s_of(probe.body, "hashed_cid")).value();
+  const hash256 h2 = codec::hex::decode_fixed<32>(s_of(uncaught.body, "hashed_cid")).value();
   const auto groups = a.registry.list_groups(a.account).value();
   if (groups.items.empty()) {
     REQUIRE(a.registry.add_group(a.account, "loot", "", {wallet}, {h1, h2}).has_value());
@@ -179,7 +179,7 @@ TEST_CASE("a victim's PKP copied into another account never signs there") {
   const response vw = c.post("/create_wallet", json::object{{"name", "treasury"}}, victim.auth());
   ITEST_REQUIRE_STATUS(vw, 200);
   const std::string victim_pkp = s_of(vw.body, "pkp_id");
-  const hash256 victim_path = hex::decode_fixed<32>(s_of(vw.body, "derivation_path")).value();
+  const hash256 victim_path = codec::hex::decode_fixed<32>(s_of(vw.body, "derivation_path")).value();
   // The victim's own use of it works, and gives a ciphertext to try to open.
   buy_credits(c, victim.auth(), 500);
   const std::string seal_code =
@@ -223,7 +223,7 @@ TEST_CASE("the server's relayer and sealing keys are out of every account's reac
   attacker a = make_attacker(srv, env, "relayer thief");
 
   // The relayer's former path: registering its address there gives the attacker nothing.
-  const hash256 payer_path = keccak256(std::string_view("enact/api-payer/0"));
+  const hash256 payer_path = crypto::keccak256(std::string_view("enact/api-payer/0"));
   auto cids = arm(c, a, parse_address(payer_addr).value(), payer_path);
   expect_refused(srv, c, a, cids, payer_addr);
 
@@ -238,12 +238,12 @@ TEST_CASE("the server's relayer and sealing keys are out of every account's reac
   const address own = pkp::wallet_address(root, a.account, payer_path).value();
   CHECK(to_checksum_address(own) != payer_addr);
   CHECK(pkp::server_signing_key(root, "api-payer/0").has_value());
-  CHECK(to_checksum_address(secp256k1::to_address(
-            secp256k1::public_key_of(pkp::server_signing_key(root, "api-payer/0").value()).value())) == payer_addr);
+  CHECK(to_checksum_address(crypto::secp256k1::to_address(
+            crypto::secp256k1::public_key_of(pkp::server_signing_key(root, "api-payer/0").value()).value())) == payer_addr);
 
   // The trigger store's sealing key at its former path: whatever wallet is registered there, a
   // decrypt with it is refused or opens nothing sealed with the server key.
-  const hash256 seal_path = keccak256(std::string_view("enact/triggers/usage-key-seal/v1"));
+  const hash256 seal_path = crypto::keccak256(std::string_view("enact/triggers/usage-key-seal/v1"));
   const address legacy_seal_wallet = pkp::legacy_wallet_address(root, seal_path).value();
   REQUIRE(a.registry.register_wallet_derivation(a.account, legacy_seal_wallet, seal_path, "seal").has_value());
   REQUIRE(a.registry.add_pkp_to_group(a.account, 1, legacy_seal_wallet).has_value());
@@ -308,7 +308,7 @@ TEST_CASE("a data directory from before keys were bound to accounts is refused, 
 namespace enact::itest {
 
 TEST_CASE("a wallet's own address bytes are no API key for its account") {
-  // An on-chain account's hash is keccak256(abi.encodePacked(admin)) (docs/protocol.md §1), and a key is
+  // An on-chain account's hash is crypto::keccak256(abi.encodePacked(admin)) (docs/protocol.md §1), and a key is
   // looked up by the keccak256 of what the caller sends. The 20 raw bytes of the admin's address,
   // sent as the key, hash to the account's hash: a key anyone can compute from a public address.
   server_process srv({"--dev"});
@@ -325,7 +325,7 @@ TEST_CASE("a wallet's own address bytes are no API key for its account") {
   }
   chain::registry_client reg = registry_of(env, w);
   const chain::account_created created = reg.new_account("owner").value();
-  CHECK(created.account_hash == keccak256(bytes_view(a)));
+  CHECK(created.account_hash == crypto::keccak256(bytes_view(a)));
   http_client c = srv.client();
   const std::string raw(reinterpret_cast<const char*>(a.data()), a.size());
   for (const auto& headers : {api_key(raw), bearer(raw)}) {
@@ -333,7 +333,7 @@ TEST_CASE("a wallet's own address bytes are no API key for its account") {
     ITEST_CHECK_STATUS(r, 401);
     CHECK(r.error_code() == "unauthenticated");
     CHECK(r.error_message().find("malformed API key") != std::string::npos);
-    CHECK(r.text.find(hex::encode(created.account_hash)) == std::string::npos);
+    CHECK(r.text.find(codec::hex::encode(created.account_hash)) == std::string::npos);
   }
   // Any other string that is not an issued key's form is refused the same way.
   for (const std::string& k :

@@ -95,7 +95,7 @@ chain_env env_of(http_client& c) {
   return chain_env{u_of(r.body, "chain_id"), parse_address(s_of(r.body, "contract_address")).value()};
 }
 
-address address_of(const Secret& key) { return secp256k1::to_address(secp256k1::public_key_of(key).value()); }
+address address_of(const Secret& key) { return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()); }
 
 /// A signed EIP-1559 transaction to the registry.
 std::string signed_tx(const Secret& key, const chain_env& env, uint64_t nonce, const bytes& data) {
@@ -125,10 +125,10 @@ struct chain_wallet {
   uint64_t nonce = 0;
   chain_env env;
 
-  chain_wallet(http_client& c, std::string_view label) : key(keccak256("limits attack " + std::string(label))) {
+  chain_wallet(http_client& c, std::string_view label) : key(crypto::keccak256("limits attack " + std::string(label))) {
     env = env_of(c);
     from = address_of(key);
-    account = keccak256(bytes_view(from));
+    account = crypto::keccak256(bytes_view(from));
     const bytes create = reg::encode(reg::new_account_call{account, from, false, "flood", "", ""});
     const response r = rpc_post(c, rpc_request(1, "eth_sendRawTransaction", {signed_tx(key, env, nonce++, create)}));
     REQUIRE_MESSAGE(r.status == 200, r.describe());
@@ -203,9 +203,9 @@ TEST_CASE("attack: flooding /new_account from one address stops at its per-minut
   CHECK(std::stoi(limited.header("Retry-After")) >= 1);
   // The minting routes have buckets of their own: the flood did not use them up, and they are
   // limited the same way.
-  const Secret wallet(keccak256(std::string_view("limits attack minting wallet")));
+  const Secret wallet(crypto::keccak256(std::string_view("limits attack minting wallet")));
   const auto env =
-      envelope::sign(envelope::kind::create_wallet, 31337, wallet, static_cast<uint64_t>(unix_now())).value();
+      eip712::envelope::sign(eip712::envelope::kind::create_wallet, 31337, wallet, static_cast<uint64_t>(unix_now())).value();
   const json::object mint{{"typed_data", env.typed_data}, {"signature", env.signature}};
   int minted = 0;
   int refused = 0;
@@ -424,9 +424,9 @@ TEST_CASE("attack: one wallet flooding billing with X-Wallet-Auth is limited per
   http_client c = srv.client();
   const account_keys acct = create_account(c, "wallet");
   const auto env =
-      envelope::sign(envelope::kind::billing_auth, 31337, key_secret(acct.api_key), static_cast<uint64_t>(unix_now()))
+      eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(acct.api_key), static_cast<uint64_t>(unix_now()))
           .value();
-  const httplib::Headers wallet{{"X-Wallet-Auth", envelope::encode_wallet_auth(env)}};
+  const httplib::Headers wallet{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
   response limited;
   int served = 0;
   for (int i = 0; i < 200 && limited.status == 0; ++i) {
@@ -442,9 +442,9 @@ TEST_CASE("attack: one wallet flooding billing with X-Wallet-Auth is limited per
   CHECK(served <= 12);  // a burst of 10 (twice the rate), and a token or two refilled meanwhile
   // Fresh envelopes of the same wallet share its bucket.
   const auto again =
-      envelope::sign(envelope::kind::billing_auth, 31337, key_secret(acct.api_key), static_cast<uint64_t>(unix_now()))
+      eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(acct.api_key), static_cast<uint64_t>(unix_now()))
           .value();
-  check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", envelope::encode_wallet_auth(again)}}), 429,
+  check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(again)}}), 429,
                     "rate_limited");
   CHECK(srv.stop().clean());
 }

@@ -167,12 +167,12 @@ TEST_CASE("the former master key of a converted account authorizes nothing") {
   const owner_setup s = make_owner(c);
   const usage_keys runner =
       create_usage_key(c, s.owner.auth(), json::object{{"execute_in_groups", json::array{s.group}}});
-  const hash256 admin_seed = keccak256(std::string_view("new admin of the converted account"));
+  const hash256 admin_seed = crypto::keccak256(std::string_view("new admin of the converted account"));
   const Secret admin{bytes_view(admin_seed)};
-  const address admin_addr = secp256k1::to_address(secp256k1::public_key_of(admin).value());
+  const address admin_addr = crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(admin).value());
   const response cfg = c.get("/get_node_chain_config");
   ITEST_REQUIRE_STATUS(cfg, 200);
-  const auto env = envelope::sign(envelope::kind::convert_account, u_of(cfg.body, "chain_id"), admin,
+  const auto env = eip712::envelope::sign(eip712::envelope::kind::convert_account, u_of(cfg.body, "chain_id"), admin,
                                   static_cast<uint64_t>(unix_now()))
                        .value();
   json::object body{{"typed_data", env.typed_data},

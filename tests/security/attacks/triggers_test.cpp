@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/address.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "server_process.hpp"
 #include "steps.hpp"
 
@@ -101,9 +101,9 @@ std::string siwe(std::string_view domain, const std::string& account, const std:
 TEST_CASE("attack (a): sign-in with a message for another site and a forged Host header") {
   server_process srv({"--dev"});
   const Secret key(bytes(32, 0x42));
-  const std::string account = to_checksum_address(secp256k1::to_address(secp256k1::public_key_of(key).value()));
+  const std::string account = to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()));
   const auto sign = [&](const std::string& m) {
-    return hex::encode_prefixed(secp256k1::sign(personal_message_hash(m), key).value().to_bytes());
+    return codec::hex::encode_prefixed(crypto::secp256k1::sign(crypto::personal_message_hash(m), key).value().to_bytes());
   };
   const auto nonce = [&] {
     const response n = call(srv.port(), "GET", "/auth/nonce");

@@ -3,7 +3,7 @@
 // for field as the wire carries them, shared by the server's handlers, the typed client, the CLI
 // and the C binding, so a field is spelled once. Fields are typed: addresses as `address` (sent EIP-55 checksummed),
 // hashes and derivation paths as `hash256` (sent 0x + lowercase hex), ids as uint64_t, permission sets as
-// `scope::permission_set`, and key values as `Secret` (never converted to JSON implicitly).
+// `scopes::permission_set`, and key values as `Secret` (never converted to JSON implicitly).
 //
 // JSON conversion follows Boost.JSON's `tag_invoke` customisation: `value_from` writes a request
 // body exactly as §2 lists its fields (optional fields only when set), and writes responses back
@@ -29,7 +29,7 @@
 
 #include "enact/bytes.hpp"
 #include "enact/api/errc.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/scopes/scopes.hpp"
 
 namespace enact::api {
@@ -70,11 +70,11 @@ struct new_account_response {
 
 /// Which credential a call was made with (GET /account, `key`).
 struct key_identity {
-  scope::key_kind kind = scope::key_kind::usage;
+  scopes::key_kind kind = scopes::key_kind::usage;
   hash256 hash{};
   /// A usage key's permissions (GET /account names them for a usage key); absent for the
   /// account key, and from a core that does not send them.
-  std::optional<scope::permission_set> permissions;
+  std::optional<scopes::permission_set> permissions;
 };
 
 /// GET /account.
@@ -93,7 +93,7 @@ struct usage_key_spec {
   std::string name;
   std::optional<std::string> description;
   std::optional<uint64_t> expiration;
-  scope::permission_set permissions;
+  scopes::permission_set permissions;
 };
 
 /// The usage key is returned once, here, as its base64 text.
@@ -111,7 +111,7 @@ struct usage_key_info {
   std::string description;
   uint64_t expiration = 0;
   int64_t created_at = 0;
-  scope::permission_set permissions;
+  scopes::permission_set permissions;
 };
 
 // --- groups, wallets, actions --------------------------------------------------------------------

@@ -55,11 +55,11 @@ struct event_log {
 [[nodiscard]] result<event_log> event_log_from_json(const boost::json::value& v);
 
 /// The digest a runtime event is measured with (rule chosen by its `version`).
-[[nodiscard]] hash384 runtime_event_digest(const event& e);
+[[nodiscard]] crypto::hash384 runtime_event_digest(const event& e);
 
 /// The log after recomputing runtime digests, and the four registers it replays to.
 struct replay_result {
-  std::array<hash384, 4> rtmr{};
+  std::array<crypto::hash384, 4> rtmr{};
   size_t digests_computed = 0;  // runtime events that carried no digest
   /// "<index> <name>" of runtime events whose given digest differs from the recomputed one.
   std::vector<std::string> digest_mismatches;

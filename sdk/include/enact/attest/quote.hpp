@@ -72,19 +72,19 @@ struct enclave_report {
 /// TD report body: TD 1.0 (584 bytes), or TD 1.5 (648 bytes, with the two trailing fields).
 struct td_report {
   std::array<uint8_t, 16> tee_tcb_svn{};
-  hash384 mr_seam{};
-  hash384 mr_signer_seam{};
+  crypto::hash384 mr_seam{};
+  crypto::hash384 mr_signer_seam{};
   std::array<uint8_t, 8> seam_attributes{};
   std::array<uint8_t, 8> td_attributes{};
   std::array<uint8_t, 8> xfam{};
-  hash384 mr_td{};
-  hash384 mr_config_id{};
-  hash384 mr_owner{};
-  hash384 mr_owner_config{};
-  std::array<hash384, 4> rtmr{};
+  crypto::hash384 mr_td{};
+  crypto::hash384 mr_config_id{};
+  crypto::hash384 mr_owner{};
+  crypto::hash384 mr_owner_config{};
+  std::array<crypto::hash384, 4> rtmr{};
   std::array<uint8_t, 64> report_data{};
   std::optional<std::array<uint8_t, 16>> tee_tcb_svn2;  // TD 1.5
-  std::optional<hash384> mr_servicetd;                  // TD 1.5
+  std::optional<crypto::hash384> mr_servicetd;                  // TD 1.5
 };
 
 /// A parsed quote. Exactly one of `td` (TDX) and `enclave` (SGX) is set.

@@ -28,8 +28,8 @@
 #include "enact/bytes.hpp"
 #include "enact/chain/registry.hpp"
 #include "enact/chain/rpc.hpp"
-#include "enact/codec/u256.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/u256.hpp"
+#include "enact/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 

@@ -12,12 +12,12 @@
 //
 // Value types: uint256 parameters that hold keccak-256 hashes (accountHash, usageKeyHash,
 // hashedCid, cidHashes, derivationPath) are `hash256` (the 32 big-endian bytes of the word);
-// group ids are `scope::group_id` and a word above 2^64-1 is refused on decode
+// group ids are `scopes::group_id` and a word above 2^64-1 is refused on decode
 // (abi_errc::out_of_range); every other uint256 is `u256`. JSON forms (events, errors, and the
 // JSON bridge of calls and results) are those of the embedded ledger's events: hashes and bytes
 // as `0x` + lowercase hex, addresses as `0x` + 40 lowercase hex digits, group ids and uint256
 // counters as JSON integers (a counter above 2^64-1 as a decimal string), permissions as
-// `boost::json::value_from(scope::permission_set)`, keys being the Solidity parameter names.
+// `boost::json::value_from(scopes::permission_set)`, keys being the Solidity parameter names.
 // Decoding failures are abi_errc codes: truncated, bad_offset, out_of_range, bad_padding, ...,
 // selector_mismatch for an unknown selector or topic0, wrong_length for a wrong topic count,
 // bad_value for JSON that does not fit.
@@ -38,14 +38,14 @@
 #include "enact/bytes.hpp"
 #include "enact/chain/registry_errors.hpp"
 #include "enact/codec/abi.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/result.hpp"
 #include "enact/scopes/scopes.hpp"
 
 namespace enact::chain::registry {
 
-using scope::group_id;
-using scope::permission_set;
+using scopes::group_id;
+using scopes::permission_set;
 
 // =============================================================================================
 // Views (the Solidity structs returned by the view functions)
@@ -77,7 +77,7 @@ struct usage_key_view {  // UsageKeyView
 };
 
 struct group_view {  // GroupView
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   std::string name;
   std::string description;
   std::vector<address> pkp_ids;
@@ -263,7 +263,7 @@ struct update_group_call {
   static constexpr std::string_view kSignature = "updateGroup(uint256,uint256,string,string,address[],uint256[])";
   using result_type = void;
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   std::string name;
   std::string description;
   std::vector<address> pkp_ids;
@@ -274,14 +274,14 @@ struct remove_group_call {
   static constexpr std::string_view kSignature = "removeGroup(uint256,uint256)";
   using result_type = void;
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   ENACT_REGISTRY_EQ(remove_group_call);
 };
 struct add_pkp_to_group_call {
   static constexpr std::string_view kSignature = "addPkpToGroup(uint256,uint256,address)";
   using result_type = void;
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   address pkp_id{};
   ENACT_REGISTRY_EQ(add_pkp_to_group_call);
 };
@@ -289,7 +289,7 @@ struct remove_pkp_from_group_call {
   static constexpr std::string_view kSignature = "removePkpFromGroup(uint256,uint256,address)";
   using result_type = void;
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   address pkp_id{};
   ENACT_REGISTRY_EQ(remove_pkp_from_group_call);
 };
@@ -297,7 +297,7 @@ struct add_action_to_group_call {
   static constexpr std::string_view kSignature = "addActionToGroup(uint256,uint256,uint256)";
   using result_type = void;
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   hash256 hashed_cid{};
   ENACT_REGISTRY_EQ(add_action_to_group_call);
 };
@@ -305,7 +305,7 @@ struct remove_action_from_group_call {
   static constexpr std::string_view kSignature = "removeActionFromGroup(uint256,uint256,uint256)";
   using result_type = void;
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   hash256 hashed_cid{};
   ENACT_REGISTRY_EQ(remove_action_from_group_call);
 };
@@ -313,7 +313,7 @@ struct get_group_call {
   static constexpr std::string_view kSignature = "getGroup(uint256,uint256)";
   using result_type = group_view;
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   ENACT_REGISTRY_EQ(get_group_call);
 };
 struct list_groups_call {
@@ -355,7 +355,7 @@ struct list_wallets_in_group_call {
   static constexpr std::string_view kSignature = "listWalletsInGroup(uint256,uint256,uint256,uint256)";
   using result_type = list_page<wallet_view>;
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   u256 offset;
   u256 limit;
   ENACT_REGISTRY_EQ(list_wallets_in_group_call);
@@ -407,7 +407,7 @@ struct list_actions_in_group_call {
   static constexpr std::string_view kSignature = "listActionsInGroup(uint256,uint256,uint256,uint256)";
   using result_type = list_page<action_view>;
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   u256 offset;
   u256 limit;
   ENACT_REGISTRY_EQ(list_actions_in_group_call);
@@ -486,7 +486,7 @@ concept call_type = detail::is_alternative<T, call>::value;
 template <class T>
 concept call_with_result = call_type<T> && !std::is_void_v<typename T::result_type>;
 
-/// First 4 bytes of keccak256(T::kSignature).
+/// First 4 bytes of crypto::keccak256(T::kSignature).
 template <call_type T>
 [[nodiscard]] const std::array<uint8_t, 4>& selector();
 
@@ -574,7 +574,7 @@ struct usage_api_key_removed_event {
 struct group_added_event {
   static constexpr std::string_view kSignature = "GroupAdded(uint256,uint256,string,string,address[],uint256[])";
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   std::string name;
   std::string description;
   std::vector<address> pkp_ids;
@@ -584,7 +584,7 @@ struct group_added_event {
 struct group_updated_event {
   static constexpr std::string_view kSignature = "GroupUpdated(uint256,uint256,string,string,address[],uint256[])";
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   std::string name;
   std::string description;
   std::vector<address> pkp_ids;
@@ -594,34 +594,34 @@ struct group_updated_event {
 struct group_removed_event {
   static constexpr std::string_view kSignature = "GroupRemoved(uint256,uint256)";
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   ENACT_REGISTRY_EQ(group_removed_event);
 };
 struct pkp_added_to_group_event {
   static constexpr std::string_view kSignature = "PkpAddedToGroup(uint256,uint256,address)";
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   address pkp_id{};
   ENACT_REGISTRY_EQ(pkp_added_to_group_event);
 };
 struct pkp_removed_from_group_event {
   static constexpr std::string_view kSignature = "PkpRemovedFromGroup(uint256,uint256,address)";
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   address pkp_id{};
   ENACT_REGISTRY_EQ(pkp_removed_from_group_event);
 };
 struct action_added_to_group_event {
   static constexpr std::string_view kSignature = "ActionAddedToGroup(uint256,uint256,uint256)";
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   hash256 hashed_cid{};
   ENACT_REGISTRY_EQ(action_added_to_group_event);
 };
 struct action_removed_from_group_event {
   static constexpr std::string_view kSignature = "ActionRemovedFromGroup(uint256,uint256,uint256)";
   hash256 account_hash{};
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   hash256 hashed_cid{};
   ENACT_REGISTRY_EQ(action_removed_from_group_event);
 };
@@ -711,7 +711,7 @@ using any_event =
 template <class T>
 concept event_type = detail::is_alternative<T, any_event>::value;
 
-/// A log as the chain stores it: topics (topic0 = keccak256(signature), then the indexed
+/// A log as the chain stores it: topics (topic0 = crypto::keccak256(signature), then the indexed
 /// argument) and the ABI-encoded other arguments.
 struct encoded_log {
   std::vector<hash256> topics;
@@ -727,7 +727,7 @@ struct event {
   any_event value;
 };
 
-/// keccak256(T::kSignature).
+/// crypto::keccak256(T::kSignature).
 template <event_type T>
 [[nodiscard]] const hash256& topic0();
 

@@ -27,14 +27,14 @@
 #include "enact/bytes.hpp"
 #include "enact/chain/client.hpp"
 #include "enact/chain/registry.hpp"
-#include "enact/codec/u256.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/u256.hpp"
+#include "enact/secret.hpp"
 #include "enact/result.hpp"
 #include "enact/scopes/scopes.hpp"
 
 namespace enact::chain {
 
-/// keccak256(abi.encodePacked(admin)): the apiKeyHash of an account that a wallet creates
+/// crypto::keccak256(abi.encodePacked(admin)): the apiKeyHash of an account that a wallet creates
 /// on-chain itself (docs/protocol.md §1).
 [[nodiscard]] hash256 chain_secured_account_hash(const address& admin);
 
@@ -46,7 +46,7 @@ struct account_created {
 
 /// A mined addGroup: the id the registry assigned (from its GroupAdded log) and the receipt.
 struct group_added {
-  scope::group_id group_id = 0;
+  scopes::group_id group_id = 0;
   receipt tx;
 };
 
@@ -71,7 +71,7 @@ class registry_client {
   /// status 0 (and its reason found by the replay described above).
   [[nodiscard]] result<receipt> send(const registry::call& c, uint64_t gas_limit);
 
-  /// newAccount(keccak256(abi.encodePacked(sender)), sender, managed = false, ...): the
+  /// newAccount(crypto::keccak256(abi.encodePacked(sender)), sender, managed = false, ...): the
   /// sender's own ChainSecured account.
   [[nodiscard]] result<account_created> new_account(std::string_view name, std::string_view description = {},
                                                     std::string_view email = {});
@@ -91,12 +91,12 @@ class registry_client {
   [[nodiscard]] result<receipt> set_usage_api_key(const hash256& account, const hash256& usage_key_hash,
                                                   const u256& expiration, const u256& balance, std::string_view name,
                                                   std::string_view description,
-                                                  const scope::permission_set& permissions);
+                                                  const scopes::permission_set& permissions);
   /// setUsageApiKey, 8 arguments: the same, recording the key's own wallet address.
   [[nodiscard]] result<receipt> set_usage_api_key(const hash256& account, const hash256& usage_key_hash,
                                                   const u256& expiration, const u256& balance, std::string_view name,
                                                   std::string_view description,
-                                                  const scope::permission_set& permissions, const address& wallet);
+                                                  const scopes::permission_set& permissions, const address& wallet);
   [[nodiscard]] result<receipt> update_usage_api_key_metadata(const hash256& account, const hash256& usage_key_hash,
                                                               std::string_view name, std::string_view description);
   [[nodiscard]] result<receipt> remove_usage_api_key(const hash256& account, const hash256& usage_key_hash);
@@ -106,19 +106,19 @@ class registry_client {
                                               const std::vector<address>& pkp_ids = {},
                                               const std::vector<hash256>& cid_hashes = {});
   /// updateGroup: replaces name, description and both sets.
-  [[nodiscard]] result<receipt> update_group(const hash256& account, scope::group_id group, std::string_view name,
+  [[nodiscard]] result<receipt> update_group(const hash256& account, scopes::group_id group, std::string_view name,
                                              std::string_view description, const std::vector<address>& pkp_ids,
                                              const std::vector<hash256>& cid_hashes);
-  [[nodiscard]] result<receipt> remove_group(const hash256& account, scope::group_id group);
-  [[nodiscard]] result<receipt> add_pkp_to_group(const hash256& account, scope::group_id group, const address& pkp_id);
-  [[nodiscard]] result<receipt> remove_pkp_from_group(const hash256& account, scope::group_id group,
+  [[nodiscard]] result<receipt> remove_group(const hash256& account, scopes::group_id group);
+  [[nodiscard]] result<receipt> add_pkp_to_group(const hash256& account, scopes::group_id group, const address& pkp_id);
+  [[nodiscard]] result<receipt> remove_pkp_from_group(const hash256& account, scopes::group_id group,
                                                       const address& pkp_id);
-  /// addAction(account, keccak256(cid), cid, name, description).
+  /// addAction(account, crypto::keccak256(cid), cid, name, description).
   [[nodiscard]] result<receipt> add_action(const hash256& account, std::string_view cid, std::string_view name,
                                            std::string_view description = {});
-  [[nodiscard]] result<receipt> add_action_to_group(const hash256& account, scope::group_id group,
+  [[nodiscard]] result<receipt> add_action_to_group(const hash256& account, scopes::group_id group,
                                                     const hash256& hashed_cid);
-  [[nodiscard]] result<receipt> remove_action_from_group(const hash256& account, scope::group_id group,
+  [[nodiscard]] result<receipt> remove_action_from_group(const hash256& account, scopes::group_id group,
                                                          const hash256& hashed_cid);
   [[nodiscard]] result<receipt> update_action_metadata(const hash256& account, const hash256& hashed_cid,
                                                        std::string_view name, std::string_view description);
@@ -141,7 +141,7 @@ class registry_client {
   [[nodiscard]] result<registry::list_page<registry::usage_key_view>> list_usage_api_keys(const hash256& account,
                                                                                           uint64_t offset = 0,
                                                                                           uint64_t limit = 100) const;
-  [[nodiscard]] result<registry::group_view> get_group(const hash256& account, scope::group_id group) const;
+  [[nodiscard]] result<registry::group_view> get_group(const hash256& account, scopes::group_id group) const;
   [[nodiscard]] result<registry::list_page<registry::group_view>> list_groups(const hash256& account,
                                                                               uint64_t offset = 0,
                                                                               uint64_t limit = 100) const;
@@ -150,7 +150,7 @@ class registry_client {
                                                                                 uint64_t offset = 0,
                                                                                 uint64_t limit = 100) const;
   [[nodiscard]] result<registry::list_page<registry::wallet_view>> list_wallets_in_group(const hash256& account,
-                                                                                         scope::group_id group,
+                                                                                         scopes::group_id group,
                                                                                          uint64_t offset = 0,
                                                                                          uint64_t limit = 100) const;
   [[nodiscard]] result<registry::action_view> get_action(const hash256& account, const hash256& hashed_cid) const;
@@ -158,7 +158,7 @@ class registry_client {
                                                                                 uint64_t offset = 0,
                                                                                 uint64_t limit = 100) const;
   [[nodiscard]] result<registry::list_page<registry::action_view>> list_actions_in_group(const hash256& account,
-                                                                                         scope::group_id group,
+                                                                                         scopes::group_id group,
                                                                                          uint64_t offset = 0,
                                                                                          uint64_t limit = 100) const;
   [[nodiscard]] result<u256> credit_balance(const hash256& account) const;

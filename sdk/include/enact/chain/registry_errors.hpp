@@ -16,7 +16,7 @@
 #include <variant>
 
 #include "enact/bytes.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -180,7 +180,7 @@ struct not_api_payer_error {
   address sender{};
   ENACT_REGISTRY_EQ(not_api_payer_error);
 };
-/// newAccount from a wallet under a hash other than keccak256(abi.encodePacked(admin)).
+/// newAccount from a wallet under a hash other than crypto::keccak256(abi.encodePacked(admin)).
 struct account_hash_not_canonical_error {
   static constexpr std::string_view kSignature = "AccountHashNotCanonical(uint256,address)";
   static constexpr registry_errc kCode = registry_errc::account_hash_not_canonical;
@@ -266,7 +266,7 @@ struct registry_error {
   [[nodiscard]] error to_error() const { return error{make_error_code(code), message}; }
 };
 
-/// First 4 bytes of keccak256(T::kSignature).
+/// First 4 bytes of crypto::keccak256(T::kSignature).
 template <error_type T>
 [[nodiscard]] const std::array<uint8_t, 4>& selector();
 

@@ -21,7 +21,7 @@
 
 #include "enact/bytes.hpp"
 #include "enact/codec/hex.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -57,7 +57,7 @@ namespace enact::chain::rpc {
 [[nodiscard]] inline std::string quantity(const u256& v) { return v.to_hex(); }
 
 /// DATA: `0x` + lowercase hex, two digits per byte.
-[[nodiscard]] inline std::string data(bytes_view b) { return hex::encode_prefixed(b); }
+[[nodiscard]] inline std::string data(bytes_view b) { return codec::hex::encode_prefixed(b); }
 
 /// Parses a QUANTITY strictly: `0x0`, or `0x` followed by 1-64 hex digits of either case, the
 /// first not `0`. `what` names the field in error messages.
@@ -73,7 +73,7 @@ namespace enact::chain::rpc {
   if (t.size() > 2 + 64)
     return fail(rpc_errc::bad_quantity, std::string(what) + ": more than 256 bits");
   for (size_t i = 2; i < t.size(); ++i)
-    if (hex::detail::nibble(t[i]) < 0)
+    if (codec::hex::detail::nibble(t[i]) < 0)
       return fail(rpc_errc::bad_quantity, std::string(what) + ": invalid hex digit at offset " + std::to_string(i));
   return u256::from_hex(t, what);
 }
@@ -92,7 +92,7 @@ namespace enact::chain::rpc {
   const auto* s = v.if_string();
   if (s == nullptr)
     return fail(rpc_errc::bad_data, std::string(what) + ": expected a 0x-hex string");
-  auto b = hex::decode_prefixed(*s, what);
+  auto b = codec::hex::decode_prefixed(*s, what);
   if (!b)
     return fail(rpc_errc::bad_data, std::move(b).err().message);
   return std::move(*b);

@@ -13,9 +13,9 @@
 #include <optional>
 
 #include "enact/bytes.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -60,7 +60,7 @@ struct eip1559_tx {
 /// A decoded raw transaction: its fields, signature, the recovered sender and its hash.
 struct decoded_tx {
   eip1559_tx tx;
-  secp256k1::signature signature;  // v holds yParity (0 or 1)
+  crypto::secp256k1::signature signature;  // v holds yParity (0 or 1)
   address from{};
   hash256 hash{};
 };
@@ -68,18 +68,18 @@ struct decoded_tx {
 /// 0x02 ‖ rlp([chainId, nonce, maxPriorityFeePerGas, maxFeePerGas, gasLimit, to, value, data, []]).
 [[nodiscard]] bytes unsigned_payload(const eip1559_tx& tx);
 
-/// keccak256(unsigned_payload(tx)): the digest the sender signs (EIP-1559).
+/// crypto::keccak256(unsigned_payload(tx)): the digest the sender signs (EIP-1559).
 [[nodiscard]] hash256 signing_hash(const eip1559_tx& tx);
 
 /// 0x02 ‖ rlp([..., yParity, r, s]) for a signature made elsewhere over signing_hash(tx)
 /// (`sig.v` is yParity, 0 or 1). The signature is not checked.
-[[nodiscard]] bytes encode_signed(const eip1559_tx& tx, const secp256k1::signature& sig);
+[[nodiscard]] bytes encode_signed(const eip1559_tx& tx, const crypto::secp256k1::signature& sig);
 
 /// Signs `tx` with `key` (RFC 6979, low s) and returns the raw transaction. Fails with a
 /// secp256k1_errc when `key` is not a valid private key.
 [[nodiscard]] result<bytes> sign(const eip1559_tx& tx, const Secret& key);
 
-/// keccak256(raw): the transaction hash nodes report.
+/// crypto::keccak256(raw): the transaction hash nodes report.
 [[nodiscard]] hash256 tx_hash(bytes_view raw) noexcept;
 
 /// Decodes a raw signed EIP-1559 transaction, accepting only the canonical encoding (exactly

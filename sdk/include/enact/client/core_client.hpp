@@ -7,7 +7,7 @@
 //
 // Credentials: the API key (account key or usage key) is a `Secret` holding the key's base64 text
 // exactly as issued, sent as `X-Api-Key`. Billing calls may instead carry a wallet proof
-// (`X-Wallet-Auth`, primaryType BillingAuth, built with envelope::sign and encode_wallet_auth);
+// (`X-Wallet-Auth`, primaryType BillingAuth, built with eip712::envelope::sign and encode_wallet_auth);
 // such a call sends no API key. Key values in requests and answers stay in Secrets, and neither
 // the API key nor any key value a request carried ever appears in an exception message.
 //
@@ -32,7 +32,7 @@
 #include "enact/client/api_error.hpp"
 #include "enact/client/core_types.hpp"
 #include "enact/client/options.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/eip712/envelope.hpp"
 
 namespace enact::client {
@@ -107,33 +107,33 @@ class core_client {
 
   // --- billing: with the API key, or with a BillingAuth wallet proof ----------------------------
   [[nodiscard]] credit_balance balance();
-  [[nodiscard]] credit_balance balance(const envelope::signed_envelope& wallet_proof);
+  [[nodiscard]] credit_balance balance(const eip712::envelope::signed_envelope& wallet_proof);
   /// `amount_cents` at least 500 (the server refuses less: invalid_request).
   payment_intent create_payment_intent(uint64_t amount_cents);
-  payment_intent create_payment_intent(uint64_t amount_cents, const envelope::signed_envelope& wallet_proof);
+  payment_intent create_payment_intent(uint64_t amount_cents, const eip712::envelope::signed_envelope& wallet_proof);
   /// Credits the account once (a second confirm: conflict); returns the new balance in credits.
   uint64_t confirm_payment(std::string_view payment_intent_id);
-  uint64_t confirm_payment(std::string_view payment_intent_id, const envelope::signed_envelope& wallet_proof);
+  uint64_t confirm_payment(std::string_view payment_intent_id, const eip712::envelope::signed_envelope& wallet_proof);
 
   // --- ChainSecured: wallet-signed envelopes (docs/protocol.md §2) ----------------------------------------
-  // Each takes an envelope signed by the wallet (envelope::sign, or eth_signTypedData_v4 in a
+  // Each takes an envelope signed by the wallet (eip712::envelope::sign, or eth_signTypedData_v4 in a
   // browser wallet) for the endpoint's primaryType, issued within 300 s of the server's clock for
   // the server's chain id; the overloads taking a key build and sign one issued now. The key
   // never leaves the process: only the envelope and its signature are sent.
 
   /// Mints a PKP at a random derivation path (auth none; primaryType CreateWallet). Nothing is
   /// registered: call registerWalletDerivation on-chain with the answer.
-  minted_wallet create_wallet_with_signature(const envelope::signed_envelope& proof);
+  minted_wallet create_wallet_with_signature(const eip712::envelope::signed_envelope& proof);
   minted_wallet create_wallet_with_signature(const Secret& wallet_key, uint64_t chain_id);
   /// Mints a usage key (auth none; primaryType AddUsageApiKey); its value is returned once.
   /// Register it on-chain (registerWalletDerivation, setUsageApiKey) before it authenticates.
-  minted_usage_key add_usage_api_key_with_signature(const envelope::signed_envelope& proof);
+  minted_usage_key add_usage_api_key_with_signature(const eip712::envelope::signed_envelope& proof);
   minted_usage_key add_usage_api_key_with_signature(const Secret& wallet_key, uint64_t chain_id);
   /// Converts the account of this client's account key to ChainSecured mode (primaryType
   /// ConvertAccount, signed by `new_admin`). One-way: afterwards the account key no longer
   /// authorizes writes (unauthenticated), and a second conversion is a conflict.
   chain_secured_account convert_to_chain_secured_account(const address& new_admin,
-                                                         const envelope::signed_envelope& proof);
+                                                         const eip712::envelope::signed_envelope& proof);
   /// The new admin is the address of `new_admin_key`, which signs the envelope.
   chain_secured_account convert_to_chain_secured_account(const Secret& new_admin_key, uint64_t chain_id);
 

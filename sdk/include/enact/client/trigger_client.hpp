@@ -30,7 +30,7 @@
 #include "enact/bytes.hpp"
 #include "enact/client/api_error.hpp"
 #include "enact/client/options.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 
 namespace enact::client {
 
@@ -100,7 +100,7 @@ struct webhook_request {
 /// A handshake in progress: show `authorize_url` to the user, then poll with finish_login.
 struct pending_login {
   std::string authorize_url;  // <base>/auth/authorize?challenge=…&client=…
-  std::string challenge;      // base64url(sha256(token bytes))
+  std::string challenge;      // base64url(crypto::sha256(token bytes))
   Secret token;               // base64url text of the 32 random bytes; never shown
 };
 

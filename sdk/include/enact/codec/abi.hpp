@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "enact/bytes.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -44,7 +44,7 @@ ENACT_ERRC(abi_errc, abi_category, "enact.abi", "invalid ABI type", "invalid fun
            "value does not match its type", "wrong length", "integer out of range", "invalid bool", "non-zero padding",
            "offset out of bounds", "data too short", "decoded data too large", "invalid value", "selector mismatch")
 
-namespace enact::abi {
+namespace enact::codec::abi {
 
 /// Types nested deeper than this (tuples and array dimensions) are rejected.
 inline constexpr size_t kMaxTypeDepth = 64;
@@ -80,7 +80,7 @@ struct type {
   /// `(...)`, and optional spaces after '(' and ',' inside tuples. Zero-size types (`()`, `T[0]`),
   /// `fixed`/`ufixed` and `function` are rejected.
   [[nodiscard]] static result<type> parse(std::string_view s);
-  /// Throwing form of parse, for literals in code: `abi::type::of("uint256[]")`.
+  /// Throwing form of parse, for literals in code: `codec::abi::type::of("uint256[]")`.
   [[nodiscard]] static type of(std::string_view s) { return parse(s).value(); }
 
   /// The canonical form used in signatures: `uint256`, `(uint256,string[])[2][]`.
@@ -169,7 +169,7 @@ struct function_sig {
 
   /// `name(T1,T2,...)` with canonical types.
   [[nodiscard]] std::string canonical() const;
-  /// First 4 bytes of keccak256(canonical()).
+  /// First 4 bytes of crypto::keccak256(canonical()).
   [[nodiscard]] std::array<uint8_t, 4> selector() const;
 };
 
@@ -192,4 +192,4 @@ struct function_sig {
 /// and tuples written as JSON (`[1,2]`, `["0x…",[true]]`).
 [[nodiscard]] result<value> from_cli_arg(const type& t, std::string_view arg, std::string_view what = "arg");
 
-}  // namespace enact::abi
+}  // namespace enact::codec::abi

@@ -10,7 +10,7 @@
 
 #include "enact/codec/abi.hpp"
 
-namespace enact::abi {
+namespace enact::codec::abi {
 
 /// A value from ethers-style JSON: integers as exact JSON numbers, decimal strings or "0x" hex
 /// strings (with a leading '-' for intN); bools; addresses as "0x" + 40 hex digits of any case;
@@ -23,4 +23,4 @@ namespace enact::abi {
 /// have the shape of `t`, and (bad_type) when a hand-built `t` is invalid.
 [[nodiscard]] boost::json::value to_json(const type& t, const value& v);
 
-}  // namespace enact::abi
+}  // namespace enact::codec::abi

@@ -27,7 +27,7 @@ enum class base32_errc {
 ENACT_ERRC(base32_errc, base32_category, "enact.base32", "invalid base32 character", "impossible base32 length",
            "non-zero trailing bits")
 
-namespace enact::base32 {
+namespace enact::codec::base32 {
 
 namespace detail {
 constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
@@ -90,4 +90,4 @@ constexpr int digit(char c) noexcept {
   return out;
 }
 
-}  // namespace enact::base32
+}  // namespace enact::codec::base32

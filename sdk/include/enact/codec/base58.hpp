@@ -25,7 +25,7 @@ enum class base58_errc {
 }  // namespace enact
 ENACT_ERRC(base58_errc, base58_category, "enact.base58", "invalid base58 character", "input too long")
 
-namespace enact::base58 {
+namespace enact::codec::base58 {
 
 /// Longest string `decode` accepts (characters).
 inline constexpr size_t kMaxDecodeLength = 1024;
@@ -105,4 +105,4 @@ inline constexpr std::array<int8_t, 256> kTable = make_table();
   return out;
 }
 
-}  // namespace enact::base58
+}  // namespace enact::codec::base58

@@ -27,7 +27,7 @@ enum class base64_errc {
 ENACT_ERRC(base64_errc, base64_category, "enact.base64", "invalid base64 character", "invalid base64 length",
            "invalid base64 padding", "non-canonical base64 (non-zero trailing bits)")
 
-namespace enact::base64 {
+namespace enact::codec::base64 {
 
 namespace detail {
 constexpr char kStd[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -142,4 +142,4 @@ inline result<std::pair<std::string_view, size_t>> split_padding(std::string_vie
   return detail::decode_symbols(split.first, true, what);
 }
 
-}  // namespace enact::base64
+}  // namespace enact::codec::base64

@@ -25,7 +25,7 @@ enum class hex_errc {
 ENACT_ERRC(hex_errc, hex_category, "enact.hex", "odd number of hex digits", "invalid hex digit", "missing 0x prefix",
            "wrong length")
 
-namespace enact::hex {
+namespace enact::codec::hex {
 
 namespace detail {
 constexpr char kDigits[] = "0123456789abcdef";
@@ -107,4 +107,4 @@ template <size_t N>
   return out;
 }
 
-}  // namespace enact::hex
+}  // namespace enact::codec::hex

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "enact/bytes.hpp"
-#include "enact/codec/u256.hpp"
+#include "enact/u256.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -39,7 +39,7 @@ ENACT_ERRC(rlp_errc, rlp_category, "enact.rlp", "truncated input", "trailing byt
            "element larger than its enclosing list", "nesting too deep", "expected a byte string", "expected a list",
            "integer with leading zero bytes", "integer too large", "invalid RLP JSON")
 
-namespace enact::rlp {
+namespace enact::codec::rlp {
 
 /// Deepest list nesting the decoder and from_json accept by default.
 inline constexpr size_t kMaxDepth = 1024;
@@ -99,4 +99,4 @@ inline void encode(bytes& out, uint64_t v) { encode(out, u256{v}); }
 /// Same, limited to 64 bits.
 [[nodiscard]] result<uint64_t> decode_u64(const item& it, std::string_view what = "rlp uint");
 
-}  // namespace enact::rlp
+}  // namespace enact::codec::rlp

@@ -8,11 +8,11 @@
 
 #include "enact/codec/rlp.hpp"
 
-namespace enact::rlp {
+namespace enact::codec::rlp {
 
 /// ethers' shape: byte strings as "0x…" lowercase hex, lists as arrays.
 [[nodiscard]] boost::json::value to_json(const item& it);
 /// Inverse of to_json; hex digits of either case; `0x` prefix and an even digit count required.
 [[nodiscard]] result<item> from_json(const boost::json::value& v, size_t max_depth = kMaxDepth);
 
-}  // namespace enact::rlp
+}  // namespace enact::codec::rlp

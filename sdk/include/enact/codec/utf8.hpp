@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace enact::utf8 {
+namespace enact::codec::utf8 {
 
 /// Length (1 to 4) of the well-formed UTF-8 sequence that starts at byte `at` of `s`, or 0 when
 /// the bytes there are not one (a stray continuation byte, an overlong form, a surrogate, a code
@@ -54,4 +54,4 @@ namespace enact::utf8 {
 /// Whether all of `s` is well-formed UTF-8.
 [[nodiscard]] constexpr bool is_valid(std::string_view s) noexcept { return valid_prefix(s) == s.size(); }
 
-}  // namespace enact::utf8
+}  // namespace enact::codec::utf8

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "enact/bytes.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -28,7 +28,7 @@ enum class aes_gcm_errc {
 ENACT_ERRC(aes_gcm_errc, aes_gcm_category, "enact.aes_gcm", "key must be 32 bytes", "nonce must be 12 bytes",
            "sealed data truncated", "authentication failed", "AES-GCM backend failure")
 
-namespace enact::aes_gcm {
+namespace enact::crypto::aes_gcm {
 
 inline constexpr size_t kKeySize = 32;
 inline constexpr size_t kNonceSize = 12;
@@ -48,4 +48,4 @@ using nonce = std::array<uint8_t, kNonceSize>;
 /// Opens nonce ‖ ciphertext ‖ tag; fails with `authentication_failed` on any tampering.
 [[nodiscard]] result<bytes> decrypt(const Secret& key32, bytes_view sealed, bytes_view aad = {});
 
-}  // namespace enact::aes_gcm
+}  // namespace enact::crypto::aes_gcm

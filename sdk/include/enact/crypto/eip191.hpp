@@ -9,7 +9,7 @@
 #include "enact/bytes.hpp"
 #include "enact/crypto/keccak.hpp"
 
-namespace enact {
+namespace enact::crypto {
 
 /// The EIP-191 personal-message digest of `message`.
 [[nodiscard]] inline hash256 personal_message_hash(bytes_view message) {
@@ -27,4 +27,4 @@ namespace enact {
   return personal_message_hash(as_bytes(message));
 }
 
-}  // namespace enact
+}  // namespace enact::crypto

@@ -6,7 +6,7 @@
 #include <cstddef>
 
 #include "enact/bytes.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -20,7 +20,7 @@ enum class hkdf_errc {
 }  // namespace enact
 ENACT_ERRC(hkdf_errc, hkdf_category, "enact.hkdf", "invalid output length", "HKDF backend failure")
 
-namespace enact {
+namespace enact::crypto {
 
 /// Largest output HKDF-SHA256 can produce: 255 blocks of 32 bytes (RFC 5869 §2.3).
 inline constexpr size_t kHkdfSha256MaxLength = size_t{255} * 32;
@@ -29,4 +29,4 @@ inline constexpr size_t kHkdfSha256MaxLength = size_t{255} * 32;
 /// RFC's default (32 zero bytes), which gives the same output.
 [[nodiscard]] result<Secret> hkdf_sha256(bytes_view ikm, bytes_view salt, bytes_view info, size_t length);
 
-}  // namespace enact
+}  // namespace enact::crypto

@@ -11,7 +11,7 @@
 
 #include "enact/bytes.hpp"
 
-namespace enact {
+namespace enact::crypto {
 
 /// Keccak-256 of `data`.
 [[nodiscard]] hash256 keccak256(bytes_view data) noexcept;
@@ -34,4 +34,4 @@ class keccak256_hasher {
   size_t buffered_ = 0;
 };
 
-}  // namespace enact
+}  // namespace enact::crypto

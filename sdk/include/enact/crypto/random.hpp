@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/error.hpp"
 
 namespace enact {
@@ -20,7 +20,7 @@ enum class random_errc {
 }  // namespace enact
 ENACT_ERRC(random_errc, random_category, "enact.random", "random generator failed")
 
-namespace enact {
+namespace enact::crypto {
 
 /// Fills `out` with random bytes. Throws enact::Error when the generator fails.
 void random_bytes(std::span<uint8_t> out);
@@ -28,4 +28,4 @@ void random_bytes(std::span<uint8_t> out);
 /// A new secret of `n` random bytes. Throws enact::Error when the generator fails.
 [[nodiscard]] Secret random_secret(size_t n);
 
-}  // namespace enact
+}  // namespace enact::crypto

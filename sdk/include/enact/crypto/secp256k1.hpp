@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "enact/bytes.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -32,7 +32,7 @@ ENACT_ERRC(secp256k1_errc, secp256k1_category, "enact.secp256k1", "invalid priva
            "invalid recovery id", "r out of range", "s out of range", "s is high (EIP-2)", "public key recovery failed",
            "signing failed")
 
-namespace enact::secp256k1 {
+namespace enact::crypto::secp256k1 {
 
 /// Uncompressed public key without the 0x04 prefix: x ‖ y, big-endian.
 using public_key = std::array<uint8_t, 64>;
@@ -75,4 +75,4 @@ struct signature {
 /// returned by `public_key_of` or `recover`); it is not re-validated.
 [[nodiscard]] std::array<uint8_t, 33> compress(const public_key& key) noexcept;
 
-}  // namespace enact::secp256k1
+}  // namespace enact::crypto::secp256k1

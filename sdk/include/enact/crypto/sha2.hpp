@@ -10,7 +10,7 @@
 
 #include "enact/bytes.hpp"
 
-namespace enact {
+namespace enact::crypto {
 
 using hash384 = std::array<uint8_t, 48>;
 
@@ -41,4 +41,4 @@ class sha256_hasher {
   std::unique_ptr<context, context_deleter> ctx_;
 };
 
-}  // namespace enact
+}  // namespace enact::crypto

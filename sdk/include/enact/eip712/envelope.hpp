@@ -47,8 +47,8 @@
 #include <utility>
 
 #include "enact/bytes.hpp"
-#include "enact/codec/u256.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/u256.hpp"
+#include "enact/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -71,7 +71,7 @@ ENACT_ERRC(envelope_errc, envelope_category, "enact.envelope", "typed data too l
            "typed data types not canonical", "wrong primaryType", "domain mismatch", "chainId mismatch",
            "issuedAt outside the window", "malformed signature", "signer mismatch")
 
-namespace enact::envelope {
+namespace enact::eip712::envelope {
 
 inline constexpr std::string_view kDomainName = "Svc ChainSecured";
 inline constexpr std::string_view kDomainVersion = "1";
@@ -141,4 +141,4 @@ struct expectation {
 /// "signature": string} is malformed.
 [[nodiscard]] result<std::pair<std::string, std::string>> decode_wallet_auth(std::string_view header);
 
-}  // namespace enact::envelope
+}  // namespace enact::eip712::envelope

@@ -2,7 +2,7 @@
 // Generic EIP-712 typed data (https://eips.ethereum.org/EIPS/eip-712) as wallets sign it with
 // eth_signTypedData_v4: parsing and validation of a typed-data document, `encodeType`, `typeHash`,
 // `encodeData`, `hashStruct`, the domain separator, the signing digest
-// keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(primaryType, message)), and signing and
+// crypto::keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(primaryType, message)), and signing and
 // recovery over that digest. What is accepted is what both MetaMask's @metamask/eth-sig-util (V4)
 // and ethers' TypedDataEncoder accept and hash alike; where they differ, the stricter reading is
 // taken so a document accepted here hashes the same in both (see "Accepted input" below).
@@ -32,7 +32,7 @@
 //   type's range is `out_of_range`. Addresses as 0x + 40 hex (EIP-55 checksum
 //   checked when mixed case). bytes and bytesN as 0x hex (bytesN of exactly N bytes). bool only as
 //   true/false; string only as a JSON string. A missing member or a null value is an error.
-// - primaryType EIP712Domain: the digest is keccak256(0x1901 ‖ domainSeparator), as eth-sig-util
+// - primaryType EIP712Domain: the digest is crypto::keccak256(0x1901 ‖ domainSeparator), as eth-sig-util
 //   computes it (the message is not hashed).
 //
 // Every error message starts with the path of the offending part: `message.wallets[1].balance:
@@ -49,7 +49,7 @@
 
 #include "enact/bytes.hpp"
 #include "enact/crypto/secp256k1.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -122,26 +122,26 @@ struct typed_data {
 /// or not, sorted by name.
 [[nodiscard]] result<std::string> encode_type(const type_map& types, std::string_view primary);
 
-/// keccak256(encodeType(type)).
+/// crypto::keccak256(encodeType(type)).
 [[nodiscard]] result<hash256> type_hash(const type_map& types, std::string_view type);
 
 /// EIP-712 §encodeData: typeHash ‖ one 32-byte word per member. `path` names `value` in errors.
 [[nodiscard]] result<bytes> encode_data(const type_map& types, std::string_view type, const boost::json::value& value,
                                         extra_fields extra = extra_fields::ignore, std::string_view path = "message");
 
-/// EIP-712 §hashStruct: keccak256(encodeData(type, value)).
+/// EIP-712 §hashStruct: crypto::keccak256(encodeData(type, value)).
 [[nodiscard]] result<hash256> hash_struct(const type_map& types, std::string_view type, const boost::json::value& value,
                                           extra_fields extra = extra_fields::ignore, std::string_view path = "message");
 
 /// hashStruct(EIP712Domain, domain).
 [[nodiscard]] result<hash256> domain_separator(const typed_data& td);
 
-/// The digest a wallet signs: keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(primaryType,
-/// message)), or keccak256(0x1901 ‖ domainSeparator) when primaryType is EIP712Domain.
+/// The digest a wallet signs: crypto::keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(primaryType,
+/// message)), or crypto::keccak256(0x1901 ‖ domainSeparator) when primaryType is EIP712Domain.
 [[nodiscard]] result<hash256> digest(const typed_data& td, extra_fields extra = extra_fields::ignore);
 
 /// Signs the digest with `key` (what eth_signTypedData_v4 returns, as r ‖ s ‖ v).
-[[nodiscard]] result<secp256k1::signature> sign(const typed_data& td, const Secret& key);
+[[nodiscard]] result<crypto::secp256k1::signature> sign(const typed_data& td, const Secret& key);
 
 /// The address whose key made the 65-byte signature `sig65` over the digest.
 [[nodiscard]] result<address> recover(const typed_data& td, bytes_view sig65);

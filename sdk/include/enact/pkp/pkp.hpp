@@ -5,7 +5,7 @@
 // label ‖ accountHash ‖ path — "sign" for the secp256k1 key (retried with a counter byte in the
 // rare case the output is not a valid scalar), "sym" for the AES-256-GCM key. The same path under
 // another account is another key, so a (wallet, path) pair copied into a second account derives a
-// different wallet there and never signs. Paths are keccak256(abi.encode(apiKeyHash, index)) for
+// different wallet there and never signs. Paths are crypto::keccak256(abi.encode(apiKeyHash, index)) for
 // API-mode PKPs and random for signature-minted ones.
 //
 // The server's own keys (api_payer relayers, the trigger store's sealing key) live in a domain of
@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "enact/bytes.hpp"
-#include "enact/crypto/secret.hpp"
+#include "enact/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
 
@@ -75,12 +75,12 @@ inline constexpr std::string_view kServerSalt = "enact/server/v1";
 /// purpose [‖ counter]), e.g. purpose "api-payer/0" for the first relayer.
 [[nodiscard]] result<Secret> server_signing_key(const Secret& root_key, std::string_view purpose);
 
-/// The hash an account created on-chain by `admin` has: keccak256(abi.encodePacked(admin))
+/// The hash an account created on-chain by `admin` has: crypto::keccak256(abi.encodePacked(admin))
 /// (docs/protocol.md §1 `apiKeyHash`); the account a signature-minted PKP belongs to before it exists.
 [[nodiscard]] account_hash canonical_account_hash(const address& admin) noexcept;
 
-/// API-mode path: keccak256(abi.encode(uint256 apiKeyHash, uint256 index)), i.e.
-/// keccak256(api_key_hash ‖ 32-byte big-endian index).
+/// API-mode path: crypto::keccak256(abi.encode(uint256 apiKeyHash, uint256 index)), i.e.
+/// crypto::keccak256(api_key_hash ‖ 32-byte big-endian index).
 [[nodiscard]] derivation_path api_mode_path(const hash256& api_key_hash, uint64_t index) noexcept;
 
 /// 32 random bytes, the path of a signature-minted wallet. Throws enact::Error when the random

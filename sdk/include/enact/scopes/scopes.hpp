@@ -37,7 +37,7 @@ enum class scope_errc {
 }  // namespace enact
 ENACT_ERRC(scope_errc, scope_category, "enact.scope", "unknown field", "wrong type", "invalid group id")
 
-namespace enact::scope {
+namespace enact::scopes {
 
 using group_id = uint64_t;
 
@@ -294,4 +294,4 @@ inline permission_set tag_invoke(boost::json::value_to_tag<permission_set>, cons
   return permission_set_from_json(v.get_object()).value();
 }
 
-}  // namespace enact::scope
+}  // namespace enact::scopes

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ethereum addresses in text: EIP-55 mixed-case checksum encoding, and parsing of `0x` + 40 hex
-// digits. `parse_address` accepts any case (API.md §0: addresses are accepted in any case);
+// digits. `parse_address` accepts any case (docs/protocol.md §0: addresses are accepted in any case);
 // `parse_address_strict` additionally rejects a mixed-case string whose EIP-55 checksum is wrong,
 // which catches a mistyped address that still has the right length.
 #pragma once
@@ -29,10 +30,10 @@ ENACT_ERRC(address_errc, address_category, "enact.address", "missing 0x prefix",
 namespace enact {
 
 /// "0x" + EIP-55 checksummed hex of `a`: a letter digit is uppercase when the matching nibble of
-/// keccak256(lowercase hex) is >= 8.
+/// crypto::keccak256(lowercase hex) is >= 8.
 [[nodiscard]] inline std::string to_checksum_address(const address& a) {
-  std::string lower = hex::encode(a);
-  const hash256 h = keccak256(std::string_view(lower));
+  std::string lower = codec::hex::encode(a);
+  const hash256 h = crypto::keccak256(std::string_view(lower));
   std::string out = "0x";
   out.reserve(42);
   for (size_t i = 0; i < lower.size(); ++i) {
@@ -55,8 +56,8 @@ namespace enact {
                 std::string(what) + ": expected 40 hex digits, got " + std::to_string(s.size()));
   address out{};
   for (size_t i = 0; i < 20; ++i) {
-    const int hi = hex::detail::nibble(s[2 * i]);
-    const int lo = hex::detail::nibble(s[2 * i + 1]);
+    const int hi = codec::hex::detail::nibble(s[2 * i]);
+    const int lo = codec::hex::detail::nibble(s[2 * i + 1]);
     if (hi < 0 || lo < 0)
       return fail(address_errc::bad_digit, std::string(what) + ": invalid hex digit at offset " +
                                                std::to_string(2 + (hi < 0 ? 2 * i : 2 * i + 1)));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::Secret`: owned secret bytes (private keys, root keys, derived keys, API key values).
 // Move-only (copies are explicit, via `clone()`), wiped with OPENSSL_cleanse when destroyed or
 // overwritten, compared in constant time. It deliberately has no stream operator, no conversion to

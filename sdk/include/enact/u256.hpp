@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `enact::u256`: a 256-bit unsigned integer modelled on intx — four little-endian 64-bit limbs,
 // constexpr wrapping arithmetic (mod 2^256), EVM-style division (x / 0 == 0, x % 0 == 0) with a
 // checked `divmod`, decimal and 0x-hex parsing and printing, big-endian byte conversion, and the
@@ -389,7 +390,7 @@ constexpr u256_errc parse_digits(std::string_view s, bool hex, u256& out, size_t
     const char c = s[i];
     int d = -1;
     if (hex) {
-      d = enact::hex::detail::nibble(c);
+      d = enact::codec::hex::detail::nibble(c);
     } else if (c >= '0' && c <= '9') {
       d = c - '0';
     }
@@ -446,17 +447,17 @@ inline result<u256> u256::from_dec(std::string_view s, std::string_view what) {
   return detail::parse_checked(s, false, 0, what);
 }
 inline result<u256> u256::from_hex(std::string_view s, std::string_view what) {
-  return detail::parse_checked(s, true, hex::detail::has_prefix(s) ? 2 : 0, what);
+  return detail::parse_checked(s, true, codec::hex::detail::has_prefix(s) ? 2 : 0, what);
 }
 inline result<u256> u256::from_string(std::string_view s, std::string_view what) {
-  return hex::detail::has_prefix(s) ? detail::parse_checked(s, true, 2, what)
+  return codec::hex::detail::has_prefix(s) ? detail::parse_checked(s, true, 2, what)
                                     : detail::parse_checked(s, false, 0, what);
 }
 inline result<u256> u256::from_signed_string(std::string_view s, std::string_view what) {
   constexpr u256 kMinMagnitude = u256{1} << 255;
   const bool negative = !s.empty() && s[0] == '-';
   const size_t sign = negative ? 1 : 0;
-  const bool hex = hex::detail::has_prefix(s.substr(sign));
+  const bool hex = codec::hex::detail::has_prefix(s.substr(sign));
   auto mag = detail::parse_checked(s, hex, sign + (hex ? 2 : 0), what);
   if (!mag)
     return mag;
@@ -489,7 +490,7 @@ inline std::string u256::to_hex() const {
   const unsigned digits = bit_width() == 0 ? 1 : (bit_width() + 3) / 4;
   std::string out = "0x";
   for (int i = static_cast<int>(digits) - 1; i >= 0; --i)
-    out.push_back(hex::detail::kDigits[(w[static_cast<size_t>(i) / 16] >> (4 * (i % 16))) & 0xf]);
+    out.push_back(codec::hex::detail::kDigits[(w[static_cast<size_t>(i) / 16] >> (4 * (i % 16))) & 0xf]);
   return out;
 }
 
