@@ -16,8 +16,9 @@ of the bytecode metadata of the committed builds. --fix is idempotent.
 """
 import os
 import re
-import subprocess
 import sys
+
+from sweep import modified, options, read_text, report, tracked, write_text
 
 OUTSIDE = re.compile(r"(?<![\w./-])(?:\.\./)*(?:shared/)?(?:API|DESIGN)\.md|\.\./shared\b|ENACT_SHARED_DIR|"
                      r"(?<![\w/-])(?:core-api|trigger-service)\.md|(?<![\w/])testdata/tdx")
@@ -104,23 +105,9 @@ def render(text, in_docs, depth):
     return "\n".join(out)
 
 
-def tracked(repo):
-    out = subprocess.run(["git", "-C", repo, "ls-files", "-z"], check=True, capture_output=True).stdout
-    return [p for p in out.decode().split("\0") if p]
-
-
-def modified(repo):
-    out = subprocess.run(["git", "-C", repo, "status", "--porcelain", "-z"], check=True, capture_output=True).stdout
-    return {e[3:] for e in out.decode().split("\0") if len(e) > 3}
-
-
 def main(argv):
-    fix = "--fix" in argv
-    only_unmodified = "--unmodified" in argv
-    rest = [a for a in argv if not a.startswith("--")]
-    repo = os.path.abspath(rest[0] if rest else os.path.join(os.path.dirname(__file__), "..", ".."))
-    me = os.path.relpath(os.path.abspath(__file__), repo)
-    only = set(rest[1:])  # explicit paths: just these, modified or not
+    fix, only_unmodified, repo, only = options(argv, __file__)
+    me = "tests/style/" + os.path.basename(__file__)  # names every pattern it looks for
     busy = modified(repo) if only_unmodified and not only else set()
     fixed, skipped, bad = [], [], []
     for rel in tracked(repo):
@@ -133,16 +120,14 @@ def main(argv):
         path = os.path.join(repo, rel)
         if not os.path.isfile(path) or os.path.islink(path):
             continue
-        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
-            text = f.read()
+        text = read_text(path)
         if not OUTSIDE.search(text):
             continue
         if fix and rel not in busy and not rel.endswith(".sol"):
             in_docs = rel.startswith("docs/") and rel.endswith(".md")
             new = rewrite(text, in_docs, rel.count("/") - 1 if in_docs else 0)
             if new != text:
-                with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
-                    f.write(new)
+                write_text(path, new)
                 fixed.append(rel)
                 text = new
         elif fix:
@@ -150,15 +135,8 @@ def main(argv):
         for n, line in enumerate(text.split("\n"), 1):
             if OUTSIDE.search(line):
                 bad.append(f"{rel}:{n}: {line.strip()[:160]}")
-    for rel in fixed:
-        print(f"rewritten: {rel}")
-    for rel in skipped:
-        print(f"skipped: {rel}")
-    for line in bad:
-        print(f"cites outside the repository: {line}")
-    print(f"{len(fixed)} rewritten, {len(skipped)} skipped, {len(bad)} lines citing outside the repository")
-    return 1 if bad else 0
-
+    summary = f"{len(fixed)} rewritten, {len(skipped)} skipped, {len(bad)} lines citing outside the repository"
+    return report([("rewritten", fixed), ("skipped", skipped), ("cites outside the repository", bad)], summary, bad)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

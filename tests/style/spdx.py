@@ -5,6 +5,7 @@
     tests/style/spdx.py [REPO]                       check: list the files without it, exit 1 if any
     tests/style/spdx.py --fix [REPO]                 add the line where it is missing
     tests/style/spdx.py --fix --unmodified [REPO]    ... only in files git shows unmodified
+    tests/style/spdx.py --fix REPO PATH...           ... only in the files named
 
 The line is `// SPDX-License-Identifier: Apache-2.0` in C, C++, JavaScript and Solidity, and
 `# SPDX-License-Identifier: Apache-2.0` in Python, shell and CMake. It is the first line, or the
@@ -16,8 +17,9 @@ it is, so it can be run again whenever new files arrive.
 """
 import os
 import re
-import subprocess
 import sys
+
+from sweep import modified, options, read_text, report, tracked, write_text
 
 LICENSE = "Apache-2.0"
 SLASH = ("c", "h", "cc", "cpp", "hpp", "hh", "js", "mjs", "cjs", "sol")
@@ -44,29 +46,6 @@ def comment_for(path, head):
         if m:
             return "//" if m.group(1) == "node" else "#"
     return None
-
-
-def tracked(repo):
-    try:
-        out = subprocess.run(["git", "-C", repo, "ls-files", "-z"], check=True, capture_output=True).stdout
-        return [p for p in out.decode().split("\0") if p]
-    except (OSError, subprocess.CalledProcessError):
-        files = []
-        for root, dirs, names in os.walk(repo):
-            rel = os.path.relpath(root, repo)
-            dirs[:] = [d for d in dirs if not d.startswith((".git", "build")) and d != "node_modules"]
-            files += [os.path.normpath(os.path.join(rel, n)) for n in names]
-        return files
-
-
-def modified(repo):
-    out = subprocess.run(["git", "-C", repo, "status", "--porcelain", "-z"], check=True, capture_output=True).stdout
-    entries = out.decode().split("\0")
-    paths = set()
-    for e in entries:
-        if len(e) > 3:
-            paths.add(e[3:])
-    return paths
 
 
 def sources(repo):
@@ -114,39 +93,30 @@ def fix_text(text, leader):
 
 
 def main(argv):
-    fix = "--fix" in argv
-    only_unmodified = "--unmodified" in argv
-    rest = [a for a in argv if not a.startswith("--")]
-    repo = os.path.abspath(rest[0] if rest else os.path.join(os.path.dirname(__file__), "..", ".."))
-    skip = modified(repo) if only_unmodified else set()
+    fix, only_unmodified, repo, only = options(argv, __file__)
+    skip = modified(repo) if only_unmodified and not only else set()
     bad, fixed, skipped = [], [], []
     total = 0
     for rel, path, leader in sources(repo):
+        if only and rel not in only:
+            continue
         total += 1
-        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
-            text = f.read()
+        text = read_text(path)
         problem = check_text(text, leader)
         if problem is None:
             continue
         if fix and rel in skip:
             skipped.append(rel)
         elif fix and not problem.startswith("licence "):
-            with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
-                f.write(fix_text(text, leader))
+            write_text(path, fix_text(text, leader))
             fixed.append(rel)
             continue
         bad.append(f"{rel}: {problem}")
-    for rel in fixed:
-        print(f"added: {rel}")
-    for rel in skipped:
-        print(f"skipped (modified in the working tree): {rel}")
-    for line in bad:
-        print(f"missing SPDX line: {line}")
+    summary = f"{total} sources, {len(fixed)} fixed, {len(bad)} without the line"
     if bad and not fix:
-        print(f"fix with: {os.path.relpath(__file__)} --fix")
-    print(f"{total} sources, {len(fixed)} fixed, {len(bad)} without the line")
-    return 1 if bad else 0
-
+        summary += f"; fix with: {os.path.relpath(__file__)} --fix"
+    return report([("added", fixed), ("skipped (modified in the working tree)", skipped), ("missing SPDX line", bad)],
+                  summary, bad)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
