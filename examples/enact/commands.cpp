@@ -17,6 +17,7 @@
 #include "enact/codec/abi_json.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/codec/rlp.hpp"
+#include "enact/codec/rfc3339.hpp"
 #include "enact/codec/rlp_json.hpp"
 #include "enact/cron/cron.hpp"
 #include "enact/address.hpp"
@@ -137,7 +138,8 @@ int abi_encode(const std::vector<std::string>& argv) {
   // A signature with a name gives calldata (selector + arguments); a bare tuple like
   // '(uint256,string)' gives the encoding of the arguments alone.
   const bool bare = !sig_text.empty() && sig_text.front() == '(';
-  const auto inputs = bare ? take(codec::abi::type::parse(sig_text)).components : take(codec::abi::parse_signature(sig_text)).inputs;
+  const auto inputs =
+      bare ? take(codec::abi::type::parse(sig_text)).components : take(codec::abi::parse_signature(sig_text)).inputs;
   if (a.count() - 1 != inputs.size())
     throw usage_error(sig_text + " takes " + std::to_string(inputs.size()) + " arguments, got " +
                       std::to_string(a.count() - 1));
@@ -201,31 +203,17 @@ int cid_cmd(const std::vector<std::string>& argv) {
 }
 
 std::chrono::sys_seconds parse_rfc3339(const std::string& text) {
-  // YYYY-MM-DDTHH:MM:SSZ (UTC), optional fractional seconds are not accepted.
-  int y, mo, d, h, mi, s;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &s, &tail) != 7 || tail != 'Z' ||
-      text.size() != 20)
-    throw usage_error("--after: expected an RFC 3339 UTC instant like 2026-01-01T00:00:00Z, got '" + text + "'");
-  using namespace std::chrono;
-  const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
-  if (!ymd.ok() || h > 23 || mi > 59 || s > 59)
-    throw usage_error("--after: no such date or time: " + text);
-  return sys_days{ymd} + hours{h} + minutes{mi} + seconds{s};
+  // Any RFC 3339 instant: "2026-01-01T00:00:00Z", JavaScript's toISOString() with milliseconds,
+  // or a numeric offset; the cron search starts at the whole second.
+  const auto t = enact::codec::rfc3339::parse_as<std::chrono::seconds>(text);
+  if (!t)
+    throw usage_error(
+        "--after: expected an RFC 3339 instant like 2026-01-01T00:00:00Z or 2026-01-01T00:00:00.000Z, got '" + text +
+        "'");
+  return *t;
 }
 
-std::string format_rfc3339(std::chrono::sys_seconds t) {
-  using namespace std::chrono;
-  const auto day_start = floor<days>(t);
-  const year_month_day ymd{day_start};
-  const hh_mm_ss hms{t - day_start};
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-                static_cast<int>(hms.seconds().count()));
-  return buf;
-}
+std::string format_rfc3339(std::chrono::sys_seconds t) { return enact::codec::rfc3339::format(t); }
 
 int cron_next(const std::vector<std::string>& argv) {
   args a(argv, {"after", "count"}, {});

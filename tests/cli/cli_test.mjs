@@ -89,6 +89,17 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
   expectOut(['cron', 'next', v.expression, '--after', v.start, '--count', String(v.next.length)],
             v.next.join(' '), `cron next '${v.expression}'`);
 }
+// --after takes what JavaScript's toISOString() prints (milliseconds) and numeric offsets: the
+// search starts at the whole second, in UTC.
+{
+  const at = new Date(Date.UTC(2026, 0, 1, 0, 30, 0, 500));
+  expectOut(['cron', 'next', '0 * * * *', '--after', at.toISOString(), '--count', '2'],
+            '2026-01-01T01:00:00Z 2026-01-01T02:00:00Z', 'cron next --after toISOString()');
+  expectOut(['cron', 'next', '0 * * * *', '--after', '2026-01-01T02:30:00+02:00', '--count', '1'],
+            '2026-01-01T01:00:00Z', 'cron next --after with an offset');
+  const r = run(['cron', 'next', '0 * * * *', '--after', '2026-01-01 00:30:00']);
+  check(r.code !== 0 && /RFC 3339/.test(r.err), `cron next --after without T and zone: ${r.code} ${r.err}`);
+}
 
 // Envelope round trip, and each validation rule refusing with its own message.
 {

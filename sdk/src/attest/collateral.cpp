@@ -8,6 +8,7 @@
 #include <cctype>
 
 #include "enact/codec/hex.hpp"
+#include "enact/codec/rfc3339.hpp"
 #include "json_fields.hpp"
 #include "x509.hpp"
 
@@ -208,18 +209,6 @@ namespace enact::attest::detail {
 
 namespace {
 
-bool digits(std::string_view s, size_t at, size_t n, int& out) {
-  if (at + n > s.size())
-    return false;
-  out = 0;
-  for (size_t i = at; i < at + n; ++i) {
-    if (s[i] < '0' || s[i] > '9')
-      return false;
-    out = out * 10 + (s[i] - '0');
-  }
-  return true;
-}
-
 result<int64_t> date_field(const json::object& o, std::string_view what, std::string_view key) {
   ENACT_TRY(std::string_view s, get_string(o, what, key));
   auto t = parse_utc(s);
@@ -319,26 +308,10 @@ result<uint32_t> hex_le32(const json::object& o, std::string_view what, std::str
 }  // namespace
 
 std::optional<int64_t> parse_utc(std::string_view s) {
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
-  if (s.size() < 20 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
-      !digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't') || !digits(s, 11, 2, h) || s[13] != ':' ||
-      !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
+  const auto t = codec::rfc3339::parse_as<std::chrono::seconds>(s);
+  if (!t)
     return std::nullopt;
-  size_t i = 19;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    const size_t start = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9')
-      ++i;
-    if (i == start)
-      return std::nullopt;
-  }
-  const std::string_view zone = s.substr(i);
-  if (zone != "Z" && zone != "z" && zone != "+00:00")
-    return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
-    return std::nullopt;
-  return unix_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d), h, mi, se);
+  return t->time_since_epoch().count();
 }
 
 result<tcb_info> parse_tcb_info(std::string_view text) {

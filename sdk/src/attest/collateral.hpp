@@ -72,7 +72,8 @@ struct qe_identity {
 [[nodiscard]] result<tcb_info> parse_tcb_info(std::string_view json);
 [[nodiscard]] result<qe_identity> parse_qe_identity(std::string_view json);
 
-/// "2025-06-19T10:16:03Z" (RFC 3339, UTC; fractional seconds and +00:00 accepted).
+/// "2025-06-19T10:16:03Z" as Unix seconds (enact/codec/rfc3339.hpp: a fraction is dropped, an
+/// offset converted to UTC).
 [[nodiscard]] std::optional<int64_t> parse_utc(std::string_view text);
 
 /// Intel QVL convergeTcbStatuses: only an OutOfDate or Revoked component (QE, TDX module)

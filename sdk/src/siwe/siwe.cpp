@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "enact/codec/rfc3339.hpp"
 #include "enact/codec/utf8.hpp"
 #include "enact/address.hpp"
 #include "enact/crypto/eip191.hpp"
@@ -38,53 +39,14 @@ std::string line_no(size_t i) { return "message line " + std::to_string(i + 1); 
 
 }  // namespace
 
-std::string format_time(time_point t) {
-  using namespace std::chrono;
-  const auto day = floor<days>(t);
-  const year_month_day ymd{day};
-  const auto ms = (t - day).count();  // milliseconds into the day
-  const auto secs = ms / 1000;
-  char buf[48];
-  const int n = std::snprintf(
-      buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ", static_cast<int>(ymd.year()),
-      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), static_cast<long long>(secs / 3600),
-      static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60), static_cast<long long>(ms % 1000));
-  return std::string(buf, static_cast<size_t>(n));
-}
+std::string format_time(time_point t) { return codec::rfc3339::format(t, 3); }
 
 std::optional<time_point> parse_time(std::string_view s) {
-  using namespace std::chrono;
-  const auto num = [&](size_t at, size_t len, int& out) {
-    if (at + len > s.size())
-      return false;
-    const auto [end, ec] = std::from_chars(s.data() + at, s.data() + at + len, out);
-    return ec == std::errc{} && end == s.data() + at + len;
-  };
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
-  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || !num(0, 4, y) ||
-      !num(5, 2, mo) || !num(8, 2, d) || !num(11, 2, h) || !num(14, 2, mi) || !num(17, 2, se))
+  // EIP-4361 messages are compared as text and signed as text: one spelling per instant, so
+  // UTC with an uppercase "T" and "Z" only.
+  if (s.size() < 20 || s[10] != 'T' || s.back() != 'Z')
     return std::nullopt;
-  const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
-  if (!ymd.ok() || h > 23 || mi > 59 || se > 59)
-    return std::nullopt;
-  size_t at = 19;
-  int64_t frac_ms = 0;
-  if (at < s.size() && s[at] == '.') {
-    ++at;
-    size_t digits = 0;
-    int64_t scale = 100;
-    while (at < s.size() && s[at] >= '0' && s[at] <= '9' && digits < 9) {
-      frac_ms += (s[at] - '0') * scale;
-      scale /= 10;
-      ++at;
-      ++digits;
-    }
-    if (digits == 0)
-      return std::nullopt;
-  }
-  if (at + 1 != s.size() || s[at] != 'Z')
-    return std::nullopt;
-  return time_point{sys_days{ymd}.time_since_epoch() + hours{h} + minutes{mi} + seconds{se} + milliseconds{frac_ms}};
+  return codec::rfc3339::parse_as<std::chrono::milliseconds>(s);
 }
 
 result<message> parse(std::string_view text) {
@@ -208,8 +170,9 @@ std::string to_text(const message& m) {
 }
 
 result<void> verify_signature(std::string_view text, const message& m, bytes_view signature) {
-  const auto signer = signature.size() == 65 ? crypto::secp256k1::recover_address(crypto::personal_message_hash(text), signature)
-                                             : result<address>(fail(siwe_errc::bad_signature, ""));
+  const auto signer = signature.size() == 65
+                          ? crypto::secp256k1::recover_address(crypto::personal_message_hash(text), signature)
+                          : result<address>(fail(siwe_errc::bad_signature, ""));
   if (!signer || *signer != m.account)
     return fail(siwe_errc::bad_signature,
                 "signature: not a signature of this message by " + to_checksum_address(m.account));

@@ -91,8 +91,9 @@ struct message {
 /// `t` as RFC 3339 UTC with milliseconds ("2026-11-01T00:00:00.000Z").
 [[nodiscard]] std::string format_time(time_point t);
 
-/// Parses an RFC 3339 UTC time ("Z" only, an optional fraction of up to 9 digits, kept to the
-/// millisecond); nullopt for anything else.
+/// Parses an RFC 3339 UTC time ("T" and "Z" uppercase, no offset, an optional fraction of up to 9
+/// digits, kept to the millisecond; enact/codec/rfc3339.hpp parses the general form); nullopt for
+/// anything else.
 [[nodiscard]] std::optional<time_point> parse_time(std::string_view s);
 
 /// Checks that `signature` (r ‖ s ‖ v, 65 bytes) is a personal_sign (EIP-191) signature of `text`
