@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: Apache-2.0
+// The metering store's operations, written once over a backend's SQL session (session.hpp).
+// Every write that touches an account's credits first locks the account row (`lock`), so the
+// writers of one account are serialized in PostgreSQL as SQLite's single writer serializes all
+// of them; a payment's credit locks the payment row, then the account's. Locks are always taken
+// in that order, so two transactions never wait for each other.
+#include <array>
+#include <charconv>
+#include <limits>
+#include <stdexcept>
+
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/random.hpp"
+#include "metering/session.hpp"
+
+namespace enact::metering {
+
+millis system_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+namespace sql {
+
+int64_t rows::i64(size_t row, size_t col) const {
+  const auto& v = data.at(row).at(col);
+  if (!v)
+    return 0;
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (ec != std::errc{} || end != v->data() + v->size())
+    throw std::runtime_error("metering: corrupt row: expected an integer, got '" + *v + "'");
+  return n;
+}
+
+namespace operations {
+namespace {
+
+constexpr uint64_t kMaxAmount = std::numeric_limits<int64_t>::max();
+constexpr size_t kMaxId = 256;
+constexpr size_t kMaxProvider = 64;
+
+std::string hx(const hash256& h) { return codec::hex::encode(h); }
+param num(uint64_t v) { return static_cast<int64_t>(v); }
+
+hash256 unhex(const std::string& s) {
+  auto h = codec::hex::decode_fixed<32>(s, "hash");
+  if (!h)
+    throw std::runtime_error("metering: corrupt row: " + h.err().message);
+  return *h;
+}
+
+result<void> check_amount(std::string_view what, uint64_t amount) {
+  if (amount == 0 || amount > kMaxAmount)
+    return fail(metering_errc::invalid_argument,
+                std::string(what) + ": " + std::to_string(amount) + " out of range (1 to 2^63-1)");
+  return {};
+}
+
+result<void> check_id(std::string_view what, std::string_view id, size_t max) {
+  if (id.empty() || id.size() > max)
+    return fail(metering_errc::invalid_argument, std::string(what) + ": 1 to " + std::to_string(max) + " bytes");
+  return {};
+}
+
+/// The account's balance with its row locked for the transaction (0 when it has no row yet).
+uint64_t locked_balance(session& s, const account_hash& account) {
+  const rows r = s.exec({"SELECT balance FROM metering_accounts WHERE account = ?1", true}, {hx(account)});
+  return r.empty() ? 0 : r.u64(0, 0);
+}
+
+/// Credits held by the account's unexpired reservations (of one key, when `key` is given).
+uint64_t held(session& s, const account_hash& account, const key_hash* key, millis now) {
+  const rows r = key == nullptr
+                     ? s.exec({"SELECT COALESCE(SUM(amount), 0) FROM metering_reservations WHERE account = ?1 AND "
+                               "expires_at > ?2"},
+                              {hx(account), now})
+                     : s.exec({"SELECT COALESCE(SUM(amount), 0) FROM metering_reservations WHERE account = ?1 AND "
+                               "key_hash = ?2 AND expires_at > ?3"},
+                              {hx(account), hx(*key), now});
+  return r.u64(0, 0);
+}
+
+uint64_t spent(session& s, const account_hash& account, const key_hash& key) {
+  const rows r =
+      s.exec({"SELECT spent FROM metering_key_spending WHERE account = ?1 AND key_hash = ?2"}, {hx(account), hx(key)});
+  return r.empty() ? 0 : r.u64(0, 0);
+}
+
+payment payment_of(const rows& r, size_t i) {
+  payment p;
+  p.id = r.text(i, 0);
+  p.account = unhex(r.text(i, 1));
+  p.amount_cents = r.u64(i, 2);
+  p.provider = r.text(i, 3);
+  p.created_at = r.i64(i, 4);
+  if (!r.null(i, 5)) {
+    p.credited = true;
+    p.credited_at = r.i64(i, 5);
+  }
+  p.balance_after = r.u64(i, 6);
+  return p;
+}
+
+constexpr const char* kPaymentColumns = "id, account, amount, provider, created_at, credited_at, balance_after";
+
+std::string random_id() {
+  std::array<uint8_t, 16> b{};
+  crypto::random_bytes(b);
+  return "rsv_" + codec::hex::encode(b);
+}
+
+/// The account's open reservation `id`, or unknown_reservation (none, another account's, expired).
+result<reservation> open_reservation(session& s, const account_hash& account, std::string_view id, millis now) {
+  const rows r = s.exec({"SELECT key_hash, amount, run_id, expires_at FROM metering_reservations WHERE id = ?1 AND "
+                         "account = ?2"},
+                        {std::string(id), hx(account)});
+  if (r.empty() || r.i64(0, 3) <= now)
+    return fail(metering_errc::unknown_reservation, "reservation " + std::string(id) +
+                                                        ": no open reservation of this account (unknown, settled, "
+                                                        "released or expired)");
+  return reservation{std::string(id), account, unhex(r.text(0, 0)), r.u64(0, 1), r.text(0, 2), r.i64(0, 3)};
+}
+
+template <class T, class Read>
+page<T> paged(session& s, const statement& list, const statement& count, const account_hash& account, page_request p,
+              Read read) {
+  page<T> out;
+  const uint64_t offset = (p.number - 1) * p.size;
+  const rows r = s.exec(list, {hx(account), num(p.size), num(offset)});
+  for (size_t i = 0; i < r.data.size(); ++i)
+    out.items.push_back(read(r, i));
+  out.total = s.exec(count, {hx(account)}).u64(0, 0);
+  return out;
+}
+
+result<void> check_page(page_request p) {
+  if (p.number < 1 || p.size < 1 || p.size > 100 || p.number > (uint64_t{1} << 40))
+    return fail(metering_errc::invalid_argument, "page: number from 1, size from 1 to 100");
+  return {};
+}
+
+}  // namespace
+
+result<uint64_t> balance(session& s, const account_hash& account) {
+  const rows r = s.exec({"SELECT balance FROM metering_accounts WHERE account = ?1"}, {hx(account)});
+  return r.empty() ? 0 : r.u64(0, 0);
+}
+
+result<uint64_t> available(session& s, const account_hash& account, millis now) {
+  ENACT_TRY(const uint64_t b, balance(s, account));
+  const uint64_t h = held(s, account, nullptr, now);
+  return b > h ? b - h : 0;
+}
+
+result<void> record_payment(session& s, const payment& p, millis now) {
+  ENACT_TRY_VOID(check_id("payment id", p.id, kMaxId));
+  ENACT_TRY_VOID(check_id("provider", p.provider, kMaxProvider));
+  ENACT_TRY_VOID(check_amount("amount_cents", p.amount_cents));
+  const rows r =
+      s.exec({"INSERT INTO metering_payments (id, account, amount, provider, created_at) VALUES (?1, ?2, ?3, ?4, "
+              "?5) ON CONFLICT (id) DO NOTHING"},
+             {p.id, hx(p.account), num(p.amount_cents), p.provider, now});
+  if (r.affected == 0)
+    return fail(metering_errc::duplicate_payment, "payment " + p.id + ": recorded already");
+  return {};
+}
+
+result<payment> get_payment(session& s, const account_hash& account, std::string_view id) {
+  static const std::string sql = std::string("SELECT ") + kPaymentColumns + " FROM metering_payments WHERE id = ?1";
+  const rows r = s.exec({sql.c_str()}, {std::string(id)});
+  if (r.empty() || unhex(r.text(0, 1)) != account)
+    return fail(metering_errc::unknown_payment, "payment " + std::string(id) + ": no such payment for this account");
+  return payment_of(r, 0);
+}
+
+result<credit_result> credit_payment(session& s, const account_hash& account, std::string_view id, millis now) {
+  const rows r =
+      s.exec({"SELECT account, amount, credited_at, balance_after FROM metering_payments WHERE id = ?1", true},
+             {std::string(id)});
+  if (r.empty() || unhex(r.text(0, 0)) != account)
+    return fail(metering_errc::unknown_payment, "payment " + std::string(id) + ": no such payment for this account");
+  if (!r.null(0, 2))
+    return credit_result{r.u64(0, 3), false};  // credited before: the first credit's answer
+  const uint64_t amount = r.u64(0, 1);
+  const uint64_t before = locked_balance(s, account);
+  if (amount > kMaxAmount - before)
+    return fail(metering_errc::invalid_argument, "payment " + std::string(id) + ": the balance would overflow");
+  const uint64_t after = before + amount;
+  s.exec(
+      {"INSERT INTO metering_accounts (account, balance) VALUES (?1, ?2) ON CONFLICT (account) DO UPDATE SET balance = "
+       "metering_accounts.balance + ?2"},
+      {hx(account), num(amount)});
+  s.exec({"UPDATE metering_payments SET credited_at = ?2, balance_after = ?3 WHERE id = ?1"},
+         {std::string(id), now, num(after)});
+  return credit_result{after, true};
+}
+
+result<reservation> reserve(session& s, const reserve_request& q, millis now) {
+  ENACT_TRY_VOID(check_amount("amount", q.amount));
+  ENACT_TRY_VOID(check_id("run id", q.run_id, kMaxId));
+  if (q.ttl.count() <= 0)
+    return fail(metering_errc::invalid_argument, "ttl: must be positive");
+  const uint64_t bal = locked_balance(s, q.account);
+  s.exec({"DELETE FROM metering_reservations WHERE account = ?1 AND expires_at <= ?2"}, {hx(q.account), now});
+  const uint64_t held_all = held(s, q.account, nullptr, now);
+  if (bal < held_all || bal - held_all < q.amount)
+    return fail(metering_errc::insufficient_credits, "balance " + std::to_string(bal) + " credits, " +
+                                                         std::to_string(held_all) + " reserved by runs in progress, " +
+                                                         std::to_string(q.amount) + " needed");
+  if (q.key_cap != 0) {
+    const uint64_t used = spent(s, q.account, q.key) + held(s, q.account, &q.key, now);
+    if (used > q.key_cap || q.key_cap - used < q.amount)
+      return fail(metering_errc::cap_exceeded, "this usage key's spending cap is " + std::to_string(q.key_cap) +
+                                                   " credits; " + std::to_string(used) + " spent or reserved, " +
+                                                   std::to_string(q.amount) + " needed");
+  }
+  reservation out{random_id(), q.account, q.key, q.amount, q.run_id, now + q.ttl.count()};
+  s.exec({"INSERT INTO metering_reservations (id, account, key_hash, amount, run_id, expires_at) VALUES (?1, ?2, ?3, "
+          "?4, ?5, "
+          "?6)"},
+         {out.id, hx(out.account), hx(out.key), num(out.amount), out.run_id, out.expires_at});
+  return out;
+}
+
+result<uint64_t> settle(session& s, const account_hash& account, std::string_view id, uint64_t amount, millis now) {
+  const uint64_t bal = locked_balance(s, account);
+  ENACT_TRY(const reservation r, open_reservation(s, account, id, now));
+  if (amount > r.amount)
+    return fail(metering_errc::over_reserved, "reservation " + r.id + ": " + std::to_string(amount) +
+                                                  " credits to settle, " + std::to_string(r.amount) + " reserved");
+  s.exec({"DELETE FROM metering_reservations WHERE id = ?1"}, {r.id});
+  if (amount == 0)
+    return bal;
+  // Conditional: the balance never goes below zero, whatever else happened to it.
+  const rows d = s.exec({"UPDATE metering_accounts SET balance = balance - ?2 WHERE account = ?1 AND balance >= ?2"},
+                        {hx(account), num(amount)});
+  if (d.affected != 1)
+    return fail(metering_errc::insufficient_credits,
+                "balance " + std::to_string(bal) + " credits, below the " + std::to_string(amount) + " to settle");
+  s.exec({"INSERT INTO metering_key_spending (account, key_hash, spent) VALUES (?1, ?2, ?3) ON CONFLICT (account, "
+          "key_hash) "
+          "DO UPDATE SET spent = metering_key_spending.spent + ?3"},
+         {hx(account), hx(r.key), num(amount)});
+  s.exec({"INSERT INTO metering_charges (account, run_id, key_hash, amount, at) VALUES (?1, ?2, ?3, ?4, ?5)"},
+         {hx(account), r.run_id, hx(r.key), num(amount), now});
+  return bal - amount;
+}
+
+result<void> release(session& s, const account_hash& account, std::string_view id) {
+  const rows r =
+      s.exec({"DELETE FROM metering_reservations WHERE id = ?1 AND account = ?2"}, {std::string(id), hx(account)});
+  if (r.affected == 0)
+    return fail(metering_errc::unknown_reservation,
+                "reservation " + std::string(id) + ": no open reservation of this account");
+  return {};
+}
+
+result<uint64_t> release_expired(session& s, millis now) {
+  return static_cast<uint64_t>(s.exec({"DELETE FROM metering_reservations WHERE expires_at <= ?1"}, {now}).affected);
+}
+
+result<key_spending> spending(session& s, const account_hash& account, const key_hash& key, millis now) {
+  return key_spending{spent(s, account, key), held(s, account, &key, now)};
+}
+
+result<page<usage_record>> usage(session& s, const account_hash& account, page_request p) {
+  ENACT_TRY_VOID(check_page(p));
+  return paged<usage_record>(s,
+                             {"SELECT run_id, key_hash, amount, at FROM metering_charges WHERE account = ?1 ORDER BY "
+                              "seq DESC LIMIT ?2 OFFSET ?3"},
+                             {"SELECT COUNT(*) FROM metering_charges WHERE account = ?1"}, account, p,
+                             [](const rows& r, size_t i) {
+                               return usage_record{r.text(i, 0), unhex(r.text(i, 1)), r.u64(i, 2), r.i64(i, 3)};
+                             });
+}
+
+result<page<payment>> payments(session& s, const account_hash& account, page_request p) {
+  ENACT_TRY_VOID(check_page(p));
+  static const std::string sql = std::string("SELECT ") + kPaymentColumns +
+                                 " FROM metering_payments WHERE account = ?1 ORDER BY seq DESC LIMIT ?2 OFFSET ?3";
+  return paged<payment>(s, {sql.c_str()}, {"SELECT COUNT(*) FROM metering_payments WHERE account = ?1"}, account, p,
+                        payment_of);
+}
+
+}  // namespace operations
+}  // namespace sql
+}  // namespace enact::metering

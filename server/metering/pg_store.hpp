@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// The metering store in PostgreSQL (store.hpp), for several servers sharing one account's credits:
+// the same database the trigger service may use, its own tables. Connections come from the
+// storage kit's pool (libpqxx); each operation is one READ COMMITTED transaction that locks the
+// account row (SELECT … FOR UPDATE) before it reads what it changes and debits with a conditional
+// UPDATE … WHERE balance >= $n, so concurrent servers neither lose an update nor spend a credit
+// twice. A transaction PostgreSQL aborts as a deadlock or a serialization failure is run again.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "metering/store.hpp"
+
+namespace enact::metering {
+
+struct pg_options {
+  /// Connections the store opens at most.
+  size_t pool_size = 8;
+  /// The clock reservations expire by; the system clock when empty.
+  clock_fn now;
+};
+
+/// Whether `s` names a PostgreSQL database ("postgres://…" or "postgresql://…").
+[[nodiscard]] bool is_postgres_url(std::string_view s) noexcept;
+
+/// Connects to `url` (postgres://…) and creates or migrates the schema (serialized between
+/// servers opening at once by an advisory lock); storage when it cannot. The error message never
+/// carries the URL's password.
+[[nodiscard]] result<std::unique_ptr<store>> open_postgres(const std::string& url, pg_options options = {});
+
+}  // namespace enact::metering

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// The metering store's rules said once for both backends (store.hpp): `operations` runs each of
+// them on a `session`, one SQL transaction the backend opened, that executes statements written
+// once in the dialect both databases share. Placeholders are SQLite's numbered `?1`, `?2`, …
+// (the PostgreSQL session rewrites them to `$1`, `$2`, …); a statement marked `lock` is a
+// `SELECT … FOR UPDATE` in PostgreSQL, which locks the account row for the rest of the
+// transaction, and runs as written in SQLite, whose one writer transaction is already exclusive.
+// Hashes are stored as lowercase hex text, amounts and instants as 64-bit integers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "metering/store.hpp"
+
+namespace enact::metering::sql {
+
+using param = std::variant<int64_t, std::string>;
+
+/// What a statement answered: its rows (every column as text, NULL as nullopt) and, for
+/// INSERT/UPDATE/DELETE, the rows it changed.
+struct rows {
+  std::vector<std::vector<std::optional<std::string>>> data;
+  int64_t affected = 0;
+
+  [[nodiscard]] bool empty() const noexcept { return data.empty(); }
+  [[nodiscard]] bool null(size_t row, size_t col) const { return !data.at(row).at(col).has_value(); }
+  [[nodiscard]] std::string text(size_t row, size_t col) const { return data.at(row).at(col).value_or(""); }
+  /// The column as an integer; 0 for NULL; throws std::runtime_error for anything else.
+  [[nodiscard]] int64_t i64(size_t row, size_t col) const;
+  [[nodiscard]] uint64_t u64(size_t row, size_t col) const { return static_cast<uint64_t>(i64(row, col)); }
+};
+
+/// A statement: SQL text with `?N` placeholders (a string literal: SQLite caches it by address),
+/// and whether PostgreSQL locks the rows it reads.
+struct statement {
+  const char* text;
+  bool lock = false;
+};
+
+/// One open transaction of a backend. Failures throw (the backend maps them to storage).
+class session {
+ public:
+  virtual ~session() = default;
+  virtual rows exec(const statement& s, const std::vector<param>& params) = 0;
+};
+
+/// The store's operations on a session (store.hpp documents each); `now` is the caller's clock.
+namespace operations {
+[[nodiscard]] result<uint64_t> balance(session& s, const account_hash& account);
+[[nodiscard]] result<uint64_t> available(session& s, const account_hash& account, millis now);
+[[nodiscard]] result<void> record_payment(session& s, const payment& p, millis now);
+[[nodiscard]] result<payment> get_payment(session& s, const account_hash& account, std::string_view id);
+[[nodiscard]] result<credit_result> credit_payment(session& s, const account_hash& account, std::string_view id,
+                                                   millis now);
+[[nodiscard]] result<reservation> reserve(session& s, const reserve_request& r, millis now);
+[[nodiscard]] result<uint64_t> settle(session& s, const account_hash& account, std::string_view id, uint64_t amount,
+                                      millis now);
+[[nodiscard]] result<void> release(session& s, const account_hash& account, std::string_view id);
+[[nodiscard]] result<uint64_t> release_expired(session& s, millis now);
+[[nodiscard]] result<key_spending> spending(session& s, const account_hash& account, const key_hash& key, millis now);
+[[nodiscard]] result<page<usage_record>> usage(session& s, const account_hash& account, page_request p);
+[[nodiscard]] result<page<payment>> payments(session& s, const account_hash& account, page_request p);
+}  // namespace operations
+
+}  // namespace enact::metering::sql

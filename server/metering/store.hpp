@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+// `enact::metering::store`: the money of the core service, kept off the chain (docs/architecture.md
+// §1 and §4 "Request path of run action"): per-account credit balances, the payments that credit
+// them, per-usage-key spending against the key's cap, the reservations of runs in flight, and the
+// usage and payment histories. The permission ledger keeps permissions only; a run costs no chain
+// transaction.
+//
+// Rules every backend keeps (tests/metering runs one conformance suite on each):
+//   - a payment is recorded once per id (ids are global across accounts) and credits its account
+//     at most once: a second credit of the same id changes nothing and answers the first credit's
+//     result (`credited_now` false), so a replayed confirmation or webhook never pays twice;
+//   - `reserve` holds credits for a run: it fails with insufficient_credits when the balance less
+//     the account's open reservations is short, and with cap_exceeded when the key's spending plus
+//     its open reservations plus the amount would pass the key's cap (0: no cap);
+//   - `settle` debits at most what was reserved (over_reserved otherwise) and closes the
+//     reservation; `release` closes it without a charge; both only for the reservation's own
+//     account (another account's id is unknown_reservation, as an unknown id is);
+//   - every reservation carries an expiry: an expired one no longer holds credits, cannot be
+//     settled (unknown_reservation), and is deleted by the next write of its account or by
+//     `release_expired`, so the runs of a server that crashed are released, never charged twice;
+//   - a balance never goes below zero and stays within int64; concurrent callers (threads, or
+//     servers sharing one PostgreSQL) never lose an update: SQLite writes in one writer
+//     transaction, PostgreSQL locks the account row (SELECT … FOR UPDATE) and debits with a
+//     conditional UPDATE … WHERE balance >= $n.
+// Backends: SQLite (sqlite_store.hpp, in the data directory by default) and PostgreSQL
+// (pg_store.hpp, for several servers sharing the work).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "enact/bytes.hpp"
+#include "enact/error.hpp"
+#include "enact/result.hpp"
+
+namespace enact::metering {
+
+enum class metering_errc {
+  insufficient_credits = 1,  // the balance less the open reservations is below the amount
+  cap_exceeded,              // the usage key's spending cap would be passed
+  unknown_reservation,       // no open reservation with that id for the account (or it expired)
+  over_reserved,             // settle of more than was reserved
+  unknown_payment,           // no payment with that id for the account
+  duplicate_payment,         // record of a payment id that exists already
+  invalid_argument,          // an amount of 0, an empty id, a value out of range
+  storage,                   // the database failed
+};
+
+namespace detail {
+inline const std::error_category& metering_category() noexcept {
+  static const enact::detail::errc_category<metering_errc> c(
+      "enact.metering", {"", "insufficient credits", "spending cap exceeded", "unknown reservation", "over reserved",
+                         "unknown payment", "duplicate payment", "invalid argument", "storage failure"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(metering_errc e) noexcept {
+  return {static_cast<int>(e), detail::metering_category()};
+}
+
+using account_hash = hash256;  // the account's apiKeyHash
+using key_hash = hash256;      // keccak256 of the key that pays (the account hash for the account key)
+
+/// Milliseconds since the Unix epoch: every instant the store keeps.
+using millis = int64_t;
+
+/// A payment of the account, recorded when its intent is created and credited once it succeeded.
+struct payment {
+  std::string id;  // the provider's payment intent id
+  account_hash account{};
+  uint64_t amount_cents = 0;  // credits it brings (1 credit = 1 US cent)
+  std::string provider;       // "dev", "stripe"
+  bool credited = false;
+  millis created_at = 0;
+  std::optional<millis> credited_at;
+  uint64_t balance_after = 0;  // the account's balance right after the credit (0 until credited)
+};
+
+/// What a credit answered: the balance after the first credit of the payment, and whether this
+/// call made it (false: credited before, nothing changed).
+struct credit_result {
+  uint64_t balance = 0;
+  bool credited_now = false;
+};
+
+/// A run's hold on credits.
+struct reserve_request {
+  account_hash account{};
+  key_hash key{};
+  uint64_t amount = 0;
+  uint64_t key_cap = 0;  // the key's spending cap (setUsageApiKey's balance); 0: none
+  std::string run_id;    // recorded in the usage history when settled
+  std::chrono::milliseconds ttl{std::chrono::minutes(10)};  // open at most this long
+};
+
+struct reservation {
+  std::string id;
+  account_hash account{};
+  key_hash key{};
+  uint64_t amount = 0;
+  std::string run_id;
+  millis expires_at = 0;
+};
+
+/// One settled charge, as the usage history lists it.
+struct usage_record {
+  std::string run_id;
+  key_hash key{};
+  uint64_t amount = 0;
+  millis at = 0;
+};
+
+/// A usage key's spending: settled charges and the open reservations' credits.
+struct key_spending {
+  uint64_t spent = 0;
+  uint64_t reserved = 0;
+};
+
+/// A page of a history, newest first; `number` from 1.
+struct page_request {
+  uint64_t number = 1;
+  uint64_t size = 20;
+};
+template <class T>
+struct page {
+  std::vector<T> items;
+  uint64_t total = 0;
+};
+
+/// Every method is safe to call from several threads (and servers) at once; each write is atomic.
+class store {
+ public:
+  virtual ~store() = default;
+
+  /// Credits the account holds (settled charges deducted; open reservations not): 0 for an account
+  /// the store has not seen.
+  [[nodiscard]] virtual result<uint64_t> balance(const account_hash& account) const = 0;
+  /// The balance less the open, unexpired reservations: what a new reservation may take.
+  [[nodiscard]] virtual result<uint64_t> available(const account_hash& account) const = 0;
+
+  /// Records a payment created with the provider, uncredited (duplicate_payment when the id is
+  /// known, for any account).
+  [[nodiscard]] virtual result<void> record_payment(const payment& p) = 0;
+  /// The account's payment `id` (unknown_payment when none, or when it is another account's).
+  [[nodiscard]] virtual result<payment> get_payment(const account_hash& account, std::string_view id) const = 0;
+  /// Credits the recorded payment `id` to its account once; a second call answers the first
+  /// credit's balance with credited_now false.
+  [[nodiscard]] virtual result<credit_result> credit_payment(const account_hash& account, std::string_view id) = 0;
+
+  /// Holds `r.amount` credits for a run (insufficient_credits, cap_exceeded).
+  [[nodiscard]] virtual result<reservation> reserve(const reserve_request& r) = 0;
+  /// Debits `amount` (at most what was reserved; 0 charges nothing) and closes the reservation;
+  /// returns the account's balance after it.
+  [[nodiscard]] virtual result<uint64_t> settle(const account_hash& account, std::string_view reservation_id,
+                                                uint64_t amount) = 0;
+  /// Closes the reservation without a charge.
+  [[nodiscard]] virtual result<void> release(const account_hash& account, std::string_view reservation_id) = 0;
+  /// Deletes every expired reservation; returns how many.
+  [[nodiscard]] virtual result<uint64_t> release_expired() = 0;
+
+  [[nodiscard]] virtual result<key_spending> spending(const account_hash& account, const key_hash& key) const = 0;
+  /// Settled charges of the account, newest first.
+  [[nodiscard]] virtual result<page<usage_record>> usage(const account_hash& account, page_request p) const = 0;
+  /// Payments of the account (credited or not), newest first.
+  [[nodiscard]] virtual result<page<payment>> payments(const account_hash& account, page_request p) const = 0;
+};
+
+/// The clock a store reads (tests move it); the system clock by default.
+using clock_fn = std::function<millis()>;
+[[nodiscard]] millis system_now();
+
+}  // namespace enact::metering
+
+ENACT_ERRC_ENUM(enact::metering::metering_errc)

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// The metering-store conformance suite (server/metering/store.hpp), written against
+// metering::store& only and run on every backend: sqlite_test.cpp and pg_test.cpp each give it a
+// factory of fresh, empty stores read by a clock the suite moves.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "metering/store.hpp"
+
+namespace enact::metering::test {
+
+/// The suite's clock: milliseconds, moved forward by the cases that test expiry.
+struct test_clock {
+  std::atomic<millis> now{1'700'000'000'000};
+  [[nodiscard]] clock_fn fn() {
+    return [this] {
+      return now.load();
+    };
+  }
+};
+
+/// A payment record as a payment provider's intent gives it: uncredited.
+[[nodiscard]] inline payment intent(std::string id, const account_hash& account, uint64_t cents,
+                                    std::string provider = "dev") {
+  payment p;
+  p.id = std::move(id);
+  p.account = account;
+  p.amount_cents = cents;
+  p.provider = std::move(provider);
+  return p;
+}
+
+/// A fresh, empty store reading `clock`.
+using store_factory = std::function<std::unique_ptr<store>(test_clock& clock)>;
+
+/// Runs every case of the suite (one doctest SUBCASE each) on stores from `make`.
+void run_conformance(const store_factory& make);
+
+}  // namespace enact::metering::test

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// The metering store on PostgreSQL: the conformance suite on a fresh database per case of a
+// throwaway server (tests/triggers' postgres_fixture), and what belongs to this backend alone:
+// two stores (two servers) on one database share the credits, and open on one schema.
+#include <doctest/doctest.h>
+
+#include <thread>
+#include <vector>
+
+#include "conformance.hpp"
+#include "metering/pg_store.hpp"
+#include "must.hpp"
+#include "postgres_fixture.hpp"
+
+namespace enact::metering::test {
+namespace {
+
+using triggers::test::shared_postgres;
+
+TEST_CASE("metering store conformance: postgres") {
+  run_conformance([](test_clock& clock) {
+    return enact::test::must_ok(
+        open_postgres(shared_postgres().create_database(), {.pool_size = 8, .now = clock.fn()}));
+  });
+}
+
+TEST_CASE("metering store on postgres: two servers on one database never spend a credit twice") {
+  const std::string url = shared_postgres().create_database();
+  auto a = enact::test::must_ok(open_postgres(url));
+  auto b = enact::test::must_ok(open_postgres(url));  // the schema exists: opened, not created again
+  const hash256 account{7};
+  MUST(a->record_payment(intent("pi_fleet", account, 100, "stripe")));
+  CHECK_ERRC(b->record_payment(intent("pi_fleet", account, 100, "stripe")), metering_errc::duplicate_payment);
+  (void)MUST(b->credit_payment(account, "pi_fleet"));
+  CHECK_FALSE(MUST(a->credit_payment(account, "pi_fleet")).credited_now);
+  std::atomic<uint64_t> settled{0};
+  std::vector<std::thread> servers;
+  for (store* s : {a.get(), b.get(), a.get(), b.get()})
+    servers.emplace_back([s, &settled, &account] {
+      for (int i = 0; i < 40; ++i) {
+        auto r = s->reserve(reserve_request{account, account, 1, 0, "run", std::chrono::minutes(10)});
+        if (r && s->settle(account, r->id, 1))
+          ++settled;
+      }
+    });
+  for (auto& t : servers)
+    t.join();
+  CHECK(settled == 100);  // 160 attempts for 100 credits: exactly the balance was spent
+  CHECK(MUST(a->balance(account)) == 0);
+  CHECK(MUST(b->usage(account, {1, 1})).total == 100);
+
+  CHECK_ERRC(open_postgres(shared_postgres().url("no_such_database")), metering_errc::storage);
+}
+
+}  // namespace
+}  // namespace enact::metering::test
