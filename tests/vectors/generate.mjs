@@ -27,6 +27,7 @@ import { genKeys } from './gen/keys.mjs';
 import { genPkp } from './gen/pkp.mjs';
 import { genTx1559 } from './gen/tx1559.mjs';
 import { genRegistry } from './gen/registry.mjs';
+import { genKeystore } from './gen/keystore.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -99,7 +100,7 @@ function describeDiff(file, committed, fresh) {
 async function main() {
   const check = process.argv.includes('--check');
   const libs = libraryVersions();
-  const generators = [genTypedData, genAbi, genRlp, genEip55, genCid, genCron, genKeys, genPkp, genTx1559, genRegistry];
+  const generators = [genTypedData, genAbi, genRlp, genEip55, genCid, genCron, genKeys, genPkp, genTx1559, genRegistry, genKeystore];
   let failed = false;
   let total = 0;
   for (const gen of generators) {
