@@ -107,10 +107,11 @@ int main(int argc, char** argv) {
     t.name = "backfill";
     t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
     t.sealed_usage_key = bytes{1};
-    t.config = json::object{{"chain", "svc"},
-                            {"contract", emitter},
-                            {"event", "Ping(address indexed from, uint256 indexed id, string note, uint256 amount)"},
-                            {"start_block", static_cast<int64_t>(start)}};
+    t.config =
+        api::chain_event_config{.chain = "svc",
+                                .contract = parse_address(emitter).value(),
+                                .event = "Ping(address indexed from, uint256 indexed id, string note, uint256 amount)",
+                                .start_block = start};
     t.created_at = t.updated_at = clock.now();
     (void)db->create_trigger(t, std::nullopt).value();
 

@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
         t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
         t.sealed_usage_key = bytes(60, 0x5a);
         const std::string expr = cron_of(pattern, i);
-        t.config = boost::json::object{{"cron", expr}, {"timezone", "UTC"}};
+        t.config = enact::api::schedule_config{expr, "UTC"};
         t.created_at = t.updated_at = clk.now();
         const auto s = cron::parse(expr).value();
         const auto first = cron::next_after(s, go - std::chrono::seconds(1)).value();

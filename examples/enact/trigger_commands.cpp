@@ -419,7 +419,7 @@ int whoami(const std::vector<std::string>& argv) {
   trigger_client c = connect(a);
   const client::token_info who = with_hint([&] { return c.me(); });
   if (a.has("json"))
-    print_json(json::object{{"user_id", who.user_id}, {"token_expires_at", who.token_expires_at}});
+    print_json(json::value_from(who));
   else
     std::printf("%s (token valid until %s)\n", who.user_id.c_str(), who.token_expires_at.c_str());
   return 0;
@@ -517,10 +517,7 @@ int list(const std::vector<std::string>& argv) {
   trigger_client c = connect(a);
   const auto l = with_hint([&] { return c.list(limit_of(a), offset_of(a)); });
   if (a.has("json")) {
-    json::array items;
-    for (const auto& t : l.items)
-      items.push_back(json::value_from(t));
-    print_json(json::object{{"items", std::move(items)}, {"total", l.total}});
+    print_json(json::value_from(l));
     return 0;
   }
   for (const auto& t : l.items)
@@ -601,10 +598,7 @@ int runs(const std::vector<std::string>& argv) {
   if (!a.has("follow")) {
     const auto l = with_hint([&] { return c.runs(id, limit_of(a), offset_of(a)); });
     if (a.has("json")) {
-      json::array items;
-      for (const auto& r : l.items)
-        items.push_back(json::value_from(r));
-      print_json(json::object{{"items", std::move(items)}, {"total", l.total}});
+      print_json(json::value_from(l));
       return 0;
     }
     for (const auto& r : l.items)
@@ -686,7 +680,7 @@ int fire_webhook(const std::vector<std::string>& argv) {
     return 0;
   }
   if (a.has("json"))
-    print_json(json::object{{"run_id", run_id}});
+    print_json(json::value_from(api::webhook_receipt{run_id}));
   else
     std::printf("%s\n", run_id.c_str());
   return 0;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <set>
 #include <unordered_map>
 
@@ -44,26 +43,6 @@ bool is_range_error(const error& e) {
     if (m.find(needle) != std::string::npos)
       return true;
   return false;
-}
-
-std::optional<uint64_t> start_block_of(const json::object& config) {
-  const auto* sb = config.if_contains("start_block");
-  if (sb == nullptr)
-    return std::nullopt;
-  if (sb->is_int64() && sb->get_int64() >= 0)
-    return static_cast<uint64_t>(sb->get_int64());
-  if (sb->is_uint64())
-    return sb->get_uint64();
-  if (sb->is_string()) {
-    const auto& s = sb->get_string();
-    uint64_t n = 0;
-    if (s.size() > 2) {
-      const auto [end, ec] = std::from_chars(s.data() + 2, s.data() + s.size(), n, 16);
-      if (ec == std::errc{} && end == s.data() + s.size())
-        return n;
-    }
-  }
-  return std::nullopt;
 }
 
 /// eth_getLogs ranges one trigger processes per pass at most, so that one long backfill does not
@@ -130,7 +109,7 @@ std::optional<json::object> chain_event_params(const codec::abi::function_sig& e
 /// What the watcher keeps of one trigger between passes (in memory only: after a restart every
 /// trigger is re-checked against its stored checkpoint and seen logs).
 struct chain_watcher::trigger_state {
-  std::string config_text;  // the config this state was built from
+  std::optional<api::chain_event_config> config;  // the config this state was built from
   codec::abi::function_sig event;
   address contract{};
   std::vector<std::vector<hash256>> topics;  // topic0, then the filters
@@ -287,8 +266,8 @@ size_t chain_watcher::pass(chain_state& cs) {
   for (const auto& t : *triggers) {
     if (stopping_)
       break;
-    const auto* chain = t.config.if_contains("chain");
-    if (chain == nullptr || !chain->is_string() || chain->get_string() != cs.cfg.chain)
+    const auto* config = std::get_if<api::chain_event_config>(&t.config);
+    if (config == nullptr || config->chain != cs.cfg.chain)
       continue;
     present.insert(t.id);
     auto r = process(cs, t, *head);
@@ -313,38 +292,20 @@ size_t chain_watcher::pass(chain_state& cs) {
 
 result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_t head) {
   auto& ts = cs.triggers[t.id];
-  const std::string config_text = json::serialize(t.config);
-  if (ts.config_text != config_text) {
+  const auto* config = std::get_if<api::chain_event_config>(&t.config);
+  if (config == nullptr)
+    return fail(store_errc::wrong_type, "trigger " + t.id + ": not a chain-event trigger");
+  if (ts.config != *config) {
     // New trigger, or its config changed: rebuild the selection (the stored checkpoint stays).
     trigger_state fresh;
-    fresh.config_text = config_text;
-    const auto* ev = t.config.if_contains("event");
-    const auto* contract = t.config.if_contains("contract");
-    if (ev == nullptr || !ev->is_string() || contract == nullptr || !contract->is_string())
-      return fail(store_errc::invalid_argument, "config: event and contract required");
-    ENACT_TRY(fresh.event, codec::abi::parse_signature(ev->get_string()));
-    ENACT_TRY(fresh.contract, parse_address(contract->get_string(), "config.contract"));
+    fresh.config = *config;
+    ENACT_TRY(fresh.event, codec::abi::parse_signature(config->event));
+    fresh.contract = config->contract;
     fresh.topics.push_back({crypto::keccak256(std::string_view(fresh.event.canonical()))});
-    if (const auto* tf = t.config.if_contains("topic_filters"); tf != nullptr && tf->is_array()) {
-      for (const auto& f : tf->get_array()) {
-        std::vector<hash256> alts;
-        if (f.is_string()) {
-          ENACT_TRY(auto h, codec::hex::decode_fixed<32>(f.get_string(), "config.topic_filters"));
-          alts.push_back(h);
-        } else if (f.is_array()) {
-          for (const auto& a : f.get_array()) {
-            if (!a.is_string())
-              return fail(store_errc::invalid_argument, "config.topic_filters: expected topics");
-            ENACT_TRY(auto h, codec::hex::decode_fixed<32>(a.get_string(), "config.topic_filters"));
-            alts.push_back(h);
-          }
-        }
-        fresh.topics.push_back(std::move(alts));  // empty: null, any value
-      }
-    }
-    fresh.start = start_block_of(t.config);
-    if (const auto* c = t.config.if_contains("confirmations"); c != nullptr && c->is_int64() && c->get_int64() >= 0)
-      fresh.confirmations = static_cast<uint64_t>(c->get_int64());
+    // Each filter: empty for null (any value), else the topics it accepts.
+    fresh.topics.insert(fresh.topics.end(), config->topic_filters.begin(), config->topic_filters.end());
+    fresh.start = config->start_block;
+    fresh.confirmations = config->confirmations;
     fresh.range = cs.cfg.max_range;
     fresh.checkpoint = ts.checkpoint;
     ts = std::move(fresh);

@@ -128,10 +128,9 @@ void send_error(ctx& c, const httplib::Request& req, httplib::Response& res, con
 
 // --- reading requests ------------------------------------------------------------------------------
 
-/// A JSON object body with exactly the string fields `keys`. Requiring application/json is also
-/// the CSRF guard of the cookie routes: a page of another site cannot send it without a CORS
-/// preflight, which this service never grants.
-result<json::object> string_fields(const httplib::Request& req, std::initializer_list<std::string_view> keys) {
+/// A JSON object body. Requiring application/json is also the CSRF guard of the cookie routes: a
+/// page of another site cannot send it without a CORS preflight, which this service never grants.
+result<json::value> json_body(const httplib::Request& req) {
   if (req.body.size() > kMaxBody)
     return fail(api_errc::payload_too_large, "body: over " + std::to_string(kMaxBody) + " bytes");
   if (!http::is_json_media_type(req.get_header_value("Content-Type")))
@@ -140,6 +139,12 @@ result<json::object> string_fields(const httplib::Request& req, std::initializer
   json::value v = json::parse(req.body, ec);
   if (ec || !v.is_object())
     return invalid("body: expected a JSON object");
+  return v;
+}
+
+/// A JSON object body (json_body) with exactly the string fields `keys`.
+result<json::object> string_fields(const httplib::Request& req, std::initializer_list<std::string_view> keys) {
+  ENACT_TRY(json::value v, json_body(req));
   json::object& o = v.as_object();
   for (const auto& kv : o)
     if (std::find(keys.begin(), keys.end(), std::string_view(kv.key())) == keys.end())
@@ -600,23 +605,25 @@ result<json::value> decide(ctx& c, const httplib::Request& req, bool approve) {
 /// the token behind the challenge.
 void token(ctx& c, const httplib::Request& req, httplib::Response& res) {
   auto& raw_body = const_cast<std::string&>(req.body);
-  auto fields = [&]() -> result<json::object> {
+  auto request = [&]() -> result<api::token_request> {
     ENACT_TRY_VOID(http::only_query(req, {}));
-    return string_fields(req, {"challenge", "token"});
+    ENACT_TRY(json::value body, json_body(req));
+    auto r = api::read<api::token_request>(body);
+    if (auto* tok = body.as_object().if_contains("token"); tok != nullptr && tok->is_string())
+      detail::secure_wipe(tok->get_string().data(), tok->get_string().size());
+    return r;
   }();
   detail::secure_wipe(raw_body.data(), raw_body.size());
-  if (!fields) {
-    send_error(c, req, res, fields.err());
+  if (!request) {
+    send_error(c, req, res, request.err());
     return;
   }
-  json::string& tok = fields->at("token").get_string();
-  const auto h = token_hash(tok);
-  detail::secure_wipe(tok.data(), tok.size());
+  const auto h = token_hash(as_chars(request->token.view()));
   if (!h) {
     send_error(c, req, res, invalid("body.token: expected the token, base64url of 32 bytes (43 characters)"));
     return;
   }
-  const std::string_view challenge = fields->at("challenge").get_string();
+  const std::string_view challenge = request->challenge;
   const std::string from_token = codec::base64::encode_url(*h);
   if (challenge.size() != from_token.size() || !constant_time_equal(as_bytes(challenge), as_bytes(from_token))) {
     send_error(c, req, res, invalid("body.token: its sha256 is not the challenge"));
@@ -652,27 +659,20 @@ void token(ctx& c, const httplib::Request& req, httplib::Response& res) {
   }
   c.log.info("token issued", {{"client_name", t.client_name}, {"user_id", t.user_id}});
   send_json(res, 200,
-            json::object{{"token_type", "bearer"},
-                         {"user_id", t.user_id},
-                         {"expires_at", to_rfc3339(t.expires_at)},
-                         {"client_name", t.client_name}});
+            json::value_from(api::issued_token{"bearer", t.user_id, to_rfc3339(t.expires_at), t.client_name}));
 }
 
 result<json::value> list_tokens(ctx& c, const httplib::Request& req, const token_record& who) {
   ENACT_TRY_VOID(http::only_query(req, {}));
   ENACT_TRY(const auto all, c.db.list_tokens(who.user_id));
   const time_point now = c.clk.now();
-  json::array items;
-  for (const auto& t : all) {
-    if (t.revoked || t.expires_at <= now)
-      continue;
-    items.push_back(json::object{{"id", codec::base64::encode_url(t.hash)},
-                                 {"client_name", t.client_name},
-                                 {"created_at", to_rfc3339(t.created_at)},
-                                 {"expires_at", to_rfc3339(t.expires_at)}});
-  }
-  const size_t total = items.size();
-  return json::object{{"items", std::move(items)}, {"total", total}};
+  api::listing<api::token_summary> out;
+  for (const auto& t : all)
+    if (!t.revoked && t.expires_at > now)
+      out.items.push_back(
+          {codec::base64::encode_url(t.hash), t.client_name, to_rfc3339(t.created_at), to_rfc3339(t.expires_at)});
+  out.total = out.items.size();
+  return json::value_from(out);
 }
 
 result<json::value> revoke(ctx& c, const httplib::Request& req, const token_record& who) {

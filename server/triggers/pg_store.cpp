@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The PostgreSQL trigger store (pg_store.hpp): its schema, open, and the trigger records; runs,
-// schedules and chain logs are in pg_store_runs.cpp, tokens, approvals and browser sessions in
-// pg_store_auth.cpp, libpq access and the call boundary in pg_store_internal.hpp.
-#include "triggers/pg_store_internal.hpp"
-
+// The PostgreSQL trigger store (pg_store.hpp): its schema, the SQL backend (sql_store.hpp) the
+// store's body runs on — a pool of libpq connections (pg_store_internal.hpp), transactions retried
+// on a deadlock or a serialization failure — and the two statements PostgreSQL does better alone:
+// queuing a webhook's run in one statement, and leasing runs with SKIP LOCKED in one.
 #include <iterator>
+
+#include "triggers/pg_store_internal.hpp"
+#include "triggers/sql_store_internal.hpp"
 
 namespace enact::triggers {
 
@@ -120,11 +122,12 @@ static_assert(std::size(kMigrations) == pg_store::kSchemaVersion, "kSchemaVersio
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// Shared rows and statements
+// The SQL backend
 
+/// The store_errc a failure answers: conflict and not_found for the races the statements could not
+/// rule out in advance, storage otherwise.
 error storage_error(const pg_failure& e) {
-  // A race the statements could not rule out in advance: another transaction inserted the same
-  // key, or deleted the trigger a row refers to.
+  // Another transaction inserted the same key, or deleted the trigger a row refers to.
   if (e.sqlstate == "23505")
     return fail(store_errc::conflict, e.what());
   if (e.sqlstate == "23503")
@@ -132,76 +135,118 @@ error storage_error(const pg_failure& e) {
   return fail(store_errc::storage, e.what());
 }
 
-std::optional<trigger> load_trigger(connection& c, std::string_view id) {
-  rows q = c.exec("SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.id = $1", id);
-  if (!q.next())
-    return std::nullopt;
-  return read_trigger(q);
-}
+class statement_rows final : public sql::rows {
+ public:
+  explicit statement_rows(pg_backend::rows r) : r_(std::move(r)) {}
+  bool next() override { return r_.next(); }
+  bool is_null(int col) const override { return r_.is_null(col); }
+  int64_t i64(int col) const override { return r_.i64(col); }
+  bool boolean(int col) const override { return r_.boolean(col); }
+  std::string text(int col) const override { return r_.text(col); }
+  bytes blob(int col) const override { return r_.blob(col); }
+  int64_t affected() const override { return r_.affected(); }
 
-/// Inserts a queued run (the caller has checked its trigger).
-run insert_run(connection& c, const new_run& r, const std::string& params_json) {
-  c.exec(
-      "INSERT INTO runs (id, trigger_id, status, params, queued_at, next_attempt_at) "
-      "VALUES ($1, $2, 'queued', $3, $4, $4)",
-      r.id, r.trigger_id, params_json, r.queued_at);
-  return queued_run(r);
-}
+ private:
+  pg_backend::rows r_;
+};
 
-/// Why a run of trigger `id` at `at` may not be queued under its run limits; nullopt when it may.
-std::optional<error> over_limits(connection& c, std::string_view id, time_point at) {
-  rows q = c.exec("SELECT t.max_runs_per_minute, t.max_queued_runs, " RUNS_THIS_MINUTE(
-                      "$2::bigint") ", " RUNS_UNFINISHED " FROM triggers t WHERE t.id = $1",
-                  id, minute_of(at));
-  if (!q.next())
-    return std::nullopt;
-  const int64_t per_minute = q.i64(0);
-  const int64_t queued = q.i64(1);
-  if (q.i64(2) >= per_minute)
-    return fail(store_errc::rate_limited, "trigger " + std::string(id) + ": " + std::to_string(per_minute) +
-                                              " runs queued in this minute already (max_runs_per_minute)");
-  if (q.i64(3) >= queued)
-    return fail(store_errc::queue_full, "trigger " + std::string(id) + ": " + std::to_string(queued) +
-                                            " runs queued or running already (max_queued_runs)");
-  return std::nullopt;
-}
+class sql_connection final : public sql::connection {
+ public:
+  explicit sql_connection(pg_backend::connection& c) : c_(c) {}
 
-/// Queues `r`, or records it as a run that failed at once (never attempted) when the trigger is
-/// over its run limits.
-run insert_or_refuse(connection& c, const new_run& r, const std::string& params_json) {
-  const auto over = over_limits(c, r.trigger_id, r.queued_at);
-  if (!over)
-    return insert_run(c, r, params_json);
-  c.exec(
-      "INSERT INTO runs (id, trigger_id, status, params, error_code, error_message, queued_at, "
-      "finished_at, next_attempt_at) VALUES ($1, $2, 'failed', $3, $4, $5, $6, $6, $6)",
-      r.id, r.trigger_id, params_json, kRateLimitedCode, over->message, r.queued_at);
-  return refused_run(r, over->message);
-}
+ protected:
+  std::unique_ptr<sql::rows> run(const char* sql, std::span<const sql::param> params) override {
+    return std::make_unique<statement_rows>(c_.exec_args(sql, args(params)));
+  }
 
-/// Fails (after max_attempts) or requeues runs whose lease expired by `now`; everything leased
-/// when `all` is set. Rows another transaction holds are skipped: that one is handling them.
-size_t expire(connection& c, time_point now, uint32_t max_attempts, bool all) {
-  const int64_t cutoff = all ? kMaxI64 : static_cast<int64_t>(now.time_since_epoch().count());
-  size_t n =
-      static_cast<size_t>(c.exec("UPDATE runs SET status = 'failed', finished_at = $1, lease_owner = NULL, "
-                                 "lease_expires_at = NULL, error_code = 'lease_expired', error_message = "
-                                 "'the worker running this attempt stopped answering, and no attempt is left', "
-                                 "error_stack = NULL WHERE seq IN (SELECT seq FROM runs WHERE lease_owner IS NOT NULL "
-                                 "AND lease_expires_at <= $2 AND attempts >= $3 FOR UPDATE SKIP LOCKED)",
-                                 now, cutoff, max_attempts)
-                              .affected());
-  n += static_cast<size_t>(c.exec("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL "
-                                  "WHERE seq IN (SELECT seq FROM runs WHERE lease_owner IS NOT NULL AND "
-                                  "lease_expires_at <= $1 FOR UPDATE SKIP LOCKED)",
-                                  cutoff)
-                               .affected());
-  return n;
-}
+ private:
+  pg_backend::connection& c_;
+};
+
+class db final : public sql::backend {
+ public:
+  db(const std::string& url, const pg_options& o) : connections_(url, o.connections) {}
+
+  /// Statements outside an explicit transaction: reads, and writes of one statement (which
+  /// commit on their own before returning).
+  result<void> read(const work& f) const override {
+    return on_connection([&](connection& c) { return call(c, f); });
+  }
+  result<void> write_one(const work& f) override { return read(f); }
+
+  /// `f` inside BEGIN … COMMIT; rolled back when it returns an error. Retried on a deadlock or a
+  /// serialization failure (the other transaction went first; running again sees its result).
+  result<void> write(const work& f) override {
+    for (int attempt = 1;; ++attempt) {
+      std::optional<std::string> retry;
+      auto out = on_connection([&](connection& c) -> result<void> {
+        try {
+          c.exec_simple("BEGIN");
+          auto r = call(c, f);
+          if (!r) {
+            c.rollback();
+            return r;
+          }
+          c.exec_simple("COMMIT");
+          return r;
+        } catch (const pg_failure& e) {
+          c.rollback();
+          if ((e.sqlstate == "40001" || e.sqlstate == "40P01") && attempt < kWriteAttempts)
+            retry = e.what();
+          throw;
+        } catch (...) {
+          c.rollback();
+          throw;
+        }
+      });
+      if (!retry)
+        return out;
+    }
+  }
+
+  /// The schema's migration: raw SQL on one connection, in one transaction.
+  template <class F>
+  result<void> migrate(F&& f) {
+    return on_connection([&](connection& c) -> result<void> {
+      c.exec_simple("BEGIN");
+      try {
+        auto r = f(c);
+        if (r)
+          c.exec_simple("COMMIT");
+        else
+          c.rollback();
+        return r;
+      } catch (...) {
+        c.rollback();
+        throw;
+      }
+    });
+  }
+
+ private:
+  static result<void> call(connection& c, const work& f) {
+    sql_connection sc(c);
+    return f(sc);
+  }
+  /// `f(connection&)` on a pooled connection; a failure thrown by it is answered as a store_errc.
+  template <class F>
+  result<void> on_connection(F&& f) const {
+    try {
+      pool::lease l = connections_.acquire();
+      return f(*l);
+    } catch (const pg_failure& e) {
+      return storage_error(e);
+    } catch (const store_rows::corrupt_row& e) {
+      return fail(store_errc::storage, "postgres: " + std::string(e.what()));
+    }
+  }
+
+  mutable pool connections_;
+};
 
 }  // namespace pg_backend
 
-using namespace pg_backend;
+using sql::cursor;
 
 // ---------------------------------------------------------------------------------------------
 // open
@@ -209,13 +254,13 @@ using namespace pg_backend;
 result<std::unique_ptr<pg_store>> pg_store::open(const std::string& url, pg_options options) {
   if (!is_postgres_url(url))
     return fail(store_errc::invalid_argument, "postgres: expected a postgres:// or postgresql:// connection URL");
-  auto s = std::make_unique<impl>(url, options);
-  auto migrated = s->write([&](connection& c) -> result<void> {
-    c.exec_simple(kSchemaLock);
+  auto d = std::make_unique<pg_backend::db>(url, options);
+  auto migrated = d->migrate([&](pg_backend::connection& c) -> result<void> {
+    c.exec_simple(pg_backend::kSchemaLock);
     c.exec_simple("CREATE TABLE IF NOT EXISTS trigger_store_schema (version integer NOT NULL)");
     int64_t version = 0;
     {
-      rows q = c.exec("SELECT version FROM trigger_store_schema");
+      pg_backend::rows q = c.exec("SELECT version FROM trigger_store_schema");
       if (q.next())
         version = q.i64(0);
       else
@@ -225,108 +270,80 @@ result<std::unique_ptr<pg_store>> pg_store::open(const std::string& url, pg_opti
       return fail(store_errc::storage, "postgres: schema version " + std::to_string(version) +
                                            " is newer than this build's " + std::to_string(kSchemaVersion));
     for (int64_t v = version; v < kSchemaVersion; ++v)
-      c.exec_simple(kMigrations[v]);
+      c.exec_simple(pg_backend::kMigrations[v]);
     if (version < kSchemaVersion)
       c.exec("UPDATE trigger_store_schema SET version = $1", kSchemaVersion);
     return {};
   });
   if (!migrated)
     return migrated.err();
-  return std::unique_ptr<pg_store>(new pg_store(std::move(s)));
+  return std::unique_ptr<pg_store>(new pg_store(std::move(d)));
 }
 
-pg_store::pg_store(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
+pg_store::pg_store(std::unique_ptr<pg_backend::db> d) : sql_store(std::move(d)) {}
 pg_store::~pg_store() = default;
 
 // ---------------------------------------------------------------------------------------------
-// triggers
+// what PostgreSQL does in one statement
 
-result<trigger> pg_store::create_trigger(const trigger& t, const std::optional<schedule_state>& s) {
-  ENACT_TRY_VOID(check_new_trigger(t));
-  const std::string config = json::serialize(t.config);
-  return impl_->write([&](connection& c) -> result<trigger> {
-    const auto inserted =
-        c.exec(
-             "INSERT INTO triggers (id, owner, type, name, enabled, action_cid, pkp_id, "
-             "sealed_usage_key, usage_key_hash, config, created_at, updated_at, max_runs_per_minute, "
-             "max_queued_runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
-             "ON CONFLICT (id) DO NOTHING",
-             t.id, t.owner, to_string(t.type), t.name, t.enabled, t.action_cid, t.pkp_id, t.sealed_usage_key,
-             t.usage_key_hash, config, t.created_at, t.updated_at, t.max_runs_per_minute, t.max_queued_runs)
-            .affected();
-    if (inserted == 0)
-      return fail(store_errc::conflict, "trigger " + t.id + ": exists already");
-    if (s)
-      c.exec("INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3)", t.id, s->next_due,
-             s->last_planned);
-    return t;
+// The run limits of API.md §4 as SQL over a trigger row `t` and the calendar minute's start $M,
+// as sql::over_limits counts them.
+#define RUNS_THIS_MINUTE(M)                                                                        \
+  "(SELECT COUNT(*) FROM (SELECT r.queued_at FROM runs r WHERE r.trigger_id = t.id AND "           \
+  "NOT (r.status = 'failed' AND r.attempts = 0) ORDER BY r.seq DESC LIMIT t.max_runs_per_minute) " \
+  "w WHERE w.queued_at >= " M ")"
+#define RUNS_UNFINISHED                                                        \
+  "(SELECT COUNT(*) FROM (SELECT 1 FROM runs r WHERE r.trigger_id = t.id AND " \
+  "r.status IN ('queued', 'running') LIMIT t.max_queued_runs) q)"
+
+result<run> pg_store::enqueue_run(const new_run& r, trigger_type expected) {
+  ENACT_TRY_VOID(store_rows::check_new_run(r));
+  const std::string params = json::serialize(r.params);
+  return write_one([&](sql::connection& c) -> result<run> {
+    // One statement, one round trip and one commit: the checks and the insert see one snapshot.
+    // (Requests of one trigger at the same instant may each see the others' runs not yet
+    // committed, so the limits may be passed by as many runs as arrive at once.)
+    const auto inserted = c.exec(
+                               "INSERT INTO runs (id, trigger_id, status, params, queued_at, next_attempt_at) "
+                               "SELECT $1::text, t.id, 'queued', $3::text, $4::bigint, $4::bigint FROM triggers t "
+                               "WHERE t.id = $2::text AND t.type = $5::text AND t.enabled AND " RUNS_THIS_MINUTE(
+                                   "$6::bigint") " < t.max_runs_per_minute AND " RUNS_UNFINISHED " < t.max_queued_runs",
+                               r.id, r.trigger_id, params, r.queued_at, to_string(expected),
+                               std::chrono::floor<std::chrono::minutes>(r.queued_at))
+                              .affected();
+    if (inserted == 1)
+      return store_rows::queued_run(r);
+    ENACT_TRY(const sql::run_limits limits, sql::queueable(c, r.trigger_id, expected));
+    if (auto over = sql::over_limits(c, r.trigger_id, limits.per_minute, limits.queued, r.queued_at))
+      return *over;
+    // Enabled again (or re-created) between the two statements: the caller may try again.
+    return fail(store_errc::conflict, "trigger " + r.trigger_id + ": changed while queuing");
   });
 }
 
-result<trigger> pg_store::get_trigger(std::string_view owner, std::string_view id) const {
-  return impl_->once([&](connection& c) -> result<trigger> {
-    auto t = load_trigger(c, id);
-    if (!t || t->owner != owner)
-      return no_trigger(id);
-    return std::move(*t);
+std::vector<leased_run> pg_store::lease_due(sql::connection& c, const lease_request& req, time_point until) {
+  // SKIP LOCKED: runs another instance is leasing right now are passed over, not waited for.
+  cursor q = c.exec(
+      "WITH picked AS (SELECT seq FROM runs WHERE lease_owner IS NULL AND status IN "
+      "('queued', 'running') AND next_attempt_at <= $1::bigint ORDER BY next_attempt_at, seq "
+      "LIMIT $2::bigint FOR UPDATE SKIP LOCKED) "
+      "UPDATE runs r SET status = 'running', attempts = r.attempts + 1, lease_owner = $3::text, "
+      "lease_expires_at = $4::bigint, started_at = COALESCE(r.started_at, $1::bigint) "
+      "FROM picked p, triggers t WHERE r.seq = p.seq AND t.id = r.trigger_id "
+      "RETURNING " RUN_COLUMNS ", t.owner, t.action_cid, t.pkp_id, t.sealed_usage_key, r.seq",
+      req.now, static_cast<uint64_t>(req.max_runs), req.worker_id, until);
+  std::vector<std::pair<int64_t, leased_run>> got;
+  while (q.next())
+    got.emplace_back(q.i64(store_rows::kRunColumns + 4), sql::read_leased(q));
+  // RETURNING has no order: oldest due first, as picked.
+  std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.second.r.next_attempt_at, a.first) < std::pair(b.second.r.next_attempt_at, b.first);
   });
-}
-
-result<trigger> pg_store::find_trigger(std::string_view id) const {
-  return impl_->once([&](connection& c) -> result<trigger> {
-    auto t = load_trigger(c, id);
-    if (!t)
-      return no_trigger(id);
-    return std::move(*t);
-  });
-}
-
-result<listing<trigger>> pg_store::list_triggers(std::string_view owner, page p) const {
-  return impl_->once([&](connection& c) -> result<listing<trigger>> {
-    rows n = c.exec("SELECT COUNT(*) FROM triggers WHERE owner = $1", owner);
-    rows q = c.exec("SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.owner = $1 ORDER BY t.seq LIMIT $2 OFFSET $3",
-                    owner, p.limit, p.offset);
-    return read_listing<trigger>(n, q, [](const rows& row) { return read_trigger(row); });
-  });
-}
-
-result<trigger> pg_store::update_trigger(std::string_view owner, std::string_view id, const trigger_patch& patch) {
-  ENACT_TRY_VOID(check_patch(patch));
-  std::optional<std::string> config;
-  if (patch.config)
-    config = json::serialize(*patch.config);
-  return impl_->write([&](connection& c) -> result<trigger> {
-    std::optional<trigger> t;
-    {
-      rows q = c.exec("SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.id = $1 FOR UPDATE", id);
-      if (q.next())
-        t = read_trigger(q);
-    }
-    if (!t || t->owner != owner)
-      return no_trigger(id);
-    apply_patch(*t, patch);
-    c.exec(
-        "UPDATE triggers SET name = $1, enabled = $2, config = $3, action_cid = $4, pkp_id = $5, "
-        "sealed_usage_key = $6, usage_key_hash = $7, updated_at = $8, max_runs_per_minute = $9, "
-        "max_queued_runs = $10 WHERE id = $11",
-        t->name, t->enabled, config ? *config : json::serialize(t->config), t->action_cid, t->pkp_id,
-        t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->max_runs_per_minute, t->max_queued_runs, t->id);
-    if (patch.schedule)
-      c.exec(
-          "INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3) "
-          "ON CONFLICT (trigger_id) DO UPDATE SET next_due = excluded.next_due, "
-          "last_planned = excluded.last_planned",
-          t->id, patch.schedule->next_due, patch.schedule->last_planned);
-    return std::move(*t);
-  });
-}
-
-result<void> pg_store::delete_trigger(std::string_view owner, std::string_view id) {
-  return impl_->once([&](connection& c) -> result<void> {
-    if (c.exec("DELETE FROM triggers WHERE id = $1 AND owner = $2", id, owner).affected() == 0)
-      return no_trigger(id);
-    return {};
-  });
+  std::vector<leased_run> out;
+  out.reserve(got.size());
+  for (auto& g : got)
+    out.push_back(std::move(g.second));
+  return out;
 }
 
 }  // namespace enact::triggers

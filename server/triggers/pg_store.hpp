@@ -27,7 +27,7 @@
 #include <string>
 #include <string_view>
 
-#include "triggers/store.hpp"
+#include "triggers/sql_store.hpp"
 
 namespace enact::triggers {
 
@@ -39,7 +39,12 @@ struct pg_options {
 /// True for a libpq connection URI ("postgres://…" or "postgresql://…").
 [[nodiscard]] bool is_postgres_url(std::string_view s) noexcept;
 
-class pg_store final : public store {
+namespace pg_backend {
+class db;
+}
+
+/// The store's body (sql_store.hpp) over PostgreSQL.
+class pg_store final : public sql_store {
  public:
   static constexpr int kSchemaVersion = 2;
 
@@ -51,12 +56,16 @@ class pg_store final : public store {
   pg_store(const pg_store&) = delete;
   pg_store& operator=(const pg_store&) = delete;
 
-  ENACT_TRIGGER_STORE_OVERRIDES
+  /// One statement: the checks, the run limits and the insert (see enqueue_run in store.hpp).
+  result<run> enqueue_run(const new_run& r, trigger_type expected) override;
+
+ protected:
+  /// One statement: SELECT … FOR UPDATE SKIP LOCKED, so instances leasing at once never wait for,
+  /// nor both take, the same run.
+  std::vector<leased_run> lease_due(sql::connection& c, const lease_request& r, time_point until) override;
 
  private:
-  struct impl;
-  explicit pg_store(std::unique_ptr<impl> i);
-  std::unique_ptr<impl> impl_;
+  explicit pg_store(std::unique_ptr<pg_backend::db> d);
 };
 
 }  // namespace enact::triggers

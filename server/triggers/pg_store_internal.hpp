@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the files of the PostgreSQL trigger store share (pg_store.cpp: schema, open, triggers;
-// pg_store_runs.cpp: runs, schedules, chain logs; pg_store_auth.cpp: tokens, approvals, browser
-// sessions): libpq access, the run-limit SQL and the call boundary. Not part of the store's
-// interface. A database failure is an exception inside these files (`pg_failure`, with the
-// SQLSTATE), caught at the call boundary and answered as a store_errc. Values travel as text,
-// except bytea parameters (binary, so no escaping exists to get wrong); results are text (bytea in
-// hex).
+// libpq access of the PostgreSQL trigger store (pg_store.cpp): connections with their prepared
+// statements, parameters, rows and the connection pool. Not part of the store's interface. A
+// database failure is an exception (`pg_failure`, with the SQLSTATE), caught at the backend's
+// call boundary and answered as a store_errc. Values travel as text, except bytea parameters
+// (binary, so no escaping exists to get wrong); results are text (bytea in hex).
 #pragma once
 
 #include <libpq-fe.h>
@@ -16,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -26,7 +25,7 @@
 #include "enact/secret.hpp"
 #include "storage/pool.hpp"
 #include "triggers/pg_store.hpp"
-#include "triggers/store_rows.hpp"
+#include "triggers/sql_store.hpp"
 
 namespace enact::triggers {
 namespace pg_backend {
@@ -63,6 +62,11 @@ class args {
   explicit args(const A&... a) {
     (add(a), ...);
   }
+  /// The parameters of a statement of the store's body (sql_store.hpp).
+  explicit args(std::span<const sql::param> params) {
+    for (const sql::param& p : params)
+      std::visit([this](const auto& v) { add(v); }, p);
+  }
   [[nodiscard]] int size() const noexcept { return static_cast<int>(data_.size()); }
   /// Pointers for PQexecPrepared; valid while this object lives unchanged.
   void finish() {
@@ -93,7 +97,8 @@ class args {
   void add(std::string_view v) { push(std::string(v), false, 0); }
   void add(const std::string& v) { add(std::string_view(v)); }
   void add(const char* v) { add(std::string_view(v)); }
-  void add(const bytes& v) { push(std::string(v.begin(), v.end()), false, 1); }
+  void add(bytes_view v) { push(std::string(v.begin(), v.end()), false, 1); }
+  void add(const bytes& v) { add(bytes_view(v)); }
   template <size_t N>
   void add(const std::array<uint8_t, N>& v) {
     push(std::string(v.begin(), v.end()), false, 1);
@@ -217,7 +222,9 @@ class connection {
   /// Runs `sql` (a string literal: the statement cache keys on its text) with `a`.
   template <class... A>
   rows exec(std::string_view sql, const A&... a) {
-    args p{a...};
+    return exec_args(sql, args{a...});
+  }
+  rows exec_args(std::string_view sql, args p) {
     p.finish();
     const std::string& name = prepared(sql, p.size());
     result_ptr r(PQexecPrepared(c_, name.c_str(), p.size(), p.values(), p.lengths(), p.formats(), 0));
@@ -283,95 +290,5 @@ class pool : public storage::pool<connection> {
   std::string url_;
 };
 
-// ---------------------------------------------------------------------------------------------
-// Shared rows and statements
-
-/// The store_errc a failure answers: conflict and not_found for the races the statements could not
-/// rule out in advance, storage otherwise.
-[[nodiscard]] error storage_error(const pg_failure& e);
-
-[[nodiscard]] std::optional<trigger> load_trigger(connection& c, std::string_view id);
-/// Inserts a queued run (the caller has checked its trigger).
-run insert_run(connection& c, const new_run& r, const std::string& params_json);
-
-// The run limits of docs/protocol.md §4 as SQL over a trigger row `t` and the calendar minute's start $M:
-// the trigger's newest runs by seq (runs_by_trigger), at most the limit of them, counted within
-// the minute (runs refused by the limits, failed and never attempted, do not count); and its
-// unfinished runs (runs_unfinished), at most the limit of them.
-#define RUNS_THIS_MINUTE(M)                                                                        \
-  "(SELECT COUNT(*) FROM (SELECT r.queued_at FROM runs r WHERE r.trigger_id = t.id AND "           \
-  "NOT (r.status = 'failed' AND r.attempts = 0) ORDER BY r.seq DESC LIMIT t.max_runs_per_minute) " \
-  "w WHERE w.queued_at >= " M ")"
-#define RUNS_UNFINISHED                                                        \
-  "(SELECT COUNT(*) FROM (SELECT 1 FROM runs r WHERE r.trigger_id = t.id AND " \
-  "r.status IN ('queued', 'running') LIMIT t.max_queued_runs) q)"
-
-[[nodiscard]] inline time_point minute_of(time_point at) { return std::chrono::floor<std::chrono::minutes>(at); }
-
-/// Why a run of trigger `id` at `at` may not be queued under its run limits; nullopt when it may.
-[[nodiscard]] std::optional<error> over_limits(connection& c, std::string_view id, time_point at);
-/// Queues `r`, or records it as a run that failed at once (never attempted) when the trigger is
-/// over its run limits.
-run insert_or_refuse(connection& c, const new_run& r, const std::string& params_json);
-/// Fails (after max_attempts) or requeues runs whose lease expired by `now`; everything leased
-/// when `all` is set. Rows another transaction holds are skipped: that one is handling them.
-size_t expire(connection& c, time_point now, uint32_t max_attempts, bool all);
-
 }  // namespace pg_backend
-
-struct pg_store::impl {
-  using connection = pg_backend::connection;
-  using pool = pg_backend::pool;
-
-  impl(const std::string& url, const pg_options& o) : connections(url, o.connections) {}
-
-  mutable pool connections;
-
-  /// Statements outside an explicit transaction: reads, and writes of one statement (which
-  /// commits on its own before returning).
-  template <class F>
-  auto once(F&& f) const -> decltype(f(std::declval<connection&>())) {
-    try {
-      pool::lease l = connections.acquire();
-      return f(*l);
-    } catch (const pg_backend::pg_failure& e) {
-      return pg_backend::storage_error(e);
-    } catch (const store_rows::corrupt_row& e) {
-      return fail(store_errc::storage, "postgres: " + std::string(e.what()));
-    }
-  }
-
-  /// `f` inside BEGIN … COMMIT; rolled back when it returns an error. Retried on a deadlock or a
-  /// serialization failure (the other transaction went first; running again sees its result).
-  template <class F>
-  auto write(F&& f) -> decltype(f(std::declval<connection&>())) {
-    using R = decltype(f(std::declval<connection&>()));
-    for (int attempt = 1;; ++attempt) {
-      try {
-        pool::lease l = connections.acquire();
-        connection& c = *l;
-        try {
-          c.exec_simple("BEGIN");
-          R out = f(c);
-          if (!out.has_value()) {
-            c.rollback();
-            return out;
-          }
-          c.exec_simple("COMMIT");
-          return out;
-        } catch (...) {
-          c.rollback();
-          throw;
-        }
-      } catch (const pg_backend::pg_failure& e) {
-        if ((e.sqlstate == "40001" || e.sqlstate == "40P01") && attempt < pg_backend::kWriteAttempts)
-          continue;
-        return pg_backend::storage_error(e);
-      } catch (const store_rows::corrupt_row& e) {
-        return fail(store_errc::storage, "postgres: " + std::string(e.what()));
-      }
-    }
-  }
-};
-
 }  // namespace enact::triggers

@@ -12,12 +12,9 @@
 #include <functional>
 
 #include "enact/client/api_error.hpp"
-#include "enact/codec/base64.hpp"
-#include "enact/codec/hex.hpp"
 #include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/secret.hpp"
-#include "enact/ipfs/cid.hpp"
 #include "http/errors.hpp"
 #include "http/log.hpp"
 #include "http/rate_limiter.hpp"
@@ -51,7 +48,6 @@ using steady = std::chrono::steady_clock;
 using state = service::state;
 
 constexpr size_t kMaxManagementBody = size_t{1} << 20;
-constexpr size_t kMaxName = 256;
 constexpr uint64_t kMaxLimit = 100;
 
 error invalid(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
@@ -82,22 +78,23 @@ void send_error(state& st, const httplib::Request& req, httplib::Response& res, 
 
 // --- reading requests --------------------------------------------------------------------------
 
-result<void> only_keys(const json::object& o, std::initializer_list<std::string_view> keys, std::string_view where) {
-  for (const auto& kv : o)
-    if (std::find(keys.begin(), keys.end(), std::string_view(kv.key())) == keys.end())
-      return invalid(std::string(where) + "." + std::string(kv.key()) + ": unknown field");
-  return {};
-}
-
-result<json::object> body_object(const httplib::Request& req) {
+result<json::value> body_of(const httplib::Request& req) {
   // docs/protocol.md §0: JSON bodies, as the core has them.
-  return http::json_object_body(req, kMaxManagementBody);
+  ENACT_TRY(json::object body, http::json_object_body(req, kMaxManagementBody));
+  return json::value(std::move(body));
 }
 
 /// A request body that carried a usage key: its bytes are wiped once read.
 void wipe_body(const httplib::Request& req) {
   auto& body = const_cast<std::string&>(req.body);
   detail::secure_wipe(body.data(), body.size());
+}
+
+/// Wipes the usage key's text from a parsed body (the request read from it holds its own copy).
+void wipe_key(json::value& body) {
+  if (auto* o = body.if_object())
+    if (auto* k = o->if_contains("usage_api_key"); k && k->is_string())
+      detail::secure_wipe(k->get_string().data(), k->get_string().size());
 }
 
 result<uint64_t> query_number(const httplib::Request& req, const char* name, uint64_t fallback, uint64_t min,
@@ -121,33 +118,9 @@ result<page> read_page(const httplib::Request& req) {
   return p;
 }
 
-result<std::string> name_of(const json::value& v) {
-  if (!v.is_string() || v.get_string().empty() || v.get_string().size() > kMaxName)
-    return invalid("body.name: expected a non-empty string of at most " + std::to_string(kMaxName) + " bytes");
-  return std::string(v.get_string());
-}
-
-result<std::string> cid_of(const json::value& v) {
-  if (!v.is_string() || v.get_string().size() > 256)
-    return invalid("body.action_ipfs_cid: expected a CID string");
-  if (auto c = ipfs::parse(v.get_string()); !c)
-    return invalid("body.action_ipfs_cid: " + c.err().message);
-  return std::string(v.get_string());
-}
-
-result<std::optional<address>> pkp_of(const json::value& v) {
-  if (v.is_null())
-    return std::optional<address>{};
-  if (!v.is_string())
-    return invalid("body.pkp_id: expected an address (0x + 40 hex digits) or null");
-  auto a = parse_address(v.get_string(), "body.pkp_id");
-  if (!a)
-    return invalid(a.err().message);
-  return std::optional<address>(*a);
-}
-
-/// A usage key's text checked against the core for `cid` and `pkp` (key_check.hpp).
-result<void> check_stored_key(state& st, const Secret& key, std::string_view cid, const std::optional<address>& pkp) {
+/// A usage key's text checked against the core for `cid` and `pkp` (key_check.hpp): a usage key
+/// that may execute `cid` (with `pkp`).
+result<void> check_key(state& st, const Secret& key, std::string_view cid, const std::optional<address>& pkp) {
   key_check_config kc;
   kc.core_url = st.cfg.workers.core_url;
   kc.timeout = st.cfg.key_check_timeout;
@@ -158,63 +131,17 @@ result<void> check_stored_key(state& st, const Secret& key, std::string_view cid
   return checked;
 }
 
-/// max_runs_per_minute / max_queued_runs of a request body: an integer from 1 to `max`.
-result<uint32_t> limit_of(const json::value& v, std::string_view field, uint32_t max) {
-  const auto bad = [&] {
-    return invalid("body." + std::string(field) + ": expected an integer from 1 to " + std::to_string(max));
-  };
-  if (v.is_uint64())
-    return v.get_uint64() >= 1 && v.get_uint64() <= max ? result<uint32_t>(static_cast<uint32_t>(v.get_uint64()))
-                                                        : result<uint32_t>(bad());
-  if (v.is_int64())
-    return v.get_int64() >= 1 && v.get_int64() <= static_cast<int64_t>(max)
-               ? result<uint32_t>(static_cast<uint32_t>(v.get_int64()))
-               : result<uint32_t>(bad());
-  return bad();
-}
-
-/// The usage key of a request body checked against the core (key_check.hpp): a usage key that may
-/// execute `cid` (with `pkp`). Its form is checked first, as seal_key does, so a malformed key
-/// never reaches the core.
-result<void> check_key(state& st, const json::value& v, std::string_view cid, const std::optional<address>& pkp) {
-  if (!v.is_string())
-    return invalid("body.usage_api_key: expected the usage API key (base64 of 32 bytes)");
-  const json::string& key = v.get_string();
-  auto raw = codec::base64::decode(key, "body.usage_api_key");
-  const bool ok = raw && raw->size() == 32;
-  if (raw)
-    detail::secure_wipe(raw->data(), raw->size());
-  if (!ok)
-    return invalid("body.usage_api_key: expected a usage API key (standard base64 of 32 bytes)");
-  return check_stored_key(st, Secret(as_bytes(std::string_view(key))), cid, pkp);
-}
-
 struct sealed_key {
   bytes sealed;
   hash256 hash{};
 };
 
-/// Seals the usage key of a request body (docs/protocol.md §1: 32 random bytes, standard base64) and wipes
-/// the body's copy.
-result<sealed_key> seal_key(state& st, json::value& v) {
-  if (!v.is_string())
-    return invalid("body.usage_api_key: expected the usage API key (base64 of 32 bytes)");
-  json::string& key = v.get_string();
-  const auto wipe = [&] {
-    detail::secure_wipe(key.data(), key.size());
-  };
-  auto raw = codec::base64::decode(key, "body.usage_api_key");
-  const bool ok = raw && raw->size() == 32;
-  if (raw)
-    detail::secure_wipe(raw->data(), raw->size());
-  if (!ok) {
-    wipe();
-    return invalid("body.usage_api_key: expected a usage API key (standard base64 of 32 bytes)");
-  }
+/// Seals a usage key (docs/protocol.md §1: 32 random bytes, standard base64, as api::read checked it).
+result<sealed_key> seal_key(state& st, const Secret& key) {
+  const std::string_view text = as_chars(key.view());
   sealed_key out;
-  out.hash = crypto::keccak256(std::string_view(key));
-  auto sealed = seal_usage_key(st.tee, std::string_view(key));
-  wipe();
+  out.hash = crypto::keccak256(text);
+  auto sealed = seal_usage_key(st.tee, text);
   if (!sealed)
     return fail(api_errc::internal, "cannot seal the usage key: " + sealed.err().message);
   out.sealed = std::move(*sealed);
@@ -222,15 +149,15 @@ result<sealed_key> seal_key(state& st, json::value& v) {
 }
 
 /// The first fire time of a schedule config after `now`.
-result<schedule_state> first_schedule(const json::object& config, time_point now) {
-  ENACT_TRY(const auto s, parse_schedule(config.at("cron").as_string()));
+result<schedule_state> first_schedule(const api::trigger_config& config, time_point now) {
+  ENACT_TRY(const auto s, parse_schedule(std::get<api::schedule_config>(config).cron));
   const auto next = cron::next_after(s, std::chrono::floor<std::chrono::seconds>(now));
   if (!next)
     return invalid("config.cron: the schedule never fires again");
   return schedule_state{time_point(*next), std::nullopt};
 }
 
-// --- JSON of docs/protocol.md §4 -------------------------------------------------------------------------
+// --- answers of docs/protocol.md §4: the store's records as the wire model (enact/api/triggers.hpp) ------
 
 std::string base_url(const state& st, const httplib::Request& req) {
   if (!st.cfg.public_url.empty())
@@ -239,45 +166,52 @@ std::string base_url(const state& st, const httplib::Request& req) {
   return "http://" + (host.empty() ? std::string("localhost") : host);
 }
 
-json::object trigger_json(const trigger& t, const std::string& base) {
-  json::object o{{"id", t.id},
-                 {"type", to_string(t.type)},
-                 {"name", t.name},
-                 {"enabled", t.enabled},
-                 {"action_ipfs_cid", t.action_cid}};
-  if (t.pkp_id)
-    o["pkp_id"] = to_checksum_address(*t.pkp_id);
-  o["usage_api_key_hash"] = codec::hex::encode_prefixed(t.usage_key_hash);
-  o["max_runs_per_minute"] = t.max_runs_per_minute;
-  o["max_queued_runs"] = t.max_queued_runs;
-  o["config"] = t.config;
-  o["created_at"] = to_rfc3339(t.created_at);
-  o["updated_at"] = to_rfc3339(t.updated_at);
+api::trigger wire_trigger(const trigger& t, const std::string& base) {
+  api::trigger w;
+  w.id = t.id;
+  w.type = t.type;
+  w.name = t.name;
+  w.enabled = t.enabled;
+  w.action_ipfs_cid = t.action_cid;
+  w.pkp_id = t.pkp_id;
+  w.usage_api_key_hash = t.usage_key_hash;
+  w.max_runs_per_minute = t.max_runs_per_minute;
+  w.max_queued_runs = t.max_queued_runs;
+  w.config = t.config;
+  w.created_at = to_rfc3339(t.created_at);
+  w.updated_at = to_rfc3339(t.updated_at);
   if (t.type == trigger_type::webhook)
-    o["webhook_url"] = base + "/webhook/" + t.id;
-  return o;
+    w.webhook_url = base + "/webhook/" + t.id;
+  return w;
 }
 
-json::object run_json(const run& r) {
-  json::object o{{"id", r.id},
-                 {"trigger_id", r.trigger_id},
-                 {"status", to_string(r.status)},
-                 {"attempts", r.attempts},
-                 {"params", r.params}};
+api::run wire_run(const run& r) {
+  api::run w;
+  w.id = r.id;
+  w.trigger_id = r.trigger_id;
+  w.status = r.status;
+  w.attempts = r.attempts;
+  w.params = r.params;
   if (r.response)
-    o["response"] = *r.response;
-  if (r.error) {
-    json::object e{{"code", r.error->code}, {"message", r.error->message}};
-    if (r.error->stack)
-      e["stack"] = *r.error->stack;
-    o["error"] = std::move(e);
-  }
-  o["queued_at"] = to_rfc3339(r.queued_at);
+    w.response = *r.response;
+  if (r.error)
+    w.error = api::run_error{r.error->code, r.error->message, r.error->stack.value_or("")};
+  w.queued_at = to_rfc3339(r.queued_at);
   if (r.started_at)
-    o["started_at"] = to_rfc3339(*r.started_at);
+    w.started_at = to_rfc3339(*r.started_at);
   if (r.finished_at)
-    o["finished_at"] = to_rfc3339(*r.finished_at);
-  return o;
+    w.finished_at = to_rfc3339(*r.finished_at);
+  return w;
+}
+
+/// A page of the store as the wire's listing, each item converted by `wire`.
+template <class T, class Wire>
+json::value wire_listing(const listing<T>& l, Wire wire) {
+  api::listing<decltype(wire(l.items.front()))> out;
+  out.total = l.total;
+  for (const T& item : l.items)
+    out.items.push_back(wire(item));
+  return json::value_from(out);
 }
 
 // --- handlers ----------------------------------------------------------------------------------
@@ -291,85 +225,52 @@ using handler = result<reply> (*)(state&, const httplib::Request&, const token_r
 
 result<reply> me(state&, const httplib::Request& req, const token_record& who) {
   ENACT_TRY_VOID(only_query(req, {}));
-  return reply{200, json::object{{"user_id", who.user_id}, {"token_expires_at", to_rfc3339(who.expires_at)}}};
+  return reply{200, json::value_from(api::token_info{who.user_id, to_rfc3339(who.expires_at)})};
 }
 
 result<reply> create_trigger(state& st, const httplib::Request& req, const token_record& who) {
   ENACT_TRY_VOID(only_query(req, {}));
-  ENACT_TRY(json::object body, body_object(req));
+  ENACT_TRY(json::value body, body_of(req));
   wipe_body(req);
-  const auto wipe_key = [&] {
-    if (auto* k = body.if_contains("usage_api_key"); k && k->is_string())
-      detail::secure_wipe(k->get_string().data(), k->get_string().size());
-  };
-  auto made = [&]() -> result<trigger> {
-    ENACT_TRY_VOID(only_keys(body,
-                             {"type", "name", "enabled", "action_ipfs_cid", "pkp_id", "usage_api_key", "config",
-                              "max_runs_per_minute", "max_queued_runs"},
-                             "body"));
-    const auto* type_v = body.if_contains("type");
-    const auto type = type_v != nullptr && type_v->is_string() ? trigger_type_from(type_v->get_string()) : std::nullopt;
-    if (!type)
-      return invalid("body.type: required, one of webhook, schedule, chain-event");
-    if (!body.contains("name"))
-      return invalid("body.name: required");
-    if (!body.contains("action_ipfs_cid"))
-      return invalid("body.action_ipfs_cid: required");
-    if (!body.contains("usage_api_key"))
-      return invalid(
-          "body.usage_api_key: required (a usage API key of the core service that may "
-          "execute the action)");
-    trigger t;
-    t.type = *type;
-    ENACT_TRY(t.name, name_of(body.at("name")));
-    if (const auto* e = body.if_contains("enabled")) {
-      if (!e->is_bool())
-        return invalid("body.enabled: expected true or false");
-      t.enabled = e->get_bool();
-    }
-    ENACT_TRY(t.action_cid, cid_of(body.at("action_ipfs_cid")));
-    if (const auto* p = body.if_contains("pkp_id")) {
-      ENACT_TRY(t.pkp_id, pkp_of(*p));
-    }
-    ENACT_TRY(t.config, validate_config(t.type, body.if_contains("config"), st.cfg.rules));
-    if (const auto* v = body.if_contains("max_runs_per_minute")) {
-      ENACT_TRY(t.max_runs_per_minute, limit_of(*v, "max_runs_per_minute", kMaxRunsPerMinuteLimit));
-    }
-    if (const auto* v = body.if_contains("max_queued_runs")) {
-      ENACT_TRY(t.max_queued_runs, limit_of(*v, "max_queued_runs", kMaxQueuedRunsLimit));
-    }
-    // Last of the checks (it asks the core): a trigger is stored only with a key that can run it.
-    ENACT_TRY_VOID(check_key(st, body.at("usage_api_key"), t.action_cid, t.pkp_id));
-    ENACT_TRY(sealed_key k, seal_key(st, body.at("usage_api_key")));
-    t.sealed_usage_key = std::move(k.sealed);
-    t.usage_key_hash = k.hash;
-    t.id = new_trigger_id();
-    t.owner = who.user_id;
-    t.created_at = t.updated_at = st.clk.now();
-    std::optional<schedule_state> first;
-    if (t.type == trigger_type::schedule) {
-      ENACT_TRY(first, first_schedule(t.config, t.created_at));
-    }
-    ENACT_TRY(trigger stored, st.db.create_trigger(t, first));
-    if (stored.type == trigger_type::schedule)
-      st.sched->refresh(stored.id);
-    return stored;
-  }();
-  wipe_key();
-  if (!made)
-    return made.err();
-  st.log.info("trigger created", {{"trigger_id", made->id}, {"type", to_string(made->type)}, {"user_id", who.user_id}});
-  return reply{201, trigger_json(*made, base_url(st, req))};
+  auto request = api::read<api::new_trigger>(body);
+  wipe_key(body);
+  if (!request)
+    return request.err();
+  const api::new_trigger& in = *request;
+  ENACT_TRY_VOID(check_config(in.config, st.cfg.rules));
+  trigger t;
+  t.type = api::type_of(in.config);
+  t.name = in.name;
+  t.enabled = in.enabled;
+  t.action_cid = in.action_ipfs_cid;
+  t.pkp_id = in.pkp_id;
+  t.config = in.config;
+  t.max_runs_per_minute = in.max_runs_per_minute.value_or(kDefaultMaxRunsPerMinute);
+  t.max_queued_runs = in.max_queued_runs.value_or(kDefaultMaxQueuedRuns);
+  // Last of the checks (it asks the core): a trigger is stored only with a key that can run it.
+  ENACT_TRY_VOID(check_key(st, in.usage_api_key, t.action_cid, t.pkp_id));
+  ENACT_TRY(sealed_key k, seal_key(st, in.usage_api_key));
+  t.sealed_usage_key = std::move(k.sealed);
+  t.usage_key_hash = k.hash;
+  t.id = new_trigger_id();
+  t.owner = who.user_id;
+  t.created_at = t.updated_at = st.clk.now();
+  std::optional<schedule_state> first;
+  if (t.type == trigger_type::schedule) {
+    ENACT_TRY(first, first_schedule(t.config, t.created_at));
+  }
+  ENACT_TRY(const trigger made, st.db.create_trigger(t, first));
+  if (made.type == trigger_type::schedule)
+    st.sched->refresh(made.id);
+  st.log.info("trigger created", {{"trigger_id", made.id}, {"type", to_string(made.type)}, {"user_id", who.user_id}});
+  return reply{201, json::value_from(wire_trigger(made, base_url(st, req)))};
 }
 
 result<reply> list_triggers(state& st, const httplib::Request& req, const token_record& who) {
   ENACT_TRY(const page p, read_page(req));
   ENACT_TRY(const auto l, st.db.list_triggers(who.user_id, p));
   const std::string base = base_url(st, req);
-  json::array items;
-  for (const auto& t : l.items)
-    items.push_back(trigger_json(t, base));
-  return reply{200, json::object{{"items", std::move(items)}, {"total", l.total}}};
+  return reply{200, wire_listing(l, [&](const trigger& t) { return wire_trigger(t, base); })};
 }
 
 result<std::string> trigger_id_of(const httplib::Request& req) {
@@ -383,81 +284,57 @@ result<reply> get_trigger(state& st, const httplib::Request& req, const token_re
   ENACT_TRY_VOID(only_query(req, {}));
   ENACT_TRY(const std::string id, trigger_id_of(req));
   ENACT_TRY(const trigger t, st.db.get_trigger(who.user_id, id));
-  return reply{200, trigger_json(t, base_url(st, req))};
+  return reply{200, json::value_from(wire_trigger(t, base_url(st, req)))};
 }
 
 result<reply> patch_trigger(state& st, const httplib::Request& req, const token_record& who) {
   ENACT_TRY_VOID(only_query(req, {}));
   ENACT_TRY(const std::string id, trigger_id_of(req));
-  ENACT_TRY(json::object body, body_object(req));
+  ENACT_TRY(json::value body, body_of(req));
   wipe_body(req);
-  const auto wipe_key = [&] {
-    if (auto* k = body.if_contains("usage_api_key"); k && k->is_string())
-      detail::secure_wipe(k->get_string().data(), k->get_string().size());
-  };
-  auto updated = [&]() -> result<trigger> {
-    ENACT_TRY_VOID(only_keys(body,
-                             {"name", "enabled", "config", "action_ipfs_cid", "pkp_id", "usage_api_key",
-                              "max_runs_per_minute", "max_queued_runs"},
-                             "body"));
-    ENACT_TRY(const trigger current, st.db.get_trigger(who.user_id, id));
-    trigger_patch p;
-    p.now = st.clk.now();
-    if (const auto* v = body.if_contains("name")) {
-      ENACT_TRY(p.name, name_of(*v));
-    }
-    if (const auto* v = body.if_contains("enabled")) {
-      if (!v->is_bool())
-        return invalid("body.enabled: expected true or false");
-      p.enabled = v->get_bool();
-    }
-    if (const auto* v = body.if_contains("action_ipfs_cid")) {
-      ENACT_TRY(p.action_cid, cid_of(*v));
-    }
-    if (const auto* v = body.if_contains("pkp_id")) {
-      ENACT_TRY(p.pkp_id, pkp_of(*v));
-    }
-    if (const auto* v = body.if_contains("config")) {
-      ENACT_TRY(p.config, validate_config(current.type, v, st.cfg.rules));
-    }
-    if (const auto* v = body.if_contains("max_runs_per_minute")) {
-      ENACT_TRY(p.max_runs_per_minute, limit_of(*v, "max_runs_per_minute", kMaxRunsPerMinuteLimit));
-    }
-    if (const auto* v = body.if_contains("max_queued_runs")) {
-      ENACT_TRY(p.max_queued_runs, limit_of(*v, "max_queued_runs", kMaxQueuedRunsLimit));
-    }
-    // A new key, action or PKP is checked against the core before it is stored: the key (the new
-    // one, or the stored one) must still be a usage key that may run the action with the PKP.
-    const std::string& cid = p.action_cid ? *p.action_cid : current.action_cid;
-    const std::optional<address>& pkp = p.pkp_id ? *p.pkp_id : current.pkp_id;
-    if (const auto* v = body.if_contains("usage_api_key")) {
-      ENACT_TRY_VOID(check_key(st, *v, cid, pkp));
-    } else if (p.action_cid || p.pkp_id) {
-      auto stored = unseal_usage_key(st.tee, current.sealed_usage_key);
-      if (!stored)
-        return fail(api_errc::internal, "the trigger's usage key cannot be unsealed by this server's TEE");
-      ENACT_TRY_VOID(check_stored_key(st, *stored, cid, pkp));
-    }
-    if (auto* v = body.if_contains("usage_api_key")) {
-      ENACT_TRY(sealed_key k, seal_key(st, *v));
-      p.sealed_usage_key = std::move(k.sealed);
-      p.usage_key_hash = k.hash;
-    }
-    // A new cron, or re-enabling, restarts the schedule from now: firings missed while disabled
-    // are not made up.
-    const bool reenabled = p.enabled && *p.enabled && !current.enabled;
-    if (current.type == trigger_type::schedule && (p.config || reenabled)) {
-      ENACT_TRY(p.schedule, first_schedule(p.config ? *p.config : current.config, p.now));
-    }
-    ENACT_TRY(trigger t, st.db.update_trigger(who.user_id, id, p));
-    if (t.type == trigger_type::schedule)
-      st.sched->refresh(t.id);
-    return t;
-  }();
-  wipe_key();
-  if (!updated)
-    return updated.err();
-  return reply{200, trigger_json(*updated, base_url(st, req))};
+  // The body is read at the type of the trigger it changes (its config is of that type).
+  auto current = st.db.get_trigger(who.user_id, id);
+  auto request = current ? api::read_trigger_patch(body, current->type) : result<api::trigger_patch>(current.err());
+  wipe_key(body);
+  if (!request)
+    return request.err();
+  const api::trigger_patch& in = *request;
+  trigger_patch p;
+  p.now = st.clk.now();
+  p.name = in.name;
+  p.enabled = in.enabled;
+  p.action_cid = in.action_ipfs_cid;
+  p.pkp_id = in.pkp_id;
+  p.config = in.config;
+  p.max_runs_per_minute = in.max_runs_per_minute;
+  p.max_queued_runs = in.max_queued_runs;
+  if (p.config)
+    ENACT_TRY_VOID(check_config(*p.config, st.cfg.rules));
+  // A new key, action or PKP is checked against the core before it is stored: the key (the new
+  // one, or the stored one) must still be a usage key that may run the action with the PKP.
+  const std::string& cid = p.action_cid ? *p.action_cid : current->action_cid;
+  const std::optional<address>& pkp = p.pkp_id ? *p.pkp_id : current->pkp_id;
+  if (in.usage_api_key) {
+    ENACT_TRY_VOID(check_key(st, *in.usage_api_key, cid, pkp));
+    ENACT_TRY(sealed_key k, seal_key(st, *in.usage_api_key));
+    p.sealed_usage_key = std::move(k.sealed);
+    p.usage_key_hash = k.hash;
+  } else if (p.action_cid || p.pkp_id) {
+    auto stored = unseal_usage_key(st.tee, current->sealed_usage_key);
+    if (!stored)
+      return fail(api_errc::internal, "the trigger's usage key cannot be unsealed by this server's TEE");
+    ENACT_TRY_VOID(check_key(st, *stored, cid, pkp));
+  }
+  // A new cron, or re-enabling, restarts the schedule from now: firings missed while disabled
+  // are not made up.
+  const bool reenabled = p.enabled && *p.enabled && !current->enabled;
+  if (current->type == trigger_type::schedule && (p.config || reenabled)) {
+    ENACT_TRY(p.schedule, first_schedule(p.config ? *p.config : current->config, p.now));
+  }
+  ENACT_TRY(const trigger t, st.db.update_trigger(who.user_id, id, p));
+  if (t.type == trigger_type::schedule)
+    st.sched->refresh(t.id);
+  return reply{200, json::value_from(wire_trigger(t, base_url(st, req)))};
 }
 
 result<reply> delete_trigger(state& st, const httplib::Request& req, const token_record& who) {
@@ -473,10 +350,7 @@ result<reply> list_runs(state& st, const httplib::Request& req, const token_reco
   ENACT_TRY(const std::string id, trigger_id_of(req));
   ENACT_TRY(const page p, read_page(req));
   ENACT_TRY(const auto l, st.db.list_runs(who.user_id, id, p));
-  json::array items;
-  for (const auto& r : l.items)
-    items.push_back(run_json(r));
-  return reply{200, json::object{{"items", std::move(items)}, {"total", l.total}}};
+  return reply{200, wire_listing(l, wire_run)};
 }
 
 result<reply> get_run(state& st, const httplib::Request& req, const token_record& who) {
@@ -485,7 +359,7 @@ result<reply> get_run(state& st, const httplib::Request& req, const token_record
   if (!is_id(id, "run_"))
     return fail(api_errc::not_found, "run " + id.substr(0, 80) + ": no such run");
   ENACT_TRY(const run r, st.db.get_run(who.user_id, id));
-  return reply{200, run_json(r)};
+  return reply{200, json::value_from(wire_run(r))};
 }
 
 /// The wait a 429 of the webhook names: the rest of the calendar minute for max_runs_per_minute
@@ -552,7 +426,7 @@ result<reply> webhook(state& st, const httplib::Request& req, httplib::Response&
     }
   }
   st.workers->notify();
-  return reply{202, json::object{{"run_id", queued->id}}};
+  return reply{202, json::value_from(api::webhook_receipt{queued->id})};
 }
 
 void respond(state& st, const httplib::Request& req, httplib::Response& res, result<reply> out) {

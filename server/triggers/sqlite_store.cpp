@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The SQLite trigger store (sqlite_store.hpp): its schema, the writer thread, open, and the
-// trigger records; runs, schedules and chain logs are in sqlite_store_runs.cpp, tokens, approvals
-// and browser sessions in sqlite_store_auth.cpp. Inside these files an SQLite failure is an
-// exception (storage::sqlite_error), so the domain code reads straight through; the read and
-// write wrappers (sqlite_store_internal.hpp) catch it at the transaction boundary and answer
-// store_errc::storage with SQLite's message.
+// The SQLite trigger store (sqlite_store.hpp): its schema, the writer thread, and the SQL backend
+// (sql_store.hpp) the store's body runs on — statements in SQLite's spelling, reads on the pool
+// of read-only connections, writes through the writer thread. An SQLite failure is an exception
+// (storage::sqlite_error) inside the body; the backend catches it at the transaction boundary and
+// answers store_errc::storage with SQLite's message.
 #include <sqlite3.h>
 
 #include <atomic>
@@ -14,10 +13,16 @@
 #include <mutex>
 #include <thread>
 
-#include "triggers/sqlite_store_internal.hpp"
+#include "storage/sqlite.hpp"
+#include "triggers/sqlite_store.hpp"
+#include "triggers/sql_store_internal.hpp"
 
 namespace enact::triggers {
 namespace sqlite_backend {
+
+using storage::connection;
+using storage::query;
+
 namespace {
 
 // Schema migrations: kMigrations[i] takes user_version i to i + 1. Append, never edit.
@@ -331,231 +336,201 @@ class checkpointer {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Rows shared by the files of the store
+// The SQL backend
 
+/// store_errc::storage with the failure's message.
 error storage_error(const std::exception& e) {
-  if (dynamic_cast<const corrupt_row*>(&e) != nullptr)
+  if (dynamic_cast<const store_rows::corrupt_row*>(&e) != nullptr)
     return fail(store_errc::storage, "sqlite: " + std::string(e.what()));
   return fail(store_errc::storage, e.what());
 }
 
-std::optional<trigger> load_trigger(connection& c, std::string_view id) {
-  query q(c, "SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.id = ?");
-  q.bind(id);
-  if (!q.next())
-    return std::nullopt;
-  return read_trigger(q);
-}
-
-/// Inserts a queued run (the caller has checked its trigger).
-run insert_run(connection& c, const new_run& r, const std::string& params_json) {
-  query(c,
-        "INSERT INTO runs (id, trigger_id, status, params, queued_at, next_attempt_at) "
-        "VALUES (?, ?, 'queued', ?, ?, ?)")
-      .bind(r.id, r.trigger_id, params_json, r.queued_at, r.queued_at)
-      .run();
-  return queued_run(r);
-}
-
-/// The run limits of docs/protocol.md §4, checked in the transaction that would queue a run of trigger
-/// `id` at `at`: nullopt when it may be queued, otherwise why not. The minute is the calendar
-/// minute of `at`; runs refused by the limits (failed, never attempted) do not count.
-std::optional<error> over_limits(connection& c, std::string_view id, int64_t per_minute, int64_t queued,
-                                 time_point at) {
-  const time_point minute = std::chrono::floor<std::chrono::minutes>(at);
-  {
-    // The trigger's newest runs by seq (the runs_by_trigger index), at most the limit of them.
-    query q(c,
-            "SELECT COUNT(*) FROM (SELECT queued_at FROM runs WHERE trigger_id = ? AND "
-            "NOT (status = 'failed' AND attempts = 0) ORDER BY seq DESC LIMIT ?) WHERE queued_at >= ?");
-    q.bind(id, per_minute, minute);
-    if (q.next() && q.i64(0) >= per_minute)
-      return fail(store_errc::rate_limited, "trigger " + std::string(id) + ": " + std::to_string(per_minute) +
-                                                " runs queued in this minute already (max_runs_per_minute)");
+/// A statement of the store's body in SQLite's spelling (sql_store.hpp): `$n` is `?n`, and row
+/// locks are dropped — the writer thread's transaction holds the whole database. Kept for the
+/// process's life, per statement literal, so connections cache the prepared statements on it.
+const std::string& dialect(const char* sql) {
+  static std::mutex mu;
+  static std::unordered_map<const char*, std::unique_ptr<const std::string>> done;
+  std::lock_guard lock(mu);
+  auto& out = done[sql];
+  if (!out) {
+    std::string s = sql;
+    for (size_t at = s.find('$'); at != std::string::npos; at = s.find('$', at + 1))
+      s[at] = '?';
+    for (size_t at = s.find(" FOR UPDATE"); at != std::string::npos; at = s.find(" FOR UPDATE", at)) {
+      const size_t close = s.find(')', at);
+      s.erase(at, (close == std::string::npos ? s.size() : close) - at);
+    }
+    out = std::make_unique<const std::string>(std::move(s));
   }
-  query q(c,
-          "SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE trigger_id = ? AND "
-          "status IN ('queued', 'running') LIMIT ?)");
-  q.bind(id, queued);
-  if (q.next() && q.i64(0) >= queued)
-    return fail(store_errc::queue_full, "trigger " + std::string(id) + ": " + std::to_string(queued) +
-                                            " runs queued or running already (max_queued_runs)");
-  return std::nullopt;
+  return *out;
 }
 
-/// Records a firing the run limits refused: a run failed at once, never attempted.
-run insert_refused_run(connection& c, const new_run& r, const std::string& params_json, const error& why) {
-  query(c,
-        "INSERT INTO runs (id, trigger_id, status, params, error_code, error_message, queued_at, "
-        "finished_at, next_attempt_at) VALUES (?, ?, 'failed', ?, ?, ?, ?, ?, ?)")
-      .bind(r.id, r.trigger_id, params_json, kRateLimitedCode, why.message, r.queued_at, r.queued_at, r.queued_at)
-      .run();
-  return refused_run(r, why.message);
-}
+/// One statement's rows: the statement has run to its first row (or its end) on construction,
+/// so a write has happened when the store's body gets these back.
+class statement_rows final : public sql::rows {
+ public:
+  statement_rows(storage::connection& c, const std::string& sql, std::span<const sql::param> params) : q_(c, sql) {
+    for (const sql::param& p : params)
+      std::visit([&](const auto& v) { q_.bind(v); }, p);
+    more_ = q_.next();
+    changes_ = c.changes();
+  }
+  bool next() override {
+    if (first_)
+      first_ = false;
+    else if (more_)
+      more_ = q_.next();  // never stepped again once done: SQLite would run the statement anew
+    return more_;
+  }
+  bool is_null(int col) const override { return q_.is_null(col); }
+  int64_t i64(int col) const override { return q_.i64(col); }
+  bool boolean(int col) const override { return q_.boolean(col); }
+  std::string text(int col) const override { return q_.text(col); }
+  bytes blob(int col) const override { return q_.blob(col); }
+  int64_t affected() const override { return changes_; }
 
-/// Queues `r`, or records it refused when the trigger is over its run limits.
-run insert_or_refuse(connection& c, const new_run& r, const std::string& params_json, int64_t per_minute,
-                     int64_t queued) {
-  if (auto over = over_limits(c, r.trigger_id, per_minute, queued, r.queued_at))
-    return insert_refused_run(c, r, params_json, *over);
-  return insert_run(c, r, params_json);
-}
+ private:
+  storage::query q_;
+  bool first_ = true;
+  bool more_ = false;
+  int64_t changes_ = 0;
+};
 
-/// Fails (after max_attempts) or requeues runs whose lease expired by `now`; everything leased
-/// when `all` is set.
-size_t expire(connection& c, time_point now, uint32_t max_attempts, bool all) {
-  const time_point cutoff = all ? time_point::max() : now;
-  query(c,
-        "UPDATE runs SET status = 'failed', finished_at = ?, lease_owner = NULL, "
-        "lease_expires_at = NULL, error_code = 'lease_expired', error_message = "
-        "'the worker running this attempt stopped answering, and no attempt is left', "
-        "error_stack = NULL "
-        "WHERE lease_owner IS NOT NULL AND lease_expires_at <= ? AND attempts >= ?")
-      .bind(now, cutoff, max_attempts)
-      .run();
-  size_t n = static_cast<size_t>(c.changes());
-  query(c,
-        "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL "
-        "WHERE lease_owner IS NOT NULL AND lease_expires_at <= ?")
-      .bind(cutoff)
-      .run();
-  n += static_cast<size_t>(c.changes());
-  return n;
-}
+class sql_connection final : public sql::connection {
+ public:
+  explicit sql_connection(storage::connection& c) : c_(c) {}
+
+ protected:
+  std::unique_ptr<sql::rows> run(const char* sql, std::span<const sql::param> params) override {
+    return std::make_unique<statement_rows>(c_, dialect(sql), params);
+  }
+
+ private:
+  storage::connection& c_;
+};
+
+class db final : public sql::backend {
+ public:
+  db(const std::string& path, const sqlite_options& o)
+      : db_(path, kMigrations, {.synchronous_full = o.synchronous_full, .read_connections = o.read_connections}) {
+    checkpoints_ = std::make_unique<checkpointer>(path, db_.writer(), o.synchronous_full);
+    queue_ = std::make_unique<write_queue>(db_.writer(), o.max_batch);
+  }
+  ~db() override {
+    queue_.reset();  // answers queued writes before the connections close
+    checkpoints_.reset();
+  }
+
+  result<void> read(const work& f) const override {
+    try {
+      storage::reader_pool::lease l = db_.readers().acquire();
+      sql_connection c(*l);
+      return f(c);
+    } catch (const std::exception& e) {
+      return storage_error(e);
+    }
+  }
+
+  result<void> write(const work& f) override {
+    std::optional<result<void>> out;
+    std::string error;
+    const bool committed = queue_->submit(
+        [&](connection& raw) -> bool {
+          out.emplace(run_op(raw, f));
+          return out->has_value();
+        },
+        error);
+    if (!committed)
+      return fail(store_errc::storage, error);
+    return std::move(*out);
+  }
+
+  /// Several writes at once, in order, sharing transactions: element i is what write(fns[i])
+  /// would answer.
+  std::vector<result<void>> write_all(const std::vector<work>& fns) {
+    std::vector<std::optional<result<void>>> outs(fns.size());
+    std::vector<write_queue::op> ops;
+    for (size_t i = 0; i < fns.size(); ++i)
+      ops.push_back([&, i](connection& raw) -> bool {
+        outs[i].emplace(run_op(raw, fns[i]));
+        return outs[i]->has_value();
+      });
+    std::vector<std::string> errors;
+    queue_->submit_all(std::move(ops), errors);
+    std::vector<result<void>> answers;
+    for (size_t i = 0; i < fns.size(); ++i)
+      answers.push_back(!errors[i].empty() ? result<void>(fail(store_errc::storage, errors[i])) : std::move(*outs[i]));
+    return answers;
+  }
+
+  [[nodiscard]] sqlite_store::commit_stats stats() const { return queue_->stats(); }
+
+ private:
+  /// Runs `f` in the writer's transaction; an exception is a storage failure (never thrown on).
+  static result<void> run_op(connection& raw, const work& f) {
+    try {
+      sql_connection c(raw);
+      return f(c);
+    } catch (const std::exception& e) {
+      return storage_error(e);
+    }
+  }
+
+  mutable storage::database db_;  // the writer (used by the writer thread only) and the readers
+  std::unique_ptr<checkpointer> checkpoints_;
+  std::unique_ptr<write_queue> queue_;
+};
 
 }  // namespace sqlite_backend
 
-using namespace sqlite_backend;
-
 // ---------------------------------------------------------------------------------------------
-// impl
-
-sqlite_store::impl::impl(const std::string& path, const sqlite_options& o)
-    : db(path, kMigrations, {.synchronous_full = o.synchronous_full, .read_connections = o.read_connections}),
-      options(o) {}
-
-sqlite_store::impl::~impl() {
-  queue.reset();  // answers queued writes before the connections close
-  checkpoints.reset();
-}
-
-bool sqlite_store::impl::submit(write_op fn, std::string& error) { return queue->submit(std::move(fn), error); }
-
-void sqlite_store::impl::submit_all(std::vector<write_op> fns, std::vector<std::string>& errors) {
-  queue->submit_all(std::move(fns), errors);
-}
+// sqlite_store
 
 result<std::unique_ptr<sqlite_store>> sqlite_store::open(const std::string& path, sqlite_options options) {
-  std::unique_ptr<impl> s;
+  std::unique_ptr<sqlite_backend::db> d;
   try {
     // Opens in WAL mode, migrates (refusing a newer schema) and opens one reader.
-    s = std::make_unique<impl>(path, options);
-    s->checkpoints = std::make_unique<checkpointer>(path, s->db.writer(), options.synchronous_full);
-    s->queue = std::make_unique<write_queue>(s->db.writer(), options.max_batch);
+    d = std::make_unique<sqlite_backend::db>(path, options);
   } catch (const std::exception& e) {
-    return storage_error(e);
+    return sqlite_backend::storage_error(e);
   }
-  return std::unique_ptr<sqlite_store>(new sqlite_store(std::move(s)));
+  return std::unique_ptr<sqlite_store>(new sqlite_store(std::move(d)));
 }
 
-sqlite_store::sqlite_store(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
+sqlite_store::sqlite_store(std::unique_ptr<sqlite_backend::db> d)
+    : sql_store(std::move(d)), db_(static_cast<sqlite_backend::db*>(&backend())) {}
 sqlite_store::~sqlite_store() = default;
 
-sqlite_store::commit_stats sqlite_store::stats() const { return impl_->queue->stats(); }
+sqlite_store::commit_stats sqlite_store::stats() const { return db_->stats(); }
 
-// ---------------------------------------------------------------------------------------------
-// triggers
-
-result<trigger> sqlite_store::create_trigger(const trigger& t, const std::optional<schedule_state>& s) {
-  ENACT_TRY_VOID(check_new_trigger(t));
-  const std::string config = json::serialize(t.config);
-  return impl_->write([&](connection& c) -> result<trigger> {
-    if (load_trigger(c, t.id))
-      return fail(store_errc::conflict, "trigger " + t.id + ": exists already");
-    std::optional<bytes> pkp;
-    if (t.pkp_id)
-      pkp = bytes(t.pkp_id->begin(), t.pkp_id->end());
-    query(c,
-          "INSERT INTO triggers (id, owner, type, name, enabled, action_cid, pkp_id, "
-          "sealed_usage_key, usage_key_hash, config, created_at, updated_at, max_runs_per_minute, "
-          "max_queued_runs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .bind(t.id, t.owner, to_string(t.type), t.name, t.enabled, t.action_cid, pkp, t.sealed_usage_key,
-              t.usage_key_hash, config, t.created_at, t.updated_at, t.max_runs_per_minute, t.max_queued_runs)
-        .run();
-    if (s)
-      query(c, "INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES (?, ?, ?)")
-          .bind(t.id, s->next_due, s->last_planned)
-          .run();
-    return t;
-  });
-}
-
-result<trigger> sqlite_store::get_trigger(std::string_view owner, std::string_view id) const {
-  return impl_->read([&](connection& c) -> result<trigger> {
-    auto t = load_trigger(c, id);
-    if (!t || t->owner != owner)
-      return no_trigger(id);
-    return std::move(*t);
-  });
-}
-
-result<trigger> sqlite_store::find_trigger(std::string_view id) const {
-  return impl_->read([&](connection& c) -> result<trigger> {
-    auto t = load_trigger(c, id);
-    if (!t)
-      return no_trigger(id);
-    return std::move(*t);
-  });
-}
-
-result<listing<trigger>> sqlite_store::list_triggers(std::string_view owner, page p) const {
-  return impl_->read([&](connection& c) -> result<listing<trigger>> {
-    query n(c, "SELECT COUNT(*) FROM triggers WHERE owner = ?");
-    n.bind(owner);
-    query q(c, "SELECT " TRIGGER_COLUMNS "FROM triggers t WHERE t.owner = ? ORDER BY t.seq LIMIT ? OFFSET ?");
-    q.bind(owner, p.limit, p.offset);
-    return read_listing<trigger>(n, q, [](const query& row) { return read_trigger(row); });
-  });
-}
-
-result<trigger> sqlite_store::update_trigger(std::string_view owner, std::string_view id, const trigger_patch& patch) {
-  ENACT_TRY_VOID(check_patch(patch));
-  std::optional<std::string> config;
-  if (patch.config)
-    config = json::serialize(*patch.config);
-  return impl_->write([&](connection& c) -> result<trigger> {
-    auto t = load_trigger(c, id);
-    if (!t || t->owner != owner)
-      return no_trigger(id);
-    apply_patch(*t, patch);
-    std::optional<bytes> pkp;
-    if (t->pkp_id)
-      pkp = bytes(t->pkp_id->begin(), t->pkp_id->end());
-    query(c,
-          "UPDATE triggers SET name = ?, enabled = ?, config = ?, action_cid = ?, pkp_id = ?, "
-          "sealed_usage_key = ?, usage_key_hash = ?, updated_at = ?, max_runs_per_minute = ?, "
-          "max_queued_runs = ? WHERE id = ?")
-        .bind(t->name, t->enabled, config ? *config : json::serialize(t->config), t->action_cid, pkp,
-              t->sealed_usage_key, t->usage_key_hash, t->updated_at, t->max_runs_per_minute, t->max_queued_runs, t->id)
-        .run();
-    if (patch.schedule)
-      query(c,
-            "INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES (?, ?, ?) "
-            "ON CONFLICT (trigger_id) DO UPDATE SET next_due = excluded.next_due, "
-            "last_planned = excluded.last_planned")
-          .bind(t->id, patch.schedule->next_due, patch.schedule->last_planned)
-          .run();
-    return std::move(*t);
-  });
-}
-
-result<void> sqlite_store::delete_trigger(std::string_view owner, std::string_view id) {
-  return impl_->write([&](connection& c) -> result<void> {
-    query(c, "DELETE FROM triggers WHERE id = ? AND owner = ?").bind(id, owner).run();
-    if (c.changes() == 0)
-      return no_trigger(id);
-    return {};
-  });
+std::vector<result<std::optional<run>>> sqlite_store::fire_schedules(const std::vector<schedule_firing>& firings) {
+  using outcome = result<std::optional<run>>;
+  std::vector<std::optional<outcome>> outs(firings.size());
+  std::vector<std::string> params(firings.size());
+  std::vector<sql::backend::work> fns;
+  std::vector<size_t> submitted;
+  for (size_t i = 0; i < firings.size(); ++i) {
+    if (auto ok = store_rows::check_new_run(firings[i].r); !ok) {
+      outs[i].emplace(ok.err());
+      continue;
+    }
+    params[i] = json::serialize(firings[i].r.params);  // outside the writer thread
+    submitted.push_back(i);
+    fns.push_back([&, i](sql::connection& c) -> result<void> {
+      outs[i].emplace(fire(c, firings[i], params[i]));
+      return {};
+    });
+  }
+  const std::vector<result<void>> written = db_->write_all(fns);
+  for (size_t k = 0; k < submitted.size(); ++k)
+    if (!written[k])
+      outs[submitted[k]].emplace(written[k].err());
+  std::vector<outcome> answers;
+  answers.reserve(firings.size());
+  for (auto& o : outs)
+    answers.push_back(std::move(*o));
+  return answers;
 }
 
 }  // namespace enact::triggers

@@ -22,9 +22,13 @@
 #include <memory>
 #include <string>
 
-#include "triggers/store.hpp"
+#include "triggers/sql_store.hpp"
 
 namespace enact::triggers {
+
+namespace sqlite_backend {
+class db;
+}
 
 struct sqlite_options {
   /// PRAGMA synchronous FULL (true) or NORMAL (false); see above.
@@ -35,7 +39,8 @@ struct sqlite_options {
   size_t max_batch = 1024;
 };
 
-class sqlite_store final : public store {
+/// The store's body (sql_store.hpp) over SQLite.
+class sqlite_store final : public sql_store {
  public:
   static constexpr int kSchemaVersion = 3;
 
@@ -46,7 +51,6 @@ class sqlite_store final : public store {
   sqlite_store(const sqlite_store&) = delete;
   sqlite_store& operator=(const sqlite_store&) = delete;
 
-  ENACT_TRIGGER_STORE_OVERRIDES
   /// One group of transactions for all of them (see fire_schedules in store.hpp).
   std::vector<result<std::optional<run>>> fire_schedules(const std::vector<schedule_firing>& firings) override;
 
@@ -59,9 +63,8 @@ class sqlite_store final : public store {
   [[nodiscard]] commit_stats stats() const;
 
  private:
-  struct impl;
-  explicit sqlite_store(std::unique_ptr<impl> i);
-  std::unique_ptr<impl> impl_;
+  explicit sqlite_store(std::unique_ptr<sqlite_backend::db> d);
+  sqlite_backend::db* db_;  // the backend sql_store owns
 };
 
 }  // namespace enact::triggers

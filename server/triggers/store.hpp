@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // `enact::triggers::store`: where the trigger service keeps its state (docs/architecture.md §4 "Trigger
 // service") — triggers, their runs, the scheduler's due times, the chain watcher's checkpoints and
-// seen logs, bearer tokens and pending browser approvals. One implementation per backend: SQLite
-// (sqlite_store.hpp, one process) and PostgreSQL (several instances sharing the work); the suite in
-// tests/triggers/store_suite.hpp runs unchanged on each.
+// seen logs, bearer tokens and pending browser approvals. One implementation over SQL
+// (sql_store.hpp) with two backends: SQLite (sqlite_store.hpp, one process) and PostgreSQL
+// (pg_store.hpp, several instances sharing the work); the suite in tests/triggers/store_suite.hpp
+// runs unchanged on each.
 //
 // Contract of every implementation:
 //  - every method is thread-safe and every write is atomic (all of it or none of it);
@@ -69,8 +70,8 @@ using time_point = std::chrono::sys_time<std::chrono::milliseconds>;
 /// Run limits of a trigger (docs/protocol.md §4): defaults, and the largest values accepted.
 inline constexpr uint32_t kDefaultMaxRunsPerMinute = 60;
 inline constexpr uint32_t kDefaultMaxQueuedRuns = 100;
-inline constexpr uint32_t kMaxRunsPerMinuteLimit = 6000;
-inline constexpr uint32_t kMaxQueuedRunsLimit = 10000;
+using api::kMaxQueuedRunsLimit;
+using api::kMaxRunsPerMinuteLimit;
 /// The error code of a run that a schedule or chain event fired over its trigger's limits.
 inline constexpr std::string_view kRateLimitedCode = "rate_limited";
 
@@ -102,8 +103,9 @@ struct trigger {
   bytes sealed_usage_key;
   /// keccak256 of the key's text (docs/protocol.md §1 "usage key hash").
   hash256 usage_key_hash{};
-  /// Type-specific settings, already validated (docs/protocol.md §4).
-  json::object config;
+  /// Type-specific settings, already validated (docs/protocol.md §4); the alternative matches `type`. Kept
+  /// typed: only the backends' row mapping (store_rows.hpp) turns it into JSON and back.
+  api::trigger_config config;
   /// Firings accepted per calendar minute (UTC), and runs waiting or running at once; a firing
   /// over either is refused (enqueue_run) or recorded as a failed run (schedules, chain events).
   uint32_t max_runs_per_minute = kDefaultMaxRunsPerMinute;
@@ -123,7 +125,7 @@ struct schedule_state {
 struct trigger_patch {
   std::optional<std::string> name;
   std::optional<bool> enabled;
-  std::optional<json::object> config;
+  std::optional<api::trigger_config> config;
   std::optional<std::string> action_cid;
   std::optional<std::optional<address>> pkp_id;  // a set empty optional clears it
   std::optional<bytes> sealed_usage_key;         // set together with usage_key_hash
@@ -450,8 +452,8 @@ class store {
   }
 };
 
-/// Declares, in a backend's class body, the override of every method of store (documented above)
-/// but fire_schedules, so that the backends' headers say each signature once.
+/// Declares, in an implementation's class body (sql_store.hpp), the override of every method of
+/// store (documented above) but fire_schedules.
 #define ENACT_TRIGGER_STORE_OVERRIDES                                                                                  \
   result<trigger> create_trigger(const trigger& t, const std::optional<schedule_state>& s) override;                   \
   result<trigger> get_trigger(std::string_view owner, std::string_view id) const override;                             \

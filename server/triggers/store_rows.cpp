@@ -13,6 +13,15 @@ json::value stored_json(std::string_view text) {
   return v;
 }
 
+std::string config_text(const api::trigger_config& c) { return json::serialize(api::config_json(c)); }
+
+api::trigger_config stored_config(trigger_type t, std::string_view text) {
+  auto c = api::read_config(t, stored_json(text));
+  if (!c)
+    throw corrupt_row("stored trigger config: " + c.err().message);
+  return std::move(*c);
+}
+
 run queued_run(const new_run& r) {
   run out;
   out.id = r.id;
@@ -52,6 +61,9 @@ result<void> check_new_trigger(const trigger& t) {
   ENACT_TRY_VOID(check_text("trigger.owner", t.owner, 256));
   ENACT_TRY_VOID(check_text("trigger.name", t.name));
   ENACT_TRY_VOID(check_text("trigger.action_cid", t.action_cid, 256));
+  if (api::type_of(t.config) != t.type)
+    return fail(store_errc::invalid_argument,
+                "trigger.config: not the config of a " + std::string(to_string(t.type)) + " trigger");
   return {};
 }
 

@@ -45,6 +45,10 @@ struct corrupt_row : std::runtime_error {
 [[nodiscard]] inline time_point stored_time(int64_t ms) { return time_point{std::chrono::milliseconds{ms}}; }
 /// JSON is stored as the exact text it was written as; throws corrupt_row when it does not parse.
 [[nodiscard]] json::value stored_json(std::string_view text);
+/// A trigger's config as its row stores it (the JSON the API answers), and back for a trigger of
+/// type `t`; the latter throws corrupt_row when the text is no config of that type.
+[[nodiscard]] std::string config_text(const api::trigger_config& c);
+[[nodiscard]] api::trigger_config stored_config(trigger_type t, std::string_view text);
 
 template <class Row>
 [[nodiscard]] time_point time_at(const Row& q, int col) {
@@ -73,10 +77,7 @@ template <class Row>
     t.pkp_id = q.template fixed<20>(at + 6);
   t.sealed_usage_key = q.blob(at + 7);
   t.usage_key_hash = q.template fixed<32>(at + 8);
-  json::value cfg = stored_json(q.text(at + 9));
-  if (!cfg.is_object())
-    throw corrupt_row("trigger config is not an object");
-  t.config = std::move(cfg.as_object());
+  t.config = stored_config(t.type, q.text(at + 9));
   t.created_at = time_at(q, at + 10);
   t.updated_at = time_at(q, at + 11);
   t.max_runs_per_minute = static_cast<uint32_t>(q.i64(at + 12));
@@ -156,17 +157,16 @@ template <class Row>
   return browser_session{q.template fixed<32>(0), q.text(1), q.text(2), time_at(q, 3), time_at(q, 4)};
 }
 
-/// Columns: trigger id, config, next_due, last_planned (NULL without a schedule state). nullopt
-/// for a config without a cron string (the API never stores one).
+/// Columns: trigger id, config, next_due, last_planned (NULL without a schedule state) of a
+/// schedule trigger. nullopt for a config that is no schedule's (the API never stores one).
 template <class Row>
 [[nodiscard]] std::optional<scheduled_trigger> read_schedule(const Row& q) {
   scheduled_trigger s;
   s.trigger_id = q.text(0);
-  const json::value cfg = stored_json(q.text(1));
-  const auto* cron = cfg.is_object() ? cfg.as_object().if_contains("cron") : nullptr;
-  if (cron == nullptr || !cron->is_string())
+  const auto config = api::read_config(trigger_type::schedule, stored_json(q.text(1)));
+  if (!config)
     return std::nullopt;
-  s.cron = std::string(cron->get_string());
+  s.cron = std::get<api::schedule_config>(*config).cron;
   if (!q.is_null(2))
     s.state = schedule_state{time_at(q, 2), opt_time_at(q, 3)};
   return s;
@@ -179,7 +179,8 @@ template <class Row>
 
 [[nodiscard]] result<void> check_text(std::string_view field, std::string_view v, size_t max = kMaxText);
 [[nodiscard]] result<void> check_new_run(const new_run& r);
-/// A new trigger's id and owner are set and its text fields within their limits.
+/// A new trigger's id and owner are set, its text fields within their limits, and its config of
+/// its type.
 [[nodiscard]] result<void> check_new_trigger(const trigger& t);
 /// A patch's text fields are within their limits, and the usage key and its hash change together.
 [[nodiscard]] result<void> check_patch(const trigger_patch& patch);

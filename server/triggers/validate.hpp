@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rules a trigger's settings must pass before they are stored (docs/protocol.md §4): the config of each
-// type, the minimum interval of a schedule, and the chains the deployment can watch. Every
-// refusal is api_errc::invalid_request with a message naming the field ("config.cron: …").
+// type as the API reads it (enact/api/triggers.hpp), then what depends on the deployment — the
+// minimum interval of a schedule and the chains it can watch. Every refusal is
+// api_errc::invalid_request with a message naming the field ("config.cron: …").
 #pragma once
 
 #include <boost/json.hpp>
 
-#include <array>
 #include <chrono>
 #include <map>
 #include <string>
@@ -21,11 +21,9 @@ namespace enact::triggers {
 /// Schedules firing more often than this are refused (trigger-service spec, "Limits").
 inline constexpr std::chrono::seconds kMinScheduleInterval{30};
 
-/// Chain names a chain-event trigger may name (docs/protocol.md §4).
-inline constexpr std::array<std::string_view, 5> kChains = {"ethereum", "svc", "arbitrum", "bsc", "polygon"};
-
-/// Confirmations a chain-event trigger may ask for at most.
-inline constexpr uint64_t kMaxConfirmations = 1000;
+/// Chain names a chain-event trigger may name, and the most confirmations it may ask for (docs/protocol.md §4).
+using api::kChains;
+using api::kMaxConfirmations;
 
 /// What the deployment offers that configs depend on.
 struct config_rules {
@@ -38,12 +36,14 @@ struct config_rules {
 /// be at least kMinScheduleInterval.
 [[nodiscard]] result<cron::schedule> parse_schedule(std::string_view expr);
 
-/// Validates `config` for a trigger of type `t` and returns its stored form:
-///  - webhook: `{}` (absent is `{}` too);
-///  - schedule: `{"cron", "timezone": "UTC"}` (only UTC: the SDK's cron computes UTC times);
-///  - chain-event: `{"chain", "contract" (checksummed), "event", "start_block"?,
-///    "topic_filters"? (lowercase hex), "confirmations"?}`.
-[[nodiscard]] result<json::object> validate_config(trigger_type t, const json::value* config,
-                                                   const config_rules& rules);
+/// The deployment's rules over a config as the API read it (api::read_request_config): a
+/// chain-event trigger's chain has an RPC endpoint here, a schedule fires at most every
+/// kMinScheduleInterval.
+[[nodiscard]] result<void> check_config(const api::trigger_config& config, const config_rules& rules);
+
+/// Reads `config` (nullptr: absent) for a trigger of type `t` as the API does, then checks it
+/// against `rules`: the config a trigger of the request is stored with.
+[[nodiscard]] result<api::trigger_config> validate_config(trigger_type t, const json::value* config,
+                                                          const config_rules& rules);
 
 }  // namespace enact::triggers

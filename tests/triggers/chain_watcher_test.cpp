@@ -116,7 +116,8 @@ struct fixture {
 
   json::object ping_tx(uint64_t id, std::string note, uint64_t amount) {
     return call_tx("ping(uint256,string,uint256)",
-                   {codec::abi::value::number(u256{id}), codec::abi::value::text(std::move(note)), codec::abi::value::number(u256{amount})});
+                   {codec::abi::value::number(u256{id}), codec::abi::value::text(std::move(note)),
+                    codec::abi::value::number(u256{amount})});
   }
 
   json::value ping(size_t from, uint64_t id, std::string note = "hello", uint64_t amount = 1000) {
@@ -239,7 +240,8 @@ TEST_CASE("triggers.chain_watcher: one run per matching log, topic filters, deco
        {nullptr, json::array{codec::hex::encode_prefixed(word(7)), codec::hex::encode_prefixed(word(9))}},
        3},
       {"topic and alternatives: from dev0, id 7 or 8",
-       {codec::hex::encode_prefixed(word(dev0)), json::array{codec::hex::encode_prefixed(word(7)), codec::hex::encode_prefixed(word(8))}},
+       {codec::hex::encode_prefixed(word(dev0)),
+        json::array{codec::hex::encode_prefixed(word(7)), codec::hex::encode_prefixed(word(8))}},
        1},
   };
   std::vector<trigger> triggers;
@@ -318,7 +320,8 @@ TEST_CASE("triggers.chain_watcher: start_block backfill in halved ranges; restar
   const uint64_t first_block = f.head() + 1;
   // 12 blocks of 3 logs each, before any trigger exists.
   for (uint64_t i = 0; i < 12; ++i)
-    f.send(0, f.call_tx("pingMany(uint256,uint256)", {codec::abi::value::number(u256{i * 3}), codec::abi::value::number(u256{3})}));
+    f.send(0, f.call_tx("pingMany(uint256,uint256)",
+                        {codec::abi::value::number(u256{i * 3}), codec::abi::value::number(u256{3})}));
   const uint64_t last_block = f.head();
   REQUIRE(last_block - first_block + 1 == 12);
 
@@ -327,7 +330,8 @@ TEST_CASE("triggers.chain_watcher: start_block backfill in halved ranges; restar
   const trigger all = f.create({{"event", kPing}, {"start_block", quantity}});  // hex form
   const trigger later = f.create({{"event", kPing}, {"start_block", static_cast<int64_t>(first_block + 10)}});
   const trigger from_now = f.create({{"event", kPing}});  // no start_block: from the safe head on
-  CHECK(f.db->find_trigger(all.id).value().config.at("start_block").is_string());
+  // Stored typed: the hex form is the block number it names.
+  CHECK(std::get<api::chain_event_config>(f.db->find_trigger(all.id).value().config).start_block == first_block);
 
   refusing_proxy proxy(f.node.url(), 5);  // 5 logs per answer at most: two blocks are too many
   auto cfg = f.chain(proxy.url);
@@ -441,8 +445,9 @@ TEST_CASE("triggers.chain_watcher: logs without the event's shape are not decode
   const auto sig = codec::abi::parse_signature(kPing).value();
   chain::log_entry l;
   l.topics = {crypto::keccak256(std::string_view("Ping(address,uint256,string,uint256)")), word(address{}), word(7)};
-  l.data = codec::abi::encode(std::vector<codec::abi::type>{codec::abi::type::of("string"), codec::abi::type::of("uint256")},
-                       std::vector<codec::abi::value>{codec::abi::value::text("x"), codec::abi::value::number(u256{1})})
+  l.data = codec::abi::encode(
+               std::vector<codec::abi::type>{codec::abi::type::of("string"), codec::abi::type::of("uint256")},
+               std::vector<codec::abi::value>{codec::abi::value::text("x"), codec::abi::value::number(u256{1})})
                .value();
   REQUIRE(chain_event_params(sig, l, "svc"));
   struct row {

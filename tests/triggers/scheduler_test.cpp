@@ -60,7 +60,7 @@ struct fixture {
     t.name = cron;
     t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
     t.sealed_usage_key = bytes{1};
-    t.config = json::object{{"cron", cron}, {"timezone", "UTC"}};
+    t.config = api::schedule_config{cron, "UTC"};
     t.max_runs_per_minute = kMaxRunsPerMinuteLimit;  // the run limits have a store suite case
     t.max_queued_runs = kMaxQueuedRunsLimit;
     t.created_at = t.updated_at = now;
@@ -172,7 +172,7 @@ TEST_CASE("schedule config: an interval under 30 s is refused") {
       CHECK(out.code() == api_errc::invalid_request);
       CHECK(out.err().message.starts_with("config.cron: "));
     } else {
-      CHECK(*out == json::object{{"cron", c.cron}, {"timezone", "UTC"}});
+      CHECK(*out == api::trigger_config(api::schedule_config{c.cron, "UTC"}));
     }
   }
   struct bad {
@@ -258,7 +258,7 @@ TEST_CASE("scheduler: updates, disabling and deletion take effect") {
   // Re-enabled with a new cron, due from now.
   trigger_patch on;
   on.enabled = true;
-  on.config = json::object{{"cron", "0 * * * * *"}, {"timezone", "UTC"}};
+  on.config = api::schedule_config{"0 * * * * *", "UTC"};
   on.schedule = schedule_state{at(2024, 5, 1, 0, 2, 0), std::nullopt};
   on.now = clk.now();
   REQUIRE(f.db->update_trigger("alice", a, on).has_value());

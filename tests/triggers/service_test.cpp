@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The trigger service's pure parts: the params a webhook's action sees, bearer tokens, the retry
-// backoff, the configuration keys, and sealing usage keys with the (simulated) TEE.
+// backoff, the configuration keys, sealing usage keys with the (simulated) TEE, and the management
+// API's requests as the client writes and the service reads them.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "triggers/settings.hpp"
 #include "triggers/sqlite_store.hpp"
 #include "triggers/tokens.hpp"
+#include "triggers/validate.hpp"
 #include "triggers/webhook.hpp"
 #include "triggers/worker.hpp"
 
@@ -52,8 +54,8 @@ TEST_CASE("webhook params: event, event_raw and its encoding") {
       {"empty body", "", "application/json", json::value(""), "", false},
       {"27 levels stay JSON", deep_ok, "application/json", json::parse(deep_ok), json::value(deep_ok), false},
       {"29 levels are text", too_deep, "application/json", json::value(too_deep), json::value(too_deep), false},
-      {"not UTF-8", bytes_in, "application/octet-stream", nullptr, json::value(codec::base64::encode(as_bytes(bytes_in))),
-       true},
+      {"not UTF-8", bytes_in, "application/octet-stream", nullptr,
+       json::value(codec::base64::encode(as_bytes(bytes_in))), true},
       {"overlong UTF-8", "\xc0\xaf", "text/plain", nullptr,
        json::value(codec::base64::encode(as_bytes(std::string("\xc0\xaf")))), true},
       {"a lone surrogate", "\xed\xa0\x80", "text/plain", nullptr,
@@ -229,6 +231,93 @@ TEST_CASE("usage keys are sealed by the TEE at their own path") {
   bytes tampered = sealed;
   tampered.back() ^= 1;
   CHECK(!unseal_usage_key(*tee, tampered));
+}
+
+TEST_CASE("trigger requests: what the client sends, the service reads back typed") {
+  const std::string key = codec::base64::encode(bytes(32, 7));
+  api::new_trigger nt;
+  nt.name = "transfers";
+  nt.action_ipfs_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
+  nt.usage_api_key = Secret(as_bytes(std::string_view(key)));
+  api::chain_event_config ce;
+  ce.chain = "svc";
+  ce.contract[19] = 0xa1;
+  ce.event = "Transfer(address indexed from, address indexed to, uint256 value)";
+  ce.start_block = 16;
+  ce.topic_filters = {{}, {hash256{}}};
+  ce.confirmations = 12;
+  nt.config = ce;
+  nt.max_queued_runs = 5;
+
+  const auto back = api::read<api::new_trigger>(json::value_from(nt));
+  REQUIRE_MESSAGE(back, (back ? "" : back.err().message));
+  CHECK(back->name == nt.name);
+  CHECK(back->enabled);
+  CHECK(back->action_ipfs_cid == nt.action_ipfs_cid);
+  CHECK(as_chars(back->usage_api_key.view()) == key);
+  CHECK(back->config == nt.config);
+  CHECK(!back->max_runs_per_minute);
+  CHECK(back->max_queued_runs == 5u);
+
+  // A start block in hex is read as the number it names; the stored config is typed.
+  json::value hex_start = json::value_from(nt);
+  hex_start.as_object()["config"].as_object()["start_block"] = "0x10";
+  CHECK(std::get<api::chain_event_config>(api::read<api::new_trigger>(hex_start)->config).start_block == 16u);
+
+  // The service's words for what is wrong, with the field's path.
+  struct bad {
+    json::value body;
+    const char* message;
+  };
+  const auto with = [&](std::string_view field, json::value v) {
+    json::value b = json::value_from(nt);
+    b.as_object()[field] = std::move(v);
+    return b;
+  };
+  const auto with_config = [&](std::string_view field, json::value v) {
+    json::value b = json::value_from(nt);
+    b.as_object()["config"].as_object()[field] = std::move(v);
+    return b;
+  };
+  const bad bads[] = {
+      {with("colour", "red"), "body.colour: unknown field"},
+      {with("type", "cron"), "body.type: required, one of webhook, schedule, chain-event"},
+      {with("name", ""), "body.name: expected a non-empty string of at most 256 bytes"},
+      {with("enabled", 1), "body.enabled: expected true or false"},
+      {with("max_runs_per_minute", 0), "body.max_runs_per_minute: expected an integer from 1 to 6000"},
+      {with("usage_api_key", "short"), "body.usage_api_key: expected a usage API key (standard base64 of 32 bytes)"},
+      {with_config("chain", "mars"), "config.chain: 'mars' is not one of ethereum, svc, arbitrum, bsc, polygon"},
+      {with_config("start_block", "12"),
+       "config.start_block: expected a non-negative integer or a 0x-hex string of at most 16 digits"},
+      {with_config("topic_filters", json::array{nullptr, nullptr, "0x" + std::string(64, '1')}),
+       "config.topic_filters[2]: the event has 2 indexed parameters, so this topic never exists; use null"},
+      {with_config("confirmations", 1001), "config.confirmations: expected an integer from 0 to 1000"},
+  };
+  for (const auto& b : bads) {
+    const auto r = api::read<api::new_trigger>(b.body);
+    REQUIRE(!r);
+    CHECK(r.code() == api_errc::invalid_request);
+    CHECK(r.err().message == b.message);
+  }
+
+  // A patch is read at the trigger's type: a schedule's config is no webhook's.
+  api::trigger_patch p;
+  p.enabled = false;
+  p.pkp_id = std::optional<address>{};
+  p.config = api::schedule_config{"0 * * * *", "UTC"};
+  const json::value pj = json::value_from(p);
+  CHECK(pj.at("pkp_id").is_null());
+  const auto patch = api::read_trigger_patch(pj, api::trigger_type::schedule);
+  REQUIRE(patch);
+  CHECK(patch->enabled == false);
+  CHECK(patch->pkp_id == std::optional<std::optional<address>>(std::optional<address>{}));
+  CHECK(patch->config == p.config);
+  CHECK(!patch->name);
+  CHECK(api::read_trigger_patch(pj, api::trigger_type::webhook).err().message == "config.cron: unknown field");
+
+  // The deployment's rules come on top: a chain without an RPC endpoint, a schedule too often.
+  CHECK(check_config(ce, {}).err().message.starts_with("config.chain: this deployment has no RPC endpoint for svc"));
+  CHECK(check_config(api::schedule_config{"* * * * * *", "UTC"}, {}).err().message.starts_with("config.cron: "));
 }
 
 }  // namespace enact::triggers::test

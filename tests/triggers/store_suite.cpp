@@ -39,7 +39,10 @@ trigger make_trigger(std::string owner, trigger_type type = trigger_type::webhoo
   t.sealed_usage_key = bytes{1, 2, 3, 4, 5};
   t.usage_key_hash = crypto::keccak256(std::string_view("key of " + t.id));
   if (type == trigger_type::schedule)
-    t.config = json::object{{"cron", "*/30 * * * * *"}, {"timezone", "UTC"}};
+    t.config = api::schedule_config{"*/30 * * * * *", "UTC"};
+  if (type == trigger_type::chain_event)
+    t.config = api::chain_event_config{.chain = "ethereum",
+                                       .event = "Transfer(address indexed from, address indexed to, uint256 value)"};
   t.created_at = t.updated_at = t0;
   // The cases queue many runs at one instant; run_limits tests the limits themselves.
   t.max_runs_per_minute = kMaxRunsPerMinuteLimit;
@@ -97,7 +100,7 @@ void triggers_crud(backend& b) {
   p.pkp_id = std::optional<address>{};
   p.sealed_usage_key = bytes{9, 9};
   p.usage_key_hash = crypto::keccak256(std::string_view("new key"));
-  p.config = json::object{{"cron", "0 * * * *"}, {"timezone", "UTC"}};
+  p.config = api::schedule_config{"0 * * * *", "UTC"};
   p.now = t0 + 5s;
   const trigger u = MUST(s->update_trigger("alice", a2.id, p));
   CHECK(u.name == "renamed");
@@ -235,7 +238,6 @@ void run_limits(backend& b) {
 
   // A chain batch over the limit: the first log's run is queued, the second's refused.
   trigger ct = make_trigger("alice", trigger_type::chain_event);
-  ct.config = json::object{{"chain", "ethereum"}};
   ct.max_runs_per_minute = 1;
   MUST(s->create_trigger(ct, std::nullopt));
   chain_batch cb;
@@ -511,7 +513,6 @@ void schedules(backend& b) {
 void chain_state(backend& b) {
   auto s = b.open();
   trigger ct = make_trigger("alice", trigger_type::chain_event);
-  ct.config = json::object{{"chain", "ethereum"}};
   MUST(s->create_trigger(ct, std::nullopt));
   const trigger w = MUST(s->create_trigger(make_trigger("alice"), std::nullopt));
   CHECK(!MUST(s->chain_checkpoint(ct.id)));
@@ -586,7 +587,8 @@ void tokens_and_approvals(backend& b) {
   CHECK_ERRC(s->create_approval(a), store_errc::conflict);
   CHECK(MUST(s->get_approval("challenge-1")).status == approval_status::pending);
   CHECK_ERRC(s->get_approval("nope"), store_errc::not_found);
-  token_record claimed{crypto::keccak256(std::string_view("token 3")), "alice", "enact cli", t0 + 2min, t0 + 722h, false};
+  token_record claimed{
+      crypto::keccak256(std::string_view("token 3")), "alice", "enact cli", t0 + 2min, t0 + 722h, false};
   CHECK_ERRC(s->claim_approval("challenge-1", claimed, t0 + 1min), store_errc::conflict);  // not approved yet
   const approval decided = MUST(s->decide_approval("challenge-1", "alice", true, t0 + 1min));
   CHECK(decided.status == approval_status::approved);

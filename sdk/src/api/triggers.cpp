@@ -194,6 +194,10 @@ trigger_type type_of(const trigger_config& c) noexcept {
   }
 }
 
+json::value config_json(const trigger_config& c) {
+  return std::visit([](const auto& cfg) { return json::value_from(cfg); }, c);
+}
+
 // --- JSON ----------------------------------------------------------------------------------------
 
 void tag_invoke(json::value_from_tag, json::value& v, const webhook_config&) { v = json::object{}; }
@@ -238,7 +242,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const trigger& t) {
   o["usage_api_key_hash"] = codec::hex::encode_prefixed(t.usage_api_key_hash);
   o["max_runs_per_minute"] = t.max_runs_per_minute;
   o["max_queued_runs"] = t.max_queued_runs;
-  o["config"] = std::visit([](const auto& c) { return json::value_from(c); }, t.config);
+  o["config"] = config_json(t.config);
   o["created_at"] = t.created_at;
   o["updated_at"] = t.updated_at;
   if (!t.webhook_url.empty())
@@ -268,6 +272,78 @@ void tag_invoke(json::value_from_tag, json::value& v, const run& r) {
   v = std::move(o);
 }
 
+namespace {
+
+/// The fields a create and an update body share, each written when set.
+template <class Body>
+void write_common(json::object& o, const Body& b) {
+  if (b.pkp_id) {
+    if constexpr (std::is_same_v<Body, trigger_patch>)
+      o["pkp_id"] = *b.pkp_id ? json::value(to_checksum_address(**b.pkp_id)) : json::value(nullptr);
+    else
+      o["pkp_id"] = to_checksum_address(*b.pkp_id);
+  }
+  if (b.max_runs_per_minute)
+    o["max_runs_per_minute"] = *b.max_runs_per_minute;
+  if (b.max_queued_runs)
+    o["max_queued_runs"] = *b.max_queued_runs;
+}
+
+json::string key_text(const Secret& key) { return json::string(as_chars(key.view())); }
+
+}  // namespace
+
+void tag_invoke(json::value_from_tag, json::value& v, const new_trigger& t) {
+  json::object o{{"type", name(type_of(t.config))},
+                 {"name", t.name},
+                 {"enabled", t.enabled},
+                 {"action_ipfs_cid", t.action_ipfs_cid},
+                 {"config", config_json(t.config)}};
+  write_common(o, t);
+  o["usage_api_key"] = key_text(t.usage_api_key);
+  v = std::move(o);
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const trigger_patch& p) {
+  json::object o;
+  if (p.name)
+    o["name"] = *p.name;
+  if (p.enabled)
+    o["enabled"] = *p.enabled;
+  if (p.config)
+    o["config"] = config_json(*p.config);
+  if (p.action_ipfs_cid)
+    o["action_ipfs_cid"] = *p.action_ipfs_cid;
+  write_common(o, p);
+  if (p.usage_api_key)
+    o["usage_api_key"] = key_text(*p.usage_api_key);
+  v = std::move(o);
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const token_info& t) {
+  v = json::object{{"user_id", t.user_id}, {"token_expires_at", t.token_expires_at}};
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const webhook_receipt& r) {
+  v = json::object{{"run_id", r.run_id}};
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const token_request& r) {
+  v = json::object{{"challenge", r.challenge}, {"token", key_text(r.token)}};
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const issued_token& t) {
+  v = json::object{{"token_type", t.token_type},
+                   {"user_id", t.user_id},
+                   {"expires_at", t.expires_at},
+                   {"client_name", t.client_name}};
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const token_summary& t) {
+  v = json::object{
+      {"id", t.id}, {"client_name", t.client_name}, {"created_at", t.created_at}, {"expires_at", t.expires_at}};
+}
+
 result<trigger_config> read_config(trigger_type t, const json::value& v) {
   return no_throw([&] { return config_of(t, v); });
 }
@@ -284,5 +360,26 @@ chain_event_config tag_invoke(json::value_to_tag<chain_event_config>, const json
 }
 trigger tag_invoke(json::value_to_tag<trigger>, const json::value& v) { return trigger_of(v); }
 run tag_invoke(json::value_to_tag<run>, const json::value& v) { return run_of(v); }
+
+token_info tag_invoke(json::value_to_tag<token_info>, const json::value& v) {
+  const json::object& o = rd::expect_object(v, "answer");
+  return token_info{rd::get_string(o, "user_id"), rd::get_string(o, "token_expires_at")};
+}
+
+issued_token tag_invoke(json::value_to_tag<issued_token>, const json::value& v) {
+  const json::object& o = rd::expect_object(v, "answer");
+  return issued_token{rd::get_string(o, "token_type"), rd::get_string(o, "user_id"), rd::get_string(o, "expires_at"),
+                      rd::get_text(o, "client_name")};
+}
+
+token_summary tag_invoke(json::value_to_tag<token_summary>, const json::value& v) {
+  const json::object& o = rd::expect_object(v, "token");
+  return token_summary{rd::get_string(o, "id"), rd::get_text(o, "client_name"), rd::get_string(o, "created_at"),
+                       rd::get_string(o, "expires_at")};
+}
+
+webhook_receipt tag_invoke(json::value_to_tag<webhook_receipt>, const json::value& v) {
+  return webhook_receipt{rd::get_string(rd::expect_object(v, "answer"), "run_id")};
+}
 
 }  // namespace enact::api

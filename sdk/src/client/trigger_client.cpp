@@ -52,9 +52,6 @@ std::string segment(std::string_view id, std::string_view what) {
 
 trigger trigger_of(const json::value& v) { return json::value_to<trigger>(v); }
 run run_of(const json::value& v) { return json::value_to<run>(v); }
-json::value config_json(const trigger_config& c) {
-  return std::visit([](const auto& cfg) { return json::value_from(cfg); }, c);
-}
 
 template <class T, class F>
 listing<T> listing_of(const json::value& v, F&& item) {
@@ -67,13 +64,6 @@ listing<T> listing_of(const json::value& v, F&& item) {
     out.items.push_back(item(i));
   out.total = rd::get_u64(o, "total");
   return out;
-}
-
-/// Serializes `o` with the usage key added, then wipes the key from the JSON tree.
-std::string body_with_key(json::object o, const Secret* usage_api_key) {
-  if (usage_api_key != nullptr)
-    o["usage_api_key"] = as_chars(usage_api_key->view());
-  return detail::serialize_wiped(std::move(o));
 }
 
 }  // namespace
@@ -132,8 +122,7 @@ Secret trigger_client::finish_login(const pending_login& login, login_options o)
     http_request r;
     r.method = http_method::post;
     r.target = "/auth/token";
-    r.body =
-        detail::serialize_wiped(json::object{{"challenge", login.challenge}, {"token", as_chars(login.token.view())}});
+    r.body = detail::serialize_wiped(json::value_from(api::token_request{login.challenge, login.token.clone()}));
     r.redact = {login.token.view()};
     std::chrono::milliseconds wait = o.interval;
     try {
@@ -159,25 +148,13 @@ Secret trigger_client::finish_login(const pending_login& login, login_options o)
 // --- management API ------------------------------------------------------------------------------
 
 token_info trigger_client::me() {
-  return decode_answer(impl_->call(http_method::get, "/api/me"), [](const json::value& v) {
-    const json::object& o = rd::expect_object(v, "answer");
-    return token_info{rd::get_string(o, "user_id"), rd::get_string(o, "token_expires_at")};
-  });
+  return decode_answer(impl_->call(http_method::get, "/api/me"),
+                       [](const json::value& v) { return json::value_to<token_info>(v); });
 }
 
 trigger trigger_client::create(const new_trigger& t) {
-  json::object o{{"type", name(type_of(t.config))},
-                 {"name", t.name},
-                 {"enabled", t.enabled},
-                 {"action_ipfs_cid", t.action_ipfs_cid},
-                 {"config", config_json(t.config)}};
-  if (t.pkp_id)
-    o["pkp_id"] = to_checksum_address(*t.pkp_id);
-  if (t.max_runs_per_minute)
-    o["max_runs_per_minute"] = *t.max_runs_per_minute;
-  if (t.max_queued_runs)
-    o["max_queued_runs"] = *t.max_queued_runs;
-  return decode_answer(impl_->call(http_method::post, "/api/triggers", body_with_key(std::move(o), &t.usage_api_key),
+  // The body holds the usage key: serialised once, then wiped from the JSON tree.
+  return decode_answer(impl_->call(http_method::post, "/api/triggers", detail::serialize_wiped(json::value_from(t)),
                                    {t.usage_api_key.view()}),
                        trigger_of);
 }
@@ -193,30 +170,10 @@ trigger trigger_client::get(std::string_view trigger_id) {
 }
 
 trigger trigger_client::update(std::string_view trigger_id, const trigger_patch& p) {
-  json::object o;
-  if (p.name)
-    o["name"] = *p.name;
-  if (p.enabled)
-    o["enabled"] = *p.enabled;
-  if (p.config)
-    o["config"] = config_json(*p.config);
-  if (p.action_ipfs_cid)
-    o["action_ipfs_cid"] = *p.action_ipfs_cid;
-  if (p.pkp_id) {
-    if (*p.pkp_id)
-      o["pkp_id"] = to_checksum_address(**p.pkp_id);
-    else
-      o["pkp_id"] = nullptr;
-  }
-  if (p.max_runs_per_minute)
-    o["max_runs_per_minute"] = *p.max_runs_per_minute;
-  if (p.max_queued_runs)
-    o["max_queued_runs"] = *p.max_queued_runs;
-  const Secret* key = p.usage_api_key ? &*p.usage_api_key : nullptr;
   std::vector<bytes_view> redact;
-  if (key != nullptr)
-    redact.push_back(key->view());
-  return impl_->patch(trigger_id, body_with_key(std::move(o), key), std::move(redact));
+  if (p.usage_api_key)
+    redact.push_back(p.usage_api_key->view());
+  return impl_->patch(trigger_id, detail::serialize_wiped(json::value_from(p)), std::move(redact));
 }
 
 trigger trigger_client::enable(std::string_view trigger_id) { return impl_->patch(trigger_id, R"({"enabled":true})"); }
@@ -272,7 +229,7 @@ std::string trigger_client::fire_webhook(std::string_view trigger_id, const webh
     r.extra.emplace_back(k, v);
   }
   return decode_answer(impl_->http.send(r),
-                       [](const json::value& v) { return rd::get_string(rd::expect_object(v, "answer"), "run_id"); });
+                       [](const json::value& v) { return json::value_to<api::webhook_receipt>(v).run_id; });
 }
 
 }  // namespace enact::client

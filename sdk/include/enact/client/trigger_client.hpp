@@ -34,58 +34,24 @@
 
 namespace enact::client {
 
-// --- triggers and runs: the wire model of enact/api/triggers.hpp ------------------------------
+// --- triggers, runs and the requests: the wire model of enact/api/triggers.hpp -----------------
 
 using api::chain_event_config;
+using api::listing;
 using api::name;
+using api::new_trigger;
 using api::run;
 using api::run_error;
 using api::run_status;
 using api::schedule_config;
+using api::token_info;
 using api::trigger;
 using api::trigger_config;
+using api::trigger_patch;
 using api::trigger_type;
 using api::trigger_type_from_name;
 using api::type_of;
 using api::webhook_config;
-
-struct new_trigger {
-  std::string name;
-  bool enabled = true;
-  std::string action_ipfs_cid;
-  std::optional<address> pkp_id;
-  Secret usage_api_key;  // the core usage key's base64 text, exactly as issued
-  trigger_config config;
-  /// Absent: the service's defaults (60 and 100).
-  std::optional<uint32_t> max_runs_per_minute;
-  std::optional<uint32_t> max_queued_runs;
-};
-
-/// PATCH fields: an empty optional leaves the field as it is.
-struct trigger_patch {
-  std::optional<std::string> name;
-  std::optional<bool> enabled;
-  std::optional<trigger_config> config;  // of the trigger's own type
-  std::optional<std::string> action_ipfs_cid;
-  /// Set to `std::optional<address>{}` to clear the PKP.
-  std::optional<std::optional<address>> pkp_id;
-  std::optional<Secret> usage_api_key;
-  std::optional<uint32_t> max_runs_per_minute;
-  std::optional<uint32_t> max_queued_runs;
-};
-
-/// A list answer of the trigger service: `{"items", "total"}` (limit/offset paging).
-template <class T>
-struct listing {
-  std::vector<T> items;
-  uint64_t total = 0;
-};
-
-/// What `GET /api/me` answers: whose token this is and until when it is accepted.
-struct token_info {
-  std::string user_id;
-  std::string token_expires_at;  // RFC 3339 UTC
-};
 
 /// A request for `POST /webhook/<id>`: any body, sent as is.
 struct webhook_request {
