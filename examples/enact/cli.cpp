@@ -2,10 +2,12 @@
 #include "cli.hpp"
 
 #include <fcntl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <charconv>
 #include <fstream>
 #include <iostream>
@@ -13,6 +15,7 @@
 #include <sstream>
 
 #include "enact/codec/hex.hpp"
+#include "enact/crypto/keystore.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/scopes/scopes.hpp"
 
@@ -100,6 +103,51 @@ std::string read_input(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+
+std::string trimmed_line_end(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+std::string keystore_password(const std::string& path) {
+  if (const char* file = std::getenv("ENACT_KEYSTORE_PASSWORD_FILE"); file != nullptr && *file != '\0') {
+    std::string text = read_input(file);
+    std::string pw = trimmed_line_end(text);
+    detail::secure_wipe(text.data(), text.size());
+    return pw;
+  }
+  for (const char* name : {"ENACT_KEYSTORE_PASSWORD", "ETH_PASSWORD"})
+    if (const char* pw = std::getenv(name); pw != nullptr)
+      return pw;
+  const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (tty < 0)
+    throw input_error(path +
+                      ": a keystore file needs its password: set ENACT_KEYSTORE_PASSWORD_FILE (a file holding "
+                      "it) or ENACT_KEYSTORE_PASSWORD, or run on a terminal to be asked");
+  termios old{};
+  const bool is_term = ::tcgetattr(tty, &old) == 0;
+  if (is_term) {
+    termios quiet = old;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    ::tcsetattr(tty, TCSAFLUSH, &quiet);
+  }
+  const std::string prompt = "Password for " + path + ": ";
+  (void)!::write(tty, prompt.data(), prompt.size());
+  std::string pw;
+  char c = 0;
+  while (::read(tty, &c, 1) == 1 && c != '\n')
+    pw += c;
+  if (is_term)
+    ::tcsetattr(tty, TCSAFLUSH, &old);
+  (void)!::write(tty, "\n", 1);
+  ::close(tty);
+  return trimmed_line_end(std::move(pw));
+}
+
 Secret read_key_file(const std::string& path) {
   std::string text = read_input(path);
   auto trim_begin = text.find_first_not_of(" \t\r\n");
@@ -107,11 +155,21 @@ Secret read_key_file(const std::string& path) {
   std::string_view digits;
   if (trim_begin != std::string::npos)
     digits = std::string_view(text).substr(trim_begin, trim_end - trim_begin + 1);
+  if (!digits.empty() && digits.front() == '{') {
+    // A Web3 Secret Storage keystore (geth, cast wallet, eth-account, ethers).
+    std::string pw = keystore_password(path);
+    auto key = crypto::keystore::decrypt(digits, pw);
+    detail::secure_wipe(pw.data(), pw.size());
+    detail::secure_wipe(text.data(), text.size());
+    if (!key)
+      throw input_error(path + ": " + key.err().message);
+    return std::move(*key);
+  }
   Secret key = Secret::of_size(32);
   auto ok = codec::hex::decode_into(digits, key.mutable_view(), path);
   detail::secure_wipe(text.data(), text.size());
   if (!ok)
-    throw input_error(ok.err().message + " (expected a 32-byte hex private key)");
+    throw input_error(ok.err().message + " (expected a 32-byte hex private key or a keystore file)");
   if (!crypto::secp256k1::is_valid_private_key(key.view()))
     throw input_error(path + ": not a valid secp256k1 private key");
   return key;
@@ -166,8 +224,8 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 std::vector<uint64_t> group_ids(const std::string& text, std::string_view what) {
-  return parse_list(text,
-                    [&](const std::string& item) { return item == "all" ? scopes::kAllGroups : parse_u64(item, what); });
+  return parse_list(
+      text, [&](const std::string& item) { return item == "all" ? scopes::kAllGroups : parse_u64(item, what); });
 }
 
 scopes::permission_set permissions_of(const args& a) {

@@ -69,8 +69,14 @@ class key_file {
 /// Whole content of a file, or of stdin for "-".
 [[nodiscard]] std::string read_input(const std::string& path);
 /// A 32-byte secp256k1 private key from a file holding 64 hex digits (optional 0x, surrounding
-/// whitespace allowed). The file's bytes are wiped after parsing.
+/// whitespace allowed) or a Web3 Secret Storage keystore (JSON; its password from
+/// ENACT_KEYSTORE_PASSWORD_FILE, ENACT_KEYSTORE_PASSWORD or ETH_PASSWORD, else asked on the
+/// terminal). The file's bytes and the password are wiped after use.
 [[nodiscard]] Secret read_key_file(const std::string& path);
+/// The password of the keystore file `path`: ENACT_KEYSTORE_PASSWORD_FILE (a file holding it), then
+/// ENACT_KEYSTORE_PASSWORD or ETH_PASSWORD (foundry's name), then a prompt on the terminal with the
+/// echo off. Never from an argument, where other users could read it in the process list.
+[[nodiscard]] std::string keystore_password(const std::string& path);
 /// Parses a non-negative decimal integer option.
 [[nodiscard]] uint64_t parse_u64(std::string_view text, std::string_view what);
 /// The non-empty items of a comma-separated list.

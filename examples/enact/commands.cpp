@@ -21,6 +21,7 @@
 #include "enact/codec/rlp_json.hpp"
 #include "enact/cron/cron.hpp"
 #include "enact/address.hpp"
+#include "enact/crypto/keystore.hpp"
 #include "enact/crypto/random.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/eip712/envelope.hpp"
@@ -277,6 +278,48 @@ int key_address(const std::vector<std::string>& argv) {
   return 0;
 }
 
+int keystore_encrypt(const std::vector<std::string>& argv) {
+  args a(argv, {"key-file", "out", "kdf", "scrypt-n", "pbkdf2-c"}, {});
+  a.at_most(0);
+  const std::string out = a.require("out");
+  crypto::keystore::encrypt_options o;
+  const std::string kdf = a.get("kdf").value_or("scrypt");
+  if (kdf == "scrypt") {
+    crypto::keystore::scrypt_params sp;
+    if (auto n = a.get("scrypt-n"))
+      sp.n = parse_u64(*n, "--scrypt-n");
+    o.kdf = sp;
+  } else if (kdf == "pbkdf2") {
+    crypto::keystore::pbkdf2_params pp;
+    if (auto c = a.get("pbkdf2-c")) {
+      const uint64_t v = parse_u64(*c, "--pbkdf2-c");
+      if (v == 0 || v > UINT32_MAX)
+        throw usage_error("--pbkdf2-c: expected 1.." + std::to_string(UINT32_MAX));
+      pp.c = static_cast<uint32_t>(v);
+    }
+    o.kdf = pp;
+  } else {
+    throw usage_error("--kdf: expected scrypt or pbkdf2, got '" + kdf + "'");
+  }
+  const Secret key = read_key_file(a.require("key-file"));
+  std::string pw = keystore_password(out);
+  auto file = crypto::keystore::encrypt(key, pw, o);
+  detail::secure_wipe(pw.data(), pw.size());
+  if (!file)
+    throw input_error(file.err().message);
+  const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    throw input_error(out + ": cannot create (exists already, or no permission)");
+  const std::string text = *file + "\n";
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (::close(fd) != 0 || !ok) {
+    ::unlink(out.c_str());
+    throw input_error(out + ": write failed");
+  }
+  print_line(to_checksum_address(crypto::secp256k1::to_address(take(crypto::secp256k1::public_key_of(key)))));
+  return 0;
+}
+
 int pkp_derive(const std::vector<std::string>& argv) {
   args a(argv, {"root-key-file", "account", "path"}, {});
   a.at_most(0);
@@ -313,7 +356,10 @@ std::vector<command> all_commands() {
       {"cid", "[--v1] FILE", "IPFS CID of a file as `ipfs add` computes it (v0, or v1 with --v1)", cid_cmd},
       {"cron next", "'EXPR' [--after RFC3339] [--count N]", "next firing times of a cron expression (UTC)", cron_next},
       {"key new", "[--out FILE]", "new secp256k1 key; with --out, writes it (0600) and prints the address", key_new},
-      {"key address", "--key-file K", "address of a private key", key_address},
+      {"key address", "--key-file K", "address of a private key (hex or keystore file)", key_address},
+      {"keystore encrypt", "--key-file K --out FILE [--kdf scrypt|pbkdf2] [--scrypt-n N] [--pbkdf2-c N]",
+       "write a Web3 Secret Storage keystore (0600) of a key; the password as for reading one; prints the address",
+       keystore_encrypt},
       {"pkp derive", "--root-key-file R --account 0x... --path 0x...",
        "PKP wallet address for a root key, owning account hash and derivation path", pkp_derive},
   };

@@ -5,9 +5,10 @@
 //
 //   node tests/cli/cli_test.mjs path/to/enact
 import { mkdtempSync, writeFileSync, statSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binaryArgs, check, cliRunner, finish, repo } from '../support/node/harness.mjs';
+import { binaryArgs, check, cliRunner, finish, loadEthers, repo } from '../support/node/harness.mjs';
 
 const [enact] = binaryArgs('cli_test.mjs', 'ENACT_BINARY');
 const vectorsDir = join(repo, 'tests', 'vectors');
@@ -99,6 +100,41 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
             '2026-01-01T01:00:00Z', 'cron next --after with an offset');
   const r = run(['cron', 'next', '0 * * * *', '--after', '2026-01-01 00:30:00']);
   check(r.code !== 0 && /RFC 3339/.test(r.err), `cron next --after without T and zone: ${r.code} ${r.err}`);
+}
+
+// Keystore files: what ethers writes is read wherever a key file is taken (the password from the
+// environment, never an argument), and what `keystore encrypt` writes ethers reads back.
+{
+  const ethers = loadEthers();
+  const cli = cliRunner(enact);
+  for (const v of vectors('keystore').vectors) {
+    const ks = file(`ks-${v.id}.json`, v.keystore);
+    cli.env = { ...process.env, ENACT_KEYSTORE_PASSWORD: v.password };
+    const r = cli.run(['key', 'address', '--key-file', ks]);
+    check(r.code === 0 && r.out === v.address, `key address of a ${v.source} ${v.kdf} keystore: ${r.code} ${r.out} ${r.err}`);
+    cli.env = { ...process.env, ENACT_KEYSTORE_PASSWORD: v.password + 'x' };
+    const wrong = cli.run(['key', 'address', '--key-file', ks]);
+    check(wrong.code === 1 && /wrong password/.test(wrong.err), `wrong keystore password: ${wrong.code} ${wrong.err}`);
+  }
+  const hexKey = file('plain.key', vectors('keys').vectors[1].private_key + '\n');
+  const pwFile = file('pw.txt', 'a p\u00e4ssword\n');
+  for (const [kdf, extra] of [['scrypt', ['--scrypt-n', '1024']], ['pbkdf2', ['--pbkdf2-c', '2000']]]) {
+    const out = join(work, `new-${kdf}.json`);
+    cli.env = { ...process.env, ENACT_KEYSTORE_PASSWORD_FILE: pwFile };
+    const w = cli.run(['keystore', 'encrypt', '--key-file', hexKey, '--out', out, '--kdf', kdf, ...extra]);
+    check(w.code === 0 && w.out === vectors('keys').vectors[1].address, `keystore encrypt --kdf ${kdf}: ${w.code} ${w.out} ${w.err}`);
+    check((statSync(out).mode & 0o777) === 0o600, `keystore encrypt writes 0600`);
+    const back = ethers.decryptKeystoreJsonSync(readFileSync(out, 'utf8'), 'a p\u00e4ssword');
+    check(back.privateKey === vectors('keys').vectors[1].private_key, `ethers reads the ${kdf} keystore enact wrote`);
+    const again = cli.run(['keystore', 'encrypt', '--key-file', hexKey, '--out', out]);
+    check(again.code === 1 && /exists/.test(again.err), `keystore encrypt never overwrites: ${again.err}`);
+  }
+  // No password source and no terminal: a clear refusal, not a hang.
+  const env = { ...process.env };
+  for (const k of ['ENACT_KEYSTORE_PASSWORD', 'ENACT_KEYSTORE_PASSWORD_FILE', 'ETH_PASSWORD']) delete env[k];
+  const r = spawnSync(enact, ['key', 'address', '--key-file', join(work, 'new-scrypt.json')],
+                      { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  check(r.status === 1 && /ENACT_KEYSTORE_PASSWORD/.test(r.stderr), `keystore without a password: ${r.status} ${r.stderr}`);
 }
 
 // Envelope round trip, and each validation rule refusing with its own message.
