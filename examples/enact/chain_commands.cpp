@@ -2,7 +2,7 @@
 // `enact chain …`: the permission registry (docs/protocol.md §3) on-chain, through the SDK's registry_client
 // — the ChainSecured owner's side of docs/chainsecured.md. Every command prints one JSON object.
 //
-// Where: --rpc-url URL (else $ENACT_RPC_URL, else <core URL>/rpc: enact-server's embedded ledger),
+// Where: --rpc-url URL (else $ENACT_RPC_URL, else $ETH_RPC_URL, else <core URL>/rpc: enact-server's embedded ledger),
 // --registry ADDR (else $ENACT_REGISTRY, else the core service's /get_node_chain_config), the
 // core service at --url (else $ENACT_URL, else http://127.0.0.1:8080) for the defaults and for
 // minting PKPs and usage keys with wallet-signed envelopes. Who: --key-file FILE holding the
@@ -148,15 +148,21 @@ struct session {
   std::optional<address> from;  // the key's wallet, when a key file was given
 };
 
+/// The node's URL: --rpc-url, else $ENACT_RPC_URL, else $ETH_RPC_URL (the name foundry's cast and
+/// other Ethereum tools read).
+std::optional<std::string> rpc_url_of(const args& a) {
+  if (auto url = a.get("rpc-url"))
+    return *url;
+  for (const char* name : {"ENACT_RPC_URL", "ETH_RPC_URL"})
+    if (const char* env = std::getenv(name); env != nullptr && *env != '\0')
+      return std::string(env);
+  return std::nullopt;
+}
+
 /// Connects to the node and the registry; with `need_key`, --key-file is required.
 session connect(const args& a, bool need_key) {
   chain::rpc_options o;
-  if (auto url = a.get("rpc-url"))
-    o.url = *url;
-  else if (const char* env = std::getenv("ENACT_RPC_URL"); env != nullptr && *env != '\0')
-    o.url = env;
-  else
-    o.url = core_url(a) + "/rpc";
+  o.url = rpc_url_of(a).value_or(core_url(a) + "/rpc");
   auto rpc = chain::rpc_client::create(o);
   if (!rpc)
     throw usage_error("--rpc-url: " + rpc.err().message);
@@ -382,8 +388,9 @@ int remove_usage_key(const std::vector<std::string>& argv) {
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->remove_usage_api_key(account, key_hash));
-  print_json(with_tx(
-      {{"account_hash", codec::hex::encode_prefixed(account)}, {"usage_key_hash", codec::hex::encode_prefixed(key_hash)}}, r));
+  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
+                      {"usage_key_hash", codec::hex::encode_prefixed(key_hash)}},
+                     r));
   return 0;
 }
 
@@ -508,9 +515,9 @@ int convert(const std::vector<std::string>& argv) {
                       "and the account key sends it to POST /core/v1/convert_to_chain_secured_account");
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->convert_to_chain_secured(account, new_admin));
-  print_json(with_tx(
-      {{"account_hash", codec::hex::encode_prefixed(account)}, {"new_admin_wallet_address", to_checksum_address(new_admin)}},
-      r));
+  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
+                      {"new_admin_wallet_address", to_checksum_address(new_admin)}},
+                     r));
   return 0;
 }
 
@@ -522,12 +529,10 @@ int deploy(const std::vector<std::string>& argv) {
     payers = address_list(*v, "--api-payers");
   // No registry yet: --registry is not needed (a placeholder keeps connect() from asking).
   chain::rpc_options o;
-  if (auto url = a.get("rpc-url"))
+  if (auto url = rpc_url_of(a))
     o.url = *url;
-  else if (const char* env = std::getenv("ENACT_RPC_URL"); env != nullptr && *env != '\0')
-    o.url = env;
   else
-    throw usage_error("missing --rpc-url URL (or ENACT_RPC_URL) of the node to deploy on");
+    throw usage_error("missing --rpc-url URL (or ENACT_RPC_URL / ETH_RPC_URL) of the node to deploy on");
   auto rpc = chain::rpc_client::create(o);
   if (!rpc)
     throw usage_error("--rpc-url: " + rpc.err().message);

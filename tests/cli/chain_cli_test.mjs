@@ -24,6 +24,7 @@ const server = await startEnactServer(serverBinary, devServerArgs(path('data'), 
 try {
   cli.env = { ...process.env, ENACT_URL: server.url };
   delete cli.env.ENACT_RPC_URL;
+  delete cli.env.ETH_RPC_URL;
   delete cli.env.ENACT_REGISTRY;
   delete cli.env.ENACT_API_KEY;
 
@@ -184,7 +185,9 @@ if (existsSync(join(repo, 'tests', 'anvil', 'node_modules', '@foundry-rs'))) {
   const { startAnvil } = await import(anvilModule);
   const node = await startAnvil({ chainId: 31337 });
   try {
-    cli.env = { ...process.env, ENACT_RPC_URL: node.url };
+    // ETH_RPC_URL, the variable foundry's cast reads, names the node when ENACT_RPC_URL is unset.
+    cli.env = { ...process.env, ETH_RPC_URL: node.url };
+    delete cli.env.ENACT_RPC_URL;
     delete cli.env.ENACT_URL;
     delete cli.env.ENACT_REGISTRY;
     // anvil's first dev account (mnemonic "test test ... junk").
