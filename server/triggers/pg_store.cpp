@@ -286,7 +286,7 @@ pg_store::~pg_store() = default;
 // ---------------------------------------------------------------------------------------------
 // what PostgreSQL does in one statement
 
-// The run limits of API.md §4 as SQL over a trigger row `t` and the calendar minute's start $M,
+// The run limits of docs/protocol.md §4 as SQL over a trigger row `t` and the calendar minute's start $M,
 // as sql::over_limits counts them.
 #define RUNS_THIS_MINUTE(M)                                                                        \
   "(SELECT COUNT(*) FROM (SELECT r.queued_at FROM runs r WHERE r.trigger_id = t.id AND "           \

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger store's body over SQL (sql_store.hpp): the trigger records, API tokens, approvals of
 // the browser handshake and browser sessions; runs, schedules and chain logs are in
 // sql_store_runs.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger store's one body over SQL (docs/architecture.md §4 "Trigger service"): every method
 // of store.hpp written once, against a small interface each SQL backend implements — statements
 // with parameters, the rows they return, and the transactions they run in. The SQLite store

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the files of the SQL trigger store share (sql_store.cpp, sql_store_runs.cpp and the
 // backends' own statements): loading a trigger, queuing a run under the trigger's run limits, and
 // taking back expired leases. Not part of the store's interface.
@@ -14,7 +15,7 @@ namespace enact::triggers::sql {
 /// The trigger `id`; with `lock`, its row is locked until the transaction ends.
 [[nodiscard]] std::optional<trigger> load_trigger(connection& c, std::string_view id, bool lock = false);
 
-/// A trigger's run limits (API.md §4).
+/// A trigger's run limits (docs/protocol.md §4).
 struct run_limits {
   int64_t per_minute = 0;
   int64_t queued = 0;
@@ -27,7 +28,7 @@ struct run_limits {
 /// Inserts a queued run (the caller has checked its trigger).
 run insert_run(connection& c, const new_run& r, const std::string& params_json);
 
-/// The run limits of API.md §4, checked in the transaction that would queue a run of trigger `id`
+/// The run limits of docs/protocol.md §4, checked in the transaction that would queue a run of trigger `id`
 /// at `at`: nullopt when it may be queued, otherwise why not. The minute is the calendar minute of
 /// `at`; the trigger's newest runs by seq are counted, at most the limit of them (runs refused by
 /// the limits, failed and never attempted, do not count).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trigger store's body over SQL (sql_store.hpp): runs and their leases, schedules, and the
 // chain watcher's checkpoints and logs.
 #include <limits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Request bodies of the trigger service's management API, read without exceptions
 // (enact/api/triggers.hpp): a new trigger, a change to one, and the type-specific config of
 // either. The messages are the service's answers (docs/triggers.md), so it forwards them as is.
@@ -192,7 +193,7 @@ result<uint32_t> limit_of(const json::value& v, std::string_view field, uint32_t
   return static_cast<uint32_t>(v.is_uint64() ? v.get_uint64() : static_cast<uint64_t>(v.get_int64()));
 }
 
-/// A usage key (API.md §1: standard base64 of 32 random bytes), as its text; the decoded bytes
+/// A usage key (docs/protocol.md §1: standard base64 of 32 random bytes), as its text; the decoded bytes
 /// are wiped at once.
 result<Secret> usage_key_of(const json::value& v) {
   if (!v.is_string())

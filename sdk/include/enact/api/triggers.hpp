@@ -166,7 +166,7 @@ struct webhook_receipt {
   std::string run_id;
 };
 
-// The token handshake (API.md §4): the client's poll for the token it drew, and the tokens of a
+// The token handshake (docs/protocol.md §4): the client's poll for the token it drew, and the tokens of a
 // user as the service lists them (never a token itself, only its id: base64url of its SHA-256).
 
 /// `POST /auth/token`: the challenge (base64url of the token's SHA-256) and the token's text.
