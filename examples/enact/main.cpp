@@ -6,6 +6,8 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,10 +32,73 @@ void print_usage(std::FILE* out) {
       "\noptions:\n"
       "  --help, -h                   this text (after a command: that command's usage)\n"
       "  --version                    print the version\n"
+      "  completion bash|zsh          a shell completion script: source <(enact completion bash)\n"
       "\ncore commands talk to the core service at --url URL (default $ENACT_URL, else\n"
       "http://127.0.0.1:8080) with the API key from --key-file FILE or $ENACT_API_KEY (never from\n"
       "the command line); each prints one JSON line.\n",
       out);
+}
+
+// `enact completion bash|zsh`: a completion script made from the command table, so it never
+// falls behind it. Command words complete word by word; after a whole command, "-" completes its
+// flags and anything else falls back to file names (most arguments are files).
+std::string completion_script(const std::string& shell) {
+  std::map<std::string, std::set<std::string>> next;  // command words so far -> what may follow
+  std::set<std::string> leaves;
+  const std::regex flag("--[a-z0-9][a-z0-9-]*");
+  for (const auto& c : table()) {
+    std::string node;
+    size_t start = 0;
+    while (start <= c.name.size()) {
+      const size_t sp = c.name.find(' ', start);
+      const std::string word = c.name.substr(start, sp == std::string::npos ? std::string::npos : sp - start);
+      next[node].insert(word);
+      node += (node.empty() ? "" : " ") + word;
+      if (sp == std::string::npos)
+        break;
+      start = sp + 1;
+    }
+    leaves.insert(c.name);
+    auto& flags = next[c.name];
+    for (std::sregex_iterator it(c.usage.begin(), c.usage.end(), flag), end; it != end; ++it)
+      flags.insert(it->str());
+    flags.insert("--help");
+  }
+  std::string out =
+      "# " + shell + " completion for enact " + ENACT_VERSION + ", made by `enact completion " + shell + "`.\n";
+  if (shell == "zsh")
+    out +=
+        "(( $+functions[compdef] )) || { autoload -U +X compinit && compinit; }\n"
+        "autoload -U +X bashcompinit && bashcompinit\n";
+  out += "_enact_next() {\n  case \"$1\" in\n";
+  for (const auto& [node, words] : next) {
+    out += "    \"" + node + "\") echo \"";
+    std::string list;
+    for (const auto& w : words)
+      list += (list.empty() ? "" : " ") + w;
+    out += list + "\" ;;\n";
+  }
+  out += "    *) return 1 ;;\n  esac\n}\n";
+  out +=
+      "_enact() {\n"
+      "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" node=\"\" i step\n"
+      "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+      "    step=\"${node:+$node }${COMP_WORDS[i]}\"\n"
+      "    _enact_next \"$step\" >/dev/null || break\n"
+      "    node=\"$step\"\n"
+      "  done\n"
+      "  local words\n"
+      "  words=\"$(_enact_next \"$node\")\"\n"
+      "  [[ -z \"$node\" ]] && words=\"$words --help --version\"\n"
+      "  if [[ \"$cur\" != -* ]]; then\n"
+      "    local w keep=\"\"\n"
+      "    for w in $words; do [[ \"$w\" == -* ]] || keep=\"$keep $w\"; done\n"
+      "    words=\"$keep\"\n"
+      "  fi\n"
+      "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+      "}\n"
+      "complete -o default -o bashdefault -F _enact enact\n";
+  return out;
 }
 
 }  // namespace
@@ -46,6 +111,14 @@ int main(int argc, char** argv) {
   }
   if (words[0] == "--version") {
     std::printf("enact %s\n", ENACT_VERSION);
+    return 0;
+  }
+  if (words[0] == "completion") {
+    if (words.size() != 2 || (words[1] != "bash" && words[1] != "zsh")) {
+      std::fputs("usage: enact completion bash|zsh   (e.g. source <(enact completion bash))\n", stderr);
+      return 2;
+    }
+    std::fputs(completion_script(words[1]).c_str(), stdout);
     return 0;
   }
   // Longest match of the command words ("typed-data hash" before "typed-data").

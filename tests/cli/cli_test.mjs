@@ -137,6 +137,34 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
   check(r.status === 1 && /ENACT_KEYSTORE_PASSWORD/.test(r.stderr), `keystore without a password: ${r.status} ${r.stderr}`);
 }
 
+// Shell completion made from the command table: command words, then a command's flags after "-",
+// and nothing (the shell's file names) for other arguments. zsh runs the same function through
+// bashcompinit.
+{
+  for (const shell of ['bash', 'zsh']) {
+    const script = run(['completion', shell]);
+    check(script.code === 0 && script.out.includes('complete -o default'), `completion ${shell}: ${script.err}`);
+    const path = file(`completion.${shell}`, script.out + '\n');
+    const complete = (...words) => {
+      const quoted = words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+      // zsh's bashcompinit runs the function under `emulate sh` (0-based arrays, word splitting).
+      const call = `COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _enact; echo "\${COMPREPLY[*]}"`;
+      const body = `source ${path}; ` + (shell === 'zsh' ? `emulate sh -c '${call.replace(/'/g, `'\\''`)}'` : call);
+      const r = spawnSync(shell, ['-c', body], { encoding: 'utf8' });
+      check(r.status === 0, `${shell} completion of '${words.join(' ')}' ran: ${r.status} ${r.stderr}`);
+      return (r.stdout ?? '').trim().split(/\s+/).filter(Boolean).sort().join(' ');
+    };
+    const want = (got, expected, what) => check(got === expected, `${shell} completion ${what}: got '${got}', want '${expected}'`);
+    want(complete('enact', 'typed-data', ''), 'hash recover sign', 'of a command group');
+    // bash filters by the typed prefix; zsh's completion system does that after the function.
+    if (shell === 'bash') want(complete('enact', 'keys'), 'keystore', 'of a command word prefix');
+    want(complete('enact', 'cron', 'next', '0 * * * *', '--'), '--after --count --help', "of a command's flags");
+    want(complete('enact', 'cid', ''), '', 'of a file argument (left to the shell)');
+    check(complete('enact', '').split(' ').includes('typed-data'), `${shell} completion of the first word`);
+  }
+  expectFail(['completion', 'fish'], 2, /usage: enact completion bash\|zsh/, 'completion of an unknown shell');
+}
+
 // Envelope round trip, and each validation rule refusing with its own message.
 {
   const key = file('owner.key', vectors('keys').vectors[0].private_key);
