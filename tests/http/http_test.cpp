@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "enact/codec/hex.hpp"
 #include "http/cors.hpp"
@@ -35,18 +36,16 @@ httplib::Request request(std::string body, std::string type, std::string target 
 }
 
 TEST_CASE("statuses and error bodies of docs/protocol.md §0") {
-  CHECK(status_of(api_errc::invalid_request) == 400);
-  CHECK(status_of(api_errc::typed_data_invalid) == 400);
-  CHECK(status_of(api_errc::signature_expired) == 401);
-  CHECK(status_of(api_errc::insufficient_credits) == 402);
-  CHECK(status_of(api_errc::forbidden) == 403);
-  CHECK(status_of(api_errc::not_found) == 404);
-  CHECK(status_of(api_errc::conflict) == 409);
-  CHECK(status_of(api_errc::payload_too_large) == 413);
-  CHECK(status_of(api_errc::action_failed) == 422);
-  CHECK(status_of(api_errc::rate_limited) == 429);
-  CHECK(status_of(api_errc::unavailable) == 503);
-  CHECK(status_of(api_errc::internal) == 500);
+  const std::pair<api_errc, int> statuses[] = {
+      {api_errc::invalid_request, 400},   {api_errc::typed_data_invalid, 400},
+      {api_errc::signature_expired, 401}, {api_errc::insufficient_credits, 402},
+      {api_errc::forbidden, 403},         {api_errc::not_found, 404},
+      {api_errc::conflict, 409},          {api_errc::payload_too_large, 413},
+      {api_errc::action_failed, 422},     {api_errc::rate_limited, 429},
+      {api_errc::unavailable, 503},       {api_errc::internal, 500},
+  };
+  for (const auto& [code, status] : statuses)
+    CHECK_MESSAGE(status_of(code) == status, make_error_code(code).message());
 
   http_error e = make_error(api_errc::conflict, "taken");
   CHECK(e.status == 409);

@@ -62,49 +62,45 @@ TEST_CASE("base64 alphabets differ in the last two symbols") {
 }
 
 TEST_CASE("base64 decode rejects malformed input with a typed error") {
-  struct bad {
-    std::string_view in;
-    base64_errc code;
-  };
-  const bad cases[] = {
-      {"Zg", base64_errc::bad_padding},                                               // padding required
-      {"Zg=", base64_errc::bad_padding},                                              // incomplete padding
-      {"Zm9vY", base64_errc::bad_length},    {"Z===", base64_errc::bad_padding},      // three '='
-      {"====", base64_errc::bad_padding},    {"Zg==Zg==", base64_errc::bad_padding},  // '=' inside
-      {"Zm=v", base64_errc::bad_padding},    {"Zh==", base64_errc::non_canonical},  // 'h' leaves non-zero trailing bits
-      {"Zm9=", base64_errc::non_canonical},  {"Zm 9v", base64_errc::bad_char},
-      {"Zm9v\nYmFy", base64_errc::bad_char}, {"Zm9 ", base64_errc::bad_char},  // whitespace
-      {"Zm9\n", base64_errc::bad_char},      {"Zm9-", base64_errc::bad_char},  // url alphabet
-      {"Zm9_", base64_errc::bad_char},       {"Zm9.", base64_errc::bad_char},
-  };
-  for (const auto& c : cases) {
-    CAPTURE(c.in);
-    auto r = codec::base64::decode(c.in);
-    REQUIRE(!r);
-    CHECK(r.code() == c.code);
-  }
+  test::check_refusals<base64_errc>(
+      {
+          {"Zg", base64_errc::bad_padding},   // padding required
+          {"Zg=", base64_errc::bad_padding},  // incomplete padding
+          {"Zm9vY", base64_errc::bad_length},
+          {"Z===", base64_errc::bad_padding},  // three '='
+          {"====", base64_errc::bad_padding},
+          {"Zg==Zg==", base64_errc::bad_padding},  // '=' inside
+          {"Zm=v", base64_errc::bad_padding},
+          {"Zh==", base64_errc::non_canonical},  // 'h' leaves non-zero trailing bits
+          {"Zm9=", base64_errc::non_canonical},
+          {"Zm 9v", base64_errc::bad_char},
+          {"Zm9v\nYmFy", base64_errc::bad_char},
+          {"Zm9 ", base64_errc::bad_char},  // whitespace
+          {"Zm9\n", base64_errc::bad_char},
+          {"Zm9-", base64_errc::bad_char},  // url alphabet
+          {"Zm9_", base64_errc::bad_char},
+          {"Zm9.", base64_errc::bad_char},
+      },
+      [](std::string_view in) { return codec::base64::decode(in); });
   CHECK(codec::base64::decode("Zm9 ", "api_key").err().message == "api_key: invalid base64 character at offset 3");
 }
 
 TEST_CASE("base64url decode rejects malformed input with a typed error") {
-  struct bad {
-    std::string_view in;
-    base64_errc code;
-  };
-  const bad cases[] = {
-      {"Z", base64_errc::bad_length},                                            // 4k+1 symbols encode nothing
-      {"Zm9vY", base64_errc::bad_length},    {"Zg=", base64_errc::bad_padding},  // padding present but incomplete
-      {"Zm9vYg=", base64_errc::bad_padding}, {"Z===", base64_errc::bad_padding},
-      {"Zg=Z", base64_errc::bad_padding},    {"Zh", base64_errc::non_canonical},
-      {"Zm9", base64_errc::non_canonical},   {"Zm+v", base64_errc::bad_char},  // standard alphabet
-      {"Zm/v", base64_errc::bad_char},       {"Zm9v ", base64_errc::bad_char},
-  };
-  for (const auto& c : cases) {
-    CAPTURE(c.in);
-    auto r = codec::base64::decode_url(c.in);
-    REQUIRE(!r);
-    CHECK(r.code() == c.code);
-  }
+  test::check_refusals<base64_errc>(
+      {
+          {"Z", base64_errc::bad_length},  // 4k+1 symbols encode nothing
+          {"Zm9vY", base64_errc::bad_length},
+          {"Zg=", base64_errc::bad_padding},  // padding present but incomplete
+          {"Zm9vYg=", base64_errc::bad_padding},
+          {"Z===", base64_errc::bad_padding},
+          {"Zg=Z", base64_errc::bad_padding},
+          {"Zh", base64_errc::non_canonical},
+          {"Zm9", base64_errc::non_canonical},
+          {"Zm+v", base64_errc::bad_char},  // standard alphabet
+          {"Zm/v", base64_errc::bad_char},
+          {"Zm9v ", base64_errc::bad_char},
+      },
+      [](std::string_view in) { return codec::base64::decode_url(in); });
 }
 
 TEST_CASE("base64 round-trips every length and byte value") {
