@@ -162,6 +162,16 @@ bool read_der(bytes_view& in, der& out) {
   return true;
 }
 
+/// Reads one SEQUENCE { OBJECT IDENTIFIER, value } at the front of `in`, advancing it: the shape
+/// of every entry of the SGX extension and of its TCB.
+bool read_oid_entry(bytes_view& in, der& oid, der& value) {
+  der entry;
+  if (!read_der(in, entry) || entry.tag != 0x30)
+    return false;
+  bytes_view body = entry.value;
+  return read_der(body, oid) && oid.tag == 0x06 && read_der(body, value);
+}
+
 /// A non-negative DER INTEGER up to 16 bits.
 bool der_uint16(bytes_view v, uint16_t& out) {
   if (v.empty() || v.size() > 3 || (v[0] & 0x80))
@@ -453,10 +463,8 @@ std::optional<pck_facts> read_pck_facts(X509* leaf, std::string& error) {
   bool have_tcb = false, have_fmspc = false, have_pce_id = false;
   bytes_view items = outer.value;
   while (!items.empty()) {
-    der item, oid, value;
-    bytes_view body;
-    if (!read_der(items, item) || item.tag != 0x30 || !read_der(body = item.value, oid) || oid.tag != 0x06 ||
-        !read_der(body, value)) {
+    der oid, value;
+    if (!read_oid_entry(items, oid, value)) {
       error = "malformed SGX extension entry";
       return std::nullopt;
     }
@@ -468,10 +476,8 @@ std::optional<pck_facts> read_pck_facts(X509* leaf, std::string& error) {
         bytes_view comps = value.value;
         size_t seen = 0;
         while (!comps.empty()) {
-          der c, coid, cval;
-          bytes_view cbody;
-          if (!read_der(comps, c) || c.tag != 0x30 || !read_der(cbody = c.value, coid) || coid.tag != 0x06 ||
-              !read_der(cbody, cval)) {
+          der coid, cval;
+          if (!read_oid_entry(comps, coid, cval)) {
             error = "malformed SGX TCB entry";
             return std::nullopt;
           }

@@ -7,6 +7,10 @@
 
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
 
 #include "registry_schema.hpp"
 
@@ -23,6 +27,23 @@ uint32_t key_of(const std::array<uint8_t, 4>& s) {
   return (uint32_t{s[0]} << 24) | (uint32_t{s[1]} << 16) | (uint32_t{s[2]} << 8) | s[3];
 }
 
+/// A dispatch table of the variant V: one entry an alternative T, `entry(std::type_identity<T>{})`
+/// giving its key (selector or topic) and decoder. Two alternatives with one key are a mistake in
+/// the bindings, which `clash` describes.
+template <class V, class Key, class Decoder, class Entry>
+std::map<Key, Decoder> make_table(Entry entry, const char* clash) {
+  std::map<Key, Decoder> table;
+  const auto add = [&](std::pair<Key, Decoder> e) {
+    if (!table.emplace(std::move(e)).second)
+      throw std::logic_error(std::string("registry binding: two ") + clash);
+  };
+  const auto add_each = [&]<size_t... I>(std::index_sequence<I...>) {
+    (add(entry(std::type_identity<std::variant_alternative_t<I, V>>{})), ...);
+  };
+  add_each(std::make_index_sequence<std::variant_size_v<V>>{});
+  return table;
+}
+
 using call_decoder = result<call> (*)(bytes_view);
 
 template <class T>
@@ -31,21 +52,12 @@ result<call> decode_any_call(bytes_view args) {
   return call(std::move(c));
 }
 
-template <size_t... I>
-std::map<uint32_t, call_decoder> make_call_table(std::index_sequence<I...>) {
-  std::map<uint32_t, call_decoder> table;
-  const auto add = [&](uint32_t key, call_decoder d) {
-    if (!table.emplace(key, d).second)
-      throw std::logic_error("registry binding: two functions share a selector");
-  };
-  (add(key_of(selector_of<std::variant_alternative_t<I, call>>()),
-       &decode_any_call<std::variant_alternative_t<I, call>>),
-   ...);
-  return table;
-}
-
 const std::map<uint32_t, call_decoder>& call_table() {
-  static const auto table = make_call_table(std::make_index_sequence<std::variant_size_v<call>>{});
+  static const auto table = make_table<call, uint32_t, call_decoder>(
+      []<class T>(std::type_identity<T>) {
+        return std::pair{key_of(selector_of<T>()), &decode_any_call<T>};
+      },
+      "functions share a selector");
   return table;
 }
 
@@ -81,21 +93,12 @@ result<event> decode_any_event(const hash256& topic1, bytes_view data) {
   return make_event(std::move(e));
 }
 
-template <size_t... I>
-std::map<hash256, event_decoder> make_event_table(std::index_sequence<I...>) {
-  std::map<hash256, event_decoder> table;
-  const auto add = [&](const hash256& key, event_decoder d) {
-    if (!table.emplace(key, d).second)
-      throw std::logic_error("registry binding: two events share a topic");
-  };
-  (add(topic_of<std::variant_alternative_t<I, any_event>>(),
-       &decode_any_event<std::variant_alternative_t<I, any_event>>),
-   ...);
-  return table;
-}
-
 const std::map<hash256, event_decoder>& event_table() {
-  static const auto table = make_event_table(std::make_index_sequence<std::variant_size_v<any_event>>{});
+  static const auto table = make_table<any_event, hash256, event_decoder>(
+      []<class T>(std::type_identity<T>) {
+        return std::pair{topic_of<T>(), &decode_any_event<T>};
+      },
+      "events share a topic");
   return table;
 }
 
@@ -168,21 +171,12 @@ registry_error decode_any_error(bytes_view args) {
   return make_registry_error(*e);
 }
 
-template <size_t... I>
-std::map<uint32_t, error_decoder> make_error_table(std::index_sequence<I...>) {
-  std::map<uint32_t, error_decoder> table;
-  const auto add = [&](uint32_t key, error_decoder d) {
-    if (!table.emplace(key, d).second)
-      throw std::logic_error("registry binding: two errors share a selector");
-  };
-  (add(key_of(selector_of<std::variant_alternative_t<I, any_error>>()),
-       &decode_any_error<std::variant_alternative_t<I, any_error>>),
-   ...);
-  return table;
-}
-
 const std::map<uint32_t, error_decoder>& error_table() {
-  static const auto table = make_error_table(std::make_index_sequence<std::variant_size_v<any_error>>{});
+  static const auto table = make_table<any_error, uint32_t, error_decoder>(
+      []<class T>(std::type_identity<T>) {
+        return std::pair{key_of(selector_of<T>()), &decode_any_error<T>};
+      },
+      "errors share a selector");
   return table;
 }
 
@@ -222,8 +216,8 @@ result<T> decode(bytes_view calldata) {
     return fail(abi_errc::truncated, "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
   const auto& sel = selector_of<T>();
   if (!std::equal(sel.begin(), sel.end(), calldata.begin()))
-    return fail(abi_errc::selector_mismatch,
-                "call data: selector 0x" + codec::hex::encode(calldata.first(4)) + " is not " + std::string(T::kSignature));
+    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + codec::hex::encode(calldata.first(4)) +
+                                                 " is not " + std::string(T::kSignature));
   return decode_fields<T>(calldata.subspan(4), std::string(name_of(T::kSignature)));
 }
 
@@ -234,7 +228,8 @@ result<call> decode_call(bytes_view calldata) {
   const auto& table = call_table();
   const auto it = table.find(key_of(sel));
   if (it == table.end())
-    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + codec::hex::encode(sel) + " is no registry function");
+    return fail(abi_errc::selector_mismatch,
+                "call data: selector 0x" + codec::hex::encode(sel) + " is no registry function");
   return it->second(calldata.subspan(4));
 }
 

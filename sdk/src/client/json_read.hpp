@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -64,18 +65,24 @@ inline bool get_bool(const json::object& o, std::string_view key) {
   return v.get_bool();
 }
 
+/// The integer a whole string spells in decimal (numbers may come as strings on the wire), or
+/// nothing.
+template <class Int>
+std::optional<Int> decimal(std::string_view s) {
+  Int out = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+    return std::nullopt;
+  return out;
+}
+
 inline uint64_t to_u64(const json::value& v, const std::string& what) {
   if (v.is_uint64())
     return v.get_uint64();
   if (v.is_int64() && v.get_int64() >= 0)
     return static_cast<uint64_t>(v.get_int64());
-  if (v.is_string()) {
-    const std::string_view s = v.get_string();
-    uint64_t out = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    if (!s.empty() && ec == std::errc() && p == s.data() + s.size())
-      return out;
-  }
+  if (const auto n = v.is_string() ? decimal<uint64_t>(v.get_string()) : std::nullopt)
+    return *n;
   bad(what + ": expected a non-negative integer");
 }
 
@@ -84,13 +91,8 @@ inline int64_t to_i64(const json::value& v, const std::string& what) {
     return v.get_int64();
   if (v.is_uint64() && v.get_uint64() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
     return static_cast<int64_t>(v.get_uint64());
-  if (v.is_string()) {
-    const std::string_view s = v.get_string();
-    int64_t out = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    if (!s.empty() && ec == std::errc() && p == s.data() + s.size())
-      return out;
-  }
+  if (const auto n = v.is_string() ? decimal<int64_t>(v.get_string()) : std::nullopt)
+    return *n;
   bad(what + ": expected an integer");
 }
 

@@ -136,6 +136,70 @@ void put_padded(bytes& out, bytes_view b) {
 
 result<void> encode_value(const type& t, const value& v, bytes& out, const path& p);
 
+/// Writes a value of an elementary static type (uint<M>, int<M>, address, bool, bytes<M>): in a
+/// whole 32-byte word (`full_word`: the standard encoding, and elements of arrays in packed mode)
+/// or in its own width (packed mode). An integer out of range is named in the error when
+/// `show_value`, else called "value".
+result<void> put_static(const type& t, const value& v, bytes& out, const path& p, bool full_word, bool show_value) {
+  switch (t.kind) {
+    case type_kind::uint_n:
+    case type_kind::int_n: {
+      if (!v.is_number())
+        return mismatch(t, v, p);
+      const u256& n = std::get<u256>(v.node);
+      const bool is_uint = t.kind == type_kind::uint_n;
+      if (!(is_uint ? n.fits_bits(t.bits) : n.fits_signed_bits(t.bits))) {
+        const std::string shown = !show_value ? "value" : is_uint ? n.to_string() : n.to_signed_string();
+        return fail(abi_errc::out_of_range, p.str() + ": " + shown + " out of range for " + t.canonical());
+      }
+      const hash256 be = n.to_be();
+      const size_t width = full_word ? 32 : t.bits / 8;
+      out.insert(out.end(), be.end() - static_cast<std::ptrdiff_t>(width), be.end());
+      return {};
+    }
+    case type_kind::address: {
+      if (!v.is_address())
+        return mismatch(t, v, p);
+      if (full_word)
+        out.resize(out.size() + 12, 0);
+      const auto& a = std::get<address>(v.node);
+      out.insert(out.end(), a.begin(), a.end());
+      return {};
+    }
+    case type_kind::boolean:
+      if (!v.is_bool())
+        return mismatch(t, v, p);
+      if (full_word)
+        out.resize(out.size() + 31, 0);
+      out.push_back(std::get<bool>(v.node) ? 1 : 0);
+      return {};
+    case type_kind::fixed_bytes: {
+      if (!v.is_bytes())
+        return mismatch(t, v, p);
+      const auto& b = std::get<bytes>(v.node);
+      if (b.size() != t.size)
+        return wrong_count(p, "bytes", t.size, b.size());
+      if (full_word)
+        put_padded(out, b);
+      else
+        out.insert(out.end(), b.begin(), b.end());
+      return {};
+    }
+    default:
+      return fail(abi_errc::bad_type, p.str() + ": unknown type kind");
+  }
+}
+
+/// The elements of `v` for the array type `t` (T[] or T[k], whose length they must have).
+result<std::span<const value>> checked_elements(const type& t, const value& v, const path& p) {
+  if (!v.is_list())
+    return mismatch(t, v, p);
+  const auto& items = std::get<std::vector<value>>(v.node);
+  if (t.kind == type_kind::fixed_array && items.size() != t.size)
+    return wrong_count(p, "elements", t.size, items.size());
+  return std::span<const value>(items);
+}
+
 /// The tuple encoding of n values (ABI spec: enc((X1,...,Xk)) = head(X1)...head(Xk)
 /// tail(X1)...tail(Xk)); type_at(i) gives the i-th type, offsets are relative to the start.
 template <class TypeAt, class PathAt>
@@ -161,41 +225,6 @@ result<void> encode_sequence(size_t n, TypeAt type_at, std::span<const value> va
 
 result<void> encode_value(const type& t, const value& v, bytes& out, const path& p) {
   switch (t.kind) {
-    case type_kind::uint_n:
-    case type_kind::int_n: {
-      if (!v.is_number())
-        return mismatch(t, v, p);
-      const u256& n = std::get<u256>(v.node);
-      const bool ok = t.kind == type_kind::uint_n ? n.fits_bits(t.bits) : n.fits_signed_bits(t.bits);
-      if (!ok)
-        return fail(abi_errc::out_of_range, p.str() + ": " +
-                                                (t.kind == type_kind::uint_n ? n.to_string() : n.to_signed_string()) +
-                                                " out of range for " + t.canonical());
-      put_word(out, n);
-      return {};
-    }
-    case type_kind::address: {
-      if (!v.is_address())
-        return mismatch(t, v, p);
-      out.resize(out.size() + 12, 0);
-      const auto& a = std::get<address>(v.node);
-      out.insert(out.end(), a.begin(), a.end());
-      return {};
-    }
-    case type_kind::boolean:
-      if (!v.is_bool())
-        return mismatch(t, v, p);
-      put_word(out, u256{std::get<bool>(v.node) ? 1u : 0u});
-      return {};
-    case type_kind::fixed_bytes: {
-      if (!v.is_bytes())
-        return mismatch(t, v, p);
-      const auto& b = std::get<bytes>(v.node);
-      if (b.size() != t.size)
-        return wrong_count(p, "bytes", t.size, b.size());
-      put_padded(out, b);
-      return {};
-    }
     case type_kind::bytes:
     case type_kind::string: {
       bytes_view b;
@@ -212,11 +241,7 @@ result<void> encode_value(const type& t, const value& v, bytes& out, const path&
     }
     case type_kind::array:
     case type_kind::fixed_array: {
-      if (!v.is_list())
-        return mismatch(t, v, p);
-      const auto& items = std::get<std::vector<value>>(v.node);
-      if (t.kind == type_kind::fixed_array && items.size() != t.size)
-        return wrong_count(p, "elements", t.size, items.size());
+      ENACT_TRY(const std::span<const value> items, checked_elements(t, v, p));
       if (t.kind == type_kind::array)
         put_word(out, u256{items.size()});
       return encode_sequence(
@@ -233,8 +258,9 @@ result<void> encode_value(const type& t, const value& v, bytes& out, const path&
           items.size(), [&](size_t i) -> const type& { return t.components[i]; }, items, out,
           [&](size_t i) { return p.child(i, true); });
     }
+    default:  // uint<M>, int<M>, address, bool, bytes<M>
+      return put_static(t, v, out, p, true, true);
   }
-  return fail(abi_errc::bad_type, p.str() + ": unknown type kind");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -392,48 +418,6 @@ result<void> pack_value(const type& t, const value& v, bytes& out, const path& p
     return fail(abi_errc::type_mismatch, p.str() + ": " + t.canonical() + " " + why);
   };
   switch (t.kind) {
-    case type_kind::uint_n:
-    case type_kind::int_n: {
-      if (!v.is_number())
-        return mismatch(t, v, p);
-      const u256& n = std::get<u256>(v.node);
-      const bool ok = t.kind == type_kind::uint_n ? n.fits_bits(t.bits) : n.fits_signed_bits(t.bits);
-      if (!ok)
-        return fail(abi_errc::out_of_range, p.str() + ": value out of range for " + t.canonical());
-      const hash256 be = n.to_be();
-      const size_t width = in_array ? 32 : t.bits / 8;
-      out.insert(out.end(), be.end() - static_cast<std::ptrdiff_t>(width), be.end());
-      return {};
-    }
-    case type_kind::address: {
-      if (!v.is_address())
-        return mismatch(t, v, p);
-      if (in_array)
-        out.resize(out.size() + 12, 0);
-      const auto& a = std::get<address>(v.node);
-      out.insert(out.end(), a.begin(), a.end());
-      return {};
-    }
-    case type_kind::boolean:
-      if (!v.is_bool())
-        return mismatch(t, v, p);
-      if (in_array)
-        out.resize(out.size() + 31, 0);
-      out.push_back(std::get<bool>(v.node) ? 1 : 0);
-      return {};
-    case type_kind::fixed_bytes: {
-      if (!v.is_bytes())
-        return mismatch(t, v, p);
-      const auto& b = std::get<bytes>(v.node);
-      if (b.size() != t.size)
-        return wrong_count(p, "bytes", t.size, b.size());
-      if (in_array) {
-        put_padded(out, b);
-      } else {
-        out.insert(out.end(), b.begin(), b.end());
-      }
-      return {};
-    }
     case type_kind::bytes:
       if (!v.is_bytes())
         return mismatch(t, v, p);
@@ -451,24 +435,29 @@ result<void> pack_value(const type& t, const value& v, bytes& out, const path& p
       const type& e = t.element();
       if (e.is_dynamic() || e.kind == type_kind::fixed_array || e.kind == type_kind::tuple)
         return unsupported("has elements that packed mode does not support");
-      if (!v.is_list())
-        return mismatch(t, v, p);
-      const auto& items = std::get<std::vector<value>>(v.node);
-      if (t.kind == type_kind::fixed_array && items.size() != t.size)
-        return wrong_count(p, "elements", t.size, items.size());
+      ENACT_TRY(const std::span<const value> items, checked_elements(t, v, p));
       for (size_t i = 0; i < items.size(); ++i)
         ENACT_TRY_VOID(pack_value(e, items[i], out, p.child(i, false), true));
       return {};
     }
     case type_kind::tuple:
       return unsupported("is not supported in packed mode");
+    default:  // uint<M>, int<M>, address, bool, bytes<M>
+      return put_static(t, v, out, p, in_array, false);
   }
-  return fail(abi_errc::bad_type, p.str() + ": unknown type kind");
 }
 
 result<void> check_types(std::span<const type> types) {
   for (const type& t : types)
     ENACT_TRY_VOID(check_type(t));
+  return {};
+}
+
+/// What encode and encode_packed check first: the types are valid, and there is one value a type.
+result<void> check_arguments(std::span<const type> types, std::span<const value> values) {
+  ENACT_TRY_VOID(check_types(types));
+  if (values.size() != types.size())
+    return wrong_count(path{nullptr, "args", npos, false}, "values", types.size(), values.size());
   return {};
 }
 
@@ -480,9 +469,8 @@ result<void> check_types(std::span<const type> types) {
 std::string type::canonical() const {
   switch (kind) {
     case type_kind::uint_n:
-      return "uint" + std::to_string(bits);
     case type_kind::int_n:
-      return "int" + std::to_string(bits);
+      return (kind == type_kind::uint_n ? "uint" : "int") + std::to_string(bits);
     case type_kind::address:
       return "address";
     case type_kind::boolean:
@@ -494,9 +482,8 @@ std::string type::canonical() const {
     case type_kind::string:
       return "string";
     case type_kind::array:
-      return element().canonical() + "[]";
     case type_kind::fixed_array:
-      return element().canonical() + "[" + std::to_string(size) + "]";
+      return element().canonical() + (kind == type_kind::array ? "[]" : "[" + std::to_string(size) + "]");
     case type_kind::tuple: {
       std::string out = "(";
       for (size_t i = 0; i < components.size(); ++i) {
@@ -546,10 +533,7 @@ size_t type::head_size() const {
 // encode / decode
 
 result<bytes> encode(std::span<const type> types, std::span<const value> values) {
-  ENACT_TRY_VOID(check_types(types));
-  const path root{nullptr, "args", npos, false};
-  if (values.size() != types.size())
-    return wrong_count(root, "values", types.size(), values.size());
+  ENACT_TRY_VOID(check_arguments(types, values));
   bytes out;
   ENACT_TRY_VOID(encode_sequence(
       types.size(), [&](size_t i) -> const type& { return types[i]; }, values, out,
@@ -574,10 +558,7 @@ result<std::vector<value>> decode(std::span<const type> types, bytes_view data) 
 }
 
 result<bytes> encode_packed(std::span<const type> types, std::span<const value> values) {
-  ENACT_TRY_VOID(check_types(types));
-  const path root{nullptr, "args", npos, false};
-  if (values.size() != types.size())
-    return wrong_count(root, "values", types.size(), values.size());
+  ENACT_TRY_VOID(check_arguments(types, values));
   bytes out;
   for (size_t i = 0; i < types.size(); ++i)
     ENACT_TRY_VOID(pack_value(types[i], values[i], out, path{nullptr, "arg", i, false}, false));

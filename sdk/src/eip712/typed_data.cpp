@@ -103,29 +103,24 @@ bool looks_atomic(std::string_view t) noexcept {
   return false;
 }
 
-bool is_struct_name(std::string_view s) noexcept {
-  // \w only: eth-sig-util finds dependencies with /^\w*/, so any other character would make it
-  // compute a different encodeType.
+/// An identifier: letters, digits, '_' and the characters of `also`, not starting with a digit.
+bool is_identifier(std::string_view s, std::string_view also) noexcept {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
     return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    also.find(c) != std::string_view::npos;
     if (!ok)
       return false;
   }
   return true;
 }
 
-bool is_member_name(std::string_view s) noexcept {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
-    return false;
-  for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
-    if (!ok)
-      return false;
-  }
-  return true;
-}
+// \w only: eth-sig-util finds dependencies with /^\w*/, so any other character would make it
+// compute a different encodeType.
+bool is_struct_name(std::string_view s) noexcept { return is_identifier(s, ""); }
+
+bool is_member_name(std::string_view s) noexcept { return is_identifier(s, "$"); }
 
 /// The outermost array dimension of a type: `T[3]` -> {T, 3}, `T[]` -> {T, nullopt}.
 struct array_split {
