@@ -106,16 +106,51 @@ int code_of(const std::error_code& ec) noexcept {
   return ENACT_ERR_INTERNAL;
 }
 
-int fail(const enact::error& e) noexcept { return set_error(code_of(e.code), e.message); }
-int fail(const enact::error& e, int code) noexcept { return set_error(code, e.message); }
-
 int invalid(std::string_view message) noexcept { return set_error(ENACT_ERR_INVALID_ARGUMENT, message); }
+
+// A call refused with one of the header's codes (an argument check, an SDK failure given its own
+// code): `guarded` records it.
+struct refusal {
+  int code;
+  std::string message;
+};
+
+[[noreturn]] void refuse(int code, std::string message) { throw refusal{code, std::move(message)}; }
+
+// Refuses a NULL argument as "<name>: NULL". An entry point checks its output first, then its
+// inputs in the order of the header.
+void require(const void* arg, const char* name) {
+  if (arg == nullptr)
+    refuse(ENACT_ERR_INVALID_ARGUMENT, std::string(name) + ": NULL");
+}
+
+// An output argument, refused when NULL, else emptied before anything can fail, so that a failed
+// call leaves nothing stale in it.
+void output(char* text, const char* name) {
+  require(text, name);
+  text[0] = '\0';
+}
+void output(char** allocated, const char* name) {
+  require(allocated, name);
+  *allocated = nullptr;
+}
+
+// The value of an SDK result; a failure is refused with `code` (the SDK's failures otherwise go
+// through `.value()`, whose enact::Error `guarded` maps by code_of).
+template <class T>
+T value_or_refuse(enact::result<T> r, int code) {
+  if (!r)
+    refuse(code, r.err().message);
+  return std::move(r).value();
+}
 
 // Runs an entry point's body; no exception leaves it.
 template <class F>
 int guarded(F&& body) noexcept {
   try {
     return body();
+  } catch (const refusal& r) {
+    return set_error(r.code, r.message);
   } catch (const std::bad_alloc&) {
     return set_error(ENACT_ERR_OUT_OF_MEMORY, "out of memory");
   } catch (const enact::Error& e) {
@@ -154,31 +189,20 @@ void copy_fixed(std::string_view s, char* out, size_t size) {
 
 enact::Secret key_from(const uint8_t* key32) { return enact::Secret(enact::bytes_view(key32, 32)); }
 
-// The typed-data document of `json`, or the failure already recorded.
-int parse_typed_data(const char* typed_data_json, std::optional<enact::eip712::typed_data>& out) {
-  if (typed_data_json == nullptr)
-    return invalid("typed_data_json: NULL");
-  auto td = enact::eip712::parse(typed_data_json);
-  if (!td)
-    return fail(td.err());
-  out.emplace(std::move(*td));
-  return ENACT_OK;
+// The typed-data document of the argument typed_data_json.
+enact::eip712::typed_data typed_data_of(const char* typed_data_json) {
+  require(typed_data_json, "typed_data_json");
+  return enact::eip712::parse(typed_data_json).value();
 }
 
-std::optional<enact::eip712::envelope::kind> kind_of(const char* primary_type) {
-  if (primary_type == nullptr)
-    return std::nullopt;
-  return enact::eip712::envelope::kind_from_name(primary_type);
-}
-
-int unknown_primary_type(std::string_view what, const char* primary_type) noexcept {
-  try {
-    return invalid(std::string(what) + ": expected CreateWallet, ConvertAccount, AddUsageApiKey " +
-                   "or BillingAuth, got " +
-                   (primary_type ? "'" + std::string(primary_type) + "'" : std::string("NULL")));
-  } catch (...) {
-    return ENACT_ERR_INVALID_ARGUMENT;
-  }
+// The envelope kind the argument `what` names.
+enact::eip712::envelope::kind kind_of(std::string_view what, const char* primary_type) {
+  if (primary_type != nullptr)
+    if (const auto k = enact::eip712::envelope::kind_from_name(primary_type))
+      return *k;
+  refuse(ENACT_ERR_INVALID_ARGUMENT, std::string(what) + ": expected CreateWallet, ConvertAccount, AddUsageApiKey " +
+                                         "or BillingAuth, got " +
+                                         (primary_type ? "'" + std::string(primary_type) + "'" : std::string("NULL")));
 }
 
 // Header characters a request path may not contain (CR/LF would split the request line).
@@ -296,8 +320,7 @@ void enact_free(void* p) {
 
 int enact_keccak256(const uint8_t* data, size_t len, uint8_t out[32]) {
   return guarded([&] {
-    if (out == nullptr)
-      return invalid("out: NULL");
+    require(out, "out");
     if (data == nullptr && len != 0)
       return invalid("data: NULL with a non-zero length");
     const enact::hash256 h = enact::crypto::keccak256(enact::bytes_view(data, data ? len : 0));
@@ -308,16 +331,10 @@ int enact_keccak256(const uint8_t* data, size_t len, uint8_t out[32]) {
 
 int enact_typed_data_hash(const char* typed_data_json, uint8_t out[32]) {
   return guarded([&] {
-    if (out == nullptr)
-      return invalid("out: NULL");
+    require(out, "out");
     std::memset(out, 0, 32);
-    std::optional<enact::eip712::typed_data> td;
-    if (const int rc = parse_typed_data(typed_data_json, td); rc != ENACT_OK)
-      return rc;
-    auto digest = enact::eip712::digest(*td);
-    if (!digest)
-      return fail(digest.err());
-    std::memcpy(out, digest->data(), digest->size());
+    const auto digest = enact::eip712::digest(typed_data_of(typed_data_json)).value();
+    std::memcpy(out, digest.data(), digest.size());
     return ENACT_OK;
   });
 }
@@ -325,19 +342,11 @@ int enact_typed_data_hash(const char* typed_data_json, uint8_t out[32]) {
 int enact_typed_data_sign(const char* typed_data_json, const uint8_t private_key[32],
                           char out_signature[ENACT_SIGNATURE_HEX_SIZE]) {
   return guarded([&] {
-    if (out_signature == nullptr)
-      return invalid("out_signature: NULL");
-    out_signature[0] = '\0';
-    if (private_key == nullptr)
-      return invalid("private_key: NULL");
-    std::optional<enact::eip712::typed_data> td;
-    if (const int rc = parse_typed_data(typed_data_json, td); rc != ENACT_OK)
-      return rc;
-    const enact::Secret key = key_from(private_key);
-    auto sig = enact::eip712::sign(*td, key);
-    if (!sig)
-      return fail(sig.err());
-    copy_fixed(enact::codec::hex::encode_prefixed(sig->to_bytes()), out_signature, ENACT_SIGNATURE_HEX_SIZE);
+    output(out_signature, "out_signature");
+    require(private_key, "private_key");
+    const auto td = typed_data_of(typed_data_json);
+    const auto sig = enact::eip712::sign(td, key_from(private_key)).value();
+    copy_fixed(enact::codec::hex::encode_prefixed(sig.to_bytes()), out_signature, ENACT_SIGNATURE_HEX_SIZE);
     return ENACT_OK;
   });
 }
@@ -345,21 +354,12 @@ int enact_typed_data_sign(const char* typed_data_json, const uint8_t private_key
 int enact_typed_data_recover(const char* typed_data_json, const char* signature_hex,
                              char out_address[ENACT_ADDRESS_SIZE]) {
   return guarded([&] {
-    if (out_address == nullptr)
-      return invalid("out_address: NULL");
-    out_address[0] = '\0';
-    if (signature_hex == nullptr)
-      return invalid("signature_hex: NULL");
-    std::optional<enact::eip712::typed_data> td;
-    if (const int rc = parse_typed_data(typed_data_json, td); rc != ENACT_OK)
-      return rc;
-    auto sig = enact::codec::hex::decode_prefixed(signature_hex, "signature");
-    if (!sig)
-      return fail(sig.err(), ENACT_ERR_SIGNATURE_INVALID);
-    auto signer = enact::eip712::recover(*td, *sig);
-    if (!signer)
-      return fail(signer.err());
-    copy_fixed(enact::to_checksum_address(*signer), out_address, ENACT_ADDRESS_SIZE);
+    output(out_address, "out_address");
+    require(signature_hex, "signature_hex");
+    const auto td = typed_data_of(typed_data_json);
+    const auto sig =
+        value_or_refuse(enact::codec::hex::decode_prefixed(signature_hex, "signature"), ENACT_ERR_SIGNATURE_INVALID);
+    copy_fixed(enact::to_checksum_address(enact::eip712::recover(td, sig).value()), out_address, ENACT_ADDRESS_SIZE);
     return ENACT_OK;
   });
 }
@@ -367,18 +367,11 @@ int enact_typed_data_recover(const char* typed_data_json, const char* signature_
 int enact_envelope_build(const char* primary_type, const char* address, uint64_t issued_at, uint64_t chain_id,
                          char** out_json) {
   return guarded([&] {
-    if (out_json == nullptr)
-      return invalid("out_json: NULL");
-    *out_json = nullptr;
-    const auto k = kind_of(primary_type);
-    if (!k)
-      return unknown_primary_type("primary_type", primary_type);
-    if (address == nullptr)
-      return invalid("address: NULL");
-    auto signer = enact::parse_address_strict(address, "address");
-    if (!signer)
-      return fail(signer.err());
-    *out_json = new_string(json::serialize(enact::eip712::envelope::build(*k, chain_id, *signer, issued_at)));
+    output(out_json, "out_json");
+    const auto k = kind_of("primary_type", primary_type);
+    require(address, "address");
+    const auto signer = enact::parse_address_strict(address, "address").value();
+    *out_json = new_string(json::serialize(enact::eip712::envelope::build(k, chain_id, signer, issued_at)));
     return ENACT_OK;
   });
 }
@@ -386,19 +379,11 @@ int enact_envelope_build(const char* primary_type, const char* address, uint64_t
 int enact_envelope_sign(const char* primary_type, const uint8_t private_key[32], uint64_t issued_at, uint64_t chain_id,
                         char** out_json) {
   return guarded([&] {
-    if (out_json == nullptr)
-      return invalid("out_json: NULL");
-    *out_json = nullptr;
-    const auto k = kind_of(primary_type);
-    if (!k)
-      return unknown_primary_type("primary_type", primary_type);
-    if (private_key == nullptr)
-      return invalid("private_key: NULL");
-    const enact::Secret key = key_from(private_key);
-    auto env = enact::eip712::envelope::sign(*k, chain_id, key, issued_at);
-    if (!env)
-      return fail(env.err());
-    *out_json = new_string(enact::eip712::envelope::to_json(*env));
+    output(out_json, "out_json");
+    const auto k = kind_of("primary_type", primary_type);
+    require(private_key, "private_key");
+    const auto env = enact::eip712::envelope::sign(k, chain_id, key_from(private_key), issued_at).value();
+    *out_json = new_string(enact::eip712::envelope::to_json(env));
     return ENACT_OK;
   });
 }
@@ -407,50 +392,31 @@ int enact_envelope_verify(const char* typed_data_json, const char* signature_hex
                           uint64_t chain_id, uint64_t now, uint64_t max_skew, const char* expected_signer,
                           char out_address[ENACT_ADDRESS_SIZE]) {
   return guarded([&] {
-    if (out_address == nullptr)
-      return invalid("out_address: NULL");
-    out_address[0] = '\0';
-    if (typed_data_json == nullptr)
-      return invalid("typed_data_json: NULL");
-    if (signature_hex == nullptr)
-      return invalid("signature_hex: NULL");
-    const auto k = kind_of(expected_primary_type);
-    if (!k)
-      return unknown_primary_type("expected_primary_type", expected_primary_type);
+    output(out_address, "out_address");
+    require(typed_data_json, "typed_data_json");
+    require(signature_hex, "signature_hex");
     enact::eip712::envelope::expectation want{};
-    want.expected = *k;
+    want.expected = kind_of("expected_primary_type", expected_primary_type);
     want.chain_id = chain_id;
     want.now = now != 0 ? now
                         : static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
                                                     std::chrono::system_clock::now().time_since_epoch())
                                                     .count());
     want.max_skew = max_skew != 0 ? max_skew : enact::eip712::envelope::kDefaultMaxSkew;
-    if (expected_signer != nullptr) {
-      auto signer = enact::parse_address_strict(expected_signer, "expected_signer");
-      if (!signer)
-        return fail(signer.err());
-      want.expected_signer = *signer;
-    }
-    auto signer = enact::eip712::envelope::verify(typed_data_json, signature_hex, want);
-    if (!signer)
-      return fail(signer.err());
-    copy_fixed(enact::to_checksum_address(*signer), out_address, ENACT_ADDRESS_SIZE);
+    if (expected_signer != nullptr)
+      want.expected_signer = enact::parse_address_strict(expected_signer, "expected_signer").value();
+    const auto signer = enact::eip712::envelope::verify(typed_data_json, signature_hex, want).value();
+    copy_fixed(enact::to_checksum_address(signer), out_address, ENACT_ADDRESS_SIZE);
     return ENACT_OK;
   });
 }
 
 int enact_abi_encode_call(const char* signature, const char* args_json, char** out_hex) {
   return guarded([&] {
-    if (out_hex == nullptr)
-      return invalid("out_hex: NULL");
-    *out_hex = nullptr;
-    if (signature == nullptr)
-      return invalid("signature: NULL");
-    if (args_json == nullptr)
-      return invalid("args_json: NULL");
-    auto fn = enact::codec::abi::parse_signature(signature);
-    if (!fn)
-      return fail(fn.err());
+    output(out_hex, "out_hex");
+    require(signature, "signature");
+    require(args_json, "args_json");
+    const auto fn = enact::codec::abi::parse_signature(signature).value();
     boost::system::error_code ec;
     const json::value args = json::parse(args_json, ec);
     if (ec)
@@ -458,31 +424,22 @@ int enact_abi_encode_call(const char* signature, const char* args_json, char** o
     if (!args.is_array())
       return set_error(ENACT_ERR_PARSE, "args_json: expected a JSON array");
     const json::array& list = args.get_array();
-    if (list.size() != fn->inputs.size())
-      return set_error(ENACT_ERR_PARSE, "args_json: " + fn->canonical() + " takes " +
-                                            std::to_string(fn->inputs.size()) + " arguments, got " +
-                                            std::to_string(list.size()));
+    if (list.size() != fn.inputs.size())
+      return set_error(ENACT_ERR_PARSE, "args_json: " + fn.canonical() + " takes " + std::to_string(fn.inputs.size()) +
+                                            " arguments, got " + std::to_string(list.size()));
     std::vector<enact::codec::abi::value> values;
     values.reserve(list.size());
-    for (size_t i = 0; i < list.size(); ++i) {
-      auto v = enact::codec::abi::from_json(fn->inputs[i], list[i], "arg " + std::to_string(i));
-      if (!v)
-        return fail(v.err());
-      values.push_back(std::move(*v));
-    }
-    auto call = enact::codec::abi::encode_call(fn->canonical(), values);
-    if (!call)
-      return fail(call.err());
-    *out_hex = new_string(enact::codec::hex::encode_prefixed(*call));
+    for (size_t i = 0; i < list.size(); ++i)
+      values.push_back(enact::codec::abi::from_json(fn.inputs[i], list[i], "arg " + std::to_string(i)).value());
+    *out_hex =
+        new_string(enact::codec::hex::encode_prefixed(enact::codec::abi::encode_call(fn.canonical(), values).value()));
     return ENACT_OK;
   });
 }
 
 int enact_cid_v0(const uint8_t* data, size_t len, char out_cid[ENACT_CID_V0_SIZE]) {
   return guarded([&] {
-    if (out_cid == nullptr)
-      return invalid("out_cid: NULL");
-    out_cid[0] = '\0';
+    output(out_cid, "out_cid");
     if (data == nullptr && len != 0)
       return invalid("data: NULL with a non-zero length");
     copy_fixed(enact::ipfs::cid_of(enact::bytes_view(data, data ? len : 0)), out_cid, ENACT_CID_V0_SIZE);
@@ -492,15 +449,11 @@ int enact_cid_v0(const uint8_t* data, size_t len, char out_cid[ENACT_CID_V0_SIZE
 
 int enact_cron_next(const char* expression, int64_t after, int64_t* out_next) {
   return guarded([&] {
-    if (out_next == nullptr)
-      return invalid("out_next: NULL");
+    require(out_next, "out_next");
     *out_next = 0;
-    if (expression == nullptr)
-      return invalid("expression: NULL");
-    auto schedule = enact::cron::parse(expression);
-    if (!schedule)
-      return fail(schedule.err());
-    const auto next = enact::cron::next_after(*schedule, std::chrono::sys_seconds(std::chrono::seconds(after)));
+    require(expression, "expression");
+    const auto schedule = enact::cron::parse(expression).value();
+    const auto next = enact::cron::next_after(schedule, std::chrono::sys_seconds(std::chrono::seconds(after)));
     if (!next)
       return set_error(ENACT_ERR_OUT_OF_RANGE,
                        "expression: no fire time after " + std::to_string(after) + " within years 1 to 9999");
@@ -512,34 +465,24 @@ int enact_cron_next(const char* expression, int64_t after, int64_t* out_next) {
 int enact_pkp_account_wallet_address(const uint8_t root_key[32], const uint8_t account_hash[32],
                                      const uint8_t derivation_path[32], char out_address[ENACT_ADDRESS_SIZE]) {
   return guarded([&] {
-    if (out_address == nullptr)
-      return invalid("out_address: NULL");
-    out_address[0] = '\0';
-    if (root_key == nullptr)
-      return invalid("root_key: NULL");
-    if (account_hash == nullptr)
-      return invalid("account_hash: NULL");
-    if (derivation_path == nullptr)
-      return invalid("derivation_path: NULL");
-    const enact::Secret root = key_from(root_key);
+    output(out_address, "out_address");
+    require(root_key, "root_key");
+    require(account_hash, "account_hash");
+    require(derivation_path, "derivation_path");
     enact::pkp::account_hash account{};
     std::memcpy(account.data(), account_hash, account.size());
     enact::pkp::derivation_path path{};
     std::memcpy(path.data(), derivation_path, path.size());
-    auto wallet = enact::pkp::wallet_address(root, account, path);
-    if (!wallet)
-      return fail(wallet.err());
-    copy_fixed(enact::to_checksum_address(*wallet), out_address, ENACT_ADDRESS_SIZE);
+    const auto wallet = enact::pkp::wallet_address(key_from(root_key), account, path).value();
+    copy_fixed(enact::to_checksum_address(wallet), out_address, ENACT_ADDRESS_SIZE);
     return ENACT_OK;
   });
 }
 
 int enact_pkp_api_mode_path(const uint8_t api_key_hash[32], uint64_t index, uint8_t out_path[32]) {
   return guarded([&] {
-    if (out_path == nullptr)
-      return invalid("out_path: NULL");
-    if (api_key_hash == nullptr)
-      return invalid("api_key_hash: NULL");
+    require(out_path, "out_path");
+    require(api_key_hash, "api_key_hash");
     enact::hash256 key_hash{};
     std::memcpy(key_hash.data(), api_key_hash, key_hash.size());
     const enact::pkp::derivation_path path = enact::pkp::api_mode_path(key_hash, index);
@@ -562,8 +505,7 @@ enact_core_client* enact_core_client_new_ex(const char* base_url, const char* ap
 
 int enact_core_client_set_api_key(enact_core_client* client, const char* api_key) {
   return guarded([&] {
-    if (client == nullptr)
-      return invalid("client: NULL");
+    require(client, "client");
     client->core.set_api_key(api_key != nullptr ? enact::Secret(enact::as_bytes(std::string_view(api_key)))
                                                 : enact::Secret());
     return ENACT_OK;
@@ -573,11 +515,8 @@ int enact_core_client_set_api_key(enact_core_client* client, const char* api_key
 int enact_core_client_call(enact_core_client* client, const char* method, const char* path, const char* json_body,
                            char** out_json) {
   return guarded([&] {
-    if (out_json == nullptr)
-      return invalid("out_json: NULL");
-    *out_json = nullptr;
-    if (client == nullptr)
-      return invalid("client: NULL");
+    output(out_json, "out_json");
+    require(client, "client");
     if (method == nullptr || path == nullptr)
       return invalid(method == nullptr ? "method: NULL" : "path: NULL");
     const std::string_view m = method;
