@@ -7,10 +7,8 @@ set -euo pipefail
 example=$1
 server_bin=$2
 repo=$3
-work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+# shellcheck source=../dev_server.sh
+. "$(dirname "$0")/../dev_server.sh"
 
 # The private key 1; its address is the well-known 0x7E5F…5Bdf.
 (umask 077 && printf '0x%064x\n' 1 >"$work/wallet.key")
@@ -39,11 +37,7 @@ if "$example" --key-file "$work/bad.key" 2>"$work/err"; then echo "bad key accep
 grep -q 'expected a 32-byte hex private key' "$work/err" || { cat "$work/err"; exit 1; }
 
 [ "$server_bin" = none ] && exit 0
-"$server_bin" --dev --listen 127.0.0.1:0 --data-dir "$work/data" >"$work/out" 2>"$work/log" &
-pid=$!
-for _ in $(seq 200); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.05; done
-base=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/out" | head -1)
-[ -n "$base" ] || { echo "server did not start"; cat "$work/log"; exit 1; }
+start_dev_server "$server_bin"
 "$example" --key-file "$work/wallet.key" --url "$base" >"$work/minted" || {
   cat "$work/minted"; tail -5 "$work/log"; exit 1; }
 tail -1 "$work/minted" | grep -q '"pkp_id":"0x[0-9a-fA-F]\{40\}"' || { cat "$work/minted"; exit 1; }

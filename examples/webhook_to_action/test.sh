@@ -7,17 +7,10 @@
 set -euo pipefail
 example=$1
 server_bin=$2
-work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+# shellcheck source=../dev_server.sh
+. "$(dirname "$0")/../dev_server.sh"
 
-"$server_bin" --dev --listen 127.0.0.1:0 --data-dir "$work/data" --sandbox-workers 1 \
-  >"$work/out" 2>"$work/log" &
-pid=$!
-for _ in $(seq 200); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.05; done
-base=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/out" | head -1)
-[ -n "$base" ] || { echo "server did not start"; cat "$work/log"; exit 1; }
+start_dev_server "$server_bin" --sandbox-workers 1
 (umask 077 && "$server_bin" issue-token --data-dir "$work/data" --user example >"$work/token")
 
 "$example" --url "$base" --token-file "$work/token" >"$work/result" 2>"$work/err" || {
