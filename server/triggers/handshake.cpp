@@ -142,21 +142,6 @@ result<json::value> json_body(const httplib::Request& req) {
   return v;
 }
 
-/// A JSON object body (json_body) with exactly the string fields `keys`.
-result<json::object> string_fields(const httplib::Request& req, std::initializer_list<std::string_view> keys) {
-  ENACT_TRY(json::value v, json_body(req));
-  json::object& o = v.as_object();
-  for (const auto& kv : o)
-    if (std::find(keys.begin(), keys.end(), std::string_view(kv.key())) == keys.end())
-      return invalid("body." + std::string(kv.key().substr(0, 64)) + ": unknown field");
-  for (const auto k : keys) {
-    const auto* f = o.if_contains(k);
-    if (f == nullptr || !f->is_string())
-      return invalid("body." + std::string(k) + ": required, a string");
-  }
-  return std::move(o);
-}
-
 /// The value of cookie `name` in the Cookie header, or empty.
 std::string cookie_value(const httplib::Request& req, std::string_view name) {
   const std::string header = req.get_header_value("Cookie");
@@ -483,16 +468,17 @@ result<json::value> nonce(ctx& c, const httplib::Request& req, httplib::Response
   s.expires_at = s.created_at + c.cfg.nonce_lifetime;
   ENACT_TRY_VOID(c.db.create_session(s));
   set_cookie(c, res, cookie.value, c.cfg.nonce_lifetime);
-  return json::object{{"nonce", s.nonce}, {"expires_at", to_rfc3339(s.expires_at)}};
+  return json::value_from(api::sign_in_nonce{s.nonce, to_rfc3339(s.expires_at)});
 }
 
 result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Response& res) {
   ENACT_TRY_VOID(http::only_query(req, {}));
-  ENACT_TRY(const json::object body, string_fields(req, {"message", "signature"}));
+  ENACT_TRY(const json::value raw, json_body(req));
+  ENACT_TRY(const api::sign_in_request body, api::read<api::sign_in_request>(raw));
   const auto pre = cookie_hash(cookie_value(req, kCookie));
   if (!pre)
     return fail(api_errc::unauthenticated, "no sign-in nonce for this browser: GET /auth/nonce first");
-  const std::string_view text = body.at("message").get_string();
+  const std::string_view text = body.message;
   ENACT_TRY(const siwe::message m, siwe::parse(text));
 
   // docs/protocol.md §4: the domain and URI are checked against the configured public URL (or the loopback
@@ -520,7 +506,7 @@ result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Respon
   if (m.not_before && *m.not_before > now)
     return fail(api_errc::signature_expired, "message.not_before: not yet");
 
-  auto sig = codec::hex::decode_prefixed(body.at("signature").get_string(), "body.signature");
+  auto sig = codec::hex::decode_prefixed(body.signature, "body.signature");
   if (!sig || sig->size() != 65)
     return invalid("body.signature: expected 0x + 130 hex digits (r ‖ s ‖ v)");
   if (auto signed_by = siwe::verify_signature(text, m, *sig); !signed_by)
@@ -540,7 +526,7 @@ result<json::value> sign_in(ctx& c, const httplib::Request& req, httplib::Respon
   }
   set_cookie(c, res, cookie.value, c.cfg.session_lifetime);
   c.log.info("signed in", {{"user_id", s.user_id}});
-  return json::object{{"user_id", s.user_id}};
+  return json::value_from(api::session_info{s.user_id});
 }
 
 /// GET /auth/session: the page's question "am I signed in?" — asked on every load, so not being
@@ -550,10 +536,10 @@ result<json::value> session(ctx& c, const httplib::Request& req, httplib::Respon
   auto user = session_user(c, req);
   if (!user) {
     if (user.code() == api_errc::unauthenticated)
-      return json::object{{"user_id", nullptr}};
+      return json::value_from(api::session_info{});
     return user.err();
   }
-  return json::object{{"user_id", *user}};
+  return json::value_from(api::session_info{*user});
 }
 
 /// The page's writes (approve, deny, sign-out): SameSite=Strict and the JSON body already keep
@@ -586,8 +572,9 @@ result<json::value> decide(ctx& c, const httplib::Request& req, bool approve) {
   ENACT_TRY_VOID(http::only_query(req, {}));
   ENACT_TRY_VOID(same_origin(c, req));
   ENACT_TRY(const std::string user, session_user(c, req));
-  ENACT_TRY(const json::object body, string_fields(req, {"challenge"}));
-  ENACT_TRY(const std::string challenge, challenge_of(body.at("challenge").get_string(), "body.challenge"));
+  ENACT_TRY(const json::value raw, json_body(req));
+  ENACT_TRY(const api::decision_request body, api::read<api::decision_request>(raw));
+  ENACT_TRY(const std::string challenge, challenge_of(body.challenge, "body.challenge"));
   auto a = c.db.decide_approval(challenge, user, approve, c.clk.now());
   if (!a) {
     if (a.code() == store_errc::not_found)
@@ -598,7 +585,7 @@ result<json::value> decide(ctx& c, const httplib::Request& req, bool approve) {
   }
   c.log.info(approve ? "token request approved" : "token request denied",
              {{"client_name", a->client_name}, {"user_id", user}});
-  return json::object{{"status", to_string(a->status)}};
+  return json::value_from(api::decision{std::string(to_string(a->status))});
 }
 
 /// POST /auth/token: the client's poll. Answers nothing but the outcome to whoever cannot show

@@ -344,6 +344,16 @@ void tag_invoke(json::value_from_tag, json::value& v, const token_summary& t) {
       {"id", t.id}, {"client_name", t.client_name}, {"created_at", t.created_at}, {"expires_at", t.expires_at}};
 }
 
+void tag_invoke(json::value_from_tag, json::value& v, const sign_in_nonce& n) {
+  v = json::object{{"nonce", n.nonce}, {"expires_at", n.expires_at}};
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const session_info& s) {
+  v = json::object{{"user_id", s.user_id ? json::value(*s.user_id) : json::value(nullptr)}};
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const decision& d) { v = json::object{{"status", d.status}}; }
+
 result<trigger_config> read_config(trigger_type t, const json::value& v) {
   return no_throw([&] { return config_of(t, v); });
 }

@@ -245,6 +245,18 @@ result<const json::object*> object_of(const json::value& body) {
   return &body.get_object();
 }
 
+/// A body of exactly the string fields `keys` (an unknown field named by its first 64 bytes).
+result<const json::object*> string_fields(const json::value& body, std::initializer_list<std::string_view> keys) {
+  ENACT_TRY(const json::object* o, object_of(body));
+  for (const auto& kv : *o)
+    if (std::find(keys.begin(), keys.end(), std::string_view(kv.key())) == keys.end())
+      return invalid("body." + std::string(kv.key().substr(0, 64)) + ": unknown field");
+  for (const std::string_view k : keys)
+    if (const auto* f = o->if_contains(k); f == nullptr || !f->is_string())
+      return invalid("body." + std::string(k) + ": required, a string");
+  return o;
+}
+
 }  // namespace
 
 result<trigger_config> read_request_config(trigger_type t, const json::value* config) {
@@ -294,15 +306,21 @@ result<new_trigger> read<new_trigger>(const json::value& body) {
 
 template <>
 result<token_request> read<token_request>(const json::value& body) {
-  ENACT_TRY(const json::object* o, object_of(body));
-  for (const auto& kv : *o)
-    if (kv.key() != "challenge" && kv.key() != "token")
-      return invalid("body." + std::string(kv.key().substr(0, 64)) + ": unknown field");
-  for (const std::string_view k : {"challenge", "token"})
-    if (const auto* f = o->if_contains(k); f == nullptr || !f->is_string())
-      return invalid("body." + std::string(k) + ": required, a string");
+  ENACT_TRY(const json::object* o, string_fields(body, {"challenge", "token"}));
   return token_request{std::string(o->at("challenge").get_string()),
                        Secret(as_bytes(std::string_view(o->at("token").get_string())))};
+}
+
+template <>
+result<sign_in_request> read<sign_in_request>(const json::value& body) {
+  ENACT_TRY(const json::object* o, string_fields(body, {"message", "signature"}));
+  return sign_in_request{std::string(o->at("message").get_string()), std::string(o->at("signature").get_string())};
+}
+
+template <>
+result<decision_request> read<decision_request>(const json::value& body) {
+  ENACT_TRY(const json::object* o, string_fields(body, {"challenge"}));
+  return decision_request{std::string(o->at("challenge").get_string())};
 }
 
 result<trigger_patch> read_trigger_patch(const json::value& body, trigger_type t) {

@@ -191,6 +191,36 @@ struct token_summary {
   std::string expires_at;
 };
 
+// The approval page's calls (same origin, cookie session): a sign-in nonce, sign-in with an
+// EIP-4361 message, who is signed in, and the user's decision on a token request.
+
+/// `GET /auth/nonce`: the single-use nonce the sign-in message must carry.
+struct sign_in_nonce {
+  std::string nonce;
+  std::string expires_at;  // RFC 3339 UTC
+};
+
+/// `POST /auth/sign-in`: an EIP-4361 message and its EIP-191 signature (0x + 130 hex digits).
+struct sign_in_request {
+  std::string message;
+  std::string signature;
+};
+
+/// What `POST /auth/sign-in` and `GET /auth/session` answer: the signed-in user, or none.
+struct session_info {
+  std::optional<std::string> user_id;  // null on the wire when no one is signed in
+};
+
+/// `POST /auth/approve` and `POST /auth/deny`: the challenge of the token request decided.
+struct decision_request {
+  std::string challenge;
+};
+
+/// What a decision answers: "approved" or "denied".
+struct decision {
+  std::string status;
+};
+
 /// Most bytes of a trigger's name; the largest run limits a request may ask for.
 inline constexpr size_t kMaxTriggerName = 256;
 inline constexpr uint32_t kMaxRunsPerMinuteLimit = 6000;
@@ -218,6 +248,12 @@ result<new_trigger> read<new_trigger>(const json::value& body);
 template <>
 result<token_request> read<token_request>(const json::value& body);
 
+/// The approval page's bodies, each exactly its string fields, read as the poll body is.
+template <>
+result<sign_in_request> read<sign_in_request>(const json::value& body);
+template <>
+result<decision_request> read<decision_request>(const json::value& body);
+
 /// The update body of a trigger of type `t` (whose config it may replace), checked as the create
 /// body is.
 [[nodiscard]] result<trigger_patch> read_trigger_patch(const json::value& body, trigger_type t);
@@ -242,6 +278,9 @@ void tag_invoke(json::value_from_tag, json::value& v, const webhook_receipt& r);
 void tag_invoke(json::value_from_tag, json::value& v, const token_request& r);
 void tag_invoke(json::value_from_tag, json::value& v, const issued_token& t);
 void tag_invoke(json::value_from_tag, json::value& v, const token_summary& t);
+void tag_invoke(json::value_from_tag, json::value& v, const sign_in_nonce& n);
+void tag_invoke(json::value_from_tag, json::value& v, const session_info& s);
+void tag_invoke(json::value_from_tag, json::value& v, const decision& d);
 template <class T>
 void tag_invoke(json::value_from_tag, json::value& v, const listing<T>& l) {
   json::array items;
