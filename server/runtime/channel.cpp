@@ -77,46 +77,40 @@ io wait(int fd, short events, deadline until) noexcept {
   }
 }
 
-io send_all(int fd, const void* data, size_t n, deadline until) noexcept {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (w < 0) {
+/// Moves `n` bytes in non-blocking steps, `step(offset, left)` being one send or recv (its return
+/// value), waiting for `events` whenever the socket is not ready, until `until`.
+template <class Step>
+io transfer_all(int fd, short events, size_t n, deadline until, Step step) noexcept {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t r = step(done, n - done);
+    if (r < 0) {
       if (errno == EINTR)
         continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        if (const io st = wait(fd, POLLOUT, until); st != io::ok)
+        if (const io st = wait(fd, events, until); st != io::ok)
           return st;
         continue;
       }
       return errno == EPIPE || errno == ECONNRESET ? io::closed : io::failed;
     }
-    p += w;
-    n -= static_cast<size_t>(w);
+    if (r == 0)
+      return io::closed;  // recv: the peer closed (a send of at least one byte never returns 0)
+    done += static_cast<size_t>(r);
   }
   return io::ok;
 }
 
+io send_all(int fd, const void* data, size_t n, deadline until) noexcept {
+  const auto* p = static_cast<const char*>(data);
+  return transfer_all(fd, POLLOUT, n, until,
+                      [&](size_t at, size_t left) { return ::send(fd, p + at, left, MSG_NOSIGNAL | MSG_DONTWAIT); });
+}
+
 io recv_all(int fd, void* data, size_t n, deadline until) noexcept {
   auto* p = static_cast<char*>(data);
-  while (n > 0) {
-    const ssize_t r = ::recv(fd, p, n, MSG_DONTWAIT);
-    if (r < 0) {
-      if (errno == EINTR)
-        continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        if (const io st = wait(fd, POLLIN, until); st != io::ok)
-          return st;
-        continue;
-      }
-      return errno == ECONNRESET ? io::closed : io::failed;
-    }
-    if (r == 0)
-      return io::closed;
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-  return io::ok;
+  return transfer_all(fd, POLLIN, n, until,
+                      [&](size_t at, size_t left) { return ::recv(fd, p + at, left, MSG_DONTWAIT); });
 }
 
 }  // namespace
