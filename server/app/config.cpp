@@ -151,6 +151,10 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     ENACT_TRY(s.core.write_surcharge_credits, number<uint64_t>(v, what));
     return {};
   }
+  if (key == "billing.metering_store") {
+    ENACT_TRY(s.metering_store, text(v, what));
+    return {};
+  }
   if (key == "billing.run_price_credits") {
     ENACT_TRY(s.core.run_price_credits, number<uint64_t>(v, what));
     return {};
@@ -376,6 +380,9 @@ constexpr flag kFlags[] = {
      "Stripe publishable key (the secret key comes from STRIPE_SECRET_KEY)"},
     {"--write-surcharge", "billing.write_surcharge_credits", "credits debited per relayed ledger write (default 0)"},
     {"--run-price", "billing.run_price_credits", "credits per run-action call (default 1)"},
+    {"--metering-store", "billing.metering_store",
+     "URL: postgres://… to share balances, payments and the credits held by runs in flight between instances "
+     "(default: metering.sqlite in the data dir)"},
     {"--chain-id", "chain.chain_id",
      "chain id of the registry (default 31337; checked against the node with --ledger evm)"},
     {"--ledger", "ledger.backend", "embedded | evm: the permission ledger (default embedded)"},
@@ -519,7 +526,7 @@ std::string help_text() {
   out +=
       "\nConfig file keys: listen, data_dir, dev, log_level, threads, [chain] chain_id chain_name\n"
       "contract_address rpc_url, [ledger] backend cache, [billing] provider stripe_api_base stripe_publishable_key\n"
-      "stripe_secret_key write_surcharge_credits run_price_credits, [sandbox] workers\n"
+      "stripe_secret_key write_surcharge_credits run_price_credits metering_store, [sandbox] workers\n"
       "run_timeout_ms run_heap_mib ipfs_gateway unsafe_allow_weak, [limits] max_body_bytes\n"
       "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute\n"
       "rpc_writes_per_ip_per_minute rpc_calls_per_ip_per_second rpc_max_batch rate_table_entries\n"

@@ -30,6 +30,9 @@ struct settings {
   /// "auto" (dev with --dev, stripe when a secret key is set, else none), "dev", "stripe", "none".
   std::string billing = "auto";
   stripe_settings stripe;
+  /// Where balances, payments and the holds of runs in flight live: empty for metering.sqlite in
+  /// the data directory, or a "postgres://…" URL for a database several servers share.
+  std::string metering_store;
   std::string log_level = "info";
   int threads = 0;  // HTTP worker threads; 0 = max(64, 16 × cores)
   /// Action sandbox: worker processes (0 = 2 × cores), and per-run limits.

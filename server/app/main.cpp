@@ -27,6 +27,8 @@
 #include "enact/secret.hpp"
 #include "ledger/embedded_ledger.hpp"
 #include "ledger/rpc_surface.hpp"
+#include "metering/pg_store.hpp"
+#include "metering/sqlite_store.hpp"
 #include "runtime/runtime.hpp"
 #include "tee/tee.hpp"
 #include "triggers/deployment.hpp"
@@ -167,6 +169,18 @@ int main(int argc, char** argv) {
   if (!store)
     return fatal(store.err().message);
 
+  // Balances, payments and the holds of runs in flight (server/metering): SQLite in the data
+  // directory, or a PostgreSQL database several servers share. The holds a crashed run left
+  // behind are released at start, uncharged.
+  auto meter =
+      metering::is_postgres_url(s.metering_store)
+          ? metering::open_postgres(s.metering_store)
+          : metering::open_sqlite(s.metering_store.empty() ? s.data_dir + "/metering.sqlite" : s.metering_store);
+  if (!meter)
+    return fatal(meter.err().message);
+  if (auto expired = (*meter)->release_expired(); !expired)
+    return fatal(expired.err().message);
+
   std::unique_ptr<billing::payment_provider> payments;
   std::string billing = s.billing;
   if (billing == "auto")
@@ -236,6 +250,7 @@ int main(int argc, char** argv) {
 
   core::services svc;
   svc.ledger = evm_ledger ? evm_ledger.get() : embedded.get();
+  svc.metering = meter->get();
   svc.tee = the_tee->get();
   svc.payments = payments.get();
   svc.store = &*store;

@@ -4,6 +4,7 @@
 #include "billing/payment_provider.hpp"
 #include "enact/eip712/envelope.hpp"
 #include "ledger/ledger.hpp"
+#include "metering/store.hpp"
 #include "runtime/runtime.hpp"
 #include "tee/errors.hpp"
 
@@ -81,6 +82,27 @@ api_errc from_billing(billing_errc e) {
   return api_errc::internal;
 }
 
+api_errc from_metering(metering::metering_errc e) {
+  switch (e) {
+    // docs/protocol.md §0 402: a usage key's spending cap is the balance it may spend.
+    case metering::metering_errc::insufficient_credits:
+    case metering::metering_errc::cap_exceeded:
+      return api_errc::insufficient_credits;
+    case metering::metering_errc::unknown_payment:
+      return api_errc::not_found;
+    case metering::metering_errc::duplicate_payment:
+      return api_errc::conflict;
+    case metering::metering_errc::invalid_argument:
+      return api_errc::invalid_request;
+    case metering::metering_errc::storage:
+      return api_errc::unavailable;
+    case metering::metering_errc::unknown_reservation:  // a hold the server made itself: a bug
+    case metering::metering_errc::over_reserved:
+      return api_errc::internal;
+  }
+  return api_errc::internal;
+}
+
 api_errc from_tee(tee::tee_errc e) {
   switch (e) {
     case tee::tee_errc::invalid_argument:
@@ -110,6 +132,8 @@ http_error to_http(const error& e) {
                : api_errc::unavailable;
   else if (cat == detail::billing_category())
     code = from_billing(static_cast<billing_errc>(e.code.value()));
+  else if (cat == metering::detail::metering_category())
+    code = from_metering(static_cast<metering::metering_errc>(e.code.value()));
   else if (cat == tee::tee_category())
     code = from_tee(static_cast<tee::tee_errc>(e.code.value()));
   else
@@ -120,6 +144,9 @@ http_error to_http(const error& e) {
     out.message = "internal error";
   else if (cat == detail::ledger_category() && static_cast<ledger_errc>(e.code.value()) == ledger_errc::storage)
     out.message = "the permission ledger is unavailable";
+  else if (cat == metering::detail::metering_category() &&
+           static_cast<metering::metering_errc>(e.code.value()) == metering::metering_errc::storage)
+    out.message = "the metering store is unavailable";
   else if (cat == detail::ledger_category() &&
            static_cast<ledger_errc>(e.code.value()) == ledger_errc::relay_not_allowed)
     // Core-api spec, Authentication 6: the registry refuses api_payer relays for such accounts.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/credits.hpp"
 #include "core/errors.hpp"
 #include "core/log.hpp"
 #include "core/rate_limiter.hpp"
@@ -160,6 +161,7 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
       return fail(api_errc::unauthenticated, "this usage key expired");
     ENACT_TRY(c.account, st.svc.ledger->get_account(k->account));
     c.scopes = scopes::caller{scopes::key_kind::usage, std::move(k->permissions)};
+    c.key_cap = k->balance;
   }
   if (r.auth == auth_kind::owner && c.scopes.kind != scopes::key_kind::account)
     return fail(api_errc::forbidden, "only the account key may call " + std::string(r.path) + "; a usage key may not");
@@ -209,7 +211,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     status = h.status;
     error_code = std::string(name(h.code));
     http::send_error(res, h);
-    if (h.code == api_errc::internal || e.code == ledger_errc::storage)
+    if (h.code == api_errc::internal || e.code == ledger_errc::storage || e.code == metering::metering_errc::storage)
       st.svc.log->error("request failed", {{"request_id", ctx.request_id}, {"route", r.path}, {"detail", e.message}});
   };
   // Debug-level timings: authentication (a ledger lookup of the key hash) and the handler (the
@@ -241,7 +243,8 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
         // A key by its hash; an X-Wallet-Auth caller (no key) by its wallet, the recovered
         // signer, which authenticate() found as the account's admin.
         const bool wallet = ctx.who->wallet_auth;
-        const std::string k = wallet ? "wallet " + codec::hex::encode(ctx.who->account.admin) : codec::hex::encode(ctx.who->key_hash);
+        const std::string k =
+            wallet ? "wallet " + codec::hex::encode(ctx.who->account.admin) : codec::hex::encode(ctx.who->key_hash);
         if (const int wait = st.per_key.take(k)) {
           res.set_header("Retry-After", std::to_string(wait));
           return fail(api_errc::rate_limited,
@@ -253,9 +256,23 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     ENACT_TRY(ctx.body, parse_body(r, st.cfg, req));
     if (r.body_is_json_string && !ctx.body.is_string())
       return fail(api_errc::invalid_request, "body: expected a JSON string holding the code");
+    // A relayed ledger write costs the surcharge: held before the write, debited once it
+    // succeeded, given back when it was refused (core/credits.hpp). Billing's own writes (payment
+    // intents, confirmations) are the metering store's and cost nothing.
+    std::optional<credit_hold> surcharge;
+    const bool ledger_write = (r.writes || r.surcharged) && r.auth != auth_kind::billing;
+    if (ledger_write && ctx.who && st.cfg.write_surcharge_credits > 0) {
+      ENACT_TRY(surcharge, credit_hold::take(ctx, st.cfg.write_surcharge_credits, "write " + ctx.request_id));
+    }
     const auto handler_start = clock::now();
     auto out = r.handle(ctx);
     handler_us = us_since(handler_start);
+    // The write is made: its answer stands even when the debit cannot be (the store unreachable;
+    // the hold then expires uncharged).
+    if (out && surcharge)
+      if (auto paid = surcharge->settle(); !paid)
+        st.svc.log->error("write surcharge not debited",
+                          {{"request_id", ctx.request_id}, {"route", r.path}, {"detail", paid.err().message}});
     return out;
   };
   auto out = run();
@@ -267,9 +284,9 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
   }
   json::object line = http::access_line(r.method, "/core/v1" + std::string(r.path), status, std::move(error_code));
   if (ctx.who)
-    line["caller"] = ctx.who->wallet_auth                               ? "wallet"
+    line["caller"] = ctx.who->wallet_auth                                ? "wallet"
                      : ctx.who->scopes.kind == scopes::key_kind::account ? "account"
-                                                                        : "usage";
+                                                                         : "usage";
   if (debug) {
     // The caller as the hashes docs/protocol.md publishes (the key's keccak256 and its account's), never
     // the credential itself.

@@ -39,9 +39,10 @@ enum class auth_kind {
 /// Who is calling, once authenticated.
 struct caller {
   ledger::account account;
-  scopes::caller scopes;      // kind account or usage, with the usage key's permissions
+  scopes::caller scopes;     // kind account or usage, with the usage key's permissions
   hash256 key_hash{};        // keccak256 of the presented key (zero for wallet auth)
   bool wallet_auth = false;  // authenticated by X-Wallet-Auth
+  uint64_t key_cap = 0;      // the usage key's spending cap (setUsageApiKey's balance); 0: none
 };
 
 struct request_context {
@@ -78,6 +79,7 @@ struct route {
   bool body_is_json_string = false;  // /get_svc_action_ipfs_id takes a bare JSON string
   bool per_ip_limited = false;       // unauthenticated and mints secrets: per-IP rate limit
   json::object errors{};             // status -> description, beyond the default error responses
+  bool surcharged = false;           // costs the write surcharge though not `writes`
 };
 
 /// Every route of the core API, in documentation order.

@@ -73,6 +73,19 @@ const json::object& components() {
     o["WalletPage"] = page_of("Wallet");
     o["ActionPage"] = page_of("Action");
     o["UsageKeyPage"] = page_of("UsageKey");
+    o["UsageCharge"] =
+        s::object({{"run_id", s::string("the run's request id; \"write <request id>\" for a write surcharge"), true},
+                   {"key_hash", s::hash("the key that paid (the account hash for the account key)"), true},
+                   {"charged_credits", s::integer(), true},
+                   {"charged_at", s::integer("unix seconds"), true}});
+    o["PaymentRecord"] = s::object({{"payment_intent_id", s::string(), true},
+                                    {"amount_cents", s::integer(), true},
+                                    {"provider", s::string("dev or stripe"), true},
+                                    {"credited", s::boolean(), true},
+                                    {"created_at", s::integer("unix seconds"), true},
+                                    {"credited_at", s::integer("unix seconds; 0 while not credited"), true}});
+    o["UsageChargePage"] = page_of("UsageCharge");
+    o["PaymentRecordPage"] = page_of("PaymentRecord");
     o["Error"] = s::object({{"error",
                              s::object({{"code", s::string("invalid_request, unauthenticated, forbidden, …"), true},
                                         {"message", s::string(), true},
@@ -106,7 +119,7 @@ result<ledger::page_request> read_page(const httplib::Request& req) {
 }
 
 ledger::write_context relay(const request_context& c) {
-  return ledger::write_context{c.svc.api_payer, c.cfg.write_surcharge_credits};
+  return ledger::write_context{c.svc.api_payer, 0};  // the surcharge is the metering store's (mount.cpp)
 }
 
 std::string str(const json::value& body, std::string_view key, std::string_view fallback) {
@@ -134,9 +147,12 @@ api::wallet to_api(const ledger::wallet& w) {
 api::action to_api(const ledger::action& a) { return api::action{a.cid, a.hashed_cid, a.name, a.description}; }
 
 json::object usage_key_json(const ledger::usage_key& k) {
-  json::object o{{"hash", codec::hex::encode_prefixed(k.hash)}, {"name", k.name},
-                 {"description", k.description},         {"expiration", k.expiration},
-                 {"created_at", k.created_at},           {"wallet_address", to_checksum_address(k.wallet)}};
+  json::object o{{"hash", codec::hex::encode_prefixed(k.hash)},
+                 {"name", k.name},
+                 {"description", k.description},
+                 {"expiration", k.expiration},
+                 {"created_at", k.created_at},
+                 {"wallet_address", to_checksum_address(k.wallet)}};
   scopes::write_permission_fields(o, k.permissions);
   return o;
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Billing (docs/protocol.md §2 "Billing"): balance, payment intents, confirmation. Authenticated by a key
-// or by an X-Wallet-Auth envelope of the account's admin wallet.
+// Billing (docs/protocol.md §2 "Billing"): balance, payment intents, confirmation, and the usage and
+// payment histories. Authenticated by a key or by an X-Wallet-Auth envelope of the account's admin
+// wallet. Balances and payments live in the metering store (server/metering), not in the ledger.
 #include "billing/payment_provider.hpp"
 #include "core/errors.hpp"
 #include "core/route.hpp"
 #include "core/schema.hpp"
 #include "enact/codec/hex.hpp"
+#include "metering/store.hpp"
 
 namespace enact::core {
 namespace {
@@ -20,13 +22,20 @@ result<billing::payment_provider*> provider(const request_context& c) {
   return c.svc.payments;
 }
 
+result<metering::store*> meter(const request_context& c) {
+  if (c.svc.metering == nullptr)
+    return fail(api_errc::unavailable, "no metering store configured: balances and payments are not kept");
+  return c.svc.metering;
+}
+
 void mark_dev(json::object& o, const billing::payment_provider* p) {
   if (p != nullptr && p->mode() == "dev")
     o["mode"] = "dev";
 }
 
 result<json::value> balance(request_context& c) {
-  ENACT_TRY(const uint64_t credits, c.svc.ledger->balance(c.who->account.hash));
+  ENACT_TRY(auto* m, meter(c));
+  ENACT_TRY(const uint64_t credits, m->balance(c.who->account.hash));
   json::object out{{"balance_credits", credits}, {"currency", "usd_cents"}};
   mark_dev(out, c.svc.payments);
   return out;
@@ -34,6 +43,7 @@ result<json::value> balance(request_context& c) {
 
 result<json::value> create_payment_intent(request_context& c) {
   ENACT_TRY(auto* p, provider(c));
+  ENACT_TRY(auto* m, meter(c));
   const auto& amount_v = c.body.at("amount_cents");
   const uint64_t amount = amount_v.to_number<uint64_t>();
   if (amount < billing::kMinAmountCents)
@@ -44,12 +54,12 @@ result<json::value> create_payment_intent(request_context& c) {
   const std::string account_ref = codec::hex::encode_prefixed(c.who->account.hash);
   // One request, one intent: the request id keys the provider's idempotency.
   ENACT_TRY(const auto intent, p->create_intent(amount, account_ref, c.request_id));
-  ledger::payment rec;
-  rec.intent_id = intent.id;
+  metering::payment rec;
+  rec.id = intent.id;
   rec.account = c.who->account.hash;
   rec.amount_cents = intent.amount_cents;
   rec.provider = std::string(p->mode());
-  ENACT_TRY_VOID(c.svc.ledger->record_payment(rec));
+  ENACT_TRY_VOID(m->record_payment(rec));
   json::object out{
       {"payment_intent_id", intent.id}, {"client_secret", intent.client_secret}, {"amount_cents", intent.amount_cents}};
   mark_dev(out, p);
@@ -58,9 +68,10 @@ result<json::value> create_payment_intent(request_context& c) {
 
 result<json::value> confirm_payment(request_context& c) {
   ENACT_TRY(auto* p, provider(c));
+  ENACT_TRY(auto* m, meter(c));
   const std::string id(c.body.at("payment_intent_id").as_string());
   // The intent must be one this account created here; another account's id is not found.
-  ENACT_TRY(const auto rec, c.svc.ledger->get_payment(c.who->account.hash, id));
+  ENACT_TRY(const auto rec, m->get_payment(c.who->account.hash, id));
   if (rec.credited)
     return fail(api_errc::conflict, "payment intent " + id + " was credited already");
   ENACT_TRY(const auto intent, p->retrieve_intent(id, true));
@@ -69,10 +80,46 @@ result<json::value> confirm_payment(request_context& c) {
                 "payment intent " + id + " has status " + intent.status + ", not succeeded; nothing credited");
   if (intent.amount_cents != rec.amount_cents)
     return fail(api_errc::conflict, "payment intent " + id + ": amount differs from the one created");
-  ENACT_TRY(const uint64_t credits, c.svc.ledger->credit_payment(c.who->account.hash, id));
-  json::object out{{"balance_credits", credits}};
+  // Credited once per intent: of two confirms racing past the check above, the second answers 409.
+  ENACT_TRY(const metering::credit_result credited, m->credit_payment(c.who->account.hash, id));
+  if (!credited.credited_now)
+    return fail(api_errc::conflict, "payment intent " + id + " was credited already");
+  json::object out{{"balance_credits", credited.balance}};
   mark_dev(out, p);
   return out;
+}
+
+uint64_t seconds(metering::millis t) { return t > 0 ? static_cast<uint64_t>(t / 1000) : 0; }
+
+/// A page of a metering history as its wire list.
+template <class Item, class Record, class Convert>
+json::value history_page(const metering::page<Record>& records, ledger::page_request p, Convert to_item) {
+  api::page<Item> out;
+  for (const Record& r : records.items)
+    out.items.push_back(to_item(r));
+  out.page_number = p.number;
+  out.page_size = p.size;
+  out.total = records.total;
+  return json::value_from(out);
+}
+
+result<json::value> usage(request_context& c) {
+  ENACT_TRY(auto* m, meter(c));
+  ENACT_TRY(const auto p, read_page(c.http));
+  ENACT_TRY(const auto records, m->usage(c.who->account.hash, {p.number, p.size}));
+  return history_page<api::usage_charge>(records, p, [](const metering::usage_record& r) {
+    return api::usage_charge{r.run_id, r.key, r.amount, seconds(r.at)};
+  });
+}
+
+result<json::value> payments(request_context& c) {
+  ENACT_TRY(auto* m, meter(c));
+  ENACT_TRY(const auto p, read_page(c.http));
+  ENACT_TRY(const auto records, m->payments(c.who->account.hash, {p.number, p.size}));
+  return history_page<api::payment_record>(records, p, [](const metering::payment& r) {
+    return api::payment_record{r.id,       r.amount_cents,        r.provider,
+                               r.credited, seconds(r.created_at), seconds(r.credited_at.value_or(0))};
+  });
 }
 
 }  // namespace
@@ -117,6 +164,29 @@ void add_billing_routes(std::vector<route>& out) {
                       s::object({{"payment_intent_id", s::string("", 255), true}}),
                       s::object({{"balance_credits", s::integer(), true}, {"mode", mode}}),
                       confirm_payment});
+  out.push_back(route{"GET",
+                      "/billing/usage",
+                      "getBillingUsage",
+                      "billing",
+                      "The account's settled charges, newest first: each run (by its request id) and each "
+                      "relayed write's surcharge, with the key that paid.",
+                      auth_kind::billing,
+                      false,
+                      {},
+                      {},
+                      s::ref("UsageChargePage"),
+                      usage});
+  out.push_back(route{"GET",
+                      "/billing/payments",
+                      "getBillingPayments",
+                      "billing",
+                      "The account's payment intents, newest first, credited or still open.",
+                      auth_kind::billing,
+                      false,
+                      {},
+                      {},
+                      s::ref("PaymentRecordPage"),
+                      payments});
 }
 
 }  // namespace enact::core

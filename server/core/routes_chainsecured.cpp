@@ -59,7 +59,8 @@ result<address> verified_signer(const request_context& c, eip712::envelope::kind
                                 std::optional<address> expected_signer = std::nullopt) {
   const json::value& typed_data = c.body.at("typed_data");
   eip712::envelope::expectation want{k, c.cfg.chain_id, unix_now(), c.cfg.envelope_max_skew, expected_signer};
-  return eip712::envelope::verify(typed_data, json::serialize(typed_data).size(), c.body.at("signature").as_string(), want);
+  return eip712::envelope::verify(typed_data, json::serialize(typed_data).size(), c.body.at("signature").as_string(),
+                                  want);
 }
 
 // --- handlers ---------------------------------------------------------------------------------
@@ -133,8 +134,8 @@ result<json::value> convert_to_chain_secured_account(request_context& c) {
 /// schema type on `types` would turn a non-canonical block into invalid_request).
 json::object typed_data_schema(eip712::envelope::kind k) {
   const std::string primary(eip712::envelope::primary_type_name(k));
-  json::object example =
-      eip712::envelope::build(k, 31337, parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value(), 1735689600);
+  json::object example = eip712::envelope::build(
+      k, 31337, parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value(), 1735689600);
   return json::object{
       {"type", "object"},
       {"description", "EIP-712 typed data as eth_signTypedData_v4 signs it, primaryType " + primary +
@@ -173,8 +174,8 @@ json::object envelope_errors() {
                       {"413", "payload_too_large: body over 16 KiB"}};
 }
 
-route envelope_route(std::string_view path, std::string_view operation_id, std::string_view summary, eip712::envelope::kind k,
-                     json::object response, handler h) {
+route envelope_route(std::string_view path, std::string_view operation_id, std::string_view summary,
+                     eip712::envelope::kind k, json::object response, handler h) {
   route r;
   r.method = "POST";
   r.path = path;
@@ -226,6 +227,7 @@ void add_chainsecured_routes(std::vector<route>& out) {
   // Not `writes`: the master key of a converted account reaches the handler, which answers 409
   // conflict (converting twice) rather than 401.
   convert.writes = false;
+  convert.surcharged = true;       // a relayed write all the same
   convert.per_ip_limited = false;  // authenticated: the per-key limiter applies
   convert.request =
       s::object({{"new_admin_wallet_address", s::address("the new admin wallet; must be the envelope's signer"), true},

@@ -4,15 +4,16 @@
 // sandbox pool, and the capability calls of the run answered here with keys derived in the TEE.
 //
 // Order: key (mount.cpp) → scopes and groups: a group on which the key has execute that lists
-// the CID hash and, when named, the PKP → credits reserved → the code is located (store, body,
-// gateway) → run → the reservation debited. Reserving first means an account that cannot pay
-// makes the server fetch and keep nothing (402 before any gateway request); a call whose code
-// cannot be had gives its reservation back uncharged; authorization comes first, so nothing
-// about the code is revealed to a caller who may not run it. The price is debited once the
-// sandbox answered, with
-// a result or with the action's failure: a run that never ran (the pool saturated) or never
-// finished (the server was killed) is not charged, and the reservations of the runs in progress
-// keep concurrent runs from promising more than the balance.
+// the CID hash and, when named, the PKP → credits held in the metering store (core/credits.hpp)
+// → the code is located (store, body, gateway) → run → the hold debited. Holding first means an
+// account that cannot pay makes the server fetch and keep nothing (402 before any gateway
+// request); a call whose code cannot be had gives its hold back uncharged; authorization comes
+// first, so nothing about the code is revealed to a caller who may not run it. The price is
+// debited once the sandbox answered, with a result or with the action's failure: a run that
+// never ran (the pool saturated) or never finished (the server was killed: its hold expires) is
+// not charged. Holds live in the metering store, not in this process, so the runs in flight on
+// every server sharing it never promise more than the balance, nor a usage key more than its cap;
+// a run writes nothing to the chain.
 
 #include <algorithm>
 #include <array>
@@ -23,6 +24,7 @@
 #include <utility>
 
 #include "core/content_store.hpp"
+#include "core/credits.hpp"
 #include "core/errors.hpp"
 #include "core/route.hpp"
 #include "core/schema.hpp"
@@ -38,102 +40,6 @@ namespace enact::core {
 namespace {
 
 namespace s = schema;
-
-/// Credits promised to runs in progress, per ledger and account, in this process. A run reserves
-/// its price when the balance less what is reserved covers it, and gives the reservation back
-/// after its debit (or without one, when it did not run). The balance is read outside the lock;
-/// `settled` counts the reservations given back, so a read that may predate a debit whose
-/// reservation is already gone is made again (a debit is committed before its reservation is
-/// given back, so a balance read after that includes it). An account's entry lives while a run
-/// or a reservation attempt holds it.
-class run_reservations {
- public:
-  using key = std::pair<const ledger::permission_ledger*, ledger::account_hash>;
-
-  /// Reserves `price` for a run of `account`; insufficient_credits when the balance less the
-  /// reservations of its runs in progress is short.
-  result<void> reserve(ledger::permission_ledger& l, const ledger::account_hash& account, uint64_t price) {
-    const key k{&l, account};
-    uint64_t seen = 0;
-    {
-      std::lock_guard lock(mu_);
-      entry& e = accounts_[k];
-      ++e.attempts;
-      seen = e.settled;
-    }
-    for (int attempt = 0;; ++attempt) {
-      auto balance = l.balance(account);
-      std::lock_guard lock(mu_);
-      entry& e = accounts_.at(k);
-      if (balance && e.settled != seen && attempt < 8) {
-        seen = e.settled;  // a run settled meanwhile: its debit may be missing from `balance`
-        continue;
-      }
-      --e.attempts;
-      const uint64_t reserved = e.reserved;
-      const bool covered = balance && *balance >= reserved && *balance - reserved >= price;
-      if (covered) {
-        e.reserved += price;
-        ++e.runs;
-        return {};
-      }
-      forget_if_idle(k, e);
-      if (!balance)
-        return balance.err();
-      return fail(api_errc::insufficient_credits, "balance " + std::to_string(*balance) + " credits, " +
-                                                      std::to_string(reserved) + " reserved by runs in progress, " +
-                                                      std::to_string(price) + " needed");
-    }
-  }
-
-  /// Gives back a reservation made by `reserve` (after the run's debit, when it was debited).
-  void release(ledger::permission_ledger& l, const ledger::account_hash& account, uint64_t price) {
-    std::lock_guard lock(mu_);
-    const key k{&l, account};
-    const auto it = accounts_.find(k);
-    if (it == accounts_.end())
-      return;
-    entry& e = it->second;
-    e.reserved -= std::min(price, e.reserved);
-    ++e.settled;
-    --e.runs;
-    forget_if_idle(k, e);
-  }
-
- private:
-  struct entry {
-    uint64_t reserved = 0;  // credits of the runs in progress
-    uint64_t runs = 0;      // runs in progress
-    uint64_t attempts = 0;  // reserve calls reading the balance
-    uint64_t settled = 0;   // reservations given back
-  };
-  void forget_if_idle(const key& k, const entry& e) {
-    if (e.runs == 0 && e.attempts == 0)
-      accounts_.erase(k);
-  }
-  std::mutex mu_;
-  std::map<key, entry> accounts_;
-};
-
-run_reservations& reservations() {
-  static run_reservations r;
-  return r;
-}
-
-/// A reservation given back when it goes out of scope, whether or not the run was debited.
-class reservation {
- public:
-  reservation(ledger::permission_ledger& l, const ledger::account_hash& a, uint64_t price)
-      : ledger_(l), account_(a), price_(price) {}
-  ~reservation() { reservations().release(ledger_, account_, price_); }
-  reservation(const reservation&) = delete;
-  reservation& operator=(const reservation&) = delete;
-
- private:
-  ledger::permission_ledger& ledger_;
-  ledger::account_hash account_;
-  uint64_t price_;
-};
 
 /// (account, derivation path, wallet) triples whose derivation was checked (docs/protocol.md §1 "owning
 /// account"): a derivation is deterministic for the server's root key, so a triple once verified
@@ -399,11 +305,9 @@ result<json::value> run_action(request_context& c) {
   // nothing from a gateway and keep nothing. The reservation goes back uncharged when the code
   // cannot be had.
   const uint64_t price = c.cfg.run_price_credits;
-  const ledger::account_hash& payer = c.who->account.hash;
-  std::optional<reservation> reserved;
+  std::optional<credit_hold> hold;
   if (price > 0) {
-    ENACT_TRY_VOID(reservations().reserve(*c.svc.ledger, payer, price));
-    reserved.emplace(*c.svc.ledger, payer, price);
+    ENACT_TRY(hold, credit_hold::take(c, price, c.request_id));
   }
 
   // The code: the content store first, then the body (kept for later runs), then the gateway.
@@ -436,11 +340,9 @@ result<json::value> run_action(request_context& c) {
   // Not run (the pool saturated, the sandbox unavailable): the reservation goes back uncharged.
   ENACT_TRY(const auto out, c.svc.sandbox->run(source, params, caps));
   // Ran, to a result or to the action's failure: charged. When the debit cannot be made (the
-  // ledger unavailable) the run's result is withheld, so nothing is delivered unpaid.
-  if (price > 0) {
-    if (auto debited = c.svc.ledger->debit(payer, price); !debited)
-      return debited.err();
-  }
+  // metering store unavailable) the run's result is withheld, so nothing is delivered unpaid.
+  if (hold)
+    ENACT_TRY_VOID(hold->settle());
   if (out.failure != runtime::failure_kind::none) {
     json::object details{{"kind", runtime::to_string(out.failure)},
                          {"stack", out.stack},

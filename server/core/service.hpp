@@ -21,6 +21,9 @@ class Server;
 namespace enact::ledger {
 class permission_ledger;
 }
+namespace enact::metering {
+class store;
+}
 namespace enact::tee {
 class tee;
 }
@@ -45,7 +48,8 @@ struct config {
   uint64_t chain_id = 31337;
   std::string chain_name = "enact-embedded";
   address contract_address{};
-  /// Credits debited with each API-mode write relayed to the ledger (the gas surcharge).
+  /// Credits charged for each API-mode write relayed to the ledger (the gas surcharge), held in
+  /// the metering store before the write and debited once it succeeded.
   uint64_t write_surcharge_credits = 0;
   /// Credits per run-action call.
   uint64_t run_price_credits = 1;
@@ -82,9 +86,12 @@ struct config {
 };
 
 /// The parts the routes use. The ledger, TEE and content store are required; without a payment
-/// provider the billing write endpoints answer 503 unavailable, without a sandbox /run_action.
+/// provider the billing write endpoints answer 503 unavailable, without a sandbox /run_action, and
+/// without a metering store every call that costs credits and the billing routes.
 struct services {
   ledger::permission_ledger* ledger = nullptr;
+  /// Balances, payments, per-key spending and the holds of calls in flight (server/metering).
+  metering::store* metering = nullptr;
   tee::tee* tee = nullptr;
   billing::payment_provider* payments = nullptr;
   content_store* store = nullptr;

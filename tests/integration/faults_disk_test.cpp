@@ -213,7 +213,7 @@ TEST_CASE("a full disk: writes answer 503, reads work, nothing is lost or corrup
   std::printf("disk full: %zu writes accepted on the full disk, %zu refused with 503\n", accepted_while_full, refused);
 
   // Nothing corrupt, nothing acknowledged lost.
-  for (const char* file : {"/ledger.sqlite", "/billing-dev.sqlite"}) {
+  for (const char* file : {"/ledger.sqlite", "/billing-dev.sqlite", "/metering.sqlite"}) {
     INFO(file);
     sqlite_file db(data + file);
     CHECK(db.one("PRAGMA integrity_check") == "ok");

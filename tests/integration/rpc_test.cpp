@@ -52,7 +52,9 @@ client::client_options options_for(const server_process& srv) {
 
 Secret key_of(std::string_view label) { return Secret(crypto::keccak256("rpc test key " + std::string(label))); }
 
-address address_of(const Secret& key) { return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()); }
+address address_of(const Secret& key) {
+  return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
+}
 
 /// One raw JSON-RPC exchange: the HTTP status and the parsed body.
 response rpc_raw(http_client& c, const std::string& body) { return c.request("POST", "/rpc", body); }
@@ -186,12 +188,15 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
 
   // 5. Funded through X-Wallet-Auth billing, the usage key runs the action with the PKP.
   const auto proof = [&] {
-    return eip712::envelope::sign(eip712::envelope::kind::billing_auth, env.chain_id, owner_key, static_cast<uint64_t>(unix_now()))
+    return eip712::envelope::sign(eip712::envelope::kind::billing_auth, env.chain_id, owner_key,
+                                  static_cast<uint64_t>(unix_now()))
         .value();
   };
   const client::payment_intent intent = anon.create_payment_intent(500, proof());
   CHECK(anon.confirm_payment(intent.payment_intent_id, proof()) == 500);
-  CHECK(registry.credit_balance(account).value() == u256{500});
+  // Credits live in the server's metering store, not in the registry (docs/architecture.md §1).
+  CHECK(anon.balance(proof()).balance_credits == 500);
+  CHECK(registry.credit_balance(account).value() == u256{0});
   client::core_client runner(options_for(srv), minted.usage_api_key.clone());
   client::run_action_request run;
   run.action_ipfs_cid = s_of(up.body, "action_ipfs_cid");
@@ -201,23 +206,23 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   CHECK(out.response.at("signer").as_string() == to_checksum_address(pkp.wallet_address));
   CHECK(out.response.at("n").to_number<int64_t>() == 42);
   CHECK(out.charged_credits == 1);
-  CHECK(registry.credit_balance(account).value() == u256{499});
+  CHECK(anon.balance(proof()).balance_credits == 499);
+  CHECK(registry.credit_balance(account).value() == u256{0});
 
   // 6. Changes of the group on /rpc take effect at once: without the PKP the run is refused.
   REQUIRE(registry.remove_pkp_from_group(account, 1, pkp.wallet_address).has_value());
   CHECK_THROWS_AS((void)runner.run_action(run), api_error);
   CHECK(registry.get_group(account, 1).value().pkp_ids.empty());
 
-  // The debit of the run is a registry log too (CreditsDebited).
+  // A run writes nothing to the chain: no CreditsDebited log; its charge is in the usage history.
   chain::log_filter f;
   f.from_block = chain::block_tag::earliest();
   f.addresses = {env.registry};
   f.topics = {{reg::topic0<reg::credits_debited_event>()}, {account}};
-  const auto debits = rpc_of(env)->get_logs(f).value();
-  REQUIRE(debits.size() == 1);
-  const reg::event debit = reg::decode_log(debits[0].topics, debits[0].data).value();
-  CHECK(debit.args.at("amount").to_number<uint64_t>() == 1);
-  CHECK(debit.args.at("balance").to_number<uint64_t>() == 499);
+  CHECK(rpc_of(env)->get_logs(f).value().empty());
+  const auto usage = anon.billing_usage(proof());
+  REQUIRE(usage.items.size() == 1);
+  CHECK(usage.items[0].charged_credits == 1);
 
   CHECK(srv.stop().clean());
 }
@@ -233,7 +238,8 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
   chain::registry_client registry = registry_of(env, owner_key);
   const hash256 account = registry.new_account("refusals").value().account_hash;
   const address pkp = parse_address(random_address_hex()).value();
-  REQUIRE(registry.register_wallet_derivation(account, pkp, crypto::keccak256(std::string_view("p")), "pkp").has_value());
+  REQUIRE(
+      registry.register_wallet_derivation(account, pkp, crypto::keccak256(std::string_view("p")), "pkp").has_value());
   const std::string payer_text = s_of(c.get("/get_admin_api_payer").body, "admin_api_payer");
   const address payer = parse_address(payer_text).value();
   // An API-mode account: its account key's wallet is the admin (docs/protocol.md §1), which may convert
@@ -319,7 +325,8 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
   CHECK(dup.code() == registry_errc::duplicate);
   auto unknown = registry.get_group(account, 5);
   CHECK(unknown.code() == registry_errc::unknown_group);
-  CHECK(registry.get_usage_api_key(crypto::keccak256(std::string_view("none"))).code() == registry_errc::unknown_usage_key);
+  CHECK(registry.get_usage_api_key(crypto::keccak256(std::string_view("none"))).code() ==
+        registry_errc::unknown_usage_key);
   // Sent without estimation (a fixed gas limit): mined with status 0, the reason found by
   // replaying the call.
   auto mined = as_stranger.send(reg::remove_group_call{account, 1}, 300000);
@@ -349,7 +356,8 @@ TEST_CASE("the transaction pool's refusals: nonces, chain id, recipient, encodin
   http_client c = srv.client();
   const Secret key = key_of("pool");
   const address from = address_of(key);
-  const bytes create = reg::encode(reg::new_account_call{crypto::keccak256(bytes_view(from)), from, false, "pool", "", ""});
+  const bytes create =
+      reg::encode(reg::new_account_call{crypto::keccak256(bytes_view(from)), from, false, "pool", "", ""});
   CHECK(nonce_hex(c, from) == "0x0");
   REQUIRE(rpc(c, "eth_sendRawTransaction", {chain::rpc::data(signed_tx(key, env.chain_id, 0, env.registry, create))})
               .contains("result"));
@@ -563,8 +571,8 @@ TEST_CASE("eth_getLogs of API-mode writes decode to the events the ledger record
     CHECK(decoded[i].args == events[i].data);
   }
   // The writes: AccountCreated, WalletDerivationRegistered, ActionAdded, GroupAdded,
-  // UsageApiKeySet, PaymentCredited, GroupUpdated.
-  CHECK(events.size() == 7);
+  // UsageApiKeySet, GroupUpdated (the payment is the metering store's: no registry event).
+  CHECK(events.size() == 6);
   CHECK(std::set<std::string>(tx_hashes.begin(), tx_hashes.end()).size() == tx_hashes.size());
 }
 
@@ -661,7 +669,8 @@ TEST_CASE("a transaction cut off between its ledger write and its receipt is com
   sql(rpc_path,
       "DELETE FROM logs; DELETE FROM transactions; DELETE FROM blocks WHERE number > 0;"
       "INSERT INTO pending (hash, sender, nonce, raw, after_sequence) VALUES (x'" +
-          codec::hex::encode(chain::tx_hash(create)) + "', x'" + codec::hex::encode(from) + "', 0, x'" + codec::hex::encode(create) +
+          codec::hex::encode(chain::tx_hash(create)) + "', x'" + codec::hex::encode(from) + "', 0, x'" +
+          codec::hex::encode(create) +
           "', 0);"
           "UPDATE meta SET value = 0 WHERE key = 'synced_sequence';");
   {
@@ -675,8 +684,8 @@ TEST_CASE("a transaction cut off between its ledger write and its receipt is com
   }
   // A pending transaction the ledger never applied is dropped: its nonce is free again.
   sql(rpc_path, "INSERT INTO pending (hash, sender, nonce, raw, after_sequence) VALUES (x'" +
-                    codec::hex::encode(chain::tx_hash(group)) + "', x'" + codec::hex::encode(from) + "', 1, x'" + codec::hex::encode(group) +
-                    "', 1);");
+                    codec::hex::encode(chain::tx_hash(group)) + "', x'" + codec::hex::encode(from) + "', 1, x'" +
+                    codec::hex::encode(group) + "', 1);");
   {
     auto s = ledger::rpc_surface::open(*book, {31337, registry, rpc_path}).value();
     CHECK(ask(*s, "eth_getTransactionReceipt", {chain::rpc::data(chain::tx_hash(group))}).is_null());

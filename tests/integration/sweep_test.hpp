@@ -51,10 +51,10 @@ const std::map<std::string, int, std::less<>> kStatusOf = {
 // docs/protocol.md §2: operations whose auth column is `key` with no scope named (or billing), which a
 // usage key without any permission may therefore call.
 const std::set<std::string, std::less<>> kOpenToAnyKey = {
-    "getAccount",         "listGroups",   "getGroup",   "listWallets",
-    "listWalletsInGroup", "listActions",  "addAction",  "updateActionMetadata",
-    "deleteAction",       "uploadAction", "getBalance", "createPaymentIntent",
-    "confirmPayment",
+    "getAccount",         "listGroups",      "getGroup",           "listWallets",
+    "listWalletsInGroup", "listActions",     "addAction",          "updateActionMetadata",
+    "deleteAction",       "uploadAction",    "getBalance",         "createPaymentIntent",
+    "confirmPayment",     "getBillingUsage", "getBillingPayments",
 };
 
 using codes = std::set<std::string, std::less<>>;
@@ -345,13 +345,7 @@ inline response raw_exchange(int port, const std::string& bytes, std::chrono::mi
     ::close(fd);
     return out;
   }
-  size_t sent = 0;
-  while (sent < bytes.size()) {
-    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0)
-      break;
-    sent += static_cast<size_t>(n);
-  }
+  send_raw(fd, bytes);
   std::string got;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {

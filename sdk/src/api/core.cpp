@@ -281,6 +281,7 @@ field(std::string_view, M S::*, bool) -> field<S, M>;
 
 void put(json::object& o, std::string_view k, const std::string& s) { o[k] = s; }
 void put(json::object& o, std::string_view k, uint64_t n) { o[k] = n; }
+void put(json::object& o, std::string_view k, bool b) { o[k] = b; }
 void put(json::object& o, std::string_view k, const address& a) { o[k] = to_checksum_address(a); }
 void put(json::object& o, std::string_view k, const hash256& h) { o[k] = codec::hex::encode_prefixed(h); }
 void put(json::object& o, std::string_view k, const std::vector<address>& a) { o[k] = addresses_json(a); }
@@ -290,6 +291,7 @@ void get(const json::object& o, std::string_view k, std::string& s, bool require
   s = required ? get_string(o, k) : get_text(o, k);
 }
 void get(const json::object& o, std::string_view k, uint64_t& n, bool) { n = get_u64(o, k); }
+void get(const json::object& o, std::string_view k, bool& b, bool) { b = get_bool(o, k); }
 void get(const json::object& o, std::string_view k, address& a, bool) { a = get_address(o, k); }
 void get(const json::object& o, std::string_view k, hash256& h, bool) { h = get_hash(o, k); }
 void get(const json::object& o, std::string_view k, Secret& s, bool) { s = get_secret(o, k); }
@@ -348,6 +350,19 @@ auto fields_of(const payment_intent*) {
   return std::tuple{field{"payment_intent_id", &payment_intent::payment_intent_id, true},
                     field{"client_secret", &payment_intent::client_secret, true},
                     field{"amount_cents", &payment_intent::amount_cents}};
+}
+auto fields_of(const usage_charge*) {
+  return std::tuple{field{"run_id", &usage_charge::run_id, true}, field{"key_hash", &usage_charge::key_hash},
+                    field{"charged_credits", &usage_charge::charged_credits},
+                    field{"charged_at", &usage_charge::charged_at}};
+}
+auto fields_of(const payment_record*) {
+  return std::tuple{field{"payment_intent_id", &payment_record::payment_intent_id, true},
+                    field{"amount_cents", &payment_record::amount_cents},
+                    field{"provider", &payment_record::provider, true},
+                    field{"credited", &payment_record::credited},
+                    field{"created_at", &payment_record::created_at},
+                    field{"credited_at", &payment_record::credited_at}};
 }
 auto fields_of(const new_account_response*) {
   return std::tuple{field{"api_key", &new_account_response::api_key},
@@ -430,6 +445,14 @@ credit_balance tag_invoke(json::value_to_tag<credit_balance>, const json::value&
 void tag_invoke(json::value_from_tag, json::value& v, const payment_intent& x) { write_fields(v, x); }
 payment_intent tag_invoke(json::value_to_tag<payment_intent>, const json::value& v) {
   return read_fields<payment_intent>(v, "payment intent");
+}
+void tag_invoke(json::value_from_tag, json::value& v, const usage_charge& x) { write_fields(v, x); }
+usage_charge tag_invoke(json::value_to_tag<usage_charge>, const json::value& v) {
+  return read_fields<usage_charge>(v, "usage charge");
+}
+void tag_invoke(json::value_from_tag, json::value& v, const payment_record& x) { write_fields(v, x); }
+payment_record tag_invoke(json::value_to_tag<payment_record>, const json::value& v) {
+  return read_fields<payment_record>(v, "payment record");
 }
 new_account_response tag_invoke(json::value_to_tag<new_account_response>, const json::value& v) {
   return read_fields<new_account_response>(v, "new_account answer");

@@ -131,6 +131,13 @@ struct core_client::impl {
     return decode<payment_intent>(billing(http_method::post, "/create_payment_intent", json::serialize(o), proof));
   }
 
+  template <class T>
+  page<T> billing_page(std::string_view endpoint, page_request p, const eip712::envelope::signed_envelope* proof) {
+    const std::string target =
+        std::string(endpoint) + "?page_number=" + std::to_string(p.number) + "&page_size=" + std::to_string(p.size);
+    return decode<page<T>>(billing(http_method::get, target, {}, proof));
+  }
+
   uint64_t confirm_payment(std::string_view id, const eip712::envelope::signed_envelope* proof) {
     json::object o;
     o["payment_intent_id"] = id;
@@ -342,6 +349,19 @@ uint64_t core_client::confirm_payment(std::string_view payment_intent_id) {
 uint64_t core_client::confirm_payment(std::string_view payment_intent_id,
                                       const eip712::envelope::signed_envelope& wallet_proof) {
   return impl_->confirm_payment(payment_intent_id, &wallet_proof);
+}
+page<usage_charge> core_client::billing_usage(page_request p) {
+  return impl_->billing_page<usage_charge>("/usage", p, nullptr);
+}
+page<usage_charge> core_client::billing_usage(const eip712::envelope::signed_envelope& wallet_proof, page_request p) {
+  return impl_->billing_page<usage_charge>("/usage", p, &wallet_proof);
+}
+page<payment_record> core_client::billing_payments(page_request p) {
+  return impl_->billing_page<payment_record>("/payments", p, nullptr);
+}
+page<payment_record> core_client::billing_payments(const eip712::envelope::signed_envelope& wallet_proof,
+                                                   page_request p) {
+  return impl_->billing_page<payment_record>("/payments", p, &wallet_proof);
 }
 
 // --- ChainSecured ------------------------------------------------------------------------------

@@ -262,6 +262,26 @@ struct payment_intent {
   uint64_t amount_cents = 0;
 };
 
+/// One item of GET /billing/usage: a settled charge of the account, newest first — a run
+/// (`run_id` is the run's request id) or a relayed write's surcharge ("write " + its request id).
+struct usage_charge {
+  std::string run_id;
+  hash256 key_hash{};  // the key that paid (the account's hash for the account key)
+  uint64_t charged_credits = 0;
+  uint64_t charged_at = 0;  // unix seconds
+};
+
+/// One item of GET /billing/payments: a payment intent of the account, newest first, credited or
+/// still open.
+struct payment_record {
+  std::string payment_intent_id;
+  uint64_t amount_cents = 0;
+  std::string provider;  // "dev", "stripe"
+  bool credited = false;
+  uint64_t created_at = 0;   // unix seconds
+  uint64_t credited_at = 0;  // unix seconds; 0 while not credited
+};
+
 // --- ChainSecured (wallet-signed) ---------------------------------------------------------------
 
 /// POST /create_wallet_with_signature: a PKP minted at a random derivation path. Registered
@@ -313,6 +333,8 @@ void tag_invoke(json::value_from_tag, json::value& v, const chain_config& c);
 void tag_invoke(json::value_from_tag, json::value& v, const stripe_config& c);
 void tag_invoke(json::value_from_tag, json::value& v, const credit_balance& b);
 void tag_invoke(json::value_from_tag, json::value& v, const payment_intent& p);
+void tag_invoke(json::value_from_tag, json::value& v, const usage_charge& u);
+void tag_invoke(json::value_from_tag, json::value& v, const payment_record& p);
 void tag_invoke(json::value_from_tag, json::value& v, const minted_wallet& w);
 void tag_invoke(json::value_from_tag, json::value& v, const chain_secured_account& a);
 
@@ -333,6 +355,8 @@ chain_config tag_invoke(json::value_to_tag<chain_config>, const json::value& v);
 stripe_config tag_invoke(json::value_to_tag<stripe_config>, const json::value& v);
 credit_balance tag_invoke(json::value_to_tag<credit_balance>, const json::value& v);
 payment_intent tag_invoke(json::value_to_tag<payment_intent>, const json::value& v);
+usage_charge tag_invoke(json::value_to_tag<usage_charge>, const json::value& v);
+payment_record tag_invoke(json::value_to_tag<payment_record>, const json::value& v);
 minted_wallet tag_invoke(json::value_to_tag<minted_wallet>, const json::value& v);
 minted_usage_key tag_invoke(json::value_to_tag<minted_usage_key>, const json::value& v);
 chain_secured_account tag_invoke(json::value_to_tag<chain_secured_account>, const json::value& v);

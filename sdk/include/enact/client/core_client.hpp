@@ -114,6 +114,14 @@ class core_client {
   /// Credits the account once (a second confirm: conflict); returns the new balance in credits.
   uint64_t confirm_payment(std::string_view payment_intent_id);
   uint64_t confirm_payment(std::string_view payment_intent_id, const eip712::envelope::signed_envelope& wallet_proof);
+  /// GET /billing/usage: the account's settled charges (runs and write surcharges), newest first.
+  [[nodiscard]] page<usage_charge> billing_usage(page_request p = {});
+  [[nodiscard]] page<usage_charge> billing_usage(const eip712::envelope::signed_envelope& wallet_proof,
+                                                 page_request p = {});
+  /// GET /billing/payments: the account's payment intents, credited or open, newest first.
+  [[nodiscard]] page<payment_record> billing_payments(page_request p = {});
+  [[nodiscard]] page<payment_record> billing_payments(const eip712::envelope::signed_envelope& wallet_proof,
+                                                      page_request p = {});
 
   // --- ChainSecured: wallet-signed envelopes (docs/protocol.md §2) ----------------------------------------
   // Each takes an envelope signed by the wallet (eip712::envelope::sign, or eth_signTypedData_v4 in a

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// Credits held for a call while it runs (docs/architecture.md §4 "Request path of run action"):
+// a run of an action, or an API-mode write relayed for its surcharge, reserves its price in the
+// metering store before it starts and debits it once it is done; a call that fails before its
+// effect, or never finishes (the server was killed: the reservation expires), is not charged.
+// Reservations are the store's, so several servers sharing one PostgreSQL metering store never
+// promise the same credits twice.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/route.hpp"
+#include "metering/store.hpp"
+
+namespace enact::core {
+
+/// How long a hold stays open at most: beyond any run's wall-time limit, so that only a crashed
+/// server's holds expire.
+inline constexpr std::chrono::minutes kCreditHoldTtl{15};
+
+/// A reservation of the caller's credits, released when it goes away unsettled.
+class credit_hold {
+ public:
+  /// Reserves `amount` for the caller of `c` (its account, its key and the key's cap), named
+  /// after `run_id` in the usage history: 402 insufficient_credits when the balance less the
+  /// open holds, or the key's cap less its spending, is short; 503 without a metering store.
+  [[nodiscard]] static result<credit_hold> take(const request_context& c, uint64_t amount, std::string run_id);
+
+  credit_hold(credit_hold&& o) noexcept;
+  /// Releases the hold this one had, and takes over `o`'s.
+  credit_hold& operator=(credit_hold&& o) noexcept;
+  credit_hold(const credit_hold&) = delete;
+  credit_hold& operator=(const credit_hold&) = delete;
+  ~credit_hold();
+
+  /// Debits what was reserved; afterwards the hold is closed.
+  [[nodiscard]] result<void> settle();
+  /// Gives the credits back now.
+  void release() noexcept;
+
+ private:
+  credit_hold(metering::store& s, metering::reservation r) : store_(&s), r_(std::move(r)) {}
+  metering::store* store_;
+  std::optional<metering::reservation> r_;
+};
+
+}  // namespace enact::core
