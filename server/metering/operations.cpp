@@ -7,7 +7,10 @@
 #include <array>
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/random.hpp"
@@ -31,6 +34,54 @@ int64_t rows::i64(size_t row, size_t col) const {
   if (ec != std::errc{} || end != v->data() + v->size())
     throw std::runtime_error("metering: corrupt row: expected an integer, got '" + *v + "'");
   return n;
+}
+
+std::vector<std::string> schema(std::string_view seq_column) {
+  std::string v1 = R"sql(
+CREATE TABLE metering_accounts (
+  account text PRIMARY KEY,
+  balance bigint NOT NULL CHECK (balance >= 0)
+);
+CREATE TABLE metering_key_spending (
+  account  text   NOT NULL,
+  key_hash text   NOT NULL,
+  spent    bigint NOT NULL CHECK (spent >= 0),
+  PRIMARY KEY (account, key_hash)
+);
+CREATE TABLE metering_reservations (
+  id         text   PRIMARY KEY,
+  account    text   NOT NULL,
+  key_hash   text   NOT NULL,
+  amount     bigint NOT NULL CHECK (amount > 0),
+  run_id     text   NOT NULL,
+  expires_at bigint NOT NULL
+);
+CREATE INDEX metering_reservations_by_account ON metering_reservations(account, key_hash);
+CREATE INDEX metering_reservations_by_expiry ON metering_reservations(expires_at);
+CREATE TABLE metering_charges (
+  seq      SEQ,
+  account  text   NOT NULL,
+  run_id   text   NOT NULL,
+  key_hash text   NOT NULL,
+  amount   bigint NOT NULL,
+  at       bigint NOT NULL
+);
+CREATE INDEX metering_charges_by_account ON metering_charges(account, seq);
+CREATE TABLE metering_payments (
+  seq           SEQ,
+  id            text   NOT NULL UNIQUE,
+  account       text   NOT NULL,
+  amount        bigint NOT NULL CHECK (amount > 0),
+  provider      text   NOT NULL,
+  created_at    bigint NOT NULL,
+  credited_at   bigint,
+  balance_after bigint NOT NULL DEFAULT 0
+);
+CREATE INDEX metering_payments_by_account ON metering_payments(account, seq);
+)sql";
+  for (size_t at = v1.find("SEQ"); at != std::string::npos; at = v1.find("SEQ", at))
+    v1.replace(at, 3, seq_column);
+  return {std::move(v1)};
 }
 
 namespace operations {
@@ -284,5 +335,59 @@ result<page<payment>> payments(session& s, const account_hash& account, page_req
 }
 
 }  // namespace operations
+
+template <class F>
+auto session_store::run(bool write, F&& f) const -> decltype(f(std::declval<session&>())) {
+  std::optional<decltype(f(std::declval<session&>()))> out;
+  try {
+    transact(write, [&](session& s) {
+      out.emplace(f(s));
+      return out->has_value();
+    });
+  } catch (const std::exception& e) {
+    return fail(metering_errc::storage, std::string("metering store: ") + e.what());
+  }
+  return std::move(*out);
+}
+
+namespace ops = operations;
+
+result<uint64_t> session_store::balance(const account_hash& a) const {
+  return run(false, [&](session& s) { return ops::balance(s, a); });
+}
+result<uint64_t> session_store::available(const account_hash& a) const {
+  return run(false, [&](session& s) { return ops::available(s, a, now_()); });
+}
+result<void> session_store::record_payment(const payment& p) {
+  return run(true, [&](session& s) { return ops::record_payment(s, p, now_()); });
+}
+result<payment> session_store::get_payment(const account_hash& a, std::string_view id) const {
+  return run(false, [&](session& s) { return ops::get_payment(s, a, id); });
+}
+result<credit_result> session_store::credit_payment(const account_hash& a, std::string_view id) {
+  return run(true, [&](session& s) { return ops::credit_payment(s, a, id, now_()); });
+}
+result<reservation> session_store::reserve(const reserve_request& r) {
+  return run(true, [&](session& s) { return ops::reserve(s, r, now_()); });
+}
+result<uint64_t> session_store::settle(const account_hash& a, std::string_view id, uint64_t amount) {
+  return run(true, [&](session& s) { return ops::settle(s, a, id, amount, now_()); });
+}
+result<void> session_store::release(const account_hash& a, std::string_view id) {
+  return run(true, [&](session& s) { return ops::release(s, a, id); });
+}
+result<uint64_t> session_store::release_expired() {
+  return run(true, [&](session& s) { return ops::release_expired(s, now_()); });
+}
+result<key_spending> session_store::spending(const account_hash& a, const key_hash& k) const {
+  return run(false, [&](session& s) { return ops::spending(s, a, k, now_()); });
+}
+result<page<usage_record>> session_store::usage(const account_hash& a, page_request p) const {
+  return run(false, [&](session& s) { return ops::usage(s, a, p); });
+}
+result<page<payment>> session_store::payments(const account_hash& a, page_request p) const {
+  return run(false, [&](session& s) { return ops::payments(s, a, p); });
+}
+
 }  // namespace sql
 }  // namespace enact::metering

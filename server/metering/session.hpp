@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +50,11 @@ class session {
   virtual rows exec(const statement& s, const std::vector<param>& params) = 0;
 };
 
+/// The schema, version by version (element i takes version i to i + 1; append, never edit), in
+/// types both databases read alike, with `seq_column` the spelling of an auto-incremented
+/// primary key (list order): SQLite's INTEGER PRIMARY KEY AUTOINCREMENT, PostgreSQL's identity.
+[[nodiscard]] std::vector<std::string> schema(std::string_view seq_column);
+
 /// The store's operations on a session (store.hpp documents each); `now` is the caller's clock.
 namespace operations {
 [[nodiscard]] result<uint64_t> balance(session& s, const account_hash& account);
@@ -66,5 +72,37 @@ namespace operations {
 [[nodiscard]] result<page<usage_record>> usage(session& s, const account_hash& account, page_request p);
 [[nodiscard]] result<page<payment>> payments(session& s, const account_hash& account, page_request p);
 }  // namespace operations
+
+/// A store whose every method is its operation in one transaction of the backend: a backend
+/// says only how it opens, commits and rolls back a session.
+class session_store : public store {
+ public:
+  [[nodiscard]] result<uint64_t> balance(const account_hash& a) const override;
+  [[nodiscard]] result<uint64_t> available(const account_hash& a) const override;
+  [[nodiscard]] result<void> record_payment(const payment& p) override;
+  [[nodiscard]] result<payment> get_payment(const account_hash& a, std::string_view id) const override;
+  [[nodiscard]] result<credit_result> credit_payment(const account_hash& a, std::string_view id) override;
+  [[nodiscard]] result<reservation> reserve(const reserve_request& r) override;
+  [[nodiscard]] result<uint64_t> settle(const account_hash& a, std::string_view id, uint64_t amount) override;
+  [[nodiscard]] result<void> release(const account_hash& a, std::string_view id) override;
+  [[nodiscard]] result<uint64_t> release_expired() override;
+  [[nodiscard]] result<key_spending> spending(const account_hash& a, const key_hash& k) const override;
+  [[nodiscard]] result<page<usage_record>> usage(const account_hash& a, page_request p) const override;
+  [[nodiscard]] result<page<payment>> payments(const account_hash& a, page_request p) const override;
+
+ protected:
+  explicit session_store(clock_fn now) : now_(now ? std::move(now) : clock_fn(system_now)) {}
+
+  /// Runs `body` in one transaction (a write transaction when `write`): committed when it returns
+  /// true, rolled back when it returns false or throws (the exception passed on). A backend may
+  /// run `body` again when the database aborted the transaction (a deadlock).
+  virtual void transact(bool write, const std::function<bool(session&)>& body) const = 0;
+
+ private:
+  template <class F>
+  auto run(bool write, F&& f) const -> decltype(f(std::declval<session&>()));
+
+  clock_fn now_;
+};
 
 }  // namespace enact::metering::sql
