@@ -183,35 +183,37 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   check_error(srv, c.post(kConvert, convert_body(wallet_key("a third admin"), unix_now()), acct.auth()), 401,
               "unauthenticated", "/core/v1" + kConvert);
 
-  // Nor any write.
-  const std::vector<std::pair<std::string, json::object>> writes = {
-      {"/add_group", {{"name", "after"}}},
-      {"/create_wallet", {{"name", "after"}}},
-      {"/add_usage_api_key", {{"name", "after"}}},
-      {"/remove_usage_api_key", {{"usage_api_key", uk.value}}},
-      {"/add_action", {{"action_ipfs_cid", cid_of_code("1")}, {"name", "after"}}},
+  // Nor any write. Each write (path and body) is refused with `status` and `code`, the message
+  // naming ChainSecured mode.
+  using write_list = std::vector<std::pair<std::string, json::object>>;
+  const auto check_refused = [&](const write_list& writes, const auto& auth, int status, const char* code) {
+    for (const auto& [path, b] : writes) {
+      INFO(path);
+      const response r = c.post(path, b, auth);
+      check_error(srv, r, status, code, "/core/v1" + path);
+      CHECK(r.error_message().find("ChainSecured") != std::string::npos);
+    }
   };
-  for (const auto& [path, b] : writes) {
-    INFO(path);
-    const response r = c.post(path, b, acct.auth());
-    check_error(srv, r, 401, "unauthenticated", "/core/v1" + path);
-    CHECK(r.error_message().find("ChainSecured") != std::string::npos);
-  }
+  check_refused(
+      {
+          {"/add_group", {{"name", "after"}}},
+          {"/create_wallet", {{"name", "after"}}},
+          {"/add_usage_api_key", {{"name", "after"}}},
+          {"/remove_usage_api_key", {{"usage_api_key", uk.value}}},
+          {"/add_action", {{"action_ipfs_cid", cid_of_code("1")}, {"name", "after"}}},
+      },
+      acct.auth(), 401, "unauthenticated");
 
   // Usage keys keep working for runs; the writes the server would relay for them are refused by
   // the registry (relay_not_allowed): 403 naming the mode.
   run_ok(uk.auth());
-  const std::vector<std::pair<std::string, json::object>> relayed = {
-      {"/add_group", {{"name", "after"}}},
-      {"/create_wallet", {{"name", "after"}}},
-      {"/add_action", {{"action_ipfs_cid", cid_of_code("2")}, {"name", "after"}}},
-  };
-  for (const auto& [path, b] : relayed) {
-    INFO(path);
-    const response r = c.post(path, b, uk.auth());
-    check_error(srv, r, 403, "forbidden", "/core/v1" + path);
-    CHECK(r.error_message().find("ChainSecured") != std::string::npos);
-  }
+  check_refused(
+      {
+          {"/add_group", {{"name", "after"}}},
+          {"/create_wallet", {{"name", "after"}}},
+          {"/add_action", {{"action_ipfs_cid", cid_of_code("2")}, {"name", "after"}}},
+      },
+      uk.auth(), 403, "forbidden");
   CHECK(lists() == before);
 
   // Billing follows the new admin wallet (X-Wallet-Auth, BillingAuth); the old one is no admin.

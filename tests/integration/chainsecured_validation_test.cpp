@@ -23,6 +23,14 @@ struct parts {
     edit(td);
     return body_text(td, env.signature, extra);
   }
+  /// A body built by hand: the extra fields, then `members` (typed_data, signature or stand-ins
+  /// for them) in their order.
+  std::string extra_with(const json::object& members) const {
+    json::object x = extra;
+    for (const auto& m : members)
+      x[m.key()] = m.value();
+    return json::serialize(x);
+  }
   std::string edited_extra(const std::function<void(json::object&)>& edit) const {
     json::object x = extra;
     edit(x);
@@ -131,7 +139,8 @@ std::vector<envelope_case> envelope_cases() {
        }},
       {"new_admin_wallet_address in lowercase",
        [](const parts& p) {
-         return p.edited_extra([&](json::object& x) { x["new_admin_wallet_address"] = "0x" + codec::hex::encode(p.signer); });
+         return p.edited_extra(
+             [&](json::object& x) { x["new_admin_wallet_address"] = "0x" + codec::hex::encode(p.signer); });
        },
        200, "", true},
 
@@ -147,16 +156,12 @@ std::vector<envelope_case> envelope_cases() {
       {"not JSON", [](const parts&) { return std::string("{\"typed_data\": "); }, 400, "invalid_request"},
       {"missing typed_data",
        [](const parts& p) {
-         json::object x = p.extra;
-         x["signature"] = p.env.signature;
-         return json::serialize(x);
+         return p.extra_with({{"signature", p.env.signature}});
        },
        400, "invalid_request"},
       {"missing signature",
        [](const parts& p) {
-         json::object x = p.extra;
-         x["typed_data"] = p.env.typed_data;
-         return json::serialize(x);
+         return p.extra_with({{"typed_data", p.env.typed_data}});
        },
        400, "invalid_request"},
       {"unknown field", [](const parts& p) { return p.edited_extra([](json::object& x) { x["nonce"] = 1; }); }, 400,
@@ -173,10 +178,7 @@ std::vector<envelope_case> envelope_cases() {
        400, "invalid_request"},
       {"signature as a number",
        [](const parts& p) {
-         json::object x = p.extra;
-         x["typed_data"] = p.env.typed_data;
-         x["signature"] = 12345;
-         return json::serialize(x);
+         return p.extra_with({{"typed_data", p.env.typed_data}, {"signature", 12345}});
        },
        400, "invalid_request"},
       {"typed data with an extra member",
@@ -259,7 +261,8 @@ std::vector<envelope_case> envelope_cases() {
        "typed_data_invalid"},
       {"primaryType not the declared struct",
        [](const parts& p) {
-         return p.edited([&](json::object& td) { td["primaryType"] = eip712::envelope::primary_type_name(p.ep.other); });
+         return p.edited(
+             [&](json::object& td) { td["primaryType"] = eip712::envelope::primary_type_name(p.ep.other); });
        },
        400, "typed_data_invalid"},
       {"domain name",

@@ -234,6 +234,24 @@ TEST_CASE("two threads of mixed writes on one account: no lost or duplicated row
 }  // namespace enact::itest
 
 namespace enact::itest {
+namespace {
+
+/// `clients` keep-alive connections to `srv` at once, each making `calls` calls of
+/// `call(connection, client_index)`; returns when all are done.
+template <class Call>
+void from_parallel_clients(const server_process& srv, int clients, int calls, Call call) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < clients; ++t)
+    threads.emplace_back([&, t] {
+      http_client mine("127.0.0.1", srv.port(), /*keep_alive=*/true);
+      for (int i = 0; i < calls; ++i)
+        call(mine, t);
+    });
+  for (auto& th : threads)
+    th.join();
+}
+
+}  // namespace
 
 TEST_CASE("racing confirmations of one payment intent credit it exactly once") {
   server_process srv({"--dev"});
@@ -269,20 +287,13 @@ TEST_CASE("concurrent wallet creation: contiguous derivation indexes, no failure
   constexpr int kThreads = 8, kEach = 25;
   std::vector<std::vector<std::string>> paths(kThreads);
   std::vector<std::vector<std::string>> failures(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      http_client mine("127.0.0.1", srv.port(), /*keep_alive=*/true);
-      for (int i = 0; i < kEach; ++i) {
-        const response r = mine.post("/create_wallet", json::object{{"name", "w"}}, acct.auth());
-        if (r.status == 200)
-          paths[t].push_back(s_of(r.body, "derivation_path"));
-        else
-          failures[t].push_back(r.describe());
-      }
-    });
-  for (auto& th : threads)
-    th.join();
+  from_parallel_clients(srv, kThreads, kEach, [&](http_client& mine, int t) {
+    const response r = mine.post("/create_wallet", json::object{{"name", "w"}}, acct.auth());
+    if (r.status == 200)
+      paths[t].push_back(s_of(r.body, "derivation_path"));
+    else
+      failures[t].push_back(r.describe());
+  });
   std::set<std::string> got, want;
   for (int t = 0; t < kThreads; ++t) {
     for (const auto& f : failures[t])
@@ -304,22 +315,15 @@ TEST_CASE("racing writes on a short balance: exactly as many succeed as it cover
   CHECK(buy_credits(c, acct.auth(), 500) == 500);  // covers 71 writes of 7, leaves 3
   constexpr int kThreads = 8, kEach = 12;          // 96 attempts
   std::vector<int> ok(kThreads, 0), refused(kThreads, 0), other(kThreads, 0);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      http_client mine("127.0.0.1", srv.port(), /*keep_alive=*/true);
-      for (int i = 0; i < kEach; ++i) {
-        const response r = mine.post("/add_group", json::object{{"name", "g"}}, acct.auth());
-        if (r.status == 200)
-          ++ok[t];
-        else if (r.status == 402 && r.error_code() == "insufficient_credits")
-          ++refused[t];
-        else
-          ++other[t];
-      }
-    });
-  for (auto& th : threads)
-    th.join();
+  from_parallel_clients(srv, kThreads, kEach, [&](http_client& mine, int t) {
+    const response r = mine.post("/add_group", json::object{{"name", "g"}}, acct.auth());
+    if (r.status == 200)
+      ++ok[t];
+    else if (r.status == 402 && r.error_code() == "insufficient_credits")
+      ++refused[t];
+    else
+      ++other[t];
+  });
   int oks = 0, refusals = 0, others = 0;
   for (int t = 0; t < kThreads; ++t) {
     oks += ok[t];

@@ -466,15 +466,20 @@ TEST_CASE("actions: register, group membership, metadata, delete, upload") {
   const std::string h1 = hashed_cid_hex(cid1), h2 = hashed_cid_hex(cid2);
   CHECK(cid1.starts_with("Qm"));
   CHECK(h1 == keccak_hex(cid1));
+  // An action as the answers of add_action and update_action_metadata give it.
+  const auto check_action = [](const auto& a, const std::string& cid, const std::string& hashed, std::string_view name,
+                               std::string_view description) {
+    CHECK(s_of(a, "action_ipfs_cid") == cid);
+    CHECK(s_of(a, "hashed_cid") == hashed);
+    CHECK(s_of(a, "name") == name);
+    CHECK(s_of(a, "description") == description);
+  };
 
   const response a1 =
       c.post("/add_action", json::object{{"action_ipfs_cid", cid1}, {"name", "hello"}, {"description", "greets"}},
              acct.auth());
   ITEST_REQUIRE_STATUS(a1, 200);
-  CHECK(s_of(a1.body, "action_ipfs_cid") == cid1);
-  CHECK(s_of(a1.body, "hashed_cid") == h1);
-  CHECK(s_of(a1.body, "name") == "hello");
-  CHECK(s_of(a1.body, "description") == "greets");
+  check_action(a1.body, cid1, h1, "hello", "greets");
   const response a2 = c.post("/add_action", json::object{{"action_ipfs_cid", cid2}, {"name", "two"}}, acct.auth());
   ITEST_REQUIRE_STATUS(a2, 200);
   CHECK(s_of(a2.body, "hashed_cid") == h2);
@@ -524,10 +529,7 @@ TEST_CASE("actions: register, group membership, metadata, delete, upload") {
       c.post("/update_action_metadata", json::object{{"hashed_cid", h1}, {"name", "renamed"}, {"description", "new"}},
              acct.auth());
   ITEST_REQUIRE_STATUS(meta, 200);
-  CHECK(s_of(meta.body, "hashed_cid") == h1);
-  CHECK(s_of(meta.body, "action_ipfs_cid") == cid1);
-  CHECK(s_of(meta.body, "name") == "renamed");
-  CHECK(s_of(meta.body, "description") == "new");
+  check_action(meta.body, cid1, h1, "renamed", "new");
   {
     bool found = false;
     for (const auto& a : list_all(c, "/list_actions", acct.auth()))
@@ -656,7 +658,9 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
   // X-Wallet-Auth: the account's admin wallet is the address of the account key itself.
   const Secret admin_key = key_secret(acct.api_key);
   const auto wallet_auth = [&](uint64_t chain, int64_t issued_at, const Secret& key) {
-    const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(issued_at)).value();
+    const auto env =
+        eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(issued_at))
+            .value();
     return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
   };
   {
@@ -681,7 +685,8 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
     // A bad signature: the envelope names the admin address but another key signed it.
     auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, admin_key, unix_now()).value();
     const auto forged =
-        eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(other.api_key), unix_now()).value();
+        eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(other.api_key), unix_now())
+            .value();
     env.signature = forged.signature;
     check_error(srv, c.get("/billing/balance", {{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}}), 401,
                 "signature_invalid", "/core/v1/billing/balance");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
@@ -51,7 +52,9 @@ inline std::string cid_of_code(std::string_view code) { return ipfs::cid_of(as_b
 /// hashed_cid of a CID string, 0x-hex.
 inline std::string hashed_cid_hex(std::string_view cid) { return codec::hex::encode_prefixed(ipfs::hashed_cid(cid)); }
 /// The secp256k1 key an API key stands for (its base64 bytes, docs/protocol.md §1).
-inline Secret key_secret(const std::string& api_key) { return Secret(codec::base64::decode(api_key, "api key").value()); }
+inline Secret key_secret(const std::string& api_key) {
+  return Secret(codec::base64::decode(api_key, "api key").value());
+}
 /// The checksummed address of an API key's secp256k1 key.
 inline std::string key_address(const std::string& api_key) {
   const auto pub = crypto::secp256k1::public_key_of(key_secret(api_key)).value();
@@ -195,6 +198,19 @@ inline std::set<std::string> string_set(const json::value& v, std::string_view k
   for (const auto& x : v.as_object().at(key).as_array())
     out.insert(std::string(x.as_string()));
   return out;
+}
+
+/// Writes `bytes` to the connected socket `fd`, for what no HTTP client library sends (a body
+/// shorter than its Content-Length, a request from a chosen source address); stops early when the
+/// peer has closed.
+inline void send_raw(int fd, std::string_view bytes) {
+  size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0)
+      break;
+    sent += static_cast<size_t>(n);
+  }
 }
 
 /// Checks the body shape of docs/protocol.md §0 ({"error": {"code", "message", "details"?}}, nothing

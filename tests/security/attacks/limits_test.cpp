@@ -65,13 +65,7 @@ int status_from(const std::string& from, int port, const std::string& method, co
     const std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
                             "Content-Type: application/json\r\nConnection: close\r\n" +
                             "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    size_t sent = 0;
-    while (sent < req.size()) {
-      const ssize_t n = ::send(fd, req.data() + sent, req.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0)
-        break;
-      sent += static_cast<size_t>(n);
-    }
+    send_raw(fd, req);
     std::string answer;
     char buf[4096];
     ssize_t n = 0;
@@ -95,7 +89,9 @@ chain_env env_of(http_client& c) {
   return chain_env{u_of(r.body, "chain_id"), parse_address(s_of(r.body, "contract_address")).value()};
 }
 
-address address_of(const Secret& key) { return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()); }
+address address_of(const Secret& key) {
+  return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
+}
 
 /// A signed EIP-1559 transaction to the registry.
 std::string signed_tx(const Secret& key, const chain_env& env, uint64_t nonce, const bytes& data) {
@@ -205,7 +201,8 @@ TEST_CASE("attack: flooding /new_account from one address stops at its per-minut
   // limited the same way.
   const Secret wallet(crypto::keccak256(std::string_view("limits attack minting wallet")));
   const auto env =
-      eip712::envelope::sign(eip712::envelope::kind::create_wallet, 31337, wallet, static_cast<uint64_t>(unix_now())).value();
+      eip712::envelope::sign(eip712::envelope::kind::create_wallet, 31337, wallet, static_cast<uint64_t>(unix_now()))
+          .value();
   const json::object mint{{"typed_data", env.typed_data}, {"signature", env.signature}};
   int minted = 0;
   int refused = 0;
@@ -423,9 +420,9 @@ TEST_CASE("attack: one wallet flooding billing with X-Wallet-Auth is limited per
   server_process srv({"--dev", "--key-rate", "5"});
   http_client c = srv.client();
   const account_keys acct = create_account(c, "wallet");
-  const auto env =
-      eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(acct.api_key), static_cast<uint64_t>(unix_now()))
-          .value();
+  const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(acct.api_key),
+                                          static_cast<uint64_t>(unix_now()))
+                       .value();
   const httplib::Headers wallet{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
   response limited;
   int served = 0;
@@ -441,9 +438,9 @@ TEST_CASE("attack: one wallet flooding billing with X-Wallet-Auth is limited per
   CHECK(std::stoi(limited.header("Retry-After")) >= 1);
   CHECK(served <= 12);  // a burst of 10 (twice the rate), and a token or two refilled meanwhile
   // Fresh envelopes of the same wallet share its bucket.
-  const auto again =
-      eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(acct.api_key), static_cast<uint64_t>(unix_now()))
-          .value();
+  const auto again = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(acct.api_key),
+                                            static_cast<uint64_t>(unix_now()))
+                         .value();
   check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(again)}}), 429,
                     "rate_limited");
   CHECK(srv.stop().clean());
