@@ -26,10 +26,13 @@
 #include <string>
 #include <vector>
 
+#include "attest/x509.hpp"  // the SDK's r ‖ s to DER conversion (sdk/src)
 #include "enact/attest/quote.hpp"
 #include "enact/codec/hex.hpp"
 
 namespace {
+
+using enact::attest::detail::ecdsa_der;
 
 constexpr int64_t kNow = 1774003274;  // expectations.json cross-dstack-verifier-quote
 
@@ -45,26 +48,6 @@ struct one_verify {
   std::vector<uint8_t> message;
   std::vector<uint8_t> der_sig;
 };
-
-std::vector<uint8_t> der_of_raw(const uint8_t* rs) {
-  auto integer = [](const uint8_t* v) {
-    size_t skip = 0;
-    while (skip < 31 && v[skip] == 0)
-      ++skip;
-    std::vector<uint8_t> out{0x02};
-    const bool pad = (v[skip] & 0x80) != 0;
-    out.push_back(static_cast<uint8_t>(32 - skip + (pad ? 1 : 0)));
-    if (pad)
-      out.push_back(0);
-    out.insert(out.end(), v + skip, v + 32);
-    return out;
-  };
-  auto r = integer(rs), s = integer(rs + 32);
-  std::vector<uint8_t> out{0x30, static_cast<uint8_t>(r.size() + s.size())};
-  out.insert(out.end(), r.begin(), r.end());
-  out.insert(out.end(), s.begin(), s.end());
-  return out;
-}
 
 EVP_PKEY* raw_p256(const uint8_t* xy) {
   static const uint8_t kSpki[] = {0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06,
@@ -137,8 +120,8 @@ struct fixture {
     std::vector<X509*> pck = pem_certs(q.pck_chain_pem);  // leaf, PCK CA, root
     EVP_PKEY* ak = raw_p256(q.attestation_key.data());
     const auto signed_data = q.signed_data();
-    floor.push_back({ak, {signed_data.begin(), signed_data.end()}, der_of_raw(q.signature.data())});
-    floor.push_back({X509_get0_pubkey(pck[0]), q.qe_report_bytes, der_of_raw(q.qe_report_signature.data())});
+    floor.push_back({ak, {signed_data.begin(), signed_data.end()}, ecdsa_der(q.signature)});
+    floor.push_back({X509_get0_pubkey(pck[0]), q.qe_report_bytes, ecdsa_der(q.qe_report_signature)});
     floor.push_back(cert_verify(pck[0], pck[1]));
     floor.push_back(cert_verify(pck[1], pck[2]));
 
@@ -147,10 +130,10 @@ struct fixture {
     std::vector<X509*> qe = pem_certs(collateral.qe_identity_issuer_chain);
     floor_collateral.push_back({X509_get0_pubkey(tcb[0]),
                                 {collateral.tcb_info.begin(), collateral.tcb_info.end()},
-                                der_of_raw(collateral.tcb_info_signature.data())});
+                                ecdsa_der(collateral.tcb_info_signature)});
     floor_collateral.push_back({X509_get0_pubkey(qe[0]),
                                 {collateral.qe_identity.begin(), collateral.qe_identity.end()},
-                                der_of_raw(collateral.qe_identity_signature.data())});
+                                ecdsa_der(collateral.qe_identity_signature)});
     floor_collateral.push_back(cert_verify(tcb[0], tcb[1]));  // the QE identity's chain too
     const unsigned char* p = collateral.root_ca_crl.data();
     X509_CRL* root_crl = d2i_X509_CRL(nullptr, &p, static_cast<long>(collateral.root_ca_crl.size()));

@@ -14,8 +14,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <thread>
 
@@ -74,17 +72,15 @@ int main(int argc, char** argv) {
   }
 
   anvil_process node;
-  std::ifstream in(ENACT_SOURCE_DIR "/tests/triggers/Emitter.bin");
-  std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!code.empty() && (code.back() == '\n' || code.back() == '\r'))
-    code.pop_back();
-  const json::value deployed = send(node, {{"data", code}});
+  const json::value deployed =
+      send(node, {{"data", enact::test::creation_code(ENACT_SOURCE_DIR "/tests/triggers/Emitter.bin")}});
   const std::string emitter(deployed.at("contractAddress").as_string());
   const uint64_t start = std::stoull(std::string(deployed.at("blockNumber").as_string()), nullptr, 16);
 
   for (uint64_t done = 0; done < logs;) {
     const uint64_t n = std::min(per_tx, logs - done);
-    const std::vector<codec::abi::value> args = {codec::abi::value::number(u256{done}), codec::abi::value::number(u256{n})};
+    const std::vector<codec::abi::value> args = {codec::abi::value::number(u256{done}),
+                                                 codec::abi::value::number(u256{n})};
     const bytes data = codec::abi::encode_call("pingMany(uint256,uint256)", args).value();
     send(node, {{"to", emitter}, {"data", codec::hex::encode_prefixed(data)}});
     done += n;

@@ -20,6 +20,7 @@
 #include "enact/chain/registry.hpp"
 #include "ledger/embedded_ledger.hpp"
 #include "ledger/evm_ledger.hpp"
+#include "tagged_values.hpp"
 
 namespace {
 
@@ -28,17 +29,8 @@ using enact::test::anvil_process;
 
 constexpr int kGroups = 10;
 
-/// A fixed-size value whose bytes start a, b and end 1 (never zero).
-template <class Fixed>
-Fixed tagged(uint8_t a, uint8_t b) {
-  Fixed x{};
-  x[0] = a;
-  x[1] = b;
-  x[x.size() - 1] = 1;
-  return x;
-}
-hash256 h256(uint8_t a, uint8_t b = 0) { return tagged<hash256>(a, b); }
-address addr(uint8_t a, uint8_t b = 0) { return tagged<address>(a, b); }
+using enact::test::addr;
+using enact::test::h256;
 
 template <class T>
 T ok(result<T> r, const char* what) {

@@ -7,9 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
-#include <fstream>
 #include <tuple>
-#include <iterator>
 #include <thread>
 
 #include "anvil_process.hpp"
@@ -39,7 +37,7 @@ json::value send(const anvil_process& node, json::object tx) {
 
 std::string ping_data(uint64_t id, const std::string& note, uint64_t amount) {
   const std::vector<codec::abi::value> args = {codec::abi::value::number(u256{id}), codec::abi::value::text(note),
-                                        codec::abi::value::number(u256{amount})};
+                                               codec::abi::value::number(u256{amount})};
   return codec::hex::encode_prefixed(codec::abi::encode_call("ping(uint256,string,uint256)", args).value());
 }
 
@@ -54,11 +52,8 @@ std::string topic_of(uint64_t n) {
 
 TEST_CASE("chain_trigger: a chain log runs an action through the core") {
   anvil_process node;
-  std::ifstream in(ENACT_SOURCE_DIR "/tests/triggers/Emitter.bin");
-  std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!code.empty() && (code.back() == '\n' || code.back() == '\r'))
-    code.pop_back();
-  const json::value deployed = send(node, {{"data", code}});
+  const json::value deployed =
+      send(node, {{"data", enact::test::creation_code(ENACT_SOURCE_DIR "/tests/triggers/Emitter.bin")}});
   const std::string emitter(deployed.at("contractAddress").as_string());
   const std::string start(deployed.at("blockNumber").as_string());
   // Emitted before the trigger exists: found by the backfill from start_block.

@@ -28,6 +28,7 @@
 #include "ledger/evm_ledger.hpp"
 #include "must.hpp"
 #include "support.hpp"
+#include "tagged_values.hpp"
 
 namespace enact::ledger::test {
 namespace {
@@ -123,17 +124,8 @@ std::unique_ptr<backend> make_evm(const std::vector<address>& payers) { return s
 
 // --- records for the evm-only cases ------------------------------------------------------------
 
-/// A fixed-size value whose bytes start a, b and end 1 (never zero).
-template <class Fixed>
-Fixed tagged(uint8_t a, uint8_t b) {
-  Fixed x{};
-  x[0] = a;
-  x[1] = b;
-  x[x.size() - 1] = 1;
-  return x;
-}
-hash256 h256(uint8_t a, uint8_t b = 0) { return tagged<hash256>(a, b); }
-address addr(uint8_t a, uint8_t b = 0) { return tagged<address>(a, b); }
+using enact::test::addr;
+using enact::test::h256;
 
 account managed_account(uint8_t n) {
   account a;

@@ -60,6 +60,16 @@ constexpr std::array<std::string_view, anvil_process::kDevAccounts> kDevAddressH
     "23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f", "a0ee7a142d267c1f36714e4a8f75612f20a79720",
 };
 
+/// The N bytes of each hex text of a table above.
+template <size_t N>
+std::array<std::array<uint8_t, N>, anvil_process::kDevAccounts> decode_each(
+    const std::array<std::string_view, anvil_process::kDevAccounts>& hex) {
+  std::array<std::array<uint8_t, N>, anvil_process::kDevAccounts> out{};
+  for (size_t i = 0; i < hex.size(); ++i)
+    out[i] = codec::hex::decode_fixed<N>(hex[i]).value();
+  return out;
+}
+
 [[nodiscard]] std::string read_whole_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
@@ -227,16 +237,20 @@ void anvil_process::launch(bool fixed_port) {
     throw std::runtime_error("anvil_process: " + why + "; its output:\n" + log_text());
   };
   const auto deadline = steady::now() + kStartTimeout;
-  uint16_t port = 0;
-  while ((port = listening_port(log_text())) == 0) {
+  // One more poll while the node is not yet there: fails when it has exited or the deadline has
+  // passed (the messages name what it was waited for, as a gerund and as a verb).
+  const auto wait_for = [&](const std::string& gerund, const std::string& verb) {
     if (reaped(pid_)) {
       pid_ = -1;
-      fail("anvil exited before listening");
+      fail("anvil exited before " + gerund);
     }
     if (steady::now() > deadline)
-      fail("anvil did not listen within 30 s");
+      fail("anvil did not " + verb + " within 30 s");
     std::this_thread::sleep_for(kPollInterval);
-  }
+  };
+  uint16_t port = 0;
+  while ((port = listening_port(log_text())) == 0)
+    wait_for("listening", "listen");
   if (fixed_port && port != port_)
     fail("anvil listens on " + std::to_string(port) + ", expected " + std::to_string(port_));
   port_ = port;
@@ -260,13 +274,7 @@ void anvil_process::launch(bool fixed_port) {
         fail("eth_chainId answered " + boost::json::serialize(*id) + ", expected \"" + want + "\"");
       return;
     }
-    if (reaped(pid_)) {
-      pid_ = -1;
-      fail("anvil exited before answering eth_chainId");
-    }
-    if (steady::now() > deadline)
-      fail("anvil did not answer eth_chainId within 30 s");
-    std::this_thread::sleep_for(kPollInterval);
+    wait_for("answering eth_chainId", "answer eth_chainId");
   }
 }
 
@@ -296,22 +304,12 @@ boost::json::value anvil_process::rpc(std::string_view method, boost::json::arra
 }
 
 const std::array<anvil_process::private_key, anvil_process::kDevAccounts>& anvil_process::dev_private_keys() {
-  static const auto keys = [] {
-    std::array<private_key, kDevAccounts> out{};
-    for (size_t i = 0; i < kDevAccounts; ++i)
-      out[i] = codec::hex::decode_fixed<32>(kDevKeyHex[i]).value();
-    return out;
-  }();
+  static const auto keys = decode_each<32>(kDevKeyHex);
   return keys;
 }
 
 const std::array<address, anvil_process::kDevAccounts>& anvil_process::dev_addresses() {
-  static const auto addrs = [] {
-    std::array<address, kDevAccounts> out{};
-    for (size_t i = 0; i < kDevAccounts; ++i)
-      out[i] = codec::hex::decode_fixed<20>(kDevAddressHex[i]).value();
-    return out;
-  }();
+  static const auto addrs = decode_each<20>(kDevAddressHex);
   return addrs;
 }
 
