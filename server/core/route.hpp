@@ -93,12 +93,13 @@ struct route {
 // clients spell every field once.
 
 [[nodiscard]] result<ledger::page_request> read_page(const httplib::Request& req);
-/// A list answer: the items of one page as their api:: form, with the page they were read for.
-template <class Item, class Record, class Convert>
-[[nodiscard]] json::value page_answer(const ledger::page<Record>& records, ledger::page_request p, Convert to_item) {
+/// A list answer: the items of one page (a ledger's or the metering store's: `items` and `total`)
+/// as their api:: form, with the page they were read for.
+template <class Item, class Page, class Convert>
+[[nodiscard]] json::value page_answer(const Page& records, ledger::page_request p, Convert to_item) {
   api::page<Item> out;
   out.items.reserve(records.items.size());
-  for (const Record& r : records.items)
+  for (const auto& r : records.items)
     out.items.push_back(to_item(r));
   out.page_number = p.number;
   out.page_size = p.size;

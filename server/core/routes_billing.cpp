@@ -91,23 +91,11 @@ result<json::value> confirm_payment(request_context& c) {
 
 uint64_t seconds(metering::millis t) { return t > 0 ? static_cast<uint64_t>(t / 1000) : 0; }
 
-/// A page of a metering history as its wire list.
-template <class Item, class Record, class Convert>
-json::value history_page(const metering::page<Record>& records, ledger::page_request p, Convert to_item) {
-  api::page<Item> out;
-  for (const Record& r : records.items)
-    out.items.push_back(to_item(r));
-  out.page_number = p.number;
-  out.page_size = p.size;
-  out.total = records.total;
-  return json::value_from(out);
-}
-
 result<json::value> usage(request_context& c) {
   ENACT_TRY(auto* m, meter(c));
   ENACT_TRY(const auto p, read_page(c.http));
-  ENACT_TRY(const auto records, m->usage(c.who->account.hash, {p.number, p.size}));
-  return history_page<api::usage_charge>(records, p, [](const metering::usage_record& r) {
+  ENACT_TRY(const auto records, m->usage(c.who->account.hash, p));
+  return page_answer<api::usage_charge>(records, p, [](const metering::usage_record& r) {
     return api::usage_charge{r.run_id, r.key, r.amount, seconds(r.at)};
   });
 }
@@ -115,8 +103,8 @@ result<json::value> usage(request_context& c) {
 result<json::value> payments(request_context& c) {
   ENACT_TRY(auto* m, meter(c));
   ENACT_TRY(const auto p, read_page(c.http));
-  ENACT_TRY(const auto records, m->payments(c.who->account.hash, {p.number, p.size}));
-  return history_page<api::payment_record>(records, p, [](const metering::payment& r) {
+  ENACT_TRY(const auto records, m->payments(c.who->account.hash, p));
+  return page_answer<api::payment_record>(records, p, [](const metering::payment& r) {
     return api::payment_record{r.id,       r.amount_cents,        r.provider,
                                r.credited, seconds(r.created_at), seconds(r.credited_at.value_or(0))};
   });

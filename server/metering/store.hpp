@@ -35,6 +35,7 @@
 #include <system_error>
 #include <vector>
 
+#include "enact/api/core.hpp"
 #include "enact/bytes.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
@@ -122,11 +123,8 @@ struct key_spending {
   uint64_t reserved = 0;
 };
 
-/// A page of a history, newest first; `number` from 1.
-struct page_request {
-  uint64_t number = 1;
-  uint64_t size = 20;
-};
+/// A page of a history, newest first; `number` from 1 (the wire model's type).
+using page_request = api::page_request;
 template <class T>
 struct page {
   std::vector<T> items;
