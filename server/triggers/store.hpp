@@ -196,6 +196,12 @@ struct leased_run {
   bytes sealed_usage_key;
 };
 
+/// A transiently failing run is retried up to this many times after its first attempt (the
+/// specification's "retried up to 3 times", docs/triggers.md "Runs and retries").
+inline constexpr uint32_t kMaxRunRetries = 3;
+/// Attempts of one run in all: the first and its retries.
+inline constexpr uint32_t kMaxRunAttempts = 1 + kMaxRunRetries;
+
 struct lease_request {
   std::string worker_id;  // unique per worker thread and process (instance id / thread index)
   size_t max_runs = 1;
@@ -203,7 +209,7 @@ struct lease_request {
   time_point now{};
   /// A run whose lease expired after this many attempts is failed (code "lease_expired") instead
   /// of being handed out again: a run that kills its worker every time ends.
-  uint32_t max_attempts = 3;
+  uint32_t max_attempts = kMaxRunAttempts;
 };
 
 /// Identifies the lease a worker holds on a run.

@@ -6,8 +6,8 @@
 //  - 200: success, `response` recorded;
 //  - 422 action_failed: failed, error {code, message, stack} (the JavaScript stack);
 //  - transient (5xx, 429, connection failure, timeout): retried with exponential backoff and
-//    jitter (a Retry-After is honoured), up to max_attempts attempts in all, then failed with
-//    the last error;
+//    jitter (a Retry-After is honoured): the specification's "retried up to 3 times" is 3 retries
+//    after the first attempt, max_attempts (4) attempts in all, then failed with the last error;
 //  - any other 4xx: failed at once.
 // A lease is renewed while its call runs, so a slow action is not taken by another worker; a
 // worker that dies leaves its lease to expire and the run to be picked up again.
@@ -36,7 +36,8 @@ struct worker_config {
   /// Base URL of the core service ("http://127.0.0.1:8080"); /core/v1/run_action is under it.
   std::string core_url;
   size_t threads = 4;
-  uint32_t max_attempts = 3;
+  /// Attempts in all: the first one and up to kMaxRunRetries retries.
+  uint32_t max_attempts = kMaxRunAttempts;
   /// Backoff before the second attempt; doubled for each further one, with jitter.
   std::chrono::milliseconds retry_base{1000};
   std::chrono::milliseconds retry_cap{60000};

@@ -2,8 +2,8 @@
 // The trigger service of enact-server end to end (docs/protocol.md §4, docs/triggers.md): a webhook fires
 // an action through the core and its run records the answer; webhook params (JSON, text, bytes
 // that are not UTF-8, stripped and passed headers); 404, 409 and 413; a throwing action's stack;
-// retries against a fake core (503, 503, 200; a 4xx fails at once; persistent 503 gives up after
-// three attempts); the management API's authentication, ownership, validation and JSON; the
+// retries against a fake core (503 three times, then 200; a 4xx fails at once; persistent 503 gives up
+// after four attempts, 3 retries); the management API's authentication, ownership, validation and JSON; the
 // serving modes; and a SIGKILL in the middle of a webhook flood, after which every acknowledged
 // webhook has exactly one run and every run finishes.
 //

@@ -161,6 +161,14 @@ TEST_CASE("retry backoff: exponential, jittered in the upper half, capped") {
   CHECK(retry_backoff(0ms, 2, 60000ms) == 0ms);
 }
 
+TEST_CASE("retries: 3 retries after the first attempt, 4 attempts in all") {
+  // The specification's "retried up to 3 times" counts retries, not attempts: the workers and the
+  // store's lease expiry both allow the first attempt and three more.
+  CHECK(kMaxRunRetries == 3);
+  CHECK(worker_config{}.max_attempts == 4);
+  CHECK(lease_request{}.max_attempts == 4);
+}
+
 TEST_CASE("settings: trigger keys of the config file and flags") {
   settings s;
   const auto apply = [&](const char* key, json::value v) {
