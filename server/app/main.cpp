@@ -27,6 +27,7 @@
 #include "enact/secret.hpp"
 #include "ledger/embedded_ledger.hpp"
 #include "ledger/rpc_surface.hpp"
+#include "metering/import.hpp"
 #include "metering/pg_store.hpp"
 #include "metering/sqlite_store.hpp"
 #include "runtime/runtime.hpp"
@@ -180,6 +181,20 @@ int main(int argc, char** argv) {
     return fatal(meter.err().message);
   if (auto expired = (*meter)->release_expired(); !expired)
     return fatal(expired.err().message);
+  // Credits a data directory of an earlier version keeps in the embedded ledger move into the
+  // store once (metering/import.hpp); a restart, or a start after an interrupted import, credits
+  // no account twice. The evm ledger lists no accounts, so its balances are not carried.
+  if (embedded) {
+    auto balances = embedded->balances();
+    if (!balances)
+      return fatal("ledger: " + balances.err().message);
+    auto imported = metering::import_balances(**meter, *balances);
+    if (!imported)
+      return fatal("metering: importing the ledger's balances: " + imported.err().message);
+    if (!balances->empty())
+      log.info("ledger balances imported into the metering store",
+               {{"accounts", *imported}, {"ledger_accounts", balances->size()}});
+  }
 
   std::unique_ptr<billing::payment_provider> payments;
   std::string billing = s.billing;

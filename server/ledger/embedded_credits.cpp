@@ -25,6 +25,18 @@ result<uint64_t> embedded_ledger::balance(const account_hash& account) const {
       false);
 }
 
+result<std::vector<std::pair<account_hash, uint64_t>>> embedded_ledger::balances() const {
+  return store_->read(
+      [&](connection& c) -> result<std::vector<std::pair<account_hash, uint64_t>>> {
+        std::vector<std::pair<account_hash, uint64_t>> out;
+        query q(c, "SELECT hash, balance FROM accounts WHERE balance > 0 ORDER BY id");
+        while (q.next())
+          out.emplace_back(q.hash(0), q.u64(1));
+        return out;
+      },
+      false);
+}
+
 result<uint64_t> embedded_ledger::debit(const account_hash& account, uint64_t amount) {
   if (amount == 0)
     return fail(ledger_errc::invalid_argument, "amount: must be at least 1 credit");

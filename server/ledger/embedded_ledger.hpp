@@ -41,6 +41,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ledger/ledger.hpp"
@@ -73,6 +74,11 @@ class embedded_ledger final : public permission_ledger {
   /// committed state. The JSON-RPC surface (rpc_surface.hpp) runs `multicall` with commit and
   /// its dry runs (eth_estimateGas, eth_call of a write) without. invalid_argument when nested.
   [[nodiscard]] result<void> batch(bool commit, const std::function<result<void>()>& writes);
+
+  /// Every account whose credit balance is above 0, with that balance, in account order: what a
+  /// data directory of a version that kept credits in the ledger holds, read once at start to
+  /// carry the balances into the metering store (metering::import_balances).
+  [[nodiscard]] result<std::vector<std::pair<account_hash, uint64_t>>> balances() const;
 
  private:
   struct store;
