@@ -175,6 +175,12 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
       return usage(what + ": expected 1 to 4096");
     return {};
   }
+  if (key == "sandbox.action_engine") {
+    ENACT_TRY(s.action_engine, text(v, what));
+    if (s.action_engine != "spidermonkey" && s.action_engine != "duktape")
+      return usage(what + ": expected spidermonkey or duktape");
+    return {};
+  }
   if (key == "tee.backend") {
     ENACT_TRY(s.tee, text(v, what));
     if (s.tee != "simulated" && s.tee != "dstack")
@@ -413,6 +419,9 @@ constexpr flag kFlags[] = {
     {"--sandbox-workers", "sandbox.workers", "action sandbox worker processes (default 2 per core)"},
     {"--run-timeout-ms", "sandbox.run_timeout_ms", "wall-clock limit per action run (default 10000)"},
     {"--run-heap-mib", "sandbox.run_heap_mib", "heap limit per action run in MiB (default 64)"},
+    {"--action-engine", "sandbox.action_engine",
+     "spidermonkey | duktape: the JavaScript engine of actions; duktape runs ES5.1 only (default spidermonkey; "
+     "docs/actions.md)"},
     {"--unsafe-allow-weak-sandbox", nullptr,
      "UNSAFE: run actions even when a sandbox worker cannot put every isolation layer in place (default: refuse every "
      "run with 503; docs/actions.md)"},
@@ -527,7 +536,7 @@ std::string help_text() {
       "\nConfig file keys: listen, data_dir, dev, log_level, threads, [chain] chain_id chain_name\n"
       "contract_address rpc_url, [ledger] backend cache, [billing] provider stripe_api_base stripe_publishable_key\n"
       "stripe_secret_key write_surcharge_credits run_price_credits metering_store, [sandbox] workers\n"
-      "run_timeout_ms run_heap_mib ipfs_gateway unsafe_allow_weak, [limits] max_body_bytes\n"
+      "run_timeout_ms run_heap_mib action_engine ipfs_gateway unsafe_allow_weak, [limits] max_body_bytes\n"
       "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute\n"
       "rpc_writes_per_ip_per_minute rpc_calls_per_ip_per_second rpc_max_batch rate_table_entries\n"
       "upload_quota_bytes upload_quota_count, [tee] backend\n"

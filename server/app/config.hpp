@@ -39,6 +39,8 @@ struct settings {
   size_t sandbox_workers = 0;
   uint64_t run_timeout_ms = 10000;
   uint64_t run_heap_mib = 64;
+  /// --action-engine: "spidermonkey" (modern JavaScript) or "duktape" (ES5.1).
+  std::string action_engine = "spidermonkey";
   /// --unsafe-allow-weak-sandbox: run actions even when a worker cannot put every isolation
   /// layer in place (otherwise /run_action answers 503 and the log names the missing layers).
   bool sandbox_allow_weak = false;

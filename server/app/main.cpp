@@ -227,6 +227,7 @@ int main(int argc, char** argv) {
   pc.size = s.sandbox_workers;
   pc.defaults.wall = std::chrono::milliseconds(s.run_timeout_ms);
   pc.defaults.heap_bytes = static_cast<size_t>(s.run_heap_mib) << 20;
+  (void)runtime::parse_action_engine(s.action_engine, pc.engine);  // checked by the config
   if (log.enabled(core::logger::level::debug))
     pc.on_run = [&log](std::string_view msg, boost::json::object fields) {
       log.debug(msg, std::move(fields));

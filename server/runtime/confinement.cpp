@@ -113,6 +113,9 @@ bool install_filter(int channel_fd, std::string& why) {
     return false;
   }
   int rc = ::seccomp_attr_set(f.ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  // Every thread gets the filter (SpiderMonkey's helper threads and watchdog are running).
+  if (rc == 0)
+    rc = ::seccomp_attr_set(f.ctx, SCMP_FLTATR_CTL_TSYNC, 1);
   if (rc != 0) {
     why = seccomp_error("seccomp_attr_set", rc);
     return false;
@@ -148,6 +151,16 @@ bool install_filter(int channel_fd, std::string& why) {
 #if defined(SYS_gettimeofday)
     {SCMP_SYS(gettimeofday), {}},
 #endif
+    // SpiderMonkey: random seeds of each new realm (Math.random, hash codes), and the CPU time its
+    // garbage collector's statistics read. Neither reaches outside the process.
+    {SCMP_SYS(getrandom), {}},
+    {SCMP_SYS(getrusage), {}},
+    // A thread started just before the filter registers itself with the C library's first steps
+    // (its robust futex list and restartable sequences): both concern only the calling thread.
+    {SCMP_SYS(set_robust_list), {}},
+#if defined(SYS_rseq)
+    {SCMP_SYS(rseq), {}},
+#endif
     // Signal return, restarts after a stop, and exit.
     {SCMP_SYS(rt_sigreturn), {}},
     {SCMP_SYS(restart_syscall), {}},
@@ -174,7 +187,8 @@ bool install_filter(int channel_fd, std::string& why) {
 
 }  // namespace
 
-void prepare(isolation_report& r, int channel_fd, size_t address_space_bytes, std::string_view skip) {
+void prepare(isolation_report& r, int channel_fd, size_t address_space_bytes, std::string_view skip,
+             const std::function<void()>& before_limits) {
   if (!skipped(r, skip, "empty_environment")) {
     r.empty_environment = environ == nullptr || environ[0] == nullptr;
     if (!r.empty_environment)
@@ -192,6 +206,9 @@ void prepare(isolation_report& r, int channel_fd, size_t address_space_bytes, st
 
   if (!skipped(r, skip, "dropped_privileges"))
     r.dropped_privileges = drop_root(r);
+
+  if (before_limits)
+    before_limits();
 
   if (!skipped(r, skip, "rlimits")) {
     bool limits = true;

@@ -2,12 +2,15 @@
 // The action sandbox (docs/architecture.md §4 "Action runtime", docs/protocol.md §2 "Running an action"). A `pool`
 // keeps pre-started `enact-worker` processes (fork+exec once each, never per request); `run`
 // hands one action to an idle worker over its channel (4-byte big-endian length + JSON frames),
-// the worker evaluates it in a fresh Duktape heap under `limits`, and every call that needs keys
+// the worker evaluates it in a fresh realm of its engine (SpiderMonkey by default, or Duktape:
+// pool_config::engine) under `limits`, and every call that needs keys
 // (`Enact.signEcdsa`, `signMessage`, `getAddress`, `encrypt`, `decrypt`) comes back to the
 // caller's `capability_handler` — the runtime itself holds no keys. A worker that crashes, hangs
 // or breaks the protocol is killed, reaped and replaced; the pool keeps serving.
 //
-// Inside the heap the action sees Duktape's builtins plus:
+// SpiderMonkey runs the code as the body of an async function (top-level await; the run ends
+// when its promise settles); Duktape runs it as an ES5.1 program. Either way the action sees the
+// engine's builtins plus:
 //   params                        the run's params (parsed JSON; `{}` when none were given)
 //   Enact.setResponse(value)      JSON-encodes `value` (undefined → null); the last call wins
 //   Enact.sha256(x), crypto::keccak256(x) x: a string starting with "0x" is hex bytes, any other string
@@ -65,17 +68,40 @@ namespace enact::runtime {
 /// `log_bytes` are cut and followed by kLogTruncationMarker, and the run goes on.
 struct limits {
   std::chrono::milliseconds wall{10000};
-  size_t heap_bytes = 64u << 20;   // every byte Duktape allocates, counted by its allocator
+  // Duktape: every byte the heap allocates, counted by its allocator. SpiderMonkey: what the
+  // run adds to the garbage-collected heap, and to malloc's bytes in use, each up to this.
+  size_t heap_bytes = 64u << 20;
   size_t output_bytes = 1u << 20;  // the UTF-8 JSON text that Enact.setResponse produces
   size_t log_bytes = 64u << 10;    // console output kept per run
 };
+
+/// The engine the workers run actions in (docs/architecture.md §4 "Action runtime").
+enum class action_engine {
+  spidermonkey,  // SpiderMonkey 102, jitless: modern JavaScript, async code, BigInt
+  duktape,       // Duktape 2.7: ES5.1
+};
+
+/// "spidermonkey" or "duktape": the names of --action-engine and of the worker's --engine.
+[[nodiscard]] constexpr std::string_view to_string(action_engine e) noexcept {
+  return e == action_engine::duktape ? "duktape" : "spidermonkey";
+}
+
+/// The engine named `name` (to_string's names); false for any other name.
+[[nodiscard]] constexpr bool parse_action_engine(std::string_view name, action_engine& out) noexcept {
+  if (name == "spidermonkey" || name == "duktape") {
+    out = name == "duktape" ? action_engine::duktape : action_engine::spidermonkey;
+    return true;
+  }
+  return false;
+}
 
 /// Appended to the logs of a run whose console output went over limits::log_bytes.
 inline constexpr std::string_view kLogTruncationMarker = "\n[logs truncated]\n";
 
 struct pool_config {
   std::string worker_path;  // empty: default_worker_path()
-  size_t size = 0;          // workers; 0: 2 × hardware threads
+  action_engine engine = action_engine::spidermonkey;
+  size_t size = 0;  // workers; 0: 2 × hardware threads
   limits defaults;
   std::chrono::milliseconds queue_timeout{5000};   // longest wait for an idle worker
   std::chrono::milliseconds kill_grace{1000};      // wall + this → SIGKILL (the backstop)

@@ -10,11 +10,9 @@
 #include <utility>
 
 #include "duktape.h"
-#include "enact/codec/hex.hpp"
-#include "enact/crypto/keccak.hpp"
-#include "enact/crypto/sha2.hpp"
 #include "runtime/channel.hpp"
 #include "runtime/engine.hpp"
+#include "runtime/run_text.hpp"
 #include "runtime/utf8.hpp"
 
 namespace enact::runtime::sandbox {
@@ -50,34 +48,12 @@ std::string text_at(duk_context* ctx, duk_idx_t idx) {
   return p == nullptr ? std::string() : utf8::from_duktape(std::string_view(p, n));
 }
 
-std::string cut(std::string s, size_t max) {
-  if (s.size() <= max)
-    return s;
-  s.resize(utf8::fit(s, max));
-  s += "...";
-  return s;
-}
-
 [[noreturn]] void throw_error(duk_context* ctx, duk_errcode_t code, const std::string& message) {
   (void)duk_error(ctx, code, "%s", message.c_str());
   std::abort();  // unreachable: duk_error throws
 }
 
 // --- console ---------------------------------------------------------------------------------
-
-void append_log(run_state& s, std::string_view line) {
-  if (s.out.logs_truncated)
-    return;
-  const size_t room = s.req->lim.log_bytes - s.out.logs.size();
-  if (line.size() < room) {
-    s.out.logs.append(line);
-    s.out.logs += '\n';
-    return;
-  }
-  s.out.logs.append(line.substr(0, utf8::fit(line, room)));
-  s.out.logs += kLogTruncationMarker;
-  s.out.logs_truncated = true;
-}
 
 duk_ret_t encode_json(duk_context* ctx, void*) {
   duk_json_encode(ctx, -1);
@@ -116,7 +92,7 @@ duk_ret_t console_log(duk_context* ctx) {
       line += ' ';
     append_value(ctx, i, line);
   }
-  append_log(s, line);
+  text::append_log(s.out, s.req->lim.log_bytes, line);
   return 0;
 }
 
@@ -130,9 +106,7 @@ duk_ret_t set_response(duk_context* ctx) {
   std::string json = duk_is_string(ctx, 0) ? text_at(ctx, 0) : std::string("null");
   if (json.size() > s.req->lim.output_bytes) {
     s.output_exceeded = true;
-    throw_error(ctx, DUK_ERR_RANGE_ERROR,
-                "Enact.setResponse: the response is " + std::to_string(json.size()) +
-                    " bytes of JSON, over the limit of " + std::to_string(s.req->lim.output_bytes));
+    throw_error(ctx, DUK_ERR_RANGE_ERROR, text::response_too_large(json.size(), s.req->lim.output_bytes));
   }
   s.out.response_json = std::move(json);
   s.out.has_response = true;
@@ -142,29 +116,25 @@ duk_ret_t set_response(duk_context* ctx) {
 // A string starting with 0x is hex bytes, any other string its UTF-8 bytes; buffers as they are.
 bytes input_bytes(duk_context* ctx, const char* what) {
   if (duk_is_string(ctx, 0)) {
-    std::string s = text_at(ctx, 0);
-    if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-      auto decoded = codec::hex::decode(s, what);
-      if (!decoded)
-        throw_error(ctx, DUK_ERR_TYPE_ERROR, decoded.err().message);
-      return std::move(decoded).value();
-    }
-    return bytes(s.begin(), s.end());
+    bytes out;
+    std::string error;
+    if (!text::string_bytes(text_at(ctx, 0), what, out, error))
+      throw_error(ctx, DUK_ERR_TYPE_ERROR, error);
+    return out;
   }
   if (duk_is_buffer_data(ctx, 0)) {
     duk_size_t n = 0;
     const auto* p = static_cast<const uint8_t*>(duk_get_buffer_data(ctx, 0, &n));
     return p == nullptr ? bytes() : bytes(p, p + n);
   }
-  throw_error(ctx, DUK_ERR_TYPE_ERROR, std::string(what) + ": expected a string (0x-hex or text) or a Uint8Array");
+  throw_error(ctx, DUK_ERR_TYPE_ERROR, text::expected_bytes(what));
 }
 
 duk_ret_t hash(duk_context* ctx) {
   (void)current(ctx);
   const bool keccak = duk_get_current_magic(ctx) == 1;
   const bytes in = input_bytes(ctx, keccak ? "Enact.keccak256" : "Enact.sha256");
-  const hash256 digest = keccak ? crypto::keccak256(bytes_view(in)) : crypto::sha256(in);
-  const std::string out = codec::hex::encode_prefixed(digest);
+  const std::string out = text::digest_hex(keccak, in);
   duk_push_lstring(ctx, out.data(), out.size());
   return 1;
 }
@@ -173,7 +143,7 @@ duk_ret_t capability(duk_context* ctx) {
   run_state& s = current(ctx);
   const std::string method(kCapabilities[duk_get_current_magic(ctx)]);
   if (!duk_is_object(ctx, 0) || duk_is_array(ctx, 0) || duk_is_function(ctx, 0) || duk_is_buffer_data(ctx, 0)) {
-    throw_error(ctx, DUK_ERR_TYPE_ERROR, "Enact." + method + ": expected an object argument");
+    throw_error(ctx, DUK_ERR_TYPE_ERROR, text::expected_object(method));
   }
   duk_set_top(ctx, 1);
   duk_dup(ctx, 0);
@@ -181,9 +151,7 @@ duk_ret_t capability(duk_context* ctx) {
   const std::string args = text_at(ctx, -1);
   duk_pop(ctx);
   if (args.size() > channel::kMaxCallArgsBytes) {
-    throw_error(
-        ctx, DUK_ERR_RANGE_ERROR,
-        "Enact." + method + ": the argument is over " + std::to_string(channel::kMaxCallArgsBytes) + " bytes of JSON");
+    throw_error(ctx, DUK_ERR_RANGE_ERROR, text::args_too_large(method));
   }
   const call_answer answer = (*s.parent)(method, args);
   if (!answer.ok)
@@ -273,18 +241,16 @@ duk_ret_t describe(duk_context* ctx, void* udata) {
   if (duk_is_object(ctx, -1)) {
     duk_get_prop_string(ctx, -1, "stack");
     if (duk_is_string(ctx, -1)) {
-      d.stack = cut(without_internal_frames(text_at(ctx, -1)), kMaxStackBytes);
+      d.stack = text::cut(without_internal_frames(text_at(ctx, -1)), kMaxStackBytes);
     }
     duk_pop(ctx);
   }
   duk_dup(ctx, -1);
   duk_safe_to_string(ctx, -1);
-  d.message = cut(text_at(ctx, -1), kMaxMessageBytes);
+  d.message = text::cut(text_at(ctx, -1), kMaxMessageBytes);
   duk_pop(ctx);
   return 0;
 }
-
-std::string limit_text(size_t bytes) { return std::to_string(bytes) + " bytes"; }
 
 // How a run that returned `rc` ended. Limits take precedence over the error they caused.
 void classify(duk_context* ctx, run_state& s, duk_int_t rc) {
@@ -297,21 +263,7 @@ void classify(duk_context* ctx, run_state& s, duk_int_t rc) {
     o.message = std::move(d.message);
     o.stack = std::move(d.stack);
   }
-  if (s.guard.timed_out) {
-    o.failure = failure_kind::timeout;
-    o.message = "the action ran longer than the wall-time limit of " + std::to_string(s.req->lim.wall.count()) + " ms";
-  } else if (s.output_exceeded) {
-    o.failure = failure_kind::output_too_large;
-    o.message = "the response is over the output limit of " + limit_text(s.req->lim.output_bytes);
-    o.stack.clear();
-  } else if (rc != DUK_EXEC_SUCCESS && s.guard.heap_exhausted) {
-    o.failure = failure_kind::memory;
-    o.message = "the action needed more than the heap limit of " + limit_text(s.req->lim.heap_bytes);
-  }
-  if (o.failure != failure_kind::none) {
-    o.has_response = false;
-    o.response_json.clear();
-  }
+  text::settle(o, s.req->lim, s.guard.timed_out, s.output_exceeded, rc != DUK_EXEC_SUCCESS && s.guard.heap_exhausted);
 }
 
 void on_duk_fatal(void* udata, const char* msg) {
@@ -371,7 +323,7 @@ outcome run(fresh_heap heap, const request& req, const call_parent& parent) {
 
   if (s.ctx == nullptr || !s.ready || s.guard.heap_used > s.guard.heap_limit) {
     s.out.failure = failure_kind::memory;
-    s.out.message = "no Duktape heap fits in the heap limit of " + limit_text(req.lim.heap_bytes);
+    s.out.message = "no Duktape heap fits in the heap limit of " + std::to_string(req.lim.heap_bytes) + " bytes";
     return std::move(s.out);
   }
   t_current = &s;

@@ -2,10 +2,11 @@
 // enact-worker: one sandbox process of the pool (runtime.hpp). Started once by the pool with an
 // empty environment and its channel on descriptor 3; confines itself, warms up everything that
 // initialises lazily (so the seccomp filter can be strict), reports ready, then runs one action
-// per request frame until the channel closes. Each run gets a heap created after the previous
-// run's heap was destroyed, while the worker waited for the request.
+// per request frame until the channel closes. Each run gets a heap (Duktape) or realm
+// (SpiderMonkey) created after the previous run ended, while the worker waited for the request.
 //
-//   enact-worker --parent <pid> --address-space <bytes> [--allow-weak-isolation]
+//   enact-worker --parent <pid> --address-space <bytes> [--engine spidermonkey|duktape]
+//                [--allow-weak-isolation]
 //                [--fail-layer <layer>]   (test builds only: ENACT_SANDBOX_TEST_HOOKS)
 //
 // Every isolation layer is required: a worker that could not put one in place sends its report
@@ -32,6 +33,7 @@
 #include "runtime/confinement.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/sandbox.hpp"
+#include "runtime/spidermonkey.hpp"
 
 namespace json = boost::json;
 using namespace enact::runtime;
@@ -42,6 +44,7 @@ constexpr int kFd = channel::kWorkerFd;
 
 // Exit codes the parent may see in its logs; any exit means the worker is replaced.
 constexpr int kExitUsage = 64;
+constexpr int kExitEngine = 70;
 constexpr int kExitProtocol = 76;
 constexpr int kExitUnconfined = 77;
 
@@ -127,15 +130,24 @@ sandbox::request parse_request(const std::string& frame) {
   return req;
 }
 
+// One run in a heap or realm made for it on the spot.
+sandbox::outcome run_once(action_engine engine, const sandbox::request& req, const sandbox::call_parent& parent) {
+  if (engine == action_engine::duktape)
+    return sandbox::run(req, parent, nullptr);
+  return spidermonkey::run(spidermonkey::fresh_realm(), req, parent);
+}
+
 // Everything a run may touch that initialises itself on first use and would then need a system
 // call the filter refuses: OpenSSL's configuration (sha256), Date, RegExp, JSON, errors with
-// stacks, typed arrays, and a large allocation (malloc's first mmap).
-void warm_up() {
+// stacks, typed arrays, and a large allocation (malloc's first mmap); on SpiderMonkey also
+// async functions, BigInt, classes and Intl's time zone data.
+void warm_up(action_engine engine) {
   sandbox::request req;
   req.code = R"js(
     var d = new Date(0);
     d.toString(); d.toISOString(); d.toLocaleString(); d.getTimezoneOffset();
-    Date.parse('2020-01-01T00:00:00Z'); Date.now(); performance.now(); Math.random();
+    Date.parse('2020-01-01T00:00:00Z'); Date.now(); Math.random();
+    if (typeof performance !== 'undefined') performance.now();
     JSON.stringify(JSON.parse('{"a":[1,2,{"b":null}]}'));
     /a+(b)/.exec('aab'); 'x'.repeat(1 << 20).length;
     new Uint8Array(16); new ArrayBuffer(1 << 20);
@@ -147,8 +159,22 @@ void warm_up() {
   )js";
   req.params_json = R"({"x":1})";
   const sandbox::call_answer refused{false, "warm-up"};
-  (void)sandbox::run(
-      req, [&](std::string_view, std::string_view) { return refused; }, nullptr);
+  const sandbox::call_parent parent = [&](std::string_view, std::string_view) {
+    return refused;
+  };
+  (void)run_once(engine, req, parent);
+  if (engine == action_engine::spidermonkey) {
+    req.code = R"js(
+      class A { #x = 1n; get x() { return this.#x ** 64n; } }
+      const f = async (n) => `${n}:${new A().x}`;
+      await f(1); await Promise.all([f(2), Promise.resolve(3)]);
+      new Intl.DateTimeFormat('en-US').format(new Date(0)); new Date(0).toLocaleString('en-US');
+      (1234.5).toLocaleString(); 'a'.localeCompare('b'); new BigInt64Array(2);
+      try { await Promise.reject(new Error('x')); } catch (e) { String(e.stack); }
+    )js";
+    (void)run_once(engine, req, parent);
+    spidermonkey::collect_garbage();
+  }
 }
 
 json::object report_json(const isolation_report& r) {
@@ -169,6 +195,7 @@ int main(int argc, char** argv) {
   unsigned long long address_space = 0;
   bool allow_weak = false;
   std::string_view fail_layer;
+  action_engine engine = action_engine::spidermonkey;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--allow-weak-isolation") {
@@ -181,6 +208,9 @@ int main(int argc, char** argv) {
       parent = std::atoll(argv[++i]);
     } else if (arg == "--address-space") {
       address_space = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--engine") {
+      if (!parse_action_engine(argv[++i], engine))
+        leave(kExitUsage);
 #if defined(ENACT_SANDBOX_TEST_HOOKS)
     } else if (arg == "--fail-layer") {
       fail_layer = argv[++i];
@@ -206,10 +236,19 @@ int main(int argc, char** argv) {
   // memory of its largest run (the dynamic threshold would otherwise grow to 32 MiB).
   ::mallopt(M_MMAP_THRESHOLD, 256 << 10);
   ::mallopt(M_TRIM_THRESHOLD, 1 << 20);
+  // One malloc arena for every thread: a thread's own arena grows with mprotect, which the
+  // seccomp filter refuses.
+  ::mallopt(M_ARENA_MAX, 1);
 
   isolation_report report;
-  confinement::prepare(report, kFd, static_cast<size_t>(address_space), fail_layer);
-  warm_up();
+  // SpiderMonkey starts its threads before RLIMIT_NPROC forbids them.
+  const auto start_engine = [&] {
+    std::string why;
+    if (engine == action_engine::spidermonkey && !spidermonkey::start(why))
+      leave(kExitEngine);
+  };
+  confinement::prepare(report, kFd, static_cast<size_t>(address_space), fail_layer, start_engine);
+  warm_up(engine);
   const int pid = static_cast<int>(::getpid());
   confinement::lock_down(report, kFd, fail_layer);
 
@@ -217,6 +256,15 @@ int main(int argc, char** argv) {
   if (!allow_weak && !missing_layers(report).empty())
     leave(kExitUnconfined);
 
+  if (engine == action_engine::spidermonkey) {
+    spidermonkey::fresh_realm next;
+    for (;;) {
+      const sandbox::request req = parse_request(receive());
+      send(done_frame(spidermonkey::run(std::move(next), req, call_parent)));
+      spidermonkey::collect_garbage();  // while the pool has nothing for us
+      next = spidermonkey::fresh_realm();
+    }
+  }
   sandbox::fresh_heap next(send_fatal);
   for (;;) {
     const sandbox::request req = parse_request(receive());

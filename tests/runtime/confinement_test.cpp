@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -72,6 +73,19 @@ TEST_CASE("confinement: the seccomp filter allows the run loop and nothing else"
        [](int) {
          timespec ts{};
          (void)::syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+       },
+       0},
+      // SpiderMonkey seeds every new realm and reads its GC's CPU time.
+      {"getrandom",
+       [](int) {
+         char buf[8];
+         (void)::syscall(SYS_getrandom, buf, sizeof buf, 0);
+       },
+       0},
+      {"getrusage",
+       [](int) {
+         rusage u{};
+         (void)::syscall(SYS_getrusage, RUSAGE_SELF, &u);
        },
        0},
       {"write to stderr", [](int) { (void)::syscall(SYS_write, 2, "", 0); }, SIGSYS},
