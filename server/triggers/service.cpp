@@ -392,6 +392,13 @@ result<reply> webhook(state& st, const httplib::Request& req, httplib::Response&
                 "body: " + std::to_string(req.body.size()) + " bytes, at most " + std::to_string(kMaxWebhookBody));
   std::vector<std::pair<std::string, std::string>> headers(req.headers.begin(), req.headers.end());
   new_run r{new_run_id(), id, webhook_params(req.body, req.get_header_value("Content-Type"), headers), st.clk.now()};
+  // The params carry the body twice (event and event_raw): refused now rather than queued for a
+  // run the core would refuse on every attempt.
+  if (const size_t run_bytes = run_request_bytes(r.params.get_object()); run_bytes > st.cfg.core_max_body)
+    return fail(api_errc::payload_too_large, "body: " + std::to_string(req.body.size()) +
+                                                 " bytes make a run request of about " + std::to_string(run_bytes) +
+                                                 " bytes, over the core's limit of " +
+                                                 std::to_string(st.cfg.core_max_body));
   const auto enqueue_start = steady::now();
   auto queued = st.db.enqueue_run(r, trigger_type::webhook);
   if (st.log.enabled(core::logger::level::debug)) {

@@ -15,6 +15,7 @@
 #include "triggers/scheduler.hpp"
 #include "triggers/store.hpp"
 #include "triggers/validate.hpp"
+#include "triggers/webhook.hpp"
 #include "triggers/worker.hpp"
 
 namespace httplib {
@@ -51,6 +52,9 @@ struct service_config {
   /// the limit. Each trigger has its own limits besides (max_runs_per_minute, max_queued_runs).
   double webhook_requests_per_second = 20;
   double webhook_burst = 200;
+  /// The body limit of the core's run_action: a webhook whose run request would be larger is
+  /// refused at intake with 413 rather than queued to fail (run_request_bytes).
+  size_t core_max_body = kCoreRunRequestLimit;
   /// Longest wait for the core's answers when a trigger's usage key is checked (key_check.hpp).
   std::chrono::milliseconds key_check_timeout{10000};
 };

@@ -141,6 +141,12 @@ std::optional<result<void>> apply_setting(settings& s, std::string_view key, con
         return usage(what + ": expected at most 600000");
       return {};
     }
+    if (k == "core_max_body_bytes") {
+      ENACT_TRY(s.core_max_body_bytes, number(v, what));
+      if (s.core_max_body_bytes != 0 && s.core_max_body_bytes < 4096)
+        return usage(what + ": expected 0 or at least 4096");
+      return {};
+    }
     if (k == "lease_ms") {
       ENACT_TRY(s.lease_ms, number(v, what));
       if (s.lease_ms < 1000)

@@ -42,6 +42,10 @@ struct settings {
   /// Chain name → confirmations a chain-event log waits for unless its trigger sets its own
   /// (`--chain-confirmations NAME=N`, `[chain_confirmations] NAME = N`); absent: 0.
   std::map<std::string, uint64_t> chain_confirmations;
+  /// The run_action body limit of the core the workers call (`[triggers] core_max_body_bytes`),
+  /// for a core elsewhere that differs; 0: this server's core's, kCoreRunRequestLimit (320 KiB).
+  /// A webhook whose run request would not fit is refused with 413.
+  uint64_t core_max_body_bytes = 0;
   /// How often the chain watcher asks each chain for its head.
   uint64_t chain_poll_ms = 2000;
   /// POST /webhook/<id> requests per second per client address, with `webhook_burst` at once

@@ -34,6 +34,10 @@ std::string media_type(std::string_view content_type) {
 
 }  // namespace
 
+size_t run_request_bytes(const boost::json::object& params) {
+  return boost::json::serialize(params).size() + kRunRequestOverhead;
+}
+
 boost::json::object webhook_params(std::string_view body, std::string_view content_type,
                                    const std::vector<std::pair<std::string, std::string>>& headers) {
   namespace json = boost::json;

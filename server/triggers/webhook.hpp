@@ -39,6 +39,20 @@ inline constexpr std::string_view kStrippedHeaders[] = {"authorization", "cookie
                                                         // added by cpp-httplib, not sent by the client
                                                         "remote_addr", "remote_port", "local_addr", "local_port"};
 
+/// The core's body limit of POST /core/v1/run_action: 256 KiB of code and 64 KiB besides
+/// (docs/triggers.md "Webhooks"). It is the route's own, not limits.max_body_bytes.
+inline constexpr size_t kCoreRunRequestLimit = (size_t{256} << 10) + (size_t{64} << 10);
+
+/// What a run request to the core adds to its params at most: the field names, the action's CID
+/// and the PKP id.
+inline constexpr size_t kRunRequestOverhead = 1024;
+
+/// The largest body of the run request (POST /core/v1/run_action) that carries `params`: the
+/// params serialized as the core client sends them, plus kRunRequestOverhead. A webhook whose
+/// run request would exceed the core's body limit is refused at intake (docs/triggers.md
+/// "Webhooks"), since the core would refuse every attempt of its run.
+[[nodiscard]] size_t run_request_bytes(const boost::json::object& params);
+
 [[nodiscard]] boost::json::object webhook_params(std::string_view body, std::string_view content_type,
                                                  const std::vector<std::pair<std::string, std::string>>& headers);
 

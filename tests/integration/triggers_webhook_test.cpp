@@ -107,7 +107,7 @@ TEST_CASE("triggers: webhooks run actions through the core") {
     }
   }
 
-  SUBCASE("404 unknown, 409 disabled, 413 over 1 MiB") {
+  SUBCASE("404 unknown, 409 disabled, 413 over 1 MiB or over the core's run request limit") {
     const std::string unknown = "/webhook/trg_" + std::string(32, '0');
     check_error(srv, call(srv.port(), "POST", unknown, "{}"), 404, "not_found", unknown);
     check_error_shape(call(srv.port(), "POST", "/webhook/not-an-id", "{}"), 404, "not_found");
@@ -126,8 +126,17 @@ TEST_CASE("triggers: webhooks run actions through the core") {
     ITEST_REQUIRE_STATUS(alice.patch("/api/triggers/" + id, json::object{{"enabled", true}}), 200);
     ITEST_CHECK_STATUS(call(srv.port(), "POST", hook, "{}"), 202);
 
+    // The run request carries the body twice (event and event_raw) and must fit the core's
+    // run_action limit of 320 KiB: a text body of 150 KiB runs; one of 170 KiB, which the core
+    // would refuse on every attempt, is refused at intake, and so is one of 1 MiB.
+    const response fits = call(srv.port(), "POST", hook, std::string(150 << 10, 'x'), {}, "text/plain");
+    ITEST_REQUIRE_STATUS(fits, 202);
+    const json::object fitted = await_run(alice, s_of(fits.body, "run_id"));
+    CHECK_MESSAGE(fitted.at("status") == "success", json::serialize(fitted.at("error")));
+    check_error(srv, call(srv.port(), "POST", hook, std::string(170 << 10, 'x'), {}, "text/plain"), 413,
+                "payload_too_large", hook);
     const std::string max(size_t{1} << 20, 'x');
-    ITEST_CHECK_STATUS(call(srv.port(), "POST", hook, max, {}, "text/plain"), 202);
+    check_error(srv, call(srv.port(), "POST", hook, max, {}, "text/plain"), 413, "payload_too_large", hook);
     check_error(srv, call(srv.port(), "POST", hook, max + "x", {}, "text/plain"), 413, "payload_too_large", hook);
     check_error_shape(call(srv.port(), "POST", hook, max + max, {}, "text/plain"), 413, "payload_too_large");
     const response runs = alice.get("/api/triggers/" + id + "/runs?limit=100");

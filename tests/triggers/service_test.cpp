@@ -169,6 +169,18 @@ TEST_CASE("retries: 3 retries after the first attempt, 4 attempts in all") {
   CHECK(lease_request{}.max_attempts == 4);
 }
 
+TEST_CASE("webhook params: the run request they make, against the core's run_action limit") {
+  // A plain text body travels twice (event and event_raw): about 159 KiB is the most that fits.
+  const auto bytes = [](size_t n) {
+    return run_request_bytes(webhook_params(std::string(n, 'x'), "text/plain", {}));
+  };
+  CHECK(kCoreRunRequestLimit == 320u << 10);
+  CHECK(bytes(0) < 2048);
+  CHECK(bytes(150 << 10) <= kCoreRunRequestLimit);
+  CHECK(bytes(160 << 10) > kCoreRunRequestLimit);
+  CHECK(bytes(160 << 10) >= 2 * (160u << 10) + kRunRequestOverhead);
+}
+
 TEST_CASE("settings: trigger keys of the config file and flags") {
   settings s;
   const auto apply = [&](const char* key, json::value v) {
@@ -192,6 +204,8 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
   CHECK(split_listen(s.listen) == std::optional<std::pair<std::string, int>>({"0.0.0.0", 8081}));
   REQUIRE(apply("triggers.sync", "normal")->has_value());
   CHECK(s.sync == "normal");
+  REQUIRE(apply("triggers.core_max_body_bytes", 1 << 20)->has_value());
+  CHECK(s.core_max_body_bytes == 1u << 20);
 
   struct bad {
     const char* key;
@@ -205,6 +219,7 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
       {"triggers.listen", "8080", "HOST:PORT"},
       {"triggers.sync", "off", "full or normal"},
       {"triggers.lease_ms", 10, "at least"},
+      {"triggers.core_max_body_bytes", 100, "at least 4096"},
       {"chain_rpc", "ethereum", "NAME=URL"},
       {"chain_rpc", "doge=http://d.example", "doge"},
       {"chain_rpc.ethereum", "localhost:8545", "http://"},
