@@ -6,7 +6,7 @@
 
 namespace enact::metering {
 
-std::string ledger_import_id(const account_hash& account) { return "ledger-import:" + codec::hex::encode(account); }
+std::string ledger_import_id(const account_hash& account) { return "ledger-import:0x" + codec::hex::encode(account); }
 
 result<uint64_t> import_balances(store& s, std::span<const std::pair<account_hash, uint64_t>> balances) {
   uint64_t imported = 0;
