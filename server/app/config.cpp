@@ -441,6 +441,8 @@ constexpr flag kFlags[] = {
     {"--trigger-sync", "triggers.sync", "full | normal: SQLite synchronous mode of triggers.sqlite (default full)"},
     {"--trigger-store", "triggers.store",
      "URL: postgres://… to share triggers and runs between instances (default: triggers.sqlite in the data dir)"},
+    {"--trigger-store-pool", "triggers.store_pool",
+     "most connections a postgres:// trigger store keeps open (default 16, 1 to 1024; ignored for SQLite)"},
     {"--triggers-public-url", "triggers.public_url",
      "public base URL of the trigger service: base of the webhook URLs, and the only domain its wallet sign-in "
      "accepts; required when it listens on an address other than loopback (default: webhook URLs from Host, sign-in on "

@@ -50,7 +50,7 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   // A PostgreSQL store is shared with other instances; triggers.sqlite belongs to this one alone.
   const bool shared_store = is_postgres_url(s.store);
   if (shared_store) {
-    auto db = pg_store::open(s.store);
+    auto db = pg_store::open(s.store, pg_options{s.store_pool});
     if (!db)
       return error{db.code(), "triggers: " + db.err().message};
     d->store_ = std::move(*db);

@@ -141,6 +141,13 @@ std::optional<result<void>> apply_setting(settings& s, std::string_view key, con
         return usage(what + ": expected at most 600000");
       return {};
     }
+    if (k == "store_pool") {
+      ENACT_TRY(const auto n, number(v, what));
+      if (n < 1 || n > 1024)
+        return usage(what + ": expected 1 to 1024");
+      s.store_pool = static_cast<size_t>(n);
+      return {};
+    }
     if (k == "core_max_body_bytes") {
       ENACT_TRY(s.core_max_body_bytes, number(v, what));
       if (s.core_max_body_bytes != 0 && s.core_max_body_bytes < 4096)

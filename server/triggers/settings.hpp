@@ -37,6 +37,11 @@ struct settings {
   /// a "postgres://…" URL for a PostgreSQL database that several instances share. May hold a
   /// password: never printed.
   std::string store;
+  /// Most connections a PostgreSQL store keeps open at once (--trigger-store-pool,
+  /// ENACT_TRIGGER_STORE_POOL, `[triggers] store_pool`): calls beyond it wait for a connection.
+  /// Each instance of a fleet opens its own, so the database's max_connections must exceed their
+  /// sum. Ignored for triggers.sqlite.
+  size_t store_pool = 16;
   /// Chain name → JSON-RPC URL for chain-event triggers.
   std::map<std::string, std::string> chain_rpc;
   /// Chain name → confirmations a chain-event log waits for unless its trigger sets its own

@@ -12,6 +12,7 @@
 #include "enact/crypto/sha2.hpp"
 #include "support.hpp"
 #include "tee/tee.hpp"
+#include "triggers/pg_store.hpp"
 #include "triggers/seal.hpp"
 #include "triggers/settings.hpp"
 #include "triggers/sqlite_store.hpp"
@@ -204,6 +205,9 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
   CHECK(split_listen(s.listen) == std::optional<std::pair<std::string, int>>({"0.0.0.0", 8081}));
   REQUIRE(apply("triggers.sync", "normal")->has_value());
   CHECK(s.sync == "normal");
+  CHECK(s.store_pool == pg_options{}.connections);
+  REQUIRE(apply("triggers.store_pool", "40")->has_value());  // --trigger-store-pool's text
+  CHECK(s.store_pool == 40);
   REQUIRE(apply("triggers.core_max_body_bytes", 1 << 20)->has_value());
   CHECK(s.core_max_body_bytes == 1u << 20);
 
@@ -220,6 +224,8 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
       {"triggers.sync", "off", "full or normal"},
       {"triggers.lease_ms", 10, "at least"},
       {"triggers.core_max_body_bytes", 100, "at least 4096"},
+      {"triggers.store_pool", 0, "1 to 1024"},
+      {"triggers.store_pool", 5000, "1 to 1024"},
       {"chain_rpc", "ethereum", "NAME=URL"},
       {"chain_rpc", "doge=http://d.example", "doge"},
       {"chain_rpc.ethereum", "localhost:8545", "http://"},
