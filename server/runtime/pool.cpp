@@ -373,13 +373,10 @@ class pool::impl {
     ::posix_spawnattr_setpgroup(&attr, 0);
     ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 
-    std::vector<std::string> args = {cfg.worker_path,
-                                     "--parent",
-                                     std::to_string(::getpid()),
-                                     "--address-space",
-                                     std::to_string(address_space),
-                                     "--engine",
-                                     std::string(to_string(cfg.engine))};
+    const std::string engine(to_string(cfg.engine));
+    std::vector<std::string> args = {
+        cfg.worker_path, "--parent", std::to_string(::getpid()), "--address-space", std::to_string(address_space),
+        "--engine",      engine};
     if (cfg.allow_weak_isolation)
       args.emplace_back("--allow-weak-isolation");
     if (!cfg.fail_layer_for_tests.empty()) {

@@ -22,6 +22,7 @@
 #include <jsapi.h>
 #include <jsfriendapi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -466,8 +467,23 @@ std::string wrapped(std::string_view code) {
   return out;
 }
 
+// The stack without the frame of the wrapper's own call, `})()` on the line after the code: it
+// is not the action's.
+std::string without_wrapper_frame(std::string stack, std::string_view code) {
+  const auto lines = static_cast<size_t>(std::count(code.begin(), code.end(), '\n'));
+  const std::string frame = "@" + std::string(sandbox::kFilename) + ":" + std::to_string(lines + 2) + ":3";
+  for (const std::string_view prefix : {"", "async*"}) {
+    const std::string line = std::string(prefix) + frame;
+    if (stack == line)
+      return {};
+    if (stack.ends_with("\n" + line))
+      stack.resize(stack.size() - line.size() - 1);
+  }
+  return stack;
+}
+
 // String(error) and error.stack of a thrown or rejected value.
-void describe(JSContext* cx, JS::HandleValue thrown, outcome& o) {
+void describe(JSContext* cx, JS::HandleValue thrown, std::string_view code, outcome& o) {
   std::string text;
   if (thrown.isObject()) {
     JS::RootedObject obj(cx, &thrown.toObject());
@@ -477,7 +493,7 @@ void describe(JSContext* cx, JS::HandleValue thrown, outcome& o) {
       if (utf8_of(cx, str, text)) {
         while (!text.empty() && text.back() == '\n')
           text.pop_back();
-        o.stack = sandbox::text::cut(std::move(text), sandbox::kMaxStackBytes);
+        o.stack = sandbox::text::cut(without_wrapper_frame(std::move(text), code), sandbox::kMaxStackBytes);
       }
     }
     JS_ClearPendingException(cx);
@@ -630,7 +646,7 @@ outcome run(fresh_realm realm, const sandbox::request& req, const sandbox::call_
     if (end != ending::fulfilled)
       s.out.failure = failure_kind::exception;
     if (end == ending::thrown)
-      describe(cx, thrown, s.out);
+      describe(cx, thrown, req.code, s.out);
     else if (end == ending::stopped)
       s.out.message = "the action was stopped by the engine";
     disarm();

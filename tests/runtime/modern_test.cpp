@@ -90,6 +90,7 @@ TEST_CASE("modern: the run ends when the action's promise settles") {
   CHECK(rejected.failure == rt::failure_kind::exception);
   CHECK(rejected.message == "TypeError: late");
   CHECK(rejected.stack.find("inner@action.js:2") != std::string::npos);
+  CHECK(rejected.stack.find("action.js:5") == std::string::npos);  // not the wrapper's own call
   CHECK(rejected.response_json.empty());
 
   const auto caught = run_ok(p,
