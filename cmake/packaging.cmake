@@ -38,17 +38,10 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/enactCPackOptions.cmake.in
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # enact_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Run-time libraries the installed binaries link (Debian 12 names; what dpkg-shlibdeps reports for
-# libenact_c.so, enact, enact-server and enact-worker). libssl3 provides libcrypto; cpp-httplib's
-# own package brings zlib and brotli.
-set(ENACT_DEB_DEPENDS
-  "libc6 (>= 2.34)" "libstdc++6 (>= 12)" "libgcc-s1 (>= 3.0)" "libssl3 (>= 3.0.0)"
-  "libsecp256k1-1 (>= 0.2.0)" "libboost-json1.81.0 (>= 1.81.0)" "libcpp-httplib0.11 (>= 0.11.4)")
-if(TARGET enact-server)
-  # enact-server reads its config file with toml++; enact-worker's seccomp filter is libseccomp's.
-  list(APPEND ENACT_DEB_DEPENDS "libsqlite3-0 (>= 3.20.0)" "libtomlplusplus3 (>= 3.3.0)" "libseccomp2 (>= 2.5.0)")
-endif()
-list(JOIN ENACT_DEB_DEPENDS ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
+# Run-time libraries: dpkg-shlibdeps reads what the installed binaries (libenact_c.so, enact,
+# enact-server, enact-worker) link and names the Debian packages that provide it, so a library
+# added to the build (libpq, libpqxx, SpiderMonkey, …) reaches Depends without a hand-kept list.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # What find_package(enact) needs to build a C++ consumer (the C ABI alone needs none of them).
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
   "libboost-json1.81-dev, libssl-dev, libsecp256k1-dev, libcpp-httplib-dev, pkg-config, cmake")
