@@ -56,12 +56,13 @@ TEST_CASE("run_action: failures answer 422 with their kind, and good runs go on 
       if (b.name == "throw") {
         CHECK(r.error_message() == "Error: boom");
         const std::string stack(d.at("stack").as_string());
-        CHECK(stack.find("Error: boom") != std::string::npos);
         CHECK(stack.find("action.js:3") != std::string::npos);  // the line of the throw
         CHECK(stack.find("action.js:5") != std::string::npos);  // the line of the call
       }
-      if (b.name == "deep recursion")
-        CHECK(r.error_message().find("RangeError") != std::string::npos);
+      if (b.name == "deep recursion") {  // SpiderMonkey's InternalError, Duktape's RangeError
+        CHECK((r.error_message().find("too much recursion") != std::string::npos ||
+               r.error_message().find("RangeError") != std::string::npos));
+      }
     }
   }
 
