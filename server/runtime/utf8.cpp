@@ -42,6 +42,11 @@ size_t decode(std::string_view s, size_t i, uint32_t& cp) noexcept {
   return len;
 }
 
+bool is_high(uint32_t cp) noexcept { return cp >= 0xD800 && cp <= 0xDBFF; }
+bool is_low(uint32_t cp) noexcept { return cp >= 0xDC00 && cp <= 0xDFFF; }
+
+}  // namespace
+
 void append(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);
@@ -59,11 +64,6 @@ void append(std::string& out, uint32_t cp) {
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
-
-bool is_high(uint32_t cp) noexcept { return cp >= 0xD800 && cp <= 0xDBFF; }
-bool is_low(uint32_t cp) noexcept { return cp >= 0xDC00 && cp <= 0xDFFF; }
-
-}  // namespace
 
 std::string from_duktape(std::string_view s) {
   // Fast path: plain ASCII, the common case for JSON and logs.

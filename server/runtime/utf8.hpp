@@ -7,10 +7,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace enact::runtime::utf8 {
+
+/// Appends code point `cp` (at most U+10FFFF, not a surrogate) to `out` as UTF-8.
+void append(std::string& out, uint32_t cp);
 
 /// Valid UTF-8 for a Duktape string's bytes.
 [[nodiscard]] std::string from_duktape(std::string_view text);
