@@ -68,6 +68,7 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   cfg.workers.threads = s.workers;
   cfg.workers.retry_base = std::chrono::milliseconds(s.retry_base_ms);
   cfg.workers.lease = std::chrono::milliseconds(s.lease_ms);
+  cfg.run_retention = std::chrono::hours(24 * s.run_retention_days);
   cfg.core_max_body = s.core_max_body_bytes != 0 ? static_cast<size_t>(s.core_max_body_bytes) : kCoreRunRequestLimit;
   cfg.rules.chain_rpc = s.chain_rpc;
   cfg.public_url = s.public_url;

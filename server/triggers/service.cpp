@@ -20,6 +20,7 @@
 #include "http/rate_limiter.hpp"
 #include "http/request.hpp"
 #include "triggers/handshake.hpp"
+#include "triggers/housekeeping.hpp"
 #include "triggers/ids.hpp"
 #include "triggers/key_check.hpp"
 #include "triggers/respond.hpp"
@@ -38,6 +39,7 @@ struct service::state {
   std::unique_ptr<run_workers> workers;
   std::unique_ptr<scheduler> sched;
   bool stopped = false;
+  std::unique_ptr<run_retention> retention;  // with cfg.run_retention set
   /// One bucket per client address over POST /webhook/<id> (service_config).
   std::unique_ptr<http::rate_limiter> webhook_per_ip;
 };
@@ -503,6 +505,14 @@ result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, cor
   ENACT_TRY_VOID(st->sched->load());
   st->sched->start();
   st->workers->start();
+  if (st->cfg.run_retention.count() > 0)
+    st->retention = std::make_unique<run_retention>(
+        s, c, st->cfg.run_retention, st->cfg.retention_period, [&log](const result<size_t>& swept) {
+          if (swept)
+            log.info("finished runs past the retention deleted", {{"runs", *swept}});
+          else
+            log.warn("deleting finished runs past the retention", {{"error", swept.err().message}});
+        });
   log.info(
       "trigger service started",
       {{"workers", st->cfg.workers.threads}, {"core_url", st->cfg.workers.core_url}, {"schedules", st->sched->size()}});
@@ -513,6 +523,8 @@ void service::stop() {
   if (!st_ || st_->stopped)
     return;
   st_->stopped = true;
+  if (st_->retention)
+    st_->retention->stop();
   st_->sched->stop();
   st_->workers->stop();
 }

@@ -55,6 +55,10 @@ struct service_config {
   /// The body limit of the core's run_action: a webhook whose run request would be larger is
   /// refused at intake with 413 rather than queued to fail (run_request_bytes).
   size_t core_max_body = kCoreRunRequestLimit;
+  /// Finished runs older than this are deleted every `retention_period` (housekeeping.hpp); 0:
+  /// every run is kept.
+  std::chrono::hours run_retention{0};
+  std::chrono::milliseconds retention_period{std::chrono::hours(1)};
   /// Longest wait for the core's answers when a trigger's usage key is checked (key_check.hpp).
   std::chrono::milliseconds key_check_timeout{10000};
 };

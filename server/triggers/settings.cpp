@@ -141,6 +141,12 @@ std::optional<result<void>> apply_setting(settings& s, std::string_view key, con
         return usage(what + ": expected at most 600000");
       return {};
     }
+    if (k == "run_retention_days") {
+      ENACT_TRY(s.run_retention_days, number(v, what));
+      if (s.run_retention_days > 36500)
+        return usage(what + ": expected 0 to 36500");
+      return {};
+    }
     if (k == "store_pool") {
       ENACT_TRY(const auto n, number(v, what));
       if (n < 1 || n > 1024)

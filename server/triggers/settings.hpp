@@ -51,6 +51,9 @@ struct settings {
   /// for a core elsewhere that differs; 0: this server's core's, kCoreRunRequestLimit (320 KiB).
   /// A webhook whose run request would not fit is refused with 413.
   uint64_t core_max_body_bytes = 0;
+  /// Run history retention (`[triggers] run_retention_days`): runs that finished longer ago are
+  /// deleted by the service's housekeeping (housekeeping.hpp); 0 keeps every run.
+  uint64_t run_retention_days = 0;
   /// How often the chain watcher asks each chain for its head.
   uint64_t chain_poll_ms = 2000;
   /// POST /webhook/<id> requests per second per client address, with `webhook_burst` at once

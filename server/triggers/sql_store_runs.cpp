@@ -240,6 +240,15 @@ result<size_t> sql_store::release_all_leases(time_point now, uint32_t max_attemp
   return write([&](connection& c) -> result<size_t> { return sql::expire(c, now, max_attempts, true); });
 }
 
+result<size_t> sql_store::delete_finished_runs(time_point before, size_t limit) {
+  return write([&](connection& c) -> result<size_t> {
+    return static_cast<size_t>(c.exec("DELETE FROM runs WHERE seq IN (SELECT seq FROM runs WHERE status IN "
+                                      "('success', 'failed') AND finished_at < $1 ORDER BY finished_at LIMIT $2)",
+                                      before, static_cast<int64_t>(limit))
+                                   .affected());
+  });
+}
+
 result<std::optional<time_point>> sql_store::next_run_wakeup() const {
   return read([&](connection& c) -> result<std::optional<time_point>> {
     // The earlier of the two, or nullopt when neither exists.

@@ -354,6 +354,10 @@ class store {
   /// backend that one process serves, when that process starts: it knows no worker is alive, so
   /// the runs a killed process left running are picked up again at once.
   [[nodiscard]] virtual result<size_t> release_all_leases(time_point now, uint32_t max_attempts) = 0;
+  /// Run history retention: deletes up to `limit` finished runs (success or failed) whose
+  /// finished_at is before `before`, oldest first, and returns how many; queued and running runs
+  /// stay whatever their age.
+  [[nodiscard]] virtual result<size_t> delete_finished_runs(time_point before, size_t limit) = 0;
   /// When lease_runs could next find work without a new run arriving: the earliest
   /// next_attempt_at of an unleased run or lease expiry; nullopt when there is none.
   [[nodiscard]] virtual result<std::optional<time_point>> next_run_wakeup() const = 0;
@@ -477,6 +481,7 @@ class store {
   result<void> retry_run_later(const lease_ref& l, const run_error& e, time_point next_attempt_at) override;           \
   result<size_t> expire_leases(time_point now, uint32_t max_attempts) override;                                        \
   result<size_t> release_all_leases(time_point now, uint32_t max_attempts) override;                                   \
+  result<size_t> delete_finished_runs(time_point before, size_t limit) override;                                       \
   result<std::optional<time_point>> next_run_wakeup() const override;                                                  \
   result<std::vector<scheduled_trigger>> list_schedules() const override;                                              \
   result<std::optional<scheduled_trigger>> get_schedule(std::string_view trigger_id) const override;                   \

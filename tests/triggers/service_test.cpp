@@ -208,6 +208,9 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
   CHECK(s.store_pool == pg_options{}.connections);
   REQUIRE(apply("triggers.store_pool", "40")->has_value());  // --trigger-store-pool's text
   CHECK(s.store_pool == 40);
+  CHECK(s.run_retention_days == 0);  // every run kept unless set
+  REQUIRE(apply("triggers.run_retention_days", 30)->has_value());
+  CHECK(s.run_retention_days == 30);
   REQUIRE(apply("triggers.core_max_body_bytes", 1 << 20)->has_value());
   CHECK(s.core_max_body_bytes == 1u << 20);
 
@@ -225,6 +228,7 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
       {"triggers.lease_ms", 10, "at least"},
       {"triggers.core_max_body_bytes", 100, "at least 4096"},
       {"triggers.store_pool", 0, "1 to 1024"},
+      {"triggers.run_retention_days", 40000, "0 to 36500"},
       {"triggers.store_pool", 5000, "1 to 1024"},
       {"chain_rpc", "ethereum", "NAME=URL"},
       {"chain_rpc", "doge=http://d.example", "doge"},

@@ -21,6 +21,7 @@
 #include "enact/crypto/keccak.hpp"
 #include "must.hpp"
 #include "support.hpp"
+#include "triggers/housekeeping.hpp"
 #include "triggers/ids.hpp"
 
 namespace enact::triggers::test {
@@ -655,6 +656,55 @@ void persistence(backend& b) {
   CHECK(MUST(s->get_run("alice", run_id)).status == run_status::queued);
 }
 
+void retention(backend& b) {
+  auto s = b.open();
+  const trigger w = MUST(s->create_trigger(make_trigger("alice"), std::nullopt));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i)
+    ids.push_back(MUST(s->enqueue_run(make_run(w.id, t0, i), trigger_type::webhook)).id);
+  // ids[0] succeeds at t0 + 1 h, ids[1] fails at t0 + 2 h, ids[4] at t0 + 3 h and ids[5] at
+  // t0 + 4 h; ids[2] stays running, ids[3] queued.
+  const auto take = [&](time_point at) {
+    auto l = MUST(s->lease_runs(lease("w", at, 1, 24h)));
+    REQUIRE(l.size() == 1);
+    return l[0];
+  };
+  MUST(s->complete_run(ref_of(take(t0 + 1h)), json::value(1), t0 + 1h));
+  MUST(s->fail_run(ref_of(take(t0 + 2h)), run_error{"action_failed", "no", std::nullopt}, t0 + 2h));
+  const leased_run running = take(t0 + 2h);
+  CHECK(running.r.id == ids[2]);
+  const leased_run q3 = take(t0 + 2h);
+  MUST(s->retry_run_later(ref_of(q3), run_error{"unavailable", "busy", std::nullopt}, t0 + 48h));
+  MUST(s->complete_run(ref_of(take(t0 + 3h)), json::value(4), t0 + 3h));
+  MUST(s->complete_run(ref_of(take(t0 + 4h)), json::value(5), t0 + 4h));
+
+  // Finished before the cutoff only; a run still running or waiting for its retry stays.
+  CHECK(MUST(s->delete_finished_runs(t0 + 90min, 100)) == 1);
+  CHECK_ERRC(s->get_run("alice", ids[0]), store_errc::not_found);
+  CHECK(MUST(s->get_run("alice", ids[1])).status == run_status::failed);
+  // Oldest first, at most `limit`.
+  CHECK(MUST(s->delete_finished_runs(t0 + 100h, 2)) == 2);
+  CHECK_ERRC(s->get_run("alice", ids[1]), store_errc::not_found);
+  CHECK_ERRC(s->get_run("alice", ids[4]), store_errc::not_found);
+  CHECK(MUST(s->get_run("alice", ids[5])).status == run_status::success);
+  CHECK(MUST(delete_expired_runs(*s, t0 + 4h, 1h)) == 0);  // ids[5] finished 0 h before
+  {
+    // The housekeeping thread sweeps at start: ids[5] finished 96 h before its clock's now.
+    manual_clock clk(t0 + 100h);
+    std::atomic<size_t> swept{0};
+    run_retention keeper(*s, clk, 24h, 1h, [&](const result<size_t>& r) { swept += r ? *r : 0; });
+    for (int i = 0; i < 500 && swept.load() == 0; ++i)
+      std::this_thread::sleep_for(10ms);
+    keeper.stop();
+    CHECK(swept.load() == 1);
+  }
+  CHECK_ERRC(s->get_run("alice", ids[5]), store_errc::not_found);
+  CHECK(MUST(s->delete_finished_runs(t0 + 100h, 100)) == 0);
+  CHECK(MUST(s->get_run("alice", ids[2])).status == run_status::running);
+  CHECK(MUST(s->get_run("alice", ids[3])).status == run_status::running);
+  CHECK(MUST(s->list_runs("alice", w.id, page{})).total == 2);
+}
+
 }  // namespace
 
 lease_request lease(std::string worker, time_point now, size_t n, std::chrono::milliseconds d) {
@@ -681,6 +731,7 @@ void run_store_suite(const backend_factory& make) {
   SUBCASE("leases: renewal, expiry back to queued, attempt limit, release at start") { with(lease_expiry); }
   SUBCASE("retries: running without a lease until next_attempt_at") { with(retries); }
   SUBCASE("concurrent workers never share a run") { with(concurrent_workers); }
+  SUBCASE("retention: finished runs deleted before a cutoff, oldest first") { with(retention); }
   SUBCASE("schedules: index, fire as compare-and-set, state with updates") { with(schedules); }
   SUBCASE("chain watcher: checkpoint and seen logs fire once") { with(chain_state); }
   SUBCASE("tokens and approvals") { with(tokens_and_approvals); }
