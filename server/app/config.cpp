@@ -203,6 +203,40 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     ENACT_TRY(s.core.ipfs_gateway, text(v, what));
     return {};
   }
+  if (key == "cors_origins") {
+    // A comma-separated string (the flag and its variable) or, in a file, an array of strings.
+    std::vector<std::string> items;
+    if (v.is_array()) {
+      for (const auto& e : v.as_array()) {
+        ENACT_TRY(auto t, text(e, what));
+        items.push_back(std::move(t));
+      }
+    } else {
+      ENACT_TRY(const auto t, text(v, what));
+      for (size_t at = 0; at <= t.size();) {
+        const size_t comma = std::min(t.find(',', at), t.size());
+        std::string item = t.substr(at, comma - at);
+        while (!item.empty() && item.front() == ' ')
+          item.erase(item.begin());
+        while (!item.empty() && item.back() == ' ')
+          item.pop_back();
+        if (!item.empty())
+          items.push_back(std::move(item));
+        at = comma + 1;
+      }
+    }
+    for (const auto& o : items) {
+      // An origin is scheme://host[:port] with nothing after it, or "*".
+      const size_t scheme = o.find("://");
+      if (o != "*" &&
+          (scheme == std::string::npos || (o.compare(0, scheme, "http") != 0 && o.compare(0, scheme, "https") != 0) ||
+           o.size() == scheme + 3 || o.find('/', scheme + 3) != std::string::npos))
+        return usage(what + ": '" + o +
+                     "' is not an origin (scheme://host[:port], e.g. https://app.example.org, or *)");
+    }
+    s.core.cors_origins = std::move(items);
+    return {};
+  }
   if (key == "limits.max_body_bytes") {
     ENACT_TRY(s.core.max_body_bytes, number<size_t>(v, what));
     return {};
@@ -389,6 +423,9 @@ constexpr flag kFlags[] = {
     {"--metering-store", "billing.metering_store",
      "URL: postgres://… to share balances, payments and the credits held by runs in flight between instances "
      "(default: metering.sqlite in the data dir)"},
+    {"--cors-origins", "cors_origins",
+     "origins whose browser pages may call /core/v1 with credentials headers (CORS), comma-separated: "
+     "https://app.example.org,http://localhost:5173, or * for any (default none: no CORS headers)"},
     {"--chain-id", "chain.chain_id",
      "chain id of the registry (default 31337; checked against the node with --ledger evm)"},
     {"--ledger", "ledger.backend", "embedded | evm: the permission ledger (default embedded)"},
@@ -535,7 +572,8 @@ std::string help_text() {
     out += "  " + name + f.help + "\n";
   }
   out +=
-      "\nConfig file keys: listen, data_dir, dev, log_level, threads, [chain] chain_id chain_name\n"
+      "\nConfig file keys: listen, data_dir, dev, log_level, threads, cors_origins (an array), [chain] chain_id\n"
+      "chain_name "
       "contract_address rpc_url, [ledger] backend cache, [billing] provider stripe_api_base stripe_publishable_key\n"
       "stripe_secret_key write_surcharge_credits run_price_credits metering_store, [sandbox] workers\n"
       "run_timeout_ms run_heap_mib action_engine ipfs_gateway unsafe_allow_weak, [limits] max_body_bytes\n"

@@ -331,6 +331,7 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
   http::listener_options opt;
   // The largest body any route accepts; each route checks its own limit.
   opt.max_body = std::max(cfg.max_body_bytes, cfg.max_action_code_bytes + 4096) + 1;
+  opt.cors.origins = cfg.cors_origins;
   http::serve_requests(server, *svc.log, opt);
 }
 

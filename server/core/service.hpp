@@ -56,6 +56,10 @@ struct config {
   /// Request body limits (docs/protocol.md §0: 1 MiB default, 256 KiB action code).
   size_t max_body_bytes = size_t{1} << 20;
   size_t max_action_code_bytes = size_t{256} << 10;
+  /// Origins whose browser pages may call /core/v1 (CORS, http/cors.hpp): "https://app.example"
+  /// as the browser sends it, or "*". Empty (the default): no Access-Control-* header is sent and
+  /// a page of another site can read nothing.
+  std::vector<std::string> cors_origins;
   /// Token bucket per credential, and per wallet for X-Wallet-Auth (requests per second; burst,
   /// 0: twice the rate); a rate of 0 disables it.
   double key_rate_per_second = 200;

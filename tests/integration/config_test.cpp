@@ -70,6 +70,11 @@ TEST_CASE("settings the server cannot use are refused before it starts") {
       {"bad-line.toml", "listen 127.0.0.1:1\n", "expected key = value"},
       {"bad.json", "{\"chain\": ", "not a JSON object"},
       {"bad-listen.json", R"({"listen": "localhost"})", "HOST:PORT"},
+      // An origin is scheme://host[:port]; a path, a bare host or another scheme is a mistake
+      // that would silently grant nothing, so it is refused.
+      {"cors-path.toml", "cors_origins = [\"https://app.example.org/\"]\n", "is not an origin"},
+      {"cors-host.toml", "cors_origins = [\"app.example.org\"]\n", "is not an origin"},
+      {"cors-scheme.json", R"({"cors_origins": "ftp://app.example.org"})", "is not an origin"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
@@ -106,6 +111,19 @@ TEST_CASE("TOML files take literal strings, escapes and arrays") {
   CHECK(r.obj().at("chain_name").as_string() == "C:\\no\\escapes");
   CHECK(server.client().get("/billing/stripe_config").status == 503);  // "none", unescaped
   CHECK(server.stop().clean());
+
+  // cors_origins takes an array in a file (the flag and ENACT_CORS_ORIGINS take a comma list).
+  const std::string cors =
+      write_file(dir, "cors.toml", "cors_origins = [\"https://a.example\", \"http://127.0.0.1:9\"]\n");
+  server_process cors_server({"--config", cors});
+  for (const char* origin : {"https://a.example", "http://127.0.0.1:9", "https://b.example"}) {
+    CAPTURE(origin);
+    const auto res = cors_server.client().get("/get_node_chain_config", {{"Origin", origin}});
+    REQUIRE(res.status == 200);
+    CHECK(res.header("Access-Control-Allow-Origin") ==
+          (std::string_view(origin) == "https://b.example" ? std::string() : std::string(origin)));
+  }
+  CHECK(cors_server.stop().clean());
 
   // A repeatable flag's key takes an array: every element is applied (the second is refused here,
   // so the refusal shows it was read), in TOML and in JSON alike.
