@@ -27,7 +27,8 @@ constexpr uint64_t kChainId = 8453;
 constexpr uint64_t kIssuedAt = 1800000000;
 
 enact::Secret fixed_key() {
-  auto raw = enact::codec::hex::decode_fixed<32>("0xb5d57e5d91b9c0444a8b06d2716d5b140f78c38d5af7f1ce06f57672e1261d14", "key");
+  auto raw =
+      enact::codec::hex::decode_fixed<32>("0xb5d57e5d91b9c0444a8b06d2716d5b140f78c38d5af7f1ce06f57672e1261d14", "key");
   return enact::Secret(enact::bytes_view(raw->data(), raw->size()));
 }
 
@@ -39,8 +40,9 @@ struct envelope_fixture {
   std::array<uint8_t, 65> sig65;
 
   envelope_fixture() {
-    auto env =
-        enact::eip712::envelope::sign(enact::eip712::envelope::kind::add_usage_api_key, kChainId, fixed_key(), kIssuedAt).value();
+    auto env = enact::eip712::envelope::sign(enact::eip712::envelope::kind::add_usage_api_key, kChainId, fixed_key(),
+                                             kIssuedAt)
+                   .value();
     typed_data_json = boost::json::serialize(env.typed_data);
     signature_hex = env.signature;
     want = {enact::eip712::envelope::kind::add_usage_api_key, kChainId, kIssuedAt + 10};
@@ -132,7 +134,8 @@ BENCHMARK(BM_baseline_recover_keccak);
 void BM_envelope_sign(benchmark::State& state) {
   const auto key = fixed_key();
   for (auto _ : state)
-    benchmark::DoNotOptimize(enact::eip712::envelope::sign(enact::eip712::envelope::kind::add_usage_api_key, kChainId, key, kIssuedAt));
+    benchmark::DoNotOptimize(
+        enact::eip712::envelope::sign(enact::eip712::envelope::kind::add_usage_api_key, kChainId, key, kIssuedAt));
 }
 BENCHMARK(BM_envelope_sign);
 

@@ -124,7 +124,8 @@ int main(int argc, char** argv) {
       options.base_url = url;
       client::core_client core(options);
       chain_id = core.get_node_chain_config().chain_id;
-      const eip712::envelope::signed_envelope env = eip712::envelope::sign(eip712::envelope::kind::create_wallet, chain_id, *key, now).value();
+      const eip712::envelope::signed_envelope env =
+          eip712::envelope::sign(eip712::envelope::kind::create_wallet, chain_id, *key, now).value();
       std::printf("%s\n", eip712::envelope::to_json(env).c_str());
       const client::minted_wallet w = core.create_wallet_with_signature(env);
       std::printf("{\"pkp_id\":\"%s\",\"wallet_address\":\"%s\"}\n", to_checksum_address(w.pkp_id).c_str(),
@@ -137,7 +138,8 @@ int main(int argc, char** argv) {
     want.expected = kind;
     want.chain_id = chain_id;
     want.now = now;
-    const address signer = eip712::envelope::verify(boost::json::serialize(env.typed_data), env.signature, want).value();
+    const address signer =
+        eip712::envelope::verify(boost::json::serialize(env.typed_data), env.signature, want).value();
     std::printf("%s\n", eip712::envelope::to_json(env).c_str());
     std::fprintf(stderr, "signed by %s\n", to_checksum_address(signer).c_str());
     return 0;

@@ -37,7 +37,8 @@ void send_error(const services& svc, const httplib::Request& req, httplib::Respo
 /// JSON strings, as the guest agent gives them.
 result<json::value> attestation(const services& svc) {
   ENACT_TRY(const tee::quote_response q, svc.tee->quote(tee::report_data{}));
-  return json::object{{"quote", codec::hex::encode_prefixed(q.quote)}, {"event_log", q.event_log}, {"vm_config", q.vm_config}};
+  return json::object{
+      {"quote", codec::hex::encode_prefixed(q.quote)}, {"event_log", q.event_log}, {"vm_config", q.vm_config}};
 }
 
 /// GET /info: app_id and compose_hash as bare hex (docs/protocol.md §5 check 4 prefixes them with 0x),

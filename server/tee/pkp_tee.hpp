@@ -23,7 +23,7 @@ class pkp_tee : public tee {
   }
 
   result<crypto::secp256k1::signature> sign_digest(const hash256& account, const hash256& path,
-                                           const hash256& digest) const override {
+                                                   const hash256& digest) const override {
     ENACT_TRY(const Secret key, pkp::signing_key(root_, account, path));
     return crypto::secp256k1::sign(digest, key);
   }

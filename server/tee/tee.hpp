@@ -36,9 +36,10 @@ class tee {
   [[nodiscard]] virtual result<address> wallet_address(const hash256& account, const hash256& path) const = 0;
   /// A recoverable signature of `digest` by the PKP key of (`account`, `path`).
   [[nodiscard]] virtual result<crypto::secp256k1::signature> sign_digest(const hash256& account, const hash256& path,
-                                                                 const hash256& digest) const = 0;
+                                                                         const hash256& digest) const = 0;
   /// The PKP public key (64 bytes x ‖ y) of (`account`, `path`).
-  [[nodiscard]] virtual result<crypto::secp256k1::public_key> public_key(const hash256& account, const hash256& path) const = 0;
+  [[nodiscard]] virtual result<crypto::secp256k1::public_key> public_key(const hash256& account,
+                                                                         const hash256& path) const = 0;
   /// AES-256-GCM with the PKP's symmetric key: nonce ‖ ciphertext ‖ tag.
   [[nodiscard]] virtual result<bytes> encrypt(const hash256& account, const hash256& path,
                                               bytes_view plaintext) const = 0;

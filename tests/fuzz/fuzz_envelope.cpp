@@ -55,7 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     boost::system::error_code ec;
     const auto doc = boost::json::parse(parts->first, ec);
     fuzz::require(!ec && doc.is_object(), "envelope: decoded header typed data is not an object");
-    const std::string header = eip712::envelope::encode_wallet_auth(eip712::envelope::signed_envelope{doc.as_object(), parts->second});
+    const std::string header =
+        eip712::envelope::encode_wallet_auth(eip712::envelope::signed_envelope{doc.as_object(), parts->second});
     const auto again = eip712::envelope::decode_wallet_auth(header);
     fuzz::require(again && *again == *parts, "envelope: decode_wallet_auth(encode_wallet_auth(x)) != x");
     return 0;

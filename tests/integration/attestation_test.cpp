@@ -535,7 +535,8 @@ TEST_CASE("dstack: the PKP root key comes from GetKey, so servers on one agent a
   // The api_payer is the server key "api-payer/0" (server/app/main.cpp): derived from the
   // agent's key by the rules of docs/protocol.md §1 "server keys".
   const Secret payer = pkp::server_signing_key(Secret(codec::hex::decode(kAgentKey).value()), "api-payer/0").value();
-  const std::string expected = to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(payer).value()));
+  const std::string expected =
+      to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(payer).value()));
   CHECK(admin_api_payer(a) == expected);
   CHECK(admin_api_payer(b) == expected);
   CHECK(admin_api_payer(simulated) != expected);

@@ -28,7 +28,8 @@ TEST_CASE("OpenAPI lists the three endpoints with their bodies and error respons
     CHECK(required == want);
     CHECK_FALSE(schema.at("additionalProperties").as_bool());
     const auto& td = schema.at("properties").at("typed_data").as_object();
-    CHECK(td.at("examples").as_array()[0].at("primaryType") == json::value(eip712::envelope::primary_type_name(ep.kind)));
+    CHECK(td.at("examples").as_array()[0].at("primaryType") ==
+          json::value(eip712::envelope::primary_type_name(ep.kind)));
     const auto& responses = op.at("responses").as_object();
     for (const char* status : {"200", "400", "401", "413", "429"})
       CHECK_MESSAGE(responses.contains(status), status);
@@ -89,7 +90,8 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   // An envelope signed by another wallet than the stated new admin.
   e = expect_api_error([&] {
     (void)owner.convert_to_chain_secured_account(
-        address_of_key(admin), eip712::envelope::sign(eip712::envelope::kind::convert_account, kChain, w, unix_now()).value());
+        address_of_key(admin),
+        eip712::envelope::sign(eip712::envelope::kind::convert_account, kChain, w, unix_now()).value());
   });
   CHECK(e.errc() == api_errc::signature_invalid);
   CHECK(owner.account().managed);
@@ -105,7 +107,8 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(e.status() == 401);
   e = expect_api_error([&] { (void)owner.add_group({"after", {}, {}, {}}); });
   CHECK(e.errc() == api_errc::unauthenticated);
-  const auto balance = anon.balance(eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, admin, unix_now()).value());
+  const auto balance =
+      anon.balance(eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, admin, unix_now()).value());
   CHECK(balance.balance_credits == 0);
 
   CHECK(srv.stop().clean());
@@ -142,8 +145,8 @@ TEST_CASE("wallet-signed envelopes of the interop vectors (eth_signTypedData_v4 
     const auto& msg = doc.at("message").as_object();
     const auto* issued = msg.if_contains("issuedAt");
     const json::object canonical = eip712::envelope::build(*k, doc.at("domain").at("chainId").to_number<uint64_t>(),
-                                                   parse_address(msg.at("address").as_string()).value(),
-                                                   issued != nullptr ? issued->to_number<uint64_t>() : 0);
+                                                           parse_address(msg.at("address").as_string()).value(),
+                                                           issued != nullptr ? issued->to_number<uint64_t>() : 0);
     replays.push_back({std::string(v.at("name").as_string()), doc, std::string(v.at("signature_viem").as_string()),
                        std::string(v.at("signer").as_string()), *k, doc.at("types") == canonical.at("types")});
   }
@@ -167,7 +170,7 @@ TEST_CASE("wallet-signed envelopes of the interop vectors (eth_signTypedData_v4 
     auto c = srv.client();
     const std::string path = r.kind == eip712::envelope::kind::create_wallet       ? kCreate
                              : r.kind == eip712::envelope::kind::add_usage_api_key ? kAddKey
-                                                                           : kConvert;
+                                                                                   : kConvert;
     httplib::Headers auth;
     json::object body{{"typed_data", r.document}, {"signature", r.signature}};
     if (r.kind == eip712::envelope::kind::convert_account) {

@@ -57,7 +57,7 @@ inline address address_of_key(const Secret& key) {
 }
 
 inline eip712::envelope::signed_envelope sign_env(eip712::envelope::kind k, const Secret& key, int64_t issued_at,
-                                          uint64_t chain = kChain) {
+                                                  uint64_t chain = kChain) {
   return eip712::envelope::sign(k, chain, key, static_cast<uint64_t>(issued_at)).value();
 }
 

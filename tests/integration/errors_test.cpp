@@ -296,12 +296,13 @@ TEST_CASE(
   const auto signed_for = [&](eip712::envelope::kind k, uint64_t chain, int64_t at) {
     return eip712::envelope::sign(k, chain, key, static_cast<uint64_t>(at)).value();
   };
-  ITEST_CHECK_STATUS(c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now()))),
-                     200);
+  ITEST_CHECK_STATUS(
+      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now()))), 200);
 
   // A signature made for another flow (primaryType CreateWallet) is refused.
-  check_error_shape(c.get("/billing/balance", header(signed_for(eip712::envelope::kind::create_wallet, 31337, unix_now()))),
-                    400, "typed_data_invalid");
+  check_error_shape(
+      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::create_wallet, 31337, unix_now()))), 400,
+      "typed_data_invalid");
   {
     // Non-canonical types: a field renamed.
     auto env = signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now());
@@ -320,7 +321,7 @@ TEST_CASE(
     // The signer differs from message.address.
     auto env = signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now());
     env.signature = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337,
-                                   Secret(crypto::keccak256(std::string_view("someone else"))), unix_now())
+                                           Secret(crypto::keccak256(std::string_view("someone else"))), unix_now())
                         .value()
                         .signature;
     check_error_shape(c.get("/billing/balance", header(env)), 401, "signature_invalid");
@@ -334,8 +335,8 @@ TEST_CASE(
   check_error_shape(
       c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now() + 400))), 401,
       "signature_expired");
-  check_error_shape(c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 1, unix_now()))), 400,
-                    "chain_id_mismatch");
+  check_error_shape(c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 1, unix_now()))),
+                    400, "chain_id_mismatch");
   check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", "%%% not base64 %%%"}}), 400, "invalid_request");
 
   c.check_all_logged();

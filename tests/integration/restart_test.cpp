@@ -158,9 +158,10 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
     ITEST_REQUIRE_STATUS(w, 200);
     CHECK(s_of(w.body, "derivation_path") == api_path_hex(acct.api_key_hash, 3));
     CHECK(s_of(w.body, "pkp_id") ==
-          to_checksum_address(pkp::wallet_address(root, codec::hex::decode_fixed<32>(acct.api_key_hash).value(),
-                                                  codec::hex::decode_fixed<32>(api_path_hex(acct.api_key_hash, 3)).value())
-                                  .value()));
+          to_checksum_address(
+              pkp::wallet_address(root, codec::hex::decode_fixed<32>(acct.api_key_hash).value(),
+                                  codec::hex::decode_fixed<32>(api_path_hex(acct.api_key_hash, 3)).value())
+                  .value()));
     // And group ids continue too (the removed group's id is not reused).
     const response g = c.post("/add_group", json::object{{"name", "after restart"}}, acct.auth());
     ITEST_REQUIRE_STATUS(g, 200);

@@ -34,10 +34,10 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
         INFO(who << ", PKP " << w.pkp_id);
         const hash256 digest = crypto::keccak256("digest for " + w.pkp_id + who);
         const std::string message = "héllo, wörld 👋 " + w.pkp_id;
-        const response r =
-            run(c, auth,
-                by_cid(sign.cid, {{"pkp", w.pkp_id}, {"digest", codec::hex::encode_prefixed(digest)}, {"message", message}},
-                       w.pkp_id));
+        const response r = run(
+            c, auth,
+            by_cid(sign.cid, {{"pkp", w.pkp_id}, {"digest", codec::hex::encode_prefixed(digest)}, {"message", message}},
+                   w.pkp_id));
         bodies.push_back(r.text);
         ITEST_REQUIRE_STATUS(r, 200);
         CHECK(u_of(r.body, "charged_credits") == 1);
@@ -75,7 +75,8 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
         const hash256 path = codec::hex::decode_fixed<32>(w.path).value();
         const Secret key = pkp::signing_key(root, account, path).value();
         CHECK(to_checksum_address(pkp::wallet_address(root, account, path).value()) == w.pkp_id);
-        CHECK(codec::hex::encode_prefixed(crypto::secp256k1::sign(digest, key).value().to_bytes()) == s_of(sig, "signature"));
+        CHECK(codec::hex::encode_prefixed(crypto::secp256k1::sign(digest, key).value().to_bytes()) ==
+              s_of(sig, "signature"));
         derived_keys.push_back(codec::hex::encode(key.view()));
 
         // signMessage: EIP-191 personal_sign of the UTF-8 message.

@@ -403,8 +403,9 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
     scratch_dir d;
     write_instance(d.path, "a", base, clean_log);
     std::ofstream(d.path / "a" / "tee-root.key", std::ios::binary) << root;
-    write_instance(d.path, "b", "",
-                   "seed " + codec::hex::encode(as_bytes(root)) + "\nkey 0x" + codec::hex::encode(pkp_key->view()) + "\n");
+    write_instance(
+        d.path, "b", "",
+        "seed " + codec::hex::encode(as_bytes(root)) + "\nkey 0x" + codec::hex::encode(pkp_key->view()) + "\n");
     const scan_report rep = scan_captures(d.path);
     REQUIRE(rep.leaks.size() == 2);
     CHECK(rep.leaks[0].starts_with("TEE root key"));
@@ -413,8 +414,8 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
   SUBCASE("a later answer that returns the key, and a list answer that carries one") {
     scratch_dir d;
     bytes other(32, 0x42);
-    const std::string listed =
-        json::serialize(json::object{{"items", json::array{json::object{{"usage_api_key", codec::base64::encode(other)}}}}});
+    const std::string listed = json::serialize(
+        json::object{{"items", json::array{json::object{{"usage_api_key", codec::base64::encode(other)}}}}});
     write_instance(d.path, "a",
                    base + transcript_record(200, "GET", "/core/v1/account", "{\"echo\":\"" + api_key + "\"}") +
                        transcript_record(200, "GET", "/core/v1/list_api_keys", listed),

@@ -45,7 +45,8 @@ struct wallet {
     addr = crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
   }
   [[nodiscard]] std::string sign(std::string_view message) const {
-    return codec::hex::encode_prefixed(crypto::secp256k1::sign(crypto::personal_message_hash(message), key).value().to_bytes());
+    return codec::hex::encode_prefixed(
+        crypto::secp256k1::sign(crypto::personal_message_hash(message), key).value().to_bytes());
   }
   [[nodiscard]] std::string user() const { return codec::hex::encode_prefixed(addr); }
 };

@@ -245,7 +245,8 @@ TEST_CASE("abi encode checks values against their types") {
   CHECK(codec::abi::encode(types, std::vector<value>{B(true)}).code() == abi_errc::wrong_length);
   codec::abi::type bogus;  // a type built by hand is validated too
   bogus.bits = 7;
-  CHECK(codec::abi::encode(std::vector<codec::abi::type>{bogus}, std::vector<value>{N(1)}).code() == abi_errc::bad_type);
+  CHECK(codec::abi::encode(std::vector<codec::abi::type>{bogus}, std::vector<value>{N(1)}).code() ==
+        abi_errc::bad_type);
 }
 
 TEST_CASE("abi decode rejects non-canonical and out-of-bounds data") {
@@ -414,8 +415,10 @@ TEST_CASE("abi packed encoding") {
         "6869"
         "0102" +
             W("1") + W("2") + W("1") + W("0") + P("aabb") + std::string(64, 'f'));
-  CHECK(codec::abi::encode_packed(types_of({"(uint256)"}), std::vector<value>{L({N(1)})}).code() == abi_errc::type_mismatch);
-  CHECK(codec::abi::encode_packed(types_of({"string[]"}), std::vector<value>{L({T("a")})}).code() == abi_errc::type_mismatch);
+  CHECK(codec::abi::encode_packed(types_of({"(uint256)"}), std::vector<value>{L({N(1)})}).code() ==
+        abi_errc::type_mismatch);
+  CHECK(codec::abi::encode_packed(types_of({"string[]"}), std::vector<value>{L({T("a")})}).code() ==
+        abi_errc::type_mismatch);
   CHECK(codec::abi::encode_packed(types_of({"uint8"}), std::vector<value>{N(256)}).code() == abi_errc::out_of_range);
 }
 
@@ -474,8 +477,9 @@ TEST_CASE("abi JSON bridge") {
     REQUIRE(!r);
     CHECK(r.code() == c.code);
   }
-  CHECK(codec::abi::from_json(codec::abi::type::of("uint256[]"), boost::json::parse("[1, true]"), "amounts").err().message ==
-        "amounts[1]: expected uint256, got a bool");
+  CHECK(codec::abi::from_json(codec::abi::type::of("uint256[]"), boost::json::parse("[1, true]"), "amounts")
+            .err()
+            .message == "amounts[1]: expected uint256, got a bool");
   CHECK(codec::abi::from_json(codec::abi::type::of("uint256"), boost::json::parse("1e3")).value() == N(1000));
   CHECK_THROWS_AS((void)codec::abi::to_json(codec::abi::type::of("bool"), N(1)), Error);
 }
@@ -525,5 +529,6 @@ TEST_CASE("abi command-line arguments") {
     REQUIRE(!v);
     CHECK(v.code() == c.code);
   }
-  CHECK(codec::abi::from_cli_arg(codec::abi::type::of("uint8"), "300", "arg 1").err().message == "arg 1: 300 out of range for uint8");
+  CHECK(codec::abi::from_cli_arg(codec::abi::type::of("uint8"), "300", "arg 1").err().message ==
+        "arg 1: 300 out of range for uint8");
 }

@@ -113,9 +113,11 @@ TEST_CASE("attest: runtime event digests (dstack runtime_events.rs)") {
   // v2: SHA-384 of the JCS preimage dstack's tests spell out.
   e.version = 2;
   e.payload = {0xab, 0xcd};
-  CHECK(runtime_event_digest(e) == crypto::sha384(as_bytes(R"({"name":"compose-hash","payload":"abcd","type":134217729})")));
+  CHECK(runtime_event_digest(e) ==
+        crypto::sha384(as_bytes(R"({"name":"compose-hash","payload":"abcd","type":134217729})")));
   e.name = "a\"b\\\n\x01";
-  CHECK(runtime_event_digest(e) == crypto::sha384(as_bytes(R"({"name":"a\"b\\\n\u0001","payload":"abcd","type":134217729})")));
+  CHECK(runtime_event_digest(e) ==
+        crypto::sha384(as_bytes(R"({"name":"a\"b\\\n\u0001","payload":"abcd","type":134217729})")));
 }
 
 TEST_CASE("attest: malformed event logs are typed errors") {
@@ -163,7 +165,8 @@ TEST_CASE("attest: the application check passes for near-mpc's pinned compose") 
     REQUIRE(info->event_log_in_info);
     const app_report r = verify_app(*info, near_log());
     CHECK_MESSAGE(r.passed(), failed_names(r));
-    CHECK(codec::hex::encode(r.computed_compose_hash) == "2911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
+    CHECK(codec::hex::encode(r.computed_compose_hash) ==
+          "2911e1f733466216dedb862d6d669e11256ee7a34ce4dbc66c4b807ba7a9c895");
     REQUIRE(r.images.size() == 2);
     CHECK(r.images[0].image ==
           "nearone/"

@@ -427,8 +427,8 @@ TEST_CASE("attest: collateral in Intel PCS form verifies like the QuoteCollatera
   // The bodies PCS serves: the signed object kept verbatim, the signature beside it.
   const std::string tcb_body =
       "{ \"tcbInfo\" : " + v3.tcb_info + ",\n \"signature\":\"" + codec::hex::encode(v3.tcb_info_signature) + "\"}";
-  const std::string qe_body =
-      "{\"enclaveIdentity\":" + v3.qe_identity + ",\"signature\":\"" + codec::hex::encode(v3.qe_identity_signature) + "\"}";
+  const std::string qe_body = "{\"enclaveIdentity\":" + v3.qe_identity + ",\"signature\":\"" +
+                              codec::hex::encode(v3.qe_identity_signature) + "\"}";
   // PCS sends the issuer chain header percent-encoded.
   std::string header;
   for (unsigned char ch : v3.tcb_info_issuer_chain) {

@@ -318,8 +318,8 @@ inline network_evidence make_evidence(std::string account_json = R"({"uri":")" +
   const hash256 h = crypto::sha256(as_bytes(sums));
   std::copy(h.begin(), h.end(), quote.begin() + kV4Body + 520);
   std::fill(quote.begin() + kV4Body + 520 + 32, quote.begin() + kV4Body + 584, 0);
-  e.files["quote.json"] =
-      R"({"quote":")" + codec::hex::encode(quote) + R"(","report_data":")" + codec::hex::encode(h) + std::string(64, '0') + "\"}";
+  e.files["quote.json"] = R"({"quote":")" + codec::hex::encode(quote) + R"(","report_data":")" + codec::hex::encode(h) +
+                          std::string(64, '0') + "\"}";
   e.served_cert_der = pem_der(kCertA);
   return e;
 }

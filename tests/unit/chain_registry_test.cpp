@@ -390,8 +390,8 @@ TEST_CASE("revert messages and the built-in reverts") {
   const address sender{0xab, 0xcd};
   const reg::registry_error not_admin = reg::decode_revert(reg::encode_revert(reg::not_admin_error{account, sender}));
   CHECK(not_admin.code == registry_errc::not_admin);
-  CHECK(not_admin.message ==
-        "NotAdmin(accountHash=" + codec::hex::encode_prefixed(account) + ", sender=" + codec::hex::encode_prefixed(sender) + ")");
+  CHECK(not_admin.message == "NotAdmin(accountHash=" + codec::hex::encode_prefixed(account) +
+                                 ", sender=" + codec::hex::encode_prefixed(sender) + ")");
 
   // require(false, "Not enough Ether provided.") as Solidity encodes it (Solidity docs, "Error
   // handling"; the same bytes are asserted against ethers in generate.mjs).
@@ -704,36 +704,39 @@ TEST_CASE("typed structs put each member in its Solidity parameter's place") {
   key.description = "the description";
   key.permissions = {true, false, true, {1}, {2}, {3}, {4, 5}};
   key.wallet = w;
-  const codec::abi::value perms = codec::abi::value::list({codec::abi::value::boolean(true), codec::abi::value::boolean(false),
-                                             codec::abi::value::boolean(true), ids({1}), ids({2}), ids({3}), ids({4, 5})});
+  const codec::abi::value perms =
+      codec::abi::value::list({codec::abi::value::boolean(true), codec::abi::value::boolean(false),
+                               codec::abi::value::boolean(true), ids({1}), ids({2}), ids({3}), ids({4, 5})});
   const std::vector<codec::abi::value> key_args = {num(a),
-                                            num(b),
-                                            n(111),
-                                            n(222),
-                                            codec::abi::value::text("the name"),
-                                            codec::abi::value::text("the description"),
-                                            perms,
-                                            codec::abi::value::addr(w)};
-  CHECK(reg::encode(key) == codec::abi::encode_call(reg::set_usage_api_key_with_wallet_call::kSignature, key_args).value());
+                                                   num(b),
+                                                   n(111),
+                                                   n(222),
+                                                   codec::abi::value::text("the name"),
+                                                   codec::abi::value::text("the description"),
+                                                   perms,
+                                                   codec::abi::value::addr(w)};
+  CHECK(reg::encode(key) ==
+        codec::abi::encode_call(reg::set_usage_api_key_with_wallet_call::kSignature, key_args).value());
 
   reg::payment_credited_event paid{a, "pi_123", 500, "stripe", 1500};
   const auto log = reg::encode_log(paid);
-  const std::vector<codec::abi::type> paid_types = {codec::abi::type::of("string"), codec::abi::type::of("uint256"), codec::abi::type::of("string"),
-                                             codec::abi::type::of("uint256")};
-  const std::vector<codec::abi::value> paid_args = {codec::abi::value::text("pi_123"), n(500), codec::abi::value::text("stripe"), n(1500)};
+  const std::vector<codec::abi::type> paid_types = {codec::abi::type::of("string"), codec::abi::type::of("uint256"),
+                                                    codec::abi::type::of("string"), codec::abi::type::of("uint256")};
+  const std::vector<codec::abi::value> paid_args = {codec::abi::value::text("pi_123"), n(500),
+                                                    codec::abi::value::text("stripe"), n(1500)};
   CHECK(log.data == codec::abi::encode(paid_types, paid_args).value());
   CHECK(log.topics.at(1) == a);
 
   reg::insufficient_credits_error short_of{a, 7, 9};
-  CHECK(reg::encode_revert(short_of) ==
-        codec::abi::encode_call(reg::insufficient_credits_error::kSignature, std::vector<codec::abi::value>{num(a), n(7), n(9)})
-            .value());
+  CHECK(reg::encode_revert(short_of) == codec::abi::encode_call(reg::insufficient_credits_error::kSignature,
+                                                                std::vector<codec::abi::value>{num(a), n(7), n(9)})
+                                            .value());
 
   reg::account_view acct{a, w, true, "n", "d", "e@x", 1, 2, 3};
   const std::vector<codec::abi::type> view_type = {
       codec::abi::type::of("(uint256,address,bool,string,string,string,uint256,uint256,uint256)")};
-  const std::vector<codec::abi::value> view_value = {
-      codec::abi::value::list({num(a), codec::abi::value::addr(w), codec::abi::value::boolean(true), codec::abi::value::text("n"),
-                        codec::abi::value::text("d"), codec::abi::value::text("e@x"), n(1), n(2), n(3)})};
+  const std::vector<codec::abi::value> view_value = {codec::abi::value::list(
+      {num(a), codec::abi::value::addr(w), codec::abi::value::boolean(true), codec::abi::value::text("n"),
+       codec::abi::value::text("d"), codec::abi::value::text("e@x"), n(1), n(2), n(3)})};
   CHECK(reg::encode_result<reg::get_account_call>(acct) == codec::abi::encode(view_type, view_value).value());
 }

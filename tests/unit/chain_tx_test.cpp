@@ -215,8 +215,8 @@ TEST_CASE("decode rejects malformed transactions with a typed error") {
       {"accessList as a string", with(8, h("80")), chain_errc::bad_field},
       // [[0x11…11 (20 bytes), []]]
       {"non-empty accessList",
-       with(8,
-            codec::rlp::encode(codec::rlp::item::list({codec::rlp::item::list({codec::rlp::item::string(bytes(20, 0x11)), codec::rlp::item::list({})})}))),
+       with(8, codec::rlp::encode(codec::rlp::item::list(
+                   {codec::rlp::item::list({codec::rlp::item::string(bytes(20, 0x11)), codec::rlp::item::list({})})}))),
        chain_errc::access_list},
       {"yParity 2", with(9, h("02")), chain_errc::bad_signature},
       {"yParity non-canonical single byte", with(9, h("8101")), chain_errc::bad_rlp},

@@ -106,7 +106,8 @@ TEST_CASE("CID parse and format round-trip") {
   auto v0 = ipfs::parse("Qmf412jQZiuVUtdgnB36FXFX7xg5V6KEbSJ4dpQuhkLyfD");
   CHECK(codec::hex::encode(v0->to_bytes()) == "1220f852c7fa62f971817f54d8a80dcd63fcf7098b3cbde9ae8ec1ee449013ec5db0");
   auto v1 = ipfs::parse("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e");
-  CHECK(codec::hex::encode(v1->to_bytes()) == "01551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9");
+  CHECK(codec::hex::encode(v1->to_bytes()) ==
+        "01551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9");
   CHECK(v1->codec == ipfs::kCodecRaw);
   // Multibase base58btc ('z') is accepted for v1 and means the same CID (js `cids` 1.1.9).
   auto z = ipfs::parse("zb2rhj7crUKTQYRGCRATFaQ6YFLTde2YzdqbbhAASkL9uRDXn");

@@ -36,7 +36,9 @@ Secret other_key() {
 constexpr uint64_t kChain = 175188;
 constexpr uint64_t kNow = 1700000000;
 
-eip712::envelope::expectation expect(eip712::envelope::kind k, uint64_t now = kNow) { return eip712::envelope::expectation{k, kChain, now}; }
+eip712::envelope::expectation expect(eip712::envelope::kind k, uint64_t now = kNow) {
+  return eip712::envelope::expectation{k, kChain, now};
+}
 
 std::string text_of(const json::object& o) { return json::serialize(o); }
 
@@ -67,7 +69,8 @@ TEST_CASE("envelope build and sign match eth-sig-util") {
         R"("Svc ChainSecured","version":"1","chainId":175188},"message":{"address":)"
         R"("0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826","issuedAt":1700000000}})");
   // Numbers JavaScript cannot read exactly are written as decimal strings.
-  const auto big = eip712::envelope::build(eip712::envelope::kind::billing_auth, uint64_t{1} << 53, kCow, (uint64_t{1} << 53) - 1);
+  const auto big =
+      eip712::envelope::build(eip712::envelope::kind::billing_auth, uint64_t{1} << 53, kCow, (uint64_t{1} << 53) - 1);
   CHECK(big.at("domain").at("chainId") == json::value("9007199254740992"));
   CHECK(big.at("message").at("issuedAt") == json::value((uint64_t{1} << 53) - 1));
 
@@ -114,8 +117,8 @@ TEST_CASE("envelope direct digest equals the generic EIP-712 digest") {
   // Chain ids and times across the JSON number / string boundary (2^53) and up to 2^64 - 1.
   const uint64_t values[] = {0, 1, 8453, kNow, (uint64_t{1} << 53) - 1, uint64_t{1} << 53, ~uint64_t{0}};
   const address signers[] = {kCow, address{}, parse_address("0x" + std::string(40, 'f')).value()};
-  for (auto k : {eip712::envelope::kind::create_wallet, eip712::envelope::kind::convert_account, eip712::envelope::kind::add_usage_api_key,
-                 eip712::envelope::kind::billing_auth})
+  for (auto k : {eip712::envelope::kind::create_wallet, eip712::envelope::kind::convert_account,
+                 eip712::envelope::kind::add_usage_api_key, eip712::envelope::kind::billing_auth})
     for (uint64_t chain : values)
       for (uint64_t issued : values)
         for (const auto& who : signers) {
@@ -213,8 +216,8 @@ TEST_CASE("envelope verify refuses each rule with its own code") {
       {"primaryType not the declared struct", edited([](json::object& o) { o["primaryType"] = "AddUsageApiKey"; }),
        env.signature, create, envelope_errc::types_not_canonical},
       // 4. primaryType of this endpoint: a CreateWallet signature where AddUsageApiKey is expected
-      {"CreateWallet presented to AddUsageApiKey", good, env.signature, expect(eip712::envelope::kind::add_usage_api_key),
-       envelope_errc::wrong_primary_type},
+      {"CreateWallet presented to AddUsageApiKey", good, env.signature,
+       expect(eip712::envelope::kind::add_usage_api_key), envelope_errc::wrong_primary_type},
       // 5. domain
       {"domain name", edited([](json::object& o) { o["domain"].as_object()["name"] = "Svc ChainSecured "; }),
        env.signature, create, envelope_errc::domain_mismatch},
@@ -271,9 +274,10 @@ TEST_CASE("envelope issuedAt window is now ± max_skew inclusive") {
   for (const auto& c : cases) {
     CAPTURE(c.offset);
     const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, key,
-                                    static_cast<uint64_t>(static_cast<int64_t>(kNow) + c.offset))
+                                            static_cast<uint64_t>(static_cast<int64_t>(kNow) + c.offset))
                          .value();
-    auto r = eip712::envelope::verify(text_of(env.typed_data), env.signature, expect(eip712::envelope::kind::billing_auth));
+    auto r =
+        eip712::envelope::verify(text_of(env.typed_data), env.signature, expect(eip712::envelope::kind::billing_auth));
     if (c.accepted) {
       CHECK(r.value() == kCow);
     } else {
@@ -285,8 +289,9 @@ TEST_CASE("envelope issuedAt window is now ± max_skew inclusive") {
   auto narrow = expect(eip712::envelope::kind::billing_auth, 20);
   narrow.max_skew = 5;
   CHECK(eip712::envelope::verify(text_of(env.typed_data), env.signature, narrow).code() == envelope_errc::expired);
-  CHECK(eip712::envelope::verify(text_of(env.typed_data), env.signature, expect(eip712::envelope::kind::billing_auth, 0)).value() ==
-        kCow);
+  CHECK(
+      eip712::envelope::verify(text_of(env.typed_data), env.signature, expect(eip712::envelope::kind::billing_auth, 0))
+          .value() == kCow);
   // issuedAt beyond 64 bits is outside every window.
   json::object far = env.typed_data;
   far["message"].as_object()["issuedAt"] = "0x10000000000000000";
@@ -345,7 +350,8 @@ TEST_CASE("envelope X-Wallet-Auth header round-trips and rejects bad values") {
   REQUIRE(parts);
   CHECK(parts->first == text_of(env.typed_data));
   CHECK(parts->second == env.signature);
-  CHECK(eip712::envelope::verify(parts->first, parts->second, expect(eip712::envelope::kind::billing_auth)).value() == kCow);
+  CHECK(eip712::envelope::verify(parts->first, parts->second, expect(eip712::envelope::kind::billing_auth)).value() ==
+        kCow);
 
   auto b64 = [](std::string_view s) {
     return codec::base64::encode(as_bytes(s));

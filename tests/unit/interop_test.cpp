@@ -93,7 +93,8 @@ std::optional<std::vector<codec::abi::type>> parse_types(const json::array& a) {
   return out;
 }
 
-std::optional<std::vector<codec::abi::value>> values_from_json(const std::vector<codec::abi::type>& types, const json::array& a) {
+std::optional<std::vector<codec::abi::value>> values_from_json(const std::vector<codec::abi::type>& types,
+                                                               const json::array& a) {
   if (a.size() != types.size())
     return std::nullopt;
   std::vector<codec::abi::value> out;
@@ -316,11 +317,14 @@ TEST_CASE("interop: envelopes signed by the reference libraries pass the server'
     CHECK(built.at("types") == td.at("types"));
     // One rule per neighbour: another endpoint, another chain, outside the issuedAt window.
     eip712::envelope::expectation other = want;
-    other.expected = *k == eip712::envelope::kind::billing_auth ? eip712::envelope::kind::create_wallet : eip712::envelope::kind::billing_auth;
-    CHECK(eip712::envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::wrong_primary_type);
+    other.expected = *k == eip712::envelope::kind::billing_auth ? eip712::envelope::kind::create_wallet
+                                                                : eip712::envelope::kind::billing_auth;
+    CHECK(eip712::envelope::verify(text, str(v.at("signature_viem")), other).code() ==
+          envelope_errc::wrong_primary_type);
     other = want;
     other.chain_id += 1;
-    CHECK(eip712::envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::chain_id_mismatch);
+    CHECK(eip712::envelope::verify(text, str(v.at("signature_viem")), other).code() ==
+          envelope_errc::chain_id_mismatch);
     other = want;
     other.now = issued + eip712::envelope::kDefaultMaxSkew + 1;
     CHECK(eip712::envelope::verify(text, str(v.at("signature_viem")), other).code() == envelope_errc::expired);

@@ -213,5 +213,6 @@ TEST_CASE("rlp JSON bridge uses ethers' shape") {
           {R"([[[["0x"]]]])", rlp_errc::too_deep},  // with max_depth 3 below
       },
       [](std::string_view in) { return codec::rlp::from_json(boost::json::parse(in), 3); });
-  CHECK(codec::rlp::from_json(boost::json::parse(R"([1])")).err().message == "rlp[0]: expected a 0x-hex string or an array");
+  CHECK(codec::rlp::from_json(boost::json::parse(R"([1])")).err().message ==
+        "rlp[0]: expected a 0x-hex string or an array");
 }

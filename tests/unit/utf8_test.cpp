@@ -39,7 +39,7 @@ TEST_CASE("utf8 valid_prefix and is_valid") {
   CHECK(codec::utf8::is_valid("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"sv));
   CHECK(!codec::utf8::is_valid("caf\xC3"sv));
   CHECK(codec::utf8::valid_prefix("ab\xFF"
-                           "cd"sv) == 2);
+                                  "cd"sv) == 2);
   CHECK(codec::utf8::valid_prefix("\xC3\xA9\xED\xA0\x80"sv) == 2);
   CHECK(codec::utf8::valid_prefix("all good"sv) == 8);
   static_assert(codec::utf8::is_valid("\xE2\x82\xAC"sv) && !codec::utf8::is_valid("\xC0\x80"sv));

@@ -451,7 +451,7 @@ inline result<u256> u256::from_hex(std::string_view s, std::string_view what) {
 }
 inline result<u256> u256::from_string(std::string_view s, std::string_view what) {
   return codec::hex::detail::has_prefix(s) ? detail::parse_checked(s, true, 2, what)
-                                    : detail::parse_checked(s, false, 0, what);
+                                           : detail::parse_checked(s, false, 0, what);
 }
 inline result<u256> u256::from_signed_string(std::string_view s, std::string_view what) {
   constexpr u256 kMinMagnitude = u256{1} << 255;

@@ -106,11 +106,11 @@ app_report verify_app(const app_info& info, const event_log& log) {
       ev != nullptr && ev->imr == 3 &&
       std::equal(ev->payload.begin(), ev->payload.end(), info.compose_hash.begin(), info.compose_hash.end());
   r.add("compose_hash_event", ev_ok,
-        ev == nullptr ? "the event log has no compose-hash event"
-        : ev_ok       ? "the measured compose-hash event (RTMR3) holds the compose hash"
-        : ev->imr != 3
-            ? "the compose-hash event is in RTMR" + std::to_string(ev->imr) + ", not RTMR3"
-            : "the measured compose-hash event holds " + codec::hex::encode(ev->payload) + ", not the stated compose hash");
+        ev == nullptr  ? "the event log has no compose-hash event"
+        : ev_ok        ? "the measured compose-hash event (RTMR3) holds the compose hash"
+        : ev->imr != 3 ? "the compose-hash event is in RTMR" + std::to_string(ev->imr) + ", not RTMR3"
+                       : "the measured compose-hash event holds " + codec::hex::encode(ev->payload) +
+                             ", not the stated compose hash");
 
   const event* id = log.find_runtime("app-id");
   const bool id_ok = id != nullptr && id->imr == 3 && codec::hex::encode(id->payload) == info.app_id;

@@ -188,7 +188,8 @@ event_log_report verify_event_log(event_log log, const td_report& td) {
     const bool ok = r.replayed.rtmr[i] == td.rtmr[i];
     r.add("rtmr" + std::to_string(i), ok,
           ok ? "replay equals the quote's RTMR" + std::to_string(i)
-             : "replay gives " + codec::hex::encode(r.replayed.rtmr[i]) + ", the quote holds " + codec::hex::encode(td.rtmr[i]));
+             : "replay gives " + codec::hex::encode(r.replayed.rtmr[i]) + ", the quote holds " +
+                   codec::hex::encode(td.rtmr[i]));
   }
   return r;
 }

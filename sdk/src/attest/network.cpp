@@ -135,12 +135,13 @@ result<network_report> verify_network(const network_evidence& e, caa_resolver& r
   const bool rd_hash = std::equal(r.sha256sum_hash.begin(), r.sha256sum_hash.end(), r.report_data.begin());
   const bool rd_zero = std::all_of(r.report_data.begin() + 32, r.report_data.end(), [](uint8_t b) { return b == 0; });
   r.add("report_data", rd_hash && rd_zero,
-        rd_hash
-            ? (rd_zero ? "the evidence quote's report_data is SHA-256(sha256sum.txt) " + codec::hex::encode(r.sha256sum_hash)
-                       : "report_data starts with SHA-256(sha256sum.txt) but its last 32 "
-                         "bytes are not zero")
-            : "the evidence quote's report_data starts with " + codec::hex::encode(bytes_view(r.report_data.data(), 32)) +
-                  ", SHA-256(sha256sum.txt) is " + codec::hex::encode(r.sha256sum_hash));
+        rd_hash ? (rd_zero ? "the evidence quote's report_data is SHA-256(sha256sum.txt) " +
+                                 codec::hex::encode(r.sha256sum_hash)
+                           : "report_data starts with SHA-256(sha256sum.txt) but its last 32 "
+                             "bytes are not zero")
+                : "the evidence quote's report_data starts with " +
+                      codec::hex::encode(bytes_view(r.report_data.data(), 32)) + ", SHA-256(sha256sum.txt) is " +
+                      codec::hex::encode(r.sha256sum_hash));
 
   std::vector<std::string> bad;
   for (const auto& f : listed) {

@@ -585,9 +585,9 @@ bool node_message_has(const error& e, std::string_view needle) {
 }
 
 error failed_receipt(const receipt& rc) {
-  return fail(rpc_errc::tx_failed, "transaction " + codec::hex::encode_prefixed(rc.transaction_hash) + ": status 0 in block " +
-                                       std::to_string(rc.block_number) + " (gas used " + std::to_string(rc.gas_used) +
-                                       ")");
+  return fail(rpc_errc::tx_failed, "transaction " + codec::hex::encode_prefixed(rc.transaction_hash) +
+                                       ": status 0 in block " + std::to_string(rc.block_number) + " (gas used " +
+                                       std::to_string(rc.gas_used) + ")");
 }
 
 }  // namespace
@@ -739,7 +739,8 @@ result<receipt> transaction_sender::deploy(bytes_view init_code) {
   ENACT_TRY(receipt r, send(req));
   if (!r.contract_address)
     return fail(rpc_errc::bad_response, "eth_getTransactionReceipt: the receipt of contract creation " +
-                                            codec::hex::encode_prefixed(r.transaction_hash) + " has no contractAddress");
+                                            codec::hex::encode_prefixed(r.transaction_hash) +
+                                            " has no contractAddress");
   return r;
 }
 

@@ -193,8 +193,8 @@ result<receipt> registry_client::remove_pkp_from_group(const hash256& account, s
 
 result<receipt> registry_client::add_action(const hash256& account, std::string_view cid, std::string_view name,
                                             std::string_view description) {
-  return send(
-      reg::add_action_call{account, crypto::keccak256(cid), std::string(cid), std::string(name), std::string(description)});
+  return send(reg::add_action_call{account, crypto::keccak256(cid), std::string(cid), std::string(name),
+                                   std::string(description)});
 }
 
 result<receipt> registry_client::add_action_to_group(const hash256& account, scopes::group_id group,

@@ -717,7 +717,8 @@ template <class R>
 const std::vector<codec::abi::type>& result_types() {
   static const std::vector<codec::abi::type> types = [] {
     if constexpr (is_page<R>::value)
-      return std::vector<codec::abi::type>{codec::abi::type::of(abi_type_name<decltype(R::items)>()), codec::abi::type::of("uint256")};
+      return std::vector<codec::abi::type>{codec::abi::type::of(abi_type_name<decltype(R::items)>()),
+                                           codec::abi::type::of("uint256")};
     else
       return std::vector<codec::abi::type>{codec::abi::type::of(abi_type_name<R>())};
   }();

@@ -269,8 +269,8 @@ result<std::vector<value>> decode_call(const function_sig& fn, bytes_view callda
     return fail(abi_errc::truncated, "call data: " + std::to_string(calldata.size()) + " bytes, no 4-byte selector");
   const auto sel = fn.selector();
   if (!std::equal(sel.begin(), sel.end(), calldata.begin()))
-    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + codec::hex::encode(calldata.first(4)) + " is not " +
-                                                 fn.canonical() + " (0x" + codec::hex::encode(sel) + ")");
+    return fail(abi_errc::selector_mismatch, "call data: selector 0x" + codec::hex::encode(calldata.first(4)) +
+                                                 " is not " + fn.canonical() + " (0x" + codec::hex::encode(sel) + ")");
   return decode(fn.inputs, calldata.subspan(4));
 }
 

@@ -109,16 +109,17 @@ std::optional<u256> read_uint(const json::value& v) {
 
 /// The constant parts of the digest, hashed once.
 struct digest_constants {
-  hash256 domain_type_hash;                     // crypto::keccak256("EIP712Domain(string name,string version,uint256 chainId)")
-  hash256 name_hash;                            // crypto::keccak256(kDomainName)
-  hash256 version_hash;                         // crypto::keccak256(kDomainVersion)
+  hash256 domain_type_hash;  // crypto::keccak256("EIP712Domain(string name,string version,uint256 chainId)")
+  hash256 name_hash;         // crypto::keccak256(kDomainName)
+  hash256 version_hash;      // crypto::keccak256(kDomainVersion)
   hash256 struct_type_hash[std::size(kKinds)];  // crypto::keccak256("<Primary>(address address,uint256 issuedAt)")
 };
 
 const digest_constants& constants() {
   static const digest_constants c = [] {
     digest_constants d{};
-    d.domain_type_hash = crypto::keccak256(std::string_view("EIP712Domain(string name,string version,uint256 chainId)"));
+    d.domain_type_hash =
+        crypto::keccak256(std::string_view("EIP712Domain(string name,string version,uint256 chainId)"));
     d.name_hash = crypto::keccak256(kDomainName);
     d.version_hash = crypto::keccak256(kDomainVersion);
     for (size_t i = 0; i < std::size(kNames); ++i)

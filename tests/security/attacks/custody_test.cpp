@@ -53,10 +53,14 @@ Secret wallet_key(std::string_view label) {
   return Secret(bytes_view(h));
 }
 
-address address_of_key(const Secret& key) { return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()); }
+address address_of_key(const Secret& key) {
+  return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
+}
 
 httplib::Headers wallet_auth(const Secret& key, uint64_t chain) {
-  const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(unix_now())).value();
+  const auto env =
+      eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(unix_now()))
+          .value();
   return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
 }
 
@@ -105,9 +109,9 @@ attacker make_attacker(server_process& srv, const chain_env& env, std::string_vi
   const std::string key = codec::base64::encode(bytes_view(seed));
   scopes::permission_set perms;
   perms.execute_in_groups = {1};
-  REQUIRE(
-      reg.set_usage_api_key(created.account_hash, crypto::keccak256(std::string_view(key)), u256{}, u256{}, "runner", "", perms)
-          .has_value());
+  REQUIRE(reg.set_usage_api_key(created.account_hash, crypto::keccak256(std::string_view(key)), u256{}, u256{},
+                                "runner", "", perms)
+              .has_value());
   http_client c = srv.client();
   buy_credits(c, wallet_auth(w, env.chain_id), 500);
   return attacker{std::move(w), created.account_hash, key, std::move(reg)};
@@ -239,7 +243,8 @@ TEST_CASE("the server's relayer and sealing keys are out of every account's reac
   CHECK(to_checksum_address(own) != payer_addr);
   CHECK(pkp::server_signing_key(root, "api-payer/0").has_value());
   CHECK(to_checksum_address(crypto::secp256k1::to_address(
-            crypto::secp256k1::public_key_of(pkp::server_signing_key(root, "api-payer/0").value()).value())) == payer_addr);
+            crypto::secp256k1::public_key_of(pkp::server_signing_key(root, "api-payer/0").value()).value())) ==
+        payer_addr);
 
   // The trigger store's sealing key at its former path: whatever wallet is registered there, a
   // decrypt with it is refused or opens nothing sealed with the server key.

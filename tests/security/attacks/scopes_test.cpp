@@ -173,7 +173,7 @@ TEST_CASE("the former master key of a converted account authorizes nothing") {
   const response cfg = c.get("/get_node_chain_config");
   ITEST_REQUIRE_STATUS(cfg, 200);
   const auto env = eip712::envelope::sign(eip712::envelope::kind::convert_account, u_of(cfg.body, "chain_id"), admin,
-                                  static_cast<uint64_t>(unix_now()))
+                                          static_cast<uint64_t>(unix_now()))
                        .value();
   json::object body{{"typed_data", env.typed_data},
                     {"signature", env.signature},

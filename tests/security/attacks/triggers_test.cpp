@@ -101,9 +101,11 @@ std::string siwe(std::string_view domain, const std::string& account, const std:
 TEST_CASE("attack (a): sign-in with a message for another site and a forged Host header") {
   server_process srv({"--dev"});
   const Secret key(bytes(32, 0x42));
-  const std::string account = to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()));
+  const std::string account =
+      to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()));
   const auto sign = [&](const std::string& m) {
-    return codec::hex::encode_prefixed(crypto::secp256k1::sign(crypto::personal_message_hash(m), key).value().to_bytes());
+    return codec::hex::encode_prefixed(
+        crypto::secp256k1::sign(crypto::personal_message_hash(m), key).value().to_bytes());
   };
   const auto nonce = [&] {
     const response n = call(srv.port(), "GET", "/auth/nonce");

@@ -84,7 +84,7 @@ struct td_report {
   std::array<crypto::hash384, 4> rtmr{};
   std::array<uint8_t, 64> report_data{};
   std::optional<std::array<uint8_t, 16>> tee_tcb_svn2;  // TD 1.5
-  std::optional<crypto::hash384> mr_servicetd;                  // TD 1.5
+  std::optional<crypto::hash384> mr_servicetd;          // TD 1.5
 };
 
 /// A parsed quote. Exactly one of `td` (TDX) and `enclave` (SGX) is set.
