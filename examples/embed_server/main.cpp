@@ -5,7 +5,7 @@
 //
 //   embed_server [DATA_DIR] [PORT]
 //   curl -s localhost:8090/healthz
-//   curl -s -X POST localhost:8090/core/v1/new_account -d '{"name":"demo"}'
+//   curl -s localhost:8090/core/v1/new_account --json '{"name":"demo"}'
 #include <httplib.h>
 #include <sys/stat.h>
 
