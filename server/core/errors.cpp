@@ -98,6 +98,7 @@ api_errc from_metering(metering::metering_errc e) {
       return api_errc::unavailable;
     case metering::metering_errc::unknown_reservation:  // a hold the server made itself: a bug
     case metering::metering_errc::over_reserved:
+    case metering::metering_errc::unknown_claim:  // an idempotency claim the server made itself
       return api_errc::internal;
   }
   return api_errc::internal;

@@ -81,7 +81,22 @@ CREATE INDEX metering_payments_by_account ON metering_payments(account, seq);
 )sql";
   for (size_t at = v1.find("SEQ"); at != std::string::npos; at = v1.find("SEQ", at))
     v1.replace(at, 3, seq_column);
-  return {std::move(v1)};
+  // v2: the answers kept for Idempotency-Keys (docs/protocol.md §0 "Idempotency"); status and
+  // body are NULL while the claimed request runs.
+  std::string v2 = R"sql(
+CREATE TABLE metering_idempotency (
+  account     text    NOT NULL,
+  idem_key    text    NOT NULL,
+  fingerprint text    NOT NULL,
+  created_at  bigint  NOT NULL,
+  lease_until bigint  NOT NULL,
+  status      integer,
+  body        text,
+  PRIMARY KEY (account, idem_key)
+);
+CREATE INDEX metering_idempotency_by_age ON metering_idempotency(created_at);
+)sql";
+  return {std::move(v1), std::move(v2)};
 }
 
 namespace operations {
@@ -334,6 +349,89 @@ result<page<payment>> payments(session& s, const account_hash& account, page_req
                         payment_of);
 }
 
+namespace {
+
+constexpr size_t kMaxIdempotencyKey = 255;
+
+result<void> check_idempotency(const idempotency_request& r) {
+  ENACT_TRY_VOID(check_id("Idempotency-Key", r.key, kMaxIdempotencyKey));
+  for (const char c : r.key)
+    if (c < 0x21 || c > 0x7e)
+      return fail(metering_errc::invalid_argument, "Idempotency-Key: printable ASCII without spaces");
+  if (r.lease.count() <= 0)
+    return fail(metering_errc::invalid_argument, "lease: must be positive");
+  return {};
+}
+
+millis retention_start(millis now) {
+  return now - std::chrono::duration_cast<std::chrono::milliseconds>(kIdempotencyRetention).count();
+}
+
+}  // namespace
+
+result<idempotency_claim> claim_idempotency(session& s, const idempotency_request& q, millis now) {
+  ENACT_TRY_VOID(check_idempotency(q));
+  const std::string fp = hx(q.fingerprint);
+  const millis lease_until = now + q.lease.count();
+  const rows r = s.exec({"SELECT fingerprint, created_at, lease_until, status, body FROM metering_idempotency WHERE "
+                         "account = ?1 AND idem_key = ?2",
+                         true},
+                        {hx(q.account), q.key});
+  if (r.empty()) {
+    // Of two transactions inserting the same free key, PostgreSQL makes the second wait for the
+    // first and then insert nothing: it finds the key claimed.
+    const rows ins =
+        s.exec({"INSERT INTO metering_idempotency (account, idem_key, fingerprint, created_at, lease_until) "
+                "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (account, idem_key) DO NOTHING"},
+               {hx(q.account), q.key, fp, now, lease_until});
+    if (ins.affected == 1)
+      return idempotency_claim{claim_state::claimed, std::nullopt};
+    return idempotency_claim{claim_state::in_progress, std::nullopt};
+  }
+  if (r.i64(0, 1) <= retention_start(now)) {
+    // Older than the retention: the key is free again, for any request.
+    s.exec({"UPDATE metering_idempotency SET fingerprint = ?3, created_at = ?4, lease_until = ?5, status = NULL, "
+            "body = NULL WHERE account = ?1 AND idem_key = ?2"},
+           {hx(q.account), q.key, fp, now, lease_until});
+    return idempotency_claim{claim_state::claimed, std::nullopt};
+  }
+  if (r.text(0, 0) != fp)
+    return idempotency_claim{claim_state::mismatch, std::nullopt};
+  if (!r.null(0, 3))
+    return idempotency_claim{claim_state::answered, kept_answer{static_cast<int>(r.i64(0, 3)), r.text(0, 4)}};
+  if (r.i64(0, 2) > now)
+    return idempotency_claim{claim_state::in_progress, std::nullopt};
+  // The claimant's lease ran out without an answer (its server died): this request takes over.
+  s.exec({"UPDATE metering_idempotency SET lease_until = ?3 WHERE account = ?1 AND idem_key = ?2"},
+         {hx(q.account), q.key, lease_until});
+  return idempotency_claim{claim_state::claimed, std::nullopt};
+}
+
+result<void> keep_answer(session& s, const idempotency_request& q, const kept_answer& a) {
+  const rows r =
+      s.exec({"UPDATE metering_idempotency SET status = ?4, body = ?5 WHERE account = ?1 AND idem_key = ?2 AND "
+              "fingerprint = ?3 AND status IS NULL"},
+             {hx(q.account), q.key, hx(q.fingerprint), static_cast<int64_t>(a.status), a.body});
+  if (r.affected != 1)
+    return fail(metering_errc::unknown_claim, "Idempotency-Key " + q.key + ": no open claim of this request");
+  return {};
+}
+
+result<void> drop_claim(session& s, const idempotency_request& q) {
+  const rows r =
+      s.exec({"DELETE FROM metering_idempotency WHERE account = ?1 AND idem_key = ?2 AND fingerprint = ?3 AND "
+              "status IS NULL"},
+             {hx(q.account), q.key, hx(q.fingerprint)});
+  if (r.affected != 1)
+    return fail(metering_errc::unknown_claim, "Idempotency-Key " + q.key + ": no open claim of this request");
+  return {};
+}
+
+result<uint64_t> expire_idempotency(session& s, millis now) {
+  return static_cast<uint64_t>(
+      s.exec({"DELETE FROM metering_idempotency WHERE created_at <= ?1"}, {retention_start(now)}).affected);
+}
+
 }  // namespace operations
 
 template <class F>
@@ -387,6 +485,18 @@ result<page<usage_record>> session_store::usage(const account_hash& a, page_requ
 }
 result<page<payment>> session_store::payments(const account_hash& a, page_request p) const {
   return run(false, [&](session& s) { return ops::payments(s, a, p); });
+}
+result<idempotency_claim> session_store::claim_idempotency(const idempotency_request& r) {
+  return run(true, [&](session& s) { return ops::claim_idempotency(s, r, now_()); });
+}
+result<void> session_store::keep_answer(const idempotency_request& r, const kept_answer& a) {
+  return run(true, [&](session& s) { return ops::keep_answer(s, r, a); });
+}
+result<void> session_store::drop_claim(const idempotency_request& r) {
+  return run(true, [&](session& s) { return ops::drop_claim(s, r); });
+}
+result<uint64_t> session_store::expire_idempotency() {
+  return run(true, [&](session& s) { return ops::expire_idempotency(s, now_()); });
 }
 
 }  // namespace sql

@@ -71,6 +71,10 @@ namespace operations {
 [[nodiscard]] result<key_spending> spending(session& s, const account_hash& account, const key_hash& key, millis now);
 [[nodiscard]] result<page<usage_record>> usage(session& s, const account_hash& account, page_request p);
 [[nodiscard]] result<page<payment>> payments(session& s, const account_hash& account, page_request p);
+[[nodiscard]] result<idempotency_claim> claim_idempotency(session& s, const idempotency_request& r, millis now);
+[[nodiscard]] result<void> keep_answer(session& s, const idempotency_request& r, const kept_answer& a);
+[[nodiscard]] result<void> drop_claim(session& s, const idempotency_request& r);
+[[nodiscard]] result<uint64_t> expire_idempotency(session& s, millis now);
 }  // namespace operations
 
 /// A store whose every method is its operation in one transaction of the backend: a backend
@@ -89,6 +93,10 @@ class session_store : public store {
   [[nodiscard]] result<key_spending> spending(const account_hash& a, const key_hash& k) const override;
   [[nodiscard]] result<page<usage_record>> usage(const account_hash& a, page_request p) const override;
   [[nodiscard]] result<page<payment>> payments(const account_hash& a, page_request p) const override;
+  [[nodiscard]] result<idempotency_claim> claim_idempotency(const idempotency_request& r) override;
+  [[nodiscard]] result<void> keep_answer(const idempotency_request& r, const kept_answer& a) override;
+  [[nodiscard]] result<void> drop_claim(const idempotency_request& r) override;
+  [[nodiscard]] result<uint64_t> expire_idempotency() override;
 
  protected:
   explicit session_store(clock_fn now) : now_(now ? std::move(now) : clock_fn(system_now)) {}

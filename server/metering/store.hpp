@@ -51,13 +51,15 @@ enum class metering_errc {
   duplicate_payment,         // record of a payment id that exists already
   invalid_argument,          // an amount of 0, an empty id, a value out of range
   storage,                   // the database failed
+  unknown_claim,             // no open claim of that idempotency key for this request
 };
 
 namespace detail {
 inline const std::error_category& metering_category() noexcept {
   static const enact::detail::errc_category<metering_errc> c(
-      "enact.metering", {"", "insufficient credits", "spending cap exceeded", "unknown reservation", "over reserved",
-                         "unknown payment", "duplicate payment", "invalid argument", "storage failure"});
+      "enact.metering",
+      {"", "insufficient credits", "spending cap exceeded", "unknown reservation", "over reserved", "unknown payment",
+       "duplicate payment", "invalid argument", "storage failure", "unknown idempotency claim"});
   return c;
 }
 }  // namespace detail
@@ -131,6 +133,42 @@ struct page {
   uint64_t total = 0;
 };
 
+/// How long an Idempotency-Key names its first request's answer (docs/protocol.md §0
+/// "Idempotency"): a key older than this is free again, and `expire_idempotency` deletes it.
+inline constexpr std::chrono::hours kIdempotencyRetention{24};
+
+/// A request under an Idempotency-Key, as `claim_idempotency` takes it. Keys are per account:
+/// the same key of two accounts names two unrelated requests.
+struct idempotency_request {
+  account_hash account{};
+  std::string key;  // the Idempotency-Key header: 1 to 255 printable ASCII characters
+  /// What makes two requests the same (the caller's hash of route, credential and body): the
+  /// key's first request and a later one with another fingerprint are different requests.
+  hash256 fingerprint{};
+  /// How long the claim stays the claimant's while it runs: a claim not answered within it (its
+  /// server died) may be taken over by the next request with the key.
+  std::chrono::milliseconds lease{std::chrono::minutes(15)};
+};
+
+/// The answer kept for a key: the HTTP status and the exact body sent.
+struct kept_answer {
+  int status = 0;
+  std::string body;
+};
+
+/// What a claim found.
+enum class claim_state {
+  claimed,      // the key was free (new, older than the retention, or its claimant's lease ran out):
+                // the caller runs the request, then keep_answer or drop_claim
+  answered,     // the same request was answered: `answer` is that answer
+  in_progress,  // the same request runs now, on this or another server
+  mismatch,     // the key names a different request (another fingerprint) of the account
+};
+struct idempotency_claim {
+  claim_state state = claim_state::claimed;
+  std::optional<kept_answer> answer;  // set when answered
+};
+
 /// Every method is safe to call from several threads (and servers) at once; each write is atomic.
 class store {
  public:
@@ -167,6 +205,17 @@ class store {
   [[nodiscard]] virtual result<page<usage_record>> usage(const account_hash& account, page_request p) const = 0;
   /// Payments of the account (credited or not), newest first.
   [[nodiscard]] virtual result<page<payment>> payments(const account_hash& account, page_request p) const = 0;
+
+  /// Takes the key for its request, or reports what holds it (claim_state). Atomic: of requests
+  /// racing for one free key, on one server or several, exactly one is `claimed`.
+  [[nodiscard]] virtual result<idempotency_claim> claim_idempotency(const idempotency_request& r) = 0;
+  /// Keeps the claimed request's answer for the key's later requests (unknown_claim when the
+  /// claim is not open: answered already, dropped, or taken over).
+  [[nodiscard]] virtual result<void> keep_answer(const idempotency_request& r, const kept_answer& a) = 0;
+  /// Frees a claimed key without an answer (the request had no effect; a retry may run it).
+  [[nodiscard]] virtual result<void> drop_claim(const idempotency_request& r) = 0;
+  /// Deletes every key older than kIdempotencyRetention; returns how many.
+  [[nodiscard]] virtual result<uint64_t> expire_idempotency() = 0;
 };
 
 /// The clock a store reads (tests move it); the system clock by default.

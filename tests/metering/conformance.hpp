@@ -40,5 +40,7 @@ using store_factory = std::function<std::unique_ptr<store>(test_clock& clock)>;
 
 /// Runs every case of the suite (one doctest SUBCASE each) on stores from `make`.
 void run_conformance(const store_factory& make);
+/// The Idempotency-Key cases (idempotency_cases.cpp), one SUBCASE each.
+void run_idempotency_conformance(const store_factory& make);
 
 }  // namespace enact::metering::test

@@ -24,6 +24,13 @@ TEST_CASE("metering store conformance: postgres") {
   });
 }
 
+TEST_CASE("metering store idempotency keys: postgres") {
+  run_idempotency_conformance([](test_clock& clock) {
+    return enact::test::must_ok(
+        open_postgres(shared_postgres().create_database(), {.pool_size = 8, .now = clock.fn()}));
+  });
+}
+
 TEST_CASE("metering store on postgres: two servers on one database never spend a credit twice") {
   const std::string url = shared_postgres().create_database();
   auto a = enact::test::must_ok(open_postgres(url));

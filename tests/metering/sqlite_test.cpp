@@ -22,6 +22,15 @@ TEST_CASE("metering store conformance: sqlite") {
   });
 }
 
+TEST_CASE("metering store idempotency keys: sqlite") {
+  enact::test::temp_dir dir("enact-metering");
+  int n = 0;
+  run_idempotency_conformance([&](test_clock& clock) {
+    const std::string path = (dir.path() / ("idem-" + std::to_string(++n) + ".sqlite")).string();
+    return enact::test::must_ok(open_sqlite(path, {.now = clock.fn()}));
+  });
+}
+
 TEST_CASE("metering store on sqlite: a reopened file keeps balances, payments and open reservations") {
   enact::test::temp_dir dir("enact-metering");
   const std::string path = (dir.path() / "metering.sqlite").string();

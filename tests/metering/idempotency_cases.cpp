@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// The metering store's Idempotency-Keys (store.hpp, docs/protocol.md §0 "Idempotency"), on every
+// backend: a key answers its first request's answer for 24 hours, refuses another request, is
+// per account (attack: another account cannot read the answer kept under the same key), is
+// claimed by exactly one of many racing requests, is taken over when its claimant's lease runs
+// out, and is expired by the housekeeping.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "conformance.hpp"
+#include "metering/housekeeping.hpp"
+#include "must.hpp"
+
+namespace enact::metering::test {
+namespace {
+
+hash256 h(uint8_t a, uint8_t b = 0) {
+  hash256 x{};
+  x[0] = a;
+  x[1] = b;
+  x[31] = 2;
+  return x;
+}
+
+const account_hash kAlice = h(0xA1);
+const account_hash kBob = h(0xB0);
+
+idempotency_request request(const account_hash& a, std::string key, uint8_t body) {
+  idempotency_request r;
+  r.account = a;
+  r.key = std::move(key);
+  r.fingerprint = h(0xF0, body);
+  return r;
+}
+
+void first_answer_kept(store& s, test_clock& clock) {
+  const idempotency_request run = request(kAlice, "key-1", 1);
+  CHECK(MUST(s.claim_idempotency(run)).state == claim_state::claimed);
+  // While it runs, the same request finds it in progress (a retry racing the first attempt).
+  CHECK(MUST(s.claim_idempotency(run)).state == claim_state::in_progress);
+  MUST(s.keep_answer(run, kept_answer{200, R"({"response":1,"charged_credits":1})"}));
+  CHECK_ERRC(s.keep_answer(run, kept_answer{500, "{}"}), metering_errc::unknown_claim);  // kept once
+  const idempotency_claim again = MUST(s.claim_idempotency(run));
+  CHECK(again.state == claim_state::answered);
+  REQUIRE(again.answer);
+  CHECK(again.answer->status == 200);
+  CHECK(again.answer->body == R"({"response":1,"charged_credits":1})");
+  // Another request under the same key is refused, and does not disturb the kept answer.
+  CHECK(MUST(s.claim_idempotency(request(kAlice, "key-1", 2))).state == claim_state::mismatch);
+  CHECK(MUST(s.claim_idempotency(run)).answer->body == R"({"response":1,"charged_credits":1})");
+
+  // Attack: another account sending the same key (and the same request) reads nothing of
+  // Alice's: the key is Bob's own, free.
+  idempotency_request bobs = run;
+  bobs.account = kBob;
+  CHECK(MUST(s.claim_idempotency(bobs)).state == claim_state::claimed);
+  MUST(s.keep_answer(bobs, kept_answer{422, R"({"error":"bob"})"}));
+  CHECK(MUST(s.claim_idempotency(run)).answer->body == R"({"response":1,"charged_credits":1})");
+  CHECK(MUST(s.claim_idempotency(bobs)).answer->status == 422);
+
+  // 24 hours on, the key is free again, for any request of the account.
+  clock.now += std::chrono::duration_cast<std::chrono::milliseconds>(kIdempotencyRetention).count() - 1;
+  CHECK(MUST(s.claim_idempotency(run)).state == claim_state::answered);
+  clock.now += 1;
+  const idempotency_request later = request(kAlice, "key-1", 3);
+  CHECK(MUST(s.claim_idempotency(later)).state == claim_state::claimed);
+  MUST(s.drop_claim(later));
+}
+
+void dropped_and_abandoned_claims(store& s, test_clock& clock) {
+  // A request that had no effect frees its key: the retry runs.
+  idempotency_request q = request(kAlice, "key-drop", 1);
+  CHECK(MUST(s.claim_idempotency(q)).state == claim_state::claimed);
+  MUST(s.drop_claim(q));
+  CHECK_ERRC(s.drop_claim(q), metering_errc::unknown_claim);
+  CHECK(MUST(s.claim_idempotency(q)).state == claim_state::claimed);
+  // Its server died: until the lease runs out the key is in progress, then the next request takes
+  // it over, and the dead claimant's late answer is refused.
+  q.lease = std::chrono::seconds(30);
+  idempotency_request dead = request(kAlice, "key-dead", 1);
+  dead.lease = std::chrono::seconds(30);
+  CHECK(MUST(s.claim_idempotency(dead)).state == claim_state::claimed);
+  clock.now += 29999;
+  CHECK(MUST(s.claim_idempotency(dead)).state == claim_state::in_progress);
+  clock.now += 1;
+  CHECK(MUST(s.claim_idempotency(dead)).state == claim_state::claimed);
+  MUST(s.keep_answer(dead, kept_answer{200, "{}"}));
+  CHECK(MUST(s.claim_idempotency(dead)).state == claim_state::answered);
+  // Keys are checked: empty, too long, control characters.
+  CHECK_ERRC(s.claim_idempotency(request(kAlice, "", 1)), metering_errc::invalid_argument);
+  CHECK_ERRC(s.claim_idempotency(request(kAlice, std::string(256, 'k'), 1)), metering_errc::invalid_argument);
+  CHECK_ERRC(s.claim_idempotency(request(kAlice, "a\nb", 1)), metering_errc::invalid_argument);
+  CHECK(MUST(s.claim_idempotency(request(kAlice, std::string(255, 'k'), 1))).state == claim_state::claimed);
+}
+
+void racing_claims(store& s) {
+  // Of requests racing for one free key, exactly one runs, every time.
+  for (int round = 0; round < 10; ++round) {
+    const idempotency_request q = request(kAlice, "race-" + std::to_string(round), 1);
+    std::atomic<int> claimed{0};
+    std::atomic<int> other{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&] {
+        auto c = s.claim_idempotency(q);
+        if (c && c->state == claim_state::claimed)
+          ++claimed;
+        else if (c && c->state == claim_state::in_progress)
+          ++other;
+      });
+    for (auto& t : threads)
+      t.join();
+    CHECK(claimed == 1);
+    CHECK(other == 3);
+  }
+}
+
+void housekeeping_expires(store& s, test_clock& clock) {
+  const idempotency_request old_key = request(kAlice, "old", 1);
+  (void)MUST(s.claim_idempotency(old_key));
+  MUST(s.keep_answer(old_key, kept_answer{200, "{}"}));
+  clock.now += std::chrono::duration_cast<std::chrono::milliseconds>(kIdempotencyRetention).count() / 2;
+  const idempotency_request young = request(kAlice, "young", 1);
+  (void)MUST(s.claim_idempotency(young));
+  MUST(s.keep_answer(young, kept_answer{200, "{}"}));
+  CHECK(MUST(s.expire_idempotency()) == 0);
+  clock.now += std::chrono::duration_cast<std::chrono::milliseconds>(kIdempotencyRetention).count() / 2;
+  std::vector<std::string> swept;
+  housekeeping::sweep(s, [&](std::string_view what, const result<uint64_t>& n) {
+    CHECK(n);
+    swept.emplace_back(what);
+    CHECK(*n == 1);
+  });
+  CHECK(swept == std::vector<std::string>{"idempotency_keys"});
+  CHECK(MUST(s.claim_idempotency(young)).state == claim_state::answered);
+  // The thread sweeps at start.
+  clock.now += std::chrono::duration_cast<std::chrono::milliseconds>(kIdempotencyRetention).count();
+  std::atomic<int> reports{0};
+  {
+    housekeeping hk(s, std::chrono::hours(1), [&](std::string_view, const result<uint64_t>&) { ++reports; });
+    for (int i = 0; i < 200 && reports == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(reports == 1);
+  CHECK(MUST(s.expire_idempotency()) == 0);
+}
+
+}  // namespace
+
+void run_idempotency_conformance(const store_factory& make) {
+  test_clock clock;
+  std::unique_ptr<store> s = make(clock);
+  REQUIRE(s);
+  SUBCASE("a key answers its first answer, refuses another request, is per account, expires") {
+    first_answer_kept(*s, clock);
+  }
+  SUBCASE("a dropped claim frees the key; a dead claimant's key is taken over") {
+    dropped_and_abandoned_claims(*s, clock);
+  }
+  SUBCASE("racing requests with one key: exactly one claims it") { racing_claims(*s); }
+  SUBCASE("housekeeping deletes keys past the retention") { housekeeping_expires(*s, clock); }
+}
+
+}  // namespace enact::metering::test
