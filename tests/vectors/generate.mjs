@@ -28,14 +28,15 @@ import { genPkp } from './gen/pkp.mjs';
 import { genTx1559 } from './gen/tx1559.mjs';
 import { genRegistry } from './gen/registry.mjs';
 import { genKeystore } from './gen/keystore.mjs';
+import { genEd25519 } from './gen/ed25519.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 const GENERATOR = 'tests/vectors/generate.mjs';
 
+const version = (name) => JSON.parse(readFileSync(join(HERE, 'node_modules', name, 'package.json'), 'utf8')).version;
+
 function libraryVersions() {
-  const version = (name) =>
-    JSON.parse(readFileSync(join(HERE, 'node_modules', name, 'package.json'), 'utf8')).version;
   return {
     '@metamask/eth-sig-util': version('@metamask/eth-sig-util'),
     'cron-parser': version('cron-parser'),
@@ -50,7 +51,10 @@ function libraryVersions() {
 
 function render(result, libs) {
   const lines = ['{'];
-  const head = { description: result.description, generator: GENERATOR, libraries: libs };
+  // A generator that uses libraries beyond the common ones names them in `result.libraries`; they
+  // are listed in its own file only, so adding one leaves the other files as they were.
+  const own = Object.fromEntries((result.libraries ?? []).map((name) => [name, version(name)]));
+  const head = { description: result.description, generator: GENERATOR, libraries: { ...libs, ...own } };
   for (const [k, v] of Object.entries(head)) lines.push(`  ${JSON.stringify(k)}: ${JSON.stringify(v)},`);
   const sections = result.sections ?? { vectors: result.vectors };
   const names = Object.keys(sections);
@@ -100,7 +104,7 @@ function describeDiff(file, committed, fresh) {
 async function main() {
   const check = process.argv.includes('--check');
   const libs = libraryVersions();
-  const generators = [genTypedData, genAbi, genRlp, genEip55, genCid, genCron, genKeys, genPkp, genTx1559, genRegistry, genKeystore];
+  const generators = [genTypedData, genAbi, genRlp, genEip55, genCid, genCron, genKeys, genPkp, genEd25519, genTx1559, genRegistry, genKeystore];
   let failed = false;
   let total = 0;
   for (const gen of generators) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <string>
 
+#include "enact/codec/base58.hpp"
 #include "enact/crypto/hkdf.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/random.hpp"
@@ -73,6 +74,19 @@ result<Secret> symmetric_key(const Secret& root_key, const account_hash& account
   ENACT_TRY_VOID(check_root(root_key));
   return crypto::hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", account, path), kDerivedKeySize);
 }
+
+result<Secret> ed25519_seed(const Secret& root_key, const account_hash& account, const derivation_path& path) {
+  ENACT_TRY_VOID(check_root(root_key));
+  return crypto::hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("ed25519", account, path), kDerivedKeySize);
+}
+
+result<crypto::ed25519::public_key> ed25519_public_key(const Secret& root_key, const account_hash& account,
+                                                       const derivation_path& path) {
+  ENACT_TRY(const Secret seed, ed25519_seed(root_key, account, path));
+  return crypto::ed25519::public_key_of(seed);
+}
+
+std::string solana_address(const crypto::ed25519::public_key& key) { return codec::base58::encode(bytes_view(key)); }
 
 result<address> wallet_address(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY(const Secret key, signing_key(root_key, account, path));

@@ -3,7 +3,8 @@
 // derived from the node's 32-byte root key, the owning account's 32-byte hash and the PKP's
 // 32-byte derivation path, by HKDF-SHA256 with salt "enact/pkp/v2" and info
 // label ‖ accountHash ‖ path — "sign" for the secp256k1 key (retried with a counter byte in the
-// rare case the output is not a valid scalar), "sym" for the AES-256-GCM key. The same path under
+// rare case the output is not a valid scalar), "sym" for the AES-256-GCM key, "ed25519" for the
+// RFC 8032 seed of the PKP's Ed25519 key (its public key in base58 is the PKP's Solana address). The same path under
 // another account is another key, so a (wallet, path) pair copied into a second account derives a
 // different wallet there and never signs. Paths are crypto::keccak256(abi.encode(apiKeyHash, index)) for
 // API-mode PKPs and random for signature-minted ones.
@@ -14,9 +15,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "enact/bytes.hpp"
+#include "enact/crypto/ed25519.hpp"
 #include "enact/secret.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
@@ -57,6 +60,20 @@ inline constexpr std::string_view kServerSalt = "enact/server/v1";
 /// info = "sym" ‖ account ‖ path, 32 bytes).
 [[nodiscard]] result<Secret> symmetric_key(const Secret& root_key, const account_hash& account,
                                            const derivation_path& path);
+
+/// The PKP's Ed25519 key as its RFC 8032 seed: HKDF-SHA256(ikm = root, salt = kSalt,
+/// info = "ed25519" ‖ account ‖ path, 32 bytes) (docs/protocol.md §1 "PKP Ed25519 key"). Every
+/// 32-byte string is a valid seed, so there is no retry.
+[[nodiscard]] result<Secret> ed25519_seed(const Secret& root_key, const account_hash& account,
+                                          const derivation_path& path);
+
+/// The public key of `ed25519_seed`.
+[[nodiscard]] result<crypto::ed25519::public_key> ed25519_public_key(const Secret& root_key,
+                                                                     const account_hash& account,
+                                                                     const derivation_path& path);
+
+/// The Solana address of an Ed25519 public key: base58 (Bitcoin alphabet) of its 32 bytes.
+[[nodiscard]] std::string solana_address(const crypto::ed25519::public_key& key);
 
 /// The PKP's wallet address (its `pkp_id`): the address of `signing_key`.
 [[nodiscard]] result<address> wallet_address(const Secret& root_key, const account_hash& account,
