@@ -152,6 +152,24 @@ ENACT_C_API int enact_typed_data_sign(const char* typed_data_json, const uint8_t
 ENACT_C_API int enact_typed_data_recover(const char* typed_data_json, const char* signature_hex,
                                          char out_address[ENACT_ADDRESS_SIZE]);
 
+/* ---- Accounts and EIP-191 personal messages ------------------------------------------------- */
+
+/** The EIP-55 address of a 32-byte secp256k1 private key: the last 20 bytes of keccak256 of its
+ *  public key. Errors: INVALID_ARGUMENT, CRYPTO (key is zero or not below the group order). */
+ENACT_C_API int enact_private_key_address(const uint8_t private_key[32], char out_address[ENACT_ADDRESS_SIZE]);
+
+/** Signs the EIP-191 personal message of `len` bytes at `message` (the digest
+ *  keccak256("\x19Ethereum Signed Message:\n" ‖ decimal length ‖ message), RFC 6979, low s);
+ *  writes "0x" + r ‖ s ‖ v hex with v = 27 or 28, what personal_sign and ethers' signMessage
+ *  return. `message` may be NULL when `len` is 0. Errors: INVALID_ARGUMENT, CRYPTO. */
+ENACT_C_API int enact_message_sign(const uint8_t* message, size_t len, const uint8_t private_key[32],
+                                   char out_signature[ENACT_SIGNATURE_HEX_SIZE]);
+
+/** The EIP-55 address whose key made `signature_hex` ("0x" + 130 hex, v in 0/1/27/28) over the
+ *  EIP-191 personal message at `message`. Errors: INVALID_ARGUMENT, SIGNATURE_INVALID. */
+ENACT_C_API int enact_message_recover(const uint8_t* message, size_t len, const char* signature_hex,
+                                      char out_address[ENACT_ADDRESS_SIZE]);
+
 /* ---- Wallet-proof envelope (docs/protocol.md §2 ChainSecured and Billing) ----------------------------- */
 
 /** The canonical envelope typed data for `address` as compact JSON, ready for a wallet's

@@ -34,6 +34,7 @@
 #include "enact/cron/cron.hpp"
 #include "enact/address.hpp"
 #include "enact/crypto/aes_gcm.hpp"
+#include "enact/crypto/eip191.hpp"
 #include "enact/crypto/hkdf.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/random.hpp"
@@ -360,6 +361,48 @@ int enact_typed_data_recover(const char* typed_data_json, const char* signature_
     const auto sig =
         value_or_refuse(enact::codec::hex::decode_prefixed(signature_hex, "signature"), ENACT_ERR_SIGNATURE_INVALID);
     copy_fixed(enact::to_checksum_address(enact::eip712::recover(td, sig).value()), out_address, ENACT_ADDRESS_SIZE);
+    return ENACT_OK;
+  });
+}
+
+// ---- accounts and EIP-191 messages ----------------------------------------------------------------
+
+int enact_private_key_address(const uint8_t private_key[32], char out_address[ENACT_ADDRESS_SIZE]) {
+  return guarded([&] {
+    output(out_address, "out_address");
+    require(private_key, "private_key");
+    const auto pub = enact::crypto::secp256k1::public_key_of(key_from(private_key)).value();
+    copy_fixed(enact::to_checksum_address(enact::crypto::secp256k1::to_address(pub)), out_address, ENACT_ADDRESS_SIZE);
+    return ENACT_OK;
+  });
+}
+
+int enact_message_sign(const uint8_t* message, size_t len, const uint8_t private_key[32],
+                       char out_signature[ENACT_SIGNATURE_HEX_SIZE]) {
+  return guarded([&] {
+    output(out_signature, "out_signature");
+    if (message == nullptr && len != 0)
+      return invalid("message: NULL with a non-zero length");
+    require(private_key, "private_key");
+    const auto digest = enact::crypto::personal_message_hash(enact::bytes_view(message, message ? len : 0));
+    const auto sig = enact::crypto::secp256k1::sign(digest, key_from(private_key)).value();
+    copy_fixed(enact::codec::hex::encode_prefixed(sig.to_bytes()), out_signature, ENACT_SIGNATURE_HEX_SIZE);
+    return ENACT_OK;
+  });
+}
+
+int enact_message_recover(const uint8_t* message, size_t len, const char* signature_hex,
+                          char out_address[ENACT_ADDRESS_SIZE]) {
+  return guarded([&] {
+    output(out_address, "out_address");
+    if (message == nullptr && len != 0)
+      return invalid("message: NULL with a non-zero length");
+    require(signature_hex, "signature_hex");
+    const auto digest = enact::crypto::personal_message_hash(enact::bytes_view(message, message ? len : 0));
+    const auto sig =
+        value_or_refuse(enact::codec::hex::decode_prefixed(signature_hex, "signature"), ENACT_ERR_SIGNATURE_INVALID);
+    copy_fixed(enact::to_checksum_address(enact::crypto::secp256k1::recover_address(digest, sig).value()), out_address,
+               ENACT_ADDRESS_SIZE);
     return ENACT_OK;
   });
 }

@@ -3,7 +3,10 @@
 
 Keccak-256, EIP-712 typed data (digest, signing, recovery), the wallet-proof envelope (build, sign,
 verify), Solidity ABI call encoding, the CIDv0 of action code, cron next-fire times, PKP wallet
-addresses and derivation paths, and :class:`CoreClient`, a JSON client of the core service.
+addresses and derivation paths; :class:`Account` (``from_key``, ``sign_message``,
+``sign_typed_data``), :func:`recover_message`, :func:`recover_typed_data` and
+:func:`to_checksum_address` in the shape of eth-account; and :class:`CoreClient`, the typed client
+of the core service (one method per endpoint).
 
 Failures raise subclasses of :class:`EnactError` (see :mod:`enact.errors`). The C library is found
 through ``ENACT_C_LIBRARY``, next to this package (wheels bundle it), or by the system's loader.
@@ -26,8 +29,56 @@ from ._native import check as _check
 from ._native import encode as _encode
 from ._native import lib as _lib
 from ._native import take_string as _take_string
+from .account import (
+    Account,
+    SignedMessage,
+    is_checksum_address,
+    recover_message,
+    recover_typed_data,
+    to_checksum_address,
+)
+from .core import (
+    AccountInfo,
+    Action,
+    ActionSignature,
+    Balance,
+    ChainConfig,
+    ChainSecuredAccount,
+    CoreClient,
+    Group,
+    KeyIdentity,
+    MintedUsageKey,
+    MintedWallet,
+    NewAccount,
+    NewUsageKey,
+    Page,
+    PaymentIntent,
+    PaymentRecord,
+    Permissions,
+    RunResult,
+    StripeConfig,
+    UploadedAction,
+    UsageCharge,
+    UsageKey,
+    Wallet,
+)
 from .errors import (
+    ActionFailedError,
     BadResponseError,
+    ChainIdMismatchError,
+    ConflictError,
+    ForbiddenError,
+    InsufficientCreditsError,
+    InvalidRequestError,
+    NotFoundError,
+    PayloadTooLargeError,
+    RateLimitedError,
+    ServerInternalError,
+    SignatureExpiredError,
+    SignatureInvalidError,
+    TypedDataInvalidError,
+    UnauthenticatedError,
+    UnavailableError,
     CryptoError,
     EnactError,
     EnvelopeChainIdMismatchError,
@@ -70,7 +121,35 @@ __all__ = [
     "cron_next",
     "pkp_wallet_address",
     "pkp_api_mode_path",
+    "Account",
+    "SignedMessage",
+    "recover_message",
+    "recover_typed_data",
+    "to_checksum_address",
+    "is_checksum_address",
     "CoreClient",
+    "Page",
+    "NewAccount",
+    "Permissions",
+    "KeyIdentity",
+    "AccountInfo",
+    "NewUsageKey",
+    "UsageKey",
+    "Group",
+    "Wallet",
+    "Action",
+    "UploadedAction",
+    "ActionSignature",
+    "RunResult",
+    "ChainConfig",
+    "StripeConfig",
+    "Balance",
+    "PaymentIntent",
+    "UsageCharge",
+    "PaymentRecord",
+    "MintedWallet",
+    "MintedUsageKey",
+    "ChainSecuredAccount",
     "EnactError",
     "InvalidArgumentError",
     "ParseError",
@@ -82,6 +161,21 @@ __all__ = [
     "NetworkError",
     "ServiceError",
     "HttpError",
+    "InvalidRequestError",
+    "TypedDataInvalidError",
+    "ChainIdMismatchError",
+    "UnauthenticatedError",
+    "SignatureInvalidError",
+    "SignatureExpiredError",
+    "InsufficientCreditsError",
+    "ForbiddenError",
+    "NotFoundError",
+    "ConflictError",
+    "PayloadTooLargeError",
+    "ActionFailedError",
+    "RateLimitedError",
+    "UnavailableError",
+    "ServerInternalError",
     "BadResponseError",
     "EnvelopeError",
     "EnvelopeTooLargeError",
@@ -102,7 +196,6 @@ JsonDocument = Union[str, Mapping[str, Any]]
 
 _U64_MAX = (1 << 64) - 1
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
-_U32_MAX = (1 << 32) - 1
 
 
 # ---- argument conversion ------------------------------------------------------------------------
@@ -210,10 +303,11 @@ def typed_data_recover(typed_data: JsonDocument, signature: str) -> str:
 # ---- envelope -----------------------------------------------------------------------------------
 
 
-def envelope_build(primary_type: str, address: str, issued_at: int, chain_id: int) -> dict:
+def envelope_build(primary_type: str, address: str, *, issued_at: int, chain_id: int) -> dict:
     """The canonical wallet-proof envelope (typed data) for ``address``, for one flow
     (``primary_type`` in :data:`PRIMARY_TYPES`) on one chain at ``issued_at`` (unix seconds), ready
-    for a wallet's eth_signTypedData_v4.
+    for a wallet's eth_signTypedData_v4. ``issued_at`` and ``chain_id`` are keyword-only, so the
+    two integers cannot be swapped.
 
     Raises:
         InvalidArgumentError: unknown primary type, or a malformed address (a mixed-case address
@@ -232,7 +326,7 @@ def envelope_build(primary_type: str, address: str, issued_at: int, chain_id: in
     return json.loads(_take_string(out) or "null")
 
 
-def envelope_sign(primary_type: str, private_key: bytes, issued_at: int, chain_id: int) -> dict:
+def envelope_sign(primary_type: str, private_key: bytes, *, issued_at: int, chain_id: int) -> dict:
     """Builds the envelope for the key's own address and signs it; returns
     ``{"typed_data": {...}, "signature": "0x..."}``, the body the ChainSecured endpoints take.
 
@@ -257,9 +351,9 @@ def envelope_sign(primary_type: str, private_key: bytes, issued_at: int, chain_i
 def envelope_verify(
     typed_data: JsonDocument,
     signature: str,
+    *,
     expected_primary_type: str,
     chain_id: int,
-    *,
     now: Optional[int] = None,
     max_skew: int = 300,
     expected_signer: Optional[str] = None,
@@ -376,138 +470,3 @@ def pkp_api_mode_path(api_key_hash: bytes, index: int) -> bytes:
     out = ctypes.create_string_buffer(32)
     _check(_lib.enact_pkp_api_mode_path(key_hash, _u64(index, "index"), out))
     return out.raw
-
-
-# ---- core service client ------------------------------------------------------------------------
-
-
-class CoreClient:
-    """A JSON client of one core service (docs/protocol.md §2): each call sends one request (a failed GET
-    is retried up to ``max_retries`` times) and returns the decoded JSON answer.
-
-    Not for concurrent use: give each thread its own client. Use it as a context manager, or call
-    :meth:`close`, to release it (and wipe the API key it holds) promptly.
-
-    Raises (from the constructor):
-        InvalidArgumentError: a base URL the client refuses (not http(s), user-info, a query).
-    """
-
-    def __init__(
-        self,
-        base_url: str,
-        api_key: Optional[str] = None,
-        *,
-        ca_file: Optional[str] = None,
-        connect_timeout: float = 5.0,
-        read_timeout: float = 30.0,
-        max_retries: int = 2,
-    ) -> None:
-        """``base_url`` is ``http(s)://host[:port]`` with an optional path prefix; ``api_key`` the
-        account or usage key's text as issued (None: no credential); ``ca_file`` a PEM bundle for
-        https (None: the system's); timeouts in seconds."""
-        self._handle: Optional[int] = None
-        connect_ms = self._millis(connect_timeout, "connect_timeout")
-        read_ms = self._millis(read_timeout, "read_timeout")
-        handle = _lib.enact_core_client_new_ex(
-            _encode(base_url, "base_url"),
-            None if api_key is None else _encode(api_key, "api_key"),
-            None if ca_file is None else _encode(ca_file, "ca_file"),
-            connect_ms,
-            read_ms,
-            _int_in(max_retries, 0, _U32_MAX, "max_retries"),
-        )
-        if not handle:
-            raise InvalidArgumentError(_native.last_error())
-        self._handle = handle
-
-    @staticmethod
-    def _millis(seconds: float, what: str) -> int:
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-            raise TypeError(f"{what}: expected seconds as a number")
-        millis = int(round(seconds * 1000))
-        if not 1 <= millis <= _U32_MAX:
-            raise InvalidArgumentError(f"{what}: {seconds} s outside 0.001..{_U32_MAX // 1000}")
-        return millis
-
-    def _live(self) -> int:
-        if not self._handle:
-            raise InvalidArgumentError("client: already closed")
-        return self._handle
-
-    def set_api_key(self, api_key: Optional[str]) -> None:
-        """Replaces the API key sent with later calls (None: none), e.g. with the key that
-        ``/core/v1/new_account`` returned."""
-        _check(
-            _lib.enact_core_client_set_api_key(
-                self._live(), None if api_key is None else _encode(api_key, "api_key")
-            )
-        )
-
-    def call(self, method: str, path: str, body: Any = None) -> Any:
-        """Sends ``method`` ("GET" or "POST") to ``path`` (below the base URL, with its query,
-        e.g. ``"/core/v1/list_groups?page_number=0&page_size=10"``) and returns the JSON answer.
-        ``body`` (POST only) is JSON text or JSON-serializable data; None sends ``{}``.
-
-        Raises:
-            NetworkError: no connection, or a timeout.
-            HttpError: an error answer; ``status``, ``error_code``, ``body``, ``details`` and
-                ``request_id`` describe it.
-            BadResponseError: an answer that is not what the API promises.
-            InvalidArgumentError, ParseError: a request refused before sending.
-        """
-        handle = self._live()
-        out = _out_string()
-        rc = _lib.enact_core_client_call(
-            handle,
-            _encode(method, "method"),
-            _encode(path, "path"),
-            None if body is None else _json_text(body, "body"),
-            ctypes.byref(out),
-        )
-        text = _take_string(out)
-        if rc != 0:
-            raise error_for(
-                rc,
-                _native.last_error(),
-                status=self.status,
-                body_json=text,
-                request_id=self.request_id,
-            )
-        return json.loads(text) if text is not None else None
-
-    def get(self, path: str) -> Any:
-        """``call("GET", path)``."""
-        return self.call("GET", path)
-
-    def post(self, path: str, body: Any = None) -> Any:
-        """``call("POST", path, body)``."""
-        return self.call("POST", path, body)
-
-    @property
-    def status(self) -> int:
-        """HTTP status of the last call's answer (0 before any call, and when there was none)."""
-        return int(_lib.enact_core_client_status(self._handle)) if self._handle else 0
-
-    @property
-    def request_id(self) -> str:
-        """X-Request-Id of the last call's answer ("" when none)."""
-        if not self._handle:
-            return ""
-        return _lib.enact_core_client_request_id(self._handle).decode("utf-8", "replace")
-
-    def close(self) -> None:
-        """Releases the client and wipes its API key; later calls raise. Idempotent."""
-        handle, self._handle = self._handle, None
-        if handle:
-            _lib.enact_core_client_free(handle)
-
-    def __enter__(self) -> "CoreClient":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        # At interpreter exit the module's globals may already be gone.
-        if _lib is not None:
-            self.close()

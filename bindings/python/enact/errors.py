@@ -133,9 +133,127 @@ class ServiceError(EnactError):
 
 
 class HttpError(ServiceError):
-    """The service answered with an error status and a docs/protocol.md §0 error body."""
+    """The service answered with an error status and a docs/protocol.md §0 error body. The
+    subclass names the body's error code when it is one of the contract's (NotFoundError, ...)."""
 
     code = ERR_HTTP
+    error_name = ""
+
+
+# The service's error codes (docs/protocol.md §0): one HttpError subclass each, so a caller can
+# catch e.g. NotFoundError; error_code still holds the wire name.
+class InvalidRequestError(HttpError):
+    """invalid_request (400): malformed JSON, a missing, unknown or ill-typed field, a bad value."""
+
+    error_name = "invalid_request"
+
+
+class TypedDataInvalidError(HttpError):
+    """typed_data_invalid (400): the wallet-proof envelope is not the canonical typed data."""
+
+    error_name = "typed_data_invalid"
+
+
+class ChainIdMismatchError(HttpError):
+    """chain_id_mismatch (400): the envelope names another chain than the server's."""
+
+    error_name = "chain_id_mismatch"
+
+
+class UnauthenticatedError(HttpError):
+    """unauthenticated (401): no credential, or an unknown or deleted one."""
+
+    error_name = "unauthenticated"
+
+
+class SignatureInvalidError(HttpError):
+    """signature_invalid (401): the envelope's signature is malformed or not the signer's."""
+
+    error_name = "signature_invalid"
+
+
+class SignatureExpiredError(HttpError):
+    """signature_expired (401): issuedAt is too far from the server's clock."""
+
+    error_name = "signature_expired"
+
+
+class InsufficientCreditsError(HttpError):
+    """insufficient_credits (402): the account cannot pay for the run."""
+
+    error_name = "insufficient_credits"
+
+
+class ForbiddenError(HttpError):
+    """forbidden (403): the scope, the ownership or the account's mode does not allow it."""
+
+    error_name = "forbidden"
+
+
+class NotFoundError(HttpError):
+    """not_found (404): an unknown group, PKP, action, run or payment intent."""
+
+    error_name = "not_found"
+
+
+class ConflictError(HttpError):
+    """conflict (409): the state forbids it (already exists, already confirmed, converted)."""
+
+    error_name = "conflict"
+
+
+class PayloadTooLargeError(HttpError):
+    """payload_too_large (413): the body or the code is over its limit."""
+
+    error_name = "payload_too_large"
+
+
+class ActionFailedError(HttpError):
+    """action_failed (422): the action threw, timed out or broke a limit; ``details`` carries
+    ``kind``, ``stack`` and ``logs``."""
+
+    error_name = "action_failed"
+
+
+class RateLimitedError(HttpError):
+    """rate_limited (429): too many requests; retry later."""
+
+    error_name = "rate_limited"
+
+
+class UnavailableError(HttpError):
+    """unavailable (503): the chain node, the IPFS gateway, the payment provider or the sandbox
+    pool is unreachable or saturated (transient)."""
+
+    error_name = "unavailable"
+
+
+class ServerInternalError(HttpError):
+    """internal (500): the server failed; ``request_id`` finds its log line."""
+
+    error_name = "internal"
+
+
+_HTTP_BY_NAME: Dict[str, Type[HttpError]] = {
+    cls.error_name: cls
+    for cls in (
+        InvalidRequestError,
+        TypedDataInvalidError,
+        ChainIdMismatchError,
+        UnauthenticatedError,
+        SignatureInvalidError,
+        SignatureExpiredError,
+        InsufficientCreditsError,
+        ForbiddenError,
+        NotFoundError,
+        ConflictError,
+        PayloadTooLargeError,
+        ActionFailedError,
+        RateLimitedError,
+        UnavailableError,
+        ServerInternalError,
+    )
+}
 
 
 class BadResponseError(ServiceError):
@@ -252,5 +370,8 @@ def error_for(
                     body = parsed
             except ValueError:
                 pass
+        if cls is HttpError:
+            error = body.get("error") if isinstance(body.get("error"), dict) else {}
+            cls = _HTTP_BY_NAME.get(str(error.get("code", "")), HttpError)
         return cls(message, status=status, body=body, request_id=request_id)
     return cls(message)
