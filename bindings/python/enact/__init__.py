@@ -27,8 +27,11 @@ from typing import Any, Mapping, Optional, Sequence, Union, overload
 from . import _native
 from ._native import check as _check
 from ._native import encode as _encode
+from ._native import int_in as _int_in
 from ._native import lib as _lib
 from ._native import take_string as _take_string
+from . import account as _account
+from . import core as _core
 from .account import (
     Account,
     SignedMessage,
@@ -121,35 +124,6 @@ __all__ = [
     "cron_next",
     "pkp_wallet_address",
     "pkp_api_mode_path",
-    "Account",
-    "SignedMessage",
-    "recover_message",
-    "recover_typed_data",
-    "to_checksum_address",
-    "is_checksum_address",
-    "CoreClient",
-    "Page",
-    "NewAccount",
-    "Permissions",
-    "KeyIdentity",
-    "AccountInfo",
-    "NewUsageKey",
-    "UsageKey",
-    "Group",
-    "Wallet",
-    "Action",
-    "UploadedAction",
-    "ActionSignature",
-    "RunResult",
-    "ChainConfig",
-    "StripeConfig",
-    "Balance",
-    "PaymentIntent",
-    "UsageCharge",
-    "PaymentRecord",
-    "MintedWallet",
-    "MintedUsageKey",
-    "ChainSecuredAccount",
     "EnactError",
     "InvalidArgumentError",
     "ParseError",
@@ -187,7 +161,7 @@ __all__ = [
     "EnvelopeExpiredError",
     "EnvelopeSignatureMalformedError",
     "EnvelopeSignerMismatchError",
-]
+] + _account.__all__ + _core.__all__
 
 #: The envelope flows, one primaryType each (docs/protocol.md §2).
 PRIMARY_TYPES = ("CreateWallet", "ConvertAccount", "AddUsageApiKey", "BillingAuth")
@@ -217,15 +191,6 @@ def _fixed_bytes(value: Any, size: int, what: str) -> bytes:
     if len(data) != size:
         raise InvalidArgumentError(f"{what}: expected {size} bytes, got {len(data)}")
     return data
-
-
-def _int_in(value: Any, low: int, high: int, what: str) -> int:
-    # ctypes would silently wrap an out-of-range integer; bool is an int but never meant here.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{what}: expected int, got {type(value).__name__}")
-    if not low <= value <= high:
-        raise InvalidArgumentError(f"{what}: {value} outside {low}..{high}")
-    return value
 
 
 def _u64(value: Any, what: str) -> int:

@@ -128,6 +128,16 @@ def take_string(p: ctypes.c_void_p) -> Optional[str]:
         p.value = None
 
 
+def int_in(value: object, low: int, high: int, what: str) -> int:
+    """An integer argument checked against its C type's range: ctypes would silently wrap an
+    out-of-range one, and bool is an int but never meant here."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what}: expected int, got {type(value).__name__}")
+    if not low <= value <= high:
+        raise InvalidArgumentError(f"{what}: {value} outside {low}..{high}")
+    return value
+
+
 def encode(text: str, what: str) -> bytes:
     """UTF-8 of an argument, refused when it holds a NUL (C would silently cut it there)."""
     if not isinstance(text, str):

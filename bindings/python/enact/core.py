@@ -22,6 +22,7 @@ from urllib.parse import urlencode
 
 from . import _native
 from ._native import encode as _encode
+from ._native import int_in as _int_in
 from ._native import lib as _lib
 from ._native import take_string as _take_string
 from .errors import BadResponseError, InvalidArgumentError, error_for
@@ -324,14 +325,6 @@ def _field(value: Any, name: str, hint: Any, what: str) -> Any:
 
 
 # ---- argument checks ----------------------------------------------------------------------------
-
-
-def _int_in(value: Any, low: int, high: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{what}: expected int, got {type(value).__name__}")
-    if not low <= value <= high:
-        raise InvalidArgumentError(f"{what}: {value} outside {low}..{high}")
-    return value
 
 
 def _text(value: Any, what: str) -> str:
