@@ -31,7 +31,7 @@ from ._native import int_in as _int_in
 from ._native import lib as _lib
 from ._native import take_string as _take_string
 from . import account as _account
-from . import core as _core
+from . import core_types as _core_types
 from .account import (
     Account,
     SignedMessage,
@@ -40,14 +40,14 @@ from .account import (
     recover_typed_data,
     to_checksum_address,
 )
-from .core import (
+from .core import CoreClient
+from .core_types import (
     AccountInfo,
     Action,
     ActionSignature,
     Balance,
     ChainConfig,
     ChainSecuredAccount,
-    CoreClient,
     Group,
     KeyIdentity,
     MintedUsageKey,
@@ -103,7 +103,6 @@ from .errors import (
     ParseError,
     ServiceError,
     SignatureError,
-    error_for,
 )
 
 __version__ = "0.1.0"
@@ -161,7 +160,7 @@ __all__ = [
     "EnvelopeExpiredError",
     "EnvelopeSignatureMalformedError",
     "EnvelopeSignerMismatchError",
-] + _account.__all__ + _core.__all__
+] + _account.__all__ + ["CoreClient"] + _core_types.__all__
 
 #: The envelope flows, one primaryType each (docs/protocol.md §2).
 PRIMARY_TYPES = ("CreateWallet", "ConvertAccount", "AddUsageApiKey", "BillingAuth")

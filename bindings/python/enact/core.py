@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The typed client of the core service (``/core/v1``, docs/protocol.md §2): one method per
-endpoint, taking its fields as arguments and returning a frozen dataclass of the answer.
+endpoint, taking its fields as arguments and returning a frozen dataclass of the answer (the types
+are in :mod:`enact.core_types`).
 
 Failures raise :class:`~enact.errors.HttpError` subclasses named after the server's error code
 (``NotFoundError``, ``UnauthenticatedError``, ...; ``error_code``, ``status``, ``details`` and
@@ -14,10 +15,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import json
-import sys
-import typing
-from dataclasses import dataclass, field
-from typing import Any, Dict, Generic, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 from urllib.parse import urlencode
 
 from . import _native
@@ -25,303 +23,37 @@ from ._native import encode as _encode
 from ._native import int_in as _int_in
 from ._native import lib as _lib
 from ._native import take_string as _take_string
-from .errors import BadResponseError, InvalidArgumentError, error_for
+from .core_types import (
+    AccountInfo,
+    Action,
+    Balance,
+    ChainConfig,
+    ChainSecuredAccount,
+    Group,
+    MintedUsageKey,
+    MintedWallet,
+    NewAccount,
+    NewUsageKey,
+    Page,
+    PaymentIntent,
+    PaymentRecord,
+    Permissions,
+    RunResult,
+    StripeConfig,
+    UploadedAction,
+    UsageCharge,
+    UsageKey,
+    Wallet,
+    decode,
+    decode_page,
+    field_of,
+)
+from .errors import InvalidArgumentError, error_for
 
-__all__ = [
-    "CoreClient",
-    "Page",
-    "NewAccount",
-    "Permissions",
-    "KeyIdentity",
-    "AccountInfo",
-    "NewUsageKey",
-    "UsageKey",
-    "Group",
-    "Wallet",
-    "Action",
-    "UploadedAction",
-    "ActionSignature",
-    "RunResult",
-    "ChainConfig",
-    "StripeConfig",
-    "Balance",
-    "PaymentIntent",
-    "UsageCharge",
-    "PaymentRecord",
-    "MintedWallet",
-    "MintedUsageKey",
-    "ChainSecuredAccount",
-]
+__all__ = ["CoreClient"]
 
 _U32_MAX = (1 << 32) - 1
 _U64_MAX = (1 << 64) - 1
-T = TypeVar("T")
-
-
-# ---- answer types -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Permissions:
-    """A usage key's permissions (docs/protocol.md §1 scopes): three flags and four group lists."""
-
-    can_create_groups: bool = False
-    can_delete_groups: bool = False
-    can_create_pkps: bool = False
-    manage_ipfs_ids_in_groups: Tuple[int, ...] = ()
-    add_pkp_to_groups: Tuple[int, ...] = ()
-    remove_pkp_from_groups: Tuple[int, ...] = ()
-    execute_in_groups: Tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class NewAccount:
-    api_key: str = field(repr=False)
-    wallet_address: str
-    api_key_hash: str
-
-
-@dataclass(frozen=True)
-class KeyIdentity:
-    kind: str  # "account" or "usage"
-    hash: str
-    permissions: Optional[Permissions] = None
-
-
-@dataclass(frozen=True)
-class AccountInfo:
-    api_key_hash: str
-    admin_wallet_address: str
-    managed: bool
-    name: str
-    description: str
-    key: KeyIdentity
-
-
-@dataclass(frozen=True)
-class NewUsageKey:
-    usage_api_key: str = field(repr=False)
-    hash: str
-    wallet_address: str
-
-
-@dataclass(frozen=True)
-class UsageKey:
-    hash: str
-    name: str
-    description: str
-    expiration: int
-    created_at: int
-    wallet_address: str
-    permissions: Permissions
-
-
-@dataclass(frozen=True)
-class Group:
-    group_id: int
-    name: str
-    description: str
-    pkp_ids_permitted: Tuple[str, ...]
-    cid_hashes_permitted: Tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Wallet:
-    pkp_id: str
-    wallet_address: str
-    derivation_path: str
-    name: str
-    description: str
-
-
-@dataclass(frozen=True)
-class Action:
-    action_ipfs_cid: str
-    hashed_cid: str
-    name: str
-    description: str
-
-
-@dataclass(frozen=True)
-class UploadedAction:
-    action_ipfs_cid: str
-    hashed_cid: str
-
-
-@dataclass(frozen=True)
-class ActionSignature:
-    signature: str
-    r: str
-    s: str
-    v: int
-    public_key: str
-    digest: str
-
-
-@dataclass(frozen=True)
-class RunResult:
-    response: Any
-    logs: str
-    signatures: Dict[str, ActionSignature]
-    run_ms: int
-    charged_credits: int
-
-
-@dataclass(frozen=True)
-class ChainConfig:
-    chain_id: int
-    contract_address: str
-    chain_name: str
-
-
-@dataclass(frozen=True)
-class StripeConfig:
-    publishable_key: str
-    mode: Optional[str] = None
-
-
-@dataclass(frozen=True)
-class Balance:
-    balance_credits: int
-    currency: str
-    mode: Optional[str] = None
-
-
-@dataclass(frozen=True)
-class PaymentIntent:
-    payment_intent_id: str
-    client_secret: str = field(repr=False)
-    amount_cents: int
-    mode: Optional[str] = None
-
-
-@dataclass(frozen=True)
-class UsageCharge:
-    run_id: str
-    key_hash: str
-    charged_credits: int
-    charged_at: int
-
-
-@dataclass(frozen=True)
-class PaymentRecord:
-    payment_intent_id: str
-    amount_cents: int
-    provider: str
-    credited: bool
-    created_at: int
-    credited_at: int
-
-
-@dataclass(frozen=True)
-class MintedWallet:
-    pkp_id: str
-    wallet_address: str
-    derivation_path: str
-
-
-@dataclass(frozen=True)
-class MintedUsageKey:
-    usage_api_key: str = field(repr=False)
-    wallet_address: str
-    derivation_path: str
-
-
-@dataclass(frozen=True)
-class ChainSecuredAccount:
-    new_admin_wallet_address: str
-    api_key_hash: str
-
-
-@dataclass(frozen=True)
-class Page(Generic[T]):
-    """One page of a list endpoint; ``total`` counts every item of every page."""
-
-    items: List[T]
-    page_number: int
-    page_size: int
-    total: int
-
-
-# ---- decoding -----------------------------------------------------------------------------------
-
-_PERMISSION_FIELDS = tuple(f.name for f in dataclasses.fields(Permissions))
-
-
-def _bad(what: str, expected: str, value: Any) -> BadResponseError:
-    return BadResponseError(f"{what}: expected {expected}, got {json.dumps(value)[:80]}")
-
-
-def _convert(hint: Any, value: Any, what: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if hint is Any:
-        return value
-    if origin is typing.Union:  # Optional[X]
-        inner = [a for a in args if a is not type(None)][0]
-        return None if value is None else _convert(inner, value, what)
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise _bad(what, "a boolean", value)
-        return value
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _bad(what, "an integer", value)
-        return value
-    if hint is str:
-        if not isinstance(value, str):
-            raise _bad(what, "a string", value)
-        return value
-    if origin in (tuple, list):
-        if not isinstance(value, list):
-            raise _bad(what, "an array", value)
-        items = [_convert(args[0], v, f"{what}[{i}]") for i, v in enumerate(value)]
-        return tuple(items) if origin is tuple else items
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise _bad(what, "an object", value)
-        return {k: _convert(args[1], v, f"{what}.{k}") for k, v in value.items()}
-    if dataclasses.is_dataclass(hint):
-        return _decode(hint, value, what)
-    raise TypeError(f"no decoder for {hint}")
-
-
-def _decode(cls: Type[T], value: Any, what: str) -> T:
-    """An answer type from its JSON object: every field without a default is required."""
-    if not isinstance(value, dict):
-        raise _bad(what, "an object", value)
-    hints = typing.get_type_hints(cls, vars(sys.modules[__name__]))
-    kwargs = {}
-    for f in dataclasses.fields(cls):
-        if f.name == "permissions" and cls is UsageKey:
-            # A usage key's permissions are flat fields of its object.
-            kwargs[f.name] = _decode(Permissions, {k: value[k] for k in _PERMISSION_FIELDS if k in value},
-                                     what)
-            continue
-        if f.name not in value:
-            if f.default is dataclasses.MISSING:
-                raise BadResponseError(f"{what}: missing field {f.name!r}")
-            continue
-        kwargs[f.name] = _convert(hints[f.name], value[f.name], f"{what}.{f.name}")
-    return cls(**kwargs)
-
-
-def _decode_page(cls: Type[T], value: Any, what: str) -> Page[T]:
-    if not isinstance(value, dict) or not isinstance(value.get("items"), list):
-        raise _bad(what, "a page object with items", value)
-    items = [_decode(cls, item, f"{what}.items[{i}]") for i, item in enumerate(value["items"])]
-    return Page(
-        items=items,
-        page_number=_convert(int, value.get("page_number"), f"{what}.page_number"),
-        page_size=_convert(int, value.get("page_size"), f"{what}.page_size"),
-        total=_convert(int, value.get("total"), f"{what}.total"),
-    )
-
-
-def _field(value: Any, name: str, hint: Any, what: str) -> Any:
-    if not isinstance(value, dict) or name not in value:
-        raise BadResponseError(f"{what}: missing field {name!r}")
-    return _convert(hint, value[name], f"{what}.{name}")
 
 
 # ---- argument checks ----------------------------------------------------------------------------
@@ -344,7 +76,7 @@ def _permissions_body(permissions: Optional[Permissions]) -> Dict[str, Any]:
     if not isinstance(permissions, Permissions):
         raise TypeError("permissions: expected enact.Permissions")
     body: Dict[str, Any] = {}
-    for name in _PERMISSION_FIELDS:
+    for name in (f.name for f in dataclasses.fields(Permissions)):
         value = getattr(permissions, name)
         body[name] = list(value) if isinstance(value, (tuple, list)) else bool(value)
     return body
@@ -476,11 +208,11 @@ class CoreClient:
         body = {"name": _text(name, "name")}
         _optional(body, "description", description)
         _optional(body, "email", email)
-        return _decode(NewAccount, self._post("/new_account", body), "new_account")
+        return decode(NewAccount, self._post("/new_account", body), "new_account")
 
     def account(self) -> AccountInfo:
         """GET /account: who this client's key belongs to."""
-        return _decode(AccountInfo, self._get("/account"), "account")
+        return decode(AccountInfo, self._get("/account"), "account")
 
     def add_usage_api_key(self, name: str, *, description: Optional[str] = None,
                           expiration: Optional[int] = None,
@@ -492,11 +224,11 @@ class CoreClient:
         if expiration is not None:
             body["expiration"] = _int_in(expiration, 0, _U64_MAX, "expiration")
         body.update(_permissions_body(permissions))
-        return _decode(NewUsageKey, self._post("/add_usage_api_key", body), "add_usage_api_key")
+        return decode(NewUsageKey, self._post("/add_usage_api_key", body), "add_usage_api_key")
 
     def list_api_keys(self, *, page_number: int = 1, page_size: int = 20) -> Page[UsageKey]:
         """GET /list_api_keys."""
-        return _decode_page(UsageKey, self._get("/list_api_keys", **self._page(page_number, page_size)),
+        return decode_page(UsageKey, self._get("/list_api_keys", **self._page(page_number, page_size)),
                             "list_api_keys")
 
     def update_usage_api_key(self, usage_api_key: str, *, name: str, description: Optional[str] = None,
@@ -510,19 +242,19 @@ class CoreClient:
         if expiration is not None:
             body["expiration"] = _int_in(expiration, 0, _U64_MAX, "expiration")
         body.update(_permissions_body(permissions))
-        return _field(self._post("/update_usage_api_key", body), "hash", str, "update_usage_api_key")
+        return field_of(self._post("/update_usage_api_key", body), "hash", str, "update_usage_api_key")
 
     def update_usage_api_key_metadata(self, usage_api_key: str, *, name: str, description: str) -> str:
         """POST /update_usage_api_key_metadata; returns the key's hash."""
         body = {"usage_api_key": _text(usage_api_key, "usage_api_key"), "name": _text(name, "name"),
                 "description": _text(description, "description")}
-        return _field(self._post("/update_usage_api_key_metadata", body), "hash", str,
+        return field_of(self._post("/update_usage_api_key_metadata", body), "hash", str,
                       "update_usage_api_key_metadata")
 
     def remove_usage_api_key(self, usage_api_key: str) -> str:
         """POST /remove_usage_api_key; returns the removed key's hash."""
         body = {"usage_api_key": _text(usage_api_key, "usage_api_key")}
-        return _field(self._post("/remove_usage_api_key", body), "hash", str, "remove_usage_api_key")
+        return field_of(self._post("/remove_usage_api_key", body), "hash", str, "remove_usage_api_key")
 
     # ---- groups ----
 
@@ -533,16 +265,16 @@ class CoreClient:
         body: Dict[str, Any] = {"name": _text(name, "name"), "pkp_ids_permitted": list(pkp_ids_permitted),
                                 "cid_hashes_permitted": list(cid_hashes_permitted)}
         _optional(body, "description", description)
-        return _decode(Group, self._post("/add_group", body), "add_group")
+        return decode(Group, self._post("/add_group", body), "add_group")
 
     def list_groups(self, *, page_number: int = 1, page_size: int = 20) -> Page[Group]:
         """GET /list_groups."""
-        return _decode_page(Group, self._get("/list_groups", **self._page(page_number, page_size)),
+        return decode_page(Group, self._get("/list_groups", **self._page(page_number, page_size)),
                             "list_groups")
 
     def get_group(self, group_id: int) -> Group:
         """GET /get_group; NotFoundError when the account has no such group."""
-        return _decode(Group, self._get("/get_group", group_id=_int_in(group_id, 0, _U64_MAX, "group_id")),
+        return decode(Group, self._get("/get_group", group_id=_int_in(group_id, 0, _U64_MAX, "group_id")),
                        "get_group")
 
     def update_group(self, group_id: int, *, name: str, description: str,
@@ -552,12 +284,12 @@ class CoreClient:
                 "description": _text(description, "description"),
                 "pkp_ids_permitted": list(pkp_ids_permitted),
                 "cid_hashes_permitted": list(cid_hashes_permitted)}
-        return _decode(Group, self._post("/update_group", body), "update_group")
+        return decode(Group, self._post("/update_group", body), "update_group")
 
     def remove_group(self, group_id: int) -> int:
         """POST /remove_group; returns the removed group's id."""
         body = {"group_id": _int_in(group_id, 0, _U64_MAX, "group_id")}
-        return _field(self._post("/remove_group", body), "group_id", int, "remove_group")
+        return field_of(self._post("/remove_group", body), "group_id", int, "remove_group")
 
     # ---- wallets ----
 
@@ -565,28 +297,28 @@ class CoreClient:
         """POST /create_wallet: a PKP of the account."""
         body = {"name": _text(name, "name")}
         _optional(body, "description", description)
-        return _decode(Wallet, self._post("/create_wallet", body), "create_wallet")
+        return decode(Wallet, self._post("/create_wallet", body), "create_wallet")
 
     def list_wallets(self, *, page_number: int = 1, page_size: int = 20) -> Page[Wallet]:
         """GET /list_wallets."""
-        return _decode_page(Wallet, self._get("/list_wallets", **self._page(page_number, page_size)),
+        return decode_page(Wallet, self._get("/list_wallets", **self._page(page_number, page_size)),
                             "list_wallets")
 
     def list_wallets_in_group(self, group_id: int, *, page_number: int = 1,
                               page_size: int = 20) -> Page[Wallet]:
         """GET /list_wallets_in_group."""
         query = {"group_id": _int_in(group_id, 0, _U64_MAX, "group_id"), **self._page(page_number, page_size)}
-        return _decode_page(Wallet, self._get("/list_wallets_in_group", **query), "list_wallets_in_group")
+        return decode_page(Wallet, self._get("/list_wallets_in_group", **query), "list_wallets_in_group")
 
     def add_pkp_to_group(self, group_id: int, pkp_id: str) -> Group:
         """POST /add_pkp_to_group."""
         body = {"group_id": _int_in(group_id, 0, _U64_MAX, "group_id"), "pkp_id": _text(pkp_id, "pkp_id")}
-        return _decode(Group, self._post("/add_pkp_to_group", body), "add_pkp_to_group")
+        return decode(Group, self._post("/add_pkp_to_group", body), "add_pkp_to_group")
 
     def remove_pkp_from_group(self, group_id: int, pkp_id: str) -> Group:
         """POST /remove_pkp_from_group."""
         body = {"group_id": _int_in(group_id, 0, _U64_MAX, "group_id"), "pkp_id": _text(pkp_id, "pkp_id")}
-        return _decode(Group, self._post("/remove_pkp_from_group", body), "remove_pkp_from_group")
+        return decode(Group, self._post("/remove_pkp_from_group", body), "remove_pkp_from_group")
 
     # ---- actions ----
 
@@ -594,30 +326,30 @@ class CoreClient:
         """POST /add_action."""
         body = {"action_ipfs_cid": _text(action_ipfs_cid, "action_ipfs_cid"), "name": _text(name, "name")}
         _optional(body, "description", description)
-        return _decode(Action, self._post("/add_action", body), "add_action")
+        return decode(Action, self._post("/add_action", body), "add_action")
 
     def add_action_to_group(self, group_id: int, action_ipfs_cid: str) -> Group:
         """POST /add_action_to_group."""
         body = {"group_id": _int_in(group_id, 0, _U64_MAX, "group_id"),
                 "action_ipfs_cid": _text(action_ipfs_cid, "action_ipfs_cid")}
-        return _decode(Group, self._post("/add_action_to_group", body), "add_action_to_group")
+        return decode(Group, self._post("/add_action_to_group", body), "add_action_to_group")
 
     def remove_action_from_group(self, group_id: int, hashed_cid: str) -> Group:
         """POST /remove_action_from_group."""
         body = {"group_id": _int_in(group_id, 0, _U64_MAX, "group_id"),
                 "hashed_cid": _text(hashed_cid, "hashed_cid")}
-        return _decode(Group, self._post("/remove_action_from_group", body), "remove_action_from_group")
+        return decode(Group, self._post("/remove_action_from_group", body), "remove_action_from_group")
 
     def update_action_metadata(self, hashed_cid: str, *, name: str, description: str) -> Action:
         """POST /update_action_metadata."""
         body = {"hashed_cid": _text(hashed_cid, "hashed_cid"), "name": _text(name, "name"),
                 "description": _text(description, "description")}
-        return _decode(Action, self._post("/update_action_metadata", body), "update_action_metadata")
+        return decode(Action, self._post("/update_action_metadata", body), "update_action_metadata")
 
     def delete_action(self, hashed_cid: str) -> str:
         """POST /delete_action; returns the deleted action's hashed CID."""
         body = {"hashed_cid": _text(hashed_cid, "hashed_cid")}
-        return _field(self._post("/delete_action", body), "hashed_cid", str, "delete_action")
+        return field_of(self._post("/delete_action", body), "hashed_cid", str, "delete_action")
 
     def list_actions(self, *, group_id: Optional[int] = None, page_number: int = 1,
                      page_size: int = 20) -> Page[Action]:
@@ -625,11 +357,11 @@ class CoreClient:
         query: Dict[str, Any] = dict(self._page(page_number, page_size))
         if group_id is not None:
             query = {"group_id": _int_in(group_id, 0, _U64_MAX, "group_id"), **query}
-        return _decode_page(Action, self._get("/list_actions", **query), "list_actions")
+        return decode_page(Action, self._get("/list_actions", **query), "list_actions")
 
     def upload_action(self, code: str) -> UploadedAction:
         """POST /upload_action: stores the code in the server's content store."""
-        return _decode(UploadedAction, self._post("/upload_action", {"code": _text(code, "code")}),
+        return decode(UploadedAction, self._post("/upload_action", {"code": _text(code, "code")}),
                        "upload_action")
 
     def run_action(self, *, code: Optional[str] = None, action_ipfs_cid: Optional[str] = None,
@@ -644,56 +376,56 @@ class CoreClient:
         _optional(body, "action_ipfs_cid", action_ipfs_cid)
         _optional(body, "pkp_id", pkp_id)
         body["params"] = dict(params or {})
-        return _decode(RunResult, self._post("/run_action", body), "run_action")
+        return decode(RunResult, self._post("/run_action", body), "run_action")
 
     # ---- public utility ----
 
     def get_node_chain_config(self) -> ChainConfig:
         """GET /get_node_chain_config (no credential)."""
-        return _decode(ChainConfig, self._get("/get_node_chain_config"), "get_node_chain_config")
+        return decode(ChainConfig, self._get("/get_node_chain_config"), "get_node_chain_config")
 
     def get_api_payers(self) -> List[str]:
         """GET /get_api_payers (no credential)."""
-        return _field(self._get("/get_api_payers"), "api_payers", List[str], "get_api_payers")
+        return field_of(self._get("/get_api_payers"), "api_payers", List[str], "get_api_payers")
 
     def get_admin_api_payer(self) -> str:
         """GET /get_admin_api_payer (no credential)."""
-        return _field(self._get("/get_admin_api_payer"), "admin_api_payer", str, "get_admin_api_payer")
+        return field_of(self._get("/get_admin_api_payer"), "admin_api_payer", str, "get_admin_api_payer")
 
     def get_svc_action_ipfs_id(self, code: str) -> str:
         """POST /get_svc_action_ipfs_id: the CID the server computes for ``code``."""
         answer = self._post("/get_svc_action_ipfs_id", json.dumps(_text(code, "code")))
-        return _field(answer, "action_ipfs_cid", str, "get_svc_action_ipfs_id")
+        return field_of(answer, "action_ipfs_cid", str, "get_svc_action_ipfs_id")
 
     def get_stripe_config(self) -> StripeConfig:
         """GET /billing/stripe_config (no credential)."""
-        return _decode(StripeConfig, self._get("/billing/stripe_config"), "stripe_config")
+        return decode(StripeConfig, self._get("/billing/stripe_config"), "stripe_config")
 
     # ---- billing (with this client's API key) ----
 
     def balance(self) -> Balance:
         """GET /billing/balance."""
-        return _decode(Balance, self._get("/billing/balance"), "balance")
+        return decode(Balance, self._get("/billing/balance"), "balance")
 
     def create_payment_intent(self, *, amount_cents: int) -> PaymentIntent:
         """POST /billing/create_payment_intent; at least 500 cents (the server refuses less)."""
         body = {"amount_cents": _int_in(amount_cents, 1, _U64_MAX, "amount_cents")}
-        return _decode(PaymentIntent, self._post("/billing/create_payment_intent", body), "create_payment_intent")
+        return decode(PaymentIntent, self._post("/billing/create_payment_intent", body), "create_payment_intent")
 
     def confirm_payment(self, payment_intent_id: str) -> int:
         """POST /billing/confirm_payment: credits once (a second confirm is a ConflictError);
         returns the new balance in credits."""
         body = {"payment_intent_id": _text(payment_intent_id, "payment_intent_id")}
-        return _field(self._post("/billing/confirm_payment", body), "balance_credits", int, "confirm_payment")
+        return field_of(self._post("/billing/confirm_payment", body), "balance_credits", int, "confirm_payment")
 
     def billing_usage(self, *, page_number: int = 1, page_size: int = 20) -> Page[UsageCharge]:
         """GET /billing/usage: settled charges, newest first."""
-        return _decode_page(UsageCharge, self._get("/billing/usage", **self._page(page_number, page_size)),
+        return decode_page(UsageCharge, self._get("/billing/usage", **self._page(page_number, page_size)),
                             "billing_usage")
 
     def billing_payments(self, *, page_number: int = 1, page_size: int = 20) -> Page[PaymentRecord]:
         """GET /billing/payments: payment intents, credited or open, newest first."""
-        return _decode_page(PaymentRecord,
+        return decode_page(PaymentRecord,
                             self._get("/billing/payments", **self._page(page_number, page_size)),
                             "billing_payments")
 
@@ -703,12 +435,12 @@ class CoreClient:
 
     def create_wallet_with_signature(self, proof: Mapping[str, Any]) -> MintedWallet:
         """POST /create_wallet_with_signature (primaryType CreateWallet, no credential)."""
-        return _decode(MintedWallet, self._post("/create_wallet_with_signature", _envelope_body(proof)),
+        return decode(MintedWallet, self._post("/create_wallet_with_signature", _envelope_body(proof)),
                        "create_wallet_with_signature")
 
     def add_usage_api_key_with_signature(self, proof: Mapping[str, Any]) -> MintedUsageKey:
         """POST /add_usage_api_key_with_signature (primaryType AddUsageApiKey, no credential)."""
-        return _decode(MintedUsageKey, self._post("/add_usage_api_key_with_signature", _envelope_body(proof)),
+        return decode(MintedUsageKey, self._post("/add_usage_api_key_with_signature", _envelope_body(proof)),
                        "add_usage_api_key_with_signature")
 
     def convert_to_chain_secured_account(self, new_admin_wallet_address: str,
@@ -717,7 +449,7 @@ class CoreClient:
         admin; with this client's account key). One-way."""
         body = {"new_admin_wallet_address": _text(new_admin_wallet_address, "new_admin_wallet_address"),
                 **_envelope_body(proof)}
-        return _decode(ChainSecuredAccount, self._post("/convert_to_chain_secured_account", body),
+        return decode(ChainSecuredAccount, self._post("/convert_to_chain_secured_account", body),
                        "convert_to_chain_secured_account")
 
     # ---- the last answer, and the handle ----

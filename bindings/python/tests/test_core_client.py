@@ -15,7 +15,7 @@ import time
 import unittest
 
 import enact
-from enact import core
+from enact import core_types
 
 
 class RefusedBeforeSendingTest(unittest.TestCase):
@@ -73,12 +73,12 @@ class DecodeTest(unittest.TestCase):
              "cid_hashes_permitted": []}
 
     def test_types(self):
-        g = core._decode(enact.Group, self.GROUP, "group")
+        g = core_types.decode(enact.Group, self.GROUP, "group")
         self.assertEqual(g, enact.Group(3, "g", "", ("0x" + "11" * 20,), ()))
-        page = core._decode_page(enact.Group, {"items": [self.GROUP], "page_number": 1, "page_size": 20,
+        page = core_types.decode_page(enact.Group, {"items": [self.GROUP], "page_number": 1, "page_size": 20,
                                                "total": 1}, "list_groups")
         self.assertEqual((page.items, page.total), ([g], 1))
-        key = core._decode(enact.UsageKey, {
+        key = core_types.decode(enact.UsageKey, {
             "hash": "0x" + "22" * 32, "name": "k", "description": "", "expiration": 0, "created_at": 5,
             "wallet_address": "0x" + "33" * 20, "can_create_groups": True, "can_delete_groups": False,
             "can_create_pkps": False, "manage_ipfs_ids_in_groups": [1], "add_pkp_to_groups": [],
@@ -91,16 +91,16 @@ class DecodeTest(unittest.TestCase):
         for change in ({"group_id": "3"}, {"group_id": True}, {"name": None}, {"pkp_ids_permitted": "x"},
                        {"pkp_ids_permitted": [1]}):
             with self.subTest(change), self.assertRaises(enact.BadResponseError):
-                core._decode(enact.Group, {**self.GROUP, **change}, "group")
+                core_types.decode(enact.Group, {**self.GROUP, **change}, "group")
         missing = dict(self.GROUP)
         del missing["description"]
         with self.assertRaises(enact.BadResponseError) as ctx:
-            core._decode(enact.Group, missing, "group")
+            core_types.decode(enact.Group, missing, "group")
         self.assertIn("description", ctx.exception.message)
         with self.assertRaises(enact.BadResponseError):
-            core._decode_page(enact.Group, {"items": {}, "page_number": 1, "page_size": 1, "total": 0}, "p")
+            core_types.decode_page(enact.Group, {"items": {}, "page_number": 1, "page_size": 1, "total": 0}, "p")
         with self.assertRaises(enact.BadResponseError):
-            core._field({"hash": 1}, "hash", str, "remove_usage_api_key")
+            core_types.field_of({"hash": 1}, "hash", str, "remove_usage_api_key")
 
     def test_secrets_not_in_repr(self):
         created = enact.NewAccount(api_key="secret-value", wallet_address="0x", api_key_hash="0x")
