@@ -231,6 +231,45 @@ TEST_CASE("ENACT_<FLAG> variables stand in for flags: flag > environment > confi
   }
 }
 
+TEST_CASE("a flag is named after its config key; the older name and its variable stay accepted") {
+  temp_dir dir;
+  const std::string data = dir.path() + "/data";
+  // chain.contract_address is --chain-contract-address (older: --registry-address); a bad value
+  // is refused naming the spelling that carried it, so each spelling is shown to reach the setting.
+  for (const char* flag : {"--chain-contract-address", "--registry-address"}) {
+    const auto run = run_to_exit({"--data-dir", data, flag, "not-an-address"});
+    CHECK(run.status.code == 2);
+    CHECK_MESSAGE(run.stderr_text.find(flag) != std::string::npos, run.stderr_text);
+  }
+  // billing.run_price_credits: --billing-run-price-credits, ENACT_BILLING_RUN_PRICE_CREDITS, and
+  // the older --run-price / ENACT_RUN_PRICE.
+  for (const char* flag : {"--billing-run-price-credits", "--run-price"}) {
+    const auto run = run_to_exit({"--data-dir", data, flag, "many"});
+    CHECK(run.status.code == 2);
+    CHECK_MESSAGE(run.stderr_text.find(std::string(flag) + ": expected a non-negative integer") != std::string::npos,
+                  run.stderr_text);
+  }
+  for (const char* var : {"ENACT_BILLING_RUN_PRICE_CREDITS", "ENACT_RUN_PRICE"}) {
+    scoped_env bad(var, "many");
+    const auto run = run_to_exit({"--data-dir", data});
+    CHECK(run.status.code == 2);
+    CHECK_MESSAGE(run.stderr_text.find(std::string(var) + ": expected a non-negative integer") != std::string::npos,
+                  run.stderr_text);
+  }
+  {
+    // The key's variable wins over the older name's.
+    scoped_env key("ENACT_LEDGER_BACKEND", "embedded");
+    scoped_env old("ENACT_LEDGER", "nonsense");  // the key's variable is given: the older is not read
+    server_process server({"--data-dir", data});
+    CHECK(server.client().get("/get_node_chain_config").status == 200);
+    CHECK(server.stop().clean());
+  }
+  // --help shows both names.
+  const auto help = run_to_exit({"--help"});
+  CHECK(help.stdout_text.find("--chain-contract-address") != std::string::npos);
+  CHECK(help.stdout_text.find("(also --registry-address)") != std::string::npos);
+}
+
 TEST_CASE("--version prints the project version; --help lists every flag") {
   const auto version = run_to_exit({"--version"});
   CHECK(version.status.clean());
