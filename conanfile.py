@@ -2,17 +2,38 @@
 """Conan 2 recipe of enact, built from this source tree (`conan create .` or `conan build .`).
 
 It packages the SDK (enact::sdk, enact::client: static libraries, header-mostly) and, with
-`with_c_api`, the C ABI (enact::c: libenact_c.so with enact.h); `with_cli` adds the `enact`
-command-line client. The reference server and the tests are not built: the server's action runtime
-compiles Duktape's amalgamated source, which ConanCenter's duktape package does not ship, and the
-tests need the interop vectors' npm toolchain.
+`with_c_api`, the C ABI (enact::c: libenact_c.so with enact.h and the SDK linked inside);
+`with_cli` adds the `enact` command-line client. The reference server and the tests are not
+built: the server's action runtime compiles Duktape's amalgamated source, which ConanCenter's
+duktape package does not ship, and the tests need the interop vectors' npm toolchain.
+
+package_type: Conan's requirement traits are per package. Without the C ABI the package holds
+static libraries only ("static-library": consumers link boost, openssl and secp256k1 too). With it,
+it also holds a shared library that consumers must find at run time, which neither
+"static-library" nor "shared-library" describes; "unknown" makes Conan pass every trait of the
+dependencies on (link and run), and runenv_info puts lib/ on LD_LIBRARY_PATH for libenact_c.so.
+
+`exports_sources` is every file the build reads with the options below (CMakeLists.txt and cmake/,
+sdk/, the registry artifact the SDK compiles in, bindings/, examples/, the licence files and the
+Debian copyright file the install step puts under share/doc). tests/package/conan_recipe.py copies
+exactly these into an empty directory and configures, builds, installs and runs test_package/
+from there with the recipe's own options.
 
 Dependencies map Debian 12's packages (the versions the tree is tested with) to ConanCenter:
-libboost-json1.81-dev -> boost/1.81.0, libssl-dev 3.0 -> openssl/3.x, libsecp256k1-dev 0.2
-(with its recovery module) -> secp256k1, libcpp-httplib-dev 0.11.4 -> cpp-httplib (header-only
-there, with OpenSSL support). The top-level CMakeLists.txt finds libsecp256k1 and cpp-httplib with
-pkg-config, as on Debian, so PkgConfigDeps writes .pc files under those names and the toolchain
-puts them on PKG_CONFIG_PATH; Boost and OpenSSL come from CMakeDeps.
+libboost-json1.81-dev -> boost/1.81.0, libssl-dev 3.0 -> openssl/3.x, libsecp256k1-dev 0.2 ->
+secp256k1, libcpp-httplib-dev 0.11.4 -> cpp-httplib (header-only there, with OpenSSL support). The
+top-level CMakeLists.txt finds libsecp256k1 and cpp-httplib with pkg-config, as on Debian, so
+PkgConfigDeps writes .pc files under those names and the toolchain puts them on PKG_CONFIG_PATH;
+Boost and OpenSSL come from CMakeDeps.
+
+libsecp256k1 must have its recovery module: cmake/CheckSecp256k1Recovery.cmake stops the
+configure step with a message when it does not. ConanCenter's secp256k1 recipe has no option for
+it and upstream's CMake default leaves it out; a profile can switch it on for that package and
+make it part of its package id:
+
+    [conf]
+    secp256k1/*:tools.cmake.cmaketoolchain:extra_variables={"SECP256K1_ENABLE_MODULE_RECOVERY": "ON"}
+    tools.info.package_id:confs=["tools.cmake.cmaketoolchain:extra_variables"]
 """
 
 import os
@@ -37,16 +58,17 @@ class EnactConan(ConanFile):
     )
     license = "Apache-2.0"
     topics = ("ethereum", "eip712", "secp256k1", "tee", "sdk")
-    package_type = "static-library"
+    package_type = "static-library"  # "unknown" with the C ABI: see configure()
     settings = "os", "arch", "compiler", "build_type"
+    # No `shared` option: the C++ libraries are static by design (their C++ ABI is not a stable
+    # interface; sdk/CMakeLists.txt declares them STATIC), and the stable shared library is the
+    # C ABI (with_c_api). A profile's `*:shared=True` therefore leaves enact as it is.
     options = {
-        "shared": [True, False],
         "fPIC": [True, False],
         "with_c_api": [True, False],
         "with_cli": [True, False],
     }
     default_options = {
-        "shared": False,
         "fPIC": True,
         "with_c_api": True,
         "with_cli": False,
@@ -63,6 +85,7 @@ class EnactConan(ConanFile):
         "contracts/build/*",
         "bindings/*",
         "examples/*",
+        "packaging/debian/copyright",
     )
 
     def set_version(self):
@@ -76,6 +99,11 @@ class EnactConan(ConanFile):
     def config_options(self):
         if self.settings.os == "Windows":
             del self.options.fPIC
+
+    def configure(self):
+        if self.options.with_c_api:
+            # Static C++ libraries and a shared C library in one package (module docstring).
+            self.package_type = "unknown"
 
     def layout(self):
         cmake_layout(self)
@@ -97,12 +125,6 @@ class EnactConan(ConanFile):
             # The C ABI's symbol list is a GNU ld version script; the server-side parts and the
             # tests run on Linux only.
             raise ConanInvalidConfiguration("enact is built and tested on Linux only")
-        if self.options.shared:
-            # sdk/CMakeLists.txt declares enact::sdk and enact::client STATIC: their C++ ABI is
-            # not a stable interface. The stable shared library is the C ABI (with_c_api).
-            raise ConanInvalidConfiguration(
-                "enact's C++ libraries are static by design; use with_c_api=True for the "
-                "shared C library libenact_c.so")
         if not self.options.get_safe("fPIC", True):
             # The tree sets CMAKE_POSITION_INDEPENDENT_CODE: the static libraries are linked into
             # libenact_c.so, so they are always position-independent.
@@ -132,8 +154,10 @@ class EnactConan(ConanFile):
     def package(self):
         cmake = CMake(self)
         cmake.install()
-        # Consumers get the targets below from CMakeDeps, not from the tree's enactConfig.cmake.
+        # Consumers get the targets below from CMakeDeps and PkgConfigDeps, not from the tree's
+        # enactConfig.cmake and .pc files (which name Debian's dependencies).
         rmdir(self, os.path.join(self.package_folder, "lib", "cmake"))
+        rmdir(self, os.path.join(self.package_folder, "lib", "pkgconfig"))
         # The licence where Conan looks for it (licenses/), not under share/doc.
         rmdir(self, os.path.join(self.package_folder, "share", "doc"))
         for name in ("LICENSE", "NOTICE"):
@@ -159,6 +183,9 @@ class EnactConan(ConanFile):
             c_api.libs = ["enact_c"]
             # A shared library with the SDK linked inside: C consumers link nothing else.
             c_api.requires = []
+
+            # Consumers' run environments (conanrun) find libenact_c.so.0.
+            self.runenv_info.prepend_path("LD_LIBRARY_PATH", os.path.join(self.package_folder, "lib"))
 
         if self.options.with_cli:
             self.cpp_info.bindirs = ["bin"]
