@@ -332,7 +332,10 @@ int pkp_derive(const std::vector<std::string>& argv) {
   auto path = codec::hex::decode_fixed<32>(a.require("path"), "--path");
   if (!path)
     throw usage_error(path.err().message + " (a derivation path is 32 bytes of hex)");
+  // Two lines: the Ethereum address (the pkp_id) and the Solana address (base58 of the PKP's
+  // Ed25519 public key, docs/protocol.md §1 "PKP Ed25519 key").
   print_line(to_checksum_address(take(pkp::wallet_address(root, *account, *path))));
+  print_line(pkp::solana_address(take(pkp::ed25519_public_key(root, *account, *path))));
   return 0;
 }
 
@@ -361,7 +364,8 @@ std::vector<command> all_commands() {
        "write a Web3 Secret Storage keystore (0600) of a key; the password as for reading one; prints the address",
        keystore_encrypt},
       {"pkp derive", "--root-key-file R --account 0x... --path 0x...",
-       "PKP wallet address for a root key, owning account hash and derivation path", pkp_derive},
+       "PKP addresses for a root key, owning account hash and derivation path: Ethereum (the pkp_id), then Solana",
+       pkp_derive},
   };
   for (command& c : core_commands())
     all.push_back(std::move(c));

@@ -6,6 +6,7 @@
 //   node tests/cli/cli_test.mjs path/to/enact
 import { mkdtempSync, writeFileSync, statSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createPrivateKey, createPublicKey, hkdfSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binaryArgs, check, cliRunner, finish, loadEthers, repo } from '../support/node/harness.mjs';
@@ -191,6 +192,7 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
 
 // PKP derivation is deterministic and the key file written by `key new` is private.
 {
+  const ethers = loadEthers();
   const root = join(work, 'root.key');
   const r = run(['key', 'new', '--out', root]);
   check(r.code === 0 && /^0x[0-9a-fA-F]{40}$/.test(r.out), `key new --out: ${r.out} ${r.err}`);
@@ -203,8 +205,18 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
   const b = run(['pkp', 'derive', '--root-key-file', root, '--account', account, '--path', path]);
   const c = run(['pkp', 'derive', '--root-key-file', root, '--account', account, '--path', '0x' + '00'.repeat(31) + '02']);
   const d = run(['pkp', 'derive', '--root-key-file', root, '--account', other, '--path', path]);
-  check(a.code === 0 && a.out === b.out && a.out !== c.out && /^0x[0-9a-fA-F]{40}$/.test(a.out),
+  check(a.code === 0 && a.out === b.out && a.out !== c.out && /^0x[0-9a-fA-F]{40}\n[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(a.out),
         `pkp derive deterministic and path-dependent: ${a.out} ${b.out} ${c.out}`);
+  // The second line is the Solana address: base58 of the Ed25519 public key whose RFC 8032 seed is
+  // HKDF-SHA256(root, "enact/pkp/v2", "ed25519" ‖ account ‖ path) (docs/protocol.md §1), by node's crypto.
+  const seed = hkdfSync('sha256', ethers.getBytes('0x' + readFileSync(root, 'utf8').trim().replace(/^0x/, '')),
+                        ethers.toUtf8Bytes('enact/pkp/v2'),
+                        ethers.getBytes(ethers.concat([ethers.toUtf8Bytes('ed25519'), account, path])), 32);
+  const edKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'),
+                                                        Buffer.from(seed)]), format: 'der', type: 'pkcs8' });
+  const edPublic = createPublicKey(edKey).export({ format: 'der', type: 'spki' }).subarray(12);
+  check(a.out.split('\n')[1] === ethers.encodeBase58(edPublic),
+        `pkp derive: the Solana address is base58 of the Ed25519 key: ${a.out}`);
   check(d.code === 0 && d.out !== a.out, `pkp derive: the same path under another account is another key: ${a.out} ${d.out}`);
   expectFail(['pkp', 'derive', '--root-key-file', root, '--path', path], 2, /account/, 'pkp derive requires --account');
   check(!a.out.toLowerCase().includes(readFileSync(root, 'utf8').trim().slice(2)), 'pkp derive never prints the root key');
