@@ -205,6 +205,7 @@ int main(void) {
   test_library();
   test_keccak();
   test_typed_data();
+  test_account();
   test_envelope();
   test_abi();
   test_cid();

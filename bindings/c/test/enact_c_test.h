@@ -67,6 +67,7 @@ char* replaced(const char* text, const char* from, const char* to);
 void test_library(void);
 void test_keccak(void);
 void test_typed_data(void);
+void test_account(void);
 void test_envelope(void);
 void test_abi(void);
 void test_cid(void);
