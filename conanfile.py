@@ -29,7 +29,8 @@ Boost and OpenSSL come from CMakeDeps.
 libsecp256k1 must have its recovery module: cmake/CheckSecp256k1Recovery.cmake stops the
 configure step with a message when it does not. ConanCenter's secp256k1 recipe has no option for
 it and upstream's CMake default leaves it out; a profile can switch it on for that package and
-make it part of its package id:
+make it part of its package id (the conf exists since Conan 2.4; untested here, as Conan cannot be
+installed where this tree is tested):
 
     [conf]
     secp256k1/*:tools.cmake.cmaketoolchain:extra_variables={"SECP256K1_ENABLE_MODULE_RECOVERY": "ON"}
