@@ -166,6 +166,20 @@ class ServerTest(unittest.TestCase):
             self.assertEqual(client.get_svc_action_ipfs_id("return 1;"), enact.cid_v0(b"return 1;"))
             self.assertIsInstance(client.get_stripe_config(), enact.StripeConfig)
 
+    def test_a_method_per_endpoint(self):
+        # Every operation of the server's OpenAPI document has its typed method, except what
+        # only a payment provider calls.
+        renamed = {"/billing/balance": "balance", "/billing/stripe_config": "get_stripe_config",
+                   "/billing/usage": "billing_usage", "/billing/payments": "billing_payments"}
+        not_for_clients = {"/billing/stripe/webhook"}
+        with enact.CoreClient(self.base_url) as client:
+            paths = client.call("GET", "/core/v1/openapi.json")["paths"]
+        self.assertGreater(len(paths), 30)
+        for path in set(paths) - not_for_clients:
+            name = renamed.get(path, path.rsplit("/", 1)[-1])
+            with self.subTest(path):
+                self.assertTrue(callable(getattr(enact.CoreClient, name, None)), f"no CoreClient.{name}")
+
     def test_account_and_errors(self):
         client = self.new_client()
         account = client.account()
