@@ -27,9 +27,12 @@
 #include "core/credits.hpp"
 #include "core/errors.hpp"
 #include "core/route.hpp"
+#include "core/run_signing.hpp"
 #include "core/schema.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/address.hpp"
+#include "enact/chain/transaction.hpp"
+#include "enact/pkp/pkp.hpp"
 #include "enact/crypto/eip191.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "enact/ipfs/gateway.hpp"
@@ -136,7 +139,55 @@ class run_capabilities final : public runtime::capability_handler {
         return fail(api_errc::invalid_request, "decrypt: the ciphertext was not made by this PKP or was altered");
       return json::value(std::string(as_chars(*plain)));
     }
+    if (method == "signEd25519" || method == "getPublicKey" || method == "signTypedData" || method == "signTransaction")
+      return sign_more(method, args, account, path, key.pkp);
     return fail(api_errc::invalid_request, "unknown capability " + std::string(method));
+  }
+
+  /// Enact.signEd25519, getPublicKey, signTypedData and signTransaction (docs/protocol.md §2
+  /// "Running an action"), for a PKP that owned_pkp has already cleared for this run: the
+  /// arguments are checked (core/run_signing.hpp) before the TEE signs anything.
+  result<json::value> sign_more(std::string_view method, const json::object& args, const hash256& account,
+                                const hash256& path, const address& pkp) {
+    const tee::tee& t = *c_.svc.tee;
+    if (method == "signEd25519") {
+      ENACT_TRY(const bytes message, run_signing::ed25519_message(args));
+      ENACT_TRY(const auto sig, t.sign_ed25519(account, path, message));
+      ENACT_TRY(const auto pub, t.ed25519_public_key(account, path));
+      return json::object{{"signature", codec::hex::encode_prefixed(sig)},
+                          {"public_key", codec::hex::encode_prefixed(pub)},
+                          {"solana_address", pkp::solana_address(pub)}};
+    }
+    if (method == "getPublicKey") {
+      ENACT_TRY(const std::string scheme, run_signing::key_scheme(args));
+      if (scheme == "ed25519") {
+        ENACT_TRY(const auto pub, t.ed25519_public_key(account, path));
+        return json::object{{"scheme", scheme},
+                            {"public_key", codec::hex::encode_prefixed(pub)},
+                            {"address", pkp::solana_address(pub)}};
+      }
+      ENACT_TRY(const auto pub, t.public_key(account, path));
+      bytes uncompressed{0x04};
+      uncompressed.insert(uncompressed.end(), pub.begin(), pub.end());
+      return json::object{{"scheme", scheme},
+                          {"public_key", codec::hex::encode_prefixed(uncompressed)},
+                          {"address", to_checksum_address(pkp)}};
+    }
+    if (method == "signTypedData") {
+      ENACT_TRY(const hash256 digest, run_signing::typed_data_digest(args));
+      ENACT_TRY(std::string name, run_signing::signature_name(args, method, signatures_.size() + 1));
+      ENACT_TRY(const auto sig, t.sign_digest(account, path, digest));
+      ENACT_TRY(const auto pub, t.public_key(account, path));
+      json::object out = signature_json(sig, pub, digest);
+      signatures_[name] = out;
+      return json::value(std::move(out));
+    }
+    ENACT_TRY(const chain::eip1559_tx tx, run_signing::transaction(args));
+    ENACT_TRY(const auto sig, t.sign_digest(account, path, chain::signing_hash(tx)));
+    const bytes raw = chain::encode_signed(tx, sig);
+    return json::object{{"raw", codec::hex::encode_prefixed(raw)},
+                        {"hash", codec::hex::encode_prefixed(chain::tx_hash(raw))},
+                        {"from", to_checksum_address(pkp)}};
   }
 
   [[nodiscard]] json::object signatures() const {
@@ -387,6 +438,7 @@ void add_run_routes(std::vector<route>& out) {
            {"charged_credits", s::integer(), true}}),
       run_action,
       (size_t{256} << 10) + (size_t{64} << 10)});
+  out.back().idempotent = true;  // Idempotency-Key: one run per key (core/idempotency.hpp)
 }
 
 }  // namespace enact::core

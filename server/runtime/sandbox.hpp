@@ -20,7 +20,9 @@ inline constexpr std::string_view kFilename = "action.js";
 inline constexpr size_t kMaxMessageBytes = 16u << 10;
 inline constexpr size_t kMaxStackBytes = 16u << 10;
 /// The capability methods, in the order of their Duktape `magic` numbers.
-inline constexpr std::string_view kCapabilities[] = {"signEcdsa", "signMessage", "getAddress", "encrypt", "decrypt"};
+inline constexpr std::string_view kCapabilities[] = {"signEcdsa",    "signMessage",   "getAddress",
+                                                     "encrypt",      "decrypt",       "signEd25519",
+                                                     "getPublicKey", "signTypedData", "signTransaction"};
 
 struct request {
   std::string code;

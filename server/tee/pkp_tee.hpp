@@ -33,6 +33,16 @@ class pkp_tee : public tee {
     return crypto::secp256k1::public_key_of(key);
   }
 
+  result<crypto::ed25519::public_key> ed25519_public_key(const hash256& account, const hash256& path) const override {
+    return pkp::ed25519_public_key(root_, account, path);
+  }
+
+  result<crypto::ed25519::signature> sign_ed25519(const hash256& account, const hash256& path,
+                                                  bytes_view message) const override {
+    ENACT_TRY(const Secret seed, pkp::ed25519_seed(root_, account, path));
+    return crypto::ed25519::sign(message, seed);
+  }
+
   result<bytes> encrypt(const hash256& account, const hash256& path, bytes_view plaintext) const override {
     ENACT_TRY(const Secret key, pkp::symmetric_key(root_, account, path));
     return crypto::aes_gcm::encrypt(key, plaintext);

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "enact/bytes.hpp"
+#include "enact/crypto/ed25519.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/secret.hpp"
 #include "enact/result.hpp"
@@ -40,6 +41,12 @@ class tee {
   /// The PKP public key (64 bytes x ‖ y) of (`account`, `path`).
   [[nodiscard]] virtual result<crypto::secp256k1::public_key> public_key(const hash256& account,
                                                                          const hash256& path) const = 0;
+  /// The PKP's Ed25519 public key of (`account`, `path`) (docs/protocol.md §1 "PKP Ed25519 key").
+  [[nodiscard]] virtual result<crypto::ed25519::public_key> ed25519_public_key(const hash256& account,
+                                                                               const hash256& path) const = 0;
+  /// An Ed25519 signature (RFC 8032) of `message` by the PKP's Ed25519 key of (`account`, `path`).
+  [[nodiscard]] virtual result<crypto::ed25519::signature> sign_ed25519(const hash256& account, const hash256& path,
+                                                                        bytes_view message) const = 0;
   /// AES-256-GCM with the PKP's symmetric key: nonce ‖ ciphertext ‖ tag.
   [[nodiscard]] virtual result<bytes> encrypt(const hash256& account, const hash256& path,
                                               bytes_view plaintext) const = 0;
