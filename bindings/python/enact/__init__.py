@@ -32,39 +32,9 @@ from ._native import lib as _lib
 from ._native import take_string as _take_string
 from . import account as _account
 from . import core_types as _core_types
-from .account import (
-    Account,
-    SignedMessage,
-    is_checksum_address,
-    recover_message,
-    recover_typed_data,
-    to_checksum_address,
-)
+from .account import *  # noqa: F401,F403  (Account and the recovery functions: account.__all__)
 from .core import CoreClient
-from .core_types import (
-    AccountInfo,
-    Action,
-    ActionSignature,
-    Balance,
-    ChainConfig,
-    ChainSecuredAccount,
-    Group,
-    KeyIdentity,
-    MintedUsageKey,
-    MintedWallet,
-    NewAccount,
-    NewUsageKey,
-    Page,
-    PaymentIntent,
-    PaymentRecord,
-    Permissions,
-    RunResult,
-    StripeConfig,
-    UploadedAction,
-    UsageCharge,
-    UsageKey,
-    Wallet,
-)
+from .core_types import *  # noqa: F401,F403  (the answer types: core_types.__all__)
 from .errors import (
     ActionFailedError,
     BadResponseError,

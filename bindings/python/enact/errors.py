@@ -234,26 +234,8 @@ class ServerInternalError(HttpError):
     error_name = "internal"
 
 
-_HTTP_BY_NAME: Dict[str, Type[HttpError]] = {
-    cls.error_name: cls
-    for cls in (
-        InvalidRequestError,
-        TypedDataInvalidError,
-        ChainIdMismatchError,
-        UnauthenticatedError,
-        SignatureInvalidError,
-        SignatureExpiredError,
-        InsufficientCreditsError,
-        ForbiddenError,
-        NotFoundError,
-        ConflictError,
-        PayloadTooLargeError,
-        ActionFailedError,
-        RateLimitedError,
-        UnavailableError,
-        ServerInternalError,
-    )
-}
+# Each subclass above, by the wire name of its code.
+_HTTP_BY_NAME: Dict[str, Type[HttpError]] = {cls.error_name: cls for cls in HttpError.__subclasses__()}
 
 
 class BadResponseError(ServiceError):
