@@ -588,6 +588,7 @@ class pool::impl {
       return fail(runtime_errc::protocol, "sandbox worker: " + what);
     };
 
+    caps.on_start(start + lim.wall);
     if (const channel::io st = channel::send_frame(fd, request, until); st != channel::io::ok) {
       return lost(st);
     }
@@ -604,9 +605,7 @@ class pool::impl {
 
       if (const json::string* method = string_field(*msg, "call")) {
         const json::value* args = msg->if_contains("args");
-        const bool known = std::any_of(std::begin(sandbox::kCapabilities), std::end(sandbox::kCapabilities),
-                                       [&](std::string_view m) { return m == *method; });
-        if (!known || args == nullptr || !args->is_object())
+        if (!sandbox::is_call_method(*method) || args == nullptr || !args->is_object())
           return protocol("bad call frame");
         json::object answer;
         try {

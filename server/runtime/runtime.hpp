@@ -17,6 +17,8 @@
 //                                 its UTF-8 bytes, or a Uint8Array/ArrayBuffer; returns 0x-hex
 //   Enact.signEcdsa({...}) etc.   capability calls: `args` must be an object; the handler's
 //                                 value is returned, its error thrown as `Error(message)`
+//   Enact.fetch(url, init)        made by the server under its egress policy (fetch.hpp): a
+//                                 promise on SpiderMonkey, a value on Duktape
 //   console.log/info/warn/error   arguments joined by spaces (objects as JSON), one line each
 // Date runs in UTC. The code is compiled as `action.js`, so stacks read `at f (action.js:3)`.
 #pragma once
@@ -169,6 +171,9 @@ class capability_handler {
   /// `method`: signEcdsa, signMessage, getAddress, encrypt or decrypt; `args`: the object the
   /// action passed.
   [[nodiscard]] virtual result<boost::json::value> call(std::string_view method, const boost::json::object& args) = 0;
+  /// Called by pool::run as the run is handed to its worker, with the instant its wall time ends:
+  /// a call that takes time (Enact.fetch, fetch.hpp) must answer before it.
+  virtual void on_start(std::chrono::steady_clock::time_point wall_deadline) { (void)wall_deadline; }
 };
 
 /// What a worker achieved in confining itself: each step is tried and reported, and the pool

@@ -161,6 +161,63 @@ duk_ret_t capability(duk_context* ctx) {
   return 1;
 }
 
+// --- Enact.fetch -----------------------------------------------------------------------------
+// Made by the parent (fetch.hpp); here the arguments go out as {url, init} and the answer
+// becomes the response: {status, ok, url, headers} with text() and json(), each function keeping
+// the body under a hidden key.
+
+constexpr const char* kBodyKey = DUK_HIDDEN_SYMBOL("body");
+
+// text() (magic 0) and json() (magic 1, a SyntaxError for a body that is not JSON).
+duk_ret_t fetch_body(duk_context* ctx) {
+  (void)current(ctx);
+  duk_push_current_function(ctx);
+  duk_get_prop_string(ctx, -1, kBodyKey);
+  if (duk_get_current_magic(ctx) == 1)
+    duk_json_decode(ctx, -1);
+  return 1;
+}
+
+duk_ret_t fetch(duk_context* ctx) {
+  run_state& s = current(ctx);
+  duk_set_top(ctx, 2);
+  if (!duk_is_string(ctx, 0))
+    throw_error(ctx, DUK_ERR_TYPE_ERROR, std::string(kFetchUrlExpected));
+  const bool has_init = !duk_is_null_or_undefined(ctx, 1);
+  if (has_init &&
+      (!duk_is_object(ctx, 1) || duk_is_array(ctx, 1) || duk_is_function(ctx, 1) || duk_is_buffer_data(ctx, 1))) {
+    throw_error(ctx, DUK_ERR_TYPE_ERROR, std::string(kFetchInitExpected));
+  }
+  duk_push_object(ctx);
+  duk_dup(ctx, 0);
+  duk_put_prop_string(ctx, -2, "url");
+  if (has_init) {
+    duk_dup(ctx, 1);
+    duk_put_prop_string(ctx, -2, "init");
+  }
+  duk_json_encode(ctx, -1);
+  const std::string args = text_at(ctx, -1);
+  duk_pop(ctx);
+  if (args.size() > channel::kMaxCallArgsBytes)
+    throw_error(ctx, DUK_ERR_RANGE_ERROR, text::args_too_large(kFetchMethod));
+  const call_answer answer = (*s.parent)(kFetchMethod, args);
+  if (!answer.ok)
+    throw_error(ctx, DUK_ERR_ERROR, answer.payload);
+  duk_push_lstring(ctx, answer.payload.data(), answer.payload.size());
+  duk_json_decode(ctx, -1);  // [url init response]
+  duk_get_prop_string(ctx, -1, "body");
+  duk_del_prop_string(ctx, -2, "body");
+  for (const int parse : {0, 1}) {
+    duk_push_c_function(ctx, fetch_body, 0);
+    duk_set_magic(ctx, -1, parse);
+    duk_dup(ctx, -2);
+    duk_put_prop_string(ctx, -2, kBodyKey);
+    duk_put_prop_string(ctx, -3, parse == 1 ? "json" : "text");
+  }
+  duk_pop(ctx);  // the body
+  return 1;
+}
+
 void put_function(duk_context* ctx, const char* name, duk_c_function fn, duk_idx_t nargs, int magic = 0) {
   duk_push_c_function(ctx, fn, nargs);
   duk_set_magic(ctx, -1, magic);
@@ -176,6 +233,7 @@ duk_ret_t install_globals(duk_context* ctx, void*) {
   for (int i = 0; i < static_cast<int>(std::size(kCapabilities)); ++i) {
     put_function(ctx, std::string(kCapabilities[i]).c_str(), capability, 1, i);
   }
+  put_function(ctx, "fetch", fetch, 2);
   duk_freeze(ctx, -1);
   duk_put_prop_string(ctx, -2, "Enact");
 

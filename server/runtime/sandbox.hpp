@@ -24,6 +24,20 @@ inline constexpr std::string_view kCapabilities[] = {"signEcdsa",    "signMessag
                                                      "encrypt",      "decrypt",       "signEd25519",
                                                      "getPublicKey", "signTypedData", "signTransaction"};
 
+/// Enact.fetch's call on the channel: {"call": "fetch", "args": {"url", "init"}}, answered by the
+/// parent under the egress policy (fetch.hpp), never from the worker.
+inline constexpr std::string_view kFetchMethod = "fetch";
+/// Whether `method` is a call the worker may make: a capability, or fetch.
+[[nodiscard]] constexpr bool is_call_method(std::string_view method) noexcept {
+  for (const std::string_view m : kCapabilities)
+    if (m == method)
+      return true;
+  return method == kFetchMethod;
+}
+/// The argument checks of Enact.fetch in the worker (TypeError); the parent checks the rest.
+inline constexpr std::string_view kFetchUrlExpected = "fetch: the URL must be a string";
+inline constexpr std::string_view kFetchInitExpected = "fetch: the options must be an object";
+
 struct request {
   std::string code;
   std::string params_json;  // empty: {}

@@ -412,6 +412,105 @@ bool capability(JSContext* cx, unsigned argc, JS::Value* vp) {
   return parse_json(cx, answer.payload, args.rval());
 }
 
+// --- Enact.fetch -----------------------------------------------------------------------------
+// Made by the parent (fetch.hpp). As fetch() does, Enact.fetch answers with a promise, and so do
+// the response's text() and json(); every refusal is a rejection the action's try/catch around
+// `await` sees.
+
+// A native step's outcome as a promise: its value resolved, or the exception it raised rejected.
+// False (no promise) only when the engine stopped the run, which nothing may catch.
+bool settle_promise(JSContext* cx, bool ok, JS::MutableHandleValue v) {
+  if (!ok) {
+    if (!JS_IsExceptionPending(cx) || !JS_GetPendingException(cx, v))
+      return false;
+    JS_ClearPendingException(cx);
+  }
+  JSObject* promise = ok ? JS::CallOriginalPromiseResolve(cx, v) : JS::CallOriginalPromiseReject(cx, v);
+  if (promise == nullptr)
+    return false;
+  v.setObject(*promise);
+  return true;
+}
+
+// text() and json(): reserved slot 0 holds the body, slot 1 whether to parse it.
+bool fetch_body(JSContext* cx, unsigned argc, JS::Value* vp) {
+  const JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  if (current(cx) == nullptr)
+    return false;
+  JS::RootedValue body(cx, js::GetFunctionNativeReserved(&args.callee(), 0));
+  bool ok = true;
+  if (js::GetFunctionNativeReserved(&args.callee(), 1).toBoolean()) {
+    JS::RootedString text(cx, body.toString());
+    ok = JS_ParseJSON(cx, text, &body);
+  }
+  if (!settle_promise(cx, ok, &body))
+    return false;
+  args.rval().set(body);
+  return true;
+}
+
+// Checks what the worker can, hands {url, init} to the parent, and builds the response.
+bool fetch_response(JSContext* cx, const JS::CallArgs& args, run_state& s, JS::MutableHandleValue out) {
+  if (!args.get(0).isString())
+    return throw_error(cx, JSProto_TypeError, std::string(sandbox::kFetchUrlExpected));
+  const JS::HandleValue init = args.get(1);
+  bool array = false;
+  if (init.isObject()) {
+    JS::RootedObject obj(cx, &init.toObject());
+    if (!JS::IsArrayObject(cx, obj, &array))
+      return false;
+    array = array || JS::IsCallable(obj) || is_buffer(obj);
+  }
+  if (!init.isNullOrUndefined() && (!init.isObject() || array))
+    return throw_error(cx, JSProto_TypeError, std::string(sandbox::kFetchInitExpected));
+  JS::RootedObject request(cx, JS_NewPlainObject(cx));
+  if (request == nullptr || !JS_DefineProperty(cx, request, "url", args.get(0), JSPROP_ENUMERATE) ||
+      (init.isObject() && !JS_DefineProperty(cx, request, "init", init, JSPROP_ENUMERATE))) {
+    return false;
+  }
+  JS::RootedValue request_value(cx, JS::ObjectValue(*request));
+  std::string json;
+  bool defined = false;
+  if (!stringify(cx, request_value, json, defined))
+    return false;
+  if (json.size() > channel::kMaxCallArgsBytes)
+    return throw_error(cx, JSProto_RangeError, sandbox::text::args_too_large(sandbox::kFetchMethod));
+  const sandbox::call_answer answer = (*s.parent)(sandbox::kFetchMethod, json);
+  if (!answer.ok)
+    return throw_error(cx, JSProto_Error, answer.payload);
+  if (!parse_json(cx, answer.payload, out))
+    return false;
+  if (!out.isObject())
+    return throw_error(cx, JSProto_Error, "fetch: malformed answer");
+  JS::RootedObject response(cx, &out.toObject());
+  JS::RootedValue body(cx);
+  if (!JS_GetProperty(cx, response, "body", &body) || !JS_DeleteProperty(cx, response, "body"))
+    return false;
+  if (!body.isString())
+    body.setString(JS_GetEmptyString(cx));
+  for (const bool parse : {false, true}) {
+    JSFunction* fn =
+        js::DefineFunctionWithReserved(cx, response, parse ? "json" : "text", fetch_body, 0, JSPROP_ENUMERATE);
+    if (fn == nullptr)
+      return false;
+    js::SetFunctionNativeReserved(JS_GetFunctionObject(fn), 0, body);
+    js::SetFunctionNativeReserved(JS_GetFunctionObject(fn), 1, JS::BooleanValue(parse));
+  }
+  return true;
+}
+
+bool enact_fetch(JSContext* cx, unsigned argc, JS::Value* vp) {
+  const JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  run_state* s = current(cx);
+  if (s == nullptr)
+    return false;
+  JS::RootedValue response(cx);
+  if (!settle_promise(cx, fetch_response(cx, args, *s, &response), &response))
+    return false;
+  args.rval().set(response);
+  return true;
+}
+
 bool define_function(JSContext* cx, JS::HandleObject on, const char* name, JSNative fn, unsigned nargs) {
   return JS_DefineFunction(cx, on, name, fn, nargs, JSPROP_ENUMERATE) != nullptr;
 }
@@ -430,6 +529,8 @@ bool install_globals(JSContext* cx, JS::HandleObject global) {
       return false;
     js::SetFunctionNativeReserved(JS_GetFunctionObject(fn), 0, JS::Int32Value(i));
   }
+  if (!define_function(cx, enact, "fetch", enact_fetch, 2))
+    return false;
   JS::RootedObject console(cx, JS_NewPlainObject(cx));
   if (console == nullptr)
     return false;
