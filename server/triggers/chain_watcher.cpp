@@ -106,8 +106,8 @@ std::optional<json::object> chain_event_params(const codec::abi::function_sig& e
   return json::object{{"event", std::move(e)}};
 }
 
-/// What the watcher keeps of one trigger between passes (in memory only: after a restart every
-/// trigger is re-checked against its stored checkpoint and seen logs).
+/// What the watcher keeps of one trigger between passes, in memory: the selection built from its
+/// config, and the range size. Where it stands is the store's (the checkpoint and its hash).
 struct chain_watcher::trigger_state {
   std::optional<api::chain_event_config> config;  // the config this state was built from
   codec::abi::function_sig event;
@@ -116,9 +116,8 @@ struct chain_watcher::trigger_state {
   std::optional<uint64_t> start;
   std::optional<uint64_t> confirmations;
   uint64_t range = 0;
-  /// The checkpoint this watcher last wrote and its block's hash; nullopt until then.
-  std::optional<std::pair<uint64_t, hash256>> checkpoint;
-  std::string last_error;  // reported once until it changes
+  std::optional<chain_position> reorg_seen;  // the replaced checkpoint last reported
+  std::string last_error;                    // reported once until it changes
 };
 
 struct chain_watcher::chain_state {
@@ -277,8 +276,9 @@ size_t chain_watcher::pass(chain_state& cs) {
       ts.last_error.clear();
       continue;
     }
-    // A trigger disabled or deleted during the pass is no failure: the next pass skips it.
-    if (r.code() == store_errc::disabled || r.code() == store_errc::not_found)
+    // A trigger disabled or deleted during the pass is no failure: the next pass skips it; nor is
+    // a checkpoint moved under the pass (a PATCH of start_block): the next pass starts from it.
+    if (r.code() == store_errc::disabled || r.code() == store_errc::not_found || r.code() == store_errc::conflict)
       continue;
     cs.count([](auto& s) { ++s.errors; });
     if (r.err().message != ts.last_error)
@@ -290,7 +290,14 @@ size_t chain_watcher::pass(chain_state& cs) {
   return queued;
 }
 
-result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_t head) {
+result<size_t> chain_watcher::process(chain_state& cs, const trigger& listed, uint64_t head) {
+  // The checkpoint first, then the trigger: a PATCH of start_block that drops the checkpoint
+  // after the pass listed the triggers is then either seen in full (no checkpoint, the new
+  // start_block) or caught by the batch's expected checkpoint.
+  ENACT_TRY(const auto cp, store_.chain_checkpoint(listed.id));
+  ENACT_TRY(const trigger t, store_.find_trigger(listed.id));
+  if (!t.enabled)
+    return fail(store_errc::disabled, "trigger " + t.id + ": disabled");
   auto& ts = cs.triggers[t.id];
   const auto* config = std::get_if<api::chain_event_config>(&t.config);
   if (config == nullptr)
@@ -307,7 +314,6 @@ result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_
     fresh.start = config->start_block;
     fresh.confirmations = config->confirmations;
     fresh.range = cs.cfg.max_range;
-    fresh.checkpoint = ts.checkpoint;
     ts = std::move(fresh);
   }
 
@@ -316,27 +322,36 @@ result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_
     return size_t{0};
   const uint64_t safe = head - confirmations;
 
-  ENACT_TRY(const auto cp, store_.chain_checkpoint(t.id));
   uint64_t from = 0;
   if (!cp) {
     // Without start_block the trigger watches from the safe head of its first pass on.
     from = ts.start.value_or(safe);
   } else {
-    bool check = !ts.checkpoint || ts.checkpoint->first != *cp;
+    // A node behind the checkpoint (a lagging endpoint, or a chain reorganised to a shorter one)
+    // is waited for: once it reaches the checkpoint again its block there is compared.
+    if (head < cp->block)
+      return size_t{0};
+    // The checkpoint's stored hash against the chain's block at that height: equal, nothing
+    // below it changed (a block's hash covers its ancestors), and the scan resumes after it.
+    // A checkpoint stored without a hash is checked as after a reorganisation.
+    bool check = !cp->block_hash;
     if (!check) {
-      ENACT_TRY(const auto h, cs.hash_at(*cp));
-      if (!h || *h != ts.checkpoint->second) {
-        check = true;
+      ENACT_TRY(const auto h, cs.hash_at(cp->block));
+      check = !h || *h != *cp->block_hash;
+      if (check && ts.reorg_seen != *cp) {
+        // Counted and reported once per checkpoint, though re-checked on every pass until the
+        // re-scan writes a new one.
+        ts.reorg_seen = *cp;
         cs.count([](auto& s) { ++s.reorgs; });
         report(severity::info, "chain watcher: reorganisation below a checkpoint; re-scanning",
-               {{"chain", cs.cfg.chain}, {"trigger_id", t.id}, {"checkpoint", *cp}});
+               {{"chain", cs.cfg.chain}, {"trigger_id", t.id}, {"checkpoint", cp->block}});
       }
     }
-    from = *cp + 1;
+    from = cp->block + 1;
     if (check) {
       // Compare the seen logs of the window with the canonical chain: those of replaced blocks
       // are marked removed, and the scan resumes after the highest seen block still canonical.
-      uint64_t window_start = *cp + 1 > cs.cfg.reorg_window ? *cp + 1 - cs.cfg.reorg_window : 0;
+      uint64_t window_start = cp->block + 1 > cs.cfg.reorg_window ? cp->block + 1 - cs.cfg.reorg_window : 0;
       window_start = std::max(window_start, ts.start.value_or(0));
       ENACT_TRY(const auto seen, store_.list_seen_logs(t.id, window_start));
       std::optional<uint64_t> last_good;
@@ -360,10 +375,11 @@ result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_
         }
       }
       from = std::min(from, last_good ? std::max(*last_good + 1, window_start) : window_start);
-      ts.checkpoint.reset();
     }
   }
 
+  // Each batch is written only over the checkpoint this pass read (then over its own).
+  std::optional<uint64_t> expected = cp ? std::optional<uint64_t>(cp->block) : std::nullopt;
   size_t queued = 0;
   size_t ranges = 0;
   while (from <= safe && !stopping_) {
@@ -419,8 +435,10 @@ result<size_t> chain_watcher::process(chain_state& cs, const trigger& t, uint64_
       batch.logs.push_back(std::move(e));
     }
     batch.checkpoint_block = to;
+    batch.checkpoint_hash = *after;
+    batch.expected_checkpoint = expected;
     ENACT_TRY(const auto runs, store_.record_chain_batch(batch));
-    ts.checkpoint = std::pair{to, *after};
+    expected = to;
     queued += runs.size();
     cs.count([&](auto& s) { s.runs_queued += runs.size(); });
     if (!runs.empty() && on_fired_)

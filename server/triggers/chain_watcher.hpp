@@ -13,18 +13,23 @@
 //    and pass, so one long backfill does not hold back the others); a range the node refuses as
 //    too large ("too many results", "block range", "limit exceeded") is halved down to one
 //    block, and each accepted range lets the next one double again up to `max_range`;
-//  - checkpoint: the last fully processed block, stored with the range's logs and runs in one
-//    transaction (store::record_chain_batch), so a crash never loses or repeats a firing;
+//  - checkpoint: the last fully processed block and its hash, stored with the range's logs and
+//    runs in one transaction (store::record_chain_batch), so a crash never loses or repeats a
+//    firing, and a restart resumes after the checkpoint when the chain still has its block. A
+//    batch is written only over the checkpoint its pass read: a PATCH that sets a new start_block
+//    drops the checkpoint (store::update_trigger), and the next pass restarts from start_block
+//    (an earlier one backfills; seen logs do not fire again);
 //  - de-duplication: a log is keyed (trigger, block hash, log index); the store queues a run only
 //    for a key it has not seen, so restarts, overlapping ranges and re-scans never fire twice;
-//  - reorganisations: the watcher remembers the hash of each checkpoint it wrote; when the block
-//    at the checkpoint no longer has that hash (and on the first pass after a start, when it has
-//    no hash to compare), it checks the trigger's seen logs of the last `reorg_window` blocks
-//    against the canonical chain, marks those of replaced blocks `removed` in the seen-log table
-//    (their runs stay as they are: an action that already ran cannot be undone), and re-scans
-//    from the block after the highest seen block that is still canonical. A log of the new chain
-//    fires (it has a new block hash); a log whose block comes back with the same hash does not
-//    fire again. Reorganisations deeper than `reorg_window` blocks are not detected.
+//  - reorganisations: when the chain's block at the checkpoint no longer has the stored hash
+//    (also across a restart; a checkpoint stored without a hash counts as changed), it checks the
+//    trigger's seen logs of the last `reorg_window` blocks against the canonical chain, marks
+//    those of replaced blocks `removed` in the seen-log table (their runs stay as they are: an
+//    action that already ran cannot be undone), and re-scans from the block after the highest
+//    seen block that is still canonical. A log of the new chain fires (it has a new block hash);
+//    a log whose block comes back with the same hash does not fire again. A reorganisation
+//    deeper than `reorg_window` blocks is detected, but only its last `reorg_window` blocks are
+//    re-scanned.
 #pragma once
 
 #include <atomic>
@@ -115,7 +120,7 @@ class chain_watcher {
   struct trigger_state;
   void run(chain_state& cs);
   size_t pass(chain_state& cs);
-  result<size_t> process(chain_state& cs, const trigger& t, uint64_t head);
+  result<size_t> process(chain_state& cs, const trigger& listed, uint64_t head);
   void report(severity level, std::string_view msg, json::object fields) const;
 
   store& store_;

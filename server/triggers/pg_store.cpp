@@ -116,6 +116,11 @@ ALTER TABLE triggers ADD COLUMN max_runs_per_minute integer NOT NULL DEFAULT 60;
 ALTER TABLE triggers ADD COLUMN max_queued_runs integer NOT NULL DEFAULT 100;
 CREATE INDEX runs_unfinished ON runs(trigger_id) WHERE status IN ('queued', 'running');
 )sql",
+    // 2 → 3: the hash of a chain checkpoint's block, so that a restart resumes from the checkpoint
+    // when the chain still has that block (chain_watcher.hpp).
+    R"sql(
+ALTER TABLE chain_checkpoints ADD COLUMN block_hash bytea;
+)sql",
 };
 static_assert(std::size(kMigrations) == pg_store::kSchemaVersion, "kSchemaVersion must count the migrations");
 

@@ -46,6 +46,12 @@ result<void> insert_session_row(connection& c, const browser_session& s) {
   return {};
 }
 
+/// A chain-event config's start_block; nullopt for other configs or when it has none.
+std::optional<uint64_t> chain_start_block(const api::trigger_config& config) {
+  const auto* chain = std::get_if<api::chain_event_config>(&config);
+  return chain != nullptr ? chain->start_block : std::nullopt;
+}
+
 #define APPROVAL_SELECT \
   "SELECT challenge, client_name, status, user_id, token_hash, created_at, expires_at FROM approvals "
 
@@ -109,6 +115,7 @@ result<trigger> sql_store::update_trigger(std::string_view owner, std::string_vi
     auto t = sql::load_trigger(c, id, true);
     if (!t || t->owner != owner)
       return no_trigger(id);
+    const std::optional<uint64_t> start_before = chain_start_block(t->config);
     apply_patch(*t, patch);
     c.exec(
         "UPDATE triggers SET name = $1, enabled = $2, config = $3, action_cid = $4, pkp_id = $5, "
@@ -122,6 +129,10 @@ result<trigger> sql_store::update_trigger(std::string_view owner, std::string_vi
           "ON CONFLICT (trigger_id) DO UPDATE SET next_due = excluded.next_due, "
           "last_planned = excluded.last_planned",
           t->id, patch.schedule->next_due, patch.schedule->last_planned);
+    // A new start_block restarts the chain watch from it: without a checkpoint the watcher begins
+    // at start_block, and the seen logs keep what fired before from firing again.
+    if (const auto start = chain_start_block(t->config); start && start != start_before)
+      c.exec("DELETE FROM chain_checkpoints WHERE trigger_id = $1", t->id);
     return std::move(*t);
   });
 }

@@ -339,12 +339,15 @@ result<void> sql_store::set_schedule_state(std::string_view trigger_id, const sc
 // ---------------------------------------------------------------------------------------------
 // chain watcher
 
-result<std::optional<uint64_t>> sql_store::chain_checkpoint(std::string_view trigger_id) const {
-  return read([&](connection& c) -> result<std::optional<uint64_t>> {
-    cursor q = c.exec("SELECT block FROM chain_checkpoints WHERE trigger_id = $1", trigger_id);
+result<std::optional<chain_position>> sql_store::chain_checkpoint(std::string_view trigger_id) const {
+  return read([&](connection& c) -> result<std::optional<chain_position>> {
+    cursor q = c.exec("SELECT block, block_hash FROM chain_checkpoints WHERE trigger_id = $1", trigger_id);
     if (!q.next())
-      return std::optional<uint64_t>{};
-    return std::optional<uint64_t>(q.u64(0));
+      return std::optional<chain_position>{};
+    chain_position p{q.u64(0), std::nullopt};
+    if (!q.is_null(1))
+      p.block_hash = q.fixed<32>(1);
+    return std::optional<chain_position>(p);
   });
 }
 
@@ -360,6 +363,14 @@ result<std::vector<run>> sql_store::record_chain_batch(const chain_batch& b) {
   }
   return write([&](connection& c) -> result<std::vector<run>> {
     ENACT_TRY(const sql::run_limits limits, sql::queueable(c, b.trigger_id, trigger_type::chain_event));
+    if (b.expected_checkpoint) {
+      // The row lock makes a concurrent PATCH that drops the checkpoint wait for this batch, or
+      // this batch see the row gone.
+      cursor q = c.exec("SELECT block FROM chain_checkpoints WHERE trigger_id = $1 FOR UPDATE", b.trigger_id);
+      const std::optional<uint64_t> stored = q.next() ? std::optional<uint64_t>(q.u64(0)) : std::nullopt;
+      if (stored != *b.expected_checkpoint)
+        return fail(store_errc::conflict, "trigger " + b.trigger_id + ": its chain checkpoint moved");
+    }
     std::vector<run> out;
     for (size_t i = 0; i < b.logs.size(); ++i) {
       const auto& e = b.logs[i];
@@ -377,9 +388,9 @@ result<std::vector<run>> sql_store::record_chain_batch(const chain_batch& b) {
     }
     if (b.checkpoint_block)
       c.exec(
-          "INSERT INTO chain_checkpoints (trigger_id, block) VALUES ($1, $2) "
-          "ON CONFLICT (trigger_id) DO UPDATE SET block = excluded.block",
-          b.trigger_id, *b.checkpoint_block);
+          "INSERT INTO chain_checkpoints (trigger_id, block, block_hash) VALUES ($1, $2, $3) "
+          "ON CONFLICT (trigger_id) DO UPDATE SET block = excluded.block, block_hash = excluded.block_hash",
+          b.trigger_id, *b.checkpoint_block, b.checkpoint_hash);
     return out;
   });
 }

@@ -126,6 +126,11 @@ ALTER TABLE triggers ADD COLUMN max_runs_per_minute INTEGER NOT NULL DEFAULT 60;
 ALTER TABLE triggers ADD COLUMN max_queued_runs INTEGER NOT NULL DEFAULT 100;
 CREATE INDEX runs_unfinished ON runs(trigger_id) WHERE status IN ('queued', 'running');
 )sql",
+    // 3 → 4: the hash of a chain checkpoint's block, so that a restart resumes from the checkpoint
+    // when the chain still has that block (chain_watcher.hpp).
+    R"sql(
+ALTER TABLE chain_checkpoints ADD COLUMN block_hash BLOB;
+)sql",
 };
 static_assert(std::size(kMigrations) == sqlite_store::kSchemaVersion, "kSchemaVersion must count the migrations");
 

@@ -245,6 +245,15 @@ struct seen_log {
   time_point seen_at{};
 };
 
+/// A chain-event trigger's checkpoint: the last fully processed block and, when the watcher
+/// stored it, that block's hash, so that after a restart the watcher resumes from the checkpoint
+/// when the chain still has that block and re-checks for a reorganisation when it does not.
+struct chain_position {
+  uint64_t block = 0;
+  std::optional<hash256> block_hash;  // absent for checkpoints written without one
+  bool operator==(const chain_position&) const = default;
+};
+
 /// What the watcher writes after processing a block range of one trigger, atomically: the logs
 /// (each with the run it fires), and the new checkpoint.
 struct chain_batch {
@@ -255,6 +264,12 @@ struct chain_batch {
   };
   std::vector<entry> logs;
   std::optional<uint64_t> checkpoint_block;  // last fully processed block
+  std::optional<hash256> checkpoint_hash;    // its hash, stored with it
+  /// When set, the batch is written only while the stored checkpoint's block is still this one
+  /// (nullopt: no checkpoint), and is store_errc::conflict otherwise, writing nothing: the
+  /// checkpoint moved under the watcher (a PATCH of start_block dropped it, another instance
+  /// advanced it), and the range is read again from the stored one.
+  std::optional<std::optional<uint64_t>> expected_checkpoint;
 };
 
 // --- management API credentials ---------------------------------------------------------------
@@ -314,6 +329,9 @@ class store {
   [[nodiscard]] virtual result<trigger> find_trigger(std::string_view id) const = 0;
   /// `owner`'s triggers, oldest first.
   [[nodiscard]] virtual result<listing<trigger>> list_triggers(std::string_view owner, page p) const = 0;
+  /// A chain-event config whose start_block is set and differs from the stored one drops the
+  /// trigger's checkpoint in the same transaction: the watcher restarts from the new start_block
+  /// (an earlier one backfills; logs seen before do not fire again).
   [[nodiscard]] virtual result<trigger> update_trigger(std::string_view owner, std::string_view id,
                                                        const trigger_patch& patch) = 0;
   /// Deletes the trigger with its runs, schedule state and chain state.
@@ -391,12 +409,13 @@ class store {
   [[nodiscard]] virtual result<void> set_schedule_state(std::string_view trigger_id, const schedule_state& s) = 0;
 
   // --- chain watcher -------------------------------------------------------------------------
-  /// The last fully processed block of a chain-event trigger; nullopt before the first.
-  [[nodiscard]] virtual result<std::optional<uint64_t>> chain_checkpoint(std::string_view trigger_id) const = 0;
+  /// The last fully processed block of a chain-event trigger, with its hash; nullopt before the first.
+  [[nodiscard]] virtual result<std::optional<chain_position>> chain_checkpoint(std::string_view trigger_id) const = 0;
   /// Records a processed range atomically: each log not seen before (by trigger, block hash, log
   /// index) is inserted and its run queued (or, over the trigger's run limits, recorded as failed
   /// with code kRateLimitedCode, as fire_schedule does); logs seen before queue nothing; then the
-  /// checkpoint moves. Returns the runs queued or refused. The trigger must be an enabled chain-event trigger.
+  /// checkpoint moves (with its hash; see chain_batch::expected_checkpoint). Returns the runs
+  /// queued or refused. The trigger must be an enabled chain-event trigger.
   [[nodiscard]] virtual result<std::vector<run>> record_chain_batch(const chain_batch& b) = 0;
   /// Marks the seen logs of a reorganised-away block `removed`; returns how many.
   [[nodiscard]] virtual result<size_t> mark_logs_removed(std::string_view trigger_id, const hash256& block_hash) = 0;
@@ -488,7 +507,7 @@ class store {
   result<std::optional<run>> fire_schedule(std::string_view trigger_id, time_point expected_due, time_point planned,   \
                                            const new_run& r, time_point next_due) override;                            \
   result<void> set_schedule_state(std::string_view trigger_id, const schedule_state& s) override;                      \
-  result<std::optional<uint64_t>> chain_checkpoint(std::string_view trigger_id) const override;                        \
+  result<std::optional<chain_position>> chain_checkpoint(std::string_view trigger_id) const override;                  \
   result<std::vector<run>> record_chain_batch(const chain_batch& b) override;                                          \
   result<size_t> mark_logs_removed(std::string_view trigger_id, const hash256& block_hash) override;                   \
   result<std::optional<seen_log>> find_seen_log(std::string_view trigger_id, const hash256& block_hash,                \

@@ -6,7 +6,9 @@
 // its result). Covered: one run per matching log with the params of docs/protocol.md §4 and decoded
 // arguments, topic filters (a topic, alternatives, null), start_block backfill, ranges halved on a
 // node's "more than N results" refusal (a proxy in front of anvil refuses like a hosted node),
-// restart without a second firing, and an anvil_reorg of depth 2 with replaced transactions.
+// restart resuming at the stored checkpoint without a second firing, an anvil_reorg of depth 2
+// with replaced transactions, one deeper than the confirmations while no watcher runs (found by
+// the checkpoint's stored hash), and a PATCH to an earlier start_block backfilling.
 #include <doctest/doctest.h>
 
 #include <httplib.h>
@@ -125,6 +127,13 @@ struct fixture {
   }
 
   uint64_t head() const { return std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16); }
+
+  hash256 block_hash(uint64_t n) const {
+    char quantity[32];
+    std::snprintf(quantity, sizeof quantity, "0x%llx", static_cast<unsigned long long>(n));
+    const json::value b = node.rpc("eth_getBlockByNumber", json::array{quantity, false});
+    return codec::hex::decode_fixed<32>(b.at("hash").as_string()).value();
+  }
 
   /// A chain-event trigger of "alice" on chain svc, its config validated as the API does.
   trigger create(json::object config) {
@@ -348,19 +357,27 @@ TEST_CASE("triggers.chain_watcher: start_block backfill in halved ranges; restar
   CHECK(f.runs(all).size() == 36);
   CHECK(f.runs(later).size() == 6);
   CHECK(f.runs(from_now).size() == 3);  // the head block's logs
-  CHECK(f.db->chain_checkpoint(all.id).value() == std::optional<uint64_t>(last_block));
+  // The checkpoint keeps its block's hash.
+  const auto cp = f.db->chain_checkpoint(all.id).value();
+  REQUIRE(cp);
+  CHECK(cp->block == last_block);
+  CHECK(cp->block_hash == f.block_hash(last_block));
   // Each log fired once: ids 0..35 in order.
   const auto runs = f.runs(all);
   for (size_t i = 0; i < runs.size(); ++i)
     CHECK(runs[i].params.at("event").at("decoded").at("arg1").as_string() == std::to_string(i));
 
-  // A restart (new store connection, new watcher without memory) re-checks the recent blocks and
-  // fires nothing again; a new log fires once.
+  // A restart (new store connection, new watcher without memory) finds the checkpoint's block
+  // unchanged and resumes after it: no range is read again, nothing fires again; a new log fires
+  // once, read in one range.
   f.reopen();
   chain_watcher again(*f.db, f.clock, {cfg});
   CHECK(poll(again) == 0);
+  CHECK(again.stats("svc").get_logs == 0);
   f.ping(2, 99);
   CHECK(poll(again) == 3);
+  CHECK(again.stats("svc").get_logs == 3);  // one range for each trigger
+  CHECK(again.stats("svc").reorgs == 0);
   CHECK(f.runs(all).size() == 37);
   CHECK(f.runs(from_now).size() == 4);
   CHECK(poll(again) == 0);
@@ -404,11 +421,95 @@ TEST_CASE("triggers.chain_watcher: anvil_reorg of depth 2 records removal and fi
   CHECK(runs[4].params.at("event").at("decoded").at("arg1").as_string() == "3");
   CHECK(poll(w) == 0);
 
-  // A restart re-checks the window: the removed logs stay removed and nothing fires again.
+  // A restart finds the new checkpoint's block unchanged: the removed logs stay removed and
+  // nothing fires again.
   chain_watcher again(*f.db, f.clock, {f.chain()});
   CHECK(poll(again) == 0);
   CHECK(f.runs(t).size() == 5);
   CHECK(f.db->list_seen_logs(t.id, 0).value().size() == 3);
+}
+
+TEST_CASE("triggers.chain_watcher: a reorganisation deeper than the confirmations while stopped is replayed") {
+  fixture f;
+  const trigger t =
+      f.create({{"event", kPing}, {"start_block", static_cast<int64_t>(f.head() + 1)}, {"confirmations", 2}});
+  const json::value r1 = f.ping(0, 1);
+  const json::value r2 = f.ping(0, 2);
+  const json::value r3 = f.ping(0, 3);
+  (void)f.node.rpc("evm_mine");
+  (void)f.node.rpc("evm_mine");
+  {
+    chain_watcher w(*f.db, f.clock, {f.chain()});
+    CHECK(poll(w) == 3);
+  }
+  const uint64_t b3 = std::stoull(std::string(r3.at("blockNumber").as_string()), nullptr, 16);
+  CHECK(f.db->chain_checkpoint(t.id).value()->block == b3);
+
+  // While no watcher runs, the last four blocks (two of them confirmed and processed) are
+  // replaced: ping(20) where ping(2) was, ping(21) where ping(3) was; ping(1)'s block stays.
+  json::object tx20 = f.ping_tx(20, "new", 5);
+  json::object tx21 = f.ping_tx(21, "new", 6);
+  tx20["from"] = tx21["from"] = addr_hex(anvil_process::dev_addresses()[0]);
+  (void)f.node.rpc("anvil_reorg", json::array{4, json::array{json::array{tx20, 0}, json::array{tx21, 1}}});
+  REQUIRE(f.block_hash(b3) != codec::hex::decode_fixed<32>(r3.at("blockHash").as_string()).value());
+
+  // A restart compares the stored hash with the chain, marks the two vanished logs removed (their
+  // runs stay, once each) and fires the two new ones once.
+  f.reopen();
+  chain_watcher again(*f.db, f.clock, {f.chain()});
+  CHECK(poll(again) == 2);
+  const auto st = again.stats("svc");
+  CHECK(st.reorgs == 1);
+  CHECK(st.logs_removed == 2);
+  const auto runs = f.runs(t);
+  REQUIRE(runs.size() == 5);
+  std::vector<std::string> ids;
+  for (const auto& r : runs)
+    ids.emplace_back(r.params.at("event").at("decoded").at("arg1").as_string());
+  CHECK(ids == std::vector<std::string>{"1", "2", "3", "20", "21"});
+  CHECK(!f.db->find_seen_log(t.id, codec::hex::decode_fixed<32>(r1.at("blockHash").as_string()).value(), 0)
+             .value()
+             ->removed);
+  CHECK(f.db->find_seen_log(t.id, codec::hex::decode_fixed<32>(r2.at("blockHash").as_string()).value(), 0)
+            .value()
+            ->removed);
+  CHECK(f.db->chain_checkpoint(t.id).value()->block_hash == f.block_hash(b3));
+  CHECK(poll(again) == 0);
+  f.reopen();
+  chain_watcher third(*f.db, f.clock, {f.chain()});
+  CHECK(poll(third) == 0);
+  CHECK(third.stats("svc").reorgs == 0);
+  CHECK(f.runs(t).size() == 5);
+}
+
+TEST_CASE("triggers.chain_watcher: a PATCH to an earlier start_block backfills, firing each log once") {
+  fixture f;
+  const uint64_t early = f.head() + 1;
+  f.ping(0, 1);
+  f.ping(0, 2);
+  const uint64_t later = f.head() + 1;
+  f.ping(0, 3);
+  const trigger t = f.create({{"event", kPing}, {"start_block", static_cast<int64_t>(later)}});
+  chain_watcher w(*f.db, f.clock, {f.chain()});
+  CHECK(poll(w) == 1);
+  f.ping(0, 4);
+  CHECK(poll(w) == 1);
+
+  auto config = std::get<api::chain_event_config>(t.config);
+  config.start_block = early;
+  trigger_patch p;
+  p.config = api::trigger_config(config);
+  p.now = f.clock.now();
+  (void)f.db->update_trigger("alice", t.id, p).value();
+  CHECK(!f.db->chain_checkpoint(t.id).value());
+  CHECK(poll(w) == 2);  // ids 1 and 2; 3 and 4 fired before
+  CHECK(poll(w) == 0);
+  std::vector<std::string> ids;
+  for (const auto& r : f.runs(t))
+    ids.emplace_back(r.params.at("event").at("decoded").at("arg1").as_string());
+  CHECK(ids == std::vector<std::string>{"3", "4", "1", "2"});
+  f.ping(0, 5);
+  CHECK(poll(w) == 1);
 }
 
 TEST_CASE("triggers.chain_watcher: its thread fires new logs; confirmations hold them back") {

@@ -538,13 +538,44 @@ void chain_state(backend& b) {
   };
   const auto first = MUST(s->record_chain_batch(batch_of({0, 1}, 100)));
   CHECK(first.size() == 2);
-  CHECK(MUST(s->chain_checkpoint(ct.id)) == std::optional<uint64_t>(100));
-  // Re-reading the same range (a restart before the checkpoint moved) fires only the new log.
-  const auto again = MUST(s->record_chain_batch(batch_of({0, 1, 2}, 101)));
+  CHECK(MUST(s->chain_checkpoint(ct.id)) == std::optional(chain_position{100, std::nullopt}));
+  // Re-reading the same range (a restart before the checkpoint moved) fires only the new log; the
+  // checkpoint keeps its block's hash.
+  auto next = batch_of({0, 1, 2}, 101);
+  next.checkpoint_hash = block_a;
+  next.expected_checkpoint = std::optional<uint64_t>(100);
+  const auto again = MUST(s->record_chain_batch(next));
   REQUIRE(again.size() == 1);
   CHECK(again[0].params == json::value(json::object{{"n", 2}}));
-  CHECK(MUST(s->chain_checkpoint(ct.id)) == std::optional<uint64_t>(101));
+  CHECK(MUST(s->chain_checkpoint(ct.id)) == std::optional(chain_position{101, block_a}));
   CHECK(MUST(s->list_runs("alice", ct.id, page{})).total == 3);
+  // A batch over a checkpoint that moved meanwhile writes nothing.
+  auto stale = batch_of({3}, 102);
+  stale.expected_checkpoint = std::optional<uint64_t>(100);
+  CHECK_ERRC(s->record_chain_batch(stale), store_errc::conflict);
+  stale.expected_checkpoint = std::optional<uint64_t>();
+  CHECK_ERRC(s->record_chain_batch(stale), store_errc::conflict);
+  CHECK(MUST(s->chain_checkpoint(ct.id))->block == 101);
+  CHECK(MUST(s->list_runs("alice", ct.id, page{})).total == 3);
+  // A PATCH that sets another start_block drops the checkpoint (the watch restarts there); one
+  // that keeps it, or another field, does not.
+  const auto patch_start = [&](std::optional<uint64_t> start) {
+    auto config = std::get<api::chain_event_config>(ct.config);
+    config.start_block = start;
+    trigger_patch p;
+    p.config = api::trigger_config(config);
+    p.now = t0;
+    ct = MUST(s->update_trigger("alice", ct.id, p));
+  };
+  patch_start(std::nullopt);
+  CHECK(MUST(s->chain_checkpoint(ct.id)));
+  patch_start(50);
+  CHECK(!MUST(s->chain_checkpoint(ct.id)));
+  MUST(s->record_chain_batch(batch_of({}, 101)));
+  patch_start(50);
+  CHECK(MUST(s->chain_checkpoint(ct.id)));
+  stale.expected_checkpoint = std::optional<uint64_t>(101);
+  CHECK(MUST(s->record_chain_batch(stale)).size() == 1);
 
   const auto seen = MUST(s->find_seen_log(ct.id, block_a, 1));
   REQUIRE(seen);
@@ -552,7 +583,7 @@ void chain_state(backend& b) {
   CHECK(seen->block_number == 100);
   CHECK(seen->run_id == first[1].id);
   CHECK(!MUST(s->find_seen_log(ct.id, block_a, 7)));
-  CHECK(MUST(s->mark_logs_removed(ct.id, block_a)) == 3);
+  CHECK(MUST(s->mark_logs_removed(ct.id, block_a)) == 4);
   CHECK(MUST(s->find_seen_log(ct.id, block_a, 1))->removed);
   CHECK(MUST(s->mark_logs_removed(ct.id, block_a)) == 0);
 
