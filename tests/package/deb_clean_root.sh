@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# package.deb_clean_root: the Debian packages package.debs made (DEBS_DIR) installed the way a user
+# installs them, `apt-get install ./….deb`, into a clean Debian 12 root (clean_root.sh: mmdebstrap
+# from Debian's archive, cached in CACHE_DIR). There:
+#   - the server's user, state directory and conffile are in place, the man pages installed;
+#   - enact-server, started as the user enact on the packaged config with --dev on a data
+#     directory of its own, answers GET /core/v1/get_node_chain_config on loopback, and does not
+#     warn about root;
+#   - a C++ consumer builds with find_package(enact) and a C one with find_package(enact
+#     COMPONENTS c); the same sources build with `pkg-config enact` and `pkg-config enact-c`.
+#
+#   deb_clean_root.sh SOURCE_DIR DEBS_DIR WORK_DIR CACHE_DIR
+set -euo pipefail
+source_dir=$1 debs=$2 work=$3 cache=$4
+here=$(cd "$(dirname "$0")" && pwd)
+root=$work/root
+mkdir -p "$work"
+step() { echo "--- $*"; }
+inroot() { "$here/clean_root.sh" --cache "$cache" --include build-essential,cmake,pkg-config "$root" -- "$@"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+step "fresh root"
+start=$SECONDS
+"$here/clean_root.sh" --cache "$cache" --include build-essential,cmake,pkg-config --fresh "$root"
+mkdir -p "$root/tmp/debs" "$root/tmp/src"
+cp "$debs"/*.deb "$root/tmp/debs/"
+cp -r "$source_dir/tests/package/consumer" "$source_dir/tests/package/c_consumer" "$root/tmp/src/"
+echo "root ready in $((SECONDS - start)) s"
+
+step "apt-get install ./….deb"
+inroot sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+  /tmp/debs/libenact-dev_*.deb /tmp/debs/libenact-c0_*.deb /tmp/debs/enact_*.deb /tmp/debs/enact-server_*.deb' \
+  >"$work/apt.log" 2>&1 || { tail -40 "$work/apt.log"; fail "apt-get install"; }
+for p in libenact-dev libenact-c0 enact enact-server; do
+  inroot dpkg-query -W -f='${Package} ${Status}\n' "$p" | grep -q "install ok installed" || fail "$p not installed"
+done
+
+step "installed files"
+inroot getent passwd enact | grep -q '^enact:x:[0-9]*:[0-9]*:[^:]*:/var/lib/enact:/usr/sbin/nologin$' ||
+  fail "no system user enact: $(inroot getent passwd enact || true)"
+[ "$(inroot stat -c '%U:%G %a' /var/lib/enact)" = "enact:enact 700" ] || fail "/var/lib/enact: $(inroot stat -c '%U:%G %a' /var/lib/enact)"
+[ "$(inroot stat -c '%U:%G %a' /etc/enact/config.toml)" = "root:enact 640" ] || fail "/etc/enact/config.toml mode"
+inroot dpkg-query -W -f='${Conffiles}\n' enact-server | grep -q '/etc/enact/config.toml' || fail "config.toml is not a conffile"
+for f in /usr/share/man/man1/enact.1.gz /usr/share/man/man8/enact-server.8.gz /lib/systemd/system/enact-server.service \
+  /usr/libexec/enact/enact-worker /usr/share/doc/libenact-c0/copyright; do
+  [ -e "$root$f" ] || fail "$f missing"
+done
+inroot enact --version | grep -q '^enact [0-9]' || fail "enact --version"
+inroot enact-server --version | grep -q '^enact-server [0-9]' || fail "enact-server --version"
+
+step "enact-server as the user enact"
+inroot install -d -o enact -g enact -m 0700 /var/lib/enact/test
+log=$work/server.log
+"$here/clean_root.sh" --cache "$cache" --include build-essential,cmake,pkg-config "$root" -- \
+  runuser -u enact -- enact-server --config /etc/enact/config.toml --dev --data-dir /var/lib/enact/test \
+  --listen 127.0.0.1:0 >"$log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+port=""
+for _ in $(seq 1 300); do
+  port=$(sed -n 's|^enact-server [^ ]* listening on http://127\.0\.0\.1:\([0-9]*\)$|\1|p' "$log")
+  [ -n "$port" ] && break
+  kill -0 $server 2>/dev/null || { cat "$log"; fail "enact-server exited"; }
+  sleep 0.2
+done
+[ -n "$port" ] || { cat "$log"; fail "enact-server did not start"; }
+answer=$(curl -sS --max-time 10 "http://127.0.0.1:$port/core/v1/get_node_chain_config")
+echo "$answer" | grep -q '"chain_id"' || { cat "$log"; fail "get_node_chain_config answered: $answer"; }
+echo "GET /core/v1/get_node_chain_config: $answer"
+if grep -q 'running as root' "$log"; then cat "$log"; fail "the server warned about root as the user enact"; fi
+kill $server
+wait $server 2>/dev/null || true
+trap - EXIT
+
+step "consumers: find_package(enact) and pkg-config"
+inroot sh -ec '
+  cd /tmp/src
+  cmake -S consumer -B build-cxx -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build-cxx >/dev/null
+  ./build-cxx/consumer
+  cmake -S c_consumer -B build-c -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build-c >/dev/null
+  ./build-c/c_consumer
+  cc -std=c99 -o pc-c c_consumer/main.c $(pkg-config --cflags --libs enact-c)
+  ./pc-c
+  c++ -std=c++20 -o pc-cxx consumer/main.cpp $(pkg-config --cflags --libs enact)
+  ./pc-cxx
+' >"$work/consumers.log" 2>&1 || { cat "$work/consumers.log"; fail "consumers"; }
+cat "$work/consumers.log"
+[ "$(grep -c 'consumer ok' "$work/consumers.log")" = 4 ] || fail "expected four 'consumer ok' lines"
+echo "package.deb_clean_root: passed in $SECONDS s"
