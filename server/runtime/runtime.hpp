@@ -4,9 +4,10 @@
 // hands one action to an idle worker over its channel (4-byte big-endian length + JSON frames),
 // the worker evaluates it in a fresh realm of its engine (SpiderMonkey by default, or Duktape:
 // pool_config::engine) under `limits`, and every call that needs keys
-// (`Enact.signEcdsa`, `signMessage`, `getAddress`, `encrypt`, `decrypt`) comes back to the
-// caller's `capability_handler` — the runtime itself holds no keys. A worker that crashes, hangs
-// or breaks the protocol is killed, reaped and replaced; the pool keeps serving.
+// (`Enact.signEcdsa`, `signMessage`, `getAddress`, `encrypt`, `decrypt`, `signEd25519`,
+// `getPublicKey`, `signTypedData`, `signTransaction`) comes back to the caller's
+// `capability_handler` — the runtime itself holds no keys. A worker that crashes, hangs or breaks
+// the protocol is killed, reaped and replaced; the pool keeps serving.
 //
 // SpiderMonkey runs the code as the body of an async function (top-level await; the run ends
 // when its promise settles); Duktape runs it as an ES5.1 program. Either way the action sees the
@@ -168,7 +169,8 @@ struct run_result {
 class capability_handler {
  public:
   virtual ~capability_handler() = default;
-  /// `method`: signEcdsa, signMessage, getAddress, encrypt or decrypt; `args`: the object the
+  /// `method`: one of sandbox::kCapabilities (signEcdsa, signMessage, getAddress, encrypt,
+  /// decrypt, signEd25519, getPublicKey, signTypedData, signTransaction); `args`: the object the
   /// action passed.
   [[nodiscard]] virtual result<boost::json::value> call(std::string_view method, const boost::json::object& args) = 0;
   /// Called by pool::run as the run is handed to its worker, with the instant its wall time ends:
