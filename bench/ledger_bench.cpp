@@ -48,7 +48,7 @@ const hash256 kKey = h256(0x40, 1);
 
 /// The state every ledger of the benchmark holds, written through `l` as `payer`.
 void populate(ledger::permission_ledger& l, const address& payer) {
-  const ledger::write_context w{payer, 0};
+  const ledger::write_context w{payer};
   ledger::account a;
   a.hash = kAccount;
   a.admin = addr(0x10, 1);

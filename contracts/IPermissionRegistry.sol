@@ -3,21 +3,21 @@ pragma solidity ^0.8.24;
 
 /// @title The permission registry's interface (docs/protocol.md §3, docs/architecture.md §4 "Permission ledger").
 /// @notice Authorization state of every account: admin wallet and mode, usage keys with their
-/// permission sets, groups, the PKP registry, action metadata, credits and payments. Function
+/// permission sets, groups, the PKP registry and action metadata: permissions only. Credits,
+/// payments and what a call costs are kept off the chain by the server's metering store
+/// (docs/architecture.md §4), so nothing here moves credits. Function
 /// names and parameter types of the production registry are kept (setUsageApiKey,
 /// registerWalletDerivation, convertToChainSecured, ...) so that clients of either speak one ABI.
 ///
 /// Sender rule of every account write: msg.sender is the account's admin, or one of the
 /// registry's api payers when the account is managed (API mode); an api payer writing for an
-/// unmanaged (ChainSecured) account reverts RelayNotAllowed, anyone else NotAdmin. Bookkeeping
-/// (credits, payments) is api-payer only, for any account.
+/// unmanaged (ChainSecured) account reverts RelayNotAllowed, anyone else NotAdmin.
 ///
 /// Every account write emits exactly one event named after it; the event's parameter names are
-/// the keys of the server's ledger event (`enact::ledger::event::data`). PaymentRecorded and
-/// WriteCharged are bookkeeping logs that the ledger's event stream does not count.
+/// the keys of the server's ledger event (`enact::ledger::event::data`). ApiPayerSet is the
+/// registry's administration log, which the ledger's event stream does not count.
 ///
-/// Strings are bounded: name 1..256 bytes, description ≤ 4096, email ≤ 256, cid 1..256,
-/// payment intent id 1..256, provider 1..64; longer or empty-where-required → InvalidArgument.
+/// Strings are bounded: name 1..256 bytes, description ≤ 4096, email ≤ 256, cid 1..256; longer or empty-where-required → InvalidArgument.
 /// Lists keep creation order (removal preserves the order of the rest). Group ids are assigned
 /// 1, 2, 3, … per account and never reused; 0 is the scope wildcard and never a group.
 interface IPermissionRegistry {
@@ -40,7 +40,6 @@ interface IPermissionRegistry {
         string description;
         string email;
         uint256 createdAt;
-        uint256 balance;        // credits
         uint256 walletCount;    // wallets ever registered (next API-mode derivation index)
     }
 
@@ -80,15 +79,6 @@ interface IPermissionRegistry {
         uint256 createdAt;
     }
 
-    struct PaymentView {
-        uint256 accountHash;
-        string intentId;
-        uint256 amountCents;
-        string provider;
-        bool credited;
-        uint256 createdAt;
-    }
-
     // --- errors (the server maps each to a ledger_errc, docs/protocol.md §0) ---------------------------
     error NotAdmin(uint256 accountHash, address sender);
     error RelayNotAllowed(uint256 accountHash, address sender);
@@ -98,13 +88,9 @@ interface IPermissionRegistry {
     error UnknownGroup(uint256 accountHash, uint256 groupId);
     error UnknownWallet(uint256 accountHash, address wallet);
     error UnknownAction(uint256 accountHash, uint256 hashedCid);
-    error UnknownPayment(uint256 accountHash, string intentId);
     error Duplicate(string what);
-    error AlreadyCredited(uint256 accountHash, string intentId);
-    error InsufficientCredits(uint256 accountHash, uint256 balance, uint256 required);
     error InvalidArgument(string reason);
     error NotOwner(address sender);
-    error NotApiPayer(address sender);
     // Identity rules (docs/protocol.md §3). A wallet creates only its own account, unmanaged, under the
     // hash every client derives from its address; account hashes and usage-key hashes are one
     // namespace, so no key can be made to authenticate as an account it does not belong to.
@@ -140,11 +126,7 @@ interface IPermissionRegistry {
     event ActionAdded(uint256 indexed accountHash, uint256 hashedCid, string cid, string name, string description);
     event ActionMetadataUpdated(uint256 indexed accountHash, uint256 hashedCid, string name, string description);
     event ActionDeleted(uint256 indexed accountHash, uint256 hashedCid);
-    event CreditsDebited(uint256 indexed accountHash, uint256 amount, uint256 balance);
-    event PaymentCredited(uint256 indexed accountHash, string paymentIntentId, uint256 amountCents, string provider, uint256 balance);
-    // bookkeeping logs, not ledger events
-    event PaymentRecorded(uint256 indexed accountHash, string paymentIntentId, uint256 amountCents, string provider);
-    event WriteCharged(uint256 indexed accountHash, uint256 amount, uint256 balance);
+    // registry administration log, not a ledger event
     event ApiPayerSet(address indexed payer, bool allowed);
 
     // --- registry administration ---------------------------------------------------------------
@@ -215,18 +197,6 @@ interface IPermissionRegistry {
     function getAction(uint256 accountHash, uint256 hashedCid) external view returns (ActionView memory);
     function listActions(uint256 accountHash, uint256 offset, uint256 limit) external view returns (ActionView[] memory items, uint256 total);
     function listActionsInGroup(uint256 accountHash, uint256 groupId, uint256 offset, uint256 limit) external view returns (ActionView[] memory items, uint256 total);
-
-    // --- credits and payments (api payers only: NotApiPayer) --------------------------------------
-    function creditBalance(uint256 accountHash) external view returns (uint256);
-    /// The run-action price: emits CreditsDebited. InvalidArgument for 0; InsufficientCredits.
-    function debitCredits(uint256 accountHash, uint256 amount) external returns (uint256 balance);
-    /// A relayed write's surcharge, sent after the write in one multicall: emits WriteCharged.
-    function chargeCredits(uint256 accountHash, uint256 amount) external returns (uint256 balance);
-    /// Duplicate when the intent id is known (across accounts).
-    function recordPayment(uint256 accountHash, string calldata intentId, uint256 amountCents, string calldata provider) external;
-    /// Credits once (AlreadyCredited the second time); emits PaymentCredited.
-    function creditPayment(uint256 accountHash, string calldata intentId) external returns (uint256 balance);
-    function getPayment(uint256 accountHash, string calldata intentId) external view returns (PaymentView memory);
 
     // --- batching --------------------------------------------------------------------------------
     /// Runs each call on this contract with the same msg.sender (delegatecall to self), all or

@@ -14,14 +14,10 @@ import {IPermissionRegistry} from "./IPermissionRegistry.sol";
 ///     keccak256(abi.encodePacked(admin)) (AccountHashNotCanonical), checked before its arguments;
 ///     account hashes and usage-key hashes are one namespace (HashIsUsageKey, HashIsAccount,
 ///     UsageKeyOfAnotherAccount), checked with the state;
-///   - a relayed write's credit charge is a chargeCredits call after the write in one multicall,
-///     so a short balance reverts the write with it; chargeCredits accepts the account's own admin
-///     besides the api payers (the embedded ledger debits a write's charge whoever sends the write,
-///     and an admin spending its own credits harms no one), and a zero charge is a no-op without
-///     a log (the embedded ledger's charge of 0);
-///   - bookkeeping (debitCredits, recordPayment, creditPayment) checks the sender first
-///     (NotApiPayer), then its arguments, then the account; views are open to anyone;
-///   - balances and payment amounts stay within int64, as the embedded ledger's do.
+///   - the registry keeps permissions only: credits, payments and the charge of a call are the
+///     server's metering store (docs/architecture.md §4), so no function here moves credits and a
+///     run or a relayed write leaves nothing on the chain but the write itself;
+///   - views are open to anyone.
 /// Storage: lists that lose members in the middle (usage keys, actions, a group's PKPs and CID
 /// hashes) are arrays shifted on removal, so creation order holds and pages are direct slices;
 /// wallets are never removed; groups are found by id (1 … groupCount, never reused) and a removed
@@ -32,15 +28,11 @@ contract PermissionRegistry is IPermissionRegistry {
     uint256 private constant MAX_DESCRIPTION = 4096;
     uint256 private constant MAX_EMAIL = 256;
     uint256 private constant MAX_CID = 256;
-    uint256 private constant MAX_INTENT_ID = 256;
-    uint256 private constant MAX_PROVIDER = 64;
-    uint256 private constant MAX_BALANCE = uint256(uint64(type(int64).max));
 
     struct Account {
         address admin; // zero: no such account (a zero admin is refused)
         bool managed;
         uint64 createdAt;
-        uint64 balance;
         uint64 groupCount; // the last group id assigned
         uint64 liveGroups;
         string name;
@@ -84,14 +76,6 @@ contract PermissionRegistry is IPermissionRegistry {
         string description;
     }
 
-    struct Payment {
-        uint256 accountHash;
-        uint64 amountCents;
-        uint64 createdAt; // zero: no such intent
-        bool credited;
-        string provider;
-    }
-
     address public override owner;
     mapping(address => bool) public override isApiPayer;
     address[] private _apiPayers;
@@ -102,7 +86,6 @@ contract PermissionRegistry is IPermissionRegistry {
     mapping(uint256 => mapping(uint256 => Group)) private _groups;
     mapping(uint256 => mapping(address => Wallet)) private _wallets;
     mapping(uint256 => mapping(uint256 => Action)) private _actions;
-    mapping(string => Payment) private _payments; // intent ids are unique across accounts
 
     constructor(address[] memory apiPayers_) {
         owner = msg.sender;
@@ -196,7 +179,7 @@ contract PermissionRegistry is IPermissionRegistry {
 
     function _accountView(uint256 h) private view returns (AccountView memory) {
         Account storage a = _account(h);
-        return AccountView(h, a.admin, a.managed, a.name, a.description, a.email, a.createdAt, a.balance, a.wallets.length);
+        return AccountView(h, a.admin, a.managed, a.name, a.description, a.email, a.createdAt, a.wallets.length);
     }
 
     // --- usage keys ------------------------------------------------------------------------------
@@ -609,81 +592,6 @@ contract PermissionRegistry is IPermissionRegistry {
     function _actionView(uint256 h, uint256 hashedCid) private view returns (ActionView memory) {
         Action storage act = _actions[h][hashedCid];
         return ActionView(hashedCid, act.cid, act.name, act.description, act.createdAt);
-    }
-
-    // --- credits and payments --------------------------------------------------------------------
-
-    function creditBalance(uint256 accountHash) external view override returns (uint256) {
-        return _account(accountHash).balance;
-    }
-
-    function debitCredits(uint256 accountHash, uint256 amount) external override returns (uint256 balance) {
-        _onlyApiPayer();
-        if (amount == 0) _invalid("amount: must be at least 1");
-        balance = _debit(_account(accountHash), accountHash, amount);
-        emit CreditsDebited(accountHash, amount, balance);
-    }
-
-    function chargeCredits(uint256 accountHash, uint256 amount) external override returns (uint256 balance) {
-        if (!isApiPayer[msg.sender] && msg.sender != _accounts[accountHash].admin) revert NotApiPayer(msg.sender);
-        Account storage a = _account(accountHash);
-        if (amount == 0) return a.balance;
-        balance = _debit(a, accountHash, amount);
-        emit WriteCharged(accountHash, amount, balance);
-    }
-
-    function recordPayment(
-        uint256 accountHash,
-        string calldata intentId,
-        uint256 amountCents,
-        string calldata provider
-    ) external override {
-        _onlyApiPayer();
-        _checkText(intentId, MAX_INTENT_ID, true, "intentId");
-        _checkText(provider, MAX_PROVIDER, true, "provider");
-        if (amountCents == 0 || amountCents > MAX_BALANCE) _invalid("amountCents: out of range");
-        _account(accountHash);
-        Payment storage p = _payments[intentId];
-        if (p.createdAt != 0) revert Duplicate("intentId");
-        p.accountHash = accountHash;
-        p.amountCents = uint64(amountCents);
-        p.createdAt = uint64(block.timestamp);
-        p.provider = provider;
-        emit PaymentRecorded(accountHash, intentId, amountCents, provider);
-    }
-
-    function creditPayment(uint256 accountHash, string calldata intentId) external override returns (uint256 balance) {
-        _onlyApiPayer();
-        Account storage a = _account(accountHash);
-        Payment storage p = _payment(accountHash, intentId);
-        if (p.credited) revert AlreadyCredited(accountHash, intentId);
-        if (p.amountCents > MAX_BALANCE - a.balance) _invalid("amountCents: balance would overflow");
-        p.credited = true;
-        balance = a.balance + p.amountCents;
-        a.balance = uint64(balance);
-        emit PaymentCredited(accountHash, intentId, p.amountCents, p.provider, balance);
-    }
-
-    function getPayment(uint256 accountHash, string calldata intentId) external view override returns (PaymentView memory) {
-        _account(accountHash);
-        Payment storage p = _payment(accountHash, intentId);
-        return PaymentView(accountHash, intentId, p.amountCents, p.provider, p.credited, p.createdAt);
-    }
-
-    function _payment(uint256 h, string calldata intentId) private view returns (Payment storage p) {
-        p = _payments[intentId];
-        if (p.createdAt == 0 || p.accountHash != h) revert UnknownPayment(h, intentId);
-    }
-
-    function _debit(Account storage a, uint256 h, uint256 amount) private returns (uint256 balance) {
-        balance = a.balance;
-        if (balance < amount) revert InsufficientCredits(h, balance, amount);
-        balance -= amount;
-        a.balance = uint64(balance);
-    }
-
-    function _onlyApiPayer() private view {
-        if (!isApiPayer[msg.sender]) revert NotApiPayer(msg.sender);
     }
 
     // --- batching --------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ api_errc from_ledger(ledger_errc e) {
       return api_errc::forbidden;
     case ledger_errc::already_unmanaged:
     case ledger_errc::duplicate:
-    case ledger_errc::already_credited:
     case ledger_errc::hash_is_usage_key:
     case ledger_errc::hash_is_account:
     case ledger_errc::usage_key_of_another_account:
@@ -35,10 +34,7 @@ api_errc from_ledger(ledger_errc e) {
     case ledger_errc::unknown_group:
     case ledger_errc::unknown_wallet:
     case ledger_errc::unknown_action:
-    case ledger_errc::unknown_payment:
       return api_errc::not_found;
-    case ledger_errc::insufficient_credits:
-      return api_errc::insufficient_credits;
     case ledger_errc::invalid_argument:
       return api_errc::invalid_request;
     case ledger_errc::storage:
@@ -78,6 +74,15 @@ api_errc from_billing(billing_errc e) {
     case billing_errc::unavailable:
     case billing_errc::bad_response:
       return api_errc::unavailable;
+    // A provider's webhook (POST /billing/stripe/webhook).
+    case billing_errc::no_webhook:
+      return api_errc::not_found;
+    case billing_errc::signature_invalid:
+      return api_errc::signature_invalid;
+    case billing_errc::signature_expired:
+      return api_errc::signature_expired;
+    case billing_errc::bad_event:
+      return api_errc::invalid_request;
   }
   return api_errc::internal;
 }

@@ -119,7 +119,7 @@ result<ledger::page_request> read_page(const httplib::Request& req) {
 }
 
 ledger::write_context relay(const request_context& c) {
-  return ledger::write_context{c.svc.api_payer, 0};  // the surcharge is the metering store's (mount.cpp)
+  return ledger::write_context{c.svc.api_payer};  // the surcharge is the metering store's (mount.cpp)
 }
 
 std::string str(const json::value& body, std::string_view key, std::string_view fallback) {

@@ -119,7 +119,7 @@ result<json::value> new_account(request_context& c) {
   a.description = req.description.value_or("");
   a.email = req.email.value_or("");
   a.created_at = unix_now();
-  ENACT_TRY_VOID(c.svc.ledger->new_account(ledger::write_context{c.svc.api_payer, 0}, a));
+  ENACT_TRY_VOID(c.svc.ledger->new_account(ledger::write_context{c.svc.api_payer}, a));
   return json::object{{"api_key", key.text},
                       {"wallet_address", to_checksum_address(key.wallet)},
                       {"api_key_hash", codec::hex::encode_prefixed(key.hash)}};

@@ -51,9 +51,6 @@ result<void> embedded_ledger::new_account(const write_context& w, const account&
     if (std::optional<account_row> other = load_account_by_admin(c, a.admin))
       return fail(ledger_errc::duplicate,
                   "admin " + hx(a.admin) + ": administers account " + hx(other->acct.hash) + " already");
-    if (w.charge_credits > 0)
-      return fail(ledger_errc::insufficient_credits, "account " + hx(a.hash) + ": balance 0 below the charge of " +
-                                                         std::to_string(w.charge_credits) + " credits");
     const int64_t now = now_seconds();
     query(c,
           "INSERT INTO accounts (hash, admin, managed, name, description, email, created_at) "
@@ -109,7 +106,6 @@ result<void> embedded_ledger::convert_to_chain_secured(const write_context& w, c
         return fail(ledger_errc::duplicate,
                     "new_admin " + hx(new_admin) + ": administers account " + hx(other->acct.hash) + " already");
     account_write tx{c, w, a};
-    ENACT_TRY_VOID(tx.charge());
     query(c, "UPDATE accounts SET admin = ?, managed = 0 WHERE id = ?").bind(new_admin, a.id).run();
     tx.emit(reg::account_converted_event{h, a.acct.admin, new_admin});
     return {};
@@ -139,7 +135,6 @@ result<void> embedded_ledger::set_usage_key(const write_context& w, const usage_
         existing = q.i64(0);
       }
     }
-    ENACT_TRY_VOID(tx.charge());
     const std::string perms = permissions_text(k.permissions);
     if (existing) {
       query(c,
@@ -169,7 +164,6 @@ result<void> embedded_ledger::update_usage_key_metadata(const write_context& w, 
     account_write tx{c, w, a};
     if (!usage_key_in(c, a.id, key_hash))
       return unknown_usage_key(account, key_hash);
-    ENACT_TRY_VOID(tx.charge());
     query(c, "UPDATE usage_keys SET name = ?, description = ? WHERE account_id = ? AND hash = ?")
         .bind(name, description, a.id, key_hash)
         .run();
@@ -185,7 +179,6 @@ result<void> embedded_ledger::remove_usage_key(const write_context& w, const acc
     account_write tx{c, w, a};
     if (!usage_key_in(c, a.id, key_hash))
       return unknown_usage_key(account, key_hash);
-    ENACT_TRY_VOID(tx.charge());
     query(c, "DELETE FROM usage_keys WHERE account_id = ? AND hash = ?").bind(a.id, key_hash).run();
     tx.emit(reg::usage_api_key_removed_event{account, key_hash});
     return {};

@@ -27,7 +27,6 @@ result<void> embedded_ledger::register_wallet(const write_context& w, const acco
     if (wallet_registered(c, a.id, wl.pkp_id))
       return fail(ledger_errc::duplicate,
                   "pkp_id " + hx(wl.pkp_id) + ": registered in account " + hx(account) + " already");
-    ENACT_TRY_VOID(tx.charge());
     query(c,
           "INSERT INTO wallets (account_id, pkp_id, derivation_path, name, description, "
           "created_at) VALUES (?, ?, ?, ?, ?, ?)")
@@ -112,7 +111,6 @@ result<void> embedded_ledger::add_action(const write_context& w, const account_h
     if (load_action(c, a.id, act.hashed_cid))
       return fail(ledger_errc::duplicate,
                   "hashed_cid " + hx(act.hashed_cid) + ": registered in account " + hx(account) + " already");
-    ENACT_TRY_VOID(tx.charge());
     query(c,
           "INSERT INTO actions (account_id, hashed_cid, cid, name, description, created_at) "
           "VALUES (?, ?, ?, ?, ?, ?)")
@@ -133,7 +131,6 @@ result<action> embedded_ledger::update_action_metadata(const write_context& w, c
     std::optional<action> act = load_action(c, a.id, hashed_cid);
     if (!act)
       return unknown_action(account, hashed_cid);
-    ENACT_TRY_VOID(tx.charge());
     query(c, "UPDATE actions SET name = ?, description = ? WHERE account_id = ? AND hashed_cid = ?")
         .bind(name, description, a.id, hashed_cid)
         .run();
@@ -151,7 +148,6 @@ result<void> embedded_ledger::delete_action(const write_context& w, const accoun
     account_write tx{c, w, a};
     if (!load_action(c, a.id, hashed_cid))
       return unknown_action(account, hashed_cid);
-    ENACT_TRY_VOID(tx.charge());
     query(c, "DELETE FROM actions WHERE account_id = ? AND hashed_cid = ?").bind(a.id, hashed_cid).run();
     query(c,
           "DELETE FROM group_cids WHERE cid_hash = ? AND group_row IN "

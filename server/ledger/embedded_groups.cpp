@@ -22,7 +22,6 @@ result<group> embedded_ledger::add_group(const write_context& w, const account_h
     ENACT_TRY_VOID(check_metadata(g.name, g.description));
     account_write tx{c, w, a};
     ENACT_TRY_VOID(check_group_sets(c, a, g));
-    ENACT_TRY_VOID(tx.charge());
     group out = g;
     out.id = a.next_group_id;
     query(c,
@@ -51,7 +50,6 @@ result<group> embedded_ledger::update_group(const write_context& w, const accoun
     if (!row)
       return unknown_group(account, g.id);
     ENACT_TRY_VOID(check_group_sets(c, a, g));
-    ENACT_TRY_VOID(tx.charge());
     query(c, "UPDATE groups SET name = ?, description = ? WHERE id = ?").bind(g.name, g.description, *row).run();
     query(c, "DELETE FROM group_pkps WHERE group_row = ?").bind(*row).run();
     query(c, "DELETE FROM group_cids WHERE group_row = ?").bind(*row).run();
@@ -68,7 +66,6 @@ result<void> embedded_ledger::remove_group(const write_context& w, const account
     const std::optional<int64_t> row = id == 0 || id > kMaxGroupId ? std::nullopt : find_group_row(c, a.id, id);
     if (!row)
       return unknown_group(account, id);
-    ENACT_TRY_VOID(tx.charge());
     // group_pkps and group_cids follow by ON DELETE CASCADE.
     query(c, "DELETE FROM groups WHERE id = ?").bind(*row).run();
     query(c, "UPDATE accounts SET group_count = group_count - 1 WHERE id = ?").bind(a.id).run();
@@ -144,7 +141,7 @@ namespace {
 
 /// A change of one group's members (PKPs or CID hashes): the account, the sender rule and the
 /// group are checked as for every write, then `change(c, a, tx, g)` checks its own argument,
-/// charges and applies itself to the group's rows, to `g` and to the event log.
+/// applies itself to the group's rows, to `g` and to the event log.
 template <class Store, class F>
 result<group> change_members(Store& s, const write_context& w, const account_hash& account, group_id id, F&& change) {
   return s.write([&](connection& c) -> result<group> {
@@ -168,7 +165,6 @@ result<group> embedded_ledger::add_pkp_to_group(const write_context& w, const ac
           return fail(ledger_errc::unknown_wallet, "pkp_id " + hx(pkp) + ": not registered in account " + hx(account));
         if (std::find(g.pkps.begin(), g.pkps.end(), pkp) != g.pkps.end())
           return fail(ledger_errc::duplicate, "pkp_id " + hx(pkp) + ": in group " + std::to_string(id) + " already");
-        ENACT_TRY_VOID(tx.charge());
         const std::optional<int64_t> row = find_group_row(c, a.id, id);
         query(c, "INSERT INTO group_pkps (group_row, pkp) VALUES (?, ?)").bind(*row, pkp).run();
         g.pkps.push_back(pkp);
@@ -184,7 +180,6 @@ result<group> embedded_ledger::remove_pkp_from_group(const write_context& w, con
         auto it = std::find(g.pkps.begin(), g.pkps.end(), pkp);
         if (it == g.pkps.end())
           return fail(ledger_errc::unknown_wallet, "pkp_id " + hx(pkp) + ": not in group " + std::to_string(id));
-        ENACT_TRY_VOID(tx.charge());
         const std::optional<int64_t> row = find_group_row(c, a.id, id);
         query(c, "DELETE FROM group_pkps WHERE group_row = ? AND pkp = ?").bind(*row, pkp).run();
         g.pkps.erase(it);
@@ -200,7 +195,6 @@ result<group> embedded_ledger::add_action_to_group(const write_context& w, const
         if (std::find(g.cid_hashes.begin(), g.cid_hashes.end(), hashed_cid) != g.cid_hashes.end())
           return fail(ledger_errc::duplicate,
                       "hashed_cid " + hx(hashed_cid) + ": in group " + std::to_string(id) + " already");
-        ENACT_TRY_VOID(tx.charge());
         const std::optional<int64_t> row = find_group_row(c, a.id, id);
         query(c, "INSERT INTO group_cids (group_row, cid_hash) VALUES (?, ?)").bind(*row, hashed_cid).run();
         g.cid_hashes.push_back(hashed_cid);
@@ -217,7 +211,6 @@ result<group> embedded_ledger::remove_action_from_group(const write_context& w, 
         if (it == g.cid_hashes.end())
           return fail(ledger_errc::unknown_action,
                       "hashed_cid " + hx(hashed_cid) + ": not in group " + std::to_string(id));
-        ENACT_TRY_VOID(tx.charge());
         const std::optional<int64_t> row = find_group_row(c, a.id, id);
         query(c, "DELETE FROM group_cids WHERE group_row = ? AND cid_hash = ?").bind(*row, hashed_cid).run();
         g.cid_hashes.erase(it);

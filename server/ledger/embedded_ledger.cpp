@@ -4,8 +4,9 @@
 // domain code reads straight through; every public method catches it at its transaction boundary
 // (embedded_store.hpp), rolls back and answers ledger_errc::storage with SQLite's message. Domain
 // failures are results, as elsewhere. This file opens and migrates the file, runs batches and
-// reads the event log; the methods live by concern in embedded_accounts.cpp (accounts, usage
-// keys), embedded_groups.cpp, embedded_catalog.cpp (wallets, actions) and embedded_credits.cpp.
+// reads the event log and the balances an older version kept; the methods live by concern in
+// embedded_accounts.cpp (accounts, usage keys), embedded_groups.cpp and embedded_catalog.cpp
+// (wallets, actions).
 #include "ledger/embedded_ledger.hpp"
 
 #include <array>
@@ -26,6 +27,9 @@ namespace {
 // Schema migrations: kMigrations[i] takes user_version i to i + 1. Append, never edit.
 // Accounts are referenced by a surrogate row id; lists are ordered by row id, i.e. by creation
 // (group members by their row id, i.e. by insertion). Blobs: hashes 32 bytes, addresses 20 bytes.
+// Retired: accounts.balance, the payments table and events.charged_credits held credits while the
+// ledger kept them (credits are the metering store's now); no write touches them any more, and
+// balances() reads the first once, to carry an older data directory's credits over.
 constexpr auto kMigrations = std::to_array<const char*>({
     R"sql(
 CREATE TABLE accounts (
@@ -229,15 +233,18 @@ result<void> embedded_ledger::batch(bool commit, const std::function<result<void
 // events
 
 result<std::vector<event>> embedded_ledger::events_after(uint64_t after, size_t limit) const {
-  if (limit == 0 || after >= kMaxBalance)
+  if (limit == 0 || after >= kMaxStored)
     return std::vector<event>{};
   return store_->read(
       [&](connection& c) -> result<std::vector<event>> {
         std::vector<event> out;
+        // The credit events an older version appended (debits, credited payments) are metering
+        // history, not registry events: they keep their sequence numbers and are left out.
         query q(c,
                 "SELECT sequence, name, account, sender, data, created_at FROM events "
-                "WHERE sequence > ? ORDER BY sequence LIMIT ?");
-        q.bind(after, static_cast<int64_t>(std::min<uint64_t>(limit, kMaxBalance)));
+                "WHERE sequence > ? AND name NOT IN ('CreditsDebited', 'PaymentCredited') "
+                "ORDER BY sequence LIMIT ?");
+        q.bind(after, static_cast<int64_t>(std::min<uint64_t>(limit, kMaxStored)));
         while (q.next()) {
           event e;
           e.sequence = q.u64(0);
@@ -253,6 +260,21 @@ result<std::vector<event>> embedded_ledger::events_after(uint64_t after, size_t 
           e.value = std::move(*value);
           out.push_back(std::move(e));
         }
+        return out;
+      },
+      false);
+}
+
+// -----------------------------------------------------------------------------------------------
+// credits an older version kept
+
+result<std::vector<std::pair<account_hash, uint64_t>>> embedded_ledger::balances() const {
+  return store_->read(
+      [&](connection& c) -> result<std::vector<std::pair<account_hash, uint64_t>>> {
+        std::vector<std::pair<account_hash, uint64_t>> out;
+        query q(c, "SELECT hash, balance FROM accounts WHERE balance > 0 ORDER BY id");
+        while (q.next())
+          out.emplace_back(q.hash(0), q.u64(1));
         return out;
       },
       false);

@@ -16,8 +16,7 @@
 // Rules beyond the interface's comments (the conformance suite in tests/ledger checks them):
 //   - a write checks, in order: the account exists (unknown_account), the sender rule (not_admin /
 //     relay_not_allowed), its arguments (invalid_argument), the state it changes (unknown_* /
-//     duplicate), then debits `charge_credits` (insufficient_credits) and applies the change (the
-//     registry's order: the write, then chargeCredits, in one multicall);
+//     duplicate), then applies the change;
 //   - names are 1..256 bytes, descriptions and e-mail ≤ 4096 / 256 bytes, a CID 1..256 bytes whose
 //     keccak256 must equal `hashed_cid`; zero addresses are refused as admin or PKP id;
 //   - an admin address administers at most one account (so `account_by_admin` is well defined):
@@ -30,12 +29,11 @@
 //     PKPs must be registered in the account (unknown_wallet); its CID hashes need not be
 //     registered actions (actions are public, any CID may be listed);
 //   - `created_at` fields given by the caller are ignored: the ledger stamps the current time;
-//   - debit of 0 and payments of 0 cents → invalid_argument; balances stay within int64;
-//   - record_payment changes no balance and no registry state, so it appends no event; debit and
-//     credit_payment append CreditsDebited / PaymentCredited with sender 0x00…00;
 //   - event data use the registry's argument names (accountHash, groupId, pkpId, hashedCid, …),
-//     hashes and addresses as 0x + lowercase hex. A write's `charge_credits` is stored beside its
-//     event (column `charged_credits`), not in the event data, so that data match the chain's logs.
+//     hashes and addresses as 0x + lowercase hex, so that they match the chain's logs;
+//   - no credits: balances, payments and the charges of calls are the metering store's
+//     (server/metering). A data directory of an older version, which kept them here, still opens;
+//     balances() reads its balances once for the import, and events_after skips its credit events.
 #pragma once
 
 #include <functional>
@@ -76,8 +74,9 @@ class embedded_ledger final : public permission_ledger {
   [[nodiscard]] result<void> batch(bool commit, const std::function<result<void>()>& writes);
 
   /// Every account whose credit balance is above 0, with that balance, in account order: what a
-  /// data directory of a version that kept credits in the ledger holds, read once at start to
-  /// carry the balances into the metering store (metering::import_balances).
+  /// data directory of a version that kept credits in the ledger holds (empty for one this
+  /// version created, which writes no balance), read once at start to carry the balances into
+  /// the metering store (metering::import_balances).
   [[nodiscard]] result<std::vector<std::pair<account_hash, uint64_t>>> balances() const;
 
  private:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The embedded ledger's store (embedded_ledger.hpp): the limits it enforces, the row helpers its
 // write and read methods share, the transaction boundaries (`embedded_ledger::store`) and the
-// account write that charges credits and appends the registry event. Internal to the ledger's
+// account write that appends the registry event. Internal to the ledger's
 // source files (embedded_ledger.cpp and embedded_*.cpp, one per concern).
 #pragma once
 
@@ -34,9 +34,8 @@ inline constexpr size_t kMaxName = 256;
 inline constexpr size_t kMaxDescription = 4096;
 inline constexpr size_t kMaxEmail = 256;
 inline constexpr size_t kMaxCid = 256;
-inline constexpr size_t kMaxIntentId = 256;
-inline constexpr size_t kMaxProvider = 64;
-inline constexpr uint64_t kMaxBalance = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+/// The largest count SQLite stores (an INTEGER is 64-bit signed).
+inline constexpr uint64_t kMaxStored = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 
 // ---------------------------------------------------------------------------------------------
 // Small domain helpers
@@ -82,9 +81,9 @@ template <size_t N>
 [[nodiscard]] inline result<std::pair<int64_t, int64_t>> page_bounds(page_request p) {
   if (p.number == 0 || p.size == 0)
     return fail(ledger_errc::invalid_argument, "page: number and size must be at least 1");
-  const uint64_t size = std::min(p.size, kMaxBalance);
+  const uint64_t size = std::min(p.size, kMaxStored);
   const uint64_t skip = p.number - 1;
-  const uint64_t offset = skip > kMaxBalance / size ? kMaxBalance : skip * size;
+  const uint64_t offset = skip > kMaxStored / size ? kMaxStored : skip * size;
   return std::pair{static_cast<int64_t>(size), static_cast<int64_t>(offset)};
 }
 
@@ -98,14 +97,13 @@ template <size_t N>
 struct account_row {
   int64_t id = 0;
   account acct;
-  uint64_t balance = 0;
   uint64_t next_group_id = 1;
   uint64_t wallets_registered = 0;
   uint64_t group_count = 0;
 };
 
-#define ENACT_ACCOUNT_SELECT                                                         \
-  "SELECT id, hash, admin, managed, name, description, email, created_at, balance, " \
+#define ENACT_ACCOUNT_SELECT                                                \
+  "SELECT id, hash, admin, managed, name, description, email, created_at, " \
   "next_group_id, wallets_registered, group_count FROM accounts "
 
 [[nodiscard]] inline account_row read_account(const query& q) {
@@ -118,10 +116,9 @@ struct account_row {
   r.acct.description = q.text(5);
   r.acct.email = q.text(6);
   r.acct.created_at = q.i64(7);
-  r.balance = q.u64(8);
-  r.next_group_id = q.u64(9);
-  r.wallets_registered = q.u64(10);
-  r.group_count = q.u64(11);
+  r.next_group_id = q.u64(8);
+  r.wallets_registered = q.u64(9);
+  r.group_count = q.u64(10);
   return r;
 }
 
@@ -179,7 +176,7 @@ struct account_row {
   return k;
 }
 
-/// Whether the account holds the usage key (checked before a write charges, as every write does).
+/// Whether the account holds the usage key.
 [[nodiscard]] inline bool usage_key_in(connection& c, int64_t account_id, const hash256& key_hash) {
   query q(c, "SELECT 1 FROM usage_keys WHERE account_id = ? AND hash = ?");
   q.bind(account_id, key_hash);
@@ -324,32 +321,6 @@ inline void insert_group_members(connection& c, int64_t row, const group& g) {
   return fail(ledger_errc::unknown_action, "hashed_cid " + hx(cid) + ": no such action in account " + hx(h));
 }
 
-// --- payments ----------------------------------------------------------------------------------
-
-struct payment_row {
-  int64_t id = 0;
-  payment p;
-};
-
-[[nodiscard]] inline std::optional<payment_row> load_payment(connection& c, const account_row& a,
-                                                             std::string_view intent_id) {
-  query q(c,
-          "SELECT id, intent_id, amount_cents, provider, credited, created_at FROM payments "
-          "WHERE account_id = ? AND intent_id = ?");
-  q.bind(a.id, intent_id);
-  if (!q.next())
-    return std::nullopt;
-  payment_row r;
-  r.id = q.i64(0);
-  r.p.intent_id = q.text(1);
-  r.p.account = a.acct.hash;
-  r.p.amount_cents = q.u64(2);
-  r.p.provider = q.text(3);
-  r.p.credited = q.boolean(4);
-  r.p.created_at = q.i64(5);
-  return r;
-}
-
 }  // namespace embedded
 
 // -----------------------------------------------------------------------------------------------
@@ -466,32 +437,18 @@ struct embedded_ledger::store {
 
 namespace embedded {
 
-/// A write on an existing account, past the sender rule: debits the charge, appends the event.
+/// A write on an existing account, past the sender rule: appends the event.
 struct account_write {
   connection& c;
   const write_context& w;
   account_row& a;
 
-  [[nodiscard]] result<void> charge() {
-    if (w.charge_credits == 0)
-      return {};
-    if (a.balance < w.charge_credits)
-      return fail(ledger_errc::insufficient_credits, "account " + hx(a.acct.hash) + ": balance " +
-                                                         std::to_string(a.balance) + " below the charge of " +
-                                                         std::to_string(w.charge_credits) + " credits");
-    query(c, "UPDATE accounts SET balance = balance - ? WHERE id = ?").bind(w.charge_credits, a.id).run();
-    a.balance -= w.charge_credits;
-    return {};
-  }
-
   /// Appends the write's registry event; its row keeps the event's name and JSON arguments
-  /// (reg::to_json), read back into the typed value by events_after.
+  /// (reg::to_json), read back into the typed value by events_after. (The column charged_credits,
+  /// which older versions filled with a write's surcharge, keeps its default of 0.)
   void emit(const reg::any_event& e) {
-    query(c,
-          "INSERT INTO events (name, account, sender, data, charged_credits, created_at) "
-          "VALUES (?, ?, ?, ?, ?, ?)")
-        .bind(reg::event_name(e), a.acct.hash, w.sender, boost::json::serialize(reg::to_json(e)), w.charge_credits,
-              now_seconds())
+    query(c, "INSERT INTO events (name, account, sender, data, created_at) VALUES (?, ?, ?, ?, ?)")
+        .bind(reg::event_name(e), a.acct.hash, w.sender, boost::json::serialize(reg::to_json(e)), now_seconds())
         .run();
   }
 };

@@ -167,15 +167,6 @@ result<std::unique_ptr<evm_ledger>> open_evm(evm_options options, std::vector<st
   if (!payers)
     return not_registry(payers.err().message);
   st.payers = std::move(*payers);
-  if (st.opt.bookkeeping_sender) {
-    st.bookkeeper = st.opt.bookkeeping_sender;
-  } else {
-    for (const address& p : st.payers)
-      if (st.signer_for(p) != nullptr) {
-        st.bookkeeper = p;
-        break;
-      }
-  }
 
   if (st.opt.deployment_block) {
     st.deployment_block = *st.opt.deployment_block;

@@ -11,18 +11,18 @@
 // eth_estimateGas as the sender (a revert there is the registry's custom error, mapped to its
 // ledger_errc: NotAdmin → not_admin, RelayNotAllowed → relay_not_allowed, Unknown* → unknown_*,
 // …; NotApiPayer and NotOwner → not_admin), then the transaction, then its receipt; the call
-// returns once the receipt is there. A write with `charge_credits > 0` is one
-// `multicall([write, chargeCredits(account, amount)])`, so the charge and the write commit or
-// revert together. A transaction that is mined but reverted (a race with another writer after
-// the estimate) is simulated again to report the registry's error.
-// Bookkeeping (debit, record_payment, credit_payment) is sent as `evm_options::bookkeeping_sender`
-// (default: the first api payer some signer sends as); like the embedded ledger, the events
-// CreditsDebited and PaymentCredited report the zero address as their sender.
+// returns once the receipt is there. A transaction that is mined but reverted (a race with another
+// writer after the estimate) is simulated again to report the registry's error. No write moves
+// credits: the registry keeps permissions only, and what a call costs is held and debited in the
+// metering store (docs/architecture.md §4), so a run or a relayed write sends no credit
+// transaction. A registry deployed by an earlier version (with credit functions and a balance in
+// its account record) does not decode: deploy this version's registry and register the accounts
+// again.
 //
 // Reads are eth_calls of the registry's views decoded with the SDK's bindings. uint256 values
 // that the ledger's types hold in 64 bits: a usage key's expiration and balance above 2^64-1
 // (only a direct on-chain setUsageApiKey can write them) are clamped to UINT64_MAX (a time past
-// the year 584 billion is "never"; the key balance is stored, not spent); a group id above
+// the year 584 billion is "never"; a key balance that large is no cap); a group id above
 // 2^64-1 in a permission list cannot name a group (ids count from 1) and makes the key
 // unreadable: storage, with the decoder's message. Every other counter is 64-bit in the contract.
 //
@@ -36,13 +36,12 @@
 // When a poll cannot reach the node the cache is emptied: its freshness can no longer be known.
 //
 // Events. `events_after` numbers the registry's ledger events 1, 2, 3, … in chain order (block,
-// log index) from the deployment block, skipping the bookkeeping logs PaymentRecorded,
-// WriteCharged and ApiPayerSet; `sender` is the transaction's `from`, `created_at` the block's
-// timestamp, `data` the event's arguments as registry::decode_log gives them (the embedded
-// ledger's event data). The events are kept in memory, indexed incrementally by the poller and
-// brought up to the node's head by events_after itself (so a caller sees its own writes). Blocks
-// within `confirmations` of the head are not indexed; a reorganisation deeper than that is not
-// detected (the default 0 suits a node that does not reorganise: anvil, a rollup's sequencer).
+// log index) from the deployment block, skipping the administration log ApiPayerSet; `sender` is the transaction's
+// `from`, `created_at` the block's timestamp, `data` the event's arguments as registry::decode_log gives them (the
+// embedded ledger's event data). The events are kept in memory, indexed incrementally by the poller and brought up to
+// the node's head by events_after itself (so a caller sees its own writes). Blocks within `confirmations` of the head
+// are not indexed; a reorganisation deeper than that is not detected (the default 0 suits a node that does not
+// reorganise: anvil, a rollup's sequencer).
 //
 // Failures of the node (unreachable, timeout, HTTP error, malformed answer) are ledger_errc::
 // storage with a message naming the node, so the server answers 503. The same object recovers
@@ -153,9 +152,6 @@ struct evm_options {
   uint64_t log_range = 5000;
   /// Gas limit = estimate × (100 + margin) / 100.
   unsigned gas_margin_percent = 20;
-  /// Sender of debit / record_payment / credit_payment; absent: the first api payer a signer
-  /// sends as.
-  std::optional<address> bookkeeping_sender;
 };
 
 /// Cache counters (tests, benchmarks).

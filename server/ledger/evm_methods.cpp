@@ -30,8 +30,8 @@ result<T> worded(result<T> v, ledger_errc code, std::string message) {
 // accounts
 
 result<void> evm_ledger::new_account(const write_context& w, const account& a) {
-  ENACT_TRY_VOID(state_->write(
-      w, a.hash, reg::encode(reg::new_account_call{a.hash, a.admin, a.managed, a.name, a.description, a.email})));
+  ENACT_TRY_VOID(
+      state_->write(w, reg::encode(reg::new_account_call{a.hash, a.admin, a.managed, a.name, a.description, a.email})));
   return {};
 }
 
@@ -48,11 +48,7 @@ result<account> evm_ledger::account_by_admin(const address& admin) const {
 
 result<void> evm_ledger::convert_to_chain_secured(const write_context& w, const account_hash& h,
                                                   const address& new_admin) {
-  // After the conversion the sender is no longer the admin; a charge paid by the old admin
-  // (not an api payer) is therefore taken before the conversion in the same multicall.
-  const auto payers = api_payers();
-  const bool payer = std::find(payers.begin(), payers.end(), w.sender) != payers.end();
-  ENACT_TRY_VOID(state_->write(w, h, reg::encode(reg::convert_to_chain_secured_call{h, new_admin}), !payer));
+  ENACT_TRY_VOID(state_->write(w, reg::encode(reg::convert_to_chain_secured_call{h, new_admin})));
   return {};
 }
 
@@ -69,22 +65,21 @@ result<void> evm_ledger::set_usage_key(const write_context& w, const usage_key& 
   c.description = k.description;
   c.permissions = k.permissions;
   c.wallet = k.wallet;
-  ENACT_TRY_VOID(state_->write(w, k.account, reg::encode(c)));
+  ENACT_TRY_VOID(state_->write(w, reg::encode(c)));
   return {};
 }
 
 result<void> evm_ledger::update_usage_key_metadata(const write_context& w, const account_hash& account,
                                                    const hash256& key_hash, std::string_view name,
                                                    std::string_view description) {
-  ENACT_TRY_VOID(state_->write(w, account,
-                               reg::encode(reg::update_usage_api_key_metadata_call{account, key_hash, std::string(name),
-                                                                                   std::string(description)})));
+  ENACT_TRY_VOID(state_->write(w, reg::encode(reg::update_usage_api_key_metadata_call{
+                                      account, key_hash, std::string(name), std::string(description)})));
   return {};
 }
 
 result<void> evm_ledger::remove_usage_key(const write_context& w, const account_hash& account,
                                           const hash256& key_hash) {
-  ENACT_TRY_VOID(state_->write(w, account, reg::encode(reg::remove_usage_api_key_call{account, key_hash})));
+  ENACT_TRY_VOID(state_->write(w, reg::encode(reg::remove_usage_api_key_call{account, key_hash})));
   return {};
 }
 
@@ -105,8 +100,7 @@ result<page<usage_key>> evm_ledger::list_usage_keys(const account_hash& account,
 
 result<group> evm_ledger::add_group(const write_context& w, const account_hash& account, const group& g) {
   ENACT_TRY(const chain::receipt r,
-            state_->write(w, account,
-                          reg::encode(reg::add_group_call{account, g.name, g.description, g.pkps, g.cid_hashes})));
+            state_->write(w, reg::encode(reg::add_group_call{account, g.name, g.description, g.pkps, g.cid_hashes})));
   ENACT_TRY(const reg::group_added_event e, state_->receipt_event<reg::group_added_event>(r));
   group out = g;
   out.id = e.group_id;
@@ -115,12 +109,12 @@ result<group> evm_ledger::add_group(const write_context& w, const account_hash& 
 
 result<group> evm_ledger::update_group(const write_context& w, const account_hash& account, const group& g) {
   ENACT_TRY_VOID(state_->write(
-      w, account, reg::encode(reg::update_group_call{account, g.id, g.name, g.description, g.pkps, g.cid_hashes})));
+      w, reg::encode(reg::update_group_call{account, g.id, g.name, g.description, g.pkps, g.cid_hashes})));
   return g;
 }
 
 result<void> evm_ledger::remove_group(const write_context& w, const account_hash& account, group_id id) {
-  ENACT_TRY_VOID(state_->write(w, account, reg::encode(reg::remove_group_call{account, id})));
+  ENACT_TRY_VOID(state_->write(w, reg::encode(reg::remove_group_call{account, id})));
   return {};
 }
 
@@ -150,7 +144,7 @@ namespace {
 template <class Call>
 result<group> write_group_members(evm_ledger::state& s, const write_context& w, const account_hash& account,
                                   group_id id, const Call& call) {
-  ENACT_TRY(const chain::receipt r, s.write(w, account, reg::encode(call)));
+  ENACT_TRY(const chain::receipt r, s.write(w, reg::encode(call)));
   ENACT_TRY(const reg::group_view v,
             s.view(reg::get_group_call{account, id}, account, chain::block_tag::number(r.block_number)));
   return to_group(v);
@@ -181,9 +175,8 @@ result<group> evm_ledger::remove_action_from_group(const write_context& w, const
 // PKP registry
 
 result<void> evm_ledger::register_wallet(const write_context& w, const account_hash& account, const wallet& wl) {
-  ENACT_TRY_VOID(state_->write(w, account,
-                               reg::encode(reg::register_wallet_derivation_call{account, wl.pkp_id, wl.derivation_path,
-                                                                                wl.name, wl.description})));
+  ENACT_TRY_VOID(state_->write(w, reg::encode(reg::register_wallet_derivation_call{
+                                      account, wl.pkp_id, wl.derivation_path, wl.name, wl.description})));
   return {};
 }
 
@@ -213,8 +206,8 @@ result<uint64_t> evm_ledger::wallet_count(const account_hash& account) const {
 // actions
 
 result<void> evm_ledger::add_action(const write_context& w, const account_hash& account, const action& a) {
-  ENACT_TRY_VOID(state_->write(w, account,
-                               reg::encode(reg::add_action_call{account, a.hashed_cid, a.cid, a.name, a.description})));
+  ENACT_TRY_VOID(
+      state_->write(w, reg::encode(reg::add_action_call{account, a.hashed_cid, a.cid, a.name, a.description})));
   return {};
 }
 
@@ -222,16 +215,15 @@ result<action> evm_ledger::update_action_metadata(const write_context& w, const 
                                                   const hash256& hashed_cid, std::string_view name,
                                                   std::string_view description) {
   ENACT_TRY(const chain::receipt r,
-            state_->write(w, account,
-                          reg::encode(reg::update_action_metadata_call{account, hashed_cid, std::string(name),
-                                                                       std::string(description)})));
+            state_->write(w, reg::encode(reg::update_action_metadata_call{account, hashed_cid, std::string(name),
+                                                                          std::string(description)})));
   ENACT_TRY(const reg::action_view v,
             state_->view(reg::get_action_call{account, hashed_cid}, account, chain::block_tag::number(r.block_number)));
   return to_action(v);
 }
 
 result<void> evm_ledger::delete_action(const write_context& w, const account_hash& account, const hash256& hashed_cid) {
-  ENACT_TRY_VOID(state_->write(w, account, reg::encode(reg::delete_action_call{account, hashed_cid})));
+  ENACT_TRY_VOID(state_->write(w, reg::encode(reg::delete_action_call{account, hashed_cid})));
   return {};
 }
 
@@ -250,49 +242,6 @@ result<page<action>> evm_ledger::list_actions(const account_hash& account, std::
   ENACT_TRY(const auto v,
             state_->view(reg::list_actions_in_group_call{account, *group, args.first, args.second}, account));
   return to_page<action>(v, to_action);
-}
-
-// =============================================================================================
-// credits
-
-result<uint64_t> evm_ledger::balance(const account_hash& account) const {
-  ENACT_TRY(const u256 v, state_->view(reg::credit_balance_call{account}, account));
-  return clamp64(v);
-}
-
-result<uint64_t> evm_ledger::debit(const account_hash& account, uint64_t amount) {
-  ENACT_TRY(const chain::receipt r, state_->bookkeeping(reg::encode(reg::debit_credits_call{account, u256{amount}})));
-  ENACT_TRY(const reg::credits_debited_event e, state_->receipt_event<reg::credits_debited_event>(r));
-  return clamp64(e.balance);
-}
-
-result<void> evm_ledger::record_payment(const payment& p) {
-  // The registry records payments uncredited; it cannot be told otherwise.
-  if (p.credited)
-    return fail(ledger_errc::invalid_argument,
-                "credited: a payment is recorded uncredited and credited by credit_payment");
-  ENACT_TRY_VOID(state_->bookkeeping(
-      reg::encode(reg::record_payment_call{p.account, p.intent_id, u256{p.amount_cents}, p.provider})));
-  return {};
-}
-
-result<payment> evm_ledger::get_payment(const account_hash& account, std::string_view intent_id) const {
-  ENACT_TRY(const reg::payment_view v, state_->view(reg::get_payment_call{account, std::string(intent_id)}, account));
-  payment p;
-  p.intent_id = v.intent_id;
-  p.account = v.account_hash;
-  p.amount_cents = clamp64(v.amount_cents);
-  p.provider = v.provider;
-  p.credited = v.credited;
-  p.created_at = time64(v.created_at);
-  return p;
-}
-
-result<uint64_t> evm_ledger::credit_payment(const account_hash& account, std::string_view intent_id) {
-  ENACT_TRY(const chain::receipt r,
-            state_->bookkeeping(reg::encode(reg::credit_payment_call{account, std::string(intent_id)})));
-  ENACT_TRY(const reg::payment_credited_event e, state_->receipt_event<reg::payment_credited_event>(r));
-  return clamp64(e.balance);
 }
 
 // =============================================================================================

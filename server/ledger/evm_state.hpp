@@ -33,7 +33,6 @@ struct evm_ledger::state {
   std::shared_ptr<chain::rpc_client> rpc;
   std::vector<std::shared_ptr<tx_signer>> signers;
   uint64_t deployment_block = 0;
-  std::optional<address> bookkeeper;
   mutable evm::view_cache cache;
 
   mutable std::mutex payers_mu;
@@ -150,26 +149,9 @@ struct evm_ledger::state {
     return std::move(*r);
   }
 
-  /// An account write by `w.sender`, with its charge in the same transaction.
-  [[nodiscard]] result<chain::receipt> write(const write_context& w, const account_hash& account, bytes call,
-                                             bool charge_first = false) {
-    if (w.charge_credits == 0)
-      return transact(w.sender, std::move(call));
-    bytes charge = chain::registry::encode(chain::registry::charge_credits_call{account, u256{w.charge_credits}});
-    chain::registry::multicall_call m;
-    if (charge_first)
-      m.calls = {std::move(charge), std::move(call)};
-    else
-      m.calls = {std::move(call), std::move(charge)};
-    return transact(w.sender, chain::registry::encode(m));
-  }
-
-  [[nodiscard]] result<chain::receipt> bookkeeping(bytes call) {
-    if (!bookkeeper)
-      return fail(ledger_errc::invalid_argument, "no signer sends as an api payer of registry " +
-                                                     evm::hx(opt.registry) +
-                                                     ": credits and payments cannot be written");
-    return transact(*bookkeeper, std::move(call));
+  /// An account write by `w.sender`: one transaction calling the registry.
+  [[nodiscard]] result<chain::receipt> write(const write_context& w, bytes call) {
+    return transact(w.sender, std::move(call));
   }
 
   /// What the ledger learns from its own receipt: the sender of the transaction (for the event
@@ -256,7 +238,7 @@ struct evm_ledger::state {
           return fail(ledger_errc::storage,
                       "registry log in block " + std::to_string(l.block_number) + ": " + ev.err().message);
         }
-        if (evm::bookkeeping_log(ev->name) || !ev->account_hash)
+        if (evm::administration_log(ev->name) || !ev->account_hash)
           continue;
         // An own transaction's sender is known from its receipt; another's is asked for.
         const std::string tx = evm::hx(l.transaction_hash);
@@ -265,23 +247,21 @@ struct evm_ledger::state {
         e.account = *ev->account_hash;
         e.data = std::move(ev->args);
         e.value = std::move(ev->value);
-        if (!evm::senderless_event(e.name)) {
-          auto known = senders.find(tx);
-          if (known == senders.end()) {
-            std::lock_guard lock(from_mu);
-            if (const auto it = tx_from.find(tx); it != tx_from.end())
-              known = senders.emplace(tx, it->second.first).first;
-          }
-          if (known == senders.end()) {
-            auto rc = rpc->transaction_receipt(l.transaction_hash);
-            if (!rc)
-              return node_failure(rc.err());
-            if (!*rc)
-              return fail(ledger_errc::storage, "the chain node at " + node + " has no receipt for " + tx);
-            known = senders.emplace(tx, (*rc)->from).first;
-          }
-          e.sender = known->second;
+        auto known = senders.find(tx);
+        if (known == senders.end()) {
+          std::lock_guard lock(from_mu);
+          if (const auto it = tx_from.find(tx); it != tx_from.end())
+            known = senders.emplace(tx, it->second.first).first;
         }
+        if (known == senders.end()) {
+          auto rc = rpc->transaction_receipt(l.transaction_hash);
+          if (!rc)
+            return node_failure(rc.err());
+          if (!*rc)
+            return fail(ledger_errc::storage, "the chain node at " + node + " has no receipt for " + tx);
+          known = senders.emplace(tx, (*rc)->from).first;
+        }
+        e.sender = known->second;
         auto bt = block_time.find(l.block_number);
         if (bt == block_time.end()) {
           auto b = rpc->block_by_number(chain::block_tag::number(l.block_number));

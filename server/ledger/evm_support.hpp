@@ -38,8 +38,7 @@ template <size_t N>
 [[nodiscard]] inline ledger_errc ledger_code(registry_errc c) {
   switch (c) {
     case registry_errc::not_admin:
-    case registry_errc::not_owner:      // registry administration by someone else
-    case registry_errc::not_api_payer:  // bookkeeping by someone else
+    case registry_errc::not_owner:  // registry administration by someone else
       return ledger_errc::not_admin;
     case registry_errc::relay_not_allowed:
       return ledger_errc::relay_not_allowed;
@@ -55,14 +54,8 @@ template <size_t N>
       return ledger_errc::unknown_wallet;
     case registry_errc::unknown_action:
       return ledger_errc::unknown_action;
-    case registry_errc::unknown_payment:
-      return ledger_errc::unknown_payment;
     case registry_errc::duplicate:
       return ledger_errc::duplicate;
-    case registry_errc::already_credited:
-      return ledger_errc::already_credited;
-    case registry_errc::insufficient_credits:
-      return ledger_errc::insufficient_credits;
     case registry_errc::invalid_argument:
       return ledger_errc::invalid_argument;
     case registry_errc::account_hash_not_canonical:
@@ -144,13 +137,7 @@ template <class T, class V, class F>
   return std::pair{u256{p.number - 1} * u256{p.size}, u256{p.size}};
 }
 
-// Logs that are registry bookkeeping, not ledger events (IPermissionRegistry.sol).
-[[nodiscard]] inline bool bookkeeping_log(std::string_view name) {
-  return name == "PaymentRecorded" || name == "WriteCharged" || name == "ApiPayerSet";
-}
-// Ledger events of server-side bookkeeping: reported without a sender, as the embedded ledger.
-[[nodiscard]] inline bool senderless_event(std::string_view name) {
-  return name == "CreditsDebited" || name == "PaymentCredited";
-}
+// The registry's administration log, not a ledger event (IPermissionRegistry.sol).
+[[nodiscard]] inline bool administration_log(std::string_view name) { return name == "ApiPayerSet"; }
 
 }  // namespace enact::ledger::evm

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `enact::ledger::permission_ledger`: the one interface the core routes use for authorization
 // state (docs/architecture.md §4 "Permission ledger", docs/protocol.md §3) — accounts, usage keys with their permission
-// sets and expiration, groups, the PKP registry, action metadata and credit balances — with the
-// registry contract's rules:
+// sets and expiration, groups, the PKP registry and action metadata: permissions only. Credits,
+// payments and what a call costs are the metering store's (server/metering, docs/architecture.md
+// §4), so no method here moves credits. The registry contract's rules:
 //   - every write names its sender (the contract's msg.sender): the account's admin wallet, or,
 //     for a managed (API-mode) account only, one of the server's api_payer addresses;
 //     anyone else -> not_admin; an api_payer writing for an unmanaged account -> relay_not_allowed;
@@ -14,9 +15,7 @@
 //     under crypto::keccak256(abi.encodePacked(admin)) (managed_not_allowed, hash_not_canonical); account
 //     hashes and usage-key hashes are one namespace (hash_is_usage_key, hash_is_account,
 //     usage_key_of_another_account), so no credential authenticates as an account it does not
-//     belong to;
-//   - a write may carry a credit charge (the API-mode gas surcharge), debited in the same
-//     transaction as the write: when the balance is short nothing happens (insufficient_credits).
+//     belong to.
 // Every successful write appends one ledger event with the next sequence number, named after the
 // registry's event, so that the `evm` backend's logs and the embedded event log line up.
 // Backends: `embedded` (SQLite, embedded_ledger.hpp); `evm` (the registry over JSON-RPC,
@@ -43,20 +42,17 @@
 namespace enact {
 
 enum class ledger_errc {
-  not_admin = 1,         // sender is neither the admin nor (for managed accounts) an api_payer
-  relay_not_allowed,     // api_payer relay for an unmanaged (ChainSecured) account
-  already_unmanaged,     // conversion of an account that is already ChainSecured
-  unknown_account,       // no account with that hash
-  unknown_usage_key,     // no usage key with that hash in the account
-  unknown_group,         // no group with that id in the account
-  unknown_wallet,        // no PKP with that id in the account's registry
-  unknown_action,        // no action with that hashed CID in the account
-  unknown_payment,       // no payment intent with that id for the account
-  duplicate,             // the thing exists already (account, key, wallet, action, ...)
-  already_credited,      // a payment intent credited before
-  insufficient_credits,  // balance below the charge
-  invalid_argument,      // a value the registry refuses (empty name, amount 0, ...)
-  storage,               // the backend failed (I/O, corruption, node unreachable)
+  not_admin = 1,      // sender is neither the admin nor (for managed accounts) an api_payer
+  relay_not_allowed,  // api_payer relay for an unmanaged (ChainSecured) account
+  already_unmanaged,  // conversion of an account that is already ChainSecured
+  unknown_account,    // no account with that hash
+  unknown_usage_key,  // no usage key with that hash in the account
+  unknown_group,      // no group with that id in the account
+  unknown_wallet,     // no PKP with that id in the account's registry
+  unknown_action,     // no action with that hashed CID in the account
+  duplicate,          // the thing exists already (account, key, wallet, action, ...)
+  invalid_argument,   // a value the registry refuses (empty name, amount 0, ...)
+  storage,            // the backend failed (I/O, corruption, node unreachable)
   // Identity rules (docs/protocol.md §3): a wallet creates only its own unmanaged account under
   // crypto::keccak256(abi.encodePacked(wallet)); account and usage-key hashes are one namespace.
   hash_not_canonical,            // newAccount by a wallet under another hash
@@ -69,27 +65,12 @@ enum class ledger_errc {
 
 namespace detail {
 inline const std::error_category& ledger_category() noexcept {
-  static const errc_category<ledger_errc> c("enact.ledger", {"",
-                                                             "not the admin",
-                                                             "relay not allowed",
-                                                             "already unmanaged",
-                                                             "unknown account",
-                                                             "unknown usage key",
-                                                             "unknown group",
-                                                             "unknown wallet",
-                                                             "unknown action",
-                                                             "unknown payment",
-                                                             "duplicate",
-                                                             "already credited",
-                                                             "insufficient credits",
-                                                             "invalid argument",
-                                                             "storage failure",
-                                                             "account hash not canonical",
-                                                             "managed account not allowed",
-                                                             "hash is a usage key",
-                                                             "hash is an account",
-                                                             "usage key of another account",
-                                                             "new admin is not the sender"});
+  static const errc_category<ledger_errc> c(
+      "enact.ledger",
+      {"", "not the admin", "relay not allowed", "already unmanaged", "unknown account", "unknown usage key",
+       "unknown group", "unknown wallet", "unknown action", "duplicate", "invalid argument", "storage failure",
+       "account hash not canonical", "managed account not allowed", "hash is a usage key", "hash is an account",
+       "usage key of another account", "new admin is not the sender"});
   return c;
 }
 }  // namespace detail
@@ -122,7 +103,8 @@ struct usage_key {
   std::string name;
   std::string description;
   uint64_t expiration = 0;  // unix seconds; 0 = never
-  uint64_t balance = 0;     // setUsageApiKey's balance argument (stored, not spent)
+  uint64_t balance = 0;     // setUsageApiKey's balance argument: the key's spending cap, which the
+                            // metering store enforces
   scopes::permission_set permissions;
   int64_t created_at = 0;
 };
@@ -151,19 +133,9 @@ struct action {
   int64_t created_at = 0;
 };
 
-struct payment {
-  std::string intent_id;
-  account_hash account{};
-  uint64_t amount_cents = 0;
-  std::string provider;  // "dev", "stripe"
-  bool credited = false;
-  int64_t created_at = 0;
-};
-
 /// One write as the registry sees it.
 struct write_context {
-  address sender{};             // msg.sender
-  uint64_t charge_credits = 0;  // debited atomically with the write (API-mode gas surcharge)
+  address sender{};  // msg.sender
 };
 
 /// 1-based page of a list (docs/protocol.md §0); validated by the caller (1..100). The wire model's type.
@@ -176,7 +148,7 @@ struct page {
 };
 
 struct event {
-  uint64_t sequence = 0;  // 1, 2, 3, … with no gaps, across all accounts
+  uint64_t sequence = 0;  // 1, 2, 3, … across all accounts (see events_after)
   std::string name;       // registry event name: "AccountCreated", "UsageApiKeySet", …
   account_hash account{};
   address sender{};
@@ -284,18 +256,10 @@ class permission_ledger {
   [[nodiscard]] virtual result<page<action>> list_actions(const account_hash& account, std::optional<group_id> group,
                                                           page_request p) const = 0;
 
-  // --- credits --------------------------------------------------------------------------------
-  [[nodiscard]] virtual result<uint64_t> balance(const account_hash& account) const = 0;
-  /// Debits `amount` (insufficient_credits, nothing changed, when short); returns the new balance.
-  [[nodiscard]] virtual result<uint64_t> debit(const account_hash& account, uint64_t amount) = 0;
-  /// Records a payment intent created with the provider (duplicate when the id is known).
-  [[nodiscard]] virtual result<void> record_payment(const payment& p) = 0;
-  [[nodiscard]] virtual result<payment> get_payment(const account_hash& account, std::string_view intent_id) const = 0;
-  /// Credits the intent's amount once (already_credited the second time); returns the balance.
-  [[nodiscard]] virtual result<uint64_t> credit_payment(const account_hash& account, std::string_view intent_id) = 0;
-
   // --- events ---------------------------------------------------------------------------------
-  /// Events with sequence > `after`, oldest first, at most `limit`.
+  /// Events with sequence > `after`, oldest first, at most `limit`. Sequences have no gaps, except
+  /// where a data directory of an older version holds the credit events it kept then
+  /// (CreditsDebited, PaymentCredited), which are not registry events any more and are skipped.
   [[nodiscard]] virtual result<std::vector<event>> events_after(uint64_t after, size_t limit) const = 0;
 };
 
@@ -350,9 +314,4 @@ class permission_ledger {
   [[nodiscard]] result<action> get_action(const account_hash& account, const hash256& hashed_cid) const override;      \
   [[nodiscard]] result<page<action>> list_actions(const account_hash& account, std::optional<group_id> group,          \
                                                   page_request p) const override;                                      \
-  [[nodiscard]] result<uint64_t> balance(const account_hash& account) const override;                                  \
-  [[nodiscard]] result<uint64_t> debit(const account_hash& account, uint64_t amount) override;                         \
-  [[nodiscard]] result<void> record_payment(const payment& p) override;                                                \
-  [[nodiscard]] result<payment> get_payment(const account_hash& account, std::string_view intent_id) const override;   \
-  [[nodiscard]] result<uint64_t> credit_payment(const account_hash& account, std::string_view intent_id) override;     \
   [[nodiscard]] result<std::vector<event>> events_after(uint64_t after, size_t limit) const override;

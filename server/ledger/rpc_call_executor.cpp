@@ -64,18 +64,17 @@ constexpr bool is_one_of = (std::is_same_v<C, Cs> || ...);
 
 /// The registry's view functions: run outside a ledger batch.
 template <class C>
-constexpr bool is_view =
-    is_one_of<C, reg::owner_call, reg::api_payers_call, reg::is_api_payer_call, reg::get_account_call,
-              reg::account_by_admin_call, reg::get_usage_api_key_call, reg::list_usage_api_keys_call,
-              reg::get_group_call, reg::list_groups_call, reg::get_wallet_call, reg::list_wallets_call,
-              reg::list_wallets_in_group_call, reg::get_action_call, reg::list_actions_call,
-              reg::list_actions_in_group_call, reg::credit_balance_call, reg::get_payment_call>;
+constexpr bool is_view = is_one_of<C, reg::owner_call, reg::api_payers_call, reg::is_api_payer_call,
+                                   reg::get_account_call, reg::account_by_admin_call, reg::get_usage_api_key_call,
+                                   reg::list_usage_api_keys_call, reg::get_group_call, reg::list_groups_call,
+                                   reg::get_wallet_call, reg::list_wallets_call, reg::list_wallets_in_group_call,
+                                   reg::get_action_call, reg::list_actions_call, reg::list_actions_in_group_call>;
 
 /// Runs one registry call with `sender` as msg.sender: one overload per call type. Writes go
 /// straight to the ledger; the executor wraps them in a batch.
 class call_runner {
  public:
-  call_runner(embedded_ledger& ledger, const address& sender) : ledger_(ledger), sender_(sender), w_{sender, 0} {}
+  call_runner(embedded_ledger& ledger, const address& sender) : ledger_(ledger), sender_(sender), w_{sender} {}
 
   // --- registry administration ----------------------------------------------------------------
 
@@ -253,44 +252,6 @@ class call_runner {
         refusal{c.account_hash, u256{c.group_id}}, action_view);
   }
 
-  // --- credits and payments -------------------------------------------------------------------
-
-  result<outcome> operator()(const reg::credit_balance_call& c) const {
-    auto b = ledger_.balance(c.account_hash);
-    if (!b)
-      return refused(b.err(), refusal{c.account_hash});
-    return returned(reg::encode_result<reg::credit_balance_call>(u256{*b}));
-  }
-  result<outcome> operator()(const reg::debit_credits_call& c) const { return booked_by_server(c); }
-  result<outcome> operator()(const reg::record_payment_call& c) const { return booked_by_server(c); }
-  result<outcome> operator()(const reg::credit_payment_call& c) const { return booked_by_server(c); }
-  result<outcome> operator()(const reg::charge_credits_call& c) const {
-    auto a = ledger_.get_account(c.account_hash);
-    const bool admin = a && a->admin == sender_;
-    if (!is_api_payer(sender_) && !admin)
-      return reverted(reg::not_api_payer_error{sender_});
-    if (!a)
-      return refused(a.err(), refusal{c.account_hash});
-    if (c.amount != u256{})
-      return reverted(
-          reg::invalid_argument_error{"chargeCredits: an amount above 0 is not supported by the embedded registry"});
-    auto b = ledger_.balance(c.account_hash);
-    if (!b)
-      return refused(b.err(), refusal{c.account_hash});
-    return returned(reg::encode_result<reg::charge_credits_call>(u256{*b}));
-  }
-  result<outcome> operator()(const reg::get_payment_call& c) const {
-    auto p = ledger_.get_payment(c.account_hash, c.intent_id);
-    if (!p) {
-      if (p.code() == ledger_errc::unknown_payment)
-        return reverted(reg::unknown_payment_error{c.account_hash, c.intent_id});
-      return refused(p.err(), refusal{c.account_hash});
-    }
-    reg::payment_view v{p->account,  p->intent_id, u256{p->amount_cents},
-                        p->provider, p->credited,  unix_u256(p->created_at)};
-    return returned(reg::encode_result<reg::get_payment_call>(v));
-  }
-
  private:
   bool is_api_payer(const address& a) const {
     const auto p = ledger_.api_payers();
@@ -336,16 +297,6 @@ class call_runner {
     refusal why{c.account_hash};
     why.hashed_cid = c.hashed_cid;
     return why;
-  }
-
-  /// debitCredits, recordPayment, creditPayment: the server books credits itself.
-  template <class C>
-  result<outcome> booked_by_server(const C&) const {
-    if (!is_api_payer(sender_))
-      return reverted(reg::not_api_payer_error{sender_});
-    return reverted(reg::invalid_argument_error{std::string(C::kSignature.substr(0, C::kSignature.find('('))) +
-                                                ": not supported by the embedded registry (the server books "
-                                                "credits itself)"});
   }
 
   /// A ledger refusal as the registry's revert; storage failures stay errors.
@@ -441,15 +392,11 @@ class call_runner {
   result<outcome> account_view(const result<account>& a, const refusal& why) const {
     if (!a)
       return refused(a.err(), why);
-    auto balance = ledger_.balance(a->hash);
-    if (!balance)
-      return refused(balance.err(), why);
     auto wallets = ledger_.wallet_count(a->hash);
     if (!wallets)
       return refused(wallets.err(), why);
     reg::account_view v{
-        a->hash,        a->admin,      a->managed, a->name, a->description, a->email, unix_u256(a->created_at),
-        u256{*balance}, u256{*wallets}};
+        a->hash, a->admin, a->managed, a->name, a->description, a->email, unix_u256(a->created_at), u256{*wallets}};
     return returned(reg::encode_result<reg::get_account_call>(v));
   }
 

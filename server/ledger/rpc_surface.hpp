@@ -12,11 +12,9 @@
 // registry's custom error (NotAdmin, RelayNotAllowed, UnknownGroup, Duplicate, ...) exactly as
 // the Solidity registry encodes it. Views are ledger reads encoded as the contract returns them.
 // eth_estimateGas and eth_call of a write are dry runs inside a ledger batch that is rolled back.
+// A selector the registry does not have (the credit functions of earlier versions among them:
+// credits are the metering store's) reverts without data, as the contract's dispatcher does.
 // Deviations from the Solidity registry, all reverting with the contract's own errors:
-//   - debitCredits, recordPayment, creditPayment: NotApiPayer(sender) (no caller holds an
-//     api_payer key: the server books credits itself); chargeCredits: NotApiPayer unless the
-//     admin, and an amount above 0 is InvalidArgument("... not supported by the embedded
-//     registry") (the ledger charges relayed writes itself);
 //   - setApiPayer: NotOwner(sender); owner() answers the server's first api_payer address;
 //   - multicall: atomic (one ledger batch; a failing call's revert data is re-thrown), but views
 //     inside it read the state before the multicall, and a nested multicall is InvalidArgument;
@@ -26,7 +24,7 @@
 // Chain. Block 0 is a genesis block; every ledger write is then one block holding one
 // transaction, in ledger event order: a transaction sent here gets the block of its events (a
 // reverted one gets a block of its own, status 0), and every other ledger event — API-mode
-// writes relayed by the server, credit debits, payments — gets a block with a synthetic
+// writes relayed by the server — gets a block with a synthetic
 // transaction whose hash is crypto::keccak256("enact/relayed-write" ‖ chainId ‖ registry ‖ sequence),
 // mapped lazily (in order) whenever a request looks at the chain. Every ledger event is a log of
 // the registry (eth_getLogs, receipts). Block hashes chain deterministically; timestamps never

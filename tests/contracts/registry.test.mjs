@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { called, emitted, iface, kEventParams, reverted } from './registry_support.mjs';
 import './registry_accounts.mjs';
 import './registry_records.mjs';
-import './registry_payments.mjs';
+import './registry_rules.mjs';
 
 describe('coverage of the interface', () => {
   test('every function called, every error and event observed', () => {

@@ -62,7 +62,7 @@ describe('accounts', () => {
     const t = await blockTime(receipt);
     const want = {
       accountHash: h, admin: adminA.address, managed: true, name: 'account 1', description: 'first',
-      email: 'a@example.org', createdAt: t, balance: 0n, walletCount: 0n,
+      email: 'a@example.org', createdAt: t, walletCount: 0n,
     };
     assert.deepEqual(await read('getAccount', h), want);
     assert.deepEqual(await read('accountByAdmin', adminA.address), want);

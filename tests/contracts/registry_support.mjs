@@ -51,10 +51,6 @@ export const kEventParams = {
   ActionAdded: ['accountHash', 'hashedCid', 'cid', 'name', 'description'],
   ActionMetadataUpdated: ['accountHash', 'hashedCid', 'name', 'description'],
   ActionDeleted: ['accountHash', 'hashedCid'],
-  CreditsDebited: ['accountHash', 'amount', 'balance'],
-  PaymentCredited: ['accountHash', 'paymentIntentId', 'amountCents', 'provider', 'balance'],
-  PaymentRecorded: ['accountHash', 'paymentIntentId', 'amountCents', 'provider'],
-  WriteCharged: ['accountHash', 'amount', 'balance'],
   ApiPayerSet: ['payer', 'allowed'],
 };
 

@@ -196,7 +196,6 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   CHECK(anon.confirm_payment(intent.payment_intent_id, proof()) == 500);
   // Credits live in the server's metering store, not in the registry (docs/architecture.md §1).
   CHECK(anon.balance(proof()).balance_credits == 500);
-  CHECK(registry.credit_balance(account).value() == u256{0});
   client::core_client runner(options_for(srv), minted.usage_api_key.clone());
   client::run_action_request run;
   run.action_ipfs_cid = s_of(up.body, "action_ipfs_cid");
@@ -207,18 +206,25 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   CHECK(out.response.at("n").to_number<int64_t>() == 42);
   CHECK(out.charged_credits == 1);
   CHECK(anon.balance(proof()).balance_credits == 499);
-  CHECK(registry.credit_balance(account).value() == u256{0});
 
   // 6. Changes of the group on /rpc take effect at once: without the PKP the run is refused.
   REQUIRE(registry.remove_pkp_from_group(account, 1, pkp.wallet_address).has_value());
   CHECK_THROWS_AS((void)runner.run_action(run), api_error);
   CHECK(registry.get_group(account, 1).value().pkp_ids.empty());
 
-  // A run writes nothing to the chain: no CreditsDebited log; its charge is in the usage history.
+  // A run writes nothing to the chain: the account's logs are its registry writes only (the
+  // earlier versions' CreditsDebited is no event of the registry); its charge is in the usage
+  // history.
   chain::log_filter f;
   f.from_block = chain::block_tag::earliest();
   f.addresses = {env.registry};
-  f.topics = {{reg::topic0<reg::credits_debited_event>()}, {account}};
+  f.topics = {{}, {account}};
+  const std::vector<chain::log_entry> account_logs = rpc_of(env)->get_logs(f).value();
+  CHECK_FALSE(account_logs.empty());
+  for (const chain::log_entry& l : account_logs)
+    CHECK(reg::decode_log(l.topics, l.data).has_value());
+  const hash256 debited = crypto::keccak256(std::string_view("CreditsDebited(uint256,uint256,uint256)"));
+  f.topics = {{debited}, {account}};
   CHECK(rpc_of(env)->get_logs(f).value().empty());
   const auto usage = anon.billing_usage(proof());
   REQUIRE(usage.items.size() == 1);
@@ -260,10 +266,6 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
        reg::encode_revert(reg::not_admin_error{account, stranger})},
       {"an api_payer relay for an unmanaged account", payer, reg::encode(reg::add_group_call{account, "g", "", {}, {}}),
        reg::encode_revert(reg::relay_not_allowed_error{account, payer})},
-      {"an api-payer-only function from a stranger", stranger, reg::encode(reg::debit_credits_call{account, u256{1}}),
-       reg::encode_revert(reg::not_api_payer_error{stranger})},
-      {"recordPayment from the admin", owner, reg::encode(reg::record_payment_call{account, "pi_1", u256{500}, "dev"}),
-       reg::encode_revert(reg::not_api_payer_error{owner})},
       {"a duplicate wallet", owner,
        reg::encode(reg::register_wallet_derivation_call{account, pkp, hash256{}, "again", ""}),
        reg::encode_revert(reg::duplicate_error{"wallet"})},
@@ -300,6 +302,29 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
       CHECK(o.at("error").at("data").as_string() == chain::rpc::data(k.revert));
     }
   }
+
+  // The credit functions of earlier registries are gone (docs/architecture.md §4: credits are the
+  // metering store's): their selectors revert without data, as a contract without them does, for
+  // the api payer as for anyone.
+  using codec::abi::value;
+  const std::pair<const char*, std::vector<value>> retired[] = {
+      {"debitCredits(uint256,uint256)", {value::number(u256::load_be(account.data())), value::number(u256{1})}},
+      {"chargeCredits(uint256,uint256)", {value::number(u256::load_be(account.data())), value::number(u256{1})}},
+      {"recordPayment(uint256,string,uint256,string)",
+       {value::number(u256::load_be(account.data())), value::text("pi_1"), value::number(u256{500}),
+        value::text("dev")}},
+      {"creditPayment(uint256,string)", {value::number(u256::load_be(account.data())), value::text("pi_1")}},
+      {"creditBalance(uint256)", {value::number(u256::load_be(account.data()))}},
+      {"getPayment(uint256,string)", {value::number(u256::load_be(account.data())), value::text("pi_1")}},
+  };
+  for (const auto& [signature, args] : retired)
+    for (const address& from : {payer, owner, stranger}) {
+      CAPTURE(signature);
+      const json::object o = rpc(
+          c, "eth_call", {call_object(from, env.registry, codec::abi::encode_call(signature, args).value()), "latest"});
+      CHECK(error_message_of(o) == "execution reverted");
+      CHECK_FALSE(o.at("error").as_object().contains("data"));
+    }
 
   // Sent anyway (gas given, no estimate): mined with status 0, the reason in revertReason.
   const bytes refused = reg::encode(reg::add_group_call{account, "g", "", {}, {}});

@@ -32,7 +32,4 @@ using backend_factory = std::function<std::unique_ptr<backend>(const std::vector
 /// Runs every conformance case as a doctest SUBCASE of the calling TEST_CASE.
 void run_conformance(const backend_factory& make);
 
-/// A payment of `cents` into `account` under intent `intent_id`, by `provider`.
-payment make_payment(const account_hash& account, std::string intent_id, uint64_t cents, std::string provider = "dev");
-
 }  // namespace enact::ledger::test

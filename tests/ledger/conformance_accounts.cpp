@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Conformance cases: accounts, identity and sender rules, unknown accounts, conversion, charges.
+// Conformance cases: accounts, identity and sender rules, unknown accounts, conversion.
 #include "conformance_cases.hpp"
 
 namespace enact::ledger::test::conformance {
@@ -20,7 +20,6 @@ void accounts(const backend_factory& make) {
   CHECK(got.email == m.email);
   CHECK(got.created_at > 0);
   CHECK(MUST(l->account_by_admin(m.admin)).hash == m.hash);
-  CHECK(MUST(l->balance(m.hash)) == 0);
   CHECK(MUST(l->wallet_count(m.hash)) == 0);
 
   // A wallet creates its own account, unmanaged, under its canonical hash (the other identity
@@ -231,12 +230,6 @@ void unknown_account_everywhere(const backend_factory& make) {
   CHECK_ERRC(l->get_action(kGhost, h256(1)), ledger_errc::unknown_account);
   CHECK_ERRC(l->list_actions(kGhost, std::nullopt, {1, 20}), ledger_errc::unknown_account);
   CHECK_ERRC(l->list_actions(kGhost, group_id{1}, {1, 20}), ledger_errc::unknown_account);
-  CHECK_ERRC(l->balance(kGhost), ledger_errc::unknown_account);
-  CHECK_ERRC(l->debit(kGhost, 1), ledger_errc::unknown_account);
-  CHECK_ERRC(l->get_payment(kGhost, "pi_1"), ledger_errc::unknown_account);
-  CHECK_ERRC(l->credit_payment(kGhost, "pi_1"), ledger_errc::unknown_account);
-  const payment p = make_payment(kGhost, "pi_ghost", 500);
-  CHECK_ERRC(l->record_payment(p), ledger_errc::unknown_account);
   CHECK(last_sequence(*l) == 6);  // the prepared account's six writes
 }
 
@@ -325,57 +318,6 @@ void conversion_consent(const backend_factory& make) {
   CHECK_FALSE(MUST(l->get_account(m2.a.hash)).managed);
   // A ChainSecured account's admin converts no further (one-way), to anyone.
   CHECK_ERRC(l->convert_to_chain_secured(as(m2.a.admin), m2.a.hash, victim), ledger_errc::already_unmanaged);
-}
-
-void charges(const backend_factory& make) {
-  auto be = make(kPayers);
-  auto l = be->open();
-  const prepared m = prepare(*l, 1, true);
-  fund(*l, m.a.hash, 10, "pi_charges");
-  CHECK(MUST(l->balance(m.a.hash)) == 10);
-
-  // A charge is debited with the write.
-  CHECK(MUST(l->add_group(as(kPayer, 3), m.a.hash, make_group("paid"))).id == 2);
-  CHECK(MUST(l->balance(m.a.hash)) == 7);
-
-  // Short balance: error, and neither the debit nor the change nor an event.
-  const std::string before_state = snapshot(*l, m.a.hash);
-  const uint64_t before = last_sequence(*l);
-  CHECK_ERRC(l->add_group(as(kPayer, 8), m.a.hash, make_group("unpaid")), ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->register_wallet(as(kPayer, 8), m.a.hash, make_wallet(1, 9)), ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->set_usage_key(as(kPayer, 8), make_key(m.a.hash, 1, 9)), ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->remove_usage_key(as(kPayer, 8), m.a.hash, m.key), ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->delete_action(as(kPayer, 8), m.a.hash, m.cid_in_group), ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->convert_to_chain_secured(as(kPayer, 8), m.a.hash, addr(0x50, 1)), ledger_errc::insufficient_credits);
-  CHECK(snapshot(*l, m.a.hash) == before_state);
-  CHECK(last_sequence(*l) == before);
-
-  // A failing change returns the charge: nothing half-written.
-  CHECK_ERRC(l->remove_group(as(kPayer, 2), m.a.hash, 99), ledger_errc::unknown_group);
-  CHECK(MUST(l->balance(m.a.hash)) == 7);
-  // The thing written is checked before the charge, even when the balance is short.
-  CHECK_ERRC(l->update_usage_key_metadata(as(kPayer, 8), m.a.hash, h256(0x99), "x", ""),
-             ledger_errc::unknown_usage_key);
-  CHECK_ERRC(l->remove_usage_key(as(kPayer, 8), m.a.hash, h256(0x99)), ledger_errc::unknown_usage_key);
-  CHECK_ERRC(l->remove_group(as(kPayer, 8), m.a.hash, 99), ledger_errc::unknown_group);
-
-  // The whole balance may be spent; the next group id was not consumed by the failures.
-  CHECK(MUST(l->add_group(as(kPayer, 7), m.a.hash, make_group("last"))).id == 3);
-  CHECK(MUST(l->balance(m.a.hash)) == 0);
-  CHECK_ERRC(l->add_group(as(kPayer, 1), m.a.hash, make_group("broke")), ledger_errc::insufficient_credits);
-  // A charge on new_account meets an empty balance.
-  CHECK_ERRC(l->new_account(as(kPayer, 1), make_account_record(7, true)), ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->get_account(h256(0x10, 7)), ledger_errc::unknown_account);
-
-  // debit: the run-action price.
-  fund(*l, m.a.hash, 20, "pi_charges_2");
-  const uint64_t seq = last_sequence(*l);
-  CHECK(MUST(l->debit(m.a.hash, 15)) == 5);
-  CHECK_ERRC(l->debit(m.a.hash, 6), ledger_errc::insufficient_credits);
-  CHECK_ERRC(l->debit(m.a.hash, 0), ledger_errc::invalid_argument);
-  CHECK(MUST(l->debit(m.a.hash, 5)) == 0);
-  CHECK(MUST(l->balance(m.a.hash)) == 0);
-  CHECK(last_sequence(*l) == seq + 2);
 }
 
 }  // namespace enact::ledger::test::conformance

@@ -59,7 +59,7 @@ struct acct {
   address admin{};
 };
 
-inline write_context as(const address& sender, uint64_t charge = 0) { return write_context{sender, charge}; }
+inline write_context as(const address& sender) { return write_context{sender}; }
 
 /// docs/protocol.md §1: the hash of an account a wallet creates, crypto::keccak256(abi.encodePacked(wallet)).
 inline account_hash canonical(const address& wallet) { return crypto::keccak256(bytes_view(wallet)); }
@@ -126,12 +126,6 @@ inline group make_group(const std::string& name, std::vector<address> pkps = {},
   return g;
 }
 
-inline void fund(permission_ledger& l, const account_hash& h, uint64_t amount, const std::string& id) {
-  const payment p = make_payment(h, id, amount);
-  MUST(l.record_payment(p));
-  (void)MUST(l.credit_payment(h, id));
-}
-
 inline std::vector<event> all_events(const permission_ledger& l, uint64_t after = 0) {
   std::vector<event> out;
   for (;;) {
@@ -154,7 +148,6 @@ inline std::string snapshot(const permission_ledger& l, const account_hash& h) {
   const account a = MUST(l.get_account(h));
   s += "account " + hx(a.admin) + (a.managed ? " managed " : " unmanaged ") + a.name + "|" + a.description + "|" +
        a.email + "\n";
-  s += "balance " + std::to_string(MUST(l.balance(h))) + "\n";
   s += "wallet_count " + std::to_string(MUST(l.wallet_count(h))) + "\n";
   for (const group& g : MUST(l.all_groups(h))) {
     s += "group " + std::to_string(g.id) + " " + g.name + "|" + g.description;
@@ -293,14 +286,12 @@ void sender_rules(const backend_factory& make);
 void unknown_account_everywhere(const backend_factory& make);
 void conversion(const backend_factory& make);
 void conversion_consent(const backend_factory& make);
-void charges(const backend_factory& make);
 void event_log(const backend_factory& make);
 void usage_keys(const backend_factory& make);
 void groups(const backend_factory& make);
 void wallets(const backend_factory& make);
 void actions(const backend_factory& make);
 void pagination(const backend_factory& make);
-void payments(const backend_factory& make);
 void persistence(const backend_factory& make);
 void concurrent_writers(const backend_factory& make);
 

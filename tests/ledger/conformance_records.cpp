@@ -34,10 +34,6 @@ void event_log(const backend_factory& make) {
   MUST(l->delete_action(payer, h, act.hashed_cid));
   MUST(l->remove_usage_key(payer, h, k.hash));
   MUST(l->remove_group(payer, h, g.id));
-  const payment p = make_payment(h, "pi_events", 700);
-  MUST(l->record_payment(p));
-  (void)MUST(l->credit_payment(h, "pi_events"));
-  (void)MUST(l->debit(h, 100));
   MUST(l->convert_to_chain_secured(payer, h, addr(0x50, 1)));
 
   const std::vector<std::string> expected = {"AccountCreated",
@@ -55,8 +51,6 @@ void event_log(const backend_factory& make) {
                                              "ActionDeleted",
                                              "UsageApiKeyRemoved",
                                              "GroupRemoved",
-                                             "PaymentCredited",
-                                             "CreditsDebited",
                                              "AccountConverted"};
   const std::vector<event> events = all_events(*l);
   REQUIRE(events.size() == expected.size());
@@ -68,11 +62,10 @@ void event_log(const backend_factory& make) {
     CHECK(events[i].created_at > 0);
     CHECK(events[i].data.at("accountHash").as_string() == hx(h));
   }
-  // The sender is the write's msg.sender; server-side bookkeeping has none.
+  // The sender is the write's msg.sender.
   CHECK(events[0].sender == kPayer);
   CHECK(events[6].sender == rec.admin);
-  CHECK(events[15].sender == address{});
-  CHECK(events[16].sender == address{});
+  CHECK(events[15].sender == kPayer);
   // Arguments, hashes and addresses as 0x hex.
   CHECK(events[0].data.at("adminWalletAddress").as_string() == hx(rec.admin));
   CHECK(events[1].data.at("wallet").as_string() == hx(w1.pkp_id));
@@ -84,16 +77,14 @@ void event_log(const backend_factory& make) {
   CHECK(events[5].data.at("pkpIds").as_array().size() == 1);
   CHECK(events[6].data.at("pkpIds").as_array().empty());
   CHECK(events[7].data.at("pkpId").as_string() == hx(w1.pkp_id));
-  CHECK(events[15].data.at("amountCents").to_number<uint64_t>() == 700);
-  CHECK(events[16].data.at("amount").to_number<uint64_t>() == 100);
-  CHECK(events[17].data.at("newAdmin").as_string() == hx(addr(0x50, 1)));
+  CHECK(events[15].data.at("newAdmin").as_string() == hx(addr(0x50, 1)));
 
   // events_after pages by sequence.
   const std::vector<event> mid = MUST(l->events_after(2, 3));
   REQUIRE(mid.size() == 3);
   CHECK(mid[0].sequence == 3);
   CHECK(mid[2].sequence == 5);
-  CHECK(MUST(l->events_after(18, 10)).empty());
+  CHECK(MUST(l->events_after(16, 10)).empty());
   CHECK(MUST(l->events_after(0, 0)).empty());
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "conformance.hpp"
+#include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "ledger/embedded_ledger.hpp"
 #include "must.hpp"
@@ -86,15 +87,19 @@ account sample_account() {
 
 TEST_CASE("ledger conformance: embedded") { run_conformance(make_embedded); }
 
-TEST_CASE("embedded ledger: schema version, WAL journal, charge beside the event") {
+TEST_CASE("embedded ledger: schema version, WAL journal, no credits written") {
   embedded_backend be({});
   {
     auto l = be.open();
-    REQUIRE(l->new_account(write_context{sample_account().admin, 0}, sample_account()));
+    REQUIRE(l->new_account(write_context{sample_account().admin}, sample_account()));
   }
   CHECK(sql_int(be.db_path(), "PRAGMA user_version") == embedded_ledger::kSchemaVersion);
   CHECK(sql_text(be.db_path(), "PRAGMA journal_mode") == "wal");
   CHECK(sql_int(be.db_path(), "SELECT COUNT(*) FROM events") == 1);
+  // Credits are the metering store's: a write leaves the retired columns at their defaults.
+  CHECK(sql_int(be.db_path(), "SELECT balance FROM accounts") == 0);
+  CHECK(sql_int(be.db_path(), "SELECT charged_credits FROM events") == 0);
+  CHECK(sql_int(be.db_path(), "SELECT COUNT(*) FROM payments") == 0);
   // Reopening a current database applies nothing and keeps the data.
   auto l = be.open();
   CHECK(l->get_account(sample_account().hash).has_value());
@@ -105,7 +110,7 @@ TEST_CASE("embedded ledger: a version 1 database is migrated, its group counts f
   // version 1 file — the column dropped, user_version set back — gets it counted on open.
   embedded_backend be({});
   const account a = sample_account();
-  const write_context w{a.admin, 0};
+  const write_context w{a.admin};
   {
     auto l = be.open();
     REQUIRE(l->new_account(w, a));
@@ -131,6 +136,50 @@ TEST_CASE("embedded ledger: a version 1 database is migrated, its group counts f
   CHECK(l->list_groups(a.hash, {1, 20}).value().total == 3);
   REQUIRE(l->remove_group(w, a.hash, 1));
   CHECK(l->list_groups(a.hash, {1, 1}).value().total == 2);
+}
+
+TEST_CASE("embedded ledger: a file of a version that kept credits opens, lists them, skips their events") {
+  // Before the metering store the ledger kept balances (accounts.balance), payments and their
+  // events (PaymentCredited, CreditsDebited) in this file; the rows stay in an old data directory.
+  embedded_backend be({});
+  const account a = sample_account();
+  const write_context w{a.admin};
+  {
+    auto l = be.open();
+    REQUIRE(l->new_account(w, a));
+  }
+  const std::string h = "x'" + codec::hex::encode(a.hash) + "'";
+  const std::string data = "'{\"accountHash\":\"" + codec::hex::encode_prefixed(a.hash) + "\"}'";
+  sql(be.db_path(),
+      "INSERT INTO payments (account_id, intent_id, amount_cents, provider, credited, created_at) "
+      "VALUES (1, 'pi_old', 900, 'dev', 1, 1)");
+  sql(be.db_path(), "UPDATE accounts SET balance = 870");
+  sql(be.db_path(), "INSERT INTO events (name, account, sender, data, created_at) VALUES ('PaymentCredited', " + h +
+                        ", zeroblob(20), " + data + ", 1)");
+  sql(be.db_path(),
+      "INSERT INTO events (name, account, sender, data, charged_credits, created_at) VALUES "
+      "('CreditsDebited', " +
+          h + ", zeroblob(20), " + data + ", 0, 1)");
+  auto l = be.open();
+  auto* embedded = dynamic_cast<embedded_ledger*>(l.get());
+  REQUIRE(embedded != nullptr);
+  const auto balances = embedded->balances().value();
+  REQUIRE(balances.size() == 1);
+  CHECK(balances[0] == std::pair{a.hash, uint64_t{870}});
+  // The event stream: the account's creation, then the next write, numbered after the old events.
+  group g;
+  g.name = "after";
+  REQUIRE(l->add_group(w, a.hash, g));
+  const auto events = l->events_after(0, 10).value();
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].name == "AccountCreated");
+  CHECK(events[0].sequence == 1);
+  CHECK(events[1].name == "GroupAdded");
+  CHECK(events[1].sequence == 4);
+  CHECK(l->events_after(1, 1).value().at(0).sequence == 4);
+  CHECK(l->events_after(4, 10).value().empty());
+  // The old balance is left for the import to read; this version never changes it.
+  CHECK(sql_int(be.db_path(), "SELECT balance FROM accounts") == 870);
 }
 
 TEST_CASE("embedded ledger: a database from a newer build is refused") {
@@ -174,7 +223,7 @@ TEST_CASE("embedded ledger: page bounds") {
   embedded_backend be({});
   auto l = be.open();
   const account a = sample_account();
-  REQUIRE(l->new_account(write_context{a.admin, 0}, a));
+  REQUIRE(l->new_account(write_context{a.admin}, a));
   CHECK(l->list_groups(a.hash, {0, 20}).code() == ledger_errc::invalid_argument);
   CHECK(l->list_wallets(a.hash, {1, 0}).code() == ledger_errc::invalid_argument);
   // A page far past the end is empty, with the total.

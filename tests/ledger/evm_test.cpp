@@ -229,13 +229,13 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   const address payer = addr(0xA0);
   const deployment d = deploy(node, {payer});
   auto l = open_ok(options_for(node, d), {impersonator(node)});
-  const write_context w{payer, 0};
+  const write_context w{payer};
   const account a = managed_account(1);
   REQUIRE(l->new_account(w, a));
   account u = managed_account(2);
   u.managed = false;
   u.hash = crypto::keccak256(bytes_view(u.admin));  // a wallet's own account (docs/protocol.md §3)
-  REQUIRE(l->new_account(write_context{u.admin, 0}, u));
+  REQUIRE(l->new_account(write_context{u.admin}, u));
   usage_key key;
   key.hash = h256(0x40);
   key.account = a.hash;
@@ -245,9 +245,6 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   wl.pkp_id = addr(0x30);
   wl.name = "w";
   REQUIRE(l->register_wallet(w, a.hash, wl));
-  const payment p = make_payment(a.hash, "pi_reverts", 500);
-  REQUIRE(l->record_payment(p));
-  REQUIRE(l->credit_payment(a.hash, "pi_reverts"));
 
   struct case_ {
     ledger_errc want;
@@ -257,7 +254,7 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   const case_ cases[] = {
       {ledger_errc::not_admin, "NotAdmin(",
        [&] {
-         return l->add_group(write_context{addr(0xEE), 0}, a.hash, named_group("g")).code();
+         return l->add_group(write_context{addr(0xEE)}, a.hash, named_group("g")).code();
        }},
       {ledger_errc::relay_not_allowed, "RelayNotAllowed(",
        [&] {
@@ -265,7 +262,7 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
        }},
       {ledger_errc::already_unmanaged, "AlreadyUnmanaged(",
        [&] {
-         return l->convert_to_chain_secured(write_context{u.admin, 0}, u.hash, addr(0x51)).code();
+         return l->convert_to_chain_secured(write_context{u.admin}, u.hash, addr(0x51)).code();
        }},
       {ledger_errc::unknown_account, "UnknownAccount(",
        [&] {
@@ -289,21 +286,9 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
        [&] {
          return l->delete_action(w, a.hash, h256(0x12)).code();
        }},
-      {ledger_errc::unknown_payment, "UnknownPayment(",
-       [&] {
-         return l->credit_payment(a.hash, "pi_none").code();
-       }},
       {ledger_errc::duplicate, "Duplicate(",
        [&] {
          return l->new_account(w, a).code();
-       }},
-      {ledger_errc::already_credited, "AlreadyCredited(",
-       [&] {
-         return l->credit_payment(a.hash, "pi_reverts").code();
-       }},
-      {ledger_errc::insufficient_credits, "InsufficientCredits(",
-       [&] {
-         return l->add_group(write_context{payer, 501}, a.hash, named_group("g")).code();
        }},
       {ledger_errc::invalid_argument, "InvalidArgument(",
        [&] {
@@ -314,12 +299,12 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
        [&] {
          account v = managed_account(3);
          v.managed = false;
-         return l->new_account(write_context{v.admin, 0}, v).code();
+         return l->new_account(write_context{v.admin}, v).code();
        }},
       {ledger_errc::managed_not_allowed, "ManagedNotAllowed(",
        [&] {
          const account v = managed_account(3);
-         return l->new_account(write_context{v.admin, 0}, v).code();
+         return l->new_account(write_context{v.admin}, v).code();
        }},
       {ledger_errc::hash_is_usage_key, "HashIsUsageKey(",
        [&] {
@@ -337,12 +322,12 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
        [&] {
          usage_key k = key;
          k.account = u.hash;
-         return l->set_usage_key(write_context{u.admin, 0}, k).code();
+         return l->set_usage_key(write_context{u.admin}, k).code();
        }},
       // Conversion consent: the admin converts only to itself.
       {ledger_errc::new_admin_not_sender, "NewAdminNotSender(",
        [&] {
-         return l->convert_to_chain_secured(write_context{a.admin, 0}, a.hash, addr(0x51)).code();
+         return l->convert_to_chain_secured(write_context{a.admin}, a.hash, addr(0x51)).code();
        }},
   };
   const uint64_t block = std::stoull(std::string(node.rpc("eth_blockNumber").as_string()), nullptr, 16);
@@ -353,9 +338,9 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   // The identity refusals name the registry error and its arguments.
   account squat = managed_account(3);
   squat.managed = false;
-  const auto refused = l->new_account(write_context{squat.admin, 0}, squat);
+  const auto refused = l->new_account(write_context{squat.admin}, squat);
   CHECK(refused.err().message.find("AccountHashNotCanonical(apiKeyHash=" + hx(squat.hash)) != std::string::npos);
-  const auto handed = l->convert_to_chain_secured(write_context{a.admin, 0}, a.hash, addr(0x51));
+  const auto handed = l->convert_to_chain_secured(write_context{a.admin}, a.hash, addr(0x51));
   CHECK(handed.err().message.find("NewAdminNotSender(accountHash=" + hx(a.hash) + ", newAdmin=" + hx(addr(0x51))) !=
         std::string::npos);
   // A refused write is refused by the estimate: nothing reached a block.
@@ -365,7 +350,6 @@ TEST_CASE("evm ledger: each registry revert is its ledger_errc") {
   CHECK(r.err().message.find("UnknownGroup(accountHash=" + hx(a.hash)) != std::string::npos);
   // A read's revert maps the same way.
   CHECK(l->get_group(a.hash, 42).code() == ledger_errc::unknown_group);
-  CHECK(l->get_payment(a.hash, "pi_none").code() == ledger_errc::unknown_payment);
 }
 
 TEST_CASE("evm ledger: a sender without a signer is refused before the chain") {
@@ -373,17 +357,12 @@ TEST_CASE("evm ledger: a sender without a signer is refused before the chain") {
   const deployment d = deploy(node, {dev_address(1)});
   auto l = open_ok(options_for(node, d), {keys(node, {1})});
   const account a = managed_account(1);
-  REQUIRE(l->new_account(write_context{dev_address(1), 0}, a));
+  REQUIRE(l->new_account(write_context{dev_address(1)}, a));
   const uint64_t nonce = nonce_of(node, dev_address(1));
-  const auto r = l->add_group(write_context{a.admin, 0}, a.hash, named_group("g"));
+  const auto r = l->add_group(write_context{a.admin}, a.hash, named_group("g"));
   CHECK(r.code() == ledger_errc::invalid_argument);
   CHECK(r.err().message.find("no signer") != std::string::npos);
   CHECK(nonce_of(node, dev_address(1)) == nonce);
-  // Bookkeeping goes out as the api payer the signer holds.
-  const payment p = make_payment(a.hash, "pi_signer", 700);
-  REQUIRE(l->record_payment(p));
-  CHECK(l->credit_payment(a.hash, "pi_signer").value() == 700);
-  CHECK(nonce_of(node, dev_address(1)) == nonce + 2);
 }
 
 TEST_CASE("evm ledger: key_signer nonces under 8 concurrent writers on two keys") {
@@ -392,7 +371,7 @@ TEST_CASE("evm ledger: key_signer nonces under 8 concurrent writers on two keys"
   const deployment d = deploy(node, payers);
   auto l = open_ok(options_for(node, d), {keys(node, {1, 2})});
   const account a = managed_account(1);
-  REQUIRE(l->new_account(write_context{payers[0], 0}, a));
+  REQUIRE(l->new_account(write_context{payers[0]}, a));
   const uint64_t start = l->events_after(0, 100).value().size();
   const uint64_t nonce0 = nonce_of(node, payers[0]);
   const uint64_t nonce1 = nonce_of(node, payers[1]);
@@ -406,7 +385,7 @@ TEST_CASE("evm ledger: key_signer nonces under 8 concurrent writers on two keys"
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < kWrites; ++i) {
-        const auto r = l->add_group(write_context{payers[t % 2], 0}, a.hash,
+        const auto r = l->add_group(write_context{payers[t % 2]}, a.hash,
                                     named_group("g" + std::to_string(t) + "-" + std::to_string(i)));
         if (!r && failures.fetch_add(1) == 0) {
           std::lock_guard lock(mu);
@@ -444,8 +423,8 @@ TEST_CASE("evm ledger: a reopened ledger continues from the node's nonce") {
   const account a = managed_account(1);
   {
     auto l = open_ok(options_for(node, d), {keys(node, {3})});
-    REQUIRE(l->new_account(write_context{dev_address(3), 0}, a));
-    REQUIRE(l->add_group(write_context{dev_address(3), 0}, a.hash, named_group("one")));
+    REQUIRE(l->new_account(write_context{dev_address(3)}, a));
+    REQUIRE(l->add_group(write_context{dev_address(3)}, a.hash, named_group("one")));
   }
   // Someone else spends the key's next nonce meanwhile (another instance, a wallet tool).
   auto other = chain::transaction_sender::create(client_of(node), dev_key(3));
@@ -453,7 +432,7 @@ TEST_CASE("evm ledger: a reopened ledger continues from the node's nonce") {
   REQUIRE(other->send(dev_address(4), bytes{}, u256{1}).has_value());
 
   auto l = open_ok(options_for(node, d), {keys(node, {3})});
-  CHECK(l->add_group(write_context{dev_address(3), 0}, a.hash, named_group("two")).value().id == 2);
+  CHECK(l->add_group(write_context{dev_address(3)}, a.hash, named_group("two")).value().id == 2);
   // The events of the first object's writes: senders read back from the chain.
   const std::vector<event> events = l->events_after(0, 10).value();
   REQUIRE(events.size() == 3);
@@ -473,12 +452,12 @@ TEST_CASE("evm ledger: a transaction stuck in the pool is replaced with a higher
   so.receipt_timeout = milliseconds(60000);
   auto l = open_ok(options_for(node, d), {keys(node, {1}, so)});
   const account a = managed_account(1);
-  REQUIRE(l->new_account(write_context{dev_address(1), 0}, a));
+  REQUIRE(l->new_account(write_context{dev_address(1)}, a));
   const uint64_t nonce = nonce_of(node, dev_address(1));
 
   (void)node.rpc("evm_setAutomine", {false});
   result<group> added = fail(ledger_errc::storage, "not run");
-  std::thread writer([&] { added = l->add_group(write_context{dev_address(1), 0}, a.hash, named_group("late")); });
+  std::thread writer([&] { added = l->add_group(write_context{dev_address(1)}, a.hash, named_group("late")); });
   // The pool's transaction for this nonce: first the original, then a replacement.
   const auto pooled = [&]() -> std::optional<boost::json::object> {
     const boost::json::value pool = node.rpc("txpool_content");
@@ -536,7 +515,7 @@ TEST_CASE("evm ledger: a stopped node answers storage; the same object recovers 
   o.rpc_timeout = milliseconds(2000);
   o.event_poll_interval = milliseconds(100);
   auto l = open_ok(o, {keys(node, {1})});
-  const write_context w{dev_address(1), 0};
+  const write_context w{dev_address(1)};
   const account a = managed_account(1);
   REQUIRE(l->new_account(w, a));
   REQUIRE(l->add_group(w, a.hash, named_group("before")));
@@ -581,8 +560,8 @@ TEST_CASE("evm ledger: a write through another ledger object reaches this one's 
   auto reader = open_ok(o, {impersonator(node)});
   auto writer = open_ok(o, {impersonator(node)});
   const account a = managed_account(1);
-  REQUIRE(writer->new_account(write_context{payer, 0}, a));
-  REQUIRE(writer->add_group(write_context{payer, 0}, a.hash, named_group("one")));
+  REQUIRE(writer->new_account(write_context{payer}, a));
+  REQUIRE(writer->add_group(write_context{payer}, a.hash, named_group("one")));
 
   // events_after brings the reader up to the head: every log so far has invalidated.
   REQUIRE(reader->events_after(0, 10).has_value());
@@ -591,7 +570,7 @@ TEST_CASE("evm ledger: a write through another ledger object reaches this one's 
   REQUIRE(reader->all_groups(a.hash).value().size() == 1);
   CHECK(reader->cache_statistics().hits == before.hits + 1);  // served from the cache
 
-  REQUIRE(writer->add_group(write_context{payer, 0}, a.hash, named_group("two")));
+  REQUIRE(writer->add_group(write_context{payer}, a.hash, named_group("two")));
   size_t seen = 1;
   const auto deadline = steady::now() + std::chrono::seconds(20);
   while (steady::now() < deadline && seen != 2) {
@@ -603,7 +582,7 @@ TEST_CASE("evm ledger: a write through another ledger object reaches this one's 
   // A log of another account leaves this account's entries.
   REQUIRE(reader->all_groups(a.hash).value().size() == 2);
   const account b = managed_account(2);
-  REQUIRE(writer->new_account(write_context{payer, 0}, b));
+  REQUIRE(writer->new_account(write_context{payer}, b));
   REQUIRE(reader->events_after(0, 10).has_value());
   const uint64_t hits = reader->cache_statistics().hits;
   REQUIRE(reader->all_groups(a.hash).value().size() == 2);
@@ -626,7 +605,7 @@ TEST_CASE("evm ledger: direct on-chain writes above 64 bits are clamped; their e
   account a = managed_account(1);
   a.managed = false;  // a ChainSecured account: its admin writes on-chain itself
   a.hash = crypto::keccak256(bytes_view(a.admin));
-  REQUIRE(l->new_account(write_context{a.admin, 0}, a));
+  REQUIRE(l->new_account(write_context{a.admin}, a));
   reg::set_usage_api_key_call k;
   k.account_hash = a.hash;
   k.usage_key_hash = h256(0x40);

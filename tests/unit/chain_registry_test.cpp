@@ -254,13 +254,9 @@ TEST_CASE("registry.json errors: revert data both ways") {
       {"UnknownGroup", registry_errc::unknown_group},
       {"UnknownWallet", registry_errc::unknown_wallet},
       {"UnknownAction", registry_errc::unknown_action},
-      {"UnknownPayment", registry_errc::unknown_payment},
       {"Duplicate", registry_errc::duplicate},
-      {"AlreadyCredited", registry_errc::already_credited},
-      {"InsufficientCredits", registry_errc::insufficient_credits},
       {"InvalidArgument", registry_errc::invalid_argument},
       {"NotOwner", registry_errc::not_owner},
-      {"NotApiPayer", registry_errc::not_api_payer},
       {"AccountHashNotCanonical", registry_errc::account_hash_not_canonical},
       {"ManagedNotAllowed", registry_errc::managed_not_allowed},
       {"HashIsUsageKey", registry_errc::hash_is_usage_key},
@@ -653,13 +649,12 @@ TEST_CASE("events carry the embedded ledger's JSON forms") {
                                  {"description", "d"},
                                  {"pkpIds", json::array{codec::hex::encode_prefixed(wallet)}},
                                  {"cidHashes", json::array{codec::hex::encode_prefixed(key_hash)}}};
-  const json::object debited{
-      {"accountHash", codec::hex::encode_prefixed(account)}, {"amount", uint64_t{5}}, {"balance", uint64_t{95}}};
+  const json::object group_removed{{"accountHash", codec::hex::encode_prefixed(account)}, {"groupId", uint64_t{4}}};
   const std::pair<const char*, const json::object*> events[] = {
       {"UsageApiKeySet", &usage_key_set},
       {"WalletDerivationRegistered", &wallet_registered},
       {"GroupAdded", &group_added},
-      {"CreditsDebited", &debited},
+      {"GroupRemoved", &group_removed},
   };
   for (const auto& [name, data] : events) {
     INFO(name);
@@ -672,8 +667,8 @@ TEST_CASE("events carry the embedded ledger's JSON forms") {
     CHECK(e->account_hash == account);
   }
   // Counters above 2^64 - 1, which the embedded ledger never holds, become decimal strings.
-  reg::credits_debited_event big{account, u256{1} << 64, u256{0}};
-  CHECK(reg::to_json(reg::any_event(big)).at("amount") == "18446744073709551616");
+  reg::usage_api_key_set_event big{account, key_hash, wallet, u256{1} << 64, u256{0}, "k", "", perms};
+  CHECK(reg::to_json(reg::any_event(big)).at("expiration") == "18446744073709551616");
 }
 
 TEST_CASE("typed structs put each member in its Solidity parameter's place") {
@@ -718,25 +713,26 @@ TEST_CASE("typed structs put each member in its Solidity parameter's place") {
   CHECK(reg::encode(key) ==
         codec::abi::encode_call(reg::set_usage_api_key_with_wallet_call::kSignature, key_args).value());
 
-  reg::payment_credited_event paid{a, "pi_123", 500, "stripe", 1500};
-  const auto log = reg::encode_log(paid);
-  const std::vector<codec::abi::type> paid_types = {codec::abi::type::of("string"), codec::abi::type::of("uint256"),
-                                                    codec::abi::type::of("string"), codec::abi::type::of("uint256")};
-  const std::vector<codec::abi::value> paid_args = {codec::abi::value::text("pi_123"), n(500),
-                                                    codec::abi::value::text("stripe"), n(1500)};
-  CHECK(log.data == codec::abi::encode(paid_types, paid_args).value());
+  reg::action_added_event added{a, b, "QmCid", "the name", "the description"};
+  const auto log = reg::encode_log(added);
+  const std::vector<codec::abi::type> added_types = {codec::abi::type::of("uint256"), codec::abi::type::of("string"),
+                                                     codec::abi::type::of("string"), codec::abi::type::of("string")};
+  const std::vector<codec::abi::value> added_args = {num(b), codec::abi::value::text("QmCid"),
+                                                     codec::abi::value::text("the name"),
+                                                     codec::abi::value::text("the description")};
+  CHECK(log.data == codec::abi::encode(added_types, added_args).value());
   CHECK(log.topics.at(1) == a);
 
-  reg::insufficient_credits_error short_of{a, 7, 9};
-  CHECK(reg::encode_revert(short_of) == codec::abi::encode_call(reg::insufficient_credits_error::kSignature,
-                                                                std::vector<codec::abi::value>{num(a), n(7), n(9)})
-                                            .value());
+  reg::unknown_usage_key_error unknown{a, b};
+  CHECK(reg::encode_revert(unknown) == codec::abi::encode_call(reg::unknown_usage_key_error::kSignature,
+                                                               std::vector<codec::abi::value>{num(a), num(b)})
+                                           .value());
 
-  reg::account_view acct{a, w, true, "n", "d", "e@x", 1, 2, 3};
+  reg::account_view acct{a, w, true, "n", "d", "e@x", 1, 3};
   const std::vector<codec::abi::type> view_type = {
-      codec::abi::type::of("(uint256,address,bool,string,string,string,uint256,uint256,uint256)")};
+      codec::abi::type::of("(uint256,address,bool,string,string,string,uint256,uint256)")};
   const std::vector<codec::abi::value> view_value = {codec::abi::value::list(
       {num(a), codec::abi::value::addr(w), codec::abi::value::boolean(true), codec::abi::value::text("n"),
-       codec::abi::value::text("d"), codec::abi::value::text("e@x"), n(1), n(2), n(3)})};
+       codec::abi::value::text("d"), codec::abi::value::text("e@x"), n(1), n(3)})};
   CHECK(reg::encode_result<reg::get_account_call>(acct) == codec::abi::encode(view_type, view_value).value());
 }

@@ -295,12 +295,4 @@ result<reg::list_page<reg::action_view>> registry_client::list_actions_in_group(
   return view(reg::list_actions_in_group_call{account, group, offset, limit});
 }
 
-result<u256> registry_client::credit_balance(const hash256& account) const {
-  return view(reg::credit_balance_call{account});
-}
-
-result<reg::payment_view> registry_client::get_payment(const hash256& account, std::string_view intent_id) const {
-  return view(reg::get_payment_call{account, std::string(intent_id)});
-}
-
 }  // namespace enact::chain

@@ -146,11 +146,6 @@ ENACT_RESULT_JSON(list_wallets_in_group_call)
 ENACT_RESULT_JSON(get_action_call)
 ENACT_RESULT_JSON(list_actions_call)
 ENACT_RESULT_JSON(list_actions_in_group_call)
-ENACT_RESULT_JSON(credit_balance_call)
-ENACT_RESULT_JSON(debit_credits_call)
-ENACT_RESULT_JSON(charge_credits_call)
-ENACT_RESULT_JSON(credit_payment_call)
-ENACT_RESULT_JSON(get_payment_call)
 ENACT_RESULT_JSON(multicall_call)
 
 #undef ENACT_RESULT_JSON

@@ -69,7 +69,7 @@ ENACT_SCHEMA(permission_set, ENACT_F(can_create_groups, "canCreateGroups"),
 // Views.
 ENACT_SCHEMA(account_view, ENACT_F(account_hash, "accountHash"), ENACT_F(admin, "admin"), ENACT_F(managed, "managed"),
              ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(email, "email"),
-             ENACT_F(created_at, "createdAt"), ENACT_F(balance, "balance"), ENACT_F(wallet_count, "walletCount"));
+             ENACT_F(created_at, "createdAt"), ENACT_F(wallet_count, "walletCount"));
 ENACT_SCHEMA(usage_key_view, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"),
              ENACT_F(wallet, "wallet"), ENACT_F(expiration, "expiration"), ENACT_F(balance, "balance"),
              ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(permissions, "permissions"),
@@ -80,9 +80,6 @@ ENACT_SCHEMA(wallet_view, ENACT_F(wallet, "wallet"), ENACT_F(derivation_path, "d
              ENACT_F(description, "description"), ENACT_F(created_at, "createdAt"));
 ENACT_SCHEMA(action_view, ENACT_F(hashed_cid, "hashedCid"), ENACT_F(cid, "cid"), ENACT_F(name, "name"),
              ENACT_F(description, "description"), ENACT_F(created_at, "createdAt"));
-ENACT_SCHEMA(payment_view, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"),
-             ENACT_F(amount_cents, "amountCents"), ENACT_F(provider, "provider"), ENACT_F(credited, "credited"),
-             ENACT_F(created_at, "createdAt"));
 
 // Calls.
 ENACT_SCHEMA(owner_call);
@@ -142,13 +139,6 @@ ENACT_SCHEMA(list_actions_call, ENACT_F(account_hash, "accountHash"), ENACT_F(of
              ENACT_F(limit, "limit"));
 ENACT_SCHEMA(list_actions_in_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
              ENACT_F(offset, "offset"), ENACT_F(limit, "limit"));
-ENACT_SCHEMA(credit_balance_call, ENACT_F(account_hash, "accountHash"));
-ENACT_SCHEMA(debit_credits_call, ENACT_F(account_hash, "accountHash"), ENACT_F(amount, "amount"));
-ENACT_SCHEMA(charge_credits_call, ENACT_F(account_hash, "accountHash"), ENACT_F(amount, "amount"));
-ENACT_SCHEMA(record_payment_call, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"),
-             ENACT_F(amount_cents, "amountCents"), ENACT_F(provider, "provider"));
-ENACT_SCHEMA(credit_payment_call, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"));
-ENACT_SCHEMA(get_payment_call, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"));
 ENACT_SCHEMA(multicall_call, ENACT_F(calls, "calls"));
 
 // Events (first field indexed).
@@ -186,16 +176,6 @@ ENACT_SCHEMA(action_added_event, ENACT_F(account_hash, "accountHash"), ENACT_F(h
 ENACT_SCHEMA(action_metadata_updated_event, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"),
              ENACT_F(name, "name"), ENACT_F(description, "description"));
 ENACT_SCHEMA(action_deleted_event, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(credits_debited_event, ENACT_F(account_hash, "accountHash"), ENACT_F(amount, "amount"),
-             ENACT_F(balance, "balance"));
-ENACT_SCHEMA(payment_credited_event, ENACT_F(account_hash, "accountHash"),
-             ENACT_F(payment_intent_id, "paymentIntentId"), ENACT_F(amount_cents, "amountCents"),
-             ENACT_F(provider, "provider"), ENACT_F(balance, "balance"));
-ENACT_SCHEMA(payment_recorded_event, ENACT_F(account_hash, "accountHash"),
-             ENACT_F(payment_intent_id, "paymentIntentId"), ENACT_F(amount_cents, "amountCents"),
-             ENACT_F(provider, "provider"));
-ENACT_SCHEMA(write_charged_event, ENACT_F(account_hash, "accountHash"), ENACT_F(amount, "amount"),
-             ENACT_F(balance, "balance"));
 ENACT_SCHEMA(api_payer_set_event, ENACT_F(payer, "payer"), ENACT_F(allowed, "allowed"));
 
 // Errors.
@@ -207,14 +187,9 @@ ENACT_SCHEMA(unknown_usage_key_error, ENACT_F(account_hash, "accountHash"), ENAC
 ENACT_SCHEMA(unknown_group_error, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"));
 ENACT_SCHEMA(unknown_wallet_error, ENACT_F(account_hash, "accountHash"), ENACT_F(wallet, "wallet"));
 ENACT_SCHEMA(unknown_action_error, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(unknown_payment_error, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"));
 ENACT_SCHEMA(duplicate_error, ENACT_F(what, "what"));
-ENACT_SCHEMA(already_credited_error, ENACT_F(account_hash, "accountHash"), ENACT_F(intent_id, "intentId"));
-ENACT_SCHEMA(insufficient_credits_error, ENACT_F(account_hash, "accountHash"), ENACT_F(balance, "balance"),
-             ENACT_F(required, "required"));
 ENACT_SCHEMA(invalid_argument_error, ENACT_F(reason, "reason"));
 ENACT_SCHEMA(not_owner_error, ENACT_F(sender, "sender"));
-ENACT_SCHEMA(not_api_payer_error, ENACT_F(sender, "sender"));
 ENACT_SCHEMA(account_hash_not_canonical_error, ENACT_F(api_key_hash, "apiKeyHash"), ENACT_F(admin, "admin"));
 ENACT_SCHEMA(managed_not_allowed_error, ENACT_F(api_key_hash, "apiKeyHash"), ENACT_F(sender, "sender"));
 ENACT_SCHEMA(hash_is_usage_key_error, ENACT_F(api_key_hash, "apiKeyHash"));

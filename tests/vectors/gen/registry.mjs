@@ -12,12 +12,11 @@ import { assertEq, ethers, HERE, randomText, randomUint, Rng } from './common.mj
 // addresses lowercase, Permissions as an object with the snake_case permission fields.
 
 const REG_PERMISSIONS = 'tuple(bool canCreateGroups, bool canDeleteGroups, bool canCreatePkps, uint256[] manageIpfsIdsInGroups, uint256[] addPkpToGroups, uint256[] removePkpFromGroups, uint256[] executeInGroups)';
-const REG_ACCOUNT_VIEW = 'tuple(uint256 accountHash, address admin, bool managed, string name, string description, string email, uint256 createdAt, uint256 balance, uint256 walletCount)';
+const REG_ACCOUNT_VIEW = 'tuple(uint256 accountHash, address admin, bool managed, string name, string description, string email, uint256 createdAt, uint256 walletCount)';
 const REG_USAGE_KEY_VIEW = `tuple(uint256 accountHash, uint256 usageKeyHash, address wallet, uint256 expiration, uint256 balance, string name, string description, ${REG_PERMISSIONS} permissions, uint256 createdAt)`;
 const REG_GROUP_VIEW = 'tuple(uint256 groupId, string name, string description, address[] pkpIds, uint256[] cidHashes)';
 const REG_WALLET_VIEW = 'tuple(address wallet, uint256 derivationPath, string name, string description, uint256 createdAt)';
 const REG_ACTION_VIEW = 'tuple(uint256 hashedCid, string cid, string name, string description, uint256 createdAt)';
-const REG_PAYMENT_VIEW = 'tuple(uint256 accountHash, string intentId, uint256 amountCents, string provider, bool credited, uint256 createdAt)';
 
 const REGISTRY_ABI = [
   // errors
@@ -29,13 +28,9 @@ const REGISTRY_ABI = [
   'error UnknownGroup(uint256 accountHash, uint256 groupId)',
   'error UnknownWallet(uint256 accountHash, address wallet)',
   'error UnknownAction(uint256 accountHash, uint256 hashedCid)',
-  'error UnknownPayment(uint256 accountHash, string intentId)',
   'error Duplicate(string what)',
-  'error AlreadyCredited(uint256 accountHash, string intentId)',
-  'error InsufficientCredits(uint256 accountHash, uint256 balance, uint256 required)',
   'error InvalidArgument(string reason)',
   'error NotOwner(address sender)',
-  'error NotApiPayer(address sender)',
   'error AccountHashNotCanonical(uint256 apiKeyHash, address admin)',
   'error ManagedNotAllowed(uint256 apiKeyHash, address sender)',
   'error HashIsUsageKey(uint256 apiKeyHash)',
@@ -59,10 +54,6 @@ const REGISTRY_ABI = [
   'event ActionAdded(uint256 indexed accountHash, uint256 hashedCid, string cid, string name, string description)',
   'event ActionMetadataUpdated(uint256 indexed accountHash, uint256 hashedCid, string name, string description)',
   'event ActionDeleted(uint256 indexed accountHash, uint256 hashedCid)',
-  'event CreditsDebited(uint256 indexed accountHash, uint256 amount, uint256 balance)',
-  'event PaymentCredited(uint256 indexed accountHash, string paymentIntentId, uint256 amountCents, string provider, uint256 balance)',
-  'event PaymentRecorded(uint256 indexed accountHash, string paymentIntentId, uint256 amountCents, string provider)',
-  'event WriteCharged(uint256 indexed accountHash, uint256 amount, uint256 balance)',
   'event ApiPayerSet(address indexed payer, bool allowed)',
   // registry administration
   'function owner() view returns (address)',
@@ -103,13 +94,6 @@ const REGISTRY_ABI = [
   `function getAction(uint256 accountHash, uint256 hashedCid) view returns (${REG_ACTION_VIEW})`,
   `function listActions(uint256 accountHash, uint256 offset, uint256 limit) view returns (${REG_ACTION_VIEW}[] items, uint256 total)`,
   `function listActionsInGroup(uint256 accountHash, uint256 groupId, uint256 offset, uint256 limit) view returns (${REG_ACTION_VIEW}[] items, uint256 total)`,
-  // credits and payments
-  'function creditBalance(uint256 accountHash) view returns (uint256)',
-  'function debitCredits(uint256 accountHash, uint256 amount) returns (uint256 balance)',
-  'function chargeCredits(uint256 accountHash, uint256 amount) returns (uint256 balance)',
-  'function recordPayment(uint256 accountHash, string intentId, uint256 amountCents, string provider)',
-  'function creditPayment(uint256 accountHash, string intentId) returns (uint256 balance)',
-  `function getPayment(uint256 accountHash, string intentId) view returns (${REG_PAYMENT_VIEW})`,
   // batching
   'function multicall(bytes[] calls) returns (bytes[] results)',
 ];

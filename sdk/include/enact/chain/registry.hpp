@@ -58,7 +58,6 @@ struct account_view {  // AccountView
   std::string description;
   std::string email;
   u256 created_at;
-  u256 balance;
   u256 wallet_count;
   friend bool operator==(const account_view&, const account_view&) = default;
 };
@@ -101,16 +100,6 @@ struct action_view {  // ActionView
   std::string description;
   u256 created_at;
   friend bool operator==(const action_view&, const action_view&) = default;
-};
-
-struct payment_view {  // PaymentView
-  hash256 account_hash{};
-  std::string intent_id;
-  u256 amount_cents;
-  std::string provider;
-  bool credited = false;
-  u256 created_at;
-  friend bool operator==(const payment_view&, const payment_view&) = default;
 };
 
 /// The `(T[] items, uint256 total)` return of the list functions; JSON `{"items", "total"}`.
@@ -413,51 +402,6 @@ struct list_actions_in_group_call {
   ENACT_REGISTRY_EQ(list_actions_in_group_call);
 };
 
-// --- credits and payments
-struct credit_balance_call {
-  static constexpr std::string_view kSignature = "creditBalance(uint256)";
-  using result_type = u256;
-  hash256 account_hash{};
-  ENACT_REGISTRY_EQ(credit_balance_call);
-};
-struct debit_credits_call {
-  static constexpr std::string_view kSignature = "debitCredits(uint256,uint256)";
-  using result_type = u256;  // the new balance
-  hash256 account_hash{};
-  u256 amount;
-  ENACT_REGISTRY_EQ(debit_credits_call);
-};
-struct charge_credits_call {
-  static constexpr std::string_view kSignature = "chargeCredits(uint256,uint256)";
-  using result_type = u256;  // the new balance
-  hash256 account_hash{};
-  u256 amount;
-  ENACT_REGISTRY_EQ(charge_credits_call);
-};
-struct record_payment_call {
-  static constexpr std::string_view kSignature = "recordPayment(uint256,string,uint256,string)";
-  using result_type = void;
-  hash256 account_hash{};
-  std::string intent_id;
-  u256 amount_cents;
-  std::string provider;
-  ENACT_REGISTRY_EQ(record_payment_call);
-};
-struct credit_payment_call {
-  static constexpr std::string_view kSignature = "creditPayment(uint256,string)";
-  using result_type = u256;  // the new balance
-  hash256 account_hash{};
-  std::string intent_id;
-  ENACT_REGISTRY_EQ(credit_payment_call);
-};
-struct get_payment_call {
-  static constexpr std::string_view kSignature = "getPayment(uint256,string)";
-  using result_type = payment_view;
-  hash256 account_hash{};
-  std::string intent_id;
-  ENACT_REGISTRY_EQ(get_payment_call);
-};
-
 // --- batching
 struct multicall_call {
   static constexpr std::string_view kSignature = "multicall(bytes[])";
@@ -476,8 +420,7 @@ using call =
                  remove_action_from_group_call, get_group_call, list_groups_call, register_wallet_derivation_call,
                  get_wallet_call, list_wallets_call, list_wallets_in_group_call, add_action_call,
                  update_action_metadata_call, delete_action_call, get_action_call, list_actions_call,
-                 list_actions_in_group_call, credit_balance_call, debit_credits_call, charge_credits_call,
-                 record_payment_call, credit_payment_call, get_payment_call, multicall_call>;
+                 list_actions_in_group_call, multicall_call>;
 
 /// One of the call structs above.
 template <class T>
@@ -657,39 +600,6 @@ struct action_deleted_event {
   hash256 hashed_cid{};
   ENACT_REGISTRY_EQ(action_deleted_event);
 };
-struct credits_debited_event {
-  static constexpr std::string_view kSignature = "CreditsDebited(uint256,uint256,uint256)";
-  hash256 account_hash{};
-  u256 amount;
-  u256 balance;
-  ENACT_REGISTRY_EQ(credits_debited_event);
-};
-struct payment_credited_event {
-  static constexpr std::string_view kSignature = "PaymentCredited(uint256,string,uint256,string,uint256)";
-  hash256 account_hash{};
-  std::string payment_intent_id;
-  u256 amount_cents;
-  std::string provider;
-  u256 balance;
-  ENACT_REGISTRY_EQ(payment_credited_event);
-};
-/// Bookkeeping log (not a ledger event).
-struct payment_recorded_event {
-  static constexpr std::string_view kSignature = "PaymentRecorded(uint256,string,uint256,string)";
-  hash256 account_hash{};
-  std::string payment_intent_id;
-  u256 amount_cents;
-  std::string provider;
-  ENACT_REGISTRY_EQ(payment_recorded_event);
-};
-/// Bookkeeping log (not a ledger event).
-struct write_charged_event {
-  static constexpr std::string_view kSignature = "WriteCharged(uint256,uint256,uint256)";
-  hash256 account_hash{};
-  u256 amount;
-  u256 balance;
-  ENACT_REGISTRY_EQ(write_charged_event);
-};
 /// Registry administration log: indexed by the payer, not by an account.
 struct api_payer_set_event {
   static constexpr std::string_view kSignature = "ApiPayerSet(address,bool)";
@@ -705,8 +615,7 @@ using any_event =
                  usage_api_key_metadata_updated_event, usage_api_key_removed_event, group_added_event,
                  group_updated_event, group_removed_event, pkp_added_to_group_event, pkp_removed_from_group_event,
                  action_added_to_group_event, action_removed_from_group_event, wallet_derivation_registered_event,
-                 action_added_event, action_metadata_updated_event, action_deleted_event, credits_debited_event,
-                 payment_credited_event, payment_recorded_event, write_charged_event, api_payer_set_event>;
+                 action_added_event, action_metadata_updated_event, action_deleted_event, api_payer_set_event>;
 
 template <class T>
 concept event_type = detail::is_alternative<T, any_event>::value;

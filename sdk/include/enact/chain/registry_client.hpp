@@ -161,8 +161,6 @@ class registry_client {
                                                                                          scopes::group_id group,
                                                                                          uint64_t offset = 0,
                                                                                          uint64_t limit = 100) const;
-  [[nodiscard]] result<u256> credit_balance(const hash256& account) const;
-  [[nodiscard]] result<registry::payment_view> get_payment(const hash256& account, std::string_view intent_id) const;
 
  private:
   [[nodiscard]] result<receipt> send_with(const registry::call& c, std::optional<uint64_t> gas);

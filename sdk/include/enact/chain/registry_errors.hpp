@@ -25,22 +25,17 @@ namespace enact {
 /// The registry's revert reasons: one value per custom error of IPermissionRegistry.sol, the two
 /// built-in Solidity reverts, and `unknown_error` for anything else.
 enum class registry_errc {
-  not_admin = 1,         // NotAdmin(uint256 accountHash, address sender)
-  relay_not_allowed,     // RelayNotAllowed(uint256 accountHash, address sender)
-  already_unmanaged,     // AlreadyUnmanaged(uint256 accountHash)
-  unknown_account,       // UnknownAccount(uint256 accountHash)
-  unknown_usage_key,     // UnknownUsageKey(uint256 accountHash, uint256 usageKeyHash)
-  unknown_group,         // UnknownGroup(uint256 accountHash, uint256 groupId)
-  unknown_wallet,        // UnknownWallet(uint256 accountHash, address wallet)
-  unknown_action,        // UnknownAction(uint256 accountHash, uint256 hashedCid)
-  unknown_payment,       // UnknownPayment(uint256 accountHash, string intentId)
-  duplicate,             // Duplicate(string what)
-  already_credited,      // AlreadyCredited(uint256 accountHash, string intentId)
-  insufficient_credits,  // InsufficientCredits(uint256 accountHash, uint256 balance, uint256
-                         // required)
-  invalid_argument,      // InvalidArgument(string reason)
-  not_owner,             // NotOwner(address sender)
-  not_api_payer,         // NotApiPayer(address sender)
+  not_admin = 1,      // NotAdmin(uint256 accountHash, address sender)
+  relay_not_allowed,  // RelayNotAllowed(uint256 accountHash, address sender)
+  already_unmanaged,  // AlreadyUnmanaged(uint256 accountHash)
+  unknown_account,    // UnknownAccount(uint256 accountHash)
+  unknown_usage_key,  // UnknownUsageKey(uint256 accountHash, uint256 usageKeyHash)
+  unknown_group,      // UnknownGroup(uint256 accountHash, uint256 groupId)
+  unknown_wallet,     // UnknownWallet(uint256 accountHash, address wallet)
+  unknown_action,     // UnknownAction(uint256 accountHash, uint256 hashedCid)
+  duplicate,          // Duplicate(string what)
+  invalid_argument,   // InvalidArgument(string reason)
+  not_owner,          // NotOwner(address sender)
   // Identity rules (docs/protocol.md §3):
   account_hash_not_canonical,    // AccountHashNotCanonical(uint256 apiKeyHash, address admin)
   managed_not_allowed,           // ManagedNotAllowed(uint256 apiKeyHash, address sender)
@@ -60,8 +55,7 @@ enum class registry_errc {
 }  // namespace enact
 ENACT_ERRC(registry_errc, registry_category, "enact.registry", "not the admin", "relay not allowed",
            "already unmanaged", "unknown account", "unknown usage key", "unknown group", "unknown wallet",
-           "unknown action", "unknown payment", "duplicate", "already credited", "insufficient credits",
-           "invalid argument", "not the owner", "not an api payer", "account hash not canonical",
+           "unknown action", "duplicate", "invalid argument", "not the owner", "account hash not canonical",
            "managed account not allowed", "hash is a usage key", "hash is an account", "usage key of another account",
            "new admin is not the sender", "reverted with a reason", "panic", "unknown revert")
 
@@ -134,33 +128,11 @@ struct unknown_action_error {
   hash256 hashed_cid{};
   ENACT_REGISTRY_EQ(unknown_action_error);
 };
-struct unknown_payment_error {
-  static constexpr std::string_view kSignature = "UnknownPayment(uint256,string)";
-  static constexpr registry_errc kCode = registry_errc::unknown_payment;
-  hash256 account_hash{};
-  std::string intent_id;
-  ENACT_REGISTRY_EQ(unknown_payment_error);
-};
 struct duplicate_error {
   static constexpr std::string_view kSignature = "Duplicate(string)";
   static constexpr registry_errc kCode = registry_errc::duplicate;
   std::string what;
   ENACT_REGISTRY_EQ(duplicate_error);
-};
-struct already_credited_error {
-  static constexpr std::string_view kSignature = "AlreadyCredited(uint256,string)";
-  static constexpr registry_errc kCode = registry_errc::already_credited;
-  hash256 account_hash{};
-  std::string intent_id;
-  ENACT_REGISTRY_EQ(already_credited_error);
-};
-struct insufficient_credits_error {
-  static constexpr std::string_view kSignature = "InsufficientCredits(uint256,uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::insufficient_credits;
-  hash256 account_hash{};
-  u256 balance;
-  u256 required;
-  ENACT_REGISTRY_EQ(insufficient_credits_error);
 };
 struct invalid_argument_error {
   static constexpr std::string_view kSignature = "InvalidArgument(string)";
@@ -173,12 +145,6 @@ struct not_owner_error {
   static constexpr registry_errc kCode = registry_errc::not_owner;
   address sender{};
   ENACT_REGISTRY_EQ(not_owner_error);
-};
-struct not_api_payer_error {
-  static constexpr std::string_view kSignature = "NotApiPayer(address)";
-  static constexpr registry_errc kCode = registry_errc::not_api_payer;
-  address sender{};
-  ENACT_REGISTRY_EQ(not_api_payer_error);
 };
 /// newAccount from a wallet under a hash other than crypto::keccak256(abi.encodePacked(admin)).
 struct account_hash_not_canonical_error {
@@ -247,8 +213,7 @@ struct panic_error {
 using any_error =
     std::variant<not_admin_error, relay_not_allowed_error, already_unmanaged_error, unknown_account_error,
                  unknown_usage_key_error, unknown_group_error, unknown_wallet_error, unknown_action_error,
-                 unknown_payment_error, duplicate_error, already_credited_error, insufficient_credits_error,
-                 invalid_argument_error, not_owner_error, not_api_payer_error, account_hash_not_canonical_error,
+                 duplicate_error, invalid_argument_error, not_owner_error, account_hash_not_canonical_error,
                  managed_not_allowed_error, hash_is_usage_key_error, hash_is_account_error,
                  usage_key_of_another_account_error, new_admin_not_sender_error, error_string_error, panic_error>;
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The registry's pagination, credits and payments, multicall, identity rules and the gas of its
+// The registry's pagination, the absence of credits, multicall, identity rules and the gas of its
 // main writes (registry.test.mjs runs it).
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { ethers } from 'ethers';
-import { artifact, iface, kMaxInt64, kMaxUint256, ZERO, SET7, SET8, provider, signers, owner, payer,
-  payer2, adminA, adminB, adminC, stranger, spare, registry, gas, deploy, send, sendOne, read,
-  simulate, reverts, blockTime, H, canonical, A, cidHash, perms, somePerms, prepare
+import { artifact, iface, kMaxUint256, ZERO, SET7, SET8, provider, payer, adminA, adminC, stranger, spare,
+  registry, gas, deploy, send, sendOne, read, simulate, reverts, H, canonical, A, cidHash, perms, somePerms, prepare
 } from './registry_support.mjs';
 
 describe('pagination: offset, limit, total, creation order', () => {
@@ -81,89 +80,74 @@ describe('pagination: offset, limit, total, creation order', () => {
   });
 });
 
-describe('credits and payments', () => {
-  let m, m2;
+// The registry keeps permissions only (docs/architecture.md §4): the credit functions of earlier
+// versions are gone, so no sender — api payer, admin or stranger — moves credits on the chain, and
+// an account record carries no balance to trust.
+describe('no credits on the chain', () => {
+  let m;
+  // The credit functions an earlier registry had, by signature, with arguments that fit them.
+  const retired = [
+    ['creditBalance(uint256)', (h) => [h]],
+    ['debitCredits(uint256,uint256)', (h) => [h, 1n]],
+    ['chargeCredits(uint256,uint256)', (h) => [h, 1n]],
+    ['recordPayment(uint256,string,uint256,string)', (h) => [h, 'pi_1', 500n, 'dev']],
+    ['creditPayment(uint256,string)', (h) => [h, 'pi_1']],
+    ['getPayment(uint256,string)', (h) => [h, 'pi_1']],
+  ];
+  const calldata = (sig, args) => {
+    const f = ethers.FunctionFragment.from(`function ${sig}`);
+    return ethers.concat([ethers.id(sig).slice(0, 10), ethers.AbiCoder.defaultAbiCoder().encode(f.inputs, args)]);
+  };
   before(async () => {
     await deploy();
     m = await prepare('m', true, adminA);
-    m2 = await prepare('m2', true, adminB);
   });
 
-  test('recordPayment: api payers only, bounds, duplicates across accounts', async () => {
-    await reverts(adminA, 'recordPayment', [m.hash, 'pi_1', 500n, 'stripe'], 'NotApiPayer', { sender: adminA.address });
-    await reverts(stranger, 'recordPayment', [m.hash, 'pi_1', 500n, 'stripe'], 'NotApiPayer', { sender: stranger.address });
-    const { receipt } = await sendOne(payer, 'recordPayment', [m.hash, 'pi_1', 500n, 'stripe'], 'PaymentRecorded',
-      { accountHash: m.hash, paymentIntentId: 'pi_1', amountCents: 500n, provider: 'stripe' });
-    assert.deepEqual(await read('getPayment', m.hash, 'pi_1'),
-      { accountHash: m.hash, intentId: 'pi_1', amountCents: 500n, provider: 'stripe', credited: false, createdAt: await blockTime(receipt) });
-    assert.equal(await read('creditBalance', m.hash), 0n);
-    await reverts(payer, 'recordPayment', [m.hash, 'pi_1', 500n, 'stripe'], 'Duplicate', { what: 'intentId' });
-    await reverts(payer, 'recordPayment', [m2.hash, 'pi_1', 500n, 'stripe'], 'Duplicate', { what: 'intentId' });
-    const bad = [
-      [[m.hash, 'pi_0', 0n, 'dev'], 'amountCents: out of range'],
-      [[m.hash, 'pi_0', kMaxInt64 + 1n, 'dev'], 'amountCents: out of range'],
-      [[m.hash, '', 1n, 'dev'], 'intentId: must not be empty'],
-      [[m.hash, 'i'.repeat(257), 1n, 'dev'], 'intentId: longer than 256 bytes'],
-      [[m.hash, 'pi_0', 1n, ''], 'provider: must not be empty'],
-      [[m.hash, 'pi_0', 1n, 'p'.repeat(65)], 'provider: longer than 64 bytes'],
-    ];
-    for (const [args, reason] of bad) await reverts(payer, 'recordPayment', args, 'InvalidArgument', { reason });
-    await reverts(payer, 'recordPayment', [H('ghost'), 'pi_g', 1n, 'dev'], 'UnknownAccount', { accountHash: H('ghost') });
-    await reverts(null, 'getPayment', [m.hash, 'pi_unknown'], 'UnknownPayment', { accountHash: m.hash, intentId: 'pi_unknown' });
-    await reverts(null, 'getPayment', [m2.hash, 'pi_1'], 'UnknownPayment', { accountHash: m2.hash, intentId: 'pi_1' });
-    await reverts(null, 'getPayment', [H('ghost'), 'pi_1'], 'UnknownAccount', { accountHash: H('ghost') });
+  test('the interface has no credit function, event or error', () => {
+    const names = iface.fragments.map((f) => f.name).filter((n) => n);
+    for (const n of ['creditBalance', 'debitCredits', 'chargeCredits', 'recordPayment', 'creditPayment', 'getPayment',
+      'CreditsDebited', 'PaymentCredited', 'PaymentRecorded', 'WriteCharged', 'InsufficientCredits', 'UnknownPayment',
+      'AlreadyCredited', 'NotApiPayer']) {
+      assert.ok(!names.includes(n), `${n} is still in the ABI`);
+    }
   });
 
-  test('creditPayment: once, to its own account', async () => {
-    await reverts(adminA, 'creditPayment', [m.hash, 'pi_1'], 'NotApiPayer', { sender: adminA.address });
-    await reverts(payer, 'creditPayment', [m2.hash, 'pi_1'], 'UnknownPayment', { accountHash: m2.hash, intentId: 'pi_1' });
-    await reverts(payer, 'creditPayment', [m.hash, 'pi_unknown'], 'UnknownPayment', { accountHash: m.hash, intentId: 'pi_unknown' });
-    await reverts(payer, 'creditPayment', [H('ghost'), 'pi_1'], 'UnknownAccount', { accountHash: H('ghost') });
-    assert.equal(await simulate(payer, 'creditPayment', m.hash, 'pi_1'), 500n);
-    await sendOne(payer, 'creditPayment', [m.hash, 'pi_1'], 'PaymentCredited',
-      { accountHash: m.hash, paymentIntentId: 'pi_1', amountCents: 500n, provider: 'stripe', balance: 500n });
-    assert.equal((await read('getPayment', m.hash, 'pi_1')).credited, true);
-    await reverts(payer2, 'creditPayment', [m.hash, 'pi_1'], 'AlreadyCredited', { accountHash: m.hash, intentId: 'pi_1' });
-    await send(payer, 'recordPayment', m.hash, 'pi_2', 1200n, 'dev');
-    await send(payer2, 'creditPayment', m.hash, 'pi_2');
-    assert.equal(await read('creditBalance', m.hash), 1700n);
-    assert.equal((await read('getAccount', m.hash)).balance, 1700n);
-    assert.equal(await read('creditBalance', m2.hash), 0n);
-    await reverts(null, 'creditBalance', [H('ghost')], 'UnknownAccount', { accountHash: H('ghost') });
+  test('each retired selector reverts without data, from an api payer, the admin and a stranger', async () => {
+    const target = await registry.getAddress();
+    for (const [sig, args] of retired) {
+      for (const from of [payer, adminA, stranger]) {
+        const data = calldata(sig, args(m.hash));
+        let failure;
+        try {
+          await provider.call({ to: target, from: from.address, data });
+        } catch (e) {
+          failure = e;
+        }
+        assert.ok(failure, `${sig} from ${from.address} did not revert`);
+        assert.ok([undefined, null, '0x'].includes(failure.data ?? failure.info?.error?.data), `${sig}: revert data`);
+      }
+      // Sent for real (gas given, so no estimate refuses it first): mined, failed, nothing logged.
+      const tx = await payer.sendTransaction({ to: target, data: calldata(sig, args(m.hash)), gasLimit: 200_000n });
+      await assert.rejects(tx.wait(), (e) => e.code === 'CALL_EXCEPTION' && e.receipt?.status === 0 && e.receipt.logs.length === 0);
+    }
   });
 
-  test('balances stay within int64', async () => {
-    await send(payer, 'recordPayment', m2.hash, 'pi_max', kMaxInt64, 'dev');
-    await send(payer, 'creditPayment', m2.hash, 'pi_max');
-    await send(payer, 'recordPayment', m2.hash, 'pi_one_more', 1n, 'dev');
-    await reverts(payer, 'creditPayment', [m2.hash, 'pi_one_more'], 'InvalidArgument', { reason: 'amountCents: balance would overflow' });
-    await send(payer, 'debitCredits', m2.hash, 1n);
-    await send(payer, 'creditPayment', m2.hash, 'pi_one_more');
-    assert.equal(await read('creditBalance', m2.hash), kMaxInt64);
+  test('nor inside a multicall: the batch reverts whole', async () => {
+    const calls = [iface.encodeFunctionData('addGroup', [m.hash, 'free', '', [], []]),
+      calldata('debitCredits(uint256,uint256)', [m.hash, 1n])];
+    let failure;
+    try {
+      await registry.connect(payer).multicall.staticCall(calls);
+    } catch (e) {
+      failure = e;
+    }
+    assert.ok(failure, 'the multicall with a retired selector succeeded');
+    await reverts(null, 'getGroup', [m.hash, 2n], 'UnknownGroup');
   });
 
-  test('debitCredits: the run-action price', async () => {
-    await reverts(adminA, 'debitCredits', [m.hash, 1n], 'NotApiPayer', { sender: adminA.address });
-    await reverts(payer, 'debitCredits', [m.hash, 0n], 'InvalidArgument', { reason: 'amount: must be at least 1' });
-    await reverts(payer, 'debitCredits', [H('ghost'), 1n], 'UnknownAccount', { accountHash: H('ghost') });
-    await reverts(payer, 'debitCredits', [m.hash, 1701n], 'InsufficientCredits', { accountHash: m.hash, balance: 1700n, required: 1701n });
-    assert.equal(await simulate(payer, 'debitCredits', m.hash, 1500n), 200n);
-    await sendOne(payer, 'debitCredits', [m.hash, 1500n], 'CreditsDebited', { accountHash: m.hash, amount: 1500n, balance: 200n });
-    assert.equal(await read('creditBalance', m.hash), 200n);
-  });
-
-  test('chargeCredits: api payers and the account\'s own admin', async () => {
-    await sendOne(payer, 'chargeCredits', [m.hash, 10n], 'WriteCharged', { accountHash: m.hash, amount: 10n, balance: 190n });
-    await sendOne(adminA, 'chargeCredits', [m.hash, 20n], 'WriteCharged', { accountHash: m.hash, amount: 20n, balance: 170n });
-    await reverts(adminB, 'chargeCredits', [m.hash, 1n], 'NotApiPayer', { sender: adminB.address });
-    await reverts(stranger, 'chargeCredits', [m.hash, 1n], 'NotApiPayer', { sender: stranger.address });
-    await reverts(payer, 'chargeCredits', [H('ghost'), 1n], 'UnknownAccount', { accountHash: H('ghost') });
-    await reverts(payer, 'chargeCredits', [m.hash, 171n], 'InsufficientCredits', { accountHash: m.hash, balance: 170n, required: 171n });
-    // A zero charge changes nothing and logs nothing.
-    assert.equal(await simulate(payer, 'chargeCredits', m.hash, 0n), 170n);
-    const { events } = await send(payer, 'chargeCredits', m.hash, 0n);
-    assert.deepEqual(events, []);
-    assert.equal(await read('creditBalance', m.hash), 170n);
+  test('an account record holds no balance', async () => {
+    const a = await read('getAccount', m.hash);
+    assert.deepEqual(Object.keys(a), ['accountHash', 'admin', 'managed', 'name', 'description', 'email', 'createdAt', 'walletCount']);
   });
 });
 
@@ -174,38 +158,33 @@ describe('multicall', () => {
     await deploy();
     m = await prepare('m', true, adminA);
     u = await prepare('u', false, adminC);
-    await send(payer, 'recordPayment', m.hash, 'pi_mc', 10n, 'dev');
-    await send(payer, 'creditPayment', m.hash, 'pi_mc');
   });
 
-  test('a write and its charge in one transaction', async () => {
-    const calls = [encode('addGroup', m.hash, 'paid', '', [], []), encode('chargeCredits', m.hash, 3n)];
+  test('several writes in one transaction', async () => {
+    const calls = [encode('addGroup', m.hash, 'first', '', [], []), encode('addGroup', m.hash, 'second', '', [], [])];
     const results = await simulate(payer, 'multicall', calls);
     assert.equal(iface.decodeFunctionResult('addGroup', results[0])[0], 2n);
-    assert.equal(iface.decodeFunctionResult('chargeCredits', results[1])[0], 7n);
+    assert.equal(iface.decodeFunctionResult('addGroup', results[1])[0], 3n);
     const { events } = await send(payer, 'multicall', calls);
-    assert.deepEqual(events.map((e) => e.name), ['GroupAdded', 'WriteCharged']);
-    assert.equal(events[0].args.groupId, 2n);
-    assert.deepEqual(events[1].args, { accountHash: m.hash, amount: 3n, balance: 7n });
-    assert.equal(await read('creditBalance', m.hash), 7n);
+    assert.deepEqual(events.map((e) => e.name), ['GroupAdded', 'GroupAdded']);
+    assert.deepEqual(events.map((e) => e.args.groupId), [2n, 3n]);
   });
 
   test('all or nothing; the failing call\'s revert data re-thrown unchanged', async () => {
-    const charge = encode('chargeCredits', m.hash, 8n);
-    const alone = await reverts(payer, 'chargeCredits', [m.hash, 8n], 'InsufficientCredits', { accountHash: m.hash, balance: 7n, required: 8n });
-    const calls = [encode('addGroup', m.hash, 'unpaid', '', [], []), charge];
-    const batched = await reverts(payer, 'multicall', [calls], 'InsufficientCredits', { accountHash: m.hash, balance: 7n, required: 8n });
+    const failing = encode('removeGroup', m.hash, 99n);
+    const alone = await reverts(payer, 'removeGroup', [m.hash, 99n], 'UnknownGroup', { accountHash: m.hash, groupId: 99n });
+    const calls = [encode('addGroup', m.hash, 'undone', '', [], []), failing];
+    const batched = await reverts(payer, 'multicall', [calls], 'UnknownGroup', { accountHash: m.hash, groupId: 99n });
     assert.equal(batched, alone);
     // Mined: the transaction fails and the first call's group does not exist.
     const tx = await registry.connect(payer).multicall(calls, { gasLimit: 1_000_000n });
     await assert.rejects(tx.wait(), (e) => e.code === 'CALL_EXCEPTION' && e.receipt?.status === 0);
-    await reverts(null, 'getGroup', [m.hash, 3n], 'UnknownGroup');
-    assert.equal(await read('creditBalance', m.hash), 7n);
-    assert.equal(await simulate(payer, 'addGroup', m.hash, 'next', '', [], []), 3n);
-    // A failing write before a charge: the write's error, whatever follows.
-    const data = await reverts(payer, 'multicall', [[encode('removeGroup', m.hash, 99n), encode('chargeCredits', m.hash, 1n)]],
+    await reverts(null, 'getGroup', [m.hash, 4n], 'UnknownGroup');
+    assert.equal(await simulate(payer, 'addGroup', m.hash, 'next', '', [], []), 4n);
+    // A failing first call: its error, whatever follows.
+    const data = await reverts(payer, 'multicall', [[failing, encode('addGroup', m.hash, 'after', '', [], [])]],
       'UnknownGroup', { accountHash: m.hash, groupId: 99n });
-    assert.equal(data, await reverts(payer, 'removeGroup', [m.hash, 99n], 'UnknownGroup'));
+    assert.equal(data, alone);
   });
 
   test('every call runs with the caller as msg.sender', async () => {
