@@ -147,6 +147,10 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     ENACT_TRY(s.stripe.secret_key, text(v, what));
     return {};
   }
+  if (key == "billing.stripe_webhook_secret") {
+    ENACT_TRY(s.stripe.webhook_secret, text(v, what));
+    return {};
+  }
   if (key == "billing.write_surcharge_credits") {
     ENACT_TRY(s.core.write_surcharge_credits, number<uint64_t>(v, what));
     return {};
@@ -503,6 +507,9 @@ struct file_setting {
 };
 constexpr file_setting kFileOnlySettings[] = {
     {"billing.stripe_secret_key", "Stripe secret key; the STRIPE_SECRET_KEY environment variable overrides it"},
+    {"billing.stripe_webhook_secret",
+     "signing secret of the Stripe webhook endpoint (/core/v1/billing/stripe/webhook); the STRIPE_WEBHOOK_SECRET "
+     "environment variable overrides it"},
     {"limits.max_body_bytes", "largest request body accepted, in bytes (default 1048576)"},
     {"limits.key_rate_burst",
      "token-bucket burst per API key and per X-Wallet-Auth wallet (default: twice the --key-rate; at least the "
@@ -677,6 +684,8 @@ std::string config_reference() {
       "| variable | description |\n|---|---|\n"
       "| `ENACT_<FLAG>` | each flag's value when the flag is not given (the table above) |\n"
       "| `STRIPE_SECRET_KEY` | Stripe secret key (overrides `stripe_secret_key` in `[billing]`) |\n"
+      "| `STRIPE_WEBHOOK_SECRET` | signing secret of the Stripe webhook endpoint (overrides `stripe_webhook_secret` in "
+      "`[billing]`) |\n"
       "\n## Subcommands\n\n"
       "| command | description |\n|---|---|\n"
       "| `enact-server issue-token --data-dir DIR --user NAME [--client NAME]` | prints a bearer token for the trigger "
@@ -766,6 +775,8 @@ result<command_line> parse_command_line(int argc, char** argv) {
     cl.s.triggers.enabled = !no_triggers;
   if (const char* secret = std::getenv("STRIPE_SECRET_KEY"); secret != nullptr && *secret != '\0')
     cl.s.stripe.secret_key = secret;
+  if (const char* secret = std::getenv("STRIPE_WEBHOOK_SECRET"); secret != nullptr && *secret != '\0')
+    cl.s.stripe.webhook_secret = secret;
   return cl;
 }
 

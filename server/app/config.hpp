@@ -20,6 +20,9 @@ struct stripe_settings {
   /// Read from the config file or, preferably, the STRIPE_SECRET_KEY environment variable; never
   /// printed.
   std::string secret_key;
+  /// The webhook endpoint's signing secret (POST /core/v1/billing/stripe/webhook), from the config
+  /// file or, preferably, STRIPE_WEBHOOK_SECRET; never printed. Empty: the webhook answers 404.
+  std::string webhook_secret;
 };
 
 struct settings {

@@ -28,6 +28,7 @@
 #include "enact/secret.hpp"
 #include "ledger/embedded_ledger.hpp"
 #include "ledger/rpc_surface.hpp"
+#include "metering/housekeeping.hpp"
 #include "metering/import.hpp"
 #include "metering/pg_store.hpp"
 #include "metering/sqlite_store.hpp"
@@ -189,6 +190,14 @@ int main(int argc, char** argv) {
     return fatal(meter.err().message);
   if (auto expired = (*meter)->release_expired(); !expired)
     return fatal(expired.err().message);
+  // Hourly: expired holds, and Idempotency-Keys past their 24 hours (metering/housekeeping.hpp).
+  metering::housekeeping meter_housekeeping(
+      **meter, std::chrono::hours(1), [&log](std::string_view what, const result<uint64_t>& deleted) {
+        if (deleted)
+          log.info("metering housekeeping", {{"deleted", *deleted}, {"what", std::string(what)}});
+        else
+          log.warn("metering housekeeping failed", {{"what", std::string(what)}, {"detail", deleted.err().message}});
+      });
   // Credits a data directory of an earlier version keeps in the embedded ledger move into the
   // store once (metering/import.hpp); a restart, or a start after an interrupted import, credits
   // no account twice. The evm ledger lists no accounts, so its balances are not carried.
@@ -224,6 +233,7 @@ int main(int argc, char** argv) {
     sc.api_base = s.stripe.api_base;
     sc.secret_key = Secret(as_bytes(s.stripe.secret_key));
     sc.publishable_key = s.stripe.publishable_key;
+    sc.webhook_secret = Secret(as_bytes(s.stripe.webhook_secret));
     auto p = billing::stripe_provider::create(std::move(sc));
     if (!p)
       return fatal("billing: " + p.err().message);

@@ -25,13 +25,19 @@ enum class billing_errc {
   unavailable,         // the provider could not be reached, timed out or answered 5xx
   bad_response,        // the provider's answer could not be understood
   invalid_amount,      // amount not accepted (below the minimum, too large)
+  no_webhook,          // this provider takes no webhooks, or no endpoint secret is configured
+  signature_invalid,   // a webhook without a valid signature of the endpoint secret
+  signature_expired,   // a webhook signed outside the tolerance window
+  bad_event,           // a signed webhook whose event could not be understood
 };
 
 namespace detail {
 inline const std::error_category& billing_category() noexcept {
   static const errc_category<billing_errc> c(
-      "enact.billing", {"", "unknown payment intent", "payment provider refused the request",
-                        "payment provider unavailable", "unreadable payment provider response", "invalid amount"});
+      "enact.billing",
+      {"", "unknown payment intent", "payment provider refused the request", "payment provider unavailable",
+       "unreadable payment provider response", "invalid amount", "no webhook endpoint", "webhook signature invalid",
+       "webhook signature expired", "unreadable webhook event"});
   return c;
 }
 }  // namespace detail
@@ -58,6 +64,16 @@ struct payment_intent {
   std::string status;
 };
 
+/// An event the provider pushed to the server (a webhook), once its signature is verified.
+struct webhook_event {
+  std::string id;    // "evt_…"
+  std::string type;  // "payment_intent.succeeded", …
+  /// The payment intent the event is about (its `data.object`); an empty id for other objects.
+  payment_intent intent;
+  /// The intent's `metadata[account]`: the account reference create_intent attached ("" when none).
+  std::string account_ref;
+};
+
 class payment_provider {
  public:
   virtual ~payment_provider() = default;
@@ -73,6 +89,15 @@ class payment_provider {
   /// when it is confirmed (retrieve with confirm = true); Stripe's status is whatever the
   /// customer's payment made it.
   [[nodiscard]] virtual result<payment_intent> retrieve_intent(std::string_view id, bool confirm) = 0;
+  /// Verifies a webhook delivery (`payload` the exact body, `signature` the provider's signature
+  /// header) and reads its event: signature_invalid, signature_expired, bad_event; no_webhook
+  /// when this provider takes none (the dev provider) or has no endpoint secret.
+  [[nodiscard]] virtual result<webhook_event> verify_webhook(std::string_view payload,
+                                                             std::string_view signature) const {
+    (void)payload;
+    (void)signature;
+    return fail(billing_errc::no_webhook, "no payment provider webhook is configured on this server");
+  }
 };
 
 }  // namespace enact::billing

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "billing/create_checks.hpp"
+#include "billing/stripe_webhook.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/random.hpp"
 
@@ -160,6 +161,8 @@ struct stripe_provider::state {
   Secret secret_key;
   std::string publishable_key;
   int timeout_ms = 0;
+  Secret webhook_secret;
+  int64_t webhook_tolerance_s = 300;
 
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<httplib::Client>> idle;
@@ -291,12 +294,19 @@ result<std::unique_ptr<stripe_provider>> stripe_provider::create(stripe_config c
     return bad_config("stripe.publishable_key: expected a non-empty printable key");
   if (config.timeout_ms <= 0)
     return bad_config("stripe.timeout_ms: expected a positive number of milliseconds");
+  if (const std::string_view ws = as_chars(config.webhook_secret.view());
+      !detail::is_printable_ascii(ws) || ws.find(' ') != std::string_view::npos)
+    return bad_config("stripe.webhook_secret: expected a key without spaces");
+  if (config.webhook_tolerance_s <= 0)
+    return bad_config("stripe.webhook_tolerance_s: expected a positive number of seconds");
 
   auto s = std::make_unique<state>();
   s->base = std::move(base);
   s->secret_key = std::move(config.secret_key);
   s->publishable_key = std::move(config.publishable_key);
   s->timeout_ms = config.timeout_ms;
+  s->webhook_secret = std::move(config.webhook_secret);
+  s->webhook_tolerance_s = config.webhook_tolerance_s;
   // An origin httplib cannot use (bad port, say) is a configuration error, found now.
   if (!httplib::Client(s->base.origin).is_valid())
     return bad_config("stripe.api_base: not a usable URL");
@@ -338,6 +348,17 @@ result<payment_intent> stripe_provider::retrieve_intent(std::string_view id, boo
   if (pi.id != id)
     return fail(billing_errc::bad_response, "stripe: asked for " + std::string(id) + ", received " + pi.id);
   return pi;
+}
+
+result<webhook_event> stripe_provider::verify_webhook(std::string_view payload, std::string_view signature) const {
+  if (s_->webhook_secret.empty())
+    return fail(billing_errc::no_webhook,
+                "no Stripe webhook endpoint is configured on this server (STRIPE_WEBHOOK_SECRET)");
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+  ENACT_TRY_VOID(
+      verify_stripe_signature(payload, signature, s_->webhook_secret.view(), now.count(), s_->webhook_tolerance_s));
+  return parse_stripe_event(payload);
 }
 
 }  // namespace enact::billing

@@ -11,8 +11,10 @@
 // marks with `Stripe-Should-Retry: true`) are retried up to twice; a create is retried with the
 // same Idempotency-Key, which Stripe guarantees cannot create a second intent.
 //
-// The secret key is held as an `enact::Secret`, sent only in the Authorization header and never
-// put into an error message. Thread-safe; connections are kept alive and reused.
+// Webhooks (POST /core/v1/billing/stripe/webhook) are verified with the endpoint's signing secret
+// (stripe_webhook.hpp). The secret key and the webhook secret are held as `enact::Secret`s; the
+// secret key is sent only in the Authorization header, and neither is put into an error message. Thread-safe;
+// connections are kept alive and reused.
 #pragma once
 
 #include <memory>
@@ -31,6 +33,10 @@ struct stripe_config {
   std::string publishable_key;  // "pk_live_…" / "pk_test_…", handed to browsers
   /// Applies separately to connecting, sending and each read of one attempt.
   int timeout_ms = 10000;
+  /// The webhook endpoint's signing secret ("whsec_…"); empty: webhooks are refused (no_webhook).
+  Secret webhook_secret;
+  /// How far a webhook's signed timestamp may be from now, seconds (Stripe's libraries: 300).
+  int64_t webhook_tolerance_s = 300;
 };
 
 class stripe_provider final : public payment_provider {
@@ -57,6 +63,9 @@ class stripe_provider final : public payment_provider {
                                                      std::string_view idempotency_key) override;
   /// An id that is not `pi_` + [A-Za-z0-9_] fails with unknown_intent without any request.
   [[nodiscard]] result<payment_intent> retrieve_intent(std::string_view id, bool confirm) override;
+  /// The `Stripe-Signature` header checked against webhook_secret (stripe_webhook.hpp).
+  [[nodiscard]] result<webhook_event> verify_webhook(std::string_view payload,
+                                                     std::string_view signature) const override;
 
  private:
   struct state;

@@ -9,6 +9,7 @@
 
 #include "core/credits.hpp"
 #include "core/errors.hpp"
+#include "core/idempotency.hpp"
 #include "core/log.hpp"
 #include "core/rate_limiter.hpp"
 #include "core/route.hpp"
@@ -208,6 +209,8 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     http_error h = to_http(e);
     if (!ctx.error_details.is_null())
       h.details = ctx.error_details;
+    if (ctx.error_status != 0)
+      h.status = ctx.error_status;
     status = h.status;
     error_code = std::string(name(h.code));
     http::send_error(res, h);
@@ -222,6 +225,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
   const auto us_since = [](clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t).count();
   };
+  std::optional<idempotent_call> idempotent;  // with an Idempotency-Key (core/idempotency.hpp)
   const auto run = [&]() -> result<json::value> {
     if (r.auth == auth_kind::none) {
       // One bucket per route and client IP: minting ChainSecured wallets does not use up the
@@ -256,6 +260,10 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     ENACT_TRY(ctx.body, parse_body(r, st.cfg, req));
     if (r.body_is_json_string && !ctx.body.is_string())
       return fail(api_errc::invalid_request, "body: expected a JSON string holding the code");
+    // The same request under an Idempotency-Key answers its first answer, without running again.
+    ENACT_TRY(idempotent, idempotent_call::begin(r, ctx));
+    if (idempotent && idempotent->replay())
+      return json::value(nullptr);
     // A relayed ledger write costs the surcharge: held before the write, debited once it
     // succeeded, given back when it was refused (core/credits.hpp). Billing's own writes (payment
     // intents, confirmations) are the metering store's and cost nothing.
@@ -276,12 +284,24 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     return out;
   };
   auto out = run();
-  if (out) {
+  if (idempotent && idempotent->replay()) {
+    const metering::kept_answer& kept = *idempotent->replay();
+    status = kept.status;
+    res.status = kept.status;
+    res.set_content(kept.body, "application/json");
+    res.set_header("Idempotent-Replayed", "true");
+    if (kept.status >= 400)
+      error_code = "replayed";
+  } else if (out) {
     http::send_json(res, 200, *out);
     wipe_secrets(*out);
   } else {
     respond_error(out.err());
   }
+  if (idempotent)
+    if (auto kept = idempotent->finish(res.status, res.body); !kept)
+      st.svc.log->error("Idempotency-Key answer not kept",
+                        {{"request_id", ctx.request_id}, {"route", r.path}, {"detail", kept.err().message}});
   json::object line = http::access_line(r.method, "/core/v1" + std::string(r.path), status, std::move(error_code));
   if (ctx.who)
     line["caller"] = ctx.who->wallet_auth                                ? "wallet"

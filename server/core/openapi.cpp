@@ -50,6 +50,15 @@ json::object openapi_document(const config& cfg) {
           {"required", false},
           {"schema", json::object{{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 20}}}});
     }
+    if (r.idempotent)
+      params.push_back(json::object{
+          {"name", "Idempotency-Key"},
+          {"in", "header"},
+          {"required", false},
+          {"description",
+           "1 to 255 printable characters: the account's same request with the same key within 24 h answers the "
+           "first answer again (Idempotent-Replayed: true), without running or charging anything"},
+          {"schema", json::object{{"type", "string"}, {"minLength", 1}, {"maxLength", 255}}}});
     if (!params.empty())
       op["parameters"] = std::move(params);
     if (r.method == "POST")
@@ -82,6 +91,10 @@ json::object openapi_document(const config& cfg) {
     }
     if (r.method == "POST")
       responses["413"] = error_response("payload_too_large");
+    if (r.idempotent)
+      responses["422"] =
+          error_response("invalid_request: the Idempotency-Key was used for a different request within 24 h" +
+                         std::string(r.path == "/run_action" ? "; action_failed: the action failed" : ""));
     for (const auto& kv : r.errors)
       responses[kv.key()] = error_response(kv.value().as_string());
     op["responses"] = std::move(responses);

@@ -53,6 +53,7 @@ struct request_context {
   json::value body;  // the parsed, schema-checked body (null for GET)
   std::string request_id;
   json::value error_details = nullptr;  // set by a handler: the `details` of its error body
+  int error_status = 0;                 // set by the Idempotency-Key check: its 422 (core/idempotency.hpp)
 };
 
 using handler = std::function<result<json::value>(request_context&)>;
@@ -80,6 +81,7 @@ struct route {
   bool per_ip_limited = false;       // unauthenticated and mints secrets: per-IP rate limit
   json::object errors{};             // status -> description, beyond the default error responses
   bool surcharged = false;           // costs the write surcharge though not `writes`
+  bool idempotent = false;           // takes an Idempotency-Key (core/idempotency.hpp)
 };
 
 /// Every route of the core API, in documentation order.

@@ -2,6 +2,8 @@
 // Billing (docs/protocol.md §2 "Billing"): balance, payment intents, confirmation, and the usage and
 // payment histories. Authenticated by a key or by an X-Wallet-Auth envelope of the account's admin
 // wallet. Balances and payments live in the metering store (server/metering), not in the ledger.
+#include <httplib.h>
+
 #include "billing/payment_provider.hpp"
 #include "core/errors.hpp"
 #include "core/route.hpp"
@@ -89,6 +91,43 @@ result<json::value> confirm_payment(request_context& c) {
   return out;
 }
 
+/// POST /billing/stripe/webhook: Stripe's word that a payment succeeded. The delivery is
+/// verified with the endpoint secret (billing/stripe_webhook.hpp) before anything is read; a
+/// `payment_intent.succeeded` credits the intent's account once, exactly as confirm_payment does
+/// (the metering store credits a payment id once, so of the two the second credits nothing and a
+/// replayed delivery changes nothing). Other event types are acknowledged and ignored, as Stripe
+/// asks, so that it stops delivering them.
+result<json::value> stripe_webhook(request_context& c) {
+  if (c.svc.payments == nullptr || c.svc.payments->mode() != "stripe")
+    return fail(api_errc::not_found, "no Stripe webhook endpoint is configured on this server");
+  ENACT_TRY(auto* m, meter(c));
+  ENACT_TRY(const billing::webhook_event ev,
+            c.svc.payments->verify_webhook(c.http.body, c.http.get_header_value("Stripe-Signature")));
+  json::object out{{"received", true}, {"credited", false}};
+  if (ev.type != "payment_intent.succeeded")
+    return out;
+  const std::string& id = ev.intent.id;
+  if (id.empty() || ev.intent.status != "succeeded")
+    return fail(api_errc::invalid_request, "event " + ev.id + ": not a succeeded payment intent");
+  out["payment_intent_id"] = id;
+  // The intent names its account (metadata.account, set when this server created it); the
+  // payment must be that account's, recorded here with the Stripe provider.
+  auto account = codec::hex::decode_fixed<32>(ev.account_ref, "metadata.account");
+  if (!account || !ev.account_ref.starts_with("0x"))
+    return fail(api_errc::not_found, "payment intent " + id + " was not created by this server");
+  auto rec = m->get_payment(*account, id);
+  if (!rec && rec.code() == metering::metering_errc::unknown_payment)
+    return fail(api_errc::not_found, "payment intent " + id + " was not created by this server for its account");
+  ENACT_TRY_VOID(rec);
+  if (rec->provider != "stripe")
+    return fail(api_errc::not_found, "payment intent " + id + " is not a Stripe payment");
+  if (ev.intent.amount_cents != rec->amount_cents || ev.intent.currency != "usd")
+    return fail(api_errc::conflict, "payment intent " + id + ": amount differs from the one created; nothing credited");
+  ENACT_TRY(const metering::credit_result credited, m->credit_payment(*account, id));
+  out["credited"] = credited.credited_now;
+  return out;
+}
+
 uint64_t seconds(metering::millis t) { return t > 0 ? static_cast<uint64_t>(t / 1000) : 0; }
 
 result<json::value> usage(request_context& c) {
@@ -140,6 +179,7 @@ void add_billing_routes(std::vector<route>& out) {
                                  {"amount_cents", s::integer(), true},
                                  {"mode", mode}}),
                       create_payment_intent});
+  out.back().idempotent = true;
   out.push_back(route{"POST",
                       "/billing/confirm_payment",
                       "confirmPayment",
@@ -152,6 +192,34 @@ void add_billing_routes(std::vector<route>& out) {
                       s::object({{"payment_intent_id", s::string("", 255), true}}),
                       s::object({{"balance_credits", s::integer(), true}, {"mode", mode}}),
                       confirm_payment});
+  out.back().idempotent = true;
+  json::object webhook_errors{
+      {"401",
+       "signature_invalid: no Stripe-Signature, or none of its v1 signatures matches the endpoint secret over "
+       "this body; signature_expired: signed more than 300 s from the server's clock"},
+      {"404",
+       "not_found: no webhook endpoint configured, or a payment intent this server did not create for the "
+       "account its metadata names"},
+      {"409", "conflict: the event's amount or currency differs from the intent created; nothing credited"}};
+  out.push_back(route{"POST",
+                      "/billing/stripe/webhook",
+                      "stripeWebhook",
+                      "billing",
+                      "Stripe's webhook endpoint: verified by its Stripe-Signature with the endpoint secret; "
+                      "payment_intent.succeeded credits the payment once (a replay, or a payment confirmed "
+                      "already, credits nothing); other event types are acknowledged and ignored.",
+                      auth_kind::none,
+                      false,
+                      {},
+                      json::object{{"type", "object"}, {"description", "a Stripe event, as Stripe signed it"}},
+                      s::object({{"received", s::boolean(), true},
+                                 {"credited", s::boolean("whether this delivery credited the payment"), true},
+                                 {"payment_intent_id", s::string()}}),
+                      stripe_webhook,
+                      0,
+                      false,
+                      false,
+                      std::move(webhook_errors)});
   out.push_back(route{"GET",
                       "/billing/usage",
                       "getBillingUsage",

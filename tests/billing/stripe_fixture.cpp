@@ -5,9 +5,12 @@
 #include "stripe_fixture.hpp"
 
 #include <httplib.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <boost/json.hpp>
 
+#include <array>
 #include <chrono>
 #include <mutex>
 #include <random>
@@ -370,6 +373,47 @@ std::optional<stripe_fixture::intent> stripe_fixture::find_intent(std::string_vi
 std::optional<stripe_fixture::request> stripe_fixture::last_request() const {
   const std::lock_guard lock(impl_->mutex);
   return impl_->last;
+}
+
+std::string stripe_fixture::sign(std::string_view body, int64_t timestamp, std::string_view secret) {
+  const std::string text = std::to_string(timestamp) + "." + std::string(body);
+  std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
+  unsigned int len = 0;
+  if (HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+           reinterpret_cast<const unsigned char*>(text.data()), text.size(), mac.data(), &len) == nullptr)
+    throw std::runtime_error("stripe fixture: HMAC failed");
+  return enact::codec::hex::encode(enact::bytes_view(mac.data(), len));
+}
+
+stripe_fixture::delivery stripe_fixture::event(std::string_view id, std::string_view type, int64_t timestamp,
+                                               std::string_view secret,
+                                               const std::function<void(json::object& intent)>& edit) const {
+  const auto pi = find_intent(id);
+  if (!pi)
+    throw std::runtime_error("stripe fixture: no intent " + std::string(id));
+  json::object object = json::parse(impl::to_json(*pi)).as_object();
+  if (edit)
+    edit(object);
+  const int64_t now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (timestamp == 0)
+    timestamp = now;
+  delivery d;
+  {
+    std::lock_guard lock(impl_->mutex);
+    d.event_id = "evt_" + impl_->random_alnum(24);
+  }
+  const json::object ev{{"id", d.event_id},
+                        {"object", "event"},
+                        {"api_version", "2024-06-20"},
+                        {"created", now},
+                        {"livemode", false},
+                        {"pending_webhooks", 1},
+                        {"type", type},
+                        {"data", json::object{{"object", std::move(object)}}}};
+  d.body = json::serialize(ev);
+  d.signature = "t=" + std::to_string(timestamp) + ",v1=" + sign(d.body, timestamp, secret);
+  return d;
 }
 
 }  // namespace enact::test

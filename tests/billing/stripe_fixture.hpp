@@ -16,12 +16,19 @@
 // - Idempotency-Key: a repeated key with the same form replays the first response (with
 //   `Idempotent-Replayed: true`); with a different form it is a 400 of type idempotency_error.
 // - An unknown id is a 404 with code resource_missing; any other path a 404.
+// Events: `event` builds a webhook delivery for a stored intent (an `event` object whose
+// data.object is the intent as GET would answer it) and signs it as Stripe signs deliveries to an
+// endpoint (https://docs.stripe.com/webhooks#verify-manually): `Stripe-Signature: t=<unix
+// seconds>,v1=<HMAC-SHA256 of "<t>.<body>" under the endpoint secret>`.
 // Failures injected with `fail_next` are answered before anything else is looked at, so they
 // behave like an outage in front of Stripe: nothing is stored and no idempotency key is used up.
 #pragma once
 
+#include <boost/json/fwd.hpp>
+
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +64,16 @@ class stripe_fixture {
     std::map<std::string, std::string> form;  // decoded form fields of a POST
   };
 
+  /// The webhook endpoint secret the fixture signs events with unless told another.
+  static constexpr std::string_view kWebhookSecret = "whsec_enact_fixture_00000000000000000000";
+
+  /// A webhook delivery: the exact body and its Stripe-Signature header.
+  struct delivery {
+    std::string event_id;  // "evt_…"
+    std::string body;
+    std::string signature;
+  };
+
   /// Starts listening on 127.0.0.1 at a free port. Throws std::runtime_error if it cannot.
   explicit stripe_fixture(std::string secret_key = std::string(kSecretKey));
   /// Stops the server and joins its thread.
@@ -74,6 +91,15 @@ class stripe_fixture {
   /// Answers the next `n` requests, whatever they are, with `status` and `body` (by default
   /// Stripe's api_error body). A 200 with a body that is not an intent tests unreadable answers.
   void fail_next(int n, int status = 500, std::string body = {});
+
+  /// A `type` event about the stored intent `id` (as it is now; `edit` may change its JSON, as a
+  /// forger would), signed with `secret` at `timestamp` (now when 0). Throws when `id` is unknown.
+  [[nodiscard]] delivery event(std::string_view id, std::string_view type = "payment_intent.succeeded",
+                               int64_t timestamp = 0, std::string_view secret = kWebhookSecret,
+                               const std::function<void(boost::json::object& intent)>& edit = {}) const;
+  /// The v1 signature of `body` at `timestamp` under `secret` (lowercase hex).
+  [[nodiscard]] static std::string sign(std::string_view body, int64_t timestamp,
+                                        std::string_view secret = kWebhookSecret);
 
   /// GET and POST requests received so far, whatever their path or outcome.
   [[nodiscard]] size_t requests() const;

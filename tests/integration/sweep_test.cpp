@@ -10,6 +10,8 @@
 // property name, then one defect at a time. At the end every base request is sent as is, and must
 // not be refused as malformed, so each case above differed from a valid request by its one defect.
 //
+// Left out: the Stripe webhook (POST /billing/stripe/webhook), whose body is Stripe's event, not a
+// closed schema, and which answers a forgery by its signature (billing.server tests it).
 // Cases that legitimately succeed, decided by docs/protocol.md §0 and §2:
 //   - a key without scopes may read (account, lists, balance), and may call the operations whose
 //     auth column names no scope (add_action, update_action_metadata, delete_action,
@@ -97,6 +99,10 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with a docs
   for (const auto& [path, item] : doc.at("paths").as_object()) {
     for (const auto& [method, op_v] : item.as_object()) {
       const auto& op = op_v.as_object();
+      // Stripe's webhook takes Stripe's whole event (an open schema) and trusts only its
+      // signature: tests/billing's billing.server sends it every forgery instead.
+      if (op.at("operationId").as_string() == "stripeWebhook")
+        continue;
       operation o;
       o.id = std::string(op.at("operationId").as_string());
       o.method = std::string(method);

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/idempotency.hpp"
+
+#include <httplib.h>
+
+#include <thread>
+
+#include "core/credits.hpp"
+#include "core/errors.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/keccak.hpp"
+
+namespace enact::core {
+namespace {
+
+/// The route, the credential and the body: what makes two requests under one key the same.
+hash256 fingerprint(const route& r, const request_context& c) {
+  std::string text(r.method);
+  text += ' ';
+  text += r.path;
+  text += '\n';
+  text += c.who->wallet_auth ? "wallet " + codec::hex::encode(c.who->account.admin)
+                             : "key " + codec::hex::encode(c.who->key_hash);
+  text += '\n';
+  text += json::serialize(c.body);
+  return crypto::keccak256(std::string_view(text));
+}
+
+/// Answers that leave no effect behind: nothing ran and nothing was charged.
+bool had_no_effect(int status) { return status == 402 || status == 429 || status >= 500; }
+
+}  // namespace
+
+result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, request_context& c) {
+  if (!r.idempotent || !c.who || !c.http.has_header(std::string(kIdempotencyHeader)))
+    return std::optional<idempotent_call>();
+  if (c.svc.metering == nullptr)
+    return fail(api_errc::unavailable, "no metering store configured: Idempotency-Key cannot be kept");
+  metering::idempotency_request q;
+  q.account = c.who->account.hash;
+  q.key = c.http.get_header_value(std::string(kIdempotencyHeader));
+  q.fingerprint = fingerprint(r, c);
+  q.lease = kCreditHoldTtl;  // beyond any run: only a dead server's claim runs out
+  idempotent_call call(*c.svc.metering, std::move(q));
+  const auto deadline = std::chrono::steady_clock::now() + kIdempotencyWait;
+  auto pause = std::chrono::milliseconds(10);
+  for (;;) {
+    auto claim = call.store_->claim_idempotency(call.q_);
+    if (!claim) {
+      if (claim.code() == metering::metering_errc::invalid_argument)
+        return fail(api_errc::invalid_request, claim.err().message + " (1 to 255 characters)");
+      return claim.err();
+    }
+    switch (claim->state) {
+      case metering::claim_state::claimed:
+        call.open_ = true;
+        return std::optional<idempotent_call>(std::move(call));
+      case metering::claim_state::answered:
+        call.replay_ = std::move(claim->answer);
+        return std::optional<idempotent_call>(std::move(call));
+      case metering::claim_state::mismatch:
+        c.error_status = 422;
+        return fail(api_errc::invalid_request,
+                    "Idempotency-Key " + call.q_.key +
+                        " was used for a different request (another route, credential or body) within 24 hours; "
+                        "use a new key for a new request");
+      case metering::claim_state::in_progress:
+        break;
+    }
+    if (std::chrono::steady_clock::now() + pause > deadline)
+      return fail(api_errc::conflict,
+                  "a request with Idempotency-Key " + call.q_.key + " is still in progress; retry it later");
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(200));
+  }
+}
+
+idempotent_call::idempotent_call(idempotent_call&& o) noexcept
+    : store_(o.store_), q_(std::move(o.q_)), replay_(std::move(o.replay_)), open_(o.open_) {
+  o.open_ = false;
+}
+
+idempotent_call& idempotent_call::operator=(idempotent_call&& o) noexcept {
+  if (this != &o) {
+    if (open_)
+      (void)store_->drop_claim(q_);
+    store_ = o.store_;
+    q_ = std::move(o.q_);
+    replay_ = std::move(o.replay_);
+    open_ = o.open_;
+    o.open_ = false;
+  }
+  return *this;
+}
+
+idempotent_call::~idempotent_call() {
+  if (open_)
+    (void)store_->drop_claim(q_);
+}
+
+result<void> idempotent_call::finish(int status, const std::string& body) {
+  if (!open_)
+    return {};
+  open_ = false;
+  if (had_no_effect(status))
+    return store_->drop_claim(q_);
+  return store_->keep_answer(q_, metering::kept_answer{status, body});
+}
+
+}  // namespace enact::core

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// Idempotency-Key (docs/protocol.md §0 "Idempotency"): on the routes marked `idempotent`
+// (run_action and the billing writes), a request carrying the header is run once per account and
+// key within 24 hours. The key's first answer is kept in the metering store (so it survives a
+// restart and holds across servers sharing one PostgreSQL) and a later request with the same key
+// and the same request answers it again, status and body byte for byte, without running or
+// charging anything; a different request under the key is refused with 422. Keys are the
+// account's own: another account's request with the same key is a request of its own.
+//
+// "The same request" is the route, the credential that authenticated it (a key's hash, or the
+// admin wallet for X-Wallet-Auth) and the parsed body, so another usage key of the same account
+// cannot read an answer made for a key with other permissions either.
+//
+// Answers that had no effect (402, 429, 5xx: nothing ran, nothing was charged) are not kept: the
+// key is freed and a retry runs. A request arriving while the first one with its key still runs
+// waits for its answer (up to kIdempotencyWait, then 409 conflict).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "core/route.hpp"
+#include "metering/store.hpp"
+
+namespace enact::core {
+
+/// The header's name.
+inline constexpr std::string_view kIdempotencyHeader = "Idempotency-Key";
+/// How long a request waits for the answer of the same request in progress.
+inline constexpr std::chrono::seconds kIdempotencyWait{60};
+
+class idempotent_call {
+ public:
+  /// For a request of an idempotent route carrying the header: claims the key, or finds its
+  /// kept answer (replay()). Nullopt when the route is not idempotent or the header is absent.
+  /// 422 invalid_request (with c.error_status) for another request under the key, 409 after
+  /// waiting kIdempotencyWait for one in progress, 400 for a malformed key, 503 without a
+  /// metering store.
+  [[nodiscard]] static result<std::optional<idempotent_call>> begin(const route& r, request_context& c);
+
+  idempotent_call(idempotent_call&& o) noexcept;
+  /// Frees the key this one had claimed, and takes over `o`'s.
+  idempotent_call& operator=(idempotent_call&& o) noexcept;
+  idempotent_call(const idempotent_call&) = delete;
+  idempotent_call& operator=(const idempotent_call&) = delete;
+  /// Frees the key when the request ended without finish() (an exception).
+  ~idempotent_call();
+
+  /// The answer kept for the key, to send instead of running the request.
+  [[nodiscard]] const std::optional<metering::kept_answer>& replay() const noexcept { return replay_; }
+
+  /// Keeps the answer sent (status and exact body), or frees the key when the answer had no
+  /// effect (402, 429, 5xx). An error of the store is returned for the log: the answer stands.
+  [[nodiscard]] result<void> finish(int status, const std::string& body);
+
+ private:
+  idempotent_call(metering::store& s, metering::idempotency_request q) : store_(&s), q_(std::move(q)) {}
+
+  metering::store* store_;
+  metering::idempotency_request q_;
+  std::optional<metering::kept_answer> replay_;
+  bool open_ = false;  // claimed by this call and not yet finished
+};
+
+}  // namespace enact::core
