@@ -75,7 +75,18 @@ var tries = {
   },
   signMessage: function () { return Enact.signMessage({pkpId: params.pkp, message: "hi"}); },
   encrypt: function () { return Enact.encrypt({pkpId: params.pkp, plaintext: "x"}); },
-  decrypt: function () { return Enact.decrypt({pkpId: params.pkp, ciphertext: params.sealed}); }
+  decrypt: function () { return Enact.decrypt({pkpId: params.pkp, ciphertext: params.sealed}); },
+  signEd25519: function () { return Enact.signEd25519({pkpId: params.pkp, message: "hi"}); },
+  getPublicKey: function () { return Enact.getPublicKey({pkpId: params.pkp, scheme: "ed25519"}); },
+  signTypedData: function () {
+    return Enact.signTypedData({pkpId: params.pkp, name: "stolen-typed", typedData: {
+      types: {EIP712Domain: [{name: "name", type: "string"}], Mail: [{name: "body", type: "string"}]},
+      primaryType: "Mail", domain: {name: "d"}, message: {body: "b"}}});
+  },
+  signTransaction: function () {
+    return Enact.signTransaction({pkpId: params.pkp, tx: {chainId: 1, nonce: 0, maxPriorityFeePerGas: 1,
+      maxFeePerGas: 2, gasLimit: 21000, to: "0x000000000000000000000000000000000000dEaD", value: 1}});
+  }
 };
 var refused = {}, got = {};
 for (var k in tries) {
@@ -151,7 +162,8 @@ void expect_refused(server_process& srv, http_client& c, const attacker& a,
   const auto& out = r.obj().at("response").as_object();
   CHECK(out.at("got").as_object().empty());
   const auto& refused = out.at("refused").as_object();
-  for (const char* cap : {"getAddress", "signEcdsa", "signMessage", "encrypt", "decrypt"}) {
+  for (const char* cap : {"getAddress", "signEcdsa", "signMessage", "encrypt", "decrypt", "signEd25519", "getPublicKey",
+                          "signTypedData", "signTransaction"}) {
     INFO(cap);
     REQUIRE(refused.contains(cap));
     const std::string msg(refused.at(cap).as_string());
