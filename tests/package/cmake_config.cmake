@@ -28,7 +28,7 @@ target_link_libraries(sdk_only PRIVATE enact::${component})
 ")
   file(WRITE ${src}/main.cpp "#include <cstdio>
 #include \"enact/crypto/keccak.hpp\"
-int main() { std::printf(\"%02x\\\\n\", enact::crypto::keccak256(std::string_view{})[0]); }
+int main() { std::printf(\"%02x\\n\", enact::crypto::keccak256(std::string_view{})[0]); }
 ")
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${src} -B ${WORK_DIR}/${component}-build
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release
