@@ -12,14 +12,16 @@ patchelf (PyPI, and so auditwheel, is not reachable where the wheel is built).
     wheel_libs.py check <wheel>          fails unless the wheel is what `bundle` makes: every
                                          DT_NEEDED is a system library or bundled and reachable
                                          through the RUNPATH, and the tag (file name and WHEEL)
-                                         is manylinux_2_<the highest GLIBC_2.x the files need>
+                                         is manylinux_<the glibc floor the files need>
     wheel_libs.py loaded <site dir>      imports enact from <site dir> (an unpacked wheel), makes
                                          a call of each bundled library's kind, and fails unless
                                          every shared object mapped besides Python's own and
                                          the system libraries is the package's own copy
 
 The tag (PEP 600): manylinux_<glibc major>_<minor>_<arch> states the oldest glibc the wheel runs
-on, which is the highest GLIBC_x.y symbol version any of its ELF files references.
+on: the highest GLIBC_x.y symbol version any of its ELF files references, raised where the
+GLIBCXX or CXXABI versions they use need the libstdc++ of a later manylinux baseline
+(LIBSTDCXX_BASELINES; with Debian 12's GCC 12, GLIBCXX_3.4.30 makes it manylinux_2_35).
 """
 
 from __future__ import annotations
@@ -64,10 +66,40 @@ def runpath(path: str) -> List[str]:
     return m.group(1).split(":") if m else []
 
 
-def glibc_versions(path: str) -> List[Tuple[int, int]]:
-    """The GLIBC_x.y versions the file's symbol references need (.gnu.version_r)."""
+def needed_versions(path: str, name: str) -> List[Tuple[int, ...]]:
+    """The <name>_x.y[.z] versions the file's symbol references need (.gnu.version_r)."""
     text = run("readelf", "--version-info", "--wide", path)
-    return [(int(a), int(b)) for a, b in re.findall(r"Name: GLIBC_(\d+)\.(\d+)", text)]
+    found = re.findall(r"Name: " + name + r"_(\d+(?:\.\d+)+)\b", text)
+    return [tuple(int(part) for part in v.split(".")) for v in found]
+
+
+# The C++ runtime is the system's too, so the tag must also name a glibc floor whose baseline
+# distribution ships a libstdc++ with the GLIBCXX and CXXABI versions the files use. From
+# auditwheel's manylinux policy (x86_64 and aarch64 alike at these points): the highest version
+# each baseline provides, and its manylinux_2_x. A version between two rows takes the later one,
+# which never claims a system too old.
+LIBSTDCXX_BASELINES = {
+    "GLIBCXX": [((3, 4, 19), (2, 17)), ((3, 4, 22), (2, 24)), ((3, 4, 29), (2, 34)), ((3, 4, 30), (2, 35)),
+                ((3, 4, 33), (2, 40))],
+    "CXXABI": [((1, 3, 7), (2, 17)), ((1, 3, 10), (2, 24)), ((1, 3, 13), (2, 35)), ((1, 3, 15), (2, 40))],
+}
+
+
+def floor_of(files: List[str]) -> Tuple[Tuple[int, int], str]:
+    """The oldest glibc the files run on, and what sets it."""
+    glibc = max(v for f in files for v in needed_versions(f, "GLIBC"))
+    floor, reason = (glibc[0], glibc[1]), "GLIBC_%d.%d" % glibc[:2]
+    for name, table in LIBSTDCXX_BASELINES.items():
+        versions = [v for f in files for v in needed_versions(f, name)]
+        if not versions:
+            continue
+        need = max(versions)
+        rows = [baseline for provides, baseline in table if provides >= need]
+        if not rows:
+            raise SystemExit(f"{name}_{'.'.join(map(str, need))}: newer than any manylinux baseline known here")
+        if rows[0] > floor:
+            floor, reason = rows[0], f"{name}_{'.'.join(map(str, need))}"
+    return floor, reason
 
 
 def arch() -> str:
@@ -76,7 +108,7 @@ def arch() -> str:
 
 
 def tag_of(files: List[str]) -> str:
-    major, minor = max(v for f in files for v in glibc_versions(f))
+    (major, minor), _ = floor_of(files)
     return f"manylinux_{major}_{minor}_{arch()}"
 
 
@@ -174,7 +206,8 @@ def check_wheel(wheel: str) -> None:
         if platform != expected:
             raise SystemExit(f"platform tag {platform}, but the files need {expected}")
         bundled = sorted(os.listdir(os.path.join(package, LIBS_DIR)))
-        print(f"{name}: tag {platform} (highest GLIBC symbol version of its ELF files), "
+        _, reason = floor_of(elf_files(package))
+        print(f"{name}: tag {platform} (set by {reason}, the newest of its ELF files' needs), "
               f"bundled: {', '.join(bundled)}; system: {', '.join(sorted(needed_system(package)))}")
 
 
