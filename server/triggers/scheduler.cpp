@@ -110,77 +110,98 @@ size_t scheduler::fire_due() {
   const time_point now = clock_.now();
   const auto now_s = std::chrono::floor<std::chrono::seconds>(now);
   size_t fired = 0;
-  // Due triggers are taken from the heap in due order, up to kBatch at a time, and fired through
-  // one store call, so that a second in which many schedules are due costs one commit rather
-  // than one each; runs are queued in due order. The lock is not held during the store call.
-  constexpr size_t kBatch = 1024;
-  struct taken {
-    uint64_t generation;
+  // Due triggers are claimed from the heap in due order, kChunk at a time. Under the lock only the
+  // claim (the heap's pops and a copy of each schedule); the firings (their planned and next
+  // times, params and run ids) are computed and committed without it, through one store call per
+  // chunk, so an API refresh never waits for a commit and the workers are woken after each
+  // chunk. A chunk is as large as the SQLite store's group commit (sqlite_options::max_batch):
+  // a second in which thousands of schedules are due costs a few commits, whose fsyncs are what
+  // a loaded disk makes slow (smaller chunks measured later, not sooner, under such load).
+  constexpr size_t kChunk = 1024;
+  struct claim {
+    std::string trigger_id;
+    time_point due{};
+    uint64_t generation = 0;
+    cron::schedule schedule;
   };
+  std::vector<claim> claimed;
   std::vector<schedule_firing> batch;
-  std::vector<taken> meta;
+  std::vector<uint64_t> generations;  // of batch[i]'s trigger
+  std::vector<claim*> ended;          // no fire time left after now
   for (;;) {
-    batch.clear();
-    meta.clear();
+    claimed.clear();
     {
       std::lock_guard lock(mu_);
-      while (batch.size() < kBatch && !heap_.empty() && heap_.top().due <= now) {
+      while (claimed.size() < kChunk && !heap_.empty() && heap_.top().due <= now) {
         slot top = heap_.top();
         heap_.pop();
         const auto it = entries_.find(top.trigger_id);
         if (it == entries_.end() || it->second.generation != top.generation)
           continue;  // stale: the trigger changed or went away
-        const cron::schedule& schedule = it->second.schedule;
-        const auto planned = latest_fire(schedule, std::chrono::floor<std::chrono::seconds>(top.due), now_s);
-        const auto next = cron::next_after(schedule, now_s);
-        if (!next) {
+        claimed.push_back(claim{std::move(top.trigger_id), top.due, top.generation, it->second.schedule});
+      }
+    }
+    if (claimed.empty())
+      break;
+    batch.clear();
+    generations.clear();
+    ended.clear();
+    for (auto& c : claimed) {
+      const auto planned = latest_fire(c.schedule, std::chrono::floor<std::chrono::seconds>(c.due), now_s);
+      const auto next = cron::next_after(c.schedule, now_s);
+      if (!next) {
+        ended.push_back(&c);
+        continue;
+      }
+      schedule_firing f;
+      f.r = new_run{new_run_id(), c.trigger_id, schedule_params(planned, c.schedule.text()), now};
+      f.trigger_id = c.trigger_id;
+      f.expected_due = c.due;
+      f.planned = planned;
+      f.next_due = *next;
+      batch.push_back(std::move(f));
+      generations.push_back(c.generation);
+    }
+    auto outs = batch.empty() ? std::vector<result<std::optional<triggers::run>>>{} : store_.fire_schedules(batch);
+    const time_point committed = clock_.now();
+    size_t chunk_fired = 0;
+    {
+      std::lock_guard lock(mu_);
+      for (const claim* c : ended)
+        if (const auto it = entries_.find(c->trigger_id);
+            it != entries_.end() && it->second.generation == c->generation)
           entries_.erase(it);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        const std::string& id = batch[i].trigger_id;
+        const auto it = entries_.find(id);
+        const bool current = it != entries_.end() && it->second.generation == generations[i];
+        auto& out = outs[i];
+        if (!out) {
+          report("schedule firing failed; retrying in 1 s", {{"trigger_id", id}, {"detail", out.err().message}});
+          if (current) {
+            it->second.due = now + std::chrono::seconds(1);
+            heap_.push(slot{it->second.due, id, generations[i]});
+          }
           continue;
         }
-        schedule_firing f;
-        f.r = new_run{new_run_id(), top.trigger_id, schedule_params(planned, schedule.text()), now};
-        f.trigger_id = std::move(top.trigger_id);
-        f.expected_due = top.due;
-        f.planned = planned;
-        f.next_due = *next;
-        batch.push_back(std::move(f));
-        meta.push_back(taken{top.generation});
-      }
-    }
-    if (batch.empty())
-      break;
-    auto outs = store_.fire_schedules(batch);
-    const time_point committed = clock_.now();
-    std::lock_guard lock(mu_);
-    for (size_t i = 0; i < batch.size(); ++i) {
-      const std::string& id = batch[i].trigger_id;
-      const auto it = entries_.find(id);
-      const bool current = it != entries_.end() && it->second.generation == meta[i].generation;
-      auto& out = outs[i];
-      if (!out) {
-        report("schedule firing failed; retrying in 1 s", {{"trigger_id", id}, {"detail", out.err().message}});
-        if (current) {
-          it->second.due = now + std::chrono::seconds(1);
-          heap_.push(slot{it->second.due, id, meta[i].generation});
+        if (!*out) {
+          // Changed under us (updated, disabled, deleted, or fired elsewhere): the store decides.
+          refresh_locked(id);
+          continue;
         }
-        continue;
-      }
-      if (!*out) {
-        // Changed under us (updated, disabled, deleted, or fired elsewhere): the store decides.
-        refresh_locked(id);
-        continue;
-      }
-      ++fired;
-      if (observer_)
-        observer_(batch[i].planned, committed);
-      if (current) {
-        it->second.due = batch[i].next_due;
-        heap_.push(slot{batch[i].next_due, id, meta[i].generation});
+        ++chunk_fired;
+        if (observer_)
+          observer_(batch[i].planned, committed);
+        if (current) {
+          it->second.due = batch[i].next_due;
+          heap_.push(slot{batch[i].next_due, id, generations[i]});
+        }
       }
     }
+    fired += chunk_fired;
+    if (chunk_fired > 0 && on_fired_)
+      on_fired_();
   }
-  if (fired > 0 && on_fired_)
-    on_fired_();
   return fired;
 }
 

@@ -84,7 +84,9 @@ class scheduler {
     time_point due;
     std::string trigger_id;
     uint64_t generation;
-    bool operator>(const slot& o) const { return due != o.due ? due > o.due : trigger_id > o.trigger_id; }
+    /// Slots due together in the order their triggers were indexed (generations are unique),
+    /// which compares integers where the ids would compare strings.
+    bool operator>(const slot& o) const { return due != o.due ? due > o.due : generation > o.generation; }
   };
 
   /// Puts `t` into the index (mu_ held).
