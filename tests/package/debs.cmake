@@ -6,11 +6,6 @@
 # relative to the checkout), so after the first run it costs little; package.deb_clean_root
 # installs the packages this leaves in WORK_DIR/out.
 include(${CMAKE_CURRENT_LIST_DIR}/run_step.cmake)
-function(expect text pattern what)
-  if(NOT text MATCHES "${pattern}")
-    message(FATAL_ERROR "${what}: no match for '${pattern}' in:\n${text}")
-  endif()
-endfunction()
 function(refuse text pattern what)
   if(text MATCHES "${pattern}")
     message(FATAL_ERROR "${what}: '${pattern}' matches in:\n${text}")

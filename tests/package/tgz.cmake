@@ -10,11 +10,6 @@ file(REMOVE_RECURSE ${WORK_DIR})
 set(cpack_args --config ${BUILD_DIR}/CPackConfig.cmake -B ${WORK_DIR}/out
     -D CPACK_CMAKE_GENERATOR=Ninja)
 include(${CMAKE_CURRENT_LIST_DIR}/run_step.cmake)
-function(expect text pattern what)
-  if(NOT text MATCHES "${pattern}")
-    message(FATAL_ERROR "${what}: no match for '${pattern}' in:\n${text}")
-  endif()
-endfunction()
 
 # --- .tar.gz: relocatable, one top directory --------------------------------------------------
 run(${CPACK} -G TGZ ${cpack_args})
