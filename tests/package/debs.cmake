@@ -2,9 +2,10 @@
 # package.debs: configures SOURCE_DIR as a Debian package is built (prefix /usr, no test suite, so
 # no sandbox test hooks) in WORK_DIR/build, builds it, makes the four packages with
 # packaging/build-debs into WORK_DIR/out, and checks their control fields, their contents and
-# lintian's verdict. The build reuses the compiler cache of the main tree (ccache with paths
-# relative to the checkout), so after the first run it costs little; package.deb_clean_root
-# installs the packages this leaves in WORK_DIR/out.
+# lintian's verdict. The build uses ccache with paths relative to the checkout, so a later run, in
+# this tree or in another clone (CI), compiles only what changed; the first one builds the
+# SDK, the CLI, the C ABI and the server once more. package.deb_clean_root installs the packages
+# this leaves in WORK_DIR/out.
 include(${CMAKE_CURRENT_LIST_DIR}/run_step.cmake)
 function(refuse text pattern what)
   if(text MATCHES "${pattern}")
