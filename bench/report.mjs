@@ -131,6 +131,25 @@ if (http.baseline && http.baseline1) {
         (http[k].rps / http[b].rps).toFixed(2) + '×', (http[k].p50 / http[b].p50).toFixed(2) + '×']));
 }
 
+const sched = { minute: load('scheduler-minute.json'), hourly: load('scheduler-hourly.json') };
+if (sched.minute || sched.hourly) {
+  const shapes = [
+    ['every minute (`S * * * * *`, spread over the minute)', 'minute', 60],
+    ['hourly (`S M * * * *`, spread over the hour)', 'hourly', 3600],
+  ].filter(([, k]) => sched[k]);
+  const ms = (v) => v.toFixed(0) + ' ms';
+  sections.scheduler = `The trigger scheduler with 100,000 schedule triggers in a SQLite store with synchronous FULL ` +
+    `(Release, \`enact_scheduler_bench --schedules 100000 --seconds 70\`, ${date}): lateness is from a firing's planned ` +
+    `time to the commit of its queued run, over the firings planned after the scheduler started; the target is a p99 ` +
+    `under 1 s:\n\n` +
+    table(['pattern', 'firings/s', 'fired', 'index load', 'p50', 'p99', 'max', 'commits', 'p99 ÷ 1 s target'],
+      shapes.map(([l, k, period]) => {
+        const r = sched[k];
+        return [l, (r.schedules / period).toFixed(0), String(r.fired), r.load_s.toFixed(2) + ' s', ms(r.p50_ms),
+          ms(r.p99_ms), ms(r.max_ms), String(r.commits), (r.p99_ms / 1000).toFixed(2) + '×'];
+      }));
+}
+
 sections.machine = `Machine of the last \`bench/report\` run: ${machine}. Absolute figures depend on what else the ` +
   `machine ran (the load average includes the benchmarks' own load and wrk); the ratios, each measured in the same ` +
   `run as its baseline, are what to compare.`;
