@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/fetch_config.hpp"
 #include "core/errors.hpp"
 #include "enact/address.hpp"
 
@@ -292,6 +293,8 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   }
   if (auto r = triggers::apply_setting(s.triggers, key, v, what))
     return *r;
+  if (auto r = apply_fetch_setting(s.fetch, key, v, what))
+    return *r;
   return usage(what + ": unknown setting");
 }
 
@@ -466,6 +469,17 @@ constexpr flag kFlags[] = {
     {"--unsafe-allow-weak-sandbox", nullptr,
      "UNSAFE: run actions even when a sandbox worker cannot put every isolation layer in place (default: refuse every "
      "run with 503; docs/actions.md)"},
+    {"--fetch-allow-hosts", "fetch.allow_hosts",
+     "hosts Enact.fetch may reach, comma-separated: api.example.org, *.example.org or an IP (default: any public "
+     "host)"},
+    {"--fetch-max-per-run", "fetch.max_per_run", "Enact.fetch calls one run may make (default 10; 0: none)"},
+    {"--fetch-max-response-bytes", "fetch.max_response_bytes",
+     "bytes of response bodies one run may fetch in all (default 4194304, at most 8388608)"},
+    {"--fetch-timeout-ms", "fetch.timeout_ms",
+     "time per fetch, redirects included, within the run's wall time (default 5000)"},
+    {"--fetch-price-credits", "fetch.price_credits", "credits per fetch made, held with the run's price (default 0)"},
+    {"--fetch-allow-loopback", "fetch.allow_loopback",
+     "DEVELOPMENT ONLY: true lets actions fetch from loopback addresses, over http too (default false)"},
     {"--ipfs-gateway", "sandbox.ipfs_gateway", "IPFS HTTP gateway for code not in the content store (default: off)"},
     {"--tee", "tee.backend", "simulated | dstack: where PKP keys and quotes come from (default simulated)"},
     {"--dstack-socket", "tee.dstack_socket", "dstack guest agent socket (default /var/run/dstack.sock)"},

@@ -10,6 +10,7 @@
 
 #include "core/service.hpp"
 #include "enact/result.hpp"
+#include "runtime/fetch.hpp"
 #include "triggers/settings.hpp"
 
 namespace enact::app {
@@ -47,6 +48,9 @@ struct settings {
   /// --unsafe-allow-weak-sandbox: run actions even when a worker cannot put every isolation
   /// layer in place (otherwise /run_action answers 503 and the log names the missing layers).
   bool sandbox_allow_weak = false;
+  /// Enact.fetch: the egress policy, the per-run limits and the price per fetch (`[fetch]`,
+  /// app/fetch_config.hpp).
+  runtime::fetch_settings fetch;
   /// TEE backend: "simulated" (root key in the data directory, recorded quote) or "dstack".
   std::string tee = "simulated";
   /// The dstack guest agent's Unix socket.

@@ -291,6 +291,9 @@ int main(int argc, char** argv) {
   svc.log = &log;
   svc.api_payer = *payer;
   svc.sandbox = sandbox->get();
+  svc.fetch = &s.fetch;
+  if (s.fetch.policy.allow_loopback)
+    log.warn("Enact.fetch may reach loopback addresses over http (--fetch-allow-loopback): development only");
 
   httplib::Server server;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

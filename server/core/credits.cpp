@@ -33,10 +33,12 @@ credit_hold& credit_hold::operator=(credit_hold&& o) noexcept {
 
 credit_hold::~credit_hold() { release(); }
 
-result<void> credit_hold::settle() {
+result<void> credit_hold::settle() { return settle(r_ ? r_->amount : 0); }
+
+result<void> credit_hold::settle(uint64_t amount) {
   if (!r_)
     return {};
-  auto done = store_->settle(r_->account, r_->id, r_->amount);
+  auto done = store_->settle(r_->account, r_->id, amount);
   r_.reset();
   if (!done)
     return done.err();

@@ -37,6 +37,9 @@ class credit_hold {
 
   /// Debits what was reserved; afterwards the hold is closed.
   [[nodiscard]] result<void> settle();
+  /// Debits `amount` (at most what was reserved) and closes the hold: a run that reserved for
+  /// the most fetches it may make pays for those it made.
+  [[nodiscard]] result<void> settle(uint64_t amount);
   /// Gives the credits back now.
   void release() noexcept;
 

@@ -26,6 +26,7 @@
 #include "core/content_store.hpp"
 #include "core/credits.hpp"
 #include "core/errors.hpp"
+#include "core/log.hpp"
 #include "core/route.hpp"
 #include "core/run_signing.hpp"
 #include "core/schema.hpp"
@@ -36,6 +37,7 @@
 #include "enact/crypto/eip191.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "enact/ipfs/gateway.hpp"
+#include "runtime/fetch.hpp"
 #include "runtime/runtime.hpp"
 #include "tee/tee.hpp"
 
@@ -356,9 +358,19 @@ result<json::value> run_action(request_context& c) {
   // nothing from a gateway and keep nothing. The reservation goes back uncharged when the code
   // cannot be had.
   const uint64_t price = c.cfg.run_price_credits;
+  // Enact.fetch (runtime/fetch.hpp) is made by this process under the operator's egress policy;
+  // refused when the server was given no fetch settings. With a price per fetch, the hold also
+  // covers the most fetches a run may make, and the settle debits those it made.
+  static const runtime::fetch_settings kNoFetch = [] {
+    runtime::fetch_settings none;
+    none.max_fetches = 0;
+    return none;
+  }();
+  const runtime::fetch_settings& fetching = c.svc.fetch != nullptr ? *c.svc.fetch : kNoFetch;
+  const uint64_t most = price + fetching.max_fetches * fetching.price_credits;
   std::optional<credit_hold> hold;
-  if (price > 0) {
-    ENACT_TRY(hold, credit_hold::take(c, price, c.request_id));
+  if (most > 0) {
+    ENACT_TRY(hold, credit_hold::take(c, most, c.request_id));
   }
 
   // The code: the content store first, then the body (kept for later runs), then the gateway.
@@ -388,17 +400,26 @@ result<json::value> run_action(request_context& c) {
   if (const auto* p = body.if_contains("params"))
     params = json::serialize(*p);
   run_capabilities caps(c, std::move(allowed));
+  runtime::fetch_session fetches(fetching, runtime::egress::system_resolver(),
+                                 [&c](std::string_view message, json::object fields) {
+                                   if (c.svc.log == nullptr)
+                                     return;
+                                   fields["request_id"] = c.request_id;
+                                   c.svc.log->info(message, std::move(fields));
+                                 });
+  runtime::fetching_handler handler(caps, fetches);
   // Not run (the pool saturated, the sandbox unavailable): the reservation goes back uncharged.
-  ENACT_TRY(const auto out, c.svc.sandbox->run(source, params, caps));
+  ENACT_TRY(const auto out, c.svc.sandbox->run(source, params, handler));
   // Ran, to a result or to the action's failure: charged. When the debit cannot be made (the
   // metering store unavailable) the run's result is withheld, so nothing is delivered unpaid.
+  const uint64_t charged = price + fetches.made() * fetching.price_credits;
   if (hold)
-    ENACT_TRY_VOID(hold->settle());
+    ENACT_TRY_VOID(hold->settle(charged));
   if (out.failure != runtime::failure_kind::none) {
     json::object details{{"kind", runtime::to_string(out.failure)},
                          {"stack", out.stack},
                          {"logs", out.logs},
-                         {"charged_credits", price}};
+                         {"charged_credits", charged}};
     c.error_details = std::move(details);
     return fail(api_errc::action_failed, out.message.empty() ? "the action failed" : out.message);
   }
@@ -406,7 +427,7 @@ result<json::value> run_action(request_context& c) {
                       {"logs", out.logs},
                       {"signatures", caps.signatures()},
                       {"run_ms", std::chrono::duration_cast<std::chrono::milliseconds>(out.run_time).count()},
-                      {"charged_credits", price}};
+                      {"charged_credits", charged}};
 }
 
 }  // namespace

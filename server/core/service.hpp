@@ -32,7 +32,8 @@ class payment_provider;
 }
 namespace enact::runtime {
 class pool;
-}
+struct fetch_settings;
+}  // namespace enact::runtime
 
 namespace enact::http {
 class logger;
@@ -101,6 +102,9 @@ struct services {
   content_store* store = nullptr;
   /// The action sandbox; without one, /run_action answers 503.
   runtime::pool* sandbox = nullptr;
+  /// Enact.fetch's egress policy, per-run limits and price (runtime/fetch.hpp); without them an
+  /// action's fetch is refused.
+  const runtime::fetch_settings* fetch = nullptr;
   logger* log = nullptr;
   /// The api_payer that relays API-mode writes (one of ledger->api_payers()).
   address api_payer{};
