@@ -35,6 +35,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "enact/attest/verify_all.hpp"
 #include "enact/chain/client.hpp"
 #include "enact/codec/hex.hpp"
@@ -274,7 +275,7 @@ bytes read_quote(const std::string& path) {
 // alone, on a quote file. Exit 0 only when the quote, its certificate chain and (when given) its
 // collateral all verify; 1 otherwise (also when the file is not a quote); 2 on usage errors.
 int attest_verify_quote(const std::vector<std::string>& argv) {
-  const args a(argv, {"collateral", "now", "at"}, {"json"});
+  const args a(argv, {"collateral", "now", "at"}, {});
   a.at_most(1);
   const std::string path = a.at(0, "FILE");
   at::quote_options options;
@@ -287,20 +288,20 @@ int attest_verify_quote(const std::vector<std::string>& argv) {
   const bytes quote = read_quote(path);
   auto report = at::verify_quote(quote, options);
   if (!report) {
-    if (a.has("json")) {
+    if (json_output()) {
       json::object out{{"ok", false},
                        {"tcb_status", nullptr},
                        {"advisory_ids", json::array{}},
                        {"checks", json::array{}},
                        {"error", json::object{{"code", report.code().message()}, {"message", report.err().message}}}};
-      std::printf("%s\n", json::serialize(out).c_str());
+      emit(out);
       return 1;
     }
     std::fprintf(stderr, "enact: %s: %s\n", path.c_str(), report.err().message.c_str());
     return 1;
   }
   const bool ok = report->passed();
-  if (a.has("json")) {
+  if (json_output()) {
     json::array checks;
     for (const auto& c : report->checks)
       checks.push_back(json::object{{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
@@ -314,7 +315,7 @@ int attest_verify_quote(const std::vector<std::string>& argv) {
                      {"advisory_ids", std::move(advisories)},
                      {"checks", std::move(checks)},
                      {"verified_at", report->verified_at}};
-    std::printf("%s\n", json::serialize(out).c_str());
+    emit(out);
     return ok ? 0 : 1;
   }
   for (const auto& c : report->checks)
@@ -333,7 +334,7 @@ int attest_verify_quote(const std::vector<std::string>& argv) {
 }
 
 int attest_verify(const std::vector<std::string>& argv) {
-  const args a(argv, {"url", "domain", "rpc-url", "rpc", "at", "now", "collateral"}, {"json"});
+  const args a(argv, {"url", "domain", "rpc-url", "rpc", "at", "now", "collateral"}, {});
   a.at_most(1);
   // The URL as the positional argument or --url; --rpc and --now are spellings of --rpc-url, --at.
   if (a.count() == 1 && a.get("url"))
@@ -450,7 +451,7 @@ int attest_verify(const std::vector<std::string>& argv) {
   }
 
   const bool pass = report.overall() == at::verdict::pass;
-  if (a.has("json")) {
+  if (json_output()) {
     json::object out = at::to_json(report).as_object();
     json::array sk;
     for (const auto& s : skipped)
@@ -461,7 +462,7 @@ int attest_verify(const std::vector<std::string>& argv) {
       out["network"].as_object()["facts"].as_object().erase("served_cert_sha256");
     out["url"] = url.origin;
     out["simulated"] = simulated;
-    std::printf("%s\n", json::serialize(out).c_str());
+    emit(out);
     return pass ? 0 : 1;
   }
 
@@ -513,11 +514,11 @@ int attest_verify(const std::vector<std::string>& argv) {
 
 std::vector<command> attest_commands() {
   return {
-      {"attest verify", "URL [--domain D] [--rpc URL] [--at UNIX] [--collateral FILE|DIR] [--json]",
+      {"attest verify", "URL [--domain D] [--rpc URL] [--at UNIX] [--collateral FILE|DIR]",
        "verify a service's TDX attestation: quote, application, network and governance checks "
        "(exit 0 all made checks pass, 1 one fails)",
        attest_verify},
-      {"attest verify-quote", "FILE [--collateral FILE|DIR] [--now UNIX] [--json]",
+      {"attest verify-quote", "FILE [--collateral FILE|DIR] [--now UNIX]",
        "verify a TDX/SGX quote file (binary or hex): signatures, PCK chain to Intel's root and, "
        "with collateral, the TCB status (exit 0 all verify, 1 otherwise)",
        attest_verify_quote},

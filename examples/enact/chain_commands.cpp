@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `enact chain …`: the permission registry (docs/protocol.md §3) on-chain, through the SDK's registry_client
-// — the ChainSecured owner's side of docs/chainsecured.md. Every command prints one JSON object.
+// — the ChainSecured owner's side of docs/chainsecured.md. Every command prints one object through
+// output.hpp: text, or one JSON line with --json.
 //
 // Where: --rpc-url URL (else $ENACT_RPC_URL, else $ETH_RPC_URL, else <core URL>/rpc: enact-server's embedded ledger),
 // --registry ADDR (else $ENACT_REGISTRY, else the core service's /get_node_chain_config), the
@@ -27,6 +28,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "enact/chain/client.hpp"
 #include "enact/chain/registry.hpp"
 #include "enact/chain/registry_client.hpp"
@@ -48,8 +50,6 @@ namespace json = boost::json;
 namespace reg = chain::registry;
 
 constexpr std::string_view kDefaultUrl = "http://127.0.0.1:8080";
-
-void print_json(const json::value& v) { std::printf("%s\n", json::serialize(v).c_str()); }
 
 template <class T>
 T take(result<T> r) {
@@ -260,10 +260,10 @@ int new_account(const std::vector<std::string>& argv) {
   session s = connect(a, true);
   const chain::account_created c =
       take(s.registry->new_account(name, a.get("description").value_or(""), a.get("email").value_or("")));
-  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(c.account_hash)},
-                      {"admin", to_checksum_address(*s.from)},
-                      {"managed", false}},
-                     c.tx));
+  emit(with_tx({{"account_hash", codec::hex::encode_prefixed(c.account_hash)},
+                {"admin", to_checksum_address(*s.from)},
+                {"managed", false}},
+               c.tx));
   return 0;
 }
 
@@ -290,11 +290,11 @@ int register_wallet(const std::vector<std::string>& argv) {
   }
   const chain::receipt r =
       take(s.registry->register_wallet_derivation(account, wallet, path, name, a.get("description").value_or("")));
-  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
-                      {"pkp_id", to_checksum_address(wallet)},
-                      {"derivation_path", codec::hex::encode_prefixed(path)},
-                      {"minted", minted}},
-                     r));
+  emit(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
+                {"pkp_id", to_checksum_address(wallet)},
+                {"derivation_path", codec::hex::encode_prefixed(path)},
+                {"minted", minted}},
+               r));
   return 0;
 }
 
@@ -362,16 +362,11 @@ int set_usage_key(const std::vector<std::string>& argv) {
       o["key_file"] = *a.get("key-out");
     } else {
       // Printing the key is what was asked for (no --key-out); every copy made here is wiped.
-      o["usage_api_key"] = as_chars(minted_key->view());
-      std::string line = json::serialize(o);
-      std::printf("%s\n", line.c_str());
-      detail::secure_wipe(line.data(), line.size());
-      json::string& v = o["usage_api_key"].get_string();
-      detail::secure_wipe(v.data(), v.size());
+      emit_with_key(std::move(o), "usage_api_key", *minted_key);
       return 0;
     }
   }
-  print_json(o);
+  emit(o);
   return 0;
 }
 
@@ -388,9 +383,9 @@ int remove_usage_key(const std::vector<std::string>& argv) {
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->remove_usage_api_key(account, key_hash));
-  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
-                      {"usage_key_hash", codec::hex::encode_prefixed(key_hash)}},
-                     r));
+  emit(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
+                {"usage_key_hash", codec::hex::encode_prefixed(key_hash)}},
+               r));
   return 0;
 }
 
@@ -410,7 +405,7 @@ int add_group(const std::vector<std::string>& argv) {
   const hash256 account = account_of(a, s);
   const chain::group_added g =
       take(s.registry->add_group(account, name, a.get("description").value_or(""), pkps, cids));
-  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)}, {"group_id", g.group_id}}, g.tx));
+  emit(with_tx({{"account_hash", codec::hex::encode_prefixed(account)}, {"group_id", g.group_id}}, g.tx));
   return 0;
 }
 
@@ -431,7 +426,7 @@ int update_group(const std::vector<std::string>& argv) {
   if (auto v = a.get("cid-hashes"))
     g.cid_hashes = hashed_cid_list(*v, "--cid-hashes");
   const chain::receipt r = take(s.registry->update_group(account, id, g.name, g.description, g.pkp_ids, g.cid_hashes));
-  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)}, {"group", group_json(g)}}, r));
+  emit(with_tx({{"account_hash", codec::hex::encode_prefixed(account)}, {"group", group_json(g)}}, r));
   return 0;
 }
 
@@ -444,7 +439,7 @@ int group_write(const std::vector<std::string>& argv, size_t positionals, F&& wr
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(write(a, *s.registry, account, id));
-  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)}, {"group_id", id}}, r));
+  emit(with_tx({{"account_hash", codec::hex::encode_prefixed(account)}, {"group_id", id}}, r));
   return 0;
 }
 
@@ -488,10 +483,10 @@ int add_action(const std::vector<std::string>& argv) {
   session s = connect(a, true);
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->add_action(account, cid, name, a.get("description").value_or("")));
-  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
-                      {"action_ipfs_cid", cid},
-                      {"hashed_cid", codec::hex::encode_prefixed(ipfs::hashed_cid(cid))}},
-                     r));
+  emit(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
+                {"action_ipfs_cid", cid},
+                {"hashed_cid", codec::hex::encode_prefixed(ipfs::hashed_cid(cid))}},
+               r));
   return 0;
 }
 
@@ -515,9 +510,9 @@ int convert(const std::vector<std::string>& argv) {
                       "and the account key sends it to POST /core/v1/convert_to_chain_secured_account");
   const hash256 account = account_of(a, s);
   const chain::receipt r = take(s.registry->convert_to_chain_secured(account, new_admin));
-  print_json(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
-                      {"new_admin_wallet_address", to_checksum_address(new_admin)}},
-                     r));
+  emit(with_tx({{"account_hash", codec::hex::encode_prefixed(account)},
+                {"new_admin_wallet_address", to_checksum_address(new_admin)}},
+               r));
   return 0;
 }
 
@@ -546,10 +541,10 @@ int deploy(const std::vector<std::string>& argv) {
   json::array list;
   for (const address& p : payers)
     list.emplace_back(to_checksum_address(p));
-  print_json(with_tx({{"contract_address", to_checksum_address(*r.contract_address)},
-                      {"owner", to_checksum_address(sender.from())},
-                      {"api_payers", std::move(list)}},
-                     r));
+  emit(with_tx({{"contract_address", to_checksum_address(*r.contract_address)},
+                {"owner", to_checksum_address(sender.from())},
+                {"api_payers", std::move(list)}},
+               r));
   return 0;
 }
 
@@ -560,7 +555,7 @@ int account(const std::vector<std::string>& argv) {
   a.at_most(0);
   session s = connect(a, false);
   const hash256 h = account_of(a, s, true);
-  print_json(reg::result_to_json<reg::get_account_call>(take(s.registry->get_account(h))));
+  emit(reg::result_to_json<reg::get_account_call>(take(s.registry->get_account(h))));
   return 0;
 }
 
@@ -591,7 +586,7 @@ int list(const std::vector<std::string>& argv, bool by_group, F&& read) {
     group = parse_u64(*g, "--group");
   session s = connect(a, false);
   const hash256 h = account_of(a, s, true);
-  print_json(read(*s.registry, h, group, w));
+  emit(read(*s.registry, h, group, w));
   return 0;
 }
 

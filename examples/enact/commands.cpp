@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "output.hpp"
 #include "enact/codec/abi.hpp"
 #include "enact/codec/abi_json.hpp"
 #include "enact/codec/hex.hpp"
@@ -32,8 +33,6 @@
 namespace enact::cli {
 namespace {
 
-void print_line(const std::string& s) { std::printf("%s\n", s.c_str()); }
-
 /// Unwraps a result or turns its error into an input_error (exit 1).
 template <class T>
 T take(result<T> r) {
@@ -50,7 +49,7 @@ int typed_data_hash(const std::vector<std::string>& argv) {
   args a(argv, {}, {});
   a.at_most(1);
   auto td = read_typed_data(a.at(0, "FILE"));
-  print_line(codec::hex::encode_prefixed(take(eip712::digest(td))));
+  emit_value("digest", codec::hex::encode_prefixed(take(eip712::digest(td))));
   return 0;
 }
 
@@ -60,7 +59,7 @@ int typed_data_sign(const std::vector<std::string>& argv) {
   auto td = read_typed_data(a.at(0, "FILE"));
   Secret key = read_key_file(a.require("key-file"));
   auto sig = take(eip712::sign(td, key));
-  print_line(codec::hex::encode_prefixed(sig.to_bytes()));
+  emit_value("signature", codec::hex::encode_prefixed(sig.to_bytes()));
   return 0;
 }
 
@@ -69,7 +68,7 @@ int typed_data_recover(const std::vector<std::string>& argv) {
   a.at_most(2);
   auto td = read_typed_data(a.at(0, "FILE"));
   auto sig = take(codec::hex::decode(a.at(1, "SIG"), "signature"));
-  print_line(to_checksum_address(take(eip712::recover(td, sig))));
+  emit_value("signer", to_checksum_address(take(eip712::recover(td, sig))));
   return 0;
 }
 
@@ -98,7 +97,9 @@ int envelope_new(const std::vector<std::string>& argv) {
   const auto issued_at = a.get("issued-at") ? parse_u64(*a.get("issued-at"), "--issued-at") : unix_now();
   Secret key = read_key_file(a.require("key-file"));
   auto env = take(eip712::envelope::sign(kind, chain_id, key, issued_at));
-  print_line(eip712::envelope::to_json(env));
+  // The envelope is a document to pass on (envelope verify, a request body), so it is printed as
+  // that JSON document in both forms.
+  std::printf("%s\n", eip712::envelope::to_json(env).c_str());
   return 0;
 }
 
@@ -127,7 +128,7 @@ int envelope_verify(const std::vector<std::string>& argv) {
   auto signer = eip712::envelope::verify(td_text, std::string(sig->as_string()), expect);
   if (!signer)
     throw input_error(signer.err().message);
-  print_line(to_checksum_address(*signer));
+  emit_value("signer", to_checksum_address(*signer));
   return 0;
 }
 
@@ -152,7 +153,7 @@ int abi_encode(const std::vector<std::string>& argv) {
     values.push_back(std::move(*v));
   }
   bytes out = bare ? take(codec::abi::encode(inputs, values)) : take(codec::abi::encode_call(sig_text, values));
-  print_line(codec::hex::encode_prefixed(out));
+  emit_value("data", codec::hex::encode_prefixed(out));
   return 0;
 }
 
@@ -168,7 +169,7 @@ int abi_decode(const std::vector<std::string>& argv) {
   boost::json::array out;
   for (size_t i = 0; i < values.size(); ++i)
     out.push_back(codec::abi::to_json(types[i], values[i]));
-  print_line(boost::json::serialize(out));
+  emit_value("values", out);
   return 0;
 }
 
@@ -180,7 +181,7 @@ int rlp_encode(const std::vector<std::string>& argv) {
   if (ec)
     throw input_error("JSON: " + ec.message());
   auto item = take(codec::rlp::from_json(doc));
-  print_line(codec::hex::encode_prefixed(codec::rlp::encode(item)));
+  emit_value("rlp", codec::hex::encode_prefixed(codec::rlp::encode(item)));
   return 0;
 }
 
@@ -188,7 +189,7 @@ int rlp_decode(const std::vector<std::string>& argv) {
   args a(argv, {}, {});
   a.at_most(1);
   auto data = take(codec::hex::decode(a.at(0, "HEX"), "HEX"));
-  print_line(boost::json::serialize(codec::rlp::to_json(take(codec::rlp::decode(data)))));
+  emit_value("item", codec::rlp::to_json(take(codec::rlp::decode(data))));
   return 0;
 }
 
@@ -199,7 +200,7 @@ int cid_cmd(const std::vector<std::string>& argv) {
   a.at_most(1);
   const std::string content = read_input(a.at(0, "FILE"));
   const auto c = a.has("v1") ? ipfs::cid_v1_of(as_bytes(content)) : ipfs::cid_v0_of(as_bytes(content));
-  print_line(c.to_string());
+  emit_value("cid", c.to_string());
   return 0;
 }
 
@@ -225,17 +226,15 @@ int cron_next(const std::vector<std::string>& argv) {
   const uint64_t count = a.get("count") ? parse_u64(*a.get("count"), "--count") : 1;
   if (count == 0 || count > 10000)
     throw usage_error("--count: expected 1 to 10000");
-  std::string line;
+  boost::json::array times;
   for (uint64_t i = 0; i < count; ++i) {
     auto next = cron::next_after(sched, t);
     if (!next)
       throw input_error("EXPR: never fires after " + format_rfc3339(t));
     t = *next;
-    if (i)
-      line += ' ';
-    line += format_rfc3339(t);
+    times.emplace_back(format_rfc3339(t));
   }
-  print_line(line);
+  emit_value("next", times);
   return 0;
 }
 
@@ -260,11 +259,11 @@ int key_new(const std::vector<std::string>& argv) {
     detail::secure_wipe(text.data(), text.size());
     if (!ok)
       throw input_error(*out + ": write failed");
-    print_line(to_checksum_address(addr));
+    emit_value("address", to_checksum_address(addr));
   } else {
     // Printing the key is what was asked for; it goes to stdout only.
     std::string text = codec::hex::encode_prefixed(key.view());
-    print_line(text);
+    emit_secret_value("private_key", Secret(as_bytes(text)));
     detail::secure_wipe(text.data(), text.size());
   }
   return 0;
@@ -274,7 +273,8 @@ int key_address(const std::vector<std::string>& argv) {
   args a(argv, {"key-file"}, {});
   a.at_most(0);
   Secret key = read_key_file(a.require("key-file"));
-  print_line(to_checksum_address(crypto::secp256k1::to_address(take(crypto::secp256k1::public_key_of(key)))));
+  emit_value("address",
+             to_checksum_address(crypto::secp256k1::to_address(take(crypto::secp256k1::public_key_of(key)))));
   return 0;
 }
 
@@ -316,7 +316,8 @@ int keystore_encrypt(const std::vector<std::string>& argv) {
     ::unlink(out.c_str());
     throw input_error(out + ": write failed");
   }
-  print_line(to_checksum_address(crypto::secp256k1::to_address(take(crypto::secp256k1::public_key_of(key)))));
+  emit_value("address",
+             to_checksum_address(crypto::secp256k1::to_address(take(crypto::secp256k1::public_key_of(key)))));
   return 0;
 }
 
@@ -334,8 +335,9 @@ int pkp_derive(const std::vector<std::string>& argv) {
     throw usage_error(path.err().message + " (a derivation path is 32 bytes of hex)");
   // Two lines: the Ethereum address (the pkp_id) and the Solana address (base58 of the PKP's
   // Ed25519 public key, docs/protocol.md §1 "PKP Ed25519 key").
-  print_line(to_checksum_address(take(pkp::wallet_address(root, *account, *path))));
-  print_line(pkp::solana_address(take(pkp::ed25519_public_key(root, *account, *path))));
+  emit_value("addresses",
+             boost::json::array{to_checksum_address(take(pkp::wallet_address(root, *account, *path))),
+                                pkp::solana_address(take(pkp::ed25519_public_key(root, *account, *path)))});
   return 0;
 }
 

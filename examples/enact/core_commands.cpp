@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `enact core …`: the core service's API (docs/protocol.md §2) from the command line, through
-// enact::client::core_client. Every command prints one JSON line. Where the service is: --url, else
+// enact::client::core_client. Every command prints its result through output.hpp: text, or
+// one JSON line with --json. Where the service is: --url, else
 // $ENACT_URL, else http://127.0.0.1:8080. The API key comes from --key-file FILE, else from
 // $ENACT_API_KEY — never from the command line, where other users could read it in the process
 // list and it would stay in the shell history; `--key` is refused with that reason. Key values the
@@ -26,6 +27,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "enact/api/core.hpp"
 #include "enact/client/core_client.hpp"
 #include "enact/codec/hex.hpp"
@@ -41,8 +43,6 @@ using client::core_client;
 
 constexpr std::string_view kDefaultUrl = "http://127.0.0.1:8080";
 constexpr std::string_view kKeyHelp = "set ENACT_API_KEY or pass --key-file FILE";
-
-void print_json(const json::value& v) { std::printf("%s\n", json::serialize(v).c_str()); }
 
 // --- arguments ---------------------------------------------------------------------------------
 
@@ -160,17 +160,6 @@ std::vector<hash256> hashed_cid_list(const std::string& text, std::string_view w
   return parse_list(text, [&](const std::string& item) { return hashed_cid_arg(item, what); });
 }
 
-/// Prints `o`, with `field` set to the key value (printing it is what was asked for), then wipes
-/// every copy this process made for printing.
-void print_with_key(json::object o, std::string_view field, const Secret& key) {
-  o[field] = as_chars(key.view());
-  std::string line = json::serialize(o);
-  std::printf("%s\n", line.c_str());
-  detail::secure_wipe(line.data(), line.size());
-  json::string& s = o[field].get_string();
-  detail::secure_wipe(s.data(), s.size());
-}
-
 // --- accounts and keys -------------------------------------------------------------------------
 
 int new_account(const std::vector<std::string>& argv) {
@@ -191,9 +180,9 @@ int new_account(const std::vector<std::string>& argv) {
   if (out) {
     out->write(created.api_key);
     o["key_file"] = *a.get("key-out");
-    print_json(o);
+    emit(o);
   } else {
-    print_with_key(std::move(o), "api_key", created.api_key);
+    emit_with_key(std::move(o), "api_key", created.api_key);
   }
   return 0;
 }
@@ -201,7 +190,7 @@ int new_account(const std::vector<std::string>& argv) {
 int account(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {});
   a.at_most(0);
-  print_json(json::value_from(connect(a, true).account()));
+  emit(json::value_from(connect(a, true).account()));
   return 0;
 }
 
@@ -244,9 +233,9 @@ int keys_add(const std::vector<std::string>& argv) {
   if (out) {
     out->write(k.usage_api_key);
     o["key_file"] = *a.get("key-out");
-    print_json(o);
+    emit(o);
   } else {
-    print_with_key(std::move(o), "usage_api_key", k.usage_api_key);
+    emit_with_key(std::move(o), "usage_api_key", k.usage_api_key);
   }
   return 0;
 }
@@ -254,7 +243,7 @@ int keys_add(const std::vector<std::string>& argv) {
 int keys_list(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"page", "page-size"});
   a.at_most(0);
-  print_json(json::value_from(connect(a, true).list_api_keys(page_of(a))));
+  emit(json::value_from(connect(a, true).list_api_keys(page_of(a))));
   return 0;
 }
 
@@ -269,7 +258,7 @@ int keys_update(const std::vector<std::string>& argv) {
   a.at_most(0);
   const Secret usage = read_api_key_file(a.require("usage-key-file"));
   const api::usage_key_spec spec = spec_of(a);
-  print_json(hash_line(connect(a, true).update_usage_api_key(usage, spec)));
+  emit(hash_line(connect(a, true).update_usage_api_key(usage, spec)));
   return 0;
 }
 
@@ -279,7 +268,7 @@ int keys_update_metadata(const std::vector<std::string>& argv) {
   const Secret usage = read_api_key_file(a.require("usage-key-file"));
   const std::string name = a.require("name");
   const std::string description = a.get("description").value_or("");
-  print_json(hash_line(connect(a, true).update_usage_api_key_metadata(usage, name, description)));
+  emit(hash_line(connect(a, true).update_usage_api_key_metadata(usage, name, description)));
   return 0;
 }
 
@@ -287,7 +276,7 @@ int keys_remove(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"usage-key-file"});
   a.at_most(0);
   const Secret usage = read_api_key_file(a.require("usage-key-file"));
-  print_json(hash_line(connect(a, true).remove_usage_api_key(usage)));
+  emit(hash_line(connect(a, true).remove_usage_api_key(usage)));
   return 0;
 }
 
@@ -303,14 +292,14 @@ int groups_add(const std::vector<std::string>& argv) {
     g.pkp_ids_permitted = address_list(*v, "--pkps");
   if (auto v = a.get("cid-hashes"))
     g.cid_hashes_permitted = hashed_cid_list(*v, "--cid-hashes");
-  print_json(json::value_from(connect(a, true).add_group(g)));
+  emit(json::value_from(connect(a, true).add_group(g)));
   return 0;
 }
 
 int groups_list(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"page", "page-size"});
   a.at_most(0);
-  print_json(json::value_from(connect(a, true).list_groups(page_of(a))));
+  emit(json::value_from(connect(a, true).list_groups(page_of(a))));
   return 0;
 }
 
@@ -357,7 +346,7 @@ int groups_update(const std::vector<std::string>& argv) {
     g.pkp_ids_permitted = std::move(*pkps);
   if (cids)
     g.cid_hashes_permitted = std::move(*cids);
-  print_json(json::value_from(c.update_group(g)));
+  emit(json::value_from(c.update_group(g)));
   return 0;
 }
 
@@ -365,7 +354,7 @@ int groups_remove(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {});
   a.at_most(1);
   const uint64_t id = id_arg(a, 0, "GROUP_ID");
-  print_json(json::value_from(api::group_ref{connect(a, true).remove_group(id)}));
+  emit(json::value_from(api::group_ref{connect(a, true).remove_group(id)}));
   return 0;
 }
 
@@ -374,7 +363,7 @@ int groups_add_pkp(const std::vector<std::string>& argv) {
   a.at_most(2);
   const uint64_t id = id_arg(a, 0, "GROUP_ID");
   const address pkp = address_arg(a.at(1, "PKP_ID"), "PKP_ID");
-  print_json(json::value_from(connect(a, true).add_pkp_to_group(id, pkp)));
+  emit(json::value_from(connect(a, true).add_pkp_to_group(id, pkp)));
   return 0;
 }
 
@@ -383,7 +372,7 @@ int groups_remove_pkp(const std::vector<std::string>& argv) {
   a.at_most(2);
   const uint64_t id = id_arg(a, 0, "GROUP_ID");
   const address pkp = address_arg(a.at(1, "PKP_ID"), "PKP_ID");
-  print_json(json::value_from(connect(a, true).remove_pkp_from_group(id, pkp)));
+  emit(json::value_from(connect(a, true).remove_pkp_from_group(id, pkp)));
   return 0;
 }
 
@@ -394,7 +383,7 @@ int groups_add_action(const std::vector<std::string>& argv) {
   const std::string& cid = a.at(1, "CID");
   if (auto c = ipfs::parse(cid); !c)
     throw usage_error("CID: " + c.err().message);
-  print_json(json::value_from(connect(a, true).add_action_to_group(id, cid)));
+  emit(json::value_from(connect(a, true).add_action_to_group(id, cid)));
   return 0;
 }
 
@@ -403,7 +392,7 @@ int groups_remove_action(const std::vector<std::string>& argv) {
   a.at_most(2);
   const uint64_t id = id_arg(a, 0, "GROUP_ID");
   const hash256 h = hashed_cid_arg(a.at(1, "HASHED_CID|CID"), "HASHED_CID");
-  print_json(json::value_from(connect(a, true).remove_action_from_group(id, h)));
+  emit(json::value_from(connect(a, true).remove_action_from_group(id, h)));
   return 0;
 }
 
@@ -413,14 +402,14 @@ int wallets_create(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"name", "description"});
   a.at_most(0);
   api::new_wallet w{a.require("name"), a.get("description")};
-  print_json(json::value_from(connect(a, true).create_wallet(w)));
+  emit(json::value_from(connect(a, true).create_wallet(w)));
   return 0;
 }
 
 int wallets_list(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"page", "page-size"});
   a.at_most(0);
-  print_json(json::value_from(connect(a, true).list_wallets(page_of(a))));
+  emit(json::value_from(connect(a, true).list_wallets(page_of(a))));
   return 0;
 }
 
@@ -428,7 +417,7 @@ int wallets_list_in_group(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"page", "page-size"});
   a.at_most(1);
   const uint64_t id = id_arg(a, 0, "GROUP_ID");
-  print_json(json::value_from(connect(a, true).list_wallets_in_group(id, page_of(a))));
+  emit(json::value_from(connect(a, true).list_wallets_in_group(id, page_of(a))));
   return 0;
 }
 
@@ -443,7 +432,7 @@ int actions_add(const std::vector<std::string>& argv) {
     throw usage_error("CID: " + c.err().message);
   n.name = a.require("name");
   n.description = a.get("description");
-  print_json(json::value_from(connect(a, true).add_action(n)));
+  emit(json::value_from(connect(a, true).add_action(n)));
   return 0;
 }
 
@@ -451,7 +440,7 @@ int actions_upload(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {});
   a.at_most(1);
   const std::string code = read_input(a.at(0, "FILE"));
-  print_json(json::value_from(connect(a, true).upload_action(code)));
+  emit(json::value_from(connect(a, true).upload_action(code)));
   return 0;
 }
 
@@ -476,7 +465,7 @@ int actions_update(const std::vector<std::string>& argv) {
     m.name = *v;
   if (auto v = a.get("description"))
     m.description = *v;
-  print_json(json::value_from(c.update_action_metadata(m)));
+  emit(json::value_from(c.update_action_metadata(m)));
   return 0;
 }
 
@@ -484,7 +473,7 @@ int actions_delete(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {});
   a.at_most(1);
   const hash256 h = hashed_cid_arg(a.at(0, "HASHED_CID|CID"), "HASHED_CID");
-  print_json(json::value_from(api::action_ref{connect(a, true).delete_action(h)}));
+  emit(json::value_from(api::action_ref{connect(a, true).delete_action(h)}));
   return 0;
 }
 
@@ -494,7 +483,7 @@ int actions_list(const std::vector<std::string>& argv) {
   std::optional<uint64_t> group;
   if (auto g = a.get("group"))
     group = parse_u64(*g, "--group");
-  print_json(json::value_from(connect(a, true).list_actions(group, page_of(a))));
+  emit(json::value_from(connect(a, true).list_actions(group, page_of(a))));
   return 0;
 }
 
@@ -530,11 +519,11 @@ int run(const std::vector<std::string>& argv) {
                               {"v", sig.v},
                               {"public_key", codec::hex::encode_prefixed(sig.public_key)},
                               {"digest", codec::hex::encode_prefixed(sig.digest)}};
-  print_json(json::object{{"response", out.response},
-                          {"logs", out.logs},
-                          {"signatures", std::move(sigs)},
-                          {"run_ms", out.run_ms},
-                          {"charged_credits", out.charged_credits}});
+  emit(json::object{{"response", out.response},
+                    {"logs", out.logs},
+                    {"signatures", std::move(sigs)},
+                    {"run_ms", out.run_ms},
+                    {"charged_credits", out.charged_credits}});
   return 0;
 }
 
@@ -561,7 +550,7 @@ int billing_balance(const std::vector<std::string>& argv) {
   const bool by_wallet = a.get("wallet-key-file").has_value();
   core_client c = connect(a, !by_wallet);
   auto proof = wallet_proof(a, c);
-  print_json(json::value_from(proof ? c.balance(*proof) : c.balance()));
+  emit(json::value_from(proof ? c.balance(*proof) : c.balance()));
   return 0;
 }
 
@@ -572,7 +561,7 @@ int billing_create_intent(const std::vector<std::string>& argv) {
   const bool by_wallet = a.get("wallet-key-file").has_value();
   core_client c = connect(a, !by_wallet);
   auto proof = wallet_proof(a, c);
-  print_json(json::value_from(proof ? c.create_payment_intent(amount, *proof) : c.create_payment_intent(amount)));
+  emit(json::value_from(proof ? c.create_payment_intent(amount, *proof) : c.create_payment_intent(amount)));
   return 0;
 }
 
@@ -585,14 +574,14 @@ int billing_confirm(const std::vector<std::string>& argv) {
   auto proof = wallet_proof(a, c);
   json::object o;
   o["balance_credits"] = proof ? c.confirm_payment(id, *proof) : c.confirm_payment(id);
-  print_json(o);
+  emit(o);
   return 0;
 }
 
 int billing_stripe_config(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {});
   a.at_most(0);
-  print_json(json::value_from(connect(a, false).get_stripe_config()));
+  emit(json::value_from(connect(a, false).get_stripe_config()));
   return 0;
 }
 
@@ -601,7 +590,7 @@ int billing_stripe_config(const std::vector<std::string>& argv) {
 int chain_config(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {});
   a.at_most(0);
-  print_json(json::value_from(connect(a, false).get_node_chain_config()));
+  emit(json::value_from(connect(a, false).get_node_chain_config()));
   return 0;
 }
 
@@ -615,7 +604,7 @@ int api_payers(const std::vector<std::string>& argv) {
   json::object o;
   o["api_payers"] = std::move(list);
   o["admin_api_payer"] = to_checksum_address(c.get_admin_api_payer());
-  print_json(o);
+  emit(o);
   return 0;
 }
 
@@ -625,7 +614,7 @@ int server_cid(const std::vector<std::string>& argv) {
   const std::string code = read_input(a.at(0, "FILE"));
   json::object o;
   o["action_ipfs_cid"] = connect(a, false).get_svc_action_ipfs_id(code);
-  print_json(o);
+  emit(o);
   return 0;
 }
 

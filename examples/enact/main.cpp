@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `enact`: the SDK's command-line client. Each subcommand reads files or stdin and prints one
-// result line. Bad input: one line on stderr naming what is wrong, exit 1; usage errors exit 2.
+// `enact`: the SDK's command-line client. Each subcommand reads files or stdin and prints its
+// result as readable text, or with --json as one JSON document (output.hpp). Bad input: one line on stderr naming what
+// is wrong, exit 1; usage errors exit 2.
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "enact/error.hpp"
+#include "output.hpp"
 
 namespace {
 
@@ -32,10 +34,13 @@ void print_usage(std::FILE* out) {
       "\noptions:\n"
       "  --help, -h                   this text (after a command: that command's usage)\n"
       "  --version                    print the version\n"
+      "  --json                       (after a command) print one JSON document instead of text\n"
       "  completion bash|zsh          a shell completion script: source <(enact completion bash)\n"
+      "\nEvery command prints readable text, or with --json one JSON object (streams: one JSON\n"
+      "line per object); errors go to stderr in both forms.\n"
       "\ncore commands talk to the core service at --url URL (default $ENACT_URL, else\n"
       "http://127.0.0.1:8080) with the API key from --key-file FILE or $ENACT_API_KEY (never from\n"
-      "the command line); each prints one JSON line.\n",
+      "the command line).\n",
       out);
 }
 
@@ -63,6 +68,7 @@ std::string completion_script(const std::string& shell) {
     for (std::sregex_iterator it(c.usage.begin(), c.usage.end(), flag), end; it != end; ++it)
       flags.insert(it->str());
     flags.insert("--help");
+    flags.insert("--json");
   }
   std::string out =
       "# " + shell + " completion for enact " + ENACT_VERSION + ", made by `enact completion " + shell + "`.\n";
@@ -152,7 +158,17 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    return found->run(rest);
+    // --json selects the output form of every command (output.hpp); the command sees the rest.
+    std::vector<std::string> own;
+    for (auto& w : rest) {
+      if (w == "--json")
+        enact::cli::set_json_output(true);
+      else if (w.rfind("--json=", 0) == 0)
+        throw enact::cli::usage_error("--json takes no value");
+      else
+        own.push_back(std::move(w));
+    }
+    return found->run(own);
   } catch (const enact::cli::usage_error& e) {
     std::fprintf(stderr, "enact %s: %s\nusage: enact %s %s\n", found->name.c_str(), e.what(), found->name.c_str(),
                  found->usage.c_str());

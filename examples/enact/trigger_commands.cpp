@@ -10,7 +10,7 @@
 // nor a usage key is ever accepted on the command line (other users can read the process list,
 // and the shell history keeps it) nor printed.
 //
-// Output: a human-readable summary, or with --json one JSON line per object (`runs --follow`:
+// Output through output.hpp: readable text, or with --json one JSON line per object (`runs --follow`:
 // one line per finished run). A failed call prints `enact triggers …: <code>: <message>`, exit 1.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -33,6 +33,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "enact/client/trigger_client.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/address.hpp"
@@ -167,7 +168,6 @@ void refuse_secrets_in_argv(const std::vector<std::string>& argv) {
 args parse_args(const std::vector<std::string>& argv, std::set<std::string> options, std::set<std::string> flags = {}) {
   refuse_secrets_in_argv(argv);
   options.insert("url");
-  flags.insert("json");
   return args(argv, std::move(options), std::move(flags));
 }
 
@@ -288,56 +288,10 @@ std::vector<hash256> topic_filter_arg(const std::string& text, std::string_view 
   return out;
 }
 
-// --- output
-// ----------------------------------------------------------------------------------------
+// --- output ----------------------------------------------------------------------------------
 
-void print_json(const json::value& v) {
-  std::printf("%s\n", json::serialize(v).c_str());
-  std::fflush(stdout);
-}
-
-/// One line: what kind of trigger it is and what makes it fire.
-std::string what_fires(const client::trigger& t) {
-  return std::visit(
-      [&](const auto& cfg) -> std::string {
-        using T = std::decay_t<decltype(cfg)>;
-        if constexpr (std::is_same_v<T, client::webhook_config>) {
-          return "POST " + t.webhook_url;
-        } else if constexpr (std::is_same_v<T, client::schedule_config>) {
-          return "cron '" + cfg.cron + "' " + cfg.timezone;
-        } else {
-          return cfg.chain + " " + to_checksum_address(cfg.contract) + " " + cfg.event;
-        }
-      },
-      t.config);
-}
-
-void print_trigger(const args& a, const client::trigger& t) {
-  if (a.has("json")) {
-    print_json(json::value_from(t));
-    return;
-  }
-  std::printf("%s  %s  %s  %s\n  name:   %s\n  action: %s%s\n  fires:  %s\n", t.id.c_str(),
-              std::string(client::name(t.type)).c_str(), t.enabled ? "enabled" : "disabled", t.updated_at.c_str(),
-              t.name.c_str(), t.action_ipfs_cid.c_str(),
-              t.pkp_id ? (" with PKP " + to_checksum_address(*t.pkp_id)).c_str() : "", what_fires(t).c_str());
-  std::fflush(stdout);
-}
-
-void print_run(const args& a, const client::run& r) {
-  if (a.has("json")) {
-    print_json(json::value_from(r));
-    return;
-  }
-  std::string detail;
-  if (r.status == client::run_status::success)
-    detail = "response " + json::serialize(r.response);
-  else if (r.error)
-    detail = "error " + r.error->code + ": " + r.error->message;
-  std::printf("%s  %-7s  attempts %llu  queued %s  %s\n", r.id.c_str(), std::string(client::name(r.status)).c_str(),
-              static_cast<unsigned long long>(r.attempts), r.queued_at.c_str(), detail.c_str());
-  std::fflush(stdout);
-}
+/// A trigger as the renderer shows it: its JSON form (output.hpp).
+void print_trigger(const client::trigger& t) { emit(json::value_from(t)); }
 
 // --- commands ----------------------------------------------------------------------------------
 
@@ -385,15 +339,10 @@ int login(const std::vector<std::string>& argv) {
   // Checked before it is stored: a mistyped or revoked token is not kept.
   const client::token_info who = with_hint([&] { return c.me(); });
   write_saved(url, token);
-  if (a.has("json")) {
-    print_json(json::object{{"user_id", who.user_id},
-                            {"token_expires_at", who.token_expires_at},
-                            {"url", url},
-                            {"config_file", token_path().string()}});
-  } else {
-    std::printf("logged in to %s as %s (token valid until %s, kept in %s)\n", url.c_str(), who.user_id.c_str(),
-                who.token_expires_at.c_str(), token_path().string().c_str());
-  }
+  emit(json::object{{"user_id", who.user_id},
+                    {"token_expires_at", who.token_expires_at},
+                    {"url", url},
+                    {"config_file", token_path().string()}});
   return 0;
 }
 
@@ -404,12 +353,8 @@ int logout(const std::vector<std::string>& argv) {
   const bool removed = fs::remove(token_path(), ec);
   if (ec)
     throw input_error(token_path().string() + ": " + ec.message());
-  if (a.has("json"))
-    print_json(json::object{{"removed", removed}});
-  else
-    std::printf(removed ? "logged out (the token stays valid on the service until it expires or "
-                          "is revoked)\n"
-                        : "not logged in\n");
+  // The token stays valid on the service until it expires or is revoked.
+  emit(json::object{{"removed", removed}});
   return 0;
 }
 
@@ -418,10 +363,7 @@ int whoami(const std::vector<std::string>& argv) {
   a.at_most(0);
   trigger_client c = connect(a);
   const client::token_info who = with_hint([&] { return c.me(); });
-  if (a.has("json"))
-    print_json(json::value_from(who));
-  else
-    std::printf("%s (token valid until %s)\n", who.user_id.c_str(), who.token_expires_at.c_str());
+  emit(json::value_from(who));
   return 0;
 }
 
@@ -507,7 +449,7 @@ int create(const std::vector<std::string>& argv) {
   read_limits(a, t);
   t.usage_api_key = usage_key_of(a);
   trigger_client c = connect(a);
-  print_trigger(a, with_hint([&] { return c.create(t); }));
+  print_trigger(with_hint([&] { return c.create(t); }));
   return 0;
 }
 
@@ -516,14 +458,7 @@ int list(const std::vector<std::string>& argv) {
   a.at_most(0);
   trigger_client c = connect(a);
   const auto l = with_hint([&] { return c.list(limit_of(a), offset_of(a)); });
-  if (a.has("json")) {
-    print_json(json::value_from(l));
-    return 0;
-  }
-  for (const auto& t : l.items)
-    std::printf("%s  %-11s  %-8s  %-20s  %s\n", t.id.c_str(), std::string(client::name(t.type)).c_str(),
-                t.enabled ? "enabled" : "disabled", t.name.c_str(), what_fires(t).c_str());
-  std::printf("(%zu of %llu)\n", l.items.size(), static_cast<unsigned long long>(l.total));
+  emit(json::value_from(l));
   return 0;
 }
 
@@ -534,7 +469,7 @@ int on_trigger(const std::vector<std::string>& argv, F&& f) {
   a.at_most(1);
   const std::string& id = a.at(0, "TRIGGER_ID");
   trigger_client c = connect(a);
-  print_trigger(a, with_hint([&] { return f(c, id); }));
+  print_trigger(with_hint([&] { return f(c, id); }));
   return 0;
 }
 
@@ -570,7 +505,7 @@ int update(const std::vector<std::string>& argv) {
     p.usage_api_key = usage_key_of(a);
   read_limits(a, p);
   trigger_client c = connect(a);
-  print_trigger(a, with_hint([&] { return c.update(id, p); }));
+  print_trigger(with_hint([&] { return c.update(id, p); }));
   return 0;
 }
 
@@ -583,10 +518,7 @@ int remove(const std::vector<std::string>& argv) {
     c.remove(id);
     return 0;
   });
-  if (a.has("json"))
-    print_json(json::object{{"deleted", id}});
-  else
-    std::printf("deleted %s\n", id.c_str());
+  emit(json::object{{"deleted", id}});
   return 0;
 }
 
@@ -597,13 +529,7 @@ int runs(const std::vector<std::string>& argv) {
   trigger_client c = connect(a);
   if (!a.has("follow")) {
     const auto l = with_hint([&] { return c.runs(id, limit_of(a), offset_of(a)); });
-    if (a.has("json")) {
-      print_json(json::value_from(l));
-      return 0;
-    }
-    for (const auto& r : l.items)
-      print_run(a, r);
-    std::printf("(%zu of %llu)\n", l.items.size(), static_cast<unsigned long long>(l.total));
+    emit(json::value_from(l));
     return 0;
   }
   // --follow: prints each run once it has finished, oldest first, until --max runs were printed
@@ -629,7 +555,7 @@ int runs(const std::vector<std::string>& argv) {
       if (!it->finished() || printed.count(it->id) != 0)
         continue;
       printed.insert(it->id);
-      print_run(a, *it);
+      emit_item(json::value_from(*it));
       if (max && ++shown >= *max)
         return 0;
     }
@@ -645,9 +571,10 @@ int run_cmd(const std::vector<std::string>& argv) {
   const std::string& id = a.at(0, "RUN_ID");
   trigger_client c = connect(a);
   if (auto w = a.get("wait"))
-    print_run(a, with_hint([&] { return c.wait_for_run(id, std::chrono::seconds(parse_u64(*w, "--wait"))); }));
+    emit(
+        json::value_from(with_hint([&] { return c.wait_for_run(id, std::chrono::seconds(parse_u64(*w, "--wait"))); })));
   else
-    print_run(a, with_hint([&] { return c.get_run(id); }));
+    emit(json::value_from(with_hint([&] { return c.get_run(id); })));
   return 0;
 }
 
@@ -675,14 +602,11 @@ int fire_webhook(const std::vector<std::string>& argv) {
   const std::string run_id = c.fire_webhook(id, w);
   if (auto wait = a.get("wait")) {
     trigger_client authed = connect(a);
-    print_run(a,
-              with_hint([&] { return authed.wait_for_run(run_id, std::chrono::seconds(parse_u64(*wait, "--wait"))); }));
+    emit(json::value_from(
+        with_hint([&] { return authed.wait_for_run(run_id, std::chrono::seconds(parse_u64(*wait, "--wait"))); })));
     return 0;
   }
-  if (a.has("json"))
-    print_json(json::value_from(api::webhook_receipt{run_id}));
-  else
-    std::printf("%s\n", run_id.c_str());
+  emit_value("run_id", run_id);
   return 0;
 }
 

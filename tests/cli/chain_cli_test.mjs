@@ -94,6 +94,15 @@ try {
   const groups = json(['chain', 'list-groups', '--key-file', 'owner.key'], 'list-groups');
   check(groups.total === 1 && groups.items[0].groupId === 1 && groups.items[0].cidHashes[0] === up.hashed_cid,
         `list-groups (${JSON.stringify(groups)})`);
+  // The text form of the same reads (docs/cli.md "Output"): `key: value` lines, lists as blocks.
+  const accountText = run(['chain', 'account', '--key-file', 'owner.key']);
+  check(accountText.code === 0 && new RegExp(`^accountHash: +${accountHash}$`, 'm').test(accountText.out) &&
+        /^managed: +false$/m.test(accountText.out) && !accountText.out.startsWith('{'), `chain account text: ${accountText.out}`);
+  const groupsText = run(['chain', 'list-groups', '--key-file', 'owner.key']);
+  check(groupsText.code === 0 && /^items:\n  - groupId: +1$/m.test(groupsText.out) &&
+        new RegExp(`^      - ${up.hashed_cid}$`, 'm').test(groupsText.out) && /^total: +1$/m.test(groupsText.out),
+        `chain list-groups text: ${groupsText.out}`);
+  fails(['chain', 'list-groups', '--key-file', 'owner.key', '--limit', 'x', '--json'], 2, /--limit/, 'usage error with --json');
   const keys = json(['chain', 'list-keys', '--account', accountHash], 'list-keys');
   check(keys.total === 1 && keys.items[0].usageKeyHash === key.usage_key_hash &&
         JSON.stringify(keys.items[0].permissions.execute_in_groups) === '[1,2]', `list-keys (${JSON.stringify(keys)})`);

@@ -62,15 +62,18 @@ for (const c of vectors('abi').calls) {
 check(abiChecked >= 5, `at least 5 ABI call vectors exercised (got ${abiChecked})`);
 expectOut(['abi', 'decode', 'uint256,string', '0x' + '00'.repeat(31) + '07' + '00'.repeat(31) + '40' +
              '00'.repeat(31) + '02' + '6869' + '00'.repeat(30)],
-          '["7","hi"]', 'abi decode');
+          '7\nhi', 'abi decode');
+expectOut(['abi', 'decode', 'uint256,string', '0x' + '00'.repeat(31) + '07' + '00'.repeat(31) + '40' +
+             '00'.repeat(31) + '02' + '6869' + '00'.repeat(30), '--json'],
+          '{"values":["7","hi"]}', 'abi decode --json');
 expectOut(['abi', 'encode', '(uint256,string)', '7', 'hi'], '0x' + '00'.repeat(31) + '07' + '00'.repeat(31) + '40' +
              '00'.repeat(31) + '02' + '6869' + '00'.repeat(30), 'abi encode of a bare tuple');
 
 // RLP both ways.
 for (const v of vectors('rlp').vectors.slice(0, 40)) {
-  const r = run(['rlp', 'decode', v.encoded]);
+  const r = run(['rlp', 'decode', v.encoded, '--json']);
   check(r.code === 0, `rlp decode ${v.name}: exit ${r.code} ${r.err}`);
-  if (r.code === 0) expectOut(['rlp', 'encode', r.out], v.encoded, `rlp round trip ${v.name}`);
+  if (r.code === 0) expectOut(['rlp', 'encode', JSON.stringify(JSON.parse(r.out).item)], v.encoded, `rlp round trip ${v.name}`);
 }
 
 // CIDs as ipfs add computes them.
@@ -89,14 +92,14 @@ expectOut(['cid', file('empty', '')], 'QmbFMke1KXqnYyBBWxB74N4c5SBnJMVAiMNRcGu6x
 // cron: the next five firings (cron-parser).
 for (const v of vectors('cron').vectors.slice(0, 30)) {
   expectOut(['cron', 'next', v.expression, '--after', v.start, '--count', String(v.next.length)],
-            v.next.join(' '), `cron next '${v.expression}'`);
+            v.next.join('\n'), `cron next '${v.expression}'`);
 }
 // --after takes what JavaScript's toISOString() prints (milliseconds) and numeric offsets: the
 // search starts at the whole second, in UTC.
 {
   const at = new Date(Date.UTC(2026, 0, 1, 0, 30, 0, 500));
   expectOut(['cron', 'next', '0 * * * *', '--after', at.toISOString(), '--count', '2'],
-            '2026-01-01T01:00:00Z 2026-01-01T02:00:00Z', 'cron next --after toISOString()');
+            '2026-01-01T01:00:00Z\n2026-01-01T02:00:00Z', 'cron next --after toISOString()');
   expectOut(['cron', 'next', '0 * * * *', '--after', '2026-01-01T02:30:00+02:00', '--count', '1'],
             '2026-01-01T01:00:00Z', 'cron next --after with an offset');
   const r = run(['cron', 'next', '0 * * * *', '--after', '2026-01-01 00:30:00']);
@@ -159,7 +162,7 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
     want(complete('enact', 'typed-data', ''), 'hash recover sign', 'of a command group');
     // bash filters by the typed prefix; zsh's completion system does that after the function.
     if (shell === 'bash') want(complete('enact', 'keys'), 'keystore', 'of a command word prefix');
-    want(complete('enact', 'cron', 'next', '0 * * * *', '--'), '--after --count --help', "of a command's flags");
+    want(complete('enact', 'cron', 'next', '0 * * * *', '--'), '--after --count --help --json', "of a command's flags");
     want(complete('enact', 'cid', ''), '', 'of a file argument (left to the shell)');
     check(complete('enact', '').split(' ').includes('typed-data'), `${shell} completion of the first word`);
   }
@@ -220,6 +223,45 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
   check(d.code === 0 && d.out !== a.out, `pkp derive: the same path under another account is another key: ${a.out} ${d.out}`);
   expectFail(['pkp', 'derive', '--root-key-file', root, '--path', path], 2, /account/, 'pkp derive requires --account');
   check(!a.out.toLowerCase().includes(readFileSync(root, 'utf8').trim().slice(2)), 'pkp derive never prints the root key');
+}
+
+// Output forms (docs/cli.md): readable text by default, never a JSON document; with --json one JSON
+// object on one line. Errors stay on stderr in both forms.
+{
+  const keyVec = vectors('keys').vectors[0];
+  const keyPath = file('forms.key', keyVec.private_key);
+  const td = file('forms.json', JSON.stringify(vectors('typed_data').vectors[0].document));
+  const forms = [
+    [['typed-data', 'hash', td], 'digest'],
+    [['key', 'address', '--key-file', keyPath], 'address'],
+    [['cron', 'next', '0 * * * *', '--after', '2026-01-01T00:00:00Z', '--count', '2'], 'next'],
+    [['abi', 'decode', 'uint256', '0x' + '00'.repeat(31) + '07'], 'values'],
+    [['rlp', 'decode', '0xc683646f67c101'], 'item'],
+    [['cid', td], 'cid'],
+  ];
+  for (const [args, field] of forms) {
+    const text = run(args);
+    check(text.code === 0 && text.out !== '' && !/^[{[]/.test(text.out), `${args[0]} text form is readable: '${text.out}'`);
+    const json = run([...args, '--json']);
+    let v = null;
+    try { v = JSON.parse(json.out); } catch {}
+    check(json.code === 0 && !json.out.includes('\n') && v !== null && typeof v === 'object' && !Array.isArray(v) &&
+          field in v, `${args[0]} --json prints one object with "${field}": '${json.out}'`);
+  }
+  check(run(['key', 'address', '--key-file', keyPath, '--json']).out === JSON.stringify({ address: keyVec.address }),
+        'key address --json');
+  // A usage error with --json: exit 2, the same one line and usage on stderr, nothing on stdout.
+  const plain = run(['cron', 'next', '--count', '2']);
+  const json = run(['cron', 'next', '--count', '2', '--json']);
+  check(json.code === 2 && json.out === '' && json.err === plain.err && /missing EXPR/.test(json.err),
+        `usage error with --json stays on stderr: exit ${json.code} '${json.out}' '${json.err}'`);
+  expectFail(['cron', 'next', '* * * * *', '--json=yes'], 2, /--json takes no value/, '--json with a value');
+  expectFail(['key', 'address', '--key-file', file('bad.key', 'zz'), '--json'], 1, /hex/, 'input error with --json');
+  // A new key printed without --out: printed once, alone in the text form, under private_key with --json.
+  const k = run(['key', 'new']);
+  check(k.code === 0 && /^0x[0-9a-f]{64}$/.test(k.out), `key new prints the key alone: ${k.out}`);
+  const kj = run(['key', 'new', '--json']);
+  check(kj.code === 0 && /^\{"private_key":"0x[0-9a-f]{64}"\}$/.test(kj.out), `key new --json: ${kj.out}`);
 }
 
 // Usage errors exit 2, input errors exit 1, and say what was wrong.
@@ -297,8 +339,8 @@ expectFail(['core', 'account', '--url', 'ftp://127.0.0.1'], 2, /--url/, 'core ac
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}`;
-  const runAsync = (args, env = {}) => new Promise((resolve) => {
-    execFile(enact, [...args, '--url', url], { env: { ...process.env, ENACT_API_KEY: '', ...env } },
+  const runAsync = (args, env = {}, json = true) => new Promise((resolve) => {
+    execFile(enact, [...args, '--url', url, ...(json ? ['--json'] : [])], { env: { ...process.env, ENACT_API_KEY: '', ...env } },
              (err, stdout, stderr) => resolve({ code: err ? err.code : 0, out: stdout.trim(), err: stderr.trim() }));
   });
 
@@ -324,6 +366,17 @@ expectFail(['core', 'account', '--url', 'ftp://127.0.0.1'], 2, /--url/, 'core ac
         `core new-account --key-out to an existing file fails before asking the service: ${r.err}`);
   r = await runAsync(['core', 'new-account', '--name', 'acme']);
   check(r.code === 0 && JSON.parse(r.out).api_key === issuedKey, `core new-account prints the key once: ${r.out}`);
+  // The text form: aligned `key: value` lines, the key once.
+  r = await runAsync(['core', 'new-account', '--name', 'acme'], {}, false);
+  check(r.code === 0 && r.out.split(issuedKey).length === 2 && new RegExp(`^api_key: +${issuedKey}$`, 'm').test(r.out) &&
+        /^wallet_address: 0x/m.test(r.out) && !r.out.startsWith('{'), `core new-account text prints the key once: ${r.out}`);
+  r = await runAsync(['core', 'chain-config'], {}, false);
+  check(r.code === 0 && /^chain_id: +8453$/m.test(r.out) && /^chain_name: +base$/m.test(r.out) &&
+        r.out.split('\n').length === 3 && !r.out.startsWith('{'), `core chain-config text: ${r.out}`);
+  // Columns aligned: every value starts where the longest key's value does.
+  check(new Set(r.out.split('\n').map((l) => l.search(/(?<=: +)\S/))).size === 1, `core chain-config aligned: ${r.out}`);
+  r = await runAsync(['core', 'groups', 'add', '--bogus'], {}, true);
+  check(r.code === 2 && r.out === '' && /unknown option --bogus/.test(r.err), `core usage error with --json: ${r.code} ${r.err}`);
 
   r = await runAsync(['core', 'account', '--key-file', keyFile]);
   check(r.code === 0 && JSON.parse(r.out).name === 'acme' && seen.at(-1).key === issuedKey,

@@ -119,7 +119,9 @@ try {
   // --- the webhook walk (docs/triggers.md "With the CLI") -----------------------------------------
   // enact-server issue-token … | enact triggers login --token -
   const login = ok(['triggers', 'login', '--url', server.url, '--token', '-'], 'login with an issued token', token + '\n');
-  check(/^logged in to http:\/\/127\.0\.0\.1:\d+ as alice \(token valid until \d{4}-/.test(login.out), `login output: ${login.out}`);
+  // Text by default (docs/cli.md): aligned `key: value` lines, never a JSON document.
+  check(/^user_id: +alice$/m.test(login.out) && /^url: +http:\/\/127\.0\.0\.1:\d+$/m.test(login.out) &&
+        /^token_expires_at: \d{4}-/m.test(login.out) && !login.out.startsWith('{'), `login output: ${login.out}`);
   const tokenFile = path('config/triggers.json');
   check((statSync(tokenFile).mode & 0o777) === 0o600, 'token file is 0600');
   check((statSync(path('config')).mode & 0o777) === 0o700, 'config dir is 0700');
@@ -136,7 +138,8 @@ try {
   check(hook.webhook_url === `${server.url}/webhook/${hook.id}`, `webhook_url: ${hook.webhook_url}`);
   check(hook.usage_api_key_hash === ethers.keccak256(ethers.toUtf8Bytes(usageKey)), 'usage key hash');
   const human = ok(['triggers', 'get', hook.id], 'get (text)');
-  check(human.out.startsWith(hook.id) && human.out.includes(`POST ${hook.webhook_url}`), `get text: ${human.out}`);
+  check(new RegExp(`^id: +${hook.id}$`, 'm').test(human.out) && new RegExp(`^webhook_url: +${hook.webhook_url}$`, 'm').test(human.out) &&
+        /^name: +deploys$/m.test(human.out) && !human.out.startsWith('{'), `get text: ${human.out}`);
 
   const fired = json(['triggers', 'fire-webhook', hook.id, '--data', '{"ref":"main"}', '--wait', '30', '--json'], 'fire --wait');
   check(fired.status === 'success', `run status: ${JSON.stringify(fired)}`);
@@ -154,7 +157,8 @@ try {
   const runs = json(['triggers', 'runs', hook.id, '--json'], 'runs');
   check(runs.total === 2 && runs.items[0].id === runId && runs.items[1].id === fired.id, 'runs newest first');
   const runsText = ok(['triggers', 'runs', hook.id], 'runs (text)');
-  check(runsText.out.split('\n').length === 3 && runsText.out.includes(`${runId}  success`), `runs text: ${runsText.out}`);
+  check(new RegExp(`^  - id: +${runId}$`, 'm').test(runsText.out) && /^    status: +success$/m.test(runsText.out) &&
+        /^total: +2$/m.test(runsText.out) && !runsText.out.startsWith('{'), `runs text: ${runsText.out}`);
 
   const renamed = json(['triggers', 'update', hook.id, '--name', 'deploys-prod', '--json'], 'update');
   check(renamed.name === 'deploys-prod' && renamed.enabled, 'update renamed');
@@ -173,7 +177,8 @@ try {
   const listed = json(['triggers', 'list', '--json'], 'list');
   check(listed.total === 2 && listed.items.map((t) => t.id).join() === [hook.id, tick.id].join(), 'list oldest first');
   const listText = ok(['triggers', 'list'], 'list (text)');
-  check(listText.out.includes(`cron '*/30 * * * * *' UTC`) && listText.out.endsWith('(2 of 2)'), `list text: ${listText.out}`);
+  check(/^ +cron: +\*\/30 \* \* \* \* \*$/m.test(listText.out) && /^total: +2$/m.test(listText.out) &&
+        !listText.out.startsWith('{'), `list text: ${listText.out}`);
   // The first firing comes within 30 s of its creation.
   const follow = ok(['triggers', 'runs', tick.id, '--follow', '--max', '1', '--timeout', '40', '--json'], 'runs --follow');
   let tickRun = {};
@@ -204,7 +209,7 @@ try {
 
   // --- delete --------------------------------------------------------------------------------------
   const del = ok(['triggers', 'delete', hook.id], 'delete');
-  check(del.out === `deleted ${hook.id}`, `delete output: ${del.out}`);
+  check(del.out === `deleted: ${hook.id}`, `delete output: ${del.out}`);
   fails(['triggers', 'get', hook.id], 1, /not_found/, 'deleted trigger');
   fails(['triggers', 'run', runId], 1, /not_found/, 'its runs went with it');
   fails(['triggers', 'get', 'trg_' + '0'.repeat(32)], 1, /not_found/, 'unknown trigger');
@@ -223,7 +228,7 @@ try {
   const approved = await handshakeLogin(['--url', server.url, '--client', 'cli test'], wallet, true);
   check(approved.code === 0, `handshake login: exit ${approved.code}, ${approved.err}`);
   check(approved.url.includes('&client=cli%20test'), `authorize URL names the client: ${approved.url}`);
-  check(approved.out.includes(`as ${wallet.address.toLowerCase()}`), `handshake login output: ${approved.out}`);
+  check(new RegExp(`^user_id: +${wallet.address.toLowerCase()}$`, 'm').test(approved.out), `handshake login output: ${approved.out}`);
   check(json(['triggers', 'whoami', '--json'], 'whoami after handshake').user_id === wallet.address.toLowerCase(), 'the wallet user');
   const hs = JSON.parse(readFileSync(path('config-handshake/triggers.json'), 'utf8'));
   secrets.push(hs.token);
@@ -233,7 +238,9 @@ try {
   check(denied.code === 1 && /access_denied/.test(denied.err), `denied login: exit ${denied.code}, ${denied.err}`);
   check(JSON.parse(readFileSync(path('config-handshake/triggers.json'), 'utf8')).token === hs.token, 'a denied login keeps the stored token');
 
-  ok(['triggers', 'logout'], 'logout');
+  check(ok(['triggers', 'logout'], 'logout').out === 'removed: true', 'logout text');
+  // A usage error with --json stays one line on stderr, exit 2.
+  fails(['triggers', 'list', '--bogus', '--json'], 2, /unknown option --bogus/, 'usage error with --json');
   fails(['triggers', 'list'], 1, /not logged in/, 'after logout');
 
   // No credential was ever printed.

@@ -25,8 +25,8 @@ mkdir "$work/session"
 # shellcheck disable=SC1091
 source "$work/vars"
 owner=$(PATH="$work/bin:$PATH" enact key address --key-file "$work/session/owner.key")
-ENACT_URL=$base "$cli_bin" chain account --key-file "$work/session/owner.key" >"$work/account.json"
-ENACT_URL=$base "$cli_bin" chain list-groups --key-file "$work/session/owner.key" >"$work/groups.json"
+ENACT_URL=$base "$cli_bin" chain account --key-file "$work/session/owner.key" --json >"$work/account.json"
+ENACT_URL=$base "$cli_bin" chain list-groups --key-file "$work/session/owner.key" --json >"$work/groups.json"
 PKP_ID=$PKP_ID CID=$CID OWNER=$owner doc_node_check '
   const run = JSON.parse(fs.readFileSync(work + "/session/run.json", "utf8"));
   const sig = run.signatures.payout;

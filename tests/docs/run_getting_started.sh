@@ -28,7 +28,9 @@ PKP=$PKP doc_node_check '
   if (ethers.recoverAddress(sig.digest, sig.signature) !== process.env.PKP) throw new Error("signature does not recover to the PKP");
   if (run.charged_credits !== 1) throw new Error("charged " + run.charged_credits);
   const lines = fs.readFileSync(work + "/result", "utf8").trim().split("\n");
-  const balance = JSON.parse(lines[lines.length - 1]);
-  if (balance.balance_credits !== 499) throw new Error("balance " + JSON.stringify(balance));
+  // The last command prints the balance as text (docs/cli.md "Output"): `key: value` lines.
+  const balance = lines.slice(lines.findLastIndex((l) => l.startsWith("balance_credits:")));
+  if (!/^balance_credits: +499$/.test(balance[0] ?? "") || balance.some((l) => !/^[a-z_]+: +\S/.test(l)))
+    throw new Error("balance " + balance.join("\n"));
   console.log("getting started: ok, run signed by " + process.env.PKP);
 '

@@ -86,7 +86,9 @@ export function cliRunner(binary, { cwd, env, outputs, timeout } = {}) {
     check(r.code === 0, `${what}: ${describe(args)}\n  exit ${r.code}, stdout '${r.out}', stderr '${r.err}'`);
     return r;
   };
+  // The JSON form of a command (`--json`; its text form is for people).
   cli.json = (args, what, input) => {
+    if (!args.includes('--json')) args = [...args, '--json'];
     const r = cli.run(args, input);
     let v = null;
     try {
