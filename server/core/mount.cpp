@@ -16,6 +16,7 @@
 #include "core/routes_attestation.hpp"
 #include "core/schema.hpp"
 #include "core/swagger_mount.hpp"
+#include "dashboard/dashboard.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/secret.hpp"
@@ -344,6 +345,7 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
     res.set_content(doc, "application/json");
   });
   mount_swagger_ui(server, "/core/v1");
+  dashboard::mount(server);        // /dashboard: the browser front end of these routes
   mount_attestation(server, svc);  // host root: /attestation, /info, /evidences/
 
   // Request ids and log lines for every response, including those no route produced; the error

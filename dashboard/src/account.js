@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Account page: mode, admin wallet, balance, the chart of credit use, payments, and buying
+// credits (create a payment intent; with the dev provider, confirm it here). docs/dashboard.md.
+import { get, getAll, post } from "./api.js";
+import { usageChart } from "./chart.js";
+import { field, h, showError, showOk, statusLine, table, when } from "./dom.js";
+
+function summary(account, balance) {
+  const mode = account.managed
+    ? "Managed: the server holds the admin key and signs registry writes for you."
+    : "ChainSecured: registry writes are signed by the admin wallet.";
+  const row = (k, v) => [h("dt", {}, k), h("dd", {}, v)];
+  return h(
+    "dl",
+    { class: "facts" },
+    row("Name", account.name || "(unnamed)"),
+    row("Mode", mode),
+    row("Admin wallet", h("code", { class: "addr" }, account.admin_wallet_address)),
+    row("Account key hash", h("code", { class: "addr" }, account.api_key_hash)),
+    row("Balance", h("strong", { id: "balance" }, `${balance.balance_credits} credits`)),
+    row("Payment provider", balance.mode ?? "stripe"),
+  );
+}
+
+function paymentsTable(payments) {
+  return table(
+    "Payments",
+    ["Intent", "Amount", "Provider", "Status", "Created"],
+    payments.map((p) => [
+      h("code", {}, p.payment_intent_id),
+      `$${(p.amount_cents / 100).toFixed(2)}`,
+      p.provider,
+      p.credited ? `credited ${when(p.credited_at)}` : "pending",
+      when(p.created_at),
+    ]),
+    { empty: "No payments yet." },
+  );
+}
+
+function buyForm(devProvider, refresh) {
+  const amount = field("Amount in US dollars", { type: "number", min: "5", step: "0.01", value: "5", required: true }, "At least $5.00.");
+  const status = statusLine();
+  const pending = h("div", { class: "pending" });
+  const form = h(
+    "form",
+    { class: "card", "aria-labelledby": "buy-h" },
+    h("h3", { id: "buy-h" }, "Buy credits"),
+    amount.row,
+    h("button", { type: "submit" }, "Create payment intent"),
+    status,
+    pending,
+  );
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    pending.replaceChildren();
+    const cents = Math.round(Number(amount.input.value) * 100);
+    try {
+      const intent = await post("/billing/create_payment_intent", { amount_cents: cents });
+      showOk(status, `Payment intent ${intent.payment_intent_id} created for $${(cents / 100).toFixed(2)}.`);
+      if (!devProvider) {
+        pending.append(h("p", {}, "Complete the payment with Stripe; the credits arrive when Stripe reports it."));
+        return;
+      }
+      const confirm = h("button", { type: "button" }, "Confirm payment (dev provider)");
+      confirm.addEventListener("click", async () => {
+        confirm.disabled = true;
+        try {
+          const res = await post("/billing/confirm_payment", { payment_intent_id: intent.payment_intent_id });
+          showOk(status, `Payment confirmed: the balance is ${res.balance_credits} credits.`);
+          await refresh();
+        } catch (err) {
+          confirm.disabled = false;
+          showError(status, err);
+        }
+      });
+      pending.append(confirm);
+      confirm.focus();
+    } catch (err) {
+      showError(status, err);
+    }
+  });
+  return form;
+}
+
+export async function accountPage(root) {
+  const [account, balance, charges, payments] = await Promise.all([
+    get("/account"),
+    get("/billing/balance"),
+    getAll("/billing/usage"),
+    getAll("/billing/payments"),
+  ]);
+  const refresh = () => accountPage(root);
+  root.replaceChildren(
+    h("h1", {}, "Account"),
+    summary(account, balance),
+    h("h2", {}, "Credit use"),
+    usageChart(charges),
+    h("h2", {}, "Payments"),
+    buyForm(balance.mode === "dev", refresh),
+    paymentsTable(payments),
+  );
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// The dashboard's only way to the server: the same /core/v1 API a script calls (docs/protocol.md),
+// with the account's API key in X-Api-Key. The key lives in this module and in sessionStorage
+// (gone when the tab closes), never in a cookie or a URL.
+const kKeyItem = "enact.dashboard.apiKey";
+
+let apiKey = sessionStorage.getItem(kKeyItem) ?? "";
+
+export function signedIn() {
+  return apiKey !== "";
+}
+
+export function signIn(key) {
+  apiKey = key;
+  sessionStorage.setItem(kKeyItem, key);
+}
+
+export function signOut() {
+  apiKey = "";
+  sessionStorage.removeItem(kKeyItem);
+}
+
+/** An answer other than 2xx: the status and the {"error": {code, message}} body of docs/protocol.md §0. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Sends one request to /core/v1`path` and answers its parsed JSON body, or throws ApiError. */
+export async function call(method, path, body, { key = apiKey } = {}) {
+  const headers = {};
+  if (key) headers["X-Api-Key"] = key;
+  const init = { method, headers, cache: "no-store", credentials: "omit" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(`/core/v1${path}`, init);
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    const err = data?.error;
+    throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? (text || res.statusText));
+  }
+  return data;
+}
+
+export const get = (path, opts) => call("GET", path, undefined, opts);
+export const post = (path, body = {}, opts) => call("POST", path, body, opts);
+
+/** Every item of a paged list route (page_size 100), up to `limit` items. */
+export async function getAll(path, limit = 1000) {
+  const items = [];
+  for (let page = 1; items.length < limit; ++page) {
+    const sep = path.includes("?") ? "&" : "?";
+    const res = await get(`${path}${sep}page_number=${page}&page_size=100`);
+    items.push(...res.items);
+    if (res.items.length < 100 || items.length >= res.total) break;
+  }
+  return items;
+}

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Wallets page: each PKP wallet with its Ethereum address and, where the API answers one, its
+// Solana (Ed25519) address; creating a wallet (docs/dashboard.md).
+import { getAll, post } from "./api.js";
+import { field, h, showError, showOk, statusLine } from "./dom.js";
+
+/** The Solana address a wallet answer carries, under any of the names the API may give it. */
+export function solanaAddress(w) {
+  return w.solana_address ?? w.ed25519_address ?? w.solana?.address ?? null;
+}
+
+function walletCard(w) {
+  const sol = solanaAddress(w);
+  const row = (k, v) => [h("dt", {}, k), h("dd", {}, v)];
+  return h(
+    "article",
+    { class: "card", "aria-labelledby": `wallet-${w.pkp_id}` },
+    h("h3", { id: `wallet-${w.pkp_id}` }, w.name || "(unnamed)"),
+    w.description && h("p", {}, w.description),
+    h(
+      "dl",
+      { class: "facts" },
+      row("Ethereum address", h("code", { class: "addr" }, w.wallet_address)),
+      row("Solana address", sol ? h("code", { class: "addr" }, sol) : h("span", { class: "empty" }, "not offered by this server")),
+      row("PKP id", h("code", { class: "addr" }, w.pkp_id)),
+    ),
+  );
+}
+
+export async function walletsPage(root, message = "") {
+  const wallets = await getAll("/list_wallets");
+  const status = statusLine();
+  if (message) showOk(status, message);
+  const name = field("Wallet name", { required: true, maxlength: "256" });
+  const description = field("Wallet description", { maxlength: "4096" });
+  const create = h("form", { class: "card", "aria-labelledby": "create-wallet-h" }, h("h2", { id: "create-wallet-h" }, "Create a wallet"),
+    h("p", {}, "The key is derived inside the TEE on each use and never leaves it."), name.row, description.row, h("button", { type: "submit" }, "Create wallet"));
+  create.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try {
+      const w = await post("/create_wallet", { name: name.input.value, description: description.input.value });
+      await walletsPage(root, `Wallet ${w.pkp_id} created.`);
+    } catch (err) {
+      showError(status, err);
+    }
+  });
+  root.replaceChildren(
+    h("h1", {}, "Wallets"),
+    status,
+    create,
+    h("h2", {}, `Wallets (${wallets.length})`),
+    h("div", { class: "list" }, wallets.length ? wallets.map(walletCard) : h("p", { class: "empty" }, "No wallets yet.")),
+  );
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+// The dashboard (docs/dashboard.md) in headless Chromium against a real `enact-server --dev` that
+// this script starts on a free loopback port with a fresh data directory. It signs in with an
+// account key, buys credits through the dev provider, reads the chart of credit use, creates a
+// usage key (shown once), edits its permissions and removes it, and checks every write against
+// the API as a script sees it. Each page is screenshotted into the output directory (the second
+// argument) and checked with axe-core; any console error (a CSP violation is one), uncaught
+// exception or request off loopback fails the test, as does a page wider than a 375 px screen.
+//
+// usage: node dashboard_test.mjs <enact-server> <output dir>
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { check, collectConsoleErrors, finish, loopbackBrowser, spawnServer } from "./page_harness.mjs";
+
+const [binary, outDir = join(tmpdir(), "enact-dashboard-shots")] = process.argv.slice(2);
+if (!binary) {
+  console.error("usage: node dashboard_test.mjs <enact-server> [output dir]");
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+async function api(base, method, path, key, body) {
+  const headers = { "X-Api-Key": key };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(`${base}/core/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await res.json();
+  return { status: res.status, data };
+}
+
+/** axe-core's violations on the page as "rule: target" lines (WCAG 2.1 A and AA rules). */
+async function axeViolations(page) {
+  await page.evaluate(axeSource); // DevTools evaluation: not subject to the page's CSP
+  return page.evaluate(async () => {
+    const r = await globalThis.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
+}
+
+async function inspect(page, name) {
+  await page.screenshot({ path: join(outDir, `${name}.png`), fullPage: true });
+  const violations = await axeViolations(page);
+  check(`${name}: no axe violation`, violations.length === 0, violations.join("; "));
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "enact-dashboard-"));
+const server = spawnServer([binary, "--dev", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--no-triggers"]);
+let browser;
+try {
+  const base = await server.found;
+  const account = (await api(base, "POST", "/new_account", "", { name: "dashboard test" })).data;
+  check("account created", typeof account.api_key === "string");
+
+  // What the chart shows needs a charged run: a group with a PKP and an action, run once.
+  const key = account.api_key;
+  const group = (await api(base, "POST", "/add_group", key, { name: "payments" })).data;
+  const pkp = (await api(base, "POST", "/create_wallet", key, { name: "payout signer" })).data.pkp_id;
+  await api(base, "POST", "/add_pkp_to_group", key, { group_id: group.group_id, pkp_id: pkp });
+  const code = "Enact.setResponse({ok: true});";
+  const cid = (await api(base, "POST", "/upload_action", key, { code })).data.action_ipfs_cid;
+  await api(base, "POST", "/add_action", key, { action_ipfs_cid: cid, name: "ok" });
+  await api(base, "POST", "/add_action_to_group", key, { group_id: group.group_id, action_ipfs_cid: cid });
+
+  const session = await loopbackBrowser();
+  browser = session.browser;
+  const page = await session.context.newPage();
+  const errors = [];
+  collectConsoleErrors(page, errors);
+
+  // Sign in. The key must end up in session storage only.
+  const first = await page.goto(`${base}/dashboard`);
+  check("/dashboard answers the page", first.ok() && page.url() === `${base}/dashboard/`, page.url());
+  const csp = first.headers()["content-security-policy"] ?? "";
+  check("the page's CSP allows scripts and styles from the origin only",
+    /script-src 'self';/.test(csp) && /style-src 'self';/.test(csp) && /default-src 'none'/.test(csp) && /frame-ancestors 'none'/.test(csp), csp);
+  await page.getByLabel("Account API key").waitFor();
+  await inspect(page, "01-sign-in");
+  await page.getByLabel("Account API key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
+  const cookies = await session.context.cookies();
+  check("no cookie is set", cookies.length === 0, JSON.stringify(cookies));
+  check("the key is not in the URL", !page.url().includes(encodeURIComponent(key)) && !page.url().includes(key), page.url());
+  check("the key is in session storage", (await page.evaluate(() => Object.values(sessionStorage))).includes(key));
+  check("nothing is in local storage", (await page.evaluate(() => localStorage.length)) === 0);
+
+  // Account: mode, admin wallet, balance; buy credits with the dev provider.
+  const text = await page.locator("main").innerText();
+  check("the account page shows the admin wallet", text.includes(account.wallet_address));
+  check("the account page shows the managed mode", text.includes("Managed"));
+  check("the balance starts at 0", (await page.locator("#balance").innerText()) === "0 credits");
+  await page.getByLabel("Amount in US dollars").fill("7.5");
+  await page.getByRole("button", { name: "Create payment intent" }).click();
+  await page.getByRole("button", { name: "Confirm payment (dev provider)" }).click();
+  await page.getByText("No payments yet.").waitFor({ state: "detached" });
+  const balance = (await api(base, "GET", "/billing/balance", key)).data.balance_credits;
+  await page.locator("#balance", { hasText: `${balance} credits` }).waitFor();
+  check("the payment was credited through the API", balance > 0, String(balance));
+  const payments = (await api(base, "GET", "/billing/payments", key)).data.items;
+  check("one payment of 750 cents, credited", payments.length === 1 && payments[0].amount_cents === 750 && payments[0].credited, JSON.stringify(payments));
+  check("the payments table lists it", (await page.locator("table", { hasText: payments[0].payment_intent_id }).innerText()).includes("credited"));
+
+  // A charged run, then the chart shows today's credits.
+  const run = await api(base, "POST", "/run_action", key, { action_ipfs_cid: cid, pkp_id: pkp, params: {} });
+  check("a run was charged", run.status === 200, JSON.stringify(run.data));
+  const charged = (await api(base, "GET", "/billing/usage", key)).data.items.reduce((s, c) => s + c.charged_credits, 0);
+  await page.reload();
+  await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
+  const chartLabel = await page.locator("svg.chart").getAttribute("aria-label");
+  check("the chart sums the charges", charged > 0 && chartLabel.includes(`${charged} in all`), `${charged} / ${chartLabel}`);
+  const bars = await page.locator("svg.chart rect.bar").evaluateAll((rs) => rs.map((r) => Number(r.getAttribute("height"))));
+  check("the chart has 14 days, today's bar the tallest", bars.length === 14 && bars[13] > 0 && bars[13] === Math.max(...bars), JSON.stringify(bars));
+  await inspect(page, "02-account");
+
+  // Usage keys: create with permissions, the value shown once.
+  await page.getByRole("link", { name: "Usage keys" }).click();
+  await page.getByRole("heading", { name: "Usage keys", level: 1 }).waitFor();
+  await page.getByLabel("Name", { exact: true }).fill("ci-bot");
+  await page.getByLabel("Create wallets").check();
+  await page.getByLabel("Run actions in Every group").check();
+  await page.getByLabel(`Manage actions in payments (#${group.group_id})`).check();
+  await page.getByRole("button", { name: "Create key" }).click();
+  const shown = page.getByLabel("Usage key value");
+  await shown.waitFor();
+  const usageKey = await shown.inputValue();
+  let keys = (await api(base, "GET", "/list_api_keys", key)).data.items;
+  check("the key was created through the API", keys.length === 1 && keys[0].name === "ci-bot");
+  check("with the chosen permissions",
+    keys[0].can_create_pkps && !keys[0].can_create_groups && keys[0].execute_in_groups.join() === "0" &&
+      keys[0].manage_ipfs_ids_in_groups.join() === String(group.group_id) && keys[0].add_pkp_to_groups.length === 0,
+    JSON.stringify(keys[0]));
+  check("the shown value is the key", (await api(base, "GET", "/list_groups", usageKey)).status === 200);
+  const matrix = await page.locator("table.matrix:not(.edit)").first().innerText();
+  check("the matrix shows each group with its scopes", /Every group\s+✓ yes\s+— no\s+— no\s+— no/.test(matrix) && /payments \(#\d+\)\s+— no\s+✓ yes/.test(matrix), matrix);
+  await inspect(page, "03-usage-key-created");
+  await page.getByRole("button", { name: "I have saved it" }).click();
+  check("the value is gone from the page", !(await page.content()).includes(usageKey));
+  check("and was never stored", !(await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }))).includes(usageKey));
+
+  // Edit permissions (the API names the key by its value).
+  await page.getByText("Edit or remove ci-bot").click();
+  await page.getByLabel("Value of ci-bot").fill(usageKey);
+  const edit = page.locator("form.edit-key");
+  await edit.getByLabel("Create wallets").uncheck();
+  await edit.getByLabel(`Remove wallets in payments (#${group.group_id})`).check();
+  await inspect(page, "04-usage-key-edit");
+  await edit.getByRole("button", { name: "Save permissions" }).click();
+  await page.getByText("Permissions of ci-bot saved.").waitFor();
+  keys = (await api(base, "GET", "/list_api_keys", key)).data.items;
+  check("the edit went through the API",
+    !keys[0].can_create_pkps && keys[0].remove_pkp_from_groups.join() === String(group.group_id) && keys[0].execute_in_groups.join() === "0",
+    JSON.stringify(keys[0]));
+
+  // Remove.
+  await page.getByText("Edit or remove ci-bot").click();
+  await page.getByLabel("Value of ci-bot").fill(usageKey);
+  page.once("dialog", (d) => d.accept());
+  await page.getByRole("button", { name: "Remove key" }).click();
+  await page.getByText("Key ci-bot removed.").waitFor();
+  keys = (await api(base, "GET", "/list_api_keys", key)).data.items;
+  check("the key was removed through the API", keys.length === 0, JSON.stringify(keys));
+  check("the removed key no longer works", (await api(base, "GET", "/list_groups", usageKey)).status === 401);
+
+  // Groups: create one, add a wallet and an action to it, remove the wallet.
+  await page.getByRole("link", { name: "Groups" }).click();
+  await page.getByRole("heading", { name: "Groups", level: 1 }).waitFor();
+  await page.getByLabel("Group name").fill("ops");
+  await page.getByRole("button", { name: "Create group" }).click();
+  await page.getByText(/Group ops \(#\d+\) created\./).waitFor();
+  const ops = (await api(base, "GET", "/list_groups", key)).data.items.find((g) => g.name === "ops");
+  check("the group was created through the API", !!ops);
+  const opsCard = page.locator("article", { has: page.getByRole("heading", { name: `ops (#${ops.group_id})` }) });
+  await opsCard.getByLabel("Add a wallet to ops").selectOption(pkp);
+  await opsCard.getByLabel("Add an action to ops").selectOption(cid);
+  await opsCard.getByRole("button", { name: "Add", exact: true }).click();
+  await page.getByText("Action added to ops.").waitFor();
+  let opsNow = (await api(base, "GET", `/get_group?group_id=${ops.group_id}`, key)).data;
+  check("the wallet and the action were added through the API",
+    opsNow.pkp_ids_permitted.join() === pkp && opsNow.cid_hashes_permitted.length === 1, JSON.stringify(opsNow));
+  await inspect(page, "07-groups");
+  await page.getByRole("button", { name: `Remove wallet ${pkp} from ops` }).click();
+  await page.getByText("Wallet removed from ops.").waitFor();
+  opsNow = (await api(base, "GET", `/get_group?group_id=${ops.group_id}`, key)).data;
+  check("the wallet was removed through the API", opsNow.pkp_ids_permitted.length === 0, JSON.stringify(opsNow));
+
+  // Wallets: create one; its Ethereum address shows, and the Solana slot.
+  await page.getByRole("link", { name: "Wallets" }).click();
+  await page.getByRole("heading", { name: "Wallets", level: 1 }).waitFor();
+  await page.getByLabel("Wallet name").fill("signer-2");
+  await page.getByRole("button", { name: "Create wallet" }).click();
+  await page.getByText(/Wallet 0x[0-9a-fA-F]{40} created\./).waitFor();
+  const wallets = (await api(base, "GET", "/list_wallets", key)).data.items;
+  const made = wallets.find((w) => w.name === "signer-2");
+  check("the wallet was created through the API", !!made);
+  const walletText = await page.locator("article", { has: page.getByRole("heading", { name: "signer-2" }) }).innerText();
+  check("the wallet shows its Ethereum address and a Solana slot",
+    walletText.includes(made.wallet_address) && /Solana address/.test(walletText), walletText);
+  await inspect(page, "08-wallets");
+
+  // Actions: add one from its code, see it highlighted, run it with a PKP, check the signature.
+  await page.getByRole("link", { name: "Actions" }).click();
+  await page.getByRole("heading", { name: "Actions", level: 1 }).waitFor();
+  const signCode = 'const digest = Enact.keccak256(params.message);\n// sign it\nEnact.signEcdsa({pkpId: params.pkp, digest: digest, name: "payout"});\nEnact.setResponse({signed: true});';
+  await page.getByLabel("Action name").fill("sign");
+  await page.getByLabel("Action code (JavaScript)").fill(signCode);
+  await page.getByRole("button", { name: "Add action" }).click();
+  await page.getByText(/Action sign added: /).waitFor();
+  const signAction = (await api(base, "GET", "/list_actions", key)).data.items.find((a) => a.name === "sign");
+  check("the action was uploaded and added through the API", !!signAction);
+  await api(base, "POST", "/add_action_to_group", key, { group_id: group.group_id, action_ipfs_cid: signAction.action_ipfs_cid });
+  const signCard = page.locator("article", { has: page.getByRole("heading", { name: "sign", exact: true }) });
+  check("the card shows the CID", (await signCard.innerText()).includes(signAction.action_ipfs_cid));
+  check("the code is highlighted",
+    (await signCard.locator(".tok-api").count()) > 0 && (await signCard.locator(".tok-comment").count()) === 1 && (await signCard.locator(".tok-string").count()) === 1);
+  await signCard.locator("summary", { hasText: "Run sign" }).click();
+  await signCard.getByLabel("Params for sign (JSON)").fill(JSON.stringify({ pkp, message: "pay 5 USDC to bob" }));
+  await signCard.getByLabel("PKP for sign").selectOption(pkp);
+  await signCard.getByRole("button", { name: "Run sign" }).click();
+  await signCard.locator(".sig").waitFor();
+  const sigText = await signCard.locator(".sig").innerText();
+  check("the signature verifies in the page and recovers to the PKP", sigText.includes(`✓ valid: signed by ${pkp.toLowerCase()}`), sigText);
+  check("the response is shown", (await signCard.locator(".run-result").innerText()).includes('"signed": true'));
+  await inspect(page, "09-actions-run");
+
+  // A phone-sized screen: nothing wider than 375 px.
+  await page.setViewportSize({ width: 375, height: 800 });
+  for (const [route, name] of [["#/account", "05-account-375px"], ["#/keys", "06-keys-375px"], ["#/actions", "10-actions-375px"]]) {
+    await page.goto(`${base}/dashboard/${route}`);
+    await page.locator("main h1").waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    check(`${name}: fits 375 px`, width <= 375, String(width));
+    await inspect(page, name);
+  }
+
+  // Sign out forgets the key.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByLabel("Account API key").waitFor();
+  check("sign out clears session storage", (await page.evaluate(() => sessionStorage.length)) === 0);
+
+  check("no console error or CSP violation", errors.length === 0, errors.join(" | "));
+  check("no request left loopback", session.offHost.length === 0, session.offHost.join(", "));
+} catch (err) {
+  check("dashboard walk-through", false, err.stack ?? String(err));
+} finally {
+  await browser?.close();
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+finish("browser.dashboard");
