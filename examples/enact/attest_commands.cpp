@@ -235,9 +235,11 @@ bool is_local_domain(std::string_view d) {
 
 // --- output ------------------------------------------------------------------------------------
 
-void print_group(const std::string& group, const at::checklist& list) {
+/// The rows of a checklist in the text table: outcome, group.check, detail.
+using table = std::vector<std::vector<std::string>>;
+void add_group(table& rows, const std::string& group, const at::checklist& list) {
   for (const auto& c : list.checks)
-    std::printf("%-4s  %-36s %s\n", c.passed ? "pass" : "FAIL", (group + "." + c.name).c_str(), c.detail.c_str());
+    rows.push_back({c.passed ? "pass" : "FAIL", group + "." + c.name, c.detail});
 }
 
 // --- the commands ------------------------------------------------------------------------------
@@ -318,8 +320,10 @@ int attest_verify_quote(const std::vector<std::string>& argv) {
     emit(out);
     return ok ? 0 : 1;
   }
+  table rows;
   for (const auto& c : report->checks)
-    std::printf("%-4s  %-36s %s\n", c.passed ? "pass" : "FAIL", c.name.c_str(), c.detail.c_str());
+    rows.push_back({c.passed ? "pass" : "FAIL", c.name, c.detail});
+  std::fputs(render_table(rows).c_str(), stdout);
   if (report->tcb) {
     std::string ids;
     for (const auto& id : report->tcb->advisory_ids)
@@ -480,16 +484,18 @@ int attest_verify(const std::vector<std::string>& argv) {
         "vm_config says \"simulated\": true — a recorded quote of another machine, not "
         "evidence about this server\n");
   std::printf("\n");
-  print_group("quote", report.quote);
-  print_group("app", report.app);
+  table rows;
+  add_group(rows, "quote", report.quote);
+  add_group(rows, "app", report.app);
   if (report.evidence_quote)
-    print_group("evidence_quote", *report.evidence_quote);
+    add_group(rows, "evidence_quote", *report.evidence_quote);
   if (report.network)
-    print_group("network", *report.network);
+    add_group(rows, "network", *report.network);
   if (report.governance)
-    print_group("governance", *report.governance);
+    add_group(rows, "governance", *report.governance);
   for (const auto& s : skipped)
-    std::printf("%-4s  %-36s %s\n", "skip", s.name.c_str(), s.reason.c_str());
+    rows.push_back({"skip", s.name, s.reason});
+  std::fputs(render_table(rows).c_str(), stdout);
 
   size_t made = 0;
   size_t failed = 0;

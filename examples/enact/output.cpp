@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace enact::cli {
 namespace {
@@ -171,6 +172,26 @@ std::string render_text(const json::value& v) {
   // A list of scalars (times, decoded values) one per line, for `while read` as much as for eyes.
   for (const json::value& item : v.get_array()) {
     append_scalar(out, item, 0);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string render_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows)
+    for (size_t i = 0; i + 1 < row.size(); ++i) {
+      if (width.size() <= i)
+        width.resize(i + 1, 0);
+      width[i] = std::max(width[i], row[i].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      out += row[i];
+      if (i + 1 < row.size())
+        out.append(width[i] - row[i].size() + 2, ' ');
+    }
     out += '\n';
   }
   return out;

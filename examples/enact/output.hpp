@@ -13,6 +13,7 @@
 #include <boost/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "enact/secret.hpp"
 
@@ -25,6 +26,10 @@ void set_json_output(bool on);
 
 /// The text form of `v` (ends with a newline).
 [[nodiscard]] std::string render_text(const boost::json::value& v);
+
+/// A table's rows as text: every column but the last padded to its widest cell, columns two spaces
+/// apart; each row ends with a newline.
+[[nodiscard]] std::string render_table(const std::vector<std::vector<std::string>>& rows);
 
 /// Prints the result `v` of a command in the selected form.
 void emit(const boost::json::value& v);
