@@ -111,6 +111,11 @@ std::string completion_script(const std::string& shell) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> words(argv + 1, argv + argc);
+  // `enact --json <command> …` as well as `enact <command> … --json`.
+  while (!words.empty() && words[0] == "--json") {
+    enact::cli::set_json_output(true);
+    words.erase(words.begin());
+  }
   if (words.empty() || words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
     print_usage(words.empty() ? stderr : stdout);
     return words.empty() ? 2 : 0;

@@ -250,6 +250,8 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
   }
   check(run(['key', 'address', '--key-file', keyPath, '--json']).out === JSON.stringify({ address: keyVec.address }),
         'key address --json');
+  check(run(['--json', 'key', 'address', '--key-file', keyPath]).out === JSON.stringify({ address: keyVec.address }),
+        '--json before the command');
   // A usage error with --json: exit 2, the same one line and usage on stderr, nothing on stdout.
   const plain = run(['cron', 'next', '--count', '2']);
   const json = run(['cron', 'next', '--count', '2', '--json']);
