@@ -18,6 +18,7 @@ export function signIn(key) {
 export function signOut() {
   apiKey = "";
   sessionStorage.removeItem(kKeyItem);
+  setTriggerToken("");
 }
 
 /** An answer other than 2xx: the status and the {"error": {code, message}} body of docs/protocol.md §0. */
@@ -66,4 +67,42 @@ export async function getAll(path, limit = 1000) {
     if (res.items.length < 100 || items.length >= res.total) break;
   }
   return items;
+}
+
+// The trigger service's bearer token (docs/triggers.md, approval handshake), kept like the key.
+const kTokenItem = "enact.dashboard.triggerToken";
+let triggerToken = sessionStorage.getItem(kTokenItem) ?? "";
+
+export function triggerTokenSet() {
+  return triggerToken !== "";
+}
+
+export function setTriggerToken(token) {
+  triggerToken = token;
+  if (token) sessionStorage.setItem(kTokenItem, token);
+  else sessionStorage.removeItem(kTokenItem);
+}
+
+/** One request to the trigger service (`/api/…`, `/auth/…` on this origin) with the bearer token. */
+export async function triggerCall(method, path, body, { auth = true } = {}) {
+  const headers = {};
+  if (auth) headers.Authorization = `Bearer ${triggerToken}`;
+  const init = { method, headers, cache: "no-store", credentials: "omit" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    const err = data?.error;
+    throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? (text || res.statusText));
+  }
+  return data;
 }

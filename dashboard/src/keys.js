@@ -29,27 +29,24 @@ export function permissionMatrix(key, groups) {
   const account = kAccountScopes.filter(([f]) => key[f]).map(([, n]) => n);
   const parts = [h("p", { class: "scopes" }, "Account: ", account.length ? account.join(", ") : "no account-wide permission")];
   if (!ids.length) parts.push(h("p", { class: "scopes" }, "Groups: no permission in any group"));
-  else
-    parts.push(
+  else {
+    const rows = ids.map((id) =>
       h(
-        "table",
-        { class: "matrix" },
-        h("caption", {}, `Permissions of ${key.name} per group`),
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Group"), kGroupScopes.map(([, n]) => h("th", { scope: "col" }, n)))),
-        h(
-          "tbody",
-          {},
-          ids.map((id) =>
-            h(
-              "tr",
-              {},
-              h("th", { scope: "row" }, groupName(groups, id)),
-              kGroupScopes.map(([f]) => h("td", { class: key[f].includes(id) ? "yes" : "no" }, key[f].includes(id) ? "✓ yes" : "— no")),
-            ),
-          ),
-        ),
+        "tr",
+        {},
+        h("th", { scope: "row" }, groupName(groups, id)),
+        kGroupScopes.map(([f]) => h("td", { class: key[f].includes(id) ? "yes" : "no" }, key[f].includes(id) ? "✓ yes" : "— no")),
       ),
     );
+    const matrix = h(
+      "table",
+      { class: "matrix" },
+      h("caption", {}, `Permissions of ${key.name} per group`),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Group"), kGroupScopes.map(([, n]) => h("th", { scope: "col" }, n)))),
+      h("tbody", {}, rows),
+    );
+    parts.push(h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": `Permissions of ${key.name}` }, matrix));
+  }
   return h("div", {}, parts);
 }
 

@@ -8,6 +8,7 @@ import { actionsPage } from "./actions.js";
 import { field, h, showError, statusLine } from "./dom.js";
 import { groupsPage } from "./groups.js";
 import { keysPage } from "./keys.js";
+import { triggersPage } from "./triggers.js";
 import { walletsPage } from "./wallets.js";
 
 const kPages = [
@@ -16,6 +17,7 @@ const kPages = [
   ["groups", "Groups", groupsPage],
   ["wallets", "Wallets", walletsPage],
   ["actions", "Actions", actionsPage],
+  ["triggers", "Triggers", triggersPage],
 ];
 
 const main = document.getElementById("main");

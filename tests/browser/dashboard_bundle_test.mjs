@@ -89,6 +89,30 @@ try {
   check("highlight: the comment, the keyword, the number and Enact",
     toks.some((t) => t.kind === "comment" && t.text === "// note") && toks.some((t) => t.kind === "keyword" && t.text === "const") &&
       toks.some((t) => t.kind === "number" && t.text === "42") && toks.some((t) => t.kind === "api" && t.text === "Enact"));
+
+  // The trigger form's cron helper (dashboard/src/cron.js) against cron-parser's fire times in
+  // tests/vectors/cron.json, and its refusals.
+  const { nextFirings } = await import(join(dashboard, "src/cron.js"));
+  const vectors = JSON.parse(readFileSync(join(root, "tests/vectors/cron.json"), "utf8")).vectors;
+  const wrong = vectors.filter((v) => {
+    try {
+      const got = nextFirings(v.expression, new Date(v.start), 5).map((d) => d.toISOString().replace(".000Z", "Z"));
+      return JSON.stringify(got) !== JSON.stringify(v.next);
+    } catch {
+      return true;
+    }
+  });
+  check(`cron: ${vectors.length} cron-parser vectors give the same next five firings`, vectors.length >= 100 && wrong.length === 0,
+    wrong.slice(0, 3).map((v) => v.expression).join(" | "));
+  const refused = ["* * * *", "61 * * * *", "* * 0 * *", "* * * 13 *", "5-1 * * * *", "*/0 * * * *", "* * * * funday"].filter((e) => {
+    try {
+      nextFirings(e, new Date(0), 1);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  check("cron: malformed schedules are refused", refused.length === 0, refused.join(" | "));
 } finally {
   rmSync(out, { recursive: true, force: true });
 }

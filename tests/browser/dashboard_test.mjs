@@ -14,6 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { check, collectConsoleErrors, finish, loopbackBrowser, spawnServer } from "./page_harness.mjs";
 
+const cronParser = createRequire(new URL("../vectors/package.json", import.meta.url))("cron-parser");
+
 const [binary, outDir = join(tmpdir(), "enact-dashboard-shots")] = process.argv.slice(2);
 if (!binary) {
   console.error("usage: node dashboard_test.mjs <enact-server> [output dir]");
@@ -46,7 +48,7 @@ async function inspect(page, name) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "enact-dashboard-"));
-const server = spawnServer([binary, "--dev", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--no-triggers"]);
+const server = spawnServer([binary, "--dev", "--listen", "127.0.0.1:0", "--data-dir", dataDir]);
 let browser;
 try {
   const base = await server.found;
@@ -67,7 +69,28 @@ try {
   browser = session.browser;
   const page = await session.context.newPage();
   const errors = [];
-  collectConsoleErrors(page, errors);
+  // The trigger handshake polls POST /auth/token, which answers 400 authorization_pending until
+  // the approval: Chromium logs each as a failed load. Those, and only those, are expected.
+  page.on("console", (msg) => {
+    if (msg.type() !== "error") return;
+    if (/status of 400/.test(msg.text()) && msg.location().url.endsWith("/auth/token")) return;
+    errors.push(msg.text());
+  });
+  page.on("pageerror", (err) => errors.push(`uncaught: ${err.message}`));
+  // The approval page's wallet: an ethers Wallet behind a minimal EIP-1193 provider.
+  const ethers = createRequire(new URL("../vectors/package.json", import.meta.url))("ethers");
+  const wallet = new ethers.Wallet("0x" + "42".repeat(32));
+  await session.context.exposeFunction("__testWalletSign", (dataHex) => wallet.signMessage(ethers.getBytes(dataHex)));
+  await session.context.addInitScript((account) => {
+    window.ethereum = {
+      request: async ({ method, params }) => {
+        if (method === "eth_requestAccounts" || method === "eth_accounts") return [account];
+        if (method === "eth_chainId") return "0x1";
+        if (method === "personal_sign") return window.__testWalletSign(params[0]);
+        throw new Error(`unsupported wallet method ${method}`);
+      },
+    };
+  }, wallet.address.toLowerCase());
 
   // Sign in. The key must end up in session storage only.
   const first = await page.goto(`${base}/dashboard`);
@@ -224,9 +247,100 @@ try {
   check("the response is shown", (await signCard.locator(".run-result").innerText()).includes('"signed": true'));
   await inspect(page, "09-actions-run");
 
+  // Triggers: sign in through the approval handshake, create a webhook and a schedule, watch runs.
+  const runKey = (await api(base, "POST", "/add_usage_api_key", key, { name: "triggers", execute_in_groups: [group.group_id] })).data.usage_api_key;
+  const boomCid = (await api(base, "POST", "/upload_action", key, { code: 'function explode() { throw new Error("boom"); }\nexplode();' })).data.action_ipfs_cid;
+  await api(base, "POST", "/add_action", key, { action_ipfs_cid: boomCid, name: "boom" });
+  await api(base, "POST", "/add_action_to_group", key, { group_id: group.group_id, action_ipfs_cid: boomCid });
+  await page.getByRole("link", { name: "Triggers" }).click();
+  await page.getByRole("heading", { name: "Triggers", level: 1 }).waitFor();
+  await inspect(page, "11-triggers-sign-in");
+  const [approval] = await Promise.all([
+    session.context.waitForEvent("page"),
+    page.getByRole("button", { name: "Sign in to the trigger service" }).click(),
+  ]);
+  collectConsoleErrors(approval, errors);
+  await approval.waitForSelector("#signin", { state: "visible" });
+  await approval.click("#signin");
+  await approval.waitForSelector("#approve", { state: "visible" });
+  await approval.click("#approve");
+  await approval.waitForSelector("#outcome", { state: "visible" });
+  await approval.close();
+  await page.getByText("Signed in to the trigger service as").waitFor({ timeout: 30_000 });
+  const bearer = await page.evaluate(() => sessionStorage.getItem("enact.dashboard.triggerToken"));
+  const tapi = async (method, path, body) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { Authorization: `Bearer ${bearer}`, "Content-Type": "application/json" }, body: body && JSON.stringify(body) });
+    return { status: res.status, data: res.status === 204 ? null : await res.json() };
+  };
+  check("the handshake's token works for the wallet's user", (await tapi("GET", "/api/me")).data?.user_id === wallet.address.toLowerCase());
+
+  await page.getByLabel("Trigger name").fill("hook");
+  await page.getByLabel("Action", { exact: true }).selectOption(cid);
+  await page.getByLabel("Usage key for its runs").fill(runKey);
+  await page.getByRole("button", { name: "Create trigger" }).click();
+  await page.getByText(/Trigger hook created/).waitFor();
+  await page.getByLabel("Kind").selectOption("schedule");
+  await page.getByLabel("Trigger name").fill("weekday mornings");
+  await page.getByLabel("Action", { exact: true }).selectOption(cid);
+  await page.getByLabel("Usage key for its runs").fill(runKey);
+  await page.getByLabel("Schedule (cron, UTC)").fill("0 9 * * mon-fri");
+  const shownFirings = await page.locator("ol.firings li").allInnerTexts();
+  const expected = cronParser.CronExpressionParser.parse("0 9 * * mon-fri", { currentDate: new Date(), tz: "UTC" })
+    .take(5).map((d) => d.toISOString().replace("T", " ").replace(".000Z", " UTC"));
+  check("the cron helper shows cron-parser's next five firings", JSON.stringify(shownFirings) === JSON.stringify(expected), `${shownFirings} / ${expected}`);
+  await inspect(page, "12-triggers-create-schedule");
+  await page.getByRole("button", { name: "Create trigger" }).click();
+  await page.getByText(/Trigger weekday mornings created/).waitFor();
+  let triggers = (await tapi("GET", "/api/triggers?limit=100")).data.items;
+  const hook = triggers.find((t) => t.name === "hook");
+  const sched = triggers.find((t) => t.name === "weekday mornings");
+  check("both triggers were created through the API",
+    hook?.type === "webhook" && sched?.type === "schedule" && sched.config.cron === "0 9 * * mon-fri" && sched.enabled, JSON.stringify(triggers));
+
+  const schedCard = page.locator("article", { has: page.getByRole("heading", { name: "weekday mornings (schedule)" }) });
+  await schedCard.getByRole("button", { name: "Disable" }).click();
+  await page.getByText("Trigger weekday mornings disabled.").waitFor();
+  triggers = (await tapi("GET", "/api/triggers?limit=100")).data.items;
+  check("disabling went through the API", triggers.find((t) => t.name === "weekday mornings")?.enabled === false);
+
+  // The live view shows a webhook run as it finishes; its details show params and response.
+  const hookCard = page.locator("article", { has: page.getByRole("heading", { name: "hook (webhook)" }) });
+  await hookCard.locator("summary", { hasText: "Runs of hook" }).click();
+  await hookCard.getByLabel("Live: show new runs as they come").check();
+  const fired = await fetch(`${base}/webhook/${hook.id}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ order: 7 }) });
+  const { run_id: runId } = await fired.json();
+  check("the webhook was accepted", fired.status === 202 && typeof runId === "string");
+  await hookCard.locator("tr", { hasText: runId }).locator(".run-success").waitFor({ timeout: 60_000 });
+  check("the live view shows the run succeeded", true);
+  await hookCard.getByRole("button", { name: `Details of run ${runId}` }).click();
+  const detail = await hookCard.locator(".run-detail").innerText();
+  check("the run's params and response are shown", detail.includes('"order": 7') && detail.includes('"ok": true'), detail);
+  await inspect(page, "13-triggers-runs");
+
+  // A failed run: filtered by status, with the action's JavaScript stack.
+  const boom = await tapi("POST", "/api/triggers", { type: "webhook", name: "boom", action_ipfs_cid: boomCid, usage_api_key: runKey, config: {} });
+  check("a failing trigger was created", boom.status === 201, JSON.stringify(boom.data));
+  const boomRun = (await (await fetch(`${base}/webhook/${boom.data.id}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })).json()).run_id;
+  for (let i = 0; i < 60; ++i) {
+    const r = await tapi("GET", `/api/runs/${boomRun}`);
+    if (r.data?.status === "failed") break;
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  await page.reload();
+  await page.getByRole("heading", { name: "Triggers", level: 1 }).waitFor();
+  const boomCard = page.locator("article", { has: page.getByRole("heading", { name: "boom (webhook)" }) });
+  await boomCard.locator("summary", { hasText: "Runs of boom" }).click();
+  await boomCard.getByLabel("Status of runs of boom").selectOption("success");
+  await boomCard.getByText("No success runs.").waitFor();
+  await boomCard.getByLabel("Status of runs of boom").selectOption("failed");
+  await boomCard.getByRole("button", { name: `Details of run ${boomRun}` }).click();
+  const boomDetail = await boomCard.locator(".run-detail").innerText();
+  check("the failed run shows its error and JavaScript stack", /Error[\s\S]*boom/.test(boomDetail) && /Stack[\s\S]*explode/.test(boomDetail), boomDetail);
+  await inspect(page, "14-triggers-failed-run");
+
   // A phone-sized screen: nothing wider than 375 px.
   await page.setViewportSize({ width: 375, height: 800 });
-  for (const [route, name] of [["#/account", "05-account-375px"], ["#/keys", "06-keys-375px"], ["#/actions", "10-actions-375px"]]) {
+  for (const [route, name] of [["#/account", "05-account-375px"], ["#/keys", "06-keys-375px"], ["#/actions", "10-actions-375px"], ["#/triggers", "15-triggers-375px"]]) {
     await page.goto(`${base}/dashboard/${route}`);
     await page.locator("main h1").waitFor();
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
