@@ -121,6 +121,12 @@ CREATE INDEX runs_unfinished ON runs(trigger_id) WHERE status IN ('queued', 'run
     R"sql(
 ALTER TABLE chain_checkpoints ADD COLUMN block_hash bytea;
 )sql",
+    // 3 → 4: a webhook run's de-duplication key (config.dedup_header), unique per trigger; NULL
+    // (no key) is never equal to another NULL.
+    R"sql(
+ALTER TABLE runs ADD COLUMN dedup_key text;
+CREATE UNIQUE INDEX runs_dedup ON runs(trigger_id, dedup_key);
+)sql",
 };
 static_assert(std::size(kMigrations) == pg_store::kSchemaVersion, "kSchemaVersion must count the migrations");
 
@@ -304,26 +310,38 @@ pg_store::~pg_store() = default;
 result<run> pg_store::enqueue_run(const new_run& r, trigger_type expected) {
   ENACT_TRY_VOID(store_rows::check_new_run(r));
   const std::string params = json::serialize(r.params);
-  return write_one([&](sql::connection& c) -> result<run> {
+  bool deduplicated = false;
+  auto out = write_one([&](sql::connection& c) -> result<run> {
+    // A trigger with config.dedup_header goes the general way (sql_store::enqueue_run), which
+    // looks its key up first: this statement inserts nothing for it.
     // One statement, one round trip and one commit: the checks and the insert see one snapshot.
     // (Requests of one trigger at the same instant may each see the others' runs not yet
     // committed, so the limits may be passed by as many runs as arrive at once.)
     const auto inserted = c.exec(
                                "INSERT INTO runs (id, trigger_id, status, params, queued_at, next_attempt_at) "
                                "SELECT $1::text, t.id, 'queued', $3::text, $4::bigint, $4::bigint FROM triggers t "
-                               "WHERE t.id = $2::text AND t.type = $5::text AND t.enabled AND " RUNS_THIS_MINUTE(
+                               "WHERE t.id = $2::text AND t.type = $5::text AND t.enabled AND "
+                               "t.config NOT LIKE '%\"dedup_header\"%' AND " RUNS_THIS_MINUTE(
                                    "$6::bigint") " < t.max_runs_per_minute AND " RUNS_UNFINISHED " < t.max_queued_runs",
                                r.id, r.trigger_id, params, r.queued_at, to_string(expected),
                                std::chrono::floor<std::chrono::minutes>(r.queued_at))
                               .affected();
     if (inserted == 1)
       return store_rows::queued_run(r);
+    if (expected == trigger_type::webhook &&
+        c.exec("SELECT 1 FROM triggers WHERE id = $1 AND config LIKE '%\"dedup_header\"%'", r.trigger_id).next()) {
+      deduplicated = true;
+      return fail(store_errc::conflict, "trigger " + r.trigger_id + ": de-duplicated");
+    }
     ENACT_TRY(const sql::run_limits limits, sql::queueable(c, r.trigger_id, expected));
     if (auto over = sql::over_limits(c, r.trigger_id, limits.per_minute, limits.queued, r.queued_at))
       return *over;
     // Enabled again (or re-created) between the two statements: the caller may try again.
     return fail(store_errc::conflict, "trigger " + r.trigger_id + ": changed while queuing");
   });
+  if (deduplicated)
+    return sql_store::enqueue_run(r, expected);
+  return out;
 }
 
 std::vector<leased_run> pg_store::lease_due(sql::connection& c, const lease_request& req, time_point until) {

@@ -434,6 +434,10 @@ result<reply> webhook(state& st, const httplib::Request& req, httplib::Response&
         return queued.err();
     }
   }
+  // A delivery the trigger's config.dedup_header names as seen before answers its first run:
+  // 200, nothing queued (docs/triggers.md "Webhooks").
+  if (queued->id != r.id)
+    return reply{200, json::value_from(api::webhook_receipt{queued->id})};
   st.workers->notify();
   return reply{202, json::value_from(api::webhook_receipt{queued->id})};
 }

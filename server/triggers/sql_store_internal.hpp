@@ -25,6 +25,12 @@ struct run_limits {
 /// (wrong_type) and be enabled (disabled) for a run of it to be queued.
 [[nodiscard]] result<run_limits> queueable(connection& c, const std::string& id, trigger_type expected);
 
+/// A webhook run's de-duplication key: the value its trigger's config.dedup_header has among the
+/// headers of the run's params; nullopt when the trigger names none or the delivery lacks it.
+[[nodiscard]] std::optional<std::string> dedup_key(connection& c, const new_run& r);
+/// The run of trigger `trigger_id` queued with de-duplication key `key`, if any.
+[[nodiscard]] std::optional<run> find_duplicate(connection& c, const std::string& trigger_id, const std::string& key);
+
 /// Inserts a queued run (the caller has checked its trigger).
 run insert_run(connection& c, const new_run& r, const std::string& params_json);
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "triggers/sql_store_internal.hpp"
+#include "triggers/webhook.hpp"
 
 namespace enact::triggers {
 
@@ -30,6 +31,38 @@ run insert_run(connection& c, const new_run& r, const std::string& params_json) 
       "VALUES ($1, $2, 'queued', $3, $4, $4)",
       r.id, r.trigger_id, params_json, r.queued_at);
   return queued_run(r);
+}
+
+std::optional<std::string> dedup_key(connection& c, const new_run& r) {
+  cursor q = c.exec("SELECT config FROM triggers WHERE id = $1", r.trigger_id);
+  if (!q.next())
+    return std::nullopt;
+  const std::string text = q.text(0);
+  if (text.find("\"dedup_header\"") == std::string::npos)  // most webhooks: no parse
+    return std::nullopt;
+  std::error_code ec;
+  const json::value config = json::parse(text, ec);
+  const json::value* name = !ec && config.is_object() ? config.get_object().if_contains("dedup_header") : nullptr;
+  const json::object* params = r.params.if_object();
+  const json::value* headers = params != nullptr ? params->if_contains("headers") : nullptr;
+  if (name == nullptr || !name->is_string() || headers == nullptr || !headers->is_object())
+    return std::nullopt;
+  // The params carry the headers lowercased (webhook_params); the setting keeps its spelling.
+  std::string lower(name->get_string());
+  for (char& ch : lower)
+    if (ch >= 'A' && ch <= 'Z')
+      ch = static_cast<char>(ch - 'A' + 'a');
+  const json::value* value = headers->get_object().if_contains(lower);
+  if (value == nullptr || !value->is_string() || value->get_string().empty())
+    return std::nullopt;
+  return std::string(value->get_string());
+}
+
+std::optional<run> find_duplicate(connection& c, const std::string& trigger_id, const std::string& key) {
+  cursor q = c.exec("SELECT " RUN_COLUMNS "FROM runs r WHERE r.trigger_id = $1 AND r.dedup_key = $2", trigger_id, key);
+  if (!q.next())
+    return std::nullopt;
+  return read_run(q);
 }
 
 std::optional<error> over_limits(connection& c, std::string_view id, int64_t per_minute, int64_t queued,
@@ -105,9 +138,29 @@ result<run> sql_store::enqueue_run(const new_run& r, trigger_type expected) {
   const std::string params = json::serialize(r.params);  // outside the backend's writer
   return write([&](connection& c) -> result<run> {
     ENACT_TRY(const sql::run_limits limits, sql::queueable(c, r.trigger_id, expected));
+    // A webhook delivered again (its config.dedup_header value seen before) is its first run,
+    // whatever the limits say now: nothing new is queued.
+    const auto key = expected == trigger_type::webhook ? sql::dedup_key(c, r) : std::nullopt;
+    if (key && key->size() > kMaxDedupValue)
+      return fail(store_errc::invalid_argument,
+                  "the de-duplication header's value is over " + std::to_string(kMaxDedupValue) + " bytes");
+    if (key)
+      if (auto first = sql::find_duplicate(c, r.trigger_id, *key))
+        return std::move(*first);
     if (auto over = sql::over_limits(c, r.trigger_id, limits.per_minute, limits.queued, r.queued_at))
       return *over;
-    return sql::insert_run(c, r, params);
+    if (!key)
+      return sql::insert_run(c, r, params);
+    // The unique (trigger_id, dedup_key) index decides between deliveries racing on several
+    // instances: the loser inserts nothing and answers the winner's run.
+    if (c.exec("INSERT INTO runs (id, trigger_id, status, params, queued_at, next_attempt_at, dedup_key) "
+               "VALUES ($1, $2, 'queued', $3, $4, $4, $5) ON CONFLICT (trigger_id, dedup_key) DO NOTHING",
+               r.id, r.trigger_id, params, r.queued_at, *key)
+            .affected() == 1)
+      return queued_run(r);
+    if (auto first = sql::find_duplicate(c, r.trigger_id, *key))
+      return std::move(*first);
+    return fail(store_errc::conflict, "trigger " + r.trigger_id + ": a delivery with this key was queued meanwhile");
   });
 }
 

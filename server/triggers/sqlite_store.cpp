@@ -131,6 +131,12 @@ CREATE INDEX runs_unfinished ON runs(trigger_id) WHERE status IN ('queued', 'run
     R"sql(
 ALTER TABLE chain_checkpoints ADD COLUMN block_hash BLOB;
 )sql",
+    // 4 → 5: a webhook run's de-duplication key (config.dedup_header), unique per trigger; NULL
+    // (no key) is never equal to another NULL.
+    R"sql(
+ALTER TABLE runs ADD COLUMN dedup_key TEXT;
+CREATE UNIQUE INDEX runs_dedup ON runs(trigger_id, dedup_key);
+)sql",
 };
 static_assert(std::size(kMigrations) == sqlite_store::kSchemaVersion, "kSchemaVersion must count the migrations");
 

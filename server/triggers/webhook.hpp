@@ -33,6 +33,11 @@ inline constexpr size_t kMaxWebhookBody = size_t{1} << 20;
 /// ({"params": {"event": …}}), and JSON parsers on the way stop at 32.
 inline constexpr unsigned kMaxEventDepth = 28;
 
+/// Longest config.dedup_header, and longest de-duplication value kept (a longer value is
+/// refused with 400: a delivery id is short).
+inline constexpr size_t kMaxDedupHeaderName = 128;
+inline constexpr size_t kMaxDedupValue = 512;
+
 /// Header names never passed to the action (lowercase).
 inline constexpr std::string_view kStrippedHeaders[] = {"authorization", "cookie", "set-cookie", "x-api-key",
                                                         "proxy-authorization", "x-wallet-auth",

@@ -82,6 +82,10 @@ TEST_CASE("trigger store: postgres") {
   run_store_suite([] { return std::make_unique<pg_backend>(); });
 }
 
+TEST_CASE("trigger store de-duplication: postgres") {
+  run_dedup_suite([] { return std::make_unique<pg_backend>(); });
+}
+
 TEST_CASE("postgres store: two instances on one database never lease the same run") {
   const std::string url = shared_postgres().create_database();
   auto a = open_store(url);

@@ -28,6 +28,8 @@ class backend {
 using backend_factory = std::function<std::unique_ptr<backend>()>;
 
 void run_store_suite(const backend_factory& make);
+/// Webhook de-duplication by config.dedup_header (dedup_suite.cpp), one SUBCASE each.
+void run_dedup_suite(const backend_factory& make);
 
 /// The store tests' fixed clock origin, 2024-05-01T00:00:00Z.
 inline const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2024} / 5 / 1}.time_since_epoch()};

@@ -71,6 +71,10 @@ TEST_CASE("trigger store: sqlite, synchronous NORMAL") {
   run_store_suite([] { return std::make_unique<sqlite_backend>(false); });
 }
 
+TEST_CASE("trigger store de-duplication: sqlite") {
+  run_dedup_suite([] { return std::make_unique<sqlite_backend>(true); });
+}
+
 TEST_CASE("sqlite store: usage keys are in the database file only sealed") {
   sqlite_backend b(true);
   // A usage key as the core issues it (32 random bytes, base64), sealed with AES-256-GCM the way

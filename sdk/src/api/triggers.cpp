@@ -110,9 +110,13 @@ trigger_config config_of(trigger_type t, const json::value& v) {
       return schedule_of(v);
     case trigger_type::chain_event:
       return chain_event_of(v);
-    default:
-      (void)rd::expect_object(v, "config");
-      return webhook_config{};
+    default: {
+      const json::object& c = rd::expect_object(v, "config");
+      webhook_config w;
+      if (const json::value* h = c.if_contains("dedup_header"); h && !h->is_null())
+        w.dedup_header = rd::get_string(c, "dedup_header");
+      return w;
+    }
   }
 }
 
@@ -200,7 +204,12 @@ json::value config_json(const trigger_config& c) {
 
 // --- JSON ----------------------------------------------------------------------------------------
 
-void tag_invoke(json::value_from_tag, json::value& v, const webhook_config&) { v = json::object{}; }
+void tag_invoke(json::value_from_tag, json::value& v, const webhook_config& c) {
+  json::object o;
+  if (c.dedup_header)
+    o["dedup_header"] = *c.dedup_header;
+  v = std::move(o);
+}
 
 void tag_invoke(json::value_from_tag, json::value& v, const schedule_config& c) {
   v = json::object{{"cron", c.cron}, {"timezone", c.timezone}};

@@ -265,9 +265,16 @@ result<trigger_config> read_request_config(trigger_type t, const json::value* co
     return invalid("config: expected an object");
   const json::object& c = config != nullptr ? config->get_object() : empty;
   switch (t) {
-    case trigger_type::webhook:
-      ENACT_TRY_VOID(only_keys(c, {}, "config"));
-      return webhook_config{};
+    case trigger_type::webhook: {
+      ENACT_TRY_VOID(only_keys(c, {"dedup_header"}, "config"));
+      webhook_config w;
+      if (const json::value* h = c.if_contains("dedup_header"); h && !h->is_null()) {
+        if (!h->is_string())
+          return invalid("config.dedup_header: expected a header name");
+        w.dedup_header = std::string(h->get_string());
+      }
+      return trigger_config(std::move(w));
+    }
     case trigger_type::schedule: {
       ENACT_TRY(schedule_config s, schedule(c));
       return trigger_config(std::move(s));

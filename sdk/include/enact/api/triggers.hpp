@@ -50,8 +50,12 @@ enum class run_status { queued, running, success, failed };
 
 // --- configs -------------------------------------------------------------------------------------
 
-/// A webhook trigger has no settings: its URL is `webhook_url` of the trigger.
+/// A webhook trigger's URL is `webhook_url` of the trigger. `dedup_header` names a header its
+/// sender sets once per event (a provider's delivery id, such as X-GitHub-Delivery): a second
+/// delivery with the same value answers the first run's id and queues no run (docs/triggers.md
+/// "Webhooks"). Compared case-insensitively; never a credential header.
 struct webhook_config {
+  std::optional<std::string> dedup_header;
   friend bool operator==(const webhook_config&, const webhook_config&) = default;
 };
 
