@@ -394,3 +394,27 @@ TEST_CASE("billing with a wallet proof sends X-Wallet-Auth and no API key") {
   }
   CHECK(json::parse(reqs[1].body) == parse(R"({"amount_cents": 700})"));
 }
+
+TEST_CASE("run_action with an Idempotency-Key sends it; a key the server would refuse is not sent") {
+  fake_server server;
+  serve_canned(server);
+  core_client c(options_for(server), secret(kApiKey));
+  api::run_action_request req;
+  req.action_ipfs_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
+  // The canned server has no run_action (404): what matters here is what was sent.
+  CHECK_THROWS_AS((void)c.run_action(req, "trigger-run:run_01"), api_error);
+  const auto reqs = server.requests();
+  REQUIRE(reqs.size() == 1);
+  CHECK(reqs[0].path == "/core/v1/run_action");
+  CHECK(reqs[0].header("Idempotency-Key") == "trigger-run:run_01");
+  CHECK(reqs[0].header("X-Api-Key") == kApiKey);
+  CHECK_THROWS_AS((void)c.run_action(req), api_error);
+  REQUIRE(server.requests().size() == 2);
+  CHECK_FALSE(server.requests()[1].has_header("Idempotency-Key"));
+  for (const std::string bad : {std::string(), std::string("two words"), std::string("line\r\nX-Evil: 1"),
+                                std::string(256, 'k'), std::string("caf\xc3\xa9")}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS((void)c.run_action(req, bad), api_error);
+  }
+  CHECK(server.requests().size() == 2);  // none of them went out
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "enact/client/core_client.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include <chrono>
@@ -91,7 +92,8 @@ struct core_client::impl {
     return http.send(r);
   }
 
-  http_answer post(std::string_view endpoint, std::string body, auth a, std::vector<bytes_view> redact = {}) {
+  http_answer post(std::string_view endpoint, std::string body, auth a, std::vector<bytes_view> redact = {},
+                   detail::http_headers extra = {}) {
     http_request r;
     r.method = http_method::post;
     r.target = std::string(kRoot) + std::string(endpoint);
@@ -99,6 +101,7 @@ struct core_client::impl {
     if (a == auth::key)
       r.api_key = &api_key;
     r.redact = std::move(redact);
+    r.extra = std::move(extra);
     return http.send(r);
   }
 
@@ -289,6 +292,20 @@ run_action_result core_client::run_action(const run_action_request& request) {
     throw api_error(api_errc::invalid_request, 0, {}, "run_action: give exactly one of code and action_ipfs_cid");
   return decode<run_action_result>(
       impl_->post("/run_action", json::serialize(json::value_from(request)), impl::auth::key));
+}
+
+run_action_result core_client::run_action(const run_action_request& request, std::string_view idempotency_key) {
+  if (request.code.has_value() == request.action_ipfs_cid.has_value())
+    throw api_error(api_errc::invalid_request, 0, {}, "run_action: give exactly one of code and action_ipfs_cid");
+  // The server's rule for the key, checked here so a bad key is not sent (nor a header broken).
+  const bool printable =
+      std::all_of(idempotency_key.begin(), idempotency_key.end(), [](char c) { return c > 0x20 && c < 0x7f; });
+  if (idempotency_key.empty() || idempotency_key.size() > 255 || !printable)
+    throw api_error(api_errc::invalid_request, 0, {},
+                    "run_action: an Idempotency-Key is 1 to 255 printable ASCII characters without spaces");
+  return decode<run_action_result>(impl_->post("/run_action", json::serialize(json::value_from(request)),
+                                               impl::auth::key, {},
+                                               {{"Idempotency-Key", std::string(idempotency_key)}}));
 }
 
 // --- public utility ----------------------------------------------------------------------------

@@ -95,6 +95,11 @@ class core_client {
   /// Runs an action. An action that throws, times out or breaks a limit is an api_error with
   /// code action_failed whose details() carry `kind`, `stack` and `logs`. Never retried.
   run_action_result run_action(const run_action_request& request);
+  /// The same with an `Idempotency-Key` (docs/protocol.md §0 "Idempotency"): the account's same
+  /// request under the same key within 24 hours answers the first run's result again instead of
+  /// running and charging a second time. The key is 1 to 255 printable ASCII characters without
+  /// spaces; another key is an api_error with code invalid_request, before anything is sent.
+  run_action_result run_action(const run_action_request& request, std::string_view idempotency_key);
 
   // --- public utility (no auth) -----------------------------------------------------------------
   [[nodiscard]] chain_config get_node_chain_config();
