@@ -7,8 +7,8 @@
 //                     creation included
 //   sandbox_prepared  the same with the heap created outside the timed region, as the worker
 //                     does while it waits for the next request
-//   pool              through the pool: framing, a worker process, the round trip; 1 and 2
-//                     calling threads (the pool has 2 × cores workers)
+//   pool              through the pool of Duktape workers: framing, a worker process, the
+//                     round trip; 1 and 2 calling threads (the pool has 2 × cores workers)
 // The ratio pool / bare_duktape is the price of running actions out of process.
 #include <benchmark/benchmark.h>
 
@@ -113,6 +113,7 @@ rt::pool& shared_pool() {
   static std::unique_ptr<rt::pool> p = [] {
     rt::pool_config c;
     c.worker_path = ENACT_WORKER_PATH;
+    c.engine = rt::action_engine::duktape;  // the engine of this file's floor (SpiderMonkey: engine_bench.cpp)
     return rt::pool::start(c).value();
   }();
   return *p;
