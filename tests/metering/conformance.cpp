@@ -18,18 +18,10 @@
 namespace enact::metering::test {
 namespace {
 
-hash256 h(uint8_t a, uint8_t b = 0) {
-  hash256 x{};
-  x[0] = a;
-  x[1] = b;
-  x[31] = 1;
-  return x;
-}
-
-const account_hash kAlice = h(0xA1);
-const account_hash kBob = h(0xB0);
-const key_hash kAliceKey = h(0xA1, 1);
-const key_hash kAliceKey2 = h(0xA1, 2);
+const account_hash kAlice = test_hash(0xA1);
+const account_hash kBob = test_hash(0xB0);
+const key_hash kAliceKey = test_hash(0xA1, 1);
+const key_hash kAliceKey2 = test_hash(0xA1, 2);
 
 /// Records and credits a payment of `cents` to `account`.
 void fund(store& s, const account_hash& account, const std::string& id, uint64_t cents) {
@@ -226,7 +218,7 @@ void histories(store& s, test_clock& clock) {
 /// Attack: two reservations race for the last credits — exactly one wins, every time.
 void race_for_last_credits(store& s) {
   for (int round = 0; round < 20; ++round) {
-    const account_hash a = h(0xC0, static_cast<uint8_t>(round));
+    const account_hash a = test_hash(0xC0, static_cast<uint8_t>(round));
     fund(s, a, "pi_race" + std::to_string(round), 3);
     std::atomic<int> won{0};
     std::atomic<int> refused{0};

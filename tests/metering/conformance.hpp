@@ -24,6 +24,15 @@ struct test_clock {
   }
 };
 
+/// A 32-byte hash made of two bytes: the accounts and keys the cases name.
+[[nodiscard]] inline hash256 test_hash(uint8_t a, uint8_t b = 0) {
+  hash256 x{};
+  x[0] = a;
+  x[1] = b;
+  x[31] = 1;
+  return x;
+}
+
 /// A payment record as a payment provider's intent gives it: uncredited.
 [[nodiscard]] inline payment intent(std::string id, const account_hash& account, uint64_t cents,
                                     std::string provider = "dev") {

@@ -17,22 +17,14 @@
 namespace enact::metering::test {
 namespace {
 
-hash256 h(uint8_t a, uint8_t b = 0) {
-  hash256 x{};
-  x[0] = a;
-  x[1] = b;
-  x[31] = 2;
-  return x;
-}
-
-const account_hash kAlice = h(0xA1);
-const account_hash kBob = h(0xB0);
+const account_hash kAlice = test_hash(0xA1);
+const account_hash kBob = test_hash(0xB0);
 
 idempotency_request request(const account_hash& a, std::string key, uint8_t body) {
   idempotency_request r;
   r.account = a;
   r.key = std::move(key);
-  r.fingerprint = h(0xF0, body);
+  r.fingerprint = test_hash(0xF0, body);
   return r;
 }
 
