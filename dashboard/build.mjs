@@ -23,7 +23,7 @@ const common = {
   charset: "utf8",
 };
 // The bundled libraries' notice (their MIT licences ask for it; NOTICE at the top of the repository).
-const banner = "/*! enact dashboard (Apache-2.0). Bundles @noble/curves and @noble/hashes: MIT License, Copyright (c) 2022 Paul Miller (https://paulmillr.com) */";
+const banner = "// SPDX-License-Identifier: Apache-2.0\n/*! enact dashboard. Bundles @noble/curves and @noble/hashes: MIT License, Copyright (c) 2022 Paul Miller (https://paulmillr.com) */";
 await build({ ...common, entryPoints: [join(here, "src/main.js")], format: "esm", outfile: join(out, "app.js"), banner: { js: banner } });
 await build({ ...common, entryPoints: [join(here, "src/style.css")], outfile: join(out, "app.css") });
 copyFileSync(join(here, "src/index.html"), join(out, "index.html"));

@@ -5,6 +5,7 @@
 import { get, signIn, signOut, signedIn } from "./api.js";
 import { accountPage } from "./account.js";
 import { actionsPage } from "./actions.js";
+import { attestationPage } from "./attestation.js";
 import { field, h, showError, statusLine } from "./dom.js";
 import { groupsPage } from "./groups.js";
 import { keysPage } from "./keys.js";
@@ -18,6 +19,7 @@ const kPages = [
   ["wallets", "Wallets", walletsPage],
   ["actions", "Actions", actionsPage],
   ["triggers", "Triggers", triggersPage],
+  ["attestation", "Attestation", attestationPage],
 ];
 
 const main = document.getElementById("main");

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "dashboard/attestation.hpp"
+
 namespace enact::dashboard {
 
 namespace {
@@ -43,6 +45,7 @@ std::string_view content_type_of(std::string_view name) noexcept {
 }
 
 void mount(httplib::Server& server) {
+  mount_attestation_checks(server);
   server.Get("/dashboard", [](const httplib::Request&, httplib::Response& res) {
     common_headers(res);
     res.set_redirect("/dashboard/", 302);

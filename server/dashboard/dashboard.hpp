@@ -39,6 +39,7 @@ inline constexpr std::string_view kPolicy =
 /// `Cache-Control: no-cache` (the names carry no version, so a new server's files must replace
 /// cached ones), or 404 `{"error": {"code": "not_found", …}}`. Every answer carries kPolicy,
 /// X-Content-Type-Options: nosniff, X-Frame-Options: DENY and Referrer-Policy: no-referrer.
+/// Also mounts `/dashboard/attestation-checks` (attestation.hpp).
 void mount(httplib::Server& server);
 
 }  // namespace enact::dashboard

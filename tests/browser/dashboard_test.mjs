@@ -338,6 +338,23 @@ try {
   check("the failed run shows its error and JavaScript stack", /Error[\s\S]*boom/.test(boomDetail) && /Stack[\s\S]*explode/.test(boomDetail), boomDetail);
   await inspect(page, "14-triggers-failed-run");
 
+  // Attestation: the server's own verification of its evidence, as a pass/fail table.
+  const checksRes = await fetch(`${base}/dashboard/attestation-checks`);
+  const checks = await checksRes.json();
+  check("the attestation checks answer verify_all's report",
+    checksRes.status === 200 && ["pass", "fail"].includes(checks.verdict) && checks.quote.checks.some((c) => c.name === "quote_signature") &&
+      checks.skipped.includes("network"), JSON.stringify(checks).slice(0, 400));
+  await page.getByRole("link", { name: "Attestation" }).click();
+  await page.getByRole("heading", { name: "Attestation", level: 1 }).waitFor();
+  const verdictText = await page.locator(".verdict").innerText();
+  check("the page shows the verdict", verdictText === `Verdict: ${checks.verdict === "pass" ? "pass" : "FAIL"}`, verdictText);
+  const quoteRows = await page.locator("table", { hasText: "TDX quote" }).locator("tbody tr").allInnerTexts();
+  check("one row per quote check, with its result",
+    quoteRows.length === checks.quote.checks.length &&
+      checks.quote.checks.every((c, i) => quoteRows[i].startsWith(c.name) && quoteRows[i].includes(c.passed ? "✓ pass" : "✗ fail")),
+    JSON.stringify(quoteRows));
+  await inspect(page, "16-attestation");
+
   // A phone-sized screen: nothing wider than 375 px.
   await page.setViewportSize({ width: 375, height: 800 });
   for (const [route, name] of [["#/account", "05-account-375px"], ["#/keys", "06-keys-375px"], ["#/actions", "10-actions-375px"], ["#/triggers", "15-triggers-375px"]]) {
