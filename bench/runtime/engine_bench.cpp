@@ -30,7 +30,7 @@
 #include <string>
 #include <string_view>
 
-#include "duktape.h"
+#include "trivial_action.hpp"
 #include "runtime/sandbox.hpp"
 #include "runtime/spidermonkey.hpp"
 
@@ -39,44 +39,18 @@ namespace sm = enact::runtime::spidermonkey;
 
 namespace {
 
-constexpr std::string_view kCode = "Enact.setResponse({ok: params.x + 1})";
-constexpr std::string_view kParams = R"({"x":41})";
-constexpr std::string_view kExpected = R"({"ok":42})";
+constexpr std::string_view kCode = enact::bench::kTrivialCode;
+constexpr std::string_view kParams = enact::bench::kTrivialParams;
+constexpr std::string_view kExpected = enact::bench::kTrivialResponse;
 
 std::string g_response;
 
 // --- Duktape ------------------------------------------------------------------------------------
 
-duk_ret_t duk_set_response(duk_context* ctx) {
-  duk_set_top(ctx, 1);
-  duk_size_t n = 0;
-  const char* json = duk_json_encode(ctx, 0) != nullptr ? duk_get_lstring(ctx, 0, &n) : "null";
-  g_response.assign(json, n);
-  return 0;
-}
-
-duk_ret_t duk_bare_run(duk_context* ctx, void*) {
-  duk_push_global_object(ctx);
-  duk_push_lstring(ctx, kParams.data(), kParams.size());
-  duk_json_decode(ctx, -1);
-  duk_put_prop_string(ctx, -2, "params");
-  duk_push_object(ctx);
-  duk_push_c_function(ctx, duk_set_response, 1);
-  duk_put_prop_string(ctx, -2, "setResponse");
-  duk_put_prop_string(ctx, -2, "Enact");
-  duk_pop(ctx);
-  duk_push_string(ctx, "action.js");
-  duk_compile_lstring_filename(ctx, 0, kCode.data(), kCode.size());
-  duk_call(ctx, 0);
-  return 0;
-}
-
 void bare_duktape(benchmark::State& state) {
   for (auto _ : state) {
-    duk_context* ctx = duk_create_heap_default();
-    if (duk_safe_call(ctx, duk_bare_run, nullptr, 0, 1) != DUK_EXEC_SUCCESS || g_response != kExpected)
+    if (!enact::bench::bare_duktape_run())
       state.SkipWithError("bare Duktape run failed");
-    duk_destroy_heap(ctx);
   }
 }
 BENCHMARK(bare_duktape);
@@ -178,16 +152,8 @@ BENCHMARK(bare_spidermonkey);
 
 // --- the sandbox's paths ------------------------------------------------------------------------
 
-rt::sandbox::request bench_request() {
-  rt::sandbox::request req;
-  req.code = kCode;
-  req.params_json = kParams;
-  return req;
-}
-
-const rt::sandbox::call_parent kNoCapabilities = [](std::string_view, std::string_view) {
-  return rt::sandbox::call_answer{false, "no capabilities here"};
-};
+using enact::bench::kNoCapabilities;
+const auto bench_request = enact::bench::trivial_request;
 
 void sandbox_duktape(benchmark::State& state) {
   const rt::sandbox::request req = bench_request();

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "duktape.h"
+#include "trivial_action.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/sandbox.hpp"
 
@@ -24,59 +24,19 @@ namespace rt = enact::runtime;
 
 namespace {
 
-constexpr std::string_view kCode = "Enact.setResponse({ok: params.x + 1})";
-constexpr std::string_view kParams = R"({"x":41})";
-
-thread_local std::string t_response;
-
-duk_ret_t bare_set_response(duk_context* ctx) {
-  duk_set_top(ctx, 1);
-  duk_size_t n = 0;
-  const char* json = duk_json_encode(ctx, 0) != nullptr ? duk_get_lstring(ctx, 0, &n) : "null";
-  t_response.assign(json, n);
-  return 0;
-}
-
-duk_ret_t bare_run(duk_context* ctx, void*) {
-  duk_push_global_object(ctx);
-  duk_push_lstring(ctx, kParams.data(), kParams.size());
-  duk_json_decode(ctx, -1);
-  duk_put_prop_string(ctx, -2, "params");
-  duk_push_object(ctx);
-  duk_push_c_function(ctx, bare_set_response, 1);
-  duk_put_prop_string(ctx, -2, "setResponse");
-  duk_put_prop_string(ctx, -2, "Enact");
-  duk_pop(ctx);
-  duk_push_string(ctx, "action.js");
-  duk_compile_lstring_filename(ctx, 0, kCode.data(), kCode.size());
-  duk_call(ctx, 0);
-  return 0;
-}
+constexpr std::string_view kCode = enact::bench::kTrivialCode;
+constexpr std::string_view kParams = enact::bench::kTrivialParams;
 
 void bare_duktape(benchmark::State& state) {
   for (auto _ : state) {
-    duk_context* ctx = duk_create_heap_default();
-    if (duk_safe_call(ctx, bare_run, nullptr, 0, 1) != DUK_EXEC_SUCCESS) {
+    if (!enact::bench::bare_duktape_run())
       state.SkipWithError("bare run failed");
-    }
-    duk_destroy_heap(ctx);
-    benchmark::DoNotOptimize(t_response);
   }
 }
 BENCHMARK(bare_duktape);
 
-/// The benchmark's action and params as a sandbox request.
-rt::sandbox::request bench_request() {
-  rt::sandbox::request req;
-  req.code = kCode;
-  req.params_json = kParams;
-  return req;
-}
-
-/// A parent that answers every capability call with a refusal.
-const rt::sandbox::call_parent kNoCapabilities = [](std::string_view, std::string_view) {
-  return rt::sandbox::call_answer{false, "no capabilities here"};
-};
+using enact::bench::kNoCapabilities;
+const auto bench_request = enact::bench::trivial_request;
 
 void sandbox_inprocess(benchmark::State& state) {
   const rt::sandbox::request req = bench_request();
