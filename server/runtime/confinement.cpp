@@ -4,6 +4,7 @@
 #include "runtime/confinement.hpp"
 
 #include <grp.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/mman.h>
@@ -71,19 +72,43 @@ bool own_network_namespace(isolation_report& r) {
   return false;
 }
 
-// Root becomes nobody. A server that is not root cannot change its workers' uid: they would keep
-// its rights (its files, its processes), so the layer is missing there.
-bool drop_root(isolation_report& r) {
-  if (::geteuid() != 0) {
-    note(r, "not root: the worker keeps the server's uid");
+// Clears every capability the worker still holds. A root process that becomes nobody loses them
+// in the kernel; a server started as its own user with CAP_SETUID and CAP_SETGID (the packaged
+// systemd unit's AmbientCapabilities) keeps them across its uid change, and would keep the power
+// to change uid back.
+bool clear_capabilities(isolation_report& r) {
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) {
+    note(r, errno_text("prctl(PR_CAP_AMBIENT_CLEAR_ALL)"));
     return false;
   }
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capset, &header, data) != 0 || ::syscall(SYS_capget, &header, data) != 0) {
+    note(r, errno_text("capset"));
+    return false;
+  }
+  for (const auto& d : data) {
+    if (d.effective != 0 || d.permitted != 0 || d.inheritable != 0) {
+      note(r, "capabilities left after capset");
+      return false;
+    }
+  }
+  return true;
+}
+
+// The worker becomes nobody: from root, or from a server user holding CAP_SETUID and CAP_SETGID.
+// A server without them cannot change its workers' uid: they would keep its rights (its files,
+// its processes), so the layer is missing there.
+bool drop_root(isolation_report& r) {
   constexpr uid_t kNobody = 65534;
   if (::setgroups(0, nullptr) == 0 && ::setresgid(kNobody, kNobody, kNobody) == 0 &&
       ::setresuid(kNobody, kNobody, kNobody) == 0) {
-    return true;
+    return clear_capabilities(r);
   }
-  note(r, errno_text("dropping root"));
+  if (::geteuid() != 0)
+    note(r, "not root and without CAP_SETUID and CAP_SETGID: the worker keeps the server's uid");
+  else
+    note(r, errno_text("dropping root"));
   return false;
 }
 
@@ -201,10 +226,17 @@ void prepare(isolation_report& r, int channel_fd, size_t address_space_bytes, st
       note(r, errno_text("close_range"));
   }
 
+  // Root makes the network namespace first (CAP_SYS_ADMIN), then becomes nobody. A server user
+  // with only CAP_SETUID and CAP_SETGID becomes nobody first: the namespace then comes with a user
+  // namespace of nobody's, where an unmapped uid could not be changed any more.
+  const bool drop_first = ::geteuid() != 0;
+  if (drop_first && !skipped(r, skip, "dropped_privileges"))
+    r.dropped_privileges = drop_root(r);
+
   if (!skipped(r, skip, "network_namespace"))
     r.network_namespace = own_network_namespace(r);
 
-  if (!skipped(r, skip, "dropped_privileges"))
+  if (!drop_first && !skipped(r, skip, "dropped_privileges"))
     r.dropped_privileges = drop_root(r);
 
   if (before_limits)

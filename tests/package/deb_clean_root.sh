@@ -4,9 +4,12 @@
 # installs them, `apt-get install ./….deb`, into a clean Debian 12 root (clean_root.sh: mmdebstrap
 # from Debian's archive, cached in CACHE_DIR). There:
 #   - the server's user, state directory and conffile are in place, the man pages installed;
-#   - enact-server, started as the user enact on the packaged config with --dev on a data
-#     directory of its own, answers GET /core/v1/get_node_chain_config on loopback, and does not
-#     warn about root;
+#   - enact-server, started the way its systemd unit starts it (the unit's User, Group,
+#     AmbientCapabilities and CapabilityBoundingSet, through setpriv: there is no systemd in the
+#     root) on the packaged config with --dev on a data directory of its own, answers GET
+#     /core/v1/get_node_chain_config on loopback, does not warn about root, puts every isolation
+#     layer of the action sandbox in place (its workers become nobody with no capability left),
+#     and runs docs/server.md's quick start: an action signing with a PKP;
 #   - a C++ consumer builds with find_package(enact) and a C one with find_package(enact
 #     COMPONENTS c); the same sources build with `pkg-config enact` and `pkg-config enact-c`.
 #
@@ -49,11 +52,22 @@ done
 inroot enact --version | grep -q '^enact [0-9]' || fail "enact --version"
 inroot enact-server --version | grep -q '^enact-server [0-9]' || fail "enact-server --version"
 
-step "enact-server as the user enact"
+step "enact-server as its systemd unit starts it"
+unit=$root/lib/systemd/system/enact-server.service
+unit_value() { sed -n "s/^$1=//p" "$unit" | tail -1; }
+# "CAP_SETUID CAP_SETGID" as setpriv spells it: +setuid,+setgid
+setpriv_caps() { local out=""; for c in $1; do c=${c#CAP_}; out+="${out:+,}+${c,,}"; done; echo "$out"; }
+user=$(unit_value User) group=$(unit_value Group)
+ambient=$(setpriv_caps "$(unit_value AmbientCapabilities)")
+bounding=$(setpriv_caps "$(unit_value CapabilityBoundingSet)")
+[ "$user" = enact ] || fail "the unit runs as '$user', not enact"
+echo "unit: User=$user Group=$group ambient=${ambient:-none} bounding=${bounding:-none}"
 inroot install -d -o enact -g enact -m 0700 /var/lib/enact/test
 log=$work/server.log
 "$here/clean_root.sh" --cache "$cache" --include build-essential,cmake,pkg-config "$root" -- \
-  runuser -u enact -- enact-server --config /etc/enact/config.toml --dev --data-dir /var/lib/enact/test \
+  setpriv --reuid="$user" --regid="$group" --init-groups ${ambient:+--inh-caps="$ambient" --ambient-caps="$ambient"} \
+  --bounding-set="-all${bounding:+,$bounding}" --no-new-privs \
+  enact-server --config /etc/enact/config.toml --dev --data-dir /var/lib/enact/test \
   --listen 127.0.0.1:0 >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
@@ -69,6 +83,25 @@ answer=$(curl -sS --max-time 10 "http://127.0.0.1:$port/core/v1/get_node_chain_c
 echo "$answer" | grep -q '"chain_id"' || { cat "$log"; fail "get_node_chain_config answered: $answer"; }
 echo "GET /core/v1/get_node_chain_config: $answer"
 if grep -q 'running as root' "$log"; then cat "$log"; fail "the server warned about root as the user enact"; fi
+grep -q '"dropped_privileges":true' "$log" && ! grep -q 'isolation incomplete' "$log" ||
+  { cat "$log"; fail "the action sandbox is not complete under the unit's user and capabilities"; }
+checked=0
+for w in $(pgrep -f "enact-worker --parent" || true); do
+  # Only the packaged server's workers (/usr/…): other tests may run workers of the build tree.
+  case $(readlink "/proc/$w/exe" 2>/dev/null) in /usr/*) ;; *) continue ;; esac
+  status=/proc/$w/status
+  [ -r "$status" ] || continue
+  checked=$((checked + 1))
+  grep -q $'^Uid:\t65534\t65534\t65534\t65534' "$status" || fail "worker $w is not nobody: $(grep ^Uid "$status")"
+  grep -q $'^CapPrm:\t0000000000000000' "$status" || fail "worker $w keeps capabilities: $(grep ^Cap "$status")"
+done
+[ "$checked" -gt 0 ] || fail "no worker of the packaged server found"
+quickstart=$work/quickstart.sh
+awk '/^## Quick start/{f=1} f&&/^```sh/{g=1;next} g&&/^```/{exit} g' "$source_dir/docs/server.md" >"$quickstart"
+(cd "$work" && URL=http://127.0.0.1:$port bash -e "$quickstart") >"$work/quickstart.out" 2>&1 ||
+  { cat "$work/quickstart.out" "$log"; fail "docs/server.md's quick start against the packaged server"; }
+grep -q '"signatures"' "$work/quickstart.out" || { cat "$work/quickstart.out"; fail "the quick start's run signed nothing"; }
+echo "quick start: the action ran and signed"
 kill $server
 wait $server 2>/dev/null || true
 trap - EXIT
