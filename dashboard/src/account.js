@@ -1,9 +1,46 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Account page: mode, admin wallet, balance, the chart of credit use, payments, and buying
 // credits (create a payment intent; with the dev provider, confirm it here). docs/dashboard.md.
-import { get, getAll, post } from "./api.js";
+import { get, getAll, post, signOut, signedInWallet } from "./api.js";
 import { usageChart } from "./chart.js";
-import { field, h, showError, showOk, statusLine, table, when } from "./dom.js";
+import { field, h, showError, showOk, statusLine, table, uid, when } from "./dom.js";
+import { connectWallet, hasWallet, signEnvelope } from "./wallet.js";
+
+/** Converting to ChainSecured (docs/chainsecured.md): one-way, signed by the new admin wallet. */
+function convertForm(account) {
+  const status = statusLine();
+  const agreeId = uid();
+  const agree = h("input", { type: "checkbox", id: agreeId });
+  const go = h("button", { type: "button", class: "danger" }, "Convert with my wallet");
+  go.addEventListener("click", async () => {
+    if (!agree.checked) return showError(status, new Error("Tick the box first: the conversion cannot be undone."));
+    go.disabled = true;
+    try {
+      const address = await connectWallet();
+      const envelope = await signEnvelope("ConvertAccount", address);
+      const res = await post("/convert_to_chain_secured_account", { new_admin_wallet_address: address, ...envelope });
+      signOut();
+      document.getElementById("main").replaceChildren(
+        h("h1", {}, "Account converted"),
+        h("p", { role: "status" }, `The account is ChainSecured: ${res.new_admin_wallet_address} is its admin, and the account key no longer works. Sign in again with that wallet.`),
+        h("p", {}, h("a", { href: "#/signed-out" }, "Sign in")),
+      );
+    } catch (err) {
+      go.disabled = false;
+      showError(status, err);
+    }
+  });
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "convert-h" },
+    h("h2", { id: "convert-h" }, "Convert to ChainSecured"),
+    h("p", {}, h("strong", {}, "One-way. "), "Your browser wallet becomes the admin: it signs its own registry writes, the server no longer writes for the account, and the account API key stops working. Groups, wallets, actions and usage keys stay. This cannot be undone."),
+    hasWallet() ? null : h("p", { class: "empty" }, "No browser wallet was found in this page."),
+    h("div", { class: "check" }, agree, h("label", { for: agreeId }, "I understand that the account key stops working and that this cannot be undone")),
+    go,
+    status,
+  );
+}
 
 function summary(account, balance) {
   const mode = account.managed
@@ -13,10 +50,10 @@ function summary(account, balance) {
   return h(
     "dl",
     { class: "facts" },
-    row("Name", account.name || "(unnamed)"),
+    account.name && row("Name", account.name),
     row("Mode", mode),
     row("Admin wallet", h("code", { class: "addr" }, account.admin_wallet_address)),
-    row("Account key hash", h("code", { class: "addr" }, account.api_key_hash)),
+    account.api_key_hash && row("Account key hash", h("code", { class: "addr" }, account.api_key_hash)),
     row("Balance", h("strong", { id: "balance" }, `${balance.balance_credits} credits`)),
     row("Payment provider", balance.mode ?? "stripe"),
   );
@@ -83,14 +120,19 @@ function buyForm(devProvider, refresh) {
 }
 
 export async function accountPage(root) {
+  const wallet = signedInWallet();
   const [account, balance, charges, payments] = await Promise.all([
-    get("/account"),
+    // A wallet (X-Wallet-Auth) reaches only the billing routes; it is the admin of its account.
+    wallet ? Promise.resolve({ managed: false, name: "", admin_wallet_address: wallet, api_key_hash: "" }) : get("/account"),
     get("/billing/balance"),
     getAll("/billing/usage"),
     getAll("/billing/payments"),
   ]);
   const refresh = () => accountPage(root);
-  root.replaceChildren(
+  // h() drops the false of a ChainSecured account; replaceChildren would print it.
+  const page = h(
+    "div",
+    {},
     h("h1", {}, "Account"),
     summary(account, balance),
     h("h2", {}, "Credit use"),
@@ -98,5 +140,7 @@ export async function accountPage(root) {
     h("h2", {}, "Payments"),
     buyForm(balance.mode === "dev", refresh),
     paymentsTable(payments),
+    account.managed && convertForm(account),
   );
+  root.replaceChildren(page);
 }

@@ -2,22 +2,45 @@
 // The dashboard's only way to the server: the same /core/v1 API a script calls (docs/protocol.md),
 // with the account's API key in X-Api-Key. The key lives in this module and in sessionStorage
 // (gone when the tab closes), never in a cookie or a URL.
+import { forgetWalletAuth, walletAuthHeader } from "./wallet.js";
+
 const kKeyItem = "enact.dashboard.apiKey";
+const kWalletItem = "enact.dashboard.wallet";
 
 let apiKey = sessionStorage.getItem(kKeyItem) ?? "";
+// Signed in with a wallet instead (a ChainSecured account's admin): its address. Requests then
+// carry X-Wallet-Auth, which only the billing routes accept.
+let walletAddress = sessionStorage.getItem(kWalletItem) ?? "";
 
 export function signedIn() {
-  return apiKey !== "";
+  return apiKey !== "" || walletAddress !== "";
+}
+
+/** The admin wallet signed in with, or "" when signed in with a key. */
+export function signedInWallet() {
+  return apiKey ? "" : walletAddress;
+}
+
+export function signInWallet(address) {
+  apiKey = "";
+  sessionStorage.removeItem(kKeyItem);
+  walletAddress = address;
+  sessionStorage.setItem(kWalletItem, address);
 }
 
 export function signIn(key) {
   apiKey = key;
+  walletAddress = "";
+  sessionStorage.removeItem(kWalletItem);
   sessionStorage.setItem(kKeyItem, key);
 }
 
 export function signOut() {
   apiKey = "";
+  walletAddress = "";
   sessionStorage.removeItem(kKeyItem);
+  sessionStorage.removeItem(kWalletItem);
+  forgetWalletAuth();
   setTriggerToken("");
 }
 
@@ -34,6 +57,7 @@ export class ApiError extends Error {
 export async function call(method, path, body, { key = apiKey } = {}) {
   const headers = {};
   if (key) headers["X-Api-Key"] = key;
+  else if (walletAddress) headers["X-Wallet-Auth"] = await walletAuthHeader(walletAddress);
   const init = { method, headers, cache: "no-store", credentials: "omit" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";

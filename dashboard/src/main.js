@@ -2,7 +2,7 @@
 // The dashboard's entry: signing in with the account API key, the section navigation (one hash
 // route per page, so the back button and reloads work) and the page each route draws.
 // docs/dashboard.md describes the pages; every write goes through /core/v1 (api.js).
-import { get, signIn, signOut, signedIn } from "./api.js";
+import { get, signIn, signInWallet, signOut, signedIn, signedInWallet } from "./api.js";
 import { accountPage } from "./account.js";
 import { actionsPage } from "./actions.js";
 import { attestationPage } from "./attestation.js";
@@ -10,6 +10,7 @@ import { field, h, showError, statusLine } from "./dom.js";
 import { groupsPage } from "./groups.js";
 import { keysPage } from "./keys.js";
 import { triggersPage } from "./triggers.js";
+import { connectWallet, hasWallet } from "./wallet.js";
 import { walletsPage } from "./wallets.js";
 
 const kPages = [
@@ -42,6 +43,24 @@ function signInPage() {
       showError(status, err);
     }
   });
+  const walletBox = h("div");
+  if (hasWallet()) {
+    const byWallet = h("button", { type: "button" }, "Sign in with a wallet");
+    byWallet.addEventListener("click", async () => {
+      try {
+        const address = await connectWallet();
+        signInWallet(address);
+        await get("/billing/balance"); // asks the wallet for a BillingAuth envelope and checks it
+        if (location.hash === "#/account") render();
+        else location.hash = "#/account";
+      } catch (err) {
+        signOut();
+        showError(status, err);
+      }
+    });
+    walletBox.append(h("p", {}, "ChainSecured account? Its admin wallet signs in for billing (X-Wallet-Auth)."), byWallet);
+  }
+  form.append(walletBox);
   nav.replaceChildren();
   main.replaceChildren(form);
   key.input.focus();
@@ -58,7 +77,7 @@ function drawNav(current) {
     h(
       "ul",
       {},
-      kPages.map(([id, label]) => h("li", {}, h("a", { href: `#/${id}`, "aria-current": id === current ? "page" : undefined }, label))),
+      (signedInWallet() ? kPages.filter(([p]) => p === "account" || p === "attestation") : kPages).map(([id, label]) => h("li", {}, h("a", { href: `#/${id}`, "aria-current": id === current ? "page" : undefined }, label))),
       h("li", {}, out),
     ),
   );
@@ -68,7 +87,9 @@ let rendering = 0;
 async function render() {
   if (!signedIn()) return signInPage();
   const id = location.hash.replace(/^#\//, "") || "account";
-  const page = kPages.find(([p]) => p === id) ?? kPages[0];
+  // A wallet reaches the billing routes only: the Account page (billing) and Attestation.
+  const pages = signedInWallet() ? kPages.filter(([p]) => p === "account" || p === "attestation") : kPages;
+  const page = pages.find(([p]) => p === id) ?? pages[0];
   drawNav(page[0]);
   document.title = `${page[1]} · enact dashboard`;
   const mine = ++rendering;

@@ -81,12 +81,18 @@ try {
   const ethers = createRequire(new URL("../vectors/package.json", import.meta.url))("ethers");
   const wallet = new ethers.Wallet("0x" + "42".repeat(32));
   await session.context.exposeFunction("__testWalletSign", (dataHex) => wallet.signMessage(ethers.getBytes(dataHex)));
+  await session.context.exposeFunction("__testWalletSignTyped", (json) => {
+    const { domain, types, message } = JSON.parse(json);
+    const { EIP712Domain, ...rest } = types;
+    return wallet.signTypedData(domain, rest, message);
+  });
   await session.context.addInitScript((account) => {
     window.ethereum = {
       request: async ({ method, params }) => {
         if (method === "eth_requestAccounts" || method === "eth_accounts") return [account];
         if (method === "eth_chainId") return "0x1";
         if (method === "personal_sign") return window.__testWalletSign(params[0]);
+        if (method === "eth_signTypedData_v4") return window.__testWalletSignTyped(params[1]);
         throw new Error(`unsupported wallet method ${method}`);
       },
     };
@@ -101,7 +107,7 @@ try {
   await page.getByLabel("Account API key").waitFor();
   await inspect(page, "01-sign-in");
   await page.getByLabel("Account API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
   const cookies = await session.context.cookies();
   check("no cookie is set", cookies.length === 0, JSON.stringify(cookies));
@@ -364,6 +370,30 @@ try {
     check(`${name}: fits 375 px`, width <= 375, String(width));
     await inspect(page, name);
   }
+
+  // Convert to ChainSecured with the injected wallet (one-way), then sign in with that wallet.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(`${base}/dashboard/#/account`);
+  await page.getByRole("heading", { name: "Convert to ChainSecured" }).waitFor();
+  await inspect(page, "17-convert");
+  const creditsBefore = (await api(base, "GET", "/billing/balance", key)).data.balance_credits;
+  await page.getByRole("button", { name: "Convert with my wallet" }).click();
+  await page.getByText(/Tick the box first/).waitFor();
+  check("no conversion without the one-way acknowledgement", (await api(base, "GET", "/account", key)).data.managed === true);
+  await page.getByLabel(/I understand that the account key stops working/).check();
+  await page.getByRole("button", { name: "Convert with my wallet" }).click();
+  await page.getByRole("heading", { name: "Account converted" }).waitFor();
+  check("the account key stops working", (await api(base, "GET", "/account", key)).status !== 200);
+  check("the page forgot the key", (await page.evaluate(() => sessionStorage.length)) === 0);
+  await page.getByRole("link", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in with a wallet" }).click();
+  await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
+  await page.locator("#balance", { hasText: `${creditsBefore} credits` }).waitFor();
+  const walletPage = await page.locator("main").innerText();
+  check("signed in with the wallet: ChainSecured, its address as admin, the same credits",
+    walletPage.includes("ChainSecured") && walletPage.toLowerCase().includes(wallet.address.toLowerCase()), walletPage.slice(0, 300));
+  check("a wallet session shows only its pages", (await page.locator("nav a").allInnerTexts()).join() === "Account,Attestation");
+  await inspect(page, "18-wallet-account");
 
   // Sign out forgets the key.
   await page.getByRole("button", { name: "Sign out" }).click();
