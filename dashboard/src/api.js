@@ -53,17 +53,14 @@ export class ApiError extends Error {
   }
 }
 
-/** Sends one request to /core/v1`path` and answers its parsed JSON body, or throws ApiError. */
-export async function call(method, path, body, { key = apiKey } = {}) {
-  const headers = {};
-  if (key) headers["X-Api-Key"] = key;
-  else if (walletAddress) headers["X-Wallet-Auth"] = await walletAuthHeader(walletAddress);
+/** Sends a request (a JSON body when `body` is given) and answers the parsed JSON, or throws ApiError. */
+async function send(method, url, headers, body) {
   const init = { method, headers, cache: "no-store", credentials: "omit" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const res = await fetch(`/core/v1${path}`, init);
+  const res = await fetch(url, init);
   const text = await res.text();
   let data = null;
   try {
@@ -76,6 +73,14 @@ export async function call(method, path, body, { key = apiKey } = {}) {
     throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? (text || res.statusText));
   }
   return data;
+}
+
+/** Sends one request to /core/v1`path` and answers its parsed JSON body, or throws ApiError. */
+export async function call(method, path, body, { key = apiKey } = {}) {
+  const headers = {};
+  if (key) headers["X-Api-Key"] = key;
+  else if (walletAddress) headers["X-Wallet-Auth"] = await walletAuthHeader(walletAddress);
+  return send(method, `/core/v1${path}`, headers, body);
 }
 
 export const get = (path, opts) => call("GET", path, undefined, opts);
@@ -111,22 +116,5 @@ export function setTriggerToken(token) {
 export async function triggerCall(method, path, body, { auth = true } = {}) {
   const headers = {};
   if (auth) headers.Authorization = `Bearer ${triggerToken}`;
-  const init = { method, headers, cache: "no-store", credentials: "omit" };
-  if (body !== undefined) {
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const res = await fetch(path, init);
-  const text = await res.text();
-  let data = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = null;
-  }
-  if (!res.ok) {
-    const err = data?.error;
-    throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? (text || res.statusText));
-  }
-  return data;
+  return send(method, path, headers, body);
 }
