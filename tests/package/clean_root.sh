@@ -17,7 +17,7 @@
 #   --bind HOST:DIR   bind-mount the host directory HOST at DIR inside the root while COMMAND runs
 #                     (read-write; repeatable)
 #   ROOT              the root directory; unpacked from the tarball when it does not exist
-#   COMMAND           run inside the root: `chroot ROOT COMMAND...` in its own mount and PID
+#   COMMAND           run inside the root (pivot_root into ROOT, then COMMAND...) in its own mount and PID
 #                     namespaces with /proc, /dev and the host's resolv.conf in place, the packages
 #                     of the apt archive cache in the root's own /var/cache/apt/archives; every
 #                     process it starts ends with it (and with this script)
@@ -28,10 +28,13 @@
 set -euo pipefail
 
 if [ "${1:-}" = --inside ]; then
-  # Second stage, in the new namespaces: mounts private to them, then chroot.
+  # Second stage, in the new namespaces: mounts private to them, then pivot_root into the root
+  # (not chroot: the kernel refuses a user namespace to a chrooted process, and the action
+  # sandbox of a server that is not root makes its network namespace through one).
   shift
   root=$1
   shift
+  mount --bind "$root" "$root"
   mount -t proc proc "$root/proc"
   mount --rbind /dev "$root/dev"
   while [ "$1" != -- ]; do
@@ -40,7 +43,14 @@ if [ "${1:-}" = --inside ]; then
     shift
   done
   shift
-  exec chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  cd "$root"
+  mkdir -p .old-root
+  pivot_root . .old-root
+  cd /
+  # The root may have no umount (package mount): the host's, from the old root, detaches it.
+  /.old-root/usr/bin/umount -l /.old-root
+  /usr/bin/rmdir /.old-root
+  exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
 fi
 

@@ -100,7 +100,8 @@ expect("${postinst}" "adduser --system --group [^\n]*enact" "enact-server postin
 # The unit runs the server as its own user, with the hardening options.
 file(READ ${SOURCE_DIR}/packaging/debian/enact-server.service unit)
 foreach(pattern "\nUser=enact\n" "\nExecStart=/usr/bin/enact-server --config /etc/enact/config\\.toml\n"
-    "\nNoNewPrivileges=yes\n" "\nProtectSystem=strict\n" "\nCapabilityBoundingSet=\n"
+    "\nNoNewPrivileges=yes\n" "\nProtectSystem=strict\n" "\nCapabilityBoundingSet=CAP_SETUID CAP_SETGID\n"
+    "\nAmbientCapabilities=CAP_SETUID CAP_SETGID\n"
     "\nStateDirectory=enact\n")
   expect("${unit}" "${pattern}" "enact-server.service")
 endforeach()
