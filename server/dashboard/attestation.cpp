@@ -4,6 +4,10 @@
 #include <httplib.h>
 #include <boost/json.hpp>
 
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "dashboard/dashboard.hpp"
@@ -28,8 +32,52 @@ boost::json::object error_body(std::string_view code, std::string message) {
 
 }  // namespace
 
+/// The last answer, kept for kFresh: the route is public, and each fresh check makes two requests
+/// to this server and a full quote verification, so callers share one check at a time instead of
+/// each making their own (a flood would otherwise hold every HTTP thread waiting on requests to
+/// itself that no thread is left to serve).
+struct checks_cache {
+  static constexpr std::chrono::seconds kFresh{60};
+  std::mutex mu;
+  bool running = false;  // one check at a time; others are answered 503 with Retry-After meanwhile
+  std::optional<std::pair<int, std::string>> last;  // status and body
+  std::chrono::steady_clock::time_point at{};
+};
+
 void mount_attestation_checks(httplib::Server& server) {
-  server.Get("/dashboard/attestation-checks", [](const httplib::Request& req, httplib::Response& res) {
+  auto cache = std::make_shared<checks_cache>();
+  server.Get("/dashboard/attestation-checks", [cache](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard lock(cache->mu);
+      const auto now = std::chrono::steady_clock::now();
+      if (cache->last && now - cache->at < checks_cache::kFresh) {
+        res.status = cache->last->first;
+        res.set_header("Cache-Control", "no-store");
+        res.set_header("Content-Security-Policy", std::string(kPolicy));
+        res.set_header("X-Content-Type-Options", "nosniff");
+        res.set_content(cache->last->second, "application/json");
+        return;
+      }
+      if (cache->running) {
+        res.set_header("Retry-After", "1");
+        send_json(res, 503, error_body("unavailable", "the attestation checks are being made; try again in a second"));
+        return;
+      }
+      cache->running = true;
+    }
+    // Whatever this check answers becomes the cached answer; `running` is cleared in every case.
+    struct publish {
+      checks_cache& c;
+      httplib::Response& r;
+      ~publish() {
+        std::lock_guard lock(c.mu);
+        c.running = false;
+        if (r.status == 200) {
+          c.last.emplace(r.status, r.body);
+          c.at = std::chrono::steady_clock::now();
+        }
+      }
+    } on_exit{*cache, res};
     // The evidence as any client gets it: from this very listener (req.local_addr is the address
     // the connection reached, so this works on any --listen address, loopback or not).
     httplib::Client self(req.local_addr, req.local_port);

@@ -344,7 +344,18 @@ try {
   check("the failed run shows its error and JavaScript stack", /Error[\s\S]*boom/.test(boomDetail) && /Stack[\s\S]*explode/.test(boomDetail), boomDetail);
   await inspect(page, "14-triggers-failed-run");
 
-  // Attestation: the server's own verification of its evidence, as a pass/fail table.
+  // Attestation: the server's own verification of its evidence, as a pass/fail table. The route is
+  // public and each fresh check makes requests to the server itself: a burst of callers shares one
+  // check (the others are told to come back), so it cannot make the server flood itself.
+  const selfChecks = () => server.output.filter((l) => l.includes('"route":"/attestation"')).length;
+  const selfBefore = selfChecks();
+  const burst = await Promise.all(Array.from({ length: 8 }, () => fetch(`${base}/dashboard/attestation-checks`)));
+  await new Promise((r) => setTimeout(r, 300)); // the server's log lines reach us through a pipe
+  check("a burst of 8 attestation-check calls makes one check: 200s, the others 503 with Retry-After",
+    burst.some((r) => r.status === 200) &&
+      burst.every((r) => r.status === 200 || (r.status === 503 && r.headers.get("retry-after") === "1")) &&
+      selfChecks() - selfBefore === 1,
+    `statuses ${burst.map((r) => r.status).join(",")}, GET /attestation made ${selfChecks() - selfBefore} times`);
   const checksRes = await fetch(`${base}/dashboard/attestation-checks`);
   const checks = await checksRes.json();
   check("the attestation checks answer verify_all's report",

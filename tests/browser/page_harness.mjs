@@ -26,10 +26,12 @@ export function finish(label) {
 
 /**
  * Starts argv[0] with the rest as its arguments, echoing its output: { found, stop() }, where
- * `found` resolves with the first loopback URL with a non-zero port it prints.
+ * `found` resolves with the first loopback URL with a non-zero port it prints; `output` holds every
+ * line it printed so far.
  */
 export function spawnServer(argv) {
   const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+  const output = []; // every line the server printed, for checks on its log
   const found = new Promise((resolve, reject) => {
     let pending = "";
     const timer = setTimeout(
@@ -42,6 +44,7 @@ export function spawnServer(argv) {
       pending = lines.pop();
       for (const line of lines) {
         console.log(`server| ${line}`);
+        output.push(line);
         const m = /https?:\/\/(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]):(\d+)/.exec(line);
         if (m && Number(m[1]) !== 0) {
           clearTimeout(timer);
@@ -68,7 +71,7 @@ export function spawnServer(argv) {
     await exited;
     clearTimeout(timer);
   };
-  return { found, stop };
+  return { found, stop, output };
 }
 
 /**
