@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "app/fetch_config.hpp"
+#include "app/setting_values.hpp"
 #include "core/errors.hpp"
 #include "enact/address.hpp"
 
@@ -20,8 +21,10 @@ namespace enact::app {
 namespace {
 
 namespace json = boost::json;
-
-error usage(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
+using setting::boolean;
+using setting::number;
+using setting::text;
+using setting::usage;
 
 result<void> set_listen(settings& s, const std::string& v, const std::string& what) {
   const auto colon = v.rfind(':');
@@ -36,36 +39,6 @@ result<void> set_listen(settings& s, const std::string& v, const std::string& wh
   s.listen_host = v.substr(0, colon);
   s.listen_port = port;
   return {};
-}
-
-template <class T>
-result<T> number(const json::value& v, const std::string& what) {
-  if (v.is_int64() && v.get_int64() >= 0)
-    return static_cast<T>(v.get_int64());
-  if (v.is_uint64())
-    return static_cast<T>(v.get_uint64());
-  if (v.is_string()) {
-    T n{};
-    const auto& t = v.get_string();
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-    if (ec == std::errc{} && end == t.data() + t.size())
-      return n;
-  }
-  return usage(what + ": expected a non-negative integer");
-}
-
-result<bool> boolean(const json::value& v, const std::string& what) {
-  if (v.is_bool())
-    return v.get_bool();
-  if (v.is_string() && (v.get_string() == "true" || v.get_string() == "false"))
-    return v.get_string() == "true";
-  return usage(what + ": expected true or false");
-}
-
-result<std::string> text(const json::value& v, const std::string& what) {
-  if (!v.is_string())
-    return usage(what + ": expected a string");
-  return std::string(v.get_string());
 }
 
 /// Applies one setting by its dotted name ("billing.provider"); the same names serve the config

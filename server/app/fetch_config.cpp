@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/fetch_config.hpp"
 
-#include <charconv>
-
+#include "app/setting_values.hpp"
 #include "core/errors.hpp"
 #include "runtime/egress.hpp"
 
@@ -11,22 +10,9 @@ namespace {
 
 namespace json = boost::json;
 
-error usage(std::string msg) { return fail(api_errc::invalid_request, std::move(msg)); }
-
-result<uint64_t> number(const json::value& v, const std::string& what) {
-  if (v.is_int64() && v.get_int64() >= 0)
-    return static_cast<uint64_t>(v.get_int64());
-  if (v.is_uint64())
-    return v.get_uint64();
-  if (v.is_string()) {
-    uint64_t n = 0;
-    const auto& t = v.get_string();
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-    if (ec == std::errc{} && end == t.data() + t.size())
-      return n;
-  }
-  return usage(what + ": expected a non-negative integer");
-}
+using setting::boolean;
+using setting::number;
+using setting::usage;
 
 // Each entry a host name, "*." and a domain, or an IP address.
 result<void> set_hosts(runtime::fetch_settings& s, const json::value& v, const std::string& what) {
@@ -73,39 +59,34 @@ std::optional<result<void>> apply_fetch_setting(runtime::fetch_settings& s, std:
                                                 const std::string& what) {
   const auto apply = [&]() -> result<void> {
     if (key == "fetch.allow_loopback") {
-      if (v.is_bool())
-        s.policy.allow_loopback = v.get_bool();
-      else if (v.is_string() && (v.get_string() == "true" || v.get_string() == "false"))
-        s.policy.allow_loopback = v.get_string() == "true";
-      else
-        return usage(what + ": expected true or false");
+      ENACT_TRY(s.policy.allow_loopback, boolean(v, what));
       return {};
     }
     if (key == "fetch.allow_hosts")
       return set_hosts(s, v, what);
     if (key == "fetch.max_per_run") {
-      ENACT_TRY(const uint64_t n, number(v, what));
+      ENACT_TRY(const uint64_t n, number<uint64_t>(v, what));
       if (n > 1000)
         return usage(what + ": expected 0 to 1000");
       s.max_fetches = static_cast<size_t>(n);
       return {};
     }
     if (key == "fetch.max_response_bytes") {
-      ENACT_TRY(const uint64_t n, number(v, what));
+      ENACT_TRY(const uint64_t n, number<uint64_t>(v, what));
       if (n == 0 || n > runtime::kMaxFetchResponseBytes)
         return usage(what + ": expected 1 to " + std::to_string(runtime::kMaxFetchResponseBytes));
       s.max_response_bytes = static_cast<size_t>(n);
       return {};
     }
     if (key == "fetch.timeout_ms") {
-      ENACT_TRY(const uint64_t n, number(v, what));
+      ENACT_TRY(const uint64_t n, number<uint64_t>(v, what));
       if (n == 0 || n > 600000)
         return usage(what + ": expected 1 to 600000");
       s.timeout = std::chrono::milliseconds(n);
       return {};
     }
     // key == "fetch.price_credits"
-    ENACT_TRY(s.price_credits, number(v, what));
+    ENACT_TRY(s.price_credits, number<uint64_t>(v, what));
     return {};
   };
   if (key != "fetch.allow_loopback" && key != "fetch.allow_hosts" && key != "fetch.max_per_run" &&
