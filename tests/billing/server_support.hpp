@@ -14,29 +14,6 @@
 
 namespace enact::itest {
 
-/// Sets an environment variable for the servers started while it lives (they inherit it), then
-/// restores it.
-class scoped_env {
- public:
-  scoped_env(std::string name, const std::string& value) : name_(std::move(name)) {
-    if (const char* old = std::getenv(name_.c_str()))
-      old_ = old;
-    ::setenv(name_.c_str(), value.c_str(), 1);
-  }
-  ~scoped_env() {
-    if (old_)
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  scoped_env(const scoped_env&) = delete;
-  scoped_env& operator=(const scoped_env&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
 /// enact-server whose payment provider is Stripe at `f`, with `webhook_secret` as the endpoint
 /// secret (none when empty).
 struct stripe_server {

@@ -164,33 +164,6 @@ TEST_CASE("a wrong type names the file, the line and the key") {
   }
 }
 
-namespace {
-
-/// Sets an environment variable for the servers this test starts (they inherit it), and restores
-/// it when the scope ends.
-class scoped_env {
- public:
-  scoped_env(std::string name, const std::string& value) : name_(std::move(name)) {
-    if (const char* old = std::getenv(name_.c_str()))
-      old_ = old;
-    ::setenv(name_.c_str(), value.c_str(), 1);
-  }
-  ~scoped_env() {
-    if (old_)
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  scoped_env(const scoped_env&) = delete;
-  scoped_env& operator=(const scoped_env&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
-}  // namespace
-
 TEST_CASE("ENACT_<FLAG> variables stand in for flags: flag > environment > config file > default") {
   temp_dir dir;
   const std::string toml = write_file(dir, "enact.toml", "[chain]\nchain_name = \"from-file\"\nchain_id = 7\n");

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -209,5 +210,28 @@ void keep_for_secret_scan(const std::vector<std::string>& args, const std::strin
 /// Throws std::runtime_error on any non-200 answer.
 [[nodiscard]] std::vector<json::object> list_all(http_client& c, const std::string& path,
                                                  const httplib::Headers& headers);
+
+/// Sets an environment variable for the servers started while it lives (they inherit it), then
+/// restores it.
+class scoped_env {
+ public:
+  scoped_env(std::string name, const std::string& value) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str()))
+      old_ = old;
+    ::setenv(name_.c_str(), value.c_str(), 1);
+  }
+  ~scoped_env() {
+    if (old_)
+      ::setenv(name_.c_str(), old_->c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
 
 }  // namespace enact::itest
