@@ -52,6 +52,13 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     ENACT_TRY(s.data_dir, text(v, what));
     return {};
   }
+  if (key == "content_store") {
+    ENACT_TRY(s.content_store, text(v, what));
+    if (s.content_store != "local" && s.content_store != "postgres" && !s.content_store.starts_with("postgres://") &&
+        !s.content_store.starts_with("postgresql://"))
+      return usage(what + ": expected local, postgres or a postgres://… URL");
+    return {};
+  }
   if (key == "dev") {
     ENACT_TRY(s.dev, boolean(v, what));
     return {};
@@ -403,6 +410,10 @@ constexpr flag kFlags[] = {
     {"--metering-store", "billing.metering_store",
      "URL: postgres://… to share balances, payments and the credits held by runs in flight between instances "
      "(default: metering.sqlite in the data dir)"},
+    {"--content-store", "content_store",
+     "local | postgres | postgres://…: where uploaded action code is kept: files in the data dir (default), or "
+     "PostgreSQL shared by a fleet, so code uploaded through one instance runs on every other (postgres: the "
+     "--billing-metering-store database)"},
     {"--cors-origins", "cors_origins",
      "origins whose browser pages may call /core/v1 with credentials headers (CORS), comma-separated: "
      "https://app.example.org,http://localhost:5173, or * for any (default none: no CORS headers)"},
@@ -598,7 +609,8 @@ std::string help_text() {
     out += "  " + name + f.help + (names.alias.empty() ? "" : " (also " + names.alias + ")") + "\n";
   }
   out +=
-      "\nConfig file keys: listen, data_dir, dev, log_level, threads, cors_origins (an array), [chain] chain_id\n"
+      "\nConfig file keys: listen, data_dir, content_store, dev, log_level, threads, cors_origins (an array), [chain] "
+      "chain_id\n"
       "chain_name "
       "contract_address rpc_url, [ledger] backend cache, [billing] provider stripe_api_base stripe_publishable_key\n"
       "stripe_secret_key write_surcharge_credits run_price_credits metering_store, [sandbox] workers\n"

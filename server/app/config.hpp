@@ -37,6 +37,9 @@ struct settings {
   /// Where balances, payments and the holds of runs in flight live: empty for metering.sqlite in
   /// the data directory, or a "postgres://…" URL for a database several servers share.
   std::string metering_store;
+  /// Where uploaded action code lives: "local" (files in the data directory), "postgres" (the
+  /// metering store's PostgreSQL database) or a "postgres://…" URL (core/pg_content_store.hpp).
+  std::string content_store = "local";
   std::string log_level = "info";
   int threads = 0;  // HTTP worker threads; 0 = max(64, 16 × cores)
   /// Action sandbox: worker processes (0 = 2 × cores), and per-run limits.

@@ -21,6 +21,7 @@
 #include "billing/dev_provider.hpp"
 #include "billing/stripe_provider.hpp"
 #include "core/content_store.hpp"
+#include "core/pg_content_store.hpp"
 #include "core/log.hpp"
 #include "core/routes_rpc.hpp"
 #include "core/service.hpp"
@@ -175,7 +176,21 @@ int main(int argc, char** argv) {
       return fatal("rpc: " + surface.err().message);
     rpc = std::move(*surface);
   }
-  auto store = core::content_store::open(s.data_dir);
+  // Uploaded action code: files in the data directory, or PostgreSQL shared by a fleet
+  // (core/pg_content_store.hpp), by default the metering store's database.
+  result<core::content_store> store = fail(api_errc::internal, "no content store");
+  if (s.content_store == "local") {
+    store = core::content_store::open(s.data_dir);
+  } else {
+    const std::string url = s.content_store == "postgres" ? s.metering_store : s.content_store;
+    if (!metering::is_postgres_url(url)) {
+      std::fprintf(stderr,
+                   "enact-server: --content-store postgres: the metering store is not PostgreSQL; set "
+                   "--billing-metering-store postgres://… or --content-store postgres://…\n");
+      return 2;
+    }
+    store = core::open_postgres_content_store(url, {.pool_size = 4, .max_code_bytes = s.core.max_action_code_bytes});
+  }
   if (!store)
     return fatal(store.err().message);
 

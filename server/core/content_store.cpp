@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -36,20 +37,91 @@ CREATE TABLE IF NOT EXISTS uploads (
 
 std::string human_bytes(uint64_t n) { return std::to_string(n) + " bytes"; }
 
-}  // namespace
+/// The local backend: one file per CID under `dir`, and the upload record in SQLite.
+class local_backend final : public content_backend {
+ public:
+  local_backend(std::string dir, const std::string& record_path) : dir_(std::move(dir)), db_(record_path) {}
 
-struct content_store::record {
-  explicit record(const std::string& path) : db(path) {}
+  /// Opens the record's schema (WAL, migrations).
+  void migrate() {
+    db_.exec("PRAGMA journal_mode = WAL");
+    storage::migrate(db_, kMigrations);
+  }
 
-  storage::connection db;
-  std::mutex mu;  // one connection; uploads are rare next to runs
+  result<void> put(const std::string& cid, bytes_view code) const override {
+    const std::string final_path = dir_ + "/" + cid;
+    struct stat st {};
+    if (::stat(final_path.c_str(), &st) == 0)
+      return {};
+    std::array<uint8_t, 8> suffix{};
+    crypto::random_bytes(suffix);
+    const std::string tmp = final_path + ".tmp-" + codec::hex::encode(suffix);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+      return fail(api_errc::unavailable, "content store: cannot create a file");
+    size_t done = 0;
+    while (done < code.size()) {
+      const ssize_t n = ::write(fd, code.data() + done, code.size() - done);
+      if (n <= 0)
+        break;
+      done += static_cast<size_t>(n);
+    }
+    const bool ok = done == code.size() && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!ok || ::rename(tmp.c_str(), final_path.c_str()) != 0) {
+      ::unlink(tmp.c_str());
+      return fail(api_errc::unavailable, "content store: write failed");
+    }
+    return {};
+  }
 
+  result<void> put_for(const hash256& account, const std::string& cid, bytes_view code,
+                       const upload_quota& quota) const override {
+    std::lock_guard lock(mu_);
+    try {
+      // One IMMEDIATE transaction from the check to the insert: a second process on the same file
+      // (or this one, after a crash between the file and the row) never counts past the quota.
+      storage::transaction tx(db_);
+      const auto [known, used] = read(account, cid);
+      if (!known)
+        if (auto refused = quota_refusal(used, code.size(), quota))
+          return std::move(*refused);
+      ENACT_TRY_VOID(put(cid, code));
+      if (!known)
+        storage::query(db_, "INSERT INTO uploads (account, cid, bytes, created_at) VALUES (?1, ?2, ?3, ?4)")
+            .bind(account, cid, static_cast<uint64_t>(code.size()),
+                  std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now()))
+            .run();
+      tx.commit();
+      return {};
+    } catch (const std::exception& e) {
+      return failure(e);
+    }
+  }
+
+  result<upload_usage> usage(const hash256& account) const override {
+    std::lock_guard lock(mu_);
+    try {
+      return read(account, std::string()).second;
+    } catch (const std::exception& e) {
+      return failure(e);
+    }
+  }
+
+  result<std::optional<bytes>> get(const std::string& cid) const override {
+    std::ifstream f(dir_ + "/" + cid, std::ios::binary);
+    if (!f)
+      return std::optional<bytes>{};
+    return std::optional<bytes>(bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
+  }
+
+ private:
   [[nodiscard]] static error failure(const std::exception& e) {
     return fail(api_errc::unavailable, "upload record: " + std::string(e.what()));
   }
   /// Whether `account` recorded `cid`, and what it recorded in all.
-  std::pair<bool, upload_usage> read(const hash256& account, const std::string& cid) {
-    storage::query q(db,
+  std::pair<bool, upload_usage> read(const hash256& account, const std::string& cid) const {
+    storage::query q(db_,
                      "SELECT COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(SUM(cid = ?2), 0) "
                      "FROM uploads WHERE account = ?1");
     q.bind(account, cid);
@@ -57,111 +129,73 @@ struct content_store::record {
       throw storage::sqlite_error("sqlite: read: no row");
     return std::pair{q.i64(2) != 0, upload_usage{q.u64(1), q.u64(0)}};
   }
+
+  std::string dir_;
+  mutable storage::connection db_;
+  mutable std::mutex mu_;  // one connection; uploads are rare next to runs
 };
+
+}  // namespace
+
+std::optional<error> quota_refusal(const upload_usage& used, uint64_t size, const upload_quota& quota) {
+  if (quota.max_count != 0 && used.count + 1 > quota.max_count)
+    return fail(api_errc::forbidden, "upload quota: this account stores " + std::to_string(used.count) +
+                                         " actions, at most " + std::to_string(quota.max_count) +
+                                         " (limits.upload_quota_count); code it stored before uploads again freely");
+  if (quota.max_bytes != 0 && used.bytes + size > quota.max_bytes)
+    return fail(api_errc::forbidden, "upload quota: this account stores " + human_bytes(used.bytes) + " of code; " +
+                                         human_bytes(size) + " more would exceed its " + human_bytes(quota.max_bytes) +
+                                         " (limits.upload_quota_bytes)");
+  return std::nullopt;
+}
 
 result<content_store> content_store::open(const std::string& data_dir) {
   const std::string dir = data_dir + "/actions";
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     return fail(api_errc::internal, "cannot create " + dir + ": " + std::strerror(errno));
   const std::string path = data_dir + "/uploads.sqlite";
-  std::shared_ptr<record> rec;
+  std::shared_ptr<local_backend> b;
   try {
-    rec = std::make_shared<record>(path);
+    b = std::make_shared<local_backend>(dir, path);
   } catch (const std::exception& e) {
     return fail(api_errc::internal, "upload record: cannot open " + path + ": " + e.what());
   }
   try {
-    rec->db.exec("PRAGMA journal_mode = WAL");
-    storage::migrate(rec->db, kMigrations);
+    b->migrate();
   } catch (const std::exception& e) {
     return fail(api_errc::internal, "upload record: " + std::string(e.what()) + " (" + path + ")");
   }
-  return content_store(dir, std::move(rec));
+  return content_store(std::move(b));
 }
 
 result<std::string> content_store::put(bytes_view code) const {
-  const std::string cid = ipfs::cid_of(code);
-  const std::string final_path = dir_ + "/" + cid;
-  struct stat st {};
-  if (::stat(final_path.c_str(), &st) == 0)
-    return cid;
-  std::array<uint8_t, 8> suffix{};
-  crypto::random_bytes(suffix);
-  const std::string tmp = final_path + ".tmp-" + codec::hex::encode(suffix);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return fail(api_errc::unavailable, "content store: cannot create a file");
-  size_t done = 0;
-  while (done < code.size()) {
-    const ssize_t n = ::write(fd, code.data() + done, code.size() - done);
-    if (n <= 0)
-      break;
-    done += static_cast<size_t>(n);
-  }
-  const bool ok = done == code.size() && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), final_path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return fail(api_errc::unavailable, "content store: write failed");
-  }
+  std::string cid = ipfs::cid_of(code);
+  ENACT_TRY_VOID(backend_->put(cid, code));
   return cid;
 }
 
 result<std::string> content_store::put_for(const hash256& account, bytes_view code, const upload_quota& quota) const {
-  const std::string cid = ipfs::cid_of(code);
-  std::lock_guard lock(record_->mu);
-  try {
-    // One IMMEDIATE transaction from the check to the insert: a second process on the same file
-    // (or this one, after a crash between the file and the row) never counts past the quota.
-    storage::transaction tx(record_->db);
-    const auto [known, used] = record_->read(account, cid);
-    if (!known) {
-      const uint64_t size = code.size();
-      if (quota.max_count != 0 && used.count + 1 > quota.max_count)
-        return fail(api_errc::forbidden,
-                    "upload quota: this account stores " + std::to_string(used.count) + " actions, at most " +
-                        std::to_string(quota.max_count) +
-                        " (limits.upload_quota_count); code it stored before uploads again freely");
-      if (quota.max_bytes != 0 && used.bytes + size > quota.max_bytes)
-        return fail(api_errc::forbidden, "upload quota: this account stores " + human_bytes(used.bytes) + " of code; " +
-                                             human_bytes(size) + " more would exceed its " +
-                                             human_bytes(quota.max_bytes) + " (limits.upload_quota_bytes)");
-    }
-    ENACT_TRY_VOID(put(code));
-    if (!known)
-      storage::query(record_->db, "INSERT INTO uploads (account, cid, bytes, created_at) VALUES (?1, ?2, ?3, ?4)")
-          .bind(account, cid, static_cast<uint64_t>(code.size()),
-                std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now()))
-          .run();
-    tx.commit();
-    return cid;
-  } catch (const std::exception& e) {
-    return record::failure(e);
-  }
+  std::string cid = ipfs::cid_of(code);
+  ENACT_TRY_VOID(backend_->put_for(account, cid, code, quota));
+  return cid;
 }
 
-result<upload_usage> content_store::usage(const hash256& account) const {
-  std::lock_guard lock(record_->mu);
-  try {
-    return record_->read(account, std::string()).second;
-  } catch (const std::exception& e) {
-    return record::failure(e);
-  }
-}
+result<upload_usage> content_store::usage(const hash256& account) const { return backend_->usage(account); }
 
 result<std::optional<bytes>> content_store::get(std::string_view cid_text) const {
   ENACT_TRY(const auto wanted, ipfs::parse(cid_text));
-  // Files are named by CIDv0; a v1 dag-pb CID names the same file.
+  // Code is kept under its CIDv0; a v1 dag-pb CID names the same code.
   const ipfs::cid v0{0, ipfs::kCodecDagPb, wanted.multihash};
   if (!ipfs::same_content(wanted, v0))
     return std::optional<bytes>{};
-  std::ifstream f(dir_ + "/" + v0.to_string(), std::ios::binary);
-  if (!f)
-    return std::optional<bytes>{};
-  bytes code((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (ipfs::cid_v0_of(code) != v0)
+  ENACT_TRY(std::optional<bytes> code, backend_->get(v0.to_string()));
+  if (!code)
+    return code;
+  // Whatever the backend handed back (a file or a row changed behind the server's back) runs
+  // only when it is the code the CID names.
+  if (ipfs::cid_v0_of(*code) != v0)
     return fail(api_errc::internal, "content store: " + v0.to_string() + " does not match its CID");
-  return std::optional<bytes>(std::move(code));
+  return code;
 }
 
 }  // namespace enact::core

@@ -8,6 +8,11 @@
 // the distinct CIDs it stored and their bytes, so storing the same code again costs nothing, and
 // code another account stored first still counts for this one (each account pays for what it
 // asks the server to keep, whoever asked first).
+//
+// A fleet of servers shares one content store in PostgreSQL instead (core/pg_content_store.hpp,
+// `--content-store postgres`): code uploaded through one instance runs by CID on every other.
+// Both keep bytes under a CIDv0 behind `content_backend`; this class computes the CID of what is
+// stored and checks what is read back against the CID asked for, whichever backend holds it.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +22,7 @@
 #include <string_view>
 
 #include "enact/bytes.hpp"
+#include "enact/error.hpp"
 #include "enact/result.hpp"
 
 namespace enact::core {
@@ -33,10 +39,33 @@ struct upload_usage {
   uint64_t count = 0;
 };
 
+/// Where a content store keeps code and the record of what each account stored. Thread-safe.
+class content_backend {
+ public:
+  virtual ~content_backend() = default;
+  /// Keeps `code` under `cid` (its CIDv0 string); keeping it again is fine.
+  [[nodiscard]] virtual result<void> put(const std::string& cid, bytes_view code) const = 0;
+  /// Keeps `code` under `cid` for `account` within `quota` (content_store::put_for).
+  [[nodiscard]] virtual result<void> put_for(const hash256& account, const std::string& cid, bytes_view code,
+                                             const upload_quota& quota) const = 0;
+  [[nodiscard]] virtual result<upload_usage> usage(const hash256& account) const = 0;
+  /// The bytes kept under `cid` (a CIDv0 string), unchecked; nullopt when absent.
+  [[nodiscard]] virtual result<std::optional<bytes>> get(const std::string& cid) const = 0;
+};
+
+/// The refusal of a `size`-byte upload of new code by an account that stores `used` within
+/// `quota` (forbidden, naming the limit); nullopt when it fits. Code the account stored before is
+/// not new.
+[[nodiscard]] std::optional<error> quota_refusal(const upload_usage& used, uint64_t size, const upload_quota& quota);
+
 class content_store {
  public:
+  /// The local store: files under `<data_dir>/actions/` and the upload record beside them.
   /// Creates the directory and the upload record when missing.
   [[nodiscard]] static result<content_store> open(const std::string& data_dir);
+  /// A store on another backend (core/pg_content_store.hpp).
+  explicit content_store(std::shared_ptr<const content_backend> backend) : backend_(std::move(backend)) {}
+
   /// Stores `code` under its CIDv0; returns the CID string. Storing the same code twice is fine.
   /// Counted against no account: for code the server keeps on its own behalf.
   [[nodiscard]] result<std::string> put(bytes_view code) const;
@@ -50,10 +79,7 @@ class content_store {
   [[nodiscard]] result<std::optional<bytes>> get(std::string_view cid) const;
 
  private:
-  struct record;  // the upload record (SQLite), shared by copies of this store
-  content_store(std::string dir, std::shared_ptr<record> rec) : dir_(std::move(dir)), record_(std::move(rec)) {}
-  std::string dir_;
-  std::shared_ptr<record> record_;
+  std::shared_ptr<const content_backend> backend_;  // shared by copies of this store
 };
 
 }  // namespace enact::core

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+// The PostgreSQL content store (pg_content_store.hpp): the schema, and the backend on the storage
+// kit's pool of libpqxx connections. Code travels as hex text (decode/encode in SQL), so no
+// escaping of binary parameters exists to get wrong.
+#include "core/pg_content_store.hpp"
+
+#include <pqxx/except>
+#include <pqxx/result>
+#include <pqxx/transaction>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "core/errors.hpp"
+#include "enact/codec/hex.hpp"
+#include "storage/pg_pool.hpp"
+
+namespace enact::core {
+namespace {
+
+// Serializes schema creation between servers opening at once (pg_advisory_xact_lock key).
+constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(6872612823553061917)";
+// The first key of the per-account upload lock (pg_advisory_xact_lock(int, int)); the second is
+// taken from the account hash.
+constexpr int kUploadLockClass = 0x656e6163;  // "enac"
+
+// Schema steps; content_schema.version counts those applied. Append, never edit.
+constexpr const char* kMigrations[] = {R"sql(
+CREATE TABLE content_code (
+  cid        text   PRIMARY KEY,  -- CIDv0 of the code
+  code       bytea  NOT NULL,
+  created_at bigint NOT NULL      -- unix seconds
+);
+CREATE TABLE content_uploads (
+  account    bytea  NOT NULL,     -- the account hash, 32 bytes
+  cid        text   NOT NULL,
+  bytes      bigint NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (account, cid)
+);
+)sql"};
+
+int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// The second key of an account's upload lock: its hash's first four bytes.
+int32_t lock_key(const hash256& account) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4; ++i)
+    v = (v << 8) | account[i];
+  int32_t out = 0;
+  std::memcpy(&out, &v, sizeof out);
+  return out;
+}
+
+error unavailable(const std::exception& e) {
+  return fail(api_errc::unavailable, std::string("content store: ") + e.what());
+}
+
+class pg_backend final : public content_backend {
+ public:
+  pg_backend(const std::string& url, pg_content_options o)
+      : max_(o.max_code_bytes), pool_(url, {.size = o.pool_size, .on_connect = {}}) {}
+
+  void migrate() {
+    auto lease = pool_.acquire();
+    pqxx::work w(*lease);
+    w.exec(kSchemaLock);
+    w.exec("CREATE TABLE IF NOT EXISTS content_schema (version integer NOT NULL)");
+    const pqxx::result v = w.exec("SELECT version FROM content_schema");
+    int version = v.empty() ? 0 : v[0][0].as<int>();
+    const int latest = static_cast<int>(std::size(kMigrations));
+    if (version > latest)
+      throw std::runtime_error("schema version " + std::to_string(version) + " is newer than this build's " +
+                               std::to_string(latest));
+    for (; version < latest; ++version)
+      w.exec(kMigrations[version]);
+    if (v.empty())
+      w.exec("INSERT INTO content_schema (version) VALUES (" + std::to_string(latest) + ")");
+    else
+      w.exec("UPDATE content_schema SET version = " + std::to_string(latest));
+    w.commit();
+  }
+
+  result<void> put(const std::string& cid, bytes_view code) const override {
+    ENACT_TRY_VOID(fits(code));
+    try {
+      transact([&](pqxx::work& w) { store(w, cid, code); });
+      return {};
+    } catch (const std::exception& e) {
+      return unavailable(e);
+    }
+  }
+
+  result<void> put_for(const hash256& account, const std::string& cid, bytes_view code,
+                       const upload_quota& quota) const override {
+    ENACT_TRY_VOID(fits(code));
+    const std::string who = codec::hex::encode(account);
+    try {
+      std::optional<error> refused;
+      transact([&](pqxx::work& w) {
+        refused.reset();
+        // Instances uploading for one account at once take turns from the count to the insert.
+        w.exec_params("SELECT pg_advisory_xact_lock($1, $2)", kUploadLockClass, lock_key(account));
+        const pqxx::row r = w.exec_params1(
+            "SELECT COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(BOOL_OR(cid = $2), false) "
+            "FROM content_uploads WHERE account = decode($1, 'hex')",
+            who, cid);
+        const bool known = r[2].as<bool>();
+        if (!known) {
+          refused = quota_refusal({r[1].as<uint64_t>(), r[0].as<uint64_t>()}, code.size(), quota);
+          if (refused)
+            return;  // rolled back
+        }
+        store(w, cid, code);
+        if (!known)
+          w.exec_params(
+              "INSERT INTO content_uploads (account, cid, bytes, created_at) VALUES (decode($1, 'hex'), $2, $3, $4) "
+              "ON CONFLICT DO NOTHING",
+              who, cid, static_cast<int64_t>(code.size()), unix_now());
+      });
+      if (refused)
+        return std::move(*refused);
+      return {};
+    } catch (const std::exception& e) {
+      return unavailable(e);
+    }
+  }
+
+  result<upload_usage> usage(const hash256& account) const override {
+    try {
+      upload_usage out;
+      transact([&](pqxx::work& w) {
+        const pqxx::row r = w.exec_params1(
+            "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM content_uploads WHERE account = decode($1, 'hex')",
+            codec::hex::encode(account));
+        out = {r[1].as<uint64_t>(), r[0].as<uint64_t>()};
+      });
+      return out;
+    } catch (const std::exception& e) {
+      return unavailable(e);
+    }
+  }
+
+  result<std::optional<bytes>> get(const std::string& cid) const override {
+    std::optional<std::string> hex;
+    try {
+      transact([&](pqxx::work& w) {
+        hex.reset();
+        const pqxx::result r =
+            w.exec_params("SELECT octet_length(code), encode(code, 'hex') FROM content_code WHERE cid = $1", cid);
+        if (r.empty())
+          return;
+        if (max_ != 0 && r[0][0].as<uint64_t>() > max_)
+          throw std::runtime_error(cid + " is larger than the largest code kept (" + std::to_string(max_) + " bytes)");
+        hex = r[0][1].c_str();
+      });
+    } catch (const std::exception& e) {
+      return unavailable(e);
+    }
+    if (!hex)
+      return std::optional<bytes>{};
+    ENACT_TRY(bytes code, codec::hex::decode(*hex, "content_code.code"));
+    return std::optional<bytes>(std::move(code));
+  }
+
+ private:
+  result<void> fits(bytes_view code) const {
+    if (max_ != 0 && code.size() > max_)
+      return fail(api_errc::invalid_request, "content store: code of " + std::to_string(code.size()) +
+                                                 " bytes is larger than the largest kept (" + std::to_string(max_) +
+                                                 " bytes)");
+    return {};
+  }
+
+  /// Keeps `code` under `cid` in `w` and commits nothing. A row already there is left as it is
+  /// when it holds these bytes and repaired when it holds others (a row changed in the database).
+  static void store(pqxx::work& w, const std::string& cid, bytes_view code) {
+    w.exec_params(
+        "INSERT INTO content_code (cid, code, created_at) VALUES ($1, decode($2, 'hex'), $3) "
+        "ON CONFLICT (cid) DO UPDATE SET code = EXCLUDED.code WHERE content_code.code <> EXCLUDED.code",
+        cid, codec::hex::encode(code), unix_now());
+  }
+
+  /// `body` in one transaction on a pooled connection (committed when it returns), run again a few times when
+  /// PostgreSQL aborts it as a deadlock or a serialization failure (two first uploads of one CID); a broken connection
+  /// is not pooled again.
+  void transact(const std::function<void(pqxx::work&)>& body) const {
+    constexpr int kAttempts = 5;
+    for (int attempt = 1;; ++attempt) {
+      try {
+        auto lease = pool_.acquire();
+        try {
+          pqxx::work w(*lease);
+          body(w);
+          w.commit();
+          return;
+        } catch (const pqxx::broken_connection&) {
+          lease.discard();
+          throw;
+        }
+      } catch (const pqxx::deadlock_detected&) {
+        if (attempt == kAttempts)
+          throw;
+      } catch (const pqxx::serialization_failure&) {
+        if (attempt == kAttempts)
+          throw;
+      } catch (const pqxx::unique_violation&) {
+        if (attempt == kAttempts)
+          throw;
+      }
+    }
+  }
+
+  size_t max_;
+  mutable storage::pg_pool pool_;
+};
+
+}  // namespace
+
+result<content_store> open_postgres_content_store(const std::string& url, pg_content_options options) {
+  try {
+    auto b = std::make_shared<pg_backend>(url, options);
+    b->migrate();
+    return content_store(std::shared_ptr<const content_backend>(std::move(b)));
+  } catch (const std::exception& e) {
+    return unavailable(e);
+  }
+}
+
+}  // namespace enact::core
