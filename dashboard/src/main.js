@@ -6,6 +6,7 @@ import { get, signIn, signInWallet, signOut, signedIn, signedInWallet } from "./
 import { accountPage } from "./account.js";
 import { actionsPage } from "./actions.js";
 import { attestationPage } from "./attestation.js";
+import { kChainPages } from "./chainpages.js";
 import { field, h, showError, statusLine } from "./dom.js";
 import { groupsPage } from "./groups.js";
 import { keysPage } from "./keys.js";
@@ -22,6 +23,14 @@ const kPages = [
   ["triggers", "Triggers", triggersPage],
   ["attestation", "Attestation", attestationPage],
 ];
+
+// A wallet session (a ChainSecured account's admin, X-Wallet-Auth) reaches the API's billing
+// routes only; its keys, groups, wallets and actions are the registry's, read and written through
+// the wallet (chainpages.js).
+function pages() {
+  if (!signedInWallet()) return kPages;
+  return kPages.filter(([p]) => p !== "triggers").map(([p, label, draw]) => [p, label, kChainPages[p] ?? draw]);
+}
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -58,7 +67,7 @@ function signInPage() {
         showError(status, err);
       }
     });
-    walletBox.append(h("p", {}, "ChainSecured account? Its admin wallet signs in for billing (X-Wallet-Auth)."), byWallet);
+    walletBox.append(h("p", {}, "ChainSecured account? Its admin wallet signs in: billing with X-Wallet-Auth, keys, groups, wallets and actions with its own registry transactions."), byWallet);
   }
   form.append(walletBox);
   nav.replaceChildren();
@@ -77,7 +86,7 @@ function drawNav(current) {
     h(
       "ul",
       {},
-      (signedInWallet() ? kPages.filter(([p]) => p === "account" || p === "attestation") : kPages).map(([id, label]) => h("li", {}, h("a", { href: `#/${id}`, "aria-current": id === current ? "page" : undefined }, label))),
+      pages().map(([id, label]) => h("li", {}, h("a", { href: `#/${id}`, "aria-current": id === current ? "page" : undefined }, label))),
       h("li", {}, out),
     ),
   );
@@ -87,9 +96,8 @@ let rendering = 0;
 async function render() {
   if (!signedIn()) return signInPage();
   const id = location.hash.replace(/^#\//, "") || "account";
-  // A wallet reaches the billing routes only: the Account page (billing) and Attestation.
-  const pages = signedInWallet() ? kPages.filter(([p]) => p === "account" || p === "attestation") : kPages;
-  const page = pages.find(([p]) => p === id) ?? pages[0];
+  const shown = pages();
+  const page = shown.find(([p]) => p === id) ?? shown[0];
   drawNav(page[0]);
   document.title = `${page[1]} · enact dashboard`;
   const mine = ++rendering;

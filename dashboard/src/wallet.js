@@ -2,7 +2,8 @@
 // The browser wallet (EIP-1193, window.ethereum) and the EIP-712 envelopes of docs/protocol.md §2
 // "ChainSecured": domain {name "Svc ChainSecured", version "1", chainId of the node}, message
 // {address, issuedAt}, signed with eth_signTypedData_v4. Used for the X-Wallet-Auth header
-// (BillingAuth) and the conversion to ChainSecured (ConvertAccount).
+// (BillingAuth), the conversion to ChainSecured (ConvertAccount) and minting a PKP for the admin
+// wallet (CreateWallet); the registry's address for chainsecured.js.
 
 /** Whether the page has a wallet. */
 export function hasWallet() {
@@ -17,11 +18,16 @@ export async function connectWallet() {
   return accounts[0];
 }
 
-/** The envelope `primaryType` signed by `address`: { typed_data, signature }. */
-export async function signEnvelope(primaryType, address) {
+/** GET /core/v1/get_node_chain_config: { chain_id, contract_address, chain_name } (public). */
+export async function nodeChainConfig() {
   const res = await fetch("/core/v1/get_node_chain_config", { cache: "no-store", credentials: "omit" });
   if (!res.ok) throw new Error(`GET /core/v1/get_node_chain_config: HTTP ${res.status}`);
-  const { chain_id: chainId } = await res.json();
+  return res.json();
+}
+
+/** The envelope `primaryType` signed by `address`: { typed_data, signature }. */
+export async function signEnvelope(primaryType, address) {
+  const { chain_id: chainId } = await nodeChainConfig();
   const typedData = {
     types: {
       EIP712Domain: [

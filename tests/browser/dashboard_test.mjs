@@ -403,7 +403,8 @@ try {
   const walletPage = await page.locator("main").innerText();
   check("signed in with the wallet: ChainSecured, its address as admin, the same credits",
     walletPage.includes("ChainSecured") && walletPage.toLowerCase().includes(wallet.address.toLowerCase()), walletPage.slice(0, 300));
-  check("a wallet session shows only its pages", (await page.locator("nav a").allInnerTexts()).join() === "Account,Attestation");
+  check("a wallet session shows the billing pages and the registry's (no Triggers)",
+    (await page.locator("nav a").allInnerTexts()).join() === "Account,Usage keys,Groups,Wallets,Actions,Attestation");
   await inspect(page, "18-wallet-account");
 
   // Sign out forgets the key.

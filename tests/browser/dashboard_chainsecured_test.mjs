@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: Apache-2.0
+// The dashboard's ChainSecured pages (docs/dashboard.md "Signing in") in headless Chromium against
+// a real `enact-server --dev` on a free loopback port with a fresh data directory. An account made
+// with the API is converted to ChainSecured for an admin wallet; the page signs in with that wallet
+// (an ethers Wallet behind a minimal EIP-1193 provider, sending to the server's /rpc on loopback)
+// and registers an action, a wallet (minted for its CreateWallet signature), a group holding both
+// and a usage key made in the page, each through a registry transaction the page builds; the API
+// then shows them to that usage key. Attacks: another wallet sends the same kinds of transaction
+// (refused at estimation, and mined with status 0) and the page shows the registry's NotAdmin with
+// nothing changed. axe-core on every page, a screenshot of each into the output directory, no
+// console error, no request off loopback.
+//
+// usage: node dashboard_chainsecured_test.mjs <enact-server> <output dir>
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { check, collectConsoleErrors, finish, loopbackBrowser, spawnServer } from "./page_harness.mjs";
+
+const [binary, outDir = join(tmpdir(), "enact-dashboard-chainsecured-shots")] = process.argv.slice(2);
+if (!binary) {
+  console.error("usage: node dashboard_chainsecured_test.mjs <enact-server> [output dir]");
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const ethers = createRequire(new URL("../vectors/package.json", import.meta.url))("ethers");
+
+async function api(base, method, path, key, body) {
+  const headers = key ? { "X-Api-Key": key } : {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(`${base}/core/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, data: await res.json() };
+}
+
+async function inspect(page, name) {
+  await page.screenshot({ path: join(outDir, `${name}.png`), fullPage: true });
+  await page.evaluate(axeSource); // DevTools evaluation: not subject to the page's CSP
+  const violations = await page.evaluate(async () => {
+    const r = await globalThis.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
+  check(`${name}: no axe violation`, violations.length === 0, violations.join("; "));
+}
+
+/** The envelope of docs/protocol.md §2 "ChainSecured" signed by `wallet`. */
+async function envelope(wallet, primaryType, chainId) {
+  const fields = [{ name: "address", type: "address" }, { name: "issuedAt", type: "uint256" }];
+  const domain = { name: "Svc ChainSecured", version: "1", chainId };
+  const message = { address: wallet.address, issuedAt: Math.floor(Date.now() / 1000) };
+  const types = { EIP712Domain: [{ name: "name", type: "string" }, { name: "version", type: "string" }, { name: "chainId", type: "uint256" }], [primaryType]: fields };
+  return { typed_data: { types, primaryType, domain, message }, signature: await wallet.signTypedData(domain, { [primaryType]: fields }, message) };
+}
+
+/**
+ * The page's ABI code (dashboard/src/abi.js, chainsecured.js) against ethers' on the registry's
+ * committed ABI: every function's calldata, every list view's answer and every custom error.
+ */
+async function abiChecks() {
+  const { decode, encodeCall } = await import("../../dashboard/src/abi.js");
+  const { decodeRevert } = await import("../../dashboard/src/chainsecured.js");
+  const registry = JSON.parse(readFileSync(new URL("../../contracts/build/PermissionRegistry.json", import.meta.url), "utf8"));
+  const iface = new ethers.Interface(registry.abi ?? registry);
+  const typeOf = (p) => (p.type.startsWith("tuple") ? `(${p.components.map(typeOf).join(",")})${p.type.slice(5)}` : p.type);
+  let n = 0;
+  const sample = (p) => {
+    ++n;
+    if (p.type.endsWith("[]")) return [0, 1, 2].slice(0, n % 3).map(() => sample({ ...p, type: p.type.slice(0, -2) }));
+    if (p.type === "tuple") return p.components.map(sample);
+    if (p.type === "uint256") return BigInt(n) * 0x1000000000000000000000001n;
+    if (p.type === "address") return ethers.getAddress(`0x${n.toString(16).padStart(40, "a")}`);
+    if (p.type === "bool") return n % 2 === 0;
+    if (p.type === "string") return `näme ${"x".repeat(n * 7)}`;
+    if (p.type === "bytes") return `0x${"ab".repeat(n)}`;
+    throw new Error(`no sample for ${p.type}`);
+  };
+  const bad = [];
+  for (const f of registry.abi ?? registry) {
+    if (f.type !== "function" && f.type !== "error") continue;
+    const signature = `${f.name}(${f.inputs.map(typeOf).join(",")})`;
+    const args = f.inputs.map(sample);
+    if (f.type === "error") {
+      const got = decodeRevert(iface.encodeErrorResult(signature, args));
+      if (got?.name !== f.name) bad.push(`error ${signature}: ${JSON.stringify(got)}`);
+      continue;
+    }
+    if (encodeCall(signature, args) !== iface.encodeFunctionData(signature, args)) bad.push(`calldata of ${signature}`);
+    if (!f.outputs.length) continue;
+    const result = f.outputs.map(sample);
+    const decoded = decode(f.outputs.map(typeOf), iface.encodeFunctionResult(iface.getFunction(signature), result));
+    const norm = (v) => JSON.stringify(v, (_, x) => (typeof x === "bigint" ? x.toString() : x));
+    if (norm(decoded) !== norm(result)) bad.push(`answer of ${signature}: ${norm(decoded)} != ${norm(result)}`);
+  }
+  check("the page's ABI encoding and decoding equal ethers' for every registry function, answer and error", bad.length === 0 && n > 100, bad.join("; "));
+}
+
+const mined = (what) => new RegExp(`${what}: transaction 0x[0-9a-f]{64} mined in block \\d+\\.`);
+
+const dataDir = mkdtempSync(join(tmpdir(), "enact-dashboard-cs-"));
+const server = spawnServer([binary, "--dev", "--listen", "127.0.0.1:0", "--data-dir", dataDir]);
+let browser;
+try {
+  await abiChecks();
+  const base = await server.found;
+  const config = (await api(base, "GET", "/get_node_chain_config")).data;
+  const chainId = Number(config.chain_id);
+  const rpc = new ethers.JsonRpcProvider(`${base}/rpc`, chainId, { staticNetwork: true, cacheTimeout: -1 });
+  const admin = new ethers.Wallet("0x" + "51".repeat(32), rpc);
+  const stranger = new ethers.Wallet("0x" + "52".repeat(32), rpc);
+
+  // An account made with the API, its action code uploaded with the account key, then converted
+  // to ChainSecured for the admin wallet.
+  const account = (await api(base, "POST", "/new_account", "", { name: "chainsecured dashboard" })).data;
+  const cid = (await api(base, "POST", "/upload_action", account.api_key, { code: "Enact.setResponse({ok: true});" })).data.action_ipfs_cid;
+  const converted = await api(base, "POST", "/convert_to_chain_secured_account", account.api_key, {
+    new_admin_wallet_address: admin.address,
+    ...(await envelope(admin, "ConvertAccount", chainId)),
+  });
+  check("the account is ChainSecured with the admin wallet", converted.status === 200, JSON.stringify(converted.data));
+
+  const session = await loopbackBrowser();
+  browser = session.browser;
+  const page = await session.context.newPage();
+  const errors = [];
+  collectConsoleErrors(page, errors);
+  page.on("dialog", (dialog) => dialog.accept());
+
+  // The page's wallet: which ethers Wallet answers, and whether it sends without estimating gas
+  // first (a transaction the registry refuses is then mined with status 0).
+  const shim = { wallet: admin, skipEstimate: false };
+  const sent = [];
+  const walletRequest = async (method, params) => {
+    const me = shim.wallet;
+    switch (method) {
+      case "eth_requestAccounts":
+      case "eth_accounts":
+        return [me.address.toLowerCase()];
+      case "eth_chainId":
+        return `0x${chainId.toString(16)}`;
+      case "eth_signTypedData_v4": {
+        if (params[0].toLowerCase() !== me.address.toLowerCase()) throw new Error("the wallet does not hold that account");
+        const { domain, types, message } = JSON.parse(params[1]);
+        const { EIP712Domain, ...rest } = types;
+        return me.signTypedData(domain, rest, message);
+      }
+      case "eth_sendTransaction": {
+        const [tx] = params;
+        if (tx.from.toLowerCase() !== me.address.toLowerCase()) throw new Error("the wallet does not hold that account");
+        const out = await me.sendTransaction({ to: tx.to, data: tx.data, ...(shim.skipEstimate ? { gasLimit: 300000n } : {}) });
+        sent.push({ from: me.address, hash: out.hash, data: tx.data });
+        return out.hash;
+      }
+      case "eth_call":
+      case "eth_getTransactionReceipt":
+      case "eth_blockNumber":
+        return rpc.send(method, params);
+      default:
+        throw new Error(`unsupported wallet method ${method}`);
+    }
+  };
+  await session.context.exposeFunction("__testWallet", async (method, paramsJson) => {
+    try {
+      return { result: await walletRequest(method, JSON.parse(paramsJson)) };
+    } catch (err) {
+      // As a wallet reports a refused estimation: code 3, "execution reverted", the revert data.
+      const data = err.data ?? err.info?.error?.data;
+      return { error: data ? { code: 3, message: "execution reverted", data } : { code: 4001, message: err.shortMessage ?? err.message } };
+    }
+  });
+  await session.context.addInitScript(() => {
+    window.ethereum = {
+      request: async ({ method, params }) => {
+        const r = await window.__testWallet(method, JSON.stringify(params ?? []));
+        if (r.error) throw Object.assign(new Error(r.error.message), r.error);
+        return r.result;
+      },
+    };
+  });
+
+  // Sign in with the admin wallet: the key pages are the registry's.
+  await page.goto(`${base}/dashboard/`);
+  await page.getByRole("button", { name: "Sign in with a wallet" }).click();
+  await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
+  check("a wallet session has the registry's pages", (await page.locator("nav a").allInnerTexts()).join() === "Account,Usage keys,Groups,Wallets,Actions,Attestation",
+    (await page.locator("nav a").allInnerTexts()).join());
+
+  // Actions: register the uploaded code's CID.
+  await page.getByRole("link", { name: "Actions" }).click();
+  await page.getByRole("heading", { name: "Actions", level: 1 }).waitFor();
+  await inspect(page, "cs-01-actions-empty");
+  await page.getByLabel("Action CID").fill(cid);
+  await page.getByLabel("Action name").fill("ok");
+  await page.getByRole("button", { name: "Register action" }).click();
+  await page.getByText(mined("Action ok")).waitFor();
+  check("the action is listed from the registry", (await page.locator("main").innerText()).includes(cid));
+  await inspect(page, "cs-02-actions");
+
+  // Wallets: a PKP minted for the wallet's CreateWallet signature, registered by its transaction.
+  await page.getByRole("link", { name: "Wallets" }).click();
+  await page.getByRole("heading", { name: "Wallets", level: 1 }).waitFor();
+  await page.getByLabel("Wallet name").fill("signer");
+  await page.getByRole("button", { name: "Register wallet" }).click();
+  await page.getByText(mined("Wallet 0x[0-9a-fA-F]{40}")).waitFor();
+  const walletCard = await page.locator("article", { has: page.getByRole("heading", { name: "signer" }) }).innerText();
+  const pkp = /0x[0-9a-fA-F]{40}/.exec(walletCard)?.[0];
+  check("the wallet is listed from the registry", !!pkp, walletCard);
+  await inspect(page, "cs-03-wallets");
+
+  // Groups: create one, then add the wallet and the action to it (two transactions).
+  await page.getByRole("link", { name: "Groups" }).click();
+  await page.getByRole("heading", { name: "Groups", level: 1 }).waitFor();
+  await page.getByLabel("Group name").fill("ops");
+  await page.getByRole("button", { name: "Create group" }).click();
+  await page.getByText(mined("Group ops")).waitFor();
+  await page.getByLabel("Add a wallet to ops").selectOption(pkp);
+  await page.getByLabel("Add an action to ops").selectOption({ label: `ok (${cid})` });
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await page.getByText(mined("Adding an action to ops")).waitFor();
+  const opsCard = await page.locator("article", { has: page.getByRole("heading", { name: "ops (#1)" }) }).innerText();
+  check("the group lists the wallet and the action", opsCard.includes(pkp) && opsCard.includes(cid), opsCard);
+  await inspect(page, "cs-04-groups");
+
+  // Usage keys: made in the page, its hash set with setUsageApiKey, its value shown once.
+  await page.getByRole("link", { name: "Usage keys" }).click();
+  await page.getByRole("heading", { name: "Usage keys", level: 1 }).waitFor();
+  await page.getByLabel("Name", { exact: true }).fill("runner");
+  await page.getByLabel("Run actions in ops (#1)").check();
+  await page.getByRole("button", { name: "Create key" }).click();
+  await page.getByText(mined("Key runner")).waitFor();
+  const usageKey = await page.getByLabel("Usage key value").inputValue();
+  check("the new key's value is shown once, in the API's form", /^[A-Za-z0-9+/]{43}=$/.test(usageKey), usageKey);
+  const keyCard = await page.locator("article", { has: page.getByRole("heading", { name: "runner" }) }).innerText();
+  check("the key is listed with its permissions", /ops \(#1\)/.test(keyCard) && keyCard.includes("✓ yes"), keyCard);
+  await inspect(page, "cs-05-keys");
+  await page.getByRole("button", { name: "I have saved it" }).click();
+  check("the value is gone from the page", (await page.getByLabel("Usage key value").count()) === 0);
+
+  // What the page wrote is what the API sees with the page's key.
+  const who = await api(base, "GET", "/account", usageKey);
+  const keyHash = ethers.keccak256(ethers.toUtf8Bytes(usageKey));
+  check("the page's key is a usage key of the account", who.status === 200 && who.data.key?.kind === "usage" && who.data.key?.hash === keyHash && who.data.api_key_hash === account.api_key_hash,
+    JSON.stringify(who.data));
+  const groups = (await api(base, "GET", "/list_groups", usageKey)).data.items;
+  const cidHash = ethers.keccak256(ethers.toUtf8Bytes(cid));
+  check("the API lists the group with the wallet and the action", groups.length === 1 && groups[0].name === "ops" &&
+    groups[0].pkp_ids_permitted.map((p) => p.toLowerCase()).includes(pkp.toLowerCase()) && groups[0].cid_hashes_permitted.includes(cidHash), JSON.stringify(groups));
+  const actions = (await api(base, "GET", "/list_actions", usageKey)).data.items;
+  check("the API lists the action", actions.some((a) => a.action_ipfs_cid === cid && a.name === "ok"), JSON.stringify(actions));
+  const wallets = (await api(base, "GET", "/list_wallets", usageKey)).data.items;
+  check("the API lists the wallet", wallets.some((w) => w.pkp_id.toLowerCase() === pkp.toLowerCase() && w.name === "signer"), JSON.stringify(wallets));
+  check("every write was the admin wallet's transaction", sent.length === 6 && sent.every((s) => s.from === admin.address), sent.map((s) => `${s.from} ${s.hash}`).join(", "));
+
+  // Attack: another wallet sends the page's addGroup for this account; the registry refuses it at
+  // estimation, the page shows NotAdmin, and nothing changes.
+  shim.wallet = stranger;
+  await page.getByRole("link", { name: "Groups" }).click();
+  await page.getByRole("heading", { name: "Groups", level: 1 }).waitFor();
+  await page.getByLabel("Group name").fill("evil");
+  await page.getByRole("button", { name: "Create group" }).click();
+  const refusal = page.getByText(/The registry refused addGroup: NotAdmin\(accountHash=0x[0-9a-f]{64}, sender=0x[0-9a-fA-F]{40}\)\./);
+  await refusal.waitFor();
+  check("the refusal names the stranger", (await refusal.innerText()).toLowerCase().includes(stranger.address.toLowerCase()), await refusal.innerText());
+  await inspect(page, "cs-06-refused");
+  check("the stranger's addGroup changed nothing", (await api(base, "GET", "/list_groups", usageKey)).data.items.length === 1);
+  await page.getByRole("link", { name: "Usage keys" }).click();
+  await page.getByRole("heading", { name: "Usage keys", level: 1 }).waitFor();
+  await page.getByRole("link", { name: "Groups" }).click();
+  await page.getByRole("heading", { name: "Groups", level: 1 }).waitFor();
+  check("the page, read again, lists the one group", (await page.getByRole("heading", { name: /^Groups \(\d+\)$/ }).innerText()) === "Groups (1)");
+
+  // Attack: the stranger's removeUsageApiKey sent without estimation is mined with status 0; the
+  // page decodes NotAdmin from the receipt and the key keeps working.
+  shim.skipEstimate = true;
+  await page.getByRole("link", { name: "Usage keys" }).click();
+  await page.getByRole("heading", { name: "Usage keys", level: 1 }).waitFor();
+  await page.getByText("Edit or remove runner").click();
+  await page.getByRole("button", { name: "Remove key" }).click();
+  await page.getByText(/The registry refused removeUsageApiKey in transaction 0x[0-9a-f]{64}: NotAdmin\(/).waitFor();
+  const last = sent.at(-1);
+  const receipt = await rpc.send("eth_getTransactionReceipt", [last.hash]);
+  check("the stranger's transaction was mined and reverted", last.from === stranger.address && receipt?.status === "0x0", JSON.stringify(receipt));
+  check("the key still works after the refused removal", (await api(base, "GET", "/account", usageKey)).status === 200);
+
+  // The admin removes the key: it stops working.
+  shim.wallet = admin;
+  shim.skipEstimate = false;
+  await page.getByRole("button", { name: "Remove key" }).click();
+  await page.getByText(mined("Removing runner")).waitFor();
+  check("the removed key is refused by the API", (await api(base, "GET", "/account", usageKey)).status === 401);
+  await inspect(page, "cs-07-key-removed");
+
+  check("no console error or CSP violation", errors.length === 0, errors.join(" | "));
+  check("no request left loopback", session.offHost.length === 0, session.offHost.join(", "));
+} catch (err) {
+  check("ChainSecured dashboard walk-through", false, err.stack ?? String(err));
+} finally {
+  await browser?.close();
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+finish("browser.dashboard_chainsecured");
