@@ -161,26 +161,77 @@ function createForm(groups, reveal, refresh) {
   return form;
 }
 
-/** The edit and remove forms of one key; both need the key's value. */
+/** Now in Unix seconds, by this browser's clock (the server checks expiries against its own). */
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The permission fields of a key as list_api_keys answers them, to send back unchanged. */
+const currentPermissions = (key) => Object.fromEntries([...kAccountScopes, ...kGroupScopes].map(([f]) => [f, key[f]]));
+
+/** A datetime-local value (UTC) for Unix seconds, "" for 0 (never). */
+const localInput = (seconds) => (seconds ? new Date(seconds * 1000).toISOString().slice(0, 16) : "");
+
+/**
+ * The edit and remove forms of one key; all need the key's value. The API's update_usage_api_key
+ * sets the expiry and every permission at once, so each edit sends the fields it does not change
+ * as the list shows them.
+ */
 function keyActions(key, groups, refresh) {
   const value = field(`Value of ${key.name}`, { type: "password", required: true, autocomplete: "off" }, "The API names a usage key by its value; the dashboard does not keep it.");
   const perms = permissionEditor(groups, key);
   const status = statusLine();
   const save = h("button", { type: "submit" }, "Save permissions");
+  const expiry = field(`Expiry of ${key.name} (UTC)`, { type: "datetime-local", value: localInput(key.expiration) }, "Empty: never. It must be later than now.");
+  const saveExpiry = h("button", { type: "button" }, "Save expiry");
+  const expireNow = h("button", { type: "button", class: "danger" }, "Expire now");
   const remove = h("button", { type: "button", class: "danger" }, "Remove key");
-  const form = h("form", { class: "edit-key" }, value.row, perms.fieldset, h("div", { class: "inline" }, save, remove), status);
+  const form = h(
+    "form",
+    { class: "edit-key" },
+    value.row,
+    perms.fieldset,
+    h("div", { class: "inline" }, save),
+    h("fieldset", {}, h("legend", {}, "Expiry"), expiry.row, h("div", { class: "inline" }, saveExpiry, expireNow)),
+    h("div", { class: "inline" }, remove),
+    status,
+  );
+  const update = (fields) =>
+    post("/update_usage_api_key", { usage_api_key: value.input.value, name: key.name, description: key.description, expiration: key.expiration, ...currentPermissions(key), ...fields });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try {
-      await post("/update_usage_api_key", {
-        usage_api_key: value.input.value,
-        name: key.name,
-        description: key.description,
-        expiration: key.expiration,
-        ...perms.read(),
-      });
+      await update(perms.read());
       value.input.value = "";
       await refresh(`Permissions of ${key.name} saved.`);
+    } catch (err) {
+      showError(status, err);
+    }
+  });
+  saveExpiry.addEventListener("click", async () => {
+    if (!form.reportValidity()) return;
+    const expiration = expiry.input.value ? Math.floor(Date.parse(`${expiry.input.value}Z`) / 1000) : 0;
+    try {
+      await update({ expiration });
+      value.input.value = "";
+      await refresh(expiration ? `${key.name} now expires ${when(expiration)}.` : `${key.name} now never expires.`);
+    } catch (err) {
+      showError(status, err);
+    }
+  });
+  expireNow.addEventListener("click", async () => {
+    if (!form.reportValidity()) return;
+    if (!window.confirm(`Expire the usage key ${key.name} now? Scripts using it stop working; a new expiry brings it back.`)) return;
+    // The API takes only an expiry later than its clock, so the earliest is the next second; the
+    // list is drawn again once that second has passed, with the key shown as expired.
+    const expiration = nowSeconds() + 1;
+    try {
+      await update({ expiration }).catch((err) => {
+        if (err.code === "invalid_request" && /in the past/.test(err.message)) err.message += " (this computer's clock is behind the server's)";
+        throw err;
+      });
+      value.input.value = "";
+      showOk(status, `Expiring ${key.name}…`);
+      await new Promise((r) => setTimeout(r, Math.max(0, expiration * 1000 - Date.now() + 100)));
+      await refresh(`${key.name} expired ${when(expiration)}.`);
     } catch (err) {
       showError(status, err);
     }
@@ -195,7 +246,13 @@ function keyActions(key, groups, refresh) {
       showError(status, err);
     }
   });
-  return h("details", {}, h("summary", {}, `Edit or remove ${key.name}`), form);
+  return h("details", {}, h("summary", {}, `Edit, expire or remove ${key.name}`), form);
+}
+
+/** "expires …", or "expired …" once the expiry has passed. */
+function expiryText(key) {
+  if (!key.expiration) return "never expires";
+  return key.expiration <= nowSeconds() ? `expired ${when(key.expiration)}` : `expires ${when(key.expiration)}`;
 }
 
 function keyCard(key, groups, refresh) {
@@ -209,7 +266,8 @@ function keyCard(key, groups, refresh) {
       { class: "meta" },
       "Wallet ",
       h("code", { class: "addr" }, key.wallet_address),
-      ` · created ${when(key.created_at)} · expires ${when(key.expiration)}`,
+      ` · created ${when(key.created_at)} · `,
+      h("span", { class: key.expiration && key.expiration <= nowSeconds() ? "expired" : undefined }, expiryText(key)),
     ),
     permissionMatrix(key, groups),
     keyActions(key, groups, refresh),

@@ -8,11 +8,12 @@
 // exception or request off loopback fails the test, as does a page wider than a 375 px screen.
 //
 // usage: node dashboard_test.mjs <enact-server> <output dir>
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { check, collectConsoleErrors, finish, loopbackBrowser, spawnServer } from "./page_harness.mjs";
+import { api, injectWallet, inspector, signInToTriggers, triggerApi, watchConsole } from "./dashboard_harness.mjs";
+import { check, finish, loopbackBrowser, spawnServer } from "./page_harness.mjs";
 
 const cronParser = createRequire(new URL("../vectors/package.json", import.meta.url))("cron-parser");
 
@@ -22,30 +23,7 @@ if (!binary) {
   process.exit(2);
 }
 mkdirSync(outDir, { recursive: true });
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-async function api(base, method, path, key, body) {
-  const headers = { "X-Api-Key": key };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(`${base}/core/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = await res.json();
-  return { status: res.status, data };
-}
-
-/** axe-core's violations on the page as "rule: target" lines (WCAG 2.1 A and AA rules). */
-async function axeViolations(page) {
-  await page.evaluate(axeSource); // DevTools evaluation: not subject to the page's CSP
-  return page.evaluate(async () => {
-    const r = await globalThis.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  });
-}
-
-async function inspect(page, name) {
-  await page.screenshot({ path: join(outDir, `${name}.png`), fullPage: true });
-  const violations = await axeViolations(page);
-  check(`${name}: no axe violation`, violations.length === 0, violations.join("; "));
-}
+const inspect = inspector(outDir);
 
 const dataDir = mkdtempSync(join(tmpdir(), "enact-dashboard-"));
 const server = spawnServer([binary, "--dev", "--listen", "127.0.0.1:0", "--data-dir", dataDir]);
@@ -69,34 +47,8 @@ try {
   browser = session.browser;
   const page = await session.context.newPage();
   const errors = [];
-  // The trigger handshake polls POST /auth/token, which answers 400 authorization_pending until
-  // the approval: Chromium logs each as a failed load. Those, and only those, are expected.
-  page.on("console", (msg) => {
-    if (msg.type() !== "error") return;
-    if (/status of 400/.test(msg.text()) && msg.location().url.endsWith("/auth/token")) return;
-    errors.push(msg.text());
-  });
-  page.on("pageerror", (err) => errors.push(`uncaught: ${err.message}`));
-  // The approval page's wallet: an ethers Wallet behind a minimal EIP-1193 provider.
-  const ethers = createRequire(new URL("../vectors/package.json", import.meta.url))("ethers");
-  const wallet = new ethers.Wallet("0x" + "42".repeat(32));
-  await session.context.exposeFunction("__testWalletSign", (dataHex) => wallet.signMessage(ethers.getBytes(dataHex)));
-  await session.context.exposeFunction("__testWalletSignTyped", (json) => {
-    const { domain, types, message } = JSON.parse(json);
-    const { EIP712Domain, ...rest } = types;
-    return wallet.signTypedData(domain, rest, message);
-  });
-  await session.context.addInitScript((account) => {
-    window.ethereum = {
-      request: async ({ method, params }) => {
-        if (method === "eth_requestAccounts" || method === "eth_accounts") return [account];
-        if (method === "eth_chainId") return "0x1";
-        if (method === "personal_sign") return window.__testWalletSign(params[0]);
-        if (method === "eth_signTypedData_v4") return window.__testWalletSignTyped(params[1]);
-        throw new Error(`unsupported wallet method ${method}`);
-      },
-    };
-  }, wallet.address.toLowerCase());
+  watchConsole(page, errors);
+  const wallet = await injectWallet(session.context);
 
   // Sign in. The key must end up in session storage only.
   const first = await page.goto(`${base}/dashboard`);
@@ -169,7 +121,7 @@ try {
   check("and was never stored", !(await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }))).includes(usageKey));
 
   // Edit permissions (the API names the key by its value).
-  await page.getByText("Edit or remove ci-bot").click();
+  await page.getByText("Edit, expire or remove ci-bot").click();
   await page.getByLabel("Value of ci-bot").fill(usageKey);
   const edit = page.locator("form.edit-key");
   await edit.getByLabel("Create wallets").uncheck();
@@ -182,8 +134,41 @@ try {
     !keys[0].can_create_pkps && keys[0].remove_pkp_from_groups.join() === String(group.group_id) && keys[0].execute_in_groups.join() === "0",
     JSON.stringify(keys[0]));
 
+  // Expiry: a new date, with the permissions kept as they are; then expire now; then never again.
+  const listed = (k) => page.locator("article", { has: page.getByRole("heading", { name: k, exact: true }) });
+  const later = Date.parse("2030-01-02T03:04:00Z") / 1000;
+  await page.getByText("Edit, expire or remove ci-bot").click();
+  await page.getByLabel("Value of ci-bot").fill(usageKey);
+  await page.getByLabel("Expiry of ci-bot (UTC)").fill("2030-01-02T03:04");
+  await page.getByRole("button", { name: "Save expiry" }).click();
+  await page.getByText("ci-bot now expires 2030-01-02 03:04:00 UTC.").waitFor();
+  const permsOf = (k) => JSON.stringify([k.can_create_groups, k.can_delete_groups, k.can_create_pkps, k.manage_ipfs_ids_in_groups, k.add_pkp_to_groups, k.remove_pkp_from_groups, k.execute_in_groups]);
+  const beforeExpiry = keys[0];
+  keys = (await api(base, "GET", "/list_api_keys", key)).data.items;
+  check("the expiry was set through the API, the permissions kept",
+    keys[0].expiration === later && permsOf(keys[0]) === permsOf(beforeExpiry), JSON.stringify(keys[0]));
+  check("the list shows the new expiry", (await listed("ci-bot").innerText()).includes("expires 2030-01-02 03:04:00 UTC"));
+  await page.getByText("Edit, expire or remove ci-bot").click();
+  await page.getByLabel("Value of ci-bot").fill(usageKey);
+  page.once("dialog", (d) => d.accept());
+  await page.getByRole("button", { name: "Expire now" }).click();
+  await page.getByText(/^ci-bot expired /).waitFor();
+  keys = (await api(base, "GET", "/list_api_keys", key)).data.items;
+  check("expiring now went through the API", keys[0].expiration > 0 && keys[0].expiration <= Date.now() / 1000 && permsOf(keys[0]) === permsOf(beforeExpiry), JSON.stringify(keys[0]));
+  check("the expired key no longer works", (await api(base, "GET", "/list_groups", usageKey)).status === 401);
+  check("the list shows the key expired", (await listed("ci-bot").locator(".expired").innerText()).startsWith("expired "));
+  await inspect(page, "04b-usage-key-expired");
+  await page.getByText("Edit, expire or remove ci-bot").click();
+  await page.getByLabel("Value of ci-bot").fill(usageKey);
+  await page.getByLabel("Expiry of ci-bot (UTC)").fill("");
+  await page.getByRole("button", { name: "Save expiry" }).click();
+  await page.getByText("ci-bot now never expires.").waitFor();
+  keys = (await api(base, "GET", "/list_api_keys", key)).data.items;
+  check("an empty expiry brings the key back, never expiring", keys[0].expiration === 0 && (await api(base, "GET", "/list_groups", usageKey)).status === 200, JSON.stringify(keys[0]));
+  check("the list says it never expires", (await listed("ci-bot").innerText()).includes("never expires"));
+
   // Remove.
-  await page.getByText("Edit or remove ci-bot").click();
+  await page.getByText("Edit, expire or remove ci-bot").click();
   await page.getByLabel("Value of ci-bot").fill(usageKey);
   page.once("dialog", (d) => d.accept());
   await page.getByRole("button", { name: "Remove key" }).click();
@@ -261,23 +246,9 @@ try {
   await page.getByRole("link", { name: "Triggers" }).click();
   await page.getByRole("heading", { name: "Triggers", level: 1 }).waitFor();
   await inspect(page, "11-triggers-sign-in");
-  const [approval] = await Promise.all([
-    session.context.waitForEvent("page"),
-    page.getByRole("button", { name: "Sign in to the trigger service" }).click(),
-  ]);
-  collectConsoleErrors(approval, errors);
-  await approval.waitForSelector("#signin", { state: "visible" });
-  await approval.click("#signin");
-  await approval.waitForSelector("#approve", { state: "visible" });
-  await approval.click("#approve");
-  await approval.waitForSelector("#outcome", { state: "visible" });
-  await approval.close();
-  await page.getByText("Signed in to the trigger service as").waitFor({ timeout: 30_000 });
+  await signInToTriggers(page, session.context, errors);
   const bearer = await page.evaluate(() => sessionStorage.getItem("enact.dashboard.triggerToken"));
-  const tapi = async (method, path, body) => {
-    const res = await fetch(`${base}${path}`, { method, headers: { Authorization: `Bearer ${bearer}`, "Content-Type": "application/json" }, body: body && JSON.stringify(body) });
-    return { status: res.status, data: res.status === 204 ? null : await res.json() };
-  };
+  const tapi = triggerApi(base, bearer);
   check("the handshake's token works for the wallet's user", (await tapi("GET", "/api/me")).data?.user_id === wallet.address.toLowerCase());
 
   await page.getByLabel("Trigger name").fill("hook");
