@@ -102,6 +102,9 @@ int main(int argc, char** argv) {
     std::printf("enact-server %s\n", kVersion);
     return 0;
   }
+  // The core sizes the holds and Idempotency-Key leases of runs from the run's wall time
+  // (core/credits.hpp run_budget).
+  cl->s.core.run_timeout_ms = cl->s.run_timeout_ms;
   const app::settings& s = cl->s;
 
   // Stop signals are taken by one thread (below); every other thread has them blocked.

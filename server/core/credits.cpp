@@ -1,11 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/credits.hpp"
 
+#include <algorithm>
+
 #include "core/errors.hpp"
+#include "runtime/runtime.hpp"
 
 namespace enact::core {
 
-result<credit_hold> credit_hold::take(const request_context& c, uint64_t amount, std::string run_id) {
+std::chrono::milliseconds run_budget(const config& cfg) {
+  const runtime::pool_config pool;  // the queue timeout and kill grace enact-server's pool keeps
+  const auto gateway = std::chrono::milliseconds(cfg.ipfs_gateway.empty() ? 0 : std::max(cfg.gateway_timeout_ms, 0));
+  return gateway + pool.queue_timeout + std::chrono::milliseconds(cfg.run_timeout_ms) + pool.kill_grace + kRunMargin;
+}
+
+result<credit_hold> credit_hold::take(const request_context& c, uint64_t amount, std::string run_id,
+                                      std::chrono::milliseconds ttl) {
   if (c.svc.metering == nullptr)
     return fail(api_errc::unavailable, "no metering store configured: calls that cost credits cannot be paid");
   metering::reserve_request q;
@@ -14,7 +24,7 @@ result<credit_hold> credit_hold::take(const request_context& c, uint64_t amount,
   q.amount = amount;
   q.key_cap = c.who->key_cap;
   q.run_id = std::move(run_id);
-  q.ttl = kCreditHoldTtl;
+  q.ttl = ttl;
   ENACT_TRY(auto r, c.svc.metering->reserve(q));
   return credit_hold(*c.svc.metering, std::move(r));
 }

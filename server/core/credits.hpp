@@ -7,6 +7,7 @@
 // promise the same credits twice.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,9 +17,23 @@
 
 namespace enact::core {
 
-/// How long a hold stays open at most: beyond any run's wall-time limit, so that only a crashed
-/// server's holds expire.
+/// How long the hold of a relayed ledger write (its surcharge) stays open at most: the write
+/// waits for its receipt (60 s per send with the evm ledger, behind the relayer's earlier
+/// transactions of the same nonce sequence), so only a crashed server's write holds expire, after
+/// 15 minutes.
 inline constexpr std::chrono::minutes kCreditHoldTtl{15};
+
+/// What a run may take beyond its parts' own limits: the metering store's writes, and a loaded
+/// machine's scheduling.
+inline constexpr std::chrono::seconds kRunMargin{30};
+
+/// The longest a run_action request takes (docs/protocol.md §0 "Idempotency"): the code's fetch
+/// from the IPFS gateway (config::gateway_timeout_ms, when a gateway is configured), the wait for an idle sandbox
+/// worker (runtime::pool_config::queue_timeout), the run's wall time (config::run_timeout_ms; every Enact.fetch ends
+/// within it) and the worker's kill grace, plus kRunMargin. With the defaults 5 + 10 + 1 + 30 = 46 s, 56 s with a
+/// gateway. A run's hold expires after it (the credits of a server killed mid-run come back then), and an
+/// Idempotency-Key's claim is leased for it.
+[[nodiscard]] std::chrono::milliseconds run_budget(const config& cfg);
 
 /// A reservation of the caller's credits, released when it goes away unsettled.
 class credit_hold {
@@ -26,7 +41,10 @@ class credit_hold {
   /// Reserves `amount` for the caller of `c` (its account, its key and the key's cap), named
   /// after `run_id` in the usage history: 402 insufficient_credits when the balance less the
   /// open holds, or the key's cap less its spending, is short; 503 without a metering store.
-  [[nodiscard]] static result<credit_hold> take(const request_context& c, uint64_t amount, std::string run_id);
+  /// The hold expires after `ttl` unless settled or released first: run_budget for a run,
+  /// kCreditHoldTtl for a relayed write.
+  [[nodiscard]] static result<credit_hold> take(const request_context& c, uint64_t amount, std::string run_id,
+                                                std::chrono::milliseconds ttl);
 
   credit_hold(credit_hold&& o) noexcept;
   /// Releases the hold this one had, and takes over `o`'s.

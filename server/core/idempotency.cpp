@@ -3,12 +3,15 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <array>
 #include <thread>
 
 #include "core/credits.hpp"
 #include "core/errors.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
+#include "enact/crypto/random.hpp"
 
 namespace enact::core {
 namespace {
@@ -26,6 +29,13 @@ hash256 fingerprint(const route& r, const request_context& c) {
   return crypto::keccak256(std::string_view(text));
 }
 
+/// Names this request's claim (metering::idempotency_request::owner).
+std::string owner_token() {
+  std::array<uint8_t, 16> b{};
+  crypto::random_bytes(b);
+  return codec::hex::encode(b);
+}
+
 /// Answers that leave no effect behind: nothing ran and nothing was charged.
 bool had_no_effect(int status) { return status == 402 || status == 429 || status >= 500; }
 
@@ -40,7 +50,10 @@ result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, re
   q.account = c.who->account.hash;
   q.key = c.http.get_header_value(std::string(kIdempotencyHeader));
   q.fingerprint = fingerprint(r, c);
-  q.lease = kCreditHoldTtl;  // beyond any run: only a dead server's claim runs out
+  // Leased for the longest the request may take: a claim still open after it is a dead server's.
+  // The run's budget also covers the billing writes (one payment provider call each).
+  q.lease = run_budget(c.cfg);
+  q.owner = owner_token();
   idempotent_call call(*c.svc.metering, std::move(q));
   const auto deadline = std::chrono::steady_clock::now() + kIdempotencyWait;
   auto pause = std::chrono::milliseconds(10);
@@ -67,9 +80,13 @@ result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, re
       case metering::claim_state::in_progress:
         break;
     }
-    if (std::chrono::steady_clock::now() + pause > deadline)
+    if (std::chrono::steady_clock::now() + pause > deadline) {
+      // Retry-After: until the claimant's lease ends, when a retry finds its answer or takes over.
+      const metering::millis left = claim->lease_until - metering::system_now();
+      c.retry_after = static_cast<int>(std::max<metering::millis>(1, (left + 999) / 1000));
       return fail(api_errc::conflict,
                   "a request with Idempotency-Key " + call.q_.key + " is still in progress; retry it later");
+    }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(200));
   }

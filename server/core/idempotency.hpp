@@ -13,7 +13,15 @@
 //
 // Answers that had no effect (402, 429, 5xx: nothing ran, nothing was charged) are not kept: the
 // key is freed and a retry runs. A request arriving while the first one with its key still runs
-// waits for its answer (up to kIdempotencyWait, then 409 conflict).
+// waits for its answer (up to kIdempotencyWait, then 409 conflict with a Retry-After of the
+// seconds until the claim's lease ends, at least 1).
+//
+// The claim is leased for the longest the request may take (core/credits.hpp run_budget: the
+// run's wall time, the code's fetch, the wait for a sandbox worker, plus a margin). A claim whose
+// lease ran out unanswered was its server's, killed mid-request: the next request with the key
+// takes it over (of several, exactly one) and runs. A claim whose lease holds is never taken over,
+// so a live request is never run twice. Each claim is named by a random owner, so a claimant taken
+// over can neither answer nor free the key of its successor.
 #pragma once
 
 #include <chrono>
@@ -35,8 +43,8 @@ class idempotent_call {
   /// For a request of an idempotent route carrying the header: claims the key, or finds its
   /// kept answer (replay()). Nullopt when the route is not idempotent or the header is absent.
   /// 422 invalid_request (with c.error_status) for another request under the key, 409 after
-  /// waiting kIdempotencyWait for one in progress, 400 for a malformed key, 503 without a
-  /// metering store.
+  /// waiting kIdempotencyWait for one in progress (with c.retry_after), 400 for a malformed key,
+  /// 503 without a metering store.
   [[nodiscard]] static result<std::optional<idempotent_call>> begin(const route& r, request_context& c);
 
   idempotent_call(idempotent_call&& o) noexcept;

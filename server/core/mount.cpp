@@ -212,6 +212,8 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
       h.details = ctx.error_details;
     if (ctx.error_status != 0)
       h.status = ctx.error_status;
+    if (ctx.retry_after > 0)
+      res.set_header("Retry-After", std::to_string(ctx.retry_after));
     status = h.status;
     error_code = std::string(name(h.code));
     http::send_error(res, h);
@@ -271,7 +273,8 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     std::optional<credit_hold> surcharge;
     const bool ledger_write = (r.writes || r.surcharged) && r.auth != auth_kind::billing;
     if (ledger_write && ctx.who && st.cfg.write_surcharge_credits > 0) {
-      ENACT_TRY(surcharge, credit_hold::take(ctx, st.cfg.write_surcharge_credits, "write " + ctx.request_id));
+      ENACT_TRY(surcharge,
+                credit_hold::take(ctx, st.cfg.write_surcharge_credits, "write " + ctx.request_id, kCreditHoldTtl));
     }
     const auto handler_start = clock::now();
     auto out = r.handle(ctx);

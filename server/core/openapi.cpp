@@ -92,6 +92,10 @@ json::object openapi_document(const config& cfg) {
     if (r.method == "POST")
       responses["413"] = error_response("payload_too_large");
     if (r.idempotent)
+      responses["409"] = error_response(
+          "conflict: duplicate, or state forbids it; or a request with the same Idempotency-Key is still in "
+          "progress (Retry-After set: the seconds until its lease ends)");
+    if (r.idempotent)
       responses["422"] =
           error_response("invalid_request: the Idempotency-Key was used for a different request within 24 h" +
                          std::string(r.path == "/run_action" ? "; action_failed: the action failed" : ""));

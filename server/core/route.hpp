@@ -54,6 +54,7 @@ struct request_context {
   std::string request_id;
   json::value error_details = nullptr;  // set by a handler: the `details` of its error body
   int error_status = 0;                 // set by the Idempotency-Key check: its 422 (core/idempotency.hpp)
+  int retry_after = 0;                  // seconds; set by the Idempotency-Key check: its 409's Retry-After
 };
 
 using handler = std::function<result<json::value>(request_context&)>;

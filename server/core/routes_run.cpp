@@ -370,7 +370,7 @@ result<json::value> run_action(request_context& c) {
   const uint64_t most = price + fetching.max_fetches * fetching.price_credits;
   std::optional<credit_hold> hold;
   if (most > 0) {
-    ENACT_TRY(hold, credit_hold::take(c, most, c.request_id));
+    ENACT_TRY(hold, credit_hold::take(c, most, c.request_id, run_budget(c.cfg)));
   }
 
   // The code: the content store first, then the body (kept for later runs), then the gateway.

@@ -88,6 +88,10 @@ struct config {
   /// empty: off. Fetched bytes are verified against the CID.
   std::string ipfs_gateway;
   int gateway_timeout_ms = 10000;
+  /// The sandbox's wall-clock limit per run (enact-server's sandbox.run_timeout_ms): with the
+  /// gateway timeout it sizes the credit hold and the Idempotency-Key lease of a run
+  /// (core/credits.hpp run_budget).
+  uint64_t run_timeout_ms = 10000;
 };
 
 /// The parts the routes use. The ledger, TEE and content store are required; without a payment

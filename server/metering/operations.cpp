@@ -96,7 +96,10 @@ CREATE TABLE metering_idempotency (
 );
 CREATE INDEX metering_idempotency_by_age ON metering_idempotency(created_at);
 )sql";
-  return {std::move(v1), std::move(v2)};
+  // v3: who holds a claim (idempotency_request::owner), so that a takeover is a compare-and-set
+  // on owner and lease and a claimant taken over can no longer answer or free the key.
+  std::string v3 = "ALTER TABLE metering_idempotency ADD COLUMN owner text NOT NULL DEFAULT ''";
+  return {std::move(v1), std::move(v2), std::move(v3)};
 }
 
 namespace operations {
@@ -352,6 +355,7 @@ result<page<payment>> payments(session& s, const account_hash& account, page_req
 namespace {
 
 constexpr size_t kMaxIdempotencyKey = 255;
+constexpr size_t kMaxOwner = 64;
 
 result<void> check_idempotency(const idempotency_request& r) {
   ENACT_TRY_VOID(check_id("Idempotency-Key", r.key, kMaxIdempotencyKey));
@@ -360,6 +364,8 @@ result<void> check_idempotency(const idempotency_request& r) {
       return fail(metering_errc::invalid_argument, "Idempotency-Key: printable ASCII without spaces");
   if (r.lease.count() <= 0)
     return fail(metering_errc::invalid_argument, "lease: must be positive");
+  if (r.owner.size() > kMaxOwner)
+    return fail(metering_errc::invalid_argument, "owner: at most " + std::to_string(kMaxOwner) + " bytes");
   return {};
 }
 
@@ -373,45 +379,53 @@ result<idempotency_claim> claim_idempotency(session& s, const idempotency_reques
   ENACT_TRY_VOID(check_idempotency(q));
   const std::string fp = hx(q.fingerprint);
   const millis lease_until = now + q.lease.count();
-  const rows r = s.exec({"SELECT fingerprint, created_at, lease_until, status, body FROM metering_idempotency WHERE "
-                         "account = ?1 AND idem_key = ?2",
+  const rows r = s.exec({"SELECT fingerprint, created_at, lease_until, status, body, owner FROM metering_idempotency "
+                         "WHERE account = ?1 AND idem_key = ?2",
                          true},
                         {hx(q.account), q.key});
   if (r.empty()) {
     // Of two transactions inserting the same free key, PostgreSQL makes the second wait for the
     // first and then insert nothing: it finds the key claimed.
     const rows ins =
-        s.exec({"INSERT INTO metering_idempotency (account, idem_key, fingerprint, created_at, lease_until) "
-                "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (account, idem_key) DO NOTHING"},
-               {hx(q.account), q.key, fp, now, lease_until});
+        s.exec({"INSERT INTO metering_idempotency (account, idem_key, fingerprint, created_at, lease_until, owner) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (account, idem_key) DO NOTHING"},
+               {hx(q.account), q.key, fp, now, lease_until, q.owner});
     if (ins.affected == 1)
-      return idempotency_claim{claim_state::claimed, std::nullopt};
-    return idempotency_claim{claim_state::in_progress, std::nullopt};
+      return idempotency_claim{claim_state::claimed, std::nullopt, 0};
+    return idempotency_claim{claim_state::in_progress, std::nullopt, lease_until};
   }
   if (r.i64(0, 1) <= retention_start(now)) {
     // Older than the retention: the key is free again, for any request.
     s.exec({"UPDATE metering_idempotency SET fingerprint = ?3, created_at = ?4, lease_until = ?5, status = NULL, "
-            "body = NULL WHERE account = ?1 AND idem_key = ?2"},
-           {hx(q.account), q.key, fp, now, lease_until});
-    return idempotency_claim{claim_state::claimed, std::nullopt};
+            "body = NULL, owner = ?6 WHERE account = ?1 AND idem_key = ?2"},
+           {hx(q.account), q.key, fp, now, lease_until, q.owner});
+    return idempotency_claim{claim_state::claimed, std::nullopt, 0};
   }
   if (r.text(0, 0) != fp)
-    return idempotency_claim{claim_state::mismatch, std::nullopt};
+    return idempotency_claim{claim_state::mismatch, std::nullopt, 0};
   if (!r.null(0, 3))
-    return idempotency_claim{claim_state::answered, kept_answer{static_cast<int>(r.i64(0, 3)), r.text(0, 4)}};
-  if (r.i64(0, 2) > now)
-    return idempotency_claim{claim_state::in_progress, std::nullopt};
-  // The claimant's lease ran out without an answer (its server died): this request takes over.
-  s.exec({"UPDATE metering_idempotency SET lease_until = ?3 WHERE account = ?1 AND idem_key = ?2"},
-         {hx(q.account), q.key, lease_until});
-  return idempotency_claim{claim_state::claimed, std::nullopt};
+    return idempotency_claim{claim_state::answered, kept_answer{static_cast<int>(r.i64(0, 3)), r.text(0, 4)}, 0};
+  const millis held_until = r.i64(0, 2);
+  if (held_until > now)
+    return idempotency_claim{claim_state::in_progress, std::nullopt, held_until};
+  // The claimant's lease ran out without an answer (its server died): this request takes over,
+  // on condition that the claim is still the one read (same owner, same lease, unanswered). The
+  // row lock already serializes takers; the condition keeps two from both winning even where a
+  // backend's read was not locked.
+  const rows taken =
+      s.exec({"UPDATE metering_idempotency SET lease_until = ?5, owner = ?6 WHERE account = ?1 AND idem_key = ?2 AND "
+              "owner = ?3 AND lease_until = ?4 AND status IS NULL"},
+             {hx(q.account), q.key, r.text(0, 5), held_until, lease_until, q.owner});
+  if (taken.affected != 1)
+    return idempotency_claim{claim_state::in_progress, std::nullopt, lease_until};
+  return idempotency_claim{claim_state::claimed, std::nullopt, 0};
 }
 
 result<void> keep_answer(session& s, const idempotency_request& q, const kept_answer& a) {
   const rows r =
       s.exec({"UPDATE metering_idempotency SET status = ?4, body = ?5 WHERE account = ?1 AND idem_key = ?2 AND "
-              "fingerprint = ?3 AND status IS NULL"},
-             {hx(q.account), q.key, hx(q.fingerprint), static_cast<int64_t>(a.status), a.body});
+              "fingerprint = ?3 AND owner = ?6 AND status IS NULL"},
+             {hx(q.account), q.key, hx(q.fingerprint), static_cast<int64_t>(a.status), a.body, q.owner});
   if (r.affected != 1)
     return fail(metering_errc::unknown_claim, "Idempotency-Key " + q.key + ": no open claim of this request");
   return {};
@@ -420,8 +434,8 @@ result<void> keep_answer(session& s, const idempotency_request& q, const kept_an
 result<void> drop_claim(session& s, const idempotency_request& q) {
   const rows r =
       s.exec({"DELETE FROM metering_idempotency WHERE account = ?1 AND idem_key = ?2 AND fingerprint = ?3 AND "
-              "status IS NULL"},
-             {hx(q.account), q.key, hx(q.fingerprint)});
+              "owner = ?4 AND status IS NULL"},
+             {hx(q.account), q.key, hx(q.fingerprint), q.owner});
   if (r.affected != 1)
     return fail(metering_errc::unknown_claim, "Idempotency-Key " + q.key + ": no open claim of this request");
   return {};

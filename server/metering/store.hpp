@@ -145,9 +145,14 @@ struct idempotency_request {
   /// What makes two requests the same (the caller's hash of route, credential and body): the
   /// key's first request and a later one with another fingerprint are different requests.
   hash256 fingerprint{};
-  /// How long the claim stays the claimant's while it runs: a claim not answered within it (its
-  /// server died) may be taken over by the next request with the key.
+  /// How long the claim stays the claimant's while it runs: the longest the request may take
+  /// (the core's is the run's budget, core/idempotency.hpp). A claim not answered within it (its
+  /// server died) is taken over by the next request with the key; never before.
   std::chrono::milliseconds lease{std::chrono::minutes(15)};
+  /// Who claims (a random token per request): keep_answer and drop_claim act only on the claim
+  /// this owner holds, so a claimant whose lease ran out and was taken over cannot answer or free
+  /// the key under its new claimant. At most 64 characters; empty is an owner like any other.
+  std::string owner;
 };
 
 /// The answer kept for a key: the HTTP status and the exact body sent.
@@ -167,6 +172,9 @@ enum class claim_state {
 struct idempotency_claim {
   claim_state state = claim_state::claimed;
   std::optional<kept_answer> answer;  // set when answered
+  /// When in_progress: the instant (store clock) the claimant's lease ends, after which the next
+  /// request takes the key over (a 409's Retry-After counts down to it).
+  millis lease_until = 0;
 };
 
 /// Every method is safe to call from several threads (and servers) at once; each write is atomic.
@@ -207,12 +215,15 @@ class store {
   [[nodiscard]] virtual result<page<payment>> payments(const account_hash& account, page_request p) const = 0;
 
   /// Takes the key for its request, or reports what holds it (claim_state). Atomic: of requests
-  /// racing for one free key, on one server or several, exactly one is `claimed`.
+  /// racing for one free key, on one server or several, exactly one is `claimed`; so is exactly
+  /// one of those racing to take over a claim whose lease ran out (a compare-and-set on the
+  /// claim's owner and lease), and a claim whose lease holds is never taken over.
   [[nodiscard]] virtual result<idempotency_claim> claim_idempotency(const idempotency_request& r) = 0;
   /// Keeps the claimed request's answer for the key's later requests (unknown_claim when the
-  /// claim is not open: answered already, dropped, or taken over).
+  /// claim is not open or not `r.owner`'s: answered already, dropped, or taken over).
   [[nodiscard]] virtual result<void> keep_answer(const idempotency_request& r, const kept_answer& a) = 0;
-  /// Frees a claimed key without an answer (the request had no effect; a retry may run it).
+  /// Frees a claimed key without an answer (the request had no effect; a retry may run it); only
+  /// the owner's open claim (unknown_claim otherwise).
   [[nodiscard]] virtual result<void> drop_claim(const idempotency_request& r) = 0;
   /// Deletes every key older than kIdempotencyRetention; returns how many.
   [[nodiscard]] virtual result<uint64_t> expire_idempotency() = 0;

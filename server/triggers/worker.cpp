@@ -151,6 +151,14 @@ void run_workers::renew_leases() {
   }
 }
 
+bool run_workers::wait_unless_stopping(milliseconds wait) {
+  std::unique_lock lock(mu_);
+  const time_point until = clock_.now() + wait;
+  while (!stopping_ && clock_.now() < until)
+    clock_.wait_until(lock, wake_renewer_, until);
+  return !stopping_;
+}
+
 namespace {
 
 /// Failures worth another attempt: the core or the path to it is overloaded or down.
@@ -200,14 +208,34 @@ void run_workers::execute(run_context& ctx, leased_run& l) {
     req.pkp_id = l.pkp_id;
     if (l.r.params.is_object())
       req.params = l.r.params.get_object();
-    try {
-      response = ctx.core->run_action(req).response;
-    } catch (const api_error& e) {
-      failure = error_of(e);
-      retry = transient(e);
-      retry_after = e.retry_after();
-    } catch (const std::exception& e) {
-      failure = run_error{"internal", std::string("calling the core service: ") + e.what(), std::nullopt};
+    // The run id is the Idempotency-Key, the same for each attempt of the run: an attempt whose
+    // answer was lost (the connection cut, the core killed after it ran) is answered again by the
+    // core instead of run and charged a second time. A 409 with Retry-After is an earlier attempt
+    // still leased on the core: waited for (not an attempt, not a failure) within core_timeout.
+    const auto give_up = std::chrono::steady_clock::now() + cfg_.core_timeout;
+    for (;;) {
+      failure.reset();
+      retry = false;
+      retry_after.reset();
+      try {
+        response = ctx.core->run_action(req, ref.run_id).response;
+      } catch (const api_error& e) {
+        failure = error_of(e);
+        retry = transient(e);
+        retry_after = e.retry_after();
+        if (e.status() == 409 && e.errc() == api_errc::conflict && retry_after) {
+          retry = true;  // if the wait below ends, a later attempt asks again
+          const auto wait = std::max<milliseconds>(*retry_after, milliseconds(1000));
+          if (std::chrono::steady_clock::now() + wait < give_up && wait_unless_stopping(wait)) {
+            report(severity::debug, "run in progress on the core; waiting",
+                   {{"run_id", ref.run_id}, {"retry_after_s", retry_after->count()}});
+            continue;
+          }
+        }
+      } catch (const std::exception& e) {
+        failure = run_error{"internal", std::string("calling the core service: ") + e.what(), std::nullopt};
+      }
+      break;
     }
     ctx.core->set_api_key(Secret{});  // the previous key is wiped as it is replaced
   }

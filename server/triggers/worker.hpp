@@ -9,6 +9,10 @@
 //    jitter (a Retry-After is honoured): the specification's "retried up to 3 times" is 3 retries
 //    after the first attempt, max_attempts (4) attempts in all, then failed with the last error;
 //  - any other 4xx: failed at once.
+// Every attempt of a run carries the run's id as its Idempotency-Key (docs/protocol.md §0
+// "Idempotency"), so a retry after an answer that was lost in transit gets that answer again
+// instead of a second run and charge; a 409 conflict with Retry-After (an earlier attempt still
+// leased on the core) is waited for within core_timeout, neither an attempt nor a failure.
 // A lease is renewed while its call runs, so a slow action is not taken by another worker; a
 // worker that dies leaves its lease to expire and the run to be picked up again.
 #pragma once
@@ -74,6 +78,8 @@ class run_workers {
   void work(size_t index);
   void renew_leases();
   void execute(run_context& ctx, leased_run& l);
+  /// Sleeps `wait` on the service's clock; false (at once) when stop() is called.
+  bool wait_unless_stopping(std::chrono::milliseconds wait);
   void report(severity level, std::string_view msg, json::object fields) const;
 
   store& store_;

@@ -3,7 +3,8 @@
 // backend: a key answers its first request's answer for 24 hours, refuses another request, is
 // per account (attack: another account cannot read the answer kept under the same key), is
 // claimed by exactly one of many racing requests, is taken over when its claimant's lease runs
-// out, and is expired by the housekeeping.
+// out (by exactly one of racing takers, never before; attack: the claimant taken over can no
+// longer answer or free the key), and is expired by the housekeeping.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -81,6 +82,36 @@ void dropped_and_abandoned_claims(store& s, test_clock& clock) {
   CHECK(MUST(s.claim_idempotency(dead)).state == claim_state::claimed);
   MUST(s.keep_answer(dead, kept_answer{200, "{}"}));
   CHECK(MUST(s.claim_idempotency(dead)).state == claim_state::answered);
+
+  // With owners: while the lease holds the key is in progress, and says until when; once it ran
+  // out, the next request takes it over, and the first claimant (late, not dead) can neither
+  // answer nor free the key under its successor.
+  idempotency_request first = request(kAlice, "key-owned", 1);
+  first.lease = std::chrono::seconds(30);
+  first.owner = "first";
+  idempotency_request second = first;
+  second.owner = "second";
+  CHECK(MUST(s.claim_idempotency(first)).state == claim_state::claimed);
+  const millis claimed_at = clock.now;
+  clock.now += 10000;
+  const idempotency_claim busy = MUST(s.claim_idempotency(second));
+  CHECK(busy.state == claim_state::in_progress);
+  CHECK(busy.lease_until == claimed_at + 30000);
+  CHECK_ERRC(s.keep_answer(second, kept_answer{200, "{}"}), metering_errc::unknown_claim);  // not its claim
+  CHECK_ERRC(s.drop_claim(second), metering_errc::unknown_claim);
+  clock.now = claimed_at + 30000;
+  CHECK(MUST(s.claim_idempotency(second)).state == claim_state::claimed);
+  CHECK_ERRC(s.keep_answer(first, kept_answer{200, R"({"late":1})"}), metering_errc::unknown_claim);
+  CHECK_ERRC(s.drop_claim(first), metering_errc::unknown_claim);
+  CHECK(MUST(s.claim_idempotency(first)).state == claim_state::in_progress);  // second's lease holds
+  MUST(s.keep_answer(second, kept_answer{200, R"({"second":1})"}));
+  CHECK(MUST(s.claim_idempotency(first)).answer->body == R"({"second":1})");
+  CHECK_ERRC(s.claim_idempotency([&] {
+    idempotency_request q = first;
+    q.owner = std::string(65, 'o');
+    return q;
+  }()),
+             metering_errc::invalid_argument);
   // Keys are checked: empty, too long, control characters.
   CHECK_ERRC(s.claim_idempotency(request(kAlice, "", 1)), metering_errc::invalid_argument);
   CHECK_ERRC(s.claim_idempotency(request(kAlice, std::string(256, 'k'), 1)), metering_errc::invalid_argument);
@@ -107,6 +138,42 @@ void racing_claims(store& s) {
       t.join();
     CHECK(claimed == 1);
     CHECK(other == 3);
+  }
+}
+
+void racing_takeovers(store& s, test_clock& clock) {
+  // Of requests racing to take over a claim whose lease ran out, exactly one wins; before the
+  // lease ran out none does (that would run the request twice).
+  for (int round = 0; round < 10; ++round) {
+    idempotency_request dead = request(kAlice, "takeover-" + std::to_string(round), 1);
+    dead.lease = std::chrono::seconds(30);
+    dead.owner = "dead";
+    CHECK(MUST(s.claim_idempotency(dead)).state == claim_state::claimed);
+    const auto race = [&](int expected_winners) {
+      std::atomic<int> claimed{0};
+      std::atomic<int> busy{0};
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+          idempotency_request q = dead;
+          q.owner = "taker-" + std::to_string(t);
+          auto c = s.claim_idempotency(q);
+          if (c && c->state == claim_state::claimed)
+            ++claimed;
+          else if (c && c->state == claim_state::in_progress)
+            ++busy;
+        });
+      for (auto& t : threads)
+        t.join();
+      CHECK(claimed == expected_winners);
+      CHECK(busy == 4 - expected_winners);
+    };
+    clock.now += 29999;
+    race(0);  // the lease holds: nobody takes over
+    clock.now += 1;
+    race(1);  // ran out: one taker, the others find it in progress under the winner's lease
+    CHECK_ERRC(s.keep_answer(dead, kept_answer{200, "{}"}), metering_errc::unknown_claim);
+    clock.now += 30000;  // past the winner's lease as well
   }
 }
 
@@ -153,6 +220,9 @@ void run_idempotency_conformance(const store_factory& make) {
     dropped_and_abandoned_claims(*s, clock);
   }
   SUBCASE("racing requests with one key: exactly one claims it") { racing_claims(*s); }
+  SUBCASE("racing takeovers of a dead claim: none before its lease ran out, exactly one after") {
+    racing_takeovers(*s, clock);
+  }
   SUBCASE("housekeeping deletes keys past the retention") { housekeeping_expires(*s, clock); }
 }
 
