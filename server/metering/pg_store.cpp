@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The PostgreSQL metering store (pg_store.hpp): the schema, and a session (session.hpp) on a
-// pooled libpqxx connection.
+// The PostgreSQL metering store (pg_store.hpp): the schema, a session (session.hpp) on a pooled
+// libpqxx connection, and the committer (group_commit.hpp) that runs the writes in batches.
 #include "metering/pg_store.hpp"
 
 #include <pqxx/except>
@@ -10,10 +10,12 @@
 
 #include <exception>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 #include <utility>
 
+#include "metering/group_commit.hpp"
 #include "metering/session.hpp"
 #include "storage/pg_pool.hpp"
 
@@ -42,7 +44,7 @@ std::string dialect(const sql::statement& s) {
 
 class pg_session final : public sql::session {
  public:
-  explicit pg_session(pqxx::work& w) : w_(w) {}
+  explicit pg_session(pqxx::transaction_base& w) : w_(w) {}
 
   sql::rows exec(const sql::statement& s, const std::vector<sql::param>& params) override {
     std::vector<std::string> text;
@@ -62,13 +64,28 @@ class pg_session final : public sql::session {
   }
 
  private:
-  pqxx::work& w_;
+  pqxx::transaction_base& w_;
 };
+
+/// Whether PostgreSQL aborted the whole transaction in a way running it again may cure.
+bool retryable(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const pqxx::deadlock_detected&) {
+    return true;
+  } catch (const pqxx::serialization_failure&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
 
 class pg_store final : public sql::session_store {
  public:
   pg_store(const std::string& url, pg_options o)
-      : session_store(std::move(o.now)), pool_(url, {.size = o.pool_size, .on_connect = {}}) {}
+      : session_store(std::move(o.now)),
+        pool_(url, {.size = o.pool_size, .on_connect = {}}),
+        committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
 
   void migrate() {
     auto lease = pool_.acquire();
@@ -91,10 +108,18 @@ class pg_store final : public sql::session_store {
   }
 
  private:
+  /// A write through the committer; a read in its own transaction.
+  void transact(bool write, const std::function<bool(sql::session&)>& body) const override {
+    if (write)
+      committer_.submit(body);
+    else
+      transact_alone(body);
+  }
+
   /// `body` in one READ COMMITTED transaction on a pooled connection, run again (a few times)
   /// when PostgreSQL aborts it as a deadlock or a serialization failure; a broken connection is
   /// not pooled again.
-  void transact(bool, const std::function<bool(sql::session&)>& body) const override {
+  void transact_alone(const std::function<bool(sql::session&)>& body) const {
     constexpr int kAttempts = 5;
     for (int attempt = 1;; ++attempt) {
       try {
@@ -119,7 +144,62 @@ class pg_store final : public sql::session_store {
     }
   }
 
+  /// A batch in one READ COMMITTED transaction, each write in its savepoint, and one commit. A batch locks the rows of
+  /// several accounts in arrival order, so batches of two servers may deadlock where single writes never do: a batch
+  /// PostgreSQL aborts as a deadlock or a serialization failure runs again write by write, each alone with its retries.
+  void run_batch(std::span<sql::queued_write* const> batch) const {
+    if (batch.size() == 1) {
+      // A lone write needs no savepoint: its own transaction, as before batching.
+      try {
+        transact_alone(*batch.front()->body);
+      } catch (...) {
+        batch.front()->error = std::current_exception();
+      }
+      return;
+    }
+    try {
+      auto lease = pool_.acquire();
+      try {
+        pqxx::work w(*lease);
+        pg_session s(w);
+        // Savepoints in plain SQL, so that a refused ROLLBACK TO throws (and fails the batch)
+        // rather than leaving an aborted transaction whose COMMIT would roll back silently. A
+        // kept savepoint is released together with the next one's start (one round trip), or
+        // by the COMMIT.
+        bool release_pending = false;
+        for (sql::queued_write* q : batch)
+          sql::run_in_savepoint(
+              *q,
+              [&]() -> sql::session& {
+                w.exec(release_pending ? "RELEASE SAVEPOINT metering_write; SAVEPOINT metering_write"
+                                       : "SAVEPOINT metering_write");
+                release_pending = false;
+                return s;
+              },
+              [&] { release_pending = true; },
+              [&] { w.exec("ROLLBACK TO SAVEPOINT metering_write; RELEASE SAVEPOINT metering_write"); }, retryable);
+        w.commit();
+        return;
+      } catch (const pqxx::broken_connection&) {
+        lease.discard();
+        throw;
+      }
+    } catch (...) {
+      if (!retryable(std::current_exception()))
+        throw;
+    }
+    for (sql::queued_write* q : batch) {
+      q->error = nullptr;
+      try {
+        transact_alone(*q->body);
+      } catch (...) {
+        q->error = std::current_exception();
+      }
+    }
+  }
+
   mutable storage::pg_pool pool_;
+  mutable sql::group_commit committer_;  // after pool_: stopped before the connections close
 };
 
 }  // namespace

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The metering store in PostgreSQL (store.hpp), for several servers sharing one account's credits:
 // the same database the trigger service may use, its own tables. Connections come from the
-// storage kit's pool (libpqxx); each operation is one READ COMMITTED transaction that locks the
-// account row (SELECT … FOR UPDATE) before it reads what it changes and debits with a conditional
-// UPDATE … WHERE balance >= $n, so concurrent servers neither lose an update nor spend a credit
-// twice. A transaction PostgreSQL aborts as a deadlock or a serialization failure is run again.
+// storage kit's pool (libpqxx); each operation locks the account row (SELECT … FOR UPDATE) before
+// it reads what it changes and debits with a conditional UPDATE … WHERE balance >= $n, so
+// concurrent servers neither lose an update nor spend a credit twice. Reads are one READ
+// COMMITTED transaction each; writes go to the store's committer (group_commit.hpp), which runs
+// the writes queued meanwhile in one READ COMMITTED transaction, each in its savepoint, and one
+// commit. A transaction PostgreSQL aborts as a deadlock or a serialization failure is run again
+// (a batch: write by write).
 #pragma once
 
 #include <cstddef>

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The SQLite metering store (sqlite_store.hpp): the schema, and a session (session.hpp) on the
-// kit's connections.
+// The SQLite metering store (sqlite_store.hpp): the schema, a session (session.hpp) on the kit's
+// connections, and the writer's committer (group_commit.hpp).
 #include "metering/sqlite_store.hpp"
 
 #include <exception>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 #include <utility>
 
+#include "metering/group_commit.hpp"
 #include "metering/session.hpp"
 #include "storage/sqlite.hpp"
 
@@ -58,17 +60,14 @@ class sqlite_store final : public sql::session_store {
  public:
   sqlite_store(const std::string& path, clock_fn now)
       : session_store(std::move(now)),
-        db_(path, migration_texts(), storage::database_options{.synchronous_full = true}) {}
+        db_(path, migration_texts(), storage::database_options{.synchronous_full = true}),
+        committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
 
  private:
-  /// A write in the writer's IMMEDIATE transaction, a read in a snapshot of a pooled reader.
+  /// A write through the committer, a read in a snapshot of a pooled reader.
   void transact(bool write, const std::function<bool(sql::session&)>& body) const override {
     if (write) {
-      // database::write rolls back a result-like value holding no value.
-      (void)db_.write([&](storage::connection& c) -> std::optional<int> {
-        sqlite_session s(c);
-        return body(s) ? std::optional<int>(0) : std::nullopt;
-      });
+      committer_.submit(body);
     } else {
       db_.read([&](storage::connection& c) {
         sqlite_session s(c);
@@ -77,7 +76,26 @@ class sqlite_store final : public sql::session_store {
     }
   }
 
+  /// A batch in the writer's one IMMEDIATE transaction, each write in its savepoint; one commit
+  /// (synchronous FULL: on disk before any of them is answered).
+  void run_batch(std::span<sql::queued_write* const> batch) {
+    db_.write([&](storage::connection& c) {
+      sqlite_session s(c);
+      for (sql::queued_write* w : batch) {
+        std::optional<storage::savepoint> sp;
+        sql::run_in_savepoint(
+            *w,
+            [&]() -> sql::session& {
+              sp.emplace(c, "metering_write");
+              return s;
+            },
+            [&] { sp->release(); }, [&] { sp->rollback(); }, [](const std::exception_ptr&) { return false; });
+      }
+    });
+  }
+
   mutable storage::database db_;
+  mutable sql::group_commit committer_;  // after db_: stopped before the database closes
 };
 
 }  // namespace

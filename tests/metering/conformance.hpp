@@ -51,5 +51,7 @@ using store_factory = std::function<std::unique_ptr<store>(test_clock& clock)>;
 void run_conformance(const store_factory& make);
 /// The Idempotency-Key cases (idempotency_cases.cpp), one SUBCASE each.
 void run_idempotency_conformance(const store_factory& make);
+/// Concurrent writes, which the store's committer runs in batches (group_commit_cases.cpp).
+void run_group_commit_conformance(const store_factory& make);
 
 }  // namespace enact::metering::test

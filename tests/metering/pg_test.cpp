@@ -31,6 +31,13 @@ TEST_CASE("metering store idempotency keys: postgres") {
   });
 }
 
+TEST_CASE("metering store concurrent writes in batches: postgres") {
+  run_group_commit_conformance([](test_clock& clock) {
+    return enact::test::must_ok(
+        open_postgres(shared_postgres().create_database(), {.pool_size = 8, .now = clock.fn()}));
+  });
+}
+
 TEST_CASE("metering store on postgres: two servers on one database never spend a credit twice") {
   const std::string url = shared_postgres().create_database();
   auto a = enact::test::must_ok(open_postgres(url));
@@ -57,6 +64,40 @@ TEST_CASE("metering store on postgres: two servers on one database never spend a
   CHECK(MUST(b->usage(account, {1, 1})).total == 100);
 
   CHECK_ERRC(open_postgres(shared_postgres().url("no_such_database")), metering_errc::storage);
+}
+
+TEST_CASE("metering store on postgres: two servers' batches over two accounts lose and double nothing") {
+  // Each server's batches lock the two accounts' rows in arrival order, so the servers' batches
+  // may deadlock; an aborted batch runs again write by write, and every write is answered once.
+  const std::string url = shared_postgres().create_database();
+  auto a = enact::test::must_ok(open_postgres(url));
+  auto b = enact::test::must_ok(open_postgres(url));
+  const hash256 first{0x31}, second{0x32};
+  MUST(a->record_payment(intent("pi_first", first, 200)));
+  MUST(b->record_payment(intent("pi_second", second, 200)));
+  (void)MUST(a->credit_payment(first, "pi_first"));
+  (void)MUST(b->credit_payment(second, "pi_second"));
+  std::atomic<int> settled{0}, failed{0};
+  std::vector<std::thread> servers;
+  for (int t = 0; t < 8; ++t)
+    servers.emplace_back([s = t % 2 == 0 ? a.get() : b.get(), t, &settled, &failed, &first, &second] {
+      for (int i = 0; i < 30; ++i) {
+        const hash256& account = (t + i) % 2 == 0 ? first : second;
+        auto r = s->reserve(reserve_request{account, account, 1, 0, "run", std::chrono::minutes(10)});
+        if (r && s->settle(account, r->id, 1))
+          ++settled;
+        else
+          ++failed;
+      }
+    });
+  for (auto& t : servers)
+    t.join();
+  CHECK(failed == 0);
+  CHECK(settled == 240);
+  CHECK(MUST(a->balance(first)) == 80);
+  CHECK(MUST(b->balance(second)) == 80);
+  CHECK(MUST(a->usage(second, {1, 1})).total == 120);
+  CHECK(MUST(b->usage(first, {1, 1})).total == 120);
 }
 
 }  // namespace

@@ -31,6 +31,15 @@ TEST_CASE("metering store idempotency keys: sqlite") {
   });
 }
 
+TEST_CASE("metering store concurrent writes in batches: sqlite") {
+  enact::test::temp_dir dir("enact-metering");
+  int n = 0;
+  run_group_commit_conformance([&](test_clock& clock) {
+    const std::string path = (dir.path() / ("batch-" + std::to_string(++n) + ".sqlite")).string();
+    return enact::test::must_ok(open_sqlite(path, {.now = clock.fn()}));
+  });
+}
+
 TEST_CASE("metering store on sqlite: a reopened file keeps balances, payments and open reservations") {
   enact::test::temp_dir dir("enact-metering");
   const std::string path = (dir.path() / "metering.sqlite").string();

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// Group commit for the metering store's writes (docs/architecture.md §4 "Group commit"): every
+// write (a hold, a settle, a release, a payment's credit, …) is queued to the store's one
+// committer thread, which runs the writes queued so far, in arrival order, in ONE transaction and
+// one durable commit, then answers each caller. Each write runs in its own savepoint, so one that
+// fails (insufficient credits, a spending cap, an unknown reservation, an exception) is rolled
+// back alone and answers its own error while its neighbours commit; a write queued after another
+// sees the other's effect. Nothing waits on a timer: a lone write commits at once, and writes batch
+// only because they arrive while a commit is in progress. A write is answered only after the
+// commit that holds it returned, so durability is the backend's (SQLite synchronous FULL,
+// PostgreSQL synchronous_commit): an answered hold or charge is on disk.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <thread>
+
+#include "metering/session.hpp"
+
+namespace enact::metering::sql {
+
+/// One write waiting for its batch: the caller's body (session_store::transact's: commit its
+/// savepoint when it returns true, roll it back when false) and what came of it.
+struct queued_write {
+  const std::function<bool(session&)>* body = nullptr;
+  std::exception_ptr error;  // what the body threw, or why its batch did not commit
+  bool done = false;
+};
+
+/// How a backend runs a batch: every write of `batch`, in order, in one transaction, each in its
+/// own savepoint (run_in_savepoint), then one commit. It sets a write's `error` when its body
+/// threw; it throws when the transaction as a whole failed (nothing of the batch is committed).
+using batch_runner = std::function<void(std::span<queued_write* const> batch)>;
+
+/// The savepoint discipline every backend shares: runs `w`'s body between `open()` and, when the
+/// body returned true, `keep()`; otherwise (false, or an exception kept in `w.error`) `undo()`.
+/// `undo()` failing throws (the enclosing transaction is lost: the whole batch fails). A
+/// `must_abort` exception (the database aborted the whole transaction, e.g. a deadlock) is not
+/// kept but rethrown, for the backend to run the batch again.
+template <class Open, class Keep, class Undo, class MustAbort>
+void run_in_savepoint(queued_write& w, Open&& open, Keep&& keep, Undo&& undo, MustAbort&& must_abort) {
+  session& s = open();
+  bool kept = false;
+  try {
+    kept = (*w.body)(s);
+  } catch (...) {
+    if (must_abort(std::current_exception()))
+      throw;
+    w.error = std::current_exception();
+  }
+  if (kept)
+    keep();
+  else
+    undo();
+}
+
+struct group_commit_options {
+  /// Writes one transaction holds at most (the rest wait for the next commit).
+  size_t max_batch = 64;
+};
+
+/// What the committer did, for tests and measures.
+struct group_commit_stats {
+  uint64_t batches = 0;  // commits (or failed transactions)
+  uint64_t writes = 0;   // writes answered by them
+  size_t largest = 0;    // the most writes one batch held
+  size_t pending = 0;    // writes queued now, not yet in a batch
+};
+
+/// One committer thread per store (docs/architecture.md §4 "Group commit").
+class group_commit {
+ public:
+  explicit group_commit(batch_runner run, group_commit_options options = {});
+  /// shutdown().
+  ~group_commit();
+  group_commit(const group_commit&) = delete;
+  group_commit& operator=(const group_commit&) = delete;
+
+  /// Queues `body` and waits until the batch holding it committed. Rethrows what the body threw,
+  /// or what failed the batch; throws std::runtime_error once the committer is shut down.
+  void submit(const std::function<bool(session&)>& body);
+
+  /// Stops the committer: the batch in progress finishes (commits or fails, and is answered);
+  /// writes queued behind it are answered with an error, never run; later submits fail at once.
+  /// Returns when the thread has ended; safe to call twice.
+  void shutdown();
+
+  [[nodiscard]] group_commit_stats stats() const;
+
+ private:
+  void loop();
+
+  batch_runner run_;
+  size_t max_batch_;
+  mutable std::mutex mu_;
+  std::condition_variable queued_;    // the committer waits for writes (or shutdown)
+  std::condition_variable answered_;  // callers wait for their write's `done`
+  std::deque<queued_write*> queue_;
+  bool stopping_ = false;
+  group_commit_stats stats_;
+  std::thread thread_;  // last: started once everything above exists
+};
+
+}  // namespace enact::metering::sql
