@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { api, inspector } from "./dashboard_harness.mjs";
 import { check, collectConsoleErrors, finish, loopbackBrowser, spawnServer } from "./page_harness.mjs";
 
 const [binary, outDir = join(tmpdir(), "enact-dashboard-chainsecured-shots")] = process.argv.slice(2);
@@ -23,25 +24,8 @@ if (!binary) {
   process.exit(2);
 }
 mkdirSync(outDir, { recursive: true });
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const inspect = inspector(outDir);
 const ethers = createRequire(new URL("../vectors/package.json", import.meta.url))("ethers");
-
-async function api(base, method, path, key, body) {
-  const headers = key ? { "X-Api-Key": key } : {};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(`${base}/core/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, data: await res.json() };
-}
-
-async function inspect(page, name) {
-  await page.screenshot({ path: join(outDir, `${name}.png`), fullPage: true });
-  await page.evaluate(axeSource); // DevTools evaluation: not subject to the page's CSP
-  const violations = await page.evaluate(async () => {
-    const r = await globalThis.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  });
-  check(`${name}: no axe violation`, violations.length === 0, violations.join("; "));
-}
 
 /** The envelope of docs/protocol.md §2 "ChainSecured" signed by `wallet`. */
 async function envelope(wallet, primaryType, chainId) {
@@ -102,7 +86,7 @@ let browser;
 try {
   await abiChecks();
   const base = await server.found;
-  const config = (await api(base, "GET", "/get_node_chain_config")).data;
+  const config = await (await fetch(`${base}/core/v1/get_node_chain_config`)).json();
   const chainId = Number(config.chain_id);
   const rpc = new ethers.JsonRpcProvider(`${base}/rpc`, chainId, { staticNetwork: true, cacheTimeout: -1 });
   const admin = new ethers.Wallet("0x" + "51".repeat(32), rpc);
@@ -249,6 +233,28 @@ try {
   const wallets = (await api(base, "GET", "/list_wallets", usageKey)).data.items;
   check("the API lists the wallet", wallets.some((w) => w.pkp_id.toLowerCase() === pkp.toLowerCase() && w.name === "signer"), JSON.stringify(wallets));
   check("every write was the admin wallet's transaction", sent.length === 6 && sent.every((s) => s.from === admin.address), sent.map((s) => `${s.from} ${s.hash}`).join(", "));
+
+  // Editing the key's permissions replaces them on-chain (by its hash; the page needs no value).
+  await page.getByText("Edit or remove runner").click();
+  await page.locator("form.edit-key").getByLabel("Create groups").check();
+  await page.getByRole("button", { name: "Save permissions" }).click();
+  await page.getByText(mined("Permissions of runner")).waitFor();
+  const edited = (await api(base, "GET", "/account", usageKey)).data.key?.permissions;
+  check("the edited permissions are the key's", edited?.can_create_groups === true && edited?.execute_in_groups?.join() === "1", JSON.stringify(edited));
+
+  // A phone-sized screen: nothing wider than 375 px.
+  await page.setViewportSize({ width: 375, height: 800 });
+  for (const [route, name] of [["#/keys", "cs-keys-375px"], ["#/groups", "cs-groups-375px"]]) {
+    await page.goto(`${base}/dashboard/${route}`);
+    await page.locator("main h2").first().waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    // What sticks out, to say where the width comes from.
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll("main *")].filter((e) => !e.parentElement?.closest(".scroll") && e.getBoundingClientRect().right > 376).slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`));
+    check(`${name}: fits 375 px`, width <= 375, `${width} ${wide.join(", ")}`);
+    await inspect(page, name);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // Attack: another wallet sends the page's addGroup for this account; the registry refuses it at
   // estimation, the page shows NotAdmin, and nothing changes.
