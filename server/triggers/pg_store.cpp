@@ -127,6 +127,12 @@ ALTER TABLE chain_checkpoints ADD COLUMN block_hash bytea;
 ALTER TABLE runs ADD COLUMN dedup_key text;
 CREATE UNIQUE INDEX runs_dedup ON runs(trigger_id, dedup_key);
 )sql",
+    // 4 → 5: runs_dedup holds only the runs that have a key (webhooks whose trigger names
+    // config.dedup_header): schedule and chain runs, and most webhook runs, skip its insert.
+    R"sql(
+DROP INDEX runs_dedup;
+CREATE UNIQUE INDEX runs_dedup ON runs(trigger_id, dedup_key) WHERE dedup_key IS NOT NULL;
+)sql",
 };
 static_assert(std::size(kMigrations) == pg_store::kSchemaVersion, "kSchemaVersion must count the migrations");
 

@@ -46,7 +46,7 @@ class db;
 /// The store's body (sql_store.hpp) over PostgreSQL.
 class pg_store final : public sql_store {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   /// Connects to `url` (a libpq URI) and creates or migrates the schema (idempotent; several
   /// instances opening at once serialise on an advisory lock). Refuses a database whose schema is

@@ -154,7 +154,8 @@ result<run> sql_store::enqueue_run(const new_run& r, trigger_type expected) {
     // The unique (trigger_id, dedup_key) index decides between deliveries racing on several
     // instances: the loser inserts nothing and answers the winner's run.
     if (c.exec("INSERT INTO runs (id, trigger_id, status, params, queued_at, next_attempt_at, dedup_key) "
-               "VALUES ($1, $2, 'queued', $3, $4, $4, $5) ON CONFLICT (trigger_id, dedup_key) DO NOTHING",
+               "VALUES ($1, $2, 'queued', $3, $4, $4, $5) "
+               "ON CONFLICT (trigger_id, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING",
                r.id, r.trigger_id, params, r.queued_at, *key)
             .affected() == 1)
       return queued_run(r);

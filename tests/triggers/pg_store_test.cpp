@@ -279,6 +279,59 @@ TEST_CASE("postgres store: a schema newer than this build is refused") {
   CHECK(s.err().message.find("newer") != std::string::npos);
 }
 
+TEST_CASE("postgres store: a version 4 schema migrates, de-duplication kept, keyless runs out of its index") {
+  const std::string url = shared_postgres().create_database();
+  const std::string db = database_of(url);
+  trigger hook = webhook_trigger("alice");
+  hook.config = api::webhook_config{"x-delivery"};
+  const auto delivery = [&](const char* id) {
+    return new_run{new_run_id(), hook.id,
+                   json::object{{"headers", json::object{{"x-delivery", id}}}, {"event", json::object{}}}, t0};
+  };
+  std::string first_delivery;
+  {
+    auto s = open_store(url);
+    REQUIRE(s->create_trigger(hook, std::nullopt).has_value());
+    first_delivery = s->enqueue_run(delivery("d-1"), trigger_type::webhook).value().id;
+  }
+  // Back to version 4's index over every run.
+  shared_postgres().exec(db,
+                         "DROP INDEX runs_dedup; CREATE UNIQUE INDEX runs_dedup ON runs(trigger_id, dedup_key); "
+                         "UPDATE trigger_store_schema SET version = 4");
+  CHECK(shared_postgres()
+            .query_value(db, "SELECT indexdef FROM pg_indexes WHERE indexname = 'runs_dedup'")
+            .find("WHERE") == std::string::npos);
+  auto s = open_store(url);
+  CHECK(shared_postgres().query_value(db, "SELECT version FROM trigger_store_schema") ==
+        std::to_string(pg_store::kSchemaVersion));
+  CHECK(shared_postgres()
+            .query_value(db, "SELECT indexdef FROM pg_indexes WHERE indexname = 'runs_dedup'")
+            .find("WHERE (dedup_key IS NOT NULL)") != std::string::npos);
+  // A delivery seen before the migration still answers its first run; a new one queues once,
+  // also when its deliveries race (the partial index's ON CONFLICT decides).
+  CHECK(s->enqueue_run(delivery("d-1"), trigger_type::webhook).value().id == first_delivery);
+  constexpr int kRacers = 8;
+  std::vector<std::string> ids(kRacers);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kRacers; ++k)
+    threads.emplace_back([&, k] {
+      const auto r = s->enqueue_run(delivery("d-2"), trigger_type::webhook);
+      ids[k] = r ? r->id : "error: " + r.err().message;
+    });
+  for (auto& th : threads)
+    th.join();
+  for (const auto& id : ids)
+    CHECK(id == ids.front());
+  CHECK(is_id(ids.front(), "run_"));
+  // A trigger without the setting queues every delivery.
+  const trigger plain = webhook_trigger("alice");
+  REQUIRE(s->create_trigger(plain, std::nullopt).has_value());
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(s->enqueue_run(new_run{new_run_id(), plain.id, json::object{{"i", i}}, t0}, trigger_type::webhook));
+  CHECK(s->list_runs("alice", hook.id, page{10, 0})->total == 2);
+  CHECK(s->list_runs("alice", plain.id, page{10, 0})->total == 3);
+}
+
 TEST_CASE("postgres store: usage keys are in the database files only sealed") {
   const std::string url = shared_postgres().create_database();
   Secret raw = crypto::random_secret(32);

@@ -176,4 +176,135 @@ TEST_CASE("sqlite store: concurrent intakes all commit, each once") {
   MESSAGE("group commit: " << stats.writes << " writes in " << stats.commits << " transactions");
 }
 
+namespace {
+
+/// Runs `sql` on the database file with a connection of its own; the store must be closed.
+void exec_sql(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
+  const std::string message = err != nullptr ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  REQUIRE_MESSAGE(rc == SQLITE_OK, message);
+}
+
+/// The first column of the first row of `sql`, as text ("" without a row).
+std::string sql_text(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK);
+  std::string out;
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr)
+    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sqlite store: a version 5 file migrates with its schedules and de-duplication kept") {
+  sqlite_backend b(true);
+  const std::string path = b.db_path();
+  trigger sched;
+  sched.id = new_trigger_id();
+  sched.owner = "alice";
+  sched.type = trigger_type::schedule;
+  sched.name = "every minute";
+  sched.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
+  sched.sealed_usage_key = bytes{1};
+  sched.config = api::schedule_config{"0 * * * * *", "UTC"};
+  sched.created_at = sched.updated_at = t0;
+  trigger hook = sched;
+  hook.id = new_trigger_id();
+  hook.type = trigger_type::webhook;
+  hook.name = "deliveries";
+  hook.config = api::webhook_config{"x-delivery"};
+  const auto delivery = [&](const char* id) {
+    return new_run{new_run_id(), hook.id,
+                   json::object{{"headers", json::object{{"x-delivery", id}}}, {"event", json::object{}}}, t0};
+  };
+  std::string first_delivery;
+  {
+    auto s = b.open();
+    REQUIRE(s->create_trigger(sched, schedule_state{t0 + 60s, t0}).has_value());
+    REQUIRE(s->create_trigger(hook, std::nullopt).has_value());
+    first_delivery = s->enqueue_run(delivery("d-1"), trigger_type::webhook).value().id;
+  }
+  // Back to version 5's layout: schedule_state a rowid table, runs_dedup over every run.
+  exec_sql(path, R"sql(
+CREATE TABLE schedule_state_5 (
+  trigger_id   TEXT    PRIMARY KEY REFERENCES triggers(id) ON DELETE CASCADE,
+  next_due     INTEGER NOT NULL,
+  last_planned INTEGER
+);
+INSERT INTO schedule_state_5 SELECT trigger_id, next_due, last_planned FROM schedule_state;
+DROP TABLE schedule_state;
+ALTER TABLE schedule_state_5 RENAME TO schedule_state;
+DROP INDEX runs_dedup;
+CREATE UNIQUE INDEX runs_dedup ON runs(trigger_id, dedup_key);
+PRAGMA user_version = 5;
+)sql");
+  CHECK(sql_text(path, "SELECT sql FROM sqlite_master WHERE name = 'schedule_state'").find("WITHOUT ROWID") ==
+        std::string::npos);
+  {
+    auto s = b.open();
+    // The schedule's state came across: it fires once for its due time, then not again.
+    const auto st = s->get_schedule(sched.id).value();
+    REQUIRE(st.has_value());
+    REQUIRE(st->state.has_value());
+    CHECK(st->state->next_due == t0 + 60s);
+    CHECK(st->state->last_planned == std::optional<time_point>(t0));
+    const new_run r{new_run_id(), sched.id, json::object{{"n", 1}}, t0 + 60s};
+    const auto fired = s->fire_schedule(sched.id, t0 + 60s, t0 + 60s, r, t0 + 120s).value();
+    REQUIRE(fired.has_value());
+    CHECK(fired->id == r.id);
+    const new_run again{new_run_id(), sched.id, json::object{{"n", 2}}, t0 + 60s};
+    CHECK(!s->fire_schedule(sched.id, t0 + 60s, t0 + 60s, again, t0 + 120s).value().has_value());
+    CHECK(s->get_schedule(sched.id).value()->state->next_due == t0 + 120s);
+    // A delivery seen before the migration still answers its first run; a new one queues.
+    CHECK(s->enqueue_run(delivery("d-1"), trigger_type::webhook).value().id == first_delivery);
+    const new_run d2 = delivery("d-2");
+    CHECK(s->enqueue_run(d2, trigger_type::webhook).value().id == d2.id);
+    CHECK(s->enqueue_run(delivery("d-2"), trigger_type::webhook).value().id == d2.id);
+    CHECK(s->list_runs("alice", hook.id, page{10, 0})->total == 2);
+    // Deleting the trigger still takes its schedule state along (the foreign key's cascade).
+    REQUIRE(s->delete_trigger("alice", sched.id).has_value());
+    CHECK(!s->get_schedule(sched.id).value().has_value());
+  }
+  CHECK(sql_text(path, "PRAGMA user_version") == std::to_string(sqlite_store::kSchemaVersion));
+  CHECK(sql_text(path, "SELECT sql FROM sqlite_master WHERE name = 'schedule_state'").find("WITHOUT ROWID") !=
+        std::string::npos);
+  CHECK(sql_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_dedup'").find("WHERE dedup_key IS NOT NULL") !=
+        std::string::npos);
+}
+
+TEST_CASE("sqlite store: runs without a de-duplication key are not in its index") {
+  sqlite_backend b(true);
+  trigger hook;
+  hook.id = new_trigger_id();
+  hook.owner = "alice";
+  hook.name = "plain";
+  hook.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
+  hook.sealed_usage_key = bytes{1};
+  hook.created_at = hook.updated_at = t0;
+  {
+    auto s = b.open();
+    REQUIRE(s->create_trigger(hook, std::nullopt).has_value());
+    for (int i = 0; i < 3; ++i)
+      REQUIRE(s->enqueue_run(new_run{new_run_id(), hook.id, json::object{{"i", i}}, t0}, trigger_type::webhook));
+  }
+  CHECK(sql_text(b.db_path(), "SELECT COUNT(*) FROM runs") == "3");
+  // The index's pages hold no entry for them (version 5's index over every run held 3).
+  CHECK(sql_text(b.db_path(),
+                 "SELECT COALESCE(SUM(ncell), 0) FROM dbstat WHERE name = 'runs_dedup' AND "
+                 "pagetype = 'leaf'") == "0");
+  CHECK(sql_text(b.db_path(),
+                 "SELECT COALESCE(SUM(ncell), 0) FROM dbstat WHERE name = 'runs_by_trigger' AND "
+                 "pagetype = 'leaf'") == "3");
+}
+
 }  // namespace enact::triggers::test
