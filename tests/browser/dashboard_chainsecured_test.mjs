@@ -120,7 +120,7 @@ try {
       case "eth_accounts":
         return [me.address.toLowerCase()];
       case "eth_chainId":
-        return `0x${chainId.toString(16)}`;
+        return `0x${(shim.chainId ?? chainId).toString(16)}`;
       case "eth_signTypedData_v4": {
         if (params[0].toLowerCase() !== me.address.toLowerCase()) throw new Error("the wallet does not hold that account");
         const { domain, types, message } = JSON.parse(params[1]);
@@ -255,6 +255,17 @@ try {
     await inspect(page, name);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+
+  // A wallet on another chain is stopped before it sends anything.
+  shim.chainId = 1;
+  const before = sent.length;
+  await page.getByRole("link", { name: "Groups" }).click();
+  await page.getByRole("heading", { name: "Groups", level: 1 }).waitFor();
+  await page.getByLabel("Group name").fill("elsewhere");
+  await page.getByRole("button", { name: "Create group" }).click();
+  await page.getByText(`The wallet is on chain 1; the registry is on chain ${chainId}. Switch the wallet's network first.`).waitFor();
+  check("nothing is sent from a wallet on another chain", sent.length === before);
+  delete shim.chainId;
 
   // Attack: another wallet sends the page's addGroup for this account; the registry refuses it at
   // estimation, the page shows NotAdmin, and nothing changes.
