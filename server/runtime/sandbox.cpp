@@ -371,7 +371,7 @@ fresh_heap& fresh_heap::operator=(fresh_heap&& other) noexcept {
   return *this;
 }
 
-outcome run(fresh_heap heap, const request& req, const call_parent& parent) {
+outcome run_keeping_heap(fresh_heap& heap, const request& req, const call_parent& parent) {
   run_state& s = *heap.state_;
   s.req = &req;
   s.parent = &parent;
@@ -382,19 +382,32 @@ outcome run(fresh_heap heap, const request& req, const call_parent& parent) {
   if (s.ctx == nullptr || !s.ready || s.guard.heap_used > s.guard.heap_limit) {
     s.out.failure = failure_kind::memory;
     s.out.message = "no Duktape heap fits in the heap limit of " + std::to_string(req.lim.heap_bytes) + " bytes";
-    return std::move(s.out);
+  } else {
+    t_current = &s;
+    const duk_int_t rc = duk_safe_call(s.ctx, run_action, &s, 0, 1);
+    classify(s.ctx, s, rc);
+    t_current = nullptr;
   }
-  t_current = &s;
-  const duk_int_t rc = duk_safe_call(s.ctx, run_action, &s, 0, 1);
-  classify(s.ctx, s, rc);
   // No bytecode after this point: finalizers that run while the heap is destroyed stop at
   // their first interrupt, and the natives refuse.
   s.finished = true;
   s.guard.halted = true;
-  duk_destroy_heap(s.ctx);
-  s.ctx = nullptr;
-  t_current = nullptr;
+  // A heap that grew is destroyed now, on the time of the run that grew it, never on the next
+  // run's; a fatal error meanwhile is still this run's outcome.
+  if (s.ctx != nullptr && s.guard.heap_used > kDeferredTeardownBytes) {
+    duk_destroy_heap(s.ctx);
+    s.ctx = nullptr;
+  }
+  // The outcome is the caller's now: a fatal error while a spent heap is destroyed later has
+  // nothing left to report.
+  s.on_fatal = nullptr;
   return std::move(s.out);
+}
+
+outcome run(fresh_heap heap, const request& req, const call_parent& parent) {
+  outcome o = run_keeping_heap(heap, req, parent);
+  { const fresh_heap spent(std::move(heap)); }  // destroyed here, before the caller sees `o`
+  return o;
 }
 
 outcome run(const request& req, const call_parent& parent, fatal_sink on_fatal) {

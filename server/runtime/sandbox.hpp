@@ -70,7 +70,8 @@ struct run_state;
 
 /// A new Duktape heap with the Enact and console globals installed and nothing else done: the
 /// worker creates the next one while it waits for the next request, which takes heap creation
-/// (most of a trivial run's cost) off the request's path. It serves exactly one run.
+/// (most of a trivial run's cost) off the request's path. It serves exactly one run, and is
+/// destroyed with this object: after run_keeping_heap, a spent heap that runs nothing more.
 class fresh_heap {
  public:
   explicit fresh_heap(fatal_sink on_fatal);
@@ -81,13 +82,24 @@ class fresh_heap {
   fresh_heap& operator=(const fresh_heap&) = delete;
 
  private:
-  friend outcome run(fresh_heap heap, const request& req, const call_parent& parent);
+  friend outcome run_keeping_heap(fresh_heap& heap, const request& req, const call_parent& parent);
   std::unique_ptr<run_state> state_;
 };
 
-/// Runs `req` to completion in `heap`: params, compile as kFilename, execute, classify, destroy
-/// the heap. The heap limit counts what the heap already holds. Never throws for anything the
-/// action does.
+/// A spent heap holding at most this many bytes is left to its owner by run_keeping_heap; a
+/// larger one (its destruction takes time in proportion) is destroyed before the outcome returns.
+inline constexpr size_t kDeferredTeardownBytes = 1u << 20;
+
+/// Runs `req` to completion in `heap`: params, compile as kFilename, execute, classify. The heap
+/// limit counts what the heap already holds. A spent heap of at most kDeferredTeardownBytes is left
+/// in `heap`, halted (no bytecode runs, the natives refuse, a fatal error while it is destroyed
+/// ends the process without reporting a second outcome), and destroyed with it: the worker
+/// answers first and destroys it while it waits for the next request, since destroying even a
+/// trivial run's heap costs several times what running the action did. Never throws for anything
+/// the action does.
+[[nodiscard]] outcome run_keeping_heap(fresh_heap& heap, const request& req, const call_parent& parent);
+
+/// The same, the heap destroyed before the outcome is returned.
 [[nodiscard]] outcome run(fresh_heap heap, const request& req, const call_parent& parent);
 
 /// The same in a heap created on the spot.

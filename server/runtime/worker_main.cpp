@@ -268,10 +268,13 @@ int main(int argc, char** argv) {
   sandbox::fresh_heap next(send_fatal);
   for (;;) {
     const sandbox::request req = parse_request(receive());
-    const sandbox::outcome o = sandbox::run(std::move(next), req, call_parent);
+    const sandbox::outcome o = sandbox::run_keeping_heap(next, req, call_parent);
     send(done_frame(o));
     if (o.retire)
       leave(0);
-    next = sandbox::fresh_heap(send_fatal);  // while the pool has nothing for us
+    // While the pool has nothing for us: the spent heap destroyed after the answer went out (it
+    // costs several times a trivial run), then the next one created, never two heaps at once.
+    { const sandbox::fresh_heap spent(std::move(next)); }
+    next = sandbox::fresh_heap(send_fatal);
   }
 }
