@@ -113,9 +113,10 @@ export async function sendRegistry(signature, args, onSent = () => {}) {
   const walletChain = BigInt(await wallet("eth_chainId"));
   if (walletChain !== BigInt(chainId)) throw new ChainError(`The wallet is on chain ${walletChain}; the registry is on chain ${chainId}. Switch the wallet's network first.`);
   const [from] = await wallet("eth_requestAccounts");
+  const data = encodeCall(signature, args);
   let hash;
   try {
-    hash = await wallet("eth_sendTransaction", [{ from, to, data: encodeCall(signature, args) }]);
+    hash = await wallet("eth_sendTransaction", [{ from, to, data }]);
   } catch (err) {
     throw refused(what, err);
   }
@@ -124,7 +125,11 @@ export async function sendRegistry(signature, args, onSent = () => {}) {
     const receipt = await wallet("eth_getTransactionReceipt", [hash]);
     if (receipt) {
       if (BigInt(receipt.status) === 1n) return receipt;
-      throw refused(what, receipt.revertReason ?? null, hash);
+      let revert = receipt.revertReason ?? null;
+      // A node whose receipts carry no revert data (anvil, geth): the call replayed at its block
+      // gives it.
+      if (!revert) revert = await wallet("eth_call", [{ from, to, data }, receipt.blockNumber]).then(() => null, revertData);
+      throw refused(what, revert, hash);
     }
     await new Promise((resolve) => setTimeout(resolve, kReceiptPollMs));
   }

@@ -11,18 +11,23 @@
 // console error, no request off loopback.
 //
 // usage: node dashboard_chainsecured_test.mjs <enact-server> <output dir>
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { api, inspector } from "./dashboard_harness.mjs";
 import { check, collectConsoleErrors, finish, loopbackBrowser, spawnServer } from "./page_harness.mjs";
 
-const [binary, outDir = join(tmpdir(), "enact-dashboard-chainsecured-shots")] = process.argv.slice(2);
+// --evm: the server on the evm ledger (--ledger evm) with the Solidity registry deployed on anvil,
+// where the wallet sends instead of the server's /rpc.
+const evm = process.argv.includes("--evm");
+const [binary, outDir = join(tmpdir(), "enact-dashboard-chainsecured-shots")] = process.argv.slice(2).filter((a) => a !== "--evm");
 if (!binary) {
-  console.error("usage: node dashboard_chainsecured_test.mjs <enact-server> [output dir]");
+  console.error("usage: node dashboard_chainsecured_test.mjs <enact-server> [output dir] [--evm]");
   process.exit(2);
 }
+const label = evm ? "browser.dashboard_chainsecured_evm" : "browser.dashboard_chainsecured";
 mkdirSync(outDir, { recursive: true });
 const inspect = inspector(outDir);
 const ethers = createRequire(new URL("../vectors/package.json", import.meta.url))("ethers");
@@ -78,19 +83,58 @@ async function abiChecks() {
   check("the page's ABI encoding and decoding equal ethers' for every registry function, answer and error", bad.length === 0 && n > 100, bad.join("; "));
 }
 
+/**
+ * `probe()` until `ok(value)`, for up to 20 s: on the evm ledger the server's registry cache
+ * follows the chain's events, so a change shows through the API a moment after its receipt.
+ * Answers the last value.
+ */
+async function eventually(probe, ok) {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (ok(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 const mined = (what) => new RegExp(`${what}: transaction 0x[0-9a-f]{64} mined in block \\d+\\.`);
 
+/**
+ * The chain for --evm: anvil, the registry deployed by `enact-server deploy-registry` for the data
+ * directory's api payer: { node, serverArgs }.
+ */
+async function evmChain(dataDir) {
+  const { startAnvil } = await import("../anvil/anvil.mjs");
+  const node = await startAnvil({ chainId: 31337 });
+  const keyFile = join(dataDir, "..", `${dataDir.split("/").pop()}-deployer.key`);
+  // anvil's first dev account (mnemonic "test test ... junk") deploys.
+  writeFileSync(keyFile, "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80\n", { mode: 0o600 });
+  const deployed = spawnSync(binary, ["deploy-registry", "--rpc-url", node.url, "--key-file", keyFile, "--data-dir", dataDir], { encoding: "utf8" });
+  rmSync(keyFile, { force: true });
+  const registry = deployed.stdout.trim();
+  if (deployed.status !== 0 || !/^0x[0-9a-fA-F]{40}$/.test(registry)) throw new Error(`deploy-registry: exit ${deployed.status}\n${deployed.stderr}`);
+  return { node, serverArgs: ["--ledger", "evm", "--rpc-url", node.url, "--registry-address", registry, "--chain-id", "31337"] };
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), "enact-dashboard-cs-"));
-const server = spawnServer([binary, "--dev", "--listen", "127.0.0.1:0", "--data-dir", dataDir]);
+let chain = null;
+let server = null;
 let browser;
 try {
   await abiChecks();
+  if (evm) chain = await evmChain(dataDir);
+  server = spawnServer([binary, "--dev", "--listen", "127.0.0.1:0", "--data-dir", dataDir, ...(chain?.serverArgs ?? [])]);
   const base = await server.found;
   const config = await (await fetch(`${base}/core/v1/get_node_chain_config`)).json();
   const chainId = Number(config.chain_id);
-  const rpc = new ethers.JsonRpcProvider(`${base}/rpc`, chainId, { staticNetwork: true, cacheTimeout: -1 });
+  const rpc = new ethers.JsonRpcProvider(chain ? chain.node.url : `${base}/rpc`, chainId, { staticNetwork: true, cacheTimeout: -1 });
   const admin = new ethers.Wallet("0x" + "51".repeat(32), rpc);
   const stranger = new ethers.Wallet("0x" + "52".repeat(32), rpc);
+  if (chain) {
+    // Gas for the api payers (the server's relays) and the two wallets, as an operator funds them.
+    const payers = (await (await fetch(`${base}/core/v1/get_api_payers`)).json()).api_payers;
+    for (const a of [...payers, admin.address, stranger.address]) await rpc.send("anvil_setBalance", [a, "0x3635c9adc5dea00000"]);
+  }
 
   // An account made with the API, its action code uploaded with the account key, then converted
   // to ChainSecured for the admin wallet.
@@ -239,7 +283,7 @@ try {
   await page.locator("form.edit-key").getByLabel("Create groups").check();
   await page.getByRole("button", { name: "Save permissions" }).click();
   await page.getByText(mined("Permissions of runner")).waitFor();
-  const edited = (await api(base, "GET", "/account", usageKey)).data.key?.permissions;
+  const edited = (await eventually(() => api(base, "GET", "/account", usageKey), (r) => r.data.key?.permissions?.can_create_groups === true)).data.key?.permissions;
   check("the edited permissions are the key's", edited?.can_create_groups === true && edited?.execute_in_groups?.join() === "1", JSON.stringify(edited));
 
   // A phone-sized screen: nothing wider than 375 px.
@@ -303,7 +347,7 @@ try {
   shim.skipEstimate = false;
   await page.getByRole("button", { name: "Remove key" }).click();
   await page.getByText(mined("Removing runner")).waitFor();
-  check("the removed key is refused by the API", (await api(base, "GET", "/account", usageKey)).status === 401);
+  check("the removed key is refused by the API", (await eventually(() => api(base, "GET", "/account", usageKey), (r) => r.status === 401)).status === 401);
   await inspect(page, "cs-07-key-removed");
 
   check("no console error or CSP violation", errors.length === 0, errors.join(" | "));
@@ -312,7 +356,8 @@ try {
   check("ChainSecured dashboard walk-through", false, err.stack ?? String(err));
 } finally {
   await browser?.close();
-  await server.stop();
+  await server?.stop();
+  await chain?.node.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
-finish("browser.dashboard_chainsecured");
+finish(label);
