@@ -24,6 +24,13 @@ namespace {
 
 // Serializes schema creation between servers opening at once (pg_advisory_xact_lock key).
 constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(6872612823553061901)";
+// Serializes the batches of the servers sharing the database (group commit): a batch locks the
+// rows of several accounts in arrival order, and two batches taking them in different orders would
+// deadlock (and wait out PostgreSQL's deadlock_timeout before one is aborted). Single writes do
+// not take it: each locks one account row (a payment's credit: the payment's row, then the
+// account's), so they do not deadlock with each other, and with a batch only over one payment
+// credited on two servers at once.
+constexpr const char* kBatchLock = "SELECT pg_advisory_xact_lock(6872612823553061902)";
 
 // The schema versions in PostgreSQL's spelling (session.hpp); metering_schema.version counts them.
 const std::vector<std::string>& migrations() {
@@ -144,9 +151,10 @@ class pg_store final : public sql::session_store {
     }
   }
 
-  /// A batch in one READ COMMITTED transaction, each write in its savepoint, and one commit. A batch locks the rows of
-  /// several accounts in arrival order, so batches of two servers may deadlock where single writes never do: a batch
-  /// PostgreSQL aborts as a deadlock or a serialization failure runs again write by write, each alone with its retries.
+  /// A batch in one READ COMMITTED transaction, each write in its savepoint, and one commit, under
+  /// kBatchLock. A batch PostgreSQL still aborts as a deadlock or a serialization failure (a
+  /// single write of another server holding a payment's row the batch needs, while it waits for an
+  /// account row the batch holds) runs again write by write, each alone with its retries.
   void run_batch(std::span<sql::queued_write* const> batch) const {
     if (batch.size() == 1) {
       // A lone write needs no savepoint: its own transaction, as before batching.
@@ -161,6 +169,7 @@ class pg_store final : public sql::session_store {
       auto lease = pool_.acquire();
       try {
         pqxx::work w(*lease);
+        w.exec(kBatchLock);
         pg_session s(w);
         // Savepoints in plain SQL, so that a refused ROLLBACK TO throws (and fails the batch)
         // rather than leaving an aborted transaction whose COMMIT would roll back silently. A
