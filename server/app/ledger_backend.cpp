@@ -20,6 +20,8 @@
 #include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "ledger/evm_ledger.hpp"
+#include "ledger/pg_nonce_lock.hpp"
+#include "metering/pg_store.hpp"
 
 namespace enact::app {
 namespace {
@@ -34,6 +36,15 @@ constexpr milliseconds kRpcTimeout{10000};
 constexpr milliseconds kReceiptTimeout{180000};
 constexpr milliseconds kReplaceAfter{45000};
 constexpr unsigned kMaxReplacements = 3;
+
+/// The PostgreSQL database the instances of a fleet share, or empty when there is none.
+std::string fleet_database(const settings& s) {
+  if (metering::is_postgres_url(s.metering_store))
+    return s.metering_store;
+  if (metering::is_postgres_url(s.triggers.store))
+    return s.triggers.store;
+  return {};
+}
 
 }  // namespace
 
@@ -59,6 +70,11 @@ result<std::unique_ptr<ledger::permission_ledger>> open_evm_ledger(const setting
   so.receipt_timeout = kReceiptTimeout;
   so.replace_after = kReplaceAfter;
   so.max_replacements = kMaxReplacements;
+  // A fleet relays with one api payer from every instance: with a shared PostgreSQL database (the
+  // metering store's, else the trigger store's), the instances take turns per nonce
+  // (ledger/pg_nonce_lock.hpp) instead of each counting its own.
+  if (const std::string db = fleet_database(s); !db.empty())
+    so.shared_nonces = ledger::pg_nonce_lock(db);
   ENACT_TRY(std::unique_ptr<ledger::key_signer> signer, ledger::key_signer::create(rpc, std::move(keys), so));
 
   ledger::evm_options o;

@@ -200,6 +200,21 @@ bool nonce_too_low(const error& e) {
   return m.find("nonce too low") != std::string::npos || m.find("nonce is too low") != std::string::npos;
 }
 
+/// A new transaction refused because its nonce is taken: mined ("nonce too low"), or held in the
+/// node's pool by another transaction that this one does not outbid ("replacement transaction
+/// underpriced"; "already known": the same transaction, signed for the same write by another
+/// process). Either way the nonce belongs to another send, and the pending count is asked again.
+bool nonce_taken(const error& e) {
+  if (nonce_too_low(e))
+    return true;
+  if (e.code != rpc_errc::node_error)
+    return false;
+  std::string m = e.message;
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return m.find("replacement transaction underpriced") != std::string::npos ||
+         m.find("replacement underpriced") != std::string::npos || m.find("already known") != std::string::npos;
+}
+
 bool transient(const error& e) {
   return e.code == rpc_errc::unreachable || e.code == rpc_errc::timeout || e.code == rpc_errc::http_status;
 }
@@ -513,10 +528,24 @@ struct transaction_sender::impl {
     return *latest->base_fee_per_gas;
   }
 
-  /// Assigns the next nonce to `tx`, signs and sends it (serialised with other sends).
+  /// Assigns the next nonce to `tx`, signs and sends it (serialised with other sends of this
+  /// sender and, with shared_nonces, of every process sharing the lock).
   result<hash256> send_next(eip1559_tx& tx) {
-    const rpc_client& rpc = *client;
     std::lock_guard<std::mutex> lock(mutex);
+    if (!options.shared_nonces)
+      return send_locked(tx);
+    return options.shared_nonces->exclusive(from, [&] {
+      // Another process may have sent since this one last did: the node's count is the truth.
+      next_nonce.reset();
+      auto sent = send_locked(tx);
+      next_nonce.reset();
+      return sent;
+    });
+  }
+
+  /// send_next with the locks held.
+  result<hash256> send_locked(eip1559_tx& tx) {
+    const rpc_client& rpc = *client;
     for (unsigned attempt = 0;; ++attempt) {
       if (!next_nonce) {
         ENACT_TRY(const uint64_t n, rpc.transaction_count(from, block_tag::pending()));
@@ -536,7 +565,7 @@ struct transaction_sender::impl {
       // Whatever happened, the local count may be wrong now (the node may even have taken the
       // transaction before the answer was lost): ask the node next time.
       next_nonce.reset();
-      if (!nonce_too_low(sent.err()) || attempt >= options.nonce_retries)
+      if (!nonce_taken(sent.err()) || attempt >= options.nonce_retries)
         return std::move(sent).err();
     }
   }

@@ -168,6 +168,21 @@ class rpc_client {
 /// not a revert (a transport failure, a node error without revert data).
 [[nodiscard]] std::optional<registry::registry_error> registry_revert(const error& e);
 
+/// A lock that several processes sending from one key share (servers of a fleet relaying writes
+/// with one api payer). `transaction_sender` holds it from reading the node's pending nonce to the
+/// node's acceptance of the signed transaction, so no two processes sign one nonce, and releases it
+/// whatever happens: a process that dies while holding it must release it too (the server's lock
+/// is a PostgreSQL advisory lock, dropped with the session), so a nonce read and never sent leaves
+/// no gap. Thread-safe.
+class nonce_lock {
+ public:
+  virtual ~nonce_lock() = default;
+  /// Runs `send` while no other holder of the lock for `from`, in any process, runs; returns what
+  /// it returns, or the error of taking the lock (then `send` does not run).
+  [[nodiscard]] virtual result<hash256> exclusive(const address& from,
+                                                  const std::function<result<hash256>()>& send) = 0;
+};
+
 struct sender_options {
   /// Gas limit = estimate × (100 + gas_margin_percent) / 100.
   unsigned gas_margin_percent = 20;
@@ -183,6 +198,9 @@ struct sender_options {
   /// mined is awaited until receipt_timeout. Zero: never replace.
   std::chrono::milliseconds replace_after{0};
   unsigned max_replacements = 3;
+  /// Set when other processes send from the same key: every nonce is then read from the node's
+  /// pending count under this lock instead of counted here (another process may have sent since).
+  std::shared_ptr<nonce_lock> shared_nonces;
 };
 
 /// A replacement raises maxPriorityFeePerGas and maxFeePerGas by 12.5 % (rounded up): geth's
@@ -201,7 +219,9 @@ struct tx_request {
 };
 
 /// Sends transactions from one key. Chain id: fetched once. Nonce: the pending count at first
-/// use, then counted locally (re-fetched after a failed send or a "nonce too low" answer).
+/// use, then counted locally (re-fetched after a failed send, a "nonce too low" answer, or a
+/// refused replacement: a new transaction meeting one of another sender in the node's pool); with
+/// sender_options::shared_nonces, the pending count read under that lock for every transaction.
 /// Fees: maxPriorityFeePerGas from eth_maxPriorityFeePerGas, maxFeePerGas = 2 × the latest base
 /// fee + the priority fee. Gas: eth_estimateGas plus the margin; a revert during estimation is
 /// returned as the registry error it encodes (its registry_errc as the code) and nothing is sent.

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// The relayer's nonce lock in PostgreSQL (pg_nonce_lock.hpp).
+#include "ledger/pg_nonce_lock.hpp"
+
+#include <pqxx/except>
+#include <pqxx/transaction>
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "enact/chain/rpc.hpp"
+#include "storage/pg_pool.hpp"
+
+namespace enact::ledger {
+namespace {
+
+// The first key of pg_advisory_xact_lock(int, int); the second is taken from the address.
+constexpr int kNonceLockClass = 0x6e6f6e63;  // "nonc"
+
+int32_t address_key(const address& a) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4; ++i)
+    v = (v << 8) | a[i];
+  int32_t out = 0;
+  std::memcpy(&out, &v, sizeof out);
+  return out;
+}
+
+class pg_lock final : public chain::nonce_lock {
+ public:
+  pg_lock(const std::string& url, pg_nonce_lock_options o)
+      : wait_(o.wait), pool_(url, {.size = o.pool_size, .on_connect = {}}) {}
+
+  result<hash256> exclusive(const address& from, const std::function<result<hash256>()>& send) override {
+    try {
+      auto lease = pool_.acquire();
+      std::optional<pqxx::work> w;
+      try {
+        w.emplace(*lease);
+        w->exec("SET LOCAL lock_timeout = " + std::to_string(wait_.count()));
+        w->exec_params("SELECT pg_advisory_xact_lock($1, $2)", kNonceLockClass, address_key(from));
+      } catch (const pqxx::broken_connection&) {
+        w.reset();
+        lease.discard();
+        throw;
+      }
+      auto sent = send();
+      try {
+        w->commit();  // releases the lock
+      } catch (const std::exception&) {
+        // The session is gone, and its lock with it; the send's answer stands.
+        w.reset();
+        lease.discard();
+      }
+      return sent;
+    } catch (const std::exception& e) {
+      return fail(rpc_errc::unreachable, std::string("nonce lock: ") + e.what());
+    }
+  }
+
+ private:
+  std::chrono::milliseconds wait_;
+  storage::pg_pool pool_;
+};
+
+}  // namespace
+
+std::shared_ptr<chain::nonce_lock> pg_nonce_lock(const std::string& url, pg_nonce_lock_options options) {
+  return std::make_shared<pg_lock>(url, options);
+}
+
+}  // namespace enact::ledger
