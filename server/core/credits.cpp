@@ -55,6 +55,15 @@ result<void> credit_hold::settle(uint64_t amount) {
   return {};
 }
 
+result<void> credit_hold::settle_keeping(uint64_t amount, const metering::idempotency_request& q,
+                                         const metering::kept_answer& a) {
+  if (!r_)
+    return fail(metering::metering_errc::unknown_reservation, "the hold was closed before its answer");
+  ENACT_TRY_VOID(store_->settle_and_keep(r_->account, r_->id, amount, q, a));
+  r_.reset();
+  return {};
+}
+
 void credit_hold::release() noexcept {
   if (!r_)
     return;

@@ -58,6 +58,11 @@ class credit_hold {
   /// Debits `amount` (at most what was reserved) and closes the hold: a run that reserved for
   /// the most fetches it may make pays for those it made.
   [[nodiscard]] result<void> settle(uint64_t amount);
+  /// Debits `amount` and keeps the answer `a` for the Idempotency-Key request `q` in one store
+  /// transaction (metering::store::settle_and_keep); on failure neither is made and the hold
+  /// stays open.
+  [[nodiscard]] result<void> settle_keeping(uint64_t amount, const metering::idempotency_request& q,
+                                            const metering::kept_answer& a);
   /// Gives the credits back now.
   void release() noexcept;
 

@@ -115,6 +115,14 @@ idempotent_call::~idempotent_call() {
     (void)store_->drop_claim(q_);
 }
 
+result<void> idempotent_call::finish_charging(credit_hold& hold, uint64_t amount, int status, const std::string& body) {
+  if (!open_)
+    return fail(metering::metering_errc::unknown_claim, "Idempotency-Key " + q_.key + ": no open claim");
+  ENACT_TRY_VOID(hold.settle_keeping(amount, q_, metering::kept_answer{status, body}));
+  open_ = false;
+  return {};
+}
+
 result<void> idempotent_call::finish(int status, const std::string& body) {
   if (!open_)
     return {};

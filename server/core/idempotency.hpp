@@ -62,6 +62,12 @@ class idempotent_call {
   /// effect (402, 429, 5xx). An error of the store is returned for the log: the answer stands.
   [[nodiscard]] result<void> finish(int status, const std::string& body);
 
+  /// Keeps the answer and debits the run's charge with it, in one store transaction (a run's
+  /// answer under a key, request_context::charge_at_answer). On failure nothing is charged or
+  /// kept, the hold stays open (released when it goes away) and the key stays claimed: the
+  /// caller answers the error and finish()es with it.
+  [[nodiscard]] result<void> finish_charging(credit_hold& hold, uint64_t amount, int status, const std::string& body);
+
  private:
   idempotent_call(metering::store& s, metering::idempotency_request q) : store_(&s), q_(std::move(q)) {}
 

@@ -267,6 +267,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     ENACT_TRY(idempotent, idempotent_call::begin(r, ctx));
     if (idempotent && idempotent->replay())
       return json::value(nullptr);
+    ctx.charge_with_answer = idempotent.has_value();
     // A relayed ledger write costs the surcharge: held before the write, debited once it
     // succeeded, given back when it was refused (core/credits.hpp). Billing's own writes (payment
     // intents, confirmations) are the metering store's and cost nothing.
@@ -301,6 +302,13 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     wipe_secrets(*out);
   } else {
     respond_error(out.err());
+  }
+  if (idempotent && ctx.charge_at_answer) {
+    // The run's charge and its answer are kept together; when the debit cannot be made the run's
+    // result is withheld (as without a key) and the key freed by finish() below.
+    if (auto paid = idempotent->finish_charging(*ctx.charge_at_answer, ctx.charge_amount, res.status, res.body); !paid)
+      respond_error(paid.err());
+    ctx.charge_at_answer.reset();  // an unsettled hold is released
   }
   if (idempotent)
     if (auto kept = idempotent->finish(res.status, res.body); !kept)

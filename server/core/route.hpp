@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,8 @@ struct caller {
   uint64_t key_cap = 0;      // the usage key's spending cap (setUsageApiKey's balance); 0: none
 };
 
+class credit_hold;  // core/credits.hpp
+
 struct request_context {
   const httplib::Request& http;
   const services& svc;
@@ -55,6 +58,12 @@ struct request_context {
   json::value error_details = nullptr;  // set by a handler: the `details` of its error body
   int error_status = 0;                 // set by the Idempotency-Key check: its 422 (core/idempotency.hpp)
   int retry_after = 0;                  // seconds; set by the Idempotency-Key check: its 409's Retry-After
+  /// Set when the request claimed an Idempotency-Key: a run then leaves its charge (the hold and
+  /// the amount) to the answer, which debits it in the store transaction that keeps the answer
+  /// (core/idempotency.hpp finish_charging), so no charge outlives a lost answer.
+  bool charge_with_answer = false;
+  std::shared_ptr<credit_hold> charge_at_answer;
+  uint64_t charge_amount = 0;
 };
 
 using handler = std::function<result<json::value>(request_context&)>;

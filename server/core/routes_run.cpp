@@ -413,8 +413,17 @@ result<json::value> run_action(request_context& c) {
   // Ran, to a result or to the action's failure: charged. When the debit cannot be made (the
   // metering store unavailable) the run's result is withheld, so nothing is delivered unpaid.
   const uint64_t charged = price + fetches.made() * fetching.price_credits;
-  if (hold)
-    ENACT_TRY_VOID(hold->settle(charged));
+  if (hold) {
+    if (c.charge_with_answer) {
+      // Under an Idempotency-Key the charge is debited with the answer kept for the key, in one
+      // transaction (core/idempotency.hpp): a server killed in between leaves neither.
+      c.charge_at_answer = std::make_shared<credit_hold>(std::move(*hold));
+      c.charge_amount = charged;
+      hold.reset();
+    } else {
+      ENACT_TRY_VOID(hold->settle(charged));
+    }
+  }
   if (out.failure != runtime::failure_kind::none) {
     json::object details{{"kind", runtime::to_string(out.failure)},
                          {"stack", out.stack},

@@ -3,7 +3,10 @@
 // thread that, at start and then every period (an hour in the server), deletes the reservations
 // that expired (the holds of a server that died) and the Idempotency-Keys older than
 // kIdempotencyRetention. Both are also harmless to skip: an expired reservation holds nothing and
-// an expired key is free again, so the sweep only keeps the tables small.
+// an expired key is free again, so the sweep only keeps the tables small. A run's reservation
+// expires after the run's budget (core/credits.hpp run_budget, 46 s by default) and a relayed
+// write's after 15 minutes, so a killed server's held credits are available again from then on,
+// whenever the sweep comes.
 #pragma once
 
 #include <chrono>

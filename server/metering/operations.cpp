@@ -441,6 +441,13 @@ result<void> drop_claim(session& s, const idempotency_request& q) {
   return {};
 }
 
+result<uint64_t> settle_and_keep(session& s, const account_hash& account, std::string_view id, uint64_t amount,
+                                 const idempotency_request& q, const kept_answer& a, millis now) {
+  ENACT_TRY(const uint64_t after, settle(s, account, id, amount, now));
+  ENACT_TRY_VOID(keep_answer(s, q, a));  // an error rolls the settle back with it
+  return after;
+}
+
 result<uint64_t> expire_idempotency(session& s, millis now) {
   return static_cast<uint64_t>(
       s.exec({"DELETE FROM metering_idempotency WHERE created_at <= ?1"}, {retention_start(now)}).affected);
@@ -508,6 +515,10 @@ result<void> session_store::keep_answer(const idempotency_request& r, const kept
 }
 result<void> session_store::drop_claim(const idempotency_request& r) {
   return run(true, [&](session& s) { return ops::drop_claim(s, r); });
+}
+result<uint64_t> session_store::settle_and_keep(const account_hash& a, std::string_view id, uint64_t amount,
+                                                const idempotency_request& r, const kept_answer& k) {
+  return run(true, [&](session& s) { return ops::settle_and_keep(s, a, id, amount, r, k, now_()); });
 }
 result<uint64_t> session_store::expire_idempotency() {
   return run(true, [&](session& s) { return ops::expire_idempotency(s, now_()); });

@@ -74,6 +74,9 @@ namespace operations {
 [[nodiscard]] result<idempotency_claim> claim_idempotency(session& s, const idempotency_request& r, millis now);
 [[nodiscard]] result<void> keep_answer(session& s, const idempotency_request& r, const kept_answer& a);
 [[nodiscard]] result<void> drop_claim(session& s, const idempotency_request& r);
+[[nodiscard]] result<uint64_t> settle_and_keep(session& s, const account_hash& account, std::string_view id,
+                                               uint64_t amount, const idempotency_request& r, const kept_answer& a,
+                                               millis now);
 [[nodiscard]] result<uint64_t> expire_idempotency(session& s, millis now);
 }  // namespace operations
 
@@ -96,6 +99,8 @@ class session_store : public store {
   [[nodiscard]] result<idempotency_claim> claim_idempotency(const idempotency_request& r) override;
   [[nodiscard]] result<void> keep_answer(const idempotency_request& r, const kept_answer& a) override;
   [[nodiscard]] result<void> drop_claim(const idempotency_request& r) override;
+  [[nodiscard]] result<uint64_t> settle_and_keep(const account_hash& a, std::string_view id, uint64_t amount,
+                                                 const idempotency_request& r, const kept_answer& k) override;
   [[nodiscard]] result<uint64_t> expire_idempotency() override;
 
  protected:

@@ -225,6 +225,13 @@ class store {
   /// Frees a claimed key without an answer (the request had no effect; a retry may run it); only
   /// the owner's open claim (unknown_claim otherwise).
   [[nodiscard]] virtual result<void> drop_claim(const idempotency_request& r) = 0;
+  /// `settle` and `keep_answer` in one transaction: the run's charge and the answer that reports
+  /// it are kept together or not at all, so a server killed in between leaves neither (the
+  /// reservation expires uncharged, the claim is taken over and runs once) and never a charge
+  /// whose answer is lost (a retry would run and charge again). Fails with either's error.
+  [[nodiscard]] virtual result<uint64_t> settle_and_keep(const account_hash& account, std::string_view reservation_id,
+                                                         uint64_t amount, const idempotency_request& r,
+                                                         const kept_answer& a) = 0;
   /// Deletes every key older than kIdempotencyRetention; returns how many.
   [[nodiscard]] virtual result<uint64_t> expire_idempotency() = 0;
 };

@@ -177,6 +177,41 @@ void racing_takeovers(store& s, test_clock& clock) {
   }
 }
 
+void charge_kept_with_answer(store& s, test_clock& clock) {
+  // A run's charge and its answer are kept in one transaction: both or neither.
+  MUST(s.record_payment(intent("pi_keep", kAlice, 100)));
+  (void)MUST(s.credit_payment(kAlice, "pi_keep"));
+  reserve_request hold;
+  hold.account = kAlice;
+  hold.key = test_hash(0xC0);
+  hold.amount = 10;
+  hold.run_id = "req-1";
+  const reservation r = MUST(s.reserve(hold));
+  idempotency_request q = request(kAlice, "charged", 1);
+  q.lease = std::chrono::seconds(30);
+  q.owner = "mine";
+  CHECK(MUST(s.claim_idempotency(q)).state == claim_state::claimed);
+  // Attack: the claim was taken over (this server was thought dead): its charge is not made
+  // either, so the taker's run is the one charge.
+  clock.now += 30000;
+  idempotency_request taker = q;
+  taker.owner = "taker";
+  CHECK(MUST(s.claim_idempotency(taker)).state == claim_state::claimed);
+  clock.now -= 30000;  // the reservation still open on this clock
+  CHECK_ERRC(s.settle_and_keep(kAlice, r.id, 4, q, kept_answer{200, "{}"}), metering_errc::unknown_claim);
+  CHECK(MUST(s.balance(kAlice)) == 100);
+  CHECK(MUST(s.available(kAlice)) == 90);  // still held, not charged
+  CHECK(MUST(s.settle_and_keep(kAlice, r.id, 4, taker, kept_answer{200, R"({"charged_credits":4})"})) == 96);
+  CHECK(MUST(s.available(kAlice)) == 96);
+  CHECK(MUST(s.claim_idempotency(q)).answer->body == R"({"charged_credits":4})");
+  // A settle that fails (the reservation gone) keeps no answer: the key stays claimed.
+  idempotency_request other = request(kAlice, "uncharged", 1);
+  CHECK(MUST(s.claim_idempotency(other)).state == claim_state::claimed);
+  CHECK_ERRC(s.settle_and_keep(kAlice, r.id, 4, other, kept_answer{200, "{}"}), metering_errc::unknown_reservation);
+  CHECK(MUST(s.claim_idempotency(other)).state == claim_state::in_progress);
+  MUST(s.drop_claim(other));
+}
+
 void housekeeping_expires(store& s, test_clock& clock) {
   const idempotency_request old_key = request(kAlice, "old", 1);
   (void)MUST(s.claim_idempotency(old_key));
@@ -223,6 +258,7 @@ void run_idempotency_conformance(const store_factory& make) {
   SUBCASE("racing takeovers of a dead claim: none before its lease ran out, exactly one after") {
     racing_takeovers(*s, clock);
   }
+  SUBCASE("a run's charge and its answer are kept together or not at all") { charge_kept_with_answer(*s, clock); }
   SUBCASE("housekeeping deletes keys past the retention") { housekeeping_expires(*s, clock); }
 }
 
