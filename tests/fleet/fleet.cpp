@@ -100,6 +100,8 @@ std::vector<std::string> fleet::flags() const {
           database_,
           "--triggers-store",
           database_,
+          "--content-store",
+          "postgres",
           "--billing-run-price-credits",
           std::to_string(kRunPrice),
           "--limits-key-rate-per-second",
