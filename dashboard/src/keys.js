@@ -198,6 +198,8 @@ function keyActions(key, groups, refresh) {
     post("/update_usage_api_key", { usage_api_key: value.input.value, name: key.name, description: key.description, expiration: key.expiration, ...currentPermissions(key), ...fields });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    // The API takes no expiry in the past, and this edit keeps the key's expiry.
+    if (key.expiration && key.expiration <= nowSeconds()) return showError(status, new Error(`${key.name} has expired: give it a new expiry (or none) first.`));
     try {
       await update(perms.read());
       value.input.value = "";

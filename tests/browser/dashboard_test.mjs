@@ -160,6 +160,8 @@ try {
   await inspect(page, "04b-usage-key-expired");
   await page.getByText("Edit, expire or remove ci-bot").click();
   await page.getByLabel("Value of ci-bot").fill(usageKey);
+  await page.locator("form.edit-key").getByRole("button", { name: "Save permissions" }).click();
+  await page.getByText("ci-bot has expired: give it a new expiry (or none) first.").waitFor();
   await page.getByLabel("Expiry of ci-bot (UTC)").fill("");
   await page.getByRole("button", { name: "Save expiry" }).click();
   await page.getByText("ci-bot now never expires.").waitFor();
