@@ -61,6 +61,18 @@ std::string database_bytes(const std::string& db) {
   return all;
 }
 
+/// A webhook trigger of alice's named `name`, created at t0, with the default run limits.
+trigger alice_trigger(std::string name) {
+  trigger t;
+  t.id = new_trigger_id();
+  t.owner = "alice";
+  t.name = std::move(name);
+  t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
+  t.sealed_usage_key = bytes{1};
+  t.created_at = t.updated_at = t0;
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("trigger store: sqlite, synchronous FULL") {
@@ -131,13 +143,7 @@ TEST_CASE("sqlite store: concurrent intakes all commit, each once") {
   sqlite_backend b(true);
   auto opened = b.open();
   auto& s = dynamic_cast<sqlite_store&>(*opened);
-  trigger t;
-  t.id = new_trigger_id();
-  t.owner = "alice";
-  t.name = "busy";
-  t.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
-  t.sealed_usage_key = bytes{1};
-  t.created_at = t.updated_at = t0;
+  trigger t = alice_trigger("busy");
   t.max_runs_per_minute = kMaxRunsPerMinuteLimit;  // 480 runs at one instant
   t.max_queued_runs = kMaxQueuedRunsLimit;
   REQUIRE(s.create_trigger(t, std::nullopt).has_value());
@@ -209,19 +215,10 @@ std::string sql_text(const std::string& path, const char* sql) {
 TEST_CASE("sqlite store: a version 5 file migrates with its schedules and de-duplication kept") {
   sqlite_backend b(true);
   const std::string path = b.db_path();
-  trigger sched;
-  sched.id = new_trigger_id();
-  sched.owner = "alice";
+  trigger sched = alice_trigger("every minute");
   sched.type = trigger_type::schedule;
-  sched.name = "every minute";
-  sched.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
-  sched.sealed_usage_key = bytes{1};
   sched.config = api::schedule_config{"0 * * * * *", "UTC"};
-  sched.created_at = sched.updated_at = t0;
-  trigger hook = sched;
-  hook.id = new_trigger_id();
-  hook.type = trigger_type::webhook;
-  hook.name = "deliveries";
+  trigger hook = alice_trigger("deliveries");
   hook.config = api::webhook_config{"x-delivery"};
   const auto delivery = [&](const char* id) {
     return new_run{new_run_id(), hook.id,
@@ -284,13 +281,7 @@ PRAGMA user_version = 5;
 
 TEST_CASE("sqlite store: runs without a de-duplication key are not in its index") {
   sqlite_backend b(true);
-  trigger hook;
-  hook.id = new_trigger_id();
-  hook.owner = "alice";
-  hook.name = "plain";
-  hook.action_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
-  hook.sealed_usage_key = bytes{1};
-  hook.created_at = hook.updated_at = t0;
+  const trigger hook = alice_trigger("plain");
   {
     auto s = b.open();
     REQUIRE(s->create_trigger(hook, std::nullopt).has_value());
