@@ -472,7 +472,10 @@ constexpr flag kFlags[] = {
     {"--log-level", "log_level", "debug | info | warn | error (default info)"},
     {"--no-core", nullptr, "serve only the trigger service, against the core at --core-url"},
     {"--no-triggers", nullptr, "serve only the core API: no trigger routes, scheduler or workers"},
-    {"--triggers-listen", "triggers.listen", "HOST:PORT for the trigger service alone (default: the core's listener)"},
+    {"--triggers-listen", "triggers.listen",
+     "HOST:PORT for the trigger service alone (default: the core's listener); the dashboard then finds it through "
+     "GET /dashboard/settings, may connect to it (CSP connect-src), and it answers CORS for the dashboard's origin "
+     "alone (docs/triggers.md \"Serving\")"},
     {"--core-url", "triggers.core_url", "core service the trigger workers call (default: this server's listener)"},
     {"--trigger-workers", "triggers.workers", "threads running trigger runs (default 4)"},
     {"--trigger-retry-base-ms", "triggers.retry_base_ms",
@@ -483,9 +486,11 @@ constexpr flag kFlags[] = {
     {"--trigger-store-pool", "triggers.store_pool",
      "most connections a postgres:// trigger store keeps open (default 16, 1 to 1024; ignored for SQLite)"},
     {"--triggers-public-url", "triggers.public_url",
-     "public base URL of the trigger service: base of the webhook URLs, and the only domain its wallet sign-in "
-     "accepts; required when it listens on an address other than loopback (default: webhook URLs from Host, sign-in on "
-     "the loopback listen address only)"},
+     "public base URL of the trigger service: base of the webhook URLs, the only domain its wallet sign-in "
+     "accepts, and (with --triggers-listen) the triggers_url the dashboard is told and may connect to; required when "
+     "it "
+     "listens on an address other than loopback (default: webhook URLs from Host, sign-in on the loopback listen "
+     "address only, the dashboard told http://<--triggers-listen>)"},
     {"--webhook-rate", "triggers.webhook_requests_per_second",
      "POST /webhook/<id> requests per second per client address; over it: 429 with Retry-After (default 20; 0: "
      "unlimited)"},

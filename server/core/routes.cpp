@@ -50,7 +50,13 @@ const json::object& components() {
                              {"wallet_address", s::address(), true},
                              {"derivation_path", s::hash("32 bytes"), true},
                              {"name", s::string(), true},
-                             {"description", s::string(), true}});
+                             {"description", s::string(), true},
+                             {"solana_address",
+                              json::object{{"type", json::array{"string", "null"}},
+                                           {"description",
+                                            "base58 Solana address of the PKP's Ed25519 key; null when the "
+                                            "registered derivation path is not a key of this account"}},
+                              true}});
     o["Action"] = s::object({{"action_ipfs_cid", s::string("raw CID; empty when only the hash is known"), true},
                              {"hashed_cid", s::hash(), true},
                              {"name", s::string(), true},
@@ -141,7 +147,7 @@ result<void> require_scope(const request_context& c, scopes::permission p, std::
 api::group to_api(const ledger::group& g) { return api::group{g.id, g.name, g.description, g.pkps, g.cid_hashes}; }
 
 api::wallet to_api(const ledger::wallet& w) {
-  return api::wallet{w.pkp_id, w.pkp_id, w.derivation_path, w.name, w.description};
+  return api::wallet{w.pkp_id, w.pkp_id, w.derivation_path, w.name, w.description, std::nullopt};
 }
 
 api::action to_api(const ledger::action& a) { return api::action{a.cid, a.hashed_cid, a.name, a.description}; }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Action metadata, group membership of actions, and the content store (docs/protocol.md §2).
+#include <algorithm>
 #include <chrono>
 
 #include "core/content_store.hpp"
@@ -9,6 +10,7 @@
 #include "core/route.hpp"
 #include "core/schema.hpp"
 #include "enact/codec/hex.hpp"
+#include "enact/codec/utf8.hpp"
 #include "enact/ipfs/cid.hpp"
 
 namespace enact::core {
@@ -92,6 +94,48 @@ result<json::value> upload_action(request_context& c) {
   const upload_quota quota{c.cfg.upload_quota_bytes, c.cfg.upload_quota_count};
   ENACT_TRY(const std::string cid, c.svc.store->put_for(c.who->account.hash, as_bytes(std::string_view(code)), quota));
   return json::value_from(api::uploaded_action{cid, ipfs::hashed_cid(cid)});
+}
+
+/// The one answer for every action code the caller may not read, whether another account's, this
+/// account's but outside the key's groups, or unknown: no oracle telling whose code exists.
+result<json::value> no_such_action() {
+  return fail(api_errc::not_found, "no action with this CID that this key may read");
+}
+
+/// docs/protocol.md §2 /get_action_code: the account key reads the code of every action its
+/// account registered under exactly this CID string; a usage key reads it when it may run it or
+/// manage it: execute or group:manageActions on a group listing the action, or group:manageActions
+/// on the wildcard group 0 (which lets it put the action in any group).
+result<json::value> get_action_code(request_context& c) {
+  if (!c.http.has_param("action_ipfs_cid"))
+    return fail(api_errc::invalid_request, "query.action_ipfs_cid: required");
+  const std::string cid = c.http.get_param_value("action_ipfs_cid");
+  if (auto parsed = ipfs::parse(cid); !parsed)
+    return fail(api_errc::invalid_request, "query.action_ipfs_cid: " + parsed.err().message);
+  const hash256 hashed = ipfs::hashed_cid(cid);
+  const auto& account = c.who->account.hash;
+  auto registered = c.svc.ledger->get_action(account, hashed);
+  if (!registered) {
+    if (registered.code() == ledger_errc::unknown_action)
+      return no_such_action();
+    return registered.err();
+  }
+  if (!scopes::allows(c.who->scopes, permission::group_manage_actions, scopes::kAllGroups)) {
+    ENACT_TRY(const auto listing, c.svc.ledger->groups_listing(account, hashed));
+    const bool may = std::any_of(listing.begin(), listing.end(), [&](const ledger::group& g) {
+      return scopes::allows(c.who->scopes, permission::execute, g.id) ||
+             scopes::allows(c.who->scopes, permission::group_manage_actions, g.id);
+    });
+    if (!may)
+      return no_such_action();
+  }
+  ENACT_TRY(const auto code, c.svc.store->get(cid));
+  if (!code)
+    return fail(api_errc::not_found, "the code of this action is not in this server's content store");
+  std::string text(code->begin(), code->end());
+  if (!codec::utf8::is_valid(text))
+    return fail(api_errc::conflict, "the stored code of this action is not UTF-8 text");
+  return json::object{{"action_ipfs_cid", cid}, {"code", std::move(text)}};
 }
 
 json::object group_id_schema() {
@@ -198,6 +242,29 @@ void add_action_routes(std::vector<route>& out) {
                          {"429",
                           "rate_limited: the key's request rate "
                           "(limits.key_rate_per_second; Retry-After set)"}}});
+  out.push_back(route{"GET",
+                      "/get_action_code",
+                      "getActionCode",
+                      "actions",
+                      "The code of an action of the account, read back from the server's content store. The account "
+                      "key reads every action its account registered under this CID string; a usage key those it may "
+                      "run or manage (execute or group:manageActions on a group listing it, or group:manageActions on "
+                      "the wildcard group 0).",
+                      auth_kind::key,
+                      false,
+                      {{"action_ipfs_cid", s::string("the CID as registered (CIDv0 Qm… or CIDv1)", 256), true}},
+                      {},
+                      s::object({{"action_ipfs_cid", s::string("the CID as given"), true},
+                                 {"code", s::string("the action's JavaScript source (UTF-8)", size_t{1} << 20), true}}),
+                      get_action_code,
+                      0,
+                      false,
+                      false,
+                      json::object{{"404",
+                                    "not_found: no action with this CID that this key may read (another account's, "
+                                    "one outside the key's groups and unknown CIDs answer alike); or, for an action "
+                                    "the key may read, its code is not in this server's content store"},
+                                   {"409", "conflict: the stored code is not UTF-8 text"}}});
 }
 
 }  // namespace enact::core

@@ -83,7 +83,10 @@ result<json::value> create_wallet_with_signature(request_context& c) {
   // docs/protocol.md §1: signature-minted wallets sit at a random 32-byte path, under the signer's account.
   const pkp::derivation_path path = pkp::random_path();
   ENACT_TRY(const address wallet, c.svc.tee->wallet_address(owner, path));
-  return json::value_from(api::minted_wallet{wallet, wallet, path});
+  // Derived from (the signer's account, the path) here, so the key is that account's by
+  // construction: its Ed25519 key's Solana address is named as for every other wallet answer.
+  ENACT_TRY(const auto ed25519, c.svc.tee->ed25519_public_key(owner, path));
+  return json::value_from(api::minted_wallet{wallet, wallet, path, pkp::solana_address(ed25519)});
 }
 
 result<json::value> add_usage_api_key_with_signature(request_context& c) {
@@ -202,7 +205,8 @@ void add_chainsecured_routes(std::vector<route>& out) {
                      eip712::envelope::kind::create_wallet,
                      s::object({{"pkp_id", s::address("the wallet address"), true},
                                 {"wallet_address", s::address(), true},
-                                {"derivation_path", s::hash("32 random bytes"), true}}),
+                                {"derivation_path", s::hash("32 random bytes"), true},
+                                {"solana_address", s::string("base58 Solana address of the PKP's Ed25519 key"), true}}),
                      create_wallet_with_signature));
   out.push_back(envelope_route("/add_usage_api_key_with_signature", "addUsageApiKeyWithSignature",
                                "Mint a usage key (the PKP signing key at a random path, base64; shown once) for a "

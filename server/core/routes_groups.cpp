@@ -47,8 +47,43 @@ json::value group_page(const ledger::page<ledger::group>& groups, ledger::page_r
   return page_answer<api::group>(groups, p, [](const ledger::group& g) { return to_api(g); });
 }
 
-json::value wallet_page(const ledger::page<ledger::wallet>& wallets, ledger::page_request p) {
-  return page_answer<api::wallet>(wallets, p, [](const ledger::wallet& w) { return to_api(w); });
+/// A wallet as the wallet routes answer it: its record and the Solana address of its Ed25519 key
+/// (docs/protocol.md §2 "Wallet"), derived only under the owning-account check signing makes
+/// (docs/protocol.md §1 "owning account"): when the registered derivation path under this account
+/// does not give the registered wallet, the key is not this account's and `solana_address` is null.
+result<api::wallet> wallet_answer(const request_context& c, const ledger::wallet& w) {
+  api::wallet out = to_api(w);
+  const auto& account = c.who->account.hash;
+  ENACT_TRY(const address derived, c.svc.tee->wallet_address(account, w.derivation_path));
+  if (derived != w.pkp_id)
+    return out;
+  ENACT_TRY(const auto pub, c.svc.tee->ed25519_public_key(account, w.derivation_path));
+  out.solana_address = pkp::solana_address(pub);
+  return out;
+}
+
+/// The wire form of a wallet answer: `solana_address` is always present, null when not derived.
+json::value wallet_json(const api::wallet& w) {
+  json::value v = json::value_from(w);
+  if (!w.solana_address)
+    v.as_object()["solana_address"] = nullptr;
+  return v;
+}
+
+result<json::value> wallet_page(const request_context& c, const ledger::page<ledger::wallet>& wallets,
+                                ledger::page_request p) {
+  ledger::page<api::wallet> answered;
+  answered.total = wallets.total;
+  answered.items.reserve(wallets.items.size());
+  for (const auto& w : wallets.items) {
+    ENACT_TRY(auto a, wallet_answer(c, w));
+    answered.items.push_back(std::move(a));
+  }
+  json::value v = page_answer<api::wallet>(answered, p, [](const api::wallet& w) { return w; });
+  for (auto& item : v.as_object()["items"].as_array())
+    if (!item.as_object().contains("solana_address"))
+      item.as_object()["solana_address"] = nullptr;
+  return v;
 }
 
 result<json::value> list_groups(request_context& c) {
@@ -104,8 +139,10 @@ result<json::value> create_wallet(request_context& c) {
     w.created_at =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     auto r = c.svc.ledger->register_wallet(relay(c), account, w);
-    if (r)
-      return json::value_from(to_api(w));
+    if (r) {
+      ENACT_TRY(const auto answer, wallet_answer(c, w));
+      return wallet_json(answer);
+    }
     if (r.code() != ledger_errc::duplicate)
       return r.err();
     ENACT_TRY(const uint64_t count, c.svc.ledger->wallet_count(account));
@@ -117,7 +154,7 @@ result<json::value> create_wallet(request_context& c) {
 result<json::value> list_wallets(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto ws, c.svc.ledger->list_wallets(c.who->account.hash, p));
-  return wallet_page(ws, p);
+  return wallet_page(c, ws, p);
 }
 
 /// The `group_id` query parameter of a GET route.
@@ -131,7 +168,7 @@ result<json::value> list_wallets_in_group(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto id, query_group_id(c));
   ENACT_TRY(const auto ws, c.svc.ledger->list_wallets_in_group(c.who->account.hash, id, p));
-  return wallet_page(ws, p);
+  return wallet_page(c, ws, p);
 }
 
 result<json::value> get_group(request_context& c) {

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace httplib {
@@ -28,18 +29,40 @@ struct file {
 /// The Content-Type a file is served with, from its extension.
 [[nodiscard]] std::string_view content_type_of(std::string_view name) noexcept;
 
-/// The Content-Security-Policy of every dashboard answer: scripts, styles, images and fetches from
-/// this origin only (no inline script or style), no frames, no forms posting elsewhere.
+/// The Content-Security-Policy of every dashboard answer while the trigger service shares this
+/// listener: scripts, styles, images and fetches from this origin only (no inline script or
+/// style), no frames, no forms posting elsewhere.
 inline constexpr std::string_view kPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// What the page needs to know about this server (GET /dashboard/settings, docs/dashboard.md).
+struct page_settings {
+  /// The trigger service's public base URL when its routes are on another listener
+  /// (`--triggers-listen`); nullopt when they share the dashboard's.
+  std::optional<std::string> triggers_url;
+};
+
+/// Sets the settings every dashboard of this process answers with and the policy it sends: with
+/// a trigger URL, `connect-src` names `'self'` and that URL's origin, nothing else. enact-server
+/// calls it once, when the trigger service starts on a listener of its own. Thread-safe.
+void configure(page_settings s);
+
+/// The Content-Security-Policy for `s`: kPolicy, with the trigger URL's origin added to
+/// connect-src when there is one.
+[[nodiscard]] std::string policy_for(const page_settings& s);
+
+/// "scheme://host[:port]" of an http(s) URL (the path, query and fragment cut, scheme and host
+/// in lower case); empty when `url` is not one.
+[[nodiscard]] std::string origin_of(std::string_view url);
+
 /// GET (and HEAD) `/dashboard`: a redirect to `/dashboard/`. `/dashboard/`: index.html, text/html,
 /// `Cache-Control: no-cache`. `/dashboard/<file>`: the file with its Content-Type and
 /// `Cache-Control: no-cache` (the names carry no version, so a new server's files must replace
-/// cached ones), or 404 `{"error": {"code": "not_found", …}}`. Every answer carries kPolicy,
+/// cached ones), or 404 `{"error": {"code": "not_found", …}}`. Every answer carries the policy,
 /// X-Content-Type-Options: nosniff, X-Frame-Options: DENY and Referrer-Policy: no-referrer.
-/// Also mounts `/dashboard/attestation-checks` (attestation.hpp).
+/// Also mounts `/dashboard/attestation-checks` (attestation.hpp) and `/dashboard/settings`: the
+/// configured page_settings as JSON, `{"triggers_url": null | "<url>"}`, public like the page.
 void mount(httplib::Server& server);
 
 }  // namespace enact::dashboard

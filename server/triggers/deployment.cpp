@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include "core/log.hpp"
+#include "dashboard/dashboard.hpp"
 #include "enact/client/api_error.hpp"
 #include "triggers/handshake.hpp"
 #include "triggers/pg_store.hpp"
@@ -72,6 +73,11 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   cfg.core_max_body = s.core_max_body_bytes != 0 ? static_cast<size_t>(s.core_max_body_bytes) : kCoreRunRequestLimit;
   cfg.rules.chain_rpc = s.chain_rpc;
   cfg.public_url = s.public_url;
+  // On a listener of its own the service is another origin than the dashboard's page, served on
+  // the main listener at own_url: that origin alone may call it from a browser
+  // (docs/dashboard.md "The trigger service on its own listener").
+  if (!s.listen.empty() && o.main_serves_core)
+    cfg.page_origins = {dashboard::origin_of(o.own_url)};
   cfg.webhook_requests_per_second = s.webhook_requests_per_second;
   cfg.webhook_burst = s.webhook_burst;
   // Only a store this process serves alone may take back every lease at start: on a shared one
@@ -126,6 +132,9 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   // Mounted once bound: sign-in on loopback needs the port actually bound (port 0 picks one).
   d->service_->mount(*d->own_, true, loopback_authorities(listen_host, port));
   d->url_ = "http://" + reachable(listen_host) + ":" + std::to_string(port);
+  // The dashboard reaches the routes where their users do: the public URL when one is set.
+  if (o.main_serves_core)
+    dashboard::configure(dashboard::page_settings{s.public_url.empty() ? d->url_ : s.public_url});
   deployment* self = d.get();
   d->own_thread_ = std::thread([self] {
     self->own_->listen_after_bind();

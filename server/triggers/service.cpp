@@ -565,6 +565,14 @@ void service::mount(httplib::Server& server, bool own_listener, std::vector<std:
   opt.close_after_refusal = false;
   opt.name_method_not_allowed = false;
   opt.max_body = std::max(kMaxWebhookBody, kMaxManagementBody) + 1;
+  // docs/triggers.md "Serving": the dashboard's page reaches these routes across origins with its
+  // bearer token in Authorization, never with cookies; webhooks are called by servers, which send
+  // no preflight, so they answer as before whatever the Origin.
+  for (const auto& origin : st.cfg.page_origins)
+    if (!origin.empty() && origin != "*")
+      opt.cors.origins.push_back(origin);
+  opt.cors.headers = {"Authorization", "Content-Type"};
+  opt.cors.methods = {"GET", "POST", "PATCH", "DELETE"};
   http::serve_requests(server, st.log, opt);
 }
 

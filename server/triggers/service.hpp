@@ -41,6 +41,11 @@ struct service_config {
   /// "http://" + the request's Host header, and sign-in accepts the loopback listen address
   /// alone (mount's `loopback_authorities`).
   std::string public_url;
+  /// On a listener of its own: the origins of the pages that may call its routes from a browser
+  /// (the dashboard's, docs/dashboard.md), answered with CORS for them alone: an exact
+  /// Access-Control-Allow-Origin, preflights for Authorization and Content-Type, no credentials.
+  /// Empty: no CORS. Never "*". Unused on a shared listener (the core's CORS applies there).
+  std::vector<std::string> page_origins;
   /// Takes back, at start, every run a killed process left leased. Right for a store that only
   /// this process serves (SQLite); a shared store leaves leases to expire instead.
   bool release_leases_at_start = true;

@@ -20,7 +20,7 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
   for (int i = 0; i < 3; ++i) {
     const response r = c.post(kCreate, body);
     ITEST_REQUIRE_STATUS(r, 200);
-    CHECK(r.obj().size() == 3);
+    CHECK(r.obj().size() == 4);  // pkp_id, wallet_address, derivation_path, solana_address
     const std::string pkp = s_of(r.body, "pkp_id");
     const std::string wallet = s_of(r.body, "wallet_address");
     const std::string path = s_of(r.body, "derivation_path");
@@ -32,6 +32,7 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
     const hash256 p = codec::hex::decode_fixed<32>(path).value();
     const hash256 owner = pkp::canonical_account_hash(address_of_key(w));
     CHECK(wallet == to_checksum_address(pkp::wallet_address(root, owner, p).value()));
+    CHECK(s_of(r.body, "solana_address") == pkp::solana_address(pkp::ed25519_public_key(root, owner, p).value()));
     CHECK(wallet != to_checksum_address(address_of_key(w)));
     paths.insert(path);
     wallets.insert(wallet);

@@ -50,11 +50,12 @@ const std::map<std::string, int, std::less<>> kStatusOf = {
 
 // docs/protocol.md §2: operations whose auth column is `key` with no scope named (or billing), which a
 // usage key without any permission may therefore call.
+// getActionCode answers such a key 404, as every CID it may not read (docs/protocol.md §2).
 const std::set<std::string, std::less<>> kOpenToAnyKey = {
     "getAccount",         "listGroups",      "getGroup",           "listWallets",
     "listWalletsInGroup", "listActions",     "addAction",          "updateActionMetadata",
     "deleteAction",       "uploadAction",    "getBalance",         "createPaymentIntent",
-    "confirmPayment",     "getBillingUsage", "getBillingPayments",
+    "confirmPayment",     "getBillingUsage", "getBillingPayments", "getActionCode",
 };
 
 using codes = std::set<std::string, std::less<>>;

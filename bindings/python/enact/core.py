@@ -26,6 +26,7 @@ from ._native import take_string as _take_string
 from .core_types import (
     AccountInfo,
     Action,
+    ActionCode,
     Balance,
     ChainConfig,
     ChainSecuredAccount,
@@ -363,6 +364,14 @@ class CoreClient:
         """POST /upload_action: stores the code in the server's content store."""
         return decode(UploadedAction, self._post("/upload_action", {"code": _text(code, "code")}),
                        "upload_action")
+
+    def get_action_code(self, action_ipfs_cid: str) -> ActionCode:
+        """GET /get_action_code: the code of an action of the account, read back from the
+        server's content store, for the CID exactly as registered. A usage key reads the actions
+        it may run or manage; any other CID raises NotFoundError."""
+        return decode(ActionCode, self._get("/get_action_code", action_ipfs_cid=_text(action_ipfs_cid,
+                                                                                     "action_ipfs_cid")),
+                      "get_action_code")
 
     def run_action(self, *, code: Optional[str] = None, action_ipfs_cid: Optional[str] = None,
                    pkp_id: Optional[str] = None, params: Optional[Mapping[str, Any]] = None) -> RunResult:

@@ -27,6 +27,7 @@ __all__ = [
     "Wallet",
     "Action",
     "UploadedAction",
+    "ActionCode",
     "ActionSignature",
     "RunResult",
     "ChainConfig",
@@ -117,6 +118,9 @@ class Wallet:
     derivation_path: str
     name: str
     description: str
+    # Base58 Solana address of the PKP's Ed25519 key; None when the server names none (the
+    # wallet's registered derivation path is not a key of the account, or an older server).
+    solana_address: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,12 @@ class Action:
 class UploadedAction:
     action_ipfs_cid: str
     hashed_cid: str
+
+
+@dataclass(frozen=True)
+class ActionCode:
+    action_ipfs_cid: str
+    code: str
 
 
 @dataclass(frozen=True)
@@ -203,6 +213,7 @@ class MintedWallet:
     pkp_id: str
     wallet_address: str
     derivation_path: str
+    solana_address: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,8 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(client.get_group(group.group_id), group)
         wallet = client.create_wallet("w1")
         self.assertTrue(enact.is_checksum_address(wallet.pkp_id))
+        # Base58 of a 32-byte Ed25519 public key: 32 to 44 characters of the Bitcoin alphabet.
+        self.assertRegex(wallet.solana_address or "", r"^[1-9A-HJ-NP-Za-km-z]{32,44}$")
         group = client.add_pkp_to_group(group.group_id, wallet.pkp_id)
         self.assertEqual(group.pkp_ids_permitted, (wallet.pkp_id,))
         self.assertEqual(client.list_wallets_in_group(group.group_id).items, [wallet])
@@ -241,6 +243,12 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(client.list_actions().total, 1)
         renamed = client.update_action_metadata(action.hashed_cid, name="add", description="sums")
         self.assertEqual(renamed.name, "add")
+        self.assertEqual(client.get_action_code(uploaded.action_ipfs_cid),
+                         enact.ActionCode(uploaded.action_ipfs_cid, code))
+        with self.assertRaises(enact.NotFoundError):
+            client.get_action_code(enact.cid_v0(b"registered by no one"))
+        with self.assertRaises(enact.InvalidRequestError):
+            client.get_action_code("not a cid")
 
         before = client.balance()
         intent = client.create_payment_intent(amount_cents=500)

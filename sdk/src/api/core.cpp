@@ -280,6 +280,10 @@ template <class S, class M>
 field(std::string_view, M S::*, bool) -> field<S, M>;
 
 void put(json::object& o, std::string_view k, const std::string& s) { o[k] = s; }
+void put(json::object& o, std::string_view k, const std::optional<std::string>& s) {
+  if (s)
+    o[k] = *s;
+}
 void put(json::object& o, std::string_view k, uint64_t n) { o[k] = n; }
 void put(json::object& o, std::string_view k, bool b) { o[k] = b; }
 void put(json::object& o, std::string_view k, const address& a) { o[k] = to_checksum_address(a); }
@@ -289,6 +293,10 @@ void put(json::object& o, std::string_view k, const std::vector<hash256>& h) { o
 
 void get(const json::object& o, std::string_view k, std::string& s, bool required) {
   s = required ? get_string(o, k) : get_text(o, k);
+}
+void get(const json::object& o, std::string_view k, std::optional<std::string>& s, bool) {
+  const json::value* f = o.if_contains(k);
+  s = f == nullptr || f->is_null() ? std::nullopt : std::optional<std::string>(get_string(o, k));
 }
 void get(const json::object& o, std::string_view k, uint64_t& n, bool) { n = get_u64(o, k); }
 void get(const json::object& o, std::string_view k, bool& b, bool) { b = get_bool(o, k); }
@@ -317,9 +325,12 @@ auto fields_of(const group_action_hash*) {
                     field{"hashed_cid", &group_action_hash::hashed_cid}};
 }
 auto fields_of(const wallet*) {
-  return std::tuple{field{"pkp_id", &wallet::pkp_id}, field{"wallet_address", &wallet::wallet_address},
-                    field{"derivation_path", &wallet::derivation_path}, field{"name", &wallet::name},
-                    field{"description", &wallet::description}};
+  return std::tuple{field{"pkp_id", &wallet::pkp_id},
+                    field{"wallet_address", &wallet::wallet_address},
+                    field{"derivation_path", &wallet::derivation_path},
+                    field{"name", &wallet::name},
+                    field{"description", &wallet::description},
+                    field{"solana_address", &wallet::solana_address}};
 }
 auto fields_of(const action*) {
   return std::tuple{field{"action_ipfs_cid", &action::action_ipfs_cid, true}, field{"hashed_cid", &action::hashed_cid},
@@ -330,6 +341,10 @@ auto fields_of(const action_metadata*) {
                     field{"description", &action_metadata::description}};
 }
 auto fields_of(const action_ref*) { return std::tuple{field{"hashed_cid", &action_ref::hashed_cid}}; }
+auto fields_of(const action_code*) {
+  return std::tuple{field{"action_ipfs_cid", &action_code::action_ipfs_cid, true},
+                    field{"code", &action_code::code, true}};
+}
 auto fields_of(const uploaded_action*) {
   return std::tuple{field{"action_ipfs_cid", &uploaded_action::action_ipfs_cid, true},
                     field{"hashed_cid", &uploaded_action::hashed_cid}};
@@ -375,7 +390,8 @@ auto fields_of(const new_usage_key*) {
 }
 auto fields_of(const minted_wallet*) {
   return std::tuple{field{"pkp_id", &minted_wallet::pkp_id}, field{"wallet_address", &minted_wallet::wallet_address},
-                    field{"derivation_path", &minted_wallet::derivation_path}};
+                    field{"derivation_path", &minted_wallet::derivation_path},
+                    field{"solana_address", &minted_wallet::solana_address}};
 }
 auto fields_of(const minted_usage_key*) {
   return std::tuple{field{"usage_api_key", &minted_usage_key::usage_api_key},
@@ -427,6 +443,10 @@ action_ref tag_invoke(json::value_to_tag<action_ref>, const json::value& v) {
   return read_fields<action_ref>(v, "answer");
 }
 void tag_invoke(json::value_from_tag, json::value& v, const uploaded_action& x) { write_fields(v, x); }
+void tag_invoke(json::value_from_tag, json::value& v, const action_code& x) { write_fields(v, x); }
+action_code tag_invoke(json::value_to_tag<action_code>, const json::value& v) {
+  return read_fields<action_code>(v, "get_action_code answer");
+}
 uploaded_action tag_invoke(json::value_to_tag<uploaded_action>, const json::value& v) {
   return read_fields<uploaded_action>(v, "upload_action answer");
 }

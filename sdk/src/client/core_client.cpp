@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <utility>
 
@@ -285,6 +286,17 @@ uploaded_action core_client::upload_action(std::string_view code) {
   json::object o;
   o["code"] = code;
   return decode<uploaded_action>(impl_->post("/upload_action", json::serialize(o), impl::auth::key));
+}
+
+action_code core_client::get_action_code(std::string_view action_ipfs_cid) {
+  // A CID string is base58 or base32 text: nothing in it needs escaping in a query.
+  const bool plain = !action_ipfs_cid.empty() &&
+                     std::all_of(action_ipfs_cid.begin(), action_ipfs_cid.end(),
+                                 [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0; });
+  if (!plain)
+    throw api_error(api_errc::invalid_request, 0, {}, "get_action_code: a CID is letters and digits only");
+  return decode<action_code>(impl_->get(
+      std::string(kRoot) + "/get_action_code?action_ipfs_cid=" + std::string(action_ipfs_cid), impl::auth::key));
 }
 
 run_action_result core_client::run_action(const run_action_request& request) {

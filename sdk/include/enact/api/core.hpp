@@ -147,6 +147,10 @@ struct wallet {
   hash256 derivation_path{};
   std::string name;
   std::string description;
+  /// The base58 Solana address of the PKP's Ed25519 key (pkp::solana_address). The server sends
+  /// null for a wallet whose registered derivation path is not a key of the account (and older
+  /// servers send nothing): both read as nullopt. Written only when set.
+  std::optional<std::string> solana_address;
 };
 
 /// POST /add_action: the raw CID, which the server hashes.
@@ -175,6 +179,12 @@ struct action_metadata {
 struct uploaded_action {
   std::string action_ipfs_cid;
   hash256 hashed_cid{};
+};
+
+/// GET /get_action_code: an action's code as the content store holds it.
+struct action_code {
+  std::string action_ipfs_cid;
+  std::string code;
 };
 
 /// POST /remove_group, and its answer.
@@ -290,6 +300,9 @@ struct minted_wallet {
   address pkp_id{};
   address wallet_address{};
   hash256 derivation_path{};
+  /// The base58 Solana address of its Ed25519 key (pkp::solana_address); nullopt from a server
+  /// that does not send it.
+  std::optional<std::string> solana_address;
 };
 
 /// POST /add_usage_api_key_with_signature: the usage key (base64 text, shown once), its address
@@ -324,6 +337,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const new_action& a);
 void tag_invoke(json::value_from_tag, json::value& v, const action& a);
 void tag_invoke(json::value_from_tag, json::value& v, const action_metadata& a);
 void tag_invoke(json::value_from_tag, json::value& v, const uploaded_action& a);
+void tag_invoke(json::value_from_tag, json::value& v, const action_code& a);
 void tag_invoke(json::value_from_tag, json::value& v, const group_ref& g);
 void tag_invoke(json::value_from_tag, json::value& v, const group_pkp& g);
 void tag_invoke(json::value_from_tag, json::value& v, const group_action& g);
@@ -349,6 +363,7 @@ action_ref tag_invoke(json::value_to_tag<action_ref>, const json::value& v);
 wallet tag_invoke(json::value_to_tag<wallet>, const json::value& v);
 action tag_invoke(json::value_to_tag<action>, const json::value& v);
 uploaded_action tag_invoke(json::value_to_tag<uploaded_action>, const json::value& v);
+action_code tag_invoke(json::value_to_tag<action_code>, const json::value& v);
 run_action_result tag_invoke(json::value_to_tag<run_action_result>, const json::value& v);
 void tag_invoke(json::value_from_tag, json::value& v, const run_action_request& r);
 chain_config tag_invoke(json::value_to_tag<chain_config>, const json::value& v);

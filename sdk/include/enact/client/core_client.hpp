@@ -92,6 +92,10 @@ class core_client {
   [[nodiscard]] page<action> list_actions(std::optional<uint64_t> group_id = std::nullopt, page_request p = {});
   /// Stores the code in the server's content store (so it runs without a gateway).
   uploaded_action upload_action(std::string_view code);
+  /// The code of an action of the account, read back from the server's content store, for the
+  /// CID exactly as registered. A usage key reads the actions it may run or manage; any other
+  /// CID is not_found (docs/protocol.md §2 /get_action_code).
+  [[nodiscard]] action_code get_action_code(std::string_view action_ipfs_cid);
   /// Runs an action. An action that throws, times out or breaks a limit is an api_error with
   /// code action_failed whose details() carry `kind`, `stack` and `logs`. Never retried.
   run_action_result run_action(const run_action_request& request);

@@ -12,6 +12,7 @@ namespace json = boost::json;
 
 using api::account_info;
 using api::action;
+using api::action_code;
 using api::action_metadata;
 using api::action_signature;
 using api::chain_config;
