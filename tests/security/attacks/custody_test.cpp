@@ -218,6 +218,21 @@ TEST_CASE("a victim's PKP copied into another account never signs there") {
   attacker a = make_attacker(srv, env, "pkp thief");
   const auto cids = arm(c, a, parse_address(victim_pkp).value(), victim_path);
   expect_refused(srv, c, a, cids, victim_pkp, victim_ciphertext);
+  // Nor does any wallet answer name its key for the attacker (docs/protocol.md §2 "solana_address"):
+  // the copied wallet is listed with null, while the victim's own answers name the address.
+  const response listed = c.get("/list_wallets", a.auth());
+  ITEST_REQUIRE_STATUS(listed, 200);
+  size_t copied = 0;
+  for (const auto& item : listed.body.at("items").as_array())
+    if (s_of(item, "pkp_id") == victim_pkp) {
+      ++copied;
+      CHECK(item.at("solana_address").is_null());
+    }
+  CHECK(copied == 1);
+  const response own = c.get("/list_wallets", victim.auth());
+  ITEST_REQUIRE_STATUS(own, 200);
+  CHECK(s_of(own.body.at("items").at(0), "solana_address") == s_of(vw.body, "solana_address"));
+  CHECK(listed.text.find(s_of(vw.body, "solana_address")) == std::string::npos);
 
   // The victim still signs with its own key: the refusal is about the account, not the key.
   const response again =
