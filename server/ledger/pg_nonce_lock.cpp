@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "enact/chain/rpc.hpp"
+#include "ledger/ledger.hpp"
 #include "storage/pg_pool.hpp"
 
 namespace enact::ledger {
@@ -59,7 +59,7 @@ class pg_lock final : public chain::nonce_lock {
       }
       return sent;
     } catch (const std::exception& e) {
-      return fail(rpc_errc::unreachable, std::string("nonce lock: ") + e.what());
+      return fail(ledger_errc::storage, std::string("nonce lock: ") + e.what());
     }
   }
 

@@ -9,7 +9,8 @@
 // released when the send returns, whatever it returned, and by PostgreSQL when the session ends
 // (a server killed while holding it), so a nonce read and never sent is read again by the next
 // holder and leaves no gap. A holder waits at most `wait` for the lock (a server that hangs while
-// holding it stalls the others no longer); then the write fails as unavailable and the client retries.
+// holding it stalls the others no longer); then the write fails as
+// ledger_errc::storage (503 unavailable) and the client retries.
 #pragma once
 
 #include <chrono>
@@ -31,7 +32,7 @@ struct pg_nonce_lock_options {
 };
 
 /// A lock on the PostgreSQL database at `url` (postgres://…); connects nothing yet (the first send
-/// does; a database that cannot be reached fails that send, unavailable). The error messages never
+/// does; a database that cannot be reached fails that send, ledger_errc::storage). The error messages never
 /// carry the URL's password.
 [[nodiscard]] std::shared_ptr<chain::nonce_lock> pg_nonce_lock(const std::string& url,
                                                                pg_nonce_lock_options options = {});

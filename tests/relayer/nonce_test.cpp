@@ -15,6 +15,7 @@
 #include "anvil_process.hpp"
 #include "enact/chain/client.hpp"
 #include "enact/secret.hpp"
+#include "ledger/ledger.hpp"
 #include "ledger/pg_nonce_lock.hpp"
 #include "must.hpp"
 #include "postgres_fixture.hpp"
@@ -108,7 +109,7 @@ TEST_CASE("nonce lock: a holder that dies releases it; a holder that hangs is wa
     ran = true;
     return hash256{};
   });
-  CHECK_ERRC(r, rpc_errc::unreachable);
+  CHECK_ERRC(r, ledger_errc::storage);
   CHECK_FALSE(ran);
   CHECK(std::chrono::steady_clock::now() - start < 10s);
   // The holder's session ends (its server was killed): the lock is free at once.
