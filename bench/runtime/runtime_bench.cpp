@@ -4,9 +4,11 @@
 //                     the heap destroyed — in-process, no limits, no isolation
 //   sandbox_inprocess the worker's own code path (sandbox::run: counted allocator, deadline,
 //                     the full Enact API, error classification), still in-process, heap
-//                     creation included
+//                     creation and destruction included
 //   sandbox_prepared  the same with the heap created outside the timed region, as the worker
-//                     does while it waits for the next request
+//                     does while it waits for the next request; its destruction stays timed, as
+//                     in the earlier reports (the worker now destroys it after answering, the
+//                     path enact_engine_bench's sandbox_duktape_ready times)
 //   pool              through the pool of Duktape workers: framing, a worker process, the
 //                     round trip; 1 and 2 calling threads (the pool has 2 × cores workers)
 // The ratio pool / bare_duktape is the price of running actions out of process.
