@@ -49,29 +49,40 @@ void race(F body) {
     t.join();
 }
 
+/// What kThreads threads got, each asking `per_thread` times for the same hold: the holds taken,
+/// the refusals with `refusal`, and any other answer.
+struct raced_holds {
+  std::vector<std::string> held;
+  int refused = 0;
+  int other = 0;
+};
+raced_holds race_holds(store& s, const reserve_request& q, int per_thread, metering_errc refusal) {
+  std::mutex mu;
+  raced_holds out;
+  race([&](int) {
+    for (int i = 0; i < per_thread; ++i) {
+      auto r = s.reserve(q);
+      std::lock_guard lock(mu);
+      if (r)
+        out.held.push_back(r->id);
+      else if (r.code() == refusal)
+        ++out.refused;
+      else
+        ++out.other;
+    }
+  });
+  return out;
+}
+
 // Attack: 16 threads x 8 holds of 3 credits against 100 credits: exactly 33 holds succeed, every
 // other one answers insufficient_credits, and settling them all spends 99 credits, once each.
 void holds_race_for_a_balance(store& s) {
   fund(s, kCarol, "pi_race", 100);
-  std::mutex mu;
-  std::vector<std::string> held;
-  std::atomic<int> refused{0}, other{0};
-  race([&](int) {
-    for (int i = 0; i < 8; ++i) {
-      auto r = s.reserve(hold(kCarol, 3));
-      if (r) {
-        std::lock_guard lock(mu);
-        held.push_back(r->id);
-      } else if (r.code() == metering_errc::insufficient_credits) {
-        ++refused;
-      } else {
-        ++other;
-      }
-    }
-  });
+  const raced_holds h = race_holds(s, hold(kCarol, 3), 8, metering_errc::insufficient_credits);
+  const std::vector<std::string>& held = h.held;
   CHECK(held.size() == 33);
-  CHECK(refused == kThreads * 8 - 33);
-  CHECK(other == 0);
+  CHECK(h.refused == kThreads * 8 - 33);
+  CHECK(h.other == 0);
   CHECK(MUST(s.available(kCarol)) == 1);
   CHECK(MUST(s.balance(kCarol)) == 100);
   std::atomic<size_t> next{0};
@@ -141,27 +152,12 @@ void failures_do_not_undo_neighbours(store& s) {
 // one-credit holds succeed, the others answer cap_exceeded, and settled they spend 40.
 void key_cap_under_concurrency(store& s) {
   fund(s, kCarol, "pi_cap", 10'000);
-  std::mutex mu;
-  std::vector<std::string> held;
-  std::atomic<int> capped{0}, other{0};
-  race([&](int) {
-    for (int i = 0; i < 5; ++i) {
-      auto r = s.reserve(hold(kCarol, 1, 40));
-      if (r) {
-        std::lock_guard lock(mu);
-        held.push_back(r->id);
-      } else if (r.code() == metering_errc::cap_exceeded) {
-        ++capped;
-      } else {
-        ++other;
-      }
-    }
-  });
-  CHECK(held.size() == 40);
-  CHECK(capped == kThreads * 5 - 40);
-  CHECK(other == 0);
+  const raced_holds h = race_holds(s, hold(kCarol, 1, 40), 5, metering_errc::cap_exceeded);
+  CHECK(h.held.size() == 40);
+  CHECK(h.refused == kThreads * 5 - 40);
+  CHECK(h.other == 0);
   CHECK(MUST(s.spending(kCarol, kCarolKey)).reserved == 40);
-  for (const std::string& id : held)
+  for (const std::string& id : h.held)
     (void)MUST(s.settle(kCarol, id, 1));
   CHECK(MUST(s.spending(kCarol, kCarolKey)).spent == 40);
   CHECK_ERRC(s.reserve(hold(kCarol, 1, 40)), metering_errc::cap_exceeded);
