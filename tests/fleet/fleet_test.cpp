@@ -22,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include "enact/chain/client.hpp"
@@ -382,6 +383,26 @@ TEST_CASE("fleet: three servers on one PostgreSQL and one chain; one killed mid-
     http_client c("127.0.0.1", f.port(i));
     CHECK(balance_of(c, core.acct.auth()) == kFunded - main_charges.total);
   }
+
+  // The shared code attacked where it is kept: a row changed in the database never runs on any
+  // instance (500, nothing charged); uploading the code again repairs it.
+  const std::string& url = f.database();
+  const std::string db =
+      url.substr(std::string_view("postgresql:///").size(), url.find('?') - std::string_view("postgresql:///").size());
+  triggers::test::shared_postgres().exec(
+      db, "UPDATE content_code SET code = convert_to('export default () => \"swapped\";', 'UTF8') WHERE cid = '" + cid +
+              "'");
+  const uint64_t before = balance_of(a, core.acct.auth());
+  for (size_t i = 0; i < fleet::kSize; ++i) {
+    const response r = call(f.port(i), "POST", "/core/v1/run_action", run_body, free_key.auth());
+    ITEST_CHECK_STATUS(r, 500);
+    CHECK(json::serialize(r.body).find("swapped") == std::string::npos);
+  }
+  CHECK(balance_of(a, core.acct.auth()) == before);
+  const response again = call(f.port(1), "POST", "/core/v1/upload_action",
+                              json::serialize(json::object{{"code", kTrivialCode}}), core.acct.auth());
+  ITEST_REQUIRE_STATUS(again, 200);
+  ITEST_CHECK_STATUS(call(f.port(2), "POST", "/core/v1/run_action", run_body, free_key.auth()), 200);
 }
 
 }  // namespace enact::fleet_test
