@@ -10,7 +10,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -27,7 +26,7 @@ namespace {
 // Serializes schema creation between servers opening at once (pg_advisory_xact_lock key).
 constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(6872612823553061917)";
 // The first key of the per-account upload lock (pg_advisory_xact_lock(int, int)); the second is
-// taken from the account hash.
+// PostgreSQL's hash of the account hash in hex (hashtext: the same for every server on one database).
 constexpr int kUploadLockClass = 0x656e6163;  // "enac"
 
 // Schema steps; content_schema.version counts those applied. Append, never edit.
@@ -48,16 +47,6 @@ CREATE TABLE content_uploads (
 
 int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-/// The second key of an account's upload lock: its hash's first four bytes.
-int32_t lock_key(const hash256& account) {
-  uint32_t v = 0;
-  for (size_t i = 0; i < 4; ++i)
-    v = (v << 8) | account[i];
-  int32_t out = 0;
-  std::memcpy(&out, &v, sizeof out);
-  return out;
 }
 
 error unavailable(const std::exception& e) {
@@ -108,7 +97,7 @@ class pg_backend final : public content_backend {
       transact([&](pqxx::work& w) {
         refused.reset();
         // Instances uploading for one account at once take turns from the count to the insert.
-        w.exec_params("SELECT pg_advisory_xact_lock($1, $2)", kUploadLockClass, lock_key(account));
+        w.exec_params("SELECT pg_advisory_xact_lock($1, hashtext($2))", kUploadLockClass, who);
         const pqxx::row r = w.exec_params1(
             "SELECT COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(BOOL_OR(cid = $2), false) "
             "FROM content_uploads WHERE account = decode($1, 'hex')",

@@ -6,30 +6,22 @@
 #include <pqxx/transaction>
 
 #include <cstdint>
-#include <cstring>
 #include <exception>
 #include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "enact/codec/hex.hpp"
 #include "ledger/ledger.hpp"
 #include "storage/pg_pool.hpp"
 
 namespace enact::ledger {
 namespace {
 
-// The first key of pg_advisory_xact_lock(int, int); the second is taken from the address.
+// The first key of pg_advisory_xact_lock(int, int); the second is PostgreSQL's hash of the address
+// in hex (hashtext: the same for every server on one database).
 constexpr int kNonceLockClass = 0x6e6f6e63;  // "nonc"
-
-int32_t address_key(const address& a) {
-  uint32_t v = 0;
-  for (size_t i = 0; i < 4; ++i)
-    v = (v << 8) | a[i];
-  int32_t out = 0;
-  std::memcpy(&out, &v, sizeof out);
-  return out;
-}
 
 class pg_lock final : public chain::nonce_lock {
  public:
@@ -43,7 +35,7 @@ class pg_lock final : public chain::nonce_lock {
       try {
         w.emplace(*lease);
         w->exec("SET LOCAL lock_timeout = " + std::to_string(wait_.count()));
-        w->exec_params("SELECT pg_advisory_xact_lock($1, $2)", kNonceLockClass, address_key(from));
+        w->exec_params("SELECT pg_advisory_xact_lock($1, hashtext($2))", kNonceLockClass, codec::hex::encode(from));
       } catch (const pqxx::broken_connection&) {
         w.reset();
         lease.discard();
