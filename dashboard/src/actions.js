@@ -1,16 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Actions page: each registered action with its CID; adding an action from its code (uploaded
-// to the content store, then registered under its CID), the code shown highlighted; and a run form
-// (params as JSON, a PKP picker) showing the response, logs and signatures, each signature checked
-// in the page (verify.js). docs/dashboard.md.
-import { getAll, post } from "./api.js";
+// The Actions page: each registered action with its CID and its code, read back from the content
+// store (GET /get_action_code) and shown highlighted; adding an action from its code (uploaded to
+// the content store, then registered under its CID); and a run form (params as JSON, a PKP picker)
+// showing the response, logs and signatures, each signature checked in the page (verify.js).
+// docs/dashboard.md.
+import { get, getAll, post } from "./api.js";
 import { field, h, showError, showOk, statusLine } from "./dom.js";
 import { highlighted } from "./highlight.js";
 import { verifySignature } from "./verify.js";
 
-// Code uploaded from this page, by CID, for the code view (the API has no route that reads stored
-// code back); kept in memory only.
-const uploaded = new Map();
+const kCodeReads = 4; // requests for code in flight at a time, so a long list does not flood the server
+
+/** The code of `cid` from GET /get_action_code, read with the signed-in key. */
+async function actionCode(cid) {
+  return (await get(`/get_action_code?action_ipfs_cid=${encodeURIComponent(cid)}`)).code;
+}
+
+/**
+ * Fills each [action, slot] pair with the highlighted code, or a message saying why it cannot be
+ * read. Nothing is cached: what the page shows is what the signed-in key may read now.
+ */
+async function fillCode(slots) {
+  let next = 0;
+  const worker = async () => {
+    while (next < slots.length) {
+      const [a, slot] = slots[next++];
+      try {
+        slot.replaceChildren(highlighted(await actionCode(a.action_ipfs_cid), `Code of ${a.name}`));
+      } catch (err) {
+        // The server's message says why: 404 for an action this key may not read and for code the
+        // content store does not hold, with different messages.
+        const why = `The code cannot be read: ${String(err.message).replace(/\.$/, "")}${err.code ? ` (${err.code}, HTTP ${err.status})` : ""}.`;
+        slot.replaceChildren(h("p", { class: "empty code-error" }, why));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: kCodeReads }, worker));
+}
 
 function runResult(res, pkp) {
   const sigs = Object.entries(res.signatures ?? {});
@@ -63,8 +89,7 @@ function runForm(action, wallets) {
   return h("details", {}, h("summary", {}, `Run ${action.name}`), form);
 }
 
-function actionCard(a, wallets) {
-  const code = uploaded.get(a.action_ipfs_cid);
+function actionCard(a, wallets, codeSlot) {
   return h(
     "article",
     { class: "card", "aria-labelledby": `action-${a.hashed_cid}` },
@@ -72,7 +97,8 @@ function actionCard(a, wallets) {
     a.description && h("p", {}, a.description),
     h("dl", { class: "facts" }, h("dt", {}, "CID"), h("dd", {}, h("code", { class: "addr" }, a.action_ipfs_cid || "(only the hash is known)")),
       h("dt", {}, "CID hash"), h("dd", {}, h("code", { class: "addr" }, a.hashed_cid))),
-    code ? highlighted(code, `Code of ${a.name}`) : h("p", { class: "empty" }, "The code is shown for actions added from this page in this tab; the API serves no stored code."),
+    h("h4", {}, "Code"),
+    codeSlot,
     runForm(a, wallets),
   );
 }
@@ -89,17 +115,28 @@ export async function actionsPage(root, message = "") {
     try {
       const { action_ipfs_cid: cid } = await post("/upload_action", { code: code.input.value });
       await post("/add_action", { action_ipfs_cid: cid, name: name.input.value });
-      uploaded.set(cid, code.input.value);
       await actionsPage(root, `Action ${name.input.value} added: ${cid}.`);
     } catch (err) {
       showError(status, err);
     }
+  });
+  // Each card's code arrives on its own after the page is drawn; an action known by its hash only
+  // has no CID to read by.
+  const slots = [];
+  const cards = actions.map((a) => {
+    let slot;
+    if (a.action_ipfs_cid) {
+      slot = h("div", { class: "code-slot" }, h("p", { class: "empty", role: "status" }, "Reading the code…"));
+      slots.push([a, slot]);
+    } else slot = h("p", { class: "empty" }, "The code cannot be read: only the CID's hash is known.");
+    return actionCard(a, wallets, slot);
   });
   root.replaceChildren(
     h("h1", {}, "Actions"),
     status,
     create,
     h("h2", {}, `Actions (${actions.length})`),
-    h("div", { class: "list" }, actions.length ? actions.map((a) => actionCard(a, wallets)) : h("p", { class: "empty" }, "No actions yet.")),
+    h("div", { class: "list" }, cards.length ? cards : h("p", { class: "empty" }, "No actions yet.")),
   );
+  fillCode(slots);
 }

@@ -112,9 +112,29 @@ export function setTriggerToken(token) {
   else sessionStorage.removeItem(kTokenItem);
 }
 
-/** One request to the trigger service (`/api/…`, `/auth/…` on this origin) with the bearer token. */
+// Where the trigger service's /api and /auth routes are: "" for this page's origin (the default),
+// or the base URL GET /dashboard/settings names as `triggers_url` (the service on a listener of its
+// own, --triggers-listen, or behind --triggers-public-url). Read once per page load.
+let triggersBase = null;
+
+/** The trigger service's base URL, without a trailing slash ("" for this page's own origin). */
+export function triggerServiceUrl() {
+  triggersBase ??= send("GET", "/dashboard/settings", {}).then((settings) => {
+    const url = settings?.triggers_url;
+    if (url === null || url === undefined || url === "") return "";
+    const parsed = new URL(url);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error(`triggers_url is not an http(s) URL: ${url}`);
+    return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, "");
+  });
+  triggersBase.catch(() => {
+    triggersBase = null; // asked again on the next call
+  });
+  return triggersBase;
+}
+
+/** One request to the trigger service (`/api/…`, `/auth/…` at triggerServiceUrl()) with the bearer token. */
 export async function triggerCall(method, path, body, { auth = true } = {}) {
   const headers = {};
   if (auth) headers.Authorization = `Bearer ${triggerToken}`;
-  return send(method, path, headers, body);
+  return send(method, `${await triggerServiceUrl()}${path}`, headers, body);
 }

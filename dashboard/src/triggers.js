@@ -3,8 +3,9 @@
 // handshake (the page draws the token, opens the approval page with the token's hash only, and
 // polls), then the triggers: create each kind (a schedule with its next five firings), enable or
 // disable, and their runs with a status filter, each run's params, response or error with its
-// stack, and a live view that polls for new runs. docs/dashboard.md.
-import { getAll, setTriggerToken, triggerCall, triggerTokenSet } from "./api.js";
+// stack, and a live view that polls for new runs. Every call goes to the service's own URL when
+// GET /dashboard/settings names one (api.js triggerServiceUrl). docs/dashboard.md.
+import { getAll, setTriggerToken, triggerCall, triggerServiceUrl, triggerTokenSet } from "./api.js";
 import { nextFirings } from "./cron.js";
 import { field, h, showError, showOk, statusLine, table } from "./dom.js";
 
@@ -25,7 +26,7 @@ async function handshake(status, linkBox) {
   const raw = crypto.getRandomValues(new Uint8Array(32));
   const token = b64url(raw);
   const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", raw)));
-  const url = `/auth/authorize?challenge=${challenge}&client=${encodeURIComponent("enact dashboard")}`;
+  const url = `${await triggerServiceUrl()}/auth/authorize?challenge=${challenge}&client=${encodeURIComponent("enact dashboard")}`;
   linkBox.replaceChildren(h("p", {}, "Approve the sign-in with your wallet on ", h("a", { href: url, target: "_blank", rel: "noopener" }, "the approval page"), ". This page waits for it."));
   window.open(url, "_blank", "noopener");
   const deadline = Date.now() + 10 * 60_000;
@@ -237,8 +238,11 @@ export async function triggersPage(root, message = "") {
   stopLive();
   const status = statusLine();
   if (message) showOk(status, message);
+  const serviceUrl = await triggerServiceUrl();
+  // The service's own URL, named on the page when it is not this origin (replaceChildren takes Nodes).
+  const where = serviceUrl ? [h("p", { class: "meta" }, "The trigger service is at ", h("code", { class: "addr" }, serviceUrl), ".")] : [];
   if (!triggerTokenSet()) {
-    root.replaceChildren(h("h1", {}, "Triggers"), status, tokenForm(root));
+    root.replaceChildren(h("h1", {}, "Triggers"), status, ...where, tokenForm(root));
     return;
   }
   let me;
@@ -258,6 +262,7 @@ export async function triggersPage(root, message = "") {
   root.replaceChildren(
     h("h1", {}, "Triggers"),
     status,
+    ...where,
     h("p", { class: "meta" }, "Signed in to the trigger service as ", h("code", { class: "addr" }, me.user_id), " ", out),
     createForm(root, actions, wallets),
     h("h2", {}, `Triggers (${list.total})`),

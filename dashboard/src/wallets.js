@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Wallets page: each PKP wallet with its Ethereum address and, where the API answers one, its
-// Solana (Ed25519) address; creating a wallet (docs/dashboard.md).
+// The Wallets page: each PKP wallet with its Ethereum address and its Solana (Ed25519) address,
+// both as GET /list_wallets answers them; creating a wallet (docs/dashboard.md).
 import { getAll, post } from "./api.js";
 import { field, h, showError, showOk, statusLine } from "./dom.js";
 
-/** The Solana address a wallet answer carries, under any of the names the API may give it. */
-export function solanaAddress(w) {
-  return w.solana_address ?? w.ed25519_address ?? w.solana?.address ?? null;
-}
-
 function walletCard(w) {
-  const sol = solanaAddress(w);
   const row = (k, v) => [h("dt", {}, k), h("dd", {}, v)];
   return h(
     "article",
@@ -21,7 +15,9 @@ function walletCard(w) {
       "dl",
       { class: "facts" },
       row("Ethereum address", h("code", { class: "addr" }, w.wallet_address)),
-      row("Solana address", sol ? h("code", { class: "addr" }, sol) : h("span", { class: "empty" }, "not offered by this server")),
+      // null when the wallet's key is not this account's (a wallet registered on-chain under a
+      // derivation path this account does not own): the server derives no address for it.
+      row("Solana address", w.solana_address ? h("code", { class: "addr" }, w.solana_address) : h("span", { class: "empty" }, "none: this wallet's key is not this account's")),
       row("PKP id", h("code", { class: "addr" }, w.pkp_id)),
     ),
   );
@@ -39,7 +35,7 @@ export async function walletsPage(root, message = "") {
     ev.preventDefault();
     try {
       const w = await post("/create_wallet", { name: name.input.value, description: description.input.value });
-      await walletsPage(root, `Wallet ${w.pkp_id} created.`);
+      await walletsPage(root, `Wallet ${w.pkp_id} created, Solana address ${w.solana_address}.`);
     } catch (err) {
       showError(status, err);
     }

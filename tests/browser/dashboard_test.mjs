@@ -2,8 +2,10 @@
 // The dashboard (docs/dashboard.md) in headless Chromium against a real `enact-server --dev` that
 // this script starts on a free loopback port with a fresh data directory. It signs in with an
 // account key, buys credits through the dev provider, reads the chart of credit use, creates a
-// usage key (shown once), edits its permissions and removes it, and checks every write against
-// the API as a script sees it. Each page is screenshotted into the output directory (the second
+// usage key (shown once), edits its permissions and expiry, expires and removes it, creates groups
+// and wallets (Ethereum and Solana addresses), reads actions' code back (and, as a usage key, is
+// told which it may not read), runs one, walks the Triggers page and Attestation, converts to
+// ChainSecured, and checks every write against the API as a script sees it. Each page is screenshotted into the output directory (the second
 // argument) and checked with axe-core; any console error (a CSP violation is one), uncaught
 // exception or request off loopback fails the test, as does a page wider than a 375 px screen.
 //
@@ -47,7 +49,8 @@ try {
   browser = session.browser;
   const page = await session.context.newPage();
   const errors = [];
-  watchConsole(page, errors);
+  // The usage key's Actions page reads code it may not read: the server's 404s are expected there.
+  watchConsole(page, errors, (url, text) => /status of 404/.test(text) && url.includes("/core/v1/get_action_code?"));
   const wallet = await injectWallet(session.context);
 
   // Sign in. The key must end up in session storage only.
@@ -206,13 +209,17 @@ try {
   await page.getByRole("heading", { name: "Wallets", level: 1 }).waitFor();
   await page.getByLabel("Wallet name").fill("signer-2");
   await page.getByRole("button", { name: "Create wallet" }).click();
-  await page.getByText(/Wallet 0x[0-9a-fA-F]{40} created\./).waitFor();
+  await page.getByText(/Wallet 0x[0-9a-fA-F]{40} created, Solana address [1-9A-HJ-NP-Za-km-z]{32,44}\./).waitFor();
   const wallets = (await api(base, "GET", "/list_wallets", key)).data.items;
   const made = wallets.find((w) => w.name === "signer-2");
   check("the wallet was created through the API", !!made);
   const walletText = await page.locator("article", { has: page.getByRole("heading", { name: "signer-2" }) }).innerText();
-  check("the wallet shows its Ethereum address and a Solana slot",
-    walletText.includes(made.wallet_address) && /Solana address/.test(walletText), walletText);
+  check("the API answers a Solana address for the new wallet", /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(made.solana_address ?? ""), JSON.stringify(made));
+  check("the wallet shows its Ethereum and Solana addresses",
+    walletText.includes(made.wallet_address) && /Solana address/.test(walletText) && walletText.includes(made.solana_address), walletText);
+  const listedSolana = await page.locator("article", { has: page.getByRole("heading", { name: "payout signer" }) }).innerText();
+  check("so does a wallet created through the API", listedSolana.includes(wallets.find((w) => w.pkp_id === pkp).solana_address), listedSolana);
+  check("the page no longer says the API answers no Solana address", !(await page.locator("main").innerText()).includes("not offered"));
   await inspect(page, "08-wallets");
 
   // Actions: add one from its code, see it highlighted, run it with a PKP, check the signature.
@@ -228,6 +235,8 @@ try {
   await api(base, "POST", "/add_action_to_group", key, { group_id: group.group_id, action_ipfs_cid: signAction.action_ipfs_cid });
   const signCard = page.locator("article", { has: page.getByRole("heading", { name: "sign", exact: true }) });
   check("the card shows the CID", (await signCard.innerText()).includes(signAction.action_ipfs_cid));
+  await signCard.getByLabel("Code of sign").waitFor();
+  check("the code is read back from the server", (await signCard.getByLabel("Code of sign").innerText()) === signCode);
   check("the code is highlighted",
     (await signCard.locator(".tok-api").count()) > 0 && (await signCard.locator(".tok-comment").count()) === 1 && (await signCard.locator(".tok-string").count()) === 1);
   await signCard.locator("summary", { hasText: "Run sign" }).click();
@@ -239,9 +248,36 @@ try {
   check("the signature verifies in the page and recovers to the PKP", sigText.includes(`✓ valid: signed by ${pkp.toLowerCase()}`), sigText);
   check("the response is shown", (await signCard.locator(".run-result").innerText()).includes('"signed": true'));
   await inspect(page, "09-actions-run");
+  const okCode = page.locator("article", { has: page.getByRole("heading", { name: "ok", exact: true }) }).getByLabel("Code of ok");
+  check("an action added through the API shows its code too", (await okCode.innerText()) === code && (await okCode.locator(".tok-api").count()) === 1);
+
+  // A usage key sees the code of the actions it may run, and for the others a message, not code:
+  // the server answers not_found (GET /get_action_code's permission rule, docs/protocol.md §2).
+  const runKey = (await api(base, "POST", "/add_usage_api_key", key, { name: "triggers", execute_in_groups: [group.group_id] })).data.usage_api_key;
+  const hiddenCode = "Enact.setResponse({hidden: 'outside every group'});";
+  const hiddenCid = (await api(base, "POST", "/upload_action", key, { code: hiddenCode })).data.action_ipfs_cid;
+  await api(base, "POST", "/add_action", key, { action_ipfs_cid: hiddenCid, name: "hidden" });
+  const readBy = async (k, c) => (await api(base, "GET", `/get_action_code?action_ipfs_cid=${encodeURIComponent(c)}`, k));
+  check("through the API the usage key reads the code of an action in its group, not one outside",
+    (await readBy(runKey, cid)).data.code === code && (await readBy(runKey, hiddenCid)).status === 404 && (await readBy(runKey, hiddenCid)).data.error?.code === "not_found");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByLabel("Account API key").fill(runKey);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
+  await page.getByRole("link", { name: "Actions" }).click();
+  const hiddenCard = page.locator("article", { has: page.getByRole("heading", { name: "hidden", exact: true }) });
+  await hiddenCard.locator(".code-error").waitFor();
+  check("the usage key's page shows why the code cannot be read",
+    (await hiddenCard.locator(".code-error").innerText()).includes("The code cannot be read: no action with this CID that this key may read (not_found, HTTP 404).") && (await hiddenCard.locator("pre").count()) === 0);
+  check("and no code of that action anywhere in the page", !(await page.content()).includes("outside every group"));
+  await page.locator("article", { has: page.getByRole("heading", { name: "ok", exact: true }) }).getByLabel("Code of ok").waitFor();
+  await inspect(page, "10b-actions-usage-key");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByLabel("Account API key").fill(key);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
 
   // Triggers: sign in through the approval handshake, create a webhook and a schedule, watch runs.
-  const runKey = (await api(base, "POST", "/add_usage_api_key", key, { name: "triggers", execute_in_groups: [group.group_id] })).data.usage_api_key;
   const boomCid = (await api(base, "POST", "/upload_action", key, { code: 'function explode() { throw new Error("boom"); }\nexplode();' })).data.action_ipfs_cid;
   await api(base, "POST", "/add_action", key, { action_ipfs_cid: boomCid, name: "boom" });
   await api(base, "POST", "/add_action_to_group", key, { group_id: group.group_id, action_ipfs_cid: boomCid });
