@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -50,8 +51,9 @@ class local_backend final : public content_backend {
 
   result<void> put(const std::string& cid, bytes_view code) const override {
     const std::string final_path = dir_ + "/" + cid;
-    struct stat st {};
-    if (::stat(final_path.c_str(), &st) == 0)
+    // A file already there is kept only when it holds this code: one changed on disk (which get
+    // refuses) is replaced, so storing the code again repairs it, as on PostgreSQL.
+    if (holds(final_path, code))
       return {};
     std::array<uint8_t, 8> suffix{};
     crypto::random_bytes(suffix);
@@ -116,6 +118,15 @@ class local_backend final : public content_backend {
   }
 
  private:
+  /// Whether the file at `path` exists and holds exactly `code`.
+  [[nodiscard]] static bool holds(const std::string& path, bytes_view code) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) != code.size())
+      return false;
+    std::ifstream f(path, std::ios::binary);
+    const bytes kept((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    return std::equal(kept.begin(), kept.end(), code.begin(), code.end());
+  }
   [[nodiscard]] static error failure(const std::exception& e) {
     return fail(api_errc::unavailable, "upload record: " + std::string(e.what()));
   }
