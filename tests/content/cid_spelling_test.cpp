@@ -6,30 +6,19 @@
 // spellings the parser does not take (upper-case base32, a v0 with a changed character) read
 // nothing. The dag-pb CIDv1 spellings (base32 and base58btc) name the same block and read it.
 #include <doctest/doctest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "cases.hpp"
 #include "enact/codec/base58.hpp"
+#include "support.hpp"
 
 namespace enact::core::test {
 namespace {
 
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "enact-content-cid-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~temp_dir() { std::filesystem::remove_all(path); }
-};
-
 TEST_CASE("content store: only the dag-pb spellings of a CID read its code; a changed file is refused in every one") {
-  temp_dir dir;
-  const content_store store = enact::test::must_ok(content_store::open(dir.path.string()));
+  enact::test::temp_dir dir("enact-content-cid");
+  const content_store store = enact::test::must_ok(content_store::open(dir.path().string()));
   const bytes code = code_of("Enact.setResponse('the victim\\'s code');\n");
   const std::string v0 = MUST(store.put(code));
   const ipfs::cid parsed = MUST(ipfs::parse(v0));
@@ -66,7 +55,7 @@ TEST_CASE("content store: only the dag-pb spellings of a CID read its code; a ch
 
   // Attack: the file under the CIDv0 changed behind the server's back (another code planted):
   // refused whichever spelling asks for it.
-  std::ofstream(dir.path / "actions" / v0, std::ios::binary | std::ios::trunc) << "Enact.setResponse('planted');\n";
+  std::ofstream(dir.path() / "actions" / v0, std::ios::binary | std::ios::trunc) << "Enact.setResponse('planted');\n";
   for (const std::string& spelling : {v0, v1_base32, v1_base58}) {
     CAPTURE(spelling);
     CHECK_ERRC(store.get(spelling), api_errc::internal);
