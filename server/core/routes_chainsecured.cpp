@@ -29,6 +29,7 @@
 #include <chrono>
 
 #include "core/errors.hpp"
+#include "core/key_cache.hpp"
 #include "core/route.hpp"
 #include "core/schema.hpp"
 #include "enact/codec/base64.hpp"
@@ -86,7 +87,10 @@ result<json::value> create_wallet_with_signature(request_context& c) {
   // Derived from (the signer's account, the path) here, so the key is that account's by
   // construction: its Ed25519 key's Solana address is named as for every other wallet answer.
   ENACT_TRY(const auto ed25519, c.svc.tee->ed25519_public_key(owner, path));
-  return json::value_from(api::minted_wallet{wallet, wallet, path, pkp::solana_address(ed25519)});
+  std::string solana = pkp::solana_address(ed25519);
+  // Remembered (core/key_cache.hpp): the wallet's later listings and runs under `owner` pay a lookup.
+  shared_key_cache().remember(*c.svc.tee, owner, path, wallet, solana);
+  return json::value_from(api::minted_wallet{wallet, wallet, path, std::move(solana)});
 }
 
 result<json::value> add_usage_api_key_with_signature(request_context& c) {

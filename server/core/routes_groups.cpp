@@ -6,6 +6,7 @@
 #include <httplib.h>
 
 #include "core/errors.hpp"
+#include "core/key_cache.hpp"
 #include "core/route.hpp"
 #include "core/schema.hpp"
 #include "enact/pkp/pkp.hpp"
@@ -53,12 +54,10 @@ json::value group_page(const ledger::page<ledger::group>& groups, ledger::page_r
 /// does not give the registered wallet, the key is not this account's and `solana_address` is null.
 result<api::wallet> wallet_answer(const request_context& c, const ledger::wallet& w) {
   api::wallet out = to_api(w);
-  const auto& account = c.who->account.hash;
-  ENACT_TRY(const address derived, c.svc.tee->wallet_address(account, w.derivation_path));
-  if (derived != w.pkp_id)
-    return out;
-  ENACT_TRY(const auto pub, c.svc.tee->ed25519_public_key(account, w.derivation_path));
-  out.solana_address = pkp::solana_address(pub);
+  // Both derivations are paid once per (account, path, wallet) for the process's lifetime
+  // (core/key_cache.hpp), so a page of wallets costs lookups, not two derivations per wallet.
+  ENACT_TRY(out.solana_address,
+            shared_key_cache().solana_address(*c.svc.tee, c.who->account.hash, w.derivation_path, w.pkp_id));
   return out;
 }
 

@@ -16,16 +16,15 @@
 // a run writes nothing to the chain.
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <map>
-#include <mutex>
 #include <set>
 #include <utility>
 
 #include "core/content_store.hpp"
 #include "core/credits.hpp"
 #include "core/errors.hpp"
+#include "core/key_cache.hpp"
 #include "core/log.hpp"
 #include "core/route.hpp"
 #include "core/run_signing.hpp"
@@ -45,46 +44,6 @@ namespace enact::core {
 namespace {
 
 namespace s = schema;
-
-/// (account, derivation path, wallet) triples whose derivation was checked (docs/protocol.md §1 "owning
-/// account"): a derivation is deterministic for the server's root key, so a triple once verified
-/// stays true for the process's lifetime and the check costs one derivation per PKP, not one per
-/// use. Kept per TEE (an embedding program may mount several services). Bounded: when full, the
-/// set is emptied and triples are verified again as they are used.
-class verified_key_set {
- public:
-  [[nodiscard]] bool contains(const tee::tee* t, const hash256& account, const hash256& path, const address& pkp) {
-    const entry e{t, make(account, path, pkp)};
-    std::lock_guard lock(mu_);
-    return set_.contains(e);
-  }
-  void insert(const tee::tee* t, const hash256& account, const hash256& path, const address& pkp) {
-    const entry e{t, make(account, path, pkp)};
-    std::lock_guard lock(mu_);
-    if (set_.size() >= kMax)
-      set_.clear();
-    set_.insert(e);
-  }
-
- private:
-  static constexpr size_t kMax = 1 << 16;
-  using triple = std::array<uint8_t, 32 + 32 + 20>;
-  using entry = std::pair<const tee::tee*, triple>;
-  static triple make(const hash256& account, const hash256& path, const address& pkp) {
-    triple t{};
-    std::copy(account.begin(), account.end(), t.begin());
-    std::copy(path.begin(), path.end(), t.begin() + 32);
-    std::copy(pkp.begin(), pkp.end(), t.begin() + 64);
-    return t;
-  }
-  std::mutex mu_;
-  std::set<entry> set_;
-};
-
-verified_key_set& verified_keys() {
-  static verified_key_set s;
-  return s;
-}
 
 /// Answers Enact.signEcdsa / signMessage / getAddress / encrypt / decrypt for one run, for the
 /// PKPs the execution rule allows in it. Keys are derived inside the TEE per call and never
@@ -246,15 +205,14 @@ class run_capabilities final : public runtime::capability_handler {
       return owned_key{*pkp, it->second};
     const hash256& account = c_.who->account.hash;
     ENACT_TRY(const auto w, c_.svc.ledger->get_wallet(account, *pkp));
-    if (!verified_keys().contains(c_.svc.tee, account, w.derivation_path, *pkp)) {
-      ENACT_TRY(const address derived, c_.svc.tee->wallet_address(account, w.derivation_path));
-      if (derived != *pkp)
-        return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
-                                             " is not a key of this account: its registered derivation path gives "
-                                             "another wallet under this account, so it cannot sign, encrypt or "
-                                             "decrypt here");
-      verified_keys().insert(c_.svc.tee, account, w.derivation_path, *pkp);
-    }
+    // The check costs one derivation per (account, path, wallet) for the process's lifetime
+    // (core/key_cache.hpp), not one per run.
+    ENACT_TRY(const bool owned, shared_key_cache().owns(*c_.svc.tee, account, w.derivation_path, *pkp));
+    if (!owned)
+      return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
+                                           " is not a key of this account: its registered derivation path gives "
+                                           "another wallet under this account, so it cannot sign, encrypt or "
+                                           "decrypt here");
     paths_[*pkp] = w.derivation_path;
     return owned_key{*pkp, w.derivation_path};
   }

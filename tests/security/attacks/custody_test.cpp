@@ -240,6 +240,17 @@ TEST_CASE("a victim's PKP copied into another account never signs there") {
              json::object{{"code", seal_code}, {"pkp_id", victim_pkp}, {"params", json::object{{"pkp", victim_pkp}}}},
              victim.auth());
   ITEST_CHECK_STATUS(again, 200);
+
+  // The server remembers the owning-account check per (account, path, wallet) (docs/architecture.md,
+  // core/key_cache.hpp): with the victim's entry now cached by its listing and its run, the copied
+  // pair is still the attacker's own entry, so it is still listed with null and still refused.
+  const response relisted = c.get("/list_wallets", a.auth());
+  ITEST_REQUIRE_STATUS(relisted, 200);
+  for (const auto& item : relisted.body.at("items").as_array())
+    if (s_of(item, "pkp_id") == victim_pkp)
+      CHECK(item.at("solana_address").is_null());
+  CHECK(relisted.text.find(s_of(vw.body, "solana_address")) == std::string::npos);
+  expect_refused(srv, c, a, cids, victim_pkp, victim_ciphertext);
   CHECK(srv.stop().clean());
 }
 
