@@ -444,6 +444,17 @@ int actions_upload(const std::vector<std::string>& argv) {
   return 0;
 }
 
+int actions_code(const std::vector<std::string>& argv) {
+  args a = parse_args(argv, {});
+  a.at_most(1);
+  const std::string cid = a.at(0, "CID");
+  if (auto c = ipfs::parse(cid); !c)
+    throw usage_error("CID: " + c.err().message);
+  const api::action_code code = connect(a, true).get_action_code(cid);
+  emit_document(json::value_from(code), code.code);
+  return 0;
+}
+
 int actions_update(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"name", "description"});
   a.at_most(1);
@@ -679,6 +690,8 @@ std::vector<command> core_commands() {
        with_key_hint(actions_add)},
       {"core actions upload", "FILE" + g, "store action code on the service; prints its CID",
        with_key_hint(actions_upload)},
+      {"core actions code", "CID" + g, "an action's code as the service stores it (byte for byte; JSON with --json)",
+       with_key_hint(actions_code)},
       {"core actions update", "HASHED_CID|CID [--name N] [--description D]" + g,
        "change an action's name or description", with_key_hint(actions_update)},
       {"core actions delete", "HASHED_CID|CID" + g, "delete an action's metadata", with_key_hint(actions_delete)},

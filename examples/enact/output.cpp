@@ -213,6 +213,13 @@ void emit_value(std::string_view name, const json::value& v) {
     write_out(render_text(v));
 }
 
+void emit_document(const json::value& v, std::string_view text) {
+  if (g_json)
+    write_rendered(json::serialize(v));
+  else
+    write_out(text);
+}
+
 void emit_secret_value(std::string_view name, const Secret& key) {
   if (!g_json) {
     write_out(as_chars(key.view()));

@@ -39,6 +39,9 @@ void emit_item(const boost::json::value& v);
 /// `$(enact key address …)` keeps working; `{"<name>": value}` with --json.
 void emit_value(std::string_view name, const boost::json::value& v);
 inline void emit_value(std::string_view name, std::string_view text) { emit_value(name, boost::json::value(text)); }
+/// A result whose text form is a document printed byte for byte (an action's code, so that
+/// `enact core actions code CID > action.js` gives back the uploaded file); `v` with --json.
+void emit_document(const boost::json::value& v, std::string_view text);
 /// A result that is one secret value (a new private key), printed once as emit_value does; every
 /// copy made for printing is wiped.
 void emit_secret_value(std::string_view name, const Secret& key);

@@ -81,6 +81,17 @@ try {
   const ran = json(['core', 'run', '--cid', up.action_ipfs_cid, '--pkp', pkp.pkp_id, '--params',
                     JSON.stringify({ pkp: pkp.pkp_id }), '--key-file', 'usage.key'], 'run');
   check(ran.response?.signer === pkp.pkp_id && ran.charged_credits === 1, `the action ran with the PKP (${JSON.stringify(ran)})`);
+  // The code read back (GET /get_action_code) by the usage key that may run it: the file byte for
+  // byte, the same in the JSON form; a CID the key may not read is the service's not_found (exit 1).
+  const code = json(['core', 'actions', 'code', up.action_ipfs_cid, '--key-file', 'usage.key'], 'actions code');
+  check(code.action_ipfs_cid === up.action_ipfs_cid && code.code === readFileSync(path('action.js'), 'utf8'),
+        `actions code --json gives back the uploaded file (${JSON.stringify(code)})`);
+  const text = run(['core', 'actions', 'code', up.action_ipfs_cid, '--key-file', 'usage.key']);
+  check(text.code === 0 && text.out === readFileSync(path('action.js'), 'utf8').trim(),
+        `actions code prints the code itself (${text.code} '${text.out}' ${text.err})`);
+  fails(['core', 'actions', 'code', 'QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn', '--key-file', 'usage.key'], 1,
+        /not_found/, 'actions code of a CID nobody let this key read');
+  fails(['core', 'actions', 'code', 'not-a-cid', '--key-file', 'usage.key'], 2, /CID/, 'actions code of a malformed CID');
   const billed = json(['core', 'billing', 'balance', '--wallet-key-file', 'owner.key'], 'balance after the run');
   check(billed.balance_credits === 499, `500 credits bought, one run charged (${JSON.stringify(billed)})`);
 
