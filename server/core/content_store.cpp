@@ -110,6 +110,15 @@ class local_backend final : public content_backend {
     }
   }
 
+  result<bool> stored_by(const hash256& account, const std::string& cid) const override {
+    std::lock_guard lock(mu_);
+    try {
+      return read(account, cid).first;
+    } catch (const std::exception& e) {
+      return failure(e);
+    }
+  }
+
   result<std::optional<bytes>> get(const std::string& cid) const override {
     std::ifstream f(dir_ + "/" + cid, std::ios::binary);
     if (!f)
@@ -193,12 +202,33 @@ result<std::string> content_store::put_for(const hash256& account, bytes_view co
 
 result<upload_usage> content_store::usage(const hash256& account) const { return backend_->usage(account); }
 
-result<std::optional<bytes>> content_store::get(std::string_view cid_text) const {
+namespace {
+
+/// The CIDv0 under which the code `cid_text` names is kept; nullopt for a CID of other content
+/// (not dag-pb), which the store never holds.
+result<std::optional<ipfs::cid>> kept_as(std::string_view cid_text) {
   ENACT_TRY(const auto wanted, ipfs::parse(cid_text));
   // Code is kept under its CIDv0; a v1 dag-pb CID names the same code.
-  const ipfs::cid v0{0, ipfs::kCodecDagPb, wanted.multihash};
+  ipfs::cid v0{0, ipfs::kCodecDagPb, wanted.multihash};
   if (!ipfs::same_content(wanted, v0))
+    return std::optional<ipfs::cid>{};
+  return std::optional<ipfs::cid>(std::move(v0));
+}
+
+}  // namespace
+
+result<bool> content_store::stored_by(const hash256& account, std::string_view cid_text) const {
+  ENACT_TRY(const auto v0, kept_as(cid_text));
+  if (!v0)
+    return false;
+  return backend_->stored_by(account, v0->to_string());
+}
+
+result<std::optional<bytes>> content_store::get(std::string_view cid_text) const {
+  ENACT_TRY(const auto kept, kept_as(cid_text));
+  if (!kept)
     return std::optional<bytes>{};
+  const ipfs::cid& v0 = *kept;
   ENACT_TRY(std::optional<bytes> code, backend_->get(v0.to_string()));
   if (!code)
     return code;

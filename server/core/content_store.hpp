@@ -49,6 +49,9 @@ class content_backend {
   [[nodiscard]] virtual result<void> put_for(const hash256& account, const std::string& cid, bytes_view code,
                                              const upload_quota& quota) const = 0;
   [[nodiscard]] virtual result<upload_usage> usage(const hash256& account) const = 0;
+  /// Whether `account` stored `cid` (a CIDv0 string): uploaded it, or ran it from a body or a
+  /// gateway and had it kept.
+  [[nodiscard]] virtual result<bool> stored_by(const hash256& account, const std::string& cid) const = 0;
   /// The bytes kept under `cid` (a CIDv0 string), unchecked; nullopt when absent.
   [[nodiscard]] virtual result<std::optional<bytes>> get(const std::string& cid) const = 0;
 };
@@ -75,6 +78,9 @@ class content_store {
   [[nodiscard]] result<std::string> put_for(const hash256& account, bytes_view code, const upload_quota& quota) const;
   /// What `account` has stored.
   [[nodiscard]] result<upload_usage> usage(const hash256& account) const;
+  /// Whether `account` stored the code `cid` names (any CID spelling of it): the rule of
+  /// /get_action_code, under which an account reads back only code it put here itself.
+  [[nodiscard]] result<bool> stored_by(const hash256& account, std::string_view cid) const;
   /// The code of `cid` when stored and intact; nullopt when absent.
   [[nodiscard]] result<std::optional<bytes>> get(std::string_view cid) const;
 

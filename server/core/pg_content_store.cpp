@@ -138,6 +138,20 @@ class pg_backend final : public content_backend {
     }
   }
 
+  result<bool> stored_by(const hash256& account, const std::string& cid) const override {
+    try {
+      bool out = false;
+      transact([&](pqxx::work& w) {
+        out = !w.exec_params("SELECT 1 FROM content_uploads WHERE account = decode($1, 'hex') AND cid = $2",
+                             codec::hex::encode(account), cid)
+                   .empty();
+      });
+      return out;
+    } catch (const std::exception& e) {
+      return unavailable(e);
+    }
+  }
+
   result<std::optional<bytes>> get(const std::string& cid) const override {
     std::optional<std::string> hex;
     try {

@@ -103,9 +103,10 @@ result<json::value> no_such_action() {
 }
 
 /// docs/protocol.md §2 /get_action_code: the account key reads the code of every action its
-/// account registered under exactly this CID string; a usage key reads it when it may run it or
-/// manage it: execute or group:manageActions on a group listing the action, or group:manageActions
-/// on the wildcard group 0 (which lets it put the action in any group).
+/// account registered under exactly this CID string and stored itself (uploaded, or ran and had
+/// kept); a usage key reads it when it may also run it or manage it: execute or
+/// group:manageActions on a group listing the action, or group:manageActions on the wildcard
+/// group 0 (which lets it put the action in any group).
 result<json::value> get_action_code(request_context& c) {
   if (!c.http.has_param("action_ipfs_cid"))
     return fail(api_errc::invalid_request, "query.action_ipfs_cid: required");
@@ -132,6 +133,12 @@ result<json::value> get_action_code(request_context& c) {
   ENACT_TRY(const auto code, c.svc.store->get(cid));
   if (!code)
     return fail(api_errc::not_found, "the code of this action is not in this server's content store");
+  // Only code this account put in the store itself (an upload, or a run that had it kept): an
+  // account that registers a CID it learned (another account's upload) may run that code, which
+  // tells it no more than that run would, but never reads its source.
+  ENACT_TRY(const bool own, c.svc.store->stored_by(account, cid));
+  if (!own)
+    return no_such_action();
   std::string text(code->begin(), code->end());
   if (!codec::utf8::is_valid(text))
     return fail(api_errc::conflict, "the stored code of this action is not UTF-8 text");
@@ -242,29 +249,31 @@ void add_action_routes(std::vector<route>& out) {
                          {"429",
                           "rate_limited: the key's request rate "
                           "(limits.key_rate_per_second; Retry-After set)"}}});
-  out.push_back(route{"GET",
-                      "/get_action_code",
-                      "getActionCode",
-                      "actions",
-                      "The code of an action of the account, read back from the server's content store. The account "
-                      "key reads every action its account registered under this CID string; a usage key those it may "
-                      "run or manage (execute or group:manageActions on a group listing it, or group:manageActions on "
-                      "the wildcard group 0).",
-                      auth_kind::key,
-                      false,
-                      {{"action_ipfs_cid", s::string("the CID as registered (CIDv0 Qm… or CIDv1)", 256), true}},
-                      {},
-                      s::object({{"action_ipfs_cid", s::string("the CID as given"), true},
-                                 {"code", s::string("the action's JavaScript source (UTF-8)", size_t{1} << 20), true}}),
-                      get_action_code,
-                      0,
-                      false,
-                      false,
-                      json::object{{"404",
-                                    "not_found: no action with this CID that this key may read (another account's, "
-                                    "one outside the key's groups and unknown CIDs answer alike); or, for an action "
-                                    "the key may read, its code is not in this server's content store"},
-                                   {"409", "conflict: the stored code is not UTF-8 text"}}});
+  out.push_back(
+      route{"GET",
+            "/get_action_code",
+            "getActionCode",
+            "actions",
+            "The code of an action of the account, read back from the server's content store. The account "
+            "key reads every action its account registered under this CID string and stored itself "
+            "(uploaded, or ran and had kept); a usage key those it may also run or manage (execute or "
+            "group:manageActions on a group listing it, or group:manageActions on the wildcard group 0).",
+            auth_kind::key,
+            false,
+            {{"action_ipfs_cid", s::string("the CID as registered (CIDv0 Qm… or CIDv1)", 256), true}},
+            {},
+            s::object({{"action_ipfs_cid", s::string("the CID as given"), true},
+                       {"code", s::string("the action's JavaScript source (UTF-8)", size_t{1} << 20), true}}),
+            get_action_code,
+            0,
+            false,
+            false,
+            json::object{{"404",
+                          "not_found: no action with this CID that this key may read (another account's, code "
+                          "this account did not store, one outside the key's groups and unknown CIDs answer "
+                          "alike); or, for an action the key may read, its code is not in this server's "
+                          "content store"},
+                         {"409", "conflict: the stored code is not UTF-8 text"}}});
 }
 
 }  // namespace enact::core

@@ -87,6 +87,24 @@ TEST_CASE("get_action_code reads nothing the caller may not run or manage, and n
                          200);
     check_refused(c.get(code_path(cid), attacker.auth()));
   }
+  SUBCASE("another account that registers the victim's CID and may run it still never reads it") {
+    // Registering a CID is open to anyone, and content addressing lets the attacker run the code
+    // the victim stored; reading its source is the victim's alone.
+    ITEST_REQUIRE_STATUS(
+        c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "borrowed"}}, attacker.auth()), 200);
+    const response mine_too =
+        c.post("/add_group",
+               json::object{{"name", "borrowed"},
+                            {"cid_hashes_permitted", json::array{json::string(s_of(up.body, "hashed_cid"))}}},
+               attacker.auth());
+    ITEST_REQUIRE_STATUS(mine_too, 200);
+    check_refused(c.get(code_path(cid), attacker.auth()));
+    const usage_keys runner = create_usage_key(
+        c, attacker.auth(), json::object{{"execute_in_groups", json::array{u_of(mine_too.body, "group_id")}}});
+    check_refused(c.get(code_path(cid), runner.auth()));
+    // The victim's own key still reads it.
+    ITEST_CHECK_STATUS(c.get(code_path(cid), victim.auth()), 200);
+  }
   SUBCASE("the owner's own usage keys without rights on a group listing it") {
     const usage_keys nothing = create_usage_key(c, victim.auth());
     const usage_keys elsewhere = create_usage_key(c, victim.auth(),
