@@ -298,6 +298,17 @@ TEST_CASE("fleet: three servers on one PostgreSQL and one chain; one killed mid-
                                   << webhooks.cut_off);
   REQUIRE(free_runs.cut_off + capped_runs.cut_off + short_runs.cut_off + webhooks.cut_off > 0);  // the kill landed
 
+  // How far the load got depends on the machine: on a slow or busy one it may end before the
+  // short account is spent or the capped key reaches its cap. Spend them now, one run at a time
+  // across the instances, so the refusals below are reached on any machine; these runs are
+  // tallied with the load's and charged the same way.
+  auto spend = [&](tally& t, const usage_keys& key, const std::string& body, uint64_t budget) {
+    for (uint64_t n = 0; t.refused_402 == 0 && n <= budget / kRunPrice + 4; ++n)
+      runner(t, key, body)(f.port(n % fleet::kSize));
+  };
+  spend(capped_runs, capped_key, run_body, kCap);
+  spend(short_runs, short_core.key, short_body, kShortFunded);
+
   // Every webhook run finishes, and every schedule passes two due times after its creation.
   const int64_t due_until = std::max<int64_t>(unix_now(), (schedules_created / 30 + 2) * 30);
   std::vector<json::object> hook_runs;
