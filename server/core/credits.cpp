@@ -64,6 +64,8 @@ result<void> credit_hold::settle_keeping(uint64_t amount, const metering::idempo
   return {};
 }
 
+bool credit_hold::expired() const { return r_ && r_->expires_at <= metering::system_now(); }
+
 void credit_hold::release() noexcept {
   if (!r_)
     return;

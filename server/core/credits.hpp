@@ -63,6 +63,9 @@ class credit_hold {
   /// stays open.
   [[nodiscard]] result<void> settle_keeping(uint64_t amount, const metering::idempotency_request& q,
                                             const metering::kept_answer& a);
+  /// Whether the hold expired (store clock): its credits are no longer held, so what it covered
+  /// must not start (it would go unpaid).
+  [[nodiscard]] bool expired() const;
   /// Gives the credits back now.
   void release() noexcept;
 

@@ -115,6 +115,22 @@ idempotent_call::~idempotent_call() {
     (void)store_->drop_claim(q_);
 }
 
+result<void> idempotent_call::renew(request_context& c, std::chrono::milliseconds lease) {
+  if (!open_)
+    return {};
+  q_.lease = lease;
+  auto renewed = store_->renew_claim(q_);
+  if (!renewed && renewed.code() == metering::metering_errc::unknown_claim) {
+    // Another request with the key took the claim over (or may now): it is that one's to answer.
+    open_ = false;
+    c.retry_after = static_cast<int>(std::max<int64_t>(1, (lease.count() + 999) / 1000));
+    return fail(api_errc::conflict, "the request with Idempotency-Key " + q_.key +
+                                        " was delayed past its lease and another request with the key may run it; "
+                                        "retry it later");
+  }
+  return renewed;
+}
+
 result<void> idempotent_call::finish_charging(credit_hold& hold, uint64_t amount, int status, const std::string& body) {
   if (!open_)
     return fail(metering::metering_errc::unknown_claim, "Idempotency-Key " + q_.key + ": no open claim");

@@ -20,8 +20,9 @@
 // run's wall time, the code's fetch, the wait for a sandbox worker, plus a margin). A claim whose
 // lease ran out unanswered was its server's, killed mid-request: the next request with the key
 // takes it over (of several, exactly one) and runs. A claim whose lease holds is never taken over,
-// so a live request is never run twice. Each claim is named by a random owner, so a claimant taken
-// over can neither answer nor free the key of its successor.
+// so a live request is never run twice: right before it runs, the claimant renews its claim
+// (a compare-and-set on owner and live lease, renew()) and does not run when the claim is gone. Each claim is named by
+// a random owner, so a claimant taken over can neither answer nor free the key of its successor.
 #pragma once
 
 #include <chrono>
@@ -57,6 +58,13 @@ class idempotent_call {
 
   /// The answer kept for the key, to send instead of running the request.
   [[nodiscard]] const std::optional<metering::kept_answer>& replay() const noexcept { return replay_; }
+
+  /// Extends the claim by `lease` from now, right before the request's effect (the run): when
+  /// the claim is no longer this call's (its lease ran out while the request was delayed, and a
+  /// retry may have taken it over), 409 conflict with c.retry_after, and the request must make no
+  /// effect; finish() then leaves the key to its new claimant. A call without an open claim
+  /// (replayed) has nothing to renew.
+  [[nodiscard]] result<void> renew(request_context& c, std::chrono::milliseconds lease);
 
   /// Keeps the answer sent (status and exact body), or frees the key when the answer had no
   /// effect (402, 429, 5xx). An error of the store is returned for the log: the answer stands.

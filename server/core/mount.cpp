@@ -268,6 +268,7 @@ void serve(const route& r, mount_state& st, const httplib::Request& req, httplib
     if (idempotent && idempotent->replay())
       return json::value(nullptr);
     ctx.charge_with_answer = idempotent.has_value();
+    ctx.idempotent = idempotent ? &*idempotent : nullptr;
     // A relayed ledger write costs the surcharge: held before the write, debited once it
     // succeeded, given back when it was refused (core/credits.hpp). Billing's own writes (payment
     // intents, confirmations) are the metering store's and cost nothing.

@@ -46,7 +46,8 @@ struct caller {
   uint64_t key_cap = 0;      // the usage key's spending cap (setUsageApiKey's balance); 0: none
 };
 
-class credit_hold;  // core/credits.hpp
+class credit_hold;      // core/credits.hpp
+class idempotent_call;  // core/idempotency.hpp
 
 struct request_context {
   const httplib::Request& http;
@@ -62,6 +63,8 @@ struct request_context {
   /// the amount) to the answer, which debits it in the store transaction that keeps the answer
   /// (core/idempotency.hpp finish_charging), so no charge outlives a lost answer.
   bool charge_with_answer = false;
+  /// The request's claim of its Idempotency-Key, renewed right before a run (core/idempotency.hpp).
+  idempotent_call* idempotent = nullptr;
   std::shared_ptr<credit_hold> charge_at_answer;
   uint64_t charge_amount = 0;
 };

@@ -24,6 +24,7 @@
 #include "core/content_store.hpp"
 #include "core/credits.hpp"
 #include "core/errors.hpp"
+#include "core/idempotency.hpp"
 #include "core/key_cache.hpp"
 #include "core/log.hpp"
 #include "core/route.hpp"
@@ -366,6 +367,14 @@ result<json::value> run_action(request_context& c) {
                                    c.svc.log->info(message, std::move(fields));
                                  });
   runtime::fetching_handler handler(caps, fetches);
+  // Last checks before the effect: a request delayed past its Idempotency-Key's lease (a store
+  // write waiting on a lock) may have been taken over by a retry, which runs it; and a hold that
+  // expired meanwhile no longer holds the credits, so the run would go unpaid. Neither runs.
+  if (c.idempotent != nullptr) {
+    ENACT_TRY_VOID(c.idempotent->renew(c, run_budget(c.cfg)));
+  }
+  if (hold && hold->expired())
+    return fail(api_errc::unavailable, "the run's credit hold expired before it could start; retry the request");
   // Not run (the pool saturated, the sandbox unavailable): the reservation goes back uncharged.
   ENACT_TRY(const auto out, c.svc.sandbox->run(source, params, handler));
   // Ran, to a result or to the action's failure: charged. When the debit cannot be made (the

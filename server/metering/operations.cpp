@@ -265,12 +265,15 @@ result<credit_result> credit_payment(session& s, const account_hash& account, st
   return credit_result{after, true};
 }
 
-result<reservation> reserve(session& s, const reserve_request& q, millis now) {
+result<reservation> reserve(session& s, const reserve_request& q, const clock_fn& clock) {
   ENACT_TRY_VOID(check_amount("amount", q.amount));
   ENACT_TRY_VOID(check_id("run id", q.run_id, kMaxId));
   if (q.ttl.count() <= 0)
     return fail(metering_errc::invalid_argument, "ttl: must be positive");
   const uint64_t bal = locked_balance(s, q.account);
+  // Read after the lock: a wait for the account's row (another session holding it) does not
+  // shorten the hold, which would otherwise be written already expired and the run go unpaid.
+  const millis now = clock();
   s.exec({"DELETE FROM metering_reservations WHERE account = ?1 AND expires_at <= ?2"}, {hx(q.account), now});
   const uint64_t held_all = held(s, q.account, nullptr, now);
   if (bal < held_all || bal - held_all < q.amount)
@@ -394,8 +397,10 @@ result<idempotency_claim> claim_idempotency(session& s, const idempotency_reques
       return idempotency_claim{claim_state::claimed, std::nullopt, 0};
     return idempotency_claim{claim_state::in_progress, std::nullopt, lease_until};
   }
-  if (r.i64(0, 1) <= retention_start(now)) {
-    // Older than the retention: the key is free again, for any request.
+  if (r.i64(0, 1) <= retention_start(now) && (!r.null(0, 3) || r.i64(0, 2) <= now)) {
+    // Older than the retention, and answered or no longer leased: the key is free again, for any
+    // request. A claim whose lease holds stays its claimant's (it may have been taken over late
+    // in the retention, and its claimant still runs).
     s.exec({"UPDATE metering_idempotency SET fingerprint = ?3, created_at = ?4, lease_until = ?5, status = NULL, "
             "body = NULL, owner = ?6 WHERE account = ?1 AND idem_key = ?2"},
            {hx(q.account), q.key, fp, now, lease_until, q.owner});
@@ -441,6 +446,17 @@ result<void> drop_claim(session& s, const idempotency_request& q) {
   return {};
 }
 
+result<void> renew_claim(session& s, const idempotency_request& q, millis now) {
+  ENACT_TRY_VOID(check_idempotency(q));
+  const rows r = s.exec({"UPDATE metering_idempotency SET lease_until = ?5 WHERE account = ?1 AND idem_key = ?2 AND "
+                         "fingerprint = ?3 AND owner = ?4 AND status IS NULL AND lease_until > ?6"},
+                        {hx(q.account), q.key, hx(q.fingerprint), q.owner, now + q.lease.count(), now});
+  if (r.affected != 1)
+    return fail(metering_errc::unknown_claim,
+                "Idempotency-Key " + q.key + ": the claim of this request ended (its lease ran out or was taken over)");
+  return {};
+}
+
 result<uint64_t> settle_and_keep(session& s, const account_hash& account, std::string_view id, uint64_t amount,
                                  const idempotency_request& q, const kept_answer& a, millis now) {
   ENACT_TRY(const uint64_t after, settle(s, account, id, amount, now));
@@ -450,7 +466,9 @@ result<uint64_t> settle_and_keep(session& s, const account_hash& account, std::s
 
 result<uint64_t> expire_idempotency(session& s, millis now) {
   return static_cast<uint64_t>(
-      s.exec({"DELETE FROM metering_idempotency WHERE created_at <= ?1"}, {retention_start(now)}).affected);
+      s.exec({"DELETE FROM metering_idempotency WHERE created_at <= ?1 AND (status IS NOT NULL OR lease_until <= ?2)"},
+             {retention_start(now), now})
+          .affected);
 }
 
 }  // namespace operations
@@ -487,7 +505,7 @@ result<credit_result> session_store::credit_payment(const account_hash& a, std::
   return run(true, [&](session& s) { return ops::credit_payment(s, a, id, now_()); });
 }
 result<reservation> session_store::reserve(const reserve_request& r) {
-  return run(true, [&](session& s) { return ops::reserve(s, r, now_()); });
+  return run(true, [&](session& s) { return ops::reserve(s, r, now_); });
 }
 result<uint64_t> session_store::settle(const account_hash& a, std::string_view id, uint64_t amount) {
   return run(true, [&](session& s) { return ops::settle(s, a, id, amount, now_()); });
@@ -515,6 +533,9 @@ result<void> session_store::keep_answer(const idempotency_request& r, const kept
 }
 result<void> session_store::drop_claim(const idempotency_request& r) {
   return run(true, [&](session& s) { return ops::drop_claim(s, r); });
+}
+result<void> session_store::renew_claim(const idempotency_request& r) {
+  return run(true, [&](session& s) { return ops::renew_claim(s, r, now_()); });
 }
 result<uint64_t> session_store::settle_and_keep(const account_hash& a, std::string_view id, uint64_t amount,
                                                 const idempotency_request& r, const kept_answer& k) {

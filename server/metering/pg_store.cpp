@@ -4,6 +4,7 @@
 #include "metering/pg_store.hpp"
 
 #include <pqxx/except>
+#include <pqxx/nontransaction>
 #include <pqxx/result>
 #include <pqxx/prepared_statement>
 #include <pqxx/transaction>
@@ -87,11 +88,20 @@ bool retryable(const std::exception_ptr& e) {
   }
 }
 
+/// A write waiting on a row another session holds (a stuck transaction of another server) fails
+/// as a storage error after this, instead of stalling the committer and every write behind it.
+constexpr const char* kLockTimeout = "SET lock_timeout = '10s'";
+
+void set_lock_timeout(pqxx::connection& c) {
+  pqxx::nontransaction n(c);
+  n.exec(kLockTimeout);
+}
+
 class pg_store final : public sql::session_store {
  public:
   pg_store(const std::string& url, pg_options o)
       : session_store(std::move(o.now)),
-        pool_(url, {.size = o.pool_size, .on_connect = {}}),
+        pool_(url, {.size = o.pool_size, .on_connect = set_lock_timeout}),
         committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
 
   void migrate() {

@@ -63,7 +63,9 @@ namespace operations {
 [[nodiscard]] result<payment> get_payment(session& s, const account_hash& account, std::string_view id);
 [[nodiscard]] result<credit_result> credit_payment(session& s, const account_hash& account, std::string_view id,
                                                    millis now);
-[[nodiscard]] result<reservation> reserve(session& s, const reserve_request& r, millis now);
+/// Reads `clock` after the account's row is locked: a reservation made after a wait for the lock
+/// expires `r.ttl` after it is made.
+[[nodiscard]] result<reservation> reserve(session& s, const reserve_request& r, const clock_fn& clock);
 [[nodiscard]] result<uint64_t> settle(session& s, const account_hash& account, std::string_view id, uint64_t amount,
                                       millis now);
 [[nodiscard]] result<void> release(session& s, const account_hash& account, std::string_view id);
@@ -74,6 +76,7 @@ namespace operations {
 [[nodiscard]] result<idempotency_claim> claim_idempotency(session& s, const idempotency_request& r, millis now);
 [[nodiscard]] result<void> keep_answer(session& s, const idempotency_request& r, const kept_answer& a);
 [[nodiscard]] result<void> drop_claim(session& s, const idempotency_request& r);
+[[nodiscard]] result<void> renew_claim(session& s, const idempotency_request& r, millis now);
 [[nodiscard]] result<uint64_t> settle_and_keep(session& s, const account_hash& account, std::string_view id,
                                                uint64_t amount, const idempotency_request& r, const kept_answer& a,
                                                millis now);
@@ -99,6 +102,7 @@ class session_store : public store {
   [[nodiscard]] result<idempotency_claim> claim_idempotency(const idempotency_request& r) override;
   [[nodiscard]] result<void> keep_answer(const idempotency_request& r, const kept_answer& a) override;
   [[nodiscard]] result<void> drop_claim(const idempotency_request& r) override;
+  [[nodiscard]] result<void> renew_claim(const idempotency_request& r) override;
   [[nodiscard]] result<uint64_t> settle_and_keep(const account_hash& a, std::string_view id, uint64_t amount,
                                                  const idempotency_request& r, const kept_answer& k) override;
   [[nodiscard]] result<uint64_t> expire_idempotency() override;

@@ -163,7 +163,8 @@ struct kept_answer {
 
 /// What a claim found.
 enum class claim_state {
-  claimed,      // the key was free (new, older than the retention, or its claimant's lease ran out):
+  claimed,      // the key was free (new, older than the retention and answered or no longer leased,
+                // or its claimant's lease ran out):
                 // the caller runs the request, then keep_answer or drop_claim
   answered,     // the same request was answered: `answer` is that answer
   in_progress,  // the same request runs now, on this or another server
@@ -225,6 +226,12 @@ class store {
   /// Frees a claimed key without an answer (the request had no effect; a retry may run it); only
   /// the owner's open claim (unknown_claim otherwise).
   [[nodiscard]] virtual result<void> drop_claim(const idempotency_request& r) = 0;
+  /// Extends the owner's open claim to `r.lease` from now, on condition that it is still
+  /// `r.owner`'s, unanswered and its lease has not ended (a compare-and-set): unknown_claim
+  /// otherwise (taken over, or free to be). The claimant calls it right before the request's
+  /// effect, and makes no effect when it fails: a request delayed past its lease never runs
+  /// beside the one that took it over.
+  [[nodiscard]] virtual result<void> renew_claim(const idempotency_request& r) = 0;
   /// `settle` and `keep_answer` in one transaction: the run's charge and the answer that reports
   /// it are kept together or not at all, so a server killed in between leaves neither (the
   /// reservation expires uncharged, the claim is taken over and runs once) and never a charge
@@ -232,7 +239,8 @@ class store {
   [[nodiscard]] virtual result<uint64_t> settle_and_keep(const account_hash& account, std::string_view reservation_id,
                                                          uint64_t amount, const idempotency_request& r,
                                                          const kept_answer& a) = 0;
-  /// Deletes every key older than kIdempotencyRetention; returns how many.
+  /// Deletes every key older than kIdempotencyRetention that is answered or whose lease ended
+  /// (a live claim is its claimant's until it ends); returns how many.
   [[nodiscard]] virtual result<uint64_t> expire_idempotency() = 0;
 };
 

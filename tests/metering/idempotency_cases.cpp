@@ -242,6 +242,79 @@ void housekeeping_expires(store& s, test_clock& clock) {
   CHECK(MUST(s.expire_idempotency()) == 0);
 }
 
+// Attack: a claimant delayed past its lease renews before it runs; the renewal is a
+// compare-and-set on its owner and a live lease, so a claim taken over (or whose lease ran out,
+// free to be taken) is not renewed and the late claimant does not run beside its successor.
+void renewals(store& s, test_clock& clock) {
+  idempotency_request first = request(kAlice, "key-renew", 1);
+  first.lease = std::chrono::seconds(30);
+  first.owner = "first";
+  idempotency_request second = first;
+  second.owner = "second";
+  CHECK(MUST(s.claim_idempotency(first)).state == claim_state::claimed);
+  clock.now += 20000;
+  MUST(s.renew_claim(first));  // the live owner: leased 30 s from now
+  const millis renewed_at = clock.now;
+  clock.now += 20000;  // past the first lease, within the renewed one
+  const idempotency_claim busy = MUST(s.claim_idempotency(second));
+  CHECK(busy.state == claim_state::in_progress);
+  CHECK(busy.lease_until == renewed_at + 30000);
+  CHECK_ERRC(s.renew_claim(second), metering_errc::unknown_claim);  // not its claim
+  clock.now = renewed_at + 30000;  // the lease ended: not renewed, even before a takeover
+  CHECK_ERRC(s.renew_claim(first), metering_errc::unknown_claim);
+  CHECK(MUST(s.claim_idempotency(second)).state == claim_state::claimed);
+  CHECK_ERRC(s.renew_claim(first), metering_errc::unknown_claim);  // taken over
+  clock.now += 1000;
+  MUST(s.renew_claim(second));
+  MUST(s.keep_answer(second, kept_answer{200, R"({"second":1})"}));
+  CHECK_ERRC(s.renew_claim(second), metering_errc::unknown_claim);  // answered: nothing to renew
+  // Another request's fingerprint under the owner's token renews nothing either.
+  idempotency_request third = request(kAlice, "key-renew-2", 1);
+  third.owner = "third";
+  CHECK(MUST(s.claim_idempotency(third)).state == claim_state::claimed);
+  idempotency_request forged = third;
+  forged.fingerprint = test_hash(0xF0, 9);
+  CHECK_ERRC(s.renew_claim(forged), metering_errc::unknown_claim);
+  MUST(s.renew_claim(third));
+  MUST(s.drop_claim(third));
+  CHECK_ERRC(s.renew_claim(third), metering_errc::unknown_claim);  // dropped
+}
+
+// Attack: the 24-hour retention frees a key only when it is answered or its lease ended; a claim
+// taken over late in the retention (its first server died) and still leased stays its claimant's,
+// for claims and the housekeeping alike.
+void retention_spares_live_claims(store& s, test_clock& clock) {
+  const millis day = std::chrono::duration_cast<std::chrono::milliseconds>(kIdempotencyRetention).count();
+  idempotency_request dead = request(kAlice, "retried-all-day", 1);
+  dead.lease = std::chrono::seconds(46);
+  dead.owner = "dead";
+  CHECK(MUST(s.claim_idempotency(dead)).state == claim_state::claimed);
+  clock.now += day - 10000;
+  idempotency_request live = dead;
+  live.owner = "live";
+  CHECK(MUST(s.claim_idempotency(live)).state == claim_state::claimed);  // taken over, leased 46 s
+  clock.now += 10000;  // the key's first claim is a day old; live's lease holds 36 s more
+  idempotency_request other = dead;
+  other.owner = "other";
+  const idempotency_claim c = MUST(s.claim_idempotency(other));
+  CHECK(c.state == claim_state::in_progress);
+  CHECK(c.lease_until == clock.now + 36000);
+  CHECK(MUST(s.claim_idempotency(request(kAlice, "retried-all-day", 2))).state == claim_state::mismatch);
+  CHECK(MUST(s.expire_idempotency()) == 0);
+  MUST(s.renew_claim(live));
+  MUST(s.keep_answer(live, kept_answer{200, R"({"live":1})"}));
+  // Answered and a day old: free again, and swept.
+  CHECK(MUST(s.claim_idempotency(request(kAlice, "retried-all-day", 3))).state == claim_state::claimed);
+  // A day-old claim whose lease ended unanswered is free again too, and swept.
+  idempotency_request lapsed = request(kAlice, "lapsed", 1);
+  lapsed.lease = std::chrono::seconds(30);
+  lapsed.owner = "lapsed";
+  CHECK(MUST(s.claim_idempotency(lapsed)).state == claim_state::claimed);
+  clock.now += day;
+  CHECK(MUST(s.expire_idempotency()) == 2);
+  CHECK(MUST(s.claim_idempotency(lapsed)).state == claim_state::claimed);
+}
+
 }  // namespace
 
 void run_idempotency_conformance(const store_factory& make) {
@@ -260,6 +333,10 @@ void run_idempotency_conformance(const store_factory& make) {
   }
   SUBCASE("a run's charge and its answer are kept together or not at all") { charge_kept_with_answer(*s, clock); }
   SUBCASE("housekeeping deletes keys past the retention") { housekeeping_expires(*s, clock); }
+  SUBCASE("a claim is renewed by its live owner only") { renewals(*s, clock); }
+  SUBCASE("the retention frees answered or lapsed keys, never a live claim") {
+    retention_spares_live_claims(*s, clock);
+  }
 }
 
 }  // namespace enact::metering::test

@@ -3,7 +3,10 @@
 // throwaway server (tests/triggers' postgres_fixture), and what belongs to this backend alone:
 // two stores (two servers) on one database share the credits, and open on one schema.
 #include <doctest/doctest.h>
+#include <libpq-fe.h>
 
+#include <chrono>
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -16,6 +19,32 @@ namespace enact::metering::test {
 namespace {
 
 using triggers::test::shared_postgres;
+
+/// Another session holding every account row (a stuck transaction of another server) until it
+/// goes away.
+class row_locker {
+ public:
+  explicit row_locker(const std::string& url) : c_(PQconnectdb(url.c_str())) {
+    REQUIRE(PQstatus(c_) == CONNECTION_OK);
+    exec("BEGIN");
+    exec("SELECT account FROM metering_accounts FOR UPDATE");
+  }
+  row_locker(const row_locker&) = delete;
+  row_locker& operator=(const row_locker&) = delete;
+  ~row_locker() {
+    exec("COMMIT");
+    PQfinish(c_);
+  }
+
+ private:
+  void exec(const char* sql) {
+    PGresult* r = PQexec(c_, sql);
+    const ExecStatusType st = PQresultStatus(r);
+    PQclear(r);
+    REQUIRE((st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK));
+  }
+  PGconn* c_;
+};
 
 TEST_CASE("metering store conformance: postgres") {
   run_conformance([](test_clock& clock) {
@@ -98,6 +127,57 @@ TEST_CASE("metering store on postgres: two servers' batches over two accounts lo
   CHECK(MUST(b->balance(second)) == 80);
   CHECK(MUST(a->usage(second, {1, 1})).total == 120);
   CHECK(MUST(b->usage(first, {1, 1})).total == 120);
+}
+
+}  // namespace
+}  // namespace enact::metering::test
+
+namespace enact::metering::test {
+namespace {
+
+TEST_CASE("metering store on postgres: a hold reserved after a wait for the account's row is not expired") {
+  // Its expiry counts from when it is made, not from before the wait: a run that waited past the
+  // hold's ttl for the row would otherwise start with a hold already expired, and go unpaid.
+  const std::string url = shared_postgres().create_database();
+  test_clock clock;
+  auto s = enact::test::must_ok(open_postgres(url, {.pool_size = 4, .now = clock.fn()}));
+  const hash256 account{9};
+  MUST(s->record_payment(intent("pi_wait", account, 100)));
+  (void)MUST(s->credit_payment(account, "pi_wait"));
+  std::future<result<reservation>> held;
+  {
+    row_locker lock(url);
+    held = std::async(std::launch::async, [&] {
+      return s->reserve(reserve_request{account, account, 10, 0, "run", std::chrono::seconds(5)});
+    });
+    CHECK(held.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout);  // waits for the row
+    clock.now += 60000;                                                                   // the wait outlasts the ttl
+  }
+  const reservation r = MUST(held.get());
+  CHECK(r.expires_at == clock.now + 5000);
+  CHECK(MUST(s->available(account)) == 90);  // held, not expired
+  CHECK(MUST(s->settle(account, r.id, 10)) == 90);
+}
+
+TEST_CASE("metering store on postgres: a write waiting on a locked row fails after the lock timeout") {
+  // A stuck session holding the account's row fails the write as a storage error (lock_timeout)
+  // instead of stalling it, and every write queued behind it, for as long as the row is held.
+  const std::string url = shared_postgres().create_database();
+  auto s = enact::test::must_ok(open_postgres(url));
+  const hash256 account{10};
+  MUST(s->record_payment(intent("pi_stuck", account, 100)));
+  (void)MUST(s->credit_payment(account, "pi_stuck"));
+  const auto start = std::chrono::steady_clock::now();
+  {
+    row_locker lock(url);
+    CHECK_ERRC(s->reserve(reserve_request{account, account, 10, 0, "run", std::chrono::minutes(1)}),
+               metering_errc::storage);
+  }
+  const auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(waited >= std::chrono::seconds(9));
+  CHECK(waited < std::chrono::seconds(60));
+  CHECK(MUST(s->available(account)) == 100);  // nothing held
+  (void)MUST(s->reserve(reserve_request{account, account, 10, 0, "run", std::chrono::minutes(1)}));
 }
 
 }  // namespace
