@@ -201,7 +201,7 @@ void wipe_secrets(json::value& v) {
 }
 
 void serve(const route& r, mount_state& st, const httplib::Request& req, httplib::Response& res) {
-  request_context ctx{req, st.svc, st.cfg, std::nullopt, nullptr, http::current_request().id};
+  request_context ctx{.http = req, .svc = st.svc, .cfg = st.cfg, .request_id = http::current_request().id};
   if (!res.has_header("X-Request-Id"))
     res.set_header("X-Request-Id", ctx.request_id);
   int status = 200;

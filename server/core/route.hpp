@@ -53,8 +53,8 @@ struct request_context {
   const httplib::Request& http;
   const services& svc;
   const config& cfg;
-  std::optional<caller> who;
-  json::value body;  // the parsed, schema-checked body (null for GET)
+  std::optional<caller> who{};
+  json::value body = nullptr;  // the parsed, schema-checked body (null for GET)
   std::string request_id;
   json::value error_details = nullptr;  // set by a handler: the `details` of its error body
   int error_status = 0;                 // set by the Idempotency-Key check: its 422 (core/idempotency.hpp)
@@ -65,7 +65,7 @@ struct request_context {
   bool charge_with_answer = false;
   /// The request's claim of its Idempotency-Key, renewed right before a run (core/idempotency.hpp).
   idempotent_call* idempotent = nullptr;
-  std::shared_ptr<credit_hold> charge_at_answer;
+  std::shared_ptr<credit_hold> charge_at_answer{};
   uint64_t charge_amount = 0;
 };
 
