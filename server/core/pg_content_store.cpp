@@ -193,33 +193,14 @@ class pg_backend final : public content_backend {
   }
 
   /// `body` in one transaction on a pooled connection (committed when it returns), run again a few times when
-  /// PostgreSQL aborts it as a deadlock or a serialization failure (two first uploads of one CID); a broken connection
-  /// is not pooled again.
+  /// PostgreSQL aborts it as a deadlock, a serialization failure or a unique violation (two first uploads of one CID).
   void transact(const std::function<void(pqxx::work&)>& body) const {
-    constexpr int kAttempts = 5;
-    for (int attempt = 1;; ++attempt) {
-      try {
-        auto lease = pool_.acquire();
-        try {
-          pqxx::work w(*lease);
-          body(w);
-          w.commit();
-          return;
-        } catch (const pqxx::broken_connection&) {
-          lease.discard();
-          throw;
-        }
-      } catch (const pqxx::deadlock_detected&) {
-        if (attempt == kAttempts)
-          throw;
-      } catch (const pqxx::serialization_failure&) {
-        if (attempt == kAttempts)
-          throw;
-      } catch (const pqxx::unique_violation&) {
-        if (attempt == kAttempts)
-          throw;
-      }
-    }
+    storage::transact(pool_,
+                      [&](pqxx::work& w) {
+                        body(w);
+                        return true;
+                      },
+                      {.unique_violation = true});
   }
 
   size_t max_;

@@ -134,31 +134,12 @@ class pg_store final : public sql::session_store {
   }
 
   /// `body` in one READ COMMITTED transaction on a pooled connection, run again (a few times)
-  /// when PostgreSQL aborts it as a deadlock or a serialization failure; a broken connection is
-  /// not pooled again.
+  /// when PostgreSQL aborts it as a deadlock or a serialization failure (storage::transact).
   void transact_alone(const std::function<bool(sql::session&)>& body) const {
-    constexpr int kAttempts = 5;
-    for (int attempt = 1;; ++attempt) {
-      try {
-        auto lease = pool_.acquire();
-        try {
-          pqxx::work w(*lease);
-          pg_session s(w);
-          if (body(s))
-            w.commit();
-          return;  // otherwise `w` rolls back
-        } catch (const pqxx::broken_connection&) {
-          lease.discard();
-          throw;
-        }
-      } catch (const pqxx::deadlock_detected&) {
-        if (attempt == kAttempts)
-          throw;
-      } catch (const pqxx::serialization_failure&) {
-        if (attempt == kAttempts)
-          throw;
-      }
-    }
+    storage::transact(pool_, [&](pqxx::work& w) {
+      pg_session s(w);
+      return body(s);
+    });
   }
 
   /// A batch in one READ COMMITTED transaction, each write in its savepoint, and one commit, under

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <pqxx/connection>
+#include <pqxx/transaction>
 
 #include <cstddef>
 #include <functional>
@@ -41,5 +42,20 @@ class pg_pool : public pool<pqxx::connection> {
   std::string url_;
   std::function<void(pqxx::connection&)> on_connect_;
 };
+
+/// When `transact` runs its body again.
+struct pg_retry {
+  /// Attempts in all, the first included.
+  int attempts = 5;
+  /// Also on a unique violation (two first inserts of one key racing: the loser's next attempt
+  /// sees the winner's row).
+  bool unique_violation = false;
+};
+
+/// Runs `body` in one transaction on a connection of `pool`: committed when `body` returns true,
+/// rolled back otherwise. Run again, up to `retry.attempts` times in all, when PostgreSQL aborts it
+/// as a deadlock or a serialization failure (and a unique violation, when `retry` says so); any
+/// other exception is passed on. A connection that broke is not pooled again.
+void transact(pg_pool& pool, const std::function<bool(pqxx::work&)>& body, const pg_retry& retry = {});
 
 }  // namespace enact::storage
