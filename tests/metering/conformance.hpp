@@ -8,7 +8,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "metering/store.hpp"
 
@@ -42,6 +44,22 @@ struct test_clock {
   p.amount_cents = cents;
   p.provider = std::move(provider);
   return p;
+}
+
+/// Runs `body(thread index)` on `threads` threads started together; returns when all have ended.
+template <class F>
+void race(int threads, F body) {
+  std::atomic<bool> go{false};
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t)
+    running.emplace_back([&, t] {
+      while (!go.load())
+        std::this_thread::yield();
+      body(t);
+    });
+  go = true;
+  for (auto& t : running)
+    t.join();
 }
 
 /// A fresh, empty store reading `clock`.

@@ -107,45 +107,37 @@ TEST_CASE("metering store on sqlite: a disk filling under 64 callers loses, doub
     {
       // Room for a few commits of the log, then none.
       file_size_limit full(largest_file(dir.path()) + (256u << 10));
-      std::atomic<bool> go{false};
-      std::vector<std::thread> threads;
-      for (int t = 0; t < kThreads; ++t)
-        threads.emplace_back([&, t] {
-          while (!go.load())
-            std::this_thread::yield();
-          for (int i = 0; i < 6; ++i) {
-            auto r = s->reserve(reserve_request{kErin, kErinKey, kHold, kCap, "run-" + std::to_string(t)});
-            if (!r) {
-              if (r.code() == metering_errc::storage)
-                ++a.storage;
-              else if (r.code() == metering_errc::insufficient_credits || r.code() == metering_errc::cap_exceeded)
-                ++a.refused;
-              else
-                ++a.unexpected;
-              continue;
-            }
-            // Every other hold is released instead of charged.
-            const bool charge = (t + i) % 2 == 0;
-            const result<void> done =
-                charge ? done_or_failed(s->settle(kErin, r->id, kCharge)) : s->release(kErin, r->id);
-            std::lock_guard lock(a.mu);
-            if (done) {
-              if (charge) {
-                ++a.settled;
-                a.debited += kCharge;
-              }
-            } else {
-              a.open.push_back(r->id);  // answered failed: the hold must still be there
-              if (done.code() == metering_errc::storage)
-                ++a.storage;
-              else
-                ++a.unexpected;
-            }
+      race(kThreads, [&](int t) {
+        for (int i = 0; i < 6; ++i) {
+          auto r = s->reserve(reserve_request{kErin, kErinKey, kHold, kCap, "run-" + std::to_string(t)});
+          if (!r) {
+            if (r.code() == metering_errc::storage)
+              ++a.storage;
+            else if (r.code() == metering_errc::insufficient_credits || r.code() == metering_errc::cap_exceeded)
+              ++a.refused;
+            else
+              ++a.unexpected;
+            continue;
           }
-        });
-      go = true;
-      for (auto& t : threads)
-        t.join();
+          // Every other hold is released instead of charged.
+          const bool charge = (t + i) % 2 == 0;
+          const result<void> done =
+              charge ? done_or_failed(s->settle(kErin, r->id, kCharge)) : s->release(kErin, r->id);
+          std::lock_guard lock(a.mu);
+          if (done) {
+            if (charge) {
+              ++a.settled;
+              a.debited += kCharge;
+            }
+          } else {
+            a.open.push_back(r->id);  // answered failed: the hold must still be there
+            if (done.code() == metering_errc::storage)
+              ++a.storage;
+            else
+              ++a.unexpected;
+          }
+        }
+      });
       MESSAGE("answered done: " << a.settled << " settles; failed for the store: " << a.storage.load()
                                 << "; refused: " << a.refused.load() << "; holds left open: " << a.open.size());
       CHECK(a.unexpected == 0);

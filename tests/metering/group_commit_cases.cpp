@@ -33,22 +33,6 @@ reserve_request hold(const account_hash& account, uint64_t amount, uint64_t cap 
   return reserve_request{account, key, amount, cap, "run"};
 }
 
-/// Runs `body(thread index)` on kThreads threads started together.
-template <class F>
-void race(F body) {
-  std::atomic<bool> go{false};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      while (!go.load())
-        std::this_thread::yield();
-      body(t);
-    });
-  go = true;
-  for (auto& t : threads)
-    t.join();
-}
-
 /// What kThreads threads got, each asking `per_thread` times for the same hold: the holds taken,
 /// the refusals with `refusal`, and any other answer.
 struct raced_holds {
@@ -59,7 +43,7 @@ struct raced_holds {
 raced_holds race_holds(store& s, const reserve_request& q, int per_thread, metering_errc refusal) {
   std::mutex mu;
   raced_holds out;
-  race([&](int) {
+  race(kThreads, [&](int) {
     for (int i = 0; i < per_thread; ++i) {
       auto r = s.reserve(q);
       std::lock_guard lock(mu);
@@ -87,7 +71,7 @@ void holds_race_for_a_balance(store& s) {
   CHECK(MUST(s.balance(kCarol)) == 100);
   std::atomic<size_t> next{0};
   std::atomic<int> settled{0};
-  race([&](int) {
+  race(kThreads, [&](int) {
     for (size_t i = next++; i < held.size(); i = next++)
       if (s.settle(kCarol, held[i], 3))
         ++settled;
@@ -106,7 +90,7 @@ void holds_race_for_a_balance(store& s) {
 void failures_do_not_undo_neighbours(store& s) {
   fund(s, kCarol, "pi_mix", 10'000);
   std::atomic<int> ok_holds{0}, ok_settles{0}, unexpected{0};
-  race([&](int t) {
+  race(kThreads, [&](int t) {
     for (int i = 0; i < 10; ++i) {
       switch ((t + i) % 4) {
         case 0: {
@@ -171,7 +155,7 @@ void runs_of_two_accounts(store& s) {
   fund(s, kDave, "pi_d0", 300);
   std::atomic<uint64_t> charged_carol{0}, charged_dave{0};
   std::atomic<int> unexpected{0};
-  race([&](int t) {
+  race(kThreads, [&](int t) {
     const account_hash& account = t % 2 == 0 ? kCarol : kDave;
     auto& charged = t % 2 == 0 ? charged_carol : charged_dave;
     for (int i = 0; i < 12; ++i) {
