@@ -13,7 +13,9 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <iterator>
 #include <string>
+#include <vector>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -59,23 +61,8 @@ class pg_backend final : public content_backend {
       : max_(o.max_code_bytes), pool_(url, {.size = o.pool_size, .on_connect = {}}) {}
 
   void migrate() {
-    auto lease = pool_.acquire();
-    pqxx::work w(*lease);
-    w.exec(kSchemaLock);
-    w.exec("CREATE TABLE IF NOT EXISTS content_schema (version integer NOT NULL)");
-    const pqxx::result v = w.exec("SELECT version FROM content_schema");
-    int version = v.empty() ? 0 : v[0][0].as<int>();
-    const int latest = static_cast<int>(std::size(kMigrations));
-    if (version > latest)
-      throw std::runtime_error("schema version " + std::to_string(version) + " is newer than this build's " +
-                               std::to_string(latest));
-    for (; version < latest; ++version)
-      w.exec(kMigrations[version]);
-    if (v.empty())
-      w.exec("INSERT INTO content_schema (version) VALUES (" + std::to_string(latest) + ")");
-    else
-      w.exec("UPDATE content_schema SET version = " + std::to_string(latest));
-    w.commit();
+    storage::migrate(pool_, kSchemaLock, "content_schema",
+                     std::vector<std::string>(std::begin(kMigrations), std::end(kMigrations)));
   }
 
   result<void> put(const std::string& cid, bytes_view code) const override {

@@ -104,25 +104,7 @@ class pg_store final : public sql::session_store {
         pool_(url, {.size = o.pool_size, .on_connect = set_lock_timeout}),
         committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
 
-  void migrate() {
-    auto lease = pool_.acquire();
-    pqxx::work w(*lease);
-    w.exec(kSchemaLock);
-    w.exec("CREATE TABLE IF NOT EXISTS metering_schema (version integer NOT NULL)");
-    const pqxx::result v = w.exec("SELECT version FROM metering_schema");
-    int version = v.empty() ? 0 : v[0][0].as<int>();
-    const int latest = static_cast<int>(migrations().size());
-    if (version > latest)
-      throw std::runtime_error("schema version " + std::to_string(version) + " is newer than this build's " +
-                               std::to_string(latest));
-    for (; version < latest; ++version)
-      w.exec(migrations()[static_cast<size_t>(version)]);
-    if (v.empty())
-      w.exec("INSERT INTO metering_schema (version) VALUES (" + std::to_string(latest) + ")");
-    else
-      w.exec("UPDATE metering_schema SET version = " + std::to_string(latest));
-    w.commit();
-  }
+  void migrate() { storage::migrate(pool_, kSchemaLock, "metering_schema", migrations()); }
 
  private:
   /// A write through the committer; a read in its own transaction.

@@ -2,6 +2,9 @@
 #include "storage/pg_pool.hpp"
 
 #include <pqxx/except>
+#include <pqxx/result>
+
+#include <stdexcept>
 
 #include "enact/secret.hpp"
 
@@ -49,6 +52,27 @@ void transact(pg_pool& pool, const std::function<bool(pqxx::work&)>& body, const
         throw;
     }
   }
+}
+
+void migrate(pg_pool& pool, const std::string& lock, const std::string& version_table,
+             const std::vector<std::string>& steps) {
+  auto lease = pool.acquire();
+  pqxx::work w(*lease);
+  w.exec(lock);
+  w.exec("CREATE TABLE IF NOT EXISTS " + version_table + " (version integer NOT NULL)");
+  const pqxx::result v = w.exec("SELECT version FROM " + version_table);
+  int version = v.empty() ? 0 : v[0][0].as<int>();
+  const int latest = static_cast<int>(steps.size());
+  if (version > latest)
+    throw std::runtime_error("schema version " + std::to_string(version) + " is newer than this build's " +
+                             std::to_string(latest));
+  for (; version < latest; ++version)
+    w.exec(steps[static_cast<size_t>(version)]);
+  if (v.empty())
+    w.exec("INSERT INTO " + version_table + " (version) VALUES (" + std::to_string(latest) + ")");
+  else
+    w.exec("UPDATE " + version_table + " SET version = " + std::to_string(latest));
+  w.commit();
 }
 
 }  // namespace enact::storage

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "storage/pool.hpp"
 
@@ -57,5 +58,13 @@ struct pg_retry {
 /// as a deadlock or a serialization failure (and a unique violation, when `retry` says so); any
 /// other exception is passed on. A connection that broke is not pooled again.
 void transact(pg_pool& pool, const std::function<bool(pqxx::work&)>& body, const pg_retry& retry = {});
+
+/// Brings a store's schema to `steps.size()`: under `lock` (a statement taking the store's
+/// transaction-level advisory lock, so instances opening at once take turns), reads the version
+/// kept in `version_table` (created when missing; none yet is 0), runs the steps after it in one
+/// transaction and records the new version. A version newer than `steps` throws: this build is
+/// older than the database.
+void migrate(pg_pool& pool, const std::string& lock, const std::string& version_table,
+             const std::vector<std::string>& steps);
 
 }  // namespace enact::storage
