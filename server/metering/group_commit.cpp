@@ -21,9 +21,10 @@ group_commit::group_commit(batch_runner run, group_commit_options options)
 
 group_commit::~group_commit() { shutdown(); }
 
-void group_commit::submit(const std::function<bool(session&)>& body) {
+void group_commit::submit(const std::function<bool(session&)>& body, bool single_statement) {
   queued_write w;
   w.body = &body;
+  w.single_statement = single_statement;
   {
     std::unique_lock lock(mu_);
     if (stopping_)

@@ -29,6 +29,10 @@ namespace enact::metering::sql {
 /// savepoint when it returns true, roll it back when false) and what came of it.
 struct queued_write {
   const std::function<bool(session&)>* body = nullptr;
+  /// The body runs one statement that changes nothing when it refuses (returns false) and cannot
+  /// fail halfway: a backend may run it without a savepoint. If it throws anyway, the backend
+  /// fails the transaction and runs the batch's writes again one by one.
+  bool single_statement = false;
   std::exception_ptr error;  // what the body threw, or why its batch did not commit
   bool done = false;
 };
@@ -84,7 +88,7 @@ class group_commit {
 
   /// Queues `body` and waits until the batch holding it committed. Rethrows what the body threw,
   /// or what failed the batch; throws std::runtime_error once the committer is shut down.
-  void submit(const std::function<bool(session&)>& body);
+  void submit(const std::function<bool(session&)>& body, bool single_statement = false);
 
   /// Stops the committer: the batch in progress finishes (commits or fails, and is answered);
   /// writes queued behind it are answered with an error, never run; later submits fail at once.

@@ -110,6 +110,9 @@ class session_store : public store {
  protected:
   explicit session_store(clock_fn now) : now_(now ? std::move(now) : clock_fn(system_now)) {}
 
+  /// The store's clock (a test's, or the system's).
+  [[nodiscard]] const clock_fn& clock() const noexcept { return now_; }
+
   /// Runs `body` in one transaction (a write transaction when `write`): committed when it returns
   /// true, rolled back when it returns false or throws (the exception passed on). A backend may
   /// run `body` again when the database aborted the transaction (a deadlock).
