@@ -474,13 +474,17 @@ result<uint64_t> expire_idempotency(session& s, millis now) {
 }  // namespace operations
 
 template <class F>
-auto session_store::run(bool write, F&& f) const -> decltype(f(std::declval<session&>())) {
+auto session_store::run(access a, F&& f) const -> decltype(f(std::declval<session&>())) {
   std::optional<decltype(f(std::declval<session&>()))> out;
+  const std::function<bool(session&)> body = [&](session& s) {
+    out.emplace(f(s));
+    return out->has_value();
+  };
   try {
-    transact(write, [&](session& s) {
-      out.emplace(f(s));
-      return out->has_value();
-    });
+    if (a == access::hold)
+      transact_hold(body);
+    else
+      transact(a == access::write, body);
   } catch (const std::exception& e) {
     return fail(metering_errc::storage, std::string("metering store: ") + e.what());
   }
@@ -490,59 +494,59 @@ auto session_store::run(bool write, F&& f) const -> decltype(f(std::declval<sess
 namespace ops = operations;
 
 result<uint64_t> session_store::balance(const account_hash& a) const {
-  return run(false, [&](session& s) { return ops::balance(s, a); });
+  return run(access::read, [&](session& s) { return ops::balance(s, a); });
 }
 result<uint64_t> session_store::available(const account_hash& a) const {
-  return run(false, [&](session& s) { return ops::available(s, a, now_()); });
+  return run(access::read, [&](session& s) { return ops::available(s, a, now_()); });
 }
 result<void> session_store::record_payment(const payment& p) {
-  return run(true, [&](session& s) { return ops::record_payment(s, p, now_()); });
+  return run(access::write, [&](session& s) { return ops::record_payment(s, p, now_()); });
 }
 result<payment> session_store::get_payment(const account_hash& a, std::string_view id) const {
-  return run(false, [&](session& s) { return ops::get_payment(s, a, id); });
+  return run(access::read, [&](session& s) { return ops::get_payment(s, a, id); });
 }
 result<credit_result> session_store::credit_payment(const account_hash& a, std::string_view id) {
-  return run(true, [&](session& s) { return ops::credit_payment(s, a, id, now_()); });
+  return run(access::write, [&](session& s) { return ops::credit_payment(s, a, id, now_()); });
 }
 result<reservation> session_store::reserve(const reserve_request& r) {
-  return run(true, [&](session& s) { return ops::reserve(s, r, now_); });
+  return run(access::hold, [&](session& s) { return ops::reserve(s, r, now_); });
 }
 result<uint64_t> session_store::settle(const account_hash& a, std::string_view id, uint64_t amount) {
-  return run(true, [&](session& s) { return ops::settle(s, a, id, amount, now_()); });
+  return run(access::write, [&](session& s) { return ops::settle(s, a, id, amount, now_()); });
 }
 result<void> session_store::release(const account_hash& a, std::string_view id) {
-  return run(true, [&](session& s) { return ops::release(s, a, id); });
+  return run(access::hold, [&](session& s) { return ops::release(s, a, id); });
 }
 result<uint64_t> session_store::release_expired() {
-  return run(true, [&](session& s) { return ops::release_expired(s, now_()); });
+  return run(access::hold, [&](session& s) { return ops::release_expired(s, now_()); });
 }
 result<key_spending> session_store::spending(const account_hash& a, const key_hash& k) const {
-  return run(false, [&](session& s) { return ops::spending(s, a, k, now_()); });
+  return run(access::read, [&](session& s) { return ops::spending(s, a, k, now_()); });
 }
 result<page<usage_record>> session_store::usage(const account_hash& a, page_request p) const {
-  return run(false, [&](session& s) { return ops::usage(s, a, p); });
+  return run(access::read, [&](session& s) { return ops::usage(s, a, p); });
 }
 result<page<payment>> session_store::payments(const account_hash& a, page_request p) const {
-  return run(false, [&](session& s) { return ops::payments(s, a, p); });
+  return run(access::read, [&](session& s) { return ops::payments(s, a, p); });
 }
 result<idempotency_claim> session_store::claim_idempotency(const idempotency_request& r) {
-  return run(true, [&](session& s) { return ops::claim_idempotency(s, r, now_()); });
+  return run(access::write, [&](session& s) { return ops::claim_idempotency(s, r, now_()); });
 }
 result<void> session_store::keep_answer(const idempotency_request& r, const kept_answer& a) {
-  return run(true, [&](session& s) { return ops::keep_answer(s, r, a); });
+  return run(access::write, [&](session& s) { return ops::keep_answer(s, r, a); });
 }
 result<void> session_store::drop_claim(const idempotency_request& r) {
-  return run(true, [&](session& s) { return ops::drop_claim(s, r); });
+  return run(access::write, [&](session& s) { return ops::drop_claim(s, r); });
 }
 result<void> session_store::renew_claim(const idempotency_request& r) {
-  return run(true, [&](session& s) { return ops::renew_claim(s, r, now_()); });
+  return run(access::write, [&](session& s) { return ops::renew_claim(s, r, now_()); });
 }
 result<uint64_t> session_store::settle_and_keep(const account_hash& a, std::string_view id, uint64_t amount,
                                                 const idempotency_request& r, const kept_answer& k) {
-  return run(true, [&](session& s) { return ops::settle_and_keep(s, a, id, amount, r, k, now_()); });
+  return run(access::write, [&](session& s) { return ops::settle_and_keep(s, a, id, amount, r, k, now_()); });
 }
 result<uint64_t> session_store::expire_idempotency() {
-  return run(true, [&](session& s) { return ops::expire_idempotency(s, now_()); });
+  return run(access::write, [&](session& s) { return ops::expire_idempotency(s, now_()); });
 }
 
 }  // namespace sql

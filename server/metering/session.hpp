@@ -118,9 +118,18 @@ class session_store : public store {
   /// run `body` again when the database aborted the transaction (a deadlock).
   virtual void transact(bool write, const std::function<bool(session&)>& body) const = 0;
 
+  /// Runs a write that only holds credits or lets them go (a reservation made, released or
+  /// expired; docs/architecture.md §4 "Holds are not waited to disk"): a crash that loses it
+  /// loses the runs it held for too, and an open reservation lost is one released, which every
+  /// reader already allows for (a reservation may expire at any time). A backend may answer it
+  /// once committed, before the commit reached the disk; a later durable commit makes it durable
+  /// with everything before it. By default, a write like any other.
+  virtual void transact_hold(const std::function<bool(session&)>& body) const { transact(true, body); }
+
  private:
+  enum class access { read, write, hold };
   template <class F>
-  auto run(bool write, F&& f) const -> decltype(f(std::declval<session&>()));
+  auto run(access a, F&& f) const -> decltype(f(std::declval<session&>()));
 
   clock_fn now_;
 };

@@ -76,9 +76,22 @@ class sqlite_store final : public sql::session_store {
     }
   }
 
-  /// A batch in the writer's one IMMEDIATE transaction, each write in its savepoint; one commit
-  /// (synchronous FULL: on disk before any of them is answered).
+  /// Holds: committed at once, in the WAL but not yet flushed to disk (group_commit.hpp).
+  void transact_hold(const std::function<bool(sql::session&)>& body) const override {
+    committer_.submit(body, false, /*durable=*/false);
+  }
+
+  /// A batch in the writer's one IMMEDIATE transaction, each write in its savepoint; one commit,
+  /// with synchronous FULL (on disk before any of them is answered) unless the batch holds only
+  /// holds: synchronous NORMAL then, whose commit the WAL keeps in order and the next FULL commit
+  /// (or checkpoint) flushes with it. WAL stays consistent through a crash either way.
   void run_batch(std::span<sql::queued_write* const> batch) {
+    const bool durable = batch.front()->durable;
+    if (durable != synchronous_full_) {
+      // Between transactions, on the writer only this batch's leader uses.
+      db_.writer().exec(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+      synchronous_full_ = durable;
+    }
     db_.write([&](storage::connection& c) {
       sqlite_session s(c);
       for (sql::queued_write* w : batch) {
@@ -95,6 +108,7 @@ class sqlite_store final : public sql::session_store {
   }
 
   mutable storage::database db_;
+  bool synchronous_full_ = true;         // the writer's PRAGMA synchronous: FULL (true) or NORMAL
   mutable sql::group_commit committer_;  // after db_: stopped before the database closes
 };
 

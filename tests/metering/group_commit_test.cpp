@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -36,8 +37,17 @@ struct fake_ledger {
   std::map<std::string, int64_t> committed;
   std::map<std::string, int64_t> working;  // the batch's transaction
   std::vector<size_t> batch_sizes;
-  std::vector<std::string> order;  // writes in the order the committer ran them
+  std::vector<bool> batch_durable;  // per transaction: whether its commit was waited to disk
+  std::vector<std::string> order;   // writes in the order the committer ran them
   bool fail_commit = false;
+
+  // The durable transaction numbered `block_durable` (from 1) waits here before it commits,
+  // until `durable_released`.
+  std::mutex durable_mu;
+  std::condition_variable durable_cv;
+  int durable_count = 0;
+  int block_durable = 0;
+  bool durable_released = false;
 
   // The first batch waits here until opened, so the cases can queue writes behind it.
   std::mutex gate_mu;
@@ -65,6 +75,14 @@ struct fake_ledger {
             },
             [] {}, [&] { working = snapshot; }, [](const std::exception_ptr&) { return false; });
       batch_sizes.push_back(batch.size());
+      batch_durable.push_back(batch.front()->durable);
+      if (batch.front()->durable) {
+        std::unique_lock lock(durable_mu);
+        if (++durable_count == block_durable) {
+          durable_cv.notify_all();
+          durable_cv.wait(lock, [this] { return durable_released; });
+        }
+      }
       if (fail_commit)
         throw std::runtime_error("disk full");
       committed = working;
@@ -96,7 +114,7 @@ struct answer {
 
 /// Submits a debit of `amount` from "balance", named `name`: refused when the balance is short,
 /// thrown when `amount` is negative (a failing statement).
-answer debit(group_commit& gc, fake_ledger& l, const std::string& name, int64_t amount) {
+answer debit(group_commit& gc, fake_ledger& l, const std::string& name, int64_t amount, bool durable = true) {
   answer a;
   const std::function<bool(session&)> body = [&](session&) {
     l.order.push_back(name);
@@ -112,7 +130,7 @@ answer debit(group_commit& gc, fake_ledger& l, const std::string& name, int64_t 
     return true;
   };
   try {
-    gc.submit(body);
+    gc.submit(body, false, durable);
   } catch (const std::exception& e) {
     a.error = e.what();
   }
@@ -259,6 +277,78 @@ TEST_CASE("group commit: shutdown answers the waiting callers with an error and 
   gc->shutdown();  // twice is fine
   gc.reset();
   CHECK(l.order == std::vector<std::string>{"running"});
+}
+
+TEST_CASE("group commit: a lone write runs on its caller's thread, with no hand-off") {
+  fake_ledger l;
+  l.committed["balance"] = 10;
+  group_commit gc(l.runner());
+  std::thread::id ran_on;
+  const std::function<bool(session&)> body = [&](session&) {
+    ran_on = std::this_thread::get_id();
+    return true;
+  };
+  gc.submit(body);
+  CHECK(ran_on == std::this_thread::get_id());
+  std::thread other([&] { gc.submit(body); });
+  const std::thread::id other_id = other.get_id();
+  other.join();
+  CHECK(ran_on == other_id);
+}
+
+TEST_CASE(
+    "group commit: holds run first, in a transaction of their own not waited to disk, and are answered while the "
+    "durable writes commit") {
+  fake_ledger l;
+  l.committed["balance"] = 100;
+  group_commit gc(l.runner());
+  l.close_gate();
+  std::vector<answer> answers(5);
+  std::atomic<int> holds_answered{0};
+  std::vector<std::thread> callers;
+  callers.emplace_back([&] { answers[0] = debit(gc, l, "first", 1); });
+  l.wait_in_first_batch();
+  // Queued during the first commit: a charge, a hold, a charge, a hold refused (too large).
+  const std::vector<std::tuple<std::string, int64_t, bool>> queued = {
+      {"charge1", 2, true}, {"hold1", 3, false}, {"charge2", 4, true}, {"hold_too_large", 500, false}};
+  for (size_t i = 0; i < queued.size(); ++i) {
+    callers.emplace_back([&, i] {
+      const auto& [name, amount, durable] = queued[i];
+      answers[i + 1] = debit(gc, l, name, amount, durable);
+      if (!durable)
+        ++holds_answered;
+    });
+    wait_pending(gc, i + 1);
+  }
+  {
+    std::lock_guard lock(l.durable_mu);
+    l.block_durable = 2;  // the charges' commit (the first batch's is number 1) will wait
+  }
+  l.open_gate();
+  {
+    std::unique_lock lock(l.durable_mu);
+    l.durable_cv.wait(lock, [&] { return l.durable_count == 2; });
+  }
+  for (int i = 0; i < 5000 && holds_answered.load() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(holds_answered.load() == 2);
+  CHECK(answers[2].kept == true);   // hold1: answered while the charges wait on their commit
+  CHECK(answers[4].kept == false);  // refused alone
+  CHECK_FALSE(answers[1].kept.has_value());
+  CHECK_FALSE(answers[3].kept.has_value());
+  {
+    std::lock_guard lock(l.durable_mu);
+    l.durable_released = true;
+  }
+  l.durable_cv.notify_all();
+  for (auto& t : callers)
+    t.join();
+  CHECK(l.order == std::vector<std::string>{"first", "hold1", "hold_too_large", "charge1", "charge2"});
+  CHECK(l.batch_sizes == std::vector<size_t>{1, 2, 2});
+  CHECK(l.batch_durable == std::vector<bool>{true, false, true});
+  CHECK(answers[1].kept == true);
+  CHECK(answers[3].kept == true);
+  CHECK(l.committed["balance"] == 100 - 1 - 3 - 2 - 4);
 }
 
 }  // namespace

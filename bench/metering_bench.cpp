@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// The metering store's run path on SQLite (docs/benchmarks.md "Credits"): one run's writes, a
+// hold (`reserve`) then its charge (`settle`), from 1 and 8 threads on one account, against the
+// floor of the same file: one durable commit of one small row per write, on the same disk, from
+// the same threads (an INSERT in its own IMMEDIATE transaction, synchronous FULL).
+#include <benchmark/benchmark.h>
+
+#include <sqlite3.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "metering/sqlite_store.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace enact::metering;
+
+std::string scratch(const char* name) {
+  const fs::path dir = fs::temp_directory_path() / ("enact-metering-bench-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path p = dir / name;
+  for (const char* suffix : {"", "-wal", "-shm"})
+    fs::remove(p.string() + suffix);
+  return p.string();
+}
+
+struct funded_store {
+  std::unique_ptr<store> s;
+  account_hash account{};
+  key_hash key{};
+
+  funded_store() {
+    auto opened = open_sqlite(scratch("metering.sqlite"));
+    if (!opened)
+      throw std::runtime_error(opened.err().message);
+    s = std::move(*opened);
+    account[0] = 1;
+    key[0] = 2;
+    payment p;
+    p.id = "pi_bench";
+    p.account = account;
+    p.amount_cents = uint64_t{1} << 50;
+    p.provider = "dev";
+    if (!s->record_payment(p) || !s->credit_payment(account, p.id))
+      throw std::runtime_error("cannot fund the account");
+  }
+};
+
+funded_store* shared_store = nullptr;
+std::mutex setup_mu;
+
+void BM_reserve_settle(benchmark::State& state) {
+  if (state.thread_index() == 0) {
+    std::lock_guard lock(setup_mu);
+    shared_store = new funded_store();
+  }
+  // Google Benchmark starts the timed loops of all threads together, after every setup above.
+  for (auto _ : state) {
+    reserve_request q;
+    q.account = shared_store->account;
+    q.key = shared_store->key;
+    q.amount = 3;
+    q.key_cap = 0;
+    q.run_id = "run";
+    auto r = shared_store->s->reserve(q);
+    if (!r) {
+      state.SkipWithError(r.err().message.c_str());
+      break;
+    }
+    auto done = shared_store->s->settle(q.account, r->id, 3);
+    if (!done) {
+      state.SkipWithError(done.err().message.c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (state.thread_index() == 0) {
+    delete shared_store;
+    shared_store = nullptr;
+  }
+}
+BENCHMARK(BM_reserve_settle)->Threads(1)->Threads(8)->UseRealTime();
+
+/// The floor: two durable one-row commits per run (the run's two writes), serialized by a mutex
+/// as SQLite's one writer is.
+sqlite3* floor_db = nullptr;
+std::mutex floor_mu;
+
+void exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string m = err != nullptr ? err : "?";
+    sqlite3_free(err);
+    throw std::runtime_error(m);
+  }
+}
+
+void BM_floor_two_commits(benchmark::State& state) {
+  if (state.thread_index() == 0) {
+    std::lock_guard lock(setup_mu);
+    if (sqlite3_open(scratch("floor.sqlite").c_str(), &floor_db) != SQLITE_OK)
+      throw std::runtime_error("cannot open the floor's file");
+    exec(floor_db, "PRAGMA journal_mode = WAL");
+    exec(floor_db, "PRAGMA synchronous = FULL");
+    exec(floor_db, "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)");
+  }
+  for (auto _ : state) {
+    for (int i = 0; i < 2; ++i) {
+      std::lock_guard lock(floor_mu);
+      exec(floor_db, "BEGIN IMMEDIATE; INSERT INTO t (v) VALUES (1); COMMIT");
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (state.thread_index() == 0) {
+    sqlite3_close(floor_db);
+    floor_db = nullptr;
+  }
+}
+BENCHMARK(BM_floor_two_commits)->Threads(1)->Threads(8)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
