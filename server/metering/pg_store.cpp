@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The PostgreSQL metering store (pg_store.hpp): the schema, a session (session.hpp) on a pooled
-// libpqxx connection, and the committer (group_commit.hpp) that runs the writes in batches.
+// libpqxx connection, and the committer (group_commit.hpp) that runs the writes in batches. The run
+// path's reserve and settle are one call each of the store's functions (pg_functions.hpp).
 #include "metering/pg_store.hpp"
 
 #include <pqxx/except>
@@ -11,12 +12,16 @@
 
 #include <exception>
 #include <functional>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 #include <utility>
 
+#include "enact/codec/hex.hpp"
 #include "metering/group_commit.hpp"
+#include "metering/pg_functions.hpp"
 #include "metering/session.hpp"
 #include "storage/pg_pool.hpp"
 
@@ -52,7 +57,10 @@ std::string dialect(const sql::statement& s) {
 
 class pg_session final : public sql::session {
  public:
-  explicit pg_session(pqxx::transaction_base& w) : w_(w) {}
+  /// `autocommit`: `w` is no transaction, every statement commits on its own.
+  explicit pg_session(pqxx::transaction_base& w, bool autocommit = false) : w_(w), autocommit_(autocommit) {}
+
+  [[nodiscard]] bool autocommit() const noexcept { return autocommit_; }
 
   sql::rows exec(const sql::statement& s, const std::vector<sql::param>& params) override {
     std::vector<std::string> text;
@@ -73,6 +81,13 @@ class pg_session final : public sql::session {
 
  private:
   pqxx::transaction_base& w_;
+  bool autocommit_;
+};
+
+/// What a write run outside a transaction throws when it needs one (a reserve that waited for the
+/// account's row, whose lock ended with the statement): it runs again in a transaction.
+struct needs_transaction : std::runtime_error {
+  needs_transaction() : std::runtime_error("the write needs a transaction") {}
 };
 
 /// Whether PostgreSQL aborted the whole transaction in a way running it again may cure.
@@ -104,9 +119,75 @@ class pg_store final : public sql::session_store {
         pool_(url, {.size = o.pool_size, .on_connect = set_lock_timeout}),
         committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
 
-  void migrate() { storage::migrate(pool_, kSchemaLock, "metering_schema", migrations()); }
+  /// The schema's versions, then this release's functions (pg_functions.hpp), created under the
+  /// same advisory lock so that servers opening at once do not replace them under each other.
+  void migrate() {
+    storage::migrate(pool_, kSchemaLock, "metering_schema", migrations());
+    storage::transact(pool_, [](pqxx::work& w) {
+      w.exec(kSchemaLock);
+      w.exec(pg::function_definitions());
+      return true;
+    });
+  }
+
+  /// operations::reserve as one call of metering_reserve_vN: one round trip, no savepoint.
+  [[nodiscard]] result<reservation> reserve(const reserve_request& q) override {
+    if (!pg::plain_request(q))
+      return session_store::reserve(q);  // refused by operations::reserve's checks before any statement
+    const std::string id = pg::reservation_id();
+    std::optional<result<reservation>> out;
+    return write_one(
+        [&](sql::session& session) {
+          auto& s = static_cast<pg_session&>(session);
+          out.reset();
+          // The clock read when the write runs (in its batch), and again after a wait for the
+          // account's row, as operations::reserve reads it after the lock.
+          std::vector<sql::param> params{codec::hex::encode(q.account),
+                                         codec::hex::encode(q.key),
+                                         static_cast<int64_t>(q.amount),
+                                         q.run_id,
+                                         id,
+                                         clock()(),
+                                         static_cast<int64_t>(q.ttl.count()),
+                                         std::to_string(q.key_cap)};
+          if (pg::decode_reserve(s.exec(pg::kReserveCall, params), q, id, out) == pg::reserve_outcome::waited) {
+            if (s.autocommit())
+              throw needs_transaction();
+            params[5] = clock()();  // the row is this transaction's now: the second call does not wait
+            if (pg::decode_reserve(s.exec(pg::kReserveCall, params), q, id, out) == pg::reserve_outcome::waited)
+              throw std::runtime_error("the account's row was not locked after the wait for it");
+          }
+          return out->has_value();
+        },
+        out);
+  }
+
+  /// operations::settle as one call of metering_settle_vN.
+  [[nodiscard]] result<uint64_t> settle(const account_hash& a, std::string_view id, uint64_t amount) override {
+    std::optional<result<uint64_t>> out;
+    return write_one(
+        [&](sql::session& s) {
+          out.emplace(pg::decode_settle(
+              s.exec(pg::kSettleCall, {codec::hex::encode(a), std::string(id), std::to_string(amount), clock()()}), id,
+              amount));
+          return out->has_value();
+        },
+        out);
+  }
 
  private:
+  /// A write that is one statement changing nothing when it refuses, through the committer;
+  /// `out` is what its body answered. Failures are storage errors, as session_store's.
+  template <class T>
+  result<T> write_one(const std::function<bool(sql::session&)>& body, std::optional<result<T>>& out) {
+    try {
+      committer_.submit(body, /*single_statement=*/true);
+    } catch (const std::exception& e) {
+      return fail(metering_errc::storage, std::string("metering store: ") + e.what());
+    }
+    return std::move(*out);
+  }
+
   /// A write through the committer; a read in its own transaction.
   void transact(bool write, const std::function<bool(sql::session&)>& body) const override {
     if (write)
@@ -124,18 +205,51 @@ class pg_store final : public sql::session_store {
     });
   }
 
-  /// A batch in one READ COMMITTED transaction, each write in its savepoint, and one commit, under
-  /// kBatchLock. A batch PostgreSQL still aborts as a deadlock or a serialization failure (a
-  /// single write of another server holding a payment's row the batch needs, while it waits for an
-  /// account row the batch holds) runs again write by write, each alone with its retries.
+  /// A single-statement write (queued_write::single_statement) as its own implicit transaction:
+  /// one round trip. Run again in a transaction (storage::transact, with its retries) when it
+  /// needs one or PostgreSQL aborted it as a deadlock or a serialization failure.
+  void autocommit(const std::function<bool(sql::session&)>& body) const {
+    try {
+      auto lease = pool_.acquire();
+      try {
+        pqxx::nontransaction n(*lease);
+        pg_session s(n, /*autocommit=*/true);
+        (void)body(s);  // a refusal wrote nothing
+        n.commit();
+        return;
+      } catch (const pqxx::broken_connection&) {
+        lease.discard();
+        throw;
+      }
+    } catch (const needs_transaction&) {
+    } catch (...) {
+      if (!retryable(std::current_exception()))
+        throw;
+    }
+    transact_alone(body);
+  }
+
+  /// A write without a batch: a single statement on its own, any other in its own transaction.
+  void run_alone(sql::queued_write& q) const {
+    try {
+      if (q.single_statement)
+        autocommit(*q.body);
+      else
+        transact_alone(*q.body);
+    } catch (...) {
+      q.error = std::current_exception();
+    }
+  }
+
+  /// A batch in one READ COMMITTED transaction and one commit, under kBatchLock: a single-statement
+  /// write as it is (it changed nothing if it refused), any other in its savepoint. A batch
+  /// PostgreSQL still aborts as a deadlock or a serialization failure (a single write of another
+  /// server holding a payment's row the batch needs, while it waits for an account row the batch
+  /// holds), or whose transaction a single-statement write's failure lost, runs again write by
+  /// write, each alone with its retries.
   void run_batch(std::span<sql::queued_write* const> batch) const {
     if (batch.size() == 1) {
-      // A lone write needs no savepoint: its own transaction, as before batching.
-      try {
-        transact_alone(*batch.front()->body);
-      } catch (...) {
-        batch.front()->error = std::current_exception();
-      }
+      run_alone(*batch.front());
       return;
     }
     try {
@@ -144,12 +258,22 @@ class pg_store final : public sql::session_store {
         pqxx::work w(*lease);
         w.exec(kBatchLock);
         pg_session s(w);
+        bool lost = false;  // a single statement threw: its error may have aborted the transaction
         // Savepoints in plain SQL, so that a refused ROLLBACK TO throws (and fails the batch)
         // rather than leaving an aborted transaction whose COMMIT would roll back silently. A
         // kept savepoint is released together with the next one's start (one round trip), or
         // by the COMMIT.
         bool release_pending = false;
-        for (sql::queued_write* q : batch)
+        for (sql::queued_write* q : batch) {
+          if (q->single_statement) {
+            try {
+              (void)(*q->body)(s);
+            } catch (...) {
+              lost = true;
+              break;
+            }
+            continue;
+          }
           sql::run_in_savepoint(
               *q,
               [&]() -> sql::session& {
@@ -160,8 +284,11 @@ class pg_store final : public sql::session_store {
               },
               [&] { release_pending = true; },
               [&] { w.exec("ROLLBACK TO SAVEPOINT metering_write; RELEASE SAVEPOINT metering_write"); }, retryable);
-        w.commit();
-        return;
+        }
+        if (!lost) {
+          w.commit();
+          return;
+        }
       } catch (const pqxx::broken_connection&) {
         lease.discard();
         throw;
@@ -172,11 +299,7 @@ class pg_store final : public sql::session_store {
     }
     for (sql::queued_write* q : batch) {
       q->error = nullptr;
-      try {
-        transact_alone(*q->body);
-      } catch (...) {
-        q->error = std::current_exception();
-      }
+      run_alone(*q);
     }
   }
 

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+// The PostgreSQL metering store's server-side reserve and settle (pg_functions.hpp). Each function
+// follows its operation in operations.cpp step for step; where the operation writes before a
+// check that may still refuse (reserve's purge of expired holds, settle's delete of the
+// reservation), the function moves the write after the checks, which read the same rows either
+// way (an expired hold counts for nothing), so that a refusal has written nothing.
+#include "metering/pg_functions.hpp"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "enact/codec/hex.hpp"
+#include "enact/crypto/random.hpp"
+
+namespace enact::metering::pg {
+namespace {
+
+// Result codes the functions answer (o_code).
+constexpr int64_t kDone = 0;
+constexpr int64_t kWaited = 1;
+constexpr int64_t kInsufficient = 2;
+constexpr int64_t kCapExceeded = 3;
+constexpr int64_t kUnknownReservation = 4;
+constexpr int64_t kOverReserved = 5;
+
+// operations.cpp's bounds on a request's arguments.
+constexpr uint64_t kMaxAmount = std::numeric_limits<int64_t>::max();
+constexpr size_t kMaxId = 256;
+
+}  // namespace
+
+const std::string& function_definitions() {
+  // reserve: the account's row locked first (SKIP LOCKED, then waiting only when another
+  // transaction holds it, to tell the caller it waited: kWaited), then the account's unexpired
+  // holds against the balance, then the key's spending and holds against its cap, then the purge
+  // of the account's expired holds and the new hold.
+  // settle: the account's row locked, the reservation (this account's, unexpired), the amount
+  // against it, the conditional debit (UPDATE … WHERE balance >= amount), and only then the
+  // reservation's delete, the key's spending and the charge.
+  static const std::string s = R"sql(
+CREATE OR REPLACE FUNCTION metering_reserve_v1(
+    p_account text, p_key text, p_amount bigint, p_run_id text, p_id text, p_now bigint, p_ttl bigint,
+    p_cap numeric,
+    OUT o_code integer, OUT o_balance bigint, OUT o_held numeric, OUT o_used numeric, OUT o_expires_at bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_key_held numeric;
+  v_expired boolean;
+BEGIN
+  o_held := 0;
+  o_used := 0;
+  SELECT balance INTO o_balance FROM metering_accounts WHERE account = p_account FOR UPDATE SKIP LOCKED;
+  IF NOT FOUND THEN
+    SELECT balance INTO o_balance FROM metering_accounts WHERE account = p_account FOR UPDATE;
+    IF FOUND THEN
+      o_code := 1;
+      RETURN;
+    END IF;
+    o_balance := 0;
+  END IF;
+  SELECT COALESCE(SUM(amount) FILTER (WHERE expires_at > p_now), 0),
+         COALESCE(SUM(amount) FILTER (WHERE expires_at > p_now AND key_hash = p_key), 0),
+         COALESCE(bool_or(expires_at <= p_now), false)
+    INTO o_held, v_key_held, v_expired
+    FROM metering_reservations WHERE account = p_account;
+  IF o_balance < o_held OR o_balance - o_held < p_amount THEN
+    o_code := 2;
+    RETURN;
+  END IF;
+  IF p_cap <> 0 THEN
+    o_used := COALESCE((SELECT spent FROM metering_key_spending WHERE account = p_account AND key_hash = p_key), 0)
+      + v_key_held;
+    IF o_used > p_cap OR p_cap - o_used < p_amount THEN
+      o_code := 3;
+      RETURN;
+    END IF;
+  END IF;
+  IF v_expired THEN
+    DELETE FROM metering_reservations WHERE account = p_account AND expires_at <= p_now;
+  END IF;
+  o_expires_at := p_now + p_ttl;
+  INSERT INTO metering_reservations (id, account, key_hash, amount, run_id, expires_at)
+  VALUES (p_id, p_account, p_key, p_amount, p_run_id, o_expires_at);
+  o_code := 0;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION metering_settle_v1(
+    p_account text, p_id text, p_amount numeric, p_now bigint,
+    OUT o_code integer, OUT o_balance bigint, OUT o_reserved bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_key text;
+  v_run_id text;
+  v_expires_at bigint;
+BEGIN
+  SELECT balance INTO o_balance FROM metering_accounts WHERE account = p_account FOR UPDATE;
+  IF NOT FOUND THEN
+    o_balance := 0;
+  END IF;
+  SELECT key_hash, amount, run_id, expires_at INTO v_key, o_reserved, v_run_id, v_expires_at
+    FROM metering_reservations WHERE id = p_id AND account = p_account;
+  IF NOT FOUND OR v_expires_at <= p_now THEN
+    o_code := 4;
+    RETURN;
+  END IF;
+  IF p_amount > o_reserved THEN
+    o_code := 5;
+    RETURN;
+  END IF;
+  IF p_amount > 0 THEN
+    UPDATE metering_accounts SET balance = balance - p_amount WHERE account = p_account AND balance >= p_amount;
+    IF NOT FOUND THEN
+      o_code := 2;
+      RETURN;
+    END IF;
+  END IF;
+  DELETE FROM metering_reservations WHERE id = p_id;
+  IF p_amount > 0 THEN
+    INSERT INTO metering_key_spending (account, key_hash, spent) VALUES (p_account, v_key, p_amount)
+      ON CONFLICT (account, key_hash) DO UPDATE SET spent = metering_key_spending.spent + EXCLUDED.spent;
+    INSERT INTO metering_charges (account, run_id, key_hash, amount, at)
+      VALUES (p_account, v_run_id, v_key, p_amount, p_now);
+  END IF;
+  o_code := 0;
+END
+$fn$;
+)sql";
+  return s;
+}
+
+const sql::statement kReserveCall{
+    "SELECT o_code, o_balance, o_held, o_used, o_expires_at FROM metering_reserve_v1(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"};
+const sql::statement kSettleCall{"SELECT o_code, o_balance, o_reserved FROM metering_settle_v1(?1, ?2, ?3, ?4)"};
+
+bool plain_request(const reserve_request& q) noexcept {
+  return q.amount != 0 && q.amount <= kMaxAmount && !q.run_id.empty() && q.run_id.size() <= kMaxId && q.ttl.count() > 0;
+}
+
+std::string reservation_id() {
+  std::array<uint8_t, 16> b{};
+  crypto::random_bytes(b);
+  return "rsv_" + codec::hex::encode(b);
+}
+
+reserve_outcome decode_reserve(const sql::rows& r, const reserve_request& q, const std::string& id,
+                               std::optional<result<reservation>>& out) {
+  const int64_t code = r.i64(0, 0);
+  switch (code) {
+    case kDone:
+      out.emplace(reservation{id, q.account, q.key, q.amount, q.run_id, r.i64(0, 4)});
+      return reserve_outcome::reserved;
+    case kWaited:
+      return reserve_outcome::waited;
+    case kInsufficient:
+      out.emplace(fail(metering_errc::insufficient_credits,
+                       "balance " + std::to_string(r.u64(0, 1)) + " credits, " + std::to_string(r.u64(0, 2)) +
+                           " reserved by runs in progress, " + std::to_string(q.amount) + " needed"));
+      return reserve_outcome::refused;
+    case kCapExceeded:
+      out.emplace(fail(metering_errc::cap_exceeded, "this usage key's spending cap is " + std::to_string(q.key_cap) +
+                                                        " credits; " + std::to_string(r.u64(0, 3)) +
+                                                        " spent or reserved, " + std::to_string(q.amount) + " needed"));
+      return reserve_outcome::refused;
+    default:
+      throw std::runtime_error("metering: metering_reserve_v1 answered code " + std::to_string(code));
+  }
+}
+
+result<uint64_t> decode_settle(const sql::rows& r, std::string_view id, uint64_t amount) {
+  const int64_t code = r.i64(0, 0);
+  const uint64_t balance = r.u64(0, 1);
+  switch (code) {
+    case kDone:
+      return balance - amount;
+    case kUnknownReservation:
+      return fail(metering_errc::unknown_reservation, "reservation " + std::string(id) +
+                                                          ": no open reservation of this account (unknown, settled, "
+                                                          "released or expired)");
+    case kOverReserved:
+      return fail(metering_errc::over_reserved, "reservation " + std::string(id) + ": " + std::to_string(amount) +
+                                                    " credits to settle, " + std::to_string(r.u64(0, 2)) + " reserved");
+    case kInsufficient:
+      return fail(metering_errc::insufficient_credits, "balance " + std::to_string(balance) + " credits, below the " +
+                                                           std::to_string(amount) + " to settle");
+    default:
+      throw std::runtime_error("metering: metering_settle_v1 answered code " + std::to_string(code));
+  }
+}
+
+}  // namespace enact::metering::pg
