@@ -5,29 +5,38 @@
 #include <doctest/doctest.h>
 #include <libpq-fe.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "conformance.hpp"
+#include "enact/codec/hex.hpp"
 #include "metering/pg_store.hpp"
+#include "metering/sqlite_store.hpp"
 #include "must.hpp"
 #include "postgres_fixture.hpp"
+#include "support.hpp"
 
 namespace enact::metering::test {
 namespace {
 
 using triggers::test::shared_postgres;
 
-/// Another session holding every account row (a stuck transaction of another server) until it
-/// goes away.
+/// Another session holding account rows (a stuck transaction of another server) until it goes
+/// away: every account's, or the one `account`'s.
 class row_locker {
  public:
-  explicit row_locker(const std::string& url) : c_(PQconnectdb(url.c_str())) {
+  explicit row_locker(const std::string& url, const account_hash* account = nullptr) : c_(PQconnectdb(url.c_str())) {
     REQUIRE(PQstatus(c_) == CONNECTION_OK);
     exec("BEGIN");
-    exec("SELECT account FROM metering_accounts FOR UPDATE");
+    const std::string where = account == nullptr ? "" : " WHERE account = '" + codec::hex::encode(*account) + "'";
+    exec(("SELECT account FROM metering_accounts" + where + " FOR UPDATE").c_str());
   }
   row_locker(const row_locker&) = delete;
   row_locker& operator=(const row_locker&) = delete;
@@ -178,6 +187,232 @@ TEST_CASE("metering store on postgres: a write waiting on a locked row fails aft
   CHECK(waited < std::chrono::seconds(60));
   CHECK(MUST(s->available(account)) == 100);  // nothing held
   (void)MUST(s->reserve(reserve_request{account, account, 10, 0, "run", std::chrono::minutes(1)}));
+}
+
+}  // namespace
+}  // namespace enact::metering::test
+
+// The run path's writes as the store's functions (server/metering/pg_functions.hpp): the answers
+// of the shared operations, message for message; races of two servers on one account; refusals
+// that share a batch with writes that commit.
+namespace enact::metering::test {
+namespace {
+
+/// Reserves and settles through every answer they have, each as a line "step: answer"
+/// (reservation ids named by the order they were made, instants relative to the clock).
+std::vector<std::string> answers(store& s, test_clock& clock) {
+  std::vector<std::string> out;
+  std::vector<std::string> ids;
+  auto named = [&](std::string text) {
+    for (size_t i = 0; i < ids.size(); ++i)
+      for (size_t at = text.find(ids[i]); at != std::string::npos; at = text.find(ids[i]))
+        text.replace(at, ids[i].size(), "#" + std::to_string(i));
+    return text;
+  };
+  auto reserve = [&](const std::string& step, const reserve_request& q) {
+    auto r = s.reserve(q);
+    if (!r) {
+      out.push_back(step + ": " + r.code().message() + ": " + r.err().message);
+      return;
+    }
+    ids.push_back(r->id);
+    CHECK(r->id.size() == 36);
+    CHECK(r->id.starts_with("rsv_"));
+    out.push_back(step + ": #" + std::to_string(ids.size() - 1) + " " + std::to_string(r->amount) + " for " +
+                  r->run_id + " until now+" + std::to_string(r->expires_at - clock.now) +
+                  (r->account == q.account && r->key == q.key ? "" : " (other account or key)"));
+  };
+  auto settle = [&](const std::string& step, const account_hash& a, const std::string& id, uint64_t amount) {
+    auto r = s.settle(a, id, amount);
+    out.push_back(step + ": " +
+                  (r ? "balance " + std::to_string(*r) : r.code().message() + ": " + named(r.err().message)));
+  };
+  auto id = [&](size_t i) {
+    return i < ids.size() ? ids[i] : std::string("rsv_missing");
+  };
+  const account_hash alice = test_hash(0xA1), bob = test_hash(0xB1);
+  const key_hash capped = test_hash(0xA1, 2);
+  reserve("no balance yet", reserve_request{alice, alice, 1, 0, "run-0"});
+  MUST(s.record_payment(intent("pi_answers", alice, 100)));
+  (void)MUST(s.credit_payment(alice, "pi_answers"));
+  reserve("amount 0", reserve_request{alice, alice, 0, 0, "run-1"});
+  reserve("amount over int64", reserve_request{alice, alice, uint64_t{1} << 63, 0, "run-1"});
+  reserve("empty run id", reserve_request{alice, alice, 1, 0, ""});
+  reserve("run id too long", reserve_request{alice, alice, 1, 0, std::string(257, 'r')});
+  reserve("ttl 0", reserve_request{alice, alice, 1, 0, "run-1", std::chrono::milliseconds(0)});
+  reserve("first", reserve_request{alice, alice, 30, 0, "run-1", std::chrono::seconds(5)});
+  reserve("capped", reserve_request{alice, capped, 20, 25, "run-2"});
+  reserve("over the cap", reserve_request{alice, capped, 6, 25, "run-3"});
+  reserve("cap above int64", reserve_request{alice, capped, 5, ~uint64_t{0}, "run-3"});
+  reserve("over the balance", reserve_request{alice, alice, 46, 0, "run-4"});
+  settle("over reserved", alice, id(0), 31);
+  settle("over int64", alice, id(0), ~uint64_t{0});
+  settle("another account's", bob, id(0), 1);
+  settle("unknown", alice, "rsv_nope", 1);
+  settle("capped, part", alice, id(1), 15);
+  settle("capped again", alice, id(1), 15);
+  reserve("cap spent", reserve_request{alice, capped, 11, 25, "run-5"});
+  reserve("cap left", reserve_request{alice, capped, 5, 25, "run-5"});
+  settle("nothing charged", alice, id(3), 0);
+  clock.now += 5000;  // the first hold expires
+  settle("expired", alice, id(0), 30);
+  reserve("after expiry", reserve_request{alice, alice, 85, 0, "run-6"});
+  reserve("all that is left", reserve_request{alice, alice, 80, 0, "run-6", std::chrono::hours(1)});
+  settle("all of it", alice, id(4), 80);
+  reserve("nothing left", reserve_request{alice, alice, 1, 0, "run-7"});
+  out.push_back("usage: " + std::to_string(MUST(s.usage(alice, {1, 10})).total) +
+                ", spent by the capped key: " + std::to_string(MUST(s.spending(alice, capped)).spent));
+  return out;
+}
+
+TEST_CASE("metering store on postgres: reserve and settle answer as the shared operations, message for message") {
+  enact::test::temp_dir dir("enact-metering-pg");
+  test_clock lite_clock, pg_clock;
+  auto lite = enact::test::must_ok(open_sqlite((dir.path() / "m.sqlite").string(), {.now = lite_clock.fn()}));
+  auto pg = enact::test::must_ok(open_postgres(shared_postgres().create_database(), {.now = pg_clock.fn()}));
+  const std::vector<std::string> want = answers(*lite, lite_clock);
+  const std::vector<std::string> got = answers(*pg, pg_clock);
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    CHECK(got[i] == want[i]);
+  CHECK(want[0] == "no balance yet: insufficient credits: balance 0 credits, 0 reserved by runs in progress, 1 needed");
+}
+
+TEST_CASE("metering store on postgres: two servers racing one account's holds and charges keep its books") {
+  // Attack: 2 threads on each of two stores (two servers: their lone writes, not serialized by
+  // the batches' advisory lock, overlap) race for one account's credits, round after round (each
+  // round credits 20 more), half of them through a key capped at 40, asking
+  // for more than there is: the holds answered in a round never add up to more than the round
+  // had available, every one of them is paid in full when settled, the capped key never spends
+  // past its cap, and the charges add up to what left the balance.
+  const std::string url = shared_postgres().create_database();
+  auto a = enact::test::must_ok(open_postgres(url, {.pool_size = 4, .now = system_now}));
+  auto b = enact::test::must_ok(open_postgres(url, {.pool_size = 4, .now = system_now}));
+  const account_hash account = test_hash(0xE1);
+  const key_hash capped = test_hash(0xE1, 1);
+  uint64_t charged = 0, charged_capped = 0;
+  constexpr int kRounds = 10;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string pi = "pi_books_" + std::to_string(round);
+    MUST(a->record_payment(intent(pi, account, 20)));
+    (void)MUST(b->credit_payment(account, pi));
+    const uint64_t available = MUST(a->available(account));
+    std::mutex mu;
+    std::vector<std::pair<reservation, bool>> holds;  // and whether it is the capped key's
+    std::atomic<int> other{0};
+    race(4, [&](int t) {
+      store& s = t % 2 == 0 ? *a : *b;
+      for (int i = 0; i < 12; ++i) {
+        const bool use_cap = (t + i) % 2 == 0;
+        const uint64_t amount = 1 + static_cast<uint64_t>((t * 7 + i) % 3);
+        auto r = s.reserve(reserve_request{account, use_cap ? capped : account, amount, use_cap ? 40u : 0u, "run"});
+        if (r) {
+          std::lock_guard lock(mu);
+          holds.emplace_back(*r, use_cap);
+        } else if (r.code() != metering_errc::insufficient_credits && r.code() != metering_errc::cap_exceeded) {
+          ++other;
+        }
+      }
+    });
+    CHECK(other == 0);
+    uint64_t held = 0;
+    for (const auto& h : holds)
+      held += h.first.amount;
+    CHECK(held <= available);  // no credit held twice
+    // Every thread settles every hold: each is paid once, by one of the servers, and the others
+    // find it closed.
+    std::vector<std::atomic<int>> settled(holds.size());
+    std::atomic<uint64_t> paid{0}, paid_capped{0};
+    std::atomic<int> unpaid{0};
+    race(4, [&](int t) {
+      store& s = t % 2 == 0 ? *a : *b;
+      for (size_t n = 0; n < holds.size(); ++n) {
+        const size_t i = (n + static_cast<size_t>(t / 2)) % holds.size();
+        const uint64_t charge = holds[i].first.amount - i % 2;  // some settle less than they held
+        auto r = s.settle(account, holds[i].first.id, charge);
+        if (r) {
+          ++settled[i];
+          paid += charge;
+          if (holds[i].second)
+            paid_capped += charge;
+        } else if (r.code() != metering_errc::unknown_reservation) {
+          ++unpaid;  // a hold that could not be paid: the credits were spent twice
+        }
+      }
+    });
+    for (const auto& n : settled)
+      CHECK(n == 1);
+    CHECK(unpaid == 0);
+    charged += paid;
+    charged_capped += paid_capped;
+  }
+  const uint64_t balance = MUST(a->balance(account));
+  CHECK(balance == 20 * kRounds - charged);
+  CHECK(MUST(b->spending(account, capped)).spent == charged_capped);
+  CHECK(charged_capped <= 40);
+  uint64_t in_usage = 0;
+  for (uint64_t n = 1;; ++n) {
+    const auto p = MUST(b->usage(account, {n, 100}));
+    for (const usage_record& u : p.items)
+      in_usage += u.amount;
+    if (p.items.size() < 100)
+      break;
+  }
+  CHECK(in_usage == 20 * kRounds - balance);
+  CHECK(MUST(a->available(account)) == balance);  // no hold left open
+}
+
+TEST_CASE("metering store on postgres: refused reserves and settles in a batch leave their neighbours' writes") {
+  // The committer is held on a write waiting for a locked row while the others queue behind it:
+  // they run as one batch once it is released. The refusals (each a single statement that wrote
+  // nothing) share the batch's transaction with writes that commit, and change nothing.
+  const std::string url = shared_postgres().create_database();
+  auto s = enact::test::must_ok(open_postgres(url));
+  const account_hash alice = test_hash(0xF1), bob = test_hash(0xF2), stuck = test_hash(0xF3);
+  const key_hash capped = test_hash(0xF1, 1);
+  MUST(s->record_payment(intent("pi_alice", alice, 100)));
+  (void)MUST(s->credit_payment(alice, "pi_alice"));
+  MUST(s->record_payment(intent("pi_stuck", stuck, 10)));
+  (void)MUST(s->credit_payment(stuck, "pi_stuck"));
+  const reservation kept = MUST(s->reserve(reserve_request{alice, alice, 10, 0, "run-kept"}));
+  const reservation paid = MUST(s->reserve(reserve_request{alice, alice, 10, 0, "run-paid"}));
+  std::vector<std::future<std::string>> answers;
+  auto answer = [](const auto& r) {
+    return r ? std::string("ok") : r.code().message();
+  };
+  {
+    std::optional<row_locker> lock(std::in_place, url, &stuck);
+    auto first = std::async(std::launch::async, [&] {
+      return answer(s->reserve(reserve_request{stuck, stuck, 1, 0, "run-stuck"}));
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the committer waits on it
+    auto later = [&](auto f) {
+      answers.push_back(std::async(std::launch::async, f));
+    };
+    later([&] { return answer(s->settle(alice, kept.id, 11)); });  // over reserved
+    later([&] { return answer(s->settle(alice, "rsv_nope", 1)); });
+    later([&] { return answer(s->reserve(reserve_request{bob, bob, 1, 0, "run-bob"})); });
+    later([&] { return answer(s->reserve(reserve_request{alice, alice, 1000, 0, "run-big"})); });
+    later([&] { return answer(s->reserve(reserve_request{alice, capped, 5, 3, "run-capped"})); });
+    later([&] { return answer(s->settle(alice, paid.id, 10)); });
+    later([&] { return answer(s->reserve(reserve_request{alice, alice, 5, 0, "run-new"})); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    for (auto& f : answers)
+      CHECK(f.wait_for(std::chrono::seconds(0)) == std::future_status::timeout);  // queued behind it
+    lock.reset();
+    CHECK(first.get() == "ok");
+  }
+  std::vector<std::string> got;
+  for (auto& f : answers)
+    got.push_back(f.get());
+  CHECK(got == std::vector<std::string>{"over reserved", "unknown reservation", "insufficient credits",
+                                        "insufficient credits", "spending cap exceeded", "ok", "ok"});
+  CHECK(MUST(s->balance(alice)) == 90);              // the charge committed
+  CHECK(MUST(s->available(alice)) == 90 - 10 - 5);   // the kept hold and the new one
+  CHECK(MUST(s->settle(alice, kept.id, 10)) == 80);  // the refused settle left its reservation
+  CHECK(MUST(s->usage(alice, {1, 10})).total == 2);
+  CHECK(MUST(s->spending(alice, capped)).reserved == 0);
+  CHECK(MUST(s->available(bob)) == 0);
 }
 
 }  // namespace
