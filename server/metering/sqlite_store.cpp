@@ -84,27 +84,51 @@ class sqlite_store final : public sql::session_store {
   /// A batch in the writer's one IMMEDIATE transaction, each write in its savepoint; one commit,
   /// with synchronous FULL (on disk before any of them is answered) unless the batch holds only
   /// holds: synchronous NORMAL then, whose commit the WAL keeps in order and the next FULL commit
-  /// (or checkpoint) flushes with it. WAL stays consistent through a crash either way.
+  /// (or checkpoint) flushes with it. WAL stays consistent through a crash either way. Every
+  /// statement here is one of the connection's prepared statements (storage::query), none parsed
+  /// again per write.
   void run_batch(std::span<sql::queued_write* const> batch) {
     const bool durable = batch.front()->durable;
     if (durable != synchronous_full_) {
       // Between transactions, on the writer only this batch's leader uses.
-      db_.writer().exec(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+      storage::query(db_.writer(), durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL").run();
       synchronous_full_ = durable;
+    }
+    if (batch.size() == 1) {
+      run_alone(*batch.front());
+      return;
     }
     db_.write([&](storage::connection& c) {
       sqlite_session s(c);
-      for (sql::queued_write* w : batch) {
-        std::optional<storage::savepoint> sp;
+      for (sql::queued_write* w : batch)
         sql::run_in_savepoint(
             *w,
             [&]() -> sql::session& {
-              sp.emplace(c, "metering_write");
+              storage::query(c, "SAVEPOINT metering_write").run();
               return s;
             },
-            [&] { sp->release(); }, [&] { sp->rollback(); }, [](const std::exception_ptr&) { return false; });
-      }
+            [&] { storage::query(c, "RELEASE metering_write").run(); },
+            [&] {
+              storage::query(c, "ROLLBACK TO metering_write").run();
+              storage::query(c, "RELEASE metering_write").run();
+            },
+            [](const std::exception_ptr&) { return false; });
     });
+  }
+
+  /// A lone write needs no savepoint: the transaction is its own, rolled back whole when the
+  /// write refuses or throws (kept in its `error`, as a failed commit is).
+  void run_alone(sql::queued_write& w) {
+    try {
+      (void)db_.write([&](storage::connection& c) -> std::optional<bool> {
+        sqlite_session s(c);
+        if ((*w.body)(s))
+          return true;
+        return std::nullopt;  // refused: nothing of it is committed
+      });
+    } catch (...) {
+      w.error = std::current_exception();
+    }
   }
 
   mutable storage::database db_;
