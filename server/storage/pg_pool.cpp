@@ -2,13 +2,22 @@
 #include "storage/pg_pool.hpp"
 
 #include <pqxx/except>
+#include <pqxx/nontransaction>
 #include <pqxx/result>
 
 #include <stdexcept>
+#include <string>
 
 #include "enact/secret.hpp"
 
 namespace enact::storage {
+
+std::function<void(pqxx::connection&)> lock_timeout(int seconds) {
+  return [seconds](pqxx::connection& c) {
+    pqxx::nontransaction n(c);
+    n.exec("SET lock_timeout = '" + std::to_string(seconds) + "s'");
+  };
+}
 
 pg_pool::pg_pool(std::string url, pg_pool_options options)
     : pool<pqxx::connection>(

@@ -28,6 +28,11 @@ struct pg_pool_options {
   std::function<void(pqxx::connection&)> on_connect;
 };
 
+/// An on_connect that bounds every wait of the connection's statements for a row or table lock to
+/// `seconds` (SET lock_timeout): a statement waiting on a lock another session holds (a stuck
+/// transaction of another server) fails instead of stalling its caller and every caller behind it.
+[[nodiscard]] std::function<void(pqxx::connection&)> lock_timeout(int seconds);
+
 class pg_pool : public pool<pqxx::connection> {
  public:
   /// `url`: a libpq connection string or URI ("postgres://…"); it may hold a password, so the pool

@@ -5,8 +5,10 @@
 // (and repaired by storing the code again), the size cap holds on write and on read, and servers
 // uploading for one account at once never pass its quota.
 #include <doctest/doctest.h>
+#include <libpq-fe.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -126,6 +128,36 @@ TEST_CASE("postgres content store: an unreachable database is unavailable, its p
   CHECK_ERRC(r, api_errc::unavailable);
   if (!r)
     CHECK(r.err().message.find("hunter2-secret") == std::string::npos);
+}
+
+TEST_CASE("postgres content store: an upload waiting on a stuck server's lock fails after the lock timeout") {
+  // Another session holds the account's upload lock in a transaction it never ends (a server
+  // stuck mid-upload): an upload for that account fails as unavailable after the 10 s
+  // lock_timeout instead of hanging its request; reads and other accounts are not held up.
+  const std::string url = shared_postgres().create_database();
+  const content_store store = open_on(url);
+  const hash256 account{7};
+  PGconn* stuck = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(stuck) == CONNECTION_OK);
+  auto exec = [&](const std::string& sql) {
+    PGresult* r = PQexec(stuck, sql.c_str());
+    const ExecStatusType st = PQresultStatus(r);
+    PQclear(r);
+    REQUIRE((st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK));
+  };
+  exec("BEGIN");
+  exec("SELECT pg_advisory_xact_lock(" + std::to_string(0x656e6163) + ", hashtext('" + codec::hex::encode(account) +
+       "'))");
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_ERRC(store.put_for(account, code_of("export default () => 'held';"), {}), api_errc::unavailable);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(waited >= std::chrono::seconds(9));
+  CHECK(waited < std::chrono::seconds(60));
+  // Another account uploads at once meanwhile.
+  CHECK(store.put_for(hash256{8}, code_of("export default () => 'free';"), {}));
+  exec("COMMIT");
+  PQfinish(stuck);
+  CHECK(store.put_for(account, code_of("export default () => 'held';"), {}));
 }
 
 }  // namespace
