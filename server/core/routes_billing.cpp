@@ -6,9 +6,11 @@
 
 #include "billing/payment_provider.hpp"
 #include "core/errors.hpp"
+#include "core/idempotency.hpp"
 #include "core/route.hpp"
 #include "core/schema.hpp"
 #include "enact/codec/hex.hpp"
+#include "enact/crypto/keccak.hpp"
 #include "metering/store.hpp"
 
 namespace enact::core {
@@ -28,6 +30,20 @@ result<metering::store*> meter(const request_context& c) {
   if (c.svc.metering == nullptr)
     return fail(api_errc::unavailable, "no metering store configured: balances and payments are not kept");
   return c.svc.metering;
+}
+
+/// The key the payment provider deduplicates this request's intent by. Under an Idempotency-Key,
+/// one derived from the account and that key, so that a request run again under the key (its
+/// first server died, or its claim's lease ran out while the provider call was slow and a retry
+/// took it over) gets the intent the first run created, not a second one; hashed so the provider
+/// never sees the client's key, and with the account so two accounts' keys never meet there.
+/// Otherwise the request's own id: one request, one intent.
+std::string provider_key(const request_context& c) {
+  if (c.idempotent == nullptr)
+    return c.request_id;
+  std::string text = "enact/payment-intent/v1\n" + codec::hex::encode(c.who->account.hash) + "\n";
+  text += c.http.get_header_value(std::string(kIdempotencyHeader));
+  return "enact-" + codec::hex::encode(crypto::keccak256(std::string_view(text)));
 }
 
 void mark_dev(json::object& o, const billing::payment_provider* p) {
@@ -54,14 +70,19 @@ result<json::value> create_payment_intent(request_context& c) {
   if (amount > billing::kMaxAmountCents)
     return fail(api_errc::invalid_request, "body.amount_cents: at most " + std::to_string(billing::kMaxAmountCents));
   const std::string account_ref = codec::hex::encode_prefixed(c.who->account.hash);
-  // One request, one intent: the request id keys the provider's idempotency.
-  ENACT_TRY(const auto intent, p->create_intent(amount, account_ref, c.request_id));
+  ENACT_TRY(const auto intent, p->create_intent(amount, account_ref, provider_key(c)));
   metering::payment rec;
   rec.id = intent.id;
   rec.account = c.who->account.hash;
   rec.amount_cents = intent.amount_cents;
   rec.provider = std::string(p->mode());
-  ENACT_TRY_VOID(m->record_payment(rec));
+  if (auto recorded = m->record_payment(rec); !recorded) {
+    // The same intent recorded already: this request runs again under its Idempotency-Key
+    // (provider_key); the intent is this account's, and answered again.
+    if (c.idempotent == nullptr || recorded.code() != metering::metering_errc::duplicate_payment)
+      return recorded.err();
+    ENACT_TRY_VOID(m->get_payment(c.who->account.hash, intent.id));
+  }
   json::object out{
       {"payment_intent_id", intent.id}, {"client_secret", intent.client_secret}, {"amount_cents", intent.amount_cents}};
   mark_dev(out, p);

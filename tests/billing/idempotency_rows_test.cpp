@@ -85,5 +85,40 @@ TEST_CASE("Idempotency-Key: only an authenticated request answered with an effec
   CHECK(srv.stop().clean());
 }
 
+TEST_CASE("Idempotency-Key: a payment intent created again under its key is the first intent, not a second") {
+  // The request that created the intent lost its kept answer (its server was killed after the
+  // provider answered, or its claim's lease ran out during a slow provider call and a retry took
+  // it over): the retry runs again. The provider must hand back the intent the first run created,
+  // so the account never holds two intents for one purchase; another account's same key is its own.
+  temp_dir data;
+  server_process srv({"--dev", "--key-rate", "0"}, data.path());
+  auto c = srv.client();
+  const account_keys alice = create_account(c, "alice");
+  const account_keys mallory = create_account(c, "mallory");
+  const json::object body{{"amount_cents", 700}};
+  const response first = c.post("/billing/create_payment_intent", body, with_key(alice.auth(), "buy-once"));
+  ITEST_REQUIRE_STATUS(first, 200);
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((data.path() + "/metering.sqlite").c_str(), &db) == SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    REQUIRE(sqlite3_exec(db, "DELETE FROM metering_idempotency", nullptr, nullptr, nullptr) == SQLITE_OK);
+    CHECK(sqlite3_changes(db) == 1);
+    sqlite3_close(db);
+  }
+  const response again = c.post("/billing/create_payment_intent", body, with_key(alice.auth(), "buy-once"));
+  ITEST_REQUIRE_STATUS(again, 200);
+  CHECK(again.header("Idempotent-Replayed").empty());  // run again, not replayed
+  CHECK(s_of(again.body, "payment_intent_id") == s_of(first.body, "payment_intent_id"));
+  const response pays = c.get("/billing/payments", alice.auth());
+  ITEST_REQUIRE_STATUS(pays, 200);
+  CHECK(u_of(pays.body, "total") == 1);
+  // Mallory's request with Alice's key and body: an intent of Mallory's own.
+  const response other = c.post("/billing/create_payment_intent", body, with_key(mallory.auth(), "buy-once"));
+  ITEST_REQUIRE_STATUS(other, 200);
+  CHECK(s_of(other.body, "payment_intent_id") != s_of(first.body, "payment_intent_id"));
+  CHECK(srv.stop().clean());
+}
+
 }  // namespace
 }  // namespace enact::itest
