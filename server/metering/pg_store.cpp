@@ -10,6 +10,7 @@
 #include <pqxx/prepared_statement>
 #include <pqxx/transaction>
 
+#include <algorithm>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "enact/codec/hex.hpp"
 #include "metering/group_commit.hpp"
 #include "metering/pg_functions.hpp"
+#include "metering/pg_pipeline.hpp"
 #include "metering/session.hpp"
 #include "storage/pg_pool.hpp"
 
@@ -90,6 +92,48 @@ struct needs_transaction : std::runtime_error {
   needs_transaction() : std::runtime_error("the write needs a transaction") {}
 };
 
+/// A write that is one call of a store function (pg_functions.hpp): the call, its parameters,
+/// made when it runs (the clock read then), and what the write makes of the answer. Run as a
+/// body on a session, it sends the call and reads the answer at once; in a pipelined batch
+/// (pg_pipeline.hpp) the committer sends the batch's calls together and gives each its answer
+/// after the commit.
+struct function_call {
+  enum class answer { kept, refused, waited };
+
+  const sql::statement* call = nullptr;
+  const std::string* text = nullptr;  // `call` in PostgreSQL's spelling, for the pipeline
+  std::function<std::vector<sql::param>()> params;
+  std::function<answer(const sql::rows&)> read;
+
+  bool operator()(sql::session& session) const {
+    auto& s = static_cast<pg_session&>(session);
+    answer a = read(s.exec(*call, params()));
+    if (a == answer::waited) {
+      if (s.autocommit())
+        throw needs_transaction();
+      // The row is this transaction's now: the second call does not wait, and reads the clock
+      // after the wait.
+      a = read(s.exec(*call, params()));
+      if (a == answer::waited)
+        throw std::runtime_error("the account's row was not locked after the wait for it");
+    }
+    return a == answer::kept;
+  }
+};
+
+const std::string& reserve_text() {
+  static const std::string t = dialect(pg::kReserveCall);
+  return t;
+}
+const std::string& settle_text() {
+  static const std::string t = dialect(pg::kSettleCall);
+  return t;
+}
+const std::string& batch_lock_text() {
+  static const std::string t = kBatchLock;
+  return t;
+}
+
 /// Whether PostgreSQL aborted the whole transaction in a way running it again may cure.
 bool retryable(const std::exception_ptr& e) {
   try {
@@ -117,6 +161,7 @@ class pg_store final : public sql::session_store {
   pg_store(const std::string& url, pg_options o)
       : session_store(std::move(o.now)),
         pool_(url, {.size = o.pool_size, .on_connect = set_lock_timeout}),
+        pipeline_(url, kLockTimeout),
         committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
 
   /// The schema's versions, then this release's functions (pg_functions.hpp), created under the
@@ -136,50 +181,62 @@ class pg_store final : public sql::session_store {
       return session_store::reserve(q);  // refused by operations::reserve's checks before any statement
     const std::string id = pg::reservation_id();
     std::optional<result<reservation>> out;
-    return write_one(
-        [&](sql::session& session) {
-          auto& s = static_cast<pg_session&>(session);
-          out.reset();
-          // The clock read when the write runs (in its batch), and again after a wait for the
-          // account's row, as operations::reserve reads it after the lock.
-          std::vector<sql::param> params{codec::hex::encode(q.account),
-                                         codec::hex::encode(q.key),
-                                         static_cast<int64_t>(q.amount),
-                                         q.run_id,
-                                         id,
-                                         clock()(),
-                                         static_cast<int64_t>(q.ttl.count()),
-                                         std::to_string(q.key_cap)};
-          if (pg::decode_reserve(s.exec(pg::kReserveCall, params), q, id, out) == pg::reserve_outcome::waited) {
-            if (s.autocommit())
-              throw needs_transaction();
-            params[5] = clock()();  // the row is this transaction's now: the second call does not wait
-            if (pg::decode_reserve(s.exec(pg::kReserveCall, params), q, id, out) == pg::reserve_outcome::waited)
-              throw std::runtime_error("the account's row was not locked after the wait for it");
-          }
-          return out->has_value();
-        },
-        out);
+    return write_one(function_call{.call = &pg::kReserveCall,
+                                   .text = &reserve_text(),
+                                   // The clock read when the write runs, and again after a wait for the account's row
+                                   // (function_call), as operations::reserve reads it after the lock.
+                                   .params =
+                                       [&] {
+                                         return std::vector<sql::param>{codec::hex::encode(q.account),
+                                                                        codec::hex::encode(q.key),
+                                                                        static_cast<int64_t>(q.amount),
+                                                                        q.run_id,
+                                                                        id,
+                                                                        clock()(),
+                                                                        static_cast<int64_t>(q.ttl.count()),
+                                                                        std::to_string(q.key_cap)};
+                                       },
+                                   .read =
+                                       [&](const sql::rows& r) {
+                                         out.reset();
+                                         switch (pg::decode_reserve(r, q, id, out)) {
+                                           case pg::reserve_outcome::reserved:
+                                             return function_call::answer::kept;
+                                           case pg::reserve_outcome::waited:
+                                             return function_call::answer::waited;
+                                           case pg::reserve_outcome::refused:
+                                             break;
+                                         }
+                                         return function_call::answer::refused;
+                                       }},
+                     out);
   }
 
   /// operations::settle as one call of metering_settle_vN.
   [[nodiscard]] result<uint64_t> settle(const account_hash& a, std::string_view id, uint64_t amount) override {
     std::optional<result<uint64_t>> out;
-    return write_one(
-        [&](sql::session& s) {
-          out.emplace(pg::decode_settle(
-              s.exec(pg::kSettleCall, {codec::hex::encode(a), std::string(id), std::to_string(amount), clock()()}), id,
-              amount));
-          return out->has_value();
-        },
-        out);
+    return write_one(function_call{.call = &pg::kSettleCall,
+                                   .text = &settle_text(),
+                                   .params =
+                                       [&] {
+                                         return std::vector<sql::param>{codec::hex::encode(a), std::string(id),
+                                                                        std::to_string(amount), clock()()};
+                                       },
+                                   .read =
+                                       [&](const sql::rows& r) {
+                                         out.emplace(pg::decode_settle(r, id, amount));
+                                         return out->has_value() ? function_call::answer::kept
+                                                                 : function_call::answer::refused;
+                                       }},
+                     out);
   }
 
  private:
-  /// A write that is one statement changing nothing when it refuses, through the committer;
-  /// `out` is what its body answered. Failures are storage errors, as session_store's.
+  /// A write that is one call of a store function, through the committer; `out` is what it
+  /// answered. Failures are storage errors, as session_store's.
   template <class T>
-  result<T> write_one(const std::function<bool(sql::session&)>& body, std::optional<result<T>>& out) {
+  result<T> write_one(function_call call, std::optional<result<T>>& out) {
+    const std::function<bool(sql::session&)> body = std::move(call);
     try {
       committer_.submit(body, /*single_statement=*/true);
     } catch (const std::exception& e) {
@@ -252,6 +309,12 @@ class pg_store final : public sql::session_store {
       run_alone(*batch.front());
       return;
     }
+    if (std::all_of(batch.begin(), batch.end(), [](const sql::queued_write* q) {
+          return q->single_statement && q->body->target<function_call>() != nullptr;
+        })) {
+      run_pipelined(batch);
+      return;
+    }
     try {
       auto lease = pool_.acquire();
       try {
@@ -303,7 +366,38 @@ class pg_store final : public sql::session_store {
     }
   }
 
+  /// A batch of function calls only: sent together under kBatchLock, one implicit transaction,
+  /// one round trip (pg_pipeline.hpp); each call's answer read after the commit. A reserve that
+  /// waited for its account's row (another server's transaction held it) wrote nothing, and its
+  /// lock ended with the batch: it runs again alone, its clock read then. A batch PostgreSQL
+  /// refused whole (a call's error, a deadlock) runs again write by write; a connection that
+  /// failed fails the batch (whether it committed is unknown).
+  void run_pipelined(std::span<sql::queued_write* const> batch) const {
+    std::vector<pg::pipeline::statement> statements;
+    statements.reserve(batch.size() + 1);
+    statements.push_back({&batch_lock_text(), {}});
+    for (const sql::queued_write* q : batch) {
+      const auto* call = q->body->target<function_call>();
+      statements.push_back({call->text, call->params()});
+    }
+    const pg::pipeline::outcome out = pipeline_.run(statements);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      sql::queued_write& q = *batch[i];
+      if (!out.committed) {
+        run_alone(q);
+        continue;
+      }
+      try {
+        if (q.body->target<function_call>()->read(out.rows[i + 1]) == function_call::answer::waited)
+          run_alone(q);
+      } catch (...) {
+        q.error = std::current_exception();
+      }
+    }
+  }
+
   mutable storage::pg_pool pool_;
+  mutable pg::pipeline pipeline_;        // the committer's: one batch at a time
   mutable sql::group_commit committer_;  // after pool_: stopped before the connections close
 };
 

@@ -6,8 +6,10 @@
 // concurrent servers neither lose an update nor spend a credit twice. Reads are one READ
 // COMMITTED transaction each; writes go to the store's committer (group_commit.hpp), which runs
 // the writes queued meanwhile in one READ COMMITTED transaction, each in its savepoint, and one
-// commit. A transaction PostgreSQL aborts as a deadlock or a serialization failure is run again
-// (a batch: write by write).
+// commit. The run path's reserve and settle are one call each of a server-side function
+// (pg_functions.hpp) that refuses before it writes, so they need no savepoint, and a batch of
+// nothing but such calls is sent in one round trip (pg_pipeline.hpp). A transaction PostgreSQL
+// aborts as a deadlock or a serialization failure is run again (a batch: write by write).
 #pragma once
 
 #include <cstddef>
