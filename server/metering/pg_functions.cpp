@@ -37,7 +37,11 @@ const std::string& function_definitions() {
   // reserve: the account's row locked first (SKIP LOCKED, then waiting only when another
   // transaction holds it, to tell the caller it waited: kWaited), then the account's unexpired
   // holds against the balance, then the key's spending and holds against its cap, then the purge
-  // of the account's expired holds and the new hold.
+  // of the account's expired holds and the new hold. One scan of the account's holds answers the
+  // balance check, the cap check and whether any expired; it is a plain index scan (no bitmap
+  // scan), which marks the index entries of holds deleted since the last vacuum dead as it passes
+  // them, so that the next scans skip them cheaply: under a steady stream of runs a bitmap scan
+  // visits every hold settled since the last vacuum, each time.
   // settle: the account's row locked, the reservation (this account's, unexpired), the amount
   // against it, the conditional debit (UPDATE … WHERE balance >= amount), and only then the
   // reservation's delete, the key's spending and the charge.
@@ -46,7 +50,7 @@ CREATE OR REPLACE FUNCTION metering_reserve_v1(
     p_account text, p_key text, p_amount bigint, p_run_id text, p_id text, p_now bigint, p_ttl bigint,
     p_cap numeric,
     OUT o_code integer, OUT o_balance bigint, OUT o_held numeric, OUT o_used numeric, OUT o_expires_at bigint)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET enable_bitmapscan = off AS $fn$
 DECLARE
   v_key_held numeric;
   v_expired boolean;
