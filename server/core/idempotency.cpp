@@ -9,9 +9,12 @@
 
 #include "core/credits.hpp"
 #include "core/errors.hpp"
+#include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/crypto/random.hpp"
+#include "enact/secret.hpp"
+#include "tee/tee.hpp"
 
 namespace enact::core {
 namespace {
@@ -39,6 +42,43 @@ std::string owner_token() {
 /// Answers that leave no effect behind: nothing ran and nothing was charged.
 bool had_no_effect(int status) { return status == 402 || status == 429 || status >= 500; }
 
+/// What a sealed answer is bound to: the account and the request (fingerprint()), in this order
+/// ahead of the body in the sealed plaintext.
+constexpr size_t kBindingSize = 2 * sizeof(hash256);
+
+/// Wipes a buffer that held an answer in the clear when it goes away.
+struct wiped {
+  bytes& b;
+  ~wiped() { detail::secure_wipe(b.data(), b.size()); }
+};
+
+/// The kept body `stored` opened for the request `q`. The error (for the log, 500 to the caller)
+/// names why it does not open, never the body.
+result<std::string> open_answer(const tee::tee& t, const metering::idempotency_request& q, const std::string& stored) {
+  // A body kept before answers were sealed is plain JSON: replayed as it is. Such rows expire
+  // within 24 hours of this change (docs/protocol.md §0 "Idempotency").
+  if (stored.starts_with('{'))
+    return stored;
+  const auto refused = [&](std::string_view why) {
+    return fail(api_errc::internal,
+                "the answer kept for Idempotency-Key " + q.key + " does not open: " + std::string(why));
+  };
+  if (!stored.starts_with(kSealedAnswerPrefix))
+    return refused("not a sealed answer");
+  auto sealed = codec::base64::decode(std::string_view(stored).substr(kSealedAnswerPrefix.size()), "kept answer");
+  if (!sealed)
+    return refused("not base64");
+  auto opened = t.server_unseal(kAnswerSealPurpose, *sealed);
+  if (!opened)
+    return refused("the seal does not open (tampered, or sealed under another server key)");
+  bytes& plain = *opened;
+  const wiped wipe{plain};
+  if (plain.size() < kBindingSize || !std::equal(q.account.begin(), q.account.end(), plain.begin()) ||
+      !std::equal(q.fingerprint.begin(), q.fingerprint.end(), plain.begin() + sizeof(hash256)))
+    return refused("sealed for another account or request");
+  return std::string(plain.begin() + kBindingSize, plain.end());
+}
+
 }  // namespace
 
 result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, request_context& c) {
@@ -46,6 +86,8 @@ result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, re
     return std::optional<idempotent_call>();
   if (c.svc.metering == nullptr)
     return fail(api_errc::unavailable, "no metering store configured: Idempotency-Key cannot be kept");
+  if (c.svc.tee == nullptr)
+    return fail(api_errc::unavailable, "no TEE configured: Idempotency-Key answers cannot be sealed");
   metering::idempotency_request q;
   q.account = c.who->account.hash;
   q.key = c.http.get_header_value(std::string(kIdempotencyHeader));
@@ -54,7 +96,7 @@ result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, re
   // The run's budget also covers the billing writes (one payment provider call each).
   q.lease = run_budget(c.cfg);
   q.owner = owner_token();
-  idempotent_call call(*c.svc.metering, std::move(q));
+  idempotent_call call(*c.svc.metering, *c.svc.tee, std::move(q));
   const auto deadline = std::chrono::steady_clock::now() + kIdempotencyWait;
   auto pause = std::chrono::milliseconds(10);
   for (;;) {
@@ -68,9 +110,13 @@ result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, re
       case metering::claim_state::claimed:
         call.open_ = true;
         return std::optional<idempotent_call>(std::move(call));
-      case metering::claim_state::answered:
+      case metering::claim_state::answered: {
+        // An answer that does not open is refused, and the request is not run again: the key was
+        // answered once, and a run now would be a second effect under it.
+        ENACT_TRY(claim->answer->body, open_answer(*call.tee_, call.q_, claim->answer->body));
         call.replay_ = std::move(claim->answer);
         return std::optional<idempotent_call>(std::move(call));
+      }
       case metering::claim_state::mismatch:
         c.error_status = 422;
         return fail(api_errc::invalid_request,
@@ -93,7 +139,7 @@ result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, re
 }
 
 idempotent_call::idempotent_call(idempotent_call&& o) noexcept
-    : store_(o.store_), q_(std::move(o.q_)), replay_(std::move(o.replay_)), open_(o.open_) {
+    : store_(o.store_), tee_(o.tee_), q_(std::move(o.q_)), replay_(std::move(o.replay_)), open_(o.open_) {
   o.open_ = false;
 }
 
@@ -102,6 +148,7 @@ idempotent_call& idempotent_call::operator=(idempotent_call&& o) noexcept {
     if (open_)
       (void)store_->drop_claim(q_);
     store_ = o.store_;
+    tee_ = o.tee_;
     q_ = std::move(o.q_);
     replay_ = std::move(o.replay_);
     open_ = o.open_;
@@ -131,10 +178,22 @@ result<void> idempotent_call::renew(request_context& c, std::chrono::millisecond
   return renewed;
 }
 
+result<metering::kept_answer> idempotent_call::sealed(int status, const std::string& body) const {
+  bytes plain;
+  const wiped wipe{plain};
+  plain.reserve(kBindingSize + body.size());
+  plain.insert(plain.end(), q_.account.begin(), q_.account.end());
+  plain.insert(plain.end(), q_.fingerprint.begin(), q_.fingerprint.end());
+  plain.insert(plain.end(), body.begin(), body.end());
+  ENACT_TRY(bytes sealed, tee_->server_seal(kAnswerSealPurpose, plain));
+  return metering::kept_answer{status, std::string(kSealedAnswerPrefix) + codec::base64::encode(sealed)};
+}
+
 result<void> idempotent_call::finish_charging(credit_hold& hold, uint64_t amount, int status, const std::string& body) {
   if (!open_)
     return fail(metering::metering_errc::unknown_claim, "Idempotency-Key " + q_.key + ": no open claim");
-  ENACT_TRY_VOID(hold.settle_keeping(amount, q_, metering::kept_answer{status, body}));
+  ENACT_TRY(metering::kept_answer kept, sealed(status, body));
+  ENACT_TRY_VOID(hold.settle_keeping(amount, q_, kept));
   open_ = false;
   return {};
 }
@@ -145,7 +204,8 @@ result<void> idempotent_call::finish(int status, const std::string& body) {
   open_ = false;
   if (had_no_effect(status))
     return store_->drop_claim(q_);
-  return store_->keep_answer(q_, metering::kept_answer{status, body});
+  ENACT_TRY(metering::kept_answer kept, sealed(status, body));
+  return store_->keep_answer(q_, kept);
 }
 
 }  // namespace enact::core

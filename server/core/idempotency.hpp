@@ -23,14 +23,28 @@
 // so a live request is never run twice: right before it runs, the claimant renews its claim
 // (a compare-and-set on owner and live lease, renew()) and does not run when the claim is gone. Each claim is named by
 // a random owner, so a claimant taken over can neither answer nor free the key of its successor.
+//
+// Kept answers are sealed at rest (docs/architecture.md "Idempotency-Key answers"): they carry
+// secrets (a payment intent's client_secret, whatever an action returned), so the store holds
+// `sealed:v1:` and the base64 of AES-256-GCM under the server key kAnswerSealPurpose (every server
+// of a fleet shares the TEE root, so any of them opens what another kept). The sealed plaintext is
+// the account hash and the request's fingerprint (32 bytes each) followed by the body, and opening
+// checks both against the request answered: a sealed answer copied into another row (another
+// account's, or another request's of the same account) does not open there. An answer that does
+// not open is answered 500 internal, never by running the request again.
 #pragma once
 
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/route.hpp"
 #include "metering/store.hpp"
+
+namespace enact::tee {
+class tee;
+}
 
 namespace enact::core {
 
@@ -38,6 +52,10 @@ namespace enact::core {
 inline constexpr std::string_view kIdempotencyHeader = "Idempotency-Key";
 /// How long a request waits for the answer of the same request in progress.
 inline constexpr std::chrono::seconds kIdempotencyWait{60};
+/// The purpose label of the server key that seals kept answers (docs/protocol.md §1 "server keys").
+inline constexpr std::string_view kAnswerSealPurpose = "core/idempotency-answer/v1";
+/// What a sealed kept body starts with; the base64 of nonce ‖ ciphertext ‖ tag follows.
+inline constexpr std::string_view kSealedAnswerPrefix = "sealed:v1:";
 
 class idempotent_call {
  public:
@@ -45,7 +63,8 @@ class idempotent_call {
   /// kept answer (replay()). Nullopt when the route is not idempotent or the header is absent.
   /// 422 invalid_request (with c.error_status) for another request under the key, 409 after
   /// waiting kIdempotencyWait for one in progress (with c.retry_after), 400 for a malformed key,
-  /// 503 without a metering store.
+  /// 503 without a metering store or TEE, 500 internal for a kept answer that does not open for
+  /// this request (tampered, sealed for another row or under another server key).
   [[nodiscard]] static result<std::optional<idempotent_call>> begin(const route& r, request_context& c);
 
   idempotent_call(idempotent_call&& o) noexcept;
@@ -56,7 +75,7 @@ class idempotent_call {
   /// Frees the key when the request ended without finish() (an exception).
   ~idempotent_call();
 
-  /// The answer kept for the key, to send instead of running the request.
+  /// The answer kept for the key, opened, to send instead of running the request.
   [[nodiscard]] const std::optional<metering::kept_answer>& replay() const noexcept { return replay_; }
 
   /// Extends the claim by `lease` from now, right before the request's effect (the run): when
@@ -66,20 +85,25 @@ class idempotent_call {
   /// (replayed) has nothing to renew.
   [[nodiscard]] result<void> renew(request_context& c, std::chrono::milliseconds lease);
 
-  /// Keeps the answer sent (status and exact body), or frees the key when the answer had no
+  /// Keeps the answer sent (status and exact body, sealed), or frees the key when the answer had no
   /// effect (402, 429, 5xx). An error of the store is returned for the log: the answer stands.
   [[nodiscard]] result<void> finish(int status, const std::string& body);
 
-  /// Keeps the answer and debits the run's charge with it, in one store transaction (a run's
+  /// Keeps the answer (sealed) and debits the run's charge with it, in one store transaction (a run's
   /// answer under a key, request_context::charge_at_answer). On failure nothing is charged or
   /// kept, the hold stays open (released when it goes away) and the key stays claimed: the
   /// caller answers the error and finish()es with it.
   [[nodiscard]] result<void> finish_charging(credit_hold& hold, uint64_t amount, int status, const std::string& body);
 
  private:
-  idempotent_call(metering::store& s, metering::idempotency_request q) : store_(&s), q_(std::move(q)) {}
+  idempotent_call(metering::store& s, const tee::tee& t, metering::idempotency_request q)
+      : store_(&s), tee_(&t), q_(std::move(q)) {}
+
+  /// The answer as the store keeps it: sealed and bound to this call's account and fingerprint.
+  [[nodiscard]] result<metering::kept_answer> sealed(int status, const std::string& body) const;
 
   metering::store* store_;
+  const tee::tee* tee_;
   metering::idempotency_request q_;
   std::optional<metering::kept_answer> replay_;
   bool open_ = false;  // claimed by this call and not yet finished
