@@ -30,9 +30,6 @@ constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(68726128235530
 // The first key of the per-account upload lock (pg_advisory_xact_lock(int, int)); the second is
 // PostgreSQL's hash of the account hash in hex (hashtext: the same for every server on one database).
 constexpr int kUploadLockClass = 0x656e6163;  // "enac"
-// An upload waiting for the account's upload lock or a row another server holds (a stuck
-// transaction) fails after this, as the metering store's writes do, instead of hanging.
-constexpr int kLockTimeoutSeconds = 10;
 
 // Schema steps; content_schema.version counts those applied. Append, never edit.
 constexpr const char* kMigrations[] = {R"sql(
@@ -62,7 +59,7 @@ class pg_backend final : public content_backend {
  public:
   pg_backend(const std::string& url, pg_content_options o)
       : max_(o.max_code_bytes),
-        pool_(url, {.size = o.pool_size, .on_connect = storage::lock_timeout(kLockTimeoutSeconds)}) {}
+        pool_(url, {.size = o.pool_size, .on_connect = storage::lock_timeout(o.lock_timeout_seconds)}) {}
 
   void migrate() {
     storage::migrate(pool_, kSchemaLock, "content_schema",

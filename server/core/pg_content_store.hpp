@@ -26,6 +26,12 @@ struct pg_content_options {
   size_t pool_size = 4;
   /// The largest code kept or handed back; 0: no limit.
   size_t max_code_bytes = 0;
+  /// Longest a statement waits for a lock another session holds (the account's upload lock, a
+  /// row another server is inserting), in seconds: an upload held up by a stuck transaction fails
+  /// as unavailable after it instead of hanging its request. Longer than a run's budget, so that a
+  /// wait here still leaves the request's Idempotency-Key lease to run out first (the lease, not
+  /// this, decides whether a delayed run may still start).
+  int lock_timeout_seconds = 60;
 };
 
 /// Connects to `url` (postgres://…) and creates or migrates the schema (serialized between servers
