@@ -19,13 +19,15 @@
 namespace enact::metering::pg {
 namespace {
 
-// Result codes the functions answer (o_code).
-constexpr int64_t kDone = 0;
-constexpr int64_t kWaited = 1;
-constexpr int64_t kInsufficient = 2;
-constexpr int64_t kCapExceeded = 3;
-constexpr int64_t kUnknownReservation = 4;
-constexpr int64_t kOverReserved = 5;
+// The result codes the functions answer (o_code), as the SQL text below spells them.
+enum answer_code : int64_t {
+  kDone = 0,
+  kWaited = 1,              // reserve: waited for the account's row, checked and wrote nothing
+  kInsufficient = 2,        // the balance (less the holds) is short
+  kCapExceeded = 3,         // reserve: the key's cap would be passed
+  kUnknownReservation = 4,  // settle: no open reservation of the account with that id
+  kOverReserved = 5,        // settle: more than was reserved
+};
 
 // operations.cpp's bounds on a request's arguments.
 constexpr uint64_t kMaxAmount = std::numeric_limits<int64_t>::max();
