@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -121,8 +122,13 @@ pipeline::outcome pipeline::run(const std::vector<statement>& batch) {
     const owned_result r(got);
     if (r.status() == PGRES_TUPLES_OK || r.status() == PGRES_COMMAND_OK) {
       out.rows.push_back(rows_of(r.get()));
-    } else if (r.status() == PGRES_FATAL_ERROR || r.status() == PGRES_PIPELINE_ABORTED) {
-      failed = true;  // the statement's error, or one skipped after it
+    } else if (r.status() == PGRES_FATAL_ERROR) {
+      failed = true;
+      out.error = PQresultErrorMessage(r.get());
+      const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
+      out.retryable = state != nullptr && (std::string_view(state) == "40P01" || std::string_view(state) == "40001");
+    } else if (r.status() == PGRES_PIPELINE_ABORTED) {
+      failed = true;  // skipped after the statement that failed
     } else {
       broken("unexpected answer in the batch");
     }

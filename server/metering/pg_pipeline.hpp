@@ -26,10 +26,13 @@ class pipeline {
   };
 
   /// What a batch came to: committed (every statement succeeded) with each statement's rows in
-  /// order, or not (one failed: PostgreSQL rolled back the whole transaction).
+  /// order, or not (one failed: PostgreSQL rolled back the whole transaction), with its error and
+  /// whether that was a deadlock or a serialization failure (running the writes again may cure it).
   struct outcome {
     bool committed = false;
     std::vector<sql::rows> rows;
+    std::string error;
+    bool retryable = false;
   };
 
   /// `url`: as the store's pool; connects on first use, with `setup` (SQL run once per

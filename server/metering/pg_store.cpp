@@ -305,14 +305,14 @@ class pg_store final : public sql::session_store {
   /// holds), or whose transaction a single-statement write's failure lost, runs again write by
   /// write, each alone with its retries.
   void run_batch(std::span<sql::queued_write* const> batch) const {
-    if (batch.size() == 1) {
-      run_alone(*batch.front());
-      return;
-    }
     if (std::all_of(batch.begin(), batch.end(), [](const sql::queued_write* q) {
           return q->single_statement && q->body->target<function_call>() != nullptr;
         })) {
       run_pipelined(batch);
+      return;
+    }
+    if (batch.size() == 1) {
+      run_alone(*batch.front());
       return;
     }
     try {
@@ -370,17 +370,25 @@ class pg_store final : public sql::session_store {
   /// one round trip (pg_pipeline.hpp); each call's answer read after the commit. A reserve that
   /// waited for its account's row (another server's transaction held it) wrote nothing, and its
   /// lock ended with the batch: it runs again alone, its clock read then. A batch PostgreSQL
-  /// refused whole (a call's error, a deadlock) runs again write by write; a connection that
+  /// refused whole (a call's error, a deadlock) runs again write by write, a lone call only after
+  /// a deadlock or a serialization failure (any other error is its answer); a connection that
   /// failed fails the batch (whether it committed is unknown).
   void run_pipelined(std::span<sql::queued_write* const> batch) const {
     std::vector<pg::pipeline::statement> statements;
     statements.reserve(batch.size() + 1);
-    statements.push_back({&batch_lock_text(), {}});
+    const size_t first = batch.size() > 1 ? 1 : 0;  // a lone call locks one account: no batch lock
+    if (first == 1)
+      statements.push_back({&batch_lock_text(), {}});
     for (const sql::queued_write* q : batch) {
       const auto* call = q->body->target<function_call>();
       statements.push_back({call->text, call->params()});
     }
     const pg::pipeline::outcome out = pipeline_.run(statements);
+    if (!out.committed && batch.size() == 1 && !out.retryable) {
+      // Its own error (a lock timeout, a constraint): alone again it would only fail again.
+      batch.front()->error = std::make_exception_ptr(std::runtime_error(out.error));
+      return;
+    }
     for (size_t i = 0; i < batch.size(); ++i) {
       sql::queued_write& q = *batch[i];
       if (!out.committed) {
@@ -388,7 +396,7 @@ class pg_store final : public sql::session_store {
         continue;
       }
       try {
-        if (q.body->target<function_call>()->read(out.rows[i + 1]) == function_call::answer::waited)
+        if (q.body->target<function_call>()->read(out.rows[first + i]) == function_call::answer::waited)
           run_alone(q);
       } catch (...) {
         q.error = std::current_exception();
