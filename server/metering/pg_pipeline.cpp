@@ -81,13 +81,18 @@ const std::string& pipeline::prepared(const std::string* text) {
       return name;
   std::string name = "metering_pipelined_" + std::to_string(names_.size());
   const owned_result r(PQprepare(c_, name.c_str(), text->c_str(), 0, nullptr));
-  if (r.status() != PGRES_COMMAND_OK)
+  if (r.status() != PGRES_COMMAND_OK) {
+    if (PQstatus(c_) != CONNECTION_OK)
+      broken("cannot prepare a statement");
     throw std::runtime_error(std::string("metering batch: cannot prepare a statement: ") +
                              PQresultErrorMessage(r.get()));
+  }
   return names_.emplace_back(text, std::move(name)).second;
 }
 
 pipeline::outcome pipeline::run(const std::vector<statement>& batch) {
+  if (c_ != nullptr && PQstatus(c_) != CONNECTION_OK)
+    close();  // broke since the last batch (the server restarted): a new one
   if (c_ == nullptr)
     connect();
   std::vector<std::string> names;

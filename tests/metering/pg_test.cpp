@@ -417,3 +417,54 @@ TEST_CASE("metering store on postgres: refused reserves and settles in a batch l
 
 }  // namespace
 }  // namespace enact::metering::test
+
+namespace enact::metering::test {
+namespace {
+
+TEST_CASE("metering store on postgres: reserves and settles work again after the store's connections were cut") {
+  // Every connection of the store ended by the server (an administrator, a restart): a write
+  // in flight may fail as a storage error, and the next ones connect again and succeed.
+  const std::string url = shared_postgres().create_database();
+  auto s = enact::test::must_ok(open_postgres(url));
+  const account_hash account = test_hash(0xD7);
+  MUST(s->record_payment(intent("pi_cut", account, 100)));
+  (void)MUST(s->credit_payment(account, "pi_cut"));
+  const reservation before = MUST(s->reserve(reserve_request{account, account, 5, 0, "run-before"}));
+  {
+    PGconn* admin = PQconnectdb(url.c_str());
+    REQUIRE(PQstatus(admin) == CONNECTION_OK);
+    PGresult* r = PQexec(admin,
+                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                         "AND pid <> pg_backend_pid()");
+    CHECK(PQresultStatus(r) == PGRES_TUPLES_OK);
+    CHECK(PQntuples(r) >= 1);
+    PQclear(r);
+    PQfinish(admin);
+  }
+  int failed = 0;
+  std::optional<reservation> after;
+  for (int i = 0; i < 3 && !after; ++i) {
+    auto r = s->reserve(reserve_request{account, account, 5, 0, "run-after"});
+    if (r)
+      after = *r;
+    else {
+      CHECK(r.code() == metering_errc::storage);
+      ++failed;
+    }
+  }
+  CHECK(failed <= 1);
+  REQUIRE(after.has_value());
+  CHECK(MUST(s->settle(account, before.id, 5)) == 95);
+  CHECK(MUST(s->settle(account, after->id, 5)) == 90);
+  // Reads take the pool's connections, each cut one failing once before it is replaced.
+  std::optional<uint64_t> available;
+  for (int i = 0; i < 9 && !available; ++i)
+    if (auto r = s->available(account); r)
+      available = *r;
+    else
+      CHECK(r.code() == metering_errc::storage);
+  CHECK(available == 90);
+}
+
+}  // namespace
+}  // namespace enact::metering::test
