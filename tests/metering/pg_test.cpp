@@ -385,7 +385,21 @@ TEST_CASE("metering store on postgres: refused reserves and settles in a batch l
     auto first = std::async(std::launch::async, [&] {
       return answer(s->reserve(reserve_request{stuck, stuck, 1, 0, "run-stuck"}));
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the committer waits on it
+    // The committer waits on it: a session of the database waits for a lock.
+    PGconn* watch = PQconnectdb(url.c_str());
+    REQUIRE(PQstatus(watch) == CONNECTION_OK);
+    bool waiting = false;
+    for (int i = 0; i < 200 && !waiting; ++i) {
+      PGresult* r = PQexec(watch,
+                           "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+                           "wait_event_type = 'Lock'");
+      waiting = PQresultStatus(r) == PGRES_TUPLES_OK && std::string(PQgetvalue(r, 0, 0)) != "0";
+      PQclear(r);
+      if (!waiting)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    PQfinish(watch);
+    REQUIRE(waiting);
     auto later = [&](auto f) {
       answers.push_back(std::async(std::launch::async, f));
     };
