@@ -134,6 +134,16 @@ const std::string& batch_lock_text() {
   return t;
 }
 
+// A transaction of holds only (queued_write::durable false) commits without waiting for its WAL
+// to reach the disk (group_commit.hpp; docs/architecture.md §4 "Holds are not waited to disk"):
+// PostgreSQL's WAL keeps commits in order, so the next durable commit flushes it with everything
+// before it, and a crash loses at most the last holds, which is releasing them.
+constexpr const char* kHoldCommit = "SET LOCAL synchronous_commit = off";
+const std::string& hold_commit_text() {
+  static const std::string t = "SELECT set_config('synchronous_commit', 'off', true)";
+  return t;
+}
+
 /// Whether PostgreSQL aborted the whole transaction in a way running it again may cure.
 bool retryable(const std::exception_ptr& e) {
   try {
@@ -181,7 +191,9 @@ class pg_store final : public sql::session_store {
       return session_store::reserve(q);  // refused by operations::reserve's checks before any statement
     const std::string id = pg::reservation_id();
     std::optional<result<reservation>> out;
-    return write_one(function_call{.call = &pg::kReserveCall,
+    // A hold (session_store::transact_hold): not waited to disk.
+    return write_one(/*durable=*/false,
+                     function_call{.call = &pg::kReserveCall,
                                    .text = &reserve_text(),
                                    // The clock read when the write runs, and again after a wait for the account's row
                                    // (function_call), as operations::reserve reads it after the lock.
@@ -215,7 +227,8 @@ class pg_store final : public sql::session_store {
   /// operations::settle as one call of metering_settle_vN.
   [[nodiscard]] result<uint64_t> settle(const account_hash& a, std::string_view id, uint64_t amount) override {
     std::optional<result<uint64_t>> out;
-    return write_one(function_call{.call = &pg::kSettleCall,
+    return write_one(/*durable=*/true,
+                     function_call{.call = &pg::kSettleCall,
                                    .text = &settle_text(),
                                    .params =
                                        [&] {
@@ -235,10 +248,10 @@ class pg_store final : public sql::session_store {
   /// A write that is one call of a store function, through the committer; `out` is what it
   /// answered. Failures are storage errors, as session_store's.
   template <class T>
-  result<T> write_one(function_call call, std::optional<result<T>>& out) {
+  result<T> write_one(bool durable, function_call call, std::optional<result<T>>& out) {
     const std::function<bool(sql::session&)> body = std::move(call);
     try {
-      committer_.submit(body, /*single_statement=*/true);
+      committer_.submit(body, /*single_statement=*/true, durable);
     } catch (const std::exception& e) {
       return fail(metering_errc::storage, std::string("metering store: ") + e.what());
     }
@@ -253,10 +266,18 @@ class pg_store final : public sql::session_store {
       transact_alone(body);
   }
 
+  /// Holds: answered once committed, before the commit reached the disk (kHoldCommit).
+  void transact_hold(const std::function<bool(sql::session&)>& body) const override {
+    committer_.submit(body, false, /*durable=*/false);
+  }
+
   /// `body` in one READ COMMITTED transaction on a pooled connection, run again (a few times)
-  /// when PostgreSQL aborts it as a deadlock or a serialization failure (storage::transact).
-  void transact_alone(const std::function<bool(sql::session&)>& body) const {
+  /// when PostgreSQL aborts it as a deadlock or a serialization failure (storage::transact); its
+  /// commit not waited to disk unless `durable`.
+  void transact_alone(const std::function<bool(sql::session&)>& body, bool durable = true) const {
     storage::transact(pool_, [&](pqxx::work& w) {
+      if (!durable)
+        w.exec(kHoldCommit);
       pg_session s(w);
       return body(s);
     });
@@ -265,7 +286,7 @@ class pg_store final : public sql::session_store {
   /// A single-statement write (queued_write::single_statement) as its own implicit transaction:
   /// one round trip. Run again in a transaction (storage::transact, with its retries) when it
   /// needs one or PostgreSQL aborted it as a deadlock or a serialization failure.
-  void autocommit(const std::function<bool(sql::session&)>& body) const {
+  void autocommit(const std::function<bool(sql::session&)>& body, bool durable) const {
     try {
       auto lease = pool_.acquire();
       try {
@@ -283,23 +304,24 @@ class pg_store final : public sql::session_store {
       if (!retryable(std::current_exception()))
         throw;
     }
-    transact_alone(body);
+    transact_alone(body, durable);
   }
 
   /// A write without a batch: a single statement on its own, any other in its own transaction.
   void run_alone(sql::queued_write& q) const {
     try {
       if (q.single_statement)
-        autocommit(*q.body);
+        autocommit(*q.body, q.durable);
       else
-        transact_alone(*q.body);
+        transact_alone(*q.body, q.durable);
     } catch (...) {
       q.error = std::current_exception();
     }
   }
 
   /// A batch in one READ COMMITTED transaction and one commit, under kBatchLock: a single-statement
-  /// write as it is (it changed nothing if it refused), any other in its savepoint. A batch
+  /// write as it is (it changed nothing if it refused), any other in its savepoint. The batches
+  /// are all durable or all holds (group_commit.hpp): a batch of holds commits with kHoldCommit. A batch
   /// PostgreSQL still aborts as a deadlock or a serialization failure (a single write of another
   /// server holding a payment's row the batch needs, while it waits for an account row the batch
   /// holds), or whose transaction a single-statement write's failure lost, runs again write by
@@ -319,7 +341,7 @@ class pg_store final : public sql::session_store {
       auto lease = pool_.acquire();
       try {
         pqxx::work w(*lease);
-        w.exec(kBatchLock);
+        w.exec(batch.front()->durable ? std::string(kBatchLock) : std::string(kHoldCommit) + "; " + kBatchLock);
         pg_session s(w);
         bool lost = false;  // a single statement threw: its error may have aborted the transaction
         // Savepoints in plain SQL, so that a refused ROLLBACK TO throws (and fails the batch)
@@ -376,9 +398,11 @@ class pg_store final : public sql::session_store {
   void run_pipelined(std::span<sql::queued_write* const> batch) const {
     std::vector<pg::pipeline::statement> statements;
     statements.reserve(batch.size() + 1);
-    const size_t first = batch.size() > 1 ? 1 : 0;  // a lone call locks one account: no batch lock
-    if (first == 1)
+    if (!batch.front()->durable)
+      statements.push_back({&hold_commit_text(), {}});
+    if (batch.size() > 1)  // a lone call locks one account: no batch lock
       statements.push_back({&batch_lock_text(), {}});
+    const size_t first = statements.size();
     for (const sql::queued_write* q : batch) {
       const auto* call = q->body->target<function_call>();
       statements.push_back({call->text, call->params()});
