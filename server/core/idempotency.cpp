@@ -147,6 +147,7 @@ idempotent_call& idempotent_call::operator=(idempotent_call&& o) noexcept {
   if (this != &o) {
     if (open_)
       (void)store_->drop_claim(q_);
+    wipe_replay();
     store_ = o.store_;
     tee_ = o.tee_;
     q_ = std::move(o.q_);
@@ -160,6 +161,14 @@ idempotent_call& idempotent_call::operator=(idempotent_call&& o) noexcept {
 idempotent_call::~idempotent_call() {
   if (open_)
     (void)store_->drop_claim(q_);
+  wipe_replay();
+}
+
+void idempotent_call::wipe_replay() noexcept {
+  // The opened answer may hold a secret (a client_secret, an action's result): not left in freed
+  // memory once it was sent.
+  if (replay_)
+    detail::secure_wipe(replay_->body.data(), replay_->body.size());
 }
 
 result<void> idempotent_call::renew(request_context& c, std::chrono::milliseconds lease) {

@@ -96,6 +96,9 @@ class idempotent_call {
   [[nodiscard]] result<void> finish_charging(credit_hold& hold, uint64_t amount, int status, const std::string& body);
 
  private:
+  /// Overwrites the opened answer's body (replay()), if any.
+  void wipe_replay() noexcept;
+
   idempotent_call(metering::store& s, const tee::tee& t, metering::idempotency_request q)
       : store_(&s), tee_(&t), q_(std::move(q)) {}
 

@@ -28,9 +28,10 @@ struct pg_content_options {
   size_t max_code_bytes = 0;
   /// Longest a statement waits for a lock another session holds (the account's upload lock, a
   /// row another server is inserting), in seconds: an upload held up by a stuck transaction fails
-  /// as unavailable after it instead of hanging its request. Longer than a run's budget, so that a
-  /// wait here still leaves the request's Idempotency-Key lease to run out first (the lease, not
-  /// this, decides whether a delayed run may still start).
+  /// as unavailable after it instead of hanging its request. The default is longer than a run's
+  /// budget at the default run timeout (37 to 46 s), so that such a wait still lets the request's
+  /// Idempotency-Key lease run out first (the lease, not this, decides whether a delayed run may
+  /// still start); with a longer run timeout the upload fails first, as unavailable. At least 1.
   int lock_timeout_seconds = 60;
 };
 

@@ -43,9 +43,13 @@ void group_commit::submit(const std::function<bool(session&)>& body, bool single
 }
 
 void group_commit::lead(std::unique_lock<std::mutex>& lock) {
+  // Allocated before the lead is taken: nothing below throws until the batch is answered (a
+  // failure of the batch is kept in its writes), so the lead is never left taken by a caller
+  // that unwound, with every later caller waiting for it.
+  std::vector<queued_write*> batch;
+  batch.reserve(std::min(max_batch_, queue_.size()));
   leading_ = true;
   // Everything that arrived while the previous batch committed, in arrival order.
-  std::vector<queued_write*> batch;
   while (!queue_.empty() && batch.size() < max_batch_) {
     batch.push_back(queue_.front());
     queue_.pop_front();

@@ -13,6 +13,8 @@
 namespace enact::storage {
 
 std::function<void(pqxx::connection&)> lock_timeout(int seconds) {
+  if (seconds < 1)
+    throw std::invalid_argument("lock timeout: at least 1 second, not " + std::to_string(seconds));
   return [seconds](pqxx::connection& c) {
     pqxx::nontransaction n(c);
     n.exec("SET lock_timeout = '" + std::to_string(seconds) + "s'");

@@ -31,6 +31,7 @@ struct pg_pool_options {
 /// An on_connect that bounds every wait of the connection's statements for a row or table lock to
 /// `seconds` (SET lock_timeout): a statement waiting on a lock another session holds (a stuck
 /// transaction of another server) fails instead of stalling its caller and every caller behind it.
+/// Throws std::invalid_argument for `seconds` below 1 (0 would turn the bound off).
 [[nodiscard]] std::function<void(pqxx::connection&)> lock_timeout(int seconds);
 
 class pg_pool : public pool<pqxx::connection> {
