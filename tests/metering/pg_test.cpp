@@ -429,12 +429,6 @@ TEST_CASE("metering store on postgres: refused reserves and settles in a batch l
   CHECK(MUST(s->available(bob)) == 0);
 }
 
-}  // namespace
-}  // namespace enact::metering::test
-
-namespace enact::metering::test {
-namespace {
-
 TEST_CASE("metering store on postgres: reserves and settles work again after the store's connections were cut") {
   // Every connection of the store ended by the server (an administrator, a restart): a write
   // in flight may fail as a storage error, and the next ones connect again and succeed.
