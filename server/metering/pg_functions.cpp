@@ -37,7 +37,9 @@ constexpr size_t kMaxId = 256;
 
 const std::string& function_definitions() {
   // reserve: the account's row locked first (SKIP LOCKED, then waiting only when another
-  // transaction holds it, to tell the caller it waited: kWaited), then the account's unexpired
+  // transaction holds it, to tell the caller it waited: kWaited; every later reserve of the
+  // transaction answers kWaited too, its clock being older than that wait, and so does every
+  // reserve after metering_batch_lock_v1 waited for the batch lock), then the account's unexpired
   // holds against the balance, then the key's spending and holds against its cap, then the purge
   // of the account's expired holds and the new hold. One scan of the account's holds answers the
   // balance check, the cap check and whether any expired; it is a plain index scan (no bitmap
@@ -59,10 +61,18 @@ DECLARE
 BEGIN
   o_held := 0;
   o_used := 0;
+  -- An earlier statement of this transaction waited (the batch lock, or another reserve for an
+  -- account's row): p_now was read before that wait, so this call is run again with a clock read
+  -- after it, as one that waited itself.
+  IF current_setting('enact.metering_waited', true) = 'on' THEN
+    o_code := 1;
+    RETURN;
+  END IF;
   SELECT balance INTO o_balance FROM metering_accounts WHERE account = p_account FOR UPDATE SKIP LOCKED;
   IF NOT FOUND THEN
     SELECT balance INTO o_balance FROM metering_accounts WHERE account = p_account FOR UPDATE;
     IF FOUND THEN
+      PERFORM set_config('enact.metering_waited', 'on', true);
       o_code := 1;
       RETURN;
     END IF;
@@ -92,6 +102,16 @@ BEGIN
   INSERT INTO metering_reservations (id, account, key_hash, amount, run_id, expires_at)
   VALUES (p_id, p_account, p_key, p_amount, p_run_id, o_expires_at);
   o_code := 0;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION metering_batch_lock_v1(p_key bigint) RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF NOT pg_try_advisory_xact_lock(p_key) THEN
+    PERFORM pg_advisory_xact_lock(p_key);
+    PERFORM set_config('enact.metering_waited', 'on', true);
+  END IF;
 END
 $fn$;
 
@@ -142,6 +162,7 @@ $fn$;
 const sql::statement kReserveCall{
     "SELECT o_code, o_balance, o_held, o_used, o_expires_at FROM metering_reserve_v1(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"};
 const sql::statement kSettleCall{"SELECT o_code, o_balance, o_reserved FROM metering_settle_v1(?1, ?2, ?3, ?4)"};
+const sql::statement kClearWaited{"SELECT set_config('enact.metering_waited', 'off', true)"};
 
 bool plain_request(const reserve_request& q) noexcept {
   return q.amount != 0 && q.amount <= kMaxAmount && !q.run_id.empty() && q.run_id.size() <= kMaxId && q.ttl.count() > 0;

@@ -32,6 +32,14 @@ extern const sql::statement kReserveCall;
 /// `SELECT … FROM metering_settle_vN(?1 … ?4)`: account, reservation id, amount (decimal text,
 /// any uint64), now (ms).
 extern const sql::statement kSettleCall;
+/// Clears the transaction's mark that a statement of it waited (set by a reserve that waited for
+/// its account's row, and by metering_batch_lock_v1 when it waited for the batch lock), after
+/// which every reserve of the transaction answers waited: sent before a reserve is called again
+/// with a clock read after the wait.
+extern const sql::statement kClearWaited;
+/// The batch lock (its key), taken by metering_batch_lock_v1, which marks the transaction as
+/// having waited when another server held it.
+inline constexpr const char* kBatchLockCall = "SELECT metering_batch_lock_v1(6872612823553061902)";
 
 /// What a reserve call answered.
 enum class reserve_outcome {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -472,6 +473,106 @@ TEST_CASE("metering store on postgres: reserves and settles work again after the
     else
       CHECK(r.code() == metering_errc::storage);
   CHECK(available == 90);
+}
+
+}  // namespace
+}  // namespace enact::metering::test
+
+// A batch's reserves read the store's clock when the batch is sent: a batch that then waits (for
+// the batch lock another server holds, or behind a first reserve of the same account that waited
+// for the account's row) must not write holds that start before the wait, or a hold may be
+// written already expired and its run go unpaid. Each case moves the store's clock by a minute
+// during the wait; the holds must last their 5 s from after it.
+namespace enact::metering::test {
+namespace {
+
+PGconn* pg_session(const std::string& url) {
+  PGconn* c = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(c) == CONNECTION_OK);
+  return c;
+}
+
+void pg_run(PGconn* c, const std::string& sql) {
+  PGresult* r = PQexec(c, sql.c_str());
+  const ExecStatusType st = PQresultStatus(r);
+  PQclear(r);
+  REQUIRE((st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK));
+}
+
+/// x's row held by another session, a lone reserve of x waiting for it (it leads), and two
+/// reserves of y queued behind it: the next batch, two calls of one account, pipelined.
+struct queued_behind_x {
+  test_clock clock;
+  std::unique_ptr<store> s;
+  const hash256 x{1};
+  const hash256 y{2};
+  PGconn* rows = nullptr;
+  std::future<result<reservation>> rx, ry1, ry2;
+
+  explicit queued_behind_x(const std::string& url) {
+    s = enact::test::must_ok(open_postgres(url, {.pool_size = 4, .now = clock.fn()}));
+    for (const hash256& a : {x, y}) {
+      const std::string id = "pi_" + codec::hex::encode(a).substr(0, 8);
+      MUST(s->record_payment(intent(id, a, 100)));
+      (void)MUST(s->credit_payment(a, id));
+    }
+    rows = pg_session(url);
+    pg_run(rows, "BEGIN");
+    pg_run(rows, "SELECT account FROM metering_accounts WHERE account = '" + codec::hex::encode(x) + "' FOR UPDATE");
+    rx = hold(x, "run-x");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ry1 = hold(y, "run-y1");
+    ry2 = hold(y, "run-y2");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  ~queued_behind_x() { PQfinish(rows); }
+  queued_behind_x(const queued_behind_x&) = delete;
+  queued_behind_x& operator=(const queued_behind_x&) = delete;
+
+  std::future<result<reservation>> hold(const hash256& a, std::string run) {
+    return std::async(std::launch::async, [this, a, run] {
+      return s->reserve(reserve_request{a, a, 10, 0, run, std::chrono::seconds(5)});
+    });
+  }
+
+  /// Both of y's holds last 5 s from the clock after the wait, hold their credits, and are paid.
+  void check_y() {
+    const reservation a = MUST(ry1.get());
+    const reservation b = MUST(ry2.get());
+    (void)MUST(rx.get());
+    CHECK(a.expires_at == clock.now + 5000);
+    CHECK(b.expires_at == clock.now + 5000);
+    CHECK(MUST(s->available(y)) == 80);
+    CHECK(MUST(s->settle(y, a.id, 10)) == 90);
+    CHECK(MUST(s->settle(y, b.id, 10)) == 80);
+  }
+};
+
+TEST_CASE("metering store on postgres: a batch that waited for the batch lock holds from after the wait") {
+  const std::string url = shared_postgres().create_database();
+  queued_behind_x q(url);
+  PGconn* other = pg_session(url);  // another server's batch in progress
+  pg_run(other, "SELECT pg_advisory_lock(6872612823553061902)");
+  pg_run(q.rows, "COMMIT");  // x's write ends; y's batch is sent and waits for the batch lock
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  q.clock.now += 60000;
+  pg_run(other, "SELECT pg_advisory_unlock(6872612823553061902)");
+  q.check_y();
+  PQfinish(other);
+}
+
+TEST_CASE("metering store on postgres: the second reserve of an account in a batch holds from after the first's wait") {
+  const std::string url = shared_postgres().create_database();
+  queued_behind_x q(url);
+  PGconn* other = pg_session(url);  // another server's transaction on y's row
+  pg_run(other, "BEGIN");
+  pg_run(other, "SELECT account FROM metering_accounts WHERE account = '" + codec::hex::encode(q.y) + "' FOR UPDATE");
+  pg_run(q.rows, "COMMIT");  // x's write ends; y's batch is sent and its first reserve waits for y
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  q.clock.now += 60000;
+  pg_run(other, "COMMIT");
+  q.check_y();
+  PQfinish(other);
 }
 
 }  // namespace
