@@ -3,6 +3,7 @@
 #include "metering/pg_pipeline.hpp"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <optional>
 #include <stdexcept>
@@ -15,6 +16,13 @@
 
 namespace enact::metering::pg {
 namespace {
+
+/// Whether the idle session `c` has something to read (or its socket failed): never so for a live
+/// idle session of this store, which listens for nothing.
+bool readable(PGconn* c) {
+  pollfd p{PQsocket(c), POLLIN, 0};
+  return ::poll(&p, 1, 0) != 0;
+}
 
 /// A PGresult freed when it goes.
 class owned_result {
@@ -91,8 +99,12 @@ const std::string& pipeline::prepared(const std::string* text) {
 }
 
 pipeline::outcome pipeline::run(const std::vector<statement>& batch) {
-  if (c_ != nullptr && PQstatus(c_) != CONNECTION_OK)
-    close();  // broke since the last batch (the server restarted): a new one
+  // Broke since the last batch (the server restarted, or ended the session): a new one. libpq
+  // notices a connection the server closed only when it reads; an idle session has nothing to
+  // read, so anything there (the server's FATAL message, the end of the stream) ends it. The batch
+  // is not sent yet, so nothing is lost by starting over.
+  if (c_ != nullptr && (PQstatus(c_) != CONNECTION_OK || readable(c_)))
+    close();
   if (c_ == nullptr)
     connect();
   std::vector<std::string> names;
