@@ -66,10 +66,13 @@ inroot install -d -o enact -g enact -m 0700 /var/lib/enact/test
 log=$work/server.log
 "$here/clean_root.sh" --cache "$cache" --include build-essential,cmake,pkg-config "$root" -- \
   setpriv --reuid="$user" --regid="$group" --init-groups ${ambient:+--inh-caps="$ambient" --ambient-caps="$ambient"} \
-  --bounding-set="-all${bounding:+,$bounding}" --no-new-privs \
+  --bounding-set="-all${bounding:+,$bounding}" --no-new-privs --pdeathsig KILL \
   enact-server --config /etc/enact/config.toml --dev --data-dir /var/lib/enact/test \
   --listen 127.0.0.1:0 >"$log" 2>&1 &
 server=$!
+# The server is the first process of clean_root.sh's PID namespace, which ends with clean_root.sh.
+# Changing its user clears the parent-death signal unshare --kill-child gave it, so setpriv sets it
+# again (--pdeathsig): otherwise the server outlives the test, reparented to the host's init.
 trap 'kill $server 2>/dev/null || true' EXIT
 port=""
 for _ in $(seq 1 300); do
@@ -109,6 +112,14 @@ echo "quick start: the action ran and signed"
 kill $server
 wait $server 2>/dev/null || true
 trap - EXIT
+# Stopping the test's root stops the server in it: none is left behind.
+left=""
+for _ in $(seq 1 50); do
+  left=$(pgrep -f "enact-server --config /etc/enact/config.toml --dev --data-dir /var/lib/enact/test" || true)
+  [ -z "$left" ] && break
+  sleep 0.1
+done
+[ -z "$left" ] || { kill -KILL $left 2>/dev/null || true; fail "the packaged server outlived its root (pid $left)"; }
 
 step "consumers: find_package(enact) and pkg-config"
 inroot sh -ec '
