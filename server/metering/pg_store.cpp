@@ -162,19 +162,14 @@ bool retryable(const std::exception_ptr& e) {
 
 /// A write waiting on a row another session holds (a stuck transaction of another server) fails
 /// as a storage error after this, instead of stalling the committer and every write behind it.
-constexpr const char* kLockTimeout = "SET lock_timeout = '10s'";
-
-void set_lock_timeout(pqxx::connection& c) {
-  pqxx::nontransaction n(c);
-  n.exec(kLockTimeout);
-}
+constexpr int kLockTimeoutSeconds = 10;
 
 class pg_store final : public sql::session_store {
  public:
   pg_store(const std::string& url, pg_options o)
       : session_store(std::move(o.now)),
-        pool_(url, {.size = o.pool_size, .on_connect = set_lock_timeout}),
-        pipeline_(url, kLockTimeout),
+        pool_(url, {.size = o.pool_size, .on_connect = storage::lock_timeout(kLockTimeoutSeconds)}),
+        pipeline_(url, storage::lock_timeout_statement(kLockTimeoutSeconds)),
         committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
 
   /// The schema's versions, then this release's functions (pg_functions.hpp), created under the

@@ -12,12 +12,16 @@
 
 namespace enact::storage {
 
-std::function<void(pqxx::connection&)> lock_timeout(int seconds) {
+std::string lock_timeout_statement(int seconds) {
   if (seconds < 1)
     throw std::invalid_argument("lock timeout: at least 1 second, not " + std::to_string(seconds));
-  return [seconds](pqxx::connection& c) {
+  return "SET lock_timeout = '" + std::to_string(seconds) + "s'";
+}
+
+std::function<void(pqxx::connection&)> lock_timeout(int seconds) {
+  return [statement = lock_timeout_statement(seconds)](pqxx::connection& c) {
     pqxx::nontransaction n(c);
-    n.exec("SET lock_timeout = '" + std::to_string(seconds) + "s'");
+    n.exec(statement);
   };
 }
 

@@ -33,6 +33,8 @@ struct pg_pool_options {
 /// transaction of another server) fails instead of stalling its caller and every caller behind it.
 /// Throws std::invalid_argument for `seconds` below 1 (0 would turn the bound off).
 [[nodiscard]] std::function<void(pqxx::connection&)> lock_timeout(int seconds);
+/// The statement lock_timeout runs, for a connection the pool does not open (same refusal).
+[[nodiscard]] std::string lock_timeout_statement(int seconds);
 
 class pg_pool : public pool<pqxx::connection> {
  public:
