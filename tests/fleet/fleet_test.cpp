@@ -14,11 +14,14 @@
 //   - every acknowledged webhook (202) has one run, which succeeded, and the trigger's key was
 //     charged once per successful run: nothing executed twice, nothing lost to the kill;
 //   - every schedule fired once per due time during the test: no due time missing, none twice.
+// The kill lands on requests in flight, whatever the timing of the load: it waits until slow runs
+// sent to the victim hold their credits in the metering store and cannot have ended yet.
 #include <doctest/doctest.h>
 
 #include <time.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
@@ -46,6 +49,15 @@ constexpr auto kLoad = 36s;             // load duration
 constexpr auto kKillAt = 12s;           // SIGKILL of one instance, this far into the load
 constexpr auto kDownFor = 2s;           // then started again after this long
 constexpr size_t kVictim = 2;           // the instance killed
+// Slow runs at the victim around the kill: the kill sends kSlowThreads of them at once and waits
+// until kSlowInFlight hold their price in the metering store (the victim received them and
+// reserved) while fewer than kSlowKillBy passed since they were sent (none can have ended: the
+// action alone runs kSlowRun). A round that misses that is let finish and another is sent.
+constexpr size_t kSlowThreads = 3;
+constexpr size_t kSlowInFlight = 2;
+constexpr auto kSlowRun = 600ms;
+constexpr auto kSlowKillBy = 400ms;
+constexpr auto kSlowRounds = 20s;  // the longest the kill waits for a round that lands
 
 /// What one kind of call saw, over every thread that sent it.
 struct tally {
@@ -64,6 +76,43 @@ struct tally {
       ++refused_402;
     else
       ++other[std::to_string(r.status) + " " + r.error_code()];
+  }
+};
+
+/// An action that runs kSlowRun of wall time (Date.now() is the clock the sandbox gives actions).
+std::string slow_code() {
+  return "var until = Date.now() + " + std::to_string(kSlowRun.count()) +
+         ";\nwhile (Date.now() < until) {}\nEnact.setResponse({ok: true});\n";
+}
+
+/// Rounds of slow runs at the victim: the kill releases a round, each slow client sends one run.
+struct slow_rounds {
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t round = 0;
+  bool done = false;
+  std::atomic<size_t> outstanding{0};  // runs of the last round not yet answered
+  void release() {
+    {
+      std::lock_guard lock(mu);
+      ++round;
+      outstanding = kSlowThreads;
+    }
+    cv.notify_all();
+  }
+  void finish() {
+    {
+      std::lock_guard lock(mu);
+      done = true;
+    }
+    cv.notify_all();
+  }
+  /// Waits for the round after `seen`; false once finished.
+  bool next(size_t& seen) {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return done || round != seen; });
+    seen = round;
+    return !done;
   }
 };
 
@@ -116,6 +165,21 @@ std::string rfc3339(int64_t t) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &parts);
   return buf;
+}
+
+/// The fleet's database name on the shared PostgreSQL server.
+std::string database_name(const fleet& f) {
+  const std::string& url = f.database();
+  constexpr std::string_view scheme = "postgresql:///";
+  return url.substr(scheme.size(), url.find('?') - scheme.size());
+}
+
+/// The credit holds of runs in flight (reserved, not yet settled) of a usage key, read from the
+/// metering store's table (server/metering/operations.cpp).
+size_t holds_of(const fleet& f, const usage_keys& key) {
+  const std::string hash = codec::hex::encode(codec::hex::decode_fixed<32>(key.hash).value());
+  return std::stoul(triggers::test::shared_postgres().query_value(
+      database_name(f), "SELECT count(*) FROM metering_reservations WHERE key_hash = '" + hash + "'"));
 }
 
 /// The runs of trigger `id` (every page).
@@ -202,13 +266,15 @@ TEST_CASE("fleet: three servers on one PostgreSQL and one chain; one killed mid-
   // The core side, written once through instance 0: an account with credits, the trivial action
   // in a group, and its usage keys (each load's charges are told apart by key); a second,
   // short-funded account.
-  const core_side core = setup_core(a, {kTrivialCode}, kFunded);
+  const std::string slow = slow_code();
+  const core_side core = setup_core(a, {kTrivialCode, slow}, kFunded);
   const std::string cid = core.cids.at(std::string(kTrivialCode));
   const json::array execute{json::value(1)};
   const usage_keys free_key = create_usage_key(a, core.acct.auth(), json::object{{"execute_in_groups", execute}});
   const usage_keys capped_key = create_usage_key(a, core.acct.auth(), json::object{{"execute_in_groups", execute}});
   const usage_keys hook_key = core.key;
   const usage_keys schedule_key = create_usage_key(a, core.acct.auth(), json::object{{"execute_in_groups", execute}});
+  const usage_keys slow_key = create_usage_key(a, core.acct.auth(), json::object{{"execute_in_groups", execute}});
   const core_side short_core = setup_core(a, {kTrivialCode}, kShortFunded);
   set_cap_on_chain(f, core.acct, capped_key, kCap);
   // The registry's logs reach instance 0's read cache within a second; the others start now and
@@ -245,17 +311,19 @@ TEST_CASE("fleet: three servers on one PostgreSQL and one chain; one killed mid-
 
   // Every instance answers each key before the load (its registry reads are current).
   for (size_t i = 0; i < fleet::kSize; ++i)
-    for (const usage_keys* k : {&free_key, &capped_key, &short_core.key}) {
+    for (const usage_keys* k : {&free_key, &capped_key, &short_core.key, &slow_key}) {
       const response r = call(f.port(i), "GET", "/core/v1/account", {}, k->auth());
       ITEST_REQUIRE_STATUS(r, 200);
     }
 
   // The load: per instance, two threads on the uncapped key, one on the capped key, one on the
-  // short account's key and one sending webhooks.
-  tally free_runs, capped_runs, short_runs, webhooks;
+  // short account's key and one sending webhooks; and the slow runs the kill sends to the victim.
+  tally free_runs, capped_runs, short_runs, slow_runs, webhooks;
   std::atomic<bool> stop{false};
   std::vector<std::thread> clients;
   const std::string run_body = json::serialize(json::object{{"action_ipfs_cid", cid}, {"params", json::object{}}});
+  const std::string slow_body =
+      json::serialize(json::object{{"action_ipfs_cid", core.cids.at(slow)}, {"params", json::object{}}});
   const std::string short_body = json::serialize(
       json::object{{"action_ipfs_cid", short_core.cids.at(std::string(kTrivialCode))}, {"params", json::object{}}});
   auto runner = [](tally& t, const usage_keys& key, const std::string& body) {
@@ -268,6 +336,18 @@ TEST_CASE("fleet: three servers on one PostgreSQL and one chain; one killed mid-
   for (size_t i = 1; i < fleet::kSize; ++i)
     runner(free_runs, free_key, run_body)(f.port(i));
   REQUIRE_MESSAGE(free_runs.answered.size() == fleet::kSize - 1, "run_action by CID on instances 1 and 2 refused");
+  // The slow action takes its time, by CID on the victim too; counted with the slow runs.
+  const auto slow_sent = steady::now();
+  runner(slow_runs, slow_key, slow_body)(f.port(kVictim));
+  REQUIRE_MESSAGE(slow_runs.answered.size() == 1, "the slow run before the load was not answered 200");
+  REQUIRE(steady::now() - slow_sent >= kSlowRun);
+  slow_rounds rounds;
+  for (size_t s = 0; s < kSlowThreads; ++s)
+    clients.emplace_back([&] {
+      for (size_t seen = 0; rounds.next(seen); --rounds.outstanding)
+        if (const int port = f.port(kVictim); port != 0)
+          runner(slow_runs, slow_key, slow_body)(port);
+    });
   for (size_t i = 0; i < fleet::kSize; ++i) {
     clients.push_back(client_thread(f, i, stop, runner(free_runs, free_key, run_body)));
     clients.push_back(client_thread(f, i, stop, runner(free_runs, free_key, run_body)));
@@ -282,21 +362,43 @@ TEST_CASE("fleet: three servers on one PostgreSQL and one chain; one killed mid-
   }
   const auto load_start = steady::now();
   std::this_thread::sleep_until(load_start + kKillAt);
+  size_t held_at_kill = 0, slow_round = 0;
+  for (const auto until = steady::now() + kSlowRounds; steady::now() < until;) {
+    while (rounds.outstanding > 0 && steady::now() < until)  // the last round answered, its holds gone
+      std::this_thread::sleep_for(10ms);
+    const auto sent = steady::now();
+    rounds.release();
+    ++slow_round;
+    size_t held = 0;
+    while ((held = holds_of(f, slow_key)) < kSlowInFlight && steady::now() - sent < kSlowKillBy)
+      std::this_thread::sleep_for(5ms);
+    if (held >= kSlowInFlight && steady::now() - sent < kSlowKillBy) {
+      held_at_kill = held;
+      break;
+    }
+  }
   f.kill(kVictim);
+  rounds.finish();
   std::this_thread::sleep_for(kDownFor);
   f.start(kVictim);
   std::this_thread::sleep_until(load_start + kLoad);
   stop = true;
   for (auto& t : clients)
     t.join();
+  MESSAGE("slow runs at the victim: " << held_at_kill << " held in flight at the kill (round " << slow_round << "), "
+                                      << slow_runs.cut_off << " cut off, " << slow_runs.answered.size() << " answered");
   MESSAGE("run_action answered: " << free_runs.answered.size() << " uncapped, " << capped_runs.answered.size()
                                   << " capped (" << capped_runs.refused_402 << " refused), "
                                   << short_runs.answered.size() << " short-funded (" << short_runs.refused_402
                                   << " refused); cut off by the kill: "
-                                  << free_runs.cut_off + capped_runs.cut_off + short_runs.cut_off
+                                  << free_runs.cut_off + capped_runs.cut_off + short_runs.cut_off + slow_runs.cut_off
                                   << "; webhooks acknowledged: " << webhooks.answered.size() << ", cut off "
                                   << webhooks.cut_off);
-  REQUIRE(free_runs.cut_off + capped_runs.cut_off + short_runs.cut_off + webhooks.cut_off > 0);  // the kill landed
+  // The kill landed on runs in flight: those it found holding credits got no answer.
+  REQUIRE_MESSAGE(held_at_kill >= kSlowInFlight,
+                  "no round of slow runs was in flight at the victim within " << kSlowRounds.count() << " s");
+  REQUIRE(slow_runs.cut_off >= held_at_kill);
+  REQUIRE(free_runs.cut_off + capped_runs.cut_off + short_runs.cut_off + slow_runs.cut_off + webhooks.cut_off > 0);
 
   // How far the load got depends on the machine: on a slow or busy one it may end before the
   // short account is spent or the capped key reaches its cap. Spend them now, one run at a time
@@ -374,6 +476,7 @@ TEST_CASE("fleet: three servers on one PostgreSQL and one chain; one killed mid-
   check_run_charges("uncapped key", free_runs, of_key(main_charges, free_key));
   check_run_charges("capped key", capped_runs, of_key(main_charges, capped_key));
   check_run_charges("short-funded account", short_runs, of_key(short_charges, short_core.key));
+  check_run_charges("slow runs", slow_runs, of_key(main_charges, slow_key));
   const auto hook_charges = of_key(main_charges, hook_key);
   const auto schedule_charges = of_key(main_charges, schedule_key);
   CHECK(hook_charges.size() == hook_status.size() - unsuccessful);
@@ -397,12 +500,10 @@ TEST_CASE("fleet: three servers on one PostgreSQL and one chain; one killed mid-
 
   // The shared code attacked where it is kept: a row changed in the database never runs on any
   // instance (500, nothing charged); uploading the code again repairs it.
-  const std::string& url = f.database();
-  const std::string db =
-      url.substr(std::string_view("postgresql:///").size(), url.find('?') - std::string_view("postgresql:///").size());
   triggers::test::shared_postgres().exec(
-      db, "UPDATE content_code SET code = convert_to('export default () => \"swapped\";', 'UTF8') WHERE cid = '" + cid +
-              "'");
+      database_name(f),
+      "UPDATE content_code SET code = convert_to('export default () => \"swapped\";', 'UTF8') WHERE cid = '" + cid +
+          "'");
   const uint64_t before = balance_of(a, core.acct.auth());
   for (size_t i = 0; i < fleet::kSize; ++i) {
     const response r = call(f.port(i), "POST", "/core/v1/run_action", run_body, free_key.auth());
