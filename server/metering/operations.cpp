@@ -173,12 +173,6 @@ payment payment_of(const rows& r, size_t i) {
 
 constexpr const char* kPaymentColumns = "id, account, amount, provider, created_at, credited_at, balance_after";
 
-std::string random_id() {
-  std::array<uint8_t, 16> b{};
-  crypto::random_bytes(b);
-  return "rsv_" + codec::hex::encode(b);
-}
-
 /// The account's open reservation `id`, or unknown_reservation (none, another account's, expired).
 result<reservation> open_reservation(session& s, const account_hash& account, std::string_view id, millis now) {
   const rows r = s.exec({"SELECT key_hash, amount, run_id, expires_at FROM metering_reservations WHERE id = ?1 AND "
@@ -265,34 +259,88 @@ result<credit_result> credit_payment(session& s, const account_hash& account, st
   return credit_result{after, true};
 }
 
-result<reservation> reserve(session& s, const reserve_request& q, const clock_fn& clock) {
+result<void> check_reserve(const reserve_request& q) {
   ENACT_TRY_VOID(check_amount("amount", q.amount));
   ENACT_TRY_VOID(check_id("run id", q.run_id, kMaxId));
   if (q.ttl.count() <= 0)
     return fail(metering_errc::invalid_argument, "ttl: must be positive");
+  return {};
+}
+
+result<void> check_funds(const reserve_request& q, uint64_t balance, uint64_t held_all, uint64_t spent,
+                         uint64_t held_key) {
+  if (balance < held_all || balance - held_all < q.amount)
+    return fail(metering_errc::insufficient_credits, "balance " + std::to_string(balance) + " credits, " +
+                                                         std::to_string(held_all) + " reserved by runs in progress, " +
+                                                         std::to_string(q.amount) + " needed");
+  if (q.key_cap != 0) {
+    const uint64_t used = spent + held_key;
+    if (used < spent || used > q.key_cap || q.key_cap - used < q.amount)
+      return fail(metering_errc::cap_exceeded, "this usage key's spending cap is " + std::to_string(q.key_cap) +
+                                                   " credits; " + std::to_string(used) + " spent or reserved, " +
+                                                   std::to_string(q.amount) + " needed");
+  }
+  return {};
+}
+
+std::string new_reservation_id() {
+  std::array<uint8_t, 16> b{};
+  crypto::random_bytes(b);
+  return "rsv_" + codec::hex::encode(b);
+}
+
+result<reservation> reserve(session& s, const reserve_request& q, const clock_fn& clock) {
+  ENACT_TRY_VOID(check_reserve(q));
   const uint64_t bal = locked_balance(s, q.account);
   // Read after the lock: a wait for the account's row (another session holding it) does not
   // shorten the hold, which would otherwise be written already expired and the run go unpaid.
   const millis now = clock();
   s.exec({"DELETE FROM metering_reservations WHERE account = ?1 AND expires_at <= ?2"}, {hx(q.account), now});
   const uint64_t held_all = held(s, q.account, nullptr, now);
-  if (bal < held_all || bal - held_all < q.amount)
-    return fail(metering_errc::insufficient_credits, "balance " + std::to_string(bal) + " credits, " +
-                                                         std::to_string(held_all) + " reserved by runs in progress, " +
-                                                         std::to_string(q.amount) + " needed");
-  if (q.key_cap != 0) {
-    const uint64_t used = spent(s, q.account, q.key) + held(s, q.account, &q.key, now);
-    if (used > q.key_cap || q.key_cap - used < q.amount)
-      return fail(metering_errc::cap_exceeded, "this usage key's spending cap is " + std::to_string(q.key_cap) +
-                                                   " credits; " + std::to_string(used) + " spent or reserved, " +
-                                                   std::to_string(q.amount) + " needed");
-  }
-  reservation out{random_id(), q.account, q.key, q.amount, q.run_id, now + q.ttl.count()};
+  ENACT_TRY_VOID(check_funds(q, bal, held_all, q.key_cap == 0 ? 0 : spent(s, q.account, q.key),
+                             q.key_cap == 0 ? 0 : held(s, q.account, &q.key, now)));
+  reservation out{new_reservation_id(), q.account, q.key, q.amount, q.run_id, now + q.ttl.count()};
   s.exec({"INSERT INTO metering_reservations (id, account, key_hash, amount, run_id, expires_at) VALUES (?1, ?2, ?3, "
           "?4, ?5, "
           "?6)"},
          {out.id, hx(out.account), hx(out.key), num(out.amount), out.run_id, out.expires_at});
   return out;
+}
+
+namespace {
+
+/// The debit of a settle: `amount` (> 0) off the balance, onto the key's spending and into the
+/// usage history. `bal` is the account's balance read under its lock.
+result<uint64_t> debit(session& s, const reservation& r, uint64_t amount, uint64_t bal, millis now) {
+  // Conditional: the balance never goes below zero, whatever else happened to it.
+  const rows d = s.exec({"UPDATE metering_accounts SET balance = balance - ?2 WHERE account = ?1 AND balance >= ?2"},
+                        {hx(r.account), num(amount)});
+  if (d.affected != 1)
+    return fail(metering_errc::insufficient_credits,
+                "balance " + std::to_string(bal) + " credits, below the " + std::to_string(amount) + " to settle");
+  s.exec({"INSERT INTO metering_key_spending (account, key_hash, spent) VALUES (?1, ?2, ?3) ON CONFLICT (account, "
+          "key_hash) "
+          "DO UPDATE SET spent = metering_key_spending.spent + ?3"},
+         {hx(r.account), hx(r.key), num(amount)});
+  s.exec({"INSERT INTO metering_charges (account, run_id, key_hash, amount, at) VALUES (?1, ?2, ?3, ?4, ?5)"},
+         {hx(r.account), r.run_id, hx(r.key), num(amount), now});
+  return bal - amount;
+}
+
+}  // namespace
+
+result<uint64_t> charge(session& s, const reservation& r, uint64_t amount, millis now) {
+  const uint64_t bal = locked_balance(s, r.account);
+  if (amount == 0)
+    return bal;
+  return debit(s, r, amount, bal, now);
+}
+
+result<uint64_t> charge_and_keep(session& s, const reservation& r, uint64_t amount, const idempotency_request& q,
+                                 const kept_answer& a, millis now) {
+  ENACT_TRY(const uint64_t after, charge(s, r, amount, now));
+  ENACT_TRY_VOID(keep_answer(s, q, a));  // an error rolls the charge back with it
+  return after;
 }
 
 result<uint64_t> settle(session& s, const account_hash& account, std::string_view id, uint64_t amount, millis now) {
@@ -304,19 +352,7 @@ result<uint64_t> settle(session& s, const account_hash& account, std::string_vie
   s.exec({"DELETE FROM metering_reservations WHERE id = ?1"}, {r.id});
   if (amount == 0)
     return bal;
-  // Conditional: the balance never goes below zero, whatever else happened to it.
-  const rows d = s.exec({"UPDATE metering_accounts SET balance = balance - ?2 WHERE account = ?1 AND balance >= ?2"},
-                        {hx(account), num(amount)});
-  if (d.affected != 1)
-    return fail(metering_errc::insufficient_credits,
-                "balance " + std::to_string(bal) + " credits, below the " + std::to_string(amount) + " to settle");
-  s.exec({"INSERT INTO metering_key_spending (account, key_hash, spent) VALUES (?1, ?2, ?3) ON CONFLICT (account, "
-          "key_hash) "
-          "DO UPDATE SET spent = metering_key_spending.spent + ?3"},
-         {hx(account), hx(r.key), num(amount)});
-  s.exec({"INSERT INTO metering_charges (account, run_id, key_hash, amount, at) VALUES (?1, ?2, ?3, ?4, ?5)"},
-         {hx(account), r.run_id, hx(r.key), num(amount), now});
-  return bal - amount;
+  return debit(s, r, amount, bal, now);
 }
 
 result<void> release(session& s, const account_hash& account, std::string_view id) {
@@ -472,24 +508,6 @@ result<uint64_t> expire_idempotency(session& s, millis now) {
 }
 
 }  // namespace operations
-
-template <class F>
-auto session_store::run(access a, F&& f) const -> decltype(f(std::declval<session&>())) {
-  std::optional<decltype(f(std::declval<session&>()))> out;
-  const std::function<bool(session&)> body = [&](session& s) {
-    out.emplace(f(s));
-    return out->has_value();
-  };
-  try {
-    if (a == access::hold)
-      transact_hold(body);
-    else
-      transact(a == access::write, body);
-  } catch (const std::exception& e) {
-    return fail(metering_errc::storage, std::string("metering store: ") + e.what());
-  }
-  return std::move(*out);
-}
 
 namespace ops = operations;
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -63,11 +64,27 @@ namespace operations {
 [[nodiscard]] result<payment> get_payment(session& s, const account_hash& account, std::string_view id);
 [[nodiscard]] result<credit_result> credit_payment(session& s, const account_hash& account, std::string_view id,
                                                    millis now);
+/// Validates a reservation's request (amount, run id, ttl): invalid_argument.
+[[nodiscard]] result<void> check_reserve(const reserve_request& q);
+/// The rule a reservation passes: `balance` less `held_all` (the account's open reservations)
+/// covers `q.amount` (insufficient_credits), and when `q.key_cap` is set, the key's `spent` plus
+/// `held_key` plus the amount stay within it (cap_exceeded).
+[[nodiscard]] result<void> check_funds(const reserve_request& q, uint64_t balance, uint64_t held_all, uint64_t spent,
+                                       uint64_t held_key);
+/// A fresh reservation id ("rsv_" and 32 random hex digits).
+[[nodiscard]] std::string new_reservation_id();
 /// Reads `clock` after the account's row is locked: a reservation made after a wait for the lock
 /// expires `r.ttl` after it is made.
 [[nodiscard]] result<reservation> reserve(session& s, const reserve_request& r, const clock_fn& clock);
 [[nodiscard]] result<uint64_t> settle(session& s, const account_hash& account, std::string_view id, uint64_t amount,
                                       millis now);
+/// The charge of reservation `r`, closed elsewhere (metering/process_holds.hpp): `amount` debited
+/// (insufficient_credits when the balance is short; 0 debits nothing), added to its key's spending
+/// and to the usage history; returns the balance after it.
+[[nodiscard]] result<uint64_t> charge(session& s, const reservation& r, uint64_t amount, millis now);
+/// `charge` and `keep_answer` in one transaction.
+[[nodiscard]] result<uint64_t> charge_and_keep(session& s, const reservation& r, uint64_t amount,
+                                               const idempotency_request& q, const kept_answer& a, millis now);
 [[nodiscard]] result<void> release(session& s, const account_hash& account, std::string_view id);
 [[nodiscard]] result<uint64_t> release_expired(session& s, millis now);
 [[nodiscard]] result<key_spending> spending(session& s, const account_hash& account, const key_hash& key, millis now);
@@ -126,11 +143,28 @@ class session_store : public store {
   /// with everything before it. By default, a write like any other.
   virtual void transact_hold(const std::function<bool(session&)>& body) const { transact(true, body); }
 
- private:
   enum class access { read, write, hold };
+  /// Runs `f(session&)` (returning a result) by `a`'s transaction: a read, a write, or a hold
+  /// (transact_hold); what the database threw answers storage.
   template <class F>
-  auto run(access a, F&& f) const -> decltype(f(std::declval<session&>()));
+  auto run(access a, F&& f) const -> decltype(f(std::declval<session&>())) {
+    std::optional<decltype(f(std::declval<session&>()))> out;
+    const std::function<bool(session&)> body = [&](session& s) {
+      out.emplace(f(s));
+      return out->has_value();
+    };
+    try {
+      if (a == access::hold)
+        transact_hold(body);
+      else
+        transact(a == access::write, body);
+    } catch (const std::exception& e) {
+      return fail(metering_errc::storage, std::string("metering store: ") + e.what());
+    }
+    return std::move(*out);
+  }
 
+ private:
   clock_fn now_;
 };
 

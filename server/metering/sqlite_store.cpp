@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // The SQLite metering store (sqlite_store.hpp): the schema, a session (session.hpp) on the kit's
-// connections, and the writer's committer (group_commit.hpp).
+// connections, the writer's committer (group_commit.hpp), and the open reservations in the process
+// (process_holds.hpp) under an exclusive lock on the file.
 #include "metering/sqlite_store.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <functional>
 #include <optional>
 #include <span>
@@ -11,12 +19,16 @@
 #include <vector>
 #include <utility>
 
+#include "enact/codec/hex.hpp"
 #include "metering/group_commit.hpp"
+#include "metering/process_holds.hpp"
 #include "metering/session.hpp"
 #include "storage/sqlite.hpp"
 
 namespace enact::metering {
 namespace {
+
+namespace ops = sql::operations;
 
 // The schema versions in SQLite's spelling (session.hpp): migration i takes version i to i + 1.
 const std::vector<std::string>& migrations() {
@@ -56,14 +68,120 @@ class sqlite_session final : public sql::session {
   storage::connection& c_;
 };
 
+/// The store's file taken for this process alone: an exclusive lock on `<path>.lock`, held while
+/// the store is open (and let go by the kernel when the process dies). Open reservations live in
+/// the process (process_holds.hpp), so a second store on the file, in this process or another,
+/// would not see them and could spend the same credits: it fails to open instead.
+class exclusive_file {
+ public:
+  explicit exclusive_file(const std::string& path) {
+    const std::string lock_path = path + ".lock";
+    fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0)
+      throw std::runtime_error(lock_path + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      ::close(fd_);
+      throw std::runtime_error(e == EWOULDBLOCK ? path +
+                                                      " is open in another metering store (another server on "
+                                                      "the same file?): a file serves one server at a time"
+                                                : lock_path + ": " + std::strerror(e));
+    }
+  }
+  ~exclusive_file() { ::close(fd_); }
+  exclusive_file(const exclusive_file&) = delete;
+  exclusive_file& operator=(const exclusive_file&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 class sqlite_store final : public sql::session_store {
  public:
   sqlite_store(const std::string& path, clock_fn now)
       : session_store(std::move(now)),
+        lock_(path),
         db_(path, migration_texts(), storage::database_options{.synchronous_full = true}),
-        committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
+        committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {
+    // Reservations an earlier version kept in the file belong to runs its process took with it.
+    db_.write([](storage::connection& c) { storage::query(c, "DELETE FROM metering_reservations").run(); });
+  }
+
+  [[nodiscard]] result<uint64_t> available(const account_hash& a) const override {
+    ENACT_TRY(const uint64_t b, balance(a));
+    const uint64_t h = holds_.held(a, nullptr, clock()()).balance;
+    return b > h ? b - h : 0;
+  }
+
+  [[nodiscard]] result<reservation> reserve(const reserve_request& q) override {
+    try {
+      return holds_.reserve(
+          q, [&] { return committed(q.account, q.key); }, clock());
+    } catch (const std::exception& e) {
+      return fail(metering_errc::storage, std::string("metering store: ") + e.what());
+    }
+  }
+
+  [[nodiscard]] result<uint64_t> settle(const account_hash& a, std::string_view id, uint64_t amount) override {
+    return charge_held(a, id, amount, [&](sql::session& s, const reservation& r, millis now) {
+      return ops::charge(s, r, amount, now);
+    });
+  }
+
+  [[nodiscard]] result<uint64_t> settle_and_keep(const account_hash& a, std::string_view id, uint64_t amount,
+                                                 const idempotency_request& q, const kept_answer& k) override {
+    return charge_held(a, id, amount, [&](sql::session& s, const reservation& r, millis now) {
+      return ops::charge_and_keep(s, r, amount, q, k, now);
+    });
+  }
+
+  [[nodiscard]] result<void> release(const account_hash& a, std::string_view id) override {
+    return holds_.release(a, id);
+  }
+
+  [[nodiscard]] result<uint64_t> release_expired() override { return holds_.release_expired(clock()()); }
+
+  [[nodiscard]] result<key_spending> spending(const account_hash& a, const key_hash& k) const override {
+    try {
+      return key_spending{committed(a, k).spent, holds_.held(a, &k, clock()()).spent};
+    } catch (const std::exception& e) {
+      return fail(metering_errc::storage, std::string("metering store: ") + e.what());
+    }
+  }
 
  private:
+  /// The account's balance and the key's settled spending, as committed (one statement: one
+  /// snapshot).
+  committed_funds committed(const account_hash& a, const key_hash& k) const {
+    return db_.read(
+        [&](storage::connection& c) {
+          const std::string account = codec::hex::encode(a);
+          storage::query q(c,
+                           "SELECT (SELECT balance FROM metering_accounts WHERE account = ?1), (SELECT spent FROM "
+                           "metering_key_spending WHERE account = ?1 AND key_hash = ?2)");
+          q.bind(account, codec::hex::encode(k));
+          if (!q.next())
+            throw std::runtime_error("no row from a scalar query");
+          return committed_funds{q.is_null(0) ? 0 : q.u64(0), q.is_null(1) ? 0 : q.u64(1)};
+        },
+        /*snapshot=*/false);
+  }
+
+  /// A settle: the reservation taken from the book (it keeps holding its credits meanwhile), its
+  /// charge committed durably by `charge`, and only then closed; a charge that fails leaves it
+  /// open, as a rolled-back settle leaves its row.
+  template <class Charge>
+  result<uint64_t> charge_held(const account_hash& a, std::string_view id, uint64_t amount, Charge&& charge) {
+    const millis now = clock()();
+    ENACT_TRY(const reservation r, holds_.settling(a, id, amount, now));
+    auto out = run(access::write, [&](sql::session& s) { return charge(s, r, now); });
+    if (out)
+      holds_.settled(a, id);
+    else
+      holds_.unsettled(a, id);
+    return out;
+  }
+
   /// A write through the committer, a read in a snapshot of a pooled reader.
   void transact(bool write, const std::function<bool(sql::session&)>& body) const override {
     if (write) {
@@ -76,24 +194,11 @@ class sqlite_store final : public sql::session_store {
     }
   }
 
-  /// Holds: committed at once, in the WAL but not yet flushed to disk (group_commit.hpp).
-  void transact_hold(const std::function<bool(sql::session&)>& body) const override {
-    committer_.submit(body, false, /*durable=*/false);
-  }
-
   /// A batch in the writer's one IMMEDIATE transaction, each write in its savepoint; one commit,
-  /// with synchronous FULL (on disk before any of them is answered) unless the batch holds only
-  /// holds: synchronous NORMAL then, whose commit the WAL keeps in order and the next FULL commit
-  /// (or checkpoint) flushes with it. WAL stays consistent through a crash either way. Every
-  /// statement here is one of the connection's prepared statements (storage::query), none parsed
-  /// again per write.
+  /// with synchronous FULL: on disk before any of them is answered. (Holds never come here: they
+  /// live in the process.) Every statement here is one of the connection's prepared statements
+  /// (storage::query), none parsed again per write.
   void run_batch(std::span<sql::queued_write* const> batch) {
-    const bool durable = batch.front()->durable;
-    if (durable != synchronous_full_) {
-      // Between transactions, on the writer only this batch's leader uses.
-      storage::query(db_.writer(), durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL").run();
-      synchronous_full_ = durable;
-    }
     if (batch.size() == 1) {
       run_alone(*batch.front());
       return;
@@ -131,8 +236,9 @@ class sqlite_store final : public sql::session_store {
     }
   }
 
+  exclusive_file lock_;  // before db_: taken before the file is opened, let go after it is closed
   mutable storage::database db_;
-  bool synchronous_full_ = true;         // the writer's PRAGMA synchronous: FULL (true) or NORMAL
+  process_holds holds_;
   mutable sql::group_commit committer_;  // after db_: stopped before the database closes
 };
 

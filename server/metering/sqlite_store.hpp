@@ -5,6 +5,12 @@
 // (group_commit.hpp): the writes queued meanwhile run in one IMMEDIATE transaction on the one
 // writer connection, each in its savepoint, and one commit, so writes never interleave and no
 // update is lost; reads use the kit's reader pool beside it.
+//
+// The file serves one store at a time (an exclusive lock on `<path>.lock`; a second open fails
+// with storage), and the open reservations live in that store's process (process_holds.hpp,
+// docs/architecture.md §4 "Holds live in the process on SQLite"): a run dies with its server, and
+// its reservation with it, so a reservation is never written, a charged run writes once (its
+// settle), and a reopened file has no reservation open.
 #pragma once
 
 #include <memory>

@@ -78,6 +78,13 @@ Enact.setResponse({
 constexpr std::string_view kGoodCode = "Enact.setResponse({ok: params.x + 1});\n";
 
 constexpr std::string_view kLoopCode = "while (true) {}\n";
+
+/// The run budget (core/credits.hpp run_budget) of a server without an IPFS gateway whose run
+/// wall time is `wall`: queue wait 5 s + wall time + kill grace 1 s + margin 30 s. A run's credit
+/// hold and its Idempotency-Key lease last that long.
+inline std::chrono::seconds run_budget_for(std::chrono::seconds wall) {
+  return std::chrono::seconds(5) + wall + std::chrono::seconds(1) + std::chrono::seconds(30);
+}
 constexpr std::string_view kMemoryCode =
     "var big = new Uint8Array(1024 * 1024 * 1024);\nEnact.setResponse(big.length);\n";
 constexpr std::string_view kOutputCode = "Enact.setResponse(\"x\".repeat(10 * 1024 * 1024));\n";
@@ -286,6 +293,40 @@ inline std::vector<std::string> leak_forms(bytes_view key) {
   for (auto& ch : upper)
     ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return {lower, upper, codec::base64::encode(key)};
+}
+
+/// A server on `data_dir` with `flags` (a run price of 500, one sandbox worker) killed while a run
+/// of its only account holds all 500 credits: an endless loop, 400 ms into its wall time. A second
+/// run is refused 402 while the first one holds the credits. What the restarted server is asked.
+struct killed_mid_run {
+  account_keys account;
+  usage_keys executor;
+  std::string good_cid;  // kGoodCode, in the executor's group
+  steady::time_point held_at;
+};
+inline killed_mid_run kill_mid_run(const std::vector<std::string>& flags, const std::string& data_dir) {
+  killed_mid_run out;
+  server_process srv(flags, data_dir);
+  http_client c = srv.client();
+  out.account = create_account(c, "held");
+  REQUIRE(buy_credits(c, out.account.auth(), 500) == 500);
+  const stored_action loop = upload(c, out.account.auth(), kLoopCode);
+  const stored_action good = upload(c, out.account.auth(), kGoodCode);
+  out.good_cid = good.cid;
+  const uint64_t g = add_group(c, out.account.auth(), "g", {}, {loop.hashed, good.hashed});
+  out.executor = executor_key(c, out.account.auth(), json::array{g});
+  out.held_at = steady::now();
+  std::thread runner([&] {
+    http_client own("127.0.0.1", srv.port());
+    (void)run(own, out.executor.auth(), by_cid(loop.cid));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  check_error_shape(run(c, out.executor.auth(), by_cid(out.good_cid, json::object{{"x", 1}})), 402,
+                    "insufficient_credits");
+  REQUIRE(::kill(srv.pid(), SIGKILL) == 0);
+  runner.join();
+  (void)srv.stop();
+  return out;
 }
 
 }  // namespace enact::itest

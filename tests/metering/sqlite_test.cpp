@@ -40,7 +40,9 @@ TEST_CASE("metering store concurrent writes in batches: sqlite") {
   });
 }
 
-TEST_CASE("metering store on sqlite: a reopened file keeps balances, payments and open reservations") {
+TEST_CASE(
+    "metering store on sqlite: a reopened file keeps balances and payments; open reservations went with the store "
+    "that made them") {
   enact::test::temp_dir dir("enact-metering");
   const std::string path = (dir.path() / "metering.sqlite").string();
   const hash256 account{1};
@@ -50,17 +52,49 @@ TEST_CASE("metering store on sqlite: a reopened file keeps balances, payments an
     MUST(s->record_payment(intent("pi_keep", account, 900)));
     (void)MUST(s->credit_payment(account, "pi_keep"));
     open_id = MUST(s->reserve(reserve_request{account, account, 100, 0, "run", std::chrono::minutes(10)})).id;
+    CHECK(MUST(s->available(account)) == 800);
   }
+  // Its run went with its process: the credits are free again and the hold is never charged.
   auto s = enact::test::must_ok(open_sqlite(path));
   CHECK(MUST(s->balance(account)) == 900);
-  CHECK(MUST(s->available(account)) == 800);
+  CHECK(MUST(s->available(account)) == 900);
+  CHECK(MUST(s->spending(account, account)).reserved == 0);
   CHECK_FALSE(MUST(s->credit_payment(account, "pi_keep")).credited_now);
-  CHECK(MUST(s->settle(account, open_id, 100)) == 800);
+  CHECK_ERRC(s->settle(account, open_id, 100), metering_errc::unknown_reservation);
+  CHECK(MUST(s->balance(account)) == 900);
 
   // Not a database: storage, with the path in the message.
   const std::string junk = (dir.path() / "junk.sqlite").string();
   { std::ofstream(junk) << "not a database at all, just text that is long enough to be a header........."; }
   CHECK_ERRC(open_sqlite(junk), metering_errc::storage);
+}
+
+TEST_CASE("attack: a second store on the same sqlite file would not see the first's holds, so it cannot open") {
+  // Open reservations live in the store's process. Two stores on one file (two servers given one
+  // data directory, or one server started twice) would each hold the whole balance for a run.
+  enact::test::temp_dir dir("enact-metering");
+  const std::string path = (dir.path() / "metering.sqlite").string();
+  const hash256 account{2};
+  auto first = enact::test::must_ok(open_sqlite(path));
+  MUST(first->record_payment(intent("pi_once", account, 100)));
+  (void)MUST(first->credit_payment(account, "pi_once"));
+  const reservation held = MUST(first->reserve(reserve_request{account, account, 100, 0, "run-1"}));
+
+  auto second = open_sqlite(path);
+  if (second) {
+    // The attack: the same 100 credits held again beside the first hold, and both charged.
+    auto again = (*second)->reserve(reserve_request{account, account, 100, 0, "run-2"});
+    CHECK_FALSE(again.has_value());
+  } else {
+    CHECK(second.code() == metering_errc::storage);
+    CHECK(second.err().message.find("open in another metering store") != std::string::npos);
+  }
+  CHECK(MUST(first->settle(account, held.id, 100)) == 0);
+
+  // Closed, the file opens again.
+  first.reset();
+  auto third = enact::test::must_ok(open_sqlite(path));
+  CHECK(MUST(third->balance(account)) == 0);
 }
 
 }  // namespace

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "metering/process_holds.hpp"
+
+#include <string>
+#include <utility>
+
+#include "metering/session.hpp"
+
+namespace enact::metering {
+namespace {
+
+error unknown(std::string_view id) {
+  return fail(metering_errc::unknown_reservation,
+              "reservation " + std::string(id) +
+                  ": no open reservation of this account (unknown, settled, released or expired)");
+}
+
+}  // namespace
+
+bool process_holds::live(const open& o, millis now) { return o.settling || o.r.expires_at > now; }
+
+committed_funds process_holds::sum(const account_holds& holds, const key_hash* key, millis now) {
+  committed_funds out;
+  for (const auto& [id, o] : holds) {
+    if (!live(o, now))
+      continue;
+    // Bounded: every hold passed check_funds against a balance within int64.
+    out.balance += o.r.amount;
+    if (key != nullptr && o.r.key == *key)
+      out.spent += o.r.amount;
+  }
+  return out;
+}
+
+size_t process_holds::forget_expired(account_holds& holds, millis now) {
+  return std::erase_if(holds, [now](const auto& entry) { return !live(entry.second, now); });
+}
+
+result<reservation> process_holds::reserve(const reserve_request& q, const std::function<committed_funds()>& read,
+                                           const clock_fn& clock) {
+  ENACT_TRY_VOID(sql::operations::check_reserve(q));
+  std::lock_guard lock(mu_);
+  const committed_funds funds = read();
+  const millis now = clock();
+  account_holds& holds = by_account_[q.account];
+  (void)forget_expired(holds, now);
+  const committed_funds held = sum(holds, &q.key, now);
+  auto checked = sql::operations::check_funds(q, funds.balance, held.balance, funds.spent, held.spent);
+  if (!checked) {
+    if (holds.empty())
+      by_account_.erase(q.account);
+    return checked.err();
+  }
+  reservation r{sql::operations::new_reservation_id(), q.account, q.key, q.amount, q.run_id, now + q.ttl.count()};
+  holds.emplace(r.id, open{r, false});
+  return r;
+}
+
+result<reservation> process_holds::settling(const account_hash& account, std::string_view id, uint64_t amount,
+                                            millis now) {
+  std::lock_guard lock(mu_);
+  const auto a = by_account_.find(account);
+  if (a == by_account_.end())
+    return unknown(id);
+  const auto it = a->second.find(id);
+  if (it == a->second.end() || it->second.settling || it->second.r.expires_at <= now)
+    return unknown(id);
+  if (amount > it->second.r.amount)
+    return fail(metering_errc::over_reserved, "reservation " + it->second.r.id + ": " + std::to_string(amount) +
+                                                  " credits to settle, " + std::to_string(it->second.r.amount) +
+                                                  " reserved");
+  it->second.settling = true;
+  return it->second.r;
+}
+
+void process_holds::settled(const account_hash& account, std::string_view id) {
+  std::lock_guard lock(mu_);
+  const auto a = by_account_.find(account);
+  if (a == by_account_.end())
+    return;
+  if (const auto it = a->second.find(id); it != a->second.end())
+    a->second.erase(it);
+  if (a->second.empty())
+    by_account_.erase(a);
+}
+
+void process_holds::unsettled(const account_hash& account, std::string_view id) {
+  std::lock_guard lock(mu_);
+  const auto a = by_account_.find(account);
+  if (a == by_account_.end())
+    return;
+  if (const auto it = a->second.find(id); it != a->second.end())
+    it->second.settling = false;
+}
+
+result<void> process_holds::release(const account_hash& account, std::string_view id) {
+  std::lock_guard lock(mu_);
+  const auto a = by_account_.find(account);
+  const auto it = a == by_account_.end() ? account_holds::iterator{} : a->second.find(id);
+  if (a == by_account_.end() || it == a->second.end() || it->second.settling)
+    return fail(metering_errc::unknown_reservation,
+                "reservation " + std::string(id) + ": no open reservation of this account");
+  a->second.erase(it);
+  if (a->second.empty())
+    by_account_.erase(a);
+  return {};
+}
+
+uint64_t process_holds::release_expired(millis now) {
+  std::lock_guard lock(mu_);
+  uint64_t n = 0;
+  for (auto a = by_account_.begin(); a != by_account_.end();) {
+    n += forget_expired(a->second, now);
+    a = a->second.empty() ? by_account_.erase(a) : std::next(a);
+  }
+  return n;
+}
+
+committed_funds process_holds::held(const account_hash& account, const key_hash* key, millis now) const {
+  std::lock_guard lock(mu_);
+  const auto a = by_account_.find(account);
+  if (a == by_account_.end())
+    return {};
+  return sum(a->second, key, now);
+}
+
+}  // namespace enact::metering
