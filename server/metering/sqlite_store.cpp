@@ -194,10 +194,9 @@ class sqlite_store final : public sql::session_store {
     }
   }
 
-  /// A batch in the writer's one IMMEDIATE transaction, each write in its savepoint; one commit,
-  /// with synchronous FULL: on disk before any of them is answered. (Holds never come here: they
-  /// live in the process.) Every statement here is one of the connection's prepared statements
-  /// (storage::query), none parsed again per write.
+  /// A batch in the writer's one IMMEDIATE transaction, each write in its savepoint (whose
+  /// statements the connection prepared once); one commit, with synchronous FULL: on disk before
+  /// any of them is answered. (Holds never come here: they live in the process.)
   void run_batch(std::span<sql::queued_write* const> batch) {
     if (batch.size() == 1) {
       run_alone(*batch.front());
@@ -205,19 +204,16 @@ class sqlite_store final : public sql::session_store {
     }
     db_.write([&](storage::connection& c) {
       sqlite_session s(c);
-      for (sql::queued_write* w : batch)
+      for (sql::queued_write* w : batch) {
+        std::optional<storage::savepoint> sp;
         sql::run_in_savepoint(
             *w,
             [&]() -> sql::session& {
-              storage::query(c, "SAVEPOINT metering_write").run();
+              sp.emplace(c, "metering_write");
               return s;
             },
-            [&] { storage::query(c, "RELEASE metering_write").run(); },
-            [&] {
-              storage::query(c, "ROLLBACK TO metering_write").run();
-              storage::query(c, "RELEASE metering_write").run();
-            },
-            [](const std::exception_ptr&) { return false; });
+            [&] { sp->release(); }, [&] { sp->rollback(); }, [](const std::exception_ptr&) { return false; });
+      }
     });
   }
 

@@ -2,6 +2,10 @@
 #include "storage/sqlite.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <mutex>
+#include <set>
+#include <string>
 
 namespace enact::storage {
 
@@ -127,27 +131,53 @@ void transaction::rollback() noexcept {
   c_.rollback();
 }
 
-savepoint::savepoint(connection& c, std::string_view name) : c_(c), name_(name) { c_.exec("SAVEPOINT " + name_); }
+namespace {
+
+/// The statement text of `verb name`, kept for the life of the process: a connection caches its
+/// prepared statements by their text (connection::statement), so the text must outlive it. Names
+/// are a program's few literals, so the set stays small.
+const std::string& savepoint_text(std::string_view verb, std::string_view name) {
+  static std::mutex mu;
+  static std::set<std::string, std::less<>> texts;
+  std::string text;
+  text.reserve(verb.size() + 1 + name.size());
+  text.append(verb).append(" ").append(name);
+  std::lock_guard lock(mu);
+  return *texts.insert(std::move(text)).first;
+}
+
+}  // namespace
+
+savepoint::savepoint(connection& c, std::string_view name)
+    : c_(c), release_(savepoint_text("RELEASE", name)), rollback_to_(savepoint_text("ROLLBACK TO", name)) {
+  query(c_, savepoint_text("SAVEPOINT", name)).run();
+}
 
 savepoint::~savepoint() {
   if (!open_)
     return;
   // Some errors (I/O, a full disk) end the whole transaction; then there is nothing to undo here.
   if (c_.in_transaction()) {
-    sqlite3_exec(c_.handle(), ("ROLLBACK TO " + name_).c_str(), nullptr, nullptr, nullptr);
-    sqlite3_exec(c_.handle(), ("RELEASE " + name_).c_str(), nullptr, nullptr, nullptr);
+    try {
+      undo();
+    } catch (const std::exception&) {  // the transaction is lost: its owner rolls it back
+    }
   }
 }
 
 void savepoint::release() {
-  c_.exec("RELEASE " + name_);
+  query(c_, release_).run();
   open_ = false;
 }
 
 void savepoint::rollback() {
-  c_.exec("ROLLBACK TO " + name_);
-  c_.exec("RELEASE " + name_);
   open_ = false;
+  undo();
+}
+
+void savepoint::undo() {
+  query(c_, rollback_to_).run();
+  query(c_, release_).run();
 }
 
 // ---------------------------------------------------------------------------------------------

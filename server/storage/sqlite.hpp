@@ -236,7 +236,9 @@ class transaction {
 };
 
 /// A savepoint inside an open transaction: release() keeps its changes; going away unreleased
-/// rolls back to it (and releases it), leaving the enclosing transaction open.
+/// rolls back to it (and releases it), leaving the enclosing transaction open. Its three
+/// statements are prepared once per connection and name (connection::statement), not parsed per
+/// savepoint: a store may open one per write.
 class savepoint {
  public:
   /// `name` must be an SQL identifier (a literal: it is spliced into the statement text).
@@ -250,8 +252,11 @@ class savepoint {
   void rollback();
 
  private:
+  void undo();
+
   connection& c_;
-  std::string name_;
+  const std::string& release_;      // "RELEASE <name>", kept for the process's life
+  const std::string& rollback_to_;  // "ROLLBACK TO <name>"
   bool open_ = true;
 };
 
