@@ -46,12 +46,6 @@ bool had_no_effect(int status) { return status == 402 || status == 429 || status
 /// ahead of the body in the sealed plaintext.
 constexpr size_t kBindingSize = 2 * sizeof(hash256);
 
-/// Wipes a buffer that held an answer in the clear when it goes away.
-struct wiped {
-  bytes& b;
-  ~wiped() { detail::secure_wipe(b.data(), b.size()); }
-};
-
 /// The kept body `stored` opened for the request `q`. The error (for the log, 500 to the caller)
 /// names why it does not open, never the body.
 result<std::string> open_answer(const tee::tee& t, const metering::idempotency_request& q, const std::string& stored) {
@@ -72,7 +66,7 @@ result<std::string> open_answer(const tee::tee& t, const metering::idempotency_r
   if (!opened)
     return refused("the seal does not open (tampered, or sealed under another server key)");
   bytes& plain = *opened;
-  const wiped wipe{plain};
+  const wipe_on_exit wipe(plain);
   if (plain.size() < kBindingSize || !std::equal(q.account.begin(), q.account.end(), plain.begin()) ||
       !std::equal(q.fingerprint.begin(), q.fingerprint.end(), plain.begin() + sizeof(hash256)))
     return refused("sealed for another account or request");
@@ -189,7 +183,7 @@ result<void> idempotent_call::renew(request_context& c, std::chrono::millisecond
 
 result<metering::kept_answer> idempotent_call::sealed(int status, const std::string& body) const {
   bytes plain;
-  const wiped wipe{plain};
+  const wipe_on_exit wipe(plain);
   plain.reserve(kBindingSize + body.size());
   plain.insert(plain.end(), q_.account.begin(), q_.account.end());
   plain.insert(plain.end(), q_.fingerprint.begin(), q_.fingerprint.end());

@@ -36,17 +36,11 @@ constexpr size_t kRootKeySize = 32;
 // unauthenticated endpoint from driving the quoting enclave at the request rate.
 constexpr auto kZeroQuoteReuse = std::chrono::seconds(10);
 
-/// Wipes a string that held key material (the GetKey answer) when it goes out of scope.
-struct wipe_on_exit {
-  std::string& s;
-  ~wipe_on_exit() { enact::detail::secure_wipe(s.data(), s.size()); }
-};
-
 /// POST /<method> to the agent; the parsed JSON object of a 200 answer.
 result<json::object> call(const dstack_options& o, std::string_view method, const json::object& args) {
   ENACT_TRY(detail::http_answer a,
             detail::unix_http_request(o.socket, "POST", "/" + std::string(method), json::serialize(args), o.timeout));
-  const wipe_on_exit wipe{a.body};
+  const enact::wipe_on_exit wipe(a.body);  // the GetKey answer holds key material
   const std::string who = "guest agent " + std::string(method);
   if (a.status != 200) {
     // The agent's error text (`{"error": "…"}`); it never carries key material.

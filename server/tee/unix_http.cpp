@@ -27,12 +27,6 @@ struct socket_guard {
   ~socket_guard() { ::close(fd); }
 };
 
-/// Wipes a buffer that may hold key material when it goes out of scope.
-struct wiped_string {
-  std::string s;
-  ~wiped_string() { enact::detail::secure_wipe(s.data(), s.size()); }
-};
-
 char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
@@ -213,7 +207,8 @@ result<http_answer> unix_http_request(const std::string& socket_path, std::strin
     sent += static_cast<size_t>(n);
   }
 
-  wiped_string raw;
+  std::string raw;  // may hold key material
+  const enact::wipe_on_exit wipe_raw(raw);
   char buf[16384];
   for (;;) {
     pollfd pfd{fd, POLLIN, 0};
@@ -230,11 +225,11 @@ result<http_answer> unix_http_request(const std::string& socket_path, std::strin
       continue;
     if (n < 0)
       return os_failed("recv");
-    raw.s.append(buf, static_cast<size_t>(n));
+    raw.append(buf, static_cast<size_t>(n));
     enact::detail::secure_wipe(buf, sizeof buf);
-    if (raw.s.size() > kMaxAnswer)
+    if (raw.size() > kMaxAnswer)
       return failed("answer larger than 16 MiB");
-    parsed p = parse_answer(raw.s, n == 0);
+    parsed p = parse_answer(raw, n == 0);
     if (p.state == parse_state::malformed)
       return failed("malformed HTTP answer (" + p.problem + ")");
     if (p.state == parse_state::complete)

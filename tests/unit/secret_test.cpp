@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -77,6 +78,25 @@ TEST_CASE("Secret equality compares contents and sizes") {
     CHECK((Secret(bytes_view(c.a)) == Secret(bytes_view(c.b))) == c.equal);
     CHECK(constant_time_equal(c.a, c.b) == c.equal);
   }
+}
+
+TEST_CASE("wipe_on_exit zeroes its buffer however the scope is left") {
+  std::string text = "a key service's answer";
+  bytes raw{1, 2, 3, 4};
+  {
+    const wipe_on_exit wipe_text(text);
+    const wipe_on_exit wipe_raw(raw);
+    CHECK(text == "a key service's answer");
+  }
+  CHECK(text == std::string(22, '\0'));
+  CHECK(raw == bytes(4, 0));
+  std::string thrown = "left by an exception";
+  try {
+    const wipe_on_exit wipe(thrown);
+    throw std::runtime_error("out");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(thrown == std::string(20, '\0'));
 }
 
 TEST_CASE("secure_wipe zeroes a buffer") {

@@ -21,6 +21,22 @@ namespace detail {
 void secure_wipe(void* p, size_t n) noexcept;
 }  // namespace detail
 
+/// Wipes a buffer (a std::string, `bytes`, any contiguous container) with detail::secure_wipe when
+/// the guard goes out of scope, however the scope is left: for plaintext that holds a secret for a
+/// moment outside a `Secret` (a key service's answer, a sealed body opened). Only the buffer's
+/// current contents are wiped: memory it reallocated away from is not.
+template <class Buffer>
+class wipe_on_exit {
+ public:
+  explicit wipe_on_exit(Buffer& b) noexcept : b_(b) {}
+  ~wipe_on_exit() { detail::secure_wipe(b_.data(), b_.size() * sizeof(*b_.data())); }
+  wipe_on_exit(const wipe_on_exit&) = delete;
+  wipe_on_exit& operator=(const wipe_on_exit&) = delete;
+
+ private:
+  Buffer& b_;
+};
+
 /// True when `a` and `b` have the same length and contents. The time taken depends on the length
 /// only, never on the contents (CRYPTO_memcmp); lengths are not treated as secret.
 [[nodiscard]] bool constant_time_equal(bytes_view a, bytes_view b) noexcept;
