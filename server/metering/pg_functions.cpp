@@ -6,7 +6,6 @@
 // way (an expired hold counts for nothing), so that a refusal has written nothing.
 #include "metering/pg_functions.hpp"
 
-#include <array>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -14,7 +13,6 @@
 #include <string>
 
 #include "enact/codec/hex.hpp"
-#include "enact/crypto/random.hpp"
 
 namespace enact::metering::pg {
 namespace {
@@ -36,6 +34,14 @@ constexpr size_t kMaxId = 256;
 }  // namespace
 
 const std::string& function_definitions() {
+  // metering_batch_lock_v2: a batch of function calls takes the batch lock shared (a batch of
+  // other writes takes it alone, kBatchLock in pg_store.cpp, and waits for these) and then one
+  // advisory lock per account of the batch (class 0x6d657472 "metr", PostgreSQL's hashtext of the
+  // account), in ascending key order whatever order the caller names them in: two batches that
+  // share accounts take their common locks in the same order, so they wait for each other and
+  // never deadlock, and batches of different accounts run side by side. Any wait marks the
+  // transaction waited (below). metering_batch_lock_v1, the lock alone, stays for servers of the
+  // previous release during an upgrade.
   // reserve: the account's row locked first (SKIP LOCKED, then waiting only when another
   // transaction holds it, to tell the caller it waited: kWaited; every later reserve of the
   // transaction answers kWaited too, its clock being older than that wait, and so does every
@@ -115,6 +121,24 @@ BEGIN
 END
 $fn$;
 
+CREATE OR REPLACE FUNCTION metering_batch_lock_v2(p_accounts text[]) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_key integer;
+BEGIN
+  IF NOT pg_try_advisory_xact_lock_shared(6872612823553061902) THEN
+    PERFORM pg_advisory_xact_lock_shared(6872612823553061902);
+    PERFORM set_config('enact.metering_waited', 'on', true);
+  END IF;
+  FOR v_key IN SELECT DISTINCT hashtext(a) FROM unnest(p_accounts) AS a ORDER BY 1 LOOP
+    IF NOT pg_try_advisory_xact_lock(1835365490, v_key) THEN
+      PERFORM pg_advisory_xact_lock(1835365490, v_key);
+      PERFORM set_config('enact.metering_waited', 'on', true);
+    END IF;
+  END LOOP;
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION metering_settle_v1(
     p_account text, p_id text, p_amount numeric, p_now bigint,
     OUT o_code integer, OUT o_balance bigint, OUT o_reserved bigint)
@@ -163,15 +187,10 @@ const sql::statement kReserveCall{
     "SELECT o_code, o_balance, o_held, o_used, o_expires_at FROM metering_reserve_v1(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"};
 const sql::statement kSettleCall{"SELECT o_code, o_balance, o_reserved FROM metering_settle_v1(?1, ?2, ?3, ?4)"};
 const sql::statement kClearWaited{"SELECT set_config('enact.metering_waited', 'off', true)"};
+const sql::statement kBatchLockCall{"SELECT metering_batch_lock_v2(?1)"};
 
 bool plain_request(const reserve_request& q) noexcept {
   return q.amount != 0 && q.amount <= kMaxAmount && !q.run_id.empty() && q.run_id.size() <= kMaxId && q.ttl.count() > 0;
-}
-
-std::string reservation_id() {
-  std::array<uint8_t, 16> b{};
-  crypto::random_bytes(b);
-  return "rsv_" + codec::hex::encode(b);
 }
 
 reserve_outcome decode_reserve(const sql::rows& r, const reserve_request& q, const std::string& id,

@@ -33,13 +33,15 @@ extern const sql::statement kReserveCall;
 /// any uint64), now (ms).
 extern const sql::statement kSettleCall;
 /// Clears the transaction's mark that a statement of it waited (set by a reserve that waited for
-/// its account's row, and by metering_batch_lock_v1 when it waited for the batch lock), after
+/// its account's row, and by metering_batch_lock_v2 when it waited for a lock), after
 /// which every reserve of the transaction answers waited: sent before a reserve is called again
 /// with a clock read after the wait.
 extern const sql::statement kClearWaited;
-/// The batch lock (its key), taken by metering_batch_lock_v1, which marks the transaction as
-/// having waited when another server held it.
-inline constexpr const char* kBatchLockCall = "SELECT metering_batch_lock_v1(6872612823553061902)";
+/// `SELECT metering_batch_lock_v2(?1)`: the lock a batch of calls takes before them, ?1 the
+/// batch's accounts as a PostgreSQL text array literal (`{hex,hex}`): the batch lock shared, then
+/// each account's lock, in one order for every batch; it marks the transaction as having waited
+/// when any of them was held.
+extern const sql::statement kBatchLockCall;
 
 /// What a reserve call answered.
 enum class reserve_outcome {
@@ -55,9 +57,6 @@ enum class reserve_outcome {
 /// Whether `q`'s arguments pass operations::reserve's checks (amount, run id, ttl); a request
 /// that does not is refused before any statement, by operations::reserve itself.
 [[nodiscard]] bool plain_request(const reserve_request& q) noexcept;
-
-/// A fresh reservation id, in operations::reserve's form.
-[[nodiscard]] std::string reservation_id();
 
 /// The call's answer as operations::reserve's: `out` set to the reservation or the refusal
 /// (unset when waited).

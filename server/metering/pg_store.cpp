@@ -32,12 +32,15 @@ namespace {
 
 // Serializes schema creation between servers opening at once (pg_advisory_xact_lock key).
 constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(6872612823553061901)";
-// Serializes the batches of the servers sharing the database (group commit): a batch locks the
-// rows of several accounts in arrival order, and two batches taking them in different orders would
-// deadlock (and wait out PostgreSQL's deadlock_timeout before one is aborted). Single writes do
-// not take it: each locks one account row (a payment's credit: the payment's row, then the
-// account's), so they do not deadlock with each other, and with a batch only over one payment
-// credited on two servers at once.
+// The batch lock of the servers sharing the database (group commit): a batch locks the rows of
+// several accounts in arrival order, and two batches taking them in different orders would
+// deadlock (and wait out PostgreSQL's deadlock_timeout before one is aborted). A batch of any
+// writes takes it alone (below), so those run one at a time; a batch of function calls only, whose
+// accounts are known before it is sent, takes it shared and then its accounts' own locks in one
+// order (metering_batch_lock_v2, pg_functions.cpp), so such batches wait only for batches that
+// share an account. Single writes take none: each locks one account row (a payment's credit: the
+// payment's row, then the account's), so they do not deadlock with each other, and with a batch
+// only over one payment credited on two servers at once.
 constexpr const char* kBatchLock = "SELECT pg_advisory_xact_lock(6872612823553061902)";
 
 // The schema versions in PostgreSQL's spelling (session.hpp); metering_schema.version counts them.
@@ -102,6 +105,7 @@ struct function_call {
 
   const sql::statement* call = nullptr;
   const std::string* text = nullptr;  // `call` in PostgreSQL's spelling, for the pipeline
+  std::string account;                // the account whose row it locks (hex), for the batch lock
   std::function<std::vector<sql::param>()> params;
   std::function<answer(const sql::rows&)> read;
 
@@ -133,8 +137,20 @@ const std::string& settle_text() {
 const std::string& batch_lock_text() {
   // Through the function, which marks the batch as having waited when it did: the calls' clocks
   // were read before the batch was sent (pg_functions.hpp kClearWaited).
-  static const std::string t = pg::kBatchLockCall;
+  static const std::string t = dialect(pg::kBatchLockCall);
   return t;
+}
+
+/// The batch's accounts as a PostgreSQL array literal, for metering_batch_lock_v2 (hex digits need
+/// no quoting; the function sorts and deduplicates them).
+std::string batch_accounts(std::span<sql::queued_write* const> batch) {
+  std::string out = "{";
+  for (const sql::queued_write* q : batch) {
+    if (out.size() > 1)
+      out += ',';
+    out += q->body->target<function_call>()->account;
+  }
+  return out + "}";
 }
 
 // A transaction of holds only (queued_write::durable false) commits without waiting for its WAL
@@ -187,12 +203,13 @@ class pg_store final : public sql::session_store {
   [[nodiscard]] result<reservation> reserve(const reserve_request& q) override {
     if (!pg::plain_request(q))
       return session_store::reserve(q);  // refused by operations::reserve's checks before any statement
-    const std::string id = pg::reservation_id();
+    const std::string id = sql::operations::new_reservation_id();
     std::optional<result<reservation>> out;
     // A hold (session_store::transact_hold): not waited to disk.
     return write_one(/*durable=*/false,
                      function_call{.call = &pg::kReserveCall,
                                    .text = &reserve_text(),
+                                   .account = codec::hex::encode(q.account),
                                    // The clock read when the write runs, and again after a wait for the account's row
                                    // (function_call), as operations::reserve reads it after the lock.
                                    .params =
@@ -228,6 +245,7 @@ class pg_store final : public sql::session_store {
     return write_one(/*durable=*/true,
                      function_call{.call = &pg::kSettleCall,
                                    .text = &settle_text(),
+                                   .account = codec::hex::encode(a),
                                    .params =
                                        [&] {
                                          return std::vector<sql::param>{codec::hex::encode(a), std::string(id),
@@ -386,8 +404,9 @@ class pg_store final : public sql::session_store {
     }
   }
 
-  /// A batch of function calls only: sent together under kBatchLock, one implicit transaction,
-  /// one round trip (pg_pipeline.hpp); each call's answer read after the commit. A reserve that
+  /// A batch of function calls only: sent together under metering_batch_lock_v2 (kBatchLock
+  /// shared, then its accounts' locks), one implicit transaction, one round trip
+  /// (pg_pipeline.hpp); each call's answer read after the commit. A reserve that
   /// waited for its account's row (another server's transaction held it) wrote nothing, and its
   /// lock ended with the batch: it runs again alone, its clock read then. A batch PostgreSQL
   /// refused whole (a call's error, a deadlock) runs again write by write, a lone call only after
@@ -399,7 +418,7 @@ class pg_store final : public sql::session_store {
     if (!batch.front()->durable)
       statements.push_back({&hold_commit_text(), {}});
     if (batch.size() > 1)  // a lone call locks one account: no batch lock
-      statements.push_back({&batch_lock_text(), {}});
+      statements.push_back({&batch_lock_text(), {batch_accounts(batch)}});
     const size_t first = statements.size();
     for (const sql::queued_write* q : batch) {
       const auto* call = q->body->target<function_call>();

@@ -588,5 +588,65 @@ TEST_CASE("metering store on postgres: the second reserve of an account in a bat
   PQfinish(other);
 }
 
+TEST_CASE("metering store on postgres: batches of different accounts do not wait for each other") {
+  const std::string url = shared_postgres().create_database();
+  queued_behind_x q(url);
+  // Another server's batch of calls over x, in progress: the batch lock shared, x's lock its own.
+  PGconn* other = pg_session(url);
+  pg_run(other, "BEGIN");
+  pg_run(other, "SELECT metering_batch_lock_v2('{" + codec::hex::encode(q.x) + "}')");
+  pg_run(q.rows, "COMMIT");  // x's lone write ends; y's batch is sent, and takes no lock of x's
+  CHECK(q.ry1.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  CHECK(q.ry2.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  // Not waited: the holds start from the clock they were sent with.
+  q.check_y();
+
+  // A batch naming x waits for x's lock, wherever x is in its list, and marks itself waited.
+  PGconn* third = pg_session(url);
+  pg_run(third, "SET lock_timeout = '300ms'");
+  pg_run(third, "BEGIN");
+  PGresult* r = PQexec(
+      third,
+      ("SELECT metering_batch_lock_v2('{" + codec::hex::encode(q.y) + "," + codec::hex::encode(q.x) + "}')").c_str());
+  CHECK(PQresultStatus(r) == PGRES_FATAL_ERROR);
+  CHECK(std::string(PQresultErrorMessage(r)).find("lock timeout") != std::string::npos);
+  PQclear(r);
+  pg_run(third, "ROLLBACK");
+  pg_run(other, "COMMIT");
+  PQfinish(third);
+  PQfinish(other);
+}
+
+TEST_CASE("metering store on postgres: batches naming the same accounts in opposite orders do not deadlock") {
+  const std::string url = shared_postgres().create_database();
+  const auto s = enact::test::must_ok(open_postgres(url));  // creates the functions
+  const std::string a = codec::hex::encode(hash256{5});
+  const std::string b = codec::hex::encode(hash256{6});
+  PGconn* one = pg_session(url);
+  PGconn* two = pg_session(url);
+  pg_run(one, "BEGIN");
+  pg_run(one, "SELECT metering_batch_lock_v2('{" + a + "," + b + "}')");
+  pg_run(two, "SET lock_timeout = '2s'");
+  pg_run(two, "BEGIN");
+  // two names them b, a: it waits for the first of them in key order, holding neither, so one
+  // finishes and two then takes both.
+  auto second = std::async(std::launch::async, [&] {
+    PGresult* r = PQexec(two, ("SELECT metering_batch_lock_v2('{" + b + "," + a + "}')").c_str());
+    const bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+    return ok;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  PGresult* held = PQexec(one, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+  REQUIRE(PQresultStatus(held) == PGRES_TUPLES_OK);
+  CHECK(std::string(PQgetvalue(held, 0, 0)) == "1");  // two waits, for one lock only
+  PQclear(held);
+  pg_run(one, "COMMIT");
+  CHECK(second.get());
+  pg_run(two, "COMMIT");
+  PQfinish(one);
+  PQfinish(two);
+}
+
 }  // namespace
 }  // namespace enact::metering::test
