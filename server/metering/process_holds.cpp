@@ -124,4 +124,13 @@ committed_funds process_holds::held(const account_hash& account, const key_hash*
   return sum(a->second, key, now);
 }
 
+process_holds::funds_and_holds process_holds::funds(const account_hash& account, const key_hash* key,
+                                                    const std::function<committed_funds()>& read, millis now) const {
+  std::lock_guard lock(mu_);
+  funds_and_holds out{read(), {}};
+  if (const auto a = by_account_.find(account); a != by_account_.end())
+    out.held = sum(a->second, key, now);
+  return out;
+}
+
 }  // namespace enact::metering

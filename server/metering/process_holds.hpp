@@ -30,9 +30,11 @@ struct committed_funds {
 /// Thread-safe.
 class process_holds {
  public:
-  /// Reserves `q.amount` if the funds `read()` answers (read under this book's lock, so no settle
-  /// lands between the read and the check: see settled()) less the unexpired holds at `clock()`
-  /// cover it and the key's cap allows it. Forgets the account's expired holds on the way.
+  /// Reserves `q.amount` if the funds `read()` answers less the unexpired holds at `clock()` cover
+  /// it and the key's cap allows it. Forgets the account's expired holds on the way. `read()`
+  /// runs under this book's lock, and a settle closes its hold (settled()) under it too, only after
+  /// its charge committed: the read sees either the charge with its hold still counted, or
+  /// neither; never the hold gone with the charge not yet in the balance.
   [[nodiscard]] result<reservation> reserve(const reserve_request& q, const std::function<committed_funds()>& read,
                                             const clock_fn& clock);
 
@@ -53,6 +55,16 @@ class process_holds {
 
   /// Credits the account's unexpired reservations hold (of `key` among them in `.spent`).
   [[nodiscard]] committed_funds held(const account_hash& account, const key_hash* key, millis now) const;
+
+  /// What `read()` answers (read under this book's lock) and what the holds hold at `now`, as one
+  /// state: a settle that commits meanwhile closes its hold only after both are read, so the two
+  /// never count its charge twice or not at all.
+  struct funds_and_holds {
+    committed_funds committed;
+    committed_funds held;
+  };
+  [[nodiscard]] funds_and_holds funds(const account_hash& account, const key_hash* key,
+                                      const std::function<committed_funds()>& read, millis now) const;
 
  private:
   struct open {

@@ -6,11 +6,13 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <stdexcept>
 #include <functional>
 #include <optional>
@@ -68,14 +70,15 @@ class sqlite_session final : public sql::session {
   storage::connection& c_;
 };
 
-/// The store's file taken for this process alone: an exclusive lock on `<path>.lock`, held while
+/// The store's file taken for this process alone: an exclusive lock on `<path>.lock`, `path`
+/// resolved to the file's one name (a symbolic link to it locks the same lock file), held while
 /// the store is open (and let go by the kernel when the process dies). Open reservations live in
 /// the process (process_holds.hpp), so a second store on the file, in this process or another,
 /// would not see them and could spend the same credits: it fails to open instead.
 class exclusive_file {
  public:
   explicit exclusive_file(const std::string& path) {
-    const std::string lock_path = path + ".lock";
+    const std::string lock_path = canonical(path) + ".lock";
     fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd_ < 0)
       throw std::runtime_error(lock_path + ": " + std::strerror(errno));
@@ -89,6 +92,27 @@ class exclusive_file {
     }
   }
   ~exclusive_file() { ::close(fd_); }
+
+  /// The file's one name: symbolic links and `.`/`..` resolved, so that every path to it locks
+  /// the same lock file. The file is created first when absent (empty: SQLite makes it a database).
+  /// A file with other hard links (a second name that would lock another lock file) is refused.
+  static std::string canonical(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+      throw std::runtime_error(path + ": " + std::strerror(errno));
+    struct stat st {};
+    const int stated = ::fstat(fd, &st);
+    ::close(fd);
+    if (stated != 0)
+      throw std::runtime_error(path + ": " + std::strerror(errno));
+    if (st.st_nlink > 1)
+      throw std::runtime_error(path + " has other hard links: a metering store's file has one name");
+    std::error_code ec;
+    const std::filesystem::path resolved = std::filesystem::canonical(path, ec);
+    if (ec)
+      throw std::runtime_error(path + ": " + ec.message());
+    return resolved.string();
+  }
   exclusive_file(const exclusive_file&) = delete;
   exclusive_file& operator=(const exclusive_file&) = delete;
 
@@ -108,9 +132,13 @@ class sqlite_store final : public sql::session_store {
   }
 
   [[nodiscard]] result<uint64_t> available(const account_hash& a) const override {
-    ENACT_TRY(const uint64_t b, balance(a));
-    const uint64_t h = holds_.held(a, nullptr, clock()()).balance;
-    return b > h ? b - h : 0;
+    try {
+      const auto f = holds_.funds(
+          a, nullptr, [&] { return committed(a, a); }, clock()());
+      return f.committed.balance > f.held.balance ? f.committed.balance - f.held.balance : 0;
+    } catch (const std::exception& e) {
+      return fail(metering_errc::storage, std::string("metering store: ") + e.what());
+    }
   }
 
   [[nodiscard]] result<reservation> reserve(const reserve_request& q) override {
@@ -143,7 +171,9 @@ class sqlite_store final : public sql::session_store {
 
   [[nodiscard]] result<key_spending> spending(const account_hash& a, const key_hash& k) const override {
     try {
-      return key_spending{committed(a, k).spent, holds_.held(a, &k, clock()()).spent};
+      const auto f = holds_.funds(
+          a, &k, [&] { return committed(a, k); }, clock()());
+      return key_spending{f.committed.spent, f.held.spent};
     } catch (const std::exception& e) {
       return fail(metering_errc::storage, std::string("metering store: ") + e.what());
     }

@@ -178,7 +178,8 @@ struct idempotency_claim {
   millis lease_until = 0;
 };
 
-/// Every method is safe to call from several threads (and servers) at once; each write is atomic.
+/// Every method is safe to call from several threads at once (and, on PostgreSQL, from several
+/// servers: an SQLite file serves one store at a time); each write is atomic.
 class store {
  public:
   virtual ~store() = default;

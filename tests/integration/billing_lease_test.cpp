@@ -23,7 +23,7 @@ TEST_CASE("a killed server's held credits are free again when it restarts on its
   // One run costs the whole balance, so a hold left behind would refuse every other run with 402.
   // On the embedded store a hold lives in the server's process (docs/architecture.md §4 "Holds
   // live in the process on SQLite"): the run it held for died with the server, and the hold with
-  // it. (On a store servers share, it lasts the run's budget: billing.delayed_request_postgres.)
+  // it. (On a store servers share, it lasts the run's budget: billing.lease_postgres.)
   const std::vector<std::string> flags{"--dev", "--run-timeout-ms",  "1000", "--run-price",
                                        "500",   "--sandbox-workers", "1"};
   temp_dir data;

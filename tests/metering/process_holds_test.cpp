@@ -5,6 +5,9 @@
 // while they are being debited, and a charge that failed leaves the hold open as it was.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "metering/process_holds.hpp"
 #include "must.hpp"
 
@@ -64,6 +67,28 @@ TEST_CASE("process holds: a settled hold is closed; holds are the account's own"
   CHECK_ERRC(f.book.settling(kAccount, r.id, 30, f.now), metering_errc::unknown_reservation);
   CHECK(MUST(f.reserve(70)).amount == 70);
   CHECK_ERRC(f.reserve(1), metering_errc::insufficient_credits);
+}
+
+TEST_CASE("process holds: funds and holds are read as one state while a settle closes its hold") {
+  // A settle commits its charge, then closes its hold. A read of the committed funds and the
+  // holds must see both before (the charge not in the balance, the hold counted) or both after,
+  // never the old balance with the hold already gone: that would show credits that are not there.
+  fixture f;
+  const reservation r = MUST(f.reserve(50));
+  MUST(f.book.settling(kAccount, r.id, 50, f.now));
+  std::thread closer;
+  const auto seen = f.book.funds(
+      kAccount, nullptr,
+      [&] {
+        // The committed balance as read: before the charge. The settle closes its hold now.
+        closer = std::thread([&] { f.book.settled(kAccount, r.id); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        return committed_funds{100, 0};
+      },
+      f.now);
+  closer.join();
+  CHECK(seen.committed.balance - seen.held.balance == 50);
+  CHECK(f.book.held(kAccount, nullptr, f.now).balance == 0);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // and what belongs to this backend alone (a reopened file keeps everything).
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "conformance.hpp"
@@ -89,11 +90,36 @@ TEST_CASE("attack: a second store on the same sqlite file would not see the firs
     CHECK(second.code() == metering_errc::storage);
     CHECK(second.err().message.find("open in another metering store") != std::string::npos);
   }
+  // Another name of the same file: a symbolic link (to the file, or to its directory), a path
+  // through "..". Every one is the same file, and is refused while the first store holds it.
+  const std::filesystem::path link = dir.path() / "alias.sqlite";
+  std::filesystem::create_symlink(path, link);
+  const std::filesystem::path dir_link = dir.path().parent_path() / (dir.path().filename().string() + "-alias");
+  std::filesystem::create_directory_symlink(dir.path(), dir_link);
+  const std::string dotted = (dir.path() / ".." / dir.path().filename() / "metering.sqlite").string();
+  for (const std::string& alias : {link.string(), (dir_link / "metering.sqlite").string(), dotted}) {
+    INFO("alias " << alias);
+    auto other = open_sqlite(alias);
+    if (other) {
+      auto again = (*other)->reserve(reserve_request{account, account, 100, 0, "run-3"});
+      CHECK_FALSE(again.has_value());
+    } else {
+      CHECK(other.err().message.find("open in another metering store") != std::string::npos);
+    }
+  }
+  std::filesystem::remove(dir_link);
+  // A hard link would be a second name with a lock file of its own: refused.
+  const std::string hard = (dir.path() / "hard.sqlite").string();
+  std::filesystem::create_hard_link(path, hard);
+  auto linked = open_sqlite(hard);
+  REQUIRE_FALSE(linked.has_value());
+  CHECK(linked.err().message.find("other hard links") != std::string::npos);
+  std::filesystem::remove(hard);
   CHECK(MUST(first->settle(account, held.id, 100)) == 0);
 
-  // Closed, the file opens again.
+  // Closed, the file opens again, by any of its names.
   first.reset();
-  auto third = enact::test::must_ok(open_sqlite(path));
+  auto third = enact::test::must_ok(open_sqlite(link.string()));
   CHECK(MUST(third->balance(account)) == 0);
 }
 
