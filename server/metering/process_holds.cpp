@@ -56,25 +56,15 @@ result<reservation> process_holds::reserve(const reserve_request& q, const std::
   return r;
 }
 
-result<reservation> process_holds::settling(const account_hash& account, std::string_view id, uint64_t amount,
-                                            millis now) {
-  std::lock_guard lock(mu_);
+process_holds::open* process_holds::find(const account_hash& account, std::string_view id) {
   const auto a = by_account_.find(account);
   if (a == by_account_.end())
-    return unknown(id);
+    return nullptr;
   const auto it = a->second.find(id);
-  if (it == a->second.end() || it->second.settling || it->second.r.expires_at <= now)
-    return unknown(id);
-  if (amount > it->second.r.amount)
-    return fail(metering_errc::over_reserved, "reservation " + it->second.r.id + ": " + std::to_string(amount) +
-                                                  " credits to settle, " + std::to_string(it->second.r.amount) +
-                                                  " reserved");
-  it->second.settling = true;
-  return it->second.r;
+  return it == a->second.end() ? nullptr : &it->second;
 }
 
-void process_holds::settled(const account_hash& account, std::string_view id) {
-  std::lock_guard lock(mu_);
+void process_holds::close(const account_hash& account, std::string_view id) {
   const auto a = by_account_.find(account);
   if (a == by_account_.end())
     return;
@@ -84,25 +74,37 @@ void process_holds::settled(const account_hash& account, std::string_view id) {
     by_account_.erase(a);
 }
 
+result<reservation> process_holds::settling(const account_hash& account, std::string_view id, uint64_t amount,
+                                            millis now) {
+  std::lock_guard lock(mu_);
+  open* o = find(account, id);
+  if (o == nullptr || o->settling || o->r.expires_at <= now)
+    return unknown(id);
+  if (amount > o->r.amount)
+    return fail(metering_errc::over_reserved, "reservation " + o->r.id + ": " + std::to_string(amount) +
+                                                  " credits to settle, " + std::to_string(o->r.amount) + " reserved");
+  o->settling = true;
+  return o->r;
+}
+
+void process_holds::settled(const account_hash& account, std::string_view id) {
+  std::lock_guard lock(mu_);
+  close(account, id);
+}
+
 void process_holds::unsettled(const account_hash& account, std::string_view id) {
   std::lock_guard lock(mu_);
-  const auto a = by_account_.find(account);
-  if (a == by_account_.end())
-    return;
-  if (const auto it = a->second.find(id); it != a->second.end())
-    it->second.settling = false;
+  if (open* o = find(account, id))
+    o->settling = false;
 }
 
 result<void> process_holds::release(const account_hash& account, std::string_view id) {
   std::lock_guard lock(mu_);
-  const auto a = by_account_.find(account);
-  const auto it = a == by_account_.end() ? account_holds::iterator{} : a->second.find(id);
-  if (a == by_account_.end() || it == a->second.end() || it->second.settling)
+  const open* o = find(account, id);
+  if (o == nullptr || o->settling)
     return fail(metering_errc::unknown_reservation,
                 "reservation " + std::string(id) + ": no open reservation of this account");
-  a->second.erase(it);
-  if (a->second.empty())
-    by_account_.erase(a);
+  close(account, id);
   return {};
 }
 

@@ -73,6 +73,10 @@ class process_holds {
   };
   using account_holds = std::map<std::string, open, std::less<>>;
 
+  /// The account's reservation `id`, or null (the lock held).
+  open* find(const account_hash& account, std::string_view id);
+  /// Forgets the account's reservation `id`, and the account once it has none (the lock held).
+  void close(const account_hash& account, std::string_view id);
   /// Whether the reservation still holds its credits at `now`.
   static bool live(const open& o, millis now);
   /// The credits the live reservations of `holds` hold (of `key` among them in `.spent`).
