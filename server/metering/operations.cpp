@@ -179,9 +179,7 @@ result<reservation> open_reservation(session& s, const account_hash& account, st
                          "account = ?2"},
                         {std::string(id), hx(account)});
   if (r.empty() || r.i64(0, 3) <= now)
-    return fail(metering_errc::unknown_reservation, "reservation " + std::string(id) +
-                                                        ": no open reservation of this account (unknown, settled, "
-                                                        "released or expired)");
+    return refusal::unknown_reservation(id);
   return reservation{std::string(id), account, unhex(r.text(0, 0)), r.u64(0, 1), r.text(0, 2), r.i64(0, 3)};
 }
 
@@ -259,6 +257,43 @@ result<credit_result> credit_payment(session& s, const account_hash& account, st
   return credit_result{after, true};
 }
 
+namespace refusal {
+
+error insufficient_to_reserve(uint64_t balance, uint64_t held, uint64_t amount) {
+  return fail(metering_errc::insufficient_credits, "balance " + std::to_string(balance) + " credits, " +
+                                                       std::to_string(held) + " reserved by runs in progress, " +
+                                                       std::to_string(amount) + " needed");
+}
+
+error cap_exceeded(uint64_t cap, uint64_t used, uint64_t amount) {
+  return fail(metering_errc::cap_exceeded, "this usage key's spending cap is " + std::to_string(cap) + " credits; " +
+                                               std::to_string(used) + " spent or reserved, " + std::to_string(amount) +
+                                               " needed");
+}
+
+error unknown_reservation(std::string_view id) {
+  return fail(metering_errc::unknown_reservation,
+              "reservation " + std::string(id) +
+                  ": no open reservation of this account (unknown, settled, released or expired)");
+}
+
+error not_open(std::string_view id) {
+  return fail(metering_errc::unknown_reservation,
+              "reservation " + std::string(id) + ": no open reservation of this account");
+}
+
+error over_reserved(std::string_view id, uint64_t amount, uint64_t reserved) {
+  return fail(metering_errc::over_reserved, "reservation " + std::string(id) + ": " + std::to_string(amount) +
+                                                " credits to settle, " + std::to_string(reserved) + " reserved");
+}
+
+error insufficient_to_settle(uint64_t balance, uint64_t amount) {
+  return fail(metering_errc::insufficient_credits,
+              "balance " + std::to_string(balance) + " credits, below the " + std::to_string(amount) + " to settle");
+}
+
+}  // namespace refusal
+
 result<void> check_reserve(const reserve_request& q) {
   ENACT_TRY_VOID(check_amount("amount", q.amount));
   ENACT_TRY_VOID(check_id("run id", q.run_id, kMaxId));
@@ -270,15 +305,11 @@ result<void> check_reserve(const reserve_request& q) {
 result<void> check_funds(const reserve_request& q, uint64_t balance, uint64_t held_all, uint64_t spent,
                          uint64_t held_key) {
   if (balance < held_all || balance - held_all < q.amount)
-    return fail(metering_errc::insufficient_credits, "balance " + std::to_string(balance) + " credits, " +
-                                                         std::to_string(held_all) + " reserved by runs in progress, " +
-                                                         std::to_string(q.amount) + " needed");
+    return refusal::insufficient_to_reserve(balance, held_all, q.amount);
   if (q.key_cap != 0) {
     const uint64_t used = spent + held_key;
     if (used < spent || used > q.key_cap || q.key_cap - used < q.amount)
-      return fail(metering_errc::cap_exceeded, "this usage key's spending cap is " + std::to_string(q.key_cap) +
-                                                   " credits; " + std::to_string(used) + " spent or reserved, " +
-                                                   std::to_string(q.amount) + " needed");
+      return refusal::cap_exceeded(q.key_cap, used, q.amount);
   }
   return {};
 }
@@ -316,8 +347,7 @@ result<uint64_t> debit(session& s, const reservation& r, uint64_t amount, uint64
   const rows d = s.exec({"UPDATE metering_accounts SET balance = balance - ?2 WHERE account = ?1 AND balance >= ?2"},
                         {hx(r.account), num(amount)});
   if (d.affected != 1)
-    return fail(metering_errc::insufficient_credits,
-                "balance " + std::to_string(bal) + " credits, below the " + std::to_string(amount) + " to settle");
+    return refusal::insufficient_to_settle(bal, amount);
   s.exec({"INSERT INTO metering_key_spending (account, key_hash, spent) VALUES (?1, ?2, ?3) ON CONFLICT (account, "
           "key_hash) "
           "DO UPDATE SET spent = metering_key_spending.spent + ?3"},
@@ -347,8 +377,7 @@ result<uint64_t> settle(session& s, const account_hash& account, std::string_vie
   const uint64_t bal = locked_balance(s, account);
   ENACT_TRY(const reservation r, open_reservation(s, account, id, now));
   if (amount > r.amount)
-    return fail(metering_errc::over_reserved, "reservation " + r.id + ": " + std::to_string(amount) +
-                                                  " credits to settle, " + std::to_string(r.amount) + " reserved");
+    return refusal::over_reserved(r.id, amount, r.amount);
   s.exec({"DELETE FROM metering_reservations WHERE id = ?1"}, {r.id});
   if (amount == 0)
     return bal;
@@ -359,8 +388,7 @@ result<void> release(session& s, const account_hash& account, std::string_view i
   const rows r =
       s.exec({"DELETE FROM metering_reservations WHERE id = ?1 AND account = ?2"}, {std::string(id), hx(account)});
   if (r.affected == 0)
-    return fail(metering_errc::unknown_reservation,
-                "reservation " + std::string(id) + ": no open reservation of this account");
+    return refusal::not_open(id);
   return {};
 }
 

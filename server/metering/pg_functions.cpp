@@ -7,15 +7,14 @@
 #include "metering/pg_functions.hpp"
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
-#include "enact/codec/hex.hpp"
-
 namespace enact::metering::pg {
 namespace {
+
+namespace refusal = sql::operations::refusal;
 
 // The result codes the functions answer (o_code), as the SQL text below spells them.
 enum answer_code : int64_t {
@@ -26,10 +25,6 @@ enum answer_code : int64_t {
   kUnknownReservation = 4,  // settle: no open reservation of the account with that id
   kOverReserved = 5,        // settle: more than was reserved
 };
-
-// operations.cpp's bounds on a request's arguments.
-constexpr uint64_t kMaxAmount = std::numeric_limits<int64_t>::max();
-constexpr size_t kMaxId = 256;
 
 }  // namespace
 
@@ -189,9 +184,7 @@ const sql::statement kSettleCall{"SELECT o_code, o_balance, o_reserved FROM mete
 const sql::statement kClearWaited{"SELECT set_config('enact.metering_waited', 'off', true)"};
 const sql::statement kBatchLockCall{"SELECT metering_batch_lock_v2(?1)"};
 
-bool plain_request(const reserve_request& q) noexcept {
-  return q.amount != 0 && q.amount <= kMaxAmount && !q.run_id.empty() && q.run_id.size() <= kMaxId && q.ttl.count() > 0;
-}
+bool plain_request(const reserve_request& q) { return sql::operations::check_reserve(q).has_value(); }
 
 reserve_outcome decode_reserve(const sql::rows& r, const reserve_request& q, const std::string& id,
                                std::optional<result<reservation>>& out) {
@@ -203,14 +196,10 @@ reserve_outcome decode_reserve(const sql::rows& r, const reserve_request& q, con
     case kWaited:
       return reserve_outcome::waited;
     case kInsufficient:
-      out.emplace(fail(metering_errc::insufficient_credits,
-                       "balance " + std::to_string(r.u64(0, 1)) + " credits, " + std::to_string(r.u64(0, 2)) +
-                           " reserved by runs in progress, " + std::to_string(q.amount) + " needed"));
+      out.emplace(refusal::insufficient_to_reserve(r.u64(0, 1), r.u64(0, 2), q.amount));
       return reserve_outcome::refused;
     case kCapExceeded:
-      out.emplace(fail(metering_errc::cap_exceeded, "this usage key's spending cap is " + std::to_string(q.key_cap) +
-                                                        " credits; " + std::to_string(r.u64(0, 3)) +
-                                                        " spent or reserved, " + std::to_string(q.amount) + " needed"));
+      out.emplace(refusal::cap_exceeded(q.key_cap, r.u64(0, 3), q.amount));
       return reserve_outcome::refused;
     default:
       throw std::runtime_error("metering: metering_reserve_v1 answered code " + std::to_string(code));
@@ -224,15 +213,11 @@ result<uint64_t> decode_settle(const sql::rows& r, std::string_view id, uint64_t
     case kDone:
       return balance - amount;
     case kUnknownReservation:
-      return fail(metering_errc::unknown_reservation, "reservation " + std::string(id) +
-                                                          ": no open reservation of this account (unknown, settled, "
-                                                          "released or expired)");
+      return refusal::unknown_reservation(id);
     case kOverReserved:
-      return fail(metering_errc::over_reserved, "reservation " + std::string(id) + ": " + std::to_string(amount) +
-                                                    " credits to settle, " + std::to_string(r.u64(0, 2)) + " reserved");
+      return refusal::over_reserved(id, amount, r.u64(0, 2));
     case kInsufficient:
-      return fail(metering_errc::insufficient_credits, "balance " + std::to_string(balance) + " credits, below the " +
-                                                           std::to_string(amount) + " to settle");
+      return refusal::insufficient_to_settle(balance, amount);
     default:
       throw std::runtime_error("metering: metering_settle_v1 answered code " + std::to_string(code));
   }

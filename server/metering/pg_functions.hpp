@@ -56,7 +56,7 @@ enum class reserve_outcome {
 
 /// Whether `q`'s arguments pass operations::reserve's checks (amount, run id, ttl); a request
 /// that does not is refused before any statement, by operations::reserve itself.
-[[nodiscard]] bool plain_request(const reserve_request& q) noexcept;
+[[nodiscard]] bool plain_request(const reserve_request& q);
 
 /// The call's answer as operations::reserve's: `out` set to the reservation or the refusal
 /// (unset when waited).

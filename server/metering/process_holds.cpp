@@ -7,15 +7,7 @@
 #include "metering/session.hpp"
 
 namespace enact::metering {
-namespace {
-
-error unknown(std::string_view id) {
-  return fail(metering_errc::unknown_reservation,
-              "reservation " + std::string(id) +
-                  ": no open reservation of this account (unknown, settled, released or expired)");
-}
-
-}  // namespace
+namespace refusal = sql::operations::refusal;
 
 bool process_holds::live(const open& o, millis now) { return o.settling || o.r.expires_at > now; }
 
@@ -79,10 +71,9 @@ result<reservation> process_holds::settling(const account_hash& account, std::st
   std::lock_guard lock(mu_);
   open* o = find(account, id);
   if (o == nullptr || o->settling || o->r.expires_at <= now)
-    return unknown(id);
+    return refusal::unknown_reservation(id);
   if (amount > o->r.amount)
-    return fail(metering_errc::over_reserved, "reservation " + o->r.id + ": " + std::to_string(amount) +
-                                                  " credits to settle, " + std::to_string(o->r.amount) + " reserved");
+    return refusal::over_reserved(o->r.id, amount, o->r.amount);
   o->settling = true;
   return o->r;
 }
@@ -102,8 +93,7 @@ result<void> process_holds::release(const account_hash& account, std::string_vie
   std::lock_guard lock(mu_);
   const open* o = find(account, id);
   if (o == nullptr || o->settling)
-    return fail(metering_errc::unknown_reservation,
-                "reservation " + std::string(id) + ": no open reservation of this account");
+    return refusal::not_open(id);
   close(account, id);
   return {};
 }
@@ -116,14 +106,6 @@ uint64_t process_holds::release_expired(millis now) {
     a = a->second.empty() ? by_account_.erase(a) : std::next(a);
   }
   return n;
-}
-
-committed_funds process_holds::held(const account_hash& account, const key_hash* key, millis now) const {
-  std::lock_guard lock(mu_);
-  const auto a = by_account_.find(account);
-  if (a == by_account_.end())
-    return {};
-  return sum(a->second, key, now);
 }
 
 process_holds::funds_and_holds process_holds::funds(const account_hash& account, const key_hash* key,

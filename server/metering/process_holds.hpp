@@ -53,10 +53,8 @@ class process_holds {
   /// Forgets every expired reservation; returns how many.
   uint64_t release_expired(millis now);
 
-  /// Credits the account's unexpired reservations hold (of `key` among them in `.spent`).
-  [[nodiscard]] committed_funds held(const account_hash& account, const key_hash* key, millis now) const;
-
-  /// What `read()` answers (read under this book's lock) and what the holds hold at `now`, as one
+  /// What `read()` answers (read under this book's lock) and what the account's unexpired
+  /// reservations hold at `now` (of `key` among them in `.held.spent`), as one
   /// state: a settle that commits meanwhile closes its hold only after both are read, so the two
   /// never count its charge twice or not at all.
   struct funds_and_holds {

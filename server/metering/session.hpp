@@ -64,6 +64,18 @@ namespace operations {
 [[nodiscard]] result<payment> get_payment(session& s, const account_hash& account, std::string_view id);
 [[nodiscard]] result<credit_result> credit_payment(session& s, const account_hash& account, std::string_view id,
                                                    millis now);
+/// The refusals of reserve, settle and release, word for word as every backend answers them (the
+/// conformance suite compares the backends' messages).
+namespace refusal {
+[[nodiscard]] error insufficient_to_reserve(uint64_t balance, uint64_t held, uint64_t amount);
+[[nodiscard]] error cap_exceeded(uint64_t cap, uint64_t used, uint64_t amount);
+/// No open reservation `id` of the account to settle (unknown, settled, released or expired).
+[[nodiscard]] error unknown_reservation(std::string_view id);
+/// No open reservation `id` of the account to release.
+[[nodiscard]] error not_open(std::string_view id);
+[[nodiscard]] error over_reserved(std::string_view id, uint64_t amount, uint64_t reserved);
+[[nodiscard]] error insufficient_to_settle(uint64_t balance, uint64_t amount);
+}  // namespace refusal
 /// Validates a reservation's request (amount, run id, ttl): invalid_argument.
 [[nodiscard]] result<void> check_reserve(const reserve_request& q);
 /// The rule a reservation passes: `balance` less `held_all` (the account's open reservations)
