@@ -13,7 +13,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "app/config.hpp"
@@ -34,6 +36,7 @@
 #include "metering/pg_store.hpp"
 #include "metering/sqlite_store.hpp"
 #include "runtime/runtime.hpp"
+#include "storage/file_lock.hpp"
 #include "tee/tee.hpp"
 #include "triggers/deployment.hpp"
 
@@ -78,6 +81,20 @@ result<std::unique_ptr<tee::tee>> open_tee(const app::settings& s) {
   return tee::open_simulated(s.data_dir, o);
 }
 
+/// The exclusive lock of the data directory `dir`: `<canonical dir>/server.lock`.
+storage::file_lock lock_data_dir(const std::string& dir) {
+  std::error_code ec;
+  const std::string canonical = std::filesystem::canonical(dir, ec).string();
+  if (ec)
+    throw std::runtime_error("data directory " + dir + ": " + ec.message());
+  const std::string named = canonical == dir ? canonical : canonical + " (--data-dir " + dir + ")";
+  return storage::file_lock::for_directory(
+      canonical, "server.lock",
+      "data directory " + named + " is in use by another enact-server (it holds " + canonical +
+          "/server.lock): a data directory serves one server at a time; stop that server or give this one a data "
+          "directory of its own");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,6 +134,16 @@ int main(int argc, char** argv) {
 
   if (::mkdir(s.data_dir.c_str(), 0700) != 0 && errno != EEXIST)
     return fatal("cannot create data directory " + s.data_dir + ": " + std::strerror(errno));
+  // One server per data directory (docs/deployment.md "The data directory and backups"), held
+  // for the server's life and taken before anything writes there: a second server, by any path to
+  // the directory, exits here instead of rewriting the evidence files the first one serves and
+  // opening its stores beside it.
+  std::optional<storage::file_lock> data_dir_lock;
+  try {
+    data_dir_lock.emplace(lock_data_dir(s.data_dir));
+  } catch (const std::exception& e) {
+    return fatal(e.what());
+  }
 
   core::logger log(stderr, level_of(s.log_level));
   // As root, a flaw in the server would reach the whole machine: say how to run it as its own
