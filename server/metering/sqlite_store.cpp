@@ -4,27 +4,20 @@
 // (process_holds.hpp) under an exclusive lock on the file.
 #include "metering/sqlite_store.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <exception>
-#include <filesystem>
-#include <stdexcept>
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "enact/codec/hex.hpp"
 #include "metering/group_commit.hpp"
 #include "metering/process_holds.hpp"
 #include "metering/session.hpp"
+#include "storage/file_lock.hpp"
 #include "storage/sqlite.hpp"
 
 namespace enact::metering {
@@ -70,61 +63,12 @@ class sqlite_session final : public sql::session {
   storage::connection& c_;
 };
 
-/// The store's file taken for this process alone: an exclusive lock on `<path>.lock`, `path`
-/// resolved to the file's one name (a symbolic link to it locks the same lock file), held while
-/// the store is open (and let go by the kernel when the process dies). Open reservations live in
-/// the process (process_holds.hpp), so a second store on the file, in this process or another,
-/// would not see them and could spend the same credits: it fails to open instead.
-class exclusive_file {
- public:
-  explicit exclusive_file(const std::string& path) {
-    const std::string lock_path = canonical(path) + ".lock";
-    fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0)
-      throw std::runtime_error(lock_path + ": " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int e = errno;
-      ::close(fd_);
-      throw std::runtime_error(e == EWOULDBLOCK ? path +
-                                                      " is open in another metering store (another server on "
-                                                      "the same file?): a file serves one server at a time"
-                                                : lock_path + ": " + std::strerror(e));
-    }
-  }
-  ~exclusive_file() { ::close(fd_); }
-
-  /// The file's one name: symbolic links and `.`/`..` resolved, so that every path to it locks
-  /// the same lock file. The file is created first when absent (empty: SQLite makes it a database).
-  /// A file with other hard links (a second name that would lock another lock file) is refused.
-  static std::string canonical(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0)
-      throw std::runtime_error(path + ": " + std::strerror(errno));
-    struct stat st {};
-    const int stated = ::fstat(fd, &st);
-    ::close(fd);
-    if (stated != 0)
-      throw std::runtime_error(path + ": " + std::strerror(errno));
-    if (st.st_nlink > 1)
-      throw std::runtime_error(path + " has other hard links: a metering store's file has one name");
-    std::error_code ec;
-    const std::filesystem::path resolved = std::filesystem::canonical(path, ec);
-    if (ec)
-      throw std::runtime_error(path + ": " + ec.message());
-    return resolved.string();
-  }
-  exclusive_file(const exclusive_file&) = delete;
-  exclusive_file& operator=(const exclusive_file&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
 class sqlite_store final : public sql::session_store {
  public:
   sqlite_store(const std::string& path, clock_fn now)
       : session_store(std::move(now)),
-        lock_(path),
+        lock_(storage::file_lock::for_file(path, path + " is open in another metering store (another server on the "
+                                                        "same file?): a file serves one server at a time")),
         db_(path, migration_texts(), storage::database_options{.synchronous_full = true}),
         committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {
     // Reservations an earlier version kept in the file belong to runs its process took with it.
@@ -262,7 +206,11 @@ class sqlite_store final : public sql::session_store {
     }
   }
 
-  exclusive_file lock_;  // before db_: taken before the file is opened, let go after it is closed
+  /// The store's file taken for this process alone, by the file's one name (storage::file_lock),
+  /// before db_ opens it and let go after db_ closed it. Open reservations live in the process
+  /// (process_holds.hpp), so a second store on the file, in this process or another, would not see
+  /// them and could spend the same credits: it fails to open instead.
+  storage::file_lock lock_;
   mutable storage::database db_;
   process_holds holds_;
   mutable sql::group_commit committer_;  // after db_: stopped before the database closes
