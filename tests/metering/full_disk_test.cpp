@@ -106,10 +106,13 @@ TEST_CASE("metering store on sqlite: a disk filling under 64 callers loses, doub
     MUST(s->record_payment(intent("pi_full", kErin, kFunds)));
     REQUIRE(MUST(s->credit_payment(kErin, "pi_full")).credited_now);
     {
-      // Room for a few commits of the log, then none.
-      file_size_limit full(largest_file(dir.path()) + (256u << 10));
+      // Room for a few commits of the log (each appends at least four pages: the account, the
+      // key's spending, the usage row and its index), then none: the 384 settles (releases write
+      // nothing) commit in at least 6 batches of at most 64, more than the room holds however they
+      // batch, and the first always fits.
+      file_size_limit full(largest_file(dir.path()) + (64u << 10));
       race(kThreads, [&](int t) {
-        for (int i = 0; i < 6; ++i) {
+        for (int i = 0; i < 12; ++i) {
           auto r = s->reserve(reserve_request{kErin, kErinKey, kHold, kCap, "run-" + std::to_string(t)});
           if (!r) {
             if (r.code() == metering_errc::storage)
