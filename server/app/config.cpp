@@ -140,6 +140,20 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     ENACT_TRY(s.metering_store, text(v, what));
     return {};
   }
+  if (key == "billing.metering_store_pool") {
+    ENACT_TRY(const auto n, number<uint64_t>(v, what));
+    if (n < 1 || n > 1024)
+      return usage(what + ": expected 1 to 1024");
+    s.metering_store_pool = static_cast<size_t>(n);
+    return {};
+  }
+  if (key == "billing.metering_lock_timeout_seconds") {
+    ENACT_TRY(const auto n, number<uint64_t>(v, what));
+    if (n < 1 || n > 3600)
+      return usage(what + ": expected 1 to 3600");
+    s.metering_lock_timeout_seconds = static_cast<int>(n);
+    return {};
+  }
   if (key == "billing.run_price_credits") {
     ENACT_TRY(s.core.run_price_credits, number<uint64_t>(v, what));
     return {};
@@ -410,6 +424,11 @@ constexpr flag kFlags[] = {
     {"--metering-store", "billing.metering_store",
      "URL: postgres://… to share balances, payments and the credits held by runs in flight between instances "
      "(default: metering.sqlite in the data dir)"},
+    {"--metering-store-pool", "billing.metering_store_pool",
+     "most connections a postgres:// metering store keeps open (default 8, 1 to 1024; ignored for SQLite)"},
+    {"--metering-lock-timeout", "billing.metering_lock_timeout_seconds",
+     "seconds a postgres:// metering store's write waits on a lock another session holds (a stuck server) before "
+     "it fails as unavailable (default 10, 1 to 3600; ignored for SQLite)"},
     {"--content-store", "content_store",
      "local | postgres | postgres://…: where uploaded action code is kept: files in the data dir (default), or "
      "PostgreSQL shared by a fleet, so code uploaded through one instance runs on every other (postgres: the "
@@ -618,7 +637,8 @@ std::string help_text() {
       "chain_id\n"
       "chain_name "
       "contract_address rpc_url, [ledger] backend cache, [billing] provider stripe_api_base stripe_publishable_key\n"
-      "stripe_secret_key write_surcharge_credits run_price_credits metering_store, [sandbox] workers\n"
+      "stripe_secret_key write_surcharge_credits run_price_credits metering_store\n"
+      "metering_store_pool metering_lock_timeout_seconds, [sandbox] workers\n"
       "run_timeout_ms run_heap_mib action_engine ipfs_gateway unsafe_allow_weak, [limits] max_body_bytes\n"
       "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute\n"
       "rpc_writes_per_ip_per_minute rpc_calls_per_ip_per_second rpc_max_batch rate_table_entries\n"

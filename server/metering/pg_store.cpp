@@ -176,16 +176,12 @@ bool retryable(const std::exception_ptr& e) {
   }
 }
 
-/// A write waiting on a row another session holds (a stuck transaction of another server) fails
-/// as a storage error after this, instead of stalling the committer and every write behind it.
-constexpr int kLockTimeoutSeconds = 10;
-
 class pg_store final : public sql::session_store {
  public:
   pg_store(const std::string& url, pg_options o)
       : session_store(std::move(o.now)),
-        pool_(url, {.size = o.pool_size, .on_connect = storage::lock_timeout(kLockTimeoutSeconds)}),
-        pipeline_(url, storage::lock_timeout_statement(kLockTimeoutSeconds)),
+        pool_(url, {.size = o.pool_size, .on_connect = storage::lock_timeout(o.lock_timeout_seconds)}),
+        pipeline_(url, storage::lock_timeout_statement(o.lock_timeout_seconds)),
         committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
 
   /// The schema's versions, then this release's functions (pg_functions.hpp), created under the

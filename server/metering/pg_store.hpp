@@ -24,6 +24,10 @@ namespace enact::metering {
 struct pg_options {
   /// Connections the store opens at most.
   size_t pool_size = 8;
+  /// How long a write waits on a lock another session holds (a stuck transaction of another
+  /// server) before it fails as a storage error (SET lock_timeout), instead of stalling the
+  /// committer and every write behind it.
+  int lock_timeout_seconds = 10;
   /// The clock reservations expire by; the system clock when empty.
   clock_fn now;
 };

@@ -75,6 +75,11 @@ TEST_CASE("settings the server cannot use are refused before it starts") {
       {"cors-path.toml", "cors_origins = [\"https://app.example.org/\"]\n", "is not an origin"},
       {"cors-host.toml", "cors_origins = [\"app.example.org\"]\n", "is not an origin"},
       {"cors-scheme.json", R"({"cors_origins": "ftp://app.example.org"})", "is not an origin"},
+      // A PostgreSQL metering store's pool and lock wait: a pool of none would wait forever, a lock
+      // wait of none would fail every write that meets another server's.
+      {"metering-pool.toml", "[billing]\nmetering_store_pool = 0\n", "billing.metering_store_pool: expected 1 to 1024"},
+      {"metering-lock.json", R"({"billing": {"metering_lock_timeout_seconds": 0}})",
+       "billing.metering_lock_timeout_seconds: expected 1 to 3600"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
