@@ -98,6 +98,11 @@ storage::file_lock lock_data_dir(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every file and directory the server or its subcommands create is the server user's alone
+  // (docs/deployment.md "The data directory and backups"), whatever umask started it: the
+  // databases hold API key hashes and sealed keys, and the data directory's 0700 is not the only
+  // guard (a directory given with looser modes, a copy made of it).
+  ::umask(077);
   if (argc > 1 && std::string_view(argv[1]) == "issue-token")
     return triggers::issue_token_command(argc - 1, argv + 1);
   if (argc > 1 && std::string_view(argv[1]) == "deploy-registry")

@@ -5,7 +5,8 @@
 // directory, before it writes anything there: the running server's evidence files (served under
 // /evidences/) keep their inode, modification time and bytes. The lock is the data directory's
 // own, not the metering store's: with the metering store in a file outside the directory the
-// second server is refused all the same, and does not even create that file.
+// second server is refused all the same, and does not even create that file. What the server
+// makes in the directory is its user's alone (umask 077), the public evidence files aside.
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -106,6 +107,20 @@ TEST_CASE("a second server on a data directory in use is refused before it touch
   const account_keys acct = create_account(c, "still-served");
   ITEST_CHECK_STATUS(c.get("/account", acct.auth()), 200);
   CHECK(first.stop().clean());
+
+  // Everything the server made in its directory is its own alone, whatever the umask it was
+  // started with (the databases hold API key hashes and sealed usage keys; 0700 on the directory
+  // is not the only guard), except the evidence files, public by design (0644, served to anyone
+  // under /evidences/).
+  for (const auto& e : fs::recursive_directory_iterator(data)) {
+    struct stat st {};
+    REQUIRE(::lstat(e.path().c_str(), &st) == 0);
+    CAPTURE(e.path().string());
+    if (e.path().parent_path().filename() == "evidences")
+      CHECK((st.st_mode & 0777) == 0644);
+    else
+      CHECK((st.st_mode & 077) == 0);
+  }
 
   // Stopped, the directory is free again, by any of its names.
   server_process next({"--dev"}, root.path() + "/link");
