@@ -425,7 +425,8 @@ constexpr flag kFlags[] = {
      "URL: postgres://… to share balances, payments and the credits held by runs in flight between instances "
      "(default: metering.sqlite in the data dir)"},
     {"--metering-store-pool", "billing.metering_store_pool",
-     "most connections a postgres:// metering store keeps open (default 8, 1 to 1024; ignored for SQLite)"},
+     "connections in a postgres:// metering store's pool (default 8, 1 to 1024), plus the one that carries its "
+     "batched run writes; ignored for SQLite"},
     {"--metering-lock-timeout", "billing.metering_lock_timeout_seconds",
      "seconds a postgres:// metering store's write waits on a lock another session holds (a stuck server) before "
      "it fails as unavailable (default 10, 1 to 3600; ignored for SQLite)"},

@@ -22,7 +22,7 @@
 namespace enact::metering {
 
 struct pg_options {
-  /// Connections the store opens at most.
+  /// Connections of the store's pool at most (its pipeline keeps one more, pg_pipeline.hpp).
   size_t pool_size = 8;
   /// How long a write waits on a lock another session holds (a stuck transaction of another
   /// server) before it fails as a storage error (SET lock_timeout), instead of stalling the
