@@ -23,6 +23,7 @@ namespace {
 namespace json = boost::json;
 using setting::boolean;
 using setting::number;
+using setting::number_in;
 using setting::text;
 using setting::usage;
 
@@ -141,17 +142,12 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     return {};
   }
   if (key == "billing.metering_store_pool") {
-    ENACT_TRY(const auto n, number<uint64_t>(v, what));
-    if (n < 1 || n > 1024)
-      return usage(what + ": expected 1 to 1024");
-    s.metering_store_pool = static_cast<size_t>(n);
+    ENACT_TRY(s.metering_store_pool, number_in<size_t>(v, what, 1, 1024));
     return {};
   }
   if (key == "billing.metering_lock_timeout_seconds") {
-    ENACT_TRY(const auto n, number<uint64_t>(v, what));
-    if (n < 1 || n > 3600)
-      return usage(what + ": expected 1 to 3600");
-    s.metering_lock_timeout_seconds = static_cast<int>(n);
+    ENACT_TRY(const uint64_t seconds, number_in<uint64_t>(v, what, 1, 3600));
+    s.metering_lock_timeout_seconds = static_cast<int>(seconds);
     return {};
   }
   if (key == "billing.run_price_credits") {
@@ -169,9 +165,7 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     return {};
   }
   if (key == "sandbox.run_heap_mib") {
-    ENACT_TRY(s.run_heap_mib, number<uint64_t>(v, what));
-    if (s.run_heap_mib == 0 || s.run_heap_mib > 4096)
-      return usage(what + ": expected 1 to 4096");
+    ENACT_TRY(s.run_heap_mib, number_in<uint64_t>(v, what, 1, 4096));
     return {};
   }
   if (key == "sandbox.action_engine") {
@@ -266,9 +260,7 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     return {};
   }
   if (key == "limits.rpc_max_batch") {
-    ENACT_TRY(s.core.rpc_max_batch, number<size_t>(v, what));
-    if (s.core.rpc_max_batch == 0 || s.core.rpc_max_batch > 1000)
-      return usage(what + ": expected 1 to 1000");
+    ENACT_TRY(s.core.rpc_max_batch, number_in<size_t>(v, what, 1, 1000));
     return {};
   }
   if (key == "limits.rate_table_entries") {

@@ -33,6 +33,15 @@ result<T> number(const boost::json::value& v, const std::string& what) {
   return usage(what + ": expected a non-negative integer");
 }
 
+/// number(), between `lo` and `hi` inclusive.
+template <class T>
+result<T> number_in(const boost::json::value& v, const std::string& what, T lo, T hi) {
+  auto n = number<T>(v, what);
+  if (n && (*n < lo || *n > hi))
+    return usage(what + ": expected " + std::to_string(lo) + " to " + std::to_string(hi));
+  return n;
+}
+
 inline result<bool> boolean(const boost::json::value& v, const std::string& what) {
   if (v.is_bool())
     return v.get_bool();
