@@ -26,6 +26,15 @@ enum answer_code : int64_t {
   kOverReserved = 5,        // settle: more than was reserved
 };
 
+/// `sql` with BATCH_LOCK_KEY spelled as kBatchLockKey: the key the writes' batches take alone
+/// (pg_store.cpp) and metering_batch_lock_v2 takes shared must be one key.
+std::string with_batch_lock_key(std::string sql) {
+  const std::string key = std::to_string(kBatchLockKey);
+  for (size_t at = sql.find("BATCH_LOCK_KEY"); at != std::string::npos; at = sql.find("BATCH_LOCK_KEY", at))
+    sql.replace(at, 14, key);
+  return sql;
+}
+
 }  // namespace
 
 const std::string& function_definitions() {
@@ -50,7 +59,7 @@ const std::string& function_definitions() {
   // settle: the account's row locked, the reservation (this account's, unexpired), the amount
   // against it, the conditional debit (UPDATE … WHERE balance >= amount), and only then the
   // reservation's delete, the key's spending and the charge.
-  static const std::string s = R"sql(
+  static const std::string s = with_batch_lock_key(R"sql(
 CREATE OR REPLACE FUNCTION metering_reserve_v1(
     p_account text, p_key text, p_amount bigint, p_run_id text, p_id text, p_now bigint, p_ttl bigint,
     p_cap numeric,
@@ -121,8 +130,8 @@ LANGUAGE plpgsql AS $fn$
 DECLARE
   v_key integer;
 BEGIN
-  IF NOT pg_try_advisory_xact_lock_shared(6872612823553061902) THEN
-    PERFORM pg_advisory_xact_lock_shared(6872612823553061902);
+  IF NOT pg_try_advisory_xact_lock_shared(BATCH_LOCK_KEY) THEN
+    PERFORM pg_advisory_xact_lock_shared(BATCH_LOCK_KEY);
     PERFORM set_config('enact.metering_waited', 'on', true);
   END IF;
   FOR v_key IN SELECT DISTINCT hashtext(a) FROM unnest(p_accounts) AS a ORDER BY 1 LOOP
@@ -174,7 +183,7 @@ BEGIN
   o_code := 0;
 END
 $fn$;
-)sql";
+)sql");
   return s;
 }
 

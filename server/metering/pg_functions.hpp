@@ -13,6 +13,7 @@
 // never replaces the other release's. A change to a function's text is a new version.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,9 @@ extern const sql::statement kClearWaited;
 /// each account's lock, in one order for every batch; it marks the transaction as having waited
 /// when any of them was held.
 extern const sql::statement kBatchLockCall;
+/// The fleet-wide batch lock's advisory key: a batch of other writes takes it alone (pg_store.cpp),
+/// metering_batch_lock_v2 shared.
+inline constexpr int64_t kBatchLockKey = 6872612823553061902;
 
 /// What a reserve call answered.
 enum class reserve_outcome {

@@ -41,7 +41,7 @@ constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(68726128235530
 // share an account. Single writes take none: each locks one account row (a payment's credit: the
 // payment's row, then the account's), so they do not deadlock with each other, and with a batch
 // only over one payment credited on two servers at once.
-constexpr const char* kBatchLock = "SELECT pg_advisory_xact_lock(6872612823553061902)";
+const std::string kBatchLock = "SELECT pg_advisory_xact_lock(" + std::to_string(pg::kBatchLockKey) + ")";
 
 // The schema versions in PostgreSQL's spelling (session.hpp); metering_schema.version counts them.
 const std::vector<std::string>& migrations() {
@@ -353,7 +353,7 @@ class pg_store final : public sql::session_store {
       auto lease = pool_.acquire();
       try {
         pqxx::work w(*lease);
-        w.exec(batch.front()->durable ? std::string(kBatchLock) : std::string(kHoldCommit) + "; " + kBatchLock);
+        w.exec(batch.front()->durable ? kBatchLock : std::string(kHoldCommit) + "; " + kBatchLock);
         pg_session s(w);
         bool lost = false;  // a single statement threw: its error may have aborted the transaction
         // Savepoints in plain SQL, so that a refused ROLLBACK TO throws (and fails the batch)
