@@ -37,8 +37,9 @@ struct settings {
   /// Where balances, payments and the holds of runs in flight live: empty for metering.sqlite in
   /// the data directory, or a "postgres://…" URL for a database several servers share.
   std::string metering_store;
-  /// A postgres:// metering store: the connections it keeps open at most, and how long one of its
-  /// writes waits on a lock another session holds (a stuck server) before it fails (SET lock_timeout).
+  /// A postgres:// metering store: the connections of its pool at most (its pipeline keeps one
+  /// more), and how long one of its writes waits on a lock another session holds (a stuck server)
+  /// before it fails (SET lock_timeout).
   size_t metering_store_pool = 8;
   int metering_lock_timeout_seconds = 10;
   /// Where uploaded action code lives: "local" (files in the data directory), "postgres" (the

@@ -235,7 +235,8 @@ int main(int argc, char** argv) {
   auto meter =
       metering::is_postgres_url(s.metering_store)
           ? metering::open_postgres(s.metering_store, {.pool_size = s.metering_store_pool,
-                                                       .lock_timeout_seconds = s.metering_lock_timeout_seconds})
+                                                       .lock_timeout_seconds = s.metering_lock_timeout_seconds,
+                                                       .now = {}})
           : metering::open_sqlite(s.metering_store.empty() ? s.data_dir + "/metering.sqlite" : s.metering_store);
   if (!meter)
     return fatal(meter.err().message);

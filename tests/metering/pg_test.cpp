@@ -174,7 +174,7 @@ TEST_CASE("metering store on postgres: a write waiting on a locked row fails aft
   // pg_options::lock_timeout_seconds: --metering-lock-timeout) instead of stalling it, and every
   // write queued behind it, for as long as the row is held.
   const std::string url = shared_postgres().create_database();
-  auto s = enact::test::must_ok(open_postgres(url, {.lock_timeout_seconds = 2}));
+  auto s = enact::test::must_ok(open_postgres(url, {.lock_timeout_seconds = 2, .now = {}}));
   const hash256 account{10};
   MUST(s->record_payment(intent("pi_stuck", account, 100)));
   (void)MUST(s->credit_payment(account, "pi_stuck"));
