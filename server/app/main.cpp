@@ -16,7 +16,9 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "app/config.hpp"
 #include "app/ledger_backend.hpp"
@@ -81,18 +83,20 @@ result<std::unique_ptr<tee::tee>> open_tee(const app::settings& s) {
   return tee::open_simulated(s.data_dir, o);
 }
 
-/// The exclusive lock of the data directory `dir`: `<canonical dir>/server.lock`.
-storage::file_lock lock_data_dir(const std::string& dir) {
+/// The exclusive lock of the data directory `dir` (`<canonical dir>/server.lock`) and the canonical
+/// path it was taken on.
+std::pair<storage::file_lock, std::string> lock_data_dir(const std::string& dir) {
   std::error_code ec;
-  const std::string canonical = std::filesystem::canonical(dir, ec).string();
+  std::string canonical = std::filesystem::canonical(dir, ec).string();
   if (ec)
     throw std::runtime_error("data directory " + dir + ": " + ec.message());
   const std::string named = canonical == dir ? canonical : canonical + " (--data-dir " + dir + ")";
-  return storage::file_lock::for_directory(
+  auto lock = storage::file_lock::for_directory(
       canonical, "server.lock",
       "data directory " + named + " is in use by another enact-server (it holds " + canonical +
           "/server.lock): a data directory serves one server at a time; stop that server or give this one a data "
           "directory of its own");
+  return {std::move(lock), std::move(canonical)};
 }
 
 }  // namespace
@@ -143,9 +147,14 @@ int main(int argc, char** argv) {
   // for the server's life and taken before anything writes there: a second server, by any path to
   // the directory, exits here instead of rewriting the evidence files the first one serves and
   // opening its stores beside it.
+  // From here on the directory is named by the path the lock was taken on: a symbolic link or a
+  // `..` in --data-dir, moved while the server runs, never leads a later open (an evidence file,
+  // an upload) to a directory no lock guards.
   std::optional<storage::file_lock> data_dir_lock;
   try {
-    data_dir_lock.emplace(lock_data_dir(s.data_dir));
+    auto [lock, canonical] = lock_data_dir(s.data_dir);
+    data_dir_lock.emplace(std::move(lock));
+    cl->s.data_dir = std::move(canonical);
   } catch (const std::exception& e) {
     return fatal(e.what());
   }

@@ -6,7 +6,9 @@
 // /evidences/) keep their inode, modification time and bytes. The lock is the data directory's
 // own, not the metering store's: with the metering store in a file outside the directory the
 // second server is refused all the same, and does not even create that file. What the server
-// makes in the directory is its user's alone (umask 077), the public evidence files aside.
+// makes in the directory is its user's alone (umask 077), the public evidence files aside. A
+// server started through a symbolic link keeps to the directory it locked when the link is moved
+// to another (whose files it would otherwise serve as its evidence, and write its uploads to).
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -127,6 +129,43 @@ TEST_CASE("a second server on a data directory in use is refused before it touch
   REQUIRE(next.port() > 0);
   ITEST_CHECK_STATUS(next.client().request("GET", "/evidences/quote.json"), 200);
   CHECK(next.stop().clean());
+}
+
+TEST_CASE("a server started through a link keeps to the directory it locked when the link moves") {
+  // The lock is taken on the directory the link named at start; every file the server opens
+  // later (an evidence file on each request, an upload's code) must come from that directory too,
+  // not from wherever the link points by then: a directory no lock guards, whose files anyone
+  // able to move the link chose.
+  temp_dir root;
+  const std::string data = root.path() + "/data", planted = root.path() + "/planted", link = root.path() + "/link";
+  fs::create_directory(data);
+  fs::permissions(data, fs::perms::owner_all);
+  fs::create_directory_symlink(data, link);
+  server_process first({"--dev"}, link);
+  REQUIRE(first.port() > 0);
+  auto c = first.client();
+  const response quote = c.request("GET", "/evidences/quote.json");
+  ITEST_CHECK_STATUS(quote, 200);
+
+  fs::create_directories(planted + "/evidences");
+  { std::ofstream(planted + "/evidences/quote.json") << R"({"quote":"planted"})"; }
+  fs::remove(link);
+  fs::create_directory_symlink(planted, link);
+
+  const response again = c.request("GET", "/evidences/quote.json");
+  ITEST_CHECK_STATUS(again, 200);
+  const bool same_quote = again.text == quote.text;  // (the quote is ~20 KB: not printed whole)
+  CHECK_MESSAGE(same_quote, "served after the move: " << again.text.substr(0, 60));
+  const account_keys acct = create_account(c, "after-the-move");
+  ITEST_CHECK_STATUS(c.get("/account", acct.auth()), 200);
+  ITEST_CHECK_STATUS(c.post("/upload_action", json::object{{"code", "Enact.setResponse('kept');\n"}}, acct.auth()),
+                     200);
+  CHECK(first.stop().clean());
+  // Nothing of the server's went to the planted directory.
+  std::vector<std::string> names;
+  for (const auto& e : fs::recursive_directory_iterator(planted))
+    names.push_back(fs::relative(e.path(), planted).string());
+  CHECK(names == std::vector<std::string>{"evidences", "evidences/quote.json"});
 }
 
 TEST_CASE("a killed server's data directory takes the next server at once") {
