@@ -161,7 +161,8 @@ TEST_CASE("a server started through a link keeps to the directory it locked when
   ITEST_CHECK_STATUS(c.post("/upload_action", json::object{{"code", "Enact.setResponse('kept');\n"}}, acct.auth()),
                      200);
   CHECK(first.stop().clean());
-  // Nothing of the server's went to the planted directory.
+  // The upload went to the locked directory, and nothing of the server's to the planted one.
+  CHECK(std::distance(fs::directory_iterator(data + "/actions"), fs::directory_iterator{}) == 1);
   std::vector<std::string> names;
   for (const auto& e : fs::recursive_directory_iterator(planted))
     names.push_back(fs::relative(e.path(), planted).string());
