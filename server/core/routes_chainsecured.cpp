@@ -97,10 +97,11 @@ result<json::value> add_usage_api_key_with_signature(request_context& c) {
   ENACT_TRY(const address signer, verified_signer(c, eip712::envelope::kind::add_usage_api_key));
   ENACT_TRY(const pkp::account_hash owner, owning_account_of(c, signer));
   const pkp::derivation_path path = pkp::random_path();
-  // The usage key is the PKP signing key of (the signer's account, the path): the admin wallet
-  // registers its address (registerWalletDerivation) and the hash of its base64 text
-  // (setUsageApiKey) on-chain.
-  ENACT_TRY(const Secret key, c.svc.tee->export_signing_key(owner, path));
+  // The admin wallet registers the key's address (registerWalletDerivation) and the hash of its
+  // base64 text (setUsageApiKey) on-chain. The key is derived in the usage-key domain, never the
+  // PKP one: that registered wallet fails the owning-account check, so the key that leaves here
+  // never signs as a PKP (docs/protocol.md §1 "usage key by signature").
+  ENACT_TRY(const Secret key, c.svc.tee->usage_key(owner, path));
   ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(key));
   std::string text = codec::base64::encode(key.view());
   json::object out{{"usage_api_key", text},

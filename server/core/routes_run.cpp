@@ -35,6 +35,7 @@
 #include "enact/chain/transaction.hpp"
 #include "enact/pkp/pkp.hpp"
 #include "enact/crypto/eip191.hpp"
+#include "enact/crypto/secp256k1.hpp"
 #include "enact/ipfs/cid.hpp"
 #include "enact/ipfs/gateway.hpp"
 #include "runtime/fetch.hpp"
@@ -209,11 +210,21 @@ class run_capabilities final : public runtime::capability_handler {
     // The check costs one derivation per (account, path, wallet) for the process's lifetime
     // (core/key_cache.hpp), not one per run.
     ENACT_TRY(const bool owned, shared_key_cache().owns(*c_.svc.tee, account, w.derivation_path, *pkp));
-    if (!owned)
+    if (!owned) {
+      // The wallet the documented flow registers for a usage key minted by signature: named as
+      // such, since its owner registered it in good faith (docs/protocol.md §1 "usage key by signature").
+      ENACT_TRY(const Secret usage, c_.svc.tee->usage_key(account, w.derivation_path));
+      ENACT_TRY(const auto usage_pub, crypto::secp256k1::public_key_of(usage));
+      if (crypto::secp256k1::to_address(usage_pub) == *pkp)
+        return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
+                                             " is the wallet of a usage key (minted by "
+                                             "/add_usage_api_key_with_signature), not a PKP: that key was handed "
+                                             "out, so it never signs, encrypts or decrypts here");
       return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
                                            " is not a key of this account: its registered derivation path gives "
                                            "another wallet under this account, so it cannot sign, encrypt or "
                                            "decrypt here");
+    }
     paths_[*pkp] = w.derivation_path;
     return owned_key{*pkp, w.derivation_path};
   }

@@ -53,8 +53,8 @@ class pkp_tee : public tee {
     return crypto::aes_gcm::decrypt(key, sealed);
   }
 
-  result<Secret> export_signing_key(const hash256& account, const hash256& path) const override {
-    return pkp::signing_key(root_, account, path);
+  result<Secret> usage_key(const hash256& account, const hash256& path) const override {
+    return pkp::usage_key(root_, account, path);
   }
 
   result<Secret> server_signing_key(std::string_view purpose) const override {

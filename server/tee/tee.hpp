@@ -51,10 +51,10 @@ class tee {
   [[nodiscard]] virtual result<bytes> encrypt(const hash256& account, const hash256& path,
                                               bytes_view plaintext) const = 0;
   [[nodiscard]] virtual result<bytes> decrypt(const hash256& account, const hash256& path, bytes_view sealed) const = 0;
-  /// The PKP signing key of (`account`, `path`) itself, for the one call that hands a key out on
-  /// purpose: `/add_usage_api_key_with_signature` mints a usage key whose value is this key
-  /// (docs/protocol.md §2). Every other caller works through the methods above.
-  [[nodiscard]] virtual result<Secret> export_signing_key(const hash256& account, const hash256& path) const = 0;
+  /// The usage key `/add_usage_api_key_with_signature` hands out for (`account`, `path`)
+  /// (pkp::usage_key): derived in a domain of its own, so no key the server hands out is ever a
+  /// PKP's (docs/protocol.md §1 "usage key by signature"). Every PKP key stays behind the methods above.
+  [[nodiscard]] virtual result<Secret> usage_key(const hash256& account, const hash256& path) const = 0;
 
   // --- the server's own keys (docs/protocol.md §1 "server keys") -----------------------------------------
   // Derived under a salt of their own from a purpose label, so no account's derivation reaches

@@ -51,7 +51,7 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
   check_no_secret_logged(srv, {acct.api_key});
 }
 
-TEST_CASE("add_usage_api_key_with_signature: the key is the PKP signing key at the returned path") {
+TEST_CASE("add_usage_api_key_with_signature: the key is the usage key at the returned path, never a PKP's") {
   server_process srv;
   auto c = srv.client();
   const Secret root = root_key_of(srv);
@@ -77,8 +77,10 @@ TEST_CASE("add_usage_api_key_with_signature: the key is the PKP signing key at t
     REQUIRE(is_path_hex(path));
     const hash256 p = codec::hex::decode_fixed<32>(path).value();
     const hash256 owner = pkp::canonical_account_hash(address_of_key(w));
-    CHECK(decoded == pkp::signing_key(root, owner, p).value());
-    CHECK(wallet == to_checksum_address(pkp::wallet_address(root, owner, p).value()));
+    // docs/protocol.md §1 "usage key by signature": derived under its own salt, not the PKP's.
+    CHECK(decoded == pkp::usage_key(root, owner, p).value());
+    CHECK(!(decoded == pkp::signing_key(root, owner, p).value()));
+    CHECK(wallet != to_checksum_address(pkp::wallet_address(root, owner, p).value()));
     // Until the admin wallet registers it on-chain it authenticates nothing.
     check_error(srv, c.get("/account", api_key(key)), 401, "unauthenticated", "/core/v1/account");
   }

@@ -121,6 +121,22 @@ TEST_CASE("server keys are out of reach of every account derivation") {
   CHECK(pkp::server_key(Secret::of_size(31), "api-payer/0").code() == pkp_errc::bad_root_key);
 }
 
+TEST_CASE("a usage key minted by signature is no PKP key of any account") {
+  // docs/protocol.md §1 "usage key by signature": HKDF-SHA256 under salt "enact/usage-key/v1", so the
+  // key that leaves the server is never the key a PKP signs with. Expected value: RFC 5869 HKDF
+  // computed outside the SDK (Python's hmac over the same ikm, salt and info).
+  const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const hash256 account = h256(std::string(64, '1'));
+  const pkp::derivation_path path = h256(std::string(64, '2'));
+  const Secret usage = pkp::usage_key(root, account, path).value();
+  CHECK(to_bytes(usage) ==
+        codec::hex::decode("17ef0e86ea4eba61a9c30d24b147c98e76a1744b783e34a465218af909dd1087").value());
+  CHECK(to_bytes(usage) != to_bytes(pkp::signing_key(root, account, path).value()));
+  CHECK(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(usage).value()) !=
+        pkp::wallet_address(root, account, path).value());
+  CHECK(pkp::usage_key(Secret::of_size(31), account, path).code() == pkp_errc::bad_root_key);
+}
+
 TEST_CASE("the canonical account hash of a wallet is keccak256(abi.encodePacked(wallet))") {
   // ethers v6: solidityPackedKeccak256(["address"], ["0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"])
   const address a = parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value();

@@ -70,6 +70,11 @@ result<Secret> signing_key(const Secret& root_key, const account_hash& account, 
   return first_valid_scalar(root_key, kSalt, info_for("sign", account, path));
 }
 
+result<Secret> usage_key(const Secret& root_key, const account_hash& account, const derivation_path& path) {
+  ENACT_TRY_VOID(check_root(root_key));
+  return first_valid_scalar(root_key, kUsageKeySalt, info_for("sign", account, path));
+}
+
 result<Secret> symmetric_key(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY_VOID(check_root(root_key));
   return crypto::hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", account, path), kDerivedKeySize);

@@ -9,6 +9,9 @@
 //   2. The same with the server's relayer: register the api_payer's address at its former
 //      derivation path crypto::keccak256("enact/api-payer/0").
 //   3. The same with the trigger store's sealing key at its former path.
+//   4. Take the secret of a usage key minted by /add_usage_api_key_with_signature, whose wallet
+//      the documented flow registers in the account, and use the wallet as a PKP: the secret must
+//      not be the key the server signs with (docs/protocol.md §1 "usage key by signature").
 //
 // Each attack is made with nothing but HTTP and the SDK's registry client, as an outsider would.
 // The action catches each refusal and reports it, so the test sees that every capability was
@@ -151,7 +154,7 @@ std::pair<std::string, std::string> arm(http_client& c, attacker& a, const addre
 /// message naming the PKP, and nothing signed.
 void expect_refused(server_process& srv, http_client& c, const attacker& a,
                     const std::pair<std::string, std::string>& cids, const std::string& pkp,
-                    const std::string& sealed = "0x00") {
+                    const std::string& sealed = "0x00", std::string_view why = "is not a key of this account") {
   INFO("PKP " << pkp);
   const response r = c.post(
       "/run_action",
@@ -167,7 +170,7 @@ void expect_refused(server_process& srv, http_client& c, const attacker& a,
     INFO(cap);
     REQUIRE(refused.contains(cap));
     const std::string msg(refused.at(cap).as_string());
-    CHECK(msg.find("is not a key of this account") != std::string::npos);
+    CHECK_MESSAGE(msg.find(why) != std::string::npos, msg);
     CHECK(msg.find(pkp) != std::string::npos);
   }
   CHECK(r.obj().at("signatures").as_object().empty());
@@ -178,12 +181,57 @@ void expect_refused(server_process& srv, http_client& c, const attacker& a,
              a.auth());
   ITEST_CHECK_STATUS(u, 422);
   CHECK(u.error_code() == "action_failed");
-  CHECK(u.error_message().find("is not a key of this account") != std::string::npos);
+  CHECK_MESSAGE(u.error_message().find(why) != std::string::npos, u.error_message());
   CHECK(u.text.find("\"signature\"") == std::string::npos);
   (void)srv;
 }
 
 }  // namespace
+
+TEST_CASE("a usage key minted by signature is never a PKP's key") {
+  server_process srv({"--dev"});
+  const chain_env env = env_of(srv);
+  http_client c = srv.client();
+  attacker a = make_attacker(srv, env, "usage key holder");
+
+  // The documented flow (docs/chainsecured.md): mint by signature, then the admin wallet registers
+  // the key's wallet at the returned path and sets the key's hash.
+  const auto env712 = eip712::envelope::sign(eip712::envelope::kind::add_usage_api_key, env.chain_id, a.wallet,
+                                             static_cast<uint64_t>(unix_now()))
+                          .value();
+  const response minted = c.post("/add_usage_api_key_with_signature",
+                                 json::object{{"typed_data", env712.typed_data}, {"signature", env712.signature}});
+  ITEST_REQUIRE_STATUS(minted, 200);
+  const std::string secret_text = s_of(minted.body, "usage_api_key");
+  const std::string wallet = s_of(minted.body, "wallet_address");
+  const hash256 path = codec::hex::decode_fixed<32>(s_of(minted.body, "derivation_path")).value();
+  const Secret secret(codec::base64::decode(secret_text, "usage key").value());
+  REQUIRE(to_checksum_address(address_of_key(secret)) == wallet);
+  scopes::permission_set perms;
+  perms.execute_in_groups = {1};
+  REQUIRE(a.registry
+              .set_usage_api_key(a.account, crypto::keccak256(std::string_view(secret_text)), u256{}, u256{}, "minted",
+                                 "", perms)
+              .has_value());
+  const auto cids = arm(c, a, parse_address(wallet).value(), path);
+
+  // The key authenticates as the usage key it is...
+  const response me = c.get("/account", api_key(secret_text));
+  ITEST_REQUIRE_STATUS(me, 200);
+  CHECK(s_of(me.obj().at("key"), "kind") == "usage");
+  // ...but its wallet never signs, encrypts or decrypts as a PKP, and the refusal says why.
+  expect_refused(srv, c, a, cids, wallet, "0x00", "is the wallet of a usage key");
+  // Nor is the secret any PKP key of the account at that path.
+  const Secret root = [&] {
+    std::ifstream f(srv.data_dir() + "/tee-root.key", std::ios::binary);
+    std::string b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    REQUIRE(b.size() == 32);
+    return Secret(as_bytes(b));
+  }();
+  CHECK(!(secret == pkp::signing_key(root, a.account, path).value()));
+  CHECK(to_checksum_address(pkp::wallet_address(root, a.account, path).value()) != wallet);
+  CHECK(srv.stop().clean());
+}
 
 TEST_CASE("a victim's PKP copied into another account never signs there") {
   server_process srv({"--dev"});

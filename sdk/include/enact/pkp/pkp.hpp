@@ -9,6 +9,9 @@
 // different wallet there and never signs. Paths are crypto::keccak256(abi.encode(apiKeyHash, index)) for
 // API-mode PKPs and random for signature-minted ones.
 //
+// The usage keys minted by signature are handed out, so they too have a domain of their own
+// (salt "enact/usage-key/v1"): no key that left the server is ever a PKP's.
+//
 // The server's own keys (api_payer relayers, the trigger store's sealing key) live in a domain of
 // their own: HKDF-SHA256(root, salt "enact/server/v1", info = a purpose label), which no account
 // derivation can reach.
@@ -47,6 +50,9 @@ inline constexpr std::string_view kSalt = "enact/pkp/v2";
 /// HKDF salt of the earlier, path-only rule (info "sign" ‖ path): only to recognise a data
 /// directory whose wallets were derived under it (docs/protocol.md §1 "data from before").
 inline constexpr std::string_view kLegacySalt = "enact/pkp/v1";
+/// HKDF salt of the usage keys the server hands out (docs/protocol.md §1 "usage key by signature"):
+/// a domain of their own, so a key that left the server is never a PKP's key.
+inline constexpr std::string_view kUsageKeySalt = "enact/usage-key/v1";
 /// HKDF salt of the server's own keys (docs/protocol.md §1 "server keys").
 inline constexpr std::string_view kServerSalt = "enact/server/v1";
 
@@ -55,6 +61,12 @@ inline constexpr std::string_view kServerSalt = "enact/server/v1";
 /// output is 0 or >= n.
 [[nodiscard]] result<Secret> signing_key(const Secret& root_key, const account_hash& account,
                                          const derivation_path& path);
+
+/// The usage key `/add_usage_api_key_with_signature` mints at (`account`, `path`): as
+/// `signing_key`, under salt kUsageKeySalt. It is handed out, so no PKP derivation may give it:
+/// the wallet the admin registers for it never passes the owning-account check.
+[[nodiscard]] result<Secret> usage_key(const Secret& root_key, const account_hash& account,
+                                       const derivation_path& path);
 
 /// The PKP's AES-256-GCM key: HKDF-SHA256(ikm = root, salt = kSalt,
 /// info = "sym" ‖ account ‖ path, 32 bytes).
