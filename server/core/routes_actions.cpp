@@ -19,8 +19,33 @@ namespace {
 namespace s = schema;
 using scopes::permission;
 
+/// docs/protocol.md §2 "Action metadata": the account's catalogue of actions is written only by a key
+/// that may put actions in groups (group:manageActions on some group, or on the wildcard 0). Each
+/// write is a registry transaction, paid in gas on a real chain, so a key with no permission at
+/// all makes none.
+result<void> may_write_catalogue(const request_context& c) {
+  const scopes::caller& who = c.who->scopes;
+  if (who.kind == scopes::key_kind::account || !who.perms.manage_ipfs_ids_in_groups.empty())
+    return {};
+  return fail(api_errc::forbidden,
+              "this key lacks group:manageActions on any group: only a key that may manage actions writes action "
+              "metadata");
+}
+
+/// The writes of an action already listed: group:manageActions on every group that lists it (403
+/// naming the first the key may not touch), or, listed nowhere, may_write_catalogue.
+result<void> may_change_action(const request_context& c, const hash256& hashed_cid) {
+  ENACT_TRY(const auto listing, c.svc.ledger->groups_listing(c.who->account.hash, hashed_cid));
+  if (listing.empty())
+    return may_write_catalogue(c);
+  for (const auto& g : listing)
+    ENACT_TRY_VOID(require_scope(c, scopes::permission::group_manage_actions, g.id));
+  return {};
+}
+
 result<json::value> add_action(request_context& c) {
   ENACT_TRY(const api::new_action req, api::read<api::new_action>(c.body));
+  ENACT_TRY_VOID(may_write_catalogue(c));
   ledger::action a;
   a.cid = req.action_ipfs_cid;
   a.hashed_cid = ipfs::hashed_cid(a.cid);
@@ -57,6 +82,7 @@ result<json::value> remove_action_from_group(request_context& c) {
 
 result<json::value> update_action_metadata(request_context& c) {
   ENACT_TRY(const api::action_metadata req, api::read<api::action_metadata>(c.body));
+  ENACT_TRY_VOID(may_change_action(c, req.hashed_cid));
   ENACT_TRY(const auto a, c.svc.ledger->update_action_metadata(relay(c), c.who->account.hash, req.hashed_cid, req.name,
                                                                req.description));
   return json::value_from(to_api(a));
@@ -67,9 +93,7 @@ result<json::value> delete_action(request_context& c) {
   // docs/protocol.md §2: deleting an action removes it from every group that lists it, so the key needs
   // group:manageActions on each of them (403 naming the first it may not touch); a key with no
   // permission at all could otherwise strip an action from every group.
-  ENACT_TRY(const auto listing, c.svc.ledger->groups_listing(c.who->account.hash, req.hashed_cid));
-  for (const auto& g : listing)
-    ENACT_TRY_VOID(require_scope(c, scopes::permission::group_manage_actions, g.id));
+  ENACT_TRY_VOID(may_change_action(c, req.hashed_cid));
   ENACT_TRY_VOID(c.svc.ledger->delete_action(relay(c), c.who->account.hash, req.hashed_cid));
   return json::value_from(req);
 }
@@ -158,7 +182,8 @@ void add_action_routes(std::vector<route>& out) {
       "/add_action",
       "addAction",
       "actions",
-      "Register an action's metadata by its raw CID (hashed server-side).",
+      "Register an action's metadata by its raw CID (hashed server-side). A usage key needs group:manageActions "
+      "on some group.",
       auth_kind::key,
       true,
       {},
@@ -192,7 +217,8 @@ void add_action_routes(std::vector<route>& out) {
       "/update_action_metadata",
       "updateActionMetadata",
       "actions",
-      "Change an action's name and description.",
+      "Change an action's name and description. A usage key needs group:manageActions on every group that "
+      "lists the action, or on some group when none does.",
       auth_kind::key,
       true,
       {},
@@ -206,7 +232,7 @@ void add_action_routes(std::vector<route>& out) {
                       "actions",
                       "Delete an action's metadata and remove it from every group of the account. "
                       "A usage key needs group:manageActions on every group that lists the action "
-                      "(403 naming the first it may not touch).",
+                      "(403 naming the first it may not touch), or on some group when none does.",
                       auth_kind::key,
                       true,
                       {},

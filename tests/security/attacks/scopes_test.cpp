@@ -9,6 +9,7 @@
 //   2. A key that may only create groups creates one that binds a PKP of the account to code of
 //      its choosing (add_group with pkp_ids_permitted and cid_hashes_permitted), then runs it.
 //   3. The former master key of an account converted to ChainSecured reads, runs and writes.
+//   4. A usage key with no permission adds, renames and deletes action metadata (registry writes).
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>
@@ -94,15 +95,65 @@ TEST_CASE("a usage key without manageActions cannot strip an action from the own
       create_usage_key(c, s.owner.auth(), json::object{{"manage_ipfs_ids_in_groups", json::array{s.group}}});
   ITEST_CHECK_STATUS(c.post("/delete_action", json::object{{"hashed_cid", s.hashed}}, manager.auth()), 200);
   CHECK_FALSE(group_lists(c, s.owner.auth(), s.group, s.hashed));
-  // An action listed in no group is the key's to delete with no group scope at all.
+  // An action listed in no group: a key that may manage actions somewhere deletes it; a key with no
+  // permission at all may not (docs/protocol.md §2 "Action metadata").
   const response up = c.post("/upload_action", json::object{{"code", "Enact.setResponse(1);"}}, s.owner.auth());
   ITEST_REQUIRE_STATUS(up, 200);
   ITEST_REQUIRE_STATUS(
       c.post("/add_action", json::object{{"action_ipfs_cid", s_of(up.body, "action_ipfs_cid")}, {"name", "loose"}},
              s.owner.auth()),
       200);
+  const response none =
+      c.post("/delete_action", json::object{{"hashed_cid", s_of(up.body, "hashed_cid")}}, nothing.auth());
+  ITEST_CHECK_STATUS(none, 403);
+  CHECK(none.error_message().find("group:manageActions") != std::string::npos);
   ITEST_CHECK_STATUS(
-      c.post("/delete_action", json::object{{"hashed_cid", s_of(up.body, "hashed_cid")}}, nothing.auth()), 200);
+      c.post("/delete_action", json::object{{"hashed_cid", s_of(up.body, "hashed_cid")}}, elsewhere.auth()), 200);
+  CHECK(srv.stop().clean());
+}
+
+TEST_CASE("a usage key with no permission writes no action metadata") {
+  // Each metadata write is a registry transaction (gas on a real chain): before this rule a key
+  // with no scope at all could add, rename and delete actions listed in no group, and rename
+  // those listed in the owner's groups.
+  server_process srv({"--dev"});
+  http_client c = srv.client();
+  const owner_setup s = make_owner(c);
+  const usage_keys nothing = create_usage_key(c, s.owner.auth());
+  const usage_keys runner =
+      create_usage_key(c, s.owner.auth(), json::object{{"execute_in_groups", json::array{s.group}}});
+  const response up = c.post("/upload_action", json::object{{"code", "Enact.setResponse(2);"}}, s.owner.auth());
+  ITEST_REQUIRE_STATUS(up, 200);
+  const std::string cid = s_of(up.body, "action_ipfs_cid"), hashed = s_of(up.body, "hashed_cid");
+  for (const usage_keys* k : {&nothing, &runner}) {
+    const response add = c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "mine"}}, k->auth());
+    ITEST_CHECK_STATUS(add, 403);
+    CHECK(add.error_message().find("group:manageActions") != std::string::npos);
+    // Renaming the owner's listed action needs manageActions on its group.
+    const response rename =
+        c.post("/update_action_metadata",
+               json::object{{"hashed_cid", s.hashed}, {"name", "renamed"}, {"description", ""}}, k->auth());
+    ITEST_CHECK_STATUS(rename, 403);
+    CHECK(rename.error_message().find("group " + std::to_string(s.group)) != std::string::npos);
+  }
+  const response listed = c.get("/list_actions", s.owner.auth());
+  ITEST_REQUIRE_STATUS(listed, 200);
+  CHECK(listed.text.find("renamed") == std::string::npos);
+  CHECK(listed.text.find(hashed) == std::string::npos);
+  // A key that manages actions in the group does all three.
+  const usage_keys manager =
+      create_usage_key(c, s.owner.auth(), json::object{{"manage_ipfs_ids_in_groups", json::array{s.group}}});
+  ITEST_CHECK_STATUS(c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "mine"}}, manager.auth()),
+                     200);
+  ITEST_CHECK_STATUS(
+      c.post("/update_action_metadata",
+             json::object{{"hashed_cid", s.hashed}, {"name", "renamed"}, {"description", ""}}, manager.auth()),
+      200);
+  ITEST_CHECK_STATUS(
+      c.post("/update_action_metadata", json::object{{"hashed_cid", hashed}, {"name", "loose"}, {"description", ""}},
+             manager.auth()),
+      200);
+  ITEST_CHECK_STATUS(c.post("/delete_action", json::object{{"hashed_cid", hashed}}, manager.auth()), 200);
   CHECK(srv.stop().clean());
 }
 
