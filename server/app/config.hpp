@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/service.hpp"
 #include "enact/result.hpp"
+#include "http/bounded_server.hpp"
 #include "runtime/fetch.hpp"
 #include "triggers/settings.hpp"
 
@@ -47,10 +49,17 @@ struct settings {
   std::string content_store = "local";
   std::string log_level = "info";
   int threads = 0;  // HTTP worker threads; 0 = max(64, 16 × cores)
+  /// What one connection may make a listener read, and for how long (`[http]`, app/http_config.hpp).
+  http::connection_limits http;
   /// Action sandbox: worker processes (0 = 2 × cores), and per-run limits.
   size_t sandbox_workers = 0;
   uint64_t run_timeout_ms = 10000;
   uint64_t run_heap_mib = 64;
+  /// Each account's share of the sandbox pool (core/run_share.hpp): runs in flight at once, and
+  /// run wall time per minute. Unset: half the pool, and a quarter of the pool's wall time per
+  /// minute; 0: no cap.
+  std::optional<size_t> account_concurrent_runs;
+  std::optional<uint64_t> account_run_seconds_per_minute;
   /// --action-engine: "spidermonkey" (modern JavaScript) or "duktape" (ES5.1).
   std::string action_engine = "spidermonkey";
   /// --unsafe-allow-weak-sandbox: run actions even when a worker cannot put every isolation

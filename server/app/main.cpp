@@ -28,6 +28,7 @@
 #include "core/pg_content_store.hpp"
 #include "core/log.hpp"
 #include "core/routes_rpc.hpp"
+#include "core/run_share.hpp"
 #include "core/service.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/secret.hpp"
@@ -352,11 +353,17 @@ int main(int argc, char** argv) {
   svc.log = &log;
   svc.api_payer = *payer;
   svc.sandbox = sandbox->get();
+  // docs/protocol.md §6 "Fair share": by default half the pool at once, so one account's endless
+  // loops leave the other half to everyone else, and a quarter of the pool's time over a minute.
+  const size_t workers = *sandbox ? (*sandbox)->size() : 0;
+  core::run_share share({s.account_concurrent_runs.value_or(std::max<size_t>(1, workers / 2)),
+                         std::chrono::seconds(s.account_run_seconds_per_minute.value_or(15 * workers))});
+  svc.share = &share;
   svc.fetch = &s.fetch;
   if (s.fetch.policy.allow_loopback)
     log.warn("Enact.fetch may reach loopback addresses over http (--fetch-allow-loopback): development only");
 
-  httplib::Server server;
+  http::bounded_server server(s.http);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   // httplib serves a keep-alive connection on one pool thread for its lifetime, so the pool must
   // be larger than the number of concurrent clients expected, not the number of cores.
@@ -384,9 +391,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<triggers::deployment> trig;
   if (s.triggers.enabled) {
     const std::string host = s.listen_host == "0.0.0.0" ? "127.0.0.1" : s.listen_host;
-    auto t = triggers::deployment::start(
-        s.triggers, **the_tee, log,
-        {s.data_dir, "http://" + host + ":" + std::to_string(port), &server, !s.no_core, threads, s.listen_host, port});
+    auto t = triggers::deployment::start(s.triggers, **the_tee, log,
+                                         {s.data_dir, "http://" + host + ":" + std::to_string(port), &server,
+                                          !s.no_core, threads, s.listen_host, port, s.http});
     if (!t) {
       std::fprintf(stderr, "enact-server: %s\n", t.err().message.c_str());
       return t.code() == enact::api_errc::invalid_request ? 2 : 1;

@@ -28,6 +28,7 @@
 #include "core/key_cache.hpp"
 #include "core/log.hpp"
 #include "core/route.hpp"
+#include "core/run_share.hpp"
 #include "core/run_signing.hpp"
 #include "core/schema.hpp"
 #include "enact/codec/hex.hpp"
@@ -324,6 +325,16 @@ result<json::value> run_action(request_context& c) {
   if (pkp && !allowed.contains(*pkp))
     return fail(api_errc::forbidden, "PKP not usable with this action");
 
+  // The account's share of the sandbox (docs/protocol.md §6 "Fair share"), before its credits are
+  // held: a refused run holds nothing.
+  std::optional<run_share::ticket> share;
+  if (c.svc.share != nullptr) {
+    auto admitted = c.svc.share->enter(c.who->account.hash, c.retry_after);
+    if (!admitted)
+      return admitted.err();
+    share.emplace(std::move(*admitted));
+  }
+
   // Credits before the code (docs/protocol.md §2 order): an account that cannot pay makes the server fetch
   // nothing from a gateway and keep nothing. The reservation goes back uncharged when the code
   // cannot be had.
@@ -388,6 +399,8 @@ result<json::value> run_action(request_context& c) {
     return fail(api_errc::unavailable, "the run's credit hold expired before it could start; retry the request");
   // Not run (the pool saturated, the sandbox unavailable): the reservation goes back uncharged.
   ENACT_TRY(const auto out, c.svc.sandbox->run(source, params, handler));
+  if (share)
+    share->ran(std::chrono::duration_cast<std::chrono::milliseconds>(out.run_time));
   // Ran, to a result or to the action's failure: charged. When the debit cannot be made (the
   // metering store unavailable) the run's result is withheld, so nothing is delivered unpaid.
   const uint64_t charged = price + fetches.made() * fetching.price_credits;

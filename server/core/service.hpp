@@ -41,6 +41,7 @@ class logger;
 namespace enact::core {
 
 class content_store;
+class run_share;
 using logger = http::logger;  // http/log.hpp
 
 struct config {
@@ -112,6 +113,8 @@ struct services {
   logger* log = nullptr;
   /// The api_payer that relays API-mode writes (one of ledger->api_payers()).
   address api_payer{};
+  /// Each account's share of the sandbox (core/run_share.hpp); without one, none is kept.
+  run_share* share = nullptr;
 };
 
 /// Mounts every /core/v1 route, /core/v1/openapi.json and /core/v1/swagger-ui on `server`, plus

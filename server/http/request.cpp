@@ -10,6 +10,7 @@
 
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/random.hpp"
+#include "http/bounded_server.hpp"
 #include "http/errors.hpp"
 
 namespace enact::http {
@@ -35,6 +36,14 @@ std::string error_code_of(const std::string& body) {
       if (const auto* code = e->as_object().if_contains("code"); code && code->is_string())
         return std::string(code->get_string());
   return {};
+}
+
+/// `identity`, the one content coding that is no coding (RFC 9110 §8.4.1), in any case.
+bool is_identity_encoding(std::string_view v) {
+  constexpr std::string_view kIdentity = "identity";
+  return v.size() == kIdentity.size() && std::equal(v.begin(), v.end(), kIdentity.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
 }
 
 }  // namespace
@@ -69,11 +78,26 @@ boost::json::object access_line(std::string_view method, std::string route, int 
 }
 
 void serve_requests(httplib::Server& server, logger& log, const listener_options& opt) {
-  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     begin_request();
     res.set_header("X-Request-Id", t_request.id);
+    // httplib inflates a gzip or brotli body before any limit applies (an 841-byte request became
+    // 512 MiB): refused before the body is read (docs/protocol.md §6).
+    if (const auto& enc = req.get_header_value("Content-Encoding");
+        req.has_header("Content-Encoding") && !is_identity_encoding(enc)) {
+      res.set_header("Connection", "close");  // the body is left unread
+      auto e = make_error(api_errc::invalid_request, "Content-Encoding: '" + well_formed_utf8(enc.substr(0, 64)) +
+                                                         "' is not accepted; send the body uncompressed");
+      e.status = 415;
+      send_error(res, e);
+      return httplib::Server::HandlerResponse::Handled;
+    }
     return httplib::Server::HandlerResponse::Unhandled;
   });
+  if (auto* bounded = dynamic_cast<bounded_server*>(&server))
+    bounded->on_refusal([&log](const std::string& id, int status, const std::string& code) {
+      log.info("request", {{"request_id", id}, {"method", ""}, {"route", ""}, {"status", status}, {"error", code}});
+    });
   if (opt.cors.enabled())
     server.Options(
         R"(/.*)", [cors = opt.cors](const httplib::Request& req, httplib::Response& res) { cors.preflight(req, res); });

@@ -115,7 +115,7 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
     d->url_ = o.own_url;
     return d;
   }
-  d->own_ = std::make_unique<httplib::Server>();
+  d->own_ = std::make_unique<http::bounded_server>(o.http_limits);
   const size_t threads = o.http_threads;
   d->own_->new_task_queue = [threads] {
     return new httplib::ThreadPool(threads);

@@ -12,6 +12,7 @@
 
 #include "enact/client/api_error.hpp"
 #include "enact/result.hpp"
+#include "http/bounded_server.hpp"
 #include "triggers/chain_watcher.hpp"
 #include "triggers/clock.hpp"
 #include "triggers/service.hpp"
@@ -40,6 +41,8 @@ class deployment {
     /// accepts without a public URL.
     std::string listen_host;
     int listen_port = 0;
+    /// The bounds a listener of its own puts on each connection (docs/protocol.md §6).
+    http::connection_limits http_limits;
   };
 
   /// Opens the store, starts the service and mounts its routes (starting its own listener when
@@ -65,7 +68,7 @@ class deployment {
   std::unique_ptr<store> store_;  // sqlite_store, or pg_store with triggers.store = postgres://…
   std::unique_ptr<service> service_;
   std::unique_ptr<chain_watcher> watcher_;  // chain-event triggers; absent without --chain-rpc
-  std::unique_ptr<httplib::Server> own_;
+  std::unique_ptr<http::bounded_server> own_;
   std::thread own_thread_;
   std::atomic<bool> own_done_{false};  // the own accept loop returned
   std::string url_;

@@ -2,9 +2,14 @@
 // The HTTP kit (server/http): the status table and error body of docs/protocol.md §0, the mapping of
 // errors the kit knows, UTF-8 repair, the JSON body and query rules, CORS, and a listener with
 // serve_requests on loopback: an X-Request-Id on every response, one access-log line per
-// request, JSON error bodies for what no route answered.
+// request, JSON error bodies for what no route answered; and bounded_server, the stream every listener
+// reads connections through (docs/protocol.md §6 "Connections").
 #include <doctest/doctest.h>
 #include <httplib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,6 +19,7 @@
 #include <utility>
 
 #include "enact/codec/hex.hpp"
+#include "http/bounded_server.hpp"
 #include "http/cors.hpp"
 #include "http/errors.hpp"
 #include "http/html.hpp"
@@ -192,11 +198,11 @@ struct listener {
   std::string log_path;
   std::FILE* log_file;
   std::unique_ptr<logger> log;
-  httplib::Server server;
+  bounded_server server;
   std::thread thread;
   int port = 0;
 
-  explicit listener(listener_options opt) {
+  explicit listener(listener_options opt, connection_limits limits = {}) : server(limits) {
     char name[] = "/tmp/enact-http-test-XXXXXX";
     const int fd = ::mkstemp(name);
     REQUIRE(fd >= 0);
@@ -215,6 +221,9 @@ struct listener {
       send_error(res, make_error(api_errc::forbidden, "no"));
     });
     server.Get("/throws", [](const httplib::Request&, httplib::Response&) { throw std::runtime_error("boom"); });
+    server.Post("/echo", [](const httplib::Request& req, httplib::Response& res) {
+      send_json(res, 200, json::object{{"size", req.body.size()}, {"body", req.body}});
+    });
     serve_requests(server, *log, opt);
     port = server.bind_to_any_port("127.0.0.1");
     thread = std::thread([this] { server.listen_after_bind(); });
@@ -322,6 +331,135 @@ TEST_CASE("serve_requests: refusals, the body limit and CORS when configured") {
   REQUIRE(foreign);
   CHECK(foreign->status == 200);
   CHECK(!foreign->has_header("Access-Control-Allow-Origin"));
+}
+
+/// Sends `bytes` on a new connection and reads until the server closes it or `wait` passes.
+std::string send_and_read(int port, const std::string& bytes,
+                          std::chrono::milliseconds wait = std::chrono::seconds(5)) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+  std::string got;
+  const auto until = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count();
+    pollfd p{fd, POLLIN, 0};
+    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) != 1)
+      break;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0)
+      break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return got;
+}
+
+size_t count_of(const std::string& text, std::string_view what) {
+  size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST_CASE("bounded_server: ordinary HTTP/1.1 is served as before") {
+  listener l({});
+  // Keep-alive: several requests on one connection.
+  httplib::Client c("127.0.0.1", l.port);
+  for (int i = 0; i < 5; ++i) {
+    const auto r = c.Post("/echo", std::string(1000, 'a'), "application/json");
+    REQUIRE(r);
+    CHECK(r->status == 200);
+    CHECK(json::parse(r->body).at("size") == 1000);
+  }
+  // Pipelined requests on one connection, the last one closing it.
+  const std::string two = send_and_read(l.port,
+                                        "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n"
+                                        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                        "Content-Length: 2\r\nConnection: close\r\n\r\n{}");
+  CHECK(count_of(two, "HTTP/1.1 200 OK") == 2);
+  CHECK(two.find(R"("body":"{}")") != std::string::npos);
+  // A chunked body within the limit, and Expect: 100-continue.
+  const std::string chunked = send_and_read(l.port,
+                                            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                            "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                                            "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n");
+  CHECK(chunked.find(R"("body":"abcde")") != std::string::npos);
+  const std::string expect = send_and_read(l.port,
+                                           "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                           "Expect: 100-continue\r\nContent-Length: 3\r\nConnection: close\r\n\r\nxyz");
+  CHECK(expect.starts_with("HTTP/1.1 100 Continue"));
+  CHECK(expect.find(R"("body":"xyz")") != std::string::npos);
+  // identity is no coding.
+  const auto identity = c.Post("/echo", httplib::Headers{{"Content-Encoding", "identity"}}, "{}", "application/json");
+  REQUIRE(identity);
+  CHECK(identity->status == 200);
+}
+
+TEST_CASE("bounded_server: each bound refuses with its status, an error body and a log line") {
+  connection_limits limits;
+  limits.max_header_bytes = 2048;
+  limits.max_headers = 10;
+  limits.request_timeout = std::chrono::seconds(1);
+  limits.max_connections_per_client = 2;
+  listener_options opt;
+  opt.max_body = 100;
+  listener l(opt, limits);
+
+  const auto refused = [](const std::string& answer, int status, std::string_view code) {
+    INFO(answer.substr(0, 200));
+    CHECK(answer.starts_with("HTTP/1.1 " + std::to_string(status) + " "));
+    CHECK(answer.find("\r\nConnection: close\r\n") != std::string::npos);
+    CHECK(answer.find("\r\nX-Request-Id: ") != std::string::npos);
+    const auto body = answer.find("\r\n\r\n");
+    REQUIRE(body != std::string::npos);
+    CHECK(json::parse(answer.substr(body + 4)).at("error").at("code").as_string() == code);
+  };
+  std::string eleven = "GET /ok HTTP/1.1\r\n";
+  for (int i = 0; i < 11; ++i)
+    eleven += "X-" + std::to_string(i) + ": 1\r\n";
+  refused(send_and_read(l.port, eleven + "\r\n"), 431, "invalid_request");
+  refused(send_and_read(l.port, "GET /ok HTTP/1.1\r\nX-Big: " + std::string(3000, 'b') + "\r\n\r\n"), 431,
+          "invalid_request");
+  // Ten header lines, and their bytes within the limit, are served.
+  std::string ten = "GET /ok HTTP/1.1\r\n";
+  for (int i = 0; i < 9; ++i)
+    ten += "X-" + std::to_string(i) + ": 1\r\n";
+  CHECK(send_and_read(l.port, ten + "Connection: close\r\n\r\n").starts_with("HTTP/1.1 200 "));
+  refused(send_and_read(l.port, "POST /echo HTTP/1.1\r\nContent-Length: 101\r\n\r\n"), 413, "payload_too_large");
+  std::string chunks = "POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 2000; ++i)
+    chunks += "40\r\n" + std::string(64, 'c') + "\r\n";
+  refused(send_and_read(l.port, chunks), 413, "payload_too_large");
+  refused(send_and_read(l.port, "POST /echo HTTP/1.1\r\nContent-Encoding: br\r\nContent-Length: 2\r\n\r\n{}"), 415,
+          "invalid_request");
+  // A head that does not end within the deadline.
+  const auto start = std::chrono::steady_clock::now();
+  refused(send_and_read(l.port, "GET /ok HTTP/1.1\r\nX-Slow: 1\r\n"), 408, "invalid_request");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+
+  // Two connections of one client are served; a third while both are open is refused.
+  httplib::Client a("127.0.0.1", l.port), b("127.0.0.1", l.port);
+  a.set_keep_alive(true);
+  b.set_keep_alive(true);
+  REQUIRE(a.Get("/ok"));
+  REQUIRE(b.Get("/ok"));
+  const std::string third = send_and_read(l.port, "GET /ok HTTP/1.1\r\n\r\n");
+  refused(third, 429, "rate_limited");
+  CHECK(third.find("\r\nRetry-After: 1\r\n") != std::string::npos);
+
+  size_t logged = 0;
+  for (const auto& line : l.lines())
+    if (line.at("msg") == "request" && line.at("route") == "" && line.at("status").as_int64() >= 408)
+      ++logged;
+  CHECK(logged >= 6);
 }
 
 }  // namespace

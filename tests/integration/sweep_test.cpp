@@ -14,11 +14,10 @@
 // closed schema, and which answers a forgery by its signature (billing.server tests it).
 // Cases that legitimately succeed, decided by docs/protocol.md §0 and §2:
 //   - a key without scopes may read (account, lists, balance), and may call the operations whose
-//     auth column names no scope (add_action, update_action_metadata, delete_action,
-//     upload_action, billing); their base requests are chosen so that nothing the snapshot sees
-//     changes (the action exists already: 409; its metadata is rewritten unchanged; deleting names
-//     a CID no action has: 404; a payment intent is recorded but not credited; uploaded code goes
-//     to the content store, which no list shows). Every other operation answers 403.
+//     auth column names no scope (upload_action, billing); their base requests are chosen so that
+//     nothing the snapshot sees changes (a payment intent is recorded but not credited; uploaded
+//     code goes to the content store, which no list shows). Every other operation answers 403,
+//     action metadata writes included (docs/protocol.md §2 "Action metadata").
 //   - a page number past the last page answers 200 with no items (pages are not bounded above
 //     by the data).
 //   - -0 reads as the integer 0 (as in JSON Schema), so it is a bad value only where 0 is out of
@@ -29,8 +28,10 @@
 // request fields are rejected": a body whose Content-Type is not application/json (text/plain,
 // form-encoded, even when the text is JSON), and a query parameter the operation does not declare,
 // on GET and POST alike.
+// Every operation also gets a gzip Content-Encoding (415) and 120 header lines (431), refused before
+// any route (docs/protocol.md §6 "Connections").
 // A body shorter than its Content-Length is sent over a raw socket left open until the server's
-// read timeout answers it: httplib takes a half-closed connection for a closed one and answers
+// read timeout answers it (408): httplib takes a half-closed connection for a closed one and answers
 // nothing, which is no defect of the server (the client has hung up).
 #include "sweep_test.hpp"
 
@@ -332,15 +333,21 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with a docs
                                  "application/json",
                                  creds,
                                  {kMalformed}});
-      // A body shorter than its Content-Length, then the connection's write side closed.
+      // A body shorter than its Content-Length: the read timeout answers it, 408 (docs/protocol.md §6
+      // "Connections").
       std::string head = "POST " + target +
                          " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                          "Content-Type: application/json\r\nContent-Length: " +
                          std::to_string(body_text.size() + 100) + "\r\n";
       for (const auto& [k, v] : creds)
         head += k + ": " + v + "\r\n";
-      cases.push_back(sweep_case{
-          "a body shorter than its Content-Length", "RAW", target, head + "\r\n" + body_text, "", {}, {kMalformed}});
+      cases.push_back(sweep_case{"a body shorter than its Content-Length",
+                                 "RAW",
+                                 target,
+                                 head + "\r\n" + body_text,
+                                 "",
+                                 {},
+                                 {kMalformed, false, 408}});
     } else {
       // Query parameters: wrong types and out of range, one at a time.
       std::set<std::string> declared;
@@ -404,6 +411,12 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with a docs
       cred("a 10 KiB X-Api-Key", api_key(std::string(10240, 'k')), {{"invalid_request", "unauthenticated"}});
       cred("a deleted usage key", gone.auth(), {kUnauthenticated});
       cred("a deleted usage key as bearer", bearer(gone.value), {kUnauthenticated});
+      // docs/protocol.md §6 "Connections": refused before routing, whatever the operation.
+      cred("a gzip Content-Encoding", {{"Content-Encoding", "gzip"}}, {kMalformed, false, 415});
+      httplib::Headers many;
+      for (int i = 0; i < 120; ++i)
+        many.emplace("X-Sweep-" + std::to_string(i), "1");
+      cred("120 header lines", many, {kMalformed, false, 431});
       if (kOpenToAnyKey.contains(o.id))
         cred("a usage key without scopes", bare.auth(), {{"conflict", "not_found"}, true});
       else
