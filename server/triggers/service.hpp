@@ -62,7 +62,7 @@ struct service_config {
   size_t core_max_body = kCoreRunRequestLimit;
   /// Finished runs older than this are deleted every `retention_period` (housekeeping.hpp); 0:
   /// every run is kept.
-  std::chrono::hours run_retention{0};
+  std::chrono::hours run_retention{24 * 30};
   std::chrono::milliseconds retention_period{std::chrono::hours(1)};
   /// Triggers one user may have: POST /api/triggers beyond it answers 403 (docs/protocol.md §4
   /// "Limits"). 0: no limit.

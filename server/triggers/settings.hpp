@@ -53,7 +53,7 @@ struct settings {
   uint64_t core_max_body_bytes = 0;
   /// Run history retention (`[triggers] run_retention_days`): runs that finished longer ago are
   /// deleted by the service's housekeeping (housekeeping.hpp); 0 keeps every run.
-  uint64_t run_retention_days = 0;
+  uint64_t run_retention_days = 30;
   /// Triggers one user may have (`[triggers] max_triggers_per_user`); a creation beyond is refused
   /// with 403. 0: no limit.
   uint64_t max_triggers_per_user = 100;

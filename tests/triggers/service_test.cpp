@@ -208,9 +208,9 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
   CHECK(s.store_pool == pg_options{}.connections);
   REQUIRE(apply("triggers.store_pool", "40")->has_value());  // --trigger-store-pool's text
   CHECK(s.store_pool == 40);
-  CHECK(s.run_retention_days == 0);  // every run kept unless set
-  REQUIRE(apply("triggers.run_retention_days", 30)->has_value());
-  CHECK(s.run_retention_days == 30);
+  CHECK(s.run_retention_days == 30);  // docs/protocol.md §6 "Limits": 30 days unless set
+  REQUIRE(apply("triggers.run_retention_days", 0)->has_value());
+  CHECK(s.run_retention_days == 0);  // every run kept
   CHECK(s.max_triggers_per_user == 100);
   CHECK(s.creations_per_minute == 20);
   CHECK(s.disable_after_credit_failures == 5);
