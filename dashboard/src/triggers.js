@@ -217,6 +217,9 @@ function triggerCard(root, t) {
     h("h3", { id: `t-${t.id}` }, `${t.name} (${t.type})`),
     h("dl", { class: "facts" },
       row("State", t.enabled ? "enabled" : "disabled"),
+      // Set by the service when it disabled the trigger (docs/protocol.md §4 "Limits"); enabling
+      // it again clears it.
+      t.disabled_reason && row("Disabled because", t.disabled_reason),
       row("Action", h("code", { class: "addr" }, t.action_ipfs_cid)),
       t.webhook_url && row("Webhook URL", h("code", { class: "addr" }, t.webhook_url)),
       row("Config", h("code", {}, JSON.stringify(t.config))),

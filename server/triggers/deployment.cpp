@@ -69,7 +69,10 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   cfg.workers.threads = s.workers;
   cfg.workers.retry_base = std::chrono::milliseconds(s.retry_base_ms);
   cfg.workers.lease = std::chrono::milliseconds(s.lease_ms);
+  cfg.workers.disable_after_credit_failures = static_cast<uint32_t>(s.disable_after_credit_failures);
   cfg.run_retention = std::chrono::hours(24 * s.run_retention_days);
+  cfg.max_triggers_per_user = s.max_triggers_per_user;
+  cfg.creations_per_minute = s.creations_per_minute;
   cfg.core_max_body = s.core_max_body_bytes != 0 ? static_cast<size_t>(s.core_max_body_bytes) : kCoreRunRequestLimit;
   cfg.rules.chain_rpc = s.chain_rpc;
   cfg.public_url = s.public_url;

@@ -133,6 +133,12 @@ CREATE UNIQUE INDEX runs_dedup ON runs(trigger_id, dedup_key);
 DROP INDEX runs_dedup;
 CREATE UNIQUE INDEX runs_dedup ON runs(trigger_id, dedup_key) WHERE dedup_key IS NOT NULL;
 )sql",
+    // 5 → 6: why the service disabled a trigger, and a schedule's runs failed in a row for lack of
+    // credits (docs/protocol.md §4 "Limits").
+    R"sql(
+ALTER TABLE triggers ADD COLUMN disabled_reason text;
+ALTER TABLE triggers ADD COLUMN credit_failures integer NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == pg_store::kSchemaVersion, "kSchemaVersion must count the migrations");
 
@@ -348,6 +354,31 @@ result<run> pg_store::enqueue_run(const new_run& r, trigger_type expected) {
   if (deduplicated)
     return sql_store::enqueue_run(r, expected);
   return out;
+}
+
+result<void> pg_store::complete_run(const lease_ref& l, const json::value& response, time_point now) {
+  const std::string body = json::serialize(response);
+  return write_one([&](sql::connection& c) -> result<void> {
+    // The two updates of sql_store::complete_run in one round trip and one commit.
+    cursor q = c.exec(
+        "WITH done AS (UPDATE runs SET status = 'success', response = $4::text, error_code = NULL, "
+        "error_message = NULL, error_stack = NULL, finished_at = $5::bigint, lease_owner = NULL, "
+        "lease_expires_at = NULL WHERE id = $1::text AND lease_owner = $2::text AND attempts = $3::integer "
+        "AND status = 'running' RETURNING trigger_id), "
+        "reset AS (UPDATE triggers t SET credit_failures = 0 FROM done WHERE t.id = done.trigger_id AND "
+        "t.credit_failures <> 0) SELECT COUNT(*) FROM done",
+        l.run_id, l.worker_id, l.attempt, body, now);
+    if (!q.next() || q.i64(0) == 0)
+      return store_rows::lease_lost(l);
+    return {};
+  });
+}
+
+void pg_store::lock_owner(sql::connection& c, std::string_view owner) {
+  // Keyed by a 64-bit hash of the owner under the store's own prefix: owners whose hashes collide
+  // only wait for each other.
+  const std::string key = "enact.triggers.owner:" + std::string(owner);
+  c.exec("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))", key);
 }
 
 std::vector<leased_run> pg_store::lease_due(sql::connection& c, const lease_request& req, time_point until) {

@@ -46,7 +46,7 @@ class db;
 /// The store's body (sql_store.hpp) over PostgreSQL.
 class pg_store final : public sql_store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   /// Connects to `url` (a libpq URI) and creates or migrates the schema (idempotent; several
   /// instances opening at once serialise on an advisory lock). Refuses a database whose schema is
@@ -58,11 +58,16 @@ class pg_store final : public sql_store {
 
   /// One statement: the checks, the run limits and the insert (see enqueue_run in store.hpp).
   result<run> enqueue_run(const new_run& r, trigger_type expected) override;
+  /// One statement: the run's success and the reset of its trigger's credit failures.
+  result<void> complete_run(const lease_ref& l, const json::value& response, time_point now) override;
 
  protected:
   /// One statement: SELECT … FOR UPDATE SKIP LOCKED, so instances leasing at once never wait for,
   /// nor both take, the same run.
   std::vector<leased_run> lease_due(sql::connection& c, const lease_request& r, time_point until) override;
+  /// A transaction-scoped advisory lock keyed by the owner: instances creating triggers of one
+  /// owner at once count them one after the other.
+  void lock_owner(sql::connection& c, std::string_view owner) override;
 
  private:
   explicit pg_store(std::unique_ptr<pg_backend::db> d);

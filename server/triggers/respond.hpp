@@ -28,6 +28,8 @@ namespace enact::triggers {
     case store_errc::rate_limited:
     case store_errc::queue_full:
       return fail(api_errc::rate_limited, e.message);
+    case store_errc::limit_reached:
+      return fail(api_errc::forbidden, e.message);
     case store_errc::lease_lost:
       break;
   }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <type_traits>
 
 #include "enact/client/api_error.hpp"
 #include "enact/address.hpp"
@@ -42,6 +43,8 @@ struct service::state {
   std::unique_ptr<run_retention> retention;  // with cfg.run_retention set
   /// One bucket per client address over POST /webhook/<id> (service_config).
   std::unique_ptr<http::rate_limiter> webhook_per_ip;
+  /// One bucket per user id over trigger creations (service_config::creations_per_minute).
+  std::unique_ptr<http::rate_limiter> creations_per_user;
 };
 
 namespace {
@@ -182,6 +185,7 @@ api::trigger wire_trigger(const trigger& t, const std::string& base) {
   w.config = t.config;
   w.created_at = to_rfc3339(t.created_at);
   w.updated_at = to_rfc3339(t.updated_at);
+  w.disabled_reason = t.disabled_reason;
   if (t.type == trigger_type::webhook)
     w.webhook_url = base + "/webhook/" + t.id;
   return w;
@@ -223,14 +227,12 @@ struct reply {
   json::value body;  // null: no body (204)
 };
 
-using handler = result<reply> (*)(state&, const httplib::Request&, const token_record&);
-
 result<reply> me(state&, const httplib::Request& req, const token_record& who) {
   ENACT_TRY_VOID(only_query(req, {}));
   return reply{200, json::value_from(api::token_info{who.user_id, to_rfc3339(who.expires_at)})};
 }
 
-result<reply> create_trigger(state& st, const httplib::Request& req, const token_record& who) {
+result<reply> create_trigger(state& st, const httplib::Request& req, httplib::Response& res, const token_record& who) {
   ENACT_TRY_VOID(only_query(req, {}));
   ENACT_TRY(json::value body, body_of(req));
   wipe_body(req);
@@ -249,6 +251,17 @@ result<reply> create_trigger(state& st, const httplib::Request& req, const token
   t.config = in.config;
   t.max_runs_per_minute = in.max_runs_per_minute.value_or(kDefaultMaxRunsPerMinute);
   t.max_queued_runs = in.max_queued_runs.value_or(kDefaultMaxQueuedRuns);
+  // docs/protocol.md §4 "Limits": a well-formed creation takes its user's token before anything
+  // that costs (the core's key check, the store); a malformed one was refused above for nothing.
+  if (st.creations_per_user->enabled())
+    if (const int wait = st.creations_per_user->take(who.user_id); wait > 0) {
+      res.set_header("Retry-After", std::to_string(wait));
+      return fail(api_errc::rate_limited, "this user is creating triggers faster than the " +
+                                              std::to_string(st.cfg.creations_per_minute) +
+                                              " a minute this service allows (triggers.creations_per_minute); "
+                                              "retry in " +
+                                              std::to_string(wait) + " s");
+    }
   // Last of the checks (it asks the core): a trigger is stored only with a key that can run it.
   ENACT_TRY_VOID(check_key(st, in.usage_api_key, t.action_cid, t.pkp_id));
   ENACT_TRY(sealed_key k, seal_key(st, in.usage_api_key));
@@ -261,7 +274,12 @@ result<reply> create_trigger(state& st, const httplib::Request& req, const token
   if (t.type == trigger_type::schedule) {
     ENACT_TRY(first, first_schedule(t.config, t.created_at));
   }
-  ENACT_TRY(const trigger made, st.db.create_trigger(t, first));
+  auto created = st.db.create_trigger(t, first, st.cfg.max_triggers_per_user);
+  if (!created && created.code() == store_errc::limit_reached)
+    return fail(api_errc::forbidden, "this user has " + std::to_string(st.cfg.max_triggers_per_user) +
+                                         " triggers, the most this service allows one user "
+                                         "(triggers.max_triggers_per_user); delete one to create another");
+  ENACT_TRY(const trigger made, std::move(created));
   if (made.type == trigger_type::schedule)
     st.sched->refresh(made.id);
   st.log.info("trigger created", {{"trigger_id", made.id}, {"type", to_string(made.type)}, {"user_id", who.user_id}});
@@ -453,7 +471,10 @@ void respond(state& st, const httplib::Request& req, httplib::Response& res, res
     send_json(res, out->status, out->body);
 }
 
-httplib::Server::Handler authed(state& st, handler h) {
+/// A handler of an /api route behind the bearer token: `h(state, request, who)`, or with the
+/// response as well, `h(state, request, response, who)`, for one that sets its own headers.
+template <class Handler>
+httplib::Server::Handler authed(state& st, Handler h) {
   return [&st, h](const httplib::Request& req, httplib::Response& res) {
     const auto start = steady::now();
     auto who = authenticate(st.db, req.get_header_value("Authorization"), st.clk.now());
@@ -462,7 +483,11 @@ httplib::Server::Handler authed(state& st, handler h) {
       return;
     }
     const auto authed_at = steady::now();
-    respond(st, req, res, h(st, req, *who));
+    if constexpr (std::is_invocable_v<Handler, state&, const httplib::Request&, httplib::Response&,
+                                      const token_record&>)
+      respond(st, req, res, h(st, req, res, *who));
+    else
+      respond(st, req, res, h(st, req, *who));
     if (st.log.enabled(core::logger::level::debug)) {
       using std::chrono::duration_cast;
       using std::chrono::microseconds;
@@ -491,7 +516,8 @@ service::~service() { stop(); }
 
 result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, core::logger& log, const clock& c,
                                                 service_config cfg) {
-  auto st = std::unique_ptr<state>(new state{s, t, log, c, std::move(cfg), nullptr, nullptr, false});
+  auto st = std::unique_ptr<state>(
+      new state{s, t, log, c, std::move(cfg), nullptr, nullptr, false, nullptr, nullptr, nullptr});
   event_sink sink = [&log](severity level, std::string_view msg, json::object fields) {
     log.log(level_of(level), msg, std::move(fields));
   };
@@ -502,6 +528,9 @@ result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, cor
   }
   st->webhook_per_ip =
       std::make_unique<http::rate_limiter>(st->cfg.webhook_requests_per_second, std::max(1.0, st->cfg.webhook_burst));
+  // A minute's worth at once, then one every 60/N s.
+  const auto per_minute = static_cast<double>(st->cfg.creations_per_minute);
+  st->creations_per_user = std::make_unique<http::rate_limiter>(per_minute / 60.0, std::max(1.0, per_minute));
   st->workers = std::make_unique<run_workers>(s, t, c, st->cfg.workers, sink);
   run_workers* w = st->workers.get();
   st->sched = std::make_unique<scheduler>(
@@ -517,9 +546,14 @@ result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, cor
           else
             log.warn("deleting finished runs past the retention", {{"error", swept.err().message}});
         });
-  log.info(
-      "trigger service started",
-      {{"workers", st->cfg.workers.threads}, {"core_url", st->cfg.workers.core_url}, {"schedules", st->sched->size()}});
+  log.info("trigger service started",
+           {{"workers", st->cfg.workers.threads},
+            {"core_url", st->cfg.workers.core_url},
+            {"schedules", st->sched->size()},
+            {"run_retention_days", st->cfg.run_retention.count() / 24},
+            {"max_triggers_per_user", st->cfg.max_triggers_per_user},
+            {"creations_per_minute", st->cfg.creations_per_minute},
+            {"disable_after_credit_failures", st->cfg.workers.disable_after_credit_failures}});
   return std::unique_ptr<service>(new service(std::move(st)));
 }
 

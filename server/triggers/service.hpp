@@ -62,8 +62,14 @@ struct service_config {
   size_t core_max_body = kCoreRunRequestLimit;
   /// Finished runs older than this are deleted every `retention_period` (housekeeping.hpp); 0:
   /// every run is kept.
-  std::chrono::hours run_retention{0};
+  std::chrono::hours run_retention{24 * 30};
   std::chrono::milliseconds retention_period{std::chrono::hours(1)};
+  /// Triggers one user may have: POST /api/triggers beyond it answers 403 (docs/protocol.md §4
+  /// "Limits"). 0: no limit.
+  uint64_t max_triggers_per_user = 100;
+  /// Triggers one user may create per minute, a bucket per user id holding a minute's worth:
+  /// beyond it, 429 with Retry-After. Per instance. 0: no limit.
+  uint64_t creations_per_minute = 20;
   /// Longest wait for the core's answers when a trigger's usage key is checked (key_check.hpp).
   std::chrono::milliseconds key_check_timeout{10000};
 };

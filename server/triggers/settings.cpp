@@ -147,6 +147,15 @@ std::optional<result<void>> apply_setting(settings& s, std::string_view key, con
         return usage(what + ": expected 0 to 36500");
       return {};
     }
+    if (k == "max_triggers_per_user" || k == "creations_per_minute" || k == "disable_after_credit_failures") {
+      ENACT_TRY(const auto n, number(v, what));
+      if (n > 1000000)
+        return usage(what + ": expected 0 to 1000000");
+      (k == "max_triggers_per_user"  ? s.max_triggers_per_user
+       : k == "creations_per_minute" ? s.creations_per_minute
+                                     : s.disable_after_credit_failures) = n;
+      return {};
+    }
     if (k == "store_pool") {
       ENACT_TRY(const auto n, number(v, what));
       if (n < 1 || n > 1024)

@@ -53,7 +53,16 @@ struct settings {
   uint64_t core_max_body_bytes = 0;
   /// Run history retention (`[triggers] run_retention_days`): runs that finished longer ago are
   /// deleted by the service's housekeeping (housekeeping.hpp); 0 keeps every run.
-  uint64_t run_retention_days = 0;
+  uint64_t run_retention_days = 30;
+  /// Triggers one user may have (`[triggers] max_triggers_per_user`); a creation beyond is refused
+  /// with 403. 0: no limit.
+  uint64_t max_triggers_per_user = 100;
+  /// Triggers one user may create per minute on this instance (`[triggers] creations_per_minute`),
+  /// a token bucket holding a minute's worth; beyond, 429 with Retry-After. 0: no limit.
+  uint64_t creations_per_minute = 20;
+  /// Runs of a schedule trigger failing in a row for lack of credits after which the service
+  /// disables it (`[triggers] disable_after_credit_failures`). 0: never.
+  uint64_t disable_after_credit_failures = 5;
   /// How often the chain watcher asks each chain for its head.
   uint64_t chain_poll_ms = 2000;
   /// POST /webhook/<id> requests per second per client address, with `webhook_burst` at once

@@ -60,10 +60,20 @@ std::optional<uint64_t> chain_start_block(const api::trigger_config& config) {
 // ---------------------------------------------------------------------------------------------
 // triggers
 
-result<trigger> sql_store::create_trigger(const trigger& t, const std::optional<schedule_state>& s) {
+result<trigger> sql_store::create_trigger(const trigger& t, const std::optional<schedule_state>& s,
+                                          uint64_t max_per_owner) {
   ENACT_TRY_VOID(check_new_trigger(t));
   const std::string config = config_text(t.config);
   return write([&](connection& c) -> result<trigger> {
+    if (max_per_owner > 0) {
+      lock_owner(c, t.owner);
+      // At most the limit of them are counted (the triggers_by_owner index).
+      cursor n =
+          c.exec("SELECT COUNT(*) FROM (SELECT 1 FROM triggers WHERE owner = $1 LIMIT $2) o", t.owner, max_per_owner);
+      if (n.next() && n.u64(0) >= max_per_owner)
+        return fail(store_errc::limit_reached,
+                    "the user has " + std::to_string(max_per_owner) + " triggers, the most one user may have");
+    }
     const auto inserted =
         c.exec(
              "INSERT INTO triggers (id, owner, type, name, enabled, action_cid, pkp_id, "
@@ -78,7 +88,10 @@ result<trigger> sql_store::create_trigger(const trigger& t, const std::optional<
     if (s)
       c.exec("INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3)", t.id, s->next_due,
              s->last_planned);
-    return t;
+    trigger made = t;  // as stored: the service has not disabled it
+    made.disabled_reason.reset();
+    made.credit_failures = 0;
+    return made;
   });
 }
 
@@ -120,9 +133,9 @@ result<trigger> sql_store::update_trigger(std::string_view owner, std::string_vi
     c.exec(
         "UPDATE triggers SET name = $1, enabled = $2, config = $3, action_cid = $4, pkp_id = $5, "
         "sealed_usage_key = $6, usage_key_hash = $7, updated_at = $8, max_runs_per_minute = $9, "
-        "max_queued_runs = $10 WHERE id = $11",
+        "max_queued_runs = $10, disabled_reason = $11, credit_failures = $12 WHERE id = $13",
         t->name, t->enabled, config_text(t->config), t->action_cid, t->pkp_id, t->sealed_usage_key, t->usage_key_hash,
-        t->updated_at, t->max_runs_per_minute, t->max_queued_runs, t->id);
+        t->updated_at, t->max_runs_per_minute, t->max_queued_runs, t->disabled_reason, t->credit_failures, t->id);
     if (patch.schedule)
       c.exec(
           "INSERT INTO schedule_state (trigger_id, next_due, last_planned) VALUES ($1, $2, $3) "

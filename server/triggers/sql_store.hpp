@@ -143,6 +143,7 @@ class backend {
 class sql_store : public store {
  public:
   ENACT_TRIGGER_STORE_OVERRIDES
+  using store::create_trigger;
 
  protected:
   explicit sql_store(std::unique_ptr<sql::backend> db) : db_(std::move(db)) {}
@@ -165,6 +166,10 @@ class sql_store : public store {
   /// lease_runs' step inside its transaction, after the expired leases were taken back: moves up
   /// to `r.max_runs` due runs, oldest due first, to running under a lease until `until`.
   [[nodiscard]] virtual std::vector<leased_run> lease_due(sql::connection& c, const lease_request& r, time_point until);
+  /// Inside create_trigger's transaction, before the owner's triggers are counted: holds off the
+  /// other creations of `owner` until the transaction ends, so that none counts before this one's
+  /// insert is visible. Nothing here: a backend whose writes run one at a time needs no lock.
+  virtual void lock_owner(sql::connection& c, std::string_view owner) { (void)c, (void)owner; }
   /// One firing of fire_schedule inside its transaction (`params`: the run's params as stored).
   [[nodiscard]] std::optional<run> fire(sql::connection& c, const schedule_firing& f, const std::string& params);
 

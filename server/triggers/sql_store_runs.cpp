@@ -252,26 +252,47 @@ result<void> sql_store::renew_lease(const lease_ref& l, time_point expires_at) {
   });
 }
 
+/// The trigger of run $1, in a statement on triggers.
+#define TRIGGER_OF_RUN "id = (SELECT trigger_id FROM runs WHERE id = $1)"
+
 result<void> sql_store::complete_run(const lease_ref& l, const json::value& response, time_point now) {
   const std::string body = json::serialize(response);
-  return write_one([&](connection& c) -> result<void> {
+  return write([&](connection& c) -> result<void> {
     if (c.exec("UPDATE runs SET status = 'success', response = $4, error_code = NULL, error_message = NULL, "
                "error_stack = NULL, finished_at = $5, lease_owner = NULL, lease_expires_at = NULL " LEASE_HELD,
                l.run_id, l.worker_id, l.attempt, body, now)
             .affected() == 0)
       return lease_lost(l);
+    // A run that ran ends the trigger's row of credit failures (store.hpp fail_run); most triggers
+    // have none, and their row is not written.
+    c.exec("UPDATE triggers SET credit_failures = 0 WHERE " TRIGGER_OF_RUN " AND credit_failures <> 0", l.run_id);
     return {};
   });
 }
 
-result<void> sql_store::fail_run(const lease_ref& l, const run_error& e, time_point now) {
-  return write_one([&](connection& c) -> result<void> {
+result<bool> sql_store::fail_run(const lease_ref& l, const run_error& e, time_point now,
+                                 uint32_t disable_after_credit_failures) {
+  return write([&](connection& c) -> result<bool> {
     if (c.exec("UPDATE runs SET status = 'failed', error_code = $4, error_message = $5, error_stack = $6, "
                "finished_at = $7, lease_owner = NULL, lease_expires_at = NULL " LEASE_HELD,
                l.run_id, l.worker_id, l.attempt, e.code, e.message, e.stack, now)
             .affected() == 0)
       return lease_lost(l);
-    return {};
+    // docs/protocol.md §4 "Limits": only schedules count, since nobody sends their firings; a
+    // failure of another kind breaks the row.
+    if (e.code != kInsufficientCreditsCode) {
+      c.exec("UPDATE triggers SET credit_failures = 0 WHERE " TRIGGER_OF_RUN " AND credit_failures <> 0", l.run_id);
+      return false;
+    }
+    c.exec("UPDATE triggers SET credit_failures = credit_failures + 1 WHERE " TRIGGER_OF_RUN " AND type = 'schedule'",
+           l.run_id);
+    if (disable_after_credit_failures == 0)
+      return false;
+    // Only an enabled trigger: one its owner disabled keeps the owner's state, without a reason.
+    return c.exec("UPDATE triggers SET enabled = FALSE, disabled_reason = $2, updated_at = $3 WHERE " TRIGGER_OF_RUN
+                  " AND type = 'schedule' AND enabled = TRUE AND credit_failures >= $4",
+                  l.run_id, credit_disabled_reason(disable_after_credit_failures), now, disable_after_credit_failures)
+               .affected() == 1;
   });
 }
 

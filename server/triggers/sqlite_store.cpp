@@ -156,6 +156,12 @@ INSERT INTO schedule_state_6 (trigger_id, next_due, last_planned)
 DROP TABLE schedule_state;
 ALTER TABLE schedule_state_6 RENAME TO schedule_state;
 )sql",
+    // 6 → 7: why the service disabled a trigger, and a schedule's runs failed in a row for lack of
+    // credits (docs/protocol.md §4 "Limits").
+    R"sql(
+ALTER TABLE triggers ADD COLUMN disabled_reason TEXT;
+ALTER TABLE triggers ADD COLUMN credit_failures INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == sqlite_store::kSchemaVersion, "kSchemaVersion must count the migrations");
 

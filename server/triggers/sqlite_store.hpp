@@ -42,7 +42,7 @@ struct sqlite_options {
 /// The store's body (sql_store.hpp) over SQLite.
 class sqlite_store final : public sql_store {
  public:
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   /// Opens (creating, migrating) the database at `path`. Refuses a file whose schema is newer
   /// than this build's.

@@ -46,13 +46,14 @@ enum class store_errc {
   storage,           // the backend failed (I/O, lock timeout, corruption); transient for callers
   rate_limited,      // the trigger queued max_runs_per_minute runs in this minute already
   queue_full,        // the trigger has max_queued_runs runs waiting or running already
+  limit_reached,     // the owner has the most triggers one owner may have (create_trigger)
 };
 
 inline const std::error_category& store_category() noexcept {
   static const enact::detail::errc_category<store_errc> c(
-      "enact.triggers.store",
-      {"", "not found", "trigger disabled", "wrong trigger type", "conflict", "lease lost", "invalid argument",
-       "storage failure", "over the trigger's max_runs_per_minute", "over the trigger's max_queued_runs"});
+      "enact.triggers.store", {"", "not found", "trigger disabled", "wrong trigger type", "conflict", "lease lost",
+                               "invalid argument", "storage failure", "over the trigger's max_runs_per_minute",
+                               "over the trigger's max_queued_runs", "over the owner's trigger limit"});
   return c;
 }
 inline std::error_code make_error_code(store_errc e) noexcept { return {static_cast<int>(e), store_category()}; }
@@ -74,6 +75,16 @@ using api::kMaxQueuedRunsLimit;
 using api::kMaxRunsPerMinuteLimit;
 /// The error code of a run that a schedule or chain event fired over its trigger's limits.
 inline constexpr std::string_view kRateLimitedCode = "rate_limited";
+/// The core's error code of a run refused for lack of credits (its 402, docs/protocol.md §0): the
+/// one failure that counts towards a schedule's credit failures (fail_run).
+inline constexpr std::string_view kInsufficientCreditsCode = "insufficient_credits";
+/// The `disabled_reason` of a schedule trigger that fail_run disabled after `failures` runs in a
+/// row failed with kInsufficientCreditsCode (docs/protocol.md §4 "Limits").
+[[nodiscard]] inline std::string credit_disabled_reason(uint32_t failures) {
+  return "disabled by the service: " + std::to_string(failures) +
+         " runs in a row failed with insufficient_credits (the account has no credits to run the action); "
+         "add credits, then enable the trigger again";
+}
 
 /// The wire model's enums (enact/api/triggers.hpp), with their wire names (docs/protocol.md §4).
 using api::run_status;
@@ -112,6 +123,13 @@ struct trigger {
   uint32_t max_queued_runs = kDefaultMaxQueuedRuns;
   time_point created_at{};
   time_point updated_at{};
+  /// Why the service disabled the trigger (fail_run's credit rule); absent when it did not, and
+  /// cleared, with credit_failures, when the owner enables the trigger again. Written only by the
+  /// store: create_trigger ignores both.
+  std::optional<std::string> disabled_reason;
+  /// Runs of this schedule trigger that failed with kInsufficientCreditsCode since its last run
+  /// that ended otherwise (fail_run, complete_run).
+  uint32_t credit_failures = 0;
 };
 
 /// The scheduler's state of one schedule trigger: the planned time of its next firing, and of the
@@ -321,8 +339,16 @@ class store {
 
   // --- triggers ------------------------------------------------------------------------------
   /// Inserts `t` (its id must be new: conflict otherwise) and, for a schedule trigger, its first
-  /// schedule state, in one transaction.
-  [[nodiscard]] virtual result<trigger> create_trigger(const trigger& t, const std::optional<schedule_state>& s) = 0;
+  /// schedule state, in one transaction. With `max_per_owner` > 0 the owner's triggers are
+  /// counted in that transaction, under a lock per owner that every instance of a shared store
+  /// takes, and limit_reached answers when `t.owner` has that many already: concurrent creations
+  /// never pass the limit (docs/protocol.md §4 "Limits").
+  [[nodiscard]] virtual result<trigger> create_trigger(const trigger& t, const std::optional<schedule_state>& s,
+                                                       uint64_t max_per_owner) = 0;
+  /// create_trigger without a limit on the owner's triggers.
+  [[nodiscard]] result<trigger> create_trigger(const trigger& t, const std::optional<schedule_state>& s) {
+    return create_trigger(t, s, 0);
+  }
   /// The trigger `id` of `owner` (not_found for another owner's trigger).
   [[nodiscard]] virtual result<trigger> get_trigger(std::string_view owner, std::string_view id) const = 0;
   /// The trigger `id`, whoever owns it (for the service's own components).
@@ -331,7 +357,8 @@ class store {
   [[nodiscard]] virtual result<listing<trigger>> list_triggers(std::string_view owner, page p) const = 0;
   /// A chain-event config whose start_block is set and differs from the stored one drops the
   /// trigger's checkpoint in the same transaction: the watcher restarts from the new start_block
-  /// (an earlier one backfills; logs seen before do not fire again).
+  /// (an earlier one backfills; logs seen before do not fire again). A patch that enables a
+  /// disabled trigger clears its disabled_reason and credit_failures.
   [[nodiscard]] virtual result<trigger> update_trigger(std::string_view owner, std::string_view id,
                                                        const trigger_patch& patch) = 0;
   /// Deletes the trigger with its runs, schedule state and chain state.
@@ -357,10 +384,16 @@ class store {
   [[nodiscard]] virtual result<std::vector<leased_run>> lease_runs(const lease_request& r) = 0;
   /// Extends a held lease to `expires_at`.
   [[nodiscard]] virtual result<void> renew_lease(const lease_ref& l, time_point expires_at) = 0;
-  /// running → success with `response`; the lease ends.
+  /// running → success with `response`; the lease ends, and the trigger's credit_failures go
+  /// back to 0 in the same transaction.
   [[nodiscard]] virtual result<void> complete_run(const lease_ref& l, const json::value& response, time_point now) = 0;
-  /// running → failed with `e`; the lease ends.
-  [[nodiscard]] virtual result<void> fail_run(const lease_ref& l, const run_error& e, time_point now) = 0;
+  /// running → failed with `e`; the lease ends. In the same transaction, the credit rule of
+  /// docs/protocol.md §4 "Limits": a failure with code kInsufficientCreditsCode adds one to the
+  /// credit_failures of a schedule trigger, and any other failure sets them back to 0; once they
+  /// reach `disable_after_credit_failures` (0: never) an enabled trigger is disabled with
+  /// credit_disabled_reason as its disabled_reason. Answers whether this failure disabled it.
+  [[nodiscard]] virtual result<bool> fail_run(const lease_ref& l, const run_error& e, time_point now,
+                                              uint32_t disable_after_credit_failures) = 0;
   /// The attempt failed transiently: the run stays running, without a lease, until
   /// `next_attempt_at`; `e` is kept as its last error.
   [[nodiscard]] virtual result<void> retry_run_later(const lease_ref& l, const run_error& e,
@@ -484,7 +517,8 @@ class store {
 /// Declares, in an implementation's class body (sql_store.hpp), the override of every method of
 /// store (documented above) but fire_schedules.
 #define ENACT_TRIGGER_STORE_OVERRIDES                                                                                  \
-  result<trigger> create_trigger(const trigger& t, const std::optional<schedule_state>& s) override;                   \
+  result<trigger> create_trigger(const trigger& t, const std::optional<schedule_state>& s, uint64_t max_per_owner)     \
+      override;                                                                                                        \
   result<trigger> get_trigger(std::string_view owner, std::string_view id) const override;                             \
   result<trigger> find_trigger(std::string_view id) const override;                                                    \
   result<listing<trigger>> list_triggers(std::string_view owner, page p) const override;                               \
@@ -496,7 +530,8 @@ class store {
   result<std::vector<leased_run>> lease_runs(const lease_request& r) override;                                         \
   result<void> renew_lease(const lease_ref& l, time_point expires_at) override;                                        \
   result<void> complete_run(const lease_ref& l, const json::value& response, time_point now) override;                 \
-  result<void> fail_run(const lease_ref& l, const run_error& e, time_point now) override;                              \
+  result<bool> fail_run(const lease_ref& l, const run_error& e, time_point now,                                        \
+                        uint32_t disable_after_credit_failures) override;                                              \
   result<void> retry_run_later(const lease_ref& l, const run_error& e, time_point next_attempt_at) override;           \
   result<size_t> expire_leases(time_point now, uint32_t max_attempts) override;                                        \
   result<size_t> release_all_leases(time_point now, uint32_t max_attempts) override;                                   \

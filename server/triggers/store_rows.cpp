@@ -80,8 +80,14 @@ result<void> check_patch(const trigger_patch& patch) {
 void apply_patch(trigger& t, const trigger_patch& patch) {
   if (patch.name)
     t.name = *patch.name;
-  if (patch.enabled)
+  if (patch.enabled) {
+    // The owner's answer to a trigger the service disabled: its count starts again.
+    if (*patch.enabled && !t.enabled) {
+      t.disabled_reason.reset();
+      t.credit_failures = 0;
+    }
     t.enabled = *patch.enabled;
+  }
   if (patch.config)
     t.config = *patch.config;
   if (patch.action_cid)

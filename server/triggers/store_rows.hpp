@@ -26,7 +26,7 @@ namespace enact::triggers::store_rows {
 #define TRIGGER_COLUMNS                                                                    \
   "t.id, t.owner, t.type, t.name, t.enabled, t.action_cid, t.pkp_id, t.sealed_usage_key, " \
   "t.usage_key_hash, t.config, t.created_at, t.updated_at, t.max_runs_per_minute, "        \
-  "t.max_queued_runs "
+  "t.max_queued_runs, t.disabled_reason, t.credit_failures "
 #define RUN_COLUMNS                                                                               \
   "r.id, r.trigger_id, r.status, r.attempts, r.params, r.response, r.error_code, "                \
   "r.error_message, r.error_stack, r.queued_at, r.started_at, r.finished_at, r.next_attempt_at, " \
@@ -82,6 +82,9 @@ template <class Row>
   t.updated_at = time_at(q, at + 11);
   t.max_runs_per_minute = static_cast<uint32_t>(q.i64(at + 12));
   t.max_queued_runs = static_cast<uint32_t>(q.i64(at + 13));
+  if (!q.is_null(at + 14))
+    t.disabled_reason = q.text(at + 14);
+  t.credit_failures = static_cast<uint32_t>(q.i64(at + 15));
   return t;
 }
 
@@ -184,7 +187,8 @@ template <class Row>
 [[nodiscard]] result<void> check_new_trigger(const trigger& t);
 /// A patch's text fields are within their limits, and the usage key and its hash change together.
 [[nodiscard]] result<void> check_patch(const trigger_patch& patch);
-/// `t` with the fields `patch` sets, updated at `patch.now`.
+/// `t` with the fields `patch` sets, updated at `patch.now`; enabling a disabled trigger clears
+/// its disabled_reason and credit_failures (store.hpp).
 void apply_patch(trigger& t, const trigger_patch& patch);
 [[nodiscard]] error no_trigger(std::string_view id);
 [[nodiscard]] error no_run(std::string_view id);

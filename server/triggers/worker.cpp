@@ -259,7 +259,14 @@ void run_workers::execute(run_context& ctx, leased_run& l) {
             {"retry_after_honoured", retry_after.has_value()},
             {"error", failure->code}});
   } else {
-    written = store_.fail_run(ref, *failure, now);
+    auto failed = store_.fail_run(ref, *failure, now, cfg_.disable_after_credit_failures);
+    if (failed && *failed)
+      report(severity::warn, "schedule trigger disabled: its runs failed in a row for lack of credits",
+             {{"trigger_id", l.r.trigger_id},
+              {"run_id", ref.run_id},
+              {"owner", l.owner},
+              {"failures", cfg_.disable_after_credit_failures}});
+    written = failed ? result<void>{} : result<void>(failed.err());
     outcome = "failed";
   }
   {

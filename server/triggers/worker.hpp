@@ -8,7 +8,8 @@
 //  - transient (5xx, 429, connection failure, timeout): retried with exponential backoff and
 //    jitter (a Retry-After is honoured): the specification's "retried up to 3 times" is 3 retries
 //    after the first attempt, max_attempts (4) attempts in all, then failed with the last error;
-//  - any other 4xx: failed at once.
+//  - any other 4xx: failed at once; a schedule whose runs fail so for lack of credits
+//    (402 insufficient_credits) disable_after_credit_failures times in a row is disabled.
 // Every attempt of a run carries the run's id as its Idempotency-Key (docs/protocol.md §0
 // "Idempotency"), so a retry after an answer that was lost in transit gets that answer again
 // instead of a second run and charge; a 409 conflict with Retry-After (an earlier attempt still
@@ -52,6 +53,9 @@ struct worker_config {
   std::chrono::milliseconds idle_poll{5000};
   /// Names this process's workers in leases ("<instance>/<n>"); empty: random.
   std::string instance_id;
+  /// A schedule trigger whose runs failed this many times in a row with insufficient_credits is
+  /// disabled (store::fail_run; docs/protocol.md §4 "Limits"). 0: never.
+  uint32_t disable_after_credit_failures = 5;
 };
 
 /// The wait before attempt `attempts + 1`: base × 2^(attempts − 1), drawn uniformly from its upper

@@ -4,8 +4,9 @@
 // (two enact-server processes) on one database never lease the same run, a lease that expired
 // with its worker is taken over by the other instance, a server restart keeps everything
 // (including leases: a shared store never releases them at start), concurrent opens create the
-// schema once, a newer schema is refused, usage keys reach the database only sealed, and a failed
-// connection never reports the URL's password.
+// schema once, a newer schema is refused, usage keys reach the database only sealed, a failed
+// connection never reports the URL's password, and creations of one owner's triggers on several
+// instances at once never pass the owner's limit.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -269,6 +270,45 @@ TEST_CASE("postgres store: instances opening at once create the schema once") {
   CHECK(stores[kInstances - 1]->find_trigger(t.id)->id == t.id);
 }
 
+TEST_CASE("postgres store: instances creating one owner's triggers at once never pass its limit") {
+  // docs/triggers.md "PostgreSQL store": the owner's count is taken under an advisory lock held to
+  // the commit, so the limit holds across a fleet, not only in one process.
+  const std::string url = shared_postgres().create_database();
+  constexpr int kInstances = 3;
+  constexpr int kThreads = 4;
+  constexpr int kEach = 5;
+  constexpr uint64_t kLimit = 7;
+  std::vector<std::unique_ptr<pg_store>> stores;
+  for (int k = 0; k < kInstances; ++k)
+    stores.push_back(open_store(url, kThreads));
+  std::atomic<int> made{0}, refused{0};
+  std::mutex mu;
+  std::vector<std::string> errors;
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kInstances * kThreads; ++k)
+    threads.emplace_back([&, k] {
+      for (int i = 0; i < kEach; ++i) {
+        const auto r = stores[k % kInstances]->create_trigger(webhook_trigger("mallory"), std::nullopt, kLimit);
+        if (r)
+          ++made;
+        else if (r.code() == store_errc::limit_reached)
+          ++refused;
+        else {
+          std::lock_guard lock(mu);
+          errors.push_back(r.err().message);
+        }
+      }
+    });
+  for (auto& th : threads)
+    th.join();
+  CHECK_MESSAGE(errors.empty(), (errors.empty() ? "" : errors.front()));
+  CHECK(made.load() == static_cast<int>(kLimit));
+  CHECK(refused.load() == kInstances * kThreads * kEach - static_cast<int>(kLimit));
+  CHECK(stores[0]->list_triggers("mallory", page{100, 0})->total == kLimit);
+  // Another owner is not held up by mallory's limit.
+  CHECK(stores[1]->create_trigger(webhook_trigger("alice"), std::nullopt, kLimit).has_value());
+}
+
 TEST_CASE("postgres store: a schema newer than this build is refused") {
   const std::string url = shared_postgres().create_database();
   { auto s = open_store(url); }
@@ -294,9 +334,11 @@ TEST_CASE("postgres store: a version 4 schema migrates, de-duplication kept, key
     REQUIRE(s->create_trigger(hook, std::nullopt).has_value());
     first_delivery = s->enqueue_run(delivery("d-1"), trigger_type::webhook).value().id;
   }
-  // Back to version 4's index over every run.
+  // Back to version 4's index over every run, and its triggers without disabled_reason and
+  // credit_failures (version 6).
   shared_postgres().exec(db,
                          "DROP INDEX runs_dedup; CREATE UNIQUE INDEX runs_dedup ON runs(trigger_id, dedup_key); "
+                         "ALTER TABLE triggers DROP COLUMN disabled_reason, DROP COLUMN credit_failures; "
                          "UPDATE trigger_store_schema SET version = 4");
   CHECK(shared_postgres()
             .query_value(db, "SELECT indexdef FROM pg_indexes WHERE indexname = 'runs_dedup'")
@@ -310,6 +352,10 @@ TEST_CASE("postgres store: a version 4 schema migrates, de-duplication kept, key
   // A delivery seen before the migration still answers its first run; a new one queues once,
   // also when its deliveries race (the partial index's ON CONFLICT decides).
   CHECK(s->enqueue_run(delivery("d-1"), trigger_type::webhook).value().id == first_delivery);
+  const trigger migrated = s->get_trigger("alice", hook.id).value();
+  CHECK(migrated.enabled);
+  CHECK(!migrated.disabled_reason);
+  CHECK(migrated.credit_failures == 0);
   constexpr int kRacers = 8;
   std::vector<std::string> ids(kRacers);
   std::vector<std::thread> threads;

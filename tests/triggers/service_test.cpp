@@ -208,9 +208,18 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
   CHECK(s.store_pool == pg_options{}.connections);
   REQUIRE(apply("triggers.store_pool", "40")->has_value());  // --trigger-store-pool's text
   CHECK(s.store_pool == 40);
-  CHECK(s.run_retention_days == 0);  // every run kept unless set
-  REQUIRE(apply("triggers.run_retention_days", 30)->has_value());
-  CHECK(s.run_retention_days == 30);
+  CHECK(s.run_retention_days == 30);  // docs/protocol.md §6 "Limits": 30 days unless set
+  REQUIRE(apply("triggers.run_retention_days", 0)->has_value());
+  CHECK(s.run_retention_days == 0);  // every run kept
+  CHECK(s.max_triggers_per_user == 100);
+  CHECK(s.creations_per_minute == 20);
+  CHECK(s.disable_after_credit_failures == 5);
+  REQUIRE(apply("triggers.max_triggers_per_user", "0")->has_value());
+  CHECK(s.max_triggers_per_user == 0);
+  REQUIRE(apply("triggers.creations_per_minute", 600)->has_value());
+  CHECK(s.creations_per_minute == 600);
+  REQUIRE(apply("triggers.disable_after_credit_failures", "2")->has_value());
+  CHECK(s.disable_after_credit_failures == 2);
   REQUIRE(apply("triggers.core_max_body_bytes", 1 << 20)->has_value());
   CHECK(s.core_max_body_bytes == 1u << 20);
 
@@ -229,6 +238,9 @@ TEST_CASE("settings: trigger keys of the config file and flags") {
       {"triggers.core_max_body_bytes", 100, "at least 4096"},
       {"triggers.store_pool", 0, "1 to 1024"},
       {"triggers.run_retention_days", 40000, "0 to 36500"},
+      {"triggers.max_triggers_per_user", -1, "non-negative"},
+      {"triggers.creations_per_minute", 2000000, "0 to 1000000"},
+      {"triggers.disable_after_credit_failures", "five", "non-negative"},
       {"triggers.store_pool", 5000, "1 to 1024"},
       {"chain_rpc", "ethereum", "NAME=URL"},
       {"chain_rpc", "doge=http://d.example", "doge"},

@@ -3,8 +3,8 @@
 // trigger's type and state, run listing order, leases (exclusive under concurrent workers,
 // expiry, renewal, fencing of a lost lease, the attempt limit), retries and their backoff times,
 // schedule firing as a compare-and-set, the chain watcher's de-duplication, tokens, approvals,
-// the approval page's browser sessions, the per-trigger run limits and persistence. Written
-// against store& only.
+// the approval page's browser sessions, the per-trigger run limits, persistence, the limit on an
+// owner's triggers and the credit rule of schedules. Written against store& only.
 #include "store_suite.hpp"
 
 #include <doctest/doctest.h>
@@ -308,7 +308,7 @@ void lease_lifecycle(backend& b) {
   CHECK_ERRC(s->complete_run(ref_of(l1), json::value(2), t0 + 3s), store_errc::lease_lost);
 
   // Fail: failed with the error and its stack.
-  MUST(s->fail_run(ref_of(got2[0]), run_error{"action_failed", "boom", "Error: boom\n    at action.js:3"}, t0 + 4s));
+  MUST(s->fail_run(ref_of(got2[0]), run_error{"action_failed", "boom", "Error: boom\n    at action.js:3"}, t0 + 4s, 0));
   const run failed = MUST(s->get_run("alice", r2.id));
   CHECK(failed.status == run_status::failed);
   REQUIRE(failed.error);
@@ -701,7 +701,7 @@ void retention(backend& b) {
     return l[0];
   };
   MUST(s->complete_run(ref_of(take(t0 + 1h)), json::value(1), t0 + 1h));
-  MUST(s->fail_run(ref_of(take(t0 + 2h)), run_error{"action_failed", "no", std::nullopt}, t0 + 2h));
+  MUST(s->fail_run(ref_of(take(t0 + 2h)), run_error{"action_failed", "no", std::nullopt}, t0 + 2h, 0));
   const leased_run running = take(t0 + 2h);
   CHECK(running.r.id == ids[2]);
   const leased_run q3 = take(t0 + 2h);
@@ -736,6 +736,168 @@ void retention(backend& b) {
   CHECK(MUST(s->list_runs("alice", w.id, page{})).total == 2);
 }
 
+// docs/protocol.md §4 "Limits": an owner's triggers are counted in the transaction that inserts
+// one, so creations racing each other never pass the limit.
+void owner_limit(backend& b) {
+  auto s = b.open();
+  for (int i = 0; i < 3; ++i)
+    MUST(s->create_trigger(make_trigger("alice"), std::nullopt, 3));
+  const auto over = s->create_trigger(make_trigger("alice", trigger_type::schedule), schedule_state{t0 + 30s, {}}, 3);
+  CHECK_ERRC(over, store_errc::limit_reached);
+  CHECK(MUST(s->list_triggers("alice", page{})).total == 3);  // nothing of it stored
+  CHECK(MUST(s->list_schedules()).empty());
+  // Per owner; a higher limit, or none, lets the same owner create more.
+  MUST(s->create_trigger(make_trigger("bob"), std::nullopt, 3));
+  MUST(s->create_trigger(make_trigger("alice"), std::nullopt, 4));
+  CHECK_ERRC(s->create_trigger(make_trigger("alice"), std::nullopt, 4), store_errc::limit_reached);
+  MUST(s->create_trigger(make_trigger("alice"), std::nullopt));
+  // Deleting one makes room.
+  const auto mine = MUST(s->list_triggers("alice", page{}));
+  REQUIRE(mine.total == 5);
+  CHECK_ERRC(s->create_trigger(make_trigger("alice"), std::nullopt, 5), store_errc::limit_reached);
+  MUST(s->delete_trigger("alice", mine.items[0].id));
+  MUST(s->create_trigger(make_trigger("alice"), std::nullopt, 5));
+
+  // 8 threads, 40 creations of one owner against a limit of 6: exactly 6 are stored.
+  std::atomic<int> made{0}, refused{0}, other{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 8; ++k)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) {
+        const auto r = s->create_trigger(make_trigger("carol"), std::nullopt, 6);
+        (r ? made : r.code() == store_errc::limit_reached ? refused : other)++;
+      }
+    });
+  for (auto& t : threads)
+    t.join();
+  CHECK(made.load() == 6);
+  CHECK(refused.load() == 34);
+  CHECK(other.load() == 0);
+  CHECK(MUST(s->list_triggers("carol", page{})).total == 6);
+}
+
+// docs/protocol.md §4 "Limits": a schedule whose runs fail in a row for lack of credits is
+// disabled with a reason, in the transaction that records the failure that reaches the limit.
+void credit_failures(backend& b) {
+  auto s = b.open();
+  const run_error no_credits{std::string(kInsufficientCreditsCode), "insufficient credits: 0 of 1", std::nullopt};
+  const run_error threw{"action_failed", "boom", std::nullopt};
+  time_point now = t0;
+  // Queues one run of `t` and leases it (the only run waiting), as the scheduler and a worker do.
+  const auto leased = [&](const trigger& t) {
+    now += 30s;
+    MUST(s->enqueue_run(make_run(t.id, now), t.type));
+    auto l = MUST(s->lease_runs(lease("w", now)));
+    REQUIRE(l.size() == 1);
+    REQUIRE(l[0].r.trigger_id == t.id);
+    return ref_of(l[0]);
+  };
+  const auto state = [&](const trigger& t) {
+    return MUST(s->get_trigger("alice", t.id));
+  };
+  // The owner's PATCH of `enabled` (or, with nullopt, of its name alone).
+  const auto patch = [&](const trigger& t, std::optional<bool> enabled, time_point at) {
+    trigger_patch p;
+    p.enabled = enabled;
+    if (!enabled)
+      p.name = "renamed";
+    p.now = at;
+    return MUST(s->update_trigger("alice", t.id, p));
+  };
+
+  const trigger sched =
+      MUST(s->create_trigger(make_trigger("alice", trigger_type::schedule), schedule_state{t0 + 30s, {}}));
+  CHECK(!sched.disabled_reason);
+  CHECK(sched.credit_failures == 0);
+  // Two in a row, then a run that ran: the row starts again.
+  CHECK(!MUST(s->fail_run(leased(sched), no_credits, now, 3)));
+  CHECK(!MUST(s->fail_run(leased(sched), no_credits, now, 3)));
+  CHECK(state(sched).credit_failures == 2);
+  MUST(s->complete_run(leased(sched), json::value(1), now));
+  CHECK(state(sched).credit_failures == 0);
+  // A failure of another kind breaks the row too.
+  CHECK(!MUST(s->fail_run(leased(sched), no_credits, now, 3)));
+  CHECK(!MUST(s->fail_run(leased(sched), threw, now, 3)));
+  CHECK(state(sched).credit_failures == 0);
+  // Three in a row: the third disables it, with its reason, and it leaves the scheduler's index.
+  CHECK(!MUST(s->fail_run(leased(sched), no_credits, now, 3)));
+  CHECK(!MUST(s->fail_run(leased(sched), no_credits, now, 3)));
+  CHECK(MUST(s->fail_run(leased(sched), no_credits, now, 3)));
+  const time_point disabled_at = now;
+  trigger off = state(sched);
+  CHECK(!off.enabled);
+  CHECK(off.disabled_reason == credit_disabled_reason(3));
+  CHECK(off.credit_failures == 3);
+  CHECK(off.updated_at == disabled_at);
+  CHECK(MUST(s->find_trigger(sched.id)).disabled_reason == off.disabled_reason);
+  CHECK(MUST(s->list_triggers("alice", page{})).items.at(0).disabled_reason == off.disabled_reason);
+  CHECK(!MUST(s->get_schedule(sched.id)));
+  CHECK(MUST(s->list_schedules()).empty());
+  CHECK(!MUST(s->fire_schedule(sched.id, t0 + 30s, t0 + 30s, make_run(sched.id), t0 + 60s)));
+  CHECK(MUST(s->get_run("alice", MUST(s->list_runs("alice", sched.id, page{})).items.at(0).id)).error->code ==
+        kInsufficientCreditsCode);
+  // Other changes keep the reason.
+  patch(sched, std::nullopt, now);
+  CHECK(state(sched).disabled_reason == off.disabled_reason);
+  CHECK(!state(sched).enabled);
+  // The owner enables it again: the reason and the count go.
+  const trigger on = patch(sched, true, now);
+  CHECK(on.enabled);
+  CHECK(!on.disabled_reason);
+  CHECK(on.credit_failures == 0);
+  CHECK(!state(sched).disabled_reason);
+  CHECK(state(sched).credit_failures == 0);
+  // Enabling an enabled trigger does not reset its row (an owner cannot keep a trigger from
+  // the limit by sending enabled: true).
+  CHECK(!MUST(s->fail_run(leased(sched), no_credits, now, 3)));
+  patch(sched, true, now);
+  CHECK(state(sched).credit_failures == 1);
+  // Disabled by its owner: later failures count, but do not make it the service's (no reason).
+  MUST(s->enqueue_run(make_run(sched.id, now + 1s), trigger_type::schedule));
+  patch(sched, false, now);
+  {
+    auto l = MUST(s->lease_runs(lease("w", now + 1s)));
+    REQUIRE(l.size() == 1);
+    CHECK(!MUST(s->fail_run(ref_of(l[0]), no_credits, now + 1s, 1)));
+  }
+  CHECK(!state(sched).disabled_reason);
+  CHECK(state(sched).credit_failures == 2);
+  patch(sched, true, now + 2s);
+
+  // 0: never disabled, however many.
+  const trigger patient =
+      MUST(s->create_trigger(make_trigger("alice", trigger_type::schedule), schedule_state{t0 + 30s, {}}));
+  for (int i = 0; i < 4; ++i)
+    CHECK(!MUST(s->fail_run(leased(patient), no_credits, now, 0)));
+  CHECK(state(patient).enabled);
+  CHECK(state(patient).credit_failures == 4);
+  // Only schedules count: a webhook's sender is there to see its answers.
+  const trigger hook = MUST(s->create_trigger(make_trigger("alice"), std::nullopt));
+  for (int i = 0; i < 2; ++i)
+    CHECK(!MUST(s->fail_run(leased(hook), no_credits, now, 1)));
+  CHECK(state(hook).enabled);
+  CHECK(state(hook).credit_failures == 0);
+  // A worker that lost its lease changes neither the run nor the trigger.
+  const lease_ref ref = leased(patient);
+  CHECK_ERRC(s->fail_run(lease_ref{ref.run_id, "w2", ref.attempt}, no_credits, now, 1), store_errc::lease_lost);
+  CHECK(state(patient).credit_failures == 4);
+  CHECK(state(patient).enabled);
+  MUST(s->complete_run(ref, json::value(2), now));
+  CHECK(state(patient).credit_failures == 0);
+  CHECK_ERRC(s->complete_run(ref, json::value(2), now), store_errc::lease_lost);
+
+  // The reason survives reopening.
+  const trigger victim =
+      MUST(s->create_trigger(make_trigger("alice", trigger_type::schedule), schedule_state{t0 + 30s, {}}));
+  CHECK(MUST(s->fail_run(leased(victim), no_credits, now, 1)));
+  s.reset();
+  s = b.open();
+  const trigger reopened = MUST(s->get_trigger("alice", victim.id));
+  CHECK(!reopened.enabled);
+  CHECK(reopened.disabled_reason == credit_disabled_reason(1));
+  CHECK(reopened.credit_failures == 1);
+}
+
 }  // namespace
 
 lease_request lease(std::string worker, time_point now, size_t n, std::chrono::milliseconds d) {
@@ -768,6 +930,12 @@ void run_store_suite(const backend_factory& make) {
   SUBCASE("tokens and approvals") { with(tokens_and_approvals); }
   SUBCASE("browser sessions: sign in once with their own nonce, sign out") { with(browser_sessions); }
   SUBCASE("state survives reopening") { with(persistence); }
+  SUBCASE("owner limit: counted in the creating transaction, never passed by concurrent creations") {
+    with(owner_limit);
+  }
+  SUBCASE("credit failures: a schedule's row of insufficient_credits disables it with a reason") {
+    with(credit_failures);
+  }
 }
 
 }  // namespace enact::triggers::test

@@ -212,7 +212,7 @@ std::string sql_text(const std::string& path, const char* sql) {
 
 }  // namespace
 
-TEST_CASE("sqlite store: a version 5 file migrates with its schedules and de-duplication kept") {
+TEST_CASE("sqlite store: a version 5 file migrates with its schedules, de-duplication and triggers kept") {
   sqlite_backend b(true);
   const std::string path = b.db_path();
   trigger sched = alice_trigger("every minute");
@@ -231,8 +231,11 @@ TEST_CASE("sqlite store: a version 5 file migrates with its schedules and de-dup
     REQUIRE(s->create_trigger(hook, std::nullopt).has_value());
     first_delivery = s->enqueue_run(delivery("d-1"), trigger_type::webhook).value().id;
   }
-  // Back to version 5's layout: schedule_state a rowid table, runs_dedup over every run.
+  // Back to version 5's layout: schedule_state a rowid table, runs_dedup over every run, no
+  // disabled_reason or credit_failures (version 7).
   exec_sql(path, R"sql(
+ALTER TABLE triggers DROP COLUMN disabled_reason;
+ALTER TABLE triggers DROP COLUMN credit_failures;
 CREATE TABLE schedule_state_5 (
   trigger_id   TEXT    PRIMARY KEY REFERENCES triggers(id) ON DELETE CASCADE,
   next_due     INTEGER NOT NULL,
@@ -268,6 +271,11 @@ PRAGMA user_version = 5;
     CHECK(s->enqueue_run(d2, trigger_type::webhook).value().id == d2.id);
     CHECK(s->enqueue_run(delivery("d-2"), trigger_type::webhook).value().id == d2.id);
     CHECK(s->list_runs("alice", hook.id, page{10, 0})->total == 2);
+    // Triggers from before version 7: none disabled by the service, no credit failures counted.
+    const trigger migrated = s->get_trigger("alice", sched.id).value();
+    CHECK(migrated.enabled);
+    CHECK(!migrated.disabled_reason);
+    CHECK(migrated.credit_failures == 0);
     // Deleting the trigger still takes its schedule state along (the foreign key's cascade).
     REQUIRE(s->delete_trigger("alice", sched.id).has_value());
     CHECK(!s->get_schedule(sched.id).value().has_value());

@@ -150,6 +150,8 @@ trigger trigger_of(const json::value& v) {
   t.created_at = rd::get_string(o, "created_at");
   t.updated_at = rd::get_string(o, "updated_at");
   t.webhook_url = rd::get_text(o, "webhook_url");
+  if (const json::value* r = o.if_contains("disabled_reason"); r && !r->is_null())
+    t.disabled_reason = rd::get_string(o, "disabled_reason");
   return t;
 }
 
@@ -256,6 +258,8 @@ void tag_invoke(json::value_from_tag, json::value& v, const trigger& t) {
   o["updated_at"] = t.updated_at;
   if (!t.webhook_url.empty())
     o["webhook_url"] = t.webhook_url;
+  if (t.disabled_reason)
+    o["disabled_reason"] = *t.disabled_reason;
   v = std::move(o);
 }
 

@@ -9,11 +9,26 @@
 //      created or changed into one — refused then, not a failed run later;
 //  (d) one webhook flooded beyond its max_runs_per_minute and its max_queued_runs;
 //  (e) an X-Wallet-Auth header (the core's wallet-signed credential) sent to a webhook, to reach
-//      the action's params (and from there anyone who can read the run).
+//      the action's params (and from there anyone who can read the run);
+//  (f) one user creating more triggers than the service allows one user, from many connections
+//      at once;
+//  (g) one user creating triggers as fast as the service answers;
+//  (h) schedules of an account with no credits, left to fail every 30 s;
+//  (i) run history left to grow, on a server with no retention setting.
+// (f) to (i) are the rules of docs/protocol.md §4 "Limits".
 #include <doctest/doctest.h>
 
+#include <dlfcn.h>
+#include <sqlite3.h>
+
+#include <atomic>
+#include <chrono>
 #include <ctime>
+#include <fstream>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "enact/codec/hex.hpp"
@@ -94,6 +109,100 @@ std::string siwe(std::string_view domain, const std::string& account, const std:
            std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%SZ", &utc);
            return std::string(out);
          }();
+}
+
+/// The setting of the trigger attacks (f) to (i): enact-server --dev, with `[triggers]` settings
+/// `config` (TOML lines; none: the defaults), on an account with no credits, its action in a
+/// group, a usage key that may run it, and bearer tokens of mallory and alice.
+struct limits_setup {
+  temp_dir dir;
+  std::string data = dir.path() + "/data";
+  std::string token = issue_token(data, "mallory");
+  std::string alice_token = issue_token(data, "alice");
+  std::vector<std::string> flags{"--dev"};
+  std::optional<server_process> srv;
+  std::string cid;
+  usage_keys runner;
+
+  explicit limits_setup(const std::string& config = {}) {
+    if (!config.empty()) {
+      const std::string path = dir.path() + "/enact.toml";
+      std::ofstream(path) << "[triggers]\n" << config;
+      flags.insert(flags.end(), {"--config", path});
+    }
+    start();
+  }
+
+  /// Starts the server (again, on the same data directory).
+  void start() {
+    srv.emplace(flags, data);
+    if (!cid.empty())
+      return;
+    http_client c = srv->client();
+    const account_keys acct = create_account(c, "broke");
+    const response up = c.post("/upload_action", json::object{{"code", "Enact.setResponse(params);\n"}}, acct.auth());
+    ITEST_REQUIRE_STATUS(up, 200);
+    cid = s_of(up.body, "action_ipfs_cid");
+    const response g = c.post(
+        "/add_group",
+        json::object{{"name", "g"}, {"cid_hashes_permitted", json::array{json::string(s_of(up.body, "hashed_cid"))}}},
+        acct.auth());
+    ITEST_REQUIRE_STATUS(g, 200);
+    runner =
+        create_usage_key(c, acct.auth(), json::object{{"execute_in_groups", json::array{u_of(g.body, "group_id")}}});
+  }
+  response api(const std::string& method, const std::string& path, const json::value& body = nullptr,
+               const std::string& who = {}) const {
+    return call(srv->port(), method, path, body.is_null() ? std::string() : json::serialize(body),
+                bearer(who.empty() ? token : who));
+  }
+  response create(const json::object& body, const std::string& who = {}) const {
+    return api("POST", "/api/triggers", body, who);
+  }
+};
+
+/// Polls `done` every 250 ms until it holds or `limit` passes; whether it held.
+template <class F>
+bool eventually(F done, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    if (done())
+      return true;
+    if (std::chrono::steady_clock::now() > until)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
+/// Runs `sql` on the SQLite file `path` while no server has it open. The test binary is not linked
+/// with SQLite, so the library the server runs on is loaded for the call (sqlite3.h for its types).
+void exec_sqlite(const std::string& path, const std::string& sql) {
+  void* lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
+  REQUIRE_MESSAGE(lib != nullptr, std::string(dlerror()));
+  const auto sym = [&](const char* name) {
+    void* f = dlsym(lib, name);
+    REQUIRE_MESSAGE(f != nullptr, name);
+    return f;
+  };
+  const auto open = reinterpret_cast<decltype(&sqlite3_open_v2)>(sym("sqlite3_open_v2"));
+  const auto exec = reinterpret_cast<decltype(&sqlite3_exec)>(sym("sqlite3_exec"));
+  const auto changes = reinterpret_cast<decltype(&sqlite3_changes)>(sym("sqlite3_changes"));
+  const auto release = reinterpret_cast<decltype(&sqlite3_free)>(sym("sqlite3_free"));
+  const auto close = reinterpret_cast<decltype(&sqlite3_close)>(sym("sqlite3_close"));
+  sqlite3* db = nullptr;
+  REQUIRE(open(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
+  char* err = nullptr;
+  const int rc = exec(db, sql.c_str(), nullptr, nullptr, &err);
+  CHECK_MESSAGE(rc == SQLITE_OK, (err != nullptr ? std::string(err) : std::string("sqlite3_exec failed")));
+  CHECK(changes(db) == 1);
+  release(err);
+  close(db);
+  dlclose(lib);
+}
+
+int64_t unix_ms_ago(std::chrono::hours h) {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch() - h).count();
 }
 
 }  // namespace
@@ -214,7 +323,7 @@ TEST_CASE("attacks (d), (e): a flooded webhook, and an X-Wallet-Auth header for 
     ITEST_REQUIRE_STATUS(d, 201);
     CHECK(u_of(d.body, "max_runs_per_minute") == 60);
     CHECK(u_of(d.body, "max_queued_runs") == 100);
-    for (const json::value bad :
+    for (const json::value& bad :
          {json::value(0), json::value(-1), json::value(1.5), json::value("5"), json::value(1000000000)}) {
       json::object b = webhook(core.cid, core.runner.value);
       b["max_queued_runs"] = bad;
@@ -276,6 +385,176 @@ TEST_CASE("attacks (d), (e): a flooded webhook, and an X-Wallet-Auth header for 
   CHECK(headers.contains("x-hub-signature-256"));  // what a sender signs with still passes
   CHECK(run.text.find("eyJ0eXBlZF9kYXRhIjp7fX0=") == std::string::npos);
   srv.stop();
+}
+
+json::object schedule(const std::string& cid, const std::string& key, const std::string& cron) {
+  return json::object{{"type", "schedule"},
+                      {"name", "tick"},
+                      {"action_ipfs_cid", cid},
+                      {"usage_api_key", key},
+                      {"config", {{"cron", cron}}}};
+}
+
+TEST_CASE("attack (f): more triggers than one user may have, created from many connections at once") {
+  limits_setup setup("max_triggers_per_user = 5\ncreations_per_minute = 0\n");
+  // 24 creations from 8 connections at once: the service counts them one at a time.
+  std::atomic<int> made{0}, refused{0}, other{0};
+  std::vector<std::string> messages;
+  std::mutex mu;
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 8; ++k)
+    threads.emplace_back([&, k] {
+      for (int i = 0; i < 3; ++i) {
+        const response r = setup.create((k + i) % 2 == 0 ? webhook(setup.cid, setup.runner.value)
+                                                         : schedule(setup.cid, setup.runner.value, "0 0 * * *"));
+        if (r.status == 201) {
+          ++made;
+        } else if (r.status == 403 && r.error_code() == "forbidden") {
+          ++refused;
+          std::lock_guard lock(mu);
+          messages.push_back(r.error_message());
+        } else {
+          ++other;
+        }
+      }
+    });
+  for (auto& t : threads)
+    t.join();
+  CHECK(made.load() == 5);
+  CHECK(refused.load() == 19);
+  CHECK(other.load() == 0);
+  for (const auto& m : messages) {
+    CHECK(m.find("has 5 triggers") != std::string::npos);
+    CHECK(m.find("max_triggers_per_user") != std::string::npos);
+  }
+  const response mine = setup.api("GET", "/api/triggers");
+  ITEST_REQUIRE_STATUS(mine, 200);
+  CHECK(u_of(mine.body, "total") == 5);
+  // Per user: alice is not held up by mallory's triggers.
+  ITEST_CHECK_STATUS(setup.create(webhook(setup.cid, setup.runner.value), setup.alice_token), 201);
+  // Deleting one makes room for one.
+  const std::string first = s_of(mine.obj().at("items").as_array().at(0), "id");
+  ITEST_CHECK_STATUS(setup.api("DELETE", "/api/triggers/" + first), 204);
+  ITEST_CHECK_STATUS(setup.create(webhook(setup.cid, setup.runner.value)), 201);
+  const response full = setup.create(webhook(setup.cid, setup.runner.value));
+  CHECK(full.status == 403);
+  CHECK(u_of(setup.api("GET", "/api/triggers").body, "total") == 5);
+  setup.srv->stop();
+  check_no_secret_logged(*setup.srv, {setup.runner.value, setup.token, setup.alice_token});
+}
+
+TEST_CASE("attack (g): one user creating triggers as fast as the service answers") {
+  limits_setup setup;  // the defaults: 20 a minute
+  int accepted = 0, limited = 0, wait = 0;
+  for (int i = 0; i < 30; ++i) {
+    const response r = setup.create(webhook(setup.cid, setup.runner.value));
+    if (r.status == 201) {
+      ++accepted;
+      continue;
+    }
+    CHECK(r.status == 429);
+    CHECK(r.error_code() == "rate_limited");
+    CHECK(r.error_message().find("creations_per_minute") != std::string::npos);
+    REQUIRE(r.has_header("Retry-After"));
+    wait = std::stoi(r.header("Retry-After"));
+    CHECK(wait >= 1);
+    CHECK(wait <= 3);  // one creation every 3 s
+    ++limited;
+  }
+  // A minute's worth at once; one more may have come in while the others were checked.
+  CHECK(accepted >= 20);
+  CHECK(accepted <= 21);
+  CHECK(limited == 30 - accepted);
+  CHECK(u_of(setup.api("GET", "/api/triggers").body, "total") == static_cast<uint64_t>(accepted));
+  // Per user: alice creates at once.
+  ITEST_CHECK_STATUS(setup.create(webhook(setup.cid, setup.runner.value), setup.alice_token), 201);
+  // Once the Retry-After has passed, mallory creates one more.
+  if (limited > 0) {
+    std::this_thread::sleep_for(std::chrono::seconds(wait));
+    ITEST_CHECK_STATUS(setup.create(webhook(setup.cid, setup.runner.value)), 201);
+  }
+  setup.srv->stop();
+}
+
+TEST_CASE("attack (h): a schedule of an account with no credits, left to fail") {
+  limits_setup setup("disable_after_credit_failures = 2\n");
+  // Every 30 s (the shortest interval accepted), from a few seconds from now, so that two
+  // firings take about 35 s instead of up to a minute.
+  const auto second = static_cast<int>(std::time(nullptr) % 60);
+  const int a = (second + 4) % 60, b = (a + 30) % 60;
+  const std::string cron = std::to_string(std::min(a, b)) + "," + std::to_string(std::max(a, b)) + " * * * * *";
+  const response made = setup.create(schedule(setup.cid, setup.runner.value, cron));
+  ITEST_REQUIRE_STATUS(made, 201);
+  CHECK(!made.obj().contains("disabled_reason"));
+  const std::string path = "/api/triggers/" + s_of(made.body, "id");
+  response now;
+  const bool disabled = eventually(
+      [&] {
+        now = setup.api("GET", path);
+        return now.status == 200 && !now.obj().at("enabled").as_bool();
+      },
+      std::chrono::seconds(80));
+  CHECK(disabled);
+  ITEST_REQUIRE_STATUS(now, 200);
+  // The owner sees why, on the trigger and in the list.
+  REQUIRE(now.obj().contains("disabled_reason"));
+  const std::string reason = s_of(now.body, "disabled_reason");
+  CHECK(reason.find("2 runs in a row failed with insufficient_credits") != std::string::npos);
+  const response listed = setup.api("GET", "/api/triggers");
+  CHECK(s_of(listed.obj().at("items").as_array().at(0), "disabled_reason") == reason);
+  // Two runs, each refused by the core for lack of credits, attempted once.
+  const response runs = setup.api("GET", path + "/runs");
+  ITEST_REQUIRE_STATUS(runs, 200);
+  CHECK(u_of(runs.body, "total") == 2);
+  for (const auto& r : runs.obj().at("items").as_array()) {
+    CHECK(s_of(r, "status") == "failed");
+    CHECK(s_of(r.at("error"), "code") == "insufficient_credits");
+    CHECK(u_of(r, "attempts") == 1);
+  }
+  // Enabled again by its owner: the reason goes.
+  const response on = setup.api("PATCH", path, json::object{{"enabled", true}});
+  ITEST_REQUIRE_STATUS(on, 200);
+  CHECK(on.obj().at("enabled").as_bool());
+  CHECK(!on.obj().contains("disabled_reason"));
+  CHECK(!setup.api("GET", path).obj().contains("disabled_reason"));
+  ITEST_CHECK_STATUS(setup.api("DELETE", path), 204);
+  setup.srv->stop();
+  check_no_secret_logged(*setup.srv, {setup.runner.value, setup.token});
+}
+
+TEST_CASE("attack (i): run history kept forever by a server with no retention setting") {
+  limits_setup setup;  // the defaults: 30 days
+  const response made = setup.create(webhook(setup.cid, setup.runner.value));
+  ITEST_REQUIRE_STATUS(made, 201);
+  const std::string id = s_of(made.body, "id");
+  std::vector<std::string> runs;
+  for (int i = 0; i < 2; ++i) {
+    const response fired = call(setup.srv->port(), "POST", "/webhook/" + id, "{}");
+    ITEST_REQUIRE_STATUS(fired, 202);
+    runs.push_back(s_of(fired.body, "run_id"));
+  }
+  for (const auto& run_id : runs)
+    CHECK(eventually(
+        [&] {
+          const response r = setup.api("GET", "/api/runs/" + run_id);
+          return r.status == 200 && r.obj().contains("finished_at");
+        },
+        std::chrono::seconds(30)));
+  // The first run finished 31 days ago, the second 29; the server starts again, with no setting.
+  setup.srv->stop();
+  const std::string db = setup.data + "/triggers.sqlite";
+  const auto finished = [&](const std::string& run_id, int days_ago) {
+    const std::string at = std::to_string(unix_ms_ago(std::chrono::hours(24 * days_ago)));
+    exec_sqlite(db, "UPDATE runs SET queued_at = " + at + ", started_at = " + at + ", finished_at = " + at +
+                        " WHERE id = '" + run_id + "'");
+  };
+  finished(runs[0], 31);
+  finished(runs[1], 29);
+  setup.start();
+  CHECK(eventually([&] { return setup.api("GET", "/api/runs/" + runs[0]).status == 404; }, std::chrono::seconds(10)));
+  ITEST_CHECK_STATUS(setup.api("GET", "/api/runs/" + runs[1]), 200);
+  CHECK(u_of(setup.api("GET", "/api/triggers/" + id + "/runs").body, "total") == 1);
+  setup.srv->stop();
 }
 
 }  // namespace enact::itest

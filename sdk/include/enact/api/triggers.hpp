@@ -102,6 +102,10 @@ struct trigger {
   std::string created_at;  // RFC 3339 UTC
   std::string updated_at;
   std::string webhook_url;  // webhook triggers only; empty otherwise
+  /// Why the service disabled the trigger (a schedule whose runs failed in a row for lack of
+  /// credits, docs/protocol.md §4 "Limits"); absent (null on the wire, or left out) otherwise, and
+  /// cleared when the owner enables it again.
+  std::optional<std::string> disabled_reason;
 };
 
 struct run_error {
