@@ -126,6 +126,17 @@ inline constexpr flag kFlags[] = {
      "it "
      "listens on an address other than loopback (default: webhook URLs from Host, sign-in on the loopback listen "
      "address only, the dashboard told http://<--triggers-listen>)"},
+    {"--triggers-max-per-user", "triggers.max_triggers_per_user",
+     "triggers one user may have; a creation beyond answers 403 forbidden (default 100; 0: no limit)"},
+    {"--trigger-creations-per-minute", "triggers.creations_per_minute",
+     "triggers one user may create per minute on each server, a minute's worth at once; beyond it 429 with "
+     "Retry-After (default 20; 0: no limit)"},
+    {"--trigger-disable-after-credit-failures", "triggers.disable_after_credit_failures",
+     "runs of a schedule failing in a row with insufficient_credits before the service disables it with a "
+     "disabled_reason its owner sees (default 5; 0: never)"},
+    {"--trigger-run-retention-days", "triggers.run_retention_days",
+     "delete trigger runs finished longer ago than this many days, at start and hourly (default 30; 0: keep every "
+     "run)"},
     {"--webhook-rate", "triggers.webhook_requests_per_second",
      "POST /webhook/<id> requests per second per client address; over it: 429 with Retry-After (default 20; 0: "
      "unlimited)"},

@@ -83,6 +83,19 @@ void send_all(int fd, std::string_view data, steady::time_point deadline) {
   }
 }
 
+/// Reads and drops what the client has sent so far, without waiting: closing a socket with unread
+/// input sends a reset, which can overtake the answer. For the connection cap's refusal, whose
+/// connection is not counted, so no thread may wait on it.
+void drain_available(int fd) {
+  std::array<char, 4096> sink{};
+  for (size_t drained = 0; drained < 64 * 1024;) {
+    const ssize_t n = ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
+    if (n <= 0)
+      return;
+    drained += static_cast<size_t>(n);
+  }
+}
+
 /// Closes after a refusal without discarding it: a socket closed with unread input sends a reset,
 /// which can reach the client before the answer does. Reads (and drops) what the client still
 /// sends for a moment, bounded in bytes and time, first.
@@ -378,7 +391,8 @@ bool bounded_server::process_and_close_socket(socket_t sock) {
              steady::now() + milliseconds(to_ms(write_timeout_sec_, write_timeout_usec_)));
     if (refusal_log_)
       refusal_log_(id, 429, "rate_limited");
-    lingering_close(sock);
+    drain_available(sock);
+    ::shutdown(sock, SHUT_WR);
     ::close(sock);
     return false;
   }
