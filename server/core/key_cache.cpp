@@ -46,7 +46,7 @@ result<bool> key_cache::owns(const tee::tee& t, const hash256& account, const ha
     return hit->owned;
   ENACT_TRY(const address derived, t.wallet_address(account, path));
   const bool owned = derived == wallet;
-  store(k, entry{owned, std::nullopt});
+  store(k, entry{owned, std::nullopt, std::nullopt});
   return owned;
 }
 
@@ -56,7 +56,7 @@ result<std::optional<std::string>> key_cache::solana_address(const tee::tee& t, 
   auto hit = find(k);
   if (!hit) {
     ENACT_TRY(const address derived, t.wallet_address(account, path));
-    hit = entry{derived == wallet, std::nullopt};
+    hit = entry{derived == wallet, std::nullopt, std::nullopt};
     if (!hit->owned)
       store(k, *hit);
   }
@@ -70,9 +70,23 @@ result<std::optional<std::string>> key_cache::solana_address(const tee::tee& t, 
   return hit->solana;
 }
 
+result<bool> key_cache::exported(const tee::tee& t, const hash256& account, const hash256& path, const address& wallet,
+                                 const std::function<result<bool>(const hash256&)>& registered) {
+  const key k = make(t, account, path, wallet);
+  auto hit = find(k);
+  if (hit && hit->exported)
+    return *hit->exported;
+  ENACT_TRY(const hash256 h, t.pkp_key_usage_hash(account, path));
+  ENACT_TRY(const bool found, registered(h));
+  entry e = hit ? *hit : entry{true, std::nullopt, std::nullopt};
+  e.exported = found;
+  store(k, std::move(e));
+  return found;
+}
+
 void key_cache::remember(const tee::tee& t, const hash256& account, const hash256& path, const address& wallet,
                          std::string solana_address) {
-  store(make(t, account, path, wallet), entry{true, std::move(solana_address)});
+  store(make(t, account, path, wallet), entry{true, std::move(solana_address), std::nullopt});
 }
 
 size_t key_cache::size() const {

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <map>
 #include <mutex>
@@ -41,6 +42,15 @@ class key_cache {
   [[nodiscard]] result<std::optional<std::string>> solana_address(const tee::tee& t, const hash256& account,
                                                                   const hash256& path, const address& wallet);
 
+  /// Whether the PKP key of (account, path), which derives `wallet`, was handed out: a usage key
+  /// whose hash is t.pkp_key_usage_hash(account, path) exists (`registered` asks the ledger), as the
+  /// rule before the usage-key domain made them (docs/protocol.md §1 "usage key by signature"). Asked
+  /// once per entry and remembered, so a key registered after the first answer is seen once the
+  /// entry is evicted or the server restarts.
+  [[nodiscard]] result<bool> exported(const tee::tee& t, const hash256& account, const hash256& path,
+                                      const address& wallet,
+                                      const std::function<result<bool>(const hash256&)>& registered);
+
   /// Records a key derived from (account, path) by the caller, e.g. a wallet just minted.
   void remember(const tee::tee& t, const hash256& account, const hash256& path, const address& wallet,
                 std::string solana_address);
@@ -53,6 +63,7 @@ class key_cache {
   struct entry {
     bool owned = false;
     std::optional<std::string> solana;  // set once derived, only when owned
+    std::optional<bool> exported;       // set once asked, only when owned
   };
   using lru_list = std::list<std::pair<key, entry>>;
 

@@ -226,6 +226,23 @@ class run_capabilities final : public runtime::capability_handler {
                                            "another wallet under this account, so it cannot sign, encrypt or "
                                            "decrypt here");
     }
+    // A PKP whose key an earlier release handed out as a usage key (before the usage-key domain)
+    // is out of the TEE: refused as the wallet of a usage key it is.
+    const auto registered = [this](const hash256& h) -> result<bool> {
+      auto k = c_.svc.ledger->find_usage_key(h);
+      if (k)
+        return true;
+      if (k.code() == ledger_errc::unknown_usage_key)
+        return false;
+      return k.err();
+    };
+    ENACT_TRY(const bool exported,
+              shared_key_cache().exported(*c_.svc.tee, account, w.derivation_path, *pkp, registered));
+    if (exported)
+      return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
+                                           " is the wallet of a usage key (its key was handed out by "
+                                           "/add_usage_api_key_with_signature before usage keys had a domain of their "
+                                           "own), not a PKP: it never signs, encrypts or decrypts here");
     paths_[*pkp] = w.derivation_path;
     return owned_key{*pkp, w.derivation_path};
   }

@@ -112,6 +112,8 @@ void lingering_close(int fd) {
   }
 }
 
+thread_local bool t_refused = false;
+
 /// One connection as httplib reads it, with docs/protocol.md §6's bounds: each request's head
 /// is counted byte by byte (httplib's line reader asks for one byte at a time), its body is
 /// counted against its Content-Length or the body limit, and both must arrive by the request's
@@ -167,6 +169,7 @@ class bounded_stream final : public httplib::Stream {
     } else {
       n = std::min(n, body_left_);
       body_left_ -= n;
+      consumed_ += n;
     }
     std::memcpy(ptr, buf_.data() + off_, n);
     off_ += n;
@@ -209,7 +212,9 @@ class bounded_stream final : public httplib::Stream {
     ip = local_ip_;
     port = local_port_;
   }
-  socket_t socket() const override { return fd_; }
+  // httplib asks for the descriptor only to answer 500 when select() could not watch it (at or
+  // above FD_SETSIZE); this stream polls, so any descriptor serves.
+  socket_t socket() const override { return fd_ < FD_SETSIZE ? fd_ : FD_SETSIZE - 1; }
 
   /// Waits at most `idle_ms` for the next request's first byte, in short slices so that a server
   /// being stopped (`listening` closed) ends its idle connections at once.
@@ -236,6 +241,7 @@ class bounded_stream final : public httplib::Stream {
     answer_started_ = false;
     deadline_ = steady::now() + limits_.request_timeout;
     request_id_.clear();
+    t_refused = false;
   }
 
   /// The head is whole (httplib's setup_request): the body may be its Content-Length when
@@ -243,16 +249,25 @@ class bounded_stream final : public httplib::Stream {
   /// read it all to skip it), or the limit and its framing when chunked or unstated.
   void begin_body(const httplib::Request& req) {
     phase_ = phase::body;
-    const bool chunked = ::strcasecmp(req.get_header_value("Transfer-Encoding").c_str(), "chunked") == 0;
-    if (!chunked && req.has_header("Content-Length")) {
+    consumed_ = 0;
+    declared_ = 0;
+    bad_length_ = false;
+    chunked_ = ::strcasecmp(req.get_header_value("Transfer-Encoding").c_str(), "chunked") == 0;
+    if (!chunked_ && req.has_header("Content-Length")) {
       const std::string v = req.get_header_value("Content-Length");
-      uint64_t declared = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), declared);
-      const bool ok = ec == std::errc{} && end == v.data() + v.size();
-      body_left_ = ok && declared <= max_body_ ? static_cast<size_t>(declared) : 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), declared_);
+      bad_length_ = ec != std::errc{} || end != v.data() + v.size();
+      body_left_ = !bad_length_ && declared_ <= max_body_ ? static_cast<size_t>(declared_) : 0;
     } else {
       body_left_ = max_body_ + kChunkFramingAllowance;
     }
+  }
+
+  /// The request declared a body that httplib left unread (a GET or HEAD with a body; httplib
+  /// reads bodies of POST, PUT, PATCH and DELETE only): its bytes would be parsed as the next
+  /// request, so the connection ends after the answer.
+  [[nodiscard]] bool body_left_unread() const {
+    return phase_ == phase::body && (bad_length_ || (chunked_ ? consumed_ == 0 : consumed_ < declared_));
   }
 
   [[nodiscard]] bool refused() const { return refused_; }
@@ -301,6 +316,7 @@ class bounded_stream final : public httplib::Stream {
   void refuse(int status, std::string_view reason, http_error e) {
     e.status = status;
     refused_ = true;
+    t_refused = true;
     refused_status_ = status;
     refused_code_ = std::string(name(e.code));
     request_id_ = new_request_id();
@@ -322,6 +338,10 @@ class bounded_stream final : public httplib::Stream {
   phase phase_ = phase::head;
   size_t head_bytes_ = 0, head_lines_ = 0;
   size_t body_left_ = 0;
+  uint64_t declared_ = 0;  // Content-Length, when stated and well-formed
+  bool chunked_ = false;
+  bool bad_length_ = false;
+  size_t consumed_ = 0;  // body bytes handed to httplib
   steady::time_point deadline_{};
   bool answer_started_ = false;
   steady::time_point answer_deadline_{};
@@ -338,6 +358,8 @@ int to_ms(time_t sec, time_t usec) {
 }
 
 }  // namespace
+
+bool refused_on_this_thread() { return t_refused; }
 
 bounded_server::bounded_server(connection_limits limits) : limits_(limits) {}
 
@@ -381,8 +403,11 @@ bool bounded_server::process_and_close_socket(socket_t sock) {
   bounded_stream strm(sock, limits_, payload_max_length_, to_ms(read_timeout_sec_, read_timeout_usec_),
                       to_ms(write_timeout_sec_, write_timeout_usec_));
   const std::string client = client_of(strm.remote_ip());
+  // docs/protocol.md §6 "Connections": 127.0.0.1 and ::1 are this machine itself, the server's own
+  // trigger workers and key checks calling its core, or a local reverse proxy; they are not capped.
+  const bool counted = client != "127.0.0.1" && client != "::1";
   bool ret = false;
-  if (!admit(client)) {
+  if (counted && !admit(client)) {
     const std::string id = new_request_id();
     auto e = make_error(api_errc::rate_limited, "too many open connections from this client: at most " +
                                                     std::to_string(limits_.max_connections_per_client));
@@ -409,13 +434,14 @@ bool bounded_server::process_and_close_socket(socket_t sock) {
       lingering_close(sock);
       break;
     }
-    if (!ret || closed || strm.close_requested()) {
-      if (strm.close_requested() && !closed)
+    if (!ret || closed || strm.close_requested() || strm.body_left_unread()) {
+      if ((strm.close_requested() || strm.body_left_unread()) && !closed)
         lingering_close(sock);  // the server ended it, perhaps with part of the request unread
       break;
     }
   }
-  release(client);
+  if (counted)
+    release(client);
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
   return ret;

@@ -29,13 +29,18 @@ struct connection_limits {
   /// 408 and the connection is closed (a client sending a byte at a time cannot keep a thread).
   std::chrono::seconds request_timeout{30};
   /// Connections one client (docs/protocol.md §6: an IPv4 address, an IPv6 /64) may hold open at
-  /// once; another is answered 429 and closed. 0: no cap.
+  /// once; another is answered 429 and closed. 0: no cap. 127.0.0.1 and ::1 are never capped.
   size_t max_connections_per_client = 16;
 };
 
 /// A chunked body, or one sent without Content-Length, may carry this much framing beyond the
 /// body limit before it is refused with 413 (its raw bytes are what the stream counts).
 inline constexpr size_t kChunkFramingAllowance = 64 * 1024;
+
+/// Whether the request being read on this thread was refused by its bounded stream (which answered
+/// and logs it): httplib still runs the error and post-routing handlers for the answer it can no
+/// longer send, and those must neither log it nor answer it again.
+[[nodiscard]] bool refused_on_this_thread();
 
 class bounded_server : public httplib::Server {
  public:

@@ -102,6 +102,10 @@ void serve_requests(httplib::Server& server, logger& log, const listener_options
     server.Options(
         R"(/.*)", [cors = opt.cors](const httplib::Request& req, httplib::Response& res) { cors.preflight(req, res); });
   server.set_post_routing_handler([&log, cors = opt.cors](const httplib::Request& req, httplib::Response& res) {
+    if (refused_on_this_thread()) {  // answered and logged by the bounded stream
+      current_request().active = false;
+      return;
+    }
     if (req.method != "OPTIONS")
       cors.apply(req, res);
     request_scope& r = current_request();  // begun here for a request line httplib refused before routing
@@ -113,7 +117,7 @@ void serve_requests(httplib::Server& server, logger& log, const listener_options
     r.active = false;
   });
   server.set_error_handler([opt](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty())
+    if (!res.body.empty() || refused_on_this_thread())
       return;
     if (opt.close_after_refusal && res.status != 404)
       res.set_header("Connection", "close");  // the first Connection header, the one clients read
@@ -137,6 +141,26 @@ void serve_requests(httplib::Server& server, logger& log, const listener_options
     }
     log.error("unhandled exception", {{"path", req.path}, {"detail", what}});
     send_error(res, make_error(api_errc::internal, "internal error"));
+  });
+  // A client that waits for 100 Continue before its body is told of a refusal instead, so it
+  // sends no body the server would not read (docs/protocol.md §6 "Connections").
+  server.set_expect_100_continue_handler([max = opt.max_body](const httplib::Request& req, httplib::Response& res) {
+    if (const auto& enc = req.get_header_value("Content-Encoding");
+        req.has_header("Content-Encoding") && !is_identity_encoding(enc)) {
+      res.set_header("Connection", "close");
+      auto e = make_error(api_errc::invalid_request, "Content-Encoding: '" + well_formed_utf8(enc.substr(0, 64)) +
+                                                         "' is not accepted; send the body uncompressed");
+      e.status = 415;
+      send_error(res, e);
+      return 415;
+    }
+    if (req.get_header_value<uint64_t>("Content-Length") > max) {
+      res.set_header("Connection", "close");
+      send_error(res, make_error(api_errc::payload_too_large,
+                                 "request body too large: at most " + std::to_string(max) + " bytes"));
+      return 413;
+    }
+    return 100;
   });
   server.set_tcp_nodelay(true);
   server.set_payload_max_length(opt.max_body);

@@ -7,7 +7,9 @@
 
 #include <utility>
 
+#include "enact/codec/base64.hpp"
 #include "enact/crypto/aes_gcm.hpp"
+#include "enact/crypto/keccak.hpp"
 #include "enact/secret.hpp"
 #include "enact/pkp/pkp.hpp"
 #include "tee/tee.hpp"
@@ -55,6 +57,13 @@ class pkp_tee : public tee {
 
   result<Secret> usage_key(const hash256& account, const hash256& path) const override {
     return pkp::usage_key(root_, account, path);
+  }
+
+  result<hash256> pkp_key_usage_hash(const hash256& account, const hash256& path) const override {
+    ENACT_TRY(const Secret key, pkp::signing_key(root_, account, path));
+    std::string text = codec::base64::encode(key.view());
+    const wipe_on_exit wipe(text);
+    return crypto::keccak256(std::string_view(text));
   }
 
   result<Secret> server_signing_key(std::string_view purpose) const override {

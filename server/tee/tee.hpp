@@ -55,6 +55,10 @@ class tee {
   /// (pkp::usage_key): derived in a domain of its own, so no key the server hands out is ever a
   /// PKP's (docs/protocol.md §1 "usage key by signature"). Every PKP key stays behind the methods above.
   [[nodiscard]] virtual result<Secret> usage_key(const hash256& account, const hash256& path) const = 0;
+  /// keccak256 of the base64 text of the PKP signing key of (`account`, `path`): the usage-key
+  /// hash that key has if it was handed out as a usage key, as /add_usage_api_key_with_signature
+  /// did before the usage-key domain. Only the hash leaves; the key is wiped.
+  [[nodiscard]] virtual result<hash256> pkp_key_usage_hash(const hash256& account, const hash256& path) const = 0;
 
   // --- the server's own keys (docs/protocol.md §1 "server keys") -----------------------------------------
   // Derived under a salt of their own from a purpose label, so no account's derivation reaches

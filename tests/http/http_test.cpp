@@ -334,10 +334,14 @@ TEST_CASE("serve_requests: refusals, the body limit and CORS when configured") {
 }
 
 /// Sends `bytes` on a new connection and reads until the server closes it or `wait` passes.
-std::string send_and_read(int port, const std::string& bytes,
-                          std::chrono::milliseconds wait = std::chrono::seconds(5)) {
+std::string send_and_read(int port, const std::string& bytes, std::chrono::milliseconds wait = std::chrono::seconds(5),
+                          const char* from = "127.0.0.1") {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   REQUIRE(fd >= 0);
+  sockaddr_in src{};
+  src.sin_family = AF_INET;
+  ::inet_pton(AF_INET, from, &src.sin_addr);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) == 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));
@@ -445,15 +449,32 @@ TEST_CASE("bounded_server: each bound refuses with its status, an error body and
   refused(send_and_read(l.port, "GET /ok HTTP/1.1\r\nX-Slow: 1\r\n"), 408, "invalid_request");
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
 
-  // Two connections of one client are served; a third while both are open is refused.
+  // Two connections of one client are served; a third while both are open is refused. The
+  // machine's own 127.0.0.1 is never capped, so the client is 127.0.0.2.
   httplib::Client a("127.0.0.1", l.port), b("127.0.0.1", l.port);
-  a.set_keep_alive(true);
-  b.set_keep_alive(true);
+  for (httplib::Client* c : {&a, &b}) {
+    c->set_keep_alive(true);
+    c->set_interface("127.0.0.2");
+  }
   REQUIRE(a.Get("/ok"));
   REQUIRE(b.Get("/ok"));
-  const std::string third = send_and_read(l.port, "GET /ok HTTP/1.1\r\n\r\n");
+  const std::string third = send_and_read(l.port, "GET /ok HTTP/1.1\r\n\r\n", std::chrono::seconds(5), "127.0.0.2");
   refused(third, 429, "rate_limited");
   CHECK(third.find("\r\nRetry-After: 1\r\n") != std::string::npos);
+
+  for (int i = 0; i < 3; ++i)  // 127.0.0.1 meanwhile is not counted
+    CHECK(send_and_read(l.port, "GET /ok HTTP/1.1\r\nConnection: close\r\n\r\n").starts_with("HTTP/1.1 200 "));
+
+  // A client waiting for 100 Continue is refused before it sends an oversized body.
+  const std::string expect_big = send_and_read(
+      l.port, "POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 101\r\n\r\n", std::chrono::seconds(2));
+  CHECK(expect_big.find("100 Continue") == std::string::npos);
+  refused(expect_big, 413, "payload_too_large");
+  // A GET's body, which no route reads, ends the connection after the answer rather than being
+  // read as the next request.
+  const std::string get_body =
+      send_and_read(l.port, "GET /ok HTTP/1.1\r\nContent-Length: 40\r\n\r\nGET /ok HTTP/1.1\r\nX-Smuggled: 1\r\n\r\n");
+  CHECK(count_of(get_body, "HTTP/1.1 200 OK") == 1);
 
   size_t logged = 0;
   for (const auto& line : l.lines())

@@ -60,7 +60,9 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   const client::minted_usage_key k = anon.add_usage_api_key_with_signature(
       eip712::envelope::sign(eip712::envelope::kind::add_usage_api_key, kChain, w, unix_now()).value());
   const Secret decoded(codec::base64::decode(as_chars(k.usage_api_key.view())).value());
-  CHECK(decoded == pkp::signing_key(root, minter, k.derivation_path).value());
+  // docs/protocol.md §1 "usage key by signature": its own domain, never the PKP key at the path.
+  CHECK(decoded == pkp::usage_key(root, minter, k.derivation_path).value());
+  CHECK(!(decoded == pkp::signing_key(root, minter, k.derivation_path).value()));
   CHECK(address_of_key(decoded) == k.wallet_address);
 
   // Refusals arrive as api_error with the code and status of docs/protocol.md §0.

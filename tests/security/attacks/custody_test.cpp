@@ -230,6 +230,21 @@ TEST_CASE("a usage key minted by signature is never a PKP's key") {
   }();
   CHECK(!(secret == pkp::signing_key(root, a.account, path).value()));
   CHECK(to_checksum_address(pkp::wallet_address(root, a.account, path).value()) != wallet);
+
+  // A usage key minted by the rule before the usage-key domain: the PKP signing key of its path,
+  // registered the same way. The data directory of an upgraded server holds such keys; their
+  // wallets pass the owning-account check, and are refused because the key is a usage key.
+  const hash256 old_path = crypto::keccak256(std::string_view("a path minted by the earlier rule"));
+  const Secret old_key = pkp::signing_key(root, a.account, old_path).value();
+  const std::string old_text = codec::base64::encode(old_key.view());
+  const address old_wallet = address_of_key(old_key);
+  REQUIRE(a.registry
+              .set_usage_api_key(a.account, crypto::keccak256(std::string_view(old_text)), u256{}, u256{},
+                                 "minted before", "", perms)
+              .has_value());
+  REQUIRE(a.registry.register_wallet_derivation(a.account, old_wallet, old_path, "old usage key").has_value());
+  REQUIRE(a.registry.add_pkp_to_group(a.account, 1, old_wallet).has_value());
+  expect_refused(srv, c, a, cids, to_checksum_address(old_wallet), "0x00", "is the wallet of a usage key");
   CHECK(srv.stop().clean());
 }
 
