@@ -69,6 +69,26 @@ std::string refusal_text(int status, std::string_view reason, const http_error& 
   return out;
 }
 
+/// An answer's head (`data` up to `head_end`, its blank line) saying Connection: close instead of
+/// httplib's keep-alive headers, followed by the rest of `data`.
+std::string close_answer_head(std::string_view data, size_t head_end) {
+  std::string out;
+  out.reserve(data.size() + 8);
+  size_t at = 0;
+  while (at < head_end) {
+    const size_t eol = data.find("\r\n", at);
+    const std::string_view line = data.substr(at, eol - at);
+    if (!line.starts_with("Connection:") && !line.starts_with("Keep-Alive:")) {
+      out += line;
+      out += "\r\n";
+    }
+    at = eol + 2;
+  }
+  out += "Connection: close\r\n";
+  out += data.substr(head_end + 2);
+  return out;
+}
+
 /// Sends what fits within `deadline`; the refusal is best effort (the client may be gone).
 void send_all(int fd, std::string_view data, steady::time_point deadline) {
   while (!data.empty()) {
@@ -179,7 +199,8 @@ class bounded_stream final : public httplib::Stream {
   ssize_t write(const char* ptr, size_t size) override {
     if (refused_)
       return -1;
-    const std::string_view data(ptr, size);
+    std::string_view data(ptr, size);
+    std::string rewritten;
     if (!answer_started_ && data.starts_with("HTTP/1.1 ") && !data.starts_with("HTTP/1.1 100 ")) {
       // httplib writes an answer's status line and headers in one write.
       answer_started_ = true;
@@ -187,21 +208,30 @@ class bounded_stream final : public httplib::Stream {
       const auto head_end = data.find("\r\n\r\n");
       const auto head = data.substr(0, head_end == std::string_view::npos ? head_end : head_end + 2);
       close_ = head.find("\r\nConnection: close\r\n") != std::string_view::npos;
+      if (!close_ && body_left_unread() && head_end != std::string_view::npos) {
+        // The connection ends after this answer (body_left_unread): the answer says so, or a
+        // keep-alive client would send its next request into a closed connection.
+        rewritten = close_answer_head(data, head_end);
+        data = rewritten;
+        close_ = true;
+      }
     }
     size_t sent = 0;
-    while (sent < size) {
+    while (sent < data.size()) {
       // A client that reads its answer slowly holds the thread no longer than a slow sender.
       const int wait_ms = answer_started_ ? std::min(write_timeout_ms_, ms_until(answer_deadline_)) : write_timeout_ms_;
       if (wait_for(fd_, POLLOUT, wait_ms) != 1)
-        return sent > 0 ? static_cast<ssize_t>(sent) : -1;
-      const ssize_t n = ::send(fd_, ptr + sent, size - sent, MSG_NOSIGNAL);
+        break;
+      const ssize_t n = ::send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
-        return sent > 0 ? static_cast<ssize_t>(sent) : -1;
+        break;
       sent += static_cast<size_t>(n);
     }
-    return static_cast<ssize_t>(size);
+    if (sent == data.size())
+      return static_cast<ssize_t>(size);
+    return rewritten.empty() && sent > 0 ? static_cast<ssize_t>(sent) : -1;
   }
 
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
@@ -239,8 +269,11 @@ class bounded_stream final : public httplib::Stream {
     head_bytes_ = 0;
     head_lines_ = 0;
     answer_started_ = false;
-    deadline_ = steady::now() + limits_.request_timeout;
+    started_ = steady::now();
+    deadline_ = started_ + limits_.request_timeout;
     request_id_.clear();
+    method_.clear();
+    path_.clear();
     t_refused = false;
   }
 
@@ -249,6 +282,8 @@ class bounded_stream final : public httplib::Stream {
   /// read it all to skip it), or the limit and its framing when chunked or unstated.
   void begin_body(const httplib::Request& req) {
     phase_ = phase::body;
+    method_ = req.method;
+    path_ = req.path;
     consumed_ = 0;
     declared_ = 0;
     bad_length_ = false;
@@ -273,7 +308,12 @@ class bounded_stream final : public httplib::Stream {
   [[nodiscard]] bool refused() const { return refused_; }
   [[nodiscard]] int refused_status() const { return refused_status_; }
   [[nodiscard]] const std::string& refused_code() const { return refused_code_; }
-  [[nodiscard]] const std::string& refused_request_id() const { return request_id_; }
+  /// The refusal as its logger sees it.
+  [[nodiscard]] bounded_server::refusal refusal() const {
+    return {request_id_,   refused_status_,
+            refused_code_, method_,
+            path_,         std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - started_).count()};
+  }
   /// The answer said Connection: close (a refusal of httplib's or a route's, or the client's).
   [[nodiscard]] bool close_requested() const { return close_; }
   [[nodiscard]] const std::string& remote_ip() const { return remote_ip_; }
@@ -342,7 +382,9 @@ class bounded_stream final : public httplib::Stream {
   bool chunked_ = false;
   bool bad_length_ = false;
   size_t consumed_ = 0;  // body bytes handed to httplib
+  steady::time_point started_{};
   steady::time_point deadline_{};
+  std::string method_, path_;  // once the head is read
   bool answer_started_ = false;
   steady::time_point answer_deadline_{};
   bool close_ = false;
@@ -415,7 +457,7 @@ bool bounded_server::process_and_close_socket(socket_t sock) {
     send_all(sock, refusal_text(429, "Too Many Requests", e, id, "Retry-After: 1\r\n"),
              steady::now() + milliseconds(to_ms(write_timeout_sec_, write_timeout_usec_)));
     if (refusal_log_)
-      refusal_log_(id, 429, "rate_limited");
+      refusal_log_(refusal{id, 429, "rate_limited", {}, {}, 0});
     drain_available(sock);
     ::shutdown(sock, SHUT_WR);
     ::close(sock);
@@ -430,7 +472,7 @@ bool bounded_server::process_and_close_socket(socket_t sock) {
     ret = process_request(strm, left == 1, closed, [&strm](httplib::Request& req) { strm.begin_body(req); });
     if (strm.refused()) {
       if (refusal_log_)
-        refusal_log_(strm.refused_request_id(), strm.refused_status(), strm.refused_code());
+        refusal_log_(strm.refusal());
       lingering_close(sock);
       break;
     }

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -53,9 +54,19 @@ class bounded_server : public httplib::Server {
   bool bind_to_port(const std::string& host, int port, int socket_flags = 0);
   int bind_to_any_port(const std::string& host, int socket_flags = 0);
 
-  /// Called for each request this class refused itself (no route or handler saw it): its request
-  /// id (the answer's X-Request-Id), status and error code. serve_requests() logs them.
-  using refusal_logger = std::function<void(const std::string& request_id, int status, const std::string& code)>;
+  /// What a refusal of this class (no route or handler saw the request) tells its logger: the
+  /// answer's X-Request-Id, status and error code, the method and path once the head was read
+  /// (empty before), and the microseconds since the request's first byte.
+  struct refusal {
+    std::string request_id;
+    int status = 0;
+    std::string code;
+    std::string method;
+    std::string path;
+    int64_t latency_us = 0;
+  };
+  /// Called for each refusal; serve_requests() logs them as request lines.
+  using refusal_logger = std::function<void(const refusal&)>;
   void on_refusal(refusal_logger log);
 
  private:

@@ -95,8 +95,13 @@ void serve_requests(httplib::Server& server, logger& log, const listener_options
     return httplib::Server::HandlerResponse::Unhandled;
   });
   if (auto* bounded = dynamic_cast<bounded_server*>(&server))
-    bounded->on_refusal([&log](const std::string& id, int status, const std::string& code) {
-      log.info("request", {{"request_id", id}, {"method", ""}, {"route", ""}, {"status", status}, {"error", code}});
+    bounded->on_refusal([&log](const bounded_server::refusal& r) {
+      log.info("request", {{"request_id", r.request_id},
+                           {"method", r.method},
+                           {"route", well_formed_utf8(r.path)},
+                           {"status", r.status},
+                           {"latency_us", r.latency_us},
+                           {"error", r.code}});
     });
   if (opt.cors.enabled())
     server.Options(

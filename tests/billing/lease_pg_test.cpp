@@ -24,8 +24,10 @@ TEST_CASE("a killed instance's held credits on PostgreSQL come back once the run
   auto& pg = triggers::test::shared_postgres();
   const std::string url = pg.create_database();
   // One run costs the whole balance, so a hold left behind refuses every other run with 402.
-  const std::vector<std::string> flags{"--dev", "--run-timeout-ms", "1000", "--run-price", "500", "--sandbox-workers",
-                                       "1",     "--metering-store", url};
+  // The runs of one account overlap on purpose: no per-account share (docs/protocol.md §6).
+  const std::vector<std::string> flags{"--dev", "--run-timeout-ms",          "1000", "--run-price",
+                                       "500",   "--sandbox-workers",         "1",    "--metering-store",
+                                       url,     "--account-concurrent-runs", "0"};
   temp_dir data;
   const killed_mid_run k = kill_mid_run(flags, data.path());
   server_process again(flags, data.path());

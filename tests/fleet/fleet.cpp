@@ -83,31 +83,12 @@ fleet::~fleet() {
 }
 
 std::vector<std::string> fleet::flags() const {
-  return {"--config",
-          config_path_,
-          "--dev",
-          "--sandbox-workers",
-          "2",
-          "--ledger-backend",
-          "evm",
-          "--chain-rpc-url",
-          node_.url(),
-          "--chain-contract-address",
-          registry_,
-          "--chain-id",
-          "31337",
-          "--billing-metering-store",
-          database_,
-          "--triggers-store",
-          database_,
-          "--content-store",
-          "postgres",
-          "--billing-run-price-credits",
-          std::to_string(kRunPrice),
-          "--limits-key-rate-per-second",
-          "0",
-          "--triggers-webhook-requests-per-second",
-          "0"};
+  return {"--config", config_path_, "--dev", "--sandbox-workers", "2", "--ledger-backend", "evm", "--chain-rpc-url",
+          node_.url(), "--chain-contract-address", registry_, "--chain-id", "31337", "--billing-metering-store",
+          database_, "--triggers-store", database_, "--content-store", "postgres", "--billing-run-price-credits",
+          std::to_string(kRunPrice), "--limits-key-rate-per-second", "0",
+          // One account's runs overlap across the fleet on purpose (docs/protocol.md §6 "Fair share").
+          "--limits-account-concurrent-runs", "0", "--triggers-webhook-requests-per-second", "0"};
 }
 
 void fleet::start(size_t i) {

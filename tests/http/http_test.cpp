@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -475,12 +476,25 @@ TEST_CASE("bounded_server: each bound refuses with its status, an error body and
   const std::string get_body =
       send_and_read(l.port, "GET /ok HTTP/1.1\r\nContent-Length: 40\r\n\r\nGET /ok HTTP/1.1\r\nX-Smuggled: 1\r\n\r\n");
   CHECK(count_of(get_body, "HTTP/1.1 200 OK") == 1);
+  CHECK(get_body.find("\r\nConnection: close\r\n") != std::string::npos);  // and the answer says so
+  CHECK(get_body.find("Keep-Alive:") == std::string::npos);
 
-  size_t logged = 0;
+  // One request line per refusal, with the method and route once the head was read.
+  std::map<int64_t, size_t> by_status;
   for (const auto& line : l.lines())
-    if (line.at("msg") == "request" && line.at("route") == "" && line.at("status").as_int64() >= 408)
-      ++logged;
-  CHECK(logged >= 6);
+    if (line.at("msg") == "request" && line.contains("error")) {
+      ++by_status[line.at("status").as_int64()];
+      CHECK(line.contains("latency_us"));
+      if (line.at("status").as_int64() == 413)
+        CHECK(line.at("route") == "/echo");
+      if (line.at("status").as_int64() == 431)
+        CHECK(line.at("route") == "");
+    }
+  CHECK(by_status[431] == 2);
+  CHECK(by_status[413] == 3);
+  CHECK(by_status[415] == 1);
+  CHECK(by_status[408] == 1);
+  CHECK(by_status[429] == 1);
 }
 
 }  // namespace

@@ -24,8 +24,11 @@ TEST_CASE("a killed server's held credits are free again when it restarts on its
   // On the embedded store a hold lives in the server's process (docs/architecture.md §4 "Holds
   // live in the process on SQLite"): the run it held for died with the server, and the hold with
   // it. (On a store servers share, it lasts the run's budget: billing.lease_postgres.)
+  // No per-account share (docs/protocol.md §6 "Fair share"): the runs of one account overlap here on
+  // purpose.
   const std::vector<std::string> flags{"--dev", "--run-timeout-ms",  "1000", "--run-price",
-                                       "500",   "--sandbox-workers", "1"};
+                                       "500",   "--sandbox-workers", "1",    "--account-concurrent-runs",
+                                       "0"};
   temp_dir data;
   const killed_mid_run k = kill_mid_run(flags, data.path());
   server_process again(flags, data.path());
@@ -38,7 +41,8 @@ TEST_CASE("a killed server's held credits are free again when it restarts on its
 TEST_CASE("Idempotency-Key: a request while the same one is still leased answers 409 with Retry-After") {
   // A wall time of 70 s leases a run's key for 106 s: past the 60 s a second request waits for the
   // first one's answer, so it answers 409, with the seconds left of the lease.
-  server_process srv({"--dev", "--run-timeout-ms", "70000", "--sandbox-workers", "1"});
+  server_process srv(
+      {"--dev", "--run-timeout-ms", "70000", "--sandbox-workers", "1", "--account-concurrent-runs", "0"});
   http_client c = srv.client();
   const account_keys acct = create_account(c, "leased");
   REQUIRE(buy_credits(c, acct.auth(), 500) == 500);

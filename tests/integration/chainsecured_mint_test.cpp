@@ -104,6 +104,7 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
                                          {{"name", "runner"},
                                           {"can_create_groups", true},
                                           {"can_create_pkps", true},
+                                          {"manage_ipfs_ids_in_groups", json::array{0}},
                                           {"execute_in_groups", json::array{0}}});
 
   // State that must survive the conversion: a PKP, an action and a group listing both.

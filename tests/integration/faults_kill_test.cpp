@@ -413,7 +413,8 @@ TEST_CASE("SIGKILL during a burst of action runs: charged only for runs that ran
   constexpr size_t kKillAfter = 120;  // answered runs before the SIGKILL
   temp_dir dir;
   const std::string data = dir.path() + "/data";
-  const std::vector<std::string> flags = {"--dev", "--sandbox-workers", "4"};
+  // A burst of one account's runs at once, on purpose: no per-account share (docs/protocol.md §6).
+  const std::vector<std::string> flags = {"--dev", "--sandbox-workers", "4", "--account-concurrent-runs", "0"};
 
   account_keys acct;
   std::vector<std::string> cids;

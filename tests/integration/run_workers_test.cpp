@@ -25,7 +25,8 @@ constexpr bad_action kBadActions[] = {
 }  // namespace
 
 TEST_CASE("run_action: failures answer 422 with their kind, and good runs go on beside them") {
-  server_process srv({"--dev", "--run-timeout-ms", "1000", "--sandbox-workers", "4"});
+  // Many runs of one account at once, on purpose: no per-account share (docs/protocol.md §6).
+  server_process srv({"--dev", "--run-timeout-ms", "1000", "--sandbox-workers", "4", "--account-concurrent-runs", "0"});
   http_client c = srv.client();
   const account_keys acct = create_account(c, "limits");
   buy_credits(c, acct.auth(), 1000);

@@ -322,17 +322,23 @@ TEST_CASE("account-wide scopes: group:create, group:delete, pkp:create") {
   CHECK(f.srv.stop().clean());
 }
 
-TEST_CASE("operations without a scope are open to any usage key of the account") {
+TEST_CASE("operations without a scope are open to any usage key of the account, action metadata excepted") {
   fixture f;
   const usage_keys bare = create_usage_key(f.c, f.owner.auth());  // no permission at all
   const std::string cid = cid_of_code("Enact.setResponse('bare');");
   const std::string h = hashed_cid_hex(cid);
-  ITEST_CHECK_STATUS(f.c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "n"}}, bare.auth()), 200);
-  ITEST_CHECK_STATUS(f.c.post("/update_action_metadata",
-                              json::object{{"hashed_cid", h}, {"name", "m"}, {"description", "d"}}, bare.auth()),
-                     200);
   ITEST_CHECK_STATUS(f.c.post("/upload_action", json::object{{"code", "1"}}, bare.auth()), 200);
-  ITEST_CHECK_STATUS(f.c.post("/delete_action", json::object{{"hashed_cid", h}}, bare.auth()), 200);
+  // Action metadata is written only by a key that may manage actions (docs/protocol.md §2 "Action
+  // metadata"): refused to this one, open to a key with group:manageActions on any group.
+  const usage_keys manager = create_usage_key(f.c, f.owner.auth(), {{"manage_ipfs_ids_in_groups", json::array{0}}});
+  for (const usage_keys* k : {&bare, &manager}) {
+    const int want = k == &bare ? 403 : 200;
+    ITEST_CHECK_STATUS(f.c.post("/add_action", json::object{{"action_ipfs_cid", cid}, {"name", "n"}}, k->auth()), want);
+    ITEST_CHECK_STATUS(f.c.post("/update_action_metadata",
+                                json::object{{"hashed_cid", h}, {"name", "m"}, {"description", "d"}}, k->auth()),
+                       k == &bare ? 403 : 200);
+    ITEST_CHECK_STATUS(f.c.post("/delete_action", json::object{{"hashed_cid", h}}, k->auth()), want);
+  }
   for (const char* path : {"/account", "/list_groups", "/list_wallets", "/list_actions", "/billing/balance"})
     ITEST_CHECK_STATUS(f.c.get(path, bare.auth()), 200);
   const uint64_t g = f.new_group("g");
