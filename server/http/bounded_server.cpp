@@ -292,7 +292,10 @@ class bounded_stream final : public httplib::Stream {
       const std::string v = req.get_header_value("Content-Length");
       const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), declared_);
       bad_length_ = ec != std::errc{} || end != v.data() + v.size();
-      body_left_ = !bad_length_ && declared_ <= max_body_ ? static_cast<size_t>(declared_) : 0;
+      // A length a little over the limit is read and dropped, as httplib does, before its 413: a
+      // client still sending its body would otherwise meet a reset instead of the answer (and an
+      // httplib client, a SIGPIPE). Far over it, the refusal comes at once.
+      body_left_ = !bad_length_ && declared_ <= max_body_ + kSkippedBodyAllowance ? static_cast<size_t>(declared_) : 0;
     } else {
       body_left_ = max_body_ + kChunkFramingAllowance;
     }

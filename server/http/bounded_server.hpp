@@ -38,6 +38,10 @@ struct connection_limits {
 /// body limit before it is refused with 413 (its raw bytes are what the stream counts).
 inline constexpr size_t kChunkFramingAllowance = 64 * 1024;
 
+/// A declared Content-Length at most this far over the body limit is read and dropped before the
+/// 413 (bounded by the request deadline, never kept in memory); a larger one is refused at once.
+inline constexpr size_t kSkippedBodyAllowance = 4 * 1024 * 1024;
+
 /// Whether the request being read on this thread was refused by its bounded stream (which answered
 /// and logs it): httplib still runs the error and post-routing handlers for the answer it can no
 /// longer send, and those must neither log it nor answer it again.

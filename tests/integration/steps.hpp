@@ -6,7 +6,10 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -203,6 +206,27 @@ inline std::set<std::string> string_set(const json::value& v, std::string_view k
 /// Writes `bytes` to the connected socket `fd`, for what no HTTP client library sends (a body
 /// shorter than its Content-Length, a request from a chosen source address); stops early when the
 /// peer has closed.
+/// A TCP connection to 127.0.0.1:`port` from the source address `from`: any address of
+/// 127.0.0.0/8 is this host's, so one test process can be many clients. -1 when it cannot be made.
+inline int connect_from(const std::string& from, int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -1;
+  sockaddr_in src{};
+  src.sin_family = AF_INET;
+  ::inet_pton(AF_INET, from.c_str(), &src.sin_addr);
+  sockaddr_in dst{};
+  dst.sin_family = AF_INET;
+  dst.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0 ||
+      ::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 inline void send_raw(int fd, std::string_view bytes) {
   size_t sent = 0;
   while (sent < bytes.size()) {

@@ -49,31 +49,21 @@ namespace reg = chain::registry;
 /// this host's), so one test process can be many clients. Returns the status (0: no answer).
 int status_from(const std::string& from, int port, const std::string& method, const std::string& path,
                 const std::string& body) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int fd = connect_from(from, port);
   if (fd < 0)
     return 0;
-  sockaddr_in src{};
-  src.sin_family = AF_INET;
-  ::inet_pton(AF_INET, from.c_str(), &src.sin_addr);
-  sockaddr_in dst{};
-  dst.sin_family = AF_INET;
-  dst.sin_port = htons(static_cast<uint16_t>(port));
-  ::inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
   int status = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) == 0 &&
-      ::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) == 0) {
-    const std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
-                            "Content-Type: application/json\r\nConnection: close\r\n" +
-                            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    send_raw(fd, req);
-    std::string answer;
-    char buf[4096];
-    ssize_t n = 0;
-    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0)
-      answer.append(buf, static_cast<size_t>(n));
-    if (answer.starts_with("HTTP/1.1 ") && answer.size() >= 12)
-      status = std::stoi(answer.substr(9, 3));
-  }
+  const std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                          "Content-Type: application/json\r\nConnection: close\r\n" +
+                          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  send_raw(fd, req);
+  std::string answer;
+  char buf[4096];
+  ssize_t n = 0;
+  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0)
+    answer.append(buf, static_cast<size_t>(n));
+  if (answer.starts_with("HTTP/1.1 ") && answer.size() >= 12)
+    status = std::stoi(answer.substr(9, 3));
   ::close(fd);
   return status;
 }

@@ -48,24 +48,6 @@ long peak_kib(pid_t pid) {
   return -1;
 }
 
-/// A TCP connection to 127.0.0.1:`port` from `from`; -1 when it cannot be made.
-int connect_from(const std::string& from, int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in src{};
-  src.sin_family = AF_INET;
-  ::inet_pton(AF_INET, from.c_str(), &src.sin_addr);
-  sockaddr_in dst{};
-  dst.sin_family = AF_INET;
-  dst.sin_port = htons(static_cast<uint16_t>(port));
-  ::inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0 ||
-      ::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 /// What arrived on `fd` within `wait` (until the peer closed or the head and its
 /// Content-Length are in), and its status (0: none).
 struct answer {
