@@ -69,14 +69,16 @@ result<run_share::ticket> run_share::enter(const hash256& account, int& retry_af
   return ticket(this, account);
 }
 
+bool run_share::forgettable(entry& e, steady::time_point now) const {
+  if (e.running > 0)
+    return false;
+  refill(e, now);  // with no wall-time cap the budget stays 0, which is full
+  return e.budget_ms >= static_cast<double>(limits_.wall_per_minute.count());
+}
+
 void run_share::forget_idle(steady::time_point now) {
-  for (auto it = accounts_.begin(); it != accounts_.end();) {
-    if (it->second.running == 0 && limits_.wall_per_minute.count() > 0)
-      refill(it->second, now);
-    const bool idle =
-        it->second.running == 0 && it->second.budget_ms >= static_cast<double>(limits_.wall_per_minute.count());
-    it = idle ? accounts_.erase(it) : std::next(it);
-  }
+  for (auto it = accounts_.begin(); it != accounts_.end();)
+    it = forgettable(it->second, now) ? accounts_.erase(it) : std::next(it);
 }
 
 void run_share::charge(const hash256& account, std::chrono::milliseconds wall) {
@@ -100,12 +102,8 @@ void run_share::leave(const hash256& account) {
     --e.running;
   // An account with nothing in flight and a full minute is forgotten, so the table holds only
   // accounts that ran lately.
-  if (e.running == 0) {
-    if (limits_.wall_per_minute.count() > 0)
-      refill(e, steady::now());
-    if (limits_.wall_per_minute.count() == 0 || e.budget_ms >= static_cast<double>(limits_.wall_per_minute.count()))
-      accounts_.erase(it);
-  }
+  if (forgettable(e, steady::now()))
+    accounts_.erase(it);
 }
 
 }  // namespace enact::core

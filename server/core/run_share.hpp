@@ -66,6 +66,8 @@ class run_share {
     size_t operator()(const hash256& h) const noexcept;
   };
   void refill(entry& e, steady::time_point now) const;
+  /// Nothing in flight and a full minute: the entry holds nothing worth keeping.
+  bool forgettable(entry& e, steady::time_point now) const;
   void leave(const hash256& account);
   /// Drops the accounts with nothing in flight and a full minute; called now and then by enter.
   void forget_idle(steady::time_point now);

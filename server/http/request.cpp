@@ -46,6 +46,23 @@ bool is_identity_encoding(std::string_view v) {
          });
 }
 
+/// Answers 415 when the request names a Content-Encoding other than identity (docs/protocol.md §6
+/// "Connections"): httplib would inflate the body before any limit applies. The body is left
+/// unread, so the connection closes.
+bool refused_encoding(const httplib::Request& req, httplib::Response& res) {
+  if (!req.has_header("Content-Encoding"))
+    return false;
+  const std::string enc = req.get_header_value("Content-Encoding");
+  if (is_identity_encoding(enc))
+    return false;
+  res.set_header("Connection", "close");
+  auto e = make_error(api_errc::invalid_request, "Content-Encoding: '" + well_formed_utf8(enc.substr(0, 64)) +
+                                                     "' is not accepted; send the body uncompressed");
+  e.status = 415;
+  send_error(res, e);
+  return true;
+}
+
 }  // namespace
 
 std::string new_request_id() {
@@ -83,15 +100,8 @@ void serve_requests(httplib::Server& server, logger& log, const listener_options
     res.set_header("X-Request-Id", t_request.id);
     // httplib inflates a gzip or brotli body before any limit applies (an 841-byte request became
     // 512 MiB): refused before the body is read (docs/protocol.md §6).
-    if (const auto& enc = req.get_header_value("Content-Encoding");
-        req.has_header("Content-Encoding") && !is_identity_encoding(enc)) {
-      res.set_header("Connection", "close");  // the body is left unread
-      auto e = make_error(api_errc::invalid_request, "Content-Encoding: '" + well_formed_utf8(enc.substr(0, 64)) +
-                                                         "' is not accepted; send the body uncompressed");
-      e.status = 415;
-      send_error(res, e);
+    if (refused_encoding(req, res))
       return httplib::Server::HandlerResponse::Handled;
-    }
     return httplib::Server::HandlerResponse::Unhandled;
   });
   if (auto* bounded = dynamic_cast<bounded_server*>(&server))
@@ -150,15 +160,8 @@ void serve_requests(httplib::Server& server, logger& log, const listener_options
   // A client that waits for 100 Continue before its body is told of a refusal instead, so it
   // sends no body the server would not read (docs/protocol.md §6 "Connections").
   server.set_expect_100_continue_handler([max = opt.max_body](const httplib::Request& req, httplib::Response& res) {
-    if (const auto& enc = req.get_header_value("Content-Encoding");
-        req.has_header("Content-Encoding") && !is_identity_encoding(enc)) {
-      res.set_header("Connection", "close");
-      auto e = make_error(api_errc::invalid_request, "Content-Encoding: '" + well_formed_utf8(enc.substr(0, 64)) +
-                                                         "' is not accepted; send the body uncompressed");
-      e.status = 415;
-      send_error(res, e);
+    if (refused_encoding(req, res))
       return 415;
-    }
     if (req.get_header_value<uint64_t>("Content-Length") > max) {
       res.set_header("Connection", "close");
       send_error(res, make_error(api_errc::payload_too_large,
