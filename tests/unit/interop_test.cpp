@@ -332,6 +332,129 @@ TEST_CASE("interop: envelopes signed by the reference libraries pass the server'
   CHECK(seen == 4);
 }
 
+// --- typed_data.json, envelope2-*: version 2 envelopes (docs/protocol.md §2), signed by viem ----
+
+namespace {
+hash256 word_of(const json::value& v) {
+  const auto raw = codec::hex::decode_prefixed(v.as_string()).value();
+  hash256 out{};
+  std::copy(raw.begin(), raw.end(), out.begin());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("interop: version 2 envelopes signed by the reference libraries pass the server's validator") {
+  namespace env = eip712::envelope;
+  const auto doc = load("typed_data.json");
+  size_t seen = 0;
+  for (const auto& entry : entries(doc)) {
+    const auto& v = entry.as_object();
+    if (!str(v.at("name")).starts_with("envelope2-"))
+      continue;
+    INFO(str(v.at("name")));
+    ++seen;
+    const auto& td = v.at("document").as_object();
+    const auto k = env::kind_from_name(td.at("primaryType").as_string());
+    REQUIRE(k.has_value());
+    const auto& msg = td.at("message").as_object();
+    const env::deployment dep{td.at("domain").at("chainId").to_number<uint64_t>(),
+                              parse_address(td.at("domain").at("verifyingContract").as_string()).value()};
+    env::message_v2 m;
+    m.signer = parse_address(msg.at("address").as_string()).value();
+    m.issued_at = msg.at("issuedAt").to_number<uint64_t>();
+    if (msg.contains("nonce"))
+      m.nonce = word_of(msg.at("nonce"));
+    if (msg.contains("account"))
+      m.account = word_of(msg.at("account"));
+    if (msg.contains("method"))
+      m.request = {std::string(msg.at("method").as_string()), std::string(msg.at("path").as_string()),
+                   word_of(msg.at("bodyHash"))};
+    // The SDK's builder gives the document ethers and eth-sig-util hashed, and its direct digest
+    // their digest.
+    CHECK(json::value(env::build(*k, dep, m)) == json::value(td));
+    CHECK(codec::hex::encode_prefixed(env::digest(*k, dep, m)) == str(v.at("digest_ethers")));
+    CHECK(codec::hex::encode_prefixed(env::digest(*k, dep, m)) == str(v.at("digest_eth_sig_util")));
+    // Signing it again gives viem's signature (RFC 6979).
+    auto signed_again = env::sign(*k, dep, m, key_of(v.at("private_key")));
+    REQUIRE(signed_again);
+    CHECK(signed_again->signature == str(v.at("signature_viem")));
+
+    env::expectation want{*k, dep.chain_id, m.issued_at};
+    want.verifying_contract = dep.verifying_contract;
+    want.accept_v1 = false;
+    if (*k == env::kind::convert_account)
+      want.account = m.account;
+    if (*k == env::kind::billing_auth)
+      want.request = m.request;
+    const std::string text = json::serialize(td);
+    const std::string sig = str(v.at("signature_viem"));
+    auto got = env::check(text, sig, want);
+    REQUIRE_MESSAGE(got, (got ? "" : got.err().message));
+    CHECK(to_checksum_address(got->signer) == str(v.at("signer")));
+    CHECK(got->version == 2);
+    CHECK(got->nonce.has_value() == (*k != env::kind::billing_auth));
+
+    // Each binding refuses its neighbour: another deployment's registry, another account, another request.
+    auto other = want;
+    other.verifying_contract->at(19) ^= 1;
+    CHECK(env::check(text, sig, other).code() == envelope_errc::contract_mismatch);
+    other = want;
+    other.verifying_contract.reset();
+    CHECK(env::check(text, sig, other).code() == envelope_errc::contract_mismatch);
+    other = want;
+    other.chain_id += 1;
+    CHECK(env::check(text, sig, other).code() == envelope_errc::chain_id_mismatch);
+    if (*k == env::kind::convert_account) {
+      other = want;
+      other.account->at(0) ^= 1;
+      CHECK(env::check(text, sig, other).code() == envelope_errc::account_mismatch);
+      other.account.reset();
+      CHECK(env::check(text, sig, other).code() == envelope_errc::account_mismatch);
+    }
+    if (*k == env::kind::billing_auth) {
+      for (int field = 0; field < 4; ++field) {
+        other = want;
+        if (field == 0)
+          other.request->method = "PUT";
+        else if (field == 1)
+          other.request->path += "&x=1";
+        else if (field == 2)
+          other.request->body_hash[0] ^= 1;
+        else
+          other.request.reset();
+        CHECK(env::check(text, sig, other).code() == envelope_errc::request_mismatch);
+      }
+    }
+    // An edited value the signature does not cover: the nonce or the issuedAt.
+    auto edited = td;
+    if (msg.contains("nonce"))
+      edited["message"].as_object()["nonce"] = "0x" + std::string(64, '0');
+    else
+      edited["message"].as_object()["issuedAt"] = m.issued_at + 1;
+    CHECK(env::check(json::serialize(edited), sig, want).code() == envelope_errc::signer_mismatch);
+  }
+  CHECK(seen == 5);
+}
+
+TEST_CASE("interop: version 1 envelopes are refused where only version 2 is accepted") {
+  namespace env = eip712::envelope;
+  const auto doc = load("typed_data.json");
+  size_t seen = 0;
+  for (const auto& entry : entries(doc)) {
+    const auto& v = entry.as_object();
+    if (!str(v.at("name")).starts_with("envelope-"))
+      continue;
+    ++seen;
+    const auto& td = v.at("document").as_object();
+    const auto k = env::kind_from_name(td.at("primaryType").as_string()).value();
+    env::expectation want{k, td.at("domain").at("chainId").to_number<uint64_t>(),
+                          td.at("message").at("issuedAt").to_number<uint64_t>()};
+    want.accept_v1 = false;
+    CHECK(env::check(json::serialize(td), str(v.at("signature_viem")), want).code() == envelope_errc::version_refused);
+  }
+  CHECK(seen == 4);
+}
+
 // --- typed_data.json: ethers TypedDataEncoder, eth-sig-util eip712Hash V4, viem signTypedData --
 
 TEST_CASE("interop: EIP-712 typed data matches ethers, eth-sig-util and viem") {

@@ -229,6 +229,28 @@ function fixedTypedData() {
     domain: { name: 'Svc ChainSecured', version: '1', chainId },
     message: { address: envelopeAddress, issuedAt },
   });
+  // Version 2 (docs/protocol.md §2 "Envelope version 2"): the domain names the registry and each
+  // message what it authorizes.
+  const word = (label) => ethers.keccak256(ethers.toUtf8Bytes(label));
+  const registry = ethers.getAddress('0x' + word('registry').slice(26));
+  const members2 = {
+    CreateWallet: [['address', 'address'], ['issuedAt', 'uint256'], ['nonce', 'bytes32']],
+    AddUsageApiKey: [['address', 'address'], ['issuedAt', 'uint256'], ['nonce', 'bytes32']],
+    ConvertAccount: [['address', 'address'], ['account', 'bytes32'], ['issuedAt', 'uint256'], ['nonce', 'bytes32']],
+    BillingAuth: [['address', 'address'], ['method', 'string'], ['path', 'string'], ['bodyHash', 'bytes32'], ['issuedAt', 'uint256']],
+  };
+  const envelope2Of = (primary, chainId, values) => ({
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' }, { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' },
+      ],
+      [primary]: members2[primary].map(([name, type]) => ({ name, type })),
+    },
+    primaryType: primary,
+    domain: { name: 'Svc ChainSecured', version: '2', chainId, verifyingContract: registry },
+    message: { address: envelopeAddress, ...values },
+  });
   return [
     ['eip712-mail', mail, cow],
     ['eth-sig-util-mail-arrays', mailArrays, cow],
@@ -237,6 +259,15 @@ function fixedTypedData() {
     ['envelope-add-usage-api-key', envelopeOf('AddUsageApiKey', 175188, 1735689601), envelopeKey],
     ['envelope-convert-account', envelopeOf('ConvertAccount', 31337, 1735689602), envelopeKey],
     ['envelope-billing-auth', envelopeOf('BillingAuth', 175188, 1735689603), envelopeKey],
+    ['envelope2-create-wallet', envelope2Of('CreateWallet', 175188, { issuedAt: 1735689600, nonce: word('nonce 1') }), envelopeKey],
+    ['envelope2-add-usage-api-key', envelope2Of('AddUsageApiKey', 4294967311, { issuedAt: 1735689601, nonce: word('nonce 2') }), envelopeKey],
+    ['envelope2-convert-account', envelope2Of('ConvertAccount', 175188, { account: word('account'), issuedAt: 1735689602, nonce: word('nonce 3') }), envelopeKey],
+    ['envelope2-billing-auth', envelope2Of('BillingAuth', 175188, {
+      method: 'GET', path: '/core/v1/billing/usage?limit=20&cursor=abc', bodyHash: ethers.keccak256('0x'), issuedAt: 1735689603,
+    }), envelopeKey],
+    ['envelope2-billing-auth-post', envelope2Of('BillingAuth', 175188, {
+      method: 'POST', path: '/core/v1/billing/create_payment_intent', bodyHash: ethers.keccak256(ethers.toUtf8Bytes('{"amount_cents":500}')), issuedAt: 1735689604,
+    }), envelopeKey],
   ];
 }
 
