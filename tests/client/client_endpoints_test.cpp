@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // core_client's requests and decoded answers, endpoint by endpoint (client_test.hpp for the fake core).
+#include <set>
+
 #include "client_test.hpp"
+#include "enact/crypto/keccak.hpp"
 
 using namespace client_test;
 
@@ -362,6 +365,13 @@ TEST_CASE("a base URL path prefix is kept in front of /core/v1") {
   CHECK(c.get_stripe_config().publishable_key == "pk");
   REQUIRE(server.requests().size() == 1);
   CHECK(server.requests()[0].path == "/enact/core/v1/billing/stripe_config");
+  // Written as given (what a request-bound proof signs is what arrives), bytes outside ASCII
+  // percent-encoded.
+  o.base_url = server.url() + "/a,b;c+d/caf\xc3\xa9";
+  core_client odd(o);
+  CHECK(odd.get_stripe_config().publishable_key == "pk");
+  REQUIRE(server.requests().size() == 2);
+  CHECK(server.requests()[1].target == "/a,b;c+d/caf%C3%A9/core/v1/billing/stripe_config");
 }
 
 TEST_CASE("billing with a wallet proof sends X-Wallet-Auth and no API key") {
@@ -393,6 +403,184 @@ TEST_CASE("billing with a wallet proof sends X-Wallet-Auth and no API key") {
     CHECK(*signer == crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(wallet_key).value()));
   }
   CHECK(json::parse(reqs[1].body) == parse(R"({"amount_cents": 700})"));
+}
+
+namespace {
+
+namespace envelope = eip712::envelope;
+
+address address_of(const Secret& key) {
+  return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
+}
+
+uint64_t unix_now() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+/// The server's check of the X-Wallet-Auth of `r` for the canned deployment (chain 8453, kA3):
+/// bound to the request as it arrived.
+envelope::verified check_wallet_auth(const recorded_request& r) {
+  auto parts = envelope::decode_wallet_auth(r.header("X-Wallet-Auth"));
+  REQUIRE(parts);
+  envelope::expectation want{};
+  want.expected = envelope::kind::billing_auth;
+  want.chain_id = 8453;
+  want.now = unix_now();
+  want.verifying_contract = addr(kA3);
+  want.accept_v1 = false;
+  want.request = envelope::bind_request(r.method, r.target, r.body);
+  auto v = envelope::check(parts->first, parts->second, want);
+  INFO(r.method << " " << r.target << ": " << (v ? std::string() : v.err().message));
+  REQUIRE(v);
+  return *v;
+}
+
+/// The typed data and signature of a ChainSecured request body.
+std::pair<std::string, std::string> envelope_of(const recorded_request& r) {
+  const json::object body = json::parse(r.body).as_object();
+  return {json::serialize(body.at("typed_data")), std::string(body.at("signature").as_string())};
+}
+
+}  // namespace
+
+TEST_CASE("billing with the admin wallet's key signs a version 2 BillingAuth for each request as sent") {
+  fake_server server;
+  // Behind a path prefix: the target a proof binds is the one on the wire, prefix and query included.
+  server.on([](const httplib::Request& req, httplib::Response& res, size_t) {
+    const std::string path = req.path.substr(std::string_view("/enact").size());
+    if (const auto it = canned().find(path); it != canned().end())
+      res.set_content(it->second, "application/json");
+    else if (path == "/core/v1/billing/usage" || path == "/core/v1/billing/payments")
+      res.set_content(R"({"items": [], "page_number": 2, "page_size": 5, "total": 0})", "application/json");
+    else
+      res.status = 404;
+  });
+  auto o = options_for(server);
+  o.base_url = server.url() + "/enact/";
+  core_client c(o, secret(kApiKey));
+  const Secret wallet_key = Secret(h256("0x" + std::string(63, '0') + "7"));
+
+  CHECK(c.balance(wallet_key).balance_credits == 1234);
+  CHECK(c.create_payment_intent(700, wallet_key).amount_cents == 500);
+  CHECK(c.confirm_payment("pi_1", wallet_key) == 1734);
+  CHECK(c.billing_usage(wallet_key, {2, 5}).items.empty());
+  CHECK(c.billing_payments(wallet_key, {2, 5}).items.empty());
+  const auto reqs = server.requests();
+  REQUIRE(reqs.size() == 6);
+  // The deployment is asked once, without credentials.
+  CHECK(reqs[0].target == "/enact/core/v1/get_node_chain_config");
+  CHECK_FALSE(reqs[0].has_header("X-Wallet-Auth"));
+  std::set<std::string> headers;
+  for (size_t i = 1; i < reqs.size(); ++i) {
+    const recorded_request& r = reqs[i];
+    CAPTURE(r.target);
+    CHECK_FALSE(r.has_header("X-Api-Key"));
+    const auto v = check_wallet_auth(r);
+    CHECK(v.version == 2);
+    CHECK(v.signer == address_of(wallet_key));
+    headers.insert(r.header("X-Wallet-Auth"));
+  }
+  CHECK(headers.size() == 5);  // each proof authorizes its own request only
+  CHECK(reqs[4].target == "/enact/core/v1/billing/usage?page_number=2&page_size=5");
+  CHECK(json::parse(reqs[2].body) == parse(R"({"amount_cents": 700})"));
+  // Another page is another request: the proof of one does not pass for the other.
+  recorded_request other = reqs[4];
+  other.target = "/enact/core/v1/billing/usage?page_number=3&page_size=5";
+  auto parts = envelope::decode_wallet_auth(other.header("X-Wallet-Auth")).value();
+  envelope::expectation want{};
+  want.expected = envelope::kind::billing_auth;
+  want.chain_id = 8453;
+  want.now = unix_now();
+  want.verifying_contract = addr(kA3);
+  want.request = envelope::bind_request(other.method, other.target, other.body);
+  CHECK(envelope::check(parts.first, parts.second, want).code() == envelope_errc::request_mismatch);
+}
+
+TEST_CASE("a GET retried by the transport carries the same request-bound proof") {
+  fake_server server;
+  server.on([](const httplib::Request& req, httplib::Response& res, size_t n) {
+    if (req.path == "/core/v1/billing/balance" && n == 2) {
+      res.status = 503;
+      res.set_content(R"({"error": {"code": "unavailable", "message": "busy"}})", "application/json");
+      return;
+    }
+    res.set_content(canned().at(req.path), "application/json");
+  });
+  core_client c(options_for(server));
+  const Secret wallet_key = Secret(h256("0x" + std::string(63, '0') + "9"));
+  CHECK(c.balance(wallet_key).balance_credits == 1234);
+  const auto reqs = server.requests();
+  REQUIRE(reqs.size() == 3);
+  CHECK(reqs[1].header("X-Wallet-Auth") == reqs[2].header("X-Wallet-Auth"));
+  CHECK(check_wallet_auth(reqs[2]).signer == address_of(wallet_key));
+}
+
+TEST_CASE("the key-signing ChainSecured overloads sign version 2 for the server's deployment, a nonce per call") {
+  fake_server server;
+  server.on([](const httplib::Request& req, httplib::Response& res, size_t) {
+    if (req.path == "/core/v1/get_node_chain_config") {
+      res.set_content(canned().at(req.path), "application/json");
+      return;
+    }
+    res.status = 500;
+    res.set_content(R"({"error": {"code": "internal", "message": "not played here"}})", "application/json");
+  });
+  core_client c(options_for(server), secret(kApiKey));
+  const Secret key = Secret(h256("0x" + std::string(63, '0') + "5"));
+
+  // POSTs are sent once; the answers do not matter here, what was signed does.
+  CHECK_THROWS_AS((void)c.create_wallet_with_signature(key), api_error);
+  CHECK_THROWS_AS((void)c.create_wallet_with_signature(key, 8453), api_error);
+  CHECK_THROWS_AS((void)c.add_usage_api_key_with_signature(key), api_error);
+  CHECK_THROWS_AS((void)c.convert_to_chain_secured_account(key), api_error);
+  auto reqs = server.requests();
+  REQUIRE(reqs.size() == 5);
+  CHECK(reqs[0].path == "/core/v1/get_node_chain_config");
+  const envelope::kind kinds[] = {envelope::kind::create_wallet, envelope::kind::create_wallet,
+                                  envelope::kind::add_usage_api_key, envelope::kind::convert_account};
+  std::set<hash256> nonces;
+  for (size_t i = 1; i < reqs.size(); ++i) {
+    CAPTURE(reqs[i].path);
+    const auto [typed_data, signature] = envelope_of(reqs[i]);
+    envelope::expectation want{};
+    want.expected = kinds[i - 1];
+    want.chain_id = 8453;
+    want.now = unix_now();
+    want.verifying_contract = addr(kA3);
+    want.accept_v1 = false;
+    want.account = crypto::keccak256(kApiKey);  // the converted account: its key's hash
+    const auto v = envelope::check(typed_data, signature, want);
+    INFO((v ? std::string() : v.err().message));
+    REQUIRE(v);
+    CHECK(v->signer == address_of(key));
+    REQUIRE(v->nonce);
+    nonces.insert(*v->nonce);
+  }
+  CHECK(nonces.size() == 4);  // single-use nonces: a fresh one for every call
+  CHECK(reqs[4].header("X-Api-Key") == kApiKey);
+  CHECK(json::parse(reqs[4].body).at("new_admin_wallet_address") == json::value(to_checksum_address(address_of(key))));
+
+  // A chain the caller names that is not the server's: refused before anything is signed or sent.
+  server.clear();
+  try {
+    (void)c.add_usage_api_key_with_signature(key, 31337);
+    FAIL("expected chain_id_mismatch");
+  } catch (const api_error& e) {
+    CHECK(e.errc() == api_errc::chain_id_mismatch);
+    CHECK(e.status() == 0);
+  }
+  CHECK_THROWS_AS((void)c.convert_to_chain_secured_account(key, 1), api_error);
+  CHECK(server.requests().empty());
+
+  // Conversion names the account of the client's key: without one there is nothing to sign for.
+  core_client keyless(options_for(server));
+  try {
+    (void)keyless.convert_to_chain_secured_account(key);
+    FAIL("expected invalid_request");
+  } catch (const api_error& e) {
+    CHECK(e.errc() == api_errc::invalid_request);
+  }
 }
 
 TEST_CASE("run_action with an Idempotency-Key sends it; a key the server would refuse is not sent") {

@@ -22,6 +22,7 @@ struct recorded_request {
   std::multimap<std::string, std::string> params;
   std::multimap<std::string, std::string, httplib::detail::ci> headers;
   std::string body;
+  std::string target;  // the request target as received: path and query, undecoded
 
   [[nodiscard]] bool has_header(const std::string& name) const { return headers.count(name) != 0; }
   [[nodiscard]] std::string header(const std::string& name) const {
@@ -44,7 +45,8 @@ class fake_server {
                              req.path,
                              {req.params.begin(), req.params.end()},
                              {req.headers.begin(), req.headers.end()},
-                             req.body});
+                             req.body,
+                             req.target});
         n = requests_.size();
         h = handler_;
       }

@@ -10,6 +10,7 @@
 
 #include "enact/codec/hex.hpp"
 #include "enact/address.hpp"
+#include "enact/crypto/keccak.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "json_read.hpp"
 #include "transport.hpp"
@@ -54,15 +55,18 @@ std::string envelope_body(const eip712::envelope::signed_envelope& proof, json::
   return json::serialize(extra);
 }
 
-/// An envelope for `k` signed now by `key`; a key that is no secp256k1 key is invalid_request.
-eip712::envelope::signed_envelope sign_now(eip712::envelope::kind k, uint64_t chain_id, const Secret& key) {
-  const auto now =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  auto env = eip712::envelope::sign(k, chain_id, key, static_cast<uint64_t>(now));
-  if (!env)
+uint64_t unix_now() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+/// A signing failure (a key that is no secp256k1 key) as the client reports it: nothing was sent.
+template <class T>
+T signed_or_throw(result<T> r, eip712::envelope::kind k) {
+  if (!r)
     throw api_error(api_errc::invalid_request, 0, {},
-                    std::string(eip712::envelope::primary_type_name(k)) + " envelope: " + env.err().message);
-  return std::move(env).value();
+                    std::string(eip712::envelope::primary_type_name(k)) + " envelope: " + r.err().message);
+  return std::move(r).value();
 }
 
 /// A key value in a request body: sent as its text, wiped from the JSON tree once serialized.
@@ -79,6 +83,7 @@ std::string body_with_key(json::object o, const Secret& usage_api_key) {
 struct core_client::impl {
   detail::transport http;
   Secret api_key;
+  std::optional<eip712::envelope::deployment> deployment;  // of the server, once asked
 
   impl(client_options o, Secret key) : http(std::move(o)), api_key(std::move(key)) {}
 
@@ -111,42 +116,135 @@ struct core_client::impl {
     return post(endpoint, json::serialize(json::value_from(request)), a);
   }
 
+  chain_config chain() {
+    chain_config c = decode<chain_config>(get(std::string(kRoot) + "/get_node_chain_config", auth::none));
+    deployment = eip712::envelope::deployment{c.chain_id, c.contract_address};
+    return c;
+  }
+
+  const eip712::envelope::deployment& server_deployment() {
+    if (!deployment)
+      (void)chain();
+    return *deployment;
+  }
+
+  /// The server's deployment, checked against the chain the caller means when it names one.
+  eip712::envelope::deployment deployment_for(std::optional<uint64_t> chain_id) {
+    const eip712::envelope::deployment d = server_deployment();
+    if (chain_id && *chain_id != d.chain_id)
+      throw api_error(api_errc::chain_id_mismatch, 0, {},
+                      "chain id " + std::to_string(*chain_id) + " is not the server's (" + std::to_string(d.chain_id) +
+                          ", get_node_chain_config): no envelope was signed or sent");
+    return d;
+  }
+
+  /// A version 2 envelope of kind `k` signed now by `key`, with a fresh nonce.
+  eip712::envelope::signed_envelope sign_now(eip712::envelope::kind k, std::optional<uint64_t> chain_id,
+                                             const Secret& key, const hash256& account = {}) {
+    const auto d = deployment_for(chain_id);
+    return signed_or_throw(eip712::envelope::sign_v2(k, d, key, unix_now(), account), k);
+  }
+
+  /// The new admin (the key's address) and its ConvertAccount envelope naming this client's
+  /// account: keccak256 of the account key's text (docs/protocol.md §2 "Envelope version 2").
+  std::pair<address, eip712::envelope::signed_envelope> conversion_proof(const Secret& new_admin_key,
+                                                                         std::optional<uint64_t> chain_id) {
+    const auto pub = crypto::secp256k1::public_key_of(new_admin_key);
+    if (!pub)
+      throw api_error(api_errc::invalid_request, 0, {}, "new_admin_key: " + pub.err().message);
+    if (api_key.empty())
+      throw api_error(api_errc::invalid_request, 0, {},
+                      "convert_to_chain_secured_account: the client has no account key to convert");
+    const hash256 account = crypto::keccak256(as_chars(api_key.view()));
+    return {crypto::secp256k1::to_address(*pub),
+            sign_now(eip712::envelope::kind::convert_account, chain_id, new_admin_key, account)};
+  }
+
+  /// Signs a BillingAuth for the request the transport is about to send (docs/protocol.md §2: its
+  /// method, its target as written and keccak256 of its body).
+  void bind_wallet(http_request& r, const Secret& admin_wallet_key) {
+    const auto d = server_deployment();
+    r.wallet_auth_for = [d, &admin_wallet_key](std::string_view method, std::string_view target,
+                                               std::string_view body) {
+      const auto k = eip712::envelope::kind::billing_auth;
+      return eip712::envelope::encode_wallet_auth(signed_or_throw(
+          eip712::envelope::sign_billing(d, admin_wallet_key, unix_now(),
+                                         eip712::envelope::bind_request(method, target, body)),
+          k));
+    };
+  }
+
+  /// The credential of a billing call: the API key, a wallet proof as given, or the wallet's key.
+  struct billing_auth {
+    const eip712::envelope::signed_envelope* proof = nullptr;
+    const Secret* wallet_key = nullptr;
+  };
+
   // Billing: the API key, or a wallet proof in X-Wallet-Auth instead of it.
-  http_answer billing(http_method m, std::string_view endpoint, std::string body,
-                      const eip712::envelope::signed_envelope* proof) {
+  http_answer billing(http_method m, std::string_view endpoint, std::string body, billing_auth who) {
     http_request r;
     r.method = m;
     r.target = std::string(kRoot) + "/billing" + std::string(endpoint);
     r.body = std::move(body);
-    if (proof != nullptr)
-      r.wallet_auth = eip712::envelope::encode_wallet_auth(*proof);
+    if (who.proof != nullptr)
+      r.wallet_auth = eip712::envelope::encode_wallet_auth(*who.proof);
+    else if (who.wallet_key != nullptr)
+      bind_wallet(r, *who.wallet_key);
     else
       r.api_key = &api_key;
     return http.send(r);
   }
 
-  credit_balance balance(const eip712::envelope::signed_envelope* proof) {
-    return decode<credit_balance>(billing(http_method::get, "/balance", {}, proof));
+  credit_balance balance(billing_auth who) {
+    return decode<credit_balance>(billing(http_method::get, "/balance", {}, who));
   }
 
-  payment_intent create_payment_intent(uint64_t amount_cents, const eip712::envelope::signed_envelope* proof) {
+  payment_intent create_payment_intent(uint64_t amount_cents, billing_auth who) {
     json::object o;
     o["amount_cents"] = amount_cents;
-    return decode<payment_intent>(billing(http_method::post, "/create_payment_intent", json::serialize(o), proof));
+    return decode<payment_intent>(billing(http_method::post, "/create_payment_intent", json::serialize(o), who));
   }
 
   template <class T>
-  page<T> billing_page(std::string_view endpoint, page_request p, const eip712::envelope::signed_envelope* proof) {
+  page<T> billing_page(std::string_view endpoint, page_request p, billing_auth who) {
     const std::string target =
         std::string(endpoint) + "?page_number=" + std::to_string(p.number) + "&page_size=" + std::to_string(p.size);
-    return decode<page<T>>(billing(http_method::get, target, {}, proof));
+    return decode<page<T>>(billing(http_method::get, target, {}, who));
   }
 
-  uint64_t confirm_payment(std::string_view id, const eip712::envelope::signed_envelope* proof) {
+  uint64_t confirm_payment(std::string_view id, billing_auth who) {
     json::object o;
     o["payment_intent_id"] = id;
-    return decode_u64_field(billing(http_method::post, "/confirm_payment", json::serialize(o), proof),
+    return decode_u64_field(billing(http_method::post, "/confirm_payment", json::serialize(o), who),
                             "balance_credits");
+  }
+
+  raw_answer call(std::string_view method, std::string_view target, std::string_view json_body,
+                  const Secret* wallet_key) {
+    http_request r;
+    if (method == "GET")
+      r.method = http_method::get;
+    else if (method == "POST")
+      r.method = http_method::post;
+    else
+      throw api_error(api_errc::invalid_request, 0, {},
+                      "method: expected GET or POST, got '" + std::string(method) + "'");
+    if (r.method == http_method::get && !json_body.empty())
+      throw api_error(api_errc::invalid_request, 0, {}, "a GET request has no body");
+    r.target = std::string(target);
+    if (r.method == http_method::post)
+      r.body = json_body.empty() ? std::string("{}") : std::string(json_body);
+    if (wallet_key != nullptr)
+      bind_wallet(r, *wallet_key);
+    else
+      r.api_key = &api_key;
+    http_answer a = http.send(r);
+    raw_answer out;
+    out.status = a.status;
+    out.request_id = std::move(a.request_id);
+    out.body = json::serialize(a.body);
+    detail::wipe_strings(a.body);
+    return out;
   }
 };
 
@@ -322,9 +420,9 @@ run_action_result core_client::run_action(const run_action_request& request, std
 
 // --- public utility ----------------------------------------------------------------------------
 
-chain_config core_client::get_node_chain_config() {
-  return decode<chain_config>(impl_->get(std::string(kRoot) + "/get_node_chain_config", impl::auth::none));
-}
+chain_config core_client::get_node_chain_config() { return impl_->chain(); }
+
+eip712::envelope::deployment core_client::deployment() { return impl_->server_deployment(); }
 
 std::vector<address> core_client::get_api_payers() {
   const http_answer a = impl_->get(std::string(kRoot) + "/get_api_payers", impl::auth::none);
@@ -361,36 +459,51 @@ stripe_config core_client::get_stripe_config() {
 
 // --- billing -----------------------------------------------------------------------------------
 
-credit_balance core_client::balance() { return impl_->balance(nullptr); }
+credit_balance core_client::balance() { return impl_->balance({}); }
+credit_balance core_client::balance(const Secret& admin_wallet_key) {
+  return impl_->balance({nullptr, &admin_wallet_key});
+}
 credit_balance core_client::balance(const eip712::envelope::signed_envelope& wallet_proof) {
-  return impl_->balance(&wallet_proof);
+  return impl_->balance({&wallet_proof});
 }
 payment_intent core_client::create_payment_intent(uint64_t amount_cents) {
-  return impl_->create_payment_intent(amount_cents, nullptr);
+  return impl_->create_payment_intent(amount_cents, {});
+}
+payment_intent core_client::create_payment_intent(uint64_t amount_cents, const Secret& admin_wallet_key) {
+  return impl_->create_payment_intent(amount_cents, {nullptr, &admin_wallet_key});
 }
 payment_intent core_client::create_payment_intent(uint64_t amount_cents,
                                                   const eip712::envelope::signed_envelope& wallet_proof) {
-  return impl_->create_payment_intent(amount_cents, &wallet_proof);
+  return impl_->create_payment_intent(amount_cents, {&wallet_proof});
 }
 uint64_t core_client::confirm_payment(std::string_view payment_intent_id) {
-  return impl_->confirm_payment(payment_intent_id, nullptr);
+  return impl_->confirm_payment(payment_intent_id, {});
+}
+uint64_t core_client::confirm_payment(std::string_view payment_intent_id, const Secret& admin_wallet_key) {
+  return impl_->confirm_payment(payment_intent_id, {nullptr, &admin_wallet_key});
 }
 uint64_t core_client::confirm_payment(std::string_view payment_intent_id,
                                       const eip712::envelope::signed_envelope& wallet_proof) {
-  return impl_->confirm_payment(payment_intent_id, &wallet_proof);
+  return impl_->confirm_payment(payment_intent_id, {&wallet_proof});
 }
 page<usage_charge> core_client::billing_usage(page_request p) {
-  return impl_->billing_page<usage_charge>("/usage", p, nullptr);
+  return impl_->billing_page<usage_charge>("/usage", p, {});
+}
+page<usage_charge> core_client::billing_usage(const Secret& admin_wallet_key, page_request p) {
+  return impl_->billing_page<usage_charge>("/usage", p, {nullptr, &admin_wallet_key});
 }
 page<usage_charge> core_client::billing_usage(const eip712::envelope::signed_envelope& wallet_proof, page_request p) {
-  return impl_->billing_page<usage_charge>("/usage", p, &wallet_proof);
+  return impl_->billing_page<usage_charge>("/usage", p, {&wallet_proof});
 }
 page<payment_record> core_client::billing_payments(page_request p) {
-  return impl_->billing_page<payment_record>("/payments", p, nullptr);
+  return impl_->billing_page<payment_record>("/payments", p, {});
+}
+page<payment_record> core_client::billing_payments(const Secret& admin_wallet_key, page_request p) {
+  return impl_->billing_page<payment_record>("/payments", p, {nullptr, &admin_wallet_key});
 }
 page<payment_record> core_client::billing_payments(const eip712::envelope::signed_envelope& wallet_proof,
                                                    page_request p) {
-  return impl_->billing_page<payment_record>("/payments", p, &wallet_proof);
+  return impl_->billing_page<payment_record>("/payments", p, {&wallet_proof});
 }
 
 // --- ChainSecured ------------------------------------------------------------------------------
@@ -399,8 +512,12 @@ minted_wallet core_client::create_wallet_with_signature(const eip712::envelope::
   return decode<minted_wallet>(impl_->post("/create_wallet_with_signature", envelope_body(proof), impl::auth::none));
 }
 
+minted_wallet core_client::create_wallet_with_signature(const Secret& wallet_key) {
+  return create_wallet_with_signature(impl_->sign_now(eip712::envelope::kind::create_wallet, std::nullopt, wallet_key));
+}
+
 minted_wallet core_client::create_wallet_with_signature(const Secret& wallet_key, uint64_t chain_id) {
-  return create_wallet_with_signature(sign_now(eip712::envelope::kind::create_wallet, chain_id, wallet_key));
+  return create_wallet_with_signature(impl_->sign_now(eip712::envelope::kind::create_wallet, chain_id, wallet_key));
 }
 
 minted_usage_key core_client::add_usage_api_key_with_signature(const eip712::envelope::signed_envelope& proof) {
@@ -410,8 +527,14 @@ minted_usage_key core_client::add_usage_api_key_with_signature(const eip712::env
   return k;
 }
 
+minted_usage_key core_client::add_usage_api_key_with_signature(const Secret& wallet_key) {
+  return add_usage_api_key_with_signature(
+      impl_->sign_now(eip712::envelope::kind::add_usage_api_key, std::nullopt, wallet_key));
+}
+
 minted_usage_key core_client::add_usage_api_key_with_signature(const Secret& wallet_key, uint64_t chain_id) {
-  return add_usage_api_key_with_signature(sign_now(eip712::envelope::kind::add_usage_api_key, chain_id, wallet_key));
+  return add_usage_api_key_with_signature(
+      impl_->sign_now(eip712::envelope::kind::add_usage_api_key, chain_id, wallet_key));
 }
 
 chain_secured_account core_client::convert_to_chain_secured_account(const address& new_admin,
@@ -422,12 +545,14 @@ chain_secured_account core_client::convert_to_chain_secured_account(const addres
       impl_->post("/convert_to_chain_secured_account", envelope_body(proof, std::move(o)), impl::auth::key));
 }
 
+chain_secured_account core_client::convert_to_chain_secured_account(const Secret& new_admin_key) {
+  auto [new_admin, proof] = impl_->conversion_proof(new_admin_key, std::nullopt);
+  return convert_to_chain_secured_account(new_admin, proof);
+}
+
 chain_secured_account core_client::convert_to_chain_secured_account(const Secret& new_admin_key, uint64_t chain_id) {
-  const auto pub = crypto::secp256k1::public_key_of(new_admin_key);
-  if (!pub)
-    throw api_error(api_errc::invalid_request, 0, {}, "new_admin_key: " + pub.err().message);
-  return convert_to_chain_secured_account(crypto::secp256k1::to_address(*pub),
-                                          sign_now(eip712::envelope::kind::convert_account, chain_id, new_admin_key));
+  auto [new_admin, proof] = impl_->conversion_proof(new_admin_key, chain_id);
+  return convert_to_chain_secured_account(new_admin, proof);
 }
 
 // --- any endpoint --------------------------------------------------------------------------------
@@ -436,27 +561,12 @@ core_client::raw_answer::~raw_answer() { enact::detail::secure_wipe(body.data(),
 
 core_client::raw_answer core_client::call(std::string_view method, std::string_view target,
                                           std::string_view json_body) {
-  http_request r;
-  if (method == "GET")
-    r.method = http_method::get;
-  else if (method == "POST")
-    r.method = http_method::post;
-  else
-    throw api_error(api_errc::invalid_request, 0, {},
-                    "method: expected GET or POST, got '" + std::string(method) + "'");
-  if (r.method == http_method::get && !json_body.empty())
-    throw api_error(api_errc::invalid_request, 0, {}, "a GET request has no body");
-  r.target = std::string(target);
-  if (r.method == http_method::post)
-    r.body = json_body.empty() ? std::string("{}") : std::string(json_body);
-  r.api_key = &impl_->api_key;
-  http_answer a = impl_->http.send(r);
-  raw_answer out;
-  out.status = a.status;
-  out.request_id = std::move(a.request_id);
-  out.body = json::serialize(a.body);
-  detail::wipe_strings(a.body);
-  return out;
+  return impl_->call(method, target, json_body, nullptr);
+}
+
+core_client::raw_answer core_client::call(std::string_view method, std::string_view target, std::string_view json_body,
+                                          const Secret& admin_wallet_key) {
+  return impl_->call(method, target, json_body, &admin_wallet_key);
 }
 
 }  // namespace enact::client

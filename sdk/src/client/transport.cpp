@@ -30,6 +30,22 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
+const char* method_name(http_method m) {
+  switch (m) {
+    case http_method::get:
+      return "GET";
+    case http_method::post:
+      return "POST";
+    case http_method::put:
+      return "PUT";
+    case http_method::patch:
+      return "PATCH";
+    case http_method::del:
+      return "DELETE";
+  }
+  return "GET";
+}
+
 parsed_url url_failure(url_fault f, std::string why) {
   parsed_url out;
   out.fault = f;
@@ -42,10 +58,22 @@ parsed_url url_failure(url_fault f, std::string why) {
 // --- URLs ----------------------------------------------------------------------------------------
 
 std::string parsed_url::prefix() const {
-  std::string p = path;
+  std::string_view p = path;
   while (!p.empty() && p.back() == '/')
-    p.pop_back();
-  return p;
+    p.remove_suffix(1);
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : p) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x80) {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[b >> 4];
+      out += kHex[b & 0xf];
+    }
+  }
+  return out;
 }
 
 parsed_url parse_url(std::string_view url) {
@@ -161,6 +189,9 @@ std::unique_ptr<http_connection> http_connection::open(const std::string& origin
   c.set_keep_alive(s.keep_alive);
   c.set_tcp_nodelay(s.tcp_nodelay);
   c.set_follow_location(false);
+  // The path goes out as given: httplib would otherwise re-encode some characters (',', ';', '+'),
+  // and the target a BillingAuth signs must be the one the server reads (docs/protocol.md §2).
+  c.set_url_encode(false);
   c.enable_server_certificate_verification(true);
   if (!s.ca_file.empty())
     c.set_ca_cert_path(s.ca_file);
@@ -172,23 +203,7 @@ http_exchange http_connection::send(http_method method, const std::string& path,
                                     std::optional<size_t> body_limit) {
   http_exchange x;
   httplib::Request req;
-  switch (method) {
-    case http_method::get:
-      req.method = "GET";
-      break;
-    case http_method::post:
-      req.method = "POST";
-      break;
-    case http_method::put:
-      req.method = "PUT";
-      break;
-    case http_method::patch:
-      req.method = "PATCH";
-      break;
-    case http_method::del:
-      req.method = "DELETE";
-      break;
-  }
+  req.method = method_name(method);
   req.path = path;
   for (const auto& [k, v] : headers)
     req.headers.emplace(k, v);
@@ -491,11 +506,13 @@ http_answer transport::send(http_request& req) {
                          "Bearer " + header_credential(*req.bearer, "token", "token's base64url text"));
     secrets.push_back(as_chars(req.bearer->view()));
   }
+  const std::string path = m.prefix + req.target;
+  if (req.wallet_auth_for)
+    req.wallet_auth = req.wallet_auth_for(method_name(req.method), path, req.body);
   if (!req.wallet_auth.empty())
     headers.emplace_back("X-Wallet-Auth", req.wallet_auth);
   for (const bytes_view v : req.redact)
     secrets.push_back(as_chars(v));
-  const std::string path = m.prefix + req.target;
 
   // Wipes the copies of credentials and key-carrying bodies however the call ends.
   struct wipe_on_exit {

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,7 +43,8 @@ struct parsed_url {
   std::string path;                   // the path as given ("" when none)
 
   [[nodiscard]] bool ok() const noexcept { return fault == url_fault::none; }
-  /// The path without its trailing '/'s: the prefix that request targets are appended to.
+  /// The path without its trailing '/'s: the prefix that request targets are appended to, with
+  /// any byte outside ASCII percent-encoded (paths are written as given, see http_connection).
   [[nodiscard]] std::string prefix() const;
 };
 
@@ -98,7 +100,9 @@ struct failure_text {
 [[nodiscard]] failure_text describe(const http_exchange& x, const std::string& origin, const connection_settings& s);
 
 /// One connection to one origin (kept alive between requests when the settings say so). Redirects
-/// are never followed and https certificates and host names are always verified.
+/// are never followed and https certificates and host names are always verified. A path is written
+/// byte for byte as given (callers build it encoded), so that what a request-bound wallet proof
+/// signs is what the server receives.
 class http_connection {
  public:
   /// nullptr when the HTTP library cannot use `origin` (e.g. https without TLS support).
@@ -130,6 +134,11 @@ struct http_request {
   const Secret* api_key = nullptr;  // sent as X-Api-Key when set and non-empty
   const Secret* bearer = nullptr;   // sent as Authorization: Bearer when set and non-empty
   std::string wallet_auth;          // sent as X-Wallet-Auth when non-empty
+  /// When set, called once before the first attempt with the method ("GET", "POST", …), the
+  /// target as written on the wire (the base URL's prefix, path and query) and the body; its value
+  /// is sent as X-Wallet-Auth (a BillingAuth bound to the request, docs/protocol.md §2).
+  std::function<std::string(std::string_view method, std::string_view wire_target, std::string_view body)>
+      wallet_auth_for;
   http_headers extra;               // further headers, checked for line breaks by the caller
   /// Key values the body carries: scrubbed, like the credentials, from any error text.
   std::vector<bytes_view> redact;

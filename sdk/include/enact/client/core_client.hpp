@@ -7,9 +7,14 @@
 //
 // Credentials: the API key (account key or usage key) is a `Secret` holding the key's base64 text
 // exactly as issued, sent as `X-Api-Key`. Billing calls may instead carry a wallet proof
-// (`X-Wallet-Auth`, primaryType BillingAuth, built with eip712::envelope::sign and encode_wallet_auth);
-// such a call sends no API key. Key values in requests and answers stay in Secrets, and neither
-// the API key nor any key value a request carried ever appears in an exception message.
+// (`X-Wallet-Auth`, primaryType BillingAuth); such a call sends no API key. Key values in requests
+// and answers stay in Secrets, and neither the API key nor any key value a request carried ever
+// appears in an exception message.
+//
+// Wallet proofs are envelopes of version 2 (docs/protocol.md §2 "Envelope version 2"): the
+// overloads taking a wallet key sign one for the server's deployment, the chain id and registry
+// of its get_node_chain_config (fetched once per client and kept), with a fresh nonce for every
+// call, or bound to the one request sent for billing.
 //
 // Errors: this layer throws. Every method reports a failure as `enact::api_error` (a server error,
 // a transport failure, or an answer that is not what docs/protocol.md promises: bad_response); reading the
@@ -106,7 +111,11 @@ class core_client {
   run_action_result run_action(const run_action_request& request, std::string_view idempotency_key);
 
   // --- public utility (no auth) -----------------------------------------------------------------
+  /// Asks the server each time, and keeps the answer as the deployment wallet proofs are signed for.
   [[nodiscard]] chain_config get_node_chain_config();
+  /// The deployment version 2 envelopes for this server name: chain_id and contract_address of
+  /// get_node_chain_config, asked on first use and kept for the client's lifetime.
+  [[nodiscard]] eip712::envelope::deployment deployment();
   [[nodiscard]] std::vector<address> get_api_payers();
   [[nodiscard]] address get_admin_api_payer();
   /// The CID the server computes for `code` (POST /get_svc_action_ipfs_id).
@@ -114,44 +123,67 @@ class core_client {
   /// GET /billing/stripe_config.
   [[nodiscard]] stripe_config get_stripe_config();
 
-  // --- billing: with the API key, or with a BillingAuth wallet proof ----------------------------
+  // --- billing: with the API key, or with the admin wallet ----------------------------------------
+  // The overloads taking `admin_wallet_key` (the account's admin wallet) send no API key: each
+  // signs a version 2 BillingAuth bound to the request exactly as sent (method, target with its
+  // query, body), issued now; a GET retried by the transport carries the same proof, which stays
+  // valid for 300 s. The overloads taking a `signed_envelope` send it as given: a version 2
+  // BillingAuth authorizes one request only (its method, target and body hash), so it must have
+  // been signed for exactly the request the overload sends (the target is the base URL's path
+  // prefix followed by "/core/v1/billing/…" and the query these methods build); version 1 proofs
+  // are refused unless the server's operator accepts them.
   [[nodiscard]] credit_balance balance();
+  [[nodiscard]] credit_balance balance(const Secret& admin_wallet_key);
   [[nodiscard]] credit_balance balance(const eip712::envelope::signed_envelope& wallet_proof);
   /// `amount_cents` at least 500 (the server refuses less: invalid_request).
   payment_intent create_payment_intent(uint64_t amount_cents);
+  payment_intent create_payment_intent(uint64_t amount_cents, const Secret& admin_wallet_key);
   payment_intent create_payment_intent(uint64_t amount_cents, const eip712::envelope::signed_envelope& wallet_proof);
   /// Credits the account once (a second confirm: conflict); returns the new balance in credits.
   uint64_t confirm_payment(std::string_view payment_intent_id);
+  uint64_t confirm_payment(std::string_view payment_intent_id, const Secret& admin_wallet_key);
   uint64_t confirm_payment(std::string_view payment_intent_id, const eip712::envelope::signed_envelope& wallet_proof);
   /// GET /billing/usage: the account's settled charges (runs and write surcharges), newest first.
   [[nodiscard]] page<usage_charge> billing_usage(page_request p = {});
+  [[nodiscard]] page<usage_charge> billing_usage(const Secret& admin_wallet_key, page_request p = {});
   [[nodiscard]] page<usage_charge> billing_usage(const eip712::envelope::signed_envelope& wallet_proof,
                                                  page_request p = {});
   /// GET /billing/payments: the account's payment intents, credited or open, newest first.
   [[nodiscard]] page<payment_record> billing_payments(page_request p = {});
+  [[nodiscard]] page<payment_record> billing_payments(const Secret& admin_wallet_key, page_request p = {});
   [[nodiscard]] page<payment_record> billing_payments(const eip712::envelope::signed_envelope& wallet_proof,
                                                       page_request p = {});
 
   // --- ChainSecured: wallet-signed envelopes (docs/protocol.md §2) ----------------------------------------
-  // Each takes an envelope signed by the wallet (eip712::envelope::sign, or eth_signTypedData_v4 in a
-  // browser wallet) for the endpoint's primaryType, issued within 300 s of the server's clock for
-  // the server's chain id; the overloads taking a key build and sign one issued now. The key
+  // Each takes an envelope signed by the wallet (eip712::envelope::sign_v2, or eth_signTypedData_v4
+  // in a browser wallet) for the endpoint's primaryType, issued within 300 s of the server's clock
+  // for the server's deployment. A version 2 nonce is single-use: an envelope sent twice (a retry
+  // included) is refused the second time (signature_expired), so sign a new one for each call.
+  // The overloads taking a key sign a version 2 envelope issued now with a fresh nonce for the
+  // server's deployment (deployment()); given a `chain_id` too, they first check it is the
+  // server's and throw api_error chain_id_mismatch (status 0, nothing sent) when it is not, for
+  // callers that know which chain they mean (the one their registry transactions go to). The key
   // never leaves the process: only the envelope and its signature are sent.
 
   /// Mints a PKP at a random derivation path (auth none; primaryType CreateWallet). Nothing is
   /// registered: call registerWalletDerivation on-chain with the answer.
   minted_wallet create_wallet_with_signature(const eip712::envelope::signed_envelope& proof);
+  minted_wallet create_wallet_with_signature(const Secret& wallet_key);
   minted_wallet create_wallet_with_signature(const Secret& wallet_key, uint64_t chain_id);
   /// Mints a usage key (auth none; primaryType AddUsageApiKey); its value is returned once.
   /// Register it on-chain (registerWalletDerivation, setUsageApiKey) before it authenticates.
   minted_usage_key add_usage_api_key_with_signature(const eip712::envelope::signed_envelope& proof);
+  minted_usage_key add_usage_api_key_with_signature(const Secret& wallet_key);
   minted_usage_key add_usage_api_key_with_signature(const Secret& wallet_key, uint64_t chain_id);
   /// Converts the account of this client's account key to ChainSecured mode (primaryType
-  /// ConvertAccount, signed by `new_admin`). One-way: afterwards the account key no longer
+  /// ConvertAccount, signed by `new_admin`; a version 2 envelope names the account converted:
+  /// keccak256 of the account key's text). One-way: afterwards the account key no longer
   /// authorizes writes (unauthenticated), and a second conversion is a conflict.
   chain_secured_account convert_to_chain_secured_account(const address& new_admin,
                                                          const eip712::envelope::signed_envelope& proof);
-  /// The new admin is the address of `new_admin_key`, which signs the envelope.
+  /// The new admin is the address of `new_admin_key`, which signs the envelope for this client's
+  /// account key (none set: invalid_request, nothing sent).
+  chain_secured_account convert_to_chain_secured_account(const Secret& new_admin_key);
   chain_secured_account convert_to_chain_secured_account(const Secret& new_admin_key, uint64_t chain_id);
 
   // --- any endpoint, as JSON text ---------------------------------------------------------------
@@ -174,6 +206,10 @@ class core_client {
   /// C binding). `method` is "GET" (no body) or "POST" (`json_body`, "{}" when empty), else
   /// invalid_request with status 0. A POST is never retried. Throws api_error like every method.
   raw_answer call(std::string_view method, std::string_view target, std::string_view json_body = {});
+  /// The same request sent with no API key but a version 2 BillingAuth of `admin_wallet_key` bound
+  /// to it (the billing endpoints' wallet credential, docs/protocol.md §2).
+  raw_answer call(std::string_view method, std::string_view target, std::string_view json_body,
+                  const Secret& admin_wallet_key);
 
  private:
   struct impl;
