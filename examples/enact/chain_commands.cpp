@@ -282,7 +282,8 @@ int register_wallet(const std::vector<std::string>& argv) {
     wallet = address_arg(*w, "--wallet");
     path = hash_arg(*a.get("derivation-path"), "--derivation-path");
   } else {
-    // POST /create_wallet_with_signature: the wallet's envelope, signed now.
+    // POST /create_wallet_with_signature: the wallet's version 2 envelope for the service's
+    // deployment, signed now; a service on another chain than the RPC's is chain_id_mismatch.
     const client::minted_wallet m = core(a).create_wallet_with_signature(owner_key(*a.get("key-file")), chain_id_of(s));
     wallet = m.wallet_address;
     path = m.derivation_path;
@@ -602,10 +603,33 @@ int list_keys(const std::vector<std::string>& argv) {
   });
 }
 
+/// The wallets the account's usage keys record (setUsageApiKey's wallet), all pages of them.
+std::set<address> usage_key_wallets(chain::registry_client& rc, const hash256& account) {
+  std::set<address> out;
+  constexpr uint64_t kPage = 100;
+  for (uint64_t offset = 0;; offset += kPage) {
+    const auto page = take(rc.list_usage_api_keys(account, offset, kPage));
+    for (const auto& k : page.items)
+      if (k.wallet != address{})
+        out.insert(k.wallet);
+    if (page.items.size() < kPage || u256{offset + page.items.size()} >= page.total)
+      return out;
+  }
+}
+
 int list_wallets(const std::vector<std::string>& argv) {
   return list(argv, true, [](chain::registry_client& rc, const hash256& h, std::optional<uint64_t> g, const window& w) {
-    return reg::result_to_json<reg::list_wallets_call>(
-        take(g ? rc.list_wallets_in_group(h, *g, w.offset, w.limit) : rc.list_wallets(h, w.offset, w.limit)));
+    const auto page =
+        take(g ? rc.list_wallets_in_group(h, *g, w.offset, w.limit) : rc.list_wallets(h, w.offset, w.limit));
+    json::value out = reg::result_to_json<reg::list_wallets_call>(page);
+    // A usage key's wallet is registered like a PKP but never signs in a run (the service refuses
+    // it, docs/protocol.md §1 "usage key by signature"): labelled from the wallets the account's
+    // usage keys record, which is what `chain set-usage-key` writes for a minted key.
+    const std::set<address> usage = usage_key_wallets(rc, h);
+    json::array& items = out.as_object().at("items").as_array();
+    for (size_t i = 0; i < items.size() && i < page.items.size(); ++i)
+      items[i].as_object()["usageKeyWallet"] = usage.contains(page.items[i].wallet);
+    return out;
   });
 }
 
@@ -661,7 +685,8 @@ std::vector<command> chain_commands() {
       {"chain account", r.substr(1), "getAccount: the account's admin, mode, balance, wallets", account},
       {"chain list-groups", window.substr(1) + r, "listGroups", list_groups},
       {"chain list-keys", window.substr(1) + r, "listUsageApiKeys", list_keys},
-      {"chain list-wallets", "[--group ID]" + window + r, "listWallets / listWalletsInGroup", list_wallets},
+      {"chain list-wallets", "[--group ID]" + window + r,
+       "listWallets / listWalletsInGroup; usageKeyWallet marks a wallet a usage key records", list_wallets},
       {"chain list-actions", "[--group ID]" + window + r, "listActions / listActionsInGroup", list_actions},
       {"chain deploy", "--rpc-url URL --key-file K [--api-payers A,B]",
        "deploy the registry (anvil, a public chain); the key's wallet becomes its owner", deploy},

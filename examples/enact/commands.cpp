@@ -89,30 +89,113 @@ uint64_t unix_now() {
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
+namespace env = eip712::envelope;
+
+/// A version 2 option given with --version 1, where it would be silently meaningless.
+void refuse_v2_options(const args& a, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (a.get(n))
+      throw usage_error(std::string("--") + n + " is a version 2 member: drop it or --version 1");
+}
+
+hash256 hash_option(const args& a, const std::string& name, std::string_view what) {
+  auto h = codec::hex::decode_fixed<32>(a.require(name), "--" + name);
+  if (!h)
+    throw usage_error(h.err().message + " (" + std::string(what) + ": 0x + 64 hex digits)");
+  return *h;
+}
+
+/// The request a BillingAuth binds: --method, --path (the target exactly as sent, with its query)
+/// and the body's bytes (--body-file; none: the empty body of a GET).
+env::request_binding request_of(const args& a) {
+  const std::string body = a.get("body-file") ? read_input(*a.get("body-file")) : std::string();
+  return env::bind_request(a.require("method"), a.require("path"), body);
+}
+
+unsigned version_of(const args& a) {
+  const auto v = a.get("version").value_or("2");
+  if (v != "1" && v != "2")
+    throw usage_error("--version: expected 1 or 2, got '" + v + "'");
+  return v == "1" ? 1 : 2;
+}
+
 int envelope_new(const std::vector<std::string>& argv) {
-  args a(argv, {"type", "chain-id", "key-file", "issued-at"}, {});
+  args a(argv,
+         {"type", "chain-id", "key-file", "issued-at", "version", "contract", "account", "nonce", "method", "path",
+          "body-file", "count"},
+         {});
   a.at_most(0);
   const auto kind = parse_kind(a.require("type"));
   const auto chain_id = parse_u64(a.require("chain-id"), "--chain-id");
   const auto issued_at = a.get("issued-at") ? parse_u64(*a.get("issued-at"), "--issued-at") : unix_now();
+  const uint64_t count = a.get("count") ? parse_u64(*a.get("count"), "--count") : 1;
+  if (count == 0)
+    throw usage_error("--count: at least 1");
+  const unsigned version = version_of(a);
+  if (version == 1)
+    refuse_v2_options(a, {"contract", "account", "nonce", "method", "path", "body-file"});
+  if (version == 1 && count > 1)
+    throw usage_error("--count: a version 1 envelope has no nonce, so every copy would be the same");
+  if (a.get("nonce") && count > 1)
+    throw usage_error("--nonce with --count: each envelope gets its own nonce");
+
+  env::message_v2 m;
+  env::deployment d;
+  if (version == 2) {
+    d = {chain_id, take(parse_address(a.require("contract")))};
+    m.issued_at = issued_at;
+    const bool billing = kind == env::kind::billing_auth;
+    if (kind == env::kind::convert_account)
+      m.account = hash_option(a, "account", "the converted account's api_key_hash");
+    else if (a.get("account"))
+      throw usage_error("--account: only a ConvertAccount names an account");
+    if (billing) {
+      m.request = request_of(a);
+      if (a.get("nonce"))
+        throw usage_error("--nonce: a BillingAuth has no nonce (it is bound to one request)");
+    } else if (a.get("method") || a.get("path") || a.get("body-file")) {
+      throw usage_error("--method, --path and --body-file: only a BillingAuth names a request");
+    }
+  }
   Secret key = read_key_file(a.require("key-file"));
-  auto env = take(eip712::envelope::sign(kind, chain_id, key, issued_at));
-  // The envelope is a document to pass on (envelope verify, a request body), so it is printed as
-  // that JSON document in both forms.
-  std::printf("%s\n", eip712::envelope::to_json(env).c_str());
+  // The envelopes are documents to pass on (envelope verify, a request body), so each is printed as
+  // that JSON document, one line each, in both forms.
+  for (uint64_t i = 0; i < count; ++i) {
+    if (version == 1) {
+      std::printf("%s\n", env::to_json(take(env::sign(kind, chain_id, key, issued_at))).c_str());
+      continue;
+    }
+    if (kind != env::kind::billing_auth) {
+      if (a.get("nonce"))
+        m.nonce = hash_option(a, "nonce", "the nonce");
+      else
+        crypto::random_bytes(m.nonce);
+    }
+    std::printf("%s\n", env::to_json(take(env::sign(kind, d, m, key))).c_str());
+  }
   return 0;
 }
 
 int envelope_verify(const std::vector<std::string>& argv) {
-  args a(argv, {"type", "chain-id", "now", "signer"}, {});
+  args a(argv, {"type", "chain-id", "now", "signer", "contract", "account", "method", "path", "body-file"},
+         {"accept-v1"});
   a.at_most(1);
   const std::string text = read_input(a.at(0, "FILE"));
-  eip712::envelope::expectation expect{};
+  env::expectation expect{};
   expect.expected = parse_kind(a.require("type"));
   expect.chain_id = parse_u64(a.require("chain-id"), "--chain-id");
   expect.now = a.get("now") ? parse_u64(*a.get("now"), "--now") : unix_now();
   if (auto s = a.get("signer"))
     expect.expected_signer = take(parse_address(*s));
+  if (auto c = a.get("contract"))
+    expect.verifying_contract = take(parse_address(*c));
+  if (a.get("account"))
+    expect.account = hash_option(a, "account", "the converted account's api_key_hash");
+  if (a.get("method") || a.get("path") || a.get("body-file"))
+    expect.request = request_of(a);
+  // As the server does by default (docs/protocol.md §2): version 1 only for the minting flows.
+  expect.accept_v1 = a.has("accept-v1") || expect.expected == env::kind::create_wallet ||
+                     expect.expected == env::kind::add_usage_api_key;
 
   // FILE holds {"typed_data": <object or its JSON text>, "signature": "0x…"}.
   boost::system::error_code ec;
@@ -125,10 +208,16 @@ int envelope_verify(const std::vector<std::string>& argv) {
   if (!td || !sig || !sig->is_string())
     throw input_error("FILE: expected fields \"typed_data\" and \"signature\" (a string)");
   const std::string td_text = td->is_string() ? std::string(td->as_string()) : boost::json::serialize(*td);
-  auto signer = eip712::envelope::verify(td_text, std::string(sig->as_string()), expect);
-  if (!signer)
-    throw input_error(signer.err().message);
-  emit_value("signer", to_checksum_address(*signer));
+  auto checked = env::check(td_text, std::string(sig->as_string()), expect);
+  if (!checked) {
+    std::string why = checked.err().message;
+    if (checked.code() == envelope_errc::contract_mismatch && !expect.verifying_contract)
+      why += " (a version 2 envelope is checked against --contract, the deployment's registry)";
+    else if (checked.code() == envelope_errc::version_refused)
+      why += " (--accept-v1: as a server that opts in to version 1)";
+    throw input_error(why);
+  }
+  emit_value("signer", to_checksum_address(checked->signer));
   return 0;
 }
 
@@ -349,9 +438,15 @@ std::vector<command> all_commands() {
        typed_data_hash},
       {"typed-data sign", "FILE --key-file K", "sign typed data; prints the 65-byte 0x signature", typed_data_sign},
       {"typed-data recover", "FILE SIG", "recover the signer of typed data; prints its address", typed_data_recover},
-      {"envelope new", "--type T --chain-id N --key-file K [--issued-at UNIX]",
-       "build and sign a wallet-proof envelope; prints {\"typed_data\", \"signature\"}", envelope_new},
-      {"envelope verify", "FILE --type T --chain-id N [--now UNIX] [--signer ADDR]",
+      {"envelope new",
+       "--type T --chain-id N --contract ADDR --key-file K [--issued-at UNIX] [--account HASH] [--nonce HEX] "
+       "[--method M --path TARGET [--body-file F]] [--count N] [--version 1|2]",
+       "build and sign a wallet-proof envelope (version 2 unless --version 1); prints {\"typed_data\", "
+       "\"signature\"}, one line per envelope",
+       envelope_new},
+      {"envelope verify",
+       "FILE --type T --chain-id N [--contract ADDR] [--account HASH] [--method M --path TARGET [--body-file F]] "
+       "[--now UNIX] [--signer ADDR] [--accept-v1]",
        "validate an envelope as a server does; prints the signer", envelope_verify},
       {"abi encode", "'f(uint256,string)' ARGS...",
        "ABI-encode arguments; with a function name, prints calldata with its selector", abi_encode},

@@ -14,7 +14,6 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -32,7 +31,6 @@
 #include "enact/client/core_client.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/address.hpp"
-#include "enact/eip712/envelope.hpp"
 #include "enact/ipfs/cid.hpp"
 
 namespace enact::cli {
@@ -540,28 +538,21 @@ int run(const std::vector<std::string>& argv) {
 
 // --- billing -----------------------------------------------------------------------------------
 
-/// With --wallet-key-file, a BillingAuth proof signed now for the service's chain.
-std::optional<eip712::envelope::signed_envelope> wallet_proof(const args& a, core_client& c) {
+/// The admin wallet's key of --wallet-key-file: each billing request is then sent with a version 2
+/// BillingAuth the client signs for exactly that request (docs/protocol.md §2), instead of the API key.
+std::optional<Secret> wallet_key(const args& a) {
   auto path = a.get("wallet-key-file");
   if (!path)
     return std::nullopt;
-  const Secret key = read_key_file(*path);
-  const uint64_t chain_id = c.get_node_chain_config().chain_id;
-  const auto now = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain_id, key, now);
-  if (!env)
-    throw input_error(env.err().message);
-  return std::move(*env);
+  return read_key_file(*path);
 }
 
 int billing_balance(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"wallet-key-file"});
   a.at_most(0);
-  const bool by_wallet = a.get("wallet-key-file").has_value();
-  core_client c = connect(a, !by_wallet);
-  auto proof = wallet_proof(a, c);
-  emit(json::value_from(proof ? c.balance(*proof) : c.balance()));
+  const auto key = wallet_key(a);
+  core_client c = connect(a, !key);
+  emit(json::value_from(key ? c.balance(*key) : c.balance()));
   return 0;
 }
 
@@ -569,10 +560,9 @@ int billing_create_intent(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"amount-cents", "wallet-key-file"});
   a.at_most(0);
   const uint64_t amount = parse_u64(a.require("amount-cents"), "--amount-cents");
-  const bool by_wallet = a.get("wallet-key-file").has_value();
-  core_client c = connect(a, !by_wallet);
-  auto proof = wallet_proof(a, c);
-  emit(json::value_from(proof ? c.create_payment_intent(amount, *proof) : c.create_payment_intent(amount)));
+  const auto key = wallet_key(a);
+  core_client c = connect(a, !key);
+  emit(json::value_from(key ? c.create_payment_intent(amount, *key) : c.create_payment_intent(amount)));
   return 0;
 }
 
@@ -580,11 +570,10 @@ int billing_confirm(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"wallet-key-file"});
   a.at_most(1);
   const std::string& id = a.at(0, "PAYMENT_INTENT_ID");
-  const bool by_wallet = a.get("wallet-key-file").has_value();
-  core_client c = connect(a, !by_wallet);
-  auto proof = wallet_proof(a, c);
+  const auto key = wallet_key(a);
+  core_client c = connect(a, !key);
   json::object o;
-  o["balance_credits"] = proof ? c.confirm_payment(id, *proof) : c.confirm_payment(id);
+  o["balance_credits"] = key ? c.confirm_payment(id, *key) : c.confirm_payment(id);
   emit(o);
   return 0;
 }

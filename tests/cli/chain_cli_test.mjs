@@ -119,6 +119,9 @@ try {
         JSON.stringify(keys.items[0].permissions.execute_in_groups) === '[1,2]', `list-keys (${JSON.stringify(keys)})`);
   const wallets = json(['chain', 'list-wallets', '--key-file', 'owner.key'], 'list-wallets');
   check(wallets.total === 2, 'list-wallets: the PKP and the usage key wallet');
+  check(wallets.items.find((w) => w.wallet.toLowerCase() === pkp.pkp_id.toLowerCase())?.usageKeyWallet === false &&
+        wallets.items.find((w) => w.wallet.toLowerCase() === key.wallet_address.toLowerCase())?.usageKeyWallet === true,
+        `list-wallets labels the usage key's wallet (${JSON.stringify(wallets.items)})`);
   check(json(['chain', 'list-wallets', '--group', '1', '--key-file', 'owner.key'], 'list-wallets --group').total === 1,
         'list-wallets --group');
   const actions = json(['chain', 'list-actions', '--group', '1', '--key-file', 'owner.key'], 'list-actions --group');

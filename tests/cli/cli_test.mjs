@@ -173,24 +173,111 @@ for (const v of vectors('cron').vectors.slice(0, 30)) {
 {
   const key = file('owner.key', vectors('keys').vectors[0].private_key);
   const owner = vectors('keys').vectors[0].address;
-  const r = run(['envelope', 'new', '--type', 'AddUsageApiKey', '--chain-id', '8453', '--key-file', key,
-                 '--issued-at', '1800000000']);
+  const registry = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+  const at = ['--now', '1800000100'];
+  const r = run(['envelope', 'new', '--type', 'AddUsageApiKey', '--chain-id', '8453', '--contract', registry,
+                 '--key-file', key, '--issued-at', '1800000000']);
   check(r.code === 0, `envelope new: exit ${r.code} ${r.err}`);
+  const made = JSON.parse(r.out);
+  check(made.typed_data.domain.version === '2' && made.typed_data.domain.verifyingContract === registry &&
+        /^0x[0-9a-f]{64}$/.test(made.typed_data.message.nonce), `envelope new signs version 2 (${r.out})`);
   const env = file('env.json', r.out);
-  expectOut(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '8453', '--now', '1800000100'],
-            owner, 'envelope verify');
-  expectOut(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '8453', '--now', '1800000100',
-             '--signer', owner.toLowerCase()], owner, 'envelope verify with expected signer');
-  expectFail(['envelope', 'verify', env, '--type', 'CreateWallet', '--chain-id', '8453', '--now', '1800000100'], 1,
-             /primaryType/, 'envelope for another flow');
-  expectFail(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '1', '--now', '1800000100'], 1,
-             /chainId/, 'envelope for another chain');
-  expectFail(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '8453', '--now', '1800000301'], 1,
-             /issuedAt/, 'stale envelope');
+  const v2 = ['--type', 'AddUsageApiKey', '--chain-id', '8453', '--contract', registry, ...at];
+  expectOut(['envelope', 'verify', env, ...v2], owner, 'envelope verify');
+  expectOut(['envelope', 'verify', env, ...v2, '--signer', owner.toLowerCase()], owner,
+            'envelope verify with expected signer');
+  expectFail(['envelope', 'verify', env, '--type', 'CreateWallet', '--chain-id', '8453', '--contract', registry, ...at],
+             1, /primaryType/, 'envelope for another flow');
+  expectFail(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '1', '--contract', registry, ...at],
+             1, /chainId/, 'envelope for another chain');
+  expectFail(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '8453', '--contract',
+              vectors('keys').vectors[1].address, ...at], 1, /verifyingContract/, 'envelope for another registry');
+  expectFail(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '8453', ...at], 1, /--contract/,
+             'a version 2 envelope checked without a registry');
+  expectFail(['envelope', 'verify', env, '--type', 'AddUsageApiKey', '--chain-id', '8453', '--contract', registry,
+              '--now', '1800000301'], 1, /issuedAt/, 'stale envelope');
   const parsed = JSON.parse(r.out);
   parsed.typed_data.message.address = vectors('keys').vectors[1].address;
-  expectFail(['envelope', 'verify', file('forged.json', JSON.stringify(parsed)), '--type', 'AddUsageApiKey',
-              '--chain-id', '8453', '--now', '1800000100'], 1, /signature|signer/, 'envelope with another address');
+  expectFail(['envelope', 'verify', file('forged.json', JSON.stringify(parsed)), ...v2], 1, /signature|signer/,
+             'envelope with another address');
+
+  // What viem signed for each version 2 vector, given the same members.
+  const v2vectors = vectors('typed_data').vectors.filter((v) => v.name.startsWith('envelope2-'));
+  check(v2vectors.length === 5, `five version 2 envelope vectors (got ${v2vectors.length})`);
+  for (const v of v2vectors) {
+    const d = v.document;
+    const m = d.message;
+    const args = ['envelope', 'new', '--type', d.primaryType, '--chain-id', String(d.domain.chainId), '--contract',
+                  d.domain.verifyingContract, '--issued-at', String(m.issuedAt),
+                  '--key-file', file(`${v.name}.key`, v.private_key)];
+    if (m.nonce) args.push('--nonce', m.nonce);
+    if (m.account) args.push('--account', m.account);
+    if (m.method) {
+      args.push('--method', m.method, '--path', m.path);
+      if (m.method === 'POST') args.push('--body-file', file(`${v.name}.body`, '{"amount_cents":500}'));
+    }
+    const out = run(args);
+    let got = null;
+    try {
+      got = JSON.parse(out.out);
+    } catch {}
+    check(out.code === 0 && got?.signature === v.signature_viem &&
+          JSON.stringify(got?.typed_data.message) === JSON.stringify(m) &&
+          JSON.stringify(got?.typed_data.domain) === JSON.stringify(d.domain),
+          `envelope new ${v.name}: ${out.code} ${out.out} ${out.err}`);
+    const verify = ['envelope', 'verify', file(`${v.name}.json`, out.out), '--type', d.primaryType, '--chain-id',
+                    String(d.domain.chainId), '--contract', d.domain.verifyingContract, '--now', String(m.issuedAt)];
+    if (m.account) {
+      expectOut([...verify, '--account', m.account], v.signer, `envelope verify ${v.name}`);
+      expectFail([...verify, '--account', '0x' + '00'.repeat(32)], 1, /account/, `${v.name} for another account`);
+    } else if (m.method === 'GET') {
+      expectOut([...verify, '--method', 'GET', '--path', m.path], v.signer, `envelope verify ${v.name}`);
+      expectFail([...verify, '--method', 'GET', '--path', m.path.replace('20', '21')], 1, /not this request/,
+                 `${v.name} for another target`);
+      expectFail([...verify, '--method', 'POST', '--path', m.path], 1, /not this request/, `${v.name} for another method`);
+    } else if (m.method === 'POST') {
+      expectOut([...verify, '--method', 'POST', '--path', m.path, '--body-file', file('body.json', '{"amount_cents":500}')],
+                v.signer, `envelope verify ${v.name}`);
+      expectFail([...verify, '--method', 'POST', '--path', m.path, '--body-file', file('body2.json', '{"amount_cents":501}')],
+                 1, /another body/, `${v.name} for another body`);
+    } else {
+      expectOut(verify, v.signer, `envelope verify ${v.name}`);
+    }
+  }
+
+  // --count: one envelope per line, each with its own nonce (pre-signed envelopes to replay).
+  const many = run(['envelope', 'new', '--type', 'CreateWallet', '--chain-id', '8453', '--contract', registry,
+                    '--key-file', key, '--count', '3']);
+  const lines = many.out.split('\n').map((l) => JSON.parse(l));
+  check(many.code === 0 && lines.length === 3 && new Set(lines.map((e) => e.typed_data.message.nonce)).size === 3,
+        `envelope new --count 3: ${many.code} ${many.out} ${many.err}`);
+
+  // Version 1, the specification's form: accepted for the minting flows, refused (by default, as
+  // the server does) for ConvertAccount and BillingAuth.
+  const old = run(['envelope', 'new', '--version', '1', '--type', 'BillingAuth', '--chain-id', '8453', '--key-file', key]);
+  const oldEnv = JSON.parse(old.out);
+  check(old.code === 0 && oldEnv.typed_data.domain.version === '1' && !('nonce' in oldEnv.typed_data.message),
+        `envelope new --version 1: ${old.out} ${old.err}`);
+  expectFail(['envelope', 'verify', file('v1.json', old.out), '--type', 'BillingAuth', '--chain-id', '8453'], 1,
+             /version 1/, 'a version 1 BillingAuth');
+  expectOut(['envelope', 'verify', file('v1.json', old.out), '--type', 'BillingAuth', '--chain-id', '8453',
+             '--accept-v1'], owner, 'a version 1 BillingAuth with --accept-v1');
+
+  // Usage: what a version or kind does not carry is refused, not ignored.
+  const base = ['envelope', 'new', '--chain-id', '8453', '--key-file', key];
+  expectFail([...base, '--type', 'ConvertAccount', '--contract', registry], 2, /--account/, 'ConvertAccount without --account');
+  expectFail([...base, '--type', 'CreateWallet'], 2, /--contract/, 'version 2 without --contract');
+  expectFail([...base, '--type', 'CreateWallet', '--contract', registry, '--account', '0x' + '11'.repeat(32)], 2,
+             /only a ConvertAccount/, '--account for another kind');
+  expectFail([...base, '--type', 'BillingAuth', '--contract', registry, '--path', '/x'], 2, /--method/,
+             'BillingAuth without --method');
+  expectFail([...base, '--type', 'CreateWallet', '--contract', registry, '--method', 'GET'], 2, /only a BillingAuth/,
+             '--method for another kind');
+  expectFail([...base, '--type', 'CreateWallet', '--version', '1', '--contract', registry], 2, /version 2 member/,
+             '--contract with --version 1');
+  expectFail([...base, '--type', 'CreateWallet', '--contract', registry, '--nonce', '0x' + '11'.repeat(32), '--count', '2'],
+             2, /--nonce with --count/, '--nonce with --count');
+  expectFail([...base, '--type', 'CreateWallet', '--version', '3'], 2, /--version/, '--version 3');
 }
 
 // PKP derivation is deterministic and the key file written by `key new` is private.
