@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* enact C API: a stable C99 interface to the enact SDK (libenact_c.so), for C programs and for
  * foreign-function bindings (the Python package uses it through ctypes). It covers Keccak-256,
- * EIP-712 typed data (digest, signing, recovery), the wallet-proof envelope (build, sign and the
- * server's ten-rule verification), Solidity ABI encoding of a function call, the CIDv0 of action
+ * EIP-712 typed data (digest, signing, recovery), the wallet-proof envelope (versions 1 and 2:
+ * build, sign and the server's verification), Solidity ABI encoding of a function call, the CIDv0 of action
  * code, cron next-fire times, PKP wallet addresses, and a JSON-in/JSON-out client of the core
  * service (docs/protocol.md §2).
  *
@@ -76,27 +76,38 @@ extern "C" {
 /** An unexpected failure inside the library. */
 #define ENACT_ERR_INTERNAL (-10)
 
-/* Wallet-proof envelope verification: one code per rule of enact_envelope_verify, in rule order
- * (the SDK's envelope_errc value n is ENACT_ERR_ENVELOPE_BASE - n). */
+/* Wallet-proof envelope verification: one code per rule of enact_envelope_verify_v2, rules numbered
+ * as in the SDK's enact/eip712/envelope.hpp (the SDK's envelope_errc value n is
+ * ENACT_ERR_ENVELOPE_BASE - n). */
 #define ENACT_ERR_ENVELOPE_BASE (-20)
 /** Rule 1: serialized typed data over 4096 bytes. */
 #define ENACT_ERR_ENVELOPE_TOO_LARGE (-21)
-/** Rules 2, 5 (chainId not an unsigned integer) and 7: not JSON, wrong shape, bad message. */
+/** Rules 2, 5 (chainId not an unsigned integer) and 9: not JSON, wrong shape, bad message. */
 #define ENACT_ERR_ENVELOPE_MALFORMED (-22)
-/** Rule 3: `types` differ from the canonical envelope types. */
+/** Rule 3: `types` differ from the canonical envelope types of version 1 and 2. */
 #define ENACT_ERR_ENVELOPE_TYPES_NOT_CANONICAL (-23)
 /** Rule 4: a valid envelope for another flow. */
 #define ENACT_ERR_ENVELOPE_WRONG_PRIMARY_TYPE (-24)
 /** Rule 5: domain keys, name or version differ. */
 #define ENACT_ERR_ENVELOPE_DOMAIN_MISMATCH (-25)
-/** Rule 6: domain.chainId is not the expected chain. */
+/** Rule 7: domain.chainId is not the expected chain. */
 #define ENACT_ERR_ENVELOPE_CHAIN_ID_MISMATCH (-26)
-/** Rule 8: issuedAt outside now ± max_skew. */
+/** Rule 10: issuedAt outside now ± max_skew. */
 #define ENACT_ERR_ENVELOPE_EXPIRED (-27)
-/** Rule 9: the signature is not 0x + 130 hex, or no key recovers from it. */
+/** Rule 13: the signature is not 0x + 130 hex, or no key recovers from it. */
 #define ENACT_ERR_ENVELOPE_SIGNATURE_MALFORMED (-28)
-/** Rule 10: the signer is not message.address, or not the expected signer. */
+/** Rule 14: the signer is not message.address, or not the expected signer. */
 #define ENACT_ERR_ENVELOPE_SIGNER_MISMATCH (-29)
+/** Rule 6: a version 1 envelope where only version 2 is accepted. */
+#define ENACT_ERR_ENVELOPE_VERSION_REFUSED (-30)
+/** Rule 8: domain.verifyingContract is not the expected registry (or none was given). */
+#define ENACT_ERR_ENVELOPE_CONTRACT_MISMATCH (-31)
+/** Rule 11: a version 2 ConvertAccount names another account. */
+#define ENACT_ERR_ENVELOPE_ACCOUNT_MISMATCH (-32)
+/** Rule 12: a version 2 BillingAuth was signed for another method, target or body. */
+#define ENACT_ERR_ENVELOPE_REQUEST_MISMATCH (-33)
+/** A version 2 nonce used before: the server's nonce store reports it, no function here returns it. */
+#define ENACT_ERR_ENVELOPE_REPLAYED (-34)
 
 /* ---- Sizes of fixed outputs (terminating NUL included) -------------------------------------- */
 
@@ -171,30 +182,76 @@ ENACT_C_API int enact_message_recover(const uint8_t* message, size_t len, const 
                                       char out_address[ENACT_ADDRESS_SIZE]);
 
 /* ---- Wallet-proof envelope (docs/protocol.md §2 ChainSecured and Billing) ----------------------------- */
+/* Two versions (docs/protocol.md §2 "Envelope version 2"). Version 2 names the deployment (its
+ * chain and registry, chain_id and contract_address of GET /core/v1/get_node_chain_config) and
+ * what the signature authorizes: CreateWallet, AddUsageApiKey and ConvertAccount carry a nonce
+ * the server accepts once (sign a new envelope for every request), ConvertAccount the hash of the
+ * account converted (keccak256 of its account key's text), BillingAuth one request (its method,
+ * its target exactly as sent with the query, keccak256 of its body). The server refuses version 1
+ * for ConvertAccount and BillingAuth unless its operator opts in. */
 
-/** The canonical envelope typed data for `address` as compact JSON, ready for a wallet's
- *  eth_signTypedData_v4. `primary_type` is "CreateWallet", "ConvertAccount", "AddUsageApiKey" or
- *  "BillingAuth"; `issued_at` in unix seconds. Errors: INVALID_ARGUMENT (unknown primary type,
- *  bad address). */
+/** The canonical version 1 envelope typed data for `address` as compact JSON, ready for a
+ *  wallet's eth_signTypedData_v4. `primary_type` is "CreateWallet", "ConvertAccount",
+ *  "AddUsageApiKey" or "BillingAuth"; `issued_at` in unix seconds. Errors: INVALID_ARGUMENT
+ *  (unknown primary type, bad address). */
 ENACT_C_API int enact_envelope_build(const char* primary_type, const char* address, uint64_t issued_at,
                                      uint64_t chain_id, char** out_json);
 
-/** Builds the envelope for the key's own address and signs it; writes
+/** Builds the version 1 envelope for the key's own address and signs it; writes
  *  {"typed_data": {...}, "signature": "0x..."} as compact JSON (the body part the ChainSecured
  *  endpoints take). Errors: INVALID_ARGUMENT, CRYPTO. */
 ENACT_C_API int enact_envelope_sign(const char* primary_type, const uint8_t private_key[32], uint64_t issued_at,
                                     uint64_t chain_id, char** out_json);
 
+/** The canonical version 2 envelope typed data for `address` as compact JSON, for the deployment
+ *  (`chain_id`, `verifying_contract`: the registry's address). What the kind carries, and only
+ *  that (the others must be NULL): `nonce` (32 bytes; NULL: a fresh random one) for
+ *  CreateWallet, AddUsageApiKey and ConvertAccount; `account` (32 bytes, required) for
+ *  ConvertAccount; `method` ("GET", "POST"), `path` (the request target as sent: path and query)
+ *  and the `body_len` bytes at `body` (NULL when 0; their keccak256 is signed) for BillingAuth.
+ *  Errors: INVALID_ARGUMENT (unknown primary type, bad address, a member missing or given to a
+ *  kind that does not carry it), CRYPTO (no randomness). */
+ENACT_C_API int enact_envelope_build_v2(const char* primary_type, const char* address, uint64_t issued_at,
+                                        uint64_t chain_id, const char* verifying_contract, const uint8_t nonce[32],
+                                        const uint8_t account[32], const char* method, const char* path,
+                                        const uint8_t* body, size_t body_len, char** out_json);
+
+/** Builds the version 2 envelope of enact_envelope_build_v2 for the key's own address and signs
+ *  it; writes {"typed_data": {...}, "signature": "0x..."} as compact JSON. Errors: those of
+ *  enact_envelope_build_v2, CRYPTO (bad key). */
+ENACT_C_API int enact_envelope_sign_v2(const char* primary_type, const uint8_t private_key[32], uint64_t issued_at,
+                                       uint64_t chain_id, const char* verifying_contract, const uint8_t nonce[32],
+                                       const uint8_t account[32], const char* method, const char* path,
+                                       const uint8_t* body, size_t body_len, char** out_json);
+
 /** The server's check of a signed envelope, rule by rule in the order of docs/protocol.md §2; stops at the
  *  first failure and returns that rule's ENACT_ERR_ENVELOPE_* code. `now` is unix seconds (0: the
  *  system clock), `max_skew` the accepted distance of issuedAt from now in seconds (0: the default,
  *  300). `expected_signer` may be NULL; when set, the signer must also equal it. On success writes
- *  the signer's EIP-55 address. Errors: INVALID_ARGUMENT (NULL input, unknown expected primary
- *  type, bad expected_signer), ENACT_ERR_ENVELOPE_*. */
+ *  the signer's EIP-55 address. This checks version 1 only: a version 2 envelope is
+ *  ENACT_ERR_ENVELOPE_CONTRACT_MISMATCH (use enact_envelope_verify_v2). Errors: INVALID_ARGUMENT
+ *  (NULL input, unknown expected primary type, bad expected_signer), ENACT_ERR_ENVELOPE_*. */
 ENACT_C_API int enact_envelope_verify(const char* typed_data_json, const char* signature_hex,
                                       const char* expected_primary_type, uint64_t chain_id, uint64_t now,
                                       uint64_t max_skew, const char* expected_signer,
                                       char out_address[ENACT_ADDRESS_SIZE]);
+
+/** The server's check of a version 2 (or, with `accept_v1` non-zero, version 1) envelope for the
+ *  deployment (`chain_id`, `verifying_contract`). `account` (32 bytes; NULL: none) is the account
+ *  a ConvertAccount must name; `method` and `path` (both or neither; NULL: none) and the
+ *  `body_len` bytes at `body` the request a BillingAuth must authorize; an envelope whose kind
+ *  binds one, checked without it, is ACCOUNT_MISMATCH or REQUEST_MISMATCH. `now`, `max_skew` and
+ *  `expected_signer` as for enact_envelope_verify. On success writes the signer's address, and
+ *  when not NULL the version (1 or 2) to `out_version` and the nonce to `out_nonce` (32 zero
+ *  bytes when the envelope carries none). The nonce's single use is the server's to check.
+ *  Errors: INVALID_ARGUMENT, ENACT_ERR_ENVELOPE_*. */
+ENACT_C_API int enact_envelope_verify_v2(const char* typed_data_json, const char* signature_hex,
+                                         const char* expected_primary_type, uint64_t chain_id,
+                                         const char* verifying_contract, const uint8_t account[32], const char* method,
+                                         const char* path, const uint8_t* body, size_t body_len, int accept_v1,
+                                         uint64_t now, uint64_t max_skew, const char* expected_signer,
+                                         char out_address[ENACT_ADDRESS_SIZE], int* out_version,
+                                         uint8_t out_nonce[32]);
 
 /* ---- Solidity ABI --------------------------------------------------------------------------- */
 
@@ -267,6 +324,15 @@ ENACT_C_API int enact_core_client_set_api_key(enact_core_client* client, const c
  *  HTTP, BAD_RESPONSE. */
 ENACT_C_API int enact_core_client_call(enact_core_client* client, const char* method, const char* path,
                                        const char* json_body, char** out_json);
+
+/** As enact_core_client_call, sent without the API key and with an X-Wallet-Auth header instead:
+ *  a version 2 BillingAuth of the 32-byte `wallet_key` (the account's admin wallet) signed for
+ *  exactly this request as written (method, the base URL's path prefix and `path` with its query,
+ *  the body) and for the server's deployment (asked once per client with
+ *  GET /core/v1/get_node_chain_config). For the billing endpoints (docs/protocol.md §2). Errors:
+ *  those of enact_core_client_call, CRYPTO (bad key). */
+ENACT_C_API int enact_core_client_call_wallet(enact_core_client* client, const char* method, const char* path,
+                                              const char* json_body, const uint8_t wallet_key[32], char** out_json);
 
 /** The HTTP status of the last call's answer; 0 before any call and when there was no answer. */
 ENACT_C_API int enact_core_client_status(const enact_core_client* client);

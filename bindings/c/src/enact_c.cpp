@@ -91,7 +91,8 @@ int code_of(const std::error_code& ec) noexcept {
   if (is_category(ec, pkp_category()) || is_category(ec, hkdf_category()) || is_category(ec, random_category()) ||
       is_category(ec, aes_gcm_category()))
     return ENACT_ERR_CRYPTO;
-  if (is_category(ec, envelope_category()) && ec.value() >= 1 && ec.value() <= 9)
+  if (is_category(ec, envelope_category()) && ec.value() >= 1 &&
+      ec.value() <= static_cast<int>(enact::envelope_errc::replayed))
     return ENACT_ERR_ENVELOPE_BASE - ec.value();
   if (is_category(ec, api_category())) {
     switch (static_cast<enact::api_errc>(ec.value())) {
@@ -206,6 +207,67 @@ enact::eip712::envelope::kind kind_of(std::string_view what, const char* primary
                                          (primary_type ? "'" + std::string(primary_type) + "'" : std::string("NULL")));
 }
 
+uint64_t unix_now() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+enact::hash256 hash_from(const uint8_t* h32) {
+  enact::hash256 h{};
+  std::memcpy(h.data(), h32, h.size());
+  return h;
+}
+
+std::string_view body_of(const uint8_t* body, size_t body_len) {
+  if (body == nullptr && body_len != 0)
+    refuse(ENACT_ERR_INVALID_ARGUMENT, "body: NULL with a non-zero length");
+  return body != nullptr ? std::string_view(reinterpret_cast<const char*>(body), body_len) : std::string_view();
+}
+
+// The deployment and message of a version 2 envelope from the arguments of build_v2 / sign_v2:
+// each kind takes its own members and refuses the others, so that a member given in the belief
+// that it is signed never goes unsigned.
+struct v2_arguments {
+  enact::eip712::envelope::deployment deployment;
+  enact::eip712::envelope::message_v2 message;
+};
+
+v2_arguments v2_of(enact::eip712::envelope::kind k, uint64_t issued_at, uint64_t chain_id,
+                   const char* verifying_contract, const uint8_t* nonce, const uint8_t* account, const char* method,
+                   const char* path, const uint8_t* body, size_t body_len) {
+  using enact::eip712::envelope::kind;
+  require(verifying_contract, "verifying_contract");
+  v2_arguments out;
+  out.deployment = {chain_id, enact::parse_address_strict(verifying_contract, "verifying_contract").value()};
+  out.message.issued_at = issued_at;
+  const std::string name(enact::eip712::envelope::primary_type_name(k));
+  const auto absent = [&](const void* arg, const char* what) {
+    if (arg != nullptr)
+      refuse(ENACT_ERR_INVALID_ARGUMENT, std::string(what) + ": a " + name + " does not carry it; pass NULL");
+  };
+  if (k == kind::convert_account) {
+    require(account, "account");
+    out.message.account = hash_from(account);
+  } else {
+    absent(account, "account");
+  }
+  if (k == kind::billing_auth) {
+    absent(nonce, "nonce");
+    require(method, "method");
+    require(path, "path");
+    out.message.request = enact::eip712::envelope::bind_request(method, path, body_of(body, body_len));
+  } else {
+    absent(method, "method");
+    absent(path, "path");
+    absent(body, "body");
+    if (nonce != nullptr)
+      out.message.nonce = hash_from(nonce);
+    else
+      enact::crypto::random_bytes(out.message.nonce);
+  }
+  return out;
+}
+
 // Header characters a request path may not contain (CR/LF would split the request line).
 std::optional<size_t> bad_path_char(std::string_view path) noexcept {
   for (size_t i = 0; i < path.size(); ++i) {
@@ -252,6 +314,60 @@ enact_core_client* new_client(const char* base_url, const char* api_key, const c
     return ENACT_OK;
   });
   return client;
+}
+
+// One request of the JSON client: with the API key, or (by_wallet) with a BillingAuth of wallet_key.
+int client_call(enact_core_client* client, const char* method, const char* path, const char* json_body,
+                bool by_wallet, const uint8_t* wallet_key, char** out_json) noexcept {
+  return guarded([&] {
+    output(out_json, "out_json");
+    require(client, "client");
+    if (method == nullptr || path == nullptr)
+      return invalid(method == nullptr ? "method: NULL" : "path: NULL");
+    const std::string_view m = method;
+    if (m != "GET" && m != "POST")
+      return invalid("method: expected GET or POST, got '" + std::string(m) + "'");
+    const bool is_get = m == "GET";
+    const std::string_view target = path;
+    if (target.empty() || target.front() != '/')
+      return invalid("path: must start with '/'");
+    if (const auto at = bad_path_char(target))
+      return invalid("path: invalid character at offset " + std::to_string(*at));
+    if (by_wallet) {
+      require(wallet_key, "wallet_key");
+      (void)enact::crypto::secp256k1::public_key_of(key_from(wallet_key)).value();
+    }
+    if (is_get && json_body != nullptr)
+      return invalid("json_body: a GET request has no body; pass NULL");
+    std::string_view body;
+    if (!is_get) {
+      body = json_body != nullptr ? std::string_view(json_body) : "{}";
+      boost::system::error_code ec;
+      (void)json::parse(body, ec);
+      if (ec)
+        return set_error(ENACT_ERR_PARSE, "json_body: not JSON (" + ec.message() + ")");
+    }
+    client->status = 0;
+    client->request_id.clear();
+    try {
+      const auto answer =
+          by_wallet ? client->core.call(m, target, body, key_from(wallet_key)) : client->core.call(m, target, body);
+      client->status = answer.status;
+      client->request_id = answer.request_id;
+      *out_json = new_string(answer.body);
+      return ENACT_OK;
+    } catch (const enact::api_error& e) {
+      client->status = e.status();
+      client->request_id = e.request_id();
+      const int code = code_of(e.code());
+      if (code == ENACT_ERR_NETWORK)
+        return set_error(code, e.what());
+      if (e.status() == 0 && e.errc() == enact::api_errc::invalid_request)
+        return set_error(ENACT_ERR_INVALID_ARGUMENT, e.message());
+      *out_json = new_string(error_body(e));
+      return set_error(code, e.what());
+    }
+  });
 }
 
 }  // namespace
@@ -304,6 +420,16 @@ const char* enact_error_name(int code) {
       return "envelope_signature_malformed";
     case ENACT_ERR_ENVELOPE_SIGNER_MISMATCH:
       return "envelope_signer_mismatch";
+    case ENACT_ERR_ENVELOPE_VERSION_REFUSED:
+      return "envelope_version_refused";
+    case ENACT_ERR_ENVELOPE_CONTRACT_MISMATCH:
+      return "envelope_contract_mismatch";
+    case ENACT_ERR_ENVELOPE_ACCOUNT_MISMATCH:
+      return "envelope_account_mismatch";
+    case ENACT_ERR_ENVELOPE_REQUEST_MISMATCH:
+      return "envelope_request_mismatch";
+    case ENACT_ERR_ENVELOPE_REPLAYED:
+      return "envelope_replayed";
     default:
       return "unknown";
   }
@@ -431,6 +557,78 @@ int enact_envelope_sign(const char* primary_type, const uint8_t private_key[32],
   });
 }
 
+int enact_envelope_build_v2(const char* primary_type, const char* address, uint64_t issued_at, uint64_t chain_id,
+                            const char* verifying_contract, const uint8_t nonce[32], const uint8_t account[32],
+                            const char* method, const char* path, const uint8_t* body, size_t body_len,
+                            char** out_json) {
+  return guarded([&] {
+    output(out_json, "out_json");
+    const auto k = kind_of("primary_type", primary_type);
+    require(address, "address");
+    const auto signer = enact::parse_address_strict(address, "address").value();
+    auto [d, m] = v2_of(k, issued_at, chain_id, verifying_contract, nonce, account, method, path, body, body_len);
+    m.signer = signer;
+    *out_json = new_string(json::serialize(enact::eip712::envelope::build(k, d, m)));
+    return ENACT_OK;
+  });
+}
+
+int enact_envelope_sign_v2(const char* primary_type, const uint8_t private_key[32], uint64_t issued_at,
+                           uint64_t chain_id, const char* verifying_contract, const uint8_t nonce[32],
+                           const uint8_t account[32], const char* method, const char* path, const uint8_t* body,
+                           size_t body_len, char** out_json) {
+  return guarded([&] {
+    output(out_json, "out_json");
+    const auto k = kind_of("primary_type", primary_type);
+    require(private_key, "private_key");
+    auto [d, m] = v2_of(k, issued_at, chain_id, verifying_contract, nonce, account, method, path, body, body_len);
+    const auto env = enact::eip712::envelope::sign(k, d, std::move(m), key_from(private_key)).value();
+    *out_json = new_string(enact::eip712::envelope::to_json(env));
+    return ENACT_OK;
+  });
+}
+
+int enact_envelope_verify_v2(const char* typed_data_json, const char* signature_hex, const char* expected_primary_type,
+                             uint64_t chain_id, const char* verifying_contract, const uint8_t account[32],
+                             const char* method, const char* path, const uint8_t* body, size_t body_len,
+                             int accept_v1, uint64_t now, uint64_t max_skew, const char* expected_signer,
+                             char out_address[ENACT_ADDRESS_SIZE], int* out_version, uint8_t out_nonce[32]) {
+  return guarded([&] {
+    output(out_address, "out_address");
+    if (out_version != nullptr)
+      *out_version = 0;
+    if (out_nonce != nullptr)
+      std::memset(out_nonce, 0, 32);
+    require(typed_data_json, "typed_data_json");
+    require(signature_hex, "signature_hex");
+    enact::eip712::envelope::expectation want{};
+    want.expected = kind_of("expected_primary_type", expected_primary_type);
+    want.chain_id = chain_id;
+    require(verifying_contract, "verifying_contract");
+    want.verifying_contract = enact::parse_address_strict(verifying_contract, "verifying_contract").value();
+    if (account != nullptr)
+      want.account = hash_from(account);
+    if ((method == nullptr) != (path == nullptr))
+      return invalid("method and path: give both (the request a BillingAuth authorizes) or neither");
+    if (method != nullptr)
+      want.request = enact::eip712::envelope::bind_request(method, path, body_of(body, body_len));
+    else if (body != nullptr)
+      return invalid("body: given without method and path");
+    want.accept_v1 = accept_v1 != 0;
+    want.now = now != 0 ? now : unix_now();
+    want.max_skew = max_skew != 0 ? max_skew : enact::eip712::envelope::kDefaultMaxSkew;
+    if (expected_signer != nullptr)
+      want.expected_signer = enact::parse_address_strict(expected_signer, "expected_signer").value();
+    const auto v = enact::eip712::envelope::check(typed_data_json, signature_hex, want).value();
+    copy_fixed(enact::to_checksum_address(v.signer), out_address, ENACT_ADDRESS_SIZE);
+    if (out_version != nullptr)
+      *out_version = static_cast<int>(v.version);
+    if (out_nonce != nullptr && v.nonce)
+      std::memcpy(out_nonce, v.nonce->data(), 32);
+    return ENACT_OK;
+  });
+}
+
 int enact_envelope_verify(const char* typed_data_json, const char* signature_hex, const char* expected_primary_type,
                           uint64_t chain_id, uint64_t now, uint64_t max_skew, const char* expected_signer,
                           char out_address[ENACT_ADDRESS_SIZE]) {
@@ -441,10 +639,7 @@ int enact_envelope_verify(const char* typed_data_json, const char* signature_hex
     enact::eip712::envelope::expectation want{};
     want.expected = kind_of("expected_primary_type", expected_primary_type);
     want.chain_id = chain_id;
-    want.now = now != 0 ? now
-                        : static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                                    std::chrono::system_clock::now().time_since_epoch())
-                                                    .count());
+    want.now = now != 0 ? now : unix_now();
     want.max_skew = max_skew != 0 ? max_skew : enact::eip712::envelope::kDefaultMaxSkew;
     if (expected_signer != nullptr)
       want.expected_signer = enact::parse_address_strict(expected_signer, "expected_signer").value();
@@ -557,50 +752,12 @@ int enact_core_client_set_api_key(enact_core_client* client, const char* api_key
 
 int enact_core_client_call(enact_core_client* client, const char* method, const char* path, const char* json_body,
                            char** out_json) {
-  return guarded([&] {
-    output(out_json, "out_json");
-    require(client, "client");
-    if (method == nullptr || path == nullptr)
-      return invalid(method == nullptr ? "method: NULL" : "path: NULL");
-    const std::string_view m = method;
-    if (m != "GET" && m != "POST")
-      return invalid("method: expected GET or POST, got '" + std::string(m) + "'");
-    const bool is_get = m == "GET";
-    const std::string_view target = path;
-    if (target.empty() || target.front() != '/')
-      return invalid("path: must start with '/'");
-    if (const auto at = bad_path_char(target))
-      return invalid("path: invalid character at offset " + std::to_string(*at));
-    if (is_get && json_body != nullptr)
-      return invalid("json_body: a GET request has no body; pass NULL");
-    std::string_view body;
-    if (!is_get) {
-      body = json_body != nullptr ? std::string_view(json_body) : "{}";
-      boost::system::error_code ec;
-      (void)json::parse(body, ec);
-      if (ec)
-        return set_error(ENACT_ERR_PARSE, "json_body: not JSON (" + ec.message() + ")");
-    }
-    client->status = 0;
-    client->request_id.clear();
-    try {
-      const auto answer = client->core.call(m, target, body);
-      client->status = answer.status;
-      client->request_id = answer.request_id;
-      *out_json = new_string(answer.body);
-      return ENACT_OK;
-    } catch (const enact::api_error& e) {
-      client->status = e.status();
-      client->request_id = e.request_id();
-      const int code = code_of(e.code());
-      if (code == ENACT_ERR_NETWORK)
-        return set_error(code, e.what());
-      if (e.status() == 0 && e.errc() == enact::api_errc::invalid_request)
-        return set_error(ENACT_ERR_INVALID_ARGUMENT, e.message());
-      *out_json = new_string(error_body(e));
-      return set_error(code, e.what());
-    }
-  });
+  return client_call(client, method, path, json_body, false, nullptr, out_json);
+}
+
+int enact_core_client_call_wallet(enact_core_client* client, const char* method, const char* path,
+                                  const char* json_body, const uint8_t wallet_key[32], char** out_json) {
+  return client_call(client, method, path, json_body, true, wallet_key, out_json);
 }
 
 int enact_core_client_status(const enact_core_client* client) { return client != nullptr ? client->status : 0; }

@@ -51,6 +51,21 @@ void test_client(void) {
   CHECK_RC(enact_core_client_call(client, "GET", NULL, NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_core_client_call(client, "GET", "/", NULL, NULL), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_core_client_call(NULL, "GET", "/", NULL, &out), ENACT_ERR_INVALID_ARGUMENT);
+
+  /* With the admin wallet's key: a key that is none is refused before anything is sent; a good
+   * one needs the server's deployment first, which nothing answers here. */
+  {
+    uint8_t wallet_key[32];
+    memset(wallet_key, 0, sizeof wallet_key);
+    CHECK_RC(enact_core_client_call_wallet(client, "GET", "/core/v1/billing/balance", NULL, wallet_key, &out),
+             ENACT_ERR_CRYPTO);
+    CHECK_RC(enact_core_client_call_wallet(client, "GET", "/core/v1/billing/balance", NULL, NULL, &out),
+             ENACT_ERR_INVALID_ARGUMENT);
+    wallet_key[31] = 7;
+    CHECK_RC(enact_core_client_call_wallet(client, "GET", "/core/v1/billing/balance", NULL, wallet_key, &out),
+             ENACT_ERR_NETWORK);
+    CHECK(out == NULL, "out_json set on a network error");
+  }
   enact_core_client_free(client);
 
   enact_core_client_free(NULL);

@@ -24,7 +24,12 @@ void test_library(void) {
                               ENACT_ERR_ENVELOPE_CHAIN_ID_MISMATCH,
                               ENACT_ERR_ENVELOPE_EXPIRED,
                               ENACT_ERR_ENVELOPE_SIGNATURE_MALFORMED,
-                              ENACT_ERR_ENVELOPE_SIGNER_MISMATCH};
+                              ENACT_ERR_ENVELOPE_SIGNER_MISMATCH,
+                              ENACT_ERR_ENVELOPE_VERSION_REFUSED,
+                              ENACT_ERR_ENVELOPE_CONTRACT_MISMATCH,
+                              ENACT_ERR_ENVELOPE_ACCOUNT_MISMATCH,
+                              ENACT_ERR_ENVELOPE_REQUEST_MISMATCH,
+                              ENACT_ERR_ENVELOPE_REPLAYED};
   size_t i, j;
 
   CHECK(strcmp(enact_version(), ENACT_EXPECTED_VERSION) == 0, "version %s", enact_version());
@@ -40,7 +45,10 @@ void test_library(void) {
   }
   CHECK(strcmp(enact_error_name(ENACT_ERR_ENVELOPE_EXPIRED), "envelope_expired") == 0, "%s",
         enact_error_name(ENACT_ERR_ENVELOPE_EXPIRED));
+  CHECK(strcmp(enact_error_name(ENACT_ERR_ENVELOPE_REQUEST_MISMATCH), "envelope_request_mismatch") == 0, "%s",
+        enact_error_name(ENACT_ERR_ENVELOPE_REQUEST_MISMATCH));
   CHECK(strcmp(enact_error_name(-11), "unknown") == 0, "%s", enact_error_name(-11));
+  CHECK(strcmp(enact_error_name(-35), "unknown") == 0, "%s", enact_error_name(-35));
   CHECK(strcmp(enact_error_name(1), "unknown") == 0, "%s", enact_error_name(1));
 
   enact_free(NULL);
@@ -357,4 +365,224 @@ void test_envelope(void) {
   CHECK_RC(enact_envelope_sign("BillingAuth", key, ISSUED, CHAIN, &json), ENACT_ERR_CRYPTO);
   CHECK_RC(enact_envelope_sign("Billing", key, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
   CHECK_RC(enact_envelope_sign("BillingAuth", NULL, ISSUED, CHAIN, &json), ENACT_ERR_INVALID_ARGUMENT);
+}
+
+/* ---- Envelope version 2 -------------------------------------------------------------------- */
+
+/* tests/vectors/typed_data.json, envelope2-*: digests by ethers and eth-sig-util, signatures by
+ * viem, all with one key for the registry below. */
+#define V2_KEY "0xc04fe42d55029562e7b7ad40575947728a423f526959fbf56e8d3abc362a9e4b"
+#define V2_SIGNER "0xBb904cD370fAB68f99826d5D2b35315300738E65"
+#define V2_REGISTRY "0x574650Cd99D3830FE6D274c7a7843CDc00E17938"
+#define V2_POST_BODY "{\"amount_cents\":500}"
+static const struct {
+  const char* primary;
+  uint64_t chain_id;
+  uint64_t issued_at;
+  const char* nonce;   /* NULL: none */
+  const char* account; /* NULL: none */
+  const char* method;  /* NULL: none */
+  const char* path;
+  const char* body;
+  const char* digest;
+  const char* signature;
+} kEnvelopes2[] = {
+    {"CreateWallet", 175188u, 1735689600u, "0xdff168556c59916774da1368fbe416cf7b83c223b84d83e2a954627115391984", NULL,
+     NULL, NULL, NULL, "0x4eb1cead9f2aff4a209fc611a11cccbfaf2d9a1181ab1b3d485db11287f0fe0e",
+     "0x310b71506bcdfe59c659505da45780ea803e548de7df63cb9e2023867775167f752c1f2535e32b6cd43e2b130fd8d695db867f8639d94"
+     "208910f5c896a0218131c"},
+    {"AddUsageApiKey", 4294967311u, 1735689601u, "0x1c898443bf6fe0e0af85aa46bc06d2dbcaec2bda2cb6087f9802854286466470",
+     NULL, NULL, NULL, NULL, "0xc357e56c68ed4352009b8c1c01f2303f2102310122d47fea7ecbadefe5eab018",
+     "0x2749f9d4012948c0d4cfedb501493e72f79aa6f1a4db770a67cbe67be61deee70c23d2376745a8a51b0b6359efc957b5e805b30bb821d9"
+     "e32b220c82bbc8fd6f1b"},
+    {"ConvertAccount", 175188u, 1735689602u, "0x65cd2e13aef3b610b3cea877f5343804677a6e02eb0746cf0f60fbe9940e6ade",
+     "0xd844bb55167ab332117049e2ccd3d8863d241bcc80f46302310a6d942a90e851", NULL, NULL, NULL,
+     "0x27eea83f15dae8b3052f38b8098d1dc48f39f9950afd82adc7ee47c37b9241f7",
+     "0x70604e97fe0e28a0e3e7e609605e0656cc72ed00a4f0fcedb3364abe66918df94372a3625738c89406f7a76903e5a4591932c0e8588d3d7b"
+     "aa9a93915dc91af81b"},
+    {"BillingAuth", 175188u, 1735689603u, NULL, NULL, "GET", "/core/v1/billing/usage?limit=20&cursor=abc", "",
+     "0x2c7e4c151a5632ec0609e0c5dcaebe980792b55740444bc0dcf77927b36ae86b",
+     "0x333dd70885e53c9c41fb4460339241864cf0a70e7eb339f2b4017905b684de291da0c103fa89dfd84035edc74eabe9ff414da9ccc2d431b9"
+     "6e1d7944c147f4911c"},
+    {"BillingAuth", 175188u, 1735689604u, NULL, NULL, "POST", "/core/v1/billing/create_payment_intent", V2_POST_BODY,
+     "0xf8a514b585d07aa48a45103fd26984d5aebe5c09ba490a1f8ae4d3aa894d3e05",
+     "0xc7230600983f0f761778b8adc5cd517e35f8ad1454c1fc165feb0befb52e2f0310cc7fa867a215e7e4d03643321805d36a0826563431b999"
+     "a390bcd4ea881d721c"},
+};
+
+void test_envelope_v2(void) {
+  uint8_t key[32], nonce[32], account[32], hash[32], got_nonce[32];
+  char address[ENACT_ADDRESS_SIZE];
+  char* json = NULL;
+  int version = -1;
+  size_t i;
+
+  CHECK(from_hex(V2_KEY, key, sizeof key) == 32, "key");
+  for (i = 0; i < sizeof kEnvelopes2 / sizeof kEnvelopes2[0]; ++i) {
+    const char* primary = kEnvelopes2[i].primary;
+    const uint8_t* n = NULL;
+    const uint8_t* a = NULL;
+    const uint8_t* body = (const uint8_t*)kEnvelopes2[i].body;
+    const size_t body_len = body != NULL ? strlen(kEnvelopes2[i].body) : 0;
+    char *typed, *sig_at;
+    char sig[ENACT_SIGNATURE_HEX_SIZE];
+    if (kEnvelopes2[i].nonce != NULL) {
+      CHECK(from_hex(kEnvelopes2[i].nonce, nonce, sizeof nonce) == 32, "nonce");
+      n = nonce;
+    }
+    if (kEnvelopes2[i].account != NULL) {
+      CHECK(from_hex(kEnvelopes2[i].account, account, sizeof account) == 32, "account");
+      a = account;
+    }
+    if (body_len == 0)
+      body = NULL;
+
+    /* The built document hashes to what ethers and eth-sig-util computed. */
+    CHECK_RC(enact_envelope_build_v2(primary, V2_SIGNER, kEnvelopes2[i].issued_at, kEnvelopes2[i].chain_id,
+                                     V2_REGISTRY, n, a, kEnvelopes2[i].method, kEnvelopes2[i].path, body, body_len,
+                                     &json),
+             ENACT_OK);
+    if (json == NULL)
+      continue;
+    CHECK_RC(enact_typed_data_hash(json, hash), ENACT_OK);
+    CHECK(same_hex(hash, 32, kEnvelopes2[i].digest), "%s #%u: digest of the built envelope", primary, (unsigned)i);
+    enact_free(json);
+    json = NULL;
+
+    /* Signed here, it carries viem's signature (RFC 6979), and verifies for the same binding. */
+    CHECK_RC(enact_envelope_sign_v2(primary, key, kEnvelopes2[i].issued_at, kEnvelopes2[i].chain_id, V2_REGISTRY, n,
+                                    a, kEnvelopes2[i].method, kEnvelopes2[i].path, body, body_len, &json),
+             ENACT_OK);
+    if (json == NULL)
+      continue;
+    CHECK(strstr(json, kEnvelopes2[i].signature) != NULL, "%s #%u: signature %s", primary, (unsigned)i, json);
+    typed = object_after(json, "typed_data");
+    sig_at = strstr(json, "\"signature\":\"");
+    CHECK(typed != NULL && sig_at != NULL, "signed envelope shape: %s", json);
+    if (typed != NULL && sig_at != NULL) {
+      memcpy(sig, sig_at + 13, ENACT_SIGNATURE_HEX_SIZE - 1);
+      sig[ENACT_SIGNATURE_HEX_SIZE - 1] = '\0';
+      CHECK_RC(enact_envelope_verify_v2(typed, sig, primary, kEnvelopes2[i].chain_id, V2_REGISTRY, a,
+                                        kEnvelopes2[i].method, kEnvelopes2[i].path, body, body_len, 0,
+                                        kEnvelopes2[i].issued_at, 0, V2_SIGNER, address, &version, got_nonce),
+               ENACT_OK);
+      CHECK(strcmp(address, V2_SIGNER) == 0 && version == 2, "%s: signer %s, version %d", primary, address, version);
+      CHECK(n == NULL ? same_hex(got_nonce, 32, "0x" "0000000000000000000000000000000000000000000000000000000000000000")
+                      : memcmp(got_nonce, n, 32) == 0,
+            "%s: nonce reported", primary);
+      /* Another deployment, another registry: refused. */
+      CHECK_RC(enact_envelope_verify_v2(typed, sig, primary, kEnvelopes2[i].chain_id + 1, V2_REGISTRY, a,
+                                        kEnvelopes2[i].method, kEnvelopes2[i].path, body, body_len, 0,
+                                        kEnvelopes2[i].issued_at, 0, NULL, address, NULL, NULL),
+               ENACT_ERR_ENVELOPE_CHAIN_ID_MISMATCH);
+      CHECK_RC(enact_envelope_verify_v2(typed, sig, primary, kEnvelopes2[i].chain_id, COW, a, kEnvelopes2[i].method,
+                                        kEnvelopes2[i].path, body, body_len, 0, kEnvelopes2[i].issued_at, 0, NULL,
+                                        address, NULL, NULL),
+               ENACT_ERR_ENVELOPE_CONTRACT_MISMATCH);
+      /* The version 1 check has no registry: a version 2 envelope is never taken for one. */
+      CHECK_RC(enact_envelope_verify(typed, sig, primary, kEnvelopes2[i].chain_id, kEnvelopes2[i].issued_at, 0, NULL,
+                                     address),
+               ENACT_ERR_ENVELOPE_CONTRACT_MISMATCH);
+      if (a != NULL) {
+        uint8_t other[32];
+        memcpy(other, a, 32);
+        other[0] ^= 1;
+        CHECK_RC(enact_envelope_verify_v2(typed, sig, primary, kEnvelopes2[i].chain_id, V2_REGISTRY, other, NULL, NULL,
+                                          NULL, 0, 0, kEnvelopes2[i].issued_at, 0, NULL, address, NULL, NULL),
+                 ENACT_ERR_ENVELOPE_ACCOUNT_MISMATCH);
+      }
+      if (kEnvelopes2[i].method != NULL) {
+        CHECK_RC(enact_envelope_verify_v2(typed, sig, primary, kEnvelopes2[i].chain_id, V2_REGISTRY, NULL,
+                                          kEnvelopes2[i].method, "/core/v1/billing/balance", body, body_len, 0,
+                                          kEnvelopes2[i].issued_at, 0, NULL, address, NULL, NULL),
+                 ENACT_ERR_ENVELOPE_REQUEST_MISMATCH);
+        CHECK_RC(enact_envelope_verify_v2(typed, sig, primary, kEnvelopes2[i].chain_id, V2_REGISTRY, NULL, "PUT",
+                                          kEnvelopes2[i].path, body, body_len, 0, kEnvelopes2[i].issued_at, 0, NULL,
+                                          address, NULL, NULL),
+                 ENACT_ERR_ENVELOPE_REQUEST_MISMATCH);
+        CHECK_RC(enact_envelope_verify_v2(typed, sig, primary, kEnvelopes2[i].chain_id, V2_REGISTRY, NULL,
+                                          kEnvelopes2[i].method, kEnvelopes2[i].path, (const uint8_t*)"{}", 2, 0,
+                                          kEnvelopes2[i].issued_at, 0, NULL, address, NULL, NULL),
+                 ENACT_ERR_ENVELOPE_REQUEST_MISMATCH);
+        /* Checked without the request it binds. */
+        CHECK_RC(enact_envelope_verify_v2(typed, sig, primary, kEnvelopes2[i].chain_id, V2_REGISTRY, NULL, NULL, NULL,
+                                          NULL, 0, 0, kEnvelopes2[i].issued_at, 0, NULL, address, NULL, NULL),
+                 ENACT_ERR_ENVELOPE_REQUEST_MISMATCH);
+      }
+    }
+    free(typed);
+    enact_free(json);
+    json = NULL;
+  }
+
+  /* A fresh random nonce when none is given: two envelopes, two nonces. */
+  {
+    char* second = NULL;
+    CHECK_RC(enact_envelope_sign_v2("CreateWallet", key, 1735689600u, 1u, V2_REGISTRY, NULL, NULL, NULL, NULL, NULL, 0,
+                                    &json),
+             ENACT_OK);
+    CHECK_RC(enact_envelope_sign_v2("CreateWallet", key, 1735689600u, 1u, V2_REGISTRY, NULL, NULL, NULL, NULL, NULL, 0,
+                                    &second),
+             ENACT_OK);
+    CHECK(json != NULL && second != NULL && strcmp(json, second) != 0, "random nonces differ");
+    enact_free(second);
+  }
+
+  /* Version 1 where only version 2 is accepted; accepted with accept_v1. */
+  {
+    char *v1 = NULL, *typed, *sig_at;
+    char sig[ENACT_SIGNATURE_HEX_SIZE];
+    CHECK_RC(enact_envelope_sign("BillingAuth", key, 1735689600u, 1u, &v1), ENACT_OK);
+    typed = v1 ? object_after(v1, "typed_data") : NULL;
+    sig_at = v1 ? strstr(v1, "\"signature\":\"") : NULL;
+    if (typed != NULL && sig_at != NULL) {
+      memcpy(sig, sig_at + 13, ENACT_SIGNATURE_HEX_SIZE - 1);
+      sig[ENACT_SIGNATURE_HEX_SIZE - 1] = '\0';
+      CHECK_RC(enact_envelope_verify_v2(typed, sig, "BillingAuth", 1u, V2_REGISTRY, NULL, "GET", "/x", NULL, 0, 0,
+                                        1735689600u, 0, NULL, address, &version, NULL),
+               ENACT_ERR_ENVELOPE_VERSION_REFUSED);
+      CHECK_RC(enact_envelope_verify_v2(typed, sig, "BillingAuth", 1u, V2_REGISTRY, NULL, "GET", "/x", NULL, 0, 1,
+                                        1735689600u, 0, NULL, address, &version, NULL),
+               ENACT_OK);
+      CHECK(version == 1, "version %d", version);
+    }
+    free(typed);
+    enact_free(v1);
+  }
+
+  /* Each kind takes its own members and refuses the others. */
+  enact_free(json);
+  json = (char*)"untouched";
+  CHECK_RC(enact_envelope_build_v2("CreateWallet", V2_SIGNER, 1u, 1u, V2_REGISTRY, NULL, account, NULL, NULL, NULL, 0,
+                                   &json),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK(json == NULL && strstr(enact_last_error(), "account") != NULL, "%s", enact_last_error());
+  CHECK_RC(enact_envelope_build_v2("CreateWallet", V2_SIGNER, 1u, 1u, V2_REGISTRY, NULL, NULL, "GET", "/", NULL, 0,
+                                   &json),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_build_v2("ConvertAccount", V2_SIGNER, 1u, 1u, V2_REGISTRY, NULL, NULL, NULL, NULL, NULL, 0,
+                                   &json),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_build_v2("BillingAuth", V2_SIGNER, 1u, 1u, V2_REGISTRY, nonce, NULL, "GET", "/", NULL, 0,
+                                   &json),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_build_v2("BillingAuth", V2_SIGNER, 1u, 1u, V2_REGISTRY, NULL, NULL, "GET", NULL, NULL, 0,
+                                   &json),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_build_v2("BillingAuth", V2_SIGNER, 1u, 1u, V2_REGISTRY, NULL, NULL, "POST", "/", NULL, 3,
+                                   &json),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_build_v2("CreateWallet", V2_SIGNER, 1u, 1u, NULL, NULL, NULL, NULL, NULL, NULL, 0, &json),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_build_v2("CreateWallet", V2_SIGNER, 1u, 1u, "0x12", NULL, NULL, NULL, NULL, NULL, 0, &json),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_verify_v2("{}", "0x", "CreateWallet", 1u, V2_REGISTRY, NULL, "GET", NULL, NULL, 0, 0, 1u, 0,
+                                    NULL, address, NULL, NULL),
+           ENACT_ERR_INVALID_ARGUMENT);
+  CHECK_RC(enact_envelope_verify_v2("{}", "0x", "CreateWallet", 1u, NULL, NULL, NULL, NULL, NULL, 0, 0, 1u, 0, NULL,
+                                    address, NULL, NULL),
+           ENACT_ERR_INVALID_ARGUMENT);
+  memset(key, 0, sizeof key);
+  CHECK_RC(enact_envelope_sign_v2("CreateWallet", key, 1u, 1u, V2_REGISTRY, NULL, NULL, NULL, NULL, NULL, 0, &json),
+           ENACT_ERR_CRYPTO);
 }

@@ -207,6 +207,7 @@ int main(void) {
   test_typed_data();
   test_account();
   test_envelope();
+  test_envelope_v2();
   test_abi();
   test_cid();
   test_cron();

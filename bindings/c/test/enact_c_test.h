@@ -69,6 +69,7 @@ void test_keccak(void);
 void test_typed_data(void);
 void test_account(void);
 void test_envelope(void);
+void test_envelope_v2(void);
 void test_abi(void);
 void test_cid(void);
 void test_cron(void);
