@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """enact: Python bindings of the enact SDK, over its C ABI (libenact_c.so) with ctypes.
 
-Keccak-256, EIP-712 typed data (digest, signing, recovery), the wallet-proof envelope (build, sign,
-verify), Solidity ABI call encoding, the CIDv0 of action code, cron next-fire times, PKP wallet
+Keccak-256, EIP-712 typed data (digest, signing, recovery), the wallet-proof envelope (versions 1
+and 2: build, sign, verify), Solidity ABI call encoding, the CIDv0 of action code, cron next-fire times, PKP wallet
 addresses and derivation paths; :class:`Account` (``from_key``, ``sign_message``,
 ``sign_typed_data``), :func:`recover_message`, :func:`recover_typed_data` and
 :func:`to_checksum_address` in the shape of eth-account; and :class:`CoreClient`, the typed client
@@ -33,6 +33,7 @@ from ._native import take_string as _take_string
 from . import account as _account
 from . import core_types as _core_types
 from .account import *  # noqa: F401,F403  (Account and the recovery functions: account.__all__)
+from ._envelope import VerifiedEnvelope, envelope_build_v2, envelope_sign_v2, envelope_verify_v2
 from .core import CoreClient
 from .core_types import *  # noqa: F401,F403  (the answer types: core_types.__all__)
 from .errors import (
@@ -54,15 +55,20 @@ from .errors import (
     UnavailableError,
     CryptoError,
     EnactError,
+    EnvelopeAccountMismatchError,
     EnvelopeChainIdMismatchError,
+    EnvelopeContractMismatchError,
     EnvelopeDomainMismatchError,
     EnvelopeError,
     EnvelopeExpiredError,
     EnvelopeMalformedError,
+    EnvelopeReplayedError,
+    EnvelopeRequestMismatchError,
     EnvelopeSignatureMalformedError,
     EnvelopeSignerMismatchError,
     EnvelopeTooLargeError,
     EnvelopeTypesNotCanonicalError,
+    EnvelopeVersionRefusedError,
     EnvelopeWrongPrimaryTypeError,
     HttpError,
     InternalError,
@@ -88,6 +94,10 @@ __all__ = [
     "envelope_build",
     "envelope_sign",
     "envelope_verify",
+    "envelope_build_v2",
+    "envelope_sign_v2",
+    "envelope_verify_v2",
+    "VerifiedEnvelope",
     "abi_encode_call",
     "cid_v0",
     "cron_next",
@@ -130,6 +140,11 @@ __all__ = [
     "EnvelopeExpiredError",
     "EnvelopeSignatureMalformedError",
     "EnvelopeSignerMismatchError",
+    "EnvelopeVersionRefusedError",
+    "EnvelopeContractMismatchError",
+    "EnvelopeAccountMismatchError",
+    "EnvelopeRequestMismatchError",
+    "EnvelopeReplayedError",
 ] + _account.__all__ + ["CoreClient"] + _core_types.__all__
 
 #: The envelope flows, one primaryType each (docs/protocol.md §2).
@@ -238,7 +253,7 @@ def typed_data_recover(typed_data: JsonDocument, signature: str) -> str:
 
 
 def envelope_build(primary_type: str, address: str, *, issued_at: int, chain_id: int) -> dict:
-    """The canonical wallet-proof envelope (typed data) for ``address``, for one flow
+    """The canonical version 1 wallet-proof envelope (typed data) for ``address``, for one flow
     (``primary_type`` in :data:`PRIMARY_TYPES`) on one chain at ``issued_at`` (unix seconds), ready
     for a wallet's eth_signTypedData_v4. ``issued_at`` and ``chain_id`` are keyword-only, so the
     two integers cannot be swapped.
@@ -261,8 +276,9 @@ def envelope_build(primary_type: str, address: str, *, issued_at: int, chain_id:
 
 
 def envelope_sign(primary_type: str, private_key: bytes, *, issued_at: int, chain_id: int) -> dict:
-    """Builds the envelope for the key's own address and signs it; returns
-    ``{"typed_data": {...}, "signature": "0x..."}``, the body the ChainSecured endpoints take.
+    """Builds the version 1 envelope for the key's own address and signs it; returns
+    ``{"typed_data": {...}, "signature": "0x..."}``. The server takes version 1 for CreateWallet
+    and AddUsageApiKey only, unless its operator opts in: see :func:`envelope_sign_v2`.
 
     Raises:
         InvalidArgumentError: unknown primary type.
@@ -292,8 +308,9 @@ def envelope_verify(
     max_skew: int = 300,
     expected_signer: Optional[str] = None,
 ) -> str:
-    """The server's check of a signed envelope, rule by rule (docs/protocol.md §2); returns the signer's
-    EIP-55 address.
+    """The server's check of a signed version 1 envelope, rule by rule (docs/protocol.md §2);
+    returns the signer's EIP-55 address. A version 2 envelope fails with
+    EnvelopeContractMismatchError here: :func:`envelope_verify_v2` checks it.
 
     ``typed_data`` is the JSON text as received (its size is measured on that text) or a dict
     (measured on its compact serialization). ``now`` is unix seconds (default: the current time),

@@ -83,6 +83,59 @@ _proto(
     _str,
     _u8p,
 )
+_proto(
+    "enact_envelope_build_v2",
+    _c.c_int,
+    _str,
+    _str,
+    _c.c_uint64,
+    _c.c_uint64,
+    _str,
+    _u8p,
+    _u8p,
+    _str,
+    _str,
+    _u8p,
+    _c.c_size_t,
+    _out,
+)
+_proto(
+    "enact_envelope_sign_v2",
+    _c.c_int,
+    _str,
+    _u8p,
+    _c.c_uint64,
+    _c.c_uint64,
+    _str,
+    _u8p,
+    _u8p,
+    _str,
+    _str,
+    _u8p,
+    _c.c_size_t,
+    _out,
+)
+_proto(
+    "enact_envelope_verify_v2",
+    _c.c_int,
+    _str,
+    _str,
+    _str,
+    _c.c_uint64,
+    _str,
+    _u8p,
+    _str,
+    _str,
+    _u8p,
+    _c.c_size_t,
+    _c.c_int,
+    _c.c_uint64,
+    _c.c_uint64,
+    _str,
+    _u8p,
+    _c.POINTER(_c.c_int),
+    _u8p,
+)
 _proto("enact_abi_encode_call", _c.c_int, _str, _str, _out)
 _proto("enact_cid_v0", _c.c_int, _u8p, _c.c_size_t, _u8p)
 _proto("enact_cron_next", _c.c_int, _str, _c.c_int64, _c.POINTER(_c.c_int64))
@@ -101,6 +154,7 @@ _proto(
 )
 _proto("enact_core_client_set_api_key", _c.c_int, _c.c_void_p, _str)
 _proto("enact_core_client_call", _c.c_int, _c.c_void_p, _str, _str, _str, _out)
+_proto("enact_core_client_call_wallet", _c.c_int, _c.c_void_p, _str, _str, _str, _u8p, _out)
 _proto("enact_core_client_status", _c.c_int, _c.c_void_p)
 _proto("enact_core_client_request_id", _c.c_char_p, _c.c_void_p)
 _proto("enact_core_client_free", None, _c.c_void_p)

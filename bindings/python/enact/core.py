@@ -8,6 +8,11 @@ Failures raise :class:`~enact.errors.HttpError` subclasses named after the serve
 ``request_id`` describe the answer), :class:`~enact.errors.NetworkError` when nothing answered,
 and :class:`~enact.errors.BadResponseError` when the answer lacks a field or has the wrong type.
 Hashes, addresses and derivation paths are ``"0x"`` hex text, as on the wire.
+
+Wallet proofs are envelopes of version 2 (docs/protocol.md §2 "Envelope version 2"). Given a
+wallet's key, the client signs them itself for the server's deployment (the chain id and registry
+of :meth:`CoreClient.get_node_chain_config`, asked once per client and kept): a fresh single-use
+nonce for every ChainSecured call, and for billing a BillingAuth bound to the one request sent.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import json
+import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 from urllib.parse import urlencode
 
@@ -49,7 +55,9 @@ from .core_types import (
     decode_page,
     field_of,
 )
-from .errors import InvalidArgumentError, error_for
+from ._envelope import _key as _wallet_key
+from ._envelope import envelope_sign_v2
+from .errors import ChainIdMismatchError, InvalidArgumentError, error_for
 
 __all__ = ["CoreClient"]
 
@@ -118,6 +126,8 @@ class CoreClient:
         account or usage key's text as issued (None: no credential); ``ca_file`` a PEM bundle for
         https (None: the system's); timeouts in seconds."""
         self._handle: Optional[int] = None
+        self._chain: Optional[ChainConfig] = None  # the deployment wallet proofs are signed for
+        self._account_hash = self._hash_of(api_key)
         connect_ms = self._millis(connect_timeout, "connect_timeout")
         read_ms = self._millis(read_timeout, "read_timeout")
         handle = _lib.enact_core_client_new_ex(
@@ -141,6 +151,16 @@ class CoreClient:
             raise InvalidArgumentError(f"{what}: {seconds} s outside 0.001..{_U32_MAX // 1000}")
         return millis
 
+    @staticmethod
+    def _hash_of(api_key: Optional[str]) -> Optional[str]:
+        # The account a ConvertAccount envelope names: keccak256 of the key's text (api_key_hash).
+        if api_key is None:
+            return None
+        out = ctypes.create_string_buffer(32)
+        data = _encode(api_key, "api_key")
+        _native.check(_lib.enact_keccak256(data, len(data), out))
+        return "0x" + out.raw.hex()
+
     def _live(self) -> int:
         if not self._handle:
             raise InvalidArgumentError("client: already closed")
@@ -154,45 +174,47 @@ class CoreClient:
                 self._live(), None if api_key is None else _encode(api_key, "api_key")
             )
         )
+        self._account_hash = self._hash_of(api_key)
 
     # ---- the request path ----
 
-    def call(self, method: str, path: str, body: Any = None) -> Any:
+    def call(self, method: str, path: str, body: Any = None, *, wallet_key: Optional[bytes] = None) -> Any:
         """The untyped request path the typed methods use: sends ``method`` ("GET" or "POST") to
         ``path`` (below the base URL, with its query) and returns the decoded JSON answer. For an
-        endpoint newer than this package; ``body`` (POST only) is JSON text or JSON-serializable
-        data, None sends ``{}``.
+        endpoint newer than this package; ``body`` (POST only) is JSON text (sent as is) or
+        JSON-serializable data, None sends ``{}``. With ``wallet_key`` (the admin wallet's 32-byte
+        key, for the billing endpoints) the request carries no API key but a version 2 BillingAuth
+        signed for exactly this request as sent.
 
         Raises:
             NetworkError: no connection, or a timeout.
             HttpError: an error answer (the subclass of its error code).
             BadResponseError: an answer that is not JSON.
             InvalidArgumentError, ParseError: a request refused before sending.
+            CryptoError: ``wallet_key`` is not a valid secp256k1 key.
         """
         handle = self._live()
         out = ctypes.c_void_p()
         if body is not None and not isinstance(body, str):
             body = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        rc = _lib.enact_core_client_call(
-            handle,
-            _encode(method, "method"),
-            _encode(path, "path"),
-            None if body is None else _encode(body, "body"),
-            ctypes.byref(out),
-        )
+        args = (handle, _encode(method, "method"), _encode(path, "path"), None if body is None else _encode(body, "body"))
+        if wallet_key is None:
+            rc = _lib.enact_core_client_call(*args, ctypes.byref(out))
+        else:
+            rc = _lib.enact_core_client_call_wallet(*args, _wallet_key(wallet_key, "wallet_key"), ctypes.byref(out))
         text = _take_string(out)
         if rc != 0:
             raise error_for(rc, _native.last_error(), status=self.status, body_json=text,
                             request_id=self.request_id)
         return json.loads(text) if text is not None else None
 
-    def _get(self, endpoint: str, **query: Any) -> Any:
+    def _get(self, endpoint: str, *, wallet_key: Optional[bytes] = None, **query: Any) -> Any:
         params = {k: v for k, v in query.items() if v is not None}
         target = "/core/v1" + endpoint + ("?" + urlencode(params) if params else "")
-        return self.call("GET", target)
+        return self.call("GET", target, wallet_key=wallet_key)
 
-    def _post(self, endpoint: str, body: Any) -> Any:
-        return self.call("POST", "/core/v1" + endpoint, body)
+    def _post(self, endpoint: str, body: Any, *, wallet_key: Optional[bytes] = None) -> Any:
+        return self.call("POST", "/core/v1" + endpoint, body, wallet_key=wallet_key)
 
     @staticmethod
     def _page(page_number: int, page_size: int) -> Dict[str, int]:
@@ -390,8 +412,26 @@ class CoreClient:
     # ---- public utility ----
 
     def get_node_chain_config(self) -> ChainConfig:
-        """GET /get_node_chain_config (no credential)."""
-        return decode(ChainConfig, self._get("/get_node_chain_config"), "get_node_chain_config")
+        """GET /get_node_chain_config (no credential). Asks each time, and keeps the answer as the
+        deployment wallet proofs are signed for."""
+        self._chain = decode(ChainConfig, self._get("/get_node_chain_config"), "get_node_chain_config")
+        return self._chain
+
+    def deployment(self) -> ChainConfig:
+        """The deployment version 2 envelopes for this server name (its chain_id and
+        contract_address): :meth:`get_node_chain_config`, asked on first use and kept."""
+        return self._chain if self._chain is not None else self.get_node_chain_config()
+
+    def _sign(self, primary_type: str, key: Any, chain_id: Optional[int], **members: Any) -> Dict[str, Any]:
+        # A version 2 envelope issued now with a fresh nonce, for the server's deployment; a chain
+        # the caller names that is not the server's is refused before anything is signed or sent.
+        chain = self.deployment()
+        if chain_id is not None and chain_id != chain.chain_id:
+            raise ChainIdMismatchError(
+                f"chain id {chain_id} is not the server's ({chain.chain_id}, get_node_chain_config): "
+                "no envelope was signed or sent")
+        return envelope_sign_v2(primary_type, _wallet_key(key, "wallet_key"), issued_at=int(time.time()),
+                                chain_id=chain.chain_id, verifying_contract=chain.contract_address, **members)
 
     def get_api_payers(self) -> List[str]:
         """GET /get_api_payers (no credential)."""
@@ -410,56 +450,95 @@ class CoreClient:
         """GET /billing/stripe_config (no credential)."""
         return decode(StripeConfig, self._get("/billing/stripe_config"), "stripe_config")
 
-    # ---- billing (with this client's API key) ----
+    # ---- billing: with this client's API key, or with the admin wallet ----
+    # Given ``wallet_key`` (the account's admin wallet, 32 bytes), a call sends no API key but a
+    # version 2 BillingAuth signed for exactly that request (a retried GET carries the same one,
+    # valid for 300 s).
 
-    def balance(self) -> Balance:
+    def balance(self, *, wallet_key: Optional[bytes] = None) -> Balance:
         """GET /billing/balance."""
-        return decode(Balance, self._get("/billing/balance"), "balance")
+        return decode(Balance, self._get("/billing/balance", wallet_key=wallet_key), "balance")
 
-    def create_payment_intent(self, *, amount_cents: int) -> PaymentIntent:
+    def create_payment_intent(self, *, amount_cents: int, wallet_key: Optional[bytes] = None) -> PaymentIntent:
         """POST /billing/create_payment_intent; at least 500 cents (the server refuses less)."""
         body = {"amount_cents": _int_in(amount_cents, 1, _U64_MAX, "amount_cents")}
-        return decode(PaymentIntent, self._post("/billing/create_payment_intent", body), "create_payment_intent")
+        return decode(PaymentIntent, self._post("/billing/create_payment_intent", body, wallet_key=wallet_key),
+                      "create_payment_intent")
 
-    def confirm_payment(self, payment_intent_id: str) -> int:
+    def confirm_payment(self, payment_intent_id: str, *, wallet_key: Optional[bytes] = None) -> int:
         """POST /billing/confirm_payment: credits once (a second confirm is a ConflictError);
         returns the new balance in credits."""
         body = {"payment_intent_id": _text(payment_intent_id, "payment_intent_id")}
-        return field_of(self._post("/billing/confirm_payment", body), "balance_credits", int, "confirm_payment")
+        return field_of(self._post("/billing/confirm_payment", body, wallet_key=wallet_key), "balance_credits", int,
+                        "confirm_payment")
 
-    def billing_usage(self, *, page_number: int = 1, page_size: int = 20) -> Page[UsageCharge]:
+    def billing_usage(self, *, page_number: int = 1, page_size: int = 20,
+                      wallet_key: Optional[bytes] = None) -> Page[UsageCharge]:
         """GET /billing/usage: settled charges, newest first."""
-        return decode_page(UsageCharge, self._get("/billing/usage", **self._page(page_number, page_size)),
-                            "billing_usage")
+        return decode_page(UsageCharge, self._get("/billing/usage", wallet_key=wallet_key,
+                                                  **self._page(page_number, page_size)), "billing_usage")
 
-    def billing_payments(self, *, page_number: int = 1, page_size: int = 20) -> Page[PaymentRecord]:
+    def billing_payments(self, *, page_number: int = 1, page_size: int = 20,
+                         wallet_key: Optional[bytes] = None) -> Page[PaymentRecord]:
         """GET /billing/payments: payment intents, credited or open, newest first."""
-        return decode_page(PaymentRecord,
-                            self._get("/billing/payments", **self._page(page_number, page_size)),
-                            "billing_payments")
+        return decode_page(PaymentRecord, self._get("/billing/payments", wallet_key=wallet_key,
+                                                    **self._page(page_number, page_size)), "billing_payments")
 
     # ---- ChainSecured: wallet-signed envelopes ----
-    # Each takes ``proof``, what :func:`enact.envelope_sign` returns ({"typed_data", "signature"})
-    # for the endpoint's primaryType, or the same from a browser wallet's eth_signTypedData_v4.
+    # Each takes ``proof``, what :func:`enact.envelope_sign_v2` returns ({"typed_data",
+    # "signature"}) for the endpoint's primaryType and the server's deployment, or the same from a
+    # browser wallet's eth_signTypedData_v4; its nonce is accepted once, so a proof is for one call
+    # (a retry included). Or ``wallet_key``: the client signs a version 2 envelope issued now with a
+    # fresh nonce; with ``chain_id`` too, a chain that is not the server's raises
+    # ChainIdMismatchError (status 0) before anything is signed or sent.
 
-    def create_wallet_with_signature(self, proof: Mapping[str, Any]) -> MintedWallet:
+    @staticmethod
+    def _one_of(proof: Any, key: Any, key_name: str) -> None:
+        if (proof is None) == (key is None):
+            raise InvalidArgumentError(f"give proof or {key_name}, not both or neither")
+
+    def create_wallet_with_signature(self, proof: Optional[Mapping[str, Any]] = None, *,
+                                     wallet_key: Optional[bytes] = None,
+                                     chain_id: Optional[int] = None) -> MintedWallet:
         """POST /create_wallet_with_signature (primaryType CreateWallet, no credential)."""
+        self._one_of(proof, wallet_key, "wallet_key")
+        if proof is None:
+            proof = self._sign("CreateWallet", wallet_key, chain_id)
         return decode(MintedWallet, self._post("/create_wallet_with_signature", _envelope_body(proof)),
-                       "create_wallet_with_signature")
+                      "create_wallet_with_signature")
 
-    def add_usage_api_key_with_signature(self, proof: Mapping[str, Any]) -> MintedUsageKey:
+    def add_usage_api_key_with_signature(self, proof: Optional[Mapping[str, Any]] = None, *,
+                                         wallet_key: Optional[bytes] = None,
+                                         chain_id: Optional[int] = None) -> MintedUsageKey:
         """POST /add_usage_api_key_with_signature (primaryType AddUsageApiKey, no credential)."""
+        self._one_of(proof, wallet_key, "wallet_key")
+        if proof is None:
+            proof = self._sign("AddUsageApiKey", wallet_key, chain_id)
         return decode(MintedUsageKey, self._post("/add_usage_api_key_with_signature", _envelope_body(proof)),
-                       "add_usage_api_key_with_signature")
+                      "add_usage_api_key_with_signature")
 
-    def convert_to_chain_secured_account(self, new_admin_wallet_address: str,
-                                         proof: Mapping[str, Any]) -> ChainSecuredAccount:
+    def convert_to_chain_secured_account(self, new_admin_wallet_address: Optional[str] = None,
+                                         proof: Optional[Mapping[str, Any]] = None, *,
+                                         new_admin_key: Optional[bytes] = None,
+                                         chain_id: Optional[int] = None) -> ChainSecuredAccount:
         """POST /convert_to_chain_secured_account (primaryType ConvertAccount, signed by the new
-        admin; with this client's account key). One-way."""
+        admin; with this client's account key, whose account a version 2 envelope names). One-way.
+        Give ``new_admin_wallet_address`` and ``proof``, or ``new_admin_key`` alone."""
+        self._one_of(proof, new_admin_key, "new_admin_key")
+        if proof is None:
+            if new_admin_wallet_address is not None:
+                raise InvalidArgumentError("new_admin_key: the new admin is its address; drop new_admin_wallet_address")
+            if self._account_hash is None:
+                raise InvalidArgumentError("convert_to_chain_secured_account: the client has no account key to convert")
+            key = _wallet_key(new_admin_key, "new_admin_key")
+            proof = self._sign("ConvertAccount", key, chain_id, account=self._account_hash)
+            new_admin_wallet_address = proof["typed_data"]["message"]["address"]
+        elif new_admin_wallet_address is None:
+            raise InvalidArgumentError("new_admin_wallet_address: required with proof")
         body = {"new_admin_wallet_address": _text(new_admin_wallet_address, "new_admin_wallet_address"),
                 **_envelope_body(proof)}
         return decode(ChainSecuredAccount, self._post("/convert_to_chain_secured_account", body),
-                       "convert_to_chain_secured_account")
+                      "convert_to_chain_secured_account")
 
     # ---- the last answer, and the handle ----
 

@@ -32,6 +32,11 @@ ERR_ENVELOPE_CHAIN_ID_MISMATCH = -26
 ERR_ENVELOPE_EXPIRED = -27
 ERR_ENVELOPE_SIGNATURE_MALFORMED = -28
 ERR_ENVELOPE_SIGNER_MISMATCH = -29
+ERR_ENVELOPE_VERSION_REFUSED = -30
+ERR_ENVELOPE_CONTRACT_MISMATCH = -31
+ERR_ENVELOPE_ACCOUNT_MISMATCH = -32
+ERR_ENVELOPE_REQUEST_MISMATCH = -33
+ERR_ENVELOPE_REPLAYED = -34
 
 
 class EnactError(Exception):
@@ -257,13 +262,13 @@ class EnvelopeTooLargeError(EnvelopeError):
 
 
 class EnvelopeMalformedError(EnvelopeError):
-    """Rules 2, 5 and 7: not JSON, the wrong shape, a bad chainId, address or issuedAt."""
+    """Rules 2, 5 and 9: not JSON, the wrong shape, a bad chainId or message value."""
 
     code, rule = ERR_ENVELOPE_MALFORMED, "malformed"
 
 
 class EnvelopeTypesNotCanonicalError(EnvelopeError):
-    """Rule 3: ``types`` differ from the canonical envelope types."""
+    """Rule 3: ``types`` differ from the canonical envelope types of version 1 and 2."""
 
     code, rule = ERR_ENVELOPE_TYPES_NOT_CANONICAL, "types_not_canonical"
 
@@ -281,27 +286,58 @@ class EnvelopeDomainMismatchError(EnvelopeError):
 
 
 class EnvelopeChainIdMismatchError(EnvelopeError):
-    """Rule 6: domain.chainId is not the expected chain."""
+    """Rule 7: domain.chainId is not the expected chain."""
 
     code, rule = ERR_ENVELOPE_CHAIN_ID_MISMATCH, "chain_id_mismatch"
 
 
 class EnvelopeExpiredError(EnvelopeError):
-    """Rule 8: issuedAt outside now ± max_skew."""
+    """Rule 10: issuedAt outside now ± max_skew."""
 
     code, rule = ERR_ENVELOPE_EXPIRED, "expired"
 
 
 class EnvelopeSignatureMalformedError(EnvelopeError):
-    """Rule 9: the signature is not 0x + 130 hex digits, or no key recovers from it."""
+    """Rule 13: the signature is not 0x + 130 hex digits, or no key recovers from it."""
 
     code, rule = ERR_ENVELOPE_SIGNATURE_MALFORMED, "signature_malformed"
 
 
 class EnvelopeSignerMismatchError(EnvelopeError):
-    """Rule 10: the signer is not message.address, or not the expected signer."""
+    """Rule 14: the signer is not message.address, or not the expected signer."""
 
     code, rule = ERR_ENVELOPE_SIGNER_MISMATCH, "signer_mismatch"
+
+
+class EnvelopeVersionRefusedError(EnvelopeError):
+    """Rule 6: a version 1 envelope where only version 2 is accepted."""
+
+    code, rule = ERR_ENVELOPE_VERSION_REFUSED, "version_refused"
+
+
+class EnvelopeContractMismatchError(EnvelopeError):
+    """Rule 8: domain.verifyingContract is not the expected registry."""
+
+    code, rule = ERR_ENVELOPE_CONTRACT_MISMATCH, "contract_mismatch"
+
+
+class EnvelopeAccountMismatchError(EnvelopeError):
+    """Rule 11: a version 2 ConvertAccount names another account."""
+
+    code, rule = ERR_ENVELOPE_ACCOUNT_MISMATCH, "account_mismatch"
+
+
+class EnvelopeRequestMismatchError(EnvelopeError):
+    """Rule 12: a version 2 BillingAuth was signed for another method, target or body."""
+
+    code, rule = ERR_ENVELOPE_REQUEST_MISMATCH, "request_mismatch"
+
+
+class EnvelopeReplayedError(EnvelopeError):
+    """A version 2 nonce used before (the server's nonce store; over HTTP it is a 401
+    signature_expired)."""
+
+    code, rule = ERR_ENVELOPE_REPLAYED, "replayed"
 
 
 _BY_CODE: Dict[int, Type[EnactError]] = {
@@ -326,6 +362,11 @@ _BY_CODE: Dict[int, Type[EnactError]] = {
         EnvelopeExpiredError,
         EnvelopeSignatureMalformedError,
         EnvelopeSignerMismatchError,
+        EnvelopeVersionRefusedError,
+        EnvelopeContractMismatchError,
+        EnvelopeAccountMismatchError,
+        EnvelopeRequestMismatchError,
+        EnvelopeReplayedError,
     )
 }
 

@@ -54,6 +54,12 @@ class RefusedBeforeSendingTest(unittest.TestCase):
             client.run_action()
         with self.assertRaises(enact.InvalidArgumentError):
             client.create_wallet_with_signature({"signature": "0x"})
+        with self.assertRaises(enact.InvalidArgumentError):
+            client.create_wallet_with_signature()
+        with self.assertRaises(TypeError):
+            client.balance(wallet_key="00" * 32)  # type: ignore[arg-type]
+        with self.assertRaises(enact.InvalidArgumentError):
+            client.convert_to_chain_secured_account(new_admin_key=bytes(range(32)))  # no account key
         with self.assertRaises(TypeError):
             client.add_usage_api_key("k", permissions={"can_create_groups": True})  # type: ignore[arg-type]
         for args, cls in ((("PUT", "/core/v1/account"), enact.InvalidArgumentError),
@@ -280,25 +286,63 @@ class ServerTest(unittest.TestCase):
 
     def test_chain_secured(self):
         client = self.new_client()
-        chain_id = client.get_node_chain_config().chain_id
+        config = client.get_node_chain_config()
+        self.assertEqual(client.deployment(), config)
+        deployment = dict(chain_id=config.chain_id, verifying_contract=config.contract_address)
         key = enact.keccak256(b"python chain-secured " + str(time.time()).encode())
         admin = enact.Account.from_key(key)
-        proof = enact.envelope_sign("CreateWallet", key, issued_at=int(time.time()), chain_id=chain_id)
-        minted = client.create_wallet_with_signature(proof)
+
+        # Signed by the client for the server's deployment, a fresh nonce each call.
+        minted = client.create_wallet_with_signature(wallet_key=key)
         self.assertTrue(enact.is_checksum_address(minted.pkp_id))
-        stale = enact.envelope_sign("CreateWallet", key, issued_at=int(time.time()) - 3600, chain_id=chain_id)
+        self.assertTrue(enact.is_checksum_address(client.create_wallet_with_signature(wallet_key=key).pkp_id))
+        # A proof signed here is accepted once: its nonce is used up.
+        proof = enact.envelope_sign_v2("CreateWallet", key, issued_at=int(time.time()), **deployment)
+        client.create_wallet_with_signature(proof)
+        with self.assertRaises(enact.SignatureExpiredError):
+            client.create_wallet_with_signature(proof)
+        stale = enact.envelope_sign_v2("CreateWallet", key, issued_at=int(time.time()) - 3600, **deployment)
         with self.assertRaises(enact.SignatureExpiredError):
             client.create_wallet_with_signature(stale)
-        other = enact.envelope_sign("CreateWallet", key, issued_at=int(time.time()), chain_id=chain_id + 1)
-        with self.assertRaises(enact.ChainIdMismatchError):
+        other = enact.envelope_sign_v2("CreateWallet", key, issued_at=int(time.time()),
+                                       chain_id=config.chain_id + 1, verifying_contract=config.contract_address)
+        with self.assertRaises(enact.ChainIdMismatchError) as ctx:
             client.create_wallet_with_signature(other)
-        convert = enact.envelope_sign("ConvertAccount", key, issued_at=int(time.time()), chain_id=chain_id)
-        converted = client.convert_to_chain_secured_account(admin.address, convert)
+        self.assertEqual(ctx.exception.status, 400)
+        # A chain the caller names that is not the server's: refused before sending.
+        with self.assertRaises(enact.ChainIdMismatchError) as ctx:
+            client.add_usage_api_key_with_signature(wallet_key=key, chain_id=config.chain_id + 1)
+        self.assertEqual(ctx.exception.status, 0)
+        with self.assertRaises(enact.InvalidArgumentError):
+            client.create_wallet_with_signature(proof, wallet_key=key)
+
+        # Version 1 still mints, but never converts (unless the operator opts in).
+        v1 = enact.envelope_sign("CreateWallet", key, issued_at=int(time.time()), chain_id=config.chain_id)
+        client.create_wallet_with_signature(v1)
+        v1 = enact.envelope_sign("ConvertAccount", key, issued_at=int(time.time()), chain_id=config.chain_id)
+        with self.assertRaises(enact.TypedDataInvalidError):
+            client.convert_to_chain_secured_account(admin.address, v1)
+        # A ConvertAccount for another account converts nothing.
+        elsewhere = enact.envelope_sign_v2("ConvertAccount", key, issued_at=int(time.time()), account=bytes(32),
+                                           **deployment)
+        with self.assertRaises(enact.SignatureInvalidError):
+            client.convert_to_chain_secured_account(admin.address, elsewhere)
+        converted = client.convert_to_chain_secured_account(new_admin_key=key)
         self.assertEqual(converted.new_admin_wallet_address, admin.address)
         # The former account key no longer authenticates.
         with self.assertRaises(enact.UnauthenticatedError):
             client.account()
 
+        # Billing by the admin wallet: every request carries a BillingAuth signed for it alone.
+        before = client.balance(wallet_key=key).balance_credits
+        intent = client.create_payment_intent(amount_cents=500, wallet_key=key)
+        credited = client.confirm_payment(intent.payment_intent_id, wallet_key=key)
+        self.assertGreater(credited, before)
+        self.assertTrue(client.billing_payments(page_size=5, wallet_key=key).items[0].credited)
+        self.assertGreaterEqual(client.billing_usage(page_number=1, page_size=5, wallet_key=key).total, 0)
+        stranger = enact.keccak256(b"no account's admin")
+        with self.assertRaises(enact.UnauthenticatedError):
+            client.balance(wallet_key=stranger)
 
 if __name__ == "__main__":
     unittest.main()

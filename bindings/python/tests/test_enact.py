@@ -102,6 +102,11 @@ class LibraryTest(unittest.TestCase):
             (errors.ERR_ENVELOPE_TOO_LARGE, enact.EnvelopeTooLargeError, enact.EnvelopeError),
             (errors.ERR_ENVELOPE_SIGNER_MISMATCH, enact.EnvelopeSignerMismatchError,
              enact.EnvelopeError),
+            (errors.ERR_ENVELOPE_VERSION_REFUSED, enact.EnvelopeVersionRefusedError, enact.EnvelopeError),
+            (errors.ERR_ENVELOPE_CONTRACT_MISMATCH, enact.EnvelopeContractMismatchError, enact.EnvelopeError),
+            (errors.ERR_ENVELOPE_ACCOUNT_MISMATCH, enact.EnvelopeAccountMismatchError, enact.EnvelopeError),
+            (errors.ERR_ENVELOPE_REQUEST_MISMATCH, enact.EnvelopeRequestMismatchError, enact.EnvelopeError),
+            (errors.ERR_ENVELOPE_REPLAYED, enact.EnvelopeReplayedError, enact.EnvelopeError),
         ]
         for code, cls, base in cases:
             with self.subTest(code=code):
@@ -301,6 +306,87 @@ class EnvelopeTest(unittest.TestCase):
         big = enact.envelope_build("BillingAuth", COW, issued_at=(1 << 53) - 1, chain_id=1 << 53)
         self.assertEqual(big["domain"]["chainId"], str(1 << 53))
         self.assertEqual(big["message"]["issuedAt"], (1 << 53) - 1)
+
+
+class EnvelopeV2Test(unittest.TestCase):
+    """Version 2 (docs/protocol.md §2 "Envelope version 2") against tests/vectors/typed_data.json's
+    envelope2-* entries: digests by ethers and eth-sig-util, signatures by viem."""
+
+    POST_BODY = '{"amount_cents":500}'
+
+    @staticmethod
+    def members(message: dict) -> dict:
+        out = {k: message[k] for k in ("nonce", "account", "method", "path") if k in message}
+        if message.get("method") == "POST":
+            out["body"] = EnvelopeV2Test.POST_BODY
+        return out
+
+    def test_vectors(self):
+        found = [v for v in vectors("typed_data.json")["vectors"] if v["name"].startswith("envelope2-")]
+        self.assertEqual(len(found), 5)
+        for v in found:
+            with self.subTest(v["name"]):
+                doc, message = v["document"], v["document"]["message"]
+                deployment = dict(chain_id=int(doc["domain"]["chainId"]),
+                                  verifying_contract=doc["domain"]["verifyingContract"])
+                members = self.members(message)
+                built = enact.envelope_build_v2(doc["primaryType"], v["signer"], issued_at=message["issuedAt"],
+                                                **deployment, **members)
+                self.assertEqual(built, doc)
+                self.assertEqual("0x" + enact.typed_data_hash(built).hex(), v["digest_ethers"])
+                key = bytes.fromhex(v["private_key"][2:])
+                signed = enact.envelope_sign_v2(doc["primaryType"], key, issued_at=message["issuedAt"],
+                                                **deployment, **members)
+                self.assertEqual(signed, {"typed_data": doc, "signature": v["signature_viem"]})
+                check = dict(expected_primary_type=doc["primaryType"], now=message["issuedAt"], **deployment)
+                bound = {k: members[k] for k in ("account", "method", "path", "body") if k in members}
+                got = enact.envelope_verify_v2(doc, v["signature_viem"], **check, **bound)
+                self.assertEqual(got, enact.VerifiedEnvelope(v["signer"], 2, message.get("nonce")))
+                # The version 1 check has no registry to take it for.
+                with self.assertRaises(enact.EnvelopeContractMismatchError):
+                    enact.envelope_verify(doc, v["signature_viem"], expected_primary_type=doc["primaryType"],
+                                          chain_id=deployment["chain_id"], now=message["issuedAt"])
+                other = dict(check, verifying_contract=COW)
+                with self.assertRaises(enact.EnvelopeContractMismatchError):
+                    enact.envelope_verify_v2(doc, v["signature_viem"], **other, **bound)
+                if "account" in members:
+                    with self.assertRaises(enact.EnvelopeAccountMismatchError):
+                        enact.envelope_verify_v2(doc, v["signature_viem"], **check, account=bytes(32))
+                if "method" in members:
+                    for wrong in (dict(bound, path=bound["path"] + "&x=1"), dict(bound, method="PUT"),
+                                  dict(bound, body=b"{}"), {}):
+                        with self.assertRaises(enact.EnvelopeRequestMismatchError):
+                            enact.envelope_verify_v2(doc, v["signature_viem"], **check, **wrong)
+
+    def test_nonce_and_versions(self):
+        deployment = dict(chain_id=CHAIN, verifying_contract=COW)
+        first = enact.envelope_sign_v2("CreateWallet", cow_key(), issued_at=ISSUED, **deployment)
+        second = enact.envelope_sign_v2("CreateWallet", cow_key(), issued_at=ISSUED, **deployment)
+        self.assertNotEqual(first["typed_data"]["message"]["nonce"], second["typed_data"]["message"]["nonce"])
+        v1 = enact.envelope_sign("BillingAuth", cow_key(), issued_at=ISSUED, chain_id=CHAIN)
+        check = dict(expected_primary_type="BillingAuth", now=ISSUED, method="GET", path="/", **deployment)
+        with self.assertRaises(enact.EnvelopeVersionRefusedError):
+            enact.envelope_verify_v2(v1["typed_data"], v1["signature"], **check)
+        self.assertEqual(enact.envelope_verify_v2(v1["typed_data"], v1["signature"], accept_v1=True, **check),
+                         enact.VerifiedEnvelope(COW, 1, None))
+
+    def test_bad_arguments(self):
+        deployment = dict(chain_id=CHAIN, verifying_contract=COW)
+        for primary, members in (("CreateWallet", dict(account=bytes(32))),
+                                 ("CreateWallet", dict(method="GET", path="/")),
+                                 ("ConvertAccount", {}),
+                                 ("BillingAuth", dict(method="GET")),
+                                 ("BillingAuth", dict(method="GET", path="/", nonce=bytes(32))),
+                                 ("CreateWallet", dict(nonce="0x12")),
+                                 ("CreateWallet", dict(nonce=bytes(31)))):
+            with self.subTest(primary=primary, members=members), self.assertRaises(enact.InvalidArgumentError):
+                enact.envelope_build_v2(primary, COW, issued_at=ISSUED, **members, **deployment)
+        with self.assertRaises(TypeError):
+            enact.envelope_sign_v2("CreateWallet", "00" * 32, issued_at=ISSUED, **deployment)  # type: ignore[arg-type]
+        with self.assertRaises(enact.CryptoError):
+            enact.envelope_sign_v2("CreateWallet", bytes(32), issued_at=ISSUED, **deployment)
+        with self.assertRaises(enact.InvalidArgumentError):
+            enact.envelope_verify_v2("{}", "0x", expected_primary_type="BillingAuth", method="GET", **deployment)
 
 
 class AbiTest(unittest.TestCase):
