@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Account page: mode, admin wallet, balance, the chart of credit use, payments, and buying
 // credits (create a payment intent; with the dev provider, confirm it here). docs/dashboard.md.
-import { get, getAll, post, signOut, signedInWallet } from "./api.js";
+import { accountKeyHash, get, getAll, post, signOut, signedInWallet } from "./api.js";
 import { usageChart } from "./chart.js";
 import { field, h, showError, showOk, statusLine, table, uid, when } from "./dom.js";
 import { connectWallet, hasWallet, signEnvelope } from "./wallet.js";
@@ -17,7 +17,8 @@ function convertForm(account) {
     go.disabled = true;
     try {
       const address = await connectWallet();
-      const envelope = await signEnvelope("ConvertAccount", address);
+      // The envelope names the account converted (docs/protocol.md §2): the hash of this page's key.
+      const envelope = await signEnvelope("ConvertAccount", address, { account: accountKeyHash() });
       const res = await post("/convert_to_chain_secured_account", { new_admin_wallet_address: address, ...envelope });
       signOut();
       document.getElementById("main").replaceChildren(

@@ -2,7 +2,7 @@
 // The dashboard's only way to the server: the same /core/v1 API a script calls (docs/protocol.md),
 // with the account's API key in X-Api-Key. The key lives in this module and in sessionStorage
 // (gone when the tab closes), never in a cookie or a URL.
-import { forgetWalletAuth, walletAuthHeader } from "./wallet.js";
+import { forgetWalletAuth, keccakHex, walletAuthHeader } from "./wallet.js";
 
 const kKeyItem = "enact.dashboard.apiKey";
 const kWalletItem = "enact.dashboard.wallet";
@@ -53,12 +53,12 @@ export class ApiError extends Error {
   }
 }
 
-/** Sends a request (a JSON body when `body` is given) and answers the parsed JSON, or throws ApiError. */
+/** Sends a request (`body`: JSON text, or undefined for none) and answers the parsed JSON, or throws ApiError. */
 async function send(method, url, headers, body) {
   const init = { method, headers, cache: "no-store", credentials: "omit" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
+    init.body = body;
   }
   const res = await fetch(url, init);
   const text = await res.text();
@@ -75,13 +75,24 @@ async function send(method, url, headers, body) {
   return data;
 }
 
-/** Sends one request to /core/v1`path` and answers its parsed JSON body, or throws ApiError. */
+const json = (body) => (body === undefined ? undefined : JSON.stringify(body));
+
+/**
+ * Sends one request to /core/v1`path` and answers its parsed JSON body, or throws ApiError. A
+ * wallet session signs a BillingAuth for exactly this request (docs/protocol.md §2): the target as
+ * fetch sends it (the URL's serialized path and query) and the body text as sent.
+ */
 export async function call(method, path, body, { key = apiKey } = {}) {
   const headers = {};
+  const url = new URL(`/core/v1${path}`, location.origin);
+  const text = json(body);
   if (key) headers["X-Api-Key"] = key;
-  else if (walletAddress) headers["X-Wallet-Auth"] = await walletAuthHeader(walletAddress);
-  return send(method, `/core/v1${path}`, headers, body);
+  else if (walletAddress) headers["X-Wallet-Auth"] = await walletAuthHeader(walletAddress, method, url.pathname + url.search, text ?? "");
+  return send(method, url.href, headers, text);
 }
+
+/** keccak256 of the account key this page is signed in with: the account's hash (protocol.md §1), "" without a key. */
+export const accountKeyHash = () => (apiKey ? keccakHex(apiKey) : "");
 
 export const get = (path, opts) => call("GET", path, undefined, opts);
 export const post = (path, body = {}, opts) => call("POST", path, body, opts);
@@ -136,5 +147,5 @@ export function triggerServiceUrl() {
 export async function triggerCall(method, path, body, { auth = true } = {}) {
   const headers = {};
   if (auth) headers.Authorization = `Bearer ${triggerToken}`;
-  return send(method, `${await triggerServiceUrl()}${path}`, headers, body);
+  return send(method, `${await triggerServiceUrl()}${path}`, headers, json(body));
 }

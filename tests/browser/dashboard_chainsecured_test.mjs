@@ -32,12 +32,19 @@ mkdirSync(outDir, { recursive: true });
 const inspect = inspector(outDir);
 const ethers = createRequire(new URL("../vectors/package.json", import.meta.url))("ethers");
 
-/** The envelope of docs/protocol.md §2 "ChainSecured" signed by `wallet`. */
-async function envelope(wallet, primaryType, chainId) {
-  const fields = [{ name: "address", type: "address" }, { name: "issuedAt", type: "uint256" }];
-  const domain = { name: "Svc ChainSecured", version: "1", chainId };
-  const message = { address: wallet.address, issuedAt: Math.floor(Date.now() / 1000) };
-  const types = { EIP712Domain: [{ name: "name", type: "string" }, { name: "version", type: "string" }, { name: "chainId", type: "uint256" }], [primaryType]: fields };
+/**
+ * The version 2 envelope of docs/protocol.md §2 signed by `wallet` for the deployment `config`
+ * (get_node_chain_config); `members` what the flow binds ({ account } for ConvertAccount).
+ */
+async function envelope(wallet, primaryType, config, members = {}) {
+  const fields = [{ name: "address", type: "address" }, ...(primaryType === "ConvertAccount" ? [{ name: "account", type: "bytes32" }] : []),
+    { name: "issuedAt", type: "uint256" }, { name: "nonce", type: "bytes32" }];
+  const domain = { name: "Svc ChainSecured", version: "2", chainId: config.chain_id, verifyingContract: config.contract_address };
+  const message = { address: wallet.address, issuedAt: Math.floor(Date.now() / 1000), nonce: ethers.hexlify(ethers.randomBytes(32)), ...members };
+  const types = {
+    EIP712Domain: [{ name: "name", type: "string" }, { name: "version", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }],
+    [primaryType]: fields,
+  };
   return { typed_data: { types, primaryType, domain, message }, signature: await wallet.signTypedData(domain, { [primaryType]: fields }, message) };
 }
 
@@ -142,7 +149,7 @@ try {
   const cid = (await api(base, "POST", "/upload_action", account.api_key, { code: "Enact.setResponse({ok: true});" })).data.action_ipfs_cid;
   const converted = await api(base, "POST", "/convert_to_chain_secured_account", account.api_key, {
     new_admin_wallet_address: admin.address,
-    ...(await envelope(admin, "ConvertAccount", chainId)),
+    ...(await envelope(admin, "ConvertAccount", config, { account: account.api_key_hash })),
   });
   check("the account is ChainSecured with the admin wallet", converted.status === 200, JSON.stringify(converted.data));
 
@@ -157,6 +164,7 @@ try {
   // first (a transaction the registry refuses is then mined with status 0).
   const shim = { wallet: admin, skipEstimate: false };
   const sent = [];
+  const typedSigned = []; // the documents the page had the wallet sign
   const walletRequest = async (method, params) => {
     const me = shim.wallet;
     switch (method) {
@@ -167,7 +175,8 @@ try {
         return `0x${(shim.chainId ?? chainId).toString(16)}`;
       case "eth_signTypedData_v4": {
         if (params[0].toLowerCase() !== me.address.toLowerCase()) throw new Error("the wallet does not hold that account");
-        const { domain, types, message } = JSON.parse(params[1]);
+        const { domain, types, message, primaryType } = JSON.parse(params[1]);
+        typedSigned.push({ primaryType, message });
         const { EIP712Domain, ...rest } = types;
         return me.signTypedData(domain, rest, message);
       }
@@ -205,12 +214,46 @@ try {
     };
   });
 
+  // Every X-Wallet-Auth the page sends: a version 2 BillingAuth for exactly that request.
+  const billed = [];
+  page.on("request", (req) => {
+    const header = req.headers()["x-wallet-auth"];
+    if (!header) return;
+    const url = new URL(req.url());
+    const { typed_data: td } = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    billed.push({ header, method: req.method(), target: url.pathname + url.search, bodyHash: ethers.keccak256(req.postDataBuffer() ?? new Uint8Array()), td });
+  });
+
   // Sign in with the admin wallet: the key pages are the registry's.
   await page.goto(`${base}/dashboard/`);
   await page.getByRole("button", { name: "Sign in with a wallet" }).click();
   await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
   check("a wallet session has the registry's pages", (await page.locator("nav a").allInnerTexts()).join() === "Account,Usage keys,Groups,Wallets,Actions,Attestation",
     (await page.locator("nav a").allInnerTexts()).join());
+  const boundTo = (b) => b.td.primaryType === "BillingAuth" && b.td.domain.version === "2" && b.td.domain.verifyingContract === config.contract_address &&
+    Number(b.td.domain.chainId) === chainId && b.td.message.method === b.method && b.td.message.path === b.target && b.td.message.bodyHash === b.bodyHash;
+  check("each billing request carries a version 2 BillingAuth for exactly itself", billed.length >= 4 && billed.every(boundTo),
+    JSON.stringify(billed.filter((b) => !boundTo(b)).map(({ method, target, td }) => ({ method, target, message: td.message }))));
+  // One prompt per distinct request: the sign-in's balance read is the page's own, signed once.
+  const distinct = new Set(billed.map((b) => `${b.method} ${b.target} ${b.bodyHash}`)).size;
+  check("the wallet signed once per distinct request", typedSigned.length === distinct, `${typedSigned.length} signatures for ${distinct} requests`);
+  // Drawn again within the reuse window: the same requests, no new prompt.
+  const signedBefore = typedSigned.length;
+  await page.getByRole("link", { name: "Groups" }).click();
+  await page.getByRole("heading", { name: "Groups", level: 1 }).waitFor();
+  await page.getByRole("link", { name: "Account" }).click();
+  await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
+  await page.locator("#balance").waitFor();
+  check("the account page drawn again asks the wallet for nothing", typedSigned.length === signedBefore, `${typedSigned.length - signedBefore} more`);
+
+  // Credits bought by the admin wallet: each POST signed for its own body.
+  await page.getByLabel("Amount in US dollars").fill("5");
+  await page.getByRole("button", { name: "Create payment intent" }).click();
+  await page.getByRole("button", { name: "Confirm payment (dev provider)" }).click();
+  await page.getByText(/Payment confirmed: the balance is \d+ credits\./).waitFor();
+  const posts = billed.filter((b) => b.method === "POST");
+  check("the payment's POSTs carry BillingAuths for their own bodies", posts.length === 2 && posts.every(boundTo) && posts[0].header !== posts[1].header,
+    JSON.stringify(posts.map((b) => b.td.message)));
 
   // Actions: register the uploaded code's CID.
   await page.getByRole("link", { name: "Actions" }).click();
