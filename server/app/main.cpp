@@ -252,7 +252,8 @@ int main(int argc, char** argv) {
     return fatal(meter.err().message);
   if (auto expired = (*meter)->release_expired(); !expired)
     return fatal(expired.err().message);
-  // Hourly: expired holds, and Idempotency-Keys past their 24 hours (metering/housekeeping.hpp).
+  // Hourly: expired holds, Idempotency-Keys past their 24 hours and expired single-use nonces
+  // (metering/housekeeping.hpp).
   metering::housekeeping meter_housekeeping(
       **meter, std::chrono::hours(1), [&log](std::string_view what, const result<uint64_t>& deleted) {
         if (deleted)
