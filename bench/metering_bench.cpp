@@ -3,7 +3,9 @@
 // hold (`reserve`) then its charge (`settle`), from 1 and 8 threads on one account, against a
 // baseline of bare SQLite on the same disk from the same threads: the run's two writes as two
 // durable commits of one small row each (an INSERT in its own IMMEDIATE transaction, synchronous
-// FULL), which is what the writes cost with neither batching nor holds left unflushed.
+// FULL), which is what the writes cost with neither batching nor holds left unflushed. Beside
+// them, the write a wallet-proof envelope adds: the first use of its nonce (`use_once`). The
+// store's cases count the committer's commits per iteration (commits_per_op).
 #include <benchmark/benchmark.h>
 
 #include <sqlite3.h>
@@ -66,6 +68,29 @@ double process_cpu() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
+/// Sets the counter commits_per_op: the shared store's commits (its committer's transactions) per
+/// iteration of all threads. Read by thread 0 alone, which made the store before its loop.
+class commit_meter {
+ public:
+  explicit commit_meter(benchmark::State& state) : state_(state), start_(batches()) {}
+  void finish() {
+    if (state_.thread_index() != 0)
+      return;
+    const double total = static_cast<double>(state_.iterations()) * state_.threads();
+    state_.counters["commits_per_op"] = total > 0 ? static_cast<double>(batches() - start_) / total : 0;
+  }
+
+ private:
+  [[nodiscard]] uint64_t batches() const {
+    if (state_.thread_index() != 0)
+      return 0;
+    const auto st = sqlite_commit_stats(*shared_store->s);
+    return st ? st->batches : 0;
+  }
+  benchmark::State& state_;
+  uint64_t start_;
+};
+
 /// Sets the counter cpu_us: the process's CPU per iteration of all threads, in microseconds.
 class cpu_meter {
  public:
@@ -89,6 +114,7 @@ void BM_reserve_settle(benchmark::State& state) {
   }
   // Google Benchmark starts the timed loops of all threads together, after every setup above.
   cpu_meter cpu(state);
+  commit_meter commits(state);
   for (auto _ : state) {
     reserve_request q;
     q.account = shared_store->account;
@@ -108,6 +134,7 @@ void BM_reserve_settle(benchmark::State& state) {
     }
   }
   cpu.finish();
+  commits.finish();
   state.SetItemsProcessed(state.iterations());
   if (state.thread_index() == 0) {
     delete shared_store;
@@ -115,6 +142,38 @@ void BM_reserve_settle(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_reserve_settle)->Threads(1)->Threads(8)->UseRealTime();
+
+/// A wallet-proof envelope's nonce, first used (store::use_once): a fresh id per iteration, kept
+/// for the envelope's window. The ids count up per thread, so no two iterations share one.
+void BM_use_once(benchmark::State& state) {
+  if (state.thread_index() == 0) {
+    std::lock_guard lock(setup_mu);
+    shared_store = new funded_store();
+  }
+  cpu_meter cpu(state);
+  commit_meter commits(state);
+  enact::hash256 id{};
+  id[0] = static_cast<uint8_t>(state.thread_index());
+  uint64_t n = 0;
+  for (auto _ : state) {
+    ++n;
+    for (size_t i = 0; i < 8; ++i)
+      id[31 - i] = static_cast<uint8_t>(n >> (8 * i));
+    auto first = shared_store->s->use_once(id, system_now() + 660'000);
+    if (!first || !*first) {
+      state.SkipWithError(first ? "a fresh nonce was taken for a replay" : first.err().message.c_str());
+      break;
+    }
+  }
+  cpu.finish();
+  commits.finish();
+  state.SetItemsProcessed(state.iterations());
+  if (state.thread_index() == 0) {
+    delete shared_store;
+    shared_store = nullptr;
+  }
+}
+BENCHMARK(BM_use_once)->Threads(1)->Threads(8)->UseRealTime();
 
 /// The baseline: two durable one-row commits per run (the run's two writes), serialized by a mutex
 /// as SQLite's one writer is.

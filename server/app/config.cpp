@@ -105,6 +105,12 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     s.ledger_cache = *b;
     return {};
   }
+  if (key == "chain.envelope_v1") {
+    if (!v.is_string() || (v.get_string() != "accept" && v.get_string() != "refuse"))
+      return usage(what + ": expected accept or refuse");
+    s.core.accept_envelope_v1 = v.get_string() == "accept";
+    return {};
+  }
   if (key == "chain.contract_address") {
     ENACT_TRY(auto t, text(v, what));
     auto a = parse_address(t, what);

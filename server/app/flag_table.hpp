@@ -39,6 +39,10 @@ inline constexpr flag kFlags[] = {
      "https://app.example.org,http://localhost:5173, or * for any (default none: no CORS headers)"},
     {"--chain-id", "chain.chain_id",
      "chain id of the registry (default 31337; checked against the node with --ledger evm)"},
+    {"--chain-envelope-v1", "chain.envelope_v1",
+     "accept | refuse: the specification's version 1 wallet-proof envelope for ConvertAccount and X-Wallet-Auth, "
+     "which binds no account, request or deployment (default refuse; accept logs a warning at start). "
+     "CreateWallet and AddUsageApiKey take version 1 either way"},
     {"--ledger", "ledger.backend", "embedded | evm: the permission ledger (default embedded)"},
     {"--rpc-url", "chain.rpc_url", "JSON-RPC endpoint of the node holding the registry (--ledger evm)"},
     {"--registry-address", "chain.contract_address",

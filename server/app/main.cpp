@@ -252,7 +252,8 @@ int main(int argc, char** argv) {
     return fatal(meter.err().message);
   if (auto expired = (*meter)->release_expired(); !expired)
     return fatal(expired.err().message);
-  // Hourly: expired holds, and Idempotency-Keys past their 24 hours (metering/housekeeping.hpp).
+  // Hourly: expired holds, Idempotency-Keys past their 24 hours and expired single-use nonces
+  // (metering/housekeeping.hpp).
   metering::housekeeping meter_housekeeping(
       **meter, std::chrono::hours(1), [&log](std::string_view what, const result<uint64_t>& deleted) {
         if (deleted)
@@ -362,6 +363,10 @@ int main(int argc, char** argv) {
   svc.fetch = &s.fetch;
   if (s.fetch.policy.allow_loopback)
     log.warn("Enact.fetch may reach loopback addresses over http (--fetch-allow-loopback): development only");
+  if (s.core.accept_envelope_v1)
+    log.warn("version 1 wallet-proof envelopes are accepted for ConvertAccount and X-Wallet-Auth "
+             "(--chain-envelope-v1 accept): they bind no account, request or deployment, so one seen anywhere "
+             "converts another account or authorizes any billing request (docs/protocol.md §2)");
 
   http::bounded_server server(s.http);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

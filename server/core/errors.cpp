@@ -49,15 +49,22 @@ api_errc from_envelope(envelope_errc e) {
     case envelope_errc::types_not_canonical:
     case envelope_errc::wrong_primary_type:
     case envelope_errc::domain_mismatch:
+    case envelope_errc::version_refused:
       return api_errc::typed_data_invalid;
     case envelope_errc::malformed:
       return api_errc::invalid_request;
+    // Another deployment: its chain id or its registry.
     case envelope_errc::chain_id_mismatch:
+    case envelope_errc::contract_mismatch:
       return api_errc::chain_id_mismatch;
+    // No longer usable: sign a new one.
     case envelope_errc::expired:
+    case envelope_errc::replayed:
       return api_errc::signature_expired;
     case envelope_errc::signature_malformed:
     case envelope_errc::signer_mismatch:
+    case envelope_errc::account_mismatch:
+    case envelope_errc::request_mismatch:
       return api_errc::signature_invalid;
   }
   return api_errc::internal;

@@ -112,12 +112,17 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
   if (!key) {
     if (r.auth == auth_kind::billing && req.has_header("X-Wallet-Auth")) {
       ENACT_TRY(const auto parts, eip712::envelope::decode_wallet_auth(req.get_header_value("X-Wallet-Auth")));
-      eip712::envelope::expectation want{};
-      want.expected = eip712::envelope::kind::billing_auth;
-      want.chain_id = st.cfg.chain_id;
-      want.now = static_cast<uint64_t>(unix_now());
-      want.max_skew = st.cfg.envelope_max_skew;
-      ENACT_TRY(const address signer, eip712::envelope::verify(parts.first, parts.second, want));
+      // docs/protocol.md §2 "Envelope version 2": the header authorizes this request only (its
+      // method, its target as sent and its body), on this deployment.
+      envelope_binding binding;
+      binding.request = eip712::envelope::bind_request(req.method, req.target, req.body);
+      std::error_code ec;
+      const json::value typed_data = json::parse(parts.first, ec);
+      if (ec)
+        return fail(envelope_errc::malformed, "X-Wallet-Auth: typed_data is not JSON");
+      ENACT_TRY(const auto checked, check_envelope(st.svc, st.cfg, eip712::envelope::kind::billing_auth, typed_data,
+                                                   parts.first.size(), parts.second, binding));
+      const address signer = checked.signer;
       auto account = st.svc.ledger->account_by_admin(signer);
       if (!account)
         return fail(api_errc::unauthenticated, "X-Wallet-Auth: no account has this admin wallet");

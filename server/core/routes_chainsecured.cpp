@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // The ChainSecured endpoints (docs/protocol.md §2 "ChainSecured", core-api spec "ChainSecured
 // HTTP endpoints"): each takes `{"typed_data": <envelope>, "signature": "0x…"}` signed by a wallet
-// with eth_signTypedData_v4, checked by eip712::envelope::verify in the order docs/protocol.md §2 fixes, each
-// rejection with its own code:
+// with eth_signTypedData_v4, checked by core::check_envelope (eip712::envelope::check, then the
+// nonce's single use) in the order docs/protocol.md §2 fixes, each rejection with its own code:
 //   body over 16 KiB                                   -> 413 payload_too_large (mount)
 //   malformed JSON, missing or unknown field           -> 400 invalid_request   (mount, schema)
 //   serialized typed data over 4096 bytes              -> 400 typed_data_invalid
-//   `types` not canonical                              -> 400 typed_data_invalid
+//   `types` not canonical (version 1 or 2)             -> 400 typed_data_invalid
 //   primaryType of another endpoint                    -> 400 typed_data_invalid
 //   domain name / version                              -> 400 typed_data_invalid
-//   domain.chainId not the node's                      -> 400 chain_id_mismatch
+//   version 1 for ConvertAccount (unless opted in)     -> 400 typed_data_invalid
+//   domain.chainId / verifyingContract not this one's  -> 400 chain_id_mismatch
 //   message fields malformed                           -> 400 invalid_request
 //   issuedAt outside now ± envelope_max_skew (300 s)   -> 401 signature_expired
+//   ConvertAccount v2 naming another account           -> 401 signature_invalid
 //   signature malformed, or signer not message.address -> 401 signature_invalid
+//   version 2 nonce used before                        -> 401 signature_expired
 // Before these: the per-IP limit of the minting endpoints (429), and conversion's credential (401
 // without the account key, 403 for a usage key). After them: converting an account that is
 // ChainSecured already is 409 conflict.
@@ -26,8 +29,7 @@
 // write nothing to the ledger (the wallet registers the result on-chain with
 // registerWalletDerivation and setUsageApiKey). They are unauthenticated and mint secrets, so the
 // per-IP limiter of mount.cpp covers them (route::per_ip_limited).
-#include <chrono>
-
+#include "core/envelope_check.hpp"
 #include "core/errors.hpp"
 #include "core/key_cache.hpp"
 #include "core/route.hpp"
@@ -50,18 +52,13 @@ namespace s = schema;
 /// with room for a pretty-printed body; anything larger is no envelope request.
 constexpr size_t kMaxBody = size_t{16} << 10;
 
-uint64_t unix_now() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
-
-/// The envelope's signer, checked for flow `k` (and, for conversion, to be `expected_signer`).
-result<address> verified_signer(const request_context& c, eip712::envelope::kind k,
-                                std::optional<address> expected_signer = std::nullopt) {
+/// The envelope's signer, checked for flow `k` on this deployment (docs/protocol.md §2) with what
+/// the flow binds; a version 2 nonce is used up here.
+result<address> verified_signer(const request_context& c, eip712::envelope::kind k, envelope_binding binding = {}) {
   const json::value& typed_data = c.body.at("typed_data");
-  eip712::envelope::expectation want{k, c.cfg.chain_id, unix_now(), c.cfg.envelope_max_skew, expected_signer};
-  return eip712::envelope::verify(typed_data, json::serialize(typed_data).size(), c.body.at("signature").as_string(),
-                                  want);
+  ENACT_TRY(const auto v, check_envelope(c.svc, c.cfg, k, typed_data, json::serialize(typed_data).size(),
+                                         c.body.at("signature").as_string(), binding));
+  return v.signer;
 }
 
 // --- handlers ---------------------------------------------------------------------------------
@@ -115,9 +112,10 @@ result<json::value> add_usage_api_key_with_signature(request_context& c) {
 result<json::value> convert_to_chain_secured_account(request_context& c) {
   ENACT_TRY(const address new_admin,
             api::read_address(c.body.at("new_admin_wallet_address"), "new_admin_wallet_address"));
-  // Core-api spec, States: the signer must be the new admin (an EOA; no ERC-1271).
-  ENACT_TRY_VOID(verified_signer(c, eip712::envelope::kind::convert_account, new_admin));
   const auto& account = c.who->account;
+  // Core-api spec, States: the signer must be the new admin (an EOA; no ERC-1271); version 2 also
+  // names this account, so a victim's envelope converts no account but the one it names.
+  ENACT_TRY_VOID(verified_signer(c, eip712::envelope::kind::convert_account, {new_admin, account.hash, std::nullopt}));
   const auto already = [&] {
     return fail(api_errc::conflict, "account " + codec::hex::encode_prefixed(account.hash) +
                                         " is ChainSecured already; there is no way back to API "
@@ -141,26 +139,44 @@ result<json::value> convert_to_chain_secured_account(request_context& c) {
 /// of the envelope is eip712::envelope::verify's, so that each rejection keeps its own code and order (a
 /// schema type on `types` would turn a non-canonical block into invalid_request).
 json::object typed_data_schema(eip712::envelope::kind k) {
-  const std::string primary(eip712::envelope::primary_type_name(k));
-  json::object example = eip712::envelope::build(
-      k, 31337, parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value(), 1735689600);
+  namespace env = eip712::envelope;
+  const std::string primary(env::primary_type_name(k));
+  env::message_v2 m;
+  m.signer = parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").value();
+  m.issued_at = 1735689600;
+  m.nonce.fill(0x11);
+  m.account.fill(0x22);
+  json::object example =
+      env::build(k, env::deployment{31337, parse_address("0x5FbDB2315678afecb367f032d93F642f64180aa3").value()}, m);
+  const std::string members = k == env::kind::convert_account
+                                  ? "address address, account bytes32, issuedAt uint256, nonce bytes32"
+                                  : "address address, issuedAt uint256, nonce bytes32";
   return json::object{
       {"type", "object"},
       {"description", "EIP-712 typed data as eth_signTypedData_v4 signs it, primaryType " + primary +
-                          ". At most 4096 bytes in compact JSON serialization."},
+                          ", version 2 (docs/protocol.md §2). At most 4096 bytes in compact JSON serialization."},
       {"properties",
        json::object{{"types", json::object{{"description",
-                                            "exactly EIP712Domain: [name string, version string, chainId "
-                                            "uint256] and " +
-                                                primary + ": [address address, issuedAt uint256], in this order"}}},
+                                            "exactly EIP712Domain: [name string, version string, chainId uint256, "
+                                            "verifyingContract address] and " +
+                                                primary + ": [" + members + "], in this order" +
+                                                (k != env::kind::convert_account
+                                                     ? " (or version 1: EIP712Domain without verifyingContract, " +
+                                                           primary + ": [address address, issuedAt uint256])"
+                                                     : std::string())}}},
                     {"primaryType", json::object{{"description", "the flow; this endpoint's only"},
                                                  {"enum", json::array{json::string(primary)}}}},
                     {"domain", json::object{{"description",
-                                             "name \"Svc ChainSecured\", version \"1\", chainId the "
-                                             "node's (/get_node_chain_config)"}}},
+                                             "name \"Svc ChainSecured\", version \"2\", chainId and "
+                                             "verifyingContract: chain_id and contract_address of "
+                                             "/get_node_chain_config"}}},
                     {"message", json::object{{"description",
-                                              "address: the signing wallet; issuedAt: unix seconds, "
-                                              "within now ± 300"}}}}},
+                                              k == env::kind::convert_account
+                                                  ? "address: the new admin wallet; account: the hash of the "
+                                                    "account converted (api_key_hash); issuedAt: unix seconds, "
+                                                    "within now ± 300; nonce: 32 random bytes, single-use"
+                                                  : "address: the signing wallet; issuedAt: unix seconds, within "
+                                                    "now ± 300; nonce: 32 random bytes, single-use"}}}}},
       {"examples", json::array{std::move(example)}}};
 }
 
@@ -175,10 +191,11 @@ json::object envelope_errors() {
   return json::object{{"400",
                        "invalid_request: malformed JSON, missing or unknown field, bad message values; "
                        "typed_data_invalid: typed data over 4096 bytes, types / primaryType / domain not "
-                       "canonical for this endpoint; chain_id_mismatch: domain.chainId is not the node's"},
+                       "canonical for this endpoint, or a version this endpoint refuses; chain_id_mismatch: "
+                       "domain.chainId or domain.verifyingContract is not this deployment's"},
                       {"401",
-                       "signature_expired: issuedAt outside now ± 300 s; signature_invalid: malformed signature, "
-                       "or the signer is not message.address"},
+                       "signature_expired: issuedAt outside now ± 300 s, or the nonce was used before; "
+                       "signature_invalid: malformed signature, or the signer is not message.address"},
                       {"413", "payload_too_large: body over 16 KiB"}};
 }
 
@@ -244,8 +261,8 @@ void add_chainsecured_routes(std::vector<route>& out) {
                  {"signature", signature_schema(), true}});
   convert.errors["401"] =
       "unauthenticated: credential missing or unknown; signature_expired: issuedAt outside now ± "
-      "300 s; signature_invalid: malformed signature, or the signer is not message.address and "
-      "new_admin_wallet_address";
+      "300 s, or the nonce was used before; signature_invalid: malformed signature, the signer is not "
+      "message.address and new_admin_wallet_address, or message.account is not this account";
   convert.errors["403"] = "forbidden: a usage key (the account key only may convert)";
   convert.errors["409"] =
       "conflict: the account is ChainSecured already, or the new admin administers another "

@@ -85,6 +85,10 @@ struct config {
   uint64_t upload_quota_count = 1000;
   /// Allowed issuedAt skew of wallet envelopes, seconds.
   uint64_t envelope_max_skew = 300;
+  /// Accept the specification's version 1 envelope for ConvertAccount and X-Wallet-Auth too
+  /// (docs/protocol.md §2 "Envelope version 2"): it binds no account, request or deployment, so
+  /// it is off unless the operator opts in for old clients.
+  bool accept_envelope_v1 = false;
   /// IPFS HTTP gateway for action code not in the content store ("http://127.0.0.1:8081");
   /// empty: off. Fetched bytes are verified against the CID.
   std::string ipfs_gateway;

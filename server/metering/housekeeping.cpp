@@ -29,6 +29,7 @@ void housekeeping::sweep(store& s, const report& on_sweep) {
   };
   one("reservations", s.release_expired());
   one("idempotency_keys", s.expire_idempotency());
+  one("nonces", s.expire_nonces());
 }
 
 void housekeeping::loop() {

@@ -99,7 +99,16 @@ CREATE INDEX metering_idempotency_by_age ON metering_idempotency(created_at);
   // v3: who holds a claim (idempotency_request::owner), so that a takeover is a compare-and-set
   // on owner and lease and a claimant taken over can no longer answer or free the key.
   std::string v3 = "ALTER TABLE metering_idempotency ADD COLUMN owner text NOT NULL DEFAULT ''";
-  return {std::move(v1), std::move(v2), std::move(v3)};
+  // v4: the single-use values recorded by use_once (store.hpp), until they expire; the index
+  // lets expire_nonces take its bounded batches without a scan of the table.
+  std::string v4 = R"sql(
+CREATE TABLE metering_nonces (
+  id         text   PRIMARY KEY,
+  expires_at bigint NOT NULL
+);
+CREATE INDEX metering_nonces_by_expiry ON metering_nonces(expires_at);
+)sql";
+  return {std::move(v1), std::move(v2), std::move(v3), std::move(v4)};
 }
 
 namespace operations {
@@ -535,6 +544,30 @@ result<uint64_t> expire_idempotency(session& s, millis now) {
           .affected);
 }
 
+result<bool> use_once(session& s, const hash256& id, millis expires_at, millis now) {
+  if (expires_at <= now)
+    return fail(metering_errc::invalid_argument, "use_once: expires_at " + std::to_string(expires_at) +
+                                                     " is not after now (" + std::to_string(now) + ")");
+  // First use and replay told apart by the one statement: a new id is inserted, an expired one's
+  // row taken over (its expiry replaced), and a live one's left as it is, changing no row. In
+  // PostgreSQL a second inserter of one id waits for the first and then re-checks the WHERE on
+  // the row it committed, so it changes nothing either.
+  const rows r = s.exec({"INSERT INTO metering_nonces (id, expires_at) VALUES (?1, ?2) ON CONFLICT (id) DO UPDATE "
+                         "SET expires_at = excluded.expires_at WHERE metering_nonces.expires_at <= ?3"},
+                        {hx(id), expires_at, now});
+  return r.affected == 1;
+}
+
+result<uint64_t> expire_nonces(session& s, millis now, uint64_t limit) {
+  // The outer condition is checked again on a row another transaction took over meanwhile (a new
+  // use of an expired id, PostgreSQL): that use is kept.
+  return static_cast<uint64_t>(
+      s.exec({"DELETE FROM metering_nonces WHERE expires_at <= ?1 AND id IN (SELECT id FROM metering_nonces WHERE "
+              "expires_at <= ?1 LIMIT ?2)"},
+             {now, num(limit)})
+          .affected);
+}
+
 }  // namespace operations
 
 namespace ops = operations;
@@ -593,6 +626,21 @@ result<uint64_t> session_store::settle_and_keep(const account_hash& a, std::stri
 }
 result<uint64_t> session_store::expire_idempotency() {
   return run(access::write, [&](session& s) { return ops::expire_idempotency(s, now_()); });
+}
+result<bool> session_store::use_once(const hash256& id, millis expires_at) {
+  return run(access::single, [&](session& s) { return ops::use_once(s, id, expires_at, now_()); });
+}
+result<uint64_t> session_store::expire_nonces() {
+  // What expired by the sweep's start: a sweep ends even while uses keep expiring behind it.
+  const millis now = now_();
+  uint64_t total = 0;
+  for (;;) {
+    ENACT_TRY(const uint64_t n,
+              run(access::write, [&](session& s) { return ops::expire_nonces(s, now, kNonceExpiryBatch); }));
+    total += n;
+    if (n < kNonceExpiryBatch)
+      return total;
+  }
 }
 
 }  // namespace sql

@@ -283,6 +283,12 @@ class pg_store final : public sql::session_store {
     committer_.submit(body, false, /*durable=*/false);
   }
 
+  /// A single statement (use_once): alone, its own implicit transaction, one round trip
+  /// (autocommit); in a batch, without a savepoint.
+  void transact_single(const std::function<bool(sql::session&)>& body) const override {
+    committer_.submit(body, /*single_statement=*/true);
+  }
+
   /// `body` in one READ COMMITTED transaction on a pooled connection, run again (a few times)
   /// when PostgreSQL aborts it as a deadlock or a serialization failure (storage::transact); its
   /// commit not waited to disk unless `durable`.

@@ -110,6 +110,10 @@ namespace refusal {
                                                uint64_t amount, const idempotency_request& r, const kept_answer& a,
                                                millis now);
 [[nodiscard]] result<uint64_t> expire_idempotency(session& s, millis now);
+/// One statement (session_store runs it as a single-statement write).
+[[nodiscard]] result<bool> use_once(session& s, const hash256& id, millis expires_at, millis now);
+/// Deletes at most `limit` expired uses; returns how many.
+[[nodiscard]] result<uint64_t> expire_nonces(session& s, millis now, uint64_t limit);
 }  // namespace operations
 
 /// A store whose every method is its operation in one transaction of the backend: a backend
@@ -135,6 +139,8 @@ class session_store : public store {
   [[nodiscard]] result<uint64_t> settle_and_keep(const account_hash& a, std::string_view id, uint64_t amount,
                                                  const idempotency_request& r, const kept_answer& k) override;
   [[nodiscard]] result<uint64_t> expire_idempotency() override;
+  [[nodiscard]] result<bool> use_once(const hash256& id, millis expires_at) override;
+  [[nodiscard]] result<uint64_t> expire_nonces() override;
 
  protected:
   explicit session_store(clock_fn now) : now_(now ? std::move(now) : clock_fn(system_now)) {}
@@ -155,9 +161,16 @@ class session_store : public store {
   /// with everything before it. By default, a write like any other.
   virtual void transact_hold(const std::function<bool(session&)>& body) const { transact(true, body); }
 
-  enum class access { read, write, hold };
-  /// Runs `f(session&)` (returning a result) by `a`'s transaction: a read, a write, or a hold
-  /// (transact_hold); what the database threw answers storage.
+  /// Runs a write that is one statement, which changes nothing when it refuses and cannot fail
+  /// halfway (queued_write::single_statement, group_commit.hpp): a backend may run it without a
+  /// transaction or savepoint of its own (PostgreSQL: one round trip when it runs alone). By
+  /// default, a write like any other.
+  virtual void transact_single(const std::function<bool(session&)>& body) const { transact(true, body); }
+
+  enum class access { read, write, hold, single };
+  /// Runs `f(session&)` (returning a result) by `a`'s transaction: a read, a write, a hold
+  /// (transact_hold) or a single statement (transact_single); what the database threw answers
+  /// storage.
   template <class F>
   auto run(access a, F&& f) const -> decltype(f(std::declval<session&>())) {
     std::optional<decltype(f(std::declval<session&>()))> out;
@@ -168,6 +181,8 @@ class session_store : public store {
     try {
       if (a == access::hold)
         transact_hold(body);
+      else if (a == access::single)
+        transact_single(body);
       else
         transact(a == access::write, body);
     } catch (const std::exception& e) {

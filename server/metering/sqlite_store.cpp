@@ -113,6 +113,8 @@ class sqlite_store final : public sql::session_store {
 
   [[nodiscard]] result<uint64_t> release_expired() override { return holds_.release_expired(clock()()); }
 
+  [[nodiscard]] sql::group_commit_stats commit_stats() const { return committer_.stats(); }
+
   [[nodiscard]] result<key_spending> spending(const account_hash& a, const key_hash& k) const override {
     try {
       const auto f = holds_.funds(
@@ -217,6 +219,13 @@ class sqlite_store final : public sql::session_store {
 };
 
 }  // namespace
+
+std::optional<sql::group_commit_stats> sqlite_commit_stats(const store& s) {
+  const auto* sq = dynamic_cast<const sqlite_store*>(&s);
+  if (sq == nullptr)
+    return std::nullopt;
+  return sq->commit_stats();
+}
 
 result<std::unique_ptr<store>> open_sqlite(const std::string& path, sqlite_options options) {
   try {

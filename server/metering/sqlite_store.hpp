@@ -14,8 +14,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "metering/group_commit.hpp"
 #include "metering/store.hpp"
 
 namespace enact::metering {
@@ -27,5 +29,9 @@ struct sqlite_options {
 
 /// Opens (creating when absent) the store at `path`; storage when it cannot.
 [[nodiscard]] result<std::unique_ptr<store>> open_sqlite(const std::string& path, sqlite_options options = {});
+
+/// What the committer of `s`, a store open_sqlite opened, did so far (group_commit.hpp), for
+/// tests and measures; nullopt for any other store.
+[[nodiscard]] std::optional<sql::group_commit_stats> sqlite_commit_stats(const store& s);
 
 }  // namespace enact::metering

@@ -18,6 +18,8 @@
 //   - every reservation carries an expiry: an expired one no longer holds credits, cannot be
 //     settled (unknown_reservation), and is deleted by the next write of its account or by
 //     `release_expired`, so the runs of a server that crashed are released, never charged twice;
+//   - a single-use value (`use_once`) is recorded once until it expires: of all the calls with
+//     one id before then, on one server or several, exactly one answers true;
 //   - a balance never goes below zero and stays within int64; concurrent callers (threads, or
 //     servers sharing one PostgreSQL) never lose an update: SQLite writes in one writer
 //     transaction, PostgreSQL locks the account row (SELECT … FOR UPDATE) and debits with a
@@ -137,6 +139,9 @@ struct page {
 /// "Idempotency"): a key older than this is free again, and `expire_idempotency` deletes it.
 inline constexpr std::chrono::hours kIdempotencyRetention{24};
 
+/// Expired single-use values `expire_nonces` deletes in one transaction at most.
+inline constexpr uint64_t kNonceExpiryBatch = 1000;
+
 /// A request under an Idempotency-Key, as `claim_idempotency` takes it. Keys are per account:
 /// the same key of two accounts names two unrelated requests.
 struct idempotency_request {
@@ -243,6 +248,19 @@ class store {
   /// Deletes every key older than kIdempotencyRetention that is answered or whose lease ended
   /// (a live claim is its claimant's until it ends); returns how many.
   [[nodiscard]] virtual result<uint64_t> expire_idempotency() = 0;
+
+  /// Records the use of a single-use value (a wallet-proof envelope's nonce, docs/protocol.md
+  /// §2), named by `id` (the caller hashes signer, kind and nonce into it), kept until
+  /// `expires_at` (store clock). True when this call recorded it; false when it was already
+  /// recorded and has not expired (a replay). Exactly one of several concurrent calls with one id
+  /// gets true, also across servers sharing one PostgreSQL store. An id whose use expired is
+  /// recorded again (true, kept until the new `expires_at`). invalid_argument when `expires_at`
+  /// is not after the store's now: such a use would be forgotten at once, and a replay taken for
+  /// a first use.
+  [[nodiscard]] virtual result<bool> use_once(const hash256& id, millis expires_at) = 0;
+  /// Deletes the uses that expired, kNonceExpiryBatch rows per transaction so that the writes
+  /// queued beside the sweep wait for one batch at most; returns how many.
+  [[nodiscard]] virtual result<uint64_t> expire_nonces() = 0;
 };
 
 /// The clock a store reads (tests move it); the system clock by default.

@@ -97,6 +97,7 @@ TEST_CASE("add_usage_api_key_with_signature: the key is the usage key at the ret
 TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master key stops working") {
   server_process srv({"--dev", "--sandbox-workers", "1"});
   auto c = srv.client();
+  const chain_env ce = env_of(srv);
   const account_keys acct = create_account(c, "to convert");
   const account_keys other = create_account(c, "bystander");
   CHECK(buy_credits(c, acct.auth(), 500) == 500);
@@ -142,11 +143,11 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   const std::string admin_addr = to_checksum_address(address_of_key(admin));
 
   // Refused before anything changes: a usage key, and a new admin that administers an account.
-  check_error(srv, c.post(kConvert, convert_body(admin, unix_now()), uk.auth()), 403, "forbidden",
+  check_error(srv, c.post(kConvert, convert_body(ce, admin, acct.api_key_hash), uk.auth()), 403, "forbidden",
               "/core/v1" + kConvert);
-  check_error(srv, c.post(kConvert, convert_body(key_secret(other.api_key), unix_now()), acct.auth()), 409, "conflict",
+  check_error(srv, c.post(kConvert, convert_body(ce, key_secret(other.api_key), acct.api_key_hash), acct.auth()), 409, "conflict",
               "/core/v1" + kConvert);
-  check_error(srv, c.post(kConvert, convert_body(admin, unix_now())), 401, "unauthenticated", "/core/v1" + kConvert);
+  check_error(srv, c.post(kConvert, convert_body(ce, admin, acct.api_key_hash)), 401, "unauthenticated", "/core/v1" + kConvert);
   {
     const response me = c.get("/account", acct.auth());
     ITEST_REQUIRE_STATUS(me, 200);
@@ -154,7 +155,7 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   }
 
   // The conversion.
-  json::object body = convert_body(admin, unix_now());
+  json::object body = convert_body(ce, admin, acct.api_key_hash);
   body["new_admin_wallet_address"] = "0x" + codec::hex::encode(address_of_key(admin));  // any case
   const response converted = c.post(kConvert, body, acct.auth());
   ITEST_REQUIRE_STATUS(converted, 200);
@@ -182,9 +183,9 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
     CHECK(r.error_message().find("ChainSecured") != std::string::npos);
   }
   check_error(srv, c.post("/run_action", run_body, acct.auth()), 401, "unauthenticated", "/core/v1/run_action");
-  check_error(srv, c.post(kConvert, convert_body(admin, unix_now()), acct.auth()), 401, "unauthenticated",
+  check_error(srv, c.post(kConvert, convert_body(ce, admin, acct.api_key_hash), acct.auth()), 401, "unauthenticated",
               "/core/v1" + kConvert);
-  check_error(srv, c.post(kConvert, convert_body(wallet_key("a third admin"), unix_now()), acct.auth()), 401,
+  check_error(srv, c.post(kConvert, convert_body(ce, wallet_key("a third admin"), acct.api_key_hash), acct.auth()), 401,
               "unauthenticated", "/core/v1" + kConvert);
 
   // Nor any write. Each write (path and body) is refused with `status` and `code`, the message
@@ -221,13 +222,13 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   CHECK(lists() == before);
 
   // Billing follows the new admin wallet (X-Wallet-Auth, BillingAuth); the old one is no admin.
-  CHECK(balance_of(c, wallet_auth(admin)) == 498);  // 500 bought, two runs of one credit
+  CHECK(balance_of(c, wallet_auth(ce, admin)) == 498);  // 500 bought, two runs of one credit
   const response intent =
-      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}}, wallet_auth(admin));
+      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}}, wallet_auth(ce, admin));
   ITEST_REQUIRE_STATUS(intent, 200);
   const response paid =
       c.post("/billing/confirm_payment", json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}},
-             wallet_auth(admin));
+             wallet_auth(ce, admin));
   ITEST_REQUIRE_STATUS(paid, 200);
   CHECK(u_of(paid.body, "balance_credits") == 1198);
   CHECK(balance_of(c, uk.auth()) == 1198);
@@ -241,10 +242,10 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
     check_error(srv, r, 401, "unauthenticated", "/core/v1" + std::string(path));
     CHECK(r.error_message().find("ChainSecured") != std::string::npos);
   }
-  check_error(srv, c.get("/billing/balance", wallet_auth(key_secret(acct.api_key))), 401, "unauthenticated",
+  check_error(srv, c.get("/billing/balance", wallet_auth(ce, key_secret(acct.api_key))), 401, "unauthenticated",
               "/core/v1/billing/balance");
   {
-    const response mine = c.get("/account", wallet_auth(admin));  // billing only
+    const response mine = c.get("/account", wallet_auth(ce, admin));  // billing only
     check_error(srv, mine, 401, "unauthenticated", "/core/v1/account");
   }
   // The bystander is untouched.

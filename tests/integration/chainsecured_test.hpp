@@ -103,13 +103,14 @@ const endpoint kEndpoints[] = {
     {kConvert, eip712::envelope::kind::convert_account, eip712::envelope::kind::create_wallet, true},
 };
 
-inline httplib::Headers wallet_auth(const Secret& key, uint64_t chain = kChain) {
-  const auto env = sign_env(eip712::envelope::kind::billing_auth, key, unix_now(), chain);
-  return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
-}
-
-inline json::object convert_body(const Secret& new_admin, int64_t issued_at) {
-  const auto env = sign_env(eip712::envelope::kind::convert_account, new_admin, issued_at);
+/// A version 2 ConvertAccount body (docs/protocol.md §2) for the account whose hash is
+/// `account_hash` (hex), signed by `new_admin` for `e`'s deployment.
+inline json::object convert_body(const chain_env& e, const Secret& new_admin, const std::string& account_hash,
+                                 int64_t issued_at = 0) {
+  const auto env = eip712::envelope::sign_v2(eip712::envelope::kind::convert_account, {e.chain_id, e.registry},
+                                             new_admin, static_cast<uint64_t>(issued_at ? issued_at : unix_now()),
+                                             codec::hex::decode_fixed<32>(account_hash).value())
+                       .value();
   return json::object{{"new_admin_wallet_address", to_checksum_address(address_of_key(new_admin))},
                       {"typed_data", env.typed_data},
                       {"signature", env.signature}};

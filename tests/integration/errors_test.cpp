@@ -293,8 +293,15 @@ TEST_CASE(
   const auto header = [](const eip712::envelope::signed_envelope& env) {
     return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
   };
+  const chain_env e = env_of(srv);
+  // Version 2, bound to GET /core/v1/billing/balance (docs/protocol.md §2), for chain `chain`.
   const auto signed_for = [&](eip712::envelope::kind k, uint64_t chain, int64_t at) {
-    return eip712::envelope::sign(k, chain, key, static_cast<uint64_t>(at)).value();
+    const eip712::envelope::deployment d{chain == 31337 ? e.chain_id : chain, e.registry};
+    if (k == eip712::envelope::kind::billing_auth)
+      return eip712::envelope::sign_billing(d, key, static_cast<uint64_t>(at),
+                                            eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
+          .value();
+    return eip712::envelope::sign_v2(k, d, key, static_cast<uint64_t>(at)).value();
   };
   ITEST_CHECK_STATUS(
       c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now()))), 200);
@@ -320,8 +327,10 @@ TEST_CASE(
   {
     // The signer differs from message.address.
     auto env = signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now());
-    env.signature = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337,
-                                           Secret(crypto::keccak256(std::string_view("someone else"))), unix_now())
+    env.signature = eip712::envelope::sign_billing(
+                        {e.chain_id, e.registry}, Secret(crypto::keccak256(std::string_view("someone else"))),
+                        static_cast<uint64_t>(unix_now()),
+                        eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
                         .value()
                         .signature;
     check_error_shape(c.get("/billing/balance", header(env)), 401, "signature_invalid");
@@ -338,6 +347,24 @@ TEST_CASE(
   check_error_shape(c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 1, unix_now()))),
                     400, "chain_id_mismatch");
   check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", "%%% not base64 %%%"}}), 400, "invalid_request");
+  // Another deployment's registry; the specification's version 1; another request.
+  {
+    auto other = e;
+    other.registry[19] ^= 1;
+    const auto env = eip712::envelope::sign_billing({other.chain_id, other.registry}, key,
+                                                    static_cast<uint64_t>(unix_now()),
+                                                    eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
+                         .value();
+    check_error_shape(c.get("/billing/balance", header(env)), 400, "chain_id_mismatch");
+  }
+  check_error_shape(
+      c.get("/billing/balance", header(eip712::envelope::sign(eip712::envelope::kind::billing_auth, e.chain_id, key,
+                                                              static_cast<uint64_t>(unix_now()))
+                                           .value())),
+      400, "typed_data_invalid");
+  check_error_shape(
+      c.get("/billing/usage", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now()))), 401,
+      "signature_invalid");
 
   c.check_all_logged();
   CHECK(srv.stop().clean());

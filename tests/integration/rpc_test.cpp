@@ -187,15 +187,19 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   CHECK(registry.list_actions_in_group(account, 1).value().items.at(0).name == "sign");
 
   // 5. Funded through X-Wallet-Auth billing, the usage key runs the action with the PKP.
-  const auto proof = [&] {
-    return eip712::envelope::sign(eip712::envelope::kind::billing_auth, env.chain_id, owner_key,
-                                  static_cast<uint64_t>(unix_now()))
+  // A version 2 BillingAuth names the request it authorizes: method, target and body as sent.
+  const auto proof = [&](const char* method, const std::string& target, const std::string& body) {
+    return eip712::envelope::sign_billing({env.chain_id, env.registry}, owner_key, static_cast<uint64_t>(unix_now()),
+                                          eip712::envelope::bind_request(method, target, body))
         .value();
   };
-  const client::payment_intent intent = anon.create_payment_intent(500, proof());
-  CHECK(anon.confirm_payment(intent.payment_intent_id, proof()) == 500);
+  const client::payment_intent intent = anon.create_payment_intent(
+      500, proof("POST", "/core/v1/billing/create_payment_intent", R"({"amount_cents":500})"));
+  CHECK(anon.confirm_payment(intent.payment_intent_id,
+                             proof("POST", "/core/v1/billing/confirm_payment",
+                                   R"({"payment_intent_id":")" + intent.payment_intent_id + "\"}")) == 500);
   // Credits live in the server's metering store, not in the registry (docs/architecture.md §1).
-  CHECK(anon.balance(proof()).balance_credits == 500);
+  CHECK(anon.balance(proof("GET", "/core/v1/billing/balance", "")).balance_credits == 500);
   client::core_client runner(options_for(srv), minted.usage_api_key.clone());
   client::run_action_request run;
   run.action_ipfs_cid = s_of(up.body, "action_ipfs_cid");

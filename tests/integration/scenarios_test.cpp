@@ -657,11 +657,13 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
 
   // X-Wallet-Auth: the account's admin wallet is the address of the account key itself.
   const Secret admin_key = key_secret(acct.api_key);
+  // Signed per request (steps.hpp wallet_auth): a version 2 BillingAuth names its request.
+  const chain_env ce = env_of(srv);
   const auto wallet_auth = [&](uint64_t chain, int64_t issued_at, const Secret& key) {
-    const auto env =
-        eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(issued_at))
-            .value();
-    return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
+    chain_env e = ce;
+    if (chain != 31337)
+      e.chain_id = chain;
+    return itest::wallet_auth(e, key, static_cast<uint64_t>(issued_at));
   };
   {
     const response b = c.get("/billing/balance", wallet_auth(31337, unix_now(), admin_key));
@@ -683,10 +685,13 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
   }
   {
     // A bad signature: the envelope names the admin address but another key signed it.
-    auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, admin_key, unix_now()).value();
-    const auto forged =
-        eip712::envelope::sign(eip712::envelope::kind::billing_auth, 31337, key_secret(other.api_key), unix_now())
-            .value();
+    const auto balance_request = eip712::envelope::bind_request("GET", "/core/v1/billing/balance", "");
+    auto env = eip712::envelope::sign_billing({ce.chain_id, ce.registry}, admin_key, static_cast<uint64_t>(unix_now()),
+                                              balance_request)
+                   .value();
+    const auto forged = eip712::envelope::sign_billing({ce.chain_id, ce.registry}, key_secret(other.api_key),
+                                                       static_cast<uint64_t>(unix_now()), balance_request)
+                            .value();
     env.signature = forged.signature;
     check_error(srv, c.get("/billing/balance", {{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}}), 401,
                 "signature_invalid", "/core/v1/billing/balance");

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "server_process.hpp"
 
+#include "enact/address.hpp"
+#include "enact/codec/hex.hpp"
+#include "enact/eip712/envelope.hpp"
+#include "enact/secret.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,6 +14,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <ctime>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -357,8 +363,36 @@ void serving::stop() {
   }
 }
 
+namespace {
+
+/// kWalletKeyHeader's value ("<key hex> <chain id> <registry> [issuedAt]") made into the
+/// X-Wallet-Auth of this request: a version 2 BillingAuth bound to its method, target and body.
+httplib::Headers sign_wallet_auth(const std::string& method, const std::string& path, const std::string& body,
+                                  const httplib::Headers& headers) {
+  const auto it = headers.find(std::string(kWalletKeyHeader));
+  if (it == headers.end())
+    return headers;
+  std::istringstream in(it->second);
+  std::string key_hex, contract;
+  uint64_t chain = 0;
+  uint64_t issued_at = 0;
+  in >> key_hex >> chain >> contract;
+  if (!(in >> issued_at))
+    issued_at = static_cast<uint64_t>(std::time(nullptr));
+  const Secret key(codec::hex::decode_prefixed(key_hex).value());
+  const eip712::envelope::deployment d{chain, parse_address(contract).value()};
+  auto env = eip712::envelope::sign_billing(d, key, issued_at, eip712::envelope::bind_request(method, path, body));
+  httplib::Headers out = headers;
+  out.erase(std::string(kWalletKeyHeader));
+  out.emplace("X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env.value()));
+  return out;
+}
+
+}  // namespace
+
 response http_client::request(const std::string& method, const std::string& path, const std::string& body,
-                              const httplib::Headers& headers, const std::string& content_type) {
+                              const httplib::Headers& given, const std::string& content_type) {
+  const httplib::Headers headers = sign_wallet_auth(method, path, body, given);
   response out = to_response(send_request(cli_, method, path, body, headers, content_type));
   if (out.status != 0 && capture_) {
     std::string where = method + " " + path;

@@ -109,6 +109,11 @@ class serving {
   std::thread thread_;
 };
 
+/// A header the client replaces, request by request, with an X-Wallet-Auth bound to that request
+/// (docs/protocol.md §2 "Envelope version 2"): its value is "<wallet key hex> <chain id> <registry
+/// address> [issuedAt]". Made by steps.hpp wallet_auth; never sent.
+inline constexpr std::string_view kWalletKeyHeader = "X-Test-Wallet-Key";
+
 /// A raw HTTP client of one server; use one per thread. Without keep_alive every request has its
 /// own connection, so no idle connection delays the server's shutdown (httplib waits for an idle
 /// keep-alive connection up to its keep-alive timeout); with it, destroy the client before

@@ -160,6 +160,17 @@ inline chain_env env_of(const server_process& srv) {
           "http://127.0.0.1:" + std::to_string(srv.port()) + "/rpc"};
 }
 
+/// Headers that authenticate a billing request as `key`'s wallet: the client signs a version 2
+/// BillingAuth for each request it sends with them (server_process.hpp kWalletKeyHeader).
+/// `issued_at` 0: the time of sending.
+inline httplib::Headers wallet_auth(const chain_env& e, const Secret& key, uint64_t issued_at = 0) {
+  std::string v = codec::hex::encode_prefixed(key.view()) + " " + std::to_string(e.chain_id) + " " +
+                  to_checksum_address(e.registry);
+  if (issued_at != 0)
+    v += " " + std::to_string(issued_at);
+  return httplib::Headers{{std::string(kWalletKeyHeader), v}};
+}
+
 /// Every read of an account's state, as the wire carries it: every list in full (and those of
 /// `groups`), and its balance.
 inline json::object account_snapshot(http_client& c, const httplib::Headers& owner,

@@ -71,5 +71,7 @@ void run_conformance(const store_factory& make);
 void run_idempotency_conformance(const store_factory& make);
 /// Concurrent writes, which the store's committer runs in batches (group_commit_cases.cpp).
 void run_group_commit_conformance(const store_factory& make);
+/// The single-use values (nonce_cases.cpp), one SUBCASE each.
+void run_nonce_conformance(const store_factory& make);
 
 }  // namespace enact::metering::test

@@ -19,6 +19,7 @@
 #include "conformance.hpp"
 #include "enact/codec/hex.hpp"
 #include "metering/pg_store.hpp"
+#include "metering/session.hpp"
 #include "metering/sqlite_store.hpp"
 #include "must.hpp"
 #include "postgres_fixture.hpp"
@@ -75,6 +76,41 @@ TEST_CASE("metering store concurrent writes in batches: postgres") {
     return enact::test::must_ok(
         open_postgres(shared_postgres().create_database(), {.pool_size = 8, .now = clock.fn()}));
   });
+}
+
+TEST_CASE("metering store single-use values: postgres") {
+  run_nonce_conformance([](test_clock& clock) {
+    return enact::test::must_ok(
+        open_postgres(shared_postgres().create_database(), {.pool_size = 8, .now = clock.fn()}));
+  });
+}
+
+TEST_CASE("metering store on postgres: a nonce used on two servers at once is recorded by exactly one") {
+  // Attack: one envelope sent to two servers of a fleet at once, on several connections each.
+  const std::string url = shared_postgres().create_database();
+  test_clock clock;
+  auto a = enact::test::must_ok(open_postgres(url, {.pool_size = 4, .now = clock.fn()}));
+  auto b = enact::test::must_ok(open_postgres(url, {.pool_size = 4, .now = clock.fn()}));
+  const auto round = [&](const hash256& id) {
+    std::atomic<int> recorded{0}, refused{0};
+    race(8, [&](int t) {
+      store& s = t % 2 == 0 ? *a : *b;
+      const auto r = s.use_once(id, clock.now + 600'000);
+      if (r)
+        ++(*r ? recorded : refused);
+    });
+    CHECK(recorded == 1);
+    CHECK(refused == 7);
+  };
+  for (uint8_t i = 0; i < 20; ++i)
+    round(test_hash(0x50, i));
+  // Expired, the id is taken over by exactly one of the racing servers as well.
+  clock.now += 600'000;
+  for (uint8_t i = 0; i < 5; ++i)
+    round(test_hash(0x50, i));
+  // One server's sweep deletes what either recorded.
+  clock.now += 600'000;
+  CHECK(MUST(b->expire_nonces()) == 20);
 }
 
 TEST_CASE("metering store on postgres: two servers on one database never spend a credit twice") {
@@ -647,6 +683,36 @@ TEST_CASE("metering store on postgres: batches naming the same accounts in oppos
   pg_run(two, "COMMIT");
   PQfinish(one);
   PQfinish(two);
+}
+
+TEST_CASE("metering store on postgres: a database of schema version 3 moves to 4, keeping its data") {
+  // Version 3 is the schema before the single-use values: made by the first three steps, with a
+  // credited account in it; a second server opening meanwhile finds version 4.
+  const std::string url = shared_postgres().create_database();
+  const std::vector<std::string> steps = sql::schema("bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
+  REQUIRE(steps.size() == 4);
+  const hash256 account{8};
+  PGconn* c = pg_session(url);
+  for (size_t i = 0; i < 3; ++i)
+    pg_run(c, steps[i]);
+  pg_run(c, "CREATE TABLE metering_schema (version integer NOT NULL); INSERT INTO metering_schema VALUES (3)");
+  pg_run(c, "INSERT INTO metering_accounts (account, balance) VALUES ('" + codec::hex::encode(account) + "', 700)");
+  {
+    PGresult* r = PQexec(c, "SELECT 1 FROM metering_nonces");
+    CHECK(PQresultStatus(r) == PGRES_FATAL_ERROR);
+    PQclear(r);
+  }
+  auto s = enact::test::must_ok(open_postgres(url));
+  auto other = enact::test::must_ok(open_postgres(url));
+  CHECK(MUST(s->balance(account)) == 700);
+  const hash256 nonce{4};
+  CHECK(MUST(s->use_once(nonce, system_now() + 600'000)));
+  CHECK_FALSE(MUST(other->use_once(nonce, system_now() + 600'000)));
+  PGresult* v = PQexec(c, "SELECT version FROM metering_schema");
+  REQUIRE(PQresultStatus(v) == PGRES_TUPLES_OK);
+  CHECK(std::string(PQgetvalue(v, 0, 0)) == "4");
+  PQclear(v);
+  PQfinish(c);
 }
 
 }  // namespace

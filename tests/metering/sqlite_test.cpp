@@ -5,10 +5,15 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "conformance.hpp"
+#include "enact/codec/hex.hpp"
+#include "metering/session.hpp"
 #include "metering/sqlite_store.hpp"
 #include "must.hpp"
+#include "storage/sqlite.hpp"
 #include "support.hpp"
 
 namespace enact::metering::test {
@@ -39,6 +44,67 @@ TEST_CASE("metering store concurrent writes in batches: sqlite") {
     const std::string path = (dir.path() / ("batch-" + std::to_string(++n) + ".sqlite")).string();
     return enact::test::must_ok(open_sqlite(path, {.now = clock.fn()}));
   });
+}
+
+TEST_CASE("metering store single-use values: sqlite") {
+  enact::test::temp_dir dir("enact-metering");
+  int n = 0;
+  run_nonce_conformance([&](test_clock& clock) {
+    const std::string path = (dir.path() / ("nonce-" + std::to_string(++n) + ".sqlite")).string();
+    return enact::test::must_ok(open_sqlite(path, {.now = clock.fn()}));
+  });
+}
+
+TEST_CASE("metering store on sqlite: a file of schema version 3 moves to 4, keeping its data; uses survive a restart") {
+  // Version 3 is the schema before the single-use values: its file, made by the first three steps,
+  // with a credited account and a kept Idempotency-Key answer in it.
+  enact::test::temp_dir dir("enact-metering");
+  const std::string path = (dir.path() / "metering.sqlite").string();
+  const hash256 account{3};
+  const std::vector<std::string> steps = sql::schema("INTEGER PRIMARY KEY AUTOINCREMENT");
+  REQUIRE(steps.size() == 4);
+  {
+    storage::connection c(path);
+    const std::vector<const char*> v3 = {steps[0].c_str(), steps[1].c_str(), steps[2].c_str()};
+    storage::migrate(c, v3);
+    REQUIRE(c.user_version() == 3);
+    const std::string a = "'" + codec::hex::encode(account) + "'";
+    c.exec("INSERT INTO metering_accounts (account, balance) VALUES (" + a + ", 700)");
+    c.exec(
+        "INSERT INTO metering_payments (id, account, amount, provider, created_at, credited_at, balance_after) "
+        "VALUES ('pi_v3', " +
+        a + ", 700, 'dev', 1, 2, 700)");
+    const std::string fingerprint = "'" + codec::hex::encode(hash256{9}) + "'";
+    c.exec(
+        "INSERT INTO metering_idempotency (account, idem_key, fingerprint, created_at, lease_until, status, body, "
+        "owner) VALUES (" +
+        a + ", 'k', " + fingerprint + ", " + std::to_string(system_now()) + ", 0, 200, '{}', 'o')");
+    CHECK_THROWS(c.exec("SELECT 1 FROM metering_nonces"));
+  }
+  const hash256 nonce{4};
+  const millis until = system_now() + 600'000;
+  {
+    auto s = enact::test::must_ok(open_sqlite(path));
+    CHECK(MUST(s->balance(account)) == 700);
+    CHECK(MUST(s->get_payment(account, "pi_v3")).credited);
+    idempotency_request q;
+    q.account = account;
+    q.key = "k";
+    q.fingerprint = hash256{9};
+    q.owner = "o";
+    const idempotency_claim kept = MUST(s->claim_idempotency(q));
+    CHECK(kept.state == claim_state::answered);
+    CHECK(MUST(s->use_once(nonce, until)));
+    CHECK_FALSE(MUST(s->use_once(nonce, until)));
+  }
+  {
+    storage::connection c(path);
+    CHECK(c.user_version() == 4);
+  }
+  // A restart remembers the use.
+  auto s = enact::test::must_ok(open_sqlite(path));
+  CHECK_FALSE(MUST(s->use_once(nonce, until)));
+  CHECK(MUST(s->balance(account)) == 700);
 }
 
 TEST_CASE(

@@ -60,13 +60,6 @@ address address_of_key(const Secret& key) {
   return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
-httplib::Headers wallet_auth(const Secret& key, uint64_t chain) {
-  const auto env =
-      eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain, key, static_cast<uint64_t>(unix_now()))
-          .value();
-  return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
-}
-
 /// Tries every capability with params.pkp and reports what each answered; a capability that
 /// answers (rather than throws) leaves its result in `got`.
 constexpr std::string_view kProbe = R"JS(
@@ -127,7 +120,7 @@ attacker make_attacker(server_process& srv, const chain_env& env, std::string_vi
                                 "runner", "", perms)
               .has_value());
   http_client c = srv.client();
-  buy_credits(c, wallet_auth(w, env.chain_id), 500);
+  buy_credits(c, wallet_auth(env, w), 500);
   return attacker{std::move(w), created.account_hash, key, std::move(reg)};
 }
 

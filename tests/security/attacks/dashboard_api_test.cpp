@@ -43,11 +43,9 @@ void check_refused(const response& r) {
   CHECK(r.text.find("keeps this to itself") == std::string::npos);
 }
 
-httplib::Headers wallet_auth_of(const std::string& api_key, uint64_t chain) {
-  const auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, chain, key_secret(api_key),
-                                          static_cast<uint64_t>(unix_now()))
-                       .value();
-  return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
+/// The admin wallet's X-Wallet-Auth, signed for each request (steps.hpp wallet_auth).
+httplib::Headers wallet_auth_of(const server_process& srv, const std::string& api_key) {
+  return wallet_auth(env_of(srv), key_secret(api_key));
 }
 
 }  // namespace
@@ -135,7 +133,7 @@ TEST_CASE("get_action_code reads nothing the caller may not run or manage, and n
     CHECK(none.text.find("keeps this to itself") == std::string::npos);
     const response cfg = c.get("/get_node_chain_config");
     ITEST_REQUIRE_STATUS(cfg, 200);
-    const response wallet = c.get(code_path(cid), wallet_auth_of(victim.api_key, u_of(cfg.body, "chain_id")));
+    const response wallet = c.get(code_path(cid), wallet_auth_of(srv, victim.api_key));
     check_error_shape(wallet, 401, "unauthenticated");
     CHECK(wallet.text.find("keeps this to itself") == std::string::npos);
   }
