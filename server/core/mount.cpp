@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "core/credits.hpp"
+#include "core/envelope_check.hpp"
 #include "core/errors.hpp"
 #include "core/idempotency.hpp"
 #include "core/log.hpp"

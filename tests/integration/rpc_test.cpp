@@ -209,7 +209,7 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   CHECK(out.response.at("signer").as_string() == to_checksum_address(pkp.wallet_address));
   CHECK(out.response.at("n").to_number<int64_t>() == 42);
   CHECK(out.charged_credits == 1);
-  CHECK(anon.balance(proof()).balance_credits == 499);
+  CHECK(anon.balance(proof("GET", "/core/v1/billing/balance", "")).balance_credits == 499);
 
   // 6. Changes of the group on /rpc take effect at once: without the PKP the run is refused.
   REQUIRE(registry.remove_pkp_from_group(account, 1, pkp.wallet_address).has_value());
@@ -230,7 +230,8 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   const hash256 debited = crypto::keccak256(std::string_view("CreditsDebited(uint256,uint256,uint256)"));
   f.topics = {{debited}, {account}};
   CHECK(rpc_of(env)->get_logs(f).value().empty());
-  const auto usage = anon.billing_usage(proof());
+  const auto usage =
+      anon.billing_usage(proof("GET", "/core/v1/billing/usage?page_number=1&page_size=20", ""));
   REQUIRE(usage.items.size() == 1);
   CHECK(usage.items[0].charged_credits == 1);
 
