@@ -250,8 +250,7 @@ ENACT_C_API int enact_envelope_verify_v2(const char* typed_data_json, const char
                                          const char* verifying_contract, const uint8_t account[32], const char* method,
                                          const char* path, const uint8_t* body, size_t body_len, int accept_v1,
                                          uint64_t now, uint64_t max_skew, const char* expected_signer,
-                                         char out_address[ENACT_ADDRESS_SIZE], int* out_version,
-                                         uint8_t out_nonce[32]);
+                                         char out_address[ENACT_ADDRESS_SIZE], int* out_version, uint8_t out_nonce[32]);
 
 /* ---- Solidity ABI --------------------------------------------------------------------------- */
 

@@ -317,8 +317,8 @@ enact_core_client* new_client(const char* base_url, const char* api_key, const c
 }
 
 // One request of the JSON client: with the API key, or (by_wallet) with a BillingAuth of wallet_key.
-int client_call(enact_core_client* client, const char* method, const char* path, const char* json_body,
-                bool by_wallet, const uint8_t* wallet_key, char** out_json) noexcept {
+int client_call(enact_core_client* client, const char* method, const char* path, const char* json_body, bool by_wallet,
+                const uint8_t* wallet_key, char** out_json) noexcept {
   return guarded([&] {
     output(out_json, "out_json");
     require(client, "client");
@@ -590,8 +590,8 @@ int enact_envelope_sign_v2(const char* primary_type, const uint8_t private_key[3
 
 int enact_envelope_verify_v2(const char* typed_data_json, const char* signature_hex, const char* expected_primary_type,
                              uint64_t chain_id, const char* verifying_contract, const uint8_t account[32],
-                             const char* method, const char* path, const uint8_t* body, size_t body_len,
-                             int accept_v1, uint64_t now, uint64_t max_skew, const char* expected_signer,
+                             const char* method, const char* path, const uint8_t* body, size_t body_len, int accept_v1,
+                             uint64_t now, uint64_t max_skew, const char* expected_signer,
                              char out_address[ENACT_ADDRESS_SIZE], int* out_version, uint8_t out_nonce[32]) {
   return guarded([&] {
     output(out_address, "out_address");

@@ -167,10 +167,10 @@ struct core_client::impl {
     r.wallet_auth_for = [d, &admin_wallet_key](std::string_view method, std::string_view target,
                                                std::string_view body) {
       const auto k = eip712::envelope::kind::billing_auth;
-      return eip712::envelope::encode_wallet_auth(signed_or_throw(
-          eip712::envelope::sign_billing(d, admin_wallet_key, unix_now(),
-                                         eip712::envelope::bind_request(method, target, body)),
-          k));
+      return eip712::envelope::encode_wallet_auth(
+          signed_or_throw(eip712::envelope::sign_billing(d, admin_wallet_key, unix_now(),
+                                                         eip712::envelope::bind_request(method, target, body)),
+                          k));
     };
   }
 
@@ -215,8 +215,7 @@ struct core_client::impl {
   uint64_t confirm_payment(std::string_view id, billing_auth who) {
     json::object o;
     o["payment_intent_id"] = id;
-    return decode_u64_field(billing(http_method::post, "/confirm_payment", json::serialize(o), who),
-                            "balance_credits");
+    return decode_u64_field(billing(http_method::post, "/confirm_payment", json::serialize(o), who), "balance_credits");
   }
 
   raw_answer call(std::string_view method, std::string_view target, std::string_view json_body,

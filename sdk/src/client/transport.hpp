@@ -139,7 +139,7 @@ struct http_request {
   /// is sent as X-Wallet-Auth (a BillingAuth bound to the request, docs/protocol.md §2).
   std::function<std::string(std::string_view method, std::string_view wire_target, std::string_view body)>
       wallet_auth_for;
-  http_headers extra;               // further headers, checked for line breaks by the caller
+  http_headers extra;  // further headers, checked for line breaks by the caller
   /// Key values the body carries: scrubbed, like the credentials, from any error text.
   std::vector<bytes_view> redact;
 };
