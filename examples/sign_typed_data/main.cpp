@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // sign_typed_data: a client proves it holds a wallet. Reads a private key from a file, builds the
-// EIP-712 wallet-proof envelope (enact/eip712/envelope.hpp) for one flow on one chain, signs it
+// EIP-712 wallet-proof envelope of version 2 (enact/eip712/envelope.hpp, docs/protocol.md §2
+// "Envelope version 2") for one flow on one deployment (chain id and registry address), signs it
 // and prints {"typed_data": …, "signature": "0x…"} — what a ChainSecured endpoint takes. With
 // --url it also sends a CreateWallet envelope to that server's /create_wallet_with_signature
-// (the chain id is then the server's) and prints the PKP it minted.
+// (the deployment is then the server's) and prints the PKP it minted.
 //
-//   sign_typed_data --key-file KEY [--type CreateWallet] [--chain-id 31337] [--issued-at UNIX]
+//   sign_typed_data --key-file KEY --contract ADDR [--type CreateWallet] [--chain-id 31337]
+//                   [--issued-at UNIX] [--nonce HEX] [--account HASH] [--method M --path TARGET]
 //   sign_typed_data --key-file KEY --url http://127.0.0.1:8080
 #include <chrono>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include "enact/client/core_client.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/address.hpp"
+#include "enact/crypto/random.hpp"
 #include "enact/crypto/secp256k1.hpp"
 #include "enact/secret.hpp"
 #include "enact/eip712/envelope.hpp"
@@ -29,7 +32,8 @@ using namespace enact;
 constexpr const char* kUsage =
     "usage: sign_typed_data --key-file FILE [--type CreateWallet|ConvertAccount|AddUsageApiKey|"
     "BillingAuth]\n"
-    "                       [--chain-id N] [--issued-at UNIX] [--url URL]\n";
+    "                       --contract ADDR [--chain-id N] [--issued-at UNIX] [--nonce HEX]\n"
+    "                       [--account HASH] [--method M --path TARGET] [--url URL]\n";
 
 int usage(const char* why) {
   std::fprintf(stderr, "sign_typed_data: %s\n%s", why, kUsage);
@@ -78,9 +82,14 @@ std::optional<uint64_t> number(std::string_view text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace env = eip712::envelope;
   std::string key_file, url;
-  eip712::envelope::kind kind = eip712::envelope::kind::create_wallet;
-  uint64_t chain_id = 31337;  // enact-server's default chain
+  env::kind kind = env::kind::create_wallet;
+  env::deployment deployment{31337, {}};  // enact-server's default chain
+  std::optional<address> contract;
+  env::message_v2 message;
+  std::optional<hash256> nonce;
+  std::string method, path;
   std::optional<uint64_t> issued_at;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
@@ -96,7 +105,7 @@ int main(int argc, char** argv) {
     } else if (flag == "--url") {
       url = value;
     } else if (flag == "--type") {
-      const auto k = eip712::envelope::kind_from_name(value);
+      const auto k = env::kind_from_name(value);
       if (!k)
         return usage("--type: expected CreateWallet, ConvertAccount, AddUsageApiKey or BillingAuth");
       kind = *k;
@@ -104,44 +113,74 @@ int main(int argc, char** argv) {
       const auto n = number(value);
       if (!n)
         return usage("--chain-id and --issued-at take a non-negative integer");
-      (flag == "--chain-id" ? chain_id : issued_at.emplace()) = *n;
+      (flag == "--chain-id" ? deployment.chain_id : issued_at.emplace()) = *n;
+    } else if (flag == "--contract") {
+      auto a = parse_address(value, "--contract");
+      if (!a)
+        return usage("--contract: expected the registry's address (0x + 40 hex digits)");
+      contract = *a;
+    } else if (flag == "--nonce" || flag == "--account") {
+      auto h = codec::hex::decode_fixed<32>(value, flag);
+      if (!h)
+        return usage("--nonce and --account take 0x + 64 hex digits");
+      (flag == "--nonce" ? nonce.emplace() : message.account) = *h;
+    } else if (flag == "--method" || flag == "--path") {
+      (flag == "--method" ? method : path) = value;
     } else {
       return usage("unknown option");
     }
   }
   if (key_file.empty())
     return usage("--key-file is required");
+  if (url.empty() && !contract)
+    return usage("--contract is required: the registry the envelope is for (the server's contract_address)");
+  if (kind == env::kind::billing_auth && url.empty() && (method.empty() || path.empty()))
+    return usage("a BillingAuth authorizes one request: give --method and --path");
+  if ((kind == env::kind::billing_auth && nonce) || (kind != env::kind::billing_auth && !method.empty()))
+    return usage("--nonce is for the other flows, --method and --path for a BillingAuth");
+  if ((kind == env::kind::convert_account) != (message.account != hash256{}) && url.empty())
+    return usage("--account (the converted account's api_key_hash) is for, and required by, a ConvertAccount");
   const std::optional<Secret> key = read_key(key_file);
   if (!key)
     return 1;
-  const uint64_t now = issued_at.value_or(static_cast<uint64_t>(
+  message.issued_at = issued_at.value_or(static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()));
+  // A fresh random nonce unless one is given: the server accepts each once.
+  if (nonce)
+    message.nonce = *nonce;
+  else
+    crypto::random_bytes(message.nonce);
 
   try {
     if (!url.empty()) {
-      // The envelope must name the server's chain and be issued within 300 s of its clock.
+      // The envelope must name the server's deployment and be issued within 300 s of its clock.
       client::client_options options;
       options.base_url = url;
       client::core_client core(options);
-      chain_id = core.get_node_chain_config().chain_id;
-      const eip712::envelope::signed_envelope env =
-          eip712::envelope::sign(eip712::envelope::kind::create_wallet, chain_id, *key, now).value();
-      std::printf("%s\n", eip712::envelope::to_json(env).c_str());
-      const client::minted_wallet w = core.create_wallet_with_signature(env);
+      const env::signed_envelope signed_env =
+          env::sign(env::kind::create_wallet, core.deployment(), message, *key).value();
+      std::printf("%s\n", env::to_json(signed_env).c_str());
+      const client::minted_wallet w = core.create_wallet_with_signature(signed_env);
       std::printf("{\"pkp_id\":\"%s\",\"wallet_address\":\"%s\"}\n", to_checksum_address(w.pkp_id).c_str(),
                   to_checksum_address(w.wallet_address).c_str());
       return 0;
     }
-    const eip712::envelope::signed_envelope env = eip712::envelope::sign(kind, chain_id, *key, now).value();
+    deployment.verifying_contract = *contract;
+    if (kind == env::kind::billing_auth)
+      message.request = env::bind_request(method, path, "");
+    const env::signed_envelope signed_env = env::sign(kind, deployment, message, *key).value();
     // What the server will do with it: recover the signer and check it against message.address.
-    eip712::envelope::expectation want{};
+    env::expectation want{};
     want.expected = kind;
-    want.chain_id = chain_id;
-    want.now = now;
-    const address signer =
-        eip712::envelope::verify(boost::json::serialize(env.typed_data), env.signature, want).value();
-    std::printf("%s\n", eip712::envelope::to_json(env).c_str());
-    std::fprintf(stderr, "signed by %s\n", to_checksum_address(signer).c_str());
+    want.chain_id = deployment.chain_id;
+    want.now = message.issued_at;
+    want.verifying_contract = deployment.verifying_contract;
+    want.account = message.account;
+    want.request = message.request;
+    const env::verified v =
+        env::check(boost::json::serialize(signed_env.typed_data), signed_env.signature, want).value();
+    std::printf("%s\n", env::to_json(signed_env).c_str());
+    std::fprintf(stderr, "signed by %s\n", to_checksum_address(v.signer).c_str());
     return 0;
   } catch (const enact::Error& e) {  // api_error is one too: "<code>: <message>"
     std::fprintf(stderr, "sign_typed_data: %s\n", e.what());
