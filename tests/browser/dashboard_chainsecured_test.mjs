@@ -250,7 +250,7 @@ try {
   await page.getByLabel("Amount in US dollars").fill("5");
   await page.getByRole("button", { name: "Create payment intent" }).click();
   await page.getByRole("button", { name: "Confirm payment (dev provider)" }).click();
-  await page.getByText(/Payment confirmed: the balance is \d+ credits\./).waitFor();
+  await page.locator("table", { hasText: "credited" }).waitFor();
   const posts = billed.filter((b) => b.method === "POST");
   check("the payment's POSTs carry BillingAuths for their own bodies", posts.length === 2 && posts.every(boundTo) && posts[0].header !== posts[1].header,
     JSON.stringify(posts.map((b) => b.td.message)));

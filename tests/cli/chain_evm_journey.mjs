@@ -38,17 +38,21 @@ const { run, json, fails } = cli;
 const path = (name) => join(work, name);
 const isTx = (o) => /^0x[0-9a-f]{64}$/.test(o.transaction_hash) && Number.isInteger(o.block_number);
 
-/// The ConvertAccount envelope of docs/protocol.md §2 signed by `wallet`, as the server takes it.
-async function convertEnvelope(wallet) {
+/// The version 2 ConvertAccount envelope of docs/protocol.md §2 signed by `wallet` for the server at
+/// `url` (its chain id and registry), naming the account `accountHash` it converts.
+async function convertEnvelope(wallet, url, accountHash) {
+  const config = await (await fetch(`${url}/core/v1/get_node_chain_config`)).json();
   const typed = {
     types: {
       EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' },
-                     { name: 'chainId', type: 'uint256' }],
-      ConvertAccount: [{ name: 'address', type: 'address' }, { name: 'issuedAt', type: 'uint256' }],
+                     { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
+      ConvertAccount: [{ name: 'address', type: 'address' }, { name: 'account', type: 'bytes32' },
+                       { name: 'issuedAt', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }],
     },
     primaryType: 'ConvertAccount',
-    domain: { name: 'Svc ChainSecured', version: '1', chainId: kChainId },
-    message: { address: wallet.address, issuedAt: Math.floor(Date.now() / 1000) },
+    domain: { name: 'Svc ChainSecured', version: '2', chainId: config.chain_id, verifyingContract: config.contract_address },
+    message: { address: wallet.address, account: accountHash, issuedAt: Math.floor(Date.now() / 1000),
+               nonce: ethers.hexlify(ethers.randomBytes(32)) },
   };
   const signature = await wallet.signTypedData(typed.domain, { ConvertAccount: typed.types.ConvertAccount },
                                                typed.message);
@@ -214,7 +218,7 @@ try {
     });
     return { status: res.status, body: await res.json().catch(() => null) };
   };
-  const c1 = await post(await convertEnvelope(admin2));
+  const c1 = await post(await convertEnvelope(admin2, url, api2.api_key_hash));
   check(c1.status === 200 && c1.body?.api_key_hash === api2.api_key_hash &&
         c1.body?.new_admin_wallet_address?.toLowerCase() === admin2.address.toLowerCase(),
         `the server converts (${c1.status} ${JSON.stringify(c1.body)})`);
@@ -222,7 +226,7 @@ try {
   check(after2.managed === false && after2.admin === admin2.address.toLowerCase(),
         `converted on anvil by the server (${JSON.stringify(after2)})`);
   check(json(['chain', 'list-groups', '--account', api2.api_key_hash], 'list-groups 2').total === 1, 'its group kept');
-  const c2 = await post(await convertEnvelope(ethers.Wallet.createRandom()));
+  const c2 = await post(await convertEnvelope(ethers.Wallet.createRandom(), url, api2.api_key_hash));
   check(c2.status === 401 && c2.body?.error?.code === 'unauthenticated',
         `a second conversion with the former master key answers 401 (got ${c2.status} ${JSON.stringify(c2.body)})`);
   fails(['core', 'groups', 'add', '--name', 'x', '--key-file', 'acct2.key'], 1, /unauthenticated: .*converted to ChainSecured/,
