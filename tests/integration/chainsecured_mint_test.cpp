@@ -10,9 +10,10 @@ namespace enact::itest {
 TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each signed request") {
   server_process srv;
   auto c = srv.client();
+  const uint64_t chain = env_of(srv).chain_id;
   const Secret root = root_key_of(srv);
   const Secret w = wallet_key("minter");
-  const json::object body = mint_body(eip712::envelope::kind::create_wallet, w);
+  const json::object body = mint_body(eip712::envelope::kind::create_wallet, w, chain);
 
   std::set<std::string> paths, wallets;
   // The same envelope twice: the issuedAt window is the only replay protection (core-api spec,
@@ -54,13 +55,14 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
 TEST_CASE("add_usage_api_key_with_signature: the key is the usage key at the returned path, never a PKP's") {
   server_process srv;
   auto c = srv.client();
+  const uint64_t chain = env_of(srv).chain_id;
   const Secret root = root_key_of(srv);
   const Secret w = wallet_key("admin of usage keys");
 
   std::vector<std::string> keys;
   std::set<std::string> paths;
   for (int i = 0; i < 2; ++i) {
-    const response r = c.post(kAddKey, mint_body(eip712::envelope::kind::add_usage_api_key, w));
+    const response r = c.post(kAddKey, mint_body(eip712::envelope::kind::add_usage_api_key, w, chain));
     ITEST_REQUIRE_STATUS(r, 200);
     CHECK(r.obj().size() == 3);
     const std::string key = s_of(r.body, "usage_api_key");
@@ -97,6 +99,7 @@ TEST_CASE("add_usage_api_key_with_signature: the key is the usage key at the ret
 TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master key stops working") {
   server_process srv({"--dev", "--sandbox-workers", "1"});
   auto c = srv.client();
+  const uint64_t chain = env_of(srv).chain_id;
   const account_keys acct = create_account(c, "to convert");
   const account_keys other = create_account(c, "bystander");
   CHECK(buy_credits(c, acct.auth(), 500) == 500);
@@ -142,11 +145,12 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   const std::string admin_addr = to_checksum_address(address_of_key(admin));
 
   // Refused before anything changes: a usage key, and a new admin that administers an account.
-  check_error(srv, c.post(kConvert, convert_body(admin, unix_now()), uk.auth()), 403, "forbidden",
+  check_error(srv, c.post(kConvert, convert_body(admin, unix_now(), chain), uk.auth()), 403, "forbidden",
               "/core/v1" + kConvert);
-  check_error(srv, c.post(kConvert, convert_body(key_secret(other.api_key), unix_now()), acct.auth()), 409, "conflict",
+  check_error(srv, c.post(kConvert, convert_body(key_secret(other.api_key), unix_now(), chain), acct.auth()), 409,
+              "conflict", "/core/v1" + kConvert);
+  check_error(srv, c.post(kConvert, convert_body(admin, unix_now(), chain)), 401, "unauthenticated",
               "/core/v1" + kConvert);
-  check_error(srv, c.post(kConvert, convert_body(admin, unix_now())), 401, "unauthenticated", "/core/v1" + kConvert);
   {
     const response me = c.get("/account", acct.auth());
     ITEST_REQUIRE_STATUS(me, 200);
@@ -154,7 +158,7 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   }
 
   // The conversion.
-  json::object body = convert_body(admin, unix_now());
+  json::object body = convert_body(admin, unix_now(), chain);
   body["new_admin_wallet_address"] = "0x" + codec::hex::encode(address_of_key(admin));  // any case
   const response converted = c.post(kConvert, body, acct.auth());
   ITEST_REQUIRE_STATUS(converted, 200);
@@ -182,9 +186,9 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
     CHECK(r.error_message().find("ChainSecured") != std::string::npos);
   }
   check_error(srv, c.post("/run_action", run_body, acct.auth()), 401, "unauthenticated", "/core/v1/run_action");
-  check_error(srv, c.post(kConvert, convert_body(admin, unix_now()), acct.auth()), 401, "unauthenticated",
+  check_error(srv, c.post(kConvert, convert_body(admin, unix_now(), chain), acct.auth()), 401, "unauthenticated",
               "/core/v1" + kConvert);
-  check_error(srv, c.post(kConvert, convert_body(wallet_key("a third admin"), unix_now()), acct.auth()), 401,
+  check_error(srv, c.post(kConvert, convert_body(wallet_key("a third admin"), unix_now(), chain), acct.auth()), 401,
               "unauthenticated", "/core/v1" + kConvert);
 
   // Nor any write. Each write (path and body) is refused with `status` and `code`, the message
@@ -221,13 +225,13 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   CHECK(lists() == before);
 
   // Billing follows the new admin wallet (X-Wallet-Auth, BillingAuth); the old one is no admin.
-  CHECK(balance_of(c, wallet_auth(admin)) == 498);  // 500 bought, two runs of one credit
+  CHECK(balance_of(c, wallet_auth(admin, chain)) == 498);  // 500 bought, two runs of one credit
   const response intent =
-      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}}, wallet_auth(admin));
+      c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}}, wallet_auth(admin, chain));
   ITEST_REQUIRE_STATUS(intent, 200);
   const response paid =
       c.post("/billing/confirm_payment", json::object{{"payment_intent_id", s_of(intent.body, "payment_intent_id")}},
-             wallet_auth(admin));
+             wallet_auth(admin, chain));
   ITEST_REQUIRE_STATUS(paid, 200);
   CHECK(u_of(paid.body, "balance_credits") == 1198);
   CHECK(balance_of(c, uk.auth()) == 1198);
@@ -241,10 +245,10 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
     check_error(srv, r, 401, "unauthenticated", "/core/v1" + std::string(path));
     CHECK(r.error_message().find("ChainSecured") != std::string::npos);
   }
-  check_error(srv, c.get("/billing/balance", wallet_auth(key_secret(acct.api_key))), 401, "unauthenticated",
+  check_error(srv, c.get("/billing/balance", wallet_auth(key_secret(acct.api_key), chain)), 401, "unauthenticated",
               "/core/v1/billing/balance");
   {
-    const response mine = c.get("/account", wallet_auth(admin));  // billing only
+    const response mine = c.get("/account", wallet_auth(admin, chain));  // billing only
     check_error(srv, mine, 401, "unauthenticated", "/core/v1/account");
   }
   // The bystander is untouched.
