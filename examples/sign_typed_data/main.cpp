@@ -5,7 +5,7 @@
 // --url it also sends a CreateWallet envelope to that server's /create_wallet_with_signature
 // (the chain id is then the server's) and prints the PKP it minted.
 //
-//   sign_typed_data --key-file KEY [--type CreateWallet] [--chain-id 31337] [--issued-at UNIX]
+//   sign_typed_data --key-file KEY [--type CreateWallet] --chain-id N [--issued-at UNIX]
 //   sign_typed_data --key-file KEY --url http://127.0.0.1:8080
 #include <chrono>
 #include <cstdio>
@@ -29,7 +29,7 @@ using namespace enact;
 constexpr const char* kUsage =
     "usage: sign_typed_data --key-file FILE [--type CreateWallet|ConvertAccount|AddUsageApiKey|"
     "BillingAuth]\n"
-    "                       [--chain-id N] [--issued-at UNIX] [--url URL]\n";
+    "                       --chain-id N [--issued-at UNIX] | --url URL\n";
 
 int usage(const char* why) {
   std::fprintf(stderr, "sign_typed_data: %s\n%s", why, kUsage);
@@ -80,7 +80,9 @@ std::optional<uint64_t> number(std::string_view text) {
 int main(int argc, char** argv) {
   std::string key_file, url;
   eip712::envelope::kind kind = eip712::envelope::kind::create_wallet;
-  uint64_t chain_id = 31337;  // enact-server's default chain
+  // No default: every enact-server deployment has a chain id of its own (docs/protocol.md §1
+  // "embedded chain"), which --url reads from the server.
+  std::optional<uint64_t> chain_id;
   std::optional<uint64_t> issued_at;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
@@ -104,13 +106,15 @@ int main(int argc, char** argv) {
       const auto n = number(value);
       if (!n)
         return usage("--chain-id and --issued-at take a non-negative integer");
-      (flag == "--chain-id" ? chain_id : issued_at.emplace()) = *n;
+      (flag == "--chain-id" ? chain_id.emplace() : issued_at.emplace()) = *n;
     } else {
       return usage("unknown option");
     }
   }
   if (key_file.empty())
     return usage("--key-file is required");
+  if (url.empty() && !chain_id)
+    return usage("--chain-id is required without --url (the chain of the server the envelope is for)");
   const std::optional<Secret> key = read_key(key_file);
   if (!key)
     return 1;
@@ -123,20 +127,21 @@ int main(int argc, char** argv) {
       client::client_options options;
       options.base_url = url;
       client::core_client core(options);
-      chain_id = core.get_node_chain_config().chain_id;
       const eip712::envelope::signed_envelope env =
-          eip712::envelope::sign(eip712::envelope::kind::create_wallet, chain_id, *key, now).value();
+          eip712::envelope::sign(eip712::envelope::kind::create_wallet, core.get_node_chain_config().chain_id, *key,
+                                 now)
+              .value();
       std::printf("%s\n", eip712::envelope::to_json(env).c_str());
       const client::minted_wallet w = core.create_wallet_with_signature(env);
       std::printf("{\"pkp_id\":\"%s\",\"wallet_address\":\"%s\"}\n", to_checksum_address(w.pkp_id).c_str(),
                   to_checksum_address(w.wallet_address).c_str());
       return 0;
     }
-    const eip712::envelope::signed_envelope env = eip712::envelope::sign(kind, chain_id, *key, now).value();
+    const eip712::envelope::signed_envelope env = eip712::envelope::sign(kind, *chain_id, *key, now).value();
     // What the server will do with it: recover the signer and check it against message.address.
     eip712::envelope::expectation want{};
     want.expected = kind;
-    want.chain_id = chain_id;
+    want.chain_id = *chain_id;
     want.now = now;
     const address signer =
         eip712::envelope::verify(boost::json::serialize(env.typed_data), env.signature, want).value();
