@@ -108,7 +108,7 @@ if (ledger) {
 }
 
 const http = {};
-for (const n of ['baseline', 'baseline1', 'reads', 'writes', 'envelope', 'envelope1', 'run']) {
+for (const n of ['baseline', 'baseline1', 'reads', 'writes', 'envelope', 'envelope1', 'envelope2', 'run']) {
   const j = load(`http-${n}.json`);
   if (j) http[n] = j;
 }
@@ -117,7 +117,8 @@ if (http.baseline && http.baseline1) {
     ['GET get_node_chain_config (no auth, no ledger): baseline', 'baseline', 8, 'baseline'],
     ['GET list_groups (usage key, page of 20)', 'reads', 8, 'baseline'],
     ['POST add_group (usage key, one ledger write)', 'writes', 8, 'baseline'],
-    ['POST create_wallet_with_signature (valid envelope)', 'envelope', 8, 'baseline'],
+    ['POST create_wallet_with_signature (valid version 1 envelope, replayed)', 'envelope', 8, 'baseline'],
+    ['POST create_wallet_with_signature (version 2, a fresh nonce each: one metering write)', 'envelope2', 8, 'baseline'],
     ['POST run_action (trivial action by CID)', 'run', 8, 'baseline'],
     ['GET get_node_chain_config, 1 connection: baseline', 'baseline1', 1, 'baseline1'],
     ['POST create_wallet_with_signature, 1 connection', 'envelope1', 1, 'baseline1'],

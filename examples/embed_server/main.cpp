@@ -16,6 +16,7 @@
 #include "core/log.hpp"
 #include "core/service.hpp"
 #include "enact/crypto/keccak.hpp"
+#include "ledger/embedded_chain.hpp"
 #include "ledger/embedded_ledger.hpp"
 #include "tee/tee.hpp"
 
@@ -38,6 +39,15 @@ int main(int argc, char** argv) {
   }
   // The relayer is a server key (docs/protocol.md §1 "server keys"), out of reach of every account.
   const address payer = (*the_tee)->server_address("api-payer/0").value();
+  // The chain id ChainSecured envelopes must name: this deployment's own, derived from the TEE
+  // root and recorded in the directory before the ledger file exists (docs/protocol.md §1
+  // "embedded chain"), so an envelope signed for another deployment is refused here.
+  const auto identifier = (*the_tee)->server_identifier(ledger::kEmbeddedChainPurpose).value();
+  const auto chain = ledger::claim_embedded_chain(dir, ledger::derive_embedded_chain(identifier), {});
+  if (!chain) {
+    std::fprintf(stderr, "%s\n", chain.err().message.c_str());
+    return 1;
+  }
   auto ledger = ledger::embedded_ledger::open(dir + "/ledger.sqlite", {payer}).value();
   auto store = core::content_store::open(dir).value();
   core::logger log;
@@ -50,6 +60,8 @@ int main(int argc, char** argv) {
   svc.api_payer = payer;  // no payment provider: billing writes answer 503
   core::config cfg;
   cfg.chain_name = "embedded-example";
+  cfg.chain_id = chain->chain.chain_id;
+  cfg.contract_address = chain->chain.registry;
 
   httplib::Server server;
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {

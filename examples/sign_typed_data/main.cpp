@@ -6,7 +6,7 @@
 // --url it also sends a CreateWallet envelope to that server's /create_wallet_with_signature
 // (the deployment is then the server's) and prints the PKP it minted.
 //
-//   sign_typed_data --key-file KEY --contract ADDR [--type CreateWallet] [--chain-id 31337]
+//   sign_typed_data --key-file KEY --chain-id N --contract ADDR [--type CreateWallet]
 //                   [--issued-at UNIX] [--nonce HEX] [--account HASH] [--method M --path TARGET]
 //   sign_typed_data --key-file KEY --url http://127.0.0.1:8080
 #include <chrono>
@@ -32,8 +32,8 @@ using namespace enact;
 constexpr const char* kUsage =
     "usage: sign_typed_data --key-file FILE [--type CreateWallet|ConvertAccount|AddUsageApiKey|"
     "BillingAuth]\n"
-    "                       --contract ADDR [--chain-id N] [--issued-at UNIX] [--nonce HEX]\n"
-    "                       [--account HASH] [--method M --path TARGET] [--url URL]\n";
+    "                       (--chain-id N --contract ADDR [--issued-at UNIX] [--nonce HEX]\n"
+    "                        [--account HASH] [--method M --path TARGET] | --url URL)\n";
 
 int usage(const char* why) {
   std::fprintf(stderr, "sign_typed_data: %s\n%s", why, kUsage);
@@ -85,7 +85,9 @@ int main(int argc, char** argv) {
   namespace env = eip712::envelope;
   std::string key_file, url;
   env::kind kind = env::kind::create_wallet;
-  env::deployment deployment{31337, {}};  // enact-server's default chain
+  // No default: every enact-server deployment has a chain id and registry of its own
+  // (docs/protocol.md §1 "embedded chain"), which --url reads from the server.
+  std::optional<uint64_t> chain_id;
   std::optional<address> contract;
   env::message_v2 message;
   std::optional<hash256> nonce;
@@ -113,7 +115,7 @@ int main(int argc, char** argv) {
       const auto n = number(value);
       if (!n)
         return usage("--chain-id and --issued-at take a non-negative integer");
-      (flag == "--chain-id" ? deployment.chain_id : issued_at.emplace()) = *n;
+      (flag == "--chain-id" ? chain_id.emplace() : issued_at.emplace()) = *n;
     } else if (flag == "--contract") {
       auto a = parse_address(value, "--contract");
       if (!a)
@@ -132,8 +134,10 @@ int main(int argc, char** argv) {
   }
   if (key_file.empty())
     return usage("--key-file is required");
-  if (url.empty() && !contract)
-    return usage("--contract is required: the registry the envelope is for (the server's contract_address)");
+  if (url.empty() && (!chain_id || !contract))
+    return usage(
+        "--chain-id and --contract are required without --url: the deployment the envelope is for "
+        "(chain_id and contract_address of the server's get_node_chain_config)");
   if (kind == env::kind::billing_auth && url.empty() && (method.empty() || path.empty()))
     return usage("a BillingAuth authorizes one request: give --method and --path");
   if ((kind == env::kind::billing_auth && nonce) || (kind != env::kind::billing_auth && !method.empty()))
@@ -165,7 +169,7 @@ int main(int argc, char** argv) {
                   to_checksum_address(w.wallet_address).c_str());
       return 0;
     }
-    deployment.verifying_contract = *contract;
+    const env::deployment deployment{*chain_id, *contract};
     if (kind == env::kind::billing_auth)
       message.request = env::bind_request(method, path, "");
     const env::signed_envelope signed_env = env::sign(kind, deployment, message, *key).value();

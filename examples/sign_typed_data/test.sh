@@ -37,7 +37,7 @@ REPO=$repo WANT=$want REGISTRY=$registry NONCE=$nonce node -e '
 
 # A bad key file is refused with a message and exit 1, not a crash.
 printf 'zz\n' >"$work/bad.key"
-if "$example" --key-file "$work/bad.key" --contract "$registry" 2>"$work/err"; then echo "bad key accepted"; exit 1; fi
+if "$example" --key-file "$work/bad.key" --chain-id 8453 --contract "$registry" 2>"$work/err"; then echo "bad key accepted"; exit 1; fi
 grep -q 'expected a 32-byte hex private key' "$work/err" || { cat "$work/err"; exit 1; }
 
 [ "$server_bin" = none ] && exit 0

@@ -78,6 +78,7 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   }
   if (key == "chain.chain_id") {
     ENACT_TRY(s.core.chain_id, number<uint64_t>(v, what));
+    s.chain_id_set = true;
     return {};
   }
   if (key == "chain.chain_name") {

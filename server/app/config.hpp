@@ -79,6 +79,10 @@ struct settings {
   /// core.contract_address on the node at rpc_url, chain core.chain_id; app/ledger_backend.hpp).
   std::string ledger = "embedded";
   std::string rpc_url;
+  /// core.chain_id was configured (flag, environment or file) rather than left at its default:
+  /// the embedded ledger records such a value for a new data directory and refuses one that
+  /// contradicts its record (ledger/embedded_chain.hpp).
+  bool chain_id_set = false;
   /// evm: reads through the ledger's event-invalidated cache.
   bool ledger_cache = true;
   core::config core;

@@ -38,7 +38,10 @@ inline constexpr flag kFlags[] = {
      "origins whose browser pages may call /core/v1 with credentials headers (CORS), comma-separated: "
      "https://app.example.org,http://localhost:5173, or * for any (default none: no CORS headers)"},
     {"--chain-id", "chain.chain_id",
-     "chain id of the registry (default 31337; checked against the node with --ledger evm)"},
+     "chain id of the registry. --ledger evm: the node's (default 31337, checked against the node). Embedded ledger: "
+     "by default each data directory's own, derived from the TEE root at its first start and recorded in "
+     "<data-dir>/embedded-chain; a value given here is recorded for a new directory, and one that contradicts the "
+     "record stops the server"},
     {"--chain-envelope-v1", "chain.envelope_v1",
      "accept | refuse: the specification's version 1 wallet-proof envelope for ConvertAccount and X-Wallet-Auth, "
      "which binds no account, request or deployment (default refuse; accept logs a warning at start). "
@@ -46,7 +49,8 @@ inline constexpr flag kFlags[] = {
     {"--ledger", "ledger.backend", "embedded | evm: the permission ledger (default embedded)"},
     {"--rpc-url", "chain.rpc_url", "JSON-RPC endpoint of the node holding the registry (--ledger evm)"},
     {"--registry-address", "chain.contract_address",
-     "address of the permission registry (--ledger evm; enact-server deploy-registry)"},
+     "address of the permission registry (--ledger evm: required, see enact-server deploy-registry; embedded ledger: "
+     "as --chain-id, derived and recorded by default)"},
     {"--ledger-cache", "ledger.cache", "on | off: cache registry reads, invalidated by its events (default on)"},
     {"--chain-name", "chain.chain_name", "chain name reported by /get_node_chain_config"},
     {"--key-rate", "limits.key_rate_per_second",

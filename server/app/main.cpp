@@ -30,8 +30,10 @@
 #include "core/routes_rpc.hpp"
 #include "core/run_share.hpp"
 #include "core/service.hpp"
+#include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
 #include "enact/secret.hpp"
+#include "ledger/embedded_chain.hpp"
 #include "ledger/embedded_ledger.hpp"
 #include "ledger/rpc_surface.hpp"
 #include "metering/housekeeping.hpp"
@@ -207,14 +209,29 @@ int main(int argc, char** argv) {
     }
     evm_ledger = std::move(*l);
   } else {
+    // The chain this deployment's ledger is (docs/protocol.md §1 "embedded chain"): claimed before
+    // the ledger opens, since a ledger file already there is what marks a directory from before
+    // the record.
+    auto identifier = (*the_tee)->server_identifier(ledger::kEmbeddedChainPurpose);
+    if (!identifier)
+      return fatal("embedded chain: " + identifier.err().message);
+    ledger::chain_overrides overrides;
+    if (s.chain_id_set)
+      overrides.chain_id = s.core.chain_id;
+    if (s.core.contract_address != address{})
+      overrides.registry = s.core.contract_address;
+    auto chain = ledger::claim_embedded_chain(s.data_dir, ledger::derive_embedded_chain(*identifier), overrides);
+    if (!chain)
+      return fatal("embedded chain: " + chain.err().message);
+    cl->s.core.chain_id = chain->chain.chain_id;
+    cl->s.core.contract_address = chain->chain.registry;
+    log.info("embedded chain", {{"chain_id", chain->chain.chain_id},
+                                {"registry", to_checksum_address(chain->chain.registry)},
+                                {"source", chain->source}});
     auto ledger = ledger::embedded_ledger::open(s.data_dir + "/ledger.sqlite", {*payer});
     if (!ledger)
       return fatal("ledger: " + ledger.err().message);
     embedded = std::move(*ledger);
-    // The embedded registry answers JSON-RPC at /rpc, at a fixed address unless one is configured
-    // (docs/chainsecured.md).
-    if (cl->s.core.contract_address == address{})
-      cl->s.core.contract_address = ledger::embedded_registry_address();
     auto surface =
         ledger::rpc_surface::open(*embedded, {s.core.chain_id, s.core.contract_address, s.data_dir + "/rpc.sqlite"});
     if (!surface)

@@ -118,6 +118,17 @@ constexpr size_t kEventPage = 1000;
 
 }  // namespace
 
+std::optional<std::pair<uint64_t, address>> chain_of_file(const std::string& sqlite_path) {
+  storage::connection db(sqlite_path);
+  if (db.user_version() == 0)
+    return std::nullopt;
+  query id(db, "SELECT value FROM meta WHERE key = 'chain_id'");
+  query registry(db, "SELECT value FROM meta WHERE key = 'registry'");
+  if (!id.next() || !registry.next())
+    throw store_failure("rpc store: " + sqlite_path + ": corrupt: no chain id or registry address");
+  return std::pair{id.u64(0), registry.fixed<20>(0)};
+}
+
 chain_store::chain_store(embedded_ledger& ledger, const rpc_settings& settings)
     : ledger_(ledger), settings_(settings), db_(std::make_unique<storage::connection>(settings.sqlite_path)) {
   migrate();

@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "enact/bytes.hpp"
@@ -72,6 +73,11 @@ struct claim {
   tx_row tx;
   bool drop_if_unclaimed = false;  // recovery: no event means the ledger never applied it
 };
+
+/// The chain id and registry address the surface file `sqlite_path` was written for, or nullopt
+/// when it holds no chain yet (an empty file). Throws (store_failure, storage::sqlite_error) when it
+/// cannot be read.
+[[nodiscard]] std::optional<std::pair<uint64_t, address>> chain_of_file(const std::string& sqlite_path);
 
 class chain_store {
  public:

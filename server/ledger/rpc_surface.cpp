@@ -729,4 +729,12 @@ void rpc_surface::on_internal_error(std::function<void(const std::string&)> repo
 
 const rpc_settings& rpc_surface::settings() const { return impl_->settings; }
 
+result<std::optional<std::pair<uint64_t, address>>> chain_of_file(const std::string& sqlite_path) {
+  try {
+    return rpc::chain_of_file(sqlite_path);
+  } catch (const std::exception& e) {
+    return fail(ledger_errc::storage, e.what());
+  }
+}
+
 }  // namespace enact::ledger

@@ -50,8 +50,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "enact/bytes.hpp"
 #include "enact/result.hpp"
@@ -60,9 +62,14 @@ namespace enact::ledger {
 
 class embedded_ledger;
 
-/// The registry address of the embedded ledger when none is configured: the last 20 bytes of
+/// The registry address every data directory had before each deployment had its own
+/// (ledger/embedded_chain.hpp, legacy_embedded_chain): the last 20 bytes of
 /// crypto::keccak256("enact/embedded-registry").
 [[nodiscard]] address embedded_registry_address();
+
+/// The chain id and registry address of the surface file `sqlite_path` (what open checks its
+/// settings against): nullopt when the file holds no chain yet; storage when it cannot be read.
+[[nodiscard]] result<std::optional<std::pair<uint64_t, address>>> chain_of_file(const std::string& sqlite_path);
 
 struct rpc_settings {
   uint64_t chain_id = 31337;

@@ -86,6 +86,11 @@ class pkp_tee : public tee {
     return crypto::aes_gcm::decrypt(key, sealed);
   }
 
+  result<hash256> server_identifier(std::string_view purpose) const override {
+    ENACT_TRY(const Secret key, pkp::server_key(root_, purpose));
+    return crypto::keccak256(key.view());
+  }
+
   result<address> legacy_wallet_address(const hash256& path) const override {
     return pkp::legacy_wallet_address(root_, path);
   }

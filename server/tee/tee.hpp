@@ -71,6 +71,10 @@ class tee {
   /// AES-256-GCM under the server key for `purpose` ("triggers/usage-key-seal/v1").
   [[nodiscard]] virtual result<bytes> server_seal(std::string_view purpose, bytes_view plaintext) const = 0;
   [[nodiscard]] virtual result<bytes> server_unseal(std::string_view purpose, bytes_view sealed) const = 0;
+  /// A public value of the deployment for `purpose` ("ledger/embedded-chain/v1"): the keccak256 of
+  /// the server key for it, so the value names this root without giving out any key
+  /// (docs/protocol.md §1 "server keys").
+  [[nodiscard]] virtual result<hash256> server_identifier(std::string_view purpose) const = 0;
 
   /// The wallet the earlier path-only derivation gave at `path` (pkp::legacy_wallet_address):
   /// only for refusing a data directory from before (docs/protocol.md §1 "data from before").

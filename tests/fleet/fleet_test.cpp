@@ -284,6 +284,16 @@ TEST_CASE("fleet: three servers on one PostgreSQL and one chain; one killed mid-
   std::this_thread::sleep_for(2s);
   f.start(1);
   f.start(2);
+  // One chain for the fleet: every instance names the same chain id and registry, so a wallet's
+  // envelope made for one is good on each (docs/protocol.md §1 "embedded chain" for the ledger
+  // that is the server's own; here the node's).
+  const chain_env chain = env_of(f.server(0));
+  CHECK(chain.chain_id == 31337);
+  for (size_t i = 1; i < 3; ++i) {
+    const chain_env other = env_of(f.server(i));
+    CHECK(other.chain_id == chain.chain_id);
+    CHECK(other.registry == chain.registry);
+  }
 
   // The trigger side: a token in the shared trigger store, one webhook trigger, the schedules.
   const finished_run issued = run_to_exit({"issue-token", "--trigger-store", f.database(), "--user", "fleet-operator"});

@@ -3,7 +3,8 @@
 // Input: one flag byte (bits 0-1: the kind the endpoint expects; bit 2: the rest is an
 // X-Wallet-Auth header value instead of typed data) then, for a body, the typed data's JSON text,
 // a NUL byte and the signature's text. The expectation is fixed: chain id 1, now 1700000000, the
-// default skew (the seeds of make_corpus are signed for it). Never crashes; the text and parsed
+// default skew, and for version 2 the registry 0x…c0de, the account 0x11…11 and the request
+// GET /core/v1/billing/balance (the seeds of make_corpus are signed for it). Never crashes; the text and parsed
 // forms of verify agree; an accepted envelope names its signer in message.address; a decoded
 // header re-encodes to one that decodes the same.
 #include "enact/address.hpp"
@@ -45,7 +46,11 @@ void check_body(std::string_view typed_data, std::string_view signature, const e
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
-  const eip712::envelope::expectation want{static_cast<eip712::envelope::kind>(data[0] & 3), kChainId, kNow};
+  eip712::envelope::expectation want{static_cast<eip712::envelope::kind>(data[0] & 3), kChainId, kNow};
+  want.verifying_contract = parse_address("0x000000000000000000000000000000000000c0de").value();
+  want.account = hash256{};
+  want.account->fill(0x11);
+  want.request = eip712::envelope::bind_request("GET", "/core/v1/billing/balance", "");
   const std::string_view rest = fuzz::text(data + 1, size - 1);
   if ((data[0] & 4) != 0) {
     const auto parts = eip712::envelope::decode_wallet_auth(rest);

@@ -267,6 +267,42 @@ for (const [k, kind] of KINDS.entries()) {
     }
   }
 }
+// Version 2 (docs/protocol.md §2 "Envelope version 2"), for the target's registry, account and request.
+const MEMBERS2 = {
+  CreateWallet: [['address', 'address'], ['issuedAt', 'uint256'], ['nonce', 'bytes32']],
+  AddUsageApiKey: [['address', 'address'], ['issuedAt', 'uint256'], ['nonce', 'bytes32']],
+  ConvertAccount: [['address', 'address'], ['account', 'bytes32'], ['issuedAt', 'uint256'], ['nonce', 'bytes32']],
+  BillingAuth: [['address', 'address'], ['method', 'string'], ['path', 'string'], ['bodyHash', 'bytes32'], ['issuedAt', 'uint256']],
+};
+const KECCAK_EMPTY = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
+function envelope2Document(kind, address, issuedAt) {
+  const values = { address, issuedAt, nonce: '0x' + '22'.repeat(32), account: '0x' + '11'.repeat(32),
+    method: 'GET', path: '/core/v1/billing/balance', bodyHash: KECCAK_EMPTY };
+  return {
+    types: {
+      EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
+      [kind]: MEMBERS2[kind].map(([name, type]) => ({ name, type })),
+    },
+    primaryType: kind,
+    domain: { name: 'Svc ChainSecured', version: '2', chainId: CHAIN_ID,
+      verifyingContract: '0x000000000000000000000000000000000000c0de' },
+    message: Object.fromEntries(MEMBERS2[kind].map(([name]) => [name, values[name]])),
+  };
+}
+for (const [k, kind] of KINDS.entries()) {
+  for (const key of keys.slice(0, 2)) {
+    const doc = envelope2Document(kind, key.address, NOW);
+    let signature = '0x' + '00'.repeat(65);
+    if (ethers) {
+      const { EIP712Domain, ...types } = doc.types;
+      signature = await new ethers.Wallet(key.private_key).signTypedData(doc.domain, types, doc.message);
+    }
+    const text = JSON.stringify(doc);
+    seed('envelope', Buffer.concat([Buffer.from([k]), Buffer.from(text), Buffer.from([0]), Buffer.from(signature)]));
+    seed('envelope', withByte(k | 4, Buffer.from(JSON.stringify({ typed_data: doc, signature })).toString('base64')));
+  }
+}
 seed('envelope', withByte(0, '{}\0'));
 seed('envelope', withByte(4, 'e30='));
 

@@ -50,16 +50,17 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   server_process srv({"--dev"});
   client::core_client anon(options_for(srv.port()));
   const chain_env ce = env_of(srv);
+  const uint64_t chain = ce.chain_id;
   const Secret root = root_key_of(srv);
   const Secret w = wallet_key("client wallet");
 
-  const client::minted_wallet minted = anon.create_wallet_with_signature(w, kChain);
+  const client::minted_wallet minted = anon.create_wallet_with_signature(w, chain);
   CHECK(minted.pkp_id == minted.wallet_address);
   const hash256 minter = pkp::canonical_account_hash(address_of_key(w));
   CHECK(minted.wallet_address == pkp::wallet_address(root, minter, minted.derivation_path).value());
 
   const client::minted_usage_key k = anon.add_usage_api_key_with_signature(
-      eip712::envelope::sign(eip712::envelope::kind::add_usage_api_key, kChain, w, unix_now()).value());
+      eip712::envelope::sign(eip712::envelope::kind::add_usage_api_key, chain, w, unix_now()).value());
   const Secret decoded(codec::base64::decode(as_chars(k.usage_api_key.view())).value());
   // docs/protocol.md §1 "usage key by signature": its own domain, never the PKP key at the path.
   CHECK(decoded == pkp::usage_key(root, minter, k.derivation_path).value());
@@ -72,17 +73,17 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(e.status() == 400);
   e = expect_api_error([&] {
     (void)anon.add_usage_api_key_with_signature(
-        eip712::envelope::sign(eip712::envelope::kind::create_wallet, kChain, w, unix_now()).value());
+        eip712::envelope::sign(eip712::envelope::kind::create_wallet, chain, w, unix_now()).value());
   });
   CHECK(e.errc() == api_errc::typed_data_invalid);
   e = expect_api_error([&] {
     (void)anon.create_wallet_with_signature(
-        eip712::envelope::sign(eip712::envelope::kind::create_wallet, kChain, w, unix_now() - 3600).value());
+        eip712::envelope::sign(eip712::envelope::kind::create_wallet, chain, w, unix_now() - 3600).value());
   });
   CHECK(e.errc() == api_errc::signature_expired);
   CHECK(e.status() == 401);
   // A key that is no secp256k1 key is refused before anything is sent.
-  e = expect_api_error([&] { (void)anon.create_wallet_with_signature(Secret(bytes(32, 0)), kChain); });
+  e = expect_api_error([&] { (void)anon.create_wallet_with_signature(Secret(bytes(32, 0)), chain); });
   CHECK(e.errc() == api_errc::invalid_request);
   CHECK(e.status() == 0);
 
@@ -101,13 +102,13 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(e.errc() == api_errc::signature_invalid);
   CHECK(owner.account().managed);
 
-  const client::chain_secured_account conv = owner.convert_to_chain_secured_account(admin, kChain);
+  const client::chain_secured_account conv = owner.convert_to_chain_secured_account(admin, chain);
   CHECK(conv.new_admin_wallet_address == address_of_key(admin));
   CHECK(conv.api_key_hash == created.api_key_hash);
   // The former master key authorizes nothing after the conversion (docs/protocol.md §0 401 row).
   e = expect_api_error([&] { (void)owner.account(); });
   CHECK(e.errc() == api_errc::unauthenticated);
-  e = expect_api_error([&] { (void)owner.convert_to_chain_secured_account(admin, kChain); });
+  e = expect_api_error([&] { (void)owner.convert_to_chain_secured_account(admin, chain); });
   CHECK(e.errc() == api_errc::unauthenticated);
   CHECK(e.status() == 401);
   e = expect_api_error([&] { (void)owner.add_group({"after", {}, {}, {}}); });

@@ -10,9 +10,10 @@ namespace enact::itest {
 TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each signed request") {
   server_process srv;
   auto c = srv.client();
+  const uint64_t chain = env_of(srv).chain_id;
   const Secret root = root_key_of(srv);
   const Secret w = wallet_key("minter");
-  const json::object body = mint_body(eip712::envelope::kind::create_wallet, w);
+  const json::object body = mint_body(eip712::envelope::kind::create_wallet, w, chain);
 
   std::set<std::string> paths, wallets;
   // The same envelope twice: the issuedAt window is the only replay protection (core-api spec,
@@ -54,13 +55,14 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
 TEST_CASE("add_usage_api_key_with_signature: the key is the usage key at the returned path, never a PKP's") {
   server_process srv;
   auto c = srv.client();
+  const uint64_t chain = env_of(srv).chain_id;
   const Secret root = root_key_of(srv);
   const Secret w = wallet_key("admin of usage keys");
 
   std::vector<std::string> keys;
   std::set<std::string> paths;
   for (int i = 0; i < 2; ++i) {
-    const response r = c.post(kAddKey, mint_body(eip712::envelope::kind::add_usage_api_key, w));
+    const response r = c.post(kAddKey, mint_body(eip712::envelope::kind::add_usage_api_key, w, chain));
     ITEST_REQUIRE_STATUS(r, 200);
     CHECK(r.obj().size() == 3);
     const std::string key = s_of(r.body, "usage_api_key");

@@ -26,8 +26,6 @@
 
 namespace enact::itest {
 
-constexpr uint64_t kChain = 31337;  // enact-server's default chain id
-
 const std::string kCreate = "/create_wallet_with_signature";
 const std::string kAddKey = "/add_usage_api_key_with_signature";
 const std::string kConvert = "/convert_to_chain_secured_account";
@@ -56,8 +54,10 @@ inline address address_of_key(const Secret& key) {
   return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
+/// An envelope for the chain `chain`: each server's own (env_of(srv).chain_id, docs/protocol.md §1
+/// "embedded chain").
 inline eip712::envelope::signed_envelope sign_env(eip712::envelope::kind k, const Secret& key, int64_t issued_at,
-                                                  uint64_t chain = kChain) {
+                                                  uint64_t chain) {
   return eip712::envelope::sign(k, chain, key, static_cast<uint64_t>(issued_at)).value();
 }
 
@@ -116,8 +116,8 @@ inline json::object convert_body(const chain_env& e, const Secret& new_admin, co
                       {"signature", env.signature}};
 }
 
-inline json::object mint_body(eip712::envelope::kind k, const Secret& key) {
-  const auto env = sign_env(k, key, unix_now());
+inline json::object mint_body(eip712::envelope::kind k, const Secret& key, uint64_t chain) {
+  const auto env = sign_env(k, key, unix_now(), chain);
   return json::object{{"typed_data", env.typed_data}, {"signature", env.signature}};
 }
 

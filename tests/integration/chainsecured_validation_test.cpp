@@ -13,6 +13,7 @@ struct parts {
   const Secret& key;
   address signer;
   int64_t now;
+  uint64_t chain;  // the server's (/get_node_chain_config)
   eip712::envelope::signed_envelope env;
   json::object extra;
 
@@ -37,8 +38,9 @@ struct parts {
     return body_text(env.typed_data, env.signature, x);
   }
   /// A fresh signature by this wallet for another flow, chain or time.
-  std::string resigned(eip712::envelope::kind k, int64_t issued_at, uint64_t chain = kChain) const {
-    const auto e = sign_env(k, key, issued_at, chain);
+  std::string resigned(eip712::envelope::kind k, int64_t issued_at) const { return resigned(k, issued_at, chain); }
+  std::string resigned(eip712::envelope::kind k, int64_t issued_at, uint64_t for_chain) const {
+    const auto e = sign_env(k, key, issued_at, for_chain);
     return body_text(e.typed_data, e.signature, extra);
   }
   /// The envelope with issuedAt written as a decimal string with leading zeros
@@ -276,7 +278,9 @@ std::vector<envelope_case> envelope_cases() {
 
       // 400 chain_id_mismatch.
       {"signed for chain 1", [](const parts& p) { return p.resigned(p.ep.kind, p.now, 1); }, 400, "chain_id_mismatch"},
-      {"signed for chain 31338", [](const parts& p) { return p.resigned(p.ep.kind, p.now, 31338); }, 400,
+      {"signed for chain 31337, every deployment's before each had its own",
+       [](const parts& p) { return p.resigned(p.ep.kind, p.now, 31337); }, 400, "chain_id_mismatch"},
+      {"signed for the next chain id", [](const parts& p) { return p.resigned(p.ep.kind, p.now, p.chain + 1); }, 400,
        "chain_id_mismatch"},
 
       // 401 signature_expired.
@@ -290,7 +294,7 @@ std::vector<envelope_case> envelope_cases() {
       // 401 signature_invalid.
       {"signed by another key",
        [](const parts& p) {
-         const auto other = sign_env(p.ep.kind, wallet_key("someone else"), p.now);
+         const auto other = sign_env(p.ep.kind, wallet_key("someone else"), p.now, p.chain);
          return p.with_signature(other.signature);
        },
        401, "signature_invalid"},
@@ -334,6 +338,7 @@ TEST_CASE("every rejection of the validation order has its own status and code, 
   // operator's opt-in; version 2's own rules are attacks.envelopes' and unit.interop's.
   server_process srv({"--new-accounts-per-minute", "0", "--chain-envelope-v1", "accept"});
   auto c = srv.client();
+  const uint64_t chain = env_of(srv).chain_id;
   const std::vector<envelope_case> cases = envelope_cases();
   std::vector<std::string> secrets;
   // Conversion: rejected requests share one account, which stays in API mode; each accepted one
@@ -353,7 +358,7 @@ TEST_CASE("every rejection of the validation order has its own status and code, 
       json::object extra;
       if (ep.convert)
         extra["new_admin_wallet_address"] = to_checksum_address(signer);
-      const parts p{ep, key, signer, now, sign_env(ep.kind, key, now), std::move(extra)};
+      const parts p{ep, key, signer, now, chain, sign_env(ep.kind, key, now, chain), std::move(extra)};
       httplib::Headers auth;
       std::optional<account_keys> own;
       if (ep.convert) {
@@ -392,10 +397,11 @@ TEST_CASE("every rejection of the validation order has its own status and code, 
 TEST_CASE("the per-IP limit covers the minting endpoints, each with its own bucket") {
   server_process srv({"--new-accounts-per-minute", "2"});
   auto c = srv.client();
+  const uint64_t chain = env_of(srv).chain_id;
   const Secret w = wallet_key("limited");
   for (int i = 0; i < 2; ++i)
-    ITEST_CHECK_STATUS(c.post(kCreate, mint_body(eip712::envelope::kind::create_wallet, w)), 200);
-  const response limited = c.post(kCreate, mint_body(eip712::envelope::kind::create_wallet, w));
+    ITEST_CHECK_STATUS(c.post(kCreate, mint_body(eip712::envelope::kind::create_wallet, w, chain)), 200);
+  const response limited = c.post(kCreate, mint_body(eip712::envelope::kind::create_wallet, w, chain));
   check_error(srv, limited, 429, "rate_limited", "/core/v1" + kCreate);
   const std::string retry = limited.header("Retry-After");
   REQUIRE(!retry.empty());
@@ -404,7 +410,7 @@ TEST_CASE("the per-IP limit covers the minting endpoints, each with its own buck
   // Refused before any validation: a malformed request costs the same.
   check_error(srv, c.post_raw(kCreate, "{}"), 429, "rate_limited", "/core/v1" + kCreate);
   // The other endpoints keep their own allowance.
-  const response k = c.post(kAddKey, mint_body(eip712::envelope::kind::add_usage_api_key, w));
+  const response k = c.post(kAddKey, mint_body(eip712::envelope::kind::add_usage_api_key, w, chain));
   ITEST_CHECK_STATUS(k, 200);
   const account_keys acct = create_account(c);
   CHECK(srv.stop().clean());

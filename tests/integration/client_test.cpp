@@ -27,7 +27,10 @@ TEST_CASE("a session through the SDK client") {
 
   // Public utility.
   const auto chain = anonymous.get_node_chain_config();
-  CHECK(chain.chain_id == 31337);
+  // docs/protocol.md §1 "embedded chain": this deployment's own, derived from its TEE root.
+  CHECK(chain.chain_id >= (uint64_t{1} << 32));
+  CHECK(chain.chain_id < (uint64_t{1} << 52) - (uint64_t{1} << 32));
+  CHECK(chain.chain_name == "enact-embedded");
   const auto payers = anonymous.get_api_payers();
   REQUIRE(payers.size() == 1);
   CHECK(anonymous.get_admin_api_payer() == payers[0]);

@@ -288,6 +288,7 @@ TEST_CASE(
     "chain_id_mismatch") {
   server_process srv;
   recording_client c(srv);
+  const uint64_t chain_id = env_of(srv).chain_id;
   const account_keys acct = create_account(c.plain(), "wallet");
   const Secret key = key_secret(acct.api_key);
   const auto header = [](const eip712::envelope::signed_envelope& env) {
@@ -296,7 +297,7 @@ TEST_CASE(
   const chain_env e = env_of(srv);
   // Version 2, bound to GET /core/v1/billing/balance (docs/protocol.md §2), for chain `chain`.
   const auto signed_for = [&](eip712::envelope::kind k, uint64_t chain, int64_t at) {
-    const eip712::envelope::deployment d{chain == 31337 ? e.chain_id : chain, e.registry};
+    const eip712::envelope::deployment d{chain, e.registry};
     if (k == eip712::envelope::kind::billing_auth)
       return eip712::envelope::sign_billing(d, key, static_cast<uint64_t>(at),
                                             eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
@@ -304,21 +305,21 @@ TEST_CASE(
     return eip712::envelope::sign_v2(k, d, key, static_cast<uint64_t>(at)).value();
   };
   ITEST_CHECK_STATUS(
-      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now()))), 200);
+      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, chain_id, unix_now()))), 200);
 
   // A signature made for another flow (primaryType CreateWallet) is refused.
   check_error_shape(
-      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::create_wallet, 31337, unix_now()))), 400,
+      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::create_wallet, chain_id, unix_now()))), 400,
       "typed_data_invalid");
   {
     // Non-canonical types: a field renamed.
-    auto env = signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now());
+    auto env = signed_for(eip712::envelope::kind::billing_auth, chain_id, unix_now());
     env.typed_data["types"].as_object()["BillingAuth"].as_array()[1].as_object()["name"] = "issued";
     check_error_shape(c.get("/billing/balance", header(env)), 400, "typed_data_invalid");
   }
   {
     // Over 4096 bytes of typed data.
-    auto env = signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now());
+    auto env = signed_for(eip712::envelope::kind::billing_auth, chain_id, unix_now());
     env.typed_data["domain"].as_object()["name"] = std::string(5000, 'x');
     const response r = c.get("/billing/balance", header(env));
     CHECK(r.status == 400);
@@ -326,7 +327,7 @@ TEST_CASE(
   }
   {
     // The signer differs from message.address.
-    auto env = signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now());
+    auto env = signed_for(eip712::envelope::kind::billing_auth, chain_id, unix_now());
     env.signature = eip712::envelope::sign_billing(
                         {e.chain_id, e.registry}, Secret(crypto::keccak256(std::string_view("someone else"))),
                         static_cast<uint64_t>(unix_now()),
@@ -339,11 +340,11 @@ TEST_CASE(
     check_error_shape(c.get("/billing/balance", header(env)), 401, "signature_invalid");
   }
   check_error_shape(
-      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now() - 301))), 401,
-      "signature_expired");
+      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, chain_id, unix_now() - 301))),
+      401, "signature_expired");
   check_error_shape(
-      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now() + 400))), 401,
-      "signature_expired");
+      c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, chain_id, unix_now() + 400))),
+      401, "signature_expired");
   check_error_shape(c.get("/billing/balance", header(signed_for(eip712::envelope::kind::billing_auth, 1, unix_now()))),
                     400, "chain_id_mismatch");
   check_error_shape(c.get("/billing/balance", {{"X-Wallet-Auth", "%%% not base64 %%%"}}), 400, "invalid_request");
@@ -363,7 +364,7 @@ TEST_CASE(
                                            .value())),
       400, "typed_data_invalid");
   check_error_shape(
-      c.get("/billing/usage", header(signed_for(eip712::envelope::kind::billing_auth, 31337, unix_now()))), 401,
+      c.get("/billing/usage", header(signed_for(eip712::envelope::kind::billing_auth, chain_id, unix_now()))), 401,
       "signature_invalid");
 
   c.check_all_logged();

@@ -446,6 +446,9 @@ TEST_CASE("the transaction pool's refusals: nonces, chain id, recipient, encodin
 TEST_CASE("the JSON-RPC 2.0 envelope: batches, notifications, error codes and ids") {
   server_process srv({"--dev"});
   http_client c = srv.client();
+  // eth_chainId and net_version answer the server's own chain (docs/protocol.md §1 "embedded chain").
+  const uint64_t chain_id = env_of(srv).chain_id;
+  const std::string chain_hex = chain::rpc::quantity(u256{chain_id});
   struct case_ {
     const char* what;
     std::string body;
@@ -465,7 +468,9 @@ TEST_CASE("the JSON-RPC 2.0 envelope: batches, notifications, error codes and id
        R"j({"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params: by-name params are not supported"}})j"},
       {"a batch with a notification and a bad element",
        R"j([{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","method":"eth_chainId"},2,{"jsonrpc":"2.0","id":null,"method":"net_version"}])j",
-       R"j([{"jsonrpc":"2.0","id":1,"result":"0x7a69"},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: expected an object"}},{"jsonrpc":"2.0","id":null,"result":"31337"}])j"},
+       R"j([{"jsonrpc":"2.0","id":1,"result":")j" + chain_hex +
+           R"j("},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: expected an object"}},{"jsonrpc":"2.0","id":null,"result":")j" +
+           std::to_string(chain_id) + R"j("}])j"},
       {"missing params", R"j({"jsonrpc":"2.0","id":9,"method":"eth_getBalance"})j",
        R"j({"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"missing value for required argument 0 (address)"}})j"},
   };

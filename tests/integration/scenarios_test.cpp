@@ -655,32 +655,33 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
   const usage_keys uk = create_usage_key(c, acct.auth());
   CHECK(balance_of(c, uk.auth()) == 500);
 
-  // X-Wallet-Auth: the account's admin wallet is the address of the account key itself.
+  // X-Wallet-Auth: the account's admin wallet is the address of the account key itself, signing
+  // for this server's chain.
+  const uint64_t chain_id = env_of(srv).chain_id;
   const Secret admin_key = key_secret(acct.api_key);
   // Signed per request (steps.hpp wallet_auth): a version 2 BillingAuth names its request.
   const chain_env ce = env_of(srv);
   const auto wallet_auth = [&](uint64_t chain, int64_t issued_at, const Secret& key) {
     chain_env e = ce;
-    if (chain != 31337)
-      e.chain_id = chain;
+    e.chain_id = chain;
     return itest::wallet_auth(e, key, static_cast<uint64_t>(issued_at));
   };
   {
-    const response b = c.get("/billing/balance", wallet_auth(31337, unix_now(), admin_key));
+    const response b = c.get("/billing/balance", wallet_auth(chain_id, unix_now(), admin_key));
     ITEST_REQUIRE_STATUS(b, 200);
     CHECK(u_of(b.body, "balance_credits") == 500);
     // The wallet may pay too: create and confirm an intent with the header alone.
     const response i2 = c.post("/billing/create_payment_intent", json::object{{"amount_cents", 700}},
-                               wallet_auth(31337, unix_now(), admin_key));
+                               wallet_auth(chain_id, unix_now(), admin_key));
     ITEST_REQUIRE_STATUS(i2, 200);
     const response d2 =
         c.post("/billing/confirm_payment", json::object{{"payment_intent_id", s_of(i2.body, "payment_intent_id")}},
-               wallet_auth(31337, unix_now(), admin_key));
+               wallet_auth(chain_id, unix_now(), admin_key));
     ITEST_REQUIRE_STATUS(d2, 200);
     CHECK(u_of(d2.body, "balance_credits") == 1200);
     CHECK(balance_of(c, acct.auth()) == 1200);
     // The header authenticates billing only.
-    check_error(srv, c.get("/list_groups", wallet_auth(31337, unix_now(), admin_key)), 401, "unauthenticated",
+    check_error(srv, c.get("/list_groups", wallet_auth(chain_id, unix_now(), admin_key)), 401, "unauthenticated",
                 "/core/v1/list_groups");
   }
   {
@@ -695,15 +696,15 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
     env.signature = forged.signature;
     check_error(srv, c.get("/billing/balance", {{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}}), 401,
                 "signature_invalid", "/core/v1/billing/balance");
-    check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now() - 1000, admin_key)), 401,
+    check_error(srv, c.get("/billing/balance", wallet_auth(chain_id, unix_now() - 1000, admin_key)), 401,
                 "signature_expired", "/core/v1/billing/balance");
-    check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now() + 1000, admin_key)), 401,
+    check_error(srv, c.get("/billing/balance", wallet_auth(chain_id, unix_now() + 1000, admin_key)), 401,
                 "signature_expired", "/core/v1/billing/balance");
     check_error(srv, c.get("/billing/balance", wallet_auth(1, unix_now(), admin_key)), 400, "chain_id_mismatch",
                 "/core/v1/billing/balance");
     // A valid envelope of a wallet that administers no account.
     const Secret stranger(crypto::keccak256(std::string_view("a stranger's key")));
-    check_error(srv, c.get("/billing/balance", wallet_auth(31337, unix_now(), stranger)), 401, "unauthenticated",
+    check_error(srv, c.get("/billing/balance", wallet_auth(chain_id, unix_now(), stranger)), 401, "unauthenticated",
                 "/core/v1/billing/balance");
   }
 

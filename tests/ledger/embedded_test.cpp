@@ -13,13 +13,18 @@
 #include "conformance.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/crypto/keccak.hpp"
+#include "enact/address.hpp"
+#include "enact/pkp/pkp.hpp"
+#include "ledger/embedded_chain.hpp"
 #include "ledger/embedded_ledger.hpp"
+#include "ledger/rpc_surface.hpp"
 #include "must.hpp"
 #include "support.hpp"
 
 namespace enact::ledger::test {
 namespace {
 
+using enact::test::must_ok;
 using enact::test::temp_dir;
 
 class embedded_backend final : public backend {
@@ -231,6 +236,174 @@ TEST_CASE("embedded ledger: page bounds") {
   REQUIRE(far.has_value());
   CHECK(far->items.empty());
   CHECK(far->total == 0);
+}
+
+// --- the embedded chain's identity (docs/protocol.md §1 "embedded chain") ----------------------
+
+/// What the TEE gives for the purpose (tee::tee::server_identifier): keccak256 of the server key.
+hash256 identifier_of(const Secret& root) {
+  return crypto::keccak256(must_ok(pkp::server_key(root, kEmbeddedChainPurpose)).view());
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+TEST_CASE("embedded chain: derived from the root, deterministic, in range") {
+  // Computed apart from the SDK (node:crypto hkdfSync and ethers.keccak256) for the root of 32
+  // bytes 0x42: the rule, not this implementation, fixes the value.
+  const Secret root(bytes(32, 0x42));
+  const embedded_chain c = derive_embedded_chain(identifier_of(root));
+  CHECK(c.chain_id == 972535293234469u);
+  CHECK(to_checksum_address(c.registry) == "0xE5cDdddd35F23B783C33878900a40C671197a725");
+  CHECK(derive_embedded_chain(identifier_of(Secret(bytes(32, 0x42)))) == c);
+  CHECK_FALSE(derive_embedded_chain(identifier_of(Secret(bytes(32, 0x43)))).chain_id == c.chain_id);
+  CHECK_FALSE(derive_embedded_chain(identifier_of(Secret(bytes(32, 0x43)))).registry == c.registry);
+
+  // The range's ends, and the low-address guard.
+  hash256 zero{};
+  const embedded_chain low = derive_embedded_chain(zero);
+  CHECK(low.chain_id == kDerivedChainIdMin);
+  CHECK(to_checksum_address(low.registry) == "0x0100000000000000000000000000000000000000");
+  hash256 ones;
+  ones.fill(0xff);
+  CHECK(derive_embedded_chain(ones).chain_id == kDerivedChainIdMin + UINT64_MAX % kDerivedChainIdSpan);
+  hash256 precompile{};
+  precompile[31] = 0x09;
+  CHECK(derive_embedded_chain(precompile).registry[0] == 0x01);
+  hash256 just_above{};
+  just_above[29] = 0x01;  // 0x…010000: above 0xffff, kept as it is
+  CHECK(derive_embedded_chain(just_above).registry[0] == 0x00);
+
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 10000; ++i) {
+    hash256 id;
+    for (auto& b : id)
+      b = static_cast<uint8_t>(rng());
+    const embedded_chain d = derive_embedded_chain(id);
+    REQUIRE(d.chain_id >= uint64_t{1} << 32);
+    REQUIRE(d.chain_id < (uint64_t{1} << 52) - (uint64_t{1} << 32));
+    REQUIRE(d.chain_id <= 4503599627370476u);  // the largest chain id MetaMask accepts
+  }
+  CHECK(legacy_embedded_chain().chain_id == 31337);
+  CHECK(legacy_embedded_chain().registry == embedded_registry_address());
+}
+
+TEST_CASE("embedded chain: the data directory's record") {
+  const embedded_chain derived = derive_embedded_chain(identifier_of(Secret(bytes(32, 0x42))));
+  const address other = derive_embedded_chain(identifier_of(Secret(bytes(32, 0x43)))).registry;
+  {
+    // A new directory records the derived pair, and keeps it whatever a later root derives.
+    temp_dir dir{"enact-chain"};
+    const std::string d = dir.path().string();
+    const claimed_chain first = must_ok(claim_embedded_chain(d, derived, {}));
+    CHECK(first.chain == derived);
+    CHECK(first.source == "derived");
+    CHECK(read_text(dir.path() / "embedded-chain") ==
+          "chain_id 972535293234469\nregistry "
+          "0xE5cDdddd35F23B783C33878900a40C671197a725\n");
+    const embedded_chain elsewhere{5, other};
+    const claimed_chain again = must_ok(claim_embedded_chain(d, elsewhere, {}));
+    CHECK(again.chain == derived);
+    CHECK(again.source == "recorded");
+    // An explicit value equal to the record is fine; one that differs is refused.
+    CHECK(must_ok(claim_embedded_chain(d, elsewhere, {derived.chain_id, derived.registry})).chain == derived);
+    const auto wrong_id = claim_embedded_chain(d, derived, {derived.chain_id + 1, std::nullopt});
+    REQUIRE_FALSE(wrong_id.has_value());
+    CHECK(wrong_id.code() == ledger_errc::invalid_argument);
+    CHECK(wrong_id.err().message.find("contradicts") != std::string::npos);
+    CHECK(claim_embedded_chain(d, derived, {std::nullopt, other}).code() == ledger_errc::invalid_argument);
+    CHECK_FALSE(std::filesystem::exists(dir.path() / "embedded-chain.tmp"));
+  }
+  {
+    // A directory that holds a ledger but no record keeps the chain it is on: its /rpc file's,
+    // which an earlier release wrote for 31337 unless configured otherwise.
+    for (const embedded_chain& before : {legacy_embedded_chain(), embedded_chain{777, other}}) {
+      temp_dir dir{"enact-chain"};
+      const std::string d = dir.path().string();
+      {
+        auto book = must_ok(embedded_ledger::open(d + "/ledger.sqlite", {}));
+        (void)must_ok(rpc_surface::open(*book, {before.chain_id, before.registry, d + "/rpc.sqlite"}));
+      }
+      const auto contradicted = claim_embedded_chain(d, derived, {before.chain_id + 1, std::nullopt});
+      REQUIRE_FALSE(contradicted.has_value());
+      CHECK(contradicted.err().message.find("rpc.sqlite") != std::string::npos);
+      CHECK_FALSE(std::filesystem::exists(dir.path() / "embedded-chain"));
+      const claimed_chain kept = must_ok(claim_embedded_chain(d, derived, {before.chain_id, std::nullopt}));
+      CHECK(kept.chain == before);
+      CHECK(kept.source == "kept and configured");
+      CHECK(must_ok(claim_embedded_chain(d, derived, {})).chain == before);
+    }
+    {
+      // An /rpc file that is no database is not taken for a chain.
+      temp_dir dir{"enact-chain"};
+      { std::ofstream(dir.path() / "rpc.sqlite") << std::string(4096, 'x'); }
+      CHECK(claim_embedded_chain(dir.path().string(), derived, {}).code() == ledger_errc::invalid_argument);
+      CHECK_FALSE(std::filesystem::exists(dir.path() / "embedded-chain"));
+    }
+    // With the ledger file alone, the former pair; explicit values replace its parts.
+    {
+      temp_dir dir{"enact-chain"};
+      { std::ofstream(dir.path() / "ledger.sqlite") << ""; }
+      const claimed_chain kept = must_ok(claim_embedded_chain(dir.path().string(), derived, {}));
+      CHECK(kept.chain == legacy_embedded_chain());
+      CHECK(kept.source == "kept");
+    }
+    temp_dir dir{"enact-chain"};
+    { std::ofstream(dir.path() / "ledger.sqlite") << ""; }
+    const claimed_chain configured = must_ok(claim_embedded_chain(dir.path().string(), derived, {7, std::nullopt}));
+    CHECK(configured.chain == embedded_chain{7, embedded_registry_address()});
+    CHECK(configured.source == "kept and configured");
+    CHECK(must_ok(claim_embedded_chain(dir.path().string(), derived, {})).chain == configured.chain);
+  }
+  {
+    // Explicit values out of range are refused before anything is written.
+    temp_dir dir{"enact-chain"};
+    const std::string d = dir.path().string();
+    CHECK(claim_embedded_chain(d, derived, {0, std::nullopt}).code() == ledger_errc::invalid_argument);
+    CHECK(claim_embedded_chain(d, derived, {uint64_t{1} << 53, std::nullopt}).code() == ledger_errc::invalid_argument);
+    CHECK(claim_embedded_chain(d, derived, {std::nullopt, address{}}).code() == ledger_errc::invalid_argument);
+    CHECK_FALSE(std::filesystem::exists(dir.path() / "embedded-chain"));
+    CHECK(must_ok(claim_embedded_chain(d, derived, {(uint64_t{1} << 53) - 1, std::nullopt})).chain.chain_id ==
+          (uint64_t{1} << 53) - 1);
+  }
+  // A malformed record is refused, naming the file, and left as it is.
+  const std::string registry = to_checksum_address(derived.registry);
+  const std::string lower = "0x" + codec::hex::encode(derived.registry);
+  const std::vector<std::string> malformed{
+      std::string(),
+      std::string("chain_id 5\n"),
+      "registry " + registry + "\nchain_id 5\n",
+      "chain_id 5\nregistry " + registry,
+      "chain_id 5\nregistry " + registry + "\n\n",
+      "chain_id 0\nregistry " + registry + "\n",
+      "chain_id 05\nregistry " + registry + "\n",
+      "chain_id -5\nregistry " + registry + "\n",
+      "chain_id 5 \nregistry " + registry + "\n",
+      "chain_id 9007199254740992\nregistry " + registry + "\n",
+      "chain_id 5\nregistry 0x1234\n",
+      "chain_id 5\nregistry 0x" + std::string(40, '0') + "\n",
+      "chain_id 5\nregistry " + lower.substr(0, 2) + "A" + lower.substr(3) + "\n",  // a checksum that is wrong
+      "chain_id  5\nregistry " + registry + "\n",
+      "chain_id 5\r\nregistry " + registry + "\n",
+      std::string(300, 'x')};
+  for (const std::string& bad : malformed) {
+    INFO(bad);
+    temp_dir dir{"enact-chain"};
+    { std::ofstream(dir.path() / "embedded-chain", std::ios::binary) << bad; }
+    const auto r = claim_embedded_chain(dir.path().string(), derived, {});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.code() == ledger_errc::invalid_argument);
+    CHECK(r.err().message.find("embedded-chain is malformed") != std::string::npos);
+    CHECK(read_text(dir.path() / "embedded-chain") == bad);
+  }
+  {
+    // Lowercase hex is read too (an operator may have typed it).
+    temp_dir dir{"enact-chain"};
+    { std::ofstream(dir.path() / "embedded-chain", std::ios::binary) << "chain_id 5\nregistry " << lower << "\n"; }
+    CHECK(must_ok(claim_embedded_chain(dir.path().string(), derived, {})).chain == embedded_chain{5, derived.registry});
+  }
 }
 
 }  // namespace enact::ledger::test

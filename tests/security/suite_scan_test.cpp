@@ -206,6 +206,10 @@ void derive_wallet_keys(const std::string& root_raw, const wallet_evidence& ev, 
   // (server/app/ledger_backend.cpp, api_payer_purpose).
   if (const auto payer = pkp::server_signing_key(root, "api-payer/0"))
     out.add(of_bytes("API payer private key", payer->view()), std::nullopt);
+  // The embedded chain's server key: only its keccak256 names the deployment (docs/protocol.md §1
+  // "embedded chain"); the key itself never leaves.
+  if (const auto chain_key = pkp::server_key(root, "ledger/embedded-chain/v1"))
+    out.add(of_bytes("embedded chain server key", chain_key->view()), std::nullopt);
   // Signature-minted PKPs belong to their signer's account: an account hash seen, or the
   // canonical hash of a wallet seen (docs/protocol.md §1 "owning account"). Each pair whose derivation
   // gives a wallet seen is a key the server held.
@@ -385,7 +389,7 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
     std::ofstream(d.path / "a" / "tee-root.key", std::ios::binary) << root;
     const scan_report rep = scan_captures(d.path);
     CHECK(rep.leaks.empty());
-    CHECK(rep.secrets == 4);  // the api key, the root key, the api payer's and the wallet's key
+    CHECK(rep.secrets == 5);  // the api key, the root key, the api payer's, the embedded chain's and the wallet's key
     CHECK(rep.secrets_by_kind.at("PKP private key (API mode)") == 1);
     CHECK(rep.debug_lines == 1);
   }
