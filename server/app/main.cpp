@@ -381,9 +381,10 @@ int main(int argc, char** argv) {
   if (s.fetch.policy.allow_loopback)
     log.warn("Enact.fetch may reach loopback addresses over http (--fetch-allow-loopback): development only");
   if (s.core.accept_envelope_v1)
-    log.warn("version 1 wallet-proof envelopes are accepted for ConvertAccount and X-Wallet-Auth "
-             "(--chain-envelope-v1 accept): they bind no account, request or deployment, so one seen anywhere "
-             "converts another account or authorizes any billing request (docs/protocol.md §2)");
+    log.warn(
+        "version 1 wallet-proof envelopes are accepted for ConvertAccount and X-Wallet-Auth "
+        "(--chain-envelope-v1 accept): they bind no account, request or deployment, so one seen anywhere "
+        "converts another account or authorizes any billing request (docs/protocol.md §2)");
 
   http::bounded_server server(s.http);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

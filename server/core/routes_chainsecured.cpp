@@ -156,27 +156,27 @@ json::object typed_data_schema(eip712::envelope::kind k) {
       {"description", "EIP-712 typed data as eth_signTypedData_v4 signs it, primaryType " + primary +
                           ", version 2 (docs/protocol.md §2). At most 4096 bytes in compact JSON serialization."},
       {"properties",
-       json::object{{"types", json::object{{"description",
-                                            "exactly EIP712Domain: [name string, version string, chainId uint256, "
-                                            "verifyingContract address] and " +
-                                                primary + ": [" + members + "], in this order" +
-                                                (k != env::kind::convert_account
-                                                     ? " (or version 1: EIP712Domain without verifyingContract, " +
-                                                           primary + ": [address address, issuedAt uint256])"
-                                                     : std::string())}}},
-                    {"primaryType", json::object{{"description", "the flow; this endpoint's only"},
-                                                 {"enum", json::array{json::string(primary)}}}},
-                    {"domain", json::object{{"description",
-                                             "name \"Svc ChainSecured\", version \"2\", chainId and "
-                                             "verifyingContract: chain_id and contract_address of "
-                                             "/get_node_chain_config"}}},
-                    {"message", json::object{{"description",
-                                              k == env::kind::convert_account
-                                                  ? "address: the new admin wallet; account: the hash of the "
-                                                    "account converted (api_key_hash); issuedAt: unix seconds, "
-                                                    "within now ± 300; nonce: 32 random bytes, single-use"
-                                                  : "address: the signing wallet; issuedAt: unix seconds, within "
-                                                    "now ± 300; nonce: 32 random bytes, single-use"}}}}},
+       json::object{
+           {"types", json::object{{"description",
+                                   "exactly EIP712Domain: [name string, version string, chainId uint256, "
+                                   "verifyingContract address] and " +
+                                       primary + ": [" + members + "], in this order" +
+                                       (k != env::kind::convert_account
+                                            ? " (or version 1: EIP712Domain without verifyingContract, " + primary +
+                                                  ": [address address, issuedAt uint256])"
+                                            : std::string())}}},
+           {"primaryType", json::object{{"description", "the flow; this endpoint's only"},
+                                        {"enum", json::array{json::string(primary)}}}},
+           {"domain", json::object{{"description",
+                                    "name \"Svc ChainSecured\", version \"2\", chainId and "
+                                    "verifyingContract: chain_id and contract_address of "
+                                    "/get_node_chain_config"}}},
+           {"message", json::object{{"description", k == env::kind::convert_account
+                                                        ? "address: the new admin wallet; account: the hash of the "
+                                                          "account converted (api_key_hash); issuedAt: unix seconds, "
+                                                          "within now ± 300; nonce: 32 random bytes, single-use"
+                                                        : "address: the signing wallet; issuedAt: unix seconds, within "
+                                                          "now ± 300; nonce: 32 random bytes, single-use"}}}}},
       {"examples", json::array{std::move(example)}}};
 }
 

@@ -115,10 +115,10 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   e = expect_api_error([&] { (void)owner.add_group({"after", {}, {}, {}}); });
   CHECK(e.errc() == api_errc::unauthenticated);
   // A version 2 BillingAuth names its request, exactly as the client sends it.
-  const auto balance = anon.balance(
-      eip712::envelope::sign_billing({ce.chain_id, ce.registry}, admin, static_cast<uint64_t>(unix_now()),
-                                     eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
-          .value());
+  const auto balance =
+      anon.balance(eip712::envelope::sign_billing({ce.chain_id, ce.registry}, admin, static_cast<uint64_t>(unix_now()),
+                                                  eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
+                       .value());
   CHECK(balance.balance_credits == 0);
 
   CHECK(srv.stop().clean());
@@ -151,7 +151,8 @@ TEST_CASE("wallet-signed envelopes of the interop vectors (eth_signTypedData_v4 
     const auto* primary = doc.at("primaryType").if_string();
     const auto k = primary ? eip712::envelope::kind_from_name(*primary) : std::nullopt;
     // Version 1 only: version 2 vectors name a registry no server here has (unit.interop checks them).
-    if (!k || *k == eip712::envelope::kind::billing_auth || std::string_view(v.at("name").as_string()).starts_with("envelope2-"))
+    if (!k || *k == eip712::envelope::kind::billing_auth ||
+        std::string_view(v.at("name").as_string()).starts_with("envelope2-"))
       continue;
     const auto& msg = doc.at("message").as_object();
     const auto* issued = msg.if_contains("issuedAt");

@@ -147,9 +147,10 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   // Refused before anything changes: a usage key, and a new admin that administers an account.
   check_error(srv, c.post(kConvert, convert_body(ce, admin, acct.api_key_hash), uk.auth()), 403, "forbidden",
               "/core/v1" + kConvert);
-  check_error(srv, c.post(kConvert, convert_body(ce, key_secret(other.api_key), acct.api_key_hash), acct.auth()), 409, "conflict",
+  check_error(srv, c.post(kConvert, convert_body(ce, key_secret(other.api_key), acct.api_key_hash), acct.auth()), 409,
+              "conflict", "/core/v1" + kConvert);
+  check_error(srv, c.post(kConvert, convert_body(ce, admin, acct.api_key_hash)), 401, "unauthenticated",
               "/core/v1" + kConvert);
-  check_error(srv, c.post(kConvert, convert_body(ce, admin, acct.api_key_hash)), 401, "unauthenticated", "/core/v1" + kConvert);
   {
     const response me = c.get("/account", acct.auth());
     ITEST_REQUIRE_STATUS(me, 200);

@@ -110,9 +110,10 @@ TEST_CASE("a session through the SDK client") {
   const Secret admin_key(codec::base64::decode(key_text).value());
   const auto now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  const auto proof = eip712::envelope::sign_billing({chain.chain_id, chain.contract_address}, admin_key, now,
-                                                    eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
-                         .value();
+  const auto proof =
+      eip712::envelope::sign_billing({chain.chain_id, chain.contract_address}, admin_key, now,
+                                     eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
+          .value();
   CHECK(anonymous.balance(proof).balance_credits == 700);
 
   // Removing the usage key: its very next request is unauthenticated.

@@ -328,12 +328,12 @@ TEST_CASE(
   {
     // The signer differs from message.address.
     auto env = signed_for(eip712::envelope::kind::billing_auth, chain_id, unix_now());
-    env.signature = eip712::envelope::sign_billing(
-                        {e.chain_id, e.registry}, Secret(crypto::keccak256(std::string_view("someone else"))),
-                        static_cast<uint64_t>(unix_now()),
-                        eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
-                        .value()
-                        .signature;
+    env.signature =
+        eip712::envelope::sign_billing(
+            {e.chain_id, e.registry}, Secret(crypto::keccak256(std::string_view("someone else"))),
+            static_cast<uint64_t>(unix_now()), eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
+            .value()
+            .signature;
     check_error_shape(c.get("/billing/balance", header(env)), 401, "signature_invalid");
     // A malformed signature.
     env.signature = "0x1234";
@@ -352,10 +352,10 @@ TEST_CASE(
   {
     auto other = e;
     other.registry[19] ^= 1;
-    const auto env = eip712::envelope::sign_billing({other.chain_id, other.registry}, key,
-                                                    static_cast<uint64_t>(unix_now()),
-                                                    eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
-                         .value();
+    const auto env =
+        eip712::envelope::sign_billing({other.chain_id, other.registry}, key, static_cast<uint64_t>(unix_now()),
+                                       eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
+            .value();
     check_error_shape(c.get("/billing/balance", header(env)), 400, "chain_id_mismatch");
   }
   check_error_shape(

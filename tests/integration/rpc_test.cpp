@@ -230,8 +230,7 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   const hash256 debited = crypto::keccak256(std::string_view("CreditsDebited(uint256,uint256,uint256)"));
   f.topics = {{debited}, {account}};
   CHECK(rpc_of(env)->get_logs(f).value().empty());
-  const auto usage =
-      anon.billing_usage(proof("GET", "/core/v1/billing/usage?page_number=1&page_size=20", ""));
+  const auto usage = anon.billing_usage(proof("GET", "/core/v1/billing/usage?page_number=1&page_size=20", ""));
   REQUIRE(usage.items.size() == 1);
   CHECK(usage.items[0].charged_credits == 1);
 

@@ -40,11 +40,8 @@ constexpr field kDomainFields2[] = {
 constexpr field kMintFields2[] = {{"address", "address"}, {"issuedAt", "uint256"}, {"nonce", "bytes32"}};
 constexpr field kConvertFields2[] = {
     {"address", "address"}, {"account", "bytes32"}, {"issuedAt", "uint256"}, {"nonce", "bytes32"}};
-constexpr field kBillingFields2[] = {{"address", "address"},
-                                     {"method", "string"},
-                                     {"path", "string"},
-                                     {"bodyHash", "bytes32"},
-                                     {"issuedAt", "uint256"}};
+constexpr field kBillingFields2[] = {
+    {"address", "address"}, {"method", "string"}, {"path", "string"}, {"bodyHash", "bytes32"}, {"issuedAt", "uint256"}};
 
 std::span<const field> message_fields(kind k, unsigned version) {
   if (version == 1)
@@ -170,7 +167,8 @@ const digest_constants& constants() {
     d.domain_type_hash2 = crypto::keccak256(std::string_view(encode_type("EIP712Domain", kDomainFields2)));
     d.version2_hash = crypto::keccak256(kDomainVersion2);
     for (size_t i = 0; i < std::size(kNames); ++i)
-      d.struct_type_hash2[i] = crypto::keccak256(std::string_view(encode_type(kNames[i], message_fields(kKinds[i], 2))));
+      d.struct_type_hash2[i] =
+          crypto::keccak256(std::string_view(encode_type(kNames[i], message_fields(kKinds[i], 2))));
     return d;
   }();
   return c;
@@ -431,22 +429,21 @@ result<verified> check(const json::value& doc, size_t serialized_size, std::stri
                                                        std::string(primary_type_name(declared_kind)));
 
   const auto* domain = root->at("domain").if_object();
-  const bool domain_shape = domain != nullptr && (version == 1 ? has_exactly(*domain, {"name", "version", "chainId"})
-                                                               : has_exactly(*domain, {"name", "version", "chainId",
-                                                                                       "verifyingContract"}));
+  const bool domain_shape =
+      domain != nullptr && (version == 1 ? has_exactly(*domain, {"name", "version", "chainId"})
+                                         : has_exactly(*domain, {"name", "version", "chainId", "verifyingContract"}));
   if (!domain_shape)
-    return fail(envelope_errc::domain_mismatch, version == 1
-                                                    ? "domain: expected exactly name, version and chainId"
-                                                    : "domain: expected exactly name, version, chainId and "
-                                                      "verifyingContract");
+    return fail(envelope_errc::domain_mismatch, version == 1 ? "domain: expected exactly name, version and chainId"
+                                                             : "domain: expected exactly name, version, chainId and "
+                                                               "verifyingContract");
   const auto* dname = domain->at("name").if_string();
   if (dname == nullptr || *dname != kDomainName)
     return fail(envelope_errc::domain_mismatch, "domain.name: expected \"" + std::string(kDomainName) + "\"");
   const std::string_view want_version = version == 1 ? kDomainVersion : kDomainVersion2;
   const auto* dversion = domain->at("version").if_string();
   if (dversion == nullptr || *dversion != want_version)
-    return fail(envelope_errc::domain_mismatch, "domain.version: expected \"" + std::string(want_version) +
-                                                    "\" for these types");
+    return fail(envelope_errc::domain_mismatch,
+                "domain.version: expected \"" + std::string(want_version) + "\" for these types");
   if (version == 1 && !want.accept_v1)
     return fail(envelope_errc::version_refused,
                 std::string(primary_type_name(want.expected)) +
@@ -469,10 +466,9 @@ result<verified> check(const json::value& doc, size_t serialized_size, std::stri
       return fail(envelope_errc::contract_mismatch,
                   "domain.verifyingContract: this verifier has no registry address to check it against");
     if (*contract != *want.verifying_contract)
-      return fail(envelope_errc::contract_mismatch, "domain.verifyingContract: expected " +
-                                                        to_checksum_address(*want.verifying_contract) +
-                                                        " (this deployment's registry), got " +
-                                                        to_checksum_address(*contract));
+      return fail(envelope_errc::contract_mismatch,
+                  "domain.verifyingContract: expected " + to_checksum_address(*want.verifying_contract) +
+                      " (this deployment's registry), got " + to_checksum_address(*contract));
     dep.verifying_contract = *contract;
   }
 
@@ -525,9 +521,9 @@ result<verified> check(const json::value& doc, size_t serialized_size, std::stri
   m.issued_at = issued->w[0];
 
   if (version == 2 && declared_kind == kind::convert_account && (!want.account || m.account != *want.account))
-    return fail(envelope_errc::account_mismatch,
-                "message.account: this envelope converts account " + hex32(m.account) +
-                    (want.account ? ", not this one (" + hex32(*want.account) + ")" : std::string(", no account given")));
+    return fail(envelope_errc::account_mismatch, "message.account: this envelope converts account " + hex32(m.account) +
+                                                     (want.account ? ", not this one (" + hex32(*want.account) + ")"
+                                                                   : std::string(", no account given")));
   if (version == 2 && declared_kind == kind::billing_auth) {
     if (!want.request)
       return fail(envelope_errc::request_mismatch, "message: no request to check this BillingAuth against");

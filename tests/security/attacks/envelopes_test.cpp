@@ -73,9 +73,9 @@ TEST_CASE("a victim's ConvertAccount envelope converts no account but the one it
   CHECK(still_managed(c, attacker));
 
   // The victim's version 2 envelope names the victim's account: the attacker's is not it.
-  const auto v2 = env::sign_v2(env::kind::convert_account, deployment_of(e), victim_wallet, now, hash_of(victim)).value();
-  const response stolen =
-      c.post("/convert_to_chain_secured_account", convert_body(v2, victim_wallet), attacker.auth());
+  const auto v2 =
+      env::sign_v2(env::kind::convert_account, deployment_of(e), victim_wallet, now, hash_of(victim)).value();
+  const response stolen = c.post("/convert_to_chain_secured_account", convert_body(v2, victim_wallet), attacker.auth());
   check_error(srv, stolen, 401, "signature_invalid", "/core/v1/convert_to_chain_secured_account");
   CHECK(stolen.obj().at("error").at("message").as_string().find("message.account") != std::string::npos);
   CHECK(still_managed(c, attacker));
@@ -112,27 +112,27 @@ TEST_CASE("an X-Wallet-Auth header authorizes the one request it was signed for"
   }
 
   // A header the victim's dashboard sent to read its balance, as a log or a proxy saw it.
-  const auto seen = env::sign_billing(deployment_of(e), admin, now, env::bind_request("GET", "/core/v1/billing/balance", ""))
-                        .value();
+  const auto seen =
+      env::sign_billing(deployment_of(e), admin, now, env::bind_request("GET", "/core/v1/billing/balance", "")).value();
   const httplib::Headers header{{"X-Wallet-Auth", x_wallet_auth(seen)}};
   // The request it was made for works, and works again (a retry of the same request).
   ITEST_REQUIRE_STATUS(c.get("/billing/balance", header), 200);
   ITEST_REQUIRE_STATUS(c.get("/billing/balance", header), 200);
   // Any other request is refused: another route, another query, another method, a body.
-  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
-           {"GET", "/core/v1/billing/payments"},
-           {"GET", "/core/v1/billing/usage"},
-           {"GET", "/core/v1/billing/balance?limit=1"},
-           {"POST", "/core/v1/billing/create_payment_intent"}}) {
+  for (const auto& [method, path] :
+       std::vector<std::pair<std::string, std::string>>{{"GET", "/core/v1/billing/payments"},
+                                                        {"GET", "/core/v1/billing/usage"},
+                                                        {"GET", "/core/v1/billing/balance?limit=1"},
+                                                        {"POST", "/core/v1/billing/create_payment_intent"}}) {
     INFO(method << " " << path);
     const response r = c.request(method, path, method == "POST" ? R"({"amount_cents":5000})" : "", header);
     check_error(srv, r, 401, "signature_invalid", path.substr(0, path.find('?')));
   }
   // A payment intent's header carries its body: another amount is another request.
   const std::string body = R"({"amount_cents":500})";
-  const auto intent_auth =
-      env::sign_billing(deployment_of(e), admin, now, env::bind_request("POST", "/core/v1/billing/create_payment_intent", body))
-          .value();
+  const auto intent_auth = env::sign_billing(deployment_of(e), admin, now,
+                                             env::bind_request("POST", "/core/v1/billing/create_payment_intent", body))
+                               .value();
   const httplib::Headers intent_header{{"X-Wallet-Auth", x_wallet_auth(intent_auth)}};
   ITEST_REQUIRE_STATUS(c.post_raw("/billing/create_payment_intent", body, intent_header), 200);
   check_error(srv, c.post_raw("/billing/create_payment_intent", R"({"amount_cents":90000})", intent_header), 401,
@@ -154,8 +154,8 @@ TEST_CASE("a version 2 envelope is used once, and on its own deployment only") {
   const auto now = static_cast<uint64_t>(unix_now());
 
   for (const auto k : {env::kind::create_wallet, env::kind::add_usage_api_key}) {
-    const std::string path = k == env::kind::create_wallet ? "/create_wallet_with_signature"
-                                                           : "/add_usage_api_key_with_signature";
+    const std::string path =
+        k == env::kind::create_wallet ? "/create_wallet_with_signature" : "/add_usage_api_key_with_signature";
     INFO(path);
     const auto made_for_a = env::sign_v2(k, deployment_of(ea), w, now).value();
     // On the other deployment: refused before anything is minted.
@@ -201,8 +201,8 @@ TEST_CASE("an operator who opts in takes version 1 for conversion and billing, a
   ITEST_REQUIRE_STATUS(c.get("/billing/balance", {{"X-Wallet-Auth", x_wallet_auth(bill)}}), 200);
   bool warned = false;
   for (const auto& line : srv.log_lines())
-    if (line.contains("msg") && line.at("msg").as_string().find("version 1 wallet-proof envelopes are accepted") !=
-                                    std::string::npos)
+    if (line.contains("msg") &&
+        line.at("msg").as_string().find("version 1 wallet-proof envelopes are accepted") != std::string::npos)
       warned = line.at("level") == "warn";
   CHECK(warned);
   CHECK(srv.stop().clean());

@@ -223,12 +223,11 @@ TEST_CASE("the former master key of a converted account authorizes nothing") {
   const address admin_addr = crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(admin).value());
   const response cfg = c.get("/get_node_chain_config");
   ITEST_REQUIRE_STATUS(cfg, 200);
-  const auto env =
-      eip712::envelope::sign_v2(eip712::envelope::kind::convert_account,
-                                {u_of(cfg.body, "chain_id"), parse_address(s_of(cfg.body, "contract_address")).value()},
-                                admin, static_cast<uint64_t>(unix_now()),
-                                codec::hex::decode_fixed<32>(s.owner.api_key_hash).value())
-          .value();
+  const auto env = eip712::envelope::sign_v2(
+                       eip712::envelope::kind::convert_account,
+                       {u_of(cfg.body, "chain_id"), parse_address(s_of(cfg.body, "contract_address")).value()}, admin,
+                       static_cast<uint64_t>(unix_now()), codec::hex::decode_fixed<32>(s.owner.api_key_hash).value())
+                       .value();
   json::object body{{"typed_data", env.typed_data},
                     {"signature", env.signature},
                     {"new_admin_wallet_address", to_checksum_address(admin_addr)}};

@@ -93,9 +93,8 @@ enum class envelope_errc {
 }  // namespace enact
 ENACT_ERRC(envelope_errc, envelope_category, "enact.envelope", "typed data too large", "malformed typed data",
            "typed data types not canonical", "wrong primaryType", "domain mismatch", "chainId mismatch",
-           "issuedAt outside the window", "malformed signature", "signer mismatch",
-           "envelope version refused", "verifyingContract mismatch", "account mismatch", "request mismatch",
-           "nonce already used")
+           "issuedAt outside the window", "malformed signature", "signer mismatch", "envelope version refused",
+           "verifyingContract mismatch", "account mismatch", "request mismatch", "nonce already used")
 
 namespace enact::eip712::envelope {
 
@@ -150,18 +149,18 @@ struct deployment {
 
 /// The request a version 2 BillingAuth authorizes.
 struct request_binding {
-  std::string method;  // "GET", "POST", as sent
-  std::string path;    // the request target as sent: path and query, e.g. "/core/v1/billing/usage?limit=20"
-  hash256 body_hash{}; // keccak256 of the body's bytes (of nothing for a request without one)
+  std::string method;   // "GET", "POST", as sent
+  std::string path;     // the request target as sent: path and query, e.g. "/core/v1/billing/usage?limit=20"
+  hash256 body_hash{};  // keccak256 of the body's bytes (of nothing for a request without one)
 };
 
 /// A version 2 message; which members a kind carries is in the header comment above.
 struct message_v2 {
   address signer{};
   uint64_t issued_at = 0;
-  hash256 nonce{};                          // CreateWallet, AddUsageApiKey, ConvertAccount
-  hash256 account{};                        // ConvertAccount: the account converted
-  request_binding request;                  // BillingAuth
+  hash256 nonce{};          // CreateWallet, AddUsageApiKey, ConvertAccount
+  hash256 account{};        // ConvertAccount: the account converted
+  request_binding request;  // BillingAuth
 };
 
 /// The request binding of `method` `path` with `body` (body_hash = keccak256(body)).
