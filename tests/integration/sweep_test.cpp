@@ -82,7 +82,8 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with a docs
   const std::string paid_intent = s_of(intent.body, "payment_intent_id");
   ITEST_REQUIRE_STATUS(c.post("/billing/confirm_payment", json::object{{"payment_intent_id", paid_intent}}, owner),
                        200);
-  const uint64_t chain_id = u_of(c.get("/get_node_chain_config").body, "chain_id");
+  const chain_env deployment = env_of(srv);
+  const uint64_t chain_id = deployment.chain_id;
   const Secret signer_key(crypto::keccak256(std::string_view("sweep signer")));
   const Secret other_key(crypto::keccak256(std::string_view("sweep other wallet")));
   const std::string signer_address =
@@ -189,7 +190,11 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with a docs
         REQUIRE(kinds.size() == 1);
         const auto k = eip712::envelope::kind_from_name(kinds[0].as_string());
         REQUIRE(k.has_value());
-        const auto env = eip712::envelope::sign(*k, chain_id, signer_key, static_cast<uint64_t>(unix_now())).value();
+        // Version 2 for this deployment (docs/protocol.md §2), a conversion naming the owner's account.
+        const auto env = eip712::envelope::sign_v2(*k, {chain_id, deployment.registry}, signer_key,
+                                                   static_cast<uint64_t>(unix_now()),
+                                                   codec::hex::decode_fixed<32>(acct.api_key_hash).value())
+                             .value();
         b["typed_data"] = env.typed_data;
         b["signature"] = env.signature;
         continue;
