@@ -308,7 +308,11 @@ TEST_CASE("triggers: SIGKILL during a webhook flood loses nothing acknowledged")
   size_t refused = 0;
   {
     // The flood is the point here: no per-address limit, and the trigger's limits at their top.
-    server_process srv({"--dev", "--sandbox-workers", "2", "--webhook-rate", "0"}, data);
+    // The subject is runs surviving a kill, not one account's share of the pool (docs/protocol.md
+    // §6 "Fair share"): the burst of one account's runs is not capped.
+    server_process srv({"--dev", "--sandbox-workers", "2", "--webhook-rate", "0", "--account-concurrent-runs", "0",
+                        "--account-run-seconds-per-minute", "0"},
+                       data);
     http_client c = srv.client();
     const core_side core = setup_core(c, {kTrivialCode}, 1500);
     api_user alice(srv.port(), token);
@@ -351,7 +355,9 @@ TEST_CASE("triggers: SIGKILL during a webhook flood loses nothing acknowledged")
   REQUIRE(acked.size() >= 300);
   REQUIRE(refused > 0);  // the kill did land midway
 
-  server_process srv({"--dev", "--sandbox-workers", "2"}, data);
+  server_process srv(
+      {"--dev", "--sandbox-workers", "2", "--account-concurrent-runs", "0", "--account-run-seconds-per-minute", "0"},
+      data);
   api_user alice(srv.port(), token);
   std::map<std::string, std::string> status;  // run id → status
   const auto deadline = steady::now() + 240s;
