@@ -40,4 +40,11 @@ struct envelope_binding {
                                                                 size_t serialized_size, std::string_view signature_hex,
                                                                 const envelope_binding& binding);
 
+/// Same, for typed data as JSON text (the X-Wallet-Auth header's), parsed once by the check.
+[[nodiscard]] result<eip712::envelope::verified> check_envelope(const services& svc, const config& cfg,
+                                                                eip712::envelope::kind k,
+                                                                std::string_view typed_data_json,
+                                                                std::string_view signature_hex,
+                                                                const envelope_binding& binding);
+
 }  // namespace enact::core

@@ -117,12 +117,8 @@ result<caller> authenticate(const route& r, mount_state& st, const httplib::Requ
       // method, its target as sent and its body), on this deployment.
       envelope_binding binding;
       binding.request = eip712::envelope::bind_request(req.method, req.target, req.body);
-      std::error_code ec;
-      const json::value typed_data = json::parse(parts.first, ec);
-      if (ec)
-        return fail(envelope_errc::malformed, "X-Wallet-Auth: typed_data is not JSON");
-      ENACT_TRY(const auto checked, check_envelope(st.svc, st.cfg, eip712::envelope::kind::billing_auth, typed_data,
-                                                   parts.first.size(), parts.second, binding));
+      ENACT_TRY(const auto checked, check_envelope(st.svc, st.cfg, eip712::envelope::kind::billing_auth,
+                                                   std::string_view(parts.first), parts.second, binding));
       const address signer = checked.signer;
       auto account = st.svc.ledger->account_by_admin(signer);
       if (!account)
