@@ -16,7 +16,7 @@ import {
   sendRegistry,
   textHash,
 } from "./chainsecured.js";
-import { field, h, showError, showOk, statusLine, uid, when } from "./dom.js";
+import { field, h, kUsageWalletNote, showError, showOk, statusLine, uid, when } from "./dom.js";
 import { kAccountScopes, kGroupScopes, permissionMatrix } from "./keys.js";
 import { connectWallet, signEnvelope } from "./wallet.js";
 
@@ -215,7 +215,15 @@ export function chainGroupsPage(root, message = "") {
 }
 
 export function chainWalletsPage(root, message = "") {
-  return chainPage(root, "Wallets", kWriteNote, async (a) => ({ wallets: await listWallets(a) }), ({ wallets, account }, status, refresh) => {
+  // A wallet one of the account's usage keys records as its own is that key's wallet (what
+  // setUsageApiKey writes for a key minted by signature), no PKP: labelled as the CLI's
+  // `chain list-wallets` marks it (docs/protocol.md §2 "Wallet").
+  const load = async (a) => {
+    const [wallets, keys] = await Promise.all([listWallets(a), listKeys(a)]);
+    const usage = new Set(keys.map((k) => k.wallet_address.toLowerCase()));
+    return { wallets: wallets.map((w) => ({ ...w, usage_key_wallet: usage.has(w.wallet_address.toLowerCase()) })) };
+  };
+  return chainPage(root, "Wallets", kWriteNote, load, ({ wallets, account }, status, refresh) => {
     const name = field("Wallet name", { required: true, maxlength: "256" });
     const description = field("Wallet description", { maxlength: "4096" });
     const create = h("form", { class: "card", "aria-labelledby": "create-wallet-h" }, h("h2", { id: "create-wallet-h" }, "Register a wallet"),
@@ -234,7 +242,9 @@ export function chainWalletsPage(root, message = "") {
         showError(status, err);
       }
     });
-    const card = (w) => h("article", { class: "card", "aria-labelledby": `wallet-${w.pkp_id}` }, h("h3", { id: `wallet-${w.pkp_id}` }, w.name || "(unnamed)"),
+    const card = (w) => h("article", { class: "card", "aria-labelledby": `wallet-${w.pkp_id}` },
+      h("h3", { id: `wallet-${w.pkp_id}` }, w.name || "(unnamed)", w.usage_key_wallet && h("span", { class: "badge" }, "usage-key wallet")),
+      w.usage_key_wallet && h("p", { class: "meta" }, kUsageWalletNote),
       w.description && h("p", {}, w.description),
       h("dl", { class: "facts" }, h("dt", {}, "Ethereum address"), h("dd", {}, h("code", { class: "addr" }, w.wallet_address)),
         h("dt", {}, "Derivation path"), h("dd", {}, h("code", { class: "addr" }, w.derivation_path)), h("dt", {}, "Registered"), h("dd", {}, when(w.created_at))));

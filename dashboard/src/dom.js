@@ -18,6 +18,10 @@ function build(el, attrs, children) {
 }
 
 /** An HTML element: h("button", {type: "submit", onclick}, "Save"). */
+/** What a usage-key wallet is, shown on its card (docs/protocol.md §2 "Wallet"). */
+export const kUsageWalletNote =
+  "Usage-key wallet: the wallet of a usage key minted by signature, not a PKP. It never signs, encrypts or decrypts in a run.";
+
 export function h(tag, attrs, ...children) {
   return build(document.createElement(tag), attrs, children);
 }

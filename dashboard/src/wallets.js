@@ -2,14 +2,17 @@
 // The Wallets page: each PKP wallet with its Ethereum address and its Solana (Ed25519) address,
 // both as GET /list_wallets answers them; creating a wallet (docs/dashboard.md).
 import { getAll, post } from "./api.js";
-import { field, h, showError, showOk, statusLine } from "./dom.js";
+import { field, h, kUsageWalletNote, showError, showOk, statusLine } from "./dom.js";
 
 function walletCard(w) {
   const row = (k, v) => [h("dt", {}, k), h("dd", {}, v)];
   return h(
     "article",
     { class: "card", "aria-labelledby": `wallet-${w.pkp_id}` },
-    h("h3", { id: `wallet-${w.pkp_id}` }, w.name || "(unnamed)"),
+    h("h3", { id: `wallet-${w.pkp_id}` }, w.name || "(unnamed)", w.usage_key_wallet && h("span", { class: "badge" }, "usage-key wallet")),
+    // The server marks the wallet a usage key's (docs/protocol.md §2 "Wallet"): its key was handed
+    // out with the usage key, so it is no PKP and never signs in a run.
+    w.usage_key_wallet && h("p", { class: "meta" }, kUsageWalletNote),
     w.description && h("p", {}, w.description),
     h(
       "dl",

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "enact/crypto/secp256k1.hpp"
 #include "enact/pkp/pkp.hpp"
 
 namespace enact::core {
@@ -46,7 +47,7 @@ result<bool> key_cache::owns(const tee::tee& t, const hash256& account, const ha
     return hit->owned;
   ENACT_TRY(const address derived, t.wallet_address(account, path));
   const bool owned = derived == wallet;
-  store(k, entry{owned, std::nullopt, std::nullopt});
+  store(k, entry{owned, std::nullopt, std::nullopt, std::nullopt});
   return owned;
 }
 
@@ -56,7 +57,7 @@ result<std::optional<std::string>> key_cache::solana_address(const tee::tee& t, 
   auto hit = find(k);
   if (!hit) {
     ENACT_TRY(const address derived, t.wallet_address(account, path));
-    hit = entry{derived == wallet, std::nullopt, std::nullopt};
+    hit = entry{derived == wallet, std::nullopt, std::nullopt, std::nullopt};
     if (!hit->owned)
       store(k, *hit);
   }
@@ -78,15 +79,34 @@ result<bool> key_cache::exported(const tee::tee& t, const hash256& account, cons
     return *hit->exported;
   ENACT_TRY(const hash256 h, t.pkp_key_usage_hash(account, path));
   ENACT_TRY(const bool found, registered(h));
-  entry e = hit ? *hit : entry{true, std::nullopt, std::nullopt};
+  entry e = hit ? *hit : entry{true, std::nullopt, std::nullopt, std::nullopt};
   e.exported = found;
+  store(k, std::move(e));
+  return found;
+}
+
+result<bool> key_cache::usage_key_wallet(const tee::tee& t, const hash256& account, const hash256& path,
+                                         const address& wallet,
+                                         const std::function<result<bool>(const hash256&)>& registered) {
+  ENACT_TRY(const bool owned, owns(t, account, path, wallet));
+  if (owned)
+    return exported(t, account, path, wallet, registered);
+  const key k = make(t, account, path, wallet);
+  auto hit = find(k);
+  if (hit && hit->usage_wallet)
+    return *hit->usage_wallet;
+  ENACT_TRY(const Secret usage, t.usage_key(account, path));
+  ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(usage));
+  const bool found = crypto::secp256k1::to_address(pub) == wallet;
+  entry e = hit ? *hit : entry{false, std::nullopt, std::nullopt, std::nullopt};
+  e.usage_wallet = found;
   store(k, std::move(e));
   return found;
 }
 
 void key_cache::remember(const tee::tee& t, const hash256& account, const hash256& path, const address& wallet,
                          std::string solana_address) {
-  store(make(t, account, path, wallet), entry{true, std::move(solana_address), std::nullopt});
+  store(make(t, account, path, wallet), entry{true, std::move(solana_address), std::nullopt, std::nullopt});
 }
 
 size_t key_cache::size() const {

@@ -51,6 +51,13 @@ class key_cache {
                                       const address& wallet,
                                       const std::function<result<bool>(const hash256&)>& registered);
 
+  /// Whether `wallet` is the wallet of a usage key rather than a PKP (docs/protocol.md §1 "usage key
+  /// by signature"): the usage-key derivation of (account, path) gives it, or it is this account's
+  /// PKP and its key was handed out (`exported`). Asked once per entry, like the others.
+  [[nodiscard]] result<bool> usage_key_wallet(const tee::tee& t, const hash256& account, const hash256& path,
+                                              const address& wallet,
+                                              const std::function<result<bool>(const hash256&)>& registered);
+
   /// Records a key derived from (account, path) by the caller, e.g. a wallet just minted.
   void remember(const tee::tee& t, const hash256& account, const hash256& path, const address& wallet,
                 std::string solana_address);
@@ -64,6 +71,7 @@ class key_cache {
     bool owned = false;
     std::optional<std::string> solana;  // set once derived, only when owned
     std::optional<bool> exported;       // set once asked, only when owned
+    std::optional<bool> usage_wallet;   // set once asked, only when not owned
   };
   using lru_list = std::list<std::pair<key, entry>>;
 

@@ -56,6 +56,10 @@ const json::object& components() {
                                            {"description",
                                             "base58 Solana address of the PKP's Ed25519 key; null when the "
                                             "registered derivation path is not a key of this account"}},
+                              true},
+                             {"usage_key_wallet",
+                              s::boolean("true for the wallet of a usage key minted by signature: no PKP, it "
+                                         "never signs, encrypts or decrypts in a run"),
                               true}});
     o["Action"] = s::object({{"action_ipfs_cid", s::string("raw CID; empty when only the hash is known"), true},
                              {"hashed_cid", s::hash(), true},

@@ -2,6 +2,7 @@
 // Groups and PKP wallets (docs/protocol.md §2 "Groups, wallets, actions").
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include <httplib.h>
 
@@ -48,16 +49,49 @@ json::value group_page(const ledger::page<ledger::group>& groups, ledger::page_r
   return page_answer<api::group>(groups, p, [](const ledger::group& g) { return to_api(g); });
 }
 
+/// The wallets the account's usage keys record as their own (setUsageApiKey's wallet): any of them
+/// registered as a wallet is that key's, no PKP (docs/protocol.md §2 "Wallet"). Read up to
+/// kUsageWalletScan keys, so a listing costs a bounded number of ledger pages.
+constexpr uint64_t kUsageWalletScan = 4096;
+result<std::set<address>> usage_key_wallets(const request_context& c) {
+  std::set<address> out;
+  for (uint64_t number = 1; (number - 1) * 256 < kUsageWalletScan; ++number) {
+    ENACT_TRY(const auto keys, c.svc.ledger->list_usage_keys(c.who->account.hash, {number, 256}));
+    for (const auto& k : keys.items)
+      out.insert(k.wallet);
+    if (keys.items.size() < 256 || number * 256 >= keys.total)
+      break;
+  }
+  return out;
+}
+
 /// A wallet as the wallet routes answer it: its record and the Solana address of its Ed25519 key
 /// (docs/protocol.md §2 "Wallet"), derived only under the owning-account check signing makes
 /// (docs/protocol.md §1 "owning account"): when the registered derivation path under this account
 /// does not give the registered wallet, the key is not this account's and `solana_address` is null.
-result<api::wallet> wallet_answer(const request_context& c, const ledger::wallet& w) {
+/// `usage_key_wallet` marks the wallet of a usage key: one a key records (`usage_wallets`), one the
+/// usage-key derivation gives, or a PKP whose key was handed out as a usage key.
+result<api::wallet> wallet_answer(const request_context& c, const ledger::wallet& w,
+                                  const std::set<address>& usage_wallets) {
   api::wallet out = to_api(w);
   // Both derivations are paid once per (account, path, wallet) for the process's lifetime
   // (core/key_cache.hpp), so a page of wallets costs lookups, not two derivations per wallet.
   ENACT_TRY(out.solana_address,
             shared_key_cache().solana_address(*c.svc.tee, c.who->account.hash, w.derivation_path, w.pkp_id));
+  if (usage_wallets.contains(w.pkp_id)) {
+    out.usage_key_wallet = true;
+    return out;
+  }
+  const auto registered = [&c](const hash256& h) -> result<bool> {
+    auto k = c.svc.ledger->find_usage_key(h);
+    if (k)
+      return true;
+    if (k.code() == ledger_errc::unknown_usage_key)
+      return false;
+    return k.err();
+  };
+  ENACT_TRY(out.usage_key_wallet, shared_key_cache().usage_key_wallet(*c.svc.tee, c.who->account.hash,
+                                                                      w.derivation_path, w.pkp_id, registered));
   return out;
 }
 
@@ -74,8 +108,12 @@ result<json::value> wallet_page(const request_context& c, const ledger::page<led
   ledger::page<api::wallet> answered;
   answered.total = wallets.total;
   answered.items.reserve(wallets.items.size());
+  std::set<address> usage_wallets;
+  if (!wallets.items.empty()) {
+    ENACT_TRY(usage_wallets, usage_key_wallets(c));
+  }
   for (const auto& w : wallets.items) {
-    ENACT_TRY(auto a, wallet_answer(c, w));
+    ENACT_TRY(auto a, wallet_answer(c, w, usage_wallets));
     answered.items.push_back(std::move(a));
   }
   json::value v = page_answer<api::wallet>(answered, p, [](const api::wallet& w) { return w; });
@@ -139,7 +177,7 @@ result<json::value> create_wallet(request_context& c) {
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     auto r = c.svc.ledger->register_wallet(relay(c), account, w);
     if (r) {
-      ENACT_TRY(const auto answer, wallet_answer(c, w));
+      ENACT_TRY(const auto answer, wallet_answer(c, w, {}));
       return wallet_json(answer);
     }
     if (r.code() != ledger_errc::duplicate)

@@ -321,6 +321,22 @@ try {
   check("the API lists the wallet", wallets.some((w) => w.pkp_id.toLowerCase() === pkp.toLowerCase() && w.name === "signer"), JSON.stringify(wallets));
   check("every write was the admin wallet's transaction", sent.length === 6 && sent.every((s) => s.from === admin.address), sent.map((s) => `${s.from} ${s.hash}`).join(", "));
 
+  // The usage key's own wallet registered as a wallet of the account (what the minted-key flow of
+  // docs/chainsecured.md does) is labelled a usage-key wallet on the Wallets page; the PKP is not.
+  const usageWallet = new ethers.Wallet(ethers.hexlify(ethers.decodeBase64(usageKey))).address;
+  const registry = new ethers.Contract(config.contract_address, ["function registerWalletDerivation(uint256,address,uint256,string,string)"], admin);
+  await (await registry.registerWalletDerivation(BigInt(account.api_key_hash), usageWallet, 7n, "runner wallet", "")).wait();
+  await page.getByRole("link", { name: "Wallets" }).click();
+  await page.getByRole("heading", { name: "Wallets", level: 1 }).waitFor();
+  const runnerCard = await page.locator("article", { has: page.getByRole("heading", { name: /^runner wallet/ }) }).innerText();
+  const signerCard = await page.locator("article", { has: page.getByRole("heading", { name: "signer" }) }).innerText();
+  check("the usage key's wallet is labelled, the PKP is not", /usage-key wallet/.test(runnerCard) && /never signs/.test(runnerCard) && !/usage-key wallet/i.test(signerCard), `${runnerCard} | ${signerCard}`);
+  const listed = (await api(base, "GET", "/list_wallets", usageKey)).data.items;
+  const flag = (a) => listed.find((w) => w.pkp_id.toLowerCase() === a.toLowerCase())?.usage_key_wallet;
+  check("the API marks the usage key's wallet and not the PKP", flag(usageWallet) === true && flag(pkp) === false, JSON.stringify(listed));
+  await page.getByRole("link", { name: "Usage keys" }).click();
+  await page.getByRole("heading", { name: "Usage keys", level: 1 }).waitFor();
+
   // Editing the key's permissions replaces them on-chain (by its hash; the page needs no value).
   await page.getByText("Edit or remove runner").click();
   await page.locator("form.edit-key").getByLabel("Create groups").check();

@@ -219,6 +219,7 @@ try {
     walletText.includes(made.wallet_address) && /Solana address/.test(walletText) && walletText.includes(made.solana_address), walletText);
   const listedSolana = await page.locator("article", { has: page.getByRole("heading", { name: "payout signer" }) }).innerText();
   check("so does a wallet created through the API", listedSolana.includes(wallets.find((w) => w.pkp_id === pkp).solana_address), listedSolana);
+  check("a PKP is no usage-key wallet, for the API and the page", made.usage_key_wallet === false && !/usage-key wallet/i.test(walletText), walletText);
   check("the page no longer says the API answers no Solana address", !(await page.locator("main").innerText()).includes("not offered"));
   await inspect(page, "08-wallets");
 

@@ -121,6 +121,9 @@ class Wallet:
     # Base58 Solana address of the PKP's Ed25519 key; None when the server names none (the
     # wallet's registered derivation path is not a key of the account, or an older server).
     solana_address: Optional[str] = None
+    # True for the wallet of a usage key minted by signature: no PKP, it never signs in a run
+    # (False from an older server that sends nothing).
+    usage_key_wallet: bool = False
 
 
 @dataclass(frozen=True)

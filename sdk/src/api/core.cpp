@@ -299,7 +299,11 @@ void get(const json::object& o, std::string_view k, std::optional<std::string>& 
   s = f == nullptr || f->is_null() ? std::nullopt : std::optional<std::string>(get_string(o, k));
 }
 void get(const json::object& o, std::string_view k, uint64_t& n, bool) { n = get_u64(o, k); }
-void get(const json::object& o, std::string_view k, bool& b, bool) { b = get_bool(o, k); }
+void get(const json::object& o, std::string_view k, bool& b, bool required) {
+  // An optional flag left out (by an older server) keeps its default.
+  if (required || o.contains(k))
+    b = get_bool(o, k);
+}
 void get(const json::object& o, std::string_view k, address& a, bool) { a = get_address(o, k); }
 void get(const json::object& o, std::string_view k, hash256& h, bool) { h = get_hash(o, k); }
 void get(const json::object& o, std::string_view k, Secret& s, bool) { s = get_secret(o, k); }
@@ -330,7 +334,8 @@ auto fields_of(const wallet*) {
                     field{"derivation_path", &wallet::derivation_path},
                     field{"name", &wallet::name},
                     field{"description", &wallet::description},
-                    field{"solana_address", &wallet::solana_address}};
+                    field{"solana_address", &wallet::solana_address},
+                    field{"usage_key_wallet", &wallet::usage_key_wallet}};
 }
 auto fields_of(const action*) {
   return std::tuple{field{"action_ipfs_cid", &action::action_ipfs_cid, true}, field{"hashed_cid", &action::hashed_cid},
@@ -375,7 +380,7 @@ auto fields_of(const payment_record*) {
   return std::tuple{field{"payment_intent_id", &payment_record::payment_intent_id, true},
                     field{"amount_cents", &payment_record::amount_cents},
                     field{"provider", &payment_record::provider, true},
-                    field{"credited", &payment_record::credited},
+                    field{"credited", &payment_record::credited, true},
                     field{"created_at", &payment_record::created_at},
                     field{"credited_at", &payment_record::credited_at}};
 }

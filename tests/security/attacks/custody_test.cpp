@@ -26,6 +26,7 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -238,6 +239,23 @@ TEST_CASE("a usage key minted by signature is never a PKP's key") {
   REQUIRE(a.registry.register_wallet_derivation(a.account, old_wallet, old_path, "old usage key").has_value());
   REQUIRE(a.registry.add_pkp_to_group(a.account, 1, old_wallet).has_value());
   expect_refused(srv, c, a, cids, to_checksum_address(old_wallet), "0x00", "is the wallet of a usage key");
+
+  // The wallet listing names both as usage-key wallets (docs/protocol.md §2 "Wallet"), and a PKP
+  // created by the account as none: the dashboard and the CLI label them from this field.
+  const hash256 pkp_path = crypto::keccak256(std::string_view("a PKP of the account"));
+  const std::string pkp = to_checksum_address(pkp::wallet_address(root, a.account, pkp_path).value());
+  REQUIRE(a.registry.register_wallet_derivation(a.account, parse_address(pkp).value(), pkp_path, "a PKP").has_value());
+  const response listed = c.get("/list_wallets?page_size=100", a.auth());
+  ITEST_REQUIRE_STATUS(listed, 200);
+  std::map<std::string, bool> marked;
+  for (const auto& item : listed.obj().at("items").as_array())
+    marked[s_of(item, "pkp_id")] = item.as_object().at("usage_key_wallet").as_bool();
+  REQUIRE(marked.contains(wallet));
+  REQUIRE(marked.contains(to_checksum_address(old_wallet)));
+  REQUIRE(marked.contains(pkp));
+  CHECK(marked.at(wallet));
+  CHECK(marked.at(to_checksum_address(old_wallet)));
+  CHECK_FALSE(marked.at(pkp));
   CHECK(srv.stop().clean());
 }
 

@@ -151,6 +151,9 @@ struct wallet {
   /// null for a wallet whose registered derivation path is not a key of the account (and older
   /// servers send nothing): both read as nullopt. Written only when set.
   std::optional<std::string> solana_address;
+  /// True for the wallet of a usage key (minted by signature, docs/protocol.md §1 "usage key by
+  /// signature"): no PKP, it never signs in a run. Older servers send nothing: read as false.
+  bool usage_key_wallet = false;
 };
 
 /// POST /add_action: the raw CID, which the server hashes.
