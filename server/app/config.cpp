@@ -18,6 +18,7 @@
 #include "app/setting_values.hpp"
 #include "core/errors.hpp"
 #include "enact/address.hpp"
+#include "enact/codec/hex.hpp"
 
 namespace enact::app {
 namespace {
@@ -191,6 +192,20 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
   }
   if (key == "tee.dstack_socket") {
     ENACT_TRY(s.dstack_socket, text(v, what));
+    return {};
+  }
+  if (key == "tee.dstack_kms_root_key") {
+    ENACT_TRY(s.dstack_kms_root_key, text(v, what));
+    std::string_view hex = s.dstack_kms_root_key;
+    if (hex.starts_with("0x"))
+      hex.remove_prefix(2);
+    const auto key_bytes = codec::hex::decode(hex, what);
+    if (!key_bytes || key_bytes->size() != 33 || ((*key_bytes)[0] != 2 && (*key_bytes)[0] != 3))
+      return usage(what + ": expected the hex of a 33-byte compressed secp256k1 public key (02… or 03…)");
+    return {};
+  }
+  if (key == "tee.allow_unstable_keys") {
+    ENACT_TRY(s.tee_allow_unstable_keys, boolean(v, what));
     return {};
   }
   if (key == "tee.evidence_dir") {
@@ -511,7 +526,8 @@ std::string help_text() {
       "upload_quota_bytes upload_quota_count account_concurrent_runs account_run_seconds_per_minute, [http] "
       "max_header_bytes max_headers request_timeout_seconds\n"
       "max_connections_per_client, [tee] backend\n"
-      "dstack_socket evidence_dir, [triggers] enabled listen core_url workers retry_base_ms\n"
+      "dstack_socket dstack_kms_root_key allow_unstable_keys evidence_dir, [triggers] enabled listen core_url workers "
+      "retry_base_ms\n"
       "lease_ms public_url sync store webhook_requests_per_second webhook_burst run_retention_days\n"
       "max_triggers_per_user creations_per_minute disable_after_credit_failures, [chain_rpc] <chain> = URL.\n"
       "\nenact-server issue-token --data-dir DIR --user NAME prints a trigger API bearer token.\n"
@@ -555,6 +571,8 @@ std::string config_reference() {
       key = "`dev = true`";
     else if (std::string_view(f.name) == "--unsafe-allow-weak-sandbox")
       key = "`unsafe_allow_weak = true` in `[sandbox]`";
+    else if (std::string_view(f.name) == "--tee-allow-unstable-keys")
+      key = "`allow_unstable_keys = true` in `[tee]`";
     else if (std::string_view(f.name) == "--no-triggers")
       key = "`enabled = false` in `[triggers]`";
     const auto names = names_of(f.name, f.setting);
@@ -618,10 +636,13 @@ result<command_line> parse_command_line(int argc, char** argv) {
   }
   bool dev = false;
   bool weak = false;
+  bool unstable_keys = false;
   bool no_core = false;
   bool no_triggers = false;
   auto* dev_flag = app.add_flag("--dev", dev)->envname(env_name("--dev"));
   auto* weak_flag = app.add_flag("--unsafe-allow-weak-sandbox", weak)->envname(env_name("--unsafe-allow-weak-sandbox"));
+  auto* unstable_keys_flag =
+      app.add_flag("--tee-allow-unstable-keys", unstable_keys)->envname(env_name("--tee-allow-unstable-keys"));
   auto* no_core_flag = app.add_flag("--no-core", no_core)->envname(env_name("--no-core"));
   auto* no_triggers_flag = app.add_flag("--no-triggers", no_triggers)->envname(env_name("--no-triggers"));
   try {
@@ -662,6 +683,8 @@ result<command_line> parse_command_line(int argc, char** argv) {
     cl.s.dev = dev;
   if (weak_flag->count() > 0)
     cl.s.sandbox_allow_weak = weak;
+  if (unstable_keys_flag->count() > 0)
+    cl.s.tee_allow_unstable_keys = unstable_keys;
   if (no_core_flag->count() > 0)
     cl.s.no_core = no_core;
   if (no_triggers_flag->count() > 0)

@@ -70,8 +70,15 @@ struct settings {
   runtime::fetch_settings fetch;
   /// TEE backend: "simulated" (root key in the data directory, recorded quote) or "dstack".
   std::string tee = "simulated";
-  /// The dstack guest agent's Unix socket.
-  std::string dstack_socket = "/var/run/dstack.sock";
+  /// The dstack guest agent's Unix socket; empty: looked up as dstack's SDKs do
+  /// (tee::kDstackSocketPaths).
+  std::string dstack_socket;
+  /// --tee-allow-unstable-keys: serve with a dstack key provider other than the KMS, whose keys
+  /// change at the next boot or on another host (development only; logged as a warning).
+  bool tee_allow_unstable_keys = false;
+  /// The KMS root key the dstack root key's signature chain must lead to (hex, compressed);
+  /// empty: not pinned.
+  std::string dstack_kms_root_key;
   /// Evidence files written by the TLS terminator, served under /evidences/; empty: a development
   /// set in <data_dir>/evidences (simulated) or none (dstack).
   std::string evidence_dir;

@@ -100,7 +100,16 @@ inline constexpr flag kFlags[] = {
      "DEVELOPMENT ONLY: true lets actions fetch from loopback addresses, over http too (default false)"},
     {"--ipfs-gateway", "sandbox.ipfs_gateway", "IPFS HTTP gateway for code not in the content store (default: off)"},
     {"--tee", "tee.backend", "simulated | dstack: where PKP keys and quotes come from (default simulated)"},
-    {"--dstack-socket", "tee.dstack_socket", "dstack guest agent socket (default /var/run/dstack.sock)"},
+    {"--dstack-socket", "tee.dstack_socket",
+     "dstack guest agent socket (default: the first that exists of /var/run/dstack.sock, /run/dstack.sock, "
+     "/var/run/dstack/dstack.sock, /run/dstack/dstack.sock, as dstack's SDKs look)"},
+    {"--tee-dstack-kms-root-key", "tee.dstack_kms_root_key",
+     "hex of the dstack KMS root's compressed secp256k1 public key (its k256_pubkey) that the root key's signature "
+     "chain must lead to; otherwise refused at start (default: shown in /info, not compared)"},
+    {"--tee-allow-unstable-keys", nullptr,
+     "DEVELOPMENT ONLY: serve with a dstack key provider other than kms (none, local-sgx, tpm), whose keys change "
+     "at the next boot or on another host, taking every wallet with them (default: refuse to start; "
+     "docs/deployment.md)"},
     {"--evidence-dir", "tee.evidence_dir", "evidence files to serve under /evidences/ (default: a development set)"},
     {"--threads", "threads", "HTTP worker threads, one per open connection (default max(64, 16 per core))"},
     {"--http-max-header-bytes", "http.max_header_bytes",

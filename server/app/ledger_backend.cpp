@@ -112,7 +112,7 @@ namespace {
 constexpr const char* kDeployUsage =
     "usage: enact-server deploy-registry --rpc-url URL --key-file FILE [--api-payer ADDR]...\n"
     "                                    [--data-dir DIR] [--tee simulated|dstack]\n"
-    "                                    [--dstack-socket PATH]\n\n"
+    "                                    [--dstack-socket PATH] [--tee-allow-unstable-keys]\n\n"
     "Deploys the permission registry (contracts/) from the key in FILE (0x-hex;\n"
     "that wallet becomes the registry's owner), with the api payer of the data directory's TEE\n"
     "(default ./enact-data) and each --api-payer as api payers, and prints its address. Start\n"
@@ -162,13 +162,18 @@ std::string ledger_banner(const settings& s) {
 
 int deploy_registry_command(int argc, char** argv) {
   std::string rpc_url, key_file, data_dir = "./enact-data", tee_kind = "simulated";
-  std::string dstack_socket = "/var/run/dstack.sock";
+  std::string dstack_socket;  // empty: looked up as dstack's SDKs do
+  bool allow_unstable_keys = false;
   std::vector<address> extra;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
       std::fputs(kDeployUsage, stdout);
       return 0;
+    }
+    if (a == "--tee-allow-unstable-keys") {
+      allow_unstable_keys = true;
+      continue;
     }
     if (i + 1 >= argc) {
       std::fprintf(stderr, "enact-server deploy-registry: %s: missing value\n%s", a.c_str(), kDeployUsage);
@@ -209,6 +214,7 @@ int deploy_registry_command(int argc, char** argv) {
   if (tee_kind == "dstack") {
     tee::dstack_options o;
     o.socket = dstack_socket;
+    o.allow_unstable_keys = allow_unstable_keys;
     t = tee::open_dstack(o);
   } else {
     if (::mkdir(data_dir.c_str(), 0700) != 0 && errno != EEXIST)

@@ -79,6 +79,8 @@ result<std::unique_ptr<tee::tee>> open_tee(const app::settings& s) {
     tee::dstack_options o;
     o.socket = s.dstack_socket;
     o.evidence_dir = s.evidence_dir;
+    o.allow_unstable_keys = s.tee_allow_unstable_keys;
+    o.kms_root_key = s.dstack_kms_root_key;
     return tee::open_dstack(o);
   }
   tee::simulated_options o;
@@ -192,9 +194,23 @@ int main(int argc, char** argv) {
     log.info("evidence files", {{"dir", (*the_tee)->evidences().path()}});
   else
     log.warn("no evidence files: /evidences/ answers 404; set --evidence-dir");
+  if ((*the_tee)->kind() == "dstack") {
+    const auto info = (*the_tee)->info();
+    if (info && info->key_provider != "kms")
+      log.warn(
+          "--tee-allow-unstable-keys: the dstack key provider is not kms; every wallet and the api payer "
+          "change at the next boot or on another host (docs/deployment.md \"The TEE: dstack\")",
+          {{"key_provider", info->key_provider.empty() ? "unreported" : info->key_provider}});
+    else if (info)
+      log.info("dstack root key", {{"key_provider", info->key_provider}, {"key_provider_id", info->key_provider_id}});
+  }
   auto payer = api_payer_address(**the_tee, 0);
   if (!payer)
     return fatal(payer.err().message);
+  // docs/protocol.md §1 "root key": a root that changed under the data directory is refused
+  // before a store opens.
+  if (auto claimed = tee::claim_root_fingerprint(s.data_dir, to_checksum_address(*payer)); !claimed)
+    return fatal(claimed.err().message);
 
   // --ledger evm: the registry on a node (app/ledger_backend.hpp), whose own JSON-RPC clients
   // use; otherwise the embedded ledger and its JSON-RPC surface.

@@ -54,6 +54,15 @@ result<json::value> info(const services& svc) {
   json::object out{{"app_id", i.app_id}, {"compose_hash", i.compose_hash}, {"tcb_info", std::move(tcb)}};
   if (!i.vm_config.empty())
     out["vm_config"] = i.vm_config;
+  // Where the root key comes from and its chain to the KMS root (docs/protocol.md §1 "root key").
+  if (!i.key_provider.empty())
+    out["key_provider"] = json::object{{"name", i.key_provider}, {"id", i.key_provider_id}};
+  if (!i.root_key.empty()) {
+    json::value chain = json::parse(i.root_key, ec);
+    if (ec || !chain.is_object())
+      return fail(api_errc::internal, "root_key of the TEE is not a JSON object");
+    out["root_key"] = std::move(chain);
+  }
   if (svc.sandbox != nullptr) {
     const runtime::isolation_status iso = svc.sandbox->isolation_state();
     json::array missing;

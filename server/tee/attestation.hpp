@@ -44,6 +44,13 @@ struct app_info {
   std::string tcb_info;
   /// JSON text of the VM configuration; empty when the backend has none.
   std::string vm_config;
+  /// Where the root key comes from: dstack's `key_provider_info` name ("kms", "none",
+  /// "local-sgx", "tpm") and id (hex); empty for a backend without one.
+  std::string key_provider;
+  std::string key_provider_id;
+  /// JSON text of the object /info shows as `root_key` (docs/protocol.md §2 "Attestation"): the
+  /// GetKey signature chain of the root key and the keys recovered from it; empty when none.
+  std::string root_key;
 };
 
 /// One evidence file as served.

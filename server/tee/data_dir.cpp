@@ -19,6 +19,7 @@ namespace enact::tee {
 namespace {
 
 constexpr const char* kRecord = "key-derivation";
+constexpr const char* kFingerprint = "root-fingerprint";
 
 bool exists(const std::string& path) {
   struct stat st {};
@@ -26,6 +27,23 @@ bool exists(const std::string& path) {
 }
 
 error refused(std::string message) { return fail(tee_errc::invalid_argument, std::move(message)); }
+
+/// Writes `text` to `path` through a temporary file and a rename, so a crash leaves the old
+/// record or the new one.
+result<void> write_record(const std::string& path, std::string_view text) {
+  const std::string tmp = path + ".tmp";
+  const int wfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (wfd < 0)
+    return refused("cannot create " + tmp + ": " + std::strerror(errno));
+  const bool ok = ::write(wfd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(wfd) == 0;
+  ::close(wfd);
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return refused("cannot write " + path + ": " + why);
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -55,19 +73,35 @@ result<void> claim_data_dir(const std::string& data_dir) {
                      "). Nothing was re-keyed. Start with a new data directory (--data-dir) and create the "
                      "accounts' wallets again there.");
   }
-  const std::string tmp = record + ".tmp";
-  const int wfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (wfd < 0)
-    return refused("cannot create " + tmp + ": " + std::strerror(errno));
-  const bool ok =
-      ::write(wfd, expected.data(), expected.size()) == static_cast<ssize_t>(expected.size()) && ::fsync(wfd) == 0;
-  ::close(wfd);
-  if (!ok || ::rename(tmp.c_str(), record.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return refused("cannot write " + record + ": " + why);
-  }
-  return {};
+  return write_record(record, expected);
+}
+
+// docs/protocol.md §1 "root key": with dstack the root key is the agent's, so a data directory
+// does not hold it; the record of its fingerprint is what notices a root that changed under it.
+result<void> claim_root_fingerprint(const std::string& data_dir, std::string_view fingerprint) {
+  const std::string record = data_dir + "/" + kFingerprint;
+  const std::string expected = "api-payer " + std::string(fingerprint) + "\n";
+  const int fd = ::open(record.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0 && errno == ENOENT)
+    return write_record(record, expected);
+  if (fd < 0)
+    return refused("cannot read " + record + ": " + std::strerror(errno));
+  char buf[128] = {};
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  std::string recorded = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  if (recorded == expected)
+    return {};
+  if (recorded.starts_with("api-payer "))
+    recorded.erase(0, 10);
+  while (!recorded.empty() && (recorded.back() == '\n' || recorded.back() == '\r'))
+    recorded.pop_back();
+  return refused("the TEE root key changed: data directory " + data_dir +
+                 " was made under the root whose api payer is " + recorded + " (" + record +
+                 "), and this TEE's root gives the api payer " + std::string(fingerprint) +
+                 ". Its accounts' PKP wallets and sealed keys belong to the other root; refusing to start rather than "
+                 "serve them other keys. Start on the TEE that made this directory (with dstack: the same app, with "
+                 "its KMS), or give a new --data-dir");
 }
 
 }  // namespace enact::tee

@@ -9,8 +9,10 @@
 // The attestation side (quote, info, evidence files) is declared in tee/attestation.hpp.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -99,6 +101,12 @@ class tee {
 /// re-keyed. Call before opening a TEE or a store in the directory.
 [[nodiscard]] result<void> claim_data_dir(const std::string& data_dir);
 
+/// Claims `data_dir` for the TEE root whose fingerprint is `fingerprint` (the api payer's
+/// checksummed address; docs/protocol.md §1 "root key"): records it in
+/// `<data_dir>/root-fingerprint` on first use and refuses (invalid_argument, naming both) a
+/// directory that recorded another, whose wallets and sealed keys came from another root.
+[[nodiscard]] result<void> claim_root_fingerprint(const std::string& data_dir, std::string_view fingerprint);
+
 struct simulated_options {
   /// A directory of evidence files to serve as it is (written by a TLS terminator).
   std::string evidence_dir;
@@ -119,9 +127,28 @@ struct simulated_options {
 /// `"simulated": true`.
 [[nodiscard]] result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir, const simulated_options& opts);
 
+/// Where dstack's SDKs look for the guest agent's socket, in their order (Dstack-TEE/dstack
+/// sdk/python dstack_client.py get_endpoint, sdk/js index.ts): the legacy paths first, then the
+/// namespaced ones dstack OS 0.5.6+ uses without systemd.
+inline constexpr std::array<std::string_view, 4> kDstackSocketPaths{
+    "/var/run/dstack.sock", "/run/dstack.sock", "/var/run/dstack/dstack.sock", "/run/dstack/dstack.sock"};
+
+/// The first of `candidates` that exists (as the SDKs test it); unavailable, naming every
+/// candidate, when none does.
+[[nodiscard]] result<std::string> find_dstack_socket(std::span<const std::string_view> candidates = kDstackSocketPaths);
+
 struct dstack_options {
-  /// The guest agent's Unix socket.
-  std::string socket = "/var/run/dstack.sock";
+  /// The guest agent's Unix socket; empty: the first of kDstackSocketPaths that exists.
+  std::string socket;
+  /// Serve with a key provider other than dstack's KMS, whose keys change at the next boot or on
+  /// another host (docs/deployment.md "The TEE: dstack"). For development only.
+  bool allow_unstable_keys = false;
+  /// The KMS root's secp256k1 public key (hex of the 33-byte compressed form) the GetKey
+  /// signature chain must lead to; empty: the recovered key is shown, not compared.
+  std::string kms_root_key;
+  /// How long an Info answer is served before it is asked again: RTMR3 can be extended while
+  /// the app runs.
+  std::chrono::milliseconds info_max_age{10000};
   /// A directory of evidence files to serve (dstack-ingress writes /evidences); empty: none.
   std::string evidence_dir;
   /// GetKey path of the PKP root key. Changing it changes every PKP address.
@@ -130,10 +157,13 @@ struct dstack_options {
   std::chrono::milliseconds timeout{30000};
 };
 
-/// Opens the dstack TEE: asks the guest agent for the PKP root key (GetKey, secp256k1, at
-/// `root_key_path`; held in an enact::Secret, never logged) and for the app info (Info), so a
-/// socket that cannot be reached fails here, at startup, with a message naming it. Quotes are
-/// asked of the agent per call (GetQuote), the all-zero one of /attestation at most every 10 s.
+/// Opens the dstack TEE: asks the guest agent for the app info (Info) and the PKP root key
+/// (GetKey, secp256k1, at `root_key_path`; held in an enact::Secret, never logged), so a socket
+/// that cannot be reached fails here, at startup, with a message naming it. Refuses (unavailable)
+/// a key provider other than "kms" unless `allow_unstable_keys`, and a GetKey signature chain
+/// that does not verify (docs/protocol.md §1 "root key"). Quotes are asked of the agent per call
+/// (GetQuote), the all-zero one of /attestation at most every 10 s; Info at most every
+/// `info_max_age`.
 [[nodiscard]] result<std::unique_ptr<tee>> open_dstack(const dstack_options& opts);
 
 }  // namespace enact::tee

@@ -6,6 +6,8 @@
 // sends, the root key it derives PKP addresses from, a clear exit 2 when the agent is missing).
 #include <doctest/doctest.h>
 
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -29,6 +31,7 @@
 #include "enact/codec/hex.hpp"
 #include "enact/address.hpp"
 #include "enact/crypto/keccak.hpp"
+#include "enact/crypto/secp256k1.hpp"
 #include "enact/secret.hpp"
 #include "enact/crypto/sha2.hpp"
 #include "enact/pkp/pkp.hpp"
@@ -328,26 +331,82 @@ TEST_CASE("--evidence-dir serves the terminator's directory as it is, on each re
 
 namespace {
 
-// The GetKey answer of the fake agent: the PKP root key every server on it must use.
-constexpr std::string_view kAgentKey = "3f6d3a6b7e1c2d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccd";
-const std::string kAgentComposeHash(64, 'c');
+// The identity of dstack's own guest-agent simulator (Dstack-TEE/dstack @
+// 312dc605ebaaf93372534ffb135ea011533d28e9): sdk/simulator/appkeys.json holds its app key
+// (k256_key) and the KMS's signature of it (k256_signature); its attestation
+// (tests/fixtures/tdx/dstack/guest-agent-attestation.bin) carries the app-id, instance-id and
+// key-provider events; sdk/go/dstack/client_web3_test.go names the app and KMS root public keys a
+// GetKey answer of the simulator must recover to.
+constexpr std::string_view kAppKey = "d6e88992cdeeee35fe70b5db61ab66cdb191fb9b6ec9313757ef162dd7214d5d";
+constexpr std::string_view kKmsSignature =
+    "9e618603e72d01fedb82deff6daf2d62a572becf0059eec3f89c1ab40e1f2e594d2a283f843f34e8f39e4cc49a612496ce67223a12ac923f8"
+    "efe330346dfc6c500";
+constexpr std::string_view kAppId = "5bb4ff9a3837357f19dc176407a5709c62eb6c56";
+constexpr std::string_view kInstanceId = "1691ed1b47506cad7d08834668691d88246f5b1f";
+constexpr std::string_view kKmsProviderInfo =
+    R"({"name":"kms","id":"3059301306072a8648ce3d020106082a8648ce3d0301070342000419b2457dd9b8aa6446d980f136fff7812ecd6c7)"
+    R"(7740eeb0e28b10d56c0c00028a5b6e59dcea307d583bd1f70769e9c116df2bcfb1758a95d8613e7de1c8482c0"})";
+constexpr std::string_view kAppPublicKey = "02818494263695e8839122dbd88e281d7380622999df4e60a14befa0f2d096fc7c";
+constexpr std::string_view kKmsRootKey = "0321529e458424ab1f710a3a57ec4dad2fb195ddca572f7469242ba6c7563085b6";
+const std::string kAgentCompose = R"({"docker_compose_file":"services: {}"})";
+
+/// The recorded GetQuote answer of a real agent (tests/fixtures/tdx/README.md: dstack
+/// verifier/fixtures/tdx-lite-getquote.json): its quote, event log (with event_type) and vm_config.
+json::object recorded_get_quote() {
+  return json::parse(read_text(std::string(ENACT_TDX_FIXTURES_DIR) + "/dstack/tdx-lite-getquote.json")).as_object();
+}
+
+/// The key dstack's guest agent derives for `path` (guest-agent rpc_service.rs get_key, ra-tls
+/// kdf.rs derive_key): HKDF-SHA256 with ikm = the app key, salt "RATLS", info = the path; computed
+/// here with OpenSSL's HKDF, apart from the code under test.
+bytes openssl_hkdf(bytes_view ikm, std::string_view salt, std::string_view info) {
+  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr);
+  REQUIRE(ctx != nullptr);
+  bytes out(32);
+  size_t len = out.size();
+  const bool ok = EVP_PKEY_derive_init(ctx) > 0 && EVP_PKEY_CTX_set_hkdf_md(ctx, EVP_sha256()) > 0 &&
+                  EVP_PKEY_CTX_set1_hkdf_salt(ctx, reinterpret_cast<const unsigned char*>(salt.data()),
+                                              static_cast<int>(salt.size())) > 0 &&
+                  EVP_PKEY_CTX_set1_hkdf_key(ctx, ikm.data(), static_cast<int>(ikm.size())) > 0 &&
+                  EVP_PKEY_CTX_add1_hkdf_info(ctx, reinterpret_cast<const unsigned char*>(info.data()),
+                                              static_cast<int>(info.size())) > 0 &&
+                  EVP_PKEY_derive(ctx, out.data(), &len) > 0;
+  EVP_PKEY_CTX_free(ctx);
+  REQUIRE(ok);
+  return out;
+}
 
 struct agent_request {
   std::string path;
+  std::string content_type;
   json::object body;
 };
 
-/// A dstack guest agent stand-in: HTTP/1.1 on a Unix socket in a temporary directory, answering
-/// GetKey, Info and GetQuote in the shapes of Dstack-TEE/dstack sdk/curl/api.md and recording
-/// what it was asked. GetQuote answers with a chunked body; the others with Content-Length.
+/// What the stand-in reports; tests change it to play another machine.
+struct agent_identity {
+  std::string app_key{kAppKey};
+  std::string kms_signature{kKmsSignature};         // signature_chain[1]; empty as without a KMS
+  std::string key_provider_info{kKmsProviderInfo};  // empty: an agent before dstack OS 0.4.2
+  bool tdx = true;                                  // false: a non-TDX platform (empty quote)
+};
+
+/// A dstack guest agent stand-in that behaves like the real one (guest-agent rpc_service.rs, ra-rpc)
+/// on a Unix socket in a temporary directory: a body without `Content-Type: application/json` is
+/// refused (the real agent reads it as protobuf), errors are 400 {"error"}, GetKey derives from the
+/// app key as dstack does and signs the chain, GetQuote replays the recorded answer with the
+/// requested report data put into the quote, and Info reports the simulator's identity and
+/// key_provider_info with the replayed quote's measurements (RTMR3 settable). The Info app id is
+/// the simulator's and the replayed event log another CVM's: each side is real, the pair is not.
 class fake_agent {
  public:
   /// Answers a request with the raw bytes of a whole HTTP answer; std::nullopt: no answer at all
   /// (the connection stays open until the client gives up).
   using responder = std::function<std::optional<std::string>(const agent_request&)>;
 
-  explicit fake_agent(bool fail_get_key = false, responder raw = {})
-      : fail_get_key_(fail_get_key), raw_(std::move(raw)), quote_(fixture_quote()) {
+  explicit fake_agent(agent_identity id = {}, responder raw = {})
+      : id_(std::move(id)), raw_(std::move(raw)), recorded_(recorded_get_quote()) {
+    quote_ = codec::hex::decode(recorded_.at("quote").as_string()).value();
+    rtmr3_ = codec::hex::encode(bytes_view(quote_).subspan(48 + 328 + 3 * 48, 48));
     path_ = dir_.path() + "/dstack.sock";
     fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     REQUIRE(fd_ >= 0);
@@ -379,6 +438,13 @@ class fake_agent {
         out.push_back(r);
     return out;
   }
+  /// RTMR3 as Info reports it, as when the app extends it at run time.
+  void set_rtmr3(std::string hex) {
+    std::lock_guard lock(mu_);
+    rtmr3_ = std::move(hex);
+  }
+  [[nodiscard]] const bytes& recorded_quote() const { return quote_; }
+  [[nodiscard]] const json::object& recorded() const { return recorded_; }
 
  private:
   void serve() {
@@ -394,6 +460,16 @@ class fake_agent {
     }
   }
 
+  static std::string header_value(const std::string& head, std::string name) {
+    std::string lower = head;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    const auto at = lower.find("\r\n" + name + ":");
+    if (at == std::string::npos)
+      return {};
+    const auto from = head.find_first_not_of(' ', at + name.size() + 3);
+    return head.substr(from, head.find("\r\n", from) - from);
+  }
+
   void handle(int c) {
     std::string in;
     char buf[4096];
@@ -403,9 +479,9 @@ class fake_agent {
       if (head_end == std::string::npos) {
         head_end = in.find("\r\n\r\n");
         if (head_end != std::string::npos) {
-          const auto cl = in.find("Content-Length: ");
-          if (cl != std::string::npos && cl < head_end)
-            want = std::stoul(in.substr(cl + 16));
+          const std::string cl = header_value(in.substr(0, head_end + 2), "content-length");
+          if (!cl.empty())
+            want = std::stoul(cl);
         }
       }
       if (head_end != std::string::npos && in.size() >= head_end + 4 + want)
@@ -418,16 +494,18 @@ class fake_agent {
     const std::string request_line = in.substr(0, in.find("\r\n"));
     const auto sp1 = request_line.find(' ');
     const auto sp2 = request_line.find(' ', sp1 + 1);
-    agent_request r{request_line.substr(sp1 + 1, sp2 - sp1 - 1), {}};
+    agent_request r{
+        request_line.substr(sp1 + 1, sp2 - sp1 - 1), header_value(in.substr(0, head_end + 2), "content-type"), {}};
+    const std::string body_text = in.substr(head_end + 4, want);
     std::error_code ec;
-    json::value body = json::parse(in.substr(head_end + 4, want), ec);
+    json::value body = json::parse(body_text, ec);
     if (!ec && body.is_object())
       r.body = body.as_object();
     {
       std::lock_guard lock(mu_);
       requests_.push_back(r);
     }
-    const std::optional<std::string> out = raw_ ? raw_(r) : dstack_answer(r);
+    const std::optional<std::string> out = raw_ ? raw_(r) : dstack_answer(r, !ec && body.is_object());
     if (!out) {
       while (::recv(c, buf, sizeof buf, 0) > 0) {
       }
@@ -441,67 +519,137 @@ class fake_agent {
     }
   }
 
-  /// The guest agent's answers, in the shapes of sdk/curl/api.md.
-  std::string dstack_answer(const agent_request& r) const {
-    std::string status = "200 OK";
-    std::string answer;
-    bool chunked = false;
-    if (r.path == "/GetKey" && fail_get_key_) {
-      status = "500 Internal Server Error";
-      answer = R"({"error":"no key provider"})";
-    } else if (r.path == "/GetKey") {
-      answer = json::serialize(json::object{{"key", kAgentKey}, {"signature_chain", json::array{"aa", "bb"}}});
-    } else if (r.path == "/Info") {
-      const json::object tcb{{"mrtd", std::string(96, '1')},
-                             {"compose_hash", kAgentComposeHash},
-                             {"app_compose", R"({"docker_compose_file":"services: {}"})"},
-                             {"event_log", json::array{}}};
-      answer = json::serialize(json::object{{"app_id", std::string(40, 'a')},
-                                            {"instance_id", std::string(40, 'b')},
-                                            {"app_cert", ""},
-                                            {"tcb_info", json::serialize(tcb)},
-                                            {"app_name", "enact-test"},
-                                            {"compose_hash", kAgentComposeHash},
-                                            {"vm_config", R"({"cpu_count":2})"}});
-    } else if (r.path == "/GetQuote") {
-      // The fixture quote with the requested report data in place, as a real agent would bind it.
-      bytes quote = quote_;
-      const auto* rd = r.body.if_contains("report_data");
-      if (rd != nullptr && rd->is_string() && rd->get_string().size() == 128) {
-        const bytes data = codec::hex::decode(rd->get_string()).value();
-        std::copy(data.begin(), data.end(), quote.begin() + kReportData);
-      }
-      answer = json::serialize(json::object{{"quote", codec::hex::encode(quote)},
-                                            {"event_log", R"([{"imr":3,"event":"agent"}])"},
-                                            {"report_data", rd != nullptr ? *rd : json::value("")},
-                                            {"vm_config", R"({"cpu_count":2})"}});
-      chunked = true;
-    } else {
-      status = "404 Not Found";
-      answer = R"({"error":"no such method"})";
-    }
+  static std::string http(const std::string& status, const std::string& body, bool chunked = false) {
     std::string out = "HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\n";
-    if (chunked) {
-      out += "Transfer-Encoding: chunked\r\n\r\n";
-      for (size_t at = 0; at < answer.size(); at += 1000) {
-        const std::string piece = answer.substr(at, 1000);
-        char size[16];
-        std::snprintf(size, sizeof size, "%zx", piece.size());
-        out += std::string(size) + "\r\n" + piece + "\r\n";
-      }
-      out += "0\r\n\r\n";
-    } else {
-      out += "Content-Length: " + std::to_string(answer.size()) + "\r\n\r\n" + answer;
+    if (!chunked)
+      return out + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    out += "Transfer-Encoding: chunked\r\n\r\n";
+    for (size_t at = 0; at < body.size(); at += 1000) {
+      const std::string piece = body.substr(at, 1000);
+      char size[16];
+      std::snprintf(size, sizeof size, "%zx", piece.size());
+      out += std::string(size) + "\r\n" + piece + "\r\n";
     }
-    return out;
+    return out + "0\r\n\r\n";
+  }
+
+  /// ra-rpc's encode_error: 400 and {"error": text} for a JSON request.
+  static std::string error(const std::string& text) {
+    return http("400 Bad Request", json::serialize(json::object{{"error", text}}));
+  }
+
+  std::string get_key(const json::object& args) const {
+    const auto* path = args.if_contains("path");
+    const auto* purpose = args.if_contains("purpose");
+    const auto* algorithm = args.if_contains("algorithm");
+    const std::string alg = algorithm != nullptr && algorithm->is_string() ? std::string(algorithm->get_string()) : "";
+    if (alg != "" && alg != "secp256k1" && alg != "k256")
+      return error("Unsupported algorithm");
+    const std::string p = path != nullptr && path->is_string() ? std::string(path->get_string()) : "";
+    const Secret app(codec::hex::decode(id_.app_key).value());
+    const Secret key(openssl_hkdf(app.view(), "RATLS", p));
+    const auto pub = crypto::secp256k1::public_key_of(key).value();
+    const std::string message = (purpose != nullptr && purpose->is_string() ? std::string(purpose->get_string()) : "") +
+                                ":" + codec::hex::encode(crypto::secp256k1::compress(pub));
+    const auto sig = crypto::secp256k1::sign(crypto::keccak256(std::string_view(message)), app).value();
+    bytes sig0(sig.r.begin(), sig.r.end());
+    sig0.insert(sig0.end(), sig.s.begin(), sig.s.end());
+    sig0.push_back(sig.v);  // k256's recovery id, 0 or 1
+    return http("200 OK", json::serialize(json::object{
+                              {"key", codec::hex::encode(key.view())},
+                              {"signature_chain", json::array{codec::hex::encode(sig0), id_.kms_signature}}}));
+  }
+
+  std::string info() const {
+    const auto measurement = [&](size_t offset) {
+      return codec::hex::encode(bytes_view(quote_).subspan(48 + offset, 48));
+    };
+    std::string rtmr3;
+    {
+      std::lock_guard lock(mu_);
+      rtmr3 = rtmr3_;
+    }
+    const std::string compose_hash = sha256_hex(kAgentCompose);
+    const json::object tcb{{"mrtd", measurement(136)},
+                           {"rtmr0", measurement(328)},
+                           {"rtmr1", measurement(328 + 48)},
+                           {"rtmr2", measurement(328 + 96)},
+                           {"rtmr3", rtmr3},
+                           {"mr_aggregated", std::string(64, '0')},
+                           {"os_image_hash", std::string(64, '0')},
+                           {"compose_hash", compose_hash},
+                           {"device_id", std::string(64, '0')},
+                           {"event_log", json::parse(recorded_.at("event_log").as_string())},
+                           {"app_compose", kAgentCompose}};
+    json::object answer{{"app_id", kAppId},
+                        {"instance_id", kInstanceId},
+                        {"app_cert", ""},
+                        {"tcb_info", json::serialize(tcb)},
+                        {"app_name", "enact-test"},
+                        {"device_id", std::string(64, '0')},
+                        {"mr_aggregated", std::string(64, '0')},
+                        {"os_image_hash", std::string(64, '0')},
+                        {"compose_hash", compose_hash},
+                        {"vm_config", recorded_.at("vm_config")},
+                        {"cloud_vendor", ""},
+                        {"cloud_product", ""}};
+    if (!id_.key_provider_info.empty())
+      answer["key_provider_info"] = id_.key_provider_info;
+    return http("200 OK", json::serialize(answer));
+  }
+
+  std::string get_quote(const json::object& args) const {
+    const auto* rd = args.if_contains("report_data");
+    bytes data;
+    if (rd != nullptr && rd->is_string()) {
+      auto decoded = codec::hex::decode(rd->get_string());
+      if (!decoded)
+        return error("failed to decode report_data");
+      data = *decoded;
+    }
+    if (data.size() > 64)
+      return error("Report data is too long");
+    data.resize(64);
+    json::object answer = recorded_;
+    if (id_.tdx) {
+      bytes quote = quote_;
+      std::copy(data.begin(), data.end(), quote.begin() + kReportData);
+      answer["quote"] = codec::hex::encode(quote);
+    } else {
+      // agent_rpc.proto GetQuoteResponse: empty quote and event log off TDX, an `attestation` instead.
+      answer["quote"] = "";
+      answer["event_log"] = "";
+      answer["attestation"] = "00";
+    }
+    answer["report_data"] = codec::hex::encode(data);
+    return http("200 OK", json::serialize(answer), /*chunked=*/true);
+  }
+
+  std::string dstack_answer(const agent_request& r, bool json_body) const {
+    // ra-rpc: without a JSON content type the body is decoded as protobuf, which JSON text is not.
+    if (!r.content_type.starts_with("application/json"))
+      return http("400 Bad Request",
+                  "\x0a\x1e"
+                  "failed to decode the request");
+    if (!json_body)
+      return error("failed to decode the request: not a JSON object");
+    if (r.path == "/GetKey")
+      return get_key(r.body);
+    if (r.path == "/Info")
+      return info();
+    if (r.path == "/GetQuote")
+      return get_quote(r.body);
+    return error("Method not found: " + r.path.substr(1));
   }
 
   temp_dir dir_;
   std::string path_;
   int fd_ = -1;
-  bool fail_get_key_;
+  agent_identity id_;
   responder raw_;
+  json::object recorded_;
   bytes quote_;
+  std::string rtmr3_;
   std::atomic<bool> stop_{false};
   mutable std::mutex mu_;
   std::vector<agent_request> requests_;
@@ -514,15 +662,27 @@ std::string admin_api_payer(const server_process& server) {
   return std::string(r.obj().at("admin_api_payer").as_string());
 }
 
+/// The api payer a server on an agent with app key `app_key` has: the root key is GetKey's
+/// derivation at "enact/pkp-root", the payer its server key "api-payer/0" (docs/protocol.md §1).
+std::string expected_api_payer(std::string_view app_key) {
+  const bytes root = openssl_hkdf(codec::hex::decode(app_key).value(), "RATLS", "enact/pkp-root");
+  const Secret payer = pkp::server_signing_key(Secret(root), "api-payer/0").value();
+  return to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(payer).value()));
+}
+
+std::vector<std::string> dstack_flags(const fake_agent& agent) {
+  return {"--tee", "dstack", "--dstack-socket", agent.socket_path()};
+}
+
 }  // namespace
 
-TEST_CASE("dstack: the PKP root key comes from GetKey, so servers on one agent agree") {
+TEST_CASE("dstack: the PKP root key is the agent's HKDF derivation at its path, so servers on one app agree") {
   fake_agent agent;
-  server_process a({"--tee", "dstack", "--dstack-socket", agent.socket_path()});
-  server_process b({"--tee", "dstack", "--dstack-socket", agent.socket_path()});
+  server_process a(dstack_flags(agent));
+  server_process b(dstack_flags(agent));
   server_process simulated;
 
-  // What the backend asked for: the root key at its fixed path, as a secp256k1 key.
+  // What the backend asked for: the root key at its fixed path, as a secp256k1 key, in JSON.
   const auto keys = agent.requests_to("/GetKey");
   REQUIRE(keys.size() == 2);
   for (const auto& k : keys) {
@@ -531,26 +691,61 @@ TEST_CASE("dstack: the PKP root key comes from GetKey, so servers on one agent a
     CHECK(k.body.at("purpose").is_string());
   }
   CHECK(agent.requests_to("/Info").size() == 2);
+  for (const auto& r : agent.requests())
+    CHECK(r.content_type == "application/json");
 
-  // The api_payer is the server key "api-payer/0" (server/app/main.cpp): derived from the
-  // agent's key by the rules of docs/protocol.md §1 "server keys".
-  const Secret payer = pkp::server_signing_key(Secret(codec::hex::decode(kAgentKey).value()), "api-payer/0").value();
-  const std::string expected =
-      to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(payer).value()));
+  // HKDF-SHA256(app key, "RATLS", "enact/pkp-root") by OpenSSL, then the server key "api-payer/0".
+  const std::string expected = expected_api_payer(kAppKey);
   CHECK(admin_api_payer(a) == expected);
   CHECK(admin_api_payer(b) == expected);
   CHECK(admin_api_payer(simulated) != expected);
 
-  // The key never reaches the log.
+  // Neither the app key nor the root key reaches the log.
+  const std::string root =
+      codec::hex::encode(openssl_hkdf(codec::hex::decode(kAppKey).value(), "RATLS", "enact/pkp-root"));
   CHECK(a.stop().clean());
-  CHECK(a.log_text().find(std::string(kAgentKey)) == std::string::npos);
+  CHECK(a.log_text().find(root) == std::string::npos);
+  CHECK(a.log_text().find(std::string(kAppKey)) == std::string::npos);
   CHECK(b.stop().clean());
   CHECK(simulated.stop().clean());
 }
 
-TEST_CASE("dstack: /attestation and /info pass the agent's answers through") {
+TEST_CASE("dstack: the test agent answers as the real one: JSON content type, 400 {error}, keys per path") {
   fake_agent agent;
-  server_process server({"--tee", "dstack", "--dstack-socket", agent.socket_path()});
+  const auto post = [&](const std::string& method, const std::string& body) {
+    return tee::detail::unix_http_request(agent.socket_path(), "POST", "/" + method, body, std::chrono::seconds(5))
+        .value();
+  };
+  // unix_http_request sends Content-Type: application/json with a body, none without; the real agent
+  // then decodes protobuf and fails.
+  const auto no_type =
+      tee::detail::unix_http_request(agent.socket_path(), "POST", "/Info", "", std::chrono::seconds(5));
+  REQUIRE(no_type.has_value());
+  CHECK(no_type->status == 400);
+  const auto unknown = post("Nope", "{}");
+  CHECK(unknown.status == 400);
+  CHECK(parse_object(unknown.body).at("error").as_string().find("Nope") != std::string::npos);
+  const auto bad_alg = post("GetKey", R"({"path":"a","purpose":"p","algorithm":"rsa"})");
+  CHECK(bad_alg.status == 400);
+  CHECK(parse_object(bad_alg.body).at("error").as_string() == "Unsupported algorithm");
+  const auto long_data = post("GetQuote", R"({"report_data":")" + std::string(130, '0') + R"("})");
+  CHECK(long_data.status == 400);
+  // One key per path, each HKDF(app key, "RATLS", path).
+  const auto a = parse_object(post("GetKey", R"({"path":"a","purpose":"p","algorithm":"secp256k1"})").body);
+  const auto b = parse_object(post("GetKey", R"({"path":"b","purpose":"p","algorithm":"secp256k1"})").body);
+  CHECK(a.at("key").as_string() != b.at("key").as_string());
+  CHECK(a.at("key").as_string() == codec::hex::encode(openssl_hkdf(codec::hex::decode(kAppKey).value(), "RATLS", "a")));
+  // The replayed GetQuote answer: the recorded event log, with event_type.
+  const auto q = parse_object(post("GetQuote", R"({"report_data":")" + std::string(128, '0') + R"("})").body);
+  CHECK(q.at("event_log").as_string() == agent.recorded().at("event_log").as_string());
+  CHECK(json::parse(q.at("event_log").as_string()).as_array().at(0).as_object().contains("event_type"));
+  const auto info = parse_object(post("Info", "{}").body);
+  CHECK(info.at("key_provider_info").as_string() == kKmsProviderInfo);
+}
+
+TEST_CASE("dstack: /attestation and /info pass the agent's answers through, with the key provider and chain") {
+  fake_agent agent;
+  server_process server(dstack_flags(agent));
   auto c = server.client();
 
   const response r = c.request("GET", "/attestation");
@@ -559,25 +754,129 @@ TEST_CASE("dstack: /attestation and /info pass the agent's answers through") {
   REQUIRE(quotes.size() == 1);
   // docs/protocol.md §5: all-zero report data, 64 bytes, hex.
   CHECK(quotes[0].body.at("report_data").as_string() == std::string(128, '0'));
-  const bytes quote = codec::hex::decode(r.obj().at("quote").as_string()).value();
-  CHECK(quote == fixture_quote());  // the fixture's report_data is all zero already
-  CHECK(r.obj().at("event_log").as_string() == R"([{"imr":3,"event":"agent"}])");
-  CHECK(r.obj().at("vm_config").as_string() == R"({"cpu_count":2})");
+  bytes expected_quote = agent.recorded_quote();
+  std::fill(expected_quote.begin() + kReportData, expected_quote.begin() + kReportData + 64, 0);
+  CHECK(codec::hex::decode(r.obj().at("quote").as_string()).value() == expected_quote);
+  CHECK(r.obj().at("event_log").as_string() == agent.recorded().at("event_log").as_string());
+  CHECK(r.obj().at("vm_config").as_string() == agent.recorded().at("vm_config").as_string());
 
   const response info = c.request("GET", "/info");
   REQUIRE_MESSAGE(info.status == 200, info.describe());
-  CHECK(info.obj().at("app_id").as_string() == std::string(40, 'a'));
-  CHECK(info.obj().at("compose_hash").as_string() == kAgentComposeHash);
-  // The agent's tcb_info string becomes an object.
-  const json::object& tcb = info.obj().at("tcb_info").as_object();
-  CHECK(tcb.at("app_compose").as_string() == R"({"docker_compose_file":"services: {}"})");
-  CHECK(tcb.at("mrtd").as_string() == std::string(96, '1'));
+  const json::object& body = info.obj();
+  CHECK(body.at("app_id").as_string() == kAppId);
+  CHECK(body.at("compose_hash").as_string() == sha256_hex(kAgentCompose));
+  // The agent's tcb_info string becomes an object, with the quote's measurements.
+  const json::object& tcb = body.at("tcb_info").as_object();
+  CHECK(tcb.at("app_compose").as_string() == kAgentCompose);
+  CHECK(tcb.at("mrtd").as_string() == codec::hex::encode(bytes_view(agent.recorded_quote()).subspan(48 + 136, 48)));
+  CHECK(tcb.at("event_log").is_array());
+  // docs/protocol.md §2 "Attestation": the key provider, and the chain from the root key to the
+  // KMS root: the simulator's app key and KMS root as dstack's Go SDK test names them.
+  CHECK(body.at("key_provider").at("name").as_string() == "kms");
+  CHECK(body.at("key_provider").at("id").as_string() == parse_object(kKmsProviderInfo).at("id").as_string());
+  const json::object& root = body.at("root_key").as_object();
+  CHECK(root.at("app_key").as_string() == kAppPublicKey);
+  CHECK(root.at("kms_root_key").as_string() == kKmsRootKey);
+  CHECK(root.at("signature_chain").as_array().size() == 2);
+  CHECK(root.at("signature_chain").as_array().at(1).as_string() == kKmsSignature);
 
   // No --evidence-dir in dstack mode: nothing to serve.
   const response evidences = c.request("GET", "/evidences/");
   CHECK(evidences.status == 404);
   CHECK(evidences.error_code() == "not_found");
   CHECK(server.stop().clean());
+}
+
+TEST_CASE("dstack: a key provider other than kms is refused at start unless allowed, with a warning") {
+  temp_dir dir;
+  struct case_ {
+    std::string name;
+    std::string provider_info;
+    std::string kms_signature;
+    std::string says;
+  };
+  const case_ cases[] = {
+      {"none", R"({"name":"none","id":""})", "", "'none'"},
+      {"local-sgx", R"({"name":"local-sgx","id":"aa"})", "", "'local-sgx'"},
+      {"tpm", R"({"name":"tpm","id":""})", "", "'tpm'"},
+      {"before 0.4.2", "", std::string(kKmsSignature), "no key_provider_info"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    fake_agent agent(agent_identity{.kms_signature = c.kms_signature, .key_provider_info = c.provider_info});
+    const std::string data = dir.path() + "/d" + std::to_string(n++);
+    const auto refused = run_to_exit({"--tee", "dstack", "--dstack-socket", agent.socket_path(), "--data-dir", data});
+    CHECK(refused.status.exited);
+    CHECK(refused.status.code == 2);
+    CHECK(refused.stderr_text.find(c.says) != std::string::npos);
+    CHECK(refused.stderr_text.find("--tee-allow-unstable-keys") != std::string::npos);
+    // Refused before the root key was asked for.
+    CHECK(agent.requests_to("/GetKey").empty());
+
+    server_process allowed({"--tee", "dstack", "--dstack-socket", agent.socket_path(), "--tee-allow-unstable-keys"});
+    CHECK(admin_api_payer(allowed) == expected_api_payer(kAppKey));
+    CHECK(allowed.stop().clean());
+    const std::string log = allowed.log_text();
+    CHECK(log.find("\"level\":\"warn\"") != std::string::npos);
+    CHECK(log.find("--tee-allow-unstable-keys") != std::string::npos);
+  }
+}
+
+TEST_CASE("dstack: a root key that changed under the data directory is refused at restart") {
+  temp_dir dir;
+  const std::string data = dir.path() + "/data";
+  {
+    fake_agent agent;
+    server_process first(dstack_flags(agent), data);
+    CHECK(admin_api_payer(first) == expected_api_payer(kAppKey));
+    CHECK(first.stop().clean());
+  }
+  // The same app on the same KMS: the same root, the start goes on.
+  {
+    fake_agent agent;
+    server_process again(dstack_flags(agent), data);
+    CHECK(again.stop().clean());
+  }
+  // Another app key (another KMS, or a key provider that reseeded): refused, naming both payers.
+  const std::string other_key(64, '7');
+  fake_agent other(agent_identity{.app_key = other_key});
+  const auto refused = run_to_exit({"--tee", "dstack", "--dstack-socket", other.socket_path(), "--data-dir", data});
+  CHECK(refused.status.exited);
+  CHECK(refused.status.code != 0);
+  CHECK(refused.stderr_text.find("root key changed") != std::string::npos);
+  CHECK(refused.stderr_text.find(expected_api_payer(kAppKey)) != std::string::npos);
+  CHECK(refused.stderr_text.find(expected_api_payer(other_key)) != std::string::npos);
+  CHECK(!std::filesystem::exists(data + "/ledger.sqlite.new"));
+}
+
+TEST_CASE("dstack: the root key's signature chain must lead to the pinned KMS root") {
+  fake_agent agent;
+  server_process pinned({"--tee", "dstack", "--dstack-socket", agent.socket_path(), "--tee-dstack-kms-root-key",
+                         std::string(kKmsRootKey)});
+  CHECK(pinned.client().request("GET", "/info").obj().at("root_key").at("kms_root_key_pinned").as_bool());
+  CHECK(pinned.stop().clean());
+
+  temp_dir dir;
+  // Another KMS root pinned: refused, naming both.
+  const std::string other_root = "02" + std::string(kKmsRootKey.substr(2));
+  const auto wrong = run_to_exit({"--tee", "dstack", "--dstack-socket", agent.socket_path(),
+                                  "--tee-dstack-kms-root-key", other_root, "--data-dir", dir.path() + "/a"});
+  CHECK(wrong.status.code == 2);
+  CHECK(wrong.stderr_text.find(std::string(kKmsRootKey)) != std::string::npos);
+  CHECK(wrong.stderr_text.find(other_root) != std::string::npos);
+
+  // A kms provider whose agent gives no KMS signature, or one that is not a signature.
+  for (const std::string sig : {std::string(), std::string(130, 'f')}) {
+    fake_agent broken(agent_identity{.kms_signature = sig});
+    const auto r = run_to_exit({"--tee", "dstack", "--dstack-socket", broken.socket_path(), "--data-dir",
+                                dir.path() + "/b" + std::to_string(sig.size())});
+    CHECK(r.status.code == 2);
+    CHECK(r.stderr_text.find("signature_chain") != std::string::npos);
+  }
+  const auto bad_flag = run_to_exit({"--tee-dstack-kms-root-key", "04aa", "--data-dir", dir.path() + "/c"});
+  CHECK(bad_flag.status.code == 2);
+  CHECK(bad_flag.stderr_text.find("--tee-dstack-kms-root-key") != std::string::npos);
 }
 
 TEST_CASE("dstack: a guest agent that is missing or refuses the key stops the start (exit 2)") {
@@ -589,16 +888,95 @@ TEST_CASE("dstack: a guest agent that is missing or refuses the key stops the st
   CHECK(missing.stderr_text.find(dir.path() + "/none.sock") != std::string::npos);
   CHECK(missing.stderr_text.find("connect") != std::string::npos);
 
-  fake_agent refusing(/*fail_get_key=*/true);
+  fake_agent refusing(agent_identity{}, [](const agent_request& r) -> std::optional<std::string> {
+    const std::string body = r.path == "/Info" ? R"({"app_id":")" + std::string(kAppId) +
+                                                     R"(","key_provider_info":"{\"name\":\"kms\",\"id\":\"\"}"})"
+                                               : R"({"error":"no key provider"})";
+    return std::string(r.path == "/Info" ? "HTTP/1.1 200 OK" : "HTTP/1.1 400 Bad Request") +
+           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  });
   const auto refused =
       run_to_exit({"--tee", "dstack", "--dstack-socket", refusing.socket_path(), "--data-dir", dir.path() + "/data2"});
   CHECK(refused.status.code == 2);
   CHECK(refused.stderr_text.find("GetKey") != std::string::npos);
-  CHECK(refused.stderr_text.find("500") != std::string::npos);
+  CHECK(refused.stderr_text.find("400") != std::string::npos);
+  CHECK(refused.stderr_text.find("no key provider") != std::string::npos);
 
   const auto bad_backend = run_to_exit({"--tee", "sgx", "--data-dir", dir.path() + "/data3"});
   CHECK(bad_backend.status.code == 2);
   CHECK(bad_backend.stderr_text.find("--tee") != std::string::npos);
+}
+
+TEST_CASE("dstack: the socket is looked up as dstack's SDKs do") {
+  // sdk/python dstack_client.py get_endpoint and sdk/js index.ts, in that order.
+  const std::vector<std::string_view> sdk_order = {"/var/run/dstack.sock", "/run/dstack.sock",
+                                                   "/var/run/dstack/dstack.sock", "/run/dstack/dstack.sock"};
+  CHECK(std::vector<std::string_view>(tee::kDstackSocketPaths.begin(), tee::kDstackSocketPaths.end()) == sdk_order);
+
+  temp_dir dir;
+  const std::vector<std::string> paths = {dir.path() + "/a.sock", dir.path() + "/b.sock", dir.path() + "/c.sock",
+                                          dir.path() + "/d.sock"};
+  const std::vector<std::string_view> candidates(paths.begin(), paths.end());
+  const auto none = tee::find_dstack_socket(candidates);
+  REQUIRE(!none.has_value());
+  for (const auto& p : paths)
+    CHECK(none.err().message.find(p) != std::string::npos);
+  std::ofstream(paths[3]) << "";
+  CHECK(tee::find_dstack_socket(candidates).value() == paths[3]);
+  std::ofstream(paths[1]) << "";
+  CHECK(tee::find_dstack_socket(candidates).value() == paths[1]);
+
+  // Without --dstack-socket the server looks at the four paths (none exists on a test machine).
+  bool any = false;
+  for (const auto p : sdk_order)
+    any = any || std::filesystem::exists(p);
+  if (!any) {
+    const auto r = run_to_exit({"--tee", "dstack", "--data-dir", dir.path() + "/data"});
+    CHECK(r.status.code == 2);
+    for (const auto p : sdk_order)
+      CHECK(r.stderr_text.find(std::string(p)) != std::string::npos);
+  }
+}
+
+TEST_CASE("dstack: a platform without a TDX quote gets an error that says so") {
+  fake_agent agent(agent_identity{.tdx = false});
+  tee::dstack_options o;
+  o.socket = agent.socket_path();
+  const auto t = tee::open_dstack(o);
+  REQUIRE_MESSAGE(t.has_value(), t.err().message);
+  const auto q = (*t)->quote(tee::report_data{});
+  REQUIRE(!q.has_value());
+  CHECK(q.code() == tee::tee_errc::unavailable);
+  CHECK(q.err().message.find("gives no TDX quote") != std::string::npos);
+  CHECK(q.err().message.find("not hex") == std::string::npos);
+
+  server_process server(dstack_flags(agent));
+  const response r = server.client().request("GET", "/attestation");
+  CHECK(r.status == 503);
+  CHECK(server.stop().clean());
+  CHECK(server.log_text().find("gives no TDX quote") != std::string::npos);
+}
+
+TEST_CASE("dstack: /info follows the agent when RTMR3 is extended") {
+  fake_agent agent;
+  tee::dstack_options o;
+  o.socket = agent.socket_path();
+  o.info_max_age = std::chrono::milliseconds(300);
+  const auto t = tee::open_dstack(o);
+  REQUIRE_MESSAGE(t.has_value(), t.err().message);
+  const auto rtmr3 = [&] {
+    return parse_object((*t)->info().value().tcb_info).at("rtmr3").as_string();
+  };
+  const std::string before(rtmr3());
+  const std::string extended(96, 'e');
+  agent.set_rtmr3(extended);
+  CHECK(rtmr3() == before);  // within the cache period
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  CHECK(rtmr3() == extended);
+  CHECK(agent.requests_to("/Info").size() == 2);
+  // The key provider and the chain are those the root key was taken under.
+  CHECK((*t)->info().value().key_provider == "kms");
+  CHECK(parse_object((*t)->info().value().root_key).at("kms_root_key").as_string() == kKmsRootKey);
 }
 
 // --- the backend itself, in process: malformed agent answers -----------------------------------
@@ -627,7 +1005,7 @@ TEST_CASE("the guest-agent HTTP client reads every body framing and refuses malf
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
-    fake_agent agent(false, [&](const agent_request&) { return c.raw; });
+    fake_agent agent(agent_identity{}, [&](const agent_request&) { return c.raw; });
     const auto a = tee::detail::unix_http_request(agent.socket_path(), "POST", "/Info", "{}",
                                                   std::chrono::milliseconds(c.raw ? 10000 : 300));
     if (c.status != 0) {
@@ -660,6 +1038,7 @@ TEST_CASE("open_dstack refuses agent answers it cannot use") {
   const auto json_answer = [](const std::string& body) {
     return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   };
+  constexpr std::string_view kAgentKey = "3f6d3a6b7e1c2d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccd";
   const std::string good_key = R"({"key":")" + std::string(kAgentKey) + R"("})";
   const std::string good_info = R"({"app_id":"aa","compose_hash":"cc","tcb_info":"{}"})";
   struct case_ {
@@ -675,14 +1054,18 @@ TEST_CASE("open_dstack refuses agent answers it cannot use") {
       {"not json", "<html>", good_info, "not a JSON object"},
       {"no app id", good_key, R"({"tcb_info":"{}"})", "'app_id'"},
       {"bad tcb_info", good_key, R"({"app_id":"aa","tcb_info":"[1,2]"})", "tcb_info"},
+      {"bad key_provider_info", good_key, R"({"app_id":"aa","key_provider_info":"kms"})", "key_provider_info"},
+      {"chain not hex", R"({"key":")" + std::string(kAgentKey) + R"(","signature_chain":["zz"]})", good_info,
+       "signature_chain"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
-    fake_agent agent(false, [&](const agent_request& r) -> std::optional<std::string> {
+    fake_agent agent(agent_identity{}, [&](const agent_request& r) -> std::optional<std::string> {
       return json_answer(r.path == "/GetKey" ? c.get_key : c.info);
     });
     tee::dstack_options o;
     o.socket = agent.socket_path();
+    o.allow_unstable_keys = true;  // these answers carry no key provider
     const auto t = tee::open_dstack(o);
     REQUIRE(!t.has_value());
     CHECK(t.code() == tee::tee_errc::unavailable);
@@ -692,11 +1075,12 @@ TEST_CASE("open_dstack refuses agent answers it cannot use") {
   }
 
   // The same agent with usable answers: the root key is the agent's.
-  fake_agent agent(false, [&](const agent_request& r) -> std::optional<std::string> {
+  fake_agent agent(agent_identity{}, [&](const agent_request& r) -> std::optional<std::string> {
     return json_answer(r.path == "/GetKey" ? good_key : good_info);
   });
   tee::dstack_options o;
   o.socket = agent.socket_path();
+  o.allow_unstable_keys = true;
   const auto t = tee::open_dstack(o);
   REQUIRE_MESSAGE(t.has_value(), t.err().message);
   const hash256 path = crypto::keccak256(std::string_view("any path"));
