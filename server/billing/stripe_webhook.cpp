@@ -137,7 +137,9 @@ result<webhook_event> parse_stripe_event(std::string_view payload) {
     return fail(billing_errc::bad_event, "stripe event: data.object is required");
   const json::object& obj = object->get_object();
   const std::string_view kind = string_at(obj, "object");
-  if (kind == "charge" || kind == "dispute")
+  // Read only for the events acted on: a charge.succeeded lacking a refund's fields is no error.
+  if ((kind == "charge" && ev.type == "charge.refunded") ||
+      (kind == "dispute" && ev.type.starts_with("charge.dispute.")))
     return read_charge(ev, obj, kind);
   if (kind != "payment_intent")
     return ev;  // neither a payment intent, a charge nor a dispute: read no further
