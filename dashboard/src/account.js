@@ -60,6 +60,19 @@ function summary(account, balance) {
   );
 }
 
+// Refunds and disputes as GET /billing/payments lists them (docs/protocol.md §2 "Billing").
+function reversalNote(p) {
+  const dollars = (c) => `$${(c / 100).toFixed(2)}`;
+  const notes = [];
+  const refunded = (p.reversals ?? []).filter((r) => r.kind === "refund").reduce((n, r) => n + r.amount_cents, 0);
+  if (refunded > 0) notes.push(`refunded ${dollars(refunded)}`);
+  const disputes = (p.reversals ?? []).filter((r) => r.kind === "dispute").length;
+  const won = (p.reversals ?? []).filter((r) => r.kind === "dispute_won").length;
+  if (disputes > won) notes.push("disputed");
+  else if (won > 0) notes.push("dispute won");
+  return notes.join(", ");
+}
+
 function paymentsTable(payments) {
   return table(
     "Payments",
@@ -68,7 +81,7 @@ function paymentsTable(payments) {
       h("code", {}, p.payment_intent_id),
       `$${(p.amount_cents / 100).toFixed(2)}`,
       p.provider,
-      p.credited ? `credited ${when(p.credited_at)}` : "pending",
+      [p.credited ? `credited ${when(p.credited_at)}` : "pending", reversalNote(p)].filter(Boolean).join("; "),
       when(p.created_at),
     ]),
     { empty: "No payments yet." },

@@ -64,6 +64,19 @@ struct payment_intent {
   std::string status;
 };
 
+/// A charge or a dispute an event is about (charge.refunded, charge.dispute.*; docs/protocol.md
+/// §2 "Billing"): what finds its payment intent and what it takes back.
+struct charge_object {
+  std::string object;          // "charge" or "dispute"; "" when the event is about neither
+  std::string id;              // "ch_…" or "dp_…"
+  std::string charge;          // the charge: the object's own id, or the dispute's `charge`
+  std::string payment_intent;  // "pi_…"; "" when the object does not name it
+  /// charge: amount_refunded (cumulative over its refunds); dispute: amount.
+  uint64_t amount_cents = 0;
+  std::string currency;
+  std::string status;  // the dispute's: "needs_response", "won", "lost", "warning_closed", …
+};
+
 /// An event the provider pushed to the server (a webhook), once its signature is verified.
 struct webhook_event {
   std::string id;    // "evt_…"
@@ -72,6 +85,8 @@ struct webhook_event {
   payment_intent intent;
   /// The intent's `metadata[account]`: the account reference create_intent attached ("" when none).
   std::string account_ref;
+  /// The charge or dispute the event is about (its `data.object`), when it is one.
+  charge_object charge;
 };
 
 class payment_provider {
@@ -89,6 +104,12 @@ class payment_provider {
   /// when it is confirmed (retrieve with confirm = true); Stripe's status is whatever the
   /// customer's payment made it.
   [[nodiscard]] virtual result<payment_intent> retrieve_intent(std::string_view id, bool confirm) = 0;
+  /// The payment intent of the charge `charge_id` ("" when the charge has none): unknown_intent
+  /// when the provider knows no such charge.
+  [[nodiscard]] virtual result<std::string> charge_intent(std::string_view charge_id) {
+    (void)charge_id;
+    return fail(billing_errc::unknown_intent, "this payment provider has no charges");
+  }
   /// Verifies a webhook delivery (`payload` the exact body, `signature` the provider's signature
   /// header) and reads its event: signature_invalid, signature_expired, bad_event; no_webhook
   /// when this provider takes none (the dev provider) or has no endpoint secret.

@@ -73,15 +73,17 @@ struct api_base_parts {
   return api_base_parts{std::string(scheme) + std::string(authority), std::string(path)};
 }
 
-/// `pi_` + [A-Za-z0-9_]: Stripe's id alphabet, and nothing that needs escaping in a path.
-[[nodiscard]] bool is_intent_id(std::string_view id) noexcept {
-  if (id.size() <= 3 || id.size() > kMaxIntentIdLength || !id.starts_with("pi_"))
+/// `<prefix>` + [A-Za-z0-9_]: Stripe's id alphabet, and nothing that needs escaping in a path.
+[[nodiscard]] bool is_stripe_id(std::string_view id, std::string_view prefix) noexcept {
+  if (id.size() <= prefix.size() || id.size() > kMaxIntentIdLength || !id.starts_with(prefix))
     return false;
   for (const char c : id)
     if (!(is_ascii_alnum(c) || c == '_'))
       return false;
   return true;
 }
+
+[[nodiscard]] bool is_intent_id(std::string_view id) noexcept { return is_stripe_id(id, "pi_"); }
 
 /// application/x-www-form-urlencoded (RFC 3986 unreserved characters kept, the rest %XX).
 void append_form_value(std::string& out, std::string_view s) {
@@ -148,9 +150,26 @@ void append_form_field(std::string& out, std::string_view key, std::string_view 
   return pi;
 }
 
-/// The outcome of one attempt, and whether another attempt may change it.
+/// A successful body as a charge: its payment_intent, a string, an expanded intent, or null
+/// ("": a charge made without an intent).
+[[nodiscard]] result<std::string> parse_charge_intent(std::string_view body) {
+  std::error_code ec;
+  const json::value v = json::parse(body, ec);
+  if (ec || !v.is_object() || string_field(v.get_object(), "object") != "charge")
+    return fail(billing_errc::bad_response, "stripe: response is not a charge");
+  const auto* pi = v.get_object().if_contains("payment_intent");
+  if (pi == nullptr || pi->is_null())
+    return std::string();
+  if (pi->is_string())
+    return std::string(pi->get_string());
+  if (pi->is_object())
+    return std::string(string_field(pi->get_object(), "id"));
+  return fail(billing_errc::bad_response, "stripe: response payment_intent: expected a string");
+}
+
+/// The outcome of one attempt (the body of a 2xx), and whether another attempt may change it.
 struct attempt {
-  result<payment_intent> value;
+  result<std::string> value;
   bool retryable = false;
 };
 
@@ -207,7 +226,7 @@ struct stripe_provider::state {
   /// Maps an HTTP answer to an intent or an error (the table in stripe_provider.hpp).
   [[nodiscard]] attempt classify(const httplib::Response& res) const {
     if (res.status >= 200 && res.status < 300)
-      return {parse_intent(res.body), false};
+      return {res.body, false};
 
     std::string type;
     std::string code;
@@ -236,6 +255,11 @@ struct stripe_provider::state {
 
     if (res.status >= 500 || res.status == 429)
       return {fail(billing_errc::unavailable, std::move(text)), retryable};
+    // A key Stripe refuses is the operator's to fix: no client request or retry can.
+    if (res.status == 401 || res.status == 403)
+      return {fail(billing_errc::unavailable,
+                   std::move(text) + " (the server's Stripe secret key was refused; check STRIPE_SECRET_KEY)"),
+              false};
     if (res.status == 404 && code == "resource_missing")
       return {fail(billing_errc::unknown_intent, std::move(text)), false};
     if (res.status >= 400)
@@ -269,8 +293,8 @@ struct stripe_provider::state {
   }
 
   /// `send` with retries of transient failures, waiting 100 ms, then 200 ms.
-  [[nodiscard]] result<payment_intent> call(const std::string& path, const std::string& form,
-                                            std::string_view idempotency_key) {
+  [[nodiscard]] result<std::string> call(const std::string& path, const std::string& form,
+                                         std::string_view idempotency_key) {
     auto delay = kFirstRetryDelay;
     for (int retry = 0;; ++retry) {
       attempt a = send(path, form, idempotency_key);
@@ -331,7 +355,8 @@ result<payment_intent> stripe_provider::create_intent(uint64_t amount_cents, std
   append_form_field(form, "metadata[account]", account_ref);
   append_form_field(form, "automatic_payment_methods[enabled]", "true");
 
-  ENACT_TRY(auto pi, s_->call("/v1/payment_intents", form, key));
+  ENACT_TRY(const auto body, s_->call("/v1/payment_intents", form, key));
+  ENACT_TRY(auto pi, parse_intent(body));
   // The caller credits what it asked for; an intent for another sum is not that payment.
   if (pi.amount_cents != amount_cents || pi.currency != "usd")
     return fail(billing_errc::bad_response, "stripe: created intent is for " + std::to_string(pi.amount_cents) + " " +
@@ -344,10 +369,19 @@ result<payment_intent> stripe_provider::create_intent(uint64_t amount_cents, std
 result<payment_intent> stripe_provider::retrieve_intent(std::string_view id, bool /*confirm*/) {
   if (!is_intent_id(id))
     return fail(billing_errc::unknown_intent, "payment_intent_id: not a payment intent id");
-  ENACT_TRY(auto pi, s_->call("/v1/payment_intents/" + std::string(id), std::string(), {}));
+  ENACT_TRY(const auto body, s_->call("/v1/payment_intents/" + std::string(id), std::string(), {}));
+  ENACT_TRY(auto pi, parse_intent(body));
   if (pi.id != id)
     return fail(billing_errc::bad_response, "stripe: asked for " + std::string(id) + ", received " + pi.id);
   return pi;
+}
+
+result<std::string> stripe_provider::charge_intent(std::string_view charge_id) {
+  // py_: a charge of a non-card payment method, which Stripe also serves under /v1/charges.
+  if (!is_stripe_id(charge_id, "ch_") && !is_stripe_id(charge_id, "py_"))
+    return fail(billing_errc::unknown_intent, "charge: not a charge id");
+  ENACT_TRY(const auto body, s_->call("/v1/charges/" + std::string(charge_id), std::string(), {}));
+  return parse_charge_intent(body);
 }
 
 result<webhook_event> stripe_provider::verify_webhook(std::string_view payload, std::string_view signature) const {

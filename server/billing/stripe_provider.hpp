@@ -5,11 +5,15 @@
 // retrieve_intent is `GET /v1/payment_intents/{id}`. The customer's browser confirms the payment
 // with the client secret, so `confirm` is ignored here: the server only reads the status.
 //
+// charge_intent is `GET /v1/charges/{id}`, read for its payment_intent when a refund or dispute
+// event does not name it.
+//
 // Errors: 404 resource_missing → unknown_intent; 429, 5xx, connection failure or timeout →
-// unavailable; any other 4xx → provider_error carrying Stripe's message; an answer that is not a
-// payment intent → bad_response. Requests that failed with unavailable (or 409, or that Stripe
-// marks with `Stripe-Should-Retry: true`) are retried up to twice; a create is retried with the
-// same Idempotency-Key, which Stripe guarantees cannot create a second intent.
+// unavailable; 401 and 403 (the secret key refused: the server is misconfigured, and the client
+// cannot fix it) → unavailable, not retried; any other 4xx → provider_error carrying Stripe's
+// message; an answer that is not a payment intent → bad_response. Requests that failed with unavailable (or 409, or
+// that Stripe marks with `Stripe-Should-Retry: true`) are retried up to twice; a create is retried with the same
+// Idempotency-Key, which Stripe guarantees cannot create a second intent.
 //
 // Webhooks (POST /core/v1/billing/stripe/webhook) are verified with the endpoint's signing secret
 // (stripe_webhook.hpp). The secret key and the webhook secret are held as `enact::Secret`s; the
@@ -63,6 +67,8 @@ class stripe_provider final : public payment_provider {
                                                      std::string_view idempotency_key) override;
   /// An id that is not `pi_` + [A-Za-z0-9_] fails with unknown_intent without any request.
   [[nodiscard]] result<payment_intent> retrieve_intent(std::string_view id, bool confirm) override;
+  /// An id that is not `ch_`/`py_` + [A-Za-z0-9_] fails with unknown_intent without any request.
+  [[nodiscard]] result<std::string> charge_intent(std::string_view charge_id) override;
   /// The `Stripe-Signature` header checked against webhook_secret (stripe_webhook.hpp).
   [[nodiscard]] result<webhook_event> verify_webhook(std::string_view payload,
                                                      std::string_view signature) const override;

@@ -24,6 +24,42 @@ namespace json = boost::json;
   return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
 }
 
+/// A field that is an id or the expanded object carrying it (Stripe's expandable fields).
+[[nodiscard]] std::string_view id_at(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (v != nullptr && v->is_object())
+    return string_at(v->get_object(), "id");
+  return string_at(o, key);
+}
+
+[[nodiscard]] std::optional<uint64_t> amount_at(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (v != nullptr && v->is_uint64())
+    return v->get_uint64();
+  if (v != nullptr && v->is_int64() && v->get_int64() >= 0)
+    return static_cast<uint64_t>(v->get_int64());
+  return std::nullopt;
+}
+
+/// A charge (charge.refunded: its cumulative amount_refunded) or a dispute (charge.dispute.*: its
+/// amount and status), with the payment intent when the object names it.
+result<webhook_event> read_charge(webhook_event& ev, const json::object& obj, std::string_view kind) {
+  charge_object& c = ev.charge;
+  c.object = kind;
+  c.id = string_at(obj, "id");
+  c.charge = kind == "charge" ? c.id : std::string(id_at(obj, "charge"));
+  c.payment_intent = id_at(obj, "payment_intent");
+  c.currency = string_at(obj, "currency");
+  c.status = string_at(obj, "status");
+  const auto amount = amount_at(obj, kind == "charge" ? "amount_refunded" : "amount");
+  if (c.id.empty() || c.charge.empty() || !amount)
+    return fail(billing_errc::bad_event,
+                "stripe event: the " + std::string(kind) + " needs an id, a charge and a " +
+                    (kind == "charge" ? "non-negative amount_refunded" : "non-negative amount"));
+  c.amount_cents = *amount;
+  return ev;
+}
+
 }  // namespace
 
 std::string stripe_signature(std::string_view payload, bytes_view secret, int64_t timestamp) {
@@ -100,8 +136,13 @@ result<webhook_event> parse_stripe_event(std::string_view payload) {
   if (object == nullptr || !object->is_object())
     return fail(billing_errc::bad_event, "stripe event: data.object is required");
   const json::object& obj = object->get_object();
-  if (string_at(obj, "object") != "payment_intent")
-    return ev;  // not about a payment intent: read no further
+  const std::string_view kind = string_at(obj, "object");
+  // Read only for the events acted on: a charge.succeeded lacking a refund's fields is no error.
+  if ((kind == "charge" && ev.type == "charge.refunded") ||
+      (kind == "dispute" && ev.type.starts_with("charge.dispute.")))
+    return read_charge(ev, obj, kind);
+  if (kind != "payment_intent")
+    return ev;  // neither a payment intent, a charge nor a dispute: read no further
   payment_intent& pi = ev.intent;
   pi.id = string_at(obj, "id");
   pi.currency = string_at(obj, "currency");

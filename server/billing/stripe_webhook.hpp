@@ -32,7 +32,9 @@ inline constexpr size_t kMaxSignatureHeader = 4096;
 [[nodiscard]] std::string stripe_signature(std::string_view payload, bytes_view secret, int64_t timestamp);
 
 /// Reads a verified event: `id`, `type`, and for a payment intent in `data.object` its id,
-/// amount, currency, status and metadata.account; bad_event when these are missing or ill-typed.
+/// amount, currency, status and metadata.account; for charge.refunded the charge's id, intent,
+/// currency and amount_refunded; for charge.dispute.* the dispute's id, charge, intent, currency,
+/// amount and status. bad_event when these are missing or ill-typed.
 [[nodiscard]] result<webhook_event> parse_stripe_event(std::string_view payload);
 
 }  // namespace enact::billing

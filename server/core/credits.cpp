@@ -25,8 +25,16 @@ result<credit_hold> credit_hold::take(const request_context& c, uint64_t amount,
   q.key_cap = c.who->key_cap;
   q.run_id = std::move(run_id);
   q.ttl = ttl;
-  ENACT_TRY(auto r, c.svc.metering->reserve(q));
-  return credit_hold(*c.svc.metering, std::move(r));
+  auto r = c.svc.metering->reserve(q);
+  if (!r && r.code() == metering::metering_errc::insufficient_credits) {
+    // An account in debt after a refund or dispute has a balance of 0: say why, and what ends it.
+    if (const auto owed = c.svc.metering->owed(q.account); owed && *owed > 0)
+      return fail(metering::metering_errc::insufficient_credits,
+                  "the account owes " + std::to_string(*owed) +
+                      " credits after a refund or dispute of a payment; it cannot run until a payment pays them back");
+  }
+  ENACT_TRY_VOID(r);
+  return credit_hold(*c.svc.metering, std::move(*r));
 }
 
 credit_hold::credit_hold(credit_hold&& o) noexcept : store_(o.store_), r_(std::move(o.r_)) { o.r_.reset(); }

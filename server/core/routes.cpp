@@ -88,12 +88,20 @@ const json::object& components() {
                    {"key_hash", s::hash("the key that paid (the account hash for the account key)"), true},
                    {"charged_credits", s::integer(), true},
                    {"charged_at", s::integer("unix seconds"), true}});
-    o["PaymentRecord"] = s::object({{"payment_intent_id", s::string(), true},
-                                    {"amount_cents", s::integer(), true},
-                                    {"provider", s::string("dev or stripe"), true},
-                                    {"credited", s::boolean(), true},
-                                    {"created_at", s::integer("unix seconds"), true},
-                                    {"credited_at", s::integer("unix seconds; 0 while not credited"), true}});
+    o["PaymentRecord"] =
+        s::object({{"payment_intent_id", s::string(), true},
+                   {"amount_cents", s::integer(), true},
+                   {"provider", s::string("dev or stripe"), true},
+                   {"credited", s::boolean(), true},
+                   {"created_at", s::integer("unix seconds"), true},
+                   {"credited_at", s::integer("unix seconds; 0 while not credited"), true},
+                   {"reversed_cents", s::integer("what refunds and open or lost disputes take back now"), true},
+                   {"reversals", s::array(s::ref("PaymentReversal"), "oldest first"), true}});
+    o["PaymentReversal"] =
+        s::object({{"kind", s::string("refund, dispute, or dispute_won (the amount a won dispute gave back)"), true},
+                   {"amount_cents", s::integer(), true},
+                   {"event_id", s::string("the Stripe event that reported it"), true},
+                   {"created_at", s::integer("unix seconds"), true}});
     o["UsageChargePage"] = page_of("UsageCharge");
     o["PaymentRecordPage"] = page_of("PaymentRecord");
     o["Error"] = s::object({{"error",

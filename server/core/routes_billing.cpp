@@ -6,6 +6,7 @@
 
 #include "billing/payment_provider.hpp"
 #include "core/errors.hpp"
+#include "core/log.hpp"
 #include "core/idempotency.hpp"
 #include "core/route.hpp"
 #include "core/schema.hpp"
@@ -54,7 +55,8 @@ void mark_dev(json::object& o, const billing::payment_provider* p) {
 result<json::value> balance(request_context& c) {
   ENACT_TRY(auto* m, meter(c));
   ENACT_TRY(const uint64_t credits, m->balance(c.who->account.hash));
-  json::object out{{"balance_credits", credits}, {"currency", "usd_cents"}};
+  ENACT_TRY(const uint64_t owed, m->owed(c.who->account.hash));
+  json::object out{{"balance_credits", credits}, {"owed_credits", owed}, {"currency", "usd_cents"}};
   mark_dev(out, c.svc.payments);
   return out;
 }
@@ -112,12 +114,101 @@ result<json::value> confirm_payment(request_context& c) {
   return out;
 }
 
-/// POST /billing/stripe/webhook: Stripe's word that a payment succeeded. The delivery is
-/// verified with the endpoint secret (billing/stripe_webhook.hpp) before anything is read; a
-/// `payment_intent.succeeded` credits the intent's account once, exactly as confirm_payment does
-/// (the metering store credits a payment id once, so of the two the second credits nothing and a
-/// replayed delivery changes nothing). Other event types are acknowledged and ignored, as Stripe
-/// asks, so that it stops delivering them.
+/// An event this server can never act on (docs/protocol.md §2 "Billing", the webhook's answers):
+/// answered 200 so that Stripe stops delivering it, with the reason in the answer and the log.
+json::object ignored(request_context& c, json::object out, const billing::webhook_event& ev, std::string reason) {
+  if (c.svc.log != nullptr)
+    c.svc.log->warn("stripe webhook event ignored",
+                    {{"event", ev.id}, {"type", ev.type}, {"reason", reason}, {"request_id", c.request_id}});
+  out["ignored"] = std::move(reason);
+  return out;
+}
+
+/// payment_intent.succeeded: credits the intent's account once, exactly as confirm_payment does
+/// (the metering store credits a payment id once, so of the two the second credits nothing).
+result<json::value> intent_succeeded(request_context& c, metering::store& m, const billing::webhook_event& ev,
+                                     json::object out) {
+  const std::string& id = ev.intent.id;
+  if (id.empty())
+    return ignored(c, std::move(out), ev, "not about a payment intent");
+  out["payment_intent_id"] = id;
+  if (ev.intent.status != "succeeded")
+    return ignored(c, std::move(out), ev, "payment intent " + id + " has status " + ev.intent.status);
+  // The intent names its account (metadata.account, set when this server created it); the
+  // payment must be that account's, recorded here with the Stripe provider. Anything else is an
+  // intent of another product on the same Stripe account, or a forged metadata.
+  auto account = codec::hex::decode_fixed<32>(ev.account_ref, "metadata.account");
+  if (!account || !ev.account_ref.starts_with("0x"))
+    return ignored(c, std::move(out), ev, "payment intent " + id + " was not created by this server");
+  auto rec = m.get_payment(*account, id);
+  if (!rec && rec.code() == metering::metering_errc::unknown_payment)
+    return ignored(c, std::move(out), ev, "payment intent " + id + " was not created by this server for its account");
+  ENACT_TRY_VOID(rec);
+  if (rec->provider != "stripe")
+    return ignored(c, std::move(out), ev, "payment intent " + id + " is not a Stripe payment");
+  if (ev.intent.amount_cents != rec->amount_cents || ev.intent.currency != "usd")
+    return ignored(c, std::move(out), ev, "payment intent " + id + ": amount differs from the one created");
+  ENACT_TRY(const metering::credit_result credited, m.credit_payment(*account, id));
+  out["credited"] = credited.credited_now;
+  return out;
+}
+
+/// charge.refunded, charge.dispute.created and charge.dispute.closed: the payment taken back, or
+/// a won dispute's amount given back, through metering::store::reverse_payment (idempotent by
+/// event id; a refund debits only the increase of the charge's cumulative amount_refunded).
+result<json::value> charge_reversed(request_context& c, metering::store& m, const billing::webhook_event& ev,
+                                    json::object out) {
+  const billing::charge_object& ch = ev.charge;
+  const bool refund = ev.type == "charge.refunded";
+  if (ch.object != (refund ? "charge" : "dispute"))
+    return ignored(c, std::move(out), ev, "data.object is not a " + std::string(refund ? "charge" : "dispute"));
+  metering::reversal_request q;
+  q.event_id = ev.id;
+  q.provider = "stripe";
+  q.ref = refund ? ch.charge : ch.id;
+  q.amount_cents = ch.amount_cents;
+  if (refund) {
+    q.kind = metering::reversal_kind::refund;
+  } else if (ch.status.starts_with("warning_")) {
+    // An inquiry: Stripe withdraws nothing, and none is owed back.
+    return ignored(c, std::move(out), ev,
+                   "dispute " + ch.id + " is an inquiry (" + ch.status + "): no funds withdrawn");
+  } else if (ev.type == "charge.dispute.created" || ch.status == "lost") {
+    q.kind = metering::reversal_kind::dispute;  // a lost dispute keeps (or, first seen, takes) its debit
+  } else if (ch.status == "won") {
+    q.kind = metering::reversal_kind::dispute_won;
+  } else {
+    return ignored(c, std::move(out), ev, "dispute " + ch.id + " closed with status " + ch.status);
+  }
+  if (ch.currency != "usd")
+    return ignored(c, std::move(out), ev, ch.object + " " + ch.id + " is in " + ch.currency + ", not usd");
+  q.payment_id = ch.payment_intent;
+  if (q.payment_id.empty()) {
+    auto intent = c.svc.payments->charge_intent(ch.charge);
+    if (!intent && intent.code() == billing_errc::unknown_intent)
+      return ignored(c, std::move(out), ev, "charge " + ch.charge + " is unknown to Stripe");
+    ENACT_TRY_VOID(intent);  // Stripe unreachable: a retry can fix it
+    if (intent->empty())
+      return ignored(c, std::move(out), ev, "charge " + ch.charge + " has no payment intent");
+    q.payment_id = std::move(*intent);
+  }
+  out["payment_intent_id"] = q.payment_id;
+  auto reversed = m.reverse_payment(q);
+  if (!reversed && (reversed.code() == metering::metering_errc::unknown_payment ||
+                    reversed.code() == metering::metering_errc::invalid_argument))
+    return ignored(c, std::move(out), ev, reversed.err().message);
+  ENACT_TRY_VOID(reversed);  // the store unavailable: a retry can fix it
+  out["reversed"] = reversed->applied_now;
+  out["reversed_cents"] = reversed->reversed_cents;
+  return out;
+}
+
+/// POST /billing/stripe/webhook: Stripe's word that a payment succeeded or was taken back. The
+/// delivery is verified with the endpoint secret (billing/stripe_webhook.hpp) before anything is
+/// read. Only what a retry could fix answers an error (docs/protocol.md §2 "Billing"): a bad
+/// signature, an unreadable body, the store or Stripe unavailable; events this server can never
+/// act on are answered 200 and logged, and other event types acknowledged, as Stripe asks, so
+/// that it stops delivering them.
 result<json::value> stripe_webhook(request_context& c) {
   if (c.svc.payments == nullptr || c.svc.payments->mode() != "stripe")
     return fail(api_errc::not_found, "no Stripe webhook endpoint is configured on this server");
@@ -125,27 +216,10 @@ result<json::value> stripe_webhook(request_context& c) {
   ENACT_TRY(const billing::webhook_event ev,
             c.svc.payments->verify_webhook(c.http.body, c.http.get_header_value("Stripe-Signature")));
   json::object out{{"received", true}, {"credited", false}};
-  if (ev.type != "payment_intent.succeeded")
-    return out;
-  const std::string& id = ev.intent.id;
-  if (id.empty() || ev.intent.status != "succeeded")
-    return fail(api_errc::invalid_request, "event " + ev.id + ": not a succeeded payment intent");
-  out["payment_intent_id"] = id;
-  // The intent names its account (metadata.account, set when this server created it); the
-  // payment must be that account's, recorded here with the Stripe provider.
-  auto account = codec::hex::decode_fixed<32>(ev.account_ref, "metadata.account");
-  if (!account || !ev.account_ref.starts_with("0x"))
-    return fail(api_errc::not_found, "payment intent " + id + " was not created by this server");
-  auto rec = m->get_payment(*account, id);
-  if (!rec && rec.code() == metering::metering_errc::unknown_payment)
-    return fail(api_errc::not_found, "payment intent " + id + " was not created by this server for its account");
-  ENACT_TRY_VOID(rec);
-  if (rec->provider != "stripe")
-    return fail(api_errc::not_found, "payment intent " + id + " is not a Stripe payment");
-  if (ev.intent.amount_cents != rec->amount_cents || ev.intent.currency != "usd")
-    return fail(api_errc::conflict, "payment intent " + id + ": amount differs from the one created; nothing credited");
-  ENACT_TRY(const metering::credit_result credited, m->credit_payment(*account, id));
-  out["credited"] = credited.credited_now;
+  if (ev.type == "payment_intent.succeeded")
+    return intent_succeeded(c, *m, ev, std::move(out));
+  if (ev.type == "charge.refunded" || ev.type == "charge.dispute.created" || ev.type == "charge.dispute.closed")
+    return charge_reversed(c, *m, ev, std::move(out));
   return out;
 }
 
@@ -165,8 +239,13 @@ result<json::value> payments(request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto records, m->payments(c.who->account.hash, p));
   return page_answer<api::payment_record>(records, p, [](const metering::payment& r) {
-    return api::payment_record{r.id,       r.amount_cents,        r.provider,
-                               r.credited, seconds(r.created_at), seconds(r.credited_at.value_or(0))};
+    api::payment_record out{r.id,       r.amount_cents,        r.provider,
+                            r.credited, seconds(r.created_at), seconds(r.credited_at.value_or(0))};
+    out.reversed_cents = r.reversed_cents;
+    for (const metering::reversal& x : r.reversals)
+      out.reversals.push_back(api::payment_reversal{std::string(metering::to_string(x.kind)), x.amount_cents,
+                                                    x.event_id, seconds(x.created_at)});
+    return out;
   });
 }
 
@@ -184,7 +263,12 @@ void add_billing_routes(std::vector<route>& out) {
       false,
       {},
       {},
-      s::object({{"balance_credits", s::integer(), true}, {"currency", s::string("usd_cents"), true}, {"mode", mode}}),
+      s::object(
+          {{"balance_credits", s::integer(), true},
+           {"owed_credits",
+            s::integer("credits refunds and disputes took back beyond the balance; no run until paid back"), true},
+           {"currency", s::string("usd_cents"), true},
+           {"mode", mode}}),
       balance});
   out.push_back(route{"POST",
                       "/billing/create_payment_intent",
@@ -215,27 +299,31 @@ void add_billing_routes(std::vector<route>& out) {
                       confirm_payment});
   out.back().idempotent = true;
   json::object webhook_errors{
+      {"400", "invalid_request: the signed body is not a Stripe event"},
       {"401",
        "signature_invalid: no Stripe-Signature, or none of its v1 signatures matches the endpoint secret over "
        "this body; signature_expired: signed more than 300 s from the server's clock"},
-      {"404",
-       "not_found: no webhook endpoint configured, or a payment intent this server did not create for the "
-       "account its metadata names"},
-      {"409", "conflict: the event's amount or currency differs from the intent created; nothing credited"}};
+      {"404", "not_found: no webhook endpoint configured"},
+      {"503", "unavailable: the metering store or Stripe could not be reached; Stripe retries the delivery"}};
   out.push_back(route{"POST",
                       "/billing/stripe/webhook",
                       "stripeWebhook",
                       "billing",
                       "Stripe's webhook endpoint: verified by its Stripe-Signature with the endpoint secret; "
-                      "payment_intent.succeeded credits the payment once (a replay, or a payment confirmed "
-                      "already, credits nothing); other event types are acknowledged and ignored.",
+                      "payment_intent.succeeded credits the payment once; charge.refunded, charge.dispute.created "
+                      "and charge.dispute.closed take it back or give a won dispute's amount back, once per event. "
+                      "Events this server can never act on answer 200 with `ignored`; other event types are "
+                      "acknowledged and ignored.",
                       auth_kind::none,
                       false,
                       {},
                       json::object{{"type", "object"}, {"description", "a Stripe event, as Stripe signed it"}},
                       s::object({{"received", s::boolean(), true},
                                  {"credited", s::boolean("whether this delivery credited the payment"), true},
-                                 {"payment_intent_id", s::string()}}),
+                                 {"payment_intent_id", s::string()},
+                                 {"reversed", s::boolean("whether this delivery changed the payment's reversals")},
+                                 {"reversed_cents", s::integer("the payment's total taken back after it")},
+                                 {"ignored", s::string("why the event changes nothing and will not")}}),
                       stripe_webhook,
                       0,
                       false,

@@ -18,6 +18,18 @@
 
 namespace enact::metering {
 
+std::string_view to_string(reversal_kind k) noexcept {
+  switch (k) {
+    case reversal_kind::refund:
+      return "refund";
+    case reversal_kind::dispute:
+      return "dispute";
+    case reversal_kind::dispute_won:
+      return "dispute_won";
+  }
+  return "refund";
+}
+
 millis system_now() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -108,7 +120,26 @@ CREATE TABLE metering_nonces (
 );
 CREATE INDEX metering_nonces_by_expiry ON metering_nonces(expires_at);
 )sql";
-  return {std::move(v1), std::move(v2), std::move(v3), std::move(v4)};
+  // v5: payments taken back (store.hpp reverse_payment), one row per event that changed a
+  // payment's reversals, and the credits an account owes once a reversal passed its balance
+  // (the balance itself stays non-negative, so the run path's checks are unchanged).
+  std::string v5 = R"sql(
+CREATE TABLE metering_reversals (
+  seq        SEQ,
+  event_id   text   NOT NULL UNIQUE,
+  payment_id text   NOT NULL,
+  account    text   NOT NULL,
+  kind       text   NOT NULL,
+  ref        text   NOT NULL,
+  amount     bigint NOT NULL CHECK (amount >= 0),
+  created_at bigint NOT NULL
+);
+CREATE INDEX metering_reversals_by_payment ON metering_reversals(payment_id, seq);
+ALTER TABLE metering_accounts ADD COLUMN owed bigint NOT NULL DEFAULT 0 CHECK (owed >= 0);
+)sql";
+  for (size_t at = v5.find("SEQ"); at != std::string::npos; at = v5.find("SEQ", at))
+    v5.replace(at, 3, seq_column);
+  return {std::move(v1), std::move(v2), std::move(v3), std::move(v4), std::move(v5)};
 }
 
 namespace operations {
@@ -182,6 +213,77 @@ payment payment_of(const rows& r, size_t i) {
 
 constexpr const char* kPaymentColumns = "id, account, amount, provider, created_at, credited_at, balance_after";
 
+reversal_kind kind_of(const std::string& k) {
+  if (k == "refund")
+    return reversal_kind::refund;
+  if (k == "dispute")
+    return reversal_kind::dispute;
+  if (k == "dispute_won")
+    return reversal_kind::dispute_won;
+  throw std::runtime_error("metering: corrupt row: reversal kind '" + k + "'");
+}
+
+/// The payment's reversed total (store.hpp reverse_payment): every refund increase, plus the
+/// disputes not won, at most the payment's amount.
+uint64_t reversed_of(uint64_t amount, const std::vector<reversal>& rs) {
+  uint64_t total = 0;
+  for (const reversal& r : rs) {
+    bool won = false;
+    if (r.kind == reversal_kind::dispute)
+      for (const reversal& w : rs)
+        won |= w.kind == reversal_kind::dispute_won && w.ref == r.ref;
+    if (r.kind == reversal_kind::refund || (r.kind == reversal_kind::dispute && !won))
+      total += r.amount_cents;
+  }
+  return total < amount ? total : amount;
+}
+
+/// The payment's reversals, oldest first.
+std::vector<reversal> reversals_of(session& s, const std::string& payment_id) {
+  const rows r = s.exec({"SELECT event_id, kind, ref, amount, created_at FROM metering_reversals WHERE payment_id = ?1 "
+                         "ORDER BY seq"},
+                        {payment_id});
+  std::vector<reversal> out;
+  for (size_t i = 0; i < r.data.size(); ++i)
+    out.push_back(reversal{r.text(i, 0), kind_of(r.text(i, 1)), r.text(i, 2), r.u64(i, 3), r.i64(i, 4)});
+  return out;
+}
+
+void fill_reversals(session& s, payment& p) {
+  p.reversals = reversals_of(s, p.id);
+  p.reversed_cents = reversed_of(p.amount_cents, p.reversals);
+}
+
+/// The account's balance and what it owes, its row locked for the transaction.
+struct standing {
+  uint64_t balance = 0;
+  uint64_t owed = 0;
+};
+standing locked_standing(session& s, const account_hash& account) {
+  const rows r = s.exec({"SELECT balance, owed FROM metering_accounts WHERE account = ?1", true}, {hx(account)});
+  return r.empty() ? standing{} : standing{r.u64(0, 0), r.u64(0, 1)};
+}
+
+/// Moves the account (its row locked, standing `was`) by `credit` credits and then `debit`: a
+/// credit pays what is owed first, a debit the balance cannot cover is owed.
+result<standing> move_credits(session& s, const account_hash& account, standing was, uint64_t credit, uint64_t debit) {
+  standing now = was;
+  const uint64_t repaid = credit < now.owed ? credit : now.owed;
+  now.owed -= repaid;
+  if (credit - repaid > kMaxAmount - now.balance)
+    return fail(metering_errc::invalid_argument, "the balance would overflow");
+  now.balance += credit - repaid;
+  const uint64_t taken = debit < now.balance ? debit : now.balance;
+  now.balance -= taken;
+  if (debit - taken > kMaxAmount - now.owed)
+    return fail(metering_errc::invalid_argument, "what the account owes would overflow");
+  now.owed += debit - taken;
+  s.exec({"INSERT INTO metering_accounts (account, balance, owed) VALUES (?1, ?2, ?3) ON CONFLICT (account) DO UPDATE "
+          "SET balance = ?2, owed = ?3"},
+         {hx(account), num(now.balance), num(now.owed)});
+  return now;
+}
+
 /// The account's open reservation `id`, or unknown_reservation (none, another account's, expired).
 result<reservation> open_reservation(session& s, const account_hash& account, std::string_view id, millis now) {
   const rows r = s.exec({"SELECT key_hash, amount, run_id, expires_at FROM metering_reservations WHERE id = ?1 AND "
@@ -241,7 +343,9 @@ result<payment> get_payment(session& s, const account_hash& account, std::string
   const rows r = s.exec({sql.c_str()}, {std::string(id)});
   if (r.empty() || unhex(r.text(0, 1)) != account)
     return fail(metering_errc::unknown_payment, "payment " + std::string(id) + ": no such payment for this account");
-  return payment_of(r, 0);
+  payment p = payment_of(r, 0);
+  fill_reversals(s, p);
+  return p;
 }
 
 result<credit_result> credit_payment(session& s, const account_hash& account, std::string_view id, millis now) {
@@ -253,17 +357,83 @@ result<credit_result> credit_payment(session& s, const account_hash& account, st
   if (!r.null(0, 2))
     return credit_result{r.u64(0, 3), false};  // credited before: the first credit's answer
   const uint64_t amount = r.u64(0, 1);
-  const uint64_t before = locked_balance(s, account);
-  if (amount > kMaxAmount - before)
-    return fail(metering_errc::invalid_argument, "payment " + std::string(id) + ": the balance would overflow");
-  const uint64_t after = before + amount;
-  s.exec(
-      {"INSERT INTO metering_accounts (account, balance) VALUES (?1, ?2) ON CONFLICT (account) DO UPDATE SET balance = "
-       "metering_accounts.balance + ?2"},
-      {hx(account), num(amount)});
+  // A refund or dispute reported before the credit took its part already (reverse_payment).
+  const uint64_t reversed = reversed_of(amount, reversals_of(s, std::string(id)));
+  auto moved = move_credits(s, account, locked_standing(s, account), amount - reversed, 0);
+  if (!moved)
+    return fail(metering_errc::invalid_argument, "payment " + std::string(id) + ": " + moved.err().message);
   s.exec({"UPDATE metering_payments SET credited_at = ?2, balance_after = ?3 WHERE id = ?1"},
-         {std::string(id), now, num(after)});
-  return credit_result{after, true};
+         {std::string(id), now, num(moved->balance)});
+  return credit_result{moved->balance, true};
+}
+
+result<reversal_result> reverse_payment(session& s, const reversal_request& q, millis now) {
+  ENACT_TRY_VOID(check_id("event id", q.event_id, kMaxId));
+  ENACT_TRY_VOID(check_id("payment id", q.payment_id, kMaxId));
+  ENACT_TRY_VOID(check_id("reversal ref", q.ref, kMaxId));
+  if (q.amount_cents > kMaxAmount)
+    return fail(metering_errc::invalid_argument, "amount_cents: out of range (0 to 2^63-1)");
+  // The payment row first, then the account's: the lock order of credit_payment.
+  const rows p = s.exec({"SELECT account, amount, provider, credited_at FROM metering_payments WHERE id = ?1", true},
+                        {q.payment_id});
+  if (p.empty() || p.text(0, 2) != q.provider)
+    return fail(metering_errc::unknown_payment, "payment " + q.payment_id + ": no such " + q.provider + " payment");
+  const account_hash account = unhex(p.text(0, 0));
+  const uint64_t amount = p.u64(0, 1);
+  if (q.amount_cents > amount)
+    return fail(metering_errc::invalid_argument, "payment " + q.payment_id + ": " + std::to_string(q.amount_cents) +
+                                                     " cents reversed, more than its " + std::to_string(amount));
+  const standing was = locked_standing(s, account);
+  std::vector<reversal> rs = reversals_of(s, q.payment_id);
+  reversal_result out{account, false, reversed_of(amount, rs), was.balance, was.owed};
+  for (const reversal& r : rs)
+    if (r.event_id == q.event_id)
+      return out;  // this event was recorded: a redelivery
+  // The row this event adds, if any: a refund's increase over the refunds recorded, a dispute
+  // or its win once per dispute (a won dispute gives back what its dispute took).
+  std::optional<uint64_t> add;
+  uint64_t refunded = 0;
+  const reversal* disputed = nullptr;
+  bool won = false;
+  for (const reversal& r : rs) {
+    if (r.kind == reversal_kind::refund)
+      refunded += r.amount_cents;
+    if (r.kind == reversal_kind::dispute && r.ref == q.ref)
+      disputed = &r;
+    won |= r.kind == reversal_kind::dispute_won && r.ref == q.ref;
+  }
+  if (q.kind == reversal_kind::refund && q.amount_cents > refunded)
+    add = q.amount_cents - refunded;
+  else if (q.kind == reversal_kind::dispute && disputed == nullptr && q.amount_cents > 0)
+    add = q.amount_cents;
+  else if (q.kind == reversal_kind::dispute_won && !won)
+    add = disputed != nullptr ? disputed->amount_cents : q.amount_cents;
+  if (!add)
+    return out;
+  const reversal row{q.event_id, q.kind, q.ref, *add, now};
+  s.exec(
+      {"INSERT INTO metering_reversals (event_id, payment_id, account, kind, ref, amount, created_at) VALUES (?1, ?2, "
+       "?3, ?4, ?5, ?6, ?7)"},
+      {row.event_id, q.payment_id, hx(account), std::string(to_string(row.kind)), row.ref, num(row.amount_cents), now});
+  rs.push_back(row);
+  const uint64_t before = out.reversed_cents;
+  out.reversed_cents = reversed_of(amount, rs);
+  out.applied_now = true;
+  if (!p.null(0, 3)) {
+    // Only a credited payment's credits are in the balance; an uncredited one brings its amount
+    // less the reversed total when it is credited.
+    const uint64_t credit = before > out.reversed_cents ? before - out.reversed_cents : 0;
+    const uint64_t debit = out.reversed_cents > before ? out.reversed_cents - before : 0;
+    ENACT_TRY(const standing after, move_credits(s, account, was, credit, debit));
+    out.balance = after.balance;
+    out.owed = after.owed;
+  }
+  return out;
+}
+
+result<uint64_t> owed(session& s, const account_hash& account) {
+  const rows r = s.exec({"SELECT owed FROM metering_accounts WHERE account = ?1"}, {hx(account)});
+  return r.empty() ? 0 : r.u64(0, 0);
 }
 
 namespace refusal {
@@ -424,8 +594,11 @@ result<page<payment>> payments(session& s, const account_hash& account, page_req
   ENACT_TRY_VOID(check_page(p));
   static const std::string sql = std::string("SELECT ") + kPaymentColumns +
                                  " FROM metering_payments WHERE account = ?1 ORDER BY seq DESC LIMIT ?2 OFFSET ?3";
-  return paged<payment>(s, {sql.c_str()}, {"SELECT COUNT(*) FROM metering_payments WHERE account = ?1"}, account, p,
-                        payment_of);
+  auto out = paged<payment>(s, {sql.c_str()}, {"SELECT COUNT(*) FROM metering_payments WHERE account = ?1"}, account, p,
+                            payment_of);
+  for (payment& each : out.items)
+    fill_reversals(s, each);
+  return out;
 }
 
 namespace {
@@ -586,6 +759,12 @@ result<payment> session_store::get_payment(const account_hash& a, std::string_vi
 }
 result<credit_result> session_store::credit_payment(const account_hash& a, std::string_view id) {
   return run(access::write, [&](session& s) { return ops::credit_payment(s, a, id, now_()); });
+}
+result<reversal_result> session_store::reverse_payment(const reversal_request& r) {
+  return run(access::write, [&](session& s) { return ops::reverse_payment(s, r, now_()); });
+}
+result<uint64_t> session_store::owed(const account_hash& a) const {
+  return run(access::read, [&](session& s) { return ops::owed(s, a); });
 }
 result<reservation> session_store::reserve(const reserve_request& r) {
   return run(access::hold, [&](session& s) { return ops::reserve(s, r, now_); });

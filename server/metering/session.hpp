@@ -64,6 +64,8 @@ namespace operations {
 [[nodiscard]] result<payment> get_payment(session& s, const account_hash& account, std::string_view id);
 [[nodiscard]] result<credit_result> credit_payment(session& s, const account_hash& account, std::string_view id,
                                                    millis now);
+[[nodiscard]] result<reversal_result> reverse_payment(session& s, const reversal_request& r, millis now);
+[[nodiscard]] result<uint64_t> owed(session& s, const account_hash& account);
 /// The refusals of reserve, settle and release, word for word as every backend answers them (the
 /// conformance suite compares the backends' messages).
 namespace refusal {
@@ -125,6 +127,8 @@ class session_store : public store {
   [[nodiscard]] result<void> record_payment(const payment& p) override;
   [[nodiscard]] result<payment> get_payment(const account_hash& a, std::string_view id) const override;
   [[nodiscard]] result<credit_result> credit_payment(const account_hash& a, std::string_view id) override;
+  [[nodiscard]] result<reversal_result> reverse_payment(const reversal_request& r) override;
+  [[nodiscard]] result<uint64_t> owed(const account_hash& a) const override;
   [[nodiscard]] result<reservation> reserve(const reserve_request& r) override;
   [[nodiscard]] result<uint64_t> settle(const account_hash& a, std::string_view id, uint64_t amount) override;
   [[nodiscard]] result<void> release(const account_hash& a, std::string_view id) override;

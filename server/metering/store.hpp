@@ -20,6 +20,10 @@
 //     `release_expired`, so the runs of a server that crashed are released, never charged twice;
 //   - a single-use value (`use_once`) is recorded once until it expires: of all the calls with
 //     one id before then, on one server or several, exactly one answers true;
+//   - a payment taken back (a refund or a dispute, `reverse_payment`) is recorded once per event
+//     id and debits its account by what it adds to the payment's reversed total, never twice:
+//     what the balance lacks is kept as credits the account owes, which the next credits pay
+//     first (docs/protocol.md §2 "Billing");
 //   - a balance never goes below zero and stays within int64; concurrent callers (threads, or
 //     servers sharing one PostgreSQL) never lose an update: SQLite writes in one writer
 //     transaction, PostgreSQL locks the account row (SELECT … FOR UPDATE) and debits with a
@@ -75,6 +79,20 @@ using key_hash = hash256;      // keccak256 of the key that pays (the account ha
 /// Milliseconds since the Unix epoch: every instant the store keeps.
 using millis = int64_t;
 
+/// How a payment was taken back (docs/protocol.md §2 "Billing", GET /billing/payments).
+enum class reversal_kind { refund, dispute, dispute_won };
+[[nodiscard]] std::string_view to_string(reversal_kind k) noexcept;
+
+/// One reversal as recorded: a refund's increase of the amount refunded, a dispute's amount, or
+/// (dispute_won) the amount a won dispute gave back.
+struct reversal {
+  std::string event_id;  // the provider's event that reported it
+  reversal_kind kind = reversal_kind::refund;
+  std::string ref;  // the charge (refund) or the dispute it is about
+  uint64_t amount_cents = 0;
+  millis created_at = 0;
+};
+
 /// A payment of the account, recorded when its intent is created and credited once it succeeded.
 struct payment {
   std::string id;  // the provider's payment intent id
@@ -85,6 +103,31 @@ struct payment {
   millis created_at = 0;
   std::optional<millis> credited_at;
   uint64_t balance_after = 0;  // the account's balance right after the credit (0 until credited)
+  /// What refunds and open or lost disputes take back now (at most amount_cents), and the
+  /// reversals recorded, oldest first.
+  uint64_t reversed_cents = 0;
+  std::vector<reversal> reversals;
+};
+
+/// A reversal the provider reported, as `reverse_payment` takes it.
+struct reversal_request {
+  std::string event_id;    // the provider's event id: a second call with it changes nothing
+  std::string payment_id;  // the payment intent the charge belongs to
+  std::string provider;    // the payment's provider ("stripe"); another provider's is unknown
+  reversal_kind kind = reversal_kind::refund;
+  std::string ref;  // the charge (refund) or dispute id
+  /// refund: the charge's cumulative amount refunded; dispute, dispute_won: the dispute's amount.
+  uint64_t amount_cents = 0;
+};
+
+/// What a reversal did: `applied_now` false when the event was recorded before or adds nothing
+/// (an older refund total, a dispute already known); the account's standing after it.
+struct reversal_result {
+  account_hash account{};
+  bool applied_now = false;
+  uint64_t reversed_cents = 0;  // the payment's total taken back now
+  uint64_t balance = 0;
+  uint64_t owed = 0;  // credits the account owes (its balance is 0 then)
 };
 
 /// What a credit answered: the balance after the first credit of the payment, and whether this
@@ -203,6 +246,17 @@ class store {
   /// Credits the recorded payment `id` to its account once; a second call answers the first
   /// credit's balance with credited_now false.
   [[nodiscard]] virtual result<credit_result> credit_payment(const account_hash& account, std::string_view id) = 0;
+  /// Records a refund or dispute of the payment `r.payment_id` (of any account) and, when the
+  /// payment was credited, moves its account by the change of the payment's reversed total in
+  /// the same transaction: a debit the balance cannot cover is owed, a won dispute pays what is
+  /// owed first. The reversed total counts the highest refund total reported plus the open and
+  /// lost disputes, capped at the payment's amount, so redelivered or reordered events never
+  /// debit twice. A payment credited later brings its amount less what was reversed.
+  /// unknown_payment (no such payment of that provider), invalid_argument (an empty id, an amount
+  /// above the payment's).
+  [[nodiscard]] virtual result<reversal_result> reverse_payment(const reversal_request& r) = 0;
+  /// Credits the account owes after reversals (0 for most): it cannot reserve until they are paid.
+  [[nodiscard]] virtual result<uint64_t> owed(const account_hash& account) const = 0;
 
   /// Holds `r.amount` credits for a run (insufficient_credits, cap_exceeded).
   [[nodiscard]] virtual result<reservation> reserve(const reserve_request& r) = 0;

@@ -393,18 +393,20 @@ TEST_CASE("stripe provider: the same idempotency key returns the same intent") {
   CHECK(e->id != f->id);
 }
 
-TEST_CASE("stripe provider: a wrong secret key is provider_error and is not echoed") {
+// The operator's key, not the client's request, is wrong: unavailable (503 at the routes), so a
+// client is not told its request conflicts (issue 35).
+TEST_CASE("stripe provider: a wrong secret key is unavailable, not retried, and is not echoed") {
   stripe_fixture fx;
   const std::string wrong = "sk_test_wrong_key_0123456789abcdef";
   auto stripe = open_stripe(fx.base_url(), wrong);
   auto created = stripe->create_intent(500, "ab01", "k");
   REQUIRE(!created);
-  CHECK(created.code() == billing_errc::provider_error);
+  CHECK(created.code() == billing_errc::unavailable);
   CHECK(created.err().message.find("Invalid API Key") != std::string::npos);
   CHECK(created.err().message.find(wrong) == std::string::npos);
 
   auto read = stripe->retrieve_intent("pi_000000000000000000000000", false);
-  CHECK(read.code() == billing_errc::provider_error);
+  CHECK(read.code() == billing_errc::unavailable);
   CHECK(fx.intent_count() == 0);
   CHECK(fx.requests() == 2);  // refusals are not retried
 

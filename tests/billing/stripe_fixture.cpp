@@ -126,22 +126,63 @@ struct stripe_fixture::impl {
     return s;
   }
 
-  static std::string to_json(const intent& pi) {
+  static int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+
+  static json::object metadata_of(const intent& pi) {
     json::object metadata;
     for (const auto& [k, v] : pi.metadata)
       metadata[k] = v;
+    return metadata;
+  }
+
+  static std::string to_json(const intent& pi) {
     json::object o{
         {"id", pi.id},
         {"object", "payment_intent"},
         {"amount", pi.amount},
+        {"amount_capturable", 0},
+        {"amount_details", json::object{{"tip", json::object{}}}},
         {"amount_received", pi.status == "succeeded" ? pi.amount : 0},
+        {"application", nullptr},
+        {"application_fee_amount", nullptr},
+        {"canceled_at", nullptr},
+        {"cancellation_reason", nullptr},
+        // The API version pinned (2024-06-20) creates intents captured asynchronously by default.
+        {"capture_method", "automatic_async"},
         {"client_secret", pi.client_secret},
-        {"created",
-         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()},
+        {"confirmation_method", "automatic"},
+        {"created", unix_now()},
         {"currency", pi.currency},
+        {"customer", nullptr},
+        {"description", nullptr},
+        {"invoice", nullptr},
+        {"last_payment_error", nullptr},
+        {"latest_charge", pi.latest_charge.empty() ? json::value(nullptr) : json::value(pi.latest_charge)},
         {"livemode", false},
-        {"metadata", std::move(metadata)},
+        {"metadata", metadata_of(pi)},
+        {"next_action", nullptr},
+        {"on_behalf_of", nullptr},
+        {"payment_method", pi.status == "succeeded" ? json::value("pm_card_visa") : json::value(nullptr)},
+        {"payment_method_configuration_details", nullptr},
+        {"payment_method_options", json::object{{"card", json::object{{"installments", nullptr},
+                                                                      {"mandate_options", nullptr},
+                                                                      {"network", nullptr},
+                                                                      {"request_three_d_secure", "automatic"}}}}},
+        {"payment_method_types", json::array{"card"}},
+        {"processing", nullptr},
+        {"receipt_email", nullptr},
+        {"review", nullptr},
+        {"setup_future_usage", nullptr},
+        {"shipping", nullptr},
+        {"source", nullptr},
+        {"statement_descriptor", nullptr},
+        {"statement_descriptor_suffix", nullptr},
         {"status", pi.status},
+        {"transfer_data", nullptr},
+        {"transfer_group", nullptr},
     };
     if (pi.automatic_payment_methods)
       o["automatic_payment_methods"] =
@@ -149,6 +190,58 @@ struct stripe_fixture::impl {
     else
       o["automatic_payment_methods"] = nullptr;
     return json::serialize(o);
+  }
+
+  /// The intent's charge (https://docs.stripe.com/api/charges/object), as GET /v1/charges answers.
+  static json::object charge_json(const intent& pi) {
+    return json::object{
+        {"id", pi.latest_charge},
+        {"object", "charge"},
+        {"amount", pi.amount},
+        {"amount_captured", pi.amount},
+        {"amount_refunded", pi.amount_refunded},
+        {"application", nullptr},
+        {"application_fee", nullptr},
+        {"application_fee_amount", nullptr},
+        {"balance_transaction", "txn_" + pi.latest_charge.substr(3)},
+        {"billing_details",
+         json::object{{"address", nullptr}, {"email", nullptr}, {"name", nullptr}, {"phone", nullptr}}},
+        {"calculated_statement_descriptor", "ENACT"},
+        {"captured", true},
+        {"created", unix_now()},
+        {"currency", pi.currency},
+        {"customer", nullptr},
+        {"description", nullptr},
+        {"disputed", false},
+        {"failure_balance_transaction", nullptr},
+        {"failure_code", nullptr},
+        {"failure_message", nullptr},
+        {"fraud_details", json::object{}},
+        {"invoice", nullptr},
+        {"livemode", false},
+        {"metadata", metadata_of(pi)},
+        {"on_behalf_of", nullptr},
+        {"outcome", json::object{{"network_status", "approved_by_network"},
+                                 {"reason", nullptr},
+                                 {"risk_level", "normal"},
+                                 {"seller_message", "Payment complete."},
+                                 {"type", "authorized"}}},
+        {"paid", true},
+        {"payment_intent", pi.id},
+        {"payment_method", "pm_card_visa"},
+        {"payment_method_details", json::object{{"type", "card"}}},
+        {"receipt_email", nullptr},
+        {"receipt_url", nullptr},
+        {"refunded", pi.amount_refunded == pi.amount},
+        {"review", nullptr},
+        {"shipping", nullptr},
+        {"source_transfer", nullptr},
+        {"statement_descriptor", nullptr},
+        {"statement_descriptor_suffix", nullptr},
+        {"status", "succeeded"},
+        {"transfer_data", nullptr},
+        {"transfer_group", nullptr},
+    };
   }
 
   /// Counting, injected failures and authentication, first thing in every route (not in a
@@ -294,6 +387,17 @@ struct stripe_fixture::impl {
     reply(res, 200, to_json(it->second));
   }
 
+  void retrieve_charge(const httplib::Request& req, httplib::Response& res) {
+    const std::lock_guard lock(mutex);
+    if (screen(req, res))
+      return;
+    const std::string id = req.matches[1];
+    for (const auto& [_, pi] : intents)
+      if (pi.latest_charge == id)
+        return reply(res, 200, json::serialize(charge_json(pi)));
+    reply(res, 404, stripe_error("invalid_request_error", "resource_missing", "No such charge: '" + id + "'", "id"));
+  }
+
   void unknown_route(const httplib::Request& req, httplib::Response& res) {
     const std::lock_guard lock(mutex);
     if (screen(req, res))
@@ -314,6 +418,8 @@ stripe_fixture::stripe_fixture(std::string secret_key) : impl_(std::make_unique<
          [this](const httplib::Request& req, httplib::Response& res) { impl_->create(req, res); });
   s.Get(R"(/v1/payment_intents/([^/]+))",
         [this](const httplib::Request& req, httplib::Response& res) { impl_->retrieve(req, res); });
+  s.Get(R"(/v1/charges/([^/]+))",
+        [this](const httplib::Request& req, httplib::Response& res) { impl_->retrieve_charge(req, res); });
   const auto unknown = [this](const httplib::Request& req, httplib::Response& res) {
     impl_->unknown_route(req, res);
   };
@@ -345,7 +451,21 @@ bool stripe_fixture::set_status(std::string_view id, std::string_view status) {
   if (it == impl_->intents.end())
     return false;
   it->second.status = status;
+  if (status == "succeeded" && it->second.latest_charge.empty())
+    it->second.latest_charge = "ch_" + impl_->random_alnum(24);
   return true;
+}
+
+std::string stripe_fixture::refund(std::string_view intent_id, uint64_t cents) {
+  const std::lock_guard lock(impl_->mutex);
+  const auto it = impl_->intents.find(std::string(intent_id));
+  if (it == impl_->intents.end() || it->second.latest_charge.empty())
+    throw std::runtime_error("stripe fixture: no charge of " + std::string(intent_id));
+  intent& pi = it->second;
+  if (cents > pi.amount - pi.amount_refunded)
+    throw std::runtime_error("stripe fixture: refund above the charge's amount");
+  pi.amount_refunded += cents;
+  return pi.latest_charge;
 }
 
 void stripe_fixture::fail_next(int n, int status, std::string body) {
@@ -385,17 +505,9 @@ std::string stripe_fixture::sign(std::string_view body, int64_t timestamp, std::
   return enact::codec::hex::encode(enact::bytes_view(mac.data(), len));
 }
 
-stripe_fixture::delivery stripe_fixture::event(std::string_view id, std::string_view type, int64_t timestamp,
-                                               std::string_view secret,
-                                               const std::function<void(json::object& intent)>& edit) const {
-  const auto pi = find_intent(id);
-  if (!pi)
-    throw std::runtime_error("stripe fixture: no intent " + std::string(id));
-  json::object object = json::parse(impl::to_json(*pi)).as_object();
-  if (edit)
-    edit(object);
-  const int64_t now =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+stripe_fixture::delivery stripe_fixture::wrap(std::string_view type, json::object object, int64_t timestamp,
+                                              std::string_view secret) const {
+  const int64_t now = impl::unix_now();
   if (timestamp == 0)
     timestamp = now;
   delivery d;
@@ -409,11 +521,65 @@ stripe_fixture::delivery stripe_fixture::event(std::string_view id, std::string_
                         {"created", now},
                         {"livemode", false},
                         {"pending_webhooks", 1},
+                        {"request", json::object{{"id", nullptr}, {"idempotency_key", nullptr}}},
                         {"type", type},
                         {"data", json::object{{"object", std::move(object)}}}};
   d.body = json::serialize(ev);
   d.signature = "t=" + std::to_string(timestamp) + ",v1=" + sign(d.body, timestamp, secret);
   return d;
+}
+
+stripe_fixture::delivery stripe_fixture::event(std::string_view id, std::string_view type, int64_t timestamp,
+                                               std::string_view secret,
+                                               const std::function<void(json::object& intent)>& edit) const {
+  const auto pi = find_intent(id);
+  if (!pi)
+    throw std::runtime_error("stripe fixture: no intent " + std::string(id));
+  json::object object = json::parse(impl::to_json(*pi)).as_object();
+  if (edit)
+    edit(object);
+  return wrap(type, std::move(object), timestamp, secret);
+}
+
+stripe_fixture::delivery stripe_fixture::charge_event(std::string_view intent_id, std::string_view type,
+                                                      const std::function<void(json::object& charge)>& edit) const {
+  const auto pi = find_intent(intent_id);
+  if (!pi || pi->latest_charge.empty())
+    throw std::runtime_error("stripe fixture: no charge of " + std::string(intent_id));
+  json::object object = impl::charge_json(*pi);
+  if (edit)
+    edit(object);
+  return wrap(type, std::move(object), 0, kWebhookSecret);
+}
+
+stripe_fixture::delivery stripe_fixture::dispute_event(std::string_view intent_id, std::string_view type,
+                                                       std::string_view dispute_id, uint64_t amount,
+                                                       std::string_view status,
+                                                       const std::function<void(json::object& dispute)>& edit) const {
+  const auto pi = find_intent(intent_id);
+  if (!pi || pi->latest_charge.empty())
+    throw std::runtime_error("stripe fixture: no charge of " + std::string(intent_id));
+  // https://docs.stripe.com/api/disputes/object
+  json::object object{
+      {"id", dispute_id},
+      {"object", "dispute"},
+      {"amount", amount},
+      {"balance_transactions", json::array{}},
+      {"charge", pi->latest_charge},
+      {"created", impl::unix_now()},
+      {"currency", pi->currency},
+      {"evidence", json::object{}},
+      {"evidence_details",
+       json::object{{"due_by", nullptr}, {"has_evidence", false}, {"past_due", false}, {"submission_count", 0}}},
+      {"is_charge_refundable", false},
+      {"livemode", false},
+      {"metadata", json::object{}},
+      {"payment_intent", pi->id},
+      {"reason", "fraudulent"},
+      {"status", status}};
+  if (edit)
+    edit(object);
+  return wrap(type, std::move(object), 0, kWebhookSecret);
 }
 
 }  // namespace enact::test

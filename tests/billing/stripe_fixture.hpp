@@ -8,6 +8,7 @@
 //   POST /v1/payment_intents       form-encoded amount, currency, metadata[<key>],
 //                                  automatic_payment_methods[enabled], optional description
 //   GET  /v1/payment_intents/{id}
+//   GET  /v1/charges/{id}          the charge a succeeded intent made (its latest_charge)
 // - Every request needs `Authorization: Bearer <secret key>`, else 401 with Stripe's error body
 //   `{"error": {"type": "invalid_request_error", "message": …}}`.
 // - Form checks as Stripe makes them, each a 400 with `error.code`: parameter_missing,
@@ -16,8 +17,11 @@
 // - Idempotency-Key: a repeated key with the same form replays the first response (with
 //   `Idempotent-Replayed: true`); with a different form it is a 400 of type idempotency_error.
 // - An unknown id is a 404 with code resource_missing; any other path a 404.
+// Objects carry every field the API version pinned (2024-06-20) sends, null where unset
+// (https://docs.stripe.com/api/payment_intents/object, /charges/object, /disputes/object).
 // Events: `event` builds a webhook delivery for a stored intent (an `event` object whose
-// data.object is the intent as GET would answer it) and signs it as Stripe signs deliveries to an
+// data.object is the intent as GET would answer it), `charge_event` and `dispute_event` one whose
+// data.object is the intent's charge or a dispute of it, and signs it as Stripe signs deliveries to an
 // endpoint (https://docs.stripe.com/webhooks#verify-manually): `Stripe-Signature: t=<unix
 // seconds>,v1=<HMAC-SHA256 of "<t>.<body>" under the endpoint secret>`.
 // Failures injected with `fail_next` are answered before anything else is looked at, so they
@@ -52,6 +56,8 @@ class stripe_fixture {
     std::map<std::string, std::string> metadata;
     std::optional<bool> automatic_payment_methods;  // automatic_payment_methods[enabled]
     std::string idempotency_key;                    // "" when none was sent
+    std::string latest_charge;                      // "ch_…" once succeeded
+    uint64_t amount_refunded = 0;                   // the charge's, cumulative (refund)
   };
 
   /// The last request received (injected failures and refused requests included).
@@ -97,6 +103,18 @@ class stripe_fixture {
   [[nodiscard]] delivery event(std::string_view id, std::string_view type = "payment_intent.succeeded",
                                int64_t timestamp = 0, std::string_view secret = kWebhookSecret,
                                const std::function<void(boost::json::object& intent)>& edit = {}) const;
+  /// Refunds `cents` more of the intent's charge (as a refund made in Stripe's dashboard would);
+  /// returns the charge id. Throws when the intent has no charge (not succeeded).
+  std::string refund(std::string_view intent_id, uint64_t cents);
+  /// A `type` event (charge.refunded by default) whose data.object is the intent's charge as GET
+  /// /v1/charges answers it; `edit` may change it.
+  [[nodiscard]] delivery charge_event(std::string_view intent_id, std::string_view type = "charge.refunded",
+                                      const std::function<void(boost::json::object& charge)>& edit = {}) const;
+  /// A `type` event whose data.object is the dispute `dispute_id` of the intent's charge, of
+  /// `amount` cents with `status`; `edit` may change it.
+  [[nodiscard]] delivery dispute_event(std::string_view intent_id, std::string_view type, std::string_view dispute_id,
+                                       uint64_t amount, std::string_view status,
+                                       const std::function<void(boost::json::object& dispute)>& edit = {}) const;
   /// The v1 signature of `body` at `timestamp` under `secret` (lowercase hex).
   [[nodiscard]] static std::string sign(std::string_view body, int64_t timestamp,
                                         std::string_view secret = kWebhookSecret);
@@ -111,6 +129,8 @@ class stripe_fixture {
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
+  [[nodiscard]] delivery wrap(std::string_view type, boost::json::object object, int64_t timestamp,
+                              std::string_view secret) const;
 };
 
 }  // namespace enact::test

@@ -72,6 +72,123 @@ void payments_credit_once(store& s) {
   CHECK_ERRC(s.record_payment(intent(std::string(257, 'x'), kAlice, 5)), metering_errc::invalid_argument);
 }
 
+reversal_request reversal_of(std::string event, std::string payment, reversal_kind kind, std::string ref,
+                             uint64_t cents) {
+  return reversal_request{std::move(event), std::move(payment), "stripe", kind, std::move(ref), cents};
+}
+
+void stripe_fund(store& s, const account_hash& account, const std::string& id, uint64_t cents) {
+  MUST(s.record_payment(intent(id, account, cents, "stripe")));
+  CHECK(MUST(s.credit_payment(account, id)).credited_now);
+}
+
+// Refunds report the charge's cumulative amount refunded (Stripe's charge.amount_refunded): each
+// debits only its increase, so a redelivery or an older total arriving late debits nothing.
+void refunds_debit_once(store& s) {
+  stripe_fund(s, kAlice, "pi_r", 1000);
+  const reversal_result partial =
+      MUST(s.reverse_payment(reversal_of("evt_1", "pi_r", reversal_kind::refund, "ch_r", 300)));
+  CHECK(partial.applied_now);
+  CHECK(partial.account == kAlice);
+  CHECK(partial.reversed_cents == 300);
+  CHECK(partial.balance == 700);
+  // The same event again, and an older total delivered after a newer one: nothing more.
+  CHECK_FALSE(MUST(s.reverse_payment(reversal_of("evt_1", "pi_r", reversal_kind::refund, "ch_r", 300))).applied_now);
+  const reversal_result full =
+      MUST(s.reverse_payment(reversal_of("evt_2", "pi_r", reversal_kind::refund, "ch_r", 1000)));
+  CHECK(full.reversed_cents == 1000);
+  CHECK(full.balance == 0);
+  CHECK_FALSE(MUST(s.reverse_payment(reversal_of("evt_3", "pi_r", reversal_kind::refund, "ch_r", 300))).applied_now);
+  CHECK(MUST(s.balance(kAlice)) == 0);
+  CHECK(MUST(s.owed(kAlice)) == 0);
+  const payment rec = MUST(s.get_payment(kAlice, "pi_r"));
+  CHECK(rec.reversed_cents == 1000);
+  REQUIRE(rec.reversals.size() == 2);
+  CHECK(rec.reversals[0].event_id == "evt_1");
+  CHECK(rec.reversals[0].kind == reversal_kind::refund);
+  CHECK(rec.reversals[0].amount_cents == 300);
+  CHECK(rec.reversals[1].amount_cents == 700);
+  // The listing carries them too.
+  const auto listed = MUST(s.payments(kAlice, {1, 10}));
+  REQUIRE(listed.items.size() == 1);
+  CHECK(listed.items[0].reversed_cents == 1000);
+  CHECK(listed.items[0].reversals.size() == 2);
+
+  // Attack: another provider's payment, an unknown one, an amount above the payment's.
+  fund(s, kBob, "pi_dev", 900);
+  CHECK_ERRC(s.reverse_payment(reversal_of("evt_4", "pi_dev", reversal_kind::refund, "ch_d", 900)),
+             metering_errc::unknown_payment);
+  CHECK_ERRC(s.reverse_payment(reversal_of("evt_5", "pi_none", reversal_kind::refund, "ch_n", 10)),
+             metering_errc::unknown_payment);
+  stripe_fund(s, kBob, "pi_b", 500);
+  CHECK_ERRC(s.reverse_payment(reversal_of("evt_6", "pi_b", reversal_kind::refund, "ch_b", 501)),
+             metering_errc::invalid_argument);
+  CHECK_ERRC(s.reverse_payment(reversal_of("", "pi_b", reversal_kind::refund, "ch_b", 5)),
+             metering_errc::invalid_argument);
+  CHECK(MUST(s.balance(kBob)) == 1400);
+}
+
+// A reversal beyond the balance (credits spent already) is owed: the account cannot reserve
+// until a payment pays it back, and the payment pays the debt first.
+void reversal_owed_until_paid(store& s) {
+  stripe_fund(s, kAlice, "pi_spent", 1000);
+  const reservation r = MUST(s.reserve(req(kAlice, kAliceKey, 800)));
+  CHECK(MUST(s.settle(kAlice, r.id, 800)) == 200);
+  const reversal_result d =
+      MUST(s.reverse_payment(reversal_of("evt_d1", "pi_spent", reversal_kind::dispute, "dp_1", 1000)));
+  CHECK(d.applied_now);
+  CHECK(d.balance == 0);
+  CHECK(d.owed == 800);
+  CHECK(MUST(s.balance(kAlice)) == 0);
+  CHECK(MUST(s.owed(kAlice)) == 800);
+  CHECK_ERRC(s.reserve(req(kAlice, kAliceKey, 1)), metering_errc::insufficient_credits);
+  // A dispute closed lost (reported as a dispute again) keeps the debit, once.
+  CHECK_FALSE(
+      MUST(s.reverse_payment(reversal_of("evt_d2", "pi_spent", reversal_kind::dispute, "dp_1", 1000))).applied_now);
+  // A payment of 500 pays 500 of the debt: still nothing to run with.
+  stripe_fund(s, kAlice, "pi_back1", 500);
+  CHECK(MUST(s.owed(kAlice)) == 300);
+  CHECK(MUST(s.balance(kAlice)) == 0);
+  CHECK_ERRC(s.reserve(req(kAlice, kAliceKey, 1)), metering_errc::insufficient_credits);
+  stripe_fund(s, kAlice, "pi_back2", 500);
+  CHECK(MUST(s.owed(kAlice)) == 0);
+  CHECK(MUST(s.balance(kAlice)) == 200);
+  (void)MUST(s.reserve(req(kAlice, kAliceKey, 200)));
+}
+
+// A won dispute gives back what its dispute took, once, paying what is owed first; in any order.
+void disputes_won_reinstate(store& s) {
+  stripe_fund(s, kAlice, "pi_w", 600);
+  (void)MUST(s.reverse_payment(reversal_of("evt_a", "pi_w", reversal_kind::dispute, "dp_w", 600)));
+  CHECK(MUST(s.balance(kAlice)) == 0);
+  const reversal_result won =
+      MUST(s.reverse_payment(reversal_of("evt_b", "pi_w", reversal_kind::dispute_won, "dp_w", 600)));
+  CHECK(won.applied_now);
+  CHECK(won.reversed_cents == 0);
+  CHECK(won.balance == 600);
+  CHECK_FALSE(
+      MUST(s.reverse_payment(reversal_of("evt_c", "pi_w", reversal_kind::dispute_won, "dp_w", 600))).applied_now);
+  CHECK_FALSE(MUST(s.reverse_payment(reversal_of("evt_a", "pi_w", reversal_kind::dispute, "dp_w", 600))).applied_now);
+  CHECK(MUST(s.balance(kAlice)) == 600);
+  const payment rec = MUST(s.get_payment(kAlice, "pi_w"));
+  REQUIRE(rec.reversals.size() == 2);
+  CHECK(rec.reversals[1].kind == reversal_kind::dispute_won);
+  CHECK(rec.reversals[1].amount_cents == 600);
+
+  // The win delivered before its dispute: the dispute, when it comes, takes nothing.
+  stripe_fund(s, kBob, "pi_x", 700);
+  (void)MUST(s.reverse_payment(reversal_of("evt_x2", "pi_x", reversal_kind::dispute_won, "dp_x", 700)));
+  (void)MUST(s.reverse_payment(reversal_of("evt_x1", "pi_x", reversal_kind::dispute, "dp_x", 700)));
+  CHECK(MUST(s.balance(kBob)) == 700);
+  CHECK(MUST(s.get_payment(kBob, "pi_x")).reversed_cents == 0);
+
+  // A refund reported before the payment is credited: the credit brings the rest only.
+  MUST(s.record_payment(intent("pi_late", kBob, 900, "stripe")));
+  (void)MUST(s.reverse_payment(reversal_of("evt_l", "pi_late", reversal_kind::refund, "ch_l", 400)));
+  CHECK(MUST(s.balance(kBob)) == 700);
+  CHECK(MUST(s.credit_payment(kBob, "pi_late")).balance == 1200);
+}
+
 void reserve_settle_release(store& s) {
   CHECK_ERRC(s.reserve(req(kAlice, kAliceKey, 1)), metering_errc::insufficient_credits);
   fund(s, kAlice, "pi_a", 10);
@@ -296,6 +413,11 @@ void run_conformance(const store_factory& make) {
   std::unique_ptr<store> s = make(clock);
   REQUIRE(s);
   SUBCASE("payments credit once; a replayed payment id changes nothing") { payments_credit_once(*s); }
+  SUBCASE("refunds debit their increase once; redelivered or older totals debit nothing") { refunds_debit_once(*s); }
+  SUBCASE("a reversal beyond the balance is owed; the account cannot run until it is paid back") {
+    reversal_owed_until_paid(*s);
+  }
+  SUBCASE("a won dispute gives its amount back once, in any order") { disputes_won_reinstate(*s); }
   SUBCASE("reserve, settle at most what was reserved, release; another account's reservation") {
     reserve_settle_release(*s);
   }

@@ -690,7 +690,7 @@ TEST_CASE("metering store on postgres: a database of schema version 3 moves to 4
   // credited account in it; a second server opening meanwhile finds version 4.
   const std::string url = shared_postgres().create_database();
   const std::vector<std::string> steps = sql::schema("bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
-  REQUIRE(steps.size() == 4);
+  REQUIRE(steps.size() >= 4);
   const hash256 account{8};
   PGconn* c = pg_session(url);
   for (size_t i = 0; i < 3; ++i)
@@ -710,7 +710,35 @@ TEST_CASE("metering store on postgres: a database of schema version 3 moves to 4
   CHECK_FALSE(MUST(other->use_once(nonce, system_now() + 600'000)));
   PGresult* v = PQexec(c, "SELECT version FROM metering_schema");
   REQUIRE(PQresultStatus(v) == PGRES_TUPLES_OK);
-  CHECK(std::string(PQgetvalue(v, 0, 0)) == "4");
+  CHECK(std::string(PQgetvalue(v, 0, 0)) == std::to_string(steps.size()));
+  PQclear(v);
+  PQfinish(c);
+}
+
+TEST_CASE("metering store on postgres: a database of schema version 4 moves to 5; its payments can be reversed") {
+  const std::string url = shared_postgres().create_database();
+  const std::vector<std::string> steps = sql::schema("bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
+  REQUIRE(steps.size() == 5);
+  const hash256 account{9};
+  const std::string a = "'" + codec::hex::encode(account) + "'";
+  PGconn* c = pg_session(url);
+  for (size_t i = 0; i < 4; ++i)
+    pg_run(c, steps[i]);
+  pg_run(c, "CREATE TABLE metering_schema (version integer NOT NULL); INSERT INTO metering_schema VALUES (4)");
+  pg_run(c, "INSERT INTO metering_accounts (account, balance) VALUES (" + a + ", 300)");
+  pg_run(c,
+         "INSERT INTO metering_payments (id, account, amount, provider, created_at, credited_at, balance_after) "
+         "VALUES ('pi_v4', " +
+             a + ", 700, 'stripe', 1, 2, 700)");
+  auto s = enact::test::must_ok(open_postgres(url));
+  CHECK(MUST(s->balance(account)) == 300);
+  const reversal_result r =
+      MUST(s->reverse_payment(reversal_request{"evt_v4", "pi_v4", "stripe", reversal_kind::refund, "ch_v4", 700}));
+  CHECK(r.balance == 0);
+  CHECK(r.owed == 400);
+  PGresult* v = PQexec(c, "SELECT version FROM metering_schema");
+  REQUIRE(PQresultStatus(v) == PGRES_TUPLES_OK);
+  CHECK(std::string(PQgetvalue(v, 0, 0)) == "5");
   PQclear(v);
   PQfinish(c);
 }

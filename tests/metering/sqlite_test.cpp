@@ -62,7 +62,7 @@ TEST_CASE("metering store on sqlite: a file of schema version 3 moves to 4, keep
   const std::string path = (dir.path() / "metering.sqlite").string();
   const hash256 account{3};
   const std::vector<std::string> steps = sql::schema("INTEGER PRIMARY KEY AUTOINCREMENT");
-  REQUIRE(steps.size() == 4);
+  REQUIRE(steps.size() >= 4);
   {
     storage::connection c(path);
     const std::vector<const char*> v3 = {steps[0].c_str(), steps[1].c_str(), steps[2].c_str()};
@@ -99,12 +99,44 @@ TEST_CASE("metering store on sqlite: a file of schema version 3 moves to 4, keep
   }
   {
     storage::connection c(path);
-    CHECK(c.user_version() == 4);
+    CHECK(c.user_version() == static_cast<int>(steps.size()));
   }
   // A restart remembers the use.
   auto s = enact::test::must_ok(open_sqlite(path));
   CHECK_FALSE(MUST(s->use_once(nonce, until)));
   CHECK(MUST(s->balance(account)) == 700);
+}
+
+TEST_CASE("metering store on sqlite: a file of schema version 4 moves to 5; its credited payments can be reversed") {
+  // Version 4 is the schema before reversals: a credited Stripe payment in it is refunded after
+  // the upgrade, and the debit passes the balance, so what is owed is kept in the new column.
+  enact::test::temp_dir dir("enact-metering");
+  const std::string path = (dir.path() / "metering.sqlite").string();
+  const hash256 account{5};
+  const std::vector<std::string> steps = sql::schema("INTEGER PRIMARY KEY AUTOINCREMENT");
+  REQUIRE(steps.size() == 5);
+  {
+    storage::connection c(path);
+    const std::vector<const char*> v4 = {steps[0].c_str(), steps[1].c_str(), steps[2].c_str(), steps[3].c_str()};
+    storage::migrate(c, v4);
+    REQUIRE(c.user_version() == 4);
+    const std::string a = "'" + codec::hex::encode(account) + "'";
+    c.exec("INSERT INTO metering_accounts (account, balance) VALUES (" + a + ", 300)");
+    c.exec(
+        "INSERT INTO metering_payments (id, account, amount, provider, created_at, credited_at, balance_after) "
+        "VALUES ('pi_v4', " +
+        a + ", 700, 'stripe', 1, 2, 700)");
+    CHECK_THROWS(c.exec("SELECT 1 FROM metering_reversals"));
+  }
+  auto s = enact::test::must_ok(open_sqlite(path));
+  CHECK(MUST(s->balance(account)) == 300);
+  const reversal_result r =
+      MUST(s->reverse_payment(reversal_request{"evt_v4", "pi_v4", "stripe", reversal_kind::refund, "ch_v4", 700}));
+  CHECK(r.balance == 0);
+  CHECK(r.owed == 400);
+  CHECK(MUST(s->get_payment(account, "pi_v4")).reversed_cents == 700);
+  storage::connection c(path);
+  CHECK(c.user_version() == 5);
 }
 
 TEST_CASE(

@@ -29,6 +29,7 @@ import { genTx1559 } from './gen/tx1559.mjs';
 import { genRegistry } from './gen/registry.mjs';
 import { genKeystore } from './gen/keystore.mjs';
 import { genEd25519 } from './gen/ed25519.mjs';
+import { genStripeWebhook } from './gen/stripe_webhook.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -104,7 +105,7 @@ function describeDiff(file, committed, fresh) {
 async function main() {
   const check = process.argv.includes('--check');
   const libs = libraryVersions();
-  const generators = [genTypedData, genAbi, genRlp, genEip55, genCid, genCron, genKeys, genPkp, genEd25519, genTx1559, genRegistry, genKeystore];
+  const generators = [genTypedData, genAbi, genRlp, genEip55, genCid, genCron, genKeys, genPkp, genEd25519, genTx1559, genRegistry, genKeystore, genStripeWebhook];
   let failed = false;
   let total = 0;
   for (const gen of generators) {

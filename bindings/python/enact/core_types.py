@@ -36,6 +36,7 @@ __all__ = [
     "PaymentIntent",
     "UsageCharge",
     "PaymentRecord",
+    "PaymentReversal",
     "MintedWallet",
     "MintedUsageKey",
     "ChainSecuredAccount",
@@ -183,6 +184,8 @@ class Balance:
     balance_credits: int
     currency: str
     mode: Optional[str] = None
+    # Credits refunds and disputes took back beyond the balance; absent from older servers.
+    owed_credits: int = 0
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,16 @@ class UsageCharge:
 
 
 @dataclass(frozen=True)
+class PaymentReversal:
+    """A refund or dispute of a payment (docs/protocol.md §2 "Billing")."""
+
+    kind: str  # "refund", "dispute", "dispute_won" (the amount a won dispute gave back)
+    amount_cents: int
+    event_id: str
+    created_at: int
+
+
+@dataclass(frozen=True)
 class PaymentRecord:
     payment_intent_id: str
     amount_cents: int
@@ -209,6 +222,9 @@ class PaymentRecord:
     credited: bool
     created_at: int
     credited_at: int
+    # Absent from a server that predates reversals.
+    reversed_cents: int = 0
+    reversals: Tuple[PaymentReversal, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -475,9 +475,31 @@ void tag_invoke(json::value_from_tag, json::value& v, const usage_charge& x) { w
 usage_charge tag_invoke(json::value_to_tag<usage_charge>, const json::value& v) {
   return read_fields<usage_charge>(v, "usage charge");
 }
-void tag_invoke(json::value_from_tag, json::value& v, const payment_record& x) { write_fields(v, x); }
+void tag_invoke(json::value_from_tag, json::value& v, const payment_record& x) {
+  write_fields(v, x);
+  json::object& o = v.as_object();
+  o["reversed_cents"] = x.reversed_cents;
+  json::array rs;
+  for (const payment_reversal& r : x.reversals)
+    rs.push_back(json::object{
+        {"kind", r.kind}, {"amount_cents", r.amount_cents}, {"event_id", r.event_id}, {"created_at", r.created_at}});
+  o["reversals"] = std::move(rs);
+}
 payment_record tag_invoke(json::value_to_tag<payment_record>, const json::value& v) {
-  return read_fields<payment_record>(v, "payment record");
+  payment_record p = read_fields<payment_record>(v, "payment record");
+  // Optional: a server from before reversals (docs/protocol.md §2 "Billing") sends neither.
+  const json::object& o = v.as_object();
+  p.reversed_cents = get_u64(o, "reversed_cents", /*required=*/false);
+  if (const json::value* rs = o.if_contains("reversals"); rs != nullptr && !rs->is_null()) {
+    if (!rs->is_array())
+      throw std::runtime_error("payment record: reversals: expected an array");
+    for (const json::value& r : rs->get_array()) {
+      const json::object& ro = expect_object(r, "payment record: reversal");
+      p.reversals.push_back(payment_reversal{get_string(ro, "kind"), get_u64(ro, "amount_cents"),
+                                             get_string(ro, "event_id"), get_u64(ro, "created_at")});
+    }
+  }
+  return p;
 }
 new_account_response tag_invoke(json::value_to_tag<new_account_response>, const json::value& v) {
   return read_fields<new_account_response>(v, "new_account answer");

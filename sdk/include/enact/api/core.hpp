@@ -286,6 +286,14 @@ struct usage_charge {
 
 /// One item of GET /billing/payments: a payment intent of the account, newest first, credited or
 /// still open.
+/// A refund or dispute of a payment (docs/protocol.md §2 "Billing", GET /billing/payments).
+struct payment_reversal {
+  std::string kind;  // "refund", "dispute", "dispute_won" (the amount a won dispute gave back)
+  uint64_t amount_cents = 0;
+  std::string event_id;
+  uint64_t created_at = 0;  // unix seconds
+};
+
 struct payment_record {
   std::string payment_intent_id;
   uint64_t amount_cents = 0;
@@ -293,6 +301,9 @@ struct payment_record {
   bool credited = false;
   uint64_t created_at = 0;   // unix seconds
   uint64_t credited_at = 0;  // unix seconds; 0 while not credited
+  /// What refunds and disputes take back now (0 from a server that sends none), and each of them.
+  uint64_t reversed_cents = 0;
+  std::vector<payment_reversal> reversals;
 };
 
 // --- ChainSecured (wallet-signed) ---------------------------------------------------------------
