@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Account page: mode, admin wallet, balance, the chart of credit use, payments, and buying
-// credits (create a payment intent; with the dev provider, confirm it here). docs/dashboard.md.
+// credits (create a payment intent, then pay it by card with Stripe.js, or with the dev provider
+// confirm it here). docs/dashboard.md.
 import { accountKeyHash, get, getAll, post, signOut, signedInWallet } from "./api.js";
 import { usageChart } from "./chart.js";
 import { field, h, showError, showOk, statusLine, table, uid, when } from "./dom.js";
+import { cardPayment } from "./stripe.js";
 import { connectWallet, hasWallet, signEnvelope } from "./wallet.js";
 
 /** Converting to ChainSecured (docs/chainsecured.md): one-way, signed by the new admin wallet. */
@@ -88,7 +90,7 @@ function paymentsTable(payments) {
   );
 }
 
-function buyForm(devProvider, refresh) {
+function buyForm(devProvider, refresh, message) {
   const amount = field("Amount in US dollars", { type: "number", min: "5", step: "0.01", value: "5", required: true }, "At least $5.00.");
   const status = statusLine();
   const pending = h("div", { class: "pending" });
@@ -101,6 +103,7 @@ function buyForm(devProvider, refresh) {
     status,
     pending,
   );
+  if (message) showOk(status, message);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     pending.replaceChildren();
@@ -109,7 +112,8 @@ function buyForm(devProvider, refresh) {
       const intent = await post("/billing/create_payment_intent", { amount_cents: cents });
       showOk(status, `Payment intent ${intent.payment_intent_id} created for $${(cents / 100).toFixed(2)}.`);
       if (!devProvider) {
-        pending.append(h("p", {}, "Complete the payment with Stripe; the credits arrive when Stripe reports it."));
+        pending.append(await cardPayment(intent, status, refresh));
+        pending.querySelector("input, button")?.focus();
         return;
       }
       const confirm = h("button", { type: "button" }, "Confirm payment (dev provider)");
@@ -133,7 +137,7 @@ function buyForm(devProvider, refresh) {
   return form;
 }
 
-export async function accountPage(root) {
+export async function accountPage(root, message = "") {
   const wallet = signedInWallet();
   const [account, balance, charges, payments] = await Promise.all([
     // A wallet (X-Wallet-Auth) reaches only the billing routes; it is the admin of its account.
@@ -142,7 +146,7 @@ export async function accountPage(root) {
     getAll("/billing/usage"),
     getAll("/billing/payments"),
   ]);
-  const refresh = () => accountPage(root);
+  const refresh = (text = "") => accountPage(root, text);
   // h() drops the false of a ChainSecured account; replaceChildren would print it.
   const page = h(
     "div",
@@ -152,7 +156,7 @@ export async function accountPage(root) {
     h("h2", {}, "Credit use"),
     usageChart(charges),
     h("h2", {}, "Payments"),
-    buyForm(balance.mode === "dev", refresh),
+    buyForm(balance.mode === "dev", refresh, message),
     paymentsTable(payments),
     account.managed && convertForm(account),
   );

@@ -123,14 +123,26 @@ export function setTriggerToken(token) {
   else sessionStorage.removeItem(kTokenItem);
 }
 
+// GET /dashboard/settings (docs/dashboard.md): read once per page load, again after a failure.
+let settingsRead = null;
+
+/** The server's page settings: {triggers_url, stripe_js_url}. */
+export function pageSettings() {
+  settingsRead ??= send("GET", "/dashboard/settings", {});
+  settingsRead.catch(() => {
+    settingsRead = null;
+  });
+  return settingsRead;
+}
+
 // Where the trigger service's /api and /auth routes are: "" for this page's origin (the default),
 // or the base URL GET /dashboard/settings names as `triggers_url` (the service on a listener of its
-// own, --triggers-listen, or behind --triggers-public-url). Read once per page load.
+// own, --triggers-listen, or behind --triggers-public-url).
 let triggersBase = null;
 
 /** The trigger service's base URL, without a trailing slash ("" for this page's own origin). */
 export function triggerServiceUrl() {
-  triggersBase ??= send("GET", "/dashboard/settings", {}).then((settings) => {
+  triggersBase ??= pageSettings().then((settings) => {
     const url = settings?.triggers_url;
     if (url === null || url === undefined || url === "") return "";
     const parsed = new URL(url);

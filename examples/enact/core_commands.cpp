@@ -562,7 +562,23 @@ int billing_create_intent(const std::vector<std::string>& argv) {
   const uint64_t amount = parse_u64(a.require("amount-cents"), "--amount-cents");
   const auto key = wallet_key(a);
   core_client c = connect(a, !key);
-  emit(json::value_from(key ? c.create_payment_intent(amount, *key) : c.create_payment_intent(amount)));
+  const auto intent = key ? c.create_payment_intent(amount, *key) : c.create_payment_intent(amount);
+  // What a person pays with (docs/cli.md): Stripe.js takes the client secret together with the
+  // publishable key; the payment is credited by Stripe's webhook, or by `billing confirm`.
+  const auto provider = c.get_stripe_config();
+  json::object o = json::value_from(intent).as_object();
+  o["publishable_key"] = provider.publishable_key;
+  const std::string confirm = "enact core billing confirm " + intent.payment_intent_id +
+                              (key ? " --wallet-key-file " + *a.get("wallet-key-file") : std::string());
+  if (provider.mode == "dev")
+    o["next"] = "The dev provider takes no card: run " + confirm + " to credit it.";
+  else
+    o["next"] =
+        "Pay it with Stripe.js: mount the Payment Element with this client_secret and publishable_key and call "
+        "stripe.confirmPayment (the dashboard's Account page does so for the intents it creates). Once Stripe "
+        "reports it succeeded the webhook credits it; to credit it at once, run " +
+        confirm;
+  emit(o);
   return 0;
 }
 
@@ -692,7 +708,8 @@ std::vector<command> core_commands() {
       {"core billing balance", "[--wallet-key-file K]" + g,
        "credit balance (by API key, or by a wallet proof signed with K)", with_key_hint(billing_balance)},
       {"core billing create-intent", "--amount-cents N [--wallet-key-file K]" + g,
-       "start a payment of N cents (at least 500)", with_key_hint(billing_create_intent)},
+       "start a payment of N cents (at least 500); prints its client secret, the publishable key and the next step",
+       with_key_hint(billing_create_intent)},
       {"core billing confirm", "PAYMENT_INTENT_ID [--wallet-key-file K]" + g,
        "credit a completed payment; prints the new balance", with_key_hint(billing_confirm)},
       {"core billing stripe-config", url.substr(1), "the payment provider's publishable key",

@@ -131,6 +131,13 @@ result<void> apply(settings& s, const std::string& key, const json::value& v, co
     ENACT_TRY(s.stripe.api_base, text(v, what));
     return {};
   }
+  if (key == "billing.stripe_js_url") {
+    ENACT_TRY(auto url, text(v, what));
+    if (auto origin = dashboard::stripe_js_origin(url); !origin)
+      return usage(what + ": " + origin.err().message);
+    s.stripe.js_url = std::move(url);
+    return {};
+  }
   if (key == "billing.stripe_publishable_key") {
     ENACT_TRY(s.stripe.publishable_key, text(v, what));
     return {};
@@ -518,7 +525,7 @@ std::string help_text() {
       "chain_id\n"
       "chain_name "
       "contract_address rpc_url, [ledger] backend cache, [billing] provider stripe_api_base stripe_publishable_key\n"
-      "stripe_secret_key write_surcharge_credits run_price_credits metering_store\n"
+      "stripe_js_url stripe_secret_key write_surcharge_credits run_price_credits metering_store\n"
       "metering_store_pool metering_lock_timeout_seconds, [sandbox] workers\n"
       "run_timeout_ms run_heap_mib action_engine ipfs_gateway unsafe_allow_weak, [limits] max_body_bytes\n"
       "key_rate_per_second key_rate_burst new_accounts_per_ip_per_minute\n"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/service.hpp"
+#include "dashboard/dashboard.hpp"
 #include "enact/result.hpp"
 #include "http/bounded_server.hpp"
 #include "runtime/fetch.hpp"
@@ -20,6 +21,8 @@ namespace enact::app {
 struct stripe_settings {
   std::string api_base = "https://api.stripe.com";
   std::string publishable_key;
+  /// Where the dashboard loads Stripe.js from (dashboard::stripe_js_origin checks it).
+  std::string js_url{dashboard::kStripeJsUrl};
   /// Read from the config file or, preferably, the STRIPE_SECRET_KEY environment variable; never
   /// printed.
   std::string secret_key;

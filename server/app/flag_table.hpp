@@ -19,6 +19,10 @@ inline constexpr flag kFlags[] = {
     {"--stripe-api-base", "billing.stripe_api_base", "Stripe API base URL (default https://api.stripe.com)"},
     {"--stripe-publishable-key", "billing.stripe_publishable_key",
      "Stripe publishable key (the secret key comes from STRIPE_SECRET_KEY)"},
+    {"--stripe-js-url", "billing.stripe_js_url",
+     "URL the dashboard loads Stripe.js from with the Stripe provider (default https://js.stripe.com/v3/, whose "
+     "origins are the only ones its policy adds); https, or http on a loopback host: for tests with a stand-in, "
+     "whose origin the policy then names instead"},
     {"--write-surcharge", "billing.write_surcharge_credits", "credits debited per relayed ledger write (default 0)"},
     {"--run-price", "billing.run_price_credits", "credits per run-action call (default 1)"},
     {"--metering-store", "billing.metering_store",

@@ -334,6 +334,8 @@ int main(int argc, char** argv) {
     if (!p)
       return fatal("billing: " + p.err().message);
     payments = std::move(*p);
+    // Only with Stripe does the dashboard load Stripe.js, and only then its policy names Stripe.
+    dashboard::set_stripe_js_url(s.stripe.js_url);
   }
 
   // The sandbox workers are started before any request thread exists.

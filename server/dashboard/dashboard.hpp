@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "enact/result.hpp"
+
 namespace httplib {
 class Server;
 }
@@ -36,21 +38,38 @@ inline constexpr std::string_view kPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// Where the dashboard loads Stripe.js from in Stripe mode (https://docs.stripe.com/js/including:
+/// always from js.stripe.com, never bundled).
+inline constexpr std::string_view kStripeJsUrl = "https://js.stripe.com/v3/";
+
 /// What the page needs to know about this server (GET /dashboard/settings, docs/dashboard.md).
 struct page_settings {
   /// The trigger service's public base URL when its routes are on another listener
   /// (`--triggers-listen`); nullopt when they share the dashboard's.
   std::optional<std::string> triggers_url;
+  /// The Stripe.js URL when the payment provider is Stripe (the page pays by card with it);
+  /// nullopt with the dev provider or none, and then the policy names no Stripe origin.
+  std::optional<std::string> stripe_js_url;
 };
 
-/// Sets the settings every dashboard of this process answers with and the policy it sends: with
-/// a trigger URL, `connect-src` names `'self'` and that URL's origin, nothing else. enact-server
-/// calls it once, when the trigger service starts on a listener of its own. Thread-safe.
+/// Sets the settings every dashboard of this process answers with and the policy it sends.
+/// Thread-safe.
 void configure(page_settings s);
+/// Sets one of them, keeping the other: enact-server sets the trigger URL when the trigger
+/// service starts on a listener of its own, and the Stripe.js URL when Stripe is the provider.
+void set_triggers_url(std::optional<std::string> url);
+void set_stripe_js_url(std::optional<std::string> url);
 
 /// The Content-Security-Policy for `s`: kPolicy, with the trigger URL's origin added to
-/// connect-src when there is one.
+/// connect-src when there is one; with a Stripe.js URL, the origins Stripe.js needs
+/// (https://docs.stripe.com/security/guide#content-security-policy) in script-src, frame-src and
+/// connect-src; for a URL elsewhere than js.stripe.com (a test's stand-in), its origin in each.
 [[nodiscard]] std::string policy_for(const page_settings& s);
+
+/// The origin of a Stripe.js URL the dashboard may load: an https URL, or http on a loopback host
+/// (127.0.0.0/8, [::1], localhost), without user information, query or fragment; else an error
+/// naming the reason.
+[[nodiscard]] result<std::string> stripe_js_origin(std::string_view url);
 
 /// "scheme://host[:port]" of an http(s) URL (the path, query and fragment cut, scheme and host
 /// in lower case); empty when `url` is not one.
@@ -62,7 +81,8 @@ void configure(page_settings s);
 /// cached ones), or 404 `{"error": {"code": "not_found", …}}`. Every answer carries the policy,
 /// X-Content-Type-Options: nosniff, X-Frame-Options: DENY and Referrer-Policy: no-referrer.
 /// Also mounts `/dashboard/attestation-checks` (attestation.hpp) and `/dashboard/settings`: the
-/// configured page_settings as JSON, `{"triggers_url": null | "<url>"}`, public like the page.
+/// configured page_settings as JSON, `{"triggers_url": null | "<url>", "stripe_js_url": null |
+/// "<url>"}`, public like the page.
 void mount(httplib::Server& server);
 
 }  // namespace enact::dashboard

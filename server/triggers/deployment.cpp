@@ -137,7 +137,7 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
   d->url_ = "http://" + reachable(listen_host) + ":" + std::to_string(port);
   // The dashboard reaches the routes where their users do: the public URL when one is set.
   if (o.main_serves_core)
-    dashboard::configure(dashboard::page_settings{s.public_url.empty() ? d->url_ : s.public_url});
+    dashboard::set_triggers_url(s.public_url.empty() ? d->url_ : s.public_url);
   deployment* self = d.get();
   d->own_thread_ = std::thread([self] {
     self->own_->listen_after_bind();

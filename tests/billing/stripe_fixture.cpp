@@ -112,6 +112,11 @@ struct stripe_fixture::impl {
   std::map<std::string, replay> idempotent;
   size_t requests = 0;
   std::optional<request> last;
+  std::string publishable_key{kPublishableKey};
+  std::string webhook_url;
+  std::string webhook_secret{kWebhookSecret};
+  std::string script;
+  int delivery_status = 0;
   int fail_count = 0;
   int fail_status = 500;
   std::string fail_body;
@@ -398,6 +403,96 @@ struct stripe_fixture::impl {
     reply(res, 404, stripe_error("invalid_request_error", "resource_missing", "No such charge: '" + id + "'", "id"));
   }
 
+  /// What Stripe.js sends for stripe.confirmPayment (https://docs.stripe.com/api/payment_intents/confirm):
+  /// the publishable key and the intent's client secret in the form, no Authorization header (so
+  /// that a page's fetch is a CORS simple request). True when a webhook delivery should follow.
+  bool confirm(const httplib::Request& req, httplib::Response& res) {
+    const std::lock_guard lock(mutex);
+    res.set_header("Access-Control-Allow-Origin", "*");
+    if (req.has_header("Authorization")) {
+      if (screen(req, res))
+        return false;
+    } else {
+      ++requests;
+      request r;
+      r.method = req.method;
+      r.path = req.path;
+      r.content_type = req.get_header_value("Content-Type");
+      last = std::move(r);
+    }
+    auto parsed = parse_form(req.body);
+    if (!parsed) {
+      invalid_request(res, "", "Invalid request: malformed form encoding.");
+      return false;
+    }
+    auto& form = *parsed;
+    if (last)
+      last->form = form;
+    if (!req.has_header("Authorization") && form["key"] != publishable_key) {
+      const std::string& k = form["key"];
+      reply(res, 401,
+            stripe_error("invalid_request_error", "",
+                         "Invalid API Key provided: pk_****" + (k.size() > 4 ? k.substr(k.size() - 4) : "")));
+      return false;
+    }
+    const std::string id = req.matches[1];
+    const auto it = intents.find(id);
+    if (it == intents.end()) {
+      reply(
+          res, 404,
+          stripe_error("invalid_request_error", "resource_missing", "No such payment_intent: '" + id + "'", "intent"));
+      return false;
+    }
+    intent& pi = it->second;
+    if (!req.has_header("Authorization") && form["client_secret"] != pi.client_secret) {
+      invalid_request(res, "",
+                      "The client_secret provided does not match any associated PaymentIntent on this account.",
+                      "client_secret");
+      return false;
+    }
+    if (pi.status == "succeeded") {
+      invalid_request(res, "payment_intent_unexpected_state",
+                      "You cannot confirm this PaymentIntent because it has already succeeded after being "
+                      "previously confirmed.");
+      return false;
+    }
+    const std::string& pm = form["payment_method"];
+    if (pm.empty()) {
+      invalid_request(res, "parameter_missing", "Missing required param: payment_method.", "payment_method");
+      return false;
+    }
+    if (pm == "pm_card_chargeDeclined") {
+      pi.status = "requires_payment_method";
+      json::object e{{"type", "card_error"},
+                     {"code", "card_declined"},
+                     {"decline_code", "generic_decline"},
+                     {"message", "Your card was declined."},
+                     {"payment_intent", json::parse(to_json(pi))}};
+      reply(res, 402, json::serialize(json::object{{"error", std::move(e)}}));
+      return false;
+    }
+    if (pm != "pm_card_visa") {
+      invalid_request(res, "resource_missing", "No such PaymentMethod: '" + pm + "'", "payment_method");
+      return false;
+    }
+    pi.status = "succeeded";
+    if (pi.latest_charge.empty())
+      pi.latest_charge = "ch_" + random_alnum(24);
+    reply(res, 200, to_json(pi));
+    return !webhook_url.empty();
+  }
+
+  void set_webhook_endpoint(const httplib::Request& req, httplib::Response& res) {
+    const std::lock_guard lock(mutex);
+    if (screen(req, res))
+      return;
+    auto form = parse_form(req.body);
+    if (!form)
+      return invalid_request(res, "", "Invalid request: malformed form encoding.");
+    webhook_url = (*form)["url"];
+    reply(res, 200, json::serialize(json::object{{"url", webhook_url}}));
+  }
+
   void unknown_route(const httplib::Request& req, httplib::Response& res) {
     const std::lock_guard lock(mutex);
     if (screen(req, res))
@@ -420,6 +515,18 @@ stripe_fixture::stripe_fixture(std::string secret_key) : impl_(std::make_unique<
         [this](const httplib::Request& req, httplib::Response& res) { impl_->retrieve(req, res); });
   s.Get(R"(/v1/charges/([^/]+))",
         [this](const httplib::Request& req, httplib::Response& res) { impl_->retrieve_charge(req, res); });
+  s.Post(R"(/v1/payment_intents/([^/]+)/confirm)", [this](const httplib::Request& req, httplib::Response& res) {
+    if (impl_->confirm(req, res))
+      deliver(req.matches[1]);
+  });
+  s.Post("/_fixture/webhook_endpoint",
+         [this](const httplib::Request& req, httplib::Response& res) { impl_->set_webhook_endpoint(req, res); });
+  s.Get("/v3/", [this](const httplib::Request&, httplib::Response& res) {
+    const std::lock_guard lock(impl_->mutex);
+    if (impl_->script.empty())
+      return reply(res, 404, stripe_error("invalid_request_error", "", "no stand-in script is served"));
+    res.set_content(impl_->script, "text/javascript; charset=utf-8");
+  });
   const auto unknown = [this](const httplib::Request& req, httplib::Response& res) {
     impl_->unknown_route(req, res);
   };
@@ -473,6 +580,42 @@ void stripe_fixture::fail_next(int n, int status, std::string body) {
   impl_->fail_count = n;
   impl_->fail_status = status;
   impl_->fail_body = std::move(body);
+}
+
+void stripe_fixture::deliver_webhooks_to(std::string url, std::string secret) {
+  const std::lock_guard lock(impl_->mutex);
+  impl_->webhook_url = std::move(url);
+  impl_->webhook_secret = std::move(secret);
+}
+
+void stripe_fixture::serve_script(std::string body) {
+  const std::lock_guard lock(impl_->mutex);
+  impl_->script = std::move(body);
+}
+
+int stripe_fixture::last_delivery_status() const {
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->delivery_status;
+}
+
+void stripe_fixture::deliver(const std::string& id) {
+  std::string url;
+  std::string secret;
+  {
+    const std::lock_guard lock(impl_->mutex);
+    url = impl_->webhook_url;
+    secret = impl_->webhook_secret;
+  }
+  // "http://host:port/path": the endpoint the test named, on loopback.
+  const size_t path_at = url.find('/', url.find("://") + 3);
+  httplib::Client client(url.substr(0, path_at));
+  client.set_connection_timeout(5);
+  client.set_read_timeout(10);
+  const delivery d = event(id, "payment_intent.succeeded", 0, secret);
+  const auto res = client.Post(path_at == std::string::npos ? "/" : url.substr(path_at),
+                               httplib::Headers{{"Stripe-Signature", d.signature}}, d.body, "application/json");
+  const std::lock_guard lock(impl_->mutex);
+  impl_->delivery_status = res ? res->status : -1;
 }
 
 size_t stripe_fixture::requests() const {

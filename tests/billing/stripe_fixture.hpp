@@ -9,6 +9,17 @@
 //                                  automatic_payment_methods[enabled], optional description
 //   GET  /v1/payment_intents/{id}
 //   GET  /v1/charges/{id}          the charge a succeeded intent made (its latest_charge)
+//   POST /v1/payment_intents/{id}/confirm   what Stripe.js sends for stripe.confirmPayment: form
+//                                  key=<publishable key>, client_secret, payment_method
+//                                  (pm_card_visa succeeds; pm_card_chargeDeclined is a 402
+//                                  card_error card_declined, as Stripe's test payment methods);
+//                                  answered with `Access-Control-Allow-Origin: *` since a page
+//                                  calls it. A confirm that succeeds is followed, before it is
+//                                  answered, by a signed payment_intent.succeeded delivery to the
+//                                  webhook endpoint when one is set.
+//   GET  /v3/                      the stand-in Stripe.js set with serve_script (404 without)
+//   POST /_fixture/webhook_endpoint  (the secret key's Bearer) form url=<endpoint>, or empty to
+//                                  stop deliveries: for a test in another process
 // - Every request needs `Authorization: Bearer <secret key>`, else 401 with Stripe's error body
 //   `{"error": {"type": "invalid_request_error", "message": …}}`.
 // - Form checks as Stripe makes them, each a 400 with `error.code`: parameter_missing,
@@ -70,6 +81,9 @@ class stripe_fixture {
     std::map<std::string, std::string> form;  // decoded form fields of a POST
   };
 
+  /// The publishable key confirmations from a browser must name unless another is set.
+  static constexpr std::string_view kPublishableKey = "pk_test_enact";
+
   /// The webhook endpoint secret the fixture signs events with unless told another.
   static constexpr std::string_view kWebhookSecret = "whsec_enact_fixture_00000000000000000000";
 
@@ -119,6 +133,14 @@ class stripe_fixture {
   [[nodiscard]] static std::string sign(std::string_view body, int64_t timestamp,
                                         std::string_view secret = kWebhookSecret);
 
+  /// Where a confirmation that succeeds delivers its payment_intent.succeeded event, signed with
+  /// `secret` (synchronously, before the confirmation is answered); "" delivers nothing.
+  void deliver_webhooks_to(std::string url, std::string secret = std::string(kWebhookSecret));
+  /// The body GET /v3/ answers as text/javascript: a stand-in for Stripe.js.
+  void serve_script(std::string body);
+  /// The status of the last webhook delivery (0: none made, -1: the endpoint was unreachable).
+  [[nodiscard]] int last_delivery_status() const;
+
   /// GET and POST requests received so far, whatever their path or outcome.
   [[nodiscard]] size_t requests() const;
   /// Intents stored so far.
@@ -127,6 +149,7 @@ class stripe_fixture {
   [[nodiscard]] std::optional<request> last_request() const;
 
  private:
+  void deliver(const std::string& id);
   struct impl;
   std::unique_ptr<impl> impl_;
   [[nodiscard]] delivery wrap(std::string_view type, boost::json::object object, int64_t timestamp,

@@ -140,7 +140,7 @@ TEST_CASE("GET /dashboard/settings and the page's policy, on one listener and on
     server_process srv({"--dev"});
     const response s = call(srv.port(), "GET", "/dashboard/settings");
     ITEST_REQUIRE_STATUS(s, 200);
-    CHECK(s.body == json::parse(R"({"triggers_url":null})"));
+    CHECK(s.body == json::parse(R"({"triggers_url":null,"stripe_js_url":null})"));
     CHECK(connect_src(s.header("Content-Security-Policy")) == "connect-src 'self'");
     const response page = call(srv.port(), "GET", "/dashboard/");
     CHECK(page.header("Content-Security-Policy") ==

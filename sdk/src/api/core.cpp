@@ -360,7 +360,8 @@ auto fields_of(const chain_config*) {
                     field{"chain_name", &chain_config::chain_name}};
 }
 auto fields_of(const stripe_config*) {
-  return std::tuple{field{"publishable_key", &stripe_config::publishable_key, true}};
+  return std::tuple{field{"publishable_key", &stripe_config::publishable_key, true},
+                    field{"mode", &stripe_config::mode}};
 }
 auto fields_of(const credit_balance*) {
   return std::tuple{field{"balance_credits", &credit_balance::balance_credits},

@@ -259,6 +259,7 @@ struct chain_config {
 /// GET /billing/stripe_config.
 struct stripe_config {
   std::string publishable_key;
+  std::optional<std::string> mode;  // "dev" with the dev provider, which needs no card
 };
 
 /// GET /billing/balance: one credit is one US cent (`currency` "usd_cents").
