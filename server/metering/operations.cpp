@@ -260,6 +260,10 @@ struct standing {
   uint64_t owed = 0;
 };
 standing locked_standing(session& s, const account_hash& account) {
+  // The row made first, so the lock holds for an account not yet in the table: otherwise two
+  // PostgreSQL sessions crediting a new account both read 0 and the second write replaces the first.
+  s.exec({"INSERT INTO metering_accounts (account, balance, owed) VALUES (?1, 0, 0) ON CONFLICT (account) DO NOTHING"},
+         {hx(account)});
   const rows r = s.exec({"SELECT balance, owed FROM metering_accounts WHERE account = ?1", true}, {hx(account)});
   return r.empty() ? standing{} : standing{r.u64(0, 0), r.u64(0, 1)};
 }
@@ -522,18 +526,27 @@ namespace {
 /// The debit of a settle: `amount` (> 0) off the balance, onto the key's spending and into the
 /// usage history. `bal` is the account's balance read under its lock.
 result<uint64_t> debit(session& s, const reservation& r, uint64_t amount, uint64_t bal, millis now) {
-  // Conditional: the balance never goes below zero, whatever else happened to it.
-  const rows d = s.exec({"UPDATE metering_accounts SET balance = balance - ?2 WHERE account = ?1 AND balance >= ?2"},
-                        {hx(r.account), num(amount)});
-  if (d.affected != 1)
-    return refusal::insufficient_to_settle(bal, amount);
+  // The balance never goes below zero. A hold covers its settle unless a reversal (a refund or a
+  // dispute, docs/protocol.md "Refunds and disputes") took the credits meanwhile: the run happened,
+  // so it is charged, and what the balance no longer covers is owed like the reversal's own rest.
+  if (bal < amount) {
+    const rows d = s.exec({"UPDATE metering_accounts SET balance = 0, owed = owed + ?2 WHERE account = ?1"},
+                          {hx(r.account), num(amount - bal)});
+    if (d.affected != 1)
+      return refusal::insufficient_to_settle(bal, amount);
+  } else {
+    const rows d = s.exec({"UPDATE metering_accounts SET balance = balance - ?2 WHERE account = ?1 AND balance >= ?2"},
+                          {hx(r.account), num(amount)});
+    if (d.affected != 1)
+      return refusal::insufficient_to_settle(bal, amount);
+  }
   s.exec({"INSERT INTO metering_key_spending (account, key_hash, spent) VALUES (?1, ?2, ?3) ON CONFLICT (account, "
           "key_hash) "
           "DO UPDATE SET spent = metering_key_spending.spent + ?3"},
          {hx(r.account), hx(r.key), num(amount)});
   s.exec({"INSERT INTO metering_charges (account, run_id, key_hash, amount, at) VALUES (?1, ?2, ?3, ?4, ?5)"},
          {hx(r.account), r.run_id, hx(r.key), num(amount), now});
-  return bal - amount;
+  return bal < amount ? 0 : bal - amount;
 }
 
 }  // namespace

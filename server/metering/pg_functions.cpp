@@ -56,8 +56,9 @@ const std::string& function_definitions() {
   // scan), which marks the index entries of holds deleted since the last vacuum dead as it passes
   // them, so that the next scans skip them cheaply: under a steady stream of runs a bitmap scan
   // visits every hold settled since the last vacuum, each time.
-  // settle: the account's row locked, the reservation (this account's, unexpired), the amount
-  // against it, the conditional debit (UPDATE … WHERE balance >= amount), and only then the
+  // settle (v2; v1 stays for servers of the previous release in a rolling upgrade): the account's
+  // row locked, the reservation (this account's, unexpired), the amount against it, the debit —
+  // what a refund or dispute left the balance short of becomes owed — and only then the
   // reservation's delete, the key's spending and the charge.
   static const std::string s = with_batch_lock_key(R"sql(
 CREATE OR REPLACE FUNCTION metering_reserve_v1(
@@ -183,13 +184,59 @@ BEGIN
   o_code := 0;
 END
 $fn$;
+
+CREATE OR REPLACE FUNCTION metering_settle_v2(
+    p_account text, p_id text, p_amount numeric, p_now bigint,
+    OUT o_code integer, OUT o_balance bigint, OUT o_reserved bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_key text;
+  v_run_id text;
+  v_expires_at bigint;
+BEGIN
+  SELECT balance INTO o_balance FROM metering_accounts WHERE account = p_account FOR UPDATE;
+  IF NOT FOUND THEN
+    o_balance := 0;
+  END IF;
+  SELECT key_hash, amount, run_id, expires_at INTO v_key, o_reserved, v_run_id, v_expires_at
+    FROM metering_reservations WHERE id = p_id AND account = p_account;
+  IF NOT FOUND OR v_expires_at <= p_now THEN
+    o_code := 4;
+    RETURN;
+  END IF;
+  IF p_amount > o_reserved THEN
+    o_code := 5;
+    RETURN;
+  END IF;
+  IF p_amount > 0 THEN
+    -- As operations.cpp's debit: what a reversal left the balance short of is owed.
+    IF o_balance < p_amount THEN
+      UPDATE metering_accounts SET balance = 0, owed = owed + (p_amount - o_balance) WHERE account = p_account;
+    ELSE
+      UPDATE metering_accounts SET balance = balance - p_amount WHERE account = p_account AND balance >= p_amount;
+    END IF;
+    IF NOT FOUND THEN
+      o_code := 2;
+      RETURN;
+    END IF;
+  END IF;
+  DELETE FROM metering_reservations WHERE id = p_id;
+  IF p_amount > 0 THEN
+    INSERT INTO metering_key_spending (account, key_hash, spent) VALUES (p_account, v_key, p_amount)
+      ON CONFLICT (account, key_hash) DO UPDATE SET spent = metering_key_spending.spent + EXCLUDED.spent;
+    INSERT INTO metering_charges (account, run_id, key_hash, amount, at)
+      VALUES (p_account, v_run_id, v_key, p_amount, p_now);
+  END IF;
+  o_code := 0;
+END
+$fn$;
 )sql");
   return s;
 }
 
 const sql::statement kReserveCall{
     "SELECT o_code, o_balance, o_held, o_used, o_expires_at FROM metering_reserve_v1(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"};
-const sql::statement kSettleCall{"SELECT o_code, o_balance, o_reserved FROM metering_settle_v1(?1, ?2, ?3, ?4)"};
+const sql::statement kSettleCall{"SELECT o_code, o_balance, o_reserved FROM metering_settle_v2(?1, ?2, ?3, ?4)"};
 const sql::statement kClearWaited{"SELECT set_config('enact.metering_waited', 'off', true)"};
 const sql::statement kBatchLockCall{"SELECT metering_batch_lock_v2(?1)"};
 
@@ -220,7 +267,7 @@ result<uint64_t> decode_settle(const sql::rows& r, std::string_view id, uint64_t
   const uint64_t balance = r.u64(0, 1);
   switch (code) {
     case kDone:
-      return balance - amount;
+      return balance >= amount ? balance - amount : 0;
     case kUnknownReservation:
       return refusal::unknown_reservation(id);
     case kOverReserved:

@@ -156,6 +156,22 @@ void reversal_owed_until_paid(store& s) {
   (void)MUST(s.reserve(req(kAlice, kAliceKey, 200)));
 }
 
+// A refund that lands while a run holds the credits it takes: the run's settle is still charged,
+// and what the balance no longer covers is owed, not lost.
+void reversal_during_run_is_owed(store& s) {
+  stripe_fund(s, kAlice, "pi_fly", 1000);
+  const reservation r = MUST(s.reserve(req(kAlice, kAliceKey, 900)));
+  (void)MUST(s.reverse_payment(reversal_of("evt_f", "pi_fly", reversal_kind::refund, "ch_f", 1000)));
+  CHECK(MUST(s.balance(kAlice)) == 0);
+  CHECK(MUST(s.settle(kAlice, r.id, 700)) == 0);
+  CHECK(MUST(s.owed(kAlice)) == 700);
+  CHECK(MUST(s.spending(kAlice, kAliceKey)).spent == 700);
+  CHECK_ERRC(s.reserve(req(kAlice, kAliceKey, 1)), metering_errc::insufficient_credits);
+  stripe_fund(s, kAlice, "pi_fly2", 1000);
+  CHECK(MUST(s.owed(kAlice)) == 0);
+  CHECK(MUST(s.balance(kAlice)) == 300);
+}
+
 // A won dispute gives back what its dispute took, once, paying what is owed first; in any order.
 void disputes_won_reinstate(store& s) {
   stripe_fund(s, kAlice, "pi_w", 600);
@@ -418,6 +434,9 @@ void run_conformance(const store_factory& make) {
     reversal_owed_until_paid(*s);
   }
   SUBCASE("a won dispute gives its amount back once, in any order") { disputes_won_reinstate(*s); }
+  SUBCASE("a refund during a run: the run is charged, what the balance lacks is owed") {
+    reversal_during_run_is_owed(*s);
+  }
   SUBCASE("reserve, settle at most what was reserved, release; another account's reservation") {
     reserve_settle_release(*s);
   }
