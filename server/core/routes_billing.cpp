@@ -153,7 +153,7 @@ result<json::value> intent_succeeded(request_context& c, metering::store& m, con
   return out;
 }
 
-/// charge.refunded, charge.dispute.created and charge.dispute.closed: the payment taken back, or
+/// charge.refunded, charge.dispute.created/closed/funds_withdrawn/funds_reinstated: the payment taken back, or
 /// a won dispute's amount given back, through metering::store::reverse_payment (idempotent by
 /// event id; a refund debits only the increase of the charge's cumulative amount_refunded).
 result<json::value> charge_reversed(request_context& c, metering::store& m, const billing::webhook_event& ev,
@@ -169,6 +169,11 @@ result<json::value> charge_reversed(request_context& c, metering::store& m, cons
   q.amount_cents = ch.amount_cents;
   if (refund) {
     q.kind = metering::reversal_kind::refund;
+  } else if (ev.type == "charge.dispute.funds_withdrawn") {
+    // An inquiry that became a chargeback: Stripe withdraws the funds now, not when it closes.
+    q.kind = metering::reversal_kind::dispute;
+  } else if (ev.type == "charge.dispute.funds_reinstated") {
+    q.kind = metering::reversal_kind::dispute_won;
   } else if (ch.status.starts_with("warning_")) {
     // An inquiry: Stripe withdraws nothing, and none is owed back.
     return ignored(c, std::move(out), ev,
@@ -218,7 +223,8 @@ result<json::value> stripe_webhook(request_context& c) {
   json::object out{{"received", true}, {"credited", false}};
   if (ev.type == "payment_intent.succeeded")
     return intent_succeeded(c, *m, ev, std::move(out));
-  if (ev.type == "charge.refunded" || ev.type == "charge.dispute.created" || ev.type == "charge.dispute.closed")
+  if (ev.type == "charge.refunded" || ev.type == "charge.dispute.created" || ev.type == "charge.dispute.closed" ||
+      ev.type == "charge.dispute.funds_withdrawn" || ev.type == "charge.dispute.funds_reinstated")
     return charge_reversed(c, *m, ev, std::move(out));
   return out;
 }

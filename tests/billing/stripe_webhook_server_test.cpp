@@ -280,6 +280,24 @@ TEST_CASE("stripe webhook: a dispute takes spent credits back as a debt; no writ
       deliver(c, f.dispute_event(id, "charge.dispute.closed", "dp_alice1", 500, "lost")).body.at("reversed").as_bool());
   CHECK(owed_of(c, alice.auth()) == 400);
   check_ignored(deliver(c, f.dispute_event(id, "charge.dispute.created", "dp_inq", 500, "warning_needs_response")));
+  // An inquiry on another payment that becomes a chargeback: funds_withdrawn debits it, once, and
+  // funds_reinstated gives it back.
+  const std::string inquired = paid_intent(c, f, alice.auth(), 600);
+  ITEST_REQUIRE_STATUS(deliver(c, f.event(inquired)), 200);
+  CHECK(owed_of(c, alice.auth()) == 0);
+  CHECK(balance_of(c, alice.auth()) == 200);
+  check_ignored(
+      deliver(c, f.dispute_event(inquired, "charge.dispute.created", "dp_inq2", 600, "warning_needs_response")));
+  CHECK(balance_of(c, alice.auth()) == 200);
+  const auto withdrawn = f.dispute_event(inquired, "charge.dispute.funds_withdrawn", "dp_inq2", 600, "needs_response");
+  CHECK(deliver(c, withdrawn).body.at("reversed").as_bool());
+  CHECK_FALSE(deliver(c, withdrawn).body.at("reversed").as_bool());
+  CHECK(balance_of(c, alice.auth()) == 0);
+  CHECK(owed_of(c, alice.auth()) == 400);
+  CHECK_FALSE(deliver(c, f.dispute_event(inquired, "charge.dispute.closed", "dp_inq2", 600, "lost"))
+                  .body.at("reversed")
+                  .as_bool());
+  CHECK(owed_of(c, alice.auth()) == 400);
 
   // A payment pays the debt first: 500 leaves 100 to run with.
   const std::string back = paid_intent(c, f, alice.auth(), 500);
