@@ -32,6 +32,13 @@ function pages() {
   return kPages.filter(([p]) => p !== "triggers").map(([p, label, draw]) => [p, label, kChainPages[p] ?? draw]);
 }
 
+// A payment that left the page for its provider comes back through return_url with the intent's
+// client secret in the query (docs/dashboard.md "Paying by card"): dropped from the address bar and
+// the history at once; the webhook credits the payment.
+if (/[?&](payment_intent_client_secret|redirect_status)=/.test(location.search)) {
+  history.replaceState(null, "", location.pathname + location.hash);
+}
+
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
 

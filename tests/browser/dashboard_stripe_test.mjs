@@ -54,6 +54,11 @@ try {
   // confirm_payment after the webhook credited the payment (409).
   watchConsole(page, errors, (url, text) =>
     (/status of 402/.test(text) && url.includes("/confirm")) || (/status of 409/.test(text) && url.endsWith("/billing/confirm_payment")));
+  // Back from a method that left the page: Stripe's query, with the client secret, leaves the
+  // address bar as the page loads.
+  await page.goto(`${base}/dashboard/?payment_intent=pi_x&payment_intent_client_secret=pi_x_secret_y&redirect_status=succeeded#/account`);
+  await page.getByRole("button", { name: "Sign in", exact: true }).waitFor();
+  check("the client secret Stripe returns in the query leaves the address bar", (await page.evaluate(() => location.search)) === "" && !page.url().includes("secret"), page.url());
   const first = await page.goto(`${base}/dashboard/`);
   const csp = first.headers()["content-security-policy"] ?? "";
   check("the page's policy lets the stand-in's origin load scripts, frames and connections, and nothing else new",
