@@ -108,8 +108,16 @@ result<json::value> wallet_page(const request_context& c, const ledger::page<led
   ledger::page<api::wallet> answered;
   answered.total = wallets.total;
   answered.items.reserve(wallets.items.size());
+  // A key's recorded wallet can only be one the account's derivation does not give (a usage key is
+  // never a PKP's key), so the keys are read only when the page holds such a wallet.
+  bool unowned = false;
+  for (const auto& w : wallets.items) {
+    ENACT_TRY(const bool owned,
+              shared_key_cache().owns(*c.svc.tee, c.who->account.hash, w.derivation_path, w.pkp_id));
+    unowned = unowned || !owned;
+  }
   std::set<address> usage_wallets;
-  if (!wallets.items.empty()) {
+  if (unowned) {
     ENACT_TRY(usage_wallets, usage_key_wallets(c));
   }
   for (const auto& w : wallets.items) {

@@ -96,7 +96,7 @@ TEST_CASE("flat types: value_from then value_to gives the same fields back, in w
   CHECK(json::serialize(v) ==
         std::string(R"({"pkp_id":")") + kPkp + R"(","wallet_address":")" + kPkp +
             R"(","derivation_path":"0x0000000000000000000000000000000000000000000000000000000000000009",)"
-            R"("name":"w","description":""})");
+            R"("name":"w","description":"","usage_key_wallet":false})");
   const auto back = json::value_to<api::wallet>(v);
   CHECK(back.pkp_id == w.pkp_id);
   CHECK(back.derivation_path == w.derivation_path);
