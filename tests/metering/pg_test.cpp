@@ -141,6 +141,41 @@ TEST_CASE("metering store on postgres: two servers on one database never spend a
   CHECK_ERRC(open_postgres(shared_postgres().url("no_such_database")), metering_errc::storage);
 }
 
+TEST_CASE("metering store on postgres: two servers crediting a new account's payments at once keep both") {
+  // Attack: each account is new (no row yet, so nothing to lock); one server credits one payment
+  // while the other credits another. A credit written as a value read before the row existed
+  // would replace the other's.
+  const std::string url = shared_postgres().create_database();
+  auto a = enact::test::must_ok(open_postgres(url));
+  auto b = enact::test::must_ok(open_postgres(url));
+  constexpr int kAccounts = 150;
+  const auto account_of = [](int i) {
+    hash256 h{};
+    h[0] = 0x5a;
+    h[30] = static_cast<uint8_t>(i >> 8);
+    h[31] = static_cast<uint8_t>(i);
+    return h;
+  };
+  for (int i = 0; i < kAccounts; ++i) {
+    MUST(a->record_payment(intent("pi_a" + std::to_string(i), account_of(i), 100, "stripe")));
+    MUST(a->record_payment(intent("pi_b" + std::to_string(i), account_of(i), 10, "stripe")));
+  }
+  std::thread ta([&] {
+    for (int i = 0; i < kAccounts; ++i)
+      (void)MUST(a->credit_payment(account_of(i), "pi_a" + std::to_string(i)));
+  });
+  std::thread tb([&] {
+    for (int i = 0; i < kAccounts; ++i)
+      (void)MUST(b->credit_payment(account_of(i), "pi_b" + std::to_string(i)));
+  });
+  ta.join();
+  tb.join();
+  int lost = 0;
+  for (int i = 0; i < kAccounts; ++i)
+    lost += MUST(a->balance(account_of(i))) == 110 ? 0 : 1;
+  CHECK(lost == 0);
+}
+
 TEST_CASE("metering store on postgres: two servers' batches over two accounts lose and double nothing") {
   // Each server's batches lock the two accounts' rows in arrival order, so the servers' batches
   // may deadlock; an aborted batch runs again write by write, and every write is answered once.
