@@ -14,7 +14,7 @@ it also holds a shared library that consumers must find at run time, which neith
 dependencies on (link and run), and runenv_info puts lib/ on LD_LIBRARY_PATH for libenact_c.so.
 
 `exports_sources` is every file the build reads with the options below (CMakeLists.txt and cmake/,
-sdk/, the registry artifact the SDK compiles in, bindings/, examples/, the licence files and the
+sdk/, the registry artifact the SDK compiles in, bindings/, cli/, the licence files and the
 Debian copyright file the install step puts under share/doc). tests/package/conan_recipe.py copies
 exactly these into an empty directory and configures, builds, installs and runs test_package/
 from there with the recipe's own options.
@@ -85,7 +85,7 @@ class EnactConan(ConanFile):
         "sdk/*",
         "contracts/build/*",
         "bindings/*",
-        "examples/*",
+        "cli/*",
         "packaging/debian/copyright",
     )
 
@@ -136,7 +136,8 @@ class EnactConan(ConanFile):
         tc.cache_variables["ENACT_BUILD_TESTS"] = False
         tc.cache_variables["ENACT_BUILD_SERVER"] = False
         tc.cache_variables["ENACT_BUILD_BENCH"] = False
-        tc.cache_variables["ENACT_BUILD_EXAMPLES"] = bool(self.options.with_cli)
+        tc.cache_variables["ENACT_BUILD_EXAMPLES"] = False
+        tc.cache_variables["ENACT_BUILD_CLI"] = bool(self.options.with_cli)
         tc.cache_variables["ENACT_BUILD_BINDINGS"] = bool(self.options.with_c_api)
         tc.generate()
         # find_package(Boost CONFIG COMPONENTS json), find_package(OpenSSL), find_package(Threads).

@@ -17,7 +17,7 @@ endif()
 vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
   FEATURES
     bindings ENACT_BUILD_BINDINGS
-    cli      ENACT_BUILD_EXAMPLES)
+    cli      ENACT_BUILD_CLI)
 
 # The tree finds libsecp256k1 and cpp-httplib with pkg-config under Debian's module names; the
 # secp256k1 port (a static library with the recovery module, target unofficial::secp256k1) and the
@@ -63,6 +63,7 @@ vcpkg_cmake_configure(
     -DENACT_BUILD_TESTS=OFF
     -DENACT_BUILD_SERVER=OFF
     -DENACT_BUILD_BENCH=OFF
+    -DENACT_BUILD_EXAMPLES=OFF
     "-DPKG_CONFIG_EXECUTABLE=${PKGCONFIG}"
 )
 vcpkg_cmake_install()
