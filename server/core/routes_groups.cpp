@@ -112,8 +112,7 @@ result<json::value> wallet_page(const request_context& c, const ledger::page<led
   // never a PKP's key), so the keys are read only when the page holds such a wallet.
   bool unowned = false;
   for (const auto& w : wallets.items) {
-    ENACT_TRY(const bool owned,
-              shared_key_cache().owns(*c.svc.tee, c.who->account.hash, w.derivation_path, w.pkp_id));
+    ENACT_TRY(const bool owned, shared_key_cache().owns(*c.svc.tee, c.who->account.hash, w.derivation_path, w.pkp_id));
     unowned = unowned || !owned;
   }
   std::set<address> usage_wallets;
