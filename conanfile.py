@@ -115,6 +115,9 @@ class EnactConan(ConanFile):
         self.requires("openssl/[>=3.0 <4]")
         self.requires("secp256k1/[>=0.2 <1]")
         self.requires("cpp-httplib/0.14.3")
+        if self.options.with_cli:
+            # cli/CMakeLists.txt parses arguments with CLI11 (header-only).
+            self.requires("cli11/2.3.2")
 
     def build_requirements(self):
         self.tool_requires("cmake/[>=3.25 <4]")

@@ -282,17 +282,26 @@ class dstack_tee final : public detail::pkp_tee {
 
   /// Info asked again once `info_max_age` has passed, since RTMR3 (and with it tcb_info) can be
   /// extended while the app runs; the key provider and root-key chain stay those the root key was
-  /// taken under at start.
+  /// taken under at start. One caller asks while the others keep the last answer, never waiting on
+  /// the agent; an ask that fails keeps it too and waits `info_max_age` before the next, so
+  /// unauthenticated /info requests never queue behind, or hammer, a slow agent.
   result<app_info> info() const override {
+    {
+      std::lock_guard lock(info_mu_);
+      if (refreshing_ || clock::now() - info_at_ < opts_.info_max_age)
+        return info_;
+      refreshing_ = true;
+    }
+    auto fresh = fetch_info(opts_);
     std::lock_guard lock(info_mu_);
-    if (clock::now() - info_at_ < opts_.info_max_age)
-      return info_;
-    ENACT_TRY(app_info fresh, fetch_info(opts_));
-    fresh.key_provider = info_.key_provider;
-    fresh.key_provider_id = info_.key_provider_id;
-    fresh.root_key = info_.root_key;
-    info_ = std::move(fresh);
+    refreshing_ = false;
     info_at_ = clock::now();
+    if (!fresh)
+      return info_;
+    fresh->key_provider = info_.key_provider;
+    fresh->key_provider_id = info_.key_provider_id;
+    fresh->root_key = info_.root_key;
+    info_ = std::move(*fresh);
     return info_;
   }
 
@@ -303,6 +312,7 @@ class dstack_tee final : public detail::pkp_tee {
   mutable std::mutex info_mu_;
   mutable app_info info_;
   mutable clock::time_point info_at_;
+  mutable bool refreshing_ = false;  // one ask of the agent at a time
   evidence_dir evidences_;
   mutable std::mutex zero_mu_;
   mutable std::optional<quote_response> zero_quote_;

@@ -23,6 +23,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -977,6 +978,23 @@ TEST_CASE("dstack: /info follows the agent when RTMR3 is extended") {
   // The key provider and the chain are those the root key was taken under.
   CHECK((*t)->info().value().key_provider == "kms");
   CHECK(parse_object((*t)->info().value().root_key).at("kms_root_key").as_string() == kKmsRootKey);
+}
+
+TEST_CASE("dstack: /info keeps its last answer while the agent cannot be reached") {
+  auto agent = std::make_unique<fake_agent>();
+  tee::dstack_options o;
+  o.socket = agent->socket_path();
+  o.info_max_age = std::chrono::milliseconds(300);
+  const auto t = tee::open_dstack(o);
+  REQUIRE_MESSAGE(t.has_value(), t.err().message);
+  const auto before = (*t)->info();
+  REQUIRE(before.has_value());
+  agent.reset();  // the socket is gone
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const auto after = (*t)->info();
+  REQUIRE_MESSAGE(after.has_value(), after.err().message);
+  CHECK(after->tcb_info == before->tcb_info);
+  CHECK(after->key_provider == "kms");
 }
 
 // --- the backend itself, in process: malformed agent answers -----------------------------------
