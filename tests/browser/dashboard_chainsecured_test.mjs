@@ -331,7 +331,9 @@ try {
   const runnerCard = await page.locator("article", { has: page.getByRole("heading", { name: /^runner wallet/ }) }).innerText();
   const signerCard = await page.locator("article", { has: page.getByRole("heading", { name: "signer" }) }).innerText();
   check("the usage key's wallet is labelled, the PKP is not", /usage-key wallet/.test(runnerCard) && /never signs/.test(runnerCard) && !/usage-key wallet/i.test(signerCard), `${runnerCard} | ${signerCard}`);
-  const listed = (await api(base, "GET", "/list_wallets", usageKey)).data.items;
+  // With --evm the server reads the node, which may answer from before the registration for a moment.
+  const listed = (await eventually(() => api(base, "GET", "/list_wallets", usageKey),
+    (r) => (r.data.items ?? []).some((w) => w.pkp_id.toLowerCase() === usageWallet.toLowerCase()))).data.items;
   const flag = (a) => listed.find((w) => w.pkp_id.toLowerCase() === a.toLowerCase())?.usage_key_wallet;
   check("the API marks the usage key's wallet and not the PKP", flag(usageWallet) === true && flag(pkp) === false, JSON.stringify(listed));
   await page.getByRole("link", { name: "Usage keys" }).click();
