@@ -114,6 +114,17 @@ size_t key_cache::size() const {
   return index_.size();
 }
 
+std::function<result<bool>(const hash256&)> usage_key_lookup(const ledger::permission_ledger& l) {
+  return [&l](const hash256& h) -> result<bool> {
+    auto k = l.find_usage_key(h);
+    if (k)
+      return true;
+    if (k.code() == ledger_errc::unknown_usage_key)
+      return false;
+    return k.err();
+  };
+}
+
 key_cache& shared_key_cache() {
   static key_cache cache;
   return cache;

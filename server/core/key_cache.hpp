@@ -24,6 +24,7 @@
 
 #include "enact/address.hpp"
 #include "enact/result.hpp"
+#include "ledger/ledger.hpp"
 #include "tee/tee.hpp"
 
 namespace enact::core {
@@ -87,5 +88,9 @@ class key_cache {
 
 /// The process's cache, shared by every route that checks an owning account.
 key_cache& shared_key_cache();
+
+/// The `registered` question of key_cache::exported and usage_key_wallet, asked of `l`: whether a
+/// usage key with that hash exists.
+[[nodiscard]] std::function<result<bool>(const hash256&)> usage_key_lookup(const ledger::permission_ledger& l);
 
 }  // namespace enact::core

@@ -82,16 +82,9 @@ result<api::wallet> wallet_answer(const request_context& c, const ledger::wallet
     out.usage_key_wallet = true;
     return out;
   }
-  const auto registered = [&c](const hash256& h) -> result<bool> {
-    auto k = c.svc.ledger->find_usage_key(h);
-    if (k)
-      return true;
-    if (k.code() == ledger_errc::unknown_usage_key)
-      return false;
-    return k.err();
-  };
-  ENACT_TRY(out.usage_key_wallet, shared_key_cache().usage_key_wallet(*c.svc.tee, c.who->account.hash,
-                                                                      w.derivation_path, w.pkp_id, registered));
+  ENACT_TRY(out.usage_key_wallet,
+            shared_key_cache().usage_key_wallet(*c.svc.tee, c.who->account.hash, w.derivation_path, w.pkp_id,
+                                                usage_key_lookup(*c.svc.ledger)));
   return out;
 }
 

@@ -228,16 +228,8 @@ class run_capabilities final : public runtime::capability_handler {
     }
     // A PKP whose key an earlier release handed out as a usage key (before the usage-key domain)
     // is out of the TEE: refused as the wallet of a usage key it is.
-    const auto registered = [this](const hash256& h) -> result<bool> {
-      auto k = c_.svc.ledger->find_usage_key(h);
-      if (k)
-        return true;
-      if (k.code() == ledger_errc::unknown_usage_key)
-        return false;
-      return k.err();
-    };
-    ENACT_TRY(const bool exported,
-              shared_key_cache().exported(*c_.svc.tee, account, w.derivation_path, *pkp, registered));
+    ENACT_TRY(const bool exported, shared_key_cache().exported(*c_.svc.tee, account, w.derivation_path, *pkp,
+                                                               usage_key_lookup(*c_.svc.ledger)));
     if (exported)
       return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +
                                            " is the wallet of a usage key (its key was handed out by "
