@@ -120,8 +120,9 @@ ledgers open_ledgers(settings& s, const tee::tee& t, const address& payer, core:
     overrides.chain_id = s.core.chain_id;
   if (s.core.contract_address != address{})
     overrides.registry = s.core.contract_address;
-  auto chain = value_or_fail(
-      ledger::claim_embedded_chain(s.data_dir, ledger::derive_embedded_chain(identifier), overrides), "embedded chain: ");
+  auto chain =
+      value_or_fail(ledger::claim_embedded_chain(s.data_dir, ledger::derive_embedded_chain(identifier), overrides),
+                    "embedded chain: ");
   s.core.chain_id = chain.chain.chain_id;
   s.core.contract_address = chain.chain.registry;
   log.info("embedded chain", {{"chain_id", chain.chain.chain_id},
@@ -159,7 +160,8 @@ std::unique_ptr<metering::store> open_metering(const settings& s, const ledgers&
   // restart, or a start after an interrupted import, credits no account twice.
   if (l.embedded) {
     auto balances = value_or_fail(l.embedded->balances(), "ledger: ");
-    auto imported = value_or_fail(metering::import_balances(*meter, balances), "metering: importing the ledger's balances: ");
+    auto imported =
+        value_or_fail(metering::import_balances(*meter, balances), "metering: importing the ledger's balances: ");
     if (!balances.empty())
       log.info("ledger balances imported into the metering store",
                {{"accounts", imported}, {"ledger_accounts", balances.size()}});
