@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include "enact/codec/base64.hpp"
-#include "runtime/utf8.hpp"
+#include "enact/codec/utf8.hpp"
 
 namespace enact::triggers {
 namespace {
@@ -42,7 +42,7 @@ boost::json::object webhook_params(std::string_view body, std::string_view conte
                                    const std::vector<std::pair<std::string, std::string>>& headers) {
   namespace json = boost::json;
   json::object params;
-  const bool utf8 = runtime::utf8::first_invalid(body) == std::string_view::npos;
+  const bool utf8 = codec::utf8::is_valid(body);
   if (!utf8) {
     params["event"] = nullptr;
     params["event_raw"] = codec::base64::encode(as_bytes(body));
@@ -62,7 +62,7 @@ boost::json::object webhook_params(std::string_view body, std::string_view conte
   }
   // Header bytes that are not UTF-8 would make the params unparseable downstream: replaced.
   const auto text = [](std::string_view v) {
-    return runtime::utf8::first_invalid(v) == std::string_view::npos ? std::string(v) : runtime::utf8::from_duktape(v);
+    return codec::utf8::replace_invalid(v);
   };
   json::object h;
   for (const auto& [raw_name, raw_value] : headers) {

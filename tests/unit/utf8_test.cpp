@@ -44,3 +44,11 @@ TEST_CASE("utf8 valid_prefix and is_valid") {
   CHECK(codec::utf8::valid_prefix("all good"sv) == 8);
   static_assert(codec::utf8::is_valid("\xE2\x82\xAC"sv) && !codec::utf8::is_valid("\xC0\x80"sv));
 }
+
+TEST_CASE("utf8 replace_invalid: one U+FFFD per byte that begins no sequence") {
+  CHECK(codec::utf8::replace_invalid("caf\xC3\xA9"sv) == "caf\xC3\xA9");
+  CHECK(codec::utf8::replace_invalid("\xFF ok"sv) == "\xEF\xBF\xBD ok");
+  CHECK(codec::utf8::replace_invalid("a\xE2\x82"sv) == "a\xEF\xBF\xBD\xEF\xBF\xBD");                // cut short
+  CHECK(codec::utf8::replace_invalid("\xED\xA0\x80"sv) == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  CHECK(codec::utf8::is_valid(codec::utf8::replace_invalid("\x80\xC0\x80\xF8 \xF0\x9F\x98\x80"sv)));
+}

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace enact::codec::utf8 {
@@ -53,5 +54,23 @@ namespace enact::codec::utf8 {
 
 /// Whether all of `s` is well-formed UTF-8.
 [[nodiscard]] constexpr bool is_valid(std::string_view s) noexcept { return valid_prefix(s) == s.size(); }
+
+/// `s` with each byte that begins no well-formed sequence replaced by U+FFFD, so text from outside
+/// (an HTTP header, say) can go into JSON whatever its bytes.
+[[nodiscard]] inline std::string replace_invalid(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = sequence_length(s, i);
+    if (len == 0) {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
 
 }  // namespace enact::codec::utf8
