@@ -92,7 +92,7 @@ client::core_client core(const args& a) {
 }
 
 /// The owner's key: a 0x-hex private key in a file only its owner may read.
-Secret owner_key(const std::string& path) {
+secret owner_key(const std::string& path) {
   struct stat st {};
   if (path != "-") {
     if (::stat(path.c_str(), &st) != 0)
@@ -225,7 +225,7 @@ json::object with_tx(json::object o, const chain::receipt& r) {
 uint64_t chain_id_of(const session& s) { return take(s.rpc->chain_id()); }
 
 /// The usage key (base64 text, as issued) in a file.
-Secret usage_key_file(const std::string& path) {
+secret usage_key_file(const std::string& path) {
   std::string text = read_input(path);
   const auto begin = text.find_first_not_of(" \t\r\n");
   const auto end = text.find_last_not_of(" \t\r\n");
@@ -233,17 +233,17 @@ Secret usage_key_file(const std::string& path) {
     detail::secure_wipe(text.data(), text.size());
     throw input_error(path + ": empty key file");
   }
-  Secret key(as_bytes(std::string_view(text).substr(begin, end - begin + 1)));
+  secret key(as_bytes(std::string_view(text).substr(begin, end - begin + 1)));
   detail::secure_wipe(text.data(), text.size());
   return key;
 }
 
 /// The wallet address of a usage key (its base64 bytes are a secp256k1 key, docs/protocol.md §1).
-std::optional<address> usage_key_wallet(const Secret& key) {
+std::optional<address> usage_key_wallet(const secret& key) {
   auto raw = codec::base64::decode(as_chars(key.view()), "usage key");
   if (!raw || raw->size() != 32)
     return std::nullopt;
-  const Secret k(*raw);
+  const secret k(*raw);
   detail::secure_wipe(raw->data(), raw->size());
   auto pub = crypto::secp256k1::public_key_of(k);
   if (!pub)
@@ -328,9 +328,9 @@ int set_usage_key(const std::vector<std::string>& argv) {
 
   hash256 key_hash{};
   json::object o{{"account_hash", codec::hex::encode_prefixed(account)}};
-  std::optional<Secret> minted_key;
+  std::optional<secret> minted_key;
   if (auto path = a.get("usage-key-file")) {
-    const Secret key = usage_key_file(*path);
+    const secret key = usage_key_file(*path);
     key_hash = crypto::keccak256(as_chars(key.view()));
     if (!wallet)
       wallet = usage_key_wallet(key);

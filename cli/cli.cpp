@@ -148,7 +148,7 @@ std::string keystore_password(const std::string& path) {
   return trimmed_line_end(std::move(pw));
 }
 
-Secret read_key_file(const std::string& path) {
+secret read_key_file(const std::string& path) {
   std::string text = read_input(path);
   auto trim_begin = text.find_first_not_of(" \t\r\n");
   auto trim_end = text.find_last_not_of(" \t\r\n");
@@ -165,7 +165,7 @@ Secret read_key_file(const std::string& path) {
       throw input_error(path + ": " + key.err().message);
     return std::move(*key);
   }
-  Secret key = Secret::of_size(32);
+  secret key = secret::of_size(32);
   auto ok = codec::hex::decode_into(digits, key.mutable_view(), path);
   detail::secure_wipe(text.data(), text.size());
   if (!ok)
@@ -196,7 +196,7 @@ key_file::~key_file() {
   }
 }
 
-void key_file::write(const Secret& key) {
+void key_file::write(const secret& key) {
   std::string text(as_chars(key.view()));
   text += '\n';
   const bool ok = ::write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size());

@@ -76,7 +76,7 @@ args parse_args(const std::vector<std::string>& argv, std::set<std::string> opti
 }
 
 /// The text of a key file (the key's base64 text, surrounding whitespace ignored), as a Secret.
-Secret read_api_key_file(const std::string& path) {
+secret read_api_key_file(const std::string& path) {
   std::string text = read_input(path);
   const auto begin = text.find_first_not_of(" \t\r\n");
   const auto end = text.find_last_not_of(" \t\r\n");
@@ -84,13 +84,13 @@ Secret read_api_key_file(const std::string& path) {
     detail::secure_wipe(text.data(), text.size());
     throw input_error(path + ": empty key file");
   }
-  Secret key(as_bytes(std::string_view(text).substr(begin, end - begin + 1)));
+  secret key(as_bytes(std::string_view(text).substr(begin, end - begin + 1)));
   detail::secure_wipe(text.data(), text.size());
   return key;
 }
 
 /// --key-file, else $ENACT_API_KEY, else no key (the service then answers unauthenticated).
-Secret api_key_of(const args& a) {
+secret api_key_of(const args& a) {
   if (auto path = a.get("key-file"))
     return read_api_key_file(*path);
   if (const char* env = std::getenv("ENACT_API_KEY"); env != nullptr) {
@@ -98,7 +98,7 @@ Secret api_key_of(const args& a) {
     const auto begin = text.find_first_not_of(" \t\r\n");
     if (begin != std::string_view::npos) {
       text = text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
-      return Secret(as_bytes(text));
+      return secret(as_bytes(text));
     }
   }
   return {};
@@ -113,7 +113,7 @@ core_client connect(const args& a, bool with_key) {
   else
     o.base_url = std::string(kDefaultUrl);
   try {
-    return core_client(std::move(o), with_key ? api_key_of(a) : Secret{});
+    return core_client(std::move(o), with_key ? api_key_of(a) : secret{});
   } catch (const api_error& e) {
     throw usage_error("--url: " + e.message());
   }
@@ -254,7 +254,7 @@ json::object hash_line(const hash256& h) {
 int keys_update(const std::vector<std::string>& argv) {
   args a = parse_args(argv, plus(kSpecOptions, {"usage-key-file"}), kSpecFlags);
   a.at_most(0);
-  const Secret usage = read_api_key_file(a.require("usage-key-file"));
+  const secret usage = read_api_key_file(a.require("usage-key-file"));
   const api::usage_key_spec spec = spec_of(a);
   emit(hash_line(connect(a, true).update_usage_api_key(usage, spec)));
   return 0;
@@ -263,7 +263,7 @@ int keys_update(const std::vector<std::string>& argv) {
 int keys_update_metadata(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"usage-key-file", "name", "description"});
   a.at_most(0);
-  const Secret usage = read_api_key_file(a.require("usage-key-file"));
+  const secret usage = read_api_key_file(a.require("usage-key-file"));
   const std::string name = a.require("name");
   const std::string description = a.get("description").value_or("");
   emit(hash_line(connect(a, true).update_usage_api_key_metadata(usage, name, description)));
@@ -273,7 +273,7 @@ int keys_update_metadata(const std::vector<std::string>& argv) {
 int keys_remove(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"usage-key-file"});
   a.at_most(0);
-  const Secret usage = read_api_key_file(a.require("usage-key-file"));
+  const secret usage = read_api_key_file(a.require("usage-key-file"));
   emit(hash_line(connect(a, true).remove_usage_api_key(usage)));
   return 0;
 }
@@ -540,7 +540,7 @@ int run(const std::vector<std::string>& argv) {
 
 /// The admin wallet's key of --wallet-key-file: each billing request is then sent with a version 2
 /// BillingAuth the client signs for exactly that request (docs/protocol.md §2), instead of the API key.
-std::optional<Secret> wallet_key(const args& a) {
+std::optional<secret> wallet_key(const args& a) {
   auto path = a.get("wallet-key-file");
   if (!path)
     return std::nullopt;

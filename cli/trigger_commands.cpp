@@ -83,7 +83,7 @@ fs::path token_path() { return config_dir() / "triggers.json"; }
 /// What `triggers login` stored.
 struct saved_login {
   std::string url;
-  Secret token;
+  secret token;
 };
 
 std::optional<saved_login> read_saved() {
@@ -108,14 +108,14 @@ std::optional<saved_login> read_saved() {
   if (const auto* u = o.if_contains("url"); u && u->is_string())
     out.url = u->get_string();
   if (const auto* t = o.if_contains("token"); t && t->is_string())
-    out.token = Secret(as_bytes(t->get_string()));
+    out.token = secret(as_bytes(t->get_string()));
   wipe_strings(v);
   return out;
 }
 
 /// Writes the login file: a temporary file created 0600 in a 0700 directory, renamed over the
 /// old one, so that no moment exists at which the token is readable by others or half written.
-void write_saved(const std::string& url, const Secret& token) {
+void write_saved(const std::string& url, const secret& token) {
   const fs::path dir = config_dir();
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -189,7 +189,7 @@ client::client_options options_for(const std::string& url) {
   return o;
 }
 
-trigger_client make_client(const std::string& url, Secret token) {
+trigger_client make_client(const std::string& url, secret token) {
   try {
     return trigger_client(options_for(url), std::move(token));
   } catch (const api_error& e) {
@@ -200,10 +200,10 @@ trigger_client make_client(const std::string& url, Secret token) {
 /// A client with the token of $ENACT_TRIGGERS_TOKEN or of the login file.
 trigger_client connect(const args& a) {
   std::optional<saved_login> saved = read_saved();
-  Secret token;
+  secret token;
   if (const char* e = std::getenv("ENACT_TRIGGERS_TOKEN"); e != nullptr && !trim(e).empty()) {
     std::string t = trim(e);
-    token = Secret(as_bytes(t));
+    token = secret(as_bytes(t));
     detail::secure_wipe(t.data(), t.size());
   } else if (saved && !saved->token.empty()) {
     token = saved->token.clone();
@@ -225,7 +225,7 @@ auto with_hint(F&& f) -> decltype(f()) {
   }
 }
 
-Secret usage_key_of(const args& a) {
+secret usage_key_of(const args& a) {
   std::string text;
   if (auto path = a.get("usage-key-file"))
     text = read_input(*path);
@@ -235,7 +235,7 @@ Secret usage_key_of(const args& a) {
   detail::secure_wipe(text.data(), text.size());
   if (key.empty())
     throw usage_error("a usage key is needed: pass --usage-key-file FILE or set ENACT_USAGE_KEY");
-  Secret s(as_bytes(key));
+  secret s(as_bytes(key));
   detail::secure_wipe(key.data(), key.size());
   return s;
 }
@@ -306,7 +306,7 @@ int login(const std::vector<std::string>& argv) {
   }
   const std::string url = url_of(a, saved);
   trigger_client c = make_client(url, {});
-  Secret token;
+  secret token;
   if (auto source = a.get("token")) {
     // A token from `enact-server issue-token`: `-` reads it from stdin, `@FILE` from a file.
     std::string text;
@@ -322,7 +322,7 @@ int login(const std::vector<std::string>& argv) {
     detail::secure_wipe(text.data(), text.size());
     if (t.empty())
       throw input_error("--token: empty");
-    token = Secret(as_bytes(t));
+    token = secret(as_bytes(t));
     detail::secure_wipe(t.data(), t.size());
     c.set_token(token.clone());
   } else {

@@ -12,7 +12,7 @@ namespace enact::triggers {
 
 /// Store errors in the API's terms (docs/protocol.md §0); any other error as it is.
 [[nodiscard]] inline error api_error_of(const error& e) {
-  if (e.code.category() != store_category())
+  if (e.code.category() != enact::detail::store_category())
     return e;
   switch (static_cast<store_errc>(e.code.value())) {
     case store_errc::not_found:

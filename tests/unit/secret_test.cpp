@@ -13,18 +13,18 @@
 using namespace enact;
 
 // A Secret cannot be copied implicitly, printed, or turned into a string.
-static_assert(!std::is_copy_constructible_v<Secret>);
-static_assert(!std::is_copy_assignable_v<Secret>);
-static_assert(std::is_nothrow_move_constructible_v<Secret>);
-static_assert(std::is_nothrow_move_assignable_v<Secret>);
-static_assert(!std::is_convertible_v<Secret, std::string>);
-static_assert(!std::is_constructible_v<std::string, Secret>);
-static_assert(!std::is_convertible_v<bytes_view, Secret>, "construction from bytes is explicit");
+static_assert(!std::is_copy_constructible_v<secret>);
+static_assert(!std::is_copy_assignable_v<secret>);
+static_assert(std::is_nothrow_move_constructible_v<secret>);
+static_assert(std::is_nothrow_move_assignable_v<secret>);
+static_assert(!std::is_convertible_v<secret, std::string>);
+static_assert(!std::is_constructible_v<std::string, secret>);
+static_assert(!std::is_convertible_v<bytes_view, secret>, "construction from bytes is explicit");
 template <class T>
 concept streamable = requires(std::ostream& os, const T& t) {
   os << t;
 };
-static_assert(!streamable<Secret>);
+static_assert(!streamable<secret>);
 
 namespace {
 bool all_zero(bytes_view b) {
@@ -34,18 +34,18 @@ bool all_zero(bytes_view b) {
 
 TEST_CASE("Secret holds, clones and moves its bytes") {
   const bytes raw{1, 2, 3, 4};
-  Secret a{bytes_view(raw)};
+  secret a{bytes_view(raw)};
   CHECK(a.size() == 4);
   CHECK(!a.empty());
   CHECK(bytes(a.view().begin(), a.view().end()) == raw);
 
-  Secret b = a.clone();
+  secret b = a.clone();
   CHECK(b == a);
   b.mutable_view()[0] = 9;  // the clone is independent
   CHECK(a.view()[0] == 1);
   CHECK(b != a);
 
-  Secret c = std::move(a);
+  secret c = std::move(a);
   CHECK(c.size() == 4);
   CHECK(a.empty());  // NOLINT(bugprone-use-after-move): moved-from state is specified
   CHECK(a.view().empty());
@@ -54,11 +54,11 @@ TEST_CASE("Secret holds, clones and moves its bytes") {
   CHECK(c.view()[0] == 9);
   CHECK(b.empty());  // NOLINT(bugprone-use-after-move)
 
-  const Secret z = Secret::of_size(16);
+  const secret z = secret::of_size(16);
   CHECK(z.size() == 16);
   CHECK(all_zero(z.view()));
-  CHECK(Secret().empty());
-  CHECK(Secret::of_size(0).empty());
+  CHECK(secret().empty());
+  CHECK(secret::of_size(0).empty());
 }
 
 TEST_CASE("Secret equality compares contents and sizes") {
@@ -75,7 +75,7 @@ TEST_CASE("Secret equality compares contents and sizes") {
       {{0}, {}, false},
   };
   for (const auto& c : cases) {
-    CHECK((Secret(bytes_view(c.a)) == Secret(bytes_view(c.b))) == c.equal);
+    CHECK((secret(bytes_view(c.a)) == secret(bytes_view(c.b))) == c.equal);
     CHECK(constant_time_equal(c.a, c.b) == c.equal);
   }
 }
@@ -116,7 +116,7 @@ TEST_CASE("random bytes come from the generator") {
   CHECK(a != b);
   crypto::random_bytes(std::span<uint8_t>{});  // empty request is fine
 
-  const Secret s = crypto::random_secret(32);
+  const secret s = crypto::random_secret(32);
   CHECK(s.size() == 32);
   CHECK(!all_zero(s.view()));
   CHECK(s != crypto::random_secret(32));

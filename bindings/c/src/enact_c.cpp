@@ -54,7 +54,7 @@ struct enact_core_client {
   int status = 0;
   std::string request_id;
 
-  enact_core_client(enact::client::client_options options, enact::Secret key)
+  enact_core_client(enact::client::client_options options, enact::secret key)
       : core(std::move(options), std::move(key)) {}
 };
 
@@ -155,7 +155,7 @@ int guarded(F&& body) noexcept {
     return set_error(r.code, r.message);
   } catch (const std::bad_alloc&) {
     return set_error(ENACT_ERR_OUT_OF_MEMORY, "out of memory");
-  } catch (const enact::Error& e) {
+  } catch (const enact::exception& e) {
     return set_error(code_of(e.code()), e.what());
   } catch (const std::exception& e) {
     return set_error(ENACT_ERR_INTERNAL, std::string("internal error: ") + e.what());
@@ -184,12 +184,12 @@ char* new_string(std::string_view s) {
 // Copies `s` into a fixed output of `size` bytes (terminator included).
 void copy_fixed(std::string_view s, char* out, size_t size) {
   if (s.size() + 1 > size)
-    throw enact::Error(std::error_code{}, "output longer than its buffer");
+    throw enact::exception(std::error_code{}, "output longer than its buffer");
   std::memcpy(out, s.data(), s.size());
   out[s.size()] = '\0';
 }
 
-enact::Secret key_from(const uint8_t* key32) { return enact::Secret(enact::bytes_view(key32, 32)); }
+enact::secret key_from(const uint8_t* key32) { return enact::secret(enact::bytes_view(key32, 32)); }
 
 // The typed-data document of the argument typed_data_json.
 enact::eip712::typed_data typed_data_of(const char* typed_data_json) {
@@ -302,9 +302,9 @@ enact_core_client* new_client(const char* base_url, const char* api_key, const c
       options.read_timeout = std::chrono::milliseconds(read_timeout_ms);
     options.max_retries = max_retries;
     options.user_agent = "enact-c/" ENACT_VERSION_STRING;
-    enact::Secret key;
+    enact::secret key;
     if (api_key != nullptr)
-      key = enact::Secret(enact::as_bytes(std::string_view(api_key)));
+      key = enact::secret(enact::as_bytes(std::string_view(api_key)));
     try {
       client = new enact_core_client(std::move(options), std::move(key));
     } catch (const enact::api_error& e) {
@@ -744,8 +744,8 @@ enact_core_client* enact_core_client_new_ex(const char* base_url, const char* ap
 int enact_core_client_set_api_key(enact_core_client* client, const char* api_key) {
   return guarded([&] {
     require(client, "client");
-    client->core.set_api_key(api_key != nullptr ? enact::Secret(enact::as_bytes(std::string_view(api_key)))
-                                                : enact::Secret());
+    client->core.set_api_key(api_key != nullptr ? enact::secret(enact::as_bytes(std::string_view(api_key)))
+                                                : enact::secret());
     return ENACT_OK;
   });
 }

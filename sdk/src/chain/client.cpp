@@ -468,7 +468,7 @@ std::optional<registry::registry_error> registry_revert(const error& e) {
 
 struct transaction_sender::impl {
   std::shared_ptr<const rpc_client> client;
-  Secret key;
+  secret key;
   address from{};
   sender_options options;
   std::mutex mutex;
@@ -626,7 +626,7 @@ transaction_sender::~transaction_sender() = default;
 transaction_sender::transaction_sender(transaction_sender&&) noexcept = default;
 transaction_sender& transaction_sender::operator=(transaction_sender&&) noexcept = default;
 
-result<transaction_sender> transaction_sender::create(std::shared_ptr<const rpc_client> client, Secret private_key,
+result<transaction_sender> transaction_sender::create(std::shared_ptr<const rpc_client> client, secret private_key,
                                                       sender_options options) {
   ENACT_TRY(const crypto::secp256k1::public_key pub, crypto::secp256k1::public_key_of(private_key));
   auto p = std::make_unique<impl>();
