@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/content_store.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -15,9 +12,8 @@
 #include <mutex>
 
 #include "core/errors.hpp"
-#include "enact/crypto/random.hpp"
-#include "enact/codec/hex.hpp"
 #include "enact/ipfs/cid.hpp"
+#include "storage/atomic_file.hpp"
 #include "storage/sqlite.hpp"
 
 namespace enact::core {
@@ -55,25 +51,9 @@ class local_backend final : public content_backend {
     // refuses) is replaced, so storing the code again repairs it, as on PostgreSQL.
     if (holds(final_path, code))
       return {};
-    std::array<uint8_t, 8> suffix{};
-    crypto::random_bytes(suffix);
-    const std::string tmp = final_path + ".tmp-" + codec::hex::encode(suffix);
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-      return fail(api_errc::unavailable, "content store: cannot create a file");
-    size_t done = 0;
-    while (done < code.size()) {
-      const ssize_t n = ::write(fd, code.data() + done, code.size() - done);
-      if (n <= 0)
-        break;
-      done += static_cast<size_t>(n);
-    }
-    const bool ok = done == code.size() && ::fsync(fd) == 0;
-    ::close(fd);
-    if (!ok || ::rename(tmp.c_str(), final_path.c_str()) != 0) {
-      ::unlink(tmp.c_str());
+    // The message names no path: the answer goes to the client.
+    if (storage::write_file_atomically(final_path, code))
       return fail(api_errc::unavailable, "content store: write failed");
-    }
     return {};
   }
 

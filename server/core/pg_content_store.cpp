@@ -1,29 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 // The PostgreSQL content store (pg_content_store.hpp): the schema, and the backend on the storage
-// kit's pool of libpqxx connections. Code travels as hex text (decode/encode in SQL), so no
+// layer's pool of connections (storage/pg.hpp). Code travels as hex text (decode/encode in SQL), so no
 // escaping of binary parameters exists to get wrong.
 #include "core/pg_content_store.hpp"
-
-#include <pqxx/except>
-#include <pqxx/result>
-#include <pqxx/transaction>
 
 #include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <iterator>
 #include <string>
-#include <vector>
 #include <utility>
 
 #include "core/errors.hpp"
 #include "enact/codec/hex.hpp"
-#include "storage/pg_pool.hpp"
+#include "storage/pg.hpp"
 
 namespace enact::core {
 namespace {
+
+namespace pg = storage::pg;
 
 // Serializes schema creation between servers opening at once (pg_advisory_xact_lock key).
 constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(6872612823553061917)";
@@ -59,17 +55,14 @@ class pg_backend final : public content_backend {
  public:
   pg_backend(const std::string& url, pg_content_options o)
       : max_(o.max_code_bytes),
-        pool_(url, {.size = o.pool_size, .on_connect = storage::lock_timeout(o.lock_timeout_seconds)}) {}
+        pool_(url, {.size = o.pool_size, .setup = storage::pg::lock_timeout_statement(o.lock_timeout_seconds)}) {}
 
-  void migrate() {
-    storage::migrate(pool_, kSchemaLock, "content_schema",
-                     std::vector<std::string>(std::begin(kMigrations), std::end(kMigrations)));
-  }
+  void migrate() { storage::pg::migrate(pool_, kSchemaLock, "content_schema", kMigrations); }
 
   result<void> put(const std::string& cid, bytes_view code) const override {
     ENACT_TRY_VOID(fits(code));
     try {
-      transact([&](pqxx::work& w) { store(w, cid, code); });
+      transact([&](pg::connection& w) { store(w, cid, code); });
       return {};
     } catch (const std::exception& e) {
       return unavailable(e);
@@ -82,23 +75,24 @@ class pg_backend final : public content_backend {
     const std::string who = codec::hex::encode(account);
     try {
       std::optional<error> refused;
-      transact([&](pqxx::work& w) {
+      transact([&](pg::connection& w) {
         refused.reset();
         // Instances uploading for one account at once take turns from the count to the insert.
-        w.exec_params("SELECT pg_advisory_xact_lock($1, hashtext($2))", kUploadLockClass, who);
-        const pqxx::row r = w.exec_params1(
+        w.exec("SELECT pg_advisory_xact_lock($1, hashtext($2))", kUploadLockClass, who);
+        pg::rows r = w.exec(
             "SELECT COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(BOOL_OR(cid = $2), false) "
             "FROM content_uploads WHERE account = decode($1, 'hex')",
             who, cid);
-        const bool known = r[2].as<bool>();
+        (void)r.next();  // an aggregate: one row
+        const bool known = r.boolean(2);
         if (!known) {
-          refused = quota_refusal({r[1].as<uint64_t>(), r[0].as<uint64_t>()}, code.size(), quota);
+          refused = quota_refusal({r.u64(1), r.u64(0)}, code.size(), quota);
           if (refused)
             return;  // rolled back
         }
         store(w, cid, code);
         if (!known)
-          w.exec_params(
+          w.exec(
               "INSERT INTO content_uploads (account, cid, bytes, created_at) VALUES (decode($1, 'hex'), $2, $3, $4) "
               "ON CONFLICT DO NOTHING",
               who, cid, static_cast<int64_t>(code.size()), unix_now());
@@ -114,11 +108,12 @@ class pg_backend final : public content_backend {
   result<upload_usage> usage(const hash256& account) const override {
     try {
       upload_usage out;
-      transact([&](pqxx::work& w) {
-        const pqxx::row r = w.exec_params1(
-            "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM content_uploads WHERE account = decode($1, 'hex')",
-            codec::hex::encode(account));
-        out = {r[1].as<uint64_t>(), r[0].as<uint64_t>()};
+      transact([&](pg::connection& w) {
+        pg::rows r =
+            w.exec("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM content_uploads WHERE account = decode($1, 'hex')",
+                   codec::hex::encode(account));
+        (void)r.next();  // an aggregate: one row
+        out = {r.u64(1), r.u64(0)};
       });
       return out;
     } catch (const std::exception& e) {
@@ -129,10 +124,10 @@ class pg_backend final : public content_backend {
   result<bool> stored_by(const hash256& account, const std::string& cid) const override {
     try {
       bool out = false;
-      transact([&](pqxx::work& w) {
-        out = !w.exec_params("SELECT 1 FROM content_uploads WHERE account = decode($1, 'hex') AND cid = $2",
-                             codec::hex::encode(account), cid)
-                   .empty();
+      transact([&](pg::connection& w) {
+        out = w.exec("SELECT 1 FROM content_uploads WHERE account = decode($1, 'hex') AND cid = $2",
+                     codec::hex::encode(account), cid)
+                  .next();
       });
       return out;
     } catch (const std::exception& e) {
@@ -143,15 +138,14 @@ class pg_backend final : public content_backend {
   result<std::optional<bytes>> get(const std::string& cid) const override {
     std::optional<std::string> hex;
     try {
-      transact([&](pqxx::work& w) {
+      transact([&](pg::connection& w) {
         hex.reset();
-        const pqxx::result r =
-            w.exec_params("SELECT octet_length(code), encode(code, 'hex') FROM content_code WHERE cid = $1", cid);
-        if (r.empty())
+        pg::rows r = w.exec("SELECT octet_length(code), encode(code, 'hex') FROM content_code WHERE cid = $1", cid);
+        if (!r.next())
           return;
-        if (max_ != 0 && r[0][0].as<uint64_t>() > max_)
+        if (max_ != 0 && r.u64(0) > max_)
           throw std::runtime_error(cid + " is larger than the largest code kept (" + std::to_string(max_) + " bytes)");
-        hex = r[0][1].c_str();
+        hex = r.text(1);
       });
     } catch (const std::exception& e) {
       return unavailable(e);
@@ -173,8 +167,8 @@ class pg_backend final : public content_backend {
 
   /// Keeps `code` under `cid` in `w` and commits nothing. A row already there is left as it is
   /// when it holds these bytes and repaired when it holds others (a row changed in the database).
-  static void store(pqxx::work& w, const std::string& cid, bytes_view code) {
-    w.exec_params(
+  static void store(pg::connection& w, const std::string& cid, bytes_view code) {
+    w.exec(
         "INSERT INTO content_code (cid, code, created_at) VALUES ($1, decode($2, 'hex'), $3) "
         "ON CONFLICT (cid) DO UPDATE SET code = EXCLUDED.code WHERE content_code.code <> EXCLUDED.code",
         cid, codec::hex::encode(code), unix_now());
@@ -182,17 +176,17 @@ class pg_backend final : public content_backend {
 
   /// `body` in one transaction on a pooled connection (committed when it returns), run again a few times when
   /// PostgreSQL aborts it as a deadlock, a serialization failure or a unique violation (two first uploads of one CID).
-  void transact(const std::function<void(pqxx::work&)>& body) const {
-    storage::transact(pool_,
-                      [&](pqxx::work& w) {
-                        body(w);
-                        return true;
-                      },
-                      {.unique_violation = true});
+  void transact(const std::function<void(pg::connection&)>& body) const {
+    pg::transact(pool_,
+                 [&](pg::connection& w) {
+                   body(w);
+                   return true;
+                 },
+                 {.unique_violation = true});
   }
 
   size_t max_;
-  mutable storage::pg_pool pool_;
+  mutable pg::pool pool_;
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "enact/address.hpp"
 #include "ledger/ledger.hpp"
 #include "ledger/rpc_surface.hpp"
+#include "storage/atomic_file.hpp"
 
 namespace enact::ledger {
 namespace {
@@ -113,24 +114,10 @@ result<std::optional<embedded_chain>> read_record(const std::string& path) {
   return std::optional<embedded_chain>(c);
 }
 
-/// Writes `c` to `path` through `path`.tmp, fsync and rename, then syncs the directory.
-result<void> write_record(const std::string& data_dir, const std::string& path, const embedded_chain& c) {
-  const std::string text = text_of(c);
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
-    return refused("cannot create " + tmp + ": " + std::strerror(errno));
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return refused("cannot write " + path + ": " + why);
-  }
-  if (const int dfd = ::open(data_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    (void)::fsync(dfd);
-    ::close(dfd);
-  }
+/// Writes `c` to `path` so that a crash leaves no record or the whole one.
+result<void> write_record(const std::string& path, const embedded_chain& c) {
+  if (auto why = storage::write_file_atomically(path, as_bytes(text_of(c))))
+    return refused(std::move(*why));
   return {};
 }
 
@@ -204,7 +191,7 @@ result<claimed_chain> claim_embedded_chain(const std::string& data_dir, const em
     claimed.chain.chain_id = *overrides.chain_id;
   if (overrides.registry)
     claimed.chain.registry = *overrides.registry;
-  ENACT_TRY_VOID(write_record(data_dir, path, claimed.chain));
+  ENACT_TRY_VOID(write_record(path, claimed.chain));
   return claimed;
 }
 

@@ -149,33 +149,8 @@ result<std::unique_ptr<embedded_ledger>> embedded_ledger::open(const std::string
     c.exec("PRAGMA synchronous = NORMAL");
     c.exec("PRAGMA foreign_keys = ON");
 
-    const auto user_version = [&c] {
-      return c.user_version();
-    };
-    const auto refuse_newer = [&](int64_t v) {
-      return fail(ledger_errc::storage, "sqlite: " + sqlite_path + ": schema version " + std::to_string(v) +
-                                            " is newer than this build's " + std::to_string(kSchemaVersion));
-    };
-    int64_t version = user_version();
-    if (version > kSchemaVersion)
-      return refuse_newer(version);
-    if (version < kSchemaVersion) {
-      try {
-        c.exec("BEGIN IMMEDIATE");
-        version = user_version();  // another process may have migrated meanwhile
-        if (version > kSchemaVersion) {
-          c.rollback();
-          return refuse_newer(version);
-        }
-        for (int64_t v = version; v < kSchemaVersion; ++v)
-          c.exec(kMigrations[v]);
-        c.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
-        c.exec("COMMIT");
-      } catch (...) {
-        c.rollback();
-        throw;
-      }
-    }
+    // Refuses a file of a later build (storage::migrate).
+    storage::migrate(c, kMigrations);
     // One reader now, so that a file readers cannot open fails here rather than on first use.
     { reader_pool::lease l = s->readers.acquire(); }
   } catch (const std::exception& e) {

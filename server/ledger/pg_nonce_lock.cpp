@@ -2,19 +2,15 @@
 // The relayer's nonce lock in PostgreSQL (pg_nonce_lock.hpp).
 #include "ledger/pg_nonce_lock.hpp"
 
-#include <pqxx/except>
-#include <pqxx/transaction>
-
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <optional>
 #include <string>
 #include <utility>
 
 #include "enact/codec/hex.hpp"
 #include "ledger/ledger.hpp"
-#include "storage/pg_pool.hpp"
+#include "storage/pg.hpp"
 
 namespace enact::ledger {
 namespace {
@@ -26,27 +22,24 @@ constexpr int kNonceLockClass = 0x6e6f6e63;  // "nonc"
 class pg_lock final : public chain::nonce_lock {
  public:
   pg_lock(const std::string& url, pg_nonce_lock_options o)
-      : wait_(o.wait), pool_(url, {.size = o.pool_size, .on_connect = {}}) {}
+      : wait_(o.wait), pool_(url, {.size = o.pool_size, .setup = {}}) {}
 
   result<hash256> exclusive(const address& from, const std::function<result<hash256>()>& send) override {
     try {
       auto lease = pool_.acquire();
-      std::optional<pqxx::work> w;
+      storage::pg::connection& c = *lease;
       try {
-        w.emplace(*lease);
-        w->exec("SET LOCAL lock_timeout = " + std::to_string(wait_.count()));
-        w->exec_params("SELECT pg_advisory_xact_lock($1, hashtext($2))", kNonceLockClass, codec::hex::encode(from));
-      } catch (const pqxx::broken_connection&) {
-        w.reset();
-        lease.discard();
+        c.exec_simple("BEGIN; SET LOCAL lock_timeout = " + std::to_string(wait_.count()));
+        (void)c.exec("SELECT pg_advisory_xact_lock($1, hashtext($2))", kNonceLockClass, codec::hex::encode(from));
+      } catch (...) {
+        c.rollback();  // a connection that broke is not pooled again
         throw;
       }
       auto sent = send();
       try {
-        w->commit();  // releases the lock
+        c.exec_simple("COMMIT");  // releases the lock
       } catch (const std::exception&) {
         // The session is gone, and its lock with it; the send's answer stands.
-        w.reset();
         lease.discard();
       }
       return sent;
@@ -57,7 +50,7 @@ class pg_lock final : public chain::nonce_lock {
 
  private:
   std::chrono::milliseconds wait_;
-  storage::pg_pool pool_;
+  storage::pg::pool pool_;
 };
 
 }  // namespace

@@ -156,31 +156,28 @@ void chain_store::migrate() {
   db_->enable_wal();
   db_->exec("PRAGMA synchronous = NORMAL");
   db_->exec("PRAGMA foreign_keys = ON");
-  const int64_t version = db_->user_version();
-  if (version > kSchemaVersion)
-    throw store_failure("rpc store: " + settings_.sqlite_path + ": schema version " + std::to_string(version) +
-                        " is newer than this build's " + std::to_string(kSchemaVersion));
-  if (version == 0) {
-    storage::transaction t(*db_);
-    db_->exec(kSchema);
-    db_->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
-    query(*db_,
-          "INSERT INTO meta (key, value) VALUES ('chain_id', ?), ('registry', ?), "
-          "('synced_sequence', 0)")
-        .bind(settings_.chain_id, settings_.registry)
-        .run();
-    // The genesis block: no transaction, a hash that names the chain and the registry.
-    crypto::keccak256_hasher hh;
-    hh.update(std::string_view("enact/embedded-chain"));
-    hh.update(be64(settings_.chain_id));
-    hh.update(settings_.registry);
-    query(*db_,
-          "INSERT INTO blocks (number, hash, parent, timestamp, bloom) "
-          "VALUES (0, ?, ?, ?, ?)")
-        .bind(hh.finalize(), hash256{}, unix_now(), std::array<uint8_t, 256>{})
-        .run();
-    t.commit();
-  }
+  // Version 1: the schema, the chain's identity and its genesis block, in one transaction
+  // (storage::migrate, which also refuses a file of a later build).
+  const storage::migration steps[] = {{kSchema, [this](storage::connection& c) {
+                                         query(c,
+                                               "INSERT INTO meta (key, value) VALUES ('chain_id', ?), ('registry', ?), "
+                                               "('synced_sequence', 0)")
+                                             .bind(settings_.chain_id, settings_.registry)
+                                             .run();
+                                         // The genesis block: no transaction, a hash that names the chain and the
+                                         // registry.
+                                         crypto::keccak256_hasher hh;
+                                         hh.update(std::string_view("enact/embedded-chain"));
+                                         hh.update(be64(settings_.chain_id));
+                                         hh.update(settings_.registry);
+                                         query(c,
+                                               "INSERT INTO blocks (number, hash, parent, timestamp, bloom) "
+                                               "VALUES (0, ?, ?, ?, ?)")
+                                             .bind(hh.finalize(), hash256{}, unix_now(), std::array<uint8_t, 256>{})
+                                             .run();
+                                       }}};
+  static_assert(sizeof(steps) / sizeof(steps[0]) == kSchemaVersion, "kSchemaVersion must count the migrations");
+  storage::migrate(*db_, steps);
   const uint64_t chain_id = meta_u64("chain_id");
   address registry{};
   {

@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The PostgreSQL metering store (pg_store.hpp): the schema, a session (session.hpp) on a pooled
-// libpqxx connection, and the committer (group_commit.hpp) that runs the writes in batches. The run
-// path's reserve and settle are one call each of the store's functions (pg_functions.hpp).
+// connection of the storage layer (storage/pg.hpp), and the committer (group_commit.hpp) that runs the writes in
+// batches. The run path's reserve and settle are one call each of the store's functions (pg_functions.hpp).
 #include "metering/pg_store.hpp"
-
-#include <pqxx/except>
-#include <pqxx/nontransaction>
-#include <pqxx/result>
-#include <pqxx/prepared_statement>
-#include <pqxx/transaction>
 
 #include <algorithm>
 #include <exception>
@@ -23,12 +17,13 @@
 #include "enact/codec/hex.hpp"
 #include "metering/group_commit.hpp"
 #include "metering/pg_functions.hpp"
-#include "metering/pg_pipeline.hpp"
 #include "metering/session.hpp"
-#include "storage/pg_pool.hpp"
+#include "storage/pg.hpp"
 
 namespace enact::metering {
 namespace {
+
+namespace pgs = storage::pg;
 
 // Serializes schema creation between servers opening at once (pg_advisory_xact_lock key).
 constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(6872612823553061901)";
@@ -44,9 +39,15 @@ constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(68726128235530
 const std::string kBatchLock = "SELECT pg_advisory_xact_lock(" + std::to_string(pg::kBatchLockKey) + ")";
 
 // The schema versions in PostgreSQL's spelling (session.hpp); metering_schema.version counts them.
-const std::vector<std::string>& migrations() {
+std::span<const char* const> migrations() {
   static const std::vector<std::string> m = sql::schema("bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
-  return m;
+  static const std::vector<const char*> steps = [] {
+    std::vector<const char*> out;
+    for (const std::string& step : m)
+      out.push_back(step.c_str());
+    return out;
+  }();
+  return steps;
 }
 
 /// `?N` placeholders as PostgreSQL's `$N`, and FOR UPDATE on a locking read.
@@ -60,32 +61,33 @@ std::string dialect(const sql::statement& s) {
   return out;
 }
 
+/// A statement's answer as the operations read it (session.hpp): every column as text.
+sql::rows rows_of(pgs::rows r) {
+  sql::rows out;
+  out.affected = r.affected();
+  const int columns = r.columns();
+  out.data.reserve(static_cast<size_t>(r.count()));
+  while (r.next()) {
+    auto& o = out.data.emplace_back();
+    for (int f = 0; f < columns; ++f)
+      o.push_back(r.is_null(f) ? std::nullopt : std::optional<std::string>(r.text(f)));
+  }
+  return out;
+}
+
 class pg_session final : public sql::session {
  public:
-  /// `autocommit`: `w` is no transaction, every statement commits on its own.
-  explicit pg_session(pqxx::transaction_base& w, bool autocommit = false) : w_(w), autocommit_(autocommit) {}
+  /// `autocommit`: `c` is in no transaction, every statement commits on its own.
+  explicit pg_session(pgs::connection& c, bool autocommit = false) : c_(c), autocommit_(autocommit) {}
 
   [[nodiscard]] bool autocommit() const noexcept { return autocommit_; }
 
   sql::rows exec(const sql::statement& s, const std::vector<sql::param>& params) override {
-    std::vector<std::string> text;
-    text.reserve(params.size());
-    for (const sql::param& p : params)
-      text.push_back(std::holds_alternative<int64_t>(p) ? std::to_string(std::get<int64_t>(p))
-                                                        : std::get<std::string>(p));
-    const pqxx::result r = w_.exec_params(dialect(s), pqxx::prepare::make_dynamic_params(text));
-    sql::rows out;
-    out.affected = static_cast<int64_t>(r.affected_rows());
-    for (const auto& row : r) {
-      auto& o = out.data.emplace_back();
-      for (const auto& f : row)
-        o.push_back(f.is_null() ? std::nullopt : std::optional<std::string>(f.c_str()));
-    }
-    return out;
+    return rows_of(c_.exec_params(dialect(s), pgs::args::of(params)));
   }
 
  private:
-  pqxx::transaction_base& w_;
+  pgs::connection& c_;
   bool autocommit_;
 };
 
@@ -98,7 +100,7 @@ struct needs_transaction : std::runtime_error {
 /// A write that is one call of a store function (pg_functions.hpp): the call, its parameters,
 /// made when it runs (the clock read then), and what the write makes of the answer. Run as a
 /// body on a session, it sends the call and reads the answer at once; in a pipelined batch
-/// (pg_pipeline.hpp) the committer sends the batch's calls together and gives each its answer
+/// (storage::pg::connection::pipeline) the committer sends the batch's calls together and gives each its answer
 /// after the commit.
 struct function_call {
   enum class answer { kept, refused, waited };
@@ -167,10 +169,8 @@ const std::string& hold_commit_text() {
 bool retryable(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
-  } catch (const pqxx::deadlock_detected&) {
-    return true;
-  } catch (const pqxx::serialization_failure&) {
-    return true;
+  } catch (const pgs::failure& f) {
+    return f.retryable();
   } catch (...) {
     return false;
   }
@@ -180,17 +180,17 @@ class pg_store final : public sql::session_store {
  public:
   pg_store(const std::string& url, pg_options o)
       : session_store(std::move(o.now)),
-        pool_(url, {.size = o.pool_size, .on_connect = storage::lock_timeout(o.lock_timeout_seconds)}),
-        pipeline_(url, storage::lock_timeout_statement(o.lock_timeout_seconds)),
+        pool_(url, {.size = o.pool_size, .setup = pgs::lock_timeout_statement(o.lock_timeout_seconds)}),
+        pipeline_(url, {.size = 1, .setup = pgs::lock_timeout_statement(o.lock_timeout_seconds)}),
         committer_([this](std::span<sql::queued_write* const> batch) { run_batch(batch); }) {}
 
   /// The schema's versions, then this release's functions (pg_functions.hpp), created under the
   /// same advisory lock so that servers opening at once do not replace them under each other.
   void migrate() {
-    storage::migrate(pool_, kSchemaLock, "metering_schema", migrations());
-    storage::transact(pool_, [](pqxx::work& w) {
-      w.exec(kSchemaLock);
-      w.exec(pg::function_definitions());
+    pgs::migrate(pool_, kSchemaLock, "metering_schema", migrations());
+    pgs::transact(pool_, [](pgs::connection& c) {
+      c.exec_simple(kSchemaLock);
+      c.exec_simple(pg::function_definitions());
       return true;
     });
   }
@@ -290,33 +290,26 @@ class pg_store final : public sql::session_store {
   }
 
   /// `body` in one READ COMMITTED transaction on a pooled connection, run again (a few times)
-  /// when PostgreSQL aborts it as a deadlock or a serialization failure (storage::transact); its
+  /// when PostgreSQL aborts it as a deadlock or a serialization failure (storage::pg::transact); its
   /// commit not waited to disk unless `durable`.
   void transact_alone(const std::function<bool(sql::session&)>& body, bool durable = true) const {
-    storage::transact(pool_, [&](pqxx::work& w) {
+    pgs::transact(pool_, [&](pgs::connection& c) {
       if (!durable)
-        w.exec(kHoldCommit);
-      pg_session s(w);
+        c.exec_simple(kHoldCommit);
+      pg_session s(c);
       return body(s);
     });
   }
 
   /// A single-statement write (queued_write::single_statement) as its own implicit transaction:
-  /// one round trip. Run again in a transaction (storage::transact, with its retries) when it
+  /// one round trip. Run again in a transaction (storage::pg::transact, with its retries) when it
   /// needs one or PostgreSQL aborted it as a deadlock or a serialization failure.
   void autocommit(const std::function<bool(sql::session&)>& body, bool durable) const {
     try {
       auto lease = pool_.acquire();
-      try {
-        pqxx::nontransaction n(*lease);
-        pg_session s(n, /*autocommit=*/true);
-        (void)body(s);  // a refusal wrote nothing
-        n.commit();
-        return;
-      } catch (const pqxx::broken_connection&) {
-        lease.discard();
-        throw;
-      }
+      pg_session s(*lease, /*autocommit=*/true);
+      (void)body(s);  // a refusal wrote nothing
+      return;
     } catch (const needs_transaction&) {
     } catch (...) {
       if (!retryable(std::current_exception()))
@@ -357,10 +350,11 @@ class pg_store final : public sql::session_store {
     }
     try {
       auto lease = pool_.acquire();
+      pgs::connection& c = *lease;
       try {
-        pqxx::work w(*lease);
-        w.exec(batch.front()->durable ? kBatchLock : std::string(kHoldCommit) + "; " + kBatchLock);
-        pg_session s(w);
+        c.exec_simple(batch.front()->durable ? "BEGIN; " + kBatchLock
+                                             : std::string("BEGIN; ") + kHoldCommit + "; " + kBatchLock);
+        pg_session s(c);
         bool lost = false;  // a single statement threw: its error may have aborted the transaction
         // Savepoints in plain SQL, so that a refused ROLLBACK TO throws (and fails the batch)
         // rather than leaving an aborted transaction whose COMMIT would roll back silently. A
@@ -380,20 +374,22 @@ class pg_store final : public sql::session_store {
           sql::run_in_savepoint(
               *q,
               [&]() -> sql::session& {
-                w.exec(release_pending ? "RELEASE SAVEPOINT metering_write; SAVEPOINT metering_write"
-                                       : "SAVEPOINT metering_write");
+                c.exec_simple(release_pending ? "RELEASE SAVEPOINT metering_write; SAVEPOINT metering_write"
+                                              : "SAVEPOINT metering_write");
                 release_pending = false;
                 return s;
               },
               [&] { release_pending = true; },
-              [&] { w.exec("ROLLBACK TO SAVEPOINT metering_write; RELEASE SAVEPOINT metering_write"); }, retryable);
+              [&] { c.exec_simple("ROLLBACK TO SAVEPOINT metering_write; RELEASE SAVEPOINT metering_write"); },
+              retryable);
         }
         if (!lost) {
-          w.commit();
+          c.exec_simple("COMMIT");
           return;
         }
-      } catch (const pqxx::broken_connection&) {
-        lease.discard();
+        c.rollback();
+      } catch (...) {
+        c.rollback();
         throw;
       }
     } catch (...) {
@@ -408,25 +404,25 @@ class pg_store final : public sql::session_store {
 
   /// A batch of function calls only: sent together under metering_batch_lock_v2 (kBatchLock
   /// shared, then its accounts' locks), one implicit transaction, one round trip
-  /// (pg_pipeline.hpp); each call's answer read after the commit. A reserve that
+  /// (storage::pg::connection::pipeline); each call's answer read after the commit. A reserve that
   /// waited for its account's row (another server's transaction held it) wrote nothing, and its
   /// lock ended with the batch: it runs again alone, its clock read then. A batch PostgreSQL
   /// refused whole (a call's error, a deadlock) runs again write by write, a lone call only after
   /// a deadlock or a serialization failure (any other error is its answer); a connection that
   /// failed fails the batch (whether it committed is unknown).
   void run_pipelined(std::span<sql::queued_write* const> batch) const {
-    std::vector<pg::pipeline::statement> statements;
+    std::vector<pgs::pipelined> statements;
     statements.reserve(batch.size() + 1);
     if (!batch.front()->durable)
-      statements.push_back({&hold_commit_text(), {}});
+      statements.push_back({&hold_commit_text(), pgs::args{}});
     if (batch.size() > 1)  // a lone call locks one account: no batch lock
-      statements.push_back({&batch_lock_text(), {batch_accounts(batch)}});
+      statements.push_back({&batch_lock_text(), pgs::args{batch_accounts(batch)}});
     const size_t first = statements.size();
     for (const sql::queued_write* q : batch) {
       const auto* call = q->body->target<function_call>();
-      statements.push_back({call->text, call->params()});
+      statements.push_back({call->text, pgs::args::of(call->params())});
     }
-    const pg::pipeline::outcome out = pipeline_.run(statements);
+    pgs::pipeline_outcome out = run_pipeline(statements);
     if (!out.committed && batch.size() == 1 && !out.retryable) {
       // Its own error (a lock timeout, a constraint): alone again it would only fail again.
       batch.front()->error = std::make_exception_ptr(std::runtime_error(out.error));
@@ -439,7 +435,8 @@ class pg_store final : public sql::session_store {
         continue;
       }
       try {
-        if (q.body->target<function_call>()->read(out.rows[first + i]) == function_call::answer::waited)
+        if (q.body->target<function_call>()->read(rows_of(std::move(out.answers[first + i]))) ==
+            function_call::answer::waited)
           run_alone(q);
       } catch (...) {
         q.error = std::current_exception();
@@ -447,8 +444,28 @@ class pg_store final : public sql::session_store {
     }
   }
 
-  mutable storage::pg_pool pool_;
-  mutable pg::pipeline pipeline_;        // the committer's: one batch at a time
+  /// `batch` pipelined on the committer's own connection (connection::pipeline). A connection the
+  /// server closed since the last batch is seen before the batch is sent (an idle session has
+  /// nothing to read: anything there ends it), so nothing is lost by starting over; one that
+  /// fails during the batch is closed, and whether the batch committed is then unknown.
+  pgs::pipeline_outcome run_pipeline(const std::vector<pgs::pipelined>& batch) const {
+    for (bool fresh = false;; fresh = true) {
+      auto lease = pipeline_.acquire();
+      if (!fresh && lease->readable()) {
+        lease.discard();
+        continue;
+      }
+      try {
+        return lease->pipeline(batch);
+      } catch (...) {
+        lease.discard();
+        throw;
+      }
+    }
+  }
+
+  mutable pgs::pool pool_;
+  mutable pgs::pool pipeline_;           // the committer's one connection: one batch at a time
   mutable sql::group_commit committer_;  // after pool_: stopped before the connections close
 };
 

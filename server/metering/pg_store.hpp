@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The metering store in PostgreSQL (store.hpp), for several servers sharing one account's credits:
 // the same database the trigger service may use, its own tables. Connections come from the
-// storage kit's pool (libpqxx); each operation locks the account row (SELECT … FOR UPDATE) before
+// storage kit's pool (storage/pg.hpp); each operation locks the account row (SELECT … FOR UPDATE) before
 // it reads what it changes and debits with a conditional UPDATE … WHERE balance >= $n, so
 // concurrent servers neither lose an update nor spend a credit twice. Reads are one READ
 // COMMITTED transaction each; writes go to the store's committer (group_commit.hpp), which runs
 // the writes queued meanwhile in one READ COMMITTED transaction, each in its savepoint, and one
 // commit. The run path's reserve and settle are one call each of a server-side function
 // (pg_functions.hpp) that refuses before it writes, so they need no savepoint, and a batch of
-// nothing but such calls is sent in one round trip (pg_pipeline.hpp). A transaction PostgreSQL
+// nothing but such calls is sent in one round trip (storage::pg::connection::pipeline). A transaction PostgreSQL
 // aborts as a deadlock or a serialization failure is run again (a batch: write by write).
 #pragma once
 
@@ -22,7 +22,7 @@
 namespace enact::metering {
 
 struct pg_options {
-  /// Connections of the store's pool at most (its pipeline keeps one more, pg_pipeline.hpp).
+  /// Connections of the store's pool at most (its pipelined batches keep one more).
   size_t pool_size = 8;
   /// How long a write waits on a lock another session holds (a stuck transaction of another
   /// server) before it fails as a storage error (SET lock_timeout), instead of stalling the

@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -264,7 +265,7 @@ class savepoint {
 /// SQL alone cannot express).
 struct migration {
   const char* sql = nullptr;
-  void (*apply)(connection&) = nullptr;
+  std::function<void(connection&)> apply;
 };
 
 /// Brings `c`'s schema to version `steps.size()`: runs steps[v] for every version v from the

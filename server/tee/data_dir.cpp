@@ -13,6 +13,7 @@
 
 #include "tee/errors.hpp"
 #include "enact/pkp/pkp.hpp"
+#include "storage/atomic_file.hpp"
 #include "tee/tee.hpp"
 
 namespace enact::tee {
@@ -28,20 +29,10 @@ bool exists(const std::string& path) {
 
 error refused(std::string message) { return fail(tee_errc::invalid_argument, std::move(message)); }
 
-/// Writes `text` to `path` through a temporary file and a rename, so a crash leaves the old
-/// record or the new one.
+/// Writes `text` to `path` so that a crash leaves the old record or the new one.
 result<void> write_record(const std::string& path, std::string_view text) {
-  const std::string tmp = path + ".tmp";
-  const int wfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (wfd < 0)
-    return refused("cannot create " + tmp + ": " + std::strerror(errno));
-  const bool ok = ::write(wfd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(wfd) == 0;
-  ::close(wfd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return refused("cannot write " + path + ": " + why);
-  }
+  if (auto why = storage::write_file_atomically(path, as_bytes(text)))
+    return refused(std::move(*why));
   return {};
 }
 

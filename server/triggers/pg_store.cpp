@@ -179,7 +179,7 @@ class sql_connection final : public sql::connection {
 
  protected:
   std::unique_ptr<sql::rows> run(const char* sql, std::span<const sql::param> params) override {
-    return std::make_unique<statement_rows>(c_.exec_args(sql, args(params)));
+    return std::make_unique<statement_rows>(c_.exec_args(sql, args::of(params)));
   }
 
  private:
@@ -188,61 +188,39 @@ class sql_connection final : public sql::connection {
 
 class db final : public sql::backend {
  public:
-  db(const std::string& url, const pg_options& o) : connections_(url, o.connections) {}
+  db(const std::string& url, const pg_options& o)
+      : connections_(url, {.size = o.connections, .setup = kConnectionSetup}) {}
 
   /// Statements outside an explicit transaction: reads, and writes of one statement (which
   /// commit on their own before returning).
   result<void> read(const work& f) const override {
-    return on_connection([&](connection& c) { return call(c, f); });
+    return answered([&] {
+      pool::lease l = connections_.acquire();
+      return call(*l, f);
+    });
   }
   result<void> write_one(const work& f) override { return read(f); }
 
   /// `f` inside BEGIN … COMMIT; rolled back when it returns an error. Retried on a deadlock or a
   /// serialization failure (the other transaction went first; running again sees its result).
   result<void> write(const work& f) override {
-    for (int attempt = 1;; ++attempt) {
-      std::optional<std::string> retry;
-      auto out = on_connection([&](connection& c) -> result<void> {
-        try {
-          c.exec_simple("BEGIN");
-          auto r = call(c, f);
-          if (!r) {
-            c.rollback();
-            return r;
-          }
-          c.exec_simple("COMMIT");
-          return r;
-        } catch (const pg_failure& e) {
-          c.rollback();
-          if ((e.sqlstate == "40001" || e.sqlstate == "40P01") && attempt < kWriteAttempts)
-            retry = e.what();
-          throw;
-        } catch (...) {
-          c.rollback();
-          throw;
-        }
-      });
-      if (!retry)
-        return out;
-    }
+    return answered([&] {
+      result<void> out;
+      storage::pg::transact(connections_,
+                            [&](connection& c) {
+                              out = call(c, f);
+                              return out.has_value();
+                            },
+                            {.attempts = kWriteAttempts});
+      return out;
+    });
   }
 
-  /// The schema's migration: raw SQL on one connection, in one transaction.
-  template <class F>
-  result<void> migrate(F&& f) {
-    return on_connection([&](connection& c) -> result<void> {
-      c.exec_simple("BEGIN");
-      try {
-        auto r = f(c);
-        if (r)
-          c.exec_simple("COMMIT");
-        else
-          c.rollback();
-        return r;
-      } catch (...) {
-        c.rollback();
-        throw;
-      }
+  /// The schema's migrations (storage::pg::migrate).
+  result<void> migrate() {
+    return answered([&] {
+      storage::pg::migrate(connections_, kSchemaLock, "trigger_store_schema", kMigrations);
+      return result<void>{};
     });
   }
 
@@ -251,12 +229,11 @@ class db final : public sql::backend {
     sql_connection sc(c);
     return f(sc);
   }
-  /// `f(connection&)` on a pooled connection; a failure thrown by it is answered as a store_errc.
+  /// `f()`, a failure thrown by it answered as a store_errc.
   template <class F>
-  result<void> on_connection(F&& f) const {
+  static result<void> answered(F&& f) {
     try {
-      pool::lease l = connections_.acquire();
-      return f(*l);
+      return f();
     } catch (const pg_failure& e) {
       return storage_error(e);
     } catch (const store_rows::corrupt_row& e) {
@@ -278,26 +255,7 @@ result<std::unique_ptr<pg_store>> pg_store::open(const std::string& url, pg_opti
   if (!is_postgres_url(url))
     return fail(store_errc::invalid_argument, "postgres: expected a postgres:// or postgresql:// connection URL");
   auto d = std::make_unique<pg_backend::db>(url, options);
-  auto migrated = d->migrate([&](pg_backend::connection& c) -> result<void> {
-    c.exec_simple(pg_backend::kSchemaLock);
-    c.exec_simple("CREATE TABLE IF NOT EXISTS trigger_store_schema (version integer NOT NULL)");
-    int64_t version = 0;
-    {
-      pg_backend::rows q = c.exec("SELECT version FROM trigger_store_schema");
-      if (q.next())
-        version = q.i64(0);
-      else
-        c.exec("INSERT INTO trigger_store_schema (version) VALUES (0)");
-    }
-    if (version > kSchemaVersion)
-      return fail(store_errc::storage, "postgres: schema version " + std::to_string(version) +
-                                           " is newer than this build's " + std::to_string(kSchemaVersion));
-    for (int64_t v = version; v < kSchemaVersion; ++v)
-      c.exec_simple(pg_backend::kMigrations[v]);
-    if (version < kSchemaVersion)
-      c.exec("UPDATE trigger_store_schema SET version = $1", kSchemaVersion);
-    return {};
-  });
+  auto migrated = d->migrate();
   if (!migrated)
     return migrated.err();
   return std::unique_ptr<pg_store>(new pg_store(std::move(d)));

@@ -51,7 +51,7 @@ foreach(lib libc6 libstdc\\+\\+6 libssl3 libsecp256k1-1 libboost-json1\\.81\\.0)
   expect("${control_libenact-c0}" "\nDepends: [^\n]*${lib}" "libenact-c0 Depends (${lib})")
   expect("${control_enact}" "\nDepends: [^\n]*${lib}" "enact Depends (${lib})")
 endforeach()
-foreach(lib adduser libsqlite3-0 libpq5 libpqxx-6\\.4 libmozjs-102-0 libtomlplusplus3 libseccomp2
+foreach(lib adduser libsqlite3-0 libpq5 libmozjs-102-0 libtomlplusplus3 libseccomp2
     libcpp-httplib0\\.11)
   expect("${control_enact-server}" "\nDepends: [^\n]*${lib}" "enact-server Depends (${lib})")
 endforeach()

@@ -2,7 +2,9 @@
 // The exclusive lock of a file or a directory (storage/file_lock.hpp), attacked by every other
 // name of its target: a symbolic link, a symlinked parent directory, a path through `..`, a hard
 // link (refused); a process the holder starts does not keep the lock past the holder (O_CLOEXEC);
-// a moved lock stays held, a destroyed one is free again.
+// a moved lock stays held, a destroyed one is free again. And the atomic file writer
+// (storage/atomic_file.hpp): the new content replaces the old whole, the file is private to its
+// owner, nothing is left beside it, and a failure leaves the old content.
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -13,10 +15,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "storage/atomic_file.hpp"
 #include "storage/file_lock.hpp"
 
 extern char** environ;
@@ -163,6 +168,51 @@ TEST_CASE("a process the holder starts does not inherit the lock") {
   int status = 0;
   ::waitpid(child, &status, 0);
   CHECK(again.empty());
+}
+
+namespace {
+
+std::string read_all(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+size_t entries(const fs::path& dir) {
+  size_t n = 0;
+  for (auto it = fs::directory_iterator(dir); it != fs::directory_iterator(); ++it)
+    ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("write_file_atomically: creates, replaces, leaves nothing beside the file") {
+  scratch dir;
+  const std::string path = (dir.root / "record").string();
+  CHECK_FALSE(write_file_atomically(path, as_bytes("first\n")).has_value());
+  CHECK(read_all(path) == "first\n");
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK_FALSE(write_file_atomically(path, as_bytes("second, longer\n")).has_value());
+  CHECK(read_all(path) == "second, longer\n");
+  CHECK_FALSE(write_file_atomically(path, as_bytes("")).has_value());
+  CHECK(read_all(path).empty());
+  CHECK(entries(dir.root) == 1);
+}
+
+TEST_CASE("write_file_atomically: a failure says why and leaves the old content") {
+  scratch dir;
+  const auto missing = write_file_atomically((dir.root / "no-such-dir" / "record").string(), as_bytes("x"));
+  REQUIRE(missing.has_value());
+  CHECK(missing->starts_with("cannot create "));
+  // A directory where the file should be: the rename fails, the temporary file goes.
+  fs::create_directories(dir.root / "taken" / "inside");
+  const auto taken = write_file_atomically((dir.root / "taken").string(), as_bytes("x"));
+  REQUIRE(taken.has_value());
+  CHECK(taken->starts_with("cannot write "));
+  CHECK(entries(dir.root) == 1);  // only "taken"
+  CHECK(fs::is_directory(dir.root / "taken" / "inside"));
 }
 
 }  // namespace enact::storage::test

@@ -118,6 +118,21 @@ TEST_CASE("migrate: a failing step rolls back alone; the steps before it stay") 
   CHECK_FALSE(has_table(c, "c"));
 }
 
+TEST_CASE("migrate: a step's code may carry the opener's values (the rpc store's chain identity)") {
+  temp_dir dir;
+  connection c(dir.file("db.sqlite"));
+  const std::string chain = "chain 5";
+  const migration steps[] = {{"CREATE TABLE meta (value TEXT);", [&chain](connection& conn) {
+                                query(conn, "INSERT INTO meta VALUES (?)").bind(chain).run();
+                              }}};
+  migrate(c, steps);
+  migrate(c, steps);  // at its version: the code does not run again
+  query q(c, "SELECT count(*), max(value) FROM meta");
+  REQUIRE(q.next());
+  CHECK(q.i64(0) == 1);
+  CHECK(q.text(1) == chain);
+}
+
 TEST_CASE("transaction: commit keeps, unwinding rolls back") {
   temp_dir dir;
   connection c(dir.file("db.sqlite"));
