@@ -154,19 +154,25 @@ result<S> struct_from_json(const json::value& v, const std::string& what) {
   });
 }
 
+/// 0x-prefixed hex bytes; `expected` says what the string should have been.
+inline result<bytes> hex_from_json(const json::value& v, const std::string& what, const char* expected) {
+  const auto* s = v.if_string();
+  if (s == nullptr)
+    return json_error(what, std::string("expected ") + expected);
+  auto b = codec::hex::decode_prefixed(*s, what);
+  if (!b)
+    return fail(abi_errc::bad_value, std::move(b).err().message);
+  return std::move(*b);
+}
+
 template <class T>
 result<T> from_json_value(const json::value& v, const std::string& what) {
   if constexpr (std::is_same_v<T, hash256>) {
-    const auto* s = v.if_string();
-    if (s == nullptr)
-      return json_error(what, "expected 0x followed by 64 hex digits");
-    auto b = codec::hex::decode_prefixed(*s, what);
-    if (!b)
-      return fail(abi_errc::bad_value, std::move(b).err().message);
-    if (b->size() != 32)
-      return json_error(what, "expected 32 bytes, got " + std::to_string(b->size()));
+    ENACT_TRY(const bytes b, hex_from_json(v, what, "0x followed by 64 hex digits"));
+    if (b.size() != 32)
+      return json_error(what, "expected 32 bytes, got " + std::to_string(b.size()));
     hash256 out{};
-    std::copy(b->begin(), b->end(), out.begin());
+    std::copy(b.begin(), b.end(), out.begin());
     return out;
   } else if constexpr (std::is_same_v<T, address>) {
     const auto* s = v.if_string();
@@ -177,13 +183,7 @@ result<T> from_json_value(const json::value& v, const std::string& what) {
       return fail(abi_errc::bad_value, std::move(a).err().message);
     return *a;
   } else if constexpr (std::is_same_v<T, bytes>) {
-    const auto* s = v.if_string();
-    if (s == nullptr)
-      return json_error(what, "expected 0x-prefixed hex");
-    auto b = codec::hex::decode_prefixed(*s, what);
-    if (!b)
-      return fail(abi_errc::bad_value, std::move(b).err().message);
-    return std::move(*b);
+    return hex_from_json(v, what, "0x-prefixed hex");
   } else if constexpr (std::is_same_v<T, u256>) {
     return u256_from_json(v, what);
   } else if constexpr (std::is_same_v<T, group_id>) {
