@@ -24,10 +24,10 @@ import { connectWallet, signEnvelope } from "./wallet.js";
  * Sends one registry write and reports it in `status`: the hash once the wallet sent it, then
  * `done(receipt)` (which re-reads the page); a refusal or failure is shown in `status`.
  */
-async function write(status, what, signature, args, done) {
+async function write(status, what, name, args, done) {
   showOk(status, `${what}: asking the wallet to send the transaction…`);
   try {
-    const receipt = await sendRegistry(signature, args, (hash) => showOk(status, `${what}: transaction ${hash} sent, waiting for its receipt…`));
+    const receipt = await sendRegistry(name, args, (hash) => showOk(status, `${what}: transaction ${hash} sent, waiting for its receipt…`));
     await done(`${what}: transaction ${receipt.transactionHash} mined in block ${BigInt(receipt.blockNumber)}.`, receipt);
     return true;
   } catch (err) {
@@ -122,7 +122,7 @@ function keyCard(key, groups, account, refresh) {
   });
   remove.addEventListener("click", () => {
     if (!window.confirm(`Remove the usage key ${key.name}? Scripts using it stop working.`)) return;
-    write(status, `Removing ${key.name}`, "removeUsageApiKey(uint256,uint256)", [account, BigInt(key.hash)], refresh);
+    write(status, `Removing ${key.name}`, "removeUsageApiKey", [account, BigInt(key.hash)], refresh);
   });
   return h("article", { class: "card key", "aria-labelledby": `key-${key.hash}` }, h("h3", { id: `key-${key.hash}` }, key.name), key.description && h("p", {}, key.description),
     h("p", { class: "meta" }, "Wallet ", h("code", { class: "addr" }, key.wallet_address), ` · created ${when(key.created_at)} · expires ${when(key.expiration)}`),
@@ -158,16 +158,16 @@ export function chainKeysPage(root, message = "") {
 
 function groupCard(g, wallets, actions, account, refresh) {
   const status = statusLine();
-  const act = (what, signature, args) => write(status, what, signature, args, refresh);
+  const act = (what, name, args) => write(status, what, name, args, refresh);
   const id = BigInt(g.group_id);
   const walletList = g.pkp_ids_permitted.map((p) => h("li", {}, h("code", { class: "addr" }, p), " ",
     h("button", { type: "button", class: "danger small", "aria-label": `Remove wallet ${p} from ${g.name}`,
-      onclick: () => act(`Removing a wallet from ${g.name}`, "removePkpFromGroup(uint256,uint256,address)", [account, id, p]) }, "Remove")));
+      onclick: () => act(`Removing a wallet from ${g.name}`, "removePkpFromGroup", [account, id, p]) }, "Remove")));
   const actionList = g.cid_hashes_permitted.map((hash) => {
     const a = actions.find((x) => x.hashed_cid === hash);
     return h("li", {}, a ? `${a.name} ` : "", h("code", { class: "addr" }, a?.action_ipfs_cid || hash), " ",
       h("button", { type: "button", class: "danger small", "aria-label": `Remove action ${a?.name ?? hash} from ${g.name}`,
-        onclick: () => act(`Removing an action from ${g.name}`, "removeActionFromGroup(uint256,uint256,uint256)", [account, id, BigInt(hash)]) }, "Remove"));
+        onclick: () => act(`Removing an action from ${g.name}`, "removeActionFromGroup", [account, id, BigInt(hash)]) }, "Remove"));
   });
   const addWallet = picker(`Add a wallet to ${g.name}`, wallets.filter((w) => !g.pkp_ids_permitted.includes(w.pkp_id)).map((w) => [w.pkp_id, `${w.name} (${w.pkp_id})`]));
   const addAction = picker(`Add an action to ${g.name}`, actions.filter((a) => !g.cid_hashes_permitted.includes(a.hashed_cid)).map((a) => [a.hashed_cid, `${a.name} (${a.action_ipfs_cid})`]));
@@ -176,10 +176,10 @@ function groupCard(g, wallets, actions, account, refresh) {
     ev.preventDefault();
     // One transaction each, in order; the page is read again after the last one.
     const steps = [];
-    if (addWallet.input.value) steps.push([`Adding a wallet to ${g.name}`, "addPkpToGroup(uint256,uint256,address)", [account, id, addWallet.input.value]]);
-    if (addAction.input.value) steps.push([`Adding an action to ${g.name}`, "addActionToGroup(uint256,uint256,uint256)", [account, id, BigInt(addAction.input.value)]]);
-    for (const [i, [what, signature, args]] of steps.entries()) {
-      if (!(await write(status, what, signature, args, i === steps.length - 1 ? refresh : async () => {}))) break;
+    if (addWallet.input.value) steps.push([`Adding a wallet to ${g.name}`, "addPkpToGroup", [account, id, addWallet.input.value]]);
+    if (addAction.input.value) steps.push([`Adding an action to ${g.name}`, "addActionToGroup", [account, id, BigInt(addAction.input.value)]]);
+    for (const [i, [what, name, args]] of steps.entries()) {
+      if (!(await write(status, what, name, args, i === steps.length - 1 ? refresh : async () => {}))) break;
     }
   });
   const name = field(`Name of group ${g.group_id}`, { value: g.name, required: true, maxlength: "256" });
@@ -187,11 +187,11 @@ function groupCard(g, wallets, actions, account, refresh) {
   const rename = h("form", { class: "inline-form" }, name.row, description.row, h("button", { type: "submit" }, "Save name"));
   rename.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    act(`Group ${g.group_id}`, "updateGroup(uint256,uint256,string,string,address[],uint256[])",
+    act(`Group ${g.group_id}`, "updateGroup",
       [account, id, name.input.value, description.input.value, g.pkp_ids_permitted, g.cid_hashes_permitted.map(BigInt)]);
   });
   const drop = h("button", { type: "button", class: "danger" }, `Remove group ${g.name}`);
-  drop.addEventListener("click", () => window.confirm(`Remove the group ${g.name}?`) && act(`Removing group ${g.name}`, "removeGroup(uint256,uint256)", [account, id]));
+  drop.addEventListener("click", () => window.confirm(`Remove the group ${g.name}?`) && act(`Removing group ${g.name}`, "removeGroup", [account, id]));
   return h("article", { class: "card", "aria-labelledby": `group-${g.group_id}` }, h("h3", { id: `group-${g.group_id}` }, `${g.name} (#${g.group_id})`),
     g.description && h("p", {}, g.description),
     h("h4", {}, "Wallets"), walletList.length ? h("ul", { class: "plain" }, walletList) : h("p", { class: "empty" }, "No wallet."),
@@ -207,7 +207,7 @@ export function chainGroupsPage(root, message = "") {
     const create = h("form", { class: "card", "aria-labelledby": "create-group-h" }, h("h2", { id: "create-group-h" }, "Create a group"), name.row, description.row, h("button", { type: "submit" }, "Create group"));
     create.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      write(status, `Group ${name.input.value}`, "addGroup(uint256,string,string,address[],uint256[])", [account, name.input.value, description.input.value, [], []], refresh);
+      write(status, `Group ${name.input.value}`, "addGroup", [account, name.input.value, description.input.value, [], []], refresh);
     });
     return [create, h("h2", {}, `Groups (${groups.length})`),
       h("div", { class: "list" }, groups.length ? groups.map((g) => groupCard(g, wallets, actions, account, refresh)) : h("p", { class: "empty" }, "No groups yet."))];
@@ -236,7 +236,7 @@ export function chainWalletsPage(root, message = "") {
         const res = await fetch("/core/v1/create_wallet_with_signature", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(envelope), cache: "no-store", credentials: "omit" });
         const pkp = await res.json();
         if (!res.ok) throw new Error(`${pkp?.error?.message ?? res.statusText} (${pkp?.error?.code ?? "error"}, HTTP ${res.status})`);
-        write(status, `Wallet ${pkp.wallet_address}`, "registerWalletDerivation(uint256,address,uint256,string,string)",
+        write(status, `Wallet ${pkp.wallet_address}`, "registerWalletDerivation",
           [account, pkp.wallet_address, BigInt(pkp.derivation_path), name.input.value, description.input.value], refresh);
       } catch (err) {
         showError(status, err);
@@ -261,7 +261,7 @@ export function chainActionsPage(root, message = "") {
     create.addEventListener("submit", (ev) => {
       ev.preventDefault();
       const text = cid.input.value.trim();
-      write(status, `Action ${name.input.value}`, "addAction(uint256,uint256,string,string,string)", [account, textHash(text), text, name.input.value, description.input.value], refresh);
+      write(status, `Action ${name.input.value}`, "addAction", [account, textHash(text), text, name.input.value, description.input.value], refresh);
     });
     const card = (a) => {
       const line = statusLine();
@@ -270,10 +270,10 @@ export function chainActionsPage(root, message = "") {
       const edit = h("form", { class: "inline-form" }, newName.row, newDescription.row, h("button", { type: "submit" }, "Save"));
       edit.addEventListener("submit", (ev) => {
         ev.preventDefault();
-        write(line, `Action ${a.name}`, "updateActionMetadata(uint256,uint256,string,string)", [account, BigInt(a.hashed_cid), newName.input.value, newDescription.input.value], refresh);
+        write(line, `Action ${a.name}`, "updateActionMetadata", [account, BigInt(a.hashed_cid), newName.input.value, newDescription.input.value], refresh);
       });
       const drop = h("button", { type: "button", class: "danger" }, `Delete ${a.name}`);
-      drop.addEventListener("click", () => window.confirm(`Delete the action ${a.name}? It leaves every group.`) && write(line, `Deleting ${a.name}`, "deleteAction(uint256,uint256)", [account, BigInt(a.hashed_cid)], refresh));
+      drop.addEventListener("click", () => window.confirm(`Delete the action ${a.name}? It leaves every group.`) && write(line, `Deleting ${a.name}`, "deleteAction", [account, BigInt(a.hashed_cid)], refresh));
       return h("article", { class: "card", "aria-labelledby": `action-${a.hashed_cid}` }, h("h3", { id: `action-${a.hashed_cid}` }, a.name), a.description && h("p", {}, a.description),
         h("dl", { class: "facts" }, h("dt", {}, "CID"), h("dd", {}, h("code", { class: "addr" }, a.action_ipfs_cid)), h("dt", {}, "CID hash"), h("dd", {}, h("code", { class: "addr" }, a.hashed_cid))),
         h("details", {}, h("summary", {}, `Edit ${a.name}`), edit), drop, line);

@@ -11,6 +11,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { decode, encodeCall, selector, signatureTypes } from "./abi.js";
+import { kRegistryErrors, kRegistryFunctions } from "./registry_abi.js";
 import { addressOf } from "./verify.js";
 import { hasWallet, nodeChainConfig } from "./wallet.js";
 
@@ -18,31 +19,15 @@ const kReceiptPollMs = 500;
 const kReceiptTries = 240; // two minutes
 const kListLimit = 1000; // the most a list view answers per call (docs/chainsecured.md)
 
-// The registry's custom errors (contracts/build/PermissionRegistry.json), with their parameter names.
-const kErrors = [
-  "NotAdmin(uint256 accountHash,address sender)",
-  "RelayNotAllowed(uint256 accountHash,address sender)",
-  "NotOwner(address sender)",
-  "AlreadyUnmanaged(uint256 accountHash)",
-  "UnknownAccount(uint256 accountHash)",
-  "UnknownUsageKey(uint256 accountHash,uint256 usageKeyHash)",
-  "UnknownGroup(uint256 accountHash,uint256 groupId)",
-  "UnknownWallet(uint256 accountHash,address wallet)",
-  "UnknownAction(uint256 accountHash,uint256 hashedCid)",
-  "Duplicate(string what)",
-  "InvalidArgument(string reason)",
-  "AccountHashNotCanonical(uint256 apiKeyHash,address admin)",
-  "ManagedNotAllowed(uint256 apiKeyHash,address sender)",
-  "NewAdminNotSender(uint256 accountHash,address newAdmin)",
-  "HashIsUsageKey(uint256 apiKeyHash)",
-  "HashIsAccount(uint256 usageKeyHash)",
-  "UsageKeyOfAnotherAccount(uint256 accountHash,uint256 usageKeyHash)",
-].map((text) => {
-  const name = text.slice(0, text.indexOf("("));
-  const params = text.slice(name.length + 1, -1).split(",").map((p) => p.split(" "));
-  const signature = `${name}(${params.map(([t]) => t).join(",")})`;
-  return { name, signature, names: params.map(([, n]) => n), selector: selector(signature) };
-});
+// The registry's custom errors (registry_abi.js, generated from the contract's build artifact).
+const kErrors = kRegistryErrors.map((e) => ({ ...e, selector: selector(e.signature) }));
+
+/** The registry function `name` (a key of registry_abi.js, as setUsageApiKeyWithWallet). */
+function registryFunction(name) {
+  const f = kRegistryFunctions[name];
+  if (!f) throw new Error(`the registry has no function ${name}`);
+  return f;
+}
 
 /** A uint256 as 0x and 64 hex digits (hashes, derivation paths). */
 export const hex256 = (n) => `0x${BigInt(n).toString(16).padStart(64, "0")}`;
@@ -90,24 +75,26 @@ async function wallet(method, params) {
   return window.ethereum.request(params === undefined ? { method } : { method, params });
 }
 
-/** The registry view `signature` with `args`, decoded as `types`, through the wallet's eth_call. */
-export async function registryView(signature, args, types) {
+/** The registry view `name` with `args`, decoded as its outputs, through the wallet's eth_call. */
+export async function registryView(name, args) {
+  const { signature, outputs } = registryFunction(name);
   const { contract_address: to } = await nodeChainConfig();
   let result;
   try {
     result = await wallet("eth_call", [{ to, data: encodeCall(signature, args) }, "latest"]);
   } catch (err) {
-    throw refused(signature.slice(0, signature.indexOf("(")), err);
+    throw refused(name, err);
   }
-  return decode(types, result);
+  return decode(outputs, result);
 }
 
 /**
- * Sends the registry write `signature` with `args` from the wallet's current account and waits
- * for it to be mined: answers the receipt; `onSent(hash)` is told the hash once the wallet sent
- * it. Throws a ChainError naming the custom error when the registry refuses.
+ * Sends the registry write `name` (a key of registry_abi.js) with `args` from the wallet's current
+ * account and waits for it to be mined: answers the receipt; `onSent(hash)` is told the hash once
+ * the wallet sent it. Throws a ChainError naming the custom error when the registry refuses.
  */
-export async function sendRegistry(signature, args, onSent = () => {}) {
+export async function sendRegistry(name, args, onSent = () => {}) {
+  const { signature } = registryFunction(name);
   const what = signature.slice(0, signature.indexOf("("));
   const { chain_id: chainId, contract_address: to } = await nodeChainConfig();
   const walletChain = BigInt(await wallet("eth_chainId"));
@@ -138,7 +125,7 @@ export async function sendRegistry(signature, args, onSent = () => {}) {
 
 /** The account `admin` administers: { accountHash (BigInt), admin, name } (accountByAdmin). */
 export async function accountOf(admin) {
-  const [[accountHash, adminAddress, , name]] = await registryView("accountByAdmin(address)", [admin], ["(uint256,address,bool,string,string,string,uint256,uint256)"]);
+  const [[accountHash, adminAddress, , name]] = await registryView("accountByAdmin", [admin]);
   return { accountHash, admin: adminAddress, name };
 }
 
@@ -146,10 +133,7 @@ const nums = (list) => list.map(Number);
 
 /** The account's usage keys in the shape of GET /list_api_keys (hash as 0x hex, no value). */
 export async function listKeys(accountHash) {
-  const [items] = await registryView("listUsageApiKeys(uint256,uint256,uint256)", [accountHash, 0n, BigInt(kListLimit)], [
-    "(uint256,uint256,address,uint256,uint256,string,string,(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]),uint256)[]",
-    "uint256",
-  ]);
+  const [items] = await registryView("listUsageApiKeys", [accountHash, 0n, BigInt(kListLimit)]);
   return items.map(([, hash, walletAddress, expiration, balance, name, description, p, createdAt]) => ({
     hash: hex256(hash),
     wallet_address: walletAddress,
@@ -170,19 +154,19 @@ export async function listKeys(accountHash) {
 
 /** The account's groups in the shape of GET /list_groups. */
 export async function listGroups(accountHash) {
-  const [items] = await registryView("listGroups(uint256,uint256,uint256)", [accountHash, 0n, BigInt(kListLimit)], ["(uint256,string,string,address[],uint256[])[]", "uint256"]);
+  const [items] = await registryView("listGroups", [accountHash, 0n, BigInt(kListLimit)]);
   return items.map(([id, name, description, pkps, cids]) => ({ group_id: Number(id), name, description, pkp_ids_permitted: pkps, cid_hashes_permitted: cids.map(hex256) }));
 }
 
 /** The account's registered wallets (PKPs): { pkp_id, wallet_address, derivation_path, name, description, created_at }. */
 export async function listWallets(accountHash) {
-  const [items] = await registryView("listWallets(uint256,uint256,uint256)", [accountHash, 0n, BigInt(kListLimit)], ["(address,uint256,string,string,uint256)[]", "uint256"]);
+  const [items] = await registryView("listWallets", [accountHash, 0n, BigInt(kListLimit)]);
   return items.map(([address, path, name, description, createdAt]) => ({ pkp_id: address, wallet_address: address, derivation_path: hex256(path), name, description, created_at: Number(createdAt) }));
 }
 
 /** The account's actions in the shape of GET /list_actions. */
 export async function listActions(accountHash) {
-  const [items] = await registryView("listActions(uint256,uint256,uint256)", [accountHash, 0n, BigInt(kListLimit)], ["(uint256,string,string,string,uint256)[]", "uint256"]);
+  const [items] = await registryView("listActions", [accountHash, 0n, BigInt(kListLimit)]);
   return items.map(([hashed, cid, name, description, createdAt]) => ({ hashed_cid: hex256(hashed), action_ipfs_cid: cid, name, description, created_at: Number(createdAt) }));
 }
 
@@ -209,4 +193,4 @@ export function permissionsTuple(p) {
   return [!!p.can_create_groups, !!p.can_delete_groups, !!p.can_create_pkps, ids(p.manage_ipfs_ids_in_groups), ids(p.add_pkp_to_groups), ids(p.remove_pkp_from_groups), ids(p.execute_in_groups)];
 }
 
-export const kSetUsageKey = "setUsageApiKey(uint256,uint256,uint256,uint256,string,string,(bool,bool,bool,uint256[],uint256[],uint256[],uint256[]),address)";
+export const kSetUsageKey = "setUsageApiKeyWithWallet";

@@ -59,17 +59,6 @@ reg::usage_key_view usage_key_view(const usage_key& k) {
           k.name,    k.description, k.permissions, unix_u256(k.created_at)};
 }
 
-template <class C, class... Cs>
-constexpr bool is_one_of = (std::is_same_v<C, Cs> || ...);
-
-/// The registry's view functions: run outside a ledger batch.
-template <class C>
-constexpr bool is_view = is_one_of<C, reg::owner_call, reg::api_payers_call, reg::is_api_payer_call,
-                                   reg::get_account_call, reg::account_by_admin_call, reg::get_usage_api_key_call,
-                                   reg::list_usage_api_keys_call, reg::get_group_call, reg::list_groups_call,
-                                   reg::get_wallet_call, reg::list_wallets_call, reg::list_wallets_in_group_call,
-                                   reg::get_action_call, reg::list_actions_call, reg::list_actions_in_group_call>;
-
 /// Runs one registry call with `sender` as msg.sender: one overload per call type. Writes go
 /// straight to the ledger; the executor wraps them in a batch.
 class call_runner {
@@ -417,7 +406,8 @@ result<outcome> call_executor::execute(bytes_view calldata, const address& sende
     return outcome{true, {}};
   const reg::call& c = *decoded;
   const call_runner run(ledger_, sender);
-  if (std::visit([](const auto& x) { return is_view<std::decay_t<decltype(x)>>; }, c))
+  // View functions (kView, the ABI's stateMutability) run outside a ledger batch.
+  if (std::visit([](const auto& x) { return std::decay_t<decltype(x)>::kView; }, c))
     return std::visit(run, c);
   outcome out;
   bool storage_failed = false;

@@ -27,6 +27,7 @@
 #include "ledger/embedded_ledger.hpp"
 #include "ledger/rpc_call_executor.hpp"
 #include "ledger/rpc_chain_store.hpp"
+#include "ledger/rpc_wire.hpp"
 
 namespace enact::ledger {
 namespace {
@@ -39,77 +40,20 @@ using rpc::claim;
 using rpc::log_row;
 using rpc::store_failure;
 using rpc::tx_row;
+using namespace rpc::wire_forms;
 
 constexpr std::string_view kClientVersion = "enact-embedded-registry/0.1.0";
 // JSON-RPC 2.0 §5.1, and the codes Ethereum nodes use beside them.
 constexpr int64_t kParseError = -32700;
 constexpr int64_t kInvalidRequest = -32600;
 constexpr int64_t kMethodNotFound = -32601;
-constexpr int64_t kInvalidParams = -32602;
 constexpr int64_t kInternalError = -32603;
 constexpr int64_t kServerError = -32000;    // geth: transaction pool refusals
 constexpr int64_t kLimitExceeded = -32005;  // EIP-1474
 constexpr int64_t kExecutionReverted = 3;   // geth, anvil: revert data in `data`
 constexpr uint64_t kIntrinsicGas = 21000;
-// crypto::keccak256(rlp([])): the uncles hash of a block without uncles (Yellow Paper §4.3).
-constexpr std::string_view kEmptyUnclesHash = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347";
 // The registry's code as eth_getCode shows it: PUSH1 0 PUSH1 0 REVERT (no EVM runs here).
 constexpr std::array<uint8_t, 5> kRegistryCodeStub = {0x60, 0x00, 0x60, 0x00, 0xfd};
-
-struct rpc_error {
-  int64_t code;
-  std::string message;
-  json::value data = nullptr;
-};
-
-[[noreturn]] void throw_rpc(int64_t code, std::string message, json::value data = nullptr) {
-  throw rpc_error{code, std::move(message), std::move(data)};
-}
-[[noreturn]] void invalid_params(std::string message) { throw_rpc(kInvalidParams, std::move(message)); }
-
-// ---------------------------------------------------------------------------------------------
-// Wire forms
-
-std::string quantity(uint64_t v) { return u256{v}.to_hex(); }
-
-template <size_t N>
-std::string data_hex(const std::array<uint8_t, N>& v) {
-  return codec::hex::encode_prefixed(v);
-}
-
-template <class T>
-T take_param(result<T> r) {
-  if (!r)
-    invalid_params(r.err().message);
-  return std::move(r).value();
-}
-
-const json::value& param(const json::array& p, size_t i, std::string_view what) {
-  if (i >= p.size())
-    invalid_params("missing value for required argument " + std::to_string(i) + " (" + std::string(what) + ")");
-  return p[i];
-}
-
-const json::value* optional_param(const json::array& p, size_t i) {
-  return i < p.size() && !p[i].is_null() ? &p[i] : nullptr;
-}
-
-address address_param(const json::value& v, std::string_view what) {
-  return take_param(wire::parse_data_fixed<20>(v, what));
-}
-
-hash256 hash_param(const json::value& v, std::string_view what) {
-  return take_param(wire::parse_data_fixed<32>(v, what));
-}
-
-/// A count given as QUANTITY or as a JSON integer (eth_feeHistory's blockCount is either).
-uint64_t count_param(const json::value& v, std::string_view what) {
-  if (v.is_int64() && v.get_int64() >= 0)
-    return static_cast<uint64_t>(v.get_int64());
-  if (v.is_uint64())
-    return v.get_uint64();
-  return take_param(wire::parse_quantity_u64(v, what));
-}
 
 }  // namespace
 
@@ -131,131 +75,6 @@ struct rpc_surface::impl {
   rpc::call_executor exec;
 
   impl(embedded_ledger& l, rpc_settings s) : ledger(l), settings(std::move(s)), chain(l, settings), exec(l) {}
-
-  // --- JSON forms ---------------------------------------------------------------------------
-
-  json::object log_json(const log_row& l, const block_row& b, const hash256& tx_hash) const {
-    json::array topics;
-    for (const hash256& t : l.topics)
-      topics.emplace_back(data_hex(t));
-    return {{"address", data_hex(settings.registry)},
-            {"topics", std::move(topics)},
-            {"data", wire::data(l.data)},
-            {"blockNumber", quantity(b.number)},
-            {"blockHash", data_hex(b.hash)},
-            {"transactionHash", data_hex(tx_hash)},
-            {"transactionIndex", "0x0"},
-            {"logIndex", quantity(l.log_index)},
-            {"removed", false}};
-  }
-
-  u256 effective_gas_price(const std::optional<chain::decoded_tx>& d) const {
-    const u256 base{rpc_surface::kBaseFee};
-    if (!d)
-      return base;
-    const u256 tip = base + d->tx.max_priority_fee_per_gas;
-    return d->tx.max_fee_per_gas < tip ? d->tx.max_fee_per_gas : tip;
-  }
-
-  json::object tx_json(const tx_row& t, const block_row& b) const {
-    std::optional<chain::decoded_tx> d;
-    if (t.nonce)
-      if (auto r = chain::decode(t.raw))
-        d = std::move(*r);
-    json::object o;
-    o["hash"] = data_hex(t.hash);
-    o["type"] = "0x2";
-    o["blockHash"] = data_hex(b.hash);
-    o["blockNumber"] = quantity(b.number);
-    o["transactionIndex"] = "0x0";
-    o["from"] = data_hex(t.from);
-    o["to"] = data_hex(settings.registry);
-    o["chainId"] = quantity(settings.chain_id);
-    o["accessList"] = json::array{};
-    o["gasPrice"] = wire::quantity(effective_gas_price(d));
-    if (d) {
-      o["nonce"] = quantity(d->tx.nonce);
-      o["value"] = wire::quantity(d->tx.value);
-      o["gas"] = quantity(d->tx.gas_limit);
-      o["maxFeePerGas"] = wire::quantity(d->tx.max_fee_per_gas);
-      o["maxPriorityFeePerGas"] = wire::quantity(d->tx.max_priority_fee_per_gas);
-      o["input"] = wire::data(d->tx.data);
-      o["r"] = data_hex(d->signature.r);
-      o["s"] = data_hex(d->signature.s);
-      o["v"] = quantity(d->signature.v);
-      o["yParity"] = quantity(d->signature.v);
-    } else {
-      // A relayed ledger write: the ledger keeps its event, not the calldata or a signature.
-      o["nonce"] = "0x0";
-      o["value"] = "0x0";
-      o["gas"] = quantity(rpc_surface::kGasPerCall);
-      o["maxFeePerGas"] = quantity(rpc_surface::kBaseFee);
-      o["maxPriorityFeePerGas"] = "0x0";
-      o["input"] = "0x";
-      o["r"] = data_hex(hash256{});
-      o["s"] = data_hex(hash256{});
-      o["v"] = "0x0";
-      o["yParity"] = "0x0";
-    }
-    return o;
-  }
-
-  json::object receipt_json(const tx_row& t, const block_row& b) {
-    std::optional<chain::decoded_tx> d;
-    if (t.nonce)
-      if (auto r = chain::decode(t.raw))
-        d = std::move(*r);
-    json::array logs;
-    for (const log_row& l : chain.logs_after(b.number, -1, b.number, SIZE_MAX))
-      logs.emplace_back(log_json(l, b, t.hash));
-    json::object o{{"transactionHash", data_hex(t.hash)},
-                   {"transactionIndex", "0x0"},
-                   {"blockHash", data_hex(b.hash)},
-                   {"blockNumber", quantity(b.number)},
-                   {"from", data_hex(t.from)},
-                   {"to", data_hex(settings.registry)},
-                   {"cumulativeGasUsed", quantity(t.gas_used)},
-                   {"gasUsed", quantity(t.gas_used)},
-                   {"contractAddress", nullptr},
-                   {"logs", std::move(logs)},
-                   {"logsBloom", wire::data(b.bloom)},
-                   {"type", "0x2"},
-                   {"status", t.status ? "0x1" : "0x0"},
-                   {"effectiveGasPrice", wire::quantity(effective_gas_price(d))}};
-    // Besu's receipt field: the revert data of a failed transaction.
-    if (!t.status)
-      o["revertReason"] = wire::data(t.revert_data);
-    return o;
-  }
-
-  json::object block_json(const block_row& b, bool full) {
-    const std::optional<tx_row> t = b.number == 0 ? std::nullopt : chain.tx_in_block(b.number);
-    json::array txs;
-    if (t)
-      txs.emplace_back(full ? json::value(tx_json(*t, b)) : json::value(data_hex(t->hash)));
-    const hash256 tx_root = t ? crypto::keccak256(t->hash) : hash256{};
-    return {{"number", quantity(b.number)},
-            {"hash", data_hex(b.hash)},
-            {"parentHash", data_hex(b.parent)},
-            {"nonce", "0x0000000000000000"},
-            {"sha3Uncles", kEmptyUnclesHash},
-            {"logsBloom", wire::data(b.bloom)},
-            {"transactionsRoot", data_hex(tx_root)},
-            {"stateRoot", data_hex(hash256{})},
-            {"receiptsRoot", data_hex(tx_root)},
-            {"miner", data_hex(address{})},
-            {"difficulty", "0x0"},
-            {"totalDifficulty", "0x0"},
-            {"extraData", "0x"},
-            {"size", quantity(t ? 700 : 500)},
-            {"gasLimit", quantity(rpc_surface::kBlockGasLimit)},
-            {"gasUsed", quantity(t ? t->gas_used : 0)},
-            {"timestamp", quantity(static_cast<uint64_t>(b.timestamp))},
-            {"transactions", std::move(txs)},
-            {"uncles", json::array{}},
-            {"baseFeePerGas", quantity(rpc_surface::kBaseFee)},
-            {"mixHash", data_hex(hash256{})}};
-  }
 
   /// A block parameter: a tag, a QUANTITY, or an EIP-1898 object. Needs `mu` (and a sync).
   uint64_t block_number_of(const json::value& v, std::string_view what) {
@@ -502,7 +321,7 @@ struct rpc_surface::impl {
           if (!b || !t)
             throw store_failure("rpc store: corrupt: block " + std::to_string(l.block));
         }
-        out.emplace_back(log_json(l, *b, t->hash));
+        out.emplace_back(rpc::log_json(l, *b, t->hash, settings));
       }
       if (rows.size() < kPage)
         break;
@@ -601,7 +420,8 @@ struct rpc_surface::impl {
                                                  : chain.block_at(block_number_of(which, "block"));
       if (!b)
         return nullptr;
-      return block_json(*b, full && full->get_bool());
+      return rpc::block_json(*b, b->number == 0 ? std::nullopt : chain.tx_in_block(b->number), full && full->get_bool(),
+                             settings);
     }
     if (method == "eth_getTransactionCount") {
       const address a = address_param(param(p, 0, "address"), "address");
@@ -622,7 +442,9 @@ struct rpc_surface::impl {
       const std::optional<block_row> b = chain.block_at(t->block);
       if (!b)
         throw store_failure("rpc store: corrupt: block " + std::to_string(t->block));
-      return method == "eth_getTransactionByHash" ? tx_json(*t, *b) : receipt_json(*t, *b);
+      if (method == "eth_getTransactionByHash")
+        return rpc::tx_json(*t, *b, settings);
+      return rpc::receipt_json(*t, *b, chain.logs_after(b->number, -1, b->number, SIZE_MAX), settings);
     }
     throw_rpc(kMethodNotFound, "the method " + std::string(method) + " does not exist/is not available");
   }

@@ -88,6 +88,14 @@ async function abiChecks() {
     if (norm(decoded) !== norm(result)) bad.push(`answer of ${signature}: ${norm(decoded)} != ${norm(result)}`);
   }
   check("the page's ABI encoding and decoding equal ethers' for every registry function, answer and error", bad.length === 0 && n > 100, bad.join("; "));
+  // The generated table the pages call by name (dashboard/src/registry_abi.js) names every
+  // function of the ABI with its own outputs.
+  const { kRegistryFunctions } = await import("../../dashboard/src/registry_abi.js");
+  const table = Object.values(kRegistryFunctions);
+  const functions = (registry.abi ?? registry).filter((f) => f.type === "function");
+  const outputsOf = (signature) => functions.find((f) => `${f.name}(${f.inputs.map(typeOf).join(",")})` === signature)?.outputs.map(typeOf).join();
+  const off = table.filter(({ signature, outputs }) => outputsOf(signature) !== outputs.join());
+  check("registry_abi.js lists every registry function with its outputs", table.length === functions.length && off.length === 0, JSON.stringify(off));
 }
 
 /**

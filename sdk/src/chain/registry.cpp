@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "registry_schema.hpp"
+#include "registry_schema_json.hpp"
 
 namespace enact::chain::registry {
 
@@ -337,110 +337,27 @@ registry_error decode_revert(bytes_view revert_data) {
 }
 
 // =============================================================================================
-// Explicit instantiations: one typed encoder and decoder per function, event and error.
+// Explicit instantiations: one typed encoder and decoder per function, event and error, from the
+// generated tables (enact/chain/registry_abi.hpp).
 
-#define ENACT_CALL(T)                                   \
+#define ENACT_CALL(T, ...)                              \
   template const std::array<uint8_t, 4>& selector<T>(); \
   template bytes encode<T>(const T&);                   \
   template result<T> decode<T>(bytes_view);
 #define ENACT_RESULT(T)                                   \
   template bytes encode_result<T>(const T::result_type&); \
   template result<T::result_type> decode_result<T>(bytes_view);
-#define ENACT_EVENT(T)                 \
+#define ENACT_EVENT(T, ...)            \
   template const hash256& topic0<T>(); \
   template encoded_log encode_log<T>(const T&);
-#define ENACT_ERROR(T)                                  \
+#define ENACT_ERROR(T, ...)                             \
   template const std::array<uint8_t, 4>& selector<T>(); \
   template bytes encode_revert<T>(const T&);
 
-ENACT_CALL(owner_call)
-ENACT_CALL(api_payers_call)
-ENACT_CALL(is_api_payer_call)
-ENACT_CALL(set_api_payer_call)
-ENACT_CALL(new_account_call)
-ENACT_CALL(convert_to_chain_secured_call)
-ENACT_CALL(get_account_call)
-ENACT_CALL(account_by_admin_call)
-ENACT_CALL(set_usage_api_key_call)
-ENACT_CALL(set_usage_api_key_with_wallet_call)
-ENACT_CALL(update_usage_api_key_metadata_call)
-ENACT_CALL(remove_usage_api_key_call)
-ENACT_CALL(get_usage_api_key_call)
-ENACT_CALL(list_usage_api_keys_call)
-ENACT_CALL(add_group_call)
-ENACT_CALL(update_group_call)
-ENACT_CALL(remove_group_call)
-ENACT_CALL(add_pkp_to_group_call)
-ENACT_CALL(remove_pkp_from_group_call)
-ENACT_CALL(add_action_to_group_call)
-ENACT_CALL(remove_action_from_group_call)
-ENACT_CALL(get_group_call)
-ENACT_CALL(list_groups_call)
-ENACT_CALL(register_wallet_derivation_call)
-ENACT_CALL(get_wallet_call)
-ENACT_CALL(list_wallets_call)
-ENACT_CALL(list_wallets_in_group_call)
-ENACT_CALL(add_action_call)
-ENACT_CALL(update_action_metadata_call)
-ENACT_CALL(delete_action_call)
-ENACT_CALL(get_action_call)
-ENACT_CALL(list_actions_call)
-ENACT_CALL(list_actions_in_group_call)
-ENACT_CALL(multicall_call)
-
-ENACT_RESULT(owner_call)
-ENACT_RESULT(api_payers_call)
-ENACT_RESULT(is_api_payer_call)
-ENACT_RESULT(get_account_call)
-ENACT_RESULT(account_by_admin_call)
-ENACT_RESULT(get_usage_api_key_call)
-ENACT_RESULT(list_usage_api_keys_call)
-ENACT_RESULT(add_group_call)
-ENACT_RESULT(get_group_call)
-ENACT_RESULT(list_groups_call)
-ENACT_RESULT(get_wallet_call)
-ENACT_RESULT(list_wallets_call)
-ENACT_RESULT(list_wallets_in_group_call)
-ENACT_RESULT(get_action_call)
-ENACT_RESULT(list_actions_call)
-ENACT_RESULT(list_actions_in_group_call)
-ENACT_RESULT(multicall_call)
-
-ENACT_EVENT(account_created_event)
-ENACT_EVENT(account_converted_event)
-ENACT_EVENT(usage_api_key_set_event)
-ENACT_EVENT(usage_api_key_metadata_updated_event)
-ENACT_EVENT(usage_api_key_removed_event)
-ENACT_EVENT(group_added_event)
-ENACT_EVENT(group_updated_event)
-ENACT_EVENT(group_removed_event)
-ENACT_EVENT(pkp_added_to_group_event)
-ENACT_EVENT(pkp_removed_from_group_event)
-ENACT_EVENT(action_added_to_group_event)
-ENACT_EVENT(action_removed_from_group_event)
-ENACT_EVENT(wallet_derivation_registered_event)
-ENACT_EVENT(action_added_event)
-ENACT_EVENT(action_metadata_updated_event)
-ENACT_EVENT(action_deleted_event)
-ENACT_EVENT(api_payer_set_event)
-
-ENACT_ERROR(not_admin_error)
-ENACT_ERROR(relay_not_allowed_error)
-ENACT_ERROR(already_unmanaged_error)
-ENACT_ERROR(unknown_account_error)
-ENACT_ERROR(unknown_usage_key_error)
-ENACT_ERROR(unknown_group_error)
-ENACT_ERROR(unknown_wallet_error)
-ENACT_ERROR(unknown_action_error)
-ENACT_ERROR(duplicate_error)
-ENACT_ERROR(invalid_argument_error)
-ENACT_ERROR(not_owner_error)
-ENACT_ERROR(account_hash_not_canonical_error)
-ENACT_ERROR(managed_not_allowed_error)
-ENACT_ERROR(hash_is_usage_key_error)
-ENACT_ERROR(hash_is_account_error)
-ENACT_ERROR(usage_key_of_another_account_error)
-ENACT_ERROR(new_admin_not_sender_error)
+ENACT_REGISTRY_CALLS(ENACT_CALL)
+ENACT_REGISTRY_RESULTS(ENACT_RESULT)
+ENACT_REGISTRY_EVENTS(ENACT_EVENT)
+ENACT_REGISTRY_ERRORS(ENACT_ERROR)
 ENACT_ERROR(error_string_error)
 ENACT_ERROR(panic_error)
 

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "enact/chain/registry.hpp"
-#include "registry_schema.hpp"
+#include "registry_schema_json.hpp"
 
 namespace enact::chain::registry {
 
@@ -130,23 +130,7 @@ result<bytes> encode_revert(const registry_error& e) {
   template boost::json::value result_to_json<T>(const T::result_type&); \
   template result<T::result_type> result_from_json<T>(const boost::json::value&);
 
-ENACT_RESULT_JSON(owner_call)
-ENACT_RESULT_JSON(api_payers_call)
-ENACT_RESULT_JSON(is_api_payer_call)
-ENACT_RESULT_JSON(get_account_call)
-ENACT_RESULT_JSON(account_by_admin_call)
-ENACT_RESULT_JSON(get_usage_api_key_call)
-ENACT_RESULT_JSON(list_usage_api_keys_call)
-ENACT_RESULT_JSON(add_group_call)
-ENACT_RESULT_JSON(get_group_call)
-ENACT_RESULT_JSON(list_groups_call)
-ENACT_RESULT_JSON(get_wallet_call)
-ENACT_RESULT_JSON(list_wallets_call)
-ENACT_RESULT_JSON(list_wallets_in_group_call)
-ENACT_RESULT_JSON(get_action_call)
-ENACT_RESULT_JSON(list_actions_call)
-ENACT_RESULT_JSON(list_actions_in_group_call)
-ENACT_RESULT_JSON(multicall_call)
+ENACT_REGISTRY_RESULTS(ENACT_RESULT_JSON)
 
 #undef ENACT_RESULT_JSON
 

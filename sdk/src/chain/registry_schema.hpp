@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The registry's descriptions, shared by registry.cpp (the ABI side and the dispatch tables) and
-// registry_json.cpp (the JSON bridge). Every struct of registry.hpp is described once, below, by
-// its fields (member and Solidity parameter name); the ABI type of each field follows from its
-// C++ type (hash256, u256 and group_id are uint256, vectors are T[], described structs are
-// tuples), and the same description drives the ABI encoder, the strict decoder and the JSON
-// bridge. The canonical signature derived from the fields is compared with the struct's
-// kSignature the first time its selector or topic is computed, so a field list that drifts from
-// the interface cannot go unnoticed.
+// registry_json.cpp (the JSON bridge, through registry_schema_json.hpp). Every struct of
+// registry.hpp is described once by its fields (member and Solidity parameter name), expanded
+// from the tables generated from the contract's artifact (enact/chain/registry_abi.hpp); the ABI
+// type of each field follows from its C++ type (hash256, u256 and group_id are uint256, vectors
+// are T[], described structs are tuples), and the same description drives the ABI encoder, the
+// strict decoder and the JSON bridge. The canonical signature derived from the fields is compared
+// with the struct's kSignature the first time its selector or topic is computed, so a C++ type
+// rule that disagrees with the ABI cannot go unnoticed.
 #pragma once
 
 #include <boost/json.hpp>
@@ -66,137 +67,22 @@ ENACT_SCHEMA(permission_set, ENACT_F(can_create_groups, "canCreateGroups"),
              ENACT_F(manage_ipfs_ids_in_groups, "manageIpfsIdsInGroups"), ENACT_F(add_pkp_to_groups, "addPkpToGroups"),
              ENACT_F(remove_pkp_from_groups, "removePkpFromGroups"), ENACT_F(execute_in_groups, "executeInGroups"));
 
-// Views.
-ENACT_SCHEMA(account_view, ENACT_F(account_hash, "accountHash"), ENACT_F(admin, "admin"), ENACT_F(managed, "managed"),
-             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(email, "email"),
-             ENACT_F(created_at, "createdAt"), ENACT_F(wallet_count, "walletCount"));
-ENACT_SCHEMA(usage_key_view, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"),
-             ENACT_F(wallet, "wallet"), ENACT_F(expiration, "expiration"), ENACT_F(balance, "balance"),
-             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(permissions, "permissions"),
-             ENACT_F(created_at, "createdAt"));
-ENACT_SCHEMA(group_view, ENACT_F(group_id, "groupId"), ENACT_F(name, "name"), ENACT_F(description, "description"),
-             ENACT_F(pkp_ids, "pkpIds"), ENACT_F(cid_hashes, "cidHashes"));
-ENACT_SCHEMA(wallet_view, ENACT_F(wallet, "wallet"), ENACT_F(derivation_path, "derivationPath"), ENACT_F(name, "name"),
-             ENACT_F(description, "description"), ENACT_F(created_at, "createdAt"));
-ENACT_SCHEMA(action_view, ENACT_F(hashed_cid, "hashedCid"), ENACT_F(cid, "cid"), ENACT_F(name, "name"),
-             ENACT_F(description, "description"), ENACT_F(created_at, "createdAt"));
+// Views, calls, events (first field indexed) and custom errors: from the generated tables.
+#define ENACT_SCHEMA_FIELD(type, member, name) , std::make_tuple(ENACT_F(member, name))
+#define ENACT_SCHEMA_OF(S, ...)                                                                                  \
+  template <>                                                                                                    \
+  struct schema<S> {                                                                                             \
+    using self = S;                                                                                              \
+    static constexpr auto fields = std::tuple_cat(std::tuple<>() ENACT_REGISTRY_FIELDS_##S(ENACT_SCHEMA_FIELD)); \
+  };
+ENACT_REGISTRY_VIEWS(ENACT_SCHEMA_OF)
+ENACT_REGISTRY_CALLS(ENACT_SCHEMA_OF)
+ENACT_REGISTRY_EVENTS(ENACT_SCHEMA_OF)
+ENACT_REGISTRY_ERRORS(ENACT_SCHEMA_OF)
+#undef ENACT_SCHEMA_OF
+#undef ENACT_SCHEMA_FIELD
 
-// Calls.
-ENACT_SCHEMA(owner_call);
-ENACT_SCHEMA(api_payers_call);
-ENACT_SCHEMA(is_api_payer_call, ENACT_F(who, "who"));
-ENACT_SCHEMA(set_api_payer_call, ENACT_F(payer, "payer"), ENACT_F(allowed, "allowed"));
-ENACT_SCHEMA(new_account_call, ENACT_F(api_key_hash, "apiKeyHash"), ENACT_F(admin, "admin"),
-             ENACT_F(managed, "managed"), ENACT_F(name, "name"), ENACT_F(description, "description"),
-             ENACT_F(email, "email"));
-ENACT_SCHEMA(convert_to_chain_secured_call, ENACT_F(account_hash, "accountHash"), ENACT_F(new_admin, "newAdmin"));
-ENACT_SCHEMA(get_account_call, ENACT_F(account_hash, "accountHash"));
-ENACT_SCHEMA(account_by_admin_call, ENACT_F(admin, "admin"));
-ENACT_SCHEMA(set_usage_api_key_call, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"),
-             ENACT_F(expiration, "expiration"), ENACT_F(balance, "balance"), ENACT_F(name, "name"),
-             ENACT_F(description, "description"), ENACT_F(permissions, "p"));
-ENACT_SCHEMA(set_usage_api_key_with_wallet_call, ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"), ENACT_F(expiration, "expiration"), ENACT_F(balance, "balance"),
-             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(permissions, "p"),
-             ENACT_F(wallet, "wallet"));
-ENACT_SCHEMA(update_usage_api_key_metadata_call, ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"), ENACT_F(name, "name"), ENACT_F(description, "description"));
-ENACT_SCHEMA(remove_usage_api_key_call, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(get_usage_api_key_call, ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(list_usage_api_keys_call, ENACT_F(account_hash, "accountHash"), ENACT_F(offset, "offset"),
-             ENACT_F(limit, "limit"));
-ENACT_SCHEMA(add_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(name, "name"),
-             ENACT_F(description, "description"), ENACT_F(pkp_ids, "pkpIds"), ENACT_F(cid_hashes, "cidHashes"));
-ENACT_SCHEMA(update_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(pkp_ids, "pkpIds"),
-             ENACT_F(cid_hashes, "cidHashes"));
-ENACT_SCHEMA(remove_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"));
-ENACT_SCHEMA(add_pkp_to_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(pkp_id, "pkpId"));
-ENACT_SCHEMA(remove_pkp_from_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(pkp_id, "pkpId"));
-ENACT_SCHEMA(add_action_to_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(remove_action_from_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(get_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"));
-ENACT_SCHEMA(list_groups_call, ENACT_F(account_hash, "accountHash"), ENACT_F(offset, "offset"),
-             ENACT_F(limit, "limit"));
-ENACT_SCHEMA(register_wallet_derivation_call, ENACT_F(admin_hash, "adminHash"), ENACT_F(wallet, "wallet"),
-             ENACT_F(derivation_path, "derivationPath"), ENACT_F(name, "name"), ENACT_F(description, "description"));
-ENACT_SCHEMA(get_wallet_call, ENACT_F(account_hash, "accountHash"), ENACT_F(wallet, "wallet"));
-ENACT_SCHEMA(list_wallets_call, ENACT_F(account_hash, "accountHash"), ENACT_F(offset, "offset"),
-             ENACT_F(limit, "limit"));
-ENACT_SCHEMA(list_wallets_in_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(offset, "offset"), ENACT_F(limit, "limit"));
-ENACT_SCHEMA(add_action_call, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"),
-             ENACT_F(cid, "cid"), ENACT_F(name, "name"), ENACT_F(description, "description"));
-ENACT_SCHEMA(update_action_metadata_call, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"),
-             ENACT_F(name, "name"), ENACT_F(description, "description"));
-ENACT_SCHEMA(delete_action_call, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(get_action_call, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(list_actions_call, ENACT_F(account_hash, "accountHash"), ENACT_F(offset, "offset"),
-             ENACT_F(limit, "limit"));
-ENACT_SCHEMA(list_actions_in_group_call, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(offset, "offset"), ENACT_F(limit, "limit"));
-ENACT_SCHEMA(multicall_call, ENACT_F(calls, "calls"));
-
-// Events (first field indexed).
-ENACT_SCHEMA(account_created_event, ENACT_F(account_hash, "accountHash"),
-             ENACT_F(admin_wallet_address, "adminWalletAddress"), ENACT_F(managed, "managed"), ENACT_F(name, "name"),
-             ENACT_F(description, "description"));
-ENACT_SCHEMA(account_converted_event, ENACT_F(account_hash, "accountHash"), ENACT_F(previous_admin, "previousAdmin"),
-             ENACT_F(new_admin, "newAdmin"));
-ENACT_SCHEMA(usage_api_key_set_event, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"),
-             ENACT_F(wallet, "wallet"), ENACT_F(expiration, "expiration"), ENACT_F(balance, "balance"),
-             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(permissions, "permissions"));
-ENACT_SCHEMA(usage_api_key_metadata_updated_event, ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"), ENACT_F(name, "name"), ENACT_F(description, "description"));
-ENACT_SCHEMA(usage_api_key_removed_event, ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(group_added_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(pkp_ids, "pkpIds"),
-             ENACT_F(cid_hashes, "cidHashes"));
-ENACT_SCHEMA(group_updated_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(name, "name"), ENACT_F(description, "description"), ENACT_F(pkp_ids, "pkpIds"),
-             ENACT_F(cid_hashes, "cidHashes"));
-ENACT_SCHEMA(group_removed_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"));
-ENACT_SCHEMA(pkp_added_to_group_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(pkp_id, "pkpId"));
-ENACT_SCHEMA(pkp_removed_from_group_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(pkp_id, "pkpId"));
-ENACT_SCHEMA(action_added_to_group_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(action_removed_from_group_event, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"),
-             ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(wallet_derivation_registered_event, ENACT_F(account_hash, "accountHash"), ENACT_F(wallet, "wallet"),
-             ENACT_F(derivation_path, "derivationPath"), ENACT_F(name, "name"), ENACT_F(description, "description"));
-ENACT_SCHEMA(action_added_event, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"),
-             ENACT_F(cid, "cid"), ENACT_F(name, "name"), ENACT_F(description, "description"));
-ENACT_SCHEMA(action_metadata_updated_event, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"),
-             ENACT_F(name, "name"), ENACT_F(description, "description"));
-ENACT_SCHEMA(action_deleted_event, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(api_payer_set_event, ENACT_F(payer, "payer"), ENACT_F(allowed, "allowed"));
-
-// Errors.
-ENACT_SCHEMA(not_admin_error, ENACT_F(account_hash, "accountHash"), ENACT_F(sender, "sender"));
-ENACT_SCHEMA(relay_not_allowed_error, ENACT_F(account_hash, "accountHash"), ENACT_F(sender, "sender"));
-ENACT_SCHEMA(already_unmanaged_error, ENACT_F(account_hash, "accountHash"));
-ENACT_SCHEMA(unknown_account_error, ENACT_F(account_hash, "accountHash"));
-ENACT_SCHEMA(unknown_usage_key_error, ENACT_F(account_hash, "accountHash"), ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(unknown_group_error, ENACT_F(account_hash, "accountHash"), ENACT_F(group_id, "groupId"));
-ENACT_SCHEMA(unknown_wallet_error, ENACT_F(account_hash, "accountHash"), ENACT_F(wallet, "wallet"));
-ENACT_SCHEMA(unknown_action_error, ENACT_F(account_hash, "accountHash"), ENACT_F(hashed_cid, "hashedCid"));
-ENACT_SCHEMA(duplicate_error, ENACT_F(what, "what"));
-ENACT_SCHEMA(invalid_argument_error, ENACT_F(reason, "reason"));
-ENACT_SCHEMA(not_owner_error, ENACT_F(sender, "sender"));
-ENACT_SCHEMA(account_hash_not_canonical_error, ENACT_F(api_key_hash, "apiKeyHash"), ENACT_F(admin, "admin"));
-ENACT_SCHEMA(managed_not_allowed_error, ENACT_F(api_key_hash, "apiKeyHash"), ENACT_F(sender, "sender"));
-ENACT_SCHEMA(hash_is_usage_key_error, ENACT_F(api_key_hash, "apiKeyHash"));
-ENACT_SCHEMA(hash_is_account_error, ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(usage_key_of_another_account_error, ENACT_F(account_hash, "accountHash"),
-             ENACT_F(usage_key_hash, "usageKeyHash"));
-ENACT_SCHEMA(new_admin_not_sender_error, ENACT_F(account_hash, "accountHash"), ENACT_F(new_admin, "newAdmin"));
+// Solidity's built-in reverts, which no ABI lists.
 ENACT_SCHEMA(error_string_error, ENACT_F(message, "message"));
 ENACT_SCHEMA(panic_error, ENACT_F(code, "code"));
 
@@ -468,221 +354,6 @@ template <class S>
 result<S> decode_fields(bytes_view data, const std::string& what) {
   ENACT_TRY(const auto values, codec::abi::decode(field_types<S>(), data));
   return struct_from_abi<S>(values, what);
-}
-
-// ---------------------------------------------------------------------------------------------
-// C++ value <-> JSON
-
-inline json::value u256_json(const u256& v) {
-  if (v.fits_u64())
-    return json::value(static_cast<uint64_t>(v));
-  return json::value(json::string(v.to_string()));
-}
-
-inline error json_error(const std::string& what, const std::string& why) {
-  return fail(abi_errc::bad_value, what + ": " + why);
-}
-
-inline result<u256> u256_from_json(const json::value& v, const std::string& what) {
-  if (const auto* u = v.if_uint64())
-    return u256{*u};
-  if (const auto* i = v.if_int64()) {
-    if (*i < 0)
-      return json_error(what, "must not be negative");
-    return u256{static_cast<uint64_t>(*i)};
-  }
-  if (const auto* s = v.if_string()) {
-    auto r = u256::from_dec(*s, what);
-    if (!r)
-      return fail(abi_errc::bad_value, std::move(r).err().message);
-    return *r;
-  }
-  return json_error(what, "expected an unsigned integer (JSON integer or decimal string)");
-}
-
-inline result<group_id> group_id_from_json(const json::value& v, const std::string& what) {
-  ENACT_TRY(const u256 x, u256_from_json(v, what));
-  if (!x.fits_u64())
-    return fail(abi_errc::out_of_range, what + ": group id " + x.to_string() + " exceeds 64 bits");
-  return static_cast<group_id>(x);
-}
-
-inline result<permission_set> permissions_from_json(const json::value& v, const std::string& what) {
-  const auto* o = v.if_object();
-  if (o == nullptr)
-    return json_error(what, "expected an object of permission fields");
-  for (const auto& kv : *o)
-    if (std::find(scopes::kPermissionFields.begin(), scopes::kPermissionFields.end(), kv.key()) ==
-        scopes::kPermissionFields.end())
-      return json_error(what + "." + std::string(kv.key()), "unknown permission field");
-  permission_set p;
-  const auto flag = [&](std::string_view key, bool& out) -> result<void> {
-    const json::value* f = o->if_contains(key);
-    if (f == nullptr)
-      return {};
-    if (!f->is_bool())
-      return json_error(what + "." + std::string(key), "expected a boolean");
-    out = f->get_bool();
-    return {};
-  };
-  const auto ids = [&](std::string_view key, std::vector<group_id>& out) -> result<void> {
-    const json::value* f = o->if_contains(key);
-    if (f == nullptr)
-      return {};
-    const auto* a = f->if_array();
-    if (a == nullptr)
-      return json_error(what + "." + std::string(key), "expected an array of group ids");
-    for (size_t i = 0; i < a->size(); ++i) {
-      ENACT_TRY(const group_id g,
-                group_id_from_json((*a)[i], what + "." + std::string(key) + "[" + std::to_string(i) + "]"));
-      out.push_back(g);
-    }
-    return {};
-  };
-  ENACT_TRY_VOID(flag("can_create_groups", p.can_create_groups));
-  ENACT_TRY_VOID(flag("can_delete_groups", p.can_delete_groups));
-  ENACT_TRY_VOID(flag("can_create_pkps", p.can_create_pkps));
-  ENACT_TRY_VOID(ids("manage_ipfs_ids_in_groups", p.manage_ipfs_ids_in_groups));
-  ENACT_TRY_VOID(ids("add_pkp_to_groups", p.add_pkp_to_groups));
-  ENACT_TRY_VOID(ids("remove_pkp_from_groups", p.remove_pkp_from_groups));
-  ENACT_TRY_VOID(ids("execute_in_groups", p.execute_in_groups));
-  return p;
-}
-
-template <class T>
-json::value to_json_value(const T& v);
-
-template <class S>
-json::object struct_to_json(const S& s) {
-  json::object o;
-  for_each_field<S>([&](const auto& fl) { o[fl.name] = to_json_value(s.*fl.member); });
-  return o;
-}
-
-template <class T>
-json::value to_json_value(const T& v) {
-  if constexpr (std::is_same_v<T, hash256> || std::is_same_v<T, address> || std::is_same_v<T, bytes>) {
-    return json::value(json::string(codec::hex::encode_prefixed(v)));
-  } else if constexpr (std::is_same_v<T, u256>) {
-    return u256_json(v);
-  } else if constexpr (std::is_same_v<T, group_id>) {
-    return json::value(v);
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return json::value(v);
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    return json::value(json::string(v));
-  } else if constexpr (std::is_same_v<T, permission_set>) {
-    return json::value_from(v);
-  } else if constexpr (is_vector<T>::value) {
-    json::array a;
-    a.reserve(v.size());
-    for (const auto& e : v)
-      a.push_back(to_json_value(e));
-    return a;
-  } else if constexpr (is_page<T>::value) {
-    return json::object{{"items", to_json_value(v.items)}, {"total", u256_json(v.total)}};
-  } else {
-    return struct_to_json(v);
-  }
-}
-
-template <class T>
-result<T> from_json_value(const json::value& v, const std::string& what);
-
-template <class S>
-result<S> struct_from_json(const json::value& v, const std::string& what) {
-  const auto* o = v.if_object();
-  if (o == nullptr)
-    return json_error(what, "expected an object");
-  for (const auto& kv : *o) {
-    bool known = false;
-    for_each_field<S>([&](const auto& fl) { known = known || fl.name == kv.key(); });
-    if (!known)
-      return json_error(what + "." + std::string(kv.key()), "unknown field");
-  }
-  return fill_fields<S>([&](const auto& fl) {
-    using M = typename std::decay_t<decltype(fl)>::type;
-    const std::string at = what + "." + std::string(fl.name);
-    const json::value* f = o->if_contains(fl.name);
-    if (f == nullptr)
-      return result<M>(json_error(at, "missing"));
-    return from_json_value<M>(*f, at);
-  });
-}
-
-template <class T>
-result<T> from_json_value(const json::value& v, const std::string& what) {
-  if constexpr (std::is_same_v<T, hash256>) {
-    const auto* s = v.if_string();
-    if (s == nullptr)
-      return json_error(what, "expected 0x followed by 64 hex digits");
-    auto b = codec::hex::decode_prefixed(*s, what);
-    if (!b)
-      return fail(abi_errc::bad_value, std::move(b).err().message);
-    if (b->size() != 32)
-      return json_error(what, "expected 32 bytes, got " + std::to_string(b->size()));
-    hash256 out{};
-    std::copy(b->begin(), b->end(), out.begin());
-    return out;
-  } else if constexpr (std::is_same_v<T, address>) {
-    const auto* s = v.if_string();
-    if (s == nullptr)
-      return json_error(what, "expected 0x followed by 40 hex digits");
-    auto a = parse_address(*s, what);
-    if (!a)
-      return fail(abi_errc::bad_value, std::move(a).err().message);
-    return *a;
-  } else if constexpr (std::is_same_v<T, bytes>) {
-    const auto* s = v.if_string();
-    if (s == nullptr)
-      return json_error(what, "expected 0x-prefixed hex");
-    auto b = codec::hex::decode_prefixed(*s, what);
-    if (!b)
-      return fail(abi_errc::bad_value, std::move(b).err().message);
-    return std::move(*b);
-  } else if constexpr (std::is_same_v<T, u256>) {
-    return u256_from_json(v, what);
-  } else if constexpr (std::is_same_v<T, group_id>) {
-    return group_id_from_json(v, what);
-  } else if constexpr (std::is_same_v<T, bool>) {
-    if (!v.is_bool())
-      return json_error(what, "expected a boolean");
-    return v.get_bool();
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    if (!v.is_string())
-      return json_error(what, "expected a string");
-    return std::string(v.get_string());
-  } else if constexpr (std::is_same_v<T, permission_set>) {
-    return permissions_from_json(v, what);
-  } else if constexpr (is_vector<T>::value) {
-    const auto* a = v.if_array();
-    if (a == nullptr)
-      return json_error(what, "expected an array");
-    T out;
-    out.reserve(a->size());
-    for (size_t i = 0; i < a->size(); ++i) {
-      ENACT_TRY(auto e, from_json_value<typename T::value_type>((*a)[i], what + "[" + std::to_string(i) + "]"));
-      out.push_back(std::move(e));
-    }
-    return out;
-  } else if constexpr (is_page<T>::value) {
-    const auto* o = v.if_object();
-    if (o == nullptr)
-      return json_error(what, "expected an object {items, total}");
-    for (const auto& kv : *o)
-      if (kv.key() != "items" && kv.key() != "total")
-        return json_error(what + "." + std::string(kv.key()), "unknown field");
-    const auto* items = o->if_contains("items");
-    const auto* total = o->if_contains("total");
-    if (items == nullptr || total == nullptr)
-      return json_error(what, items == nullptr ? "items missing" : "total missing");
-    T out;
-    ENACT_TRY(out.items, from_json_value<decltype(out.items)>(*items, what + ".items"));
-    ENACT_TRY(out.total, u256_from_json(*total, what + ".total"));
-    return out;
-  } else {
-    return struct_from_json<T>(v, what);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

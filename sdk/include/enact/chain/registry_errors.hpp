@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "enact/bytes.hpp"
+#include "enact/chain/registry_abi.hpp"
 #include "enact/u256.hpp"
 #include "enact/error.hpp"
 #include "enact/result.hpp"
@@ -66,132 +67,35 @@ template <class T, class V>
 struct is_alternative;
 template <class T, class... A>
 struct is_alternative<T, std::variant<A...>> : std::bool_constant<(std::is_same_v<T, A> || ...)> {};
+/// std::variant<A...>, written variant_of<Ignored, A...> so that an X-macro list, which expands
+/// to ", A1, A2, ...", can follow the ignored first type.
+template <class Ignored, class... A>
+struct variant_of_list {
+  using type = std::variant<A...>;
+};
+template <class... A>
+using variant_of = typename variant_of_list<A...>::type;
 }  // namespace detail
 
 #define ENACT_REGISTRY_EQ(T) friend bool operator==(const T&, const T&) = default
 
 // =============================================================================================
-// Reverts: the custom errors of the interface, plus Solidity's Error(string) and Panic(uint256).
+// Reverts: the custom errors of the interface, expanded from enact/chain/registry_abi.hpp (the
+// members as registry.hpp describes them; UnknownGroup keeps the group id as a uint256, since the
+// contract reverts with whatever id it was asked for), plus Solidity's Error(string) and
+// Panic(uint256). `kCode` is the registry_errc of the error's name in snake_case.
 
-struct not_admin_error {
-  static constexpr std::string_view kSignature = "NotAdmin(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::not_admin;
-  hash256 account_hash{};
-  address sender{};
-  ENACT_REGISTRY_EQ(not_admin_error);
-};
-struct relay_not_allowed_error {
-  static constexpr std::string_view kSignature = "RelayNotAllowed(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::relay_not_allowed;
-  hash256 account_hash{};
-  address sender{};
-  ENACT_REGISTRY_EQ(relay_not_allowed_error);
-};
-struct already_unmanaged_error {
-  static constexpr std::string_view kSignature = "AlreadyUnmanaged(uint256)";
-  static constexpr registry_errc kCode = registry_errc::already_unmanaged;
-  hash256 account_hash{};
-  ENACT_REGISTRY_EQ(already_unmanaged_error);
-};
-struct unknown_account_error {
-  static constexpr std::string_view kSignature = "UnknownAccount(uint256)";
-  static constexpr registry_errc kCode = registry_errc::unknown_account;
-  hash256 account_hash{};
-  ENACT_REGISTRY_EQ(unknown_account_error);
-};
-struct unknown_usage_key_error {
-  static constexpr std::string_view kSignature = "UnknownUsageKey(uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::unknown_usage_key;
-  hash256 account_hash{};
-  hash256 usage_key_hash{};
-  ENACT_REGISTRY_EQ(unknown_usage_key_error);
-};
-/// The group id is kept as a uint256: the contract reverts with whatever id it was asked for.
-struct unknown_group_error {
-  static constexpr std::string_view kSignature = "UnknownGroup(uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::unknown_group;
-  hash256 account_hash{};
-  u256 group_id;
-  ENACT_REGISTRY_EQ(unknown_group_error);
-};
-struct unknown_wallet_error {
-  static constexpr std::string_view kSignature = "UnknownWallet(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::unknown_wallet;
-  hash256 account_hash{};
-  address wallet{};
-  ENACT_REGISTRY_EQ(unknown_wallet_error);
-};
-struct unknown_action_error {
-  static constexpr std::string_view kSignature = "UnknownAction(uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::unknown_action;
-  hash256 account_hash{};
-  hash256 hashed_cid{};
-  ENACT_REGISTRY_EQ(unknown_action_error);
-};
-struct duplicate_error {
-  static constexpr std::string_view kSignature = "Duplicate(string)";
-  static constexpr registry_errc kCode = registry_errc::duplicate;
-  std::string what;
-  ENACT_REGISTRY_EQ(duplicate_error);
-};
-struct invalid_argument_error {
-  static constexpr std::string_view kSignature = "InvalidArgument(string)";
-  static constexpr registry_errc kCode = registry_errc::invalid_argument;
-  std::string reason;
-  ENACT_REGISTRY_EQ(invalid_argument_error);
-};
-struct not_owner_error {
-  static constexpr std::string_view kSignature = "NotOwner(address)";
-  static constexpr registry_errc kCode = registry_errc::not_owner;
-  address sender{};
-  ENACT_REGISTRY_EQ(not_owner_error);
-};
-/// newAccount from a wallet under a hash other than crypto::keccak256(abi.encodePacked(admin)).
-struct account_hash_not_canonical_error {
-  static constexpr std::string_view kSignature = "AccountHashNotCanonical(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::account_hash_not_canonical;
-  hash256 api_key_hash{};
-  address admin{};
-  ENACT_REGISTRY_EQ(account_hash_not_canonical_error);
-};
-/// newAccount from a wallet (not an api payer) with managed = true.
-struct managed_not_allowed_error {
-  static constexpr std::string_view kSignature = "ManagedNotAllowed(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::managed_not_allowed;
-  hash256 api_key_hash{};
-  address sender{};
-  ENACT_REGISTRY_EQ(managed_not_allowed_error);
-};
-/// newAccount under the hash of a usage key.
-struct hash_is_usage_key_error {
-  static constexpr std::string_view kSignature = "HashIsUsageKey(uint256)";
-  static constexpr registry_errc kCode = registry_errc::hash_is_usage_key;
-  hash256 api_key_hash{};
-  ENACT_REGISTRY_EQ(hash_is_usage_key_error);
-};
-/// setUsageApiKey under the hash of an account.
-struct hash_is_account_error {
-  static constexpr std::string_view kSignature = "HashIsAccount(uint256)";
-  static constexpr registry_errc kCode = registry_errc::hash_is_account;
-  hash256 usage_key_hash{};
-  ENACT_REGISTRY_EQ(hash_is_account_error);
-};
-/// setUsageApiKey under the hash of a key another account holds (`account_hash`: the caller's).
-struct usage_key_of_another_account_error {
-  static constexpr std::string_view kSignature = "UsageKeyOfAnotherAccount(uint256,uint256)";
-  static constexpr registry_errc kCode = registry_errc::usage_key_of_another_account;
-  hash256 account_hash{};
-  hash256 usage_key_hash{};
-  ENACT_REGISTRY_EQ(usage_key_of_another_account_error);
-};
-/// convertToChainSecured from the admin (not an api payer) naming another wallet as new admin.
-struct new_admin_not_sender_error {
-  static constexpr std::string_view kSignature = "NewAdminNotSender(uint256,address)";
-  static constexpr registry_errc kCode = registry_errc::new_admin_not_sender;
-  hash256 account_hash{};
-  address new_admin{};
-  ENACT_REGISTRY_EQ(new_admin_not_sender_error);
-};
+#define ENACT_REGISTRY_MEMBER(type, member, name) type member{};
+#define ENACT_REGISTRY_ERROR(S, signature, code)                           \
+  struct S {                                                               \
+    static constexpr std::string_view kSignature = signature;              \
+    static constexpr registry_errc kCode = registry_errc::code;            \
+    ENACT_REGISTRY_FIELDS_##S(ENACT_REGISTRY_MEMBER) ENACT_REGISTRY_EQ(S); \
+  };
+ENACT_REGISTRY_ERRORS(ENACT_REGISTRY_ERROR)
+#undef ENACT_REGISTRY_ERROR
+#undef ENACT_REGISTRY_MEMBER
+
 /// Solidity's `Error(string)` (require with a message, revert("...")); JSON key "message".
 struct error_string_error {
   static constexpr std::string_view kSignature = "Error(string)";
@@ -210,12 +114,10 @@ struct panic_error {
 
 #undef ENACT_REGISTRY_EQ
 
-using any_error =
-    std::variant<not_admin_error, relay_not_allowed_error, already_unmanaged_error, unknown_account_error,
-                 unknown_usage_key_error, unknown_group_error, unknown_wallet_error, unknown_action_error,
-                 duplicate_error, invalid_argument_error, not_owner_error, account_hash_not_canonical_error,
-                 managed_not_allowed_error, hash_is_usage_key_error, hash_is_account_error,
-                 usage_key_of_another_account_error, new_admin_not_sender_error, error_string_error, panic_error>;
+#define ENACT_REGISTRY_ALTERNATIVE(S, ...) , S
+using any_error = detail::variant_of<std::monostate ENACT_REGISTRY_ERRORS(ENACT_REGISTRY_ALTERNATIVE),
+                                     error_string_error, panic_error>;
+#undef ENACT_REGISTRY_ALTERNATIVE
 
 template <class T>
 concept error_type = detail::is_alternative<T, any_error>::value;
