@@ -200,19 +200,6 @@ json::object with_tx(json::object o, const chain::receipt& r) {
 
 uint64_t chain_id_of(const session& s) { return take(s.rpc->chain_id()); }
 
-Secret usage_key_file(const std::string& path) {
-  std::string text = read_input(path);
-  const auto begin = text.find_first_not_of(" \t\r\n");
-  const auto end = text.find_last_not_of(" \t\r\n");
-  if (begin == std::string::npos) {
-    detail::secure_wipe(text.data(), text.size());
-    throw input_error(path + ": empty key file");
-  }
-  Secret key(as_bytes(std::string_view(text).substr(begin, end - begin + 1)));
-  detail::secure_wipe(text.data(), text.size());
-  return key;
-}
-
 /// The wallet address of a usage key (its base64 bytes are a secp256k1 key, docs/protocol.md §1).
 std::optional<address> usage_key_wallet(const Secret& key) {
   auto raw = codec::base64::decode(as_chars(key.view()), "usage key");

@@ -67,9 +67,6 @@ boost::json::object with_tx(boost::json::object o, const chain::receipt& r);
 
 uint64_t chain_id_of(const session& s);
 
-/// The usage key (base64 text, as issued) in a file.
-Secret usage_key_file(const std::string& path);
-
 /// The wallet address of a usage key (its base64 bytes are a secp256k1 key, docs/protocol.md §1).
 std::optional<address> usage_key_wallet(const Secret& key);
 

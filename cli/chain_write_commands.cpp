@@ -103,7 +103,7 @@ int set_usage_key(const std::vector<std::string>& argv) {
   json::object o{{"account_hash", codec::hex::encode_prefixed(account)}};
   std::optional<Secret> minted_key;
   if (auto path = a.get("usage-key-file")) {
-    const Secret key = usage_key_file(*path);
+    const Secret key = read_api_key_file(*path);
     key_hash = crypto::keccak256(as_chars(key.view()));
     if (!wallet)
       wallet = usage_key_wallet(key);
@@ -151,7 +151,7 @@ int remove_usage_key(const std::vector<std::string>& argv) {
     throw usage_error("give exactly one of --usage-key-file and --usage-key-hash");
   hash256 key_hash{};
   if (auto path = a.get("usage-key-file"))
-    key_hash = crypto::keccak256(as_chars(usage_key_file(*path).view()));
+    key_hash = crypto::keccak256(as_chars(read_api_key_file(*path).view()));
   else
     key_hash = hash_arg(*a.get("usage-key-hash"), "--usage-key-hash");
   session s = connect(a, true);

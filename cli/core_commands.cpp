@@ -85,19 +85,6 @@ args parse_args(const std::vector<std::string>& argv, std::set<std::string> opti
   return args(argv, std::move(options), std::move(flags));
 }
 
-Secret read_api_key_file(const std::string& path) {
-  std::string text = read_input(path);
-  const auto begin = text.find_first_not_of(" \t\r\n");
-  const auto end = text.find_last_not_of(" \t\r\n");
-  if (begin == std::string::npos) {
-    detail::secure_wipe(text.data(), text.size());
-    throw input_error(path + ": empty key file");
-  }
-  Secret key(as_bytes(std::string_view(text).substr(begin, end - begin + 1)));
-  detail::secure_wipe(text.data(), text.size());
-  return key;
-}
-
 core_client connect(const args& a, bool with_key) {
   client::client_options o;
   if (auto url = a.get("url"))

@@ -21,9 +21,6 @@ using client::core_client;
 /// Parses a core command's arguments: its own options and flags, plus --url and --key-file.
 args parse_args(const std::vector<std::string>& argv, std::set<std::string> options, std::set<std::string> flags = {});
 
-/// The text of a key file (the key's base64 text, surrounding whitespace ignored), as a Secret.
-Secret read_api_key_file(const std::string& path);
-
 /// A client of the service at --url, else $ENACT_URL, else the default; `with_key`: with the API key.
 core_client connect(const args& a, bool with_key);
 
