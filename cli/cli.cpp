@@ -148,6 +148,19 @@ std::string keystore_password(const std::string& path) {
   return trimmed_line_end(std::move(pw));
 }
 
+secret read_api_key_file(const std::string& path) {
+  std::string text = read_input(path);
+  const auto begin = text.find_first_not_of(" \t\r\n");
+  const auto end = text.find_last_not_of(" \t\r\n");
+  if (begin == std::string::npos) {
+    detail::secure_wipe(text.data(), text.size());
+    throw input_error(path + ": empty key file");
+  }
+  secret key(as_bytes(std::string_view(text).substr(begin, end - begin + 1)));
+  detail::secure_wipe(text.data(), text.size());
+  return key;
+}
+
 secret read_key_file(const std::string& path) {
   std::string text = read_input(path);
   auto trim_begin = text.find_first_not_of(" \t\r\n");
