@@ -27,8 +27,9 @@ json::array security_of(auth_kind a) {
 
 /// A route as the document describes it, with the error answers the core's stages may give.
 http::operation operation_of(const route& r) {
-  http::operation op{std::string(r.method), std::string(r.path),    std::string(r.operation_id),
-                     std::string(r.tag),    std::string(r.summary), security_of(r.auth)};
+  http::operation op(std::string(r.method), std::string(r.path), std::string(r.operation_id), std::string(r.tag),
+                     std::string(r.summary));
+  op.security = security_of(r.auth);
   for (const auto& q : r.query)
     op.parameters.push_back(http::query_parameter(q.name, q.schema, q.required));
   const auto* ref = r.response.if_contains("$ref");

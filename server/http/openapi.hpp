@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace enact::http {
 
@@ -22,6 +23,12 @@ struct query_param {
 
 /// A route as the document describes it.
 struct operation {
+  operation(std::string m, std::string p, std::string id, std::string t, std::string s)
+      : method(std::move(m)),
+        path(std::move(p)),
+        operation_id(std::move(id)),
+        tag(std::move(t)),
+        summary(std::move(s)) {}
   std::string method;  // "GET", "POST", "PATCH", "DELETE"
   std::string path;    // as the document names it, relative to the server URL ("/api/triggers/{id}")
   std::string operation_id;

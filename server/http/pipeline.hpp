@@ -59,6 +59,7 @@ struct answer {
 /// A service derives its own (with its caller, its services, its route) from this.
 template <class Charge = no_charge>
 struct exchange {
+  exchange(const httplib::Request& q, httplib::Response& r) : req(q), res(r) {}
   const httplib::Request& req;
   httplib::Response& res;
   std::string request_id;

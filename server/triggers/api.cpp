@@ -92,8 +92,8 @@ json::array paging() {
 /// A route's document entry, with the error answers its stages may give.
 http::operation op(std::string method, std::string path, std::string id, std::string summary, bool bearer,
                    std::string success, json::object response) {
-  http::operation o{std::move(method), std::move(path), std::move(id), bearer ? "triggers" : "webhooks",
-                    std::move(summary)};
+  http::operation o(std::move(method), std::move(path), std::move(id), bearer ? "triggers" : "webhooks",
+                    std::move(summary));
   if (bearer)
     o.security = {json::object{{"TriggerToken", json::array{}}}};
   o.success = std::move(success);
@@ -192,7 +192,7 @@ struct api_exchange : http::exchange<> {
   steady::time_point start = steady::now();
   steady::time_point authed_at{};
   api_exchange(const api_route& route, state& st, const httplib::Request& req, httplib::Response& res)
-      : http::exchange<>{req, res}, r(route), call{st, req} {}
+      : http::exchange<>(req, res), r(route), call{st, req} {}
 };
 
 result<void> request_id(api_exchange& x) {

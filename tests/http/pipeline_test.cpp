@@ -22,7 +22,7 @@ struct probe : exchange<int> {
   std::vector<std::string> ran;
   bool fail_at_body = false;
   bool answered_early = false;
-  probe(const httplib::Request& q, httplib::Response& r) : exchange<int>{q, r} {}
+  probe(const httplib::Request& q, httplib::Response& r) : exchange<int>(q, r) {}
 };
 
 result<void> first(probe& x) {
@@ -119,14 +119,14 @@ TEST_CASE("answers: 204 has no body; an error keeps its details and its own stat
 }
 
 TEST_CASE("the OpenAPI document of a route table") {
-  operation get{"GET", "/things/{id}", "getThing", "things", "One thing."};
+  operation get("GET", "/things/{id}", "getThing", "things", "One thing.");
   get.security = {json::object{{"Token", json::array{}}}};
   get.parameters.push_back(query_parameter("limit", schema::integer("", 1), false));
   get.response = schema::object({{"id", schema::string(), true}});
   get.responses = {{"404", error_response("not_found")}};
-  operation del{"DELETE", "/things/{id}", "deleteThing", "things", "Delete it."};
+  operation del("DELETE", "/things/{id}", "deleteThing", "things", "Delete it.");
   del.success = "204";
-  operation post{"POST", "/things", "addThing", "things", "Add one."};
+  operation post("POST", "/things", "addThing", "things", "Add one.");
   post.request = schema::object({{"name", schema::name(), true}});
   const std::vector<operation> ops{get, del, post};
   const json::object doc = openapi_document(json::object{{"title", "t"}, {"version", "1"}}, "/v1", ops,
