@@ -222,7 +222,10 @@ struct core_exchange : http::exchange<charge> {
   int64_t auth_us = -1;
   int64_t handler_us = -1;
   core_exchange(const route& route, mount_state& state, const httplib::Request& req, httplib::Response& res)
-      : http::exchange<charge>(req, res), r(route), st(state), ctx{.http = req, .svc = state.svc, .cfg = state.cfg} {}
+      : http::exchange<charge>(req, res),
+        r(route),
+        st(state),
+        ctx{.http = req, .svc = state.svc, .cfg = state.cfg, .request_id = {}} {}
 };
 
 int64_t us_since(clock::time_point t) {
