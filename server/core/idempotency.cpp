@@ -75,7 +75,8 @@ result<std::string> open_answer(const tee::tee& t, const metering::idempotency_r
 
 }  // namespace
 
-result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, request_context& c) {
+result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, const request_context& c,
+                                                              answer& refusal) {
   if (!r.idempotent || !c.who || !c.http.has_header(std::string(kIdempotencyHeader)))
     return std::optional<idempotent_call>();
   if (c.svc.metering == nullptr)
@@ -112,7 +113,7 @@ result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, re
         return std::optional<idempotent_call>(std::move(call));
       }
       case metering::claim_state::mismatch:
-        c.error_status = 422;
+        refusal.error_status = 422;
         return fail(api_errc::invalid_request,
                     "Idempotency-Key " + call.q_.key +
                         " was used for a different request (another route, credential or body) within 24 hours; "
@@ -123,7 +124,7 @@ result<std::optional<idempotent_call>> idempotent_call::begin(const route& r, re
     if (std::chrono::steady_clock::now() + pause > deadline) {
       // Retry-After: until the claimant's lease ends, when a retry finds its answer or takes over.
       const metering::millis left = claim->lease_until - metering::system_now();
-      c.retry_after = static_cast<int>(std::max<metering::millis>(1, (left + 999) / 1000));
+      refusal.retry_after = static_cast<int>(std::max<metering::millis>(1, (left + 999) / 1000));
       return fail(api_errc::conflict,
                   "a request with Idempotency-Key " + call.q_.key + " is still in progress; retry it later");
     }
@@ -165,7 +166,7 @@ void idempotent_call::wipe_replay() noexcept {
     detail::secure_wipe(replay_->body.data(), replay_->body.size());
 }
 
-result<void> idempotent_call::renew(request_context& c, std::chrono::milliseconds lease) {
+result<void> idempotent_call::renew(std::chrono::milliseconds lease, int& retry_after) {
   if (!open_)
     return {};
   q_.lease = lease;
@@ -173,7 +174,7 @@ result<void> idempotent_call::renew(request_context& c, std::chrono::millisecond
   if (!renewed && renewed.code() == metering::metering_errc::unknown_claim) {
     // Another request with the key took the claim over (or may now): it is that one's to answer.
     open_ = false;
-    c.retry_after = static_cast<int>(std::max<int64_t>(1, (lease.count() + 999) / 1000));
+    retry_after = static_cast<int>(std::max<int64_t>(1, (lease.count() + 999) / 1000));
     return fail(api_errc::conflict, "the request with Idempotency-Key " + q_.key +
                                         " was delayed past its lease and another request with the key may run it; "
                                         "retry it later");

@@ -61,11 +61,12 @@ class idempotent_call {
  public:
   /// For a request of an idempotent route carrying the header: claims the key, or finds its
   /// kept answer (replay()). Nullopt when the route is not idempotent or the header is absent.
-  /// 422 invalid_request (with c.error_status) for another request under the key, 409 after
-  /// waiting kIdempotencyWait for one in progress (with c.retry_after), 400 for a malformed key,
+  /// 422 invalid_request (the answer's error_status) for another request under the key, 409 after
+  /// waiting kIdempotencyWait for one in progress (with the answer's retry_after), 400 for a malformed key,
   /// 503 without a metering store or TEE, 500 internal for a kept answer that does not open for
   /// this request (tampered, sealed for another row or under another server key).
-  [[nodiscard]] static result<std::optional<idempotent_call>> begin(const route& r, request_context& c);
+  [[nodiscard]] static result<std::optional<idempotent_call>> begin(const route& r, const request_context& c,
+                                                                    answer& refusal);
 
   idempotent_call(idempotent_call&& o) noexcept;
   /// Frees the key this one had claimed, and takes over `o`'s.
@@ -80,17 +81,17 @@ class idempotent_call {
 
   /// Extends the claim by `lease` from now, right before the request's effect (the run): when
   /// the claim is no longer this call's (its lease ran out while the request was delayed, and a
-  /// retry may have taken it over), 409 conflict with c.retry_after, and the request must make no
+  /// retry may have taken it over), 409 conflict with `retry_after` set, and the request must make no
   /// effect; finish() then leaves the key to its new claimant. A call without an open claim
   /// (replayed) has nothing to renew.
-  [[nodiscard]] result<void> renew(request_context& c, std::chrono::milliseconds lease);
+  [[nodiscard]] result<void> renew(std::chrono::milliseconds lease, int& retry_after);
 
   /// Keeps the answer sent (status and exact body, sealed), or frees the key when the answer had no
   /// effect (402, 429, 5xx). An error of the store is returned for the log: the answer stands.
   [[nodiscard]] result<void> finish(int status, const std::string& body);
 
   /// Keeps the answer (sealed) and debits the run's charge with it, in one store transaction (a run's
-  /// answer under a key, request_context::charge_at_answer). On failure nothing is charged or
+  /// answer under a key, the charge a handler answered). On failure nothing is charged or
   /// kept, the hold stays open (released when it goes away) and the key stays claimed: the
   /// caller answers the error and finish()es with it.
   [[nodiscard]] result<void> finish_charging(credit_hold& hold, uint64_t amount, int status, const std::string& body);

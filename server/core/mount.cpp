@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Serving the route table over HTTP: request ids, body limits, authentication, schema checks,
-// rate limits, error bodies and the request log line — the same for every route, so handlers
-// only see validated requests from known callers.
+// Serving the route table over HTTP on the request pipeline (http/pipeline.hpp): the core's
+// stages — request id, rate limits, authentication, the schema-checked body, Idempotency-Key,
+// the surcharge hold, the handler, the charge, the answer, the kept answer and the log line —
+// the same for every route, so handlers only see validated requests from known callers and
+// answer through their return value.
 #include <httplib.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include "core/credits.hpp"
@@ -22,6 +25,7 @@
 #include "enact/crypto/keccak.hpp"
 #include "enact/secret.hpp"
 #include "enact/eip712/envelope.hpp"
+#include "http/pipeline.hpp"
 #include "http/request.hpp"
 
 namespace enact::core {
@@ -202,143 +206,225 @@ void wipe_secrets(json::value& v) {
         detail::secure_wipe(s->get_string().data(), s->get_string().size());
 }
 
-void serve(const route& r, mount_state& st, const httplib::Request& req, httplib::Response& res) {
-  request_context ctx{.http = req, .svc = st.svc, .cfg = st.cfg, .request_id = http::current_request().id};
-  if (!res.has_header("X-Request-Id"))
-    res.set_header("X-Request-Id", ctx.request_id);
-  int status = 200;
-  std::string error_code;
-  const auto respond_error = [&](const error& e) {
-    http_error h = to_http(e);
-    if (!ctx.error_details.is_null())
-      h.details = ctx.error_details;
-    if (ctx.error_status != 0)
-      h.status = ctx.error_status;
-    if (ctx.retry_after > 0)
-      res.set_header("Retry-After", std::to_string(ctx.retry_after));
-    status = h.status;
-    error_code = std::string(name(h.code));
-    http::send_error(res, h);
-    if (h.code == api_errc::internal || e.code == ledger_errc::storage || e.code == metering::metering_errc::storage)
-      st.svc.log->error("request failed", {{"request_id", ctx.request_id}, {"route", r.path}, {"detail", e.message}});
-  };
-  // Debug-level timings: authentication (a ledger lookup of the key hash) and the handler (the
-  // route's ledger reads and writes, or the action run).
-  const bool debug = st.svc.log->enabled(logger::level::debug);
+struct core_exchange;
+void send(core_exchange& x);
+
+// --- the core's stages (docs/architecture.md "The request pipeline") -----------------------------
+
+/// A /core/v1 request as it passes the stages.
+struct core_exchange : http::exchange<charge> {
+  const route& r;
+  mount_state& st;
+  request_context ctx;
+  std::optional<idempotent_call> idempotent;  // with an Idempotency-Key (core/idempotency.hpp)
+  std::optional<credit_hold> surcharge;       // a relayed ledger write's (core/credits.hpp)
+  std::string error_code;                     // of the answer, for the log line
   int64_t auth_us = -1;
   int64_t handler_us = -1;
-  const auto us_since = [](clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t).count();
-  };
-  std::optional<idempotent_call> idempotent;  // with an Idempotency-Key (core/idempotency.hpp)
-  const auto run = [&]() -> result<json::value> {
-    if (r.auth == auth_kind::none) {
-      // One bucket per route and client IP: minting ChainSecured wallets does not use up the
-      // address's account creations.
-      if ((r.path == "/new_account" || r.per_ip_limited) && st.per_ip.enabled()) {
-        if (const int wait = st.per_ip.take(std::string(r.path) + " " + client_of(req.remote_addr))) {
-          res.set_header("Retry-After", std::to_string(wait));
-          const std::string what = r.path == "/new_account" ? std::string("too many accounts created")
-                                                            : "too many " + std::string(r.path) + " requests";
-          return fail(api_errc::rate_limited, what + " from this address; retry in " + std::to_string(wait) + " s");
-        }
-      }
-    } else {
-      const auto auth_start = clock::now();
-      auto who = authenticate(r, st, req);
-      auth_us = us_since(auth_start);
-      ENACT_TRY(ctx.who, std::move(who));
-      if (st.per_key.enabled()) {
-        // A key by its hash; an X-Wallet-Auth caller (no key) by its wallet, the recovered
-        // signer, which authenticate() found as the account's admin.
-        const bool wallet = ctx.who->wallet_auth;
-        const std::string k =
-            wallet ? "wallet " + codec::hex::encode(ctx.who->account.admin) : codec::hex::encode(ctx.who->key_hash);
-        if (const int wait = st.per_key.take(k)) {
-          res.set_header("Retry-After", std::to_string(wait));
-          return fail(api_errc::rate_limited,
-                      std::string(wallet ? "rate limit of this wallet" : "rate limit of this key") +
-                          " exceeded; retry in " + std::to_string(wait) + " s");
-        }
-      }
-    }
-    ENACT_TRY(ctx.body, parse_body(r, st.cfg, req));
-    if (r.body_is_json_string && !ctx.body.is_string())
-      return fail(api_errc::invalid_request, "body: expected a JSON string holding the code");
-    // The same request under an Idempotency-Key answers its first answer, without running again.
-    ENACT_TRY(idempotent, idempotent_call::begin(r, ctx));
-    if (idempotent && idempotent->replay())
-      return json::value(nullptr);
-    ctx.charge_with_answer = idempotent.has_value();
-    ctx.idempotent = idempotent ? &*idempotent : nullptr;
-    // A relayed ledger write costs the surcharge: held before the write, debited once it
-    // succeeded, given back when it was refused (core/credits.hpp). Billing's own writes (payment
-    // intents, confirmations) are the metering store's and cost nothing.
-    std::optional<credit_hold> surcharge;
-    const bool ledger_write = (r.writes || r.surcharged) && r.auth != auth_kind::billing;
-    if (ledger_write && ctx.who && st.cfg.write_surcharge_credits > 0) {
-      ENACT_TRY(surcharge,
-                credit_hold::take(ctx, st.cfg.write_surcharge_credits, "write " + ctx.request_id, kCreditHoldTtl));
-    }
-    const auto handler_start = clock::now();
-    auto out = r.handle(ctx);
-    handler_us = us_since(handler_start);
-    // The write is made: its answer stands even when the debit cannot be (the store unreachable;
-    // the hold then expires uncharged).
-    if (out && surcharge)
-      if (auto paid = surcharge->settle(); !paid)
-        st.svc.log->error("write surcharge not debited",
-                          {{"request_id", ctx.request_id}, {"route", r.path}, {"detail", paid.err().message}});
-    return out;
-  };
-  auto out = run();
-  if (idempotent && idempotent->replay()) {
-    const metering::kept_answer& kept = *idempotent->replay();
-    status = kept.status;
-    res.status = kept.status;
-    res.set_content(kept.body, "application/json");
-    res.set_header("Idempotent-Replayed", "true");
-    if (kept.status >= 400)
-      error_code = "replayed";
-  } else if (out) {
-    http::send_json(res, 200, *out);
-    wipe_secrets(*out);
-  } else {
-    respond_error(out.err());
-  }
-  if (idempotent && ctx.charge_at_answer) {
-    // The run's charge and its answer are kept together; when the debit cannot be made the run's
-    // result is withheld (as without a key) and the key freed by finish() below.
-    if (auto paid = idempotent->finish_charging(*ctx.charge_at_answer, ctx.charge_amount, res.status, res.body); !paid)
-      respond_error(paid.err());
-    ctx.charge_at_answer.reset();  // an unsettled hold is released
-  }
-  if (idempotent)
-    if (auto kept = idempotent->finish(res.status, res.body); !kept)
-      st.svc.log->error("Idempotency-Key answer not kept",
-                        {{"request_id", ctx.request_id}, {"route", r.path}, {"detail", kept.err().message}});
-  json::object line = http::access_line(r.method, "/core/v1" + std::string(r.path), status, std::move(error_code));
-  if (ctx.who)
-    line["caller"] = ctx.who->wallet_auth                                ? "wallet"
-                     : ctx.who->scopes.kind == scopes::key_kind::account ? "account"
-                                                                         : "usage";
-  if (debug) {
-    // The caller as the hashes docs/protocol.md publishes (the key's keccak256 and its account's), never
-    // the credential itself.
-    json::object detail{{"request_id", ctx.request_id},      {"route_pattern", std::string(r.path)},
-                        {"auth", auth_name(r.auth)},         {"request_bytes", req.body.size()},
-                        {"response_bytes", res.body.size()}, {"auth_us", auth_us},
-                        {"handler_us", handler_us}};
-    if (ctx.who) {
-      if (!ctx.who->wallet_auth)
-        detail["caller_key_hash"] = codec::hex::encode_prefixed(ctx.who->key_hash);
-      detail["account_hash"] = codec::hex::encode_prefixed(ctx.who->account.hash);
-    }
-    st.svc.log->debug("request detail", std::move(detail));
-  }
-  st.svc.log->info("request", std::move(line));
-  http::mark_logged();
+  core_exchange(const route& route, mount_state& state, const httplib::Request& req, httplib::Response& res)
+      : http::exchange<charge>(req, res),
+        r(route),
+        st(state),
+        ctx{.http = req, .svc = state.svc, .cfg = state.cfg, .request_id = {}} {}
+};
+
+int64_t us_since(clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t).count();
 }
+
+result<void> request_id(core_exchange& x) {
+  http::take_request_id(x.req, x.res, x.request_id);
+  x.ctx.request_id = x.request_id;
+  return {};
+}
+
+/// Public routes that create accounts or mint secrets: one bucket per route and client IP, so
+/// minting ChainSecured wallets does not use up the address's account creations.
+result<void> per_ip_limit(core_exchange& x) {
+  const route& r = x.r;
+  if (r.auth != auth_kind::none || (r.path != "/new_account" && !r.per_ip_limited) || !x.st.per_ip.enabled())
+    return {};
+  const int wait = x.st.per_ip.take(std::string(r.path) + " " + client_of(x.req.remote_addr));
+  if (wait == 0)
+    return {};
+  x.out.retry_after = wait;
+  const std::string what = r.path == "/new_account" ? std::string("too many accounts created")
+                                                    : "too many " + std::string(r.path) + " requests";
+  return fail(api_errc::rate_limited, what + " from this address; retry in " + std::to_string(wait) + " s");
+}
+
+result<void> authenticated(core_exchange& x) {
+  if (x.r.auth == auth_kind::none)
+    return {};
+  const auto start = clock::now();
+  auto who = authenticate(x.r, x.st, x.req);
+  x.auth_us = us_since(start);
+  ENACT_TRY(x.ctx.who, std::move(who));
+  return {};
+}
+
+/// A key by its hash; an X-Wallet-Auth caller (no key) by its wallet, the recovered signer,
+/// which authenticate() found as the account's admin.
+result<void> per_key_limit(core_exchange& x) {
+  if (!x.ctx.who || !x.st.per_key.enabled())
+    return {};
+  const bool wallet = x.ctx.who->wallet_auth;
+  const std::string k =
+      wallet ? "wallet " + codec::hex::encode(x.ctx.who->account.admin) : codec::hex::encode(x.ctx.who->key_hash);
+  const int wait = x.st.per_key.take(k);
+  if (wait == 0)
+    return {};
+  x.out.retry_after = wait;
+  return fail(api_errc::rate_limited, std::string(wallet ? "rate limit of this wallet" : "rate limit of this key") +
+                                          " exceeded; retry in " + std::to_string(wait) + " s");
+}
+
+result<void> read_body(core_exchange& x) {
+  ENACT_TRY(x.ctx.body, parse_body(x.r, x.st.cfg, x.req));
+  if (x.r.body_is_json_string && !x.ctx.body.is_string())
+    return fail(api_errc::invalid_request, "body: expected a JSON string holding the code");
+  return {};
+}
+
+/// The same request under an Idempotency-Key answers its first answer, without running again.
+result<void> idempotency(core_exchange& x) {
+  ENACT_TRY(x.idempotent, idempotent_call::begin(x.r, x.ctx, x.out));
+  if (x.idempotent && x.idempotent->replay())
+    x.done = true;
+  else if (x.idempotent)
+    x.ctx.idempotent = &*x.idempotent;
+  return {};
+}
+
+/// A relayed ledger write costs the surcharge: held before the write, debited by the charge
+/// stage once it succeeded, given back when it was refused. Billing's own writes (payment
+/// intents, confirmations) are the metering store's and cost nothing.
+result<void> hold_surcharge(core_exchange& x) {
+  const bool ledger_write = (x.r.writes || x.r.surcharged) && x.r.auth != auth_kind::billing;
+  if (!ledger_write || !x.ctx.who || x.st.cfg.write_surcharge_credits <= 0)
+    return {};
+  ENACT_TRY(x.surcharge,
+            credit_hold::take(x.ctx, x.st.cfg.write_surcharge_credits, "write " + x.request_id, kCreditHoldTtl));
+  return {};
+}
+
+result<void> handle(core_exchange& x) {
+  const auto start = clock::now();
+  x.out = x.r.handle(x.ctx);
+  x.handler_us = us_since(start);
+  return {};
+}
+
+/// The one place money is settled. A write that was made keeps its answer even when its
+/// surcharge cannot be debited (the hold then expires uncharged). A run's charge is debited with
+/// the answer kept for its Idempotency-Key in one store transaction, or alone without one; when
+/// the debit cannot be made the run's result is withheld. Unsettled holds are released.
+result<void> settle(core_exchange& x) {
+  if (x.out.ok() && x.surcharge)
+    if (auto paid = x.surcharge->settle(); !paid)
+      x.st.svc.log->error("write surcharge not debited",
+                          {{"request_id", x.request_id}, {"route", x.r.path}, {"detail", paid.err().message}});
+  x.surcharge.reset();
+  if (!x.out.charge)
+    return {};
+  const charge owed = std::move(*x.out.charge);
+  x.out.charge.reset();
+  if (!x.idempotent) {
+    if (auto paid = owed.hold->settle(owed.amount); !paid)
+      x.out.fail(paid.err());
+    return {};
+  }
+  send(x);
+  if (auto paid = x.idempotent->finish_charging(*owed.hold, owed.amount, x.res.status, x.res.body); !paid) {
+    json::value details = std::move(x.out.details);  // an action's failure keeps its details
+    x.out.fail(paid.err());
+    x.out.details = std::move(details);
+  }
+  return {};
+}
+
+result<void> answer_stage(core_exchange& x) {
+  if (x.done) {
+    const metering::kept_answer& kept = *x.idempotent->replay();
+    x.res.status = kept.status;
+    x.res.set_content(kept.body, "application/json");
+    x.res.set_header("Idempotent-Replayed", "true");
+    if (kept.status >= 400)
+      x.error_code = "replayed";
+    return {};
+  }
+  send(x);
+  if (x.out.ok())
+    wipe_secrets(*x.out.value);
+  return {};
+}
+
+/// The answer kept for an Idempotency-Key (or the key freed when the answer had no effect).
+result<void> keep(core_exchange& x) {
+  if (!x.idempotent)
+    return {};
+  if (auto kept = x.idempotent->finish(x.res.status, x.res.body); !kept)
+    x.st.svc.log->error("Idempotency-Key answer not kept",
+                        {{"request_id", x.request_id}, {"route", x.r.path}, {"detail", kept.err().message}});
+  return {};
+}
+
+/// The request's log line, and at debug level its timings: authentication (a ledger lookup of
+/// the key hash) and the handler (the route's ledger reads and writes, or the action run).
+result<void> log_line(core_exchange& x) {
+  const auto& who = x.ctx.who;
+  json::object line =
+      http::access_line(x.r.method, "/core/v1" + std::string(x.r.path), x.res.status, std::move(x.error_code));
+  if (who)
+    line["caller"] = who->wallet_auth ? "wallet" : who->scopes.kind == scopes::key_kind::account ? "account" : "usage";
+  if (x.st.svc.log->enabled(logger::level::debug)) {
+    // The caller as the hashes docs/protocol.md publishes, never the credential itself.
+    json::object detail{{"request_id", x.request_id},          {"route_pattern", std::string(x.r.path)},
+                        {"auth", auth_name(x.r.auth)},         {"request_bytes", x.req.body.size()},
+                        {"response_bytes", x.res.body.size()}, {"auth_us", x.auth_us},
+                        {"handler_us", x.handler_us}};
+    if (who) {
+      if (!who->wallet_auth)
+        detail["caller_key_hash"] = codec::hex::encode_prefixed(who->key_hash);
+      detail["account_hash"] = codec::hex::encode_prefixed(who->account.hash);
+    }
+    x.st.svc.log->debug("request detail", std::move(detail));
+  }
+  x.st.svc.log->info("request", std::move(line));
+  http::mark_logged();
+  return {};
+}
+
+/// Writes the exchange's answer: the value, or the error body of docs/protocol.md §0 (a failure of
+/// the server or its storage is logged with its detail, which the body never carries).
+void send(core_exchange& x) {
+  if (x.out.ok()) {
+    http::send_value(x.res, 200, *x.out.value);
+    x.error_code.clear();
+    return;
+  }
+  const error& e = x.out.value.err();
+  http_error h = to_http(e);
+  x.error_code = std::string(name(h.code));
+  http::send_failure(x.res, h, x.out.details, x.out.error_status, x.out.retry_after);
+  if (h.code == api_errc::internal || e.code == ledger_errc::storage || e.code == metering::metering_errc::storage)
+    x.st.svc.log->error("request failed", {{"request_id", x.request_id}, {"route", x.r.path}, {"detail", e.message}});
+}
+
+constexpr std::array<http::stage<core_exchange>, 12> kStages{{
+    {"request id", request_id, true},
+    {"per-IP limit", per_ip_limit},
+    {"authenticate", authenticated},
+    {"per-key limit", per_key_limit},
+    {"body", read_body},
+    {"idempotency", idempotency},
+    {"surcharge hold", hold_surcharge},
+    {"handler", handle},
+    {"charge", settle, true},
+    {"answer", answer_stage, true},
+    {"keep", keep, true},
+    {"log", log_line, true},
+}};
 
 }  // namespace
 
@@ -347,7 +433,8 @@ void mount(httplib::Server& server, const services& svc, const config& cfg) {
   for (const route& r : routes()) {
     const std::string path = "/core/v1" + std::string(r.path);
     auto fn = [&r, st](const httplib::Request& req, httplib::Response& res) {
-      serve(r, *st, req, res);
+      core_exchange x(r, *st, req, res);
+      http::run_stages<core_exchange>(kStages, x);
     };
     if (r.method == "GET")
       server.Get(path, fn);

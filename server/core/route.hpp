@@ -20,6 +20,8 @@
 #include "enact/bytes.hpp"
 #include "enact/result.hpp"
 #include "enact/scopes/scopes.hpp"
+#include "http/openapi.hpp"
+#include "http/pipeline.hpp"
 #include "ledger/ledger.hpp"
 
 namespace httplib {
@@ -49,6 +51,8 @@ struct caller {
 class credit_hold;      // core/credits.hpp
 class idempotent_call;  // core/idempotency.hpp
 
+/// What a handler sees of its request (read-only): the HTTP request, the services, the caller
+/// and the schema-checked body. Handlers answer through their return value alone.
 struct request_context {
   const httplib::Request& http;
   const services& svc;
@@ -56,26 +60,23 @@ struct request_context {
   std::optional<caller> who{};
   json::value body = nullptr;  // the parsed, schema-checked body (null for GET)
   std::string request_id;
-  json::value error_details = nullptr;  // set by a handler: the `details` of its error body
-  int error_status = 0;                 // set by the Idempotency-Key check: its 422 (core/idempotency.hpp)
-  int retry_after = 0;                  // seconds; set by the Idempotency-Key check: its 409's Retry-After
-  /// Set when the request claimed an Idempotency-Key: a run then leaves its charge (the hold and
-  /// the amount) to the answer, which debits it in the store transaction that keeps the answer
-  /// (core/idempotency.hpp finish_charging), so no charge outlives a lost answer.
-  bool charge_with_answer = false;
-  /// The request's claim of its Idempotency-Key, renewed right before a run (core/idempotency.hpp).
+  /// The request's claim of its Idempotency-Key (core/idempotency.hpp), null without one: a run
+  /// renews it right before its effect.
   idempotent_call* idempotent = nullptr;
-  std::shared_ptr<credit_hold> charge_at_answer{};
-  uint64_t charge_amount = 0;
 };
 
-using handler = std::function<result<json::value>(request_context&)>;
-
-struct query_param {
-  std::string_view name;
-  json::object schema;
-  bool required = false;
+/// Money a handler made owed: the run's credit hold and the amount to debit from it. The
+/// pipeline's charge stage settles it (with the answer kept for an Idempotency-Key, in one store
+/// transaction), so no handler settles money itself.
+struct charge {
+  std::shared_ptr<credit_hold> hold;
+  uint64_t amount = 0;
 };
+
+using answer = http::answer<charge>;
+using handler = std::function<answer(const request_context&)>;
+
+using http::query_param;
 
 struct route {
   std::string_view method;  // "GET" or "POST"

@@ -104,11 +104,7 @@ const json::object& components() {
                    {"created_at", s::integer("unix seconds"), true}});
     o["UsageChargePage"] = page_of("UsageCharge");
     o["PaymentRecordPage"] = page_of("PaymentRecord");
-    o["Error"] = s::object({{"error",
-                             s::object({{"code", s::string("invalid_request, unauthenticated, forbidden, …"), true},
-                                        {"message", s::string(), true},
-                                        {"details", json::object{{"type", "object"}}}}),
-                             true}});
+    o["Error"] = s::error_body();
     return o;
   }();
   return c;

@@ -108,7 +108,7 @@ json::object permissions_schema() {
 
 // --- handlers ---------------------------------------------------------------------------------
 
-result<json::value> new_account(request_context& c) {
+result<json::value> new_account(const request_context& c) {
   ENACT_TRY(const api::new_account_request req, api::read<api::new_account_request>(c.body));
   ENACT_TRY(minted_key key, mint_key());
   ledger::account a;
@@ -125,7 +125,7 @@ result<json::value> new_account(request_context& c) {
                       {"api_key_hash", codec::hex::encode_prefixed(key.hash)}};
 }
 
-result<json::value> get_account(request_context& c) {
+result<json::value> get_account(const request_context& c) {
   const auto& who = *c.who;
   const bool is_account = who.scopes.kind == scopes::key_kind::account;
   json::object key{{"kind", who.wallet_auth ? "wallet" : (is_account ? "account" : "usage")},
@@ -145,7 +145,7 @@ result<json::value> get_account(request_context& c) {
                       {"key", std::move(key)}};
 }
 
-result<json::value> add_usage_api_key(request_context& c) {
+result<json::value> add_usage_api_key(const request_context& c) {
   ENACT_TRY(ledger::usage_key k, read_usage_key(c));
   ENACT_TRY(minted_key key, mint_key());
   k.hash = key.hash;
@@ -157,7 +157,7 @@ result<json::value> add_usage_api_key(request_context& c) {
                       {"wallet_address", to_checksum_address(key.wallet)}};
 }
 
-result<json::value> list_api_keys(request_context& c) {
+result<json::value> list_api_keys(const request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto keys, c.svc.ledger->list_usage_keys(c.who->account.hash, p));
   return page_answer<json::object>(keys, p, usage_key_json);
@@ -172,7 +172,7 @@ result<ledger::usage_key> own_usage_key(const request_context& c) {
   return k;
 }
 
-result<json::value> update_usage_api_key(request_context& c) {
+result<json::value> update_usage_api_key(const request_context& c) {
   ENACT_TRY(const auto existing, own_usage_key(c));
   ENACT_TRY(ledger::usage_key k, read_usage_key(c));
   k.hash = existing.hash;
@@ -183,14 +183,14 @@ result<json::value> update_usage_api_key(request_context& c) {
   return json::object{{"hash", codec::hex::encode_prefixed(k.hash)}};
 }
 
-result<json::value> update_usage_api_key_metadata(request_context& c) {
+result<json::value> update_usage_api_key_metadata(const request_context& c) {
   ENACT_TRY(const auto existing, own_usage_key(c));
   ENACT_TRY_VOID(c.svc.ledger->update_usage_key_metadata(relay(c), existing.account, existing.hash, str(c.body, "name"),
                                                          str(c.body, "description")));
   return json::object{{"hash", codec::hex::encode_prefixed(existing.hash)}};
 }
 
-result<json::value> remove_usage_api_key(request_context& c) {
+result<json::value> remove_usage_api_key(const request_context& c) {
   ENACT_TRY(const auto existing, own_usage_key(c));
   ENACT_TRY_VOID(c.svc.ledger->remove_usage_key(relay(c), existing.account, existing.hash));
   return json::object{{"hash", codec::hex::encode_prefixed(existing.hash)}};

@@ -43,7 +43,7 @@ result<void> may_change_action(const request_context& c, const hash256& hashed_c
   return {};
 }
 
-result<json::value> add_action(request_context& c) {
+result<json::value> add_action(const request_context& c) {
   ENACT_TRY(const api::new_action req, api::read<api::new_action>(c.body));
   ENACT_TRY_VOID(may_write_catalogue(c));
   ledger::action a;
@@ -59,13 +59,13 @@ result<json::value> add_action(request_context& c) {
 
 /// The group id of a body, after which a handler checks its scope on that group before reading
 /// the rest of the body.
-result<scopes::group_id> managed_group(request_context& c) {
+result<scopes::group_id> managed_group(const request_context& c) {
   ENACT_TRY(const auto id, api::read_group_id(c.body.at("group_id"), "group_id"));
   ENACT_TRY_VOID(require_scope(c, permission::group_manage_actions, id));
   return id;
 }
 
-result<json::value> add_action_to_group(request_context& c) {
+result<json::value> add_action_to_group(const request_context& c) {
   ENACT_TRY(const auto id, managed_group(c));
   ENACT_TRY(const api::group_action req, api::read<api::group_action>(c.body));
   ENACT_TRY(const auto g, c.svc.ledger->add_action_to_group(relay(c), c.who->account.hash, id,
@@ -73,14 +73,14 @@ result<json::value> add_action_to_group(request_context& c) {
   return json::value_from(to_api(g));
 }
 
-result<json::value> remove_action_from_group(request_context& c) {
+result<json::value> remove_action_from_group(const request_context& c) {
   ENACT_TRY(const auto id, managed_group(c));
   ENACT_TRY(const api::group_action_hash req, api::read<api::group_action_hash>(c.body));
   ENACT_TRY(const auto g, c.svc.ledger->remove_action_from_group(relay(c), c.who->account.hash, id, req.hashed_cid));
   return json::value_from(to_api(g));
 }
 
-result<json::value> update_action_metadata(request_context& c) {
+result<json::value> update_action_metadata(const request_context& c) {
   ENACT_TRY(const api::action_metadata req, api::read<api::action_metadata>(c.body));
   ENACT_TRY_VOID(may_change_action(c, req.hashed_cid));
   ENACT_TRY(const auto a, c.svc.ledger->update_action_metadata(relay(c), c.who->account.hash, req.hashed_cid, req.name,
@@ -88,7 +88,7 @@ result<json::value> update_action_metadata(request_context& c) {
   return json::value_from(to_api(a));
 }
 
-result<json::value> delete_action(request_context& c) {
+result<json::value> delete_action(const request_context& c) {
   ENACT_TRY(const api::action_ref req, api::read<api::action_ref>(c.body));
   // docs/protocol.md §2: deleting an action removes it from every group that lists it, so the key needs
   // group:manageActions on each of them (403 naming the first it may not touch); a key with no
@@ -98,7 +98,7 @@ result<json::value> delete_action(request_context& c) {
   return json::value_from(req);
 }
 
-result<json::value> list_actions(request_context& c) {
+result<json::value> list_actions(const request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   std::optional<scopes::group_id> group;
   if (c.http.has_param("group_id")) {
@@ -108,7 +108,7 @@ result<json::value> list_actions(request_context& c) {
   return page_answer<api::action>(actions, p, [](const ledger::action& a) { return to_api(a); });
 }
 
-result<json::value> upload_action(request_context& c) {
+result<json::value> upload_action(const request_context& c) {
   const auto& code = c.body.at("code").as_string();
   if (code.size() > c.cfg.max_action_code_bytes)
     return fail(api_errc::payload_too_large, "body.code: " + std::to_string(code.size()) + " bytes, at most " +
@@ -131,7 +131,7 @@ result<json::value> no_such_action() {
 /// kept); a usage key reads it when it may also run it or manage it: execute or
 /// group:manageActions on a group listing the action, or group:manageActions on the wildcard
 /// group 0 (which lets it put the action in any group).
-result<json::value> get_action_code(request_context& c) {
+result<json::value> get_action_code(const request_context& c) {
   if (!c.http.has_param("action_ipfs_cid"))
     return fail(api_errc::invalid_request, "query.action_ipfs_cid: required");
   const std::string cid = c.http.get_param_value("action_ipfs_cid");

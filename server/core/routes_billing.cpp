@@ -52,7 +52,7 @@ void mark_dev(json::object& o, const billing::payment_provider* p) {
     o["mode"] = "dev";
 }
 
-result<json::value> balance(request_context& c) {
+result<json::value> balance(const request_context& c) {
   ENACT_TRY(auto* m, meter(c));
   ENACT_TRY(const uint64_t credits, m->balance(c.who->account.hash));
   ENACT_TRY(const uint64_t owed, m->owed(c.who->account.hash));
@@ -61,7 +61,7 @@ result<json::value> balance(request_context& c) {
   return out;
 }
 
-result<json::value> create_payment_intent(request_context& c) {
+result<json::value> create_payment_intent(const request_context& c) {
   ENACT_TRY(auto* p, provider(c));
   ENACT_TRY(auto* m, meter(c));
   const auto& amount_v = c.body.at("amount_cents");
@@ -91,7 +91,7 @@ result<json::value> create_payment_intent(request_context& c) {
   return out;
 }
 
-result<json::value> confirm_payment(request_context& c) {
+result<json::value> confirm_payment(const request_context& c) {
   ENACT_TRY(auto* p, provider(c));
   ENACT_TRY(auto* m, meter(c));
   const std::string id(c.body.at("payment_intent_id").as_string());
@@ -116,7 +116,7 @@ result<json::value> confirm_payment(request_context& c) {
 
 /// An event this server can never act on (docs/protocol.md §2 "Billing", the webhook's answers):
 /// answered 200 so that Stripe stops delivering it, with the reason in the answer and the log.
-json::object ignored(request_context& c, json::object out, const billing::webhook_event& ev, std::string reason) {
+json::object ignored(const request_context& c, json::object out, const billing::webhook_event& ev, std::string reason) {
   if (c.svc.log != nullptr)
     c.svc.log->warn("stripe webhook event ignored",
                     {{"event", ev.id}, {"type", ev.type}, {"reason", reason}, {"request_id", c.request_id}});
@@ -126,7 +126,7 @@ json::object ignored(request_context& c, json::object out, const billing::webhoo
 
 /// payment_intent.succeeded: credits the intent's account once, exactly as confirm_payment does
 /// (the metering store credits a payment id once, so of the two the second credits nothing).
-result<json::value> intent_succeeded(request_context& c, metering::store& m, const billing::webhook_event& ev,
+result<json::value> intent_succeeded(const request_context& c, metering::store& m, const billing::webhook_event& ev,
                                      json::object out) {
   const std::string& id = ev.intent.id;
   if (id.empty())
@@ -156,7 +156,7 @@ result<json::value> intent_succeeded(request_context& c, metering::store& m, con
 /// charge.refunded, charge.dispute.created/closed/funds_withdrawn/funds_reinstated: the payment taken back, or
 /// a won dispute's amount given back, through metering::store::reverse_payment (idempotent by
 /// event id; a refund debits only the increase of the charge's cumulative amount_refunded).
-result<json::value> charge_reversed(request_context& c, metering::store& m, const billing::webhook_event& ev,
+result<json::value> charge_reversed(const request_context& c, metering::store& m, const billing::webhook_event& ev,
                                     json::object out) {
   const billing::charge_object& ch = ev.charge;
   const bool refund = ev.type == "charge.refunded";
@@ -214,7 +214,7 @@ result<json::value> charge_reversed(request_context& c, metering::store& m, cons
 /// signature, an unreadable body, the store or Stripe unavailable; events this server can never
 /// act on are answered 200 and logged, and other event types acknowledged, as Stripe asks, so
 /// that it stops delivering them.
-result<json::value> stripe_webhook(request_context& c) {
+result<json::value> stripe_webhook(const request_context& c) {
   if (c.svc.payments == nullptr || c.svc.payments->mode() != "stripe")
     return fail(api_errc::not_found, "no Stripe webhook endpoint is configured on this server");
   ENACT_TRY(auto* m, meter(c));
@@ -231,7 +231,7 @@ result<json::value> stripe_webhook(request_context& c) {
 
 uint64_t seconds(metering::millis t) { return t > 0 ? static_cast<uint64_t>(t / 1000) : 0; }
 
-result<json::value> usage(request_context& c) {
+result<json::value> usage(const request_context& c) {
   ENACT_TRY(auto* m, meter(c));
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto records, m->usage(c.who->account.hash, p));
@@ -240,7 +240,7 @@ result<json::value> usage(request_context& c) {
   });
 }
 
-result<json::value> payments(request_context& c) {
+result<json::value> payments(const request_context& c) {
   ENACT_TRY(auto* m, meter(c));
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto records, m->payments(c.who->account.hash, p));

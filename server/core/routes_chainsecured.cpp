@@ -75,7 +75,7 @@ result<pkp::account_hash> owning_account_of(const request_context& c, const addr
   return pkp::canonical_account_hash(signer);
 }
 
-result<json::value> create_wallet_with_signature(request_context& c) {
+result<json::value> create_wallet_with_signature(const request_context& c) {
   ENACT_TRY(const address signer, verified_signer(c, eip712::envelope::kind::create_wallet));
   ENACT_TRY(const pkp::account_hash owner, owning_account_of(c, signer));
   // docs/protocol.md §1: signature-minted wallets sit at a random 32-byte path, under the signer's account.
@@ -90,7 +90,7 @@ result<json::value> create_wallet_with_signature(request_context& c) {
   return json::value_from(api::minted_wallet{wallet, wallet, path, std::move(solana)});
 }
 
-result<json::value> add_usage_api_key_with_signature(request_context& c) {
+result<json::value> add_usage_api_key_with_signature(const request_context& c) {
   ENACT_TRY(const address signer, verified_signer(c, eip712::envelope::kind::add_usage_api_key));
   ENACT_TRY(const pkp::account_hash owner, owning_account_of(c, signer));
   const pkp::derivation_path path = pkp::random_path();
@@ -109,7 +109,7 @@ result<json::value> add_usage_api_key_with_signature(request_context& c) {
   return json::value(std::move(out));  // moved, so no unwiped copy of the key is left behind
 }
 
-result<json::value> convert_to_chain_secured_account(request_context& c) {
+result<json::value> convert_to_chain_secured_account(const request_context& c) {
   ENACT_TRY(const address new_admin,
             api::read_address(c.body.at("new_admin_wallet_address"), "new_admin_wallet_address"));
   const auto& account = c.who->account;

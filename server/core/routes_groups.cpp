@@ -25,7 +25,7 @@ bool adds_any(const std::vector<T>& before, const std::vector<T>& after) {
                      [&](const T& x) { return std::find(before.begin(), before.end(), x) == before.end(); });
 }
 
-result<json::value> add_group(request_context& c) {
+result<json::value> add_group(const request_context& c) {
   ENACT_TRY_VOID(require_scope(c, permission::group_create));
   ENACT_TRY(const api::new_group req, api::read<api::new_group>(c.body));
   ledger::group g;
@@ -123,13 +123,13 @@ result<json::value> wallet_page(const request_context& c, const ledger::page<led
   return v;
 }
 
-result<json::value> list_groups(request_context& c) {
+result<json::value> list_groups(const request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto groups, c.svc.ledger->list_groups(c.who->account.hash, p));
   return group_page(groups, p);
 }
 
-result<json::value> update_group(request_context& c) {
+result<json::value> update_group(const request_context& c) {
   ENACT_TRY(const auto id, api::read_group_id(c.body.at("group_id"), "group_id"));
   // Editing a group is group:manageActions on it; changing its PKP set also needs group:addPkp
   // for additions and group:removePkp for removals.
@@ -150,14 +150,14 @@ result<json::value> update_group(request_context& c) {
   return json::value_from(to_api(updated));
 }
 
-result<json::value> remove_group(request_context& c) {
+result<json::value> remove_group(const request_context& c) {
   ENACT_TRY_VOID(require_scope(c, permission::group_delete));
   ENACT_TRY(const api::group_ref req, api::read<api::group_ref>(c.body));
   ENACT_TRY_VOID(c.svc.ledger->remove_group(relay(c), c.who->account.hash, req.group_id));
   return json::value_from(req);
 }
 
-result<json::value> create_wallet(request_context& c) {
+result<json::value> create_wallet(const request_context& c) {
   ENACT_TRY_VOID(require_scope(c, permission::pkp_create));
   ENACT_TRY(const api::new_wallet req, api::read<api::new_wallet>(c.body));
   const auto& account = c.who->account.hash;
@@ -188,7 +188,7 @@ result<json::value> create_wallet(request_context& c) {
   return fail(api_errc::unavailable, "too many concurrent wallet creations; retry");
 }
 
-result<json::value> list_wallets(request_context& c) {
+result<json::value> list_wallets(const request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto ws, c.svc.ledger->list_wallets(c.who->account.hash, p));
   return wallet_page(c, ws, p);
@@ -201,14 +201,14 @@ result<uint64_t> query_group_id(const request_context& c) {
   return api::read_group_id(json::value(c.http.get_param_value("group_id")), "group_id");
 }
 
-result<json::value> list_wallets_in_group(request_context& c) {
+result<json::value> list_wallets_in_group(const request_context& c) {
   ENACT_TRY(const auto p, read_page(c.http));
   ENACT_TRY(const auto id, query_group_id(c));
   ENACT_TRY(const auto ws, c.svc.ledger->list_wallets_in_group(c.who->account.hash, id, p));
   return wallet_page(c, ws, p);
 }
 
-result<json::value> get_group(request_context& c) {
+result<json::value> get_group(const request_context& c) {
   ENACT_TRY(const auto id, query_group_id(c));
   ENACT_TRY(const auto g, c.svc.ledger->get_group(c.who->account.hash, id));
   return json::value_from(to_api(g));
@@ -217,7 +217,7 @@ result<json::value> get_group(request_context& c) {
 /// add_pkp_to_group and remove_pkp_from_group: the group id, then the scope `p` on that group,
 /// then the PKP id, in this order (a key without the scope gets 403 whatever the PKP field holds).
 template <class Change>
-result<json::value> change_pkp(request_context& c, permission p, Change change) {
+result<json::value> change_pkp(const request_context& c, permission p, Change change) {
   ENACT_TRY(const auto id, api::read_group_id(c.body.at("group_id"), "group_id"));
   ENACT_TRY_VOID(require_scope(c, p, id));
   ENACT_TRY(const api::group_pkp req, api::read<api::group_pkp>(c.body));
@@ -225,11 +225,11 @@ result<json::value> change_pkp(request_context& c, permission p, Change change) 
   return json::value_from(to_api(g));
 }
 
-result<json::value> add_pkp_to_group(request_context& c) {
+result<json::value> add_pkp_to_group(const request_context& c) {
   return change_pkp(c, permission::group_add_pkp, [&](auto&&... a) { return c.svc.ledger->add_pkp_to_group(a...); });
 }
 
-result<json::value> remove_pkp_from_group(request_context& c) {
+result<json::value> remove_pkp_from_group(const request_context& c) {
   return change_pkp(c, permission::group_remove_pkp,
                     [&](auto&&... a) { return c.svc.ledger->remove_pkp_from_group(a...); });
 }

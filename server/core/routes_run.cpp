@@ -5,7 +5,8 @@
 //
 // Order: key (mount.cpp) → scopes and groups: a group on which the key has execute that lists
 // the CID hash and, when named, the PKP → credits held in the metering store (core/credits.hpp)
-// → the code is located (store, body, gateway) → run → the hold debited. Holding first means an
+// → the code is located (store, body, gateway) → run → the hold debited by the pipeline's charge
+// stage (mount.cpp), to which the handler returns it with the amount. Holding first means an
 // account that cannot pay makes the server fetch and keep nothing (402 before any gateway
 // request); a call whose code cannot be had gives its hold back uncharged; authorization comes
 // first, so nothing about the code is revealed to a caller who may not run it. The price is
@@ -72,9 +73,10 @@ class run_capabilities final : public runtime::capability_handler {
       }
       ENACT_TRY(const auto sig, c_.svc.tee->sign_digest(account, path, digest));
       ENACT_TRY(const auto pub, c_.svc.tee->public_key(account, path));
-      json::object out = signature_json(sig, pub, digest);
-      signatures_[name] = out;
-      return json::value(std::move(out));
+      api::action_signature out = signature_of(sig, pub, digest);
+      json::value seen = json::value_from(out);
+      signatures_[name] = std::move(out);
+      return seen;
     }
     if (method == "signMessage") {
       const auto* m = args.if_contains("message");
@@ -142,9 +144,10 @@ class run_capabilities final : public runtime::capability_handler {
       ENACT_TRY(std::string name, run_signing::signature_name(args, method, signatures_.size() + 1));
       ENACT_TRY(const auto sig, t.sign_digest(account, path, digest));
       ENACT_TRY(const auto pub, t.public_key(account, path));
-      json::object out = signature_json(sig, pub, digest);
-      signatures_[name] = out;
-      return json::value(std::move(out));
+      api::action_signature out = signature_of(sig, pub, digest);
+      json::value seen = json::value_from(out);
+      signatures_[name] = std::move(out);
+      return seen;
     }
     ENACT_TRY(const chain::eip1559_tx tx, run_signing::transaction(args));
     ENACT_TRY(const auto sig, t.sign_digest(account, path, chain::signing_hash(tx)));
@@ -154,24 +157,21 @@ class run_capabilities final : public runtime::capability_handler {
                         {"from", to_checksum_address(pkp)}};
   }
 
-  [[nodiscard]] json::object signatures() const {
-    json::object out;
-    for (const auto& [name, sig] : signatures_)
-      out[name] = sig;
-    return out;
-  }
+  /// The signatures the run made, by name: moved into the run's answer.
+  [[nodiscard]] std::map<std::string, api::action_signature> take_signatures() { return std::move(signatures_); }
 
  private:
-  static json::object signature_json(const crypto::secp256k1::signature& sig, const crypto::secp256k1::public_key& pub,
-                                     const hash256& digest) {
-    bytes uncompressed{0x04};
-    uncompressed.insert(uncompressed.end(), pub.begin(), pub.end());
-    return json::object{{"signature", codec::hex::encode_prefixed(sig.to_bytes())},
-                        {"r", codec::hex::encode_prefixed(sig.r)},
-                        {"s", codec::hex::encode_prefixed(sig.s)},
-                        {"v", 27 + sig.v},
-                        {"public_key", codec::hex::encode_prefixed(uncompressed)},
-                        {"digest", codec::hex::encode_prefixed(digest)}};
+  static api::action_signature signature_of(const crypto::secp256k1::signature& sig,
+                                            const crypto::secp256k1::public_key& pub, const hash256& digest) {
+    api::action_signature out;
+    out.signature = sig.to_bytes();
+    out.r = sig.r;
+    out.s = sig.s;
+    out.v = static_cast<uint8_t>(27 + sig.v);
+    out.public_key = bytes{0x04};
+    out.public_key.insert(out.public_key.end(), pub.begin(), pub.end());
+    out.digest = digest;
+    return out;
   }
 
   static result<hash256> hex32(const json::object& args, std::string_view field) {
@@ -242,7 +242,7 @@ class run_capabilities final : public runtime::capability_handler {
   const request_context& c_;
   std::set<address> allowed_;
   std::map<address, hash256> paths_;  // PKPs of this run checked by owned_pkp
-  std::map<std::string, json::object> signatures_;
+  std::map<std::string, api::action_signature> signatures_;
 };
 
 /// The code of `cid_text` from the IPFS HTTP gateway (ipfs::fetch_from_gateway), verified against
@@ -285,37 +285,35 @@ json::value response_value(const std::string& response_json) {
   return v;
 }
 
-result<json::value> run_action(request_context& c) {
-  if (c.svc.sandbox == nullptr)
-    return fail(api_errc::unavailable, "this server runs no action sandbox");
-  const auto& body = c.body.as_object();
-  const auto* code_v = body.if_contains("code");
-  const auto* cid_v = body.if_contains("action_ipfs_cid");
-  if ((code_v == nullptr) == (cid_v == nullptr))
-    return fail(api_errc::invalid_request, "body: give exactly one of code and action_ipfs_cid");
-
-  // The action's identity: the CID of the given code, or the CID named.
-  std::string cid_text;
-  std::optional<std::string> code;
-  if (code_v != nullptr) {
-    code = std::string(code_v->as_string());
-    if (code->size() > c.cfg.max_action_code_bytes)
-      return fail(api_errc::payload_too_large, "body.code: " + std::to_string(code->size()) + " bytes, at most " +
-                                                   std::to_string(c.cfg.max_action_code_bytes));
-    cid_text = ipfs::cid_of(as_bytes(*code));
+/// The code of a run: the content store first, then the body (kept for later runs within the
+/// account's upload quota, as /upload_action would), then the gateway.
+result<std::string> code_of(const request_context& c, const std::string& cid_text,
+                            const std::optional<std::string>& code) {
+  ENACT_TRY(auto stored, c.svc.store->get(cid_text));
+  if (stored)
+    return std::string(as_chars(*stored));
+  if (!code && c.cfg.ipfs_gateway.empty())
+    return fail(api_errc::not_found, "action " + cid_text +
+                                         " is not in this server's content store (upload it "
+                                         "with /upload_action) and no IPFS gateway is configured");
+  std::string source;
+  if (code) {
+    source = *code;
   } else {
-    cid_text = std::string(cid_v->as_string());
+    ENACT_TRY(source, fetch_from_gateway(c, cid_text));
   }
-  auto parsed_cid = ipfs::parse(cid_text);
-  if (!parsed_cid)
-    return fail(api_errc::invalid_request, "body.action_ipfs_cid: " + parsed_cid.err().message);
-  const hash256 hashed = ipfs::hashed_cid(cid_text);
-  std::optional<address> pkp;
-  if (const auto* p = body.if_contains("pkp_id")) {
-    ENACT_TRY(pkp, api::read_address(*p, "pkp_id"));
-  }
+  // Over the quota the code still runs, it is just not kept.
+  const upload_quota quota{c.cfg.upload_quota_bytes, c.cfg.upload_quota_count};
+  if (auto kept = c.svc.store->put_for(c.who->account.hash, as_bytes(source), quota);
+      !kept && kept.code() != api_errc::forbidden)
+    return kept.err();
+  return source;
+}
 
-  // The execution rule: a group with execute that lists the action (and the PKP, when named).
+/// The PKPs usable in a run of `hashed` with `pkp`: those of a group on which the key has
+/// execute that lists the action (and the PKP, when named); forbidden when there is none.
+result<std::set<address>> usable_pkps(const request_context& c, const hash256& hashed,
+                                      const std::optional<address>& pkp) {
   ENACT_TRY(const auto groups, c.svc.ledger->groups_listing(c.who->account.hash, hashed));
   std::vector<scopes::group_view> views;
   views.reserve(groups.size());
@@ -326,69 +324,43 @@ result<json::value> run_action(request_context& c) {
                                                to_checksum_address(*pkp)
                                          : std::string("no group on which this key may execute lists this action"));
   }
-  // The PKPs usable in this run: those of such a group (every group here lists the action).
   std::set<address> allowed;
   for (const auto& v : views)
     if (scopes::allows(c.who->scopes, scopes::permission::execute, v.id))
       allowed.insert(v.pkps.begin(), v.pkps.end());
   if (pkp && !allowed.contains(*pkp))
     return fail(api_errc::forbidden, "PKP not usable with this action");
+  return allowed;
+}
 
-  // The account's share of the sandbox (docs/protocol.md §6 "Fair share"), before its credits are
-  // held: a refused run holds nothing.
-  std::optional<run_share::ticket> share;
-  if (c.svc.share != nullptr) {
-    auto admitted = c.svc.share->enter(c.who->account.hash, c.retry_after);
-    if (!admitted)
-      return admitted.err();
-    share.emplace(std::move(*admitted));
-  }
-
-  // Credits before the code (docs/protocol.md §2 order): an account that cannot pay makes the server fetch
-  // nothing from a gateway and keep nothing. The reservation goes back uncharged when the code
-  // cannot be had.
-  const uint64_t price = c.cfg.run_price_credits;
-  // Enact.fetch (runtime/fetch.hpp) is made by this process under the operator's egress policy;
-  // refused when the server was given no fetch settings. With a price per fetch, the hold also
-  // covers the most fetches a run may make, and the settle debits those it made.
+/// Enact.fetch (runtime/fetch.hpp) is made by this process under the operator's egress policy;
+/// refused when the server was given no fetch settings.
+const runtime::fetch_settings& fetching_of(const request_context& c) {
   static const runtime::fetch_settings kNoFetch = [] {
     runtime::fetch_settings none;
     none.max_fetches = 0;
     return none;
   }();
-  const runtime::fetch_settings& fetching = c.svc.fetch != nullptr ? *c.svc.fetch : kNoFetch;
-  const uint64_t most = price + fetching.max_fetches * fetching.price_credits;
-  std::optional<credit_hold> hold;
-  if (most > 0) {
-    ENACT_TRY(hold, credit_hold::take(c, most, c.request_id, run_budget(c.cfg)));
-  }
+  return c.svc.fetch != nullptr ? *c.svc.fetch : kNoFetch;
+}
 
-  // The code: the content store first, then the body (kept for later runs), then the gateway.
-  ENACT_TRY(auto stored, c.svc.store->get(cid_text));
-  std::string source;
-  if (stored) {
-    source.assign(as_chars(*stored));
-  } else if (code || !c.cfg.ipfs_gateway.empty()) {
-    if (code) {
-      source = *code;
-    } else {
-      ENACT_TRY(source, fetch_from_gateway(c, cid_text));
-    }
-    // Kept for later runs within the account's upload quota, as /upload_action would; over the
-    // quota the code still runs, it is just not kept.
-    const upload_quota quota{c.cfg.upload_quota_bytes, c.cfg.upload_quota_count};
-    if (auto kept = c.svc.store->put_for(c.who->account.hash, as_bytes(source), quota);
-        !kept && kept.code() != api_errc::forbidden)
-      return kept.err();
-  } else {
-    return fail(api_errc::not_found, "action " + cid_text +
-                                         " is not in this server's content store (upload it "
-                                         "with /upload_action) and no IPFS gateway is configured");
-  }
+/// The action's identity: the CID of the given code (within the code limit), or the CID named.
+result<std::string> cid_of(const request_context& c, const api::run_action_request& in) {
+  if (in.code && in.code->size() > c.cfg.max_action_code_bytes)
+    return fail(api_errc::payload_too_large, "body.code: " + std::to_string(in.code->size()) + " bytes, at most " +
+                                                 std::to_string(c.cfg.max_action_code_bytes));
+  std::string cid_text = in.code ? ipfs::cid_of(as_bytes(*in.code)) : *in.action_ipfs_cid;
+  if (auto parsed = ipfs::parse(cid_text); !parsed)
+    return fail(api_errc::invalid_request, "body.action_ipfs_cid: " + parsed.err().message);
+  return cid_text;
+}
 
-  std::string params = "{}";
-  if (const auto* p = body.if_contains("params"))
-    params = json::serialize(*p);
+/// Runs `source` with the run's capabilities and answers docs/protocol.md §2's result, or
+/// action_failed with its details; either way the run owes `charged` from `hold`.
+answer run_and_answer(const request_context& c, const std::string& source, const api::run_action_request& in,
+                      std::set<address> allowed, std::optional<credit_hold> hold,
+                      std::optional<run_share::ticket> share) {
+  const runtime::fetch_settings& fetching = fetching_of(c);
   run_capabilities caps(c, std::move(allowed));
   runtime::fetch_session fetches(fetching, runtime::egress::system_resolver(),
                                  [&c](std::string_view message, json::object fields) {
@@ -398,45 +370,71 @@ result<json::value> run_action(request_context& c) {
                                    c.svc.log->info(message, std::move(fields));
                                  });
   runtime::fetching_handler handler(caps, fetches);
-  // Last checks before the effect: a request delayed past its Idempotency-Key's lease (a store
-  // write waiting on a lock) may have been taken over by a retry, which runs it; and a hold that
-  // expired meanwhile no longer holds the credits, so the run would go unpaid. Neither runs.
-  if (c.idempotent != nullptr) {
-    ENACT_TRY_VOID(c.idempotent->renew(c, run_budget(c.cfg)));
-  }
+  // Last checks before the effect: a request delayed past its Idempotency-Key's lease may have
+  // been taken over by a retry, which runs it; and a hold that expired meanwhile no longer holds
+  // the credits, so the run would go unpaid. Neither runs.
+  answer a;
+  if (c.idempotent != nullptr)
+    if (auto renewed = c.idempotent->renew(run_budget(c.cfg), a.retry_after); !renewed) {
+      a.fail(renewed.err());
+      return a;
+    }
   if (hold && hold->expired())
     return fail(api_errc::unavailable, "the run's credit hold expired before it could start; retry the request");
-  // Not run (the pool saturated, the sandbox unavailable): the reservation goes back uncharged.
-  ENACT_TRY(const auto out, c.svc.sandbox->run(source, params, handler));
+  // Not run (the pool saturated, the sandbox unavailable): the hold goes back uncharged.
+  ENACT_TRY(const auto out, c.svc.sandbox->run(source, json::serialize(in.params), handler));
   if (share)
     share->ran(std::chrono::duration_cast<std::chrono::milliseconds>(out.run_time));
-  // Ran, to a result or to the action's failure: charged. When the debit cannot be made (the
-  // metering store unavailable) the run's result is withheld, so nothing is delivered unpaid.
-  const uint64_t charged = price + fetches.made() * fetching.price_credits;
-  if (hold) {
-    if (c.charge_with_answer) {
-      // Under an Idempotency-Key the charge is debited with the answer kept for the key, in one
-      // transaction (core/idempotency.hpp): a server killed in between leaves neither.
-      c.charge_at_answer = std::make_shared<credit_hold>(std::move(*hold));
-      c.charge_amount = charged;
-      hold.reset();
-    } else {
-      ENACT_TRY_VOID(hold->settle(charged));
-    }
-  }
+  // Ran, to a result or to the action's failure: charged (by the pipeline's charge stage).
+  const uint64_t charged = c.cfg.run_price_credits + fetches.made() * fetching.price_credits;
+  if (hold)
+    a.charge = charge{std::make_shared<credit_hold>(std::move(*hold)), charged};
   if (out.failure != runtime::failure_kind::none) {
-    json::object details{{"kind", runtime::to_string(out.failure)},
-                         {"stack", out.stack},
-                         {"logs", out.logs},
-                         {"charged_credits", charged}};
-    c.error_details = std::move(details);
-    return fail(api_errc::action_failed, out.message.empty() ? "the action failed" : out.message);
+    a.fail(fail(api_errc::action_failed, out.message.empty() ? "the action failed" : out.message));
+    a.details = json::object{{"kind", runtime::to_string(out.failure)},
+                             {"stack", out.stack},
+                             {"logs", out.logs},
+                             {"charged_credits", charged}};
+    return a;
   }
-  return json::object{{"response", response_value(out.response_json)},
-                      {"logs", out.logs},
-                      {"signatures", caps.signatures()},
-                      {"run_ms", std::chrono::duration_cast<std::chrono::milliseconds>(out.run_time).count()},
-                      {"charged_credits", charged}};
+  api::run_action_result r;
+  r.response = response_value(out.response_json);
+  r.logs = out.logs;
+  r.signatures = caps.take_signatures();
+  r.run_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(out.run_time).count());
+  r.charged_credits = charged;
+  a.value = json::value_from(r);
+  return a;
+}
+
+answer run_action(const request_context& c) {
+  if (c.svc.sandbox == nullptr)
+    return fail(api_errc::unavailable, "this server runs no action sandbox");
+  ENACT_TRY(const api::run_action_request in, api::read<api::run_action_request>(c.body));
+  ENACT_TRY(const std::string cid_text, cid_of(c, in));
+  ENACT_TRY(std::set<address> allowed, usable_pkps(c, ipfs::hashed_cid(cid_text), in.pkp_id));
+  // The account's share of the sandbox (docs/protocol.md §6 "Fair share"), before its credits are
+  // held: a refused run holds nothing.
+  std::optional<run_share::ticket> share;
+  if (c.svc.share != nullptr) {
+    answer refused;
+    auto admitted = c.svc.share->enter(c.who->account.hash, refused.retry_after);
+    if (!admitted) {
+      refused.fail(admitted.err());
+      return refused;
+    }
+    share.emplace(std::move(*admitted));
+  }
+  // Credits before the code (docs/protocol.md §2 order): the hold covers the price and the most
+  // fetches a run may make; it goes back uncharged when the code cannot be had.
+  const runtime::fetch_settings& fetching = fetching_of(c);
+  const uint64_t most = c.cfg.run_price_credits + fetching.max_fetches * fetching.price_credits;
+  std::optional<credit_hold> hold;
+  if (most > 0) {
+    ENACT_TRY(hold, credit_hold::take(c, most, c.request_id, run_budget(c.cfg)));
+  }
+  ENACT_TRY(const std::string source, code_of(c, cid_text, in.code));
+  return run_and_answer(c, source, in, std::move(allowed), std::move(hold), std::move(share));
 }
 
 }  // namespace

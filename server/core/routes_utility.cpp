@@ -12,22 +12,22 @@ namespace {
 
 namespace s = schema;
 
-result<json::value> chain_config(request_context& c) {
+result<json::value> chain_config(const request_context& c) {
   return json::value_from(api::chain_config{c.cfg.chain_id, c.cfg.contract_address, c.cfg.chain_name});
 }
 
-result<json::value> api_payers(request_context& c) {
+result<json::value> api_payers(const request_context& c) {
   json::array a;
   for (const auto& p : c.svc.ledger->api_payers())
     a.push_back(json::string(to_checksum_address(p)));
   return json::object{{"api_payers", std::move(a)}};
 }
 
-result<json::value> admin_api_payer(request_context& c) {
+result<json::value> admin_api_payer(const request_context& c) {
   return json::object{{"admin_api_payer", to_checksum_address(c.svc.api_payer)}};
 }
 
-result<json::value> svc_action_ipfs_id(request_context& c) {
+result<json::value> svc_action_ipfs_id(const request_context& c) {
   const auto& code = c.body.as_string();
   if (code.size() > c.cfg.max_action_code_bytes)
     return fail(api_errc::payload_too_large, "body: " + std::to_string(code.size()) + " bytes of code, at most " +
@@ -35,7 +35,7 @@ result<json::value> svc_action_ipfs_id(request_context& c) {
   return json::object{{"action_ipfs_cid", ipfs::cid_of(as_bytes(std::string_view(code)))}};
 }
 
-result<json::value> stripe_config(request_context& c) {
+result<json::value> stripe_config(const request_context& c) {
   if (c.svc.payments == nullptr)
     return fail(api_errc::unavailable,
                 "no payment provider configured (start with --dev for the dev provider, or "

@@ -68,7 +68,8 @@ struct handshake_config {
 [[nodiscard]] std::string wallet_user_id(const address& a);
 
 /// Mounts /auth/authorize, /auth/nonce, /auth/sign-in, /auth/session, /auth/approve,
-/// /auth/deny, /auth/token, /auth/tokens and /auth/tokens/<id> on `server`. `db`, `clk` and
+/// /auth/deny and /auth/token on `server` (the bearer routes /auth/tokens and /auth/tokens/<id>
+/// are the route table's, triggers/api.cpp). `db`, `clk` and
 /// `log` must outlive the server's handlers.
 void mount_handshake(httplib::Server& server, store& db, const clock& clk, core::logger& log, handshake_config cfg);
 

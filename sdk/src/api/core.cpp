@@ -261,6 +261,26 @@ void tag_invoke(json::value_from_tag, json::value& v, const run_action_request& 
     o["params"] = r.params;
 }
 
+void tag_invoke(json::value_from_tag, json::value& v, const action_signature& sig) {
+  v = json::object{{"signature", codec::hex::encode_prefixed(sig.signature)},
+                   {"r", codec::hex::encode_prefixed(sig.r)},
+                   {"s", codec::hex::encode_prefixed(sig.s)},
+                   {"v", static_cast<uint64_t>(sig.v)},
+                   {"public_key", codec::hex::encode_prefixed(sig.public_key)},
+                   {"digest", codec::hex::encode_prefixed(sig.digest)}};
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const run_action_result& r) {
+  json::object sigs;
+  for (const auto& [name, sig] : r.signatures)
+    sigs[name] = json::value_from(sig);
+  v = json::object{{"response", r.response},
+                   {"logs", r.logs},
+                   {"signatures", std::move(sigs)},
+                   {"run_ms", r.run_ms},
+                   {"charged_credits", r.charged_credits}};
+}
+
 // --- flat types: one list of fields serves both directions -------------------------------------
 
 namespace {

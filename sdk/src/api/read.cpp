@@ -263,4 +263,26 @@ result<action_ref> read<action_ref>(const json::value& body) {
   return action_ref{h};
 }
 
+template <>
+result<run_action_request> read<run_action_request>(const json::value& body) {
+  ENACT_TRY(const json::object* o, object_of(body));
+  const json::value* code = o->if_contains("code");
+  const json::value* cid = o->if_contains("action_ipfs_cid");
+  if ((code == nullptr) == (cid == nullptr) || (code != nullptr && !code->is_string()) ||
+      (cid != nullptr && !cid->is_string()))
+    return invalid("body: give exactly one of code and action_ipfs_cid");
+  run_action_request r;
+  r.code = optional_text(*o, "code");
+  r.action_ipfs_cid = optional_text(*o, "action_ipfs_cid");
+  if (const json::value* pkp = o->if_contains("pkp_id")) {
+    ENACT_TRY(r.pkp_id, read_address(*pkp, "pkp_id"));
+  }
+  if (const json::value* params = o->if_contains("params")) {
+    if (!params->is_object())
+      return invalid(path("params") + ": expected an object");
+    r.params = params->get_object();
+  }
+  return r;
+}
+
 }  // namespace enact::api

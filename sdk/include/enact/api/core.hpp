@@ -381,6 +381,10 @@ uploaded_action tag_invoke(json::value_to_tag<uploaded_action>, const json::valu
 action_code tag_invoke(json::value_to_tag<action_code>, const json::value& v);
 run_action_result tag_invoke(json::value_to_tag<run_action_result>, const json::value& v);
 void tag_invoke(json::value_from_tag, json::value& v, const run_action_request& r);
+/// A signature as a run's answer and the action itself see it.
+void tag_invoke(json::value_from_tag, json::value& v, const action_signature& s);
+/// The server's answer to a run (docs/protocol.md §2 "Running an action").
+void tag_invoke(json::value_from_tag, json::value& v, const run_action_result& r);
 chain_config tag_invoke(json::value_to_tag<chain_config>, const json::value& v);
 stripe_config tag_invoke(json::value_to_tag<stripe_config>, const json::value& v);
 credit_balance tag_invoke(json::value_to_tag<credit_balance>, const json::value& v);

@@ -53,6 +53,10 @@ template <>
 result<action_metadata> read<action_metadata>(const json::value& body);
 template <>
 result<action_ref> read<action_ref>(const json::value& body);
+/// Exactly one of `code` and `action_ipfs_cid`; the CID is parsed by the server, which also
+/// knows the code's size limit.
+template <>
+result<run_action_request> read<run_action_request>(const json::value& body);
 
 // --- single values: `field` is the name (or path, "pkp_ids_permitted[2]") below `body.` --------
 

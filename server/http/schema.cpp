@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/schema.hpp"
+#include "http/schema.hpp"
 
-#include "core/errors.hpp"
+#include "http/errors.hpp"
 
-namespace enact::core::schema {
+namespace enact::http::schema {
 namespace {
 
 json::object with_description(json::object o, std::string_view description) {
@@ -82,6 +82,14 @@ json::object object(std::initializer_list<property> props, std::string_view desc
   if (!required.empty())
     o["required"] = std::move(required);
   return with_description(std::move(o), description);
+}
+
+json::object error_body() {
+  return object({{"error",
+                  object({{"code", string("invalid_request, unauthenticated, forbidden, …"), true},
+                          {"message", string(), true},
+                          {"details", json::object{{"type", "object"}}}}),
+                  true}});
 }
 
 result<void> validate(const json::value& v, const json::object& s, const json::object& components,
@@ -180,4 +188,4 @@ result<void> validate(const json::value& v, const json::object& s, const json::o
   return {};
 }
 
-}  // namespace enact::core::schema
+}  // namespace enact::http::schema
