@@ -116,20 +116,6 @@ api_errc from_metering(metering::metering_errc e) {
   return api_errc::internal;
 }
 
-api_errc from_tee(tee::tee_errc e) {
-  switch (e) {
-    case tee::tee_errc::invalid_argument:
-      return api_errc::invalid_request;
-    case tee::tee_errc::not_found:
-      return api_errc::not_found;
-    case tee::tee_errc::unavailable:
-      return api_errc::unavailable;
-    case tee::tee_errc::failed:
-      return api_errc::internal;
-  }
-  return api_errc::internal;
-}
-
 }  // namespace
 
 http_error to_http(const error& e) {
@@ -148,7 +134,7 @@ http_error to_http(const error& e) {
   else if (cat == enact::detail::metering_category())
     code = from_metering(static_cast<metering::metering_errc>(e.code.value()));
   else if (cat == enact::detail::tee_category())
-    code = from_tee(static_cast<tee::tee_errc>(e.code.value()));
+    code = tee::to_api_errc(static_cast<tee::tee_errc>(e.code.value()));
   else
     return http::to_http(e);  // api_errc itself, the SDK's parse errors, and bugs
   http_error out = http::make_error(code, e.message);

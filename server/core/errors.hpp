@@ -5,7 +5,7 @@
 // (http/errors.hpp; docs/protocol.md §0). The kit's names are re-exported here for the routes.
 #pragma once
 
-#include "enact/client/api_error.hpp"
+#include "enact/api/errc.hpp"
 #include "enact/error.hpp"
 #include "http/errors.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "enact/client/api_error.hpp"
+#include "enact/api/errc.hpp"
 #include "enact/error.hpp"
 
 namespace httplib {

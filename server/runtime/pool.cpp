@@ -3,7 +3,6 @@
 // ties a worker to the thread that started it; runs happen on the callers' threads, each owning one
 // worker from dispatch to answer. Isolation is required, not hoped for: a worker lacking a layer
 // turns the pool into one that refuses every run (docs/actions.md "Isolation is required").
-#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,21 +28,6 @@
 namespace json = boost::json;
 
 namespace enact::runtime {
-
-std::string default_worker_path() {
-  char exe[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    std::string dir(exe, static_cast<size_t>(n));
-    dir.resize(dir.rfind('/') + 1);
-    if (const std::string beside = dir + "enact-worker"; ::access(beside.c_str(), X_OK) == 0) {
-      return beside;
-    }
-  }
-  if (::access(ENACT_WORKER_INSTALL_PATH, X_OK) == 0)
-    return ENACT_WORKER_INSTALL_PATH;
-  return ENACT_WORKER_BUILD_PATH;
-}
 
 namespace {
 

@@ -4,6 +4,7 @@
 #include "runtime/worker_process.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -21,6 +22,22 @@
 namespace json = boost::json;
 
 namespace enact::runtime {
+
+std::string default_worker_path() {
+  char exe[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    std::string dir(exe, static_cast<size_t>(n));
+    dir.resize(dir.rfind('/') + 1);
+    if (const std::string beside = dir + "enact-worker"; ::access(beside.c_str(), X_OK) == 0) {
+      return beside;
+    }
+  }
+  if (::access(ENACT_WORKER_INSTALL_PATH, X_OK) == 0)
+    return ENACT_WORKER_INSTALL_PATH;
+  return ENACT_WORKER_BUILD_PATH;
+}
+
 namespace {
 
 constexpr size_t kMaxHelloBytes = 64u << 10;

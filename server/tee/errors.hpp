@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The TEE's own error codes. The TEE knows nothing of HTTP: the layer that serves its answers
-// maps these to the wire (the core's to_http: invalid_argument → 400 invalid_request, not_found
-// → 404, unavailable → 503, failed → 500 internal error), so tee/ depends on no server folder.
+// The TEE's own error codes, and the code of docs/protocol.md §0 each stands for (every service
+// that serves a TEE's answers maps them the same way; the TEE itself knows nothing of HTTP).
 #pragma once
 
 #include <system_error>
 
+#include "enact/api/errc.hpp"
 #include "enact/error.hpp"
 
 namespace enact::tee {
@@ -28,3 +28,22 @@ enum class tee_errc {
 
 ENACT_ERRC(enact::tee, tee_errc, tee_category, "enact.tee", "TEE failure", "TEE unavailable", "not found in the TEE",
            "invalid argument to the TEE")
+
+namespace enact::tee {
+
+/// The wire code of a TEE failure: failed is internal (never described to the caller).
+[[nodiscard]] constexpr api_errc to_api_errc(tee_errc e) noexcept {
+  switch (e) {
+    case tee_errc::invalid_argument:
+      return api_errc::invalid_request;
+    case tee_errc::not_found:
+      return api_errc::not_found;
+    case tee_errc::unavailable:
+      return api_errc::unavailable;
+    case tee_errc::failed:
+      break;
+  }
+  return api_errc::internal;
+}
+
+}  // namespace enact::tee

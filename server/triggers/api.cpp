@@ -274,7 +274,7 @@ result<void> answer_stage(api_exchange& x) {
 /// owner, never the token) and the time spent authenticating and after.
 result<void> log_line(api_exchange& x) {
   state& st = x.call.st;
-  if (!x.who || !st.log.enabled(core::logger::level::debug))
+  if (!x.who || !st.log.enabled(http::logger::level::debug))
     return {};
   using std::chrono::duration_cast;
   using std::chrono::microseconds;

@@ -375,7 +375,7 @@ answer webhook(api_call& c) {
                                                  std::to_string(st.cfg.core_max_body));
   const auto enqueue_start = steady::now();
   auto queued = st.db.enqueue_run(r, trigger_type::webhook);
-  if (st.log.enabled(core::logger::level::debug)) {
+  if (st.log.enabled(http::logger::level::debug)) {
     const auto enqueue_us =
         std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - enqueue_start).count();
     st.log.debug("webhook intake", {{"trigger_id", id},

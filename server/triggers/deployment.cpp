@@ -3,9 +3,9 @@
 
 #include <httplib.h>
 
-#include "core/log.hpp"
+#include "http/log.hpp"
 #include "dashboard/dashboard.hpp"
-#include "enact/client/api_error.hpp"
+#include "enact/api/errc.hpp"
 #include "triggers/handshake.hpp"
 #include "triggers/pg_store.hpp"
 #include "triggers/webhook.hpp"
@@ -25,7 +25,7 @@ std::string reachable(const std::string& host) {
 }
 }  // namespace
 
-result<std::unique_ptr<deployment>> deployment::start(const settings& s, const tee::tee& t, core::logger& log,
+result<std::unique_ptr<deployment>> deployment::start(const settings& s, const tee::tee& t, http::logger& log,
                                                       const options& o) {
   if (!o.main_serves_core && s.core_url.empty())
     return fail(api_errc::invalid_request,
@@ -101,10 +101,10 @@ result<std::unique_ptr<deployment>> deployment::start(const settings& s, const t
       chains.push_back(std::move(c));
     }
     event_sink sink = [&log](severity level, std::string_view msg, json::object fields) {
-      log.log(level == severity::error  ? core::logger::level::error
-              : level == severity::warn ? core::logger::level::warn
-              : level == severity::info ? core::logger::level::info
-                                        : core::logger::level::debug,
+      log.log(level == severity::error  ? http::logger::level::error
+              : level == severity::warn ? http::logger::level::warn
+              : level == severity::info ? http::logger::level::info
+                                        : http::logger::level::debug,
               msg, std::move(fields));
     };
     service* svc = d->service_.get();

@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "enact/client/api_error.hpp"
+#include "enact/api/errc.hpp"
 #include "enact/result.hpp"
 #include "http/bounded_server.hpp"
 #include "triggers/chain_watcher.hpp"
@@ -50,7 +50,7 @@ class deployment {
   /// among them a listen address other than loopback without a public URL (docs/protocol.md §4: sign-in
   /// would otherwise have no domain to check messages against).
   [[nodiscard]] static result<std::unique_ptr<deployment>> start(const settings& s, const tee::tee& t,
-                                                                 core::logger& log, const options& o);
+                                                                 http::logger& log, const options& o);
   ~deployment();
   deployment(const deployment&) = delete;
   deployment& operator=(const deployment&) = delete;

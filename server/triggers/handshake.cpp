@@ -11,7 +11,7 @@
 #include <array>
 #include <memory>
 
-#include "enact/client/api_error.hpp"
+#include "enact/api/errc.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/codec/hex.hpp"
 #include "enact/address.hpp"
@@ -96,7 +96,7 @@ using namespace std::chrono_literals;
 struct ctx {
   store& db;
   const clock& clk;
-  core::logger& log;
+  http::logger& log;
   handshake_config cfg;
   bool secure_cookie = false;
   /// The domains sign-in messages and Origin headers may name: the public URL's authority, or
@@ -455,7 +455,7 @@ void token(ctx& c, const httplib::Request& req, httplib::Response& res) {
 
 }  // namespace
 
-void mount_handshake(httplib::Server& server, store& db, const clock& clk, core::logger& log, handshake_config cfg) {
+void mount_handshake(httplib::Server& server, store& db, const clock& clk, http::logger& log, handshake_config cfg) {
   auto c = std::make_shared<ctx>(ctx{db, clk, log, std::move(cfg), false, {}, nullptr});
   c->per_ip = std::make_unique<http::rate_limiter>(c->cfg.auth_requests_per_second, std::max(1.0, c->cfg.auth_burst));
   c->secure_cookie = lower(c->cfg.public_url).starts_with("https://");

@@ -71,6 +71,6 @@ struct handshake_config {
 /// /auth/deny and /auth/token on `server` (the bearer routes /auth/tokens and /auth/tokens/<id>
 /// are the route table's, triggers/api.cpp). `db`, `clk` and
 /// `log` must outlive the server's handlers.
-void mount_handshake(httplib::Server& server, store& db, const clock& clk, core::logger& log, handshake_config cfg);
+void mount_handshake(httplib::Server& server, store& db, const clock& clk, http::logger& log, handshake_config cfg);
 
 }  // namespace enact::triggers

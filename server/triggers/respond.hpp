@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// The trigger service's errors on the wire (docs/protocol.md §0): the store's codes in the API's terms,
-// then the core's mapping of every other layer (core/errors.hpp) and the HTTP kit's body. Shared
-// by the management API (service.cpp) and the approval handshake (handshake.cpp).
+// The trigger service's errors on the wire (docs/protocol.md §0): the store's and the TEE's codes in
+// the API's terms, then the HTTP kit's body. The service meets no other layer's errors.
 #pragma once
 
-#include "core/errors.hpp"
-#include "enact/client/api_error.hpp"
+#include "http/errors.hpp"
+#include "enact/api/errc.hpp"
+#include "tee/errors.hpp"
 #include "triggers/store.hpp"
 
 namespace enact::triggers {
 
-/// Store errors in the API's terms (docs/protocol.md §0); any other error as it is.
+/// Store and TEE errors in the API's terms (docs/protocol.md §0); any other error as it is.
 [[nodiscard]] inline error api_error_of(const error& e) {
+  if (e.code.category() == enact::detail::tee_category()) {
+    const api_errc code = tee::to_api_errc(static_cast<tee::tee_errc>(e.code.value()));
+    return fail(code, code == api_errc::internal ? std::string("internal error") : e.message);
+  }
   if (e.code.category() != enact::detail::store_category())
     return e;
   switch (static_cast<store_errc>(e.code.value())) {
@@ -37,7 +41,7 @@ namespace enact::triggers {
 }
 
 /// The wire form of an error of the trigger service.
-[[nodiscard]] inline http::http_error wire_error(const error& e) { return core::to_http(api_error_of(e)); }
+[[nodiscard]] inline http::http_error wire_error(const error& e) { return http::to_http(api_error_of(e)); }
 
 /// Whether a failure is the service's own (internal, unavailable): logged with its detail.
 [[nodiscard]] inline bool is_server_failure(const http::http_error& h) {

@@ -22,18 +22,18 @@ namespace {
 
 constexpr size_t kMaxManagementBody = size_t{1} << 20;
 
-core::logger::level level_of(severity s) {
+http::logger::level level_of(severity s) {
   switch (s) {
     case severity::debug:
-      return core::logger::level::debug;
+      return http::logger::level::debug;
     case severity::info:
-      return core::logger::level::info;
+      return http::logger::level::info;
     case severity::warn:
-      return core::logger::level::warn;
+      return http::logger::level::warn;
     case severity::error:
-      return core::logger::level::error;
+      return http::logger::level::error;
   }
-  return core::logger::level::info;
+  return http::logger::level::info;
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ service::service(std::unique_ptr<state> st) : st_(std::move(st)) {}
 
 service::~service() { stop(); }
 
-result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, core::logger& log, const clock& c,
+result<std::unique_ptr<service>> service::start(store& s, const tee::tee& t, http::logger& log, const clock& c,
                                                 service_config cfg) {
   auto st = std::unique_ptr<state>(
       new state{s, t, log, c, std::move(cfg), nullptr, nullptr, false, nullptr, nullptr, nullptr});

@@ -78,7 +78,7 @@ class service {
  public:
   /// Loads the scheduler's index from the store and starts the scheduler and the run workers.
   /// `s`, `t`, `log` and `c` must outlive the service.
-  [[nodiscard]] static result<std::unique_ptr<service>> start(store& s, const tee::tee& t, core::logger& log,
+  [[nodiscard]] static result<std::unique_ptr<service>> start(store& s, const tee::tee& t, http::logger& log,
                                                               const clock& c, service_config cfg);
   ~service();
   service(const service&) = delete;

@@ -16,7 +16,7 @@ namespace enact::triggers {
 struct service::state {
   store& db;
   const tee::tee& tee;
-  core::logger& log;
+  http::logger& log;
   const clock& clk;
   service_config cfg;
   std::unique_ptr<run_workers> workers;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "enact/client/api_error.hpp"
+#include "enact/api/errc.hpp"
 #include "triggers/pg_store.hpp"
 #include "triggers/validate.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <array>
 
-#include "enact/client/api_error.hpp"
+#include "enact/api/errc.hpp"
 #include "enact/codec/base64.hpp"
 #include "enact/crypto/random.hpp"
 #include "enact/secret.hpp"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "triggers/validate.hpp"
 
-#include "enact/client/api_error.hpp"
+#include "enact/api/errc.hpp"
 #include "triggers/webhook.hpp"
 
 namespace enact::triggers {
