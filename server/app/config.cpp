@@ -20,10 +20,6 @@ namespace enact::app {
 namespace {
 
 namespace json = boost::json;
-using setting::boolean;
-using setting::number;
-using setting::number_in;
-using setting::text;
 using setting::usage;
 
 /// One setting of a config file: its dotted name, its value, and where it stands (`file:line: name`

@@ -1,34 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ChainSecured endpoints (docs/protocol.md §2 "ChainSecured", core-api spec "ChainSecured
-// HTTP endpoints"): each takes `{"typed_data": <envelope>, "signature": "0x…"}` signed by a wallet
-// with eth_signTypedData_v4, checked by core::check_envelope (eip712::envelope::check, then the
-// nonce's single use) in the order docs/protocol.md §2 fixes, each rejection with its own code:
-//   body over 16 KiB                                   -> 413 payload_too_large (mount)
-//   malformed JSON, missing or unknown field           -> 400 invalid_request   (mount, schema)
-//   serialized typed data over 4096 bytes              -> 400 typed_data_invalid
-//   `types` not canonical (version 1 or 2)             -> 400 typed_data_invalid
-//   primaryType of another endpoint                    -> 400 typed_data_invalid
-//   domain name / version                              -> 400 typed_data_invalid
-//   version 1 for ConvertAccount (unless opted in)     -> 400 typed_data_invalid
-//   domain.chainId / verifyingContract not this one's  -> 400 chain_id_mismatch
-//   message fields malformed                           -> 400 invalid_request
-//   issuedAt outside now ± envelope_max_skew (300 s)   -> 401 signature_expired
-//   ConvertAccount v2 naming another account           -> 401 signature_invalid
-//   signature malformed, or signer not message.address -> 401 signature_invalid
-//   version 2 nonce used before                        -> 401 signature_expired
-// Before these: the per-IP limit of the minting endpoints (429), and conversion's credential (401
-// without the account key, 403 for a usage key). After them: converting an account that is
-// ChainSecured already is 409 conflict.
-//
-// "Serialized typed data" is the compact JSON serialization of the `typed_data` value (no
-// whitespace, members in the order received), the same measure the X-Wallet-Auth header gets
-// (eip712::envelope::decode_wallet_auth): the limit bounds what a wallet signed, not how a client
-// indented its body, and the whole body is bounded separately (kMaxBody).
-//
-// Minting needs no account: create_wallet_with_signature and add_usage_api_key_with_signature
-// write nothing to the ledger (the wallet registers the result on-chain with
-// registerWalletDerivation and setUsageApiKey). They are unauthenticated and mint secrets, so the
-// per-IP limiter of mount.cpp covers them (route::per_ip_limited).
+// The ChainSecured endpoints (docs/protocol.md §2 "ChainSecured"): each takes a typed-data envelope
+// and its signature, checked by core::check_envelope in the order and with the answers §2 fixes.
+// The typed-data limit measures the compact serialization of `typed_data`, as X-Wallet-Auth's does,
+// so it bounds what a wallet signed rather than a client's indentation. Minting writes nothing to
+// the ledger and is per-IP limited (route::per_ip_limited), since it is unauthenticated.
 #include "core/envelope_check.hpp"
 #include "core/errors.hpp"
 #include "core/key_cache.hpp"

@@ -1,51 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `enact::ledger::evm_ledger`: the permission ledger kept by the Solidity registry
-// (contracts/, docs/protocol.md §3) on an EVM node, spoken to over JSON-RPC (docs/architecture.md §4
-// "Permission ledger"). The registry enforces the rules; this backend maps them onto
-// `permission_ledger` so that the conformance suite in tests/ledger passes unchanged.
-//
-// Writes. Each write is sent by the `tx_signer` that sends as the write's sender (in the server:
-// a `key_signer` holding the api_payer keys; in tests: an `impersonating_signer` on anvil). A
-// sender no signer sends as → invalid_argument, and nothing reaches the chain: the server's only
-// senders are its api payers, everything else is written on-chain by its own wallet. A write is:
-// eth_estimateGas as the sender (a revert there is the registry's custom error, mapped to its
-// ledger_errc: NotAdmin → not_admin, RelayNotAllowed → relay_not_allowed, Unknown* → unknown_*,
-// …; NotApiPayer and NotOwner → not_admin), then the transaction, then its receipt; the call
-// returns once the receipt is there. A transaction that is mined but reverted (a race with another
-// writer after the estimate) is simulated again to report the registry's error. No write moves
-// credits: the registry keeps permissions only, and what a call costs is held and debited in the
-// metering store (docs/architecture.md §4), so a run or a relayed write sends no credit
-// transaction. A registry deployed by an earlier version (with credit functions and a balance in
-// its account record) does not decode: deploy this version's registry and register the accounts
-// again.
-//
-// Reads are eth_calls of the registry's views decoded with the SDK's bindings. uint256 values
-// that the ledger's types hold in 64 bits: a usage key's expiration and balance above 2^64-1
-// (only a direct on-chain setUsageApiKey can write them) are clamped to UINT64_MAX (a time past
-// the year 584 billion is "never"; a key balance that large is no cap); a group id above
-// 2^64-1 in a permission list cannot name a group (ids count from 1) and makes the key
-// unreadable: storage, with the decoder's message. Every other counter is 64-bit in the contract.
-//
-// Cache. Reads go through a bounded LRU cache keyed by the call data (options: on/off, size). An
-// entry belongs to an account (the views taking an accountHash) or is global (the usage-key and
-// admin lookups, the api payer list). A background thread asks eth_getLogs for the registry's
-// logs every `event_poll_interval`; each log drops the entries of the account in its indexed
-// accountHash and every global entry; the ledger's own writes do the same synchronously from
-// their receipts, so a caller reads its own writes. A write by anyone else is seen within one
-// poll interval. A read that raced with an invalidation is not cached (generation counters).
-// When a poll cannot reach the node the cache is emptied: its freshness can no longer be known.
-//
-// Events. `events_after` numbers the registry's ledger events 1, 2, 3, … in chain order (block,
-// log index) from the deployment block, skipping the administration log ApiPayerSet; `sender` is the transaction's
-// `from`, `created_at` the block's timestamp, `data` the event's arguments as registry::decode_log gives them (the
-// embedded ledger's event data). The events are kept in memory, indexed incrementally by the poller and brought up to
-// the node's head by events_after itself (so a caller sees its own writes). Blocks within `confirmations` of the head
-// are not indexed; a reorganisation deeper than that is not detected (the default 0 suits a node that does not
-// reorganise: anvil, a rollup's sequencer).
-//
-// Failures of the node (unreachable, timeout, HTTP error, malformed answer) are ledger_errc::
-// storage with a message naming the node, so the server answers 503. The same object recovers
-// when the node comes back: connections are re-established per request.
+// `enact::ledger::evm_ledger`: the permission ledger kept by the Solidity registry on an EVM node,
+// behind `permission_ledger` so that the conformance suite in tests/ledger passes unchanged. Writes,
+// reads, the event-invalidated cache and failures: docs/architecture.md §4 "The evm ledger".
 #pragma once
 
 #include <chrono>

@@ -1,50 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `enact::ledger::rpc_surface`: the embedded ledger speaking Ethereum JSON-RPC 2.0 for the
-// permission registry (docs/architecture.md §5: "With the embedded ledger, the server exposes the same
-// JSON-RPC surface for those direct writes, so client code is identical against embedded, anvil
-// and a public chain"). enact-server serves it at POST /rpc (core/routes_rpc.hpp); the SDK's
-// rpc_client, transaction_sender and registry_client, ethers' JsonRpcProvider and wallets talk to
-// it as to a node where IPermissionRegistry.sol is deployed at the configured address.
-//
-// Execution. A transaction or call to the registry address is decoded with the registry ABI
-// (chain/registry.hpp) and applied to the embedded ledger with the recovered sender as
-// msg.sender, so the ledger enforces the registry's rules; a refusal is reverted with the
-// registry's custom error (NotAdmin, RelayNotAllowed, UnknownGroup, Duplicate, ...) exactly as
-// the Solidity registry encodes it. Views are ledger reads encoded as the contract returns them.
-// eth_estimateGas and eth_call of a write are dry runs inside a ledger batch that is rolled back.
-// A selector the registry does not have (the credit functions of earlier versions among them:
-// credits are the metering store's) reverts without data, as the contract's dispatcher does.
-// Deviations from the Solidity registry, all reverting with the contract's own errors:
-//   - setApiPayer: NotOwner(sender); owner() answers the server's first api_payer address;
-//   - multicall: atomic (one ledger batch; a failing call's revert data is re-thrown), but views
-//     inside it read the state before the multicall, and a nested multicall is InvalidArgument;
-//   - a uint256 above 2^64-1 where the ledger keeps 64 bits (expiration, key balance) is
-//     InvalidArgument; list views return at most kMaxListItems items per call.
-//
-// Chain. Block 0 is a genesis block; every ledger write is then one block holding one
-// transaction, in ledger event order: a transaction sent here gets the block of its events (a
-// reverted one gets a block of its own, status 0), and every other ledger event — API-mode
-// writes relayed by the server — gets a block with a synthetic
-// transaction whose hash is crypto::keccak256("enact/relayed-write" ‖ chainId ‖ registry ‖ sequence),
-// mapped lazily (in order) whenever a request looks at the chain. Every ledger event is a log of
-// the registry (eth_getLogs, receipts). Block hashes chain deterministically; timestamps never
-// decrease. Transactions, receipts, nonces and the block mapping live in their own SQLite file
-// (WAL) next to the ledger; a transaction interrupted between the ledger write and its receipt is
-// completed (or dropped, when the ledger did not apply it) at the next open.
-//
-// Transactions: EIP-1559 only, chainId must be this chain's, `to` must be the registry, the nonce
-// must be the sender's next one (no queue: "nonce too low" / "nonce too high", as nodes word
-// them). Gas: any fee fields are accepted and nothing is charged; estimates and gasUsed are the
-// fixed kGasPerCall (capped at the transaction's gas limit); eth_getBalance answers kBalance for
-// every address so wallets do not refuse to send. eth_getCode of the registry is a stub
-// (PUSH1 0 PUSH1 0 REVERT): non-empty so that clients see a contract; no EVM runs here.
-//
-// Methods: web3_clientVersion, net_version, net_listening, eth_chainId, eth_syncing,
-// eth_accounts, eth_blockNumber, eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance,
-// eth_getCode, eth_getStorageAt, eth_getTransactionCount, eth_gasPrice, eth_maxPriorityFeePerGas,
-// eth_feeHistory, eth_estimateGas, eth_call, eth_sendRawTransaction, eth_getTransactionByHash,
-// eth_getTransactionReceipt, eth_getLogs. Batches of up to kMaxBatch requests. State at a past
-// block is not kept: eth_call and eth_getCode answer from the latest state whatever the tag.
+// `enact::ledger::rpc_surface`: the embedded ledger speaking Ethereum JSON-RPC 2.0 for the permission
+// registry, served at POST /rpc, so client code is the same against embedded, anvil and a public
+// chain. Its methods, chain model, gas, persistence and deviations from the Solidity registry are
+// docs/chainsecured.md "What `/rpc` is"; each refusal reverts with the contract's own error.
 #pragma once
 
 #include <cstdint>
