@@ -97,10 +97,10 @@ struct environment {
     ro.url = node->url();
     auto rpc = std::make_shared<chain::rpc_client>(ro);
     auto deployer =
-        ok(chain::transaction_sender::create(rpc, secret(anvil_process::dev_private_keys()[0])), "transaction_sender");
+        ok(chain::transaction_sender::create(rpc, Secret(anvil_process::dev_private_keys()[0])), "transaction_sender");
     const chain::receipt deployed =
         ok(deployer.deploy(chain::registry::deployment_data(std::vector<address>{payer})), "deploy");
-    std::vector<secret> keys;
+    std::vector<Secret> keys;
     keys.emplace_back(anvil_process::dev_private_keys()[1]);
     std::shared_ptr<ledger::tx_signer> signer(ok(ledger::key_signer::create(rpc, std::move(keys)), "key_signer"));
     ledger::evm_options o;

@@ -26,10 +26,10 @@ namespace {
 constexpr uint64_t kChainId = 8453;
 constexpr uint64_t kIssuedAt = 1800000000;
 
-enact::secret fixed_key() {
+enact::Secret fixed_key() {
   auto raw =
       enact::codec::hex::decode_fixed<32>("0xb5d57e5d91b9c0444a8b06d2716d5b140f78c38d5af7f1ce06f57672e1261d14", "key");
-  return enact::secret(enact::bytes_view(raw->data(), raw->size()));
+  return enact::Secret(enact::bytes_view(raw->data(), raw->size()));
 }
 
 struct envelope_fixture {

@@ -83,7 +83,7 @@ client::core_client core(const args& a) {
   }
 }
 
-secret owner_key(const std::string& path) {
+Secret owner_key(const std::string& path) {
   struct stat st {};
   if (path != "-") {
     if (::stat(path.c_str(), &st) != 0)
@@ -201,11 +201,11 @@ json::object with_tx(json::object o, const chain::receipt& r) {
 uint64_t chain_id_of(const session& s) { return take(s.rpc->chain_id()); }
 
 /// The wallet address of a usage key (its base64 bytes are a secp256k1 key, docs/protocol.md §1).
-std::optional<address> usage_key_wallet(const secret& key) {
+std::optional<address> usage_key_wallet(const Secret& key) {
   auto raw = codec::base64::decode(as_chars(key.view()), "usage key");
   if (!raw || raw->size() != 32)
     return std::nullopt;
-  const secret k(*raw);
+  const Secret k(*raw);
   detail::secure_wipe(raw->data(), raw->size());
   auto pub = crypto::secp256k1::public_key_of(k);
   if (!pub)

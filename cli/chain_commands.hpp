@@ -35,7 +35,7 @@ args parse_args(const std::vector<std::string>& argv, std::set<std::string> opti
 client::core_client core(const args& a);
 
 /// The owner's key: a 0x-hex private key in a file only its owner may read.
-secret owner_key(const std::string& path);
+Secret owner_key(const std::string& path);
 
 address address_arg(const std::string& text, std::string_view what);
 hash256 hash_arg(const std::string& text, std::string_view what);
@@ -68,7 +68,7 @@ boost::json::object with_tx(boost::json::object o, const chain::receipt& r);
 uint64_t chain_id_of(const session& s);
 
 /// The wallet address of a usage key (its base64 bytes are a secp256k1 key, docs/protocol.md §1).
-std::optional<address> usage_key_wallet(const secret& key);
+std::optional<address> usage_key_wallet(const Secret& key);
 
 using command_fn = int(const std::vector<std::string>&);
 

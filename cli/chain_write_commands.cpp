@@ -101,9 +101,9 @@ int set_usage_key(const std::vector<std::string>& argv) {
 
   hash256 key_hash{};
   json::object o{{"account_hash", codec::hex::encode_prefixed(account)}};
-  std::optional<secret> minted_key;
+  std::optional<Secret> minted_key;
   if (auto path = a.get("usage-key-file")) {
-    const secret key = read_api_key_file(*path);
+    const Secret key = read_api_key_file(*path);
     key_hash = crypto::keccak256(as_chars(key.view()));
     if (!wallet)
       wallet = usage_key_wallet(key);

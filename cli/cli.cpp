@@ -148,7 +148,7 @@ std::string keystore_password(const std::string& path) {
   return trimmed_line_end(std::move(pw));
 }
 
-secret read_api_key_file(const std::string& path) {
+Secret read_api_key_file(const std::string& path) {
   std::string text = read_input(path);
   const auto begin = text.find_first_not_of(" \t\r\n");
   const auto end = text.find_last_not_of(" \t\r\n");
@@ -156,12 +156,12 @@ secret read_api_key_file(const std::string& path) {
     detail::secure_wipe(text.data(), text.size());
     throw input_error(path + ": empty key file");
   }
-  secret key(as_bytes(std::string_view(text).substr(begin, end - begin + 1)));
+  Secret key(as_bytes(std::string_view(text).substr(begin, end - begin + 1)));
   detail::secure_wipe(text.data(), text.size());
   return key;
 }
 
-secret read_key_file(const std::string& path) {
+Secret read_key_file(const std::string& path) {
   std::string text = read_input(path);
   auto trim_begin = text.find_first_not_of(" \t\r\n");
   auto trim_end = text.find_last_not_of(" \t\r\n");
@@ -178,7 +178,7 @@ secret read_key_file(const std::string& path) {
       throw input_error(path + ": " + key.err().message);
     return std::move(*key);
   }
-  secret key = secret::of_size(32);
+  Secret key = Secret::of_size(32);
   auto ok = codec::hex::decode_into(digits, key.mutable_view(), path);
   detail::secure_wipe(text.data(), text.size());
   if (!ok)
@@ -209,7 +209,7 @@ key_file::~key_file() {
   }
 }
 
-void key_file::write(const secret& key) {
+void key_file::write(const Secret& key) {
   std::string text(as_chars(key.view()));
   text += '\n';
   const bool ok = ::write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size());

@@ -58,7 +58,7 @@ class key_file {
   key_file& operator=(const key_file&) = delete;
   ~key_file();
   /// Writes the key and a newline, closes the file and wipes the copy it wrote from.
-  void write(const secret& key);
+  void write(const Secret& key);
 
  private:
   std::string path_;
@@ -72,10 +72,10 @@ class key_file {
 /// whitespace allowed) or a Web3 Secret Storage keystore (JSON; its password from
 /// ENACT_KEYSTORE_PASSWORD_FILE, ENACT_KEYSTORE_PASSWORD or ETH_PASSWORD, else asked on the
 /// terminal). The file's bytes and the password are wiped after use.
-[[nodiscard]] secret read_key_file(const std::string& path);
+[[nodiscard]] Secret read_key_file(const std::string& path);
 /// An API or usage key kept as its base64 text in a file (surrounding whitespace ignored); the
 /// file's bytes are wiped after use.
-[[nodiscard]] secret read_api_key_file(const std::string& path);
+[[nodiscard]] Secret read_api_key_file(const std::string& path);
 /// The password of the keystore file `path`: ENACT_KEYSTORE_PASSWORD_FILE (a file holding it), then
 /// ENACT_KEYSTORE_PASSWORD or ETH_PASSWORD (foundry's name), then a prompt on the terminal with the
 /// echo off. Never from an argument, where other users could read it in the process list.

@@ -57,7 +57,7 @@ int typed_data_sign(const std::vector<std::string>& argv) {
   args a(argv, {"key-file"}, {});
   a.at_most(1);
   auto td = read_typed_data(a.at(0, "FILE"));
-  secret key = read_key_file(a.require("key-file"));
+  Secret key = read_key_file(a.require("key-file"));
   auto sig = take(eip712::sign(td, key));
   emit_value("signature", codec::hex::encode_prefixed(sig.to_bytes()));
   return 0;
@@ -157,7 +157,7 @@ int envelope_new(const std::vector<std::string>& argv) {
       throw usage_error("--method, --path and --body-file: only a BillingAuth names a request");
     }
   }
-  secret key = read_key_file(a.require("key-file"));
+  Secret key = read_key_file(a.require("key-file"));
   // The envelopes are documents to pass on (envelope verify, a request body), so each is printed as
   // that JSON document, one line each, in both forms.
   for (uint64_t i = 0; i < count; ++i) {
@@ -332,7 +332,7 @@ int cron_next(const std::vector<std::string>& argv) {
 int key_new(const std::vector<std::string>& argv) {
   args a(argv, {"out"}, {});
   a.at_most(0);
-  secret key = secret::of_size(32);
+  Secret key = Secret::of_size(32);
   do {
     crypto::random_bytes(key.mutable_view());
   } while (!crypto::secp256k1::is_valid_private_key(key.view()));
@@ -352,7 +352,7 @@ int key_new(const std::vector<std::string>& argv) {
   } else {
     // Printing the key is what was asked for; it goes to stdout only.
     std::string text = codec::hex::encode_prefixed(key.view());
-    emit_secret_value("private_key", secret(as_bytes(text)));
+    emit_secret_value("private_key", Secret(as_bytes(text)));
     detail::secure_wipe(text.data(), text.size());
   }
   return 0;
@@ -361,7 +361,7 @@ int key_new(const std::vector<std::string>& argv) {
 int key_address(const std::vector<std::string>& argv) {
   args a(argv, {"key-file"}, {});
   a.at_most(0);
-  secret key = read_key_file(a.require("key-file"));
+  Secret key = read_key_file(a.require("key-file"));
   emit_value("address",
              to_checksum_address(crypto::secp256k1::to_address(take(crypto::secp256k1::public_key_of(key)))));
   return 0;
@@ -390,7 +390,7 @@ int keystore_encrypt(const std::vector<std::string>& argv) {
   } else {
     throw usage_error("--kdf: expected scrypt or pbkdf2, got '" + kdf + "'");
   }
-  const secret key = read_key_file(a.require("key-file"));
+  const Secret key = read_key_file(a.require("key-file"));
   std::string pw = keystore_password(out);
   auto file = crypto::keystore::encrypt(key, pw, o);
   detail::secure_wipe(pw.data(), pw.size());
@@ -413,7 +413,7 @@ int keystore_encrypt(const std::vector<std::string>& argv) {
 int pkp_derive(const std::vector<std::string>& argv) {
   args a(argv, {"root-key-file", "account", "path"}, {});
   a.at_most(0);
-  secret root = read_key_file(a.require("root-key-file"));
+  Secret root = read_key_file(a.require("root-key-file"));
   // docs/protocol.md §1: a PKP key belongs to one account; the same path under another account is
   // another key.
   auto account = codec::hex::decode_fixed<32>(a.require("account"), "--account");

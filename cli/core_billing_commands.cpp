@@ -22,7 +22,7 @@ namespace json = boost::json;
 
 /// The admin wallet's key of --wallet-key-file: each billing request is then sent with a version 2
 /// BillingAuth the client signs for exactly that request (docs/protocol.md §2), instead of the API key.
-std::optional<secret> wallet_key(const args& a) {
+std::optional<Secret> wallet_key(const args& a) {
   auto path = a.get("wallet-key-file");
   if (!path)
     return std::nullopt;

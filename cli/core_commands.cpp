@@ -63,7 +63,7 @@ void refuse_keys_in_argv(const std::vector<std::string>& argv) {
 }
 
 /// --key-file, else $ENACT_API_KEY, else no key (the service then answers unauthenticated).
-secret api_key_of(const args& a) {
+Secret api_key_of(const args& a) {
   if (auto path = a.get("key-file"))
     return read_api_key_file(*path);
   if (const char* env = std::getenv("ENACT_API_KEY"); env != nullptr) {
@@ -71,7 +71,7 @@ secret api_key_of(const args& a) {
     const auto begin = text.find_first_not_of(" \t\r\n");
     if (begin != std::string_view::npos) {
       text = text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
-      return secret(as_bytes(text));
+      return Secret(as_bytes(text));
     }
   }
   return {};
@@ -94,7 +94,7 @@ core_client connect(const args& a, bool with_key) {
   else
     o.base_url = std::string(kDefaultUrl);
   try {
-    return core_client(std::move(o), with_key ? api_key_of(a) : secret{});
+    return core_client(std::move(o), with_key ? api_key_of(a) : Secret{});
   } catch (const api_error& e) {
     throw usage_error("--url: " + e.message());
   }

@@ -115,7 +115,7 @@ json::object hash_line(const hash256& h) {
 int keys_update(const std::vector<std::string>& argv) {
   args a = parse_args(argv, plus(kSpecOptions, {"usage-key-file"}), kSpecFlags);
   a.at_most(0);
-  const secret usage = read_api_key_file(a.require("usage-key-file"));
+  const Secret usage = read_api_key_file(a.require("usage-key-file"));
   const api::usage_key_spec spec = spec_of(a);
   emit(hash_line(connect(a, true).update_usage_api_key(usage, spec)));
   return 0;
@@ -124,7 +124,7 @@ int keys_update(const std::vector<std::string>& argv) {
 int keys_update_metadata(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"usage-key-file", "name", "description"});
   a.at_most(0);
-  const secret usage = read_api_key_file(a.require("usage-key-file"));
+  const Secret usage = read_api_key_file(a.require("usage-key-file"));
   const std::string name = a.require("name");
   const std::string description = a.get("description").value_or("");
   emit(hash_line(connect(a, true).update_usage_api_key_metadata(usage, name, description)));
@@ -134,7 +134,7 @@ int keys_update_metadata(const std::vector<std::string>& argv) {
 int keys_remove(const std::vector<std::string>& argv) {
   args a = parse_args(argv, {"usage-key-file"});
   a.at_most(0);
-  const secret usage = read_api_key_file(a.require("usage-key-file"));
+  const Secret usage = read_api_key_file(a.require("usage-key-file"));
   emit(hash_line(connect(a, true).remove_usage_api_key(usage)));
   return 0;
 }

@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
   } catch (const enact::cli::input_error& e) {
     std::fprintf(stderr, "enact %s: %s\n", found->name.c_str(), e.what());
     return 1;
-  } catch (const enact::exception& e) {
+  } catch (const enact::Error& e) {
     std::fprintf(stderr, "enact %s: %s\n", found->name.c_str(), e.what());
     return 1;
   } catch (const std::exception& e) {

@@ -220,7 +220,7 @@ void emit_document(const json::value& v, std::string_view text) {
     write_out(text);
 }
 
-void emit_secret_value(std::string_view name, const secret& key) {
+void emit_secret_value(std::string_view name, const Secret& key) {
   if (!g_json) {
     write_out(as_chars(key.view()));
     write_out("\n");
@@ -229,7 +229,7 @@ void emit_secret_value(std::string_view name, const secret& key) {
   emit_with_key({}, name, key);
 }
 
-void emit_with_key(json::object o, std::string_view field, const secret& key) {
+void emit_with_key(json::object o, std::string_view field, const Secret& key) {
   o[field] = as_chars(key.view());
   json::value v(std::move(o));
   std::string text = rendered(v);

@@ -44,9 +44,9 @@ inline void emit_value(std::string_view name, std::string_view text) { emit_valu
 void emit_document(const boost::json::value& v, std::string_view text);
 /// A result that is one secret value (a new private key), printed once as emit_value does; every
 /// copy made for printing is wiped.
-void emit_secret_value(std::string_view name, const secret& key);
+void emit_secret_value(std::string_view name, const Secret& key);
 /// Prints `o` with `field` set to a key value the service issued, once (printing it is what was
 /// asked for), then wipes every copy made for printing. The key is never logged.
-void emit_with_key(boost::json::object o, std::string_view field, const secret& key);
+void emit_with_key(boost::json::object o, std::string_view field, const Secret& key);
 
 }  // namespace enact::cli

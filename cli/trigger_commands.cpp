@@ -78,7 +78,7 @@ std::string url_of(const args& a, const std::optional<saved_login>& saved) {
   return std::string(kDefaultUrl);
 }
 
-trigger_client make_client(const std::string& url, secret token) {
+trigger_client make_client(const std::string& url, Secret token) {
   try {
     return trigger_client(options_for(url), std::move(token));
   } catch (const api_error& e) {
@@ -88,10 +88,10 @@ trigger_client make_client(const std::string& url, secret token) {
 
 trigger_client connect(const args& a) {
   std::optional<saved_login> saved = read_saved();
-  secret token;
+  Secret token;
   if (const char* e = std::getenv("ENACT_TRIGGERS_TOKEN"); e != nullptr && !trim(e).empty()) {
     std::string t = trim(e);
-    token = secret(as_bytes(t));
+    token = Secret(as_bytes(t));
     detail::secure_wipe(t.data(), t.size());
   } else if (saved && !saved->token.empty()) {
     token = saved->token.clone();
@@ -101,7 +101,7 @@ trigger_client connect(const args& a) {
   return make_client(url_of(a, saved), std::move(token));
 }
 
-secret usage_key_of(const args& a) {
+Secret usage_key_of(const args& a) {
   std::string text;
   if (auto path = a.get("usage-key-file"))
     text = read_input(*path);
@@ -111,7 +111,7 @@ secret usage_key_of(const args& a) {
   detail::secure_wipe(text.data(), text.size());
   if (key.empty())
     throw usage_error("a usage key is needed: pass --usage-key-file FILE or set ENACT_USAGE_KEY");
-  secret s(as_bytes(key));
+  Secret s(as_bytes(key));
   detail::secure_wipe(key.data(), key.size());
   return s;
 }

@@ -31,7 +31,7 @@ std::filesystem::path token_path();
 /// What `triggers login` stored.
 struct saved_login {
   std::string url;
-  secret token;
+  Secret token;
 };
 /// The login file's content; nullopt when there is none, input_error when it cannot be used.
 std::optional<saved_login> read_saved();
@@ -45,7 +45,7 @@ args parse_args(const std::vector<std::string>& argv, std::set<std::string> opti
 /// --url, else $ENACT_TRIGGERS_URL, else the URL of the last login, else $ENACT_URL, else the default.
 std::string url_of(const args& a, const std::optional<saved_login>& saved);
 
-trigger_client make_client(const std::string& url, secret token);
+trigger_client make_client(const std::string& url, Secret token);
 
 /// A client with the token of $ENACT_TRIGGERS_TOKEN or of the login file.
 trigger_client connect(const args& a);
@@ -63,7 +63,7 @@ auto with_hint(F&& f) -> decltype(f()) {
 }
 
 /// --usage-key-file, else $ENACT_USAGE_KEY.
-secret usage_key_of(const args& a);
+Secret usage_key_of(const args& a);
 uint32_t limit_of(const args& a);
 uint64_t offset_of(const args& a);
 

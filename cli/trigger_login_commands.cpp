@@ -48,7 +48,7 @@ fs::path config_dir() {
 }
 
 /// old one, so that no moment exists at which the token is readable by others or half written.
-void write_saved(const std::string& url, const secret& token) {
+void write_saved(const std::string& url, const Secret& token) {
   const fs::path dir = config_dir();
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -107,7 +107,7 @@ std::optional<saved_login> read_saved() {
   if (const auto* u = o.if_contains("url"); u && u->is_string())
     out.url = u->get_string();
   if (const auto* t = o.if_contains("token"); t && t->is_string())
-    out.token = secret(as_bytes(t->get_string()));
+    out.token = Secret(as_bytes(t->get_string()));
   wipe_strings(v);
   return out;
 }
@@ -123,7 +123,7 @@ int login(const std::vector<std::string>& argv) {
   }
   const std::string url = url_of(a, saved);
   trigger_client c = make_client(url, {});
-  secret token;
+  Secret token;
   if (auto source = a.get("token")) {
     // A token from `enact-server issue-token`: `-` reads it from stdin, `@FILE` from a file.
     std::string text;
@@ -139,7 +139,7 @@ int login(const std::vector<std::string>& argv) {
     detail::secure_wipe(text.data(), text.size());
     if (t.empty())
       throw input_error("--token: empty");
-    token = secret(as_bytes(t));
+    token = Secret(as_bytes(t));
     detail::secure_wipe(t.data(), t.size());
     c.set_token(token.clone());
   } else {

@@ -14,7 +14,7 @@ namespace secp = enact::crypto::secp256k1;
 
 int main() {
   // The key 0x01…01 signs an EIP-191 message; its signer recovers to the key's own address.
-  const enact::secret key(enact::bytes(32, 0x01));
+  const enact::Secret key(enact::bytes(32, 0x01));
   const auto digest = enact::crypto::personal_message_hash(std::string_view("test_package"));
   const auto pub = secp::public_key_of(key);
   const auto sig = secp::sign(digest, key);

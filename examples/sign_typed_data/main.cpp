@@ -42,7 +42,7 @@ int usage(const char* why) {
 
 /// The key file holds the 32-byte private key as hex (0x optional, surrounding whitespace
 /// ignored), like `enact`'s --key-file. The text is wiped once decoded. Says why on failure.
-std::optional<secret> read_key(const std::string& path) {
+std::optional<Secret> read_key(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "sign_typed_data: %s: cannot open file\n", path.c_str());
@@ -53,7 +53,7 @@ std::optional<secret> read_key(const std::string& path) {
   const auto e = text.find_last_not_of(" \t\r\n");
   const std::string_view digits =
       b == std::string::npos ? std::string_view() : std::string_view(text).substr(b, e - b + 1);
-  secret key = secret::of_size(32);
+  Secret key = Secret::of_size(32);
   auto decoded = codec::hex::decode_into(digits, key.mutable_view(), path);
   detail::secure_wipe(text.data(), text.size());
   if (!decoded) {
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
     return usage("--nonce is for the other flows, --method and --path for a BillingAuth");
   if ((kind == env::kind::convert_account) != (message.account != hash256{}) && url.empty())
     return usage("--account (the converted account's api_key_hash) is for, and required by, a ConvertAccount");
-  const std::optional<secret> key = read_key(key_file);
+  const std::optional<Secret> key = read_key(key_file);
   if (!key)
     return 1;
   message.issued_at = issued_at.value_or(static_cast<uint64_t>(
@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
     std::printf("%s\n", env::to_json(signed_env).c_str());
     std::fprintf(stderr, "signed by %s\n", to_checksum_address(v.signer).c_str());
     return 0;
-  } catch (const enact::exception& e) {  // api_error is one too: "<code>: <message>"
+  } catch (const enact::Error& e) {  // api_error is one too: "<code>: <message>"
     std::fprintf(stderr, "sign_typed_data: %s\n", e.what());
     return 1;
   }

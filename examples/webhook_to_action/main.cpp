@@ -59,7 +59,7 @@ json::value call(httplib::Client& http, const std::string& method, const std::st
   return json::parse(r->body);
 }
 
-std::string text_of(const secret& s) { return {reinterpret_cast<const char*>(s.view().data()), s.size()}; }
+std::string text_of(const Secret& s) { return {reinterpret_cast<const char*>(s.view().data()), s.size()}; }
 
 void print(std::string_view step, const json::value& v) {
   std::printf("{\"step\":\"%.*s\",\"value\":%s}\n", static_cast<int>(step.size()), step.data(),
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(pause);
       pause = std::min(pause * 2, std::chrono::milliseconds(1000));
     }
-  } catch (const enact::exception& e) {  // the core client's api_error: "<code>: <message>"
+  } catch (const enact::Error& e) {  // the core client's api_error: "<code>: <message>"
     std::fprintf(stderr, "webhook_to_action: %s\n", e.what());
   } catch (const failure& f) {
     std::fprintf(stderr, "webhook_to_action: %s\n", f.what.c_str());

@@ -63,8 +63,8 @@ result<std::unique_ptr<ledger::permission_ledger>> open_evm_ledger(const setting
   if (!client)
     return usage("--rpc-url: " + client.err().message);
   auto rpc = std::make_shared<chain::rpc_client>(std::move(*client));
-  ENACT_TRY(secret key, t.server_signing_key(api_payer_purpose(0)));
-  std::vector<secret> keys;
+  ENACT_TRY(Secret key, t.server_signing_key(api_payer_purpose(0)));
+  std::vector<Secret> keys;
   keys.push_back(std::move(key));
   chain::sender_options so;
   so.receipt_timeout = kReceiptTimeout;
@@ -125,7 +125,7 @@ int deploy_error(const std::string& msg, int code) {
 
 /// The private key in `path`: 32 bytes as hex, with or without 0x, surrounding space ignored. The
 /// file's text is wiped after use and never quoted in a message.
-result<secret> read_key_file(const std::string& path) {
+result<Secret> read_key_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f)
     return usage("--key-file: cannot read " + path);
@@ -136,10 +136,10 @@ result<secret> read_key_file(const std::string& path) {
   v = b == std::string_view::npos ? std::string_view() : v.substr(b, e - b + 1);
   if (v.starts_with("0x") || v.starts_with("0X"))
     v.remove_prefix(2);
-  secret out;
+  Secret out;
   if (v.size() == 64) {
     if (auto key = codec::hex::decode(v, "--key-file"); key) {
-      out = secret(*key);
+      out = Secret(*key);
       std::fill(key->begin(), key->end(), 0);
     }
   }

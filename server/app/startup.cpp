@@ -196,9 +196,9 @@ std::unique_ptr<billing::payment_provider> open_payments(const settings& s, std:
     throw start_failure("billing: stripe needs a secret key (STRIPE_SECRET_KEY)");
   billing::stripe_config sc;
   sc.api_base = s.stripe.api_base;
-  sc.secret_key = secret(as_bytes(s.stripe.secret_key));
+  sc.secret_key = Secret(as_bytes(s.stripe.secret_key));
   sc.publishable_key = s.stripe.publishable_key;
-  sc.webhook_secret = secret(as_bytes(s.stripe.webhook_secret));
+  sc.webhook_secret = Secret(as_bytes(s.stripe.webhook_secret));
   auto p = value_or_fail(billing::stripe_provider::create(std::move(sc)), "billing: ");
   // Only with Stripe does the dashboard load Stripe.js, and only then its policy names Stripe.
   dashboard::set_stripe_js_url(s.stripe.js_url);

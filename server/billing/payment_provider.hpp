@@ -31,11 +31,22 @@ enum class billing_errc {
   bad_event,           // a signed webhook whose event could not be understood
 };
 
+namespace detail {
+inline const std::error_category& billing_category() noexcept {
+  static const errc_category<billing_errc> c(
+      "enact.billing",
+      {"", "unknown payment intent", "payment provider refused the request", "payment provider unavailable",
+       "unreadable payment provider response", "invalid amount", "no webhook endpoint", "webhook signature invalid",
+       "webhook signature expired", "unreadable webhook event"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(billing_errc e) noexcept {
+  return {static_cast<int>(e), detail::billing_category()};
+}
+
 }  // namespace enact
-ENACT_ERRC(enact, billing_errc, billing_category, "enact.billing", "unknown payment intent",
-           "payment provider refused the request", "payment provider unavailable",
-           "unreadable payment provider response", "invalid amount", "no webhook endpoint", "webhook signature invalid",
-           "webhook signature expired", "unreadable webhook event")
+ENACT_ERRC_ENUM(enact::billing_errc)
 
 namespace enact::billing {
 

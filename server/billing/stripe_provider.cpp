@@ -177,10 +177,10 @@ struct attempt {
 
 struct stripe_provider::state {
   api_base_parts base;
-  secret secret_key;
+  Secret secret_key;
   std::string publishable_key;
   int timeout_ms = 0;
-  secret webhook_secret;
+  Secret webhook_secret;
   int64_t webhook_tolerance_s = 300;
 
   std::mutex pool_mutex;

@@ -33,12 +33,12 @@ namespace enact::billing {
 struct stripe_config {
   /// Scheme, host, optional port and optional path prefix; http:// serves local test fixtures.
   std::string api_base = "https://api.stripe.com";
-  secret secret_key;            // "sk_live_…" / "sk_test_…"
+  Secret secret_key;            // "sk_live_…" / "sk_test_…"
   std::string publishable_key;  // "pk_live_…" / "pk_test_…", handed to browsers
   /// Applies separately to connecting, sending and each read of one attempt.
   int timeout_ms = 10000;
   /// The webhook endpoint's signing secret ("whsec_…"); empty: webhooks are refused (no_webhook).
-  secret webhook_secret;
+  Secret webhook_secret;
   /// How far a webhook's signed timestamp may be from now, seconds (Stripe's libraries: 300).
   int64_t webhook_tolerance_s = 300;
 };

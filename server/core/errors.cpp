@@ -125,15 +125,15 @@ http_error to_http(const error& e) {
     code = from_ledger(static_cast<ledger_errc>(e.code.value()));
   else if (cat == detail::envelope_category())
     code = from_envelope(static_cast<envelope_errc>(e.code.value()));
-  else if (cat == enact::detail::runtime_category())
+  else if (cat == runtime::detail::runtime_category())
     code = static_cast<runtime::runtime_errc>(e.code.value()) == runtime::runtime_errc::invalid_request
                ? api_errc::invalid_request
                : api_errc::unavailable;
   else if (cat == detail::billing_category())
     code = from_billing(static_cast<billing_errc>(e.code.value()));
-  else if (cat == enact::detail::metering_category())
+  else if (cat == metering::detail::metering_category())
     code = from_metering(static_cast<metering::metering_errc>(e.code.value()));
-  else if (cat == enact::detail::tee_category())
+  else if (cat == tee::tee_category())
     code = tee::to_api_errc(static_cast<tee::tee_errc>(e.code.value()));
   else
     return http::to_http(e);  // api_errc itself, the SDK's parse errors, and bugs
@@ -143,7 +143,7 @@ http_error to_http(const error& e) {
     out.message = "internal error";
   else if (cat == detail::ledger_category() && static_cast<ledger_errc>(e.code.value()) == ledger_errc::storage)
     out.message = "the permission ledger is unavailable";
-  else if (cat == enact::detail::metering_category() &&
+  else if (cat == metering::detail::metering_category() &&
            static_cast<metering::metering_errc>(e.code.value()) == metering::metering_errc::storage)
     out.message = "the metering store is unavailable";
   else if (cat == detail::ledger_category() &&

@@ -95,7 +95,7 @@ result<bool> key_cache::usage_key_wallet(const tee::tee& t, const hash256& accou
   auto hit = find(k);
   if (hit && hit->usage_wallet)
     return *hit->usage_wallet;
-  ENACT_TRY(const secret usage, t.usage_key(account, path));
+  ENACT_TRY(const Secret usage, t.usage_key(account, path));
   ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(usage));
   const bool found = crypto::secp256k1::to_address(pub) == wallet;
   entry e = hit ? *hit : entry{false, std::nullopt, std::nullopt, std::nullopt};

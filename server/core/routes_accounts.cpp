@@ -32,7 +32,7 @@ struct minted_key {
 };
 
 result<minted_key> mint_key() {
-  secret key = secret::of_size(32);
+  Secret key = Secret::of_size(32);
   do {
     crypto::random_bytes(key.mutable_view());
   } while (!crypto::secp256k1::is_valid_private_key(key.view()));

@@ -73,7 +73,7 @@ result<json::value> add_usage_api_key_with_signature(const request_context& c) {
   // base64 text (setUsageApiKey) on-chain. The key is derived in the usage-key domain, never the
   // PKP one: that registered wallet fails the owning-account check, so the key that leaves here
   // never signs as a PKP (docs/protocol.md §1 "usage key by signature").
-  ENACT_TRY(const secret key, c.svc.tee->usage_key(owner, path));
+  ENACT_TRY(const Secret key, c.svc.tee->usage_key(owner, path));
   ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(key));
   std::string text = codec::base64::encode(key.view());
   json::object out{{"usage_api_key", text},

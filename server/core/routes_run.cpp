@@ -214,7 +214,7 @@ class run_capabilities final : public runtime::capability_handler {
     if (!owned) {
       // The wallet the documented flow registers for a usage key minted by signature: named as
       // such, since its owner registered it in good faith (docs/protocol.md §1 "usage key by signature").
-      ENACT_TRY(const secret usage, c_.svc.tee->usage_key(account, w.derivation_path));
+      ENACT_TRY(const Secret usage, c_.svc.tee->usage_key(account, w.derivation_path));
       ENACT_TRY(const auto usage_pub, crypto::secp256k1::public_key_of(usage));
       if (crypto::secp256k1::to_address(usage_pub) == *pkp)
         return fail(api_errc::forbidden, "PKP " + to_checksum_address(*pkp) +

@@ -28,11 +28,11 @@ using namespace evm;  // NOLINT(google-build-using-namespace): the ledger's help
 // Signers
 
 result<std::unique_ptr<key_signer>> key_signer::create(std::shared_ptr<const chain::rpc_client> client,
-                                                       std::vector<secret> keys, chain::sender_options options) {
+                                                       std::vector<Secret> keys, chain::sender_options options) {
   if (keys.empty())
     return fail(ledger_errc::invalid_argument, "key_signer: no keys");
   std::unique_ptr<key_signer> s(new key_signer());
-  for (secret& k : keys) {
+  for (Secret& k : keys) {
     ENACT_TRY(chain::transaction_sender sender, chain::transaction_sender::create(client, std::move(k), options));
     const address from = sender.from();
     if (s->senders_.count(from) != 0)

@@ -43,7 +43,7 @@ class key_signer final : public tx_signer {
  public:
   /// secp256k1_errc for a key that is not a valid private key; invalid_argument for none.
   [[nodiscard]] static result<std::unique_ptr<key_signer>> create(std::shared_ptr<const chain::rpc_client> client,
-                                                                  std::vector<secret> keys,
+                                                                  std::vector<Secret> keys,
                                                                   chain::sender_options options = {});
 
   [[nodiscard]] bool sends_as(const address& from) const override;

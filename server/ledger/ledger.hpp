@@ -63,12 +63,23 @@ enum class ledger_errc {
   new_admin_not_sender,          // convertToChainSecured by a wallet naming another new admin
 };
 
+namespace detail {
+inline const std::error_category& ledger_category() noexcept {
+  static const errc_category<ledger_errc> c(
+      "enact.ledger",
+      {"", "not the admin", "relay not allowed", "already unmanaged", "unknown account", "unknown usage key",
+       "unknown group", "unknown wallet", "unknown action", "duplicate", "invalid argument", "storage failure",
+       "account hash not canonical", "managed account not allowed", "hash is a usage key", "hash is an account",
+       "usage key of another account", "new admin is not the sender"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(ledger_errc e) noexcept {
+  return {static_cast<int>(e), detail::ledger_category()};
+}
+
 }  // namespace enact
-ENACT_ERRC(enact, ledger_errc, ledger_category, "enact.ledger", "not the admin", "relay not allowed",
-           "already unmanaged", "unknown account", "unknown usage key", "unknown group", "unknown wallet",
-           "unknown action", "duplicate", "invalid argument", "storage failure", "account hash not canonical",
-           "managed account not allowed", "hash is a usage key", "hash is an account", "usage key of another account",
-           "new admin is not the sender")
+ENACT_ERRC_ENUM(enact::ledger_errc)
 
 namespace enact::ledger {
 

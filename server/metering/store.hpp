@@ -60,6 +60,19 @@ enum class metering_errc {
   unknown_claim,             // no open claim of that idempotency key for this request
 };
 
+namespace detail {
+inline const std::error_category& metering_category() noexcept {
+  static const enact::detail::errc_category<metering_errc> c(
+      "enact.metering",
+      {"", "insufficient credits", "spending cap exceeded", "unknown reservation", "over reserved", "unknown payment",
+       "duplicate payment", "invalid argument", "storage failure", "unknown idempotency claim"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(metering_errc e) noexcept {
+  return {static_cast<int>(e), detail::metering_category()};
+}
+
 using account_hash = hash256;  // the account's apiKeyHash
 using key_hash = hash256;      // keccak256 of the key that pays (the account hash for the account key)
 
@@ -310,6 +323,4 @@ using clock_fn = std::function<millis()>;
 
 }  // namespace enact::metering
 
-ENACT_ERRC(enact::metering, metering_errc, metering_category, "enact.metering", "insufficient credits",
-           "spending cap exceeded", "unknown reservation", "over reserved", "unknown payment", "duplicate payment",
-           "invalid argument", "storage failure", "unknown idempotency claim")
+ENACT_ERRC_ENUM(enact::metering::metering_errc)

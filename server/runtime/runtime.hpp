@@ -50,10 +50,20 @@ enum class runtime_errc {
   unconfined,           // a worker could not put an isolation layer in place: no run is served
 };
 
+namespace detail {
+inline const std::error_category& runtime_category() noexcept {
+  static const enact::detail::errc_category<runtime_errc> c(
+      "enact.runtime", {"", "sandbox pool saturated", "sandbox worker failed to start", "sandbox protocol violation",
+                        "invalid run request", "pool stopped", "sandbox isolation incomplete"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(runtime_errc e) noexcept {
+  return {static_cast<int>(e), detail::runtime_category()};
+}
+
 }  // namespace enact::runtime
-ENACT_ERRC(enact::runtime, runtime_errc, runtime_category, "enact.runtime", "sandbox pool saturated",
-           "sandbox worker failed to start", "sandbox protocol violation", "invalid run request", "pool stopped",
-           "sandbox isolation incomplete")
+ENACT_ERRC_ENUM(enact::runtime::runtime_errc)
 
 namespace enact::runtime {
 

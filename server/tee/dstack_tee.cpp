@@ -84,7 +84,7 @@ result<std::string> string_field(const json::object& o, std::string_view method,
 
 /// What GetKey answers for the PKP root key.
 struct root_key_answer {
-  secret key;
+  Secret key;
   std::vector<bytes> signature_chain;
 };
 
@@ -99,7 +99,7 @@ result<root_key_answer> fetch_root_key(const dstack_options& o) {
   if (key == nullptr || !key->is_string())
     return fail(tee_errc::unavailable, "guest agent GetKey: 'key' missing or not a string");
   json::string& text = key->get_string();
-  root_key_answer out{secret::of_size(kRootKeySize), {}};
+  root_key_answer out{Secret::of_size(kRootKeySize), {}};
   const auto decoded = codec::hex::decode_into(text, out.key.mutable_view(), "GetKey.key");
   enact::detail::secure_wipe(text.data(), text.size());
   if (!decoded)
@@ -258,7 +258,7 @@ result<quote_response> fetch_quote(const dstack_options& o, const report_data& d
 
 class dstack_tee final : public detail::pkp_tee {
  public:
-  dstack_tee(secret root, dstack_options opts, app_info info)
+  dstack_tee(Secret root, dstack_options opts, app_info info)
       : pkp_tee(std::move(root)),
         opts_(std::move(opts)),
         info_(std::move(info)),

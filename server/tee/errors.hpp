@@ -24,10 +24,18 @@ enum class tee_errc {
   invalid_argument,
 };
 
+inline const std::error_category& tee_category() noexcept {
+  static const enact::detail::errc_category<tee_errc> c(
+      "enact.tee", {"", "TEE failure", "TEE unavailable", "not found in the TEE", "invalid argument to the TEE"});
+  return c;
+}
+
+inline std::error_code make_error_code(tee_errc e) noexcept { return {static_cast<int>(e), tee_category()}; }
+
 }  // namespace enact::tee
 
-ENACT_ERRC(enact::tee, tee_errc, tee_category, "enact.tee", "TEE failure", "TEE unavailable", "not found in the TEE",
-           "invalid argument to the TEE")
+template <>
+struct std::is_error_code_enum<enact::tee::tee_errc> : std::true_type {};
 
 namespace enact::tee {
 

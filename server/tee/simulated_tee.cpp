@@ -20,7 +20,7 @@ constexpr size_t kRootKeySize = 32;
 
 class simulated_tee final : public detail::pkp_tee {
  public:
-  simulated_tee(secret root, detail::recorded_attestation recorded, evidence_dir evidences)
+  simulated_tee(Secret root, detail::recorded_attestation recorded, evidence_dir evidences)
       : pkp_tee(std::move(root)), recorded_(std::move(recorded)), evidences_(std::move(evidences)) {}
 
   std::string_view kind() const noexcept override { return "simulated"; }
@@ -41,12 +41,12 @@ class simulated_tee final : public detail::pkp_tee {
 error os_error(const std::string& what) { return fail(tee_errc::failed, what + ": " + std::strerror(errno)); }
 
 /// The root key of `<data_dir>/tee-root.key` (tee.hpp, open_simulated).
-result<secret> load_root_key(const std::string& data_dir) {
+result<Secret> load_root_key(const std::string& data_dir) {
   const std::string path = data_dir + "/tee-root.key";
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0 && errno == ENOENT) {
     // First start: create the key exclusively, so two starting servers never hold two keys.
-    secret fresh = secret::of_size(kRootKeySize);
+    Secret fresh = Secret::of_size(kRootKeySize);
     crypto::random_bytes(fresh.mutable_view());
     const std::string tmp = path + ".tmp";
     const int wfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -81,7 +81,7 @@ result<secret> load_root_key(const std::string& data_dir) {
     return fail(tee_errc::failed,
                 path + ": expected " + std::to_string(kRootKeySize) + " bytes, found " + std::to_string(st.st_size));
   }
-  secret root = secret::of_size(kRootKeySize);
+  Secret root = Secret::of_size(kRootKeySize);
   const ssize_t n = ::read(fd, root.mutable_view().data(), kRootKeySize);
   ::close(fd);
   if (n != static_cast<ssize_t>(kRootKeySize))
@@ -98,7 +98,7 @@ result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir) {
 }
 
 result<std::unique_ptr<tee>> open_simulated(const std::string& data_dir, const simulated_options& opts) {
-  ENACT_TRY(secret root, load_root_key(data_dir));
+  ENACT_TRY(Secret root, load_root_key(data_dir));
   ENACT_TRY(detail::recorded_attestation recorded, detail::load_recorded());
   evidence_dir evidences;
   if (!opts.evidence_dir.empty()) {

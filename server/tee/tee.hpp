@@ -56,7 +56,7 @@ class tee {
   /// The usage key `/add_usage_api_key_with_signature` hands out for (`account`, `path`)
   /// (pkp::usage_key): derived in a domain of its own, so no key the server hands out is ever a
   /// PKP's (docs/protocol.md §1 "usage key by signature"). Every PKP key stays behind the methods above.
-  [[nodiscard]] virtual result<secret> usage_key(const hash256& account, const hash256& path) const = 0;
+  [[nodiscard]] virtual result<Secret> usage_key(const hash256& account, const hash256& path) const = 0;
   /// keccak256 of the base64 text of the PKP signing key of (`account`, `path`): the usage-key
   /// hash that key has if it was handed out as a usage key, as /add_usage_api_key_with_signature
   /// did before the usage-key domain. Only the hash leaves; the key is wiped.
@@ -67,7 +67,7 @@ class tee {
   // them.
 
   /// The server signing key for `purpose` ("api-payer/0", …), for the relayers' transactions.
-  [[nodiscard]] virtual result<secret> server_signing_key(std::string_view purpose) const = 0;
+  [[nodiscard]] virtual result<Secret> server_signing_key(std::string_view purpose) const = 0;
   /// The address of `server_signing_key(purpose)`.
   [[nodiscard]] virtual result<address> server_address(std::string_view purpose) const = 0;
   /// AES-256-GCM under the server key for `purpose` ("triggers/usage-key-seal/v1").

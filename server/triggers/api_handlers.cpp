@@ -71,7 +71,7 @@ result<page> read_page(const httplib::Request& req) {
 
 /// A usage key's text checked against the core for `cid` and `pkp` (key_check.hpp): a usage key
 /// that may execute `cid` (with `pkp`).
-result<void> check_key(state& st, const secret& key, std::string_view cid, const std::optional<address>& pkp) {
+result<void> check_key(state& st, const Secret& key, std::string_view cid, const std::optional<address>& pkp) {
   key_check_config kc;
   kc.core_url = st.cfg.workers.core_url;
   kc.timeout = st.cfg.key_check_timeout;
@@ -88,7 +88,7 @@ struct sealed_key {
 };
 
 /// Seals a usage key (docs/protocol.md §1: 32 random bytes, standard base64, as api::read checked it).
-result<sealed_key> seal_key(state& st, const secret& key) {
+result<sealed_key> seal_key(state& st, const Secret& key) {
   const std::string_view text = as_chars(key.view());
   sealed_key out;
   out.hash = crypto::keccak256(text);

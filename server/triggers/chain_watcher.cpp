@@ -87,7 +87,7 @@ std::optional<json::object> chain_event_params(const codec::abi::function_sig& e
       for (size_t j = 0; j < data_types.size(); ++j)
         decoded["arg" + std::to_string(data_positions[j])] = codec::abi::to_json(data_types[j], (*values)[j]);
     }
-  } catch (const exception&) {
+  } catch (const Error&) {
     return std::nullopt;
   }
   json::array topics;

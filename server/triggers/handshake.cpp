@@ -185,7 +185,7 @@ struct new_cookie {
 };
 
 new_cookie draw_cookie() {
-  secret raw = crypto::random_secret(32);
+  Secret raw = crypto::random_secret(32);
   return {codec::base64::encode_url(raw.view()), crypto::sha256(raw.view())};
 }
 

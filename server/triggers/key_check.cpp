@@ -30,7 +30,7 @@ error refused_by_core(const api_error& e) {
 
 }  // namespace
 
-result<void> check_trigger_key(const key_check_config& cfg, const secret& usage_key, std::string_view action_cid,
+result<void> check_trigger_key(const key_check_config& cfg, const Secret& usage_key, std::string_view action_cid,
                                const std::optional<address>& pkp) {
   try {
     client::client_options o;

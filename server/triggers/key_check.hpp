@@ -33,7 +33,7 @@ struct key_check_config {
 /// know, forbidden when the execution rule allows no group for it, unavailable when the core cannot
 /// be asked (unreachable, 5xx, 429, an answer that is not the contract's); the message never
 /// carries the key.
-[[nodiscard]] result<void> check_trigger_key(const key_check_config& cfg, const secret& usage_key,
+[[nodiscard]] result<void> check_trigger_key(const key_check_config& cfg, const Secret& usage_key,
                                              std::string_view action_cid, const std::optional<address>& pkp);
 
 }  // namespace enact::triggers

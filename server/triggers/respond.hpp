@@ -12,11 +12,11 @@ namespace enact::triggers {
 
 /// Store and TEE errors in the API's terms (docs/protocol.md §0); any other error as it is.
 [[nodiscard]] inline error api_error_of(const error& e) {
-  if (e.code.category() == enact::detail::tee_category()) {
+  if (e.code.category() == tee::tee_category()) {
     const api_errc code = tee::to_api_errc(static_cast<tee::tee_errc>(e.code.value()));
     return fail(code, code == api_errc::internal ? std::string("internal error") : e.message);
   }
-  if (e.code.category() != enact::detail::store_category())
+  if (e.code.category() != store_category())
     return e;
   switch (static_cast<store_errc>(e.code.value())) {
     case store_errc::not_found:

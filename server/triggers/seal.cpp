@@ -9,9 +9,9 @@ result<bytes> seal_usage_key(const tee::tee& t, std::string_view usage_api_key) 
   return t.server_seal(kUsageKeySealPurpose, as_bytes(usage_api_key));
 }
 
-result<secret> unseal_usage_key(const tee::tee& t, bytes_view sealed) {
+result<Secret> unseal_usage_key(const tee::tee& t, bytes_view sealed) {
   ENACT_TRY(bytes plain, t.server_unseal(kUsageKeySealPurpose, sealed));
-  secret key(plain);
+  Secret key(plain);
   detail::secure_wipe(plain.data(), plain.size());
   return key;
 }

@@ -24,6 +24,6 @@ inline constexpr std::string_view kUsageKeySealPurpose = "triggers/usage-key-sea
 /// nonce ‖ ciphertext ‖ tag of the key's text.
 [[nodiscard]] result<bytes> seal_usage_key(const tee::tee& t, std::string_view usage_api_key);
 /// The key's text, in a Secret (wiped when dropped).
-[[nodiscard]] result<secret> unseal_usage_key(const tee::tee& t, bytes_view sealed);
+[[nodiscard]] result<Secret> unseal_usage_key(const tee::tee& t, bytes_view sealed);
 
 }  // namespace enact::triggers

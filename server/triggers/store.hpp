@@ -49,11 +49,17 @@ enum class store_errc {
   limit_reached,     // the owner has the most triggers one owner may have (create_trigger)
 };
 
+inline const std::error_category& store_category() noexcept {
+  static const enact::detail::errc_category<store_errc> c(
+      "enact.triggers.store", {"", "not found", "trigger disabled", "wrong trigger type", "conflict", "lease lost",
+                               "invalid argument", "storage failure", "over the trigger's max_runs_per_minute",
+                               "over the trigger's max_queued_runs", "over the owner's trigger limit"});
+  return c;
+}
+inline std::error_code make_error_code(store_errc e) noexcept { return {static_cast<int>(e), store_category()}; }
+
 }  // namespace enact::triggers
-ENACT_ERRC(enact::triggers, store_errc, store_category, "enact.triggers.store", "not found", "trigger disabled",
-           "wrong trigger type", "conflict", "lease lost", "invalid argument", "storage failure",
-           "over the trigger's max_runs_per_minute", "over the trigger's max_queued_runs",
-           "over the owner's trigger limit")
+ENACT_ERRC_ENUM(enact::triggers::store_errc)
 
 namespace enact::triggers {
 

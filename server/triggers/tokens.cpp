@@ -23,7 +23,7 @@ std::optional<hash256> token_hash(std::string_view token) {
 }
 
 result<issued_token> issue_token(store& s, std::string_view user_id, std::string_view client_name, time_point now) {
-  secret raw = crypto::random_secret(32);
+  Secret raw = crypto::random_secret(32);
   issued_token out;
   out.token = codec::base64::encode_url(raw.view());
   out.record.hash = crypto::sha256(raw.view());

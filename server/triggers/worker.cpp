@@ -237,7 +237,7 @@ void run_workers::execute(run_context& ctx, leased_run& l) {
       }
       break;
     }
-    ctx.core->set_api_key(secret{});  // the previous key is wiped as it is replaced
+    ctx.core->set_api_key(Secret{});  // the previous key is wiped as it is replaced
   }
 
   const time_point now = clock_.now();

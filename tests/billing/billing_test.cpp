@@ -47,7 +47,7 @@ bool is_lower_hex(std::string_view s) { return s.find_first_not_of("0123456789ab
 std::unique_ptr<stripe_provider> open_stripe(std::string api_base, std::string_view secret_key, int timeout_ms = 5000) {
   stripe_config cfg;
   cfg.api_base = std::move(api_base);
-  cfg.secret_key = secret(as_bytes(secret_key));
+  cfg.secret_key = Secret(as_bytes(secret_key));
   cfg.publishable_key = "pk_test_enact";
   cfg.timeout_ms = timeout_ms;
   auto p = stripe_provider::create(std::move(cfg));
@@ -283,7 +283,7 @@ TEST_CASE("stripe provider: configuration is checked before any request") {
   for (const auto& c : bad) {
     stripe_config cfg;
     cfg.api_base = c.api_base;
-    cfg.secret_key = secret(as_bytes(c.secret));
+    cfg.secret_key = Secret(as_bytes(c.secret));
     cfg.publishable_key = c.publishable;
     cfg.timeout_ms = c.timeout_ms;
     auto r = stripe_provider::create(std::move(cfg));

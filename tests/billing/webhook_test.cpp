@@ -35,9 +35,9 @@ bytes_view secret_of(std::string_view s = stripe_fixture::kWebhookSecret) { retu
 std::unique_ptr<stripe_provider> provider(const stripe_fixture& f, std::string_view webhook_secret) {
   stripe_config cfg;
   cfg.api_base = f.base_url();
-  cfg.secret_key = secret(as_bytes(f.secret_key()));
+  cfg.secret_key = Secret(as_bytes(f.secret_key()));
   cfg.publishable_key = "pk_test_enact";
-  cfg.webhook_secret = secret(as_bytes(webhook_secret));
+  cfg.webhook_secret = Secret(as_bytes(webhook_secret));
   auto p = stripe_provider::create(std::move(cfg));
   REQUIRE_MESSAGE(p, (p ? "" : p.err().message));
   return std::move(p).value();
@@ -144,9 +144,9 @@ TEST_CASE("stripe webhook: the event is read from the verified body") {
   // A secret with a space is refused at configuration.
   stripe_config bad;
   bad.api_base = f.base_url();
-  bad.secret_key = secret(as_bytes(f.secret_key()));
+  bad.secret_key = Secret(as_bytes(f.secret_key()));
   bad.publishable_key = "pk";
-  bad.webhook_secret = secret(as_bytes(std::string_view("whsec bad")));
+  bad.webhook_secret = Secret(as_bytes(std::string_view("whsec bad")));
   CHECK_FALSE(stripe_provider::create(std::move(bad)));
 }
 

@@ -11,8 +11,8 @@ using namespace client_test;
 TEST_CASE("each endpoint sends the request docs/protocol.md specifies and decodes its answer") {
   fake_server server;
   serve_canned(server);
-  core_client c(options_for(server), key_of(kApiKey));
-  const secret usage = key_of(kUsageKey);
+  core_client c(options_for(server), secret(kApiKey));
+  const Secret usage = secret(kUsageKey);
 
   usage_key_spec spec;
   spec.name = "ci";
@@ -377,8 +377,8 @@ TEST_CASE("a base URL path prefix is kept in front of /core/v1") {
 TEST_CASE("billing with a wallet proof sends X-Wallet-Auth and no API key") {
   fake_server server;
   serve_canned(server);
-  core_client c(options_for(server), key_of(kApiKey));
-  secret wallet_key = secret(h256("0x" + std::string(63, '0') + "7"));
+  core_client c(options_for(server), secret(kApiKey));
+  Secret wallet_key = Secret(h256("0x" + std::string(63, '0') + "7"));
   auto env = eip712::envelope::sign(eip712::envelope::kind::billing_auth, 8453, wallet_key, 1800000000).value();
   const std::string header = eip712::envelope::encode_wallet_auth(env);
 
@@ -409,7 +409,7 @@ namespace {
 
 namespace envelope = eip712::envelope;
 
-address address_of(const secret& key) {
+address address_of(const Secret& key) {
   return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
@@ -458,8 +458,8 @@ TEST_CASE("billing with the admin wallet's key signs a version 2 BillingAuth for
   });
   auto o = options_for(server);
   o.base_url = server.url() + "/enact/";
-  core_client c(o, key_of(kApiKey));
-  const secret wallet_key = secret(h256("0x" + std::string(63, '0') + "7"));
+  core_client c(o, secret(kApiKey));
+  const Secret wallet_key = Secret(h256("0x" + std::string(63, '0') + "7"));
 
   CHECK(c.balance(wallet_key).balance_credits == 1234);
   CHECK(c.create_payment_intent(700, wallet_key).amount_cents == 500);
@@ -508,7 +508,7 @@ TEST_CASE("a GET retried by the transport carries the same request-bound proof")
     res.set_content(canned().at(req.path), "application/json");
   });
   core_client c(options_for(server));
-  const secret wallet_key = secret(h256("0x" + std::string(63, '0') + "9"));
+  const Secret wallet_key = Secret(h256("0x" + std::string(63, '0') + "9"));
   CHECK(c.balance(wallet_key).balance_credits == 1234);
   const auto reqs = server.requests();
   REQUIRE(reqs.size() == 3);
@@ -526,8 +526,8 @@ TEST_CASE("the key-signing ChainSecured overloads sign version 2 for the server'
     res.status = 500;
     res.set_content(R"({"error": {"code": "internal", "message": "not played here"}})", "application/json");
   });
-  core_client c(options_for(server), key_of(kApiKey));
-  const secret key = secret(h256("0x" + std::string(63, '0') + "5"));
+  core_client c(options_for(server), secret(kApiKey));
+  const Secret key = Secret(h256("0x" + std::string(63, '0') + "5"));
 
   // POSTs are sent once; the answers do not matter here, what was signed does.
   CHECK_THROWS_AS((void)c.create_wallet_with_signature(key), api_error);
@@ -586,7 +586,7 @@ TEST_CASE("the key-signing ChainSecured overloads sign version 2 for the server'
 TEST_CASE("run_action with an Idempotency-Key sends it; a key the server would refuse is not sent") {
   fake_server server;
   serve_canned(server);
-  core_client c(options_for(server), key_of(kApiKey));
+  core_client c(options_for(server), secret(kApiKey));
   api::run_action_request req;
   req.action_ipfs_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
   // The canned server has no run_action (404): what matters here is what was sent.

@@ -6,7 +6,7 @@ using namespace client_test;
 
 TEST_CASE("answers with unknown fields decode; missing or ill-typed fields are bad_response") {
   fake_server server;
-  core_client c(options_for(server), key_of(kApiKey));
+  core_client c(options_for(server), secret(kApiKey));
   struct case_ {
     std::string_view answer;
     std::string_view field;  // named in the message
@@ -96,7 +96,7 @@ TEST_CASE("every API error code maps to api_errc with status, message, details a
   fake_server server;
   auto o = options_for(server);
   o.max_retries = 0;
-  core_client c(o, key_of(kApiKey));
+  core_client c(o, secret(kApiKey));
   for (const auto& tc : cases) {
     CAPTURE(tc.code);
     server.on([&](const httplib::Request&, httplib::Response& res, size_t n) {

@@ -53,7 +53,7 @@ const std::string kCid = "QmbFMke1KXqnYyBBWxB74N4c5SBnJMVAiMNRcGu6x1AwQH";
 inline address addr(const std::string& s) { return parse_address(s).value(); }
 inline hash256 h256(const std::string& s) { return codec::hex::decode_fixed<32>(s).value(); }
 inline std::string checksum(const std::string& s) { return to_checksum_address(addr(s)); }
-inline enact::secret key_of(const std::string& s) { return enact::secret(as_bytes(s)); }
+inline Secret secret(const std::string& s) { return Secret(as_bytes(s)); }
 
 inline client_options options_for(const fake_server& s) {
   client_options o;

@@ -58,7 +58,7 @@ TEST_CASE("a POST is never retried") {
   o.sleep = [&](milliseconds d) {
     waits.push_back(d);
   };
-  core_client c(o, key_of(kApiKey));
+  core_client c(o, secret(kApiKey));
   for (const auto& tc : cases) {
     CAPTURE(tc.status);
     server.clear();
@@ -80,7 +80,7 @@ TEST_CASE("a POST is never retried") {
 
   // Nor when the connection fails.
   o.base_url = "http://127.0.0.1:1";
-  core_client unreachable(o, key_of(kApiKey));
+  core_client unreachable(o, secret(kApiKey));
   CHECK_THROWS_AS((void)unreachable.create_wallet({"w", std::nullopt}), api_error);
   CHECK(waits.empty());
 }
@@ -115,7 +115,7 @@ TEST_CASE("429 with Retry-After waits that long, up to the cap") {
     o.sleep = [&](milliseconds d) {
       waits.push_back(d);
     };
-    core_client c(o, key_of(kApiKey));
+    core_client c(o, secret(kApiKey));
     CHECK(c.balance().balance_credits == 5);
     CHECK(server.requests().size() == 2);
     REQUIRE(waits.size() == 1);
@@ -131,7 +131,7 @@ TEST_CASE("429 with Retry-After waits that long, up to the cap") {
   });
   auto o = options_for(server);
   o.max_retries = 0;
-  core_client c(o, key_of(kApiKey));
+  core_client c(o, secret(kApiKey));
   try {
     (void)c.balance();
     FAIL("no exception");
@@ -171,7 +171,7 @@ TEST_CASE("an unreachable server is connection_failed; GETs retry it, with backo
   o.sleep = [&](milliseconds d) {
     waits.push_back(d);
   };
-  core_client c(o, key_of(kApiKey));
+  core_client c(o, secret(kApiKey));
   try {
     (void)c.account();
     FAIL("no exception");
@@ -264,8 +264,8 @@ TEST_CASE("no credential ever appears in an exception message") {
   });
   auto o = options_for(server);
   o.max_retries = 0;
-  core_client c(o, key_of(kApiKey));
-  const secret usage = key_of(kUsageKey);
+  core_client c(o, secret(kApiKey));
+  const Secret usage = secret(kUsageKey);
 
   std::vector<std::function<void()>> calls = {
       [&] { (void)c.account(); },
@@ -295,7 +295,7 @@ TEST_CASE("no credential ever appears in an exception message") {
 
   // Transport failures and bad answers name no key either.
   o.base_url = "http://127.0.0.1:1";
-  core_client unreachable(o, key_of(kApiKey));
+  core_client unreachable(o, secret(kApiKey));
   try {
     (void)unreachable.remove_usage_api_key(usage);
     FAIL("no exception");
@@ -307,7 +307,7 @@ TEST_CASE("no credential ever appears in an exception message") {
     res.set_content(R"({"api_key": 12, "wallet_address": ")" + kA1 + R"(", "leak": ")" + kApiKey + R"("})",
                     "application/json");
   });
-  core_client c2(options_for(server), key_of(kApiKey));
+  core_client c2(options_for(server), secret(kApiKey));
   try {
     (void)c2.new_account({"acme", std::nullopt, std::nullopt});
     FAIL("no exception");
@@ -322,7 +322,7 @@ TEST_CASE("an API key that cannot travel in a header is refused before anything 
   fake_server server;
   serve_canned(server);
   for (const std::string& key : {kApiKey + "\r\nX-Injected: 1", kApiKey + " ", std::string("\x01")}) {
-    core_client c(options_for(server), key_of(key));
+    core_client c(options_for(server), secret(key));
     try {
       (void)c.account();
       FAIL("no exception");

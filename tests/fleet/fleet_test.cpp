@@ -151,7 +151,7 @@ void set_cap_on_chain(const fleet& f, const account_keys& acct, const usage_keys
   c.description = k.description;
   c.permissions = k.permissions;
   c.wallet = k.wallet;
-  auto sender = chain::transaction_sender::create(rpc, secret(test::anvil_process::dev_private_keys()[1]));
+  auto sender = chain::transaction_sender::create(rpc, Secret(test::anvil_process::dev_private_keys()[1]));
   REQUIRE(sender.has_value());
   const auto sent = sender->send(registry, reg::encode(c));
   REQUIRE_MESSAGE(sent.has_value(), (sent ? "" : sent.err().message));

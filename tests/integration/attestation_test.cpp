@@ -547,8 +547,8 @@ class fake_agent {
     if (alg != "" && alg != "secp256k1" && alg != "k256")
       return error("Unsupported algorithm");
     const std::string p = path != nullptr && path->is_string() ? std::string(path->get_string()) : "";
-    const secret app(codec::hex::decode(id_.app_key).value());
-    const secret key(openssl_hkdf(app.view(), "RATLS", p));
+    const Secret app(codec::hex::decode(id_.app_key).value());
+    const Secret key(openssl_hkdf(app.view(), "RATLS", p));
     const auto pub = crypto::secp256k1::public_key_of(key).value();
     const std::string message = (purpose != nullptr && purpose->is_string() ? std::string(purpose->get_string()) : "") +
                                 ":" + codec::hex::encode(crypto::secp256k1::compress(pub));
@@ -667,7 +667,7 @@ std::string admin_api_payer(const server_process& server) {
 /// derivation at "enact/pkp-root", the payer its server key "api-payer/0" (docs/protocol.md §1).
 std::string expected_api_payer(std::string_view app_key) {
   const bytes root = openssl_hkdf(codec::hex::decode(app_key).value(), "RATLS", "enact/pkp-root");
-  const secret payer = pkp::server_signing_key(secret(root), "api-payer/0").value();
+  const Secret payer = pkp::server_signing_key(Secret(root), "api-payer/0").value();
   return to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(payer).value()));
 }
 
@@ -1104,7 +1104,7 @@ TEST_CASE("open_dstack refuses agent answers it cannot use") {
   const hash256 path = crypto::keccak256(std::string_view("any path"));
   const hash256 account = crypto::keccak256(std::string_view("any account"));
   CHECK((*t)->wallet_address(account, path).value() ==
-        pkp::wallet_address(secret(codec::hex::decode(kAgentKey).value()), account, path).value());
+        pkp::wallet_address(Secret(codec::hex::decode(kAgentKey).value()), account, path).value());
   CHECK((*t)->kind() == "dstack");
   CHECK((*t)->info().value().tcb_info == "{}");
   CHECK(!(*t)->evidences().configured());

@@ -51,8 +51,8 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   client::core_client anon(options_for(srv.port()));
   const chain_env ce = env_of(srv);
   const uint64_t chain = ce.chain_id;
-  const secret root = root_key_of(srv);
-  const secret w = wallet_key("client wallet");
+  const Secret root = root_key_of(srv);
+  const Secret w = wallet_key("client wallet");
 
   const client::minted_wallet minted = anon.create_wallet_with_signature(w, chain);
   CHECK(minted.pkp_id == minted.wallet_address);
@@ -61,7 +61,7 @@ TEST_CASE("the SDK client's ChainSecured methods") {
 
   const client::minted_usage_key k = anon.add_usage_api_key_with_signature(
       eip712::envelope::sign(eip712::envelope::kind::add_usage_api_key, chain, w, unix_now()).value());
-  const secret decoded(codec::base64::decode(as_chars(k.usage_api_key.view())).value());
+  const Secret decoded(codec::base64::decode(as_chars(k.usage_api_key.view())).value());
   // docs/protocol.md §1 "usage key by signature": its own domain, never the PKP key at the path.
   CHECK(decoded == pkp::usage_key(root, minter, k.derivation_path).value());
   CHECK(!(decoded == pkp::signing_key(root, minter, k.derivation_path).value()));
@@ -84,14 +84,14 @@ TEST_CASE("the SDK client's ChainSecured methods") {
   CHECK(e.errc() == api_errc::signature_expired);
   CHECK(e.status() == 401);
   // A key that is no secp256k1 key is refused before anything is sent.
-  e = expect_api_error([&] { (void)anon.create_wallet_with_signature(secret(bytes(32, 0)), chain); });
+  e = expect_api_error([&] { (void)anon.create_wallet_with_signature(Secret(bytes(32, 0)), chain); });
   CHECK(e.errc() == api_errc::invalid_request);
   CHECK(e.status() == 0);
 
   // Conversion.
   auto created = anon.new_account({"client conversion", {}, {}});
   client::core_client owner(options_for(srv.port()), created.api_key.clone());
-  const secret admin = wallet_key("client admin");
+  const Secret admin = wallet_key("client admin");
   // An envelope signed by another wallet than the stated new admin.
   e = expect_api_error([&] {
     (void)owner.convert_to_chain_secured_account(

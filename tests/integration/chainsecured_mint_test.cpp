@@ -11,8 +11,8 @@ TEST_CASE("create_wallet_with_signature: a new PKP at a random path for each sig
   server_process srv;
   auto c = srv.client();
   const uint64_t chain = env_of(srv).chain_id;
-  const secret root = root_key_of(srv);
-  const secret w = wallet_key("minter");
+  const Secret root = root_key_of(srv);
+  const Secret w = wallet_key("minter");
   const json::object body = mint_body(eip712::envelope::kind::create_wallet, w, chain);
 
   std::set<std::string> paths, wallets;
@@ -56,8 +56,8 @@ TEST_CASE("add_usage_api_key_with_signature: the key is the usage key at the ret
   server_process srv;
   auto c = srv.client();
   const uint64_t chain = env_of(srv).chain_id;
-  const secret root = root_key_of(srv);
-  const secret w = wallet_key("admin of usage keys");
+  const Secret root = root_key_of(srv);
+  const Secret w = wallet_key("admin of usage keys");
 
   std::vector<std::string> keys;
   std::set<std::string> paths;
@@ -72,7 +72,7 @@ TEST_CASE("add_usage_api_key_with_signature: the key is the usage key at the ret
     paths.insert(path);
     // docs/protocol.md §1: standard base64 of 32 bytes, a secp256k1 key whose address is wallet_address.
     CHECK(key.size() == 44);
-    const secret decoded = key_secret(key);
+    const Secret decoded = key_secret(key);
     REQUIRE(decoded.size() == 32);
     CHECK(is_checksummed_address(wallet));
     CHECK(key_address(key) == wallet);
@@ -141,7 +141,7 @@ TEST_CASE("convert_to_chain_secured_account: the wallet takes over, the master k
   };
   run_ok(uk.auth());
 
-  const secret admin = wallet_key("new admin");
+  const Secret admin = wallet_key("new admin");
   const std::string admin_addr = to_checksum_address(address_of_key(admin));
 
   // Refused before anything changes: a usage key, and a new admin that administers an account.

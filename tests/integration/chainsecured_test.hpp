@@ -39,24 +39,24 @@ inline std::string read_text(const std::string& path) {
 }
 
 /// The simulated TEE's root key (docs/protocol.md §1 derivations are checked against it).
-inline secret root_key_of(const server_process& srv) {
+inline Secret root_key_of(const server_process& srv) {
   const std::string raw = read_text(srv.data_dir() + "/tee-root.key");
   REQUIRE(raw.size() == 32);
-  return secret(as_bytes(std::string_view(raw)));
+  return Secret(as_bytes(std::string_view(raw)));
 }
 
 /// A reproducible wallet key per label.
-inline secret wallet_key(std::string_view label) {
-  return secret(crypto::keccak256("chainsecured test wallet " + std::string(label)));
+inline Secret wallet_key(std::string_view label) {
+  return Secret(crypto::keccak256("chainsecured test wallet " + std::string(label)));
 }
 
-inline address address_of_key(const secret& key) {
+inline address address_of_key(const Secret& key) {
   return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
 /// An envelope for the chain `chain`: each server's own (env_of(srv).chain_id, docs/protocol.md §1
 /// "embedded chain").
-inline eip712::envelope::signed_envelope sign_env(eip712::envelope::kind k, const secret& key, int64_t issued_at,
+inline eip712::envelope::signed_envelope sign_env(eip712::envelope::kind k, const Secret& key, int64_t issued_at,
                                                   uint64_t chain) {
   return eip712::envelope::sign(k, chain, key, static_cast<uint64_t>(issued_at)).value();
 }
@@ -105,7 +105,7 @@ const endpoint kEndpoints[] = {
 
 /// A version 2 ConvertAccount body (docs/protocol.md §2) for the account whose hash is
 /// `account_hash` (hex), signed by `new_admin` for `e`'s deployment.
-inline json::object convert_body(const chain_env& e, const secret& new_admin, const std::string& account_hash,
+inline json::object convert_body(const chain_env& e, const Secret& new_admin, const std::string& account_hash,
                                  int64_t issued_at = 0) {
   const auto env = eip712::envelope::sign_v2(eip712::envelope::kind::convert_account, {e.chain_id, e.registry},
                                              new_admin, static_cast<uint64_t>(issued_at ? issued_at : unix_now()),
@@ -116,7 +116,7 @@ inline json::object convert_body(const chain_env& e, const secret& new_admin, co
                       {"signature", env.signature}};
 }
 
-inline json::object mint_body(eip712::envelope::kind k, const secret& key, uint64_t chain) {
+inline json::object mint_body(eip712::envelope::kind k, const Secret& key, uint64_t chain) {
   const auto env = sign_env(k, key, unix_now(), chain);
   return json::object{{"typed_data", env.typed_data}, {"signature", env.signature}};
 }

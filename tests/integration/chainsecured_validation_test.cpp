@@ -10,7 +10,7 @@ namespace {
 /// extra body fields (new_admin_wallet_address = that wallet, for conversion).
 struct parts {
   const endpoint& ep;
-  const secret& key;
+  const Secret& key;
   address signer;
   int64_t now;
   uint64_t chain;  // the server's (/get_node_chain_config)
@@ -352,7 +352,7 @@ TEST_CASE("every rejection of the validation order has its own status and code, 
       if ((tc.convert_only && !ep.convert) || (tc.mint_only && ep.convert))
         continue;
       INFO(ep.path << ": " << tc.name);
-      const secret key = wallet_key(ep.path + " " + std::to_string(i));
+      const Secret key = wallet_key(ep.path + " " + std::to_string(i));
       const address signer = address_of_key(key);
       const int64_t now = unix_now();
       json::object extra;
@@ -398,7 +398,7 @@ TEST_CASE("the per-IP limit covers the minting endpoints, each with its own buck
   server_process srv({"--new-accounts-per-minute", "2"});
   auto c = srv.client();
   const uint64_t chain = env_of(srv).chain_id;
-  const secret w = wallet_key("limited");
+  const Secret w = wallet_key("limited");
   for (int i = 0; i < 2; ++i)
     ITEST_CHECK_STATUS(c.post(kCreate, mint_body(eip712::envelope::kind::create_wallet, w, chain)), 200);
   const response limited = c.post(kCreate, mint_body(eip712::envelope::kind::create_wallet, w, chain));

@@ -107,7 +107,7 @@ TEST_CASE("a session through the SDK client") {
   CHECK(twice.errc() == api_errc::conflict);
   const auto too_small = expect_api_error([&] { (void)owner.create_payment_intent(499); });
   CHECK(too_small.errc() == api_errc::invalid_request);
-  const secret admin_key(codec::base64::decode(key_text).value());
+  const Secret admin_key(codec::base64::decode(key_text).value());
   const auto now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
   const auto proof =

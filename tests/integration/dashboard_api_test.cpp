@@ -27,7 +27,7 @@ namespace {
 std::string sdk_solana(const std::string& data_dir, const std::string& account_hex, const std::string& path_hex) {
   const std::string raw = file_text(data_dir + "/tee-root.key");
   REQUIRE(raw.size() == 32);
-  const secret root{as_bytes(std::string_view(raw))};
+  const Secret root{as_bytes(std::string_view(raw))};
   const hash256 account = codec::hex::decode_fixed<32>(account_hex).value();
   const hash256 path = codec::hex::decode_fixed<32>(path_hex).value();
   return pkp::solana_address(pkp::ed25519_public_key(root, account, path).value());
@@ -104,7 +104,7 @@ TEST_CASE("every wallet answer names its Solana address, as the SDK and the CLI 
   // The typed client reads it.
   client::client_options o;
   o.base_url = "http://127.0.0.1:" + std::to_string(srv.port());
-  client::core_client cc(o, secret(as_bytes(std::string_view(owner.api_key))));
+  client::core_client cc(o, Secret(as_bytes(std::string_view(owner.api_key))));
   const auto wallets = cc.list_wallets();
   REQUIRE(wallets.items.size() == 1);
   REQUIRE(wallets.items[0].solana_address.has_value());
@@ -118,7 +118,7 @@ TEST_CASE("the typed client reads an action's code back") {
   const account_keys owner = create_account(c, "code");
   client::client_options o;
   o.base_url = "http://127.0.0.1:" + std::to_string(srv.port());
-  client::core_client cc(o, secret(as_bytes(std::string_view(owner.api_key))));
+  client::core_client cc(o, Secret(as_bytes(std::string_view(owner.api_key))));
   const std::string code = "// ünïcödé\nEnact.setResponse({ok: true});\n";
   const auto up = cc.upload_action(code);
   cc.add_action(api::new_action{up.action_ipfs_cid, "a", std::nullopt});

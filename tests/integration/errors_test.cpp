@@ -290,7 +290,7 @@ TEST_CASE(
   recording_client c(srv);
   const uint64_t chain_id = env_of(srv).chain_id;
   const account_keys acct = create_account(c.plain(), "wallet");
-  const secret key = key_secret(acct.api_key);
+  const Secret key = key_secret(acct.api_key);
   const auto header = [](const eip712::envelope::signed_envelope& env) {
     return httplib::Headers{{"X-Wallet-Auth", eip712::envelope::encode_wallet_auth(env)}};
   };
@@ -330,7 +330,7 @@ TEST_CASE(
     auto env = signed_for(eip712::envelope::kind::billing_auth, chain_id, unix_now());
     env.signature =
         eip712::envelope::sign_billing(
-            {e.chain_id, e.registry}, secret(crypto::keccak256(std::string_view("someone else"))),
+            {e.chain_id, e.registry}, Secret(crypto::keccak256(std::string_view("someone else"))),
             static_cast<uint64_t>(unix_now()), eip712::envelope::bind_request("GET", "/core/v1/billing/balance", ""))
             .value()
             .signature;

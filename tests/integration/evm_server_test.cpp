@@ -172,7 +172,7 @@ TEST_CASE("evm ledger: the server refuses a node, registry or api payer that do 
   deployed_chain chain;
   auto& [node, keys, data, data_dir, registry] = chain;
   // A registry whose only api payer is someone else.
-  auto sender = chain::transaction_sender::create(client_of(node), secret(anvil_process::dev_private_keys()[1]));
+  auto sender = chain::transaction_sender::create(client_of(node), Secret(anvil_process::dev_private_keys()[1]));
   REQUIRE(sender.has_value());
   const std::vector<address> others = {anvil_process::dev_addresses()[5]};
   const auto foreign = sender->deploy(reg::deployment_data(others));

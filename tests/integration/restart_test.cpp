@@ -17,16 +17,16 @@ namespace enact::itest {
 namespace {
 
 /// The root key as the simulated TEE stores it.
-secret read_root_key(const std::string& data_dir) {
+Secret read_root_key(const std::string& data_dir) {
   std::ifstream f(data_dir + "/tee-root.key", std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   REQUIRE(bytes.size() == 32);
-  return secret(as_bytes(bytes));
+  return Secret(as_bytes(bytes));
 }
 
 /// Each listed wallet's address is the one its derivation path gives under `root` for the
 /// snapshot's account (docs/protocol.md §1 "owning account").
-void check_wallets_derive(const json::object& snap, const secret& root) {
+void check_wallets_derive(const json::object& snap, const Secret& root) {
   const hash256 account = codec::hex::decode_fixed<32>(s_of(snap.at("account"), "api_key_hash")).value();
   for (const auto& w : snap.at("wallets").as_array()) {
     const hash256 path = codec::hex::decode_fixed<32>(s_of(w, "derivation_path")).value();
@@ -126,7 +126,7 @@ TEST_CASE("a restarted server on the same data directory has the same state") {
   struct stat st {};
   REQUIRE(::stat((data + "/tee-root.key").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
-  const secret root = read_root_key(data);
+  const Secret root = read_root_key(data);
   check_wallets_derive(before, root);
 
   {

@@ -50,9 +50,9 @@ client::client_options options_for(const server_process& srv) {
   return o;
 }
 
-secret key_of(std::string_view label) { return secret(crypto::keccak256("rpc test key " + std::string(label))); }
+Secret key_of(std::string_view label) { return Secret(crypto::keccak256("rpc test key " + std::string(label))); }
 
-address address_of(const secret& key) {
+address address_of(const Secret& key) {
   return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
@@ -88,7 +88,7 @@ json::object call_object(const address& from, const address& to, const bytes& da
 }
 
 /// A signed EIP-1559 transaction.
-bytes signed_tx(const secret& key, uint64_t chain_id, uint64_t nonce, std::optional<address> to, const bytes& data,
+bytes signed_tx(const Secret& key, uint64_t chain_id, uint64_t nonce, std::optional<address> to, const bytes& data,
                 uint64_t gas = 300000) {
   chain::eip1559_tx tx;
   tx.chain_id = chain_id;
@@ -106,7 +106,7 @@ std::string nonce_hex(http_client& c, const address& a) {
 }
 
 /// The registry client of `key` on the server's /rpc, with a short receipt poll.
-chain::registry_client registry_of(const chain_env& e, const secret& key) {
+chain::registry_client registry_of(const chain_env& e, const Secret& key) {
   chain::sender_options o;
   o.poll_interval = std::chrono::milliseconds(20);
   return chain::registry_client::create(rpc_of(e), e.registry, key.clone(), o).value();
@@ -120,7 +120,7 @@ TEST_CASE("a ChainSecured journey through /rpc with the SDK registry client") {
   server_process srv({"--dev"});
   const chain_env env = env_of(srv);
   CHECK(env.registry != address{});
-  const secret owner_key = key_of("journey owner");
+  const Secret owner_key = key_of("journey owner");
   const address owner = address_of(owner_key);
   chain::registry_client registry = registry_of(env, owner_key);
   client::core_client anon(options_for(srv));
@@ -241,8 +241,8 @@ TEST_CASE("the registry's refusals arrive as a node shows reverts") {
   server_process srv({"--dev"});
   const chain_env env = env_of(srv);
   http_client c = srv.client();
-  const secret owner_key = key_of("refusals owner");
-  const secret stranger_key = key_of("refusals stranger");
+  const Secret owner_key = key_of("refusals owner");
+  const Secret stranger_key = key_of("refusals stranger");
   const address owner = address_of(owner_key);
   const address stranger = address_of(stranger_key);
   chain::registry_client registry = registry_of(env, owner_key);
@@ -383,7 +383,7 @@ TEST_CASE("the transaction pool's refusals: nonces, chain id, recipient, encodin
   server_process srv({"--dev"});
   const chain_env env = env_of(srv);
   http_client c = srv.client();
-  const secret key = key_of("pool");
+  const Secret key = key_of("pool");
   const address from = address_of(key);
   const bytes create =
       reg::encode(reg::new_account_call{crypto::keccak256(bytes_view(from)), from, false, "pool", "", ""});
@@ -505,7 +505,7 @@ TEST_CASE("receipts, nonces and blocks survive a restart") {
   std::string hash;
   bytes next_raw;
   chain_env env;
-  const secret key = key_of("restart");
+  const Secret key = key_of("restart");
   const address from = address_of(key);
   {
     server_process srv({"--dev"}, data.path());
@@ -680,7 +680,7 @@ TEST_CASE("a transaction cut off between its ledger write and its receipt is com
   const std::string ledger_path = dir.path() + "/ledger.sqlite";
   const std::string rpc_path = dir.path() + "/rpc.sqlite";
   const address registry = ledger::embedded_registry_address();
-  const secret key = key_of("recovery");
+  const Secret key = key_of("recovery");
   const address from = address_of(key);
   const hash256 account = crypto::keccak256(bytes_view(from));
   auto book = ledger::embedded_ledger::open(ledger_path, {}).value();

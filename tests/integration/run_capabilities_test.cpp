@@ -11,7 +11,7 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
   http_client c = srv.client();
   const account_keys acct = create_account(c, "runner");
   buy_credits(c, acct.auth(), 1000);
-  const secret root = root_key_of(srv);
+  const Secret root = root_key_of(srv);
   const hash256 account = codec::hex::decode_fixed<32>(acct.api_key_hash).value();
 
   const wallet p1 = create_wallet(c, acct.auth(), "p1");
@@ -73,7 +73,7 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
         // account and the path: RFC 6979 makes the signature a function of key and digest, so it
         // must match exactly.
         const hash256 path = codec::hex::decode_fixed<32>(w.path).value();
-        const secret key = pkp::signing_key(root, account, path).value();
+        const Secret key = pkp::signing_key(root, account, path).value();
         CHECK(to_checksum_address(pkp::wallet_address(root, account, path).value()) == w.pkp_id);
         CHECK(codec::hex::encode_prefixed(crypto::secp256k1::sign(digest, key).value().to_bytes()) ==
               s_of(sig, "signature"));
@@ -105,8 +105,8 @@ TEST_CASE("run_action: signatures, addresses and encryption by the PKPs the run 
     const auto sealed = codec::hex::decode_prefixed(out.at("sealed").as_string()).value();
     const auto other = codec::hex::decode_prefixed(out.at("other").as_string()).value();
     CHECK(sealed.size() == text.size() + crypto::aes_gcm::kOverhead);
-    const secret k1 = pkp::symmetric_key(root, account, codec::hex::decode_fixed<32>(p1.path).value()).value();
-    const secret k2 = pkp::symmetric_key(root, account, codec::hex::decode_fixed<32>(p2.path).value()).value();
+    const Secret k1 = pkp::symmetric_key(root, account, codec::hex::decode_fixed<32>(p1.path).value()).value();
+    const Secret k2 = pkp::symmetric_key(root, account, codec::hex::decode_fixed<32>(p2.path).value()).value();
     derived_keys.push_back(codec::hex::encode(k1.view()));
     derived_keys.push_back(codec::hex::encode(k2.view()));
     const auto opened = crypto::aes_gcm::decrypt(k1, sealed);

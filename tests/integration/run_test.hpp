@@ -280,10 +280,10 @@ inline activity settled_activity(pid_t server) {
 
 /// The data directory's TEE root key (32 bytes, docs/protocol.md §1): the test reads it to derive the
 /// PKP keys the server should have used, and to check that no response or log line holds it.
-inline secret root_key_of(const server_process& srv) {
+inline Secret root_key_of(const server_process& srv) {
   const std::string raw = read_text(srv.data_dir() + "/tee-root.key");
   REQUIRE(raw.size() == 32);
-  return secret(as_bytes(std::string_view(raw)));
+  return Secret(as_bytes(std::string_view(raw)));
 }
 
 /// The forms a 32-byte key could leak in: hex (both cases, with and without 0x) and base64.

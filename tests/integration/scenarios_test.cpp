@@ -658,10 +658,10 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
   // X-Wallet-Auth: the account's admin wallet is the address of the account key itself, signing
   // for this server's chain.
   const uint64_t chain_id = env_of(srv).chain_id;
-  const secret admin_key = key_secret(acct.api_key);
+  const Secret admin_key = key_secret(acct.api_key);
   // Signed per request (steps.hpp wallet_auth): a version 2 BillingAuth names its request.
   const chain_env ce = env_of(srv);
-  const auto wallet_auth = [&](uint64_t chain, int64_t issued_at, const secret& key) {
+  const auto wallet_auth = [&](uint64_t chain, int64_t issued_at, const Secret& key) {
     chain_env e = ce;
     e.chain_id = chain;
     return itest::wallet_auth(e, key, static_cast<uint64_t>(issued_at));
@@ -703,7 +703,7 @@ TEST_CASE("billing with the dev provider: intents, confirmation, X-Wallet-Auth")
     check_error(srv, c.get("/billing/balance", wallet_auth(1, unix_now(), admin_key)), 400, "chain_id_mismatch",
                 "/core/v1/billing/balance");
     // A valid envelope of a wallet that administers no account.
-    const secret stranger(crypto::keccak256(std::string_view("a stranger's key")));
+    const Secret stranger(crypto::keccak256(std::string_view("a stranger's key")));
     check_error(srv, c.get("/billing/balance", wallet_auth(chain_id, unix_now(), stranger)), 401, "unauthenticated",
                 "/core/v1/billing/balance");
   }

@@ -379,7 +379,7 @@ httplib::Headers sign_wallet_auth(const std::string& method, const std::string& 
   in >> key_hex >> chain >> contract;
   if (!(in >> issued_at))
     issued_at = static_cast<uint64_t>(std::time(nullptr));
-  const secret key(codec::hex::decode_prefixed(key_hex).value());
+  const Secret key(codec::hex::decode_prefixed(key_hex).value());
   const eip712::envelope::deployment d{chain, parse_address(contract).value()};
   auto env = eip712::envelope::sign_billing(d, key, issued_at, eip712::envelope::bind_request(method, path, body));
   httplib::Headers out = headers;

@@ -55,8 +55,8 @@ inline std::string cid_of_code(std::string_view code) { return ipfs::cid_of(as_b
 /// hashed_cid of a CID string, 0x-hex.
 inline std::string hashed_cid_hex(std::string_view cid) { return codec::hex::encode_prefixed(ipfs::hashed_cid(cid)); }
 /// The secp256k1 key an API key stands for (its base64 bytes, docs/protocol.md §1).
-inline secret key_secret(const std::string& api_key) {
-  return secret(codec::base64::decode(api_key, "api key").value());
+inline Secret key_secret(const std::string& api_key) {
+  return Secret(codec::base64::decode(api_key, "api key").value());
 }
 /// The checksummed address of an API key's secp256k1 key.
 inline std::string key_address(const std::string& api_key) {
@@ -163,7 +163,7 @@ inline chain_env env_of(const server_process& srv) {
 /// Headers that authenticate a billing request as `key`'s wallet: the client signs a version 2
 /// BillingAuth for each request it sends with them (server_process.hpp kWalletKeyHeader).
 /// `issued_at` 0: the time of sending.
-inline httplib::Headers wallet_auth(const chain_env& e, const secret& key, uint64_t issued_at = 0) {
+inline httplib::Headers wallet_auth(const chain_env& e, const Secret& key, uint64_t issued_at = 0) {
   std::string v = codec::hex::encode_prefixed(key.view()) + " " + std::to_string(e.chain_id) + " " +
                   to_checksum_address(e.registry);
   if (issued_at != 0)

@@ -84,8 +84,8 @@ TEST_CASE("every operation of the OpenAPI document refuses bad input with a docs
                        200);
   const chain_env deployment = env_of(srv);
   const uint64_t chain_id = deployment.chain_id;
-  const secret signer_key(crypto::keccak256(std::string_view("sweep signer")));
-  const secret other_key(crypto::keccak256(std::string_view("sweep other wallet")));
+  const Secret signer_key(crypto::keccak256(std::string_view("sweep signer")));
+  const Secret other_key(crypto::keccak256(std::string_view("sweep other wallet")));
   const std::string signer_address =
       to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(signer_key).value()));
   const std::string other_address =

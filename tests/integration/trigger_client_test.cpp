@@ -38,8 +38,8 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 
 /// `enact-server issue-token` for `user` in `data_dir`, as the client holds it.
-secret issue_token(const std::string& data_dir, const std::string& user) {
-  return secret(as_bytes(itest::issue_token(data_dir, user)));
+Secret issue_token(const std::string& data_dir, const std::string& user) {
+  return Secret(as_bytes(itest::issue_token(data_dir, user)));
 }
 
 constexpr std::string_view kEchoCode = "Enact.setResponse(params.event);\n";
@@ -47,7 +47,7 @@ constexpr std::string_view kEchoCode = "Enact.setResponse(params.event);\n";
 /// An account with credits, the echo action in a group, and a usage key that may execute it.
 struct core_setup {
   std::string cid;
-  secret usage_key;
+  Secret usage_key;
 };
 
 core_setup setup_core(int port) {
@@ -79,7 +79,7 @@ client::new_trigger webhook_trigger(const core_setup& core, std::string name) {
 TEST_CASE("trigger client: a webhook trigger's life against enact-server") {
   itest::temp_dir dir;
   const std::string data = dir.path() + "/data";
-  secret token = issue_token(data, "alice");
+  Secret token = issue_token(data, "alice");
   const std::string token_text(as_chars(token.view()));
   itest::server_process server({"--dev", "--sandbox-workers", "2"}, data);
   const core_setup core = setup_core(server.port());
@@ -193,7 +193,7 @@ TEST_CASE("trigger client: a webhook trigger's life against enact-server") {
     CHECK(!none.request_id().empty());
     std::array<uint8_t, 32> raw{};
     raw.fill(7);
-    trigger_client stranger(options_for(server.port()), secret(as_bytes(codec::base64::encode_url(raw))));
+    trigger_client stranger(options_for(server.port()), Secret(as_bytes(codec::base64::encode_url(raw))));
     const api_error bad_token = expect_api_error([&] { (void)stranger.list(); });
     CHECK(bad_token.errc() == api_errc::unauthenticated);
     CHECK(std::string(bad_token.what()).find(codec::base64::encode_url(raw)) == std::string::npos);
@@ -322,7 +322,7 @@ TEST_CASE("trigger client: login polls /auth/token until approved, and stops on 
   SUBCASE("approved on the third poll") {
     st.outcome = "approved";
     CHECK(!c.has_token());
-    secret token = c.finish_login(p, {.timeout = 60s, .interval = 1500ms});
+    Secret token = c.finish_login(p, {.timeout = 60s, .interval = 1500ms});
     CHECK(token == p.token);
     CHECK(c.has_token());
     CHECK(st.polls == 3);
@@ -430,7 +430,7 @@ TEST_CASE("trigger client: wire details against a fake service") {
 
   std::vector<std::chrono::milliseconds> slept;
   client::client_options o = options_for(port, slept);
-  trigger_client c(o, secret(as_bytes(token_text)));
+  trigger_client c(o, Secret(as_bytes(token_text)));
 
   // GETs are retried on 503; the bearer token travels in Authorization.
   CHECK(c.me().user_id == "u");
@@ -447,7 +447,7 @@ TEST_CASE("trigger client: wire details against a fake service") {
   client::new_trigger nt;
   nt.name = "n";
   nt.action_ipfs_cid = "QmX";
-  nt.usage_api_key = secret(as_bytes(std::string_view("usage-key-text")));
+  nt.usage_api_key = Secret(as_bytes(std::string_view("usage-key-text")));
   nt.config = client::schedule_config{"0 3 * * *"};
   const api_error busy = expect_api_error([&] { (void)c.create(nt); });
   CHECK(busy.errc() == api_errc::unavailable);

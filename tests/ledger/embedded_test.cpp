@@ -241,7 +241,7 @@ TEST_CASE("embedded ledger: page bounds") {
 // --- the embedded chain's identity (docs/protocol.md §1 "embedded chain") ----------------------
 
 /// What the TEE gives for the purpose (tee::tee::server_identifier): keccak256 of the server key.
-hash256 identifier_of(const secret& root) {
+hash256 identifier_of(const Secret& root) {
   return crypto::keccak256(must_ok(pkp::server_key(root, kEmbeddedChainPurpose)).view());
 }
 
@@ -253,13 +253,13 @@ std::string read_text(const std::filesystem::path& p) {
 TEST_CASE("embedded chain: derived from the root, deterministic, in range") {
   // Computed apart from the SDK (node:crypto hkdfSync and ethers.keccak256) for the root of 32
   // bytes 0x42: the rule, not this implementation, fixes the value.
-  const secret root(bytes(32, 0x42));
+  const Secret root(bytes(32, 0x42));
   const embedded_chain c = derive_embedded_chain(identifier_of(root));
   CHECK(c.chain_id == 972535293234469u);
   CHECK(to_checksum_address(c.registry) == "0xE5cDdddd35F23B783C33878900a40C671197a725");
-  CHECK(derive_embedded_chain(identifier_of(secret(bytes(32, 0x42)))) == c);
-  CHECK_FALSE(derive_embedded_chain(identifier_of(secret(bytes(32, 0x43)))).chain_id == c.chain_id);
-  CHECK_FALSE(derive_embedded_chain(identifier_of(secret(bytes(32, 0x43)))).registry == c.registry);
+  CHECK(derive_embedded_chain(identifier_of(Secret(bytes(32, 0x42)))) == c);
+  CHECK_FALSE(derive_embedded_chain(identifier_of(Secret(bytes(32, 0x43)))).chain_id == c.chain_id);
+  CHECK_FALSE(derive_embedded_chain(identifier_of(Secret(bytes(32, 0x43)))).registry == c.registry);
 
   // The range's ends, and the low-address guard.
   hash256 zero{};
@@ -291,8 +291,8 @@ TEST_CASE("embedded chain: derived from the root, deterministic, in range") {
 }
 
 TEST_CASE("embedded chain: the data directory's record") {
-  const embedded_chain derived = derive_embedded_chain(identifier_of(secret(bytes(32, 0x42))));
-  const address other = derive_embedded_chain(identifier_of(secret(bytes(32, 0x43)))).registry;
+  const embedded_chain derived = derive_embedded_chain(identifier_of(Secret(bytes(32, 0x42))));
+  const address other = derive_embedded_chain(identifier_of(Secret(bytes(32, 0x43)))).registry;
   {
     // A new directory records the derived pair, and keeps it whatever a later root derives.
     temp_dir dir{"enact-chain"};

@@ -45,7 +45,7 @@ std::string hx(const std::array<uint8_t, N>& v) {
 
 using enact::test::must_ok;
 
-secret dev_key(size_t i) { return secret(anvil_process::dev_private_keys().at(i)); }
+Secret dev_key(size_t i) { return Secret(anvil_process::dev_private_keys().at(i)); }
 const address& dev_address(size_t i) { return anvil_process::dev_addresses().at(i); }
 
 std::shared_ptr<chain::rpc_client> client_of(const anvil_process& node) {
@@ -99,7 +99,7 @@ std::shared_ptr<tx_signer> impersonator(const anvil_process& node) {
 }
 
 std::shared_ptr<key_signer> keys(const anvil_process& node, std::vector<size_t> dev, chain::sender_options so = {}) {
-  std::vector<secret> k;
+  std::vector<Secret> k;
   for (size_t i : dev)
     k.push_back(dev_key(i));
   auto s = key_signer::create(client_of(node), std::move(k), so);

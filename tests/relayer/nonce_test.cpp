@@ -150,7 +150,7 @@ TEST_CASE("two servers relaying with one key at once on a chain: every write min
     so.shared_nonces = pg_nonce_lock(db_url);
     server s{so.shared_nonces, nullptr};
     s.sender = std::make_unique<chain::transaction_sender>(
-        enact::test::must_ok(chain::transaction_sender::create(client, secret(bytes(key.begin(), key.end())), so)));
+        enact::test::must_ok(chain::transaction_sender::create(client, Secret(bytes(key.begin(), key.end())), so)));
     return s;
   };
   std::vector<server> servers;

@@ -95,7 +95,7 @@ inline std::string fingerprint(const secret& s) {
 
 /// The PKP private key of an API-mode wallet: account `index` of the key whose keccak256 is
 /// `api_key_hash`, under `root` (docs/protocol.md §1).
-[[nodiscard]] inline result<secret> api_mode_signing_key(const secret& root, const hash256& api_key_hash,
+[[nodiscard]] inline result<Secret> api_mode_signing_key(const Secret& root, const hash256& api_key_hash,
                                                          uint64_t index) {
   return pkp::signing_key(root, api_key_hash, pkp::api_mode_path(api_key_hash, index));
 }

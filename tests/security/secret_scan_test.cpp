@@ -261,7 +261,7 @@ TEST_CASE("secret hygiene: no key value in logs, later answers or data files") {
     // addresses, so these are the keys the server signs with.
     const std::string root_text = slurp(data_dir + "/tee-root.key");
     REQUIRE(root_text.size() == 32);
-    const secret root(bytes(root_text.begin(), root_text.end()));
+    const Secret root(bytes(root_text.begin(), root_text.end()));
     secrets.push_back(of_bytes("TEE root key", as_bytes(root_text)));
     for (uint64_t i = 0; i < 2; ++i) {
       const hash256 account_hash = codec::hex::decode_fixed<32>(acct.api_key_hash).value();

@@ -184,7 +184,7 @@ class collector {
 /// each account hash, indices from 0 while a derived address is among those served (4 misses
 /// past the last match end it), and every derivation path.
 void derive_wallet_keys(const std::string& root_raw, const wallet_evidence& ev, collector& out) {
-  const secret root(as_bytes(root_raw));
+  const Secret root(as_bytes(root_raw));
   for (const std::string& h : ev.account_hashes) {
     const hash256 hash = codec::hex::decode_fixed<32>(h).value();
     uint64_t last_hit = 0;
@@ -368,7 +368,7 @@ TEST_CASE("suite scan: a key in a log or a later answer is found; its own answer
   for (size_t i = 0; i < root.size(); ++i)
     root[i] = static_cast<char>(0x11 * (i % 15 + 1));
   const std::string account_hash = codec::hex::encode_prefixed(crypto::keccak256(std::string_view(api_key)));
-  const secret root_secret(as_bytes(root));
+  const Secret root_secret(as_bytes(root));
   const auto wallet = pkp::wallet_address(root_secret, codec::hex::decode_fixed<32>(account_hash).value(),
                                           pkp::api_mode_path(codec::hex::decode_fixed<32>(account_hash).value(), 0));
   REQUIRE(wallet.has_value());

@@ -65,7 +65,7 @@ TEST_CASE("dev keys are the node's accounts") {
     INFO("account ", i);
     const address& want = anvil_process::dev_addresses()[i];
     CHECK(codec::hex::decode_fixed<20>(accounts[i].as_string()).value() == want);
-    const secret key(anvil_process::dev_private_keys()[i]);
+    const Secret key(anvil_process::dev_private_keys()[i]);
     CHECK(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()) == want);
   }
 }

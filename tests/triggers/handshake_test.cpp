@@ -39,7 +39,7 @@ const time_point t0 = time_point{std::chrono::sys_days{std::chrono::year{2026} /
 
 /// A wallet of the tests: a fixed private key, signing like personal_sign.
 struct wallet {
-  secret key;
+  Secret key;
   address addr{};
   explicit wallet(uint8_t fill) : key(bytes(32, fill)) {
     addr = crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());

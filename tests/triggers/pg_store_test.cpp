@@ -380,9 +380,9 @@ TEST_CASE("postgres store: a version 4 schema migrates, de-duplication kept, key
 
 TEST_CASE("postgres store: usage keys are in the database files only sealed") {
   const std::string url = shared_postgres().create_database();
-  secret raw = crypto::random_secret(32);
+  Secret raw = crypto::random_secret(32);
   const std::string key = codec::base64::encode(raw.view());
-  secret sealing_key = crypto::random_secret(32);
+  Secret sealing_key = crypto::random_secret(32);
   const bytes sealed = crypto::aes_gcm::encrypt(sealing_key, as_bytes(key)).value();
   trigger t = webhook_trigger("alice");
   t.sealed_usage_key = sealed;

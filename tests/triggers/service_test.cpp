@@ -283,7 +283,7 @@ TEST_CASE("trigger requests: what the client sends, the service reads back typed
   api::new_trigger nt;
   nt.name = "transfers";
   nt.action_ipfs_cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
-  nt.usage_api_key = secret(as_bytes(std::string_view(key)));
+  nt.usage_api_key = Secret(as_bytes(std::string_view(key)));
   api::chain_event_config ce;
   ce.chain = "svc";
   ce.contract[19] = 0xa1;

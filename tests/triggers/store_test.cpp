@@ -91,9 +91,9 @@ TEST_CASE("sqlite store: usage keys are in the database file only sealed") {
   sqlite_backend b(true);
   // A usage key as the core issues it (32 random bytes, base64), sealed with AES-256-GCM the way
   // the service seals it (seal.hpp: the TEE's PKP symmetric key; here a random key stands in).
-  secret raw = crypto::random_secret(32);
+  Secret raw = crypto::random_secret(32);
   const std::string key = codec::base64::encode(raw.view());
-  secret sealing_key = crypto::random_secret(32);
+  Secret sealing_key = crypto::random_secret(32);
   const bytes sealed = crypto::aes_gcm::encrypt(sealing_key, as_bytes(key)).value();
   std::string trigger_id;
   {

@@ -10,7 +10,7 @@ using namespace std::string_view_literals;
 
 namespace {
 bytes h(std::string_view s) { return codec::hex::decode(s).value(); }
-secret key_of(std::string_view s) { return secret(bytes_view(h(s))); }
+Secret key_of(std::string_view s) { return Secret(bytes_view(h(s))); }
 bytes cat(const bytes& a, const bytes& b, const bytes& c) {
   bytes out = a;
   out.insert(out.end(), b.begin(), b.end());
@@ -48,7 +48,7 @@ TEST_CASE("AES-256-GCM known answers") {
   };
   for (const auto& c : cases) {
     INFO(c.name);
-    const secret key = key_of(c.key);
+    const Secret key = key_of(c.key);
     const bytes expected = cat(h(c.nonce), h(c.ciphertext), h(c.tag));
     const auto sealed = crypto::aes_gcm::encrypt_with_nonce(key, h(c.nonce), h(c.plaintext), h(c.aad));
     REQUIRE(sealed);
@@ -60,7 +60,7 @@ TEST_CASE("AES-256-GCM known answers") {
 }
 
 TEST_CASE("AES-256-GCM encrypt uses a fresh nonce and round-trips") {
-  const secret key = key_of("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
+  const Secret key = key_of("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
   const bytes msg{'s', 'e', 'c', 'r', 'e', 't'};
   const bytes aad{'p', 'k', 'p'};
   const auto a = crypto::aes_gcm::encrypt(key, msg, aad);
@@ -78,13 +78,13 @@ TEST_CASE("AES-256-GCM encrypt uses a fresh nonce and round-trips") {
 }
 
 TEST_CASE("AES-256-GCM rejects bad keys, nonces, truncation and tampering") {
-  const secret key = key_of("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
+  const Secret key = key_of("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
   const bytes msg(40, 0x42);
   const bytes aad{1, 2, 3};
   const bytes sealed = crypto::aes_gcm::encrypt(key, msg, aad).value();
 
   for (const size_t n : {size_t{0}, size_t{16}, size_t{31}, size_t{33}}) {
-    const secret bad = secret::of_size(n);
+    const Secret bad = Secret::of_size(n);
     CHECK(crypto::aes_gcm::encrypt(bad, msg).code() == aes_gcm_errc::bad_key_size);
     CHECK(crypto::aes_gcm::decrypt(bad, sealed, aad).code() == aes_gcm_errc::bad_key_size);
   }
@@ -106,7 +106,7 @@ TEST_CASE("AES-256-GCM rejects bad keys, nonces, truncation and tampering") {
   CHECK(crypto::aes_gcm::decrypt(key, sealed).code() == aes_gcm_errc::authentication_failed);
   CHECK(crypto::aes_gcm::decrypt(key, bytes_view(sealed).first(sealed.size() - 1), aad).code() ==
         aes_gcm_errc::authentication_failed);
-  const secret other = key_of("0000000000000000000000000000000000000000000000000000000000000001");
+  const Secret other = key_of("0000000000000000000000000000000000000000000000000000000000000001");
   CHECK(crypto::aes_gcm::decrypt(other, sealed, aad).code() == aes_gcm_errc::authentication_failed);
   CHECK(*crypto::aes_gcm::decrypt(key, sealed, aad) == msg);
 }

@@ -106,7 +106,7 @@ TEST_CASE("flat types: value_from then value_to gives the same fields back, in w
   try {
     (void)json::value_to<api::action>(json::parse(std::string(R"({"hashed_cid":")") + kHash + R"("})"));
     FAIL("expected a bad_response");
-  } catch (const exception& e) {
+  } catch (const Error& e) {
     CHECK(e.code() == api_errc::bad_response);
     CHECK(std::string(e.what()) == "action_ipfs_cid: missing");
   }

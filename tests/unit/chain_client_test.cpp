@@ -552,7 +552,7 @@ constexpr std::string_view kDevAddress = "f39fd6e51aad88f6f4ce6ab8827279cfffb922
 chain::transaction_sender sender_for(const mock_node& node, chain::sender_options o = {}) {
   o.poll_interval = 5ms;
   auto client = std::make_shared<const chain::rpc_client>(client_for(node.url()));
-  return chain::transaction_sender::create(client, secret(codec::hex::decode(kDevKey).value()), o).value();
+  return chain::transaction_sender::create(client, Secret(codec::hex::decode(kDevKey).value()), o).value();
 }
 
 }  // namespace
@@ -672,7 +672,7 @@ TEST_CASE("transaction_sender: failures") {
   SUBCASE("an invalid key") {
     mock_node node([](const std::string&, const json::array&) { return ok("0x1"); });
     auto client = std::make_shared<const chain::rpc_client>(client_for(node.url()));
-    CHECK(chain::transaction_sender::create(client, secret(bytes(32, 0))).code() ==
+    CHECK(chain::transaction_sender::create(client, Secret(bytes(32, 0))).code() ==
           secp256k1_errc::invalid_private_key);
   }
 }

@@ -100,7 +100,7 @@ TEST_CASE("tx1559 vectors: encoding, signing hash, signing and hash match ethers
     CHECK(sh == crypto::keccak256(hex_of(v.at("unsigned"))));
 
     // Test keys drawn from a fixed seed by the generator; they protect nothing.
-    const secret key(hex_of(v.at("private_key")));
+    const Secret key(hex_of(v.at("private_key")));
     auto raw = chain::sign(tx, key);
     REQUIRE(raw);
     const bytes expected_raw = hex_of(v.at("raw"));
@@ -138,8 +138,8 @@ TEST_CASE("tx1559 vectors: decode round-trips and recovers the signer") {
 
 TEST_CASE("sign rejects an invalid private key") {
   const chain::eip1559_tx tx;
-  CHECK(chain::sign(tx, secret(bytes(32, 0))).code() == secp256k1_errc::invalid_private_key);
-  CHECK(chain::sign(tx, secret(bytes(31, 1))).code() == secp256k1_errc::invalid_private_key);
+  CHECK(chain::sign(tx, Secret(bytes(32, 0))).code() == secp256k1_errc::invalid_private_key);
+  CHECK(chain::sign(tx, Secret(bytes(31, 1))).code() == secp256k1_errc::invalid_private_key);
 }
 
 TEST_CASE("decode rejects malformed transactions with a typed error") {

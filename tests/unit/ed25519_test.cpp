@@ -23,7 +23,7 @@ json::array vectors() {
 std::string str(const json::value& v) { return std::string(v.as_string()); }
 bytes hex_bytes(const json::value& v) { return codec::hex::decode_prefixed(v.as_string()).value(); }
 hash256 h256(const json::value& v) { return codec::hex::decode_fixed<32>(v.as_string()).value(); }
-secret secret_of(const json::value& v) { return secret(bytes_view(hex_bytes(v))); }
+Secret secret_of(const json::value& v) { return Secret(bytes_view(hex_bytes(v))); }
 std::string hex0x(bytes_view b) { return codec::hex::encode_prefixed(b); }
 
 }  // namespace
@@ -37,7 +37,7 @@ TEST_CASE("Ed25519: public keys, signatures and Solana addresses equal @noble/cu
     INFO("ed25519.json[" << i << "] " << str(v.at("name")));
     const bytes message = hex_bytes(v.at("message"));
     if (v.contains("root_key")) {
-      const secret root = secret_of(v.at("root_key"));
+      const Secret root = secret_of(v.at("root_key"));
       const hash256 account = h256(v.at("account_hash"));
       const hash256 path = h256(v.at("derivation_path"));
       auto seed = pkp::ed25519_seed(root, account, path);
@@ -51,7 +51,7 @@ TEST_CASE("Ed25519: public keys, signatures and Solana addresses equal @noble/cu
       CHECK(hex0x(*other) == str(v.at("other_account_public_key")));
       ++derived;
     }
-    const secret seed = secret_of(v.at("seed"));
+    const Secret seed = secret_of(v.at("seed"));
     auto pub = crypto::ed25519::public_key_of(seed);
     REQUIRE(pub);
     CHECK(hex0x(*pub) == str(v.at("public_key")));
@@ -76,7 +76,7 @@ TEST_CASE("Ed25519: public keys, signatures and Solana addresses equal @noble/cu
 }
 
 TEST_CASE("Ed25519 refuses seeds and signatures of the wrong size") {
-  const secret short_seed(bytes_view(bytes(31, 7)));
+  const Secret short_seed(bytes_view(bytes(31, 7)));
   auto pub = crypto::ed25519::public_key_of(short_seed);
   REQUIRE_FALSE(pub);
   CHECK(pub.err().code == make_error_code(ed25519_errc::bad_seed_size));
@@ -84,7 +84,7 @@ TEST_CASE("Ed25519 refuses seeds and signatures of the wrong size") {
   REQUIRE_FALSE(sig);
   CHECK(sig.err().code == make_error_code(ed25519_errc::bad_seed_size));
 
-  const secret seed(bytes_view(bytes(32, 7)));
+  const Secret seed(bytes_view(bytes(32, 7)));
   auto key = crypto::ed25519::public_key_of(seed);
   REQUIRE(key);
   auto good = crypto::ed25519::sign(bytes{1, 2, 3}, seed);
@@ -110,7 +110,7 @@ TEST_CASE("Ed25519 refuses seeds and signatures of the wrong size") {
 }
 
 TEST_CASE("A PKP's Ed25519 key belongs to its account and differs from its other keys") {
-  const secret root(bytes_view(bytes(32, 0x42)));
+  const Secret root(bytes_view(bytes(32, 0x42)));
   hash256 account{};
   account[31] = 1;
   hash256 other = account;
@@ -125,7 +125,7 @@ TEST_CASE("A PKP's Ed25519 key belongs to its account and differs from its other
   CHECK(hex0x(seed->view()) != hex0x(sign_key->view()));
   CHECK(hex0x(seed->view()) != hex0x(sym->view()));
   CHECK(*pkp::ed25519_public_key(root, account, path) != *pkp::ed25519_public_key(root, other, path));
-  const secret short_root(bytes_view(bytes(31, 0x42)));
+  const Secret short_root(bytes_view(bytes(31, 0x42)));
   auto refused = pkp::ed25519_seed(short_root, account, path);
   REQUIRE_FALSE(refused);
   CHECK(refused.err().code == make_error_code(pkp_errc::bad_root_key));

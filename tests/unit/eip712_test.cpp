@@ -23,7 +23,7 @@ namespace {
 
 // The key of the EIP-712 reference example (assets/eip-712/Example.js): crypto::keccak256("cow"), whose
 // address is 0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826.
-secret cow_key() { return secret(crypto::keccak256("cow"sv)); }
+Secret cow_key() { return Secret(crypto::keccak256("cow"sv)); }
 
 hash256 h(std::string_view hex) { return codec::hex::decode_fixed<32>(hex).value(); }
 
@@ -195,7 +195,7 @@ TEST_CASE("eip712 digests, domain separators and signatures match the references
        "0x88e89fc9792fe28864bd50259760fff0da6be57ad09f8d638f19680a23c5c1c668d7ebfed4deab0088e6f6d2d"
        "7a20d68e976dc4813276a97e4fa366ec1ebf1aa1b"},
   };
-  const secret key = cow_key();
+  const Secret key = cow_key();
   const address cow = parse_address("0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826").value();
   for (const auto& c : cases) {
     const std::string name(c.name);

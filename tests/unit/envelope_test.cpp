@@ -23,14 +23,14 @@ namespace json = boost::json;
 namespace {
 
 // crypto::keccak256("cow"), the key of the EIP-712 example: 0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826.
-secret cow_key() { return secret(crypto::keccak256("cow"sv)); }
+Secret cow_key() { return Secret(crypto::keccak256("cow"sv)); }
 const address kCow = parse_address("0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826").value();
 
 // The private key 1, a second signer: 0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf.
-secret other_key() {
+Secret other_key() {
   bytes k(32, 0);
   k[31] = 1;
-  return secret(k);
+  return Secret(k);
 }
 
 constexpr uint64_t kChain = 175188;
@@ -96,7 +96,7 @@ TEST_CASE("envelope build and sign match eth-sig-util") {
        "0x5353f394c950082066ba1077b6192758add0efba85b3c9c0c8c737ac26720eca2c3512cad953373c5c1a15b6f"
        "c811d147cd1a983ceedf9cc7ff43806be45bfbd1c"},
   };
-  const secret key = cow_key();
+  const Secret key = cow_key();
   for (const auto& c : cases) {
     CAPTURE(eip712::envelope::primary_type_name(c.k));
     const auto built = eip712::envelope::build(c.k, kChain, kCow, kNow);
@@ -109,7 +109,7 @@ TEST_CASE("envelope build and sign match eth-sig-util") {
     CHECK(env->signature == c.signature);
     CHECK(eip712::envelope::verify(text_of(env->typed_data), env->signature, expect(c.k)).value() == kCow);
   }
-  CHECK(eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, secret(bytes(32, 0)), kNow).code() ==
+  CHECK(eip712::envelope::sign(eip712::envelope::kind::billing_auth, kChain, Secret(bytes(32, 0)), kNow).code() ==
         secp256k1_errc::invalid_private_key);
 }
 
@@ -131,7 +131,7 @@ TEST_CASE("envelope direct digest equals the generic EIP-712 digest") {
 }
 
 TEST_CASE("envelope verify refuses each rule with its own code") {
-  const secret key = cow_key();
+  const Secret key = cow_key();
   const auto env = eip712::envelope::sign(eip712::envelope::kind::create_wallet, kChain, key, kNow).value();
   const std::string good = text_of(env.typed_data);
   REQUIRE(eip712::envelope::verify(good, env.signature, expect(eip712::envelope::kind::create_wallet)));
@@ -149,11 +149,11 @@ TEST_CASE("envelope verify refuses each rule with its own code") {
     return json::object{{"name", n}, {"type", t}};
   };
   // Signs `o` as it stands, by `k` (for cases past the shape checks).
-  auto signed_by = [](const json::object& o, const secret& k) {
+  auto signed_by = [](const json::object& o, const Secret& k) {
     const auto td = eip712::from_json(json::value(o)).value();
     return codec::hex::encode_prefixed(eip712::sign(td, k).value().to_bytes());
   };
-  const secret other = other_key();
+  const Secret other = other_key();
   const auto stale = eip712::envelope::sign(eip712::envelope::kind::create_wallet, kChain, key, kNow - 301).value();
 
   struct case_ {
@@ -265,7 +265,7 @@ TEST_CASE("envelope verify refuses each rule with its own code") {
 }
 
 TEST_CASE("envelope issuedAt window is now ± max_skew inclusive") {
-  const secret key = cow_key();
+  const Secret key = cow_key();
   struct case_ {
     int64_t offset;
     bool accepted;
@@ -324,7 +324,7 @@ TEST_CASE("envelope size is measured on the text as received: 4096 accepted, 409
 TEST_CASE("envelope signatures for one flow are refused by every other") {
   using eip712::envelope::kind;
   const kind kinds[] = {kind::create_wallet, kind::convert_account, kind::add_usage_api_key, kind::billing_auth};
-  const secret key = cow_key();
+  const Secret key = cow_key();
   for (kind signed_for : kinds) {
     const auto env = eip712::envelope::sign(signed_for, kChain, key, kNow).value();
     for (kind presented_to : kinds) {

@@ -173,7 +173,7 @@ TEST_CASE("transport: credentials, retries of GETs only, errors without the secr
   s.start();
 
   transport t(options_for(s.url() + "/v1/"), transport::credential::bearer);
-  const secret bearer(as_bytes(std::string_view(token)));
+  const Secret bearer(as_bytes(std::string_view(token)));
   http_request get;
   get.target = "/who";
   get.bearer = &bearer;

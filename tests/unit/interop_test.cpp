@@ -55,7 +55,7 @@ std::string label(std::string_view file, size_t i, const json::object& v) {
 std::string hex0x(bytes_view b) { return codec::hex::encode_prefixed(b); }
 
 /// A test private key from its "0x" hex form (the vectors' keys are public test keys).
-secret key_of(const json::value& v) { return secret(codec::hex::decode_prefixed(v.as_string()).value()); }
+Secret key_of(const json::value& v) { return Secret(codec::hex::decode_prefixed(v.as_string()).value()); }
 
 /// "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339, UTC, whole seconds), the only form the vectors use.
 std::optional<std::chrono::sys_seconds> parse_utc(std::string_view s) {
@@ -531,7 +531,7 @@ TEST_CASE("interop: keys, EIP-191 hashes and signatures match ethers") {
   for (size_t i = 0; i < vs.size(); ++i) {
     const auto& v = vs[i].as_object();
     INFO("keys.json[" << i << "]");
-    const secret key = key_of(v.at("private_key"));
+    const Secret key = key_of(v.at("private_key"));
     auto pub = crypto::secp256k1::public_key_of(key);
     if (!pub) {
       FAIL_CHECK("public_key_of failed: " << pub.err().message);
@@ -572,7 +572,7 @@ TEST_CASE("interop: PKP derivation matches node's HKDF and ethers") {
   for (size_t i = 0; i < vs.size(); ++i) {
     const auto& v = vs[i].as_object();
     INFO(label("pkp.json", i, v));
-    const secret root = key_of(v.at("root_key"));
+    const Secret root = key_of(v.at("root_key"));
     const auto path = codec::hex::decode_fixed<32>(v.at("derivation_path").as_string());
     REQUIRE(path);
     const auto account = codec::hex::decode_fixed<32>(v.at("account_hash").as_string());
@@ -633,7 +633,7 @@ TEST_CASE("interop: server keys match node's HKDF and ethers") {
   for (size_t i = 0; i < ks.size(); ++i) {
     const auto& v = ks[i].as_object();
     INFO("server_keys[" << i << "] " << str(v.at("purpose")));
-    const secret root = key_of(v.at("root_key"));
+    const Secret root = key_of(v.at("root_key"));
     const std::string purpose = str(v.at("purpose"));
     auto key = pkp::server_key(root, purpose);
     REQUIRE(key);

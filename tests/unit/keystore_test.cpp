@@ -33,7 +33,7 @@ const std::string kKey = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468
 std::string small_file(const std::string& password = "pw") {
   keystore::encrypt_options o;
   o.kdf = keystore::scrypt_params{1024, 8, 1};
-  return keystore::encrypt(secret(codec::hex::decode(kKey).value()), password, o).value();
+  return keystore::encrypt(Secret(codec::hex::decode(kKey).value()), password, o).value();
 }
 
 std::string edited(const std::string& file, void (*edit)(json::object&)) {
@@ -72,7 +72,7 @@ TEST_CASE("keystore: encrypting with the vector's salt, IV and id gives ethers' 
     o.salt = fixed<32>(s(v, "salt"));
     o.iv = fixed<16>(s(v, "iv"));
     o.id = s(v, "id");
-    const auto ours = keystore::encrypt(secret(codec::hex::decode(s(v, "private_key")).value()), s(v, "password"), o);
+    const auto ours = keystore::encrypt(Secret(codec::hex::decode(s(v, "private_key")).value()), s(v, "password"), o);
     REQUIRE(ours);
     const auto mine = json::parse(*ours).as_object();
     const auto theirs = json::parse(s(v, "keystore")).as_object();
@@ -123,7 +123,7 @@ TEST_CASE("keystore: altered and hostile files are refused before or by the MAC"
   SUBCASE("PBKDF2 iterations over the limit") {
     auto o = keystore::encrypt_options{};
     o.kdf = keystore::pbkdf2_params{5000};
-    const auto file = keystore::encrypt(secret(codec::hex::decode(kKey).value()), "pw", o).value();
+    const auto file = keystore::encrypt(Secret(codec::hex::decode(kKey).value()), "pw", o).value();
     keystore::limits tight;
     tight.max_pbkdf2_iterations = 4999;
     CHECK(keystore::decrypt(file, "pw", tight).code() == keystore_errc::too_costly);
@@ -161,7 +161,7 @@ TEST_CASE("keystore: altered and hostile files are refused before or by the MAC"
               .code() == keystore_errc::malformed);
   }
   SUBCASE("only a valid secp256k1 key is encrypted") {
-    CHECK(keystore::encrypt(secret(bytes(32, 0)), "pw").code() == keystore_errc::malformed);
-    CHECK(keystore::encrypt(secret(bytes(31, 1)), "pw").code() == keystore_errc::malformed);
+    CHECK(keystore::encrypt(Secret(bytes(32, 0)), "pw").code() == keystore_errc::malformed);
+    CHECK(keystore::encrypt(Secret(bytes(31, 1)), "pw").code() == keystore_errc::malformed);
   }
 }

@@ -14,11 +14,11 @@ using namespace std::string_view_literals;
 
 namespace {
 hash256 h256(std::string_view s) { return codec::hex::decode_fixed<32>(s).value(); }
-secret secret_of(std::string_view s) {
+Secret secret_of(std::string_view s) {
   const bytes b = codec::hex::decode(s).value();
-  return secret(bytes_view(b));
+  return Secret(bytes_view(b));
 }
-bytes to_bytes(const secret& s) { return bytes(s.view().begin(), s.view().end()); }
+bytes to_bytes(const Secret& s) { return bytes(s.view().begin(), s.view().end()); }
 
 // An account key as docs/protocol.md §1 issues it (base64 of 32 bytes); its hash is keccak256 of the string.
 constexpr std::string_view kApiKey = "q5kZ4m2Yp0b3W1n8Xx9cR7t6Vv5Uu4Ss3Qq2Pp1Oo0E=";
@@ -72,7 +72,7 @@ TEST_CASE("PKP keys and addresses match an independent derivation") {
   };
   for (const auto& c : cases) {
     INFO("root " << c.root << " account " << c.account << " path " << c.path);
-    const secret root = secret_of(c.root);
+    const Secret root = secret_of(c.root);
     const hash256 account = h256(c.account);
     const pkp::derivation_path path = h256(c.path);
     const auto sign = pkp::signing_key(root, account, path);
@@ -91,7 +91,7 @@ TEST_CASE("PKP keys and addresses match an independent derivation") {
 TEST_CASE("a path registered under another account derives another wallet") {
   // The attack of docs/protocol.md §1 "owning account": the victim's (wallet, path) is public; an attacker
   // who registers the same pair under its own account must not reach the victim's key.
-  const secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
   const hash256 victim = crypto::keccak256("victim-key"sv);
   const hash256 attacker = crypto::keccak256("attacker-key"sv);
   const auto path = pkp::api_mode_path(victim, 0);
@@ -109,7 +109,7 @@ TEST_CASE("server keys are out of reach of every account derivation") {
   // docs/protocol.md §1 "server keys": another salt, so no (account, path) gives the relayer's key; the
   // old rule put the relayer at path crypto::keccak256("enact/api-payer/0"), which any account could
   // register.
-  const secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
   const auto payer = pkp::server_signing_key(root, "api-payer/0").value();
   const hash256 old_path = crypto::keccak256("enact/api-payer/0"sv);
   for (const hash256& account : {hash256{}, crypto::keccak256("any"sv), old_path})
@@ -118,23 +118,23 @@ TEST_CASE("server keys are out of reach of every account derivation") {
   CHECK(to_bytes(pkp::server_key(root, "triggers/usage-key-seal/v1").value()) != to_bytes(payer));
   CHECK(pkp::server_key(root, "").code() == pkp_errc::bad_purpose);
   CHECK(pkp::server_signing_key(root, std::string(65, 'x')).code() == pkp_errc::bad_purpose);
-  CHECK(pkp::server_key(secret::of_size(31), "api-payer/0").code() == pkp_errc::bad_root_key);
+  CHECK(pkp::server_key(Secret::of_size(31), "api-payer/0").code() == pkp_errc::bad_root_key);
 }
 
 TEST_CASE("a usage key minted by signature is no PKP key of any account") {
   // docs/protocol.md §1 "usage key by signature": HKDF-SHA256 under salt "enact/usage-key/v1", so the
   // key that leaves the server is never the key a PKP signs with. Expected value: RFC 5869 HKDF
   // computed outside the SDK (Python's hmac over the same ikm, salt and info).
-  const secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const Secret root = secret_of("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
   const hash256 account = h256(std::string(64, '1'));
   const pkp::derivation_path path = h256(std::string(64, '2'));
-  const secret usage = pkp::usage_key(root, account, path).value();
+  const Secret usage = pkp::usage_key(root, account, path).value();
   CHECK(to_bytes(usage) ==
         codec::hex::decode("17ef0e86ea4eba61a9c30d24b147c98e76a1744b783e34a465218af909dd1087").value());
   CHECK(to_bytes(usage) != to_bytes(pkp::signing_key(root, account, path).value()));
   CHECK(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(usage).value()) !=
         pkp::wallet_address(root, account, path).value());
-  CHECK(pkp::usage_key(secret::of_size(31), account, path).code() == pkp_errc::bad_root_key);
+  CHECK(pkp::usage_key(Secret::of_size(31), account, path).code() == pkp_errc::bad_root_key);
 }
 
 TEST_CASE("the canonical account hash of a wallet is keccak256(abi.encodePacked(wallet))") {
@@ -147,13 +147,13 @@ TEST_CASE("PKP derivation requires a 32-byte root key") {
   const pkp::derivation_path path{};
   const hash256 account{};
   for (const size_t n : {size_t{0}, size_t{16}, size_t{31}, size_t{33}, size_t{64}}) {
-    const secret root = secret::of_size(n);
+    const Secret root = Secret::of_size(n);
     CHECK(pkp::signing_key(root, account, path).code() == pkp_errc::bad_root_key);
     CHECK(pkp::symmetric_key(root, account, path).code() == pkp_errc::bad_root_key);
     CHECK(pkp::wallet_address(root, account, path).code() == pkp_errc::bad_root_key);
     CHECK(pkp::legacy_wallet_address(root, path).code() == pkp_errc::bad_root_key);
   }
-  CHECK(pkp::signing_key(secret::of_size(31), account, path).err().message == "root key: must be 32 bytes, got 31");
+  CHECK(pkp::signing_key(Secret::of_size(31), account, path).err().message == "root key: must be 32 bytes, got 31");
 }
 
 TEST_CASE("random derivation paths differ") {

@@ -36,7 +36,7 @@ TEST_CASE("value() on failure throws enact::Error with the code and message") {
   try {
     (void)bad.value();
     FAIL("expected enact::Error");
-  } catch (const enact::exception& e) {
+  } catch (const enact::Error& e) {
     CHECK(e.code() == enact::hex_errc::bad_digit);
     CHECK(std::string(e.what()) == "digit: not 0-9");
   }

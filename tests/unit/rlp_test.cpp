@@ -180,13 +180,13 @@ TEST_CASE("rlp item accessors") {
   try {
     (void)l.as_bytes();
     FAIL("as_bytes on a list must throw");
-  } catch (const exception& e) {
+  } catch (const Error& e) {
     CHECK(e.code() == rlp_errc::expected_string);
   }
   try {
     (void)s.as_list();
     FAIL("as_list on a string must throw");
-  } catch (const exception& e) {
+  } catch (const Error& e) {
     CHECK(e.code() == rlp_errc::expected_list);
   }
 }

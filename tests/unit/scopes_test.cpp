@@ -247,9 +247,9 @@ TEST_CASE("permission_set JSON rejects unknown fields, wrong types and bad ids")
     try {
       (void)boost::json::value_to<permission_set>(v);
       FAIL("value_to accepted bad input");
-    } catch (const exception& e) {
+    } catch (const Error& e) {
       CHECK(e.code() == c.code);
     }
   }
-  CHECK_THROWS_AS((void)boost::json::value_to<permission_set>(boost::json::value(1)), exception);
+  CHECK_THROWS_AS((void)boost::json::value_to<permission_set>(boost::json::value(1)), Error);
 }

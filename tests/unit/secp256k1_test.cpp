@@ -17,9 +17,9 @@ template <size_t N>
 std::array<uint8_t, N> fixed(std::string_view hex) {
   return codec::hex::decode_fixed<N>(hex).value();
 }
-secret key_of(std::string_view hex) {
+Secret key_of(std::string_view hex) {
   const auto k = fixed<32>(hex);
-  return secret(bytes_view(k));
+  return Secret(bytes_view(k));
 }
 constexpr std::string_view kOrder = "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141";
 constexpr std::string_view kHalfOrder = "7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0";
@@ -129,7 +129,7 @@ const sign_case kSignCases[] = {
 TEST_CASE("secp256k1 sign matches RFC 6979 low-s signatures and recovers") {
   for (const auto& c : kSignCases) {
     INFO("key " << c.key << " digest " << c.digest);
-    const secret key = key_of(c.key);
+    const Secret key = key_of(c.key);
     const hash256 digest = fixed<32>(c.digest);
     const auto sig = k1::sign(digest, key);
     REQUIRE(sig);
@@ -172,7 +172,7 @@ TEST_CASE("secp256k1 sign matches RFC 6979 low-s signatures and recovers") {
 }
 
 TEST_CASE("secp256k1 signs an EIP-191 message so that it recovers to the signer") {
-  const secret key = key_of("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318");
+  const Secret key = key_of("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318");
   const hash256 digest = crypto::personal_message_hash("hello"sv);
   const auto sig = k1::sign(digest, key);
   REQUIRE(sig);
@@ -200,7 +200,7 @@ TEST_CASE("secp256k1 private key validity") {
     const bytes k = codec::hex::decode(c.hex).value();
     CHECK_MESSAGE(k1::is_valid_private_key(k) == c.valid, c.hex);
     if (!c.valid) {
-      const secret s{bytes_view(k)};
+      const Secret s{bytes_view(k)};
       CHECK(k1::sign(hash256{}, s).code() == secp256k1_errc::invalid_private_key);
       CHECK(k1::public_key_of(s).code() == secp256k1_errc::invalid_private_key);
     }

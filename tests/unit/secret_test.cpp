@@ -13,18 +13,18 @@
 using namespace enact;
 
 // A Secret cannot be copied implicitly, printed, or turned into a string.
-static_assert(!std::is_copy_constructible_v<secret>);
-static_assert(!std::is_copy_assignable_v<secret>);
-static_assert(std::is_nothrow_move_constructible_v<secret>);
-static_assert(std::is_nothrow_move_assignable_v<secret>);
-static_assert(!std::is_convertible_v<secret, std::string>);
-static_assert(!std::is_constructible_v<std::string, secret>);
-static_assert(!std::is_convertible_v<bytes_view, secret>, "construction from bytes is explicit");
+static_assert(!std::is_copy_constructible_v<Secret>);
+static_assert(!std::is_copy_assignable_v<Secret>);
+static_assert(std::is_nothrow_move_constructible_v<Secret>);
+static_assert(std::is_nothrow_move_assignable_v<Secret>);
+static_assert(!std::is_convertible_v<Secret, std::string>);
+static_assert(!std::is_constructible_v<std::string, Secret>);
+static_assert(!std::is_convertible_v<bytes_view, Secret>, "construction from bytes is explicit");
 template <class T>
 concept streamable = requires(std::ostream& os, const T& t) {
   os << t;
 };
-static_assert(!streamable<secret>);
+static_assert(!streamable<Secret>);
 
 namespace {
 bool all_zero(bytes_view b) {
@@ -34,18 +34,18 @@ bool all_zero(bytes_view b) {
 
 TEST_CASE("Secret holds, clones and moves its bytes") {
   const bytes raw{1, 2, 3, 4};
-  secret a{bytes_view(raw)};
+  Secret a{bytes_view(raw)};
   CHECK(a.size() == 4);
   CHECK(!a.empty());
   CHECK(bytes(a.view().begin(), a.view().end()) == raw);
 
-  secret b = a.clone();
+  Secret b = a.clone();
   CHECK(b == a);
   b.mutable_view()[0] = 9;  // the clone is independent
   CHECK(a.view()[0] == 1);
   CHECK(b != a);
 
-  secret c = std::move(a);
+  Secret c = std::move(a);
   CHECK(c.size() == 4);
   CHECK(a.empty());  // NOLINT(bugprone-use-after-move): moved-from state is specified
   CHECK(a.view().empty());
@@ -54,11 +54,11 @@ TEST_CASE("Secret holds, clones and moves its bytes") {
   CHECK(c.view()[0] == 9);
   CHECK(b.empty());  // NOLINT(bugprone-use-after-move)
 
-  const secret z = secret::of_size(16);
+  const Secret z = Secret::of_size(16);
   CHECK(z.size() == 16);
   CHECK(all_zero(z.view()));
-  CHECK(secret().empty());
-  CHECK(secret::of_size(0).empty());
+  CHECK(Secret().empty());
+  CHECK(Secret::of_size(0).empty());
 }
 
 TEST_CASE("Secret equality compares contents and sizes") {
@@ -75,7 +75,7 @@ TEST_CASE("Secret equality compares contents and sizes") {
       {{0}, {}, false},
   };
   for (const auto& c : cases) {
-    CHECK((secret(bytes_view(c.a)) == secret(bytes_view(c.b))) == c.equal);
+    CHECK((Secret(bytes_view(c.a)) == Secret(bytes_view(c.b))) == c.equal);
     CHECK(constant_time_equal(c.a, c.b) == c.equal);
   }
 }
@@ -116,7 +116,7 @@ TEST_CASE("random bytes come from the generator") {
   CHECK(a != b);
   crypto::random_bytes(std::span<uint8_t>{});  // empty request is fine
 
-  const secret s = crypto::random_secret(32);
+  const Secret s = crypto::random_secret(32);
   CHECK(s.size() == 32);
   CHECK(!all_zero(s.view()));
   CHECK(s != crypto::random_secret(32));

@@ -144,8 +144,8 @@ TEST_CASE("RFC 3339 times") {
 }
 
 TEST_CASE("verify_signature checks the signer against the message's account") {
-  const secret alice(bytes(32, 0x11));
-  const secret mallory(bytes(32, 0x22));
+  const Secret alice(bytes(32, 0x11));
+  const Secret mallory(bytes(32, 0x22));
   message m;
   m.domain = "a.org";
   m.account = crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(alice).value());
@@ -153,7 +153,7 @@ TEST_CASE("verify_signature checks the signer against the message's account") {
   m.nonce = "abcdefgh";
   m.issued_at = t0;
   const std::string text = to_text(m);
-  const auto sign = [&](const secret& key, std::string_view what) {
+  const auto sign = [&](const Secret& key, std::string_view what) {
     return crypto::secp256k1::sign(crypto::personal_message_hash(what), key).value().to_bytes();
   };
   CHECK(verify_signature(text, m, sign(alice, text)).has_value());

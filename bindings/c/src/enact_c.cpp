@@ -111,12 +111,12 @@ char* new_string(std::string_view s) {
 
 void copy_fixed(std::string_view s, char* out, size_t size) {
   if (s.size() + 1 > size)
-    throw enact::exception(std::error_code{}, "output longer than its buffer");
+    throw enact::Error(std::error_code{}, "output longer than its buffer");
   std::memcpy(out, s.data(), s.size());
   out[s.size()] = '\0';
 }
 
-enact::secret key_from(const uint8_t* key32) { return enact::secret(enact::bytes_view(key32, 32)); }
+enact::Secret key_from(const uint8_t* key32) { return enact::Secret(enact::bytes_view(key32, 32)); }
 
 }  // namespace enact_c
 

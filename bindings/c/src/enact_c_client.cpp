@@ -23,7 +23,7 @@ struct enact_core_client {
   int status = 0;
   std::string request_id;
 
-  enact_core_client(enact::client::client_options options, enact::secret key)
+  enact_core_client(enact::client::client_options options, enact::Secret key)
       : core(std::move(options), std::move(key)) {}
 };
 
@@ -63,9 +63,9 @@ enact_core_client* new_client(const char* base_url, const char* api_key, const c
       options.read_timeout = std::chrono::milliseconds(read_timeout_ms);
     options.max_retries = max_retries;
     options.user_agent = "enact-c/" ENACT_VERSION_STRING;
-    enact::secret key;
+    enact::Secret key;
     if (api_key != nullptr)
-      key = enact::secret(enact::as_bytes(std::string_view(api_key)));
+      key = enact::Secret(enact::as_bytes(std::string_view(api_key)));
     try {
       client = new enact_core_client(std::move(options), std::move(key));
     } catch (const enact::api_error& e) {
@@ -150,8 +150,8 @@ enact_core_client* enact_core_client_new_ex(const char* base_url, const char* ap
 int enact_core_client_set_api_key(enact_core_client* client, const char* api_key) {
   return guarded([&] {
     require(client, "client");
-    client->core.set_api_key(api_key != nullptr ? enact::secret(enact::as_bytes(std::string_view(api_key)))
-                                                : enact::secret());
+    client->core.set_api_key(api_key != nullptr ? enact::Secret(enact::as_bytes(std::string_view(api_key)))
+                                                : enact::Secret());
     return ENACT_OK;
   });
 }

@@ -63,7 +63,7 @@ int guarded(F&& body) noexcept {
     return set_error(r.code, r.message);
   } catch (const std::bad_alloc&) {
     return set_error(ENACT_ERR_OUT_OF_MEMORY, "out of memory");
-  } catch (const enact::exception& e) {
+  } catch (const enact::Error& e) {
     return set_error(code_of(e.code()), e.what());
   } catch (const std::exception& e) {
     return set_error(ENACT_ERR_INTERNAL, std::string("internal error: ") + e.what());
@@ -78,6 +78,6 @@ char* new_string(std::string_view s);
 // Copies `s` into a fixed output of `size` bytes (terminator included).
 void copy_fixed(std::string_view s, char* out, size_t size);
 
-enact::secret key_from(const uint8_t* key32);
+enact::Secret key_from(const uint8_t* key32);
 
 }  // namespace enact_c

@@ -24,7 +24,7 @@ enum class address_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, address_errc, address_category, "enact.address", "missing 0x prefix", "address must be 40 hex digits",
+ENACT_ERRC(address_errc, address_category, "enact.address", "missing 0x prefix", "address must be 40 hex digits",
            "invalid hex digit", "EIP-55 checksum mismatch")
 
 namespace enact {

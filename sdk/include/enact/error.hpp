@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Errors at the SDK boundary (docs/architecture.md §3): `enact::error` is the value a `result<T>`
-// holds on failure, `enact::exception` what the throwing overloads raise; each domain's
-// `<domain>_errc` enum is registered with a std::error_category by ENACT_ERRC.
+// Errors at the SDK boundary. Each domain has its own `<domain>_errc` enum registered with a
+// std::error_category (so codes are stable and comparable), and every failure carries a message
+// that names the offending field and the reason. `enact::Error` is the exception the throwing
+// convenience overloads raise; `enact::error` is the value a `result<T>` holds on failure.
 #pragma once
 
 #include <initializer_list>
@@ -20,18 +21,15 @@ struct error {
 };
 
 /// The exception thrown by the throwing overloads (and by result<T>::value() on failure).
-class exception : public std::runtime_error {
+class Error : public std::runtime_error {
  public:
-  exception(std::error_code code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  explicit exception(const error& e) : exception(e.code, e.message) {}
+  Error(std::error_code code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  explicit Error(const error& e) : Error(e.code, e.message) {}
   [[nodiscard]] const std::error_code& code() const noexcept { return code_; }
 
  private:
   std::error_code code_;
 };
-
-/// The former name of `exception`, kept for one release.
-using Error [[deprecated("enact::Error is now enact::exception")]] = exception;
 
 namespace detail {
 /// A category whose messages come from a table indexed by the enum value (value 0 = success).
@@ -81,23 +79,19 @@ template <class E>
   template <>              \
   struct std::is_error_code_enum<E> : std::true_type {};
 
-/// Declares the domain error enum `E` of namespace `ns` (enact, or a namespace inside it), at global
-/// scope after the enum: its category `enact::detail::<category>()` named `name`, with one message
-/// per value from 1 on, its make_error_code in `ns` (found by argument-dependent lookup) and its
-/// std::is_error_code_enum specialisation:
-///   ENACT_ERRC(enact, hex_errc, hex_category, "enact.hex", "odd number of hex digits", "invalid hex digit")
-#define ENACT_ERRC(ns, E, category, name, ...)                                                                        \
-  namespace enact::detail {                                                                                           \
-  inline const std::error_category& category() noexcept {                                                             \
-    static const errc_category<ns::E> c(name, {"", __VA_ARGS__});                                                     \
-    return c;                                                                                                         \
-  }                                                                                                                   \
-  template <>                                                                                                         \
-  struct errc_domain<ns::E> {                                                                                         \
-    static const std::error_category& get() noexcept { return category(); }                                           \
-  };                                                                                                                  \
-  }                                                                                                                   \
-  namespace ns {                                                                                                      \
-  inline std::error_code make_error_code(E e) noexcept { return {static_cast<int>(e), ::enact::detail::category()}; } \
-  }                                                                                                                   \
-  ENACT_ERRC_ENUM(ns::E)
+/// Declares a domain error enum `E` of namespace enact, at global scope after the enum: its
+/// category `enact::detail::<category>()` named `name`, with one message per value from 1 on,
+/// its make_error_code and its std::is_error_code_enum specialisation:
+///   ENACT_ERRC(hex_errc, hex_category, "enact.hex", "odd number of hex digits", "invalid hex digit")
+#define ENACT_ERRC(E, category, name, ...)                                  \
+  namespace enact::detail {                                                 \
+  inline const std::error_category& category() noexcept {                   \
+    static const errc_category<E> c(name, {"", __VA_ARGS__});               \
+    return c;                                                               \
+  }                                                                         \
+  template <>                                                               \
+  struct errc_domain<E> {                                                   \
+    static const std::error_category& get() noexcept { return category(); } \
+  };                                                                        \
+  }                                                                         \
+  ENACT_ERRC_ENUM(enact::E)

@@ -60,7 +60,7 @@ class [[nodiscard]] result {
  private:
   void check() const {
     if (v_.index() != 0)
-      throw exception(std::get<1>(v_));
+      throw Error(std::get<1>(v_));
   }
   std::variant<T, error> v_;
 };
@@ -74,7 +74,7 @@ class [[nodiscard]] result<void> {
   explicit operator bool() const noexcept { return !failed_; }
   void value() const {
     if (failed_)
-      throw exception(e_);
+      throw Error(e_);
   }
   [[nodiscard]] const error& err() const& { return e_; }
   [[nodiscard]] std::error_code code() const noexcept { return failed_ ? e_.code : std::error_code{}; }

@@ -41,22 +41,20 @@ class wipe_on_exit {
 /// only, never on the contents (CRYPTO_memcmp); lengths are not treated as secret.
 [[nodiscard]] bool constant_time_equal(bytes_view a, bytes_view b) noexcept;
 
-/// Bytes that must not outlive their use: wiped on destruction and on move, never copied by
-/// accident, compared in constant time.
-class secret {
+class Secret {
  public:
   /// An empty secret (size 0).
-  secret() noexcept = default;
+  Secret() noexcept = default;
   /// Copies `data` into a new secret. The caller remains responsible for wiping its own copy.
-  explicit secret(bytes_view data) : secret(data.size()) {
+  explicit Secret(bytes_view data) : Secret(data.size()) {
     if (!data.empty())
       std::copy(data.begin(), data.end(), data_.get());
   }
   /// A secret of `n` zero bytes, to be filled through `mutable_view()`.
-  [[nodiscard]] static secret of_size(size_t n) { return secret(n); }
+  [[nodiscard]] static Secret of_size(size_t n) { return Secret(n); }
 
-  secret(secret&& other) noexcept : data_(std::move(other.data_)), size_(other.size_) { other.size_ = 0; }
-  secret& operator=(secret&& other) noexcept {
+  Secret(Secret&& other) noexcept : data_(std::move(other.data_)), size_(other.size_) { other.size_ = 0; }
+  Secret& operator=(Secret&& other) noexcept {
     if (this != &other) {
       wipe();
       data_ = std::move(other.data_);
@@ -65,12 +63,12 @@ class secret {
     }
     return *this;
   }
-  secret(const secret&) = delete;
-  secret& operator=(const secret&) = delete;
-  ~secret() { wipe(); }
+  Secret(const Secret&) = delete;
+  Secret& operator=(const Secret&) = delete;
+  ~Secret() { wipe(); }
 
   /// An independent copy (explicit, so that copying a secret is always visible in the code).
-  [[nodiscard]] secret clone() const { return secret(view()); }
+  [[nodiscard]] Secret clone() const { return Secret(view()); }
 
   [[nodiscard]] bytes_view view() const noexcept { return {data_.get(), size_}; }
   [[nodiscard]] std::span<uint8_t> mutable_view() noexcept { return {data_.get(), size_}; }
@@ -78,10 +76,10 @@ class secret {
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
 
   /// Constant-time comparison of contents; secrets of different sizes are unequal.
-  friend bool operator==(const secret& a, const secret& b) noexcept { return constant_time_equal(a.view(), b.view()); }
+  friend bool operator==(const Secret& a, const Secret& b) noexcept { return constant_time_equal(a.view(), b.view()); }
 
  private:
-  explicit secret(size_t n) : data_(n != 0 ? std::make_unique<uint8_t[]>(n) : nullptr), size_(n) {}
+  explicit Secret(size_t n) : data_(n != 0 ? std::make_unique<uint8_t[]>(n) : nullptr), size_(n) {}
   void wipe() noexcept {
     if (data_)
       detail::secure_wipe(data_.get(), size_);
@@ -92,8 +90,5 @@ class secret {
   std::unique_ptr<uint8_t[]> data_;
   size_t size_ = 0;
 };
-
-/// The former name of `secret`, kept for one release.
-using Secret [[deprecated("enact::Secret is now enact::secret")]] = secret;
 
 }  // namespace enact

@@ -32,7 +32,7 @@ enum class u256_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, u256_errc, u256_category, "enact.u256", "no digits", "invalid digit", "value out of range",
+ENACT_ERRC(u256_errc, u256_category, "enact.u256", "no digits", "invalid digit", "value out of range",
            "more than 32 bytes", "division by zero")
 
 namespace enact {

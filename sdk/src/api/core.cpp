@@ -178,7 +178,7 @@ account_info tag_invoke(json::value_to_tag<account_info>, const json::value& v) 
   a.description = get_text(o, "description");
   try {
     a.key = json::value_to<key_identity>(require(o, "key"));
-  } catch (const exception& e) {
+  } catch (const Error& e) {
     bad("key." + std::string(e.what()));
   }
   return a;
@@ -326,7 +326,7 @@ void get(const json::object& o, std::string_view k, bool& b, bool required) {
 }
 void get(const json::object& o, std::string_view k, address& a, bool) { a = get_address(o, k); }
 void get(const json::object& o, std::string_view k, hash256& h, bool) { h = get_hash(o, k); }
-void get(const json::object& o, std::string_view k, secret& s, bool) { s = get_secret(o, k); }
+void get(const json::object& o, std::string_view k, Secret& s, bool) { s = get_secret(o, k); }
 void get(const json::object& o, std::string_view k, std::vector<address>& a, bool) { a = read_addresses(o, k); }
 void get(const json::object& o, std::string_view k, std::vector<hash256>& h, bool) { h = read_hashes(o, k); }
 
@@ -553,8 +553,8 @@ const json::array& read_page_header(const json::value& v, page_request& number_a
   return items.get_array();
 }
 
-void rethrow_item_error(size_t index, const exception& e) {
-  throw exception(e.code(), "items[" + std::to_string(index) + "]." + e.what());
+void rethrow_item_error(size_t index, const Error& e) {
+  throw Error(e.code(), "items[" + std::to_string(index) + "]." + e.what());
 }
 
 }  // namespace detail

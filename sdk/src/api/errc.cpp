@@ -31,6 +31,17 @@ constexpr std::array<std::string_view, 19> kNames = {
 };
 }  // namespace
 
+namespace detail {
+const std::error_category& api_category() noexcept {
+  static const errc_category<api_errc> c(
+      "enact.api", {"", "invalid request", "typed data invalid", "chainId mismatch", "unauthenticated",
+                    "signature invalid", "signature expired", "insufficient credits", "forbidden", "not found",
+                    "conflict", "payload too large", "action failed", "rate limited", "service unavailable",
+                    "internal server error", "connection failed", "timeout", "bad response"});
+  return c;
+}
+}  // namespace detail
+
 std::string_view name(api_errc c) noexcept {
   const auto i = static_cast<size_t>(c);
   return i < kNames.size() ? kNames[i] : std::string_view("unknown");

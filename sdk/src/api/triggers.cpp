@@ -48,7 +48,7 @@ template <class F>
 auto no_throw(F&& read) -> result<decltype(read())> {
   try {
     return read();
-  } catch (const exception& e) {
+  } catch (const Error& e) {
     return fail(api_errc::invalid_request, e.what());
   }
 }
@@ -302,7 +302,7 @@ void write_common(json::object& o, const Body& b) {
     o["max_queued_runs"] = *b.max_queued_runs;
 }
 
-json::string key_text(const secret& key) { return json::string(as_chars(key.view())); }
+json::string key_text(const Secret& key) { return json::string(as_chars(key.view())); }
 
 }  // namespace
 

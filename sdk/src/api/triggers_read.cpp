@@ -195,7 +195,7 @@ result<uint32_t> limit_of(const json::value& v, std::string_view field, uint32_t
 
 /// A usage key (docs/protocol.md §1: standard base64 of 32 random bytes), as its text; the decoded bytes
 /// are wiped at once.
-result<secret> usage_key_of(const json::value& v) {
+result<Secret> usage_key_of(const json::value& v) {
   if (!v.is_string())
     return invalid("body.usage_api_key: expected the usage API key (base64 of 32 bytes)");
   const std::string_view key = v.get_string();
@@ -205,7 +205,7 @@ result<secret> usage_key_of(const json::value& v) {
     enact::detail::secure_wipe(raw->data(), raw->size());
   if (!ok)
     return invalid("body.usage_api_key: expected a usage API key (standard base64 of 32 bytes)");
-  return secret(as_bytes(key));
+  return Secret(as_bytes(key));
 }
 
 /// The fields a create and an update body share, each read when present, in the order the
@@ -315,7 +315,7 @@ template <>
 result<token_request> read<token_request>(const json::value& body) {
   ENACT_TRY(const json::object* o, string_fields(body, {"challenge", "token"}));
   return token_request{std::string(o->at("challenge").get_string()),
-                       secret(as_bytes(std::string_view(o->at("token").get_string())))};
+                       Secret(as_bytes(std::string_view(o->at("token").get_string())))};
 }
 
 template <>

@@ -49,7 +49,7 @@ registry_client::registry_client(std::shared_ptr<const rpc_client> rpc, address 
     : rpc_(std::move(rpc)), registry_(registry), sender_(std::move(sender)) {}
 
 result<registry_client> registry_client::create(std::shared_ptr<const rpc_client> rpc, address registry,
-                                                secret owner_key, sender_options options) {
+                                                Secret owner_key, sender_options options) {
   ENACT_TRY(transaction_sender s, transaction_sender::create(rpc, std::move(owner_key), options));
   return registry_client(std::move(rpc), registry, std::make_shared<transaction_sender>(std::move(s)));
 }

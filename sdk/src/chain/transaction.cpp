@@ -123,7 +123,7 @@ bytes encode_signed(const eip1559_tx& tx, const crypto::secp256k1::signature& si
   return typed(f);
 }
 
-result<bytes> sign(const eip1559_tx& tx, const secret& key) {
+result<bytes> sign(const eip1559_tx& tx, const Secret& key) {
   ENACT_TRY(const auto sig, crypto::secp256k1::sign(signing_hash(tx), key));
   return encode_signed(tx, sig);
 }

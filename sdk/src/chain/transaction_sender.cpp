@@ -26,7 +26,7 @@ using std::chrono::milliseconds;
 
 struct transaction_sender::impl {
   std::shared_ptr<const rpc_client> client;
-  secret key;
+  Secret key;
   address from{};
   sender_options options;
   std::mutex mutex;
@@ -184,7 +184,7 @@ transaction_sender::~transaction_sender() = default;
 transaction_sender::transaction_sender(transaction_sender&&) noexcept = default;
 transaction_sender& transaction_sender::operator=(transaction_sender&&) noexcept = default;
 
-result<transaction_sender> transaction_sender::create(std::shared_ptr<const rpc_client> client, secret private_key,
+result<transaction_sender> transaction_sender::create(std::shared_ptr<const rpc_client> client, Secret private_key,
                                                       sender_options options) {
   ENACT_TRY(const crypto::secp256k1::public_key pub, crypto::secp256k1::public_key_of(private_key));
   auto p = std::make_unique<impl>();

@@ -7,7 +7,7 @@ namespace enact {
 
 api_error::api_error(api_errc code, int status, std::string code_name, std::string message, boost::json::value details,
                      std::string request_id, std::optional<std::chrono::seconds> retry_after)
-    : exception(make_error_code(code), (code_name.empty() ? std::string(name(code)) : code_name) + ": " + message),
+    : Error(make_error_code(code), (code_name.empty() ? std::string(name(code)) : code_name) + ": " + message),
       status_(status),
       code_name_(code_name.empty() ? std::string(name(code)) : std::move(code_name)),
       message_(std::move(message)),

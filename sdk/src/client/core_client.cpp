@@ -70,7 +70,7 @@ T signed_or_throw(result<T> r, eip712::envelope::kind k) {
 }
 
 /// A key value in a request body: sent as its text, wiped from the JSON tree once serialized.
-std::string body_with_key(json::object o, const secret& usage_api_key) {
+std::string body_with_key(json::object o, const Secret& usage_api_key) {
   o["usage_api_key"] = as_chars(usage_api_key.view());
   std::string text = json::serialize(o);
   json::value v = std::move(o);
@@ -82,10 +82,10 @@ std::string body_with_key(json::object o, const secret& usage_api_key) {
 
 struct core_client::impl {
   detail::transport http;
-  secret api_key;
+  Secret api_key;
   std::optional<eip712::envelope::deployment> deployment;  // of the server, once asked
 
-  impl(client_options o, secret key) : http(std::move(o)), api_key(std::move(key)) {}
+  impl(client_options o, Secret key) : http(std::move(o)), api_key(std::move(key)) {}
 
   enum class auth { none, key };
 
@@ -140,14 +140,14 @@ struct core_client::impl {
 
   /// A version 2 envelope of kind `k` signed now by `key`, with a fresh nonce.
   eip712::envelope::signed_envelope sign_now(eip712::envelope::kind k, std::optional<uint64_t> chain_id,
-                                             const secret& key, const hash256& account = {}) {
+                                             const Secret& key, const hash256& account = {}) {
     const auto d = deployment_for(chain_id);
     return signed_or_throw(eip712::envelope::sign_v2(k, d, key, unix_now(), account), k);
   }
 
   /// The new admin (the key's address) and its ConvertAccount envelope naming this client's
   /// account: keccak256 of the account key's text (docs/protocol.md §2 "Envelope version 2").
-  std::pair<address, eip712::envelope::signed_envelope> conversion_proof(const secret& new_admin_key,
+  std::pair<address, eip712::envelope::signed_envelope> conversion_proof(const Secret& new_admin_key,
                                                                          std::optional<uint64_t> chain_id) {
     const auto pub = crypto::secp256k1::public_key_of(new_admin_key);
     if (!pub)
@@ -162,7 +162,7 @@ struct core_client::impl {
 
   /// Signs a BillingAuth for the request the transport is about to send (docs/protocol.md §2: its
   /// method, its target as written and keccak256 of its body).
-  void bind_wallet(http_request& r, const secret& admin_wallet_key) {
+  void bind_wallet(http_request& r, const Secret& admin_wallet_key) {
     const auto d = server_deployment();
     r.wallet_auth_for = [d, &admin_wallet_key](std::string_view method, std::string_view target,
                                                std::string_view body) {
@@ -177,7 +177,7 @@ struct core_client::impl {
   /// The credential of a billing call: the API key, a wallet proof as given, or the wallet's key.
   struct billing_auth {
     const eip712::envelope::signed_envelope* proof = nullptr;
-    const secret* wallet_key = nullptr;
+    const Secret* wallet_key = nullptr;
   };
 
   // Billing: the API key, or a wallet proof in X-Wallet-Auth instead of it.
@@ -219,7 +219,7 @@ struct core_client::impl {
   }
 
   raw_answer call(std::string_view method, std::string_view target, std::string_view json_body,
-                  const secret* wallet_key) {
+                  const Secret* wallet_key) {
     http_request r;
     if (method == "GET")
       r.method = http_method::get;
@@ -247,13 +247,13 @@ struct core_client::impl {
   }
 };
 
-core_client::core_client(client_options options, secret api_key)
+core_client::core_client(client_options options, Secret api_key)
     : impl_(std::make_unique<impl>(std::move(options), std::move(api_key))) {}
 core_client::~core_client() = default;
 core_client::core_client(core_client&&) noexcept = default;
 core_client& core_client::operator=(core_client&&) noexcept = default;
 
-void core_client::set_api_key(secret api_key) { impl_->api_key = std::move(api_key); }
+void core_client::set_api_key(Secret api_key) { impl_->api_key = std::move(api_key); }
 bool core_client::has_api_key() const noexcept { return !impl_->api_key.empty(); }
 
 // --- accounts and keys -------------------------------------------------------------------------
@@ -280,14 +280,14 @@ page<usage_key_info> core_client::list_api_keys(page_request p) {
   return decode<page<usage_key_info>>(impl_->get(paged("/list_api_keys", p), impl::auth::key));
 }
 
-hash256 core_client::update_usage_api_key(const secret& usage_api_key, const usage_key_spec& spec) {
+hash256 core_client::update_usage_api_key(const Secret& usage_api_key, const usage_key_spec& spec) {
   json::value v = json::value_from(spec);
   return decode_hash_field(impl_->post("/update_usage_api_key", body_with_key(std::move(v.get_object()), usage_api_key),
                                        impl::auth::key, {usage_api_key.view()}),
                            "hash");
 }
 
-hash256 core_client::update_usage_api_key_metadata(const secret& usage_api_key, std::string_view name,
+hash256 core_client::update_usage_api_key_metadata(const Secret& usage_api_key, std::string_view name,
                                                    std::string_view description) {
   json::object o;
   o["name"] = name;
@@ -297,7 +297,7 @@ hash256 core_client::update_usage_api_key_metadata(const secret& usage_api_key, 
                            "hash");
 }
 
-hash256 core_client::remove_usage_api_key(const secret& usage_api_key) {
+hash256 core_client::remove_usage_api_key(const Secret& usage_api_key) {
   return decode_hash_field(impl_->post("/remove_usage_api_key", body_with_key(json::object{}, usage_api_key),
                                        impl::auth::key, {usage_api_key.view()}),
                            "hash");
@@ -459,7 +459,7 @@ stripe_config core_client::get_stripe_config() {
 // --- billing -----------------------------------------------------------------------------------
 
 credit_balance core_client::balance() { return impl_->balance({}); }
-credit_balance core_client::balance(const secret& admin_wallet_key) {
+credit_balance core_client::balance(const Secret& admin_wallet_key) {
   return impl_->balance({nullptr, &admin_wallet_key});
 }
 credit_balance core_client::balance(const eip712::envelope::signed_envelope& wallet_proof) {
@@ -468,7 +468,7 @@ credit_balance core_client::balance(const eip712::envelope::signed_envelope& wal
 payment_intent core_client::create_payment_intent(uint64_t amount_cents) {
   return impl_->create_payment_intent(amount_cents, {});
 }
-payment_intent core_client::create_payment_intent(uint64_t amount_cents, const secret& admin_wallet_key) {
+payment_intent core_client::create_payment_intent(uint64_t amount_cents, const Secret& admin_wallet_key) {
   return impl_->create_payment_intent(amount_cents, {nullptr, &admin_wallet_key});
 }
 payment_intent core_client::create_payment_intent(uint64_t amount_cents,
@@ -478,7 +478,7 @@ payment_intent core_client::create_payment_intent(uint64_t amount_cents,
 uint64_t core_client::confirm_payment(std::string_view payment_intent_id) {
   return impl_->confirm_payment(payment_intent_id, {});
 }
-uint64_t core_client::confirm_payment(std::string_view payment_intent_id, const secret& admin_wallet_key) {
+uint64_t core_client::confirm_payment(std::string_view payment_intent_id, const Secret& admin_wallet_key) {
   return impl_->confirm_payment(payment_intent_id, {nullptr, &admin_wallet_key});
 }
 uint64_t core_client::confirm_payment(std::string_view payment_intent_id,
@@ -488,7 +488,7 @@ uint64_t core_client::confirm_payment(std::string_view payment_intent_id,
 page<usage_charge> core_client::billing_usage(page_request p) {
   return impl_->billing_page<usage_charge>("/usage", p, {});
 }
-page<usage_charge> core_client::billing_usage(const secret& admin_wallet_key, page_request p) {
+page<usage_charge> core_client::billing_usage(const Secret& admin_wallet_key, page_request p) {
   return impl_->billing_page<usage_charge>("/usage", p, {nullptr, &admin_wallet_key});
 }
 page<usage_charge> core_client::billing_usage(const eip712::envelope::signed_envelope& wallet_proof, page_request p) {
@@ -497,7 +497,7 @@ page<usage_charge> core_client::billing_usage(const eip712::envelope::signed_env
 page<payment_record> core_client::billing_payments(page_request p) {
   return impl_->billing_page<payment_record>("/payments", p, {});
 }
-page<payment_record> core_client::billing_payments(const secret& admin_wallet_key, page_request p) {
+page<payment_record> core_client::billing_payments(const Secret& admin_wallet_key, page_request p) {
   return impl_->billing_page<payment_record>("/payments", p, {nullptr, &admin_wallet_key});
 }
 page<payment_record> core_client::billing_payments(const eip712::envelope::signed_envelope& wallet_proof,
@@ -511,11 +511,11 @@ minted_wallet core_client::create_wallet_with_signature(const eip712::envelope::
   return decode<minted_wallet>(impl_->post("/create_wallet_with_signature", envelope_body(proof), impl::auth::none));
 }
 
-minted_wallet core_client::create_wallet_with_signature(const secret& wallet_key) {
+minted_wallet core_client::create_wallet_with_signature(const Secret& wallet_key) {
   return create_wallet_with_signature(impl_->sign_now(eip712::envelope::kind::create_wallet, std::nullopt, wallet_key));
 }
 
-minted_wallet core_client::create_wallet_with_signature(const secret& wallet_key, uint64_t chain_id) {
+minted_wallet core_client::create_wallet_with_signature(const Secret& wallet_key, uint64_t chain_id) {
   return create_wallet_with_signature(impl_->sign_now(eip712::envelope::kind::create_wallet, chain_id, wallet_key));
 }
 
@@ -526,12 +526,12 @@ minted_usage_key core_client::add_usage_api_key_with_signature(const eip712::env
   return k;
 }
 
-minted_usage_key core_client::add_usage_api_key_with_signature(const secret& wallet_key) {
+minted_usage_key core_client::add_usage_api_key_with_signature(const Secret& wallet_key) {
   return add_usage_api_key_with_signature(
       impl_->sign_now(eip712::envelope::kind::add_usage_api_key, std::nullopt, wallet_key));
 }
 
-minted_usage_key core_client::add_usage_api_key_with_signature(const secret& wallet_key, uint64_t chain_id) {
+minted_usage_key core_client::add_usage_api_key_with_signature(const Secret& wallet_key, uint64_t chain_id) {
   return add_usage_api_key_with_signature(
       impl_->sign_now(eip712::envelope::kind::add_usage_api_key, chain_id, wallet_key));
 }
@@ -544,12 +544,12 @@ chain_secured_account core_client::convert_to_chain_secured_account(const addres
       impl_->post("/convert_to_chain_secured_account", envelope_body(proof, std::move(o)), impl::auth::key));
 }
 
-chain_secured_account core_client::convert_to_chain_secured_account(const secret& new_admin_key) {
+chain_secured_account core_client::convert_to_chain_secured_account(const Secret& new_admin_key) {
   auto [new_admin, proof] = impl_->conversion_proof(new_admin_key, std::nullopt);
   return convert_to_chain_secured_account(new_admin, proof);
 }
 
-chain_secured_account core_client::convert_to_chain_secured_account(const secret& new_admin_key, uint64_t chain_id) {
+chain_secured_account core_client::convert_to_chain_secured_account(const Secret& new_admin_key, uint64_t chain_id) {
   auto [new_admin, proof] = impl_->conversion_proof(new_admin_key, chain_id);
   return convert_to_chain_secured_account(new_admin, proof);
 }
@@ -564,7 +564,7 @@ core_client::raw_answer core_client::call(std::string_view method, std::string_v
 }
 
 core_client::raw_answer core_client::call(std::string_view method, std::string_view target, std::string_view json_body,
-                                          const secret& admin_wallet_key) {
+                                          const Secret& admin_wallet_key) {
   return impl_->call(method, target, json_body, &admin_wallet_key);
 }
 

@@ -24,7 +24,7 @@ namespace enact::client::detail::read {
 namespace json = boost::json;
 
 [[noreturn]] inline void bad(const std::string& message) {
-  throw exception(make_error_code(api_errc::bad_response), message);
+  throw Error(make_error_code(api_errc::bad_response), message);
 }
 
 inline const json::object& expect_object(const json::value& v, std::string_view what) {
@@ -141,11 +141,11 @@ inline hash256 get_hash(const json::object& o, std::string_view key) {
 }
 
 /// A key value: non-empty text, kept only as a Secret. The message never quotes it.
-inline secret get_secret(const json::object& o, std::string_view key) {
+inline Secret get_secret(const json::object& o, std::string_view key) {
   const json::value& v = require(o, key);
   if (!v.is_string() || v.get_string().empty())
     bad(std::string(key) + ": expected a key string");
-  return secret(as_bytes(v.get_string()));
+  return Secret(as_bytes(v.get_string()));
 }
 
 }  // namespace enact::client::detail::read

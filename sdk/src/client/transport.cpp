@@ -360,7 +360,7 @@ parsed_url base_url(std::string_view url, transport::credential kind) {
 
 /// A credential as header text; anything but printable ASCII (a stray newline from a key file)
 /// could split the header, so it is refused before anything is sent.
-std::string header_credential(const secret& s, std::string_view what, std::string_view form) {
+std::string header_credential(const Secret& s, std::string_view what, std::string_view form) {
   for (const uint8_t b : s.view())
     if (b < 0x21 || b > 0x7e)
       throw api_error(api_errc::invalid_request, 0, {},

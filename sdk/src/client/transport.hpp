@@ -131,8 +131,8 @@ struct http_request {
   std::string target;  // path below the base URL's prefix, with its query: "/core/v1/account"
   std::string body;    // wiped after sending
   std::string content_type = "application/json";
-  const secret* api_key = nullptr;  // sent as X-Api-Key when set and non-empty
-  const secret* bearer = nullptr;   // sent as Authorization: Bearer when set and non-empty
+  const Secret* api_key = nullptr;  // sent as X-Api-Key when set and non-empty
+  const Secret* bearer = nullptr;   // sent as Authorization: Bearer when set and non-empty
   std::string wallet_auth;          // sent as X-Wallet-Auth when non-empty
   /// When set, called once before the first attempt with the method ("GET", "POST", …), the
   /// target as written on the wire (the base URL's prefix, path and query) and the body; its value
@@ -182,7 +182,7 @@ auto decode_answer(const http_answer& a, F&& read) -> decltype(read(a.body)) {
     return read(a.body);
   } catch (const api_error&) {
     throw;
-  } catch (const exception& e) {
+  } catch (const Error& e) {
     throw api_error(api_errc::bad_response, a.status, {}, std::string("answer field ") + e.what(), nullptr,
                     a.request_id);
   }

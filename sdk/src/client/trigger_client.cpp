@@ -70,9 +70,9 @@ listing<T> listing_of(const json::value& v, F&& item) {
 
 struct trigger_client::impl {
   detail::transport http;
-  secret token;
+  Secret token;
 
-  impl(client_options o, secret t) : http(std::move(o), detail::transport::credential::bearer), token(std::move(t)) {}
+  impl(client_options o, Secret t) : http(std::move(o), detail::transport::credential::bearer), token(std::move(t)) {}
 
   http_answer call(http_method m, std::string target, std::string body = {}, std::vector<bytes_view> redact = {}) {
     http_request r;
@@ -91,13 +91,13 @@ struct trigger_client::impl {
   }
 };
 
-trigger_client::trigger_client(client_options options, secret token)
+trigger_client::trigger_client(client_options options, Secret token)
     : impl_(std::make_unique<impl>(std::move(options), std::move(token))) {}
 trigger_client::~trigger_client() = default;
 trigger_client::trigger_client(trigger_client&&) noexcept = default;
 trigger_client& trigger_client::operator=(trigger_client&&) noexcept = default;
 
-void trigger_client::set_token(secret token) { impl_->token = std::move(token); }
+void trigger_client::set_token(Secret token) { impl_->token = std::move(token); }
 bool trigger_client::has_token() const noexcept { return !impl_->token.empty(); }
 
 // --- token handshake -----------------------------------------------------------------------------
@@ -105,18 +105,18 @@ bool trigger_client::has_token() const noexcept { return !impl_->token.empty(); 
 pending_login trigger_client::start_login(std::string_view client_name) {
   // docs/protocol.md §4: the client draws the token; only its hash (the challenge) appears in the URL the
   // user opens, so the token itself never passes through the browser.
-  secret raw = crypto::random_secret(32);
+  Secret raw = crypto::random_secret(32);
   pending_login p;
   p.challenge = codec::base64::encode_url(crypto::sha256(raw.view()));
   std::string text = codec::base64::encode_url(raw.view());
-  p.token = secret(as_bytes(text));
+  p.token = Secret(as_bytes(text));
   enact::detail::secure_wipe(text.data(), text.size());
   p.authorize_url =
       impl_->http.url("/auth/authorize?challenge=" + p.challenge + "&client=" + percent_encode(client_name));
   return p;
 }
 
-secret trigger_client::finish_login(const pending_login& login, login_options o) {
+Secret trigger_client::finish_login(const pending_login& login, login_options o) {
   const auto deadline = std::chrono::steady_clock::now() + o.timeout;
   for (;;) {
     http_request r;

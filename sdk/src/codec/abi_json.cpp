@@ -155,7 +155,7 @@ result<value> from_json_at(const type& t, const boost::json::value& v, const pat
 boost::json::value to_json_at(const type& t, const value& v, const path& p) {
   const auto check = [&](bool ok) {
     if (!ok)
-      throw exception(mismatch(t, v, p));
+      throw Error(mismatch(t, v, p));
   };
   switch (t.kind) {
     case type_kind::uint_n:
@@ -191,7 +191,7 @@ boost::json::value to_json_at(const type& t, const value& v, const path& p) {
       return a;
     }
   }
-  throw exception(fail(abi_errc::bad_type, p.str() + ": unknown type kind"));
+  throw Error(fail(abi_errc::bad_type, p.str() + ": unknown type kind"));
 }
 
 }  // namespace
@@ -206,7 +206,7 @@ result<value> from_json(const type& t, const boost::json::value& v, std::string_
 
 boost::json::value to_json(const type& t, const value& v) {
   if (auto ok = check_type(t); !ok)
-    throw exception(ok.err());
+    throw Error(ok.err());
   return to_json_at(t, v, path{nullptr, "value", npos, false});
 }
 

@@ -103,22 +103,22 @@ item item::uint(const u256& v) { return string(uint_bytes(v)); }
 
 const bytes& item::as_bytes() const {
   if (is_list())
-    throw exception(fail(rlp_errc::expected_string, "rlp: expected a byte string, got a list"));
+    throw Error(fail(rlp_errc::expected_string, "rlp: expected a byte string, got a list"));
   return std::get<0>(node);
 }
 bytes& item::as_bytes() {
   if (is_list())
-    throw exception(fail(rlp_errc::expected_string, "rlp: expected a byte string, got a list"));
+    throw Error(fail(rlp_errc::expected_string, "rlp: expected a byte string, got a list"));
   return std::get<0>(node);
 }
 const std::vector<item>& item::as_list() const {
   if (!is_list())
-    throw exception(fail(rlp_errc::expected_list, "rlp: expected a list, got a byte string"));
+    throw Error(fail(rlp_errc::expected_list, "rlp: expected a list, got a byte string"));
   return std::get<1>(node);
 }
 std::vector<item>& item::as_list() {
   if (!is_list())
-    throw exception(fail(rlp_errc::expected_list, "rlp: expected a list, got a byte string"));
+    throw Error(fail(rlp_errc::expected_list, "rlp: expected a list, got a byte string"));
   return std::get<1>(node);
 }
 

@@ -19,7 +19,7 @@ struct evp_deleter {
 using pkey_ptr = std::unique_ptr<EVP_PKEY, evp_deleter>;
 using md_ctx_ptr = std::unique_ptr<EVP_MD_CTX, evp_deleter>;
 
-result<pkey_ptr> private_key(const secret& seed) {
+result<pkey_ptr> private_key(const Secret& seed) {
   if (seed.size() != kSeedSize)
     return fail(ed25519_errc::bad_seed_size, "Ed25519 seed: must be 32 bytes, got " + std::to_string(seed.size()));
   pkey_ptr key(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.view().data(), seed.size()));
@@ -30,7 +30,7 @@ result<pkey_ptr> private_key(const secret& seed) {
 
 }  // namespace
 
-result<public_key> public_key_of(const secret& seed) {
+result<public_key> public_key_of(const Secret& seed) {
   ENACT_TRY(const pkey_ptr key, private_key(seed));
   public_key out{};
   size_t len = out.size();
@@ -39,7 +39,7 @@ result<public_key> public_key_of(const secret& seed) {
   return out;
 }
 
-result<signature> sign(bytes_view message, const secret& seed) {
+result<signature> sign(bytes_view message, const Secret& seed) {
   ENACT_TRY(const pkey_ptr key, private_key(seed));
   md_ctx_ptr ctx(EVP_MD_CTX_new());
   signature out{};

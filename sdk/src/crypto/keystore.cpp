@@ -37,14 +37,14 @@ OSSL_PARAM octets(const char* key, bytes_view v) noexcept {
   return OSSL_PARAM_construct_octet_string(key, const_cast<uint8_t*>(v.empty() ? &kEmpty : v.data()), v.size());
 }
 
-result<secret> derive(const char* algorithm, OSSL_PARAM* params, std::string_view what) {
+result<Secret> derive(const char* algorithm, OSSL_PARAM* params, std::string_view what) {
   const std::unique_ptr<EVP_KDF, ossl_deleter> kdf(EVP_KDF_fetch(nullptr, algorithm, nullptr));
   if (!kdf)
     return fail(keystore_errc::backend_failed, std::string("keystore: ") + algorithm + " unavailable");
   const std::unique_ptr<EVP_KDF_CTX, ossl_deleter> ctx(EVP_KDF_CTX_new(kdf.get()));
   if (!ctx)
     return fail(keystore_errc::backend_failed, "keystore: cannot allocate a KDF context");
-  secret out = secret::of_size(kDkLen);
+  Secret out = Secret::of_size(kDkLen);
   if (EVP_KDF_derive(ctx.get(), out.mutable_view().data(), kDkLen, params) != 1)
     return fail(keystore_errc::backend_failed, "keystore: " + std::string(what) + " derivation failed");
   return out;
@@ -67,7 +67,7 @@ result<void> check_scrypt(const scrypt_params& s, const limits& lim) {
   return {};
 }
 
-result<secret> run_kdf(const kdf_params& kdf, bytes_view salt, std::string_view password) {
+result<Secret> run_kdf(const kdf_params& kdf, bytes_view salt, std::string_view password) {
   const bytes_view pw = as_bytes(password);
   if (const auto* s = std::get_if<scrypt_params>(&kdf)) {
     uint64_t n = s->n;
@@ -107,7 +107,7 @@ result<void> aes_128_ctr(bytes_view key16, bytes_view iv16, bytes_view in, std::
   return {};
 }
 
-hash256 mac_of(const secret& derived, bytes_view ciphertext) {
+hash256 mac_of(const Secret& derived, bytes_view ciphertext) {
   bytes pre(derived.view().begin() + 16, derived.view().end());
   pre.insert(pre.end(), ciphertext.begin(), ciphertext.end());
   const hash256 mac = keccak256(pre);
@@ -238,13 +238,13 @@ std::string uuid_v4(bytes_view r) {
 
 }  // namespace
 
-result<secret> decrypt(std::string_view text, std::string_view password, const limits& lim) {
+result<Secret> decrypt(std::string_view text, std::string_view password, const limits& lim) {
   ENACT_TRY(parsed p, parse(text, lim));
-  ENACT_TRY(secret derived, run_kdf(p.kdf, p.salt, password));
+  ENACT_TRY(Secret derived, run_kdf(p.kdf, p.salt, password));
   const hash256 mac = mac_of(derived, p.ciphertext);
   if (!constant_time_equal(mac, p.mac))
     return fail(keystore_errc::wrong_password, "keystore: wrong password (the MAC does not match)");
-  secret key = secret::of_size(kKeyLen);
+  Secret key = Secret::of_size(kKeyLen);
   ENACT_TRY_VOID(aes_128_ctr(derived.view().first(16), p.iv, p.ciphertext, key.mutable_view()));
   if (!secp256k1::is_valid_private_key(key.view()))
     return fail(keystore_errc::malformed, "keystore: the decrypted bytes are not a valid secp256k1 private key");
@@ -258,7 +258,7 @@ result<secret> decrypt(std::string_view text, std::string_view password, const l
   return key;
 }
 
-result<std::string> encrypt(const secret& private_key, std::string_view password, const encrypt_options& options) {
+result<std::string> encrypt(const Secret& private_key, std::string_view password, const encrypt_options& options) {
   if (private_key.size() != kKeyLen || !secp256k1::is_valid_private_key(private_key.view()))
     return fail(keystore_errc::malformed, "keystore: the key to encrypt is not a valid secp256k1 private key");
   if (const auto* s = std::get_if<scrypt_params>(&options.kdf))
@@ -285,7 +285,7 @@ result<std::string> encrypt(const secret& private_key, std::string_view password
     id = uuid_v4(r);
   }
 
-  ENACT_TRY(secret derived, run_kdf(options.kdf, salt, password));
+  ENACT_TRY(Secret derived, run_kdf(options.kdf, salt, password));
   bytes ciphertext(kKeyLen);
   ENACT_TRY_VOID(aes_128_ctr(derived.view().first(16), iv, private_key.view(), ciphertext));
   const hash256 mac = mac_of(derived, ciphertext);

@@ -49,14 +49,13 @@ void random_bytes(std::span<uint8_t> out) {
   while (!out.empty()) {
     const size_t n = std::min<size_t>(out.size(), INT_MAX);
     if (RAND_bytes(out.data(), static_cast<int>(n)) != 1)
-      throw exception(make_error_code(random_errc::generator_failed),
-                      "random_bytes: the OpenSSL random generator failed");
+      throw Error(make_error_code(random_errc::generator_failed), "random_bytes: the OpenSSL random generator failed");
     out = out.subspan(n);
   }
 }
 
-secret random_secret(size_t n) {
-  secret s = secret::of_size(n);
+Secret random_secret(size_t n) {
+  Secret s = Secret::of_size(n);
   random_bytes(s.mutable_view());
   return s;
 }
@@ -92,7 +91,7 @@ OSSL_PARAM octets(const char* key, bytes_view v) noexcept {
 
 }  // namespace
 
-result<secret> hkdf_sha256(bytes_view ikm, bytes_view salt, bytes_view info, size_t length) {
+result<Secret> hkdf_sha256(bytes_view ikm, bytes_view salt, bytes_view info, size_t length) {
   if (length == 0 || length > kHkdfSha256MaxLength)
     return fail(hkdf_errc::bad_length, "hkdf_sha256: length must be 1.." + std::to_string(kHkdfSha256MaxLength) +
                                            ", got " + std::to_string(length));
@@ -117,7 +116,7 @@ result<secret> hkdf_sha256(bytes_view ikm, bytes_view salt, bytes_view info, siz
     params[n++] = octets(OSSL_KDF_PARAM_INFO, info);
   params[n] = OSSL_PARAM_construct_end();
 
-  secret out = secret::of_size(length);
+  Secret out = Secret::of_size(length);
   if (EVP_KDF_derive(ctx.get(), out.mutable_view().data(), length, params) != 1)
     return fail(hkdf_errc::backend_failed, "hkdf_sha256: derivation failed");
   return out;
@@ -129,7 +128,7 @@ result<secret> hkdf_sha256(bytes_view ikm, bytes_view salt, bytes_view info, siz
 namespace aes_gcm {
 namespace {
 
-result<void> check_key(const secret& key) {
+result<void> check_key(const Secret& key) {
   if (key.size() != kKeySize)
     return fail(aes_gcm_errc::bad_key_size, "aes_gcm: key must be 32 bytes, got " + std::to_string(key.size()));
   return {};
@@ -162,7 +161,7 @@ result<gcm_setup> gcm_start(size_t data_size, size_t aad_size) {
 
 }  // namespace
 
-result<bytes> encrypt_with_nonce(const secret& key32, bytes_view nonce12, bytes_view plaintext, bytes_view aad) {
+result<bytes> encrypt_with_nonce(const Secret& key32, bytes_view nonce12, bytes_view plaintext, bytes_view aad) {
   ENACT_TRY_VOID(check_key(key32));
   if (nonce12.size() != kNonceSize)
     return fail(aes_gcm_errc::bad_nonce_size, "aes_gcm: nonce must be 12 bytes, got " + std::to_string(nonce12.size()));
@@ -189,14 +188,14 @@ result<bytes> encrypt_with_nonce(const secret& key32, bytes_view nonce12, bytes_
   return sealed;
 }
 
-result<bytes> encrypt(const secret& key32, bytes_view plaintext, bytes_view aad) {
+result<bytes> encrypt(const Secret& key32, bytes_view plaintext, bytes_view aad) {
   ENACT_TRY_VOID(check_key(key32));
   nonce n;
   random_bytes(n);
   return encrypt_with_nonce(key32, n, plaintext, aad);
 }
 
-result<bytes> decrypt(const secret& key32, bytes_view sealed, bytes_view aad) {
+result<bytes> decrypt(const Secret& key32, bytes_view sealed, bytes_view aad) {
   ENACT_TRY_VOID(check_key(key32));
   if (sealed.size() < kOverhead)
     return fail(aes_gcm_errc::truncated,

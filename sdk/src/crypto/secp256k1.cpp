@@ -70,7 +70,7 @@ result<void> check_components(const signature& sig) {
   return {};
 }
 
-result<void> check_private_key(const secret& key) {
+result<void> check_private_key(const Secret& key) {
   if (!is_valid_private_key(key.view()))
     return fail(secp256k1_errc::invalid_private_key,
                 "private key: must be 32 bytes, non-zero and below the group order");
@@ -122,7 +122,7 @@ bool is_valid_private_key(bytes_view key) noexcept {
   }
 }
 
-result<signature> sign(const hash256& digest, const secret& private_key) {
+result<signature> sign(const hash256& digest, const Secret& private_key) {
   ENACT_TRY_VOID(check_private_key(private_key));
   secp256k1_ecdsa_recoverable_signature rsig;
   // nullptr nonce function = RFC 6979; libsecp256k1 always returns the low-s form.
@@ -139,7 +139,7 @@ result<signature> sign(const hash256& digest, const secret& private_key) {
   return sig;
 }
 
-result<public_key> public_key_of(const secret& private_key) {
+result<public_key> public_key_of(const Secret& private_key) {
   ENACT_TRY_VOID(check_private_key(private_key));
   secp256k1_pubkey pk;
   if (secp256k1_ec_pubkey_create(context(), &pk, private_key.view().data()) != 1)

@@ -349,7 +349,7 @@ result<hash256> digest(const typed_data& td, extra_fields extra) {
   return crypto::keccak256(bytes_view(buf, sizeof buf));
 }
 
-result<crypto::secp256k1::signature> sign(const typed_data& td, const secret& key) {
+result<crypto::secp256k1::signature> sign(const typed_data& td, const Secret& key) {
   ENACT_TRY(const hash256 h, digest(td));
   return crypto::secp256k1::sign(h, key);
 }

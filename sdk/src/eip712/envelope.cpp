@@ -136,7 +136,7 @@ json::object build(kind k, uint64_t chain_id, const address& signer, uint64_t is
       {"message", json::object{{"address", to_checksum_address(signer)}, {"issuedAt", number_or_string(issued_at)}}}};
 }
 
-result<signed_envelope> sign(kind k, uint64_t chain_id, const secret& key, uint64_t issued_at) {
+result<signed_envelope> sign(kind k, uint64_t chain_id, const Secret& key, uint64_t issued_at) {
   ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(key));
   signed_envelope env{build(k, chain_id, crypto::secp256k1::to_address(pub), issued_at), {}};
   const hash256 h = digest(k, u256{chain_id}, crypto::secp256k1::to_address(pub), u256{issued_at});
@@ -228,14 +228,14 @@ json::object build(kind k, const deployment& d, const message_v2& m) {
                       {"message", std::move(message)}};
 }
 
-result<signed_envelope> sign(kind k, const deployment& d, message_v2 m, const secret& key) {
+result<signed_envelope> sign(kind k, const deployment& d, message_v2 m, const Secret& key) {
   ENACT_TRY(const auto pub, crypto::secp256k1::public_key_of(key));
   m.signer = crypto::secp256k1::to_address(pub);
   ENACT_TRY(const auto sig, crypto::secp256k1::sign(digest(k, d, m), key));
   return signed_envelope{build(k, d, m), codec::hex::encode_prefixed(sig.to_bytes())};
 }
 
-result<signed_envelope> sign_v2(kind k, const deployment& d, const secret& key, uint64_t issued_at,
+result<signed_envelope> sign_v2(kind k, const deployment& d, const Secret& key, uint64_t issued_at,
                                 const hash256& account) {
   message_v2 m;
   m.issued_at = issued_at;
@@ -244,7 +244,7 @@ result<signed_envelope> sign_v2(kind k, const deployment& d, const secret& key, 
   return sign(k, d, std::move(m), key);
 }
 
-result<signed_envelope> sign_billing(const deployment& d, const secret& key, uint64_t issued_at,
+result<signed_envelope> sign_billing(const deployment& d, const Secret& key, uint64_t issued_at,
                                      request_binding request) {
   message_v2 m;
   m.issued_at = issued_at;

@@ -20,7 +20,7 @@ constexpr size_t kRootKeySize = 32;
 constexpr size_t kDerivedKeySize = 32;
 constexpr size_t kMaxPurpose = 64;
 
-result<void> check_root(const secret& root) {
+result<void> check_root(const Secret& root) {
   if (root.size() != kRootKeySize)
     return fail(pkp_errc::bad_root_key, "root key: must be 32 bytes, got " + std::to_string(root.size()));
   return {};
@@ -45,74 +45,74 @@ bytes info_for(std::string_view label, const account_hash& account, const deriva
 
 /// The first HKDF output under `salt` and `info` [‖ counter 1, 2, …] that is a valid secp256k1
 /// scalar.
-result<secret> first_valid_scalar(const secret& root, std::string_view salt, bytes info) {
+result<Secret> first_valid_scalar(const Secret& root, std::string_view salt, bytes info) {
   for (unsigned counter = 0; counter <= 255; ++counter) {
     if (counter == 1)
       info.push_back(1);
     if (counter > 1)
       info.back() = static_cast<uint8_t>(counter);
-    ENACT_TRY(secret key, crypto::hkdf_sha256(root.view(), as_bytes(salt), info, kDerivedKeySize));
+    ENACT_TRY(Secret key, crypto::hkdf_sha256(root.view(), as_bytes(salt), info, kDerivedKeySize));
     if (crypto::secp256k1::is_valid_private_key(key.view()))
       return key;
   }
   return fail(pkp_errc::no_valid_scalar, "signing key: no valid secp256k1 scalar derived");
 }
 
-result<address> address_of(const secret& key) {
+result<address> address_of(const Secret& key) {
   ENACT_TRY(const crypto::secp256k1::public_key pub, crypto::secp256k1::public_key_of(key));
   return crypto::secp256k1::to_address(pub);
 }
 
 }  // namespace
 
-result<secret> signing_key(const secret& root_key, const account_hash& account, const derivation_path& path) {
+result<Secret> signing_key(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY_VOID(check_root(root_key));
   return first_valid_scalar(root_key, kSalt, info_for("sign", account, path));
 }
 
-result<secret> usage_key(const secret& root_key, const account_hash& account, const derivation_path& path) {
+result<Secret> usage_key(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY_VOID(check_root(root_key));
   return first_valid_scalar(root_key, kUsageKeySalt, info_for("sign", account, path));
 }
 
-result<secret> symmetric_key(const secret& root_key, const account_hash& account, const derivation_path& path) {
+result<Secret> symmetric_key(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY_VOID(check_root(root_key));
   return crypto::hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("sym", account, path), kDerivedKeySize);
 }
 
-result<secret> ed25519_seed(const secret& root_key, const account_hash& account, const derivation_path& path) {
+result<Secret> ed25519_seed(const Secret& root_key, const account_hash& account, const derivation_path& path) {
   ENACT_TRY_VOID(check_root(root_key));
   return crypto::hkdf_sha256(root_key.view(), as_bytes(kSalt), info_for("ed25519", account, path), kDerivedKeySize);
 }
 
-result<crypto::ed25519::public_key> ed25519_public_key(const secret& root_key, const account_hash& account,
+result<crypto::ed25519::public_key> ed25519_public_key(const Secret& root_key, const account_hash& account,
                                                        const derivation_path& path) {
-  ENACT_TRY(const secret seed, ed25519_seed(root_key, account, path));
+  ENACT_TRY(const Secret seed, ed25519_seed(root_key, account, path));
   return crypto::ed25519::public_key_of(seed);
 }
 
 std::string solana_address(const crypto::ed25519::public_key& key) { return codec::base58::encode(bytes_view(key)); }
 
-result<address> wallet_address(const secret& root_key, const account_hash& account, const derivation_path& path) {
-  ENACT_TRY(const secret key, signing_key(root_key, account, path));
+result<address> wallet_address(const Secret& root_key, const account_hash& account, const derivation_path& path) {
+  ENACT_TRY(const Secret key, signing_key(root_key, account, path));
   return address_of(key);
 }
 
-result<address> legacy_wallet_address(const secret& root_key, const derivation_path& path) {
+result<address> legacy_wallet_address(const Secret& root_key, const derivation_path& path) {
   ENACT_TRY_VOID(check_root(root_key));
   bytes info{'s', 'i', 'g', 'n'};
   info.insert(info.end(), path.begin(), path.end());
-  ENACT_TRY(const secret key, first_valid_scalar(root_key, kLegacySalt, std::move(info)));
+  ENACT_TRY(const Secret key, first_valid_scalar(root_key, kLegacySalt, std::move(info)));
   return address_of(key);
 }
 
-result<secret> server_key(const secret& root_key, std::string_view purpose) {
+result<Secret> server_key(const Secret& root_key, std::string_view purpose) {
   ENACT_TRY_VOID(check_root(root_key));
   ENACT_TRY_VOID(check_purpose(purpose));
   return crypto::hkdf_sha256(root_key.view(), as_bytes(kServerSalt), as_bytes(purpose), kDerivedKeySize);
 }
 
-result<secret> server_signing_key(const secret& root_key, std::string_view purpose) {
+result<Secret> server_signing_key(const Secret& root_key, std::string_view purpose) {
   ENACT_TRY_VOID(check_root(root_key));
   ENACT_TRY_VOID(check_purpose(purpose));
   return first_valid_scalar(root_key, kServerSalt, bytes(purpose.begin(), purpose.end()));

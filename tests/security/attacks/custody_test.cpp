@@ -43,7 +43,7 @@
 namespace enact::itest {
 namespace {
 
-chain::registry_client registry_of(const chain_env& e, const secret& key) {
+chain::registry_client registry_of(const chain_env& e, const Secret& key) {
   chain::rpc_options o;
   o.url = e.rpc_url;
   auto rpc = std::make_shared<const chain::rpc_client>(chain::rpc_client::create(o).value());
@@ -52,12 +52,12 @@ chain::registry_client registry_of(const chain_env& e, const secret& key) {
   return chain::registry_client::create(rpc, e.registry, key.clone(), so).value();
 }
 
-secret wallet_key(std::string_view label) {
+Secret wallet_key(std::string_view label) {
   const hash256 h = crypto::keccak256("custody attack wallet " + std::string(label));
-  return secret(bytes_view(h));
+  return Secret(bytes_view(h));
 }
 
-address address_of_key(const secret& key) {
+address address_of_key(const Secret& key) {
   return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
@@ -101,7 +101,7 @@ Enact.setResponse(Enact.signEcdsa({pkpId: params.pkp, name: "stolen",
 /// An attacker: a wallet with its own ChainSecured account on /rpc, a usage key that may execute
 /// in its group 1, and credits.
 struct attacker {
-  secret wallet;
+  Secret wallet;
   hash256 account{};
   std::string usage_key;
   chain::registry_client registry;
@@ -109,7 +109,7 @@ struct attacker {
 };
 
 attacker make_attacker(server_process& srv, const chain_env& env, std::string_view label) {
-  secret w = wallet_key(label);
+  Secret w = wallet_key(label);
   chain::registry_client reg = registry_of(env, w);
   const chain::account_created created = reg.new_account("attacker").value();
   // The usage key: any 32 random-looking bytes in base64; only its hash goes on-chain.
@@ -199,7 +199,7 @@ TEST_CASE("a usage key minted by signature is never a PKP's key") {
   const std::string secret_text = s_of(minted.body, "usage_api_key");
   const std::string wallet = s_of(minted.body, "wallet_address");
   const hash256 path = codec::hex::decode_fixed<32>(s_of(minted.body, "derivation_path")).value();
-  const secret secret(codec::base64::decode(secret_text, "usage key").value());
+  const Secret secret(codec::base64::decode(secret_text, "usage key").value());
   REQUIRE(to_checksum_address(address_of_key(secret)) == wallet);
   scopes::permission_set perms;
   perms.execute_in_groups = {1};
@@ -216,11 +216,11 @@ TEST_CASE("a usage key minted by signature is never a PKP's key") {
   // ...but its wallet never signs, encrypts or decrypts as a PKP, and the refusal says why.
   expect_refused(srv, c, a, cids, wallet, "0x00", "is the wallet of a usage key");
   // Nor is the secret any PKP key of the account at that path.
-  const secret root = [&] {
+  const Secret root = [&] {
     std::ifstream f(srv.data_dir() + "/tee-root.key", std::ios::binary);
     std::string b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     REQUIRE(b.size() == 32);
-    return secret(as_bytes(b));
+    return Secret(as_bytes(b));
   }();
   CHECK(!(secret == pkp::signing_key(root, a.account, path).value()));
   CHECK(to_checksum_address(pkp::wallet_address(root, a.account, path).value()) != wallet);
@@ -229,7 +229,7 @@ TEST_CASE("a usage key minted by signature is never a PKP's key") {
   // registered the same way. The data directory of an upgraded server holds such keys; their
   // wallets pass the owning-account check, and are refused because the key is a usage key.
   const hash256 old_path = crypto::keccak256(std::string_view("a path minted by the earlier rule"));
-  const secret old_key = pkp::signing_key(root, a.account, old_path).value();
+  const Secret old_key = pkp::signing_key(root, a.account, old_path).value();
   const std::string old_text = codec::base64::encode(old_key.view());
   const address old_wallet = address_of_key(old_key);
   REQUIRE(a.registry
@@ -345,11 +345,11 @@ TEST_CASE("the server's relayer and sealing keys are out of every account's reac
 
   // The address the attacker's account does derive at that path is not the relayer: register it
   // honestly and sign with it, then check the signer is someone else.
-  const secret root = [&] {
+  const Secret root = [&] {
     std::ifstream f(srv.data_dir() + "/tee-root.key", std::ios::binary);
     std::string b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     REQUIRE(b.size() == 32);
-    return secret(as_bytes(b));
+    return Secret(as_bytes(b));
   }();
   const address own = pkp::wallet_address(root, a.account, payer_path).value();
   CHECK(to_checksum_address(own) != payer_addr);
@@ -431,7 +431,7 @@ TEST_CASE("a wallet's own address bytes are no API key for its account") {
   server_process srv({"--dev"});
   const chain_env env = env_of(srv);
   // A wallet whose address bytes can travel in a header (no control bytes): about 6 % are.
-  secret w;
+  Secret w;
   address a{};
   for (int i = 0;; ++i) {
     REQUIRE(i < 2000);

@@ -47,8 +47,8 @@ std::string read_file(const std::string& path) {
 chain_env derived_from_root(const std::string& data_dir) {
   const std::string raw = read_file(data_dir + "/tee-root.key");
   REQUIRE(raw.size() == 32);
-  const secret root(as_bytes(std::string_view(raw)));
-  const secret key = pkp::server_key(root, "ledger/embedded-chain/v1").value();
+  const Secret root(as_bytes(std::string_view(raw)));
+  const Secret key = pkp::server_key(root, "ledger/embedded-chain/v1").value();
   const hash256 id = crypto::keccak256(key.view());
   uint64_t head = 0;
   for (size_t i = 0; i < 8; ++i)
@@ -67,16 +67,16 @@ address old_registry() {
   return a;
 }
 
-secret wallet_key(std::string_view label) {
-  return secret(crypto::keccak256("deployments attack " + std::string(label)));
+Secret wallet_key(std::string_view label) {
+  return Secret(crypto::keccak256("deployments attack " + std::string(label)));
 }
 
-address address_of(const secret& key) {
+address address_of(const Secret& key) {
   return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
 /// A registry transaction of `key`, signed for `chain_id` and addressed to `registry`.
-std::string signed_tx(const secret& key, uint64_t chain_id, const address& registry, uint64_t nonce,
+std::string signed_tx(const Secret& key, uint64_t chain_id, const address& registry, uint64_t nonce,
                       const bytes& data) {
   chain::eip1559_tx tx;
   tx.chain_id = chain_id;
@@ -90,7 +90,7 @@ std::string signed_tx(const secret& key, uint64_t chain_id, const address& regis
 }
 
 /// The newAccount a wallet sends to create its own ChainSecured account (docs/protocol.md §3).
-bytes new_account_of(const secret& key, std::string_view name) {
+bytes new_account_of(const Secret& key, std::string_view name) {
   const address from = address_of(key);
   return reg::encode(
       reg::new_account_call{crypto::keccak256(bytes_view(from)), from, false, std::string(name), "", ""});
@@ -114,7 +114,7 @@ uint64_t nonce_of(const server_process& srv, const address& a) {
   return chain::rpc::parse_quantity_u64(r.at("result")).value();
 }
 
-json::object mint_body(const secret& key, uint64_t chain_id) {
+json::object mint_body(const Secret& key, uint64_t chain_id) {
   const auto env =
       eip712::envelope::sign(eip712::envelope::kind::create_wallet, chain_id, key, static_cast<uint64_t>(unix_now()))
           .value();
@@ -143,7 +143,7 @@ TEST_CASE("attack: what a wallet signed for one deployment is refused by another
   CHECK(env_a.registry != env_b.registry);
 
   // 1. A wallet's registry transaction for A applies on A ...
-  const secret wallet = wallet_key("replayed");
+  const Secret wallet = wallet_key("replayed");
   const address from = address_of(wallet);
   const std::string for_a = signed_tx(wallet, env_a.chain_id, env_a.registry, 0, new_account_of(wallet, "on A"));
   const json::object sent = rpc(a, "eth_sendRawTransaction", {for_a});
@@ -167,7 +167,7 @@ TEST_CASE("attack: what a wallet signed for one deployment is refused by another
   {
     http_client ca = a.client();
     http_client cb = b.client();
-    const secret minter = wallet_key("minter");
+    const Secret minter = wallet_key("minter");
     const json::object for_a_env = mint_body(minter, env_a.chain_id);
     ITEST_CHECK_STATUS(ca.post("/create_wallet_with_signature", for_a_env), 200);
     check_error(b, cb.post("/create_wallet_with_signature", for_a_env), 400, "chain_id_mismatch",
@@ -260,7 +260,7 @@ TEST_CASE("a data directory with a ledger from before the record keeps chain id 
   // The state the previous release leaves: a ledger and its /rpc chain on chain 31337 at the fixed
   // address, and no record. Made here by a server told those values, whose record is then removed.
   temp_dir dir;
-  const secret wallet = wallet_key("old wallet");
+  const Secret wallet = wallet_key("old wallet");
   const address from = address_of(wallet);
   {
     server_process srv({"--chain-id", "31337", "--chain-contract-address", to_checksum_address(old_registry())},

@@ -28,17 +28,17 @@ namespace {
 
 namespace env = eip712::envelope;
 
-secret wallet_key(std::string_view label) {
-  return secret(bytes_view(crypto::keccak256("envelope attack wallet " + std::string(label))));
+Secret wallet_key(std::string_view label) {
+  return Secret(bytes_view(crypto::keccak256("envelope attack wallet " + std::string(label))));
 }
 
-address address_of_key(const secret& key) {
+address address_of_key(const Secret& key) {
   return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
 env::deployment deployment_of(const chain_env& e) { return {e.chain_id, e.registry}; }
 
-json::object convert_body(const env::signed_envelope& e, const secret& admin) {
+json::object convert_body(const env::signed_envelope& e, const Secret& admin) {
   return json::object{{"new_admin_wallet_address", to_checksum_address(address_of_key(admin))},
                       {"typed_data", e.typed_data},
                       {"signature", e.signature}};
@@ -63,7 +63,7 @@ TEST_CASE("a victim's ConvertAccount envelope converts no account but the one it
   http_client c = srv.client();
   const account_keys victim = create_account(c, "victim");
   const account_keys attacker = create_account(c, "attacker");
-  const secret victim_wallet = wallet_key("victim");
+  const Secret victim_wallet = wallet_key("victim");
   const auto now = static_cast<uint64_t>(unix_now());
 
   // The specification's envelope names only the wallet: refused, whatever account it is sent for.
@@ -98,7 +98,7 @@ TEST_CASE("an X-Wallet-Auth header authorizes the one request it was signed for"
   http_client c = srv.client();
   // An API-mode account's admin wallet is its account key's address (docs/protocol.md §1).
   const account_keys acct = create_account(c, "wallet owner");
-  const secret admin = key_secret(acct.api_key);
+  const Secret admin = key_secret(acct.api_key);
   const auto now = static_cast<uint64_t>(unix_now());
   buy_credits(c, acct.auth(), 500);
 
@@ -150,7 +150,7 @@ TEST_CASE("a version 2 envelope is used once, and on its own deployment only") {
   CHECK((ea.chain_id != eb.chain_id || ea.registry != eb.registry));
   http_client ca = a.client();
   http_client cb = b.client();
-  const secret w = wallet_key("minting wallet");
+  const Secret w = wallet_key("minting wallet");
   const auto now = static_cast<uint64_t>(unix_now());
 
   for (const auto k : {env::kind::create_wallet, env::kind::add_usage_api_key}) {
@@ -193,7 +193,7 @@ TEST_CASE("an operator who opts in takes version 1 for conversion and billing, a
   const chain_env e = env_of(srv);
   http_client c = srv.client();
   const account_keys acct = create_account(c, "old client");
-  const secret admin = wallet_key("old client admin");
+  const Secret admin = wallet_key("old client admin");
   const auto now = static_cast<uint64_t>(unix_now());
   const auto v1 = env::sign(env::kind::convert_account, e.chain_id, admin, now).value();
   ITEST_REQUIRE_STATUS(c.post("/convert_to_chain_secured_account", convert_body(v1, admin), acct.auth()), 200);

@@ -79,12 +79,12 @@ chain_env env_of(http_client& c) {
   return chain_env{u_of(r.body, "chain_id"), parse_address(s_of(r.body, "contract_address")).value()};
 }
 
-address address_of(const secret& key) {
+address address_of(const Secret& key) {
   return crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value());
 }
 
 /// A signed EIP-1559 transaction to the registry.
-std::string signed_tx(const secret& key, const chain_env& env, uint64_t nonce, const bytes& data) {
+std::string signed_tx(const Secret& key, const chain_env& env, uint64_t nonce, const bytes& data) {
   chain::eip1559_tx tx;
   tx.chain_id = env.chain_id;
   tx.nonce = nonce;
@@ -105,7 +105,7 @@ response rpc_post(http_client& c, const json::value& body) { return c.request("P
 /// A wallet with its own account on the registry (newAccount over /rpc), ready to send writes:
 /// each addGroup grows the ledger by a group.
 struct chain_wallet {
-  secret key;
+  Secret key;
   address from{};
   hash256 account{};
   uint64_t nonce = 0;
@@ -189,7 +189,7 @@ TEST_CASE("attack: flooding /new_account from one address stops at its per-minut
   CHECK(std::stoi(limited.header("Retry-After")) >= 1);
   // The minting routes have buckets of their own: the flood did not use them up, and they are
   // limited the same way.
-  const secret wallet(crypto::keccak256(std::string_view("limits attack minting wallet")));
+  const Secret wallet(crypto::keccak256(std::string_view("limits attack minting wallet")));
   const auto env = eip712::envelope::sign(eip712::envelope::kind::create_wallet, env_of(c).chain_id, wallet,
                                           static_cast<uint64_t>(unix_now()))
                        .value();

@@ -219,7 +219,7 @@ TEST_CASE("the former master key of a converted account authorizes nothing") {
   const usage_keys runner =
       create_usage_key(c, s.owner.auth(), json::object{{"execute_in_groups", json::array{s.group}}});
   const hash256 admin_seed = crypto::keccak256(std::string_view("new admin of the converted account"));
-  const secret admin{bytes_view(admin_seed)};
+  const Secret admin{bytes_view(admin_seed)};
   const address admin_addr = crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(admin).value());
   const response cfg = c.get("/get_node_chain_config");
   ITEST_REQUIRE_STATUS(cfg, 200);

@@ -209,7 +209,7 @@ int64_t unix_ms_ago(std::chrono::hours h) {
 
 TEST_CASE("attack (a): sign-in with a message for another site and a forged Host header") {
   server_process srv({"--dev"});
-  const secret key(bytes(32, 0x42));
+  const Secret key(bytes(32, 0x42));
   const std::string account =
       to_checksum_address(crypto::secp256k1::to_address(crypto::secp256k1::public_key_of(key).value()));
   const auto sign = [&](const std::string& m) {

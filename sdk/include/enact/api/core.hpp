@@ -63,7 +63,7 @@ struct new_account_request {
 
 /// The account key is returned once, here; `api_key` holds its base64 text exactly as issued.
 struct new_account_response {
-  secret api_key;
+  Secret api_key;
   address wallet_address{};
   hash256 api_key_hash{};
 };
@@ -98,7 +98,7 @@ struct usage_key_spec {
 
 /// The usage key is returned once, here, as its base64 text.
 struct new_usage_key {
-  secret usage_api_key;
+  Secret usage_api_key;
   hash256 hash{};
   address wallet_address{};
 };
@@ -324,7 +324,7 @@ struct minted_wallet {
 /// and derivation path; an unattached keypair until the admin wallet registers it on-chain
 /// (registerWalletDerivation, then setUsageApiKey with the keccak256 of the key text).
 struct minted_usage_key {
-  secret usage_api_key;
+  Secret usage_api_key;
   address wallet_address{};
   hash256 derivation_path{};
 };
@@ -399,7 +399,7 @@ namespace detail {
 /// Reads page_number, page_size and total of a list answer; returns its `items` array.
 const json::array& read_page_header(const json::value& v, page_request& number_and_size, uint64_t& total);
 /// Rethrows a bad_response from reading items[i] with the index in front of its message.
-[[noreturn]] void rethrow_item_error(size_t index, const exception& e);
+[[noreturn]] void rethrow_item_error(size_t index, const Error& e);
 }  // namespace detail
 
 template <class T>
@@ -413,7 +413,7 @@ page<T> tag_invoke(json::value_to_tag<page<T>>, const json::value& v) {
   for (size_t i = 0; i < items.size(); ++i) {
     try {
       p.items.push_back(json::value_to<T>(items[i]));
-    } catch (const exception& e) {
+    } catch (const Error& e) {
       detail::rethrow_item_error(i, e);
     }
   }

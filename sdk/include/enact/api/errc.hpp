@@ -36,11 +36,13 @@ enum class api_errc {
   bad_response,
 };
 
+namespace detail {
+const std::error_category& api_category() noexcept;
+}  // namespace detail
+inline std::error_code make_error_code(api_errc e) noexcept { return {static_cast<int>(e), detail::api_category()}; }
+
 }  // namespace enact
-ENACT_ERRC(enact, api_errc, api_category, "enact.api", "invalid request", "typed data invalid", "chainId mismatch",
-           "unauthenticated", "signature invalid", "signature expired", "insufficient credits", "forbidden",
-           "not found", "conflict", "payload too large", "action failed", "rate limited", "service unavailable",
-           "internal server error", "connection failed", "timeout", "bad response")
+ENACT_ERRC_ENUM(enact::api_errc)
 
 namespace enact {
 

@@ -136,7 +136,7 @@ struct new_trigger {
   bool enabled = true;
   std::string action_ipfs_cid;
   std::optional<address> pkp_id;
-  secret usage_api_key;  // the core usage key's base64 text, exactly as issued
+  Secret usage_api_key;  // the core usage key's base64 text, exactly as issued
   trigger_config config;
   /// Absent: the service's defaults (60 and 100).
   std::optional<uint32_t> max_runs_per_minute;
@@ -151,7 +151,7 @@ struct trigger_patch {
   std::optional<std::string> action_ipfs_cid;
   /// Set to `std::optional<address>{}` to clear the PKP.
   std::optional<std::optional<address>> pkp_id;
-  std::optional<secret> usage_api_key;
+  std::optional<Secret> usage_api_key;
   std::optional<uint32_t> max_runs_per_minute;
   std::optional<uint32_t> max_queued_runs;
 };
@@ -180,7 +180,7 @@ struct webhook_receipt {
 /// `POST /auth/token`: the challenge (base64url of the token's SHA-256) and the token's text.
 struct token_request {
   std::string challenge;
-  secret token;
+  Secret token;
 };
 
 /// What `POST /auth/token` answers once the user approved and the token is issued.

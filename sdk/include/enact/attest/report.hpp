@@ -33,10 +33,9 @@ enum class attest_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, attest_errc, attest_category, "enact.attest", "data too short", "inconsistent length",
-           "unsupported version", "unsupported TEE type", "unsupported attestation key type",
-           "unsupported certification data type", "invalid JSON", "invalid field", "invalid certificate",
-           "lookup failed")
+ENACT_ERRC(attest_errc, attest_category, "enact.attest", "data too short", "inconsistent length", "unsupported version",
+           "unsupported TEE type", "unsupported attestation key type", "unsupported certification data type",
+           "invalid JSON", "invalid field", "invalid certificate", "lookup failed")
 
 namespace enact::attest {
 

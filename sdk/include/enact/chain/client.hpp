@@ -232,7 +232,7 @@ struct tx_request {
 class transaction_sender {
  public:
   /// secp256k1_errc when `private_key` is not a valid key.
-  [[nodiscard]] static result<transaction_sender> create(std::shared_ptr<const rpc_client> client, secret private_key,
+  [[nodiscard]] static result<transaction_sender> create(std::shared_ptr<const rpc_client> client, Secret private_key,
                                                          sender_options options = {});
   ~transaction_sender();
   transaction_sender(transaction_sender&&) noexcept;

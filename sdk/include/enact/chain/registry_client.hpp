@@ -58,7 +58,7 @@ class registry_client {
   registry_client(std::shared_ptr<const rpc_client> rpc, address registry, std::shared_ptr<transaction_sender> sender);
   /// A client whose writes are signed with `owner_key` (secp256k1_errc for an invalid key).
   [[nodiscard]] static result<registry_client> create(std::shared_ptr<const rpc_client> rpc, address registry,
-                                                      secret owner_key, sender_options options = {});
+                                                      Secret owner_key, sender_options options = {});
 
   [[nodiscard]] const address& registry() const noexcept { return registry_; }
   /// The address writes come from (nullopt for a read-only client).

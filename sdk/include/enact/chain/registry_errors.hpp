@@ -54,7 +54,7 @@ enum class registry_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, registry_errc, registry_category, "enact.registry", "not the admin", "relay not allowed",
+ENACT_ERRC(registry_errc, registry_category, "enact.registry", "not the admin", "relay not allowed",
            "already unmanaged", "unknown account", "unknown usage key", "unknown group", "unknown wallet",
            "unknown action", "duplicate", "invalid argument", "not the owner", "account hash not canonical",
            "managed account not allowed", "hash is a usage key", "hash is an account", "usage key of another account",

@@ -45,7 +45,7 @@ enum class rpc_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, rpc_errc, rpc_category, "enact.rpc", "response is not JSON", "malformed JSON-RPC response",
+ENACT_ERRC(rpc_errc, rpc_category, "enact.rpc", "response is not JSON", "malformed JSON-RPC response",
            "response id does not match the request", "the node returned an error", "invalid QUANTITY", "invalid DATA",
            "node unreachable", "timed out", "unexpected HTTP status", "invalid endpoint URL", "transaction failed")
 

@@ -33,7 +33,7 @@ enum class chain_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, chain_errc, chain_category, "enact.chain", "not an EIP-1559 transaction", "malformed RLP",
+ENACT_ERRC(chain_errc, chain_category, "enact.chain", "not an EIP-1559 transaction", "malformed RLP",
            "wrong number of fields", "malformed field", "non-empty access list", "invalid signature",
            "s is high (EIP-2)")
 
@@ -77,7 +77,7 @@ struct decoded_tx {
 
 /// Signs `tx` with `key` (RFC 6979, low s) and returns the raw transaction. Fails with a
 /// secp256k1_errc when `key` is not a valid private key.
-[[nodiscard]] result<bytes> sign(const eip1559_tx& tx, const secret& key);
+[[nodiscard]] result<bytes> sign(const eip1559_tx& tx, const Secret& key);
 
 /// crypto::keccak256(raw): the transaction hash nodes report.
 [[nodiscard]] hash256 tx_hash(bytes_view raw) noexcept;

@@ -21,7 +21,7 @@
 
 namespace enact {
 
-class api_error : public exception {
+class api_error : public Error {
  public:
   api_error(api_errc code, int status, std::string code_name, std::string message, boost::json::value details = nullptr,
             std::string request_id = {}, std::optional<std::chrono::seconds> retry_after = std::nullopt);

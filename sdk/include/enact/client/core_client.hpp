@@ -46,7 +46,7 @@ class core_client {
  public:
   /// Throws api_error (invalid_request, status 0) when `options.base_url` is not an http(s) URL
   /// of the accepted form. An empty `api_key` sends no credential (public endpoints, new_account).
-  explicit core_client(client_options options, secret api_key = {});
+  explicit core_client(client_options options, Secret api_key = {});
   ~core_client();
   core_client(core_client&&) noexcept;
   core_client& operator=(core_client&&) noexcept;
@@ -54,7 +54,7 @@ class core_client {
   core_client& operator=(const core_client&) = delete;
 
   /// Replaces the credential (e.g. with the key new_account just returned).
-  void set_api_key(secret api_key);
+  void set_api_key(Secret api_key);
   [[nodiscard]] bool has_api_key() const noexcept;
 
   // --- accounts and keys (auth: none / key / owner) ---------------------------------------------
@@ -64,10 +64,10 @@ class core_client {
   [[nodiscard]] new_usage_key add_usage_api_key(const usage_key_spec& spec);
   [[nodiscard]] page<usage_key_info> list_api_keys(page_request p = {});
   /// Replaces every permission of the key (omitted ones reset); returns the key's hash.
-  hash256 update_usage_api_key(const secret& usage_api_key, const usage_key_spec& spec);
-  hash256 update_usage_api_key_metadata(const secret& usage_api_key, std::string_view name,
+  hash256 update_usage_api_key(const Secret& usage_api_key, const usage_key_spec& spec);
+  hash256 update_usage_api_key_metadata(const Secret& usage_api_key, std::string_view name,
                                         std::string_view description);
-  hash256 remove_usage_api_key(const secret& usage_api_key);
+  hash256 remove_usage_api_key(const Secret& usage_api_key);
 
   // --- groups -----------------------------------------------------------------------------------
   group add_group(const new_group& g);
@@ -133,24 +133,24 @@ class core_client {
   // prefix followed by "/core/v1/billing/…" and the query these methods build); version 1 proofs
   // are refused unless the server's operator accepts them.
   [[nodiscard]] credit_balance balance();
-  [[nodiscard]] credit_balance balance(const secret& admin_wallet_key);
+  [[nodiscard]] credit_balance balance(const Secret& admin_wallet_key);
   [[nodiscard]] credit_balance balance(const eip712::envelope::signed_envelope& wallet_proof);
   /// `amount_cents` at least 500 (the server refuses less: invalid_request).
   payment_intent create_payment_intent(uint64_t amount_cents);
-  payment_intent create_payment_intent(uint64_t amount_cents, const secret& admin_wallet_key);
+  payment_intent create_payment_intent(uint64_t amount_cents, const Secret& admin_wallet_key);
   payment_intent create_payment_intent(uint64_t amount_cents, const eip712::envelope::signed_envelope& wallet_proof);
   /// Credits the account once (a second confirm: conflict); returns the new balance in credits.
   uint64_t confirm_payment(std::string_view payment_intent_id);
-  uint64_t confirm_payment(std::string_view payment_intent_id, const secret& admin_wallet_key);
+  uint64_t confirm_payment(std::string_view payment_intent_id, const Secret& admin_wallet_key);
   uint64_t confirm_payment(std::string_view payment_intent_id, const eip712::envelope::signed_envelope& wallet_proof);
   /// GET /billing/usage: the account's settled charges (runs and write surcharges), newest first.
   [[nodiscard]] page<usage_charge> billing_usage(page_request p = {});
-  [[nodiscard]] page<usage_charge> billing_usage(const secret& admin_wallet_key, page_request p = {});
+  [[nodiscard]] page<usage_charge> billing_usage(const Secret& admin_wallet_key, page_request p = {});
   [[nodiscard]] page<usage_charge> billing_usage(const eip712::envelope::signed_envelope& wallet_proof,
                                                  page_request p = {});
   /// GET /billing/payments: the account's payment intents, credited or open, newest first.
   [[nodiscard]] page<payment_record> billing_payments(page_request p = {});
-  [[nodiscard]] page<payment_record> billing_payments(const secret& admin_wallet_key, page_request p = {});
+  [[nodiscard]] page<payment_record> billing_payments(const Secret& admin_wallet_key, page_request p = {});
   [[nodiscard]] page<payment_record> billing_payments(const eip712::envelope::signed_envelope& wallet_proof,
                                                       page_request p = {});
 
@@ -168,13 +168,13 @@ class core_client {
   /// Mints a PKP at a random derivation path (auth none; primaryType CreateWallet). Nothing is
   /// registered: call registerWalletDerivation on-chain with the answer.
   minted_wallet create_wallet_with_signature(const eip712::envelope::signed_envelope& proof);
-  minted_wallet create_wallet_with_signature(const secret& wallet_key);
-  minted_wallet create_wallet_with_signature(const secret& wallet_key, uint64_t chain_id);
+  minted_wallet create_wallet_with_signature(const Secret& wallet_key);
+  minted_wallet create_wallet_with_signature(const Secret& wallet_key, uint64_t chain_id);
   /// Mints a usage key (auth none; primaryType AddUsageApiKey); its value is returned once.
   /// Register it on-chain (registerWalletDerivation, setUsageApiKey) before it authenticates.
   minted_usage_key add_usage_api_key_with_signature(const eip712::envelope::signed_envelope& proof);
-  minted_usage_key add_usage_api_key_with_signature(const secret& wallet_key);
-  minted_usage_key add_usage_api_key_with_signature(const secret& wallet_key, uint64_t chain_id);
+  minted_usage_key add_usage_api_key_with_signature(const Secret& wallet_key);
+  minted_usage_key add_usage_api_key_with_signature(const Secret& wallet_key, uint64_t chain_id);
   /// Converts the account of this client's account key to ChainSecured mode (primaryType
   /// ConvertAccount, signed by `new_admin`; a version 2 envelope names the account converted:
   /// keccak256 of the account key's text). One-way: afterwards the account key no longer
@@ -183,8 +183,8 @@ class core_client {
                                                          const eip712::envelope::signed_envelope& proof);
   /// The new admin is the address of `new_admin_key`, which signs the envelope for this client's
   /// account key (none set: invalid_request, nothing sent).
-  chain_secured_account convert_to_chain_secured_account(const secret& new_admin_key);
-  chain_secured_account convert_to_chain_secured_account(const secret& new_admin_key, uint64_t chain_id);
+  chain_secured_account convert_to_chain_secured_account(const Secret& new_admin_key);
+  chain_secured_account convert_to_chain_secured_account(const Secret& new_admin_key, uint64_t chain_id);
 
   // --- any endpoint, as JSON text ---------------------------------------------------------------
 
@@ -209,7 +209,7 @@ class core_client {
   /// The same request sent with no API key but a version 2 BillingAuth of `admin_wallet_key` bound
   /// to it (the billing endpoints' wallet credential, docs/protocol.md §2).
   raw_answer call(std::string_view method, std::string_view target, std::string_view json_body,
-                  const secret& admin_wallet_key);
+                  const Secret& admin_wallet_key);
 
  private:
   struct impl;

@@ -67,7 +67,7 @@ struct webhook_request {
 struct pending_login {
   std::string authorize_url;  // <base>/auth/authorize?challenge=…&client=…
   std::string challenge;      // base64url(crypto::sha256(token bytes))
-  secret token;               // base64url text of the 32 random bytes; never shown
+  Secret token;               // base64url text of the 32 random bytes; never shown
 };
 
 struct login_options {
@@ -82,14 +82,14 @@ class trigger_client {
  public:
   /// Throws api_error (invalid_request, status 0) when `options.base_url` is not an http(s) URL
   /// of the accepted form. An empty `token` sends no credential (webhooks, the handshake).
-  explicit trigger_client(client_options options, secret token = {});
+  explicit trigger_client(client_options options, Secret token = {});
   ~trigger_client();
   trigger_client(trigger_client&&) noexcept;
   trigger_client& operator=(trigger_client&&) noexcept;
   trigger_client(const trigger_client&) = delete;
   trigger_client& operator=(const trigger_client&) = delete;
 
-  void set_token(secret token);
+  void set_token(Secret token);
   [[nodiscard]] bool has_token() const noexcept;
 
   // --- token handshake (auth none)
@@ -100,7 +100,7 @@ class trigger_client {
   /// Polls `POST /auth/token` until the user approved (the token becomes this client's credential
   /// and is returned) or the server answers anything but `authorization_pending` (thrown: e.g.
   /// denied or expired, with the server's code in code_name()), or `o.timeout` passed (timeout).
-  secret finish_login(const pending_login& login, login_options o = {});
+  Secret finish_login(const pending_login& login, login_options o = {});
 
   // --- management API (auth bearer)
   // ---------------------------------------------------------------

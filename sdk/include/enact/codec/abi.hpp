@@ -40,7 +40,7 @@ enum class abi_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, abi_errc, abi_category, "enact.abi", "invalid ABI type", "invalid function signature",
+ENACT_ERRC(abi_errc, abi_category, "enact.abi", "invalid ABI type", "invalid function signature",
            "value does not match its type", "wrong length", "integer out of range", "invalid bool", "non-zero padding",
            "offset out of bounds", "data too short", "decoded data too large", "invalid value", "selector mismatch")
 
@@ -140,7 +140,7 @@ struct value {
   template <size_t I>
   const std::variant_alternative_t<I, variant>& get(const char* expected) const {
     if (node.index() != I)
-      throw exception(make_error_code(abi_errc::type_mismatch), std::string("abi value: expected ") + expected);
+      throw Error(make_error_code(abi_errc::type_mismatch), std::string("abi value: expected ") + expected);
     return std::get<I>(node);
   }
 };

@@ -24,7 +24,7 @@ enum class base32_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, base32_errc, base32_category, "enact.base32", "invalid base32 character", "impossible base32 length",
+ENACT_ERRC(base32_errc, base32_category, "enact.base32", "invalid base32 character", "impossible base32 length",
            "non-zero trailing bits")
 
 namespace enact::codec::base32 {

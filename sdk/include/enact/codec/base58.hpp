@@ -23,7 +23,7 @@ enum class base58_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, base58_errc, base58_category, "enact.base58", "invalid base58 character", "input too long")
+ENACT_ERRC(base58_errc, base58_category, "enact.base58", "invalid base58 character", "input too long")
 
 namespace enact::codec::base58 {
 

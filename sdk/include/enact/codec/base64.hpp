@@ -24,7 +24,7 @@ enum class base64_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, base64_errc, base64_category, "enact.base64", "invalid base64 character", "invalid base64 length",
+ENACT_ERRC(base64_errc, base64_category, "enact.base64", "invalid base64 character", "invalid base64 length",
            "invalid base64 padding", "non-canonical base64 (non-zero trailing bits)")
 
 namespace enact::codec::base64 {

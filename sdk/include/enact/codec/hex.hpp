@@ -22,8 +22,8 @@ enum class hex_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, hex_errc, hex_category, "enact.hex", "odd number of hex digits", "invalid hex digit",
-           "missing 0x prefix", "wrong length")
+ENACT_ERRC(hex_errc, hex_category, "enact.hex", "odd number of hex digits", "invalid hex digit", "missing 0x prefix",
+           "wrong length")
 
 namespace enact::codec::hex {
 

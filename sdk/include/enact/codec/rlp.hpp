@@ -34,7 +34,7 @@ enum class rlp_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, rlp_errc, rlp_category, "enact.rlp", "truncated input", "trailing bytes after the item",
+ENACT_ERRC(rlp_errc, rlp_category, "enact.rlp", "truncated input", "trailing bytes after the item",
            "single byte not encoded as itself", "long form used for a short payload", "length with leading zero bytes",
            "element larger than its enclosing list", "nesting too deep", "expected a byte string", "expected a list",
            "integer with leading zero bytes", "integer too large", "invalid RLP JSON")

@@ -45,7 +45,7 @@ enum class cron_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, cron_errc, cron_category, "enact.cron", "expected 5 or 6 fields", "empty field or list item",
+ENACT_ERRC(cron_errc, cron_category, "enact.cron", "expected 5 or 6 fields", "empty field or list item",
            "invalid syntax", "value out of range", "reversed range", "invalid step", "unknown month, day or macro name",
            "duplicate value", "day of month never occurs", "expression too long")
 

@@ -25,7 +25,7 @@ enum class aes_gcm_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, aes_gcm_errc, aes_gcm_category, "enact.aes_gcm", "key must be 32 bytes", "nonce must be 12 bytes",
+ENACT_ERRC(aes_gcm_errc, aes_gcm_category, "enact.aes_gcm", "key must be 32 bytes", "nonce must be 12 bytes",
            "sealed data truncated", "authentication failed", "AES-GCM backend failure")
 
 namespace enact::crypto::aes_gcm {
@@ -39,13 +39,13 @@ using nonce = std::array<uint8_t, kNonceSize>;
 
 /// Seals `plaintext` under a fresh random nonce: nonce ‖ ciphertext ‖ tag. `aad` is authenticated
 /// but not encrypted; the same `aad` must be given to `decrypt`.
-[[nodiscard]] result<bytes> encrypt(const secret& key32, bytes_view plaintext, bytes_view aad = {});
+[[nodiscard]] result<bytes> encrypt(const Secret& key32, bytes_view plaintext, bytes_view aad = {});
 
 /// Seals with the given nonce (12 bytes): nonce ‖ ciphertext ‖ tag.
-[[nodiscard]] result<bytes> encrypt_with_nonce(const secret& key32, bytes_view nonce12, bytes_view plaintext,
+[[nodiscard]] result<bytes> encrypt_with_nonce(const Secret& key32, bytes_view nonce12, bytes_view plaintext,
                                                bytes_view aad = {});
 
 /// Opens nonce ‖ ciphertext ‖ tag; fails with `authentication_failed` on any tampering.
-[[nodiscard]] result<bytes> decrypt(const secret& key32, bytes_view sealed, bytes_view aad = {});
+[[nodiscard]] result<bytes> decrypt(const Secret& key32, bytes_view sealed, bytes_view aad = {});
 
 }  // namespace enact::crypto::aes_gcm

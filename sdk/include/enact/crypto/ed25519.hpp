@@ -26,7 +26,7 @@ enum class ed25519_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, ed25519_errc, ed25519_category, "enact.ed25519", "Ed25519 seed must be 32 bytes",
+ENACT_ERRC(ed25519_errc, ed25519_category, "enact.ed25519", "Ed25519 seed must be 32 bytes",
            "invalid Ed25519 public key", "Ed25519 signature must be 64 bytes", "Ed25519 backend failure")
 
 namespace enact::crypto::ed25519 {
@@ -41,10 +41,10 @@ using public_key = std::array<uint8_t, kPublicKeySize>;
 using signature = std::array<uint8_t, kSignatureSize>;
 
 /// The public key of a 32-byte seed (bad_seed_size for any other length).
-[[nodiscard]] result<public_key> public_key_of(const secret& seed);
+[[nodiscard]] result<public_key> public_key_of(const Secret& seed);
 
 /// Signs `message` (any length, hashed inside as the RFC specifies) with the key of `seed`.
-[[nodiscard]] result<signature> sign(bytes_view message, const secret& seed);
+[[nodiscard]] result<signature> sign(bytes_view message, const Secret& seed);
 
 /// True when `sig` is a valid signature of `message` by `key`. False for a signature that does
 /// not verify, a key that is not a point, and a signature of the wrong size.

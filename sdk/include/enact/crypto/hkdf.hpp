@@ -18,7 +18,7 @@ enum class hkdf_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, hkdf_errc, hkdf_category, "enact.hkdf", "invalid output length", "HKDF backend failure")
+ENACT_ERRC(hkdf_errc, hkdf_category, "enact.hkdf", "invalid output length", "HKDF backend failure")
 
 namespace enact::crypto {
 
@@ -27,6 +27,6 @@ inline constexpr size_t kHkdfSha256MaxLength = size_t{255} * 32;
 
 /// HKDF-SHA256(ikm, salt, info) → `length` bytes (1 ≤ length ≤ 8160). An empty salt means the
 /// RFC's default (32 zero bytes), which gives the same output.
-[[nodiscard]] result<secret> hkdf_sha256(bytes_view ikm, bytes_view salt, bytes_view info, size_t length);
+[[nodiscard]] result<Secret> hkdf_sha256(bytes_view ikm, bytes_view salt, bytes_view info, size_t length);
 
 }  // namespace enact::crypto

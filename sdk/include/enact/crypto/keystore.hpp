@@ -35,7 +35,7 @@ enum class keystore_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, keystore_errc, keystore_category, "enact.keystore", "malformed keystore", "unsupported keystore",
+ENACT_ERRC(keystore_errc, keystore_category, "enact.keystore", "malformed keystore", "unsupported keystore",
            "wrong password", "keystore address mismatch", "keystore KDF too costly", "keystore backend failure")
 
 namespace enact::crypto::keystore {
@@ -73,12 +73,12 @@ struct limits {
 
 /// The private key in `json`, decrypted with `password`. Checks the key is a valid secp256k1
 /// key and, when the file names an address, that the key's address is that one.
-[[nodiscard]] result<secret> decrypt(std::string_view json, std::string_view password, const limits& lim = {});
+[[nodiscard]] result<Secret> decrypt(std::string_view json, std::string_view password, const limits& lim = {});
 
 /// `private_key` (32 bytes, a valid secp256k1 key) encrypted with `password`, as keystore JSON:
 /// {"address", "crypto": {"cipher", "cipherparams": {"iv"}, "ciphertext", "kdf", "kdfparams", "mac"},
 /// "id", "version": 3}, hex without "0x" as geth writes it.
-[[nodiscard]] result<std::string> encrypt(const secret& private_key, std::string_view password,
+[[nodiscard]] result<std::string> encrypt(const Secret& private_key, std::string_view password,
                                           const encrypt_options& options = {});
 
 }  // namespace enact::crypto::keystore

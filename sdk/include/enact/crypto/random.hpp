@@ -18,7 +18,7 @@ enum class random_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, random_errc, random_category, "enact.random", "random generator failed")
+ENACT_ERRC(random_errc, random_category, "enact.random", "random generator failed")
 
 namespace enact::crypto {
 
@@ -26,6 +26,6 @@ namespace enact::crypto {
 void random_bytes(std::span<uint8_t> out);
 
 /// A new secret of `n` random bytes. Throws enact::Error when the generator fails.
-[[nodiscard]] secret random_secret(size_t n);
+[[nodiscard]] Secret random_secret(size_t n);
 
 }  // namespace enact::crypto

@@ -28,9 +28,9 @@ enum class secp256k1_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, secp256k1_errc, secp256k1_category, "enact.secp256k1", "invalid private key",
-           "signature must be 65 bytes", "invalid recovery id", "r out of range", "s out of range", "s is high (EIP-2)",
-           "public key recovery failed", "signing failed")
+ENACT_ERRC(secp256k1_errc, secp256k1_category, "enact.secp256k1", "invalid private key", "signature must be 65 bytes",
+           "invalid recovery id", "r out of range", "s out of range", "s is high (EIP-2)", "public key recovery failed",
+           "signing failed")
 
 namespace enact::crypto::secp256k1 {
 
@@ -56,10 +56,10 @@ struct signature {
 [[nodiscard]] bool is_valid_private_key(bytes_view key) noexcept;
 
 /// Signs a 32-byte digest (RFC 6979 nonce, low-s).
-[[nodiscard]] result<signature> sign(const hash256& digest, const secret& private_key);
+[[nodiscard]] result<signature> sign(const hash256& digest, const Secret& private_key);
 
 /// x ‖ y of the key's public point.
-[[nodiscard]] result<public_key> public_key_of(const secret& private_key);
+[[nodiscard]] result<public_key> public_key_of(const Secret& private_key);
 
 /// The public key that produced `sig` over `digest`. Applies the same checks as `from_bytes`
 /// (v in {0, 1}, r and s in range, low s).

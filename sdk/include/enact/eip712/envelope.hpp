@@ -91,7 +91,7 @@ enum class envelope_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, envelope_errc, envelope_category, "enact.envelope", "typed data too large", "malformed typed data",
+ENACT_ERRC(envelope_errc, envelope_category, "enact.envelope", "typed data too large", "malformed typed data",
            "typed data types not canonical", "wrong primaryType", "domain mismatch", "chainId mismatch",
            "issuedAt outside the window", "malformed signature", "signer mismatch", "envelope version refused",
            "verifyingContract mismatch", "account mismatch", "request mismatch", "nonce already used")
@@ -134,7 +134,7 @@ struct signed_envelope {
 };
 
 /// Builds the envelope for the key's address and signs it.
-[[nodiscard]] result<signed_envelope> sign(kind k, uint64_t chain_id, const secret& key, uint64_t issued_at);
+[[nodiscard]] result<signed_envelope> sign(kind k, uint64_t chain_id, const Secret& key, uint64_t issued_at);
 
 /// `{"typed_data": …, "signature": "0x…"}`.
 [[nodiscard]] std::string to_json(const signed_envelope& env);
@@ -173,15 +173,15 @@ struct message_v2 {
 [[nodiscard]] hash256 digest(kind k, const deployment& d, const message_v2& m);
 
 /// Builds a version 2 envelope for the key's address (m.signer is replaced by it) and signs it.
-[[nodiscard]] result<signed_envelope> sign(kind k, const deployment& d, message_v2 m, const secret& key);
+[[nodiscard]] result<signed_envelope> sign(kind k, const deployment& d, message_v2 m, const Secret& key);
 
 /// Signs a version 2 envelope of kind `k` issued at `issued_at` with a fresh random nonce;
 /// `account` is the account converted (ConvertAccount only).
-[[nodiscard]] result<signed_envelope> sign_v2(kind k, const deployment& d, const secret& key, uint64_t issued_at,
+[[nodiscard]] result<signed_envelope> sign_v2(kind k, const deployment& d, const Secret& key, uint64_t issued_at,
                                               const hash256& account = {});
 
 /// Signs a version 2 BillingAuth for one request.
-[[nodiscard]] result<signed_envelope> sign_billing(const deployment& d, const secret& key, uint64_t issued_at,
+[[nodiscard]] result<signed_envelope> sign_billing(const deployment& d, const Secret& key, uint64_t issued_at,
                                                    request_binding request);
 
 /// What the server expects of an envelope.

@@ -69,7 +69,7 @@ enum class eip712_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, eip712_errc, eip712_category, "enact.eip712", "malformed typed-data document", "missing field",
+ENACT_ERRC(eip712_errc, eip712_category, "enact.eip712", "malformed typed-data document", "missing field",
            "undeclared field", "unknown type", "malformed type definition", "cyclic type", "invalid value",
            "value out of range", "nesting too deep")
 
@@ -141,7 +141,7 @@ struct typed_data {
 [[nodiscard]] result<hash256> digest(const typed_data& td, extra_fields extra = extra_fields::ignore);
 
 /// Signs the digest with `key` (what eth_signTypedData_v4 returns, as r ‖ s ‖ v).
-[[nodiscard]] result<crypto::secp256k1::signature> sign(const typed_data& td, const secret& key);
+[[nodiscard]] result<crypto::secp256k1::signature> sign(const typed_data& td, const Secret& key);
 
 /// The address whose key made the 65-byte signature `sig65` over the digest.
 [[nodiscard]] result<address> recover(const typed_data& td, bytes_view sig65);

@@ -29,10 +29,19 @@ enum class cid_errc {
   too_long,
 };
 
+namespace detail {
+inline const std::error_category& cid_category() noexcept {
+  static const errc_category<cid_errc> c(
+      "enact.cid",
+      {"", "unsupported multibase prefix", "invalid base58 or base32 text", "invalid varint", "unsupported CID version",
+       "unsupported codec", "unsupported multihash", "wrong length", "CID too long"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(cid_errc e) noexcept { return {static_cast<int>(e), detail::cid_category()}; }
+
 }  // namespace enact
-ENACT_ERRC(enact, cid_errc, cid_category, "enact.cid", "unsupported multibase prefix", "invalid base58 or base32 text",
-           "invalid varint", "unsupported CID version", "unsupported codec", "unsupported multihash", "wrong length",
-           "CID too long")
+ENACT_ERRC_ENUM(enact::cid_errc)
 
 namespace enact::ipfs {
 

@@ -28,10 +28,21 @@ enum class gateway_errc {
   wrong_content  // the bytes do not hash to the CID
 };
 
+namespace detail {
+inline const std::error_category& gateway_category() noexcept {
+  static const enact::detail::errc_category<gateway_errc> c(
+      "enact.ipfs.gateway",
+      {"", "bad gateway URL", "gateway unreachable", "not found on the gateway", "gateway answered an error",
+       "content over the limit", "answer cut short", "content does not match the CID"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(gateway_errc e) noexcept {
+  return {static_cast<int>(e), detail::gateway_category()};
+}
+
 }  // namespace enact::ipfs
-ENACT_ERRC(enact::ipfs, gateway_errc, gateway_category, "enact.ipfs.gateway", "bad gateway URL", "gateway unreachable",
-           "not found on the gateway", "gateway answered an error", "content over the limit", "answer cut short",
-           "content does not match the CID")
+ENACT_ERRC_ENUM(enact::ipfs::gateway_errc)
 
 namespace enact::ipfs {
 

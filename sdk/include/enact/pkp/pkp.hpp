@@ -36,7 +36,7 @@ enum class pkp_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, pkp_errc, pkp_category, "enact.pkp", "root key must be 32 bytes", "no valid signing scalar derived",
+ENACT_ERRC(pkp_errc, pkp_category, "enact.pkp", "root key must be 32 bytes", "no valid signing scalar derived",
            "server key purpose must be 1..64 bytes")
 
 namespace enact::pkp {
@@ -59,28 +59,28 @@ inline constexpr std::string_view kServerSalt = "enact/server/v1";
 /// The PKP's secp256k1 private key: HKDF-SHA256(ikm = root, salt = kSalt,
 /// info = "sign" ‖ account ‖ path [‖ counter], 32 bytes), counter 1, 2, … appended while the
 /// output is 0 or >= n.
-[[nodiscard]] result<secret> signing_key(const secret& root_key, const account_hash& account,
+[[nodiscard]] result<Secret> signing_key(const Secret& root_key, const account_hash& account,
                                          const derivation_path& path);
 
 /// The usage key `/add_usage_api_key_with_signature` mints at (`account`, `path`): as
 /// `signing_key`, under salt kUsageKeySalt. It is handed out, so no PKP derivation may give it:
 /// the wallet the admin registers for it never passes the owning-account check.
-[[nodiscard]] result<secret> usage_key(const secret& root_key, const account_hash& account,
+[[nodiscard]] result<Secret> usage_key(const Secret& root_key, const account_hash& account,
                                        const derivation_path& path);
 
 /// The PKP's AES-256-GCM key: HKDF-SHA256(ikm = root, salt = kSalt,
 /// info = "sym" ‖ account ‖ path, 32 bytes).
-[[nodiscard]] result<secret> symmetric_key(const secret& root_key, const account_hash& account,
+[[nodiscard]] result<Secret> symmetric_key(const Secret& root_key, const account_hash& account,
                                            const derivation_path& path);
 
 /// The PKP's Ed25519 key as its RFC 8032 seed: HKDF-SHA256(ikm = root, salt = kSalt,
 /// info = "ed25519" ‖ account ‖ path, 32 bytes) (docs/protocol.md §1 "PKP Ed25519 key"). Every
 /// 32-byte string is a valid seed, so there is no retry.
-[[nodiscard]] result<secret> ed25519_seed(const secret& root_key, const account_hash& account,
+[[nodiscard]] result<Secret> ed25519_seed(const Secret& root_key, const account_hash& account,
                                           const derivation_path& path);
 
 /// The public key of `ed25519_seed`.
-[[nodiscard]] result<crypto::ed25519::public_key> ed25519_public_key(const secret& root_key,
+[[nodiscard]] result<crypto::ed25519::public_key> ed25519_public_key(const Secret& root_key,
                                                                      const account_hash& account,
                                                                      const derivation_path& path);
 
@@ -88,21 +88,21 @@ inline constexpr std::string_view kServerSalt = "enact/server/v1";
 [[nodiscard]] std::string solana_address(const crypto::ed25519::public_key& key);
 
 /// The PKP's wallet address (its `pkp_id`): the address of `signing_key`.
-[[nodiscard]] result<address> wallet_address(const secret& root_key, const account_hash& account,
+[[nodiscard]] result<address> wallet_address(const Secret& root_key, const account_hash& account,
                                              const derivation_path& path);
 
 /// The wallet the earlier path-only rule gave at `path` (salt kLegacySalt, info "sign" ‖ path):
 /// used only to refuse data from before, never to sign.
-[[nodiscard]] result<address> legacy_wallet_address(const secret& root_key, const derivation_path& path);
+[[nodiscard]] result<address> legacy_wallet_address(const Secret& root_key, const derivation_path& path);
 
 /// A server key: HKDF-SHA256(ikm = root, salt = kServerSalt, info = purpose, 32 bytes), e.g.
 /// purpose "triggers/usage-key-seal/v1" for an AES-256-GCM key. bad_purpose for an empty label
 /// or one over 64 bytes.
-[[nodiscard]] result<secret> server_key(const secret& root_key, std::string_view purpose);
+[[nodiscard]] result<Secret> server_key(const Secret& root_key, std::string_view purpose);
 
 /// A server signing key: as `server_key`, with the counter retry of `signing_key` (info
 /// purpose [‖ counter]), e.g. purpose "api-payer/0" for the first relayer.
-[[nodiscard]] result<secret> server_signing_key(const secret& root_key, std::string_view purpose);
+[[nodiscard]] result<Secret> server_signing_key(const Secret& root_key, std::string_view purpose);
 
 /// The hash an account created on-chain by `admin` has: crypto::keccak256(abi.encodePacked(admin))
 /// (docs/protocol.md §1 `apiKeyHash`); the account a signature-minted PKP belongs to before it exists.

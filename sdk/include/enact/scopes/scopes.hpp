@@ -35,7 +35,7 @@ enum class scope_errc {
 };
 
 }  // namespace enact
-ENACT_ERRC(enact, scope_errc, scope_category, "enact.scope", "unknown field", "wrong type", "invalid group id")
+ENACT_ERRC(scope_errc, scope_category, "enact.scope", "unknown field", "wrong type", "invalid group id")
 
 namespace enact::scopes {
 
@@ -290,7 +290,7 @@ inline void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const
 /// with a scope_errc code on bad input.
 inline permission_set tag_invoke(boost::json::value_to_tag<permission_set>, const boost::json::value& v) {
   if (!v.is_object())
-    throw exception(make_error_code(scope_errc::wrong_type), "permissions: expected object");
+    throw Error(make_error_code(scope_errc::wrong_type), "permissions: expected object");
   return permission_set_from_json(v.get_object()).value();
 }
 

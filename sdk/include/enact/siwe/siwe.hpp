@@ -44,9 +44,18 @@ enum class siwe_errc {
   bad_signature,  ///< not 65 bytes, or not by the message's address
 };
 
+namespace detail {
+inline const std::error_category& siwe_category() noexcept {
+  static const errc_category<siwe_errc> c(
+      "enact.siwe", {"", "message too large", "message not UTF-8 text", "not an EIP-4361 message",
+                     "malformed field value", "unsupported EIP-4361 feature", "signature invalid"});
+  return c;
+}
+}  // namespace detail
+inline std::error_code make_error_code(siwe_errc e) noexcept { return {static_cast<int>(e), detail::siwe_category()}; }
+
 }  // namespace enact
-ENACT_ERRC(enact, siwe_errc, siwe_category, "enact.siwe", "message too large", "message not UTF-8 text",
-           "not an EIP-4361 message", "malformed field value", "unsupported EIP-4361 feature", "signature invalid")
+ENACT_ERRC_ENUM(enact::siwe_errc)
 
 namespace enact::siwe {
 
