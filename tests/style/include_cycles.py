@@ -18,23 +18,29 @@ SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".i
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
 
 
+def include_lines(server, folder):
+    """(path, line number, line) of every line of the sources under server/<folder>, in path order."""
+    for root, dirs, files in os.walk(os.path.join(server, folder)):
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith(SOURCE_SUFFIXES):
+                continue
+            path = os.path.join(root, name)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for number, line in enumerate(f, 1):
+                    yield path, number, line
+
+
 def folder_graph(server):
     """{folder: {included folder: (file, line number, line)}} over the folders of `server`."""
     folders = sorted(d for d in os.listdir(server) if os.path.isdir(os.path.join(server, d)))
     graph = {f: {} for f in folders}
     for folder in folders:
-        for root, dirs, files in os.walk(os.path.join(server, folder)):
-            dirs.sort()
-            for name in sorted(files):
-                if not name.endswith(SOURCE_SUFFIXES):
-                    continue
-                path = os.path.join(root, name)
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    for number, line in enumerate(f, 1):
-                        m = INCLUDE.match(line)
-                        if not m or m.group(1) == folder or m.group(1) not in graph:
-                            continue
-                        graph[folder].setdefault(m.group(1), (path, number, line.strip()))
+        for path, number, line in include_lines(server, folder):
+            m = INCLUDE.match(line)
+            if not m or m.group(1) == folder or m.group(1) not in graph:
+                continue
+            graph[folder].setdefault(m.group(1), (path, number, line.strip()))
     return graph
 
 

@@ -18,7 +18,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from include_cycles import SOURCE_SUFFIXES, folder_graph  # noqa: E402
+from include_cycles import folder_graph, include_lines  # noqa: E402
 
 CLIENT = "enact::client"
 LINK = re.compile(r"target_link_libraries\s*\(\s*([A-Za-z0-9_:.-]+)([^)]*)\)", re.S)
@@ -85,16 +85,10 @@ def client_includes(root, server):
     out = {}
     pattern = re.compile(r'^\s*#\s*include\s*"(enact/[^"]+)"')
     for folder in sorted(os.listdir(server)):
-        for root_dir, dirs, files in os.walk(os.path.join(server, folder)):
-            dirs.sort()
-            for name in sorted(files):
-                if not name.endswith(SOURCE_SUFFIXES):
-                    continue
-                path = os.path.join(root_dir, name)
-                for number, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
-                    m = pattern.match(line)
-                    if m and (m.group(1).startswith("enact/client/") or m.group(1) in headers):
-                        out.setdefault(folder, (path, number))
+        for path, number, line in include_lines(server, folder):
+            m = pattern.match(line)
+            if m and (m.group(1).startswith("enact/client/") or m.group(1) in headers):
+                out.setdefault(folder, (path, number))
     return out
 
 
